@@ -1,0 +1,202 @@
+package configs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/crawler/repo"
+)
+
+// Config mirrors configs/default.yaml.
+type Config struct {
+	Log     LogConfig      `mapstructure:"log"`
+	Repo    repo.Config    `mapstructure:"repo"`
+	Crawler crawler.Config `mapstructure:"crawler"`
+}
+
+// LogConfig selects the log level and format.
+type LogConfig struct {
+	Level  string `mapstructure:"level"`
+	Format string `mapstructure:"format"`
+}
+
+// Validate gathers every problem in the configuration.
+func (c *Config) Validate() error {
+	var errs []error
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("log.level = %q: must be one of debug, info, warn, error", c.Log.Level))
+	}
+	switch c.Log.Format {
+	case "text", "json":
+	default:
+		errs = append(errs, fmt.Errorf("log.format = %q: must be text or json", c.Log.Format))
+	}
+	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate())
+	return errors.Join(errs...)
+}
+
+// Sources are where settings come from, in increasing precedence after the
+// embedded defaults.
+type Sources struct {
+	// File is an optional YAML file; "" means none.
+	File string
+	// Env is the environment as KEY=VALUE lines; nil means os.Environ().
+	Env []string
+	// Flags are bound by key: FlagKeys maps a flag name to the config key it
+	// sets. Only flags the user actually set take effect.
+	Flags    *pflag.FlagSet
+	FlagKeys map[string]string
+}
+
+// EnvPrefix starts every environment variable that sets a key.
+const EnvPrefix = "DELTAQ"
+
+// Load builds the effective configuration and validates it.
+func Load(src Sources) (*Config, error) {
+	v, err := newViper(src)
+	if err != nil {
+		return nil, err
+	}
+	var cfg Config
+	if err := v.UnmarshalExact(&cfg, viper.DecodeHook(decodeHook())); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("config: invalid:\n%w", err)
+	}
+	return &cfg, nil
+}
+
+// Effective returns the merged settings as YAML, for `deltaq config print`.
+func Effective(src Sources) ([]byte, error) {
+	cfg, err := Load(src)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(toPlain(reflect.ValueOf(cfg).Elem())); err != nil {
+		return nil, fmt.Errorf("config: render: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func newViper(src Sources) (*viper.Viper, error) {
+	v := viper.NewWithOptions(viper.KeyDelimiter("."))
+	v.SetConfigType("yaml")
+	if err := v.ReadConfig(bytes.NewReader(DefaultYAML)); err != nil {
+		return nil, fmt.Errorf("config: embedded defaults: %w", err)
+	}
+	if src.File != "" {
+		f, err := os.Open(src.File)
+		if err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
+		defer f.Close()
+		if err := v.MergeConfig(f); err != nil {
+			return nil, fmt.Errorf("config: %s: %w", src.File, err)
+		}
+	}
+	env := src.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	known := make(map[string]string)
+	for _, k := range v.AllKeys() {
+		known[envName(k)] = k
+	}
+	for _, kv := range env {
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok || !strings.HasPrefix(name, EnvPrefix+"_") {
+			continue
+		}
+		key, ok := known[name]
+		if !ok {
+			if isReservedEnv(name) {
+				continue
+			}
+			return nil, fmt.Errorf("config: environment variable %s names no setting", name)
+		}
+		v.Set(key, val)
+	}
+	// Flags last: viper's Set outranks everything else, so flags set after
+	// the environment win over it.
+	if src.Flags != nil {
+		src.Flags.Visit(func(f *pflag.Flag) {
+			key, ok := src.FlagKeys[f.Name]
+			if !ok {
+				return
+			}
+			if sv, ok := f.Value.(pflag.SliceValue); ok {
+				v.Set(key, sv.GetSlice())
+				return
+			}
+			v.Set(key, f.Value.String())
+		})
+	}
+	return v, nil
+}
+
+// envName is the environment variable for a key: crawler.limits.max_depth →
+// DELTAQ_CRAWLER_LIMITS_MAX_DEPTH.
+func envName(key string) string {
+	return EnvPrefix + "_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+// isReservedEnv lists DELTAQ_ variables that are not settings.
+func isReservedEnv(name string) bool {
+	return name == "DELTAQ_SHARED_DATA"
+}
+
+func decodeHook() mapstructure.DecodeHookFunc {
+	return mapstructure.ComposeDecodeHookFunc(
+		mapstructure.StringToTimeDurationHookFunc(),
+		mapstructure.StringToSliceHookFunc(","),
+	)
+}
+
+// toPlain renders a config struct as nested maps keyed by mapstructure tags,
+// so `config print` shows the same key names as default.yaml, in field order.
+func toPlain(v reflect.Value) any {
+	switch v.Kind() {
+	case reflect.Struct:
+		node := &yaml.Node{Kind: yaml.MappingNode}
+		t := v.Type()
+		for i := range t.NumField() {
+			tag := t.Field(i).Tag.Get("mapstructure")
+			if tag == "" || tag == "-" {
+				continue
+			}
+			var val yaml.Node
+			if err := val.Encode(toPlain(v.Field(i))); err != nil {
+				continue
+			}
+			node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: tag}, &val)
+		}
+		return node
+	case reflect.Slice:
+		out := make([]any, v.Len())
+		for i := range out {
+			out[i] = toPlain(v.Index(i))
+		}
+		return out
+	default:
+		if d, ok := v.Interface().(fmt.Stringer); ok && v.Type().PkgPath() == "time" {
+			return d.String()
+		}
+		return v.Interface()
+	}
+}

@@ -1,0 +1,198 @@
+package crawler
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+)
+
+// Config holds the crawler's settings; the defaults live in
+// configs/default.yaml under the key "crawler".
+type Config struct {
+	UserAgent    string           `mapstructure:"user_agent"`
+	Resolve      []string         `mapstructure:"resolve"`
+	AllowPrivate bool             `mapstructure:"allow_private"`
+	ContentTypes []string         `mapstructure:"content_types"`
+	Sitemaps     bool             `mapstructure:"sitemaps"`
+	Robots       RobotsConfig     `mapstructure:"robots"`
+	Politeness   PolitenessConfig `mapstructure:"politeness"`
+	Limits       LimitsConfig     `mapstructure:"limits"`
+	Timeouts     TimeoutsConfig   `mapstructure:"timeouts"`
+	Shingle      ShingleConfig    `mapstructure:"shingle"`
+}
+
+// RobotsConfig says how robots.txt is obeyed and cached.
+type RobotsConfig struct {
+	Obey        bool          `mapstructure:"obey"`
+	CacheTTL    time.Duration `mapstructure:"cache_ttl"`
+	MaxBytes    int           `mapstructure:"max_bytes"`
+	ErrorDefer  time.Duration `mapstructure:"error_defer"`
+	MaxCapacity int           `mapstructure:"cache_entries"`
+}
+
+// PolitenessConfig bounds how hard any one host, and the crawl as a whole,
+// is hit.
+type PolitenessConfig struct {
+	MinDelay       time.Duration  `mapstructure:"min_delay"`
+	PerHost        int            `mapstructure:"per_host"`
+	Global         int            `mapstructure:"global"`
+	BackoffInitial time.Duration  `mapstructure:"backoff_initial"`
+	BackoffMax     time.Duration  `mapstructure:"backoff_max"`
+	Overrides      []HostOverride `mapstructure:"overrides"`
+}
+
+// HostOverride replaces the politeness settings for one host, for example
+// a loopback test web that may be fetched without delay.
+type HostOverride struct {
+	Host     string        `mapstructure:"host"`
+	MinDelay time.Duration `mapstructure:"min_delay"`
+	PerHost  int           `mapstructure:"per_host"`
+}
+
+// LimitsConfig protects the crawler from traps and hostile servers.
+type LimitsConfig struct {
+	MaxBodyBytes    int `mapstructure:"max_body_bytes"`
+	MaxRedirects    int `mapstructure:"max_redirects"`
+	MaxURLLength    int `mapstructure:"max_url_length"`
+	MaxPagesPerHost int `mapstructure:"max_pages_per_host"`
+	MaxDepth        int `mapstructure:"max_depth"`
+	MaxLinksPerPage int `mapstructure:"max_links_per_page"`
+	MaxTextBytes    int `mapstructure:"max_text_bytes"`
+}
+
+// TimeoutsConfig bounds each phase of a fetch.
+type TimeoutsConfig struct {
+	Request        time.Duration `mapstructure:"request"`
+	Connect        time.Duration `mapstructure:"connect"`
+	TLSHandshake   time.Duration `mapstructure:"tls_handshake"`
+	ResponseHeader time.Duration `mapstructure:"response_header"`
+	Idle           time.Duration `mapstructure:"idle"`
+}
+
+// ShingleConfig sets the content signature (thesis §4.7.1).
+type ShingleConfig struct {
+	Size   int `mapstructure:"size"`
+	Sketch int `mapstructure:"sketch"`
+}
+
+// Validate reports every problem in c, each naming its key.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(key string, v any, limit string) {
+		errs = append(errs, fmt.Errorf("crawler.%s = %v: %s", key, v, limit))
+	}
+	if strings.TrimSpace(c.UserAgent) == "" {
+		bad("user_agent", fmt.Sprintf("%q", c.UserAgent), "must not be empty")
+	}
+	for i, r := range c.Resolve {
+		if _, _, err := ParseResolve(r); err != nil {
+			bad(fmt.Sprintf("resolve[%d]", i), fmt.Sprintf("%q", r), err.Error())
+		}
+	}
+	if len(c.ContentTypes) == 0 {
+		bad("content_types", "[]", "must list at least one media type")
+	}
+	if c.Robots.CacheTTL <= 0 {
+		bad("robots.cache_ttl", c.Robots.CacheTTL, "must be > 0")
+	}
+	if c.Robots.MaxBytes < 1024 {
+		bad("robots.max_bytes", c.Robots.MaxBytes, "must be >= 1024")
+	}
+	if c.Robots.ErrorDefer <= 0 {
+		bad("robots.error_defer", c.Robots.ErrorDefer, "must be > 0")
+	}
+	if c.Robots.MaxCapacity < 1 {
+		bad("robots.cache_entries", c.Robots.MaxCapacity, "must be >= 1")
+	}
+	p := c.Politeness
+	if p.MinDelay < 0 {
+		bad("politeness.min_delay", p.MinDelay, "must be >= 0")
+	}
+	if p.PerHost < 1 {
+		bad("politeness.per_host", p.PerHost, "must be >= 1")
+	}
+	if p.Global < 1 {
+		bad("politeness.global", p.Global, "must be >= 1")
+	}
+	if p.BackoffInitial <= 0 {
+		bad("politeness.backoff_initial", p.BackoffInitial, "must be > 0")
+	}
+	if p.BackoffMax < p.BackoffInitial {
+		bad("politeness.backoff_max", p.BackoffMax, "must be >= politeness.backoff_initial")
+	}
+	for i, o := range p.Overrides {
+		if o.Host == "" {
+			bad(fmt.Sprintf("politeness.overrides[%d].host", i), `""`, "must name a host")
+		}
+		if o.MinDelay < 0 {
+			bad(fmt.Sprintf("politeness.overrides[%d].min_delay", i), o.MinDelay, "must be >= 0")
+		}
+		if o.PerHost < 1 {
+			bad(fmt.Sprintf("politeness.overrides[%d].per_host", i), o.PerHost, "must be >= 1")
+		}
+	}
+	l := c.Limits
+	positive := []struct {
+		key string
+		v   int
+	}{
+		{"limits.max_body_bytes", l.MaxBodyBytes},
+		{"limits.max_url_length", l.MaxURLLength},
+		{"limits.max_pages_per_host", l.MaxPagesPerHost},
+		{"limits.max_links_per_page", l.MaxLinksPerPage},
+		{"limits.max_text_bytes", l.MaxTextBytes},
+	}
+	for _, f := range positive {
+		if f.v <= 0 {
+			bad(f.key, f.v, "must be > 0")
+		}
+	}
+	if l.MaxRedirects < 0 {
+		bad("limits.max_redirects", l.MaxRedirects, "must be >= 0")
+	}
+	if l.MaxDepth < 0 {
+		bad("limits.max_depth", l.MaxDepth, "must be >= 0")
+	}
+	t := c.Timeouts
+	for _, f := range []struct {
+		key string
+		v   time.Duration
+	}{
+		{"timeouts.request", t.Request},
+		{"timeouts.connect", t.Connect},
+		{"timeouts.tls_handshake", t.TLSHandshake},
+		{"timeouts.response_header", t.ResponseHeader},
+		{"timeouts.idle", t.Idle},
+	} {
+		if f.v <= 0 {
+			bad(f.key, f.v, "must be > 0")
+		}
+	}
+	if c.Shingle.Size < 1 || c.Shingle.Size > 16 {
+		bad("shingle.size", c.Shingle.Size, "must be in [1, 16]")
+	}
+	if c.Shingle.Sketch < 8 || c.Shingle.Sketch > 4096 {
+		bad("shingle.sketch", c.Shingle.Sketch, "must be in [8, 4096]")
+	}
+	return errors.Join(errs...)
+}
+
+// ParseResolve splits a HOST=ADDR mapping, as given to --resolve, into the
+// host name (lower-cased, without port) and a dialable host:port address.
+func ParseResolve(s string) (host, addr string, err error) {
+	h, a, ok := strings.Cut(s, "=")
+	h = strings.ToLower(strings.TrimSpace(h))
+	a = strings.TrimSpace(a)
+	if !ok || h == "" || a == "" {
+		return "", "", errors.New("want HOST=ADDR, e.g. tldr-en.test=127.0.0.1:8081")
+	}
+	if strings.ContainsAny(h, "/: ") {
+		return "", "", errors.New("HOST must be a bare host name without port or path")
+	}
+	if _, _, err := net.SplitHostPort(a); err != nil {
+		return "", "", fmt.Errorf("ADDR must be host:port: %w", err)
+	}
+	return h, a, nil
+}

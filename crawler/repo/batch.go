@@ -1,0 +1,306 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/deltaq/deltaq/internal/urlnorm"
+)
+
+// Batch collects writes that commit atomically and durably (synced to the
+// write-ahead log) or not at all. Reads through a Batch see its own
+// uncommitted writes. A Batch is used by one goroutine.
+//
+// The crawler commits every fetch result as one Batch: the page record, the
+// new version, the fetch log line, the link graph changes, the host state,
+// the frontier entries of newly found URLs and the change-feed entry.
+type Batch struct {
+	db      *DB
+	b       *pebble.Batch
+	changes []Change
+	ctx     context.Context
+}
+
+// NewBatch starts a batch. ctx bounds the reads the batch makes.
+func (db *DB) NewBatch(ctx context.Context) *Batch {
+	return &Batch{db: db, b: db.pdb.NewIndexedBatch(), ctx: ctx}
+}
+
+// Close discards an uncommitted batch. It is safe after Commit.
+func (b *Batch) Close() {
+	if b.b != nil {
+		b.b.Close()
+		b.b = nil
+	}
+}
+
+// Empty reports whether the batch holds no writes.
+func (b *Batch) Empty() bool { return b.b.Empty() && len(b.changes) == 0 }
+
+// Commit applies the batch atomically and syncs it to disk.
+func (b *Batch) Commit() error {
+	if b.b == nil {
+		return errors.New("repo: commit of a closed batch")
+	}
+	defer b.Close()
+	if len(b.changes) == 0 {
+		if err := b.b.Commit(pebble.Sync); err != nil {
+			return fmt.Errorf("repo: commit: %w", err)
+		}
+		return nil
+	}
+	b.db.commitMu.Lock()
+	defer b.db.commitMu.Unlock()
+	seq := b.db.nextSeq
+	for i := range b.changes {
+		c := &b.changes[i]
+		c.Seq = seq
+		if err := b.b.Set(changeKey(seq), c.encode(), nil); err != nil {
+			return fmt.Errorf("repo: change feed: %w", err)
+		}
+		seq++
+	}
+	if err := b.b.Commit(pebble.Sync); err != nil {
+		return fmt.Errorf("repo: commit: %w", err)
+	}
+	b.db.nextSeq = seq
+	return nil
+}
+
+// Page reads a page record, seeing this batch's writes.
+func (b *Batch) Page(url string) (Page, error) { return readPage(b.b, url) }
+
+// Host reads a host's state, seeing this batch's writes.
+func (b *Batch) Host(host string) (HostState, error) { return readHost(b.b, host) }
+
+// PutPage writes a page record.
+func (b *Batch) PutPage(p *Page) error {
+	s, err := surtOf(p.URL)
+	if err != nil {
+		return err
+	}
+	return b.set(pageKey(s), p.encode(), "page "+p.URL)
+}
+
+// AddVersion stores a new version of a page and drops the oldest beyond
+// repo.versions_kept.
+func (b *Batch) AddVersion(url string, v *Version) error {
+	s, err := surtOf(url)
+	if err != nil {
+		return err
+	}
+	if err := b.set(versionKey(s, v.FetchedAt), b.db.encodeVersion(v), "version of "+url); err != nil {
+		return err
+	}
+	return b.trim(withSep(prefixVersion, s), b.db.cfg.VersionsKept, "versions of "+url)
+}
+
+// LogFetch appends to a page's fetch history and drops the oldest lines
+// beyond repo.fetch_log_kept.
+func (b *Batch) LogFetch(url string, r *FetchRecord) error {
+	s, err := surtOf(url)
+	if err != nil {
+		return err
+	}
+	if err := b.set(fetchLogKey(s, r.At), r.encode(), "fetch log of "+url); err != nil {
+		return err
+	}
+	return b.trim(withSep(prefixFetchLog, s), b.db.cfg.FetchLogKept, "fetch log of "+url)
+}
+
+// FetchLog reads a page's fetch history, seeing this batch's writes.
+func (b *Batch) FetchLog(url string) ([]FetchRecord, error) { return fetchLog(b.ctx, b.b, url) }
+
+// SetOutLinks replaces a page's out-links (and the matching in-links of
+// their targets) with links. Duplicate targets keep the first kind.
+func (b *Batch) SetOutLinks(src string, links []Link) error {
+	ss, err := surtOf(src)
+	if err != nil {
+		return err
+	}
+	want := make(map[string]LinkKind, len(links))
+	for _, l := range links {
+		ds, err := surtOf(l.URL)
+		if err != nil {
+			return err
+		}
+		if _, dup := want[ds]; !dup {
+			want[ds] = l.Kind
+		}
+	}
+	p := withSep(prefixOutLink, ss)
+	var stale []string
+	for e, err := range scan(b.ctx, b.b, p) {
+		if err != nil {
+			return fmt.Errorf("repo: scan out-links %s: %w", src, err)
+		}
+		ds := string(e.k[len(p):])
+		if kind, keep := want[ds]; keep && len(e.v) == 1 && LinkKind(e.v[0]) == kind {
+			delete(want, ds) // unchanged
+			continue
+		} else if !keep {
+			stale = append(stale, ds)
+		}
+	}
+	for _, ds := range stale {
+		if err := b.del(outLinkKey(ss, ds), "out-link"); err != nil {
+			return err
+		}
+		if err := b.del(inLinkKey(ds, ss), "in-link"); err != nil {
+			return err
+		}
+	}
+	for ds, kind := range want {
+		if err := b.set(outLinkKey(ss, ds), []byte{byte(kind)}, "out-link"); err != nil {
+			return err
+		}
+		if err := b.set(inLinkKey(ds, ss), nil, "in-link"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// OutLinks reads a page's out-links, seeing this batch's writes.
+func (b *Batch) OutLinks(url string) ([]Link, error) { return outLinks(b.ctx, b.b, url) }
+
+// PutHost writes a host's state.
+func (b *Batch) PutHost(h *HostState) error {
+	return b.set(hostKey(urlnorm.HostKey(h.Host)), h.encode(), "host "+h.Host)
+}
+
+// Enqueue adds an entry to the queue of the entry's host, due at due.
+func (b *Batch) Enqueue(e *QueueEntry, due time.Time) (QueueItem, error) {
+	k := queueKey(urlnorm.HostKey(urlnorm.Host(e.URL)), due, b.db.queueSeq.Add(1))
+	if err := b.set(k, e.encode(), "queue entry "+e.URL); err != nil {
+		return QueueItem{}, err
+	}
+	return QueueItem{QueueEntry: *e, Due: due, key: k}, nil
+}
+
+// Dequeue removes an entry returned by Enqueue or DB.Queue.
+func (b *Batch) Dequeue(item QueueItem) error {
+	if len(item.key) == 0 {
+		return errors.New("repo: dequeue of an item without key")
+	}
+	return b.del(item.key, "queue entry "+item.URL)
+}
+
+// AppendChange adds an entry to the change feed; its sequence number is
+// assigned at commit.
+func (b *Batch) AppendChange(url string, kind ChangeKind, at time.Time) {
+	b.changes = append(b.changes, Change{URL: url, Kind: kind, At: at})
+}
+
+// PutDeltaQ records a ΔQ_A measurement and keeps the newest
+// repo.stats_kept of them.
+func (b *Batch) PutDeltaQ(url string, m *DeltaQ) error {
+	return b.putStat(url, StatDeltaQ, m.At, m.encode())
+}
+
+// PutDiscoveryYield records what a fetch of url led to.
+func (b *Batch) PutDiscoveryYield(url string, y *DiscoveryYield) error {
+	return b.putStat(url, StatDiscovery, y.At, y.encode())
+}
+
+func (b *Batch) putStat(url string, kind StatKind, at time.Time, v []byte) error {
+	s, err := surtOf(url)
+	if err != nil {
+		return err
+	}
+	if err := b.set(statKey(s, kind, at), v, fmt.Sprintf("stat %c of %s", kind, url)); err != nil {
+		return err
+	}
+	return b.trim(append(withSep(prefixStat, s), byte(kind)), b.db.cfg.StatsKept, "stats of "+url)
+}
+
+// PutMeta stores a metadata value.
+func (b *Batch) PutMeta(name string, v []byte) error { return b.set(metaKey(name), v, "meta "+name) }
+
+// PutBucket stores a value under (bucket, key).
+func (b *Batch) PutBucket(bucket, key string, v []byte) error {
+	return b.set(bucketKey(bucket, key), v, "bucket "+bucket)
+}
+
+// DeleteBucket removes (bucket, key).
+func (b *Batch) DeleteBucket(bucket, key string) error {
+	return b.del(bucketKey(bucket, key), "bucket "+bucket)
+}
+
+// Bucket reads (bucket, key), seeing this batch's writes.
+func (b *Batch) Bucket(bucket, key string) ([]byte, error) { return get(b.b, bucketKey(bucket, key)) }
+
+func (b *Batch) set(k, v []byte, what string) error {
+	if err := b.b.Set(k, v, nil); err != nil {
+		return fmt.Errorf("repo: put %s: %w", what, err)
+	}
+	return nil
+}
+
+func (b *Batch) del(k []byte, what string) error {
+	if err := b.b.Delete(k, nil); err != nil {
+		return fmt.Errorf("repo: delete %s: %w", what, err)
+	}
+	return nil
+}
+
+// trim keeps the newest keep keys under prefix (keys end in a time, so key
+// order is time order) and deletes the rest.
+func (b *Batch) trim(prefix []byte, keep int, what string) error {
+	n := 0
+	for e, err := range scanRange(b.ctx, b.b, prefix, prefixEnd(prefix), true) {
+		if err != nil {
+			return fmt.Errorf("repo: trim %s: %w", what, err)
+		}
+		if n++; n > keep {
+			if err := b.b.Delete(e.k, nil); err != nil {
+				return fmt.Errorf("repo: trim %s: %w", what, err)
+			}
+		}
+	}
+	return nil
+}
+
+const versionFormat = 1
+
+func (db *DB) encodeVersion(v *Version) []byte {
+	e := encoder{b: make([]byte, 0, 64+len(v.Title)+len(v.Signature)+(len(v.Body)+len(v.Text))/3)}
+	e.byte(versionFormat)
+	e.str(v.ContentType)
+	e.uvarint(v.ContentHash)
+	e.bytes(v.Signature)
+	e.str(v.Title)
+	e.bytes(db.zenc.EncodeAll([]byte(v.Text), nil))
+	e.bytes(db.zenc.EncodeAll(v.Body, nil))
+	return e.b
+}
+
+func (db *DB) decodeVersion(at time.Time, b []byte, withContent bool) (Version, error) {
+	d := decoder{b: b, what: "version"}
+	d.version(versionFormat)
+	v := Version{FetchedAt: at}
+	v.ContentType = d.str()
+	v.ContentHash = d.uvarint()
+	v.Signature = d.bytes()
+	v.Title = d.str()
+	text := d.bytes()
+	body := d.bytes()
+	if d.err != nil {
+		return v, d.err
+	}
+	if withContent {
+		t, err := db.zdec.DecodeAll(text, nil)
+		if err != nil {
+			return v, fmt.Errorf("%w: version text: %v", ErrCorrupt, err)
+		}
+		v.Text = string(t)
+		if v.Body, err = db.zdec.DecodeAll(body, nil); err != nil {
+			return v, fmt.Errorf("%w: version body: %v", ErrCorrupt, err)
+		}
+	}
+	return v, nil
+}
