@@ -175,19 +175,19 @@ func (b *Batch) PutHost(h *HostState) error {
 
 // Enqueue adds an entry to the queue of the entry's host, due at due.
 func (b *Batch) Enqueue(e *QueueEntry, due time.Time) (QueueItem, error) {
-	k := queueKey(urlnorm.HostKey(urlnorm.Host(e.URL)), due, b.db.queueSeq.Add(1))
+	k := queueKey(urlnorm.HostKey(urlnorm.Host(e.URL)), e.Reason.Class(), due, b.db.queueSeq.Add(1))
 	if err := b.set(k, e.encode(), "queue entry "+e.URL); err != nil {
 		return QueueItem{}, err
 	}
 	return QueueItem{QueueEntry: *e, Due: due, key: k}, nil
 }
 
-// Dequeue removes an entry returned by Enqueue or DB.Queue.
-func (b *Batch) Dequeue(item QueueItem) error {
-	if len(item.key) == 0 {
-		return errors.New("repo: dequeue of an item without key")
+// Dequeue removes the queue entry with the given key (QueueItem.Key).
+func (b *Batch) Dequeue(key []byte) error {
+	if len(key) == 0 || key[0] != prefixQueue {
+		return errors.New("repo: dequeue of a key that is not a queue key")
 	}
-	return b.del(item.key, "queue entry "+item.URL)
+	return b.del(key, "queue entry")
 }
 
 // AppendChange adds an entry to the change feed; its sequence number is

@@ -492,31 +492,64 @@ func (db *DB) Hosts(ctx context.Context) iter.Seq2[HostState, error] {
 	}
 }
 
-// QueueItem is a queue entry with the key that removes it.
+// QueueItem is a queue entry with its due time and the key that removes it.
 type QueueItem struct {
 	QueueEntry
 	Due time.Time
 	key []byte
 }
 
-// Queue yields the queued entries of one host in due order.
-func (db *DB) Queue(ctx context.Context, host string) iter.Seq2[QueueItem, error] {
+// Key is the item's repository key; keys order items as the queue does.
+func (q QueueItem) Key() []byte { return q.key }
+
+// QueueKeyDue returns the due time encoded in a queue key.
+func QueueKeyDue(key string) time.Time {
+	if len(key) < 18 || key[0] != prefixQueue {
+		return time.Time{}
+	}
+	return decodeTime([]byte(key[len(key)-16 : len(key)-8]))
+}
+
+// Queue yields the queued entries of one host and class in due order. With
+// limit > 0 it stops after limit entries.
+func (db *DB) Queue(ctx context.Context, host string, class QueueClass, limit int) iter.Seq2[QueueItem, error] {
 	return func(yield func(QueueItem, error) bool) {
-		for e, err := range scan(ctx, db.r(), withSep(prefixQueue, urlnorm.HostKey(host))) {
+		p := append(withSep(prefixQueue, urlnorm.HostKey(host)), byte(class))
+		n := 0
+		for e, err := range scan(ctx, db.r(), p) {
 			if err != nil {
 				yield(QueueItem{}, fmt.Errorf("repo: scan queue %s: %w", host, err))
 				return
 			}
-			if len(e.k) < 16 {
-				yield(QueueItem{}, ErrBadKey)
-				return
-			}
-			q, err := decodeQueueEntry(e.v)
+			item, err := decodeQueueItem(e.k, e.v)
 			if err != nil {
 				yield(QueueItem{}, fmt.Errorf("repo: queue %s: %w", host, err))
 				return
 			}
-			item := QueueItem{QueueEntry: q, Due: decodeTime(e.k[len(e.k)-16 : len(e.k)-8]), key: bytes.Clone(e.k)}
+			if !yield(item, nil) {
+				return
+			}
+			if n++; limit > 0 && n >= limit {
+				return
+			}
+		}
+	}
+}
+
+// AllQueued yields every queued entry of every host and class, grouped by
+// host. The frontier reads it once at start-up.
+func (db *DB) AllQueued(ctx context.Context) iter.Seq2[QueueItem, error] {
+	return func(yield func(QueueItem, error) bool) {
+		for e, err := range scan(ctx, db.r(), []byte{prefixQueue}) {
+			if err != nil {
+				yield(QueueItem{}, fmt.Errorf("repo: scan queue: %w", err))
+				return
+			}
+			item, err := decodeQueueItem(e.k, e.v)
+			if err != nil {
+				yield(QueueItem{}, fmt.Errorf("repo: queue: %w", err))
+				return
+			}
 			if !yield(item, nil) {
 				return
 			}
@@ -524,46 +557,15 @@ func (db *DB) Queue(ctx context.Context, host string) iter.Seq2[QueueItem, error
 	}
 }
 
-// QueuedHosts yields each host that has at least one queued entry, once,
-// with its number of entries.
-func (db *DB) QueuedHosts(ctx context.Context) iter.Seq2[HostCount, error] {
-	return func(yield func(HostCount, error) bool) {
-		var cur HostCount
-		var curKey []byte
-		for e, err := range scan(ctx, db.r(), []byte{prefixQueue}) {
-			if err != nil {
-				yield(HostCount{}, fmt.Errorf("repo: scan queue: %w", err))
-				return
-			}
-			hk, _, ok := bytes.Cut(e.k[1:], []byte{sep})
-			if !ok {
-				yield(HostCount{}, ErrBadKey)
-				return
-			}
-			if !bytes.Equal(hk, curKey) {
-				if curKey != nil && !yield(cur, nil) {
-					return
-				}
-				curKey = bytes.Clone(hk)
-				q, err := decodeQueueEntry(e.v)
-				if err != nil {
-					yield(HostCount{}, fmt.Errorf("repo: queue: %w", err))
-					return
-				}
-				cur = HostCount{Host: urlnorm.Host(q.URL)}
-			}
-			cur.N++
-		}
-		if curKey != nil {
-			yield(cur, nil)
-		}
+func decodeQueueItem(k, v []byte) (QueueItem, error) {
+	if len(k) < 18 {
+		return QueueItem{}, ErrBadKey
 	}
-}
-
-// HostCount pairs a host with a count.
-type HostCount struct {
-	Host string
-	N    int
+	q, err := decodeQueueEntry(v)
+	if err != nil {
+		return QueueItem{}, err
+	}
+	return QueueItem{QueueEntry: q, Due: decodeTime(k[len(k)-16 : len(k)-8]), key: bytes.Clone(k)}, nil
 }
 
 // Changes returns up to limit change-feed entries with sequence > after.

@@ -17,7 +17,7 @@ const (
 	prefixOutLink  = 'o' // o surt(src) 0x00 surt(dst)  → LinkKind (1 byte)
 	prefixInLink   = 'i' // i surt(dst) 0x00 surt(src)  → empty
 	prefixHost     = 'h' // h hostkey                   → HostState
-	prefixQueue    = 'q' // q hostkey 0x00 due seq      → QueueEntry
+	prefixQueue    = 'q' // q hostkey 0x00 class due seq → QueueEntry
 	prefixChange   = 'c' // c seq                       → Change
 	prefixStat     = 's' // s surt 0x00 kind at         → owner-encoded statistic
 	prefixBucket   = 'b' // b name 0x00 tail            → owner-encoded value
@@ -80,8 +80,8 @@ func hostKey(hk string) []byte {
 	return append([]byte{prefixHost}, hk...)
 }
 
-func queueKey(hk string, due time.Time, seq uint64) []byte {
-	b := appendTime(withSep(prefixQueue, hk), due)
+func queueKey(hk string, class QueueClass, due time.Time, seq uint64) []byte {
+	b := appendTime(append(withSep(prefixQueue, hk), byte(class)), due)
 	return binary.BigEndian.AppendUint64(b, seq)
 }
 

@@ -321,24 +321,53 @@ func decodeHost(b []byte) (HostState, error) {
 	return h, d.err
 }
 
-// QueueEntry is one URL waiting in the frontier.
+// QueueClass partitions the frontier by what a fetch is for, so that each
+// class can have its own share of the fetch budget.
+type QueueClass uint8
+
+const (
+	ClassNew       QueueClass = iota // first fetches: seeds, links, sitemap entries, retries
+	ClassRecrawl                     // synchronization re-fetches (thesis ch. 4)
+	ClassDiscovery                   // discovery re-fetches (thesis ch. 3)
+	NumClasses     = 3
+)
+
+var classNames = [...]string{"new", "recrawl", "discovery"}
+
+func (c QueueClass) String() string {
+	if int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return fmt.Sprintf("class(%d)", c)
+}
+
+// Class returns the queue class of a reason.
+func (r Reason) Class() QueueClass {
+	switch r {
+	case ReasonRecrawl:
+		return ClassRecrawl
+	case ReasonDiscovery:
+		return ClassDiscovery
+	default:
+		return ClassNew
+	}
+}
+
+// QueueEntry is one URL waiting in the frontier. Depth and source live in
+// the page record, so an entry stays small.
 type QueueEntry struct {
 	URL      string
 	Reason   Reason
-	Depth    int
-	Source   string
 	Enqueued time.Time
 }
 
 const queueFormat = 1
 
 func (q *QueueEntry) encode() []byte {
-	e := encoder{b: make([]byte, 0, 24+len(q.URL)+len(q.Source))}
+	e := encoder{b: make([]byte, 0, 16+len(q.URL))}
 	e.byte(queueFormat)
 	e.str(q.URL)
 	e.byte(byte(q.Reason))
-	e.uvarint(uint64(q.Depth))
-	e.str(q.Source)
 	e.time(q.Enqueued)
 	return e.b
 }
@@ -349,8 +378,6 @@ func decodeQueueEntry(b []byte) (QueueEntry, error) {
 	var q QueueEntry
 	q.URL = d.str()
 	q.Reason = Reason(d.byte())
-	q.Depth = int(d.uvarint())
-	q.Source = d.str()
 	q.Enqueued = d.time()
 	return q, d.err
 }

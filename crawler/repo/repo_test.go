@@ -221,46 +221,65 @@ func TestHostPagesScanOnlyThatHost(t *testing.T) {
 	}
 }
 
-func TestQueueIsOrderedByDueTimePerHost(t *testing.T) {
+func TestQueueIsOrderedByDueTimePerHostAndClass(t *testing.T) {
 	db := openMem(t)
+	entries := []struct {
+		url    string
+		reason Reason
+		due    time.Time
+	}{
+		{"http://a.test/late", ReasonLink, t0.Add(3 * time.Hour)},
+		{"http://a.test/early", ReasonLink, t0},
+		{"http://b.test/x", ReasonLink, t0},
+		{"http://a.test/mid", ReasonSeed, t0.Add(time.Hour)},
+		{"http://a.test/re", ReasonRecrawl, t0.Add(-time.Hour)},
+	}
 	commit(t, db, func(b *Batch) error {
-		for i, u := range []string{"http://a.test/late", "http://a.test/early", "http://b.test/x", "http://a.test/mid"} {
-			due := map[int]time.Time{0: t0.Add(3 * time.Hour), 1: t0, 2: t0, 3: t0.Add(time.Hour)}[i]
-			if _, err := b.Enqueue(&QueueEntry{URL: u, Reason: ReasonLink, Enqueued: t0}, due); err != nil {
+		for _, e := range entries {
+			if _, err := b.Enqueue(&QueueEntry{URL: e.url, Reason: e.reason, Enqueued: t0}, e.due); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	var got []string
-	var items []QueueItem
-	for it, err := range db.Queue(t.Context(), "a.test") {
-		if err != nil {
-			t.Fatal(err)
+	urls := func(class QueueClass, limit int) ([]string, []QueueItem) {
+		var got []string
+		var items []QueueItem
+		for it, err := range db.Queue(t.Context(), "a.test", class, limit) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, it.URL)
+			items = append(items, it)
 		}
-		got = append(got, it.URL)
-		items = append(items, it)
+		return got, items
 	}
+	got, items := urls(ClassNew, 0)
 	if !slices.Equal(got, []string{"http://a.test/early", "http://a.test/mid", "http://a.test/late"}) {
-		t.Fatalf("queue of a.test = %v", got)
+		t.Fatalf("new-class queue of a.test = %v", got)
 	}
-	var hosts []HostCount
-	for h, err := range db.QueuedHosts(t.Context()) {
+	if !items[1].Due.Equal(t0.Add(time.Hour)) || items[1].Reason != ReasonSeed || !QueueKeyDue(string(items[1].Key())).Equal(items[1].Due) {
+		t.Fatalf("item = %+v, want due +1h and reason seed", items[1])
+	}
+	if got, _ := urls(ClassNew, 2); len(got) != 2 {
+		t.Fatalf("limit 2 yielded %v", got)
+	}
+	if got, _ := urls(ClassRecrawl, 0); !slices.Equal(got, []string{"http://a.test/re"}) {
+		t.Fatalf("recrawl-class queue of a.test = %v", got)
+	}
+	n := 0
+	for _, err := range db.AllQueued(t.Context()) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hosts = append(hosts, h)
-	}
-	if !slices.Equal(hosts, []HostCount{{"a.test", 3}, {"b.test", 1}}) {
-		t.Fatalf("QueuedHosts = %v", hosts)
-	}
-	commit(t, db, func(b *Batch) error { return b.Dequeue(items[0]) })
-	n := 0
-	for range db.Queue(t.Context(), "a.test") {
 		n++
 	}
-	if n != 2 {
-		t.Fatalf("after dequeue %d entries, want 2", n)
+	if n != len(entries) {
+		t.Fatalf("AllQueued yielded %d, want %d", n, len(entries))
+	}
+	commit(t, db, func(b *Batch) error { return b.Dequeue(items[0].Key()) })
+	if got, _ := urls(ClassNew, 0); len(got) != 2 {
+		t.Fatalf("after dequeue: %v, want 2 entries", got)
 	}
 }
 

@@ -1,0 +1,65 @@
+package frontier
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Config holds the frontier's settings; defaults live in
+// configs/default.yaml under "frontier".
+type Config struct {
+	Policy     string       `mapstructure:"policy"`
+	Budget     BudgetConfig `mapstructure:"budget"`
+	Split      SplitConfig  `mapstructure:"split"`
+	HostBuffer int          `mapstructure:"host_buffer"`
+	Spread     bool         `mapstructure:"spread"`
+}
+
+// BudgetConfig is the fetch budget: at most Fetches page fetches per Period.
+type BudgetConfig struct {
+	Fetches int           `mapstructure:"fetches"`
+	Period  time.Duration `mapstructure:"period"`
+}
+
+// SplitConfig reserves shares of each period's budget for re-fetches. What
+// is left goes to first fetches of new URLs; a share its plan does not use
+// flows to the others.
+type SplitConfig struct {
+	Recrawl   float64 `mapstructure:"recrawl"`
+	Discovery float64 `mapstructure:"discovery"`
+}
+
+// Validate reports every problem in c, each naming its key.
+func (c Config) Validate(policies []string) error {
+	var errs []error
+	bad := func(key string, v any, limit string) {
+		errs = append(errs, fmt.Errorf("frontier.%s = %v: %s", key, v, limit))
+	}
+	known := false
+	for _, p := range policies {
+		known = known || p == c.Policy
+	}
+	if !known {
+		bad("policy", fmt.Sprintf("%q", c.Policy), fmt.Sprintf("must be one of %v", policies))
+	}
+	if c.Budget.Fetches < 1 {
+		bad("budget.fetches", c.Budget.Fetches, "must be >= 1")
+	}
+	if c.Budget.Period < time.Second {
+		bad("budget.period", c.Budget.Period, "must be >= 1s")
+	}
+	if c.Split.Recrawl < 0 || c.Split.Recrawl > 1 {
+		bad("split.recrawl", c.Split.Recrawl, "must be in [0, 1]")
+	}
+	if c.Split.Discovery < 0 || c.Split.Discovery > 1 {
+		bad("split.discovery", c.Split.Discovery, "must be in [0, 1]")
+	}
+	if s := c.Split.Recrawl + c.Split.Discovery; s > 1 {
+		bad("split.recrawl + split.discovery", s, "must be <= 1")
+	}
+	if c.HostBuffer < 1 || c.HostBuffer > 1024 {
+		bad("host_buffer", c.HostBuffer, "must be in [1, 1024]")
+	}
+	return errors.Join(errs...)
+}

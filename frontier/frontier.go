@@ -1,0 +1,597 @@
+package frontier
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/internal/urlnorm"
+)
+
+// ErrDrained is returned by Next in drain mode when nothing is in flight and
+// nothing queued may be fetched now.
+var ErrDrained = errors.New("frontier: drained")
+
+// Gate is the politeness the scheduler must respect, provided by the crawler.
+type Gate interface {
+	// Capacity is how many requests may be in flight to host at once.
+	Capacity(host string) int
+	// Interval is the least time between the starts of two requests to host.
+	Interval(host string) time.Duration
+}
+
+// Job is one fetch handed out by Next. The crawler commits its result in a
+// batch that also passes through Complete, and then calls Done.
+type Job struct {
+	URL    string
+	Reason repo.Reason
+	Due    time.Time
+	Host   string
+	Class  repo.QueueClass
+	key    string
+}
+
+// Options are the non-configuration inputs of New.
+type Options struct {
+	Clock  clock.Clock // nil means the wall clock
+	Logger *slog.Logger
+}
+
+// Frontier decides what to fetch next. It is safe for concurrent use.
+type Frontier struct {
+	db     *repo.DB
+	cfg    Config
+	clock  clock.Clock
+	gate   Gate
+	policy Policy
+	logger *slog.Logger
+
+	mu struct {
+		sync.Mutex
+		hosts    map[string]*hostQueue
+		ready    hostHeap // hosts that may have a job to hand out, by readyAt
+		inflight int
+		budget   budget
+		usage    usage // committed fetches of the budget's period, as persisted
+		// pending holds the URLs queued for a re-fetch (recrawl or
+		// discovery) and not yet done, so a plan never queues one twice.
+		pending map[string]struct{}
+		changed chan struct{} // closed and replaced whenever a waiter should look again
+	}
+}
+
+// New builds a frontier over db and loads the queue persisted there.
+func New(ctx context.Context, db *repo.DB, cfg Config, gate Gate, policy Policy, opts Options) (*Frontier, error) {
+	if err := cfg.Validate([]string{policy.Name()}); err != nil {
+		return nil, err
+	}
+	f := &Frontier{db: db, cfg: cfg, clock: opts.Clock, gate: gate, policy: policy, logger: opts.Logger}
+	if f.clock == nil {
+		f.clock = clock.Real{}
+	}
+	if f.logger == nil {
+		f.logger = slog.New(slog.DiscardHandler)
+	}
+	f.logger = f.logger.With("component", "frontier")
+	f.mu.hosts = make(map[string]*hostQueue)
+	f.mu.pending = make(map[string]struct{})
+	f.mu.changed = make(chan struct{})
+	f.mu.budget = budget{limit: cfg.Budget.Fetches, period: cfg.Budget.Period}
+	f.mu.budget.roll(f.clock.Now())
+	if err := f.loadUsage(); err != nil {
+		return nil, err
+	}
+	if err := f.load(ctx); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// load rebuilds the in-memory heads from the persisted queue.
+func (f *Frontier) load(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for item, err := range f.db.AllQueued(ctx) {
+		if err != nil {
+			return fmt.Errorf("frontier: load queue: %w", err)
+		}
+		h := f.hostLocked(urlnorm.Host(item.URL))
+		h.insert(entryOf(item), f.cfg.HostBuffer)
+		if item.Reason.Class() != repo.ClassNew {
+			f.mu.pending[item.URL] = struct{}{}
+		}
+		n++
+	}
+	for _, h := range f.mu.hosts {
+		f.fixLocked(h)
+	}
+	f.logger.Info("queue loaded", "n", n, "hosts", len(f.mu.hosts))
+	return nil
+}
+
+func (f *Frontier) hostLocked(host string) *hostQueue {
+	h, ok := f.mu.hosts[host]
+	if !ok {
+		h = newHostQueue(host)
+		f.mu.hosts[host] = h
+	}
+	return h
+}
+
+// Enqueue writes an entry into the caller's batch. It becomes visible to
+// Next when the caller, after the batch committed, passes the returned item
+// to Publish.
+func (f *Frontier) Enqueue(b *repo.Batch, url string, reason repo.Reason, due time.Time) (repo.QueueItem, error) {
+	return b.Enqueue(&repo.QueueEntry{URL: url, Reason: reason, Enqueued: f.clock.Now()}, due)
+}
+
+// Publish makes committed entries available to Next.
+func (f *Frontier) Publish(items ...repo.QueueItem) {
+	if len(items) == 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, item := range items {
+		h := f.hostLocked(urlnorm.Host(item.URL))
+		h.insert(entryOf(item), f.cfg.HostBuffer)
+		if item.Reason.Class() != repo.ClassNew {
+			f.mu.pending[item.URL] = struct{}{}
+		}
+		f.fixLocked(h)
+	}
+	f.wakeLocked()
+}
+
+// TryNext returns a job if one may start now, without waiting.
+func (f *Frontier) TryNext() (Job, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.clock.Now()
+	if f.mu.budget.roll(now) {
+		f.refixAllLocked()
+	}
+	_, job, ok := f.popLocked(now)
+	return job, ok
+}
+
+// Drained reports whether nothing is in flight and no queued entry may be
+// fetched now: what makes Next return ErrDrained in drain mode.
+func (f *Frontier) Drained() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.mu.inflight == 0 && !f.anyDueLocked(f.clock.Now())
+}
+
+// Next blocks until a job may start and returns it. In drain mode it
+// returns ErrDrained instead of waiting when nothing is in flight and no
+// queued entry may be fetched now (none is due, or the budget is spent).
+func (f *Frontier) Next(ctx context.Context, drain bool) (Job, error) {
+	for {
+		f.mu.Lock()
+		now := f.clock.Now()
+		if f.mu.budget.roll(now) {
+			f.refixAllLocked()
+		}
+		wait, job, ok := f.popLocked(now)
+		if ok {
+			f.mu.Unlock()
+			return job, nil
+		}
+		if drain && f.mu.inflight == 0 && !f.anyDueLocked(now) {
+			f.mu.Unlock()
+			return Job{}, ErrDrained
+		}
+		if f.mu.budget.used >= f.mu.budget.limit && (wait.IsZero() || wait.After(f.mu.budget.end())) {
+			wait = f.mu.budget.end()
+		}
+		changed := f.mu.changed
+		f.mu.Unlock()
+		if err := f.waitFor(ctx, wait, changed); err != nil {
+			return Job{}, err
+		}
+	}
+}
+
+// waitFor sleeps until the clock reaches t (if t is set), the frontier
+// changes, or ctx ends.
+func (f *Frontier) waitFor(ctx context.Context, t time.Time, changed <-chan struct{}) error {
+	if t.IsZero() {
+		select {
+		case <-changed:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-changed:
+			cancel()
+		case <-wctx.Done():
+		}
+	}()
+	// Woken by the clock or by a change: either way the caller looks again.
+	if err := f.clock.WaitUntil(wctx, t); err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// popLocked hands out the best job if one may start at now. Otherwise it
+// returns the earliest time one might (zero if none is queued).
+func (f *Frontier) popLocked(now time.Time) (time.Time, Job, bool) {
+	for f.mu.ready.Len() > 0 {
+		h := f.mu.ready[0]
+		// The heap key may be stale if the budget changed what is admissible.
+		at, class, ok := f.readyLocked(h)
+		if !ok {
+			f.fixLocked(h)
+			continue
+		}
+		if at != h.readyAt {
+			h.readyAt = at
+			heap.Fix(&f.mu.ready, int(h.index))
+			continue
+		}
+		if at > now.UnixNano() {
+			return time.Unix(0, at), Job{}, false
+		}
+		e := h.buf[class][0]
+		h.buf[class][0] = entry{}
+		h.buf[class] = h.buf[class][1:]
+		// In flight before any refill, so the refill skips it.
+		h.inflight = append(h.inflight, e)
+		if len(h.buf[class]) == 0 && h.more[class] {
+			if err := f.refillLocked(h, class); err != nil {
+				// The entry stays on disk; the next start-up will load it.
+				f.logger.Error("queue refill failed", "host", h.host, "err", err)
+				h.more[class] = false
+			}
+		}
+		h.notBefore = now.Add(f.gate.Interval(h.host)).UnixNano()
+		f.mu.inflight++
+		f.mu.budget.take(class)
+		f.fixLocked(h)
+		return time.Time{}, Job{URL: e.url, Reason: e.reason, Due: e.due(), Host: h.host, Class: class, key: e.key}, true
+	}
+	return time.Time{}, Job{}, false
+}
+
+// readyLocked computes when host h may next start a job (unix ns), and of
+// which class: the earliest-due admissible head, no earlier than the
+// politeness bound. ok is false if h has nothing it may hand out.
+func (f *Frontier) readyLocked(h *hostQueue) (int64, repo.QueueClass, bool) {
+	if len(h.inflight) >= f.gate.Capacity(h.host) {
+		return 0, 0, false
+	}
+	var best int64
+	var class repo.QueueClass
+	found := false
+	for c := range h.buf {
+		if len(h.buf[c]) == 0 || !f.mu.budget.admits(repo.QueueClass(c)) {
+			continue
+		}
+		if due := h.buf[c][0].due().UnixNano(); !found || due < best {
+			best, class, found = due, repo.QueueClass(c), true
+		}
+	}
+	if !found {
+		return 0, 0, false
+	}
+	return max(best, h.notBefore), class, true
+}
+
+// fixLocked puts h in, moves it within, or takes it out of the ready heap.
+func (f *Frontier) fixLocked(h *hostQueue) {
+	at, _, ok := f.readyLocked(h)
+	switch {
+	case !ok && h.index >= 0:
+		heap.Remove(&f.mu.ready, int(h.index))
+	case ok && h.index >= 0:
+		h.readyAt = at
+		heap.Fix(&f.mu.ready, int(h.index))
+	case ok:
+		h.readyAt = at
+		heap.Push(&f.mu.ready, h)
+	}
+	if !ok && h.empty() {
+		delete(f.mu.hosts, h.host)
+	}
+}
+
+// refixAllLocked re-keys every host, after a budget period rolled over.
+func (f *Frontier) refixAllLocked() {
+	for _, h := range f.mu.hosts {
+		f.fixLocked(h)
+	}
+	f.wakeLocked()
+}
+
+// anyDueLocked reports whether some admissible entry is due at now.
+func (f *Frontier) anyDueLocked(now time.Time) bool {
+	for _, h := range f.mu.hosts {
+		for c := range h.buf {
+			if len(h.buf[c]) > 0 && !h.buf[c][0].due().After(now) && f.mu.budget.admits(repo.QueueClass(c)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// refillLocked loads the next entries of a class from disk, skipping those
+// in flight (they stay on disk until their result commits).
+func (f *Frontier) refillLocked(h *hostQueue, class repo.QueueClass) error {
+	h.more[class] = false
+	limit := f.cfg.HostBuffer + len(h.inflight) + 1
+	n := 0
+	for item, err := range f.db.Queue(context.Background(), h.host, class, limit) {
+		if err != nil {
+			return err
+		}
+		n++
+		e := entryOf(item)
+		if h.isInflight(e.key) {
+			continue
+		}
+		h.insert(e, f.cfg.HostBuffer)
+	}
+	if n >= limit {
+		h.more[class] = true
+	}
+	return nil
+}
+
+// usageKey names the metadata record of the current period's committed
+// fetches, so a restart does not grant a fresh budget.
+const usageKey = "frontier.usage"
+
+// Complete removes a job's entry from the queue and counts the fetch in the
+// period's persisted usage, both inside the caller's batch (the one that
+// commits the fetch result). Call Done after the batch committed.
+func (f *Frontier) Complete(b *repo.Batch, job Job) error {
+	if err := b.Dequeue([]byte(job.key)); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	u := &f.mu.usage
+	if !u.start.Equal(f.mu.budget.start) {
+		*u = usage{start: f.mu.budget.start}
+	}
+	u.byClass[job.Class]++
+	v := u.encode()
+	f.mu.Unlock()
+	return b.PutMeta(usageKey, v)
+}
+
+func (f *Frontier) loadUsage() error {
+	v, err := f.db.Meta(usageKey)
+	if errors.Is(err, repo.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("frontier: load usage: %w", err)
+	}
+	u, err := decodeUsage(v)
+	if err != nil {
+		return fmt.Errorf("frontier: load usage: %w", err)
+	}
+	if u.start.Equal(f.mu.budget.start) {
+		f.mu.usage = u
+		for c, n := range u.byClass {
+			f.mu.budget.used += n
+			f.mu.budget.byClass[c] += n
+		}
+	}
+	return nil
+}
+
+// DoneInfo reports how a job ended.
+type DoneInfo struct {
+	// NotBefore pushes the host's next start later, e.g. a Crawl-delay or a
+	// back-off after 429. Zero keeps the politeness interval set at Next.
+	NotBefore time.Time
+}
+
+// Done returns a job's host slot after its result (including the removal of
+// its queue entry) committed.
+func (f *Frontier) Done(job Job, info DoneInfo) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h, ok := f.mu.hosts[job.Host]
+	if !ok {
+		f.logger.Error("done for a job not in flight", "url", job.URL)
+		return
+	}
+	if _, ok := h.removeInflight(job.key); !ok {
+		f.logger.Error("done for a job not in flight", "url", job.URL)
+		return
+	}
+	f.mu.inflight--
+	if !info.NotBefore.IsZero() {
+		h.notBefore = max(h.notBefore, info.NotBefore.UnixNano())
+	}
+	if job.Class != repo.ClassNew {
+		delete(f.mu.pending, job.URL)
+	}
+	f.fixLocked(h)
+	f.wakeLocked()
+}
+
+// Defer puts a job back without a fetch having happened (robots.txt had to
+// be fetched first, or the host is backing off); it does not count against
+// the budget. The host waits until notBefore.
+func (f *Frontier) Defer(job Job, notBefore time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h, ok := f.mu.hosts[job.Host]
+	if !ok {
+		f.logger.Error("defer of a job not in flight", "url", job.URL)
+		return
+	}
+	e, ok := h.removeInflight(job.key)
+	if !ok {
+		f.logger.Error("defer of a job not in flight", "url", job.URL)
+		return
+	}
+	f.mu.inflight--
+	f.mu.budget.giveBack(job.Class)
+	if !notBefore.IsZero() {
+		h.notBefore = max(h.notBefore, notBefore.UnixNano())
+	}
+	h.insert(e, f.cfg.HostBuffer)
+	f.fixLocked(h)
+	f.wakeLocked()
+}
+
+func (f *Frontier) wakeLocked() {
+	close(f.mu.changed)
+	f.mu.changed = make(chan struct{})
+}
+
+// Plan asks the recrawl policy for this period's re-fetches (a share
+// frontier.split.recrawl of the budget) and queues them. With
+// frontier.spread their due times are spread over the period, otherwise all
+// are due at once. It returns the number queued.
+func (f *Frontier) Plan(ctx context.Context) (int, error) {
+	f.mu.Lock()
+	now := f.clock.Now()
+	if f.mu.budget.roll(now) {
+		f.refixAllLocked()
+	}
+	n := int(f.cfg.Split.Recrawl * float64(f.cfg.Budget.Fetches))
+	pending := make(map[string]struct{}, len(f.mu.pending))
+	for u := range f.mu.pending {
+		pending[u] = struct{}{}
+	}
+	f.mu.Unlock()
+	if n == 0 {
+		return 0, nil
+	}
+	urls, err := f.policy.Select(ctx, now, n, candidates{db: f.db, exclude: pending})
+	if err != nil {
+		return 0, fmt.Errorf("frontier: policy %s: %w", f.policy.Name(), err)
+	}
+	return f.queue(ctx, urls, repo.ReasonRecrawl, now)
+}
+
+// queue commits re-fetch entries for urls and publishes them.
+func (f *Frontier) queue(ctx context.Context, urls []string, reason repo.Reason, now time.Time) (int, error) {
+	if len(urls) == 0 {
+		return 0, nil
+	}
+	b := f.db.NewBatch(ctx)
+	defer b.Close()
+	items := make([]repo.QueueItem, 0, len(urls))
+	step := time.Duration(0)
+	if f.cfg.Spread {
+		step = f.cfg.Budget.Period / time.Duration(len(urls))
+	}
+	for i, u := range urls {
+		item, err := f.Enqueue(b, u, reason, now.Add(time.Duration(i)*step))
+		if err != nil {
+			return 0, err
+		}
+		items = append(items, item)
+	}
+	if err := b.Commit(); err != nil {
+		return 0, fmt.Errorf("frontier: queue plan: %w", err)
+	}
+	f.mu.Lock()
+	f.mu.budget.reserve(reason.Class(), len(items))
+	f.mu.Unlock()
+	f.Publish(items...)
+	return len(items), nil
+}
+
+// RunPlanner plans re-fetches at the start of every budget period until ctx
+// ends. The evaluation harness calls Plan itself instead.
+func (f *Frontier) RunPlanner(ctx context.Context) error {
+	for {
+		n, err := f.Plan(ctx)
+		if err != nil {
+			return err
+		}
+		f.logger.Info("recrawl planned", "n", n, "policy", f.policy.Name())
+		f.mu.Lock()
+		end := f.mu.budget.end()
+		f.mu.Unlock()
+		if err := f.clock.WaitUntil(ctx, end); err != nil {
+			return err
+		}
+	}
+}
+
+// Stats is a snapshot of the frontier for progress reports and metrics.
+type Stats struct {
+	Hosts         int
+	Buffered      [repo.NumClasses]int
+	InFlight      int
+	BudgetUsed    int
+	BudgetLimit   int
+	PeriodByClass [repo.NumClasses]int
+	PeriodStart   time.Time
+}
+
+// Stats returns a snapshot.
+func (f *Frontier) Stats() Stats {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := Stats{
+		Hosts: len(f.mu.hosts), InFlight: f.mu.inflight,
+		BudgetUsed: f.mu.budget.used, BudgetLimit: f.mu.budget.limit,
+		PeriodByClass: f.mu.budget.byClass, PeriodStart: f.mu.budget.start,
+	}
+	for _, h := range f.mu.hosts {
+		for c := range h.buf {
+			s.Buffered[c] += len(h.buf[c])
+		}
+	}
+	return s
+}
+
+// candidates narrows the repository to pages a policy may choose: fetched
+// at least once and not already queued for a re-fetch.
+type candidates struct {
+	db      *repo.DB
+	exclude map[string]struct{}
+}
+
+func (c candidates) Candidates(ctx context.Context) iter.Seq2[repo.Page, error] {
+	return func(yield func(repo.Page, error) bool) {
+		for p, err := range c.db.Pages(ctx) {
+			if err != nil {
+				yield(repo.Page{}, err)
+				return
+			}
+			if p.Fetches == 0 || p.State == repo.StateQueued {
+				continue
+			}
+			if _, ok := c.exclude[p.URL]; ok {
+				continue
+			}
+			if !yield(p, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (c candidates) FetchLog(ctx context.Context, url string) ([]repo.FetchRecord, error) {
+	return c.db.FetchLog(ctx, url)
+}
+
+func (c candidates) DeltaQs(ctx context.Context, url string) ([]repo.DeltaQ, error) {
+	return c.db.DeltaQs(ctx, url)
+}
