@@ -62,7 +62,8 @@
 // politeness.
 //
 //	n, err := urlnorm.Resolve(pageURL, `../b/%7eindex.html#top`)
-//	// n == "https://example.com/b/~index.html"
+//	// n == "https://example.com/b/~index.html"; for many links of one
+//	// page, r, err := urlnorm.NewResolver(pageURL) and r.Resolve(href)
 //	key, _ := urlnorm.SURT(n)       // "com,example)s/b/~index.html"
 //	host := urlnorm.Host(n)         // "example.com"
 //	lo, hi := urlnorm.HostKey(host), urlnorm.HostKey(host)+"\xff"

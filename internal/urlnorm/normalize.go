@@ -72,11 +72,44 @@ func NormalizeURL(u *url.URL) (string, error) {
 // the page URL base, as RFC 3986 §5.2 describes, and normalizes the result.
 // A reference "http:path" with the base's own scheme is taken as relative,
 // as browsers do (RFC 3986 §5.2.2, non-strict). A nil base accepts only
-// absolute references.
+// absolute references. To resolve many links of one page, use a Resolver.
 func Resolve(base *url.URL, ref string) (string, error) {
 	if base == nil {
 		return Normalize(ref)
 	}
+	r, err := NewResolver(base)
+	if err != nil {
+		return "", err
+	}
+	return r.Resolve(ref)
+}
+
+// Resolver resolves references against one base URL, which it normalizes
+// once. It is immutable and safe for concurrent use.
+type Resolver struct {
+	base parts
+}
+
+// NewResolver returns a Resolver for the page URL base.
+func NewResolver(base *url.URL) (*Resolver, error) {
+	bs, err := NormalizeURL(base)
+	if err != nil {
+		return nil, fmt.Errorf("urlnorm: resolve against base: %w", err)
+	}
+	return &Resolver{base: split(bs)}, nil
+}
+
+// Base returns the normalized base URL.
+func (res *Resolver) Base() string {
+	b, err := build(res.base)
+	if err != nil {
+		return "" // unreachable: the base was built from a normalized URL
+	}
+	return b
+}
+
+// Resolve resolves ref against the base; see the package-level Resolve.
+func (res *Resolver) Resolve(ref string) (string, error) {
 	s := clean(ref)
 	if len(s) > maxInput {
 		return "", ErrTooLong
@@ -85,11 +118,7 @@ func Resolve(base *url.URL, ref string) (string, error) {
 	if r.scheme != "" && (r.hasAuth || (r.scheme != "http" && r.scheme != "https")) {
 		return build(r)
 	}
-	bs, err := NormalizeURL(base)
-	if err != nil {
-		return "", fmt.Errorf("urlnorm: resolve against base: %w", err)
-	}
-	b := split(bs)
+	b := res.base
 	if r.scheme != "" && r.scheme != b.scheme {
 		// "https:example.com" on an http page is absolute.
 		return build(withAuthority(r))

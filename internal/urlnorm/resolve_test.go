@@ -3,6 +3,7 @@ package urlnorm
 import (
 	"errors"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -110,5 +111,55 @@ func TestResolveRejectsBadBase(t *testing.T) {
 	base := &url.URL{Scheme: "ftp", Host: "example.com", Path: "/"}
 	if _, err := Resolve(base, "a"); !errors.Is(err, ErrUnsupportedScheme) {
 		t.Fatalf("err = %v, want ErrUnsupportedScheme", err)
+	}
+}
+
+func TestResolver(t *testing.T) {
+	base, err := url.Parse("HTTP://Example.com:80/a/./b/c?q#f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewResolver(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Base(); got != "http://example.com/a/b/c?q" {
+		t.Fatalf("Base = %q", got)
+	}
+	for _, ref := range []string{"", "d", "../d", "/d?x", "//other.example/", "#f", "mailto:x"} {
+		want, werr := Resolve(base, ref)
+		got, gerr := r.Resolve(ref)
+		if got != want || (werr == nil) != (gerr == nil) {
+			t.Errorf("Resolver.Resolve(%q) = %q, %v; Resolve = %q, %v", ref, got, gerr, want, werr)
+		}
+	}
+	if _, err := NewResolver(&url.URL{Scheme: "ftp", Host: "x"}); !errors.Is(err, ErrUnsupportedScheme) {
+		t.Fatalf("NewResolver(ftp): err = %v", err)
+	}
+}
+
+func TestResolverIsSafeForConcurrentUse(t *testing.T) {
+	base, err := url.Parse("https://example.com/a/b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewResolver(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan string, 8)
+	for i := range 8 {
+		go func() {
+			got, err := r.Resolve("../c?i=" + string(rune('0'+i)))
+			if err != nil {
+				got = err.Error()
+			}
+			done <- got
+		}()
+	}
+	for range 8 {
+		if got := <-done; !strings.HasPrefix(got, "https://example.com/c?i=") {
+			t.Errorf("Resolve = %q", got)
+		}
 	}
 }
