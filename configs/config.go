@@ -15,13 +15,15 @@ import (
 
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/frontier"
 )
 
 // Config mirrors configs/default.yaml.
 type Config struct {
-	Log     LogConfig      `mapstructure:"log"`
-	Repo    repo.Config    `mapstructure:"repo"`
-	Crawler crawler.Config `mapstructure:"crawler"`
+	Log      LogConfig       `mapstructure:"log"`
+	Repo     repo.Config     `mapstructure:"repo"`
+	Crawler  crawler.Config  `mapstructure:"crawler"`
+	Frontier frontier.Config `mapstructure:"frontier"`
 }
 
 // LogConfig selects the log level and format.
@@ -43,7 +45,7 @@ func (c *Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("log.format = %q: must be text or json", c.Log.Format))
 	}
-	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate())
+	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate(), c.Frontier.Validate(frontier.Policies()))
 	return errors.Join(errs...)
 }
 

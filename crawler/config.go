@@ -6,6 +6,10 @@ import (
 	"net"
 	"strings"
 	"time"
+
+	"github.com/deltaq/deltaq/crawler/extract"
+	"github.com/deltaq/deltaq/crawler/shingle"
+	"github.com/deltaq/deltaq/crawler/sitemap"
 )
 
 // Config holds the crawler's settings; the defaults live in
@@ -14,14 +18,25 @@ type Config struct {
 	UserAgent    string           `mapstructure:"user_agent"`
 	Resolve      []string         `mapstructure:"resolve"`
 	AllowPrivate bool             `mapstructure:"allow_private"`
+	Scope        string           `mapstructure:"scope"`
 	ContentTypes []string         `mapstructure:"content_types"`
 	Sitemaps     bool             `mapstructure:"sitemaps"`
 	Robots       RobotsConfig     `mapstructure:"robots"`
 	Politeness   PolitenessConfig `mapstructure:"politeness"`
 	Limits       LimitsConfig     `mapstructure:"limits"`
 	Timeouts     TimeoutsConfig   `mapstructure:"timeouts"`
-	Shingle      ShingleConfig    `mapstructure:"shingle"`
+	Extract      extract.Limits   `mapstructure:"extract"`
+	Sitemap      sitemap.Limits   `mapstructure:"sitemap"`
+	Shingle      shingle.Options  `mapstructure:"shingle"`
 }
+
+// Crawl scopes (crawler.scope).
+const (
+	// ScopeSeedHosts admits only URLs on the hosts of the seeds.
+	ScopeSeedHosts = "seed_hosts"
+	// ScopeAll admits any URL.
+	ScopeAll = "all"
+)
 
 // RobotsConfig says how robots.txt is obeyed and cached.
 type RobotsConfig struct {
@@ -58,8 +73,7 @@ type LimitsConfig struct {
 	MaxURLLength    int `mapstructure:"max_url_length"`
 	MaxPagesPerHost int `mapstructure:"max_pages_per_host"`
 	MaxDepth        int `mapstructure:"max_depth"`
-	MaxLinksPerPage int `mapstructure:"max_links_per_page"`
-	MaxTextBytes    int `mapstructure:"max_text_bytes"`
+	MaxRetries      int `mapstructure:"max_retries"`
 }
 
 // TimeoutsConfig bounds each phase of a fetch.
@@ -69,12 +83,6 @@ type TimeoutsConfig struct {
 	TLSHandshake   time.Duration `mapstructure:"tls_handshake"`
 	ResponseHeader time.Duration `mapstructure:"response_header"`
 	Idle           time.Duration `mapstructure:"idle"`
-}
-
-// ShingleConfig sets the content signature (thesis §4.7.1).
-type ShingleConfig struct {
-	Size   int `mapstructure:"size"`
-	Sketch int `mapstructure:"sketch"`
 }
 
 // Validate reports every problem in c, each naming its key.
@@ -90,6 +98,9 @@ func (c Config) Validate() error {
 		if _, _, err := ParseResolve(r); err != nil {
 			bad(fmt.Sprintf("resolve[%d]", i), fmt.Sprintf("%q", r), err.Error())
 		}
+	}
+	if c.Scope != ScopeSeedHosts && c.Scope != ScopeAll {
+		bad("scope", fmt.Sprintf("%q", c.Scope), fmt.Sprintf("must be %q or %q", ScopeSeedHosts, ScopeAll))
 	}
 	if len(c.ContentTypes) == 0 {
 		bad("content_types", "[]", "must list at least one media type")
@@ -141,8 +152,6 @@ func (c Config) Validate() error {
 		{"limits.max_body_bytes", l.MaxBodyBytes},
 		{"limits.max_url_length", l.MaxURLLength},
 		{"limits.max_pages_per_host", l.MaxPagesPerHost},
-		{"limits.max_links_per_page", l.MaxLinksPerPage},
-		{"limits.max_text_bytes", l.MaxTextBytes},
 	}
 	for _, f := range positive {
 		if f.v <= 0 {
@@ -154,6 +163,12 @@ func (c Config) Validate() error {
 	}
 	if l.MaxDepth < 0 {
 		bad("limits.max_depth", l.MaxDepth, "must be >= 0")
+	}
+	if l.MaxRetries < 0 {
+		bad("limits.max_retries", l.MaxRetries, "must be >= 0")
+	}
+	if l.MaxURLLength > 0 && l.MaxURLLength > 2048 {
+		bad("limits.max_url_length", l.MaxURLLength, "must be <= 2048, the longest URL the repository normalizes")
 	}
 	t := c.Timeouts
 	for _, f := range []struct {
@@ -170,11 +185,9 @@ func (c Config) Validate() error {
 			bad(f.key, f.v, "must be > 0")
 		}
 	}
-	if c.Shingle.Size < 1 || c.Shingle.Size > 16 {
-		bad("shingle.size", c.Shingle.Size, "must be in [1, 16]")
-	}
-	if c.Shingle.Sketch < 8 || c.Shingle.Sketch > 4096 {
-		bad("shingle.sketch", c.Shingle.Sketch, "must be in [8, 4096]")
+	// The parser packages name their keys relative to their own section.
+	for _, err := range []error{c.Extract.Validate(), c.Sitemap.Validate(), c.Shingle.Validate()} {
+		errs = append(errs, prefixed("crawler.", err)...)
 	}
 	return errors.Join(errs...)
 }
@@ -195,4 +208,23 @@ func ParseResolve(s string) (host, addr string, err error) {
 		return "", "", fmt.Errorf("ADDR must be host:port: %w", err)
 	}
 	return h, a, nil
+}
+
+// prefixed returns the problems in err (one per joined error) with prefix
+// put before each, so "extract.max_links = 0" reads "crawler.extract.max_links = 0".
+func prefixed(prefix string, err error) []error {
+	if err == nil {
+		return nil
+	}
+	var list []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		list = j.Unwrap()
+	} else {
+		list = []error{err}
+	}
+	out := make([]error, len(list))
+	for i, e := range list {
+		out[i] = fmt.Errorf("%s%w", prefix, e)
+	}
+	return out
 }

@@ -163,18 +163,26 @@ func (f *Frontier) TryNext() (Job, bool) {
 	return job, ok
 }
 
-// Drained reports whether nothing is in flight and no queued entry may be
-// fetched now: what makes Next return ErrDrained in drain mode.
-func (f *Frontier) Drained() bool {
+// Drained reports whether nothing is in flight and no queued entry could
+// start within horizon: what makes Next return ErrDrained in drain mode.
+func (f *Frontier) Drained(horizon time.Duration) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.mu.inflight == 0 && !f.anyDueLocked(f.clock.Now())
+	return f.mu.inflight == 0 && !f.anyReadyLocked(f.clock.Now().Add(horizon))
 }
 
-// Next blocks until a job may start and returns it. In drain mode it
-// returns ErrDrained instead of waiting when nothing is in flight and no
-// queued entry may be fetched now (none is due, or the budget is spent).
-func (f *Frontier) Next(ctx context.Context, drain bool) (Job, error) {
+// NextOptions say how long Next waits.
+type NextOptions struct {
+	// Drain makes Next return ErrDrained instead of waiting when nothing is
+	// in flight and no queued entry could start within Horizon (none is due
+	// by then, its host must wait longer, or the budget is spent). It ends
+	// a one-pass crawl; hosts deferred beyond the horizon stay queued.
+	Drain   bool
+	Horizon time.Duration
+}
+
+// Next blocks until a job may start and returns it.
+func (f *Frontier) Next(ctx context.Context, opts NextOptions) (Job, error) {
 	for {
 		f.mu.Lock()
 		now := f.clock.Now()
@@ -186,7 +194,7 @@ func (f *Frontier) Next(ctx context.Context, drain bool) (Job, error) {
 			f.mu.Unlock()
 			return job, nil
 		}
-		if drain && f.mu.inflight == 0 && !f.anyDueLocked(now) {
+		if opts.Drain && f.mu.inflight == 0 && !f.anyReadyLocked(now.Add(opts.Horizon)) {
 			f.mu.Unlock()
 			return Job{}, ErrDrained
 		}
@@ -318,13 +326,12 @@ func (f *Frontier) refixAllLocked() {
 	f.wakeLocked()
 }
 
-// anyDueLocked reports whether some admissible entry is due at now.
-func (f *Frontier) anyDueLocked(now time.Time) bool {
+// anyReadyLocked reports whether some host could start an admissible
+// entry by t.
+func (f *Frontier) anyReadyLocked(t time.Time) bool {
 	for _, h := range f.mu.hosts {
-		for c := range h.buf {
-			if len(h.buf[c]) > 0 && !h.buf[c][0].due().After(now) && f.mu.budget.admits(repo.QueueClass(c)) {
-				return true
-			}
+		if at, _, ok := f.readyLocked(h); ok && at <= t.UnixNano() {
+			return true
 		}
 	}
 	return false

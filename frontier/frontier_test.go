@@ -147,7 +147,7 @@ func TestRandomOperationsHandOutEveryEntryExactlyOnce(t *testing.T) {
 					inflight[job.URL] = job
 					continue
 				}
-				if f.Drained() && queueLen(db) == 0 {
+				if f.Drained(0) && queueLen(db) == 0 {
 					break
 				}
 				clk.Advance(time.Minute)
@@ -187,7 +187,7 @@ func TestConcurrentWorkersUnderRace(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for {
-				job, err := f.Next(t.Context(), true)
+				job, err := f.Next(t.Context(), NextOptions{Drain: true})
 				if errors.Is(err, ErrDrained) {
 					return
 				}
@@ -222,7 +222,7 @@ func TestNextEndsWithContext(t *testing.T) {
 	f := openFrontier(t, db, Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 10, Period: time.Hour}, HostBuffer: 4}, fixedGate{capacity: 1}, clock.NewManual(time.Unix(0, 0)))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := f.Next(ctx, false); !errors.Is(err, context.Canceled) {
+	if _, err := f.Next(ctx, NextOptions{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Next on an empty frontier with a cancelled context = %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package frontier
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"time"
 
@@ -29,4 +30,16 @@ type Pages interface {
 	FetchLog(ctx context.Context, url string) ([]repo.FetchRecord, error)
 	// DeltaQs returns a page's ΔQ_A measurements, oldest first.
 	DeltaQs(ctx context.Context, url string) ([]repo.DeltaQ, error)
+}
+
+// Policies lists the names frontier.policy accepts.
+func Policies() []string { return []string{Uniform{}.Name()} }
+
+// NewPolicy returns the policy named by frontier.policy.
+func NewPolicy(name string) (Policy, error) {
+	switch name {
+	case Uniform{}.Name():
+		return Uniform{}, nil
+	}
+	return nil, fmt.Errorf("frontier.policy = %q: must be one of %v", name, Policies())
 }

@@ -219,7 +219,7 @@ func (s *scriptState) run(line string) string {
 		for range n {
 			job, ok := s.f.TryNext()
 			if !ok {
-				if s.f.Drained() {
+				if s.f.Drained(0) {
 					lines = append(lines, "drained")
 				} else {
 					lines = append(lines, "none ready")

@@ -50,6 +50,7 @@ const (
 	OutcomeBadContentType                // not a media type we accept
 	OutcomeLimit                         // depth, URL length or pages-per-host limit
 	OutcomeRefused                       // address guard: private or loopback address
+	NumOutcomes           = iota
 )
 
 var outcomeNames = [...]string{
@@ -116,13 +117,21 @@ type Page struct {
 	LastModified string
 	ContentType  string
 	ContentHash  uint64 // hash of the raw body of the current version
+	TextHash     uint64 // hash of the indexed text (title and main text) of the current version
 	Signature    []byte // crawler/shingle signature of the current version
 	Title        string
 	NoIndex      bool
 	NoFollow     bool
 	RedirectTo   string
 	Version      time.Time // fetch time of the current version; zero if none
-	Queued       bool      // an entry for this URL is in the frontier queue
+	// Hops counts the consecutive redirects that led to this URL; it bounds
+	// redirect chains (crawler.limits.max_redirects).
+	Hops int
+	// Failures counts consecutive failed attempts (network errors, 5xx,
+	// throttling); it bounds retries (crawler.limits.max_retries).
+	Failures int
+	// SitemapLastMod is the newest <lastmod> a sitemap gave for the URL.
+	SitemapLastMod time.Time
 }
 
 // Indexable reports whether the page belongs in the search index.
@@ -160,13 +169,16 @@ func (p *Page) encode() []byte {
 	e.str(p.LastModified)
 	e.str(p.ContentType)
 	e.uvarint(p.ContentHash)
+	e.uvarint(p.TextHash)
 	e.bytes(p.Signature)
 	e.str(p.Title)
 	e.bool(p.NoIndex)
 	e.bool(p.NoFollow)
 	e.str(p.RedirectTo)
 	e.time(p.Version)
-	e.bool(p.Queued)
+	e.uvarint(uint64(p.Hops))
+	e.uvarint(uint64(p.Failures))
+	e.time(p.SitemapLastMod)
 	return e.b
 }
 
@@ -189,13 +201,16 @@ func decodePage(b []byte) (Page, error) {
 	p.LastModified = d.str()
 	p.ContentType = d.str()
 	p.ContentHash = d.uvarint()
+	p.TextHash = d.uvarint()
 	p.Signature = d.bytes()
 	p.Title = d.str()
 	p.NoIndex = d.bool()
 	p.NoFollow = d.bool()
 	p.RedirectTo = d.str()
 	p.Version = d.time()
-	p.Queued = d.bool()
+	p.Hops = int(d.uvarint())
+	p.Failures = int(d.uvarint())
+	p.SitemapLastMod = d.time()
 	return p, d.err
 }
 

@@ -55,7 +55,7 @@ func TestPageRoundTrip(t *testing.T) {
 		Fetches: 3, Changes: 1, ETag: `"abc"`, LastModified: "Mon, 30 Jan 2023 00:00:00 GMT",
 		ContentType: "text/html", ContentHash: 1<<63 + 5, Signature: []byte{1, 2, 3},
 		Title: "News — digital.gov", NoIndex: true, NoFollow: false, RedirectTo: "",
-		Version: t0.Add(time.Hour),
+		Version: t0.Add(time.Hour), Hops: 2, Failures: 1, SitemapLastMod: t0,
 	}
 	commit(t, db, func(b *Batch) error { return b.PutPage(&want) })
 	got, err := db.Page(want.URL)

@@ -1,0 +1,44 @@
+package crawler_test
+
+import (
+	"net/http/httptest"
+	"testing"
+
+	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/eval/replay"
+	"github.com/deltaq/deltaq/internal/shareddata"
+)
+
+// BenchmarkCrawlReplay measures end-to-end pages/s (fetch over loopback
+// HTTP, parse, sign, store in Pebble with a synced batch per group) of a
+// full crawl of one archive week, politeness off for the replay host.
+func BenchmarkCrawlReplay(b *testing.B) {
+	for _, name := range []string{"tldr-en", "digitalgov-2023"} {
+		b.Run(name, func(b *testing.B) {
+			a, err := archive.Open(shareddata.Path(b, "archives", name))
+			if err != nil {
+				b.Fatal(err)
+			}
+			rs, err := replay.New([]*archive.Archive{a}, replay.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			srv := httptest.NewServer(rs)
+			defer srv.Close()
+			host := name + ".test"
+			var pages int64
+			var secs float64
+			for b.Loop() {
+				cfg := defaults(b)
+				loopback(cfg, srv, host)
+				unpolite(cfg, 16, host)
+				cfg.Crawler.Politeness.Global = 16
+				e := newEnv(b, cfg, b.TempDir(), nil)
+				sum := e.crawl(b, "http://"+host+"/")
+				pages += sum.Fetched()
+				secs += sum.Elapsed.Seconds()
+			}
+			b.ReportMetric(float64(pages)/secs, "pages/s")
+		})
+	}
+}

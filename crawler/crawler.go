@@ -1,0 +1,206 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/internal/urlnorm"
+)
+
+// Options are the non-configuration inputs of New.
+type Options struct {
+	Clock  clock.Clock // nil means the wall clock
+	Logger *slog.Logger
+	// OnCommit is called after each committed batch that appended to the
+	// change feed, so the index can follow without polling.
+	OnCommit func()
+}
+
+// Crawler fetches what the frontier hands out and commits every result to
+// the repository. Create one with New, build the frontier with its Gate,
+// then Seed and Run.
+type Crawler struct {
+	cfg      Config
+	db       *repo.DB
+	clock    clock.Clock
+	logger   *slog.Logger
+	fetch    *fetcher
+	robots   *fetcher // follows redirects, as RFC 9309 asks for robots.txt
+	hosts    *hostCache
+	gate     *politeness
+	onCommit func()
+	counters Counters
+	scope    *scope
+}
+
+// New builds a crawler over db.
+func New(cfg Config, db *repo.DB, opts Options) (*Crawler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	d, err := newDialer(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c := &Crawler{cfg: cfg, db: db, clock: opts.Clock, logger: opts.Logger, onCommit: opts.OnCommit}
+	if c.clock == nil {
+		c.clock = clock.Real{}
+	}
+	if c.logger == nil {
+		c.logger = slog.New(slog.DiscardHandler)
+	}
+	c.logger = c.logger.With("component", "crawler")
+	transport := newTransport(cfg, d)
+	c.fetch = newFetcher(cfg, transport, false)
+	c.robots = newFetcher(cfg, transport, true)
+	c.hosts = newHostCache(db, cfg.UserAgent, cfg.Robots.MaxCapacity)
+	c.gate = newPoliteness(cfg.Politeness, c.hosts)
+	if c.scope, err = loadScope(db, cfg.Scope); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Gate is the politeness the frontier must respect for this crawler.
+func (c *Crawler) Gate() frontier.Gate { return c.gate }
+
+// Counters returns the crawler's live counters.
+func (c *Crawler) Counters() *Counters { return &c.counters }
+
+// Seed admits start URLs: each URL not yet known is recorded and queued.
+// It returns how many were new.
+func (c *Crawler) Seed(ctx context.Context, f *frontier.Frontier, urls []string) (int, error) {
+	w := c.newWriter(ctx, f)
+	b := c.db.NewBatch(ctx)
+	defer b.Close()
+	a := w.begin(b)
+	n := 0
+	norm := make([]string, 0, len(urls))
+	for _, raw := range urls {
+		u, err := urlnorm.Normalize(raw)
+		if err != nil {
+			return 0, fmt.Errorf("crawler: seed %q: %w", raw, err)
+		}
+		norm = append(norm, u)
+	}
+	if err := c.scope.addSeeds(b, norm); err != nil {
+		return 0, err
+	}
+	for _, u := range norm {
+		ok, err := a.admit(&repo.Page{Depth: -1}, u, repo.ReasonSeed, 0)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			n++
+		}
+	}
+	if err := a.finish(); err != nil {
+		return 0, err
+	}
+	if err := b.Commit(); err != nil {
+		return 0, fmt.Errorf("crawler: seed: %w", err)
+	}
+	c.scope.publish(norm)
+	f.Publish(a.queued...)
+	return n, nil
+}
+
+// RunOptions say when Run stops.
+type RunOptions struct {
+	// Drain stops the crawl when nothing is in flight and nothing queued
+	// could be fetched within DrainHorizon (a one-pass crawl). Without it
+	// Run continues until ctx ends, waiting for new work.
+	Drain        bool
+	DrainHorizon time.Duration
+	// MaxPages stops the crawl after this many page fetches are committed;
+	// 0 means no limit.
+	MaxPages int
+	// Progress, if set, receives a progress line every ProgressEvery.
+	Progress      io.Writer
+	ProgressEvery time.Duration
+}
+
+// Run crawls until the frontier drains (RunOptions.Drain), MaxPages is
+// reached, or ctx ends. It returns a summary of what it did. A cancelled
+// ctx is not an error: work in flight is put back in the queue and what was
+// already fetched is committed.
+func (c *Crawler) Run(ctx context.Context, f *frontier.Frontier, ro RunOptions) (Summary, error) {
+	start := c.clock.Now()
+	before := c.counters.Snapshot()
+	// nextCtx stops workers from taking new jobs (MaxPages reached); ctx
+	// also aborts the fetches in flight.
+	nextCtx, stopTaking := context.WithCancel(ctx)
+	defer stopTaking()
+	results := make(chan *result, c.cfg.Politeness.Global)
+	w := c.newWriter(context.WithoutCancel(ctx), f)
+	var committed atomic.Int64
+	w.onPage = func() {
+		if n := committed.Add(1); ro.MaxPages > 0 && n >= int64(ro.MaxPages) {
+			stopTaking()
+		}
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	var workers sync.WaitGroup
+	for range c.cfg.Politeness.Global {
+		workers.Add(1)
+		g.Go(func() error {
+			defer workers.Done()
+			return c.work(nextCtx, gctx, f, results, frontier.NextOptions{Drain: ro.Drain, Horizon: ro.DrainHorizon})
+		})
+	}
+	g.Go(func() error {
+		workers.Wait()
+		close(results)
+		return nil
+	})
+	g.Go(func() error { return w.run(results) })
+	stopProgress := c.startProgress(ro, start, before)
+	err := g.Wait()
+	stopProgress()
+	sum := c.summary(start, before)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return sum, err
+	}
+	return sum, nil
+}
+
+// work takes jobs until told to stop.
+func (c *Crawler) work(nextCtx, ctx context.Context, f *frontier.Frontier, out chan<- *result, next frontier.NextOptions) error {
+	for {
+		job, err := f.Next(nextCtx, next)
+		if errors.Is(err, frontier.ErrDrained) || nextCtx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		r, err := c.handle(ctx, f, job)
+		if err != nil {
+			f.Defer(job, time.Time{})
+			return err
+		}
+		if r == nil {
+			continue // deferred
+		}
+		if ctx.Err() != nil && r.job != nil {
+			// Shutting down: this fetch was cut short; it goes back to the
+			// queue rather than into the record as a timeout.
+			f.Defer(*r.job, time.Time{})
+			return nil
+		}
+		out <- r
+	}
+}

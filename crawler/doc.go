@@ -1,0 +1,46 @@
+// Package crawler fetches pages and records every fetch in the repository:
+// the incremental crawler of thesis §2.1, which updates its repository in
+// place, page by page.
+//
+// Colly performs each HTTP request; deltaq's own scheduler (package
+// frontier) decides what to fetch and when, through the Gate this package
+// supplies: requests in flight per host, and the least interval between
+// request starts (crawler.politeness.min_delay, per-host overrides, and
+// robots.txt Crawl-delay). Colly's per-rule limiter, robots handling,
+// revisit store and redirect following are all off.
+//
+// One fetch, from frontier to repository:
+//
+//	worker: frontier.Next → robots.txt known and fresh? (else fetch it in
+//	        this slot and defer the job) → allowed? → conditional GET
+//	        (If-None-Match, If-Modified-Since) → parse: title, main text,
+//	        links, robots meta, charset (crawler/extract), or sitemap/feed
+//	        entries (crawler/sitemap); shingle signature (crawler/shingle)
+//	writer: one repo.Batch per group of results, each result wholly inside
+//	        it: page record, version (only if the body changed; a 304 is
+//	        never a change), fetch-log line with the shingle difference
+//	        (§4.7.1), link graph, new URLs admitted and queued, host state
+//	        (robots.txt, back-off), change-feed entry for the index, the
+//	        discovery yield N(x) (§3.2), the queue entry removed. The batch
+//	        is synced before the frontier is told the job is done.
+//
+// What the web says back is data, not an error: 404/410 (gone), robots
+// exclusion, bodies over crawler.limits.max_body_bytes (too_large, never
+// silently truncated), other content types, 429/503 (that host alone
+// backs off, honouring Retry-After, doubling up to backoff_max). Redirects
+// are not followed inside a fetch: each target is a new URL with its own
+// robots check and politeness slot, and chains stop at max_redirects.
+// Connections to loopback, private and link-local addresses are refused at
+// dial time unless crawler.allow_private is set; crawler.resolve maps host
+// names such as tldr-en.test to loopback listeners.
+//
+// Memory: bodies in flight are bounded by crawler.politeness.global ×
+// max_body_bytes; the per-host cache of robots rules and back-off holds at
+// most crawler.robots.cache_entries hosts (the rest reload from Pebble).
+//
+//	c, err := crawler.New(cfg.Crawler, db, crawler.Options{Logger: logger})
+//	f, err := frontier.New(ctx, db, cfg.Frontier, c.Gate(), policy, frontier.Options{})
+//	_, err = c.Seed(ctx, f, []string{"https://example.org/"})
+//	sum, err := c.Run(ctx, f, crawler.RunOptions{Drain: true, DrainHorizon: time.Minute})
+//	fmt.Print(sum) // fetched, new, changed, unchanged, errors by kind, pages/s
+package crawler

@@ -1,0 +1,132 @@
+package crawler_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/deltaq/deltaq/configs"
+	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/internal/clock"
+)
+
+// env is one crawl set up against loopback servers.
+type env struct {
+	cfg *configs.Config
+	db  *repo.DB
+	c   *crawler.Crawler
+	f   *frontier.Frontier
+}
+
+// defaults are the shipped configuration, as a user gets it.
+func defaults(t testing.TB) *configs.Config {
+	t.Helper()
+	cfg, err := configs.Load(configs.Sources{Env: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// loopback points the given hosts at srv and allows loopback addresses.
+func loopback(cfg *configs.Config, srv *httptest.Server, hosts ...string) {
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	cfg.Crawler.AllowPrivate = true
+	for _, h := range hosts {
+		cfg.Crawler.Resolve = append(cfg.Crawler.Resolve, h+"=127.0.0.1:"+port)
+	}
+}
+
+// unpolite removes politeness delays for hosts, as for a loopback test web.
+func unpolite(cfg *configs.Config, perHost int, hosts ...string) {
+	for _, h := range hosts {
+		cfg.Crawler.Politeness.Overrides = append(cfg.Crawler.Politeness.Overrides, crawler.HostOverride{Host: h, PerHost: perHost})
+	}
+}
+
+func newEnv(t testing.TB, cfg *configs.Config, dir string, clk clock.Clock) *env {
+	t.Helper()
+	db, err := repo.Open(dir, cfg.Repo, repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	c, err := crawler.New(cfg.Crawler, db, crawler.Options{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, err := frontier.NewPolicy(cfg.Frontier.Policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := frontier.New(context.Background(), db, cfg.Frontier, c.Gate(), policy, frontier.Options{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{cfg: cfg, db: db, c: c, f: f}
+}
+
+func (e *env) crawl(t testing.TB, seeds ...string) crawler.Summary {
+	t.Helper()
+	if len(seeds) > 0 {
+		if _, err := e.c.Seed(context.Background(), e.f, seeds); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	sum, err := e.c.Run(ctx, e.f, crawler.RunOptions{Drain: true, DrainHorizon: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("crawl did not finish: %v", ctx.Err())
+	}
+	return sum
+}
+
+// requestLog records every request a test server receives.
+type requestLog struct {
+	mu   sync.Mutex
+	reqs []request
+}
+
+type request struct {
+	host, path string
+	at         time.Time
+}
+
+func (l *requestLog) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, _, err := net.SplitHostPort(r.Host)
+		if err != nil {
+			host = r.Host
+		}
+		l.mu.Lock()
+		l.reqs = append(l.reqs, request{host: host, path: r.URL.RequestURI(), at: time.Now()})
+		l.mu.Unlock()
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (l *requestLog) all() []request {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]request(nil), l.reqs...)
+}
+
+func (l *requestLog) count(host, path string) int {
+	n := 0
+	for _, r := range l.all() {
+		if r.host == host && r.path == path {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,77 @@
+package crawler
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/internal/urlnorm"
+)
+
+// scopeKey names the metadata record that keeps the seed hosts across
+// restarts, so a resumed crawl keeps its scope.
+const scopeKey = "crawler.seed_hosts"
+
+// scope decides which URLs a crawl admits (crawler.scope).
+type scope struct {
+	all bool
+	mu  struct {
+		sync.RWMutex
+		hosts map[string]bool
+	}
+}
+
+func loadScope(db *repo.DB, mode string) (*scope, error) {
+	s := &scope{all: mode == ScopeAll}
+	s.mu.hosts = map[string]bool{}
+	v, err := db.Meta(scopeKey)
+	if errors.Is(err, repo.ErrNotFound) {
+		return s, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("crawler: load scope: %w", err)
+	}
+	for _, h := range strings.Split(string(v), "\n") {
+		if h != "" {
+			s.mu.hosts[h] = true
+		}
+	}
+	return s, nil
+}
+
+// allows reports whether u (normalized) is in scope.
+func (s *scope) allows(u string) bool {
+	if s.all {
+		return true
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.mu.hosts[urlnorm.Host(u)]
+}
+
+// addSeeds records the hosts of seeds in b; publish makes them effective
+// after the batch commits.
+func (s *scope) addSeeds(b *repo.Batch, seeds []string) error {
+	s.mu.RLock()
+	hosts := make([]string, 0, len(s.mu.hosts)+len(seeds))
+	for h := range s.mu.hosts {
+		hosts = append(hosts, h)
+	}
+	s.mu.RUnlock()
+	for _, u := range seeds {
+		hosts = append(hosts, urlnorm.Host(u))
+	}
+	sort.Strings(hosts)
+	return b.PutMeta(scopeKey, []byte(strings.Join(hosts, "\n")))
+}
+
+func (s *scope) publish(seeds []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, u := range seeds {
+		s.mu.hosts[urlnorm.Host(u)] = true
+	}
+}

@@ -1,0 +1,182 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"mime"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/deltaq/deltaq/crawler/extract"
+	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/crawler/robots"
+	"github.com/deltaq/deltaq/crawler/shingle"
+	"github.com/deltaq/deltaq/crawler/sitemap"
+	"github.com/deltaq/deltaq/frontier"
+)
+
+// result is what a worker hands the writer: a page fetch (job set), or a
+// robots.txt fetch for a host (robotsHost set).
+type result struct {
+	job *frontier.Job
+	res response
+
+	// Parsed content of a successful page fetch.
+	doc      *extract.Document // HTML
+	feed     *sitemap.Result   // sitemap or feed
+	sig      []byte            // marshalled shingle signature of title+text
+	textHash uint64            // exact-text hash from the signature
+	bodyHash uint64
+	noIndex  bool
+	noFollow bool
+
+	// A robots.txt fetch.
+	robotsHost   string
+	robotsScheme string
+}
+
+// handle does one job: the host's robots.txt first if it is unknown or
+// stale, then the robots check, the fetch and the parse. It returns nil if
+// the job was deferred (put back) without a fetch.
+func (c *Crawler) handle(ctx context.Context, f *frontier.Frontier, job frontier.Job) (*result, error) {
+	now := c.clock.Now()
+	info, err := c.hosts.get(job.Host)
+	if err != nil {
+		return nil, err
+	}
+	u, err := url.Parse(job.URL)
+	if err != nil {
+		return nil, fmt.Errorf("crawler: queued URL %q: %w", job.URL, err)
+	}
+	stale := info.rules == nil && info.deferUntil.IsZero() || !info.expires.IsZero() && now.After(info.expires)
+	if stale && !c.cfg.Robots.Obey {
+		info = &hostInfo{rules: robots.AllowAll().Group(c.cfg.UserAgent), expires: now.Add(c.cfg.Robots.CacheTTL),
+			backoffUntil: info.backoffUntil, backoffs: info.backoffs}
+		c.hosts.put(job.Host, info)
+	} else if stale {
+		// The robots.txt request takes this job's politeness slot; the job
+		// waits for the next one.
+		r := c.fetchRobots(ctx, job.Host, u.Scheme)
+		f.Defer(job, now.Add(c.gate.Interval(job.Host)))
+		return r, nil
+	}
+	if now.Before(info.deferUntil) {
+		f.Defer(job, info.deferUntil)
+		return nil, nil
+	}
+	if now.Before(info.backoffUntil) {
+		f.Defer(job, info.backoffUntil)
+		return nil, nil
+	}
+	r := &result{job: &job}
+	if !info.rules.Allowed(u.EscapedPath() + query(u)) {
+		r.res = response{url: job.URL, outcome: repo.OutcomeDisallowed}
+		return r, nil
+	}
+	page, err := c.db.Page(job.URL)
+	if err != nil {
+		return nil, fmt.Errorf("crawler: page %s: %w", job.URL, err)
+	}
+	c.counters.requests.Add(1)
+	r.res = c.fetch.fetch(ctx, job.URL, conditional(&page), fetchOptions{})
+	if r.res.outcome == repo.OutcomeOK {
+		c.parse(r)
+	}
+	return r, nil
+}
+
+func query(u *url.URL) string {
+	if u.RawQuery == "" {
+		return ""
+	}
+	return "?" + u.RawQuery
+}
+
+// conditional returns the validators of the stored copy, if there is one.
+func conditional(p *repo.Page) http.Header {
+	if p.Version.IsZero() {
+		return nil
+	}
+	h := http.Header{}
+	if p.ETag != "" {
+		h.Set("If-None-Match", p.ETag)
+	}
+	if p.LastModified != "" {
+		h.Set("If-Modified-Since", p.LastModified)
+	}
+	return h
+}
+
+// fetchRobots fetches a host's robots.txt and publishes what it says to the
+// host cache at once, so the host's other jobs see it before the writer
+// commits it.
+func (c *Crawler) fetchRobots(ctx context.Context, host, scheme string) *result {
+	c.counters.robots.Add(1)
+	res := c.robots.fetch(ctx, scheme+"://"+host+"/robots.txt", nil, fetchOptions{maxBody: c.cfg.Robots.MaxBytes, robots: true})
+	r := &result{res: res, robotsHost: host, robotsScheme: scheme}
+	now := c.clock.Now()
+	st := c.robotsState(host, &res, now)
+	h := c.hosts.fromState(&st)
+	old := c.hosts.peek(host)
+	if old != nil {
+		h.backoffUntil, h.backoffs = old.backoffUntil, old.backoffs
+	}
+	c.hosts.put(host, h)
+	return r
+}
+
+// robotsState is the host record fields a robots.txt fetch sets.
+func (c *Crawler) robotsState(host string, res *response, now time.Time) repo.HostState {
+	st := repo.HostState{Host: host, RobotsStatus: res.status, RobotsFetched: now}
+	if robotsFor(res.status, res.body) == nil {
+		st.RobotsExpires = now.Add(c.cfg.Robots.ErrorDefer)
+		return st
+	}
+	st.RobotsExpires = now.Add(c.cfg.Robots.CacheTTL)
+	if res.status >= 200 && res.status < 300 {
+		st.RobotsBody = res.body
+	}
+	return st
+}
+
+// parse extracts what the writer needs from a fetched body; it runs in the
+// worker so the single writer only does repository work.
+func (c *Crawler) parse(r *result) {
+	h := fnv.New64a()
+	h.Write(r.res.body)
+	r.bodyHash = h.Sum64()
+	mt, _, _ := mime.ParseMediaType(r.res.contentType)
+	base, err := url.Parse(r.job.URL)
+	if err != nil {
+		return
+	}
+	switch mt {
+	case "application/xml", "text/xml", "application/rss+xml", "application/atom+xml":
+		r.noIndex = true
+		feed, err := sitemap.Parse(r.res.body, c.cfg.Sitemap)
+		if feed != nil {
+			r.feed = feed
+		}
+		if err != nil {
+			c.logger.Debug("sitemap or feed unreadable", "url", r.job.URL, "err", err)
+		}
+		return
+	}
+	doc, err := extract.HTML(r.res.body, r.res.contentType, base, c.cfg.Extract)
+	if err != nil {
+		c.logger.Debug("extract failed", "url", r.job.URL, "err", err)
+		r.noIndex = true
+		return
+	}
+	doc.Robots = doc.Robots.Union(extract.RobotsTag(r.res.header.Values("X-Robots-Tag")...))
+	r.doc = doc
+	r.noIndex = doc.Robots.NoIndex
+	r.noFollow = doc.Robots.NoFollow
+	sig := shingle.Compute(doc.Title+"\n"+doc.Text, c.cfg.Shingle)
+	r.textHash = sig.Exact
+	if b, err := sig.MarshalBinary(); err == nil {
+		r.sig = b
+	}
+}

@@ -1,0 +1,542 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/deltaq/deltaq/crawler/extract"
+	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/crawler/shingle"
+	"github.com/deltaq/deltaq/crawler/sitemap"
+	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/internal/urlnorm"
+)
+
+// maxGroup bounds how many results one batch commits. Grouping lets one
+// write-ahead-log sync serve several fetches; each fetch stays atomic.
+const maxGroup = 64
+
+// writer is the one goroutine that commits fetch results. Being alone, it
+// can read-modify-write page and host records without races, and its
+// admission check (is this URL new?) sees every earlier admission.
+type writer struct {
+	c      *Crawler
+	f      *frontier.Frontier
+	ctx    context.Context
+	onPage func() // after each committed page result
+}
+
+func (c *Crawler) newWriter(ctx context.Context, f *frontier.Frontier) *writer {
+	return &writer{c: c, f: f, ctx: ctx, onPage: func() {}}
+}
+
+// run commits results until the channel closes.
+func (w *writer) run(results <-chan *result) error {
+	for r := range results {
+		group := []*result{r}
+	more:
+		for len(group) < maxGroup {
+			select {
+			case r, ok := <-results:
+				if !ok {
+					break more
+				}
+				group = append(group, r)
+			default:
+				break more
+			}
+		}
+		if err := w.commit(group); err != nil {
+			// A failed commit is our own failure (disk, corruption): the
+			// jobs go back to the queue and the crawl stops.
+			for _, r := range group {
+				if r.job != nil {
+					w.f.Defer(*r.job, time.Time{})
+				}
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// done is what to tell the frontier about a job once its batch committed.
+type done struct {
+	job       frontier.Job
+	notBefore time.Time
+}
+
+func (w *writer) commit(group []*result) error {
+	b := w.c.db.NewBatch(w.ctx)
+	defer b.Close()
+	a := w.begin(b)
+	var dones []done
+	for _, r := range group {
+		var d *done
+		var err error
+		if r.job == nil {
+			err = a.applyRobots(r)
+		} else {
+			d, err = a.applyPage(r)
+		}
+		if err != nil {
+			return err
+		}
+		if d != nil {
+			dones = append(dones, *d)
+		}
+	}
+	if err := a.finish(); err != nil {
+		return err
+	}
+	if err := b.Commit(); err != nil {
+		return fmt.Errorf("crawler: commit: %w", err)
+	}
+	w.f.Publish(a.queued...)
+	for _, d := range dones {
+		w.f.Done(d.job, frontier.DoneInfo{NotBefore: d.notBefore})
+		w.onPage()
+	}
+	for host, h := range a.hostInfo {
+		w.c.hosts.put(host, h)
+	}
+	if a.changes > 0 && w.c.onCommit != nil {
+		w.c.onCommit()
+	}
+	return nil
+}
+
+// apply is the state of one batch being built.
+type apply struct {
+	w        *writer
+	b        *repo.Batch
+	now      time.Time
+	hosts    map[string]*repo.HostState // host records read and changed in this batch
+	hostInfo map[string]*hostInfo       // cache entries to publish after commit
+	queued   []repo.QueueItem
+	changes  int
+}
+
+func (w *writer) begin(b *repo.Batch) *apply {
+	return &apply{w: w, b: b, now: w.c.clock.Now(), hosts: map[string]*repo.HostState{}, hostInfo: map[string]*hostInfo{}}
+}
+
+// host returns the record of a host for change within this batch.
+func (a *apply) host(name string) (*repo.HostState, error) {
+	if h, ok := a.hosts[name]; ok {
+		return h, nil
+	}
+	h, err := a.b.Host(name)
+	if err != nil && !errors.Is(err, repo.ErrNotFound) {
+		return nil, err
+	}
+	h.Host = name
+	a.hosts[name] = &h
+	return &h, nil
+}
+
+// finish writes the changed host records.
+func (a *apply) finish() error {
+	for _, h := range a.hosts {
+		if err := a.b.PutHost(h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *apply) applyRobots(r *result) error {
+	h, err := a.host(r.robotsHost)
+	if err != nil {
+		return err
+	}
+	first := h.RobotsFetched.IsZero()
+	st := a.w.c.robotsState(r.robotsHost, &r.res, a.now)
+	h.RobotsStatus, h.RobotsBody, h.RobotsFetched, h.RobotsExpires = st.RobotsStatus, st.RobotsBody, st.RobotsFetched, st.RobotsExpires
+	if !first || !a.w.c.cfg.Sitemaps {
+		return nil
+	}
+	// First contact: queue the sitemaps robots.txt names, and /sitemap.xml.
+	maps := []string{r.robotsScheme + "://" + r.robotsHost + "/sitemap.xml"}
+	if rb := robotsFor(st.RobotsStatus, st.RobotsBody); rb != nil {
+		maps = append(maps, rb.Sitemaps()...)
+	}
+	src := &repo.Page{URL: r.robotsScheme + "://" + r.robotsHost + "/robots.txt"}
+	for _, m := range maps {
+		n, err := urlnorm.Normalize(m)
+		if err != nil {
+			continue
+		}
+		if _, err := a.admit(src, n, repo.ReasonSitemap, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyPage records one page fetch: the page record, its fetch log line,
+// a new version if the content changed, the link graph, new URLs, the
+// change feed entry and the host's back-off.
+func (a *apply) applyPage(r *result) (*done, error) {
+	c := a.w.c
+	job := *r.job
+	p, err := a.b.Page(job.URL)
+	if errors.Is(err, repo.ErrNotFound) {
+		p = repo.Page{URL: job.URL, FirstSeen: a.now}
+	} else if err != nil {
+		return nil, err
+	}
+	wasIndexable := p.Indexable()
+	oldTextHash := p.TextHash
+	rec := repo.FetchRecord{At: a.now, Took: r.res.took, Reason: job.Reason, Outcome: r.res.outcome,
+		HTTPStatus: r.res.status, Bytes: len(r.res.body), Difference: -1}
+	p.LastOutcome, p.HTTPStatus = r.res.outcome, r.res.status
+	d := &done{job: job}
+	var newURLs []string
+	c.counters.outcome(r.res.outcome)
+	if r.res.outcome != repo.OutcomeDisallowed {
+		p.LastFetch = a.now
+		p.Fetches++
+	}
+	h, err := a.host(job.Host)
+	if err != nil {
+		return nil, err
+	}
+	switch r.res.outcome {
+	case repo.OutcomeOK:
+		p.Failures = 0
+		a.calm(job.Host, h)
+		changed, err := a.storeContent(&p, r, &rec)
+		if err != nil {
+			return nil, err
+		}
+		if p.Fetches == 1 {
+			c.counters.newPages.Add(1)
+		} else if changed {
+			c.counters.changed.Add(1)
+		} else {
+			c.counters.unchanged.Add(1)
+		}
+		if newURLs, err = a.links(&p, r); err != nil {
+			return nil, err
+		}
+	case repo.OutcomeNotModified:
+		p.Failures = 0
+		a.calm(job.Host, h)
+		c.counters.unchanged.Add(1)
+	case repo.OutcomeGone:
+		p.Failures = 0
+		p.State = repo.StateGone
+		a.calm(job.Host, h)
+		if err := a.b.SetOutLinks(p.URL, nil); err != nil {
+			return nil, err
+		}
+	case repo.OutcomeRedirect:
+		p.Failures = 0
+		p.State = repo.StateRedirect
+		a.calm(job.Host, h)
+		if newURLs, err = a.redirect(&p, r); err != nil {
+			return nil, err
+		}
+	case repo.OutcomeThrottled:
+		h.Backoffs++
+		wait, given := retryAfter(r.res.header, a.now)
+		h.BackoffUntil = a.now.Add(c.gate.backoff(h.Backoffs, wait, given))
+		d.notBefore = h.BackoffUntil
+		a.publishBackoff(job.Host, h)
+		if err := a.retry(&p, job, h.BackoffUntil); err != nil {
+			return nil, err
+		}
+	case repo.OutcomeNetworkError, repo.OutcomeTimeout, repo.OutcomeHTTPError:
+		if r.res.outcome != repo.OutcomeHTTPError || r.res.status >= 500 {
+			wait := c.gate.backoff(p.Failures+1, 0, false)
+			if err := a.retry(&p, job, a.now.Add(wait)); err != nil {
+				return nil, err
+			}
+		}
+		fallthrough
+	default: // disallowed, too large, bad content type, refused, limit
+		if p.Version.IsZero() {
+			p.State = repo.StateFailed
+		}
+	}
+	switch {
+	case p.Indexable() && (!wasIndexable || p.TextHash != oldTextHash):
+		a.b.AppendChange(p.URL, repo.ChangeUpsert, a.now)
+		a.changes++
+	case wasIndexable && !p.Indexable():
+		a.b.AppendChange(p.URL, repo.ChangeDelete, a.now)
+		a.changes++
+	}
+	if r.res.outcome != repo.OutcomeDisallowed {
+		if err := a.b.LogFetch(p.URL, &rec); err != nil {
+			return nil, err
+		}
+	}
+	if len(newURLs) > 0 {
+		if err := a.b.PutDiscoveryYield(p.URL, &repo.DiscoveryYield{At: a.now, New: newURLs}); err != nil {
+			return nil, err
+		}
+	}
+	if err := a.b.PutPage(&p); err != nil {
+		return nil, err
+	}
+	if err := a.w.f.Complete(a.b, job); err != nil {
+		return nil, err
+	}
+	c.counters.class(job.Class)
+	return d, nil
+}
+
+// storeContent updates p from a 200 response and adds a version when the
+// body differs from the stored one. It reports whether a stored copy
+// changed. The change feed looks at TextHash instead: a change of markup
+// alone gives a new version but nothing new to index.
+func (a *apply) storeContent(p *repo.Page, r *result, rec *repo.FetchRecord) (bool, error) {
+	p.State = repo.StateLive
+	p.ETag = r.res.header.Get("ETag")
+	p.LastModified = r.res.header.Get("Last-Modified")
+	p.ContentType = r.res.contentType
+	p.NoIndex, p.NoFollow = r.noIndex, r.noFollow
+	if r.doc != nil {
+		p.Title = r.doc.Title
+	}
+	had := !p.Version.IsZero()
+	if had && p.ContentHash == r.bodyHash {
+		return false, nil // byte-identical body
+	}
+	if had && len(p.Signature) > 0 && len(r.sig) > 0 {
+		var old, cur shingle.Signature
+		if old.UnmarshalBinary(p.Signature) == nil && cur.UnmarshalBinary(r.sig) == nil {
+			rec.Difference = shingle.Difference(old, cur)
+		}
+	}
+	v := repo.Version{FetchedAt: a.now, ContentType: r.res.contentType, ContentHash: r.bodyHash,
+		Signature: r.sig, Body: r.res.body}
+	if r.doc != nil {
+		v.Title, v.Text = r.doc.Title, r.doc.Text
+	}
+	if err := a.b.AddVersion(p.URL, &v); err != nil {
+		return false, err
+	}
+	p.Version = a.now
+	p.Signature = r.sig
+	p.ContentHash, p.TextHash = r.bodyHash, r.textHash
+	if had {
+		rec.Changed = true
+		p.LastChange = a.now
+		p.Changes++
+	}
+	return had, nil
+}
+
+// links records a page's out-links and admits the new ones.
+func (a *apply) links(p *repo.Page, r *result) ([]string, error) {
+	var out []repo.Link
+	var follow []repo.Link
+	switch {
+	case r.doc != nil:
+		for _, l := range r.doc.Links {
+			rl := repo.Link{URL: l.URL, Kind: linkKind(l.Kind)}
+			out = append(out, rl)
+			if !l.NoFollow && !p.NoFollow {
+				follow = append(follow, rl)
+			}
+		}
+	case r.feed != nil:
+		base, err := url.Parse(p.URL)
+		if err != nil {
+			return nil, nil
+		}
+		for _, group := range [][]string{locs(r.feed.URLs), locs(r.feed.Sitemaps)} {
+			for _, loc := range group {
+				u, err := urlnorm.Resolve(base, loc)
+				if err != nil {
+					continue
+				}
+				out = append(out, repo.Link{URL: u, Kind: repo.LinkSitemap})
+			}
+		}
+		follow = out
+		if err := a.sitemapDates(base, r); err != nil {
+			return nil, err
+		}
+	}
+	if err := a.b.SetOutLinks(p.URL, out); err != nil {
+		return nil, err
+	}
+	var fresh []string
+	reason := repo.ReasonLink
+	if r.feed != nil {
+		reason = repo.ReasonSitemap
+	}
+	for _, l := range follow {
+		ok, err := a.admit(p, l.URL, reason, 0)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			fresh = append(fresh, l.URL)
+		}
+	}
+	return fresh, nil
+}
+
+func locs(us []sitemap.URL) []string {
+	out := make([]string, len(us))
+	for i, u := range us {
+		out[i] = u.Loc
+	}
+	return out
+}
+
+// sitemapDates keeps the <lastmod> of sitemap entries on their pages.
+func (a *apply) sitemapDates(base *url.URL, r *result) error {
+	for _, e := range r.feed.URLs {
+		if e.LastMod.IsZero() {
+			continue
+		}
+		u, err := urlnorm.Resolve(base, e.Loc)
+		if err != nil {
+			continue
+		}
+		p, err := a.b.Page(u)
+		if errors.Is(err, repo.ErrNotFound) {
+			continue // admitted below with the date
+		}
+		if err != nil {
+			return err
+		}
+		if e.LastMod.After(p.SitemapLastMod) {
+			p.SitemapLastMod = e.LastMod
+			if err := a.b.PutPage(&p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// redirect records a redirect and admits its target as a new URL one hop
+// further along the chain.
+func (a *apply) redirect(p *repo.Page, r *result) ([]string, error) {
+	loc := r.res.header.Get("Location")
+	base, err := url.Parse(p.URL)
+	if err != nil || loc == "" {
+		return nil, nil
+	}
+	target, err := urlnorm.Resolve(base, loc)
+	if err != nil || target == p.URL {
+		return nil, nil
+	}
+	p.RedirectTo = target
+	if err := a.b.SetOutLinks(p.URL, []repo.Link{{URL: target, Kind: repo.LinkRedirect}}); err != nil {
+		return nil, err
+	}
+	if p.Hops+1 > a.w.c.cfg.Limits.MaxRedirects {
+		a.w.c.counters.limited.Add(1)
+		return nil, nil
+	}
+	ok, err := a.admit(p, target, repo.ReasonLink, p.Hops+1)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return []string{target}, nil
+}
+
+// admit records and queues target if it is new and within the limits; it
+// reports whether it did. src is the page that led to it.
+func (a *apply) admit(src *repo.Page, target string, reason repo.Reason, hops int) (bool, error) {
+	lim := a.w.c.cfg.Limits
+	depth := src.Depth + 1
+	if reason == repo.ReasonSitemap {
+		depth = max(src.Depth, 0) + 1
+	}
+	if reason != repo.ReasonSeed && !a.w.c.scope.allows(target) {
+		return false, nil // seeds define the scope; everything else must fall in it
+	}
+	if len(target) > lim.MaxURLLength || depth > lim.MaxDepth {
+		a.w.c.counters.limited.Add(1)
+		return false, nil
+	}
+	if _, err := a.b.Page(target); err == nil {
+		return false, nil
+	} else if !errors.Is(err, repo.ErrNotFound) {
+		return false, err
+	}
+	host := urlnorm.Host(target)
+	h, err := a.host(host)
+	if err != nil {
+		return false, err
+	}
+	if h.Pages >= lim.MaxPagesPerHost {
+		a.w.c.counters.limited.Add(1)
+		return false, nil
+	}
+	h.Pages++
+	p := repo.Page{URL: target, State: repo.StateQueued, Depth: depth, Source: src.URL, FirstSeen: a.now, Hops: hops}
+	if err := a.b.PutPage(&p); err != nil {
+		return false, err
+	}
+	item, err := a.w.f.Enqueue(a.b, target, reason, a.now)
+	if err != nil {
+		return false, err
+	}
+	a.queued = append(a.queued, item)
+	a.w.c.counters.admitted.Add(1)
+	return true, nil
+}
+
+// retry queues another attempt at due, unless the page failed too often.
+func (a *apply) retry(p *repo.Page, job frontier.Job, due time.Time) error {
+	p.Failures++
+	if p.Failures > a.w.c.cfg.Limits.MaxRetries {
+		return nil
+	}
+	reason := job.Reason
+	if reason.IsFirstFetch() {
+		reason = repo.ReasonRetry
+	}
+	item, err := a.w.f.Enqueue(a.b, p.URL, reason, due)
+	if err != nil {
+		return err
+	}
+	a.queued = append(a.queued, item)
+	return nil
+}
+
+// calm clears a host's back-off after a successful response.
+func (a *apply) calm(host string, h *repo.HostState) {
+	if h.Backoffs == 0 && h.BackoffUntil.IsZero() {
+		return
+	}
+	h.Backoffs, h.BackoffUntil = 0, time.Time{}
+	a.publishBackoff(host, h)
+}
+
+// publishBackoff stages the host cache update for after the commit.
+func (a *apply) publishBackoff(host string, h *repo.HostState) {
+	old, err := a.w.c.hosts.get(host)
+	if err != nil {
+		return // the record is committed; the cache reloads it on next use
+	}
+	info := *old
+	info.backoffUntil, info.backoffs = h.BackoffUntil, h.Backoffs
+	a.hostInfo[host] = &info
+}
+
+func linkKind(k extract.Kind) repo.LinkKind {
+	switch k {
+	case extract.KindCanonical:
+		return repo.LinkCanonical
+	case extract.KindFeed:
+		return repo.LinkFeed
+	case extract.KindRefresh:
+		return repo.LinkRefresh
+	default:
+		return repo.LinkAnchor
+	}
+}
