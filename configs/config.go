@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/pflag"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/eval/replay"
+	"github.com/deltaq/deltaq/eval/synthweb"
 	"github.com/deltaq/deltaq/frontier"
 )
 
@@ -24,6 +27,19 @@ type Config struct {
 	Repo     repo.Config     `mapstructure:"repo"`
 	Crawler  crawler.Config  `mapstructure:"crawler"`
 	Frontier frontier.Config `mapstructure:"frontier"`
+	Web      WebConfig       `mapstructure:"web"`
+}
+
+// WebConfig configures the test webs served by `deltaq web` and used by
+// the demo and the evaluations.
+type WebConfig struct {
+	Replay ReplayConfig    `mapstructure:"replay"`
+	Synth  synthweb.Config `mapstructure:"synth"`
+}
+
+// ReplayConfig configures the archive replay server.
+type ReplayConfig struct {
+	Latency time.Duration `mapstructure:"latency"`
 }
 
 // LogConfig selects the log level and format.
@@ -45,7 +61,8 @@ func (c *Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("log.format = %q: must be text or json", c.Log.Format))
 	}
-	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate(), c.Frontier.Validate(frontier.Policies()))
+	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate(), c.Frontier.Validate(frontier.Policies()),
+		replay.Options{Latency: c.Web.Replay.Latency}.Validate(), c.Web.Synth.Validate())
 	return errors.Join(errs...)
 }
 

@@ -167,7 +167,7 @@ func (c *Crawler) startProgress(ro RunOptions, start time.Time, before Snapshot)
 				return
 			case <-t.C:
 				s := c.summary(start, before)
-				line := fmt.Sprintf("crawl: %d fetched (%.0f/s), %d new, %d changed, %d unchanged, %d errors, %d queued",
+				line := fmt.Sprintf("crawl: %d fetched (%.0f/s), %d new, %d changed, %d unchanged, %d errors, %d admitted",
 					s.Fetched(), s.PagesPerSecond(), s.New, s.Changed, s.Unchanged, sum(s.Errors()), s.Admitted)
 				if tty {
 					fmt.Fprintf(ro.Progress, "\r\033[K%s", line)

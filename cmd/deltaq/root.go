@@ -30,6 +30,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "YAML file overriding configs/default.yaml")
 	root.PersistentFlags().String("log-level", "", "log level: debug, info, warn, error (log.level)")
 	root.AddCommand(
+		a.newCrawlCmd(),
+		a.newWebCmd(),
 		a.newConfigCmd(),
 		a.newVersionCmd(),
 	)

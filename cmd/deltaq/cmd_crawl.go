@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deltaq/deltaq/crawler"
+)
+
+// drainHorizon is how long a one-pass crawl waits for work that is queued
+// but not yet allowed to start (politeness, back-off). Hosts that must wait
+// longer (a failing robots.txt defers a host for crawler.robots.error_defer)
+// stay queued for the next run.
+const drainHorizon = time.Minute
+
+func (a *app) newCrawlCmd() *cobra.Command {
+	var (
+		dataDir  string
+		seeds    []string
+		maxPages int
+	)
+	cmd := &cobra.Command{
+		Use:   "crawl --data DIR --seeds URL... [--resolve HOST=ADDR] [--max-pages N]",
+		Short: "Crawl from seed URLs into the repository until nothing is left to fetch",
+		Long: `Crawl fetches the seeds and what they link to (within crawler.scope), obeying
+robots.txt and per-host politeness, and stores every fetch in the repository
+under --data. It stops when the queue is drained or --max-pages pages were
+fetched, printing progress on stderr and a summary at the end. Run it again
+without --seeds to resume where it stopped.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := a.load(cmd, map[string]string{
+				"resolve":       "crawler.resolve",
+				"allow-private": "crawler.allow_private",
+			})
+			if err != nil {
+				return err
+			}
+			if maxPages < 0 {
+				return fmt.Errorf("--max-pages = %d: must be >= 0", maxPages)
+			}
+			logger := a.logger(cfg)
+			db, err := openRepo(dataDir, cfg, logger)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			ctx := cmd.Context()
+			cr, err := newCrawl(ctx, db, cfg, nil, logger, nil)
+			if err != nil {
+				return err
+			}
+			if len(seeds) > 0 {
+				n, err := cr.c.Seed(ctx, cr.f, seeds)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stderr, "crawl: %d of %d seeds new\n", n, len(seeds))
+			} else if cr.f.Drained(drainHorizon) {
+				return errors.New("nothing to crawl: the queue is empty; give --seeds")
+			}
+			sum, err := cr.c.Run(ctx, cr.f, crawler.RunOptions{
+				Drain: true, DrainHorizon: drainHorizon, MaxPages: maxPages,
+				Progress: a.stderr, ProgressEvery: time.Second,
+			})
+			fmt.Fprint(a.stdout, sum)
+			if err != nil {
+				return err
+			}
+			if ctx.Err() != nil {
+				fmt.Fprintln(a.stderr, "crawl: interrupted; run again without --seeds to resume")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dataDir, "data", "", "data directory (repository and index)")
+	cmd.Flags().StringSliceVar(&seeds, "seeds", nil, "start URLs (comma-separated or repeated)")
+	cmd.Flags().IntVar(&maxPages, "max-pages", 0, "stop after this many page fetches (0 = no limit)")
+	cmd.Flags().StringArray("resolve", nil, "HOST=ADDR: send requests for HOST to ADDR, e.g. tldr-en.test=127.0.0.1:8081 (crawler.resolve)")
+	cmd.Flags().Bool("allow-private", false, "allow loopback and private addresses (crawler.allow_private)")
+	return cmd
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/eval/replay"
+	"github.com/deltaq/deltaq/eval/synthweb"
+)
+
+func (a *app) newWebCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "web",
+		Short: "Serve a test web on loopback: archive replay or the synthetic evolving web",
+	}
+	cmd.AddCommand(a.newWebReplayCmd(), a.newWebSynthCmd())
+	return cmd
+}
+
+func (a *app) newWebReplayCmd() *cobra.Command {
+	var (
+		dirs   []string
+		listen string
+		week   int
+	)
+	cmd := &cobra.Command{
+		Use:   "replay --archive DIR... --listen ADDR --week N",
+		Short: "Serve week N of weekly snapshot archives, each on <name>.test",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := a.load(cmd, nil)
+			if err != nil {
+				return err
+			}
+			if len(dirs) == 0 {
+				return errors.New("--archive: at least one archive directory is required")
+			}
+			var archives []*archive.Archive
+			for _, d := range dirs {
+				ar, err := archive.Open(d)
+				if err != nil {
+					return fmt.Errorf("--archive %s: %w", d, err)
+				}
+				archives = append(archives, ar)
+			}
+			srv, err := replay.New(archives, replay.Options{Latency: cfg.Web.Replay.Latency, Logger: a.logger(cfg)})
+			if err != nil {
+				return err
+			}
+			if err := srv.SetWeek(week); err != nil {
+				return fmt.Errorf("--week %d: %w", week, err)
+			}
+			return a.serveWeb(cmd.Context(), listen, srv, srv.Hosts(), fmt.Sprintf("week %d of %d", week, srv.Weeks()))
+		},
+	}
+	cmd.Flags().StringSliceVar(&dirs, "archive", nil, "archive directory (repeatable)")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8081", "address to listen on")
+	cmd.Flags().IntVar(&week, "week", 0, "week to serve")
+	return cmd
+}
+
+func (a *app) newWebSynthCmd() *cobra.Command {
+	var listen string
+	cmd := &cobra.Command{
+		Use:   "synth --listen ADDR --seed N [--adversarial]",
+		Short: "Serve the synthetic evolving web (and, with --adversarial, its traps)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := a.load(cmd, map[string]string{"seed": "web.synth.seed", "adversarial": "web.synth.adversarial"})
+			if err != nil {
+				return err
+			}
+			web, err := synthweb.New(synthweb.Options{Config: cfg.Web.Synth, Logger: a.logger(cfg)})
+			if err != nil {
+				return err
+			}
+			return a.serveWeb(cmd.Context(), listen, web, web.Hosts(), fmt.Sprintf("seed %d", cfg.Web.Synth.Seed))
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8082", "address to listen on")
+	cmd.Flags().Int64("seed", 0, "seed of the synthetic web (web.synth.seed)")
+	cmd.Flags().Bool("adversarial", false, "add the trap hosts (web.synth.adversarial)")
+	return cmd
+}
+
+// serveWeb serves h on listen until ctx ends, after telling the user how to
+// point a crawl at it.
+func (a *app) serveWeb(ctx context.Context, listen string, h http.Handler, hosts []string, what string) error {
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", listen, err)
+	}
+	addr := ln.Addr().String()
+	var resolve []string
+	for _, host := range hosts {
+		resolve = append(resolve, "--resolve "+host+"="+addr)
+	}
+	fmt.Fprintf(a.stdout, "serving %s on http://%s (hosts: %s)\n", what, addr, strings.Join(hosts, ", "))
+	fmt.Fprintf(a.stdout, "crawl it with: deltaq crawl --data DIR --allow-private %s --seeds http://%s/\n", strings.Join(resolve, " "), hosts[0])
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(shut)
+	}
+}

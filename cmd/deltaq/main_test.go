@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// binary is the deltaq executable built for tests that run it as a real
+// process (kill -9, signals).
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "deltaq-bin")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "deltaq")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("building deltaq for tests: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// run executes the command tree in process and returns stdout, stderr.
+func run(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd := newRootCmd(&out, &errb)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(t.Context())
+	return out.String(), errb.String(), err
+}
+
+func TestConfigPrintShowsEffectiveValues(t *testing.T) {
+	t.Setenv("DELTAQ_CRAWLER_POLITENESS_MIN_DELAY", "2s")
+	out, _, err := run(t, "config", "print", "--log-level", "debug")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"min_delay: 2s", "level: debug", "policy: uniform"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("config print lacks %q", want)
+		}
+	}
+}
+
+func TestBadInputGivesClearErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"crawl", "--seeds", "http://a.test/"}, "--data"},
+		{[]string{"crawl", "--data", t.TempDir(), "--seeds", "ftp://a.test/"}, "unsupported scheme"},
+		{[]string{"crawl", "--data", t.TempDir(), "--max-pages", "-1"}, "--max-pages = -1"},
+		{[]string{"crawl", "--data", t.TempDir(), "--resolve", "nohost"}, `crawler.resolve[0] = "nohost"`},
+		{[]string{"crawl", "--data", t.TempDir()}, "nothing to crawl"},
+		{[]string{"web", "replay", "--archive", t.TempDir()}, "--archive"},
+		{[]string{"config", "print", "--config", "/nonexistent.yaml"}, "nonexistent.yaml"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			_, _, err := run(t, c.args...)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want it to mention %q", err, c.want)
+			}
+		})
+	}
+}
