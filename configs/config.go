@@ -61,6 +61,9 @@ func (c *Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("log.format = %q: must be text or json", c.Log.Format))
 	}
+	if c.Frontier.Window > c.Repo.StatsKept {
+		errs = append(errs, fmt.Errorf("frontier.window = %d: must be <= repo.stats_kept (%d), the ΔQ measurements kept", c.Frontier.Window, c.Repo.StatsKept))
+	}
 	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate(), c.Frontier.Validate(frontier.Policies()),
 		replay.Options{Latency: c.Web.Replay.Latency}.Validate(), c.Web.Synth.Validate())
 	return errors.Join(errs...)

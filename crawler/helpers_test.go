@@ -61,7 +61,7 @@ func newEnv(t testing.TB, cfg *configs.Config, dir string, clk clock.Clock) *env
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy, err := frontier.NewPolicy(cfg.Frontier.Policy)
+	policy, err := frontier.NewPolicy(cfg.Frontier.Policy, cfg.Frontier, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

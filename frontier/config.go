@@ -14,6 +14,9 @@ type Config struct {
 	Split      SplitConfig  `mapstructure:"split"`
 	HostBuffer int          `mapstructure:"host_buffer"`
 	Spread     bool         `mapstructure:"spread"`
+	Tau        float64      `mapstructure:"tau"`
+	Explore    float64      `mapstructure:"explore"`
+	Window     int          `mapstructure:"window"`
 }
 
 // BudgetConfig is the fetch budget: at most Fetches page fetches per Period.
@@ -57,6 +60,15 @@ func (c Config) Validate(policies []string) error {
 	}
 	if s := c.Split.Recrawl + c.Split.Discovery; s > 1 {
 		bad("split.recrawl + split.discovery", s, "must be <= 1")
+	}
+	if c.Tau < 0 || c.Tau > 1 {
+		bad("tau", c.Tau, "must be in [0, 1]")
+	}
+	if c.Explore < 0 || c.Explore > 1 {
+		bad("explore", c.Explore, "must be in [0, 1]")
+	}
+	if c.Window < 1 {
+		bad("window", c.Window, "must be >= 1")
 	}
 	if c.HostBuffer < 1 || c.HostBuffer > 1024 {
 		bad("host_buffer", c.HostBuffer, "must be in [1, 1024]")

@@ -69,7 +69,7 @@ type Frontier struct {
 
 // New builds a frontier over db and loads the queue persisted there.
 func New(ctx context.Context, db *repo.DB, cfg Config, gate Gate, policy Policy, opts Options) (*Frontier, error) {
-	if err := cfg.Validate([]string{policy.Name()}); err != nil {
+	if err := cfg.Validate(Policies()); err != nil {
 		return nil, err
 	}
 	f := &Frontier{db: db, cfg: cfg, clock: opts.Clock, gate: gate, policy: policy, logger: opts.Logger}
@@ -486,7 +486,8 @@ func (f *Frontier) Plan(ctx context.Context) (int, error) {
 	if n == 0 {
 		return 0, nil
 	}
-	urls, err := f.policy.Select(ctx, now, n, candidates{db: f.db, exclude: pending})
+	plan := Plan{Now: now, N: n, Period: f.cfg.Budget.Period}
+	urls, err := f.policy.Select(ctx, plan, candidates{db: f.db, exclude: pending})
 	if err != nil {
 		return 0, fmt.Errorf("frontier: policy %s: %w", f.policy.Name(), err)
 	}

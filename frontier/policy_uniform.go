@@ -3,7 +3,6 @@ package frontier
 import (
 	"container/heap"
 	"context"
-	"time"
 )
 
 // Uniform re-fetches known pages round-robin: each period, the n pages
@@ -16,37 +15,38 @@ type Uniform struct{}
 func (Uniform) Name() string { return "uniform" }
 
 // Select implements Policy.
-func (Uniform) Select(ctx context.Context, now time.Time, n int, pages Pages) ([]string, error) {
-	top := newTopN(n)
+func (Uniform) Select(ctx context.Context, plan Plan, pages Pages) ([]string, error) {
+	top := newTopN(plan.N)
 	for p, err := range pages.Candidates(ctx) {
 		if err != nil {
 			return nil, err
 		}
-		// Older last fetch = higher score; ties broken by URL for determinism.
-		top.offer(p.URL, -float64(p.LastFetch.UnixNano()))
+		top.offer(p.URL, plan.periods(p.LastFetch), 0)
 	}
 	return top.urls(), nil
 }
 
-// topN keeps the n highest-scoring URLs seen, in a min-heap.
+// topN keeps the n best URLs seen, in a min-heap: highest score first,
+// then highest tie score, then the smaller URL, so every selection is
+// deterministic.
 type topN struct {
 	n int
 	h scoredHeap
 }
 
 type scored struct {
-	url   string
-	score float64
+	url        string
+	score, tie float64
 }
 
 func newTopN(n int) *topN { return &topN{n: n} }
 
-// offer considers url with score; among equal scores the smaller URL wins.
-func (t *topN) offer(url string, score float64) {
+// offer considers url.
+func (t *topN) offer(url string, score, tie float64) {
 	if t.n <= 0 {
 		return
 	}
-	s := scored{url, score}
+	s := scored{url, score, tie}
 	if len(t.h) < t.n {
 		heap.Push(&t.h, s)
 		return
@@ -68,10 +68,13 @@ func (t *topN) urls() []string {
 
 type scoredHeap []scored
 
-// less orders worse candidates first: lower score, then larger URL.
+// less orders worse candidates first.
 func (h scoredHeap) less(a, b scored) bool {
 	if a.score != b.score {
 		return a.score < b.score
+	}
+	if a.tie != b.tie {
+		return a.tie < b.tie
 	}
 	return a.url > b.url
 }

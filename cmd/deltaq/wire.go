@@ -42,7 +42,7 @@ func newCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, clk clock.C
 	if err != nil {
 		return nil, err
 	}
-	policy, err := frontier.NewPolicy(cfg.Frontier.Policy)
+	policy, err := frontier.NewPolicy(cfg.Frontier.Policy, cfg.Frontier, nil)
 	if err != nil {
 		return nil, err
 	}
