@@ -19,6 +19,7 @@ import (
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/synthweb"
 	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/internal/server"
 )
 
 // Config mirrors configs/default.yaml.
@@ -27,6 +28,7 @@ type Config struct {
 	Repo     repo.Config     `mapstructure:"repo"`
 	Crawler  crawler.Config  `mapstructure:"crawler"`
 	Frontier frontier.Config `mapstructure:"frontier"`
+	Server   server.Config   `mapstructure:"server"`
 	Web      WebConfig       `mapstructure:"web"`
 }
 
@@ -65,7 +67,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("frontier.window = %d: must be <= repo.stats_kept (%d), the ΔQ measurements kept", c.Frontier.Window, c.Repo.StatsKept))
 	}
 	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate(), c.Frontier.Validate(frontier.Policies()),
-		replay.Options{Latency: c.Web.Replay.Latency}.Validate(), c.Web.Synth.Validate())
+		c.Server.Validate(), replay.Options{Latency: c.Web.Replay.Latency}.Validate(), c.Web.Synth.Validate())
 	return errors.Join(errs...)
 }
 

@@ -1,0 +1,87 @@
+package httpserver
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+var cfg = Config{ReadHeaderTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second,
+	IdleTimeout: time.Second, MaxHeaderBytes: 1 << 16, ShutdownTimeout: 5 * time.Second}
+
+func TestServeAnswersAndShutsDownGracefully(t *testing.T) {
+	release, entered := make(chan struct{}), make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			close(entered)
+			<-release
+		}
+		io.WriteString(w, "ok")
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	addrc := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, "127.0.0.1:0", cfg, h, Options{Ready: func(a string) { addrc <- a }}) }()
+	addr := <-addrc
+	res, err := http.Get("http://" + addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if string(body) != "ok" {
+		t.Fatalf("body = %q", body)
+	}
+	// A request in flight at shutdown still completes.
+	slow := make(chan string, 1)
+	go func() {
+		res, err := http.Get("http://" + addr + "/slow")
+		if err != nil {
+			slow <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		slow <- string(b)
+	}()
+	<-entered
+	cancel()
+	close(release)
+	if got := <-slow; got != "ok" {
+		t.Fatalf("request in flight at shutdown got %q", got)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestListenTriesTheNextPorts(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	addr := taken.Addr().String()
+	if _, err := Listen(addr, 0); err == nil {
+		t.Fatal("listening on a taken port succeeded without retries")
+	}
+	ln, err := Listen(addr, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if ln.Addr().String() == addr {
+		t.Fatal("got the taken address")
+	}
+}
+
+func TestConfigValidateNamesKeys(t *testing.T) {
+	err := Config{}.Validate("server.http.")
+	if err == nil || !strings.Contains(err.Error(), "server.http.read_timeout = 0s: must be > 0") {
+		t.Fatalf("Validate() = %v", err)
+	}
+}

@@ -1,0 +1,48 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/deltaq/deltaq/internal/httpserver"
+)
+
+// Config holds the server's settings; defaults live in
+// configs/default.yaml under "server".
+type Config struct {
+	Listen        string            `mapstructure:"listen"`
+	HTTP          httpserver.Config `mapstructure:"http"`
+	SearchTimeout time.Duration     `mapstructure:"search_timeout"`
+	MaxQueryBytes int               `mapstructure:"max_query_bytes"`
+	MaxSize       int               `mapstructure:"max_size"`
+	MaxPage       int               `mapstructure:"max_page"`
+	DefaultSize   int               `mapstructure:"default_size"`
+}
+
+// Validate reports every problem in c, each naming its key.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(key string, v any, limit string) {
+		errs = append(errs, fmt.Errorf("server.%s = %v: %s", key, v, limit))
+	}
+	if c.Listen == "" {
+		bad("listen", `""`, "must be host:port")
+	}
+	if c.SearchTimeout <= 0 {
+		bad("search_timeout", c.SearchTimeout, "must be > 0")
+	}
+	if c.MaxQueryBytes < 1 {
+		bad("max_query_bytes", c.MaxQueryBytes, "must be >= 1")
+	}
+	if c.MaxSize < 1 {
+		bad("max_size", c.MaxSize, "must be >= 1")
+	}
+	if c.MaxPage < 1 {
+		bad("max_page", c.MaxPage, "must be >= 1")
+	}
+	if c.DefaultSize < 1 || c.DefaultSize > c.MaxSize {
+		bad("default_size", c.DefaultSize, "must be in [1, server.max_size]")
+	}
+	return errors.Join(append(errs, c.HTTP.Validate("server.http."))...)
+}

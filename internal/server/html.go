@@ -1,0 +1,142 @@
+package server
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+var pageTemplate = template.Must(template.New("search.html").Funcs(template.FuncMap{
+	"snippet": safeSnippet,
+}).ParseFS(templateFS, "templates/search.html"))
+
+type pageLink struct {
+	N       int
+	Href    string
+	Current bool
+}
+
+type pageData struct {
+	Query      string
+	Error      string
+	Response   *Response
+	First      int // rank of the first result on this page
+	Prev, Next string
+	Pages      []pageLink
+}
+
+func (s *Server) handleHTML(w http.ResponseWriter, r *http.Request) {
+	data := pageData{Query: r.URL.Query().Get("q")}
+	code := http.StatusOK
+	if strings.TrimSpace(data.Query) != "" {
+		userID(w, r)
+		req, ie := s.parseSearch(r)
+		var res Response
+		var err error
+		if ie == nil {
+			res, err = s.search(r, req)
+		}
+		switch {
+		case ie != nil:
+			data.Error, code = ie.Error(), http.StatusBadRequest
+		case err != nil:
+			if ie, ok := asInputError(err); ok {
+				data.Error, code = ie.Error(), http.StatusBadRequest
+			} else {
+				s.logger.Error("search failed", "err", err)
+				data.Error, code = "The search failed; please try again.", http.StatusInternalServerError
+			}
+		default:
+			data.Response = &res
+			data.First = (req.Page-1)*req.Size + 1
+			s.paginate(&data, req, res.Total)
+		}
+	}
+	var buf bytes.Buffer
+	if err := pageTemplate.Execute(&buf, data); err != nil {
+		s.logger.Error("render failed", "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
+	w.WriteHeader(code)
+	w.Write(buf.Bytes())
+}
+
+// paginate fills the links to neighbouring result pages (at most
+// server.max_page, and no further than the results go).
+func (s *Server) paginate(d *pageData, req Request, total uint64) {
+	last := int((total + uint64(req.Size) - 1) / uint64(req.Size))
+	last = min(last, s.cfg.MaxPage)
+	if last <= 1 {
+		return
+	}
+	href := func(p int) string {
+		v := url.Values{"q": {req.Query}, "page": {strconv.Itoa(p)}}
+		if req.Size != s.cfg.DefaultSize {
+			v.Set("size", strconv.Itoa(req.Size))
+		}
+		return "/?" + v.Encode()
+	}
+	if req.Page > 1 {
+		d.Prev = href(req.Page - 1)
+	}
+	if req.Page < last {
+		d.Next = href(req.Page + 1)
+	}
+	for p := max(1, req.Page-4); p <= min(last, req.Page+5); p++ {
+		d.Pages = append(d.Pages, pageLink{N: p, Href: href(p), Current: p == req.Page})
+	}
+}
+
+// safeSnippet renders a snippet keeping only <mark> elements: whatever the
+// backend sent, text is re-escaped and every other tag dropped, so a page's
+// content can never inject markup into the results.
+func safeSnippet(s string) template.HTML {
+	var b strings.Builder
+	z := html.NewTokenizer(strings.NewReader(s))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return template.HTML(b.String())
+		case html.TextToken:
+			b.WriteString(html.EscapeString(string(z.Text())))
+		case html.StartTagToken:
+			if name, _ := z.TagName(); string(name) == "mark" {
+				b.WriteString("<mark>")
+			}
+		case html.EndTagToken:
+			if name, _ := z.TagName(); string(name) == "mark" {
+				b.WriteString("</mark>")
+			}
+		}
+	}
+}
+
+func (s *Server) handleOpenSearch(w http.ResponseWriter, r *http.Request) {
+	base := "http://" + r.Host
+	if r.TLS != nil {
+		base = "https://" + r.Host
+	}
+	w.Header().Set("Content-Type", "application/opensearchdescription+xml; charset=utf-8")
+	fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?>
+<OpenSearchDescription xmlns="http://a9.com/-/spec/opensearch/1.1/">
+  <ShortName>deltaq</ShortName>
+  <Description>Search the pages deltaq keeps fresh</Description>
+  <InputEncoding>UTF-8</InputEncoding>
+  <Url type="text/html" method="get" template="%[1]s/?q={searchTerms}&amp;page={startPage?}"/>
+  <Url type="application/json" method="get" template="%[1]s/api/v1/search?q={searchTerms}&amp;page={startPage?}&amp;size={count?}"/>
+</OpenSearchDescription>
+`, template.HTMLEscapeString(base))
+}

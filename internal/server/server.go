@@ -1,0 +1,225 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Deps are what the server serves.
+type Deps struct {
+	Search Searcher
+	Pages  Pages
+	// Explain computes a page's recrawl estimate for the page report; nil
+	// leaves it out.
+	Explain func(ctx context.Context, url string) (any, error)
+	// Registry receives the server's metrics and is served on /metrics;
+	// nil means a fresh registry.
+	Registry *prometheus.Registry
+	Logger   *slog.Logger
+	// Extra routes mounted as given (click redirects, the advertiser API).
+	Extra map[string]http.Handler
+}
+
+// Server is the HTTP handler of the search engine.
+type Server struct {
+	cfg     Config
+	deps    Deps
+	mux     *http.ServeMux
+	logger  *slog.Logger
+	latency *prometheus.HistogramVec
+}
+
+// UserCookie is the name of the cookie carrying the user id, which seeds
+// rank promotion per (user, query) and attributes clicks.
+const UserCookie = "deltaq_uid"
+
+// New builds the handler.
+func New(cfg Config, deps Deps) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if deps.Search == nil || deps.Pages == nil {
+		return nil, errors.New("server: Search and Pages are required")
+	}
+	s := &Server{cfg: cfg, deps: deps, mux: http.NewServeMux(), logger: deps.Logger}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	s.logger = s.logger.With("component", "server")
+	if s.deps.Registry == nil {
+		s.deps.Registry = prometheus.NewRegistry()
+	}
+	s.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: "deltaq", Subsystem: "search", Name: "request_duration_seconds",
+		Help:    "Time to answer a search request, by route and status code.",
+		Buckets: []float64{.0005, .001, .002, .005, .01, .02, .05, .1, .2, .5, 1, 2, 5},
+	}, []string{"route", "code"})
+	if err := s.deps.Registry.Register(s.latency); err != nil {
+		return nil, fmt.Errorf("server: metrics: %w", err)
+	}
+	s.mux.HandleFunc("GET /{$}", s.timed("page", s.handleHTML))
+	s.mux.HandleFunc("GET /api/v1/search", s.timed("api", s.handleSearch))
+	s.mux.HandleFunc("GET /api/v1/page", s.handlePage)
+	s.mux.HandleFunc("GET /opensearch.xml", s.handleOpenSearch)
+	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	})
+	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{}))
+	for pattern, h := range deps.Extra {
+		s.mux.Handle(pattern, h)
+	}
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	s.mux.ServeHTTP(w, r)
+}
+
+// statusWriter remembers the status code for metrics.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.code = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (s *Server) timed(route string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+		h(sw, r)
+		s.latency.WithLabelValues(route, strconv.Itoa(sw.code)).Observe(time.Since(start).Seconds())
+	}
+}
+
+// parseSearch validates the search parameters against the limits.
+func (s *Server) parseSearch(r *http.Request) (Request, *InputError) {
+	q := r.URL.Query()
+	req := Request{Query: strings.TrimSpace(q.Get("q")), Page: 1, Size: s.cfg.DefaultSize}
+	if len(q.Get("q")) > s.cfg.MaxQueryBytes {
+		return req, &InputError{Field: "q", Message: fmt.Sprintf("%d bytes: longer than the %d-byte limit", len(q.Get("q")), s.cfg.MaxQueryBytes), Limit: s.cfg.MaxQueryBytes}
+	}
+	if req.Query == "" {
+		return req, &InputError{Field: "q", Message: "missing: give a query"}
+	}
+	num := func(field string, def, lo, hi int) (int, *InputError) {
+		v := q.Get(field)
+		if v == "" {
+			return def, nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return 0, &InputError{Field: field, Message: fmt.Sprintf("%q is not a whole number", v), Limit: hi}
+		}
+		if n < lo || n > hi {
+			return 0, &InputError{Field: field, Message: fmt.Sprintf("%d is outside [%d, %d]", n, lo, hi), Limit: hi}
+		}
+		return n, nil
+	}
+	var ie *InputError
+	if req.Page, ie = num("page", 1, 1, s.cfg.MaxPage); ie != nil {
+		return req, ie
+	}
+	if req.Size, ie = num("size", s.cfg.DefaultSize, 1, s.cfg.MaxSize); ie != nil {
+		return req, ie
+	}
+	if c, err := r.Cookie(UserCookie); err == nil && validUserID(c.Value) {
+		req.User = c.Value
+	}
+	return req, nil
+}
+
+func (s *Server) search(r *http.Request, req Request) (Response, error) {
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.SearchTimeout)
+	defer cancel()
+	start := time.Now()
+	res, err := s.deps.Search.Search(ctx, req)
+	if err != nil {
+		return res, err
+	}
+	if res.Took == 0 {
+		res.Took = time.Since(start)
+	}
+	res.TookMS = float64(res.Took.Microseconds()) / 1000
+	res.Query, res.Page, res.Size = req.Query, req.Page, req.Size
+	if res.Results == nil {
+		res.Results = []Result{}
+	}
+	return res, nil
+}
+
+func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
+	req, ie := s.parseSearch(r)
+	if ie != nil {
+		writeJSON(w, http.StatusBadRequest, ie)
+		return
+	}
+	res, err := s.search(r, req)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// fail answers a failed request: 400 for bad input, 504 for a timeout,
+// 500 (logged) otherwise.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if ie, ok := asInputError(err); ok {
+		writeJSON(w, http.StatusBadRequest, ie)
+		return
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		writeJSON(w, http.StatusGatewayTimeout, map[string]string{"error": "the search took longer than server.search_timeout"})
+		return
+	}
+	s.logger.Error("request failed", "url", r.URL.String(), "err", err)
+	writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "internal error"})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(true)
+	enc.Encode(v)
+}
+
+// userID returns the user's id cookie, setting a new one if absent.
+func userID(w http.ResponseWriter, r *http.Request) string {
+	if c, err := r.Cookie(UserCookie); err == nil && validUserID(c.Value) {
+		return c.Value
+	}
+	var b [16]byte
+	rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
+	http.SetCookie(w, &http.Cookie{Name: UserCookie, Value: id, Path: "/", MaxAge: 365 * 24 * 3600,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	return id
+}
+
+func validUserID(v string) bool {
+	if len(v) != 32 {
+		return false
+	}
+	_, err := hex.DecodeString(v)
+	return err == nil
+}

@@ -1,0 +1,273 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/internal/httpserver"
+)
+
+var testConfig = Config{
+	Listen: "127.0.0.1:0",
+	HTTP: httpserver.Config{ReadHeaderTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second,
+		IdleTimeout: time.Second, MaxHeaderBytes: 1 << 16, ShutdownTimeout: time.Second},
+	SearchTimeout: time.Second, MaxQueryBytes: 1000, MaxSize: 100, MaxPage: 1000, DefaultSize: 10,
+}
+
+// fakeSearch returns total results numbered from the requested offset, with
+// snippets that try to inject markup.
+type fakeSearch struct {
+	total int
+	last  Request
+}
+
+func (f *fakeSearch) Search(_ context.Context, r Request) (Response, error) {
+	f.last = r
+	if strings.Contains(r.Query, `"unclosed`) {
+		return Response{}, fmt.Errorf("parse: %w", &InputError{Field: "q", Message: "unclosed quote"})
+	}
+	var res Response
+	res.Total = uint64(f.total)
+	for i := (r.Page - 1) * r.Size; i < min(f.total, r.Page*r.Size); i++ {
+		res.Results = append(res.Results, Result{
+			URL:     fmt.Sprintf("http://a.test/%d", i),
+			Title:   fmt.Sprintf("Result <b>%d</b>", i),
+			Snippet: fmt.Sprintf(`about <mark>%s</mark> <script>alert(1)</script><img src=x onerror=alert(2)> &amp; more`, r.Query),
+			Score:   1 / float64(i+1),
+		})
+	}
+	return res, nil
+}
+
+func newTestServer(t *testing.T, fs *fakeSearch, pages Pages) *httptest.Server {
+	t.Helper()
+	if pages == nil {
+		db, err := repo.Open("", repo.Config{VersionsKept: 2, FetchLogKept: 4, StatsKept: 4, CacheBytes: 1 << 20}, repo.Options{FS: vfs.NewMem()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		pages = db
+	}
+	s, err := New(testConfig, Deps{Search: fs, Pages: pages})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func get(t *testing.T, srv *httptest.Server, path string) (int, string, http.Header) {
+	t.Helper()
+	res, err := http.Get(srv.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b), res.Header
+}
+
+func TestBadSearchInputAnswers400NamingFieldAndLimit(t *testing.T) {
+	srv := newTestServer(t, &fakeSearch{total: 5}, nil)
+	long := strings.Repeat("a", 1001)
+	for _, c := range []struct {
+		name, query     string
+		field, contains string
+	}{
+		{"missing q", "", "q", "missing"},
+		{"blank q", "q=%20%20", "q", "missing"},
+		{"q over 1000 bytes", "q=" + long, "q", "1001 bytes: longer than the 1000-byte limit"},
+		{"size zero", "q=x&size=0", "size", "0 is outside [1, 100]"},
+		{"size over 100", "q=x&size=101", "size", "101 is outside [1, 100]"},
+		{"size not a number", "q=x&size=ten", "size", `"ten" is not a whole number`},
+		{"page zero", "q=x&page=0", "page", "0 is outside [1, 1000]"},
+		{"page over 1000", "q=x&page=1001", "page", "1001 is outside [1, 1000]"},
+		{"syntax error from the engine", "q=%22unclosed", "q", "unclosed quote"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, body, h := get(t, srv, "/api/v1/search?"+c.query)
+			if code != http.StatusBadRequest {
+				t.Fatalf("status %d, want 400: %s", code, body)
+			}
+			if !strings.HasPrefix(h.Get("Content-Type"), "application/json") {
+				t.Fatalf("content type %q", h.Get("Content-Type"))
+			}
+			var e InputError
+			if err := json.Unmarshal([]byte(body), &e); err != nil {
+				t.Fatalf("not JSON: %s", body)
+			}
+			if e.Field != c.field || !strings.Contains(e.Message, c.contains) {
+				t.Fatalf("error %+v, want field %q and %q", e, c.field, c.contains)
+			}
+		})
+	}
+}
+
+func TestSearchJSONShape(t *testing.T) {
+	fs := &fakeSearch{total: 25}
+	srv := newTestServer(t, fs, nil)
+	code, body, _ := get(t, srv, "/api/v1/search?q=tar&page=3&size=10")
+	if code != 200 {
+		t.Fatalf("status %d: %s", code, body)
+	}
+	var res struct {
+		Query   string  `json:"query"`
+		Total   uint64  `json:"total"`
+		TookMS  float64 `json:"took_ms"`
+		Page    int     `json:"page"`
+		Size    int     `json:"size"`
+		Results []struct {
+			URL, Title, Snippet string
+			Score               float64
+			FetchedAt           time.Time `json:"fetched_at"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(body), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Query != "tar" || res.Total != 25 || res.Page != 3 || res.Size != 10 || len(res.Results) != 5 || res.Results[0].URL != "http://a.test/20" {
+		t.Fatalf("response = %+v", res)
+	}
+	if fs.last.Page != 3 || fs.last.Size != 10 {
+		t.Fatalf("backend got %+v", fs.last)
+	}
+}
+
+func TestXSSProbeComesBackEscaped(t *testing.T) {
+	srv := newTestServer(t, &fakeSearch{total: 3}, nil)
+	probe := `<script>alert("x")</script>`
+	_, body, _ := get(t, srv, "/api/v1/search?q="+url.QueryEscape(probe))
+	if strings.Contains(body, "<script>") {
+		t.Fatalf("JSON carries a raw <script>: %s", body)
+	}
+	code, page, h := get(t, srv, "/?q="+url.QueryEscape(probe))
+	if code != 200 {
+		t.Fatalf("status %d", code)
+	}
+	if strings.Contains(page, "<script") || strings.Contains(page, "onerror") || strings.Contains(page, "<img") || strings.Contains(page, "<b>") {
+		t.Fatalf("HTML page carries unescaped markup:\n%s", page)
+	}
+	if !strings.Contains(page, "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;") {
+		t.Fatalf("the query is not shown escaped")
+	}
+	if !strings.Contains(page, "<mark>") {
+		t.Fatal("snippet highlights were lost")
+	}
+	if !strings.Contains(h.Get("Content-Security-Policy"), "default-src 'none'") {
+		t.Fatal("no Content-Security-Policy")
+	}
+}
+
+func TestHTMLPaginationAndUserCookie(t *testing.T) {
+	srv := newTestServer(t, &fakeSearch{total: 35}, nil)
+	res, err := http.Get(srv.URL + "/?q=tar&page=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	page := string(b)
+	for _, want := range []string{`35 results in`, `start="11"`, `href="/?page=1&amp;q=tar" rel="prev"`, `href="/?page=3&amp;q=tar" rel="next"`, `<span aria-current="page">2</span>`, "Result &lt;b&gt;10&lt;/b&gt;"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page 2 lacks %q", want)
+		}
+	}
+	if strings.Contains(page, `page=5`) {
+		t.Error("links past the last page (4)")
+	}
+	var uid string
+	for _, c := range res.Cookies() {
+		if c.Name == UserCookie {
+			uid = c.Value
+			if !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
+				t.Errorf("user cookie flags: %+v", c)
+			}
+		}
+	}
+	if !validUserID(uid) {
+		t.Fatalf("no valid user id cookie set: %q", uid)
+	}
+	// The home page without a query shows the form and no results.
+	code, home, _ := get(t, srv, "/")
+	if code != 200 || !strings.Contains(home, `<input type="search" name="q"`) || strings.Contains(home, `id="results"`) {
+		t.Fatalf("home page: %d", code)
+	}
+}
+
+func TestPageReport(t *testing.T) {
+	db, err := repo.Open("", repo.Config{VersionsKept: 2, FetchLogKept: 4, StatsKept: 4, CacheBytes: 1 << 20}, repo.Options{FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	at := time.Date(2023, 1, 30, 0, 0, 0, 0, time.UTC)
+	b := db.NewBatch(context.Background())
+	b.PutPage(&repo.Page{URL: "http://a.test/p", State: repo.StateLive, Fetches: 1, LastFetch: at, Version: at, Title: "P"})
+	b.AddVersion("http://a.test/p", &repo.Version{FetchedAt: at, Title: "P", Text: "text"})
+	b.LogFetch("http://a.test/p", &repo.FetchRecord{At: at, Outcome: repo.OutcomeOK, HTTPStatus: 200, Difference: -1})
+	b.SetOutLinks("http://a.test/p", []repo.Link{{URL: "http://a.test/q"}})
+	b.PutDeltaQ("http://a.test/p", &repo.DeltaQ{At: at, LastFetch: at.Add(-time.Hour), Value: 0.25, Terms: 3})
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	srv := newTestServer(t, &fakeSearch{}, db)
+	code, body, _ := get(t, srv, "/api/v1/page?url="+url.QueryEscape("HTTP://A.test:80/p#frag"))
+	if code != 200 {
+		t.Fatalf("status %d: %s", code, body)
+	}
+	var rep pageReport
+	if err := json.Unmarshal([]byte(body), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.URL != "http://a.test/p" || rep.State != "live" || len(rep.History) != 1 || len(rep.Versions) != 1 ||
+		len(rep.LinksOut) != 1 || rep.LinksOut[0].Kind != "anchor" || len(rep.DeltaQ) != 1 || rep.DeltaQ[0].Value != 0.25 {
+		t.Fatalf("report = %+v", rep)
+	}
+	if code, _, _ := get(t, srv, "/api/v1/page?url="+url.QueryEscape("http://a.test/unknown")); code != 404 {
+		t.Fatalf("unknown page: %d, want 404", code)
+	}
+	for _, q := range []string{"", "url=ftp%3A%2F%2Fa.test%2F", "url=" + strings.Repeat("x", 3000)} {
+		if code, body, _ := get(t, srv, "/api/v1/page?"+q); code != 400 || !strings.Contains(body, `"field":"url"`) {
+			t.Fatalf("/api/v1/page?%.30s: %d %s", q, code, body)
+		}
+	}
+}
+
+func TestOpenSearchHealthAndMetrics(t *testing.T) {
+	srv := newTestServer(t, &fakeSearch{total: 1}, nil)
+	get(t, srv, "/api/v1/search?q=x")
+	if code, body, _ := get(t, srv, "/opensearch.xml"); code != 200 || !strings.Contains(body, "/?q={searchTerms}") {
+		t.Fatalf("opensearch: %d %s", code, body)
+	}
+	if code, body, _ := get(t, srv, "/healthz"); code != 200 || strings.TrimSpace(body) != "ok" {
+		t.Fatalf("healthz: %d %q", code, body)
+	}
+	code, body, _ := get(t, srv, "/metrics")
+	if code != 200 || !strings.Contains(body, `deltaq_search_request_duration_seconds_count{code="200",route="api"} 1`) {
+		t.Fatalf("metrics: %d\n%s", code, body)
+	}
+	if code, _, _ := get(t, srv, "/nope"); code != 404 {
+		t.Fatalf("unknown path: %d", code)
+	}
+	res, err := http.Post(srv.URL+"/api/v1/search?q=x", "text/plain", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusMethodNotAllowed {
+		t.Fatalf("POST search: %d, want 405", res.StatusCode)
+	}
+}
