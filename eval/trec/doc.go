@@ -1,0 +1,19 @@
+// Package trec reads and writes TREC run and qrels files and computes the
+// retrieval measures of `deltaq eval ir` exactly as trec_eval defines them:
+// nDCG@10 (ndcg_cut.10), MAP (map), MRR (recip_rank), P@10 (P_10) and R@100
+// (recall_100).
+//
+// trec_eval's conventions, kept here: a run's documents are ordered by
+// score, descending, ties broken by docno in descending byte order (the
+// rank column is ignored); a document is relevant when its qrels value is
+// at least 1; nDCG's gain is the qrels value and rank i (1-based) is
+// discounted by log2(i) for i ≥ 2 and not at all at rank 1 (Järvelin and
+// Kekäläinen's original form); the measures of a topic with no relevant
+// document are 0; means are over the topics that appear in both the run
+// and the qrels.
+//
+//	qrels, err := trec.ReadQrels(f)
+//	run := trec.Run{"301": {{Doc: "d1", Score: 2.5}, ...}}
+//	err = run.Write(w, "deltaq")
+//	m := trec.Evaluate(run, qrels) // per topic and mean
+package trec

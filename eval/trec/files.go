@@ -1,0 +1,140 @@
+package trec
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Qrels maps topic → document → relevance value.
+type Qrels map[string]map[string]int
+
+// ReadQrels reads "topic iteration docno relevance" lines.
+func ReadQrels(r io.Reader) (Qrels, error) {
+	q := Qrels{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 4 {
+			return nil, fmt.Errorf("trec: qrels line %d: want 4 fields (topic iteration docno relevance), got %d", n, len(f))
+		}
+		rel, err := strconv.Atoi(f[3])
+		if err != nil {
+			return nil, fmt.Errorf("trec: qrels line %d: relevance %q is not an integer", n, f[3])
+		}
+		if q[f[0]] == nil {
+			q[f[0]] = map[string]int{}
+		}
+		if _, dup := q[f[0]][f[2]]; dup {
+			return nil, fmt.Errorf("trec: qrels line %d: document %s judged twice for topic %s", n, f[2], f[0])
+		}
+		q[f[0]][f[2]] = rel
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("trec: qrels: %w", err)
+	}
+	return q, nil
+}
+
+// Hit is one retrieved document.
+type Hit struct {
+	Doc   string
+	Score float64
+}
+
+// Run maps topic → retrieved documents.
+type Run map[string][]Hit
+
+// ordered returns a topic's hits in trec_eval's order: score descending,
+// ties by docno descending.
+func ordered(hits []Hit) []Hit {
+	out := append([]Hit(nil), hits...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].Doc > out[j].Doc
+	})
+	return out
+}
+
+// Write writes the run in TREC format, "topic Q0 docno rank score tag",
+// topics in lexical order and hits in evaluation order.
+func (r Run) Write(w io.Writer, tag string) error {
+	topics := make([]string, 0, len(r))
+	for t := range r {
+		topics = append(topics, t)
+	}
+	sort.Strings(topics)
+	bw := bufio.NewWriter(w)
+	for _, t := range topics {
+		for i, h := range ordered(r[t]) {
+			if strings.ContainsAny(h.Doc, " \t\n") {
+				return fmt.Errorf("trec: run: topic %s: docno %q contains white space", t, h.Doc)
+			}
+			fmt.Fprintf(bw, "%s Q0 %s %d %.6f %s\n", t, h.Doc, i+1, h.Score, tag)
+		}
+	}
+	return bw.Flush()
+}
+
+// ReadRun reads a run file.
+func ReadRun(r io.Reader) (Run, error) {
+	run := Run{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 6 {
+			return nil, fmt.Errorf("trec: run line %d: want 6 fields (topic Q0 docno rank score tag), got %d", n, len(f))
+		}
+		s, err := strconv.ParseFloat(f[4], 64)
+		if err != nil {
+			return nil, fmt.Errorf("trec: run line %d: score %q: %w", n, f[4], err)
+		}
+		run[f[0]] = append(run[f[0]], Hit{Doc: f[2], Score: s})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("trec: run: %w", err)
+	}
+	return run, nil
+}
+
+// Topic is one query of a topics file.
+type Topic struct {
+	ID, Query string
+}
+
+// ReadTopics reads "id<TAB>query" lines (the format of the TREC Million
+// Query topics in querylogs/trec-mq.tsv).
+func ReadTopics(r io.Reader) ([]Topic, error) {
+	var out []Topic
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		id, q, ok := strings.Cut(line, "\t")
+		if !ok || strings.TrimSpace(id) == "" {
+			return nil, fmt.Errorf("trec: topics line %d: want id<TAB>query", n)
+		}
+		out = append(out, Topic{ID: strings.TrimSpace(id), Query: strings.TrimSpace(q)})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("trec: topics: %w", err)
+	}
+	return out, nil
+}

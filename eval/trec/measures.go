@@ -1,0 +1,115 @@
+package trec
+
+import (
+	"math"
+	"sort"
+)
+
+// Measures are the retrieval measures of one topic, or their means.
+type Measures struct {
+	NDCG10 float64 // ndcg_cut.10
+	MAP    float64 // map (average precision for one topic)
+	MRR    float64 // recip_rank
+	P10    float64 // P_10
+	R100   float64 // recall_100
+}
+
+// Result holds per-topic measures and their means.
+type Result struct {
+	Topics map[string]Measures
+	Mean   Measures
+	// Evaluated counts topics in both run and qrels; Missing lists qrels
+	// topics the run did not answer (trec_eval leaves them out of the mean
+	// unless -c is given).
+	Evaluated int
+	Missing   []string
+}
+
+// Evaluate computes the measures of run against qrels.
+func Evaluate(run Run, qrels Qrels) Result {
+	res := Result{Topics: map[string]Measures{}}
+	for t, judged := range qrels {
+		hits, ok := run[t]
+		if !ok {
+			res.Missing = append(res.Missing, t)
+			continue
+		}
+		m := topicMeasures(ordered(hits), judged)
+		res.Topics[t] = m
+		res.Evaluated++
+		res.Mean.NDCG10 += m.NDCG10
+		res.Mean.MAP += m.MAP
+		res.Mean.MRR += m.MRR
+		res.Mean.P10 += m.P10
+		res.Mean.R100 += m.R100
+	}
+	sort.Strings(res.Missing)
+	if n := float64(res.Evaluated); n > 0 {
+		res.Mean.NDCG10 /= n
+		res.Mean.MAP /= n
+		res.Mean.MRR /= n
+		res.Mean.P10 /= n
+		res.Mean.R100 /= n
+	}
+	return res
+}
+
+func topicMeasures(hits []Hit, judged map[string]int) Measures {
+	var m Measures
+	numRel := 0
+	var gains []int // relevance values ≥ 1, for the ideal ranking
+	for _, rel := range judged {
+		if rel >= 1 {
+			numRel++
+			gains = append(gains, rel)
+		}
+	}
+	relRet, relRet10, relRet100 := 0, 0, 0
+	sumPrec, dcg := 0.0, 0.0
+	for i, h := range hits {
+		rel := judged[h.Doc]
+		if rel >= 1 {
+			relRet++
+			sumPrec += float64(relRet) / float64(i+1)
+			if m.MRR == 0 {
+				m.MRR = 1 / float64(i+1)
+			}
+			if i < 10 {
+				relRet10++
+			}
+			if i < 100 {
+				relRet100++
+			}
+		}
+		if i < 10 && rel > 0 {
+			dcg += float64(rel) / discount(i)
+		}
+	}
+	if numRel == 0 {
+		return Measures{}
+	}
+	m.MAP = sumPrec / float64(numRel)
+	m.P10 = float64(relRet10) / 10
+	m.R100 = float64(relRet100) / float64(numRel)
+	sort.Sort(sort.Reverse(sort.IntSlice(gains)))
+	ideal := 0.0
+	for i, g := range gains {
+		if i >= 10 {
+			break
+		}
+		ideal += float64(g) / discount(i)
+	}
+	if ideal > 0 {
+		m.NDCG10 = dcg / ideal
+	}
+	return m
+}
+
+// discount is trec_eval's nDCG discount for the 0-based rank i: 1 at the
+// top, log2(i+1) below it.
+func discount(i int) float64 {
+	if i == 0 {
+		return 1
+	}
+	return math.Log2(float64(i + 1))
+}

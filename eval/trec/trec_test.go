@@ -1,0 +1,111 @@
+package trec
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+)
+
+const qrelsText = `
+1 0 a 1
+1 0 b 0
+1 0 c 2
+1 0 d 1
+2 0 x 0
+2 0 y 0
+3 0 z 1
+`
+
+func TestMeasuresMatchHandComputedValues(t *testing.T) {
+	qrels, err := ReadQrels(strings.NewReader(qrelsText))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := Run{
+		// Topic 1: scores tie between b and c; trec_eval breaks the tie by
+		// docno descending, so c (2) ranks above b (0). Order: a, c, b, e, d.
+		"1": {{"a", 3}, {"b", 2}, {"c", 2}, {"e", 1}, {"d", 0.5}},
+		// Topic 2: no relevant document at all.
+		"2": {{"x", 1}, {"y", 0.5}},
+		// Topic 4 is not judged and is ignored.
+		"4": {{"q", 1}},
+	}
+	res := Evaluate(run, qrels)
+	if res.Evaluated != 2 || len(res.Missing) != 1 || res.Missing[0] != "3" {
+		t.Fatalf("evaluated %d, missing %v; want 2 and [3]", res.Evaluated, res.Missing)
+	}
+	m := res.Topics["1"]
+	// Relevant: a (1), c (2), d (1); R = 3. Ranks: a=1, c=2, d=5.
+	wantAP := (1.0/1 + 2.0/2 + 3.0/5) / 3
+	// DCG: a at 1 → 1; c at 2 → 2/log2(2) = 2; d at 5 → 1/log2(5).
+	dcg := 1 + 2 + 1/math.Log2(5)
+	// Ideal: 2, 1, 1 → 2 + 1/log2(2) + 1/log2(3).
+	idcg := 2 + 1 + 1/math.Log2(3)
+	want := Measures{NDCG10: dcg / idcg, MAP: wantAP, MRR: 1, P10: 0.3, R100: 1}
+	if !near(m, want) {
+		t.Fatalf("topic 1 = %+v\nwant      %+v", m, want)
+	}
+	if z := res.Topics["2"]; z != (Measures{}) {
+		t.Fatalf("topic without relevant documents = %+v, want zeros", z)
+	}
+	mean := Measures{NDCG10: want.NDCG10 / 2, MAP: want.MAP / 2, MRR: 0.5, P10: 0.15, R100: 0.5}
+	if !near(res.Mean, mean) {
+		t.Fatalf("mean = %+v, want %+v", res.Mean, mean)
+	}
+}
+
+func TestFirstRelevantRankAndCutoffs(t *testing.T) {
+	qrels := Qrels{"t": {"r": 1}}
+	var hits []Hit
+	for i := range 150 {
+		hits = append(hits, Hit{Doc: "n" + string(rune('a'+i%26)) + string(rune('a'+i/26)), Score: float64(200 - i)})
+	}
+	hits = append(hits, Hit{Doc: "r", Score: 200 - 11.5}) // twelve documents score higher: rank 13
+	m := Evaluate(Run{"t": hits}, qrels).Topics["t"]
+	if math.Abs(m.MRR-1.0/13) > 1e-12 || m.P10 != 0 || m.R100 != 1 || m.NDCG10 != 0 {
+		t.Fatalf("measures = %+v; want MRR 1/13 (rank 13), P@10 0, R@100 1, nDCG@10 0", m)
+	}
+}
+
+func TestRunRoundTripAndOrdering(t *testing.T) {
+	run := Run{"2": {{"b", 1}, {"c", 1}, {"a", 5}}, "1": {{"z", 0}}}
+	var buf bytes.Buffer
+	if err := run.Write(&buf, "deltaq"); err != nil {
+		t.Fatal(err)
+	}
+	want := "1 Q0 z 1 0.000000 deltaq\n2 Q0 a 1 5.000000 deltaq\n2 Q0 c 2 1.000000 deltaq\n2 Q0 b 3 1.000000 deltaq\n"
+	if buf.String() != want {
+		t.Fatalf("run file:\n%s\nwant\n%s", buf.String(), want)
+	}
+	back, err := ReadRun(&buf)
+	if err != nil || len(back["2"]) != 3 {
+		t.Fatalf("ReadRun = %v, %v", back, err)
+	}
+	if err := (Run{"1": {{"bad doc", 1}}}).Write(&buf, "x"); err == nil {
+		t.Fatal("a docno with a space was written")
+	}
+}
+
+func TestBadFilesGiveLineNumbers(t *testing.T) {
+	for _, c := range []struct {
+		in, want string
+		read     func(string) error
+	}{
+		{"1 0 a\n", "qrels line 1: want 4 fields", func(s string) error { _, err := ReadQrels(strings.NewReader(s)); return err }},
+		{"1 0 a 1\n1 0 a 0\n", "qrels line 2: document a judged twice", func(s string) error { _, err := ReadQrels(strings.NewReader(s)); return err }},
+		{"1 0 a x\n", `qrels line 1: relevance "x"`, func(s string) error { _, err := ReadQrels(strings.NewReader(s)); return err }},
+		{"1 Q0 a 1 nan? t\n", "run line 1: score", func(s string) error { _, err := ReadRun(strings.NewReader(s)); return err }},
+		{"no tab here\n", "topics line 1", func(s string) error { _, err := ReadTopics(strings.NewReader(s)); return err }},
+	} {
+		if err := c.read(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err = %v, want %q", c.in, err, c.want)
+		}
+	}
+}
+
+func near(a, b Measures) bool {
+	const eps = 1e-12
+	return math.Abs(a.NDCG10-b.NDCG10) < eps && math.Abs(a.MAP-b.MAP) < eps && math.Abs(a.MRR-b.MRR) < eps &&
+		math.Abs(a.P10-b.P10) < eps && math.Abs(a.R100-b.R100) < eps
+}
