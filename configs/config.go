@@ -16,6 +16,8 @@ import (
 
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/discovery"
+	"github.com/deltaq/deltaq/eval/discoveryeval"
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/synthweb"
 	"github.com/deltaq/deltaq/frontier"
@@ -28,8 +30,15 @@ type Config struct {
 	Repo     repo.Config     `mapstructure:"repo"`
 	Crawler  crawler.Config  `mapstructure:"crawler"`
 	Frontier frontier.Config `mapstructure:"frontier"`
-	Server   server.Config   `mapstructure:"server"`
-	Web      WebConfig       `mapstructure:"web"`
+	Discovery discovery.Config `mapstructure:"discovery"`
+	Server    server.Config    `mapstructure:"server"`
+	Web       WebConfig        `mapstructure:"web"`
+	Eval      EvalConfig       `mapstructure:"eval"`
+}
+
+// EvalConfig configures the offline evaluations of `deltaq eval`.
+type EvalConfig struct {
+	Discovery discoveryeval.Config `mapstructure:"discovery"`
 }
 
 // WebConfig configures the test webs served by `deltaq web` and used by
@@ -67,7 +76,8 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("frontier.window = %d: must be <= repo.stats_kept (%d), the ΔQ measurements kept", c.Frontier.Window, c.Repo.StatsKept))
 	}
 	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate(), c.Frontier.Validate(frontier.Policies()),
-		c.Server.Validate(), replay.Options{Latency: c.Web.Replay.Latency}.Validate(), c.Web.Synth.Validate())
+		c.Discovery.Validate(), c.Server.Validate(), replay.Options{Latency: c.Web.Replay.Latency}.Validate(),
+		c.Web.Synth.Validate(), c.Eval.Discovery.Validate())
 	return errors.Join(errs...)
 }
 
@@ -97,6 +107,8 @@ func Load(src Sources) (*Config, error) {
 	if err := v.UnmarshalExact(&cfg, viper.DecodeHook(decodeHook())); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
+	// One α and ε_b serve the crawler and its evaluation.
+	cfg.Eval.Discovery.Alpha, cfg.Eval.Discovery.EpsilonB = cfg.Discovery.Alpha, cfg.Discovery.EpsilonB
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("config: invalid:\n%w", err)
 	}

@@ -32,6 +32,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(
 		a.newCrawlCmd(),
 		a.newWebCmd(),
+		a.newEvalCmd(),
 		a.newConfigCmd(),
 		a.newVersionCmd(),
 	)

@@ -1,0 +1,49 @@
+package discovery
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Config holds the discovery settings; the defaults live in
+// configs/default.yaml under the key "discovery".
+type Config struct {
+	// Alpha is α of §3.6.4: the weight of a full re-crawl one period older
+	// than another in the estimate p_x^t. 1 weighs all history evenly (the
+	// thesis's choice), 0 keeps only the most recent re-crawl (OD-1).
+	Alpha float64 `mapstructure:"alpha"`
+	// EpsilonB is ε_b of §3.6.2: page i joins cluster C when
+	// max_{j∈C} J_ij ≥ 1 − ε_b. The thesis uses 0.8.
+	EpsilonB float64 `mapstructure:"epsilon_b"`
+	// FullRecrawlEvery is Δ of §3.6.4, in periods: every known page of a
+	// site is re-fetched once every Δ periods to refresh the statistics.
+	FullRecrawlEvery int `mapstructure:"full_recrawl_every"`
+	// PerSite is k of §3.2.2: the most old pages of one site re-fetched for
+	// discovery in one period.
+	PerSite int `mapstructure:"per_site"`
+	// TrackedPerSite bounds the old pages whose yield estimate Stats keeps
+	// for one site; past it the lowest estimates are forgotten.
+	TrackedPerSite int `mapstructure:"tracked_per_site"`
+}
+
+// Validate reports every setting out of range, each naming its key.
+func (c Config) Validate() error {
+	var errs []error
+	if math.IsNaN(c.Alpha) || c.Alpha < 0 || c.Alpha > 1 {
+		errs = append(errs, fmt.Errorf("discovery.alpha = %v: must be in [0, 1]", c.Alpha))
+	}
+	if math.IsNaN(c.EpsilonB) || c.EpsilonB < 0 || c.EpsilonB >= 1 {
+		errs = append(errs, fmt.Errorf("discovery.epsilon_b = %v: must be in [0, 1)", c.EpsilonB))
+	}
+	if c.FullRecrawlEvery < 1 {
+		errs = append(errs, fmt.Errorf("discovery.full_recrawl_every = %d: must be >= 1", c.FullRecrawlEvery))
+	}
+	if c.PerSite < 1 {
+		errs = append(errs, fmt.Errorf("discovery.per_site = %d: must be >= 1", c.PerSite))
+	}
+	if c.TrackedPerSite < c.PerSite || c.TrackedPerSite < 1 {
+		errs = append(errs, fmt.Errorf("discovery.tracked_per_site = %d: must be >= discovery.per_site (%d) and >= 1", c.TrackedPerSite, c.PerSite))
+	}
+	return errors.Join(errs...)
+}
