@@ -25,6 +25,12 @@ type Options struct {
 	// OnCommit is called after each committed batch that appended to the
 	// change feed, so the index can follow without polling.
 	OnCommit func()
+	// OnYield is called after commit with what each fetch revealed of new
+	// pages, N(x) of the old page x it is attributed to (thesis §3.2): every
+	// re-fetch of an old page (an empty list is an observation too), and
+	// every first fetch of a new page that found more, credited to the old
+	// page at the root of its chain. discovery.Stats.Record takes it.
+	OnYield func(x string, y repo.DiscoveryYield)
 }
 
 // Crawler fetches what the frontier hands out and commits every result to
@@ -40,6 +46,7 @@ type Crawler struct {
 	hosts    *hostCache
 	gate     *politeness
 	onCommit func()
+	onYield  func(string, repo.DiscoveryYield)
 	counters Counters
 	scope    *scope
 }
@@ -53,7 +60,7 @@ func New(cfg Config, db *repo.DB, opts Options) (*Crawler, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Crawler{cfg: cfg, db: db, clock: opts.Clock, logger: opts.Logger, onCommit: opts.OnCommit}
+	c := &Crawler{cfg: cfg, db: db, clock: opts.Clock, logger: opts.Logger, onCommit: opts.OnCommit, onYield: opts.OnYield}
 	if c.clock == nil {
 		c.clock = clock.Real{}
 	}
@@ -98,7 +105,7 @@ func (c *Crawler) Seed(ctx context.Context, f *frontier.Frontier, urls []string)
 		return 0, err
 	}
 	for _, u := range norm {
-		ok, err := a.admit(&repo.Page{Depth: -1}, u, repo.ReasonSeed, 0)
+		ok, err := a.admit(&repo.Page{Depth: -1}, u, repo.ReasonSeed, 0, "")
 		if err != nil {
 			return 0, err
 		}

@@ -104,20 +104,43 @@ func TestCrawlOfReplayFetchesEveryReachablePageExactlyOnce(t *testing.T) {
 	if len(missing) > 0 || len(extra) > 0 {
 		t.Fatalf("crawled set differs from the walk: %d missing %v, %d extra %v", len(missing), first(missing, 5), len(extra), first(extra, 5))
 	}
+	// Every page is fetched successfully exactly once. A request beyond that
+	// is only acceptable as a retry after a failed attempt the crawler
+	// recorded (a transient error on a loaded machine), and is logged.
 	perPath := map[string]int{}
 	for _, r := range log.all() {
 		perPath[r.path]++
 	}
+	retries := 0
 	for p, n := range perPath {
-		if n != 1 {
-			t.Errorf("%s requested %d times, want once", p, n)
+		if n == 1 || p == "/robots.txt" {
+			continue
 		}
+		hist, err := e.db.FetchLog(context.Background(), "http://"+host+p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok, failed := 0, 0
+		for _, h := range hist {
+			if h.Outcome == repo.OutcomeOK {
+				ok++
+			} else {
+				failed++
+				t.Logf("%s: attempt at %s failed: %s", p, h.At.Format("15:04:05.000"), h.Outcome)
+			}
+		}
+		if ok != 1 || failed != n-1 {
+			t.Errorf("%s requested %d times: %d successful and %d failed attempts recorded, want 1 success", p, n, ok, failed)
+		}
+		retries += n - 1
 	}
-	if int(sum.New) != len(want) || sum.Fetched() != int64(len(want)) {
-		t.Errorf("summary: %d new of %d fetched, want %d", sum.New, sum.Fetched(), len(want))
+	if int(sum.New) != len(want) || sum.Fetched() != int64(len(want)+retries) {
+		t.Errorf("summary: %d new of %d fetched, want %d new and %d retries\n%s", sum.New, sum.Fetched(), len(want), retries, sum)
 	}
-	if st := srvReplay.Stats().Total(); st.OK-st.Robots-st.Sitemaps != int64(len(want)) || st.Robots != 1 {
-		t.Errorf("server answered %d pages and %d robots.txt with 200, want %d and 1", st.OK-st.Robots-st.Sitemaps, st.Robots, len(want))
+	// A client-side failure (a read deadline on a loaded machine) may
+	// follow a 200 the server sent, so retries can add to its count.
+	if st := srvReplay.Stats().Total(); st.OK-st.Robots-st.Sitemaps != int64(len(want)+retries) || st.Robots != 1 {
+		t.Errorf("server answered %d pages and %d robots.txt with 200, want %d and 1", st.OK-st.Robots-st.Sitemaps, st.Robots, len(want)+retries)
 	}
 }
 

@@ -106,6 +106,11 @@ func (w *writer) commit(group []*result) error {
 	if a.changes > 0 && w.c.onCommit != nil {
 		w.c.onCommit()
 	}
+	if w.c.onYield != nil {
+		for _, y := range a.yields {
+			w.c.onYield(y.x, y.y)
+		}
+	}
 	return nil
 }
 
@@ -118,6 +123,12 @@ type apply struct {
 	hostInfo map[string]*hostInfo       // cache entries to publish after commit
 	queued   []repo.QueueItem
 	changes  int
+	yields   []yieldOf // reported to Options.OnYield after commit
+}
+
+type yieldOf struct {
+	x string
+	y repo.DiscoveryYield
 }
 
 func (w *writer) begin(b *repo.Batch) *apply {
@@ -170,7 +181,7 @@ func (a *apply) applyRobots(r *result) error {
 		if err != nil {
 			continue
 		}
-		if _, err := a.admit(src, n, repo.ReasonSitemap, 0); err != nil {
+		if _, err := a.admit(src, n, repo.ReasonSitemap, 0, ""); err != nil {
 			return err
 		}
 	}
@@ -276,10 +287,8 @@ func (a *apply) applyPage(r *result) (*done, error) {
 			return nil, err
 		}
 	}
-	if len(newURLs) > 0 {
-		if err := a.b.PutDiscoveryYield(p.URL, &repo.DiscoveryYield{At: a.now, New: newURLs}); err != nil {
-			return nil, err
-		}
+	if err := a.yield(&p, r.res.outcome, newURLs); err != nil {
+		return nil, err
 	}
 	if err := a.b.PutPage(&p); err != nil {
 		return nil, err
@@ -289,6 +298,25 @@ func (a *apply) applyPage(r *result) (*done, error) {
 	}
 	c.counters.class(job.Class)
 	return d, nil
+}
+
+// yield records N(x) as observed (thesis §3.2): a re-fetch of an old page
+// yields the new URLs it linked to, possibly none; a first fetch of a new
+// page yields its new URLs to the old page at the root of its chain.
+func (a *apply) yield(p *repo.Page, outcome repo.Outcome, fresh []string) error {
+	if outcome != repo.OutcomeOK && outcome != repo.OutcomeNotModified {
+		return nil
+	}
+	x := rootOf(p)
+	if x == "" || (x != p.URL && len(fresh) == 0) {
+		return nil
+	}
+	y := repo.DiscoveryYield{At: a.now, New: fresh}
+	a.yields = append(a.yields, yieldOf{x: x, y: y})
+	if len(fresh) == 0 {
+		return nil // nothing to keep; the observation still goes to OnYield
+	}
+	return a.b.AddDiscoveryYield(x, &y)
 }
 
 // storeContent updates p from a 200 response and adds a version when the
@@ -373,8 +401,9 @@ func (a *apply) links(p *repo.Page, r *result) ([]string, error) {
 	if r.feed != nil {
 		reason = repo.ReasonSitemap
 	}
+	root := rootOf(p)
 	for _, l := range follow {
-		ok, err := a.admit(p, l.URL, reason, 0)
+		ok, err := a.admit(p, l.URL, reason, 0, root)
 		if err != nil {
 			return nil, err
 		}
@@ -440,7 +469,7 @@ func (a *apply) redirect(p *repo.Page, r *result) ([]string, error) {
 		a.w.c.counters.limited.Add(1)
 		return nil, nil
 	}
-	ok, err := a.admit(p, target, repo.ReasonLink, p.Hops+1)
+	ok, err := a.admit(p, target, repo.ReasonLink, p.Hops+1, rootOf(p))
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -448,8 +477,9 @@ func (a *apply) redirect(p *repo.Page, r *result) ([]string, error) {
 }
 
 // admit records and queues target if it is new and within the limits; it
-// reports whether it did. src is the page that led to it.
-func (a *apply) admit(src *repo.Page, target string, reason repo.Reason, hops int) (bool, error) {
+// reports whether it did. src is the page that led to it and root the old
+// page whose re-fetch did (§3.2), "" if none.
+func (a *apply) admit(src *repo.Page, target string, reason repo.Reason, hops int, root string) (bool, error) {
 	lim := a.w.c.cfg.Limits
 	depth := src.Depth + 1
 	if reason == repo.ReasonSitemap {
@@ -477,7 +507,7 @@ func (a *apply) admit(src *repo.Page, target string, reason repo.Reason, hops in
 		return false, nil
 	}
 	h.Pages++
-	p := repo.Page{URL: target, State: repo.StateQueued, Depth: depth, Source: src.URL, FirstSeen: a.now, Hops: hops}
+	p := repo.Page{URL: target, State: repo.StateQueued, Depth: depth, Source: src.URL, Root: root, FirstSeen: a.now, Hops: hops}
 	if err := a.b.PutPage(&p); err != nil {
 		return false, err
 	}
@@ -488,6 +518,16 @@ func (a *apply) admit(src *repo.Page, target string, reason repo.Reason, hops in
 	a.queued = append(a.queued, item)
 	a.w.c.counters.admitted.Add(1)
 	return true, nil
+}
+
+// rootOf is the old page a URL found on p is attributed to (thesis §3.2):
+// p itself when this fetch re-fetched it, else the root p inherited, so a
+// chain of new pages stays attributed to the old page it hangs from.
+func rootOf(p *repo.Page) string {
+	if p.Fetches > 1 {
+		return p.URL
+	}
+	return p.Root
 }
 
 // retry queues another attempt at due, unless the page failed too often.

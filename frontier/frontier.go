@@ -42,16 +42,20 @@ type Job struct {
 type Options struct {
 	Clock  clock.Clock // nil means the wall clock
 	Logger *slog.Logger
+	// Discoverer, if set, plans the discovery re-fetches of each period
+	// (frontier.split.discovery of the budget).
+	Discoverer Discoverer
 }
 
 // Frontier decides what to fetch next. It is safe for concurrent use.
 type Frontier struct {
-	db     *repo.DB
-	cfg    Config
-	clock  clock.Clock
-	gate   Gate
-	policy Policy
-	logger *slog.Logger
+	db         *repo.DB
+	cfg        Config
+	clock      clock.Clock
+	gate       Gate
+	policy     Policy
+	discoverer Discoverer
+	logger     *slog.Logger
 
 	mu struct {
 		sync.Mutex
@@ -63,7 +67,8 @@ type Frontier struct {
 		// pending holds the URLs queued for a re-fetch (recrawl or
 		// discovery) and not yet done, so a plan never queues one twice.
 		pending map[string]struct{}
-		changed chan struct{} // closed and replaced whenever a waiter should look again
+		changed chan struct{}           // closed and replaced whenever a waiter should look again
+		full    map[string]*fullRecrawl // discovery: sites being fully re-crawled
 	}
 }
 
@@ -72,7 +77,7 @@ func New(ctx context.Context, db *repo.DB, cfg Config, gate Gate, policy Policy,
 	if err := cfg.Validate(Policies()); err != nil {
 		return nil, err
 	}
-	f := &Frontier{db: db, cfg: cfg, clock: opts.Clock, gate: gate, policy: policy, logger: opts.Logger}
+	f := &Frontier{db: db, cfg: cfg, clock: opts.Clock, gate: gate, policy: policy, discoverer: opts.Discoverer, logger: opts.Logger}
 	if f.clock == nil {
 		f.clock = clock.Real{}
 	}
@@ -82,6 +87,7 @@ func New(ctx context.Context, db *repo.DB, cfg Config, gate Gate, policy Policy,
 	f.logger = f.logger.With("component", "frontier")
 	f.mu.hosts = make(map[string]*hostQueue)
 	f.mu.pending = make(map[string]struct{})
+	f.mu.full = make(map[string]*fullRecrawl)
 	f.mu.changed = make(chan struct{})
 	f.mu.budget = budget{limit: cfg.Budget.Fetches, period: cfg.Budget.Period}
 	f.mu.budget.roll(f.clock.Now())
@@ -432,6 +438,9 @@ func (f *Frontier) Done(job Job, info DoneInfo) {
 	if job.Class != repo.ClassNew {
 		delete(f.mu.pending, job.URL)
 	}
+	if job.Class == repo.ClassDiscovery && f.discoverer != nil {
+		f.discoveryDoneLocked(job.URL)
+	}
 	f.fixLocked(h)
 	f.wakeLocked()
 }
@@ -467,31 +476,44 @@ func (f *Frontier) wakeLocked() {
 	f.mu.changed = make(chan struct{})
 }
 
-// Plan asks the recrawl policy for this period's re-fetches (a share
-// frontier.split.recrawl of the budget) and queues them. With
-// frontier.spread their due times are spread over the period, otherwise all
-// are due at once. It returns the number queued.
+// Plan queues this period's re-fetches: a share frontier.split.recrawl of
+// the budget chosen by the recrawl policy (synchronization, thesis ch. 4)
+// and a share frontier.split.discovery chosen by the Discoverer (thesis ch.
+// 3). With frontier.spread their due times are spread over the period,
+// otherwise all are due at once. It returns how many were queued.
 func (f *Frontier) Plan(ctx context.Context) (int, error) {
 	f.mu.Lock()
 	now := f.clock.Now()
 	if f.mu.budget.roll(now) {
 		f.refixAllLocked()
 	}
-	n := int(f.cfg.Split.Recrawl * float64(f.cfg.Budget.Fetches))
+	nRecrawl := int(f.cfg.Split.Recrawl * float64(f.cfg.Budget.Fetches))
+	nDiscovery := int(f.cfg.Split.Discovery * float64(f.cfg.Budget.Fetches))
 	pending := make(map[string]struct{}, len(f.mu.pending))
 	for u := range f.mu.pending {
 		pending[u] = struct{}{}
 	}
 	f.mu.Unlock()
-	if n == 0 {
-		return 0, nil
-	}
-	plan := Plan{Now: now, N: n, Period: f.cfg.Budget.Period}
-	urls, err := f.policy.Select(ctx, plan, candidates{db: f.db, exclude: pending})
+	disc, err := f.planDiscovery(ctx, now, nDiscovery, pending)
 	if err != nil {
-		return 0, fmt.Errorf("frontier: policy %s: %w", f.policy.Name(), err)
+		return 0, fmt.Errorf("frontier: discovery plan: %w", err)
 	}
-	return f.queue(ctx, urls, repo.ReasonRecrawl, now)
+	for _, u := range disc {
+		pending[u] = struct{}{}
+	}
+	var sync []string
+	if nRecrawl > 0 {
+		plan := Plan{Now: now, N: nRecrawl, Period: f.cfg.Budget.Period}
+		if sync, err = f.policy.Select(ctx, plan, candidates{db: f.db, exclude: pending}); err != nil {
+			return 0, fmt.Errorf("frontier: policy %s: %w", f.policy.Name(), err)
+		}
+	}
+	n1, err := f.queue(ctx, disc, repo.ReasonDiscovery, now)
+	if err != nil {
+		return 0, err
+	}
+	n2, err := f.queue(ctx, sync, repo.ReasonRecrawl, now)
+	return n1 + n2, err
 }
 
 // queue commits re-fetch entries for urls and publishes them.

@@ -6,10 +6,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/discovery"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/internal/clock"
 )
@@ -31,14 +33,25 @@ func openRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (*repo.D
 	return repo.Open(filepath.Join(dataDir, repoDir), cfg.Repo, repo.Options{Logger: logger})
 }
 
-// crawl is a crawler and its frontier over one repository.
+// crawl is a crawler, its frontier and its discovery statistics over one
+// repository.
 type crawl struct {
-	c *crawler.Crawler
-	f *frontier.Frontier
+	c         *crawler.Crawler
+	f         *frontier.Frontier
+	discovery *discovery.Stats
 }
 
 func newCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, clk clock.Clock, logger *slog.Logger, onCommit func()) (*crawl, error) {
-	c, err := crawler.New(cfg.Crawler, db, crawler.Options{Clock: clk, Logger: logger, OnCommit: onCommit})
+	stats, err := loadDiscovery(ctx, db, cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+	onYield := func(x string, y repo.DiscoveryYield) {
+		if err := stats.Record(x, y); err != nil {
+			logger.Warn("discovery statistics", "url", x, "err", err)
+		}
+	}
+	c, err := crawler.New(cfg.Crawler, db, crawler.Options{Clock: clk, Logger: logger, OnCommit: onCommit, OnYield: onYield})
 	if err != nil {
 		return nil, err
 	}
@@ -46,9 +59,42 @@ func newCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, clk clock.C
 	if err != nil {
 		return nil, err
 	}
-	f, err := frontier.New(ctx, db, cfg.Frontier, c.Gate(), policy, frontier.Options{Clock: clk, Logger: logger})
+	f, err := frontier.New(ctx, db, cfg.Frontier, c.Gate(), policy, frontier.Options{Clock: clk, Logger: logger, Discoverer: stats})
 	if err != nil {
 		return nil, err
 	}
-	return &crawl{c: c, f: f}, nil
+	return &crawl{c: c, f: f, discovery: stats}, nil
+}
+
+// loadDiscovery rebuilds the OD-WIN statistics from the discovery yields
+// stored in the repository, replayed in time order as Stats requires.
+func loadDiscovery(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger) (*discovery.Stats, error) {
+	stats, err := discovery.NewStats(cfg.Discovery, cfg.Frontier.Budget.Period, logger)
+	if err != nil {
+		return nil, err
+	}
+	type rec struct {
+		x string
+		y repo.DiscoveryYield
+	}
+	var all []rec
+	for p, err := range db.Pages(ctx) {
+		if err != nil {
+			return nil, err
+		}
+		ys, err := db.DiscoveryYields(ctx, p.URL)
+		if err != nil {
+			return nil, err
+		}
+		for _, y := range ys {
+			all = append(all, rec{p.URL, y})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].y.At.Before(all[j].y.At) })
+	for _, r := range all {
+		if err := stats.Record(r.x, r.y); err != nil {
+			return nil, err
+		}
+	}
+	return stats, nil
 }

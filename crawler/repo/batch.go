@@ -202,9 +202,25 @@ func (b *Batch) PutDeltaQ(url string, m *DeltaQ) error {
 	return b.putStat(url, StatDeltaQ, m.At, m.encode())
 }
 
-// PutDiscoveryYield records what a fetch of url led to.
-func (b *Batch) PutDiscoveryYield(url string, y *DiscoveryYield) error {
-	return b.putStat(url, StatDiscovery, y.At, y.encode())
+// AddDiscoveryYield records new pages that a re-fetch of url led to,
+// merged with any record of url at the same time (a chain of new pages
+// yields in several fetches that may share a timestamp).
+func (b *Batch) AddDiscoveryYield(url string, y *DiscoveryYield) error {
+	s, err := surtOf(url)
+	if err != nil {
+		return err
+	}
+	merged := *y
+	if v, err := get(b.b, statKey(s, StatDiscovery, y.At)); err == nil {
+		old, err := decodeDiscoveryYield(y.At, v)
+		if err != nil {
+			return fmt.Errorf("repo: discovery yield of %s: %w", url, err)
+		}
+		merged.New = append(old.New, y.New...)
+	} else if !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	return b.putStat(url, StatDiscovery, y.At, merged.encode())
 }
 
 func (b *Batch) putStat(url string, kind StatKind, at time.Time, v []byte) error {

@@ -107,11 +107,14 @@ type Page struct {
 	HTTPStatus  int
 	Depth       int    // link distance from a seed
 	Source      string // the page whose link first brought this URL in; "" for seeds
-	FirstSeen   time.Time
-	LastFetch   time.Time // LR(p, t) of thesis §4.7.1: the latest fetch attempt
-	LastChange  time.Time // the fetch that last found different content
-	Fetches     int
-	Changes     int
+	// Root is the old page whose re-fetch led to this URL through new pages
+	// only: the x with this URL in N(x) (thesis §3.2). "" for seeds.
+	Root       string
+	FirstSeen  time.Time
+	LastFetch  time.Time // LR(p, t) of thesis §4.7.1: the latest fetch attempt
+	LastChange time.Time // the fetch that last found different content
+	Fetches    int
+	Changes    int
 	// Validators for conditional GET.
 	ETag         string
 	LastModified string
@@ -160,6 +163,7 @@ func (p *Page) encode() []byte {
 	e.uvarint(uint64(p.HTTPStatus))
 	e.uvarint(uint64(p.Depth))
 	e.str(p.Source)
+	e.str(p.Root)
 	e.time(p.FirstSeen)
 	e.time(p.LastFetch)
 	e.time(p.LastChange)
@@ -192,6 +196,7 @@ func decodePage(b []byte) (Page, error) {
 	p.HTTPStatus = int(d.uvarint())
 	p.Depth = int(d.uvarint())
 	p.Source = d.str()
+	p.Root = d.str()
 	p.FirstSeen = d.time()
 	p.LastFetch = d.time()
 	p.LastChange = d.time()

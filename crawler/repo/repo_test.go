@@ -52,7 +52,7 @@ func TestPageRoundTrip(t *testing.T) {
 		URL: "http://digitalgov-2023.test/news/", State: StateLive, LastOutcome: OutcomeOK,
 		HTTPStatus: 200, Depth: 2, Source: "http://digitalgov-2023.test/",
 		FirstSeen: t0, LastFetch: t0.Add(time.Hour), LastChange: t0.Add(time.Hour),
-		Fetches: 3, Changes: 1, ETag: `"abc"`, LastModified: "Mon, 30 Jan 2023 00:00:00 GMT",
+		Root: "http://digitalgov-2023.test/news/", Fetches: 3, Changes: 1, ETag: `"abc"`, LastModified: "Mon, 30 Jan 2023 00:00:00 GMT",
 		ContentType: "text/html", ContentHash: 1<<63 + 5, Signature: []byte{1, 2, 3},
 		Title: "News — digital.gov", NoIndex: true, NoFollow: false, RedirectTo: "",
 		Version: t0.Add(time.Hour), Hops: 2, Failures: 1, SitemapLastMod: t0,
@@ -337,7 +337,10 @@ func TestStatsKeepAWindow(t *testing.T) {
 		})
 	}
 	commit(t, db, func(b *Batch) error {
-		return b.PutDiscoveryYield(u, &DiscoveryYield{At: t0, New: []string{"http://a.test/n1", "http://a.test/n2"}})
+		return b.AddDiscoveryYield(u, &DiscoveryYield{At: t0, New: []string{"http://a.test/n1", "http://a.test/n2"}})
+	})
+	commit(t, db, func(b *Batch) error {
+		return b.AddDiscoveryYield(u, &DiscoveryYield{At: t0, New: []string{"http://a.test/n3"}})
 	})
 	ms, err := db.DeltaQs(t.Context(), u)
 	if err != nil {
@@ -347,7 +350,7 @@ func TestStatsKeepAWindow(t *testing.T) {
 		t.Fatalf("DeltaQs = %+v, want the newest two", ms)
 	}
 	ys, err := db.DiscoveryYields(t.Context(), u)
-	if err != nil || len(ys) != 1 || len(ys[0].New) != 2 {
+	if err != nil || len(ys) != 1 || len(ys[0].New) != 3 {
 		t.Fatalf("DiscoveryYields = %+v, %v", ys, err)
 	}
 }
