@@ -18,19 +18,22 @@ import (
 	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/discovery"
 	"github.com/deltaq/deltaq/eval/discoveryeval"
+	"github.com/deltaq/deltaq/eval/ranksim"
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/synthweb"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/internal/server"
+	"github.com/deltaq/deltaq/ranking"
 )
 
 // Config mirrors configs/default.yaml.
 type Config struct {
-	Log      LogConfig       `mapstructure:"log"`
-	Repo     repo.Config     `mapstructure:"repo"`
-	Crawler  crawler.Config  `mapstructure:"crawler"`
-	Frontier frontier.Config `mapstructure:"frontier"`
+	Log       LogConfig        `mapstructure:"log"`
+	Repo      repo.Config      `mapstructure:"repo"`
+	Crawler   crawler.Config   `mapstructure:"crawler"`
+	Frontier  frontier.Config  `mapstructure:"frontier"`
 	Discovery discovery.Config `mapstructure:"discovery"`
+	Ranking   ranking.Config   `mapstructure:"ranking"`
 	Server    server.Config    `mapstructure:"server"`
 	Web       WebConfig        `mapstructure:"web"`
 	Eval      EvalConfig       `mapstructure:"eval"`
@@ -39,6 +42,7 @@ type Config struct {
 // EvalConfig configures the offline evaluations of `deltaq eval`.
 type EvalConfig struct {
 	Discovery discoveryeval.Config `mapstructure:"discovery"`
+	Ranking   ranksim.Config       `mapstructure:"ranking"`
 }
 
 // WebConfig configures the test webs served by `deltaq web` and used by
@@ -76,8 +80,8 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("frontier.window = %d: must be <= repo.stats_kept (%d), the ΔQ measurements kept", c.Frontier.Window, c.Repo.StatsKept))
 	}
 	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate(), c.Frontier.Validate(frontier.Policies()),
-		c.Discovery.Validate(), c.Server.Validate(), replay.Options{Latency: c.Web.Replay.Latency}.Validate(),
-		c.Web.Synth.Validate(), c.Eval.Discovery.Validate())
+		c.Discovery.Validate(), c.Ranking.Validate(), c.Server.Validate(), replay.Options{Latency: c.Web.Replay.Latency}.Validate(),
+		c.Web.Synth.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate())
 	return errors.Join(errs...)
 }
 

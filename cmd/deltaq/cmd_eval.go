@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltaq/deltaq/eval/discoveryeval"
+	"github.com/deltaq/deltaq/eval/ranksim"
 )
 
 func (a *app) newEvalCmd() *cobra.Command {
@@ -16,7 +17,43 @@ func (a *app) newEvalCmd() *cobra.Command {
 		Use:   "eval",
 		Short: "Run an offline evaluation; each writes report.md, results.csv and plots into --out",
 	}
-	cmd.AddCommand(a.newEvalDiscoveryCmd())
+	cmd.AddCommand(a.newEvalDiscoveryCmd(), a.newEvalRankingCmd())
+	return cmd
+}
+
+func (a *app) newEvalRankingCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "ranking --out DIR [--quick]",
+		Short: "Randomized rank promotion: the §5.7 simulator beside the §5.6 analytic model, figs. 5.4–5.11 (thesis ch. 5)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := a.load(cmd, map[string]string{"quick": "eval.ranking.quick", "seed": "eval.ranking.seed"})
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				return errors.New("--out: an output directory is required")
+			}
+			sum, err := ranksim.Run(cmd.Context(), cfg.Eval.Ranking, out, a.stderr)
+			if err != nil {
+				return err
+			}
+			for _, t := range sum.Targets {
+				verdict := "not met"
+				if t.Met {
+					verdict = "met"
+				}
+				fmt.Fprintf(a.stdout, "%s: %s (%s)\n", t.Name, verdict, t.Measured)
+			}
+			fmt.Fprintf(a.stdout, "%d simulations, %d analyses in %s; report: %s\n", sum.Runs, sum.Analyses,
+				sum.Elapsed.Round(time.Second), filepath.Join(out, "report.md"))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "output directory")
+	cmd.Flags().Bool("quick", false, "scaled-down community (eval.ranking.quick)")
+	cmd.Flags().Uint64("seed", 1, "seed (eval.ranking.seed)")
 	return cmd
 }
 

@@ -1,0 +1,39 @@
+// Package ranking decides the order of search results: relevance from the
+// index, popularity (PageRank over the crawled link graph, in-link count, or
+// clicks), and randomized rank promotion so that new pages get a chance to
+// prove themselves (thesis ch. 5).
+//
+// State: the repository bucket "rank" (layout in store.go): each page's
+// PageRank and in-link count, written by ComputePageRank with the time of
+// the computation; each page's click count and awareness count, written by
+// RecordClick; one marker per (page, monitored user) so a user is counted
+// once; and the generated server secret. In memory: nothing that outlives a
+// request, except the PageRank computation's graph while it runs (O(nodes +
+// edges)).
+//
+// Thesis sections:
+//   - §5.4 popularity and awareness: A(p,t) is the fraction of monitored users
+//     U_m who have visited p; monitored users are chosen by a hash of the user
+//     id (Monitored), a ranking.monitored_fraction share of them; awareness
+//     grows on a monitored user's first click through the signed redirect.
+//   - §5.5 randomized rank promotion (Promote): the promotion pool (selective:
+//     zero awareness; uniform: each page with probability r), the starting
+//     point k and the degree of randomization r; the shuffle is seeded per
+//     user and query (PromotionSeed), so pagination is consistent.
+//   - §5.3 popularity sources: link-based (PageRank, in-links) and click-based.
+//
+// The result order is either the thesis's (popularity alone, ties by
+// relevance) or a blend of normalized relevance and log-scaled popularity
+// rank (Blend documents the formula and why).
+//
+// Result links go through RedirectPath with an HMAC-SHA256 signature
+// (Signer), so the redirect is not an open redirect and clicks cannot be
+// forged; RedirectHandler verifies, records and answers 302.
+//
+//	store, err := ranking.NewStore(db, cfg.Ranking, ranking.StoreOptions{Logger: logger})
+//	go store.RunPageRank(ctx, cfg.Ranking.PageRank.Interval)
+//	secret, err := store.Secret(ctx, cfg.Ranking.Secret)
+//	s, err := ranking.NewSearcher(cfg.Ranking, index, store, secret, logger)
+//	page, err := s.Search(ctx, ranking.UserID(w, r), "go pebble", 1, 10)
+//	mux.Handle("GET "+ranking.RedirectPath, ranking.NewRedirectHandler(s.Signer(), store, logger))
+package ranking

@@ -1,0 +1,145 @@
+package ranking
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+)
+
+// Candidate is one relevant page as the retriever returns it.
+type Candidate struct {
+	URL     string
+	Title   string
+	Snippet string
+	// Relevance is the index's score for the query; only its ratio to the
+	// best candidate's score matters.
+	Relevance float64
+	FetchedAt time.Time
+}
+
+// Scored is a candidate with its popularity statistics.
+type Scored struct {
+	Candidate
+	Stats PageStats
+	// Popularity is P(p,t) from the configured source (PopularityOf).
+	Popularity float64
+}
+
+// PopularityOf returns the popularity of a page under source: its
+// PageRank, its in-link count or its click count (thesis §5.3 lists these
+// as the link-, and click-based metrics search engines use).
+func PopularityOf(st PageStats, source string) float64 {
+	switch source {
+	case SourceInLinks:
+		return float64(st.InLinks)
+	case SourceClicks:
+		return float64(st.Clicks)
+	default:
+		return st.PageRank
+	}
+}
+
+// Order sorts items into the deterministic order L_d.
+//
+// OrderPopularity is the thesis's order: the relevant pages by popularity
+// alone (§5.4: search engines rank results by popularity as a surrogate for
+// quality), ties by relevance, then by URL so equal inputs give equal
+// output.
+//
+// OrderBlend sorts by Blend's score, ties likewise. The thesis's model has
+// every candidate equally relevant (§5.1.2: a query returns its community's
+// pages), which a keyword index does not give; ordering real candidates by
+// popularity alone puts a popular page that merely mentions a query word
+// above the page that is about it.
+func Order(items []Scored, order string, weight float64) {
+	if order == OrderPopularity {
+		slices.SortStableFunc(items, func(a, b Scored) int {
+			if c := cmp.Compare(b.Popularity, a.Popularity); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(b.Relevance, a.Relevance); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.URL, b.URL)
+		})
+		return
+	}
+	score := Blend(items, weight)
+	idx := make([]int, len(items))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int {
+		if c := cmp.Compare(score[j], score[i]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(items[j].Relevance, items[i].Relevance); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(items[j].Popularity, items[i].Popularity); c != 0 {
+			return c
+		}
+		return cmp.Compare(items[i].URL, items[j].URL)
+	})
+	sorted := make([]Scored, len(items))
+	for k, i := range idx {
+		sorted[k] = items[i]
+	}
+	copy(items, sorted)
+}
+
+// Blend returns each item's blended score
+//
+//	s(p) = (1−w)·rel(p)/max rel + w·pop(p),  pop(p) = 1 − ln(1+ρ(p))/ln(1+N)
+//
+// where w is the weight, N the number of candidates and ρ(p) the number of
+// candidates strictly more popular than p; a page of zero popularity gets
+// pop(p) = 0. Both terms lie in [0, 1].
+//
+// Why this form: relevance scores are unbounded and query-dependent, so
+// they are divided by the query's best. Popularity enters by rank, not by
+// value, because the sources differ in scale (PageRank sums to 1, in-link
+// and click counts are unbounded) and are heavy-tailed, so raw values would
+// let the single most popular page swamp every relevance difference. The
+// logarithm mirrors how attention falls with rank (visits ∝ rank^(−3/2),
+// §5.6.3): a step near the top of the popularity order matters more than
+// the same step far down.
+func Blend(items []Scored, weight float64) []float64 {
+	n := len(items)
+	score := make([]float64, n)
+	if n == 0 {
+		return score
+	}
+	maxRel := 0.0
+	for _, it := range items {
+		maxRel = max(maxRel, it.Relevance)
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(i, j int) int { return cmp.Compare(items[j].Popularity, items[i].Popularity) })
+	denom := math.Log(1 + float64(n))
+	above := 0 // candidates strictly more popular than the current group
+	for g := 0; g < n; {
+		e := g
+		for e < n && items[idx[e]].Popularity == items[idx[g]].Popularity {
+			e++
+		}
+		for _, i := range idx[g:e] {
+			pop := 0.0
+			if items[i].Popularity > 0 {
+				pop = 1 - math.Log(1+float64(above))/denom
+			}
+			rel := 0.0
+			if maxRel > 0 && items[i].Relevance > 0 {
+				rel = items[i].Relevance / maxRel
+			}
+			score[i] = (1-weight)*rel + weight*pop
+		}
+		above += e - g
+		g = e
+	}
+	return score
+}

@@ -1,0 +1,92 @@
+package ranking
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+func urlsOf(items []Scored) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, it.URL)
+	}
+	return out
+}
+
+func item(url string, rel, pop float64) Scored {
+	return Scored{Candidate: Candidate{URL: url, Relevance: rel}, Popularity: pop}
+}
+
+func TestPopularityOrderIsTheThesisOrder(t *testing.T) {
+	items := []Scored{
+		item("a", 9, 0.1),
+		item("b", 1, 0.5),
+		item("c", 5, 0.1),
+		item("d", 5, 0.1),
+		item("e", 7, 0),
+	}
+	Order(items, OrderPopularity, 0.5)
+	want := []string{"b", "a", "c", "d", "e"} // popularity, then relevance, then URL
+	if got := urlsOf(items); !slices.Equal(got, want) {
+		t.Fatalf("order = %v, want %v", got, want)
+	}
+}
+
+func TestBlendFollowsItsFormula(t *testing.T) {
+	items := []Scored{
+		item("a", 10, 0.3), // most popular: pop term 1
+		item("b", 5, 0.2),  // one above: 1 − ln 2/ln 6
+		item("c", 8, 0.2),  // tie with b
+		item("d", 2, 0.1),  // three above: 1 − ln 4/ln 6
+		item("e", 4, 0),    // zero popularity: 0
+	}
+	w := 0.4
+	got := Blend(items, w)
+	ln6 := math.Log(6) // ln(1+N), N = 5
+	want := []float64{
+		0.6*1 + 0.4*1,
+		0.6*0.5 + 0.4*(1-math.Log(2)/ln6),
+		0.6*0.8 + 0.4*(1-math.Log(2)/ln6),
+		0.6*0.2 + 0.4*(1-math.Log(4)/ln6),
+		0.6 * 0.4,
+	}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Errorf("Blend[%s] = %v, want %v", items[i].URL, got[i], want[i])
+		}
+	}
+	Order(items, OrderBlend, w)
+	if got, want := urlsOf(items), []string{"a", "c", "b", "e", "d"}; !slices.Equal(got, want) {
+		t.Fatalf("blend order = %v, want %v", got, want)
+	}
+}
+
+func TestBlendWeightsAtTheEndsGiveOneSignal(t *testing.T) {
+	base := []Scored{item("a", 1, 0.9), item("b", 3, 0.1), item("c", 2, 0.5)}
+	for _, c := range []struct {
+		name string
+		w    float64
+		want []string
+	}{
+		{"weight zero orders by relevance", 0, []string{"b", "c", "a"}},
+		{"weight one orders by popularity", 1, []string{"a", "c", "b"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			items := slices.Clone(base)
+			Order(items, OrderBlend, c.w)
+			if got := urlsOf(items); !slices.Equal(got, c.want) {
+				t.Fatalf("order = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestPopularityOfPicksTheConfiguredSource(t *testing.T) {
+	st := PageStats{PageRank: 0.25, InLinks: 7, Clicks: 3, Aware: 2}
+	for src, want := range map[string]float64{SourcePageRank: 0.25, SourceInLinks: 7, SourceClicks: 3} {
+		if got := PopularityOf(st, src); got != want {
+			t.Errorf("PopularityOf(%s) = %v, want %v", src, got, want)
+		}
+	}
+}

@@ -1,0 +1,146 @@
+package ranking
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"hash"
+	"math/rand/v2"
+	"strings"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Slot is one entry of the merged result list L.
+type Slot struct {
+	// Index is the entry's position in the deterministic order L_d.
+	Index int
+	// Promoted says the entry was taken from the shuffled pool L_p.
+	Promoted bool
+}
+
+// PoolFor decides the promotion pool P_p (§5.5) for the candidates in
+// deterministic order: under RuleSelective the candidates with zero
+// awareness (no monitored user has clicked them); under RuleUniform each
+// candidate independently with probability r, drawn from rng in order;
+// under RuleNone nothing.
+func PoolFor(items []Scored, rule string, r float64, rng *rand.Rand) []bool {
+	pool := make([]bool, len(items))
+	switch rule {
+	case RuleSelective:
+		for i, it := range items {
+			pool[i] = it.Stats.Aware == 0
+		}
+	case RuleUniform:
+		for i := range items {
+			pool[i] = rng.Float64() < r
+		}
+	}
+	return pool
+}
+
+// Promote merges the deterministic order L_d (entries 0..len(inPool)−1)
+// with the shuffled promotion pool L_p following thesis §5.5:
+//
+//  1. The pool members (inPool[i]) are shuffled with rng into L_p.
+//  2. The top k−1 entries of L_d are placed first, in order: they are
+//     protected from promotion.
+//  3. Each further position takes, with probability r (a coin from rng),
+//     the next entry of L_p not yet placed, and otherwise the next entry of
+//     L_d not yet placed. Once every pool entry is placed, the rest come
+//     from L_d without a coin.
+//
+// Every entry appears exactly once; entries taken from L_p are marked
+// Promoted.
+//
+// §5.5 removes the pool from L_d; here pool entries keep their place in L_d
+// and are placed by whichever list reaches them first. When the pool sits
+// at the bottom of L_d, as in the thesis's model where zero awareness means
+// zero popularity, the two procedures are the same, coin for coin, up to
+// the position where the last non-pool entry is placed; after it §5.5 lists
+// the remaining pool entries in shuffled order, while here the coin keeps
+// choosing between the shuffle and their deterministic order. They differ
+// more when popularity and awareness are measured differently (PageRank
+// from links, awareness from monitored clicks), and above all on a cold
+// start when nothing has been clicked yet: §5.5 would then shuffle the
+// whole list, while here a share 1−r of the positions still follows L_d
+// and the top k−1 stay in place (the "feeling lucky" property §5.5 wants
+// from k = 2). With r = 0 the result is L_d itself.
+func Promote(inPool []bool, k int, r float64, rng *rand.Rand) []Slot {
+	n := len(inPool)
+	var lp []int
+	for i, p := range inPool {
+		if p {
+			lp = append(lp, i)
+		}
+	}
+	rng.Shuffle(len(lp), func(i, j int) { lp[i], lp[j] = lp[j], lp[i] })
+	poolLeft := len(lp)
+
+	out := make([]Slot, 0, n)
+	placed := make([]bool, n)
+	d, p := 0, 0 // cursors into L_d and L_p
+	place := func(i int, promoted bool) {
+		placed[i] = true
+		if inPool[i] {
+			poolLeft--
+		}
+		out = append(out, Slot{Index: i, Promoted: promoted})
+	}
+	for len(out) < k-1 && len(out) < n {
+		place(len(out), false) // nothing is placed yet, so L_d's next is its k-th
+	}
+	d = len(out)
+	for len(out) < n {
+		if poolLeft > 0 && rng.Float64() < r {
+			for placed[lp[p]] {
+				p++
+			}
+			place(lp[p], true)
+			continue
+		}
+		for placed[d] {
+			d++
+		}
+		place(d, false)
+	}
+	return out
+}
+
+// NormalizeQuery folds a query to the form its promotion seed is derived
+// from: Unicode NFKC, lower case, runs of white space collapsed to one
+// space, no leading or trailing space. "Go  Pebble" and "go pebble" share
+// a seed.
+func NormalizeQuery(q string) string {
+	return strings.Join(strings.Fields(strings.ToLower(norm.NFKC.String(q))), " ")
+}
+
+// PromotionSeed derives the seed of one user's promotion shuffle for one
+// query: HMAC-SHA256 keyed by the server secret over the user id and the
+// normalized query. The same user asking the same query gets the same
+// merged list, so pages 1, 2, 3 of the results are slices of one list; the
+// secret keeps users from predicting or steering their shuffle.
+func PromotionSeed(secret []byte, user, query string) [32]byte {
+	mac := hmac.New(sha256.New, secret)
+	writeField(mac, "promote")
+	writeField(mac, user)
+	writeField(mac, NormalizeQuery(query))
+	var seed [32]byte
+	mac.Sum(seed[:0])
+	return seed
+}
+
+// PromotionRand returns the random source of one user's promotion for one
+// query, seeded by PromotionSeed.
+func PromotionRand(secret []byte, user, query string) *rand.Rand {
+	return rand.New(rand.NewChaCha8(PromotionSeed(secret, user, query)))
+}
+
+// writeField writes a length-prefixed field, so field boundaries are part
+// of what is authenticated ("ab"+"c" differs from "a"+"bc").
+// A hash.Hash never returns a write error.
+func writeField(w hash.Hash, s string) {
+	var n [binary.MaxVarintLen64]byte
+	w.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+	w.Write([]byte(s))
+}

@@ -1,0 +1,181 @@
+package ranking
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+)
+
+// RedirectPath is where result links point; the handler is mounted there.
+const RedirectPath = "/r"
+
+// MaxQueryLen bounds the query carried by a click link, in bytes.
+const MaxQueryLen = 1024
+
+// Errors from Verify.
+var (
+	ErrBadLink      = errors.New("ranking: malformed click link")
+	ErrBadSignature = errors.New("ranking: bad click signature")
+)
+
+// Click is what a result link carries: the target, the query it answered,
+// the 1-based rank it was shown at, and the user it was shown to.
+type Click struct {
+	Target string
+	Query  string
+	Rank   int
+	User   string
+}
+
+// Signer signs and verifies click links with HMAC-SHA256 under the server
+// secret, so the redirect only sends users to targets the searcher put on
+// a result page (no open redirect) and clicks cannot be forged for other
+// pages, ranks or users.
+type Signer struct {
+	key []byte
+}
+
+// NewSigner returns a Signer keyed by secret (at least MinSecretLen bytes).
+func NewSigner(secret []byte) (*Signer, error) {
+	if len(secret) < MinSecretLen {
+		return nil, fmt.Errorf("ranking: signing secret of %d bytes: must be at least %d", len(secret), MinSecretLen)
+	}
+	return &Signer{key: append([]byte(nil), secret...)}, nil
+}
+
+// The parameters of a click link; no others are accepted.
+const (
+	paramTarget = "u"
+	paramQuery  = "q"
+	paramRank   = "n"
+	paramUser   = "id"
+	paramSig    = "s"
+)
+
+func (s *Signer) mac(c Click) []byte {
+	m := hmac.New(sha256.New, s.key)
+	writeField(m, "click")
+	writeField(m, c.Target)
+	writeField(m, c.Query)
+	writeField(m, strconv.Itoa(c.Rank))
+	writeField(m, c.User)
+	return m.Sum(nil)
+}
+
+// Link returns the signed redirect link for c: RedirectPath with the
+// target, query, rank, user and signature as query parameters.
+func (s *Signer) Link(c Click) string {
+	v := url.Values{}
+	v.Set(paramTarget, c.Target)
+	v.Set(paramQuery, c.Query)
+	v.Set(paramRank, strconv.Itoa(c.Rank))
+	v.Set(paramUser, c.User)
+	v.Set(paramSig, base64.RawURLEncoding.EncodeToString(s.mac(c)))
+	return RedirectPath + "?" + v.Encode()
+}
+
+// Verify checks a click link's raw query string and returns the click it
+// carries. It fails with ErrBadLink if a parameter is missing, repeated,
+// unknown or out of bounds, or the target is not an absolute http(s) URL,
+// and with ErrBadSignature if the signature does not match (compared in
+// constant time).
+func (s *Signer) Verify(rawQuery string) (Click, error) {
+	v, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return Click{}, fmt.Errorf("%w: %v", ErrBadLink, err)
+	}
+	for k, vs := range v {
+		switch k {
+		case paramTarget, paramQuery, paramRank, paramUser, paramSig:
+		default:
+			return Click{}, fmt.Errorf("%w: unknown parameter %q", ErrBadLink, k)
+		}
+		if len(vs) != 1 {
+			return Click{}, fmt.Errorf("%w: parameter %q given %d times", ErrBadLink, k, len(vs))
+		}
+	}
+	for _, k := range []string{paramTarget, paramQuery, paramRank, paramUser, paramSig} {
+		if _, ok := v[k]; !ok {
+			return Click{}, fmt.Errorf("%w: missing parameter %q", ErrBadLink, k)
+		}
+	}
+	c := Click{Target: v.Get(paramTarget), Query: v.Get(paramQuery), User: v.Get(paramUser)}
+	if c.Rank, err = strconv.Atoi(v.Get(paramRank)); err != nil || c.Rank < 1 || c.Rank > MaxCandidates {
+		return Click{}, fmt.Errorf("%w: rank %q: must be an integer in [1, %d]", ErrBadLink, v.Get(paramRank), MaxCandidates)
+	}
+	if len(c.Query) > MaxQueryLen {
+		return Click{}, fmt.Errorf("%w: query of %d bytes: must be at most %d", ErrBadLink, len(c.Query), MaxQueryLen)
+	}
+	if err := checkClick(c.Target, c.User); err != nil {
+		return Click{}, fmt.Errorf("%w: %v", ErrBadLink, err)
+	}
+	if u, err := url.Parse(c.Target); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Click{}, fmt.Errorf("%w: target is not an absolute http(s) URL", ErrBadLink)
+	}
+	sig, err := base64.RawURLEncoding.DecodeString(v.Get(paramSig))
+	if err != nil || !hmac.Equal(sig, s.mac(c)) {
+		return Click{}, ErrBadSignature
+	}
+	return c, nil
+}
+
+// ClickRecorder records a verified click; *Store implements it.
+type ClickRecorder interface {
+	RecordClick(ctx context.Context, url, user string) (newlyAware bool, err error)
+}
+
+// RedirectHandler serves RedirectPath: it verifies the link, records the
+// click, and answers 302 to the target; a link that fails verification
+// gets 400 with a JSON body {"error": "..."}.
+//
+// The click is recorded only when the request's user cookie names the user
+// the link was signed for: a link copied to someone else, or replayed by a
+// script without the cookie, still redirects but does not count towards
+// that user's awareness. A failure to record is logged and the user is
+// redirected anyway.
+type RedirectHandler struct {
+	signer *Signer
+	clicks ClickRecorder
+	logger *slog.Logger
+}
+
+// NewRedirectHandler returns the handler; a nil logger discards.
+func NewRedirectHandler(signer *Signer, clicks ClickRecorder, logger *slog.Logger) *RedirectHandler {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &RedirectHandler{signer: signer, clicks: clicks, logger: logger.With("component", "ranking")}
+}
+
+func (h *RedirectHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c, err := h.signer.Verify(r.URL.RawQuery)
+	if err != nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusBadRequest)
+		if err := json.NewEncoder(w).Encode(map[string]string{"error": err.Error()}); err != nil {
+			h.logger.Debug("write redirect error", "err", err)
+		}
+		return
+	}
+	if user, ok := UserFromRequest(r); ok && user == c.User {
+		if _, err := h.clicks.RecordClick(r.Context(), c.Target, c.User); err != nil {
+			h.logger.Warn("click not recorded", "url", c.Target, "err", err)
+		}
+	} else {
+		h.logger.Debug("click from another user not recorded", "url", c.Target)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	// The redirect's own URL carries the query; do not pass it on as the
+	// target's Referer.
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	http.Redirect(w, r, c.Target, http.StatusFound)
+}

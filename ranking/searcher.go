@@ -1,0 +1,190 @@
+package ranking
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+)
+
+// Retriever finds the pages relevant to a query: up to limit candidates,
+// best first, and the total number of matches. The index provides it.
+type Retriever interface {
+	Retrieve(ctx context.Context, query string, limit int) ([]Candidate, int, error)
+}
+
+// StatsReader returns the popularity statistics of pages; *Store
+// implements it.
+type StatsReader interface {
+	Lookup(ctx context.Context, urls []string) ([]PageStats, error)
+}
+
+// ErrBadRequest is returned by Search for a request outside its limits;
+// the message names the parameter and the limit.
+var ErrBadRequest = errors.New("ranking: bad request")
+
+// Result is one entry of a result page.
+type Result struct {
+	// Rank is the 1-based position in the user's merged list L.
+	Rank    int
+	URL     string
+	Title   string
+	Snippet string
+	// ClickURL is the signed redirect link (under RedirectPath) to show
+	// instead of URL, so the click is counted.
+	ClickURL string
+	// Promoted marks a result taken from the shuffled promotion pool (§5.5).
+	Promoted   bool
+	Relevance  float64
+	Popularity float64
+	FetchedAt  time.Time
+}
+
+// Page is one page of results.
+type Page struct {
+	Query string
+	Page  int
+	Size  int
+	// Total is how many pages match the query in the index; Candidates is
+	// how many of them were ordered (at most ranking.candidates), so the
+	// last page is ceil(Candidates/Size).
+	Total      int
+	Candidates int
+	Results    []Result
+}
+
+// Searcher answers queries: relevant candidates from the Retriever, ordered
+// by popularity (or the blend), merged with the promotion pool by §5.5,
+// paginated, with signed click links. It is safe for concurrent use.
+type Searcher struct {
+	cfg       Config
+	retriever Retriever
+	stats     StatsReader
+	signer    *Signer
+	secret    []byte
+	logger    *slog.Logger
+}
+
+// NewSearcher returns a Searcher. secret keys the click signatures and the
+// promotion seeds (Store.Secret provides it).
+func NewSearcher(cfg Config, retriever Retriever, stats StatsReader, secret []byte, logger *slog.Logger) (*Searcher, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	signer, err := NewSigner(secret)
+	if err != nil {
+		return nil, err
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Searcher{
+		cfg: cfg, retriever: retriever, stats: stats, signer: signer,
+		secret: append([]byte(nil), secret...), logger: logger.With("component", "ranking"),
+	}, nil
+}
+
+// Signer returns the signer of the searcher's click links, for the
+// redirect handler.
+func (s *Searcher) Signer() *Signer { return s.signer }
+
+// Search returns page (1-based) of size results for user's query. The
+// whole candidate list is ordered and merged once, with the promotion
+// shuffle seeded by (secret, user, normalized query), and then cut into
+// pages, so one user's pages 1, 2, 3 are consecutive slices of one list
+// as long as the candidates and their awareness do not change in between.
+func (s *Searcher) Search(ctx context.Context, user, query string, page, size int) (Page, error) {
+	query = strings.TrimSpace(query)
+	switch {
+	case query == "" || len(query) > MaxQueryLen:
+		return Page{}, fmt.Errorf("%w: query of %d bytes: must be 1 to %d bytes", ErrBadRequest, len(query), MaxQueryLen)
+	case user == "" || len(user) > MaxUserIDLen:
+		return Page{}, fmt.Errorf("%w: user id of %d bytes: must be 1 to %d bytes", ErrBadRequest, len(user), MaxUserIDLen)
+	case size < 1 || size > s.cfg.Candidates:
+		return Page{}, fmt.Errorf("%w: size = %d: must be in [1, %d]", ErrBadRequest, size, s.cfg.Candidates)
+	case page < 1 || page > s.cfg.Candidates:
+		return Page{}, fmt.Errorf("%w: page = %d: must be in [1, %d]", ErrBadRequest, page, s.cfg.Candidates)
+	}
+	cands, total, err := s.retriever.Retrieve(ctx, query, s.cfg.Candidates)
+	if err != nil {
+		return Page{}, fmt.Errorf("ranking: retrieve %q: %w", query, err)
+	}
+	items, err := s.score(ctx, dedupe(cands, s.cfg.Candidates))
+	if err != nil {
+		return Page{}, err
+	}
+	list, err := s.merge(ctx, user, query, items)
+	if err != nil {
+		return Page{}, err
+	}
+	out := Page{Query: query, Page: page, Size: size, Total: total, Candidates: len(list)}
+	lo := (page - 1) * size
+	for i := lo; i < len(list) && i < lo+size; i++ {
+		it := items[list[i].Index]
+		rank := i + 1
+		out.Results = append(out.Results, Result{
+			Rank:       rank,
+			URL:        it.URL,
+			Title:      it.Title,
+			Snippet:    it.Snippet,
+			ClickURL:   s.signer.Link(Click{Target: it.URL, Query: query, Rank: rank, User: user}),
+			Promoted:   list[i].Promoted,
+			Relevance:  it.Relevance,
+			Popularity: it.Popularity,
+			FetchedAt:  it.FetchedAt,
+		})
+	}
+	return out, nil
+}
+
+// dedupe keeps the first of candidates sharing a URL, at most limit.
+func dedupe(cands []Candidate, limit int) []Candidate {
+	seen := make(map[string]struct{}, len(cands))
+	out := cands[:0:0]
+	for _, c := range cands {
+		if _, dup := seen[c.URL]; dup || len(out) == limit {
+			continue
+		}
+		seen[c.URL] = struct{}{}
+		out = append(out, c)
+	}
+	return out
+}
+
+func (s *Searcher) score(ctx context.Context, cands []Candidate) ([]Scored, error) {
+	urls := make([]string, len(cands))
+	for i, c := range cands {
+		urls[i] = c.URL
+	}
+	stats, err := s.stats.Lookup(ctx, urls)
+	if err != nil {
+		return nil, fmt.Errorf("ranking: popularity of %d candidates: %w", len(urls), err)
+	}
+	if len(stats) != len(urls) {
+		return nil, fmt.Errorf("ranking: popularity of %d candidates: got %d answers", len(urls), len(stats))
+	}
+	items := make([]Scored, len(cands))
+	for i, c := range cands {
+		items[i] = Scored{Candidate: c, Stats: stats[i], Popularity: PopularityOf(stats[i], s.cfg.Popularity)}
+	}
+	Order(items, s.cfg.Order, s.cfg.BlendWeight)
+	return items, nil
+}
+
+func (s *Searcher) merge(ctx context.Context, user, query string, items []Scored) ([]Slot, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p := s.cfg.Promotion
+	if p.Rule == RuleNone {
+		list := make([]Slot, len(items))
+		for i := range list {
+			list[i] = Slot{Index: i}
+		}
+		return list, nil
+	}
+	rng := PromotionRand(s.secret, user, query)
+	return Promote(PoolFor(items, p.Rule, p.R, rng), p.K, p.R, rng), nil
+}

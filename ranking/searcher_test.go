@@ -1,0 +1,183 @@
+package ranking
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fakeRetriever returns n candidates with falling relevance.
+type fakeRetriever struct {
+	cands []Candidate
+	err   error
+}
+
+func newFakeRetriever(n int) *fakeRetriever {
+	f := &fakeRetriever{}
+	for i := range n {
+		f.cands = append(f.cands, Candidate{
+			URL:       fmt.Sprintf("http://site%d.test/page", i),
+			Title:     fmt.Sprintf("page %d", i),
+			Relevance: float64(n - i),
+		})
+	}
+	return f
+}
+
+func (f *fakeRetriever) Retrieve(_ context.Context, _ string, limit int) ([]Candidate, int, error) {
+	if f.err != nil {
+		return nil, 0, f.err
+	}
+	return f.cands[:min(limit, len(f.cands))], len(f.cands), nil
+}
+
+func newSearcher(t testing.TB, cfg Config, r Retriever, st StatsReader) *Searcher {
+	t.Helper()
+	s, err := NewSearcher(cfg, r, st, testSecret, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestSearchPagesAreSlicesOfOneList(t *testing.T) {
+	_, store := openStore(t, testConfig(), nil)
+	retr := newFakeRetriever(95)
+	// Half the pages have been clicked by a monitored user: they are out of
+	// the selective pool.
+	for i, c := range retr.cands {
+		if i%2 == 0 {
+			if _, err := store.RecordClick(t.Context(), c.URL, "someone"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cfg := testConfig()
+	cfg.Promotion = PromotionConfig{Rule: RuleSelective, K: 2, R: 0.3}
+	s := newSearcher(t, cfg, retr, store)
+	const user, query = "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "go pebble"
+
+	whole, err := s.Search(t.Context(), user, query, 1, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.Candidates != 95 || whole.Total != 95 || len(whole.Results) != 95 {
+		t.Fatalf("whole list: %d candidates, %d total, %d results", whole.Candidates, whole.Total, len(whole.Results))
+	}
+	var paged []Result
+	for p := 1; ; p++ {
+		pg, err := s.Search(t.Context(), user, " GO  pebble", p, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pg.Results) == 0 {
+			if p != 11 {
+				t.Fatalf("results ran out at page %d, want after page 10", p)
+			}
+			break
+		}
+		paged = append(paged, pg.Results...)
+	}
+	urls := func(rs []Result) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.URL)
+		}
+		return out
+	}
+	if !slices.Equal(urls(paged), urls(whole.Results)) {
+		t.Fatal("pages 1..10 are not consecutive slices of the one merged list")
+	}
+
+	promoted := 0
+	for i, r := range whole.Results {
+		if r.Rank != i+1 {
+			t.Fatalf("result %d has rank %d", i, r.Rank)
+		}
+		if r.Promoted {
+			promoted++
+			var n int
+			fmt.Sscanf(r.URL, "http://site%d.test/page", &n)
+			if n%2 == 0 {
+				t.Fatalf("%s was clicked by a monitored user but promoted", r.URL)
+			}
+		}
+		c, err := s.Signer().Verify(rawQuery(r.ClickURL))
+		if err != nil || c != (Click{Target: r.URL, Query: query, Rank: r.Rank, User: user}) {
+			t.Fatalf("click link of %s verifies to %+v, %v", r.URL, c, err)
+		}
+	}
+	if promoted == 0 {
+		t.Fatal("nothing was promoted at r = 0.3")
+	}
+	if whole.Results[0].Promoted {
+		t.Fatal("k = 2 must protect the top result")
+	}
+
+	other, err := s.Search(t.Context(), "ZYXWVUTSRQPONMLKJIHGFEDCBA", query, 1, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(urls(other.Results), urls(whole.Results)) {
+		t.Fatal("another user got the same shuffle")
+	}
+}
+
+func TestSearchWithoutPromotionIsTheDeterministicOrder(t *testing.T) {
+	_, store := openStore(t, testConfig(), nil)
+	cfg := testConfig()
+	cfg.Promotion.Rule = RuleNone
+	s := newSearcher(t, cfg, newFakeRetriever(30), store)
+	pg, err := s.Search(t.Context(), "u", "q", 2, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range pg.Results {
+		if want := fmt.Sprintf("http://site%d.test/page", 10+i); r.URL != want || r.Promoted {
+			t.Fatalf("result %d = %s (promoted %v), want %s by relevance", i, r.URL, r.Promoted, want)
+		}
+	}
+}
+
+func TestSearchRejectsRequestsOutsideItsLimits(t *testing.T) {
+	_, store := openStore(t, testConfig(), nil)
+	s := newSearcher(t, testConfig(), newFakeRetriever(5), store)
+	for _, c := range []struct {
+		name        string
+		user, query string
+		page, size  int
+		want        string
+	}{
+		{"an empty query", "u", "  ", 1, 10, "query of 0 bytes"},
+		{"an oversized query", "u", strings.Repeat("q", MaxQueryLen+1), 1, 10, "query of 1025 bytes"},
+		{"a missing user", "", "q", 1, 10, "user id of 0 bytes"},
+		{"page zero", "u", "q", 0, 10, "page = 0: must be in [1, 1000]"},
+		{"a size past the candidates", "u", "q", 1, 1001, "size = 1001: must be in [1, 1000]"},
+	} {
+		t.Run(c.name+" is a bad request", func(t *testing.T) {
+			_, err := s.Search(t.Context(), c.user, c.query, c.page, c.size)
+			if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want ErrBadRequest naming %q", err, c.want)
+			}
+		})
+	}
+	t.Run("a retriever failure is wrapped", func(t *testing.T) {
+		boom := errors.New("index closed")
+		s := newSearcher(t, testConfig(), &fakeRetriever{err: boom}, store)
+		if _, err := s.Search(t.Context(), "u", "q", 1, 10); !errors.Is(err, boom) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("duplicate candidates appear once", func(t *testing.T) {
+		r := newFakeRetriever(3)
+		r.cands = append(r.cands, r.cands[0])
+		s := newSearcher(t, testConfig(), r, store)
+		pg, err := s.Search(t.Context(), "u", "q", 1, 10)
+		if err != nil || len(pg.Results) != 3 {
+			t.Fatalf("%d results, %v", len(pg.Results), err)
+		}
+	})
+}
