@@ -95,6 +95,7 @@ func (p Plot) build() (*plot.Plot, error) {
 		pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
+	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for i, s := range p.Series {
 		if len(s.X) != len(s.Y) {
 			return nil, fmt.Errorf("report: series %q has %d x and %d y values", s.Name, len(s.X), len(s.Y))
@@ -107,6 +108,7 @@ func (p Plot) build() (*plot.Plot, error) {
 			}
 			xys = append(xys, plotter.XY{X: x, Y: y})
 			lo, hi = math.Min(lo, math.Min(x, y)), math.Max(hi, math.Max(x, y))
+			xlo, xhi, ylo, yhi = math.Min(xlo, x), math.Max(xhi, x), math.Min(ylo, y), math.Max(yhi, y)
 		}
 		if len(xys) == 0 {
 			continue
@@ -149,6 +151,15 @@ func (p Plot) build() (*plot.Plot, error) {
 		d.Color = color.Gray{Y: 128}
 		d.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
 		pl.Add(d)
+	}
+	// A logarithmic axis over a single value has no decade to tick and
+	// gonum panics on it: widen such an axis to a factor of ten around the
+	// value.
+	if p.LogX && xlo == xhi && xlo > 0 {
+		pl.X.Min, pl.X.Max = xlo/math.Sqrt(10), xhi*math.Sqrt(10)
+	}
+	if p.LogY && ylo == yhi && ylo > 0 {
+		pl.Y.Min, pl.Y.Max = ylo/math.Sqrt(10), yhi*math.Sqrt(10)
 	}
 	pl.Add(plotter.NewGrid())
 	return pl, nil

@@ -88,3 +88,10 @@ func TestPlotRejectsMismatchedSeries(t *testing.T) {
 		t.Fatal("a plot without series was written")
 	}
 }
+
+func TestLogAxisOverASingleValueIsDrawn(t *testing.T) {
+	p := Plot{LogX: true, LogY: true, Series: []Series{{Name: "one", X: []float64{1, 1}, Y: []float64{3, 4}, Style: Points}}}
+	if err := p.Write(filepath.Join(t.TempDir(), "p")); err != nil {
+		t.Fatal(err)
+	}
+}
