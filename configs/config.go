@@ -14,9 +14,11 @@ import (
 	"github.com/spf13/viper"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/deltaq/deltaq/ads"
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/discovery"
+	"github.com/deltaq/deltaq/eval/adsim"
 	"github.com/deltaq/deltaq/eval/discoveryeval"
 	"github.com/deltaq/deltaq/eval/ranksim"
 	"github.com/deltaq/deltaq/eval/replay"
@@ -34,6 +36,7 @@ type Config struct {
 	Frontier  frontier.Config  `mapstructure:"frontier"`
 	Discovery discovery.Config `mapstructure:"discovery"`
 	Ranking   ranking.Config   `mapstructure:"ranking"`
+	Ads       ads.Config       `mapstructure:"ads"`
 	Server    server.Config    `mapstructure:"server"`
 	Web       WebConfig        `mapstructure:"web"`
 	Eval      EvalConfig       `mapstructure:"eval"`
@@ -41,6 +44,7 @@ type Config struct {
 
 // EvalConfig configures the offline evaluations of `deltaq eval`.
 type EvalConfig struct {
+	Ads       adsim.Config         `mapstructure:"ads"`
 	Discovery discoveryeval.Config `mapstructure:"discovery"`
 	Ranking   ranksim.Config       `mapstructure:"ranking"`
 }
@@ -80,8 +84,8 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("frontier.window = %d: must be <= repo.stats_kept (%d), the ΔQ measurements kept", c.Frontier.Window, c.Repo.StatsKept))
 	}
 	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate(), c.Frontier.Validate(frontier.Policies()),
-		c.Discovery.Validate(), c.Ranking.Validate(), c.Server.Validate(), replay.Options{Latency: c.Web.Replay.Latency}.Validate(),
-		c.Web.Synth.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate())
+		c.Discovery.Validate(), c.Ranking.Validate(), c.Ads.Validate(), c.Server.Validate(), replay.Options{Latency: c.Web.Replay.Latency}.Validate(),
+		c.Web.Synth.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate())
 	return errors.Join(errs...)
 }
 

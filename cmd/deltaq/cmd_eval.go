@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deltaq/deltaq/eval/adsim"
 	"github.com/deltaq/deltaq/eval/discoveryeval"
 	"github.com/deltaq/deltaq/eval/ranksim"
 )
@@ -17,7 +18,7 @@ func (a *app) newEvalCmd() *cobra.Command {
 		Use:   "eval",
 		Short: "Run an offline evaluation; each writes report.md, results.csv and plots into --out",
 	}
-	cmd.AddCommand(a.newEvalDiscoveryCmd(), a.newEvalRankingCmd())
+	cmd.AddCommand(a.newEvalDiscoveryCmd(), a.newEvalRankingCmd(), a.newEvalAdsCmd())
 	return cmd
 }
 
@@ -88,5 +89,39 @@ func (a *app) newEvalDiscoveryCmd() *cobra.Command {
 	}
 	cmd.Flags().StringSliceVar(&dirs, "archive", nil, "archive directory (repeatable)")
 	cmd.Flags().StringVar(&out, "out", "", "output directory")
+	return cmd
+}
+
+func (a *app) newEvalAdsCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "ads --log FILE --out DIR [--ctr FILE]",
+		Short: "Ads under unknown CTRs and budgets: GREEDY against the BMIX family, figs. 6.3–6.6 (thesis §6.7–6.8)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := a.load(cmd, map[string]string{"log": "eval.ads.log", "ctr": "eval.ads.ctr_file", "seed": "eval.ads.seed"})
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				return errors.New("--out: an output directory is required")
+			}
+			sum, err := adsim.Run(cmd.Context(), cfg.Eval.Ads, out, a.stderr)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "%d phrases, %d advertisers (%d budgeted), %d ads, %d days × %d orders\n",
+				sum.Phrases, sum.Advertisers, sum.Budgeted, sum.Ads, sum.Days, sum.Repetitions)
+			for _, t := range sum.Totals {
+				fmt.Fprintf(a.stdout, "%-8s revenue at C = 1: %.0f ± %.0f\n", t.Policy, t.Total.Mean, t.Total.SD)
+			}
+			fmt.Fprintf(a.stdout, "report: %s\n", filepath.Join(out, "report.md"))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "output directory")
+	cmd.Flags().String("log", "", "query log (eval.ads.log)")
+	cmd.Flags().String("ctr", "", "click-through-rate table (eval.ads.ctr_file)")
+	cmd.Flags().Uint64("seed", 1, "seed (eval.ads.seed)")
 	return cmd
 }

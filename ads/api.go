@@ -1,0 +1,410 @@
+package ads
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// APIPrefix is where the server mounts APIHandler, without stripping it:
+// mux.Handle(ads.APIPrefix, store.APIHandler()).
+const APIPrefix = "/api/v1/ads/"
+
+// APIHandler serves the advertiser API. Every request carries
+// "Authorization: Bearer <key>"; an advertiser sees and changes only its
+// own ads.
+//
+//	GET    /api/v1/ads/          list my ads
+//	POST   /api/v1/ads/          create an ad {title, text, url, targets: [{phrase, bid}]}
+//	GET    /api/v1/ads/{id}      one ad
+//	PATCH  /api/v1/ads/{id}      change title, text, url or targets (the whole list)
+//	DELETE /api/v1/ads/{id}      revoke
+//	GET    /api/v1/ads/account   budget, spend today, next reset
+//	PATCH  /api/v1/ads/account   {daily_budget}: 0 removes the budget
+//	GET    /api/v1/ads/report    impressions, clicks, CTR and spend per ad and phrase
+//
+// Amounts are in currency units (bids per click, budgets per day).
+// Answers: 401 without a valid key; 404 for an ad that does not exist or
+// belongs to someone else (never 403, which would confirm the id); 400
+// with {"error", "field", "limit"} for bad JSON or values out of range;
+// 413 for a body over ads.max_request_bytes.
+func (s *Store) APIHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+APIPrefix+"{$}", s.authed(s.apiList))
+	mux.HandleFunc("POST "+APIPrefix+"{$}", s.authed(s.apiCreate))
+	mux.HandleFunc("GET "+APIPrefix+"account", s.authed(s.apiAccount))
+	mux.HandleFunc("PATCH "+APIPrefix+"account", s.authed(s.apiSetBudget))
+	mux.HandleFunc("GET "+APIPrefix+"report", s.authed(s.apiReport))
+	mux.HandleFunc("GET "+APIPrefix+"{id}", s.authed(s.apiGet))
+	mux.HandleFunc("PATCH "+APIPrefix+"{id}", s.authed(s.apiUpdate))
+	mux.HandleFunc("DELETE "+APIPrefix+"{id}", s.authed(s.apiRevoke))
+	return mux
+}
+
+type apiFunc func(w http.ResponseWriter, r *http.Request, adv Advertiser)
+
+// authed resolves the bearer key to an advertiser, or answers 401.
+func (s *Store) authed(h apiFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="deltaq-ads"`)
+			writeError(w, http.StatusUnauthorized, "", "", "missing bearer key")
+			return
+		}
+		adv, ok := s.Authenticate(strings.TrimSpace(key))
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="deltaq-ads", error="invalid_token"`)
+			writeError(w, http.StatusUnauthorized, "", "", "invalid key")
+			return
+		}
+		h(w, r, adv)
+	}
+}
+
+// Wire formats.
+
+type targetJSON struct {
+	Phrase string   `json:"phrase"`
+	Bid    *float64 `json:"bid"`
+}
+
+type adRequest struct {
+	Title   *string       `json:"title"`
+	Text    *string       `json:"text"`
+	URL     *string       `json:"url"`
+	Targets *[]targetJSON `json:"targets"`
+}
+
+type targetOut struct {
+	Phrase string  `json:"phrase"`
+	Bid    float64 `json:"bid"`
+}
+
+type adJSON struct {
+	ID      uint64      `json:"id"`
+	Title   string      `json:"title"`
+	Text    string      `json:"text"`
+	URL     string      `json:"url"`
+	Targets []targetOut `json:"targets"`
+	Status  Status      `json:"status"`
+	Created time.Time   `json:"created"`
+	Revoked *time.Time  `json:"revoked,omitempty"`
+}
+
+func adOut(a Ad) adJSON {
+	out := adJSON{ID: a.ID, Title: a.Title, Text: a.Text, URL: a.URL, Status: a.Status, Created: a.Created, Targets: []targetOut{}}
+	for _, t := range a.Targets {
+		out.Targets = append(out.Targets, targetOut{Phrase: t.Phrase, Bid: t.Bid.Units()})
+	}
+	if !a.Revoked.IsZero() {
+		r := a.Revoked
+		out.Revoked = &r
+	}
+	return out
+}
+
+type accountJSON struct {
+	ID             uint64   `json:"id"`
+	Name           string   `json:"name"`
+	DailyBudget    *float64 `json:"daily_budget"` // null: no budget
+	TimeZone       string   `json:"time_zone"`
+	SpentToday     float64  `json:"spent_today"`
+	RemainingToday *float64 `json:"remaining_today"` // null: no budget
+	ResetsAt       string   `json:"resets_at"`
+}
+
+type phraseJSON struct {
+	Phrase      string  `json:"phrase"`
+	Bid         float64 `json:"bid"`
+	Impressions int64   `json:"impressions"`
+	Clicks      int64   `json:"clicks"`
+	CTR         float64 `json:"ctr"`
+	Spend       float64 `json:"spend"`
+}
+
+type adReportJSON struct {
+	ID      uint64       `json:"id"`
+	Title   string       `json:"title"`
+	Status  Status       `json:"status"`
+	Phrases []phraseJSON `json:"phrases"`
+}
+
+type reportJSON struct {
+	Account accountJSON    `json:"account"`
+	Ads     []adReportJSON `json:"ads"`
+}
+
+func accountOut(r Report) accountJSON {
+	out := accountJSON{
+		ID: r.Advertiser.ID, Name: r.Advertiser.Name, TimeZone: r.Advertiser.TimeZone,
+		SpentToday: r.SpentToday.Units(), ResetsAt: r.ResetsAt.Format(time.RFC3339),
+	}
+	if r.Advertiser.DailyBudget > 0 {
+		b, rem := r.Advertiser.DailyBudget.Units(), r.RemainingToday.Units()
+		out.DailyBudget, out.RemainingToday = &b, &rem
+	}
+	return out
+}
+
+// Handlers.
+
+func (s *Store) apiList(w http.ResponseWriter, r *http.Request, adv Advertiser) {
+	list, err := s.Ads(r.Context(), adv.ID)
+	if err != nil {
+		s.apiFail(w, err)
+		return
+	}
+	out := make([]adJSON, 0, len(list))
+	for _, a := range list {
+		out = append(out, adOut(a))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ads": out})
+}
+
+func (s *Store) apiCreate(w http.ResponseWriter, r *http.Request, adv Advertiser) {
+	var req adRequest
+	if !s.decodeBody(w, r, &req) {
+		return
+	}
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"title", req.Title != nil}, {"url", req.URL != nil}, {"targets", req.Targets != nil}} {
+		if !f.set {
+			s.apiFail(w, &FieldError{Field: f.name, Limit: "must be set"})
+			return
+		}
+	}
+	spec := AdSpec{Title: *req.Title, URL: *req.URL}
+	if req.Text != nil {
+		spec.Text = *req.Text
+	}
+	targets, err := targetsIn(*req.Targets)
+	if err != nil {
+		s.apiFail(w, err)
+		return
+	}
+	spec.Targets = targets
+	a, err := s.SubmitAd(r.Context(), adv.ID, spec)
+	if err != nil {
+		s.apiFail(w, err)
+		return
+	}
+	w.Header().Set("Location", APIPrefix+strconv.FormatUint(a.ID, 10))
+	writeJSON(w, http.StatusCreated, adOut(a))
+}
+
+func (s *Store) apiGet(w http.ResponseWriter, r *http.Request, adv Advertiser) {
+	id, ok := pathID(r)
+	if !ok {
+		s.apiFail(w, ErrNotFound)
+		return
+	}
+	a, err := s.Ad(adv.ID, id)
+	if err != nil {
+		s.apiFail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, adOut(a))
+}
+
+func (s *Store) apiUpdate(w http.ResponseWriter, r *http.Request, adv Advertiser) {
+	id, ok := pathID(r)
+	if !ok {
+		s.apiFail(w, ErrNotFound)
+		return
+	}
+	// Ownership first: another advertiser's id is 404 whatever the body.
+	if _, err := s.Ad(adv.ID, id); err != nil {
+		s.apiFail(w, err)
+		return
+	}
+	var req adRequest
+	if !s.decodeBody(w, r, &req) {
+		return
+	}
+	u := AdUpdate{Title: req.Title, Text: req.Text, URL: req.URL}
+	if req.Targets != nil {
+		targets, err := targetsIn(*req.Targets)
+		if err != nil {
+			s.apiFail(w, err)
+			return
+		}
+		u.Targets = &targets
+	}
+	a, err := s.UpdateAd(r.Context(), adv.ID, id, u)
+	if err != nil {
+		s.apiFail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, adOut(a))
+}
+
+func (s *Store) apiRevoke(w http.ResponseWriter, r *http.Request, adv Advertiser) {
+	id, ok := pathID(r)
+	if !ok {
+		s.apiFail(w, ErrNotFound)
+		return
+	}
+	a, err := s.RevokeAd(r.Context(), adv.ID, id)
+	if err != nil {
+		s.apiFail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, adOut(a))
+}
+
+func (s *Store) apiAccount(w http.ResponseWriter, r *http.Request, adv Advertiser) {
+	rep, err := s.accountReport(adv.ID)
+	if err != nil {
+		s.apiFail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, accountOut(rep))
+}
+
+func (s *Store) apiSetBudget(w http.ResponseWriter, r *http.Request, adv Advertiser) {
+	var req struct {
+		DailyBudget *float64 `json:"daily_budget"`
+	}
+	if !s.decodeBody(w, r, &req) {
+		return
+	}
+	if req.DailyBudget == nil {
+		s.apiFail(w, &FieldError{Field: "daily_budget", Limit: "must be set (0 removes the budget)"})
+		return
+	}
+	m, err := unitsIn("daily_budget", *req.DailyBudget)
+	if err != nil {
+		s.apiFail(w, err)
+		return
+	}
+	if _, err := s.SetDailyBudget(r.Context(), adv.ID, m); err != nil {
+		s.apiFail(w, err)
+		return
+	}
+	s.apiAccount(w, r, adv)
+}
+
+func (s *Store) apiReport(w http.ResponseWriter, r *http.Request, adv Advertiser) {
+	rep, err := s.Report(r.Context(), adv.ID)
+	if err != nil {
+		s.apiFail(w, err)
+		return
+	}
+	out := reportJSON{Account: accountOut(rep), Ads: []adReportJSON{}}
+	for _, a := range rep.Ads {
+		ar := adReportJSON{ID: a.Ad.ID, Title: a.Ad.Title, Status: a.Ad.Status, Phrases: []phraseJSON{}}
+		for _, p := range a.Phrases {
+			ar.Phrases = append(ar.Phrases, phraseJSON{Phrase: p.Phrase, Bid: p.Bid.Units(),
+				Impressions: p.Impressions, Clicks: p.Clicks, CTR: p.CTR(), Spend: p.Spend.Units()})
+		}
+		out.Ads = append(out.Ads, ar)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// accountReport is Report without the per-ad statistics.
+func (s *Store) accountReport(advertiserID uint64) (Report, error) {
+	s.mu.RLock()
+	adv := s.mu.advertisers[advertiserID]
+	s.mu.RUnlock()
+	if adv == nil {
+		return Report{}, ErrNotFound
+	}
+	st := adv.today(s.clock.Now())
+	r := Report{Advertiser: adv.public(), SpentToday: st.spent, ResetsAt: time.Unix(0, st.resetAt).UTC()}
+	if st.budget > 0 {
+		r.RemainingToday = max(0, st.budget-st.spent)
+	}
+	return r, nil
+}
+
+// Helpers.
+
+func pathID(r *http.Request) (uint64, bool) {
+	id, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
+	return id, err == nil
+}
+
+// decodeBody reads one JSON object of at most ads.max_request_bytes into
+// v, rejecting unknown fields, and answers the error itself.
+func (s *Store) decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxRequestBytes)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		if _, extra := dec.Token(); extra != io.EOF {
+			err = errors.New("body must hold one JSON object")
+		}
+	}
+	if err == nil {
+		return true
+	}
+	var tooBig *http.MaxBytesError
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &tooBig):
+		writeError(w, http.StatusRequestEntityTooLarge, "body", fmt.Sprintf("at most %d bytes (ads.max_request_bytes)", tooBig.Limit),
+			fmt.Sprintf("body over %d bytes", tooBig.Limit))
+	case errors.As(err, &typeErr):
+		writeError(w, http.StatusBadRequest, typeErr.Field, "must be a JSON "+typeErr.Type.String(),
+			fmt.Sprintf("%s: got JSON %s, want %s", typeErr.Field, typeErr.Value, typeErr.Type))
+	case errors.As(err, &syntaxErr):
+		writeError(w, http.StatusBadRequest, "body", "must be valid JSON", fmt.Sprintf("bad JSON at byte %d: %v", syntaxErr.Offset, syntaxErr))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		writeError(w, http.StatusBadRequest, f, "unknown field", fmt.Sprintf("unknown field %q", f))
+	default:
+		writeError(w, http.StatusBadRequest, "body", "must be one JSON object", err.Error())
+	}
+	return false
+}
+
+// targetsIn converts wire targets, checking that every bid is a number in
+// a representable range (Store checks the configured bounds).
+func targetsIn(in []targetJSON) ([]Target, error) {
+	out := make([]Target, len(in))
+	for i, t := range in {
+		field := fmt.Sprintf("targets[%d].bid", i)
+		if t.Bid == nil {
+			return nil, &FieldError{Field: field, Limit: "must be set"}
+		}
+		m, err := unitsIn(field, *t.Bid)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = Target{Phrase: t.Phrase, Bid: m}
+	}
+	return out, nil
+}
+
+func unitsIn(field string, u float64) (Money, error) {
+	if math.IsNaN(u) || u < 0 || u > maxMoneyUnits {
+		return 0, &FieldError{Field: field, Value: strconv.FormatFloat(u, 'g', -1, 64), Limit: fmt.Sprintf("must be in [0, %g]", maxMoneyUnits)}
+	}
+	return MoneyFromUnits(u), nil
+}
+
+// apiFail maps an error to its answer.
+func (s *Store) apiFail(w http.ResponseWriter, err error) {
+	var fe *FieldError
+	switch {
+	case errors.As(err, &fe):
+		writeError(w, http.StatusBadRequest, fe.Field, fe.Limit, fe.Error())
+	case errors.Is(err, ErrNotFound):
+		writeError(w, http.StatusNotFound, "", "", "not found")
+	default:
+		s.logger.Error("ads api", "err", err)
+		writeError(w, http.StatusInternalServerError, "", "", "internal error")
+	}
+}

@@ -1,0 +1,238 @@
+package ads
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/deltaq/deltaq/crawler/repo"
+)
+
+// ClickOutcome says what a click did to the advertiser's account.
+type ClickOutcome string
+
+// Click outcomes. Only ClickCharged moves money; every outcome but a bad
+// URL redirects the user to the ad's target.
+const (
+	// ClickCharged: the click was charged the bid, or what was left of the
+	// budget if that was less.
+	ClickCharged ClickOutcome = "charged"
+	// ClickExhausted: the advertiser had no budget left today; the click
+	// counts toward the CTR but costs nothing.
+	ClickExhausted ClickOutcome = "exhausted"
+	// ClickDuplicate: this impression was clicked before.
+	ClickDuplicate ClickOutcome = "duplicate"
+	// ClickExpired: the impression is older than ads.click_ttl.
+	ClickExpired ClickOutcome = "expired"
+	// ClickRevoked: the ad was revoked, or no longer targets the phrase,
+	// since the impression.
+	ClickRevoked ClickOutcome = "revoked"
+)
+
+// ClickResult is the effect of one click.
+type ClickResult struct {
+	URL     string // the ad's target
+	Outcome ClickOutcome
+	Charged Money
+}
+
+// Click verifies a click URL's query (everything after "?"), charges the
+// advertiser the bid carried in it while the daily budget lasts, and
+// returns where to send the user. A second click on the same impression
+// is never charged. Charges of one advertiser are serialized, and each
+// one commits the new spend, the clicked impression and the pair's counts
+// in one synced batch, so the day's spend never exceeds the budget, also
+// across restarts. A malformed or forged URL returns an error wrapping
+// ErrBadClick.
+func (s *Store) Click(ctx context.Context, rawQuery string) (ClickResult, error) {
+	imp, err := s.parseClick(rawQuery)
+	if err != nil {
+		return ClickResult{}, err
+	}
+	now := s.clock.Now()
+
+	s.mu.RLock()
+	la := s.mu.ads[imp.Ad]
+	var tg *target
+	var adURL string
+	var adv *advertiser
+	if la != nil {
+		tg = la.targets[imp.Phrase]
+		adURL = la.ad.URL
+		adv = la.adv
+	}
+	s.mu.RUnlock()
+
+	if la == nil {
+		a, err := s.storedAd(imp.Ad)
+		if errors.Is(err, ErrNotFound) {
+			return ClickResult{}, fmt.Errorf("%w: unknown ad %d", ErrBadClick, imp.Ad)
+		}
+		if err != nil {
+			return ClickResult{}, err
+		}
+		return ClickResult{URL: a.URL, Outcome: ClickRevoked}, nil
+	}
+	res := ClickResult{URL: adURL}
+	if now.Sub(time.Unix(imp.Issued, 0)) > s.cfg.ClickTTL {
+		res.Outcome = ClickExpired
+		return res, nil
+	}
+	if tg == nil {
+		res.Outcome = ClickRevoked
+		return res, nil
+	}
+
+	adv.chargeMu.Lock()
+	defer adv.chargeMu.Unlock()
+	dup, err := s.clickedBefore(imp)
+	if err != nil {
+		return res, err
+	}
+	if dup {
+		res.Outcome = ClickDuplicate
+		return res, nil
+	}
+	st := adv.today(now)
+	charge := Charge(imp.Bid, st.budget > 0, st.budget-st.spent)
+	st.spent += charge
+	res.Outcome, res.Charged = ClickCharged, charge
+	if charge == 0 {
+		res.Outcome = ClickExhausted
+	}
+
+	tg.persistMu.Lock()
+	defer tg.persistMu.Unlock()
+	tg.clicks.Add(1)
+	tg.spend.Add(int64(charge))
+	b := s.db.NewBatch(ctx)
+	defer b.Close()
+	err = errors.Join(
+		b.PutBucket(bucket, keyClicked(imp.Issued, imp.ID), nil),
+		b.PutBucket(bucket, keySpend(adv.id), encode(spendRecord{Spent: int64(st.spent), ResetAt: st.resetAt})),
+		b.PutBucket(bucket, keyStats(tg.adID, tg.phrase), encode(tg.record())),
+	)
+	if err == nil {
+		err = b.Commit()
+	}
+	if err != nil {
+		tg.clicks.Add(-1)
+		tg.spend.Add(-int64(charge))
+		return res, fmt.Errorf("ads: record click on ad %d: %w", imp.Ad, err)
+	}
+	adv.state.Store(&st)
+	s.clicked.add(imp.ID)
+	s.logger.Debug("ads click", "ad", imp.Ad, "phrase", imp.Phrase, "outcome", string(res.Outcome), "charged", charge.String())
+	return res, nil
+}
+
+// clickedBefore reports whether the impression was clicked before: in the
+// recent set, or else in the repository. Callers hold the advertiser's
+// chargeMu.
+func (s *Store) clickedBefore(imp impression) (bool, error) {
+	if s.clicked.contains(imp.ID) {
+		return true, nil
+	}
+	_, err := s.db.Bucket(bucket, keyClicked(imp.Issued, imp.ID))
+	switch {
+	case err == nil:
+		s.clicked.add(imp.ID)
+		return true, nil
+	case errors.Is(err, repo.ErrNotFound):
+		return false, nil
+	default:
+		return false, fmt.Errorf("ads: look up click %s: %w", imp.ID, err)
+	}
+}
+
+// pruneClicked deletes clicked-impression records older than
+// ads.click_ttl: such impressions can no longer be charged, so they need
+// not be remembered. Records are keyed by time, so the scan stops at the
+// first young one.
+func (s *Store) pruneClicked(ctx context.Context) error {
+	limit := s.clock.Now().Add(-s.cfg.ClickTTL).Unix()
+	var old []string
+	for kv, err := range s.db.BucketScan(ctx, bucket, prefixClicked) {
+		if err != nil {
+			return fmt.Errorf("ads: scan clicks: %w", err)
+		}
+		k := string(kv[0])
+		if len(k) < 2+16 {
+			continue
+		}
+		issued, err := parseHex16(k[2:18])
+		if err != nil || int64(issued) >= limit {
+			break
+		}
+		old = append(old, k)
+		if len(old) >= 10_000 {
+			break // the rest goes next time
+		}
+	}
+	if len(old) == 0 {
+		return nil
+	}
+	b := s.db.NewBatch(ctx)
+	defer b.Close()
+	for _, k := range old {
+		if err := b.DeleteBucket(bucket, k); err != nil {
+			return fmt.Errorf("ads: prune clicks: %w", err)
+		}
+	}
+	if err := b.Commit(); err != nil {
+		return fmt.Errorf("ads: prune clicks: %w", err)
+	}
+	return nil
+}
+
+// ClickHandler serves ClickPath: GET with a signed click URL verifies and
+// charges the click, then redirects (302) to the ad's target. A malformed
+// or forged URL gets 400 with a JSON error; other methods get 405.
+func (s *Store) ClickHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			w.Header().Set("Allow", http.MethodGet)
+			writeError(w, http.StatusMethodNotAllowed, "", "", "click URLs accept GET only")
+			return
+		}
+		res, err := s.Click(r.Context(), r.URL.RawQuery)
+		switch {
+		case errors.Is(err, ErrBadClick):
+			writeError(w, http.StatusBadRequest, "", "", err.Error())
+			return
+		case err != nil && res.URL == "":
+			s.logger.Error("ads click", "err", err)
+			writeError(w, http.StatusInternalServerError, "", "", "internal error")
+			return
+		case err != nil:
+			// The user still gets where they clicked; the charge is lost.
+			s.logger.Error("ads click", "err", err)
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		http.Redirect(w, r, res.URL, http.StatusFound)
+	})
+}
+
+// apiError is the JSON body of every error answer.
+type apiError struct {
+	Error string `json:"error"`
+	Field string `json:"field,omitempty"`
+	Limit string `json:"limit,omitempty"`
+}
+
+func writeError(w http.ResponseWriter, code int, field, limit, msg string) {
+	writeJSON(w, code, apiError{Error: msg, Field: field, Limit: limit})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	// The status line is out; a failed write means the client went away.
+	_ = enc.Encode(v)
+}

@@ -1,0 +1,42 @@
+package ads
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestConfigValidate(t *testing.T) {
+	if err := testConfig().Validate(); err != nil {
+		t.Fatalf("good config: %v", err)
+	}
+	bad := Config{
+		Policy: "ucb", PerQuery: 0, TimeZone: "Mars/Olympus", QueryCount: "week",
+		MaxAdsPerAdvertiser: 0, MaxPhrasesPerAd: 0, MinBid: 0, MaxBid: -1, MaxDailyBudget: 0,
+		Secret: "short", ClickTTL: time.Second, RecentClicks: 0, FlushInterval: 0, MaxRequestBytes: 10,
+	}
+	err := bad.Validate()
+	if err == nil {
+		t.Fatal("bad config accepted")
+	}
+	for _, want := range []string{
+		`ads.policy = "ucb": must be one of greedy, mix, bmix, bmix-e, bmix-t, bmix-et`,
+		"ads.per_query = 0: must be in [1, 32]",
+		`ads.time_zone = "Mars/Olympus": must name an IANA time zone`,
+		`ads.query_count = "week": must be day or total`,
+		"ads.max_ads_per_advertiser = 0: must be >= 1",
+		"ads.max_phrases_per_ad = 0: must be >= 1",
+		"ads.min_bid = 0: must be >= 0.000001",
+		"ads.max_bid = -1: must be in [ads.min_bid, 1e+09]",
+		"ads.max_daily_budget = 0: must be in",
+		"ads.secret = (5 bytes): must be empty or at least 32 bytes",
+		"ads.click_ttl = 1s: must be >= 1m",
+		"ads.recent_clicks = 0: must be >= 1",
+		"ads.flush_interval = 0s: must be >= 1s",
+		"ads.max_request_bytes = 10: must be >= 1024",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("missing %q in:\n%v", want, err)
+		}
+	}
+}

@@ -1,0 +1,107 @@
+package ads
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits on what an advertiser may write. They are properties of the
+// format (what fits on a results page, what a browser follows), not
+// settings.
+const (
+	MaxTitleRunes = 80
+	MaxTextRunes  = 300
+	MaxURLBytes   = 2048
+	MaxNameRunes  = 200
+)
+
+// checkSpec validates and normalizes an ad's text and targets: phrases are
+// normalized and must be distinct.
+func (s *Store) checkSpec(spec *AdSpec) error {
+	if err := checkText("title", spec.Title, 1, MaxTitleRunes); err != nil {
+		return err
+	}
+	if err := checkText("text", spec.Text, 0, MaxTextRunes); err != nil {
+		return err
+	}
+	if err := checkURL(spec.URL); err != nil {
+		return err
+	}
+	targets, err := s.checkTargets(spec.Targets)
+	if err != nil {
+		return err
+	}
+	spec.Targets = targets
+	return nil
+}
+
+func checkText(field, v string, minRunes, maxRunes int) error {
+	if !utf8.ValidString(v) {
+		return &FieldError{Field: field, Limit: "must be valid UTF-8"}
+	}
+	n := utf8.RuneCountInString(strings.TrimSpace(v))
+	if n < minRunes {
+		return &FieldError{Field: field, Value: strconv.Quote(v), Limit: fmt.Sprintf("must have at least %d characters", minRunes)}
+	}
+	if utf8.RuneCountInString(v) > maxRunes {
+		return &FieldError{Field: field, Value: fmt.Sprintf("(%d characters)", utf8.RuneCountInString(v)), Limit: fmt.Sprintf("must have at most %d characters", maxRunes)}
+	}
+	return nil
+}
+
+func checkURL(v string) error {
+	if len(v) > MaxURLBytes {
+		return &FieldError{Field: "url", Value: fmt.Sprintf("(%d bytes)", len(v)), Limit: fmt.Sprintf("must have at most %d bytes", MaxURLBytes)}
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return &FieldError{Field: "url", Value: strconv.Quote(v), Limit: "must be an absolute http or https URL without credentials"}
+	}
+	return nil
+}
+
+func (s *Store) checkTargets(in []Target) ([]Target, error) {
+	if len(in) < 1 || len(in) > s.cfg.MaxPhrasesPerAd {
+		return nil, &FieldError{Field: "targets", Value: fmt.Sprintf("(%d phrases)", len(in)), Limit: fmt.Sprintf("must list 1 to %d phrases (ads.max_phrases_per_ad)", s.cfg.MaxPhrasesPerAd)}
+	}
+	out := make([]Target, len(in))
+	seen := make(map[string]int, len(in))
+	for i, t := range in {
+		p := NormalizePhrase(t.Phrase)
+		field := fmt.Sprintf("targets[%d].phrase", i)
+		switch {
+		case p == "":
+			return nil, &FieldError{Field: field, Value: strconv.Quote(t.Phrase), Limit: "must not be empty"}
+		case len(p) > MaxPhraseBytes:
+			return nil, &FieldError{Field: field, Value: fmt.Sprintf("(%d bytes)", len(p)), Limit: fmt.Sprintf("must have at most %d bytes after normalization", MaxPhraseBytes)}
+		}
+		if j, dup := seen[p]; dup {
+			return nil, &FieldError{Field: field, Value: strconv.Quote(p), Limit: fmt.Sprintf("must differ from targets[%d].phrase after normalization", j)}
+		}
+		seen[p] = i
+		if err := s.checkBid(fmt.Sprintf("targets[%d].bid", i), t.Bid); err != nil {
+			return nil, err
+		}
+		out[i] = Target{Phrase: p, Bid: t.Bid}
+	}
+	return out, nil
+}
+
+func (s *Store) checkBid(field string, b Money) error {
+	lo, hi := MoneyFromUnits(s.cfg.MinBid), MoneyFromUnits(s.cfg.MaxBid)
+	if b < lo || b > hi {
+		return &FieldError{Field: field, Value: b.String(), Limit: fmt.Sprintf("must be in [%s, %s] (ads.min_bid, ads.max_bid)", lo, hi)}
+	}
+	return nil
+}
+
+func (s *Store) checkBudget(field string, b Money) error {
+	hi := MoneyFromUnits(s.cfg.MaxDailyBudget)
+	if b < 0 || b > hi {
+		return &FieldError{Field: field, Value: b.String(), Limit: fmt.Sprintf("must be 0 (no budget) or in (0, %s] (ads.max_daily_budget)", hi)}
+	}
+	return nil
+}

@@ -1,0 +1,188 @@
+package adsim
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/deltaq/deltaq/ads"
+)
+
+// Config holds the simulation's settings; the defaults live in
+// configs/default.yaml under "eval.ads". Tests build it explicitly.
+type Config struct {
+	// Log is the query log giving phrases and their frequencies (the
+	// command's --log flag). Formats: query<TAB>count, Excite
+	// user<TAB>time<TAB>query (Latin-1), TREC qid<TAB>query.
+	Log string `mapstructure:"log"`
+	// CTRFile is the real CTR distribution, ads/obd-item-ctr.tsv.
+	CTRFile string `mapstructure:"ctr_file"`
+	// Seed makes the world (ads, bids, budgets, true CTRs) and every
+	// query order and click reproducible.
+	Seed uint64 `mapstructure:"seed"`
+	// Days is the horizon of figs. 6.3–6.5 (the thesis: 10).
+	Days int `mapstructure:"days"`
+	// Repetitions is the number of random query orders (and click coin
+	// flips) each point is averaged over.
+	Repetitions int `mapstructure:"repetitions"`
+	// QueriesPerDay rescales the log's frequencies to this many query
+	// instances per day; 0 keeps the log's counts as one day.
+	QueriesPerDay int `mapstructure:"queries_per_day"`
+	// AdsPerPhrase is the mean number of ads per phrase; with
+	// PhrasesPerAdvertiser it sets the number of advertisers.
+	AdsPerPhrase float64 `mapstructure:"ads_per_phrase"`
+	// PhrasesPerAdvertiser is the mean number of phrases an advertiser
+	// targets (1 + Poisson).
+	PhrasesPerAdvertiser float64 `mapstructure:"phrases_per_advertiser"`
+	// PopularityExponent γ: an advertiser picks phrase j with weight
+	// f_j^γ, so popular phrases draw more advertisers.
+	PopularityExponent float64 `mapstructure:"popularity_exponent"`
+	// BidMedian and BidSigma: bids are log-normal, in currency units.
+	BidMedian float64 `mapstructure:"bid_median"`
+	BidSigma  float64 `mapstructure:"bid_sigma"`
+	// BudgetedFraction of advertisers have a daily budget (the thesis's
+	// data: about 60 %).
+	BudgetedFraction float64 `mapstructure:"budgeted_fraction"`
+	// BudgetFactorMin and BudgetFactorMax bound the log-uniform factor
+	// that scales an advertiser's fair-share daily spend into its budget.
+	BudgetFactorMin float64 `mapstructure:"budget_factor_min"`
+	BudgetFactorMax float64 `mapstructure:"budget_factor_max"`
+	// CTRPriorStrength is α0 + β0 of the Beta prior (mean: the pooled
+	// CTR of the file) that smooths each item's clicks/impressions.
+	CTRPriorStrength float64 `mapstructure:"ctr_prior_strength"`
+	// QueryCount is ads.query_count: what n_j counts ("day" or "total").
+	QueryCount string `mapstructure:"query_count"`
+	// Policies are compared in figs. 6.3 and 6.4.
+	Policies []string `mapstructure:"policies"`
+	// PerQuery lists the values of C of fig. 6.4.
+	PerQuery []int `mapstructure:"per_query"`
+	// ExtensionPolicies are compared in figs. 6.5 and 6.6.
+	ExtensionPolicies []string `mapstructure:"extension_policies"`
+	// PriorFractions (p) and PriorAccuracies (v) span fig. 6.5.
+	PriorFractions  []float64 `mapstructure:"prior_fractions"`
+	PriorAccuracies []float64 `mapstructure:"prior_accuracies"`
+	// Lifetimes lists the mean ad lifetimes λ of fig. 6.6, in days.
+	Lifetimes []float64 `mapstructure:"lifetimes"`
+	// LifetimeDays is the horizon of fig. 6.6 (the thesis: 100) and
+	// SteadyFrom the first day averaged as steady state.
+	LifetimeDays int `mapstructure:"lifetime_days"`
+	SteadyFrom   int `mapstructure:"steady_from"`
+	// SensitivityQueriesPerDay and SensitivityCTRScales span a grid of
+	// worlds with more or less traffic and with every true CTR multiplied
+	// by a factor (capped at 1), on which ExtensionPolicies run at C = 1:
+	// how much traffic and how high CTRs exploration needs to pay off.
+	SensitivityQueriesPerDay []int     `mapstructure:"sensitivity_queries_per_day"`
+	SensitivityCTRScales     []float64 `mapstructure:"sensitivity_ctr_scales"`
+	// Workers run simulations in parallel; 0 means GOMAXPROCS.
+	Workers int `mapstructure:"workers"`
+}
+
+// Validate reports every problem in c, each naming its key under eval.ads.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(key string, v any, limit string) {
+		errs = append(errs, fmt.Errorf("eval.ads.%s = %v: %s", key, v, limit))
+	}
+	if c.Log == "" {
+		bad("log", `""`, "must name a query log")
+	}
+	if c.CTRFile == "" {
+		bad("ctr_file", `""`, "must name the CTR distribution file")
+	}
+	if c.Days < 1 {
+		bad("days", c.Days, "must be >= 1")
+	}
+	if c.Repetitions < 1 {
+		bad("repetitions", c.Repetitions, "must be >= 1")
+	}
+	if c.QueriesPerDay < 0 {
+		bad("queries_per_day", c.QueriesPerDay, "must be >= 0 (0: the log's counts)")
+	}
+	if c.AdsPerPhrase <= 0 {
+		bad("ads_per_phrase", c.AdsPerPhrase, "must be > 0")
+	}
+	if c.PhrasesPerAdvertiser < 1 {
+		bad("phrases_per_advertiser", c.PhrasesPerAdvertiser, "must be >= 1")
+	}
+	if c.PopularityExponent < 0 || c.PopularityExponent > 2 {
+		bad("popularity_exponent", c.PopularityExponent, "must be in [0, 2]")
+	}
+	if c.BidMedian <= 0 {
+		bad("bid_median", c.BidMedian, "must be > 0")
+	}
+	if c.BidSigma < 0 || c.BidSigma > 3 {
+		bad("bid_sigma", c.BidSigma, "must be in [0, 3]")
+	}
+	if c.BudgetedFraction < 0 || c.BudgetedFraction > 1 {
+		bad("budgeted_fraction", c.BudgetedFraction, "must be in [0, 1]")
+	}
+	if c.BudgetFactorMin <= 0 {
+		bad("budget_factor_min", c.BudgetFactorMin, "must be > 0")
+	}
+	if c.BudgetFactorMax < c.BudgetFactorMin {
+		bad("budget_factor_max", c.BudgetFactorMax, "must be >= eval.ads.budget_factor_min")
+	}
+	if c.CTRPriorStrength <= 0 {
+		bad("ctr_prior_strength", c.CTRPriorStrength, "must be > 0")
+	}
+	if c.QueryCount != ads.QueryCountDay && c.QueryCount != ads.QueryCountTotal {
+		bad("query_count", fmt.Sprintf("%q", c.QueryCount), "must be day or total")
+	}
+	checkPolicies := func(key string, names []string) {
+		if len(names) == 0 {
+			bad(key, "[]", "must list at least one policy")
+		}
+		for i, n := range names {
+			if _, err := ads.PolicyByName(n); err != nil {
+				bad(fmt.Sprintf("%s[%d]", key, i), fmt.Sprintf("%q", n), "must be one of greedy, mix, bmix, bmix-e, bmix-t, bmix-et")
+			}
+		}
+	}
+	checkPolicies("policies", c.Policies)
+	checkPolicies("extension_policies", c.ExtensionPolicies)
+	if len(c.PerQuery) == 0 || !slices.Contains(c.PerQuery, 1) {
+		bad("per_query", c.PerQuery, "must list the values of C, including 1")
+	}
+	for i, v := range c.PerQuery {
+		if v < 1 || v > ads.MaxPerQuery {
+			bad(fmt.Sprintf("per_query[%d]", i), v, fmt.Sprintf("must be in [1, %d]", ads.MaxPerQuery))
+		}
+	}
+	for i, p := range c.PriorFractions {
+		if p < 0 || p > 1 {
+			bad(fmt.Sprintf("prior_fractions[%d]", i), p, "must be in [0, 1]")
+		}
+	}
+	for i, v := range c.PriorAccuracies {
+		if v <= 0 || v >= 1 {
+			bad(fmt.Sprintf("prior_accuracies[%d]", i), v, "must be in (0, 1)")
+		}
+	}
+	for i, l := range c.Lifetimes {
+		if l <= 0 {
+			bad(fmt.Sprintf("lifetimes[%d]", i), l, "must be > 0 days")
+		}
+	}
+	if len(c.Lifetimes) > 0 {
+		if c.LifetimeDays < 2 {
+			bad("lifetime_days", c.LifetimeDays, "must be >= 2")
+		}
+		if c.SteadyFrom < 0 || c.SteadyFrom >= c.LifetimeDays {
+			bad("steady_from", c.SteadyFrom, "must be in [0, eval.ads.lifetime_days)")
+		}
+	}
+	for i, q := range c.SensitivityQueriesPerDay {
+		if q < 1 {
+			bad(fmt.Sprintf("sensitivity_queries_per_day[%d]", i), q, "must be >= 1")
+		}
+	}
+	for i, k := range c.SensitivityCTRScales {
+		if k <= 0 {
+			bad(fmt.Sprintf("sensitivity_ctr_scales[%d]", i), k, "must be > 0")
+		}
+	}
+	if c.Workers < 0 {
+		bad("workers", c.Workers, "must be >= 0 (0: GOMAXPROCS)")
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,136 @@
+package adsim
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// CTRItem is one line of ads/obd-item-ctr.tsv: an item of the Open Bandit
+// Dataset shown by a uniform-random policy, with its impressions and
+// clicks (shared/data README §5).
+type CTRItem struct {
+	Campaign    string
+	Item        int
+	Impressions int
+	Clicks      int
+}
+
+// ReadCTRItems reads the CTR file; see ParseCTRItems.
+func ReadCTRItems(path string) ([]CTRItem, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("adsim: %w", err)
+	}
+	defer f.Close()
+	items, err := ParseCTRItems(f)
+	if err != nil {
+		return nil, fmt.Errorf("adsim: read %s: %w", path, err)
+	}
+	return items, nil
+}
+
+// ParseCTRItems reads campaign<TAB>item_id<TAB>impressions<TAB>clicks<TAB>ctr
+// lines after one header line.
+func ParseCTRItems(r io.Reader) ([]CTRItem, error) {
+	sc := bufio.NewScanner(r)
+	var items []CTRItem
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimRight(sc.Text(), "\r")
+		if line == 1 {
+			if !strings.HasPrefix(text, "campaign\titem_id\timpressions\tclicks") {
+				return nil, fmt.Errorf("line 1: header %q, want campaign<TAB>item_id<TAB>impressions<TAB>clicks<TAB>ctr", text)
+			}
+			continue
+		}
+		if text == "" {
+			continue
+		}
+		f := strings.Split(text, "\t")
+		if len(f) != 5 {
+			return nil, fmt.Errorf("line %d: %d fields, want 5", line, len(f))
+		}
+		it := CTRItem{Campaign: f[0]}
+		var e1, e2, e3 error
+		it.Item, e1 = strconv.Atoi(f[1])
+		it.Impressions, e2 = strconv.Atoi(f[2])
+		it.Clicks, e3 = strconv.Atoi(f[3])
+		if e1 != nil || e2 != nil || e3 != nil || it.Impressions <= 0 || it.Clicks < 0 || it.Clicks > it.Impressions {
+			return nil, fmt.Errorf("line %d: want item, impressions > 0 and 0 <= clicks <= impressions", line)
+		}
+		items = append(items, it)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("no items")
+	}
+	return items, nil
+}
+
+// CTRDistribution is the "true CTR distribution" of §6.7.1 built from the
+// OBD items. An item's clicks/impressions is a noisy estimate (a quarter
+// of the items have no click at all in ~250 impressions), so each item is
+// smoothed with a Beta prior whose mean is the pooled CTR of all items and
+// whose strength is Strength pseudo-impressions: item i's CTR is
+// Beta(μ·S + clicks_i, (1 − μ)·S + impressions_i − clicks_i). A true CTR
+// is drawn by picking an item uniformly and sampling its posterior, so the
+// draws spread as much as the data allow rather than collapsing zero-click
+// items to 0.
+type CTRDistribution struct {
+	Items    []CTRItem
+	Mean     float64 // μ, the pooled CTR Σclicks/Σimpressions
+	Strength float64 // S = α0 + β0
+}
+
+// NewCTRDistribution smooths items with a prior of the pooled mean and the
+// given strength.
+func NewCTRDistribution(items []CTRItem, strength float64) *CTRDistribution {
+	var imp, clk int
+	for _, it := range items {
+		imp += it.Impressions
+		clk += it.Clicks
+	}
+	return &CTRDistribution{Items: items, Mean: float64(clk) / float64(imp), Strength: strength}
+}
+
+func (d *CTRDistribution) posterior(it CTRItem) (a, b float64) {
+	return d.Mean*d.Strength + float64(it.Clicks), (1-d.Mean)*d.Strength + float64(it.Impressions-it.Clicks)
+}
+
+// PosteriorMean is item i's smoothed CTR.
+func (d *CTRDistribution) PosteriorMean(i int) float64 {
+	a, b := d.posterior(d.Items[i])
+	return a / (a + b)
+}
+
+// Draw samples one true CTR c_ij.
+func (d *CTRDistribution) Draw(rng *rand.Rand) float64 {
+	a, b := d.posterior(d.Items[rng.IntN(len(d.Items))])
+	return betaSample(rng, a, b)
+}
+
+// BetweenItemVariance is the method-of-moments estimate of the variance of
+// the items' true CTRs: the variance of the observed CTRs minus the mean
+// binomial sampling variance. Near zero or negative means the file cannot
+// tell its items apart.
+func (d *CTRDistribution) BetweenItemVariance() float64 {
+	n := float64(len(d.Items))
+	var mean, sq, noise float64
+	for _, it := range d.Items {
+		mean += float64(it.Clicks) / float64(it.Impressions) / n
+	}
+	for _, it := range d.Items {
+		r := float64(it.Clicks) / float64(it.Impressions)
+		sq += (r - mean) * (r - mean) / n
+		noise += d.Mean * (1 - d.Mean) / float64(it.Impressions) / n
+	}
+	return sq - noise
+}
