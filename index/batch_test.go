@@ -1,0 +1,671 @@
+package index
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/search/searcher"
+	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/internal/querylog"
+)
+
+var t1 = t0.Add(7 * 24 * time.Hour)
+
+// indexedDocs returns every document in the index with its stored fetch time.
+func indexedDocs(t *testing.T, ix *Index) map[string]time.Time {
+	t.Helper()
+	req := bleve.NewSearchRequestOptions(query.NewMatchAllQuery(), 1000000, 0, false)
+	req.Fields = []string{FieldFetched}
+	res, err := ix.bleve().Search(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]time.Time{}
+	for _, h := range res.Hits {
+		s, _ := h.Fields[FieldFetched].(string)
+		at, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatalf("%s: fetched %q: %v", h.ID, s, err)
+		}
+		out[h.ID] = at
+	}
+	return out
+}
+
+// indexablePages returns the repository's indexable pages with their version time.
+func indexablePages(t *testing.T, db *repo.DB) map[string]time.Time {
+	t.Helper()
+	out := map[string]time.Time{}
+	for p, err := range db.Pages(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Indexable() {
+			out[p.URL] = p.Version
+		}
+	}
+	return out
+}
+
+// agree fails unless the index holds exactly the indexable pages, each at
+// its current version.
+func agree(t *testing.T, ix *Index, db *repo.DB) {
+	t.Helper()
+	got, want := indexedDocs(t, ix), indexablePages(t, db)
+	if len(got) != len(want) {
+		t.Fatalf("index has %d documents, repository %d indexable pages", len(got), len(want))
+	}
+	for u, v := range want {
+		if at, ok := got[u]; !ok || !at.Equal(v.Truncate(time.Second)) {
+			t.Fatalf("%s: indexed version %v (present %v), repository %v", u, at, ok, v)
+		}
+	}
+}
+
+func TestCatchUpFollowsTheFeed(t *testing.T) {
+	db := openRepo(t, t.TempDir())
+	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, Options{})
+	putPages(t, db, t0, smallCorpus...)
+	if ix.Lag() != uint64(len(smallCorpus)) {
+		t.Fatalf("lag %d before catching up", ix.Lag())
+	}
+	st := catchUp(t, ix)
+	if st.Indexed != len(smallCorpus) || st.Watermark != db.LastChangeSeq() || ix.Lag() != 0 {
+		t.Fatalf("stats %+v, lag %d", st, ix.Lag())
+	}
+	agree(t, ix, db)
+
+	t.Run("a page that went 404 leaves the index", func(t *testing.T) {
+		goPages(t, db, t1, smallCorpus[0].URL)
+		if st := catchUp(t, ix); st.Deleted != 1 {
+			t.Fatalf("stats %+v", st)
+		}
+		agree(t, ix, db)
+	})
+	t.Run("a page that turned noindex leaves the index", func(t *testing.T) {
+		b := db.NewBatch(t.Context())
+		p := must[repo.Page](t)(db.Page(smallCorpus[1].URL))
+		p.NoIndex = true
+		if err := b.PutPage(&p); err != nil {
+			t.Fatal(err)
+		}
+		b.AppendChange(p.URL, repo.ChangeUpsert, t1)
+		if err := b.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if st := catchUp(t, ix); st.Deleted != 1 {
+			t.Fatalf("stats %+v", st)
+		}
+		agree(t, ix, db)
+	})
+	t.Run("several changes of one page in a batch index its latest version once", func(t *testing.T) {
+		putPages(t, db, t1, page{URL: smallCorpus[2].URL, Title: "v2", Text: "second"})
+		putPages(t, db, t1.Add(time.Hour), page{URL: smallCorpus[2].URL, Title: "v3", Text: "third"})
+		if st := catchUp(t, ix); st.Indexed != 1 || st.Changes != 2 {
+			t.Fatalf("stats %+v", st)
+		}
+		agree(t, ix, db)
+	})
+	t.Run("nothing to do is a no-op", func(t *testing.T) {
+		if st := catchUp(t, ix); st.Changes != 0 || st.Batches != 0 {
+			t.Fatalf("stats %+v", st)
+		}
+	})
+}
+
+func TestFirstIndexingIsNotMeasured(t *testing.T) {
+	db := openRepo(t, t.TempDir())
+	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, Options{
+		Workload: []querylog.Query{{Text: "federal budget", Count: 3}}})
+	putPages(t, db, t0, smallCorpus...)
+	if st := catchUp(t, ix); st.Measured != 0 {
+		t.Fatalf("first indexing measured %d pages", st.Measured)
+	}
+	putPages(t, db, t1, page{URL: smallCorpus[0].URL, Title: "Budget report", Text: "Spending only."})
+	if st := catchUp(t, ix); st.Measured != 1 {
+		t.Fatalf("re-download measured %d pages", st.Measured)
+	}
+	ms := must[[]repo.DeltaQ](t)(db.DeltaQs(t.Context(), smallCorpus[0].URL))
+	if len(ms) != 1 || !ms[0].At.Equal(t1) || !ms[0].LastFetch.Equal(t0) || ms[0].Terms != 2 {
+		t.Fatalf("measurements %+v", ms)
+	}
+}
+
+// week01 returns a subset of digitalgov: every page that changed or
+// disappeared from week 0 to week 1, and other week-0 pages up to n.
+func week01(t *testing.T, n int) (week0 []page, changed []page, gone []string) {
+	c0, c1 := digitalgov(t, 0), digitalgov(t, 1)
+	var others []page
+	for _, p := range c0.pages {
+		q, ok := c1.byURL[p.URL]
+		switch {
+		case !ok:
+			gone = append(gone, p.URL)
+			week0 = append(week0, p)
+		case q.Title != p.Title || q.Text != p.Text:
+			changed = append(changed, q)
+			week0 = append(week0, p)
+		default:
+			others = append(others, p)
+		}
+	}
+	week0 = append(week0, others[:max(0, min(len(others), n-len(week0)))]...)
+	return week0, changed, gone
+}
+
+// snapshotTermScores runs Bleve's own term searcher for each term on the
+// index snapshot r, under the scoring model s, and returns the score of
+// every document by URL. It is what SearchInContext does for a term query,
+// pinned to one snapshot: under BM25 the average field length Bleve uses
+// is the field's vocabulary size summed over segments, which changes when
+// segments merge, so a score is only defined for a given snapshot.
+func snapshotTermScores(t *testing.T, r bindex.IndexReader, s Scoring, terms []string) map[string]map[string]float64 {
+	ctx := context.WithValue(context.Background(), search.GetScoringModelCallbackKey,
+		search.GetScoringModelCallbackFn(func() string { return string(s) }))
+	out := map[string]map[string]float64{}
+	for _, term := range terms {
+		ts, err := searcher.NewTermSearcher(ctx, r, term, FieldText, 1.0, search.SearcherOptions{Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(ts.DocumentMatchPoolSize(), 0)}
+		m := map[string]float64{}
+		for {
+			dm, err := ts.Next(sctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dm == nil {
+				break
+			}
+			id, err := r.ExternalID(dm.IndexInternalID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dm.Expl == nil || dm.Expl.Value != dm.Score {
+				t.Fatalf("%q %s: explain %+v, score %v", term, id, dm.Expl, dm.Score)
+			}
+			m[id] = dm.Score
+			sctx.DocumentMatchPool.Put(dm)
+		}
+		ts.Close()
+		out[term] = m
+	}
+	return out
+}
+
+// TestMeasurementScoresEqualBleve re-indexes the pages of digitalgov that
+// changed from week 0 to week 1 and checks, for every page and every
+// affected workload term, that s1 is the score Bleve gives the old copy on
+// the index before the page's batch and s2 the score it gives the new copy
+// after it, under both scoring models; and that the stored ΔQ_A is
+// Σ f_q·TermDelta. Under BM25 the pages go in many small batches, so the
+// document frequencies the measurement keeps in step with the index
+// (docfreq.go) are checked across batches; under TF-IDF in one batch, whose
+// s2 is then also compared with an ordinary search.
+func TestMeasurementScoresEqualBleve(t *testing.T) {
+	week0, changed, gone := week01(t, 900)
+	for _, p := range week0[len(week0)-12:] { // and some pages that went 404
+		gone = append(gone, p.URL)
+	}
+	for _, tc := range []struct {
+		s         Scoring
+		batchSize int
+	}{{ScoringBM25, 37}, {ScoringTFIDF, 5000}} {
+		s := tc.s
+		t.Run(fmt.Sprintf("%s in batches of %d: s1 and s2 are Bleve's scores before and after the batch", s, tc.batchSize), func(t *testing.T) {
+			db := openRepo(t, t.TempDir())
+			cfg := testConfig(s)
+			cfg.BatchSize = tc.batchSize
+			ix := openIndex(t, tempDir(t, "ix"), cfg, db, Options{})
+			putPages(t, db, t0, week0...)
+			catchUp(t, ix)
+
+			// A workload of terms of the changed pages, old and new, with
+			// terms that appear and disappear.
+			terms := map[string]bool{}
+			rng := rand.New(rand.NewPCG(5, 6))
+			old := digitalgov(t, 0)
+			for _, p := range changed {
+				for _, text := range []string{indexedText(p.Title, p.Text), indexedText(old.byURL[p.URL].Title, old.byURL[p.URL].Text)} {
+					for _, tok := range ix.Analyzer().Analyze([]byte(text)) {
+						if rng.IntN(40) == 0 {
+							terms[string(tok.Term)] = true
+						}
+					}
+				}
+			}
+			var qs []querylog.Query
+			for _, term := range slices.Sorted(maps.Keys(terms)) {
+				qs = append(qs, querylog.Query{Text: term, Count: float64(1 + rng.IntN(9))})
+			}
+			wl := ix.SetWorkload(qs)
+			if wl.Len() < 100 {
+				t.Fatalf("workload of %d terms", wl.Len())
+			}
+			scores := map[string]map[string]map[string]float64{} // stage → term → URL → score
+			ix.readerHook = func(stage string, r bindex.IndexReader) {
+				scores[stage] = snapshotTermScores(t, r, s, wl.Terms())
+			}
+			type key struct{ url, term string }
+			traces := map[key]termTrace{}
+			mismatches := 0
+			ix.trace = func(tr termTrace) {
+				traces[key{tr.URL, tr.Term}] = tr
+				b, had := scores["before"][tr.Term][tr.URL]
+				a, has := scores["after"][tr.Term][tr.URL]
+				if tr.Had != had || tr.Has != has {
+					t.Fatalf("%s %q: had/has %v/%v, Bleve %v/%v", tr.URL, tr.Term, tr.Had, tr.Has, had, has)
+				}
+				if !approx(tr.S1, b, 1e-9) || !approx(tr.S2, a, 1e-9) {
+					if mismatches++; mismatches < 10 {
+						t.Errorf("%s %q: s1 %.15g s2 %.15g; Bleve before %.15g after %.15g", tr.URL, tr.Term, tr.S1, tr.S2, b, a)
+					}
+				}
+			}
+
+			putPages(t, db, t1, changed...)
+			goPages(t, db, t1, gone...)
+			st := catchUp(t, ix)
+			if st.Measured != len(changed)+len(gone) || st.Batches != (len(changed)+len(gone)+tc.batchSize-1)/tc.batchSize {
+				t.Fatalf("stats %+v; %d changed, %d gone", st, len(changed), len(gone))
+			}
+			if mismatches > 0 {
+				t.Fatalf("%d scores differ from Bleve's", mismatches)
+			}
+			appear, disappear := 0, 0
+			perURL := map[string][2]float64{} // Σ f·Δ, |S|
+			for k, tr := range traces {
+				had, has := tr.Had, tr.Has
+				if !had {
+					appear++
+				}
+				if !has {
+					disappear++
+				}
+				f, _ := wl.Freq(k.term)
+				v := perURL[k.url]
+				perURL[k.url] = [2]float64{v[0] + f*tr.Delta, v[1] + 1}
+			}
+			if len(traces) < 500 || appear == 0 || disappear == 0 {
+				t.Fatalf("%d traced terms, %d appearing, %d disappearing", len(traces), appear, disappear)
+			}
+			for u, v := range perURL {
+				ms := must[[]repo.DeltaQ](t)(db.DeltaQs(t.Context(), u))
+				if len(ms) != 1 || !approx(ms[0].Value, v[0], 1e-9*max(1, v[0])) || ms[0].Terms != int(v[1]) ||
+					!ms[0].At.Equal(t1) || !ms[0].LastFetch.Equal(t0) {
+					t.Fatalf("%s: stored %+v, traced Σ f·Δ = %g over %v terms", u, ms, v[0], v[1])
+				}
+			}
+			if s == ScoringTFIDF {
+				// TF-IDF statistics do not depend on the segment layout, so
+				// s2 also equals what a search returns now.
+				hitsOf := map[string]map[string][2]float64{}
+				for k, tr := range traces {
+					if !tr.Has {
+						continue
+					}
+					hits, ok := hitsOf[k.term]
+					if !ok {
+						hits, _ = bleveTermScores(t, ix.bleve(), k.term)
+						hitsOf[k.term] = hits
+					}
+					if h := hits[k.url]; !approx(tr.S2, h[0], 1e-9) || !approx(tr.S2, h[1], 1e-9) {
+						t.Fatalf("%s %q: s2 %.15g; search %.15g, explain %.15g", k.url, k.term, tr.S2, h[0], h[1])
+					}
+				}
+			}
+			t.Logf("%d pages (%d gone), %d (page, term) pairs, %d appearing, %d disappearing", len(perURL), len(gone), len(traces), appear, disappear)
+		})
+	}
+}
+
+var errCrash = errors.New("simulated crash")
+
+// A crash after the Bleve batch and before the repository commit leaves
+// the index ahead of the watermark; reopening re-applies the batch and the
+// index agrees with the repository, with each re-download measured once.
+func TestCrashBeforeTheWatermarkIsCommitted(t *testing.T) {
+	dir := t.TempDir()
+	db := openRepo(t, filepath.Join(dir, "repo"))
+	wl := []querylog.Query{{Text: "federal budget report", Count: 2}, {Text: "plain language", Count: 1}}
+	ix, err := Open(filepath.Join(dir, "ix"), testConfig(ScoringBM25), db, Options{Workload: wl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	putPages(t, db, t0, smallCorpus...)
+	catchUp(t, ix)
+	wm := ix.Watermark()
+
+	putPages(t, db, t1, page{URL: smallCorpus[0].URL, Title: "Budget report", Text: "Federal budget, revised."},
+		page{URL: "https://d.test/new", Title: "New", Text: "A new page about plain language."})
+	goPages(t, db, t1, smallCorpus[3].URL)
+	ix.beforeCommit = func() error { return errCrash }
+	if _, err := ix.CatchUp(t.Context()); !errors.Is(err, errCrash) {
+		t.Fatalf("CatchUp = %v", err)
+	}
+	if got := must[[]byte](t)(db.Meta(watermarkKey)); readWM(t, got) != wm {
+		t.Fatal("watermark committed despite the crash")
+	}
+	if docs := indexedDocs(t, ix); !docs[smallCorpus[0].URL].Equal(t1) {
+		t.Fatal("the Bleve batch was not applied before the crash point")
+	}
+	ix.Close()
+
+	ix = openIndex(t, filepath.Join(dir, "ix"), testConfig(ScoringBM25), db, Options{Workload: wl})
+	if ix.Watermark() != wm {
+		t.Fatalf("reopened at watermark %d, want %d", ix.Watermark(), wm)
+	}
+	st := catchUp(t, ix)
+	if st.Measured != 2 { // the changed page and the gone page; the new page is a first indexing
+		t.Fatalf("stats %+v", st)
+	}
+	agree(t, ix, db)
+	for _, u := range []string{smallCorpus[0].URL, smallCorpus[3].URL} {
+		if ms := must[[]repo.DeltaQ](t)(db.DeltaQs(t.Context(), u)); len(ms) != 1 {
+			t.Fatalf("%s measured %d times", u, len(ms))
+		}
+	}
+}
+
+func readWM(t *testing.T, b []byte) uint64 {
+	if len(b) != 17 {
+		t.Fatalf("watermark %x", b)
+	}
+	return uint64(b[9])<<56 | uint64(b[10])<<48 | uint64(b[11])<<40 | uint64(b[12])<<32 |
+		uint64(b[13])<<24 | uint64(b[14])<<16 | uint64(b[15])<<8 | uint64(b[16])
+}
+
+// TestIndexSurvivesKill9 runs an indexer in a child process that keeps
+// writing pages (new, changed and gone) and catching up, kills it with
+// SIGKILL mid-stream, restarts, and checks that the index holds exactly the
+// repository's indexable pages at their current versions.
+func TestIndexSurvivesKill9(t *testing.T) {
+	if dir := os.Getenv("INDEX_KILL_CHILD"); dir != "" {
+		killChild(dir)
+		return
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestIndexSurvivesKill9$")
+	cmd.Env = append(os.Environ(), "INDEX_KILL_CHILD="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	rounds := -1
+	for sc.Scan() {
+		if n, err := strconv.Atoi(strings.TrimPrefix(sc.Text(), "round ")); err == nil {
+			if rounds = n; rounds >= 25 {
+				break
+			}
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if rounds < 25 {
+		t.Fatalf("child completed only %d rounds", rounds)
+	}
+	db := openRepo(t, filepath.Join(dir, "repo"))
+	ix := openIndex(t, filepath.Join(dir, "ix"), killConfig(), db, Options{Workload: killWorkload})
+	catchUp(t, ix)
+	agree(t, ix, db)
+	if ix.Lag() != 0 {
+		t.Fatalf("lag %d after catching up", ix.Lag())
+	}
+}
+
+var killWorkload = []querylog.Query{{Text: "page text round", Count: 1}, {Text: "seven", Count: 2}}
+
+func killConfig() Config {
+	cfg := testConfig(ScoringBM25)
+	cfg.BatchSize = 7
+	return cfg
+}
+
+func killChild(dir string) {
+	fail := func(err error) {
+		fmt.Println("child:", err)
+		os.Exit(2)
+	}
+	db, err := repo.Open(filepath.Join(dir, "repo"), repoConfig(), repo.Options{})
+	if err != nil {
+		fail(err)
+	}
+	ix, err := Open(filepath.Join(dir, "ix"), killConfig(), db, Options{Workload: killWorkload})
+	if err != nil {
+		fail(err)
+	}
+	var tb fakeTB
+	for round := 0; ; round++ {
+		at := t0.Add(time.Duration(round) * time.Hour)
+		var pages []page
+		var gone []string
+		for i := range 20 {
+			u := fmt.Sprintf("https://k.test/%d", (round*13+i*7)%150)
+			if (round+i)%9 == 0 {
+				gone = append(gone, u)
+				continue
+			}
+			pages = append(pages, page{URL: u, Title: "Page " + u, Text: fmt.Sprintf("page text round %d seven %d", round, i)})
+		}
+		putPages(&tb, db, at, pages...)
+		goPages(&tb, db, at, gone...)
+		if tb.err != nil {
+			fail(tb.err)
+		}
+		if _, err := ix.CatchUp(context.Background()); err != nil {
+			fail(err)
+		}
+		fmt.Printf("round %d\n", round)
+	}
+}
+
+// fakeTB lets the child process reuse the fixture helpers.
+type fakeTB struct {
+	testing.TB
+	err error
+}
+
+func (f *fakeTB) Helper()                           {}
+func (f *fakeTB) Fatalf(format string, args ...any) { f.err = fmt.Errorf(format, args...) }
+func (f *fakeTB) Fatal(args ...any)                 { f.err = errors.New(fmt.Sprint(args...)) }
+
+// A snapshot built for another workload is not trusted: the old copy is
+// re-analyzed from its stored version, so its scores are still Bleve's.
+func TestSnapshotOfAnotherWorkloadIsReanalyzed(t *testing.T) {
+	db := openRepo(t, t.TempDir())
+	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, Options{
+		Workload: []querylog.Query{{Text: "budget", Count: 1}}})
+	putPages(t, db, t0, smallCorpus...)
+	catchUp(t, ix)
+	ix.SetWorkload([]querylog.Query{{Text: "federal spending", Count: 1}})
+	before, _ := bleveTermScores(t, ix.bleve(), "spend")
+	var got []termTrace
+	ix.trace = func(tr termTrace) { got = append(got, tr) }
+	putPages(t, db, t1, page{URL: smallCorpus[0].URL, Title: "Budget report", Text: "Nothing federal here."})
+	if st := catchUp(t, ix); st.Measured != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	var spend *termTrace
+	for i := range got {
+		if got[i].Term == "spend" {
+			spend = &got[i]
+		}
+	}
+	if spend == nil || !spend.Had || spend.Has || !approx(spend.S1, before[smallCorpus[0].URL][0], 1e-12) {
+		t.Fatalf("trace %+v; Bleve's old score %v", got, before[smallCorpus[0].URL])
+	}
+}
+
+// Deleting the index directory makes Open create a new generation that
+// re-applies the whole feed; the repository's snapshots belong to the old
+// generation, so nothing is measured as a re-download.
+func TestRecreatedIndexReplaysTheFeedWithoutMeasuring(t *testing.T) {
+	dir := t.TempDir()
+	db := openRepo(t, filepath.Join(dir, "repo"))
+	wl := []querylog.Query{{Text: "federal budget", Count: 1}}
+	ix, err := Open(filepath.Join(dir, "ix"), testConfig(ScoringBM25), db, Options{Workload: wl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	putPages(t, db, t0, smallCorpus...)
+	putPages(t, db, t1, smallCorpus[0])
+	catchUp(t, ix)
+	ix.Close()
+	if err := os.RemoveAll(filepath.Join(dir, "ix")); err != nil {
+		t.Fatal(err)
+	}
+	ix = openIndex(t, filepath.Join(dir, "ix"), testConfig(ScoringBM25), db, Options{Workload: wl})
+	if ix.Watermark() != 0 {
+		t.Fatalf("watermark %d on a new index", ix.Watermark())
+	}
+	st := catchUp(t, ix)
+	if st.Measured != 0 || st.Changes != len(smallCorpus)+1 {
+		t.Fatalf("stats %+v", st)
+	}
+	agree(t, ix, db)
+}
+
+func TestOpenRefusesAnotherScoringModel(t *testing.T) {
+	dir := t.TempDir()
+	db := openRepo(t, filepath.Join(dir, "repo"))
+	ix, err := Open(filepath.Join(dir, "ix"), testConfig(ScoringBM25), db, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	_, err = Open(filepath.Join(dir, "ix"), testConfig(ScoringTFIDF), db, Options{})
+	if err == nil || !strings.Contains(err.Error(), `was built with scoring model "bm25" but index.scoring is "tf-idf"`) {
+		t.Fatalf("err = %v", err)
+	}
+	t.Run("unless it is recreated for a rebuild", func(t *testing.T) {
+		putPages(t, db, t0, smallCorpus...)
+		ix := openIndex(t, filepath.Join(dir, "ix"), testConfig(ScoringTFIDF), db, Options{Recreate: true})
+		if _, err := ix.Rebuild(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		agree(t, ix, db)
+		if ix.Scoring() != ScoringTFIDF || scoringOf(ix.Mapping()) != ScoringTFIDF {
+			t.Fatal("the rebuilt index does not use tf-idf")
+		}
+	})
+}
+
+func TestOpenRefusesADirectoryThatIsNotAnIndex(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(dir, testConfig(ScoringBM25), openRepo(t, t.TempDir()), Options{Recreate: true})
+	if err == nil || !strings.Contains(err.Error(), "index: open") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
+		t.Fatal("a directory that is not an index was touched")
+	}
+}
+
+func TestRebuild(t *testing.T) {
+	dir := t.TempDir()
+	db := openRepo(t, filepath.Join(dir, "repo"))
+	wl := []querylog.Query{{Text: "federal budget", Count: 1}}
+	ix := openIndex(t, filepath.Join(dir, "ix"), testConfig(ScoringBM25), db, Options{Workload: wl})
+	putPages(t, db, t0, smallCorpus...)
+	catchUp(t, ix)
+	goPages(t, db, t1, smallCorpus[4].URL) // not yet applied
+	gen := ix.generation
+	st, err := ix.Rebuild(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Indexed != len(smallCorpus)-1 || ix.Watermark() != db.LastChangeSeq() || ix.generation == gen {
+		t.Fatalf("stats %+v, watermark %d, generation %x → %x", st, ix.Watermark(), gen, ix.generation)
+	}
+	agree(t, ix, db)
+	q, _ := ParseQuery("budget", ix.cfg.Limits())
+	if res, err := ix.Search(t.Context(), q, 0, 10); err != nil || res.Total != 2 {
+		t.Fatalf("search after rebuild: %+v, %v", res, err)
+	}
+	// The rebuilt index's snapshots let the next re-download be measured.
+	putPages(t, db, t1, page{URL: smallCorpus[0].URL, Title: "Budget", Text: "federal"})
+	if st := catchUp(t, ix); st.Measured != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	ix.Close()
+	ix = openIndex(t, filepath.Join(dir, "ix"), testConfig(ScoringBM25), db, Options{})
+	if ix.Watermark() != db.LastChangeSeq() {
+		t.Fatal("the rebuilt index's watermark did not survive reopening")
+	}
+	agree(t, ix, db)
+}
+
+func TestRunFollowsTheFeed(t *testing.T) {
+	db := openRepo(t, t.TempDir())
+	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, Options{})
+	ix.cfg.PollInterval = time.Hour // only notifications wake it
+	passes := make(chan Stats)
+	ix.caughtUp = func(st Stats) { passes <- st }
+	ctx, cancel := context.WithCancel(t.Context())
+	notify := make(chan struct{}, 1)
+	done := make(chan error, 1)
+	go func() { done <- ix.Run(ctx, notify) }()
+	<-passes // the first pass, on an empty feed
+	putPages(t, db, t0, smallCorpus...)
+	notify <- struct{}{}
+	if st := <-passes; st.Indexed != len(smallCorpus) {
+		t.Fatalf("stats %+v", st)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run = %v after cancel", err)
+	}
+	agree(t, ix, db)
+}
+
+func TestRefreshPopularityKeepsTheIndexedCopy(t *testing.T) {
+	db := openRepo(t, t.TempDir())
+	pop := map[string]float64{}
+	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, Options{
+		Workload:   []querylog.Query{{Text: "budget", Count: 1}},
+		Popularity: func(u string) float64 { return pop[u] },
+	})
+	putPages(t, db, t0, smallCorpus...)
+	catchUp(t, ix)
+	putPages(t, db, t1, page{URL: smallCorpus[0].URL, Title: "Budget", Text: "budget budget"}) // not applied yet
+	pop[smallCorpus[0].URL] = 0.75
+	if st, err := ix.RefreshPopularity(t.Context(), []string{smallCorpus[0].URL, "https://a.test/unknown"}); err != nil || st.Indexed != 1 {
+		t.Fatalf("RefreshPopularity = %+v, %v", st, err)
+	}
+	q, _ := ParseQuery("budget", ix.cfg.Limits())
+	hits, _, err := ix.Retrieve(t.Context(), q, 1)
+	if err != nil || hits[0].URL != smallCorpus[0].URL || hits[0].Popularity != 0.75 || !hits[0].FetchedAt.Equal(t0) {
+		t.Fatalf("hits %+v, %v", hits, err)
+	}
+	if st := catchUp(t, ix); st.Measured != 1 {
+		t.Fatalf("the pending change was not measured after the refresh: %+v", st)
+	}
+}

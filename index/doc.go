@@ -1,0 +1,69 @@
+// Package index owns the Bleve index over the repository's indexable pages
+// and the ΔQ_A measurement taken while the index is updated (thesis
+// §4.6.1–4.6.2): it decides what each re-download was worth to searchers.
+//
+// State:
+//
+//   - The Bleve index (scorch, in its own directory) is derived data: one
+//     document per indexable page (id = URL) with the fields of mapping.go,
+//     the only place field and analyzer names live. It can be rebuilt from
+//     the repository (Rebuild) and catches up from a watermark after a
+//     crash. Its scoring model (index.scoring, BM25 or TF-IDF) is stored in
+//     its mapping; reopening with another model is an error.
+//   - The watermark, repository metadata "index.watermark": the index
+//     generation (a random id stored inside the Bleve index) and the last
+//     change-feed sequence applied. It is committed after Bleve has
+//     persisted the batch, in the same repository batch as the batch's
+//     measurements and snapshots, so re-applying after kill -9 is safe.
+//   - Page snapshots, repository bucket "index", one per indexed page: the
+//     generation, the workload fingerprint, the fetch time of the indexed
+//     version (LR(p, t)), the text field's analyzed length and the tf of
+//     each workload term present (snapshot.go, ~20 bytes + 2–3 per term).
+//     They give the old copy's scores without re-analyzing it.
+//   - ΔQ_A measurements, repository prefix 's' kind 'd' (repo.PutDeltaQ).
+//   - In memory: the workload Q′ (workload.go; one entry per distinct
+//     term, at most index.workload_max_terms) and the histograms H_q
+//     (histogram.go; 8·(index.histogram_buckets+2) bytes plus a map entry
+//     per term with results, ~130 bytes per term with 8 buckets), both
+//     swapped atomically.
+//
+// Thesis:
+//
+//   - S(p, q) (§4.2.1) is Bleve's score of p for the term query q on the
+//     text field; scorer.go reproduces it exactly from (tf, field length,
+//     df, corpus statistics), for both models, including Bleve's BM25
+//     "average length" (the field's vocabulary size summed over segments,
+//     divided by the document count, rounded up), which moves when
+//     segments merge.
+//   - §4.6.1 Q′: queries are split with the index's own analyzer and a
+//     term's frequency is the summed frequency of the queries containing it.
+//   - §4.6.1 H_q: average scores over exponentially growing rank buckets
+//     (1, 2–3, 4–7, …), rebuilt from the term's postings every
+//     index.histogram_batches batches or index.histogram_interval; R̂ and Ŝ
+//     interpolate linearly within buckets.
+//   - §4.6.1 ΔQ_A: for each re-indexed page p and q ∈ S = Q′ ∩ (old ∪ new
+//     terms), f_q·[(I(r2) − I(r1))·s2 + Σ_{r=r1+1}^{r2} (I(r−1) − I(r))·Ŝ(r)]
+//     (and the symmetric case), I(r) = c·r^(−3/2) (eq. 4.2); exact sums up
+//     to index.rank_cutoff, a closed form beyond (deltaq.go).
+//   - §4.6.2: the measurement happens inside each batch. s1 is scored on
+//     the index before the Bleve batch from the page's snapshot, s2 after it
+//     from the analysis Bleve itself made of the new document
+//     (Batch.IndexAdvanced; the fields keep AnalyzedLength and
+//     AnalyzedTokenFrequencies after Index.Batch). The workload terms'
+//     document frequencies are counted when H_q are built and then moved
+//     by the postings each batch removes and adds (docfreq.go), so no
+//     postings are read on the hot path. Only pages that had an indexed
+//     copy are measured; LR(p, t) is the fetch time of the copy replaced,
+//     t that of the new copy (or of the fetch that removed it).
+//   - §4.6.3: the per-page work runs on all cores while Bleve writes the
+//     batch to disk (Bleve runs with unsafe_batch; the watermark waits for
+//     the batch's persisted callback). BenchmarkDeltaQOverhead measures it.
+//
+// Usage:
+//
+//	ix, err := index.Open(dir, cfg.Index, db, index.Options{Logger: logger, Workload: queries})
+//	defer ix.Close()
+//	go ix.Run(ctx, crawlerCommitted) // follow the change feed, measuring ΔQ_A
+//	q, err := index.ParseQuery(`plain language -draft site:digital.gov`, cfg.Index.Limits())
+//	res, err := ix.Search(ctx, q, 0, 10)
+package index

@@ -1,0 +1,396 @@
+package index
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/internal/querylog"
+)
+
+// Options are the non-configuration inputs of Open.
+type Options struct {
+	// Logger receives lifecycle lines at Info and per-batch lines at Debug;
+	// nil discards.
+	Logger *slog.Logger
+	// Clock tells the time (histogram age, delete times); nil is time.Now.
+	Clock func() time.Time
+	// Workload is the query log Q the ΔQ measurement weighs queries by;
+	// nil or empty turns the measurement off (§4.6.1).
+	Workload []querylog.Query
+	// Popularity gives a page's popularity when it is indexed; nil is 0.
+	// Package ranking owns the values (RefreshPopularity re-indexes pages
+	// whose value changed).
+	Popularity func(url string) float64
+	// Recreate discards an existing index that this configuration cannot
+	// use (built with another scoring model or analyzer) and starts an
+	// empty one; `deltaq index rebuild` sets it and then calls Rebuild.
+	Recreate bool
+}
+
+// Index is the Bleve index over the repository's indexable pages, kept up to
+// date from the change feed, with the ΔQ_A measurement taken in each batch.
+// It is safe for concurrent use: searches run in parallel with one writer
+// (CatchUp, Run, Rebuild and RefreshPopularity take turns).
+type Index struct {
+	dir        string
+	cfg        Config
+	db         *repo.DB
+	logger     *slog.Logger
+	clock      func() time.Time
+	popularity func(string) float64
+	est        Estimator
+
+	// mu guards the Bleve handle, which Rebuild swaps.
+	mu struct {
+		sync.RWMutex
+		bi       bleve.Index
+		analyzer analysis.Analyzer
+	}
+
+	// apply serializes the writers. Fields below it are guarded by it.
+	apply            sync.Mutex
+	generation       uint64
+	batchesSinceHist int
+	df               docFreqs // df of the workload terms (docfreq.go)
+	recoverUntil     uint64   // change-feed sequence pending at Open
+	histStale        atomic.Bool
+
+	watermark atomic.Uint64
+	workload  atomic.Pointer[Workload]
+	hists     atomic.Pointer[histogramSet]
+
+	// Test hooks: trace sees every per-term measurement; beforeCommit runs
+	// after the Bleve batch and before the repository commit (an error
+	// aborts the batch there, as a crash would); caughtUp sees the result
+	// of every CatchUp.
+	trace        func(termTrace)
+	beforeCommit func() error
+	caughtUp     func(Stats)
+	// readerHook sees the index snapshot the old copies ("before") and
+	// the new copies ("after") are scored on, while it is open.
+	readerHook func(stage string, r bindex.IndexReader)
+	// cpuClock, when set by benchmarks, replaces wall time in
+	// Stats.Measuring with CPU time: the calling thread's, plus that of
+	// the measurement's worker goroutines (workerCPU).
+	cpuClock  func() time.Duration
+	workerCPU atomic.Int64
+	opened    time.Time
+}
+
+// measureClock is the clock Stats.Measuring is kept with.
+func (ix *Index) measureClock() time.Duration {
+	if ix.cpuClock != nil {
+		return ix.cpuClock()
+	}
+	return time.Since(ix.opened)
+}
+
+// watermarkKey is the repository metadata name of the watermark: the index
+// generation and the last change-feed sequence applied to it.
+const watermarkKey = "index.watermark"
+
+// generationKey is the Bleve internal key holding the index generation, a
+// random id chosen when the Bleve index is created. The watermark and the
+// page snapshots name a generation, so a recreated or rebuilt Bleve index
+// never trusts state written for another one.
+var generationKey = []byte("deltaq.generation")
+
+// errIncompatible marks an existing index this configuration cannot use.
+var errIncompatible = errors.New("index: incompatible index")
+
+// Open opens the index in dir, creating it if it does not exist, and reads
+// the watermark from db. An existing index must have been built with
+// cfg.Scoring.
+func Open(dir string, cfg Config, db *repo.DB, opts Options) (*Index, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if db == nil {
+		return nil, errors.New("index: open: no repository")
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	ix := &Index{
+		dir:        dir,
+		cfg:        cfg,
+		db:         db,
+		logger:     logger.With("component", "index"),
+		clock:      opts.Clock,
+		popularity: opts.Popularity,
+		est:        cfg.estimator(),
+		opened:     time.Now(),
+	}
+	if ix.clock == nil {
+		ix.clock = time.Now
+	}
+	bi, gen, err := openBleve(dir, cfg.Scoring)
+	if errors.Is(err, errIncompatible) && opts.Recreate {
+		ix.logger.Info("discarding an index this configuration cannot use", "dir", dir, "err", err)
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		bi, gen, err = createBleve(dir, cfg.Scoring)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ix.setBleve(bi)
+	ix.generation = gen
+	wmGen, seq, err := readWatermark(db)
+	switch {
+	case err != nil:
+		bi.Close()
+		return nil, err
+	case wmGen == gen:
+		ix.watermark.Store(seq)
+	default:
+		// A new or replaced Bleve index: replay the whole feed.
+		ix.logger.Info("index generation differs from the repository's watermark; applying the change feed from the start",
+			"generation", gen, "watermark_generation", wmGen, "watermark", seq)
+	}
+	if last := db.LastChangeSeq(); last > ix.watermark.Load() {
+		ix.recoverUntil = last
+	}
+	if len(opts.Workload) > 0 {
+		ix.SetWorkload(opts.Workload)
+	}
+	n, err := bi.DocCount()
+	if err != nil {
+		bi.Close()
+		return nil, fmt.Errorf("index: count: %w", err)
+	}
+	ix.logger.Info("index open", "dir", dir, "scoring", cfg.Scoring, "n", n, "watermark", ix.watermark.Load())
+	return ix, nil
+}
+
+// openBleve opens or creates the Bleve index in dir and returns its generation.
+func openBleve(dir string, s Scoring) (bleve.Index, uint64, error) {
+	bi, err := bleve.OpenUsing(dir, scorchConfig())
+	switch {
+	case err == nil:
+		if got := scoringOf(bi.Mapping()); got != s {
+			bi.Close()
+			return nil, 0, fmt.Errorf("%w: %s was built with scoring model %q but index.scoring is %q: rebuild the index (deltaq index rebuild) or set index.scoring to %q",
+				errIncompatible, dir, got, s, got)
+		}
+		if a := bi.Mapping().AnalyzerNameForPath(FieldText); a != AnalyzerName {
+			bi.Close()
+			return nil, 0, fmt.Errorf("%w: %s analyzes %q with %q, not %q: rebuild the index", errIncompatible, dir, FieldText, a, AnalyzerName)
+		}
+		v, err := bi.GetInternal(generationKey)
+		if err != nil || len(v) != 8 {
+			bi.Close()
+			return nil, 0, fmt.Errorf("%w: %s has no index generation (%v): rebuild the index", errIncompatible, dir, err)
+		}
+		return bi, binary.BigEndian.Uint64(v), nil
+	case errors.Is(err, bleve.ErrorIndexPathDoesNotExist) || emptyDir(dir):
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, 0, fmt.Errorf("index: %w", err)
+		}
+		return createBleve(dir, s)
+	default:
+		return nil, 0, fmt.Errorf("index: open %s: %w", dir, err)
+	}
+}
+
+// createBleve creates a Bleve index with a fresh generation.
+func createBleve(dir string, s Scoring) (bleve.Index, uint64, error) {
+	m, err := NewMapping(s)
+	if err != nil {
+		return nil, 0, err
+	}
+	bi, err := bleve.NewUsing(dir, m, scorch.Name, scorch.Name, scorchConfig())
+	if err != nil {
+		return nil, 0, fmt.Errorf("index: create %s: %w", dir, err)
+	}
+	var g [8]byte
+	if _, err := rand.Read(g[:]); err != nil {
+		bi.Close()
+		return nil, 0, fmt.Errorf("index: generation: %w", err)
+	}
+	b := bi.NewBatch()
+	b.SetInternal(generationKey, g[:])
+	persisted, err := applyBleve(bi, b)
+	if err == nil {
+		err = persisted(context.Background())
+	}
+	if err != nil {
+		bi.Close()
+		return nil, 0, fmt.Errorf("index: store generation: %w", err)
+	}
+	return bi, binary.BigEndian.Uint64(g[:]), nil
+}
+
+// scorchConfig is the Bleve runtime configuration: Batch returns once a
+// batch is searchable, without waiting for it to reach the disk
+// (unsafe_batch); applyBleve's wait function waits for that. The ΔQ_A
+// measurement runs in between, overlapping Bleve's write and fsync (§4.6.3).
+func scorchConfig() map[string]any {
+	return map[string]any{"unsafe_batch": true}
+}
+
+// applyBleve applies b and returns a function that blocks until Bleve has
+// persisted it (or ctx is done). Nothing that depends on the batch being
+// durable — the watermark above all — may be committed before it returns.
+func applyBleve(bi bleve.Index, b *bleve.Batch) (func(context.Context) error, error) {
+	done := make(chan error, 1)
+	b.SetPersistedCallback(func(err error) {
+		select {
+		case done <- err:
+		default:
+		}
+	})
+	if err := bi.Batch(b); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error {
+		select {
+		case err := <-done:
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}, nil
+}
+
+func emptyDir(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	return err == nil && len(ents) == 0 || errors.Is(err, fs.ErrNotExist)
+}
+
+func readWatermark(db *repo.DB) (gen, seq uint64, err error) {
+	v, err := db.Meta(watermarkKey)
+	if errors.Is(err, repo.ErrNotFound) {
+		return 0, 0, nil
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("index: read watermark: %w", err)
+	}
+	if len(v) != 17 || v[0] != 1 {
+		return 0, 0, fmt.Errorf("index: watermark of %d bytes: corrupt", len(v))
+	}
+	return binary.BigEndian.Uint64(v[1:9]), binary.BigEndian.Uint64(v[9:17]), nil
+}
+
+func encodeWatermark(gen, seq uint64) []byte {
+	b := make([]byte, 1, 17)
+	b[0] = 1
+	b = binary.BigEndian.AppendUint64(b, gen)
+	return binary.BigEndian.AppendUint64(b, seq)
+}
+
+func (ix *Index) setBleve(bi bleve.Index) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.mu.bi = bi
+	ix.mu.analyzer = bi.Mapping().AnalyzerNamed(AnalyzerName)
+}
+
+func (ix *Index) bleve() bleve.Index {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.mu.bi
+}
+
+// Close closes the Bleve index. The repository stays open (its owner closes it).
+func (ix *Index) Close() error {
+	ix.apply.Lock()
+	defer ix.apply.Unlock()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.mu.bi == nil {
+		return nil
+	}
+	err := ix.mu.bi.Close()
+	ix.mu.bi = nil
+	if err != nil {
+		return fmt.Errorf("index: close: %w", err)
+	}
+	return nil
+}
+
+// Mapping returns the index mapping (stored in the index); nil after Close.
+func (ix *Index) Mapping() mapping.IndexMapping {
+	bi := ix.bleve()
+	if bi == nil {
+		return nil
+	}
+	return bi.Mapping()
+}
+
+// Analyzer returns the analyzer of FieldText, the one queries and the
+// workload are split with.
+func (ix *Index) Analyzer() analysis.Analyzer {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.mu.analyzer
+}
+
+// Scoring returns the index's scoring model.
+func (ix *Index) Scoring() Scoring { return ix.cfg.Scoring }
+
+// Count returns the number of documents in the index.
+func (ix *Index) Count() (uint64, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.mu.bi == nil {
+		return 0, ErrClosed
+	}
+	n, err := ix.mu.bi.DocCount()
+	if err != nil {
+		return 0, fmt.Errorf("index: count: %w", err)
+	}
+	return n, nil
+}
+
+// Watermark returns the last change-feed sequence applied.
+func (ix *Index) Watermark() uint64 { return ix.watermark.Load() }
+
+// Lag is the number of change-feed entries not yet applied.
+func (ix *Index) Lag() uint64 {
+	last, wm := ix.db.LastChangeSeq(), ix.watermark.Load()
+	if last < wm {
+		return 0
+	}
+	return last - wm
+}
+
+// SetWorkload replaces the workload Q (and so Q′) the measurement uses; it
+// may be called while the index runs. Histograms are rebuilt for the new
+// terms before the next measured batch. Snapshots written for the old
+// workload are detected by fingerprint and re-derived (snapshot.go).
+func (ix *Index) SetWorkload(qs []querylog.Query) *Workload {
+	w := NewWorkload(qs, ix.Analyzer(), ix.cfg.WorkloadMaxTerms)
+	ix.workload.Store(w)
+	ix.histStale.Store(true)
+	ix.logger.Info("workload loaded", "queries", len(qs), "terms", w.Len())
+	return w
+}
+
+// Workload returns the current single-term workload Q′ (nil if none).
+func (ix *Index) Workload() *Workload { return ix.workload.Load() }
+
+// Histogram returns H_q for a term of Q′ as last built; a term with no
+// results has an empty histogram.
+func (ix *Index) Histogram(term string) Histogram { return ix.hists.Load().get(term) }
+
+// HistogramBytes is the memory the histograms take, approximately.
+func (ix *Index) HistogramBytes() int { return ix.hists.Load().bytes() }

@@ -1,0 +1,166 @@
+package index
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/mapping"
+	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/deltaq/deltaq/internal/urlnorm"
+)
+
+// This file is the only place that names the index's fields and its
+// analyzer. Everything else refers to these constants.
+const (
+	// FieldURL is the page URL (also the document id), a keyword.
+	FieldURL = "url"
+	// FieldHost is host[:port] of the URL, a keyword; site: filters on it.
+	FieldHost = "host"
+	// FieldTitle is the page title, stored for display and not searched
+	// (the title is searched as part of FieldText).
+	FieldTitle = "title"
+	// FieldText is title + "\n\n" + main text: the one searchable field,
+	// the field every score S(p, q) is computed on (§4.2.1).
+	FieldText = "text"
+	// FieldFetched is the fetch time of the indexed version.
+	FieldFetched = "fetched"
+	// FieldPopularity is the page's popularity, filled by ranking.
+	FieldPopularity = "popularity"
+
+	// AnalyzerName is the analyzer of FieldText: Bleve's English analyzer
+	// (unicode tokenizer, possessive filter, lower case, English stop
+	// words, Porter stemmer). The workload is split with it too (§4.6.1).
+	AnalyzerName = en.AnalyzerName
+)
+
+// Scoring names a Bleve scoring model (index.scoring).
+type Scoring string
+
+const (
+	// ScoringBM25 is Bleve's BM25 (k1 = 1.2, b = 0.75).
+	ScoringBM25 Scoring = bindex.BM25Scoring
+	// ScoringTFIDF is Bleve's default TF-IDF (Lucene's classic variant).
+	ScoringTFIDF Scoring = bindex.TFIDFScoring
+)
+
+// NewMapping returns the index mapping for a scoring model: one static
+// document mapping with the fields above, no dynamic fields and no _all
+// composite field. Bleve validates it and stores it inside the index, so a
+// reopened index keeps the analyzer and the scoring model it was built with.
+func NewMapping(s Scoring) (*mapping.IndexMappingImpl, error) {
+	if s != ScoringBM25 && s != ScoringTFIDF {
+		return nil, fmt.Errorf("index: scoring model %q: want %q or %q", s, ScoringBM25, ScoringTFIDF)
+	}
+	keywordField := func() *mapping.FieldMapping {
+		f := bleve.NewKeywordFieldMapping()
+		f.Analyzer = keyword.Name
+		f.IncludeInAll = false
+		f.IncludeTermVectors = false
+		f.DocValues = false
+		return f
+	}
+	title := bleve.NewTextFieldMapping()
+	title.Index = false
+	title.Store = true
+	title.IncludeInAll = false
+	title.IncludeTermVectors = false
+	title.DocValues = false
+
+	text := bleve.NewTextFieldMapping()
+	text.Analyzer = AnalyzerName
+	text.Store = true              // snippets are cut from the stored text
+	text.IncludeTermVectors = true // match positions for snippets
+	text.IncludeInAll = false
+	text.DocValues = false
+
+	fetched := bleve.NewDateTimeFieldMapping()
+	fetched.IncludeInAll = false
+
+	popularity := bleve.NewNumericFieldMapping()
+	popularity.IncludeInAll = false
+
+	dm := bleve.NewDocumentStaticMapping()
+	dm.AddFieldMappingsAt(FieldURL, keywordField())
+	dm.AddFieldMappingsAt(FieldHost, keywordField())
+	dm.AddFieldMappingsAt(FieldTitle, title)
+	dm.AddFieldMappingsAt(FieldText, text)
+	dm.AddFieldMappingsAt(FieldFetched, fetched)
+	dm.AddFieldMappingsAt(FieldPopularity, popularity)
+	dm.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
+
+	im := bleve.NewIndexMapping()
+	im.DefaultMapping = dm
+	im.DefaultAnalyzer = AnalyzerName
+	im.DefaultField = FieldText
+	im.IndexDynamic = false
+	im.StoreDynamic = false
+	im.DocValuesDynamic = false
+	im.ScoringModel = string(s)
+	if err := im.Validate(); err != nil {
+		return nil, fmt.Errorf("index: mapping: %w", err)
+	}
+	return im, nil
+}
+
+// scoringOf returns the scoring model stored in a mapping.
+func scoringOf(m mapping.IndexMapping) Scoring {
+	if im, ok := m.(*mapping.IndexMappingImpl); ok && im.ScoringModel == string(ScoringBM25) {
+		return ScoringBM25
+	}
+	return ScoringTFIDF // Bleve's default when the model is empty
+}
+
+// pageDoc is what one page contributes to the index.
+type pageDoc struct {
+	URL        string
+	Title      string
+	Text       string // extracted main text, without the title
+	Fetched    time.Time
+	Popularity float64
+}
+
+// indexedText is the content of FieldText for a page.
+func indexedText(title, text string) string {
+	if title == "" {
+		return text
+	}
+	return title + "\n\n" + text
+}
+
+// newDocument maps a page to a Bleve document through the mapping, so the
+// mapping stays the one description of every field's options. The returned
+// document is passed to Batch.IndexAdvanced; after Index.Batch it carries
+// Bleve's own analysis of FieldText (AnalyzedLength and
+// AnalyzedTokenFrequencies), which the ΔQ measurement reuses.
+func newDocument(m mapping.IndexMapping, p *pageDoc) (*document.Document, error) {
+	doc := document.NewDocument(p.URL)
+	data := map[string]any{
+		FieldURL:        p.URL,
+		FieldHost:       urlnorm.Host(p.URL),
+		FieldTitle:      p.Title,
+		FieldText:       indexedText(p.Title, p.Text),
+		FieldFetched:    p.Fetched,
+		FieldPopularity: p.Popularity,
+	}
+	if err := m.MapDocument(doc, data); err != nil {
+		return nil, fmt.Errorf("index: map %s: %w", p.URL, err)
+	}
+	return doc, nil
+}
+
+// analyzedText returns the analysis Bleve made of FieldText for a document
+// that went through Index.Batch: the field length and the term
+// frequencies. ok is false if the document has no analyzed text field.
+func analyzedText(doc *document.Document) (length int, freqs bindex.TokenFrequencies, ok bool) {
+	for _, f := range doc.Fields {
+		if f.Name() == FieldText {
+			return f.AnalyzedLength(), f.AnalyzedTokenFrequencies(), f.AnalyzedTokenFrequencies() != nil
+		}
+	}
+	return 0, nil, false
+}

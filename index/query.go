@@ -1,0 +1,170 @@
+package index
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Query is a parsed search: every term and phrase must match, no excluded
+// term or phrase may, and when sites are given the page's host must be one
+// of them.
+//
+// Syntax: words are terms; "quoted words" are phrases; -word and
+// -"quoted words" exclude; site:host (repeatable, any one matches) and
+// -site:host filter by host.
+type Query struct {
+	Terms          []string
+	Phrases        []string
+	ExcludeTerms   []string
+	ExcludePhrases []string
+	Sites          []string
+	ExcludeSites   []string
+}
+
+// Limits bounds a query.
+type Limits struct {
+	MaxBytes int // longest query, in bytes
+	MaxTerms int // most words, phrases, exclusions and site: filters
+}
+
+// QueryError is a problem with what the user typed. Its message names the
+// parameter and the limit; servers answer it with 400.
+type QueryError struct{ Msg string }
+
+func (e *QueryError) Error() string { return e.Msg }
+
+func queryErr(format string, args ...any) error {
+	return &QueryError{Msg: "q: " + fmt.Sprintf(format, args...)}
+}
+
+// ParseQuery parses s. An empty or over-long query, an unclosed quote, too
+// many parts, or a query with nothing positive to search for is a
+// *QueryError.
+func ParseQuery(s string, lim Limits) (Query, error) {
+	var q Query
+	if len(s) > lim.MaxBytes {
+		return q, queryErr("%s bytes: longer than the %s-byte limit", thousands(len(s)), thousands(lim.MaxBytes))
+	}
+	if !utf8.ValidString(s) {
+		return q, queryErr("not valid UTF-8")
+	}
+	if strings.TrimSpace(s) == "" {
+		return q, queryErr("empty query")
+	}
+	parts := 0
+	i := 0
+	for i < len(s) {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			i += w
+			continue
+		}
+		neg := false
+		if s[i] == '-' {
+			neg = true
+			i++
+			if i >= len(s) {
+				break
+			}
+			if r, _ := utf8.DecodeRuneInString(s[i:]); unicode.IsSpace(r) {
+				continue // a lone "-" means nothing
+			}
+		}
+		if s[i] == '"' {
+			end := strings.IndexByte(s[i+1:], '"')
+			if end < 0 {
+				return Query{}, queryErr("unclosed quote at byte %d", i+1)
+			}
+			phrase := strings.Join(strings.Fields(s[i+1:i+1+end]), " ")
+			i += end + 2
+			if phrase == "" {
+				continue
+			}
+			parts++
+			if neg {
+				q.ExcludePhrases = append(q.ExcludePhrases, phrase)
+			} else {
+				q.Phrases = append(q.Phrases, phrase)
+			}
+			continue
+		}
+		start := i
+		for i < len(s) {
+			r, w := utf8.DecodeRuneInString(s[i:])
+			if unicode.IsSpace(r) || r == '"' {
+				break
+			}
+			i += w
+		}
+		word := s[start:i]
+		if len(word) >= 5 && strings.EqualFold(word[:5], "site:") {
+			host := strings.ToLower(word[5:])
+			if host == "" || strings.ContainsAny(host, "/?#@") {
+				return Query{}, queryErr("site:%s: want a host name such as site:example.org", word[5:])
+			}
+			parts++
+			if neg {
+				q.ExcludeSites = append(q.ExcludeSites, host)
+			} else {
+				q.Sites = append(q.Sites, host)
+			}
+			continue
+		}
+		parts++
+		if neg {
+			q.ExcludeTerms = append(q.ExcludeTerms, word)
+		} else {
+			q.Terms = append(q.Terms, word)
+		}
+	}
+	if parts > lim.MaxTerms {
+		return Query{}, queryErr("%d terms: more than the %d-term limit", parts, lim.MaxTerms)
+	}
+	if len(q.Terms) == 0 && len(q.Phrases) == 0 {
+		return Query{}, queryErr("nothing to search for: give at least one word or \"phrase\" (exclusions and site: only narrow a search)")
+	}
+	return q, nil
+}
+
+// String renders the query in the syntax ParseQuery reads.
+func (q Query) String() string {
+	var parts []string
+	parts = append(parts, q.Terms...)
+	for _, p := range q.Phrases {
+		parts = append(parts, `"`+p+`"`)
+	}
+	for _, t := range q.ExcludeTerms {
+		parts = append(parts, "-"+t)
+	}
+	for _, p := range q.ExcludePhrases {
+		parts = append(parts, `-"`+p+`"`)
+	}
+	for _, s := range q.Sites {
+		parts = append(parts, "site:"+s)
+	}
+	for _, s := range q.ExcludeSites {
+		parts = append(parts, "-site:"+s)
+	}
+	return strings.Join(parts, " ")
+}
+
+// thousands formats n with comma separators: 1200 → "1,200".
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

@@ -1,0 +1,108 @@
+package index
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var testLimits = Limits{MaxBytes: 1000, MaxTerms: 8}
+
+func TestParseQuery(t *testing.T) {
+	cases := []struct {
+		name string
+		in   string
+		want Query
+	}{
+		{"words are terms", "federal budget", Query{Terms: []string{"federal", "budget"}}},
+		{"quotes make a phrase", `"plain language" guide`, Query{Terms: []string{"guide"}, Phrases: []string{"plain language"}}},
+		{"a minus excludes a word", "budget -draft", Query{Terms: []string{"budget"}, ExcludeTerms: []string{"draft"}}},
+		{"a minus excludes a phrase", `budget -"first draft"`, Query{Terms: []string{"budget"}, ExcludePhrases: []string{"first draft"}}},
+		{"site: repeats as alternatives", "budget site:a.gov SITE:B.gov", Query{Terms: []string{"budget"}, Sites: []string{"a.gov", "b.gov"}}},
+		{"-site: excludes a host", "budget -site:a.gov", Query{Terms: []string{"budget"}, ExcludeSites: []string{"a.gov"}}},
+		{"spaces inside a phrase collapse", `"  plain   language "`, Query{Phrases: []string{"plain language"}}},
+		{"a lone minus means nothing", "budget - report", Query{Terms: []string{"budget", "report"}}},
+		{"an empty phrase is dropped", `budget ""`, Query{Terms: []string{"budget"}}},
+		{"a hyphen inside a word stays", "e-mail", Query{Terms: []string{"e-mail"}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseQuery(tc.in, testLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !equalQuery(got, tc.want) {
+				t.Fatalf("ParseQuery(%q) = %+v, want %+v", tc.in, got, tc.want)
+			}
+			again, err := ParseQuery(got.String(), testLimits)
+			if err != nil || !equalQuery(again, got) {
+				t.Fatalf("String() %q does not parse back: %+v, %v", got.String(), again, err)
+			}
+		})
+	}
+}
+
+func equalQuery(a, b Query) bool {
+	return slices.Equal(a.Terms, b.Terms) && slices.Equal(a.Phrases, b.Phrases) &&
+		slices.Equal(a.ExcludeTerms, b.ExcludeTerms) && slices.Equal(a.ExcludePhrases, b.ExcludePhrases) &&
+		slices.Equal(a.Sites, b.Sites) && slices.Equal(a.ExcludeSites, b.ExcludeSites)
+}
+
+func TestParseQueryErrorsNameTheProblem(t *testing.T) {
+	cases := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{"an over-long query names the limit", strings.Repeat("a", 1200), "q: 1,200 bytes: longer than the 1,000-byte limit"},
+		{"an empty query", "   ", "q: empty query"},
+		{"only exclusions", "-budget -site:a.gov", "q: nothing to search for"},
+		{"only a site filter", "site:a.gov", "q: nothing to search for"},
+		{"an unclosed quote", `budget "plain language`, "q: unclosed quote at byte 8"},
+		{"too many parts names the limit", "a b c d e f g h i", "q: 9 terms: more than the 8-term limit"},
+		{"a site: without a host", "budget site:", "q: site:: want a host name"},
+		{"a site: with a path", "budget site:a.gov/x", "q: site:a.gov/x: want a host name"},
+		{"invalid UTF-8", "budg\xffet", "q: not valid UTF-8"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseQuery(tc.in, testLimits)
+			var qe *QueryError
+			if !errors.As(err, &qe) || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Fatalf("error = %v, want a *QueryError starting %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for in, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1200: "-1,200"} {
+		if got := thousands(in); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func FuzzParseQuery(f *testing.F) {
+	f.Add(`federal "plain language" -draft site:a.gov`)
+	f.Add(`-"x`)
+	f.Add(`""""`)
+	f.Fuzz(func(t *testing.T, s string) {
+		q, err := ParseQuery(s, Limits{MaxBytes: 4096, MaxTerms: 64})
+		if err != nil {
+			var qe *QueryError
+			if !errors.As(err, &qe) {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+			return
+		}
+		if len(q.Terms)+len(q.Phrases) == 0 {
+			t.Fatal("a query without anything positive was accepted")
+		}
+		again, err := ParseQuery(q.String(), Limits{MaxBytes: 1 << 20, MaxTerms: 1 << 10})
+		if err != nil || !equalQuery(again, q) {
+			t.Fatalf("%q: String() = %q parses to %+v, %v", s, q.String(), again, err)
+		}
+	})
+}

@@ -1,0 +1,262 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
+	bindex "github.com/blevesearch/bleve_index_api"
+)
+
+// Rebuild builds a fresh index from every indexable page of the repository
+// (for `deltaq index rebuild`) and replaces the current one. The new index
+// gets a new generation; the watermark is set to the change-feed position
+// read at the start, so changes committed during the rebuild are applied by
+// the next CatchUp (re-applying a page is harmless). Searches keep using the
+// old index until the swap. Nothing is measured: indexing every page at
+// once is not a re-download.
+//
+// The new index is built in dir + ".rebuild" and renamed into place; a crash
+// at any point leaves either the old index with its watermark, or the new
+// index with a generation the repository's watermark does not name, which
+// makes the next Open apply the change feed from the start.
+func (ix *Index) Rebuild(ctx context.Context) (Stats, error) {
+	ix.apply.Lock()
+	defer ix.apply.Unlock()
+	start := time.Now()
+	seq := ix.db.LastChangeSeq()
+	tmp := ix.dir + ".rebuild"
+	if err := os.RemoveAll(tmp); err != nil {
+		return Stats{}, fmt.Errorf("index: rebuild: %w", err)
+	}
+	nbi, gen, err := createBleve(tmp, ix.cfg.Scoring)
+	if err != nil {
+		return Stats{}, err
+	}
+	st, err := ix.fill(ctx, nbi, gen)
+	if cerr := nbi.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("index: rebuild: close: %w", cerr)
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		return st, err
+	}
+	if err := ix.swap(tmp); err != nil {
+		return st, err
+	}
+	ix.generation = gen
+	rb := ix.db.NewBatch(ctx)
+	defer rb.Close()
+	if err := rb.PutMeta(watermarkKey, encodeWatermark(gen, seq)); err != nil {
+		return st, fmt.Errorf("index: put watermark: %w", err)
+	}
+	if err := rb.Commit(); err != nil {
+		return st, fmt.Errorf("index: commit watermark: %w", err)
+	}
+	ix.watermark.Store(seq)
+	ix.histStale.Store(true)
+	st.Watermark = seq
+	st.Took = time.Since(start)
+	ix.logger.Info("index rebuilt", "n", st.Indexed, "watermark", seq, "took", st.Took)
+	return st, nil
+}
+
+// fill indexes every indexable page into bi, writing page snapshots for
+// generation gen.
+func (ix *Index) fill(ctx context.Context, bi bleve.Index, gen uint64) (Stats, error) {
+	var st Stats
+	var batch []*pending
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := ix.indexPages(ctx, bi, gen, batch)
+		st.Indexed += len(batch)
+		st.Batches++
+		batch = batch[:0]
+		return err
+	}
+	m := bi.Mapping()
+	for page, err := range ix.db.Pages(ctx) {
+		if err != nil {
+			return st, fmt.Errorf("index: rebuild: %w", err)
+		}
+		if !page.Indexable() {
+			continue
+		}
+		p := &pending{url: page.URL}
+		if err := ix.resolve(ctx, m, p); err != nil {
+			return st, err
+		}
+		if p.del {
+			continue
+		}
+		batch = append(batch, p)
+		if len(batch) >= ix.cfg.BatchSize {
+			if err := flush(); err != nil {
+				return st, err
+			}
+		}
+	}
+	return st, flush()
+}
+
+// indexPages indexes documents without measuring and records their
+// snapshots for generation gen.
+func (ix *Index) indexPages(ctx context.Context, bi bleve.Index, gen uint64, pages []*pending) error {
+	b := bi.NewBatch()
+	for _, p := range pages {
+		if err := b.IndexAdvanced(p.doc); err != nil {
+			return fmt.Errorf("index: batch %s: %w", p.url, err)
+		}
+	}
+	persisted, err := applyBleve(bi, b)
+	if err != nil {
+		return fmt.Errorf("index: apply batch: %w", err)
+	}
+	wl := ix.workload.Load()
+	rb := ix.db.NewBatch(ctx)
+	defer rb.Close()
+	var buf []byte
+	var scratch []uint64
+	for _, p := range pages {
+		length, freqs, ok := analyzedText(p.doc)
+		if !ok {
+			return fmt.Errorf("index: %s: the batch left no analysis of %q", p.url, FieldText)
+		}
+		snap := snapshot{generation: gen, workload: wl.Fingerprint(), fetched: p.at, length: length}
+		if wl.Len() > 0 {
+			snap.terms = workloadTerms(wl, freqs, &scratch)
+		}
+		buf = snap.encode(buf)
+		if err := rb.PutBucket(snapshotBucket, p.url, buf); err != nil {
+			return fmt.Errorf("index: put snapshot: %w", err)
+		}
+	}
+	if err := persisted(ctx); err != nil {
+		return fmt.Errorf("index: persist batch: %w", err)
+	}
+	if err := rb.Commit(); err != nil {
+		return fmt.Errorf("index: commit snapshots: %w", err)
+	}
+	return nil
+}
+
+// swap replaces the index directory with tmp and reopens it.
+func (ix *Index) swap(tmp string) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.mu.bi != nil {
+		if err := ix.mu.bi.Close(); err != nil {
+			return fmt.Errorf("index: rebuild: close old index: %w", err)
+		}
+		ix.mu.bi = nil
+	}
+	old := ix.dir + ".old"
+	if err := os.RemoveAll(old); err != nil {
+		return fmt.Errorf("index: rebuild: %w", err)
+	}
+	if err := os.Rename(ix.dir, old); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("index: rebuild: %w", err)
+	}
+	if err := os.Rename(tmp, ix.dir); err != nil {
+		return fmt.Errorf("index: rebuild: %w", err)
+	}
+	if err := os.RemoveAll(old); err != nil {
+		return fmt.Errorf("index: rebuild: %w", err)
+	}
+	bi, err := bleve.OpenUsing(ix.dir, scorchConfig())
+	if err != nil {
+		return fmt.Errorf("index: rebuild: reopen: %w", err)
+	}
+	ix.mu.bi = bi
+	ix.mu.analyzer = bi.Mapping().AnalyzerNamed(AnalyzerName)
+	return nil
+}
+
+// RefreshPopularity re-indexes the given pages so that the popularity field
+// takes the current value of Options.Popularity. The copy re-indexed is the
+// one in the index (its stored fields), not a newer version waiting in the
+// change feed, so the next CatchUp still measures that change. Pages not in
+// the index are skipped.
+func (ix *Index) RefreshPopularity(ctx context.Context, urls []string) (Stats, error) {
+	ix.apply.Lock()
+	defer ix.apply.Unlock()
+	start := time.Now()
+	bi := ix.bleve()
+	if bi == nil {
+		return Stats{}, ErrClosed
+	}
+	var st Stats
+	m := bi.Mapping()
+	for len(urls) > 0 {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		n := min(len(urls), ix.cfg.BatchSize)
+		batch, err := ix.storedPages(bi, m, urls[:n])
+		if err != nil {
+			return st, err
+		}
+		urls = urls[n:]
+		if len(batch) == 0 {
+			continue
+		}
+		if err := ix.indexPages(ctx, bi, ix.generation, batch); err != nil {
+			return st, err
+		}
+		st.Indexed += len(batch)
+		st.Batches++
+	}
+	st.Took = time.Since(start)
+	return st, nil
+}
+
+// storedPages rebuilds the documents of urls from the fields Bleve stored,
+// with the current popularity.
+func (ix *Index) storedPages(bi bleve.Index, m mapping.IndexMapping, urls []string) ([]*pending, error) {
+	var out []*pending
+	for _, u := range urls {
+		doc, err := bi.Document(u)
+		if err != nil {
+			return nil, fmt.Errorf("index: stored document %s: %w", u, err)
+		}
+		if doc == nil {
+			continue
+		}
+		pd := pageDoc{URL: u}
+		var text string
+		doc.VisitFields(func(f bindex.Field) {
+			switch f.Name() {
+			case FieldTitle:
+				pd.Title = string(f.Value())
+			case FieldText:
+				text = string(f.Value())
+			case FieldFetched:
+				if dt, ok := f.(bindex.DateTimeField); ok {
+					if t, _, err := dt.DateTime(); err == nil {
+						pd.Fetched = t
+					}
+				}
+			}
+		})
+		if pd.Title != "" {
+			text = strings.TrimPrefix(text, pd.Title+"\n\n")
+		}
+		pd.Text = text
+		if ix.popularity != nil {
+			pd.Popularity = ix.popularity(u)
+		}
+		d, err := newDocument(m, &pd)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &pending{url: u, doc: d, at: pd.Fetched})
+	}
+	return out, nil
+}

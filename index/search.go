@@ -1,0 +1,159 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// Hit is one search result.
+type Hit struct {
+	URL        string
+	Title      string
+	Snippet    string    // HTML: the text escaped, query matches in <mark>; empty from Retrieve
+	Score      float64   // Bleve's relevance score
+	FetchedAt  time.Time // fetch time of the indexed version, to the second
+	Popularity float64
+}
+
+// Result is one page of search results.
+type Result struct {
+	Total uint64 // number of matching documents
+	Took  time.Duration
+	Hits  []Hit
+}
+
+// bleveQuery translates a parsed query. Terms are analyzed with the text
+// field's analyzer and must all match (a match query with the AND
+// operator); phrases are match_phrase queries; exclusions are must-not;
+// sites filter on the host keyword without affecting the score. It returns
+// a *QueryError if nothing positive is left after analysis (only stop
+// words or punctuation).
+func bleveQuery(q Query, a analysis.Analyzer) (query.Query, error) {
+	var must []query.Query
+	if terms := strings.Join(q.Terms, " "); terms != "" && len(a.Analyze([]byte(terms))) > 0 {
+		mq := query.NewMatchQuery(terms)
+		mq.SetField(FieldText)
+		mq.SetOperator(query.MatchQueryOperatorAnd)
+		must = append(must, mq)
+	}
+	for _, p := range q.Phrases {
+		if len(a.Analyze([]byte(p))) == 0 {
+			continue
+		}
+		pq := query.NewMatchPhraseQuery(p)
+		pq.SetField(FieldText)
+		must = append(must, pq)
+	}
+	if len(must) == 0 {
+		return nil, queryErr("%q has no searchable words (only stop words or punctuation)", q.String())
+	}
+	var mustNot []query.Query
+	for _, t := range q.ExcludeTerms {
+		mq := query.NewMatchQuery(t)
+		mq.SetField(FieldText)
+		mq.SetOperator(query.MatchQueryOperatorAnd)
+		mustNot = append(mustNot, mq)
+	}
+	for _, p := range q.ExcludePhrases {
+		pq := query.NewMatchPhraseQuery(p)
+		pq.SetField(FieldText)
+		mustNot = append(mustNot, pq)
+	}
+	for _, s := range q.ExcludeSites {
+		tq := query.NewTermQuery(s)
+		tq.SetField(FieldHost)
+		mustNot = append(mustNot, tq)
+	}
+	bq := query.NewBooleanQuery(must, nil, mustNot)
+	if len(q.Sites) > 0 {
+		var sites []query.Query
+		for _, s := range q.Sites {
+			tq := query.NewTermQuery(s)
+			tq.SetField(FieldHost)
+			sites = append(sites, tq)
+		}
+		bq.AddFilter(query.NewDisjunctionQuery(sites))
+	}
+	return bq, nil
+}
+
+// Search returns hits from..from+size of q in order of relevance, with
+// snippets.
+func (ix *Index) Search(ctx context.Context, q Query, from, size int) (Result, error) {
+	if from < 0 || size < 0 {
+		return Result{}, &QueryError{Msg: fmt.Sprintf("from = %d, size = %d: must be >= 0", from, size)}
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.mu.bi == nil {
+		return Result{}, ErrClosed
+	}
+	bq, err := bleveQuery(q, ix.mu.analyzer)
+	if err != nil {
+		return Result{}, err
+	}
+	req := bleve.NewSearchRequestOptions(bq, size, from, false)
+	req.Fields = []string{FieldTitle, FieldText, FieldFetched, FieldPopularity}
+	req.IncludeLocations = true
+	res, err := ix.mu.bi.SearchInContext(ctx, req)
+	if err != nil {
+		return Result{}, fmt.Errorf("index: search %q: %w", q.String(), err)
+	}
+	out := Result{Total: res.Total, Took: res.Took, Hits: make([]Hit, 0, len(res.Hits))}
+	for _, h := range res.Hits {
+		hit := hitOf(h)
+		text, _ := h.Fields[FieldText].(string)
+		hit.Snippet = snippet(text, h.Locations[FieldText], ix.cfg.SnippetBytes)
+		out.Hits = append(out.Hits, hit)
+	}
+	return out, nil
+}
+
+// Retrieve returns up to limit documents matching q, the most popular
+// first (ties by relevance), without snippets, and the number of matching
+// documents. Ranking reorders and blends from here.
+func (ix *Index) Retrieve(ctx context.Context, q Query, limit int) ([]Hit, uint64, error) {
+	if limit < 0 {
+		return nil, 0, &QueryError{Msg: fmt.Sprintf("limit = %d: must be >= 0", limit)}
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.mu.bi == nil {
+		return nil, 0, ErrClosed
+	}
+	bq, err := bleveQuery(q, ix.mu.analyzer)
+	if err != nil {
+		return nil, 0, err
+	}
+	req := bleve.NewSearchRequestOptions(bq, limit, 0, false)
+	req.Fields = []string{FieldTitle, FieldFetched, FieldPopularity}
+	req.SortBy([]string{"-" + FieldPopularity, "-_score", "_id"})
+	res, err := ix.mu.bi.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, 0, fmt.Errorf("index: retrieve %q: %w", q.String(), err)
+	}
+	hits := make([]Hit, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		hits = append(hits, hitOf(h))
+	}
+	return hits, res.Total, nil
+}
+
+func hitOf(h *search.DocumentMatch) Hit {
+	hit := Hit{URL: h.ID, Score: h.Score}
+	hit.Title, _ = h.Fields[FieldTitle].(string)
+	hit.Popularity, _ = h.Fields[FieldPopularity].(float64)
+	if s, ok := h.Fields[FieldFetched].(string); ok {
+		if t, err := time.Parse(time.RFC3339, s); err == nil {
+			hit.FetchedAt = t
+		}
+	}
+	return hit
+}

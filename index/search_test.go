@@ -1,0 +1,230 @@
+package index
+
+import (
+	"errors"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var smallCorpus = []page{
+	{URL: "https://a.test/budget", Title: "Budget report", Text: "The federal budget report covers agency spending for the year."},
+	{URL: "https://a.test/plain", Title: "Plain language", Text: "Plain language makes federal websites easier to read. Write for your reader."},
+	{URL: "https://b.test/access", Title: "Accessibility guide", Text: "Accessibility and plain language for federal websites; section 508 and WCAG."},
+	{URL: "https://b.test/draft", Title: "Draft budget", Text: "A first draft of the budget, not the final federal report."},
+	{URL: "https://c.test/html", Title: "Markup", Text: "Never trust <script>alert(1)</script> in a budget page & escape it."},
+}
+
+var smallPopularity = map[string]float64{
+	"https://a.test/budget": 0.1, "https://a.test/plain": 0.5, "https://b.test/access": 0.9,
+	"https://b.test/draft": 0.3, "https://c.test/html": 0.7,
+}
+
+func smallIndex(t *testing.T) *Index {
+	t.Helper()
+	db := openRepo(t, t.TempDir())
+	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, Options{
+		Popularity: func(u string) float64 { return smallPopularity[u] },
+	})
+	putPages(t, db, t0, smallCorpus...)
+	catchUp(t, ix)
+	return ix
+}
+
+func urls(hits []Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.URL)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestSearchSyntax(t *testing.T) {
+	ix := smallIndex(t)
+	cases := []struct {
+		name string
+		q    string
+		want []string
+	}{
+		{"a term matches its stemmed forms", "budgets", []string{"https://a.test/budget", "https://b.test/draft", "https://c.test/html"}},
+		{"terms are ANDed", "federal budget", []string{"https://a.test/budget", "https://b.test/draft"}},
+		{"a phrase needs the words in order", `"plain language"`, []string{"https://a.test/plain", "https://b.test/access"}},
+		{"a phrase in the wrong order does not match", `"websites federal"`, nil},
+		{"an excluded term removes pages", "federal -draft", []string{"https://a.test/budget", "https://a.test/plain", "https://b.test/access"}},
+		{"an excluded phrase removes pages", `federal -"plain language"`, []string{"https://a.test/budget", "https://b.test/draft"}},
+		{"site: keeps one host", "federal site:b.test", []string{"https://b.test/access", "https://b.test/draft"}},
+		{"repeated site: is OR", "budget site:a.test site:c.test", []string{"https://a.test/budget", "https://c.test/html"}},
+		{"-site: drops a host", "budget -site:a.test", []string{"https://b.test/draft", "https://c.test/html"}},
+		{"stop words in a query are ignored", "the budget of", []string{"https://a.test/budget", "https://b.test/draft", "https://c.test/html"}},
+		{"the title is searched with the text", "markup", []string{"https://c.test/html"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			q, err := ParseQuery(tc.q, ix.cfg.Limits())
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := ix.Search(t.Context(), q, 0, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := urls(res.Hits); !slices.Equal(got, tc.want) || res.Total != uint64(len(tc.want)) {
+				t.Fatalf("%s: %v (total %d), want %v", tc.q, got, res.Total, tc.want)
+			}
+			for i := 1; i < len(res.Hits); i++ {
+				if res.Hits[i].Score > res.Hits[i-1].Score {
+					t.Fatal("hits are not in order of relevance")
+				}
+			}
+		})
+	}
+}
+
+func TestSearchHits(t *testing.T) {
+	ix := smallIndex(t)
+	q, _ := ParseQuery("budget escape", ix.cfg.Limits())
+	res, err := ix.Search(t.Context(), q, 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 1 {
+		t.Fatalf("hits %+v", res.Hits)
+	}
+	h := res.Hits[0]
+	if h.URL != "https://c.test/html" || h.Title != "Markup" || !h.FetchedAt.Equal(t0) || h.Popularity != 0.7 || h.Score <= 0 {
+		t.Errorf("hit = %+v", h)
+	}
+	if strings.Contains(h.Snippet, "<script>") || !strings.Contains(h.Snippet, "&lt;script&gt;") {
+		t.Errorf("snippet not escaped: %s", h.Snippet)
+	}
+	if !strings.Contains(h.Snippet, "<mark>budget</mark>") || !strings.Contains(h.Snippet, "<mark>escape</mark>") {
+		t.Errorf("matches not marked: %s", h.Snippet)
+	}
+}
+
+func TestSearchPagination(t *testing.T) {
+	ix := smallIndex(t)
+	q, _ := ParseQuery("federal", ix.cfg.Limits())
+	all, err := ix.Search(t.Context(), q, 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paged []Hit
+	for from := 0; from < 4; from += 2 {
+		res, err := ix.Search(t.Context(), q, from, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paged = append(paged, res.Hits...)
+	}
+	if len(all.Hits) != 4 || len(paged) != 4 {
+		t.Fatalf("all %d paged %d", len(all.Hits), len(paged))
+	}
+	for i := range paged {
+		if paged[i].URL != all.Hits[i].URL {
+			t.Fatalf("page order differs at %d", i)
+		}
+	}
+}
+
+func TestSearchRejectsStopWordsOnly(t *testing.T) {
+	ix := smallIndex(t)
+	q, err := ParseQuery(`the "of the"`, ix.cfg.Limits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ix.Search(t.Context(), q, 0, 10)
+	var qe *QueryError
+	if !errors.As(err, &qe) || !strings.Contains(err.Error(), "no searchable words") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestRetrieveOrdersByPopularity(t *testing.T) {
+	ix := smallIndex(t)
+	q, _ := ParseQuery("federal", ix.cfg.Limits())
+	hits, total, err := ix.Retrieve(t.Context(), q, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 4 || len(hits) != 3 {
+		t.Fatalf("total %d, %d hits", total, len(hits))
+	}
+	for i := 1; i < len(hits); i++ {
+		if hits[i].Popularity > hits[i-1].Popularity {
+			t.Fatalf("not by popularity: %+v", hits)
+		}
+	}
+	if got := urls(hits); !slices.Equal(got, []string{"https://a.test/plain", "https://b.test/access", "https://b.test/draft"}) {
+		t.Fatalf("hits %v: want the three most popular", got)
+	}
+	if hits[0].URL != "https://b.test/access" || hits[0].Snippet != "" || hits[0].Score <= 0 {
+		t.Fatalf("first hit %+v", hits[0])
+	}
+}
+
+// TestSearchEqualsBruteForce compares, for 50 TREC Million Query topics,
+// the set of pages Search returns on digitalgov week 0 with a scan of every
+// page for those containing every query term after the same analyzer.
+func TestSearchEqualsBruteForce(t *testing.T) {
+	fx := week0Index(t, ScoringBM25)
+	a := fx.ix.Analyzer()
+	// term → pages containing it, from analyzing every page.
+	postings := map[string]map[string]bool{}
+	for _, p := range fx.c.pages {
+		for _, tok := range a.Analyze([]byte(indexedText(p.Title, p.Text))) {
+			term := string(tok.Term)
+			if postings[term] == nil {
+				postings[term] = map[string]bool{}
+			}
+			postings[term][p.URL] = true
+		}
+	}
+	brute := func(q Query) []string {
+		var set map[string]bool
+		for i, tok := range a.Analyze([]byte(strings.Join(q.Terms, " "))) {
+			docs := postings[string(tok.Term)]
+			if i == 0 {
+				set = maps.Clone(docs)
+				continue
+			}
+			for u := range set {
+				if !docs[u] {
+					delete(set, u)
+				}
+			}
+		}
+		return slices.Sorted(maps.Keys(set))
+	}
+	checked, empty := 0, 0
+	for _, tq := range trecQueries(t) {
+		if checked == 50 {
+			break
+		}
+		q, err := ParseQuery(tq.Text, fx.ix.cfg.Limits())
+		if err != nil || len(q.Phrases)+len(q.ExcludeTerms)+len(q.ExcludePhrases)+len(q.Sites)+len(q.ExcludeSites) > 0 ||
+			len(a.Analyze([]byte(tq.Text))) == 0 {
+			continue
+		}
+		want := brute(q)
+		if len(want) == 0 {
+			if empty >= 10 { // mostly queries with results, and a few without
+				continue
+			}
+			empty++
+		}
+		res, err := fx.ix.Search(t.Context(), q, 0, 10000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := urls(res.Hits); !slices.Equal(got, want) || res.Total != uint64(len(want)) {
+			t.Errorf("%q: Search found %d pages (total %d), the scan %d", tq.Text, len(got), res.Total, len(want))
+		}
+		checked++
+	}
+	if checked < 50 || empty == 0 {
+		t.Fatalf("checked %d queries (%d without results)", checked, empty)
+	}
+}

@@ -1,0 +1,115 @@
+package index
+
+import (
+	"cmp"
+	"html"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/search"
+)
+
+// snippet cuts about size bytes of text around the densest group of
+// matches, escapes it for HTML and wraps each match in <mark>. Matches come
+// from the term vectors of FieldText (byte offsets into the stored text).
+// "…" marks a cut at either end.
+func snippet(text string, locs search.TermLocationMap, size int) string {
+	type span struct{ start, end int }
+	var spans []span
+	for _, ls := range locs {
+		for _, l := range ls {
+			s, e := int(l.Start), int(l.End)
+			if s >= 0 && e <= len(text) && s < e {
+				spans = append(spans, span{s, e})
+			}
+		}
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+	// Drop overlaps (a phrase and its words can report the same bytes).
+	kept := spans[:0]
+	for _, s := range spans {
+		if len(kept) > 0 && s.start < kept[len(kept)-1].end {
+			continue
+		}
+		kept = append(kept, s)
+	}
+	spans = kept
+
+	// The window starting at the match that has the most matches within size bytes.
+	best, bestN := 0, 0
+	for i, s := range spans {
+		n := 0
+		for j := i; j < len(spans) && spans[j].end <= s.start+size; j++ {
+			n++
+		}
+		if n > bestN {
+			best, bestN = i, n
+		}
+	}
+	ws := 0
+	if len(spans) > 0 {
+		ws = max(0, spans[best].start-size/5)
+	}
+	we := min(len(text), ws+size)
+	if we-ws < size {
+		ws = max(0, we-size)
+	}
+	ws, we = wordStart(text, ws), wordEnd(text, we)
+	if len(spans) > 0 {
+		ws = min(ws, spans[best].start)
+		we = max(we, min(len(text), spans[best].end))
+	}
+
+	var b strings.Builder
+	b.Grow(we - ws + 32)
+	if ws > 0 {
+		b.WriteString("…")
+	}
+	pos := ws
+	for _, s := range spans {
+		if s.start < ws || s.end > we {
+			continue
+		}
+		b.WriteString(html.EscapeString(text[pos:s.start]))
+		b.WriteString("<mark>")
+		b.WriteString(html.EscapeString(text[s.start:s.end]))
+		b.WriteString("</mark>")
+		pos = s.end
+	}
+	b.WriteString(html.EscapeString(text[pos:we]))
+	if we < len(text) {
+		b.WriteString("…")
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// wordStart moves i forward past a partial word (up to 24 bytes), and at
+// least to a rune boundary.
+func wordStart(text string, i int) int {
+	if i <= 0 {
+		return 0
+	}
+	if j := strings.IndexAny(text[i:min(len(text), i+24)], " \n\t"); j >= 0 && text[i-1] != ' ' && text[i-1] != '\n' {
+		return i + j + 1
+	}
+	for i < len(text) && !utf8.RuneStart(text[i]) {
+		i++
+	}
+	return i
+}
+
+// wordEnd moves i back before a partial word (up to 24 bytes), and at least
+// to a rune boundary.
+func wordEnd(text string, i int) int {
+	if i >= len(text) {
+		return len(text)
+	}
+	if j := strings.LastIndexAny(text[max(0, i-24):i], " \n\t"); j >= 0 && text[i] != ' ' && text[i] != '\n' {
+		return max(0, i-24) + j
+	}
+	for i > 0 && !utf8.RuneStart(text[i]) {
+		i--
+	}
+	return i
+}
