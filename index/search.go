@@ -157,3 +157,35 @@ func hitOf(h *search.DocumentMatch) Hit {
 	}
 	return hit
 }
+
+// Snippets returns the highlighted snippet of each of urls for q, keyed by
+// URL: a result page needs snippets for the few pages it shows, not for
+// every candidate the ranking ordered. A URL that no longer matches q (the
+// index moved on since the ranking) has no entry.
+func (ix *Index) Snippets(ctx context.Context, q Query, urls []string) (map[string]string, error) {
+	out := make(map[string]string, len(urls))
+	if len(urls) == 0 {
+		return out, nil
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.mu.bi == nil {
+		return nil, ErrClosed
+	}
+	bq, err := bleveQuery(q, ix.mu.analyzer)
+	if err != nil {
+		return nil, err
+	}
+	req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{bq, query.NewDocIDQuery(urls)}), len(urls), 0, false)
+	req.Fields = []string{FieldText}
+	req.IncludeLocations = true
+	res, err := ix.mu.bi.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("index: snippets for %q: %w", q.String(), err)
+	}
+	for _, h := range res.Hits {
+		text, _ := h.Fields[FieldText].(string)
+		out[h.ID] = snippet(text, h.Locations[FieldText], ix.cfg.SnippetBytes)
+	}
+	return out, nil
+}

@@ -228,3 +228,25 @@ func TestSearchEqualsBruteForce(t *testing.T) {
 		t.Fatalf("checked %d queries (%d without results)", checked, empty)
 	}
 }
+
+func TestSnippetsForChosenPagesEqualSearchSnippets(t *testing.T) {
+	ix := smallIndex(t)
+	q, _ := ParseQuery("federal", ix.cfg.Limits())
+	all, err := ix.Search(t.Context(), q, 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chosen := []string{all.Hits[2].URL, all.Hits[0].URL, "https://nowhere.test/"}
+	got, err := ix.Snippets(t.Context(), q, chosen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("snippets for %d pages, want the 2 that match", len(got))
+	}
+	for _, h := range []Hit{all.Hits[0], all.Hits[2]} {
+		if got[h.URL] != h.Snippet || !strings.Contains(got[h.URL], "<mark>") {
+			t.Errorf("%s: snippet %q, want %q", h.URL, got[h.URL], h.Snippet)
+		}
+	}
+}
