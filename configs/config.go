@@ -24,6 +24,7 @@ import (
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/synthweb"
 	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/server"
 	"github.com/deltaq/deltaq/ranking"
 )
@@ -34,12 +35,52 @@ type Config struct {
 	Repo      repo.Config      `mapstructure:"repo"`
 	Crawler   crawler.Config   `mapstructure:"crawler"`
 	Frontier  frontier.Config  `mapstructure:"frontier"`
+	Index     index.Config     `mapstructure:"index"`
 	Discovery discovery.Config `mapstructure:"discovery"`
 	Ranking   ranking.Config   `mapstructure:"ranking"`
 	Ads       ads.Config       `mapstructure:"ads"`
 	Server    server.Config    `mapstructure:"server"`
 	Web       WebConfig        `mapstructure:"web"`
+	Demo      DemoConfig       `mapstructure:"demo"`
 	Eval      EvalConfig       `mapstructure:"eval"`
+}
+
+// DemoConfig is what `deltaq demo` changes in the rest of the
+// configuration to crawl the synthetic web (web.synth) on loopback.
+type DemoConfig struct {
+	MinDelay         time.Duration         `mapstructure:"min_delay"`
+	PerHost          int                   `mapstructure:"per_host"`
+	Policy           string                `mapstructure:"policy"`
+	Budget           frontier.BudgetConfig `mapstructure:"budget"`
+	Split            frontier.SplitConfig  `mapstructure:"split"`
+	Queries          int                   `mapstructure:"queries"`
+	PageRankInterval time.Duration         `mapstructure:"pagerank_interval"`
+	PortTries        int                   `mapstructure:"port_tries"`
+}
+
+// Validate reports every problem in the demo settings.
+func (d DemoConfig) Validate() error {
+	var errs []error
+	if d.MinDelay < 0 {
+		errs = append(errs, fmt.Errorf("demo.min_delay = %v: must be >= 0", d.MinDelay))
+	}
+	if d.PerHost < 1 {
+		errs = append(errs, fmt.Errorf("demo.per_host = %d: must be >= 1", d.PerHost))
+	}
+	if d.Queries < 1 {
+		errs = append(errs, fmt.Errorf("demo.queries = %d: must be >= 1", d.Queries))
+	}
+	if d.PageRankInterval < time.Minute {
+		errs = append(errs, fmt.Errorf("demo.pagerank_interval = %v: must be >= 1m", d.PageRankInterval))
+	}
+	if d.PortTries < 0 {
+		errs = append(errs, fmt.Errorf("demo.port_tries = %d: must be >= 0", d.PortTries))
+	}
+	f := frontier.Config{Policy: d.Policy, Budget: d.Budget, Split: d.Split, HostBuffer: 1, Window: 1}
+	if err := f.Validate(frontier.Policies()); err != nil {
+		errs = append(errs, fmt.Errorf("demo: %w", err))
+	}
+	return errors.Join(errs...)
 }
 
 // EvalConfig configures the offline evaluations of `deltaq eval`.
@@ -84,8 +125,8 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("frontier.window = %d: must be <= repo.stats_kept (%d), the ΔQ measurements kept", c.Frontier.Window, c.Repo.StatsKept))
 	}
 	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate(), c.Frontier.Validate(frontier.Policies()),
-		c.Discovery.Validate(), c.Ranking.Validate(), c.Ads.Validate(), c.Server.Validate(), replay.Options{Latency: c.Web.Replay.Latency}.Validate(),
-		c.Web.Synth.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate())
+		c.Index.Validate(), c.Discovery.Validate(), c.Ranking.Validate(), c.Ads.Validate(), c.Server.Validate(), replay.Options{Latency: c.Web.Replay.Latency}.Validate(),
+		c.Web.Synth.Validate(), c.Demo.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate())
 	return errors.Join(errs...)
 }
 
@@ -115,6 +156,8 @@ func Load(src Sources) (*Config, error) {
 	if err := v.UnmarshalExact(&cfg, viper.DecodeHook(decodeHook())); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
+	// One query length limit, the index's, serves the search API too.
+	cfg.Server.MaxQueryBytes = cfg.Index.MaxQueryBytes
 	// One α and ε_b serve the crawler and its evaluation.
 	cfg.Eval.Discovery.Alpha, cfg.Eval.Discovery.EpsilonB = cfg.Discovery.Alpha, cfg.Discovery.EpsilonB
 	if err := cfg.Validate(); err != nil {

@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"fmt"
+	"github.com/deltaq/deltaq/internal/querylog"
 	"math"
 	"time"
 )
@@ -38,6 +39,11 @@ type Config struct {
 	MaxQueryTerms int `mapstructure:"max_query_terms"`
 	// SnippetBytes is the length of a result snippet, in bytes of text.
 	SnippetBytes int `mapstructure:"snippet_bytes"`
+	// WorkloadLog is the query log Q the ΔQ measurement weighs queries by
+	// (§4.6.1), loaded by the binary; "" turns the measurement off.
+	WorkloadLog string `mapstructure:"workload_log"`
+	// WorkloadFormat is its format for querylog.ParseFormat.
+	WorkloadFormat string `mapstructure:"workload_format"`
 }
 
 // Validate reports every problem in c, each naming its key.
@@ -81,6 +87,9 @@ func (c Config) Validate() error {
 	}
 	if c.SnippetBytes < 16 {
 		bad("snippet_bytes", c.SnippetBytes, "must be >= 16")
+	}
+	if _, err := querylog.ParseFormat(c.WorkloadFormat); err != nil {
+		bad("workload_format", fmt.Sprintf("%q", c.WorkloadFormat), err.Error())
 	}
 	return errors.Join(errs...)
 }

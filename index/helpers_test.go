@@ -35,6 +35,7 @@ func testConfig(s Scoring) Config {
 		MaxQueryBytes:     1000,
 		MaxQueryTerms:     32,
 		SnippetBytes:      160,
+		WorkloadFormat:    "auto",
 	}
 }
 

@@ -30,7 +30,13 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "YAML file overriding configs/default.yaml")
 	root.PersistentFlags().String("log-level", "", "log level: debug, info, warn, error (log.level)")
 	root.AddCommand(
+		a.newDemoCmd(),
 		a.newCrawlCmd(),
+		a.newServeCmd(),
+		a.newRunCmd(),
+		a.newIndexCmd(),
+		a.newPageCmd(),
+		a.newAdsCmd(),
 		a.newWebCmd(),
 		a.newEvalCmd(),
 		a.newConfigCmd(),

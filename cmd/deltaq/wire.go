@@ -22,6 +22,9 @@ const (
 	indexDir = "index"
 )
 
+// indexPath is the index directory under the data directory.
+func indexPath(dataDir string) string { return filepath.Join(dataDir, indexDir) }
+
 // openRepo opens (creating) the repository under the data directory.
 func openRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (*repo.DB, error) {
 	if dataDir == "" {

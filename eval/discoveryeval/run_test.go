@@ -241,8 +241,8 @@ func TestConfigValidate(t *testing.T) {
 	bad.Extract.MaxLinks = 0
 	err := bad.Validate()
 	for _, want := range []string{
-		"eval.discovery.alpha = 1.5: must be in [0, 1]",
-		"eval.discovery.epsilon_b = -1: must be in [0, 1)",
+		"discovery.alpha = 1.5: must be in [0, 1]",
+		"discovery.epsilon_b = -1: must be in [0, 1)",
 		"eval.discovery.tracked_per_site = 0: must be >= 1",
 		"eval.discovery.budgets = []: must list at least one value",
 		"eval.discovery.curve_budgets = [1 0]: every value must be >= 1",

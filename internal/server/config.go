@@ -14,10 +14,12 @@ type Config struct {
 	Listen        string            `mapstructure:"listen"`
 	HTTP          httpserver.Config `mapstructure:"http"`
 	SearchTimeout time.Duration     `mapstructure:"search_timeout"`
-	MaxQueryBytes int               `mapstructure:"max_query_bytes"`
-	MaxSize       int               `mapstructure:"max_size"`
-	MaxPage       int               `mapstructure:"max_page"`
-	DefaultSize   int               `mapstructure:"default_size"`
+	// MaxQueryBytes is index.max_query_bytes, the one query length limit;
+	// the configuration loader copies it here.
+	MaxQueryBytes int `mapstructure:"-"`
+	MaxSize       int `mapstructure:"max_size"`
+	MaxPage       int `mapstructure:"max_page"`
+	DefaultSize   int `mapstructure:"default_size"`
 }
 
 // Validate reports every problem in c, each naming its key.
@@ -33,7 +35,7 @@ func (c Config) Validate() error {
 		bad("search_timeout", c.SearchTimeout, "must be > 0")
 	}
 	if c.MaxQueryBytes < 1 {
-		bad("max_query_bytes", c.MaxQueryBytes, "must be >= 1")
+		errs = append(errs, fmt.Errorf("index.max_query_bytes = %d: must be >= 1", c.MaxQueryBytes))
 	}
 	if c.MaxSize < 1 {
 		bad("max_size", c.MaxSize, "must be >= 1")

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+
+	"github.com/deltaq/deltaq/ranking"
 )
 
 //go:embed templates/*.html
@@ -39,7 +41,7 @@ func (s *Server) handleHTML(w http.ResponseWriter, r *http.Request) {
 	data := pageData{Query: r.URL.Query().Get("q")}
 	code := http.StatusOK
 	if strings.TrimSpace(data.Query) != "" {
-		userID(w, r)
+		ranking.UserID(w, r) // the cookie that seeds this user's promotion order
 		req, ie := s.parseSearch(r)
 		var res Response
 		var err error

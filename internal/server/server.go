@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +13,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/deltaq/deltaq/ranking"
 )
 
 // Deps are what the server serves.
@@ -40,10 +40,6 @@ type Server struct {
 	logger  *slog.Logger
 	latency *prometheus.HistogramVec
 }
-
-// UserCookie is the name of the cookie carrying the user id, which seeds
-// rank promotion per (user, query) and attributes clicks.
-const UserCookie = "deltaq_uid"
 
 // New builds the handler.
 func New(cfg Config, deps Deps) (*Server, error) {
@@ -141,8 +137,8 @@ func (s *Server) parseSearch(r *http.Request) (Request, *InputError) {
 	if req.Size, ie = num("size", s.cfg.DefaultSize, 1, s.cfg.MaxSize); ie != nil {
 		return req, ie
 	}
-	if c, err := r.Cookie(UserCookie); err == nil && validUserID(c.Value) {
-		req.User = c.Value
+	if u, ok := ranking.UserFromRequest(r); ok {
+		req.User = u
 	}
 	return req, nil
 }
@@ -201,25 +197,4 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(true)
 	enc.Encode(v)
-}
-
-// userID returns the user's id cookie, setting a new one if absent.
-func userID(w http.ResponseWriter, r *http.Request) string {
-	if c, err := r.Cookie(UserCookie); err == nil && validUserID(c.Value) {
-		return c.Value
-	}
-	var b [16]byte
-	rand.Read(b[:])
-	id := hex.EncodeToString(b[:])
-	http.SetCookie(w, &http.Cookie{Name: UserCookie, Value: id, Path: "/", MaxAge: 365 * 24 * 3600,
-		HttpOnly: true, SameSite: http.SameSiteLaxMode})
-	return id
-}
-
-func validUserID(v string) bool {
-	if len(v) != 32 {
-		return false
-	}
-	_, err := hex.DecodeString(v)
-	return err == nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/internal/httpserver"
+	"github.com/deltaq/deltaq/ranking"
 )
 
 var testConfig = Config{
@@ -190,15 +191,17 @@ func TestHTMLPaginationAndUserCookie(t *testing.T) {
 	}
 	var uid string
 	for _, c := range res.Cookies() {
-		if c.Name == UserCookie {
+		if c.Name == ranking.UserCookie {
 			uid = c.Value
 			if !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
 				t.Errorf("user cookie flags: %+v", c)
 			}
 		}
 	}
-	if !validUserID(uid) {
-		t.Fatalf("no valid user id cookie set: %q", uid)
+	req, _ := http.NewRequest("GET", "/", nil)
+	req.AddCookie(&http.Cookie{Name: ranking.UserCookie, Value: uid})
+	if got, ok := ranking.UserFromRequest(req); !ok || got != uid {
+		t.Fatalf("the user id cookie set (%q) is not one ranking accepts", uid)
 	}
 	// The home page without a query shows the form and no results.
 	code, home, _ := get(t, srv, "/")

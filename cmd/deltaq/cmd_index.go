@@ -1,0 +1,148 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deltaq/deltaq/ads"
+	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/internal/urlnorm"
+)
+
+func (a *app) newIndexCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "index", Short: "Manage the search index (derived from the repository)"}
+	var dataDir string
+	rebuild := &cobra.Command{
+		Use:   "rebuild --data DIR",
+		Short: "Rebuild the index from every indexable page of the repository",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := a.load(cmd, nil)
+			if err != nil {
+				return err
+			}
+			logger := a.logger(cfg)
+			db, err := openRepo(dataDir, cfg, logger)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			ix, err := index.Open(indexPath(dataDir), cfg.Index, db, index.Options{Logger: logger, Recreate: true})
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			st, err := ix.Rebuild(cmd.Context())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "rebuilt: %d documents indexed in %s (watermark %d)\n", st.Indexed, st.Took.Round(time.Millisecond), st.Watermark)
+			return nil
+		},
+	}
+	rebuild.Flags().StringVar(&dataDir, "data", "", "data directory (repository and index)")
+	cmd.AddCommand(rebuild)
+	return cmd
+}
+
+func (a *app) newPageCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "page", Short: "Inspect what the repository knows of a page"}
+	var dataDir string
+	explain := &cobra.Command{
+		Use:   "explain URL --data DIR",
+		Short: "A page's fetch history, ΔQ_A measurements, δQ_A estimate and recrawl priority, and why",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := a.load(cmd, nil)
+			if err != nil {
+				return err
+			}
+			u, err := urlnorm.Normalize(args[0])
+			if err != nil {
+				return fmt.Errorf("URL %q: %w", args[0], err)
+			}
+			db, err := openRepo(dataDir, cfg, a.logger(cfg))
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			ctx := cmd.Context()
+			p, err := db.Page(u)
+			if err != nil {
+				return fmt.Errorf("page %s: %w", u, err)
+			}
+			log, err := db.FetchLog(ctx, u)
+			if err != nil {
+				return err
+			}
+			ms, err := db.DeltaQs(ctx, u)
+			if err != nil {
+				return err
+			}
+			rec, err := explainPage(ctx, db, cfg, u, time.Now())
+			if err != nil {
+				return err
+			}
+			out := map[string]any{"page": p, "fetch_log": log, "deltaq_measurements": ms, "recrawl": rec}
+			enc := json.NewEncoder(a.stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(out)
+		},
+	}
+	explain.Flags().StringVar(&dataDir, "data", "", "data directory")
+	cmd.AddCommand(explain)
+	return cmd
+}
+
+func (a *app) newAdsCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "ads", Short: "Operate the ads store"}
+	var (
+		dataDir, name, zone string
+		budget              float64
+	)
+	create := &cobra.Command{
+		Use:   "create-advertiser --data DIR --name NAME [--daily-budget N] [--time-zone ZONE]",
+		Short: "Create an advertiser and print its API key (shown once; only its hash is stored)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := a.load(cmd, nil)
+			if err != nil {
+				return err
+			}
+			if name == "" {
+				return errors.New("--name: required")
+			}
+			if budget < 0 {
+				return fmt.Errorf("--daily-budget = %v: must be >= 0 (0 = no budget)", budget)
+			}
+			db, err := openRepo(dataDir, cfg, a.logger(cfg))
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			store, err := ads.Open(cmd.Context(), db, cfg.Ads, ads.Options{Logger: a.logger(cfg)})
+			if err != nil {
+				return err
+			}
+			defer store.Close(cmd.Context())
+			adv, key, err := store.CreateAdvertiser(cmd.Context(), ads.AdvertiserParams{
+				Name: name, DailyBudget: ads.MoneyFromUnits(budget), TimeZone: zone,
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "advertiser %v created; API key (keep it, it is not shown again):\n%s\n", adv.ID, key)
+			return nil
+		},
+	}
+	create.Flags().StringVar(&dataDir, "data", "", "data directory")
+	create.Flags().StringVar(&name, "name", "", "advertiser name")
+	create.Flags().Float64Var(&budget, "daily-budget", 0, "daily budget in currency units (0 = none)")
+	create.Flags().StringVar(&zone, "time-zone", "", "IANA time zone of the daily reset (default ads.time_zone)")
+	cmd.AddCommand(create)
+	return cmd
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/deltaq/deltaq/configs"
+	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/internal/httpserver"
+)
+
+func (a *app) newServeCmd() *cobra.Command {
+	var dataDir string
+	cmd := &cobra.Command{
+		Use:   "serve --data DIR [--listen ADDR]",
+		Short: "Serve search over HTTP from a crawled repository",
+		Long: `Serve brings the index up to date with the repository under --data and
+answers search requests: GET /api/v1/search?q=&page=&size= (JSON), GET / (a
+search page), GET /api/v1/page?url= (what the repository knows of a page),
+/opensearch.xml, /healthz and /metrics. It stops gracefully on SIGINT/SIGTERM.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := a.load(cmd, map[string]string{"listen": "server.listen"})
+			if err != nil {
+				return err
+			}
+			logger := a.logger(cfg)
+			ctx := cmd.Context()
+			db, err := openRepo(dataDir, cfg, logger)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			s, err := openServices(ctx, dataDir, db, cfg, logger, serviceOptions{})
+			if err != nil {
+				return err
+			}
+			defer s.close(context.WithoutCancel(ctx))
+			st, err := s.ix.CatchUp(ctx)
+			if err != nil {
+				return err
+			}
+			n, _ := s.ix.Count()
+			fmt.Fprintf(a.stderr, "index: %d documents (%d changes applied)\n", n, st.Changes)
+			g, gctx := errgroup.WithContext(ctx)
+			a.serveLoops(g, gctx, s, cfg, nil, 0, nil)
+			return ignoreCanceled(g.Wait())
+		},
+	}
+	cmd.Flags().StringVar(&dataDir, "data", "", "data directory (repository and index)")
+	cmd.Flags().String("listen", "", "address to listen on (server.listen)")
+	return cmd
+}
+
+// serveLoops starts what a serving process runs until ctx ends: the index
+// following the repository, PageRank, ads bookkeeping and the HTTP server.
+func (a *app) serveLoops(g *errgroup.Group, ctx context.Context, s *services, cfg *configs.Config, notify <-chan struct{}, tryPorts int, onListen func(addr string)) {
+	g.Go(func() error { return s.ix.Run(ctx, notify) })
+	g.Go(func() error { return s.refreshPopularity(ctx, nil, cfg.Ranking.PageRank.Interval) })
+	g.Go(func() error { return s.ads.Run(ctx) })
+	g.Go(func() error {
+		return httpserver.Run(ctx, cfg.Server.Listen, cfg.Server.HTTP, s.handler, httpserver.Options{
+			Logger:       s.logger,
+			TryNextPorts: tryPorts,
+			Ready: func(addr string) {
+				fmt.Fprintf(a.stdout, "search: http://%s/\n", addr)
+				if onListen != nil {
+					onListen(addr)
+				}
+			},
+		})
+	})
+}
+
+func (a *app) newRunCmd() *cobra.Command {
+	var (
+		dataDir string
+		seeds   []string
+	)
+	cmd := &cobra.Command{
+		Use:   "run --data DIR --seeds URL... [--resolve HOST=ADDR] [--listen ADDR]",
+		Short: "Crawl and serve in one process, the index updated as pages arrive",
+		Long: `Run crawls continuously (first fetches, re-fetches chosen by frontier.policy
+and discovery re-fetches, within frontier.budget) and serves search over the
+same repository; the index follows each committed fetch.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := a.load(cmd, map[string]string{
+				"listen": "server.listen", "resolve": "crawler.resolve", "allow-private": "crawler.allow_private",
+			})
+			if err != nil {
+				return err
+			}
+			return a.runEngine(cmd.Context(), cfg, dataDir, seeds, serviceOptions{}, 0, nil)
+		},
+	}
+	cmd.Flags().StringVar(&dataDir, "data", "", "data directory (repository and index)")
+	cmd.Flags().StringSliceVar(&seeds, "seeds", nil, "start URLs (comma-separated or repeated)")
+	cmd.Flags().String("listen", "", "address to listen on (server.listen)")
+	cmd.Flags().StringArray("resolve", nil, "HOST=ADDR: send requests for HOST to ADDR (crawler.resolve)")
+	cmd.Flags().Bool("allow-private", false, "allow loopback and private addresses (crawler.allow_private)")
+	return cmd
+}
+
+// runEngine crawls and serves over dataDir until ctx ends. ready, if set,
+// is called with the services and the address once the server listens.
+func (a *app) runEngine(ctx context.Context, cfg *configs.Config, dataDir string, seeds []string, opts serviceOptions, tryPorts int, ready func(s *services, addr string)) error {
+	logger := a.logger(cfg)
+	db, err := openRepo(dataDir, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	s, err := openServices(ctx, dataDir, db, cfg, logger, opts)
+	if err != nil {
+		return err
+	}
+	defer s.close(context.WithoutCancel(ctx))
+	notify := make(chan struct{}, 1)
+	onCommit := func() {
+		select {
+		case notify <- struct{}{}:
+		default:
+		}
+	}
+	cr, err := newCrawl(ctx, db, cfg, opts.clock, logger, onCommit)
+	if err != nil {
+		return err
+	}
+	s.reg.MustRegister(cr.c.Collector())
+	if len(seeds) > 0 {
+		if _, err := cr.c.Seed(ctx, cr.f, seeds); err != nil {
+			return err
+		}
+	} else if cr.f.Drained(time.Duration(1 << 62)) {
+		return errors.New("nothing to crawl: the queue is empty; give --seeds")
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		sum, err := cr.c.Run(gctx, cr.f, crawler.RunOptions{Progress: a.stderr, ProgressEvery: 10 * time.Second})
+		fmt.Fprint(a.stderr, sum)
+		return err
+	})
+	g.Go(func() error { return cr.f.RunPlanner(gctx) })
+	var onListen func(string)
+	if ready != nil {
+		onListen = func(addr string) { ready(s, addr) }
+	}
+	a.serveLoops(g, gctx, s, cfg, notify, tryPorts, onListen)
+	return ignoreCanceled(g.Wait())
+}
+
+func ignoreCanceled(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}

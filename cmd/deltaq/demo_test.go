@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// demo is a running `deltaq demo` process.
+type demo struct {
+	cmd     *exec.Cmd
+	base    string        // http://host:port of the search server
+	queries []string      // the sample queries it printed
+	exited  chan struct{} // closed when the process has exited
+	err     error         // its exit status, valid after exited
+}
+
+// startDemo runs the real binary and waits until it reports searchable
+// pages; the test's deadline bounds the wait.
+func startDemo(t *testing.T) *demo {
+	t.Helper()
+	cmd := exec.Command(binary, "demo", "--listen", "127.0.0.1:0", "--log-level", "warn")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d := &demo{cmd: cmd, exited: make(chan struct{})}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-d.exited
+	})
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		d.err = cmd.Wait()
+		close(d.exited)
+	}()
+	for line := range lines {
+		if rest, ok := strings.CutPrefix(line, "search: "); ok {
+			d.base = strings.TrimSuffix(rest, "/")
+		}
+		if q, ok := strings.CutPrefix(strings.TrimSpace(line), d.base+"/?q="); ok && d.base != "" {
+			u, _ := url.QueryUnescape(q)
+			d.queries = append(d.queries, u)
+		}
+		if strings.HasPrefix(line, "(the web keeps changing") {
+			go func() {
+				for range lines { // keep draining so the process never blocks on stdout
+				}
+			}()
+			return d
+		}
+	}
+	<-d.exited
+	t.Fatalf("demo exited before serving: %v", d.err)
+	return nil
+}
+
+type apiResults struct {
+	Total   int `json:"total"`
+	Results []struct {
+		URL      string `json:"url"`
+		ClickURL string `json:"click_url"`
+	} `json:"results"`
+}
+
+func (d *demo) search(t *testing.T, q string) apiResults {
+	t.Helper()
+	res, err := http.Get(d.base + "/api/v1/search?q=" + url.QueryEscape(q))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var r apiResults
+	if err := json.NewDecoder(res.Body).Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestDemoServesSearchAndStopsOnSignal runs `deltaq demo` with no network
+// and no data files: its sample queries find pages, a result's click link
+// redirects to the page, and SIGINT stops it cleanly.
+func TestDemoServesSearchAndStopsOnSignal(t *testing.T) {
+	d := startDemo(t)
+	if len(d.queries) == 0 {
+		t.Fatal("the demo printed no sample queries")
+	}
+	r := d.search(t, d.queries[0])
+	if r.Total == 0 || len(r.Results) == 0 {
+		t.Fatalf("sample query %q found nothing", d.queries[0])
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := client.Get(d.base + r.Results[0].ClickURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusFound || res.Header.Get("Location") != r.Results[0].URL {
+		t.Fatalf("click link: %d to %q, want 302 to %q", res.StatusCode, res.Header.Get("Location"), r.Results[0].URL)
+	}
+	if err := d.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-d.exited:
+		if d.err != nil {
+			t.Fatalf("demo exited with %v after SIGINT, want a clean exit", d.err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("demo did not stop within 30 s of SIGINT")
+	}
+}
+
+// TestBrowserSearchesAndPaginates drives the HTML search page in headless
+// Chromium: type a query, submit, see results, follow the next page.
+func TestBrowserSearchesAndPaginates(t *testing.T) {
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("Debian's chromium is required (.ci/run installs it): ", err)
+	}
+	d := startDemo(t)
+	// A query with more than one page of results: the crawl is still
+	// filling the index, so ask until one has (bounded by the deadline).
+	var query string
+	deadline := time.Now().Add(2 * time.Minute)
+	for query == "" && time.Now().Before(deadline) {
+		for _, q := range d.queries {
+			if d.search(t, q).Total > 10 {
+				query = q
+				break
+			}
+		}
+		if query == "" {
+			<-time.After(time.Second)
+		}
+	}
+	if query == "" {
+		t.Fatal("no sample query reached more than one page of results in 2 minutes")
+	}
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.UserDataDir(t.TempDir()))
+	actx, cancel := chromedp.NewExecAllocator(t.Context(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(d.base+"/"),
+		chromedp.WaitVisible(`input[name=q]`),
+		chromedp.SendKeys(`input[name=q]`, query),
+		chromedp.Submit(`input[name=q]`),
+		chromedp.WaitVisible(`#results`),
+	)
+	if err != nil {
+		t.Fatalf("browser: search: %v", err)
+	}
+	text := func(sel string) string {
+		v, err := chromedp.Run(ctx, chromedp.Text(sel))
+		if err != nil {
+			t.Fatalf("browser: text of %s: %v", sel, err)
+		}
+		return v
+	}
+	count := func() int {
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('#results li').length`))
+		if err != nil {
+			t.Fatalf("browser: count results: %v", err)
+		}
+		return n
+	}
+	stats, results1, firstPage := text(`#stats`), count(), text(`#results li:first-child a.title`)
+	if err := chromedp.Do(ctx, chromedp.Click(`a[rel=next]`), chromedp.WaitVisible(`span[aria-current=page]`)); err != nil {
+		t.Fatalf("browser: next page: %v", err)
+	}
+	current, results2, secondPage := text(`span[aria-current=page]`), count(), text(`#results li:first-child a.title`)
+	if !strings.Contains(stats, "results in") || results1 != 10 {
+		t.Fatalf("first page: stats %q, %d results, want 10", stats, results1)
+	}
+	if current != "2" || results2 == 0 || secondPage == firstPage {
+		t.Fatalf("after Next: page %q with %d results, first title %q (first page's %q)", current, results2, secondPage, firstPage)
+	}
+}

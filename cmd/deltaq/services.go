@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/deltaq/deltaq/ads"
+	"github.com/deltaq/deltaq/configs"
+	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/internal/engine"
+	"github.com/deltaq/deltaq/internal/querylog"
+	"github.com/deltaq/deltaq/internal/server"
+	"github.com/deltaq/deltaq/ranking"
+)
+
+// services are the parts of a search engine over one data directory: the
+// repository, the index that follows it, ranking, ads and the HTTP handler.
+type services struct {
+	cfg     *configs.Config
+	logger  *slog.Logger
+	db      *repo.DB
+	ix      *index.Index
+	rank    *ranking.Store
+	ads     *ads.Store
+	reg     *prometheus.Registry
+	handler http.Handler
+}
+
+// serviceOptions vary what openServices builds.
+type serviceOptions struct {
+	clock    clock.Clock
+	workload []querylog.Query // overrides index.workload_log (the demo's own queries)
+}
+
+// openServices opens everything over an already open repository.
+func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs.Config, logger *slog.Logger, opts serviceOptions) (*services, error) {
+	s := &services{cfg: cfg, logger: logger, db: db, reg: prometheus.NewRegistry()}
+	var err error
+	if s.rank, err = ranking.NewStore(db, cfg.Ranking, ranking.StoreOptions{Clock: opts.clock, Logger: logger}); err != nil {
+		return nil, err
+	}
+	workload := opts.workload
+	if workload == nil && cfg.Index.WorkloadLog != "" {
+		format, err := querylog.ParseFormat(cfg.Index.WorkloadFormat)
+		if err != nil {
+			return nil, err
+		}
+		if workload, err = querylog.Load(cfg.Index.WorkloadLog, format); err != nil {
+			return nil, fmt.Errorf("index.workload_log: %w", err)
+		}
+	}
+	var now func() time.Time
+	if opts.clock != nil {
+		now = opts.clock.Now
+	}
+	popularity := func(url string) float64 {
+		st, err := s.rank.Lookup(context.Background(), []string{url})
+		if err != nil || len(st) != 1 {
+			return 0
+		}
+		return ranking.PopularityOf(st[0], cfg.Ranking.Popularity)
+	}
+	if s.ix, err = index.Open(indexPath(dataDir), cfg.Index, db, index.Options{
+		Logger: logger, Clock: now, Workload: workload, Popularity: popularity,
+	}); err != nil {
+		return nil, err
+	}
+	if s.ads, err = ads.Open(ctx, db, cfg.Ads, ads.Options{Clock: opts.clock, Logger: logger}); err != nil {
+		s.ix.Close()
+		return nil, err
+	}
+	secret, err := s.rank.Secret(ctx, cfg.Ranking.Secret)
+	if err != nil {
+		s.close(ctx)
+		return nil, err
+	}
+	limits := cfg.Index.Limits()
+	searcher, err := ranking.NewSearcher(cfg.Ranking, engine.Retriever{Index: s.ix, Limits: limits}, s.rank, secret, logger)
+	if err != nil {
+		s.close(ctx)
+		return nil, err
+	}
+	signer, err := ranking.NewSigner(secret)
+	if err != nil {
+		s.close(ctx)
+		return nil, err
+	}
+	h, err := server.New(cfg.Server, server.Deps{
+		Search:   engine.New(s.ix, searcher, s.ads, engine.Options{Limits: limits}),
+		Pages:    db,
+		Explain:  s.explain,
+		Registry: s.reg,
+		Logger:   logger,
+		Extra: map[string]http.Handler{
+			"GET " + ranking.RedirectPath: ranking.NewRedirectHandler(signer, s.rank, logger),
+			"GET " + ads.ClickPath:        s.ads.ClickHandler(),
+			ads.APIPrefix:                 s.ads.APIHandler(),
+		},
+	})
+	if err != nil {
+		s.close(ctx)
+		return nil, err
+	}
+	s.handler = h
+	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "deltaq_index_lag", Help: "Change-feed entries the index has yet to apply."},
+			func() float64 { return float64(s.ix.Lag()) }))
+	return s, nil
+}
+
+// explain is the page report's recrawl section: the page's δQ_A estimate
+// and its priority now (thesis §4.7.1).
+func (s *services) explain(ctx context.Context, url string) (any, error) {
+	return explainPage(ctx, s.db, s.cfg, url, time.Now())
+}
+
+// explainPage computes what the deltaq recrawl policy thinks of a page.
+func explainPage(ctx context.Context, db *repo.DB, cfg *configs.Config, url string, now time.Time) (map[string]any, error) {
+	log, err := db.FetchLog(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := db.DeltaQs(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	plan := frontier.Plan{Now: now, Period: cfg.Frontier.Budget.Period}
+	est, measured := frontier.EstimateOf(log, ms, cfg.Frontier.Window, cfg.Frontier.Budget.Period)
+	out := map[string]any{
+		"policy":                cfg.Frontier.Policy,
+		"delta_q_rate":          est.Rate,
+		"measured":              measured,
+		"re_downloads_averaged": est.Samples,
+		"period":                cfg.Frontier.Budget.Period.String(),
+	}
+	if measured {
+		out["priority"] = est.Priority(plan)
+		out["why"] = fmt.Sprintf("δQ_A = %.4g per period, the mean of ΔQ_A/(t − LR) over the last %d re-downloads; priority δQ_A·(t − LR) = %.4g", est.Rate, est.Samples, est.Priority(plan))
+	} else {
+		out["why"] = "no re-download yet: the policy uses the mean δQ_A of the page's host as a prior, and exploration re-fetches it in time (thesis §7.2)"
+	}
+	return out, nil
+}
+
+// refreshPopularity recomputes PageRank over the crawled link graph every
+// interval and re-indexes the popularity field of indexed pages.
+func (s *services) refreshPopularity(ctx context.Context, clk clock.Clock, interval time.Duration) error {
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	for {
+		if _, err := s.rank.ComputePageRank(ctx); err != nil {
+			return err
+		}
+		var urls []string
+		for p, err := range s.db.Pages(ctx) {
+			if err != nil {
+				return err
+			}
+			if p.Indexable() {
+				urls = append(urls, p.URL)
+			}
+		}
+		if _, err := s.ix.RefreshPopularity(ctx, urls); err != nil && !errors.Is(err, index.ErrClosed) {
+			return err
+		}
+		if err := clk.WaitUntil(ctx, clk.Now().Add(interval)); err != nil {
+			return err
+		}
+	}
+}
+
+func (s *services) close(ctx context.Context) {
+	if s.ads != nil {
+		if err := s.ads.Close(ctx); err != nil {
+			s.logger.Error("ads: close", "err", err)
+		}
+	}
+	if s.ix != nil {
+		if err := s.ix.Close(); err != nil {
+			s.logger.Error("index: close", "err", err)
+		}
+	}
+}

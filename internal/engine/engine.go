@@ -1,0 +1,123 @@
+// Package engine answers a search request end to end: the index finds the
+// relevant pages (thesis §2.3: Boolean relevance, then an order), ranking
+// orders them by popularity and relevance and promotes unexplored pages at
+// random (§5.5), and ads are chosen for the query phrase (ch. 6). It is the
+// server.Searcher the binary wires; each part stays in its own package.
+//
+//	e := engine.New(ix, searcher, adStore, engine.Options{Limits: cfg.Index.Limits()})
+//	h, err := server.New(cfg.Server, server.Deps{Search: e, Pages: db})
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/deltaq/deltaq/ads"
+	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/internal/server"
+	"github.com/deltaq/deltaq/ranking"
+)
+
+// anonymous is the user id of requests without a user cookie (API
+// clients): they share one promotion order per query.
+const anonymous = "anonymous"
+
+// Options tune an Engine.
+type Options struct {
+	Limits      index.Limits // query syntax limits (index.max_query_bytes, ...)
+	AdsPerQuery int          // 0 = ads.per_query
+}
+
+// Engine implements server.Searcher.
+type Engine struct {
+	ix   *index.Index
+	rank *ranking.Searcher
+	ads  *ads.Store // nil: no ads
+	opts Options
+}
+
+// New builds an engine. adStore may be nil.
+func New(ix *index.Index, rank *ranking.Searcher, adStore *ads.Store, opts Options) *Engine {
+	return &Engine{ix: ix, rank: rank, ads: adStore, opts: opts}
+}
+
+// Retriever adapts the index to ranking.Retriever: it parses the query with
+// the index's syntax and returns up to limit relevant pages.
+type Retriever struct {
+	Index  *index.Index
+	Limits index.Limits
+}
+
+// Retrieve implements ranking.Retriever.
+func (r Retriever) Retrieve(ctx context.Context, query string, limit int) ([]ranking.Candidate, int, error) {
+	q, err := index.ParseQuery(query, r.Limits)
+	if err != nil {
+		return nil, 0, err
+	}
+	hits, total, err := r.Index.Retrieve(ctx, q, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]ranking.Candidate, len(hits))
+	for i, h := range hits {
+		out[i] = ranking.Candidate{URL: h.URL, Title: h.Title, Relevance: h.Score, FetchedAt: h.FetchedAt}
+	}
+	return out, int(total), nil
+}
+
+// Search implements server.Searcher.
+func (e *Engine) Search(ctx context.Context, r server.Request) (server.Response, error) {
+	start := time.Now()
+	q, err := index.ParseQuery(r.Query, e.opts.Limits)
+	if err != nil {
+		return server.Response{}, inputError(err)
+	}
+	user := r.User
+	if user == "" {
+		user = anonymous
+	}
+	page, err := e.rank.Search(ctx, user, r.Query, r.Page, r.Size)
+	if err != nil {
+		if errors.Is(err, ranking.ErrBadRequest) {
+			return server.Response{}, &server.InputError{Field: "q", Message: err.Error()}
+		}
+		return server.Response{}, inputError(err)
+	}
+	urls := make([]string, len(page.Results))
+	for i, res := range page.Results {
+		urls[i] = res.URL
+	}
+	snippets, err := e.ix.Snippets(ctx, q, urls)
+	if err != nil {
+		return server.Response{}, fmt.Errorf("engine: snippets: %w", err)
+	}
+	out := server.Response{Total: uint64(page.Total)}
+	for _, res := range page.Results {
+		out.Results = append(out.Results, server.Result{
+			URL: res.URL, Title: res.Title, Snippet: snippets[res.URL], Score: res.Relevance,
+			FetchedAt: res.FetchedAt, Promoted: res.Promoted, ClickURL: res.ClickURL,
+		})
+	}
+	if e.ads != nil && r.Page == 1 {
+		shown, err := e.ads.Select(ctx, r.Query, e.opts.AdsPerQuery)
+		if err != nil {
+			return server.Response{}, fmt.Errorf("engine: ads: %w", err)
+		}
+		for _, a := range shown {
+			out.Ads = append(out.Ads, server.Ad{Title: a.Title, Text: a.Text, URL: a.URL, ClickURL: a.ClickURL})
+		}
+	}
+	out.Took = time.Since(start)
+	return out, nil
+}
+
+// inputError turns the index's query syntax errors into the server's 400.
+func inputError(err error) error {
+	var qe *index.QueryError
+	if errors.As(err, &qe) {
+		return &server.InputError{Field: "q", Message: qe.Msg}
+	}
+	return err
+}
