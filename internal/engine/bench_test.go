@@ -1,0 +1,208 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/deltaq/deltaq/ads"
+	"github.com/deltaq/deltaq/configs"
+	"github.com/deltaq/deltaq/crawler/extract"
+	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/internal/engine"
+	"github.com/deltaq/deltaq/internal/querylog"
+	"github.com/deltaq/deltaq/internal/server"
+	"github.com/deltaq/deltaq/internal/shareddata"
+	"github.com/deltaq/deltaq/internal/urlnorm"
+	"github.com/deltaq/deltaq/ranking"
+)
+
+// stack is the search engine over digitalgov-2023 week 0: repository,
+// index, PageRank, ranking with promotion, ads, and the HTTP server.
+type stack struct {
+	srv     *httptest.Server
+	engine  *engine.Engine
+	queries []string
+}
+
+// newStack loads week 0 into a repository the way the crawler stores it
+// (pages, versions, links, the change feed) and builds the rest on it.
+func newStack(tb testing.TB) *stack {
+	tb.Helper()
+	cfg, err := configs.Load(configs.Sources{Env: []string{}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dir := tb.TempDir()
+	db, err := repo.Open(filepath.Join(dir, "repo"), cfg.Repo, repo.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	a, err := archive.Open(shareddata.Path(tb, "archives", "digitalgov-2023"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	at := a.Date(0)
+	b := db.NewBatch(context.Background())
+	for p := range a.Pages(0) {
+		u, err := urlnorm.Normalize("http://digitalgov-2023.test" + p.URL)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		base, _ := url.Parse(u)
+		doc, err := extract.HTML(p.Body, "text/html; charset=utf-8", base, cfg.Crawler.Extract)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var links []repo.Link
+		for _, l := range doc.Links {
+			links = append(links, repo.Link{URL: l.URL})
+		}
+		err = errorsJoin(
+			b.PutPage(&repo.Page{URL: u, State: repo.StateLive, Fetches: 1, LastFetch: at, Version: at, Title: doc.Title}),
+			b.AddVersion(u, &repo.Version{FetchedAt: at, Title: doc.Title, Text: doc.Text}),
+			b.SetOutLinks(u, links),
+		)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		b.AppendChange(u, repo.ChangeUpsert, at)
+	}
+	if err := b.Commit(); err != nil {
+		tb.Fatal(err)
+	}
+	rank, err := ranking.NewStore(db, cfg.Ranking, ranking.StoreOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := rank.ComputePageRank(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	ix, err := index.Open(filepath.Join(dir, "index"), cfg.Index, db, index.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ix.Close() })
+	if _, err := ix.CatchUp(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	adStore, err := ads.Open(context.Background(), db, cfg.Ads, ads.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	secret, err := rank.Secret(context.Background(), "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	limits := cfg.Index.Limits()
+	searcher, err := ranking.NewSearcher(cfg.Ranking, engine.Retriever{Index: ix, Limits: limits}, rank, secret, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e := engine.New(ix, searcher, adStore, engine.Options{Limits: limits})
+	h, err := server.New(cfg.Server, server.Deps{Search: e, Pages: db})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	tb.Cleanup(srv.Close)
+	s := &stack{srv: srv, engine: e}
+	qs, err := querylog.Load(shareddata.Path(tb, "querylogs", "trec-mq.tsv"), querylog.FormatTopics)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, q := range qs {
+		res, err := e.Search(context.Background(), server.Request{Query: q.Text, Page: 1, Size: 10})
+		if err != nil || res.Total == 0 {
+			continue
+		}
+		if s.queries = append(s.queries, q.Text); len(s.queries) == 200 {
+			break
+		}
+	}
+	return s
+}
+
+func errorsJoin(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func percentiles(ds []time.Duration) (p50, p99 float64) {
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	at := func(q float64) float64 { return float64(ds[int(q*float64(len(ds)-1))]) / 1e6 }
+	return at(0.50), at(0.99)
+}
+
+// BenchmarkSearchHTTP measures GET /api/v1/search over loopback HTTP with
+// the whole engine behind it (index retrieval, ranking with randomized
+// promotion, snippets, ads) on digitalgov-2023 week 0 with the trec-mq
+// queries that match it, for 1 and 8 concurrent clients: p50 and p99 per
+// request, and requests per second.
+func BenchmarkSearchHTTP(b *testing.B) {
+	s := newStack(b)
+	if len(s.queries) < 50 {
+		b.Fatalf("only %d matching queries", len(s.queries))
+	}
+	for _, clients := range []int{1, 8} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			tr := &http.Transport{MaxIdleConnsPerHost: clients}
+			defer tr.CloseIdleConnections()
+			client := &http.Client{Transport: tr}
+			var mu sync.Mutex
+			var ds []time.Duration
+			var total time.Duration
+			n := 0
+			for b.Loop() {
+				start := time.Now()
+				var wg sync.WaitGroup
+				for c := range clients {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						var mine []time.Duration
+						for i := c; i < len(s.queries); i += clients {
+							t0 := time.Now()
+							res, err := client.Get(s.srv.URL + "/api/v1/search?q=" + url.QueryEscape(s.queries[i]))
+							if err != nil {
+								b.Error(err)
+								return
+							}
+							io.Copy(io.Discard, res.Body)
+							res.Body.Close()
+							if res.StatusCode != 200 {
+								b.Errorf("%s: status %d", s.queries[i], res.StatusCode)
+							}
+							mine = append(mine, time.Since(t0))
+						}
+						mu.Lock()
+						ds = append(ds, mine...)
+						mu.Unlock()
+					}()
+				}
+				wg.Wait()
+				total += time.Since(start)
+				n += len(s.queries)
+			}
+			p50, p99 := percentiles(ds)
+			b.ReportMetric(p50, "p50-ms")
+			b.ReportMetric(p99, "p99-ms")
+			b.ReportMetric(float64(n)/total.Seconds(), "queries/s")
+		})
+	}
+}
