@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -11,6 +13,10 @@ import (
 	"github.com/deltaq/deltaq/eval/adsim"
 	"github.com/deltaq/deltaq/eval/discoveryeval"
 	"github.com/deltaq/deltaq/eval/ranksim"
+	"github.com/deltaq/deltaq/eval/report"
+	"github.com/deltaq/deltaq/eval/trec"
+	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/internal/atomicfile"
 )
 
 func (a *app) newEvalCmd() *cobra.Command {
@@ -18,7 +24,7 @@ func (a *app) newEvalCmd() *cobra.Command {
 		Use:   "eval",
 		Short: "Run an offline evaluation; each writes report.md, results.csv and plots into --out",
 	}
-	cmd.AddCommand(a.newEvalDiscoveryCmd(), a.newEvalRankingCmd(), a.newEvalAdsCmd())
+	cmd.AddCommand(a.newEvalDiscoveryCmd(), a.newEvalRankingCmd(), a.newEvalAdsCmd(), a.newEvalIRCmd())
 	return cmd
 }
 
@@ -124,4 +130,114 @@ func (a *app) newEvalAdsCmd() *cobra.Command {
 	cmd.Flags().String("ctr", "", "click-through-rate table (eval.ads.ctr_file)")
 	cmd.Flags().Uint64("seed", 1, "seed (eval.ads.seed)")
 	return cmd
+}
+
+func (a *app) newEvalIRCmd() *cobra.Command {
+	var dataDir, topicsFile, qrelsFile, out string
+	var depth int
+	cmd := &cobra.Command{
+		Use:   "ir --data DIR --topics FILE --qrels FILE --out DIR",
+		Short: "Run the searcher over TREC topics and score it: nDCG@10, MAP, MRR, P@10, R@100 (trec_eval definitions)",
+		Long: `ir searches the index under --data for every topic (id<TAB>query lines),
+ranking by relevance, writes a TREC run file (docno = page URL) and scores
+it against the qrels with trec_eval's definitions.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := a.load(cmd, nil)
+			if err != nil {
+				return err
+			}
+			for flag, v := range map[string]string{"--topics": topicsFile, "--qrels": qrelsFile, "--out": out} {
+				if v == "" {
+					return fmt.Errorf("%s: required", flag)
+				}
+			}
+			if depth < 100 || depth > 10000 {
+				return fmt.Errorf("--depth = %d: must be in [100, 10000] (R@100 needs 100)", depth)
+			}
+			topics, err := readFile(topicsFile, trec.ReadTopics)
+			if err != nil {
+				return err
+			}
+			qrels, err := readFile(qrelsFile, trec.ReadQrels)
+			if err != nil {
+				return err
+			}
+			logger := a.logger(cfg)
+			db, err := openRepo(dataDir, cfg, logger)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			ix, err := index.Open(indexPath(dataDir), cfg.Index, db, index.Options{Logger: logger})
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			ctx := cmd.Context()
+			if _, err := ix.CatchUp(ctx); err != nil {
+				return err
+			}
+			run := trec.Run{}
+			skipped := 0
+			for _, t := range topics {
+				q, err := index.ParseQuery(t.Query, cfg.Index.Limits())
+				if err != nil {
+					skipped++
+					continue
+				}
+				res, err := ix.Search(ctx, q, 0, depth)
+				if err != nil {
+					return err
+				}
+				hits := make([]trec.Hit, len(res.Hits))
+				for i, h := range res.Hits {
+					hits[i] = trec.Hit{Doc: h.URL, Score: h.Score}
+				}
+				run[t.ID] = hits
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return err
+			}
+			if err := atomicfile.Write(filepath.Join(out, "run.txt"), func(w io.Writer) error { return run.Write(w, "deltaq") }); err != nil {
+				return err
+			}
+			m := trec.Evaluate(run, qrels)
+			tb := report.NewTable("Retrieval effectiveness (trec_eval definitions)", "topics", "nDCG@10", "MAP", "MRR", "P@10", "R@100")
+			tb.Add(m.Evaluated, m.Mean.NDCG10, m.Mean.MAP, m.Mean.MRR, m.Mean.P10, m.Mean.R100)
+			tb.Note("%d topics read, %d not parseable as queries, %d judged topics without a run (left out of the means, as trec_eval does without -c).",
+				len(topics), skipped, len(m.Missing))
+			header := fmt.Sprintf("# deltaq eval ir\n\nIndex: %s (%s scoring); topics: %s; qrels: %s; depth %d.", dataDir, cfg.Index.Scoring, topicsFile, qrelsFile, depth)
+			if err := report.WriteMarkdown(filepath.Join(out, "report.md"), header, tb); err != nil {
+				return err
+			}
+			if err := tb.WriteCSV(filepath.Join(out, "results.csv")); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "%d topics: nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f\nreport: %s\n",
+				m.Evaluated, m.Mean.NDCG10, m.Mean.MAP, m.Mean.MRR, m.Mean.P10, m.Mean.R100, filepath.Join(out, "report.md"))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dataDir, "data", "", "data directory whose index is searched")
+	cmd.Flags().StringVar(&topicsFile, "topics", "", "topics file: id<TAB>query lines")
+	cmd.Flags().StringVar(&qrelsFile, "qrels", "", "qrels file: topic iteration docno relevance")
+	cmd.Flags().StringVar(&out, "out", "", "output directory")
+	cmd.Flags().IntVar(&depth, "depth", 1000, "results retrieved per topic")
+	return cmd
+}
+
+// readFile opens path and parses it with read.
+func readFile[T any](path string, read func(io.Reader) (T, error)) (T, error) {
+	var zero T
+	f, err := os.Open(path)
+	if err != nil {
+		return zero, err
+	}
+	defer f.Close()
+	v, err := read(f)
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
 }

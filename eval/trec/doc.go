@@ -9,8 +9,9 @@
 // at least 1; nDCG's gain is the qrels value and rank i (1-based) is
 // discounted by log2(i) for i ≥ 2 and not at all at rank 1 (Järvelin and
 // Kekäläinen's original form); the measures of a topic with no relevant
-// document are 0; means are over the topics that appear in both the run
-// and the qrels.
+// document are 0. Means are over the judged topics the run holds; a topic
+// the searcher was asked and answered with nothing is in the run with no
+// hits and scores 0, as trec_eval -c counts topics absent from a run file.
 //
 //	qrels, err := trec.ReadQrels(f)
 //	run := trec.Run{"301": {{Doc: "d1", Score: 2.5}, ...}}
