@@ -60,7 +60,7 @@ func (a *app) newEvalRankingCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&out, "out", "", "output directory")
 	cmd.Flags().Bool("quick", false, "scaled-down community (eval.ranking.quick)")
-	cmd.Flags().Uint64("seed", 1, "seed (eval.ranking.seed)")
+	cmd.Flags().Uint64("seed", 0, "seed (default eval.ranking.seed)")
 	return cmd
 }
 
@@ -128,7 +128,7 @@ func (a *app) newEvalAdsCmd() *cobra.Command {
 	cmd.Flags().StringVar(&out, "out", "", "output directory")
 	cmd.Flags().String("log", "", "query log (eval.ads.log)")
 	cmd.Flags().String("ctr", "", "click-through-rate table (eval.ads.ctr_file)")
-	cmd.Flags().Uint64("seed", 1, "seed (eval.ads.seed)")
+	cmd.Flags().Uint64("seed", 0, "seed (default eval.ads.seed)")
 	return cmd
 }
 

@@ -98,3 +98,11 @@ func unhex(c byte) byte {
 	}
 	return 0
 }
+
+// NormalizeEscapes percent-normalizes a path with its query as Normalize
+// does (RFC 3986 §6.2.2.2): escapes of unreserved octets are decoded, other
+// escapes upper-cased, octets a query may not hold literally encoded, and a
+// '%' that starts no escape becomes %25. robots.txt matching (RFC 9309
+// §2.2.2) compares paths and patterns in this form; "*" and "$" are
+// sub-delimiters, so patterns keep their wildcards.
+func NormalizeEscapes(pathAndQuery string) string { return escape(pathAndQuery, queryOK) }
