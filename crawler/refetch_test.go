@@ -16,15 +16,18 @@ import (
 // TestRefetchKeepsUnchangedPagesAndVersionsChangedOnes crawls week 0 of a
 // small archive, moves the replay to week 1 and re-fetches every page: a
 // 304 leaves the stored version alone, a changed body adds a version, and
-// a deleted page goes and leaves the index through the change feed.
+// a deleted page goes and leaves the index through the change feed. In
+// week 2 the deleted page comes back byte for byte: the crawler must not
+// send the gone copy's validators (a 304 would keep it gone).
 func TestRefetchKeepsUnchangedPagesAndVersionsChangedOnes(t *testing.T) {
 	home := `<html><title>home</title><body><a href="/same.html">same</a> <a href="/edit.html">edit</a> <a href="/gone.html">gone</a></body></html>`
-	fx := archivetest.Fixture{Name: "mini", Weeks: 2, Intervals: []archivetest.Interval{
-		{URL: "/", First: 0, Last: 1, Body: home},
+	fx := archivetest.Fixture{Name: "mini", Weeks: 3, Intervals: []archivetest.Interval{
+		{URL: "/", First: 0, Last: 2, Body: home},
 		{URL: "/edit.html", First: 0, Last: 0, Body: "<html><title>edit</title><body>the first text of the page</body></html>"},
-		{URL: "/edit.html", First: 1, Last: 1, Body: "<html><title>edit</title><body>the second, rewritten text</body></html>"},
+		{URL: "/edit.html", First: 1, Last: 2, Body: "<html><title>edit</title><body>the second, rewritten text</body></html>"},
 		{URL: "/gone.html", First: 0, Last: 0, Body: "<html><title>gone</title><body>soon deleted</body></html>"},
-		{URL: "/same.html", First: 0, Last: 1, Body: "<html><title>same</title><body>never changes</body></html>"},
+		{URL: "/gone.html", First: 2, Last: 2, Body: "<html><title>gone</title><body>soon deleted</body></html>"},
+		{URL: "/same.html", First: 0, Last: 2, Body: "<html><title>same</title><body>never changes</body></html>"},
 	}}
 	dir := filepath.Join(t.TempDir(), "mini")
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -113,5 +116,28 @@ func TestRefetchKeepsUnchangedPagesAndVersionsChangedOnes(t *testing.T) {
 	}
 	if len(changes) != 2 || kinds["http://mini.test/edit.html"] != repo.ChangeUpsert || kinds["http://mini.test/gone.html"] != repo.ChangeDelete {
 		t.Errorf("week 1 change feed = %+v, want an upsert of edit.html and a delete of gone.html", changes)
+	}
+
+	if err := rs.SetWeek(2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.f.Plan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	seq1 := e.db.LastChangeSeq()
+	e.crawl(t)
+	back, err := e.db.Page("http://mini.test/gone.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.State != repo.StateLive || back.LastOutcome != repo.OutcomeOK || !back.Indexable() {
+		t.Errorf("gone.html back in week 2: outcome %s, state %s, indexable %v; want ok, live, true", back.LastOutcome, back.State, back.Indexable())
+	}
+	changes, err = e.db.Changes(ctx, seq1, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 1 || changes[0].URL != "http://mini.test/gone.html" || changes[0].Kind != repo.ChangeUpsert {
+		t.Errorf("week 2 change feed = %+v, want one upsert of gone.html", changes)
 	}
 }

@@ -94,9 +94,11 @@ func query(u *url.URL) string {
 	return "?" + u.RawQuery
 }
 
-// conditional returns the validators of the stored copy, if there is one.
+// conditional returns the validators of the stored copy, if the web last
+// served it. A page that went 404 and came back with the same body would
+// otherwise answer 304 and stay gone.
 func conditional(p *repo.Page) http.Header {
-	if p.Version.IsZero() {
+	if p.Version.IsZero() || p.State != repo.StateLive {
 		return nil
 	}
 	h := http.Header{}
