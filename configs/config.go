@@ -22,6 +22,7 @@ import (
 	"github.com/deltaq/deltaq/eval/discoveryeval"
 	"github.com/deltaq/deltaq/eval/ranksim"
 	"github.com/deltaq/deltaq/eval/replay"
+	"github.com/deltaq/deltaq/eval/synceval"
 	"github.com/deltaq/deltaq/eval/synthweb"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
@@ -88,6 +89,7 @@ type EvalConfig struct {
 	Ads       adsim.Config         `mapstructure:"ads"`
 	Discovery discoveryeval.Config `mapstructure:"discovery"`
 	Ranking   ranksim.Config       `mapstructure:"ranking"`
+	Sync      synceval.Config      `mapstructure:"sync"`
 }
 
 // WebConfig configures the test webs served by `deltaq web` and used by
@@ -126,7 +128,7 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate(), c.Frontier.Validate(frontier.Policies()),
 		c.Index.Validate(), c.Discovery.Validate(), c.Ranking.Validate(), c.Ads.Validate(), c.Server.Validate(), replay.Options{Latency: c.Web.Replay.Latency}.Validate(),
-		c.Web.Synth.Validate(), c.Demo.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate())
+		c.Web.Synth.Validate(), c.Demo.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate(), c.Eval.Sync.ValidateOwn())
 	return errors.Join(errs...)
 }
 
@@ -160,6 +162,9 @@ func Load(src Sources) (*Config, error) {
 	cfg.Server.MaxQueryBytes = cfg.Index.MaxQueryBytes
 	// One α and ε_b serve the crawler and its evaluation.
 	cfg.Eval.Discovery.Alpha, cfg.Eval.Discovery.EpsilonB = cfg.Discovery.Alpha, cfg.Discovery.EpsilonB
+	// The synchronization evaluation runs the components as configured.
+	cfg.Eval.Sync.Crawler, cfg.Eval.Sync.Frontier = cfg.Crawler, cfg.Frontier
+	cfg.Eval.Sync.Index, cfg.Eval.Sync.Repo = cfg.Index, cfg.Repo
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("config: invalid:\n%w", err)
 	}

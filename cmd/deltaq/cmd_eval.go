@@ -14,6 +14,7 @@ import (
 	"github.com/deltaq/deltaq/eval/discoveryeval"
 	"github.com/deltaq/deltaq/eval/ranksim"
 	"github.com/deltaq/deltaq/eval/report"
+	"github.com/deltaq/deltaq/eval/synceval"
 	"github.com/deltaq/deltaq/eval/trec"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/atomicfile"
@@ -24,7 +25,7 @@ func (a *app) newEvalCmd() *cobra.Command {
 		Use:   "eval",
 		Short: "Run an offline evaluation; each writes report.md, results.csv and plots into --out",
 	}
-	cmd.AddCommand(a.newEvalDiscoveryCmd(), a.newEvalRankingCmd(), a.newEvalAdsCmd(), a.newEvalIRCmd())
+	cmd.AddCommand(a.newEvalDiscoveryCmd(), a.newEvalRankingCmd(), a.newEvalAdsCmd(), a.newEvalIRCmd(), a.newEvalSyncCmd())
 	return cmd
 }
 
@@ -61,6 +62,58 @@ func (a *app) newEvalRankingCmd() *cobra.Command {
 	cmd.Flags().StringVar(&out, "out", "", "output directory")
 	cmd.Flags().Bool("quick", false, "scaled-down community (eval.ranking.quick)")
 	cmd.Flags().Uint64("seed", 0, "seed (default eval.ranking.seed)")
+	return cmd
+}
+
+func (a *app) newEvalSyncCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "sync --archive DIR --log FILE --out DIR [--policies a,b] [--budgets x,y]",
+		Short: "Re-download policies under a weekly budget: repository quality Q per week, fig. 4.4 and 4.3 (thesis §4.7)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := a.load(cmd, map[string]string{
+				"archive": "eval.sync.archive", "log": "eval.sync.log", "policies": "eval.sync.policies",
+				"budgets": "eval.sync.budgets", "taus": "eval.sync.taus", "seed": "eval.sync.seed",
+				"history": "eval.sync.history", "pages": "eval.sync.pages", "workers": "eval.sync.workers",
+			})
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				return errors.New("--out: an output directory is required")
+			}
+			sum, err := synceval.Run(cmd.Context(), cfg.Eval.Sync, out, a.stderr)
+			if err != nil {
+				return err
+			}
+			for _, r := range sum.Best {
+				fmt.Fprintf(a.stdout, "%-12s B=%-5d mean Q %.6f\n", synceval.Label(r), r.Budget, r.MeanQ)
+			}
+			if t := sum.Target; t.Baseline != "" {
+				if t.Reached {
+					fmt.Fprintf(a.stdout, "deltaq reaches %s's mean Q at B=%d (%.6f) with B=%.1f: ratio %.3f\n",
+						t.Baseline, t.MaxBudget, t.BaselineQ, t.Budget, t.Ratio)
+				} else {
+					fmt.Fprintf(a.stdout, "deltaq does not reach %s's mean Q at B=%d (%.6f) at any budget swept\n",
+						t.Baseline, t.MaxBudget, t.BaselineQ)
+				}
+			}
+			fmt.Fprintf(a.stdout, "sweep %s, whole evaluation %s; report: %s\n", sum.SweepTook.Round(time.Second),
+				sum.Took.Round(time.Second), filepath.Join(out, "report.md"))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "output directory")
+	cmd.Flags().String("archive", "", "archive directory (eval.sync.archive)")
+	cmd.Flags().String("log", "", "query log (eval.sync.log)")
+	cmd.Flags().StringSlice("policies", nil, "policies compared (eval.sync.policies)")
+	cmd.Flags().IntSlice("budgets", nil, "re-downloads per week (eval.sync.budgets)")
+	cmd.Flags().Float64Slice("taus", nil, "τ for SBR and EBR (eval.sync.taus)")
+	cmd.Flags().Uint64("seed", 0, "seed of the workload sample (eval.sync.seed)")
+	cmd.Flags().String("history", "", "whole or own (eval.sync.history)")
+	cmd.Flags().String("pages", "", "persistent or all (eval.sync.pages)")
+	cmd.Flags().Int("workers", 0, "runs at once (eval.sync.workers)")
 	return cmd
 }
 

@@ -1,0 +1,171 @@
+package synceval
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/internal/querylog"
+)
+
+// Config holds the settings of the synchronization evaluation; the
+// defaults live in configs/default.yaml under "eval.sync".
+type Config struct {
+	// Archive is the archive directory replayed (--archive).
+	Archive string `mapstructure:"archive"`
+	// Log is the query log Q (--log) and LogFormat its format
+	// (querylog.ParseFormat: auto, counts, raw or topics).
+	Log       string `mapstructure:"log"`
+	LogFormat string `mapstructure:"log_format"`
+	// Policies are the re-fetch policies compared (frontier.Policies()).
+	Policies []string `mapstructure:"policies"`
+	// Budgets are the values of B swept: re-downloads per week (§4.7).
+	Budgets []int `mapstructure:"budgets"`
+	// Taus are the shingle thresholds τ tried for SBR and EBR; the best
+	// per budget is reported (§4.7.3: τ ∈ {0.1, …, 1.0}).
+	Taus []float64 `mapstructure:"taus"`
+	// Pages chooses the live web: "persistent" keeps only the pages that
+	// exist in every week, as the thesis's data sets do (§4.7), so that Q
+	// measures re-downloading alone; "all" replays every page, and pages
+	// created after week 0 then count as missing (a discovery problem,
+	// chapter 3, which a re-download budget cannot fix).
+	Pages string `mapstructure:"pages"`
+	// History is what the policies estimate their per-page parameters
+	// (λ, d(p), δQ_A) from: "whole", as thesis §4.7.2 does for every
+	// policy, from the whole archive as seen by the run that re-downloads
+	// every page every week; "own", from the run's own re-downloads only,
+	// as a deployed crawler must (pages not yet re-downloaded take the
+	// policy's prior).
+	History string `mapstructure:"history"`
+	// Filter is the workload's relevance filter (§4.7): "knee" keeps the
+	// queries whose summed week-0 score reaches the knee of the sorted
+	// scores (knee.go); "none" keeps every query that matches a week-0
+	// page.
+	Filter string `mapstructure:"filter"`
+	// MaxQueries caps the filtered workload by a weighted sample without
+	// replacement (probability ∝ f_q, seeded by Seed); 0 keeps all.
+	MaxQueries int `mapstructure:"max_queries"`
+	// Seed seeds the workload sample. Everything else is deterministic:
+	// the same configuration gives the same results.csv byte for byte.
+	Seed uint64 `mapstructure:"seed"`
+	// Forecast adds the run that re-fetches every page every week (B =
+	// every URL of the archive), for the forecastability plot of fig. 4.3
+	// and as the upper bound Q = 1. History "whole" runs it in any case.
+	Forecast bool `mapstructure:"forecast"`
+	// Workers is how many runs go at once (each with its own repository,
+	// index and replay server); 0 means GOMAXPROCS.
+	Workers int `mapstructure:"workers"`
+	// CrawlParallel is the fetches in flight within one run (the replay
+	// host's politeness override: per_host and global).
+	CrawlParallel int `mapstructure:"crawl_parallel"`
+	// WorkDir holds the week-0 checkpoint and each run's repository and
+	// index while it runs; "" means a temporary directory removed at the
+	// end.
+	WorkDir string `mapstructure:"work_dir"`
+
+	// The components under test, as the binary configures them
+	// (crawler.*, frontier.*, index.*, repo.*). The harness overrides only
+	// what a replay needs: loopback resolution and no politeness delay for
+	// the replay host; frontier.policy, tau, budget (B per week),
+	// split.recrawl = 1, split.discovery = 0, spread off; index.batch_size
+	// large enough for one batch per week. S() is index.scoring and c of
+	// I(r) is index.inspection_c.
+	Crawler  crawler.Config  `mapstructure:"-"`
+	Frontier frontier.Config `mapstructure:"-"`
+	Index    index.Config    `mapstructure:"-"`
+	Repo     repo.Config     `mapstructure:"-"`
+}
+
+// filters and pageSets list the values of eval.sync.filter and
+// eval.sync.pages.
+var (
+	filters  = []string{"knee", "none"}
+	pageSets = []string{"persistent", "all"}
+	sources  = []string{"whole", "own"}
+)
+
+// Validate reports every problem in c, each naming its key, the value and
+// the limit, including those of the component configurations.
+func (c Config) Validate() error {
+	return errors.Join(c.ValidateOwn(), c.validateComponents())
+}
+
+// ValidateOwn checks the eval.sync keys alone (the components are
+// validated in their own sections).
+func (c Config) ValidateOwn() error {
+	var errs []error
+	bad := func(key string, v any, limit string) {
+		errs = append(errs, fmt.Errorf("eval.sync.%s = %v: %s", key, v, limit))
+	}
+	if strings.TrimSpace(c.Archive) == "" {
+		bad("archive", `""`, "must name an archive directory")
+	}
+	if strings.TrimSpace(c.Log) == "" {
+		bad("log", `""`, "must name a query log")
+	}
+	if _, err := querylog.ParseFormat(c.LogFormat); err != nil {
+		bad("log_format", fmt.Sprintf("%q", c.LogFormat), err.Error())
+	}
+	if len(c.Policies) == 0 {
+		bad("policies", "[]", "must list at least one policy")
+	}
+	for _, p := range c.Policies {
+		if !slices.Contains(frontier.Policies(), p) {
+			bad("policies", fmt.Sprintf("%q", p), fmt.Sprintf("must be one of %v", frontier.Policies()))
+		}
+	}
+	if len(c.Budgets) == 0 {
+		bad("budgets", "[]", "must list at least one budget")
+	}
+	for _, b := range c.Budgets {
+		if b < 1 {
+			bad("budgets", b, "every budget must be >= 1 fetch per week")
+		}
+	}
+	if len(c.Taus) == 0 && (slices.Contains(c.Policies, "sbr") || slices.Contains(c.Policies, "ebr")) {
+		bad("taus", "[]", "must list at least one τ when sbr or ebr is compared")
+	}
+	for _, t := range c.Taus {
+		if math.IsNaN(t) || t < 0 || t > 1 {
+			bad("taus", t, "every τ must be in [0, 1]")
+		}
+	}
+	if !slices.Contains(pageSets, c.Pages) {
+		bad("pages", fmt.Sprintf("%q", c.Pages), fmt.Sprintf("must be one of %v", pageSets))
+	}
+	if !slices.Contains(sources, c.History) {
+		bad("history", fmt.Sprintf("%q", c.History), fmt.Sprintf("must be one of %v", sources))
+	}
+	if !slices.Contains(filters, c.Filter) {
+		bad("filter", fmt.Sprintf("%q", c.Filter), fmt.Sprintf("must be one of %v", filters))
+	}
+	if c.MaxQueries < 0 {
+		bad("max_queries", c.MaxQueries, "must be >= 0 (0: no cap)")
+	}
+	if c.Workers < 0 {
+		bad("workers", c.Workers, "must be >= 0 (0: GOMAXPROCS)")
+	}
+	if c.CrawlParallel < 1 {
+		bad("crawl_parallel", c.CrawlParallel, "must be >= 1")
+	}
+	return errors.Join(errs...)
+}
+
+func (c Config) validateComponents() error {
+	errs := []error{c.Crawler.Validate(), c.Index.Validate(), c.Repo.Validate()}
+	// The frontier is validated with the harness's overrides (policy and
+	// budget come from the sweep).
+	f := c.Frontier
+	f.Policy = frontier.Policies()[0]
+	f.Budget.Fetches = 1
+	f.Split = frontier.SplitConfig{Recrawl: 1}
+	f.Tau = 0
+	errs = append(errs, f.Validate(frontier.Policies()))
+	return errors.Join(errs...)
+}

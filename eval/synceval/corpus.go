@@ -1,0 +1,334 @@
+package synceval
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+
+	"github.com/deltaq/deltaq/crawler/extract"
+	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/internal/urlnorm"
+)
+
+// replayContentType is what the replay server sends with every page; the
+// corpus is parsed with it so that it reads each body as the crawler does.
+const replayContentType = "text/html; charset=utf-8"
+
+// body is one distinct archived body as the index sees it: the analysed
+// length of its text field and the frequency of each of its terms.
+type body struct {
+	// indexable is false when the crawler would not index the page (robots
+	// noindex, or a body the extractor rejects).
+	indexable bool
+	length    int      // analysed field length L (tokens after stop words)
+	terms     []uint32 // distinct term ids, ascending
+	tf        []uint32 // frequency of terms[i]
+}
+
+// tfOf returns the frequency of term t in b (0 if absent).
+func (b *body) tfOf(t uint32) uint32 {
+	i, ok := slices.BinarySearch(b.terms, t)
+	if !ok {
+		return 0
+	}
+	return b.tf[i]
+}
+
+// doc is one page of a week: an archive URL holding a body.
+type doc struct {
+	url  int32 // index into corpus.urls
+	body int32 // index into corpus.bodies
+}
+
+// corpus is an archive read once: every distinct body parsed and analysed
+// exactly as the crawler extracts it and the index analyses it (§4.6.1:
+// the index's own analyzer), and each week's indexable pages. It is the
+// live web W_t of §4.2 in the form the quality metric needs, and is
+// immutable after loadCorpus.
+type corpus struct {
+	name  string
+	host  string      // <name>.test
+	dates []time.Time // by week
+	// urls are the normalized absolute URLs of the archive's paths (in the
+	// archive's order), then of the query-string aliases its pages link
+	// to; a URL id is a position here.
+	urls   []string
+	byURL  map[string]int32
+	bodies []body
+	byHash map[string]int32  // body id by the manifest hash (the replay's ETag)
+	terms  []string          // vocabulary, sorted; a term id is its position
+	termID map[string]uint32 // term → id
+	// live[w] are the indexable pages of week w, ascending by URL.
+	live [][]doc
+	// vocab[w] is the number of distinct terms over live[w]: the text
+	// field's cardinality of week w indexed as one segment.
+	vocab []int
+}
+
+// weeks is the number of archive weeks.
+func (c *corpus) weeks() int { return len(c.live) }
+
+// loadCorpus parses and analyses every distinct body of a on workers
+// goroutines.
+func loadCorpus(ctx context.Context, a *archive.Archive, an analysis.Analyzer, lim extract.Limits, workers int) (*corpus, error) {
+	c := &corpus{name: a.Name(), host: strings.ToLower(a.Name()) + ".test", byURL: map[string]int32{}}
+	for w := range a.Weeks() {
+		c.dates = append(c.dates, a.Date(w))
+	}
+	paths := a.URLs()
+	for i, p := range paths {
+		u, err := urlnorm.Normalize("http://" + c.host + p)
+		if err != nil {
+			return nil, fmt.Errorf("synceval: %s: URL %q: %w", c.name, p, err)
+		}
+		c.urls = append(c.urls, u)
+		c.byURL[u] = int32(i)
+	}
+
+	// Distinct bodies, in manifest order, keyed by their hash.
+	type raw struct {
+		path string
+		data []byte
+	}
+	var raws []raw
+	bodyOf := map[string]int32{}
+	ivBody := make([][]int32, len(paths)) // by URL: body of each interval
+	for i, p := range paths {
+		for _, iv := range a.Intervals(p) {
+			b, ok := bodyOf[iv.Hash]
+			if !ok {
+				b = int32(len(raws))
+				bodyOf[iv.Hash] = b
+				raws = append(raws, raw{p, iv.Body})
+			}
+			ivBody[i] = append(ivBody[i], b)
+		}
+	}
+
+	// Analyse in parallel; term strings become ids afterwards, in sorted
+	// order, so that ids do not depend on scheduling.
+	type analysed struct {
+		indexable bool
+		length    int
+		terms     []string
+		tf        []uint32
+		aliases   []string // same-host links with a query string
+	}
+	out := make([]analysed, len(raws))
+	errs := make([]error, workers)
+	var next sync.Mutex
+	pos := 0
+	var wg sync.WaitGroup
+	for k := range max(1, workers) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				if ctx.Err() != nil {
+					errs[k] = ctx.Err()
+					return
+				}
+				next.Lock()
+				i := pos
+				pos++
+				next.Unlock()
+				if i >= len(raws) {
+					return
+				}
+				base, err := url.Parse("http://" + c.host + raws[i].path)
+				if err != nil {
+					errs[k] = fmt.Errorf("synceval: %s: %w", raws[i].path, err)
+					return
+				}
+				d, err := extract.HTML(raws[i].data, replayContentType, base, lim)
+				if err != nil {
+					continue // the crawler neither indexes nor follows it
+				}
+				out[i].aliases = queryLinks(d, c.host)
+				if d.Robots.NoIndex {
+					continue
+				}
+				out[i].indexable = true
+				out[i].length, out[i].terms, out[i].tf = analyse(an, d.Title, d.Text)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	seen := map[string]struct{}{}
+	for _, o := range out {
+		for _, t := range o.terms {
+			seen[t] = struct{}{}
+		}
+	}
+	c.terms = make([]string, 0, len(seen))
+	for t := range seen {
+		c.terms = append(c.terms, t)
+	}
+	slices.Sort(c.terms)
+	c.termID = make(map[string]uint32, len(c.terms))
+	for i, t := range c.terms {
+		c.termID[t] = uint32(i)
+	}
+	c.byHash = bodyOf
+	c.bodies = make([]body, len(out))
+	for i, o := range out {
+		b := body{indexable: o.indexable, length: o.length, terms: make([]uint32, len(o.terms)), tf: o.tf}
+		for j, t := range o.terms {
+			b.terms[j] = c.termID[t]
+		}
+		// o.terms is sorted and ids follow string order, so b.terms is too.
+		c.bodies[i] = b
+	}
+
+	// Query-string aliases: the replay server answers a path whatever its
+	// query string, so a link such as /resources/x/?dg makes a page of the
+	// live web, with the body of /resources/x/, in every week where a page
+	// links to it and its path exists.
+	aliasSet := map[string]struct{}{}
+	for _, o := range out {
+		for _, al := range o.aliases {
+			aliasSet[al] = struct{}{}
+		}
+	}
+	aliases := make([]string, 0, len(aliasSet))
+	for al := range aliasSet {
+		aliases = append(aliases, al)
+	}
+	slices.Sort(aliases)
+	aliasOf := map[int32][]int32{} // archive URL → its aliases' URL ids
+	for _, al := range aliases {
+		if _, dup := c.byURL[al]; dup {
+			continue
+		}
+		pu, err := url.Parse(al)
+		if err != nil {
+			continue
+		}
+		path, ok := slices.BinarySearch(paths, pu.EscapedPath())
+		if !ok {
+			continue
+		}
+		id := int32(len(c.urls))
+		c.urls = append(c.urls, al)
+		c.byURL[al] = id
+		aliasOf[int32(path)] = append(aliasOf[int32(path)], id)
+	}
+
+	// Each week's indexable pages (in URL id order) and vocabulary size.
+	linked := make([]map[int32]bool, a.Weeks()) // aliases some page links to, by week
+	for i := range paths {
+		for j, iv := range a.Intervals(paths[i]) {
+			for _, al := range out[ivBody[i][j]].aliases {
+				id, ok := c.byURL[al]
+				if !ok || int(id) < len(paths) {
+					continue
+				}
+				for w := iv.First; w <= iv.Last; w++ {
+					if linked[w] == nil {
+						linked[w] = map[int32]bool{}
+					}
+					linked[w][id] = true
+				}
+			}
+		}
+	}
+	c.live = make([][]doc, a.Weeks())
+	for i := range paths {
+		for j, iv := range a.Intervals(paths[i]) {
+			b := ivBody[i][j]
+			if !c.bodies[b].indexable {
+				continue
+			}
+			for w := iv.First; w <= iv.Last; w++ {
+				c.live[w] = append(c.live[w], doc{url: int32(i), body: b})
+				for _, al := range aliasOf[int32(i)] {
+					if linked[w][al] {
+						c.live[w] = append(c.live[w], doc{url: al, body: b})
+					}
+				}
+			}
+		}
+	}
+	for _, docs := range c.live {
+		slices.SortFunc(docs, func(x, y doc) int { return int(x.url - y.url) })
+	}
+	stamp := make([]int32, len(c.terms))
+	for i := range stamp {
+		stamp[i] = -1
+	}
+	c.vocab = make([]int, a.Weeks())
+	for w, docs := range c.live {
+		n := 0
+		for _, d := range docs {
+			for _, t := range c.bodies[d.body].terms {
+				if stamp[t] != int32(w) {
+					stamp[t] = int32(w)
+					n++
+				}
+			}
+		}
+		c.vocab[w] = n
+	}
+	return c, nil
+}
+
+// queryLinks returns the links of d to host that carry a query string, as
+// the crawler would follow them (normalized, followable).
+func queryLinks(d *extract.Document, host string) []string {
+	if d.Robots.NoFollow {
+		return nil
+	}
+	var out []string
+	for _, l := range d.Links {
+		if l.NoFollow || !strings.Contains(l.URL, "?") {
+			continue
+		}
+		u, err := url.Parse(l.URL)
+		if err != nil || u.Host != host || u.RawQuery == "" {
+			continue
+		}
+		out = append(out, l.URL)
+	}
+	return out
+}
+
+// analyse analyses a page's text field as the index does (title, a blank
+// line, then the main text; see index.Analyzer): the field length is the
+// number of tokens and each term's frequency the number of its tokens.
+// Terms come back sorted.
+func analyse(an analysis.Analyzer, title, text string) (length int, terms []string, tf []uint32) {
+	field := text
+	if title != "" {
+		field = title + "\n\n" + text
+	}
+	tokens := an.Analyze([]byte(field))
+	counts := make(map[string]uint32, len(tokens)/2+1)
+	for _, tok := range tokens {
+		counts[string(tok.Term)]++
+	}
+	terms = make([]string, 0, len(counts))
+	for t := range counts {
+		terms = append(terms, t)
+	}
+	slices.Sort(terms)
+	tf = make([]uint32, len(terms))
+	for i, t := range terms {
+		tf[i] = counts[t]
+	}
+	return len(tokens), terms, tf
+}
+
+// defaultWorkers is the number of goroutines for CPU-bound preparation.
+func defaultWorkers() int { return runtime.GOMAXPROCS(0) }

@@ -1,0 +1,33 @@
+// Package synceval is `deltaq eval sync`: the offline evaluation of
+// re-download policies against a query log, as in thesis §4.7
+// (../shared/seeds/002_2ccbfab628694408.txt).
+//
+// An archive of weekly snapshots is replayed on loopback. Week 0 is
+// crawled completely; in each later week a policy may re-download B pages
+// through the real frontier (frontier.Plan with split.recrawl = 1), the
+// real crawler and repository, and the real index, which measures ΔQ_A
+// as it applies the week's batch (§4.6). Then the repository quality of
+// eq. 4.5 is measured against that week's live pages:
+//
+//	Q(W^L) = Σ_q f_q Σ_{p ∈ A(q, W^L)} I(R(p, A(q, W^L)))·S(W[p], q)
+//	         ─────────────────────────────────────────────────────────
+//	         Σ_q f_q Σ_{p ∈ A(q, W)}   I(R(p, A(q, W)))·S(W[p], q)
+//
+// with I(r) = c·r^(−3/2) (eq. 4.2). A(q, W^L) is the local index's full
+// answer in Bleve's relevance order (index.Ranker); S(W[p], q) is the
+// score Bleve would give the live copy of p for q, computed from the
+// analysed archive with Bleve's formulas (index.ConjunctionScore) under
+// the live week's statistics. The ideal side, A(q, W), depends only on the
+// week and is computed once (quality.go).
+//
+// The workload is filtered by relevance as §4.7 does: queries whose summed
+// week-0 score falls below the knee of the sorted scores are dropped
+// (knee.go). The live web is, by default, the pages present in every week
+// (§4.7's data sets; archive.Persistent), and every policy estimates its
+// per-page parameters from the whole archive as §4.7.2 does
+// (history.go); both can be switched to the deployed setting.
+//
+// Run writes report.md, results.csv, fig. 4.4 (quality against budget),
+// Q per week, fig. 4.3 (forecastability of δQ_A over the first half of
+// the weeks against the second) and the workload's knee, as SVG and PNG.
+package synceval

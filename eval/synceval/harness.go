@@ -1,0 +1,320 @@
+package synceval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/eval/replay"
+	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/internal/querylog"
+)
+
+// week is the replay's period: one archive week, the budget period of B.
+const week = 7 * 24 * time.Hour
+
+// oneBatch is index.batch_size in the harness: every week's change feed
+// is applied as one Bleve batch (the thesis's batch of re-downloads,
+// §4.6.2), so the ΔQ_A measurement does not depend on where batch
+// boundaries happened to fall in a crawl whose fetches run in parallel.
+const oneBatch = 100000
+
+// harness is what every run over one archive shares: the archive, its
+// analysed corpus, the filtered workload, the ideal side of eq. 4.5 and
+// the week-0 checkpoint every run starts from.
+type harness struct {
+	cfg     Config
+	arch    *archive.Archive
+	c       *corpus
+	wl      *workload
+	queries []querylog.Query // wl as a query log, for the index's Q′
+	ideal   *ideal
+	// work holds the indexes: base/index (week 0) and run-NNN/index.
+	work string
+	// mem holds the repositories: week0/repo and run-NNN/repo. They live
+	// in memory: an evaluation needs no durability, and the crawler syncs
+	// every commit, which on a disk costs more than the crawl itself.
+	mem vfs.FS
+	// baseDB is week 0's repository, kept open so that every run starts
+	// from a checkpoint of it (repo.DB.Checkpoint: hard-linked tables).
+	baseDB *repo.DB
+	// The week-0 crawl.
+	base week0
+	// whole is every page's history from the all-pages run, which the
+	// policies estimate from when eval.sync.history is "whole".
+	whole map[string]pageHistory
+}
+
+// week0 describes the fully synchronized repository every run starts from.
+type week0 struct {
+	Fetched int     // pages fetched
+	Indexed uint64  // documents in the index
+	Live    int     // indexable pages of week 0
+	Q       float64 // Q(W^L) at week 0: 1 when the crawl found everything
+	Took    time.Duration
+}
+
+// env is one run's components, each with its own directories and replay
+// server, driven week by week on a manual clock.
+type env struct {
+	h     *harness
+	spec  runSpec
+	rs    *replay.Server
+	srv   *httptest.Server
+	clk   *clock.Manual
+	db    *repo.DB
+	cr    *crawler.Crawler
+	fr    *frontier.Frontier
+	ix    *index.Index
+	local *localAnswers
+	// mu is the importance μ(p) of each archive URL (by URL id) under the
+	// workload over the local index, for EBR and LambdaCrawl (importance.go).
+	mu []float64
+}
+
+// budgetAll is B for the run that re-fetches everything every week: more
+// than every URL the archive ever has (plus its sitemap).
+func (h *harness) budgetAll() int { return 2*len(h.c.urls) + 16 }
+
+// open starts a run's components on dir/repo in memory and dir/index
+// under the work directory (checkpoints of week 0, or empty for the
+// week-0 crawl).
+func (h *harness) open(ctx context.Context, dir string, spec runSpec) (e *env, err error) {
+	e = &env{h: h, spec: spec, mu: make([]float64, len(h.c.urls))}
+	defer func() {
+		if err != nil {
+			e.close()
+			e = nil
+		}
+	}()
+	if e.rs, err = replay.New([]*archive.Archive{h.arch}, replay.Options{}); err != nil {
+		return e, fmt.Errorf("synceval: replay: %w", err)
+	}
+	e.srv = httptest.NewServer(e.rs)
+	_, port, err := net.SplitHostPort(e.srv.Listener.Addr().String())
+	if err != nil {
+		return e, fmt.Errorf("synceval: replay address: %w", err)
+	}
+	e.clk = clock.NewManual(h.c.dates[0])
+
+	ccfg := h.cfg.Crawler
+	ccfg.AllowPrivate = true
+	ccfg.Sitemaps = true
+	ccfg.Resolve = append(slices.Clone(ccfg.Resolve), h.c.host+"=127.0.0.1:"+port)
+	ccfg.Politeness.Overrides = append(slices.Clone(ccfg.Politeness.Overrides),
+		crawler.HostOverride{Host: h.c.host, MinDelay: 0, PerHost: h.cfg.CrawlParallel})
+	ccfg.Politeness.Global = h.cfg.CrawlParallel
+
+	fcfg := h.cfg.Frontier
+	fcfg.Policy = spec.Policy
+	fcfg.Tau = spec.Tau
+	fcfg.Budget = frontier.BudgetConfig{Fetches: spec.Budget, Period: week}
+	fcfg.Split = frontier.SplitConfig{Recrawl: 1, Discovery: 0}
+	fcfg.Spread = false
+	// One host holds every page: refill its queue from Pebble in large
+	// steps (each refill scans past the entries already dequeued).
+	fcfg.HostBuffer = 1024
+
+	icfg := h.cfg.Index
+	icfg.BatchSize = oneBatch
+
+	rcfg := h.cfg.Repo
+	if h.whole != nil {
+		// δQ_A over every re-download of the archive (§4.7.2).
+		fcfg.Window = max(fcfg.Window, h.c.weeks())
+	}
+	if spec.All {
+		// Fig. 4.3 and eval.sync.history "whole" need every
+		// re-download's fetch record and ΔQ_A.
+		rcfg.FetchLogKept = max(rcfg.FetchLogKept, h.c.weeks()+1)
+		rcfg.StatsKept = max(rcfg.StatsKept, h.c.weeks()+1)
+	}
+
+	if e.db, err = repo.Open(filepath.Join(dir, "repo"), rcfg, repo.Options{FS: h.mem}); err != nil {
+		return e, err
+	}
+	if e.cr, err = crawler.New(ccfg, e.db, crawler.Options{Clock: e.clk}); err != nil {
+		return e, err
+	}
+	policy, err := frontier.NewPolicy(spec.Policy, fcfg, e.importance)
+	if err != nil {
+		return e, err
+	}
+	if h.whole != nil && !spec.All {
+		policy = wholeHistory{Policy: policy, pages: h.whole}
+	}
+	if e.fr, err = frontier.New(ctx, e.db, fcfg, e.cr.Gate(), policy, frontier.Options{Clock: e.clk}); err != nil {
+		return e, err
+	}
+	if e.ix, err = index.Open(filepath.Join(h.work, dir, "index"), icfg, e.db, index.Options{Clock: e.clk.Now, Workload: h.queries}); err != nil {
+		return e, err
+	}
+	e.local = newLocalAnswers(h)
+	if err := e.local.load(ctx, e.db); err != nil {
+		return e, err
+	}
+	return e, nil
+}
+
+// close stops the run's components.
+func (e *env) close() error {
+	var errs []error
+	if e.ix != nil {
+		errs = append(errs, e.ix.Close())
+	}
+	if e.db != nil {
+		errs = append(errs, e.db.Close())
+	}
+	if e.srv != nil {
+		e.srv.Close()
+	}
+	return errors.Join(errs...)
+}
+
+// importance is μ(p) for EBR and LambdaCrawl (frontier.Importance).
+func (e *env) importance(url string) float64 {
+	u, ok := e.h.c.byURL[url]
+	if !ok {
+		return 0
+	}
+	return e.mu[u]
+}
+
+// crawl fetches until the frontier drains (the week's budget spent or
+// nothing left to fetch) and returns the page fetches committed.
+func (e *env) crawl(ctx context.Context) (int, error) {
+	sum, err := e.cr.Run(ctx, e.fr, crawler.RunOptions{Drain: true, DrainHorizon: 0})
+	if err != nil {
+		return 0, err
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return int(sum.Fetched()), nil
+}
+
+// settle brings the index up to the repository (measuring ΔQ_A, §4.6.2),
+// compacts it so that its statistics, and the next week's measurements,
+// depend on its content alone (index.Compact), ranks every query on it
+// and returns Q(W^L) against week w.
+func (e *env) settle(ctx context.Context, w int) (float64, error) {
+	seq := e.ix.Watermark()
+	if _, err := e.ix.CatchUp(ctx); err != nil {
+		return 0, err
+	}
+	if err := e.local.follow(ctx, e.db, seq); err != nil {
+		return 0, err
+	}
+	if err := e.ix.Compact(ctx); err != nil {
+		return 0, err
+	}
+	if err := e.local.rank(ctx, e.ix); err != nil {
+		return 0, err
+	}
+	e.local.importance(e.mu)
+	return e.h.ideal.quality(w, e.local.answers), nil
+}
+
+// prepareBase crawls week 0 completely into a fresh repository and index
+// (sitemaps on, so pages no link reaches are found too) and compacts the
+// index. The repository stays open as baseDB and the index is copied to
+// work/base/index: every run starts from checkpoints of both.
+func (h *harness) prepareBase(ctx context.Context, progress io.Writer) error {
+	start := time.Now()
+	e, err := h.open(ctx, "week0", runSpec{Policy: "uniform", Budget: h.budgetAll()})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if e.db != h.baseDB {
+			e.close()
+		}
+	}()
+	if _, err := e.cr.Seed(ctx, e.fr, []string{"http://" + h.c.host + "/"}); err != nil {
+		return err
+	}
+	n, err := e.crawl(ctx)
+	if err != nil {
+		return err
+	}
+	q, err := e.settle(ctx, 0)
+	if err != nil {
+		return err
+	}
+	indexed, err := e.ix.Count()
+	if err != nil {
+		return err
+	}
+	h.base = week0{Fetched: n, Indexed: indexed, Live: len(h.c.live[0]), Q: q}
+	if err := e.ix.Close(); err != nil {
+		return err
+	}
+	e.ix = nil
+	if err := copyDir(filepath.Join(h.work, "week0", "index"), filepath.Join(h.work, "base", "index")); err != nil {
+		return fmt.Errorf("synceval: copy the week-0 index: %w", err)
+	}
+	if err := os.RemoveAll(filepath.Join(h.work, "week0")); err != nil {
+		return fmt.Errorf("synceval: %w", err)
+	}
+	e.srv.Close()
+	h.baseDB = e.db
+	h.base.Took = time.Since(start)
+	fmt.Fprintf(progress, "%s: week 0 crawled: %d fetches, %d pages indexed of %d live, Q = %.6f (%v)\n",
+		h.c.name, n, indexed, h.base.Live, q, h.base.Took.Round(time.Millisecond))
+	return nil
+}
+
+// close releases what the harness holds.
+func (h *harness) close() error {
+	if h.baseDB == nil {
+		return nil
+	}
+	err := h.baseDB.Close()
+	h.baseDB = nil
+	return err
+}
+
+// copyDir copies the regular files of a directory tree.
+func copyDir(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		in, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.Create(target)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	})
+}

@@ -1,0 +1,48 @@
+package synceval
+
+import (
+	"math"
+	"slices"
+)
+
+// knee finds the relevance cutoff of §4.7 ("a knee in the distribution
+// that we felt would serve as a natural cutoff point for query
+// relevance") in a set of positive summed scores, and returns the
+// threshold: queries scoring at least it are kept.
+//
+// The rule: sort the scores in descending order, s_1 ≥ … ≥ s_n; draw them
+// as the curve (x_i, y_i) with x_i = (i−1)/(n−1) and y_i = (ln s_i −
+// ln s_n)/(ln s_1 − ln s_n), both in [0, 1] (the score axis log-scaled, as
+// summed scores span orders of magnitude); the knee is the point farthest
+// from the chord joining the first point to the last, |x_i + y_i − 1|/√2,
+// the first one on ties. With fewer than three scores, or all equal, every
+// score is kept (the threshold is the smallest).
+func knee(scores []float64) (threshold float64, rank int) {
+	s := slices.Clone(scores)
+	slices.SortFunc(s, func(a, b float64) int {
+		switch {
+		case a > b:
+			return -1
+		case a < b:
+			return 1
+		}
+		return 0
+	})
+	n := len(s)
+	if n == 0 {
+		return 0, 0
+	}
+	if n < 3 || s[0] == s[n-1] {
+		return s[n-1], n
+	}
+	top, bottom := math.Log(s[0]), math.Log(s[n-1])
+	best, at := -1.0, 0
+	for i, v := range s {
+		x := float64(i) / float64(n-1)
+		y := (math.Log(v) - bottom) / (top - bottom)
+		if d := math.Abs(x+y-1) / math.Sqrt2; d > best {
+			best, at = d, i
+		}
+	}
+	return s[at], at + 1
+}

@@ -1,0 +1,211 @@
+package synceval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/index"
+)
+
+// localAnswers are A(q, W^L) for every workload query: the local index's
+// full result lists in relevance order (index.Ranker), as archive URL ids.
+//
+// Only what must be is re-ranked. Bleve's order of a query's results
+// depends on the indexed copies holding its terms, their document
+// frequencies, N (through the idf weights of a multi-term query; a
+// single-term query's scores all scale by the same idf) and, under BM25,
+// the average field length. So a query keeps last week's answer unless a
+// page whose old or new indexed copy holds one of its terms was
+// re-indexed or removed, or the statistics it depends on moved. Which copy
+// each page has in the index is followed from the change feed
+// (follow).
+type localAnswers struct {
+	h       *harness
+	queries []index.Query
+	multi   []bool    // more than one distinct term
+	answers [][]int32 // by workload query; -1 for a URL the archive lacks
+	stale   []bool
+	// byTerm lists the queries holding each term id.
+	byTerm map[uint32][]int32
+	// indexed[u] is the body whose copy of URL u the index holds, -1 for
+	// none.
+	indexed []int32
+	st      index.CorpusStats // the statistics of the last ranking
+	ranked  bool
+	buf     []index.Ranked
+	// Reranked counts the queries re-ranked, Kept those whose answer
+	// was reused.
+	Reranked, Kept int
+}
+
+func newLocalAnswers(h *harness) *localAnswers {
+	n := len(h.wl.queries)
+	l := &localAnswers{h: h, queries: make([]index.Query, n), multi: make([]bool, n), answers: make([][]int32, n),
+		stale: make([]bool, n), byTerm: map[uint32][]int32{}, indexed: make([]int32, len(h.c.urls))}
+	for k, q := range h.wl.queries {
+		// The query a user's search runs for the text: its words analysed
+		// and ANDed (index.ParseQuery's syntax is not applied to log
+		// queries, whose quotes and dashes are not operators).
+		l.queries[k] = index.Query{Terms: []string{q.text}}
+		l.stale[k] = true
+		seen := map[uint32]bool{}
+		for _, t := range q.terms {
+			if !seen[t] {
+				seen[t] = true
+				l.byTerm[t] = append(l.byTerm[t], int32(k))
+			}
+		}
+		l.multi[k] = len(seen) > 1
+	}
+	for i := range l.indexed {
+		l.indexed[i] = -1
+	}
+	return l
+}
+
+// load reads which copy of each page the index holds from the
+// repository (every indexable page, caught up).
+func (l *localAnswers) load(ctx context.Context, db *repo.DB) error {
+	for p, err := range db.Pages(ctx) {
+		if err != nil {
+			return err
+		}
+		if !p.Indexable() {
+			continue
+		}
+		u, ok := l.h.c.byURL[p.URL]
+		if !ok {
+			l.staleAll()
+			continue
+		}
+		b, ok := l.h.c.bodyOf(p.ETag)
+		if !ok {
+			l.staleAll()
+			continue
+		}
+		l.indexed[u] = b
+	}
+	return nil
+}
+
+// follow reads the change-feed entries after seq (what the index has just
+// applied) and marks the queries they touch.
+func (l *localAnswers) follow(ctx context.Context, db *repo.DB, seq uint64) error {
+	for {
+		changes, err := db.Changes(ctx, seq, 4096)
+		if err != nil {
+			return fmt.Errorf("synceval: read change feed: %w", err)
+		}
+		if len(changes) == 0 {
+			return nil
+		}
+		for _, ch := range changes {
+			seq = ch.Seq
+			u, ok := l.h.c.byURL[ch.URL]
+			if !ok {
+				continue // not an archive page (the sitemap): never indexable
+			}
+			now := int32(-1)
+			p, err := db.Page(ch.URL)
+			switch {
+			case errors.Is(err, repo.ErrNotFound):
+			case err != nil:
+				return fmt.Errorf("synceval: read page %s: %w", ch.URL, err)
+			case p.Indexable():
+				if b, ok := l.h.c.bodyOf(p.ETag); ok {
+					now = b
+				} else {
+					l.staleAll()
+				}
+			}
+			l.touch(l.indexed[u])
+			l.touch(now)
+			l.indexed[u] = now
+		}
+	}
+}
+
+// touch marks the queries holding a term of body b.
+func (l *localAnswers) touch(b int32) {
+	if b < 0 {
+		return
+	}
+	for _, t := range l.h.c.bodies[b].terms {
+		for _, k := range l.byTerm[t] {
+			l.stale[k] = true
+		}
+	}
+}
+
+func (l *localAnswers) staleAll() {
+	for k := range l.stale {
+		l.stale[k] = true
+	}
+}
+
+// rank brings every answer up to the index as it is now.
+func (l *localAnswers) rank(ctx context.Context, ix *index.Index) error {
+	rk, err := ix.Ranker()
+	if err != nil {
+		return err
+	}
+	defer rk.Close()
+	st := rk.Stats()
+	if l.ranked {
+		avgMoved := st.AvgFieldLength != l.st.AvgFieldLength
+		for k := range l.stale {
+			if avgMoved || l.multi[k] && st.DocCount != l.st.DocCount {
+				l.stale[k] = true
+			}
+		}
+	}
+	for k, q := range l.queries {
+		if !l.stale[k] {
+			l.Kept++
+			continue
+		}
+		l.Reranked++
+		if l.buf, err = rk.Rank(ctx, q, l.buf); err != nil {
+			return fmt.Errorf("synceval: rank %q: %w", q.Terms[0], err)
+		}
+		a := l.answers[k][:0]
+		for _, r := range l.buf {
+			u, ok := l.h.c.byURL[r.URL]
+			if !ok {
+				u = -1
+			}
+			a = append(a, u)
+		}
+		l.answers[k] = a
+		l.stale[k] = false
+	}
+	l.st, l.ranked = st, true
+	return nil
+}
+
+// importance sets mu[u], the importance of archive URL u under the
+// workload over the local index: μ(p) = Σ_q f_q·I(R(p, A(q, W^L))), the
+// expected number of times users inspect p in the local answers (eqs.
+// 4.1–4.3 without the score). EBR weighs a page's embarrassment by it and
+// LambdaCrawl its staleness; a page no query retrieves has μ = 0.
+func (l *localAnswers) importance(mu []float64) {
+	clear(mu)
+	for k, a := range l.answers {
+		f := l.h.wl.queries[k].freq
+		for r, u := range a {
+			if u >= 0 {
+				mu[u] += f * l.h.ideal.inspect[r+1]
+			}
+		}
+	}
+}
+
+// bodyOf returns the body with the given ETag (the replay server's
+// `"<hash>"`).
+func (c *corpus) bodyOf(etag string) (int32, bool) {
+	b, ok := c.byHash[strings.Trim(etag, `"`)]
+	return b, ok
+}

@@ -1,0 +1,519 @@
+package synceval
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/deltaq/deltaq/eval/report"
+	"github.com/deltaq/deltaq/internal/atomicfile"
+)
+
+// ForecastSummary summarizes fig. 4.3: how well δQ_A over the first half
+// of the weeks predicts it over the second, per page.
+type ForecastSummary struct {
+	Pages    int // pages re-downloaded in both halves
+	Plotted  int // with δQ_A > 0 in at least one half
+	BothZero int // δQ_A = 0 in both halves (not plotted, as in the thesis)
+	Negative int // with δQ_A < 0 in a half (not drawable on log axes)
+	// OneZero counts pages with δQ_A = 0 in exactly one half (drawn on
+	// the edges).
+	OneZero int
+	// Both positive: Pearson correlation of ln δQ_A between the halves,
+	// and the fraction within a factor of 2 of the diagonal.
+	Positive       int
+	LogCorrelation float64
+	WithinFactor2  float64
+}
+
+// summarize turns the runs into a Summary.
+func (h *harness) summarize(specs []runSpec, results []*runResult) *Summary {
+	wl := h.wl
+	sum := &Summary{
+		Archive: h.c.name,
+		Workload: WorkloadSummary{
+			LogStrings: wl.logStrings, LogTotal: wl.logTotal, NoTerms: wl.noTerms, UnknownTerm: wl.unknownTerm,
+			NoMatch: wl.noMatch, Candidates: wl.candidates, Threshold: wl.threshold, Kept: len(wl.queries),
+			KeptStrings: wl.keptStrings, KeptTotal: wl.keptTotal, MultiTerm: wl.multiTerm, Terms: wl.distinctTerm,
+			Sampled: wl.sampled,
+		},
+		Week0: Week0Summary{Fetched: h.base.Fetched, Indexed: h.base.Indexed, Live: h.base.Live, Q: h.base.Q, Took: h.base.Took},
+	}
+	for _, r := range results {
+		rs := RunSummary{Policy: r.Spec.Policy, Tau: r.Spec.Tau, Budget: r.Spec.Budget, All: r.Spec.All,
+			MeanQ: r.MeanQ, Q: r.Q, Fetched: r.Fetched, Took: r.Took}
+		sum.Runs = append(sum.Runs, rs)
+		if r.Spec.All {
+			sum.Forecast = summarizeForecast(r.Forecast)
+		}
+	}
+	sum.Best = bestRuns(sum.Runs)
+	sum.Target, _ = target(sum.Best)
+	return sum
+}
+
+// bestRuns keeps, per policy and budget, the run with the highest mean Q
+// (for SBR and EBR the best τ; ties go to the smaller τ), in the order the
+// policies and budgets first appear.
+func bestRuns(runs []RunSummary) []RunSummary {
+	type key struct {
+		policy string
+		budget int
+	}
+	pos := map[key]int{}
+	var best []RunSummary
+	for _, r := range runs {
+		if r.All {
+			continue
+		}
+		k := key{r.Policy, r.Budget}
+		i, ok := pos[k]
+		if !ok {
+			pos[k] = len(best)
+			best = append(best, r)
+			continue
+		}
+		if r.MeanQ > best[i].MeanQ || r.MeanQ == best[i].MeanQ && r.Tau < best[i].Tau {
+			best[i] = r
+		}
+	}
+	return best
+}
+
+func summarizeForecast(pages []forecastPage) ForecastSummary {
+	fs := ForecastSummary{Pages: len(pages)}
+	var xs, ys []float64
+	within := 0
+	for _, p := range pages {
+		switch {
+		case p.First < 0 || p.Second < 0:
+			fs.Negative++
+		case p.First == 0 && p.Second == 0:
+			fs.BothZero++
+		case p.First == 0 || p.Second == 0:
+			fs.OneZero++
+			fs.Plotted++
+		default:
+			fs.Plotted++
+			fs.Positive++
+			lx, ly := math.Log(p.First), math.Log(p.Second)
+			xs, ys = append(xs, lx), append(ys, ly)
+			if math.Abs(lx-ly) <= math.Ln2 {
+				within++
+			}
+		}
+	}
+	if fs.Positive > 0 {
+		fs.WithinFactor2 = float64(within) / float64(fs.Positive)
+		fs.LogCorrelation = pearson(xs, ys)
+	}
+	return fs
+}
+
+func pearson(xs, ys []float64) float64 {
+	n := float64(len(xs))
+	if n < 2 {
+		return math.NaN()
+	}
+	var mx, my float64
+	for i := range xs {
+		mx += xs[i]
+		my += ys[i]
+	}
+	mx, my = mx/n, my/n
+	var sxy, sxx, syy float64
+	for i := range xs {
+		dx, dy := xs[i]-mx, ys[i]-my
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return math.NaN()
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+// q formats a quality for tables and the CSV: six decimals, fixed.
+func q(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
+
+// write writes report.md, results.csv and the plots.
+func (h *harness) write(sum *Summary, results []*runResult, outDir string) error {
+	if err := h.writeCSV(sum, filepath.Join(outDir, "results.csv")); err != nil {
+		return err
+	}
+	if err := h.writePlots(sum, results, outDir); err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(outDir, "report.md"), func(w io.Writer) error {
+		_, err := io.WriteString(w, h.markdown(sum))
+		return err
+	})
+}
+
+// writeCSV writes one row per run and week, and one "mean" row per run.
+// It holds nothing that depends on the machine (no wall times), so the
+// same configuration gives the same bytes.
+func (h *harness) writeCSV(sum *Summary, path string) error {
+	t := report.NewTable("", "archive", "policy", "tau", "budget", "week", "fetched", "q")
+	for _, r := range sum.Runs {
+		pol, tau := r.Policy, ""
+		if r.All {
+			pol = "all"
+		}
+		if usesTau(r.Policy) {
+			tau = strconv.FormatFloat(r.Tau, 'f', 1, 64)
+		}
+		total := 0
+		for w := range r.Q {
+			t.Add(sum.Archive, pol, tau, r.Budget, w, r.Fetched[w], q(r.Q[w]))
+			total += r.Fetched[w]
+		}
+		t.Add(sum.Archive, pol, tau, r.Budget, "mean", total, q(r.MeanQ))
+	}
+	return t.WriteCSV(path)
+}
+
+// markdown renders report.md.
+func (h *harness) markdown(sum *Summary) string {
+	var b strings.Builder
+	cfg := h.cfg
+	fmt.Fprintf(&b, "# Synchronization: repository quality under a re-download budget — %s\n\n", sum.Archive)
+	fmt.Fprintf(&b, "Thesis §4.7 on the `%s` archive (%d weeks, %s → %s) with the query log `%s`. "+
+		"Every run starts from the same fully synchronized repository of week 0 and may re-download B pages a week "+
+		"through the real frontier, crawler (on the replay server) and index for weeks 1–%d; after each week's crawl "+
+		"the index catches up (measuring ΔQ_A) and Q(W^L) of eq. 4.5 is measured against that week's live pages: "+
+		"the local index's full answer A(q, W^L) to every workload query, in Bleve's relevance order, each page scored "+
+		"with its live copy's S(W[p], q) (0 if gone or no longer matching), over the ideal answer of the live week. "+
+		"S is Bleve's %s conjunction score under the live week's statistics as one segment; I(r) = c·r^(−3/2), c = %g.\n\n",
+		sum.Archive, h.c.weeks(), h.c.dates[0].Format(time.DateOnly), h.c.dates[h.c.weeks()-1].Format(time.DateOnly),
+		filepath.Base(cfg.Log), h.c.weeks()-1, cfg.Index.Scoring, cfg.Index.InspectionC)
+	switch cfg.Pages {
+	case "persistent":
+		fmt.Fprintf(&b, "Pages: only the %d pages present in every week are replayed (eval.sync.pages = persistent), as in the thesis's data sets (§4.7). ", len(h.c.live[0]))
+	default:
+		fmt.Fprintf(&b, "Pages: every page of the archive is replayed (eval.sync.pages = all); pages created after week 0 count as missing, and re-downloads cannot find them. ")
+	}
+	switch cfg.History {
+	case "whole":
+		fmt.Fprintf(&b, "Estimates: every policy estimates its per-page parameters (λ for SBR and LambdaCrawl, d(p) for EBR, δQ_A for deltaq) "+
+			"from the whole archive, as the thesis does (§4.7.2), by reading the fetch log and ΔQ_A measurements of the run that "+
+			"re-downloads every page every week (eval.sync.history = whole); what each run re-downloads, and when, is its own.\n\n")
+	default:
+		fmt.Fprintf(&b, "Estimates: every policy learns only from its own re-downloads, as a deployed crawler must (eval.sync.history = own); "+
+			"pages not yet re-downloaded take the policy's prior.\n\n")
+	}
+
+	wt := report.NewTable("Workload (§4.7)", "what", "value")
+	ws := sum.Workload
+	wt.Add("distinct query strings in the log", ws.LogStrings)
+	wt.Add("Σ counts", ws.LogTotal)
+	wt.Add("strings without a searchable word", ws.NoTerms)
+	wt.Add("term lists with a word no archived page has", ws.UnknownTerm)
+	wt.Add("term lists matching no week-0 page", ws.NoMatch)
+	wt.Add("term lists matching week 0 (candidates)", ws.Candidates)
+	wt.Add("knee threshold (summed week-0 score)", ws.Threshold)
+	wt.Add("queries kept", fmt.Sprintf("%d of %d candidates (%d log strings)", ws.Kept, ws.Candidates, ws.KeptStrings))
+	wt.Add("Σ f_q kept", fmt.Sprintf("%s of %s (%.1f %%)", report.Cell(ws.KeptTotal), report.Cell(ws.LogTotal), 100*ws.KeptTotal/ws.LogTotal))
+	wt.Add("kept queries with more than one term", ws.MultiTerm)
+	wt.Add("|Q′| (distinct terms given to the index)", ws.Terms)
+	if ws.Sampled {
+		wt.Add("sampled", fmt.Sprintf("eval.sync.max_queries = %d, seed %d", cfg.MaxQueries, cfg.Seed))
+	}
+	if cfg.Filter == "knee" {
+		wt.Note("Queries are split with the index's analyzer; query strings with the same terms are one query (f_q summed). " +
+			"A query's relevance is the sum of its Bleve score over every week-0 page. Knee rule: the candidates' summed scores, " +
+			"sorted in descending order, are drawn with the rank scaled to [0, 1] and the log of the score scaled to [0, 1]; " +
+			"the knee is the point farthest from the chord joining the first and last points, and queries scoring at least the " +
+			"knee's score are kept (workload-knee.svg).")
+	} else {
+		wt.Note("eval.sync.filter = none: every query matching a week-0 page is kept.")
+	}
+	_ = wt.Markdown(&b)
+
+	w0 := report.NewTable("Week 0 (the repository every run starts from)", "what", "value")
+	w0.Add("pages fetched", sum.Week0.Fetched)
+	w0.Add("documents indexed", int(sum.Week0.Indexed))
+	w0.Add("indexable live pages", sum.Week0.Live)
+	w0.Add("Q(W^L) at week 0", q(sum.Week0.Q))
+	w0.Add("wall time", sum.Week0.Took.Round(time.Millisecond).String())
+	_ = w0.Markdown(&b)
+
+	// Mean Q by policy × budget.
+	budgets := slices.Clone(cfg.Budgets)
+	slices.Sort(budgets)
+	budgets = slices.Compact(budgets)
+	cols := []string{"policy"}
+	for _, bu := range budgets {
+		cols = append(cols, fmt.Sprintf("B=%d", bu))
+	}
+	mt := report.NewTable("Mean Q over weeks 1–"+strconv.Itoa(h.c.weeks()-1)+" by policy and budget B (re-downloads per week)", cols...)
+	pages := len(h.c.live[0])
+	for _, p := range cfg.Policies {
+		row := []any{p}
+		for _, bu := range budgets {
+			cell := "n/a"
+			for _, r := range sum.Best {
+				if r.Policy == p && r.Budget == bu {
+					cell = q(r.MeanQ)
+					if usesTau(p) {
+						cell += fmt.Sprintf(" (τ=%.1f)", r.Tau)
+					}
+				}
+			}
+			row = append(row, cell)
+		}
+		mt.Add(row...)
+	}
+	var shares []string
+	for _, bu := range budgets {
+		shares = append(shares, fmt.Sprintf("%d = %.1f %%", bu, 100*float64(bu)/float64(pages)))
+	}
+	mt.Note("B as a share of week 0's %d pages: %s. For SBR and EBR each cell is the best τ of %v at that budget (§4.7.3).",
+		pages, strings.Join(shares, ", "), cfg.Taus)
+	for _, r := range sum.Runs {
+		if r.All {
+			mt.Note("Re-downloading every page every week (B = %d): mean Q %s.", r.Budget, q(r.MeanQ))
+		}
+	}
+	_ = mt.Markdown(&b)
+
+	// Target.
+	tg := sum.Target
+	tt := report.NewTable("deltaq against the best baseline", "what", "value")
+	if tg.Baseline != "" {
+		tt.Add("largest budget B_max", tg.MaxBudget)
+		tt.Add("best baseline at B_max", fmt.Sprintf("%s, mean Q %s", tg.Baseline, q(tg.BaselineQ)))
+		tt.Add("deltaq at B_max", q(tg.DeltaqAtMax))
+		switch {
+		case !tg.Reached:
+			tt.Add("smallest B where deltaq reaches it", "not reached at any budget swept")
+		case tg.AtMost:
+			tt.Add("smallest B where deltaq reaches it", fmt.Sprintf("≤ %.0f (already at the smallest budget)", tg.Budget))
+			tt.Add("ratio B / B_max", fmt.Sprintf("≤ %.3f", tg.Ratio))
+		default:
+			tt.Add("smallest B where deltaq reaches it", fmt.Sprintf("%.1f", tg.Budget))
+			tt.Add("ratio B / B_max", fmt.Sprintf("%.3f", tg.Ratio))
+		}
+		tt.Note("Between the two swept budgets whose mean Q bracket the baseline's, B is interpolated linearly in (mean Q, B).")
+		_ = tt.Markdown(&b)
+	}
+
+	// Every run.
+	rt := report.NewTable("Every run", "policy", "τ", "B", "mean Q", "min Q", "fetches/week (max)", "wall time")
+	for _, r := range sum.Runs {
+		pol, tau := r.Policy, ""
+		if r.All {
+			pol = "all pages (" + r.Policy + ")"
+		}
+		if usesTau(r.Policy) {
+			tau = fmt.Sprintf("%.1f", r.Tau)
+		}
+		minQ, maxF := math.Inf(1), 0
+		for w := 1; w < len(r.Q); w++ {
+			minQ = math.Min(minQ, r.Q[w])
+			maxF = max(maxF, r.Fetched[w])
+		}
+		rt.Add(pol, tau, r.Budget, q(r.MeanQ), q(minQ), maxF, r.Took.Round(time.Millisecond).String())
+	}
+	_ = rt.Markdown(&b)
+
+	// Per-week Q, one table per budget.
+	fmt.Fprintf(&b, "### Q per week\n\n<details><summary>one table per budget (policies at their best τ)</summary>\n\n")
+	for _, bu := range budgets {
+		var runs []RunSummary
+		cols := []string{"week"}
+		for _, r := range sum.Best {
+			if r.Budget == bu {
+				runs = append(runs, r)
+				cols = append(cols, Label(r))
+			}
+		}
+		t := report.NewTable(fmt.Sprintf("B = %d", bu), cols...)
+		for w := 1; w < h.c.weeks(); w++ {
+			row := []any{w}
+			for _, r := range runs {
+				row = append(row, q(r.Q[w]))
+			}
+			t.Add(row...)
+		}
+		_ = t.Markdown(&b)
+	}
+	fmt.Fprintf(&b, "</details>\n\n")
+
+	if sum.Forecast.Pages > 0 {
+		f := sum.Forecast
+		ft := report.NewTable("Forecastability of δQ_A (fig. 4.3, forecast.svg)", "what", "value")
+		ft.Add("pages re-downloaded in both halves", f.Pages)
+		ft.Add("δQ_A = 0 in both halves (not plotted)", f.BothZero)
+		ft.Add("δQ_A = 0 in one half (on the edges)", f.OneZero)
+		ft.Add("δQ_A < 0 in a half (not drawable)", f.Negative)
+		ft.Add("δQ_A > 0 in both halves", f.Positive)
+		ft.Add("correlation of ln δQ_A, first vs second half", f.LogCorrelation)
+		ft.Add("within a factor of 2 of the diagonal", fmt.Sprintf("%.1f %%", 100*f.WithinFactor2))
+		ft.Note("From the run that re-downloads every page every week: δQ_A(p) over weeks 1–%d against weeks %d–%d, "+
+			"each the mean of ΔQ_A(p, t)/(t − LR(p, t)) over the half's re-downloads (frontier.EstimateOf), ΔQ_A measured "+
+			"by the index during its batch updates (§4.6).", h.c.weeks()/2-1, h.c.weeks()/2, h.c.weeks()-1)
+		_ = ft.Markdown(&b)
+	}
+
+	tm := report.NewTable("Wall time", "what", "value")
+	tm.Add("preparation (archive, workload, ideal answers, week-0 crawl)", sum.Prepare.Round(time.Millisecond).String())
+	for _, r := range sum.Runs {
+		if r.All {
+			tm.Add("the all-pages run (before the sweep)", r.Took.Round(time.Millisecond).String())
+		}
+	}
+	tm.Add(fmt.Sprintf("sweep: %d policy × budget (× τ) runs of %d weeks", countSweep(sum.Runs), h.c.weeks()), sum.SweepTook.Round(time.Millisecond).String())
+	tm.Add("whole evaluation", sum.Took.Round(time.Millisecond).String())
+	tm.Add("runs at once (eval.sync.workers)", sum.Workers)
+	_ = tm.Markdown(&b)
+
+	fmt.Fprintf(&b, "Plots: quality-vs-budget.svg (fig. 4.4: mean Q on x, B on y), q-per-week-B*.svg, forecast.svg (fig. 4.3), workload-knee.svg.\n")
+	if att := h.arch.Meta().Attribution; att != "" {
+		fmt.Fprintf(&b, "\nArchive: %s\n", att)
+	}
+	return b.String()
+}
+
+func countSweep(runs []RunSummary) int {
+	n := 0
+	for _, r := range runs {
+		if !r.All {
+			n++
+		}
+	}
+	return n
+}
+
+// writePlots draws fig. 4.4, Q per week, fig. 4.3 and the knee.
+func (h *harness) writePlots(sum *Summary, results []*runResult, outDir string) error {
+	// Fig. 4.4: quality on x, budget on y, one line per policy.
+	var series []report.Series
+	for _, p := range h.cfg.Policies {
+		var rs []RunSummary
+		for _, r := range sum.Best {
+			if r.Policy == p {
+				rs = append(rs, r)
+			}
+		}
+		slices.SortFunc(rs, func(a, b RunSummary) int { return cmp.Compare(a.Budget, b.Budget) })
+		s := report.Series{Name: p, Style: report.LinesPoints}
+		if usesTau(p) {
+			s.Name += " (best τ)"
+		}
+		for _, r := range rs {
+			s.X = append(s.X, r.MeanQ)
+			s.Y = append(s.Y, float64(r.Budget))
+		}
+		series = append(series, s)
+	}
+	fig := report.Plot{Title: sum.Archive + ": repository quality vs re-downloads (fig. 4.4)",
+		X: "mean repository quality Q", Y: "B, re-downloads per week", Series: series}
+	if err := fig.Write(filepath.Join(outDir, "quality-vs-budget")); err != nil {
+		return err
+	}
+
+	// Q per week, one plot per budget.
+	budgets := slices.Clone(h.cfg.Budgets)
+	slices.Sort(budgets)
+	budgets = slices.Compact(budgets)
+	for _, bu := range budgets {
+		var ss []report.Series
+		for _, r := range sum.Best {
+			if r.Budget != bu {
+				continue
+			}
+			s := report.Series{Name: Label(r), Style: report.Lines}
+			for w := 1; w < len(r.Q); w++ {
+				s.X = append(s.X, float64(w))
+				s.Y = append(s.Y, r.Q[w])
+			}
+			ss = append(ss, s)
+		}
+		pl := report.Plot{Title: fmt.Sprintf("%s: Q(W^L) per week, B = %d", sum.Archive, bu), X: "week", Y: "Q", Series: ss}
+		if err := pl.Write(filepath.Join(outDir, fmt.Sprintf("q-per-week-B%d", bu))); err != nil {
+			return err
+		}
+	}
+
+	// Fig. 4.3.
+	for _, r := range results {
+		if r.Spec.All && len(r.Forecast) > 0 {
+			if err := forecastPlot(sum.Archive, r.Forecast, h.c.weeks(), filepath.Join(outDir, "forecast")); err != nil {
+				return err
+			}
+		}
+	}
+
+	// The workload's knee.
+	scores := slices.Clone(h.wl.scores)
+	slices.SortFunc(scores, func(a, b float64) int { return cmp.Compare(b, a) })
+	all := report.Series{Name: "summed week-0 score", Style: report.Lines}
+	for i, s := range scores {
+		all.X = append(all.X, float64(i+1))
+		all.Y = append(all.Y, s)
+	}
+	ss := []report.Series{all}
+	if h.cfg.Filter == "knee" {
+		ss = append(ss, report.Series{Name: fmt.Sprintf("knee: %d kept", len(h.wl.queries)), Style: report.Points,
+			X: []float64{float64(len(h.wl.queries))}, Y: []float64{h.wl.threshold}})
+	}
+	kp := report.Plot{Title: sum.Archive + ": queries by relevance to week 0", X: "query rank", Y: "Σ_p S(W_0[p], q)", LogY: true, Series: ss}
+	return kp.Write(filepath.Join(outDir, "workload-knee"))
+}
+
+// forecastPlot draws δQ_A over the first half against the second, log-log,
+// with the diagonal; a zero in one half is drawn on that axis's edge
+// (a third of the smallest positive value), and pages are coloured by
+// quartile of their distance to the diagonal, as in fig. 4.3.
+func forecastPlot(name string, pages []forecastPage, weeks int, path string) error {
+	lo := math.Inf(1)
+	for _, p := range pages {
+		for _, v := range []float64{p.First, p.Second} {
+			if v > 0 {
+				lo = math.Min(lo, v)
+			}
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return nil
+	}
+	edge := lo / 3
+	type pt struct{ x, y, d float64 }
+	var pts []pt
+	for _, p := range pages {
+		if p.First < 0 || p.Second < 0 || p.First == 0 && p.Second == 0 {
+			continue
+		}
+		x, y := p.First, p.Second
+		if x == 0 {
+			x = edge
+		}
+		if y == 0 {
+			y = edge
+		}
+		pts = append(pts, pt{x, y, math.Abs(math.Log(y / x))})
+	}
+	slices.SortStableFunc(pts, func(a, b pt) int { return cmp.Compare(a.d, b.d) })
+	names := []string{"closest quarter to y = x", "second quarter", "third quarter", "farthest quarter"}
+	var ss []report.Series
+	for k := range 4 {
+		s := report.Series{Name: names[k], Style: report.Points}
+		for i := k * len(pts) / 4; i < (k+1)*len(pts)/4; i++ {
+			s.X = append(s.X, pts[i].x)
+			s.Y = append(s.Y, pts[i].y)
+		}
+		ss = append(ss, s)
+	}
+	pl := report.Plot{Title: fmt.Sprintf("%s: δQ_A per page, weeks 1–%d vs %d–%d (fig. 4.3)", name, weeks/2-1, weeks/2, weeks-1),
+		X: fmt.Sprintf("δQ_A, weeks 1–%d", weeks/2-1), Y: fmt.Sprintf("δQ_A, weeks %d–%d", weeks/2, weeks-1),
+		LogX: true, LogY: true, Diagonal: true, Series: ss, Width: 14, Height: 14}
+	return pl.Write(path)
+}

@@ -1,0 +1,291 @@
+package synceval
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/internal/querylog"
+)
+
+// Summary is what Run measured on one archive.
+type Summary struct {
+	Archive  string
+	Workload WorkloadSummary
+	// Week0 is the fully synchronized repository every run starts from.
+	Week0 Week0Summary
+	// Runs are every run of the sweep, in sweep order (policies, budgets,
+	// taus as configured; the all-pages run last).
+	Runs []RunSummary
+	// Best is, per policy and budget, the run reported in the quality
+	// table: the only one, or for SBR and EBR the best τ.
+	Best []RunSummary
+	// Target is deltaq against the best baseline (target.go).
+	Target Target
+	// Forecast summarizes fig. 4.3 (zero value without the all-pages run).
+	Forecast ForecastSummary
+	// Took is the wall time of the whole evaluation; SweepTook that of
+	// the policy × budget runs alone (without preparation and the
+	// all-pages run), Prepare that of reading the archive, the workload,
+	// the ideal side and the week-0 crawl.
+	Took, SweepTook, Prepare time.Duration
+	Workers                  int
+}
+
+// WorkloadSummary describes the filtered workload (§4.7).
+type WorkloadSummary struct {
+	LogStrings  int     // distinct query strings in the log
+	LogTotal    float64 // Σ counts
+	NoTerms     int     // strings with no searchable token
+	UnknownTerm int     // term lists with a term no archived page has
+	NoMatch     int     // term lists no week-0 page matches
+	Candidates  int     // term lists with a positive week-0 score
+	Threshold   float64 // the knee (0 with filter "none")
+	Kept        int     // queries kept
+	KeptStrings int     // log strings they stand for
+	KeptTotal   float64 // Σ f_q of the kept queries
+	MultiTerm   int     // kept queries with more than one distinct term
+	Terms       int     // |Q′|: distinct terms of the kept queries
+	Sampled     bool    // capped by eval.sync.max_queries
+}
+
+// Week0Summary is the week-0 crawl.
+type Week0Summary struct {
+	Fetched int
+	Indexed uint64
+	Live    int
+	Q       float64
+	Took    time.Duration
+}
+
+// RunSummary is one run.
+type RunSummary struct {
+	Policy  string
+	Tau     float64 // SBR and EBR only
+	Budget  int     // B, fetches per week
+	All     bool    // the run re-fetching every page every week
+	MeanQ   float64 // over weeks 1..W−1
+	Q       []float64
+	Fetched []int
+	Took    time.Duration
+}
+
+// Run replays one archive week by week under every policy and budget of
+// cfg and writes report.md, results.csv and the plots into outDir.
+// progress receives a line per stage and per run (nil discards).
+func Run(ctx context.Context, cfg Config, outDir string, progress io.Writer) (sum *Summary, err error) {
+	start := time.Now()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("synceval: invalid config:\n%w", err)
+	}
+	if progress == nil {
+		progress = io.Discard
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, fmt.Errorf("synceval: %w", err)
+	}
+	workers := cfg.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	work := cfg.WorkDir
+	if work == "" {
+		if work, err = os.MkdirTemp("", "deltaq-synceval-*"); err != nil {
+			return nil, fmt.Errorf("synceval: %w", err)
+		}
+		defer func() {
+			if rerr := os.RemoveAll(work); rerr != nil && err == nil {
+				err = fmt.Errorf("synceval: %w", rerr)
+			}
+		}()
+	} else if err := os.MkdirAll(work, 0o755); err != nil {
+		return nil, fmt.Errorf("synceval: %w", err)
+	}
+
+	h, err := prepare(ctx, cfg, work, workers, progress)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := h.close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	if err := h.prepareBase(ctx, progress); err != nil {
+		return nil, err
+	}
+	prepared := time.Since(start)
+
+	var all *runResult
+	if cfg.Forecast || cfg.History == "whole" {
+		// First, alone: in "whole" mode every other run estimates from it.
+		spec := runSpec{Policy: "uniform", Budget: h.budgetAll(), All: true}
+		if all, err = h.run(ctx, 0, spec); err != nil {
+			return nil, fmt.Errorf("synceval: run %s: %w", spec, err)
+		}
+		fmt.Fprintf(progress, "%s: %s: mean Q %.6f in %v\n", h.c.name, spec, all.MeanQ, all.Took.Round(time.Millisecond))
+		if cfg.History == "whole" {
+			h.whole = all.History
+		}
+	}
+	specs := h.specs()
+	results := make([]*runResult, len(specs))
+	sweepStart := time.Now()
+	if err := h.runAll(ctx, specs, results, workers, progress); err != nil {
+		return nil, err
+	}
+	sweepTook := time.Since(sweepStart)
+	if all != nil {
+		specs, results = append(specs, all.Spec), append(results, all)
+	}
+	sum = h.summarize(specs, results)
+	sum.Workers = workers
+	sum.Prepare = prepared
+	sum.SweepTook = sweepTook
+	sum.Took = time.Since(start)
+	if err := h.write(sum, results, outDir); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(progress, "%s: done in %v (sweep %v); report in %s\n", h.c.name,
+		sum.Took.Round(time.Second), sum.SweepTook.Round(time.Second), outDir)
+	return sum, nil
+}
+
+// prepare reads the archive and the log, analyses the corpus, filters the
+// workload and computes the ideal side.
+func prepare(ctx context.Context, cfg Config, work string, workers int, progress io.Writer) (*harness, error) {
+	t0 := time.Now()
+	a, err := archive.Open(cfg.Archive)
+	if err != nil {
+		return nil, fmt.Errorf("synceval: %w", err)
+	}
+	if cfg.Pages == "persistent" {
+		a = a.Persistent()
+	}
+	m, err := index.NewMapping(cfg.Index.Scoring)
+	if err != nil {
+		return nil, err
+	}
+	an := m.AnalyzerNamed(index.AnalyzerName)
+	c, err := loadCorpus(ctx, a, an, cfg.Crawler.Extract, workers)
+	if err != nil {
+		return nil, err
+	}
+	format, err := querylog.ParseFormat(cfg.LogFormat)
+	if err != nil {
+		return nil, fmt.Errorf("synceval: eval.sync.log_format: %w", err)
+	}
+	qs, err := querylog.Load(cfg.Log, format)
+	if err != nil {
+		return nil, fmt.Errorf("synceval: %w", err)
+	}
+	wl := buildWorkload(c, qs, an, cfg.Index.Scoring, cfg.Filter == "knee")
+	if cfg.MaxQueries > 0 {
+		wl.sample(cfg.MaxQueries, cfg.Seed)
+	}
+	if len(wl.queries) == 0 {
+		return nil, fmt.Errorf("synceval: no query of %s matches a page of %s in week 0", cfg.Log, c.name)
+	}
+	fmt.Fprintf(progress, "%s: %d bodies analysed, %d weeks; workload: %d of %d queries kept (%d term lists matched week 0; knee at %.4g) in %v\n",
+		c.name, len(c.bodies), c.weeks(), len(wl.queries), wl.logStrings, wl.candidates, wl.threshold, time.Since(t0).Round(time.Millisecond))
+	t1 := time.Now()
+	id, err := buildIdeal(ctx, c, wl, cfg.Index.Scoring, cfg.Index.InspectionC, workers)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(progress, "%s: ideal answers of %d weeks computed in %v\n", c.name, c.weeks(), time.Since(t1).Round(time.Millisecond))
+	return &harness{cfg: cfg, arch: a, c: c, wl: wl, queries: wl.logQueries(), ideal: id, work: work, mem: vfs.NewMem()}, nil
+}
+
+// specs lists the sweep's runs: every policy at every budget, SBR and
+// EBR at every τ.
+func (h *harness) specs() []runSpec {
+	var out []runSpec
+	for _, p := range h.cfg.Policies {
+		for _, b := range h.cfg.Budgets {
+			if !usesTau(p) {
+				out = append(out, runSpec{Policy: p, Budget: b})
+				continue
+			}
+			for _, t := range h.cfg.Taus {
+				out = append(out, runSpec{Policy: p, Budget: b, Tau: t})
+			}
+		}
+	}
+	return out
+}
+
+// runAll runs specs on workers goroutines, the costliest first (largest
+// budget) so that the last ones to finish are short; results land by
+// position, so the output does not depend on the schedule. Run ids start
+// at 1 (0 is the all-pages run's).
+func (h *harness) runAll(ctx context.Context, specs []runSpec, results []*runResult, workers int, progress io.Writer) error {
+	order := make([]int, len(specs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(specs[b].Budget, specs[a].Budget) })
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu        sync.Mutex
+		done      int
+		remaining = len(specs)
+		firstErr  error
+	)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, len(specs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				r, err := h.run(ctx, i+1, specs[i])
+				mu.Lock()
+				if err != nil {
+					if firstErr == nil {
+						firstErr = fmt.Errorf("synceval: run %s: %w", specs[i], err)
+						cancel()
+					}
+					mu.Unlock()
+					continue
+				}
+				results[i] = r
+				done++
+				remaining--
+				fmt.Fprintf(progress, "%s: [%d/%d] %s: mean Q %.4f in %v (%d answers ranked, %d reused)\n",
+					h.c.name, done, len(specs), specs[i], r.MeanQ, r.Took.Round(time.Millisecond), r.Reranked, r.Kept)
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, i := range order {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if remaining != 0 {
+		return errors.New("synceval: some runs did not finish")
+	}
+	return nil
+}

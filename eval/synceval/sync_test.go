@@ -1,0 +1,146 @@
+package synceval_test
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/deltaq/deltaq/configs"
+	"github.com/deltaq/deltaq/eval/archive/archivetest"
+	"github.com/deltaq/deltaq/eval/synceval"
+	"github.com/deltaq/deltaq/internal/shareddata"
+)
+
+func defaults(t *testing.T) synceval.Config {
+	t.Helper()
+	cfg, err := configs.Load(configs.Sources{Env: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cfg.Eval.Sync
+	c.Workers = 2
+	return c
+}
+
+// checkRuns asserts what holds for every run: week 0 is fully
+// synchronized, no week spends more than B, and the run re-downloading
+// every page keeps Q = 1.
+func checkRuns(t *testing.T, sum *synceval.Summary) {
+	t.Helper()
+	if len(sum.Runs) == 0 {
+		t.Fatal("no runs")
+	}
+	for _, r := range sum.Runs {
+		if math.Abs(r.Q[0]-1) > 1e-9 {
+			t.Errorf("%s B=%d: Q at week 0 = %v, want 1", r.Policy, r.Budget, r.Q[0])
+		}
+		for w := 1; w < len(r.Q); w++ {
+			if r.Fetched[w] > r.Budget {
+				t.Errorf("%s B=%d: week %d fetched %d", r.Policy, r.Budget, w, r.Fetched[w])
+			}
+			if r.Q[w] < 0 || r.Q[w] > 1+1e-9 {
+				t.Errorf("%s B=%d: week %d Q = %v, outside [0, 1]", r.Policy, r.Budget, w, r.Q[w])
+			}
+			if r.All && math.Abs(r.Q[w]-1) > 1e-9 {
+				t.Errorf("every page re-downloaded every week: week %d Q = %.12f, want 1", w, r.Q[w])
+			}
+		}
+	}
+}
+
+// TestSweepIsReproducible runs a small sweep twice over a hand-made
+// archive whose pages change, vanish and appear: the results are the
+// same bytes.
+func TestSweepIsReproducible(t *testing.T) {
+	page := func(title, words string, links ...string) string {
+		b := "<html><head><title>" + title + "</title></head><body><p>" + words + "</p>"
+		for _, l := range links {
+			b += `<a href="` + l + `">` + l + `</a>`
+		}
+		return b + "</body></html>\n"
+	}
+	arch := filepath.Join(t.TempDir(), "fx")
+	if err := os.Mkdir(arch, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	archivetest.Write(t, arch, archivetest.Fixture{Name: "fx", Weeks: 5, Intervals: []archivetest.Interval{
+		{URL: "/", First: 0, Last: 4, Body: page("home", "garden tools and seeds", "/a", "/b", "/c", "/d")},
+		{URL: "/a", First: 0, Last: 1, Body: page("apple", "apple tree care and apple harvest")},
+		{URL: "/a", First: 2, Last: 4, Body: page("apple", "apple pie recipes with pear")},
+		{URL: "/b", First: 0, Last: 2, Body: page("pear", "pear tree pruning")},
+		{URL: "/b", First: 3, Last: 4, Body: page("pear", "pear and apple cider")},
+		{URL: "/c", First: 0, Last: 4, Body: page("seeds", "seeds of apple and pear trees")},
+		{URL: "/d", First: 0, Last: 0, Body: page("tools", "garden tools for apple orchards")},
+		{URL: "/d", First: 1, Last: 3, Body: page("tools", "garden tools on sale")},
+		{URL: "/e", First: 2, Last: 4, Body: page("new", "a new page about pear jam")},
+	}})
+	log := filepath.Join(t.TempDir(), "log.tsv")
+	if err := os.WriteFile(log, []byte("apple\t30\npear\t20\napple tree\t5\ngarden tools\t3\nseeds\t2\nunknown words\t9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := defaults(t)
+	cfg.Archive, cfg.Log = arch, log
+	cfg.Budgets = []int{1, 2}
+	cfg.Taus = []float64{0.5, 1}
+	cfg.Filter, cfg.Pages = "none", "all"
+
+	var csvs [][]byte
+	for i := range 2 {
+		out := filepath.Join(t.TempDir(), "out")
+		sum, err := synceval.Run(context.Background(), cfg, out, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRuns(t, sum)
+		if got, want := len(sum.Runs), 3*2+2*2*2+1; got != want {
+			t.Errorf("run %d: %d runs, want %d", i, got, want)
+		}
+		stale := false
+		for _, r := range sum.Runs {
+			stale = stale || r.MeanQ < 1-1e-6
+		}
+		if !stale {
+			t.Error("every run kept Q = 1: the fixture's changes do not reach the workload")
+		}
+		if sum.Workload.Kept != 5 || sum.Workload.UnknownTerm != 1 {
+			t.Errorf("workload: %d kept, %d with an unknown term; want 5 and 1", sum.Workload.Kept, sum.Workload.UnknownTerm)
+		}
+		csv, err := os.ReadFile(filepath.Join(out, "results.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		csvs = append(csvs, csv)
+		for _, f := range []string{"report.md", "quality-vs-budget.svg", "quality-vs-budget.png", "workload-knee.svg"} {
+			if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	if !bytes.Equal(csvs[0], csvs[1]) {
+		t.Errorf("two runs of the same configuration differ:\n%s\n---\n%s", csvs[0], csvs[1])
+	}
+}
+
+// TestEveryPageEveryWeekKeepsQualityOne replays the whole tldr-en archive
+// (new and deleted pages included) re-downloading every page every week.
+func TestEveryPageEveryWeekKeepsQualityOne(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays 48 weeks of tldr-en")
+	}
+	cfg := defaults(t)
+	cfg.Archive = shareddata.Path(t, "archives", "tldr-en")
+	cfg.Log = shareddata.Path(t, "querylogs", "tldr-brew-installs.tsv")
+	cfg.Pages, cfg.History = "all", "own"
+	cfg.Policies, cfg.Budgets = []string{"uniform"}, []int{1}
+	sum, err := synceval.Run(context.Background(), cfg, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRuns(t, sum)
+	if last := sum.Runs[len(sum.Runs)-1]; !last.All || len(last.Q) != 48 {
+		t.Fatalf("last run: all=%v over %d weeks, want the all-pages run over 48", last.All, len(last.Q))
+	}
+}

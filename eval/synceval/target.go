@@ -1,0 +1,89 @@
+package synceval
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Target compares deltaq with the baselines the way fig. 4.4 reads: the
+// resources deltaq needs for the quality the best baseline reaches with
+// the most resources.
+//
+// The best baseline is the one (SBR and EBR at their best τ per budget)
+// with the highest mean Q at the largest budget swept, B_max. Budget is
+// the smallest B at which deltaq's mean Q reaches that quality: between
+// two swept budgets whose mean Q bracket it, B is interpolated linearly
+// in (mean Q, B); at or below the smallest swept budget it is that budget
+// (an upper bound: AtMost). Ratio = Budget / B_max; below 1 deltaq needs
+// fewer re-downloads. Reached is false when deltaq does not reach the
+// quality at any swept budget (Ratio is then NaN).
+type Target struct {
+	Baseline    string  // e.g. "sbr τ=0.3"
+	MaxBudget   int     // B_max
+	BaselineQ   float64 // its mean Q at B_max
+	Budget      float64 // deltaq's interpolated budget
+	Ratio       float64
+	Reached     bool
+	AtMost      bool    // deltaq already reaches it at the smallest budget swept
+	DeltaqAtMax float64 // deltaq's mean Q at B_max
+}
+
+// target computes the target from the best run per policy and budget.
+func target(best []RunSummary) (Target, bool) {
+	var t Target
+	var deltaq []RunSummary
+	for _, r := range best {
+		if r.Policy == "deltaq" {
+			deltaq = append(deltaq, r)
+		}
+		t.MaxBudget = max(t.MaxBudget, r.Budget)
+	}
+	if len(deltaq) == 0 {
+		return t, false
+	}
+	found := false
+	for _, r := range best {
+		if r.Policy == "deltaq" || r.Budget != t.MaxBudget {
+			continue
+		}
+		if !found || r.MeanQ > t.BaselineQ {
+			t.Baseline, t.BaselineQ, found = Label(r), r.MeanQ, true
+		}
+	}
+	if !found {
+		return t, false
+	}
+	slices.SortFunc(deltaq, func(a, b RunSummary) int { return a.Budget - b.Budget })
+	for _, r := range deltaq {
+		if r.Budget == t.MaxBudget {
+			t.DeltaqAtMax = r.MeanQ
+		}
+	}
+	t.Ratio = math.NaN()
+	for i, r := range deltaq {
+		if r.MeanQ < t.BaselineQ {
+			continue
+		}
+		t.Reached = true
+		if i == 0 {
+			t.Budget, t.AtMost = float64(r.Budget), true
+		} else {
+			p := deltaq[i-1]
+			// p.MeanQ < BaselineQ ≤ r.MeanQ.
+			frac := (t.BaselineQ - p.MeanQ) / (r.MeanQ - p.MeanQ)
+			t.Budget = float64(p.Budget) + frac*float64(r.Budget-p.Budget)
+		}
+		t.Ratio = t.Budget / float64(t.MaxBudget)
+		break
+	}
+	return t, true
+}
+
+// Label names a run in tables: the policy, with τ for SBR and EBR.
+func Label(r RunSummary) string {
+	if usesTau(r.Policy) {
+		return fmt.Sprintf("%s τ=%.1f", r.Policy, r.Tau)
+	}
+	return r.Policy
+}

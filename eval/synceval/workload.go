@@ -1,0 +1,286 @@
+package synceval
+
+import (
+	"cmp"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+
+	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/internal/querylog"
+)
+
+// query is one query of the filtered workload Q (§4.7), analysed.
+type query struct {
+	// text is the first query string (in log order) with these terms; it
+	// is what the local index is asked.
+	text string
+	// freq is f_q: the summed count of every log query analysing to the
+	// same terms (they are the same query to the index).
+	freq float64
+	// terms are the analysed tokens as term ids, in analysis order and
+	// with repeats: Bleve scores a match query with one term query per
+	// token (index.ConjunctionWeights).
+	terms []uint32
+	// strings is how many distinct log strings were merged into it.
+	strings int
+	// week0 is Σ_p S(W_0[p], q), the summed score over the week-0 corpus
+	// the relevance filter looks at.
+	week0 float64
+}
+
+// workload is the query workload after the relevance filter.
+type workload struct {
+	queries []query // kept, in descending order of week0 (ties by text)
+	// What the filter saw.
+	logStrings   int       // distinct query strings in the log
+	logTotal     float64   // Σ counts of the log
+	noTerms      int       // strings with no searchable token (only stop words)
+	unknownTerm  int       // distinct term lists with a term no archived page has
+	noMatch      int       // distinct term lists no week-0 page matches
+	candidates   int       // distinct term lists with a positive week-0 score
+	threshold    float64   // the knee: kept queries score at least this
+	keptStrings  int       // log strings merged into the kept queries
+	keptTotal    float64   // Σ f_q of the kept queries
+	multiTerm    int       // kept queries of more than one distinct term
+	distinctTerm int       // distinct terms over the kept queries (|Q′|)
+	sampled      bool      // capped by sample
+	scores       []float64 // week0 of every candidate, for the knee plot
+}
+
+// buildWorkload analyses the log with the index's analyzer, scores every
+// distinct term list over week 0 and keeps those at or above the knee of
+// the sorted scores (knee), or with useKnee false every one that matches
+// a week-0 page.
+func buildWorkload(c *corpus, qs []querylog.Query, an analysis.Analyzer, s index.Scoring, useKnee bool) *workload {
+	wl := &workload{logStrings: len(qs)}
+	type cand struct {
+		query
+		ok bool
+	}
+	byKey := map[string]int{}
+	var cands []cand
+	var buf strings.Builder
+	for _, q := range qs {
+		wl.logTotal += q.Count
+		tokens := an.Analyze([]byte(q.Text))
+		if len(tokens) == 0 {
+			wl.noTerms++
+			continue
+		}
+		words := make([]string, len(tokens))
+		for i, t := range tokens {
+			words[i] = string(t.Term)
+		}
+		sorted := slices.Clone(words)
+		slices.Sort(sorted)
+		buf.Reset()
+		for _, w := range sorted {
+			buf.WriteString(w)
+			buf.WriteByte(0)
+		}
+		key := buf.String()
+		if i, ok := byKey[key]; ok {
+			cands[i].freq += q.Count
+			cands[i].strings++
+			continue
+		}
+		cd := cand{query: query{text: q.Text, freq: q.Count, strings: 1}, ok: true}
+		for _, w := range words {
+			id, known := c.termID[w]
+			if !known {
+				cd.ok = false
+				break
+			}
+			cd.terms = append(cd.terms, id)
+		}
+		byKey[key] = len(cands)
+		cands = append(cands, cd)
+	}
+
+	// Score every candidate over week 0.
+	var known []query
+	for _, cd := range cands {
+		if !cd.ok {
+			wl.unknownTerm++
+			continue
+		}
+		if cd.freq <= 0 {
+			continue
+		}
+		known = append(known, cd.query)
+	}
+	p := newPostings(c, 0, known)
+	st := c.weekStats(0, s)
+	for i := range known {
+		q := &known[i]
+		sc := newScoring(st, p.dfs(q.terms))
+		p.matches(q.terms, func(d doc) {
+			q.week0 += sc.score(&c.bodies[d.body], q.terms)
+		})
+	}
+	var scores []float64
+	var positive []query
+	for _, q := range known {
+		if q.week0 > 0 {
+			positive = append(positive, q)
+			scores = append(scores, q.week0)
+		} else {
+			wl.noMatch++
+		}
+	}
+	wl.candidates = len(positive)
+	wl.scores = scores
+	if useKnee {
+		wl.threshold, _ = knee(scores)
+	}
+	for _, q := range positive {
+		if q.week0 >= wl.threshold {
+			wl.queries = append(wl.queries, q)
+		}
+	}
+	slices.SortStableFunc(wl.queries, func(a, b query) int {
+		if c := cmp.Compare(b.week0, a.week0); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.text, b.text)
+	})
+	wl.tally()
+	return wl
+}
+
+// sample keeps n of the queries, drawn without replacement with
+// probability proportional to f_q (Efraimidis and Spirakis: the n largest
+// keys u^(1/f_q), u uniform, from a generator seeded by seed), in their
+// original order.
+func (wl *workload) sample(n int, seed uint64) {
+	if n >= len(wl.queries) {
+		return
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	type keyed struct {
+		key float64
+		i   int
+	}
+	keys := make([]keyed, len(wl.queries))
+	for i, q := range wl.queries {
+		keys[i] = keyed{math.Log(1-rng.Float64()) / q.freq, i}
+	}
+	slices.SortFunc(keys, func(a, b keyed) int { return cmp.Compare(b.key, a.key) })
+	keep := make([]int, n)
+	for j := range keep {
+		keep[j] = keys[j].i
+	}
+	slices.Sort(keep)
+	kept := make([]query, n)
+	for j, i := range keep {
+		kept[j] = wl.queries[i]
+	}
+	wl.queries = kept
+	wl.sampled = true
+	wl.tally()
+}
+
+// tally counts what the kept queries stand for.
+func (wl *workload) tally() {
+	wl.keptStrings, wl.keptTotal, wl.multiTerm = 0, 0, 0
+	terms := map[uint32]struct{}{}
+	for _, q := range wl.queries {
+		wl.keptStrings += q.strings
+		wl.keptTotal += q.freq
+		distinct := map[uint32]struct{}{}
+		for _, t := range q.terms {
+			distinct[t] = struct{}{}
+			terms[t] = struct{}{}
+		}
+		if len(distinct) > 1 {
+			wl.multiTerm++
+		}
+	}
+	wl.distinctTerm = len(terms)
+}
+
+// logQueries returns the kept queries as a query log, for the index's
+// single-term workload Q′ (§4.6.1): each with its text and f_q.
+func (wl *workload) logQueries() []querylog.Query {
+	out := make([]querylog.Query, len(wl.queries))
+	for i, q := range wl.queries {
+		out[i] = querylog.Query{Text: q.text, Count: q.freq}
+	}
+	return out
+}
+
+// postings are one week's inverted lists for the terms of some queries:
+// for each term, the week's live documents holding it, in URL order.
+type postings struct {
+	c     *corpus
+	week  int
+	slot  map[uint32]int // term id → index into lists
+	lists [][]doc
+}
+
+// newPostings builds week w's postings for the terms of qs.
+func newPostings(c *corpus, w int, qs []query) *postings {
+	p := &postings{c: c, week: w, slot: map[uint32]int{}}
+	for _, q := range qs {
+		for _, t := range q.terms {
+			if _, ok := p.slot[t]; !ok {
+				p.slot[t] = len(p.lists)
+				p.lists = append(p.lists, nil)
+			}
+		}
+	}
+	// A dense id → slot table makes the pass over the week's documents
+	// cheap.
+	dense := make([]int32, len(c.terms))
+	for i := range dense {
+		dense[i] = -1
+	}
+	for t, s := range p.slot {
+		dense[t] = int32(s)
+	}
+	for _, d := range c.live[w] {
+		for _, t := range c.bodies[d.body].terms {
+			if s := dense[t]; s >= 0 {
+				p.lists[s] = append(p.lists[s], d)
+			}
+		}
+	}
+	return p
+}
+
+// df is the week's document frequency of term t.
+func (p *postings) df(t uint32) uint64 { return uint64(len(p.lists[p.slot[t]])) }
+
+// dfs returns the document frequency of each token.
+func (p *postings) dfs(terms []uint32) []uint64 {
+	out := make([]uint64, len(terms))
+	for i, t := range terms {
+		out[i] = p.df(t)
+	}
+	return out
+}
+
+// matches calls fn for every live document holding all of terms, in URL
+// order: the shortest list is walked and the others checked in each body.
+func (p *postings) matches(terms []uint32, fn func(doc)) {
+	shortest := p.lists[p.slot[terms[0]]]
+	for _, t := range terms[1:] {
+		if l := p.lists[p.slot[t]]; len(l) < len(shortest) {
+			shortest = l
+		}
+	}
+outer:
+	for _, d := range shortest {
+		b := &p.c.bodies[d.body]
+		for _, t := range terms {
+			if b.tfOf(t) == 0 {
+				continue outer
+			}
+		}
+		fn(d)
+	}
+}
