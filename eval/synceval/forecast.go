@@ -1,9 +1,9 @@
 package synceval
 
 import (
-	"context"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/deltaq/deltaq/crawler/repo"
@@ -24,38 +24,26 @@ type forecastPage struct {
 // frontier.EstimateOf, the estimate the deltaq policy uses (averaged over
 // every re-download of the half). Pages not re-downloaded in both halves
 // are left out.
-func (h *harness) forecast(ctx context.Context, e *env) ([]forecastPage, error) {
+func (h *harness) forecast(pages map[string]pageHistory) []forecastPage {
 	half := h.c.weeks() / 2
 	lastFirst, firstSecond := h.c.dates[half-1], h.c.dates[half]
+	before := func(t time.Time) bool { return !t.After(lastFirst) }
 	var out []forecastPage
-	for p, err := range e.db.Pages(ctx) {
-		if err != nil {
-			return nil, err
-		}
-		if _, ok := h.c.byURL[p.URL]; !ok {
-			continue
-		}
-		log, err := e.db.FetchLog(ctx, p.URL)
-		if err != nil {
-			return nil, err
-		}
-		ms, err := e.db.DeltaQs(ctx, p.URL)
-		if err != nil {
-			return nil, err
-		}
-		before := func(t time.Time) bool { return !t.After(lastFirst) }
+	for url, ph := range pages {
 		// The second half's first interval starts at the last fetch of
 		// the first half.
-		log1 := slices.DeleteFunc(slices.Clone(log), func(r repo.FetchRecord) bool { return !before(r.At) })
-		log2 := slices.DeleteFunc(slices.Clone(log), func(r repo.FetchRecord) bool { return r.At.Before(lastFirst) })
-		ms1 := slices.DeleteFunc(slices.Clone(ms), func(m repo.DeltaQ) bool { return !before(m.At) })
-		ms2 := slices.DeleteFunc(slices.Clone(ms), func(m repo.DeltaQ) bool { return m.At.Before(firstSecond) })
+		log1 := slices.DeleteFunc(slices.Clone(ph.log), func(r repo.FetchRecord) bool { return !before(r.At) })
+		log2 := slices.DeleteFunc(slices.Clone(ph.log), func(r repo.FetchRecord) bool { return r.At.Before(lastFirst) })
+		ms1 := slices.DeleteFunc(slices.Clone(ph.ms), func(m repo.DeltaQ) bool { return !before(m.At) })
+		ms2 := slices.DeleteFunc(slices.Clone(ph.ms), func(m repo.DeltaQ) bool { return m.At.Before(firstSecond) })
 		e1, ok1 := frontier.EstimateOf(log1, ms1, math.MaxInt, week)
 		e2, ok2 := frontier.EstimateOf(log2, ms2, math.MaxInt, week)
-		if !ok1 || !ok2 {
-			continue
+		if ok1 && ok2 {
+			out = append(out, forecastPage{URL: url, First: e1.Rate, Second: e2.Rate})
 		}
-		out = append(out, forecastPage{URL: p.URL, First: e1.Rate, Second: e2.Rate})
 	}
-	return out, nil
+	// In URL order, so that the summary's sums do not depend on the
+	// map's.
+	slices.SortFunc(out, func(a, b forecastPage) int { return strings.Compare(a.URL, b.URL) })
+	return out
 }

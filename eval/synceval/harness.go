@@ -82,7 +82,7 @@ type env struct {
 	ix    *index.Index
 	local *localAnswers
 	// mu is the importance μ(p) of each archive URL (by URL id) under the
-	// workload over the local index, for EBR and LambdaCrawl (importance.go).
+	// workload over the local index, for EBR and LambdaCrawl (localAnswers.importance).
 	mu []float64
 }
 

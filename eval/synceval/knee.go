@@ -1,6 +1,7 @@
 package synceval
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -19,15 +20,7 @@ import (
 // score is kept (the threshold is the smallest).
 func knee(scores []float64) (threshold float64, rank int) {
 	s := slices.Clone(scores)
-	slices.SortFunc(s, func(a, b float64) int {
-		switch {
-		case a > b:
-			return -1
-		case a < b:
-			return 1
-		}
-		return 0
-	})
+	sortDescending(s)
 	n := len(s)
 	if n == 0 {
 		return 0, 0
@@ -45,4 +38,10 @@ func knee(scores []float64) (threshold float64, rank int) {
 		}
 	}
 	return s[at], at + 1
+}
+
+// sortDescending sorts scores from the highest down (report.go's plots
+// and the ideal answers rank them so).
+func sortDescending(s []float64) {
+	slices.SortFunc(s, func(a, b float64) int { return cmp.Compare(b, a) })
 }

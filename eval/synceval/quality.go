@@ -79,15 +79,7 @@ func (id *ideal) week(w int, s index.Scoring, sorted []float64) (weekIdeal, []fl
 			qw.scores = append(qw.scores, qw.sc.score(&id.c.bodies[d.body], q.terms))
 		})
 		sorted = append(sorted[:0], qw.scores...)
-		slices.SortFunc(sorted, func(a, b float64) int {
-			switch {
-			case a > b:
-				return -1
-			case a < b:
-				return 1
-			}
-			return 0
-		})
+		sortDescending(sorted)
 		for r, v := range sorted {
 			qw.value += id.inspect[r+1] * v
 		}

@@ -454,7 +454,7 @@ func (h *harness) writePlots(sum *Summary, results []*runResult, outDir string) 
 
 	// The workload's knee.
 	scores := slices.Clone(h.wl.scores)
-	slices.SortFunc(scores, func(a, b float64) int { return cmp.Compare(b, a) })
+	sortDescending(scores)
 	all := report.Series{Name: "summed week-0 score", Style: report.Lines}
 	for i, s := range scores {
 		all.X = append(all.X, float64(i+1))

@@ -113,12 +113,10 @@ func (h *harness) run(ctx context.Context, id int, spec runSpec) (res *runResult
 	}
 	res.MeanQ = sum / float64(weeks-1)
 	if spec.All {
-		if res.Forecast, err = h.forecast(ctx, e); err != nil {
-			return nil, err
-		}
 		if res.History, err = h.history(ctx, e); err != nil {
 			return nil, err
 		}
+		res.Forecast = h.forecast(res.History)
 	}
 	res.Reranked, res.Kept = e.local.Reranked, e.local.Kept
 	res.Took = time.Since(start)
