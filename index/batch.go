@@ -268,6 +268,12 @@ func (ix *Index) resolve(ctx context.Context, m mapping.IndexMapping, p *pending
 	if err != nil {
 		return fmt.Errorf("index: read page %s: %w", p.url, err)
 	}
+	return ix.loadDocument(ctx, m, p)
+}
+
+// loadDocument builds the document of an indexable page from its latest
+// stored version, or marks the page for deletion if it has none.
+func (ix *Index) loadDocument(ctx context.Context, m mapping.IndexMapping, p *pending) error {
 	v, err := ix.db.LatestVersion(ctx, p.url)
 	if errors.Is(err, repo.ErrNotFound) {
 		ix.logger.Debug("indexable page without a stored version; removing it", "url", p.url)
@@ -419,12 +425,19 @@ func (ix *Index) oldCopyFromIndex(r bindex.IndexReader, wl *Workload, url string
 	if doc == nil {
 		return nil, nil
 	}
-	var text []byte
-	var fetched time.Time
+	_, text, fetched := storedFields(doc)
+	return ix.analyzeCopy(wl, fetched, text), nil
+}
+
+// storedFields returns what Bleve stored of a document: the title, the
+// whole of FieldText and the fetch time.
+func storedFields(doc bindex.Document) (title, text string, fetched time.Time) {
 	doc.VisitFields(func(f bindex.Field) {
 		switch f.Name() {
+		case FieldTitle:
+			title = string(f.Value())
 		case FieldText:
-			text = f.Value()
+			text = string(f.Value())
 		case FieldFetched:
 			if dt, ok := f.(bindex.DateTimeField); ok {
 				if t, _, err := dt.DateTime(); err == nil {
@@ -433,7 +446,7 @@ func (ix *Index) oldCopyFromIndex(r bindex.IndexReader, wl *Workload, url string
 			}
 		}
 	})
-	return ix.analyzeCopy(wl, fetched, string(text)), nil
+	return title, text, fetched
 }
 
 // analyzeCopy analyzes a copy's text field as Bleve does: the length is the
@@ -657,13 +670,9 @@ func (ix *Index) rebuildHistogramsLocked(ctx context.Context) error {
 	if bi == nil {
 		return ErrClosed
 	}
-	adv, err := bi.Advanced()
+	r, err := reader(bi)
 	if err != nil {
-		return fmt.Errorf("index: %w", err)
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		return fmt.Errorf("index: reader: %w", err)
+		return err
 	}
 	defer r.Close()
 	start := time.Now()

@@ -241,7 +241,7 @@ func termScores(ctx context.Context, r bindex.IndexReader, st CorpusStats, term 
 	if err != nil {
 		return dst, fmt.Errorf("index: postings of %q: %w", term, err)
 	}
-	ts := termScorer{st: st, df: tfr.Count()}
+	df := tfr.Count()
 	var tfd bindex.TermFieldDoc
 	for {
 		p, err := tfr.Next(tfd.Reset())
@@ -252,7 +252,7 @@ func termScores(ctx context.Context, r bindex.IndexReader, st CorpusStats, term 
 		if p == nil {
 			break
 		}
-		dst = append(dst, ts.score(p.Freq, p.Norm))
+		dst = append(dst, scoreWithNorm(p.Freq, p.Norm, st, df))
 	}
 	if err := tfr.Close(); err != nil {
 		return dst, fmt.Errorf("index: postings of %q: %w", term, err)

@@ -300,6 +300,10 @@ func encodeWatermark(gen, seq uint64) []byte {
 func (ix *Index) setBleve(bi bleve.Index) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	ix.setBleveLocked(bi)
+}
+
+func (ix *Index) setBleveLocked(bi bleve.Index) {
 	ix.mu.bi = bi
 	ix.mu.analyzer = bi.Mapping().AnalyzerNamed(AnalyzerName)
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
-	bindex "github.com/blevesearch/bleve_index_api"
 )
 
 // Rebuild builds a fresh index from every indexable page of the repository
@@ -90,7 +89,7 @@ func (ix *Index) fill(ctx context.Context, bi bleve.Index, gen uint64) (Stats, e
 			continue
 		}
 		p := &pending{url: page.URL}
-		if err := ix.resolve(ctx, m, p); err != nil {
+		if err := ix.loadDocument(ctx, m, p); err != nil {
 			return st, err
 		}
 		if p.del {
@@ -174,8 +173,7 @@ func (ix *Index) swap(tmp string) error {
 	if err != nil {
 		return fmt.Errorf("index: rebuild: reopen: %w", err)
 	}
-	ix.mu.bi = bi
-	ix.mu.analyzer = bi.Mapping().AnalyzerNamed(AnalyzerName)
+	ix.setBleveLocked(bi)
 	return nil
 }
 
@@ -231,20 +229,7 @@ func (ix *Index) storedPages(bi bleve.Index, m mapping.IndexMapping, urls []stri
 		}
 		pd := pageDoc{URL: u}
 		var text string
-		doc.VisitFields(func(f bindex.Field) {
-			switch f.Name() {
-			case FieldTitle:
-				pd.Title = string(f.Value())
-			case FieldText:
-				text = string(f.Value())
-			case FieldFetched:
-				if dt, ok := f.(bindex.DateTimeField); ok {
-					if t, _, err := dt.DateTime(); err == nil {
-						pd.Fetched = t
-					}
-				}
-			}
-		})
+		pd.Title, text, pd.Fetched = storedFields(doc)
 		if pd.Title != "" {
 			text = strings.TrimPrefix(text, pd.Title+"\n\n")
 		}

@@ -99,16 +99,6 @@ func scoreWithNorm(freq uint64, norm float64, st CorpusStats, df uint64) float64
 	return tf * norm * w
 }
 
-// termScorer scores many postings of one term.
-type termScorer struct {
-	st CorpusStats
-	df uint64
-}
-
-func (t termScorer) score(freq uint64, norm float64) float64 {
-	return scoreWithNorm(freq, norm, t.st, t.df)
-}
-
 // readerStats reads N and the text field's cardinality from an index
 // reader: the statistics every term query made on that reader uses.
 func readerStats(r bindex.IndexReader, s Scoring) (CorpusStats, error) {
