@@ -55,6 +55,14 @@ func ParseQuery(s string, lim Limits) (Query, error) {
 		return q, queryErr("empty query")
 	}
 	parts := 0
+	// add records one part, among the exclusions when it is negated.
+	add := func(neg bool, list, excluded *[]string, v string) {
+		parts++
+		if neg {
+			list = excluded
+		}
+		*list = append(*list, v)
+	}
 	i := 0
 	for i < len(s) {
 		r, w := utf8.DecodeRuneInString(s[i:])
@@ -83,12 +91,7 @@ func ParseQuery(s string, lim Limits) (Query, error) {
 			if phrase == "" {
 				continue
 			}
-			parts++
-			if neg {
-				q.ExcludePhrases = append(q.ExcludePhrases, phrase)
-			} else {
-				q.Phrases = append(q.Phrases, phrase)
-			}
+			add(neg, &q.Phrases, &q.ExcludePhrases, phrase)
 			continue
 		}
 		start := i
@@ -105,20 +108,10 @@ func ParseQuery(s string, lim Limits) (Query, error) {
 			if host == "" || strings.ContainsAny(host, "/?#@") {
 				return Query{}, queryErr("site:%s: want a host name such as site:example.org", word[5:])
 			}
-			parts++
-			if neg {
-				q.ExcludeSites = append(q.ExcludeSites, host)
-			} else {
-				q.Sites = append(q.Sites, host)
-			}
+			add(neg, &q.Sites, &q.ExcludeSites, host)
 			continue
 		}
-		parts++
-		if neg {
-			q.ExcludeTerms = append(q.ExcludeTerms, word)
-		} else {
-			q.Terms = append(q.Terms, word)
-		}
+		add(neg, &q.Terms, &q.ExcludeTerms, word)
 	}
 	if parts > lim.MaxTerms {
 		return Query{}, queryErr("%d terms: more than the %d-term limit", parts, lim.MaxTerms)

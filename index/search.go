@@ -38,50 +38,76 @@ type Result struct {
 func bleveQuery(q Query, a analysis.Analyzer) (query.Query, error) {
 	var must []query.Query
 	if terms := strings.Join(q.Terms, " "); terms != "" && len(a.Analyze([]byte(terms))) > 0 {
-		mq := query.NewMatchQuery(terms)
-		mq.SetField(FieldText)
-		mq.SetOperator(query.MatchQueryOperatorAnd)
-		must = append(must, mq)
+		must = append(must, textMatch(terms))
 	}
 	for _, p := range q.Phrases {
-		if len(a.Analyze([]byte(p))) == 0 {
-			continue
+		if len(a.Analyze([]byte(p))) > 0 {
+			must = append(must, textPhrase(p))
 		}
-		pq := query.NewMatchPhraseQuery(p)
-		pq.SetField(FieldText)
-		must = append(must, pq)
 	}
 	if len(must) == 0 {
 		return nil, queryErr("%q has no searchable words (only stop words or punctuation)", q.String())
 	}
 	var mustNot []query.Query
 	for _, t := range q.ExcludeTerms {
-		mq := query.NewMatchQuery(t)
-		mq.SetField(FieldText)
-		mq.SetOperator(query.MatchQueryOperatorAnd)
-		mustNot = append(mustNot, mq)
+		mustNot = append(mustNot, textMatch(t))
 	}
 	for _, p := range q.ExcludePhrases {
-		pq := query.NewMatchPhraseQuery(p)
-		pq.SetField(FieldText)
-		mustNot = append(mustNot, pq)
+		mustNot = append(mustNot, textPhrase(p))
 	}
 	for _, s := range q.ExcludeSites {
-		tq := query.NewTermQuery(s)
-		tq.SetField(FieldHost)
-		mustNot = append(mustNot, tq)
+		mustNot = append(mustNot, hostTerm(s))
 	}
 	bq := query.NewBooleanQuery(must, nil, mustNot)
 	if len(q.Sites) > 0 {
 		var sites []query.Query
 		for _, s := range q.Sites {
-			tq := query.NewTermQuery(s)
-			tq.SetField(FieldHost)
-			sites = append(sites, tq)
+			sites = append(sites, hostTerm(s))
 		}
 		bq.AddFilter(query.NewDisjunctionQuery(sites))
 	}
 	return bq, nil
+}
+
+// textMatch matches pages whose FieldText has every analyzed word of s.
+func textMatch(s string) query.Query {
+	mq := query.NewMatchQuery(s)
+	mq.SetField(FieldText)
+	mq.SetOperator(query.MatchQueryOperatorAnd)
+	return mq
+}
+
+// textPhrase matches pages whose FieldText has the phrase p.
+func textPhrase(p string) query.Query {
+	pq := query.NewMatchPhraseQuery(p)
+	pq.SetField(FieldText)
+	return pq
+}
+
+// hostTerm matches pages on the host h.
+func hostTerm(h string) query.Query {
+	tq := query.NewTermQuery(h)
+	tq.SetField(FieldHost)
+	return tq
+}
+
+// run translates q and runs the request build makes of it; what names the
+// call in errors.
+func (ix *Index) run(ctx context.Context, q Query, what string, build func(query.Query) *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.mu.bi == nil {
+		return nil, ErrClosed
+	}
+	bq, err := bleveQuery(q, ix.mu.analyzer)
+	if err != nil {
+		return nil, err
+	}
+	res, err := ix.mu.bi.SearchInContext(ctx, build(bq))
+	if err != nil {
+		return nil, fmt.Errorf("index: %s %q: %w", what, q.String(), err)
+	}
+	return res, nil
 }
 
 // Search returns hits from..from+size of q in order of relevance, with
@@ -90,21 +116,14 @@ func (ix *Index) Search(ctx context.Context, q Query, from, size int) (Result, e
 	if from < 0 || size < 0 {
 		return Result{}, &QueryError{Msg: fmt.Sprintf("from = %d, size = %d: must be >= 0", from, size)}
 	}
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	if ix.mu.bi == nil {
-		return Result{}, ErrClosed
-	}
-	bq, err := bleveQuery(q, ix.mu.analyzer)
+	res, err := ix.run(ctx, q, "search", func(bq query.Query) *bleve.SearchRequest {
+		req := bleve.NewSearchRequestOptions(bq, size, from, false)
+		req.Fields = []string{FieldTitle, FieldText, FieldFetched, FieldPopularity}
+		req.IncludeLocations = true
+		return req
+	})
 	if err != nil {
 		return Result{}, err
-	}
-	req := bleve.NewSearchRequestOptions(bq, size, from, false)
-	req.Fields = []string{FieldTitle, FieldText, FieldFetched, FieldPopularity}
-	req.IncludeLocations = true
-	res, err := ix.mu.bi.SearchInContext(ctx, req)
-	if err != nil {
-		return Result{}, fmt.Errorf("index: search %q: %w", q.String(), err)
 	}
 	out := Result{Total: res.Total, Took: res.Took, Hits: make([]Hit, 0, len(res.Hits))}
 	for _, h := range res.Hits {
@@ -123,21 +142,14 @@ func (ix *Index) Retrieve(ctx context.Context, q Query, limit int) ([]Hit, uint6
 	if limit < 0 {
 		return nil, 0, &QueryError{Msg: fmt.Sprintf("limit = %d: must be >= 0", limit)}
 	}
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	if ix.mu.bi == nil {
-		return nil, 0, ErrClosed
-	}
-	bq, err := bleveQuery(q, ix.mu.analyzer)
+	res, err := ix.run(ctx, q, "retrieve", func(bq query.Query) *bleve.SearchRequest {
+		req := bleve.NewSearchRequestOptions(bq, limit, 0, false)
+		req.Fields = []string{FieldTitle, FieldFetched, FieldPopularity}
+		req.SortBy([]string{"-" + FieldPopularity, "-_score", "_id"})
+		return req
+	})
 	if err != nil {
 		return nil, 0, err
-	}
-	req := bleve.NewSearchRequestOptions(bq, limit, 0, false)
-	req.Fields = []string{FieldTitle, FieldFetched, FieldPopularity}
-	req.SortBy([]string{"-" + FieldPopularity, "-_score", "_id"})
-	res, err := ix.mu.bi.SearchInContext(ctx, req)
-	if err != nil {
-		return nil, 0, fmt.Errorf("index: retrieve %q: %w", q.String(), err)
 	}
 	hits := make([]Hit, 0, len(res.Hits))
 	for _, h := range res.Hits {
@@ -167,21 +179,14 @@ func (ix *Index) Snippets(ctx context.Context, q Query, urls []string) (map[stri
 	if len(urls) == 0 {
 		return out, nil
 	}
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	if ix.mu.bi == nil {
-		return nil, ErrClosed
-	}
-	bq, err := bleveQuery(q, ix.mu.analyzer)
+	res, err := ix.run(ctx, q, "snippets for", func(bq query.Query) *bleve.SearchRequest {
+		req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{bq, query.NewDocIDQuery(urls)}), len(urls), 0, false)
+		req.Fields = []string{FieldText}
+		req.IncludeLocations = true
+		return req
+	})
 	if err != nil {
 		return nil, err
-	}
-	req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{bq, query.NewDocIDQuery(urls)}), len(urls), 0, false)
-	req.Fields = []string{FieldText}
-	req.IncludeLocations = true
-	res, err := ix.mu.bi.SearchInContext(ctx, req)
-	if err != nil {
-		return nil, fmt.Errorf("index: snippets for %q: %w", q.String(), err)
 	}
 	for _, h := range res.Hits {
 		text, _ := h.Fields[FieldText].(string)
