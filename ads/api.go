@@ -41,13 +41,15 @@ func (s *Store) APIHandler() http.Handler {
 	mux.HandleFunc("GET "+APIPrefix+"account", s.authed(s.apiAccount))
 	mux.HandleFunc("PATCH "+APIPrefix+"account", s.authed(s.apiSetBudget))
 	mux.HandleFunc("GET "+APIPrefix+"report", s.authed(s.apiReport))
-	mux.HandleFunc("GET "+APIPrefix+"{id}", s.authed(s.apiGet))
-	mux.HandleFunc("PATCH "+APIPrefix+"{id}", s.authed(s.apiUpdate))
-	mux.HandleFunc("DELETE "+APIPrefix+"{id}", s.authed(s.apiRevoke))
+	mux.HandleFunc("GET "+APIPrefix+"{id}", s.authed(s.withAdID(s.apiGet)))
+	mux.HandleFunc("PATCH "+APIPrefix+"{id}", s.authed(s.withAdID(s.apiUpdate)))
+	mux.HandleFunc("DELETE "+APIPrefix+"{id}", s.authed(s.withAdID(s.apiRevoke)))
 	return mux
 }
 
 type apiFunc func(w http.ResponseWriter, r *http.Request, adv Advertiser)
+
+type adFunc func(w http.ResponseWriter, r *http.Request, adv Advertiser, id uint64)
 
 // authed resolves the bearer key to an advertiser, or answers 401.
 func (s *Store) authed(h apiFunc) http.HandlerFunc {
@@ -65,6 +67,19 @@ func (s *Store) authed(h apiFunc) http.HandlerFunc {
 			return
 		}
 		h(w, r, adv)
+	}
+}
+
+// withAdID parses the {id} path segment; an id that does not parse is
+// answered like an ad that does not exist.
+func (s *Store) withAdID(h adFunc) apiFunc {
+	return func(w http.ResponseWriter, r *http.Request, adv Advertiser) {
+		id, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
+		if err != nil {
+			s.apiFail(w, ErrNotFound)
+			return
+		}
+		h(w, r, adv, id)
 	}
 }
 
@@ -193,34 +208,18 @@ func (s *Store) apiCreate(w http.ResponseWriter, r *http.Request, adv Advertiser
 	}
 	spec.Targets = targets
 	a, err := s.SubmitAd(r.Context(), adv.ID, spec)
-	if err != nil {
-		s.apiFail(w, err)
-		return
+	if err == nil {
+		w.Header().Set("Location", APIPrefix+strconv.FormatUint(a.ID, 10))
 	}
-	w.Header().Set("Location", APIPrefix+strconv.FormatUint(a.ID, 10))
-	writeJSON(w, http.StatusCreated, adOut(a))
+	s.answerAd(w, http.StatusCreated, a, err)
 }
 
-func (s *Store) apiGet(w http.ResponseWriter, r *http.Request, adv Advertiser) {
-	id, ok := pathID(r)
-	if !ok {
-		s.apiFail(w, ErrNotFound)
-		return
-	}
+func (s *Store) apiGet(w http.ResponseWriter, r *http.Request, adv Advertiser, id uint64) {
 	a, err := s.Ad(adv.ID, id)
-	if err != nil {
-		s.apiFail(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, adOut(a))
+	s.answerAd(w, http.StatusOK, a, err)
 }
 
-func (s *Store) apiUpdate(w http.ResponseWriter, r *http.Request, adv Advertiser) {
-	id, ok := pathID(r)
-	if !ok {
-		s.apiFail(w, ErrNotFound)
-		return
-	}
+func (s *Store) apiUpdate(w http.ResponseWriter, r *http.Request, adv Advertiser, id uint64) {
 	// Ownership first: another advertiser's id is 404 whatever the body.
 	if _, err := s.Ad(adv.ID, id); err != nil {
 		s.apiFail(w, err)
@@ -240,25 +239,12 @@ func (s *Store) apiUpdate(w http.ResponseWriter, r *http.Request, adv Advertiser
 		u.Targets = &targets
 	}
 	a, err := s.UpdateAd(r.Context(), adv.ID, id, u)
-	if err != nil {
-		s.apiFail(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, adOut(a))
+	s.answerAd(w, http.StatusOK, a, err)
 }
 
-func (s *Store) apiRevoke(w http.ResponseWriter, r *http.Request, adv Advertiser) {
-	id, ok := pathID(r)
-	if !ok {
-		s.apiFail(w, ErrNotFound)
-		return
-	}
+func (s *Store) apiRevoke(w http.ResponseWriter, r *http.Request, adv Advertiser, id uint64) {
 	a, err := s.RevokeAd(r.Context(), adv.ID, id)
-	if err != nil {
-		s.apiFail(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, adOut(a))
+	s.answerAd(w, http.StatusOK, a, err)
 }
 
 func (s *Store) apiAccount(w http.ResponseWriter, r *http.Request, adv Advertiser) {
@@ -311,27 +297,15 @@ func (s *Store) apiReport(w http.ResponseWriter, r *http.Request, adv Advertiser
 	writeJSON(w, http.StatusOK, out)
 }
 
-// accountReport is Report without the per-ad statistics.
-func (s *Store) accountReport(advertiserID uint64) (Report, error) {
-	s.mu.RLock()
-	adv := s.mu.advertisers[advertiserID]
-	s.mu.RUnlock()
-	if adv == nil {
-		return Report{}, ErrNotFound
-	}
-	st := adv.today(s.clock.Now())
-	r := Report{Advertiser: adv.public(), SpentToday: st.spent, ResetsAt: time.Unix(0, st.resetAt).UTC()}
-	if st.budget > 0 {
-		r.RemainingToday = max(0, st.budget-st.spent)
-	}
-	return r, nil
-}
-
 // Helpers.
 
-func pathID(r *http.Request) (uint64, bool) {
-	id, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
-	return id, err == nil
+// answerAd answers with a, or with err if there is one.
+func (s *Store) answerAd(w http.ResponseWriter, code int, a Ad, err error) {
+	if err != nil {
+		s.apiFail(w, err)
+		return
+	}
+	writeJSON(w, code, adOut(a))
 }
 
 // decodeBody reads one JSON object of at most ads.max_request_bytes into

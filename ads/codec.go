@@ -2,9 +2,12 @@ package ads
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/deltaq/deltaq/crawler/repo"
 )
 
 // bucket is the repository bucket holding all ads state. Keys within it
@@ -121,6 +124,10 @@ type statsRecord struct {
 	Spend       int64 `json:"spend_micros"`
 }
 
+func (r statsRecord) phraseStats(phrase string, bid Money) PhraseStats {
+	return PhraseStats{Phrase: phrase, Bid: bid, Impressions: r.Impressions, Clicks: r.Clicks, Spend: Money(r.Spend)}
+}
+
 type phraseRecord struct {
 	Total  int64 `json:"total"`
 	Today  int64 `json:"today"`
@@ -147,4 +154,16 @@ func decode(key string, b []byte, v any) error {
 		return fmt.Errorf("ads: decode %s: %w", key, err)
 	}
 	return nil
+}
+
+// read decodes the record at key into v and reports whether there is one.
+func (s *Store) read(key string, v any) (bool, error) {
+	b, err := s.db.Bucket(bucket, key)
+	if errors.Is(err, repo.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("ads: read %s: %w", key, err)
+	}
+	return true, decode(key, b, v)
 }

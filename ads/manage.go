@@ -185,7 +185,7 @@ func (s *Store) SubmitAd(ctx context.Context, advertiserID uint64, spec AdSpec) 
 	s.mu.ads[ad.ID] = la
 	adv.active++
 	for _, t := range ad.Targets {
-		if _, err := s.attachLocked(ctx, la, t); err != nil {
+		if err := s.attachLocked(la, t); err != nil {
 			return Ad{}, err
 		}
 	}
@@ -252,7 +252,7 @@ func (s *Store) UpdateAd(ctx context.Context, advertiserID, adID uint64, u AdUpd
 			tg.bid = t.Bid
 			continue
 		}
-		if _, err := s.attachLocked(ctx, la, t); err != nil {
+		if err := s.attachLocked(la, t); err != nil {
 			return Ad{}, err
 		}
 	}
@@ -397,16 +397,13 @@ func (s *Store) unlinkLocked(tg *target) {
 
 // storedAd reads an ad record from the repository.
 func (s *Store) storedAd(id uint64) (Ad, error) {
-	v, err := s.db.Bucket(bucket, keyAd(id))
-	if errors.Is(err, repo.ErrNotFound) {
-		return Ad{}, ErrNotFound
-	}
-	if err != nil {
-		return Ad{}, fmt.Errorf("ads: read ad %d: %w", id, err)
-	}
 	var r adRecord
-	if err := decode(keyAd(id), v, &r); err != nil {
+	found, err := s.read(keyAd(id), &r)
+	if err != nil {
 		return Ad{}, err
+	}
+	if !found {
+		return Ad{}, ErrNotFound
 	}
 	return r.ad(), nil
 }
@@ -476,31 +473,37 @@ func (s *Store) Report(ctx context.Context, advertiserID uint64) (Report, error)
 		if la != nil {
 			for _, t := range la.ad.Targets {
 				if tg := la.targets[t.Phrase]; tg != nil {
-					rec := tg.record()
-					ar.Phrases = append(ar.Phrases, PhraseStats{Phrase: t.Phrase, Bid: tg.bid,
-						Impressions: rec.Impressions, Clicks: rec.Clicks, Spend: Money(rec.Spend)})
+					ar.Phrases = append(ar.Phrases, tg.record().phraseStats(t.Phrase, tg.bid))
 				}
 			}
 		}
 		s.mu.RUnlock()
 		if la == nil {
 			for _, t := range a.Targets {
-				ps := PhraseStats{Phrase: t.Phrase, Bid: t.Bid}
-				v, err := s.db.Bucket(bucket, keyStats(a.ID, t.Phrase))
-				switch {
-				case err == nil:
-					var rec statsRecord
-					if err := decode(keyStats(a.ID, t.Phrase), v, &rec); err != nil {
-						return Report{}, err
-					}
-					ps.Impressions, ps.Clicks, ps.Spend = rec.Impressions, rec.Clicks, Money(rec.Spend)
-				case !errors.Is(err, repo.ErrNotFound):
-					return Report{}, fmt.Errorf("ads: read stats of ad %d: %w", a.ID, err)
+				var rec statsRecord
+				if _, err := s.read(keyStats(a.ID, t.Phrase), &rec); err != nil {
+					return Report{}, err
 				}
-				ar.Phrases = append(ar.Phrases, ps)
+				ar.Phrases = append(ar.Phrases, rec.phraseStats(t.Phrase, t.Bid))
 			}
 		}
 		r.Ads = append(r.Ads, ar)
+	}
+	return r, nil
+}
+
+// accountReport is Report without the per-ad statistics.
+func (s *Store) accountReport(advertiserID uint64) (Report, error) {
+	s.mu.RLock()
+	adv := s.mu.advertisers[advertiserID]
+	s.mu.RUnlock()
+	if adv == nil {
+		return Report{}, ErrNotFound
+	}
+	st := adv.today(s.clock.Now())
+	r := Report{Advertiser: adv.public(), SpentToday: st.spent, ResetsAt: time.Unix(0, st.resetAt).UTC()}
+	if st.budget > 0 {
+		r.RemainingToday = max(0, st.budget-st.spent)
 	}
 	return r, nil
 }

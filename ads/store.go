@@ -259,16 +259,13 @@ func (s *Store) load(ctx context.Context) error {
 		s.mu.byKey[a.keyHash] = a
 	}
 	for _, a := range s.mu.advertisers {
-		v, err := s.db.Bucket(bucket, keySpend(a.id))
-		if errors.Is(err, repo.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("ads: load spend of advertiser %d: %w", a.id, err)
-		}
 		var r spendRecord
-		if err := decode(keySpend(a.id), v, &r); err != nil {
+		found, err := s.read(keySpend(a.id), &r)
+		if err != nil {
 			return err
+		}
+		if !found {
+			continue
 		}
 		st := *a.state.Load()
 		st.spent, st.resetAt = Money(r.Spent), r.ResetAt
@@ -302,7 +299,7 @@ func (s *Store) load(ctx context.Context) error {
 	for _, id := range ids {
 		la := s.mu.ads[id]
 		for _, t := range la.ad.Targets {
-			if _, err := s.attachLocked(ctx, la, t); err != nil {
+			if err := s.attachLocked(la, t); err != nil {
 				return err
 			}
 		}
@@ -370,41 +367,28 @@ func (s *Store) loadSecret(ctx context.Context) error {
 // attachLocked adds the (ad, phrase) pair t to the index, loading its
 // statistics and the phrase's query counts from the repository. Callers
 // hold mu for writing (or own the Store exclusively, as Open does).
-func (s *Store) attachLocked(_ context.Context, la *liveAd, t Target) (*target, error) {
-	tg := &target{ad: la, adID: la.ad.ID, phrase: t.Phrase, bid: t.Bid}
-	v, err := s.db.Bucket(bucket, keyStats(la.ad.ID, t.Phrase))
-	switch {
-	case err == nil:
-		var r statsRecord
-		if err := decode(keyStats(la.ad.ID, t.Phrase), v, &r); err != nil {
-			return nil, err
-		}
-		tg.shown.Store(r.Impressions)
-		tg.clicks.Store(r.Clicks)
-		tg.spend.Store(r.Spend)
-	case !errors.Is(err, repo.ErrNotFound):
-		return nil, fmt.Errorf("ads: load stats of ad %d %q: %w", la.ad.ID, t.Phrase, err)
+func (s *Store) attachLocked(la *liveAd, t Target) error {
+	var r statsRecord
+	if _, err := s.read(keyStats(la.ad.ID, t.Phrase), &r); err != nil {
+		return err
 	}
+	tg := &target{ad: la, adID: la.ad.ID, phrase: t.Phrase, bid: t.Bid}
+	tg.shown.Store(r.Impressions)
+	tg.clicks.Store(r.Clicks)
+	tg.spend.Store(r.Spend)
 	pe := s.mu.phrases[t.Phrase]
 	if pe == nil {
-		pe = &phraseEntry{phrase: t.Phrase}
-		v, err := s.db.Bucket(bucket, keyPhrase(t.Phrase))
-		switch {
-		case err == nil:
-			var r phraseRecord
-			if err := decode(keyPhrase(t.Phrase), v, &r); err != nil {
-				return nil, err
-			}
-			pe.total, pe.today, pe.dayEnd = r.Total, r.Today, r.DayEnd
-		case !errors.Is(err, repo.ErrNotFound):
-			return nil, fmt.Errorf("ads: load phrase %q: %w", t.Phrase, err)
+		var pr phraseRecord
+		if _, err := s.read(keyPhrase(t.Phrase), &pr); err != nil {
+			return err
 		}
+		pe = &phraseEntry{phrase: t.Phrase, total: pr.Total, today: pr.Today, dayEnd: pr.DayEnd}
 		s.mu.phrases[t.Phrase] = pe
 	}
 	i, _ := slices.BinarySearchFunc(pe.targets, la.ad.ID, func(x *target, id uint64) int { return cmp.Compare(x.adID, id) })
 	pe.targets = slices.Insert(pe.targets, i, tg)
 	la.targets[t.Phrase] = tg
-	return tg, nil
+	return nil
 }
 
 // Run writes impression and query counts every ads.flush_interval and
