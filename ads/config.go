@@ -52,7 +52,7 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("ads.%s = %v: %s", key, v, limit))
 	}
 	if _, err := PolicyByName(c.Policy); err != nil {
-		bad("policy", fmt.Sprintf("%q", c.Policy), "must be one of "+policyNames)
+		bad("policy", fmt.Sprintf("%q", c.Policy), "must be one of "+policyNames())
 	}
 	if c.PerQuery < 1 || c.PerQuery > MaxPerQuery {
 		bad("per_query", c.PerQuery, fmt.Sprintf("must be in [1, %d]", MaxPerQuery))

@@ -3,6 +3,7 @@ package ads
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Prior is a Beta(α, β) prior on an ad's click-through rate (§6.8.1). The
@@ -101,31 +102,28 @@ func QueryOf(n int64) Query {
 	return Query{N: n, LnN: math.Log(float64(n))}
 }
 
-// policyNames lists the accepted names, for error messages.
-const policyNames = "greedy, mix, bmix, bmix-e, bmix-t, bmix-et"
-
 // PolicyByName returns the policy configured under name.
 func PolicyByName(name string) (Policy, error) {
-	switch name {
-	case "greedy":
-		return Greedy{}, nil
-	case "mix":
-		return MIX{}, nil
-	case "bmix":
-		return BMIX{}, nil
-	case "bmix-e":
-		return BMIXE{}, nil
-	case "bmix-t":
-		return BMIXT{}, nil
-	case "bmix-et":
-		return BMIXET{}, nil
+	for _, p := range Policies() {
+		if p.Name() == name {
+			return p, nil
+		}
 	}
-	return nil, fmt.Errorf("ads: unknown policy %q (want one of %s)", name, policyNames)
+	return nil, fmt.Errorf("ads: unknown policy %q (want one of %s)", name, policyNames())
 }
 
 // Policies returns every policy, in the order the thesis introduces them.
 func Policies() []Policy {
 	return []Policy{Greedy{}, MIX{}, BMIX{}, BMIXE{}, BMIXT{}, BMIXET{}}
+}
+
+// policyNames lists the accepted names, for error messages.
+func policyNames() string {
+	var names []string
+	for _, p := range Policies() {
+		names = append(names, p.Name())
+	}
+	return strings.Join(names, ", ")
 }
 
 // Select appends to dst the indexes into cands of the (at most) k eligible
