@@ -9,9 +9,8 @@ import (
 
 // Candidate is one relevant page as the retriever returns it.
 type Candidate struct {
-	URL     string
-	Title   string
-	Snippet string
+	URL   string
+	Title string
 	// Relevance is the index's score for the query; only its ratio to the
 	// best candidate's score matters.
 	Relevance float64

@@ -28,10 +28,9 @@ var ErrBadRequest = errors.New("ranking: bad request")
 // Result is one entry of a result page.
 type Result struct {
 	// Rank is the 1-based position in the user's merged list L.
-	Rank    int
-	URL     string
-	Title   string
-	Snippet string
+	Rank  int
+	URL   string
+	Title string
 	// ClickURL is the signed redirect link (under RedirectPath) to show
 	// instead of URL, so the click is counted.
 	ClickURL string
@@ -128,7 +127,6 @@ func (s *Searcher) Search(ctx context.Context, user, query string, page, size in
 			Rank:       rank,
 			URL:        it.URL,
 			Title:      it.Title,
-			Snippet:    it.Snippet,
 			ClickURL:   s.signer.Link(Click{Target: it.URL, Query: query, Rank: rank, User: user}),
 			Promoted:   list[i].Promoted,
 			Relevance:  it.Relevance,
