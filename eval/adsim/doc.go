@@ -6,14 +6,14 @@
 // What is real and what is synthetic (report.md states it again):
 //
 //   - Query phrases and their frequencies come from a query log
-//     (shared/data README §4), normalized with ads.NormalizePhrase. The
-//     default is querylogs/tldr-brew-installs.tsv: 1,900 phrases with
-//     365-day counts, heavy-tailed like the Yahoo! sample of §6.7.1, scaled
-//     to eval.ads.queries_per_day (default ≈ the log's own daily rate,
-//     97.2 M / 365). excite-1997-small.tsv is too small (3,968 non-empty
-//     queries, 2,105 phrases) and trec-mq.tsv is flat (59,674 distinct of
-//     60,000: a phrase recurs about once, so no per-phrase bandit can
-//     learn); both are accepted.
+//     (shared/data README §4) read by internal/querylog, normalized with
+//     ads.NormalizePhrase. The default is querylogs/tldr-brew-installs.tsv:
+//     1,900 phrases with 365-day counts, heavy-tailed like the Yahoo!
+//     sample of §6.7.1, scaled to eval.ads.queries_per_day (default ≈ the
+//     log's own daily rate, 97.2 M / 365). excite-1997-small.tsv is too
+//     small (3,968 non-empty queries, 2,105 phrases) and trec-mq.tsv is
+//     flat (59,674 distinct of 60,000: a phrase recurs about once, so no
+//     per-phrase bandit can learn); both are accepted.
 //   - True CTRs c_ij come from ads/obd-item-ctr.tsv (README §5), each item
 //     smoothed with a Beta prior of the pooled mean 0.0046 and strength
 //     eval.ads.ctr_prior_strength, and drawn from a random item's posterior
