@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/deltaq/deltaq/ads"
 	"github.com/deltaq/deltaq/eval/report"
 )
 
@@ -55,12 +54,7 @@ func (r *results) summary() *Summary {
 	w := r.w
 	s := &Summary{
 		Log: fileName(r.cfg.Log), Format: r.log.Format, Phrases: len(w.phrases), QueriesPerDay: len(w.base),
-		Advertisers: len(w.budget), Ads: w.nAds, Days: r.cfg.Days, Repetitions: r.cfg.Repetitions,
-	}
-	for _, b := range w.budget {
-		if b > 0 {
-			s.Budgeted++
-		}
+		Advertisers: len(w.budget), Budgeted: w.budgeted(), Ads: w.nAds, Days: r.cfg.Days, Repetitions: r.cfg.Repetitions,
 	}
 	g := r.total(expPerQuery, "greedy", 1, 0, 0, r.cfg.QueryCount).Mean
 	for _, name := range r.cfg.Policies {
@@ -129,11 +123,7 @@ func (r *results) write(dir string, sum *Summary) error {
 	tables = append(tables, setup)
 
 	// Fig. 6.3.
-	cols := []string{"day"}
-	for _, p := range cfg.Policies {
-		cols = append(cols, p)
-	}
-	byDay := report.NewTable(fmt.Sprintf("Fig. 6.3: revenue per day, C = 1 (currency units)"), cols...)
+	byDay := report.NewTable("Fig. 6.3: revenue per day, C = 1 (currency units)", append([]string{"day"}, cfg.Policies...)...)
 	for d := range cfg.Days {
 		row := []any{d + 1}
 		for _, p := range cfg.Policies {
@@ -209,10 +199,7 @@ func (r *results) write(dir string, sum *Summary) error {
 	}
 
 	// n_j ablation.
-	other := ads.QueryCountDay
-	if qc == ads.QueryCountDay {
-		other = ads.QueryCountTotal
-	}
+	other := otherQueryCount(qc)
 	nj := report.NewTable(fmt.Sprintf("What n_j counts: total revenue over %d days, C = 1", cfg.Days), "policy", "n_j = "+qc+" (used above)", "n_j = "+other, "difference")
 	for _, p := range cfg.Policies {
 		if p == "greedy" {
@@ -225,10 +212,7 @@ func (r *results) write(dir string, sum *Summary) error {
 	tables = append(tables, nj)
 
 	if len(cfg.SensitivityQueriesPerDay) > 0 && len(cfg.SensitivityCTRScales) > 0 {
-		cols := []string{"queries per day", "CTR × k"}
-		for _, p := range cfg.ExtensionPolicies {
-			cols = append(cols, p)
-		}
+		cols := append([]string{"queries per day", "CTR × k"}, cfg.ExtensionPolicies...)
 		cols = append(cols, "best")
 		st := report.NewTable(fmt.Sprintf("Sensitivity: total revenue over %d days, C = 1, with more traffic and higher CTRs", cfg.Days), cols...)
 		for _, q := range sortedInts(cfg.SensitivityQueriesPerDay) {
@@ -411,10 +395,7 @@ func (r *results) csv() *report.Table {
 			add(expLifetime, name, 1, 0, 0, l, qc, "", "revenue_per_day_steady", r.steady(name, l))
 		}
 	}
-	other := ads.QueryCountDay
-	if qc == ads.QueryCountDay {
-		other = ads.QueryCountTotal
-	}
+	other := otherQueryCount(qc)
 	for _, p := range cfg.Policies {
 		if p != "greedy" {
 			add(expQueryCount, p, 1, 0, 0, 0, other, "", "revenue_total", r.total(expQueryCount, p, 1, 0, 0, other))
@@ -526,11 +507,15 @@ func mean(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
+	return sum(xs) / float64(len(xs))
+}
+
+func sum(xs []float64) float64 {
 	s := 0.0
 	for _, x := range xs {
 		s += x
 	}
-	return s / float64(len(xs))
+	return s
 }
 
 // quantile of sorted xs, nearest rank.

@@ -147,10 +147,7 @@ func plan(cfg Config, w *world, worlds map[scenario]*world) []*job {
 			}
 		}
 	}
-	other := ads.QueryCountDay
-	if cfg.QueryCount == ads.QueryCountDay {
-		other = ads.QueryCountTotal
-	}
+	other := otherQueryCount(cfg.QueryCount)
 	for _, name := range cfg.Policies {
 		if name == "greedy" {
 			continue // GREEDY does not use n_j
@@ -188,6 +185,14 @@ func (greedyOldest) Priority(c *ads.Candidate, q ads.Query) float64 {
 		return -float64(c.ID) * 1e-300
 	}
 	return p
+}
+
+// otherQueryCount is the n_j rule the ablation compares qc with.
+func otherQueryCount(qc string) string {
+	if qc == ads.QueryCountDay {
+		return ads.QueryCountTotal
+	}
+	return ads.QueryCountDay
 }
 
 func sortedInts(v []int) []int {
@@ -293,11 +298,7 @@ func (r *results) sensitivity(sc scenario, policy string) Stat {
 	var xs []float64
 	for _, j := range r.jobs {
 		if j.exp == expScale && j.scale == sc && j.spec.policy.Name() == policy {
-			t := 0.0
-			for _, d := range j.res.daily {
-				t += d
-			}
-			xs = append(xs, t)
+			xs = append(xs, sum(j.res.daily))
 		}
 	}
 	return statOf(xs)
@@ -307,11 +308,7 @@ func (r *results) sensitivity(sc scenario, policy string) Stat {
 func (r *results) total(exp, policy string, c int, p, v float64, qc string) Stat {
 	var xs []float64
 	for _, res := range r.runs(exp, policy, c, p, v, 0, qc) {
-		t := 0.0
-		for _, d := range res.daily {
-			t += d
-		}
-		xs = append(xs, t)
+		xs = append(xs, sum(res.daily))
 	}
 	return statOf(xs)
 }
@@ -329,11 +326,7 @@ func (r *results) day(policy string, d int) Stat {
 func (r *results) steady(policy string, lambda float64) Stat {
 	var xs []float64
 	for _, res := range r.runs(expLifetime, policy, 1, 0, 0, lambda, r.cfg.QueryCount) {
-		t := 0.0
-		for _, d := range res.daily[r.cfg.SteadyFrom:] {
-			t += d
-		}
-		xs = append(xs, t/float64(len(res.daily)-r.cfg.SteadyFrom))
+		xs = append(xs, mean(res.daily[r.cfg.SteadyFrom:]))
 	}
 	return statOf(xs)
 }

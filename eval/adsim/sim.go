@@ -70,12 +70,7 @@ func (w *world) simulate(ctx context.Context, seed uint64, spec runSpec) (runRes
 	order := make([]int32, len(w.base))
 	sel := make([]int, 0, spec.perQuery)
 	res := runResult{daily: make([]float64, spec.days), exhausted: make([]float64, spec.days)}
-	budgeted := 0
-	for _, b := range w.budget {
-		if b > 0 {
-			budgeted++
-		}
-	}
+	budgeted := w.budgeted()
 	global := int64(0) // queries since the start, the clock of lifetimes
 	for day := range spec.days {
 		copy(remaining, w.budget)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 
 	"github.com/deltaq/deltaq/ads"
 )
@@ -178,13 +179,20 @@ func newWorld(cfg Config, l *QueryLog, dist *CTRDistribution, ctrScale float64) 
 	return w, nil
 }
 
+// budgeted counts the advertisers with a daily budget.
+func (w *world) budgeted() int {
+	n := 0
+	for _, b := range w.budget {
+		if b > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // sortSearch returns the first index i with cum[i] > u.
 func sortSearch(cum []float64, u float64) int {
-	i, _ := slices.BinarySearch(cum, u)
-	for i < len(cum) && cum[i] <= u {
-		i++
-	}
-	return i
+	return sort.Search(len(cum), func(i int) bool { return cum[i] > u })
 }
 
 // poisson draws from Poisson(mean), exactly, by summing pieces of mean at
