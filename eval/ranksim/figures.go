@@ -3,6 +3,7 @@ package ranksim
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/deltaq/deltaq/eval/report"
 )
@@ -187,7 +188,7 @@ func (b *builder) fig54() {
 		selRun := b.e.sim(c, sel, 0)
 		simS, simU := simTBP(selRun), simTBP(b.e.sim(c, uni, 0))
 		var anS, anSN, anU, anUN, zA = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
-		if inFloats(p.analysisR, r) {
+		if slices.Contains(p.analysisR, r) {
 			if a := b.e.ana(c, sel, false); a != nil {
 				anS, zA = a.tbp(q, thr), a.zero/float64(c.Pages)
 			}
@@ -243,15 +244,6 @@ func (b *builder) fig54() {
 	})
 }
 
-func inFloats(xs []float64, x float64) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
-
 // fig55: normalized QPC vs r for the three rules (§5.7.3).
 func (b *builder) fig55() {
 	p := b.e.plan
@@ -268,7 +260,7 @@ func (b *builder) fig55() {
 		u, uSE := normQPC(b.e.sim(c, Policy{Rule: Uniform, K: 1, R: r}, 0), c)
 		s, sSE := normQPC(b.e.sim(c, Policy{Rule: Selective, K: 1, R: r}, 0), c)
 		anS, anSN, anUN := math.NaN(), math.NaN(), math.NaN()
-		if inFloats(p.analysisR, r) {
+		if slices.Contains(p.analysisR, r) {
 			if a := b.e.ana(c, Policy{Rule: Selective, K: 1, R: r}, false); a != nil {
 				anS = a.qpc / ideal
 			}

@@ -431,30 +431,34 @@ func (s *sim) selective(pos, k int, r float64) (int32, slot) {
 	if pos < prot {
 		return s.aware[pos], slot{kind: slotDet, key: int32(pos)}
 	}
-	j, ndRem := pos-prot, nd-prot
-	promoted, t := false, 0
-	switch {
-	case np == 0:
-		t = prot + j
-	case ndRem == 0:
-		promoted = true
-	default:
-		h := binomial(s.rng, j, r)
-		switch {
-		case h >= np: // L_p ran out before pos
-			t = prot + j - np
-		case j-h >= ndRem: // L_d ran out before pos
-			promoted = true
-		case s.rng.Float64() < r:
-			promoted = true
-		default:
-			t = prot + j - h
-		}
-	}
+	t, promoted := s.merged(pos, prot, nd, np, r)
 	if promoted {
 		return s.zero[s.rng.IntN(np)], slot{kind: slotPromoted, pool: int32(np)}
 	}
 	return s.aware[t], slot{kind: slotDet, key: int32(t)}
+}
+
+// merged draws what the merge of L_d (nd pages, the first prot
+// protected) and L_p (np pages) puts at position pos ≥ prot, as
+// selective describes: a promoted pool page, or entry t of L_d.
+func (s *sim) merged(pos, prot, nd, np int, r float64) (t int, promoted bool) {
+	j, ndRem := pos-prot, nd-prot
+	switch {
+	case np == 0:
+		return prot + j, false
+	case ndRem == 0:
+		return 0, true
+	}
+	h := binomial(s.rng, j, r)
+	switch {
+	case h >= np: // L_p ran out before pos
+		return prot + j - np, false
+	case j-h >= ndRem: // L_d ran out before pos
+		return 0, true
+	case s.rng.Float64() < r:
+		return 0, true
+	}
+	return prot + j - h, false
 }
 
 // uniform resolves position pos under the uniform rule (§5.5 rule a):
@@ -474,25 +478,7 @@ func (s *sim) uniform(pos, k int, r float64) (int32, slot) {
 	prot := min(k-1, nd)
 	promoted, t := false, pos
 	if pos >= prot {
-		j, ndRem := pos-prot, nd-prot
-		switch {
-		case np == 0:
-			t = prot + j
-		case ndRem == 0:
-			promoted = true
-		default:
-			h := binomial(s.rng, j, r)
-			switch {
-			case h >= np:
-				t = prot + j - np
-			case j-h >= ndRem:
-				promoted = true
-			case s.rng.Float64() < r:
-				promoted = true
-			default:
-				t = prot + j - h
-			}
-		}
+		t, promoted = s.merged(pos, prot, nd, np, r)
 	}
 	if promoted {
 		return int32(s.rng.IntN(n)), slot{kind: slotPromoted, pool: int32(np)}

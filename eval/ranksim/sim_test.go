@@ -136,8 +136,12 @@ func TestSimulationKeepsItsInvariants(t *testing.T) {
 // literalMerge builds the whole §5.5 result list for one query: L_d the
 // aware pages in order, L_p the zero-awareness pages shuffled.
 func literalMerge(s *sim, k int, r float64, rng *rand.Rand) []int32 {
-	ld := slices.Clone(s.aware)
-	lp := slices.Clone(s.zero)
+	return mergeLists(slices.Clone(s.aware), slices.Clone(s.zero), k, r, rng)
+}
+
+// mergeLists shuffles lp and merges it into ld by the §5.5 rule: the first
+// k−1 entries of ld, then each slot from lp with probability r.
+func mergeLists(ld, lp []int32, k int, r float64, rng *rand.Rand) []int32 {
 	rng.Shuffle(len(lp), func(i, j int) { lp[i], lp[j] = lp[j], lp[i] })
 	var out []int32
 	for len(out) < k-1 && len(ld) > 0 {
@@ -199,19 +203,7 @@ func literalUniform(s *sim, k int, r float64, rng *rand.Rand) []int32 {
 			ld = append(ld, p)
 		}
 	}
-	rng.Shuffle(len(lp), func(i, j int) { lp[i], lp[j] = lp[j], lp[i] })
-	var out []int32
-	for len(out) < k-1 && len(ld) > 0 {
-		out, ld = append(out, ld[0]), ld[1:]
-	}
-	for len(ld) > 0 || len(lp) > 0 {
-		if len(ld) == 0 || (len(lp) > 0 && rng.Float64() < r) {
-			out, lp = append(out, lp[0]), lp[1:]
-		} else {
-			out, ld = append(out, ld[0]), ld[1:]
-		}
-	}
-	return out
+	return mergeLists(ld, lp, k, r, rng)
 }
 
 func TestUniformVisitsMatchTheLiteralMerge(t *testing.T) {
