@@ -2,6 +2,7 @@ package synthweb
 
 import (
 	"math"
+	"slices"
 )
 
 // article is what never changes about one article, plus its deletion as
@@ -95,7 +96,7 @@ func (a *article) alive(t float64) bool { return a.created <= t && t < a.deleted
 func (v *view) listed(a *article) bool { return a != nil && !a.chained && a.alive(v.m) }
 
 // hasTag reports whether word id is one of a's tags.
-func (a *article) hasTag(id int) bool { return containsInt(a.tags, id) }
+func (a *article) hasTag(id int) bool { return slices.Contains(a.tags, id) }
 
 // Change events. Each article changes as a Poisson process of rate λ from
 // its publication. Time after publication is cut into windows of
@@ -240,11 +241,11 @@ func (v *view) state(a *article, t float64) articleState {
 	r := newRand(topicSeed, tagTopics)
 	st.topics = append(st.topics, a.tags...)
 	for range r.IntN(3) {
-		if id := v.s.topics[r.IntN(len(v.s.topics))]; !containsInt(st.topics, id) {
+		if id := v.s.topics[r.IntN(len(v.s.topics))]; !slices.Contains(st.topics, id) {
 			st.topics = append(st.topics, id)
 		}
 	}
-	if id := v.w.vocab.topic(r); !containsInt(st.topics, id) {
+	if id := v.w.vocab.topic(r); !slices.Contains(st.topics, id) {
 		st.topics = append(st.topics, id)
 	}
 	return st

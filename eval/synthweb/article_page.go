@@ -121,12 +121,7 @@ func (v *view) articlePage(section, file string) *doc {
 		}
 	}
 	d.s("<p class=\"tags\">Tags: ")
-	for i, t := range a.tags {
-		if i > 0 {
-			d.s(", ")
-		}
-		d.link(tagPath(t), words[t])
-	}
+	tagLinks(d, a.tags, ", ")
 	d.s("</p>\n")
 	if f.parent != nil {
 		d.s("<p class=\"prev\">Previous part: ")

@@ -241,15 +241,20 @@ func (v *view) home() *doc {
 		d.s("</li>\n")
 	}
 	d.s("</ul>\n</section>\n<section>\n<h2>Topics</h2>\n<p>")
-	for i, t := range v.s.topics {
-		if i > 0 {
-			d.s(" ")
-		}
-		d.link(tagPath(t), words[t])
-	}
+	tagLinks(d, v.s.topics, " ")
 	d.s("</p>\n</section>\n")
 	v.footer(d)
 	return d
+}
+
+// tagLinks writes a link to each topic's tag page, separated by sep.
+func tagLinks(d *doc, topics []int, sep string) {
+	for i, t := range topics {
+		if i > 0 {
+			d.s(sep)
+		}
+		d.link(tagPath(t), words[t])
+	}
 }
 
 // hubPage renders one page of a paginated listing; nil if the page is past
@@ -308,12 +313,7 @@ func (v *view) about() *doc {
 	var b bytes.Buffer
 	v.w.vocab.paragraph(&b, newRand(uint64(v.w.opts.Seed), tagSite, uint64(v.s.index), 1), v.s.topics)
 	d.s(html.EscapeString(b.String()), "</p>\n<p>We write about ")
-	for i, t := range v.s.topics[:4] {
-		if i > 0 {
-			d.s(", ")
-		}
-		d.link(tagPath(t), words[t])
-	}
+	tagLinks(d, v.s.topics[:4], ", ")
 	d.s(".</p>\n")
 	v.footer(d)
 	return d

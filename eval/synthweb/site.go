@@ -2,6 +2,7 @@ package synthweb
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strconv"
 )
 
@@ -54,7 +55,7 @@ func newSite(w *Web, i int) *site {
 	}
 	for len(s.topics) < topicsPerSite {
 		id := w.vocab.topic(r)
-		if !containsInt(s.topics, id) {
+		if !slices.Contains(s.topics, id) {
 			s.topics = append(s.topics, id)
 		}
 	}
@@ -67,7 +68,7 @@ func newSite(w *Web, i int) *site {
 		if try > 0 {
 			p = r.IntN(n)
 		}
-		if p != i && !containsInt(s.peers, p) {
+		if p != i && !slices.Contains(s.peers, p) {
 			s.peers = append(s.peers, p)
 		}
 	}

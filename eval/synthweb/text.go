@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 )
 
@@ -127,7 +128,7 @@ func (v *vocabulary) title(r *rand.Rand, must int) []int {
 		if len(ids) == at {
 			id = must
 		}
-		if containsInt(ids, id) || (id == must && len(ids) != at) {
+		if slices.Contains(ids, id) || (id == must && len(ids) != at) {
 			continue
 		}
 		ids = append(ids, id)
@@ -149,13 +150,4 @@ func titleString(ids []int) string {
 	var b bytes.Buffer
 	writeTitle(&b, ids)
 	return b.String()
-}
-
-func containsInt(s []int, x int) bool {
-	for _, y := range s {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package synthweb
 
 import (
 	"fmt"
+	"html"
 	"math"
 	"net/http"
 	"strconv"
@@ -140,7 +141,7 @@ func serveLinks(rw http.ResponseWriter, r *http.Request) {
 		var b strings.Builder
 		b.WriteString("<ul>")
 		for _, u := range unsafeLinks {
-			fmt.Fprintf(&b, `<li><a href="%s">%s</a></li>`, htmlAttr(u), htmlAttr(u))
+			fmt.Fprintf(&b, `<li><a href="%s">%s</a></li>`, html.EscapeString(u), html.EscapeString(u))
 		}
 		b.WriteString("</ul>")
 		writeSmall(rw, htmlType, smallPage("Do not follow", b.String()))
@@ -157,8 +158,4 @@ func serveLinks(rw http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(rw, r)
 	}
-}
-
-func htmlAttr(s string) string {
-	return strings.NewReplacer("&", "&amp;", `"`, "&#34;", "<", "&lt;", ">", "&gt;").Replace(s)
 }

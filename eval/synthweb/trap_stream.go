@@ -97,15 +97,21 @@ func serveDrip(rw http.ResponseWriter, r *http.Request) {
 
 // serveHuge streams hugeBodySize bytes of HTML with an honest Content-Length.
 func serveHuge(rw http.ResponseWriter, r *http.Request) {
-	head := []byte("<!DOCTYPE html>\n<html><head><title>Huge</title></head><body>\n")
-	rw.Header().Set("Content-Type", htmlType)
-	rw.Header().Set("Content-Length", strconv.Itoa(hugeBodySize))
+	serveSized(rw, r, htmlType, hugeBodySize, "<!DOCTYPE html>\n<html><head><title>Huge</title></head><body>\n",
+		"<p>All work and no play makes a very long page.</p>\n")
+}
+
+// serveSized streams head and then filler over and over, size bytes in
+// all, with an honest Content-Length.
+func serveSized(rw http.ResponseWriter, r *http.Request, ctype string, size int, head, filler string) {
+	rw.Header().Set("Content-Type", ctype)
+	rw.Header().Set("Content-Length", strconv.Itoa(size))
 	if r.Method == http.MethodHead {
 		return
 	}
 	s := newStream(rw, r)
-	if s.write(head) {
-		s.repeat(filled("<p>All work and no play makes a very long page.</p>\n", streamChunk), int64(hugeBodySize-len(head)))
+	if s.write([]byte(head)) {
+		s.repeat(filled(filler, streamChunk), int64(size-len(head)))
 	}
 }
 
@@ -158,16 +164,8 @@ func (w *Web) serveBomb(rw http.ResponseWriter, r *http.Request) {
 
 // serveHugeRobots sends a valid robots.txt group followed by 32 MiB of rules.
 func serveHugeRobots(rw http.ResponseWriter, r *http.Request) {
-	head := []byte("User-agent: *\nDisallow: /private/\n")
-	rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	rw.Header().Set("Content-Length", strconv.Itoa(hugeRobotsSize))
-	if r.Method == http.MethodHead {
-		return
-	}
-	s := newStream(rw, r)
-	if s.write(head) {
-		s.repeat(filled("Disallow: /filler/of/a/very/large/robots/file/\n", streamChunk), int64(hugeRobotsSize-len(head)))
-	}
+	serveSized(rw, r, "text/plain; charset=utf-8", hugeRobotsSize, "User-agent: *\nDisallow: /private/\n",
+		"Disallow: /filler/of/a/very/large/robots/file/\n")
 }
 
 // serveManyLinks streams a page of manyLinks links.
