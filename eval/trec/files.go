@@ -15,33 +15,48 @@ type Qrels map[string]map[string]int
 // ReadQrels reads "topic iteration docno relevance" lines.
 func ReadQrels(r io.Reader) (Qrels, error) {
 	q := Qrels{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
+	err := eachLine(r, "qrels", func(n int, line string) error {
 		f := strings.Fields(line)
 		if len(f) != 4 {
-			return nil, fmt.Errorf("trec: qrels line %d: want 4 fields (topic iteration docno relevance), got %d", n, len(f))
+			return fmt.Errorf("trec: qrels line %d: want 4 fields (topic iteration docno relevance), got %d", n, len(f))
 		}
 		rel, err := strconv.Atoi(f[3])
 		if err != nil {
-			return nil, fmt.Errorf("trec: qrels line %d: relevance %q is not an integer", n, f[3])
+			return fmt.Errorf("trec: qrels line %d: relevance %q is not an integer", n, f[3])
 		}
 		if q[f[0]] == nil {
 			q[f[0]] = map[string]int{}
 		}
 		if _, dup := q[f[0]][f[2]]; dup {
-			return nil, fmt.Errorf("trec: qrels line %d: document %s judged twice for topic %s", n, f[2], f[0])
+			return fmt.Errorf("trec: qrels line %d: document %s judged twice for topic %s", n, f[2], f[0])
 		}
 		q[f[0]][f[2]] = rel
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("trec: qrels: %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return q, nil
+}
+
+// eachLine calls fn with the 1-based number and the text of every
+// non-blank line of r; what names the file in read errors.
+func eachLine(r io.Reader, what string, fn func(n int, line string) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if err := fn(n, line); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("trec: %s: %w", what, err)
+	}
+	return nil
 }
 
 // Hit is one retrieved document.
@@ -89,25 +104,20 @@ func (r Run) Write(w io.Writer, tag string) error {
 // ReadRun reads a run file.
 func ReadRun(r io.Reader) (Run, error) {
 	run := Run{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
+	err := eachLine(r, "run", func(n int, line string) error {
 		f := strings.Fields(line)
 		if len(f) != 6 {
-			return nil, fmt.Errorf("trec: run line %d: want 6 fields (topic Q0 docno rank score tag), got %d", n, len(f))
+			return fmt.Errorf("trec: run line %d: want 6 fields (topic Q0 docno rank score tag), got %d", n, len(f))
 		}
 		s, err := strconv.ParseFloat(f[4], 64)
 		if err != nil {
-			return nil, fmt.Errorf("trec: run line %d: score %q: %w", n, f[4], err)
+			return fmt.Errorf("trec: run line %d: score %q: %w", n, f[4], err)
 		}
 		run[f[0]] = append(run[f[0]], Hit{Doc: f[2], Score: s})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("trec: run: %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return run, nil
 }
@@ -121,20 +131,16 @@ type Topic struct {
 // Query topics in querylogs/trec-mq.tsv).
 func ReadTopics(r io.Reader) ([]Topic, error) {
 	var out []Topic
-	sc := bufio.NewScanner(r)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
+	err := eachLine(r, "topics", func(n int, line string) error {
 		id, q, ok := strings.Cut(line, "\t")
 		if !ok || strings.TrimSpace(id) == "" {
-			return nil, fmt.Errorf("trec: topics line %d: want id<TAB>query", n)
+			return fmt.Errorf("trec: topics line %d: want id<TAB>query", n)
 		}
 		out = append(out, Topic{ID: strings.TrimSpace(id), Query: strings.TrimSpace(q)})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("trec: topics: %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
