@@ -94,7 +94,6 @@ func (p Plot) build() (*plot.Plot, error) {
 		pl.Y.Scale = plot.LogScale{}
 		pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
 	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for i, s := range p.Series {
 		if len(s.X) != len(s.Y) {
@@ -107,7 +106,6 @@ func (p Plot) build() (*plot.Plot, error) {
 				continue // not drawable on this scale
 			}
 			xys = append(xys, plotter.XY{X: x, Y: y})
-			lo, hi = math.Min(lo, math.Min(x, y)), math.Max(hi, math.Max(x, y))
 			xlo, xhi, ylo, yhi = math.Min(xlo, x), math.Max(xhi, x), math.Min(ylo, y), math.Max(yhi, y)
 		}
 		if len(xys) == 0 {
@@ -143,7 +141,7 @@ func (p Plot) build() (*plot.Plot, error) {
 			}
 		}
 	}
-	if p.Diagonal && lo < hi {
+	if lo, hi := math.Min(xlo, ylo), math.Max(xhi, yhi); p.Diagonal && lo < hi {
 		d, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}})
 		if err != nil {
 			return nil, err

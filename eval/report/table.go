@@ -126,11 +126,7 @@ func (t *Table) CSV(w io.Writer) error {
 	if err := cw.Write(t.Columns); err != nil {
 		return err
 	}
-	if err := cw.WriteAll(t.Rows); err != nil {
-		return err
-	}
-	cw.Flush()
-	return cw.Error()
+	return cw.WriteAll(t.Rows) // WriteAll flushes
 }
 
 // WriteCSV writes the table to path as CSV, atomically.
