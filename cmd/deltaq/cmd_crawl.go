@@ -49,7 +49,7 @@ without --seeds to resume where it stopped.`,
 			}
 			defer db.Close()
 			ctx := cmd.Context()
-			cr, err := newCrawl(ctx, db, cfg, nil, logger, nil)
+			cr, err := newCrawl(ctx, db, cfg, logger, nil)
 			if err != nil {
 				return err
 			}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/eval/synthweb"
+	"github.com/deltaq/deltaq/internal/httpserver"
 	"github.com/deltaq/deltaq/internal/querylog"
 )
 
@@ -35,7 +35,8 @@ in a temporary directory removed at exit, unless --data names one to keep.`,
 				return err
 			}
 			ctx := cmd.Context()
-			web, err := synthweb.New(synthweb.Options{Config: cfg.Web.Synth, Logger: a.logger(cfg)})
+			logger := a.logger(cfg)
+			web, err := synthweb.New(synthweb.Options{Config: cfg.Web.Synth, Logger: logger})
 			if err != nil {
 				return err
 			}
@@ -43,7 +44,6 @@ in a temporary directory removed at exit, unless --data names one to keep.`,
 			if err != nil {
 				return fmt.Errorf("synthetic web: %w", err)
 			}
-			webSrv := &http.Server{Handler: web, ReadHeaderTimeout: 10 * time.Second}
 			demoConfig(cfg, web.Hosts(), ln.Addr().String())
 			dataDir := keep
 			if dataDir == "" {
@@ -59,18 +59,7 @@ in a temporary directory removed at exit, unless --data names one to keep.`,
 			}
 			fmt.Fprintf(a.stdout, "synthetic web: %d sites on %s; data in %s\n", cfg.Web.Synth.Sites, ln.Addr(), dataDir)
 			g, gctx := errgroup.WithContext(ctx)
-			g.Go(func() error {
-				if err := webSrv.Serve(ln); err != http.ErrServerClosed {
-					return err
-				}
-				return nil
-			})
-			g.Go(func() error {
-				<-gctx.Done()
-				shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				return webSrv.Shutdown(shut)
-			})
+			g.Go(func() error { return httpserver.Serve(gctx, ln, testWebHTTP, web, httpserver.Options{Logger: logger}) })
 			g.Go(func() error {
 				return a.runEngine(gctx, cfg, dataDir, web.SeedURLs(), serviceOptions{workload: workload}, cfg.Demo.PortTries,
 					func(s *services, addr string) { go a.announce(gctx, s, addr, queries) })

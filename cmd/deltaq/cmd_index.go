@@ -83,10 +83,7 @@ func (a *app) newPageCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rec, err := explainPage(ctx, db, cfg, u, time.Now())
-			if err != nil {
-				return err
-			}
+			rec := recrawlReport(cfg, log, ms, time.Now())
 			out := map[string]any{"page": p, "fetch_log": log, "deltaq_measurements": ms, "recrawl": rec}
 			enc := json.NewEncoder(a.stdout)
 			enc.SetIndent("", "  ")
@@ -119,12 +116,13 @@ func (a *app) newAdsCmd() *cobra.Command {
 			if budget < 0 {
 				return fmt.Errorf("--daily-budget = %v: must be >= 0 (0 = no budget)", budget)
 			}
-			db, err := openRepo(dataDir, cfg, a.logger(cfg))
+			logger := a.logger(cfg)
+			db, err := openRepo(dataDir, cfg, logger)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			store, err := ads.Open(cmd.Context(), db, cfg.Ads, ads.Options{Logger: a.logger(cfg)})
+			store, err := ads.Open(cmd.Context(), db, cfg.Ads, ads.Options{Logger: logger})
 			if err != nil {
 				return err
 			}

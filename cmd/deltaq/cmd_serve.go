@@ -61,7 +61,7 @@ search page), GET /api/v1/page?url= (what the repository knows of a page),
 // following the repository, PageRank, ads bookkeeping and the HTTP server.
 func (a *app) serveLoops(g *errgroup.Group, ctx context.Context, s *services, cfg *configs.Config, notify <-chan struct{}, tryPorts int, onListen func(addr string)) {
 	g.Go(func() error { return s.ix.Run(ctx, notify) })
-	g.Go(func() error { return s.refreshPopularity(ctx, nil, cfg.Ranking.PageRank.Interval) })
+	g.Go(func() error { return s.refreshPopularity(ctx, cfg.Ranking.PageRank.Interval) })
 	g.Go(func() error { return s.ads.Run(ctx) })
 	g.Go(func() error {
 		return httpserver.Run(ctx, cfg.Server.Listen, cfg.Server.HTTP, s.handler, httpserver.Options{
@@ -128,7 +128,7 @@ func (a *app) runEngine(ctx context.Context, cfg *configs.Config, dataDir string
 		default:
 		}
 	}
-	cr, err := newCrawl(ctx, db, cfg, opts.clock, logger, onCommit)
+	cr, err := newCrawl(ctx, db, cfg, logger, onCommit)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/synthweb"
+	"github.com/deltaq/deltaq/internal/httpserver"
 )
 
 func (a *app) newWebCmd() *cobra.Command {
@@ -51,14 +53,15 @@ func (a *app) newWebReplayCmd() *cobra.Command {
 				}
 				archives = append(archives, ar)
 			}
-			srv, err := replay.New(archives, replay.Options{Latency: cfg.Web.Replay.Latency, Logger: a.logger(cfg)})
+			logger := a.logger(cfg)
+			srv, err := replay.New(archives, replay.Options{Latency: cfg.Web.Replay.Latency, Logger: logger})
 			if err != nil {
 				return err
 			}
 			if err := srv.SetWeek(week); err != nil {
 				return fmt.Errorf("--week %d: %w", week, err)
 			}
-			return a.serveWeb(cmd.Context(), listen, srv, srv.Hosts(), fmt.Sprintf("week %d of %d", week, srv.Weeks()))
+			return a.serveWeb(cmd.Context(), listen, srv, srv.Hosts(), fmt.Sprintf("week %d of %d", week, srv.Weeks()), logger)
 		},
 	}
 	cmd.Flags().StringSliceVar(&dirs, "archive", nil, "archive directory (repeatable)")
@@ -78,11 +81,12 @@ func (a *app) newWebSynthCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			web, err := synthweb.New(synthweb.Options{Config: cfg.Web.Synth, Logger: a.logger(cfg)})
+			logger := a.logger(cfg)
+			web, err := synthweb.New(synthweb.Options{Config: cfg.Web.Synth, Logger: logger})
 			if err != nil {
 				return err
 			}
-			return a.serveWeb(cmd.Context(), listen, web, web.Hosts(), fmt.Sprintf("seed %d", cfg.Web.Synth.Seed))
+			return a.serveWeb(cmd.Context(), listen, web, web.Hosts(), fmt.Sprintf("seed %d", cfg.Web.Synth.Seed), logger)
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8082", "address to listen on")
@@ -91,9 +95,13 @@ func (a *app) newWebSynthCmd() *cobra.Command {
 	return cmd
 }
 
+// testWebHTTP are the limits of a test web's server. It sets no read or
+// write deadline: the traps stream slowly or without end on purpose.
+var testWebHTTP = httpserver.Config{ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute, ShutdownTimeout: 5 * time.Second}
+
 // serveWeb serves h on listen until ctx ends, after telling the user how to
 // point a crawl at it.
-func (a *app) serveWeb(ctx context.Context, listen string, h http.Handler, hosts []string, what string) error {
+func (a *app) serveWeb(ctx context.Context, listen string, h http.Handler, hosts []string, what string, logger *slog.Logger) error {
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", listen, err)
@@ -105,15 +113,5 @@ func (a *app) serveWeb(ctx context.Context, listen string, h http.Handler, hosts
 	}
 	fmt.Fprintf(a.stdout, "serving %s on http://%s (hosts: %s)\n", what, addr, strings.Join(hosts, ", "))
 	fmt.Fprintf(a.stdout, "crawl it with: deltaq crawl --data DIR --allow-private %s --seeds http://%s/\n", strings.Join(resolve, " "), hosts[0])
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		return srv.Shutdown(shut)
-	}
+	return httpserver.Serve(ctx, ln, testWebHTTP, h, httpserver.Options{Logger: logger})
 }

@@ -38,7 +38,6 @@ type services struct {
 
 // serviceOptions vary what openServices builds.
 type serviceOptions struct {
-	clock    clock.Clock
 	workload []querylog.Query // overrides index.workload_log (the demo's own queries)
 }
 
@@ -46,7 +45,7 @@ type serviceOptions struct {
 func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs.Config, logger *slog.Logger, opts serviceOptions) (*services, error) {
 	s := &services{cfg: cfg, logger: logger, db: db, reg: prometheus.NewRegistry()}
 	var err error
-	if s.rank, err = ranking.NewStore(db, cfg.Ranking, ranking.StoreOptions{Clock: opts.clock, Logger: logger}); err != nil {
+	if s.rank, err = ranking.NewStore(db, cfg.Ranking, ranking.StoreOptions{Logger: logger}); err != nil {
 		return nil, err
 	}
 	workload := opts.workload
@@ -59,10 +58,6 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 			return nil, fmt.Errorf("index.workload_log: %w", err)
 		}
 	}
-	var now func() time.Time
-	if opts.clock != nil {
-		now = opts.clock.Now
-	}
 	popularity := func(url string) float64 {
 		st, err := s.rank.Lookup(context.Background(), []string{url})
 		if err != nil || len(st) != 1 {
@@ -71,11 +66,11 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 		return ranking.PopularityOf(st[0], cfg.Ranking.Popularity)
 	}
 	if s.ix, err = index.Open(indexPath(dataDir), cfg.Index, db, index.Options{
-		Logger: logger, Clock: now, Workload: workload, Popularity: popularity,
+		Logger: logger, Workload: workload, Popularity: popularity,
 	}); err != nil {
 		return nil, err
 	}
-	if s.ads, err = ads.Open(ctx, db, cfg.Ads, ads.Options{Clock: opts.clock, Logger: logger}); err != nil {
+	if s.ads, err = ads.Open(ctx, db, cfg.Ads, ads.Options{Logger: logger}); err != nil {
 		s.ix.Close()
 		return nil, err
 	}
@@ -134,6 +129,12 @@ func explainPage(ctx context.Context, db *repo.DB, cfg *configs.Config, url stri
 	if err != nil {
 		return nil, err
 	}
+	return recrawlReport(cfg, log, ms, now), nil
+}
+
+// recrawlReport is explainPage on a fetch log and ΔQ measurements already
+// read.
+func recrawlReport(cfg *configs.Config, log []repo.FetchRecord, ms []repo.DeltaQ, now time.Time) map[string]any {
 	plan := frontier.Plan{Now: now, Period: cfg.Frontier.Budget.Period}
 	est, measured := frontier.EstimateOf(log, ms, cfg.Frontier.Window, cfg.Frontier.Budget.Period)
 	out := map[string]any{
@@ -149,15 +150,13 @@ func explainPage(ctx context.Context, db *repo.DB, cfg *configs.Config, url stri
 	} else {
 		out["why"] = "no re-download yet: the policy uses the mean δQ_A of the page's host as a prior, and exploration re-fetches it in time (thesis §7.2)"
 	}
-	return out, nil
+	return out
 }
 
 // refreshPopularity recomputes PageRank over the crawled link graph every
 // interval and re-indexes the popularity field of indexed pages.
-func (s *services) refreshPopularity(ctx context.Context, clk clock.Clock, interval time.Duration) error {
-	if clk == nil {
-		clk = clock.Real{}
-	}
+func (s *services) refreshPopularity(ctx context.Context, interval time.Duration) error {
+	clk := clock.Real{}
 	for {
 		if _, err := s.rank.ComputePageRank(ctx); err != nil {
 			return err

@@ -13,7 +13,6 @@ import (
 	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/discovery"
 	"github.com/deltaq/deltaq/frontier"
-	"github.com/deltaq/deltaq/internal/clock"
 )
 
 // Data directory layout: the repository and the index side by side.
@@ -44,7 +43,7 @@ type crawl struct {
 	discovery *discovery.Stats
 }
 
-func newCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, clk clock.Clock, logger *slog.Logger, onCommit func()) (*crawl, error) {
+func newCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger, onCommit func()) (*crawl, error) {
 	stats, err := loadDiscovery(ctx, db, cfg, logger)
 	if err != nil {
 		return nil, err
@@ -54,7 +53,7 @@ func newCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, clk clock.C
 			logger.Warn("discovery statistics", "url", x, "err", err)
 		}
 	}
-	c, err := crawler.New(cfg.Crawler, db, crawler.Options{Clock: clk, Logger: logger, OnCommit: onCommit, OnYield: onYield})
+	c, err := crawler.New(cfg.Crawler, db, crawler.Options{Logger: logger, OnCommit: onCommit, OnYield: onYield})
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +61,7 @@ func newCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, clk clock.C
 	if err != nil {
 		return nil, err
 	}
-	f, err := frontier.New(ctx, db, cfg.Frontier, c.Gate(), policy, frontier.Options{Clock: clk, Logger: logger, Discoverer: stats})
+	f, err := frontier.New(ctx, db, cfg.Frontier, c.Gate(), policy, frontier.Options{Logger: logger, Discoverer: stats})
 	if err != nil {
 		return nil, err
 	}
