@@ -16,11 +16,7 @@ func (a *app) newConfigCmd() *cobra.Command {
 		Short: "Print the effective configuration (defaults, file, environment, flags merged)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			out, err := configs.Effective(configs.Sources{
-				File:     a.configFile,
-				Flags:    cmd.Flags(),
-				FlagKeys: map[string]string{"log-level": "log.level"},
-			})
+			out, err := configs.Effective(a.sources(cmd, nil))
 			if err != nil {
 				return err
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"log/slog"
+	"maps"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -48,11 +49,14 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 // load builds the effective configuration for cmd: defaults, --config file,
 // DELTAQ_* environment, then the flags of cmd that map to keys.
 func (a *app) load(cmd *cobra.Command, flagKeys map[string]string) (*configs.Config, error) {
+	return configs.Load(a.sources(cmd, flagKeys))
+}
+
+// sources are cmd's configuration sources: flagKeys plus the root's flags.
+func (a *app) sources(cmd *cobra.Command, flagKeys map[string]string) configs.Sources {
 	keys := map[string]string{"log-level": "log.level"}
-	for f, k := range flagKeys {
-		keys[f] = k
-	}
-	return configs.Load(configs.Sources{File: a.configFile, Flags: cmd.Flags(), FlagKeys: keys})
+	maps.Copy(keys, flagKeys)
+	return configs.Sources{File: a.configFile, Flags: cmd.Flags(), FlagKeys: keys}
 }
 
 // logger builds the process logger from the log section.
