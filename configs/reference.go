@@ -18,7 +18,7 @@ func Reference() (string, error) {
 	var b strings.Builder
 	b.WriteString("| key | default | meaning |\n|---|---|---|\n")
 	if len(doc.Content) == 1 {
-		walk(&b, doc.Content[0], "", "")
+		walk(&b, doc.Content[0], "")
 	}
 	return b.String(), nil
 }
@@ -29,7 +29,7 @@ const (
 	ReferenceEnd   = "<!-- end of configuration reference -->"
 )
 
-func walk(b *strings.Builder, n *yaml.Node, prefix, inherited string) {
+func walk(b *strings.Builder, n *yaml.Node, prefix string) {
 	if n.Kind != yaml.MappingNode {
 		return
 	}
@@ -41,7 +41,7 @@ func walk(b *strings.Builder, n *yaml.Node, prefix, inherited string) {
 			if comment != "" {
 				fmt.Fprintf(b, "| **%s** | | %s |\n", key, comment)
 			}
-			walk(b, v, key+".", "")
+			walk(b, v, key+".")
 			continue
 		}
 		fmt.Fprintf(b, "| `%s` | `%s` | %s |\n", key, value(v), comment)
