@@ -86,59 +86,41 @@ func EstimateOf(log []repo.FetchRecord, ms []repo.DeltaQ, window int, period tim
 
 // Select implements Policy.
 func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, error) {
-	type page struct {
-		url  string
-		last time.Time
-		est  Estimate
+	cands, err := readCandidates(ctx, pages)
+	if err != nil {
+		return nil, err
 	}
-	var all []page
+	rate := make([]float64, len(cands))
+	measured := make([]bool, len(cands))
 	hostSum := map[string]float64{}
 	hostN := map[string]int{}
-	var globalSum float64
-	var globalN int
-	for p, err := range pages.Candidates(ctx) {
+	for i, c := range cands {
+		ms, err := pages.DeltaQs(ctx, c.url)
 		if err != nil {
 			return nil, err
 		}
-		log, err := pages.FetchLog(ctx, p.URL)
-		if err != nil {
-			return nil, err
-		}
-		ms, err := pages.DeltaQs(ctx, p.URL)
-		if err != nil {
-			return nil, err
-		}
-		est, ok := EstimateOf(log, ms, d.Window, plan.Period)
+		est, ok := EstimateOf(c.log, ms, d.Window, plan.Period)
 		if ok {
-			h := urlnorm.Host(p.URL)
+			h := urlnorm.Host(c.url)
 			hostSum[h] += est.Rate
 			hostN[h]++
-			globalSum += est.Rate
-			globalN++
 		}
-		all = append(all, page{url: p.URL, last: p.LastFetch, est: est})
+		rate[i], measured[i] = est.Rate, ok
 	}
-	globalPrior := 0.0
-	if globalN > 0 {
-		globalPrior = globalSum / float64(globalN)
-	}
+	globalPrior := meanOr(rate, measured, 0)
 	explore := int(math.Ceil(d.Explore * float64(plan.N)))
-	if d.Explore == 0 {
-		explore = 0
-	}
 	top := newTopN(plan.N - explore)
-	for i := range all {
-		p := &all[i]
-		if !p.est.Measured {
-			h := urlnorm.Host(p.url)
+	for i, c := range cands {
+		if !measured[i] {
+			h := urlnorm.Host(c.url)
 			if n := hostN[h]; n > 0 {
-				p.est.Rate = hostSum[h] / float64(n)
+				rate[i] = hostSum[h] / float64(n)
 			} else {
-				p.est.Rate = globalPrior
+				rate[i] = globalPrior
 			}
 		}
-		age := plan.periods(p.last)
-		top.offer(p.url, p.est.Rate*age, age)
+		age := plan.periods(c.lastFetch)
+		top.offer(c.url, rate[i]*age, age)
 	}
 	picked := top.urls()
 	chosen := make(map[string]bool, len(picked))
@@ -146,9 +128,9 @@ func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, 
 		chosen[u] = true
 	}
 	oldest := newTopN(explore)
-	for _, p := range all {
-		if !chosen[p.url] {
-			oldest.offer(p.url, plan.periods(p.last), 0)
+	for _, c := range cands {
+		if !chosen[c.url] {
+			oldest.offer(c.url, plan.periods(c.lastFetch), 0)
 		}
 	}
 	return append(picked, oldest.urls()...), nil
