@@ -109,11 +109,7 @@ func (f *Frontier) load(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("frontier: load queue: %w", err)
 		}
-		h := f.hostLocked(urlnorm.Host(item.URL))
-		h.insert(entryOf(item), f.cfg.HostBuffer)
-		if item.Reason.Class() != repo.ClassNew {
-			f.mu.pending[item.URL] = struct{}{}
-		}
+		f.addLocked(item)
 		n++
 	}
 	for _, h := range f.mu.hosts {
@@ -123,11 +119,18 @@ func (f *Frontier) load(ctx context.Context) error {
 	return nil
 }
 
-func (f *Frontier) hostLocked(host string) *hostQueue {
+// addLocked buffers a committed queue entry in its host's queue and, for
+// a re-fetch, marks its URL pending. It returns the host's queue.
+func (f *Frontier) addLocked(item repo.QueueItem) *hostQueue {
+	host := urlnorm.Host(item.URL)
 	h, ok := f.mu.hosts[host]
 	if !ok {
 		h = newHostQueue(host)
 		f.mu.hosts[host] = h
+	}
+	h.insert(entryOf(item), f.cfg.HostBuffer)
+	if item.Reason.Class() != repo.ClassNew {
+		f.mu.pending[item.URL] = struct{}{}
 	}
 	return h
 }
@@ -147,12 +150,7 @@ func (f *Frontier) Publish(items ...repo.QueueItem) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, item := range items {
-		h := f.hostLocked(urlnorm.Host(item.URL))
-		h.insert(entryOf(item), f.cfg.HostBuffer)
-		if item.Reason.Class() != repo.ClassNew {
-			f.mu.pending[item.URL] = struct{}{}
-		}
-		f.fixLocked(h)
+		f.fixLocked(f.addLocked(item))
 	}
 	f.wakeLocked()
 }
@@ -422,16 +420,10 @@ type DoneInfo struct {
 func (f *Frontier) Done(job Job, info DoneInfo) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	h, ok := f.mu.hosts[job.Host]
+	h, _, ok := f.takeInflightLocked(job, "done for a job not in flight")
 	if !ok {
-		f.logger.Error("done for a job not in flight", "url", job.URL)
 		return
 	}
-	if _, ok := h.removeInflight(job.key); !ok {
-		f.logger.Error("done for a job not in flight", "url", job.URL)
-		return
-	}
-	f.mu.inflight--
 	if !info.NotBefore.IsZero() {
 		h.notBefore = max(h.notBefore, info.NotBefore.UnixNano())
 	}
@@ -451,17 +443,10 @@ func (f *Frontier) Done(job Job, info DoneInfo) {
 func (f *Frontier) Defer(job Job, notBefore time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	h, ok := f.mu.hosts[job.Host]
+	h, e, ok := f.takeInflightLocked(job, "defer of a job not in flight")
 	if !ok {
-		f.logger.Error("defer of a job not in flight", "url", job.URL)
 		return
 	}
-	e, ok := h.removeInflight(job.key)
-	if !ok {
-		f.logger.Error("defer of a job not in flight", "url", job.URL)
-		return
-	}
-	f.mu.inflight--
 	f.mu.budget.giveBack(job.Class)
 	if !notBefore.IsZero() {
 		h.notBefore = max(h.notBefore, notBefore.UnixNano())
@@ -469,6 +454,20 @@ func (f *Frontier) Defer(job Job, notBefore time.Time) {
 	h.insert(e, f.cfg.HostBuffer)
 	f.fixLocked(h)
 	f.wakeLocked()
+}
+
+// takeInflightLocked removes job from its host's in-flight entries. A job
+// that is not in flight is logged with msg and ok is false.
+func (f *Frontier) takeInflightLocked(job Job, msg string) (h *hostQueue, e entry, ok bool) {
+	if h, ok = f.mu.hosts[job.Host]; ok {
+		e, ok = h.removeInflight(job.key)
+	}
+	if !ok {
+		f.logger.Error(msg, "url", job.URL)
+		return nil, entry{}, false
+	}
+	f.mu.inflight--
+	return h, e, true
 }
 
 func (f *Frontier) wakeLocked() {
