@@ -42,14 +42,17 @@ func (b *budget) admits(c repo.QueueClass) bool {
 	if b.used >= b.limit {
 		return false
 	}
-	if c != repo.ClassNew {
-		return true
-	}
-	reserved := 0
+	return c != repo.ClassNew || b.free() > 0
+}
+
+// free is what is left of the period's budget after fetches and
+// reservations.
+func (b *budget) free() int {
+	free := b.limit - b.used
 	for _, r := range b.reserved {
-		reserved += r
+		free -= r
 	}
-	return b.used+reserved < b.limit
+	return free
 }
 
 func (b *budget) take(c repo.QueueClass) {
@@ -73,11 +76,7 @@ func (b *budget) giveBack(c repo.QueueClass) {
 // reserve holds n fetches of this period for planned entries of class c,
 // capped so that reservations never exceed what is left.
 func (b *budget) reserve(c repo.QueueClass, n int) {
-	free := b.limit - b.used
-	for _, r := range b.reserved {
-		free -= r
-	}
-	b.reserved[c] += max(0, min(n, free))
+	b.reserved[c] += max(0, min(n, b.free()))
 }
 
 // usage is the persisted count of committed fetches per class in the period

@@ -3,6 +3,7 @@ package frontier
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -39,11 +40,7 @@ func (c Config) Validate(policies []string) error {
 	bad := func(key string, v any, limit string) {
 		errs = append(errs, fmt.Errorf("frontier.%s = %v: %s", key, v, limit))
 	}
-	known := false
-	for _, p := range policies {
-		known = known || p == c.Policy
-	}
-	if !known {
+	if !slices.Contains(policies, c.Policy) {
 		bad("policy", fmt.Sprintf("%q", c.Policy), fmt.Sprintf("must be one of %v", policies))
 	}
 	if c.Budget.Fetches < 1 {
