@@ -4,13 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/eval/archive"
@@ -122,49 +121,35 @@ func loadCorpus(ctx context.Context, a *archive.Archive, an analysis.Analyzer, l
 		aliases   []string // same-host links with a query string
 	}
 	out := make([]analysed, len(raws))
-	errs := make([]error, workers)
-	var next sync.Mutex
-	pos := 0
-	var wg sync.WaitGroup
-	for k := range max(1, workers) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				if ctx.Err() != nil {
-					errs[k] = ctx.Err()
-					return
-				}
-				next.Lock()
-				i := pos
-				pos++
-				next.Unlock()
-				if i >= len(raws) {
-					return
-				}
-				base, err := url.Parse("http://" + c.host + raws[i].path)
-				if err != nil {
-					errs[k] = fmt.Errorf("synceval: %s: %w", raws[i].path, err)
-					return
-				}
-				d, err := extract.HTML(raws[i].data, replayContentType, base, lim)
-				if err != nil {
-					continue // the crawler neither indexes nor follows it
-				}
-				out[i].aliases = queryLinks(d, c.host)
-				if d.Robots.NoIndex {
-					continue
-				}
-				out[i].indexable = true
-				out[i].length, out[i].terms, out[i].tf = analyse(an, d.Title, d.Text)
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, workers))
+	for i, r := range raws {
+		if gctx.Err() != nil {
+			break
 		}
+		g.Go(func() error {
+			base, err := url.Parse("http://" + c.host + r.path)
+			if err != nil {
+				return fmt.Errorf("synceval: %s: %w", r.path, err)
+			}
+			d, err := extract.HTML(r.data, replayContentType, base, lim)
+			if err != nil {
+				return nil // the crawler neither indexes nor follows it
+			}
+			out[i].aliases = queryLinks(d, c.host)
+			if d.Robots.NoIndex {
+				return nil
+			}
+			out[i].indexable = true
+			out[i].length, out[i].terms, out[i].tf = analyse(an, d.Title, d.Text)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	seen := map[string]struct{}{}
 	for _, o := range out {
@@ -329,6 +314,3 @@ func analyse(an analysis.Analyzer, title, text string) (length int, terms []stri
 	}
 	return len(tokens), terms, tf
 }
-
-// defaultWorkers is the number of goroutines for CPU-bound preparation.
-func defaultWorkers() int { return runtime.GOMAXPROCS(0) }

@@ -53,19 +53,10 @@ type harness struct {
 	// from a checkpoint of it (repo.DB.Checkpoint: hard-linked tables).
 	baseDB *repo.DB
 	// The week-0 crawl.
-	base week0
+	base Week0Summary
 	// whole is every page's history from the all-pages run, which the
 	// policies estimate from when eval.sync.history is "whole".
 	whole map[string]pageHistory
-}
-
-// week0 describes the fully synchronized repository every run starts from.
-type week0 struct {
-	Fetched int     // pages fetched
-	Indexed uint64  // documents in the index
-	Live    int     // indexable pages of week 0
-	Q       float64 // Q(W^L) at week 0: 1 when the crawl found everything
-	Took    time.Duration
 }
 
 // env is one run's components, each with its own directories and replay
@@ -259,12 +250,18 @@ func (h *harness) prepareBase(ctx context.Context, progress io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h.base = week0{Fetched: n, Indexed: indexed, Live: len(h.c.live[0]), Q: q}
+	h.base = Week0Summary{Fetched: n, Indexed: indexed, Live: len(h.c.live[0]), Q: q}
 	if err := e.ix.Close(); err != nil {
 		return err
 	}
 	e.ix = nil
-	if err := copyDir(filepath.Join(h.work, "week0", "index"), filepath.Join(h.work, "base", "index")); err != nil {
+	// A reused work directory may hold an older base: CopyFS does not
+	// overwrite.
+	dst := filepath.Join(h.work, "base", "index")
+	if err := os.RemoveAll(dst); err != nil {
+		return fmt.Errorf("synceval: %w", err)
+	}
+	if err := os.CopyFS(dst, os.DirFS(filepath.Join(h.work, "week0", "index"))); err != nil {
 		return fmt.Errorf("synceval: copy the week-0 index: %w", err)
 	}
 	if err := os.RemoveAll(filepath.Join(h.work, "week0")); err != nil {
@@ -286,35 +283,4 @@ func (h *harness) close() error {
 	err := h.baseDB.Close()
 	h.baseDB = nil
 	return err
-}
-
-// copyDir copies the regular files of a directory tree.
-func copyDir(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		in, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.Create(target)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
 }

@@ -3,7 +3,8 @@ package synceval
 import (
 	"context"
 	"slices"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/deltaq/deltaq/index"
 )
@@ -44,32 +45,27 @@ type queryWeek struct {
 // buildIdeal computes the ideal side for every week on workers goroutines.
 func buildIdeal(ctx context.Context, c *corpus, wl *workload, s index.Scoring, inspectionC float64, workers int) (*ideal, error) {
 	id := &ideal{c: c, wl: wl, inspect: newInspection(inspectionC, len(c.urls)), weeks: make([]weekIdeal, c.weeks())}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range max(1, workers) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var sorted []float64
-			for w := range next {
-				id.weeks[w], sorted = id.week(w, s, sorted)
-			}
-		}()
-	}
+	var g errgroup.Group
+	g.SetLimit(max(1, workers))
 	for w := range c.weeks() {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- w
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			id.weeks[w] = id.week(w, s)
+			return nil
+		})
 	}
-	close(next)
-	wg.Wait()
-	return id, ctx.Err()
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return id, nil
 }
 
 // week computes the ideal side of week w.
-func (id *ideal) week(w int, s index.Scoring, sorted []float64) (weekIdeal, []float64) {
+func (id *ideal) week(w int, s index.Scoring) weekIdeal {
 	p := newPostings(id.c, w, id.wl.queries)
+	var sorted []float64 // scratch, reused across the week's queries
 	wi := weekIdeal{st: id.c.weekStats(w, s), queries: make([]queryWeek, len(id.wl.queries))}
 	for k := range id.wl.queries {
 		q := &id.wl.queries[k]
@@ -86,7 +82,7 @@ func (id *ideal) week(w int, s index.Scoring, sorted []float64) (weekIdeal, []fl
 		wi.queries[k] = qw
 		wi.denominator += q.freq * qw.value
 	}
-	return wi, sorted
+	return wi
 }
 
 // answerValue is Σ_r I(r)·S(W_w[p_r], q) over a local answer A(q, W^L)

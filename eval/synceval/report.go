@@ -43,7 +43,7 @@ func (h *harness) summarize(specs []runSpec, results []*runResult) *Summary {
 			KeptStrings: wl.keptStrings, KeptTotal: wl.keptTotal, MultiTerm: wl.multiTerm, Terms: wl.distinctTerm,
 			Sampled: wl.sampled,
 		},
-		Week0: Week0Summary{Fetched: h.base.Fetched, Indexed: h.base.Indexed, Live: h.base.Live, Q: h.base.Q, Took: h.base.Took},
+		Week0: h.base,
 	}
 	for _, r := range results {
 		rs := RunSummary{Policy: r.Spec.Policy, Tau: r.Spec.Tau, Budget: r.Spec.Budget, All: r.Spec.All,
@@ -138,6 +138,13 @@ func pearson(xs, ys []float64) float64 {
 		return math.NaN()
 	}
 	return sxy / math.Sqrt(sxx*syy)
+}
+
+// budgets returns the swept budgets, ascending, each once.
+func (h *harness) budgets() []int {
+	b := slices.Clone(h.cfg.Budgets)
+	slices.Sort(b)
+	return slices.Compact(b)
 }
 
 // q formats a quality for tables and the CSV: six decimals, fixed.
@@ -246,9 +253,7 @@ func (h *harness) markdown(sum *Summary) string {
 	_ = w0.Markdown(&b)
 
 	// Mean Q by policy × budget.
-	budgets := slices.Clone(cfg.Budgets)
-	slices.Sort(budgets)
-	budgets = slices.Compact(budgets)
+	budgets := h.budgets()
 	cols := []string{"policy"}
 	for _, bu := range budgets {
 		cols = append(cols, fmt.Sprintf("B=%d", bu))
@@ -421,10 +426,7 @@ func (h *harness) writePlots(sum *Summary, results []*runResult, outDir string) 
 	}
 
 	// Q per week, one plot per budget.
-	budgets := slices.Clone(h.cfg.Budgets)
-	slices.Sort(budgets)
-	budgets = slices.Compact(budgets)
-	for _, bu := range budgets {
+	for _, bu := range h.budgets() {
 		var ss []report.Series
 		for _, r := range sum.Best {
 			if r.Budget != bu {

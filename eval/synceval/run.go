@@ -70,7 +70,7 @@ func (h *harness) run(ctx context.Context, id int, spec runSpec) (res *runResult
 	if err := h.baseDB.Checkpoint(filepath.Join(dir, "repo")); err != nil {
 		return nil, err
 	}
-	if err := copyDir(filepath.Join(h.work, "base", "index"), filepath.Join(h.work, dir, "index")); err != nil {
+	if err := os.CopyFS(filepath.Join(h.work, dir, "index"), os.DirFS(filepath.Join(h.work, "base", "index"))); err != nil {
 		return nil, fmt.Errorf("synceval: copy the week-0 index: %w", err)
 	}
 	e, err := h.open(ctx, dir, spec)

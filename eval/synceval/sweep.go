@@ -3,7 +3,6 @@ package synceval
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/index"
@@ -60,12 +60,13 @@ type WorkloadSummary struct {
 	Sampled     bool    // capped by eval.sync.max_queries
 }
 
-// Week0Summary is the week-0 crawl.
+// Week0Summary is the week-0 crawl: the fully synchronized repository
+// every run starts from.
 type Week0Summary struct {
-	Fetched int
-	Indexed uint64
-	Live    int
-	Q       float64
+	Fetched int     // pages fetched
+	Indexed uint64  // documents in the index
+	Live    int     // indexable pages of week 0
+	Q       float64 // Q(W^L) at week 0: 1 when the crawl found everything
 	Took    time.Duration
 }
 
@@ -236,56 +237,30 @@ func (h *harness) runAll(ctx context.Context, specs []runSpec, results []*runRes
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(specs[b].Budget, specs[a].Budget) })
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		mu        sync.Mutex
-		done      int
-		remaining = len(specs)
-		firstErr  error
-	)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(workers, len(specs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				r, err := h.run(ctx, i+1, specs[i])
-				mu.Lock()
-				if err != nil {
-					if firstErr == nil {
-						firstErr = fmt.Errorf("synceval: run %s: %w", specs[i], err)
-						cancel()
-					}
-					mu.Unlock()
-					continue
-				}
-				results[i] = r
-				done++
-				remaining--
-				fmt.Fprintf(progress, "%s: [%d/%d] %s: mean Q %.4f in %v (%d answers ranked, %d reused)\n",
-					h.c.name, done, len(specs), specs[i], r.MeanQ, r.Took.Round(time.Millisecond), r.Reranked, r.Kept)
-				mu.Unlock()
-			}
-		}()
-	}
+	var mu sync.Mutex // serializes the progress lines
+	done := 0
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
 	for _, i := range order {
-		if ctx.Err() != nil {
+		if gctx.Err() != nil {
 			break
 		}
-		next <- i
+		g.Go(func() error {
+			r, err := h.run(gctx, i+1, specs[i])
+			if err != nil {
+				return fmt.Errorf("synceval: run %s: %w", specs[i], err)
+			}
+			results[i] = r
+			mu.Lock()
+			defer mu.Unlock()
+			done++
+			fmt.Fprintf(progress, "%s: [%d/%d] %s: mean Q %.4f in %v (%d answers ranked, %d reused)\n",
+				h.c.name, done, len(specs), specs[i], r.MeanQ, r.Took.Round(time.Millisecond), r.Reranked, r.Kept)
+			return nil
+		})
 	}
-	close(next)
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
-	}
-	if err := ctx.Err(); err != nil {
+	if err := g.Wait(); err != nil {
 		return err
 	}
-	if remaining != 0 {
-		return errors.New("synceval: some runs did not finish")
-	}
-	return nil
+	return ctx.Err()
 }

@@ -217,14 +217,13 @@ func (wl *workload) logQueries() []querylog.Query {
 // for each term, the week's live documents holding it, in URL order.
 type postings struct {
 	c     *corpus
-	week  int
 	slot  map[uint32]int // term id → index into lists
 	lists [][]doc
 }
 
 // newPostings builds week w's postings for the terms of qs.
 func newPostings(c *corpus, w int, qs []query) *postings {
-	p := &postings{c: c, week: w, slot: map[uint32]int{}}
+	p := &postings{c: c, slot: map[uint32]int{}}
 	for _, q := range qs {
 		for _, t := range q.terms {
 			if _, ok := p.slot[t]; !ok {
