@@ -119,19 +119,29 @@ func replay(s *site, p discovery.Policy, delta int, budgets []int) []measure {
 	return ms
 }
 
-// optimal scores GREEDY's k-budgeted cover of every scored week.
-func optimal(s *site, budgets []int) []measure {
+// greedyGains returns, for every week t ≥ 1, the new pages each page of
+// GREEDY's complete order adds (discovery.GreedyOrder); gains[0] is nil.
+// Every GREEDY measurement is a prefix sum of these.
+func greedyGains(s *site) [][]int {
+	gains := make([][]int, len(s.cover))
+	for t := 1; t < len(s.cover); t++ {
+		_, gains[t] = discovery.GreedyOrder(s.cover[t])
+	}
+	return gains
+}
+
+// optimal scores GREEDY's k-budgeted cover of every scored week, given
+// the weeks' greedyGains.
+func optimal(s *site, gains [][]int, budgets []int) []measure {
 	ms := make([]measure, len(budgets))
 	for t := firstScoredWeek; t < len(s.cover); t++ {
-		h := s.cover[t]
-		_, gains := discovery.GreedyOrder(h)
 		for i, k := range budgets {
-			n := min(k, len(gains))
+			n := min(k, len(gains[t]))
 			covered := 0
-			for _, g := range gains[:n] {
+			for _, g := range gains[t][:n] {
 				covered += g
 			}
-			ms[i].add(n, covered, h)
+			ms[i].add(n, covered, s.cover[t])
 		}
 	}
 	return ms
@@ -169,17 +179,14 @@ func partialCovers(s *site, rhos []float64) []partialCover {
 // greedyCurve is fig. 3.2(b): how many of all coverable new pages (weeks
 // t ≥ 1, total of them) are covered when every week's greedy cover is cut
 // at k, for k = 1 up to the largest full cover (covered[k−1]).
-func greedyCurve(s *site) (covered []int, total int) {
-	var gains [][]int
+func greedyCurve(s *site, gains [][]int) (covered []int, total int) {
 	longest := 0
 	for t := 1; t < len(s.cover); t++ {
-		_, g := discovery.GreedyOrder(s.cover[t])
-		gains = append(gains, g)
 		total += s.cover[t].Coverable
-		longest = max(longest, len(g))
+		longest = max(longest, len(gains[t]))
 	}
 	covered = make([]int, longest)
-	for _, g := range gains {
+	for _, g := range gains[1:] {
 		acc := 0
 		for k := range longest {
 			if k < len(g) {
@@ -308,13 +315,8 @@ func (p *statsPolicy) Name() string {
 }
 
 func (p *statsPolicy) Observe(site string, t int, h *discovery.Bipartite) {
-	at := p.s.dates[t]
-	for _, x := range p.s.oldPresent[t] {
-		if err := p.st.Record(x, repo.DiscoveryYield{At: at, New: h.Yield(x)}); err != nil && p.err == nil {
-			p.err = err
-		}
-	}
-	p.st.FullRecrawlDone(site, at)
+	p.record(t, p.s.oldPresent[t], h)
+	p.st.FullRecrawlDone(site, p.s.dates[t])
 }
 
 func (p *statsPolicy) Select(site string, k int) []string {
@@ -324,11 +326,16 @@ func (p *statsPolicy) Select(site string, k int) []string {
 // learn implements learner: the pages re-fetched in week t report their
 // yields (empty for one that covers nothing or no longer exists).
 func (p *statsPolicy) learn(t int, selected []string, h *discovery.Bipartite) {
-	if !p.learning {
-		return
+	if p.learning {
+		p.record(t, selected, h)
 	}
+}
+
+// record reports the yields in H_t of re-fetching pages in week t, keeping
+// the first error.
+func (p *statsPolicy) record(t int, pages []string, h *discovery.Bipartite) {
 	at := p.s.dates[t]
-	for _, x := range selected {
+	for _, x := range pages {
 		if err := p.st.Record(x, repo.DiscoveryYield{At: at, New: h.Yield(x)}); err != nil && p.err == nil {
 			p.err = err
 		}

@@ -209,11 +209,13 @@ func evaluate(ctx context.Context, cfg Config, s *site) (*siteResult, error) {
 		return nil, err
 	}
 	r.table["OD-ALL"] = ms
-	r.table["Optimal"] = optimal(s, cfg.Budgets)
+	gains := greedyGains(s)
+	r.table["Optimal"] = optimal(s, gains, cfg.Budgets)
 
-	// Figs. 3.5 and 3.6.
+	// Figs. 3.5 and 3.6. Optimal does not depend on Δ.
+	curveOptimal := optimal(s, gains, cfg.CurveBudgets)
 	for _, delta := range cfg.FigureRecrawlEvery {
-		c := map[string][]measure{"Optimal": optimal(s, cfg.CurveBudgets)}
+		c := map[string][]measure{"Optimal": curveOptimal}
 		for _, a := range historyAlgorithms(cfg) {
 			if !slices.Contains(curveOrder, a.name) {
 				continue
@@ -238,7 +240,7 @@ func evaluate(ctx context.Context, cfg Config, s *site) (*siteResult, error) {
 	}
 
 	r.partial = partialCovers(s, cfg.CoverFractions)
-	r.greedyCovered, r.greedyTotal = greedyCurve(s)
+	r.greedyCovered, r.greedyTotal = greedyCurve(s, gains)
 	for _, c := range r.greedyCovered {
 		r.greedy = append(r.greedy, 100*ratio(c, r.greedyTotal))
 	}
