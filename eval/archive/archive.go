@@ -166,7 +166,7 @@ func (a *Archive) page(id int) Page {
 	end := iv.off + iv.n
 	return Page{
 		URL:   a.ix.urls[iv.url],
-		Hash:  a.ix.hashes[id*hashLen : (id+1)*hashLen],
+		Hash:  a.hash(id),
 		First: int(iv.first),
 		Last:  int(iv.last),
 		ID:    id,

@@ -22,7 +22,6 @@ func (a *Archive) Verify(ctx context.Context) error {
 	var (
 		bad   int
 		first error
-		sum   [hashLen / 2]byte
 		hexd  [hashLen]byte
 	)
 	for id, iv := range a.ix.ivs {
@@ -36,9 +35,8 @@ func (a *Archive) Verify(ctx context.Context) error {
 			continue
 		}
 		seen[b] = struct{}{}
-		full := sha256.Sum256(a.blob[iv.off : iv.off+iv.n])
-		copy(sum[:], full[:])
-		hex.Encode(hexd[:], sum[:])
+		sum := sha256.Sum256(a.blob[iv.off : iv.off+iv.n])
+		hex.Encode(hexd[:], sum[:hashLen/2])
 		if string(hexd[:]) != b.hash {
 			bad++
 			if first == nil {
