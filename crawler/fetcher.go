@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"errors"
+	"maps"
 	"mime"
 	"net"
 	"net/http"
@@ -22,9 +23,11 @@ import (
 // carrying its own context so a cancelled crawl stops it.
 type fetcher struct {
 	base    *colly.Collector
-	maxBody int
+	maxBody int // bytes read at most
 	types   map[string]bool
-	client  *http.Client
+	// robots marks the robots.txt fetcher: it follows redirects, takes any
+	// content type, and cuts a longer body to maxBody rather than refusing it.
+	robots bool
 }
 
 // response is what one request came to.
@@ -58,14 +61,14 @@ func newTransport(cfg Config, d *dialer) http.RoundTripper {
 // (RFC 9309 §2.3.1.2 asks for at least five).
 const maxRobotsRedirects = 5
 
-func newFetcher(cfg Config, transport http.RoundTripper, followRedirects bool) *fetcher {
+func newFetcher(cfg Config, transport http.RoundTripper, robots bool) *fetcher {
 	client := &http.Client{
 		Transport: transport,
 		Timeout:   cfg.Timeouts.Request,
 		// Page redirects are not followed inside a fetch: the target is a
 		// new URL with its own robots check, politeness slot and record.
 		CheckRedirect: func(_ *http.Request, via []*http.Request) error {
-			if followRedirects && len(via) <= maxRobotsRedirects {
+			if robots && len(via) <= maxRobotsRedirects {
 				return nil
 			}
 			return http.ErrUseLastResponse
@@ -82,7 +85,11 @@ func newFetcher(cfg Config, transport http.RoundTripper, followRedirects bool) *
 	for _, t := range cfg.ContentTypes {
 		types[strings.ToLower(t)] = true
 	}
-	return &fetcher{base: c, maxBody: cfg.Limits.MaxBodyBytes, types: types, client: client}
+	f := &fetcher{base: c, maxBody: cfg.Limits.MaxBodyBytes, types: types, robots: robots}
+	if robots {
+		f.maxBody = cfg.Robots.MaxBytes
+	}
+	return f
 }
 
 // keepCompressed marks every response as already decompressed, so Colly
@@ -101,31 +108,18 @@ func (k keepCompressed) RoundTrip(r *http.Request) (*http.Response, error) {
 	return res, err
 }
 
-// fetchOptions vary a request from the page default.
-type fetchOptions struct {
-	maxBody int  // bytes read at most; 0 means crawler.limits.max_body_bytes
-	robots  bool // robots.txt: any content type, and a longer body is cut to maxBody, not refused
-}
-
 // fetch GETs url with the given extra headers.
-func (f *fetcher) fetch(ctx context.Context, url string, hdr http.Header, opts fetchOptions) response {
-	maxBody := opts.maxBody
-	if maxBody <= 0 {
-		maxBody = f.maxBody
-	}
+func (f *fetcher) fetch(ctx context.Context, url string, hdr http.Header) response {
 	res := response{url: url}
 	start := time.Now()
 	c := f.base.Clone()
 	c.Context = ctx
 	// One byte over the limit tells a body at the limit from a larger one:
 	// Colly truncates silently, deltaq records too_large.
-	c.MaxBodySize = maxBody + 1
+	c.MaxBodySize = f.maxBody + 1
 	var rejected repo.Outcome
 	c.OnResponseHeaders(func(r *colly.Response) {
-		if r.StatusCode < 200 || r.StatusCode >= 300 {
-			return
-		}
-		if opts.robots {
+		if f.robots || r.StatusCode < 200 || r.StatusCode >= 300 {
 			return
 		}
 		if !f.accepts(r.Headers.Get("Content-Type")) {
@@ -133,7 +127,7 @@ func (f *fetcher) fetch(ctx context.Context, url string, hdr http.Header, opts f
 			r.Request.Abort()
 			return
 		}
-		if n, err := strconv.ParseInt(r.Headers.Get("Content-Length"), 10, 64); err == nil && n > int64(maxBody) {
+		if n, err := strconv.ParseInt(r.Headers.Get("Content-Length"), 10, 64); err == nil && n > int64(f.maxBody) {
 			rejected = repo.OutcomeTooLarge
 			r.Request.Abort()
 		}
@@ -141,9 +135,7 @@ func (f *fetcher) fetch(ctx context.Context, url string, hdr http.Header, opts f
 	var got *colly.Response
 	c.OnResponse(func(r *colly.Response) { got = r })
 	h := http.Header{"Accept": {"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}}
-	for k, v := range hdr {
-		h[k] = v
-	}
+	maps.Copy(h, hdr)
 	err := c.Request(http.MethodGet, url, nil, nil, h)
 	res.took = time.Since(start)
 	switch {
@@ -164,9 +156,9 @@ func (f *fetcher) fetch(ctx context.Context, url string, hdr http.Header, opts f
 	res.body = got.Body
 	res.contentType = decodedContentType(res.header.Get("Content-Type"))
 	res.outcome = statusOutcome(res.status)
-	if len(res.body) > maxBody {
-		if opts.robots {
-			res.body = res.body[:maxBody] // RFC 9309 §2.5: parse the first 500 KiB
+	if len(res.body) > f.maxBody {
+		if f.robots {
+			res.body = res.body[:f.maxBody] // RFC 9309 §2.5: parse the first 500 KiB
 		} else if res.outcome == repo.OutcomeOK {
 			res.outcome = repo.OutcomeTooLarge
 			res.body = nil

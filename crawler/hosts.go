@@ -79,9 +79,7 @@ func (c *hostCache) fromState(st *repo.HostState) *hostInfo {
 	}
 	h.rules = r.Group(c.userAgent)
 	h.sitemaps = r.Sitemaps()
-	if d, ok := h.rules.CrawlDelay(); ok {
-		h.delay = d
-	}
+	h.delay, _ = h.rules.CrawlDelay()
 	return h
 }
 
@@ -90,13 +88,19 @@ func (c *hostCache) fromState(st *repo.HostState) *hostInfo {
 // means the host is unavailable for now (nil).
 func robotsFor(status int, body []byte) *robots.Robots {
 	switch {
-	case status >= 200 && status < 300:
-		return robots.Parse(body)
-	case status >= 400 && status < 500:
-		return robots.AllowAll()
-	default:
+	case !robotsKnown(status):
 		return nil
+	case status < 300:
+		return robots.Parse(body)
+	default:
+		return robots.AllowAll()
 	}
+}
+
+// robotsKnown reports whether a robots.txt status gives rules (2xx, 4xx),
+// so callers that only need the distinction need not parse the body.
+func robotsKnown(status int) bool {
+	return status >= 200 && status < 300 || status >= 400 && status < 500
 }
 
 func (c *hostCache) put(host string, h *hostInfo) {
@@ -109,18 +113,6 @@ func (c *hostCache) put(host string, h *hostInfo) {
 		}
 	}
 	c.mu.m[host] = h
-}
-
-// update replaces a host's info with fn applied to a copy of it.
-func (c *hostCache) update(host string, fn func(h *hostInfo)) error {
-	old, err := c.get(host)
-	if err != nil {
-		return err
-	}
-	h := *old
-	fn(&h)
-	c.put(host, &h)
-	return nil
 }
 
 // politeness is the frontier.Gate of a crawl: requests in flight per host

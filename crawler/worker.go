@@ -33,8 +33,9 @@ type result struct {
 	noFollow bool
 
 	// A robots.txt fetch.
-	robotsHost   string
-	robotsScheme string
+	robotsHost     string
+	robotsScheme   string
+	robotsSitemaps []string // the Sitemap lines, parsed in the worker
 }
 
 // handle does one job: the host's robots.txt first if it is unknown or
@@ -71,7 +72,7 @@ func (c *Crawler) handle(ctx context.Context, f *frontier.Frontier, job frontier
 		return nil, nil
 	}
 	r := &result{job: &job}
-	if !info.rules.Allowed(u.EscapedPath() + query(u)) {
+	if !info.rules.Allowed(u.RequestURI()) {
 		r.res = response{url: job.URL, outcome: repo.OutcomeDisallowed}
 		return r, nil
 	}
@@ -80,18 +81,11 @@ func (c *Crawler) handle(ctx context.Context, f *frontier.Frontier, job frontier
 		return nil, fmt.Errorf("crawler: page %s: %w", job.URL, err)
 	}
 	c.counters.requests.Add(1)
-	r.res = c.fetch.fetch(ctx, job.URL, conditional(&page), fetchOptions{})
+	r.res = c.fetch.fetch(ctx, job.URL, conditional(&page))
 	if r.res.outcome == repo.OutcomeOK {
-		c.parse(r)
+		c.parse(r, u)
 	}
 	return r, nil
-}
-
-func query(u *url.URL) string {
-	if u.RawQuery == "" {
-		return ""
-	}
-	return "?" + u.RawQuery
 }
 
 // conditional returns the validators of the stored copy, if the web last
@@ -116,51 +110,42 @@ func conditional(p *repo.Page) http.Header {
 // commits it.
 func (c *Crawler) fetchRobots(ctx context.Context, host, scheme string) *result {
 	c.counters.robots.Add(1)
-	res := c.robots.fetch(ctx, scheme+"://"+host+"/robots.txt", nil, fetchOptions{maxBody: c.cfg.Robots.MaxBytes, robots: true})
-	r := &result{res: res, robotsHost: host, robotsScheme: scheme}
-	now := c.clock.Now()
-	st := c.robotsState(host, &res, now)
+	res := c.robots.fetch(ctx, scheme+"://"+host+"/robots.txt", nil)
+	st := c.robotsState(host, &res, c.clock.Now())
 	h := c.hosts.fromState(&st)
-	old := c.hosts.peek(host)
-	if old != nil {
+	if old := c.hosts.peek(host); old != nil {
 		h.backoffUntil, h.backoffs = old.backoffUntil, old.backoffs
 	}
 	c.hosts.put(host, h)
-	return r
+	return &result{res: res, robotsHost: host, robotsScheme: scheme, robotsSitemaps: h.sitemaps}
 }
 
 // robotsState is the host record fields a robots.txt fetch sets.
 func (c *Crawler) robotsState(host string, res *response, now time.Time) repo.HostState {
 	st := repo.HostState{Host: host, RobotsStatus: res.status, RobotsFetched: now}
-	if robotsFor(res.status, res.body) == nil {
+	if !robotsKnown(res.status) {
 		st.RobotsExpires = now.Add(c.cfg.Robots.ErrorDefer)
 		return st
 	}
 	st.RobotsExpires = now.Add(c.cfg.Robots.CacheTTL)
-	if res.status >= 200 && res.status < 300 {
+	if res.status < 300 {
 		st.RobotsBody = res.body
 	}
 	return st
 }
 
-// parse extracts what the writer needs from a fetched body; it runs in the
-// worker so the single writer only does repository work.
-func (c *Crawler) parse(r *result) {
+// parse extracts what the writer needs from a body fetched from base; it
+// runs in the worker so the single writer only does repository work.
+func (c *Crawler) parse(r *result, base *url.URL) {
 	h := fnv.New64a()
 	h.Write(r.res.body)
 	r.bodyHash = h.Sum64()
 	mt, _, _ := mime.ParseMediaType(r.res.contentType)
-	base, err := url.Parse(r.job.URL)
-	if err != nil {
-		return
-	}
 	switch mt {
 	case "application/xml", "text/xml", "application/rss+xml", "application/atom+xml":
 		r.noIndex = true
 		feed, err := sitemap.Parse(r.res.body, c.cfg.Sitemap)
-		if feed != nil {
-			r.feed = feed
-		}
+		r.feed = feed // never nil: what was read before an error
 		if err != nil {
 			c.logger.Debug("sitemap or feed unreadable", "url", r.job.URL, "err", err)
 		}

@@ -10,7 +10,6 @@ import (
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/crawler/shingle"
-	"github.com/deltaq/deltaq/crawler/sitemap"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 )
@@ -171,10 +170,7 @@ func (a *apply) applyRobots(r *result) error {
 		return nil
 	}
 	// First contact: queue the sitemaps robots.txt names, and /sitemap.xml.
-	maps := []string{r.robotsScheme + "://" + r.robotsHost + "/sitemap.xml"}
-	if rb := robotsFor(st.RobotsStatus, st.RobotsBody); rb != nil {
-		maps = append(maps, rb.Sitemaps()...)
-	}
+	maps := append([]string{r.robotsScheme + "://" + r.robotsHost + "/sitemap.xml"}, r.robotsSitemaps...)
 	src := &repo.Page{URL: r.robotsScheme + "://" + r.robotsHost + "/robots.txt"}
 	for _, m := range maps {
 		n, err := urlnorm.Normalize(m)
@@ -379,19 +375,28 @@ func (a *apply) links(p *repo.Page, r *result) ([]string, error) {
 		if err != nil {
 			return nil, nil
 		}
-		for _, group := range [][]string{locs(r.feed.URLs), locs(r.feed.Sitemaps)} {
-			for _, loc := range group {
-				u, err := urlnorm.Resolve(base, loc)
-				if err != nil {
-					continue
-				}
+		// A sitemap may list tens of thousands of entries: the base is
+		// normalized once, and each entry resolved once.
+		res, err := urlnorm.NewResolver(base)
+		if err != nil {
+			return nil, nil
+		}
+		for _, e := range r.feed.URLs {
+			u, err := res.Resolve(e.Loc)
+			if err != nil {
+				continue
+			}
+			out = append(out, repo.Link{URL: u, Kind: repo.LinkSitemap})
+			if err := a.sitemapDate(u, e.LastMod); err != nil {
+				return nil, err
+			}
+		}
+		for _, e := range r.feed.Sitemaps {
+			if u, err := res.Resolve(e.Loc); err == nil {
 				out = append(out, repo.Link{URL: u, Kind: repo.LinkSitemap})
 			}
 		}
 		follow = out
-		if err := a.sitemapDates(base, r); err != nil {
-			return nil, err
-		}
 	}
 	if err := a.b.SetOutLinks(p.URL, out); err != nil {
 		return nil, err
@@ -414,39 +419,23 @@ func (a *apply) links(p *repo.Page, r *result) ([]string, error) {
 	return fresh, nil
 }
 
-func locs(us []sitemap.URL) []string {
-	out := make([]string, len(us))
-	for i, u := range us {
-		out[i] = u.Loc
+// sitemapDate keeps a sitemap entry's <lastmod> on the page of a known URL.
+func (a *apply) sitemapDate(u string, lastMod time.Time) error {
+	if lastMod.IsZero() {
+		return nil
 	}
-	return out
-}
-
-// sitemapDates keeps the <lastmod> of sitemap entries on their pages.
-func (a *apply) sitemapDates(base *url.URL, r *result) error {
-	for _, e := range r.feed.URLs {
-		if e.LastMod.IsZero() {
-			continue
-		}
-		u, err := urlnorm.Resolve(base, e.Loc)
-		if err != nil {
-			continue
-		}
-		p, err := a.b.Page(u)
-		if errors.Is(err, repo.ErrNotFound) {
-			continue // admitted below with the date
-		}
-		if err != nil {
-			return err
-		}
-		if e.LastMod.After(p.SitemapLastMod) {
-			p.SitemapLastMod = e.LastMod
-			if err := a.b.PutPage(&p); err != nil {
-				return err
-			}
-		}
+	p, err := a.b.Page(u)
+	if errors.Is(err, repo.ErrNotFound) {
+		return nil // not known yet: no record to keep it on
 	}
-	return nil
+	if err != nil {
+		return err
+	}
+	if !lastMod.After(p.SitemapLastMod) {
+		return nil
+	}
+	p.SitemapLastMod = lastMod
+	return a.b.PutPage(&p)
 }
 
 // redirect records a redirect and admits its target as a new URL one hop
