@@ -10,6 +10,7 @@ import (
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/crawler/shingle"
 	"github.com/deltaq/deltaq/crawler/sitemap"
+	"github.com/deltaq/deltaq/internal/urlnorm"
 )
 
 // Config holds the crawler's settings; the defaults live in
@@ -167,8 +168,8 @@ func (c Config) Validate() error {
 	if l.MaxRetries < 0 {
 		bad("limits.max_retries", l.MaxRetries, "must be >= 0")
 	}
-	if l.MaxURLLength > 0 && l.MaxURLLength > 2048 {
-		bad("limits.max_url_length", l.MaxURLLength, "must be <= 2048, the longest URL the repository normalizes")
+	if l.MaxURLLength > urlnorm.MaxLength {
+		bad("limits.max_url_length", l.MaxURLLength, fmt.Sprintf("must be <= %d, the longest URL the repository normalizes", urlnorm.MaxLength))
 	}
 	t := c.Timeouts
 	for _, f := range []struct {

@@ -62,13 +62,7 @@ func (c *Counters) Snapshot() Snapshot {
 }
 
 // Fetched is the number of page fetch results committed.
-func (s Snapshot) Fetched() int64 {
-	var n int64
-	for _, v := range s.Outcomes {
-		n += v
-	}
-	return n
-}
+func (s Snapshot) Fetched() int64 { return sum(s.Outcomes) }
 
 // Errors counts the outcomes that are neither content nor not-modified.
 func (s Snapshot) Errors() map[string]int64 {

@@ -3,6 +3,7 @@ package sitemap
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/xml"
 	"errors"
@@ -371,13 +372,7 @@ func (p *parser) finish() {
 		p.res.Skipped++
 		return
 	}
-	date := e.updated
-	for _, d := range []string{e.lastmod, e.published} {
-		if date == "" {
-			date = d
-		}
-	}
-	if date != "" {
+	if date := cmp.Or(e.updated, e.lastmod, e.published); date != "" {
 		if t, ok := parseDate(date); ok {
 			u.LastMod = t
 		} else {
