@@ -119,14 +119,6 @@ func prefixEnd(p []byte) []byte {
 	return nil // p is all 0xff: no upper bound
 }
 
-// suffixAfter returns what follows the fixed-length prefix of key.
-func suffixAfter(key []byte, n int) ([]byte, error) {
-	if len(key) < n {
-		return nil, ErrBadKey
-	}
-	return key[n:], nil
-}
-
 // timeSuffix decodes the 8-byte time that ends key.
 func timeSuffix(key []byte) (time.Time, error) {
 	if len(key) < 8 {

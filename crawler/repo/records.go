@@ -349,7 +349,7 @@ const (
 	ClassNew       QueueClass = iota // first fetches: seeds, links, sitemap entries, retries
 	ClassRecrawl                     // synchronization re-fetches (thesis ch. 4)
 	ClassDiscovery                   // discovery re-fetches (thesis ch. 3)
-	NumClasses     = 3
+	NumClasses     = iota
 )
 
 var classNames = [...]string{"new", "recrawl", "discovery"}
