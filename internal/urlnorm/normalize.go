@@ -87,7 +87,8 @@ func Resolve(base *url.URL, ref string) (string, error) {
 // Resolver resolves references against one base URL, which it normalizes
 // once. It is immutable and safe for concurrent use.
 type Resolver struct {
-	base parts
+	norm string // the normalized base
+	base parts  // norm split into components
 }
 
 // NewResolver returns a Resolver for the page URL base.
@@ -96,17 +97,11 @@ func NewResolver(base *url.URL) (*Resolver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("urlnorm: resolve against base: %w", err)
 	}
-	return &Resolver{base: split(bs)}, nil
+	return &Resolver{norm: bs, base: split(bs)}, nil
 }
 
 // Base returns the normalized base URL.
-func (res *Resolver) Base() string {
-	b, err := build(res.base)
-	if err != nil {
-		return "" // unreachable: the base was built from a normalized URL
-	}
-	return b
-}
+func (res *Resolver) Base() string { return res.norm }
 
 // Resolve resolves ref against the base; see the package-level Resolve.
 func (res *Resolver) Resolve(ref string) (string, error) {
