@@ -2,18 +2,13 @@ package crawler_test
 
 import (
 	"context"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/crawler/repo"
-	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/archive/archivetest"
-	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/frontier"
 )
 
@@ -29,16 +24,7 @@ func TestNewPagesFoundThroughChainsAreCreditedToTheOldPage(t *testing.T) {
 		{URL: "/new2.html", First: 1, Last: 1, Body: page("end of the chain")},
 		{URL: "/old.html", First: 0, Last: 1, Body: page("unchanged")},
 	}}
-	dir := filepath.Join(t.TempDir(), "chain")
-	os.Mkdir(dir, 0o755)
-	archivetest.Write(t, dir, fx)
-	a, err := archive.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, _ := replay.New([]*archive.Archive{a}, replay.Options{})
-	srv := httptest.NewServer(rs)
-	defer srv.Close()
+	rs, srv := serveFixture(t, fx)
 
 	cfg := defaults(t)
 	loopback(cfg, srv, "chain.test")

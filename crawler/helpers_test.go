@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +14,9 @@ import (
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/eval/archive/archivetest"
+	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/internal/clock"
 )
@@ -48,6 +53,28 @@ func unpolite(cfg *configs.Config, perHost int, hosts ...string) {
 	for _, h := range hosts {
 		cfg.Crawler.Politeness.Overrides = append(cfg.Crawler.Politeness.Overrides, crawler.HostOverride{Host: h, PerHost: perHost})
 	}
+}
+
+// serveFixture writes fx as an archive and serves it on loopback through a
+// replay server, at week 0; its host is fx.Name + ".test".
+func serveFixture(t testing.TB, fx archivetest.Fixture) (*replay.Server, *httptest.Server) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), fx.Name)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	archivetest.Write(t, dir, fx)
+	a, err := archive.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := replay.New([]*archive.Archive{a}, replay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(rs)
+	t.Cleanup(srv.Close)
+	return rs, srv
 }
 
 func newEnv(t testing.TB, cfg *configs.Config, dir string, clk clock.Clock) *env {

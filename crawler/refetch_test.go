@@ -2,15 +2,10 @@ package crawler_test
 
 import (
 	"context"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/deltaq/deltaq/crawler/repo"
-	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/archive/archivetest"
-	"github.com/deltaq/deltaq/eval/replay"
 )
 
 // TestRefetchKeepsUnchangedPagesAndVersionsChangedOnes crawls week 0 of a
@@ -29,21 +24,7 @@ func TestRefetchKeepsUnchangedPagesAndVersionsChangedOnes(t *testing.T) {
 		{URL: "/gone.html", First: 2, Last: 2, Body: "<html><title>gone</title><body>soon deleted</body></html>"},
 		{URL: "/same.html", First: 0, Last: 2, Body: "<html><title>same</title><body>never changes</body></html>"},
 	}}
-	dir := filepath.Join(t.TempDir(), "mini")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	archivetest.Write(t, dir, fx)
-	a, err := archive.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := replay.New([]*archive.Archive{a}, replay.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(rs)
-	defer srv.Close()
+	rs, srv := serveFixture(t, fx)
 
 	cfg := defaults(t)
 	loopback(cfg, srv, "mini.test")
