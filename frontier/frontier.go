@@ -352,11 +352,7 @@ func (f *Frontier) refillLocked(h *hostQueue, class repo.QueueClass) error {
 			return err
 		}
 		n++
-		e := entryOf(item)
-		if h.isInflight(e.key) {
-			continue
-		}
-		h.insert(e, f.cfg.HostBuffer)
+		h.insert(entryOf(item), f.cfg.HostBuffer)
 	}
 	if n >= limit {
 		h.more[class] = true

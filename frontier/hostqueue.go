@@ -52,12 +52,20 @@ func (h *hostQueue) empty() bool {
 
 // insert places e into its class buffer if it belongs to the buffered
 // prefix; otherwise it stays on disk only. capacity bounds the buffer.
+// An entry already buffered or in flight is left alone: a refill may read
+// a committed entry from Pebble before its writer publishes it.
 func (h *hostQueue) insert(e entry, capacity int) {
+	if h.isInflight(e.key) {
+		return
+	}
 	c := e.reason.Class()
 	buf := h.buf[c]
 	i := len(buf)
 	for i > 0 && e.key < buf[i-1].key {
 		i--
+	}
+	if i > 0 && buf[i-1].key == e.key {
+		return
 	}
 	if h.more[c] && i == len(buf) {
 		return // sorts after the buffered prefix: disk only
