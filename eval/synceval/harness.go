@@ -226,6 +226,11 @@ func (e *env) settle(ctx context.Context, w int) (float64, error) {
 // work/base/index: every run starts from checkpoints of both.
 func (h *harness) prepareBase(ctx context.Context, progress io.Writer) error {
 	start := time.Now()
+	// A work directory reused after an interrupted evaluation may hold an
+	// old week-0 index; the repository is new (in memory), so must it be.
+	if err := os.RemoveAll(filepath.Join(h.work, "week0")); err != nil {
+		return fmt.Errorf("synceval: %w", err)
+	}
 	e, err := h.open(ctx, "week0", runSpec{Policy: "uniform", Budget: h.budgetAll()})
 	if err != nil {
 		return err
