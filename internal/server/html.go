@@ -41,8 +41,11 @@ func (s *Server) handleHTML(w http.ResponseWriter, r *http.Request) {
 	data := pageData{Query: r.URL.Query().Get("q")}
 	code := http.StatusOK
 	if strings.TrimSpace(data.Query) != "" {
-		ranking.UserID(w, r) // the cookie that seeds this user's promotion order
+		// The cookie seeds this user's promotion order; a new visitor's
+		// first page must use the id the cookie will carry to the next.
+		user := ranking.UserID(w, r)
 		req, ie := s.parseSearch(r)
+		req.User = user
 		var res Response
 		var err error
 		if ie == nil {

@@ -173,7 +173,8 @@ func TestXSSProbeComesBackEscaped(t *testing.T) {
 }
 
 func TestHTMLPaginationAndUserCookie(t *testing.T) {
-	srv := newTestServer(t, &fakeSearch{total: 35}, nil)
+	fs := &fakeSearch{total: 35}
+	srv := newTestServer(t, fs, nil)
 	res, err := http.Get(srv.URL + "/?q=tar&page=2")
 	if err != nil {
 		t.Fatal(err)
@@ -197,6 +198,9 @@ func TestHTMLPaginationAndUserCookie(t *testing.T) {
 				t.Errorf("user cookie flags: %+v", c)
 			}
 		}
+	}
+	if fs.last.User != uid {
+		t.Errorf("a new visitor's first search ran as user %q, not the id its cookie got (%q)", fs.last.User, uid)
 	}
 	req, _ := http.NewRequest("GET", "/", nil)
 	req.AddCookie(&http.Cookie{Name: ranking.UserCookie, Value: uid})
