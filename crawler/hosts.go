@@ -83,9 +83,10 @@ func (c *hostCache) fromState(st *repo.HostState) *hostInfo {
 	return h
 }
 
-// robotsFor interprets a robots.txt fetch (RFC 9309 §2.3.1): 2xx is parsed,
-// 4xx means no restrictions, anything else (5xx, network error, status 0)
-// means the host is unavailable for now (nil).
+// robotsFor interprets a robots.txt fetch (RFC 9309 §2.3.1): 2xx is parsed;
+// 4xx, and a 3xx left after the fetcher followed its five redirects, mean
+// no restrictions; anything else (5xx, network error, status 0) means the
+// host is unavailable for now (nil).
 func robotsFor(status int, body []byte) *robots.Robots {
 	switch {
 	case !robotsKnown(status):
@@ -97,10 +98,10 @@ func robotsFor(status int, body []byte) *robots.Robots {
 	}
 }
 
-// robotsKnown reports whether a robots.txt status gives rules (2xx, 4xx),
-// so callers that only need the distinction need not parse the body.
+// robotsKnown reports whether a robots.txt status gives rules (2xx to
+// 4xx), so callers that only need the distinction need not parse the body.
 func robotsKnown(status int) bool {
-	return status >= 200 && status < 300 || status >= 400 && status < 500
+	return status >= 200 && status < 500
 }
 
 func (c *hostCache) put(host string, h *hostInfo) {
