@@ -340,25 +340,13 @@ func (s *Store) loadSecret(ctx context.Context) error {
 		s.secret = []byte(s.cfg.Secret)
 		return nil
 	}
-	v, err := s.db.Bucket(bucket, keySecret)
-	if err == nil {
-		s.secret = v
-		return nil
-	}
-	if !errors.Is(err, repo.ErrNotFound) {
-		return fmt.Errorf("ads: load secret: %w", err)
-	}
-	sec := make([]byte, 32)
-	if _, err := io.ReadFull(s.random, sec); err != nil {
-		return fmt.Errorf("ads: generate secret: %w", err)
-	}
-	b := s.db.NewBatch(ctx)
-	defer b.Close()
-	if err := b.PutBucket(bucket, keySecret, sec); err != nil {
-		return fmt.Errorf("ads: store secret: %w", err)
-	}
-	if err := b.Commit(); err != nil {
-		return fmt.Errorf("ads: store secret: %w", err)
+	sec, _, err := s.db.BucketOrCreate(ctx, bucket, keySecret, func() ([]byte, error) {
+		sec := make([]byte, 32)
+		_, err := io.ReadFull(s.random, sec)
+		return sec, err
+	})
+	if err != nil {
+		return fmt.Errorf("ads: secret: %w", err)
 	}
 	s.secret = sec
 	return nil

@@ -1,12 +1,9 @@
 package ranking
 
 import (
-	"crypto/rand"
-	"errors"
-	"fmt"
-
 	"context"
-	"github.com/deltaq/deltaq/crawler/repo"
+	"crypto/rand"
+	"fmt"
 )
 
 // Secret returns the server secret that keys click signatures and
@@ -22,26 +19,19 @@ func (s *Store) Secret(ctx context.Context, configured string) ([]byte, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, err := s.db.Bucket(Bucket, keySecret)
-	if err == nil {
-		if len(v) < MinSecretLen {
-			return nil, fmt.Errorf("ranking: stored secret of %d bytes: %w", len(v), ErrCorrupt)
-		}
-		return v, nil
+	v, created, err := s.db.BucketOrCreate(ctx, Bucket, keySecret, func() ([]byte, error) {
+		secret := make([]byte, MinSecretLen)
+		rand.Read(secret) // never fails (crypto/rand)
+		return secret, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ranking: secret: %w", err)
 	}
-	if !errors.Is(err, repo.ErrNotFound) {
-		return nil, fmt.Errorf("ranking: read secret: %w", err)
+	if created {
+		s.logger.Info("generated and stored a new server secret")
 	}
-	secret := make([]byte, MinSecretLen)
-	rand.Read(secret) // never fails (crypto/rand)
-	b := s.db.NewBatch(ctx)
-	defer b.Close()
-	if err := b.PutBucket(Bucket, keySecret, secret); err != nil {
-		return nil, err
+	if len(v) < MinSecretLen {
+		return nil, fmt.Errorf("ranking: stored secret of %d bytes: %w", len(v), ErrCorrupt)
 	}
-	if err := b.Commit(); err != nil {
-		return nil, fmt.Errorf("ranking: store secret: %w", err)
-	}
-	s.logger.Info("generated and stored a new server secret")
-	return secret, nil
+	return v, nil
 }

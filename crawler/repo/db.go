@@ -652,6 +652,29 @@ func (db *DB) Bucket(bucket, key string) ([]byte, error) {
 	return get(db.r(), bucketKey(bucket, key))
 }
 
+// BucketOrCreate returns the value under (bucket, key); if there is none,
+// it stores create's value first (one synced batch) and reports created.
+// It is for values made once and kept, such as a server secret; callers
+// serialize concurrent calls for the same key.
+func (db *DB) BucketOrCreate(ctx context.Context, bucket, key string, create func() ([]byte, error)) (v []byte, created bool, err error) {
+	v, err = db.Bucket(bucket, key)
+	if !errors.Is(err, ErrNotFound) {
+		return v, false, err
+	}
+	if v, err = create(); err != nil {
+		return nil, false, err
+	}
+	b := db.NewBatch(ctx)
+	defer b.Close()
+	if err := b.PutBucket(bucket, key, v); err != nil {
+		return nil, false, err
+	}
+	if err := b.Commit(); err != nil {
+		return nil, false, err
+	}
+	return v, true, nil
+}
+
 // BucketScan yields every (key, value) of a bucket whose key starts with
 // prefix, in key order. The yielded slices are only valid during the call.
 func (db *DB) BucketScan(ctx context.Context, bucket, prefix string) iter.Seq2[[2][]byte, error] {

@@ -506,3 +506,24 @@ func killChild() {
 		fmt.Printf("committed %d\n", i)
 	}
 }
+
+func TestBucketOrCreateStoresOnce(t *testing.T) {
+	db := openMem(t)
+	calls := 0
+	create := func() ([]byte, error) { calls++; return []byte{byte(calls)}, nil }
+	v, created, err := db.BucketOrCreate(t.Context(), "rank", "secret", create)
+	if err != nil || !created || !bytes.Equal(v, []byte{1}) {
+		t.Fatalf("first call = %v, %v, %v; want [1], created", v, created, err)
+	}
+	v, created, err = db.BucketOrCreate(t.Context(), "rank", "secret", create)
+	if err != nil || created || !bytes.Equal(v, []byte{1}) || calls != 1 {
+		t.Fatalf("second call = %v, %v, %v after %d creates; want the stored [1]", v, created, err, calls)
+	}
+	boom := errors.New("no entropy")
+	if _, _, err := db.BucketOrCreate(t.Context(), "ads", "secret", func() ([]byte, error) { return nil, boom }); !errors.Is(err, boom) {
+		t.Fatalf("create error = %v", err)
+	}
+	if _, err := db.Bucket("ads", "secret"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a failed create stored something: %v", err)
+	}
+}
