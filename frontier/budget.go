@@ -55,21 +55,31 @@ func (b *budget) free() int {
 	return free
 }
 
-func (b *budget) take(c repo.QueueClass) {
+// take counts a fetch of class c handed out, and reports whether it
+// consumed one of the class's reservations.
+func (b *budget) take(c repo.QueueClass) (reserved bool) {
 	b.used++
 	b.byClass[c]++
 	if b.reserved[c] > 0 {
 		b.reserved[c]--
+		return true
 	}
+	return false
 }
 
-// give back a fetch that did not happen (a deferred job).
-func (b *budget) giveBack(c repo.QueueClass) {
+// give back a fetch that did not happen (a deferred job), with the
+// reservation it consumed: otherwise a first fetch of a new URL could take
+// the slot of the planned re-fetch that is still queued, and which of the
+// two a period fetches would depend on timing.
+func (b *budget) giveBack(c repo.QueueClass, reserved bool) {
 	if b.used > 0 {
 		b.used--
 	}
 	if b.byClass[c] > 0 {
 		b.byClass[c]--
+	}
+	if reserved {
+		b.reserved[c]++
 	}
 }
 

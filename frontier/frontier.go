@@ -36,6 +36,11 @@ type Job struct {
 	Host   string
 	Class  repo.QueueClass
 	key    string
+	// period is the start of the budget period the job was counted in, and
+	// reserved whether it consumed a reservation there (budget.take): a
+	// Defer in the same period gives both back.
+	period   time.Time
+	reserved bool
 }
 
 // Options are the non-configuration inputs of New.
@@ -273,9 +278,9 @@ func (f *Frontier) popLocked(now time.Time) (time.Time, Job, bool) {
 		}
 		h.notBefore = now.Add(f.gate.Interval(h.host)).UnixNano()
 		f.mu.inflight++
-		f.mu.budget.take(class)
+		reserved := f.mu.budget.take(class)
 		f.fixLocked(h)
-		return time.Time{}, Job{URL: e.url, Reason: e.reason, Due: e.due(), Host: h.host, Class: class, key: e.key}, true
+		return time.Time{}, Job{URL: e.url, Reason: e.reason, Due: e.due(), Host: h.host, Class: class, key: e.key, period: f.mu.budget.start, reserved: reserved}, true
 	}
 	return time.Time{}, Job{}, false
 }
@@ -435,7 +440,7 @@ func (f *Frontier) Done(job Job, info DoneInfo) {
 
 // Defer puts a job back without a fetch having happened (robots.txt had to
 // be fetched first, or the host is backing off); it does not count against
-// the budget. The host waits until notBefore.
+// the budget of the period it was handed out in. The host waits until notBefore.
 func (f *Frontier) Defer(job Job, notBefore time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -443,7 +448,9 @@ func (f *Frontier) Defer(job Job, notBefore time.Time) {
 	if !ok {
 		return
 	}
-	f.mu.budget.giveBack(job.Class)
+	if job.period.Equal(f.mu.budget.start) {
+		f.mu.budget.giveBack(job.Class, job.reserved)
+	}
 	if !notBefore.IsZero() {
 		h.notBefore = max(h.notBefore, notBefore.UnixNano())
 	}
