@@ -41,6 +41,14 @@ type Options struct {
 	// use (built with another scoring model or analyzer) and starts an
 	// empty one; `deltaq index rebuild` sets it and then calls Rebuild.
 	Recreate bool
+	// MergeOnlyOnCompact stops Bleve's background segment merges: segments
+	// merge only in Compact. Under BM25 Bleve's average field length is
+	// summed over segments (scorer.go), so while a background merge may or
+	// may not have finished, the same batch can be scored (and ΔQ_A
+	// measured) differently from one run to the next. An evaluation that
+	// must be reproducible sets it and compacts between crawl rounds; a
+	// long-running index must not, or its segments pile up.
+	MergeOnlyOnCompact bool
 }
 
 // Index is the Bleve index over the repository's indexable pages, kept up to
@@ -48,13 +56,15 @@ type Options struct {
 // It is safe for concurrent use: searches run in parallel with one writer
 // (CatchUp, Run, Rebuild and RefreshPopularity take turns).
 type Index struct {
-	dir        string
-	cfg        Config
-	db         *repo.DB
-	logger     *slog.Logger
-	clock      func() time.Time
-	popularity func(string) float64
-	est        Estimator
+	dir string
+	cfg Config
+	// mergeOnlyOnCompact is Options.MergeOnlyOnCompact (scorchConfig).
+	mergeOnlyOnCompact bool
+	db                 *repo.DB
+	logger             *slog.Logger
+	clock              func() time.Time
+	popularity         func(string) float64
+	est                Estimator
 
 	// mu guards the Bleve handle, which Rebuild swaps.
 	mu struct {
@@ -141,13 +151,14 @@ func Open(dir string, cfg Config, db *repo.DB, opts Options) (*Index, error) {
 	if ix.clock == nil {
 		ix.clock = time.Now
 	}
-	bi, gen, err := openBleve(dir, cfg.Scoring)
+	ix.mergeOnlyOnCompact = opts.MergeOnlyOnCompact
+	bi, gen, err := openBleve(dir, cfg.Scoring, ix.mergeOnlyOnCompact)
 	if errors.Is(err, errIncompatible) && opts.Recreate {
 		ix.logger.Info("discarding an index this configuration cannot use", "dir", dir, "err", err)
 		if err := os.RemoveAll(dir); err != nil {
 			return nil, fmt.Errorf("index: %w", err)
 		}
-		bi, gen, err = createBleve(dir, cfg.Scoring)
+		bi, gen, err = createBleve(dir, cfg.Scoring, ix.mergeOnlyOnCompact)
 	}
 	if err != nil {
 		return nil, err
@@ -182,8 +193,8 @@ func Open(dir string, cfg Config, db *repo.DB, opts Options) (*Index, error) {
 }
 
 // openBleve opens or creates the Bleve index in dir and returns its generation.
-func openBleve(dir string, s Scoring) (bleve.Index, uint64, error) {
-	bi, err := bleve.OpenUsing(dir, scorchConfig())
+func openBleve(dir string, s Scoring, mergeOnlyOnCompact bool) (bleve.Index, uint64, error) {
+	bi, err := bleve.OpenUsing(dir, scorchConfig(mergeOnlyOnCompact))
 	switch {
 	case err == nil:
 		if got := scoringOf(bi.Mapping()); got != s {
@@ -205,19 +216,19 @@ func openBleve(dir string, s Scoring) (bleve.Index, uint64, error) {
 		if err := os.RemoveAll(dir); err != nil {
 			return nil, 0, fmt.Errorf("index: %w", err)
 		}
-		return createBleve(dir, s)
+		return createBleve(dir, s, mergeOnlyOnCompact)
 	default:
 		return nil, 0, fmt.Errorf("index: open %s: %w", dir, err)
 	}
 }
 
 // createBleve creates a Bleve index with a fresh generation.
-func createBleve(dir string, s Scoring) (bleve.Index, uint64, error) {
+func createBleve(dir string, s Scoring, mergeOnlyOnCompact bool) (bleve.Index, uint64, error) {
 	m, err := NewMapping(s)
 	if err != nil {
 		return nil, 0, err
 	}
-	bi, err := bleve.NewUsing(dir, m, scorch.Name, scorch.Name, scorchConfig())
+	bi, err := bleve.NewUsing(dir, m, scorch.Name, scorch.Name, scorchConfig(mergeOnlyOnCompact))
 	if err != nil {
 		return nil, 0, fmt.Errorf("index: create %s: %w", dir, err)
 	}
@@ -243,8 +254,15 @@ func createBleve(dir string, s Scoring) (bleve.Index, uint64, error) {
 // batch is searchable, without waiting for it to reach the disk
 // (unsafe_batch); applyBleve's wait function waits for that. The ΔQ_A
 // measurement runs in between, overlapping Bleve's write and fsync (§4.6.3).
-func scorchConfig() map[string]any {
-	return map[string]any{"unsafe_batch": true}
+// With mergeOnlyOnCompact no segment is small enough for the merge planner
+// (MaxSegmentSize 1), so only Compact's forced merge merges. Each open gets
+// its own map: Bleve writes the index path into it.
+func scorchConfig(mergeOnlyOnCompact bool) map[string]any {
+	c := map[string]any{"unsafe_batch": true}
+	if mergeOnlyOnCompact {
+		c["scorchMergePlanOptions"] = map[string]any{"MaxSegmentSize": 1}
+	}
+	return c
 }
 
 // applyBleve applies b and returns a function that blocks until Bleve has

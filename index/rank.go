@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 	bindex "github.com/blevesearch/bleve_index_api"
@@ -173,7 +174,8 @@ func (rk *Ranker) Close() error {
 // happened to go; after Compact it is the vocabulary of the live
 // documents, as if the index had been built in one batch, and rankings and
 // ΔQ_A measurements become a function of the indexed content alone. An
-// evaluation that must be reproducible compacts between crawl rounds.
+// evaluation that must be reproducible compacts between crawl rounds and
+// opens the index with Options.MergeOnlyOnCompact.
 func (ix *Index) Compact(ctx context.Context) error {
 	ix.apply.Lock()
 	defer ix.apply.Unlock()
@@ -189,10 +191,40 @@ func (ix *Index) Compact(ctx context.Context) error {
 	if !ok {
 		return errors.New("index: compact: not a scorch index")
 	}
-	if err := sc.ForceMerge(ctx, nil); err != nil {
-		return fmt.Errorf("index: compact: %w", err)
+	// Bleve's single-segment plan merges at most SegmentsPerMergeTask
+	// segments per task, so a force merge can leave several; ask for all
+	// of them in one task and repeat while more than one is left.
+	for round := 0; ; round++ {
+		n, err := segmentCount(sc)
+		if err != nil || n <= 1 {
+			return err
+		}
+		if round == 8 {
+			return fmt.Errorf("index: compact: %d segments left after %d force merges", n, round)
+		}
+		opts := mergeplan.SingleSegmentMergePlanOptions
+		opts.SegmentsPerMergeTask = max(opts.SegmentsPerMergeTask, n)
+		if err := sc.ForceMerge(ctx, &opts); err != nil {
+			return fmt.Errorf("index: compact: %w", err)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 	}
-	return ctx.Err()
+}
+
+// segmentCount is the number of segments in sc's current snapshot.
+func segmentCount(sc *scorch.Scorch) (int, error) {
+	r, err := sc.Reader()
+	if err != nil {
+		return 0, fmt.Errorf("index: compact: reader: %w", err)
+	}
+	defer r.Close()
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok {
+		return 0, fmt.Errorf("index: compact: reader is a %T", r)
+	}
+	return len(snap.Segments()), nil
 }
 
 // ConjunctionWeights returns the factor Bleve multiplies each term's score

@@ -3,11 +3,13 @@ package index
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	bindex "github.com/blevesearch/bleve_index_api"
 )
 
@@ -103,5 +105,44 @@ func TestRankerIsBlevesFullRanking(t *testing.T) {
 				t.Fatalf("only %d hits over %d queries", hits, queries)
 			}
 		})
+	}
+}
+
+// TestMergeOnlyOnCompact checks that with Options.MergeOnlyOnCompact every
+// batch stays its own segment (so the statistics a batch is measured
+// with depend on the batches alone, not on a background merge) until
+// Compact merges them into one.
+func TestMergeOnlyOnCompact(t *testing.T) {
+	db := openRepo(t, tempDir(t, "repo"))
+	ix := openIndex(t, tempDir(t, "index"), testConfig(ScoringBM25), db, Options{MergeOnlyOnCompact: true})
+	const batches = 24 // more than a merge tier holds (MaxSegmentsPerTier 10)
+	for i := range batches {
+		putPages(t, db, t0, page{URL: fmt.Sprintf("http://a.test/%d", i), Title: "t", Text: fmt.Sprintf("word%d shared", i)})
+		catchUp(t, ix)
+	}
+	segments := func() int {
+		t.Helper()
+		r, err := reader(ix.bleve())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		snap, ok := r.(*scorch.IndexSnapshot)
+		if !ok {
+			t.Fatalf("reader is a %T, not a scorch snapshot", r)
+		}
+		return len(snap.Segments())
+	}
+	if got := segments(); got != batches {
+		t.Errorf("%d segments after %d batches, want one per batch", got, batches)
+	}
+	if err := ix.Compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := segments(); got != 1 {
+		t.Errorf("%d segments after Compact, want 1", got)
+	}
+	if n, err := ix.Count(); err != nil || n != batches {
+		t.Errorf("Count = %d, %v after Compact; want %d", n, err, batches)
 	}
 }

@@ -33,7 +33,7 @@ func (ix *Index) Rebuild(ctx context.Context) (Stats, error) {
 	if err := os.RemoveAll(tmp); err != nil {
 		return Stats{}, fmt.Errorf("index: rebuild: %w", err)
 	}
-	nbi, gen, err := createBleve(tmp, ix.cfg.Scoring)
+	nbi, gen, err := createBleve(tmp, ix.cfg.Scoring, ix.mergeOnlyOnCompact)
 	if err != nil {
 		return Stats{}, err
 	}
@@ -169,7 +169,7 @@ func (ix *Index) swap(tmp string) error {
 	if err := os.RemoveAll(old); err != nil {
 		return fmt.Errorf("index: rebuild: %w", err)
 	}
-	bi, err := bleve.OpenUsing(ix.dir, scorchConfig())
+	bi, err := bleve.OpenUsing(ix.dir, scorchConfig(ix.mergeOnlyOnCompact))
 	if err != nil {
 		return fmt.Errorf("index: rebuild: reopen: %w", err)
 	}
