@@ -151,7 +151,7 @@ func (h *harness) open(ctx context.Context, dir string, spec runSpec) (e *env, e
 	if e.fr, err = frontier.New(ctx, e.db, fcfg, e.cr.Gate(), policy, frontier.Options{Clock: e.clk}); err != nil {
 		return e, err
 	}
-	if e.ix, err = index.Open(filepath.Join(h.work, dir, "index"), icfg, e.db, index.Options{Clock: e.clk.Now, Workload: h.queries}); err != nil {
+	if e.ix, err = index.Open(filepath.Join(h.work, dir, "index"), icfg, e.db, index.Options{Clock: e.clk.Now, Workload: h.queries, MergeOnlyOnCompact: true}); err != nil {
 		return e, err
 	}
 	e.local = newLocalAnswers(h)
