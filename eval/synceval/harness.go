@@ -125,8 +125,11 @@ func (h *harness) open(ctx context.Context, dir string, spec runSpec) (e *env, e
 
 	rcfg := h.cfg.Repo
 	if h.whole != nil {
-		// δQ_A over every re-download of the archive (§4.7.2).
+		// δQ_A over every re-download of the archive (§4.7.2). No page's
+		// estimate depends on the run's own re-downloads, so there is no
+		// §7.2 trap to explore out of: every pick goes by priority.
 		fcfg.Window = max(fcfg.Window, h.c.weeks())
+		fcfg.Explore = 0
 	}
 	if spec.All {
 		// Fig. 4.3 and eval.sync.history "whole" need every

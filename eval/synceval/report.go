@@ -211,7 +211,8 @@ func (h *harness) markdown(sum *Summary) string {
 	case "whole":
 		fmt.Fprintf(&b, "Estimates: every policy estimates its per-page parameters (λ for SBR and LambdaCrawl, d(p) for EBR, δQ_A for deltaq) "+
 			"from the whole archive, as the thesis does (§4.7.2), by reading the fetch log and ΔQ_A measurements of the run that "+
-			"re-downloads every page every week (eval.sync.history = whole); what each run re-downloads, and when, is its own.\n\n")
+			"re-downloads every page every week (eval.sync.history = whole); what each run re-downloads, and when, is its own. "+
+			"The deltaq policy therefore spends no picks on exploration (frontier.explore is set to 0).\n\n")
 	default:
 		fmt.Fprintf(&b, "Estimates: every policy learns only from its own re-downloads, as a deployed crawler must (eval.sync.history = own); "+
 			"pages not yet re-downloaded take the policy's prior.\n\n")
