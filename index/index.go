@@ -56,15 +56,15 @@ type Options struct {
 // It is safe for concurrent use: searches run in parallel with one writer
 // (CatchUp, Run, Rebuild and RefreshPopularity take turns).
 type Index struct {
-	dir string
-	cfg Config
+	dir        string
+	cfg        Config
+	db         *repo.DB
+	logger     *slog.Logger
+	clock      func() time.Time
+	popularity func(string) float64
+	est        Estimator
 	// mergeOnlyOnCompact is Options.MergeOnlyOnCompact (scorchConfig).
 	mergeOnlyOnCompact bool
-	db                 *repo.DB
-	logger             *slog.Logger
-	clock              func() time.Time
-	popularity         func(string) float64
-	est                Estimator
 
 	// mu guards the Bleve handle, which Rebuild swaps.
 	mu struct {
