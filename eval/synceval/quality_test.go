@@ -146,3 +146,23 @@ func TestTargetInterpolatesTheBudget(t *testing.T) {
 		t.Errorf("deltaq below the baseline everywhere: %+v", tg)
 	}
 }
+
+func TestMarginsPairTheWeeks(t *testing.T) {
+	best := []RunSummary{
+		{Policy: "uniform", Budget: 10, MeanQ: 0.5, Q: []float64{1, 0.4, 0.6, 0.5}},
+		{Policy: "sbr", Tau: 0.2, Budget: 10, MeanQ: 0.6, Q: []float64{1, 0.7, 0.5, 0.6}},
+		{Policy: "deltaq", Budget: 10, MeanQ: 0.7, Q: []float64{1, 0.8, 0.8, 0.5}},
+		{Policy: "deltaq", Budget: 20, MeanQ: 0.9, Q: []float64{1, 0.9, 0.9, 0.9}}, // no baseline at B=20
+	}
+	ms := margins(best)
+	if len(ms) != 1 {
+		t.Fatalf("margins = %+v, want one (B=10)", ms)
+	}
+	m := ms[0]
+	// Differences against sbr (the best baseline at B=10): 0.1, 0.3, −0.1;
+	// mean 0.1, sd 0.2, s.e. 0.2/√3.
+	if m.Baseline != "sbr τ=0.2" || m.Weeks != 3 || m.Ahead != 2 ||
+		math.Abs(m.Diff-0.1) > 1e-12 || math.Abs(m.StdErr-0.2/math.Sqrt(3)) > 1e-12 {
+		t.Errorf("margin = %+v", m)
+	}
+}

@@ -55,6 +55,7 @@ func (h *harness) summarize(specs []runSpec, results []*runResult) *Summary {
 	}
 	sum.Best = bestRuns(sum.Runs)
 	sum.Target, _ = target(sum.Best)
+	sum.Margins = margins(sum.Best)
 	return sum
 }
 
@@ -309,6 +310,16 @@ func (h *harness) markdown(sum *Summary) string {
 		}
 		tt.Note("Between the two swept budgets whose mean Q bracket the baseline's, B is interpolated linearly in (mean Q, B).")
 		_ = tt.Markdown(&b)
+	}
+	if len(sum.Margins) > 0 {
+		gt := report.NewTable("deltaq against the best baseline at each budget, week by week",
+			"B", "best baseline", "mean Q_deltaq − Q_baseline", "standard error", "difference / s.e.", "weeks deltaq ahead")
+		for _, m := range sum.Margins {
+			gt.Add(m.Budget, m.Baseline, fmt.Sprintf("%+.6f", m.Diff), fmt.Sprintf("%.6f", m.StdErr),
+				fmt.Sprintf("%+.1f", m.Diff/m.StdErr), fmt.Sprintf("%d of %d", m.Ahead, m.Weeks))
+		}
+		gt.Note("Both policies replay the same weeks, so the weekly differences are paired; the standard error is their standard deviation over √weeks.")
+		_ = gt.Markdown(&b)
 	}
 
 	// Every run.

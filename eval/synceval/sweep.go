@@ -33,6 +33,9 @@ type Summary struct {
 	Best []RunSummary
 	// Target is deltaq against the best baseline (target.go).
 	Target Target
+	// Margins are deltaq against the best baseline at each budget, week
+	// by week (target.go).
+	Margins []Margin
 	// Forecast summarizes fig. 4.3 (zero value without the all-pages run).
 	Forecast ForecastSummary
 	// Took is the wall time of the whole evaluation; SweepTook that of

@@ -87,3 +87,54 @@ func Label(r RunSummary) string {
 	}
 	return r.Policy
 }
+
+// Margin is deltaq against the best baseline at one budget, week by week:
+// how far apart the two mean Qs are, measured against how much the
+// weekly differences vary.
+type Margin struct {
+	Budget   int
+	Baseline string  // the baseline with the highest mean Q at Budget
+	Diff     float64 // mean over weeks 1..W−1 of Q_deltaq(w) − Q_baseline(w)
+	StdErr   float64 // standard error of Diff (the weekly differences' sd/√n)
+	Ahead    int     // weeks in which deltaq's Q is higher
+	Weeks    int
+}
+
+// margins pairs deltaq with the best baseline at every budget both were
+// run at, in increasing budget order.
+func margins(best []RunSummary) []Margin {
+	var out []Margin
+	for _, d := range best {
+		if d.Policy != "deltaq" {
+			continue
+		}
+		var base *RunSummary
+		for i, r := range best {
+			if r.Policy != "deltaq" && r.Budget == d.Budget && (base == nil || r.MeanQ > base.MeanQ) {
+				base = &best[i]
+			}
+		}
+		if base == nil || len(base.Q) != len(d.Q) || len(d.Q) < 3 {
+			continue
+		}
+		m := Margin{Budget: d.Budget, Baseline: Label(*base), Weeks: len(d.Q) - 1}
+		diffs := make([]float64, 0, m.Weeks)
+		for w := 1; w < len(d.Q); w++ {
+			x := d.Q[w] - base.Q[w]
+			diffs = append(diffs, x)
+			m.Diff += x
+			if x > 0 {
+				m.Ahead++
+			}
+		}
+		m.Diff /= float64(m.Weeks)
+		var ss float64
+		for _, x := range diffs {
+			ss += (x - m.Diff) * (x - m.Diff)
+		}
+		m.StdErr = math.Sqrt(ss/float64(m.Weeks-1)) / math.Sqrt(float64(m.Weeks))
+		out = append(out, m)
+	}
+	slices.SortFunc(out, func(a, b Margin) int { return a.Budget - b.Budget })
+	return out
+}
