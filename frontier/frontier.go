@@ -440,7 +440,8 @@ func (f *Frontier) Done(job Job, info DoneInfo) {
 
 // Defer puts a job back without a fetch having happened (robots.txt had to
 // be fetched first, or the host is backing off); it does not count against
-// the budget of the period it was handed out in. The host waits until notBefore.
+// the budget of the period it was handed out in. The host waits until
+// notBefore.
 func (f *Frontier) Defer(job Job, notBefore time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
