@@ -51,14 +51,8 @@ type Config struct {
 	// MaxQueries caps the filtered workload by a weighted sample without
 	// replacement (probability ∝ f_q, seeded by Seed); 0 keeps all.
 	MaxQueries int `mapstructure:"max_queries"`
-	// Seed seeds the workload sample. Runs of uniform and the all-pages
-	// run are deterministic. The estimating policies' runs are not yet:
-	// they can differ slightly from one run to the next. One known cause:
-	// ΔQ_A is measured while Bleve applies a batch, and BM25's average
-	// field length is the vocabulary summed over the segments of that
-	// instant, which depends on when a background merge finishes; SBR
-	// runs vary too, for a cause not yet found. Q itself is measured on a
-	// compacted index.
+	// Seed seeds the workload sample, the only randomness of an
+	// evaluation: the same configuration gives the same results (doc.go).
 	Seed uint64 `mapstructure:"seed"`
 	// Forecast adds the run that re-fetches every page every week (B =
 	// every URL of the archive), for the forecastability plot of fig. 4.3

@@ -27,6 +27,14 @@
 // per-page parameters from the whole archive as §4.7.2 does
 // (history.go); both can be switched to the deployed setting.
 //
+// A run is a function of its configuration. The clock is manual, the
+// replay serves fixed bytes, a deferred fetch keeps its planned slot
+// (frontier), and the index merges segments only in the weekly Compact
+// (index.Options.MergeOnlyOnCompact), so Bleve's BM25 statistics, and the
+// ΔQ_A measured in each batch, depend on the batches alone, not on when a
+// background merge finished. The only randomness, the workload sample of
+// eval.sync.max_queries, is seeded.
+//
 // Run writes report.md, results.csv, fig. 4.4 (quality against budget),
 // Q per week, fig. 4.3 (forecastability of δQ_A over the first half of
 // the weeks against the second) and the workload's knee, as SVG and PNG.

@@ -167,7 +167,7 @@ func (h *harness) write(sum *Summary, results []*runResult, outDir string) error
 
 // writeCSV writes one row per run and week, and one "mean" row per run.
 // It holds nothing that depends on the machine (no wall times), so the
-// same configuration gives the same bytes for deterministic runs (Config.Seed).
+// same configuration gives the same bytes (Config.Seed).
 func (h *harness) writeCSV(sum *Summary, path string) error {
 	t := report.NewTable("", "archive", "policy", "tau", "budget", "week", "fetched", "q")
 	for _, r := range sum.Runs {
