@@ -1,19 +1,15 @@
 package index
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,6 +20,7 @@ import (
 	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/internal/killtest"
 	"github.com/deltaq/deltaq/internal/querylog"
 )
 
@@ -404,28 +401,8 @@ func TestIndexSurvivesKill9(t *testing.T) {
 		return
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestIndexSurvivesKill9$")
-	cmd.Env = append(os.Environ(), "INDEX_KILL_CHILD="+dir)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(out)
-	rounds := -1
-	for sc.Scan() {
-		if n, err := strconv.Atoi(strings.TrimPrefix(sc.Text(), "round ")); err == nil {
-			if rounds = n; rounds >= 25 {
-				break
-			}
-		}
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
+	cmd := killtest.Child("TestIndexSurvivesKill9", "INDEX_KILL_CHILD", dir)
+	rounds := killtest.KillAfter(t, cmd, false, killtest.Prefixed("round "), 25)
 	if rounds < 25 {
 		t.Fatalf("child completed only %d rounds", rounds)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/replay"
+	"github.com/deltaq/deltaq/internal/killtest"
 	"github.com/deltaq/deltaq/internal/shareddata"
 )
 
@@ -56,24 +55,11 @@ func TestCrawlSurvivesKill9(t *testing.T) {
 
 	// Run 1: kill -9 once the crawl is well under way.
 	cmd := exec.Command(binary, append(args, "--seeds", "http://tldr-en.test/")...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
+	killtest.KillAfter(t, cmd, true, func(line string) (int, bool) {
 		var n int
-		if _, err := fmt.Sscanf(sc.Text(), "crawl: %d fetched", &n); err == nil && n >= 1000 {
-			break
-		}
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
+		_, err := fmt.Sscanf(line, "crawl: %d fetched", &n)
+		return n, err == nil
+	}, 1000)
 	mu.Lock()
 	phase = 2
 	mu.Unlock()

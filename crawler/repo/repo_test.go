@@ -1,21 +1,19 @@
 package repo
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/deltaq/deltaq/internal/killtest"
 )
 
 func testConfig() Config {
@@ -435,29 +433,8 @@ func TestCommittedBatchesSurviveKill9(t *testing.T) {
 		return
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCommittedBatchesSurviveKill9$")
-	cmd.Env = append(os.Environ(), "REPO_KILL_CHILD="+dir)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(out)
-	acked := -1
-	for sc.Scan() {
-		if n, err := strconv.Atoi(strings.TrimPrefix(sc.Text(), "committed ")); err == nil {
-			acked = n
-			if acked >= 200 {
-				break
-			}
-		}
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
+	cmd := killtest.Child("TestCommittedBatchesSurviveKill9", "REPO_KILL_CHILD", dir)
+	acked := killtest.KillAfter(t, cmd, false, killtest.Prefixed("committed "), 200)
 	if acked < 200 {
 		t.Fatalf("child committed only %d batches before exiting", acked)
 	}
