@@ -4,8 +4,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/replay"
+	"github.com/deltaq/deltaq/eval/replay/replaytest"
 	"github.com/deltaq/deltaq/internal/shareddata"
 )
 
@@ -15,14 +15,7 @@ import (
 func BenchmarkCrawlReplay(b *testing.B) {
 	for _, name := range []string{"tldr-en", "digitalgov-2023"} {
 		b.Run(name, func(b *testing.B) {
-			a, err := archive.Open(shareddata.Path(b, "archives", name))
-			if err != nil {
-				b.Fatal(err)
-			}
-			rs, err := replay.New([]*archive.Archive{a}, replay.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
+			_, rs := replaytest.Open(b, shareddata.Path(b, "archives", name), replay.Options{})
 			srv := httptest.NewServer(rs)
 			defer srv.Close()
 			host := name + ".test"

@@ -5,8 +5,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -14,9 +12,9 @@ import (
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/crawler/repo"
-	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/archive/archivetest"
 	"github.com/deltaq/deltaq/eval/replay"
+	"github.com/deltaq/deltaq/eval/replay/replaytest"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/internal/clock"
 )
@@ -59,19 +57,7 @@ func unpolite(cfg *configs.Config, perHost int, hosts ...string) {
 // replay server, at week 0; its host is fx.Name + ".test".
 func serveFixture(t testing.TB, fx archivetest.Fixture) (*replay.Server, *httptest.Server) {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), fx.Name)
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	archivetest.Write(t, dir, fx)
-	a, err := archive.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := replay.New([]*archive.Archive{a}, replay.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, rs := replaytest.Fixture(t, fx, replay.Options{})
 	srv := httptest.NewServer(rs)
 	t.Cleanup(srv.Close)
 	return rs, srv

@@ -11,6 +11,7 @@ import (
 	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/replay"
+	"github.com/deltaq/deltaq/eval/replay/replaytest"
 	"github.com/deltaq/deltaq/internal/shareddata"
 )
 
@@ -50,14 +51,7 @@ func reachable(t *testing.T, a *archive.Archive, week int, host string) map[stri
 }
 
 func TestCrawlOfReplayFetchesEveryReachablePageExactlyOnce(t *testing.T) {
-	a, err := archive.Open(shareddata.Path(t, "archives", "tldr-en"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srvReplay, err := replay.New([]*archive.Archive{a}, replay.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, srvReplay := replaytest.Open(t, shareddata.Path(t, "archives", "tldr-en"), replay.Options{})
 	var log requestLog
 	srv := httptest.NewServer(log.wrap(srvReplay))
 	defer srv.Close()

@@ -15,6 +15,7 @@ import (
 	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/replay"
+	"github.com/deltaq/deltaq/eval/replay/replaytest"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/querylog"
@@ -34,14 +35,7 @@ type crawledSite struct {
 }
 
 func crawlDigitalgov(t *testing.T) *crawledSite {
-	a, err := archive.Open(shareddata.Path(t, "archives", "digitalgov-2023"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := replay.New([]*archive.Archive{a}, replay.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, rs := replaytest.Open(t, shareddata.Path(t, "archives", "digitalgov-2023"), replay.Options{})
 	srv := httptest.NewServer(rs)
 	t.Cleanup(srv.Close)
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())

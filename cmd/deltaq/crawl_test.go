@@ -16,8 +16,8 @@ import (
 
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler/repo"
-	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/replay"
+	"github.com/deltaq/deltaq/eval/replay/replaytest"
 	"github.com/deltaq/deltaq/internal/killtest"
 	"github.com/deltaq/deltaq/internal/shareddata"
 )
@@ -26,14 +26,7 @@ import (
 // mid-crawl and restarts it: no page committed before the kill is lost or
 // fetched again, and the second run completes the crawl.
 func TestCrawlSurvivesKill9(t *testing.T) {
-	a, err := archive.Open(shareddata.Path(t, "archives", "tldr-en"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := replay.New([]*archive.Archive{a}, replay.Options{Latency: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, rs := replaytest.Open(t, shareddata.Path(t, "archives", "tldr-en"), replay.Options{Latency: time.Millisecond})
 	var mu sync.Mutex
 	phase := 1
 	requests := map[int][]string{}

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/archive/archivetest"
 	"github.com/deltaq/deltaq/eval/replay"
+	"github.com/deltaq/deltaq/eval/replay/replaytest"
 )
 
 // TestEvalIRScoresTheIndexAgainstQrels crawls a three-page archive and
@@ -24,14 +24,7 @@ func TestEvalIRScoresTheIndexAgainstQrels(t *testing.T) {
 		{URL: "/c", First: 0, Last: 0, Body: page("cherry orchard")},
 	}}
 	dir := t.TempDir()
-	archDir := filepath.Join(dir, "fruit")
-	os.Mkdir(archDir, 0o755)
-	archivetest.Write(t, archDir, fx)
-	a, err := archive.Open(archDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, _ := replay.New([]*archive.Archive{a}, replay.Options{})
+	_, rs := replaytest.Fixture(t, fx, replay.Options{})
 	srv := httptest.NewServer(rs)
 	defer srv.Close()
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
