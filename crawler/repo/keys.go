@@ -3,7 +3,6 @@ package repo
 import (
 	"encoding/binary"
 	"errors"
-	"math"
 	"time"
 )
 
@@ -126,6 +125,3 @@ func timeSuffix(key []byte) (time.Time, error) {
 	}
 	return decodeTime(key[len(key)-8:]), nil
 }
-
-// maxTime is the largest time that appendTime orders correctly.
-var maxTime = time.Unix(0, math.MaxInt64)

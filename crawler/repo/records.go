@@ -66,15 +66,6 @@ func (o Outcome) String() string {
 	return fmt.Sprintf("outcome(%d)", o)
 }
 
-// Outcomes lists every outcome, in order, for reports and metrics.
-func Outcomes() []Outcome {
-	out := make([]Outcome, len(outcomeNames))
-	for i := range out {
-		out[i] = Outcome(i)
-	}
-	return out
-}
-
 // Reason says why a URL was put in the frontier.
 type Reason uint8
 
