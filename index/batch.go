@@ -413,7 +413,7 @@ func (ix *Index) oldCopy(r bindex.IndexReader, wl *Workload, url string) (*oldCo
 	if err != nil {
 		return nil, fmt.Errorf("index: read version %s@%s: %w", url, snap.fetched, err)
 	}
-	return ix.analyzeCopy(wl, snap.fetched, indexedText(v.Title, v.Text)), nil
+	return ix.analyzeCopy(wl, snap.fetched, IndexedText(v.Title, v.Text)), nil
 }
 
 // oldCopyFromIndex re-analyzes the text Bleve stored for url.

@@ -242,7 +242,7 @@ func TestMeasurementScoresEqualBleve(t *testing.T) {
 			rng := rand.New(rand.NewPCG(5, 6))
 			old := digitalgov(t, 0)
 			for _, p := range changed {
-				for _, text := range []string{indexedText(p.Title, p.Text), indexedText(old.byURL[p.URL].Title, old.byURL[p.URL].Text)} {
+				for _, text := range []string{IndexedText(p.Title, p.Text), IndexedText(old.byURL[p.URL].Title, old.byURL[p.URL].Text)} {
 					for _, tok := range ix.Analyzer().Analyze([]byte(text)) {
 						if rng.IntN(40) == 0 {
 							terms[string(tok.Term)] = true

@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -124,12 +125,23 @@ type pageDoc struct {
 	Popularity float64
 }
 
-// indexedText is the content of FieldText for a page.
-func indexedText(title, text string) string {
+// IndexedText is the content of FieldText for a page: what the index
+// analyses, and what an evaluation must analyse to score a page as the
+// index does.
+func IndexedText(title, text string) string {
 	if title == "" {
 		return text
 	}
 	return title + "\n\n" + text
+}
+
+// mainText undoes IndexedText: the main text of a page whose FieldText
+// is field.
+func mainText(title, field string) string {
+	if title == "" {
+		return field
+	}
+	return strings.TrimPrefix(field, title+"\n\n")
 }
 
 // newDocument maps a page to a Bleve document through the mapping, so the
@@ -143,7 +155,7 @@ func newDocument(m mapping.IndexMapping, p *pageDoc) (*document.Document, error)
 		FieldURL:        p.URL,
 		FieldHost:       urlnorm.Host(p.URL),
 		FieldTitle:      p.Title,
-		FieldText:       indexedText(p.Title, p.Text),
+		FieldText:       IndexedText(p.Title, p.Text),
 		FieldFetched:    p.Fetched,
 		FieldPopularity: p.Popularity,
 	}

@@ -86,7 +86,7 @@ func TestRankerIsBlevesFullRanking(t *testing.T) {
 						t.Fatalf("%q: rank %d out of order", text, i)
 					}
 					page := fx.c.pages[byURL[r.URL]]
-					all := ix.Analyzer().Analyze([]byte(indexedText(page.Title, page.Text)))
+					all := ix.Analyzer().Analyze([]byte(IndexedText(page.Title, page.Text)))
 					tfs := make([]uint64, len(tokens))
 					for _, a := range all {
 						for k, tok := range tokens {

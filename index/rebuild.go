@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -228,12 +227,9 @@ func (ix *Index) storedPages(bi bleve.Index, m mapping.IndexMapping, urls []stri
 			continue
 		}
 		pd := pageDoc{URL: u}
-		var text string
-		pd.Title, text, pd.Fetched = storedFields(doc)
-		if pd.Title != "" {
-			text = strings.TrimPrefix(text, pd.Title+"\n\n")
-		}
-		pd.Text = text
+		var field string
+		pd.Title, field, pd.Fetched = storedFields(doc)
+		pd.Text = mainText(pd.Title, field)
 		if ix.popularity != nil {
 			pd.Popularity = ix.popularity(u)
 		}

@@ -95,7 +95,7 @@ func TestScorerEqualsBleve(t *testing.T) {
 			npairs := 0
 			for _, i := range rng.Perm(len(fx.c.pages))[:80] {
 				p := fx.c.pages[i]
-				tokens := ix.Analyzer().Analyze([]byte(indexedText(p.Title, p.Text)))
+				tokens := ix.Analyzer().Analyze([]byte(IndexedText(p.Title, p.Text)))
 				tf := map[string]uint64{}
 				for _, tok := range tokens {
 					tf[string(tok.Term)]++

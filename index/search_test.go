@@ -174,7 +174,7 @@ func TestSearchEqualsBruteForce(t *testing.T) {
 	// term → pages containing it, from analyzing every page.
 	postings := map[string]map[string]bool{}
 	for _, p := range fx.c.pages {
-		for _, tok := range a.Analyze([]byte(indexedText(p.Title, p.Text))) {
+		for _, tok := range a.Analyze([]byte(IndexedText(p.Title, p.Text))) {
 			term := string(tok.Term)
 			if postings[term] == nil {
 				postings[term] = map[string]bool{}

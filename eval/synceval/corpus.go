@@ -13,6 +13,7 @@ import (
 
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 )
 
@@ -289,16 +290,12 @@ func queryLinks(d *extract.Document, host string) []string {
 	return out
 }
 
-// analyse analyses a page's text field as the index does (title, a blank
-// line, then the main text; see index.Analyzer): the field length is the
-// number of tokens and each term's frequency the number of its tokens.
-// Terms come back sorted.
+// analyse analyses a page's text field as the index does
+// (index.IndexedText, index.Analyzer): the field length is the number of
+// tokens and each term's frequency the number of its tokens. Terms come
+// back sorted.
 func analyse(an analysis.Analyzer, title, text string) (length int, terms []string, tf []uint32) {
-	field := text
-	if title != "" {
-		field = title + "\n\n" + text
-	}
-	tokens := an.Analyze([]byte(field))
+	tokens := an.Analyze([]byte(index.IndexedText(title, text)))
 	counts := make(map[string]uint32, len(tokens)/2+1)
 	for _, tok := range tokens {
 		counts[string(tok.Term)]++
