@@ -13,6 +13,7 @@ import (
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/discovery"
 	"github.com/deltaq/deltaq/eval/archive"
+	replayserver "github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 )
 
@@ -104,7 +105,7 @@ func loadSite(ctx context.Context, cfg Config, dir string) (*site, error) {
 				if err != nil {
 					return fmt.Errorf("discoveryeval: %s: %w", s.name, err)
 				}
-				doc, err := extract.HTML(jb.p.Body, "text/html; charset=utf-8", pageURL, cfg.Extract)
+				doc, err := extract.HTML(jb.p.Body, replayserver.PageContentType, pageURL, cfg.Extract)
 				if err != nil {
 					return fmt.Errorf("discoveryeval: %s: parse %s (weeks %d-%d): %w", s.name, jb.p.URL, jb.p.First, jb.p.Last, err)
 				}

@@ -110,9 +110,14 @@ func (s *Server) SetWeek(w int) error {
 	return nil
 }
 
+// PageContentType is the Content-Type the server sends with every archived
+// page; an evaluation that parses the archive directly passes it to
+// extract.HTML to read each body as the crawler does.
+const PageContentType = "text/html; charset=utf-8"
+
 // Shared header values: never modified, so every response may use them.
 var (
-	htmlType  = []string{"text/html; charset=utf-8"}
+	htmlType  = []string{PageContentType}
 	textType  = []string{"text/plain; charset=utf-8"}
 	xmlType   = []string{"application/xml; charset=utf-8"}
 	allowed   = []string{"GET, HEAD"}

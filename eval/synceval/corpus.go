@@ -13,13 +13,10 @@ import (
 
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 )
-
-// replayContentType is what the replay server sends with every page; the
-// corpus is parsed with it so that it reads each body as the crawler does.
-const replayContentType = "text/html; charset=utf-8"
 
 // body is one distinct archived body as the index sees it: the analysed
 // length of its text field and the frequency of each of its terms.
@@ -133,7 +130,7 @@ func loadCorpus(ctx context.Context, a *archive.Archive, an analysis.Analyzer, l
 			if err != nil {
 				return fmt.Errorf("synceval: %s: %w", r.path, err)
 			}
-			d, err := extract.HTML(r.data, replayContentType, base, lim)
+			d, err := extract.HTML(r.data, replay.PageContentType, base, lim)
 			if err != nil {
 				return nil // the crawler neither indexes nor follows it
 			}
