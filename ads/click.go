@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // ClickOutcome says what a click did to the advertiser's account.

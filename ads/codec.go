@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // bucket is the repository bucket holding all ads state. Keys within it

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // keyPrefix starts every advertiser API key, so a leaked key is easy to

@@ -16,8 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // Options are the non-configuration inputs of Open.

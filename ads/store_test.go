@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/repo"
 )
 
 var t0 = time.Date(2026, 3, 10, 10, 0, 0, 0, time.UTC)

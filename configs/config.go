@@ -16,7 +16,6 @@ import (
 
 	"github.com/deltaq/deltaq/ads"
 	"github.com/deltaq/deltaq/crawler"
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/discovery"
 	"github.com/deltaq/deltaq/eval/adsim"
 	"github.com/deltaq/deltaq/eval/discoveryeval"
@@ -28,6 +27,7 @@ import (
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/server"
 	"github.com/deltaq/deltaq/ranking"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // Config mirrors configs/default.yaml.

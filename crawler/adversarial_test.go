@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/deltaq/deltaq/crawler"
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/eval/synthweb"
+	"github.com/deltaq/deltaq/repo"
 )
 
 func synthConfig() synthweb.Config {

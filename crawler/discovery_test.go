@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/deltaq/deltaq/crawler"
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/eval/archive/archivetest"
 	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // TestNewPagesFoundThroughChainsAreCreditedToTheOldPage re-fetches an old

@@ -13,7 +13,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 
-	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // fetcher performs HTTP requests through Colly. Colly does the request and

@@ -11,12 +11,12 @@ import (
 
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/eval/archive/archivetest"
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/replay/replaytest"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // env is one crawl set up against loopback servers.

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/crawler/robots"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // hostInfo is what a worker needs to know about a host before fetching

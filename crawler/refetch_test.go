@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/eval/archive/archivetest"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // TestRefetchKeepsUnchangedPagesAndVersionsChangedOnes crawls week 0 of a

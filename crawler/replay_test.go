@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/deltaq/deltaq/crawler/extract"
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/replay/replaytest"
 	"github.com/deltaq/deltaq/internal/shareddata"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // reachable walks an archive week breadth-first from "/" over the

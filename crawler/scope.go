@@ -7,8 +7,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/internal/urlnorm"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // scopeKey names the metadata record that keeps the seed hosts across

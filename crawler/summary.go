@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // Counters count what the crawl did; they only grow. Hot paths add to

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/deltaq/deltaq/crawler/extract"
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/crawler/robots"
 	"github.com/deltaq/deltaq/crawler/shingle"
 	"github.com/deltaq/deltaq/crawler/sitemap"
 	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // result is what a worker hands the writer: a page fetch (job set), or a

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/deltaq/deltaq/crawler/extract"
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/crawler/shingle"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/internal/urlnorm"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // maxGroup bounds how many results one batch commits. Grouping lets one

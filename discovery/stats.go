@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/internal/urlnorm"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // Stats is OD-WIN (§3.6.4) for the live crawler. The crawler records what

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // budget counts the fetches of the current period. Re-fetches planned for

@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // history is what a page's fetch log says about how it changes.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // fakeDiscoverer picks fixed pages and wants one full re-crawl of full.

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/internal/urlnorm"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // ErrDrained is returned by Next in drain mode when nothing is in flight and

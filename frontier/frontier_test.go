@@ -13,8 +13,8 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/repo"
 )
 
 var testRepoConfig = repo.Config{VersionsKept: 1, FetchLogKept: 4, StatsKept: 4, CacheBytes: 4 << 20}

@@ -3,7 +3,7 @@ package frontier
 import (
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // entry is a queued URL as held in memory: just what ordering and handing

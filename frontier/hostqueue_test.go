@@ -3,7 +3,7 @@ package frontier
 import (
 	"testing"
 
-	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // TestInsertKeepsOneEntryPerKey covers the race between a refill and a

@@ -6,7 +6,7 @@ import (
 	"iter"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // A Policy chooses which known pages to re-fetch to keep the repository

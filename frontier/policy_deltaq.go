@@ -5,8 +5,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/internal/urlnorm"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // DeltaQ re-fetches the pages whose new content is expected to change what

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/repo"
 )
 
 var (

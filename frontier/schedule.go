@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // candidate is one page a rate-based policy considers.

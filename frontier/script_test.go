@@ -15,8 +15,8 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/repo"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected output of testdata scripts")

@@ -19,9 +19,9 @@ import (
 	"github.com/blevesearch/bleve/v2/search/searcher"
 	bindex "github.com/blevesearch/bleve_index_api"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/internal/killtest"
 	"github.com/deltaq/deltaq/internal/querylog"
+	"github.com/deltaq/deltaq/repo"
 )
 
 var t1 = t0.Add(7 * 24 * time.Hour)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/replay/replaytest"
@@ -20,6 +19,7 @@ import (
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/querylog"
 	"github.com/deltaq/deltaq/internal/shareddata"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // crawledSite is digitalgov-2023 crawled through the replay server, with

@@ -13,11 +13,11 @@ import (
 	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/deltaq/deltaq/crawler/extract"
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/internal/querylog"
 	"github.com/deltaq/deltaq/internal/shareddata"
 	"github.com/deltaq/deltaq/internal/urlnorm"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // testConfig is a complete configuration for tests.

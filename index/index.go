@@ -19,8 +19,8 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/internal/querylog"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // Options are the non-configuration inputs of Open.

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // Limits on what a click record may name; longer values are refused so a

@@ -6,8 +6,8 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // testConfig is a valid configuration; tests change what they exercise.

@@ -8,7 +8,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // Graph is a directed graph over nodes 0..N-1. Out[u] lists u's distinct

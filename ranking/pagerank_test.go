@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/repo"
 )
 
 const d = 0.85

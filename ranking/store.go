@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // Bucket is the repository bucket that holds the ranking state. Key layout

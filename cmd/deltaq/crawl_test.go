@@ -15,11 +15,11 @@ import (
 	"time"
 
 	"github.com/deltaq/deltaq/configs"
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/replay/replaytest"
 	"github.com/deltaq/deltaq/internal/killtest"
 	"github.com/deltaq/deltaq/internal/shareddata"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // TestCrawlSurvivesKill9 kills a real `deltaq crawl` with SIGKILL

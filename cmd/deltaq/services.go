@@ -13,7 +13,6 @@ import (
 
 	"github.com/deltaq/deltaq/ads"
 	"github.com/deltaq/deltaq/configs"
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/clock"
@@ -21,6 +20,7 @@ import (
 	"github.com/deltaq/deltaq/internal/querylog"
 	"github.com/deltaq/deltaq/internal/server"
 	"github.com/deltaq/deltaq/ranking"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // services are the parts of a search engine over one data directory: the

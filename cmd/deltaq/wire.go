@@ -10,9 +10,9 @@ import (
 
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/discovery"
 	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // Data directory layout: the repository and the index side by side.

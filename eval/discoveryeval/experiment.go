@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/discovery"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // firstScoredWeek is the first week the history-based algorithms are

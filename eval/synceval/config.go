@@ -8,10 +8,10 @@ import (
 	"strings"
 
 	"github.com/deltaq/deltaq/crawler"
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/querylog"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // Config holds the settings of the synchronization evaluation; the

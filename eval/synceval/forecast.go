@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // forecastPage is one page of fig. 4.3: δQ_A(p) estimated over the first

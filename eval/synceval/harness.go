@@ -15,13 +15,13 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/deltaq/deltaq/crawler"
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/internal/querylog"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // week is the replay's period: one archive week, the budget period of B.

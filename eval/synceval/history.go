@@ -3,8 +3,8 @@ package synceval
 import (
 	"context"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // pageHistory is what the policies estimate a page's parameters from: its

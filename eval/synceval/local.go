@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // localAnswers are A(q, W^L) for every workload query: the local index's

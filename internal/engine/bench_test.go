@@ -16,7 +16,6 @@ import (
 	"github.com/deltaq/deltaq/ads"
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler/extract"
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/engine"
@@ -25,6 +24,7 @@ import (
 	"github.com/deltaq/deltaq/internal/shareddata"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/ranking"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // stack is the search engine over digitalgov-2023 week 0: repository,

@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/internal/urlnorm"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // Pages is what the page report reads from the repository.

@@ -14,9 +14,9 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
-	"github.com/deltaq/deltaq/crawler/repo"
 	"github.com/deltaq/deltaq/internal/httpserver"
 	"github.com/deltaq/deltaq/ranking"
+	"github.com/deltaq/deltaq/repo"
 )
 
 var testConfig = Config{
