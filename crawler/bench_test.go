@@ -6,7 +6,7 @@ import (
 
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/replay/replaytest"
-	"github.com/deltaq/deltaq/internal/shareddata"
+	"github.com/deltaq/deltaq/internal/datasets"
 )
 
 // BenchmarkCrawlReplay measures end-to-end pages/s (fetch over loopback
@@ -15,7 +15,7 @@ import (
 func BenchmarkCrawlReplay(b *testing.B) {
 	for _, name := range []string{"tldr-en", "digitalgov-2023"} {
 		b.Run(name, func(b *testing.B) {
-			_, rs := replaytest.Open(b, shareddata.Path(b, "archives", name), replay.Options{})
+			_, rs := replaytest.Open(b, datasets.Path(b, "archives", name), replay.Options{})
 			srv := httptest.NewServer(rs)
 			defer srv.Close()
 			host := name + ".test"

@@ -15,7 +15,7 @@ import (
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/internal/querylog"
-	"github.com/deltaq/deltaq/internal/shareddata"
+	"github.com/deltaq/deltaq/internal/datasets"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -146,7 +146,7 @@ func digitalgov(tb testing.TB, w int) *corpus {
 	if c, ok := corpora.weeks[w]; ok {
 		return c
 	}
-	a, err := archive.Open(shareddata.Path(tb, "archives", "digitalgov-2023"))
+	a, err := archive.Open(datasets.Path(tb, "archives", "digitalgov-2023"))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func digitalgov(tb testing.TB, w int) *corpus {
 
 func trecQueries(tb testing.TB) []querylog.Query {
 	tb.Helper()
-	qs, err := querylog.Load(shareddata.Path(tb, "querylogs", "trec-mq.tsv"), querylog.FormatTopics)
+	qs, err := querylog.Load(datasets.Path(tb, "querylogs", "trec-mq.tsv"), querylog.FormatTopics)
 	if err != nil {
 		tb.Fatal(err)
 	}

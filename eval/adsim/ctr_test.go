@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deltaq/deltaq/internal/shareddata"
+	"github.com/deltaq/deltaq/internal/datasets"
 )
 
 func TestRealCTRDistribution(t *testing.T) {
-	items, err := ReadCTRItems(shareddata.Path(t, "ads", "obd-item-ctr.tsv"))
+	items, err := ReadCTRItems(datasets.Path(t, "ads", "obd-item-ctr.tsv"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deltaq/deltaq/internal/shareddata"
+	"github.com/deltaq/deltaq/internal/datasets"
 )
 
 func TestParseLog(t *testing.T) {
@@ -68,7 +68,7 @@ func TestRealQueryLogs(t *testing.T) {
 		{"trec-mq.tsv", FormatTREC, 60000, 0, 59674, Phrase{"american muslim mosques schools", 3}},
 	} {
 		t.Run("reads "+tc.file, func(t *testing.T) {
-			l, err := ReadLog(shareddata.Path(t, "querylogs", tc.file))
+			l, err := ReadLog(datasets.Path(t, "querylogs", tc.file))
 			if err != nil {
 				t.Fatal(err)
 			}

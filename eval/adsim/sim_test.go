@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/deltaq/deltaq/ads"
-	"github.com/deltaq/deltaq/internal/shareddata"
+	"github.com/deltaq/deltaq/internal/datasets"
 )
 
 // handWorld is one phrase queried perDay times a day, with the given ads.
@@ -156,7 +156,7 @@ func TestWorld(t *testing.T) {
 // smallConfig is a complete, quick configuration on the real data.
 func smallConfig(t *testing.T) Config {
 	return Config{
-		Log: shareddata.Path(t, "querylogs", "tldr-brew-installs.tsv"), CTRFile: shareddata.Path(t, "ads", "obd-item-ctr.tsv"),
+		Log: datasets.Path(t, "querylogs", "tldr-brew-installs.tsv"), CTRFile: datasets.Path(t, "ads", "obd-item-ctr.tsv"),
 		Seed: 7, Days: 3, Repetitions: 2, QueriesPerDay: 3000,
 		AdsPerPhrase: 4, PhrasesPerAdvertiser: 10, PopularityExponent: 0.5,
 		BidMedian: 0.5, BidSigma: 0.8, BudgetedFraction: 0.6, BudgetFactorMin: 0.25, BudgetFactorMax: 4,

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/deltaq/deltaq/internal/shareddata"
+	"github.com/deltaq/deltaq/internal/datasets"
 )
 
 // BenchmarkOpen measures Open on each real archive. MB/s is decompressed
@@ -13,7 +13,7 @@ import (
 func BenchmarkOpen(b *testing.B) {
 	for _, name := range realArchives {
 		b.Run(name, func(b *testing.B) {
-			dir := shareddata.Path(b, "archives", name)
+			dir := datasets.Path(b, "archives", name)
 			a, err := Open(dir)
 			if err != nil {
 				b.Fatal(err)
@@ -41,7 +41,7 @@ func BenchmarkOpen(b *testing.B) {
 // BenchmarkLookup measures one page lookup in the tldr archive, cycling
 // through week 47's URLs.
 func BenchmarkLookup(b *testing.B) {
-	a, err := Open(shareddata.Path(b, "archives", "tldr-en"))
+	a, err := Open(datasets.Path(b, "archives", "tldr-en"))
 	if err != nil {
 		b.Fatal(err)
 	}

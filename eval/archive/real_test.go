@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deltaq/deltaq/internal/shareddata"
+	"github.com/deltaq/deltaq/internal/datasets"
 )
 
 // realArchives are the archives of the shared evaluation data.
@@ -18,7 +18,7 @@ var realArchives = []string{"tldr-en", "digitalgov-2023"}
 func TestRealArchives(t *testing.T) {
 	for _, name := range realArchives {
 		t.Run(name, func(t *testing.T) {
-			a, err := Open(shareddata.Path(t, "archives", name))
+			a, err := Open(datasets.Path(t, "archives", name))
 			if err != nil {
 				t.Fatalf("Open: %v", err)
 			}

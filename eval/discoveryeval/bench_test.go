@@ -3,13 +3,13 @@ package discoveryeval
 import (
 	"testing"
 
-	"github.com/deltaq/deltaq/internal/shareddata"
+	"github.com/deltaq/deltaq/internal/datasets"
 )
 
 // BenchmarkLoadSite measures reading tldr-en: parsing every archived body
 // once and building the 47 weekly H_t.
 func BenchmarkLoadSite(b *testing.B) {
-	dir := shareddata.Path(b, "archives", "tldr-en")
+	dir := datasets.Path(b, "archives", "tldr-en")
 	cfg := testConfig()
 	var s *site
 	for b.Loop() {
@@ -24,7 +24,7 @@ func BenchmarkLoadSite(b *testing.B) {
 // BenchmarkEvaluate measures every experiment on tldr-en once its H_t are
 // built.
 func BenchmarkEvaluate(b *testing.B) {
-	dir := shareddata.Path(b, "archives", "tldr-en")
+	dir := datasets.Path(b, "archives", "tldr-en")
 	cfg := testConfig()
 	s, err := loadSite(b.Context(), cfg, dir)
 	if err != nil {

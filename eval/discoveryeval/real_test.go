@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/deltaq/deltaq/internal/shareddata"
+	"github.com/deltaq/deltaq/internal/datasets"
 )
 
 // TestRealArchiveSmoke runs the evaluation over the real tldr-en archive
@@ -16,7 +16,7 @@ import (
 // [0, 100], GREEDY at least as good as every history-based algorithm, and
 // the live Stats agreeing with OD-WIN.
 func TestRealArchiveSmoke(t *testing.T) {
-	dir := shareddata.Path(t, "archives", "tldr-en")
+	dir := datasets.Path(t, "archives", "tldr-en")
 	cfg := testConfig()
 
 	s, err := loadSite(t.Context(), cfg, dir)

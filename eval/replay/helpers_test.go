@@ -13,7 +13,7 @@ import (
 
 	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/archive/archivetest"
-	"github.com/deltaq/deltaq/internal/shareddata"
+	"github.com/deltaq/deltaq/internal/datasets"
 )
 
 // opened caches the real archives across tests: they are immutable, and
@@ -27,7 +27,7 @@ var opened struct {
 // the data is missing.
 func realArchive(tb testing.TB, name string) *archive.Archive {
 	tb.Helper()
-	dir := shareddata.Path(tb, "archives", name)
+	dir := datasets.Path(tb, "archives", name)
 	opened.Lock()
 	defer opened.Unlock()
 	if a := opened.m[name]; a != nil {

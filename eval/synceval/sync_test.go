@@ -12,7 +12,7 @@ import (
 	"github.com/deltaq/deltaq/eval/archive/archivetest"
 	"github.com/deltaq/deltaq/eval/synceval"
 	"github.com/deltaq/deltaq/index"
-	"github.com/deltaq/deltaq/internal/shareddata"
+	"github.com/deltaq/deltaq/internal/datasets"
 )
 
 func defaults(t *testing.T) synceval.Config {
@@ -139,8 +139,8 @@ func TestEveryPageEveryWeekKeepsQualityOne(t *testing.T) {
 		t.Skip("replays 48 weeks of tldr-en")
 	}
 	cfg := defaults(t)
-	cfg.Archive = shareddata.Path(t, "archives", "tldr-en")
-	cfg.Log = shareddata.Path(t, "querylogs", "tldr-brew-installs.tsv")
+	cfg.Archive = datasets.Path(t, "archives", "tldr-en")
+	cfg.Log = datasets.Path(t, "querylogs", "tldr-brew-installs.tsv")
 	cfg.Pages, cfg.History = "all", "own"
 	cfg.Policies, cfg.Budgets = []string{"uniform"}, []int{1}
 	sum, err := synceval.Run(context.Background(), cfg, t.TempDir(), nil)

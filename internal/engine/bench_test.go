@@ -21,7 +21,7 @@ import (
 	"github.com/deltaq/deltaq/internal/engine"
 	"github.com/deltaq/deltaq/internal/querylog"
 	"github.com/deltaq/deltaq/internal/server"
-	"github.com/deltaq/deltaq/internal/shareddata"
+	"github.com/deltaq/deltaq/internal/datasets"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/ranking"
 	"github.com/deltaq/deltaq/repo"
@@ -49,7 +49,7 @@ func newStack(tb testing.TB) *stack {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
-	a, err := archive.Open(shareddata.Path(tb, "archives", "digitalgov-2023"))
+	a, err := archive.Open(datasets.Path(tb, "archives", "digitalgov-2023"))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func newStack(tb testing.TB) *stack {
 	srv := httptest.NewServer(h)
 	tb.Cleanup(srv.Close)
 	s := &stack{srv: srv, engine: e}
-	qs, err := querylog.Load(shareddata.Path(tb, "querylogs", "trec-mq.tsv"), querylog.FormatTopics)
+	qs, err := querylog.Load(datasets.Path(tb, "querylogs", "trec-mq.tsv"), querylog.FormatTopics)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deltaq/deltaq/internal/shareddata"
+	"github.com/deltaq/deltaq/internal/datasets"
 )
 
 func find(qs []Query, text string) (Query, bool) {
@@ -43,7 +43,7 @@ func TestRealLogsMatchTheREADME(t *testing.T) {
 	for _, tc := range cases {
 		for _, f := range []Format{tc.format, FormatAuto} {
 			t.Run(tc.file+" read as "+f.String()+" has the README's counts and "+tc.query, func(t *testing.T) {
-				path := shareddata.Path(t, "querylogs", tc.file)
+				path := datasets.Path(t, "querylogs", tc.file)
 				fh, err := os.Open(path)
 				if err != nil {
 					t.Fatal(err)
@@ -70,7 +70,7 @@ func TestRealLogsMatchTheREADME(t *testing.T) {
 }
 
 func TestLoadReturnsQueriesInFirstSeenOrder(t *testing.T) {
-	qs, err := Load(shareddata.Path(t, "querylogs", "tldr-brew-installs.tsv"), FormatAuto)
+	qs, err := Load(datasets.Path(t, "querylogs", "tldr-brew-installs.tsv"), FormatAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
