@@ -217,9 +217,6 @@ func newViper(src Sources) (*viper.Viper, error) {
 		}
 		key, ok := known[name]
 		if !ok {
-			if isReservedEnv(name) {
-				continue
-			}
 			return nil, fmt.Errorf("config: environment variable %s names no setting", name)
 		}
 		v.Set(key, val)
@@ -246,11 +243,6 @@ func newViper(src Sources) (*viper.Viper, error) {
 // DELTAQ_CRAWLER_LIMITS_MAX_DEPTH.
 func envName(key string) string {
 	return EnvPrefix + "_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
-}
-
-// isReservedEnv lists DELTAQ_ variables that are not settings.
-func isReservedEnv(name string) bool {
-	return name == "DELTAQ_SHARED_DATA"
 }
 
 func decodeHook() mapstructure.DecodeHookFunc {

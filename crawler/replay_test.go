@@ -11,7 +11,7 @@ import (
 	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/replay/replaytest"
-	"github.com/deltaq/deltaq/internal/shareddata"
+	"github.com/deltaq/deltaq/internal/datasets"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -51,7 +51,7 @@ func reachable(t *testing.T, a *archive.Archive, week int, host string) map[stri
 }
 
 func TestCrawlOfReplayFetchesEveryReachablePageExactlyOnce(t *testing.T) {
-	a, srvReplay := replaytest.Open(t, shareddata.Path(t, "archives", "tldr-en"), replay.Options{})
+	a, srvReplay := replaytest.Open(t, datasets.Path(t, "archives", "tldr-en"), replay.Options{})
 	var log requestLog
 	srv := httptest.NewServer(log.wrap(srvReplay))
 	defer srv.Close()

@@ -17,8 +17,8 @@ import (
 	"github.com/deltaq/deltaq/eval/replay/replaytest"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/internal/datasets"
 	"github.com/deltaq/deltaq/internal/querylog"
-	"github.com/deltaq/deltaq/internal/shareddata"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -35,7 +35,7 @@ type crawledSite struct {
 }
 
 func crawlDigitalgov(t *testing.T) *crawledSite {
-	a, rs := replaytest.Open(t, shareddata.Path(t, "archives", "digitalgov-2023"), replay.Options{})
+	a, rs := replaytest.Open(t, datasets.Path(t, "archives", "digitalgov-2023"), replay.Options{})
 	srv := httptest.NewServer(rs)
 	t.Cleanup(srv.Close)
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
@@ -152,7 +152,7 @@ func TestCrawledIndexAnswersLikeABruteForceScanAndFollowsTheWeeks(t *testing.T) 
 	if n, _ := s.ix.Count(); int(n) != len(pages) || len(pages) < s.a.Len(0)*9/10 {
 		t.Fatalf("index holds %d documents, the repository %d indexable pages, the week %d", n, len(pages), s.a.Len(0))
 	}
-	qs, err := querylog.Load(shareddata.Path(t, "querylogs", "trec-mq.tsv"), querylog.FormatTopics)
+	qs, err := querylog.Load(datasets.Path(t, "querylogs", "trec-mq.tsv"), querylog.FormatTopics)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/eval/archive"
-	"github.com/deltaq/deltaq/internal/querylog"
 	"github.com/deltaq/deltaq/internal/datasets"
+	"github.com/deltaq/deltaq/internal/querylog"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/repo"
 )

@@ -17,8 +17,8 @@ import (
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/replay/replaytest"
+	"github.com/deltaq/deltaq/internal/datasets"
 	"github.com/deltaq/deltaq/internal/killtest"
-	"github.com/deltaq/deltaq/internal/shareddata"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -26,7 +26,7 @@ import (
 // mid-crawl and restarts it: no page committed before the kill is lost or
 // fetched again, and the second run completes the crawl.
 func TestCrawlSurvivesKill9(t *testing.T) {
-	a, rs := replaytest.Open(t, shareddata.Path(t, "archives", "tldr-en"), replay.Options{Latency: time.Millisecond})
+	a, rs := replaytest.Open(t, datasets.Path(t, "archives", "tldr-en"), replay.Options{Latency: time.Millisecond})
 	var mu sync.Mutex
 	phase := 1
 	requests := map[int][]string{}

@@ -1,6 +1,6 @@
 // Package synceval is `deltaq eval sync`: the offline evaluation of
-// re-download policies against a query log, as in thesis §4.7
-// (../shared/seeds/002_2ccbfab628694408.txt).
+// re-download policies against a query log, as in thesis §4.7 (Pandey,
+// CMU 2008).
 //
 // An archive of weekly snapshots is replayed on loopback. Week 0 is
 // crawled completely; in each later week a policy may re-download B pages
