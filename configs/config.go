@@ -150,7 +150,8 @@ const EnvPrefix = "DELTAQ"
 
 // Load builds the effective configuration and validates it.
 func Load(src Sources) (*Config, error) {
-	v, err := newViper(src)
+	origin := map[string]string{}
+	v, err := newViper(src, origin)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +167,7 @@ func Load(src Sources) (*Config, error) {
 	cfg.Eval.Sync.Crawler, cfg.Eval.Sync.Frontier = cfg.Crawler, cfg.Frontier
 	cfg.Eval.Sync.Index, cfg.Eval.Sync.Repo = cfg.Index, cfg.Repo
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("config: invalid:\n%w", err)
+		return nil, fmt.Errorf("config: invalid:\n%w", withOrigins(err, origin))
 	}
 	return &cfg, nil
 }
@@ -186,19 +187,28 @@ func Effective(src Sources) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func newViper(src Sources) (*viper.Viper, error) {
+// newViper lays down the defaults, the file, the environment and the
+// flags, checking each against Config first (check.go). origin receives
+// where each key that is not a default was set.
+func newViper(src Sources, origin map[string]string) (*viper.Viper, error) {
 	v := viper.NewWithOptions(viper.KeyDelimiter("."))
 	v.SetConfigType("yaml")
 	if err := v.ReadConfig(bytes.NewReader(DefaultYAML)); err != nil {
 		return nil, fmt.Errorf("config: embedded defaults: %w", err)
 	}
 	if src.File != "" {
-		f, err := os.Open(src.File)
+		data, err := os.ReadFile(src.File)
 		if err != nil {
 			return nil, fmt.Errorf("config: %w", err)
 		}
-		defer f.Close()
-		if err := v.MergeConfig(f); err != nil {
+		doc, err := parseFile(src.File, data)
+		if err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
+		if err := checkFile(src.File, doc, origin); err != nil {
+			return nil, fmt.Errorf("config: invalid:\n%w", err)
+		}
+		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
 			return nil, fmt.Errorf("config: %s: %w", src.File, err)
 		}
 	}
@@ -210,6 +220,7 @@ func newViper(src Sources) (*viper.Viper, error) {
 	for _, k := range v.AllKeys() {
 		known[envName(k)] = k
 	}
+	var errs []error
 	for _, kv := range env {
 		name, val, ok := strings.Cut(kv, "=")
 		if !ok || !strings.HasPrefix(name, EnvPrefix+"_") {
@@ -217,9 +228,16 @@ func newViper(src Sources) (*viper.Viper, error) {
 		}
 		key, ok := known[name]
 		if !ok {
-			return nil, fmt.Errorf("config: environment variable %s names no setting", name)
+			errs = append(errs, fmt.Errorf("environment variable %s names no setting", name))
+			continue
 		}
-		v.Set(key, val)
+		x, err := setting(name, key, val)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		v.Set(key, x)
+		origin[key] = name
 	}
 	// Flags last: viper's Set outranks everything else, so flags set after
 	// the environment win over it.
@@ -229,12 +247,21 @@ func newViper(src Sources) (*viper.Viper, error) {
 			if !ok {
 				return
 			}
+			val := f.Value.String()
 			if sv, ok := f.Value.(pflag.SliceValue); ok {
-				v.Set(key, sv.GetSlice())
+				val = strings.Join(sv.GetSlice(), ",")
+			}
+			x, err := setting("--"+f.Name, key, val)
+			if err != nil {
+				errs = append(errs, err)
 				return
 			}
-			v.Set(key, f.Value.String())
+			v.Set(key, x)
+			origin[key] = "--" + f.Name
 		})
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("config: invalid:\n%w", err)
 	}
 	return v, nil
 }

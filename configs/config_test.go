@@ -27,38 +27,136 @@ func TestDefaultsLoadAndValidate(t *testing.T) {
 	}
 }
 
-func TestBadFilesNameTheKeyAndTheLimit(t *testing.T) {
-	cases := []struct {
-		file string
-		want []string
-	}{
-		{"unknown_key.bad.yaml", []string{"min_dealy"}},
-		{"negative_delay.bad.yaml", []string{
-			"crawler.politeness.min_delay = -1s: must be >= 0",
-			"crawler.politeness.per_host = 0: must be >= 1",
-		}},
-		{"bad_resolve.bad.yaml", []string{
-			`crawler.resolve[0] = "tldr-en.test": want HOST=ADDR`,
-			`crawler.resolve[1] = "x.test=127.0.0.1": ADDR must be host:port`,
-		}},
-		{"bad_log.bad.yaml", []string{
-			`log.level = "loud": must be one of debug, info, warn, error`,
-			"repo.versions_kept = 0: must be >= 1",
-		}},
-		{"not_yaml.bad.yaml", []string{"not_yaml.bad.yaml"}},
-	}
-	for _, c := range cases {
+// expectedErrors maps each bad file under testdata to the message a user
+// sees: the file and line, the key, the value and what is allowed.
+var expectedErrors = []struct {
+	file string
+	want []string // the error's lines after "config: invalid:"
+}{
+	{"unknown_key.bad.yaml", []string{
+		"testdata/unknown_key.bad.yaml:3: crawler.politeness.min_dealy: no such setting; crawler.politeness has min_delay, per_host, global, backoff_initial, backoff_max, overrides",
+	}},
+	{"unknown_section.bad.yaml", []string{
+		"testdata/unknown_section.bad.yaml:1: crawlr: no such section; the sections are log, repo, crawler, frontier, index, discovery, ranking, ads, server, web, demo, eval",
+	}},
+	{"section_as_number.bad.yaml", []string{
+		"testdata/section_as_number.bad.yaml:2: crawler.politeness = 5: must be a section with the keys min_delay, per_host, global, backoff_initial, backoff_max, overrides",
+	}},
+	{"value_as_section.bad.yaml", []string{
+		`testdata/value_as_section.bad.yaml:1: log = "debug": must be a section with the keys level, format`,
+	}},
+	{"list_as_value.bad.yaml", []string{
+		`testdata/list_as_value.bad.yaml:2: crawler.resolve = "tldr-en.test=127.0.0.1:8081": must be a list`,
+		"testdata/list_as_value.bad.yaml:3: crawler.allow_private = nothing: must be true or false",
+	}},
+	{"bad_scalars.bad.yaml", []string{
+		`testdata/bad_scalars.bad.yaml:3: crawler.politeness.min_delay = "fast": must be a duration such as 500ms, 2s or 1h30m`,
+		`testdata/bad_scalars.bad.yaml:4: crawler.politeness.global = "many": must be a whole number`,
+	}},
+	{"bad_list_items.bad.yaml", []string{
+		`testdata/bad_list_items.bad.yaml:3: eval.sync.taus[1] = "high": must be a number`,
+		"testdata/bad_list_items.bad.yaml:4: eval.sync.budgets = 100: must be a list",
+	}},
+	{"negative_delay.bad.yaml", []string{
+		"testdata/negative_delay.bad.yaml:3: crawler.politeness.min_delay = -1s: must be >= 0",
+		"testdata/negative_delay.bad.yaml:4: crawler.politeness.per_host = 0: must be >= 1",
+	}},
+	{"bad_resolve.bad.yaml", []string{
+		`testdata/bad_resolve.bad.yaml:3: crawler.resolve[0] = "tldr-en.test": want HOST=ADDR, e.g. tldr-en.test=127.0.0.1:8081`,
+		`testdata/bad_resolve.bad.yaml:3: crawler.resolve[1] = "x.test=127.0.0.1": ADDR must be host:port: address 127.0.0.1: missing port in address`,
+	}},
+	{"bad_log.bad.yaml", []string{
+		`testdata/bad_log.bad.yaml:2: log.level = "loud": must be one of debug, info, warn, error`,
+		"testdata/bad_log.bad.yaml:4: repo.versions_kept = 0: must be >= 1",
+	}},
+}
+
+// expectedSyntaxErrors are files that are not YAML at all: one line, at the
+// line the problem is on.
+var expectedSyntaxErrors = []struct{ file, want string }{
+	{"not_yaml.bad.yaml", "config: testdata/not_yaml.bad.yaml:1: not valid YAML: did not find expected ',' or ']'"},
+	{"unclosed_list.bad.yaml", "config: testdata/unclosed_list.bad.yaml:4: not valid YAML: did not find expected ',' or ']'"},
+	{"tab_indent.bad.yaml", "config: testdata/tab_indent.bad.yaml:4: not valid YAML: a tab in the indentation (YAML indents with spaces only)"},
+}
+
+func TestBadFilesNameTheFileLineKeyValueAndWhatIsAllowed(t *testing.T) {
+	for _, c := range expectedErrors {
 		t.Run(c.file, func(t *testing.T) {
 			_, err := Load(Sources{File: filepath.Join("testdata", c.file), Env: []string{}})
-			if err == nil {
-				t.Fatal("loaded without error")
-			}
-			for _, w := range c.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q\ndoes not contain %q", err, w)
-				}
+			want := "config: invalid:\n" + strings.Join(c.want, "\n")
+			if err == nil || err.Error() != want {
+				t.Errorf("error:\n%v\nwant:\n%s", err, want)
 			}
 		})
+	}
+	for _, c := range expectedSyntaxErrors {
+		t.Run(c.file, func(t *testing.T) {
+			_, err := Load(Sources{File: filepath.Join("testdata", c.file), Env: []string{}})
+			if err == nil || err.Error() != c.want {
+				t.Errorf("error:\n%v\nwant:\n%s", err, c.want)
+			}
+		})
+	}
+}
+
+func TestEveryBadFileHasAnExpectedMessage(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*.bad.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered := map[string]bool{}
+	for _, c := range expectedErrors {
+		covered[c.file] = true
+	}
+	for _, c := range expectedSyntaxErrors {
+		covered[c.file] = true
+	}
+	for _, f := range files {
+		if !covered[filepath.Base(f)] {
+			t.Errorf("%s has no row in expectedErrors", f)
+		}
+	}
+}
+
+func TestBadEnvironmentNamesTheVariableKeyValueAndWhatIsAllowed(t *testing.T) {
+	cases := []struct{ env, want string }{
+		{"DELTAQ_EVAL_SYNC_TAUS=0.1,x", `DELTAQ_EVAL_SYNC_TAUS: eval.sync.taus[1] = "x": must be a number`},
+		{"DELTAQ_CRAWLER_POLITENESS_OVERRIDES=[{host: a, min_delay: soon}]",
+			`DELTAQ_CRAWLER_POLITENESS_OVERRIDES: crawler.politeness.overrides[0].min_delay = "soon": must be a duration such as 500ms, 2s or 1h30m`},
+		{"DELTAQ_CRAWLER_POLITENESS_OVERRIDES=[{host: a", `DELTAQ_CRAWLER_POLITENESS_OVERRIDES: crawler.politeness.overrides = "[{host: a": not a YAML list`},
+		{"DELTAQ_CRAWLER_ALLOW_PRIVATE=maybe", `DELTAQ_CRAWLER_ALLOW_PRIVATE: crawler.allow_private = "maybe": must be true or false`},
+		{"DELTAQ_CRAWLER_POLITENESS_MIN_DELAY=-3s", "DELTAQ_CRAWLER_POLITENESS_MIN_DELAY: crawler.politeness.min_delay = -3s: must be >= 0"},
+		{"DELTAQ_CRAWLER_POLITENESS=5", "environment variable DELTAQ_CRAWLER_POLITENESS names no setting"},
+	}
+	for _, c := range cases {
+		t.Run(c.env, func(t *testing.T) {
+			_, err := Load(Sources{Env: []string{c.env}})
+			want := "config: invalid:\n" + c.want
+			if err == nil || err.Error() != want {
+				t.Errorf("error:\n%v\nwant:\n%s", err, want)
+			}
+		})
+	}
+}
+
+func TestListSettingsFromTheEnvironment(t *testing.T) {
+	cfg, err := Load(Sources{Env: []string{
+		"DELTAQ_EVAL_SYNC_TAUS=0.1, 0.7",
+		"DELTAQ_EVAL_SYNC_BUDGETS=10,20,40",
+		"DELTAQ_CRAWLER_POLITENESS_OVERRIDES=[{host: tldr-en.test, min_delay: 0s, per_host: 8}]",
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Eval.Sync.Taus; !slices.Equal(got, []float64{0.1, 0.7}) {
+		t.Errorf("taus = %v, want [0.1 0.7]", got)
+	}
+	if got := cfg.Eval.Sync.Budgets; !slices.Equal(got, []int{10, 20, 40}) {
+		t.Errorf("budgets = %v, want [10 20 40]", got)
+	}
+	o := cfg.Crawler.Politeness.Overrides
+	if len(o) != 1 || o[0].Host != "tldr-en.test" || o[0].PerHost != 8 || o[0].MinDelay != 0 {
+		t.Errorf("overrides = %+v", o)
 	}
 }
 

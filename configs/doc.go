@@ -8,6 +8,14 @@
 // every problem at once, each naming the key path, the value and the limit,
 // e.g. "crawler.politeness.min_delay = -1s: must be >= 0".
 //
+// Before viper merges them, the file, the environment and the flags are
+// checked against the shape of Config (check.go): a number where a section
+// belongs, a word where a duration belongs or an unknown key is reported
+// with where it was written (FILE:LINE, DELTAQ_* variable or --flag), and
+// every validation message is prefixed the same way. A list set through
+// the environment or a flag is comma-separated (a,b) or a YAML flow list
+// ([{host: a.test, per_host: 2}]).
+//
 // Each package owns its section's struct (crawler.Config, repo.Config, ...);
 // Config only composes them.
 //

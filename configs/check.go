@@ -1,0 +1,332 @@
+package configs
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// The settings are checked against the shape of Config before viper sees
+// them: viper's merge silently drops a value whose kind differs from the
+// default's (a number where a section belongs), and mapstructure's messages
+// name neither the file nor the line. Every problem found here names where
+// the value came from (FILE:LINE, the environment variable or the flag),
+// the key, the value and what the key accepts.
+
+// durationType is checked by syntax, not by its int64 kind.
+var durationType = reflect.TypeFor[time.Duration]()
+
+// checkNode reports every place where n, the value of key read from src,
+// does not fit t. src is a file name (a line number is added) or a
+// variable or flag name.
+func checkNode(src, key string, n *yaml.Node, t reflect.Type) []error {
+	at := src
+	if n.Line > 0 {
+		at = fmt.Sprintf("%s:%d", src, n.Line)
+	}
+	bad := func(want string) []error {
+		return []error{fmt.Errorf("%s: %s = %s: %s", at, key, shown(n), want)}
+	}
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	switch {
+	case t.Kind() == reflect.Struct && t != durationType:
+		if n.Kind != yaml.MappingNode {
+			return bad("must be a section with the keys " + strings.Join(fieldKeys(t), ", "))
+		}
+		var errs []error
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			ft, ok := fieldType(t, k.Value)
+			if !ok {
+				errs = append(errs, fmt.Errorf("%s:%d: %s.%s: no such setting; %s has %s",
+					src, k.Line, key, k.Value, key, strings.Join(fieldKeys(t), ", ")))
+				continue
+			}
+			errs = append(errs, checkNode(src, key+"."+strings.ToLower(k.Value), v, ft)...)
+		}
+		return errs
+	case t.Kind() == reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			return bad("must be a list")
+		}
+		var errs []error
+		for i, c := range n.Content {
+			errs = append(errs, checkNode(src, fmt.Sprintf("%s[%d]", key, i), c, t.Elem())...)
+		}
+		return errs
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return bad("must be " + scalarWant(t))
+	}
+	if !scalarFits(n.Value, t) {
+		return bad("must be " + scalarWant(t))
+	}
+	return nil
+}
+
+// scalarFits reports whether s decodes into a value of type t.
+func scalarFits(s string, t reflect.Type) bool {
+	var err error
+	switch {
+	case t == durationType:
+		_, err = time.ParseDuration(s)
+	case t.Kind() == reflect.Bool:
+		_, err = strconv.ParseBool(s)
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+		_, err = strconv.ParseInt(s, 10, t.Bits())
+	case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64:
+		_, err = strconv.ParseUint(s, 10, t.Bits())
+	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+		_, err = strconv.ParseFloat(s, t.Bits())
+	}
+	return err == nil
+}
+
+// scalarWant says what a value of type t looks like.
+func scalarWant(t reflect.Type) string {
+	switch {
+	case t == durationType:
+		return "a duration such as 500ms, 2s or 1h30m"
+	case t.Kind() == reflect.Bool:
+		return "true or false"
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+		return "a whole number"
+	case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64:
+		return "a whole number >= 0"
+	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+		return "a number"
+	}
+	return "a single value"
+}
+
+// shown renders a node for an error message: a scalar as written, a
+// section or list by its kind.
+func shown(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a section"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	if n.Tag == "!!null" {
+		return "nothing"
+	}
+	if n.Tag == "!!str" {
+		return strconv.Quote(n.Value)
+	}
+	return n.Value
+}
+
+// fieldKeys are the keys a section of type t accepts.
+func fieldKeys(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		if tag := t.Field(i).Tag.Get("mapstructure"); tag != "" && tag != "-" {
+			out = append(out, tag)
+		}
+	}
+	return out
+}
+
+// fieldType is the type of the field of t whose key is name; keys match
+// regardless of case, as viper's do.
+func fieldType(t reflect.Type, name string) (reflect.Type, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if tag := f.Tag.Get("mapstructure"); tag != "" && tag != "-" && strings.EqualFold(tag, name) {
+			return f.Type, true
+		}
+	}
+	return nil, false
+}
+
+// keyType is the type of the setting at a dotted key path.
+func keyType(key string) (reflect.Type, bool) {
+	t := reflect.TypeFor[Config]()
+	for part := range strings.SplitSeq(key, ".") {
+		if t.Kind() != reflect.Struct || t == durationType {
+			return nil, false
+		}
+		ft, ok := fieldType(t, part)
+		if !ok {
+			return nil, false
+		}
+		t = ft
+	}
+	return t, true
+}
+
+// parseFile parses a configuration file into its document node, giving a
+// syntax error the file and the line it is on.
+func parseFile(name string, data []byte) (*yaml.Node, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		line := badLine(data)
+		text := strings.Split(string(data), "\n")[line-1]
+		if indent := text[:len(text)-len(strings.TrimLeft(text, " \t"))]; strings.Contains(indent, "\t") {
+			return nil, fmt.Errorf("%s:%d: not valid YAML: a tab in the indentation (YAML indents with spaces only)", name, line)
+		}
+		return nil, fmt.Errorf("%s:%d: not valid YAML: %s", name, line, yamlProblem(err))
+	}
+	return &doc, nil
+}
+
+// badLine is the first line at which data stops being valid YAML. yaml
+// reports the line where the enclosing block or flow started, counted
+// from 0, which sends a reader to the wrong line.
+func badLine(data []byte) int {
+	lines := strings.SplitAfter(string(data), "\n")
+	for k := 1; k <= len(lines); k++ {
+		var n yaml.Node
+		if yaml.Unmarshal([]byte(strings.Join(lines[:k], "")), &n) != nil {
+			return k
+		}
+	}
+	return len(lines)
+}
+
+// yamlProblem is yaml's message without its prefix and its line number.
+func yamlProblem(err error) string {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		return strings.Join(te.Errors, "; ")
+	}
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if num, text, ok := strings.Cut(rest, ": "); ok {
+			if _, err := strconv.Atoi(num); err == nil {
+				return text
+			}
+		}
+	}
+	return msg
+}
+
+// checkFile checks a parsed configuration file against Config and records
+// where each key it sets was written.
+func checkFile(name string, doc *yaml.Node, origin map[string]string) error {
+	if len(doc.Content) == 0 {
+		return nil // an empty file sets nothing
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return fmt.Errorf("%s:%d: the file must be a mapping of sections (log, crawler, ...), not %s", name, root.Line, shown(root))
+	}
+	t := reflect.TypeFor[Config]()
+	var errs []error
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		ft, ok := fieldType(t, k.Value)
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s:%d: %s: no such section; the sections are %s",
+				name, k.Line, k.Value, strings.Join(fieldKeys(t), ", ")))
+			continue
+		}
+		errs = append(errs, checkNode(name, strings.ToLower(k.Value), v, ft)...)
+		recordOrigins(name, strings.ToLower(k.Value), v, origin)
+	}
+	return errors.Join(errs...)
+}
+
+// recordOrigins notes FILE:LINE for every key under n.
+func recordOrigins(name, key string, n *yaml.Node, origin map[string]string) {
+	origin[key] = fmt.Sprintf("%s:%d", name, n.Line)
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		recordOrigins(name, key+"."+strings.ToLower(n.Content[i].Value), n.Content[i+1], origin)
+	}
+}
+
+// valueNode reads a setting given as one string (an environment variable
+// or a flag) as a YAML node of type t. A list is either comma-separated
+// (a,b,c) or a YAML flow sequence ([{host: a, per_host: 2}]), so lists of
+// sections can be set too.
+func valueNode(s string, t reflect.Type) (*yaml.Node, error) {
+	if t.Kind() == reflect.Slice {
+		if strings.HasPrefix(strings.TrimSpace(s), "[") {
+			var doc yaml.Node
+			if err := yaml.Unmarshal([]byte(s), &doc); err != nil || len(doc.Content) == 0 {
+				return nil, fmt.Errorf("%q: not a YAML list", s)
+			}
+			n := doc.Content[0]
+			clearLines(n)
+			return n, nil
+		}
+		n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		if strings.TrimSpace(s) != "" {
+			for item := range strings.SplitSeq(s, ",") {
+				n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: strings.TrimSpace(item)})
+			}
+		}
+		return n, nil
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}, nil
+}
+
+// clearLines drops line numbers, which mean nothing in a one-line value.
+func clearLines(n *yaml.Node) {
+	n.Line = 0
+	for _, c := range n.Content {
+		clearLines(c)
+	}
+}
+
+// setting reads one string-valued setting for key from src, checks it
+// and returns the value viper should hold.
+func setting(src, key, s string) (any, error) {
+	t, ok := keyType(key)
+	if !ok {
+		return nil, fmt.Errorf("%s: %s names no setting", src, key)
+	}
+	n, err := valueNode(s, t)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s = %w", src, key, err)
+	}
+	if errs := checkNode(src, key, n, t); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if t.Kind() != reflect.Slice {
+		return s, nil
+	}
+	var v []any
+	if err := n.Decode(&v); err != nil {
+		return nil, fmt.Errorf("%s: %s = %q: %w", src, key, s, err)
+	}
+	return v, nil
+}
+
+// withOrigins prefixes each line of a validation error with where the key
+// it names was set (FILE:LINE, variable or flag), so a user knows what to
+// edit. Lines about keys left at their default are unchanged.
+func withOrigins(err error, origin map[string]string) error {
+	if len(origin) == 0 {
+		return err
+	}
+	keys := make([]string, 0, len(origin))
+	for k := range origin {
+		keys = append(keys, k)
+	}
+	// Longest first, so crawler.politeness.min_delay wins over crawler.
+	slices.SortFunc(keys, func(a, b string) int { return len(b) - len(a) })
+	lines := strings.Split(err.Error(), "\n")
+	for i, line := range lines {
+		for _, k := range keys {
+			rest, ok := strings.CutPrefix(line, k)
+			if ok && rest != "" && strings.ContainsRune(" [:=", rune(rest[0])) {
+				lines[i] = origin[k] + ": " + line
+				break
+			}
+		}
+	}
+	return errors.New(strings.Join(lines, "\n"))
+}
