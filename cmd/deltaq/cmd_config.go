@@ -16,7 +16,7 @@ func (a *app) newConfigCmd() *cobra.Command {
 		Short: "Print the effective configuration (defaults, file, environment, flags merged)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			out, err := configs.Effective(a.sources(cmd, nil))
+			out, err := configs.Effective(a.sources(cmd))
 			if err != nil {
 				return err
 			}

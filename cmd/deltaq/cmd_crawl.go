@@ -32,10 +32,7 @@ fetched, printing progress on stderr and a summary at the end. Run it again
 without --seeds to resume where it stopped.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd, map[string]string{
-				"resolve":       "crawler.resolve",
-				"allow-private": "crawler.allow_private",
-			})
+			cfg, err := a.load(cmd)
 			if err != nil {
 				return err
 			}
@@ -81,5 +78,9 @@ without --seeds to resume where it stopped.`,
 	cmd.Flags().IntVar(&maxPages, "max-pages", 0, "stop after this many page fetches (0 = no limit)")
 	cmd.Flags().StringArray("resolve", nil, "HOST=ADDR: send requests for HOST to ADDR, e.g. tldr-en.test=127.0.0.1:8081 (crawler.resolve)")
 	cmd.Flags().Bool("allow-private", false, "allow loopback and private addresses (crawler.allow_private)")
+	bind(cmd.Flags(), map[string]string{
+		"resolve":       "crawler.resolve",
+		"allow-private": "crawler.allow_private",
+	})
 	return cmd
 }

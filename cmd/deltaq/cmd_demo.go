@@ -30,7 +30,7 @@ queries, and keeps re-crawling as the synthetic web changes. The data lives
 in a temporary directory removed at exit, unless --data names one to keep.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd, map[string]string{"listen": "server.listen", "seed": "web.synth.seed"})
+			cfg, err := a.load(cmd)
 			if err != nil {
 				return err
 			}
@@ -70,6 +70,10 @@ in a temporary directory removed at exit, unless --data names one to keep.`,
 	cmd.Flags().StringVar(&keep, "data", "", "keep the demo's data in this directory")
 	cmd.Flags().String("listen", "", "address to listen on (server.listen)")
 	cmd.Flags().Int64("seed", 0, "seed of the synthetic web (web.synth.seed)")
+	bind(cmd.Flags(), map[string]string{
+		"listen": "server.listen",
+		"seed":   "web.synth.seed",
+	})
 	return cmd
 }
 

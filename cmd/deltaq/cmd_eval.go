@@ -36,7 +36,7 @@ func (a *app) newEvalRankingCmd() *cobra.Command {
 		Short: "Randomized rank promotion: the §5.7 simulator beside the §5.6 analytic model, figs. 5.4–5.11 (thesis ch. 5)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd, map[string]string{"quick": "eval.ranking.quick", "seed": "eval.ranking.seed"})
+			cfg, err := a.load(cmd)
 			if err != nil {
 				return err
 			}
@@ -61,7 +61,11 @@ func (a *app) newEvalRankingCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&out, "out", "", "output directory")
 	cmd.Flags().Bool("quick", false, "scaled-down community (eval.ranking.quick)")
-	cmd.Flags().Uint64("seed", 0, "seed (default eval.ranking.seed)")
+	cmd.Flags().Uint64("seed", 0, "seed (eval.ranking.seed)")
+	bind(cmd.Flags(), map[string]string{
+		"quick": "eval.ranking.quick",
+		"seed":  "eval.ranking.seed",
+	})
 	return cmd
 }
 
@@ -72,11 +76,7 @@ func (a *app) newEvalSyncCmd() *cobra.Command {
 		Short: "Re-download policies under a weekly budget: repository quality Q per week, fig. 4.4 and 4.3 (thesis §4.7)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd, map[string]string{
-				"archive": "eval.sync.archive", "log": "eval.sync.log", "policies": "eval.sync.policies",
-				"budgets": "eval.sync.budgets", "taus": "eval.sync.taus", "seed": "eval.sync.seed",
-				"history": "eval.sync.history", "pages": "eval.sync.pages", "workers": "eval.sync.workers",
-			})
+			cfg, err := a.load(cmd)
 			if err != nil {
 				return err
 			}
@@ -113,7 +113,18 @@ func (a *app) newEvalSyncCmd() *cobra.Command {
 	cmd.Flags().Uint64("seed", 0, "seed of the workload sample (eval.sync.seed)")
 	cmd.Flags().String("history", "", "whole or own (eval.sync.history)")
 	cmd.Flags().String("pages", "", "persistent or all (eval.sync.pages)")
-	cmd.Flags().Int("workers", 0, "runs at once (eval.sync.workers)")
+	cmd.Flags().Int("workers", 0, "runs at once, 0 = one per CPU (eval.sync.workers)")
+	bind(cmd.Flags(), map[string]string{
+		"archive":  "eval.sync.archive",
+		"log":      "eval.sync.log",
+		"policies": "eval.sync.policies",
+		"budgets":  "eval.sync.budgets",
+		"taus":     "eval.sync.taus",
+		"seed":     "eval.sync.seed",
+		"history":  "eval.sync.history",
+		"pages":    "eval.sync.pages",
+		"workers":  "eval.sync.workers",
+	})
 	return cmd
 }
 
@@ -125,7 +136,7 @@ func (a *app) newEvalDiscoveryCmd() *cobra.Command {
 		Short: "Discovery of new pages by re-fetching old ones: Table 3.2, figs. 3.5–3.6, §3.6.5 (thesis ch. 3)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd, nil)
+			cfg, err := a.load(cmd)
 			if err != nil {
 				return err
 			}
@@ -158,7 +169,7 @@ func (a *app) newEvalAdsCmd() *cobra.Command {
 		Short: "Ads under unknown CTRs and budgets: GREEDY against the BMIX family, figs. 6.3–6.6 (thesis §6.7–6.8)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd, map[string]string{"log": "eval.ads.log", "ctr": "eval.ads.ctr_file", "seed": "eval.ads.seed"})
+			cfg, err := a.load(cmd)
 			if err != nil {
 				return err
 			}
@@ -181,7 +192,12 @@ func (a *app) newEvalAdsCmd() *cobra.Command {
 	cmd.Flags().StringVar(&out, "out", "", "output directory")
 	cmd.Flags().String("log", "", "query log (eval.ads.log)")
 	cmd.Flags().String("ctr", "", "click-through-rate table (eval.ads.ctr_file)")
-	cmd.Flags().Uint64("seed", 0, "seed (default eval.ads.seed)")
+	cmd.Flags().Uint64("seed", 0, "seed (eval.ads.seed)")
+	bind(cmd.Flags(), map[string]string{
+		"log":  "eval.ads.log",
+		"ctr":  "eval.ads.ctr_file",
+		"seed": "eval.ads.seed",
+	})
 	return cmd
 }
 
@@ -196,7 +212,7 @@ ranking by relevance, writes a TREC run file (docno = page URL) and scores
 it against the qrels with trec_eval's definitions.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd, nil)
+			cfg, err := a.load(cmd)
 			if err != nil {
 				return err
 			}

@@ -21,7 +21,7 @@ func (a *app) newIndexCmd() *cobra.Command {
 		Short: "Rebuild the index from every indexable page of the repository",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd, nil)
+			cfg, err := a.load(cmd)
 			if err != nil {
 				return err
 			}
@@ -57,7 +57,7 @@ func (a *app) newPageCmd() *cobra.Command {
 		Short: "A page's fetch history, ΔQ_A measurements, δQ_A estimate and recrawl priority, and why",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := a.load(cmd, nil)
+			cfg, err := a.load(cmd)
 			if err != nil {
 				return err
 			}
@@ -98,15 +98,15 @@ func (a *app) newPageCmd() *cobra.Command {
 func (a *app) newAdsCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "ads", Short: "Operate the ads store"}
 	var (
-		dataDir, name, zone string
-		budget              float64
+		dataDir, name string
+		budget        float64
 	)
 	create := &cobra.Command{
 		Use:   "create-advertiser --data DIR --name NAME [--daily-budget N] [--time-zone ZONE]",
 		Short: "Create an advertiser and print its API key (shown once; only its hash is stored)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd, nil)
+			cfg, err := a.load(cmd)
 			if err != nil {
 				return err
 			}
@@ -128,7 +128,7 @@ func (a *app) newAdsCmd() *cobra.Command {
 			}
 			defer store.Close(cmd.Context())
 			adv, key, err := store.CreateAdvertiser(cmd.Context(), ads.AdvertiserParams{
-				Name: name, DailyBudget: ads.MoneyFromUnits(budget), TimeZone: zone,
+				Name: name, DailyBudget: ads.MoneyFromUnits(budget), TimeZone: cfg.Ads.TimeZone,
 			})
 			if err != nil {
 				return err
@@ -140,7 +140,8 @@ func (a *app) newAdsCmd() *cobra.Command {
 	create.Flags().StringVar(&dataDir, "data", "", "data directory")
 	create.Flags().StringVar(&name, "name", "", "advertiser name")
 	create.Flags().Float64Var(&budget, "daily-budget", 0, "daily budget in currency units (0 = none)")
-	create.Flags().StringVar(&zone, "time-zone", "", "IANA time zone of the daily reset (default ads.time_zone)")
+	create.Flags().String("time-zone", "", "IANA time zone of the daily reset (ads.time_zone)")
+	bind(create.Flags(), map[string]string{"time-zone": "ads.time_zone"})
 	cmd.AddCommand(create)
 	return cmd
 }

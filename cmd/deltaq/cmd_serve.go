@@ -25,7 +25,7 @@ search page), GET /api/v1/page?url= (what the repository knows of a page),
 /opensearch.xml, /healthz and /metrics. It stops gracefully on SIGINT/SIGTERM.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd, map[string]string{"listen": "server.listen"})
+			cfg, err := a.load(cmd)
 			if err != nil {
 				return err
 			}
@@ -54,6 +54,9 @@ search page), GET /api/v1/page?url= (what the repository knows of a page),
 	}
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory (repository and index)")
 	cmd.Flags().String("listen", "", "address to listen on (server.listen)")
+	bind(cmd.Flags(), map[string]string{
+		"listen": "server.listen",
+	})
 	return cmd
 }
 
@@ -90,9 +93,7 @@ and discovery re-fetches, within frontier.budget) and serves search over the
 same repository; the index follows each committed fetch.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd, map[string]string{
-				"listen": "server.listen", "resolve": "crawler.resolve", "allow-private": "crawler.allow_private",
-			})
+			cfg, err := a.load(cmd)
 			if err != nil {
 				return err
 			}
@@ -104,6 +105,11 @@ same repository; the index follows each committed fetch.`,
 	cmd.Flags().String("listen", "", "address to listen on (server.listen)")
 	cmd.Flags().StringArray("resolve", nil, "HOST=ADDR: send requests for HOST to ADDR (crawler.resolve)")
 	cmd.Flags().Bool("allow-private", false, "allow loopback and private addresses (crawler.allow_private)")
+	bind(cmd.Flags(), map[string]string{
+		"listen":        "server.listen",
+		"resolve":       "crawler.resolve",
+		"allow-private": "crawler.allow_private",
+	})
 	return cmd
 }
 

@@ -38,7 +38,7 @@ func (a *app) newWebReplayCmd() *cobra.Command {
 		Short: "Serve week N of weekly snapshot archives, each on <name>.test",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd, nil)
+			cfg, err := a.load(cmd)
 			if err != nil {
 				return err
 			}
@@ -77,7 +77,7 @@ func (a *app) newWebSynthCmd() *cobra.Command {
 		Short: "Serve the synthetic evolving web (and, with --adversarial, its traps)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd, map[string]string{"seed": "web.synth.seed", "adversarial": "web.synth.adversarial"})
+			cfg, err := a.load(cmd)
 			if err != nil {
 				return err
 			}
@@ -92,6 +92,10 @@ func (a *app) newWebSynthCmd() *cobra.Command {
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8082", "address to listen on")
 	cmd.Flags().Int64("seed", 0, "seed of the synthetic web (web.synth.seed)")
 	cmd.Flags().Bool("adversarial", false, "add the trap hosts (web.synth.adversarial)")
+	bind(cmd.Flags(), map[string]string{
+		"seed":        "web.synth.seed",
+		"adversarial": "web.synth.adversarial",
+	})
 	return cmd
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"io"
 	"log/slog"
-	"maps"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,6 +29,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "YAML file overriding configs/default.yaml")
 	root.PersistentFlags().String("log-level", "", "log level: debug, info, warn, error (log.level)")
+	bind(root.PersistentFlags(), map[string]string{"log-level": "log.level"})
 	root.AddCommand(
 		a.newDemoCmd(),
 		a.newCrawlCmd(),
@@ -43,20 +43,23 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		a.newConfigCmd(),
 		a.newVersionCmd(),
 	)
+	// A broken default.yaml fails every command's load with the reason;
+	// help then shows the flags' zero values.
+	if defaults, err := configs.Defaults(); err == nil {
+		showDefaults(root, defaults)
+	}
 	return root
 }
 
 // load builds the effective configuration for cmd: defaults, --config file,
-// DELTAQ_* environment, then the flags of cmd that map to keys.
-func (a *app) load(cmd *cobra.Command, flagKeys map[string]string) (*configs.Config, error) {
-	return configs.Load(a.sources(cmd, flagKeys))
+// DELTAQ_* environment, then the flags of cmd bound to keys.
+func (a *app) load(cmd *cobra.Command) (*configs.Config, error) {
+	return configs.Load(a.sources(cmd))
 }
 
-// sources are cmd's configuration sources: flagKeys plus the root's flags.
-func (a *app) sources(cmd *cobra.Command, flagKeys map[string]string) configs.Sources {
-	keys := map[string]string{"log-level": "log.level"}
-	maps.Copy(keys, flagKeys)
-	return configs.Sources{File: a.configFile, Flags: cmd.Flags(), FlagKeys: keys}
+// sources are cmd's configuration sources.
+func (a *app) sources(cmd *cobra.Command) configs.Sources {
+	return configs.Sources{File: a.configFile, Flags: cmd.Flags(), FlagKeys: boundKeys(cmd.Flags())}
 }
 
 // logger builds the process logger from the log section.
