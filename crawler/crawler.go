@@ -48,6 +48,7 @@ type Crawler struct {
 	onCommit func()
 	onYield  func(string, repo.DiscoveryYield)
 	counters Counters
+	refused  refusals
 	scope    *scope
 }
 
@@ -174,14 +175,24 @@ func (c *Crawler) Run(ctx context.Context, f *frontier.Frontier, ro RunOptions) 
 		return nil
 	})
 	g.Go(func() error { return w.run(results) })
-	stopProgress := c.startProgress(ro, start, before)
+	stopProgress := c.startProgress(f, ro, start, before)
 	err := g.Wait()
 	stopProgress()
 	sum := c.summary(start, before)
+	sum.Refused, sum.RefusedMore = c.refused.snapshot()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return sum, err
 	}
-	return sum, nil
+	if !ro.Drain {
+		// A long-running crawl stops on a signal; its queue is whatever is
+		// left, and scanning it all would hold up the shutdown.
+		sum.Queued = f.Stats().Queued
+		return sum, nil
+	}
+	stopped := ctx.Err() != nil || nextCtx.Err() != nil
+	var qerr error
+	sum.Queued, sum.Left, qerr = c.leftQueued(context.WithoutCancel(ctx), f, ro.DrainHorizon, stopped)
+	return sum, qerr
 }
 
 // work takes jobs until told to stop.

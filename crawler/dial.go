@@ -17,6 +17,19 @@ import (
 // any --resolve mapping, so a hostile DNS answer cannot get around it.
 var ErrRefusedAddress = errors.New("crawler: refused non-public address")
 
+// RefusedError is the ErrRefusedAddress of one connection: the address
+// dialled and what kind of address it is.
+type RefusedError struct {
+	Addr string // host:port dialled
+	Kind string // loopback, private, link-local, ...
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("%v: %s is a %s address", ErrRefusedAddress, e.Addr, e.Kind)
+}
+
+func (e *RefusedError) Unwrap() error { return ErrRefusedAddress }
+
 // dialer maps hosts named in crawler.resolve to fixed addresses and guards
 // every connection against non-public addresses.
 type dialer struct {
@@ -61,12 +74,30 @@ func (d *dialer) control(_, address string, _ syscall.RawConn) error {
 	}
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
-		return fmt.Errorf("%w: %s", ErrRefusedAddress, address)
+		return &RefusedError{Addr: address, Kind: "unparsable"}
 	}
 	if !public(ap.Addr()) {
-		return fmt.Errorf("%w: %s", ErrRefusedAddress, address)
+		return &RefusedError{Addr: address, Kind: addressKind(ap.Addr())}
 	}
 	return nil
+}
+
+// addressKind names why a is not public, for the message a user sees.
+func addressKind(a netip.Addr) string {
+	a = a.Unmap()
+	switch {
+	case a.IsLoopback():
+		return "loopback"
+	case a.IsPrivate(), cgnat.Contains(a):
+		return "private"
+	case a.IsLinkLocalUnicast():
+		return "link-local"
+	case a.IsUnspecified():
+		return "unspecified"
+	case a.IsMulticast():
+		return "multicast"
+	}
+	return "non-public"
 }
 
 // public reports whether a is a globally routable unicast address.

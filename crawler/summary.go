@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -64,16 +67,20 @@ func (c *Counters) Snapshot() Snapshot {
 // Fetched is the number of page fetch results committed.
 func (s Snapshot) Fetched() int64 { return sum(s.Outcomes) }
 
-// Errors counts the outcomes that are neither content nor not-modified.
+// Errors counts the outcomes that are neither content nor not-modified
+// nor a robots.txt refusal, which is the site's answer, not a failure.
 func (s Snapshot) Errors() map[string]int64 {
 	out := map[string]int64{}
 	for k, v := range s.Outcomes {
-		if k != "ok" && k != "not_modified" && v > 0 {
+		if k != "ok" && k != "not_modified" && k != "disallowed" && v > 0 {
 			out[k] = v
 		}
 	}
 	return out
 }
+
+// Disallowed is the URLs robots.txt did not let the crawl fetch.
+func (s Snapshot) Disallowed() int64 { return s.Outcomes[repo.OutcomeDisallowed.String()] }
 
 func (s Snapshot) minus(b Snapshot) Snapshot {
 	d := Snapshot{
@@ -95,6 +102,15 @@ func (s Snapshot) minus(b Snapshot) Snapshot {
 type Summary struct {
 	Snapshot
 	Elapsed time.Duration
+	// Queued is the URLs left in the queue when Run returned; Left says
+	// why, as reason → URLs.
+	Queued int
+	Left   map[string]int64
+	// Refused maps each host the address guard refused to why (its
+	// address and the kind of address); RefusedMore counts hosts refused
+	// beyond those named.
+	Refused     map[string]string
+	RefusedMore int
 }
 
 // PagesPerSecond is committed page fetches per second of wall time.
@@ -113,8 +129,26 @@ func (s Summary) String() string {
 	fmt.Fprintf(&b, "requests %d (robots.txt %d); URLs admitted %d, dropped by limits %d\n",
 		s.Requests, s.Robots, s.Admitted, s.Limited)
 	fmt.Fprintf(&b, "budget spent: %s\n", kvList(s.ByClass))
+	if n := s.Disallowed(); n > 0 {
+		fmt.Fprintf(&b, "disallowed by robots.txt: %d URLs\n", n)
+	}
 	if e := s.Errors(); len(e) > 0 {
 		fmt.Fprintf(&b, "not fetched or errors: %s\n", kvList(e))
+	}
+	if s.Queued > 0 {
+		fmt.Fprintf(&b, "left queued: %d URLs (%s)\n", s.Queued, kvList(s.Left))
+	}
+	if len(s.Refused) > 0 {
+		hosts := make([]string, 0, len(s.Refused))
+		for h, why := range s.Refused {
+			hosts = append(hosts, h+": "+why)
+		}
+		sort.Strings(hosts)
+		more := ""
+		if s.RefusedMore > 0 {
+			more = fmt.Sprintf(" and %d more hosts", s.RefusedMore)
+		}
+		fmt.Fprintf(&b, "refused by the address guard (crawler.allow_private is false): %s%s\n", strings.Join(hosts, "; "), more)
 	}
 	return b.String()
 }
@@ -139,9 +173,94 @@ func (c *Crawler) summary(start time.Time, before Snapshot) Summary {
 	return Summary{Snapshot: c.counters.Snapshot().minus(before), Elapsed: c.clock.Now().Sub(start)}
 }
 
+// Reasons a URL is left in the queue at the end of a run, in the order
+// they are looked for.
+const (
+	leftRefused    = "address refused"
+	leftRobots     = "robots.txt unreachable, host deferred"
+	leftBackoff    = "host backing off after 429/503"
+	leftNotDue     = "not due yet"
+	leftStopped    = "run stopped early"
+	leftBudget     = "budget of the period spent"
+	leftPoliteness = "waiting for the host's politeness delay"
+)
+
+// leftQueued counts the URLs still queued and says why each was not
+// fetched. It scans the persisted queue once.
+func (c *Crawler) leftQueued(ctx context.Context, f *frontier.Frontier, horizon time.Duration, stopped bool) (int, map[string]int64, error) {
+	now := c.clock.Now()
+	st := f.Stats()
+	budgetSpent := st.BudgetLimit > 0 && st.BudgetUsed >= st.BudgetLimit
+	left := map[string]int64{}
+	n := 0
+	for item, err := range c.db.AllQueued(ctx) {
+		if err != nil {
+			return 0, nil, fmt.Errorf("crawler: queue: %w", err)
+		}
+		n++
+		host := urlnorm.Host(item.URL)
+		info := c.hosts.peek(host)
+		switch {
+		case c.refused.refused(host):
+			left[leftRefused]++
+		case info != nil && now.Before(info.deferUntil):
+			left[leftRobots]++
+		case info != nil && now.Before(info.backoffUntil):
+			left[leftBackoff]++
+		case item.Due.After(now.Add(horizon)):
+			left[leftNotDue]++
+		case stopped:
+			left[leftStopped]++
+		case budgetSpent:
+			left[leftBudget]++
+		default:
+			left[leftPoliteness]++
+		}
+	}
+	return n, left, nil
+}
+
+// progress is the state of the progress line between two ticks.
+type progress struct {
+	last    int64         // fetches at the previous tick
+	active  time.Duration // time in ticks that committed a fetch
+	started bool
+}
+
+// line renders one progress line. The rate is over active time only, so it
+// does not fall while the crawl waits for politeness or the next budget
+// period; the ETA divides the queue by that rate.
+func (p *progress) line(s Summary, st frontier.Stats, tick time.Duration) string {
+	fetched := s.Fetched()
+	if fetched > p.last {
+		p.active += tick
+	}
+	waiting := fetched == p.last && p.started
+	p.last, p.started = fetched, true
+	rate := 0.0
+	if p.active > 0 {
+		rate = float64(fetched) / p.active.Seconds()
+	}
+	line := fmt.Sprintf("crawl: %d fetched (%.1f/s active), %d new, %d changed, %d unchanged, %d errors, %d disallowed; %d queued",
+		fetched, rate, s.New, s.Changed, s.Unchanged, sum(s.Errors()), s.Disallowed(), st.Queued)
+	switch {
+	case waiting && st.BudgetLimit > 0 && st.BudgetUsed >= st.BudgetLimit:
+		line += fmt.Sprintf(", waiting: budget of %d spent until %s", st.BudgetLimit, st.PeriodEnd.Format(time.TimeOnly))
+	case waiting:
+		line += ", waiting for hosts' politeness or back-off"
+	case rate > 0 && st.Queued > 0:
+		eta := time.Duration(float64(st.Queued) / rate * float64(time.Second))
+		line += ", ETA " + eta.Round(time.Second).String()
+		if st.BudgetLimit > 0 && st.Queued > st.BudgetLimit-st.BudgetUsed {
+			line += " (more than this period's budget left)"
+		}
+	}
+	return line
+}
+
 // startProgress prints a progress line every ro.ProgressEvery until the
 // returned function is called. On a terminal the line is rewritten in place.
-func (c *Crawler) startProgress(ro RunOptions, start time.Time, before Snapshot) func() {
+func (c *Crawler) startProgress(f *frontier.Frontier, ro RunOptions, start time.Time, before Snapshot) func() {
 	if ro.Progress == nil || ro.ProgressEvery <= 0 {
 		return func() {}
 	}
@@ -152,6 +271,7 @@ func (c *Crawler) startProgress(ro RunOptions, start time.Time, before Snapshot)
 		defer close(done)
 		t := time.NewTicker(ro.ProgressEvery)
 		defer t.Stop()
+		var p progress
 		for {
 			select {
 			case <-stop:
@@ -160,9 +280,7 @@ func (c *Crawler) startProgress(ro RunOptions, start time.Time, before Snapshot)
 				}
 				return
 			case <-t.C:
-				s := c.summary(start, before)
-				line := fmt.Sprintf("crawl: %d fetched (%.0f/s), %d new, %d changed, %d unchanged, %d errors, %d admitted",
-					s.Fetched(), s.PagesPerSecond(), s.New, s.Changed, s.Unchanged, sum(s.Errors()), s.Admitted)
+				line := p.line(c.summary(start, before), f.Stats(), ro.ProgressEvery)
 				if tty {
 					fmt.Fprintf(ro.Progress, "\r\033[K%s", line)
 				} else {

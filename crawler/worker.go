@@ -82,6 +82,9 @@ func (c *Crawler) handle(ctx context.Context, f *frontier.Frontier, job frontier
 	}
 	c.counters.requests.Add(1)
 	r.res = c.fetch.fetch(ctx, job.URL, conditional(&page))
+	if r.res.outcome == repo.OutcomeRefused {
+		c.refused.add(job.Host, r.res.err)
+	}
 	if r.res.outcome == repo.OutcomeOK {
 		c.parse(r, u)
 	}
@@ -111,6 +114,9 @@ func conditional(p *repo.Page) http.Header {
 func (c *Crawler) fetchRobots(ctx context.Context, host, scheme string) *result {
 	c.counters.robots.Add(1)
 	res := c.robots.fetch(ctx, scheme+"://"+host+"/robots.txt", nil)
+	if res.outcome == repo.OutcomeRefused {
+		c.refused.add(host, res.err)
+	}
 	st := c.robotsState(host, &res, c.clock.Now())
 	h := c.hosts.fromState(&st)
 	if old := c.hosts.peek(host); old != nil {

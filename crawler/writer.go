@@ -159,6 +159,11 @@ func (a *apply) finish() error {
 }
 
 func (a *apply) applyRobots(r *result) error {
+	if r.res.outcome == repo.OutcomeRefused {
+		// The host stays deferred in memory only: a run that allows private
+		// addresses must not find it deferred for robots.error_defer.
+		return nil
+	}
 	h, err := a.host(r.robotsHost)
 	if err != nil {
 		return err

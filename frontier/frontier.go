@@ -67,6 +67,7 @@ type Frontier struct {
 		hosts    map[string]*hostQueue
 		ready    hostHeap // hosts that may have a job to hand out, by readyAt
 		inflight int
+		queued   int // entries in the persisted queue, buffered or not
 		budget   budget
 		usage    usage // committed fetches of the budget's period, as persisted
 		// pending holds the URLs queued for a re-fetch (recrawl or
@@ -117,6 +118,7 @@ func (f *Frontier) load(ctx context.Context) error {
 		f.addLocked(item)
 		n++
 	}
+	f.mu.queued = n
 	for _, h := range f.mu.hosts {
 		f.fixLocked(h)
 	}
@@ -154,6 +156,7 @@ func (f *Frontier) Publish(items ...repo.QueueItem) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.mu.queued += len(items)
 	for _, item := range items {
 		f.fixLocked(f.addLocked(item))
 	}
@@ -425,6 +428,7 @@ func (f *Frontier) Done(job Job, info DoneInfo) {
 	if !ok {
 		return
 	}
+	f.mu.queued-- // Complete's dequeue has committed
 	if !info.NotBefore.IsZero() {
 		h.notBefore = max(h.notBefore, info.NotBefore.UnixNano())
 	}
@@ -569,12 +573,14 @@ func (f *Frontier) RunPlanner(ctx context.Context) error {
 // Stats is a snapshot of the frontier for progress reports and metrics.
 type Stats struct {
 	Hosts         int
+	Queued        int // entries in the queue, in memory and on disk
 	Buffered      [repo.NumClasses]int
 	InFlight      int
 	BudgetUsed    int
 	BudgetLimit   int
 	PeriodByClass [repo.NumClasses]int
 	PeriodStart   time.Time
+	PeriodEnd     time.Time // when the budget renews
 }
 
 // Stats returns a snapshot.
@@ -582,9 +588,9 @@ func (f *Frontier) Stats() Stats {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s := Stats{
-		Hosts: len(f.mu.hosts), InFlight: f.mu.inflight,
+		Hosts: len(f.mu.hosts), Queued: f.mu.queued, InFlight: f.mu.inflight,
 		BudgetUsed: f.mu.budget.used, BudgetLimit: f.mu.budget.limit,
-		PeriodByClass: f.mu.budget.byClass, PeriodStart: f.mu.budget.start,
+		PeriodByClass: f.mu.budget.byClass, PeriodStart: f.mu.budget.start, PeriodEnd: f.mu.budget.end(),
 	}
 	for _, h := range f.mu.hosts {
 		for c := range h.buf {

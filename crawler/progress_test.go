@@ -1,0 +1,52 @@
+package crawler
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/repo"
+)
+
+func fetched(n int64) Summary {
+	return Summary{Snapshot: Snapshot{New: n, Outcomes: map[string]int64{repo.OutcomeOK.String(): n}}}
+}
+
+func TestProgressLineRateIsOverActiveTimeWithQueueAndETA(t *testing.T) {
+	var p progress
+	tick := time.Second
+	end := time.Date(2026, 1, 1, 13, 0, 0, 0, time.UTC)
+	steps := []struct {
+		fetched int64
+		stats   frontier.Stats
+		want    []string
+		not     []string
+	}{
+		{100, frontier.Stats{Queued: 300, BudgetLimit: 1000, BudgetUsed: 100, PeriodEnd: end},
+			[]string{"100 fetched (100.0/s active)", "300 queued", "ETA 3s"}, []string{"waiting"}},
+		{200, frontier.Stats{Queued: 1200, BudgetLimit: 250, BudgetUsed: 200, PeriodEnd: end},
+			[]string{"200 fetched (100.0/s active)", "1200 queued", "ETA 12s (more than this period's budget left)"}, nil},
+		// Budget spent: nothing fetched this tick. The rate holds and the
+		// line says what the crawl waits for instead of an ETA.
+		{200, frontier.Stats{Queued: 1200, BudgetLimit: 200, BudgetUsed: 200, PeriodEnd: end},
+			[]string{"200 fetched (100.0/s active)", "waiting: budget of 200 spent until 13:00:00"}, []string{"ETA"}},
+		{200, frontier.Stats{Queued: 1200, BudgetLimit: 1000, BudgetUsed: 200, PeriodEnd: end},
+			[]string{"(100.0/s active)", "waiting for hosts' politeness or back-off"}, []string{"ETA"}},
+		{300, frontier.Stats{Queued: 100, BudgetLimit: 1000, BudgetUsed: 300, PeriodEnd: end},
+			[]string{"300 fetched (100.0/s active)", "100 queued", "ETA 1s"}, []string{"waiting"}},
+	}
+	for i, s := range steps {
+		line := p.line(fetched(s.fetched), s.stats, tick)
+		for _, w := range s.want {
+			if !strings.Contains(line, w) {
+				t.Errorf("tick %d: %q lacks %q", i, line, w)
+			}
+		}
+		for _, w := range s.not {
+			if strings.Contains(line, w) {
+				t.Errorf("tick %d: %q has %q", i, line, w)
+			}
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package crawler_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/frontier"
+)
+
+func TestSummarySaysWhyAHostWasRefusedAndKeepsItsURLsQueued(t *testing.T) {
+	var log requestLog
+	srv := httptest.NewServer(log.wrap(smallWeb(2, nil, nil)))
+	defer srv.Close()
+	cfg := defaults(t)
+	cfg.Crawler.Sitemaps = false
+	cfg.Crawler.Politeness.MinDelay = 0
+	e := newEnv(t, cfg, t.TempDir(), nil)
+	sum := e.crawl(t, srv.URL+"/")
+	host := strings.TrimPrefix(srv.URL, "http://")
+	why, ok := sum.Refused[host]
+	if !ok || !strings.Contains(why, "loopback address") || !strings.Contains(why, host) {
+		t.Fatalf("Refused = %v, want %s named as a loopback address", sum.Refused, host)
+	}
+	if sum.Queued != 1 || sum.Left["address refused"] != 1 {
+		t.Errorf("queued %d, left %v: want the seed left queued as refused", sum.Queued, sum.Left)
+	}
+	for _, want := range []string{"left queued: 1 URLs (address refused 1)", "refused by the address guard (crawler.allow_private is false): " + host} {
+		if !strings.Contains(sum.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, sum)
+		}
+	}
+
+	// Allowed now, a new crawl over the same repository resumes: the
+	// refusal did not defer the host for robots.error_defer.
+	cfg.Crawler.AllowPrivate = true
+	c, err := crawler.New(cfg.Crawler, e.db, crawler.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, err := frontier.NewPolicy(cfg.Frontier.Policy, cfg.Frontier, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := frontier.New(t.Context(), e.db, cfg.Frontier, c.Gate(), policy, frontier.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e = &env{cfg: cfg, db: e.db, c: c, f: f}
+	sum = e.crawl(t)
+	if len(sum.Refused) != 0 || sum.New != 4 {
+		t.Errorf("resumed with allow_private: refused %v, %d new pages, want 4 (home, 2 pages, /private/secret)\n%s", sum.Refused, sum.New, sum)
+	}
+}
+
+func TestSummaryCountsDisallowedApartFromErrorsAndSaysWhatIsLeft(t *testing.T) {
+	robots := map[string]string{"a.test": "User-agent: *\nDisallow: /private/\n"}
+	throttle := func(host, path string, w http.ResponseWriter) bool {
+		if host == "b.test" && path == "/" {
+			w.Header().Set("Retry-After", "3600") // beyond the drain horizon
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return true
+		}
+		return false
+	}
+	srv := httptest.NewServer(smallWeb(3, robots, throttle))
+	defer srv.Close()
+	cfg := defaults(t)
+	loopback(cfg, srv, "a.test", "b.test")
+	unpolite(cfg, 1, "a.test", "b.test")
+	cfg.Crawler.Sitemaps = false
+	e := newEnv(t, cfg, t.TempDir(), nil)
+	sum := e.crawl(t, "http://a.test/", "http://b.test/")
+
+	if sum.Disallowed() != 1 {
+		t.Errorf("disallowed = %d, want /private/secret", sum.Disallowed())
+	}
+	if _, ok := sum.Errors()["disallowed"]; ok {
+		t.Errorf("robots.txt refusals counted as errors: %v", sum.Errors())
+	}
+	if sum.Errors()["throttled"] != 1 {
+		t.Errorf("errors = %v, want the one 503", sum.Errors())
+	}
+	if sum.Queued != 1 || sum.Left["host backing off after 429/503"] != 1 {
+		t.Errorf("queued %d, left %v: want b.test/ left queued, backing off", sum.Queued, sum.Left)
+	}
+	s := sum.String()
+	for _, want := range []string{"disallowed by robots.txt: 1 URLs", "not fetched or errors: throttled 1", "left queued: 1 URLs (host backing off after 429/503 1)"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("summary lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "errors: disallowed") {
+		t.Errorf("summary lists disallowed among errors:\n%s", s)
+	}
+}
