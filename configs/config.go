@@ -101,7 +101,21 @@ type WebConfig struct {
 
 // ReplayConfig configures the archive replay server.
 type ReplayConfig struct {
-	Latency time.Duration `mapstructure:"latency"`
+	Latency       time.Duration `mapstructure:"latency"`
+	CrawlMinDelay time.Duration `mapstructure:"crawl_min_delay"`
+	CrawlPerHost  int           `mapstructure:"crawl_per_host"`
+}
+
+// Validate reports every problem in the replay settings.
+func (r ReplayConfig) Validate() error {
+	errs := []error{replay.Options{Latency: r.Latency}.Validate()}
+	if r.CrawlMinDelay < 0 {
+		errs = append(errs, fmt.Errorf("web.replay.crawl_min_delay = %v: must be >= 0", r.CrawlMinDelay))
+	}
+	if r.CrawlPerHost < 1 {
+		errs = append(errs, fmt.Errorf("web.replay.crawl_per_host = %d: must be >= 1", r.CrawlPerHost))
+	}
+	return errors.Join(errs...)
 }
 
 // LogConfig selects the log level and format.
@@ -127,7 +141,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("frontier.window = %d: must be <= repo.stats_kept (%d), the ΔQ measurements kept", c.Frontier.Window, c.Repo.StatsKept))
 	}
 	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate(), c.Frontier.Validate(frontier.Policies()),
-		c.Index.Validate(), c.Discovery.Validate(), c.Ranking.Validate(), c.Ads.Validate(), c.Server.Validate(), replay.Options{Latency: c.Web.Replay.Latency}.Validate(),
+		c.Index.Validate(), c.Discovery.Validate(), c.Ranking.Validate(), c.Ads.Validate(), c.Server.Validate(), c.Web.Replay.Validate(),
 		c.Web.Synth.Validate(), c.Demo.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate(), c.Eval.Sync.ValidateOwn())
 	return errors.Join(errs...)
 }

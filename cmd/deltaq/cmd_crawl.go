@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -70,7 +72,7 @@ without --seeds to resume where it stopped.`,
 			if ctx.Err() != nil {
 				fmt.Fprintln(a.stderr, "crawl: interrupted; run again without --seeds to resume")
 			}
-			return nil
+			return refusedError(sum)
 		},
 	}
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory (repository and index)")
@@ -78,9 +80,28 @@ without --seeds to resume where it stopped.`,
 	cmd.Flags().IntVar(&maxPages, "max-pages", 0, "stop after this many page fetches (0 = no limit)")
 	cmd.Flags().StringArray("resolve", nil, "HOST=ADDR: send requests for HOST to ADDR, e.g. tldr-en.test=127.0.0.1:8081 (crawler.resolve)")
 	cmd.Flags().Bool("allow-private", false, "allow loopback and private addresses (crawler.allow_private)")
+	cmd.Flags().String("politeness-overrides", "", "per-host politeness as a YAML list, e.g. '[{host: tldr-en.test, min_delay: 0s, per_host: 8}]' for a replay on loopback (crawler.politeness.overrides)")
 	bind(cmd.Flags(), map[string]string{
-		"resolve":       "crawler.resolve",
-		"allow-private": "crawler.allow_private",
+		"resolve":              "crawler.resolve",
+		"allow-private":        "crawler.allow_private",
+		"politeness-overrides": "crawler.politeness.overrides",
 	})
 	return cmd
+}
+
+// refusedError explains a crawl that fetched nothing because the address
+// guard refused its hosts, and fails it: a zero summary and exit 0 would
+// read as an empty site.
+func refusedError(sum crawler.Summary) error {
+	if len(sum.Refused) == 0 || sum.Fetched() > 0 {
+		return nil
+	}
+	var hosts []string
+	for h, why := range sum.Refused {
+		hosts = append(hosts, h+" ("+why+")")
+	}
+	sort.Strings(hosts)
+	return fmt.Errorf("nothing fetched: the address guard refused %s; "+
+		"to crawl loopback or private addresses (your own test server), run again with --allow-private "+
+		"(or crawler.allow_private: true); the URLs stay queued", strings.Join(hosts, ", "))
 }

@@ -61,7 +61,8 @@ func (a *app) newWebReplayCmd() *cobra.Command {
 			if err := srv.SetWeek(week); err != nil {
 				return fmt.Errorf("--week %d: %w", week, err)
 			}
-			return a.serveWeb(cmd.Context(), listen, srv, srv.Hosts(), fmt.Sprintf("week %d of %d", week, srv.Weeks()), logger)
+			politeness := politenessFlag(srv.Hosts(), cfg.Web.Replay.CrawlMinDelay, cfg.Web.Replay.CrawlPerHost)
+			return a.serveWeb(cmd.Context(), listen, srv, srv.Hosts(), politeness, fmt.Sprintf("week %d of %d", week, srv.Weeks()), logger)
 		},
 	}
 	cmd.Flags().StringSliceVar(&dirs, "archive", nil, "archive directory (repeatable)")
@@ -86,7 +87,8 @@ func (a *app) newWebSynthCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.serveWeb(cmd.Context(), listen, web, web.Hosts(), fmt.Sprintf("seed %d", cfg.Web.Synth.Seed), logger)
+			politeness := politenessFlag(web.Hosts(), cfg.Demo.MinDelay, cfg.Demo.PerHost)
+			return a.serveWeb(cmd.Context(), listen, web, web.Hosts(), politeness, fmt.Sprintf("seed %d", cfg.Web.Synth.Seed), logger)
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8082", "address to listen on")
@@ -103,9 +105,19 @@ func (a *app) newWebSynthCmd() *cobra.Command {
 // write deadline: the traps stream slowly or without end on purpose.
 var testWebHTTP = httpserver.Config{ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute, ShutdownTimeout: 5 * time.Second}
 
+// politenessFlag is the crawl flag that relaxes politeness toward hosts
+// served on loopback by a test web.
+func politenessFlag(hosts []string, minDelay time.Duration, perHost int) string {
+	items := make([]string, len(hosts))
+	for i, h := range hosts {
+		items[i] = fmt.Sprintf("{host: %s, min_delay: %s, per_host: %d}", h, minDelay, perHost)
+	}
+	return "--politeness-overrides '[" + strings.Join(items, ", ") + "]'"
+}
+
 // serveWeb serves h on listen until ctx ends, after telling the user how to
-// point a crawl at it.
-func (a *app) serveWeb(ctx context.Context, listen string, h http.Handler, hosts []string, what string, logger *slog.Logger) error {
+// point a crawl at it (with politeness, a crawl flag).
+func (a *app) serveWeb(ctx context.Context, listen string, h http.Handler, hosts []string, politeness, what string, logger *slog.Logger) error {
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", listen, err)
@@ -116,6 +128,7 @@ func (a *app) serveWeb(ctx context.Context, listen string, h http.Handler, hosts
 		resolve = append(resolve, "--resolve "+host+"="+addr)
 	}
 	fmt.Fprintf(a.stdout, "serving %s on http://%s (hosts: %s)\n", what, addr, strings.Join(hosts, ", "))
-	fmt.Fprintf(a.stdout, "crawl it with: deltaq crawl --data DIR --allow-private %s --seeds http://%s/\n", strings.Join(resolve, " "), hosts[0])
+	fmt.Fprintf(a.stdout, "crawl it with: deltaq crawl --data DIR --allow-private %s %s --seeds http://%s/\n",
+		strings.Join(resolve, " "), politeness, hosts[0])
 	return httpserver.Serve(ctx, ln, testWebHTTP, h, httpserver.Options{Logger: logger})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/deltaq/deltaq/configs"
+	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/replay/replaytest"
 	"github.com/deltaq/deltaq/internal/datasets"
@@ -110,4 +112,123 @@ func fetchedPages(t *testing.T, data string) map[string]bool {
 		}
 	}
 	return out
+}
+
+func TestCrawlOfALoopbackSeedSaysWhyAndHowToAllowIt(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><title>home</title><body>a page on loopback</body></html>")
+	}))
+	defer srv.Close()
+	data := t.TempDir()
+	out, _, err := run(t, "crawl", "--data", data, "--seeds", srv.URL+"/")
+	host := strings.TrimPrefix(srv.URL, "http://")
+	if err == nil {
+		t.Fatalf("a crawl whose every seed was refused succeeded:\n%s", out)
+	}
+	for _, want := range []string{"address guard refused " + host, "loopback address", "--allow-private"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if !strings.Contains(out, "left queued: 1 URLs (address refused 1)") {
+		t.Errorf("summary does not say the seed is left queued, refused:\n%s", out)
+	}
+	// Following the advice fetches it: the seed stayed queued.
+	out, _, err = run(t, "crawl", "--data", data, "--allow-private")
+	if err != nil || !strings.Contains(out, "1 new") {
+		t.Fatalf("crawl with --allow-private: %v\n%s", err, out)
+	}
+}
+
+// TestWebReplayPrintsTheCrawlCommandThatFitsIt runs the crawl command that
+// `deltaq web replay` prints, as printed: it must reach the replay server
+// and crawl all of week 0 (at the default politeness of 1 s per request it
+// would take well over an hour; with the printed override it takes seconds).
+func TestWebReplayPrintsTheCrawlCommandThatFitsIt(t *testing.T) {
+	dir := datasets.Path(t, "archives", "tldr-en")
+	ar, err := archive.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayCmd := exec.Command(binary, "web", "replay", "--archive", dir, "--listen", "127.0.0.1:0", "--week", "0")
+	stdout, err := replayCmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := replayCmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { replayCmd.Process.Kill(); replayCmd.Wait() }()
+	var command string
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if c, ok := strings.CutPrefix(sc.Text(), "crawl it with: "); ok {
+			command = c
+			break
+		}
+	}
+	if command == "" {
+		t.Fatal("web replay printed no crawl command")
+	}
+	if !strings.Contains(command, "--politeness-overrides") {
+		t.Errorf("the crawl command sets no politeness for the replayed host: %s", command)
+	}
+	args := shellWords(t, command)
+	if args[0] != "deltaq" {
+		t.Fatalf("command %q does not start with deltaq", command)
+	}
+	data := t.TempDir()
+	for i, a := range args {
+		if a == "DIR" {
+			args[i] = data
+		}
+	}
+	out, _, err := run(t, args[1:]...)
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", command, err, out)
+	}
+	live := fetchedPages(t, data)
+	if !live["http://tldr-en.test/sitemap.xml"] {
+		t.Error("the replay's sitemap was not fetched")
+	}
+	// The archive's pages plus the sitemap the replay serves beside them.
+	if got := len(live) - 1; got != ar.Len(0) {
+		t.Errorf("the printed command's crawl stored %d live pages, want all %d of week 0\n%s", got, ar.Len(0), out)
+	}
+}
+
+// shellWords splits a command line as a POSIX shell would for the quoting
+// the printed commands use: spaces between words, '...' around one word.
+func shellWords(t *testing.T, s string) []string {
+	t.Helper()
+	var words []string
+	var w strings.Builder
+	inWord, quoted := false, false
+	for _, r := range s {
+		switch {
+		case r == '\'':
+			quoted, inWord = !quoted, true
+		case r == ' ' && !quoted:
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		default:
+			w.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quoted {
+		t.Fatalf("unbalanced quote in %q", s)
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words
 }
