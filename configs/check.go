@@ -292,6 +292,31 @@ func setting(src, key, s string) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s = %w", src, key, err)
 	}
+	return checked(src, key, s, n, t)
+}
+
+// listSetting is setting for a list given item by item (a repeated flag),
+// so an item may hold a comma.
+func listSetting(src, key string, items []string) (any, error) {
+	t, ok := keyType(key)
+	if !ok {
+		return nil, fmt.Errorf("%s: %s names no setting", src, key)
+	}
+	if t.Kind() != reflect.Slice {
+		return setting(src, key, strings.Join(items, ","))
+	}
+	n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	for _, it := range items {
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: it})
+	}
+	if len(items) == 1 && strings.HasPrefix(strings.TrimSpace(items[0]), "[") {
+		return setting(src, key, items[0]) // a YAML list in one flag
+	}
+	return checked(src, key, strings.Join(items, ","), n, t)
+}
+
+// checked checks n, read from s, against t and returns viper's value.
+func checked(src, key, s string, n *yaml.Node, t reflect.Type) (any, error) {
 	if errs := checkNode(src, key, n, t); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}

@@ -261,11 +261,13 @@ func newViper(src Sources, origin map[string]string) (*viper.Viper, error) {
 			if !ok {
 				return
 			}
-			val := f.Value.String()
+			var x any
+			var err error
 			if sv, ok := f.Value.(pflag.SliceValue); ok {
-				val = strings.Join(sv.GetSlice(), ",")
+				x, err = listSetting("--"+f.Name, key, sv.GetSlice())
+			} else {
+				x, err = setting("--"+f.Name, key, f.Value.String())
 			}
-			x, err := setting("--"+f.Name, key, val)
 			if err != nil {
 				errs = append(errs, err)
 				return

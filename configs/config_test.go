@@ -65,6 +65,9 @@ var expectedErrors = []struct {
 		`testdata/bad_resolve.bad.yaml:3: crawler.resolve[0] = "tldr-en.test": want HOST=ADDR, e.g. tldr-en.test=127.0.0.1:8081`,
 		`testdata/bad_resolve.bad.yaml:3: crawler.resolve[1] = "x.test=127.0.0.1": ADDR must be host:port: address 127.0.0.1: missing port in address`,
 	}},
+	{"bad_rules.bad.yaml", []string{
+		`testdata/bad_rules.bad.yaml:3: crawler.exclude[0] = "/p(": must be a Go regular expression (RE2): missing closing ): ` + "`/p(`",
+	}},
 	{"bad_log.bad.yaml", []string{
 		`testdata/bad_log.bad.yaml:2: log.level = "loud": must be one of debug, info, warn, error`,
 		"testdata/bad_log.bad.yaml:4: repo.versions_kept = 0: must be >= 1",

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"regexp"
 	"strings"
 	"time"
 
@@ -20,6 +21,8 @@ type Config struct {
 	Resolve      []string         `mapstructure:"resolve"`
 	AllowPrivate bool             `mapstructure:"allow_private"`
 	Scope        string           `mapstructure:"scope"`
+	Include      []string         `mapstructure:"include"`
+	Exclude      []string         `mapstructure:"exclude"`
 	ContentTypes []string         `mapstructure:"content_types"`
 	Sitemaps     bool             `mapstructure:"sitemaps"`
 	Robots       RobotsConfig     `mapstructure:"robots"`
@@ -102,6 +105,13 @@ func (c Config) Validate() error {
 	}
 	if c.Scope != ScopeSeedHosts && c.Scope != ScopeAll {
 		bad("scope", fmt.Sprintf("%q", c.Scope), fmt.Sprintf("must be %q or %q", ScopeSeedHosts, ScopeAll))
+	}
+	for key, rules := range map[string][]string{"include": c.Include, "exclude": c.Exclude} {
+		for i, r := range rules {
+			if _, err := regexp.Compile(r); err != nil {
+				bad(fmt.Sprintf("%s[%d]", key, i), fmt.Sprintf("%q", r), "must be a Go regular expression (RE2): "+strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+			}
+		}
 	}
 	if len(c.ContentTypes) == 0 {
 		bad("content_types", "[]", "must list at least one media type")

@@ -74,7 +74,7 @@ func New(cfg Config, db *repo.DB, opts Options) (*Crawler, error) {
 	c.robots = newFetcher(cfg, transport, true)
 	c.hosts = newHostCache(db, cfg.UserAgent, cfg.Robots.MaxCapacity)
 	c.gate = newPoliteness(cfg.Politeness, c.hosts)
-	if c.scope, err = loadScope(db, cfg.Scope); err != nil {
+	if c.scope, err = loadScope(db, cfg); err != nil {
 		return nil, err
 	}
 	return c, nil

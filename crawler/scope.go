@@ -3,6 +3,7 @@ package crawler
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -15,18 +16,26 @@ import (
 // restarts, so a resumed crawl keeps its scope.
 const scopeKey = "crawler.seed_hosts"
 
-// scope decides which URLs a crawl admits (crawler.scope).
+// scope decides which URLs a crawl admits: the hosts (crawler.scope),
+// then the URL rules (crawler.include, crawler.exclude).
 type scope struct {
-	all bool
-	mu  struct {
+	all              bool
+	include, exclude []*regexp.Regexp
+	mu               struct {
 		sync.RWMutex
 		hosts map[string]bool
 	}
 }
 
-func loadScope(db *repo.DB, mode string) (*scope, error) {
-	s := &scope{all: mode == ScopeAll}
+func loadScope(db *repo.DB, cfg Config) (*scope, error) {
+	s := &scope{all: cfg.Scope == ScopeAll}
 	s.mu.hosts = map[string]bool{}
+	for _, r := range cfg.Include {
+		s.include = append(s.include, regexp.MustCompile(r)) // Config.Validate compiled it
+	}
+	for _, r := range cfg.Exclude {
+		s.exclude = append(s.exclude, regexp.MustCompile(r))
+	}
 	v, err := db.Meta(scopeKey)
 	if errors.Is(err, repo.ErrNotFound) {
 		return s, nil
@@ -42,7 +51,7 @@ func loadScope(db *repo.DB, mode string) (*scope, error) {
 	return s, nil
 }
 
-// allows reports whether u (normalized) is in scope.
+// allows reports whether u (normalized) is on a host in scope.
 func (s *scope) allows(u string) bool {
 	if s.all {
 		return true
@@ -50,6 +59,25 @@ func (s *scope) allows(u string) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.mu.hosts[urlnorm.Host(u)]
+}
+
+// ruledOut reports whether the URL rules keep u out: it matches an
+// exclude rule, or there are include rules and it matches none.
+func (s *scope) ruledOut(u string) bool {
+	for _, r := range s.exclude {
+		if r.MatchString(u) {
+			return true
+		}
+	}
+	if len(s.include) == 0 {
+		return false
+	}
+	for _, r := range s.include {
+		if r.MatchString(u) {
+			return false
+		}
+	}
+	return true
 }
 
 // addSeeds records the hosts of seeds in b; publish makes them effective

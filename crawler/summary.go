@@ -25,6 +25,7 @@ type Counters struct {
 	unchanged atomic.Int64 // re-fetches that found the same body, or 304
 	admitted  atomic.Int64 // URLs newly recorded and queued
 	limited   atomic.Int64 // URLs dropped by depth, length, per-host or redirect limits
+	excluded  atomic.Int64 // URLs kept out by crawler.include and crawler.exclude
 	outcomes  [repo.NumOutcomes]atomic.Int64
 	classes   [repo.NumClasses]atomic.Int64
 }
@@ -43,9 +44,9 @@ func (c *Counters) class(k repo.QueueClass) {
 
 // Snapshot is a copy of the counters at one moment.
 type Snapshot struct {
-	Requests, Robots, New, Changed, Unchanged, Admitted, Limited int64
-	Outcomes                                                     map[string]int64
-	ByClass                                                      map[string]int64
+	Requests, Robots, New, Changed, Unchanged, Admitted, Limited, Excluded int64
+	Outcomes                                                               map[string]int64
+	ByClass                                                                map[string]int64
 }
 
 // Snapshot copies the counters.
@@ -53,7 +54,7 @@ func (c *Counters) Snapshot() Snapshot {
 	s := Snapshot{
 		Requests: c.requests.Load(), Robots: c.robots.Load(), New: c.newPages.Load(),
 		Changed: c.changed.Load(), Unchanged: c.unchanged.Load(), Admitted: c.admitted.Load(),
-		Limited: c.limited.Load(), Outcomes: map[string]int64{}, ByClass: map[string]int64{},
+		Limited: c.limited.Load(), Excluded: c.excluded.Load(), Outcomes: map[string]int64{}, ByClass: map[string]int64{},
 	}
 	for i := range c.outcomes {
 		s.Outcomes[repo.Outcome(i).String()] = c.outcomes[i].Load()
@@ -86,7 +87,7 @@ func (s Snapshot) minus(b Snapshot) Snapshot {
 	d := Snapshot{
 		Requests: s.Requests - b.Requests, Robots: s.Robots - b.Robots, New: s.New - b.New,
 		Changed: s.Changed - b.Changed, Unchanged: s.Unchanged - b.Unchanged,
-		Admitted: s.Admitted - b.Admitted, Limited: s.Limited - b.Limited,
+		Admitted: s.Admitted - b.Admitted, Limited: s.Limited - b.Limited, Excluded: s.Excluded - b.Excluded,
 		Outcomes: map[string]int64{}, ByClass: map[string]int64{},
 	}
 	for k, v := range s.Outcomes {
@@ -126,8 +127,8 @@ func (s Summary) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "fetched %d pages in %s (%.1f pages/s): %d new, %d changed, %d unchanged\n",
 		s.Fetched(), s.Elapsed.Round(time.Millisecond), s.PagesPerSecond(), s.New, s.Changed, s.Unchanged)
-	fmt.Fprintf(&b, "requests %d (robots.txt %d); URLs admitted %d, dropped by limits %d\n",
-		s.Requests, s.Robots, s.Admitted, s.Limited)
+	fmt.Fprintf(&b, "requests %d (robots.txt %d); URLs admitted %d, dropped by limits %d, excluded by URL rules %d\n",
+		s.Requests, s.Robots, s.Admitted, s.Limited, s.Excluded)
 	fmt.Fprintf(&b, "budget spent: %s\n", kvList(s.ByClass))
 	if n := s.Disallowed(); n > 0 {
 		fmt.Fprintf(&b, "disallowed by robots.txt: %d URLs\n", n)

@@ -3,6 +3,7 @@ package crawler_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,5 +95,45 @@ func TestSummaryCountsDisallowedApartFromErrorsAndSaysWhatIsLeft(t *testing.T) {
 	}
 	if strings.Contains(s, "errors: disallowed") {
 		t.Errorf("summary lists disallowed among errors:\n%s", s)
+	}
+}
+
+func TestURLRulesKeepURLsOutOfTheCrawl(t *testing.T) {
+	cases := []struct {
+		name             string
+		include, exclude []string
+		fetched          []string
+		excluded         int64
+	}{
+		{"exclude", nil, []string{`/p[12]$`}, []string{"/", "/p0", "/p3", "/private/secret"}, 2},
+		{"include", []string{`/p\d$`}, nil, []string{"/", "/p0", "/p1", "/p2", "/p3"}, 1},
+		{"include and exclude", []string{`/p\d$`}, []string{`/p0$`}, []string{"/", "/p1", "/p2", "/p3"}, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var log requestLog
+			srv := httptest.NewServer(log.wrap(smallWeb(4, nil, nil)))
+			defer srv.Close()
+			cfg := defaults(t)
+			loopback(cfg, srv, "a.test")
+			unpolite(cfg, 1, "a.test")
+			cfg.Crawler.Sitemaps = false
+			cfg.Crawler.Include, cfg.Crawler.Exclude = c.include, c.exclude
+			e := newEnv(t, cfg, t.TempDir(), nil)
+			sum := e.crawl(t, "http://a.test/")
+			var got []string
+			for _, r := range log.all() {
+				if r.path != "/robots.txt" {
+					got = append(got, r.path)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, c.fetched) {
+				t.Errorf("fetched %v, want %v", got, c.fetched)
+			}
+			if sum.Excluded != c.excluded {
+				t.Errorf("excluded %d, want %d", sum.Excluded, c.excluded)
+			}
+		})
 	}
 }

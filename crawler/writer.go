@@ -482,6 +482,10 @@ func (a *apply) admit(src *repo.Page, target string, reason repo.Reason, hops in
 	if reason != repo.ReasonSeed && !a.w.c.scope.allows(target) {
 		return false, nil // seeds define the scope; everything else must fall in it
 	}
+	if reason != repo.ReasonSeed && a.w.c.scope.ruledOut(target) {
+		a.w.c.counters.excluded.Add(1)
+		return false, nil
+	}
 	if len(target) > lim.MaxURLLength || depth > lim.MaxDepth {
 		a.w.c.counters.limited.Add(1)
 		return false, nil

@@ -80,11 +80,15 @@ without --seeds to resume where it stopped.`,
 	cmd.Flags().IntVar(&maxPages, "max-pages", 0, "stop after this many page fetches (0 = no limit)")
 	cmd.Flags().StringArray("resolve", nil, "HOST=ADDR: send requests for HOST to ADDR, e.g. tldr-en.test=127.0.0.1:8081 (crawler.resolve)")
 	cmd.Flags().Bool("allow-private", false, "allow loopback and private addresses (crawler.allow_private)")
+	cmd.Flags().StringArray("include", nil, "admit only URLs matching one of these regular expressions (crawler.include)")
+	cmd.Flags().StringArray("exclude", nil, "never admit URLs matching this regular expression; repeatable (crawler.exclude)")
 	cmd.Flags().String("politeness-overrides", "", "per-host politeness as a YAML list, e.g. '[{host: tldr-en.test, min_delay: 0s, per_host: 8}]' for a replay on loopback (crawler.politeness.overrides)")
 	bind(cmd.Flags(), map[string]string{
 		"resolve":              "crawler.resolve",
 		"allow-private":        "crawler.allow_private",
 		"politeness-overrides": "crawler.politeness.overrides",
+		"include":              "crawler.include",
+		"exclude":              "crawler.exclude",
 	})
 	return cmd
 }

@@ -232,3 +232,37 @@ func shellWords(t *testing.T, s string) []string {
 	}
 	return words
 }
+
+func TestCrawlExcludeFlagsKeepURLsOut(t *testing.T) {
+	var mu sync.Mutex
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/" {
+			fmt.Fprint(w, `<html><body><a href="/p1">1</a><a href="/p22">22</a><a href="/p333">333</a><a href="/q">q</a></body></html>`)
+			return
+		}
+		fmt.Fprint(w, "<html><body>leaf</body></html>")
+	}))
+	defer srv.Close()
+	// The second rule holds a comma: each repeated flag is one rule.
+	out, _, err := run(t, "crawl", "--data", t.TempDir(), "--allow-private", "--politeness-overrides",
+		"[{host: "+strings.TrimPrefix(srv.URL, "http://")+", min_delay: 0s, per_host: 1}]",
+		"--exclude", `/q$`, "--exclude", `/p\d{2,3}$`, "--seeds", srv.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "excluded by URL rules 3") {
+		t.Errorf("summary does not count 3 excluded URLs:\n%s", out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range paths {
+		if p == "/q" || p == "/p22" || p == "/p333" {
+			t.Errorf("excluded %s was fetched", p)
+		}
+	}
+}
