@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,8 @@ import (
 	"github.com/deltaq/deltaq/eval/trec"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/atomicfile"
+	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/internal/progress"
 )
 
 func (a *app) newEvalCmd() *cobra.Command {
@@ -43,9 +46,10 @@ func (a *app) newEvalRankingCmd() *cobra.Command {
 			if out == "" {
 				return errors.New("--out: an output directory is required")
 			}
-			sum, err := ranksim.Run(cmd.Context(), cfg.Eval.Ranking, out, a.stderr)
+			p := a.tracker()
+			sum, err := ranksim.Run(cmd.Context(), cfg.Eval.Ranking, out, p)
 			if err != nil {
-				return err
+				return interrupted(cmd.Context(), p, err)
 			}
 			for _, t := range sum.Targets {
 				verdict := "not met"
@@ -83,9 +87,13 @@ func (a *app) newEvalSyncCmd() *cobra.Command {
 			if out == "" {
 				return errors.New("--out: an output directory is required")
 			}
-			sum, err := synceval.Run(cmd.Context(), cfg.Eval.Sync, out, a.stderr)
+			p := a.tracker()
+			sum, err := synceval.Run(cmd.Context(), cfg.Eval.Sync, out, p)
+			if err != nil && sum != nil {
+				return err // interrupted; the finished runs were written
+			}
 			if err != nil {
-				return err
+				return interrupted(cmd.Context(), p, err)
 			}
 			for _, r := range sum.Best {
 				fmt.Fprintf(a.stdout, "%-12s B=%-5d mean Q %.6f\n", synceval.Label(r), r.Budget, r.MeanQ)
@@ -146,9 +154,10 @@ func (a *app) newEvalDiscoveryCmd() *cobra.Command {
 			if out == "" {
 				return errors.New("--out: an output directory is required")
 			}
-			sum, err := discoveryeval.Run(cmd.Context(), cfg.Eval.Discovery, dirs, out, a.stderr)
+			p := a.tracker()
+			sum, err := discoveryeval.Run(cmd.Context(), cfg.Eval.Discovery, dirs, out, p)
 			if err != nil {
-				return err
+				return interrupted(cmd.Context(), p, err)
 			}
 			for _, site := range sum.Archives {
 				fmt.Fprintf(a.stdout, "%s: %d weeks evaluated\n", site.Name, site.Weeks)
@@ -176,9 +185,10 @@ func (a *app) newEvalAdsCmd() *cobra.Command {
 			if out == "" {
 				return errors.New("--out: an output directory is required")
 			}
-			sum, err := adsim.Run(cmd.Context(), cfg.Eval.Ads, out, a.stderr)
+			p := a.tracker()
+			sum, err := adsim.Run(cmd.Context(), cfg.Eval.Ads, out, p)
 			if err != nil {
-				return err
+				return interrupted(cmd.Context(), p, err)
 			}
 			fmt.Fprintf(a.stdout, "%d phrases, %d advertisers (%d budgeted), %d ads, %d days × %d orders\n",
 				sum.Phrases, sum.Advertisers, sum.Budgeted, sum.Ads, sum.Days, sum.Repetitions)
@@ -248,14 +258,26 @@ it against the qrels with trec_eval's definitions.`,
 				return err
 			}
 			run := trec.Run{}
-			skipped := 0
+			skipped, searched := 0, 0
+			p := a.tracker()
+			p.Stage("ir", len(topics), 1, "topic")
 			for _, t := range topics {
+				if ctx.Err() != nil {
+					break // interrupted: score and write the topics searched
+				}
+				searched++
+				p.Step()
+				p.RunDone()
 				q, err := index.ParseQuery(t.Query, cfg.Index.Limits())
 				if err != nil {
 					skipped++
 					continue
 				}
 				res, err := ix.Search(ctx, q, 0, depth)
+				if err != nil && ctx.Err() != nil {
+					searched--
+					break
+				}
 				if err != nil {
 					return err
 				}
@@ -277,6 +299,9 @@ it against the qrels with trec_eval's definitions.`,
 			tb.Note("%d topics read, %d not parseable as queries, %d judged topics without a run (left out of the means, as trec_eval does without -c).",
 				len(topics), skipped, len(m.Missing))
 			header := fmt.Sprintf("# deltaq eval ir\n\nIndex: %s (%s scoring); topics: %s; qrels: %s; depth %d.", dataDir, cfg.Index.Scoring, topicsFile, qrelsFile, depth)
+			if searched < len(topics) {
+				header += fmt.Sprintf("\n\n**Partial: interrupted after %d of %d topics; the means are over the topics searched.**", searched, len(topics))
+			}
 			if err := report.WriteMarkdown(filepath.Join(out, "report.md"), header, tb); err != nil {
 				return err
 			}
@@ -285,6 +310,10 @@ it against the qrels with trec_eval's definitions.`,
 			}
 			fmt.Fprintf(a.stdout, "%d topics: nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f\nreport: %s\n",
 				m.Evaluated, m.Mean.NDCG10, m.Mean.MAP, m.Mean.MRR, m.Mean.P10, m.Mean.R100, filepath.Join(out, "report.md"))
+			if searched < len(topics) {
+				return fmt.Errorf("eval ir: interrupted: %d of %d topics searched, partial report in %s; missing: the other %d topics: %w",
+					searched, len(topics), out, len(topics)-searched, ctx.Err())
+			}
 			return nil
 		},
 	}
@@ -309,4 +338,21 @@ func readFile[T any](path string, read func(io.Reader) (T, error)) (T, error) {
 		return zero, fmt.Errorf("%s: %w", path, err)
 	}
 	return v, nil
+}
+
+// tracker is the progress reporter of an evaluation, on stderr.
+func (a *app) tracker() *progress.Tracker {
+	return progress.New(a.stderr, clock.Real{}, progress.DefaultEvery)
+}
+
+// interrupted explains an evaluation stopped by a signal before it wrote
+// anything: how far it got, and that its report needs every run.
+func interrupted(ctx context.Context, p *progress.Tracker, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	if !errors.Is(err, ctx.Err()) {
+		err = fmt.Errorf("%v: %w", err, ctx.Err())
+	}
+	return fmt.Errorf("interrupted (%s); nothing written, the report needs every run: %w", p.Status(), err)
 }

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"io"
 	"net"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/deltaq/deltaq/eval/archive/archivetest"
@@ -57,5 +61,125 @@ func TestEvalIRScoresTheIndexAgainstQrels(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
+	}
+
+	// Interrupted as the topics start: the report is written, marked
+	// partial, and the error says what is missing.
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	partial := filepath.Join(dir, "partial")
+	root := newRootCmd(io.Discard, &cancelAfter{marker: "ir: 2 topics", cancel: cancel})
+	root.SetArgs([]string{"eval", "ir", "--data", data, "--topics", topics, "--qrels", qrels, "--out", partial})
+	err = root.ExecuteContext(ctx)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "0 of 2 topics searched, partial report in "+partial) {
+		t.Errorf("interrupted eval ir: err = %v", err)
+	}
+	report, err := os.ReadFile(filepath.Join(partial, "report.md"))
+	if err != nil || !strings.Contains(string(report), "**Partial: interrupted after 0 of 2 topics") {
+		t.Errorf("partial report.md: %v\n%s", err, report)
+	}
+}
+
+// syncFixture writes a five-week archive whose pages change, and a query
+// log over it, and returns a config file running eval sync on them.
+func syncFixture(t *testing.T, extra string) string {
+	t.Helper()
+	page := func(title, words string, links ...string) string {
+		b := "<html><head><title>" + title + "</title></head><body><p>" + words + "</p>"
+		for _, l := range links {
+			b += `<a href="` + l + `">` + l + `</a>`
+		}
+		return b + "</body></html>\n"
+	}
+	dir := t.TempDir()
+	arch := filepath.Join(dir, "fx")
+	if err := os.Mkdir(arch, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	archivetest.Write(t, arch, archivetest.Fixture{Name: "fx", Weeks: 5, Intervals: []archivetest.Interval{
+		{URL: "/", First: 0, Last: 4, Body: page("home", "garden tools and seeds", "/a", "/b", "/c")},
+		{URL: "/a", First: 0, Last: 1, Body: page("apple", "apple tree care")},
+		{URL: "/a", First: 2, Last: 4, Body: page("apple", "apple pie with pear")},
+		{URL: "/b", First: 0, Last: 2, Body: page("pear", "pear tree pruning")},
+		{URL: "/b", First: 3, Last: 4, Body: page("pear", "pear and apple cider")},
+		{URL: "/c", First: 0, Last: 4, Body: page("seeds", "seeds of apple and pear trees")},
+	}})
+	log := filepath.Join(dir, "log.tsv")
+	os.WriteFile(log, []byte("apple\t30\npear\t20\nseeds\t2\n"), 0o644)
+	cfg := filepath.Join(dir, "sync.yaml")
+	os.WriteFile(cfg, []byte("eval:\n  sync:\n    archive: "+arch+"\n    log: "+log+
+		"\n    filter: none\n    pages: all\n    policies: [uniform, deltaq]\n    budgets: [1, 2]\n"+extra), 0o644)
+	return cfg
+}
+
+func TestEvalSyncShowsRunsAndWeeksOfEveryStage(t *testing.T) {
+	cfg := syncFixture(t, "")
+	_, stderr, err := run(t, "eval", "sync", "--config", cfg, "--out", filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"fx: forecast run (every page every week): 1 runs of 4 weeks",
+		"fx: forecast run (every page every week): 1/1 runs done, week 4/4 (100.0%)",
+		"fx: sweep: 4 runs of 4 weeks",
+		"fx: sweep: 4/4 runs done, week 16/16 (100.0%)",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("progress lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+// cancelAfter is a progress writer that cancels the evaluation once a line
+// containing marker was written: an interrupt at a known point.
+type cancelAfter struct {
+	mu     sync.Mutex
+	buf    strings.Builder
+	marker string
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.buf.Write(p)
+	if strings.Contains(string(p), c.marker) {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+func TestInterruptedEvalSyncWritesTheFinishedRunsMarkedPartial(t *testing.T) {
+	cfg := syncFixture(t, "    workers: 1\n")
+	out := filepath.Join(t.TempDir(), "out")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	progress := &cancelAfter{marker: "[2/4]", cancel: cancel}
+	var stdout strings.Builder
+	root := newRootCmd(&stdout, progress)
+	root.SetArgs([]string{"eval", "sync", "--config", cfg, "--out", out})
+	err := root.ExecuteContext(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want the interruption", err)
+	}
+	for _, want := range []string{"2 of 4 runs finished", "partial report in " + out, "missing: "} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	report, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatalf("no report after the interruption: %v", err)
+	}
+	if !strings.Contains(string(report), "**Partial: the evaluation was interrupted.") || !strings.Contains(string(report), "2 did not:") {
+		t.Errorf("report.md is not marked partial:\n%.600s", report)
+	}
+	csv, err := os.ReadFile(filepath.Join(out, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two finished runs and the all-pages run, one mean row each.
+	if n := strings.Count(string(csv), ",mean,"); n != 3 {
+		t.Errorf("results.csv has %d runs, want the 2 finished and the all-pages run:\n%s", n, csv)
 	}
 }

@@ -22,6 +22,11 @@ func main() {
 	stop()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
+			// Interrupted: say what was kept, if the command said it.
+			if err.Error() == context.Canceled.Error() {
+				err = errors.New("interrupted")
+			}
+			fmt.Fprintln(os.Stderr, "deltaq:", err)
 			os.Exit(130)
 		}
 		fmt.Fprintln(os.Stderr, "deltaq:", err)

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/deltaq/deltaq/ads"
+	tracker "github.com/deltaq/deltaq/internal/progress"
 )
 
 // Experiments, one per figure (plus the n_j ablation).
@@ -213,6 +214,8 @@ func execute(ctx context.Context, cfg Config, jobs []*job, progress io.Writer) e
 	var mu sync.Mutex
 	done := 0
 	step := max(1, len(jobs)/20)
+	prog := tracker.From(progress)
+	prog.Stage("adsim", len(jobs), 1, "simulation")
 	for range workers {
 		g.Go(func() error {
 			for j := range next {
@@ -221,6 +224,8 @@ func execute(ctx context.Context, cfg Config, jobs []*job, progress io.Writer) e
 					return fmt.Errorf("adsim: %s %s: %w", j.exp, j.spec.policy.Name(), err)
 				}
 				j.res = res
+				prog.Step()
+				prog.RunDone()
 				mu.Lock()
 				done++
 				if done%step == 0 || done == len(jobs) {

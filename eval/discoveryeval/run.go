@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/deltaq/deltaq/discovery"
+	tracker "github.com/deltaq/deltaq/internal/progress"
 )
 
 // Summary is what Run measured.
@@ -96,6 +97,8 @@ func Run(ctx context.Context, cfg Config, archiveDirs []string, outDir string, p
 		return nil, fmt.Errorf("discoveryeval: %w", err)
 	}
 	var results []*siteResult
+	prog := tracker.From(progress)
+	prog.Stage("discovery", len(archiveDirs), 1, "archive")
 	for _, dir := range archiveDirs {
 		t0 := time.Now()
 		s, err := loadSite(ctx, cfg, dir)
@@ -111,6 +114,8 @@ func Run(ctx context.Context, cfg Config, archiveDirs []string, outDir string, p
 		}
 		fmt.Fprintf(progress, "%s: algorithms evaluated in %v\n", s.name, time.Since(t1).Round(time.Millisecond))
 		results = append(results, r)
+		prog.Step()
+		prog.RunDone()
 	}
 	sum := &Summary{}
 	for _, r := range results {

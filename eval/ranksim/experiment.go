@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	tracker "github.com/deltaq/deltaq/internal/progress"
 )
 
 // experiment collects the simulations and analyses the figures need, runs
@@ -120,11 +122,15 @@ func (e *experiment) run(ctx context.Context, workers int, progress io.Writer) e
 		workers = runtime.GOMAXPROCS(0)
 	}
 	total := len(e.simOrder) + len(e.anaOrder)
+	prog := tracker.From(progress)
+	prog.Stage("ranksim", total, 1, "simulation or analysis")
 	var mu sync.Mutex
 	done := 0
 	report := func(label, result string, took time.Duration) {
 		mu.Lock()
 		defer mu.Unlock()
+		defer prog.RunDone()
+		prog.Step()
 		done++
 		if progress != nil {
 			fmt.Fprintf(progress, "ranksim: [%d/%d] %s: %s (%.1fs)\n", done, total, label, result, took.Seconds())

@@ -20,6 +20,7 @@ import (
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/clock"
+	tracker "github.com/deltaq/deltaq/internal/progress"
 	"github.com/deltaq/deltaq/internal/querylog"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -57,6 +58,8 @@ type harness struct {
 	// whole is every page's history from the all-pages run, which the
 	// policies estimate from when eval.sync.history is "whole".
 	whole map[string]pageHistory
+	// prog counts weeks and runs for the progress line (nil: none).
+	prog *tracker.Tracker
 }
 
 // env is one run's components, each with its own directories and replay

@@ -159,6 +159,11 @@ func (h *harness) write(sum *Summary, results []*runResult, outDir string) error
 	if err := h.writePlots(sum, results, outDir); err != nil {
 		return err
 	}
+	return h.writeReport(sum, outDir)
+}
+
+// writeReport writes report.md.
+func (h *harness) writeReport(sum *Summary, outDir string) error {
 	return atomicfile.Write(filepath.Join(outDir, "report.md"), func(w io.Writer) error {
 		_, err := io.WriteString(w, h.markdown(sum))
 		return err
@@ -193,6 +198,10 @@ func (h *harness) markdown(sum *Summary) string {
 	var b strings.Builder
 	cfg := h.cfg
 	fmt.Fprintf(&b, "# Synchronization: repository quality under a re-download budget — %s\n\n", sum.Archive)
+	if len(sum.Missing) > 0 {
+		fmt.Fprintf(&b, "**Partial: the evaluation was interrupted. This report and results.csv hold the %d runs that finished; "+
+			"%d did not: %s.**\n\n", len(sum.Runs), len(sum.Missing), strings.Join(sum.Missing, ", "))
+	}
 	fmt.Fprintf(&b, "Thesis §4.7 on the `%s` archive (%d weeks, %s → %s) with the query log `%s`. "+
 		"Every run starts from the same fully synchronized repository of week 0 and may re-download B pages a week "+
 		"through the real frontier, crawler (on the replay server) and index for weeks 1–%d; after each week's crawl "+

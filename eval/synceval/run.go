@@ -106,6 +106,7 @@ func (h *harness) run(ctx context.Context, id int, spec runSpec) (res *runResult
 		if res.Q[w], err = e.settle(ctx, w); err != nil {
 			return nil, err
 		}
+		h.prog.Step()
 	}
 	var sum float64
 	for _, q := range res.Q[1:] {

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 
 	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/index"
+	tracker "github.com/deltaq/deltaq/internal/progress"
 	"github.com/deltaq/deltaq/internal/querylog"
 )
 
@@ -44,6 +47,9 @@ type Summary struct {
 	// the ideal side and the week-0 crawl.
 	Took, SweepTook, Prepare time.Duration
 	Workers                  int
+	// Missing names the runs an interrupted sweep did not finish; the
+	// report then holds the finished runs only and says so.
+	Missing []string
 }
 
 // WorkloadSummary describes the filtered workload (§4.7).
@@ -130,15 +136,19 @@ func Run(ctx context.Context, cfg Config, outDir string, progress io.Writer) (su
 		return nil, err
 	}
 	prepared := time.Since(start)
+	h.prog = tracker.From(progress)
+	progress = h.prog
 
 	var all *runResult
 	if cfg.Forecast || cfg.History == "whole" {
 		// First, alone: in "whole" mode every other run estimates from it.
 		spec := runSpec{Policy: "uniform", Budget: h.budgetAll(), All: true}
+		h.prog.Stage(h.c.name+": forecast run (every page every week)", 1, h.c.weeks()-1, "week")
 		if all, err = h.run(ctx, 0, spec); err != nil {
 			return nil, fmt.Errorf("synceval: run %s: %w", spec, err)
 		}
 		fmt.Fprintf(progress, "%s: %s: mean Q %.6f in %v\n", h.c.name, spec, all.MeanQ, all.Took.Round(time.Millisecond))
+		h.prog.RunDone()
 		if cfg.History == "whole" {
 			h.whole = all.History
 		}
@@ -146,8 +156,12 @@ func Run(ctx context.Context, cfg Config, outDir string, progress io.Writer) (su
 	specs := h.specs()
 	results := make([]*runResult, len(specs))
 	sweepStart := time.Now()
+	h.prog.Stage(h.c.name+": sweep", len(specs), h.c.weeks()-1, "week")
 	if err := h.runAll(ctx, specs, results, workers, progress); err != nil {
-		return nil, err
+		if ctx.Err() == nil {
+			return nil, err
+		}
+		return h.writePartial(ctx, specs, results, all, outDir)
 	}
 	sweepTook := time.Since(sweepStart)
 	if all != nil {
@@ -257,6 +271,7 @@ func (h *harness) runAll(ctx context.Context, specs []runSpec, results []*runRes
 			mu.Lock()
 			defer mu.Unlock()
 			done++
+			defer h.prog.RunDone()
 			fmt.Fprintf(progress, "%s: [%d/%d] %s: mean Q %.4f in %v (%d answers ranked, %d reused)\n",
 				h.c.name, done, len(specs), specs[i], r.MeanQ, r.Took.Round(time.Millisecond), r.Reranked, r.Kept)
 			return nil
@@ -266,4 +281,42 @@ func (h *harness) runAll(ctx context.Context, specs []runSpec, results []*runRes
 		return err
 	}
 	return ctx.Err()
+}
+
+// writePartial writes the report of an interrupted sweep: the runs that
+// finished, marked partial, and the ones missing. The error it returns
+// wraps the context's, and says where the partial report is.
+func (h *harness) writePartial(ctx context.Context, specs []runSpec, results []*runResult, all *runResult, outDir string) (*Summary, error) {
+	var doneSpecs []runSpec
+	var done []*runResult
+	var missing []string
+	for i, r := range results {
+		if r == nil {
+			missing = append(missing, specs[i].String())
+			continue
+		}
+		doneSpecs, done = append(doneSpecs, specs[i]), append(done, r)
+	}
+	if len(done) == 0 {
+		return nil, fmt.Errorf("synceval: interrupted before any of %d runs finished; nothing written: %w", len(specs), ctx.Err())
+	}
+	if all != nil {
+		doneSpecs, done = append(doneSpecs, all.Spec), append(done, all)
+	}
+	sum := h.summarize(doneSpecs, done)
+	sum.Missing = missing
+	if err := h.writeCSV(sum, filepath.Join(outDir, "results.csv")); err != nil {
+		return nil, err
+	}
+	// A plot may need runs that are missing (a policy at two budgets); the
+	// tables do not.
+	plots := ""
+	if err := h.writePlots(sum, done, outDir); err != nil {
+		plots = fmt.Sprintf(" (plots not drawn: %v)", err)
+	}
+	if err := h.writeReport(sum, outDir); err != nil {
+		return nil, err
+	}
+	return sum, fmt.Errorf("synceval: interrupted: %d of %d runs finished, partial report in %s%s; missing: %s: %w",
+		len(specs)-len(missing), len(specs), outDir, plots, strings.Join(missing, ", "), ctx.Err())
 }
