@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/frontier"
@@ -135,5 +136,40 @@ func TestURLRulesKeepURLsOutOfTheCrawl(t *testing.T) {
 				t.Errorf("excluded %d, want %d", sum.Excluded, c.excluded)
 			}
 		})
+	}
+}
+
+func TestHostsReportsPagesQueueRobotsAndBackoffPerHost(t *testing.T) {
+	robots := map[string]string{"a.test": "User-agent: *\nDisallow: /private/\n"}
+	throttle := func(host, path string, w http.ResponseWriter) bool {
+		if host == "b.test" && path == "/" {
+			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return true
+		}
+		return false
+	}
+	srv := httptest.NewServer(smallWeb(3, robots, throttle))
+	defer srv.Close()
+	cfg := defaults(t)
+	loopback(cfg, srv, "a.test", "b.test")
+	unpolite(cfg, 1, "a.test", "b.test")
+	cfg.Crawler.Sitemaps = false
+	e := newEnv(t, cfg, t.TempDir(), nil)
+	e.crawl(t, "http://a.test/", "http://b.test/")
+	hosts, err := crawler.Hosts(t.Context(), e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hosts) != 2 || hosts[0].Host != "a.test" || hosts[1].Host != "b.test" {
+		t.Fatalf("hosts = %+v", hosts)
+	}
+	a, b := hosts[0], hosts[1]
+	// a.test: home, 3 pages, /private/secret disallowed.
+	if a.Pages != 5 || a.ByState["live"] != 4 || a.ByOutcome["disallowed"] != 1 || a.Queued != 0 || a.RobotsStatus != 200 {
+		t.Errorf("a.test = %+v", a)
+	}
+	if b.Pages != 1 || b.Queued != 1 || b.ByOutcome["throttled"] != 1 || !b.BackoffUntil.After(time.Now()) || b.RobotsStatus != 404 {
+		t.Errorf("b.test = %+v", b)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -137,6 +138,15 @@ func TestCrawlOfALoopbackSeedSaysWhyAndHowToAllowIt(t *testing.T) {
 	}
 	if !strings.Contains(out, "left queued: 1 URLs (address refused 1)") {
 		t.Errorf("summary does not say the seed is left queued, refused:\n%s", out)
+	}
+	// The queue and the host statistics show the seed waiting.
+	out, _, err = run(t, "queue", "--data", data)
+	if err != nil || !strings.Contains(out, "new    seed    "+srv.URL+"/") || !strings.Contains(out, "1 of 1 queued URLs shown") {
+		t.Errorf("queue: %v\n%s", err, out)
+	}
+	out, _, err = run(t, "hosts", "--data", data)
+	if err != nil || !regexp.MustCompile(regexp.QuoteMeta(host)+` +1 +0 +1 +0 +- +not fetched`).MatchString(out) {
+		t.Errorf("hosts: %v\n%s", err, out)
 	}
 	// Following the advice fetches it: the seed stayed queued.
 	out, _, err = run(t, "crawl", "--data", data, "--allow-private")

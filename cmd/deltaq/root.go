@@ -37,6 +37,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		a.newRunCmd(),
 		a.newIndexCmd(),
 		a.newPageCmd(),
+		a.newHostsCmd(),
+		a.newQueueCmd(),
 		a.newAdsCmd(),
 		a.newWebCmd(),
 		a.newEvalCmd(),

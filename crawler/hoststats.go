@@ -1,0 +1,75 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/deltaq/deltaq/internal/urlnorm"
+	"github.com/deltaq/deltaq/repo"
+)
+
+// HostStats is what the repository knows of one host: its pages by state,
+// the outcome of their last fetch, its queue, robots.txt and back-off.
+type HostStats struct {
+	Host          string
+	Pages         int            // URLs known
+	ByState       map[string]int // pages by repo.PageState
+	ByOutcome     map[string]int // pages tried, by the outcome of their last attempt
+	Fetches       int            // fetch attempts over all pages
+	Queued        int            // queue entries
+	LastFetch     time.Time
+	RobotsStatus  int // HTTP status of the last robots.txt fetch; 0 = none or unreachable
+	RobotsFetched time.Time
+	BackoffUntil  time.Time
+}
+
+// Hosts gathers the statistics of every host in the repository, sorted by
+// host. It scans the pages, the host records and the queue once each and
+// holds one HostStats per host.
+func Hosts(ctx context.Context, db *repo.DB) ([]HostStats, error) {
+	m := map[string]*HostStats{}
+	get := func(host string) *HostStats {
+		h, ok := m[host]
+		if !ok {
+			h = &HostStats{Host: host, ByState: map[string]int{}, ByOutcome: map[string]int{}}
+			m[host] = h
+		}
+		return h
+	}
+	for p, err := range db.Pages(ctx) {
+		if err != nil {
+			return nil, fmt.Errorf("crawler: host statistics: %w", err)
+		}
+		h := get(urlnorm.Host(p.URL))
+		h.Pages++
+		h.ByState[p.State.String()]++
+		h.Fetches += p.Fetches
+		if p.Fetches > 0 || p.State != repo.StateQueued {
+			h.ByOutcome[p.LastOutcome.String()]++
+		}
+		if p.LastFetch.After(h.LastFetch) {
+			h.LastFetch = p.LastFetch
+		}
+	}
+	for st, err := range db.Hosts(ctx) {
+		if err != nil {
+			return nil, fmt.Errorf("crawler: host statistics: %w", err)
+		}
+		h := get(st.Host)
+		h.RobotsStatus, h.RobotsFetched, h.BackoffUntil = st.RobotsStatus, st.RobotsFetched, st.BackoffUntil
+	}
+	for item, err := range db.AllQueued(ctx) {
+		if err != nil {
+			return nil, fmt.Errorf("crawler: host statistics: %w", err)
+		}
+		get(urlnorm.Host(item.URL)).Queued++
+	}
+	out := make([]HostStats, 0, len(m))
+	for _, h := range m {
+		out = append(out, *h)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
+	return out, nil
+}
