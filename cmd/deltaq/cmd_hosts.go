@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -11,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -157,4 +161,69 @@ func (a *app) newQueueCmd() *cobra.Command {
 func earliest(items []repo.QueueItem, n int) []repo.QueueItem {
 	slices.SortStableFunc(items, func(x, y repo.QueueItem) int { return x.Due.Compare(y.Due) })
 	return items[:min(n, len(items))]
+}
+
+func (a *app) newRmCmd() *cobra.Command {
+	var dataDir, host string
+	cmd := &cobra.Command{
+		Use:   "rm --data DIR (URL... | --host HOST)",
+		Short: "Remove pages, or a whole host, from the repository and the index",
+		Long: `rm deletes each page (its record, versions, fetch log, out-links and
+statistics) and its queue entries, or with --host every page of the host
+and the host's record, then brings the index up to date so the pages no
+longer show in search. Pages that link to a removed URL keep their links,
+so a later crawl may find it again: keep it out with crawler.exclude.
+The crawl and the server must be stopped (they hold the repository).`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := a.load(cmd)
+			if err != nil {
+				return err
+			}
+			if (host == "") == (len(args) == 0) {
+				return errors.New("give URLs to remove or --host HOST, not both")
+			}
+			urls := make([]string, len(args))
+			for i, raw := range args {
+				if urls[i], err = urlnorm.Normalize(raw); err != nil {
+					return fmt.Errorf("URL %q: %w", raw, err)
+				}
+			}
+			logger := a.logger(cfg)
+			db, err := openRepo(dataDir, cfg, logger)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			ctx := cmd.Context()
+			var r crawler.Removed
+			if host != "" {
+				r, err = crawler.RemoveHost(ctx, db, host, time.Now())
+			} else {
+				r, err = crawler.RemovePages(ctx, db, urls, time.Now())
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "removed %d pages and %d queue entries\n", r.Pages, r.Queued)
+			if _, err := os.Stat(indexPath(dataDir)); errors.Is(err, fs.ErrNotExist) {
+				return nil // no index yet: the first one is built without them
+			}
+			ix, err := index.Open(indexPath(dataDir), cfg.Index, db, index.Options{Logger: logger})
+			if err != nil {
+				return err
+			}
+			st, err := ix.CatchUp(ctx)
+			if cerr := ix.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "index updated: %d documents removed\n", st.Deleted)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dataDir, "data", "", "data directory")
+	cmd.Flags().StringVar(&host, "host", "", "remove every page of this host (host[:port] as in the URLs)")
+	return cmd
 }

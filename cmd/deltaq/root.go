@@ -39,6 +39,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		a.newPageCmd(),
 		a.newHostsCmd(),
 		a.newQueueCmd(),
+		a.newRmCmd(),
+		a.newBackupCmd(),
 		a.newAdsCmd(),
 		a.newWebCmd(),
 		a.newEvalCmd(),
