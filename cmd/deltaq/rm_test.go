@@ -50,7 +50,7 @@ func searchData(t *testing.T, data, query string) []string {
 	return out
 }
 
-func TestRmRemovesPagesAndHostsFromRepositoryAndIndex(t *testing.T) {
+func TestRmRemovesFromRepositoryAndIndexAndABackupKeepsWhatWasThere(t *testing.T) {
 	page := func(body string) string { return "<html><title>t</title><body>" + body + "</body></html>" }
 	fx := archivetest.Fixture{Name: "fruit", Weeks: 1, Intervals: []archivetest.Interval{
 		{URL: "/", First: 0, Last: 0, Body: page(`apple <a href="/a">a</a> <a href="/c">c</a>`)},
