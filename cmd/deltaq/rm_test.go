@@ -1,19 +1,26 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
+	"io"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/eval/archive/archivetest"
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/replay/replaytest"
 	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/internal/warc"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -76,6 +83,8 @@ func TestRmRemovesFromRepositoryAndIndexAndABackupKeepsWhatWasThere(t *testing.T
 		t.Fatalf("before rm, cherry finds %v", got)
 	}
 
+	checkExports(t, data, fx)
+
 	out, _, err := run(t, "rm", "--data", data, "http://fruit.test/c")
 	if err != nil || !strings.Contains(out, "removed 1 pages") || !strings.Contains(out, "1 documents removed") {
 		t.Fatalf("rm: %v\n%s", err, out)
@@ -134,5 +143,70 @@ func TestRmRemovesFromRepositoryAndIndexAndABackupKeepsWhatWasThere(t *testing.T
 	out, _, err = run(t, "hosts", "--data", backup)
 	if err != nil || !strings.Contains(out, "1 hosts") || !strings.Contains(out, "fruit.test") {
 		t.Errorf("hosts of the backup: %v\n%s", err, out)
+	}
+}
+
+// checkExports exports data as WARC and as JSON lines and checks both
+// against the fixture it was crawled from: a well-formed WARC with one
+// response per page holding the body served, one JSON record per page.
+func checkExports(t *testing.T, data string, fx archivetest.Fixture) {
+	t.Helper()
+	dir := t.TempDir()
+	warcFile, jsonl := filepath.Join(dir, "pages.warc"), filepath.Join(dir, "pages.jsonl")
+	if out, _, err := run(t, "export", "--data", data, "--out", warcFile); err != nil || !strings.Contains(out, "exported 3 pages, 3 versions as warc") {
+		t.Fatalf("export warc: %v\n%s", err, out)
+	}
+	f, err := os.Open(warcFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := warc.Read(f)
+	if err != nil {
+		t.Fatalf("the exported WARC is malformed: %v", err)
+	}
+	if len(recs) != 1+len(fx.Intervals) || recs[0].Header["WARC-Type"] != "warcinfo" {
+		t.Fatalf("%d records, want a warcinfo and %d responses", len(recs), len(fx.Intervals))
+	}
+	want := map[string]string{}
+	for _, iv := range fx.Intervals {
+		want["http://fruit.test"+iv.URL] = iv.Body
+	}
+	for _, rec := range recs[1:] {
+		u := rec.Header["WARC-Target-URI"]
+		resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(rec.Block)), nil)
+		if err != nil {
+			t.Fatalf("%s: block is not an HTTP response: %v", u, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 || string(body) != want[u] {
+			t.Errorf("%s: status %d, body %q, want %q", u, resp.StatusCode, body, want[u])
+		}
+		delete(want, u)
+	}
+	if len(want) != 0 {
+		t.Errorf("pages missing from the WARC: %v", want)
+	}
+
+	if out, _, err := run(t, "export", "--data", data, "--out", jsonl, "--format", "jsonl"); err != nil {
+		t.Fatalf("export jsonl: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(jsonl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d JSON lines, want 3:\n%s", len(lines), b)
+	}
+	for _, l := range lines {
+		var rec struct {
+			URL      string      `json:"url"`
+			State    string      `json:"state"`
+			Versions []time.Time `json:"versions"`
+		}
+		if err := json.Unmarshal([]byte(l), &rec); err != nil || rec.State != "live" || len(rec.Versions) != 1 || !strings.HasPrefix(rec.URL, "http://fruit.test/") {
+			t.Errorf("record %s: %+v, %v", l, rec, err)
+		}
 	}
 }

@@ -41,6 +41,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		a.newQueueCmd(),
 		a.newRmCmd(),
 		a.newBackupCmd(),
+		a.newExportCmd(),
 		a.newAdsCmd(),
 		a.newWebCmd(),
 		a.newEvalCmd(),
