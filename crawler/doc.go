@@ -32,7 +32,19 @@
 // robots check and politeness slot, and chains stop at max_redirects.
 // Connections to loopback, private and link-local addresses are refused at
 // dial time unless crawler.allow_private is set; crawler.resolve maps host
-// names such as tldr-en.test to loopback listeners.
+// names such as tldr-en.test to loopback listeners. A refused host is named
+// in the summary (RefusedError: the address and its kind) and is not stored
+// as deferred, so a run that allows private addresses fetches it at once.
+// Within the host scope (crawler.scope), crawler.include and
+// crawler.exclude rules keep URLs out (scope.go).
+//
+// What a run did: Summary counts fetches, outcomes (robots.txt refusals
+// apart from errors) and URLs excluded, and a drained run says how many URLs
+// are left queued and why (address refused, robots.txt unreachable, back-off,
+// not due, budget spent). The progress line gives the rate over the time
+// fetches were committed, the queue and an ETA, or what the crawl waits for.
+// Hosts gathers per-host statistics; RemovePages and RemoveHost take pages
+// out of the repository and the queue (repo.Batch.RemovePage tells the index).
 //
 // Memory: bodies in flight are bounded by crawler.politeness.global ×
 // max_body_bytes; the per-host cache of robots rules and back-off holds at

@@ -14,7 +14,10 @@
 // crawler updates its repository in place, page by page).
 //
 // Derived data: the Bleve index follows the change feed (prefix 'c') and
-// stores how far it got; it can always be rebuilt from here.
+// stores how far it got; it can always be rebuilt from here. Removing a
+// page (Batch.RemovePage, remove.go) deletes every per-URL prefix and
+// appends a delete to the feed in the same batch, so the index follows.
+// Checkpoint writes a consistent copy (`deltaq backup`).
 //
 // Memory: Pebble's block cache (repo.cache_bytes) and one zstd encoder and
 // decoder; nothing grows with the number of pages.

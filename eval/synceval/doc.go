@@ -38,4 +38,7 @@
 // Run writes report.md, results.csv, fig. 4.4 (quality against budget),
 // Q per week, fig. 4.3 (forecastability of δQ_A over the first half of
 // the weeks against the second) and the workload's knee, as SVG and PNG.
+// Progress goes week by week through internal/progress; an interrupted
+// sweep writes the runs that finished, its report marked partial
+// (Summary.Missing), and returns an error naming the missing runs.
 package synceval
