@@ -458,7 +458,7 @@ func (s *Store) Ads(ctx context.Context, advertiserID uint64) ([]Ad, error) {
 // Report returns the advertiser's budget, today's spend, and impressions,
 // clicks, CTR and spend of every (ad, phrase) pair.
 func (s *Store) Report(ctx context.Context, advertiserID uint64) (Report, error) {
-	r, err := s.accountReport(advertiserID)
+	r, err := s.Account(advertiserID)
 	if err != nil {
 		return Report{}, err
 	}
@@ -492,8 +492,9 @@ func (s *Store) Report(ctx context.Context, advertiserID uint64) (Report, error)
 	return r, nil
 }
 
-// accountReport is Report without the per-ad statistics.
-func (s *Store) accountReport(advertiserID uint64) (Report, error) {
+// Account is Report without the per-ad statistics: budget, spend today
+// and the next reset.
+func (s *Store) Account(advertiserID uint64) (Report, error) {
 	s.mu.RLock()
 	adv := s.mu.advertisers[advertiserID]
 	s.mu.RUnlock()

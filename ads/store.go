@@ -231,6 +231,9 @@ func Open(ctx context.Context, db *repo.DB, cfg Config, opts Options) (*Store, e
 // Policy returns the selection policy in use.
 func (s *Store) Policy() Policy { return s.policy }
 
+// Config returns the configuration the Store was opened with.
+func (s *Store) Config() Config { return s.cfg }
+
 func (s *Store) load(ctx context.Context) error {
 	if err := s.loadSecret(ctx); err != nil {
 		return err

@@ -13,7 +13,7 @@ import (
 	"strings"
 )
 
-// ClickPath is where click URLs point; the server mounts ClickHandler
+// ClickPath is where click URLs point; package web serves it with Click
 // there.
 const ClickPath = "/c"
 

@@ -16,11 +16,10 @@ import (
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/clock"
-	"github.com/deltaq/deltaq/internal/engine"
 	"github.com/deltaq/deltaq/internal/querylog"
-	"github.com/deltaq/deltaq/internal/server"
 	"github.com/deltaq/deltaq/ranking"
 	"github.com/deltaq/deltaq/repo"
+	"github.com/deltaq/deltaq/web"
 )
 
 // services are the parts of a search engine over one data directory: the
@@ -80,7 +79,7 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 		return nil, err
 	}
 	limits := cfg.Index.Limits()
-	searcher, err := ranking.NewSearcher(cfg.Ranking, engine.Retriever{Index: s.ix, Limits: limits}, s.rank, secret, logger)
+	searcher, err := ranking.NewSearcher(cfg.Ranking, web.Retriever{Index: s.ix, Limits: limits}, s.rank, secret, logger)
 	if err != nil {
 		s.close(ctx)
 		return nil, err
@@ -90,17 +89,15 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 		s.close(ctx)
 		return nil, err
 	}
-	h, err := server.New(cfg.Server, server.Deps{
-		Search:   engine.New(s.ix, searcher, s.ads, engine.Options{Limits: limits}),
+	h, err := web.New(cfg.Server, web.Deps{
+		Search:   web.NewEngine(s.ix, searcher, s.ads, web.EngineOptions{Limits: limits}),
 		Pages:    db,
 		Explain:  s.explain,
 		Registry: s.reg,
 		Logger:   logger,
-		Extra: map[string]http.Handler{
-			"GET " + ranking.RedirectPath: ranking.NewRedirectHandler(signer, s.rank, logger),
-			"GET " + ads.ClickPath:        s.ads.ClickHandler(),
-			ads.APIPrefix:                 s.ads.APIHandler(),
-		},
+		Signer:   signer,
+		Clicks:   s.rank,
+		Ads:      s.ads,
 	})
 	if err != nil {
 		s.close(ctx)

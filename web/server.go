@@ -1,4 +1,4 @@
-package server
+package web
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/deltaq/deltaq/ads"
 	"github.com/deltaq/deltaq/ranking"
 )
 
@@ -28,8 +29,13 @@ type Deps struct {
 	// nil means a fresh registry.
 	Registry *prometheus.Registry
 	Logger   *slog.Logger
-	// Extra routes mounted as given (click redirects, the advertiser API).
-	Extra map[string]http.Handler
+	// Signer and Clicks serve result clicks on ranking.RedirectPath; nil
+	// Signer leaves the route out.
+	Signer *ranking.Signer
+	Clicks ClickRecorder
+	// Ads serves ad clicks on ads.ClickPath and the advertiser API under
+	// /api/v1/ads/; nil leaves both out.
+	Ads *ads.Store
 }
 
 // Server is the HTTP handler of the search engine.
@@ -47,13 +53,13 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		return nil, err
 	}
 	if deps.Search == nil || deps.Pages == nil {
-		return nil, errors.New("server: Search and Pages are required")
+		return nil, errors.New("web: Search and Pages are required")
 	}
 	s := &Server{cfg: cfg, deps: deps, mux: http.NewServeMux(), logger: deps.Logger}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
-	s.logger = s.logger.With("component", "server")
+	s.logger = s.logger.With("component", "web")
 	if s.deps.Registry == nil {
 		s.deps.Registry = prometheus.NewRegistry()
 	}
@@ -63,7 +69,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		Buckets: []float64{.0005, .001, .002, .005, .01, .02, .05, .1, .2, .5, 1, 2, 5},
 	}, []string{"route", "code"})
 	if err := s.deps.Registry.Register(s.latency); err != nil {
-		return nil, fmt.Errorf("server: metrics: %w", err)
+		return nil, fmt.Errorf("web: metrics: %w", err)
 	}
 	s.mux.HandleFunc("GET /{$}", s.timed("page", s.handleHTML))
 	s.mux.HandleFunc("GET /api/v1/search", s.timed("api", s.handleSearch))
@@ -74,8 +80,16 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		fmt.Fprintln(w, "ok")
 	})
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{}))
-	for pattern, h := range deps.Extra {
-		s.mux.Handle(pattern, h)
+	if deps.Signer != nil {
+		if deps.Clicks == nil {
+			return nil, errors.New("web: Signer without Clicks")
+		}
+		s.mux.Handle("GET "+ranking.RedirectPath, NewRedirectHandler(deps.Signer, deps.Clicks, s.logger))
+	}
+	if deps.Ads != nil {
+		s.mux.Handle(ads.ClickPath, adClickHandler(deps.Ads, s.logger))
+		api := &adsAPI{store: deps.Ads, maxBody: deps.Ads.Config().MaxRequestBytes, logger: s.logger}
+		api.routes(s.mux)
 	}
 	return s, nil
 }
@@ -137,7 +151,7 @@ func (s *Server) parseSearch(r *http.Request) (Request, *InputError) {
 	if req.Size, ie = num("size", s.cfg.DefaultSize, 1, s.cfg.MaxSize); ie != nil {
 		return req, ie
 	}
-	if u, ok := ranking.UserFromRequest(r); ok {
+	if u, ok := UserFromRequest(r); ok {
 		req.User = u
 	}
 	return req, nil

@@ -1,4 +1,4 @@
-package server
+package web
 
 import (
 	"bytes"
@@ -11,8 +11,6 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
-
-	"github.com/deltaq/deltaq/ranking"
 )
 
 //go:embed templates/*.html
@@ -43,7 +41,7 @@ func (s *Server) handleHTML(w http.ResponseWriter, r *http.Request) {
 	if strings.TrimSpace(data.Query) != "" {
 		// The cookie seeds this user's promotion order; a new visitor's
 		// first page must use the id the cookie will carry to the next.
-		user := ranking.UserID(w, r)
+		user := UserID(w, r)
 		req, ie := s.parseSearch(r)
 		req.User = user
 		var res Response

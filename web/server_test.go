@@ -1,4 +1,4 @@
-package server
+package web
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/deltaq/deltaq/internal/httpserver"
-	"github.com/deltaq/deltaq/ranking"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -192,7 +191,7 @@ func TestHTMLPaginationAndUserCookie(t *testing.T) {
 	}
 	var uid string
 	for _, c := range res.Cookies() {
-		if c.Name == ranking.UserCookie {
+		if c.Name == UserCookie {
 			uid = c.Value
 			if !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
 				t.Errorf("user cookie flags: %+v", c)
@@ -203,8 +202,8 @@ func TestHTMLPaginationAndUserCookie(t *testing.T) {
 		t.Errorf("a new visitor's first search ran as user %q, not the id its cookie got (%q)", fs.last.User, uid)
 	}
 	req, _ := http.NewRequest("GET", "/", nil)
-	req.AddCookie(&http.Cookie{Name: ranking.UserCookie, Value: uid})
-	if got, ok := ranking.UserFromRequest(req); !ok || got != uid {
+	req.AddCookie(&http.Cookie{Name: UserCookie, Value: uid})
+	if got, ok := UserFromRequest(req); !ok || got != uid {
 		t.Fatalf("the user id cookie set (%q) is not one ranking accepts", uid)
 	}
 	// The home page without a query shows the form and no results.

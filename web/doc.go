@@ -1,0 +1,32 @@
+// Package web is deltaq's HTTP front: it owns every route the product
+// serves. It decides input limits, status codes, error bodies and
+// rendering; what is searched, ranked and advertised comes from the index,
+// ranking and ads packages, which know nothing of HTTP.
+//
+// Routes (method patterns):
+//
+//	GET /                    HTML search page (templates/, no external assets)
+//	GET /api/v1/search       JSON results: ?q=&page=&size=
+//	GET /api/v1/page         JSON: what the repository knows of ?url=
+//	GET /opensearch.xml      OpenSearch description
+//	GET /healthz             liveness
+//	GET /metrics             Prometheus (search latency, plus what the binary registers)
+//	GET /r                   signed result click (ranking.RedirectPath): awareness, then 302 (thesis §5.4)
+//	GET /c                   signed ad click (ads.ClickPath): charge the bid, then 302 (ch. 6)
+//	    /api/v1/ads/         the advertiser API (adsapi.go), behind a bearer key
+//
+// Engine (engine.go) is the Searcher the binary wires: Boolean relevance
+// from the index (thesis §2.3), ranking's order with randomized promotion
+// (§5.5), ads for the query phrase (ch. 6), snippets. The user id cookie
+// (user.go) seeds a user's promotion shuffle and counts a monitored user's
+// clicks once.
+//
+// State: none of its own beyond the request; the search latency histogram
+// lives in the registry it is given. Bad input answers 400 with a JSON
+// body naming the parameter and its limit; every search runs under
+// server.search_timeout.
+//
+//	e := web.NewEngine(ix, searcher, adStore, web.EngineOptions{Limits: cfg.Index.Limits()})
+//	h, err := web.New(cfg.Server, web.Deps{Search: e, Pages: db, Signer: signer, Clicks: rank, Ads: adStore})
+//	err = httpserver.Run(ctx, cfg.Server.Listen, cfg.Server.HTTP, h, httpserver.Options{})
+package web
