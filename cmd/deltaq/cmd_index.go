@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltaq/deltaq/ads"
+	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 )
@@ -83,7 +84,10 @@ func (a *app) newPageCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rec := recrawlReport(cfg, log, ms, time.Now())
+			rec, err := frontier.ExplainPage(ctx, db, cfg.Frontier, u, time.Now())
+			if err != nil {
+				return err
+			}
 			out := map[string]any{"page": p, "fetch_log": log, "deltaq_measurements": ms, "recrawl": rec}
 			enc := json.NewEncoder(a.stdout)
 			enc.SetIndent("", "  ")

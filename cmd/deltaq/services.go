@@ -113,41 +113,7 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 // explain is the page report's recrawl section: the page's δQ_A estimate
 // and its priority now (thesis §4.7.1).
 func (s *services) explain(ctx context.Context, url string) (any, error) {
-	return explainPage(ctx, s.db, s.cfg, url, time.Now())
-}
-
-// explainPage computes what the deltaq recrawl policy thinks of a page.
-func explainPage(ctx context.Context, db *repo.DB, cfg *configs.Config, url string, now time.Time) (map[string]any, error) {
-	log, err := db.FetchLog(ctx, url)
-	if err != nil {
-		return nil, err
-	}
-	ms, err := db.DeltaQs(ctx, url)
-	if err != nil {
-		return nil, err
-	}
-	return recrawlReport(cfg, log, ms, now), nil
-}
-
-// recrawlReport is explainPage on a fetch log and ΔQ measurements already
-// read.
-func recrawlReport(cfg *configs.Config, log []repo.FetchRecord, ms []repo.DeltaQ, now time.Time) map[string]any {
-	plan := frontier.Plan{Now: now, Period: cfg.Frontier.Budget.Period}
-	est, measured := frontier.EstimateOf(log, ms, cfg.Frontier.Window, cfg.Frontier.Budget.Period)
-	out := map[string]any{
-		"policy":                cfg.Frontier.Policy,
-		"delta_q_rate":          est.Rate,
-		"measured":              measured,
-		"re_downloads_averaged": est.Samples,
-		"period":                cfg.Frontier.Budget.Period.String(),
-	}
-	if measured {
-		out["priority"] = est.Priority(plan)
-		out["why"] = fmt.Sprintf("δQ_A = %.4g per period, the mean of ΔQ_A/(t − LR) over the last %d re-downloads; priority δQ_A·(t − LR) = %.4g", est.Rate, est.Samples, est.Priority(plan))
-	} else {
-		out["why"] = "no re-download yet: the policy uses the mean δQ_A of the page's host as a prior, and exploration re-fetches it in time (thesis §7.2)"
-	}
-	return out
+	return frontier.ExplainPage(ctx, s.db, s.cfg.Frontier, url, time.Now())
 }
 
 // refreshPopularity recomputes PageRank over the crawled link graph every
