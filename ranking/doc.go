@@ -32,7 +32,8 @@
 // recording with RecordClick.
 //
 //	store, err := ranking.NewStore(db, cfg.Ranking, ranking.StoreOptions{Logger: logger})
-//	go store.RunPageRank(ctx, cfg.Ranking.PageRank.Interval)
+//	ix, err := index.Open(dir, cfg.Index, db, index.Options{Popularity: store.Popularity})
+//	go store.RunPageRank(ctx, cfg.Ranking.PageRank.Interval, ix) // and re-index popularity
 //	secret, err := store.Secret(ctx, cfg.Ranking.Secret)
 //	s, err := ranking.NewSearcher(cfg.Ranking, index, store, secret, logger)
 //	page, err := s.Search(ctx, userID, "go pebble", 1, 10)

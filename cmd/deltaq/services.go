@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -15,7 +14,6 @@ import (
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
-	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/internal/querylog"
 	"github.com/deltaq/deltaq/ranking"
 	"github.com/deltaq/deltaq/repo"
@@ -57,15 +55,8 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 			return nil, fmt.Errorf("index.workload_log: %w", err)
 		}
 	}
-	popularity := func(url string) float64 {
-		st, err := s.rank.Lookup(context.Background(), []string{url})
-		if err != nil || len(st) != 1 {
-			return 0
-		}
-		return ranking.PopularityOf(st[0], cfg.Ranking.Popularity)
-	}
 	if s.ix, err = index.Open(indexPath(dataDir), cfg.Index, db, index.Options{
-		Logger: logger, Workload: workload, Popularity: popularity,
+		Logger: logger, Workload: workload, Popularity: s.rank.Popularity,
 	}); err != nil {
 		return nil, err
 	}
@@ -114,32 +105,6 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 // and its priority now (thesis §4.7.1).
 func (s *services) explain(ctx context.Context, url string) (any, error) {
 	return frontier.ExplainPage(ctx, s.db, s.cfg.Frontier, url, time.Now())
-}
-
-// refreshPopularity recomputes PageRank over the crawled link graph every
-// interval and re-indexes the popularity field of indexed pages.
-func (s *services) refreshPopularity(ctx context.Context, interval time.Duration) error {
-	clk := clock.Real{}
-	for {
-		if _, err := s.rank.ComputePageRank(ctx); err != nil {
-			return err
-		}
-		var urls []string
-		for p, err := range s.db.Pages(ctx) {
-			if err != nil {
-				return err
-			}
-			if p.Indexable() {
-				urls = append(urls, p.URL)
-			}
-		}
-		if _, err := s.ix.RefreshPopularity(ctx, urls); err != nil && !errors.Is(err, index.ErrClosed) {
-			return err
-		}
-		if err := clk.WaitUntil(ctx, clk.Now().Add(interval)); err != nil {
-			return err
-		}
-	}
 }
 
 func (s *services) close(ctx context.Context) {
