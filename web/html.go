@@ -36,7 +36,7 @@ type pageData struct {
 }
 
 func (s *Server) handleHTML(w http.ResponseWriter, r *http.Request) {
-	data := pageData{Query: r.URL.Query().Get("q")}
+	data := pageData{Query: queryText(r.URL.Query().Get("q"))}
 	code := http.StatusOK
 	if strings.TrimSpace(data.Query) != "" {
 		// The cookie seeds this user's promotion order; a new visitor's

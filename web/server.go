@@ -123,7 +123,7 @@ func (s *Server) timed(route string, h http.HandlerFunc) http.HandlerFunc {
 // parseSearch validates the search parameters against the limits.
 func (s *Server) parseSearch(r *http.Request) (Request, *InputError) {
 	q := r.URL.Query()
-	req := Request{Query: strings.TrimSpace(q.Get("q")), Page: 1, Size: s.cfg.DefaultSize}
+	req := Request{Query: queryText(q.Get("q")), Page: 1, Size: s.cfg.DefaultSize}
 	if len(q.Get("q")) > s.cfg.MaxQueryBytes {
 		return req, &InputError{Field: "q", Message: fmt.Sprintf("%d bytes: longer than the %d-byte limit", len(q.Get("q")), s.cfg.MaxQueryBytes), Limit: s.cfg.MaxQueryBytes}
 	}
@@ -155,6 +155,12 @@ func (s *Server) parseSearch(r *http.Request) (Request, *InputError) {
 		req.User = u
 	}
 	return req, nil
+}
+
+// queryText is the q parameter as the engine and the pages see it: bytes
+// that are not UTF-8 become U+FFFD, so a UTF-8 document never echoes them.
+func queryText(q string) string {
+	return strings.TrimSpace(strings.ToValidUTF8(q, "\uFFFD"))
 }
 
 func (s *Server) search(r *http.Request, req Request) (Response, error) {

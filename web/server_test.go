@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
@@ -275,5 +276,25 @@ func TestOpenSearchHealthAndMetrics(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusMethodNotAllowed {
 		t.Fatalf("POST search: %d, want 405", res.StatusCode)
+	}
+}
+
+func TestInvalidUTF8InTheQueryIsNotEchoed(t *testing.T) {
+	fs := &fakeSearch{total: 2}
+	srv := newTestServer(t, fs, nil)
+	for _, path := range []string{"/?q=caf%E9+%FF%FEbar", "/api/v1/search?q=caf%E9+%FF%FEbar"} {
+		code, body, _ := get(t, srv, path)
+		if code != 200 {
+			t.Fatalf("%s: status %d: %s", path, code, body)
+		}
+		if !utf8.ValidString(body) {
+			t.Fatalf("%s: the answer is not valid UTF-8: %q", path, body)
+		}
+		if !strings.Contains(body, "caf\uFFFD") {
+			t.Fatalf("%s: the invalid bytes were not replaced by U+FFFD", path)
+		}
+		if !utf8.ValidString(fs.last.Query) {
+			t.Fatalf("%s: the engine was asked %q", path, fs.last.Query)
+		}
 	}
 }
