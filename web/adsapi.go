@@ -35,7 +35,7 @@ const adsAPIPrefix = "/api/v1/ads/"
 // Amounts are in currency units (bids per click, budgets per day).
 // Answers: 401 without a valid key; 404 for an ad that does not exist or
 // belongs to someone else (never 403, which would confirm the id); 400
-// with {"error", "field", "limit"} for bad JSON or values out of range;
+// with {"error": {"code", "field", "value", "limit", "message"}} for bad JSON or values out of range;
 // 413 for a body over ads.max_request_bytes.
 type adsAPI struct {
 	store   *ads.Store
@@ -65,13 +65,13 @@ func (api *adsAPI) authed(h apiFunc) http.HandlerFunc {
 		scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="deltaq-ads"`)
-			writeError(w, http.StatusUnauthorized, "", "", "missing bearer key")
+			writeError(w, http.StatusUnauthorized, apiError{Code: CodeUnauthorized, Message: "missing bearer key"})
 			return
 		}
 		adv, ok := api.store.Authenticate(strings.TrimSpace(key))
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="deltaq-ads", error="invalid_token"`)
-			writeError(w, http.StatusUnauthorized, "", "", "invalid key")
+			writeError(w, http.StatusUnauthorized, apiError{Code: CodeUnauthorized, Message: "invalid key"})
 			return
 		}
 		h(w, r, adv)
@@ -336,18 +336,19 @@ func (api *adsAPI) decodeBody(w http.ResponseWriter, r *http.Request, v any) boo
 	var syntaxErr *json.SyntaxError
 	switch {
 	case errors.As(err, &tooBig):
-		writeError(w, http.StatusRequestEntityTooLarge, "body", fmt.Sprintf("at most %d bytes (ads.max_request_bytes)", tooBig.Limit),
-			fmt.Sprintf("body over %d bytes", tooBig.Limit))
+		writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: CodeBodyTooLarge, Field: "body",
+			Limit: fmt.Sprintf("at most %d bytes (ads.max_request_bytes)", tooBig.Limit), Message: fmt.Sprintf("body over %d bytes", tooBig.Limit)})
 	case errors.As(err, &typeErr):
-		writeError(w, http.StatusBadRequest, typeErr.Field, "must be a JSON "+typeErr.Type.String(),
-			fmt.Sprintf("%s: got JSON %s, want %s", typeErr.Field, typeErr.Value, typeErr.Type))
+		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: typeErr.Field, Value: "JSON " + typeErr.Value,
+			Limit: "must be a JSON " + typeErr.Type.String(), Message: fmt.Sprintf("%s: got JSON %s, want %s", typeErr.Field, typeErr.Value, typeErr.Type)})
 	case errors.As(err, &syntaxErr):
-		writeError(w, http.StatusBadRequest, "body", "must be valid JSON", fmt.Sprintf("bad JSON at byte %d: %v", syntaxErr.Offset, syntaxErr))
+		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Limit: "must be valid JSON",
+			Message: fmt.Sprintf("bad JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)})
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		writeError(w, http.StatusBadRequest, f, "unknown field", fmt.Sprintf("unknown field %q", f))
+		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: f, Limit: "unknown field", Message: fmt.Sprintf("unknown field %q", f)})
 	default:
-		writeError(w, http.StatusBadRequest, "body", "must be one JSON object", err.Error())
+		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Limit: "must be one JSON object", Message: err.Error()})
 	}
 	return false
 }
@@ -382,11 +383,11 @@ func (api *adsAPI) apiFail(w http.ResponseWriter, err error) {
 	var fe *ads.FieldError
 	switch {
 	case errors.As(err, &fe):
-		writeError(w, http.StatusBadRequest, fe.Field, fe.Limit, fe.Error())
+		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: fe.Field, Value: fe.Value, Limit: fe.Limit, Message: fe.Error()})
 	case errors.Is(err, ads.ErrNotFound):
-		writeError(w, http.StatusNotFound, "", "", "not found")
+		writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Message: "not found"})
 	default:
 		api.logger.Error("ads api", "err", err)
-		writeError(w, http.StatusInternalServerError, "", "", "internal error")
+		writeError(w, http.StatusInternalServerError, apiError{Code: CodeInternal, Message: "internal error"})
 	}
 }

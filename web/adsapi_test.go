@@ -141,9 +141,9 @@ func TestAPIAuthentication(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer resp.Body.Close()
-			var body apiError
+			var body errorBody
 			decodeJSON(t, resp, &body)
-			if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") == "" || body.Error == "" {
+			if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") == "" || body.Error.Code != CodeUnauthorized || body.Error.Message == "" {
 				t.Fatalf("status %d, WWW-Authenticate %q, body %+v", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
 			}
 		})
@@ -190,8 +190,8 @@ func TestAPIAdLifecycle(t *testing.T) {
 	if shown := e.selectAds("shoes", 1); len(shown) != 0 {
 		t.Fatal("revoked ad served")
 	}
-	var e400 apiError
-	if code := e.call("PATCH", path, key, `{"title":"New"}`, &e400); code != 400 || e400.Field != "status" {
+	var e400 errorBody
+	if code := e.call("PATCH", path, key, `{"title":"New"}`, &e400); code != 400 || e400.Error.Field != "status" {
 		t.Fatalf("update of a revoked ad: %d %+v, want 400 on status", code, e400)
 	}
 }
@@ -212,17 +212,17 @@ func TestAPIHidesOtherAdvertisersAds(t *testing.T) {
 		{"DELETE", ""},
 	} {
 		t.Run(tc.method+" answers 404 to another advertiser", func(t *testing.T) {
-			var body apiError
+			var body errorBody
 			if code := e.call(tc.method, path, bob, tc.body, &body); code != http.StatusNotFound {
 				t.Fatalf("status %d, want 404", code)
 			}
 		})
 	}
 	t.Run("a missing id is 404 too", func(t *testing.T) {
-		if code := e.call("GET", adsAPIPrefix+"424242", bob, "", &apiError{}); code != http.StatusNotFound {
+		if code := e.call("GET", adsAPIPrefix+"424242", bob, "", &errorBody{}); code != http.StatusNotFound {
 			t.Fatalf("status %d, want 404", code)
 		}
-		if code := e.call("GET", adsAPIPrefix+"abc", bob, "", &apiError{}); code != http.StatusNotFound {
+		if code := e.call("GET", adsAPIPrefix+"abc", bob, "", &errorBody{}); code != http.StatusNotFound {
 			t.Fatalf("non-numeric id: status %d, want 404", code)
 		}
 	})
@@ -263,19 +263,19 @@ func TestAPIRejectsBadInputNamingTheField(t *testing.T) {
 		{"a missing bid", `{"title":"t","url":"https://a.example/","targets":[{"phrase":"p"}]}`, "targets[0].bid"},
 	} {
 		t.Run("rejects "+tc.name, func(t *testing.T) {
-			var body apiError
+			var body errorBody
 			if code := e.call("POST", adsAPIPrefix, key, tc.body, &body); code != http.StatusBadRequest {
 				t.Fatalf("status %d, want 400", code)
 			}
-			if body.Field != tc.field || body.Error == "" || body.Limit == "" {
+			if body.Error.Field != tc.field || body.Error.Message == "" || body.Error.Limit == "" {
 				t.Fatalf("error %+v, want field %q with a limit", body, tc.field)
 			}
 		})
 	}
 	t.Run("rejects a body over ads.max_request_bytes with 413", func(t *testing.T) {
 		body := `{"title":"t","text":"` + strings.Repeat("y", 3000) + `"}`
-		var out apiError
-		if code := e.call("POST", adsAPIPrefix, key, body, &out); code != http.StatusRequestEntityTooLarge || out.Field != "body" {
+		var out errorBody
+		if code := e.call("POST", adsAPIPrefix, key, body, &out); code != http.StatusRequestEntityTooLarge || out.Error.Field != "body" {
 			t.Fatalf("status %d %+v, want 413 on body", code, out)
 		}
 	})
@@ -285,8 +285,8 @@ func TestAPIRejectsBadInputNamingTheField(t *testing.T) {
 				t.Fatalf("ad %d: status %d", i, code)
 			}
 		}
-		var out apiError
-		if code := e.call("POST", adsAPIPrefix, key, goodAd, &out); code != 400 || out.Field != "ads" || !strings.Contains(out.Limit, "5") {
+		var out errorBody
+		if code := e.call("POST", adsAPIPrefix, key, goodAd, &out); code != 400 || out.Error.Field != "ads" || !strings.Contains(out.Error.Limit, "5") {
 			t.Fatalf("status %d %+v, want 400 on ads naming the limit 5", code, out)
 		}
 	})
@@ -303,8 +303,8 @@ func TestAPIAccountAndReport(t *testing.T) {
 		t.Fatalf("set budget: %d %+v", code, acct)
 	}
 	for _, bad := range []string{`{"daily_budget":-1}`, `{"daily_budget":1e12}`, `{}`} {
-		var out apiError
-		if code := e.call("PATCH", adsAPIPrefix+"account", key, bad, &out); code != 400 || out.Field != "daily_budget" {
+		var out errorBody
+		if code := e.call("PATCH", adsAPIPrefix+"account", key, bad, &out); code != 400 || out.Error.Field != "daily_budget" {
 			t.Fatalf("budget %s: %d %+v, want 400 on daily_budget", bad, code, out)
 		}
 	}
@@ -367,9 +367,9 @@ func TestAdClickRedirectsChargesAndRejectsForgeries(t *testing.T) {
 	} {
 		t.Run("a click with "+tc.name+" answers 400 with a JSON error", func(t *testing.T) {
 			resp := e.get(tc.url)
-			var body apiError
+			var body errorBody
 			decodeJSON(t, resp, &body)
-			if resp.StatusCode != http.StatusBadRequest || body.Error == "" {
+			if resp.StatusCode != http.StatusBadRequest || body.Error.Message == "" {
 				t.Fatalf("status %d body %+v, want 400 with a JSON error", resp.StatusCode, body)
 			}
 		})

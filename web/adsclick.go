@@ -16,17 +16,17 @@ func adClickHandler(store *ads.Store, logger *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet {
 			w.Header().Set("Allow", http.MethodGet)
-			writeError(w, http.StatusMethodNotAllowed, "", "", "click URLs accept GET only")
+			writeError(w, http.StatusMethodNotAllowed, apiError{Code: CodeMethodNotAllowed, Value: r.Method, Limit: http.MethodGet, Message: "click URLs accept GET only"})
 			return
 		}
 		res, err := store.Click(r.Context(), r.URL.RawQuery)
 		switch {
 		case errors.Is(err, ads.ErrBadClick):
-			writeError(w, http.StatusBadRequest, "", "", err.Error())
+			writeError(w, http.StatusBadRequest, apiError{Code: CodeBadLink, Message: err.Error()})
 			return
 		case err != nil && res.URL == "":
 			logger.Error("ads click", "err", err)
-			writeError(w, http.StatusInternalServerError, "", "", "internal error")
+			writeError(w, http.StatusInternalServerError, apiError{Code: CodeInternal, Message: "internal error"})
 			return
 		case err != nil:
 			// The user still gets where they clicked; the charge is lost.
@@ -35,15 +35,4 @@ func adClickHandler(store *ads.Store, logger *slog.Logger) http.Handler {
 		w.Header().Set("Cache-Control", "no-store")
 		http.Redirect(w, r, res.URL, http.StatusFound)
 	})
-}
-
-// apiError is the JSON body of every error answer.
-type apiError struct {
-	Error string `json:"error"`
-	Field string `json:"field,omitempty"`
-	Limit string `json:"limit,omitempty"`
-}
-
-func writeError(w http.ResponseWriter, code int, field, limit, msg string) {
-	writeJSON(w, code, apiError{Error: msg, Field: field, Limit: limit})
 }

@@ -21,10 +21,18 @@
 // (user.go) seeds a user's promotion shuffle and counts a monitored user's
 // clicks once.
 //
-// State: none of its own beyond the request; the search latency histogram
-// lives in the registry it is given. Bad input answers 400 with a JSON
-// body naming the parameter and its limit; every search runs under
+// Errors of the JSON API (errors.go) follow one shape, with a stable code
+// a client can branch on:
+//
+//	{"error": {"code": "bad_parameter", "field": "size", "value": "500",
+//	           "limit": "in [1, 50]", "message": "500 is outside [1, 50]"}}
+//
+// Unknown /api/ paths answer 404 and known ones asked with another method
+// 405 (with Allow), both in that shape; every search runs under
 // server.search_timeout.
+//
+// State: none of its own beyond the request; the search latency histogram
+// lives in the registry it is given.
 //
 //	e := web.NewEngine(ix, searcher, adStore, web.EngineOptions{Limits: cfg.Index.Limits()})
 //	h, err := web.New(cfg.Server, web.Deps{Search: e, Pages: db, Signer: signer, Clicks: rank, Ads: adStore})

@@ -76,7 +76,7 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	page, err := e.rank.Search(ctx, user, r.Query, r.Page, r.Size)
 	if err != nil {
 		if errors.Is(err, ranking.ErrBadRequest) {
-			return Response{}, &InputError{Field: "q", Message: err.Error()}
+			return Response{}, &InputError{Field: "q", Value: r.Query, Message: err.Error()}
 		}
 		return Response{}, inputError(err)
 	}
@@ -112,7 +112,7 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 func inputError(err error) error {
 	var qe *index.QueryError
 	if errors.As(err, &qe) {
-		return &InputError{Field: "q", Message: qe.Msg}
+		return &InputError{Code: CodeBadQuery, Field: "q", Message: qe.Msg}
 	}
 	return err
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -84,19 +85,19 @@ var linkKinds = map[repo.LinkKind]string{
 func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 	raw := r.URL.Query().Get("url")
 	if raw == "" {
-		writeJSON(w, http.StatusBadRequest, &InputError{Field: "url", Message: "missing: give the page URL"})
+		writeInputError(w, &InputError{Code: CodeMissingParameter, Field: "url", Message: "missing: give the page URL"})
 		return
 	}
 	u, err := urlnorm.Normalize(raw)
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, &InputError{Field: "url", Message: err.Error(), Limit: urlnorm.MaxLength})
+		writeInputError(w, &InputError{Field: "url", Value: raw, Limit: fmt.Sprintf("an http(s) URL of <= %d bytes", urlnorm.MaxLength), Message: err.Error()})
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.SearchTimeout)
 	defer cancel()
 	rep, err := s.report(ctx, u)
 	if errors.Is(err, repo.ErrNotFound) {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": "the repository does not know " + u, "field": "url"})
+		writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Field: "url", Value: u, Message: "the repository does not know " + u})
 		return
 	}
 	if err != nil {

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 
@@ -17,7 +16,7 @@ type ClickRecorder interface {
 
 // RedirectHandler serves ranking.RedirectPath: it verifies the link, records the
 // click, and answers 302 to the target; a link that fails verification
-// gets 400 with a JSON body {"error": "..."}.
+// gets 400 with a JSON error (code bad_link).
 //
 // The click is recorded only when the request's user cookie names the user
 // the link was signed for: a link copied to someone else, or replayed by a
@@ -41,12 +40,7 @@ func NewRedirectHandler(signer *ranking.Signer, clicks ClickRecorder, logger *sl
 func (h *RedirectHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c, err := h.signer.Verify(r.URL.RawQuery)
 	if err != nil {
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
-		w.WriteHeader(http.StatusBadRequest)
-		if err := json.NewEncoder(w).Encode(map[string]string{"error": err.Error()}); err != nil {
-			h.logger.Debug("write redirect error", "err", err)
-		}
+		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadLink, Message: err.Error()})
 		return
 	}
 	if user, ok := UserFromRequest(r); ok && user == c.User {

@@ -73,11 +73,11 @@ func TestRedirectHandler(t *testing.T) {
 		if rec.Code != http.StatusBadRequest || len(log.clicks) != 0 {
 			t.Fatalf("got %d, recorded %+v", rec.Code, log.clicks)
 		}
-		var body struct{ Error string }
-		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || !strings.Contains(body.Error, "signature") {
+		var body errorBody
+		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body.Error.Code != CodeBadLink || !strings.Contains(body.Error.Message, "signature") {
 			t.Fatalf("body %q (%v)", rec.Body.String(), err)
 		}
-		if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
+		if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 			t.Fatalf("Content-Type %q", ct)
 		}
 	})

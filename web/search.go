@@ -2,8 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 )
 
@@ -51,27 +49,4 @@ type Ad struct {
 	Text     string `json:"text"`
 	URL      string `json:"url"`
 	ClickURL string `json:"click_url"`
-}
-
-// InputError is bad user input: the server answers 400 naming the field
-// and, when there is one, the limit. Searchers return it for query syntax
-// problems.
-type InputError struct {
-	Field   string `json:"field"`
-	Message string `json:"error"`
-	Limit   int    `json:"limit,omitempty"`
-}
-
-func (e *InputError) Error() string {
-	if e.Limit > 0 {
-		return fmt.Sprintf("%s: %s (limit %d)", e.Field, e.Message, e.Limit)
-	}
-	return fmt.Sprintf("%s: %s", e.Field, e.Message)
-}
-
-// asInputError reports whether err is bad input.
-func asInputError(err error) (*InputError, bool) {
-	var ie *InputError
-	ok := errors.As(err, &ie)
-	return ie, ok
 }

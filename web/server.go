@@ -97,6 +97,9 @@ func New(cfg Config, deps Deps) (*Server, error) {
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if strings.HasPrefix(r.URL.Path, "/api/") && apiFallback(s.mux, w, r) {
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
@@ -125,10 +128,11 @@ func (s *Server) parseSearch(r *http.Request) (Request, *InputError) {
 	q := r.URL.Query()
 	req := Request{Query: queryText(q.Get("q")), Page: 1, Size: s.cfg.DefaultSize}
 	if len(q.Get("q")) > s.cfg.MaxQueryBytes {
-		return req, &InputError{Field: "q", Message: fmt.Sprintf("%d bytes: longer than the %d-byte limit", len(q.Get("q")), s.cfg.MaxQueryBytes), Limit: s.cfg.MaxQueryBytes}
+		return req, &InputError{Field: "q", Value: fmt.Sprintf("%d bytes", len(q.Get("q"))), Limit: fmt.Sprintf("<= %d bytes", s.cfg.MaxQueryBytes),
+			Message: fmt.Sprintf("%d bytes: longer than the %d-byte limit", len(q.Get("q")), s.cfg.MaxQueryBytes)}
 	}
 	if req.Query == "" {
-		return req, &InputError{Field: "q", Message: "missing: give a query"}
+		return req, &InputError{Code: CodeMissingParameter, Field: "q", Message: "missing: give a query"}
 	}
 	num := func(field string, def, lo, hi int) (int, *InputError) {
 		v := q.Get(field)
@@ -137,10 +141,10 @@ func (s *Server) parseSearch(r *http.Request) (Request, *InputError) {
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return 0, &InputError{Field: field, Message: fmt.Sprintf("%q is not a whole number", v), Limit: hi}
+			return 0, &InputError{Field: field, Value: v, Limit: fmt.Sprintf("a whole number in [%d, %d]", lo, hi), Message: fmt.Sprintf("%q is not a whole number", v)}
 		}
 		if n < lo || n > hi {
-			return 0, &InputError{Field: field, Message: fmt.Sprintf("%d is outside [%d, %d]", n, lo, hi), Limit: hi}
+			return 0, &InputError{Field: field, Value: v, Limit: fmt.Sprintf("in [%d, %d]", lo, hi), Message: fmt.Sprintf("%d is outside [%d, %d]", n, lo, hi)}
 		}
 		return n, nil
 	}
@@ -185,7 +189,7 @@ func (s *Server) search(r *http.Request, req Request) (Response, error) {
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	req, ie := s.parseSearch(r)
 	if ie != nil {
-		writeJSON(w, http.StatusBadRequest, ie)
+		writeInputError(w, ie)
 		return
 	}
 	res, err := s.search(r, req)
@@ -200,15 +204,16 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 // 500 (logged) otherwise.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if ie, ok := asInputError(err); ok {
-		writeJSON(w, http.StatusBadRequest, ie)
+		writeInputError(w, ie)
 		return
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		writeJSON(w, http.StatusGatewayTimeout, map[string]string{"error": "the search took longer than server.search_timeout"})
+		writeError(w, http.StatusGatewayTimeout, apiError{Code: CodeTimeout, Limit: s.cfg.SearchTimeout.String(),
+			Message: "the request took longer than server.search_timeout"})
 		return
 	}
 	s.logger.Error("request failed", "url", r.URL.String(), "err", err)
-	writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "internal error"})
+	writeError(w, http.StatusInternalServerError, apiError{Code: CodeInternal, Message: "internal error"})
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

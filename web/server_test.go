@@ -36,7 +36,7 @@ type fakeSearch struct {
 func (f *fakeSearch) Search(_ context.Context, r Request) (Response, error) {
 	f.last = r
 	if strings.Contains(r.Query, `"unclosed`) {
-		return Response{}, fmt.Errorf("parse: %w", &InputError{Field: "q", Message: "unclosed quote"})
+		return Response{}, fmt.Errorf("parse: %w", &InputError{Code: CodeBadQuery, Field: "q", Message: "unclosed quote"})
 	}
 	var res Response
 	res.Total = uint64(f.total)
@@ -85,18 +85,18 @@ func TestBadSearchInputAnswers400NamingFieldAndLimit(t *testing.T) {
 	srv := newTestServer(t, &fakeSearch{total: 5}, nil)
 	long := strings.Repeat("a", 1001)
 	for _, c := range []struct {
-		name, query     string
-		field, contains string
+		name, query                         string
+		code, field, value, limit, contains string
 	}{
-		{"missing q", "", "q", "missing"},
-		{"blank q", "q=%20%20", "q", "missing"},
-		{"q over 1000 bytes", "q=" + long, "q", "1001 bytes: longer than the 1000-byte limit"},
-		{"size zero", "q=x&size=0", "size", "0 is outside [1, 100]"},
-		{"size over 100", "q=x&size=101", "size", "101 is outside [1, 100]"},
-		{"size not a number", "q=x&size=ten", "size", `"ten" is not a whole number`},
-		{"page zero", "q=x&page=0", "page", "0 is outside [1, 1000]"},
-		{"page over 1000", "q=x&page=1001", "page", "1001 is outside [1, 1000]"},
-		{"syntax error from the engine", "q=%22unclosed", "q", "unclosed quote"},
+		{"missing q", "", CodeMissingParameter, "q", "", "", "missing"},
+		{"blank q", "q=%20%20", CodeMissingParameter, "q", "", "", "missing"},
+		{"q over 1000 bytes", "q=" + long, CodeBadParameter, "q", "1001 bytes", "<= 1000 bytes", "1001 bytes: longer than the 1000-byte limit"},
+		{"size zero", "q=x&size=0", CodeBadParameter, "size", "0", "in [1, 100]", "0 is outside [1, 100]"},
+		{"size over 100", "q=x&size=101", CodeBadParameter, "size", "101", "in [1, 100]", "101 is outside [1, 100]"},
+		{"size not a number", "q=x&size=ten", CodeBadParameter, "size", "ten", "a whole number in [1, 100]", `"ten" is not a whole number`},
+		{"page zero", "q=x&page=0", CodeBadParameter, "page", "0", "in [1, 1000]", "0 is outside [1, 1000]"},
+		{"page over 1000", "q=x&page=1001", CodeBadParameter, "page", "1001", "in [1, 1000]", "1001 is outside [1, 1000]"},
+		{"syntax error from the engine", "q=%22unclosed", CodeBadQuery, "q", "", "", "unclosed quote"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, body, h := get(t, srv, "/api/v1/search?"+c.query)
@@ -106,14 +106,49 @@ func TestBadSearchInputAnswers400NamingFieldAndLimit(t *testing.T) {
 			if !strings.HasPrefix(h.Get("Content-Type"), "application/json") {
 				t.Fatalf("content type %q", h.Get("Content-Type"))
 			}
-			var e InputError
+			var e errorBody
 			if err := json.Unmarshal([]byte(body), &e); err != nil {
 				t.Fatalf("not JSON: %s", body)
 			}
-			if e.Field != c.field || !strings.Contains(e.Message, c.contains) {
-				t.Fatalf("error %+v, want field %q and %q", e, c.field, c.contains)
+			got := e.Error
+			if got.Code != c.code || got.Field != c.field || got.Value != c.value || got.Limit != c.limit || !strings.Contains(got.Message, c.contains) {
+				t.Fatalf("error %+v, want code %q, field %q, value %q, limit %q and %q", got, c.code, c.field, c.value, c.limit, c.contains)
 			}
 		})
+	}
+}
+
+func TestUnknownAPIPathsAndMethodsAnswerJSON(t *testing.T) {
+	srv := newTestServer(t, &fakeSearch{total: 1}, nil)
+	for _, c := range []struct {
+		method, path string
+		status       int
+		code, allow  string
+	}{
+		{"GET", "/api/v1/nope", 404, CodeNotFound, ""},
+		{"GET", "/api/v2/search?q=x", 404, CodeNotFound, ""},
+		{"POST", "/api/v1/search?q=x", 405, CodeMethodNotAllowed, "GET, HEAD"},
+		{"DELETE", "/api/v1/page?url=http://a.test/", 405, CodeMethodNotAllowed, "GET, HEAD"},
+	} {
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			req, _ := http.NewRequestWithContext(t.Context(), c.method, srv.URL+c.path, nil)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			var e errorBody
+			if err := json.NewDecoder(res.Body).Decode(&e); err != nil || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+				t.Fatalf("status %d, %s: not a JSON error (%v)", res.StatusCode, res.Header.Get("Content-Type"), err)
+			}
+			if res.StatusCode != c.status || e.Error.Code != c.code || res.Header.Get("Allow") != c.allow || e.Error.Message == "" {
+				t.Fatalf("status %d, error %+v, Allow %q; want %d, %s, Allow %q", res.StatusCode, e.Error, res.Header.Get("Allow"), c.status, c.code, c.allow)
+			}
+		})
+	}
+	// Outside /api/ the page routes keep plain answers.
+	if code, body, _ := get(t, srv, "/nope"); code != 404 || strings.HasPrefix(body, "{") {
+		t.Fatalf("/nope: %d %q", code, body)
 	}
 }
 
@@ -247,7 +282,7 @@ func TestPageReport(t *testing.T) {
 		t.Fatalf("unknown page: %d, want 404", code)
 	}
 	for _, q := range []string{"", "url=ftp%3A%2F%2Fa.test%2F", "url=" + strings.Repeat("x", 3000)} {
-		if code, body, _ := get(t, srv, "/api/v1/page?"+q); code != 400 || !strings.Contains(body, `"field":"url"`) {
+		if code, body, _ := get(t, srv, "/api/v1/page?"+q); code != 400 || !strings.Contains(body, `"field":"url"`) || !strings.Contains(body, `"code":"`) {
 			t.Fatalf("/api/v1/page?%.30s: %d %s", q, code, body)
 		}
 	}
