@@ -88,7 +88,9 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	if err != nil {
 		return Response{}, fmt.Errorf("engine: snippets: %w", err)
 	}
-	out := Response{Total: uint64(page.Total)}
+	// The index counts every match (Bleve's total hits); the ranking orders
+	// at most ranking.candidates of them, which is what pages can reach.
+	out := Response{Total: uint64(page.Total), TotalExact: true, Pageable: page.Candidates}
 	for _, res := range page.Results {
 		out.Results = append(out.Results, Result{
 			URL: res.URL, Title: res.Title, Snippet: snippets[res.URL], Score: res.Relevance,

@@ -62,7 +62,7 @@ func (s *Server) handleHTML(w http.ResponseWriter, r *http.Request) {
 		default:
 			data.Response = &res
 			data.First = (req.Page-1)*req.Size + 1
-			s.paginate(&data, req, res.Total)
+			s.paginate(&data, req, res)
 		}
 	}
 	var buf bytes.Buffer
@@ -78,8 +78,13 @@ func (s *Server) handleHTML(w http.ResponseWriter, r *http.Request) {
 }
 
 // paginate fills the links to neighbouring result pages (at most
-// server.max_page, and no further than the results go).
-func (s *Server) paginate(d *pageData, req Request, total uint64) {
+// server.max_page, and no further than the results go: Pageable, when
+// the ranking orders fewer than Total).
+func (s *Server) paginate(d *pageData, req Request, res Response) {
+	total := res.Total
+	if res.Truncated() {
+		total = uint64(res.Pageable)
+	}
 	last := int((total + uint64(req.Size) - 1) / uint64(req.Size))
 	last = min(last, s.cfg.MaxPage)
 	if last <= 1 {

@@ -183,6 +183,10 @@ func (s *Server) search(r *http.Request, req Request) (Response, error) {
 	if res.Results == nil {
 		res.Results = []Result{}
 	}
+	for i := range res.Results {
+		r := &res.Results[i]
+		r.SnippetText, r.Highlights, r.MatchedTerms = highlights(r.Snippet)
+	}
 	return res, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,8 +30,10 @@ var testConfig = Config{
 // fakeSearch returns total results numbered from the requested offset, with
 // snippets that try to inject markup.
 type fakeSearch struct {
-	total int
-	last  Request
+	total    int
+	pageable int  // 0: all of total
+	estimate bool // the total is not exact
+	last     Request
 }
 
 func (f *fakeSearch) Search(_ context.Context, r Request) (Response, error) {
@@ -39,7 +42,7 @@ func (f *fakeSearch) Search(_ context.Context, r Request) (Response, error) {
 		return Response{}, fmt.Errorf("parse: %w", &InputError{Code: CodeBadQuery, Field: "q", Message: "unclosed quote"})
 	}
 	var res Response
-	res.Total = uint64(f.total)
+	res.Total, res.TotalExact, res.Pageable = uint64(f.total), !f.estimate, f.pageable
 	for i := (r.Page - 1) * r.Size; i < min(f.total, r.Page*r.Size); i++ {
 		res.Results = append(res.Results, Result{
 			URL:     fmt.Sprintf("http://a.test/%d", i),
@@ -331,5 +334,63 @@ func TestInvalidUTF8InTheQueryIsNotEchoed(t *testing.T) {
 		if !utf8.ValidString(fs.last.Query) {
 			t.Fatalf("%s: the engine was asked %q", path, fs.last.Query)
 		}
+	}
+}
+
+func TestHighlightsBesideTheSnippet(t *testing.T) {
+	text, spans, terms := highlights(`a <mark>Tar</mark> x &amp; <b>y</b> <mark>gz</mark> <mark>tar</mark> café <mark>é</mark>`)
+	if text != "a Tar x & y gz tar café é" {
+		t.Fatalf("text %q", text)
+	}
+	var marked []string
+	for _, s := range spans {
+		marked = append(marked, text[s.Start:s.End])
+	}
+	if !slices.Equal(marked, []string{"Tar", "gz", "tar", "é"}) || !slices.Equal(terms, []string{"tar", "gz", "é"}) {
+		t.Fatalf("spans cover %q, terms %q", marked, terms)
+	}
+
+	srv := newTestServer(t, &fakeSearch{total: 3}, nil)
+	_, body, _ := get(t, srv, "/api/v1/search?q=tar")
+	var res struct {
+		Results []struct {
+			SnippetText  string   `json:"snippet_text"`
+			Highlights   []Span   `json:"highlights"`
+			MatchedTerms []string `json:"matched_terms"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(body), &res); err != nil {
+		t.Fatal(err)
+	}
+	r := res.Results[0]
+	if len(r.Highlights) != 1 || r.SnippetText[r.Highlights[0].Start:r.Highlights[0].End] != "tar" || !slices.Equal(r.MatchedTerms, []string{"tar"}) {
+		t.Fatalf("result %+v", r)
+	}
+}
+
+func TestTotalSaysWhetherItIsExactAndHowFarPagesReach(t *testing.T) {
+	srv := newTestServer(t, &fakeSearch{total: 5000, pageable: 25, estimate: true}, nil)
+	_, body, _ := get(t, srv, "/api/v1/search?q=tar")
+	var res struct {
+		Total      uint64 `json:"total"`
+		TotalExact *bool  `json:"total_exact"`
+		Pageable   int    `json:"pageable"`
+	}
+	if err := json.Unmarshal([]byte(body), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Total != 5000 || res.TotalExact == nil || *res.TotalExact || res.Pageable != 25 {
+		t.Fatalf("total %d, exact %v, pageable %d; want 5000, false, 25", res.Total, res.TotalExact, res.Pageable)
+	}
+	_, page, _ := get(t, srv, "/?q=tar&page=2")
+	if !strings.Contains(page, "about 5000 results (the first 25 shown)") {
+		t.Fatal("the page does not say the total is estimated and how many are shown")
+	}
+	if !strings.Contains(page, `page=3`) || strings.Contains(page, `page=4`) {
+		t.Fatal("pagination does not stop at the 3 pages the 25 pageable results fill")
+	}
+	_, exact, _ := get(t, newTestServer(t, &fakeSearch{total: 7}, nil), "/?q=tar")
+	if !strings.Contains(exact, ">7 results in") {
+		t.Fatal("an exact total is not shown plainly")
 	}
 }
