@@ -7,13 +7,20 @@
 //
 //	GET /                    HTML search page (templates/, no external assets)
 //	GET /api/v1/search       JSON results: ?q=&page=&size=
-//	GET /api/v1/page         JSON: what the repository knows of ?url=
+//	GET /api/v1/page         JSON page report of ?url= (PageReport) *
 //	GET /opensearch.xml      OpenSearch description
 //	GET /healthz             liveness
-//	GET /metrics             Prometheus (search latency, plus what the binary registers)
+//	GET /metrics             Prometheus (search latency, plus what the binary registers) *
+//	GET /explain             HTML page report of ?url=: fetches, ΔQ_A, δQ_A, priority, why *
 //	GET /r                   signed result click (ranking.RedirectPath): awareness, then 302 (thesis §5.4)
 //	GET /c                   signed ad click (ads.ClickPath): charge the bid, then 302 (ch. 6)
 //	    /api/v1/ads/         the advertiser API (adsapi.go), behind a bearer key
+//
+// The routes marked * are the operator's: with server.admin.listen set
+// they move to the admin listener (Server.Admin, which serves every route
+// and links each result to its explain view), and the public listener no
+// longer serves them. PageReport is also what `deltaq page explain` prints
+// (WriteText, or JSON).
 //
 // Engine (engine.go) is the Searcher the binary wires: Boolean relevance
 // from the index (thesis §2.3), ranking's order with randomized promotion

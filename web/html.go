@@ -2,7 +2,9 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -11,6 +13,9 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+
+	"github.com/deltaq/deltaq/internal/urlnorm"
+	"github.com/deltaq/deltaq/repo"
 )
 
 //go:embed templates/*.html
@@ -20,6 +25,12 @@ var pageTemplate = template.Must(template.New("search.html").Funcs(template.Func
 	"snippet": safeSnippet,
 }).ParseFS(templateFS, "templates/search.html"))
 
+var explainTemplate = template.Must(template.New("explain.html").Funcs(template.FuncMap{
+	"stamp":    stamp,
+	"stampPtr": stampPtr,
+	"deref":    func(f *float64) float64 { return *f },
+}).ParseFS(templateFS, "templates/explain.html"))
+
 type pageLink struct {
 	N       int
 	Href    string
@@ -27,6 +38,7 @@ type pageLink struct {
 }
 
 type pageData struct {
+	Explain    bool // link each result to its explain view
 	Query      string
 	Error      string
 	Response   *Response
@@ -35,8 +47,14 @@ type pageData struct {
 	Pages      []pageLink
 }
 
-func (s *Server) handleHTML(w http.ResponseWriter, r *http.Request) {
-	data := pageData{Query: queryText(r.URL.Query().Get("q"))}
+// htmlHandler serves the search page; explain links each result to its
+// explain view, on the listener that serves it.
+func (s *Server) htmlHandler(explain bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) { s.handleHTML(w, r, explain) }
+}
+
+func (s *Server) handleHTML(w http.ResponseWriter, r *http.Request, explain bool) {
+	data := pageData{Query: queryText(r.URL.Query().Get("q")), Explain: explain}
 	code := http.StatusOK
 	if strings.TrimSpace(data.Query) != "" {
 		// The cookie seeds this user's promotion order; a new visitor's
@@ -65,8 +83,14 @@ func (s *Server) handleHTML(w http.ResponseWriter, r *http.Request) {
 			s.paginate(&data, req, res)
 		}
 	}
+	s.render(w, pageTemplate, code, data)
+}
+
+// render executes t into a buffer first, so a failure answers 500 rather
+// than half a page.
+func (s *Server) render(w http.ResponseWriter, t *template.Template, code int, data any) {
 	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, data); err != nil {
+	if err := t.Execute(&buf, data); err != nil {
 		s.logger.Error("render failed", "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
@@ -75,6 +99,37 @@ func (s *Server) handleHTML(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
 	w.WriteHeader(code)
 	w.Write(buf.Bytes())
+}
+
+type explainData struct {
+	Error  string
+	Report *PageReport
+}
+
+// handleExplain is the HTML view of the page report.
+func (s *Server) handleExplain(w http.ResponseWriter, r *http.Request) {
+	raw := r.URL.Query().Get("url")
+	u, err := urlnorm.Normalize(raw)
+	if raw == "" {
+		s.render(w, explainTemplate, http.StatusBadRequest, explainData{Error: "Give the page to explain: /explain?url=..."})
+		return
+	}
+	if err != nil {
+		s.render(w, explainTemplate, http.StatusBadRequest, explainData{Error: fmt.Sprintf("url %q: %v", raw, err)})
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.SearchTimeout)
+	defer cancel()
+	rep, err := BuildPageReport(ctx, s.deps.Pages, s.deps.Explain, u)
+	switch {
+	case errors.Is(err, repo.ErrNotFound):
+		s.render(w, explainTemplate, http.StatusNotFound, explainData{Error: "The repository does not know " + u + "."})
+	case err != nil:
+		s.logger.Error("explain failed", "url", u, "err", err)
+		s.render(w, explainTemplate, http.StatusInternalServerError, explainData{Error: "The report failed; please try again."})
+	default:
+		s.render(w, explainTemplate, http.StatusOK, explainData{Report: rep})
+	}
 }
 
 // paginate fills the links to neighbouring result pages (at most

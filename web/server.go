@@ -24,7 +24,7 @@ type Deps struct {
 	Pages  Pages
 	// Explain computes a page's recrawl estimate for the page report; nil
 	// leaves it out.
-	Explain func(ctx context.Context, url string) (any, error)
+	Explain ExplainFunc
 	// Registry receives the server's metrics and is served on /metrics;
 	// nil means a fresh registry.
 	Registry *prometheus.Registry
@@ -38,16 +38,23 @@ type Deps struct {
 	Ads *ads.Store
 }
 
-// Server is the HTTP handler of the search engine.
+// Server is the HTTP front of the search engine. It serves the public
+// routes itself (ServeHTTP); the operator's routes (/metrics, the page
+// report and the explain view) are served by Admin when
+// server.admin.listen is set, and by the public handler otherwise.
 type Server struct {
 	cfg     Config
 	deps    Deps
-	mux     *http.ServeMux
+	public  *http.ServeMux
+	admin   *http.ServeMux // nil: no admin listener
 	logger  *slog.Logger
 	latency *prometheus.HistogramVec
+	clicks  http.Handler // result-click redirect; nil without a Signer
+	adClick http.Handler // nil without ads
+	adsAPI  *adsAPI      // nil without ads
 }
 
-// New builds the handler.
+// New builds the handlers.
 func New(cfg Config, deps Deps) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -55,7 +62,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if deps.Search == nil || deps.Pages == nil {
 		return nil, errors.New("web: Search and Pages are required")
 	}
-	s := &Server{cfg: cfg, deps: deps, mux: http.NewServeMux(), logger: deps.Logger}
+	s := &Server{cfg: cfg, deps: deps, logger: deps.Logger}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
@@ -71,36 +78,70 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if err := s.deps.Registry.Register(s.latency); err != nil {
 		return nil, fmt.Errorf("web: metrics: %w", err)
 	}
-	s.mux.HandleFunc("GET /{$}", s.timed("page", s.handleHTML))
-	s.mux.HandleFunc("GET /api/v1/search", s.timed("api", s.handleSearch))
-	s.mux.HandleFunc("GET /api/v1/page", s.handlePage)
-	s.mux.HandleFunc("GET /opensearch.xml", s.handleOpenSearch)
-	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		fmt.Fprintln(w, "ok")
-	})
-	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{}))
 	if deps.Signer != nil {
 		if deps.Clicks == nil {
 			return nil, errors.New("web: Signer without Clicks")
 		}
-		s.mux.Handle("GET "+ranking.RedirectPath, NewRedirectHandler(deps.Signer, deps.Clicks, s.logger))
+		s.clicks = NewRedirectHandler(deps.Signer, deps.Clicks, s.logger)
 	}
 	if deps.Ads != nil {
-		s.mux.Handle(ads.ClickPath, adClickHandler(deps.Ads, s.logger))
-		api := &adsAPI{store: deps.Ads, maxBody: deps.Ads.Config().MaxRequestBytes, logger: s.logger}
-		api.routes(s.mux)
+		s.adClick = adClickHandler(deps.Ads, s.logger)
+		s.adsAPI = &adsAPI{store: deps.Ads, maxBody: deps.Ads.Config().MaxRequestBytes, logger: s.logger}
+	}
+	adminOn := cfg.Admin.Listen != ""
+	s.public = s.routes(!adminOn)
+	if adminOn {
+		s.admin = s.routes(true)
 	}
 	return s, nil
 }
 
-// ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// routes builds one listener's mux: the public routes, and with operator
+// the metrics, the page report and the explain view (and explain links on
+// the search page).
+func (s *Server) routes(operator bool) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.timed("page", s.htmlHandler(operator)))
+	mux.HandleFunc("GET /api/v1/search", s.timed("api", s.handleSearch))
+	mux.HandleFunc("GET /opensearch.xml", s.handleOpenSearch)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	})
+	if s.clicks != nil {
+		mux.Handle("GET "+ranking.RedirectPath, s.clicks)
+	}
+	if s.adsAPI != nil {
+		mux.Handle(ads.ClickPath, s.adClick)
+		s.adsAPI.routes(mux)
+	}
+	if operator {
+		mux.Handle("GET /metrics", promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{}))
+		mux.HandleFunc("GET /api/v1/page", s.handlePage)
+		mux.HandleFunc("GET /explain", s.handleExplain)
+	}
+	return mux
+}
+
+// ServeHTTP serves the public listener.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { serve(s.public, w, r) }
+
+// Admin returns the handler of the admin listener (server.admin.listen):
+// every public route plus the operator's. It is nil when the admin
+// listener is off and the public handler serves the operator's routes.
+func (s *Server) Admin() http.Handler {
+	if s.admin == nil {
+		return nil
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { serve(s.admin, w, r) })
+}
+
+func serve(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	if strings.HasPrefix(r.URL.Path, "/api/") && apiFallback(s.mux, w, r) {
+	if strings.HasPrefix(r.URL.Path, "/api/") && apiFallback(mux, w, r) {
 		return
 	}
-	s.mux.ServeHTTP(w, r)
+	mux.ServeHTTP(w, r)
 }
 
 // statusWriter remembers the status code for metrics.

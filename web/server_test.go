@@ -273,7 +273,7 @@ func TestPageReport(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("status %d: %s", code, body)
 	}
-	var rep pageReport
+	var rep PageReport
 	if err := json.Unmarshal([]byte(body), &rep); err != nil {
 		t.Fatal(err)
 	}

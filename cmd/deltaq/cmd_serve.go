@@ -63,6 +63,14 @@ func (a *app) serveLoops(g *errgroup.Group, ctx context.Context, s *services, cf
 	g.Go(func() error { return s.ix.Run(ctx, notify) })
 	g.Go(func() error { return s.rank.RunPageRank(ctx, cfg.Ranking.PageRank.Interval, s.ix) })
 	g.Go(func() error { return s.ads.Run(ctx) })
+	if admin := s.handler.Admin(); admin != nil {
+		g.Go(func() error {
+			return httpserver.Run(ctx, cfg.Server.Admin.Listen, cfg.Server.HTTP, admin, httpserver.Options{
+				Logger: s.logger,
+				Ready:  func(addr string) { fmt.Fprintf(a.stdout, "admin: http://%s/ (metrics, page reports, explain)\n", addr) },
+			})
+		})
+	}
 	g.Go(func() error {
 		return httpserver.Run(ctx, cfg.Server.Listen, cfg.Server.HTTP, s.handler, httpserver.Options{
 			Logger:       s.logger,

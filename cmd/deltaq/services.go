@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -30,7 +29,7 @@ type services struct {
 	rank    *ranking.Store
 	ads     *ads.Store
 	reg     *prometheus.Registry
-	handler http.Handler
+	handler *web.Server
 }
 
 // serviceOptions vary what openServices builds.
@@ -103,7 +102,7 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 
 // explain is the page report's recrawl section: the page's δQ_A estimate
 // and its priority now (thesis §4.7.1).
-func (s *services) explain(ctx context.Context, url string) (any, error) {
+func (s *services) explain(ctx context.Context, url string) (frontier.Explanation, error) {
 	return frontier.ExplainPage(ctx, s.db, s.cfg.Frontier, url, time.Now())
 }
 
