@@ -46,7 +46,7 @@ type ClickResult struct {
 // across restarts. A malformed or forged URL returns an error wrapping
 // ErrBadClick.
 func (s *Store) Click(ctx context.Context, rawQuery string) (ClickResult, error) {
-	imp, err := s.parseClick(rawQuery)
+	imp, err := s.links.parseClick(rawQuery)
 	if err != nil {
 		return ClickResult{}, err
 	}

@@ -46,7 +46,10 @@
 // budgets and ad changes are written at once.
 //
 // Serving: Select(ctx, phrase, c) returns ads with signed click URLs
-// (ClickPath); Click verifies and charges one. The HTTP routes (the click
+// (ClickPath); Click verifies and charges one. Signing and verifying click
+// URLs is clickSigner's (token.go), which holds only the key; the limits on
+// ads, bids and budgets are checked by Config (validate.go); Store keeps
+// the state and its locks. The HTTP routes (the click
 // redirect and the advertiser API) belong to package web, which calls the
 // methods here. NormalizePhrase is the one phrase normalization.
 //

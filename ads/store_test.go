@@ -2,8 +2,6 @@ package ads
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"errors"
 	"net/url"
 	"strings"
@@ -238,9 +236,8 @@ func TestForgedClickURLsAreRejected(t *testing.T) {
 		}
 		return ClickPath + "?" + q2.Encode()
 	}
-	other := &Store{secret: []byte(strings.Repeat("x", 32))}
-	other.macs.New = func() any { return hmac.New(sha256.New, other.secret) }
-	forgedImp, _ := e.s.parseClick(rawQuery)
+	other := newClickSigner([]byte(strings.Repeat("x", 32)), nil)
+	forgedImp, _ := e.s.links.parseClick(rawQuery)
 	forgedImp.Bid = 1
 	for _, tc := range []struct{ name, url string }{
 		{"a raised bid", with("b", "9000000")},
