@@ -2,10 +2,8 @@ package ads
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/deltaq/deltaq/repo"
@@ -48,7 +46,7 @@ type ClickResult struct {
 // across restarts. A malformed or forged URL returns an error wrapping
 // ErrBadClick.
 func (s *Store) Click(ctx context.Context, rawQuery string) (ClickResult, error) {
-	imp, err := s.parseClick(rawQuery)
+	imp, err := s.links.parseClick(rawQuery)
 	if err != nil {
 		return ClickResult{}, err
 	}
@@ -186,53 +184,4 @@ func (s *Store) pruneClicked(ctx context.Context) error {
 		return fmt.Errorf("ads: prune clicks: %w", err)
 	}
 	return nil
-}
-
-// ClickHandler serves ClickPath: GET with a signed click URL verifies and
-// charges the click, then redirects (302) to the ad's target. A malformed
-// or forged URL gets 400 with a JSON error; other methods get 405.
-func (s *Store) ClickHandler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet {
-			w.Header().Set("Allow", http.MethodGet)
-			writeError(w, http.StatusMethodNotAllowed, "", "", "click URLs accept GET only")
-			return
-		}
-		res, err := s.Click(r.Context(), r.URL.RawQuery)
-		switch {
-		case errors.Is(err, ErrBadClick):
-			writeError(w, http.StatusBadRequest, "", "", err.Error())
-			return
-		case err != nil && res.URL == "":
-			s.logger.Error("ads click", "err", err)
-			writeError(w, http.StatusInternalServerError, "", "", "internal error")
-			return
-		case err != nil:
-			// The user still gets where they clicked; the charge is lost.
-			s.logger.Error("ads click", "err", err)
-		}
-		w.Header().Set("Cache-Control", "no-store")
-		http.Redirect(w, r, res.URL, http.StatusFound)
-	})
-}
-
-// apiError is the JSON body of every error answer.
-type apiError struct {
-	Error string `json:"error"`
-	Field string `json:"field,omitempty"`
-	Limit string `json:"limit,omitempty"`
-}
-
-func writeError(w http.ResponseWriter, code int, field, limit, msg string) {
-	writeJSON(w, code, apiError{Error: msg, Field: field, Limit: limit})
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(code)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	// The status line is out; a failed write means the client went away.
-	_ = enc.Encode(v)
 }

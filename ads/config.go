@@ -76,11 +76,11 @@ func (c Config) Validate() error {
 	if c.MinBid < 1e-6 {
 		bad("min_bid", c.MinBid, "must be >= 0.000001 (one micro)")
 	}
-	if c.MaxBid < c.MinBid || c.MaxBid > maxMoneyUnits {
-		bad("max_bid", c.MaxBid, fmt.Sprintf("must be in [ads.min_bid, %g]", maxMoneyUnits))
+	if c.MaxBid < c.MinBid || c.MaxBid > MaxMoneyUnits {
+		bad("max_bid", c.MaxBid, fmt.Sprintf("must be in [ads.min_bid, %g]", MaxMoneyUnits))
 	}
-	if c.MaxDailyBudget < 1e-6 || c.MaxDailyBudget > maxMoneyUnits {
-		bad("max_daily_budget", c.MaxDailyBudget, fmt.Sprintf("must be in [0.000001, %g]", maxMoneyUnits))
+	if c.MaxDailyBudget < 1e-6 || c.MaxDailyBudget > MaxMoneyUnits {
+		bad("max_daily_budget", c.MaxDailyBudget, fmt.Sprintf("must be in [0.000001, %g]", MaxMoneyUnits))
 	}
 	if c.Secret != "" && len(c.Secret) < 32 {
 		bad("secret", fmt.Sprintf("(%d bytes)", len(c.Secret)), "must be empty or at least 32 bytes")

@@ -46,13 +46,15 @@
 // budgets and ad changes are written at once.
 //
 // Serving: Select(ctx, phrase, c) returns ads with signed click URLs
-// (ClickPath); ClickHandler verifies, charges and redirects; APIHandler is
-// the advertiser API under APIPrefix. NormalizePhrase is the one phrase
-// normalization.
+// (ClickPath); Click verifies and charges one. Signing and verifying click
+// URLs is clickSigner's (token.go), which holds only the key; the limits on
+// ads, bids and budgets are checked by Config (validate.go); Store keeps
+// the state and its locks. The HTTP routes (the click
+// redirect and the advertiser API) belong to package web, which calls the
+// methods here. NormalizePhrase is the one phrase normalization.
 //
 //	store, err := ads.Open(ctx, db, cfg.Ads, ads.Options{Logger: logger})
 //	go store.Run(ctx) // periodic flush
 //	shown, err := store.Select(ctx, query, 0)
-//	mux.Handle("GET "+ads.ClickPath, store.ClickHandler())
-//	mux.Handle(ads.APIPrefix, store.APIHandler())
+//	res, err := store.Click(ctx, rawQuery) // charge, then redirect to res.URL
 package ads

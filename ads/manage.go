@@ -29,7 +29,7 @@ func (s *Store) CreateAdvertiser(ctx context.Context, p AdvertiserParams) (Adver
 	if err := checkText("name", name, 1, MaxNameRunes); err != nil {
 		return Advertiser{}, "", err
 	}
-	if err := s.checkBudget("daily_budget", p.DailyBudget); err != nil {
+	if err := s.cfg.checkBudget("daily_budget", p.DailyBudget); err != nil {
 		return Advertiser{}, "", err
 	}
 	tz := p.TimeZone
@@ -116,7 +116,7 @@ func (s *Store) Advertiser(id uint64) (Advertiser, error) {
 // Today's spend is kept: a budget lowered below it stops the advertiser's
 // ads until the next reset.
 func (s *Store) SetDailyBudget(ctx context.Context, advertiserID uint64, budget Money) (Advertiser, error) {
-	if err := s.checkBudget("daily_budget", budget); err != nil {
+	if err := s.cfg.checkBudget("daily_budget", budget); err != nil {
 		return Advertiser{}, err
 	}
 	s.mu.RLock()
@@ -147,7 +147,7 @@ func (s *Store) SetDailyBudget(ctx context.Context, advertiserID uint64, budget 
 // SubmitAd adds an active ad for an advertiser. It competes from the next
 // query on (§6.8.3).
 func (s *Store) SubmitAd(ctx context.Context, advertiserID uint64, spec AdSpec) (Ad, error) {
-	if err := s.checkSpec(&spec); err != nil {
+	if err := s.cfg.checkSpec(&spec); err != nil {
 		return Ad{}, err
 	}
 	now := s.clock.Now()
@@ -217,7 +217,7 @@ func (s *Store) UpdateAd(ctx context.Context, advertiserID, adID uint64, u AdUpd
 	if u.Targets != nil {
 		spec.Targets = *u.Targets
 	}
-	if err := s.checkSpec(&spec); err != nil {
+	if err := s.cfg.checkSpec(&spec); err != nil {
 		return Ad{}, err
 	}
 	next := cloneAd(la.ad)
@@ -458,7 +458,7 @@ func (s *Store) Ads(ctx context.Context, advertiserID uint64) ([]Ad, error) {
 // Report returns the advertiser's budget, today's spend, and impressions,
 // clicks, CTR and spend of every (ad, phrase) pair.
 func (s *Store) Report(ctx context.Context, advertiserID uint64) (Report, error) {
-	r, err := s.accountReport(advertiserID)
+	r, err := s.Account(advertiserID)
 	if err != nil {
 		return Report{}, err
 	}
@@ -492,8 +492,9 @@ func (s *Store) Report(ctx context.Context, advertiserID uint64) (Report, error)
 	return r, nil
 }
 
-// accountReport is Report without the per-ad statistics.
-func (s *Store) accountReport(advertiserID uint64) (Report, error) {
+// Account is Report without the per-ad statistics: budget, spend today
+// and the next reset.
+func (s *Store) Account(advertiserID uint64) (Report, error) {
 	s.mu.RLock()
 	adv := s.mu.advertisers[advertiserID]
 	s.mu.RUnlock()

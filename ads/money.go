@@ -16,9 +16,9 @@ const (
 	Unit  Money = 1_000_000
 )
 
-// maxMoneyUnits bounds any amount, in units, so that sums of a day's
+// MaxMoneyUnits bounds any amount, in units, so that sums of a day's
 // charges cannot overflow int64 micros.
-const maxMoneyUnits = 1e9
+const MaxMoneyUnits = 1e9
 
 // MoneyFromUnits converts an amount in currency units to micros, rounding
 // to the nearest micro.

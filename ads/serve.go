@@ -70,11 +70,11 @@ func (s *Store) Select(ctx context.Context, phrase string, c int) ([]Shown, erro
 	s.mu.RUnlock()
 
 	for k, p := range picks {
-		id, err := s.newImpressionID()
+		id, err := s.links.newImpressionID()
 		if err != nil {
 			return nil, err
 		}
-		shown[k].ClickURL = s.clickURL(impression{ID: id, Ad: p.tg.adID, Phrase: phrase, Bid: p.bid, Issued: now.Unix()})
+		shown[k].ClickURL = s.links.clickURL(impression{ID: id, Ad: p.tg.adID, Phrase: phrase, Bid: p.bid, Issued: now.Unix()})
 	}
 	s.logger.Debug("ads selected", "phrase", phrase, "n", len(shown), "policy", s.policy.Name())
 	return shown, nil

@@ -3,9 +3,7 @@ package ads
 import (
 	"cmp"
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -49,10 +47,9 @@ type Store struct {
 	clock   clock.Clock
 	logger  *slog.Logger
 	random  io.Reader
-	secret  []byte
+	links   *clickSigner // set by Open once the secret is known
 	clicked *recentSet
 	cands   sync.Pool // *[]Candidate, reused by Select
-	macs    sync.Pool // hash.Hash: HMAC-SHA-256 keyed with secret
 
 	// flushMu orders writers of statistics records: Flush and the ad
 	// mutations take it before mu, so a record is never overwritten with
@@ -212,7 +209,6 @@ func Open(ctx context.Context, db *repo.DB, cfg Config, opts Options) (*Store, e
 		s.random = rand.Reader
 	}
 	s.cands.New = func() any { return new([]Candidate) }
-	s.macs.New = func() any { return hmac.New(sha256.New, s.secret) }
 	s.mu.advertisers = map[uint64]*advertiser{}
 	s.mu.byKey = map[[32]byte]*advertiser{}
 	s.mu.ads = map[uint64]*liveAd{}
@@ -230,6 +226,9 @@ func Open(ctx context.Context, db *repo.DB, cfg Config, opts Options) (*Store, e
 
 // Policy returns the selection policy in use.
 func (s *Store) Policy() Policy { return s.policy }
+
+// Config returns the configuration the Store was opened with.
+func (s *Store) Config() Config { return s.cfg }
 
 func (s *Store) load(ctx context.Context) error {
 	if err := s.loadSecret(ctx); err != nil {
@@ -337,7 +336,7 @@ func (s *Store) loadCounter(key string) (uint64, error) {
 
 func (s *Store) loadSecret(ctx context.Context) error {
 	if s.cfg.Secret != "" {
-		s.secret = []byte(s.cfg.Secret)
+		s.links = newClickSigner([]byte(s.cfg.Secret), s.random)
 		return nil
 	}
 	sec, _, err := s.db.BucketOrCreate(ctx, bucket, keySecret, func() ([]byte, error) {
@@ -348,7 +347,7 @@ func (s *Store) loadSecret(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("ads: secret: %w", err)
 	}
-	s.secret = sec
+	s.links = newClickSigner(sec, s.random)
 	return nil
 }
 

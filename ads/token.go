@@ -11,9 +11,10 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 )
 
-// ClickPath is where click URLs point; the server mounts ClickHandler
+// ClickPath is where click URLs point; package web serves it with Click
 // there.
 const ClickPath = "/c"
 
@@ -41,7 +42,21 @@ const (
 
 var b64 = base64.RawURLEncoding
 
-func (s *Store) newImpressionID() (string, error) {
+// clickSigner issues and verifies signed click URLs. It holds no state
+// beyond its key, so it needs no lock of the Store's.
+type clickSigner struct {
+	secret []byte
+	random io.Reader
+	macs   sync.Pool // hash.Hash: HMAC-SHA-256 keyed with secret
+}
+
+func newClickSigner(secret []byte, random io.Reader) *clickSigner {
+	c := &clickSigner{secret: secret, random: random}
+	c.macs.New = func() any { return hmac.New(sha256.New, c.secret) }
+	return c
+}
+
+func (s *clickSigner) newImpressionID() (string, error) {
 	var b [impressionIDBytes]byte
 	if _, err := io.ReadFull(s.random, b[:]); err != nil {
 		return "", fmt.Errorf("ads: impression id: %w", err)
@@ -51,7 +66,7 @@ func (s *Store) newImpressionID() (string, error) {
 
 // sign returns the URL-safe HMAC of imp. The phrase goes last because it is
 // the only field that may contain the separator.
-func (s *Store) sign(imp impression) string {
+func (s *clickSigner) sign(imp impression) string {
 	m := s.macs.Get().(hash.Hash)
 	defer s.macs.Put(m)
 	m.Reset()
@@ -72,7 +87,7 @@ func (s *Store) sign(imp impression) string {
 }
 
 // clickURL returns the relative click URL of imp.
-func (s *Store) clickURL(imp impression) string {
+func (s *clickSigner) clickURL(imp impression) string {
 	var b strings.Builder
 	b.Grow(len(ClickPath) + 96 + 3*len(imp.Phrase))
 	b.WriteString(ClickPath)
@@ -92,7 +107,7 @@ func (s *Store) clickURL(imp impression) string {
 }
 
 // parseClick decodes and verifies the query of a click URL.
-func (s *Store) parseClick(rawQuery string) (impression, error) {
+func (s *clickSigner) parseClick(rawQuery string) (impression, error) {
 	if len(rawQuery) > 4*MaxPhraseBytes+256 {
 		return impression{}, fmt.Errorf("%w: query of %d bytes", ErrBadClick, len(rawQuery))
 	}

@@ -1,17 +1,13 @@
 package ads
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
 	"errors"
 	"strings"
 	"testing"
 )
 
-func tokenStore() *Store {
-	s := &Store{secret: []byte(strings.Repeat("k", 32))}
-	s.macs.New = func() any { return hmac.New(sha256.New, s.secret) }
-	return s
+func tokenStore() *clickSigner {
+	return newClickSigner([]byte(strings.Repeat("k", 32)), nil)
 }
 
 func TestClickURLRoundTrip(t *testing.T) {

@@ -20,7 +20,7 @@ const (
 
 // checkSpec validates and normalizes an ad's text and targets: phrases are
 // normalized and must be distinct.
-func (s *Store) checkSpec(spec *AdSpec) error {
+func (c Config) checkSpec(spec *AdSpec) error {
 	if err := checkText("title", spec.Title, 1, MaxTitleRunes); err != nil {
 		return err
 	}
@@ -30,7 +30,7 @@ func (s *Store) checkSpec(spec *AdSpec) error {
 	if err := checkURL(spec.URL); err != nil {
 		return err
 	}
-	targets, err := s.checkTargets(spec.Targets)
+	targets, err := c.checkTargets(spec.Targets)
 	if err != nil {
 		return err
 	}
@@ -63,9 +63,9 @@ func checkURL(v string) error {
 	return nil
 }
 
-func (s *Store) checkTargets(in []Target) ([]Target, error) {
-	if len(in) < 1 || len(in) > s.cfg.MaxPhrasesPerAd {
-		return nil, &FieldError{Field: "targets", Value: fmt.Sprintf("(%d phrases)", len(in)), Limit: fmt.Sprintf("must list 1 to %d phrases (ads.max_phrases_per_ad)", s.cfg.MaxPhrasesPerAd)}
+func (c Config) checkTargets(in []Target) ([]Target, error) {
+	if len(in) < 1 || len(in) > c.MaxPhrasesPerAd {
+		return nil, &FieldError{Field: "targets", Value: fmt.Sprintf("(%d phrases)", len(in)), Limit: fmt.Sprintf("must list 1 to %d phrases (ads.max_phrases_per_ad)", c.MaxPhrasesPerAd)}
 	}
 	out := make([]Target, len(in))
 	seen := make(map[string]int, len(in))
@@ -82,7 +82,7 @@ func (s *Store) checkTargets(in []Target) ([]Target, error) {
 			return nil, &FieldError{Field: field, Value: strconv.Quote(p), Limit: fmt.Sprintf("must differ from targets[%d].phrase after normalization", j)}
 		}
 		seen[p] = i
-		if err := s.checkBid(fmt.Sprintf("targets[%d].bid", i), t.Bid); err != nil {
+		if err := c.checkBid(fmt.Sprintf("targets[%d].bid", i), t.Bid); err != nil {
 			return nil, err
 		}
 		out[i] = Target{Phrase: p, Bid: t.Bid}
@@ -90,16 +90,16 @@ func (s *Store) checkTargets(in []Target) ([]Target, error) {
 	return out, nil
 }
 
-func (s *Store) checkBid(field string, b Money) error {
-	lo, hi := MoneyFromUnits(s.cfg.MinBid), MoneyFromUnits(s.cfg.MaxBid)
+func (c Config) checkBid(field string, b Money) error {
+	lo, hi := MoneyFromUnits(c.MinBid), MoneyFromUnits(c.MaxBid)
 	if b < lo || b > hi {
 		return &FieldError{Field: field, Value: b.String(), Limit: fmt.Sprintf("must be in [%s, %s] (ads.min_bid, ads.max_bid)", lo, hi)}
 	}
 	return nil
 }
 
-func (s *Store) checkBudget(field string, b Money) error {
-	hi := MoneyFromUnits(s.cfg.MaxDailyBudget)
+func (c Config) checkBudget(field string, b Money) error {
+	hi := MoneyFromUnits(c.MaxDailyBudget)
 	if b < 0 || b > hi {
 		return &FieldError{Field: field, Value: b.String(), Limit: fmt.Sprintf("must be 0 (no budget) or in (0, %s] (ads.max_daily_budget)", hi)}
 	}

@@ -25,9 +25,9 @@ import (
 	"github.com/deltaq/deltaq/eval/synthweb"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
-	"github.com/deltaq/deltaq/internal/server"
 	"github.com/deltaq/deltaq/ranking"
 	"github.com/deltaq/deltaq/repo"
+	"github.com/deltaq/deltaq/web"
 )
 
 // Config mirrors configs/default.yaml.
@@ -40,7 +40,7 @@ type Config struct {
 	Discovery discovery.Config `mapstructure:"discovery"`
 	Ranking   ranking.Config   `mapstructure:"ranking"`
 	Ads       ads.Config       `mapstructure:"ads"`
-	Server    server.Config    `mapstructure:"server"`
+	Server    web.Config       `mapstructure:"server"`
 	Web       WebConfig        `mapstructure:"web"`
 	Demo      DemoConfig       `mapstructure:"demo"`
 	Eval      EvalConfig       `mapstructure:"eval"`

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,11 @@ type Options struct {
 	// every first fetch of a new page that found more, credited to the old
 	// page at the root of its chain. discovery.Stats.Record takes it.
 	OnYield func(x string, y repo.DiscoveryYield)
+	// Dial, when set, opens every connection in place of the network: an
+	// in-process network such as the one the politeness tests run inside a
+	// testing/synctest bubble. crawler.resolve still maps the address; the
+	// guard against non-public addresses applies to the network only.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Crawler fetches what the frontier hands out and commits every result to
@@ -61,6 +67,7 @@ func New(cfg Config, db *repo.DB, opts Options) (*Crawler, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.through = opts.Dial
 	c := &Crawler{cfg: cfg, db: db, clock: opts.Clock, logger: opts.Logger, onCommit: opts.OnCommit, onYield: opts.OnYield}
 	if c.clock == nil {
 		c.clock = clock.Real{}
@@ -70,8 +77,8 @@ func New(cfg Config, db *repo.DB, opts Options) (*Crawler, error) {
 	}
 	c.logger = c.logger.With("component", "crawler")
 	transport := newTransport(cfg, d)
-	c.fetch = newFetcher(cfg, transport, false)
-	c.robots = newFetcher(cfg, transport, true)
+	c.fetch = newFetcher(cfg, transport, c.clock, false)
+	c.robots = newFetcher(cfg, transport, c.clock, true)
 	c.hosts = newHostCache(db, cfg.UserAgent, cfg.Robots.MaxCapacity)
 	c.gate = newPoliteness(cfg.Politeness, c.hosts)
 	if c.scope, err = loadScope(db, cfg); err != nil {

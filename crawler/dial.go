@@ -36,6 +36,7 @@ type dialer struct {
 	resolve      map[string]string // lower-case host → host:port
 	allowPrivate bool
 	net          net.Dialer
+	through      func(ctx context.Context, network, addr string) (net.Conn, error) // Options.Dial
 }
 
 func newDialer(cfg Config) (*dialer, error) {
@@ -63,6 +64,9 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	}
 	if to, ok := d.resolve[strings.ToLower(host)]; ok {
 		addr = to
+	}
+	if d.through != nil {
+		return d.through(ctx, network, addr)
 	}
 	return d.net.DialContext(ctx, network, addr)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 
+	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -28,6 +29,7 @@ type fetcher struct {
 	// robots marks the robots.txt fetcher: it follows redirects, takes any
 	// content type, and cuts a longer body to maxBody rather than refusing it.
 	robots bool
+	clock  clock.Clock // times each request (response.took)
 }
 
 // response is what one request came to.
@@ -61,7 +63,7 @@ func newTransport(cfg Config, d *dialer) http.RoundTripper {
 // (RFC 9309 §2.3.1.2 asks for at least five).
 const maxRobotsRedirects = 5
 
-func newFetcher(cfg Config, transport http.RoundTripper, robots bool) *fetcher {
+func newFetcher(cfg Config, transport http.RoundTripper, clk clock.Clock, robots bool) *fetcher {
 	client := &http.Client{
 		Transport: transport,
 		Timeout:   cfg.Timeouts.Request,
@@ -85,7 +87,7 @@ func newFetcher(cfg Config, transport http.RoundTripper, robots bool) *fetcher {
 	for _, t := range cfg.ContentTypes {
 		types[strings.ToLower(t)] = true
 	}
-	f := &fetcher{base: c, maxBody: cfg.Limits.MaxBodyBytes, types: types, robots: robots}
+	f := &fetcher{base: c, maxBody: cfg.Limits.MaxBodyBytes, types: types, robots: robots, clock: clk}
 	if robots {
 		f.maxBody = cfg.Robots.MaxBytes
 	}
@@ -111,7 +113,7 @@ func (k keepCompressed) RoundTrip(r *http.Request) (*http.Response, error) {
 // fetch GETs url with the given extra headers.
 func (f *fetcher) fetch(ctx context.Context, url string, hdr http.Header) response {
 	res := response{url: url}
-	start := time.Now()
+	start := f.clock.Now()
 	c := f.base.Clone()
 	c.Context = ctx
 	// One byte over the limit tells a body at the limit from a larger one:
@@ -137,7 +139,7 @@ func (f *fetcher) fetch(ctx context.Context, url string, hdr http.Header) respon
 	h := http.Header{"Accept": {"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}}
 	maps.Copy(h, hdr)
 	err := c.Request(http.MethodGet, url, nil, nil, h)
-	res.took = time.Since(start)
+	res.took = f.clock.Now().Sub(start)
 	switch {
 	case rejected != 0:
 		res.outcome = rejected

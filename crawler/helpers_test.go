@@ -65,12 +65,19 @@ func serveFixture(t testing.TB, fx archivetest.Fixture) (*replay.Server, *httpte
 
 func newEnv(t testing.TB, cfg *configs.Config, dir string, clk clock.Clock) *env {
 	t.Helper()
+	return newEnvWith(t, cfg, dir, crawler.Options{Clock: clk})
+}
+
+// newEnvWith is newEnv with the crawler's options given whole.
+func newEnvWith(t testing.TB, cfg *configs.Config, dir string, opts crawler.Options) *env {
+	t.Helper()
+	clk := opts.Clock
 	db, err := repo.Open(dir, cfg.Repo, repo.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	c, err := crawler.New(cfg.Crawler, db, crawler.Options{Clock: clk})
+	c, err := crawler.New(cfg.Crawler, db, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,4 +149,54 @@ func (l *requestLog) count(host, path string) int {
 		}
 	}
 	return n
+}
+
+// memNet is an in-process network for a test web served inside a
+// testing/synctest bubble: connections are net.Pipe pairs, so a goroutine
+// waiting on one is durably blocked and the bubble's clock can advance
+// (a loopback socket would hold it still). It is both the server's
+// listener and the crawler's Dial.
+type memNet struct {
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+// serveMem serves h on a new memNet until the test ends.
+func serveMem(t testing.TB, h http.Handler) *memNet {
+	t.Helper()
+	n := &memNet{conns: make(chan net.Conn), done: make(chan struct{})}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(n)
+	t.Cleanup(func() { srv.Close() })
+	return n
+}
+
+func (n *memNet) Accept() (net.Conn, error) {
+	select {
+	case c := <-n.conns:
+		return c, nil
+	case <-n.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (n *memNet) Close() error {
+	n.once.Do(func() { close(n.done) })
+	return nil
+}
+
+func (n *memNet) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80} }
+
+// Dial connects to the server whatever the address.
+func (n *memNet) Dial(ctx context.Context, _, _ string) (net.Conn, error) {
+	client, server := net.Pipe()
+	select {
+	case n.conns <- server:
+		return client, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-n.done:
+		return nil, net.ErrClosed
+	}
 }

@@ -37,9 +37,12 @@
 // re-crawls without charging for them; Stats.FullRecrawlDue tells the
 // frontier when a site's Δ is up, so the cost is paid from the same budget.
 //
+// Load rebuilds Stats at start-up from the yields stored in the
+// repository, one host at a time (memory: one host's yields).
+//
 // Usage:
 //
-//	st, err := discovery.NewStats(cfg.Discovery, 7*24*time.Hour, logger)
+//	st, err := discovery.Load(ctx, db, cfg.Discovery, 7*24*time.Hour, logger) // or NewStats: empty
 //	err = st.Record(oldURL, repo.DiscoveryYield{At: fetchedAt, New: newURLs})
 //	for _, u := range st.Select(host, now) { frontier.Push(u) } // ≤ per_site pages
 //	h := discovery.Cover(g, func(u string) bool { return seenBefore[u] })

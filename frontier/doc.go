@@ -23,6 +23,10 @@
 // files. New URLs leave each host's queue in the order they were found, so
 // a crawl proceeds breadth-first.
 //
+// ExplainPage (explain.go) says what the ΔQ policy thinks of one page:
+// δQ_A, how many re-downloads it averages and the priority now, under the
+// policy New recorded in the repository (metadata frontier.policy).
+//
 // Time comes from a clock.Clock, so the same code runs in wall time (the
 // crawler, RunPlanner) and in replayed evaluation weeks (the harness moves a
 // clock.Manual and calls Plan).

@@ -100,6 +100,11 @@ func New(ctx context.Context, db *repo.DB, cfg Config, gate Gate, policy Policy,
 	if err := f.loadUsage(); err != nil {
 		return nil, err
 	}
+	if policy != nil {
+		if err := recordPolicy(ctx, db, policy.Name()); err != nil {
+			return nil, err
+		}
+	}
 	if err := f.load(ctx); err != nil {
 		return nil, err
 	}

@@ -285,7 +285,9 @@ func (ix *Index) loadDocument(ctx context.Context, m mapping.IndexMapping, p *pe
 	}
 	pd := pageDoc{URL: p.url, Title: v.Title, Text: v.Text, Fetched: v.FetchedAt}
 	if ix.popularity != nil {
-		pd.Popularity = ix.popularity(p.url)
+		if pd.Popularity, err = ix.popularity(ctx, p.url); err != nil {
+			return fmt.Errorf("index: popularity of %s: %w", p.url, err)
+		}
 	}
 	doc, err := newDocument(m, &pd)
 	if err != nil {

@@ -628,7 +628,7 @@ func TestRefreshPopularityKeepsTheIndexedCopy(t *testing.T) {
 	pop := map[string]float64{}
 	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, Options{
 		Workload:   []querylog.Query{{Text: "budget", Count: 1}},
-		Popularity: func(u string) float64 { return pop[u] },
+		Popularity: func(_ context.Context, u string) (float64, error) { return pop[u], nil },
 	})
 	putPages(t, db, t0, smallCorpus...)
 	catchUp(t, ix)

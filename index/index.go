@@ -35,8 +35,8 @@ type Options struct {
 	Workload []querylog.Query
 	// Popularity gives a page's popularity when it is indexed; nil is 0.
 	// Package ranking owns the values (RefreshPopularity re-indexes pages
-	// whose value changed).
-	Popularity func(url string) float64
+	// whose value changed). An error fails the batch being indexed.
+	Popularity func(ctx context.Context, url string) (float64, error)
 	// Recreate discards an existing index that this configuration cannot
 	// use (built with another scoring model or analyzer) and starts an
 	// empty one; `deltaq index rebuild` sets it and then calls Rebuild.
@@ -61,7 +61,7 @@ type Index struct {
 	db         *repo.DB
 	logger     *slog.Logger
 	clock      func() time.Time
-	popularity func(string) float64
+	popularity func(context.Context, string) (float64, error)
 	est        Estimator
 	// mergeOnlyOnCompact is Options.MergeOnlyOnCompact (scorchConfig).
 	mergeOnlyOnCompact bool

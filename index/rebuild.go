@@ -196,7 +196,7 @@ func (ix *Index) RefreshPopularity(ctx context.Context, urls []string) (Stats, e
 			return st, err
 		}
 		n := min(len(urls), ix.cfg.BatchSize)
-		batch, err := ix.storedPages(bi, m, urls[:n])
+		batch, err := ix.storedPages(ctx, bi, m, urls[:n])
 		if err != nil {
 			return st, err
 		}
@@ -216,7 +216,7 @@ func (ix *Index) RefreshPopularity(ctx context.Context, urls []string) (Stats, e
 
 // storedPages rebuilds the documents of urls from the fields Bleve stored,
 // with the current popularity.
-func (ix *Index) storedPages(bi bleve.Index, m mapping.IndexMapping, urls []string) ([]*pending, error) {
+func (ix *Index) storedPages(ctx context.Context, bi bleve.Index, m mapping.IndexMapping, urls []string) ([]*pending, error) {
 	var out []*pending
 	for _, u := range urls {
 		doc, err := bi.Document(u)
@@ -231,7 +231,9 @@ func (ix *Index) storedPages(bi bleve.Index, m mapping.IndexMapping, urls []stri
 		pd.Title, field, pd.Fetched = storedFields(doc)
 		pd.Text = mainText(pd.Title, field)
 		if ix.popularity != nil {
-			pd.Popularity = ix.popularity(u)
+			if pd.Popularity, err = ix.popularity(ctx, u); err != nil {
+				return nil, fmt.Errorf("index: popularity of %s: %w", u, err)
+			}
 		}
 		d, err := newDocument(m, &pd)
 		if err != nil {

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"errors"
 	"maps"
 	"slices"
@@ -25,7 +26,7 @@ func smallIndex(t *testing.T) *Index {
 	t.Helper()
 	db := openRepo(t, t.TempDir())
 	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, Options{
-		Popularity: func(u string) float64 { return smallPopularity[u] },
+		Popularity: func(_ context.Context, u string) (float64, error) { return smallPopularity[u], nil },
 	})
 	putPages(t, db, t0, smallCorpus...)
 	catchUp(t, ix)

@@ -28,12 +28,14 @@
 //
 // Result links go through RedirectPath with an HMAC-SHA256 signature
 // (Signer), so the redirect is not an open redirect and clicks cannot be
-// forged; RedirectHandler verifies, records and answers 302.
+// forged; package web serves the redirect, verifying with the Signer and
+// recording with RecordClick.
 //
 //	store, err := ranking.NewStore(db, cfg.Ranking, ranking.StoreOptions{Logger: logger})
-//	go store.RunPageRank(ctx, cfg.Ranking.PageRank.Interval)
+//	ix, err := index.Open(dir, cfg.Index, db, index.Options{Popularity: store.Popularity})
+//	go store.RunPageRank(ctx, cfg.Ranking.PageRank.Interval, ix) // and re-index popularity
 //	secret, err := store.Secret(ctx, cfg.Ranking.Secret)
 //	s, err := ranking.NewSearcher(cfg.Ranking, index, store, secret, logger)
-//	page, err := s.Search(ctx, ranking.UserID(w, r), "go pebble", 1, 10)
-//	mux.Handle("GET "+ranking.RedirectPath, ranking.NewRedirectHandler(s.Signer(), store, logger))
+//	page, err := s.Search(ctx, userID, "go pebble", 1, 10)
+//	click, err := s.Signer().Verify(rawQuery) // then store.RecordClick(ctx, click.Target, click.User)
 package ranking

@@ -231,10 +231,11 @@ func (s *Store) PageRankInfo() (PageRankInfo, error) {
 }
 
 // RunPageRank recomputes PageRank every interval until ctx is done, and
-// returns ctx's error. The first computation happens at once if the stored
+// returns ctx's error; with an index, each computation is followed by
+// RefreshPopularity. The first computation happens at once if the stored
 // one is missing or older than interval. A failed computation is logged and
 // retried at the next interval.
-func (s *Store) RunPageRank(ctx context.Context, interval time.Duration) error {
+func (s *Store) RunPageRank(ctx context.Context, interval time.Duration, ix PopularityIndex) error {
 	if interval <= 0 {
 		return fmt.Errorf("ranking: pagerank interval %v: must be > 0", interval)
 	}
@@ -248,7 +249,7 @@ func (s *Store) RunPageRank(ctx context.Context, interval time.Duration) error {
 		if err := s.clock.WaitUntil(ctx, next); err != nil {
 			return err
 		}
-		if _, err := s.ComputePageRank(ctx); err != nil {
+		if err := s.RefreshPopularity(ctx, ix); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}

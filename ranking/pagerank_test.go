@@ -169,7 +169,7 @@ func TestRunPageRankRecomputesEveryInterval(t *testing.T) {
 	setLinks(t, db, map[string][]string{"http://a.test/": {"http://b.test/"}})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- s.RunPageRank(ctx, time.Hour) }()
+	go func() { done <- s.RunPageRank(ctx, time.Hour, nil) }()
 
 	computedAt := func() time.Time {
 		t.Helper()
@@ -203,7 +203,7 @@ func TestRunPageRankRecomputesEveryInterval(t *testing.T) {
 	t.Run("after a restart it waits for the stored computation to age", func(t *testing.T) {
 		clk.Set(start.Add(2*time.Hour + 10*time.Minute))
 		ctx, cancel := context.WithCancel(t.Context())
-		go func() { done <- s.RunPageRank(ctx, time.Hour) }()
+		go func() { done <- s.RunPageRank(ctx, time.Hour, nil) }()
 		if got := <-clk.waits; !got.Equal(start.Add(2 * time.Hour)) {
 			t.Fatalf("first deadline after restart %v, want stored time + interval", got)
 		}

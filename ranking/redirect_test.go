@@ -1,11 +1,7 @@
 package ranking
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -82,121 +78,6 @@ func TestTamperedLinksFail(t *testing.T) {
 			}
 		})
 	}
-}
-
-type recorded struct{ url, user string }
-
-type clickLog struct{ clicks []recorded }
-
-func (c *clickLog) RecordClick(_ context.Context, url, user string) (bool, error) {
-	c.clicks = append(c.clicks, recorded{url, user})
-	return true, nil
-}
-
-func TestRedirectHandler(t *testing.T) {
-	s := newSigner(t)
-	link := s.Link(validClick)
-	serve := func(target string, cookie string) (*httptest.ResponseRecorder, *clickLog) {
-		log := &clickLog{}
-		req := httptest.NewRequest(http.MethodGet, target, nil)
-		if cookie != "" {
-			req.AddCookie(&http.Cookie{Name: UserCookie, Value: cookie})
-		}
-		rec := httptest.NewRecorder()
-		NewRedirectHandler(s, log, nil).ServeHTTP(rec, req)
-		return rec, log
-	}
-	t.Run("a valid link redirects and records the click", func(t *testing.T) {
-		rec, log := serve(link, validClick.User)
-		if rec.Code != http.StatusFound || rec.Header().Get("Location") != validClick.Target {
-			t.Fatalf("got %d to %q", rec.Code, rec.Header().Get("Location"))
-		}
-		if len(log.clicks) != 1 || log.clicks[0] != (recorded{validClick.Target, validClick.User}) {
-			t.Fatalf("recorded %+v", log.clicks)
-		}
-		if rec.Header().Get("Referrer-Policy") != "no-referrer" {
-			t.Fatal("the query would leak to the target as Referer")
-		}
-	})
-	t.Run("another user's link redirects without recording", func(t *testing.T) {
-		rec, log := serve(link, "ZYXWVUTSRQPONMLKJIHGFEDCBA")
-		if rec.Code != http.StatusFound || len(log.clicks) != 0 {
-			t.Fatalf("got %d, recorded %+v", rec.Code, log.clicks)
-		}
-	})
-	t.Run("a bad signature answers 400 with a JSON error", func(t *testing.T) {
-		rec, log := serve(strings.Replace(link, "go+pebble", "go+bleve", 1), validClick.User)
-		if rec.Code != http.StatusBadRequest || len(log.clicks) != 0 {
-			t.Fatalf("got %d, recorded %+v", rec.Code, log.clicks)
-		}
-		var body struct{ Error string }
-		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || !strings.Contains(body.Error, "signature") {
-			t.Fatalf("body %q (%v)", rec.Body.String(), err)
-		}
-		if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
-			t.Fatalf("Content-Type %q", ct)
-		}
-	})
-}
-
-func TestRedirectRecordsIntoTheStore(t *testing.T) {
-	_, store := openStore(t, testConfig(), nil)
-	s := newSigner(t)
-	srv := httptest.NewServer(NewRedirectHandler(s, store, nil))
-	defer srv.Close()
-	client := srv.Client()
-	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+s.Link(validClick), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.AddCookie(&http.Cookie{Name: UserCookie, Value: validClick.User})
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusFound {
-		t.Fatalf("status %d", resp.StatusCode)
-	}
-	st, err := store.Lookup(t.Context(), []string{validClick.Target})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st[0].Clicks != 1 || st[0].Aware != 1 {
-		t.Fatalf("stats after the click: %+v", st[0])
-	}
-}
-
-func TestUserIDCookie(t *testing.T) {
-	rec := httptest.NewRecorder()
-	id := UserID(rec, httptest.NewRequest(http.MethodGet, "/search", nil))
-	cookies := rec.Result().Cookies()
-	if len(cookies) != 1 {
-		t.Fatalf("cookies set: %v", cookies)
-	}
-	c := cookies[0]
-	if c.Name != UserCookie || c.Value != id || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Path != "/" || c.MaxAge <= 0 {
-		t.Fatalf("cookie %+v", c)
-	}
-	if !validUserID(id) {
-		t.Fatalf("generated id %q is not well formed", id)
-	}
-	t.Run("an existing id is kept", func(t *testing.T) {
-		req := httptest.NewRequest(http.MethodGet, "/search", nil)
-		req.AddCookie(c)
-		rec := httptest.NewRecorder()
-		if got := UserID(rec, req); got != id || len(rec.Result().Cookies()) != 0 {
-			t.Fatalf("got %q and %d new cookies", got, len(rec.Result().Cookies()))
-		}
-	})
-	t.Run("a malformed id is replaced", func(t *testing.T) {
-		req := httptest.NewRequest(http.MethodGet, "/search", nil)
-		req.AddCookie(&http.Cookie{Name: UserCookie, Value: "../../etc"})
-		if got := UserID(httptest.NewRecorder(), req); got == "../../etc" || !validUserID(got) {
-			t.Fatalf("got %q", got)
-		}
-	})
 }
 
 func FuzzVerify(f *testing.F) {

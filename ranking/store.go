@@ -61,6 +61,7 @@ type PageStats struct {
 type Store struct {
 	db                *repo.DB
 	pagerank          PageRankConfig
+	popularity        string // ranking.popularity: the source Popularity reads
 	monitoredFraction float64
 	clock             clock.Clock
 	logger            *slog.Logger
@@ -84,7 +85,7 @@ func NewStore(db *repo.DB, cfg Config, opts StoreOptions) (*Store, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, pagerank: cfg.PageRank, monitoredFraction: cfg.MonitoredFraction, clock: opts.Clock, logger: opts.Logger}
+	s := &Store{db: db, pagerank: cfg.PageRank, popularity: cfg.Popularity, monitoredFraction: cfg.MonitoredFraction, clock: opts.Clock, logger: opts.Logger}
 	if s.clock == nil {
 		s.clock = clock.Real{}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,8 +10,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltaq/deltaq/ads"
+	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/urlnorm"
+	"github.com/deltaq/deltaq/web"
 )
 
 func (a *app) newIndexCmd() *cobra.Command {
@@ -51,9 +54,12 @@ func (a *app) newIndexCmd() *cobra.Command {
 
 func (a *app) newPageCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "page", Short: "Inspect what the repository knows of a page"}
-	var dataDir string
+	var (
+		dataDir string
+		asJSON  bool
+	)
 	explain := &cobra.Command{
-		Use:   "explain URL --data DIR",
+		Use:   "explain URL --data DIR [--json]",
 		Short: "A page's fetch history, ΔQ_A measurements, δQ_A estimate and recrawl priority, and why",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -70,27 +76,23 @@ func (a *app) newPageCmd() *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			ctx := cmd.Context()
-			p, err := db.Page(u)
+			explain := func(ctx context.Context, url string) (frontier.Explanation, error) {
+				return frontier.ExplainPage(ctx, db, cfg.Frontier, url, time.Now())
+			}
+			rep, err := web.BuildPageReport(cmd.Context(), db, explain, u)
 			if err != nil {
 				return fmt.Errorf("page %s: %w", u, err)
 			}
-			log, err := db.FetchLog(ctx, u)
-			if err != nil {
-				return err
+			if asJSON {
+				enc := json.NewEncoder(a.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
 			}
-			ms, err := db.DeltaQs(ctx, u)
-			if err != nil {
-				return err
-			}
-			rec := recrawlReport(cfg, log, ms, time.Now())
-			out := map[string]any{"page": p, "fetch_log": log, "deltaq_measurements": ms, "recrawl": rec}
-			enc := json.NewEncoder(a.stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(out)
+			return rep.WriteText(a.stdout)
 		},
 	}
 	explain.Flags().StringVar(&dataDir, "data", "", "data directory")
+	explain.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON (the shape of GET /api/v1/page)")
 	cmd.AddCommand(explain)
 	return cmd
 }

@@ -64,8 +64,16 @@ search page), GET /api/v1/page?url= (what the repository knows of a page),
 // following the repository, PageRank, ads bookkeeping and the HTTP server.
 func (a *app) serveLoops(g *errgroup.Group, ctx context.Context, s *services, cfg *configs.Config, notify <-chan struct{}, tryPorts int, onListen func(addr string)) {
 	g.Go(func() error { return s.ix.Run(ctx, notify) })
-	g.Go(func() error { return s.refreshPopularity(ctx, cfg.Ranking.PageRank.Interval) })
+	g.Go(func() error { return s.rank.RunPageRank(ctx, cfg.Ranking.PageRank.Interval, s.ix) })
 	g.Go(func() error { return s.ads.Run(ctx) })
+	if admin := s.handler.Admin(); admin != nil {
+		g.Go(func() error {
+			return httpserver.Run(ctx, cfg.Server.Admin.Listen, cfg.Server.HTTP, admin, httpserver.Options{
+				Logger: s.logger,
+				Ready:  func(addr string) { fmt.Fprintf(a.stdout, "admin: http://%s/ (metrics, page reports, explain)\n", addr) },
+			})
+		})
+	}
 	g.Go(func() error {
 		return httpserver.Run(ctx, cfg.Server.Listen, cfg.Server.HTTP, s.handler, httpserver.Options{
 			Logger:       s.logger,

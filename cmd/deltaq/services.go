@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,12 +13,10 @@ import (
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
-	"github.com/deltaq/deltaq/internal/clock"
-	"github.com/deltaq/deltaq/internal/engine"
 	"github.com/deltaq/deltaq/internal/querylog"
-	"github.com/deltaq/deltaq/internal/server"
 	"github.com/deltaq/deltaq/ranking"
 	"github.com/deltaq/deltaq/repo"
+	"github.com/deltaq/deltaq/web"
 )
 
 // services are the parts of a search engine over one data directory: the
@@ -33,7 +29,7 @@ type services struct {
 	rank    *ranking.Store
 	ads     *ads.Store
 	reg     *prometheus.Registry
-	handler http.Handler
+	handler *web.Server
 }
 
 // serviceOptions vary what openServices builds.
@@ -58,15 +54,8 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 			return nil, fmt.Errorf("index.workload_log: %w", err)
 		}
 	}
-	popularity := func(url string) float64 {
-		st, err := s.rank.Lookup(context.Background(), []string{url})
-		if err != nil || len(st) != 1 {
-			return 0
-		}
-		return ranking.PopularityOf(st[0], cfg.Ranking.Popularity)
-	}
 	if s.ix, err = index.Open(indexPath(dataDir), cfg.Index, db, index.Options{
-		Logger: logger, Workload: workload, Popularity: popularity,
+		Logger: logger, Workload: workload, Popularity: s.rank.Popularity,
 	}); err != nil {
 		return nil, err
 	}
@@ -80,7 +69,7 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 		return nil, err
 	}
 	limits := cfg.Index.Limits()
-	searcher, err := ranking.NewSearcher(cfg.Ranking, engine.Retriever{Index: s.ix, Limits: limits}, s.rank, secret, logger)
+	searcher, err := ranking.NewSearcher(cfg.Ranking, web.Retriever{Index: s.ix, Limits: limits}, s.rank, secret, logger)
 	if err != nil {
 		s.close(ctx)
 		return nil, err
@@ -90,17 +79,15 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 		s.close(ctx)
 		return nil, err
 	}
-	h, err := server.New(cfg.Server, server.Deps{
-		Search:   engine.New(s.ix, searcher, s.ads, engine.Options{Limits: limits}),
+	h, err := web.New(cfg.Server, web.Deps{
+		Search:   web.NewEngine(s.ix, searcher, s.ads, web.EngineOptions{Limits: limits}),
 		Pages:    db,
 		Explain:  s.explain,
 		Registry: s.reg,
 		Logger:   logger,
-		Extra: map[string]http.Handler{
-			"GET " + ranking.RedirectPath: ranking.NewRedirectHandler(signer, s.rank, logger),
-			"GET " + ads.ClickPath:        s.ads.ClickHandler(),
-			ads.APIPrefix:                 s.ads.APIHandler(),
-		},
+		Signer:   signer,
+		Clicks:   s.rank,
+		Ads:      s.ads,
 	})
 	if err != nil {
 		s.close(ctx)
@@ -115,68 +102,8 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 
 // explain is the page report's recrawl section: the page's δQ_A estimate
 // and its priority now (thesis §4.7.1).
-func (s *services) explain(ctx context.Context, url string) (any, error) {
-	return explainPage(ctx, s.db, s.cfg, url, time.Now())
-}
-
-// explainPage computes what the deltaq recrawl policy thinks of a page.
-func explainPage(ctx context.Context, db *repo.DB, cfg *configs.Config, url string, now time.Time) (map[string]any, error) {
-	log, err := db.FetchLog(ctx, url)
-	if err != nil {
-		return nil, err
-	}
-	ms, err := db.DeltaQs(ctx, url)
-	if err != nil {
-		return nil, err
-	}
-	return recrawlReport(cfg, log, ms, now), nil
-}
-
-// recrawlReport is explainPage on a fetch log and ΔQ measurements already
-// read.
-func recrawlReport(cfg *configs.Config, log []repo.FetchRecord, ms []repo.DeltaQ, now time.Time) map[string]any {
-	plan := frontier.Plan{Now: now, Period: cfg.Frontier.Budget.Period}
-	est, measured := frontier.EstimateOf(log, ms, cfg.Frontier.Window, cfg.Frontier.Budget.Period)
-	out := map[string]any{
-		"policy":                cfg.Frontier.Policy,
-		"delta_q_rate":          est.Rate,
-		"measured":              measured,
-		"re_downloads_averaged": est.Samples,
-		"period":                cfg.Frontier.Budget.Period.String(),
-	}
-	if measured {
-		out["priority"] = est.Priority(plan)
-		out["why"] = fmt.Sprintf("δQ_A = %.4g per period, the mean of ΔQ_A/(t − LR) over the last %d re-downloads; priority δQ_A·(t − LR) = %.4g", est.Rate, est.Samples, est.Priority(plan))
-	} else {
-		out["why"] = "no re-download yet: the policy uses the mean δQ_A of the page's host as a prior, and exploration re-fetches it in time (thesis §7.2)"
-	}
-	return out
-}
-
-// refreshPopularity recomputes PageRank over the crawled link graph every
-// interval and re-indexes the popularity field of indexed pages.
-func (s *services) refreshPopularity(ctx context.Context, interval time.Duration) error {
-	clk := clock.Real{}
-	for {
-		if _, err := s.rank.ComputePageRank(ctx); err != nil {
-			return err
-		}
-		var urls []string
-		for p, err := range s.db.Pages(ctx) {
-			if err != nil {
-				return err
-			}
-			if p.Indexable() {
-				urls = append(urls, p.URL)
-			}
-		}
-		if _, err := s.ix.RefreshPopularity(ctx, urls); err != nil && !errors.Is(err, index.ErrClosed) {
-			return err
-		}
-		if err := clk.WaitUntil(ctx, clk.Now().Add(interval)); err != nil {
-			return err
-		}
-	}
+func (s *services) explain(ctx context.Context, url string) (frontier.Explanation, error) {
+	return frontier.ExplainPage(ctx, s.db, s.cfg.Frontier, url, time.Now())
 }
 
 func (s *services) close(ctx context.Context) {

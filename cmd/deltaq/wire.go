@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
@@ -44,7 +43,7 @@ type crawl struct {
 }
 
 func newCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger, onCommit func()) (*crawl, error) {
-	stats, err := loadDiscovery(ctx, db, cfg, logger)
+	stats, err := discovery.Load(ctx, db, cfg.Discovery, cfg.Frontier.Budget.Period, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -66,37 +65,4 @@ func newCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slo
 		return nil, err
 	}
 	return &crawl{c: c, f: f, discovery: stats}, nil
-}
-
-// loadDiscovery rebuilds the OD-WIN statistics from the discovery yields
-// stored in the repository, replayed in time order as Stats requires.
-func loadDiscovery(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger) (*discovery.Stats, error) {
-	stats, err := discovery.NewStats(cfg.Discovery, cfg.Frontier.Budget.Period, logger)
-	if err != nil {
-		return nil, err
-	}
-	type rec struct {
-		x string
-		y repo.DiscoveryYield
-	}
-	var all []rec
-	for p, err := range db.Pages(ctx) {
-		if err != nil {
-			return nil, err
-		}
-		ys, err := db.DiscoveryYields(ctx, p.URL)
-		if err != nil {
-			return nil, err
-		}
-		for _, y := range ys {
-			all = append(all, rec{p.URL, y})
-		}
-	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].y.At.Before(all[j].y.At) })
-	for _, r := range all {
-		if err := stats.Record(r.x, r.y); err != nil {
-			return nil, err
-		}
-	}
-	return stats, nil
 }

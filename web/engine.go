@@ -1,12 +1,4 @@
-// Package engine answers a search request end to end: the index finds the
-// relevant pages (thesis §2.3: Boolean relevance, then an order), ranking
-// orders them by popularity and relevance and promotes unexplored pages at
-// random (§5.5), and ads are chosen for the query phrase (ch. 6). It is the
-// server.Searcher the binary wires; each part stays in its own package.
-//
-//	e := engine.New(ix, searcher, adStore, engine.Options{Limits: cfg.Index.Limits()})
-//	h, err := server.New(cfg.Server, server.Deps{Search: e, Pages: db})
-package engine
+package web
 
 import (
 	"context"
@@ -16,7 +8,6 @@ import (
 
 	"github.com/deltaq/deltaq/ads"
 	"github.com/deltaq/deltaq/index"
-	"github.com/deltaq/deltaq/internal/server"
 	"github.com/deltaq/deltaq/ranking"
 )
 
@@ -24,22 +15,26 @@ import (
 // clients): they share one promotion order per query.
 const anonymous = "anonymous"
 
-// Options tune an Engine.
-type Options struct {
+// EngineOptions tune an Engine.
+type EngineOptions struct {
 	Limits      index.Limits // query syntax limits (index.max_query_bytes, ...)
 	AdsPerQuery int          // 0 = ads.per_query
 }
 
-// Engine implements server.Searcher.
+// Engine answers a search request end to end: the index finds the
+// relevant pages (thesis §2.3: Boolean relevance, then an order), ranking
+// orders them by popularity and relevance and promotes unexplored pages at
+// random (§5.5), and ads are chosen for the query phrase (ch. 6). It is the
+// Searcher the binary wires; each part stays in its own package.
 type Engine struct {
 	ix   *index.Index
 	rank *ranking.Searcher
 	ads  *ads.Store // nil: no ads
-	opts Options
+	opts EngineOptions
 }
 
-// New builds an engine. adStore may be nil.
-func New(ix *index.Index, rank *ranking.Searcher, adStore *ads.Store, opts Options) *Engine {
+// NewEngine builds an engine. adStore may be nil.
+func NewEngine(ix *index.Index, rank *ranking.Searcher, adStore *ads.Store, opts EngineOptions) *Engine {
 	return &Engine{ix: ix, rank: rank, ads: adStore, opts: opts}
 }
 
@@ -67,12 +62,12 @@ func (r Retriever) Retrieve(ctx context.Context, query string, limit int) ([]ran
 	return out, int(total), nil
 }
 
-// Search implements server.Searcher.
-func (e *Engine) Search(ctx context.Context, r server.Request) (server.Response, error) {
+// Search implements Searcher.
+func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	start := time.Now()
 	q, err := index.ParseQuery(r.Query, e.opts.Limits)
 	if err != nil {
-		return server.Response{}, inputError(err)
+		return Response{}, inputError(err)
 	}
 	user := r.User
 	if user == "" {
@@ -81,9 +76,9 @@ func (e *Engine) Search(ctx context.Context, r server.Request) (server.Response,
 	page, err := e.rank.Search(ctx, user, r.Query, r.Page, r.Size)
 	if err != nil {
 		if errors.Is(err, ranking.ErrBadRequest) {
-			return server.Response{}, &server.InputError{Field: "q", Message: err.Error()}
+			return Response{}, &InputError{Field: "q", Value: r.Query, Message: err.Error()}
 		}
-		return server.Response{}, inputError(err)
+		return Response{}, inputError(err)
 	}
 	urls := make([]string, len(page.Results))
 	for i, res := range page.Results {
@@ -91,11 +86,13 @@ func (e *Engine) Search(ctx context.Context, r server.Request) (server.Response,
 	}
 	snippets, err := e.ix.Snippets(ctx, q, urls)
 	if err != nil {
-		return server.Response{}, fmt.Errorf("engine: snippets: %w", err)
+		return Response{}, fmt.Errorf("engine: snippets: %w", err)
 	}
-	out := server.Response{Total: uint64(page.Total)}
+	// The index counts every match (Bleve's total hits); the ranking orders
+	// at most ranking.candidates of them, which is what pages can reach.
+	out := Response{Total: uint64(page.Total), TotalExact: true, Pageable: page.Candidates}
 	for _, res := range page.Results {
-		out.Results = append(out.Results, server.Result{
+		out.Results = append(out.Results, Result{
 			URL: res.URL, Title: res.Title, Snippet: snippets[res.URL], Score: res.Relevance,
 			FetchedAt: res.FetchedAt, Promoted: res.Promoted, ClickURL: res.ClickURL,
 		})
@@ -103,10 +100,10 @@ func (e *Engine) Search(ctx context.Context, r server.Request) (server.Response,
 	if e.ads != nil && r.Page == 1 {
 		shown, err := e.ads.Select(ctx, r.Query, e.opts.AdsPerQuery)
 		if err != nil {
-			return server.Response{}, fmt.Errorf("engine: ads: %w", err)
+			return Response{}, fmt.Errorf("engine: ads: %w", err)
 		}
 		for _, a := range shown {
-			out.Ads = append(out.Ads, server.Ad{Title: a.Title, Text: a.Text, URL: a.URL, ClickURL: a.ClickURL})
+			out.Ads = append(out.Ads, Ad{Title: a.Title, Text: a.Text, URL: a.URL, ClickURL: a.ClickURL})
 		}
 	}
 	out.Took = time.Since(start)
@@ -117,7 +114,7 @@ func (e *Engine) Search(ctx context.Context, r server.Request) (server.Response,
 func inputError(err error) error {
 	var qe *index.QueryError
 	if errors.As(err, &qe) {
-		return &server.InputError{Field: "q", Message: qe.Msg}
+		return &InputError{Code: CodeBadQuery, Field: "q", Message: qe.Msg}
 	}
 	return err
 }

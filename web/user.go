@@ -1,4 +1,4 @@
-package ranking
+package web
 
 import (
 	"crypto/rand"

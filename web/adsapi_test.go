@@ -1,12 +1,81 @@
-package ads
+package web
 
 import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/deltaq/deltaq/ads"
+	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/repo"
 )
+
+func adsTestConfig() ads.Config {
+	return ads.Config{
+		Policy: "bmix-e", PerQuery: 2, TimeZone: "UTC", QueryCount: ads.QueryCountTotal,
+		MaxAdsPerAdvertiser: 5, MaxPhrasesPerAd: 3, MinBid: 0.01, MaxBid: 10, MaxDailyBudget: 1000,
+		Secret: strings.Repeat("k", 32), ClickTTL: time.Hour, RecentClicks: 4,
+		FlushInterval: time.Minute, MaxRequestBytes: 4096,
+	}
+}
+
+// adsEnv is an ads.Store on a real Pebble repository behind the whole
+// HTTP front on loopback, with a manual clock and a client that does not
+// follow redirects.
+type adsEnv struct {
+	t      testing.TB
+	cfg    ads.Config
+	clk    *clock.Manual
+	s      *ads.Store
+	srv    *httptest.Server
+	client *http.Client
+}
+
+func newAdsEnv(t testing.TB, cfg ads.Config) *adsEnv {
+	t.Helper()
+	db, err := repo.Open(t.TempDir(), repo.Config{VersionsKept: 1, FetchLogKept: 2, StatsKept: 1, CacheBytes: 1 << 20}, repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	e := &adsEnv{t: t, cfg: cfg, clk: clock.NewManual(time.Date(2026, 3, 10, 10, 0, 0, 0, time.UTC))}
+	if e.s, err = ads.Open(t.Context(), db, cfg, ads.Options{Clock: e.clk}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(testConfig, Deps{Search: &fakeSearch{}, Pages: db, Ads: e.s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv = httptest.NewServer(h)
+	t.Cleanup(e.srv.Close)
+	e.client = e.srv.Client()
+	e.client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return e
+}
+
+func (e *adsEnv) selectAds(phrase string, c int) []ads.Shown {
+	e.t.Helper()
+	shown, err := e.s.Select(e.t.Context(), phrase, c)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return shown
+}
+
+// get fetches a relative URL without following redirects.
+func (e *adsEnv) get(rel string) *http.Response {
+	e.t.Helper()
+	resp, err := e.client.Get(e.srv.URL + rel)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
 
 func decodeJSON(t testing.TB, resp *http.Response, v any) {
 	t.Helper()
@@ -20,7 +89,7 @@ func decodeJSON(t testing.TB, resp *http.Response, v any) {
 
 // call makes an API request with the advertiser key (none if "") and
 // decodes the JSON answer into out (if not nil).
-func (e *env) call(method, path, key, body string, out any) int {
+func (e *adsEnv) call(method, path, key, body string, out any) int {
 	e.t.Helper()
 	req, err := http.NewRequestWithContext(e.t.Context(), method, e.srv.URL+path, strings.NewReader(body))
 	if err != nil {
@@ -42,9 +111,9 @@ func (e *env) call(method, path, key, body string, out any) int {
 	return resp.StatusCode
 }
 
-func (e *env) apiAdvertiser(name string) (Advertiser, string) {
+func (e *adsEnv) apiAdvertiser(name string) (ads.Advertiser, string) {
 	e.t.Helper()
-	a, key, err := e.s.CreateAdvertiser(e.t.Context(), AdvertiserParams{Name: name})
+	a, key, err := e.s.CreateAdvertiser(e.t.Context(), ads.AdvertiserParams{Name: name})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -54,16 +123,16 @@ func (e *env) apiAdvertiser(name string) (Advertiser, string) {
 const goodAd = `{"title":"Shoes","text":"Cheap shoes","url":"https://shop.example/","targets":[{"phrase":"Shoes","bid":0.5}]}`
 
 func TestAPIAuthentication(t *testing.T) {
-	e := newEnv(t, testConfig())
+	e := newAdsEnv(t, adsTestConfig())
 	_, key := e.apiAdvertiser("acme")
 	for _, tc := range []struct{ name, header string }{
 		{"no Authorization header", ""},
 		{"another scheme", "Basic " + key},
 		{"an unknown key", "Bearer dqa_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"},
-		{"a key without the prefix", "Bearer " + strings.TrimPrefix(key, keyPrefix)},
+		{"a key without the prefix", "Bearer " + strings.TrimPrefix(key, "dqa_")},
 	} {
 		t.Run("rejects "+tc.name+" with 401", func(t *testing.T) {
-			req, _ := http.NewRequestWithContext(t.Context(), "GET", e.srv.URL+APIPrefix, nil)
+			req, _ := http.NewRequestWithContext(t.Context(), "GET", e.srv.URL+adsAPIPrefix, nil)
 			if tc.header != "" {
 				req.Header.Set("Authorization", tc.header)
 			}
@@ -72,34 +141,34 @@ func TestAPIAuthentication(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer resp.Body.Close()
-			var body apiError
+			var body errorBody
 			decodeJSON(t, resp, &body)
-			if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") == "" || body.Error == "" {
+			if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") == "" || body.Error.Code != CodeUnauthorized || body.Error.Message == "" {
 				t.Fatalf("status %d, WWW-Authenticate %q, body %+v", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
 			}
 		})
 	}
 	t.Run("accepts the advertiser's key", func(t *testing.T) {
-		if code := e.call("GET", APIPrefix, key, "", nil); code != http.StatusOK {
+		if code := e.call("GET", adsAPIPrefix, key, "", nil); code != http.StatusOK {
 			t.Fatalf("status %d, want 200", code)
 		}
 	})
 }
 
 func TestAPIAdLifecycle(t *testing.T) {
-	e := newEnv(t, testConfig())
+	e := newAdsEnv(t, adsTestConfig())
 	_, key := e.apiAdvertiser("acme")
 	var created adJSON
-	if code := e.call("POST", APIPrefix, key, goodAd, &created); code != http.StatusCreated {
+	if code := e.call("POST", adsAPIPrefix, key, goodAd, &created); code != http.StatusCreated {
 		t.Fatalf("create: status %d", code)
 	}
-	if created.Status != StatusActive || len(created.Targets) != 1 || created.Targets[0].Phrase != "shoes" || created.Targets[0].Bid != 0.5 {
+	if created.Status != ads.StatusActive || len(created.Targets) != 1 || created.Targets[0].Phrase != "shoes" || created.Targets[0].Bid != 0.5 {
 		t.Fatalf("created %+v", created)
 	}
-	path := APIPrefix + itoa(created.ID)
+	path := adsAPIPrefix + itoa(created.ID)
 
 	var list struct{ Ads []adJSON }
-	if code := e.call("GET", APIPrefix, key, "", &list); code != 200 || len(list.Ads) != 1 || list.Ads[0].ID != created.ID {
+	if code := e.call("GET", adsAPIPrefix, key, "", &list); code != 200 || len(list.Ads) != 1 || list.Ads[0].ID != created.ID {
 		t.Fatalf("list: %d %+v", code, list)
 	}
 	var got adJSON
@@ -115,27 +184,27 @@ func TestAPIAdLifecycle(t *testing.T) {
 		t.Fatal("updated phrase not served")
 	}
 	var revoked adJSON
-	if code := e.call("DELETE", path, key, "", &revoked); code != 200 || revoked.Status != StatusRevoked || revoked.Revoked == nil {
+	if code := e.call("DELETE", path, key, "", &revoked); code != 200 || revoked.Status != ads.StatusRevoked || revoked.Revoked == nil {
 		t.Fatalf("revoke: %d %+v", code, revoked)
 	}
 	if shown := e.selectAds("shoes", 1); len(shown) != 0 {
 		t.Fatal("revoked ad served")
 	}
-	var e400 apiError
-	if code := e.call("PATCH", path, key, `{"title":"New"}`, &e400); code != 400 || e400.Field != "status" {
+	var e400 errorBody
+	if code := e.call("PATCH", path, key, `{"title":"New"}`, &e400); code != 400 || e400.Error.Field != "status" {
 		t.Fatalf("update of a revoked ad: %d %+v, want 400 on status", code, e400)
 	}
 }
 
 func TestAPIHidesOtherAdvertisersAds(t *testing.T) {
-	e := newEnv(t, testConfig())
+	e := newAdsEnv(t, adsTestConfig())
 	_, alice := e.apiAdvertiser("alice")
 	_, bob := e.apiAdvertiser("bob")
 	var ad adJSON
-	if code := e.call("POST", APIPrefix, alice, goodAd, &ad); code != http.StatusCreated {
+	if code := e.call("POST", adsAPIPrefix, alice, goodAd, &ad); code != http.StatusCreated {
 		t.Fatalf("create: %d", code)
 	}
-	path := APIPrefix + itoa(ad.ID)
+	path := adsAPIPrefix + itoa(ad.ID)
 	for _, tc := range []struct{ method, body string }{
 		{"GET", ""},
 		{"PATCH", `{"title":"mine now"}`},
@@ -143,34 +212,34 @@ func TestAPIHidesOtherAdvertisersAds(t *testing.T) {
 		{"DELETE", ""},
 	} {
 		t.Run(tc.method+" answers 404 to another advertiser", func(t *testing.T) {
-			var body apiError
+			var body errorBody
 			if code := e.call(tc.method, path, bob, tc.body, &body); code != http.StatusNotFound {
 				t.Fatalf("status %d, want 404", code)
 			}
 		})
 	}
 	t.Run("a missing id is 404 too", func(t *testing.T) {
-		if code := e.call("GET", APIPrefix+"424242", bob, "", &apiError{}); code != http.StatusNotFound {
+		if code := e.call("GET", adsAPIPrefix+"424242", bob, "", &errorBody{}); code != http.StatusNotFound {
 			t.Fatalf("status %d, want 404", code)
 		}
-		if code := e.call("GET", APIPrefix+"abc", bob, "", &apiError{}); code != http.StatusNotFound {
+		if code := e.call("GET", adsAPIPrefix+"abc", bob, "", &errorBody{}); code != http.StatusNotFound {
 			t.Fatalf("non-numeric id: status %d, want 404", code)
 		}
 	})
 	var list struct{ Ads []adJSON }
-	if e.call("GET", APIPrefix, bob, "", &list); len(list.Ads) != 0 {
+	if e.call("GET", adsAPIPrefix, bob, "", &list); len(list.Ads) != 0 {
 		t.Fatalf("bob lists %d ads, want 0", len(list.Ads))
 	}
 	var got adJSON
-	if e.call("GET", path, alice, "", &got); got.Title != "Shoes" || got.Status != StatusActive {
+	if e.call("GET", path, alice, "", &got); got.Title != "Shoes" || got.Status != ads.StatusActive {
 		t.Fatalf("alice's ad changed: %+v", got)
 	}
 }
 
 func TestAPIRejectsBadInputNamingTheField(t *testing.T) {
-	cfg := testConfig()
+	cfg := adsTestConfig()
 	cfg.MaxRequestBytes = 2048
-	e := newEnv(t, cfg)
+	e := newAdsEnv(t, cfg)
 	_, key := e.apiAdvertiser("acme")
 	long := strings.Repeat("x", 81)
 	for _, tc := range []struct {
@@ -194,59 +263,61 @@ func TestAPIRejectsBadInputNamingTheField(t *testing.T) {
 		{"a missing bid", `{"title":"t","url":"https://a.example/","targets":[{"phrase":"p"}]}`, "targets[0].bid"},
 	} {
 		t.Run("rejects "+tc.name, func(t *testing.T) {
-			var body apiError
-			if code := e.call("POST", APIPrefix, key, tc.body, &body); code != http.StatusBadRequest {
+			var body errorBody
+			if code := e.call("POST", adsAPIPrefix, key, tc.body, &body); code != http.StatusBadRequest {
 				t.Fatalf("status %d, want 400", code)
 			}
-			if body.Field != tc.field || body.Error == "" || body.Limit == "" {
+			if body.Error.Field != tc.field || body.Error.Message == "" || body.Error.Limit == "" {
 				t.Fatalf("error %+v, want field %q with a limit", body, tc.field)
 			}
 		})
 	}
 	t.Run("rejects a body over ads.max_request_bytes with 413", func(t *testing.T) {
 		body := `{"title":"t","text":"` + strings.Repeat("y", 3000) + `"}`
-		var out apiError
-		if code := e.call("POST", APIPrefix, key, body, &out); code != http.StatusRequestEntityTooLarge || out.Field != "body" {
+		var out errorBody
+		if code := e.call("POST", adsAPIPrefix, key, body, &out); code != http.StatusRequestEntityTooLarge || out.Error.Field != "body" {
 			t.Fatalf("status %d %+v, want 413 on body", code, out)
 		}
 	})
 	t.Run("rejects more ads than ads.max_ads_per_advertiser", func(t *testing.T) {
 		for i := range cfg.MaxAdsPerAdvertiser {
-			if code := e.call("POST", APIPrefix, key, goodAd, &adJSON{}); code != http.StatusCreated {
+			if code := e.call("POST", adsAPIPrefix, key, goodAd, &adJSON{}); code != http.StatusCreated {
 				t.Fatalf("ad %d: status %d", i, code)
 			}
 		}
-		var out apiError
-		if code := e.call("POST", APIPrefix, key, goodAd, &out); code != 400 || out.Field != "ads" || !strings.Contains(out.Limit, "5") {
+		var out errorBody
+		if code := e.call("POST", adsAPIPrefix, key, goodAd, &out); code != 400 || out.Error.Field != "ads" || !strings.Contains(out.Error.Limit, "5") {
 			t.Fatalf("status %d %+v, want 400 on ads naming the limit 5", code, out)
 		}
 	})
 }
 
 func TestAPIAccountAndReport(t *testing.T) {
-	e := newEnv(t, testConfig())
+	e := newAdsEnv(t, adsTestConfig())
 	adv, key := e.apiAdvertiser("acme")
 	var acct accountJSON
-	if code := e.call("GET", APIPrefix+"account", key, "", &acct); code != 200 || acct.DailyBudget != nil || acct.ID != adv.ID {
+	if code := e.call("GET", adsAPIPrefix+"account", key, "", &acct); code != 200 || acct.DailyBudget != nil || acct.ID != adv.ID {
 		t.Fatalf("account: %d %+v, want no budget", code, acct)
 	}
-	if code := e.call("PATCH", APIPrefix+"account", key, `{"daily_budget":20}`, &acct); code != 200 || acct.DailyBudget == nil || *acct.DailyBudget != 20 {
+	if code := e.call("PATCH", adsAPIPrefix+"account", key, `{"daily_budget":20}`, &acct); code != 200 || acct.DailyBudget == nil || *acct.DailyBudget != 20 {
 		t.Fatalf("set budget: %d %+v", code, acct)
 	}
 	for _, bad := range []string{`{"daily_budget":-1}`, `{"daily_budget":1e12}`, `{}`} {
-		var out apiError
-		if code := e.call("PATCH", APIPrefix+"account", key, bad, &out); code != 400 || out.Field != "daily_budget" {
+		var out errorBody
+		if code := e.call("PATCH", adsAPIPrefix+"account", key, bad, &out); code != 400 || out.Error.Field != "daily_budget" {
 			t.Fatalf("budget %s: %d %+v, want 400 on daily_budget", bad, code, out)
 		}
 	}
 	var ad adJSON
-	e.call("POST", APIPrefix, key, goodAd, &ad)
+	e.call("POST", adsAPIPrefix, key, goodAd, &ad)
 	for range 4 {
 		e.selectAds("shoes", 1)
 	}
-	e.click(e.selectAds("shoes", 1)[0].ClickURL)
+	if resp := e.get(e.selectAds("shoes", 1)[0].ClickURL); resp.StatusCode != http.StatusFound {
+		t.Fatalf("click: %d, want 302", resp.StatusCode)
+	}
 	var rep reportJSON
-	if code := e.call("GET", APIPrefix+"report", key, "", &rep); code != 200 {
+	if code := e.call("GET", adsAPIPrefix+"report", key, "", &rep); code != 200 {
 		t.Fatalf("report: %d", code)
 	}
 	if rep.Account.SpentToday != 0.5 || rep.Account.RemainingToday == nil || *rep.Account.RemainingToday != 19.5 {
@@ -256,10 +327,10 @@ func TestAPIAccountAndReport(t *testing.T) {
 	if p.Phrase != "shoes" || p.Impressions != 5 || p.Clicks != 1 || p.CTR != 0.2 || p.Spend != 0.5 {
 		t.Fatalf("phrase stats %+v, want 5 impressions, 1 click, CTR 0.2, spend 0.5", p)
 	}
-	if code := e.call("DELETE", APIPrefix+itoa(ad.ID), key, "", &adJSON{}); code != 200 {
+	if code := e.call("DELETE", adsAPIPrefix+itoa(ad.ID), key, "", &adJSON{}); code != 200 {
 		t.Fatal("revoke failed")
 	}
-	if e.call("GET", APIPrefix+"report", key, "", &rep); rep.Ads[0].Status != StatusRevoked || rep.Ads[0].Phrases[0].Clicks != 1 {
+	if e.call("GET", adsAPIPrefix+"report", key, "", &rep); rep.Ads[0].Status != ads.StatusRevoked || rep.Ads[0].Phrases[0].Clicks != 1 {
 		t.Fatalf("report of a revoked ad %+v, want its history", rep.Ads[0])
 	}
 }
@@ -267,4 +338,50 @@ func TestAPIAccountAndReport(t *testing.T) {
 func itoa(v uint64) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+func TestAdClickRedirectsChargesAndRejectsForgeries(t *testing.T) {
+	e := newAdsEnv(t, adsTestConfig())
+	adv, _, err := e.s.CreateAdvertiser(t.Context(), ads.AdvertiserParams{Name: "acme", DailyBudget: ads.MoneyFromUnits(5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.SubmitAd(t.Context(), adv.ID, ads.AdSpec{Title: "Shoes", URL: "https://shop.example/p?x=1",
+		Targets: []ads.Target{{Phrase: "shoes", Bid: ads.MoneyFromUnits(0.25)}}}); err != nil {
+		t.Fatal(err)
+	}
+	good := e.selectAds("shoes", 1)[0].ClickURL
+	t.Run("a signed click answers 302 to the ad and is charged", func(t *testing.T) {
+		resp := e.get(good)
+		if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "https://shop.example/p?x=1" {
+			t.Fatalf("click = %d → %q, want 302 to the ad's URL", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		if rep, err := e.s.Account(adv.ID); err != nil || rep.SpentToday != ads.MoneyFromUnits(0.25) {
+			t.Fatalf("spent %v (%v), want the bid 0.25", rep.SpentToday, err)
+		}
+	})
+	for _, tc := range []struct{ name, url string }{
+		{"a raised bid", strings.Replace(good, "b=", "b=9", 1)},
+		{"no parameters", ads.ClickPath},
+		{"garbage", ads.ClickPath + "?%zz"},
+	} {
+		t.Run("a click with "+tc.name+" answers 400 with a JSON error", func(t *testing.T) {
+			resp := e.get(tc.url)
+			var body errorBody
+			decodeJSON(t, resp, &body)
+			if resp.StatusCode != http.StatusBadRequest || body.Error.Message == "" {
+				t.Fatalf("status %d body %+v, want 400 with a JSON error", resp.StatusCode, body)
+			}
+		})
+	}
+	t.Run("a click with a method other than GET answers 405", func(t *testing.T) {
+		resp, err := e.client.Post(e.srv.URL+good, "text/plain", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMethodNotAllowed {
+			t.Fatalf("POST: status %d, want 405", resp.StatusCode)
+		}
+	})
 }

@@ -1,8 +1,9 @@
-package server
+package web
 
 import (
 	"errors"
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/deltaq/deltaq/internal/httpserver"
@@ -12,6 +13,7 @@ import (
 // configs/default.yaml under "server".
 type Config struct {
 	Listen        string            `mapstructure:"listen"`
+	Admin         AdminConfig       `mapstructure:"admin"`
 	HTTP          httpserver.Config `mapstructure:"http"`
 	SearchTimeout time.Duration     `mapstructure:"search_timeout"`
 	// MaxQueryBytes is index.max_query_bytes, the one query length limit;
@@ -22,6 +24,13 @@ type Config struct {
 	DefaultSize   int `mapstructure:"default_size"`
 }
 
+// AdminConfig is the operator's listener.
+type AdminConfig struct {
+	// Listen is where /metrics, the page report and the explain view are
+	// served instead of on server.listen; "" serves them on server.listen.
+	Listen string `mapstructure:"listen"`
+}
+
 // Validate reports every problem in c, each naming its key.
 func (c Config) Validate() error {
 	var errs []error
@@ -30,6 +39,13 @@ func (c Config) Validate() error {
 	}
 	if c.Listen == "" {
 		bad("listen", `""`, "must be host:port")
+	}
+	if c.Admin.Listen != "" {
+		if _, _, err := net.SplitHostPort(c.Admin.Listen); err != nil {
+			bad("admin.listen", fmt.Sprintf("%q", c.Admin.Listen), `must be host:port, or "" for no admin listener`)
+		} else if c.Admin.Listen == c.Listen {
+			bad("admin.listen", fmt.Sprintf("%q", c.Admin.Listen), "must differ from server.listen")
+		}
 	}
 	if c.SearchTimeout <= 0 {
 		bad("search_timeout", c.SearchTimeout, "must be > 0")

@@ -1,4 +1,4 @@
-package engine_test
+package web_test
 
 import (
 	"context"
@@ -19,19 +19,18 @@ import (
 	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/datasets"
-	"github.com/deltaq/deltaq/internal/engine"
 	"github.com/deltaq/deltaq/internal/querylog"
-	"github.com/deltaq/deltaq/internal/server"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/ranking"
 	"github.com/deltaq/deltaq/repo"
+	"github.com/deltaq/deltaq/web"
 )
 
 // stack is the search engine over digitalgov-2023 week 0: repository,
 // index, PageRank, ranking with promotion, ads, and the HTTP server.
 type stack struct {
 	srv     *httptest.Server
-	engine  *engine.Engine
+	engine  *web.Engine
 	queries []string
 }
 
@@ -106,12 +105,12 @@ func newStack(tb testing.TB) *stack {
 		tb.Fatal(err)
 	}
 	limits := cfg.Index.Limits()
-	searcher, err := ranking.NewSearcher(cfg.Ranking, engine.Retriever{Index: ix, Limits: limits}, rank, secret, nil)
+	searcher, err := ranking.NewSearcher(cfg.Ranking, web.Retriever{Index: ix, Limits: limits}, rank, secret, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	e := engine.New(ix, searcher, adStore, engine.Options{Limits: limits})
-	h, err := server.New(cfg.Server, server.Deps{Search: e, Pages: db})
+	e := web.NewEngine(ix, searcher, adStore, web.EngineOptions{Limits: limits})
+	h, err := web.New(cfg.Server, web.Deps{Search: e, Pages: db})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -123,7 +122,7 @@ func newStack(tb testing.TB) *stack {
 		tb.Fatal(err)
 	}
 	for _, q := range qs {
-		res, err := e.Search(context.Background(), server.Request{Query: q.Text, Page: 1, Size: 10})
+		res, err := e.Search(context.Background(), web.Request{Query: q.Text, Page: 1, Size: 10})
 		if err != nil || res.Total == 0 {
 			continue
 		}

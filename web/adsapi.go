@@ -1,22 +1,25 @@
-package ads
+package web
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/deltaq/deltaq/ads"
 )
 
-// APIPrefix is where the server mounts APIHandler, without stripping it:
-// mux.Handle(ads.APIPrefix, store.APIHandler()).
-const APIPrefix = "/api/v1/ads/"
+// adsAPIPrefix is where the advertiser API is mounted, without stripping
+// it.
+const adsAPIPrefix = "/api/v1/ads/"
 
-// APIHandler serves the advertiser API. Every request carries
+// adsAPI serves the advertiser API over an ads.Store. Every request carries
 // "Authorization: Bearer <key>"; an advertiser sees and changes only its
 // own ads.
 //
@@ -32,38 +35,43 @@ const APIPrefix = "/api/v1/ads/"
 // Amounts are in currency units (bids per click, budgets per day).
 // Answers: 401 without a valid key; 404 for an ad that does not exist or
 // belongs to someone else (never 403, which would confirm the id); 400
-// with {"error", "field", "limit"} for bad JSON or values out of range;
+// with {"error": {"code", "field", "value", "limit", "message"}} for bad JSON or values out of range;
 // 413 for a body over ads.max_request_bytes.
-func (s *Store) APIHandler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+APIPrefix+"{$}", s.authed(s.apiList))
-	mux.HandleFunc("POST "+APIPrefix+"{$}", s.authed(s.apiCreate))
-	mux.HandleFunc("GET "+APIPrefix+"account", s.authed(s.apiAccount))
-	mux.HandleFunc("PATCH "+APIPrefix+"account", s.authed(s.apiSetBudget))
-	mux.HandleFunc("GET "+APIPrefix+"report", s.authed(s.apiReport))
-	mux.HandleFunc("GET "+APIPrefix+"{id}", s.authed(s.withAdID(s.apiGet)))
-	mux.HandleFunc("PATCH "+APIPrefix+"{id}", s.authed(s.withAdID(s.apiUpdate)))
-	mux.HandleFunc("DELETE "+APIPrefix+"{id}", s.authed(s.withAdID(s.apiRevoke)))
-	return mux
+type adsAPI struct {
+	store   *ads.Store
+	maxBody int64 // ads.max_request_bytes
+	logger  *slog.Logger
 }
 
-type apiFunc func(w http.ResponseWriter, r *http.Request, adv Advertiser)
+// routes mounts the advertiser API on mux.
+func (api *adsAPI) routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET "+adsAPIPrefix+"{$}", api.authed(api.apiList))
+	mux.HandleFunc("POST "+adsAPIPrefix+"{$}", api.authed(api.apiCreate))
+	mux.HandleFunc("GET "+adsAPIPrefix+"account", api.authed(api.apiAccount))
+	mux.HandleFunc("PATCH "+adsAPIPrefix+"account", api.authed(api.apiSetBudget))
+	mux.HandleFunc("GET "+adsAPIPrefix+"report", api.authed(api.apiReport))
+	mux.HandleFunc("GET "+adsAPIPrefix+"{id}", api.authed(api.withAdID(api.apiGet)))
+	mux.HandleFunc("PATCH "+adsAPIPrefix+"{id}", api.authed(api.withAdID(api.apiUpdate)))
+	mux.HandleFunc("DELETE "+adsAPIPrefix+"{id}", api.authed(api.withAdID(api.apiRevoke)))
+}
 
-type adFunc func(w http.ResponseWriter, r *http.Request, adv Advertiser, id uint64)
+type apiFunc func(w http.ResponseWriter, r *http.Request, adv ads.Advertiser)
+
+type adFunc func(w http.ResponseWriter, r *http.Request, adv ads.Advertiser, id uint64)
 
 // authed resolves the bearer key to an advertiser, or answers 401.
-func (s *Store) authed(h apiFunc) http.HandlerFunc {
+func (api *adsAPI) authed(h apiFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="deltaq-ads"`)
-			writeError(w, http.StatusUnauthorized, "", "", "missing bearer key")
+			writeError(w, http.StatusUnauthorized, apiError{Code: CodeUnauthorized, Message: "missing bearer key"})
 			return
 		}
-		adv, ok := s.Authenticate(strings.TrimSpace(key))
+		adv, ok := api.store.Authenticate(strings.TrimSpace(key))
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="deltaq-ads", error="invalid_token"`)
-			writeError(w, http.StatusUnauthorized, "", "", "invalid key")
+			writeError(w, http.StatusUnauthorized, apiError{Code: CodeUnauthorized, Message: "invalid key"})
 			return
 		}
 		h(w, r, adv)
@@ -72,11 +80,11 @@ func (s *Store) authed(h apiFunc) http.HandlerFunc {
 
 // withAdID parses the {id} path segment; an id that does not parse is
 // answered like an ad that does not exist.
-func (s *Store) withAdID(h adFunc) apiFunc {
-	return func(w http.ResponseWriter, r *http.Request, adv Advertiser) {
+func (api *adsAPI) withAdID(h adFunc) apiFunc {
+	return func(w http.ResponseWriter, r *http.Request, adv ads.Advertiser) {
 		id, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
 		if err != nil {
-			s.apiFail(w, ErrNotFound)
+			api.apiFail(w, ads.ErrNotFound)
 			return
 		}
 		h(w, r, adv, id)
@@ -108,12 +116,12 @@ type adJSON struct {
 	Text    string      `json:"text"`
 	URL     string      `json:"url"`
 	Targets []targetOut `json:"targets"`
-	Status  Status      `json:"status"`
+	Status  ads.Status  `json:"status"`
 	Created time.Time   `json:"created"`
 	Revoked *time.Time  `json:"revoked,omitempty"`
 }
 
-func adOut(a Ad) adJSON {
+func adOut(a ads.Ad) adJSON {
 	out := adJSON{ID: a.ID, Title: a.Title, Text: a.Text, URL: a.URL, Status: a.Status, Created: a.Created, Targets: []targetOut{}}
 	for _, t := range a.Targets {
 		out.Targets = append(out.Targets, targetOut{Phrase: t.Phrase, Bid: t.Bid.Units()})
@@ -147,7 +155,7 @@ type phraseJSON struct {
 type adReportJSON struct {
 	ID      uint64       `json:"id"`
 	Title   string       `json:"title"`
-	Status  Status       `json:"status"`
+	Status  ads.Status   `json:"status"`
 	Phrases []phraseJSON `json:"phrases"`
 }
 
@@ -156,7 +164,7 @@ type reportJSON struct {
 	Ads     []adReportJSON `json:"ads"`
 }
 
-func accountOut(r Report) accountJSON {
+func accountOut(r ads.Report) accountJSON {
 	out := accountJSON{
 		ID: r.Advertiser.ID, Name: r.Advertiser.Name, TimeZone: r.Advertiser.TimeZone,
 		SpentToday: r.SpentToday.Units(), ResetsAt: r.ResetsAt.Format(time.RFC3339),
@@ -170,10 +178,10 @@ func accountOut(r Report) accountJSON {
 
 // Handlers.
 
-func (s *Store) apiList(w http.ResponseWriter, r *http.Request, adv Advertiser) {
-	list, err := s.Ads(r.Context(), adv.ID)
+func (api *adsAPI) apiList(w http.ResponseWriter, r *http.Request, adv ads.Advertiser) {
+	list, err := api.store.Ads(r.Context(), adv.ID)
 	if err != nil {
-		s.apiFail(w, err)
+		api.apiFail(w, err)
 		return
 	}
 	out := make([]adJSON, 0, len(list))
@@ -183,9 +191,9 @@ func (s *Store) apiList(w http.ResponseWriter, r *http.Request, adv Advertiser) 
 	writeJSON(w, http.StatusOK, map[string]any{"ads": out})
 }
 
-func (s *Store) apiCreate(w http.ResponseWriter, r *http.Request, adv Advertiser) {
+func (api *adsAPI) apiCreate(w http.ResponseWriter, r *http.Request, adv ads.Advertiser) {
 	var req adRequest
-	if !s.decodeBody(w, r, &req) {
+	if !api.decodeBody(w, r, &req) {
 		return
 	}
 	for _, f := range []struct {
@@ -193,96 +201,96 @@ func (s *Store) apiCreate(w http.ResponseWriter, r *http.Request, adv Advertiser
 		set  bool
 	}{{"title", req.Title != nil}, {"url", req.URL != nil}, {"targets", req.Targets != nil}} {
 		if !f.set {
-			s.apiFail(w, &FieldError{Field: f.name, Limit: "must be set"})
+			api.apiFail(w, &ads.FieldError{Field: f.name, Limit: "must be set"})
 			return
 		}
 	}
-	spec := AdSpec{Title: *req.Title, URL: *req.URL}
+	spec := ads.AdSpec{Title: *req.Title, URL: *req.URL}
 	if req.Text != nil {
 		spec.Text = *req.Text
 	}
 	targets, err := targetsIn(*req.Targets)
 	if err != nil {
-		s.apiFail(w, err)
+		api.apiFail(w, err)
 		return
 	}
 	spec.Targets = targets
-	a, err := s.SubmitAd(r.Context(), adv.ID, spec)
+	a, err := api.store.SubmitAd(r.Context(), adv.ID, spec)
 	if err == nil {
-		w.Header().Set("Location", APIPrefix+strconv.FormatUint(a.ID, 10))
+		w.Header().Set("Location", adsAPIPrefix+strconv.FormatUint(a.ID, 10))
 	}
-	s.answerAd(w, http.StatusCreated, a, err)
+	api.answerAd(w, http.StatusCreated, a, err)
 }
 
-func (s *Store) apiGet(w http.ResponseWriter, r *http.Request, adv Advertiser, id uint64) {
-	a, err := s.Ad(adv.ID, id)
-	s.answerAd(w, http.StatusOK, a, err)
+func (api *adsAPI) apiGet(w http.ResponseWriter, r *http.Request, adv ads.Advertiser, id uint64) {
+	a, err := api.store.Ad(adv.ID, id)
+	api.answerAd(w, http.StatusOK, a, err)
 }
 
-func (s *Store) apiUpdate(w http.ResponseWriter, r *http.Request, adv Advertiser, id uint64) {
+func (api *adsAPI) apiUpdate(w http.ResponseWriter, r *http.Request, adv ads.Advertiser, id uint64) {
 	// Ownership first: another advertiser's id is 404 whatever the body.
-	if _, err := s.Ad(adv.ID, id); err != nil {
-		s.apiFail(w, err)
+	if _, err := api.store.Ad(adv.ID, id); err != nil {
+		api.apiFail(w, err)
 		return
 	}
 	var req adRequest
-	if !s.decodeBody(w, r, &req) {
+	if !api.decodeBody(w, r, &req) {
 		return
 	}
-	u := AdUpdate{Title: req.Title, Text: req.Text, URL: req.URL}
+	u := ads.AdUpdate{Title: req.Title, Text: req.Text, URL: req.URL}
 	if req.Targets != nil {
 		targets, err := targetsIn(*req.Targets)
 		if err != nil {
-			s.apiFail(w, err)
+			api.apiFail(w, err)
 			return
 		}
 		u.Targets = &targets
 	}
-	a, err := s.UpdateAd(r.Context(), adv.ID, id, u)
-	s.answerAd(w, http.StatusOK, a, err)
+	a, err := api.store.UpdateAd(r.Context(), adv.ID, id, u)
+	api.answerAd(w, http.StatusOK, a, err)
 }
 
-func (s *Store) apiRevoke(w http.ResponseWriter, r *http.Request, adv Advertiser, id uint64) {
-	a, err := s.RevokeAd(r.Context(), adv.ID, id)
-	s.answerAd(w, http.StatusOK, a, err)
+func (api *adsAPI) apiRevoke(w http.ResponseWriter, r *http.Request, adv ads.Advertiser, id uint64) {
+	a, err := api.store.RevokeAd(r.Context(), adv.ID, id)
+	api.answerAd(w, http.StatusOK, a, err)
 }
 
-func (s *Store) apiAccount(w http.ResponseWriter, r *http.Request, adv Advertiser) {
-	rep, err := s.accountReport(adv.ID)
+func (api *adsAPI) apiAccount(w http.ResponseWriter, r *http.Request, adv ads.Advertiser) {
+	rep, err := api.store.Account(adv.ID)
 	if err != nil {
-		s.apiFail(w, err)
+		api.apiFail(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, accountOut(rep))
 }
 
-func (s *Store) apiSetBudget(w http.ResponseWriter, r *http.Request, adv Advertiser) {
+func (api *adsAPI) apiSetBudget(w http.ResponseWriter, r *http.Request, adv ads.Advertiser) {
 	var req struct {
 		DailyBudget *float64 `json:"daily_budget"`
 	}
-	if !s.decodeBody(w, r, &req) {
+	if !api.decodeBody(w, r, &req) {
 		return
 	}
 	if req.DailyBudget == nil {
-		s.apiFail(w, &FieldError{Field: "daily_budget", Limit: "must be set (0 removes the budget)"})
+		api.apiFail(w, &ads.FieldError{Field: "daily_budget", Limit: "must be set (0 removes the budget)"})
 		return
 	}
 	m, err := unitsIn("daily_budget", *req.DailyBudget)
 	if err != nil {
-		s.apiFail(w, err)
+		api.apiFail(w, err)
 		return
 	}
-	if _, err := s.SetDailyBudget(r.Context(), adv.ID, m); err != nil {
-		s.apiFail(w, err)
+	if _, err := api.store.SetDailyBudget(r.Context(), adv.ID, m); err != nil {
+		api.apiFail(w, err)
 		return
 	}
-	s.apiAccount(w, r, adv)
+	api.apiAccount(w, r, adv)
 }
 
-func (s *Store) apiReport(w http.ResponseWriter, r *http.Request, adv Advertiser) {
-	rep, err := s.Report(r.Context(), adv.ID)
+func (api *adsAPI) apiReport(w http.ResponseWriter, r *http.Request, adv ads.Advertiser) {
+	rep, err := api.store.Report(r.Context(), adv.ID)
 	if err != nil {
-		s.apiFail(w, err)
+		api.apiFail(w, err)
 		return
 	}
 	out := reportJSON{Account: accountOut(rep), Ads: []adReportJSON{}}
@@ -300,9 +308,9 @@ func (s *Store) apiReport(w http.ResponseWriter, r *http.Request, adv Advertiser
 // Helpers.
 
 // answerAd answers with a, or with err if there is one.
-func (s *Store) answerAd(w http.ResponseWriter, code int, a Ad, err error) {
+func (api *adsAPI) answerAd(w http.ResponseWriter, code int, a ads.Ad, err error) {
 	if err != nil {
-		s.apiFail(w, err)
+		api.apiFail(w, err)
 		return
 	}
 	writeJSON(w, code, adOut(a))
@@ -310,8 +318,8 @@ func (s *Store) answerAd(w http.ResponseWriter, code int, a Ad, err error) {
 
 // decodeBody reads one JSON object of at most ads.max_request_bytes into
 // v, rejecting unknown fields, and answers the error itself.
-func (s *Store) decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxRequestBytes)
+func (api *adsAPI) decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	body := http.MaxBytesReader(w, r.Body, api.maxBody)
 	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
@@ -328,57 +336,58 @@ func (s *Store) decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	var syntaxErr *json.SyntaxError
 	switch {
 	case errors.As(err, &tooBig):
-		writeError(w, http.StatusRequestEntityTooLarge, "body", fmt.Sprintf("at most %d bytes (ads.max_request_bytes)", tooBig.Limit),
-			fmt.Sprintf("body over %d bytes", tooBig.Limit))
+		writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: CodeBodyTooLarge, Field: "body",
+			Limit: fmt.Sprintf("at most %d bytes (ads.max_request_bytes)", tooBig.Limit), Message: fmt.Sprintf("body over %d bytes", tooBig.Limit)})
 	case errors.As(err, &typeErr):
-		writeError(w, http.StatusBadRequest, typeErr.Field, "must be a JSON "+typeErr.Type.String(),
-			fmt.Sprintf("%s: got JSON %s, want %s", typeErr.Field, typeErr.Value, typeErr.Type))
+		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: typeErr.Field, Value: "JSON " + typeErr.Value,
+			Limit: "must be a JSON " + typeErr.Type.String(), Message: fmt.Sprintf("%s: got JSON %s, want %s", typeErr.Field, typeErr.Value, typeErr.Type)})
 	case errors.As(err, &syntaxErr):
-		writeError(w, http.StatusBadRequest, "body", "must be valid JSON", fmt.Sprintf("bad JSON at byte %d: %v", syntaxErr.Offset, syntaxErr))
+		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Limit: "must be valid JSON",
+			Message: fmt.Sprintf("bad JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)})
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		writeError(w, http.StatusBadRequest, f, "unknown field", fmt.Sprintf("unknown field %q", f))
+		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: f, Limit: "unknown field", Message: fmt.Sprintf("unknown field %q", f)})
 	default:
-		writeError(w, http.StatusBadRequest, "body", "must be one JSON object", err.Error())
+		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Limit: "must be one JSON object", Message: err.Error()})
 	}
 	return false
 }
 
 // targetsIn converts wire targets, checking that every bid is a number in
 // a representable range (Store checks the configured bounds).
-func targetsIn(in []targetJSON) ([]Target, error) {
-	out := make([]Target, len(in))
+func targetsIn(in []targetJSON) ([]ads.Target, error) {
+	out := make([]ads.Target, len(in))
 	for i, t := range in {
 		field := fmt.Sprintf("targets[%d].bid", i)
 		if t.Bid == nil {
-			return nil, &FieldError{Field: field, Limit: "must be set"}
+			return nil, &ads.FieldError{Field: field, Limit: "must be set"}
 		}
 		m, err := unitsIn(field, *t.Bid)
 		if err != nil {
 			return nil, err
 		}
-		out[i] = Target{Phrase: t.Phrase, Bid: m}
+		out[i] = ads.Target{Phrase: t.Phrase, Bid: m}
 	}
 	return out, nil
 }
 
-func unitsIn(field string, u float64) (Money, error) {
-	if math.IsNaN(u) || u < 0 || u > maxMoneyUnits {
-		return 0, &FieldError{Field: field, Value: strconv.FormatFloat(u, 'g', -1, 64), Limit: fmt.Sprintf("must be in [0, %g]", maxMoneyUnits)}
+func unitsIn(field string, u float64) (ads.Money, error) {
+	if math.IsNaN(u) || u < 0 || u > ads.MaxMoneyUnits {
+		return 0, &ads.FieldError{Field: field, Value: strconv.FormatFloat(u, 'g', -1, 64), Limit: fmt.Sprintf("must be in [0, %g]", ads.MaxMoneyUnits)}
 	}
-	return MoneyFromUnits(u), nil
+	return ads.MoneyFromUnits(u), nil
 }
 
 // apiFail maps an error to its answer.
-func (s *Store) apiFail(w http.ResponseWriter, err error) {
-	var fe *FieldError
+func (api *adsAPI) apiFail(w http.ResponseWriter, err error) {
+	var fe *ads.FieldError
 	switch {
 	case errors.As(err, &fe):
-		writeError(w, http.StatusBadRequest, fe.Field, fe.Limit, fe.Error())
-	case errors.Is(err, ErrNotFound):
-		writeError(w, http.StatusNotFound, "", "", "not found")
+		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: fe.Field, Value: fe.Value, Limit: fe.Limit, Message: fe.Error()})
+	case errors.Is(err, ads.ErrNotFound):
+		writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Message: "not found"})
 	default:
-		s.logger.Error("ads api", "err", err)
-		writeError(w, http.StatusInternalServerError, "", "", "internal error")
+		api.logger.Error("ads api", "err", err)
+		writeError(w, http.StatusInternalServerError, apiError{Code: CodeInternal, Message: "internal error"})
 	}
 }

@@ -1,8 +1,10 @@
-package server
+package web
 
 import (
 	"bytes"
+	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -12,7 +14,8 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/deltaq/deltaq/ranking"
+	"github.com/deltaq/deltaq/internal/urlnorm"
+	"github.com/deltaq/deltaq/repo"
 )
 
 //go:embed templates/*.html
@@ -22,6 +25,12 @@ var pageTemplate = template.Must(template.New("search.html").Funcs(template.Func
 	"snippet": safeSnippet,
 }).ParseFS(templateFS, "templates/search.html"))
 
+var explainTemplate = template.Must(template.New("explain.html").Funcs(template.FuncMap{
+	"stamp":    stamp,
+	"stampPtr": stampPtr,
+	"deref":    func(f *float64) float64 { return *f },
+}).ParseFS(templateFS, "templates/explain.html"))
+
 type pageLink struct {
 	N       int
 	Href    string
@@ -29,6 +38,7 @@ type pageLink struct {
 }
 
 type pageData struct {
+	Explain    bool // link each result to its explain view
 	Query      string
 	Error      string
 	Response   *Response
@@ -37,13 +47,19 @@ type pageData struct {
 	Pages      []pageLink
 }
 
-func (s *Server) handleHTML(w http.ResponseWriter, r *http.Request) {
-	data := pageData{Query: r.URL.Query().Get("q")}
+// htmlHandler serves the search page; explain links each result to its
+// explain view, on the listener that serves it.
+func (s *Server) htmlHandler(explain bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) { s.handleHTML(w, r, explain) }
+}
+
+func (s *Server) handleHTML(w http.ResponseWriter, r *http.Request, explain bool) {
+	data := pageData{Query: queryText(r.URL.Query().Get("q")), Explain: explain}
 	code := http.StatusOK
 	if strings.TrimSpace(data.Query) != "" {
 		// The cookie seeds this user's promotion order; a new visitor's
 		// first page must use the id the cookie will carry to the next.
-		user := ranking.UserID(w, r)
+		user := UserID(w, r)
 		req, ie := s.parseSearch(r)
 		req.User = user
 		var res Response
@@ -64,11 +80,17 @@ func (s *Server) handleHTML(w http.ResponseWriter, r *http.Request) {
 		default:
 			data.Response = &res
 			data.First = (req.Page-1)*req.Size + 1
-			s.paginate(&data, req, res.Total)
+			s.paginate(&data, req, res)
 		}
 	}
+	s.render(w, pageTemplate, code, data)
+}
+
+// render executes t into a buffer first, so a failure answers 500 rather
+// than half a page.
+func (s *Server) render(w http.ResponseWriter, t *template.Template, code int, data any) {
 	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, data); err != nil {
+	if err := t.Execute(&buf, data); err != nil {
 		s.logger.Error("render failed", "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
@@ -79,9 +101,45 @@ func (s *Server) handleHTML(w http.ResponseWriter, r *http.Request) {
 	w.Write(buf.Bytes())
 }
 
+type explainData struct {
+	Error  string
+	Report *PageReport
+}
+
+// handleExplain is the HTML view of the page report.
+func (s *Server) handleExplain(w http.ResponseWriter, r *http.Request) {
+	raw := r.URL.Query().Get("url")
+	u, err := urlnorm.Normalize(raw)
+	if raw == "" {
+		s.render(w, explainTemplate, http.StatusBadRequest, explainData{Error: "Give the page to explain: /explain?url=..."})
+		return
+	}
+	if err != nil {
+		s.render(w, explainTemplate, http.StatusBadRequest, explainData{Error: fmt.Sprintf("url %q: %v", raw, err)})
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.SearchTimeout)
+	defer cancel()
+	rep, err := BuildPageReport(ctx, s.deps.Pages, s.deps.Explain, u)
+	switch {
+	case errors.Is(err, repo.ErrNotFound):
+		s.render(w, explainTemplate, http.StatusNotFound, explainData{Error: "The repository does not know " + u + "."})
+	case err != nil:
+		s.logger.Error("explain failed", "url", u, "err", err)
+		s.render(w, explainTemplate, http.StatusInternalServerError, explainData{Error: "The report failed; please try again."})
+	default:
+		s.render(w, explainTemplate, http.StatusOK, explainData{Report: rep})
+	}
+}
+
 // paginate fills the links to neighbouring result pages (at most
-// server.max_page, and no further than the results go).
-func (s *Server) paginate(d *pageData, req Request, total uint64) {
+// server.max_page, and no further than the results go: Pageable, when
+// the ranking orders fewer than Total).
+func (s *Server) paginate(d *pageData, req Request, res Response) {
+	total := res.Total
+	if res.Truncated() {
+		total = uint64(res.Pageable)
+	}
 	last := int((total + uint64(req.Size) - 1) / uint64(req.Size))
 	last = min(last, s.cfg.MaxPage)
 	if last <= 1 {

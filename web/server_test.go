@@ -1,4 +1,4 @@
-package server
+package web
 
 import (
 	"context"
@@ -8,14 +8,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/deltaq/deltaq/internal/httpserver"
-	"github.com/deltaq/deltaq/ranking"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -29,17 +30,19 @@ var testConfig = Config{
 // fakeSearch returns total results numbered from the requested offset, with
 // snippets that try to inject markup.
 type fakeSearch struct {
-	total int
-	last  Request
+	total    int
+	pageable int  // 0: all of total
+	estimate bool // the total is not exact
+	last     Request
 }
 
 func (f *fakeSearch) Search(_ context.Context, r Request) (Response, error) {
 	f.last = r
 	if strings.Contains(r.Query, `"unclosed`) {
-		return Response{}, fmt.Errorf("parse: %w", &InputError{Field: "q", Message: "unclosed quote"})
+		return Response{}, fmt.Errorf("parse: %w", &InputError{Code: CodeBadQuery, Field: "q", Message: "unclosed quote"})
 	}
 	var res Response
-	res.Total = uint64(f.total)
+	res.Total, res.TotalExact, res.Pageable = uint64(f.total), !f.estimate, f.pageable
 	for i := (r.Page - 1) * r.Size; i < min(f.total, r.Page*r.Size); i++ {
 		res.Results = append(res.Results, Result{
 			URL:     fmt.Sprintf("http://a.test/%d", i),
@@ -85,18 +88,18 @@ func TestBadSearchInputAnswers400NamingFieldAndLimit(t *testing.T) {
 	srv := newTestServer(t, &fakeSearch{total: 5}, nil)
 	long := strings.Repeat("a", 1001)
 	for _, c := range []struct {
-		name, query     string
-		field, contains string
+		name, query                         string
+		code, field, value, limit, contains string
 	}{
-		{"missing q", "", "q", "missing"},
-		{"blank q", "q=%20%20", "q", "missing"},
-		{"q over 1000 bytes", "q=" + long, "q", "1001 bytes: longer than the 1000-byte limit"},
-		{"size zero", "q=x&size=0", "size", "0 is outside [1, 100]"},
-		{"size over 100", "q=x&size=101", "size", "101 is outside [1, 100]"},
-		{"size not a number", "q=x&size=ten", "size", `"ten" is not a whole number`},
-		{"page zero", "q=x&page=0", "page", "0 is outside [1, 1000]"},
-		{"page over 1000", "q=x&page=1001", "page", "1001 is outside [1, 1000]"},
-		{"syntax error from the engine", "q=%22unclosed", "q", "unclosed quote"},
+		{"missing q", "", CodeMissingParameter, "q", "", "", "missing"},
+		{"blank q", "q=%20%20", CodeMissingParameter, "q", "", "", "missing"},
+		{"q over 1000 bytes", "q=" + long, CodeBadParameter, "q", "1001 bytes", "<= 1000 bytes", "1001 bytes: longer than the 1000-byte limit"},
+		{"size zero", "q=x&size=0", CodeBadParameter, "size", "0", "in [1, 100]", "0 is outside [1, 100]"},
+		{"size over 100", "q=x&size=101", CodeBadParameter, "size", "101", "in [1, 100]", "101 is outside [1, 100]"},
+		{"size not a number", "q=x&size=ten", CodeBadParameter, "size", "ten", "a whole number in [1, 100]", `"ten" is not a whole number`},
+		{"page zero", "q=x&page=0", CodeBadParameter, "page", "0", "in [1, 1000]", "0 is outside [1, 1000]"},
+		{"page over 1000", "q=x&page=1001", CodeBadParameter, "page", "1001", "in [1, 1000]", "1001 is outside [1, 1000]"},
+		{"syntax error from the engine", "q=%22unclosed", CodeBadQuery, "q", "", "", "unclosed quote"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, body, h := get(t, srv, "/api/v1/search?"+c.query)
@@ -106,14 +109,49 @@ func TestBadSearchInputAnswers400NamingFieldAndLimit(t *testing.T) {
 			if !strings.HasPrefix(h.Get("Content-Type"), "application/json") {
 				t.Fatalf("content type %q", h.Get("Content-Type"))
 			}
-			var e InputError
+			var e errorBody
 			if err := json.Unmarshal([]byte(body), &e); err != nil {
 				t.Fatalf("not JSON: %s", body)
 			}
-			if e.Field != c.field || !strings.Contains(e.Message, c.contains) {
-				t.Fatalf("error %+v, want field %q and %q", e, c.field, c.contains)
+			got := e.Error
+			if got.Code != c.code || got.Field != c.field || got.Value != c.value || got.Limit != c.limit || !strings.Contains(got.Message, c.contains) {
+				t.Fatalf("error %+v, want code %q, field %q, value %q, limit %q and %q", got, c.code, c.field, c.value, c.limit, c.contains)
 			}
 		})
+	}
+}
+
+func TestUnknownAPIPathsAndMethodsAnswerJSON(t *testing.T) {
+	srv := newTestServer(t, &fakeSearch{total: 1}, nil)
+	for _, c := range []struct {
+		method, path string
+		status       int
+		code, allow  string
+	}{
+		{"GET", "/api/v1/nope", 404, CodeNotFound, ""},
+		{"GET", "/api/v2/search?q=x", 404, CodeNotFound, ""},
+		{"POST", "/api/v1/search?q=x", 405, CodeMethodNotAllowed, "GET, HEAD"},
+		{"DELETE", "/api/v1/page?url=http://a.test/", 405, CodeMethodNotAllowed, "GET, HEAD"},
+	} {
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			req, _ := http.NewRequestWithContext(t.Context(), c.method, srv.URL+c.path, nil)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			var e errorBody
+			if err := json.NewDecoder(res.Body).Decode(&e); err != nil || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+				t.Fatalf("status %d, %s: not a JSON error (%v)", res.StatusCode, res.Header.Get("Content-Type"), err)
+			}
+			if res.StatusCode != c.status || e.Error.Code != c.code || res.Header.Get("Allow") != c.allow || e.Error.Message == "" {
+				t.Fatalf("status %d, error %+v, Allow %q; want %d, %s, Allow %q", res.StatusCode, e.Error, res.Header.Get("Allow"), c.status, c.code, c.allow)
+			}
+		})
+	}
+	// Outside /api/ the page routes keep plain answers.
+	if code, body, _ := get(t, srv, "/nope"); code != 404 || strings.HasPrefix(body, "{") {
+		t.Fatalf("/nope: %d %q", code, body)
 	}
 }
 
@@ -192,7 +230,7 @@ func TestHTMLPaginationAndUserCookie(t *testing.T) {
 	}
 	var uid string
 	for _, c := range res.Cookies() {
-		if c.Name == ranking.UserCookie {
+		if c.Name == UserCookie {
 			uid = c.Value
 			if !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
 				t.Errorf("user cookie flags: %+v", c)
@@ -203,8 +241,8 @@ func TestHTMLPaginationAndUserCookie(t *testing.T) {
 		t.Errorf("a new visitor's first search ran as user %q, not the id its cookie got (%q)", fs.last.User, uid)
 	}
 	req, _ := http.NewRequest("GET", "/", nil)
-	req.AddCookie(&http.Cookie{Name: ranking.UserCookie, Value: uid})
-	if got, ok := ranking.UserFromRequest(req); !ok || got != uid {
+	req.AddCookie(&http.Cookie{Name: UserCookie, Value: uid})
+	if got, ok := UserFromRequest(req); !ok || got != uid {
 		t.Fatalf("the user id cookie set (%q) is not one ranking accepts", uid)
 	}
 	// The home page without a query shows the form and no results.
@@ -235,7 +273,7 @@ func TestPageReport(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("status %d: %s", code, body)
 	}
-	var rep pageReport
+	var rep PageReport
 	if err := json.Unmarshal([]byte(body), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +285,7 @@ func TestPageReport(t *testing.T) {
 		t.Fatalf("unknown page: %d, want 404", code)
 	}
 	for _, q := range []string{"", "url=ftp%3A%2F%2Fa.test%2F", "url=" + strings.Repeat("x", 3000)} {
-		if code, body, _ := get(t, srv, "/api/v1/page?"+q); code != 400 || !strings.Contains(body, `"field":"url"`) {
+		if code, body, _ := get(t, srv, "/api/v1/page?"+q); code != 400 || !strings.Contains(body, `"field":"url"`) || !strings.Contains(body, `"code":"`) {
 			t.Fatalf("/api/v1/page?%.30s: %d %s", q, code, body)
 		}
 	}
@@ -276,5 +314,83 @@ func TestOpenSearchHealthAndMetrics(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusMethodNotAllowed {
 		t.Fatalf("POST search: %d, want 405", res.StatusCode)
+	}
+}
+
+func TestInvalidUTF8InTheQueryIsNotEchoed(t *testing.T) {
+	fs := &fakeSearch{total: 2}
+	srv := newTestServer(t, fs, nil)
+	for _, path := range []string{"/?q=caf%E9+%FF%FEbar", "/api/v1/search?q=caf%E9+%FF%FEbar"} {
+		code, body, _ := get(t, srv, path)
+		if code != 200 {
+			t.Fatalf("%s: status %d: %s", path, code, body)
+		}
+		if !utf8.ValidString(body) {
+			t.Fatalf("%s: the answer is not valid UTF-8: %q", path, body)
+		}
+		if !strings.Contains(body, "caf\uFFFD") {
+			t.Fatalf("%s: the invalid bytes were not replaced by U+FFFD", path)
+		}
+		if !utf8.ValidString(fs.last.Query) {
+			t.Fatalf("%s: the engine was asked %q", path, fs.last.Query)
+		}
+	}
+}
+
+func TestHighlightsBesideTheSnippet(t *testing.T) {
+	text, spans, terms := highlights(`a <mark>Tar</mark> x &amp; <b>y</b> <mark>gz</mark> <mark>tar</mark> café <mark>é</mark>`)
+	if text != "a Tar x & y gz tar café é" {
+		t.Fatalf("text %q", text)
+	}
+	var marked []string
+	for _, s := range spans {
+		marked = append(marked, text[s.Start:s.End])
+	}
+	if !slices.Equal(marked, []string{"Tar", "gz", "tar", "é"}) || !slices.Equal(terms, []string{"tar", "gz", "é"}) {
+		t.Fatalf("spans cover %q, terms %q", marked, terms)
+	}
+
+	srv := newTestServer(t, &fakeSearch{total: 3}, nil)
+	_, body, _ := get(t, srv, "/api/v1/search?q=tar")
+	var res struct {
+		Results []struct {
+			SnippetText  string   `json:"snippet_text"`
+			Highlights   []Span   `json:"highlights"`
+			MatchedTerms []string `json:"matched_terms"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(body), &res); err != nil {
+		t.Fatal(err)
+	}
+	r := res.Results[0]
+	if len(r.Highlights) != 1 || r.SnippetText[r.Highlights[0].Start:r.Highlights[0].End] != "tar" || !slices.Equal(r.MatchedTerms, []string{"tar"}) {
+		t.Fatalf("result %+v", r)
+	}
+}
+
+func TestTotalSaysWhetherItIsExactAndHowFarPagesReach(t *testing.T) {
+	srv := newTestServer(t, &fakeSearch{total: 5000, pageable: 25, estimate: true}, nil)
+	_, body, _ := get(t, srv, "/api/v1/search?q=tar")
+	var res struct {
+		Total      uint64 `json:"total"`
+		TotalExact *bool  `json:"total_exact"`
+		Pageable   int    `json:"pageable"`
+	}
+	if err := json.Unmarshal([]byte(body), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Total != 5000 || res.TotalExact == nil || *res.TotalExact || res.Pageable != 25 {
+		t.Fatalf("total %d, exact %v, pageable %d; want 5000, false, 25", res.Total, res.TotalExact, res.Pageable)
+	}
+	_, page, _ := get(t, srv, "/?q=tar&page=2")
+	if !strings.Contains(page, "about 5000 results (the first 25 shown)") {
+		t.Fatal("the page does not say the total is estimated and how many are shown")
+	}
+	if !strings.Contains(page, `page=3`) || strings.Contains(page, `page=4`) {
+		t.Fatal("pagination does not stop at the 3 pages the 25 pageable results fill")
+	}
+	_, exact, _ := get(t, newTestServer(t, &fakeSearch{total: 7}, nil), "/?q=tar")
+	if !strings.Contains(exact, ">7 results in") {
+		t.Fatal("an exact total is not shown plainly")
 	}
 }

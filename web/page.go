@@ -1,11 +1,13 @@
-package server
+package web
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
+	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -20,8 +22,11 @@ type Pages interface {
 	DeltaQs(ctx context.Context, url string) ([]repo.DeltaQ, error)
 }
 
-// pageReport is the JSON of /api/v1/page.
-type pageReport struct {
+// PageReport is what the repository knows of one page and what the recrawl
+// policy thinks of it: the JSON of /api/v1/page, the HTML explain view and
+// the text of `deltaq page explain`. Enums are names, times RFC 3339,
+// durations milliseconds or Go duration text.
+type PageReport struct {
 	URL          string        `json:"url"`
 	State        string        `json:"state"`
 	LastOutcome  string        `json:"last_outcome"`
@@ -44,7 +49,7 @@ type pageReport struct {
 	LinksOut     []linkJSON    `json:"links_out"`
 	LinksIn      []string      `json:"links_in"`
 	DeltaQ       []deltaQJSON  `json:"deltaq_measurements"`
-	Recrawl      any           `json:"recrawl,omitempty"`
+	Recrawl      *recrawlJSON  `json:"recrawl,omitempty"`
 }
 
 type fetchJSON struct {
@@ -81,22 +86,67 @@ var linkKinds = map[repo.LinkKind]string{
 	repo.LinkRefresh: "refresh", repo.LinkRedirect: "redirect", repo.LinkSitemap: "sitemap",
 }
 
-func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
+// ExplainFunc explains a page's recrawl priority (frontier.ExplainPage).
+type ExplainFunc func(ctx context.Context, url string) (frontier.Explanation, error)
+
+// recrawlJSON is the recrawl section of a PageReport (thesis §4.7.1).
+type recrawlJSON struct {
+	Policy string `json:"policy"`
+	// PolicySource is "repository" (recorded by the last crawl) or
+	// "configuration" (no crawl recorded one).
+	PolicySource string     `json:"policy_source"`
+	Period       string     `json:"period"` // the budget period δQ_A is a rate per
+	Window       int        `json:"window"`
+	Measured     bool       `json:"measured"`
+	DeltaQRate   float64    `json:"delta_q_rate"` // δQ_A per period
+	Samples      int        `json:"re_downloads_averaged"`
+	LastFetch    *time.Time `json:"last_fetch,omitempty"`
+	Priority     *float64   `json:"priority,omitempty"` // δQ_A·(t − LR), when measured
+	Why          string     `json:"why"`
+}
+
+func recrawlOf(e frontier.Explanation) *recrawlJSON {
+	r := &recrawlJSON{Policy: e.Policy, PolicySource: "configuration", Period: e.Period.String(), Window: e.Window,
+		Measured: e.Measured, DeltaQRate: e.Rate, Samples: e.Samples, Why: e.Why}
+	if e.PolicyFromRepository {
+		r.PolicySource = "repository"
+	}
+	if !e.LastFetch.IsZero() {
+		t := e.LastFetch
+		r.LastFetch = &t
+	}
+	if e.Measured {
+		p := e.Priority
+		r.Priority = &p
+	}
+	return r
+}
+
+// pageURL reads and normalizes the url parameter, or answers 400.
+func pageURL(w http.ResponseWriter, r *http.Request) (string, bool) {
 	raw := r.URL.Query().Get("url")
 	if raw == "" {
-		writeJSON(w, http.StatusBadRequest, &InputError{Field: "url", Message: "missing: give the page URL"})
-		return
+		writeInputError(w, &InputError{Code: CodeMissingParameter, Field: "url", Message: "missing: give the page URL"})
+		return "", false
 	}
 	u, err := urlnorm.Normalize(raw)
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, &InputError{Field: "url", Message: err.Error(), Limit: urlnorm.MaxLength})
+		writeInputError(w, &InputError{Field: "url", Value: raw, Limit: fmt.Sprintf("an http(s) URL of <= %d bytes", urlnorm.MaxLength), Message: err.Error()})
+		return "", false
+	}
+	return u, true
+}
+
+func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
+	u, ok := pageURL(w, r)
+	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.SearchTimeout)
 	defer cancel()
-	rep, err := s.report(ctx, u)
+	rep, err := BuildPageReport(ctx, s.deps.Pages, s.deps.Explain, u)
 	if errors.Is(err, repo.ErrNotFound) {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": "the repository does not know " + u, "field": "url"})
+		writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Field: "url", Value: u, Message: "the repository does not know " + u})
 		return
 	}
 	if err != nil {
@@ -106,12 +156,15 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, rep)
 }
 
-func (s *Server) report(ctx context.Context, u string) (*pageReport, error) {
-	p, err := s.deps.Pages.Page(u)
+// BuildPageReport reads what pages knows of the normalized URL u and, with
+// explain (nil leaves it out), the recrawl section. An unknown page is
+// repo.ErrNotFound.
+func BuildPageReport(ctx context.Context, pages Pages, explain ExplainFunc, u string) (*PageReport, error) {
+	p, err := pages.Page(u)
 	if err != nil {
 		return nil, err
 	}
-	rep := &pageReport{URL: p.URL, State: p.State.String(), LastOutcome: p.LastOutcome.String(),
+	rep := &PageReport{URL: p.URL, State: p.State.String(), LastOutcome: p.LastOutcome.String(),
 		HTTPStatus: p.HTTPStatus, Depth: p.Depth, Source: p.Source, FirstSeen: p.FirstSeen,
 		Fetches: p.Fetches, Changes: p.Changes, Title: p.Title, ContentType: p.ContentType,
 		ETag: p.ETag, LastModified: p.LastModified, NoIndex: p.NoIndex, RedirectTo: p.RedirectTo,
@@ -122,7 +175,7 @@ func (s *Server) report(ctx context.Context, u string) (*pageReport, error) {
 	if !p.LastChange.IsZero() {
 		rep.LastChange = &p.LastChange
 	}
-	log, err := s.deps.Pages.FetchLog(ctx, u)
+	log, err := pages.FetchLog(ctx, u)
 	if err != nil {
 		return nil, err
 	}
@@ -135,37 +188,39 @@ func (s *Server) report(ctx context.Context, u string) (*pageReport, error) {
 		}
 		rep.History = append(rep.History, fj)
 	}
-	vs, err := s.deps.Pages.Versions(ctx, u, false)
+	vs, err := pages.Versions(ctx, u, false)
 	if err != nil {
 		return nil, err
 	}
 	for _, v := range vs {
 		rep.Versions = append(rep.Versions, versionJSON{FetchedAt: v.FetchedAt, ContentType: v.ContentType, Title: v.Title})
 	}
-	out, err := s.deps.Pages.OutLinks(ctx, u)
+	out, err := pages.OutLinks(ctx, u)
 	if err != nil {
 		return nil, err
 	}
 	for _, l := range out {
 		rep.LinksOut = append(rep.LinksOut, linkJSON{URL: l.URL, Kind: linkKinds[l.Kind]})
 	}
-	if rep.LinksIn, err = s.deps.Pages.InLinks(ctx, u); err != nil {
+	if rep.LinksIn, err = pages.InLinks(ctx, u); err != nil {
 		return nil, err
 	}
 	if rep.LinksIn == nil {
 		rep.LinksIn = []string{}
 	}
-	ms, err := s.deps.Pages.DeltaQs(ctx, u)
+	ms, err := pages.DeltaQs(ctx, u)
 	if err != nil {
 		return nil, err
 	}
 	for _, m := range ms {
 		rep.DeltaQ = append(rep.DeltaQ, deltaQJSON{At: m.At, LastFetch: m.LastFetch, Value: m.Value, Terms: m.Terms})
 	}
-	if s.deps.Explain != nil {
-		if rep.Recrawl, err = s.deps.Explain(ctx, u); err != nil {
+	if explain != nil {
+		e, err := explain(ctx, u)
+		if err != nil {
 			return nil, err
 		}
+		rep.Recrawl = recrawlOf(e)
 	}
 	return rep, nil
 }

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deltaq/deltaq/configs"
+	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/repo"
+)
+
+func TestPageExplainPrintsAReadableReport(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := configs.Load(configs.Sources{Env: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := repo.Open(filepath.Join(dir, repoDir), cfg.Repo, repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	b := db.NewBatch(t.Context())
+	b.PutPage(&repo.Page{URL: "http://a.test/p", State: repo.StateLive, LastOutcome: repo.OutcomeOK, HTTPStatus: 200,
+		Fetches: 1, FirstSeen: at, LastFetch: at, Version: at, Signature: []byte("12345678")})
+	b.LogFetch("http://a.test/p", &repo.FetchRecord{At: at, Took: 12500 * time.Microsecond, Reason: repo.ReasonSeed, Outcome: repo.OutcomeOK, HTTPStatus: 200, Difference: -1})
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	// A crawl under deltaq; the command below runs with the default policy.
+	fcfg := cfg.Frontier
+	fcfg.Policy = "deltaq"
+	policy, err := frontier.NewPolicy("deltaq", fcfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := frontier.New(t.Context(), db, fcfg, nil, policy, frontier.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	out, _, err := run(t, "page", "explain", "http://a.test/p", "--data", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{"state live (last fetch: ok, HTTP 200)", "recrawl (policy deltaq, recorded by the last crawl)",
+		"2026-01-05 00:00:00 UTC seed ok 200 0 B 12.5 ms"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, raw := range []string{"uniform", "12500000", "MTIzNDU2Nzg="} {
+		if strings.Contains(out, raw) {
+			t.Errorf("output carries %q:\n%s", raw, out)
+		}
+	}
+	js, _, err := run(t, "page", "explain", "http://a.test/p", "--data", dir, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		State   string `json:"state"`
+		Recrawl struct {
+			Policy string `json:"policy"`
+		} `json:"recrawl"`
+	}
+	if err := json.Unmarshal([]byte(js), &rep); err != nil || rep.State != "live" || rep.Recrawl.Policy != "deltaq" {
+		t.Fatalf("--json: %+v, %v\n%s", rep, err, js)
+	}
+}

@@ -1,0 +1,106 @@
+package frontier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/deltaq/deltaq/repo"
+)
+
+// policyKey is the metadata name under which New records the policy it
+// schedules re-fetches with, so that `page explain` names the policy the
+// repository was crawled under rather than the one a later command line
+// happens to configure.
+const policyKey = "frontier.policy"
+
+// Explanation is what the recrawl policy thinks of one page now (thesis
+// §4.7.1): its δQ_A estimate, how it was obtained and the priority it
+// gives the page.
+type Explanation struct {
+	URL string
+	// Policy is the re-fetch policy the repository was last crawled under;
+	// PolicyFromRepository is false when no crawl recorded one and Policy
+	// is the configured frontier.policy.
+	Policy               string
+	PolicyFromRepository bool
+	Period               time.Duration // the budget period δQ_A is a rate per
+	Window               int           // frontier.window: re-downloads averaged at most
+	Now                  time.Time
+	Estimate             // δQ_A, samples, last fetch
+	// Priority is P(p, t) = δQ_A(p)·(t − LR(p, t)); zero unless
+	// Estimate.Measured.
+	Priority float64
+	Why      string // one sentence: where the numbers come from
+}
+
+// ExplainPage reads a page's fetch log and ΔQ_A measurements and the
+// policy recorded by the last crawl, and explains the page's recrawl
+// priority at now.
+func ExplainPage(ctx context.Context, db *repo.DB, cfg Config, url string, now time.Time) (Explanation, error) {
+	log, err := db.FetchLog(ctx, url)
+	if err != nil {
+		return Explanation{}, fmt.Errorf("frontier: explain %s: %w", url, err)
+	}
+	ms, err := db.DeltaQs(ctx, url)
+	if err != nil {
+		return Explanation{}, fmt.Errorf("frontier: explain %s: %w", url, err)
+	}
+	policy, recorded, err := RecordedPolicy(db)
+	if err != nil {
+		return Explanation{}, err
+	}
+	if !recorded {
+		policy = cfg.Policy
+	}
+	e := Explain(cfg, policy, log, ms, now)
+	e.URL, e.PolicyFromRepository = url, recorded
+	return e, nil
+}
+
+// RecordedPolicy returns the re-fetch policy the repository was last
+// crawled under; ok is false if no crawl recorded one.
+func RecordedPolicy(db *repo.DB) (name string, ok bool, err error) {
+	v, err := db.Meta(policyKey)
+	if errors.Is(err, repo.ErrNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("frontier: recorded policy: %w", err)
+	}
+	return string(v), true, nil
+}
+
+// recordPolicy stores the policy name if it differs from the recorded one.
+func recordPolicy(ctx context.Context, db *repo.DB, name string) error {
+	old, ok, err := RecordedPolicy(db)
+	if err != nil || (ok && old == name) {
+		return err
+	}
+	b := db.NewBatch(ctx)
+	defer b.Close()
+	if err := b.PutMeta(policyKey, []byte(name)); err != nil {
+		return err
+	}
+	if err := b.Commit(); err != nil {
+		return fmt.Errorf("frontier: record policy: %w", err)
+	}
+	return nil
+}
+
+// Explain is ExplainPage on a fetch log and ΔQ_A measurements already
+// read, under the named policy.
+func Explain(cfg Config, policy string, log []repo.FetchRecord, ms []repo.DeltaQ, now time.Time) Explanation {
+	plan := Plan{Now: now, Period: cfg.Budget.Period}
+	est, measured := EstimateOf(log, ms, cfg.Window, cfg.Budget.Period)
+	e := Explanation{Policy: policy, Period: cfg.Budget.Period, Window: cfg.Window, Now: now, Estimate: est}
+	if measured {
+		e.Priority = est.Priority(plan)
+		e.Why = fmt.Sprintf("δQ_A = %.4g per period, the mean of ΔQ_A/(t − LR) over the last %d re-downloads; priority δQ_A·(t − LR) = %.4g",
+			est.Rate, est.Samples, e.Priority)
+	} else {
+		e.Why = "no re-download yet: the deltaq policy uses the mean δQ_A of the page's host as a prior, and exploration re-fetches it in time (thesis §7.2)"
+	}
+	return e
+}

@@ -1,0 +1,47 @@
+// Package web is deltaq's HTTP front: it owns every route the product
+// serves. It decides input limits, status codes, error bodies and
+// rendering; what is searched, ranked and advertised comes from the index,
+// ranking and ads packages, which know nothing of HTTP.
+//
+// Routes (method patterns):
+//
+//	GET /                    HTML search page (templates/, no external assets)
+//	GET /api/v1/search       JSON results: ?q=&page=&size=
+//	GET /api/v1/page         JSON page report of ?url= (PageReport) *
+//	GET /opensearch.xml      OpenSearch description
+//	GET /healthz             liveness
+//	GET /metrics             Prometheus (search latency, plus what the binary registers) *
+//	GET /explain             HTML page report of ?url=: fetches, ΔQ_A, δQ_A, priority, why *
+//	GET /r                   signed result click (ranking.RedirectPath): awareness, then 302 (thesis §5.4)
+//	GET /c                   signed ad click (ads.ClickPath): charge the bid, then 302 (ch. 6)
+//	    /api/v1/ads/         the advertiser API (adsapi.go), behind a bearer key
+//
+// The routes marked * are the operator's: with server.admin.listen set
+// they move to the admin listener (Server.Admin, which serves every route
+// and links each result to its explain view), and the public listener no
+// longer serves them. PageReport is also what `deltaq page explain` prints
+// (WriteText, or JSON).
+//
+// Engine (engine.go) is the Searcher the binary wires: Boolean relevance
+// from the index (thesis §2.3), ranking's order with randomized promotion
+// (§5.5), ads for the query phrase (ch. 6), snippets. The user id cookie
+// (user.go) seeds a user's promotion shuffle and counts a monitored user's
+// clicks once.
+//
+// Errors of the JSON API (errors.go) follow one shape, with a stable code
+// a client can branch on:
+//
+//	{"error": {"code": "bad_parameter", "field": "size", "value": "500",
+//	           "limit": "in [1, 50]", "message": "500 is outside [1, 50]"}}
+//
+// Unknown /api/ paths answer 404 and known ones asked with another method
+// 405 (with Allow), both in that shape; every search runs under
+// server.search_timeout.
+//
+// State: none of its own beyond the request; the search latency histogram
+// lives in the registry it is given.
+//
+//	e := web.NewEngine(ix, searcher, adStore, web.EngineOptions{Limits: cfg.Index.Limits()})
+//	h, err := web.New(cfg.Server, web.Deps{Search: e, Pages: db, Signer: signer, Clicks: rank, Ads: adStore})
+//	err = httpserver.Run(ctx, cfg.Server.Listen, cfg.Server.HTTP, h, httpserver.Options{})
+package web

@@ -1,0 +1,109 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Error codes of the JSON API: stable strings a client can branch on, in
+// {"error": {"code": ..., "field": ..., "value": ..., "limit": ...,
+// "message": ...}}. Only code and message are always present.
+const (
+	CodeMissingParameter = "missing_parameter" // a required parameter is absent or blank
+	CodeBadParameter     = "bad_parameter"     // a parameter or body field is malformed or out of range
+	CodeBadQuery         = "bad_query"         // the query's syntax is wrong (unclosed quote, ...)
+	CodeBadBody          = "bad_body"          // the request body is not the JSON object expected
+	CodeBodyTooLarge     = "body_too_large"
+	CodeBadLink          = "bad_link" // a click link that is malformed or not signed by this server
+	CodeUnauthorized     = "unauthorized"
+	CodeNotFound         = "not_found"
+	CodeMethodNotAllowed = "method_not_allowed"
+	CodeTimeout          = "timeout"
+	CodeInternal         = "internal"
+)
+
+// InputError is bad user input: the server answers 400 naming the field,
+// the value given and, when there is one, the limit. Searchers return it
+// for query syntax problems (Code CodeBadQuery).
+type InputError struct {
+	Code    string // "" means CodeBadParameter
+	Field   string
+	Value   string
+	Limit   string
+	Message string
+}
+
+func (e *InputError) Error() string {
+	if e.Limit != "" {
+		return fmt.Sprintf("%s: %s (limit %s)", e.Field, e.Message, e.Limit)
+	}
+	return fmt.Sprintf("%s: %s", e.Field, e.Message)
+}
+
+// asInputError reports whether err is bad input.
+func asInputError(err error) (*InputError, bool) {
+	var ie *InputError
+	ok := errors.As(err, &ie)
+	return ie, ok
+}
+
+// apiError is the object under "error" in every error answer.
+type apiError struct {
+	Code    string `json:"code"`
+	Field   string `json:"field,omitempty"`
+	Value   string `json:"value,omitempty"`
+	Limit   string `json:"limit,omitempty"`
+	Message string `json:"message"`
+}
+
+// errorBody is the JSON body of every error answer.
+type errorBody struct {
+	Error apiError `json:"error"`
+}
+
+func writeError(w http.ResponseWriter, status int, e apiError) {
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, status, errorBody{Error: e})
+}
+
+// writeInputError answers 400 for bad input.
+func writeInputError(w http.ResponseWriter, ie *InputError) {
+	code := ie.Code
+	if code == "" {
+		code = CodeBadParameter
+	}
+	writeError(w, http.StatusBadRequest, apiError{Code: code, Field: ie.Field, Value: ie.Value, Limit: ie.Limit, Message: ie.Message})
+}
+
+// statusOnly keeps the status and headers a handler sets and drops its
+// body: the mux's own 404 and 405 answers, re-answered in JSON.
+type statusOnly struct {
+	header http.Header
+	status int
+}
+
+func (s *statusOnly) Header() http.Header         { return s.header }
+func (s *statusOnly) Write(b []byte) (int, error) { return len(b), nil }
+func (s *statusOnly) WriteHeader(code int)        { s.status = code }
+
+// apiFallback answers in JSON when no route of mux takes an /api/ request:
+// 404 for an unknown path, 405 (with Allow) for a known path and another
+// method. It reports false when a route takes the request.
+func apiFallback(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) bool {
+	h, pattern := mux.Handler(r)
+	if pattern != "" {
+		return false
+	}
+	rec := &statusOnly{header: http.Header{}, status: http.StatusOK}
+	h.ServeHTTP(rec, r)
+	switch rec.status {
+	case http.StatusMethodNotAllowed:
+		w.Header().Set("Allow", rec.header.Get("Allow"))
+		writeError(w, rec.status, apiError{Code: CodeMethodNotAllowed, Value: r.Method,
+			Limit: rec.header.Get("Allow"), Message: fmt.Sprintf("%s does not accept %s", r.URL.Path, r.Method)})
+	default:
+		writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Value: r.URL.Path, Message: "no API route " + r.URL.Path})
+	}
+	return true
+}

@@ -1,0 +1,270 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/deltaq/deltaq/ads"
+	"github.com/deltaq/deltaq/ranking"
+)
+
+// Deps are what the server serves.
+type Deps struct {
+	Search Searcher
+	Pages  Pages
+	// Explain computes a page's recrawl estimate for the page report; nil
+	// leaves it out.
+	Explain ExplainFunc
+	// Registry receives the server's metrics and is served on /metrics;
+	// nil means a fresh registry.
+	Registry *prometheus.Registry
+	Logger   *slog.Logger
+	// Signer and Clicks serve result clicks on ranking.RedirectPath; nil
+	// Signer leaves the route out.
+	Signer *ranking.Signer
+	Clicks ClickRecorder
+	// Ads serves ad clicks on ads.ClickPath and the advertiser API under
+	// /api/v1/ads/; nil leaves both out.
+	Ads *ads.Store
+}
+
+// Server is the HTTP front of the search engine. It serves the public
+// routes itself (ServeHTTP); the operator's routes (/metrics, the page
+// report and the explain view) are served by Admin when
+// server.admin.listen is set, and by the public handler otherwise.
+type Server struct {
+	cfg     Config
+	deps    Deps
+	public  *http.ServeMux
+	admin   *http.ServeMux // nil: no admin listener
+	logger  *slog.Logger
+	latency *prometheus.HistogramVec
+	clicks  http.Handler // result-click redirect; nil without a Signer
+	adClick http.Handler // nil without ads
+	adsAPI  *adsAPI      // nil without ads
+}
+
+// New builds the handlers.
+func New(cfg Config, deps Deps) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if deps.Search == nil || deps.Pages == nil {
+		return nil, errors.New("web: Search and Pages are required")
+	}
+	s := &Server{cfg: cfg, deps: deps, logger: deps.Logger}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	s.logger = s.logger.With("component", "web")
+	if s.deps.Registry == nil {
+		s.deps.Registry = prometheus.NewRegistry()
+	}
+	s.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: "deltaq", Subsystem: "search", Name: "request_duration_seconds",
+		Help:    "Time to answer a search request, by route and status code.",
+		Buckets: []float64{.0005, .001, .002, .005, .01, .02, .05, .1, .2, .5, 1, 2, 5},
+	}, []string{"route", "code"})
+	if err := s.deps.Registry.Register(s.latency); err != nil {
+		return nil, fmt.Errorf("web: metrics: %w", err)
+	}
+	if deps.Signer != nil {
+		if deps.Clicks == nil {
+			return nil, errors.New("web: Signer without Clicks")
+		}
+		s.clicks = NewRedirectHandler(deps.Signer, deps.Clicks, s.logger)
+	}
+	if deps.Ads != nil {
+		s.adClick = adClickHandler(deps.Ads, s.logger)
+		s.adsAPI = &adsAPI{store: deps.Ads, maxBody: deps.Ads.Config().MaxRequestBytes, logger: s.logger}
+	}
+	adminOn := cfg.Admin.Listen != ""
+	s.public = s.routes(!adminOn)
+	if adminOn {
+		s.admin = s.routes(true)
+	}
+	return s, nil
+}
+
+// routes builds one listener's mux: the public routes, and with operator
+// the metrics, the page report and the explain view (and explain links on
+// the search page).
+func (s *Server) routes(operator bool) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.timed("page", s.htmlHandler(operator)))
+	mux.HandleFunc("GET /api/v1/search", s.timed("api", s.handleSearch))
+	mux.HandleFunc("GET /opensearch.xml", s.handleOpenSearch)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	})
+	if s.clicks != nil {
+		mux.Handle("GET "+ranking.RedirectPath, s.clicks)
+	}
+	if s.adsAPI != nil {
+		mux.Handle(ads.ClickPath, s.adClick)
+		s.adsAPI.routes(mux)
+	}
+	if operator {
+		mux.Handle("GET /metrics", promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{}))
+		mux.HandleFunc("GET /api/v1/page", s.handlePage)
+		mux.HandleFunc("GET /explain", s.handleExplain)
+	}
+	return mux
+}
+
+// ServeHTTP serves the public listener.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { serve(s.public, w, r) }
+
+// Admin returns the handler of the admin listener (server.admin.listen):
+// every public route plus the operator's. It is nil when the admin
+// listener is off and the public handler serves the operator's routes.
+func (s *Server) Admin() http.Handler {
+	if s.admin == nil {
+		return nil
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { serve(s.admin, w, r) })
+}
+
+func serve(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if strings.HasPrefix(r.URL.Path, "/api/") && apiFallback(mux, w, r) {
+		return
+	}
+	mux.ServeHTTP(w, r)
+}
+
+// statusWriter remembers the status code for metrics.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.code = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (s *Server) timed(route string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+		h(sw, r)
+		s.latency.WithLabelValues(route, strconv.Itoa(sw.code)).Observe(time.Since(start).Seconds())
+	}
+}
+
+// parseSearch validates the search parameters against the limits.
+func (s *Server) parseSearch(r *http.Request) (Request, *InputError) {
+	q := r.URL.Query()
+	req := Request{Query: queryText(q.Get("q")), Page: 1, Size: s.cfg.DefaultSize}
+	if len(q.Get("q")) > s.cfg.MaxQueryBytes {
+		return req, &InputError{Field: "q", Value: fmt.Sprintf("%d bytes", len(q.Get("q"))), Limit: fmt.Sprintf("<= %d bytes", s.cfg.MaxQueryBytes),
+			Message: fmt.Sprintf("%d bytes: longer than the %d-byte limit", len(q.Get("q")), s.cfg.MaxQueryBytes)}
+	}
+	if req.Query == "" {
+		return req, &InputError{Code: CodeMissingParameter, Field: "q", Message: "missing: give a query"}
+	}
+	num := func(field string, def, lo, hi int) (int, *InputError) {
+		v := q.Get(field)
+		if v == "" {
+			return def, nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return 0, &InputError{Field: field, Value: v, Limit: fmt.Sprintf("a whole number in [%d, %d]", lo, hi), Message: fmt.Sprintf("%q is not a whole number", v)}
+		}
+		if n < lo || n > hi {
+			return 0, &InputError{Field: field, Value: v, Limit: fmt.Sprintf("in [%d, %d]", lo, hi), Message: fmt.Sprintf("%d is outside [%d, %d]", n, lo, hi)}
+		}
+		return n, nil
+	}
+	var ie *InputError
+	if req.Page, ie = num("page", 1, 1, s.cfg.MaxPage); ie != nil {
+		return req, ie
+	}
+	if req.Size, ie = num("size", s.cfg.DefaultSize, 1, s.cfg.MaxSize); ie != nil {
+		return req, ie
+	}
+	if u, ok := UserFromRequest(r); ok {
+		req.User = u
+	}
+	return req, nil
+}
+
+// queryText is the q parameter as the engine and the pages see it: bytes
+// that are not UTF-8 become U+FFFD, so a UTF-8 document never echoes them.
+func queryText(q string) string {
+	return strings.TrimSpace(strings.ToValidUTF8(q, "\uFFFD"))
+}
+
+func (s *Server) search(r *http.Request, req Request) (Response, error) {
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.SearchTimeout)
+	defer cancel()
+	start := time.Now()
+	res, err := s.deps.Search.Search(ctx, req)
+	if err != nil {
+		return res, err
+	}
+	if res.Took == 0 {
+		res.Took = time.Since(start)
+	}
+	res.TookMS = float64(res.Took.Microseconds()) / 1000
+	res.Query, res.Page, res.Size = req.Query, req.Page, req.Size
+	if res.Results == nil {
+		res.Results = []Result{}
+	}
+	for i := range res.Results {
+		r := &res.Results[i]
+		r.SnippetText, r.Highlights, r.MatchedTerms = highlights(r.Snippet)
+	}
+	return res, nil
+}
+
+func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
+	req, ie := s.parseSearch(r)
+	if ie != nil {
+		writeInputError(w, ie)
+		return
+	}
+	res, err := s.search(r, req)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// fail answers a failed request: 400 for bad input, 504 for a timeout,
+// 500 (logged) otherwise.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if ie, ok := asInputError(err); ok {
+		writeInputError(w, ie)
+		return
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		writeError(w, http.StatusGatewayTimeout, apiError{Code: CodeTimeout, Limit: s.cfg.SearchTimeout.String(),
+			Message: "the request took longer than server.search_timeout"})
+		return
+	}
+	s.logger.Error("request failed", "url", r.URL.String(), "err", err)
+	writeError(w, http.StatusInternalServerError, apiError{Code: CodeInternal, Message: "internal error"})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(true)
+	enc.Encode(v)
+}
