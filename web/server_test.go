@@ -285,7 +285,7 @@ func TestPageReport(t *testing.T) {
 		t.Fatalf("unknown page: %d, want 404", code)
 	}
 	for _, q := range []string{"", "url=ftp%3A%2F%2Fa.test%2F", "url=" + strings.Repeat("x", 3000)} {
-		if code, body, _ := get(t, srv, "/api/v1/page?"+q); code != 400 || !strings.Contains(body, `"field":"url"`) || !strings.Contains(body, `"code":"`) {
+		if code, body, _ := get(t, srv, "/api/v1/page?"+q); code != 400 || !strings.Contains(body, `"field":"url"`) || !strings.Contains(body, `"code":"`) || len(body) > 1000 {
 			t.Fatalf("/api/v1/page?%.30s: %d %s", q, code, body)
 		}
 	}

@@ -19,9 +19,9 @@ const module = "github.com/deltaq/deltaq/"
 var layers = map[string]int{
 	"internal": 0,
 	"repo":     1,
-	"frontier": 2, "index": 2, "discovery": 2, "ads": 2,
-	"crawler": 3, "ranking": 3,
-	"monitor": 4, "cluster": 4,
+	"frontier": 2, "index": 2, "discovery": 2, "ads": 2, "feeds": 2, "diff": 2,
+	"crawler": 3, "ranking": 3, "notify": 3,
+	"monitor": 4, "cluster": 4, "relation": 4, "alert": 4, "watch": 4,
 	"web": 5, "eval": 5,
 	"configs": 6,
 	"cmd":     7,
