@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/deltaq/deltaq/crawler"
@@ -26,18 +27,20 @@ func synthConfig() synthweb.Config {
 // a failing robots.txt) and checks the crawl ends with bounded counts and
 // sizes. The test's own deadline is the hang check; nothing asserts speed.
 func TestAdversarialWebNeitherHangsNorGrows(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) { adversarialCrawl(t) })
+}
+
+func adversarialCrawl(t *testing.T) {
 	sc := synthConfig()
 	sc.Adversarial = true
 	web, err := synthweb.New(synthweb.Options{Config: sc})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(web)
-	defer srv.Close()
+	net := serveMem(t, web)
 	hosts := []string{"trap.synth.test", "trap-robots-huge.synth.test", "trap-robots-error.synth.test"}
 
 	cfg := defaults(t)
-	loopback(cfg, srv, hosts...)
 	unpolite(cfg, 4, hosts...)
 	cfg.Crawler.Politeness.Global = 8
 	cfg.Crawler.Politeness.BackoffInitial = 200 * time.Millisecond
@@ -51,7 +54,7 @@ func TestAdversarialWebNeitherHangsNorGrows(t *testing.T) {
 	cfg.Crawler.Extract.MaxLinks = 1000
 
 	baseGoroutines := runtime.NumGoroutine()
-	e := newEnv(t, cfg, t.TempDir(), nil)
+	e := newEnvWith(t, cfg, t.TempDir(), crawler.Options{Dial: net.Dial})
 	var seeds []string
 	for _, h := range hosts {
 		seeds = append(seeds, "http://"+h+"/")
@@ -109,18 +112,14 @@ func TestAdversarialWebNeitherHangsNorGrows(t *testing.T) {
 	}
 
 	// Memory and goroutines come back down once the crawl is over.
-	srv.CloseClientConnections()
+	net.CloseConnections()
 	var ms runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	if ms.HeapAlloc > 256<<20 {
 		t.Errorf("heap holds %d MiB after the crawl", ms.HeapAlloc>>20)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > baseGoroutines+20 && time.Now().Before(deadline) {
-		runtime.Gosched()
-		time.Sleep(50 * time.Millisecond)
-	}
+	synctest.Wait() // every goroutine that can end has ended
 	if g := runtime.NumGoroutine(); g > baseGoroutines+20 {
 		t.Errorf("%d goroutines after the crawl, %d before", g, baseGoroutines)
 	}

@@ -157,6 +157,7 @@ func (l *requestLog) count(host, path string) int {
 // (a loopback socket would hold it still). It is both the server's
 // listener and the crawler's Dial.
 type memNet struct {
+	srv   *http.Server
 	conns chan net.Conn
 	done  chan struct{}
 	once  sync.Once
@@ -165,12 +166,14 @@ type memNet struct {
 // serveMem serves h on a new memNet until the test ends.
 func serveMem(t testing.TB, h http.Handler) *memNet {
 	t.Helper()
-	n := &memNet{conns: make(chan net.Conn), done: make(chan struct{})}
-	srv := &http.Server{Handler: h}
-	go srv.Serve(n)
-	t.Cleanup(func() { srv.Close() })
+	n := &memNet{srv: &http.Server{Handler: h}, conns: make(chan net.Conn), done: make(chan struct{})}
+	go n.srv.Serve(n)
+	t.Cleanup(n.CloseConnections)
 	return n
 }
+
+// CloseConnections stops the server and closes every connection to it.
+func (n *memNet) CloseConnections() { n.srv.Close() }
 
 func (n *memNet) Accept() (net.Conn, error) {
 	select {

@@ -44,4 +44,7 @@
 //	e := web.NewEngine(ix, searcher, adStore, web.EngineOptions{Limits: cfg.Index.Limits()})
 //	h, err := web.New(cfg.Server, web.Deps{Search: e, Pages: db, Signer: signer, Clicks: rank, Ads: adStore})
 //	err = httpserver.Run(ctx, cfg.Server.Listen, cfg.Server.HTTP, h, httpserver.Options{})
+//	if admin := h.Admin(); admin != nil { // server.admin.listen set
+//		err = httpserver.Run(ctx, cfg.Server.Admin.Listen, cfg.Server.HTTP, admin, httpserver.Options{})
+//	}
 package web
