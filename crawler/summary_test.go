@@ -57,7 +57,11 @@ func TestSummarySaysWhyAHostWasRefusedAndKeepsItsURLsQueued(t *testing.T) {
 	}
 }
 
-func TestSummaryCountsDisallowedApartFromErrorsAndSaysWhatIsLeft(t *testing.T) {
+// crawlDisallowedAndThrottled crawls a.test, whose robots.txt disallows
+// /private/, and b.test, whose home page answers 503 with a Retry-After
+// beyond the drain horizon.
+func crawlDisallowedAndThrottled(t *testing.T) (*env, crawler.Summary) {
+	t.Helper()
 	robots := map[string]string{"a.test": "User-agent: *\nDisallow: /private/\n"}
 	throttle := func(host, path string, w http.ResponseWriter) bool {
 		if host == "b.test" && path == "/" {
@@ -68,13 +72,18 @@ func TestSummaryCountsDisallowedApartFromErrorsAndSaysWhatIsLeft(t *testing.T) {
 		return false
 	}
 	srv := httptest.NewServer(smallWeb(3, robots, throttle))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	cfg := defaults(t)
 	loopback(cfg, srv, "a.test", "b.test")
 	unpolite(cfg, 1, "a.test", "b.test")
 	cfg.Crawler.Sitemaps = false
 	e := newEnv(t, cfg, t.TempDir(), nil)
 	sum := e.crawl(t, "http://a.test/", "http://b.test/")
+	return e, sum
+}
+
+func TestSummaryCountsDisallowedApartFromErrorsAndSaysWhatIsLeft(t *testing.T) {
+	_, sum := crawlDisallowedAndThrottled(t)
 
 	if sum.Disallowed() != 1 {
 		t.Errorf("disallowed = %d, want /private/secret", sum.Disallowed())
@@ -140,23 +149,7 @@ func TestURLRulesKeepURLsOutOfTheCrawl(t *testing.T) {
 }
 
 func TestHostsReportsPagesQueueRobotsAndBackoffPerHost(t *testing.T) {
-	robots := map[string]string{"a.test": "User-agent: *\nDisallow: /private/\n"}
-	throttle := func(host, path string, w http.ResponseWriter) bool {
-		if host == "b.test" && path == "/" {
-			w.Header().Set("Retry-After", "3600")
-			w.WriteHeader(http.StatusServiceUnavailable)
-			return true
-		}
-		return false
-	}
-	srv := httptest.NewServer(smallWeb(3, robots, throttle))
-	defer srv.Close()
-	cfg := defaults(t)
-	loopback(cfg, srv, "a.test", "b.test")
-	unpolite(cfg, 1, "a.test", "b.test")
-	cfg.Crawler.Sitemaps = false
-	e := newEnv(t, cfg, t.TempDir(), nil)
-	e.crawl(t, "http://a.test/", "http://b.test/")
+	e, _ := crawlDisallowedAndThrottled(t)
 	hosts, err := crawler.Hosts(t.Context(), e.db)
 	if err != nil {
 		t.Fatal(err)

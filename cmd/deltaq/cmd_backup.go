@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/repo"
 )
 
 func (a *app) newBackupCmd() *cobra.Command {
@@ -42,15 +46,7 @@ server must be stopped, as they hold the repository open.`,
 			defer db.Close()
 			// Catch up first, so the index's watermark in the checkpoint
 			// matches the index copied beside it.
-			ix, err := index.Open(indexPath(dataDir), cfg.Index, db, index.Options{Logger: logger})
-			if err != nil {
-				return err
-			}
-			_, err = ix.CatchUp(cmd.Context())
-			if cerr := ix.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
+			if _, err := catchUpIndex(cmd.Context(), dataDir, cfg, db, logger); err != nil {
 				return err
 			}
 			if err := os.MkdirAll(out, 0o755); err != nil {
@@ -68,4 +64,18 @@ server must be stopped, as they hold the repository open.`,
 	}
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory")
 	return cmd
+}
+
+// catchUpIndex opens the index under dataDir, applies the change feed it
+// has not yet applied, and closes it.
+func catchUpIndex(ctx context.Context, dataDir string, cfg *configs.Config, db *repo.DB, logger *slog.Logger) (index.Stats, error) {
+	ix, err := index.Open(indexPath(dataDir), cfg.Index, db, index.Options{Logger: logger})
+	if err != nil {
+		return index.Stats{}, err
+	}
+	st, err := ix.CatchUp(ctx)
+	if cerr := ix.Close(); err == nil {
+		err = cerr
+	}
+	return st, err
 }

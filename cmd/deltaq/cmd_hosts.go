@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltaq/deltaq/crawler"
-	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -208,14 +207,7 @@ The crawl and the server must be stopped (they hold the repository).`,
 			if _, err := os.Stat(indexPath(dataDir)); errors.Is(err, fs.ErrNotExist) {
 				return nil // no index yet: the first one is built without them
 			}
-			ix, err := index.Open(indexPath(dataDir), cfg.Index, db, index.Options{Logger: logger})
-			if err != nil {
-				return err
-			}
-			st, err := ix.CatchUp(ctx)
-			if cerr := ix.Close(); err == nil {
-				err = cerr
-			}
+			st, err := catchUpIndex(ctx, dataDir, cfg, db, logger)
 			if err != nil {
 				return err
 			}

@@ -91,8 +91,9 @@ func TestCrawlSurvivesKill9(t *testing.T) {
 	}
 }
 
-// fetchedPages opens the repository and returns the URLs of live pages.
-func fetchedPages(t *testing.T, data string) map[string]bool {
+// openData opens the repository under the data directory with the
+// default configuration, which it returns too.
+func openData(t *testing.T, data string) (*configs.Config, *repo.DB) {
 	t.Helper()
 	cfg, err := configs.Load(configs.Sources{Env: []string{}})
 	if err != nil {
@@ -100,8 +101,15 @@ func fetchedPages(t *testing.T, data string) map[string]bool {
 	}
 	db, err := repo.Open(filepath.Join(data, repoDir), cfg.Repo, repo.Options{})
 	if err != nil {
-		t.Fatalf("reopen after kill: %v", err)
+		t.Fatalf("open the repository of %s: %v", data, err)
 	}
+	return cfg, db
+}
+
+// fetchedPages opens the repository and returns the URLs of live pages.
+func fetchedPages(t *testing.T, data string) map[string]bool {
+	t.Helper()
+	_, db := openData(t, data)
 	defer db.Close()
 	out := map[string]bool{}
 	for p, err := range db.Pages(context.Background()) {

@@ -17,28 +17,42 @@ import (
 	"github.com/deltaq/deltaq/eval/replay/replaytest"
 )
 
-// TestEvalIRScoresTheIndexAgainstQrels crawls a three-page archive and
-// scores two topics whose answers are known by hand: "cherry" matches only
-// its one relevant page; "durian" matches nothing.
-func TestEvalIRScoresTheIndexAgainstQrels(t *testing.T) {
+// fruit is a three-page archive: a home page about apples linking to /a
+// (apple banana) and /c (cherry orchard).
+func fruit() archivetest.Fixture {
 	page := func(body string) string { return "<html><title>t</title><body>" + body + "</body></html>" }
-	fx := archivetest.Fixture{Name: "fruit", Weeks: 1, Intervals: []archivetest.Interval{
+	return archivetest.Fixture{Name: "fruit", Weeks: 1, Intervals: []archivetest.Interval{
 		{URL: "/", First: 0, Last: 0, Body: page(`apple <a href="/a">a</a> <a href="/c">c</a>`)},
 		{URL: "/a", First: 0, Last: 0, Body: page("apple banana")},
 		{URL: "/c", First: 0, Last: 0, Body: page("cherry orchard")},
 	}}
-	dir := t.TempDir()
+}
+
+// crawlFruit serves the fruit archive on loopback and crawls it into
+// dir/data, returning the data directory and the fixture.
+func crawlFruit(t *testing.T, dir string) (string, archivetest.Fixture) {
+	t.Helper()
+	fx := fruit()
 	_, rs := replaytest.Fixture(t, fx, replay.Options{})
 	srv := httptest.NewServer(rs)
 	defer srv.Close()
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	data := filepath.Join(dir, "data")
 	cfgFile := filepath.Join(dir, "c.yaml")
-	os.WriteFile(cfgFile, []byte("crawler:\n  politeness:\n    overrides:\n      - {host: fruit.test, min_delay: 0s, per_host: 2}\n"), 0o644)
+	os.WriteFile(cfgFile, []byte("crawler:\n  sitemaps: false\n  politeness:\n    overrides:\n      - {host: fruit.test, min_delay: 0s, per_host: 2}\n"), 0o644)
 	if _, _, err := run(t, "crawl", "--config", cfgFile, "--data", data, "--allow-private",
 		"--resolve", "fruit.test=127.0.0.1:"+port, "--seeds", "http://fruit.test/"); err != nil {
 		t.Fatal(err)
 	}
+	return data, fx
+}
+
+// TestEvalIRScoresTheIndexAgainstQrels crawls a three-page archive and
+// scores two topics whose answers are known by hand: "cherry" matches only
+// its one relevant page; "durian" matches nothing.
+func TestEvalIRScoresTheIndexAgainstQrels(t *testing.T) {
+	dir := t.TempDir()
+	data, _ := crawlFruit(t, dir)
 	topics := filepath.Join(dir, "topics.tsv")
 	os.WriteFile(topics, []byte("1\tcherry\n2\tdurian\n"), 0o644)
 	qrels := filepath.Join(dir, "qrels.txt")

@@ -6,19 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/eval/archive/archivetest"
-	"github.com/deltaq/deltaq/eval/replay"
-	"github.com/deltaq/deltaq/eval/replay/replaytest"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/warc"
 	"github.com/deltaq/deltaq/repo"
@@ -28,14 +23,7 @@ import (
 // URLs that match query.
 func searchData(t *testing.T, data, query string) []string {
 	t.Helper()
-	cfg, err := configs.Load(configs.Sources{Env: []string{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := repo.Open(filepath.Join(data, repoDir), cfg.Repo, repo.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, db := openData(t, data)
 	defer db.Close()
 	ix, err := index.Open(indexPath(data), cfg.Index, db, index.Options{})
 	if err != nil {
@@ -58,24 +46,8 @@ func searchData(t *testing.T, data, query string) []string {
 }
 
 func TestRmRemovesFromRepositoryAndIndexAndABackupKeepsWhatWasThere(t *testing.T) {
-	page := func(body string) string { return "<html><title>t</title><body>" + body + "</body></html>" }
-	fx := archivetest.Fixture{Name: "fruit", Weeks: 1, Intervals: []archivetest.Interval{
-		{URL: "/", First: 0, Last: 0, Body: page(`apple <a href="/a">a</a> <a href="/c">c</a>`)},
-		{URL: "/a", First: 0, Last: 0, Body: page("apple banana")},
-		{URL: "/c", First: 0, Last: 0, Body: page("cherry orchard")},
-	}}
-	_, rs := replaytest.Fixture(t, fx, replay.Options{})
-	srv := httptest.NewServer(rs)
-	defer srv.Close()
-	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
-	cfgFile := filepath.Join(dir, "c.yaml")
-	os.WriteFile(cfgFile, []byte("crawler:\n  sitemaps: false\n  politeness:\n    overrides:\n      - {host: fruit.test, min_delay: 0s, per_host: 2}\n"), 0o644)
-	if _, _, err := run(t, "crawl", "--config", cfgFile, "--data", data, "--allow-private",
-		"--resolve", "fruit.test=127.0.0.1:"+port, "--seeds", "http://fruit.test/"); err != nil {
-		t.Fatal(err)
-	}
+	data, fx := crawlFruit(t, dir)
 	if _, _, err := run(t, "index", "rebuild", "--data", data); err != nil {
 		t.Fatal(err)
 	}
@@ -95,11 +67,7 @@ func TestRmRemovesFromRepositoryAndIndexAndABackupKeepsWhatWasThere(t *testing.T
 	if got := searchData(t, data, "apple"); len(got) != 2 {
 		t.Errorf("after rm of /c, apple finds %v, want / and /a", got)
 	}
-	cfg, _ := configs.Load(configs.Sources{Env: []string{}})
-	db, err := repo.Open(filepath.Join(data, repoDir), cfg.Repo, repo.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, db := openData(t, data)
 	if _, err := db.Page("http://fruit.test/c"); !errors.Is(err, repo.ErrNotFound) {
 		t.Errorf("page /c still in the repository: %v", err)
 	}
@@ -201,11 +169,13 @@ func checkExports(t *testing.T, data string, fx archivetest.Fixture) {
 	}
 	for _, l := range lines {
 		var rec struct {
-			URL      string      `json:"url"`
-			State    string      `json:"state"`
-			Versions []time.Time `json:"versions"`
+			URL      string `json:"url"`
+			State    string `json:"state"`
+			Versions []struct {
+				FetchedAt time.Time `json:"fetched_at"`
+			} `json:"versions"`
 		}
-		if err := json.Unmarshal([]byte(l), &rec); err != nil || rec.State != "live" || len(rec.Versions) != 1 || !strings.HasPrefix(rec.URL, "http://fruit.test/") {
+		if err := json.Unmarshal([]byte(l), &rec); err != nil || rec.State != "live" || len(rec.Versions) != 1 || rec.Versions[0].FetchedAt.IsZero() || !strings.HasPrefix(rec.URL, "http://fruit.test/") {
 			t.Errorf("record %s: %+v, %v", l, rec, err)
 		}
 	}
