@@ -1,0 +1,40 @@
+// Package relation keeps a local relation fresh through a site's keyword
+// search: the algorithms of Yang, Wang, Lim and Wang, "Optimizing Content
+// Freshness of Relations Extracted From the Web Using Keyword Search"
+// (SIGMOD 2010; shared/seeds/004, digest §4).
+//
+// A relation L is a set of tuples from one source, each with keywords, a
+// weight w(r) and an update rate λ. The source answers a keyword query
+// with at most K results in pages of p; fetching one tuple by ID costs one
+// request. The package decides which queries to send, in what order and
+// how often:
+//
+//	freshness.go  F(e;t) = Σ_{t_i∈U}(t − t_i) and F(L;t) = (1/|L|)Σ w·F
+//	              (§3.1 Def. 1, §4.2 Eq. 3); E[F(e;t)] = ½λt² (§4.2)
+//	probes.go     GreedyProbes (§4 Alg. 2) with the efficiency of Eq. 2
+//	              over keyword subsets up to size 2 (§5.1) drawn from a
+//	              bounded pool of the most frequent uncovered keywords
+//	coverage.go   result extraction Method 1 (all pages) and Method 2
+//	              (first page), N(q), E_coverage(q), the coverage and
+//	              speed-up ratios (§5.1); server coverage |R_S(q)| from
+//	              the hit count the source reports or scaled from a
+//	              sample, |R_S(q)| ≈ c·|R_sample(q)| (§4.1)
+//	order.go      a_i and the ascending-a_i order minimising Eq. 4 (§4.3)
+//	interval.go   g(x̃, I) and the doubling and binary search for the
+//	              query interval I under α (§4.4)
+//	naive.go      the ID-fetching baselines Naive 1 and Naive 2 (§5.2)
+//	rate.go       update rates learned online from what syncs observe
+//
+// State. The planning functions are pure: they read a []Tuple and return
+// a Plan. GreedyProbes holds an inverted index of the tuples' keywords and
+// a cache of server-coverage estimates for one call; its candidates per
+// iteration are bounded by Pool + Pool·(Pool−1)/2.
+//
+// Usage:
+//
+//	plan, err := relation.GreedyProbes(tuples, now, relation.ReportedHits(counts),
+//		relation.ProbeOptions{Interface: relation.Interface{PageSize: 10, MaxResults: 100},
+//			Method: relation.AllPages, MaxKeywords: 2, Pool: 50})
+//	order := relation.AscendingOrder(relation.GroupCosts(tuples, plan.Probes, interval))
+//	interval, err := relation.SearchInterval(relation.FrequencyG(tuples, plan.Probes), alpha, 1, 0.001)
+package relation
