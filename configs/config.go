@@ -20,6 +20,7 @@ import (
 	"github.com/deltaq/deltaq/eval/adsim"
 	"github.com/deltaq/deltaq/eval/discoveryeval"
 	"github.com/deltaq/deltaq/eval/ranksim"
+	"github.com/deltaq/deltaq/eval/relationeval"
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/synceval"
 	"github.com/deltaq/deltaq/eval/synthweb"
@@ -90,6 +91,7 @@ type EvalConfig struct {
 	Discovery discoveryeval.Config `mapstructure:"discovery"`
 	Ranking   ranksim.Config       `mapstructure:"ranking"`
 	Sync      synceval.Config      `mapstructure:"sync"`
+	Relation  relationeval.Config  `mapstructure:"relation"`
 }
 
 // WebConfig configures the test webs served by `deltaq web` and used by
@@ -101,7 +103,8 @@ type WebConfig struct {
 
 // ReplayConfig configures the archive replay server.
 type ReplayConfig struct {
-	Latency time.Duration `mapstructure:"latency"`
+	Latency time.Duration        `mapstructure:"latency"`
+	Search  replay.SearchOptions `mapstructure:"search"`
 }
 
 // LogConfig selects the log level and format.
@@ -127,8 +130,8 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("frontier.window = %d: must be <= repo.stats_kept (%d), the ΔQ measurements kept", c.Frontier.Window, c.Repo.StatsKept))
 	}
 	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate(), c.Frontier.Validate(frontier.Policies()),
-		c.Index.Validate(), c.Discovery.Validate(), c.Ranking.Validate(), c.Ads.Validate(), c.Server.Validate(), replay.Options{Latency: c.Web.Replay.Latency}.Validate(),
-		c.Web.Synth.Validate(), c.Demo.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate(), c.Eval.Sync.ValidateOwn())
+		c.Index.Validate(), c.Discovery.Validate(), c.Ranking.Validate(), c.Ads.Validate(), c.Server.Validate(), replay.Options{Latency: c.Web.Replay.Latency, Search: replay.SearchOptions{Enabled: true, PageSize: c.Web.Replay.Search.PageSize, MaxResults: c.Web.Replay.Search.MaxResults}}.Validate(),
+		c.Web.Synth.Validate(), c.Demo.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate(), c.Eval.Sync.ValidateOwn(), c.Eval.Relation.Validate())
 	return errors.Join(errs...)
 }
 

@@ -146,6 +146,11 @@ func NewScaledSample(docs [][]string, c float64) *ScaledSample {
 	return s
 }
 
+// NewScaledSampleFrom shares s's index under a new scale c.
+func NewScaledSampleFrom(s *ScaledSample, c float64) *ScaledSample {
+	return &ScaledSample{postings: s.postings, scale: c}
+}
+
 // Scale returns c.
 func (s *ScaledSample) Scale() float64 { return s.scale }
 

@@ -19,6 +19,12 @@ type ProbeOptions struct {
 	// keyword set size k of Figs. 3–5. It bounds the candidates to
 	// Pool + Pool·(Pool−1)/2.
 	Pool int
+	// Cost is the denominator of Eq. 2: PerServerTuple divides by
+	// |R_S(q)| as the paper prints it; PerRequest by p·N(q), the tuples
+	// the requests actually transmit, which equals |R_S(q)| in the paper's
+	// continuous N(q) = |R_S(q)|/p and differs by the rounding up to whole
+	// pages, which dominates when most queries fit one page.
+	Cost Cost
 	// MaxProbes and MaxRequests are the stopping quotas of Alg. 2 (zero:
 	// none); without them it stops when every tuple is covered or no
 	// candidate covers another.
@@ -43,6 +49,14 @@ func (o ProbeOptions) Validate() error {
 	}
 	return nil
 }
+
+// Cost is the denominator of Eq. 2.
+type Cost int
+
+const (
+	PerServerTuple Cost = iota // |R_S(q)|, Eq. 2 as printed
+	PerRequest                 // p·N(q)
+)
 
 // Probe is one chosen keyword query.
 type Probe struct {
@@ -72,10 +86,12 @@ type Plan struct {
 	Covered  int // |∪ R_L(q)| over the groups
 	// CoverageRatio is Σ E_coverage(q) / |L|.
 	CoverageRatio float64
-	// Speedup is the ID fetches the covered tuples would need over the
-	// keyword requests the plan sends, |∪ R_L(q)| / Σ N(q). The paper
-	// prints the inverse fraction but describes this ratio (higher is
-	// better).
+	// Speedup is the ID fetches the tuples the plan expects to reach
+	// would need over the keyword requests it sends, Σ E_coverage(q) /
+	// Σ N(q). The paper prints Σ N(q) / |∪ R_L(q)| but describes the
+	// inverse (higher is better), and counts every group tuple as reached;
+	// the expected coverage does not credit Method 2 or the result cap K
+	// with tuples they cannot return.
 	Speedup float64
 }
 
@@ -87,6 +103,10 @@ type Plan struct {
 //
 // where reach(q) is the fraction of the server hits the method reads (1
 // under Method 1 below the result cap), then remove its tuples from R_nc.
+// Under Method 1 a query matching more than K server tuples is not a
+// candidate: its pages cannot all be read, which Method 1 assumes. Under
+// Method 2 the chosen query's tuples leave R_nc as Alg. 2 prints it, and
+// the plan's coverage counts them at their expected p/|R_S(q)|.
 // When every remaining tuple has F = 0 (just synchronised, or λ = 0) the
 // weights alone break the tie, the paper's unweighted |R_L(q)|/|R_S(q)|
 // with w. Candidates the estimator has no count for are skipped.
@@ -255,13 +275,20 @@ func (g *greedy) evaluate(kws []string, matches []int) (candidate, bool) {
 		return c, false
 	}
 	c.server = max(sh.hits, float64(len(matches)))
+	if g.opts.Method == AllPages && c.server > float64(g.opts.Interface.MaxResults) {
+		return c, false
+	}
 	c.requests = g.opts.Interface.Requests(g.opts.Method, c.server)
 	if g.opts.MaxRequests > 0 && g.plan.Requests+c.requests > g.opts.MaxRequests {
 		return c, false
 	}
 	reach := g.opts.Interface.reachFraction(g.opts.Method, c.server, len(matches))
-	c.effPrio = gainPrio * reach / c.server
-	c.effW = gainW * reach / c.server
+	cost := c.server
+	if g.opts.Cost == PerRequest {
+		cost = float64(g.opts.Interface.PageSize * c.requests)
+	}
+	c.effPrio = gainPrio * reach / cost
+	c.effW = gainW * reach / cost
 	return c, true
 }
 
@@ -270,6 +297,7 @@ func (g *greedy) take(c candidate) {
 		g.covered[i] = true
 	}
 	g.left -= len(c.group)
+	g.plan.Covered += len(c.group)
 	g.plan.Probes = append(g.plan.Probes, Probe{
 		Keywords:         c.keywords,
 		Tuples:           c.group,
@@ -280,7 +308,6 @@ func (g *greedy) take(c candidate) {
 		Efficiency:       c.effPrio,
 	})
 	g.plan.Requests += c.requests
-	g.plan.Covered += len(c.group)
 }
 
 func (g *greedy) finish() {
@@ -292,7 +319,7 @@ func (g *greedy) finish() {
 		g.plan.CoverageRatio = cov / float64(len(g.tuples))
 	}
 	if g.plan.Requests > 0 {
-		g.plan.Speedup = float64(g.plan.Covered) / float64(g.plan.Requests)
+		g.plan.Speedup = cov / float64(g.plan.Requests)
 	}
 }
 

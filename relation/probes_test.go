@@ -159,18 +159,26 @@ func TestRateLearned(t *testing.T) {
 	var counted RateObservation
 	counted.Observe(2, true, 3, true)
 	counted.Observe(4, true, 3, true)
-	if got := counted.Rate(9); got != 1 {
+	if got := counted.Rate(9, 0); got != 1 {
 		t.Errorf("counted λ̂ = %v, want 6 updates / 6 units = 1", got)
 	}
+	if got := counted.Rate(4, 2); got != (6+4*2)/8.0 {
+		t.Errorf("counted λ̂ with a prior of 4 over 2 units = %v, want 14/8", got)
+	}
 	var changed RateObservation
-	if got := changed.Rate(0.5); got != 0.5 {
+	if got := changed.Rate(0.5, 10); got != 0.5 {
 		t.Errorf("λ̂ without observations = %v, want the prior 0.5", got)
 	}
 	for range 4 {
 		changed.Observe(1, true, 0, false)
 	}
 	want := -math.Log(0.5 / 4.5)
-	if got := changed.Rate(0); math.Abs(got-want) > 1e-6 {
+	if got := changed.Rate(0, 0); math.Abs(got-want) > 1e-6 {
 		t.Errorf("changed λ̂ = %v, want %v", got, want)
+	}
+	var unchanged RateObservation
+	unchanged.Observe(3, false, 0, false)
+	if got := unchanged.Rate(0.1, 3); math.Abs(got-0.05) > 1e-12 {
+		t.Errorf("λ̂ after one unchanged sync = %v, want the prior halved (0.05), not 0", got)
 	}
 }

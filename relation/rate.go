@@ -34,23 +34,31 @@ func (o *RateObservation) Observe(elapsed float64, changed bool, delta float64, 
 	}
 }
 
-// Rate returns λ̂ in updates per time unit, or prior before any
-// observation. A numeric dissimilarity counts updates, and its estimate is
+// Rate returns λ̂ in updates per time unit: the estimate below, shrunk
+// towards prior as if prior had been observed over priorWeight time
+// units (a Gamma prior's posterior mean), so a tuple seen unchanged a few
+// times keeps a small positive rate and its expected staleness still
+// grows: the trap of a rate of 0 that is never re-checked (thesis §7.2)
+// is avoided. Before any observation it is prior. A numeric dissimilarity counts updates, and its estimate is
 // the Poisson maximum likelihood Σ updates / Σ time; "changed" sees at
 // most one change per interval, and its estimate is Cho and Garcia-Molina's
 // bias-reduced −ln((n − X + 0.5)/(n + 0.5)) / mean interval, the one the
 // frontier uses for pages.
-func (o RateObservation) Rate(prior float64) float64 {
+func (o RateObservation) Rate(prior, priorWeight float64) float64 {
 	if o.Syncs == 0 || o.Span <= 0 {
 		return prior
 	}
+	return (o.estimate()*o.Span + prior*priorWeight) / (o.Span + priorWeight)
+}
+
+func (o RateObservation) estimate() float64 {
 	if o.Counted {
 		return o.Updates / o.Span
 	}
 	// Durations carry the span at nanosecond resolution of one unit.
 	r, ok := frontier.ChangeRate(o.Syncs, o.Changed, time.Duration(o.Span*float64(time.Second)), time.Second)
 	if !ok {
-		return prior
+		return 0
 	}
 	return r
 }
