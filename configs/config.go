@@ -27,6 +27,7 @@ import (
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/ranking"
+	"github.com/deltaq/deltaq/relation"
 	"github.com/deltaq/deltaq/repo"
 	"github.com/deltaq/deltaq/web"
 )
@@ -45,6 +46,7 @@ type Config struct {
 	Web       WebConfig        `mapstructure:"web"`
 	Demo      DemoConfig       `mapstructure:"demo"`
 	Eval      EvalConfig       `mapstructure:"eval"`
+	Relation  relation.Config  `mapstructure:"relation"`
 }
 
 // DemoConfig is what `deltaq demo` changes in the rest of the
@@ -131,7 +133,7 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate(), c.Frontier.Validate(frontier.Policies()),
 		c.Index.Validate(), c.Discovery.Validate(), c.Ranking.Validate(), c.Ads.Validate(), c.Server.Validate(), replay.Options{Latency: c.Web.Replay.Latency, Search: replay.SearchOptions{Enabled: true, PageSize: c.Web.Replay.Search.PageSize, MaxResults: c.Web.Replay.Search.MaxResults}}.Validate(),
-		c.Web.Synth.Validate(), c.Demo.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate(), c.Eval.Sync.ValidateOwn(), c.Eval.Relation.Validate())
+		c.Web.Synth.Validate(), c.Demo.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate(), c.Eval.Sync.ValidateOwn(), c.Eval.Relation.Validate(), c.Relation.Validate())
 	return errors.Join(errs...)
 }
 

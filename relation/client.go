@@ -83,8 +83,8 @@ type Client struct {
 
 	mu struct {
 		sync.Mutex
-		next   time.Time                // earliest next request (quota)
-		robots map[string]*robots.Group // by scheme://host, one per source's few hosts
+		next   time.Time              // earliest next request (quota)
+		robots map[string]robotsRules // by scheme://host, one per source's few hosts
 		// crawlDelay is the robots.txt Crawl-delay, a floor under the
 		// quota's spacing.
 		crawlDelay time.Duration
@@ -113,7 +113,7 @@ func NewClient(src Source, opts ClientOptions) (*Client, error) {
 	if cl.log == nil {
 		cl.log = slog.New(slog.DiscardHandler)
 	}
-	cl.mu.robots = map[string]*robots.Group{}
+	cl.mu.robots = map[string]robotsRules{}
 	return cl, nil
 }
 
@@ -207,13 +207,13 @@ func (cl *Client) get(ctx context.Context, rawURL string) ([]byte, http.Header, 
 		return nil, nil, 0, fmt.Errorf("relation: URL %q: %w", rawURL, err)
 	}
 	requests := 0
-	g, n, err := cl.robotsFor(ctx, u)
+	rules, n, err := cl.robotsFor(ctx, u)
 	requests += n
 	if err != nil {
 		return nil, nil, requests, err
 	}
-	if !g.Allowed(u.RequestURI()) {
-		return nil, nil, requests, fmt.Errorf("%w: %s", ErrDisallowed, rawURL)
+	if !rules.g.Allowed(u.RequestURI()) {
+		return nil, nil, requests, fmt.Errorf("%w: %s%s", ErrDisallowed, rawURL, rules.why)
 	}
 	backoff := cl.opts.Backoff
 	for attempt := 0; ; attempt++ {
@@ -306,42 +306,53 @@ func (cl *Client) defer_(wait time.Duration) {
 	}
 }
 
+// robotsRules are a host's robots.txt rules and, when the file could not
+// be read, why (so a refusal says the site was unreachable, not that it
+// disallows).
+type robotsRules struct {
+	g   *robots.Group
+	why string
+}
+
 // robotsFor returns the robots.txt rules of u's host, fetched once.
 // RFC 9309 §2.3.1: a 4xx allows everything, an unreachable or 5xx file
 // disallows everything.
-func (cl *Client) robotsFor(ctx context.Context, u *url.URL) (*robots.Group, int, error) {
+func (cl *Client) robotsFor(ctx context.Context, u *url.URL) (robotsRules, int, error) {
 	origin := u.Scheme + "://" + u.Host
 	cl.mu.Lock()
-	g := cl.mu.robots[origin]
+	rules, ok := cl.mu.robots[origin]
 	cl.mu.Unlock()
-	if g != nil {
-		return g, 0, nil
+	if ok {
+		return rules, 0, nil
 	}
 	var r *robots.Robots
 	resp, err := cl.do(ctx, origin+"/robots.txt")
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return nil, 1, err
+		return rules, 1, err
 	case err != nil:
 		r = robots.DisallowAll()
+		rules.why = fmt.Sprintf(" (robots.txt unreachable, which RFC 9309 reads as disallow all: %v)", err)
 	default:
 		body, rerr := io.ReadAll(io.LimitReader(resp.Body, robots.MaxBytes))
 		resp.Body.Close()
 		switch {
 		case rerr != nil || resp.StatusCode >= 500:
 			r = robots.DisallowAll()
+			rules.why = fmt.Sprintf(" (robots.txt answered %d, which RFC 9309 reads as disallow all)", resp.StatusCode)
 		case resp.StatusCode >= 400:
 			r = robots.AllowAll()
 		default:
 			r = robots.Parse(body)
 		}
 	}
-	g = r.Group(cl.opts.UserAgent)
+	rules.g = r.Group(cl.opts.UserAgent)
+	g := rules.g
 	cl.mu.Lock()
 	if d, ok := g.CrawlDelay(); ok {
 		cl.mu.crawlDelay = max(cl.mu.crawlDelay, d)
 	}
-	cl.mu.robots[origin] = g
+	cl.mu.robots[origin] = rules
 	cl.mu.Unlock()
-	return g, 1, nil
+	return rules, 1, nil
 }

@@ -68,7 +68,7 @@ type SyncReport struct {
 	Interval time.Duration
 	// IntervalNote explains a missing interval.
 	IntervalNote string
-	Scale        float64 // c of the server-coverage estimate
+	Known        int // queries whose server coverage the source has reported
 	Requests     int
 	Reached      int // records read (by search or by ID)
 	Changed      int // records whose fields changed
@@ -126,11 +126,15 @@ func Sync(ctx context.Context, st *Store, cl *Client, name string, now time.Time
 		tuples[i] = Tuple{ID: r.ID, Keywords: rowKeywords(def, r), Weight: rowWeight(def, r), Rate: r.Rate.Rate(o.RatePrior, o.RatePriorWeight), LastSync: unit(last)}
 		docs[i] = tuples[i].Keywords
 	}
+	// Server coverage: the count the source reported the last time the
+	// query was sent, else |R_L(q)|, the local relation as a sample with
+	// c = 1, a lower bound. The bound is optimistic on purpose: a query
+	// the source answers with more hits than guessed costs one request,
+	// and its reported count steers every later plan. One global c
+	// calibrated from the reports would be dominated by the broad queries
+	// and rule out the narrow ones.
 	sample := NewScaledSample(docs, 1)
-	if c, err := sample.CalibrateScale(known); err == nil {
-		sample = NewScaledSampleFrom(sample, max(c, 1))
-	}
-	rep.Scale = sample.Scale()
+	rep.Known = len(known)
 	t := unit(now)
 	plan, err := GreedyProbes(tuples, t, estimate{known, sample}, ProbeOptions{
 		Interface: cl.Interface(), Method: o.Method, Cost: PerRequest, MaxKeywords: o.MaxKeywords, Pool: o.Pool, MaxRequests: o.Budget})
@@ -139,7 +143,9 @@ func Sync(ctx context.Context, st *Store, cl *Client, name string, now time.Time
 	}
 	rep.Plan = plan
 	interval := 1.0
-	if I, err := SearchInterval(FrequencyG(tuples, plan.Probes), o.Alpha, 1, 0.01); err == nil {
+	if len(plan.Probes) < 2 {
+		rep.IntervalNote = fmt.Sprintf("%d probes: a loop ends with every group just read, so E[F(L;kI)] = 0 for any I (§4.4 sets no bound)", len(plan.Probes))
+	} else if I, err := SearchInterval(FrequencyG(tuples, plan.Probes), o.Alpha, 1, 0.01); err == nil {
 		interval = I
 		rep.Interval = time.Duration(I * float64(o.Unit))
 	} else {
@@ -197,6 +203,12 @@ func Sync(ctx context.Context, st *Store, cl *Client, name string, now time.Time
 		}
 	}
 	slices.SortStableFunc(rest, func(x, y int) int {
+		if mx, my := rows[x].Missing, rows[y].Missing; mx != my {
+			if my {
+				return -1
+			}
+			return 1
+		}
 		if nx, ny := rows[x].Version == "", rows[y].Version == ""; nx != ny {
 			if nx {
 				return -1
@@ -282,7 +294,7 @@ func (s *syncer) apply(ctx context.Context, recs []Record, missing []string, hit
 	for _, id := range missing {
 		r := s.rows[s.index[id]]
 		var changes []FieldChange
-		if !r.Missing {
+		if !r.Missing && r.Version != "" {
 			changes = []FieldChange{{Field: "(record)", Before: "present", After: "missing"}}
 			s.rep.Changed++
 		}
