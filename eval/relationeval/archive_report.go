@@ -43,9 +43,19 @@ func RunArchive(ctx context.Context, cfg ArchiveConfig, outDir string, progress 
 		return nil, err
 	}
 	defer w.close()
+	runs, quality, totalChanges, err := runArchive(ctx, w, cfg, progress)
+	if err != nil {
+		return nil, err
+	}
+	return writeArchiveReport(w, cfg, runs, quality, outDir, start, totalChanges)
+}
+
+// runArchive measures probe quality on week 0, then runs every (budget,
+// method) over every weekly transition.
+func runArchive(ctx context.Context, w *world, cfg ArchiveConfig, progress io.Writer) ([]*tracked, []probeQuality, int, error) {
 	weeks := w.arch.Weeks()
 	if weeks < 2 {
-		return nil, fmt.Errorf("relationeval: --archive %s has %d weeks: at least 2 are needed", cfg.Archive, weeks)
+		return nil, nil, 0, fmt.Errorf("relationeval: --archive %s has %d weeks: at least 2 are needed", cfg.Archive, weeks)
 	}
 	say := func(format string, args ...any) {
 		if progress != nil {
@@ -64,7 +74,7 @@ func RunArchive(ctx context.Context, cfg ArchiveConfig, outDir string, progress 
 		for _, k := range cfg.Pools {
 			q, err := measureProbes(ctx, w, cfg, m, k)
 			if err != nil {
-				return nil, err
+				return nil, nil, 0, err
 			}
 			quality = append(quality, q)
 			say("week 0, %s, k=%d: %d probes, coverage %.3f (expected %.3f), speed-up %.2f", m, k, q.probes, q.covered, q.expected, q.speedup)
@@ -79,21 +89,21 @@ func RunArchive(ctx context.Context, cfg ArchiveConfig, outDir string, progress 
 	}
 	for wk := 1; wk < weeks; wk++ {
 		if err := w.srv.SetWeek(wk); err != nil {
-			return nil, err
+			return nil, nil, 0, err
 		}
 		for _, r := range runs {
 			for _, i := range w.changes[wk] {
 				if err := r.tracker.Update(i, float64(wk)); err != nil {
-					return nil, err
+					return nil, nil, 0, err
 				}
 			}
 			before := r.tracker.Area()
 			if err := r.week(ctx, wk); err != nil {
-				return nil, fmt.Errorf("relationeval: week %d, %s, B=%d: %w", wk, r.method, r.budget, err)
+				return nil, nil, 0, fmt.Errorf("relationeval: week %d, %s, B=%d: %w", wk, r.method, r.budget, err)
 			}
 			f, err := r.tracker.At(float64(wk + 1))
 			if err != nil {
-				return nil, err
+				return nil, nil, 0, err
 			}
 			r.atSync = append(r.atSync, f)
 			r.weekly = append(r.weekly, r.tracker.Area()-before)
@@ -102,7 +112,7 @@ func RunArchive(ctx context.Context, cfg ArchiveConfig, outDir string, progress 
 			say("week %d/%d done", wk, weeks-1)
 		}
 	}
-	return writeArchiveReport(w, cfg, runs, quality, outDir, start, totalChanges)
+	return runs, quality, totalChanges, nil
 }
 
 // measureProbes plans a full cover of L at week 0 (no request quota) and
