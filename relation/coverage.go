@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/deltaq/deltaq/internal/postings"
 )
 
 // Method is how a probe's result pages are read (§5.1).
@@ -127,21 +129,16 @@ func QueryKey(keywords []string) string {
 // snapshot of the same site in deltaq's evaluation) and c the ratio of the
 // two collections' sizes, calibrated from a few reported hit counts.
 type ScaledSample struct {
-	postings map[string][]int32 // keyword → sorted document numbers
-	scale    float64            // c
+	postings postings.Index
+	scale    float64 // c
 }
 
 // NewScaledSample indexes docs (each a set of keywords) and scales counts
 // by c.
 func NewScaledSample(docs [][]string, c float64) *ScaledSample {
-	s := &ScaledSample{postings: map[string][]int32{}, scale: c}
+	s := &ScaledSample{postings: postings.Index{}, scale: c}
 	for i, d := range docs {
-		for _, k := range d {
-			p := s.postings[k]
-			if n := len(p); n == 0 || p[n-1] != int32(i) {
-				s.postings[k] = append(p, int32(i))
-			}
-		}
+		s.postings.Add(int32(i), d)
 	}
 	return s
 }
@@ -155,33 +152,7 @@ func NewScaledSampleFrom(s *ScaledSample, c float64) *ScaledSample {
 func (s *ScaledSample) Scale() float64 { return s.scale }
 
 // Count returns |R_sample(q)|, the sample documents holding every keyword.
-func (s *ScaledSample) Count(keywords []string) int {
-	if len(keywords) == 0 {
-		return 0
-	}
-	lists := make([][]int32, len(keywords))
-	for i, k := range keywords {
-		lists[i] = s.postings[k]
-		if len(lists[i]) == 0 {
-			return 0
-		}
-	}
-	slices.SortFunc(lists, func(a, b []int32) int { return len(a) - len(b) })
-	n := 0
-	for _, d := range lists[0] {
-		all := true
-		for _, l := range lists[1:] {
-			if _, found := slices.BinarySearch(l, d); !found {
-				all = false
-				break
-			}
-		}
-		if all {
-			n++
-		}
-	}
-	return n
-}
+func (s *ScaledSample) Count(keywords []string) int { return len(s.postings.All(keywords)) }
 
 // Hits implements ServerCoverage: c·|R_sample(q)|. A query absent from the
 // sample has no estimate.

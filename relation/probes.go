@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/deltaq/deltaq/internal/postings"
 )
 
 // ProbeOptions bound GreedyProbes (Alg. 2).
@@ -131,7 +133,7 @@ type greedy struct {
 	opts     ProbeOptions
 	est      ServerCoverage
 	prio     []float64
-	postings map[string][]int // keyword → tuple indices, ascending
+	postings postings.Index // keyword → tuple indices
 	covered  []bool
 	left     int // tuples not covered
 	server   map[string]serverHits
@@ -149,19 +151,14 @@ func newGreedy(tuples []Tuple, now float64, est ServerCoverage, o ProbeOptions) 
 		opts:     o,
 		est:      est,
 		prio:     make([]float64, len(tuples)),
-		postings: map[string][]int{},
+		postings: postings.Index{},
 		covered:  make([]bool, len(tuples)),
 		left:     len(tuples),
 		server:   map[string]serverHits{},
 	}
 	for i := range tuples {
 		g.prio[i] = tuples[i].Priority(now)
-		for _, k := range tuples[i].Keywords {
-			p := g.postings[k]
-			if n := len(p); n == 0 || p[n-1] != i {
-				g.postings[k] = append(p, i)
-			}
-		}
+		g.postings.Add(int32(i), tuples[i].Keywords)
 	}
 	return g
 }
@@ -231,7 +228,7 @@ func (g *greedy) pick() (candidate, bool) {
 	}
 	var best candidate
 	found := false
-	consider := func(kws []string, matches []int) {
+	consider := func(kws []string, matches []int32) {
 		c, ok := g.evaluate(kws, matches)
 		if ok && (!found || c.better(&best)) {
 			best, found = c, true
@@ -244,7 +241,7 @@ func (g *greedy) pick() (candidate, bool) {
 			continue
 		}
 		for _, b := range pool[i+1:] {
-			if both := intersect(g.postings[a], g.postings[b]); len(both) > 0 {
+			if both := g.postings.All([]string{a, b}); len(both) > 0 {
 				consider([]string{a, b}, both)
 			}
 		}
@@ -253,12 +250,12 @@ func (g *greedy) pick() (candidate, bool) {
 }
 
 // evaluate scores the query kws whose local matches are matches.
-func (g *greedy) evaluate(kws []string, matches []int) (candidate, bool) {
+func (g *greedy) evaluate(kws []string, matches []int32) (candidate, bool) {
 	c := candidate{keywords: kws, key: QueryKey(kws), matches: len(matches)}
 	var gainPrio, gainW float64
 	for _, i := range matches {
 		if !g.covered[i] {
-			c.group = append(c.group, i)
+			c.group = append(c.group, int(i))
 			gainPrio += g.prio[i]
 			gainW += g.tuples[i].Weight
 		}
@@ -321,22 +318,4 @@ func (g *greedy) finish() {
 	if g.plan.Requests > 0 {
 		g.plan.Speedup = cov / float64(g.plan.Requests)
 	}
-}
-
-// intersect returns the common elements of two ascending lists.
-func intersect(a, b []int) []int {
-	var out []int
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			out = append(out, a[i])
-			i++
-			j++
-		}
-	}
-	return out
 }

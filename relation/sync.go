@@ -167,7 +167,7 @@ func Sync(ctx context.Context, st *Store, cl *Client, name string, now time.Time
 		if o.Method == FirstPage {
 			pages = 1
 		}
-		for page := 1; page <= pages && rep.Requests < o.Budget && !allRead(pr.Tuples, reached); page++ {
+		for page := 1; page <= pages && rep.Requests < o.Budget && !GroupRead(pr.Tuples, reached); page++ {
 			res, err := cl.Search(ctx, pr.Keywords, page)
 			rep.Requests += res.Requests
 			pr.Sent += res.Requests
@@ -242,7 +242,10 @@ func Sync(ctx context.Context, st *Store, cl *Client, name string, now time.Time
 	return rep, nil
 }
 
-func allRead(group []int, reached []bool) bool {
+// GroupRead reports whether every tuple of a probe's group has been read
+// this round; Method 1 then stops paging, the rest of the results holding
+// nothing the probe was sent for.
+func GroupRead(group []int, reached []bool) bool {
 	for _, i := range group {
 		if !reached[i] {
 			return false

@@ -149,18 +149,6 @@ func openWorld(ctx context.Context, c ArchiveConfig) (*world, error) {
 	return w, nil
 }
 
-// allReached reports whether every tuple of a probe's group has been read
-// this round: Method 1 then stops paging, the rest of the results holding
-// nothing the probe was sent for.
-func allReached(group []int, reached []bool) bool {
-	for _, i := range group {
-		if !reached[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // persistent reports whether url exists in every week of the archive.
 func persistent(a *archive.Archive, url string) bool {
 	ivs := a.Intervals(url)
@@ -302,7 +290,7 @@ func (t *tracked) greedyWeek(ctx context.Context, wk int, slot *int, at func() f
 	for _, pi := range order {
 		p := plan.Probes[pi]
 		t.probes++
-		for page := 1; page <= p.Requests && *slot < t.budget && !allReached(p.Tuples, reached); page++ {
+		for page := 1; page <= p.Requests && *slot < t.budget && !relation.GroupRead(p.Tuples, reached); page++ {
 			res, err := t.w.client.Search(ctx, p.Keywords, page)
 			*slot += res.Requests
 			t.requests += res.Requests

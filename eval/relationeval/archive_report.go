@@ -132,7 +132,7 @@ func measureProbes(ctx context.Context, w *world, cfg ArchiveConfig, m relation.
 		if m == relation.AllPages {
 			pages = w.iface.MaxResults / w.iface.PageSize
 		}
-		for page := 1; page <= pages && !allReached(p.Tuples, reached); page++ {
+		for page := 1; page <= pages && !relation.GroupRead(p.Tuples, reached); page++ {
 			res, err := w.client.Search(ctx, p.Keywords, page)
 			q.requests += res.Requests
 			if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/internal/postings"
 	"github.com/deltaq/deltaq/internal/words"
 )
 
@@ -90,7 +91,7 @@ type pageTerms struct {
 type weekIndex struct {
 	docs     []archive.Page
 	terms    []*pageTerms
-	postings map[string][]int32 // keyword → doc numbers, ascending
+	postings postings.Index
 	avgLen   float64
 }
 
@@ -133,7 +134,7 @@ func (s *searcher) week(w int) *weekIndex {
 	if ix, ok := s.weeks[w]; ok {
 		return ix
 	}
-	ix := &weekIndex{postings: map[string][]int32{}}
+	ix := &weekIndex{postings: postings.Index{}}
 	total := 0
 	for p := range s.arch.Pages(w) {
 		if s.analyzed[p.ID] == nil {
@@ -145,7 +146,7 @@ func (s *searcher) week(w int) *weekIndex {
 		ix.terms = append(ix.terms, pt)
 		total += pt.length
 		for term := range pt.tf {
-			ix.postings[term] = append(ix.postings[term], n)
+			ix.postings.Add(n, []string{term})
 		}
 	}
 	if len(ix.docs) > 0 {
@@ -162,28 +163,9 @@ func (s *searcher) week(w int) *weekIndex {
 
 // search returns every page of week w holding all keywords, best first.
 func (ix *weekIndex) search(keywords []string) []Hit {
-	lists := make([][]int32, 0, len(keywords))
-	for _, k := range keywords {
-		l := ix.postings[k]
-		if len(l) == 0 {
-			return nil
-		}
-		lists = append(lists, l)
-	}
-	slices.SortFunc(lists, func(a, b []int32) int { return len(a) - len(b) })
 	n := float64(len(ix.docs))
 	var hits []Hit
-	for _, d := range lists[0] {
-		all := true
-		for _, l := range lists[1:] {
-			if _, ok := slices.BinarySearch(l, d); !ok {
-				all = false
-				break
-			}
-		}
-		if !all {
-			continue
-		}
+	for _, d := range ix.postings.All(keywords) {
 		pt := ix.terms[d]
 		score := 0.0
 		for _, k := range keywords {
