@@ -54,8 +54,9 @@
 // robots.txt group per host of its source (a source has one or two) and
 // its quota clock. The store's keys are listed in repo/FORMAT.md; each
 // request's results are one batch, so a sync that fails part-way keeps
-// what it read and loses nothing stored. Defaults: configs/default.yaml,
-// "relation".
+// what it read and loses nothing stored. A sync holds the relation's rows
+// in memory (O(|L|)); the change log is kept whole, and Changes scans it
+// from the start. Defaults: configs/default.yaml, "relation".
 //
 // Usage:
 //
