@@ -1,7 +1,7 @@
 // Package relation keeps a local relation fresh through a site's keyword
 // search: the algorithms of Yang, Wang, Lim and Wang, "Optimizing Content
 // Freshness of Relations Extracted From the Web Using Keyword Search"
-// (SIGMOD 2010; shared/seeds/004, digest §4), and the user relations built
+// (SIGMOD 2010; the monitoring digest §4), and the user relations built
 // on them.
 //
 // A relation L is a set of records from one source, each with keywords, a
