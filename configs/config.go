@@ -20,12 +20,14 @@ import (
 	"github.com/deltaq/deltaq/eval/adsim"
 	"github.com/deltaq/deltaq/eval/discoveryeval"
 	"github.com/deltaq/deltaq/eval/ranksim"
+	"github.com/deltaq/deltaq/eval/relationeval"
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/synceval"
 	"github.com/deltaq/deltaq/eval/synthweb"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/ranking"
+	"github.com/deltaq/deltaq/relation"
 	"github.com/deltaq/deltaq/repo"
 	"github.com/deltaq/deltaq/web"
 )
@@ -44,6 +46,7 @@ type Config struct {
 	Web       WebConfig        `mapstructure:"web"`
 	Demo      DemoConfig       `mapstructure:"demo"`
 	Eval      EvalConfig       `mapstructure:"eval"`
+	Relation  relation.Config  `mapstructure:"relation"`
 }
 
 // DemoConfig is what `deltaq demo` changes in the rest of the
@@ -90,6 +93,7 @@ type EvalConfig struct {
 	Discovery discoveryeval.Config `mapstructure:"discovery"`
 	Ranking   ranksim.Config       `mapstructure:"ranking"`
 	Sync      synceval.Config      `mapstructure:"sync"`
+	Relation  relationeval.Config  `mapstructure:"relation"`
 }
 
 // WebConfig configures the test webs served by `deltaq web` and used by
@@ -101,14 +105,17 @@ type WebConfig struct {
 
 // ReplayConfig configures the archive replay server.
 type ReplayConfig struct {
-	Latency       time.Duration `mapstructure:"latency"`
-	CrawlMinDelay time.Duration `mapstructure:"crawl_min_delay"`
-	CrawlPerHost  int           `mapstructure:"crawl_per_host"`
+	Latency       time.Duration        `mapstructure:"latency"`
+	CrawlMinDelay time.Duration        `mapstructure:"crawl_min_delay"`
+	CrawlPerHost  int                  `mapstructure:"crawl_per_host"`
+	Search        replay.SearchOptions `mapstructure:"search"`
 }
 
 // Validate reports every problem in the replay settings.
 func (r ReplayConfig) Validate() error {
-	errs := []error{replay.Options{Latency: r.Latency}.Validate()}
+	errs := []error{replay.Options{Latency: r.Latency, Search: replay.SearchOptions{
+		Enabled: true, PageSize: r.Search.PageSize, MaxResults: r.Search.MaxResults,
+	}}.Validate()}
 	if r.CrawlMinDelay < 0 {
 		errs = append(errs, fmt.Errorf("web.replay.crawl_min_delay = %v: must be >= 0", r.CrawlMinDelay))
 	}
@@ -142,7 +149,7 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate(), c.Frontier.Validate(frontier.Policies()),
 		c.Index.Validate(), c.Discovery.Validate(), c.Ranking.Validate(), c.Ads.Validate(), c.Server.Validate(), c.Web.Replay.Validate(),
-		c.Web.Synth.Validate(), c.Demo.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate(), c.Eval.Sync.ValidateOwn())
+		c.Web.Synth.Validate(), c.Demo.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate(), c.Eval.Sync.ValidateOwn(), c.Eval.Relation.Validate(), c.Relation.Validate())
 	return errors.Join(errs...)
 }
 

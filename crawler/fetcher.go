@@ -250,3 +250,7 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	}
 	return 0, false
 }
+
+// RetryAfter exports retryAfter for the other clients that must honour a
+// 429's Retry-After (relation sources).
+func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) { return retryAfter(h, now) }

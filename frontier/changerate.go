@@ -167,3 +167,9 @@ func allocateHarmonic(delta, mu []float64, budget float64) []float64 {
 	total(hi)
 	return rho
 }
+
+// ChangeRate exports changeRate for the other owners of change histories
+// (relation's learned update rates), so the estimator is written once.
+func ChangeRate(n, x int, span, period time.Duration) (float64, bool) {
+	return changeRate(n, x, span, period)
+}

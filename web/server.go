@@ -15,7 +15,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/deltaq/deltaq/ads"
+	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/ranking"
+	"github.com/deltaq/deltaq/relation"
 )
 
 // Deps are what the server serves.
@@ -36,6 +38,12 @@ type Deps struct {
 	// Ads serves ad clicks on ads.ClickPath and the advertiser API under
 	// /api/v1/ads/; nil leaves both out.
 	Ads *ads.Store
+	// Relations serves /api/v1/relations/{name}/rows and /changes with
+	// RelationConfig's limits and time unit; nil leaves them out. Clock
+	// tells the time for staleness (nil: the wall clock).
+	Relations      *relation.Store
+	RelationConfig relation.Config
+	Clock          clock.Clock
 }
 
 // Server is the HTTP front of the search engine. It serves the public
@@ -52,6 +60,8 @@ type Server struct {
 	clicks  http.Handler // result-click redirect; nil without a Signer
 	adClick http.Handler // nil without ads
 	adsAPI  *adsAPI      // nil without ads
+
+	relationsAPI *relationsAPI // nil without relations
 }
 
 // New builds the handlers.
@@ -88,6 +98,16 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		s.adClick = adClickHandler(deps.Ads, s.logger)
 		s.adsAPI = &adsAPI{store: deps.Ads, maxBody: deps.Ads.Config().MaxRequestBytes, logger: s.logger}
 	}
+	if deps.Relations != nil {
+		if err := deps.RelationConfig.Validate(); err != nil {
+			return nil, fmt.Errorf("web: %w", err)
+		}
+		c := deps.Clock
+		if c == nil {
+			c = clock.Real{}
+		}
+		s.relationsAPI = &relationsAPI{store: deps.Relations, cfg: deps.RelationConfig, clock: c}
+	}
 	adminOn := cfg.Admin.Listen != ""
 	s.public = s.routes(!adminOn)
 	if adminOn {
@@ -114,6 +134,9 @@ func (s *Server) routes(operator bool) *http.ServeMux {
 	if s.adsAPI != nil {
 		mux.Handle(ads.ClickPath, s.adClick)
 		s.adsAPI.routes(mux)
+	}
+	if s.relationsAPI != nil {
+		s.relationsAPI.routes(mux)
 	}
 	if operator {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{}))

@@ -32,9 +32,10 @@ func (a *app) newWebReplayCmd() *cobra.Command {
 		dirs   []string
 		listen string
 		week   int
+		search bool
 	)
 	cmd := &cobra.Command{
-		Use:   "replay --archive DIR... --listen ADDR --week N",
+		Use:   "replay --archive DIR... --listen ADDR --week N [--search]",
 		Short: "Serve week N of weekly snapshot archives, each on <name>.test",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -54,7 +55,9 @@ func (a *app) newWebReplayCmd() *cobra.Command {
 				archives = append(archives, ar)
 			}
 			logger := a.logger(cfg)
-			srv, err := replay.New(archives, replay.Options{Latency: cfg.Web.Replay.Latency, Logger: logger})
+			searchOpts := cfg.Web.Replay.Search
+			searchOpts.Enabled = search
+			srv, err := replay.New(archives, replay.Options{Latency: cfg.Web.Replay.Latency, Search: searchOpts, Logger: logger})
 			if err != nil {
 				return err
 			}
@@ -62,12 +65,17 @@ func (a *app) newWebReplayCmd() *cobra.Command {
 				return fmt.Errorf("--week %d: %w", week, err)
 			}
 			politeness := politenessFlag(srv.Hosts(), cfg.Web.Replay.CrawlMinDelay, cfg.Web.Replay.CrawlPerHost)
-			return a.serveWeb(cmd.Context(), listen, srv, srv.Hosts(), politeness, fmt.Sprintf("week %d of %d", week, srv.Weeks()), logger)
+			what := fmt.Sprintf("week %d of %d", week, srv.Weeks())
+			if search {
+				what += "; GET /search?q=&page= is an " + replay.SearchLabel
+			}
+			return a.serveWeb(cmd.Context(), listen, srv, srv.Hosts(), politeness, what, logger)
 		},
 	}
 	cmd.Flags().StringSliceVar(&dirs, "archive", nil, "archive directory (repeatable)")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8081", "address to listen on")
 	cmd.Flags().IntVar(&week, "week", 0, "week to serve")
+	cmd.Flags().BoolVar(&search, "search", false, "add GET /search?q=&page= (BM25 over the week's pages; p and K from web.replay.search)")
 	return cmd
 }
 

@@ -45,6 +45,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		a.newAdsCmd(),
 		a.newWebCmd(),
 		a.newEvalCmd(),
+		a.newRelationCmd(),
 		a.newConfigCmd(),
 		a.newVersionCmd(),
 	)

@@ -15,6 +15,7 @@ import (
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/querylog"
 	"github.com/deltaq/deltaq/ranking"
+	"github.com/deltaq/deltaq/relation"
 	"github.com/deltaq/deltaq/repo"
 	"github.com/deltaq/deltaq/web"
 )
@@ -88,6 +89,9 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 		Signer:   signer,
 		Clicks:   s.rank,
 		Ads:      s.ads,
+
+		Relations:      relation.NewStore(db),
+		RelationConfig: cfg.Relation,
 	})
 	if err != nil {
 		s.close(ctx)

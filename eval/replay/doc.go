@@ -17,6 +17,15 @@
 //	            Sitemap: http://<Host as requested>/sitemap.xml
 //	/sitemap.xml the week's URLs with <lastmod>; above 50,000 URLs a
 //	            sitemap index of /sitemap-K.xml parts
+//	/search     only with Options.Search (`deltaq web replay --search`):
+//	            ?q=&page=[&format=json], an ADDED keyword-search interface
+//	            (search.go): pages of the week holding every keyword,
+//	            BM25 order, at most K results in pages of p; each hit has
+//	            url, title, meta description and version (the body hash,
+//	            the page's ETag); every response is labelled as added
+//	            (X-Deltaq-Interface: added). Per-interval analyses are
+//	            built on first use and kept; week indexes for the two
+//	            latest weeks searched.
 //	methods     GET and HEAD; others → 405 with Allow
 //
 // Exact path matching is deliberate: manifest URLs are the strings that

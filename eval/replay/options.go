@@ -24,6 +24,10 @@ type Options struct {
 	// For tests of the crawler; no lines by default.
 	RobotsExtra map[string][]string `mapstructure:"robots_extra"`
 
+	// Search adds the keyword-search interface of search.go; off by
+	// default, since the archived sites have none.
+	Search SearchOptions `mapstructure:"search"`
+
 	// Logger receives lifecycle lines at Info and one line per request at
 	// Debug. Nil discards.
 	Logger *slog.Logger `mapstructure:"-"`
@@ -42,6 +46,14 @@ func (o Options) Validate() error {
 			if strings.ContainsAny(l, "\r\n") {
 				errs = append(errs, fmt.Errorf("web.replay.robots_extra.%s[%d] = %q: must be a single line", name, i, l))
 			}
+		}
+	}
+	if o.Search.Enabled {
+		if o.Search.PageSize < 1 {
+			errs = append(errs, fmt.Errorf("web.replay.search.page_size = %d: must be >= 1", o.Search.PageSize))
+		}
+		if o.Search.MaxResults < o.Search.PageSize {
+			errs = append(errs, fmt.Errorf("web.replay.search.max_results = %d: must be >= page_size (%d)", o.Search.MaxResults, o.Search.PageSize))
 		}
 	}
 	return errors.Join(errs...)

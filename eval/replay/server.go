@@ -73,7 +73,11 @@ func New(archives []*archive.Archive, opts Options) (*Server, error) {
 		} else if a.Weeks() != s.weeks {
 			return nil, fmt.Errorf("replay: archive %q has %d weeks, %q has %d: all must have the same", a.Name(), a.Weeks(), archives[0].Name(), s.weeks)
 		}
-		s.sites = append(s.sites, newSite(a, opts.RobotsExtra[a.Name()]))
+		st := newSite(a, opts.RobotsExtra[a.Name()])
+		if opts.Search.Enabled {
+			st.search = newSearcher(a, opts.Search)
+		}
+		s.sites = append(s.sites, st)
 	}
 	for name := range opts.RobotsExtra {
 		if !served[name] {
@@ -120,6 +124,7 @@ var (
 	htmlType  = []string{PageContentType}
 	textType  = []string{"text/plain; charset=utf-8"}
 	xmlType   = []string{"application/xml; charset=utf-8"}
+	jsonType  = []string{"application/json"}
 	allowed   = []string{"GET, HEAD"}
 	noSniff   = []string{"nosniff"}
 	notFound  = newText("404 page not found\n")
@@ -162,6 +167,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			status, err = st.serveRobots(w, r)
 		case isSitemap(path):
 			status, err = st.serveSitemap(w, r, path, week, s.maxSitemapURLs)
+		case path == "/search" && st.search != nil:
+			status, err = st.serveSearch(w, r, week)
 		default:
 			status, err = st.servePage(w, r, path, week)
 		}

@@ -24,6 +24,7 @@ type site struct {
 	day           []string    // by week: Date(w) as YYYY-MM-DD, for sitemaps
 
 	robotsExtra []string
+	search      *searcher // nil unless Options.Search.Enabled
 
 	counters counters
 }

@@ -13,8 +13,8 @@ type Stats struct {
 }
 
 // HostStats counts the responses of one host by status. Robots and
-// Sitemaps break down part of OK; OK − Robots − Sitemaps is the number of
-// pages served with a body.
+// Sitemaps and Searches break down part of OK; OK − Robots − Sitemaps −
+// Searches is the number of pages served with a body.
 type HostStats struct {
 	OK               int64 // 200: pages, robots.txt and sitemaps
 	NotModified      int64 // 304: conditional requests that matched
@@ -23,6 +23,8 @@ type HostStats struct {
 	Robots           int64 // robots.txt responses (200)
 	Sitemaps         int64 // sitemap and sitemap index responses (200)
 	BodyBytes        int64 // page body bytes written (not HEAD, not 304)
+	Searches         int64 // added search responses (200), with Options.Search
+	BadSearches      int64 // added search requests refused (400)
 }
 
 // Total sums the counters over all hosts. UnknownHost requests are
@@ -37,6 +39,8 @@ func (s Stats) Total() HostStats {
 		t.Robots += h.Robots
 		t.Sitemaps += h.Sitemaps
 		t.BodyBytes += h.BodyBytes
+		t.Searches += h.Searches
+		t.BadSearches += h.BadSearches
 	}
 	return t
 }
@@ -46,6 +50,7 @@ func (s Stats) Total() HostStats {
 type counters struct {
 	ok, notModified, notFound, methodNotAllowed atomic.Int64
 	robots, sitemaps, bodyBytes                 atomic.Int64
+	search, badSearch                           atomic.Int64
 }
 
 func (c *counters) snapshot() HostStats {
@@ -57,6 +62,8 @@ func (c *counters) snapshot() HostStats {
 		Robots:           c.robots.Load(),
 		Sitemaps:         c.sitemaps.Load(),
 		BodyBytes:        c.bodyBytes.Load(),
+		Searches:         c.search.Load(),
+		BadSearches:      c.badSearch.Load(),
 	}
 }
 

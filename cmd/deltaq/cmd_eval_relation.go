@@ -1,0 +1,65 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deltaq/deltaq/eval/relationeval"
+)
+
+func (a *app) newEvalRelationCmd() *cobra.Command {
+	var out, synth string
+	cmd := &cobra.Command{
+		Use:   "relation (--synth citations | --archive DIR --log FILE [--budgets a,b]) --out DIR",
+		Short: "Relations kept fresh through keyword search: Fig. 2 re-run, or real pages through the replay's added search (Yang et al., SIGMOD 2010)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := a.load(cmd)
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				return errors.New("--out: an output directory is required")
+			}
+			var sum *relationeval.Summary
+			switch synth {
+			case "citations":
+				sum, err = relationeval.RunSynth(cmd.Context(), cfg.Eval.Relation.Synth, out, a.stderr)
+			case "":
+				sum, err = relationeval.RunArchive(cmd.Context(), cfg.Eval.Relation.Archive, out, a.stderr)
+			default:
+				return fmt.Errorf("--synth %q: the only synthetic model is citations", synth)
+			}
+			if err != nil {
+				return err
+			}
+			met := 0
+			for _, t := range sum.Targets {
+				verdict := "NOT met"
+				if t.Met {
+					verdict = "met"
+					met++
+				}
+				fmt.Fprintf(a.stdout, "%s: %s (%s)\n", t.Name, verdict, t.Measured)
+			}
+			fmt.Fprintf(a.stdout, "%s: %d of %d targets met in %s; report: %s\n", sum.Mode, met, len(sum.Targets),
+				sum.Elapsed.Round(time.Second), filepath.Join(out, "report.md"))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "output directory")
+	cmd.Flags().StringVar(&synth, "synth", "", "run the synthetic model instead of an archive: citations (Fig. 2)")
+	cmd.Flags().String("archive", "", "archive directory (eval.relation.archive.archive)")
+	cmd.Flags().String("log", "", "query log naming the tracked pages (eval.relation.archive.log)")
+	cmd.Flags().IntSlice("budgets", nil, "requests per week (eval.relation.archive.budgets)")
+	cmd.Flags().Int("seeds", 0, "seeds of the synthetic run (eval.relation.synth.seeds)")
+	bind(cmd.Flags(), map[string]string{
+		"archive": "eval.relation.archive.archive", "log": "eval.relation.archive.log",
+		"budgets": "eval.relation.archive.budgets", "seeds": "eval.relation.synth.seeds",
+	})
+	return cmd
+}

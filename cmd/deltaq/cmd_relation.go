@@ -1,0 +1,311 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/relation"
+)
+
+func (a *app) newRelationCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "relation",
+		Short: "Records kept fresh through a site's keyword search (Yang et al., SIGMOD 2010)",
+	}
+	cmd.AddCommand(a.newRelationCreateCmd(), a.newRelationAddCmd(), a.newRelationSyncCmd(), a.newRelationShowCmd())
+	return cmd
+}
+
+func (a *app) newRelationCreateCmd() *cobra.Command {
+	var (
+		dataDir, openSearch, quota string
+		src                        relation.Source
+		def                        relation.Definition
+	)
+	cmd := &cobra.Command{
+		Use:   "create NAME --search TEMPLATE|--opensearch URL --item TEMPLATE --extract field=css:SEL ... [--weight 1|column|field:F]",
+		Short: "Declare a relation: its source's search and item URLs and the fields read from hits and item pages",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := a.load(cmd)
+			if err != nil {
+				return err
+			}
+			if openSearch != "" {
+				if src.Search != "" {
+					return errors.New("--search and --opensearch: give one")
+				}
+				if src.Search, err = relation.ResolveOpenSearch(cmd.Context(), &http.Client{Timeout: cfg.Relation.Timeout}, openSearch, cfg.Relation.MaxBytes); err != nil {
+					return err
+				}
+			}
+			if src.PageSize == 0 {
+				src.PageSize = cfg.Relation.PageSize
+			}
+			if src.MaxResults == 0 {
+				src.MaxResults = cfg.Relation.MaxResults
+			}
+			src.Quota, src.QuotaPeriod = cfg.Relation.Quota, cfg.Relation.QuotaPeriod
+			if quota != "" {
+				if src.Quota, src.QuotaPeriod, err = parseQuota(quota); err != nil {
+					return err
+				}
+			}
+			if len(src.Keywords) == 0 && len(src.Fields) > 0 {
+				first, _, _ := strings.Cut(src.Fields[0], "=")
+				src.Keywords = []string{first}
+			}
+			def.Name, def.Source, def.Created = args[0], src, time.Now().UTC()
+			db, err := openRepo(dataDir, cfg, a.logger(cfg))
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			if err := relation.NewStore(db).Create(cmd.Context(), def); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "relation %s created: search %s, item %s, p=%d, K=%d, fields %s, keywords from %s, weight %s, dissimilarity %s, quota %d per %v\n",
+				def.Name, src.Search, src.Item, src.PageSize, src.MaxResults, strings.Join(src.Fields, " "), strings.Join(src.Keywords, ","), def.Weight, def.Dissimilarity, src.Quota, src.QuotaPeriod)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dataDir, "data", "", "data directory (repository)")
+	f.StringVar(&src.Search, "search", "", "result-page URL with {q} and {page}")
+	f.StringVar(&openSearch, "opensearch", "", "OpenSearch description URL (instead of --search)")
+	f.StringVar(&src.Item, "item", "", "item-page URL with {id}, for fetches by ID")
+	f.StringArrayVar(&src.Fields, "extract", nil, "field=css:SELECTOR[@attr] for hits and item pages, or field=HITSPEC|ITEMSPEC (header:NAME on item pages); repeatable")
+	f.StringVar(&src.Hit, "hit", "li.hit", "CSS selector of one search hit")
+	f.StringVar(&src.ID, "id", "css:@data-id", "where a hit's record ID is: css:SELECTOR[@attr]")
+	f.StringVar(&src.Total, "total", "css:.total@data-total", "where the reported hit count is; empty if the source reports none")
+	f.StringSliceVar(&src.Keywords, "keywords", nil, "fields whose words are the records' keywords (default: the first --extract field)")
+	f.IntVar(&src.PageSize, "page-size", 0, "results per page p (default relation.page_size)")
+	f.IntVar(&src.MaxResults, "max-results", 0, "results per query K (default relation.max_results)")
+	f.StringVar(&quota, "quota", "", "requests per period, e.g. 10/5m (default relation.quota per relation.quota_period)")
+	f.StringVar(&def.Weight, "weight", "1", "w(r): 1, column (the ids file's second column) or field:NAME")
+	f.StringVar(&def.Dissimilarity, "dissimilarity", "changed", "changed, or abs:NAME for a numeric field")
+	return cmd
+}
+
+// resolvingTransport sends the hosts of crawler.resolve (HOST=ADDR, the
+// crawler's --resolve) to their addresses, so a relation can follow a
+// replayed site on loopback; nil mappings give the default transport.
+func resolvingTransport(mappings []string) (http.RoundTripper, error) {
+	if len(mappings) == 0 {
+		return nil, nil
+	}
+	to := map[string]string{}
+	for _, m := range mappings {
+		host, addr, err := crawler.ParseResolve(m)
+		if err != nil {
+			return nil, err
+		}
+		to[host] = addr
+	}
+	d := &net.Dialer{Timeout: 10 * time.Second}
+	return &http.Transport{DialContext: func(ctx context.Context, network, hostport string) (net.Conn, error) {
+		host, _, err := net.SplitHostPort(hostport)
+		if err == nil {
+			if addr, ok := to[strings.ToLower(host)]; ok {
+				hostport = addr
+			}
+		}
+		return d.DialContext(ctx, network, hostport)
+	}}, nil
+}
+
+// parseQuota reads N/PERIOD.
+func parseQuota(s string) (int, time.Duration, error) {
+	n, p, ok := strings.Cut(s, "/")
+	count, err1 := strconv.Atoi(n)
+	period, err2 := time.ParseDuration(p)
+	if !ok || err1 != nil || err2 != nil || count < 1 || period <= 0 {
+		return 0, 0, fmt.Errorf("--quota %q: want N/PERIOD with N >= 1 and a positive duration, e.g. 10/5m", s)
+	}
+	return count, period, nil
+}
+
+func (a *app) newRelationAddCmd() *cobra.Command {
+	var dataDir, idsFile string
+	cmd := &cobra.Command{
+		Use:   "add NAME --ids FILE",
+		Short: "Add records by ID (one a line, optionally TAB weight)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := a.load(cmd)
+			if err != nil {
+				return err
+			}
+			if idsFile == "" {
+				return errors.New("--ids: a file of IDs is required")
+			}
+			text, err := os.ReadFile(idsFile)
+			if err != nil {
+				return fmt.Errorf("--ids: %w", err)
+			}
+			ids, weights, err := relation.ParseIDs(string(text))
+			if err != nil {
+				return fmt.Errorf("--ids %s: %w", idsFile, err)
+			}
+			db, err := openRepo(dataDir, cfg, a.logger(cfg))
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			n, err := relation.NewStore(db).Add(cmd.Context(), args[0], ids, weights)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "relation %s: %d IDs read, %d new\n", args[0], len(ids), n)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dataDir, "data", "", "data directory (repository)")
+	cmd.Flags().StringVar(&idsFile, "ids", "", "file of IDs")
+	return cmd
+}
+
+func (a *app) newRelationSyncCmd() *cobra.Command {
+	var dataDir string
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "sync NAME [--dry-run] [--budget N]",
+		Short: "Refresh a relation: the chosen probes with coverage and cost, their order and I, then the requests",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := a.load(cmd)
+			if err != nil {
+				return err
+			}
+			logger := a.logger(cfg)
+			db, err := openRepo(dataDir, cfg, logger)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			st := relation.NewStore(db)
+			def, err := st.Definition(args[0])
+			if err != nil {
+				return err
+			}
+			opts := cfg.Relation.ClientOptions(cfg.Crawler.UserAgent)
+			opts.Logger = logger
+			if opts.HTTP.Transport, err = resolvingTransport(cfg.Crawler.Resolve); err != nil {
+				return err
+			}
+			cl, err := relation.NewClient(def.Source, opts)
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			rep, err := relation.Sync(cmd.Context(), st, cl, args[0], time.Now().UTC(), cfg.Relation.SyncOptions(dryRun))
+			if rep != nil {
+				a.printSync(rep, time.Since(start))
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&dataDir, "data", "", "data directory (repository)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "plan only: print the probes, order and I without sending a request")
+	cmd.Flags().Int("budget", 0, "requests this sync may send (relation.budget)")
+	cmd.Flags().Int("method", 0, "1 reads every result page, 2 the first only (relation.method)")
+	bind(cmd.Flags(), map[string]string{"budget": "relation.budget", "method": "relation.method"})
+	return cmd
+}
+
+func (a *app) printSync(rep *relation.SyncReport, took time.Duration) {
+	p := rep.Plan
+	fmt.Fprintf(a.stdout, "relation %s: %d records; %d probes planned, %d requests, coverage ratio %.3f, speed-up %.2f records/request (|R_S(q)| reported for %d queries, else |R_L(q)|)\n",
+		rep.Name, rep.Rows, len(p.Probes), p.Requests, p.CoverageRatio, p.Speedup, rep.Known)
+	if rep.Interval > 0 {
+		fmt.Fprintf(a.stdout, "query interval I = %v (one query per I keeps expected staleness under alpha, §4.4)\n", rep.Interval.Round(time.Second))
+	} else {
+		fmt.Fprintf(a.stdout, "query interval I: none (%s)\n", rep.IntervalNote)
+	}
+	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "order\tquery\tgroup\t|R_L(q)|\t|R_S(q)|\tN(q)\tE_coverage\ta_i\tsent\treached")
+	for i, pr := range rep.Probes {
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%.0f\t%d\t%.2f\t%.3g\t%d\t%d\n", i+1, pr.Query(), len(pr.Tuples), pr.Matches, pr.Server, pr.Requests, pr.ExpectedCoverage, pr.A, pr.Sent, pr.Reached)
+	}
+	tw.Flush()
+	if rep.DryRun {
+		fmt.Fprintln(a.stdout, "dry run: no request sent")
+		return
+	}
+	fmt.Fprintf(a.stdout, "sent %d requests in %v: %d records read (%d by ID), %d changed, %d missing\n",
+		rep.Requests, took.Round(time.Millisecond), rep.Reached, rep.IDFetches, rep.Changed, rep.Missing)
+}
+
+func (a *app) newRelationShowCmd() *cobra.Command {
+	var dataDir string
+	var stalest int
+	cmd := &cobra.Command{
+		Use:   "show NAME [--stalest N]",
+		Short: "Show a relation's records, the stalest (largest w·F̂) first",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := a.load(cmd)
+			if err != nil {
+				return err
+			}
+			if stalest < 1 {
+				return fmt.Errorf("--stalest %d: must be >= 1", stalest)
+			}
+			db, err := openRepo(dataDir, cfg, a.logger(cfg))
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			st := relation.NewStore(db)
+			def, err := st.Definition(args[0])
+			if err != nil {
+				return err
+			}
+			rows, err := st.Rows(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			sorted, f := relation.Stalest(def, rows, time.Now().UTC(), cfg.Relation.SyncOptions(false))
+			tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "id\tw·F̂\tλ̂ per unit\tlast read\tfields")
+			for i := range min(stalest, len(sorted)) {
+				r := sorted[i]
+				last := "never"
+				if !r.LastSync.IsZero() {
+					last = r.LastSync.Format(time.RFC3339)
+				}
+				var fields []string
+				for k, v := range r.Fields {
+					fields = append(fields, k+"="+v)
+				}
+				if r.Missing {
+					fields = append(fields, "(missing at the source)")
+				}
+				fmt.Fprintf(tw, "%s\t%.3g\t%.3g\t%s\t%s\n", r.ID, f[i], r.Rate.Rate(cfg.Relation.RatePrior, cfg.Relation.RatePriorWeight), last, strings.Join(sortedStrings(fields), " "))
+			}
+			tw.Flush()
+			fmt.Fprintf(a.stdout, "%d of %d records shown\n", min(stalest, len(sorted)), len(sorted))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dataDir, "data", "", "data directory (repository)")
+	cmd.Flags().IntVar(&stalest, "stalest", 20, "how many records to show")
+	return cmd
+}
+
+func sortedStrings(s []string) []string {
+	slices.Sort(s)
+	return s
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deltaq/deltaq/eval/archive/archivetest"
+	"github.com/deltaq/deltaq/eval/replay"
+	"github.com/deltaq/deltaq/eval/replay/replaytest"
+)
+
+// TestRelationCommands declares a relation over a replayed archive with
+// its added search, adds three pages, syncs them by ID, moves the archive
+// to a week where one description changed, and syncs again through the
+// search: the change shows, field by field.
+func TestRelationCommands(t *testing.T) {
+	page := func(cmd, desc string) string {
+		return fmt.Sprintf(`<html><head><title>%s - tldr pages (common)</title><meta name="description" content="%s"></head><body>%s</body></html>`, cmd, desc, desc)
+	}
+	fx := archivetest.Fixture{Name: "cmds", Weeks: 2, Intervals: []archivetest.Interval{
+		{URL: "/common/git-add.html", First: 0, Last: 1, Body: page("git add", "Stage files.")},
+		{URL: "/common/git-commit.html", First: 0, Last: 0, Body: page("git commit", "Commit files.")},
+		{URL: "/common/git-commit.html", First: 1, Last: 1, Body: page("git commit", "Commit staged files.")},
+		{URL: "/common/tar.html", First: 0, Last: 1, Body: page("tar", "Archiving utility.")},
+	}}
+	_, rs := replaytest.Fixture(t, fx, replay.Options{Search: replay.SearchOptions{Enabled: true, PageSize: 10, MaxResults: 20}})
+	srv := httptest.NewServer(rs)
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	cfgFile := filepath.Join(dir, "c.yaml")
+	os.WriteFile(cfgFile, []byte("crawler:\n  resolve: [\"cmds.test=127.0.0.1:"+port+"\"]\nrelation:\n  quota: 0\n  quota_period: 0s\n"), 0o644)
+	ids := filepath.Join(dir, "ids.tsv")
+	os.WriteFile(ids, []byte("/common/git-add.html\t5\n/common/git-commit.html\t9\n/common/tar.html\t1\n"), 0o644)
+
+	if _, _, err := run(t, "relation", "create", "cmds", "--config", cfgFile, "--data", data,
+		"--search", "http://cmds.test/search?q={q}&page={page}", "--item", "http://cmds.test{id}",
+		"--extract", "title=css:a.title|css:title", "--extract", "description=css:p.description|css:meta[name=description]@content",
+		"--keywords", "title,description", "--weight", "column"); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err := run(t, "relation", "add", "cmds", "--config", cfgFile, "--data", data, "--ids", ids); err != nil || !strings.Contains(out, "3 new") {
+		t.Fatalf("add: %q %v", out, err)
+	}
+	out, _, err := run(t, "relation", "sync", "cmds", "--config", cfgFile, "--data", data)
+	if err != nil || !strings.Contains(out, "3 records read (3 by ID)") {
+		t.Fatalf("first sync:\n%s%v", out, err)
+	}
+	if err := rs.SetWeek(1); err != nil {
+		t.Fatal(err)
+	}
+	dry, _, err := run(t, "relation", "sync", "cmds", "--dry-run", "--config", cfgFile, "--data", data)
+	if err != nil || !strings.Contains(dry, "dry run: no request sent") || !strings.Contains(dry, "order  query") {
+		t.Fatalf("dry run:\n%s%v", dry, err)
+	}
+	out, _, err = run(t, "relation", "sync", "cmds", "--config", cfgFile, "--data", data)
+	if err != nil || !strings.Contains(out, "1 changed") {
+		t.Fatalf("second sync:\n%s%v", out, err)
+	}
+	show, _, err := run(t, "relation", "show", "cmds", "--stalest", "2", "--config", cfgFile, "--data", data)
+	if err != nil || !strings.Contains(show, "2 of 3 records shown") || !strings.Contains(show, "description=Commit staged files.") {
+		t.Fatalf("show:\n%s%v", show, err)
+	}
+	if _, _, err := run(t, "relation", "sync", "nope", "--config", cfgFile, "--data", data); err == nil || !strings.Contains(err.Error(), `no such relation: "nope"`) {
+		t.Errorf("sync of an unknown relation: %v", err)
+	}
+}

@@ -1,0 +1,97 @@
+package relationeval
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Config holds the evaluation's settings; defaults live in
+// configs/default.yaml under "eval.relation".
+type Config struct {
+	Synth   SynthConfig   `mapstructure:"synth"`
+	Archive ArchiveConfig `mapstructure:"archive"`
+}
+
+// SynthConfig is the paper's Fig. 2 experiment (§5.2), SYNTHETIC as in the
+// paper.
+type SynthConfig struct {
+	Papers         int     `mapstructure:"papers"`           // 1,000
+	Groups         int     `mapstructure:"groups"`           // 200
+	MaxGroup       int     `mapstructure:"max_group"`        // at most 10 papers per group
+	QueriesPerUnit int     `mapstructure:"queries_per_unit"` // 10
+	Units          int     `mapstructure:"units"`            // 500
+	Seeds          int     `mapstructure:"seeds"`            // 10
+	Seed           uint64  `mapstructure:"seed"`             // the first seed
+	Attachment     float64 `mapstructure:"attachment"`       // λ = attachment × initial citations; 0.25
+	Naive2MaxRate  float64 `mapstructure:"naive2_max_rate"`  // Naive 2 fetches tuples with λ below this; 1
+}
+
+// ArchiveConfig is the real-pages run: a replayed archive with the added
+// search interface, the query log's commands as the relation.
+type ArchiveConfig struct {
+	Archive       string  `mapstructure:"archive"`
+	Log           string  `mapstructure:"log"`
+	Budgets       []int   `mapstructure:"budgets"`         // requests per week
+	PageSize      int     `mapstructure:"page_size"`       // p of the added search
+	MaxResults    int     `mapstructure:"max_results"`     // K of the added search
+	MaxKeywords   int     `mapstructure:"max_keywords"`    // subsets up to this size
+	Pool          int     `mapstructure:"pool"`            // keyword pool of GreedyProbes
+	Pools         []int   `mapstructure:"pools"`           // keyword-set sizes k of the Fig. 3 analogue
+	Naive2MaxRate float64 `mapstructure:"naive2_max_rate"` // λ̂ per week below which Naive 2 fetches
+	RatePrior     float64 `mapstructure:"rate_prior"`      // λ̂ per week before any observation
+	// RatePriorWeight is how many weeks of observation the prior counts as.
+	RatePriorWeight float64 `mapstructure:"rate_prior_weight"`
+	Seed            uint64  `mapstructure:"seed"`
+}
+
+// Validate reports every problem, each naming its key, value and limit.
+func (c Config) Validate() error {
+	var errs []error
+	s := c.Synth
+	positive := func(key string, v int) {
+		if v < 1 {
+			errs = append(errs, fmt.Errorf("eval.relation.%s = %d: must be >= 1", key, v))
+		}
+	}
+	positive("synth.papers", s.Papers)
+	positive("synth.groups", s.Groups)
+	positive("synth.max_group", s.MaxGroup)
+	positive("synth.queries_per_unit", s.QueriesPerUnit)
+	positive("synth.units", s.Units)
+	positive("synth.seeds", s.Seeds)
+	if s.Groups*s.MaxGroup < s.Papers {
+		errs = append(errs, fmt.Errorf("eval.relation.synth.groups × max_group = %d: must be >= papers (%d)", s.Groups*s.MaxGroup, s.Papers))
+	}
+	if !(s.Attachment > 0) {
+		errs = append(errs, fmt.Errorf("eval.relation.synth.attachment = %v: must be > 0", s.Attachment))
+	}
+	a := c.Archive
+	if len(a.Budgets) == 0 {
+		errs = append(errs, errors.New("eval.relation.archive.budgets: at least one budget is required"))
+	}
+	for i, b := range a.Budgets {
+		if b < 1 {
+			errs = append(errs, fmt.Errorf("eval.relation.archive.budgets[%d] = %d: must be >= 1", i, b))
+		}
+	}
+	positive("archive.page_size", a.PageSize)
+	if a.MaxResults < a.PageSize {
+		errs = append(errs, fmt.Errorf("eval.relation.archive.max_results = %d: must be >= page_size (%d)", a.MaxResults, a.PageSize))
+	}
+	if a.MaxKeywords < 1 || a.MaxKeywords > 2 {
+		errs = append(errs, fmt.Errorf("eval.relation.archive.max_keywords = %d: must be 1 or 2", a.MaxKeywords))
+	}
+	positive("archive.pool", a.Pool)
+	for i, k := range a.Pools {
+		if k < 1 {
+			errs = append(errs, fmt.Errorf("eval.relation.archive.pools[%d] = %d: must be >= 1", i, k))
+		}
+	}
+	if a.RatePriorWeight < 0 {
+		errs = append(errs, fmt.Errorf("eval.relation.archive.rate_prior_weight = %v: must be >= 0", a.RatePriorWeight))
+	}
+	if a.RatePrior < 0 {
+		errs = append(errs, fmt.Errorf("eval.relation.archive.rate_prior = %v: must be >= 0", a.RatePrior))
+	}
+	return errors.Join(errs...)
+}

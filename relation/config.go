@@ -1,0 +1,98 @@
+package relation
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Config holds the defaults of user relations; they live in
+// configs/default.yaml under "relation".
+type Config struct {
+	Budget          int           `mapstructure:"budget"`            // requests one sync may send
+	Method          int           `mapstructure:"method"`            // 1 (all pages) or 2 (first page), §5.1
+	MaxKeywords     int           `mapstructure:"max_keywords"`      // keyword subsets up to this size, §5.1
+	Pool            int           `mapstructure:"pool"`              // GreedyProbes' keyword pool
+	Alpha           float64       `mapstructure:"alpha"`             // staleness target α of §4.4
+	RatePrior       float64       `mapstructure:"rate_prior"`        // λ̂ per unit before observations
+	RatePriorWeight float64       `mapstructure:"rate_prior_weight"` // units of observation the prior weighs
+	Unit            time.Duration `mapstructure:"unit"`              // time unit of λ and I
+	PageSize        int           `mapstructure:"page_size"`         // p when a source does not declare it
+	MaxResults      int           `mapstructure:"max_results"`       // K when a source does not declare it
+	Quota           int           `mapstructure:"quota"`             // requests per quota_period, per source
+	QuotaPeriod     time.Duration `mapstructure:"quota_period"`
+	Timeout         time.Duration `mapstructure:"timeout"`   // one request
+	MaxBytes        int64         `mapstructure:"max_bytes"` // one response body
+	Retries         int           `mapstructure:"retries"`   // 429s waited out per request
+	Backoff         time.Duration `mapstructure:"backoff"`   // first wait after a 429 without Retry-After
+	APIMaxRows      int           `mapstructure:"api_max_rows"`
+}
+
+// Validate reports every problem, naming the key, the value and the limit.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(key string, v any, limit string) {
+		errs = append(errs, fmt.Errorf("relation.%s = %v: %s", key, v, limit))
+	}
+	if c.Budget < 1 {
+		bad("budget", c.Budget, "must be >= 1")
+	}
+	if c.Method != 1 && c.Method != 2 {
+		bad("method", c.Method, "must be 1 or 2")
+	}
+	if c.MaxKeywords < 1 || c.MaxKeywords > 2 {
+		bad("max_keywords", c.MaxKeywords, "must be 1 or 2")
+	}
+	if c.Pool < 1 {
+		bad("pool", c.Pool, "must be >= 1")
+	}
+	if !(c.Alpha > 0) {
+		bad("alpha", c.Alpha, "must be > 0")
+	}
+	if c.RatePrior < 0 {
+		bad("rate_prior", c.RatePrior, "must be >= 0")
+	}
+	if c.RatePriorWeight < 0 {
+		bad("rate_prior_weight", c.RatePriorWeight, "must be >= 0")
+	}
+	if c.Unit <= 0 {
+		bad("unit", c.Unit, "must be > 0")
+	}
+	if c.PageSize < 1 {
+		bad("page_size", c.PageSize, "must be >= 1")
+	}
+	if c.MaxResults < c.PageSize {
+		bad("max_results", c.MaxResults, fmt.Sprintf("must be >= page_size (%d)", c.PageSize))
+	}
+	if c.Quota < 0 || c.QuotaPeriod < 0 || (c.Quota > 0) != (c.QuotaPeriod > 0) {
+		bad("quota", fmt.Sprintf("%d per %v", c.Quota, c.QuotaPeriod), "want both quota and quota_period > 0, or both 0")
+	}
+	if c.Timeout <= 0 {
+		bad("timeout", c.Timeout, "must be > 0")
+	}
+	if c.MaxBytes < 1 {
+		bad("max_bytes", c.MaxBytes, "must be >= 1")
+	}
+	if c.Retries < 0 {
+		bad("retries", c.Retries, "must be >= 0")
+	}
+	if c.Backoff < 0 {
+		bad("backoff", c.Backoff, "must be >= 0")
+	}
+	if c.APIMaxRows < 1 {
+		bad("api_max_rows", c.APIMaxRows, "must be >= 1")
+	}
+	return errors.Join(errs...)
+}
+
+// SyncOptions are the configured options of one sync.
+func (c Config) SyncOptions(dryRun bool) SyncOptions {
+	return SyncOptions{Budget: c.Budget, Method: Method(c.Method), MaxKeywords: c.MaxKeywords, Pool: c.Pool, Alpha: c.Alpha,
+		RatePrior: c.RatePrior, RatePriorWeight: c.RatePriorWeight, Unit: c.Unit, DryRun: dryRun}
+}
+
+// ClientOptions are the configured options of a source's client.
+func (c Config) ClientOptions(userAgent string) ClientOptions {
+	return ClientOptions{HTTP: &http.Client{Timeout: c.Timeout}, Timeout: c.Timeout, UserAgent: userAgent, MaxBytes: c.MaxBytes, Retries: c.Retries, Backoff: c.Backoff}
+}

@@ -1,0 +1,373 @@
+package relation
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/deltaq/deltaq/internal/words"
+)
+
+// SyncOptions configure one refresh of a relation (one pass of Alg. 1).
+type SyncOptions struct {
+	Budget      int // requests this sync may send
+	Method      Method
+	MaxKeywords int
+	Pool        int
+	// Alpha is the staleness target of §4.4 for the reported interval I.
+	Alpha float64
+	// RatePrior (updates per Unit) and RatePriorWeight (Units of
+	// observation it weighs) shape the learned λ̂.
+	RatePrior       float64
+	RatePriorWeight float64
+	// Unit is the time unit of λ and I.
+	Unit   time.Duration
+	DryRun bool
+}
+
+// Validate names the option, the value and the limit.
+func (o SyncOptions) Validate() error {
+	var errs []error
+	if o.Budget < 1 {
+		errs = append(errs, fmt.Errorf("--budget %d: must be >= 1 request", o.Budget))
+	}
+	if o.Unit <= 0 {
+		errs = append(errs, fmt.Errorf("relation.unit %v: must be > 0", o.Unit))
+	}
+	if !(o.Alpha > 0) {
+		errs = append(errs, fmt.Errorf("relation.alpha %v: must be > 0", o.Alpha))
+	}
+	if o.RatePrior < 0 || o.RatePriorWeight < 0 {
+		errs = append(errs, fmt.Errorf("relation.rate_prior %v, rate_prior_weight %v: must be >= 0", o.RatePrior, o.RatePriorWeight))
+	}
+	return errors.Join(errs...)
+}
+
+// ProbeRun is one planned probe and what sending it did.
+type ProbeRun struct {
+	Probe
+	A        float64 // a_i of §4.3
+	Sent     int     // requests sent
+	Reached  int     // records of the relation its results held
+	Reported int     // the total the source reported; -1 if none
+}
+
+// SyncReport is what one sync planned and did.
+type SyncReport struct {
+	Name     string
+	DryRun   bool
+	Rows     int
+	Plan     Plan
+	Probes   []ProbeRun // in sending order (ascending a_i)
+	Interval time.Duration
+	// IntervalNote explains a missing interval.
+	IntervalNote string
+	Known        int // queries whose server coverage the source has reported
+	Requests     int
+	Reached      int // records read (by search or by ID)
+	Changed      int // records whose fields changed
+	IDFetches    int
+	Missing      int
+}
+
+// estimate prefers a count the source reported for the query, else the
+// local relation as a sample scaled by c (§4.1).
+type estimate struct {
+	known  ReportedHits
+	sample *ScaledSample
+}
+
+func (e estimate) Hits(kws []string) (float64, bool) {
+	if n, ok := e.known.Hits(kws); ok {
+		return n, true
+	}
+	return e.sample.Hits(kws)
+}
+
+// Sync refreshes the relation name through cl: GreedyProbes under the
+// request budget, sent in the ascending-a_i order, then ID fetches for
+// the records no probe reached, never-read records first. Each request's
+// results are committed on their own, so an error part-way (a source
+// that times out, answers garbage or keeps answering 429) keeps every
+// record already stored and everything read before it.
+func Sync(ctx context.Context, st *Store, cl *Client, name string, now time.Time, o SyncOptions) (*SyncReport, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	def, err := st.Definition(name)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.Rows(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	known, err := st.reportedHits(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	rep := &SyncReport{Name: name, DryRun: o.DryRun, Rows: len(rows)}
+	unit := func(t time.Time) float64 { return float64(t.Sub(def.Created)) / float64(o.Unit) }
+	tuples := make([]Tuple, len(rows))
+	index := make(map[string]int, len(rows))
+	docs := make([][]string, len(rows))
+	for i, r := range rows {
+		index[r.ID] = i
+		last := r.LastSync
+		if last.IsZero() {
+			last = def.Created
+		}
+		tuples[i] = Tuple{ID: r.ID, Keywords: rowKeywords(def, r), Weight: rowWeight(def, r), Rate: r.Rate.Rate(o.RatePrior, o.RatePriorWeight), LastSync: unit(last)}
+		docs[i] = tuples[i].Keywords
+	}
+	// Server coverage: the count the source reported the last time the
+	// query was sent, else |R_L(q)|, the local relation as a sample with
+	// c = 1, a lower bound. The bound is optimistic on purpose: a query
+	// the source answers with more hits than guessed costs one request,
+	// and its reported count steers every later plan. One global c
+	// calibrated from the reports would be dominated by the broad queries
+	// and rule out the narrow ones.
+	sample := NewScaledSample(docs, 1)
+	rep.Known = len(known)
+	t := unit(now)
+	plan, err := GreedyProbes(tuples, t, estimate{known, sample}, ProbeOptions{
+		Interface: cl.Interface(), Method: o.Method, Cost: PerRequest, MaxKeywords: o.MaxKeywords, Pool: o.Pool, MaxRequests: o.Budget})
+	if err != nil {
+		return nil, err
+	}
+	rep.Plan = plan
+	interval := 1.0
+	if len(plan.Probes) < 2 {
+		rep.IntervalNote = fmt.Sprintf("%d probes: a loop ends with every group just read, so E[F(L;kI)] = 0 for any I (§4.4 sets no bound)", len(plan.Probes))
+	} else if I, err := SearchInterval(FrequencyG(tuples, plan.Probes), o.Alpha, 1, 0.01); err == nil {
+		interval = I
+		rep.Interval = time.Duration(I * float64(o.Unit))
+	} else {
+		rep.IntervalNote = err.Error()
+	}
+	a := GroupCosts(tuples, plan.Probes, interval)
+	for _, i := range AscendingOrder(a) {
+		rep.Probes = append(rep.Probes, ProbeRun{Probe: plan.Probes[i], A: a[i], Reported: -1})
+	}
+	if o.DryRun {
+		return rep, nil
+	}
+
+	s := &syncer{st: st, def: def, rows: rows, index: index, rep: rep, o: o, unit: unit}
+	reached := make([]bool, len(rows))
+	for pi := range rep.Probes {
+		pr := &rep.Probes[pi]
+		pages := pr.Requests
+		if o.Method == FirstPage {
+			pages = 1
+		}
+		for page := 1; page <= pages && rep.Requests < o.Budget && !GroupRead(pr.Tuples, reached); page++ {
+			res, err := cl.Search(ctx, pr.Keywords, page)
+			rep.Requests += res.Requests
+			pr.Sent += res.Requests
+			if err != nil {
+				return rep, fmt.Errorf("relation: sync %s: probe %q page %d: %w", name, pr.Query(), page, err)
+			}
+			var hits map[string]float64
+			if res.Total >= 0 {
+				pr.Reported = res.Total
+				hits = map[string]float64{QueryKey(pr.Keywords): float64(res.Total)}
+			}
+			var recs []Record
+			for _, h := range res.Hits {
+				if i, ok := index[h.ID]; ok && !reached[i] {
+					reached[i] = true
+					pr.Reached++
+					recs = append(recs, h)
+				}
+			}
+			if err := s.apply(ctx, recs, nil, hits, now); err != nil {
+				return rep, err
+			}
+			if len(res.Hits) < cl.Interface().PageSize {
+				break
+			}
+		}
+	}
+	// ID fetches: never-read records first, then the largest w·F̂.
+	var rest []int
+	for i := range rows {
+		if !reached[i] {
+			rest = append(rest, i)
+		}
+	}
+	slices.SortStableFunc(rest, func(x, y int) int {
+		if mx, my := rows[x].Missing, rows[y].Missing; mx != my {
+			if my {
+				return -1
+			}
+			return 1
+		}
+		if nx, ny := rows[x].Version == "", rows[y].Version == ""; nx != ny {
+			if nx {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(tuples[y].Priority(t), tuples[x].Priority(t))
+	})
+	for _, i := range rest {
+		if rep.Requests >= o.Budget || def.Source.Item == "" {
+			break
+		}
+		rec, n, err := cl.Item(ctx, rows[i].ID)
+		rep.Requests += n
+		rep.IDFetches++
+		var missing []string
+		switch {
+		case errors.Is(err, ErrNotFound):
+			missing = []string{rows[i].ID}
+		case err != nil:
+			return rep, fmt.Errorf("relation: sync %s: fetch %s by ID: %w", name, rows[i].ID, err)
+		}
+		var recs []Record
+		if err == nil {
+			recs = []Record{rec}
+		}
+		if err := s.apply(ctx, recs, missing, nil, now); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+// GroupRead reports whether every tuple of a probe's group has been read
+// this round; Method 1 then stops paging, the rest of the results holding
+// nothing the probe was sent for.
+func GroupRead(group []int, reached []bool) bool {
+	for _, i := range group {
+		if !reached[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// syncer applies what a sync reads to the stored rows.
+type syncer struct {
+	st    *Store
+	def   Definition
+	rows  []Row
+	index map[string]int
+	rep   *SyncReport
+	o     SyncOptions
+	unit  func(time.Time) float64
+}
+
+// apply updates the rows read (and marks missing ones) and commits them
+// in one batch.
+func (s *syncer) apply(ctx context.Context, recs []Record, missing []string, hits map[string]float64, at time.Time) error {
+	obs := observed{hits: hits, at: at}
+	counted := strings.HasPrefix(s.def.Dissimilarity, "abs:")
+	numeric := strings.TrimPrefix(s.def.Dissimilarity, "abs:")
+	for _, rec := range recs {
+		r := s.rows[s.index[rec.ID]]
+		var changes []FieldChange
+		if r.Version != "" {
+			changes = diffFields(r.Fields, rec.Fields)
+			delta := 0.0
+			if counted {
+				delta = numericDelta(r.Fields[numeric], rec.Fields[numeric])
+			}
+			elapsed := s.unit(at) - s.unit(r.LastSync)
+			r.Rate.Observe(elapsed, len(changes) > 0, delta, counted)
+		} else if r.Missing {
+			changes = []FieldChange{{Field: "(record)", Before: "missing", After: "present"}}
+		}
+		if len(changes) > 0 {
+			s.rep.Changed++
+		}
+		r.Fields, r.Version, r.LastSync, r.Missing = rec.Fields, rec.Version(), at, false
+		s.rows[s.index[rec.ID]] = r
+		obs.rows = append(obs.rows, r)
+		obs.changes = append(obs.changes, changes)
+		s.rep.Reached++
+	}
+	for _, id := range missing {
+		r := s.rows[s.index[id]]
+		var changes []FieldChange
+		if !r.Missing && r.Version != "" {
+			changes = []FieldChange{{Field: "(record)", Before: "present", After: "missing"}}
+			s.rep.Changed++
+		}
+		r.Missing, r.LastSync = true, at
+		s.rows[s.index[id]] = r
+		obs.rows = append(obs.rows, r)
+		obs.changes = append(obs.changes, changes)
+		s.rep.Missing++
+	}
+	if len(obs.rows) == 0 && len(hits) == 0 {
+		return nil
+	}
+	return s.st.commit(ctx, s.def.Name, obs)
+}
+
+// numericDelta is |after − before| when both parse as numbers, else 0.
+func numericDelta(before, after string) float64 {
+	b, err1 := strconv.ParseFloat(strings.TrimSpace(before), 64)
+	a, err2 := strconv.ParseFloat(strings.TrimSpace(after), 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return math.Abs(a - b)
+}
+
+// rowKeywords are the words of the relation's keyword fields.
+func rowKeywords(def Definition, r Row) []string {
+	var text []string
+	for _, f := range def.Source.Keywords {
+		text = append(text, r.Fields[f])
+	}
+	return words.Distinct(strings.Join(text, " "))
+}
+
+// rowWeight is w(r) as the definition says.
+func rowWeight(def Definition, r Row) float64 {
+	switch {
+	case def.Weight == "column":
+		return r.Weight
+	case strings.HasPrefix(def.Weight, "field:"):
+		v, err := strconv.ParseFloat(strings.TrimSpace(r.Fields[strings.TrimPrefix(def.Weight, "field:")]), 64)
+		if err != nil || v < 0 {
+			return 1 // not read yet, or not a number: neutral
+		}
+		return v
+	}
+	return 1
+}
+
+// Stalest returns the rows ordered by w·F̂ at now, largest first, with
+// that staleness.
+func Stalest(def Definition, rows []Row, now time.Time, o SyncOptions) ([]Row, []float64) {
+	type rs struct {
+		r Row
+		f float64
+	}
+	out := make([]rs, len(rows))
+	for i, r := range rows {
+		last := r.LastSync
+		if last.IsZero() {
+			last = def.Created
+		}
+		age := float64(now.Sub(last)) / float64(o.Unit)
+		out[i] = rs{r, rowWeight(def, r) * ExpectedStaleness(r.Rate.Rate(o.RatePrior, o.RatePriorWeight), age)}
+	}
+	slices.SortStableFunc(out, func(a, b rs) int { return cmp.Compare(b.f, a.f) })
+	sorted := make([]Row, len(out))
+	f := make([]float64, len(out))
+	for i := range out {
+		sorted[i], f[i] = out[i].r, out[i].f
+	}
+	return sorted, f
+}

@@ -1,0 +1,210 @@
+package relation
+
+import (
+	"errors"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deltaq/deltaq/repo"
+)
+
+func openStore(t *testing.T, dir string) (*Store, *repo.DB) {
+	t.Helper()
+	db, err := repo.Open(dir, repo.Config{VersionsKept: 1, FetchLogKept: 2, StatsKept: 1, CacheBytes: 1 << 20}, repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewStore(db), db
+}
+
+var t0 = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+
+func syncOpts(budget int) SyncOptions {
+	return SyncOptions{Budget: budget, Method: AllPages, MaxKeywords: 2, Pool: 20, Alpha: 0.5, RatePrior: 0.1, RatePriorWeight: 7, Unit: 24 * time.Hour}
+}
+
+func shopRelation(t *testing.T, base string) (*Store, *repo.DB, string) {
+	t.Helper()
+	dir := t.TempDir()
+	st, db := openStore(t, dir)
+	def := Definition{Name: "fruit", Source: shopSource(base), Weight: "column", Dissimilarity: "abs:price", Created: t0}
+	if err := st.Create(t.Context(), def); err != nil {
+		t.Fatal(err)
+	}
+	ids, w, err := ParseIDs("a1\t3\na2\t1\n# comment\np1\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := st.Add(t.Context(), "fruit", ids, w); err != nil || n != 3 {
+		t.Fatalf("add: %d, %v", n, err)
+	}
+	return st, db, dir
+}
+
+func TestSyncRecordsFieldChanges(t *testing.T) {
+	s := newShop()
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	st, db, _ := shopRelation(t, ts.URL)
+	defer db.Close()
+	cl, err := NewClient(shopSource(ts.URL), ClientOptions{MaxBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// First sync: no record has fields yet, so nothing to search by; the
+	// budget goes to ID fetches.
+	rep, err := Sync(t.Context(), st, cl, "fruit", t0.Add(time.Hour), syncOpts(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.IDFetches != 3 || rep.Reached != 3 || rep.Changed != 0 {
+		t.Fatalf("first sync: %d ID fetches, %d reached, %d changed; want 3, 3, 0", rep.IDFetches, rep.Reached, rep.Changed)
+	}
+	s.mu.Lock()
+	s.items["a1"] = [2]string{"red apple", "1.40"}
+	s.mu.Unlock()
+	// Second sync: one query ("apple") reads a1 and a2 on one page.
+	rep, err = Sync(t.Context(), st, cl, "fruit", t0.Add(48*time.Hour), syncOpts(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Probes) == 0 || rep.Probes[0].Reached == 0 {
+		t.Fatalf("second sync sent no useful probe: %+v", rep.Probes)
+	}
+	if rep.Changed != 1 {
+		t.Errorf("%d records changed, want 1 (a1's price)", rep.Changed)
+	}
+	changes, err := st.Changes(t.Context(), "fruit", 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 1 || changes[0].ID != "a1" || len(changes[0].Fields) != 1 || changes[0].Fields[0].String() != "price 1.50 → 1.40" {
+		t.Fatalf("changes %+v, want a1: price 1.50 → 1.40", changes)
+	}
+	if later, _ := st.Changes(t.Context(), "fruit", changes[0].Seq, 10); len(later) != 0 {
+		t.Errorf("changes since the last seq: %+v, want none", later)
+	}
+	rows, _ := st.Rows(t.Context(), "fruit")
+	for _, r := range rows {
+		if r.ID == "a1" && (r.Rate.Syncs != 1 || math.Abs(r.Rate.Updates-0.1) > 1e-9 || !r.Rate.Counted) {
+			t.Errorf("a1's rate observation %+v: want one sync counting |Δprice| = 0.1", r.Rate)
+		}
+	}
+}
+
+func TestSyncDryRunSendsNothing(t *testing.T) {
+	s := newShop()
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	st, db, _ := shopRelation(t, ts.URL)
+	defer db.Close()
+	cl, _ := NewClient(shopSource(ts.URL), ClientOptions{MaxBytes: 1 << 20})
+	if _, err := Sync(t.Context(), st, cl, "fruit", t0.Add(time.Hour), syncOpts(10)); err != nil {
+		t.Fatal(err)
+	}
+	var hits int
+	s.set("/", func(w http.ResponseWriter, r *http.Request) { hits++; http.NotFound(w, r) })
+	rep, err := Sync(t.Context(), st, cl, "fruit", t0.Add(72*time.Hour), func() SyncOptions { o := syncOpts(5); o.DryRun = true; return o }())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits != 0 || rep.Requests != 0 {
+		t.Errorf("dry run sent %d requests", hits)
+	}
+	if len(rep.Probes) == 0 || rep.Interval <= 0 {
+		t.Errorf("dry run plan: %d probes, I = %v; want probes and an interval", len(rep.Probes), rep.Interval)
+	}
+	for i := 1; i < len(rep.Probes); i++ {
+		if rep.Probes[i].A < rep.Probes[i-1].A {
+			t.Errorf("probes not in ascending a_i: %v then %v", rep.Probes[i-1].A, rep.Probes[i].A)
+		}
+	}
+}
+
+func TestSyncBadSourceLosesNothing(t *testing.T) {
+	s := newShop()
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	st, db, dir := shopRelation(t, ts.URL)
+	cl, _ := NewClient(shopSource(ts.URL), ClientOptions{MaxBytes: 1 << 20, Retries: 1, Timeout: 200 * time.Millisecond})
+	if _, err := Sync(t.Context(), st, cl, "fruit", t0.Add(time.Hour), syncOpts(10)); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := st.Rows(t.Context(), "fruit")
+	for _, c := range []struct {
+		name string
+		h    http.HandlerFunc
+		want error
+	}{
+		{"garbage", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte("<html>\x00\x01 not a result page</html>"))
+		}, ErrGarbage},
+		{"429", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusTooManyRequests)
+		}, ErrThrottled},
+		{"timeout", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s.set("/search", c.h)
+			s.set("/item", c.h)
+			_, err := Sync(t.Context(), st, cl, "fruit", t0.Add(72*time.Hour), syncOpts(10))
+			if err == nil || (c.want != nil && !errors.Is(err, c.want)) || !strings.Contains(err.Error(), "relation: sync fruit") {
+				t.Fatalf("error %v, want %v naming the relation", err, c.want)
+			}
+		})
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st2, db2 := openStore(t, dir)
+	defer db2.Close()
+	after, err := st2.Rows(t.Context(), "fruit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) {
+		t.Fatalf("%d rows after the failed syncs, %d before", len(after), len(before))
+	}
+	for i := range before {
+		if after[i].Version != before[i].Version || after[i].Fields["price"] != before[i].Fields["price"] {
+			t.Errorf("row %s: %v became %v", before[i].ID, before[i].Fields, after[i].Fields)
+		}
+	}
+}
+
+func TestStoreRejectsBadInput(t *testing.T) {
+	st, db := openStore(t, t.TempDir())
+	defer db.Close()
+	good := Definition{Name: "fruit", Source: shopSource("http://shop.test"), Weight: "1", Dissimilarity: "changed", Created: t0}
+	for name, mut := range map[string]func(*Definition){
+		"relation name \"Bad Name\"": func(d *Definition) { d.Name = "Bad Name" },
+		"--weight \"field:nope\"":    func(d *Definition) { d.Weight = "field:nope" },
+		"--dissimilarity \"abs:\"":   func(d *Definition) { d.Dissimilarity = "abs:" },
+	} {
+		d := good
+		mut(&d)
+		if err := st.Create(t.Context(), d); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("error %v does not name %s", err, name)
+		}
+	}
+	if err := st.Create(t.Context(), good); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Create(t.Context(), good); !errors.Is(err, ErrExists) {
+		t.Errorf("second create: %v, want ErrExists", err)
+	}
+	if _, err := st.Rows(t.Context(), "nope"); !errors.Is(err, ErrNoRelation) {
+		t.Errorf("rows of a missing relation: %v", err)
+	}
+	for _, bad := range []string{"a\tx", "\t2", "a\t-1", strings.Repeat("x", 2000)} {
+		if _, _, err := ParseIDs(bad); err == nil || !strings.Contains(err.Error(), "line 1") {
+			t.Errorf("ParseIDs(%.20q): %v, want an error naming line 1", bad, err)
+		}
+	}
+}
