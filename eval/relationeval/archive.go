@@ -264,7 +264,7 @@ func (t *tracked) week(ctx context.Context, wk int) error {
 			}
 		}
 	case methodGreedy:
-		if err := t.greedyWeek(ctx, wk, &slot, at, byID); err != nil {
+		if err := t.greedyWeek(ctx, wk, &slot, byID); err != nil {
 			return err
 		}
 	}
@@ -274,7 +274,7 @@ func (t *tracked) week(ctx context.Context, wk int) error {
 // greedyWeek sends GreedyProbes' queries in the ascending-a_i order of
 // §4.3, one request per slot, and spends what the plan leaves on ID
 // fetches of the stalest tuples no probe reached.
-func (t *tracked) greedyWeek(ctx context.Context, wk int, slot *int, at func() float64, byID func(int) error) error {
+func (t *tracked) greedyWeek(ctx context.Context, wk int, slot *int, byID func(int) error) error {
 	tuples := t.tuples()
 	if c, err := t.sample.CalibrateScale(t.reported); err == nil {
 		t.sample = relation.NewScaledSampleFrom(t.sample, c)

@@ -49,7 +49,7 @@ func tldrLike(t *testing.T) ArchiveConfig {
 		t.Fatal(err)
 	}
 	return ArchiveConfig{Archive: dir, Log: logPath, Budgets: []int{3}, PageSize: 5, MaxResults: 20, MaxKeywords: 2, Pool: 10,
-		Pools: []int{2, 10}, Naive2MaxRate: 1, RatePrior: 0.05, RatePriorWeight: 4, Seed: 1}
+		Pools: []int{2, 10}, Naive2MaxRate: 1, RatePrior: 0.05, RatePriorWeight: 4}
 }
 
 func TestArchiveRunKeepsBudgetsAndTracksChanges(t *testing.T) {

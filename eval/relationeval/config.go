@@ -41,7 +41,6 @@ type ArchiveConfig struct {
 	RatePrior     float64 `mapstructure:"rate_prior"`      // λ̂ per week before any observation
 	// RatePriorWeight is how many weeks of observation the prior counts as.
 	RatePriorWeight float64 `mapstructure:"rate_prior_weight"`
-	Seed            uint64  `mapstructure:"seed"`
 }
 
 // Validate reports every problem, each naming its key, value and limit.
