@@ -19,12 +19,15 @@ import (
 	"github.com/deltaq/deltaq/discovery"
 	"github.com/deltaq/deltaq/eval/adsim"
 	"github.com/deltaq/deltaq/eval/discoveryeval"
+	"github.com/deltaq/deltaq/eval/feedseval"
 	"github.com/deltaq/deltaq/eval/ranksim"
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/synceval"
 	"github.com/deltaq/deltaq/eval/synthweb"
+	"github.com/deltaq/deltaq/feeds"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/monitor"
 	"github.com/deltaq/deltaq/ranking"
 	"github.com/deltaq/deltaq/repo"
 	"github.com/deltaq/deltaq/web"
@@ -40,6 +43,8 @@ type Config struct {
 	Discovery discovery.Config `mapstructure:"discovery"`
 	Ranking   ranking.Config   `mapstructure:"ranking"`
 	Ads       ads.Config       `mapstructure:"ads"`
+	Monitor   monitor.Config   `mapstructure:"monitor"`
+	Feeds     feeds.Config     `mapstructure:"feeds"`
 	Server    web.Config       `mapstructure:"server"`
 	Web       WebConfig        `mapstructure:"web"`
 	Demo      DemoConfig       `mapstructure:"demo"`
@@ -88,6 +93,7 @@ func (d DemoConfig) Validate() error {
 type EvalConfig struct {
 	Ads       adsim.Config         `mapstructure:"ads"`
 	Discovery discoveryeval.Config `mapstructure:"discovery"`
+	Feeds     feedseval.Config     `mapstructure:"feeds"`
 	Ranking   ranksim.Config       `mapstructure:"ranking"`
 	Sync      synceval.Config      `mapstructure:"sync"`
 }
@@ -128,7 +134,8 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate(), c.Frontier.Validate(frontier.Policies()),
 		c.Index.Validate(), c.Discovery.Validate(), c.Ranking.Validate(), c.Ads.Validate(), c.Server.Validate(), replay.Options{Latency: c.Web.Replay.Latency}.Validate(),
-		c.Web.Synth.Validate(), c.Demo.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate(), c.Eval.Sync.ValidateOwn())
+		c.Web.Synth.Validate(), c.Demo.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate(), c.Eval.Sync.ValidateOwn(),
+		c.Monitor.Validate(), c.Feeds.Validate(), c.Eval.Feeds.Validate())
 	return errors.Join(errs...)
 }
 

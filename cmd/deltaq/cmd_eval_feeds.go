@@ -1,0 +1,62 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deltaq/deltaq/eval/feedseval"
+	"github.com/deltaq/deltaq/eval/feedtrace"
+)
+
+func (a *app) newEvalFeedsCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "feeds --feeds DIR --out DIR [--learn-weeks N] [--per-day 1,2,4,8]",
+		Short: "Feed polling on real posting times: Sia & Cho's allocation and placement, CGM age/freshness, WIC (trace-driven)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := a.load(cmd, map[string]string{
+				"feeds": "eval.feeds.feeds", "learn-weeks": "eval.feeds.learn_weeks", "per-day": "eval.feeds.per_day",
+				"seed": "eval.feeds.seed", "relearn": "eval.feeds.relearn",
+			})
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				return errors.New("--out: an output directory is required")
+			}
+			tr, err := feedtrace.Load(cmd.Context(), cfg.Eval.Feeds.Feeds)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stderr, "feeds: %d feeds, %d postings\n", len(tr.Feeds), tr.Postings())
+			sum, err := feedseval.Run(cmd.Context(), cfg.Eval.Feeds, cfg.Feeds, tr, a.stderr)
+			if err != nil {
+				return err
+			}
+			if err := sum.Write(out, cfg.Eval.Feeds); err != nil {
+				return err
+			}
+			for _, t := range sum.Targets() {
+				verdict := "not met"
+				if t.Met {
+					verdict = "met"
+				}
+				fmt.Fprintf(a.stdout, "%s: %s (%s)\n", t.Name, verdict, t.Measured)
+			}
+			fmt.Fprintf(a.stdout, "%d runs in %s; report: %s\n", len(sum.Results), sum.Elapsed.Round(time.Second), filepath.Join(out, "report.md"))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "output directory")
+	cmd.Flags().String("feeds", "", "posting trace folder (eval.feeds.feeds)")
+	cmd.Flags().Int("learn-weeks", 0, "weeks learned before evaluating (eval.feeds.learn_weeks)")
+	cmd.Flags().Float64Slice("per-day", nil, "budgets, polls per feed per day (eval.feeds.per_day)")
+	cmd.Flags().Uint64("seed", 0, "seed (eval.feeds.seed)")
+	cmd.Flags().Bool("relearn", false, "also re-learn weekly (eval.feeds.relearn)")
+	return cmd
+}
