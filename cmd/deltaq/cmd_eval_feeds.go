@@ -15,13 +15,13 @@ import (
 func (a *app) newEvalFeedsCmd() *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
-		Use:   "feeds --feeds DIR --out DIR [--learn-weeks N] [--per-day 1,2,4,8]",
+		Use:   "feeds --feeds DIR --out DIR [--learn-weeks N] [--per-day 1,2,4,8] [--crawl-weeks N]",
 		Short: "Feed polling on real posting times: Sia & Cho's allocation and placement, CGM age/freshness, WIC (trace-driven)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := a.load(cmd, map[string]string{
 				"feeds": "eval.feeds.feeds", "learn-weeks": "eval.feeds.learn_weeks", "per-day": "eval.feeds.per_day",
-				"seed": "eval.feeds.seed", "relearn": "eval.feeds.relearn",
+				"seed": "eval.feeds.seed", "relearn": "eval.feeds.relearn", "crawl-weeks": "eval.feeds.crawl_weeks",
 			})
 			if err != nil {
 				return err
@@ -37,6 +37,14 @@ func (a *app) newEvalFeedsCmd() *cobra.Command {
 			sum, err := feedseval.Run(cmd.Context(), cfg.Eval.Feeds, cfg.Feeds, tr, a.stderr)
 			if err != nil {
 				return err
+			}
+			if w := cfg.Eval.Feeds.CrawlWeeks; w > 0 {
+				cc := feedseval.CrawlConfigs{Crawler: cfg.Crawler, Frontier: cfg.Frontier, Repo: cfg.Repo}
+				c, err := feedseval.CrawlCheck(cmd.Context(), cfg.Eval.Feeds, cfg.Feeds, cc, tr, w, 1, cfg.Eval.Feeds.CrawlItems, a.stderr)
+				if err != nil {
+					return err
+				}
+				sum.Crawl = &c
 			}
 			if err := sum.Write(out, cfg.Eval.Feeds); err != nil {
 				return err
@@ -58,5 +66,6 @@ func (a *app) newEvalFeedsCmd() *cobra.Command {
 	cmd.Flags().Float64Slice("per-day", nil, "budgets, polls per feed per day (eval.feeds.per_day)")
 	cmd.Flags().Uint64("seed", 0, "seed (eval.feeds.seed)")
 	cmd.Flags().Bool("relearn", false, "also re-learn weekly (eval.feeds.relearn)")
+	cmd.Flags().Int("crawl-weeks", 0, "weeks played through the real crawler, 0 for none (eval.feeds.crawl_weeks)")
 	return cmd
 }

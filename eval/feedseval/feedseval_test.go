@@ -27,7 +27,7 @@ func TestOnePollADayOnTheRealTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Feeds: "unused", Seed: 1, LearnWeeks: 8, PerDay: []float64{1}, WICHorizons: []time.Duration{365 * 24 * time.Hour}}
+	cfg := Config{Feeds: "unused", CrawlItems: 20, Seed: 1, LearnWeeks: 8, PerDay: []float64{1}, WICHorizons: []time.Duration{365 * 24 * time.Hour}}
 	sum, err := Run(t.Context(), cfg, testFeedsConfig(), tr, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,11 @@ type Config struct {
 	WICHorizons []time.Duration `mapstructure:"wic_horizons"`
 	// Relearn adds a second run in which every policy re-learns weekly.
 	Relearn bool `mapstructure:"relearn"`
+	// CrawlWeeks of the combined schedule at one poll per feed per day are
+	// also played through the real crawler (0: not), against feeds showing
+	// their latest CrawlItems postings.
+	CrawlWeeks int `mapstructure:"crawl_weeks"`
+	CrawlItems int `mapstructure:"crawl_items"`
 }
 
 // Validate names every bad key, its value and the limit.
@@ -42,6 +47,12 @@ func (c Config) Validate() error {
 		if !(p > 0) || p > 96 {
 			errs = append(errs, fmt.Errorf("eval.feeds.per_day = %g: must be in (0, 96] polls per feed per day", p))
 		}
+	}
+	if c.CrawlWeeks < 0 || c.CrawlWeeks > 40 {
+		errs = append(errs, fmt.Errorf("eval.feeds.crawl_weeks = %d: must be in [0, 40]", c.CrawlWeeks))
+	}
+	if c.CrawlItems < 1 {
+		errs = append(errs, fmt.Errorf("eval.feeds.crawl_items = %d: must be ≥ 1", c.CrawlItems))
 	}
 	for _, h := range c.WICHorizons {
 		if h < time.Minute {
@@ -79,7 +90,9 @@ type Summary struct {
 	LearnFrom, EvalFrom, EvalTo        time.Time
 	Clusters                           []feeds.Daily
 	Results                            []Result
-	Elapsed                            time.Duration
+	// Crawl is the check through the real crawler, when run.
+	Crawl   *CrawlResult
+	Elapsed time.Duration
 }
 
 // Run learns on the first LearnWeeks of the trace's year, plans every
@@ -89,55 +102,18 @@ type Summary struct {
 // its own polls have retrieved by then (no look-ahead); otherwise the first
 // model serves the whole year.
 func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace, progress io.Writer) (*Summary, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if err := fcfg.Validate(); err != nil {
-		return nil, err
-	}
-	if len(tr.Feeds) == 0 {
-		return nil, errors.New("feedseval: the trace has no feeds")
-	}
 	if progress == nil {
 		progress = io.Discard
 	}
 	start := time.Now()
-	first := time.Time{}
-	for _, f := range tr.Feeds {
-		if len(f.Postings) > 0 && (first.IsZero() || f.Postings[0].Before(first)) {
-			first = f.Postings[0]
-		}
-	}
-	sum := &Summary{Feeds: len(tr.Feeds)}
-	sum.LearnFrom = time.Date(first.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
-	// Plans are weekly from Monday 00:00 UTC, so evaluation starts on the
-	// first Monday after LearnWeeks of learning.
-	sum.EvalFrom = weekStart(sum.LearnFrom.Add(time.Duration(cfg.LearnWeeks)*feeds.Period - time.Nanosecond)).Add(feeds.Period)
-	sum.EvalTo = sum.LearnFrom.AddDate(1, 0, 0)
-	postings := make([][]time.Time, len(tr.Feeds))
-	for i, f := range tr.Feeds {
-		postings[i] = f.Postings
-		for _, p := range f.Postings {
-			switch {
-			case p.Before(sum.EvalFrom):
-				sum.LearnPostings++
-			case p.Before(sum.EvalTo):
-				sum.EvalPostings++
-			}
-		}
-	}
-	grid, err := feeds.NewGrid(fcfg.Step)
+	sum, firstModels, grid, bounds, err := learn(cfg, fcfg, tr)
 	if err != nil {
 		return nil, err
 	}
-	bounds := make([]feeds.Bounds, len(tr.Feeds))
-	for i := range bounds {
-		if bounds[i], err = feeds.BoundsFor(fcfg.MinInterval, fcfg.MaxInterval); err != nil {
-			return nil, err
-		}
+	postings := make([][]time.Time, len(tr.Feeds))
+	for i, f := range tr.Feeds {
+		postings[i] = f.Postings
 	}
-	firstModels, centroids := feeds.LearnAll(fcfg, postings, sum.LearnFrom, sum.EvalFrom, rand.New(rand.NewPCG(cfg.Seed, 1)))
-	sum.Clusters = centroids
 	slow := slowQuarter(firstModels)
 	modes := []string{"once"}
 	if cfg.Relearn {
@@ -206,6 +182,60 @@ func relearn(fcfg feeds.Config, s *schedule, postings [][]time.Time, known []int
 	}
 	models, _ := feeds.LearnAll(fcfg, seen, ws.Add(-time.Duration(weeks)*feeds.Period), ws, rng)
 	return models
+}
+
+// learn validates, finds the learning and evaluation windows of the
+// trace's year and learns every feed's model on the learning weeks.
+func learn(cfg Config, fcfg feeds.Config, tr *feedtrace.Trace) (*Summary, []feeds.Model, feeds.Grid, []feeds.Bounds, error) {
+	fail := func(err error) (*Summary, []feeds.Model, feeds.Grid, []feeds.Bounds, error) {
+		return nil, nil, feeds.Grid{}, nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return fail(err)
+	}
+	if err := fcfg.Validate(); err != nil {
+		return fail(err)
+	}
+	if len(tr.Feeds) == 0 {
+		return fail(errors.New("feedseval: the trace has no feeds"))
+	}
+	first := time.Time{}
+	for _, f := range tr.Feeds {
+		if len(f.Postings) > 0 && (first.IsZero() || f.Postings[0].Before(first)) {
+			first = f.Postings[0]
+		}
+	}
+	sum := &Summary{Feeds: len(tr.Feeds)}
+	sum.LearnFrom = time.Date(first.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
+	// Plans are weekly from Monday 00:00 UTC, so evaluation starts on the
+	// first Monday after LearnWeeks of learning.
+	sum.EvalFrom = weekStart(sum.LearnFrom.Add(time.Duration(cfg.LearnWeeks)*feeds.Period - time.Nanosecond)).Add(feeds.Period)
+	sum.EvalTo = sum.LearnFrom.AddDate(1, 0, 0)
+	postings := make([][]time.Time, len(tr.Feeds))
+	for i, f := range tr.Feeds {
+		postings[i] = f.Postings
+		for _, p := range f.Postings {
+			switch {
+			case p.Before(sum.EvalFrom):
+				sum.LearnPostings++
+			case p.Before(sum.EvalTo):
+				sum.EvalPostings++
+			}
+		}
+	}
+	grid, err := feeds.NewGrid(fcfg.Step)
+	if err != nil {
+		return fail(err)
+	}
+	bounds := make([]feeds.Bounds, len(tr.Feeds))
+	for i := range bounds {
+		if bounds[i], err = feeds.BoundsFor(fcfg.MinInterval, fcfg.MaxInterval); err != nil {
+			return fail(err)
+		}
+	}
+	models, centroids := feeds.LearnAll(fcfg, postings, sum.LearnFrom, sum.EvalFrom, rand.New(rand.NewPCG(cfg.Seed, 1)))
+	sum.Clusters = centroids
+	return sum, models, grid, bounds, nil
 }
 
 // slowQuarter marks the quarter of the feeds with the lowest learned rate.
