@@ -175,30 +175,82 @@ func (s *Scheduler) Pick(c int, ready func(url string) bool) []Choice {
 	if c <= 0 {
 		return nil
 	}
+	if ready == nil {
+		return s.pickTop(c)
+	}
 	cands := make([]Choice, 0, len(s.sources))
 	for _, src := range s.sources {
 		if u := src.utility(); u > 0 {
 			cands = append(cands, Choice{URL: src.url, Utility: u, Prev: src.prev})
 		}
 	}
-	slices.SortFunc(cands, func(a, b Choice) int {
-		if c := cmp.Compare(b.Utility, a.Utility); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.URL, b.URL)
-	})
+	slices.SortFunc(cands, better)
 	out := cands[:0]
 	for _, ch := range cands {
 		if len(out) == c {
 			break
 		}
-		if ready != nil && !ready(ch.URL) {
+		if !ready(ch.URL) {
 			continue
 		}
 		out = append(out, ch)
 		s.Fetched(ch.URL)
 	}
 	return out
+}
+
+// better orders choices by utility, highest first, then by URL.
+func better(a, b Choice) int {
+	if c := cmp.Compare(b.Utility, a.Utility); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.URL, b.URL)
+}
+
+// pickTop is Pick without a readiness filter: a bounded min-heap keeps the
+// best c in one pass, O(n log c) instead of sorting every candidate.
+func (s *Scheduler) pickTop(c int) []Choice {
+	h := make([]Choice, 0, c) // h[0] is the worst kept
+	worse := func(i, j int) bool { return better(h[i], h[j]) > 0 }
+	down := func(i int) {
+		for {
+			l, m := 2*i+1, i
+			if l < len(h) && worse(l, m) {
+				m = l
+			}
+			if r := l + 1; r < len(h) && worse(r, m) {
+				m = r
+			}
+			if m == i {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	for _, src := range s.sources {
+		u := src.utility()
+		if u <= 0 {
+			continue
+		}
+		ch := Choice{URL: src.url, Utility: u, Prev: src.prev}
+		if len(h) < c {
+			h = append(h, ch)
+			for i := len(h) - 1; i > 0 && worse(i, (i-1)/2); i = (i - 1) / 2 {
+				h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
+			}
+			continue
+		}
+		if better(ch, h[0]) < 0 {
+			h[0] = ch
+			down(0)
+		}
+	}
+	slices.SortFunc(h, better)
+	for _, ch := range h {
+		s.Fetched(ch.URL)
+	}
+	return h
 }
 
 // Fetched records that url was fetched at the current instant, whoever

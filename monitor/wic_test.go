@@ -326,3 +326,32 @@ func TestBadDemandsNameTheField(t *testing.T) {
 		t.Error("NewScheduler(0) succeeded")
 	}
 }
+
+func TestPickWithoutAFilterMatchesTheSortedChoice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 5))
+	for range 50 {
+		a, _ := NewScheduler(8)
+		b, _ := NewScheduler(8)
+		for i := range 40 {
+			d := Demand{URL: fmt.Sprintf("u%02d", i), Life: Life{Kind: UnboundedAppend}, Urgency: Urgency{Kind: Exponential, R: 0.5}, Weight: float64(1 + rng.IntN(3))}
+			a.Add(d)
+			b.Add(d)
+		}
+		for range 10 {
+			pis := map[string]float64{}
+			pi := func(u string) float64 {
+				if _, ok := pis[u]; !ok {
+					pis[u] = float64(rng.IntN(3)) / 2 // ties on purpose
+				}
+				return pis[u]
+			}
+			a.Advance(pi)
+			b.Advance(pi)
+			c := 1 + rng.IntN(6)
+			got, want := a.Pick(c, nil), b.Pick(c, func(string) bool { return true })
+			if !slices.Equal(got, want) {
+				t.Fatalf("Pick(%d, nil) = %v, sorted choice %v", c, got, want)
+			}
+		}
+	}
+}
