@@ -20,6 +20,7 @@ import (
 	"github.com/deltaq/deltaq/eval/adsim"
 	"github.com/deltaq/deltaq/eval/discoveryeval"
 	"github.com/deltaq/deltaq/eval/feedseval"
+	"github.com/deltaq/deltaq/eval/monitoreval"
 	"github.com/deltaq/deltaq/eval/ranksim"
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/synceval"
@@ -94,6 +95,7 @@ type EvalConfig struct {
 	Ads       adsim.Config         `mapstructure:"ads"`
 	Discovery discoveryeval.Config `mapstructure:"discovery"`
 	Feeds     feedseval.Config     `mapstructure:"feeds"`
+	Monitor   monitoreval.Config   `mapstructure:"monitor"`
 	Ranking   ranksim.Config       `mapstructure:"ranking"`
 	Sync      synceval.Config      `mapstructure:"sync"`
 }
@@ -135,7 +137,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate(), c.Frontier.Validate(frontier.Policies()),
 		c.Index.Validate(), c.Discovery.Validate(), c.Ranking.Validate(), c.Ads.Validate(), c.Server.Validate(), replay.Options{Latency: c.Web.Replay.Latency}.Validate(),
 		c.Web.Synth.Validate(), c.Demo.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate(), c.Eval.Sync.ValidateOwn(),
-		c.Monitor.Validate(), c.Feeds.Validate(), c.Eval.Feeds.Validate())
+		c.Monitor.Validate(), c.Feeds.Validate(), c.Eval.Feeds.Validate(), c.Eval.Monitor.Validate())
 	return errors.Join(errs...)
 }
 

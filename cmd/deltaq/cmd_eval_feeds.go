@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -28,6 +29,9 @@ func (a *app) newEvalFeedsCmd() *cobra.Command {
 			}
 			if out == "" {
 				return errors.New("--out: an output directory is required")
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return fmt.Errorf("--out: %w", err)
 			}
 			tr, err := feedtrace.Load(cmd.Context(), cfg.Eval.Feeds.Feeds)
 			if err != nil {

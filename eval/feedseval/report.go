@@ -2,6 +2,7 @@ package feedseval
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -93,6 +94,9 @@ func hours(d time.Duration) string { return fmt.Sprintf("%.2f h", d.Hours()) }
 
 // Write writes report.md, results.csv and the plots into dir.
 func (s *Summary) Write(dir string, cfg Config) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
 	all := report.NewTable("Delay of every posting on the evaluation weeks",
 		"learning", "policy", "per_day", "mean_delay_s", "max_delay_s", "p50_delay_s", "p90_delay_s",
 		"slow_quarter_mean_delay_s", "model_mean_delay_s", "polls_per_feed_day", "postings")
