@@ -36,6 +36,9 @@ type Deps struct {
 	// Ads serves ad clicks on ads.ClickPath and the advertiser API under
 	// /api/v1/ads/; nil leaves both out.
 	Ads *ads.Store
+	// Feeds serves the aggregator's feeds, items and river (feedsapi.go);
+	// nil leaves them out.
+	Feeds FeedStore
 }
 
 // Server is the HTTP front of the search engine. It serves the public
@@ -114,6 +117,9 @@ func (s *Server) routes(operator bool) *http.ServeMux {
 	if s.adsAPI != nil {
 		mux.Handle(ads.ClickPath, s.adClick)
 		s.adsAPI.routes(mux)
+	}
+	if s.deps.Feeds != nil {
+		s.feedsRoutes(mux)
 	}
 	if operator {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{}))
