@@ -24,6 +24,8 @@ type Config struct {
 	MaxItems           int           `mapstructure:"max_items"`
 	MaxBytes           int64         `mapstructure:"max_bytes"`
 	ClockSkew          time.Duration `mapstructure:"clock_skew"`
+	LearnWindow        time.Duration `mapstructure:"learn_window"`
+	PollsPerDay        float64       `mapstructure:"polls_per_day"`
 }
 
 // Validate names every bad key, its value and the limit.
@@ -79,6 +81,12 @@ func (c Config) Validate() error {
 	}
 	if c.ClockSkew < 0 {
 		bad("clock_skew", c.ClockSkew, "must be ≥ 0")
+	}
+	if c.LearnWindow < 24*time.Hour {
+		bad("learn_window", c.LearnWindow, "must be ≥ 24h")
+	}
+	if !(c.PollsPerDay > 0) {
+		bad("polls_per_day", c.PollsPerDay, "must be > 0")
 	}
 	return errors.Join(errs...)
 }

@@ -354,3 +354,39 @@ func decode(v []byte, into any) error {
 	}
 	return json.Unmarshal(v[1:], into)
 }
+
+// Absorb takes the crawler's latest fetch of feed id from the repository
+// (the page record and its stored body) into the feed's state, if the
+// crawler fetched it since the feed last recorded a poll: the crawler does
+// the polling (robots, politeness, conditional GET), this package reads
+// what it got. It reports whether there was a new fetch.
+func (s *Store) Absorb(ctx context.Context, id string) (Update, bool, error) {
+	f, err := s.Get(id)
+	if err != nil {
+		return Update{}, false, err
+	}
+	p, err := s.db.Page(f.URL)
+	if errors.Is(err, repo.ErrNotFound) || err == nil && !p.LastFetch.After(f.LastFetch) {
+		return Update{}, false, nil
+	}
+	if err != nil {
+		return Update{}, false, err
+	}
+	r := Fetch{At: p.LastFetch, Status: p.HTTPStatus, ETag: p.ETag, LastModified: p.LastModified}
+	switch {
+	case p.LastOutcome == repo.OutcomeNotModified:
+		r.Status = 304
+	case p.LastOutcome != repo.OutcomeOK:
+		r.Err = fmt.Errorf("fetch outcome %s", p.LastOutcome)
+	case !p.Version.Equal(p.LastFetch):
+		r.Status = 304 // a 200 with the stored body, byte for byte
+	default:
+		v, err := s.db.LatestVersion(ctx, f.URL)
+		if err != nil {
+			return Update{}, false, err
+		}
+		r.Body = v.Body
+	}
+	up, err := s.Record(ctx, id, r)
+	return up, true, err
+}

@@ -15,7 +15,7 @@ import (
 func testConfig() Config {
 	return Config{Step: 5 * time.Minute, Starts: 4, MinInterval: 15 * time.Minute, MaxInterval: 7 * 24 * time.Hour,
 		Clusters: 3, ClusterMinPostings: 10, ClusterIterations: 20, PriorWeight: 20, Floor: 0.05, RateCount: 0.5,
-		SeenKept: 50, HistoryKept: 100, MaxItems: 40, MaxBytes: 32 << 20, ClockSkew: 5 * time.Minute}
+		SeenKept: 50, HistoryKept: 100, MaxItems: 40, MaxBytes: 32 << 20, ClockSkew: 5 * time.Minute, LearnWindow: 8 * 7 * 24 * time.Hour, PollsPerDay: 1}
 }
 
 func openStore(t *testing.T, fs vfs.FS, dir string) (*Store, *repo.DB) {
@@ -193,5 +193,29 @@ func TestParseReadsRSSAndAtom(t *testing.T) {
 		if p.Items[0].Published.IsZero() {
 			t.Errorf("item 0 has no published time")
 		}
+	}
+}
+
+func TestOPMLRoundTrip(t *testing.T) {
+	in := `<?xml version="1.0"?><opml version="1.0"><head><title>x</title></head><body>
+<outline text="folder"><outline text="a" type="rss" xmlUrl="http://a.test/feed"/></outline>
+<outline text="b" type="rss" xmlUrl="http://b.test/rss"/></body></opml>`
+	urls, err := ReadOPML(strings.NewReader(in), 1<<20)
+	if err != nil || len(urls) != 2 || urls[0] != "http://a.test/feed" || urls[1] != "http://b.test/rss" {
+		t.Fatalf("ReadOPML = %v, %v", urls, err)
+	}
+	var b strings.Builder
+	if err := WriteOPML(&b, []Feed{{URL: "http://a.test/feed", Title: "A"}, {URL: "http://b.test/rss"}}); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadOPML(strings.NewReader(b.String()), 1<<20)
+	if err != nil || len(back) != 2 || back[1] != "http://b.test/rss" {
+		t.Fatalf("round trip = %v, %v\n%s", back, err, b.String())
+	}
+	if _, err := ReadOPML(strings.NewReader("<opml><body>"), 1<<20); err == nil {
+		t.Error("a truncated OPML was accepted")
+	}
+	if _, err := ReadOPML(strings.NewReader(in), 10); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("an OPML over the limit: %v", err)
 	}
 }

@@ -40,6 +40,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		a.newAdsCmd(),
 		a.newWebCmd(),
 		a.newEvalCmd(),
+		a.newFeedsCmd(),
 		a.newConfigCmd(),
 		a.newVersionCmd(),
 	)

@@ -16,7 +16,7 @@ import (
 func testFeedsConfig() feeds.Config {
 	return feeds.Config{Step: 5 * time.Minute, Starts: 8, MinInterval: 15 * time.Minute, MaxInterval: 7 * 24 * time.Hour,
 		Clusters: 6, ClusterMinPostings: 30, ClusterIterations: 50, PriorWeight: 20, Floor: 0.05, RateCount: 0.5,
-		SeenKept: 500, HistoryKept: 1000, MaxItems: 200, MaxBytes: 8 << 20, ClockSkew: 5 * time.Minute}
+		SeenKept: 500, HistoryKept: 1000, MaxItems: 200, MaxBytes: 8 << 20, ClockSkew: 5 * time.Minute, LearnWindow: 8 * 7 * 24 * time.Hour, PollsPerDay: 1}
 }
 
 // TestOnePollADayOnTheRealTrace runs every planner at one poll per feed
