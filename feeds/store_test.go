@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/deltaq/deltaq/repo"
 )
@@ -218,4 +219,29 @@ func TestOPMLRoundTrip(t *testing.T) {
 	if _, err := ReadOPML(strings.NewReader(in), 10); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("an OPML over the limit: %v", err)
 	}
+}
+
+func TestCollectorExportsDelays(t *testing.T) {
+	s, db := openStore(t, vfs.NewMem(), "")
+	defer db.Close()
+	f, _ := s.Add(t.Context(), "http://x.test/feed", AddOptions{}, t0)
+	s.Record(t.Context(), f.ID, Fetch{At: t0, Status: 200, Body: atom(t0.Add(-time.Hour))})
+	s.Record(t.Context(), f.ID, Fetch{At: t0.Add(2 * time.Hour), Status: 200, Body: atom(t0.Add(-time.Hour), t0.Add(time.Hour))})
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(s.Collector())
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "deltaq_feed_delay_seconds" {
+			continue
+		}
+		h := mf.GetMetric()[0].GetHistogram()
+		if h.GetSampleCount() != 1 || h.GetSampleSum() != 3600 {
+			t.Fatalf("delay histogram: %d samples, sum %g; want one delay of an hour", h.GetSampleCount(), h.GetSampleSum())
+		}
+		return
+	}
+	t.Fatal("no deltaq_feed_delay_seconds")
 }
