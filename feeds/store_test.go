@@ -245,3 +245,38 @@ func TestCollectorExportsDelays(t *testing.T) {
 	}
 	t.Fatal("no deltaq_feed_delay_seconds")
 }
+
+func TestDiscoverOffersAdvertisedFeeds(t *testing.T) {
+	s, db := openStore(t, vfs.NewMem(), "")
+	defer db.Close()
+	b := db.NewBatch(t.Context())
+	for _, p := range []struct {
+		url   string
+		links []repo.Link
+	}{
+		{"http://a.test/", []repo.Link{{URL: "http://a.test/feed.xml", Kind: repo.LinkFeed}, {URL: "http://a.test/about", Kind: repo.LinkAnchor}}},
+		{"http://a.test/post", []repo.Link{{URL: "http://a.test/feed.xml", Kind: repo.LinkFeed}, {URL: "http://a.test/comments.xml", Kind: repo.LinkFeed}}},
+		{"http://b.test/", []repo.Link{{URL: "http://b.test/atom", Kind: repo.LinkFeed}}},
+	} {
+		if err := b.PutPage(&repo.Page{URL: p.url}); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.SetOutLinks(p.url, p.links); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	if _, err := s.Add(t.Context(), "http://b.test/atom", AddOptions{}, t0); err != nil {
+		t.Fatal(err)
+	}
+	offers, err := s.Discover(t.Context(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(offers) != 2 || offers[0].URL != "http://a.test/feed.xml" || offers[0].Pages != 2 || offers[1].URL != "http://a.test/comments.xml" {
+		t.Fatalf("offers %+v: want a.test's two feeds, the one on two pages first, and not the subscribed b.test/atom", offers)
+	}
+}

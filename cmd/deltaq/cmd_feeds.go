@@ -175,7 +175,41 @@ func (a *app) newFeedsCmd() *cobra.Command {
 			})
 		},
 	}
-	cmd.AddCommand(add, imp, export, list, explain, poll)
+	var addFound bool
+	var limit int
+	discover := &cobra.Command{
+		Use:   "discover [--add] [--limit N]",
+		Short: "Feeds the crawled pages advertise (<link rel=alternate>) that are not subscribed; --add subscribes them",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
+				if limit < 1 {
+					return fmt.Errorf("--limit = %d: must be ≥ 1", limit)
+				}
+				offers, err := st.Discover(ctx, limit)
+				if err != nil {
+					return err
+				}
+				for _, o := range offers {
+					fmt.Fprintf(a.stdout, "%s	(on %d pages, first %s)\n", o.URL, o.Pages, o.FoundOn)
+					if addFound {
+						if _, err := st.Add(ctx, o.URL, feeds.AddOptions{}, time.Now()); err != nil {
+							return err
+						}
+					}
+				}
+				verb := "offered"
+				if addFound {
+					verb = "subscribed"
+				}
+				fmt.Fprintf(a.stdout, "%d feeds %s\n", len(offers), verb)
+				return nil
+			})
+		},
+	}
+	discover.Flags().BoolVar(&addFound, "add", false, "subscribe to the feeds found")
+	discover.Flags().IntVar(&limit, "limit", 100, "feeds listed at most")
+	cmd.AddCommand(add, imp, export, list, explain, poll, discover)
 	return cmd
 }
 
