@@ -61,15 +61,7 @@ func ExpectedDelay(m Model, g Grid, slots []int) time.Duration {
 		return 0
 	}
 	c := newCurve(m, g)
-	total := 0.0
-	for j, s := range slots {
-		prev := slots[(j+len(slots)-1)%len(slots)]
-		if j == 0 {
-			prev -= g.slots
-		}
-		total += c.cost(prev, s)
-	}
-	perPosting := total / c.lam[g.slots]
+	perPosting := c.planCost(slots) / c.lam[g.slots]
 	return time.Duration(perPosting * float64(g.Step))
 }
 
@@ -172,11 +164,18 @@ func refine(c curve, plan []int) float64 {
 			break
 		}
 	}
+	return c.planCost(plan)
+}
+
+// planCost is the expected total delay, in slots, of a periodic plan
+// (sorted slots in [0, n)): each poll collects what came since the one
+// before it, the first since the last of the previous week.
+func (c curve) planCost(plan []int) float64 {
 	total := 0.0
 	for j, s := range plan {
-		prev := plan[(j+m-1)%m]
+		prev := plan[(j+len(plan)-1)%len(plan)]
 		if j == 0 {
-			prev -= n
+			prev -= c.n
 		}
 		total += c.cost(prev, s)
 	}

@@ -137,7 +137,7 @@ func TestMultiRetrievalFixedPoint(t *testing.T) {
 		for polls := 2; polls <= 3; polls++ {
 			got := Place(m, g, polls, 8)
 			c := newCurve(m, g)
-			gotD := planCost(c, got)
+			gotD := c.planCost(got)
 			bestD := math.Inf(1)
 			for a := 0; a < n; a++ {
 				for b := a + 1; b < n; b++ {
@@ -176,18 +176,6 @@ func TestMultiRetrievalFixedPoint(t *testing.T) {
 			}
 		}
 	}
-}
-
-func planCost(c curve, plan []int) float64 {
-	total := 0.0
-	for j, s := range plan {
-		prev := plan[(j+len(plan)-1)%len(plan)]
-		if j == 0 {
-			prev -= c.n
-		}
-		total += c.cost(prev, s)
-	}
-	return total
 }
 
 func TestLemma1AgainstSimulation(t *testing.T) {

@@ -48,11 +48,7 @@ func (a *app) newEvalRankingCmd() *cobra.Command {
 				return err
 			}
 			for _, t := range sum.Targets {
-				verdict := "not met"
-				if t.Met {
-					verdict = "met"
-				}
-				fmt.Fprintf(a.stdout, "%s: %s (%s)\n", t.Name, verdict, t.Measured)
+				a.printTarget(t.Name, t.Met, t.Measured)
 			}
 			fmt.Fprintf(a.stdout, "%d simulations, %d analyses in %s; report: %s\n", sum.Runs, sum.Analyses,
 				sum.Elapsed.Round(time.Second), filepath.Join(out, "report.md"))

@@ -54,11 +54,7 @@ func (a *app) newEvalFeedsCmd() *cobra.Command {
 				return err
 			}
 			for _, t := range sum.Targets() {
-				verdict := "not met"
-				if t.Met {
-					verdict = "met"
-				}
-				fmt.Fprintf(a.stdout, "%s: %s (%s)\n", t.Name, verdict, t.Measured)
+				a.printTarget(t.Name, t.Met, t.Measured)
 			}
 			fmt.Fprintf(a.stdout, "%d runs in %s; report: %s\n", len(sum.Results), sum.Elapsed.Round(time.Second), filepath.Join(out, "report.md"))
 			return nil
@@ -72,4 +68,13 @@ func (a *app) newEvalFeedsCmd() *cobra.Command {
 	cmd.Flags().Bool("relearn", false, "also re-learn weekly (eval.feeds.relearn)")
 	cmd.Flags().Int("crawl-weeks", 0, "weeks played through the real crawler, 0 for none (eval.feeds.crawl_weeks)")
 	return cmd
+}
+
+// printTarget prints one pass/fail bar of an evaluation.
+func (a *app) printTarget(name string, met bool, measured string) {
+	verdict := "not met"
+	if met {
+		verdict = "met"
+	}
+	fmt.Fprintf(a.stdout, "%s: %s (%s)\n", name, verdict, measured)
 }

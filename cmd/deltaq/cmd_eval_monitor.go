@@ -37,11 +37,7 @@ func (a *app) newEvalMonitorCmd() *cobra.Command {
 				return err
 			}
 			for _, t := range sum.Targets() {
-				verdict := "not met"
-				if t.Met {
-					verdict = "met"
-				}
-				fmt.Fprintf(a.stdout, "%s: %s (%s)\n", t.Name, verdict, t.Measured)
+				a.printTarget(t.Name, t.Met, t.Measured)
 			}
 			fmt.Fprintf(a.stdout, "%d runs in %s; report: %s\n", len(sum.Results), sum.Elapsed.Round(time.Second), filepath.Join(out, "report.md"))
 			return nil

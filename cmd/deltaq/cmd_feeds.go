@@ -51,9 +51,9 @@ func (a *app) newFeedsCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
-				u, err := urlnorm.Normalize(args[0])
+				u, err := feedURL(args[0])
 				if err != nil {
-					return fmt.Errorf("URL %q: %w", args[0], err)
+					return err
 				}
 				f, err := st.Add(ctx, u, opts, time.Now())
 				if err != nil {
@@ -86,12 +86,12 @@ func (a *app) newFeedsCmd() *cobra.Command {
 				var bad []error
 				n := 0
 				for _, raw := range urls {
-					u, err := urlnorm.Normalize(raw)
+					u, err := feedURL(raw)
 					if err == nil {
 						_, err = st.Add(ctx, u, feeds.AddOptions{}, time.Now())
 					}
 					if err != nil {
-						bad = append(bad, fmt.Errorf("%q: %w", raw, err))
+						bad = append(bad, err)
 						continue
 					}
 					n++
@@ -144,9 +144,9 @@ func (a *app) newFeedsCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return with(cmd, func(ctx context.Context, cfg *configs.Config, _ *repo.DB, st *feeds.Store) error {
-				u, err := urlnorm.Normalize(args[0])
+				u, err := feedURL(args[0])
 				if err != nil {
-					return fmt.Errorf("URL %q: %w", args[0], err)
+					return err
 				}
 				list, err := st.List(ctx)
 				if err != nil {
@@ -302,4 +302,13 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 	}
 	fmt.Fprintf(a.stdout, "%d feeds polled (%d fetches), %d new items\n", len(list), sum.Fetched(), newItems)
 	return errors.Join(errs...)
+}
+
+// feedURL normalizes a feed URL given by the user, naming it on error.
+func feedURL(raw string) (string, error) {
+	u, err := urlnorm.Normalize(raw)
+	if err != nil {
+		return "", fmt.Errorf("URL %q: %w", raw, err)
+	}
+	return u, nil
 }
