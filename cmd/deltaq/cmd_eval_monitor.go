@@ -36,7 +36,7 @@ func (a *app) newEvalMonitorCmd() *cobra.Command {
 			if err := sum.Write(out, cfg.Eval.Monitor); err != nil {
 				return err
 			}
-			for _, t := range sum.Targets() {
+			for _, t := range sum.Targets(cfg.Eval.Monitor.FigureC) {
 				a.printTarget(t.Name, t.Met, t.Measured)
 			}
 			fmt.Fprintf(a.stdout, "%d runs in %s; report: %s\n", len(sum.Results), sum.Elapsed.Round(time.Second), filepath.Join(out, "report.md"))
