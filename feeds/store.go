@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/deltaq/deltaq/repo"
@@ -68,6 +69,9 @@ type StoredItem struct {
 type Store struct {
 	db  *repo.DB
 	cfg Config
+	// mu serialises the read-modify-write of feed records (Add, Record), so
+	// two polls of one feed cannot lose each other's items.
+	mu sync.Mutex
 }
 
 // ErrUnknownFeed is returned for a feed id or URL not subscribed.
@@ -118,6 +122,8 @@ func (s *Store) Add(ctx context.Context, rawURL string, o AddOptions, now time.T
 	if _, err := BoundsFor(o.MinInterval, o.MaxInterval); err != nil {
 		return Feed{}, err
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	f, err := s.Get(IDOf(u.String()))
 	switch {
 	case errors.Is(err, ErrUnknownFeed):
@@ -185,6 +191,8 @@ type Update struct {
 // not parse (malformed, HTML, too large) is recorded as the feed's last
 // error and returned; the items, history and validators already stored stay.
 func (s *Store) Record(ctx context.Context, id string, r Fetch) (Update, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	f, err := s.Get(id)
 	if err != nil {
 		return Update{}, err
