@@ -100,6 +100,9 @@ func Learn(c Counts, p Prior, cluster int) Model {
 		m.Rate = (float64(c.N) + p.RateCount) / c.Window.Seconds()
 	}
 	n := float64(c.N)
+	if n+p.Weight == 0 {
+		n = 1 // no postings and no prior: the counts are all zero, the shape flat
+	}
 	var daily [24]float64
 	for h := range daily {
 		daily[h] = 24 * (c.Hour[h] + p.Weight*p.Daily[h]) / (n + p.Weight)

@@ -252,3 +252,60 @@ func TestRefineKeepsAPlacedPlanAndImprovesAnyOther(t *testing.T) {
 		t.Errorf("Refine of a bunched plan: delay %s → %s", d0, d1)
 	}
 }
+
+func TestLearnFindsTheRhythmAndShrinksSparseFeeds(t *testing.T) {
+	from := time.Date(2025, 1, 6, 0, 0, 0, 0, time.UTC) // a Monday
+	to := from.Add(4 * Period)
+	var busy, sparse []time.Time
+	for d := range 28 {
+		day := from.AddDate(0, 0, d)
+		if day.Weekday() == time.Saturday || day.Weekday() == time.Sunday {
+			continue
+		}
+		for k := range 5 {
+			busy = append(busy, day.Add(14*time.Hour+time.Duration(k)*7*time.Minute))
+		}
+	}
+	sparse = []time.Time{from.Add(2*24*time.Hour + 14*time.Hour + 30*time.Minute)} // one Wednesday 14:30
+	cfg := testConfig()
+	cfg.Clusters, cfg.ClusterMinPostings = 2, 10
+	models, centroids := LearnAll(cfg, [][]time.Time{busy, sparse, nil}, from, to, rand.New(rand.NewPCG(1, 6)))
+	if len(centroids) != 1 {
+		t.Fatalf("%d centroids from one dense feed", len(centroids))
+	}
+	for i, m := range models {
+		mean := 0.0
+		for _, v := range m.Shape {
+			mean += v / Bins
+			if !(v > 0) {
+				t.Fatalf("model %d has a shape value %g: every hour needs λ > 0", i, v)
+			}
+		}
+		if math.Abs(mean-1) > 1e-9 {
+			t.Errorf("model %d: shape mean %g, want 1", i, mean)
+		}
+	}
+	peak := func(m Model) int {
+		best := 0
+		for b, v := range m.Shape {
+			if v > m.Shape[best] {
+				best = b
+			}
+		}
+		return best
+	}
+	if b := peak(models[0]); b%24 != 14 || b/24 >= 5 {
+		t.Errorf("busy feed peaks at bin %d (day %d, hour %d), want a weekday at 14h", b, b/24, b%24)
+	}
+	// The sparse feed's one posting is too little to learn from alone: it
+	// leans on the cluster's 14h peak, and its rate is (1 + rate_count)/window.
+	if b := peak(models[1]); b%24 != 14 {
+		t.Errorf("sparse feed peaks at hour %d, want its cluster's 14h", b%24)
+	}
+	if want := (1 + cfg.RateCount) / to.Sub(from).Seconds(); math.Abs(models[1].Rate-want) > 1e-15 {
+		t.Errorf("sparse rate %g, want %g", models[1].Rate, want)
+	}
+	if models[2].Rate <= 0 {
+		t.Errorf("a silent feed has rate %g: it must stay positive to be polled at all", models[2].Rate)
+	}
+}
