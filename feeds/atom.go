@@ -10,8 +10,9 @@ import (
 // WriteAtom re-exports items as an Atom 1.0 feed (RFC 4287), so any feed
 // reader can subscribe to what the aggregator collected: each entry keeps
 // its title and link, its id is the feed id and item key, and its updated
-// time is when the aggregator first saw it.
-func WriteAtom(w io.Writer, title, self string, items []StoredItem, now time.Time) error {
+// time is when the aggregator first saw it; the feed's updated time is the
+// newest of those.
+func WriteAtom(w io.Writer, title, self string, items []StoredItem) error {
 	type link struct {
 		Rel  string `xml:"rel,attr,omitempty"`
 		Href string `xml:"href,attr"`
@@ -31,7 +32,13 @@ func WriteAtom(w io.Writer, title, self string, items []StoredItem, now time.Tim
 		Updated string   `xml:"updated"`
 		Entries []entry  `xml:"entry"`
 	}
-	f := feed{ID: self, Title: title, Link: link{Rel: "self", Href: self}, Updated: now.UTC().Format(time.RFC3339)}
+	var updated time.Time
+	for _, it := range items {
+		if it.FirstSeen.After(updated) {
+			updated = it.FirstSeen
+		}
+	}
+	f := feed{ID: self, Title: title, Link: link{Rel: "self", Href: self}, Updated: updated.UTC().Format(time.RFC3339)}
 	for _, it := range items {
 		e := entry{ID: "urn:deltaq:item:" + it.FeedID + ":" + it.Key, Title: it.Title, Updated: it.FirstSeen.UTC().Format(time.RFC3339)}
 		if e.Title == "" {

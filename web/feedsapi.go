@@ -114,7 +114,7 @@ func (s *Server) river(w http.ResponseWriter, r *http.Request, atom bool) {
 	}
 	w.Header().Set("Content-Type", "application/atom+xml; charset=utf-8")
 	self := "http://" + r.Host + "/feeds/river.atom"
-	if err := feeds.WriteAtom(w, "deltaq river", self, items, time.Now()); err != nil {
+	if err := feeds.WriteAtom(w, "deltaq river", self, items); err != nil {
 		s.logger.Debug("river", "err", err)
 	}
 }
