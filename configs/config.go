@@ -19,13 +19,17 @@ import (
 	"github.com/deltaq/deltaq/discovery"
 	"github.com/deltaq/deltaq/eval/adsim"
 	"github.com/deltaq/deltaq/eval/discoveryeval"
+	"github.com/deltaq/deltaq/eval/feedseval"
+	"github.com/deltaq/deltaq/eval/monitoreval"
 	"github.com/deltaq/deltaq/eval/ranksim"
 	"github.com/deltaq/deltaq/eval/relationeval"
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/synceval"
 	"github.com/deltaq/deltaq/eval/synthweb"
+	"github.com/deltaq/deltaq/feeds"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/monitor"
 	"github.com/deltaq/deltaq/ranking"
 	"github.com/deltaq/deltaq/relation"
 	"github.com/deltaq/deltaq/repo"
@@ -42,6 +46,8 @@ type Config struct {
 	Discovery discovery.Config `mapstructure:"discovery"`
 	Ranking   ranking.Config   `mapstructure:"ranking"`
 	Ads       ads.Config       `mapstructure:"ads"`
+	Monitor   monitor.Config   `mapstructure:"monitor"`
+	Feeds     feeds.Config     `mapstructure:"feeds"`
 	Server    web.Config       `mapstructure:"server"`
 	Web       WebConfig        `mapstructure:"web"`
 	Demo      DemoConfig       `mapstructure:"demo"`
@@ -91,6 +97,8 @@ func (d DemoConfig) Validate() error {
 type EvalConfig struct {
 	Ads       adsim.Config         `mapstructure:"ads"`
 	Discovery discoveryeval.Config `mapstructure:"discovery"`
+	Feeds     feedseval.Config     `mapstructure:"feeds"`
+	Monitor   monitoreval.Config   `mapstructure:"monitor"`
 	Ranking   ranksim.Config       `mapstructure:"ranking"`
 	Sync      synceval.Config      `mapstructure:"sync"`
 	Relation  relationeval.Config  `mapstructure:"relation"`
@@ -149,7 +157,8 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate(), c.Frontier.Validate(frontier.Policies()),
 		c.Index.Validate(), c.Discovery.Validate(), c.Ranking.Validate(), c.Ads.Validate(), c.Server.Validate(), c.Web.Replay.Validate(),
-		c.Web.Synth.Validate(), c.Demo.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate(), c.Eval.Sync.ValidateOwn(), c.Eval.Relation.Validate(), c.Relation.Validate())
+		c.Web.Synth.Validate(), c.Demo.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate(), c.Eval.Sync.ValidateOwn(), c.Eval.Relation.Validate(), c.Relation.Validate(),
+		c.Monitor.Validate(), c.Feeds.Validate(), c.Eval.Feeds.Validate(), c.Eval.Monitor.Validate())
 	return errors.Join(errs...)
 }
 

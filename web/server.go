@@ -44,6 +44,9 @@ type Deps struct {
 	Relations      *relation.Store
 	RelationConfig relation.Config
 	Clock          clock.Clock
+	// Feeds serves the aggregator's feeds, items and river (feedsapi.go);
+	// nil leaves them out.
+	Feeds FeedStore
 }
 
 // Server is the HTTP front of the search engine. It serves the public
@@ -137,6 +140,9 @@ func (s *Server) routes(operator bool) *http.ServeMux {
 	}
 	if s.relationsAPI != nil {
 		s.relationsAPI.routes(mux)
+	}
+	if s.deps.Feeds != nil {
+		s.feedsRoutes(mux)
 	}
 	if operator {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{}))

@@ -28,7 +28,7 @@ func (a *app) newEvalCmd() *cobra.Command {
 		Use:   "eval",
 		Short: "Run an offline evaluation; each writes report.md, results.csv and plots into --out",
 	}
-	cmd.AddCommand(a.newEvalDiscoveryCmd(), a.newEvalRankingCmd(), a.newEvalAdsCmd(), a.newEvalIRCmd(), a.newEvalSyncCmd(), a.newEvalRelationCmd())
+	cmd.AddCommand(a.newEvalDiscoveryCmd(), a.newEvalRankingCmd(), a.newEvalAdsCmd(), a.newEvalIRCmd(), a.newEvalSyncCmd(), a.newEvalRelationCmd(), a.newEvalFeedsCmd(), a.newEvalMonitorCmd())
 	return cmd
 }
 
@@ -52,11 +52,7 @@ func (a *app) newEvalRankingCmd() *cobra.Command {
 				return interrupted(cmd.Context(), p, err)
 			}
 			for _, t := range sum.Targets {
-				verdict := "not met"
-				if t.Met {
-					verdict = "met"
-				}
-				fmt.Fprintf(a.stdout, "%s: %s (%s)\n", t.Name, verdict, t.Measured)
+				a.printTarget(t.Name, t.Met, t.Measured)
 			}
 			fmt.Fprintf(a.stdout, "%d simulations, %d analyses in %s; report: %s\n", sum.Runs, sum.Analyses,
 				sum.Elapsed.Round(time.Second), filepath.Join(out, "report.md"))

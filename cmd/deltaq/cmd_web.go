@@ -23,7 +23,7 @@ func (a *app) newWebCmd() *cobra.Command {
 		Use:   "web",
 		Short: "Serve a test web on loopback: archive replay or the synthetic evolving web",
 	}
-	cmd.AddCommand(a.newWebReplayCmd(), a.newWebSynthCmd())
+	cmd.AddCommand(a.newWebReplayCmd(), a.newWebSynthCmd(), a.newWebFeedsCmd())
 	return cmd
 }
 

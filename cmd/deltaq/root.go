@@ -46,6 +46,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		a.newWebCmd(),
 		a.newEvalCmd(),
 		a.newRelationCmd(),
+		a.newFeedsCmd(),
 		a.newConfigCmd(),
 		a.newVersionCmd(),
 	)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/deltaq/deltaq/ads"
 	"github.com/deltaq/deltaq/configs"
+	"github.com/deltaq/deltaq/feeds"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/querylog"
@@ -80,6 +81,11 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 		s.close(ctx)
 		return nil, err
 	}
+	feedStore, err := feeds.NewStore(db, cfg.Feeds)
+	if err != nil {
+		s.close(ctx)
+		return nil, err
+	}
 	h, err := web.New(cfg.Server, web.Deps{
 		Search:   web.NewEngine(s.ix, searcher, s.ads, web.EngineOptions{Limits: limits}),
 		Pages:    db,
@@ -92,12 +98,14 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 
 		Relations:      relation.NewStore(db),
 		RelationConfig: cfg.Relation,
+		Feeds:          feedStore,
 	})
 	if err != nil {
 		s.close(ctx)
 		return nil, err
 	}
 	s.handler = h
+	s.reg.MustRegister(feedStore.Collector())
 	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "deltaq_index_lag", Help: "Change-feed entries the index has yet to apply."},
 			func() float64 { return float64(s.ix.Lag()) }))

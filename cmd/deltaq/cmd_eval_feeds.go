@@ -1,0 +1,81 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deltaq/deltaq/eval/feedseval"
+	"github.com/deltaq/deltaq/eval/feedtrace"
+)
+
+func (a *app) newEvalFeedsCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "feeds --feeds DIR --out DIR [--learn-weeks N] [--per-day 1,2,4,8] [--crawl-weeks N]",
+		Short: "Feed polling on real posting times: Sia & Cho's allocation and placement, CGM age/freshness, WIC (trace-driven)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := a.load(cmd)
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				return errors.New("--out: an output directory is required")
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return fmt.Errorf("--out: %w", err)
+			}
+			tr, err := feedtrace.Load(cmd.Context(), cfg.Eval.Feeds.Feeds)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stderr, "feeds: %d feeds, %d postings\n", len(tr.Feeds), tr.Postings())
+			sum, err := feedseval.Run(cmd.Context(), cfg.Eval.Feeds, cfg.Feeds, tr, a.stderr)
+			if err != nil {
+				return err
+			}
+			if w := cfg.Eval.Feeds.CrawlWeeks; w > 0 {
+				cc := feedseval.CrawlConfigs{Crawler: cfg.Crawler, Frontier: cfg.Frontier, Repo: cfg.Repo}
+				c, err := feedseval.CrawlCheck(cmd.Context(), cfg.Eval.Feeds, cfg.Feeds, cc, tr, w, 1, cfg.Eval.Feeds.CrawlItems, a.stderr)
+				if err != nil {
+					return err
+				}
+				sum.Crawl = &c
+			}
+			if err := sum.Write(out, cfg.Eval.Feeds); err != nil {
+				return err
+			}
+			for _, t := range sum.Targets() {
+				a.printTarget(t.Name, t.Met, t.Measured)
+			}
+			fmt.Fprintf(a.stdout, "%d runs in %s; report: %s\n", len(sum.Results), sum.Elapsed.Round(time.Second), filepath.Join(out, "report.md"))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "output directory")
+	cmd.Flags().String("feeds", "", "posting trace folder (eval.feeds.feeds)")
+	cmd.Flags().Int("learn-weeks", 0, "weeks learned before evaluating (eval.feeds.learn_weeks)")
+	cmd.Flags().Float64Slice("per-day", nil, "budgets, polls per feed per day (eval.feeds.per_day)")
+	cmd.Flags().Uint64("seed", 0, "seed (eval.feeds.seed)")
+	cmd.Flags().Bool("relearn", false, "also re-learn weekly (eval.feeds.relearn)")
+	cmd.Flags().Int("crawl-weeks", 0, "weeks played through the real crawler, 0 for none (eval.feeds.crawl_weeks)")
+	bind(cmd.Flags(), map[string]string{
+		"feeds": "eval.feeds.feeds", "learn-weeks": "eval.feeds.learn_weeks", "per-day": "eval.feeds.per_day",
+		"seed": "eval.feeds.seed", "relearn": "eval.feeds.relearn", "crawl-weeks": "eval.feeds.crawl_weeks",
+	})
+	return cmd
+}
+
+// printTarget prints one pass/fail bar of an evaluation.
+func (a *app) printTarget(name string, met bool, measured string) {
+	verdict := "not met"
+	if met {
+		verdict = "met"
+	}
+	fmt.Fprintf(a.stdout, "%s: %s (%s)\n", name, verdict, measured)
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deltaq/deltaq/eval/monitoreval"
+)
+
+func (a *app) newEvalMonitorCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "monitor --out DIR [--archive DIR]",
+		Short: "WIC's timeliness-completeness trade-off on real weekly changes and a SYNTHETIC auction web (Pandey et al. §5)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := a.load(cmd)
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				return errors.New("--out: an output directory is required")
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return fmt.Errorf("--out: %w", err)
+			}
+			sum, err := monitoreval.Run(cmd.Context(), cfg.Eval.Monitor, a.stderr)
+			if err != nil {
+				return err
+			}
+			if err := sum.Write(out, cfg.Eval.Monitor); err != nil {
+				return err
+			}
+			for _, t := range sum.Targets(cfg.Eval.Monitor.FigureC) {
+				a.printTarget(t.Name, t.Met, t.Measured)
+			}
+			fmt.Fprintf(a.stdout, "%d runs in %s; report: %s\n", len(sum.Results), sum.Elapsed.Round(time.Second), filepath.Join(out, "report.md"))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "output directory")
+	cmd.Flags().String("archive", "", "weekly archive (eval.monitor.archive)")
+	cmd.Flags().Uint64("seed", 0, "seed (eval.monitor.seed)")
+	bind(cmd.Flags(), map[string]string{"archive": "eval.monitor.archive", "seed": "eval.monitor.seed"})
+	return cmd
+}

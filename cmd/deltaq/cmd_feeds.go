@@ -1,0 +1,314 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deltaq/deltaq/configs"
+	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/feeds"
+	"github.com/deltaq/deltaq/internal/urlnorm"
+	"github.com/deltaq/deltaq/repo"
+)
+
+func (a *app) newFeedsCmd() *cobra.Command {
+	var dataDir string
+	cmd := &cobra.Command{
+		Use:   "feeds",
+		Short: "Subscribe to RSS/Atom feeds and see when each is polled and why (Sia & Cho)",
+	}
+	cmd.PersistentFlags().StringVar(&dataDir, "data", "", "data directory (repository)")
+	// with opens the repository and the feed store for one subcommand.
+	with := func(cmd *cobra.Command, run func(ctx context.Context, cfg *configs.Config, db *repo.DB, st *feeds.Store) error) error {
+		cfg, err := a.load(cmd)
+		if err != nil {
+			return err
+		}
+		db, err := openRepo(dataDir, cfg, a.logger(cfg))
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		st, err := feeds.NewStore(db, cfg.Feeds)
+		if err != nil {
+			return err
+		}
+		return run(cmd.Context(), cfg, db, st)
+	}
+	var opts feeds.AddOptions
+	add := &cobra.Command{
+		Use:   "add URL [--weight W] [--min-interval D] [--max-interval D]",
+		Short: "Subscribe to a feed (again: update its settings, keep its state)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
+				u, err := feedURL(args[0])
+				if err != nil {
+					return err
+				}
+				f, err := st.Add(ctx, u, opts, time.Now())
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "%s %s (weight %g, every %s to %s)\n", f.ID, f.URL, f.Weight, f.MinInterval, f.MaxInterval)
+				return nil
+			})
+		},
+	}
+	add.Flags().Float64Var(&opts.Weight, "weight", 0, "importance w_i of the feed (default 1)")
+	add.Flags().DurationVar(&opts.MinInterval, "min-interval", 0, "poll at most this often (default feeds.min_interval)")
+	add.Flags().DurationVar(&opts.MaxInterval, "max-interval", 0, "poll at least this often (default feeds.max_interval)")
+
+	imp := &cobra.Command{
+		Use:   "import FILE.opml",
+		Short: "Subscribe to every feed of an OPML list",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return with(cmd, func(ctx context.Context, cfg *configs.Config, _ *repo.DB, st *feeds.Store) error {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				urls, err := feeds.ReadOPML(f, cfg.Feeds.MaxBytes)
+				if err != nil {
+					return fmt.Errorf("%s: %w", args[0], err)
+				}
+				var bad []error
+				n := 0
+				for _, raw := range urls {
+					u, err := feedURL(raw)
+					if err == nil {
+						_, err = st.Add(ctx, u, feeds.AddOptions{}, time.Now())
+					}
+					if err != nil {
+						bad = append(bad, err)
+						continue
+					}
+					n++
+				}
+				fmt.Fprintf(a.stdout, "%d feeds subscribed, %d skipped\n", n, len(bad))
+				return errors.Join(bad...)
+			})
+		},
+	}
+	export := &cobra.Command{
+		Use:   "export",
+		Short: "Write the subscriptions as OPML to standard output",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
+				list, err := st.List(ctx)
+				if err != nil {
+					return err
+				}
+				return feeds.WriteOPML(a.stdout, list)
+			})
+		},
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the subscriptions with their last poll",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
+				list, err := st.List(ctx)
+				if err != nil {
+					return err
+				}
+				tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tURL\tWEIGHT\tPOLLS\t304\tPOSTINGS\tLAST POLL\tLAST ERROR")
+				for _, f := range list {
+					last := "never"
+					if !f.LastFetch.IsZero() {
+						last = f.LastFetch.UTC().Format(time.RFC3339)
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%g\t%d\t%d\t%d\t%s\t%s\n", f.ID, f.URL, f.Weight, f.Fetches, f.NotModified, len(f.History), last, f.LastError)
+				}
+				return tw.Flush()
+			})
+		},
+	}
+	explain := &cobra.Command{
+		Use:   "explain URL",
+		Short: "A feed's learned rate and profile, its polls per week, the next planned polls and recent delays",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return with(cmd, func(ctx context.Context, cfg *configs.Config, _ *repo.DB, st *feeds.Store) error {
+				u, err := feedURL(args[0])
+				if err != nil {
+					return err
+				}
+				list, err := st.List(ctx)
+				if err != nil {
+					return err
+				}
+				plans, err := feeds.PlanAll(cfg.Feeds, list, time.Now(), rand.New(rand.NewPCG(1, 1)))
+				if err != nil {
+					return err
+				}
+				i := slices.IndexFunc(plans, func(p feeds.Planned) bool { return p.Feed.URL == u })
+				if i < 0 {
+					return fmt.Errorf("%w: %s (add it with deltaq feeds add)", feeds.ErrUnknownFeed, u)
+				}
+				a.explainFeed(plans[i], cfg.Feeds)
+				return nil
+			})
+		},
+	}
+	poll := &cobra.Command{
+		Use:   "poll",
+		Short: "Poll every subscribed feed once through the crawler (robots, politeness, conditional GET) and record what is new",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return with(cmd, func(ctx context.Context, cfg *configs.Config, db *repo.DB, st *feeds.Store) error {
+				return a.pollFeeds(ctx, cfg, db, st)
+			})
+		},
+	}
+	var addFound bool
+	var limit int
+	discover := &cobra.Command{
+		Use:   "discover [--add] [--limit N]",
+		Short: "Feeds the crawled pages advertise (<link rel=alternate>) that are not subscribed; --add subscribes them",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
+				if limit < 1 {
+					return fmt.Errorf("--limit = %d: must be ≥ 1", limit)
+				}
+				offers, err := st.Discover(ctx, limit)
+				if err != nil {
+					return err
+				}
+				for _, o := range offers {
+					fmt.Fprintf(a.stdout, "%s	(on %d pages, first %s)\n", o.URL, o.Pages, o.FoundOn)
+					if addFound {
+						if _, err := st.Add(ctx, o.URL, feeds.AddOptions{}, time.Now()); err != nil {
+							return err
+						}
+					}
+				}
+				verb := "offered"
+				if addFound {
+					verb = "subscribed"
+				}
+				fmt.Fprintf(a.stdout, "%d feeds %s\n", len(offers), verb)
+				return nil
+			})
+		},
+	}
+	discover.Flags().BoolVar(&addFound, "add", false, "subscribe to the feeds found")
+	discover.Flags().IntVar(&limit, "limit", 100, "feeds listed at most")
+	cmd.AddCommand(add, imp, export, list, explain, poll, discover)
+	return cmd
+}
+
+func (a *app) explainFeed(p feeds.Planned, cfg feeds.Config) {
+	f, m := p.Feed, p.Model
+	fmt.Fprintf(a.stdout, "%s  %s\n", f.URL, f.Title)
+	fmt.Fprintf(a.stdout, "rate λ̄: %.2f postings a day, learned from %d postings in the last %s (daily pattern: cluster %d)\n",
+		m.Rate*86400, m.Postings, cfg.LearnWindow, m.Cluster)
+	var day [24]float64
+	for b, v := range m.Shape {
+		day[b%24] += v / 7
+	}
+	fmt.Fprint(a.stdout, "profile λ(t)/λ̄ by UTC hour: ")
+	for h, v := range day {
+		fmt.Fprintf(a.stdout, "%02d:%.1f ", h, v)
+	}
+	fmt.Fprintln(a.stdout)
+	fmt.Fprintf(a.stdout, "polls: %d a week (square-root rule, %g a feed a day on average, bounds every %s to %s)\n",
+		p.PollsPerWeek, cfg.PollsPerDay, f.MinInterval, f.MaxInterval)
+	var next []string
+	for _, t := range p.Next[:min(len(p.Next), 8)] {
+		next = append(next, t.UTC().Format("Mon 15:04"))
+	}
+	fmt.Fprintf(a.stdout, "next planned polls (UTC): %s\n", strings.Join(next, ", "))
+	if len(f.Delays) == 0 {
+		fmt.Fprintln(a.stdout, "recent delays: none observed yet")
+		return
+	}
+	d := slices.Clone(f.Delays)
+	slices.Sort(d)
+	var sum time.Duration
+	for _, x := range d {
+		sum += x
+	}
+	fmt.Fprintf(a.stdout, "recent delays (%d postings): mean %s, median %s, max %s\n", len(d),
+		(sum / time.Duration(len(d))).Round(time.Second), d[len(d)/2].Round(time.Second), d[len(d)-1].Round(time.Second))
+}
+
+// pollFeeds queues every feed in the crawler's frontier, crawls until it
+// drains and takes each stored result into the feed store.
+func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, st *feeds.Store) error {
+	list, err := st.List(ctx)
+	if err != nil {
+		return err
+	}
+	logger := a.logger(cfg)
+	cr, err := newCrawl(ctx, db, cfg, logger, nil)
+	if err != nil {
+		return err
+	}
+	var fresh []string
+	b := db.NewBatch(ctx)
+	defer b.Close()
+	var queued []repo.QueueItem
+	for _, f := range list {
+		if _, err := db.Page(f.URL); errors.Is(err, repo.ErrNotFound) {
+			fresh = append(fresh, f.URL)
+			continue
+		} else if err != nil {
+			return err
+		}
+		it, err := cr.f.Enqueue(b, f.URL, repo.ReasonRecrawl, time.Now())
+		if err != nil {
+			return err
+		}
+		queued = append(queued, it)
+	}
+	if err := b.Commit(); err != nil {
+		return err
+	}
+	cr.f.Publish(queued...)
+	if _, err := cr.c.Seed(ctx, cr.f, fresh); err != nil {
+		return err
+	}
+	sum, err := cr.c.Run(ctx, cr.f, crawler.RunOptions{Drain: true, Progress: a.stderr, ProgressEvery: 10 * time.Second})
+	if err != nil {
+		return err
+	}
+	var errs []error
+	newItems := 0
+	for _, f := range list {
+		up, fetched, err := st.Absorb(ctx, f.ID)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if fetched {
+			newItems += len(up.New)
+		}
+	}
+	fmt.Fprintf(a.stdout, "%d feeds polled (%d fetches), %d new items\n", len(list), sum.Fetched(), newItems)
+	return errors.Join(errs...)
+}
+
+// feedURL normalizes a feed URL given by the user, naming it on error.
+func feedURL(raw string) (string, error) {
+	u, err := urlnorm.Normalize(raw)
+	if err != nil {
+		return "", fmt.Errorf("URL %q: %w", raw, err)
+	}
+	return u, nil
+}

@@ -1,0 +1,26 @@
+// Package feedseval is `deltaq eval feeds`: Sia & Cho's feed-polling
+// experiments (§5, "effectiveness of retrieval policies", "comparison with
+// prior work") on real posting times, trace-driven.
+//
+// It learns every feed's rate and weekly profile (package feeds) on the
+// first eval.feeds.learn_weeks of the trace's year, plans each policy at
+// each budget (polls per feed per day) as one weekly plan, and delays every
+// posting of the rest of the year until its feed's next poll. Policies:
+// uniform; placement-only (Thm. 3); allocation-only (Thm. 1); combined
+// (both); Cho & Garcia-Molina's age- and freshness-optimal allocations
+// (cgm.go); and WIC (package monitor) with append life and linear urgency at
+// each eval.feeds.wic_horizons, on 5-minute instants. Every policy gets the
+// same polls per week and the same per-feed bounds. With eval.feeds.relearn
+// a second pass re-learns each Monday from what each policy's own polls had
+// retrieved by then.
+//
+// It writes report.md (targets, the Fig. 11 analog, the one-poll-a-day
+// tables, the learned daily patterns), results.csv
+// (learning,policy,per_day,mean_delay_s,max_delay_s,…) and mean/max delay
+// plots. All of it is in memory; the trace is 48,000 times.
+//
+//	tr, _ := feedtrace.Load(ctx, cfg.Eval.Feeds.Feeds)
+//	sum, err := feedseval.Run(ctx, cfg.Eval.Feeds, cfg.Feeds, tr, progress)
+//	err = sum.Write(out, cfg.Eval.Feeds)
+//	for _, t := range sum.Targets() { fmt.Println(t.Name, t.Met, t.Measured) }
+package feedseval

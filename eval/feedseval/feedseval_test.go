@@ -1,0 +1,72 @@
+package feedseval
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deltaq/deltaq/eval/feedtrace"
+	"github.com/deltaq/deltaq/feeds"
+	"github.com/deltaq/deltaq/internal/datasets"
+)
+
+func testFeedsConfig() feeds.Config {
+	return feeds.Config{Step: 5 * time.Minute, Starts: 8, MinInterval: 15 * time.Minute, MaxInterval: 7 * 24 * time.Hour,
+		Clusters: 6, ClusterMinPostings: 30, ClusterIterations: 50, PriorWeight: 20, Floor: 0.05, RateCount: 0.5,
+		SeenKept: 500, HistoryKept: 1000, MaxItems: 200, MaxBytes: 8 << 20, ClockSkew: 5 * time.Minute, LearnWindow: 8 * 7 * 24 * time.Hour, PollsPerDay: 1}
+}
+
+// TestOnePollADayOnTheRealTrace runs every planner at one poll per feed
+// per day on the real trace: all spend the same budget, and allocation and
+// placement each beat uniform, together more than either.
+func TestOnePollADayOnTheRealTrace(t *testing.T) {
+	tr, err := feedtrace.Load(t.Context(), datasets.Path(t, "feeds"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Feeds: "unused", CrawlItems: 20, Seed: 1, LearnWeeks: 8, PerDay: []float64{1}, WICHorizons: []time.Duration{365 * 24 * time.Hour}}
+	sum, err := Run(t.Context(), cfg, testFeedsConfig(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.EvalFrom.Equal(time.Date(2025, 3, 3, 0, 0, 0, 0, time.UTC)) || sum.EvalPostings+sum.LearnPostings != tr.Postings() {
+		t.Fatalf("evaluation from %s with %d+%d postings", sum.EvalFrom, sum.LearnPostings, sum.EvalPostings)
+	}
+	mean := map[string]time.Duration{}
+	for _, r := range sum.Results {
+		if math.Abs(r.PollsPerFeedDay-1) > 0.01 {
+			t.Errorf("%s spent %.3f polls per feed per day, the budget is 1", r.Policy, r.PollsPerFeedDay)
+		}
+		if r.Postings != sum.EvalPostings {
+			t.Errorf("%s measured %d postings of %d", r.Policy, r.Postings, sum.EvalPostings)
+		}
+		mean[r.Policy] = r.Mean
+	}
+	if !(mean[Combined] < mean[AllocOnly] && mean[AllocOnly] < mean[Uniform] && mean[Combined] < mean[PlacementOnly] && mean[PlacementOnly] < mean[Uniform]) {
+		t.Errorf("mean delays: combined %s, allocation-only %s, placement-only %s, uniform %s", mean[Combined], mean[AllocOnly], mean[PlacementOnly], mean[Uniform])
+	}
+	if mean[CGMFreshness] < mean[CGMAge] {
+		t.Errorf("cgm-freshness %s beat cgm-age %s: freshness ignores the fast feeds and should not", mean[CGMFreshness], mean[CGMAge])
+	}
+	out := t.TempDir()
+	if err := sum.Write(out, cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"report.md", "results.csv", "mean-delay-once.svg", "max-delay-once.png"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestConfigErrorsNameTheKey(t *testing.T) {
+	err := Config{LearnWeeks: 0, PerDay: []float64{-1}, WICHorizons: []time.Duration{time.Second}}.Validate()
+	for _, want := range []string{"eval.feeds.feeds is empty", "eval.feeds.learn_weeks = 0", "eval.feeds.per_day = -1", "eval.feeds.wic_horizons = 1s"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() = %v, want %q", err, want)
+		}
+	}
+}

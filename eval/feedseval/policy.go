@@ -1,0 +1,224 @@
+package feedseval
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/deltaq/deltaq/feeds"
+	"github.com/deltaq/deltaq/monitor"
+)
+
+// Policy names, in the order the report lists them.
+const (
+	Uniform       = "uniform"
+	PlacementOnly = "placement-only"
+	AllocOnly     = "allocation-only"
+	Combined      = "combined"
+	CGMAge        = "cgm-age"
+	CGMFreshness  = "cgm-freshness"
+	// WICLinear is the prefix of "wic-linear-H": WIC with linear urgency
+	// of horizon H, one policy per eval.feeds.wic_horizons.
+	WICLinear = "wic-linear"
+)
+
+// policies is every policy the evaluation runs: the planners, then WIC at
+// each horizon.
+func policies(horizons []time.Duration) []string {
+	out := []string{Uniform, PlacementOnly, AllocOnly, Combined, CGMAge, CGMFreshness}
+	for _, h := range horizons {
+		out = append(out, wicName(h))
+	}
+	return out
+}
+
+func wicName(h time.Duration) string { return fmt.Sprintf("%s-%s", WICLinear, days(h)) }
+
+// days writes a horizon in days when it is whole days (1d, 365d).
+func days(h time.Duration) string {
+	if h%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", h/(24*time.Hour))
+	}
+	return h.String()
+}
+
+// schedule is one policy's polls for every feed: from start, one weekly
+// plan of slots per week (the last repeats), or (WIC) explicit poll times.
+type schedule struct {
+	start time.Time
+	step  time.Duration
+	weeks [][][]int // weeks[w][feed]: sorted slots of the grid
+	times [][]time.Time
+}
+
+// planner plans one policy at one budget, week after week, from the models
+// it is given.
+type planner struct {
+	policy string
+	cfg    feeds.Config
+	grid   feeds.Grid
+	bounds []feeds.Bounds
+	total  int // polls per week, all feeds
+	rng    *rand.Rand
+	// WIC's scheduler, kept across weeks: its g carries over.
+	wic     *monitor.Scheduler
+	index   map[string]int // WIC's URL → feed
+	horizon time.Duration
+	credit  float64
+}
+
+func newPlanner(policy string, cfg feeds.Config, grid feeds.Grid, bounds []feeds.Bounds, total int, horizon time.Duration, rng *rand.Rand) (*planner, error) {
+	p := &planner{policy: policy, cfg: cfg, grid: grid, bounds: bounds, total: total, horizon: horizon, rng: rng}
+	if policy != wicName(horizon) {
+		return p, nil
+	}
+	s, err := monitor.NewScheduler(1)
+	if err != nil {
+		return nil, err
+	}
+	h := max(1, int(horizon/grid.Step))
+	p.index = map[string]int{}
+	for i := range bounds {
+		p.index[feedKey(i)] = i
+		if _, err := s.Add(monitor.Demand{URL: feedKey(i), Life: monitor.Life{Kind: monitor.UnboundedAppend},
+			Urgency: monitor.Urgency{Kind: monitor.Linear, Window: h}, Weight: 1}); err != nil {
+			return nil, fmt.Errorf("feedseval: wic horizon %s: %w", horizon, err)
+		}
+	}
+	p.wic = s
+	return p, nil
+}
+
+func feedKey(i int) string { return fmt.Sprintf("feed/%06d", i) }
+
+// week adds the plan for the week starting at ws to s.
+func (p *planner) week(s *schedule, ws time.Time, models []feeds.Model) error {
+	if p.wic != nil {
+		p.wicWeek(s, ws, models)
+		return nil
+	}
+	n := len(models)
+	rates := make([]float64, n)
+	ones := make([]float64, n)
+	for i, m := range models {
+		rates[i], ones[i] = m.Rate, 1
+	}
+	var alloc []int
+	var err error
+	switch p.policy {
+	case Uniform, PlacementOnly:
+		alloc = make([]int, n)
+		for i := range alloc {
+			alloc[i] = p.total / n
+			if i < p.total%n {
+				alloc[i]++
+			}
+		}
+	case AllocOnly, Combined:
+		alloc, err = feeds.SqrtAllocation(p.total, ones, rates, p.bounds)
+	case CGMAge:
+		alloc, err = feeds.Fit(p.total, p.bounds, ageOptimal(rates, feeds.Period.Seconds()))
+	case CGMFreshness:
+		alloc, err = feeds.Fit(p.total, p.bounds, freshnessOptimal(rates, feeds.Period.Seconds()))
+	default:
+		return fmt.Errorf("feedseval: unknown policy %q", p.policy)
+	}
+	if err != nil {
+		return err
+	}
+	plan := make([][]int, n)
+	for i, m := range alloc {
+		switch p.policy {
+		case PlacementOnly, Combined:
+			if last := len(s.weeks) - 1; last >= 0 && len(s.weeks[last][i]) == m {
+				plan[i] = feeds.Refine(models[i], p.grid, s.weeks[last][i])
+			} else {
+				plan[i] = feeds.Place(models[i], p.grid, m, p.cfg.Starts)
+			}
+		default:
+			// Evenly spaced from a random phase per feed, drawn once: no
+			// policy gets a lucky or unlucky common clock time.
+			if len(s.weeks) > 0 && len(s.weeks[len(s.weeks)-1][i]) == m {
+				plan[i] = s.weeks[len(s.weeks)-1][i]
+			} else {
+				plan[i] = feeds.UniformPlan(p.grid, m, p.rng.Float64())
+			}
+		}
+	}
+	s.weeks = append(s.weeks, plan)
+	return nil
+}
+
+// wicWeek runs the monitor package's scheduler over the week's instants
+// with append life and linear urgency: π of a feed at an instant is its
+// learned expected postings in it, and the budget is the same polls per
+// week, spent as whole polls as the credit accrues.
+func (p *planner) wicWeek(s *schedule, ws time.Time, models []feeds.Model) {
+	if s.times == nil {
+		s.times = make([][]time.Time, len(models))
+	}
+	perInstant := float64(p.total) / float64(p.grid.Slots())
+	step := p.grid.Step
+	for k := 1; k <= p.grid.Slots(); k++ {
+		t := ws.Add(time.Duration(k) * step)
+		mid := t.Add(-step / 2)
+		p.wic.Advance(func(url string) float64 {
+			return models[p.index[url]].RateAt(mid) * step.Seconds()
+		})
+		p.credit += perInstant
+		c := int(math.Floor(p.credit))
+		p.credit -= float64(c)
+		for _, ch := range p.wic.Pick(c, nil) {
+			i := p.index[ch.URL]
+			s.times[i] = append(s.times[i], t)
+		}
+	}
+}
+
+// weekStart returns the Monday 00:00 UTC at or before t.
+func weekStart(t time.Time) time.Time {
+	t = t.UTC()
+	day := (int(t.Weekday()) + 6) % 7
+	return time.Date(t.Year(), t.Month(), t.Day()-day, 0, 0, 0, 0, time.UTC)
+}
+
+// nextPoll returns the first poll of feed i at or after t.
+func (s *schedule) nextPoll(i int, t time.Time) (time.Time, bool) {
+	if s.times != nil {
+		ts := s.times[i]
+		j, _ := slices.BinarySearchFunc(ts, t, func(a, b time.Time) int { return a.Compare(b) })
+		if j == len(ts) {
+			return time.Time{}, false
+		}
+		return ts[j], true
+	}
+	if len(s.weeks) == 0 || t.Before(s.start) {
+		return time.Time{}, false
+	}
+	w := int(t.Sub(s.start) / feeds.Period)
+	ws := s.start.Add(time.Duration(w) * feeds.Period)
+	off := t.Sub(ws)
+	// Look in this week's plan, then the following weeks' (a feed may have
+	// no poll left this week).
+	for k := 0; k < 3; k++ {
+		plan := s.weeks[min(w+k, len(s.weeks)-1)][i]
+		for _, slot := range plan {
+			if at := time.Duration(slot) * s.step; at >= off {
+				return ws.Add(at), true
+			}
+		}
+		ws, off = ws.Add(feeds.Period), 0
+	}
+	return time.Time{}, false
+}
+
+// polls counts feed i's polls in [from, to).
+func (s *schedule) polls(i int, from, to time.Time) int {
+	n := 0
+	for t, ok := s.nextPoll(i, from); ok && t.Before(to); t, ok = s.nextPoll(i, t.Add(time.Nanosecond)) {
+		n++
+	}
+	return n
+}

@@ -1,0 +1,314 @@
+package feedseval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/deltaq/deltaq/eval/feedtrace"
+	"github.com/deltaq/deltaq/feeds"
+)
+
+// Config is eval.feeds in configs/default.yaml.
+type Config struct {
+	// Feeds is the folder of the posting trace (feeds.tsv, commit-feeds.tsv.zst).
+	Feeds      string    `mapstructure:"feeds"`
+	Seed       uint64    `mapstructure:"seed"`
+	LearnWeeks int       `mapstructure:"learn_weeks"`
+	PerDay     []float64 `mapstructure:"per_day"`
+	// WICHorizons are the horizons of WIC's linear urgency, one policy each.
+	WICHorizons []time.Duration `mapstructure:"wic_horizons"`
+	// Relearn adds a second run in which every policy re-learns weekly.
+	Relearn bool `mapstructure:"relearn"`
+	// CrawlWeeks of the combined schedule at one poll per feed per day are
+	// also played through the real crawler (0: not), against feeds showing
+	// their latest CrawlItems postings.
+	CrawlWeeks int `mapstructure:"crawl_weeks"`
+	CrawlItems int `mapstructure:"crawl_items"`
+}
+
+// Validate names every bad key, its value and the limit.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Feeds == "" {
+		errs = append(errs, errors.New("eval.feeds.feeds is empty: give the posting trace's folder"))
+	}
+	if c.LearnWeeks < 1 || c.LearnWeeks > 40 {
+		errs = append(errs, fmt.Errorf("eval.feeds.learn_weeks = %d: must be in [1, 40]", c.LearnWeeks))
+	}
+	if len(c.PerDay) == 0 {
+		errs = append(errs, errors.New("eval.feeds.per_day is empty: give at least one budget"))
+	}
+	for _, p := range c.PerDay {
+		if !(p > 0) || p > 96 {
+			errs = append(errs, fmt.Errorf("eval.feeds.per_day = %g: must be in (0, 96] polls per feed per day", p))
+		}
+	}
+	if c.CrawlWeeks < 0 || c.CrawlWeeks > 40 {
+		errs = append(errs, fmt.Errorf("eval.feeds.crawl_weeks = %d: must be in [0, 40]", c.CrawlWeeks))
+	}
+	if c.CrawlItems < 1 {
+		errs = append(errs, fmt.Errorf("eval.feeds.crawl_items = %d: must be ≥ 1", c.CrawlItems))
+	}
+	for _, h := range c.WICHorizons {
+		if h < time.Minute {
+			errs = append(errs, fmt.Errorf("eval.feeds.wic_horizons = %s: must be ≥ 1m", h))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Result is one policy at one budget, measured on the evaluation weeks.
+type Result struct {
+	// Learning is "once" (learned on the first weeks, the paper's
+	// protocol) or "weekly" (re-learned every Monday from what was retrieved).
+	Learning string
+	Policy   string
+	PerDay   float64
+	Mean     time.Duration // mean delay per posting
+	Max      time.Duration
+	P50, P90 time.Duration
+	// SlowMean is the mean delay of the postings of the slowest quarter of
+	// the feeds (by learned rate): what allocation takes from them.
+	SlowMean time.Duration
+	// Expected is the first learned model's own prediction of the mean
+	// delay of the first week's plan (Lemma 1); zero for WIC.
+	Expected time.Duration
+	// PollsPerFeedDay is the measured spend, to check every policy used the
+	// same budget.
+	PollsPerFeedDay float64
+	Postings        int
+}
+
+// Summary is what Run measured.
+type Summary struct {
+	Feeds, LearnPostings, EvalPostings int
+	LearnFrom, EvalFrom, EvalTo        time.Time
+	Clusters                           []feeds.Daily
+	Results                            []Result
+	// Crawl is the check through the real crawler, when run.
+	Crawl   *CrawlResult
+	Elapsed time.Duration
+}
+
+// Run learns on the first LearnWeeks of the trace's year, plans every
+// policy at every budget and measures each posting's delay on the rest of
+// the year, trace-driven as in Sia & Cho §5. With Relearn, every policy
+// re-learns each Monday from the postings of the trailing LearnWeeks that
+// its own polls have retrieved by then (no look-ahead); otherwise the first
+// model serves the whole year.
+func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace, progress io.Writer) (*Summary, error) {
+	if progress == nil {
+		progress = io.Discard
+	}
+	start := time.Now()
+	sum, firstModels, grid, bounds, err := learn(cfg, fcfg, tr)
+	if err != nil {
+		return nil, err
+	}
+	postings := make([][]time.Time, len(tr.Feeds))
+	for i, f := range tr.Feeds {
+		postings[i] = f.Postings
+	}
+	slow := slowQuarter(firstModels)
+	modes := []string{"once"}
+	if cfg.Relearn {
+		modes = append(modes, "weekly")
+	}
+	for _, mode := range modes {
+		for _, perDay := range cfg.PerDay {
+			total := int(perDay*7*float64(len(tr.Feeds)) + 0.5)
+			for pi, policy := range policies(cfg.WICHorizons) {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				seed := cfg.Seed ^ uint64(perDay*1000)<<8 ^ uint64(pi)
+				var horizon time.Duration
+				if base := len(policies(nil)); pi >= base {
+					horizon = cfg.WICHorizons[pi-base]
+				}
+				pl, err := newPlanner(policy, fcfg, grid, bounds, total, horizon, rand.New(rand.NewPCG(seed, 2)))
+				if err != nil {
+					return nil, err
+				}
+				s := &schedule{start: sum.EvalFrom, step: grid.Step}
+				known := make([]int, len(tr.Feeds)) // postings retrieved so far, a prefix
+				models := firstModels
+				learnRNG := rand.New(rand.NewPCG(seed, 3))
+				for ws := sum.EvalFrom; ws.Before(sum.EvalTo.Add(feeds.Period)); ws = ws.Add(feeds.Period) {
+					if mode == "weekly" && ws.After(sum.EvalFrom) {
+						models = relearn(fcfg, s, postings, known, ws, cfg.LearnWeeks, learnRNG)
+					}
+					if err := pl.week(s, ws, models); err != nil {
+						return nil, fmt.Errorf("feedseval: %s at %g/day, week of %s: %w", policy, perDay, ws.Format(time.DateOnly), err)
+					}
+				}
+				r := measure(s, tr, firstModels, grid, sum.EvalFrom, sum.EvalTo, slow)
+				r.Learning, r.Policy, r.PerDay = mode, policy, perDay
+				sum.Results = append(sum.Results, r)
+				fmt.Fprintf(progress, "feeds: learned %-6s %-17s %4g/day  mean %-10s max %-12s polls/feed/day %.2f\n",
+					mode, policy, perDay, r.Mean.Round(time.Second), r.Max.Round(time.Second), r.PollsPerFeedDay)
+			}
+		}
+	}
+	sum.Elapsed = time.Since(start)
+	return sum, nil
+}
+
+// relearn learns the models at ws from what the schedule s has retrieved
+// by then: a posting is known once a poll at or after it has happened, and
+// since the next poll never comes earlier for a later posting, the known
+// postings of a feed are a prefix (known[i] long), advanced here.
+func relearn(fcfg feeds.Config, s *schedule, postings [][]time.Time, known []int, ws time.Time, weeks int, rng *rand.Rand) []feeds.Model {
+	seen := make([][]time.Time, len(postings))
+	for i, ps := range postings {
+		for known[i] < len(ps) {
+			p := ps[known[i]]
+			if p.Before(s.start) {
+				known[i]++ // the learning weeks: retrieved before the evaluation
+				continue
+			}
+			next, ok := s.nextPoll(i, p)
+			if !ok || next.After(ws) {
+				break
+			}
+			known[i]++
+		}
+		seen[i] = ps[:known[i]]
+	}
+	models, _ := feeds.LearnAll(fcfg, seen, ws.Add(-time.Duration(weeks)*feeds.Period), ws, rng)
+	return models
+}
+
+// learn validates, finds the learning and evaluation windows of the
+// trace's year and learns every feed's model on the learning weeks.
+func learn(cfg Config, fcfg feeds.Config, tr *feedtrace.Trace) (*Summary, []feeds.Model, feeds.Grid, []feeds.Bounds, error) {
+	fail := func(err error) (*Summary, []feeds.Model, feeds.Grid, []feeds.Bounds, error) {
+		return nil, nil, feeds.Grid{}, nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return fail(err)
+	}
+	if err := fcfg.Validate(); err != nil {
+		return fail(err)
+	}
+	if len(tr.Feeds) == 0 {
+		return fail(errors.New("feedseval: the trace has no feeds"))
+	}
+	first := time.Time{}
+	for _, f := range tr.Feeds {
+		if len(f.Postings) > 0 && (first.IsZero() || f.Postings[0].Before(first)) {
+			first = f.Postings[0]
+		}
+	}
+	sum := &Summary{Feeds: len(tr.Feeds)}
+	sum.LearnFrom = time.Date(first.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
+	// Plans are weekly from Monday 00:00 UTC, so evaluation starts on the
+	// first Monday after LearnWeeks of learning.
+	sum.EvalFrom = weekStart(sum.LearnFrom.Add(time.Duration(cfg.LearnWeeks)*feeds.Period - time.Nanosecond)).Add(feeds.Period)
+	sum.EvalTo = sum.LearnFrom.AddDate(1, 0, 0)
+	postings := make([][]time.Time, len(tr.Feeds))
+	for i, f := range tr.Feeds {
+		postings[i] = f.Postings
+		for _, p := range f.Postings {
+			switch {
+			case p.Before(sum.EvalFrom):
+				sum.LearnPostings++
+			case p.Before(sum.EvalTo):
+				sum.EvalPostings++
+			}
+		}
+	}
+	grid, err := feeds.NewGrid(fcfg.Step)
+	if err != nil {
+		return fail(err)
+	}
+	bounds := make([]feeds.Bounds, len(tr.Feeds))
+	for i := range bounds {
+		if bounds[i], err = feeds.BoundsFor(fcfg.MinInterval, fcfg.MaxInterval); err != nil {
+			return fail(err)
+		}
+	}
+	models, centroids := feeds.LearnAll(fcfg, postings, sum.LearnFrom, sum.EvalFrom, rand.New(rand.NewPCG(cfg.Seed, 1)))
+	sum.Clusters = centroids
+	return sum, models, grid, bounds, nil
+}
+
+// slowQuarter marks the quarter of the feeds with the lowest learned rate.
+func slowQuarter(models []feeds.Model) []bool {
+	idx := make([]int, len(models))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch {
+		case models[a].Rate < models[b].Rate:
+			return -1
+		case models[a].Rate > models[b].Rate:
+			return 1
+		}
+		return 0
+	})
+	out := make([]bool, len(models))
+	for _, i := range idx[:max(1, len(idx)/4)] {
+		out[i] = true
+	}
+	return out
+}
+
+func measure(s *schedule, tr *feedtrace.Trace, models []feeds.Model, grid feeds.Grid, from, to time.Time, slow []bool) Result {
+	var r Result
+	var delays []time.Duration
+	var total, slowTotal float64 // seconds: a year of week-long delays overflows a Duration
+	slowN := 0
+	polls := 0
+	expected, rateSum := 0.0, 0.0
+	for i, f := range tr.Feeds {
+		polls += s.polls(i, from, to)
+		for _, p := range f.Postings {
+			if p.Before(from) || !p.Before(to) {
+				continue
+			}
+			next, ok := s.nextPoll(i, p)
+			if !ok {
+				next = to.Add(feeds.Period) // never polled again in the run
+			}
+			d := next.Sub(p)
+			delays = append(delays, d)
+			total += d.Seconds()
+			if slow[i] {
+				slowTotal += d.Seconds()
+				slowN++
+			}
+		}
+		if s.weeks != nil {
+			w := models[i].Rate
+			expected += w * float64(feeds.ExpectedDelay(models[i], grid, s.weeks[0][i]))
+			rateSum += w
+		}
+	}
+	r.Postings = len(delays)
+	days := to.Sub(from).Hours() / 24
+	r.PollsPerFeedDay = float64(polls) / float64(len(tr.Feeds)) / days
+	if rateSum > 0 {
+		r.Expected = time.Duration(expected / rateSum)
+	}
+	if len(delays) == 0 {
+		return r
+	}
+	slices.Sort(delays)
+	r.Mean = seconds(total / float64(len(delays)))
+	r.Max = delays[len(delays)-1]
+	r.P50 = delays[len(delays)/2]
+	r.P90 = delays[len(delays)*9/10]
+	if slowN > 0 {
+		r.SlowMean = seconds(slowTotal / float64(slowN))
+	}
+	return r
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -1,0 +1,23 @@
+// Package monitoreval is `deltaq eval monitor`: WIC's timeliness–completeness
+// trade-off (Pandey et al. §5.3, Figs. 7–9) with the monitor package's
+// scheduler, on real weekly change events and on a SYNTHETIC minute-level
+// auction web.
+//
+// Real, weekly: a weekly snapshot archive (eval/archive; digitalgov-2023 by
+// default); a change is a body-hash change between consecutive weeks; list
+// pages are Change-window-Append (Z = 10 or 20, the items they show), other
+// pages Overwrite. SYNTHETIC: the paper's setting rebuilt, 7,550 auction
+// pages over 1,440 one-minute instants, bids arriving ever faster towards
+// each auction's end (synth.go); everything it produces is labelled
+// synthetic. Both take π from the real (or generated) changes through the
+// paper's noise protocol: FPN, then a Gaussian spread σ (§5.2).
+//
+// For every C and urgency r^t it runs WIC, scores the schedule against the
+// true changes (captured or not, with what delay), and writes report.md
+// (targets, the Fig. 7 and Fig. 8/9 analogs), results.csv and plots.
+// State: the instance and one sparse π list per page, in memory.
+//
+//	sum, err := monitoreval.Run(ctx, cfg.Eval.Monitor, progress)
+//	err = sum.Write(out, cfg.Eval.Monitor)
+//	for _, t := range sum.Targets() { fmt.Println(t.Name, t.Met, t.Measured) }
+package monitoreval

@@ -1,0 +1,67 @@
+package monitoreval
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/deltaq/deltaq/internal/datasets"
+	"github.com/deltaq/deltaq/monitor"
+)
+
+func testConfig(t *testing.T) Config {
+	return Config{Archive: datasets.Path(t, "archives", "digitalgov-2023"), Seed: 1, FPN: 0.1, Sigma: 2, WeeklySigma: 0.5,
+		R: []float64{0, 1}, WeeklyC: []int{5, 25}, SynthC: []int{4},
+		Auction: AuctionConfig{Pages: 1500, Instants: 360, MeanBids: 30, Rise: 5, Spread: 2.5}, FigureC: 4}
+}
+
+func TestTradeOffDirection(t *testing.T) {
+	cfg := testConfig(t)
+	sum, err := Run(t.Context(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Pages[sum.Weekly] == 0 || sum.Changes[sum.Weekly] < sum.Pages[sum.Weekly] || sum.Instants[sum.Weekly] != 47 {
+		t.Fatalf("weekly instance: %d pages, %d changes, %d instants", sum.Pages[sum.Weekly], sum.Changes[sum.Weekly], sum.Instants[sum.Weekly])
+	}
+	for _, setting := range []string{sum.Weekly, sum.Synthetic} {
+		for _, c := range sum.cs(setting) {
+			r0, _ := sum.find(setting, c, 0)
+			r1, _ := sum.find(setting, c, 1)
+			rr, _ := sum.find(setting, c, -1)
+			// Completeness against timeliness: r=1 captures more, r=0 a
+			// larger share at zero delay.
+			if !(r1.Captured > r0.Captured && r1.ZeroDelay < r0.ZeroDelay) {
+				t.Errorf("%s C=%d: captured r=0 %.3f r=1 %.3f, zero-delay r=0 %.3f r=1 %.3f", setting, c, r0.Captured, r1.Captured, r0.ZeroDelay, r1.ZeroDelay)
+			}
+			if r1.Captured < rr.Captured {
+				t.Errorf("%s C=%d: WIC r=1 captured %.3f, round-robin %.3f", setting, c, r1.Captured, rr.Captured)
+			}
+		}
+	}
+	out := t.TempDir()
+	if err := sum.Write(out, cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"report.md", "results.csv", "captured-weekly.svg", "tradeoff-synthetic.png"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestScoreFollowsLife(t *testing.T) {
+	// One page changing at 2, 3 and 7; fetched at 4 and 8.
+	// Append keeps all three; Overwrite loses 2 (overwritten by 3 before
+	// the fetch at 4); a window of one change loses 2 the same way.
+	for _, c := range []struct {
+		life     monitor.Life
+		captured int
+	}{{monitor.Life{Kind: monitor.UnboundedAppend}, 3}, {monitor.Life{Kind: monitor.Overwrite}, 2}, {monitor.Life{Kind: monitor.ChangeWindowAppend, Window: 1}, 2}} {
+		in := &instance{n: 8, pages: []page{{url: "p", life: c.life, changes: []int{2, 3, 7}}}}
+		res := score(in, [][]int{{4, 8}}, 1, 1)
+		if got := int(res.Captured*3 + 0.5); got != c.captured {
+			t.Errorf("%s: %d captured, want %d", c.life, got, c.captured)
+		}
+	}
+}

@@ -1,0 +1,242 @@
+package monitoreval
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/deltaq/deltaq/eval/report"
+)
+
+// Target is one pass/fail bar with what was measured.
+type Target struct {
+	Name     string
+	Met      bool
+	Measured string
+}
+
+func (s *Summary) find(setting string, c int, r float64) (Result, bool) {
+	for _, x := range s.Results {
+		if x.Setting == setting && x.C == c && x.R == r {
+			return x, true
+		}
+	}
+	return Result{}, false
+}
+
+func (s *Summary) cs(setting string) []int {
+	var out []int
+	for _, x := range s.Results {
+		if x.Setting == setting && !slices.Contains(out, x.C) {
+			out = append(out, x.C)
+		}
+	}
+	return out
+}
+
+func (s *Summary) rs() []float64 {
+	var out []float64
+	for _, x := range s.Results {
+		if x.R >= 0 && !slices.Contains(out, x.R) {
+			out = append(out, x.R)
+		}
+	}
+	return out
+}
+
+// Targets checks the paper's trade-off (§5.3): r = 1 captures 1.2–1.8×
+// the changes of r = 0, r = 0's zero-delay fraction is ≥ 0.9 and r = 1's
+// lower; on the weekly archive at its two smallest C, on the synthetic web
+// at the paper's C of Fig. 8 (eval.monitor.figure_c).
+func (s *Summary) Targets(figureC int) []Target {
+	var out []Target
+	for _, setting := range []string{s.Weekly, s.Synthetic} {
+		if setting == "" {
+			continue
+		}
+		cs := s.cs(setting)
+		cs = cs[:min(2, len(cs))]
+		if setting == s.Synthetic && slices.Contains(s.cs(setting), figureC) {
+			cs = []int{figureC}
+		}
+		for _, c := range cs {
+			r0, ok0 := s.find(setting, c, 0)
+			r1, ok1 := s.find(setting, c, 1)
+			if !ok0 || !ok1 || r0.Captured == 0 {
+				continue
+			}
+			ratio := r1.Captured / r0.Captured
+			out = append(out, Target{
+				Name:     fmt.Sprintf("%s, C=%d: r=1 captures 1.2–1.8× the changes of r=0", setting, c),
+				Met:      ratio >= 1.2 && ratio <= 1.8,
+				Measured: fmt.Sprintf("%.3f / %.3f = %.2f", r1.Captured, r0.Captured, ratio),
+			})
+			out = append(out, Target{
+				Name:     fmt.Sprintf("%s, C=%d: r=0's zero-delay fraction ≥ 0.9 and r=1's lower", setting, c),
+				Met:      r0.ZeroDelay >= 0.9 && r1.ZeroDelay < r0.ZeroDelay,
+				Measured: fmt.Sprintf("r=0 %.3f, r=1 %.3f", r0.ZeroDelay, r1.ZeroDelay),
+			})
+		}
+	}
+	return out
+}
+
+// Write writes report.md, results.csv and the figures into dir.
+func (s *Summary) Write(dir string, cfg Config) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	all := report.NewTable("Every run", "setting", "C", "r", "captured", "zero_delay", "utility", "changes",
+		"d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10plus")
+	for _, x := range s.Results {
+		r := fmt.Sprint(x.R)
+		if x.R < 0 {
+			r = "round-robin"
+		}
+		row := []any{x.Setting, x.C, r, x.Captured, x.ZeroDelay, x.Utility, x.Changes}
+		for _, d := range x.Delays {
+			row = append(row, d)
+		}
+		all.Add(row...)
+	}
+	if err := all.WriteCSV(filepath.Join(dir, "results.csv")); err != nil {
+		return err
+	}
+	targets := report.NewTable("Targets", "target", "met", "measured")
+	for _, t := range s.Targets(cfg.FigureC) {
+		targets.Add(t.Name, t.Met, t.Measured)
+	}
+	tables := []*report.Table{targets}
+	for _, setting := range []string{s.Weekly, s.Synthetic} {
+		if setting == "" {
+			continue
+		}
+		tables = append(tables, s.fig7(setting), s.fig8(setting, cfg.FigureC))
+		if err := s.plots(dir, setting, cfg.FigureC); err != nil {
+			return err
+		}
+	}
+	tables = append(tables, all)
+	var b strings.Builder
+	b.WriteString("# WIC: the timeliness–completeness trade-off\n\n")
+	fmt.Fprintf(&b, "The monitor package's WIC greedy (Pandey et al. Algorithm 1) with exponential urgency r^t, on two settings. "+
+		"π comes from the real changes through the paper's noise protocol (§5.2): each change removed with probability FPN = %g and a spurious one inserted at a random instant, then spread as a Gaussian of s.d. σ instants. "+
+		"A change counts as captured when a later fetch finds it still on the page (life with the real changes); its delay is the instants between. Round-robin fetches C pages an instant in a fixed cycle. Seed %d.\n\n", cfg.FPN, cfg.Seed)
+	if s.Weekly != "" {
+		fmt.Fprintf(&b, "- **%s** (real): one instant is one week (%d weekly transitions); %d pages with at least one real body change, %d changes. List pages are Change-window-Append (Z = 10 on the home page, 20 on news, events, topic and author lists); every other page is Overwrite. σ = %g weeks.\n",
+			s.Weekly, s.Instants[s.Weekly], s.Pages[s.Weekly], s.Changes[s.Weekly], cfg.WeeklySigma)
+	}
+	fmt.Fprintf(&b, "- **%s** (SYNTHETIC, not real data): %d auction pages, %d one-minute instants, bids Poisson with a rate rising towards each auction's end (time constant %g min), bid counts log-normal (mean %g, σ %g), Unbounded-Append; %d changes. σ = %g minutes.\n\n",
+		s.Synthetic, s.Pages[s.Synthetic], cfg.Auction.Instants, cfg.Auction.Rise, cfg.Auction.MeanBids, cfg.Auction.Spread, s.Changes[s.Synthetic], cfg.Sigma)
+	b.WriteString(s.findings(cfg.FigureC))
+	if err := report.WriteMarkdown(filepath.Join(dir, "report.md"), b.String(), tables...); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *Summary) findings(figureC int) string {
+	var b strings.Builder
+	b.WriteString("## Findings\n\n")
+	for _, t := range s.Targets(figureC) {
+		verdict := "met"
+		if !t.Met {
+			verdict = "not met"
+		}
+		fmt.Fprintf(&b, "- %s: %s (%s).\n", t.Name, verdict, t.Measured)
+	}
+	if s.Weekly != "" {
+		b.WriteString("- At week resolution a page changes at most once an instant and most pages change a few times a year: zero delay means fetching in the very week of a change, which π smeared over weeks cannot time, so r=0 cannot reach the paper's zero-delay share on this data; the weekly rows show the direction of the trade-off (r=1 captures more, with longer delays), not its minute-level magnitude.\n")
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// fig7 is captured fraction against C per r (Fig. 7).
+func (s *Summary) fig7(setting string) *report.Table {
+	cols := []string{"C"}
+	for _, r := range s.rs() {
+		cols = append(cols, fmt.Sprintf("r=%g", r))
+	}
+	cols = append(cols, "round-robin", "r=1 / r=0")
+	t := report.NewTable(fmt.Sprintf("%s: fraction of changes captured (Fig. 7 analog)", setting), cols...)
+	for _, c := range s.cs(setting) {
+		row := []any{c}
+		for _, r := range append(s.rs(), -1) {
+			x, _ := s.find(setting, c, r)
+			row = append(row, x.Captured)
+		}
+		r0, _ := s.find(setting, c, 0)
+		r1, _ := s.find(setting, c, 1)
+		row = append(row, r1.Captured/max(r0.Captured, 1e-9))
+		t.Add(row...)
+	}
+	return t
+}
+
+// fig8 is the delay distribution of captured changes at C (Fig. 8), with
+// the captured and zero-delay fractions per r (Fig. 9).
+func (s *Summary) fig8(setting string, c int) *report.Table {
+	if !slices.Contains(s.cs(setting), c) {
+		c = s.cs(setting)[0]
+	}
+	cols := []string{"r", "captured", "zero-delay share of captured", "zero-delay share of all"}
+	for d := range 10 {
+		cols = append(cols, fmt.Sprintf("d=%d", d))
+	}
+	cols = append(cols, "d≥10")
+	t := report.NewTable(fmt.Sprintf("%s, C=%d: delay of the captured changes, in instants (Figs. 8, 9 analog)", setting, c), cols...)
+	for _, r := range s.rs() {
+		x, ok := s.find(setting, c, r)
+		if !ok {
+			continue
+		}
+		row := []any{r, x.Captured, x.ZeroDelay, x.Captured * x.ZeroDelay}
+		n := 0
+		for _, v := range x.Delays {
+			n += v
+		}
+		for _, v := range x.Delays {
+			row = append(row, float64(v)/float64(max(n, 1)))
+		}
+		t.Add(row...)
+	}
+	return t
+}
+
+func (s *Summary) plots(dir, setting string, c int) error {
+	var series []report.Series
+	for _, r := range append(s.rs(), -1) {
+		name := fmt.Sprintf("r=%g", r)
+		if r < 0 {
+			name = "round-robin"
+		}
+		var x, y []float64
+		for _, cc := range s.cs(setting) {
+			if res, ok := s.find(setting, cc, r); ok {
+				x, y = append(x, float64(cc)), append(y, res.Captured)
+			}
+		}
+		series = append(series, report.Series{Name: name, X: x, Y: y, Style: report.LinesPoints})
+	}
+	slug := "synthetic"
+	if setting == s.Weekly {
+		slug = "weekly"
+	}
+	if err := (report.Plot{Title: "Changes captured: " + setting, X: "C (fetches per instant)", Y: "fraction captured", Series: series}).Write(filepath.Join(dir, "captured-"+slug)); err != nil {
+		return err
+	}
+	if !slices.Contains(s.cs(setting), c) {
+		c = s.cs(setting)[0]
+	}
+	var rx, cap, zero []float64
+	for _, r := range s.rs() {
+		if res, ok := s.find(setting, c, r); ok {
+			rx, cap, zero = append(rx, r), append(cap, res.Captured), append(zero, res.Captured*res.ZeroDelay)
+		}
+	}
+	return report.Plot{Title: fmt.Sprintf("Trade-off at C=%d: %s", c, setting), X: "r", Y: "fraction of all changes",
+		Series: []report.Series{{Name: "captured", X: rx, Y: cap, Style: report.LinesPoints}, {Name: "captured with zero delay", X: rx, Y: zero, Style: report.LinesPoints}}}.Write(filepath.Join(dir, "tradeoff-"+slug))
+}

@@ -1,0 +1,264 @@
+package monitoreval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/monitor"
+)
+
+// Config is eval.monitor in configs/default.yaml.
+type Config struct {
+	// Archive is the weekly archive of the real setting ("" skips it).
+	Archive string `mapstructure:"archive"`
+	Seed    uint64 `mapstructure:"seed"`
+	// FPN and Sigma are the paper's estimation noise (§5.2), Sigma in
+	// instants; WeeklySigma is the spread on the weekly setting, where one
+	// instant is a week.
+	FPN         float64 `mapstructure:"fpn"`
+	Sigma       float64 `mapstructure:"sigma"`
+	WeeklySigma float64 `mapstructure:"weekly_sigma"`
+	// R are the urgency decays r compared.
+	R []float64 `mapstructure:"r"`
+	// WeeklyC and SynthC are the monitorings per instant swept.
+	WeeklyC []int         `mapstructure:"weekly_c"`
+	SynthC  []int         `mapstructure:"synth_c"`
+	Auction AuctionConfig `mapstructure:"auction"`
+	// FigureC is the C of the delay histogram and the r sweep (Figs. 8, 9).
+	FigureC int `mapstructure:"figure_c"`
+}
+
+// Validate names every bad key, its value and the limit.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(key string, v any, limit string) {
+		errs = append(errs, fmt.Errorf("eval.monitor.%s = %v: %s", key, v, limit))
+	}
+	if c.FPN < 0 || c.FPN > 1 {
+		bad("fpn", c.FPN, "must be in [0, 1]")
+	}
+	if c.Sigma < 0 {
+		bad("sigma", c.Sigma, "must be ≥ 0")
+	}
+	if c.WeeklySigma < 0 {
+		bad("weekly_sigma", c.WeeklySigma, "must be ≥ 0")
+	}
+	if len(c.R) == 0 {
+		bad("r", c.R, "give at least one r")
+	}
+	for _, r := range c.R {
+		if r < 0 || r > 1 {
+			bad("r", r, "must be in [0, 1]")
+		}
+	}
+	for _, cs := range [][]int{c.WeeklyC, c.SynthC} {
+		for _, v := range cs {
+			if v < 1 {
+				bad("weekly_c/synth_c", v, "must be ≥ 1")
+			}
+		}
+	}
+	if c.Auction.Pages < 1 || c.Auction.Instants < 2 || !(c.Auction.MeanBids > 1) || !(c.Auction.Rise > 0) || c.Auction.Spread < 0 {
+		bad("auction", fmt.Sprintf("%+v", c.Auction), "need pages ≥ 1, instants ≥ 2, mean_bids > 1, rise > 0, spread ≥ 0")
+	}
+	if c.FigureC < 1 {
+		bad("figure_c", c.FigureC, "must be ≥ 1")
+	}
+	return errors.Join(errs...)
+}
+
+// Result is WIC at one C and one r on one instance.
+type Result struct {
+	Setting string
+	C       int
+	R       float64 // −1 for the round-robin baseline
+	// Captured is the fraction of all changes captured before they left the
+	// page or the epoch ended; ZeroDelay the fraction of those captured in
+	// the instant they happened; Utility Σ r^delay over all changes.
+	Captured, ZeroDelay, Utility float64
+	// Delays[d] counts captured changes with delay d instants (the last
+	// bucket: d ≥ len−1).
+	Delays  [11]int
+	Changes int
+}
+
+// Summary is what Run measured.
+type Summary struct {
+	Results                  []Result
+	Pages, Changes, Instants map[string]int
+	// Weekly and Synthetic name the two settings ("" if not run).
+	Weekly, Synthetic string
+	Elapsed           time.Duration
+}
+
+// Run sweeps C and r on the real weekly archive (if given) and on the
+// SYNTHETIC auction web.
+func Run(ctx context.Context, cfg Config, progress io.Writer) (*Summary, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if progress == nil {
+		progress = io.Discard
+	}
+	start := time.Now()
+	sum := &Summary{Pages: map[string]int{}, Changes: map[string]int{}, Instants: map[string]int{}}
+	type setting struct {
+		in    *instance
+		cs    []int
+		sigma float64
+	}
+	var settings []setting
+	if cfg.Archive != "" {
+		a, err := archive.Open(cfg.Archive)
+		if err != nil {
+			return nil, err
+		}
+		w := weekly(a)
+		settings = append(settings, setting{w, cfg.WeeklyC, cfg.WeeklySigma})
+		sum.Weekly = w.name
+	}
+	synth := auction(cfg.Auction, monitor.Life{Kind: monitor.UnboundedAppend}, rand.New(rand.NewPCG(cfg.Seed, 7)))
+	settings = append(settings, setting{synth, cfg.SynthC, cfg.Sigma})
+	sum.Synthetic = synth.name
+	for _, st := range settings {
+		in := st.in
+		sum.Pages[in.name] = len(in.pages)
+		sum.Changes[in.name] = in.totalChanges()
+		sum.Instants[in.name] = in.n
+		rng := rand.New(rand.NewPCG(cfg.Seed, 11))
+		est := make([]estimate, len(in.pages))
+		for i, p := range in.pages {
+			est[i] = noisy(p, in.n, cfg.FPN, st.sigma, rng)
+		}
+		for _, c := range st.cs {
+			for _, r := range cfg.R {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				res, err := runWIC(in, est, c, r)
+				if err != nil {
+					return nil, err
+				}
+				sum.Results = append(sum.Results, res)
+				fmt.Fprintf(progress, "monitor: %-40s C=%-4d r=%-5g captured %.3f, zero-delay %.3f\n", in.name, c, r, res.Captured, res.ZeroDelay)
+			}
+			rr := roundRobin(in, c)
+			sum.Results = append(sum.Results, rr)
+		}
+	}
+	sum.Elapsed = time.Since(start)
+	return sum, nil
+}
+
+// runWIC schedules in with the monitor package's WIC (urgency r^t) from
+// the noisy estimates and scores the schedule against the real changes.
+func runWIC(in *instance, est []estimate, c int, r float64) (Result, error) {
+	s, err := monitor.NewScheduler(in.n + 1)
+	if err != nil {
+		return Result{}, err
+	}
+	index := make(map[string]int, len(in.pages))
+	for i, p := range in.pages {
+		index[p.url] = i
+		if _, err := s.Add(monitor.Demand{URL: p.url, Life: p.life, Urgency: monitor.Urgency{Kind: monitor.Exponential, R: r}, Weight: 1}); err != nil {
+			return Result{}, err
+		}
+	}
+	cursor := make([]int, len(in.pages))
+	fetches := make([][]int, len(in.pages))
+	for j := 1; j <= in.n; j++ {
+		s.Advance(func(url string) float64 {
+			i := index[url]
+			e := est[i]
+			for cursor[i] < len(e.at) && e.at[cursor[i]] < j {
+				cursor[i]++
+			}
+			if cursor[i] < len(e.at) && e.at[cursor[i]] == j {
+				return e.pi[cursor[i]]
+			}
+			return 0
+		})
+		for _, ch := range s.Pick(c, nil) {
+			i := index[ch.URL]
+			fetches[i] = append(fetches[i], j)
+		}
+	}
+	return score(in, fetches, c, r), nil
+}
+
+// roundRobin fetches c pages an instant in a fixed cycle.
+func roundRobin(in *instance, c int) Result {
+	fetches := make([][]int, len(in.pages))
+	next := 0
+	for j := 1; j <= in.n; j++ {
+		for range min(c, len(in.pages)) {
+			fetches[next] = append(fetches[next], j)
+			next = (next + 1) % len(in.pages)
+		}
+	}
+	return score(in, fetches, c, -1)
+}
+
+// score counts, for every real change at k, the first fetch j ≥ k, and
+// whether the change was still on the page then (life with the real
+// changes: no later change for Overwrite, fewer than Z for the windows).
+func score(in *instance, fetches [][]int, c int, r float64) Result {
+	res := Result{Setting: in.name, C: c, R: r, Changes: in.totalChanges()}
+	captured, zero := 0, 0
+	util := 0.0
+	for i, p := range in.pages {
+		f := fetches[i]
+		fi := 0
+		for ci, k := range p.changes {
+			for fi < len(f) && f[fi] < k {
+				fi++
+			}
+			if fi == len(f) {
+				break
+			}
+			j := f[fi]
+			later := 0 // real changes in (k, j]
+			for _, k2 := range p.changes[ci+1:] {
+				if k2 > j {
+					break
+				}
+				later++
+			}
+			alive := true
+			switch p.life.Kind {
+			case monitor.Overwrite:
+				alive = later == 0
+			case monitor.ChangeWindowAppend:
+				alive = later < p.life.Window
+			case monitor.TimeWindowAppend:
+				alive = j-k <= p.life.Window
+			}
+			if !alive {
+				continue
+			}
+			d := j - k
+			captured++
+			if d == 0 {
+				zero++
+			}
+			res.Delays[min(d, len(res.Delays)-1)]++
+			if r >= 0 {
+				util += math.Pow(r, float64(d))
+			}
+		}
+	}
+	if res.Changes > 0 {
+		res.Captured = float64(captured) / float64(res.Changes)
+		res.Utility = util / float64(res.Changes)
+	}
+	if captured > 0 {
+		res.ZeroDelay = float64(zero) / float64(captured)
+	}
+	return res
+}

@@ -1,0 +1,92 @@
+package feeds
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Config is the feeds section of configs/default.yaml; the defaults and
+// their reasons live there.
+type Config struct {
+	Step               time.Duration `mapstructure:"step"`
+	Starts             int           `mapstructure:"starts"`
+	MinInterval        time.Duration `mapstructure:"min_interval"`
+	MaxInterval        time.Duration `mapstructure:"max_interval"`
+	Clusters           int           `mapstructure:"clusters"`
+	ClusterMinPostings int           `mapstructure:"cluster_min_postings"`
+	ClusterIterations  int           `mapstructure:"cluster_iterations"`
+	PriorWeight        float64       `mapstructure:"prior_weight"`
+	Floor              float64       `mapstructure:"floor"`
+	RateCount          float64       `mapstructure:"rate_count"`
+	SeenKept           int           `mapstructure:"seen_kept"`
+	HistoryKept        int           `mapstructure:"history_kept"`
+	MaxItems           int           `mapstructure:"max_items"`
+	MaxBytes           int64         `mapstructure:"max_bytes"`
+	ClockSkew          time.Duration `mapstructure:"clock_skew"`
+	LearnWindow        time.Duration `mapstructure:"learn_window"`
+	PollsPerDay        float64       `mapstructure:"polls_per_day"`
+}
+
+// Validate names every bad key, its value and the limit.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(key string, v any, limit string) {
+		errs = append(errs, fmt.Errorf("feeds.%s = %v: %s", key, v, limit))
+	}
+	if c.Step <= 0 || Period%c.Step != 0 {
+		bad("step", c.Step, "must be > 0 and divide one week")
+	}
+	if c.Starts < 1 {
+		bad("starts", c.Starts, "must be ≥ 1")
+	}
+	if c.MinInterval <= 0 {
+		bad("min_interval", c.MinInterval, "must be > 0")
+	}
+	if c.MaxInterval < c.MinInterval {
+		bad("max_interval", c.MaxInterval, "must be ≥ min_interval")
+	}
+	if c.Clusters < 1 {
+		bad("clusters", c.Clusters, "must be ≥ 1")
+	}
+	if c.ClusterMinPostings < 1 {
+		bad("cluster_min_postings", c.ClusterMinPostings, "must be ≥ 1")
+	}
+	if c.ClusterIterations < 1 {
+		bad("cluster_iterations", c.ClusterIterations, "must be ≥ 1")
+	}
+	if c.PriorWeight < 0 {
+		bad("prior_weight", c.PriorWeight, "must be ≥ 0")
+	}
+	if c.Floor < 0 || c.Floor >= 1 {
+		bad("floor", c.Floor, "must be in [0, 1)")
+	}
+	if c.RateCount < 0 {
+		bad("rate_count", c.RateCount, "must be ≥ 0")
+	}
+	if c.SeenKept < 1 {
+		bad("seen_kept", c.SeenKept, "must be ≥ 1")
+	}
+	if c.HistoryKept < 1 {
+		bad("history_kept", c.HistoryKept, "must be ≥ 1")
+	}
+	if c.MaxItems < 1 {
+		bad("max_items", c.MaxItems, "must be ≥ 1")
+	}
+	if c.MaxItems > c.SeenKept {
+		bad("max_items", c.MaxItems, fmt.Sprintf("must be ≤ feeds.seen_kept (%d), or items read but forgotten would come back as new", c.SeenKept))
+	}
+	if c.MaxBytes < 1 {
+		bad("max_bytes", c.MaxBytes, "must be ≥ 1")
+	}
+	if c.ClockSkew < 0 {
+		bad("clock_skew", c.ClockSkew, "must be ≥ 0")
+	}
+	if c.LearnWindow < 24*time.Hour {
+		bad("learn_window", c.LearnWindow, "must be ≥ 24h")
+	}
+	if !(c.PollsPerDay > 0) {
+		bad("polls_per_day", c.PollsPerDay, "must be > 0")
+	}
+	return errors.Join(errs...)
+}

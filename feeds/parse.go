@@ -1,0 +1,109 @@
+package feeds
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mmcdole/gofeed"
+)
+
+// Item is one posting of a fetched feed.
+type Item struct {
+	// Key identifies the item across fetches: "g:" + GUID, else "l:" + link,
+	// else "h:" + a hash of title and content.
+	Key       string
+	Title     string
+	Link      string
+	Published time.Time // as the feed states it; zero if it states none
+}
+
+// Parsed is what one feed body held.
+type Parsed struct {
+	Title string
+	Items []Item
+	// Truncated counts items beyond the limit, not read.
+	Truncated int
+}
+
+// ErrNotAFeed is returned for a body that is not RSS or Atom: typically a
+// feed URL that now serves an HTML page.
+var ErrNotAFeed = errors.New("feeds: not an RSS or Atom feed")
+
+// ErrTooLarge is returned for a body over the size limit.
+var ErrTooLarge = errors.New("feeds: feed body too large")
+
+// Parse reads an RSS 1.0/2.0 or Atom body with gofeed: at most maxBytes of
+// body, at most maxItems items in the feed's own order (the rest counted
+// in Truncated). A body that is HTML, or not a feed at all, is ErrNotAFeed;
+// a broken feed is an error naming what failed. Either way the caller's
+// stored state is untouched: Parse has none.
+func Parse(body []byte, maxBytes int64, maxItems int) (*Parsed, error) {
+	if int64(len(body)) > maxBytes {
+		return nil, fmt.Errorf("%w: %d bytes, limit %d (feeds.max_bytes)", ErrTooLarge, len(body), maxBytes)
+	}
+	head := bytes.ToLower(bytes.TrimSpace(body[:min(len(body), 512)]))
+	if bytes.HasPrefix(head, []byte("<!doctype html")) || bytes.HasPrefix(head, []byte("<html")) {
+		return nil, fmt.Errorf("%w: the body is an HTML page", ErrNotAFeed)
+	}
+	f, err := gofeed.NewParser().Parse(bytes.NewReader(body))
+	if err != nil {
+		if errors.Is(err, gofeed.ErrFeedTypeNotDetected) {
+			return nil, fmt.Errorf("%w: %w", ErrNotAFeed, err)
+		}
+		return nil, fmt.Errorf("feeds: malformed feed: %w", err)
+	}
+	p := &Parsed{Title: strings.TrimSpace(f.Title)}
+	for _, it := range f.Items {
+		if it == nil {
+			continue
+		}
+		if len(p.Items) == maxItems {
+			p.Truncated++
+			continue
+		}
+		item := Item{Key: itemKey(it), Title: strings.TrimSpace(it.Title), Link: strings.TrimSpace(it.Link)}
+		switch {
+		case it.PublishedParsed != nil:
+			item.Published = it.PublishedParsed.UTC()
+		case it.UpdatedParsed != nil:
+			item.Published = it.UpdatedParsed.UTC()
+		}
+		p.Items = append(p.Items, item)
+	}
+	return p, nil
+}
+
+// itemKey deduplicates by GUID, else link, else content hash.
+func itemKey(it *gofeed.Item) string {
+	if g := strings.TrimSpace(it.GUID); g != "" {
+		return "g:" + g
+	}
+	if l := strings.TrimSpace(it.Link); l != "" {
+		return "l:" + l
+	}
+	h := sha256.Sum256([]byte(it.Title + "\x00" + it.Description + "\x00" + it.Content))
+	return "h:" + hex.EncodeToString(h[:16])
+}
+
+// PostingTime is when a newly seen item counts as posted, for learning and
+// for its delay: its published time when plausible, else firstSeen, the
+// fetch that found it. Implausible: none stated; later than firstSeen plus
+// skew (in the future); or, when the feed was fetched before (prevFetch not
+// zero), earlier than that fetch minus skew (the item would have been seen
+// then: it is back-dated). It also says which it used.
+func PostingTime(published, firstSeen, prevFetch time.Time, skew time.Duration) (time.Time, bool) {
+	switch {
+	case published.IsZero():
+		return firstSeen, false
+	case published.After(firstSeen.Add(skew)):
+		return firstSeen, false
+	case !prevFetch.IsZero() && published.Before(prevFetch.Add(-skew)):
+		return firstSeen, false
+	}
+	return published, true
+}

@@ -1,0 +1,183 @@
+package feeds
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// Grid is the resolution poll times are placed at within the Period.
+type Grid struct {
+	Step  time.Duration
+	slots int
+}
+
+// NewGrid divides the Period into slots of step.
+func NewGrid(step time.Duration) (Grid, error) {
+	if step <= 0 || Period%step != 0 {
+		return Grid{}, fmt.Errorf("feeds: placement step = %s: must divide one week", step)
+	}
+	return Grid{Step: step, slots: int(Period / step)}, nil
+}
+
+// Slots is the number of slots in a Period.
+func (g Grid) Slots() int { return g.slots }
+
+// curve holds prefix sums of λ over three periods, so an interval that
+// wraps round the week is a plain difference: lam[x] = ∫_0^x λ, mom[x] =
+// ∫_0^x t·λ(t) dt, in slots (λ constant within a slot).
+type curve struct {
+	n        int
+	lam, mom []float64
+}
+
+func newCurve(m Model, g Grid) curve {
+	c := curve{n: g.slots, lam: make([]float64, 3*g.slots+1), mom: make([]float64, 3*g.slots+1)}
+	perSlot := m.Rate * g.Step.Seconds()
+	for x := range 3 * g.slots {
+		slot := x % g.slots
+		bin := int(time.Duration(slot) * g.Step / time.Hour)
+		v := perSlot * m.Shape[bin%Bins]
+		c.lam[x+1] = c.lam[x] + v
+		c.mom[x+1] = c.mom[x] + v*(float64(x)+0.5)
+	}
+	return c
+}
+
+// cost is the expected total delay, in slots, of the postings made in
+// (a, b] when the next poll is at b (Lemma 1: ∫_a^b λ(t)(b − t) dt);
+// a and b are slot indices in [−n, 2n).
+func (c curve) cost(a, b int) float64 {
+	a, b = a+c.n, b+c.n
+	return float64(b)*(c.lam[b]-c.lam[a]) - (c.mom[b] - c.mom[a])
+}
+
+// ExpectedDelay returns the expected delay per posting of a weekly plan of
+// poll slots (sorted, in [0, slots)) under model m, in the grid's time unit
+// converted to a Duration.
+func ExpectedDelay(m Model, g Grid, slots []int) time.Duration {
+	if len(slots) == 0 || m.Rate == 0 {
+		return 0
+	}
+	c := newCurve(m, g)
+	perPosting := c.planCost(slots) / c.lam[g.slots]
+	return time.Duration(perPosting * float64(g.Step))
+}
+
+// UniformPlan spaces m polls evenly over the week, the first at phase
+// (a fraction of the gap, in [0, 1)).
+func UniformPlan(g Grid, m int, phase float64) []int {
+	out := make([]int, 0, m)
+	gap := float64(g.slots) / float64(m)
+	for j := range m {
+		s := int(math.Floor((float64(j)+phase)*gap)) % g.slots
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Place returns the weekly poll slots for m polls that minimise the expected
+// delay under the model's λ(t) (Sia & Cho, retrieval scheduling, Thm. 3: at
+// the optimum λ(τ_j)(τ_{j+1} − τ_j) = ∫_{τ_{j−1}}^{τ_j} λ(t) dt). It is the
+// paper's iterative refinement: each τ_j in turn moves to the best slot
+// between its neighbours (where the derivative of the delay, the difference
+// of the two sides of Thm. 3, changes sign), until no point moves; started
+// from starts evenly spaced phases of the uniform plan, keeping the best.
+// The expected delay never rises during a sweep.
+func Place(m Model, g Grid, polls, starts int) []int {
+	if polls <= 0 {
+		return nil
+	}
+	if polls >= g.slots {
+		return UniformPlan(g, g.slots, 0)
+	}
+	c := newCurve(m, g)
+	var best []int
+	bestCost := math.Inf(1)
+	for s := range max(starts, 1) {
+		plan := UniformPlan(g, polls, float64(s)/float64(max(starts, 1)))
+		cost := refine(c, plan)
+		if cost < bestCost-1e-12 {
+			best, bestCost = plan, cost
+		}
+	}
+	return best
+}
+
+// Refine improves a plan (sorted slots) by the same refinement as Place,
+// from that plan alone: a re-plan after re-learning starts from last week's
+// plan, close to the new optimum, instead of from several uniform ones.
+func Refine(m Model, g Grid, plan []int) []int {
+	out := slices.Clone(plan)
+	if len(out) == 0 || len(out) >= g.slots {
+		return out
+	}
+	refine(newCurve(m, g), out)
+	return out
+}
+
+// refine improves plan in place by coordinate descent and returns its cost.
+func refine(c curve, plan []int) float64 {
+	n := c.n
+	m := len(plan)
+	if m == 1 { // Thm. 2: one poll; every slot is a candidate
+		best := 0
+		for x := 1; x < n; x++ {
+			if c.cost(x-n, x) < c.cost(best-n, best)-1e-12 {
+				best = x
+			}
+		}
+		plan[0] = best
+		return c.cost(best-n, best)
+	}
+	for sweep := 0; sweep < 200; sweep++ {
+		moved := false
+		for j := range plan {
+			a := plan[(j+m-1)%m]
+			if j == 0 {
+				a -= n
+			}
+			b := plan[(j+1)%m]
+			if j == m-1 {
+				b += n
+			}
+			cur := plan[j]
+			bestX, bestV := cur, c.cost(a, cur)+c.cost(cur, b)
+			for x := a + 1; x < b; x++ {
+				if v := c.cost(a, x) + c.cost(x, b); v < bestV-1e-12 {
+					bestX, bestV = x, v
+				}
+			}
+			if bestX != cur {
+				plan[j] = bestX
+				moved = true
+			}
+		}
+		// Points that stepped over the week's edge come back into [0, n).
+		for j := range plan {
+			plan[j] = ((plan[j] % n) + n) % n
+		}
+		slices.Sort(plan)
+		if !moved {
+			break
+		}
+	}
+	return c.planCost(plan)
+}
+
+// planCost is the expected total delay, in slots, of a periodic plan
+// (sorted slots in [0, n)): each poll collects what came since the one
+// before it, the first since the last of the previous week.
+func (c curve) planCost(plan []int) float64 {
+	total := 0.0
+	for j, s := range plan {
+		prev := plan[(j+len(plan)-1)%len(plan)]
+		if j == 0 {
+			prev -= c.n
+		}
+		total += c.cost(prev, s)
+	}
+	return total
+}

@@ -1,0 +1,400 @@
+package feeds
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/deltaq/deltaq/repo"
+)
+
+// Bucket is the repository bucket the feed state lives in (repo/FORMAT.md):
+// "f/<id>" a Feed, "i/<id>/<first seen>/<key hash>" a StoredItem. Values are
+// a format byte and JSON.
+const Bucket = "feeds"
+
+const formatV1 = 1
+
+// Feed is one subscribed feed and what has been learned from polling it.
+type Feed struct {
+	ID          string        `json:"id"`
+	URL         string        `json:"url"`
+	Title       string        `json:"title,omitempty"`
+	Weight      float64       `json:"weight"`
+	MinInterval time.Duration `json:"min_interval"`
+	MaxInterval time.Duration `json:"max_interval"`
+	Added       time.Time     `json:"added"`
+
+	// Validators for conditional GET.
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"last_modified,omitempty"`
+
+	LastFetch   time.Time `json:"last_fetch"`
+	LastStatus  int       `json:"last_status,omitempty"`
+	LastError   string    `json:"last_error,omitempty"`
+	Fetches     int       `json:"fetches"`
+	NotModified int       `json:"not_modified"`
+
+	// Seen holds the keys of the newest items, oldest first, at most
+	// feeds.seen_kept; History the posting times, at most feeds.history_kept.
+	Seen    []string    `json:"seen"`
+	History []time.Time `json:"history"`
+	// Delays are the recent observed delays (first seen − posting time).
+	Delays []time.Duration `json:"delays"`
+}
+
+// StoredItem is an item as kept for the items and river APIs.
+type StoredItem struct {
+	FeedID    string    `json:"feed_id"`
+	Key       string    `json:"key"`
+	Title     string    `json:"title,omitempty"`
+	Link      string    `json:"link,omitempty"`
+	Published time.Time `json:"published,omitzero"`
+	// Posted is the posting time used for learning (PostingTime).
+	Posted    time.Time `json:"posted"`
+	FirstSeen time.Time `json:"first_seen"`
+}
+
+// Store keeps feed state in the repository; every poll's result is one
+// atomic batch, so a crash (kill -9) leaves each feed as it was before or
+// after a poll, never between.
+type Store struct {
+	db  *repo.DB
+	cfg Config
+	// mu serialises the read-modify-write of feed records (Add, Record), so
+	// two polls of one feed cannot lose each other's items.
+	mu sync.Mutex
+}
+
+// ErrUnknownFeed is returned for a feed id or URL not subscribed.
+var ErrUnknownFeed = errors.New("feeds: unknown feed")
+
+// delaysKept bounds Feed.Delays.
+const delaysKept = 64
+
+// NewStore returns the store over db.
+func NewStore(db *repo.DB, cfg Config) (*Store, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Store{db: db, cfg: cfg}, nil
+}
+
+// IDOf is a feed's id: the first 16 hex digits of SHA-256 of its URL.
+func IDOf(u string) string {
+	h := sha256.Sum256([]byte(u))
+	return hex.EncodeToString(h[:8])
+}
+
+// AddOptions are a subscription's own settings; zero takes the defaults.
+type AddOptions struct {
+	Weight                   float64
+	MinInterval, MaxInterval time.Duration
+}
+
+// Add subscribes to the feed at rawURL (http or https); adding one already
+// there updates its options and keeps its state.
+func (s *Store) Add(ctx context.Context, rawURL string, o AddOptions, now time.Time) (Feed, error) {
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Feed{}, fmt.Errorf("feeds: url %q: must be an absolute http or https URL", rawURL)
+	}
+	if o.Weight == 0 {
+		o.Weight = 1
+	}
+	if o.MinInterval == 0 {
+		o.MinInterval = s.cfg.MinInterval
+	}
+	if o.MaxInterval == 0 {
+		o.MaxInterval = s.cfg.MaxInterval
+	}
+	if !(o.Weight > 0) {
+		return Feed{}, fmt.Errorf("feeds: --weight = %g: must be > 0", o.Weight)
+	}
+	if _, err := BoundsFor(o.MinInterval, o.MaxInterval); err != nil {
+		return Feed{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.Get(IDOf(u.String()))
+	switch {
+	case errors.Is(err, ErrUnknownFeed):
+		f = Feed{ID: IDOf(u.String()), URL: u.String(), Added: now}
+	case err != nil:
+		return Feed{}, err
+	}
+	f.Weight, f.MinInterval, f.MaxInterval = o.Weight, o.MinInterval, o.MaxInterval
+	b := s.db.NewBatch(ctx)
+	defer b.Close()
+	if err := s.put(b, &f); err != nil {
+		return Feed{}, err
+	}
+	return f, b.Commit()
+}
+
+// Get returns the feed with id.
+func (s *Store) Get(id string) (Feed, error) {
+	v, err := s.db.Bucket(Bucket, "f/"+id)
+	if errors.Is(err, repo.ErrNotFound) {
+		return Feed{}, fmt.Errorf("%w: %s", ErrUnknownFeed, id)
+	}
+	if err != nil {
+		return Feed{}, err
+	}
+	var f Feed
+	return f, decode(v, &f)
+}
+
+// List returns every feed, by id.
+func (s *Store) List(ctx context.Context) ([]Feed, error) {
+	var out []Feed
+	for kv, err := range s.db.BucketScan(ctx, Bucket, "f/") {
+		if err != nil {
+			return nil, err
+		}
+		var f Feed
+		if err := decode(kv[1], &f); err != nil {
+			return nil, fmt.Errorf("feeds: feed %s: %w", kv[0], err)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// Fetch is what one poll of a feed came to.
+type Fetch struct {
+	At     time.Time
+	Status int // 0 when the request failed
+	ETag   string
+	// LastModified is the response's Last-Modified header.
+	LastModified string
+	Body         []byte
+	Err          error // network failure
+}
+
+// Update is what Record found.
+type Update struct {
+	New       []StoredItem
+	Truncated int
+}
+
+// Record applies one poll of feed id in one batch: validators, counts and,
+// for a 2xx body that parses, the items not seen before. A body that does
+// not parse (malformed, HTML, too large) is recorded as the feed's last
+// error and returned; the items, history and validators already stored stay.
+func (s *Store) Record(ctx context.Context, id string, r Fetch) (Update, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.Get(id)
+	if err != nil {
+		return Update{}, err
+	}
+	prevFetch := f.LastFetch
+	f.LastFetch, f.LastStatus, f.LastError = r.At, r.Status, ""
+	f.Fetches++
+	var up Update
+	var parseErr error
+	b := s.db.NewBatch(ctx)
+	defer b.Close()
+	switch {
+	case r.Err != nil:
+		f.LastError = r.Err.Error()
+	case r.Status == 304:
+		f.NotModified++
+	case r.Status >= 200 && r.Status < 300:
+		p, err := Parse(r.Body, s.cfg.MaxBytes, s.cfg.MaxItems)
+		if err != nil {
+			parseErr = fmt.Errorf("feeds: %s: %w", f.URL, err)
+			f.LastError = err.Error()
+			break
+		}
+		f.ETag, f.LastModified = r.ETag, r.LastModified
+		if p.Title != "" {
+			f.Title = p.Title
+		}
+		up.Truncated = p.Truncated
+		if up.New, err = s.addItems(ctx, b, &f, p.Items, r.At, prevFetch); err != nil {
+			return Update{}, err
+		}
+	default:
+		f.LastError = fmt.Sprintf("HTTP %d", r.Status)
+	}
+	if err := s.put(b, &f); err != nil {
+		return Update{}, err
+	}
+	if err := b.Commit(); err != nil {
+		return Update{}, err
+	}
+	return up, parseErr
+}
+
+func (s *Store) addItems(ctx context.Context, b *repo.Batch, f *Feed, items []Item, at, prevFetch time.Time) ([]StoredItem, error) {
+	seen := make(map[string]bool, len(f.Seen))
+	for _, k := range f.Seen {
+		seen[k] = true
+	}
+	var added []StoredItem
+	var addedKeys []string
+	// Feeds list newest first; store oldest first so first-seen order and
+	// history stay in posting order.
+	for _, it := range slices.Backward(items) {
+		if seen[it.Key] {
+			continue
+		}
+		seen[it.Key] = true
+		posted, _ := PostingTime(it.Published, at, prevFetch, s.cfg.ClockSkew)
+		si := StoredItem{FeedID: f.ID, Key: it.Key, Title: it.Title, Link: it.Link, Published: it.Published, Posted: posted, FirstSeen: at}
+		v, err := encode(si)
+		if err != nil {
+			return nil, err
+		}
+		k := itemKey16(f.ID, at, it.Key)
+		if err := b.PutBucket(Bucket, k, v); err != nil {
+			return nil, err
+		}
+		addedKeys = append(addedKeys, k)
+		f.Seen = append(f.Seen, it.Key)
+		f.History = append(f.History, posted)
+		if !prevFetch.IsZero() {
+			f.Delays = append(f.Delays, at.Sub(posted))
+		}
+		added = append(added, si)
+	}
+	// Forget the oldest keys and the items stored under them.
+	if over := len(f.Seen) - s.cfg.SeenKept; over > 0 {
+		f.Seen = slices.Clone(f.Seen[over:])
+	}
+	if over := len(f.History) - s.cfg.HistoryKept; over > 0 {
+		f.History = slices.Clone(f.History[over:])
+	}
+	if over := len(f.Delays) - delaysKept; over > 0 {
+		f.Delays = slices.Clone(f.Delays[over:])
+	}
+	return added, s.trimItems(ctx, b, f.ID, addedKeys)
+}
+
+// trimItems keeps the newest feeds.seen_kept items of a feed: those
+// committed (the scan) and those this batch adds (added, all newer).
+func (s *Store) trimItems(ctx context.Context, b *repo.Batch, id string, added []string) error {
+	var keys []string
+	for kv, err := range s.db.BucketScan(ctx, Bucket, "i/"+id+"/") {
+		if err != nil {
+			return err
+		}
+		keys = append(keys, string(kv[0]))
+	}
+	keys = append(keys, added...)
+	for i := 0; i < len(keys)-s.cfg.SeenKept; i++ {
+		if err := b.DeleteBucket(Bucket, keys[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Items returns feed id's stored items first seen after since, oldest first.
+func (s *Store) Items(ctx context.Context, id string, since time.Time) ([]StoredItem, error) {
+	return s.scanItems(ctx, "i/"+id+"/", since)
+}
+
+// River returns every feed's items first seen after since, newest first,
+// at most limit.
+func (s *Store) River(ctx context.Context, since time.Time, limit int) ([]StoredItem, error) {
+	all, err := s.scanItems(ctx, "i/", since)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(all, func(a, b StoredItem) int { return b.FirstSeen.Compare(a.FirstSeen) })
+	return all[:min(len(all), limit)], nil
+}
+
+func (s *Store) scanItems(ctx context.Context, prefix string, since time.Time) ([]StoredItem, error) {
+	var out []StoredItem
+	for kv, err := range s.db.BucketScan(ctx, Bucket, prefix) {
+		if err != nil {
+			return nil, err
+		}
+		var it StoredItem
+		if err := decode(kv[1], &it); err != nil {
+			return nil, fmt.Errorf("feeds: item %s: %w", kv[0], err)
+		}
+		if it.FirstSeen.After(since) {
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) put(b *repo.Batch, f *Feed) error {
+	v, err := encode(f)
+	if err != nil {
+		return err
+	}
+	return b.PutBucket(Bucket, "f/"+f.ID, v)
+}
+
+// itemKey16 orders a feed's items by first-seen time: 16 hex digits of
+// nanoseconds since 1970 (2^63 fits), then a hash of the item key.
+func itemKey16(id string, at time.Time, key string) string {
+	h := sha256.Sum256([]byte(key))
+	return fmt.Sprintf("i/%s/%016x/%s", id, uint64(at.UnixNano()), hex.EncodeToString(h[:6]))
+}
+
+func encode(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("feeds: encode: %w", err)
+	}
+	return append([]byte{formatV1}, b...), nil
+}
+
+func decode(v []byte, into any) error {
+	if len(v) == 0 || v[0] != formatV1 {
+		return fmt.Errorf("feeds: stored value has format %v, want %d", v[:min(len(v), 1)], formatV1)
+	}
+	return json.Unmarshal(v[1:], into)
+}
+
+// Absorb takes the crawler's latest fetch of feed id from the repository
+// (the page record and its stored body) into the feed's state, if the
+// crawler fetched it since the feed last recorded a poll: the crawler does
+// the polling (robots, politeness, conditional GET), this package reads
+// what it got. It reports whether there was a new fetch.
+func (s *Store) Absorb(ctx context.Context, id string) (Update, bool, error) {
+	f, err := s.Get(id)
+	if err != nil {
+		return Update{}, false, err
+	}
+	p, err := s.db.Page(f.URL)
+	if errors.Is(err, repo.ErrNotFound) || err == nil && !p.LastFetch.After(f.LastFetch) {
+		return Update{}, false, nil
+	}
+	if err != nil {
+		return Update{}, false, err
+	}
+	r := Fetch{At: p.LastFetch, Status: p.HTTPStatus, ETag: p.ETag, LastModified: p.LastModified}
+	switch {
+	case p.LastOutcome == repo.OutcomeNotModified:
+		r.Status = 304
+	case p.LastOutcome != repo.OutcomeOK:
+		r.Err = fmt.Errorf("fetch outcome %s", p.LastOutcome)
+	case !p.Version.Equal(p.LastFetch):
+		r.Status = 304 // a 200 with the stored body, byte for byte
+	default:
+		v, err := s.db.LatestVersion(ctx, f.URL)
+		if err != nil {
+			return Update{}, false, err
+		}
+		r.Body = v.Body
+	}
+	up, err := s.Record(ctx, id, r)
+	return up, true, err
+}

@@ -1,0 +1,282 @@
+package feeds
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/deltaq/deltaq/repo"
+)
+
+func testConfig() Config {
+	return Config{Step: 5 * time.Minute, Starts: 4, MinInterval: 15 * time.Minute, MaxInterval: 7 * 24 * time.Hour,
+		Clusters: 3, ClusterMinPostings: 10, ClusterIterations: 20, PriorWeight: 20, Floor: 0.05, RateCount: 0.5,
+		SeenKept: 50, HistoryKept: 100, MaxItems: 40, MaxBytes: 32 << 20, ClockSkew: 5 * time.Minute, LearnWindow: 8 * 7 * 24 * time.Hour, PollsPerDay: 1}
+}
+
+func openStore(t *testing.T, fs vfs.FS, dir string) (*Store, *repo.DB) {
+	t.Helper()
+	opts := repo.Options{}
+	if fs != nil {
+		opts.FS = fs
+	}
+	db, err := repo.Open(dir, repo.Config{VersionsKept: 1, FetchLogKept: 2, StatsKept: 1, CacheBytes: 1 << 20}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewStore(db, testConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, db
+}
+
+// atom renders an Atom feed of entries "e<n>" published at the given times,
+// newest first as feeds list them.
+func atom(published ...time.Time) []byte { return atomFrom(0, published) }
+
+// atomFrom numbers the entries from first.
+func atomFrom(first int, published []time.Time) []byte {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><id>urn:f</id><updated>2025-01-01T00:00:00Z</updated>`)
+	for i := len(published) - 1; i >= 0; i-- {
+		fmt.Fprintf(&b, `<entry><id>urn:e%d</id><title>e%d</title><link href="http://x.test/e%d"/><updated>%s</updated></entry>`,
+			first+i, first+i, first+i, published[i].Format(time.RFC3339))
+	}
+	b.WriteString(`</feed>`)
+	return []byte(b.String())
+}
+
+var t0 = time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
+
+func TestRecordDedupesAndLearnsPostingTimes(t *testing.T) {
+	s, db := openStore(t, vfs.NewMem(), "")
+	defer db.Close()
+	f, err := s.Add(t.Context(), "http://x.test/feed.atom", AddOptions{}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := []time.Time{t0.Add(-3 * time.Hour), t0.Add(-2 * time.Hour)}
+	up, err := s.Record(t.Context(), f.ID, Fetch{At: t0, Status: 200, ETag: `"a"`, Body: atom(first...)})
+	if err != nil || len(up.New) != 2 {
+		t.Fatalf("first fetch: %d new, %v; want 2", len(up.New), err)
+	}
+	// One more item, one in the future (1 day ahead), one back-dated before the last fetch.
+	at := t0.Add(time.Hour)
+	next := append(first, at.Add(-10*time.Minute), at.Add(24*time.Hour), t0.Add(-5*time.Hour))
+	up, err = s.Record(t.Context(), f.ID, Fetch{At: at, Status: 200, ETag: `"b"`, Body: atom(next...)})
+	if err != nil || len(up.New) != 3 {
+		t.Fatalf("second fetch: %d new, %v; want 3 (the two seen are not new)", len(up.New), err)
+	}
+	posted := map[string]time.Time{}
+	for _, it := range up.New {
+		posted[it.Key] = it.Posted
+	}
+	if p := posted["g:urn:e2"]; !p.Equal(at.Add(-10 * time.Minute)) {
+		t.Errorf("plausible item posted at %s, want its published time", p)
+	}
+	if p := posted["g:urn:e3"]; !p.Equal(at) {
+		t.Errorf("future-dated item posted at %s, want the first-seen time %s", p, at)
+	}
+	if p := posted["g:urn:e4"]; !p.Equal(at) {
+		t.Errorf("back-dated item posted at %s, want the first-seen time %s", p, at)
+	}
+	got, err := s.Get(f.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ETag != `"b"` || len(got.Seen) != 5 || len(got.History) != 5 || len(got.Delays) != 3 || got.Fetches != 2 {
+		t.Fatalf("feed after two fetches: etag %s, %d seen, %d history, %d delays, %d fetches", got.ETag, len(got.Seen), len(got.History), len(got.Delays), got.Fetches)
+	}
+	if _, err := s.Record(t.Context(), f.ID, Fetch{At: at.Add(time.Hour), Status: 304}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Get(f.ID); got.NotModified != 1 || got.ETag != `"b"` {
+		t.Errorf("after a 304: %d not modified, etag %s", got.NotModified, got.ETag)
+	}
+	items, err := s.Items(t.Context(), f.ID, time.Time{})
+	if err != nil || len(items) != 5 {
+		t.Fatalf("Items = %d, %v; want 5", len(items), err)
+	}
+}
+
+func TestBadFeedsLoseNothing(t *testing.T) {
+	many := make([]time.Time, 100000)
+	for i := range many {
+		many[i] = t0.Add(time.Duration(i-len(many)) * time.Second)
+	}
+	cases := []struct {
+		name  string
+		body  []byte
+		want  error  // errors.Is target, or nil for a bounded success
+		text  string // in the error
+		trunc int
+	}{
+		{"malformed XML", []byte(`<?xml version="1.0"?><rss version="2.0"><channel><item><title>x</ti`), nil, "malformed feed", 0},
+		{"turned into HTML", []byte("<!DOCTYPE html><html><body>Moved</body></html>"), ErrNotAFeed, "HTML page", 0},
+		{"not a feed", []byte("plain text, no markup"), ErrNotAFeed, "", 0},
+		{"100,000 items", atom(many...), nil, "", 100000 - 40},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, db := openStore(t, vfs.NewMem(), "")
+			defer db.Close()
+			f, _ := s.Add(t.Context(), "http://x.test/feed", AddOptions{}, t0)
+			if _, err := s.Record(t.Context(), f.ID, Fetch{At: t0, Status: 200, ETag: `"good"`, Body: atom(t0.Add(-time.Hour))}); err != nil {
+				t.Fatal(err)
+			}
+			up, err := s.Record(t.Context(), f.ID, Fetch{At: t0.Add(time.Hour), Status: 200, ETag: `"bad"`, Body: c.body})
+			got, _ := s.Get(f.ID)
+			switch {
+			case c.trunc > 0:
+				if err != nil || up.Truncated != c.trunc || len(got.Seen) > testConfig().SeenKept {
+					t.Fatalf("err %v, truncated %d (want %d), %d seen (bound %d)", err, up.Truncated, c.trunc, len(got.Seen), testConfig().SeenKept)
+				}
+				items, _ := s.Items(t.Context(), f.ID, time.Time{})
+				if len(items) > testConfig().SeenKept {
+					t.Fatalf("%d items stored, bound %d", len(items), testConfig().SeenKept)
+				}
+				return
+			case err == nil:
+				t.Fatal("no error")
+			case c.want != nil && !errors.Is(err, c.want):
+				t.Fatalf("err = %v, want %v", err, c.want)
+			case !strings.Contains(err.Error(), c.text) || !strings.Contains(err.Error(), "http://x.test/feed"):
+				t.Fatalf("err = %q, want it to name the feed and say %q", err, c.text)
+			}
+			items, _ := s.Items(t.Context(), f.ID, time.Time{})
+			if got.ETag != `"good"` || len(got.Seen) != 1 || len(items) != 1 || got.LastError == "" {
+				t.Fatalf("after a bad body: etag %s, %d seen, %d items, last error %q; the good state must stay", got.ETag, len(got.Seen), len(items), got.LastError)
+			}
+		})
+	}
+}
+
+func TestParseLimitsBytes(t *testing.T) {
+	_, err := Parse(make([]byte, 2048), 1024, 10)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "2048 bytes, limit 1024") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestParseReadsRSSAndAtom(t *testing.T) {
+	rss1 := `<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/">
+<channel rdf:about="http://x.test/"><title>one</title><link>http://x.test/</link><description>d</description></channel>
+<item rdf:about="http://x.test/a"><title>A</title><link>http://x.test/a</link><dc:date>2025-03-01T10:00:00Z</dc:date></item></rdf:RDF>`
+	rss2 := `<?xml version="1.0"?><rss version="2.0"><channel><title>two</title>
+<item><title>A</title><guid>id-a</guid><pubDate>Sat, 01 Mar 2025 10:00:00 GMT</pubDate></item>
+<item><title>B</title><description>no guid, no link</description></item></channel></rss>`
+	for _, c := range []struct {
+		body string
+		keys []string
+	}{
+		{rss1, []string{"l:http://x.test/a"}},
+		{rss2, []string{"g:id-a", "h:"}},
+		{string(atom(t0)), []string{"g:urn:e0"}},
+	} {
+		p, err := Parse([]byte(c.body), 1<<20, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Items) != len(c.keys) {
+			t.Fatalf("%d items, want %d", len(p.Items), len(c.keys))
+		}
+		for i, k := range c.keys {
+			if !strings.HasPrefix(p.Items[i].Key, k) {
+				t.Errorf("item %d key %q, want prefix %q", i, p.Items[i].Key, k)
+			}
+		}
+		if p.Items[0].Published.IsZero() {
+			t.Errorf("item 0 has no published time")
+		}
+	}
+}
+
+func TestOPMLRoundTrip(t *testing.T) {
+	in := `<?xml version="1.0"?><opml version="1.0"><head><title>x</title></head><body>
+<outline text="folder"><outline text="a" type="rss" xmlUrl="http://a.test/feed"/></outline>
+<outline text="b" type="rss" xmlUrl="http://b.test/rss"/></body></opml>`
+	urls, err := ReadOPML(strings.NewReader(in), 1<<20)
+	if err != nil || len(urls) != 2 || urls[0] != "http://a.test/feed" || urls[1] != "http://b.test/rss" {
+		t.Fatalf("ReadOPML = %v, %v", urls, err)
+	}
+	var b strings.Builder
+	if err := WriteOPML(&b, []Feed{{URL: "http://a.test/feed", Title: "A"}, {URL: "http://b.test/rss"}}); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadOPML(strings.NewReader(b.String()), 1<<20)
+	if err != nil || len(back) != 2 || back[1] != "http://b.test/rss" {
+		t.Fatalf("round trip = %v, %v\n%s", back, err, b.String())
+	}
+	if _, err := ReadOPML(strings.NewReader("<opml><body>"), 1<<20); err == nil {
+		t.Error("a truncated OPML was accepted")
+	}
+	if _, err := ReadOPML(strings.NewReader(in), 10); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("an OPML over the limit: %v", err)
+	}
+}
+
+func TestCollectorExportsDelays(t *testing.T) {
+	s, db := openStore(t, vfs.NewMem(), "")
+	defer db.Close()
+	f, _ := s.Add(t.Context(), "http://x.test/feed", AddOptions{}, t0)
+	s.Record(t.Context(), f.ID, Fetch{At: t0, Status: 200, Body: atom(t0.Add(-time.Hour))})
+	s.Record(t.Context(), f.ID, Fetch{At: t0.Add(2 * time.Hour), Status: 200, Body: atom(t0.Add(-time.Hour), t0.Add(time.Hour))})
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(s.Collector())
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "deltaq_feed_delay_seconds" {
+			continue
+		}
+		h := mf.GetMetric()[0].GetHistogram()
+		if h.GetSampleCount() != 1 || h.GetSampleSum() != 3600 {
+			t.Fatalf("delay histogram: %d samples, sum %g; want one delay of an hour", h.GetSampleCount(), h.GetSampleSum())
+		}
+		return
+	}
+	t.Fatal("no deltaq_feed_delay_seconds")
+}
+
+func TestDiscoverOffersAdvertisedFeeds(t *testing.T) {
+	s, db := openStore(t, vfs.NewMem(), "")
+	defer db.Close()
+	b := db.NewBatch(t.Context())
+	for _, p := range []struct {
+		url   string
+		links []repo.Link
+	}{
+		{"http://a.test/", []repo.Link{{URL: "http://a.test/feed.xml", Kind: repo.LinkFeed}, {URL: "http://a.test/about", Kind: repo.LinkAnchor}}},
+		{"http://a.test/post", []repo.Link{{URL: "http://a.test/feed.xml", Kind: repo.LinkFeed}, {URL: "http://a.test/comments.xml", Kind: repo.LinkFeed}}},
+		{"http://b.test/", []repo.Link{{URL: "http://b.test/atom", Kind: repo.LinkFeed}}},
+	} {
+		if err := b.PutPage(&repo.Page{URL: p.url}); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.SetOutLinks(p.url, p.links); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	if _, err := s.Add(t.Context(), "http://b.test/atom", AddOptions{}, t0); err != nil {
+		t.Fatal(err)
+	}
+	offers, err := s.Discover(t.Context(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(offers) != 2 || offers[0].URL != "http://a.test/feed.xml" || offers[0].Pages != 2 || offers[1].URL != "http://a.test/comments.xml" {
+		t.Fatalf("offers %+v: want a.test's two feeds, the one on two pages first, and not the subscribed b.test/atom", offers)
+	}
+}

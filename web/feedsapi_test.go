@@ -1,0 +1,84 @@
+package web
+
+import (
+	"encoding/json"
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/deltaq/deltaq/feeds"
+	"github.com/deltaq/deltaq/repo"
+)
+
+func TestFeedRoutes(t *testing.T) {
+	db, err := repo.Open("", repo.Config{VersionsKept: 1, FetchLogKept: 2, StatsKept: 1, CacheBytes: 1 << 20}, repo.Options{FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	st, err := feeds.NewStore(db, feeds.Config{Step: 5 * time.Minute, Starts: 1, MinInterval: time.Minute, MaxInterval: time.Hour,
+		Clusters: 1, ClusterMinPostings: 1, ClusterIterations: 1, SeenKept: 10, HistoryKept: 10, MaxItems: 10, MaxBytes: 1 << 20, LearnWindow: 24 * time.Hour, PollsPerDay: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
+	f, err := st.Add(t.Context(), "http://x.test/feed.atom", feeds.AddOptions{}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `<?xml version="1.0"?><rss version="2.0"><channel><title>X</title>
+<item><title>second</title><guid>b</guid><link>http://x.test/b</link><pubDate>Mon, 03 Mar 2025 11:00:00 GMT</pubDate></item>
+<item><title>first</title><guid>a</guid><link>http://x.test/a</link><pubDate>Mon, 03 Mar 2025 10:00:00 GMT</pubDate></item></channel></rss>`
+	if _, err := st.Record(t.Context(), f.ID, feeds.Fetch{At: t0, Status: 200, Body: []byte(body)}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(testConfig, Deps{Search: &fakeSearch{}, Pages: db, Feeds: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	get := func(path string) (int, string) {
+		res, err := srv.Client().Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	code, b := get("/api/v1/feeds")
+	var list struct{ Feeds []feedView }
+	if code != 200 || json.Unmarshal([]byte(b), &list) != nil || len(list.Feeds) != 1 || list.Feeds[0].Title != "X" || list.Feeds[0].Postings != 2 {
+		t.Fatalf("/api/v1/feeds: %d %s", code, b)
+	}
+	code, b = get("/api/v1/feeds/" + f.ID + "/items?since=2025-01-01T00:00:00Z")
+	var items struct{ Items []feeds.StoredItem }
+	if code != 200 || json.Unmarshal([]byte(b), &items) != nil || len(items.Items) != 2 {
+		t.Fatalf("items: %d %s", code, b)
+	}
+	if code, b = get("/api/v1/feeds/" + f.ID + "/items?since=2026-01-01T00:00:00Z"); code != 200 || !strings.Contains(b, `"items":[]`) {
+		t.Fatalf("items since later: %d %s", code, b)
+	}
+	if code, b = get("/api/v1/feeds/nope/items"); code != 404 || !strings.Contains(b, `"code":"not_found"`) {
+		t.Fatalf("unknown feed: %d %s", code, b)
+	}
+	if code, b = get("/api/v1/river?since=yesterday"); code != 400 || !strings.Contains(b, `"field":"since"`) {
+		t.Fatalf("bad since: %d %s", code, b)
+	}
+	code, b = get("/feeds/river.atom")
+	if code != 200 {
+		t.Fatalf("river.atom: %d", code)
+	}
+	p, err := feeds.Parse([]byte(b), 1<<20, 10)
+	if err != nil || len(p.Items) != 2 || p.Items[0].Title != "second" && p.Items[0].Title != "first" || p.Items[0].Link == "" {
+		t.Fatalf("the river's Atom does not read back as a feed: %v %+v\n%s", err, p, b)
+	}
+	if code, _ = get("/api/v1/river?format=rss"); code != 400 {
+		t.Fatalf("unknown format: %d", code)
+	}
+}
