@@ -67,24 +67,16 @@ func (d *decoder) fail() {
 	}
 }
 
-func (d *decoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
+func (d *decoder) uvarint() uint64 { return readVarint(d, binary.Uvarint) }
+func (d *decoder) varint() int64   { return readVarint(d, binary.Varint) }
 
-func (d *decoder) varint() int64 {
+// readVarint consumes one varint read by read (binary.Uvarint or
+// binary.Varint); a short or overlong one fails the decoder.
+func readVarint[T uint64 | int64](d *decoder, read func([]byte) (T, int)) T {
 	if d.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(d.b)
+	v, n := read(d.b)
 	if n <= 0 {
 		d.fail()
 		return 0
