@@ -39,12 +39,9 @@ func (a *app) newEvalRankingCmd() *cobra.Command {
 		Short: "Randomized rank promotion: the §5.7 simulator beside the §5.6 analytic model, figs. 5.4–5.11 (thesis ch. 5)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd)
+			cfg, err := a.loadEval(cmd, out)
 			if err != nil {
 				return err
-			}
-			if out == "" {
-				return errors.New("--out: an output directory is required")
 			}
 			p := a.tracker()
 			sum, err := ranksim.Run(cmd.Context(), cfg.Eval.Ranking, out, p)
@@ -174,12 +171,9 @@ func (a *app) newEvalAdsCmd() *cobra.Command {
 		Short: "Ads under unknown CTRs and budgets: GREEDY against the BMIX family, figs. 6.3–6.6 (thesis §6.7–6.8)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd)
+			cfg, err := a.loadEval(cmd, out)
 			if err != nil {
 				return err
-			}
-			if out == "" {
-				return errors.New("--out: an output directory is required")
 			}
 			p := a.tracker()
 			sum, err := adsim.Run(cmd.Context(), cfg.Eval.Ads, out, p)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,12 +19,9 @@ func (a *app) newEvalFeedsCmd() *cobra.Command {
 		Short: "Feed polling on real posting times: Sia & Cho's allocation and placement, CGM age/freshness, WIC (trace-driven)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd)
+			cfg, err := a.loadEval(cmd, out)
 			if err != nil {
 				return err
-			}
-			if out == "" {
-				return errors.New("--out: an output directory is required")
 			}
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return fmt.Errorf("--out: %w", err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,12 +18,9 @@ func (a *app) newEvalMonitorCmd() *cobra.Command {
 		Short: "WIC's timeliness-completeness trade-off on real weekly changes and a SYNTHETIC auction web (Pandey et al. §5)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd)
+			cfg, err := a.loadEval(cmd, out)
 			if err != nil {
 				return err
-			}
-			if out == "" {
-				return errors.New("--out: an output directory is required")
 			}
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return fmt.Errorf("--out: %w", err)

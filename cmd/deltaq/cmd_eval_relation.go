@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -18,12 +17,9 @@ func (a *app) newEvalRelationCmd() *cobra.Command {
 		Short: "Relations kept fresh through keyword search: Fig. 2 re-run, or real pages through the replay's added search (Yang et al., SIGMOD 2010)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd)
+			cfg, err := a.loadEval(cmd, out)
 			if err != nil {
 				return err
-			}
-			if out == "" {
-				return errors.New("--out: an output directory is required")
 			}
 			var sum *relationeval.Summary
 			switch synth {
