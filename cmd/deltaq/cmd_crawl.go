@@ -34,15 +34,12 @@ fetched, printing progress on stderr and a summary at the end. Run it again
 without --seeds to resume where it stopped.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd)
-			if err != nil {
-				return err
-			}
-			if maxPages < 0 {
-				return fmt.Errorf("--max-pages = %d: must be >= 0", maxPages)
-			}
-			logger := a.logger(cfg)
-			db, err := openRepo(dataDir, cfg, logger)
+			cfg, db, logger, err := a.loadRepo(cmd, dataDir, func() error {
+				if maxPages < 0 {
+					return fmt.Errorf("--max-pages = %d: must be >= 0", maxPages)
+				}
+				return nil
+			})
 			if err != nil {
 				return err
 			}

@@ -29,11 +29,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 	cmd.PersistentFlags().StringVar(&dataDir, "data", "", "data directory (repository)")
 	// with opens the repository and the feed store for one subcommand.
 	with := func(cmd *cobra.Command, run func(ctx context.Context, cfg *configs.Config, db *repo.DB, st *feeds.Store) error) error {
-		cfg, err := a.load(cmd)
-		if err != nil {
-			return err
-		}
-		db, err := openRepo(dataDir, cfg, a.logger(cfg))
+		cfg, db, _, err := a.loadRepo(cmd, dataDir, nil)
 		if err != nil {
 			return err
 		}

@@ -24,12 +24,7 @@ func (a *app) newIndexCmd() *cobra.Command {
 		Short: "Rebuild the index from every indexable page of the repository",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd)
-			if err != nil {
-				return err
-			}
-			logger := a.logger(cfg)
-			db, err := openRepo(dataDir, cfg, logger)
+			cfg, db, logger, err := a.loadRepo(cmd, dataDir, nil)
 			if err != nil {
 				return err
 			}
@@ -108,18 +103,15 @@ func (a *app) newAdsCmd() *cobra.Command {
 		Short: "Create an advertiser and print its API key (shown once; only its hash is stored)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd)
-			if err != nil {
-				return err
-			}
-			if name == "" {
-				return errors.New("--name: required")
-			}
-			if budget < 0 {
-				return fmt.Errorf("--daily-budget = %v: must be >= 0 (0 = no budget)", budget)
-			}
-			logger := a.logger(cfg)
-			db, err := openRepo(dataDir, cfg, logger)
+			cfg, db, logger, err := a.loadRepo(cmd, dataDir, func() error {
+				if name == "" {
+					return errors.New("--name: required")
+				}
+				if budget < 0 {
+					return fmt.Errorf("--daily-budget = %v: must be >= 0 (0 = no budget)", budget)
+				}
+				return nil
+			})
 			if err != nil {
 				return err
 			}

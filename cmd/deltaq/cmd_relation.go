@@ -185,12 +185,7 @@ func (a *app) newRelationSyncCmd() *cobra.Command {
 		Short: "Refresh a relation: the chosen probes with coverage and cost, their order and I, then the requests",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := a.load(cmd)
-			if err != nil {
-				return err
-			}
-			logger := a.logger(cfg)
-			db, err := openRepo(dataDir, cfg, logger)
+			cfg, db, logger, err := a.loadRepo(cmd, dataDir, nil)
 			if err != nil {
 				return err
 			}
@@ -256,14 +251,12 @@ func (a *app) newRelationShowCmd() *cobra.Command {
 		Short: "Show a relation's records, the stalest (largest w·F̂) first",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := a.load(cmd)
-			if err != nil {
-				return err
-			}
-			if stalest < 1 {
-				return fmt.Errorf("--stalest %d: must be >= 1", stalest)
-			}
-			db, err := openRepo(dataDir, cfg, a.logger(cfg))
+			cfg, db, _, err := a.loadRepo(cmd, dataDir, func() error {
+				if stalest < 1 {
+					return fmt.Errorf("--stalest %d: must be >= 1", stalest)
+				}
+				return nil
+			})
 			if err != nil {
 				return err
 			}

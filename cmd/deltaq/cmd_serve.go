@@ -25,17 +25,12 @@ search page), GET /api/v1/page?url= (what the repository knows of a page),
 /opensearch.xml, /healthz and /metrics. It stops gracefully on SIGINT/SIGTERM.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd)
-			if err != nil {
-				return err
-			}
-			logger := a.logger(cfg)
-			ctx := cmd.Context()
-			db, err := openRepo(dataDir, cfg, logger)
+			cfg, db, logger, err := a.loadRepo(cmd, dataDir, nil)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
+			ctx := cmd.Context()
 			s, err := openServices(ctx, dataDir, db, cfg, logger, serviceOptions{})
 			if err != nil {
 				return err

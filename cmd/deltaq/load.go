@@ -2,10 +2,12 @@ package main
 
 import (
 	"errors"
+	"log/slog"
 
 	"github.com/spf13/cobra"
 
 	"github.com/deltaq/deltaq/configs"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // loadEval loads cmd's configuration and checks that --out names the
@@ -19,4 +21,25 @@ func (a *app) loadEval(cmd *cobra.Command, out string) (*configs.Config, error) 
 		return nil, errors.New("--out: an output directory is required")
 	}
 	return cfg, nil
+}
+
+// loadRepo loads cmd's configuration, runs check (nil for none) before the
+// data directory is touched, and opens the repository under dataDir with
+// the configured logger. The caller closes the repository.
+func (a *app) loadRepo(cmd *cobra.Command, dataDir string, check func() error) (*configs.Config, *repo.DB, *slog.Logger, error) {
+	cfg, err := a.load(cmd)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	logger := a.logger(cfg)
+	db, err := openRepo(dataDir, cfg, logger)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return cfg, db, logger, nil
 }
