@@ -29,20 +29,19 @@ func (s *Summary) find(learning, policy string, perDay float64) (Result, bool) {
 }
 
 func (s *Summary) budgets() []float64 {
-	var out []float64
-	for _, r := range s.Results {
-		if !slices.Contains(out, r.PerDay) {
-			out = append(out, r.PerDay)
-		}
-	}
-	return out
+	return firstSeen(s.Results, func(r Result) float64 { return r.PerDay })
 }
 
 func (s *Summary) learnings() []string {
-	var out []string
-	for _, r := range s.Results {
-		if !slices.Contains(out, r.Learning) {
-			out = append(out, r.Learning)
+	return firstSeen(s.Results, func(r Result) string { return r.Learning })
+}
+
+// firstSeen lists the distinct keys of rs in the order they first appear.
+func firstSeen[K comparable](rs []Result, key func(Result) K) []K {
+	var out []K
+	for _, r := range rs {
+		if k := key(r); !slices.Contains(out, k) {
+			out = append(out, k)
 		}
 	}
 	return out
