@@ -112,6 +112,12 @@ func (s *Service) Drain(ctx context.Context) (Stats, error) {
 	}
 }
 
+// Once runs one delivery pass: up to Config.Batch due deliveries.
+func (s *Service) Once(ctx context.Context) (Stats, error) {
+	st, _, err := s.pass(ctx)
+	return st, err
+}
+
 // pass delivers up to Config.Batch due deliveries, one at a time.
 func (s *Service) pass(ctx context.Context) (Stats, time.Time, error) {
 	var st Stats

@@ -105,7 +105,20 @@ type Receiver struct {
 		fail   int // answer 503 to this many more requests
 		secret []byte
 		bad    int // requests with a bad signature
+		holdAt int // hold the answer to this request (1-based); 0: none
+		held   chan struct{}
 	}
+}
+
+// HoldAt makes the receiver record the n-th accepted request and then not
+// answer it until the client goes away; the returned channel is closed
+// when that request has been recorded. A crash test kills the sender
+// there: the receiver has the notification, the sender never learned it.
+func (r *Receiver) HoldAt(n int) <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.mu.holdAt, r.mu.held = n, make(chan struct{})
+	return r.mu.held
 }
 
 // Webhooks starts a receiver, closed when the test ends.
@@ -153,21 +166,35 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	hold := r.record(w, req, body)
+	r.mu.Unlock()
+	if hold != nil {
+		close(hold)
+		<-req.Context().Done()
+	}
+}
+
+// record handles a request with the lock held and returns the channel to
+// close if this request is the one to hold.
+func (r *Receiver) record(w http.ResponseWriter, req *http.Request, body []byte) chan struct{} {
 	if r.mu.fail > 0 {
 		r.mu.fail--
 		http.Error(w, "try later", http.StatusServiceUnavailable)
-		return
+		return nil
 	}
 	if r.mu.secret != nil && !notify.Verify(r.mu.secret, req.Header.Get(notify.HeaderTimestamp), body, req.Header.Get(notify.HeaderSignature)) {
 		r.mu.bad++
 		http.Error(w, "bad signature", http.StatusUnauthorized)
-		return
+		return nil
 	}
 	var n notify.Notification
 	if err := json.NewDecoder(bytes.NewReader(body)).Decode(&n); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
+		return nil
 	}
 	r.mu.hooks = append(r.mu.hooks, Hook{Key: req.Header.Get(notify.HeaderIdempotency), Notification: n, Body: body})
+	if len(r.mu.hooks) == r.mu.holdAt {
+		return r.mu.held
+	}
+	return nil
 }
