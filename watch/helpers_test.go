@@ -88,7 +88,7 @@ func (c *fakeClock) add(d time.Duration) { c.t.Add(int64(d)) }
 func (c *fakeClock) set(t time.Time)     { c.t.Store(t.UnixNano()) }
 func loopbackClient() *http.Client       { return &http.Client{Timeout: 10 * time.Second} }
 func fetcher(max int64) HTTPFetcher      { return HTTPFetcher{Client: loopbackClient(), MaxBytes: max} }
-func html(body string) string {
+func htmlPage(body string) string {
 	return "<!doctype html><html><head><title>t</title></head><body>" + body + "</body></html>"
 }
 func words(n int, prefix string) string { return strings.TrimSpace(strings.Repeat(prefix+" ", n)) }

@@ -57,13 +57,13 @@ func TestSentinelTypesDetectTheirChanges(t *testing.T) {
 			s := newSite(t)
 			clk := newClock(t0)
 			e := newEngine(t, db, nil, clk, Options{})
-			tc.spec.URL = s.set("/a", html(article))
+			tc.spec.URL = s.set("/a", htmlPage(article))
 			tc.spec.Every = time.Hour
 			sn, err := e.Install(t.Context(), tc.spec)
 			if err != nil {
 				t.Fatal(err)
 			}
-			s.set("/a", html(tc.change(article)))
+			s.set("/a", htmlPage(tc.change(article)))
 			clk.add(time.Hour)
 			res, err := e.Check(t.Context(), tc.spec.URL)
 			if err != nil {
@@ -111,7 +111,7 @@ func TestInstallRejectsBadSpecs(t *testing.T) {
 	db := openRepo(t)
 	s := newSite(t)
 	e := newEngine(t, db, nil, newClock(t0), Options{})
-	u := s.set("/a", html(article))
+	u := s.set("/a", htmlPage(article))
 	cases := []struct {
 		spec Spec
 		want string
@@ -149,7 +149,7 @@ func TestTriggersAndNotificationConditions(t *testing.T) {
 	clk := newClock(t0)
 	ob := notify.NewOutbox(db, notifyConfig())
 	e := newEngine(t, db, ob, clk, Options{})
-	u := s.set("/a", html(`<p id="x">`+words(20, "a")+`</p>`))
+	u := s.set("/a", htmlPage(`<p id="x">`+words(20, "a")+`</p>`))
 	feed := []notify.Target{{Kind: notify.Feed}}
 	half, _ := e.Install(t.Context(), Spec{URL: u, Type: Any, Selector: "#x", MinChange: 0.5, Every: time.Hour, Notify: feed})
 	second, _ := e.Install(t.Context(), Spec{URL: u, Type: Any, Selector: "#x", EveryN: 2, Every: time.Hour, Notify: feed})
@@ -161,7 +161,7 @@ func TestTriggersAndNotificationConditions(t *testing.T) {
 	step := func(text string) {
 		t.Helper()
 		clk.add(time.Hour)
-		s.set("/a", html(`<p id="x">`+text+`</p>`))
+		s.set("/a", htmlPage(`<p id="x">`+text+`</p>`))
 		if _, err := e.Check(t.Context(), u); err != nil {
 			t.Fatal(err)
 		}
@@ -212,7 +212,7 @@ func TestGroupingSharesFetchCopyAndTables(t *testing.T) {
 		s := newSite(t)
 		clk := newClock(t0)
 		e := newEngine(t, db, nil, clk, Options{Ungrouped: ungrouped})
-		u := s.set("/a", html(article))
+		u := s.set("/a", htmlPage(article))
 		for range 10 {
 			if _, err := e.Install(t.Context(), Spec{URL: u, Type: Words, Every: time.Hour}); err != nil {
 				t.Fatal(err)
@@ -243,7 +243,7 @@ func TestGroupingSharesFetchCopyAndTables(t *testing.T) {
 		if st.Unchanged-unchanged.Unchanged != int64(wantGroups) {
 			t.Errorf("ungrouped %v: MD5 stopped %d checks, want all %d", ungrouped, st.Unchanged, wantGroups)
 		}
-		s.set("/a", html(repl("keynote", "keynote and workshops")(article)))
+		s.set("/a", htmlPage(repl("keynote", "keynote and workshops")(article)))
 		var fired int
 		for _, g := range gs {
 			res, err := e.Check(t.Context(), g.Key)
@@ -262,7 +262,7 @@ func TestRemoveEmptiesTablesAndGroups(t *testing.T) {
 	db := openRepo(t)
 	s := newSite(t)
 	e := newEngine(t, db, nil, newClock(t0), Options{})
-	u := s.set("/a", html(article))
+	u := s.set("/a", htmlPage(article))
 	a, _ := e.Install(t.Context(), Spec{URL: u, Type: Links, Every: time.Hour, User: "ada"})
 	b, _ := e.Install(t.Context(), Spec{URL: u, Type: Links, Every: time.Hour, User: "bob"})
 	if ss, _ := e.List(t.Context(), "ada"); len(ss) != 1 || ss[0].ID != a.ID {
