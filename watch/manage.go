@@ -159,13 +159,22 @@ func (e *Engine) Test(ctx context.Context, spec Spec) (Object, error) {
 	default:
 		return Object{}, fmt.Errorf("watch: stored copy of %s: %w", spec.URL, err)
 	}
-	p, err := newPage(spec.URL, body, ctype, e.cfg.Extract)
-	if err != nil {
-		return Object{}, err
-	}
-	obj, err := p.extract(&spec, nil, e.cfg)
+	obj, err := Extract(e.cfg, spec, body, ctype)
 	if err == nil && !obj.Located {
 		err = fmt.Errorf("%w: select %q, object %q", ErrObjectNotFound, spec.Selector, strings.TrimSpace(spec.Object))
 	}
 	return obj, err
 }
+
+// Extract finds spec's object on one copy of its page, as a sentinel
+// installed on that copy would; Located is false if it is not there.
+func Extract(cfg Config, spec Spec, body []byte, contentType string) (Object, error) {
+	p, err := newPage(spec.URL, body, contentType, cfg.Extract)
+	if err != nil {
+		return Object{}, err
+	}
+	return p.extract(&spec, nil, cfg)
+}
+
+// Equal reports whether two objects of a sentinel type are the same.
+func (o *Object) Equal(n *Object, t Type) bool { return o.equal(n, t) }
