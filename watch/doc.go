@@ -12,6 +12,8 @@
 //     constant tables, each with the cached object and the member IDs
 //     (§6.1.1). KEY is the page URL (or "sentinel:ID" when ungrouped).
 //   - c/KEY: zstd(body) of the group's last copy; WebCQ keeps one (§4.1).
+//   - m/KEY: the MD5 (hex) of that copy, alone, so that an unchanged page
+//     costs a 32-byte read (§6.2).
 //   - h/ID/N: the sentinel's N-th detected change; the newest
 //     watch.history_kept are kept.
 //   - seq/: the last sentinel number given out.
@@ -48,8 +50,8 @@
 //     WebCQ's "> 50 %" example), every_n (every n-th change).
 //   - §6 grouping: one fetch, one MD5 check, one copy load and one page
 //     diff per group, then each constant table once, then each member's
-//     trigger. §6.2: the MD5 in the group record lets an unchanged page
-//     cost one small read and no parse.
+//     trigger. §6.2: the MD5 kept apart lets an unchanged page cost one
+//     32-byte read and no parse.
 //
 // Scheduling is not a timer. A sentinel's interval ("every") is a wish:
 // the Planner interface (schedule.go) picks the groups worth a fetch now.

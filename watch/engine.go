@@ -141,9 +141,8 @@ func (e *Engine) Install(ctx context.Context, spec Spec) (*Sentinel, error) {
 		if p, err = newPage(spec.URL, f.Body, f.ContentType, e.cfg.Extract); err != nil {
 			return nil, err
 		}
-		g.Sum = p.sum
 		g.LastCheck = now
-		if err := b.PutBucket(bucket, copyPrefix+key, e.enc.EncodeAll(f.Body, nil)); err != nil {
+		if err := e.putCopy(b, key, p.sum, f.Body); err != nil {
 			return nil, err
 		}
 	}
@@ -243,16 +242,23 @@ func (e *Engine) Check(ctx context.Context, key string) (CheckResult, error) {
 		res.BytesRead = r.bytes
 		e.stats.bytesRead.Add(r.bytes)
 	}()
-	var g group
-	found, err := r.get(groupPrefix+key, &g)
-	if err != nil || !found {
-		return res, err // removed since it was scheduled
-	}
 	sum := md5Hex(f.Body)
-	if sum == g.Sum {
+	kept, err := e.db.Bucket(bucket, sumPrefix+key)
+	if errors.Is(err, repo.ErrNotFound) {
+		return res, nil // removed since it was scheduled
+	}
+	if err != nil {
+		return res, fmt.Errorf("watch: read MD5 of %s: %w", url, err)
+	}
+	r.bytes += int64(len(kept))
+	if string(kept) == sum {
 		res.Unchanged = true
 		e.stats.unchanged.Add(1)
 		return res, nil
+	}
+	var g group
+	if _, err := r.get(groupPrefix+key, &g); err != nil {
+		return res, err
 	}
 	old, err := e.loadCopy(r, &g)
 	if err != nil {
@@ -298,17 +304,25 @@ func (e *Engine) Check(ctx context.Context, key string) (CheckResult, error) {
 		}
 	}
 	e.stats.fired.Add(int64(res.Fired))
-	g.Sum, g.LastCheck = sum, now
+	g.LastCheck = now
 	if err := put(b, groupPrefix+key, &g); err != nil {
 		return res, err
 	}
-	if err := b.PutBucket(bucket, copyPrefix+key, e.enc.EncodeAll(f.Body, nil)); err != nil {
+	if err := e.putCopy(b, key, sum, f.Body); err != nil {
 		return res, err
 	}
 	if err := b.Commit(); err != nil {
 		return res, fmt.Errorf("watch: check %s: %w", url, err)
 	}
 	return res, nil
+}
+
+// putCopy keeps a group's new copy and its MD5.
+func (e *Engine) putCopy(b *repo.Batch, key, sum string, body []byte) error {
+	if err := b.PutBucket(bucket, copyPrefix+key, e.enc.EncodeAll(body, nil)); err != nil {
+		return err
+	}
+	return b.PutBucket(bucket, sumPrefix+key, []byte(sum))
 }
 
 func anchors(p *page) []string { return p.links(scope{}) }

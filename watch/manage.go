@@ -71,6 +71,9 @@ func (e *Engine) Remove(ctx context.Context, id string) error {
 		if err := b.DeleteBucket(bucket, copyPrefix+key); err != nil {
 			return err
 		}
+		if err := b.DeleteBucket(bucket, sumPrefix+key); err != nil {
+			return err
+		}
 	} else if err := put(b, groupPrefix+key, &g); err != nil {
 		return err
 	}

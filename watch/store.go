@@ -18,17 +18,17 @@ const (
 	sentinelPrefix = "s/"   // s/ID → Sentinel
 	groupPrefix    = "g/"   // g/KEY → group
 	copyPrefix     = "c/"   // c/KEY → zstd(body) of the group's last copy
+	sumPrefix      = "m/"   // m/KEY → MD5 (hex) of the group's last copy
 	historyPrefix  = "h/"   // h/ID/STAMP → Change
 	seqKey         = "seq/" // the last sentinel number given out
 )
 
-// group is every sentinel on one page (WebCQ §6.1.1): the page's MD5,
-// kept so that an unchanged page costs one small read, and its constant
-// tables.
+// group is every sentinel on one page (WebCQ §6.1.1) and its constant
+// tables. The page's MD5 is also kept alone under m/KEY, so that an
+// unchanged page costs one 32-byte read (§6.2).
 type group struct {
 	Key       string    `json:"key"`
 	URL       string    `json:"url"`
-	Sum       string    `json:"sum"` // MD5 of the last copy; "" before the first fetch
 	LastCheck time.Time `json:"last_check,omitzero"`
 	Tables    []*table  `json:"tables"`
 }
