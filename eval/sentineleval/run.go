@@ -188,4 +188,3 @@ func write(out string, cfg Config, rows []throughputRow, acc []accuracyRow) erro
 	is.LogY = true
 	return is.Write(filepath.Join(out, "install"))
 }
-
