@@ -35,6 +35,8 @@ type Config struct {
 	HistoryKept int `mapstructure:"history_kept"`
 	// DigestKept is the most changes a periodic digest holds.
 	DigestKept int `mapstructure:"digest_kept"`
+	// MaxRequestBytes bounds a request body of the watch and alert API.
+	MaxRequestBytes int64 `mapstructure:"max_request_bytes"`
 	// Diff bounds each difference.
 	Diff    diff.Options   `mapstructure:"diff"`
 	Extract extract.Limits `mapstructure:"extract"`
@@ -51,7 +53,7 @@ func (c Config) Validate() error {
 		{"max_body_bytes", c.MaxBodyBytes}, {"fetch_timeout", int64(c.FetchTimeout)},
 		{"max_regex_bytes", int64(c.MaxRegexBytes)}, {"max_match_bytes", int64(c.MaxMatchBytes)},
 		{"max_keywords", int64(c.MaxKeywords)}, {"duration", int64(c.Duration)},
-		{"history_kept", int64(c.HistoryKept)}, {"digest_kept", int64(c.DigestKept)},
+		{"history_kept", int64(c.HistoryKept)}, {"digest_kept", int64(c.DigestKept)}, {"max_request_bytes", c.MaxRequestBytes},
 	} {
 		if f.v <= 0 {
 			errs = append(errs, fmt.Errorf("watch.%s = %d: must be > 0", f.key, f.v))

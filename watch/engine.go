@@ -75,6 +75,9 @@ func New(db *repo.DB, cfg Config, outbox *notify.Outbox, opts Options) (*Engine,
 	return e, nil
 }
 
+// Config returns the engine's configuration.
+func (e *Engine) Config() Config { return e.cfg }
+
 // Close releases the codecs.
 func (e *Engine) Close() {
 	e.enc.Close()
@@ -103,6 +106,10 @@ func (e *Engine) groupKey(url, id string) string {
 	return url
 }
 
+// ErrInvalid marks a spec that cannot be installed as given: a bad field,
+// or a page that cannot be fetched. The message names the field.
+var ErrInvalid = errors.New("watch: invalid sentinel")
+
 // ErrObjectNotFound is returned when a sentinel's object is not on its page
 // at install.
 var ErrObjectNotFound = errors.New("watch: object not found on the page")
@@ -113,7 +120,7 @@ var ErrObjectNotFound = errors.New("watch: object not found on the page")
 func (e *Engine) Install(ctx context.Context, spec Spec) (*Sentinel, error) {
 	now := e.now()
 	if err := spec.validate(e.cfg, now); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -136,7 +143,7 @@ func (e *Engine) Install(ctx context.Context, spec Spec) (*Sentinel, error) {
 	if !found {
 		f, err := e.fetch(ctx, spec.URL)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 		if p, err = newPage(spec.URL, f.Body, f.ContentType, e.cfg.Extract); err != nil {
 			return nil, err

@@ -145,7 +145,7 @@ func (e *Engine) FlushDigests(ctx context.Context) (int, error) {
 // was never crawled. Nothing is installed.
 func (e *Engine) Test(ctx context.Context, spec Spec) (Object, error) {
 	if err := spec.validate(e.cfg, e.now()); err != nil {
-		return Object{}, err
+		return Object{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	var body []byte
 	ctype := ""

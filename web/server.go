@@ -15,9 +15,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/deltaq/deltaq/ads"
+	"github.com/deltaq/deltaq/alert"
 	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/notify"
 	"github.com/deltaq/deltaq/ranking"
 	"github.com/deltaq/deltaq/relation"
+	"github.com/deltaq/deltaq/watch"
 )
 
 // Deps are what the server serves.
@@ -44,6 +47,11 @@ type Deps struct {
 	Relations      *relation.Store
 	RelationConfig relation.Config
 	Clock          clock.Clock
+	// Watches serves /api/v1/watches (and the Atom feeds from Feeds);
+	// Alerts /api/v1/alerts. A nil Watches leaves all of them out.
+	Watches *watch.Engine
+	Alerts  *alert.Matcher
+	Feeds   *notify.Outbox
 }
 
 // Server is the HTTP front of the search engine. It serves the public
@@ -62,6 +70,7 @@ type Server struct {
 	adsAPI  *adsAPI      // nil without ads
 
 	relationsAPI *relationsAPI // nil without relations
+	watchAPI     *watchAPI     // nil without watches
 }
 
 // New builds the handlers.
@@ -108,6 +117,12 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		}
 		s.relationsAPI = &relationsAPI{store: deps.Relations, cfg: deps.RelationConfig, clock: c}
 	}
+	if deps.Watches != nil {
+		if deps.Feeds == nil {
+			return nil, errors.New("web: Watches without Feeds")
+		}
+		s.watchAPI = &watchAPI{watches: deps.Watches, alerts: deps.Alerts, feeds: deps.Feeds, maxBody: deps.Watches.Config().MaxRequestBytes, logger: s.logger}
+	}
 	adminOn := cfg.Admin.Listen != ""
 	s.public = s.routes(!adminOn)
 	if adminOn {
@@ -137,6 +152,9 @@ func (s *Server) routes(operator bool) *http.ServeMux {
 	}
 	if s.relationsAPI != nil {
 		s.relationsAPI.routes(mux)
+	}
+	if s.watchAPI != nil {
+		s.watchAPI.routes(mux)
 	}
 	if operator {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{}))
