@@ -35,6 +35,10 @@ type Config struct {
 	HistoryKept int `mapstructure:"history_kept"`
 	// DigestKept is the most changes a periodic digest holds.
 	DigestKept int `mapstructure:"digest_kept"`
+	// Tick and ChecksPerTick pace the stand-alone check loop (Run): every
+	// Tick the planner picks at most ChecksPerTick groups.
+	Tick          time.Duration `mapstructure:"tick"`
+	ChecksPerTick int           `mapstructure:"checks_per_tick"`
 	// MaxRequestBytes bounds a request body of the watch and alert API.
 	MaxRequestBytes int64 `mapstructure:"max_request_bytes"`
 	// Diff bounds each difference.
@@ -54,6 +58,7 @@ func (c Config) Validate() error {
 		{"max_regex_bytes", int64(c.MaxRegexBytes)}, {"max_match_bytes", int64(c.MaxMatchBytes)},
 		{"max_keywords", int64(c.MaxKeywords)}, {"duration", int64(c.Duration)},
 		{"history_kept", int64(c.HistoryKept)}, {"digest_kept", int64(c.DigestKept)}, {"max_request_bytes", c.MaxRequestBytes},
+		{"tick", int64(c.Tick)}, {"checks_per_tick", int64(c.ChecksPerTick)},
 	} {
 		if f.v <= 0 {
 			errs = append(errs, fmt.Errorf("watch.%s = %d: must be > 0", f.key, f.v))

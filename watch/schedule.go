@@ -54,6 +54,22 @@ func (p *UrgencyPlanner) Set(g Group) {
 	p.mu.groups[g.Key] = &g
 }
 
+// Refresh replaces the groups with the stored ones (installs and removals
+// since), keeping the later of the stored and the remembered check time.
+func (p *UrgencyPlanner) Refresh(groups []Group) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	next := make(map[string]*Group, len(groups))
+	for i := range groups {
+		g := &groups[i]
+		if old, ok := p.mu.groups[g.Key]; ok && old.LastCheck.After(g.LastCheck) {
+			g.LastCheck = old.LastCheck
+		}
+		next[g.Key] = g
+	}
+	p.mu.groups = next
+}
+
 // Utility is a group's utility at now.
 func (g *Group) Utility(now time.Time) float64 {
 	u := 0.0

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -295,5 +296,33 @@ func TestPlannerWeighsWishesNotTimers(t *testing.T) {
 	p.Checked("daily-x3", now)
 	if got := strings.Join(p.Next(now, 2), ","); got != "hourly,weekly" {
 		t.Errorf("after checking daily-x3: Next = %s", got)
+	}
+}
+
+func TestRunChecksWhatThePlannerPicks(t *testing.T) {
+	db := openRepo(t)
+	s := newSite(t)
+	clk := newClock(t0)
+	ob := notify.NewOutbox(db, notifyConfig())
+	e := newEngine(t, db, ob, clk, Options{})
+	u := s.set("/a", htmlPage(article))
+	if _, err := e.Install(t.Context(), Spec{URL: u, Type: Any, Every: time.Hour, Notify: []notify.Target{{Kind: notify.Feed}}}); err != nil {
+		t.Fatal(err)
+	}
+	s.set("/a", htmlPage(repl("March 3", "April 10")(article)))
+	clk.add(time.Hour)
+	ctx, cancel := context.WithCancel(t.Context())
+	fired := make(chan struct{}, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- e.Run(ctx, NewUrgencyPlanner(nil), RunOptions{Tick: time.Hour, Budget: 10, Fired: func() { fired <- struct{}{} }})
+	}()
+	<-fired // the first pass checks the due page and queues its notification
+	cancel()
+	if err := <-done; err != context.Canceled {
+		t.Fatalf("Run = %v", err)
+	}
+	if es, _ := ob.FeedEntries(t.Context(), "watch:w1"); len(es) != 1 {
+		t.Errorf("%d feed entries, want 1", len(es))
 	}
 }
