@@ -46,6 +46,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		a.newWebCmd(),
 		a.newEvalCmd(),
 		a.newRelationCmd(),
+		a.newWatchCmd(),
+		a.newAlertCmd(),
 		a.newConfigCmd(),
 		a.newVersionCmd(),
 	)
