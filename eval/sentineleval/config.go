@@ -33,6 +33,9 @@ type Config struct {
 	AccuracyPages int `mapstructure:"accuracy_pages"`
 	// Queries is the query log keyword sentinels take their words from.
 	Queries string `mapstructure:"queries"`
+	// Repeats is how many times each check pass runs, each on a copy of
+	// the installed repository; the fastest is reported.
+	Repeats int `mapstructure:"repeats"`
 	// Seed seeds every choice (pages, placements, objects).
 	Seed uint64 `mapstructure:"seed"`
 }
@@ -60,6 +63,9 @@ func (c Config) Validate() error {
 	}
 	if c.ZipfAlpha <= 0 {
 		errs = append(errs, fmt.Errorf("eval.sentinels.zipf_alpha = %v: must be > 0", c.ZipfAlpha))
+	}
+	if c.Repeats < 1 {
+		errs = append(errs, fmt.Errorf("eval.sentinels.repeats = %d: must be ≥ 1", c.Repeats))
 	}
 	if c.Week < 0 {
 		errs = append(errs, fmt.Errorf("eval.sentinels.week = %d: must be ≥ 0", c.Week))

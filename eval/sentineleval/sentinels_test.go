@@ -16,7 +16,7 @@ func TestSmallRunWritesReportAndGroupingPays(t *testing.T) {
 		Archive: datasets.Path(t, "archives", "digitalgov-2023"), Sentinels: []int{300}, Dists: []string{"uniform", "zipf"},
 		Groups: []string{"none", "10"}, ZipfAlpha: 1, Week: 20,
 		AccuracyArchives: []string{datasets.Path(t, "archives", "tldr-en")}, AccuracyPages: 4,
-		Queries: datasets.Path(t, "querylogs", "trec-mq.tsv"), Seed: 1,
+		Queries: datasets.Path(t, "querylogs", "trec-mq.tsv"), Seed: 1, Repeats: 2,
 	}
 	var progress strings.Builder
 	sum, err := Run(t.Context(), cfg, out, &progress)
@@ -79,7 +79,7 @@ func TestPlacementKeepsGroupSizes(t *testing.T) {
 
 func TestValidateNamesKeys(t *testing.T) {
 	err := Config{Sentinels: []int{0}, Dists: []string{"gauss"}, Groups: []string{"seven"}}.Validate()
-	for _, want := range []string{"eval.sentinels.archive: required", "sentinels: 0", `dists: "gauss"`, `groups: "seven"`, "zipf_alpha = 0"} {
+	for _, want := range []string{"eval.sentinels.archive: required", "sentinels: 0", `dists: "gauss"`, `groups: "seven"`, "zipf_alpha = 0", "repeats = 0"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate = %v, want %q", err, want)
 		}

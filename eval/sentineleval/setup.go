@@ -61,6 +61,9 @@ func (s *served) fetcher() watch.HTTPFetcher {
 	return watch.HTTPFetcher{Client: &http.Client{Timeout: 30 * time.Second, Transport: tr}, MaxBytes: 8 << 20}
 }
 
+// repoConfig is the repository of every run; only the watch bucket is used.
+var repoConfig = repo.Config{VersionsKept: 2, FetchLogKept: 2, StatsKept: 2, CacheBytes: 64 << 20}
+
 // tempRepo opens a repository in a fresh directory under dir; done closes
 // and removes it.
 func tempRepo(dir string) (*repo.DB, func(), error) {
@@ -68,7 +71,7 @@ func tempRepo(dir string) (*repo.DB, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("sentinels: %w", err)
 	}
-	db, err := repo.Open(d, repo.Config{VersionsKept: 2, FetchLogKept: 2, StatsKept: 2, CacheBytes: 64 << 20}, repo.Options{})
+	db, err := repo.Open(d, repoConfig, repo.Options{})
 	if err != nil {
 		os.RemoveAll(d)
 		return nil, nil, err

@@ -6,9 +6,12 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
+	"github.com/deltaq/deltaq/repo"
 	"github.com/deltaq/deltaq/watch"
 )
 
@@ -62,6 +65,27 @@ func placement(n, g, pages int, dist string, alpha float64, rng *rand.Rand) []in
 		out[i] = i
 	}
 	return out
+}
+
+// checkPass opens a checkpoint and checks every group once, timing it.
+func checkPass(ctx context.Context, s *served, dir string, gs []watch.Group, ungrouped bool) (time.Duration, watch.Stats, error) {
+	db, err := repo.Open(dir, repoConfig, repo.Options{})
+	if err != nil {
+		return 0, watch.Stats{}, err
+	}
+	defer db.Close()
+	e, err := watch.New(db, watchConfig(), nil, watch.Options{Fetcher: s.fetcher(), Ungrouped: ungrouped})
+	if err != nil {
+		return 0, watch.Stats{}, err
+	}
+	defer e.Close()
+	start := time.Now()
+	for _, gr := range gs {
+		if _, err := e.Check(ctx, gr.Key); err != nil {
+			return 0, watch.Stats{}, fmt.Errorf("sentinels: check %s: %w", gr.URL, err)
+		}
+	}
+	return time.Since(start), e.Stats(), nil
 }
 
 // runThroughput installs n sentinels on week cfg.Week, moves the archive
@@ -129,22 +153,35 @@ func runThroughput(ctx context.Context, s *served, pages []*pageInfo, cfg Config
 		return row, err
 	}
 	row.Groups = len(gs)
+	// The check pass runs cfg.Repeats times, each on its own checkpoint of
+	// the installed repository, and the fastest counts: the machine is
+	// shared, and the slower passes measure the neighbours.
+	var cps []string
+	for r := range max(1, cfg.Repeats) {
+		cp := filepath.Join(tmp, fmt.Sprintf("checkpoint-%d-%s-%s-%d", n, dist, group, r))
+		if err := db.Checkpoint(cp); err != nil {
+			return row, err
+		}
+		defer os.RemoveAll(cp)
+		cps = append(cps, cp)
+	}
 	if err := s.rs.SetWeek(cfg.Week + 1); err != nil {
 		return row, err
 	}
-	before := e.Stats()
-	start := time.Now()
-	for _, gr := range gs {
-		if _, err := e.Check(ctx, gr.Key); err != nil {
-			return row, fmt.Errorf("sentinels: check %s: %w", gr.URL, err)
+	best := time.Duration(math.MaxInt64)
+	for _, cp := range cps {
+		elapsed, st, err := checkPass(ctx, s, cp, gs, g == 0)
+		if err != nil {
+			return row, err
+		}
+		if elapsed < best {
+			best = elapsed
+			row.BytesCheck = float64(st.BytesRead) / float64(len(gs))
+			row.BytesSent = float64(st.BytesRead) / float64(n)
+			row.Fired = st.Fired
 		}
 	}
-	elapsed := time.Since(start)
-	st := e.Stats()
-	row.CheckSec = elapsed.Seconds()
-	row.PerSec = float64(n) / elapsed.Seconds()
-	row.BytesCheck = float64(st.BytesRead-before.BytesRead) / float64(len(gs))
-	row.BytesSent = float64(st.BytesRead-before.BytesRead) / float64(n)
-	row.Fired = st.Fired - before.Fired
+	row.CheckSec = best.Seconds()
+	row.PerSec = float64(n) / best.Seconds()
 	return row, nil
 }
