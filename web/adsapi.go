@@ -7,7 +7,6 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/deltaq/deltaq/ads"
@@ -60,16 +59,13 @@ type adFunc func(w http.ResponseWriter, r *http.Request, adv ads.Advertiser, id 
 // authed resolves the bearer key to an advertiser, or answers 401.
 func (api *adsAPI) authed(h apiFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-		if !ok || !strings.EqualFold(scheme, "Bearer") {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="deltaq-ads"`)
-			writeError(w, http.StatusUnauthorized, apiError{Code: CodeUnauthorized, Message: "missing bearer key"})
+		key, ok := bearerKey(w, r, "deltaq-ads")
+		if !ok {
 			return
 		}
-		adv, ok := api.store.Authenticate(strings.TrimSpace(key))
+		adv, ok := api.store.Authenticate(key)
 		if !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="deltaq-ads", error="invalid_token"`)
-			writeError(w, http.StatusUnauthorized, apiError{Code: CodeUnauthorized, Message: "invalid key"})
+			refuseKey(w, "deltaq-ads")
 			return
 		}
 		h(w, r, adv)

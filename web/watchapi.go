@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/deltaq/deltaq/alert"
@@ -63,20 +62,17 @@ type sentinelFunc func(http.ResponseWriter, *http.Request, watch.Key, *watch.Sen
 
 func (api *watchAPI) authed(h keyFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		scheme, secret, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-		if !ok || !strings.EqualFold(scheme, "Bearer") {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="deltaq-watch"`)
-			writeError(w, http.StatusUnauthorized, apiError{Code: CodeUnauthorized, Message: "missing bearer key"})
+		secret, ok := bearerKey(w, r, "deltaq-watch")
+		if !ok {
 			return
 		}
-		k, ok, err := api.watches.Authenticate(strings.TrimSpace(secret))
+		k, ok, err := api.watches.Authenticate(secret)
 		if err != nil {
 			api.internal(w, err)
 			return
 		}
 		if !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="deltaq-watch", error="invalid_token"`)
-			writeError(w, http.StatusUnauthorized, apiError{Code: CodeUnauthorized, Message: "invalid key"})
+			refuseKey(w, "deltaq-watch")
 			return
 		}
 		h(w, r, k)
