@@ -124,6 +124,7 @@ func BenchmarkAlertOverhead(b *testing.B) {
 			b.ReportMetric(float64(total.Nanoseconds())/float64(indexed), "ns/page")
 			b.ReportMetric(100*float64(obs.spent)/float64(total), "observe-%")
 			b.ReportMetric(float64(m.Fired())/float64(indexed), "matches/page")
+			b.ReportMetric(float64(m.Verified())/float64(indexed), "candidates/page")
 		})
 	}
 }

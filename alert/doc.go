@@ -8,11 +8,13 @@
 // term's words present, each phrase's words at their relative positions,
 // no excluded term or phrase, the host among the site: filters.
 //
-// Cost. Each alert is filed under one anchor, one of its required words
-// (the one with the fewest alerts filed under it at the time, so the lists
-// stay even). A page's candidates are the alerts filed under the
-// words it contains, found by one map lookup per distinct word of the
-// page, and only they are verified. The work per page grows with the page's
+// Cost. Each alert is filed under one anchor, one of its required words:
+// the one found on the fewest observed pages (the matcher counts, for
+// every alert word, the pages that held it, and files all alerts again
+// after 500, 1,000, 2,000, … pages), then the one with the fewest alerts
+// filed under it, so the lists stay even. A page's candidates are the
+// alerts filed under the words it contains, found by one map lookup per
+// distinct word of the page, and only they are verified. The work per page grows with the page's
 // words and the candidates it really has, not with the number of alerts;
 // BenchmarkAlertOverhead measures the cost per indexed page with 100,000
 // standing queries against none.
@@ -26,8 +28,9 @@
 //
 // State: repository bucket "alert" (repo/FORMAT.md): a/ID → Alert (JSON),
 // seq/ → the last number given out. In memory: every alert compiled (its
-// analyzed words; about 200 bytes each) and the anchor map; at most
-// alert.max_alerts alerts.
+// analyzed words; about 200 bytes each) and one entry per alert word
+// (its anchored alerts and page count; words of removed alerts stay until
+// restart); at most alert.max_alerts alerts.
 //
 // The Google Alerts comparison: a standing query notified when new
 // pages match; here also when a changed page matches, with its snippet

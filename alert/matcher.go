@@ -43,10 +43,18 @@ type Matcher struct {
 	now      func() time.Time
 	logger   *slog.Logger
 	fired    atomic.Int64
+	verified atomic.Int64 // candidates checked against a page
 	mu       struct {
 		sync.RWMutex
 		byID     map[string]*compiled
-		byAnchor map[string][]*compiled
+		// words has an entry for every word of an alert: the alerts
+		// anchored on it and the number of observed pages that held it
+		// (anchors go to the rarest word). The map changes under the write
+		// lock only; the counters are atomic.
+		words map[string]*wordEntry
+		// seen counts observed pages; at refileAt the alerts are filed
+		// again by the counts so far (doubling, so the work is amortized).
+		seen, refileAt int
 	}
 }
 
@@ -63,7 +71,8 @@ func New(ctx context.Context, db *repo.DB, cfg Config, analyzer analysis.Analyze
 		m.logger = slog.New(slog.DiscardHandler)
 	}
 	m.mu.byID = map[string]*compiled{}
-	m.mu.byAnchor = map[string][]*compiled{}
+	m.mu.words = map[string]*wordEntry{}
+	m.mu.refileAt = refileFirst
 	for kv, err := range db.BucketScan(ctx, bucket, alertPrefix) {
 		if err != nil {
 			return nil, err
@@ -81,20 +90,53 @@ func New(ctx context.Context, db *repo.DB, cfg Config, analyzer analysis.Analyze
 	return m, nil
 }
 
-// fileLocked adds c to the maps under the anchor with the shortest list.
+// wordEntry is the inverted index's entry for one alert word.
+type wordEntry struct {
+	df      atomic.Int64
+	anchors []*compiled
+}
+
+// refileFirst is how many observed pages the first re-filing waits for:
+// enough for the word counts to tell common words from rare ones.
+const refileFirst = 500
+
+// fileLocked adds c to the maps under its anchor: the word seen on the
+// fewest observed pages, then the one with the fewest alerts filed under
+// it (before any page is observed, only the latter tells).
 func (m *Matcher) fileLocked(c *compiled) {
-	best, bestLen := "", -1
+	best, bestDF, bestLen := "", int64(-1), -1
 	for _, cl := range c.required {
 		for _, w := range cl.words {
-			n := len(m.mu.byAnchor[w.term])
-			if bestLen < 0 || n < bestLen || n == bestLen && len(w.term) > len(best) {
-				best, bestLen = w.term, n
+			e, ok := m.mu.words[w.term]
+			if !ok {
+				e = &wordEntry{}
+				m.mu.words[w.term] = e
+			}
+			d, n := e.df.Load(), len(e.anchors)
+			if bestDF < 0 || d < bestDF || d == bestDF && n < bestLen {
+				best, bestDF, bestLen = w.term, d, n
 			}
 		}
 	}
 	c.anchor = best
 	m.mu.byID[c.a.ID] = c
-	m.mu.byAnchor[best] = append(m.mu.byAnchor[best], c)
+	e := m.mu.words[best]
+	e.anchors = append(e.anchors, c)
+}
+
+// refileLocked files every alert again by the word counts so far.
+func (m *Matcher) refileLocked() {
+	for _, e := range m.mu.words {
+		e.anchors = nil
+	}
+	ids := make([]string, 0, len(m.mu.byID))
+	for id := range m.mu.byID {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids) // the same filing for the same alerts and pages
+	for _, id := range ids {
+		m.fileLocked(m.mu.byID[id])
+	}
 }
 
 // Add validates and stores a new alert.
@@ -173,13 +215,8 @@ func (m *Matcher) Remove(ctx context.Context, id string) error {
 		return fmt.Errorf("alert: remove %s: %w", id, err)
 	}
 	delete(m.mu.byID, id)
-	list := m.mu.byAnchor[c.anchor]
-	list = slices.DeleteFunc(list, func(x *compiled) bool { return x == c })
-	if len(list) == 0 {
-		delete(m.mu.byAnchor, c.anchor)
-	} else {
-		m.mu.byAnchor[c.anchor] = list
-	}
+	e := m.mu.words[c.anchor]
+	e.anchors = slices.DeleteFunc(e.anchors, func(x *compiled) bool { return x == c })
 	return nil
 }
 
@@ -200,16 +237,41 @@ func (m *Matcher) List(user string) []Alert {
 // Fired counts matches since New.
 func (m *Matcher) Fired() int64 { return m.fired.Load() }
 
+// Verified counts the candidate alerts checked against pages since New:
+// the work the inverted index leaves.
+func (m *Matcher) Verified() int64 { return m.verified.Load() }
+
 // ObserveBatch implements index.BatchObserver: each page is matched
 // against the alerts filed under its words, and every match is enqueued
 // in rb.
 func (m *Matcher) ObserveBatch(rb *repo.Batch, pages []index.IndexedPage) error {
+	if err := m.observe(rb, pages); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.mu.seen += len(pages); m.mu.seen >= m.mu.refileAt {
+		m.refileLocked()
+		m.mu.refileAt = 2 * m.mu.seen
+	}
+	return nil
+}
+
+func (m *Matcher) observe(rb *repo.Batch, pages []index.IndexedPage) error {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
+	verified := 0
+	defer func() { m.verified.Add(int64(verified)) }()
 	for i := range pages {
 		p := &pages[i]
 		for term := range p.Terms {
-			for _, c := range m.mu.byAnchor[term] {
+			e, ok := m.mu.words[term]
+			if !ok {
+				continue
+			}
+			e.df.Add(1)
+			verified += len(e.anchors)
+			for _, c := range e.anchors {
 				if !c.matches(p.URL, p.Terms) {
 					continue
 				}
