@@ -46,7 +46,7 @@ type Matcher struct {
 	verified atomic.Int64 // candidates checked against a page
 	mu       struct {
 		sync.RWMutex
-		byID     map[string]*compiled
+		byID map[string]*compiled
 		// words has an entry for every word of an alert: the alerts
 		// anchored on it and the number of observed pages that held it
 		// (anchors go to the rarest word). The map changes under the write
