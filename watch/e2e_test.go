@@ -203,7 +203,9 @@ func TestEndToEndWeekAdvanceWithKill(t *testing.T) {
 	at := func(w int) time.Time { return killInstall.Add(time.Duration(w) * 7 * 24 * time.Hour) }
 	if v := os.Getenv(e2eEnv); v != "" {
 		var dir, addr, smtpAddr string
-		fmt.Sscanf(v, "%s %s %s", &dir, &addr, &smtpAddr)
+		if _, err := fmt.Sscanf(v, "%s %s %s", &dir, &addr, &smtpAddr); err != nil {
+			t.Fatal(err)
+		}
 		w := openWorld(t, dir, addr, smtpAddr, at(wk+1))
 		var urls []string
 		for u := range strings.SplitSeq(os.Getenv(e2eEnv+"_URLS"), " ") {

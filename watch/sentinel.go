@@ -86,11 +86,6 @@ type Spec struct {
 	Stop   time.Time       `json:"stop,omitzero"`
 }
 
-// Limits are what one API key may ask for (the server's per-key limits).
-type Limits struct {
-	MinEvery time.Duration
-}
-
 // validate checks a spec and fills its defaults; errors name the field,
 // the value and the limit.
 func (s *Spec) validate(cfg Config, now time.Time) error {

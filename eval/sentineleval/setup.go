@@ -65,7 +65,8 @@ func (s *served) fetcher() watch.HTTPFetcher {
 var repoConfig = repo.Config{VersionsKept: 2, FetchLogKept: 2, StatsKept: 2, CacheBytes: 64 << 20}
 
 // tempRepo opens a repository in a fresh directory under dir; done closes
-// and removes it.
+// and removes it (a run's repository is scratch: nothing in it outlives
+// the run, so a failure to close it is only logged by Pebble).
 func tempRepo(dir string) (*repo.DB, func(), error) {
 	d, err := os.MkdirTemp(dir, "repo-")
 	if err != nil {
