@@ -68,7 +68,7 @@ type tracked struct {
 // transition: for any change, the archive's body hash; for phrases, the
 // word alignment of the two copies; for the other types, the object
 // extracted from each week's copy in the archive directly.
-func runAccuracy(ctx context.Context, s *served, cfg Config, queries [][]string, tmp string, progress io.Writer) ([]accuracyRow, error) {
+func runAccuracy(ctx context.Context, s *served, cfg Config, queries [][]string, tmp string, progress io.Writer) (out []accuracyRow, err error) {
 	rng := rand.New(rand.NewPCG(cfg.Seed, 7))
 	a := s.a
 	week0 := a.Week(0)
@@ -80,7 +80,11 @@ func runAccuracy(ctx context.Context, s *served, cfg Config, queries [][]string,
 	if err != nil {
 		return nil, err
 	}
-	defer done()
+	defer func() {
+		if cerr := done(); err == nil {
+			err = cerr
+		}
+	}()
 	wcfg := watchConfig()
 	e, err := watch.New(db, wcfg, nil, watch.Options{Fetcher: s.fetcher()})
 	if err != nil {
@@ -167,7 +171,6 @@ func runAccuracy(ctx context.Context, s *served, cfg Config, queries [][]string,
 		}
 		fmt.Fprintf(progress, "  %s week %d of %d\n", a.Name(), w, a.Weeks()-1)
 	}
-	var out []accuracyRow
 	for _, t := range watch.Types {
 		out = append(out, *rows[t])
 	}

@@ -2,6 +2,7 @@ package sentineleval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -65,9 +66,8 @@ func (s *served) fetcher() watch.HTTPFetcher {
 var repoConfig = repo.Config{VersionsKept: 2, FetchLogKept: 2, StatsKept: 2, CacheBytes: 64 << 20}
 
 // tempRepo opens a repository in a fresh directory under dir; done closes
-// and removes it (a run's repository is scratch: nothing in it outlives
-// the run, so a failure to close it is only logged by Pebble).
-func tempRepo(dir string) (*repo.DB, func(), error) {
+// and removes it.
+func tempRepo(dir string) (*repo.DB, func() error, error) {
 	d, err := os.MkdirTemp(dir, "repo-")
 	if err != nil {
 		return nil, nil, fmt.Errorf("sentinels: %w", err)
@@ -77,5 +77,5 @@ func tempRepo(dir string) (*repo.DB, func(), error) {
 		os.RemoveAll(d)
 		return nil, nil, err
 	}
-	return db, func() { db.Close(); os.RemoveAll(d) }, nil
+	return db, func() error { return errors.Join(db.Close(), os.RemoveAll(d)) }, nil
 }

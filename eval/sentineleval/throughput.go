@@ -90,8 +90,8 @@ func checkPass(ctx context.Context, s *served, dir string, gs []watch.Group, ung
 
 // runThroughput installs n sentinels on week cfg.Week, moves the archive
 // to the next week and checks every group once, timing both.
-func runThroughput(ctx context.Context, s *served, pages []*pageInfo, cfg Config, n int, dist, group string, queries [][]string, tmp string, progress io.Writer) (throughputRow, error) {
-	row := throughputRow{Sentinels: n, Dist: dist, Group: group}
+func runThroughput(ctx context.Context, s *served, pages []*pageInfo, cfg Config, n int, dist, group string, queries [][]string, tmp string, progress io.Writer) (row throughputRow, err error) {
+	row = throughputRow{Sentinels: n, Dist: dist, Group: group}
 	g, _ := groupSize(group)
 	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(n)*31+uint64(g)))
 	place := placement(n, g, len(pages), dist, cfg.ZipfAlpha, rng)
@@ -102,7 +102,11 @@ func runThroughput(ctx context.Context, s *served, pages []*pageInfo, cfg Config
 	if err != nil {
 		return row, err
 	}
-	defer done()
+	defer func() {
+		if cerr := done(); err == nil {
+			err = cerr
+		}
+	}()
 	e, err := watch.New(db, watchConfig(), nil, watch.Options{Fetcher: s.fetcher(), Ungrouped: g == 0})
 	if err != nil {
 		return row, err
