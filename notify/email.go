@@ -57,7 +57,10 @@ func sendEmail(ctx context.Context, cfg SMTPConfig, d *delivery, now time.Time) 
 // message renders an RFC 5322 message with a plain-text body.
 func message(from string, d *delivery, now time.Time) []byte {
 	var b strings.Builder
-	h := func(k, v string) { b.WriteString(k + ": " + v + "\r\n") }
+	// Header values come partly from pages and users: a line break in one
+	// would start a header of its own.
+	oneLine := strings.NewReplacer("\r", " ", "\n", " ")
+	h := func(k, v string) { b.WriteString(k + ": " + oneLine.Replace(v) + "\r\n") }
 	h("From", from)
 	h("To", d.Target.Addr)
 	h("Subject", mime.QEncoding.Encode("utf-8", d.N.Title))

@@ -3,6 +3,7 @@ package notify_test
 import (
 	"context"
 	"encoding/xml"
+	"mime"
 	"net/http"
 	"strings"
 	"testing"
@@ -166,6 +167,28 @@ func TestEmailThroughRealSMTPServer(t *testing.T) {
 		if !strings.Contains(m.Body, want) {
 			t.Errorf("body lacks %q:\n%s", want, m.Body)
 		}
+	}
+}
+
+func TestEmailHeadersCannotBeInjected(t *testing.T) {
+	db := openRepo(t)
+	mb := notifytest.SMTP(t)
+	cfg := testConfig()
+	cfg.SMTP.Addr = mb.Addr
+	ob := notify.NewOutbox(db, cfg)
+	n := sample("n5", time.Now(), notify.Target{Kind: notify.Email, Addr: "ada@example.org"})
+	n.Title = "changed\r\nBcc: eve@example.org"
+	enqueue(t, db, ob, n)
+	if st, err := notify.NewService(ob, notify.Options{}).Drain(t.Context()); err != nil || st.Delivered != 1 {
+		t.Fatalf("Drain = %+v, %v", st, err)
+	}
+	m := mb.Messages()[0]
+	subject, err := new(mime.WordDecoder).DecodeHeader(m.Header.Get("Subject"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Header.Get("Bcc") != "" || !strings.Contains(subject, "Bcc: eve@example.org") {
+		t.Errorf("a title with a line break made headers: Bcc %q, Subject %q", m.Header.Get("Bcc"), subject)
 	}
 }
 
