@@ -88,7 +88,13 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 		s.close(ctx)
 		return nil, err
 	}
-	s.notifier = notify.NewService(s.outbox, notify.Options{Logger: logger})
+	// Webhook URLs come from users: they go through the crawler's dialer too.
+	dial, err := crawler.DialContext(cfg.Crawler)
+	if err != nil {
+		s.close(ctx)
+		return nil, err
+	}
+	s.notifier = notify.NewService(s.outbox, notify.Options{Logger: logger, Client: &http.Client{Transport: &http.Transport{DialContext: dial}}})
 	limits := cfg.Index.Limits()
 	searcher, err := ranking.NewSearcher(cfg.Ranking, web.Retriever{Index: s.ix, Limits: limits}, s.rank, secret, logger)
 	if err != nil {
