@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/deltaq/deltaq/ads"
+	"github.com/deltaq/deltaq/alert"
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/discovery"
 	"github.com/deltaq/deltaq/eval/adsim"
@@ -24,15 +25,18 @@ import (
 	"github.com/deltaq/deltaq/eval/ranksim"
 	"github.com/deltaq/deltaq/eval/relationeval"
 	"github.com/deltaq/deltaq/eval/replay"
+	"github.com/deltaq/deltaq/eval/sentineleval"
 	"github.com/deltaq/deltaq/eval/synceval"
 	"github.com/deltaq/deltaq/eval/synthweb"
 	"github.com/deltaq/deltaq/feeds"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/monitor"
+	"github.com/deltaq/deltaq/notify"
 	"github.com/deltaq/deltaq/ranking"
 	"github.com/deltaq/deltaq/relation"
 	"github.com/deltaq/deltaq/repo"
+	"github.com/deltaq/deltaq/watch"
 	"github.com/deltaq/deltaq/web"
 )
 
@@ -53,6 +57,9 @@ type Config struct {
 	Demo      DemoConfig       `mapstructure:"demo"`
 	Eval      EvalConfig       `mapstructure:"eval"`
 	Relation  relation.Config  `mapstructure:"relation"`
+	Watch     watch.Config     `mapstructure:"watch"`
+	Notify    notify.Config    `mapstructure:"notify"`
+	Alert     alert.Config     `mapstructure:"alert"`
 }
 
 // DemoConfig is what `deltaq demo` changes in the rest of the
@@ -102,6 +109,7 @@ type EvalConfig struct {
 	Ranking   ranksim.Config       `mapstructure:"ranking"`
 	Sync      synceval.Config      `mapstructure:"sync"`
 	Relation  relationeval.Config  `mapstructure:"relation"`
+	Sentinels sentineleval.Config  `mapstructure:"sentinels"`
 }
 
 // WebConfig configures the test webs served by `deltaq web` and used by
@@ -158,7 +166,8 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate(), c.Frontier.Validate(frontier.Policies()),
 		c.Index.Validate(), c.Discovery.Validate(), c.Ranking.Validate(), c.Ads.Validate(), c.Server.Validate(), c.Web.Replay.Validate(),
 		c.Web.Synth.Validate(), c.Demo.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate(), c.Eval.Sync.ValidateOwn(), c.Eval.Relation.Validate(), c.Relation.Validate(),
-		c.Monitor.Validate(), c.Feeds.Validate(), c.Eval.Feeds.Validate(), c.Eval.Monitor.Validate())
+		c.Monitor.Validate(), c.Feeds.Validate(), c.Eval.Feeds.Validate(), c.Eval.Monitor.Validate(),
+		c.Watch.Validate(), c.Notify.Validate(), c.Alert.Validate(), c.Eval.Sentinels.Validate())
 	return errors.Join(errs...)
 }
 

@@ -113,3 +113,14 @@ func public(a netip.Addr) bool {
 
 // cgnat is the shared address space of RFC 6598, private in practice.
 var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+// DialContext returns the crawler's dialer for other fetchers of URLs
+// users supply (package watch): the same crawler.resolve mapping and the
+// same refusal of non-public addresses unless crawler.allow_private.
+func DialContext(cfg Config) (func(ctx context.Context, network, addr string) (net.Conn, error), error) {
+	d, err := newDialer(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return d.DialContext, nil
+}

@@ -140,6 +140,8 @@ type pending struct {
 	// entry applied twice); nothing changes and nothing is measured.
 	reapplied bool
 	length    int // analyzed length of the new copy's text field
+	// title and text of the new copy, for Options.Observer.
+	title, text string
 }
 
 // oldCopy is what the measurement knows of a page's indexed copy.
@@ -232,6 +234,11 @@ func (ix *Index) applyBatch(ctx context.Context, changes []repo.Change) (Stats, 
 	// then everything the repository keeps, in one atomic batch.
 	rb := ix.db.NewBatch(ctx)
 	defer rb.Close()
+	if ix.observer != nil {
+		if err := ix.observe(rb, pages); err != nil {
+			return st, err
+		}
+	}
 	if err := ix.measureAndRecord(bi, wl, pages, rb, &st); err != nil {
 		return st, err
 	}
@@ -294,6 +301,7 @@ func (ix *Index) loadDocument(ctx context.Context, m mapping.IndexMapping, p *pe
 		return err
 	}
 	p.doc, p.at = doc, v.FetchedAt
+	p.title, p.text = v.Title, v.Text
 	return nil
 }
 

@@ -49,6 +49,9 @@ type Options struct {
 	// must be reproducible sets it and compacts between crawl rounds; a
 	// long-running index must not, or its segments pile up.
 	MergeOnlyOnCompact bool
+	// Observer sees each batch's new and changed pages (search alerts);
+	// nil for none.
+	Observer BatchObserver
 }
 
 // Index is the Bleve index over the repository's indexable pages, kept up to
@@ -62,6 +65,7 @@ type Index struct {
 	logger     *slog.Logger
 	clock      func() time.Time
 	popularity func(context.Context, string) (float64, error)
+	observer   BatchObserver
 	est        Estimator
 	// mergeOnlyOnCompact is Options.MergeOnlyOnCompact (scorchConfig).
 	mergeOnlyOnCompact bool
@@ -145,6 +149,7 @@ func Open(dir string, cfg Config, db *repo.DB, opts Options) (*Index, error) {
 		logger:     logger.With("component", "index"),
 		clock:      opts.Clock,
 		popularity: opts.Popularity,
+		observer:   opts.Observer,
 		est:        cfg.estimator(),
 		opened:     time.Now(),
 	}

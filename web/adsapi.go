@@ -1,15 +1,12 @@
 package web
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/deltaq/deltaq/ads"
@@ -62,16 +59,13 @@ type adFunc func(w http.ResponseWriter, r *http.Request, adv ads.Advertiser, id 
 // authed resolves the bearer key to an advertiser, or answers 401.
 func (api *adsAPI) authed(h apiFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-		if !ok || !strings.EqualFold(scheme, "Bearer") {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="deltaq-ads"`)
-			writeError(w, http.StatusUnauthorized, apiError{Code: CodeUnauthorized, Message: "missing bearer key"})
+		key, ok := bearerKey(w, r, "deltaq-ads")
+		if !ok {
 			return
 		}
-		adv, ok := api.store.Authenticate(strings.TrimSpace(key))
+		adv, ok := api.store.Authenticate(key)
 		if !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="deltaq-ads", error="invalid_token"`)
-			writeError(w, http.StatusUnauthorized, apiError{Code: CodeUnauthorized, Message: "invalid key"})
+			refuseKey(w, "deltaq-ads")
 			return
 		}
 		h(w, r, adv)
@@ -319,38 +313,7 @@ func (api *adsAPI) answerAd(w http.ResponseWriter, code int, a ads.Ad, err error
 // decodeBody reads one JSON object of at most ads.max_request_bytes into
 // v, rejecting unknown fields, and answers the error itself.
 func (api *adsAPI) decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	body := http.MaxBytesReader(w, r.Body, api.maxBody)
-	dec := json.NewDecoder(body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil {
-		if _, extra := dec.Token(); extra != io.EOF {
-			err = errors.New("body must hold one JSON object")
-		}
-	}
-	if err == nil {
-		return true
-	}
-	var tooBig *http.MaxBytesError
-	var typeErr *json.UnmarshalTypeError
-	var syntaxErr *json.SyntaxError
-	switch {
-	case errors.As(err, &tooBig):
-		writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: CodeBodyTooLarge, Field: "body",
-			Limit: fmt.Sprintf("at most %d bytes (ads.max_request_bytes)", tooBig.Limit), Message: fmt.Sprintf("body over %d bytes", tooBig.Limit)})
-	case errors.As(err, &typeErr):
-		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: typeErr.Field, Value: "JSON " + typeErr.Value,
-			Limit: "must be a JSON " + typeErr.Type.String(), Message: fmt.Sprintf("%s: got JSON %s, want %s", typeErr.Field, typeErr.Value, typeErr.Type)})
-	case errors.As(err, &syntaxErr):
-		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Limit: "must be valid JSON",
-			Message: fmt.Sprintf("bad JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)})
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: f, Limit: "unknown field", Message: fmt.Sprintf("unknown field %q", f)})
-	default:
-		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Limit: "must be one JSON object", Message: err.Error()})
-	}
-	return false
+	return decodeJSONBody(w, r, v, api.maxBody, "ads.max_request_bytes")
 }
 
 // targetsIn converts wire targets, checking that every bid is a number in

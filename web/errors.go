@@ -115,3 +115,21 @@ func apiFallback(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) boo
 	}
 	return true
 }
+
+// bearerKey reads "Authorization: Bearer <key>"; without one it answers
+// 401 for realm itself.
+func bearerKey(w http.ResponseWriter, r *http.Request, realm string) (string, bool) {
+	scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		w.Header().Set("WWW-Authenticate", fmt.Sprintf("Bearer realm=%q", realm))
+		writeError(w, http.StatusUnauthorized, apiError{Code: CodeUnauthorized, Message: "missing bearer key"})
+		return "", false
+	}
+	return strings.TrimSpace(key), true
+}
+
+// refuseKey answers 401 for a key that is not valid.
+func refuseKey(w http.ResponseWriter, realm string) {
+	w.Header().Set("WWW-Authenticate", fmt.Sprintf("Bearer realm=%q, error=\"invalid_token\"", realm))
+	writeError(w, http.StatusUnauthorized, apiError{Code: CodeUnauthorized, Message: "invalid key"})
+}

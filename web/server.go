@@ -15,9 +15,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/deltaq/deltaq/ads"
+	"github.com/deltaq/deltaq/alert"
 	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/notify"
 	"github.com/deltaq/deltaq/ranking"
 	"github.com/deltaq/deltaq/relation"
+	"github.com/deltaq/deltaq/watch"
 )
 
 // Deps are what the server serves.
@@ -47,6 +50,11 @@ type Deps struct {
 	// Feeds serves the aggregator's feeds, items and river (feedsapi.go);
 	// nil leaves them out.
 	Feeds FeedStore
+	// Watches serves /api/v1/watches (and the Atom feeds from Outbox);
+	// Alerts /api/v1/alerts. A nil Watches leaves all of them out.
+	Watches *watch.Engine
+	Alerts  *alert.Matcher
+	Outbox  *notify.Outbox
 }
 
 // Server is the HTTP front of the search engine. It serves the public
@@ -65,6 +73,7 @@ type Server struct {
 	adsAPI  *adsAPI      // nil without ads
 
 	relationsAPI *relationsAPI // nil without relations
+	watchAPI     *watchAPI     // nil without watches
 }
 
 // New builds the handlers.
@@ -111,6 +120,12 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		}
 		s.relationsAPI = &relationsAPI{store: deps.Relations, cfg: deps.RelationConfig, clock: c}
 	}
+	if deps.Watches != nil {
+		if deps.Outbox == nil {
+			return nil, errors.New("web: Watches without Outbox")
+		}
+		s.watchAPI = &watchAPI{watches: deps.Watches, alerts: deps.Alerts, feeds: deps.Outbox, maxBody: deps.Watches.Config().MaxRequestBytes, logger: s.logger}
+	}
 	adminOn := cfg.Admin.Listen != ""
 	s.public = s.routes(!adminOn)
 	if adminOn {
@@ -143,6 +158,9 @@ func (s *Server) routes(operator bool) *http.ServeMux {
 	}
 	if s.deps.Feeds != nil {
 		s.feedsRoutes(mux)
+	}
+	if s.watchAPI != nil {
+		s.watchAPI.routes(mux)
 	}
 	if operator {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{}))

@@ -12,6 +12,7 @@ import (
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/internal/httpserver"
+	"github.com/deltaq/deltaq/watch"
 )
 
 func (a *app) newServeCmd() *cobra.Command {
@@ -69,6 +70,10 @@ func (a *app) serveLoops(g *errgroup.Group, ctx context.Context, s *services, cf
 			})
 		})
 	}
+	g.Go(func() error { return s.notifier.Run(ctx) })
+	g.Go(func() error {
+		return s.watches.Run(ctx, watch.NewUrgencyPlanner(nil), watch.RunOptions{Tick: cfg.Watch.Tick, Budget: cfg.Watch.ChecksPerTick, Fired: s.notifier.Wake})
+	})
 	g.Go(func() error {
 		return httpserver.Run(ctx, cfg.Server.Listen, cfg.Server.HTTP, s.handler, httpserver.Options{
 			Logger:       s.logger,

@@ -47,6 +47,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		a.newEvalCmd(),
 		a.newRelationCmd(),
 		a.newFeedsCmd(),
+		a.newWatchCmd(),
+		a.newAlertCmd(),
 		a.newConfigCmd(),
 		a.newVersionCmd(),
 	)

@@ -4,20 +4,25 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/deltaq/deltaq/ads"
+	"github.com/deltaq/deltaq/alert"
 	"github.com/deltaq/deltaq/configs"
+	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/feeds"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/querylog"
+	"github.com/deltaq/deltaq/notify"
 	"github.com/deltaq/deltaq/ranking"
 	"github.com/deltaq/deltaq/relation"
 	"github.com/deltaq/deltaq/repo"
+	"github.com/deltaq/deltaq/watch"
 	"github.com/deltaq/deltaq/web"
 )
 
@@ -32,6 +37,12 @@ type services struct {
 	ads     *ads.Store
 	reg     *prometheus.Registry
 	handler *web.Server
+	// Watches, search alerts and their delivery (WebCQ; packages watch,
+	// alert and notify).
+	watches  *watch.Engine
+	alerts   *alert.Matcher
+	outbox   *notify.Outbox
+	notifier *notify.Service
 }
 
 // serviceOptions vary what openServices builds.
@@ -56,8 +67,12 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 			return nil, fmt.Errorf("index.workload_log: %w", err)
 		}
 	}
+	s.outbox = notify.NewOutbox(db, cfg.Notify)
+	if s.alerts, err = openAlerts(ctx, db, cfg, s.outbox, logger); err != nil {
+		return nil, err
+	}
 	if s.ix, err = index.Open(indexPath(dataDir), cfg.Index, db, index.Options{
-		Logger: logger, Workload: workload, Popularity: s.rank.Popularity,
+		Logger: logger, Workload: workload, Popularity: s.rank.Popularity, Observer: s.alerts,
 	}); err != nil {
 		return nil, err
 	}
@@ -70,6 +85,17 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 		s.close(ctx)
 		return nil, err
 	}
+	if s.watches, err = openWatches(db, cfg, s.outbox, logger); err != nil {
+		s.close(ctx)
+		return nil, err
+	}
+	// Webhook URLs come from users: they go through the crawler's dialer too.
+	dial, err := crawler.DialContext(cfg.Crawler)
+	if err != nil {
+		s.close(ctx)
+		return nil, err
+	}
+	s.notifier = notify.NewService(s.outbox, notify.Options{Logger: logger, Client: &http.Client{Transport: &http.Transport{DialContext: dial}}})
 	limits := cfg.Index.Limits()
 	searcher, err := ranking.NewSearcher(cfg.Ranking, web.Retriever{Index: s.ix, Limits: limits}, s.rank, secret, logger)
 	if err != nil {
@@ -99,6 +125,9 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 		Relations:      relation.NewStore(db),
 		RelationConfig: cfg.Relation,
 		Feeds:          feedStore,
+		Watches:        s.watches,
+		Alerts:         s.alerts,
+		Outbox:         s.outbox,
 	})
 	if err != nil {
 		s.close(ctx)
@@ -118,7 +147,31 @@ func (s *services) explain(ctx context.Context, url string) (frontier.Explanatio
 	return frontier.ExplainPage(ctx, s.db, s.cfg.Frontier, url, time.Now())
 }
 
+// openAlerts loads the standing search queries, analyzed as the index
+// analyzes text.
+func openAlerts(ctx context.Context, db *repo.DB, cfg *configs.Config, ob *notify.Outbox, logger *slog.Logger) (*alert.Matcher, error) {
+	m, err := index.NewMapping(cfg.Index.Scoring)
+	if err != nil {
+		return nil, err
+	}
+	return alert.New(ctx, db, cfg.Alert, m.AnalyzerNamed(index.AnalyzerName), cfg.Index.Limits(), ob, alert.Options{Logger: logger})
+}
+
+// openWatches opens the sentinel engine; it fetches through the crawler's
+// dialer, so watched URLs obey crawler.resolve and crawler.allow_private.
+func openWatches(db *repo.DB, cfg *configs.Config, ob *notify.Outbox, logger *slog.Logger) (*watch.Engine, error) {
+	dial, err := crawler.DialContext(cfg.Crawler)
+	if err != nil {
+		return nil, err
+	}
+	client := &http.Client{Timeout: cfg.Watch.FetchTimeout, Transport: &http.Transport{DialContext: dial}}
+	return watch.New(db, cfg.Watch, ob, watch.Options{Logger: logger, Fetcher: watch.HTTPFetcher{Client: client, MaxBytes: cfg.Watch.MaxBodyBytes}})
+}
+
 func (s *services) close(ctx context.Context) {
+	if s.watches != nil {
+		s.watches.Close()
+	}
 	if s.ads != nil {
 		if err := s.ads.Close(ctx); err != nil {
 			s.logger.Error("ads: close", "err", err)

@@ -1,0 +1,180 @@
+package alert
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/internal/urlnorm"
+	"github.com/deltaq/deltaq/notify"
+)
+
+// Config bounds alerts. Defaults live in configs/default.yaml (alert).
+type Config struct {
+	// MaxAlerts is the most alerts kept (all are held in memory).
+	MaxAlerts int `mapstructure:"max_alerts"`
+	// SnippetBytes is the length of the snippet a notification carries.
+	SnippetBytes int `mapstructure:"snippet_bytes"`
+}
+
+// Validate reports every value out of range, naming its key.
+func (c Config) Validate() error {
+	var errs []error
+	if c.MaxAlerts <= 0 {
+		errs = append(errs, fmt.Errorf("alert.max_alerts = %d: must be > 0", c.MaxAlerts))
+	}
+	if c.SnippetBytes <= 0 {
+		errs = append(errs, fmt.Errorf("alert.snippet_bytes = %d: must be > 0", c.SnippetBytes))
+	}
+	return errors.Join(errs...)
+}
+
+// Alert is a standing query.
+type Alert struct {
+	ID      string          `json:"id"`
+	User    string          `json:"user,omitempty"`
+	Query   string          `json:"query"`
+	Notify  []notify.Target `json:"notify,omitempty"`
+	Created time.Time       `json:"created"`
+}
+
+// word is one analyzed word of a phrase and its offset from the phrase's
+// first word (stop words leave gaps, as in the index).
+type word struct {
+	term string
+	off  int
+}
+
+// clause is a term (all its words, anywhere) or a phrase (its words at
+// their offsets).
+type clause struct {
+	words  []word
+	phrase bool
+}
+
+// compiled is an alert ready to match.
+type compiled struct {
+	a               *Alert
+	required        []clause
+	excluded        []clause
+	sites, notSites []string
+	anchor          string
+	snippetTerms    []string
+}
+
+func analyze(an analysis.Analyzer, s string, phrase bool) clause {
+	c := clause{phrase: phrase}
+	first := -1
+	for _, t := range an.Analyze([]byte(s)) {
+		if first < 0 {
+			first = t.Position
+		}
+		c.words = append(c.words, word{term: string(t.Term), off: t.Position - first})
+	}
+	return c
+}
+
+// compile parses and analyzes an alert's query.
+func compile(a *Alert, an analysis.Analyzer, lim index.Limits) (*compiled, error) {
+	q, err := index.ParseQuery(a.Query, lim)
+	if err != nil {
+		return nil, err
+	}
+	c := &compiled{a: a, sites: q.Sites, notSites: q.ExcludeSites}
+	add := func(list *[]clause, ss []string, phrase bool) {
+		for _, s := range ss {
+			if cl := analyze(an, s, phrase); len(cl.words) > 0 {
+				*list = append(*list, cl)
+			}
+		}
+	}
+	add(&c.required, q.Terms, false)
+	add(&c.required, q.Phrases, true)
+	add(&c.excluded, q.ExcludeTerms, false)
+	add(&c.excluded, q.ExcludePhrases, true)
+	if len(c.required) == 0 {
+		return nil, &index.QueryError{Msg: fmt.Sprintf("q: %q has no searchable words (only stop words or exclusions)", a.Query)}
+	}
+	for _, cl := range c.required {
+		for _, w := range cl.words {
+			c.snippetTerms = append(c.snippetTerms, w.term)
+		}
+	}
+	return c, nil
+}
+
+// matches reports whether the page satisfies the whole query.
+func (c *compiled) matches(url string, terms bindex.TokenFrequencies) bool {
+	if len(c.sites) > 0 || len(c.notSites) > 0 {
+		host := urlnorm.Host(url)
+		for _, s := range c.notSites {
+			if host == s {
+				return false
+			}
+		}
+		if len(c.sites) > 0 && !contains(c.sites, host) {
+			return false
+		}
+	}
+	for i := range c.required {
+		if !c.required[i].in(terms) {
+			return false
+		}
+	}
+	for i := range c.excluded {
+		if c.excluded[i].in(terms) {
+			return false
+		}
+	}
+	return true
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// in reports whether the clause holds on a page's terms.
+func (cl *clause) in(terms bindex.TokenFrequencies) bool {
+	for _, w := range cl.words {
+		if _, ok := terms[w.term]; !ok {
+			return false
+		}
+	}
+	if !cl.phrase || len(cl.words) < 2 {
+		return true
+	}
+	// A phrase: some position of its first word has every other word at
+	// its offset.
+	first := terms[cl.words[0].term]
+	for _, l := range first.Locations {
+		ok := true
+		for _, w := range cl.words[1:] {
+			if !hasPosition(terms[w.term], l.Position+w.off) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+func hasPosition(tf *bindex.TokenFreq, pos int) bool {
+	for _, l := range tf.Locations {
+		if l.Position == pos {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,142 @@
+package alert
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/notify"
+)
+
+var t0 = time.Date(2023, 3, 6, 12, 0, 0, 0, time.UTC)
+
+func TestAlertsMatchNewAndChangedPagesAsSearchWould(t *testing.T) {
+	dir := t.TempDir()
+	db := openRepo(t, filepath.Join(dir, "db"))
+	ob := notify.NewOutbox(db, notifyConfig())
+	m, err := New(t.Context(), db, testConfig(), analyzer(t), indexConfig().Limits(), ob, Options{Clock: func() time.Time { return t0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := []notify.Target{{Kind: notify.Feed}}
+	add := func(q string) string {
+		a, err := m.Add(t.Context(), Alert{User: "ada", Query: q, Notify: feed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.ID
+	}
+	plain := add(`"plain language" guidelines`)
+	phraseOrder := add(`"language plain"`)
+	noDraft := add(`accessibility -draft`)
+	onSite := add(`accessibility site:b.example`)
+	stemmed := add(`websites`)
+	ix, err := index.Open(filepath.Join(dir, "ix"), indexConfig(), db, index.Options{Observer: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+
+	putPages(t, db, t0,
+		page{"https://a.example/pl", "Plain language", "Federal plain language guidelines help writers of websites."},
+		page{"https://a.example/acc", "Accessibility", "An accessibility draft for review."},
+		page{"https://b.example/acc", "Accessibility", "Accessibility for every website."},
+	)
+	if _, err := ix.CatchUp(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	// A week later: one page changes, one is new.
+	putPages(t, db, t0.Add(7*24*time.Hour),
+		page{"https://a.example/acc", "Accessibility", "Accessibility, final version."},
+		page{"https://c.example/new", "New", "Plain language guidelines, new page."},
+	)
+	if _, err := ix.CatchUp(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	fired := func(id string) []string {
+		es, err := ob.FeedEntries(t.Context(), "alert:"+id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range es {
+			out = append(out, e.URL+" "+e.Change)
+		}
+		slices.Sort(out)
+		return out
+	}
+	cases := []struct {
+		id, name string
+		want     []string
+	}{
+		{plain, "a phrase and a term", []string{"https://a.example/pl new page", "https://c.example/new new page"}},
+		{phraseOrder, "a phrase in the wrong order", nil},
+		{noDraft, "an exclusion", []string{"https://a.example/acc changed page", "https://b.example/acc new page"}},
+		{onSite, "a site filter", []string{"https://b.example/acc new page"}},
+		{stemmed, "the index's stemming", []string{"https://a.example/pl new page", "https://b.example/acc new page"}},
+	}
+	for _, tc := range cases {
+		if got := fired(tc.id); !slices.Equal(got, tc.want) {
+			t.Errorf("%s (%s): fired on %q, want %q", tc.name, tc.id, got, tc.want)
+		}
+	}
+	es, _ := ob.FeedEntries(t.Context(), "alert:"+plain)
+	if len(es) == 0 || !strings.Contains(es[0].Summary, "<mark>") {
+		t.Errorf("the notification lacks a marked snippet: %+v", es)
+	}
+	// Each cross-check: a search for the alert's query finds the pages it fired on.
+	q, _ := index.ParseQuery(`"plain language" guidelines`, indexConfig().Limits())
+	hits, _, err := ix.Retrieve(t.Context(), q, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	for _, h := range hits {
+		urls = append(urls, h.URL+" new page")
+	}
+	slices.Sort(urls)
+	if want := fired(plain); !slices.Equal(urls, want) {
+		t.Errorf("search finds %q, the alert fired on %q", urls, want)
+	}
+
+	// Reopened, the matcher has its alerts and a removed one is gone.
+	if err := m.Remove(t.Context(), onSite); err != nil {
+		t.Fatal(err)
+	}
+	m2, err := New(t.Context(), db, testConfig(), analyzer(t), indexConfig().Limits(), ob, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(m2.List("ada")); got != 4 {
+		t.Errorf("reloaded %d alerts, want 4", got)
+	}
+}
+
+func TestAddRejectsBadQueries(t *testing.T) {
+	db := openRepo(t, t.TempDir())
+	cfg := testConfig()
+	cfg.MaxAlerts = 1
+	m, err := New(t.Context(), db, cfg, analyzer(t), indexConfig().Limits(), nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]string{
+		"":                        "empty query",
+		`"unclosed`:               "q:",
+		"the of and":              "no searchable words",
+		strings.Repeat("x", 1001): "longer than the 1,000-byte limit",
+	} {
+		if _, err := m.Add(t.Context(), Alert{Query: q}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Add(%.20q) = %v, want an error containing %q", q, err, want)
+		}
+	}
+	if _, err := m.Add(t.Context(), Alert{Query: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Add(t.Context(), Alert{Query: "two"}); err == nil || !strings.Contains(err.Error(), "over alert.max_alerts = 1") {
+		t.Errorf("past the limit: %v", err)
+	}
+}

@@ -1,0 +1,307 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deltaq/deltaq/alert"
+	"github.com/deltaq/deltaq/configs"
+	"github.com/deltaq/deltaq/notify"
+	"github.com/deltaq/deltaq/repo"
+	"github.com/deltaq/deltaq/watch"
+)
+
+// watchEnv is what the watch and alert commands open over a data directory.
+type watchEnv struct {
+	cfg    *configs.Config
+	logger *slog.Logger
+	db     *repo.DB
+	outbox *notify.Outbox
+	engine *watch.Engine
+}
+
+func (a *app) openWatchEnv(cmd *cobra.Command, dataDir string) (*watchEnv, error) {
+	cfg, err := a.load(cmd)
+	if err != nil {
+		return nil, err
+	}
+	e := &watchEnv{cfg: cfg, logger: a.logger(cfg)}
+	if e.db, err = openRepo(dataDir, cfg, e.logger); err != nil {
+		return nil, err
+	}
+	e.outbox = notify.NewOutbox(e.db, cfg.Notify)
+	if e.engine, err = openWatches(e.db, cfg, e.outbox, e.logger); err != nil {
+		e.db.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *watchEnv) close() error {
+	e.engine.Close()
+	return e.db.Close()
+}
+
+// specFlags are the flags that describe a sentinel.
+type specFlags struct {
+	typ, sel, object, direction, regex, every, mode, period, until, user string
+	keywords, notify                                                     []string
+	minChange                                                            float64
+	everyN                                                               int
+}
+
+func (f *specFlags) add(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVar(&f.typ, "type", "any", "any, links, images, words, keywords, regex, phrase, table, list")
+	fs.StringVar(&f.sel, "select", "", "CSS selector scoping the object")
+	fs.StringVar(&f.object, "object", "", "the phrase (located by its bounding box), or text identifying a table or list")
+	fs.StringSliceVar(&f.keywords, "keywords", nil, "keywords (all must appear)")
+	fs.StringVar(&f.direction, "direction", "", "appear or disappear (keywords; default both)")
+	fs.StringVar(&f.regex, "regex", "", "regular expression (regex)")
+	fs.Float64Var(&f.minChange, "min-change", 0, "fire only when this fraction of the object changed")
+	fs.IntVar(&f.everyN, "every-n", 0, "fire on every n-th change")
+	fs.StringVar(&f.every, "every", "24h", "wished check interval (an urgency for the scheduler, not a timer)")
+	fs.StringVar(&f.mode, "mode", "eager", "eager, or digest (one notification per --period)")
+	fs.StringVar(&f.period, "period", "", "digest period")
+	fs.StringSliceVar(&f.notify, "notify", nil, "webhook:URL, email:ADDR or feed (repeatable)")
+	fs.StringVar(&f.until, "until", "", "stop date (YYYY-MM-DD or RFC 3339; default watch.duration)")
+	fs.StringVar(&f.user, "user", "", "owner")
+}
+
+func (f *specFlags) spec(url string) (watch.Spec, error) {
+	s := watch.Spec{User: f.user, URL: url, Type: watch.Type(f.typ), Selector: f.sel, Object: f.object, Keywords: f.keywords,
+		Direction: watch.Direction(f.direction), Regex: f.regex, MinChange: f.minChange, EveryN: f.everyN, Mode: watch.Mode(f.mode)}
+	var err error
+	if s.Every, err = time.ParseDuration(f.every); err != nil {
+		return s, fmt.Errorf("--every %q: %w", f.every, err)
+	}
+	if f.period != "" {
+		if s.Period, err = time.ParseDuration(f.period); err != nil {
+			return s, fmt.Errorf("--period %q: %w", f.period, err)
+		}
+	}
+	if f.until != "" {
+		if s.Stop, err = time.Parse(time.DateOnly, f.until); err != nil {
+			if s.Stop, err = time.Parse(time.RFC3339, f.until); err != nil {
+				return s, fmt.Errorf("--until %q: want YYYY-MM-DD or an RFC 3339 time", f.until)
+			}
+		}
+	}
+	for _, n := range f.notify {
+		t, err := notify.ParseTarget(n)
+		if err != nil {
+			return s, fmt.Errorf("--%w", err)
+		}
+		s.Notify = append(s.Notify, t)
+	}
+	return s, nil
+}
+
+func (a *app) printJSON(v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(a.stdout, string(b))
+	return err
+}
+
+// withWatches runs fn over the watch environment of --data.
+func (a *app) withWatches(cmd *cobra.Command, dataDir *string, fn func(ctx context.Context, e *watchEnv) error) error {
+	e, err := a.openWatchEnv(cmd, *dataDir)
+	if err != nil {
+		return err
+	}
+	err = fn(cmd.Context(), e)
+	if cerr := e.close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (a *app) newWatchCmd() *cobra.Command {
+	var dataDir string
+	cmd := &cobra.Command{Use: "watch", Short: "Sentinels on web pages: tell me when this page, or this part of it, changes (WebCQ)"}
+	cmd.PersistentFlags().StringVar(&dataDir, "data", "", "data directory")
+
+	var add specFlags
+	addCmd := &cobra.Command{
+		Use:   "add URL --type T [--select CSS] [--object TEXT] [--keywords a,b] [--every 1h] [--notify webhook:URL|email:ADDR|feed] [--until DATE]",
+		Short: "Install a sentinel", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := add.spec(args[0])
+			if err != nil {
+				return err
+			}
+			return a.withWatches(cmd, &dataDir, func(ctx context.Context, e *watchEnv) error {
+				s, err := e.engine.Install(ctx, spec)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "installed %s: %s sentinel on %s, checked about every %s, until %s\n", s.ID, s.Type, s.URL, s.Every, s.Stop.Format(time.DateOnly))
+				return nil
+			})
+		},
+	}
+	add.add(addCmd)
+
+	var test specFlags
+	testCmd := &cobra.Command{
+		Use: "test URL --type T [...]", Short: "Show what a sentinel would track on the stored copy of the page", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := test.spec(args[0])
+			if err != nil {
+				return err
+			}
+			return a.withWatches(cmd, &dataDir, func(ctx context.Context, e *watchEnv) error {
+				obj, err := e.engine.Test(ctx, spec)
+				if err != nil {
+					return err
+				}
+				return a.printJSON(obj)
+			})
+		},
+	}
+	test.add(testCmd)
+
+	var user string
+	listCmd := &cobra.Command{
+		Use: "list [--user U]", Short: "List sentinels", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.withWatches(cmd, &dataDir, func(ctx context.Context, e *watchEnv) error {
+				ss, err := e.engine.List(ctx, user)
+				if err != nil {
+					return err
+				}
+				for _, s := range ss {
+					fmt.Fprintf(a.stdout, "%s\t%s\t%s\tevery %s\t%d changes\t%d notifications\n", s.ID, s.Type, s.URL, s.Every, s.Changes, s.Notifications)
+				}
+				fmt.Fprintf(a.stdout, "%d sentinels\n", len(ss))
+				return nil
+			})
+		},
+	}
+	listCmd.Flags().StringVar(&user, "user", "", "only this user's")
+
+	byID := func(use, short string, fn func(ctx context.Context, e *watchEnv, id string) error) *cobra.Command {
+		return &cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(1), RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withWatches(cmd, &dataDir, func(ctx context.Context, e *watchEnv) error { return fn(ctx, e, args[0]) })
+		}}
+	}
+	showCmd := byID("show ID", "Show a sentinel and its evaluation record", func(ctx context.Context, e *watchEnv, id string) error {
+		s, err := e.engine.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		return a.printJSON(s)
+	})
+	historyCmd := byID("history ID", "Show a sentinel's detected changes", func(ctx context.Context, e *watchEnv, id string) error {
+		h, err := e.engine.History(ctx, id)
+		if err != nil {
+			return err
+		}
+		for _, c := range h {
+			fmt.Fprintf(a.stdout, "%s\t%s\t%.0f%% changed\tfired %v\n", c.At.Format(time.RFC3339), c.Kind, 100*c.Fraction, c.Fired)
+			if c.Diff != nil {
+				fmt.Fprint(a.stdout, c.Diff.PlainText())
+			}
+		}
+		fmt.Fprintf(a.stdout, "%d changes\n", len(h))
+		return nil
+	})
+	rmCmd := byID("rm ID", "Remove a sentinel", func(ctx context.Context, e *watchEnv, id string) error {
+		if err := e.engine.Remove(ctx, id); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "removed %s\n", id)
+		return nil
+	})
+
+	var key watch.Key
+	keyCmd := &cobra.Command{
+		Use: "key USER [--max-watches N] [--min-every D] [--max-regex-bytes N]", Short: "Create an API key for /api/v1/watches and /api/v1/alerts",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			key.User = args[0]
+			return a.withWatches(cmd, &dataDir, func(ctx context.Context, e *watchEnv) error {
+				secret, err := e.engine.CreateKey(ctx, key)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "%s\n", secret)
+				return nil
+			})
+		},
+	}
+	keyCmd.Flags().IntVar(&key.MaxWatches, "max-watches", 100, "most watches (and most alerts) for the key")
+	keyCmd.Flags().DurationVar(&key.MinEvery, "min-every", time.Hour, "shortest wished interval")
+	keyCmd.Flags().IntVar(&key.MaxRegexBytes, "max-regex-bytes", 256, "longest regex")
+
+	cmd.AddCommand(addCmd, testCmd, listCmd, showCmd, historyCmd, rmCmd, keyCmd)
+	return cmd
+}
+
+func (a *app) newAlertCmd() *cobra.Command {
+	var dataDir, user string
+	var targets []string
+	cmd := &cobra.Command{Use: "alert", Short: "Standing search queries, matched against every new or changed page as it is indexed"}
+	cmd.PersistentFlags().StringVar(&dataDir, "data", "", "data directory")
+	withAlerts := func(cmd *cobra.Command, fn func(ctx context.Context, m *alert.Matcher) error) error {
+		return a.withWatches(cmd, &dataDir, func(ctx context.Context, e *watchEnv) error {
+			m, err := openAlerts(ctx, e.db, e.cfg, e.outbox, e.logger)
+			if err != nil {
+				return err
+			}
+			return fn(ctx, m)
+		})
+	}
+	addCmd := &cobra.Command{
+		Use: "add QUERY [--notify webhook:URL|email:ADDR|feed] [--user U]", Short: "Add a standing query", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			al := alert.Alert{User: user, Query: args[0]}
+			for _, n := range targets {
+				t, err := notify.ParseTarget(n)
+				if err != nil {
+					return fmt.Errorf("--%w", err)
+				}
+				al.Notify = append(al.Notify, t)
+			}
+			return withAlerts(cmd, func(ctx context.Context, m *alert.Matcher) error {
+				out, err := m.Add(ctx, al)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "added %s: %q\n", out.ID, out.Query)
+				return nil
+			})
+		},
+	}
+	addCmd.Flags().StringSliceVar(&targets, "notify", nil, "webhook:URL, email:ADDR or feed (repeatable)")
+	addCmd.Flags().StringVar(&user, "user", "", "owner")
+	listCmd := &cobra.Command{
+		Use: "list", Short: "List standing queries", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withAlerts(cmd, func(_ context.Context, m *alert.Matcher) error {
+				as := m.List("")
+				for _, al := range as {
+					fmt.Fprintf(a.stdout, "%s\t%s\t%q\n", al.ID, al.User, al.Query)
+				}
+				fmt.Fprintf(a.stdout, "%d alerts\n", len(as))
+				return nil
+			})
+		},
+	}
+	rmCmd := &cobra.Command{
+		Use: "rm ID", Short: "Remove a standing query", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withAlerts(cmd, func(ctx context.Context, m *alert.Matcher) error { return m.Remove(ctx, args[0]) })
+		},
+	}
+	cmd.AddCommand(addCmd, listCmd, rmCmd)
+	return cmd
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestWatchCommands(t *testing.T) {
+	t.Setenv("DELTAQ_CRAWLER_ALLOW_PRIVATE", "true") // the page is on loopback
+	var mu sync.Mutex
+	body := `<html><body><table id="t"><tr><td>fee</td><td>0</td></tr></table></body></html>`
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, body)
+	}))
+	defer site.Close()
+	data := t.TempDir()
+	u := site.URL + "/fees"
+
+	out, _, err := run(t, "watch", "test", u, "--type", "table", "--select", "#t", "--data", data)
+	if err != nil || !strings.Contains(out, "fee | 0") {
+		t.Fatalf("watch test: %v\n%s", err, out)
+	}
+	out, _, err = run(t, "watch", "add", u, "--type", "table", "--select", "#t", "--every", "1h", "--notify", "feed", "--until", "2030-01-01", "--user", "ada", "--data", data)
+	if err != nil || !strings.Contains(out, "installed w1: table sentinel") || !strings.Contains(out, "until 2030-01-01") {
+		t.Fatalf("watch add: %v\n%s", err, out)
+	}
+	if out, _, err = run(t, "watch", "list", "--data", data); err != nil || !strings.Contains(out, "w1\ttable\t"+u) {
+		t.Errorf("watch list: %v\n%s", err, out)
+	}
+	if out, _, err = run(t, "watch", "show", "w1", "--data", data); err != nil || !strings.Contains(out, `"selector": "#t"`) {
+		t.Errorf("watch show: %v\n%s", err, out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"watch", "add", u, "--type", "colour"}, `type "colour"`},
+		{[]string{"watch", "add", u, "--every", "soon"}, `--every "soon"`},
+		{[]string{"watch", "add", u, "--notify", "sms:1"}, `notify "sms:1"`},
+		{[]string{"watch", "add", u, "--until", "tomorrow"}, `--until "tomorrow"`},
+		{[]string{"watch", "show", "w9"}, "not found"},
+		{[]string{"alert", "add", `"unclosed`}, "q:"},
+	} {
+		if _, _, err := run(t, append(c.args, "--data", data)...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want %q", c.args, err, c.want)
+		}
+	}
+	if out, _, err = run(t, "alert", "add", "plain language", "--notify", "feed", "--data", data); err != nil || !strings.Contains(out, "added a1") {
+		t.Errorf("alert add: %v\n%s", err, out)
+	}
+	if out, _, err = run(t, "watch", "key", "ada", "--data", data); err != nil || !strings.HasPrefix(out, "dqw_") {
+		t.Errorf("watch key: %v\n%s", err, out)
+	}
+	if out, _, err = run(t, "watch", "history", "w1", "--data", data); err != nil || !strings.Contains(out, "0 changes") {
+		t.Errorf("watch history: %v\n%s", err, out)
+	}
+	if out, _, err = run(t, "watch", "rm", "w1", "--data", data); err != nil || !strings.Contains(out, "removed w1") {
+		t.Errorf("watch rm: %v\n%s", err, out)
+	}
+}

@@ -1,0 +1,263 @@
+package diff
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// Kind says whether a run of tokens is common to both copies, only in the
+// new one, or only in the old one.
+type Kind string
+
+const (
+	Equal  Kind = "equal"
+	Insert Kind = "insert"
+	Delete Kind = "delete"
+)
+
+// Op is one run of tokens, joined by a space (words) or a newline (lines).
+type Op struct {
+	Kind Kind   `json:"kind"`
+	Text string `json:"text"`
+	// N is the number of tokens in the run.
+	N int `json:"n"`
+}
+
+// SetChange is a set-based difference (§3.2): links, images, words.
+type SetChange struct {
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+}
+
+// Empty reports whether nothing was added or removed.
+func (s SetChange) Empty() bool { return len(s.Added) == 0 && len(s.Removed) == 0 }
+
+// Result is the difference between two copies.
+type Result struct {
+	Words []Op      `json:"words,omitempty"`
+	Lines []Op      `json:"lines,omitempty"`
+	Links SetChange `json:"links"`
+	// Fraction is the share of the two copies' words that are inserted or
+	// deleted: 0 for equal copies, 1 for copies with no word in common.
+	Fraction float64 `json:"fraction"`
+}
+
+// Options bound a diff.
+type Options struct {
+	// Timeout bounds the alignment of one diff; past it go-diff returns a
+	// coarser diff that is still correct. Zero means no bound.
+	Timeout time.Duration `mapstructure:"timeout"`
+}
+
+// Text diffs two texts at word and at line granularity.
+func Text(old, cur string, o Options) Result {
+	r := Result{
+		Words: Tokens(strings.Fields(old), strings.Fields(cur), " ", o),
+		Lines: Tokens(lines(old), lines(cur), "\n", o),
+	}
+	r.Fraction = Fraction(r.Words)
+	return r
+}
+
+// lines splits text into its non-blank lines, spaces collapsed.
+func lines(s string) []string {
+	var out []string
+	for l := range strings.SplitSeq(s, "\n") {
+		if f := strings.Join(strings.Fields(l), " "); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Fraction is the share of tokens inserted or deleted among all tokens of
+// both copies.
+func Fraction(ops []Op) float64 {
+	changed, all := 0, 0
+	for _, op := range ops {
+		all += op.N
+		if op.Kind != Equal {
+			changed += op.N
+		} else {
+			all += op.N // an equal run is in both copies
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return float64(changed) / float64(all)
+}
+
+// Tokens aligns two token sequences: each distinct token becomes one rune
+// (go-diff's line mode), the runes are diffed with Myers' algorithm, and
+// the runs are mapped back to tokens joined by sep. No semantic clean-up:
+// it is made for characters and would swallow a one-line common run
+// between two changed lines.
+func Tokens(a, b []string, sep string, o Options) []Op {
+	ids := make(map[string]rune, len(a)+len(b))
+	var names []string
+	encode := func(toks []string) []rune {
+		rs := make([]rune, len(toks))
+		for i, t := range toks {
+			r, ok := ids[t]
+			if !ok {
+				r = tokenRune(len(names))
+				ids[t] = r
+				names = append(names, t)
+			}
+			rs[i] = r
+		}
+		return rs
+	}
+	ra, rb := encode(a), encode(b)
+	dmp := diffmatchpatch.New()
+	dmp.DiffTimeout = o.Timeout // go-diff: 0 means no deadline
+	ds := dmp.DiffMainRunes(ra, rb, false)
+	ops := make([]Op, 0, len(ds))
+	for _, d := range ds {
+		rs := []rune(d.Text)
+		toks := make([]string, len(rs))
+		for i, r := range rs {
+			toks[i] = names[runeIndex(r)]
+		}
+		kind := Equal
+		switch d.Type {
+		case diffmatchpatch.DiffInsert:
+			kind = Insert
+		case diffmatchpatch.DiffDelete:
+			kind = Delete
+		}
+		ops = append(ops, Op{Kind: kind, Text: strings.Join(toks, sep), N: len(toks)})
+	}
+	return ops
+}
+
+// tokenRune maps a token number to a valid rune, skipping the surrogates
+// and 0 (go-diff works on Go strings, which cannot carry either).
+func tokenRune(i int) rune {
+	r := rune(i + 1)
+	if r >= 0xD800 {
+		r += 0x800
+	}
+	return r
+}
+
+func runeIndex(r rune) int {
+	if r >= 0xD800+0x800 {
+		r -= 0x800
+	}
+	return int(r) - 1
+}
+
+// Sets returns what cur adds to old and what it drops, each sorted and
+// without repeats.
+func Sets(old, cur []string) SetChange {
+	in := func(xs []string) map[string]bool {
+		m := make(map[string]bool, len(xs))
+		for _, x := range xs {
+			m[x] = true
+		}
+		return m
+	}
+	o, c := in(old), in(cur)
+	var s SetChange
+	for x := range c {
+		if !o[x] {
+			s.Added = append(s.Added, x)
+		}
+	}
+	for x := range o {
+		if !c[x] {
+			s.Removed = append(s.Removed, x)
+		}
+	}
+	slices.Sort(s.Added)
+	slices.Sort(s.Removed)
+	return s
+}
+
+// SetFraction is |added ∪ removed| / |old ∪ cur| for a set difference.
+func SetFraction(s SetChange, oldLen, curLen int) float64 {
+	union := curLen + len(s.Removed)
+	if oldLen+len(s.Added) > union {
+		union = oldLen + len(s.Added)
+	}
+	if union == 0 {
+		return 0
+	}
+	return float64(len(s.Added)+len(s.Removed)) / float64(union)
+}
+
+// Changed reports whether the copies differ in words or links.
+func (r Result) Changed() bool {
+	for _, op := range r.Words {
+		if op.Kind != Equal {
+			return true
+		}
+	}
+	return !r.Links.Empty()
+}
+
+// Added returns the inserted word runs.
+func (r Result) Added() []string { return runs(r.Words, Insert) }
+
+// Removed returns the deleted word runs.
+func (r Result) Removed() []string { return runs(r.Words, Delete) }
+
+func runs(ops []Op, k Kind) []string {
+	var out []string
+	for _, op := range ops {
+		if op.Kind == k {
+			out = append(out, op.Text)
+		}
+	}
+	return out
+}
+
+// ChangesOnly keeps the changed runs and at most contextTokens tokens of
+// common text on each side of them (§4.2, "display only the differences").
+func (r Result) ChangesOnly() Result {
+	r.Words = trimEqual(r.Words, " ", contextTokens)
+	r.Lines = trimEqual(r.Lines, "\n", 1)
+	return r
+}
+
+// contextTokens is how many common words the changes-only view keeps around
+// a change: enough to find the place on the page, few enough to stay short.
+const contextTokens = 5
+
+// Elided marks common text left out of a changes-only view.
+const Elided = "…"
+
+func trimEqual(ops []Op, sep string, n int) []Op {
+	out := make([]Op, 0, len(ops))
+	for i, op := range ops {
+		if op.Kind != Equal {
+			out = append(out, op)
+			continue
+		}
+		toks := strings.Split(op.Text, sep)
+		first, last := i == 0, i == len(ops)-1
+		// after: context following the previous change; before: context
+		// leading to the next one.
+		after, before := n, n
+		if first {
+			after = 0
+		}
+		if last {
+			before = 0
+		}
+		if len(toks) <= after+before {
+			out = append(out, op)
+			continue
+		}
+		parts := slices.Clone(toks[:after])
+		parts = append(parts, Elided)
+		parts = append(parts, toks[len(toks)-before:]...)
+		out = append(out, Op{Kind: Equal, Text: strings.Join(parts, sep), N: after + before})
+	}
+	return out
+}

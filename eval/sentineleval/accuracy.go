@@ -1,0 +1,276 @@
+package sentineleval
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/deltaq/deltaq/diff"
+	"github.com/deltaq/deltaq/watch"
+)
+
+// counts is a confusion matrix of detections against the truth.
+type counts struct{ TP, FP, FN, TN int }
+
+func (c *counts) add(detected, truth bool) {
+	switch {
+	case detected && truth:
+		c.TP++
+	case detected:
+		c.FP++
+	case truth:
+		c.FN++
+	default:
+		c.TN++
+	}
+}
+
+// ratio is a/b, or "n/a" when b is 0 (no change to find, or none claimed).
+func ratio(a, b int) any {
+	if b == 0 {
+		return "n/a"
+	}
+	return float64(a) / float64(b)
+}
+
+// accuracyRow is one archive and sentinel type over every transition.
+type accuracyRow struct {
+	Archive   string
+	Type      watch.Type
+	Sentinels int
+	counts
+	// MustFail counts the phrase transitions where the box changed next
+	// to the object (WebCQ Fig. 5 cases 8–10): the paper says the box must
+	// fail there, and the sentinel is not scored after it.
+	MustFail         int
+	MustFailReported int // of them, transitions where the sentinel reported a change ("lost")
+	Gone             int // sentinels whose page disappeared
+}
+
+// tracked is one sentinel of the accuracy run and its truth.
+type tracked struct {
+	id      string
+	spec    watch.Spec
+	page    *pageInfo
+	changes int
+	gone    bool
+	// Phrases: the object's span in the current copy's words, tracked by
+	// aligning each copy with the next (the oracle, independent of the box).
+	start, end int
+	failed     bool
+}
+
+// runAccuracy installs one sentinel of each type on cfg.AccuracyPages
+// pages of week 0, then replays every week, checking every group once per
+// week, and scores each sentinel's detections against the truth of the
+// transition: for any change, the archive's body hash; for phrases, the
+// word alignment of the two copies; for the other types, the object
+// extracted from each week's copy in the archive directly.
+func runAccuracy(ctx context.Context, s *served, cfg Config, queries [][]string, tmp string, progress io.Writer) (out []accuracyRow, err error) {
+	rng := rand.New(rand.NewPCG(cfg.Seed, 7))
+	a := s.a
+	week0 := a.Week(0)
+	rng.Shuffle(len(week0), func(i, j int) { week0[i], week0[j] = week0[j], week0[i] })
+	if err := s.rs.SetWeek(0); err != nil {
+		return nil, err
+	}
+	db, done, err := tempRepo(tmp)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := done(); err == nil {
+			err = cerr
+		}
+	}()
+	wcfg := watchConfig()
+	e, err := watch.New(db, wcfg, nil, watch.Options{Fetcher: s.fetcher()})
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	var ts []*tracked
+	for _, pg := range week0[:min(cfg.AccuracyPages, len(week0))] {
+		p, err := newPageInfo(s.host, pg.URL, pg.Body, extractLimits)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range watch.Types {
+			spec, ok := specFor(t, p, queries, rng)
+			if !ok {
+				continue
+			}
+			sn, err := e.Install(ctx, spec)
+			if err != nil {
+				continue // an object the generator picked but the page lacks
+			}
+			tr := &tracked{id: sn.ID, spec: spec, page: p}
+			if t == watch.Phrase {
+				tr.start = index(p.words, strings.Fields(spec.Object))
+				tr.end = tr.start + len(strings.Fields(spec.Object))
+			}
+			ts = append(ts, tr)
+		}
+	}
+	rows := map[watch.Type]*accuracyRow{}
+	for _, t := range watch.Types {
+		rows[t] = &accuracyRow{Archive: a.Name(), Type: t}
+	}
+	for _, tr := range ts {
+		rows[tr.spec.Type].Sentinels++
+	}
+	gs, err := e.Groups(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for w := 1; w < a.Weeks(); w++ {
+		if err := s.rs.SetWeek(w); err != nil {
+			return nil, err
+		}
+		for _, g := range gs {
+			if _, ok := a.Lookup(strings.TrimPrefix(g.URL, s.host), w); !ok {
+				continue // the page is gone this week
+			}
+			if _, err := e.Check(ctx, g.Key); err != nil {
+				return nil, fmt.Errorf("sentinels: week %d: %w", w, err)
+			}
+		}
+		for _, tr := range ts {
+			if tr.gone || tr.failed {
+				continue
+			}
+			prev, ok1 := a.Lookup(tr.page.path, w-1)
+			cur, ok2 := a.Lookup(tr.page.path, w)
+			if !ok1 || !ok2 {
+				tr.gone = true
+				rows[tr.spec.Type].Gone++
+				continue
+			}
+			sn, err := e.Get(ctx, tr.id)
+			if err != nil {
+				return nil, err
+			}
+			detected := sn.Changes > tr.changes
+			tr.changes = sn.Changes
+			row := rows[tr.spec.Type]
+			truth, mustFail, err := tr.truth(wcfg, prev.Body, cur.Body, prev.Hash != cur.Hash)
+			if err != nil {
+				return nil, err
+			}
+			if mustFail {
+				row.MustFail++
+				if detected {
+					row.MustFailReported++
+				}
+				tr.failed = true
+				continue
+			}
+			row.add(detected, truth)
+		}
+		fmt.Fprintf(progress, "  %s week %d of %d\n", a.Name(), w, a.Weeks()-1)
+	}
+	for _, t := range watch.Types {
+		out = append(out, *rows[t])
+	}
+	return out, nil
+}
+
+// truth says whether the sentinel's object changed between two copies,
+// and for phrases whether the transition is one the box must fail.
+func (tr *tracked) truth(cfg watch.Config, prev, cur []byte, hashChanged bool) (changed, mustFail bool, err error) {
+	switch tr.spec.Type {
+	case watch.Any:
+		return hashChanged, false, nil
+	case watch.Phrase:
+		return tr.alignPhrase(prev, cur)
+	}
+	a, err := watch.Extract(cfg, tr.spec, prev, "text/html; charset=utf-8")
+	if err != nil {
+		return false, false, err
+	}
+	b, err := watch.Extract(cfg, tr.spec, cur, "text/html; charset=utf-8")
+	if err != nil {
+		return false, false, err
+	}
+	return !a.Equal(&b, tr.spec.Type), false, nil
+}
+
+// alignPhrase follows the phrase's span through the word alignment of the
+// two copies. The object changed if a word inside it was deleted or a
+// word inserted between its first and last word. The box must fail (Fig.
+// 5 cases 8–10) if the word just before or just after the object changed.
+func (tr *tracked) alignPhrase(prevBody, curBody []byte) (changed, mustFail bool, err error) {
+	prev, err := newPageInfo(tr.page.url[:len(tr.page.url)-len(tr.page.path)], tr.page.path, prevBody, extractLimits)
+	if err != nil {
+		return false, false, err
+	}
+	cur, err := newPageInfo(tr.page.url[:len(tr.page.url)-len(tr.page.path)], tr.page.path, curBody, extractLimits)
+	if err != nil {
+		return false, false, err
+	}
+	if tr.start < 0 || tr.end > len(prev.words) {
+		return false, true, nil // the oracle lost the object: score no further
+	}
+	ops := diff.Tokens(prev.words, cur.words, " ", diff.Options{})
+	oi, ni := 0, 0 // positions in the old and new words
+	newStart, newEnd := -1, -1
+	for _, op := range ops {
+		switch op.Kind {
+		case diff.Equal:
+			for k := 0; k < op.N; k++ {
+				if oi == tr.start {
+					newStart = ni
+				}
+				if oi == tr.end-1 {
+					newEnd = ni + 1
+				}
+				oi++
+				ni++
+			}
+		case diff.Delete:
+			lo, hi := oi, oi+op.N
+			if lo < tr.end && hi > tr.start {
+				changed = true
+			}
+			if (lo <= tr.start-1 && tr.start-1 < hi) || (lo <= tr.end && tr.end < hi) {
+				mustFail = true
+			}
+			if lo <= tr.start && tr.start < hi && newStart < 0 {
+				newStart = ni
+			}
+			if lo <= tr.end-1 && tr.end-1 < hi {
+				newEnd = ni
+			}
+			oi = hi
+		case diff.Insert:
+			if oi >= tr.start && oi <= tr.end { // between B and E: part of the object as the box sees it
+				changed = true
+			}
+			ni += op.N
+		}
+	}
+	if newStart < 0 || newEnd < newStart {
+		return true, true, nil // the object is gone
+	}
+	tr.start, tr.end = newStart, newEnd
+	return changed, mustFail, nil
+}
+
+// index is the first position of seq in words, or -1.
+func index(words, seq []string) int {
+	for i := 0; i+len(seq) <= len(words); i++ {
+		match := true
+		for j := range seq {
+			if words[i+j] != seq[j] {
+				match = false
+				break
+			}
+		}
+		if match {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,102 @@
+package sentineleval
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// Config holds the settings of the sentinel evaluation; the defaults live
+// in configs/default.yaml under "eval.sentinels".
+type Config struct {
+	// Archive is the archive replayed for the throughput runs (--archive).
+	Archive string `mapstructure:"archive"`
+	// Sentinels are the numbers of sentinels installed (--sentinels).
+	Sentinels []int `mapstructure:"sentinels"`
+	// Dists are how sentinels spread over pages: uniform (every page holds
+	// the group size) or zipf (page i holds ∝ 1/i^ZipfAlpha, same mean).
+	Dists []string `mapstructure:"dists"`
+	// Groups are the group sizes: "none" (each sentinel alone) or a number
+	// of sentinels per page (WebCQ §7.3: none, 5, 10, 100).
+	Groups []string `mapstructure:"groups"`
+	// ZipfAlpha is α of the Zipf placement (WebCQ Fig. 13).
+	ZipfAlpha float64 `mapstructure:"zipf_alpha"`
+	// Week is the archive week sentinels are installed on; the checks run
+	// on week+1.
+	Week int `mapstructure:"week"`
+	// AccuracyArchives are the archives whose every transition the
+	// detection accuracy is measured on.
+	AccuracyArchives []string `mapstructure:"accuracy_archives"`
+	// AccuracyPages is how many week-0 pages of each archive get one
+	// sentinel of each type.
+	AccuracyPages int `mapstructure:"accuracy_pages"`
+	// Queries is the query log keyword sentinels take their words from.
+	Queries string `mapstructure:"queries"`
+	// Repeats is how many times each check pass runs, each on a copy of
+	// the installed repository; the fastest is reported.
+	Repeats int `mapstructure:"repeats"`
+	// Seed seeds every choice (pages, placements, objects).
+	Seed uint64 `mapstructure:"seed"`
+}
+
+// Validate reports every problem, naming the key.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Archive == "" && len(c.Sentinels) > 0 {
+		errs = append(errs, errors.New("eval.sentinels.archive: required"))
+	}
+	for _, n := range c.Sentinels {
+		if n <= 0 {
+			errs = append(errs, fmt.Errorf("eval.sentinels.sentinels: %d: must be > 0", n))
+		}
+	}
+	for _, d := range c.Dists {
+		if d != "uniform" && d != "zipf" {
+			errs = append(errs, fmt.Errorf("eval.sentinels.dists: %q: must be uniform or zipf", d))
+		}
+	}
+	for _, g := range c.Groups {
+		if _, err := groupSize(g); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if c.ZipfAlpha <= 0 {
+		errs = append(errs, fmt.Errorf("eval.sentinels.zipf_alpha = %v: must be > 0", c.ZipfAlpha))
+	}
+	if c.Repeats < 1 {
+		errs = append(errs, fmt.Errorf("eval.sentinels.repeats = %d: must be ≥ 1", c.Repeats))
+	}
+	if c.Week < 0 {
+		errs = append(errs, fmt.Errorf("eval.sentinels.week = %d: must be ≥ 0", c.Week))
+	}
+	if c.AccuracyPages < 0 {
+		errs = append(errs, fmt.Errorf("eval.sentinels.accuracy_pages = %d: must be ≥ 0", c.AccuracyPages))
+	}
+	if c.AccuracyPages > 0 && len(c.AccuracyArchives) > 0 && c.Queries == "" {
+		errs = append(errs, errors.New("eval.sentinels.queries: required for keyword sentinels"))
+	}
+	return errors.Join(errs...)
+}
+
+// groupSize parses a group setting; 0 means none (ungrouped).
+func groupSize(g string) (int, error) {
+	if g == "none" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(g)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("eval.sentinels.groups: %q: must be none or a positive number", g)
+	}
+	return n, nil
+}
+
+func sortedGroups(gs []string) []string {
+	out := slices.Clone(gs)
+	slices.SortStableFunc(out, func(a, b string) int {
+		x, _ := groupSize(a)
+		y, _ := groupSize(b)
+		return x - y
+	})
+	return out
+}

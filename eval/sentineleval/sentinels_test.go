@@ -1,0 +1,87 @@
+package sentineleval
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deltaq/deltaq/internal/datasets"
+	"github.com/deltaq/deltaq/watch"
+)
+
+func TestSmallRunWritesReportAndGroupingPays(t *testing.T) {
+	out := t.TempDir()
+	cfg := Config{
+		Archive: datasets.Path(t, "archives", "digitalgov-2023"), Sentinels: []int{300}, Dists: []string{"uniform", "zipf"},
+		Groups: []string{"none", "10"}, ZipfAlpha: 1, Week: 20,
+		AccuracyArchives: []string{datasets.Path(t, "archives", "tldr-en")}, AccuracyPages: 4,
+		Queries: datasets.Path(t, "querylogs", "trec-mq.tsv"), Seed: 1, Repeats: 2,
+	}
+	var progress strings.Builder
+	sum, err := Run(t.Context(), cfg, out, &progress)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, progress.String())
+	}
+	for _, f := range []string{"report.md", "results.csv", "accuracy.csv", "throughput.svg", "throughput.png"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, d := range cfg.Dists {
+		if s := sum.Speedups["300/"+d+"/10"]; s <= 1 {
+			t.Errorf("%s: grouping by 10 gave ×%.2f", d, s)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	for _, typ := range watch.Types {
+		if !strings.Contains(string(md), "| tldr-en | "+string(typ)+" |") {
+			t.Errorf("report lacks the accuracy row of %s", typ)
+		}
+	}
+}
+
+func TestAccuracyOfAnyChangeIsExact(t *testing.T) {
+	s, err := serve(datasets.Path(t, "archives", "tldr-en"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	rows, err := runAccuracy(t.Context(), s, Config{AccuracyPages: 20, Seed: 3}, [][]string{{"command"}}, t.TempDir(), &strings.Builder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Type != watch.Any {
+			continue
+		}
+		if r.FP != 0 || r.FN != 0 || r.TP == 0 {
+			t.Errorf("any change on tldr-en: %+v; the MD5 must find every body change and nothing else", r.counts)
+		}
+	}
+}
+
+func TestPlacementKeepsGroupSizes(t *testing.T) {
+	p := placement(1000, 10, 5000, "uniform", 1, nil)
+	count := map[int]int{}
+	for _, x := range p {
+		count[x]++
+	}
+	if len(count) != 100 {
+		t.Errorf("uniform: %d pages, want 100", len(count))
+	}
+	for pg, n := range count {
+		if n != 10 {
+			t.Fatalf("uniform: page %d holds %d sentinels", pg, n)
+		}
+	}
+}
+
+func TestValidateNamesKeys(t *testing.T) {
+	err := Config{Sentinels: []int{0}, Dists: []string{"gauss"}, Groups: []string{"seven"}}.Validate()
+	for _, want := range []string{"eval.sentinels.archive: required", "sentinels: 0", `dists: "gauss"`, `groups: "seven"`, "zipf_alpha = 0", "repeats = 0"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate = %v, want %q", err, want)
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package notify
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Config bounds delivery. Defaults live in configs/default.yaml (notify).
+type Config struct {
+	// MaxAttempts is how many failed attempts move a delivery to the
+	// dead-letter list.
+	MaxAttempts int `mapstructure:"max_attempts"`
+	// BackoffBase is the wait after the first failure; it doubles per failure.
+	BackoffBase time.Duration `mapstructure:"backoff_base"`
+	// BackoffMax caps the wait between attempts.
+	BackoffMax time.Duration `mapstructure:"backoff_max"`
+	// WebhookTimeout bounds one webhook request.
+	WebhookTimeout time.Duration `mapstructure:"webhook_timeout"`
+	// Batch is the most deliveries one pass reads.
+	Batch int `mapstructure:"batch"`
+	// FeedEntries is how many entries each Atom feed keeps.
+	FeedEntries int `mapstructure:"feed_entries"`
+	// Poll is the longest the service sleeps when nothing is due.
+	Poll time.Duration `mapstructure:"poll"`
+	SMTP SMTPConfig    `mapstructure:"smtp"`
+}
+
+// SMTPConfig says where e-mail goes.
+type SMTPConfig struct {
+	// Addr is host:port of the SMTP relay; "" turns e-mail off (an e-mail
+	// target then fails and is dead-lettered).
+	Addr string `mapstructure:"addr"`
+	// From is the envelope and header sender.
+	From string `mapstructure:"from"`
+	// Timeout bounds one SMTP session.
+	Timeout time.Duration `mapstructure:"timeout"`
+}
+
+// Validate reports every value out of range, naming its key.
+func (c Config) Validate() error {
+	var errs []error
+	positive := func(key string, v int64) {
+		if v <= 0 {
+			errs = append(errs, fmt.Errorf("notify.%s = %d: must be > 0", key, v))
+		}
+	}
+	positive("max_attempts", int64(c.MaxAttempts))
+	positive("batch", int64(c.Batch))
+	positive("feed_entries", int64(c.FeedEntries))
+	for _, d := range []struct {
+		key string
+		v   time.Duration
+	}{{"backoff_base", c.BackoffBase}, {"backoff_max", c.BackoffMax}, {"webhook_timeout", c.WebhookTimeout}, {"poll", c.Poll}, {"smtp.timeout", c.SMTP.Timeout}} {
+		if d.v <= 0 {
+			errs = append(errs, fmt.Errorf("notify.%s = %v: must be > 0", d.key, d.v))
+		}
+	}
+	if c.BackoffMax < c.BackoffBase {
+		errs = append(errs, fmt.Errorf("notify.backoff_max = %v: must be ≥ notify.backoff_base (%v)", c.BackoffMax, c.BackoffBase))
+	}
+	return errors.Join(errs...)
+}

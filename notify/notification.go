@@ -1,0 +1,80 @@
+package notify
+
+import (
+	"fmt"
+	"net/mail"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/deltaq/deltaq/diff"
+)
+
+// Notification is one detected change (or one search-alert match) to tell a
+// user about.
+type Notification struct {
+	// ID is unique and stable: it is the idempotency key of every delivery.
+	ID     string    `json:"id"`
+	Source string    `json:"source"` // "watch:ID" or "alert:ID"
+	User   string    `json:"user,omitempty"`
+	URL    string    `json:"url"`
+	Title  string    `json:"title"`
+	Kind   string    `json:"kind"`   // sentinel type, or "alert"
+	Change string    `json:"change"` // insert, delete, update, new page, deleted page (WebCQ §4.3)
+	At     time.Time `json:"at"`
+	// Summary is a short plain-text account (a snippet for alerts).
+	Summary string `json:"summary,omitempty"`
+	// Diff is the changes-only difference; nil for alerts on new pages.
+	Diff    *diff.Result `json:"diff,omitempty"`
+	Targets []Target     `json:"-"`
+	// Feeds are the Atom feeds that get an entry ("watch:ID", "user:NAME").
+	Feeds []string `json:"-"`
+}
+
+// TargetKind says how a delivery travels.
+type TargetKind string
+
+const (
+	Webhook TargetKind = "webhook"
+	Email   TargetKind = "email"
+	Feed    TargetKind = "feed"
+)
+
+// Target is one destination: a webhook URL or an e-mail address. Feed
+// targets become Notification.Feeds.
+type Target struct {
+	Kind TargetKind `json:"kind"`
+	Addr string     `json:"addr,omitempty"`
+}
+
+func (t Target) String() string {
+	if t.Addr == "" {
+		return string(t.Kind)
+	}
+	return string(t.Kind) + ":" + t.Addr
+}
+
+// ParseTarget reads "webhook:URL", "email:ADDR" or "feed".
+func ParseTarget(s string) (Target, error) {
+	kind, addr, _ := strings.Cut(s, ":")
+	switch TargetKind(kind) {
+	case Webhook:
+		u, err := url.Parse(addr)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return Target{}, fmt.Errorf("notify %q: the webhook must be an absolute http(s) URL", s)
+		}
+		return Target{Kind: Webhook, Addr: addr}, nil
+	case Email:
+		a, err := mail.ParseAddress(addr)
+		if err != nil {
+			return Target{}, fmt.Errorf("notify %q: not an e-mail address: %w", s, err)
+		}
+		return Target{Kind: Email, Addr: a.Address}, nil
+	case Feed:
+		if addr != "" {
+			return Target{}, fmt.Errorf("notify %q: feed takes no address", s)
+		}
+		return Target{Kind: Feed}, nil
+	}
+	return Target{}, fmt.Errorf("notify %q: must be webhook:URL, email:ADDR or feed", s)
+}

@@ -1,0 +1,272 @@
+package notify_test
+
+import (
+	"context"
+	"encoding/xml"
+	"mime"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/deltaq/deltaq/diff"
+	"github.com/deltaq/deltaq/notify"
+	"github.com/deltaq/deltaq/notify/notifytest"
+	"github.com/deltaq/deltaq/repo"
+)
+
+func openRepo(t *testing.T) *repo.DB {
+	t.Helper()
+	db, err := repo.Open("", repo.Config{VersionsKept: 2, FetchLogKept: 2, StatsKept: 2, CacheBytes: 1 << 20}, repo.Options{FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func testConfig() notify.Config {
+	return notify.Config{MaxAttempts: 4, BackoffBase: time.Minute, BackoffMax: 10 * time.Minute, WebhookTimeout: 5 * time.Second,
+		Batch: 16, FeedEntries: 3, Poll: time.Hour, SMTP: notify.SMTPConfig{From: "deltaq@localhost", Timeout: 5 * time.Second}}
+}
+
+func enqueue(t *testing.T, db *repo.DB, ob *notify.Outbox, n *notify.Notification) {
+	t.Helper()
+	b := db.NewBatch(t.Context())
+	defer b.Close()
+	if err := ob.Enqueue(b, n); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sample(id string, at time.Time, targets ...notify.Target) *notify.Notification {
+	d := diff.Text("deadline March 3", "deadline April 10", diff.Options{})
+	return &notify.Notification{ID: id, Source: "watch:w1", URL: "https://example.gov/a", Title: "changed: example.gov/a",
+		Kind: "any", Change: "update", At: at, Summary: "2 words added", Diff: &d, Targets: targets}
+}
+
+// noKeepAlive keeps synctest's clock moving: an idle keep-alive connection
+// would leave a goroutine blocked on the network.
+func noKeepAlive() *http.Client {
+	return &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+}
+
+func TestWebhookRetriesWithBackoffThenDelivers(t *testing.T) {
+	rcv := notifytest.Webhooks(t)
+	synctest.Test(t, func(t *testing.T) {
+		db := openRepo(t) // in the bubble, with its goroutines (Pebble's WaitGroups cannot span it)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		ob := notify.NewOutbox(db, testConfig())
+		svc := notify.NewService(ob, notify.Options{Client: noKeepAlive()})
+		secret, err := svc.Secret(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rcv.SetSecret(secret)
+		rcv.FailNext(2)
+		start := time.Now()
+		enqueue(t, db, ob, sample("n1", start, notify.Target{Kind: notify.Webhook, Addr: rcv.URL}))
+		done := make(chan error)
+		go func() { done <- svc.Run(ctx) }()
+
+		// Attempt 1 fails at once, attempt 2 a minute later, attempt 3 two
+		// minutes after that succeeds.
+		time.Sleep(2*time.Minute + 59*time.Second)
+		synctest.Wait()
+		if n := len(rcv.Hooks()); n != 0 {
+			t.Fatalf("delivered before the second back-off ended: %d", n)
+		}
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		hooks := rcv.Hooks()
+		if len(hooks) != 1 || hooks[0].Key != "n1" || hooks[0].Notification.Diff == nil {
+			t.Fatalf("hooks = %+v, want one with key n1 and its diff", hooks)
+		}
+		if got := strings.Join(hooks[0].Notification.Diff.Added(), " "); got != "April 10" {
+			t.Errorf("delivered diff adds %q, want %q", got, "April 10")
+		}
+		if p, _ := ob.Pending(ctx); p != 0 {
+			t.Errorf("pending after delivery = %d", p)
+		}
+		if rcv.BadSignatures() != 0 {
+			t.Errorf("%d requests had a bad signature", rcv.BadSignatures())
+		}
+		cancel()
+		if err := <-done; err != context.Canceled {
+			t.Errorf("Run = %v, want context.Canceled", err)
+		}
+	})
+}
+
+func TestDeadLetterAfterMaxAttemptsAndRetry(t *testing.T) {
+	rcv := notifytest.Webhooks(t)
+	synctest.Test(t, func(t *testing.T) {
+		db := openRepo(t) // in the bubble, with its goroutines (Pebble's WaitGroups cannot span it)
+		ctx := t.Context()
+		ob := notify.NewOutbox(db, testConfig())
+		svc := notify.NewService(ob, notify.Options{Client: noKeepAlive()})
+		rcv.FailNext(1000)
+		enqueue(t, db, ob, sample("n2", time.Now(), notify.Target{Kind: notify.Webhook, Addr: rcv.URL}))
+		var st notify.Stats
+		for range 4 { // backoffs 1, 2, 4 minutes, then the 4th failure
+			s, err := svc.Drain(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.Failed += s.Failed
+			st.Dead += s.Dead
+			time.Sleep(10 * time.Minute)
+		}
+		if st.Failed != 4 || st.Dead != 1 {
+			t.Fatalf("failed %d, dead %d; want 4 and 1", st.Failed, st.Dead)
+		}
+		dls, err := ob.DeadLetters(ctx)
+		if err != nil || len(dls) != 1 || dls[0].ID != "n2" || dls[0].Attempts != 4 || !strings.Contains(dls[0].LastErr, "503") {
+			t.Fatalf("dead letters = %+v, %v", dls, err)
+		}
+		rcv.FailNext(0)
+		if n, err := ob.Retry(ctx, time.Now()); err != nil || n != 1 {
+			t.Fatalf("Retry = %d, %v", n, err)
+		}
+		if s, err := svc.Drain(ctx); err != nil || s.Delivered != 1 {
+			t.Fatalf("Drain after Retry = %+v, %v", s, err)
+		}
+		if n, _ := ob.Dead(ctx); n != 0 {
+			t.Errorf("dead after retry = %d", n)
+		}
+	})
+}
+
+func TestEmailThroughRealSMTPServer(t *testing.T) {
+	db := openRepo(t)
+	mb := notifytest.SMTP(t)
+	cfg := testConfig()
+	cfg.SMTP.Addr = mb.Addr
+	ob := notify.NewOutbox(db, cfg)
+	svc := notify.NewService(ob, notify.Options{})
+	enqueue(t, db, ob, sample("n3", time.Now(), notify.Target{Kind: notify.Email, Addr: "ada@example.org"}))
+	if st, err := svc.Drain(t.Context()); err != nil || st.Delivered != 1 {
+		t.Fatalf("Drain = %+v, %v", st, err)
+	}
+	msgs := mb.Messages()
+	if len(msgs) != 1 {
+		t.Fatalf("%d messages, want 1", len(msgs))
+	}
+	m := msgs[0]
+	if m.To != "ada@example.org" || m.Header.Get("Message-Id") != "<n3@deltaq>" || m.Header.Get(notify.HeaderIdempotency) != "n3" {
+		t.Errorf("message to %q with Message-ID %q", m.To, m.Header.Get("Message-Id"))
+	}
+	for _, want := range []string{"https://example.gov/a", "+ April 10", "- March 3"} {
+		if !strings.Contains(m.Body, want) {
+			t.Errorf("body lacks %q:\n%s", want, m.Body)
+		}
+	}
+}
+
+func TestEmailHeadersCannotBeInjected(t *testing.T) {
+	db := openRepo(t)
+	mb := notifytest.SMTP(t)
+	cfg := testConfig()
+	cfg.SMTP.Addr = mb.Addr
+	ob := notify.NewOutbox(db, cfg)
+	n := sample("n5", time.Now(), notify.Target{Kind: notify.Email, Addr: "ada@example.org"})
+	n.Title = "changed\r\nBcc: eve@example.org"
+	enqueue(t, db, ob, n)
+	if st, err := notify.NewService(ob, notify.Options{}).Drain(t.Context()); err != nil || st.Delivered != 1 {
+		t.Fatalf("Drain = %+v, %v", st, err)
+	}
+	m := mb.Messages()[0]
+	subject, err := new(mime.WordDecoder).DecodeHeader(m.Header.Get("Subject"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Header.Get("Bcc") != "" || !strings.Contains(subject, "Bcc: eve@example.org") {
+		t.Errorf("a title with a line break made headers: Bcc %q, Subject %q", m.Header.Get("Bcc"), subject)
+	}
+}
+
+func TestEmailWithoutRelayIsDeadLettered(t *testing.T) {
+	db := openRepo(t)
+	cfg := testConfig()
+	cfg.MaxAttempts = 1
+	ob := notify.NewOutbox(db, cfg)
+	enqueue(t, db, ob, sample("n4", time.Now(), notify.Target{Kind: notify.Email, Addr: "ada@example.org"}))
+	st, err := notify.NewService(ob, notify.Options{}).Drain(t.Context())
+	if err != nil || st.Dead != 1 {
+		t.Fatalf("Drain = %+v, %v; want one dead letter", st, err)
+	}
+	dls, _ := ob.DeadLetters(t.Context())
+	if len(dls) != 1 || !strings.Contains(dls[0].LastErr, "notify.smtp.addr") {
+		t.Errorf("dead letters = %+v, want the error to name notify.smtp.addr", dls)
+	}
+}
+
+func TestAtomFeedKeepsNewestEntries(t *testing.T) {
+	db := openRepo(t)
+	ob := notify.NewOutbox(db, testConfig())
+	t0 := time.Date(2023, 3, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 5 {
+		n := sample("e"+string(rune('0'+i)), t0.Add(time.Duration(i)*time.Hour))
+		n.Feeds = []string{"watch:w1", "user:ada"}
+		enqueue(t, db, ob, n)
+	}
+	svc := notify.NewService(ob, notify.Options{})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel() // one pass: trims, then sees the cancel
+	if err := svc.Run(ctx); err != context.Canceled {
+		t.Fatalf("Run = %v", err)
+	}
+	raw, err := ob.Feed(t.Context(), "watch:w1", "http://localhost/feeds/watch/w1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Entries []struct {
+			ID      string `xml:"id"`
+			Content string `xml:"content"`
+		} `xml:"entry"`
+	}
+	if err := xml.Unmarshal(raw, &f); err != nil {
+		t.Fatalf("feed is not XML: %v\n%s", err, raw)
+	}
+	var ids []string
+	for _, e := range f.Entries {
+		ids = append(ids, strings.TrimPrefix(e.ID, "urn:deltaq:notification:"))
+	}
+	if got := strings.Join(ids, ","); got != "e4,e3,e2" {
+		t.Errorf("entries %s, want the newest three, newest first", got)
+	}
+	if !strings.Contains(f.Entries[0].Content, "<ins>April 10</ins>") {
+		t.Errorf("entry content lacks the diff: %s", f.Entries[0].Content)
+	}
+	if es, _ := ob.FeedEntries(t.Context(), "user:ada"); len(es) != 3 {
+		t.Errorf("user feed has %d entries, want 3", len(es))
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	for _, s := range []string{"webhook:ftp://x", "email:not an address", "feed:x", "sms:123", "webhook:/relative"} {
+		if _, err := notify.ParseTarget(s); err == nil || !strings.Contains(err.Error(), s) {
+			t.Errorf("ParseTarget(%q) = %v, want an error quoting it", s, err)
+		}
+	}
+	db := openRepo(t)
+	b := db.NewBatch(t.Context())
+	defer b.Close()
+	if err := notify.NewOutbox(db, testConfig()).Enqueue(b, &notify.Notification{ID: "a/b"}); err == nil {
+		t.Error("Enqueue accepted an id with '/'")
+	}
+	bad := testConfig()
+	bad.MaxAttempts, bad.BackoffMax = 0, time.Second
+	err := bad.Validate()
+	if err == nil || !strings.Contains(err.Error(), "notify.max_attempts = 0") || !strings.Contains(err.Error(), "notify.backoff_max = 1s") {
+		t.Errorf("Validate = %v", err)
+	}
+}

@@ -1,0 +1,72 @@
+// Package watch runs WebCQ sentinels: continual queries on web pages that
+// say "tell me when this page, or this part of it, changes in this way".
+// It owns installing sentinels, grouping them by page, checking a group's
+// page, detecting and describing each change, and deciding (trigger and
+// notification conditions) which changes become notifications; package
+// notify delivers them.
+//
+// State, repository bucket "watch" (repo/FORMAT.md), JSON values:
+//
+//   - s/ID: a Sentinel, its spec and its evaluation record (§4.3).
+//   - g/KEY: a group: the page URL, the MD5 of its last copy, and its
+//     constant tables, each with the cached object and the member IDs
+//     (§6.1.1). KEY is the page URL (or "sentinel:ID" when ungrouped).
+//   - c/KEY: zstd(body) of the group's last copy; WebCQ keeps one (§4.1).
+//   - m/KEY: the MD5 (hex) of that copy, alone, so that an unchanged page
+//     costs a 32-byte read (§6.2).
+//   - h/ID/N: the sentinel's N-th detected change; the newest
+//     watch.history_kept are kept.
+//   - seq/: the last sentinel number given out.
+//
+// In memory: nothing beyond one check's two parsed copies (bounded by
+// watch.max_body_bytes and watch.extract) and the planner's one entry per
+// group.
+//
+// WebCQ (Liu, Tang, Buttler, Pu), seeds/003 and MONITORING-DIGEST §3:
+//
+//   - §2, Table 1: the sentinel types any, links, images, words, keywords
+//     (appear/disappear), regex, phrase, table and list; start and stop
+//     conditions (the default duration, one year, is watch.duration).
+//   - §3.1–3.2 object extraction and evaluation: MD5 for any change; set
+//     differences for links, images and words; case-insensitive AND of
+//     keywords, firing when the flag flips; a string compare of the regex
+//     matches; phrases located by the context bounding box (bbox.go):
+//     watch.context_words (10) words each side, shrunk to the unchanged
+//     part next to the object when fewer than half of a side's words
+//     changed (Fig. 5 cases 5–7), failing when the box changed next to the
+//     object (cases 8–10); phrases of at least watch.phrase_min_words (5).
+//     Tables and lists are found by user-supplied identifying text, which
+//     WebCQ lets take precedence over the box. A CSS selector (cascadia,
+//     through goquery) can scope any type.
+//   - §3.3 object cache update: each table's object, and a phrase's box,
+//     follow the page after every check.
+//   - §4.1–4.3: content-only differences (package diff) at word and line
+//     granularity, computed once per page for the page-level types and per
+//     table otherwise; the per-change record with its kind (insert,
+//     delete, update; appeared/disappeared; lost/found).
+//   - §5 notification conditions: eager, or a periodic digest (mode
+//     digest, one notification per period with every triggered change).
+//     Trigger conditions: min_change (the fraction of the object changed,
+//     WebCQ's "> 50 %" example), every_n (every n-th change).
+//   - §6 grouping: one fetch, one MD5 check, one copy load and one page
+//     diff per group, then each constant table once, then each member's
+//     trigger. §6.2: the MD5 kept apart lets an unchanged page cost one
+//     32-byte read and no parse.
+//
+// Scheduling is not a timer. A sentinel's interval ("every") is a wish:
+// the Planner interface (schedule.go) picks the groups worth a fetch now.
+// UrgencyPlanner scores Σ min(1, elapsed/every) per group, WIC with window
+// urgency; package monitor's WIC scheduler is meant to take its place by
+// registering each Group as a demand on the URL and calling Check on the
+// keys it picks under the shared budget.
+//
+// Everything one check records — objects, sentinel records, history, the
+// new copy and its notifications (notify.Outbox.Enqueue) — is one
+// repository batch: after kill -9 a check is either wholly recorded, with
+// its notifications queued, or not at all and is redone.
+//
+//	e, err := watch.New(db, cfg.Watch, notify.NewOutbox(db, cfg.Notify), watch.Options{Fetcher: f})
+//	s, err := e.Install(ctx, watch.Spec{URL: u, Type: watch.Phrase, Object: "opens on March 3 at the main hall", Every: time.Hour})
+//	p := watch.NewUrgencyPlanner(groups)
+//	for _, key := range p.Next(time.Now(), budget) { res, err := e.Check(ctx, key) }
+package watch

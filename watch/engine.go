@@ -1,0 +1,432 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/deltaq/deltaq/diff"
+	"github.com/deltaq/deltaq/notify"
+	"github.com/deltaq/deltaq/repo"
+)
+
+// Options are an Engine's collaborators.
+type Options struct {
+	Logger *slog.Logger // nil discards
+	// Clock tells the time; nil is time.Now.
+	Clock   func() time.Time
+	Fetcher Fetcher
+	// Ungrouped gives every sentinel its own group: its own fetch, MD5
+	// check, copy and diff. It exists to measure what grouping saves
+	// (WebCQ §7.3); nothing else should set it.
+	Ungrouped bool
+}
+
+// Engine installs sentinels and checks their pages.
+type Engine struct {
+	db        *repo.DB
+	cfg       Config
+	outbox    *notify.Outbox
+	fetcher   Fetcher
+	now       func() time.Time
+	logger    *slog.Logger
+	ungrouped bool
+	enc       *zstd.Encoder
+	dec       *zstd.Decoder
+	// mu serializes the read-modify-write of group and sentinel records.
+	mu    sync.Mutex
+	stats struct {
+		checks, unchanged, changed, fired, bytesRead atomic.Int64
+	}
+}
+
+// New returns an engine over db that enqueues notifications in outbox.
+func New(db *repo.DB, cfg Config, outbox *notify.Outbox, opts Options) (*Engine, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Fetcher == nil {
+		return nil, errors.New("watch: Options.Fetcher is nil")
+	}
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest))
+	if err != nil {
+		return nil, fmt.Errorf("watch: zstd: %w", err)
+	}
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderMaxMemory(uint64(cfg.MaxBodyBytes)+1))
+	if err != nil {
+		return nil, fmt.Errorf("watch: zstd: %w", err)
+	}
+	e := &Engine{db: db, cfg: cfg, outbox: outbox, fetcher: opts.Fetcher, now: opts.Clock, logger: opts.Logger, ungrouped: opts.Ungrouped, enc: enc, dec: dec}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if e.logger == nil {
+		e.logger = slog.New(slog.DiscardHandler)
+	}
+	e.logger = e.logger.With("component", "watch")
+	return e, nil
+}
+
+// Config returns the engine's configuration.
+func (e *Engine) Config() Config { return e.cfg }
+
+// Close releases the codecs.
+func (e *Engine) Close() {
+	e.enc.Close()
+	e.dec.Close()
+}
+
+// Stats are counters since New.
+type Stats struct {
+	Checks    int64 // group checks
+	Unchanged int64 // checks stopped by the MD5 (WebCQ §6.1.2 step 3)
+	Changed   int64 // table objects found changed
+	Fired     int64 // sentinel triggers that held
+	BytesRead int64 // bytes read from the repository by checks
+}
+
+// Stats returns the counters.
+func (e *Engine) Stats() Stats {
+	return Stats{Checks: e.stats.checks.Load(), Unchanged: e.stats.unchanged.Load(), Changed: e.stats.changed.Load(),
+		Fired: e.stats.fired.Load(), BytesRead: e.stats.bytesRead.Load()}
+}
+
+func (e *Engine) groupKey(url, id string) string {
+	if e.ungrouped {
+		return "sentinel:" + id
+	}
+	return url
+}
+
+// ErrInvalid marks a spec that cannot be installed as given: a bad field,
+// or a page that cannot be fetched. The message names the field.
+var ErrInvalid = errors.New("watch: invalid sentinel")
+
+// ErrObjectNotFound is returned when a sentinel's object is not on its page
+// at install.
+var ErrObjectNotFound = errors.New("watch: object not found on the page")
+
+// Install validates spec and installs it (WebCQ §6.1.1): a page not yet
+// watched is fetched and its copy kept; a sentinel joins the constant
+// table of its type and object, or starts one from the kept copy.
+func (e *Engine) Install(ctx context.Context, spec Spec) (*Sentinel, error) {
+	now := e.now()
+	if err := spec.validate(e.cfg, now); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r := &reader{db: e.db}
+	var seq uint64
+	if _, err := r.get(seqKey, &seq); err != nil {
+		return nil, err
+	}
+	seq++
+	s := &Sentinel{ID: "w" + strconv.FormatUint(seq, 10), Spec: spec, Installed: now}
+	key := e.groupKey(spec.URL, s.ID)
+	g := &group{Key: key, URL: spec.URL}
+	found, err := r.get(groupPrefix+key, g)
+	if err != nil {
+		return nil, err
+	}
+	b := e.db.NewBatch(ctx)
+	defer b.Close()
+	var p *page
+	if !found {
+		f, err := e.fetch(ctx, spec.URL)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		if p, err = newPage(spec.URL, f.Body, f.ContentType, e.cfg.Extract); err != nil {
+			return nil, err
+		}
+		g.LastCheck = now
+		if err := e.putCopy(b, key, p.sum, f.Body); err != nil {
+			return nil, err
+		}
+	}
+	t := g.table(spec.tableKey())
+	if t == nil {
+		if p == nil {
+			if p, err = e.loadCopy(r, g); err != nil {
+				return nil, err
+			}
+		}
+		obj, err := p.extract(&s.Spec, nil, e.cfg)
+		if err != nil {
+			return nil, err
+		}
+		if !obj.Located {
+			return nil, fmt.Errorf("%w: %s sentinel, select %q, object %q on %s", ErrObjectNotFound, spec.Type, spec.Selector, spec.Object, spec.URL)
+		}
+		t = &table{Spec: s.Spec, Object: obj}
+		g.Tables = append(g.Tables, t)
+	}
+	t.Members = append(t.Members, member{ID: s.ID, Every: spec.Every})
+	for k, v := range map[string]any{seqKey: seq, groupPrefix + key: g, sentinelPrefix + s.ID: s} {
+		if err := put(b, k, v); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.Commit(); err != nil {
+		return nil, fmt.Errorf("watch: install on %s: %w", spec.URL, err)
+	}
+	return s, nil
+}
+
+func (e *Engine) fetch(ctx context.Context, url string) (Fetched, error) {
+	f, err := e.fetcher.Fetch(ctx, url)
+	if err != nil {
+		return f, err
+	}
+	if f.Status != 200 {
+		return f, fmt.Errorf("watch: fetch %s: status %d", url, f.Status)
+	}
+	return f, nil
+}
+
+// loadCopy reads and parses a group's kept copy (WebCQ §6.1.2 step 4).
+func (e *Engine) loadCopy(r *reader, g *group) (*page, error) {
+	z, err := e.db.Bucket(bucket, copyPrefix+g.Key)
+	if err != nil {
+		return nil, fmt.Errorf("watch: copy of %s: %w", g.URL, err)
+	}
+	r.bytes += int64(len(z))
+	body, err := e.dec.DecodeAll(z, nil)
+	if err != nil {
+		return nil, fmt.Errorf("watch: copy of %s: %w", g.URL, err)
+	}
+	return newPage(g.URL, body, "", e.cfg.Extract)
+}
+
+// CheckResult says what one group check found.
+type CheckResult struct {
+	Key, URL  string
+	Unchanged bool // the MD5 matched; nothing else was read
+	Changed   int  // tables whose object changed
+	Fired     int  // sentinels whose trigger held
+	BytesRead int64
+}
+
+// Check runs every sentinel of the group key on one fetch (WebCQ §6.1.2):
+// fetch; load the group; stop if the MD5 is unchanged; load the kept copy;
+// diff the page once; then per constant table extract the object, compare
+// it with the cached one and evaluate each member's trigger. Everything
+// it records — objects, sentinels, history, the new copy and the
+// notifications — is one repository batch.
+func (e *Engine) Check(ctx context.Context, key string) (CheckResult, error) {
+	res := CheckResult{Key: key}
+	url := key
+	if e.ungrouped {
+		e.mu.Lock()
+		var g group
+		_, err := (&reader{db: e.db}).get(groupPrefix+key, &g)
+		e.mu.Unlock()
+		if err != nil {
+			return res, err
+		}
+		url = g.URL
+	}
+	res.URL = url
+	f, err := e.fetch(ctx, url)
+	if err != nil {
+		return res, err
+	}
+	now := e.now()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.stats.checks.Add(1)
+	r := &reader{db: e.db}
+	defer func() {
+		res.BytesRead = r.bytes
+		e.stats.bytesRead.Add(r.bytes)
+	}()
+	sum := md5Hex(f.Body)
+	kept, err := e.db.Bucket(bucket, sumPrefix+key)
+	if errors.Is(err, repo.ErrNotFound) {
+		return res, nil // removed since it was scheduled
+	}
+	if err != nil {
+		return res, fmt.Errorf("watch: read MD5 of %s: %w", url, err)
+	}
+	r.bytes += int64(len(kept))
+	if string(kept) == sum {
+		res.Unchanged = true
+		e.stats.unchanged.Add(1)
+		return res, nil
+	}
+	var g group
+	if _, err := r.get(groupPrefix+key, &g); err != nil {
+		return res, err
+	}
+	old, err := e.loadCopy(r, &g)
+	if err != nil {
+		return res, err
+	}
+	cur, err := newPage(url, f.Body, f.ContentType, e.cfg.Extract)
+	if err != nil {
+		return res, err
+	}
+	var pageDiff *diff.Result
+	pageLevel := func() *diff.Result { // one diff per page, on demand
+		if pageDiff == nil {
+			d := diff.Text(old.doc.Text, cur.doc.Text, e.cfg.Diff)
+			d.Links = diff.Sets(anchors(old), anchors(cur))
+			pageDiff = &d
+		}
+		return pageDiff
+	}
+	b := e.db.NewBatch(ctx)
+	defer b.Close()
+	for _, t := range g.Tables {
+		obj, err := cur.extract(&t.Spec, &t.Object, e.cfg)
+		if err != nil {
+			return res, err
+		}
+		if t.Object.equal(&obj, t.Spec.Type) {
+			t.Object = obj // a phrase's box follows its surroundings
+			continue
+		}
+		c := compare(&t.Spec, &t.Object, &obj, pageLevel, e.cfg.Diff)
+		c.At, c.URL = now, url
+		t.Object = obj
+		res.Changed++
+		e.stats.changed.Add(1)
+		for _, m := range t.Members {
+			fired, err := e.evaluate(b, r, m.ID, c, now)
+			if err != nil {
+				return res, err
+			}
+			if fired {
+				res.Fired++
+			}
+		}
+	}
+	e.stats.fired.Add(int64(res.Fired))
+	g.LastCheck = now
+	if err := put(b, groupPrefix+key, &g); err != nil {
+		return res, err
+	}
+	if err := e.putCopy(b, key, sum, f.Body); err != nil {
+		return res, err
+	}
+	if err := b.Commit(); err != nil {
+		return res, fmt.Errorf("watch: check %s: %w", url, err)
+	}
+	return res, nil
+}
+
+// putCopy keeps a group's new copy and its MD5.
+func (e *Engine) putCopy(b *repo.Batch, key, sum string, body []byte) error {
+	if err := b.PutBucket(bucket, copyPrefix+key, e.enc.EncodeAll(body, nil)); err != nil {
+		return err
+	}
+	return b.PutBucket(bucket, sumPrefix+key, []byte(sum))
+}
+
+func anchors(p *page) []string { return p.links(scope{}) }
+
+// evaluate applies one change to one sentinel: trigger, then the
+// notification condition; it writes the sentinel, its history entry and
+// any notification into b.
+func (e *Engine) evaluate(b *repo.Batch, r *reader, id string, c Change, now time.Time) (bool, error) {
+	var s Sentinel
+	ok, err := r.get(sentinelPrefix+id, &s)
+	if err != nil || !ok || !s.active(now) {
+		return false, err
+	}
+	s.Evaluations++
+	s.LastEval = now
+	c.Fired = s.fires(&c)
+	if c.Fired {
+		switch s.Mode {
+		case Digest:
+			s.Pending = append(s.Pending, c)
+			if over := len(s.Pending) - e.cfg.DigestKept; over > 0 {
+				s.Pending = s.Pending[over:]
+			}
+			if s.NextDigest.IsZero() {
+				s.NextDigest = now.Add(s.Period)
+			}
+		default:
+			n := e.notification(&s, []Change{c}, now, "")
+			c.Notification = n.ID
+			if err := e.send(b, &s, n, now); err != nil {
+				return false, err
+			}
+		}
+	}
+	if err := e.flushDigest(b, &s, now); err != nil {
+		return false, err
+	}
+	// History keys count the sentinel's changes, so the one to drop is known.
+	if err := put(b, historyKey(s.ID, s.Changes), &c); err != nil {
+		return false, err
+	}
+	if old := s.Changes - e.cfg.HistoryKept; old > 0 {
+		if err := b.DeleteBucket(bucket, historyKey(s.ID, old)); err != nil {
+			return false, err
+		}
+	}
+	return c.Fired, put(b, sentinelPrefix+s.ID, &s)
+}
+
+func historyKey(id string, n int) string { return fmt.Sprintf("%s%s/%016x", historyPrefix, id, n) }
+
+// flushDigest sends a due periodic digest (WebCQ §5: notification
+// condition = n × trigger interval).
+func (e *Engine) flushDigest(b *repo.Batch, s *Sentinel, now time.Time) error {
+	if s.Mode != Digest || len(s.Pending) == 0 || now.Before(s.NextDigest) {
+		return nil
+	}
+	n := e.notification(s, s.Pending, now, "d")
+	s.Pending = nil
+	s.NextDigest = now.Add(s.Period)
+	return e.send(b, s, n, now)
+}
+
+func (e *Engine) send(b *repo.Batch, s *Sentinel, n *notify.Notification, now time.Time) error {
+	s.Notifications++
+	s.LastNotified = now
+	if e.outbox == nil {
+		return nil
+	}
+	return e.outbox.Enqueue(b, n)
+}
+
+// notification builds the notification of one or more changes. Its ID is
+// the sentinel and the check time: the same change always has the same
+// idempotency key.
+func (e *Engine) notification(s *Sentinel, cs []Change, now time.Time, prefix string) *notify.Notification {
+	last := cs[len(cs)-1]
+	n := &notify.Notification{
+		ID:     fmt.Sprintf("%s%s-%x", prefix, s.ID, now.UnixNano()),
+		Source: "watch:" + s.ID, User: s.User, URL: s.URL, Kind: string(s.Type), Change: last.Kind, At: now,
+		Title: fmt.Sprintf("%s sentinel %s: %s changed", s.Type, s.ID, s.URL),
+		Diff:  last.Diff,
+	}
+	var sums []string
+	for _, c := range cs {
+		sums = append(sums, c.At.UTC().Format(time.RFC3339)+" "+c.summary())
+	}
+	n.Summary = strings.Join(sums, "\n")
+	for _, t := range s.Notify {
+		if t.Kind == notify.Feed {
+			n.Feeds = append(n.Feeds, "watch:"+s.ID)
+			if s.User != "" {
+				n.Feeds = append(n.Feeds, "user:"+s.User)
+			}
+			continue
+		}
+		n.Targets = append(n.Targets, t)
+	}
+	return n
+}

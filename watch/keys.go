@@ -1,0 +1,86 @@
+package watch
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/deltaq/deltaq/repo"
+)
+
+// keyPrefix: k/SHA256(secret) → Key. Only the hash is stored, so a read of
+// the repository does not give the keys away.
+const keyPrefix = "k/"
+
+// Key is an API key of the watch and alert API: whose it is and what it
+// may ask for.
+type Key struct {
+	User string `json:"user"`
+	// MaxWatches is the most sentinels the user may have installed.
+	MaxWatches int `json:"max_watches"`
+	// MinEvery is the shortest check interval the user may wish for.
+	MinEvery time.Duration `json:"min_every"`
+	// MaxRegexBytes is the longest regex (Go's regexp runs in linear time,
+	// so a size bound is what keeps a regex cheap; there is no timeout).
+	MaxRegexBytes int       `json:"max_regex_bytes"`
+	Created       time.Time `json:"created"`
+}
+
+// LimitError is a spec over a key's limits.
+type LimitError struct{ Field, Value, Limit string }
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%s = %s: over this key's limit %s", e.Field, e.Value, e.Limit)
+}
+
+// Allows checks spec against the key's limits, given how many sentinels
+// the user already has.
+func (k Key) Allows(spec Spec, installed int) error {
+	switch {
+	case installed >= k.MaxWatches:
+		return &LimitError{Field: "watches", Value: fmt.Sprint(installed + 1), Limit: fmt.Sprintf("at most %d", k.MaxWatches)}
+	case spec.Every < k.MinEvery:
+		return &LimitError{Field: "every", Value: spec.Every.String(), Limit: "at least " + k.MinEvery.String()}
+	case len(spec.Regex) > k.MaxRegexBytes:
+		return &LimitError{Field: "regex", Value: fmt.Sprintf("%d bytes", len(spec.Regex)), Limit: fmt.Sprintf("at most %d bytes", k.MaxRegexBytes)}
+	}
+	return nil
+}
+
+func keyHash(secret string) string {
+	h := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(h[:])
+}
+
+// CreateKey stores k and returns its secret, shown once.
+func (e *Engine) CreateKey(ctx context.Context, k Key) (string, error) {
+	if k.User == "" || k.MaxWatches <= 0 || k.MinEvery <= 0 || k.MaxRegexBytes <= 0 {
+		return "", fmt.Errorf("watch: key for %q: user, max_watches, min_every and max_regex_bytes must be set and > 0", k.User)
+	}
+	raw := make([]byte, 24)
+	if _, err := rand.Read(raw); err != nil {
+		return "", fmt.Errorf("watch: key: %w", err)
+	}
+	secret := "dqw_" + hex.EncodeToString(raw)
+	k.Created = e.now()
+	b := e.db.NewBatch(ctx)
+	defer b.Close()
+	if err := put(b, keyPrefix+keyHash(secret), &k); err != nil {
+		return "", err
+	}
+	return secret, b.Commit()
+}
+
+// Authenticate returns the key whose secret this is.
+func (e *Engine) Authenticate(secret string) (Key, bool, error) {
+	var k Key
+	ok, err := (&reader{db: e.db}).get(keyPrefix+keyHash(secret), &k)
+	if err != nil && !errors.Is(err, repo.ErrNotFound) {
+		return Key{}, false, err
+	}
+	return k, ok, nil
+}

@@ -1,0 +1,286 @@
+package watch
+
+import (
+	"bytes"
+	"crypto/md5"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/deltaq/deltaq/crawler/extract"
+	"github.com/deltaq/deltaq/internal/urlnorm"
+)
+
+// page is one fetched copy, parsed once for every constant table of its
+// group. The DOM is built only when a table needs it.
+type page struct {
+	url  *url.URL
+	body []byte
+	sum  string // MD5 of the body, hex (WebCQ §6.2)
+	doc  *extract.Document
+	dom  *goquery.Document
+}
+
+func newPage(rawURL string, body []byte, contentType string, lim extract.Limits) (*page, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("watch: url %q: %w", rawURL, err)
+	}
+	d, err := extract.HTML(body, contentType, u, lim)
+	if err != nil {
+		return nil, fmt.Errorf("watch: parse %s: %w", rawURL, err)
+	}
+	return &page{url: u, body: body, sum: md5Hex(body), doc: d}, nil
+}
+
+func md5Hex(b []byte) string {
+	s := md5.Sum(b)
+	return hex.EncodeToString(s[:])
+}
+
+func (p *page) document() (*goquery.Document, error) {
+	if p.dom == nil {
+		d, err := goquery.NewDocumentFromReader(bytes.NewReader(p.body))
+		if err != nil {
+			return nil, fmt.Errorf("watch: parse %s: %w", p.url, err)
+		}
+		d.Find("script, style, noscript, template").Remove()
+		p.dom = d
+	}
+	return p.dom, nil
+}
+
+// Object is what a constant table tracks on its page, as cached between
+// checks (WebCQ §3.3, the object cache).
+type Object struct {
+	// Located is false when the object could not be found on the page
+	// (a selector matching nothing, a bounding box that no longer fits).
+	Located bool     `json:"located"`
+	Sum     string   `json:"sum,omitempty"`  // any: MD5 of the body
+	Text    string   `json:"text,omitempty"` // any, regex, phrase, table, list
+	Set     []string `json:"set,omitempty"`  // links, images, words: sorted, distinct
+	Flag    bool     `json:"flag,omitempty"` // keywords: all present
+	Box     *Box     `json:"box,omitempty"`  // phrase: the bounding box around Text
+}
+
+// scope is the part of the page a selector picks, or the whole page.
+type scope struct {
+	sel  *goquery.Selection // nil: the whole page
+	text string
+}
+
+func (p *page) scope(selector string) (scope, bool, error) {
+	if selector == "" {
+		return scope{text: p.doc.Text}, true, nil
+	}
+	d, err := p.document()
+	if err != nil {
+		return scope{}, false, err
+	}
+	sel := d.Find(selector)
+	if sel.Length() == 0 {
+		return scope{}, false, nil
+	}
+	return scope{sel: sel, text: normalizeSpace(sel.Text())}, true, nil
+}
+
+func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// extract finds the object of spec on p. prev is the table's cached
+// object (nil at install); phrases are located through its bounding box.
+func (p *page) extract(s *Spec, prev *Object, cfg Config) (Object, error) {
+	if s.Type == Any && s.Selector == "" {
+		// The page-level diff works from the kept copies, so the object
+		// is the MD5 alone.
+		return Object{Located: true, Sum: p.sum}, nil
+	}
+	sc, ok, err := p.scope(s.Selector)
+	if err != nil || !ok {
+		return Object{}, err
+	}
+	switch s.Type {
+	case Any:
+		return Object{Located: true, Sum: md5Hex([]byte(sc.text)), Text: sc.text}, nil
+	case Links:
+		return Object{Located: true, Set: p.links(sc)}, nil
+	case Images:
+		imgs, err := p.images(sc)
+		return Object{Located: true, Set: imgs}, err
+	case Words:
+		return Object{Located: true, Set: distinctWords(sc.text)}, nil
+	case Keywords:
+		return Object{Located: true, Flag: allKeywords(sc.text, s.Keywords)}, nil
+	case Regex:
+		return p.regex(sc, s.Regex, cfg.MaxMatchBytes)
+	case Phrase:
+		return phraseObject(sc.text, s, prev, cfg)
+	case Table, List:
+		return p.block(sc, s)
+	}
+	return Object{}, fmt.Errorf("watch: type %q", s.Type)
+}
+
+func (p *page) links(sc scope) []string {
+	var out []string
+	if sc.sel == nil {
+		for _, l := range p.doc.Links {
+			if l.Kind == extract.KindAnchor {
+				out = append(out, l.URL)
+			}
+		}
+	} else {
+		sc.sel.Find("a[href], area[href]").Each(func(_ int, a *goquery.Selection) {
+			if u, ok := p.resolve(a.AttrOr("href", "")); ok {
+				out = append(out, u)
+			}
+		})
+	}
+	return sortedSet(out)
+}
+
+func (p *page) images(sc scope) ([]string, error) {
+	sel := sc.sel
+	if sel == nil {
+		d, err := p.document()
+		if err != nil {
+			return nil, err
+		}
+		sel = d.Selection
+	}
+	var out []string
+	sel.Find("img[src]").Each(func(_ int, img *goquery.Selection) {
+		if u, ok := p.resolve(img.AttrOr("src", "")); ok {
+			out = append(out, u)
+		}
+	})
+	return sortedSet(out), nil
+}
+
+// resolve makes an href absolute and normalized, as the crawler does.
+func (p *page) resolve(href string) (string, bool) {
+	n, err := urlnorm.Resolve(p.url, strings.TrimSpace(href))
+	return n, err == nil
+}
+
+func sortedSet(xs []string) []string {
+	slices.Sort(xs)
+	return slices.Compact(xs)
+}
+
+// distinctWords are the lower-cased words of a text (WebCQ "All words").
+func distinctWords(text string) []string {
+	ws := strings.Fields(strings.ToLower(text))
+	for i, w := range ws {
+		ws[i] = strings.TrimFunc(w, isPunct)
+	}
+	ws = slices.DeleteFunc(ws, func(w string) bool { return w == "" })
+	return sortedSet(ws)
+}
+
+func isPunct(r rune) bool { return strings.ContainsRune(".,;:!?\"'()[]{}«»“”‘’", r) }
+
+// allKeywords is WebCQ's keyword test (App. B): every keyword is a
+// case-insensitive substring of some word of the text. A keyword of
+// several words must appear as those words in a row.
+func allKeywords(text string, kws []string) bool {
+	low := " " + normalizeSpace(strings.ToLower(text)) + " "
+	for _, k := range kws {
+		if !strings.Contains(low, normalizeSpace(strings.ToLower(k))) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *page) regex(sc scope, expr string, maxBytes int) (Object, error) {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return Object{}, fmt.Errorf("watch: regex %q: %w", expr, err)
+	}
+	src := string(p.body)
+	if sc.sel != nil {
+		if src, err = goquery.OuterHtml(sc.sel); err != nil {
+			return Object{}, fmt.Errorf("watch: regex scope: %w", err)
+		}
+	}
+	var b strings.Builder
+	for _, m := range re.FindAllString(src, -1) {
+		if b.Len()+len(m)+1 > maxBytes {
+			break
+		}
+		b.WriteString(m)
+		b.WriteByte('\n')
+	}
+	return Object{Located: true, Text: b.String()}, nil
+}
+
+// block extracts a table (rows of cells) or a list (items), one line per
+// row or item, so that the line diff shows rows and items.
+func (p *page) block(sc scope, s *Spec) (Object, error) {
+	tag := "table"
+	if s.Type == List {
+		tag = "ul, ol"
+	}
+	sel := sc.sel
+	if sel == nil {
+		d, err := p.document()
+		if err != nil {
+			return Object{}, err
+		}
+		sel = d.Selection
+	}
+	var cands *goquery.Selection
+	if sel.Is(tag) {
+		cands = sel.Filter(tag)
+	} else {
+		cands = sel.Find(tag)
+	}
+	want := normalizeSpace(strings.ToLower(s.Object))
+	var found *goquery.Selection
+	cands.EachWithBreak(func(_ int, c *goquery.Selection) bool {
+		if want == "" || strings.Contains(normalizeSpace(strings.ToLower(c.Text())), want) {
+			found = c
+			return false
+		}
+		return true
+	})
+	if found == nil {
+		return Object{}, nil
+	}
+	var lines []string
+	if s.Type == Table {
+		found.Find("tr").Each(func(_ int, tr *goquery.Selection) {
+			var cells []string
+			tr.ChildrenFiltered("td, th").Each(func(_ int, c *goquery.Selection) {
+				cells = append(cells, normalizeSpace(c.Text()))
+			})
+			lines = append(lines, strings.Join(cells, " | "))
+		})
+	} else {
+		found.ChildrenFiltered("li").Each(func(_ int, li *goquery.Selection) {
+			lines = append(lines, normalizeSpace(li.Text()))
+		})
+	}
+	return Object{Located: true, Text: strings.Join(lines, "\n")}, nil
+}
+
+// equal reports whether two cached objects are the same for a type.
+func (o *Object) equal(n *Object, t Type) bool {
+	if o.Located != n.Located {
+		return false
+	}
+	switch t {
+	case Any:
+		return o.Sum == n.Sum
+	case Links, Images, Words:
+		return slices.Equal(o.Set, n.Set)
+	case Keywords:
+		return o.Flag == n.Flag
+	}
+	return o.Text == n.Text
+}

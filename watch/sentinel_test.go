@@ -1,0 +1,328 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deltaq/deltaq/notify"
+)
+
+var t0 = time.Date(2023, 3, 6, 12, 0, 0, 0, time.UTC)
+
+const article = `<nav><a href="/">Home</a> <a href="/news/">News</a></nav>
+<main><h1>Plain language summit</h1>
+<p id="when">The summit opens on March 3 at the main hall in Washington with a keynote on plain writing.</p>
+<p>Registration is free for federal staff and contractors who work on public websites every day.</p>
+<img src="/img/a.png"><a href="/register/">Register</a>
+<table id="fees"><tr><th>Type</th><th>Fee</th></tr><tr><td>Staff</td><td>0</td></tr></table>
+<ul id="talks"><li>Writing for the web</li><li>Forms that work</li></ul>
+</main>`
+
+func TestSentinelTypesDetectTheirChanges(t *testing.T) {
+	cases := []struct {
+		name      string
+		spec      Spec
+		change    func(string) string
+		wantFired bool
+		wantKind  string
+		wantDiff  string // text found in the added runs, links or words
+	}{
+		{"any change sees a changed date", Spec{Type: Any}, repl("March 3", "April 10"), true, "update", "April 10"},
+		{"any change sees markup-only changes", Spec{Type: Any}, repl("<h1>", `<h1 class="x">`), true, "update", ""},
+		{"links sees a new link", Spec{Type: Links}, repl(`<a href="/register/">`, `<a href="/agenda/">Agenda</a><a href="/register/">`), true, "insert", "/agenda/"},
+		{"links ignores text changes", Spec{Type: Links}, repl("March 3", "April 10"), false, "", ""},
+		{"images sees a replaced image", Spec{Type: Images}, repl("/img/a.png", "/img/b.png"), true, "update", "/img/b.png"},
+		{"words sees a new word", Spec{Type: Words}, repl("keynote", "keynote and workshops"), true, "insert", "workshops"},
+		{"words ignores a repeated word", Spec{Type: Words}, repl("plain writing", "plain writing plain"), false, "", ""},
+		{"keywords appear", Spec{Type: Keywords, Keywords: []string{"Virtual", "livestream"}}, repl("keynote", "keynote, virtual livestream"), true, "appeared", ""},
+		{"keywords that stay absent do not fire", Spec{Type: Keywords, Keywords: []string{"virtual", "livestream"}}, repl("keynote", "virtual keynote"), false, "", ""},
+		{"keywords disappear only when asked", Spec{Type: Keywords, Keywords: []string{"free"}, Direction: Appear}, repl("is free", "costs $20"), false, "", ""},
+		{"regex sees its match change", Spec{Type: Regex, Regex: `opens on [A-Z][a-z]+ \d+`}, repl("March 3", "May 9"), true, "update", "May 9"},
+		{"regex ignores changes elsewhere", Spec{Type: Regex, Regex: `opens on [A-Z][a-z]+ \d+`}, repl("Registration", "Sign-up"), false, "", ""},
+		{"phrase by bounding box", Spec{Type: Phrase, Object: "opens on March 3 at the main hall"}, repl("March 3 at the main", "March 5 at the east"), true, "update", "5 east"},
+		{"phrase ignores changes outside it", Spec{Type: Phrase, Object: "opens on March 3 at the main hall"}, repl("Registration", "Sign-up"), false, "", ""},
+		{"phrase by selector", Spec{Type: Phrase, Selector: "#when"}, repl("keynote", "panel"), true, "update", "panel"},
+		{"table by selector sees a new row", Spec{Type: Table, Selector: "#fees"}, repl("</table>", "<tr><td>Public</td><td>20</td></tr></table>"), true, "insert", "Public | 20"},
+		{"table by identifying text", Spec{Type: Table, Object: "Fee"}, repl("<td>0</td>", "<td>5</td>"), true, "update", "5"},
+		{"list sees a removed item", Spec{Type: List, Selector: "#talks"}, repl("<li>Forms that work</li>", ""), true, "delete", ""},
+		{"list ignores the table", Spec{Type: List, Selector: "#talks"}, repl("<td>0</td>", "<td>5</td>"), false, "", ""},
+		{"any change within a selector", Spec{Type: Any, Selector: "#talks"}, repl("Writing for", "Editing for"), true, "update", "Editing"},
+		{"any change within a selector ignores the rest", Spec{Type: Any, Selector: "#talks"}, repl("March 3", "April 10"), false, "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			db := openRepo(t)
+			s := newSite(t)
+			clk := newClock(t0)
+			e := newEngine(t, db, nil, clk, Options{})
+			tc.spec.URL = s.set("/a", htmlPage(article))
+			tc.spec.Every = time.Hour
+			sn, err := e.Install(t.Context(), tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.set("/a", htmlPage(tc.change(article)))
+			clk.add(time.Hour)
+			res, err := e.Check(t.Context(), tc.spec.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Fired == 1; got != tc.wantFired {
+				t.Fatalf("fired = %v, want %v (result %+v)", got, tc.wantFired, res)
+			}
+			h, err := e.History(t.Context(), sn.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.wantFired {
+				for _, c := range h {
+					if c.Fired {
+						t.Errorf("history holds a fired change: %+v", c)
+					}
+				}
+				return
+			}
+			if len(h) != 1 || h[0].Kind != tc.wantKind {
+				t.Fatalf("history = %+v, want one change of kind %q", h, tc.wantKind)
+			}
+			if tc.wantDiff != "" {
+				d := h[0].Diff
+				all := strings.Join(append(append(d.Added(), d.Links.Added...), d.Removed()...), " ")
+				if !strings.Contains(all, tc.wantDiff) {
+					t.Errorf("diff %q lacks %q", all, tc.wantDiff)
+				}
+			}
+		})
+	}
+}
+
+func repl(old, new string) func(string) string {
+	return func(s string) string {
+		if !strings.Contains(s, old) {
+			panic("test page lacks " + old)
+		}
+		return strings.Replace(s, old, new, 1)
+	}
+}
+
+func TestInstallRejectsBadSpecs(t *testing.T) {
+	db := openRepo(t)
+	s := newSite(t)
+	e := newEngine(t, db, nil, newClock(t0), Options{})
+	u := s.set("/a", htmlPage(article))
+	cases := []struct {
+		spec Spec
+		want string
+	}{
+		{Spec{URL: "ftp://x/", Type: Any, Every: time.Hour}, `url "ftp://x/"`},
+		{Spec{URL: u, Type: "colour", Every: time.Hour}, `type "colour"`},
+		{Spec{URL: u, Type: Regex, Regex: "(", Every: time.Hour}, `regex "("`},
+		{Spec{URL: u, Type: Regex, Regex: strings.Repeat("a", 257), Every: time.Hour}, "regex: 257 bytes, must be 1 to 256"},
+		{Spec{URL: u, Type: Phrase, Object: "too short", Every: time.Hour}, "at least 5 words"},
+		{Spec{URL: u, Type: Keywords, Every: time.Hour}, "keywords: 0 given, must be 1 to 8"},
+		{Spec{URL: u, Type: Any, Selector: "p[", Every: time.Hour}, `select "p["`},
+		{Spec{URL: u, Type: Any}, "every = 0s: must be > 0"},
+		{Spec{URL: u, Type: Any, Every: time.Hour, Mode: Digest}, "period = 0s"},
+		{Spec{URL: u, Type: Any, Every: time.Hour, MinChange: 2}, "min_change = 2"},
+		{Spec{URL: u, Type: Any, Every: time.Hour, Start: t0, Stop: t0.Add(-time.Hour)}, "must be after the start"},
+		{Spec{URL: s.url + "/missing", Type: Any, Every: time.Hour}, "status 404"},
+	}
+	for _, tc := range cases {
+		if _, err := e.Install(t.Context(), tc.spec); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Install(%+v) = %v, want an error containing %q", tc.spec, err, tc.want)
+		}
+	}
+	_, err := e.Install(t.Context(), Spec{URL: u, Type: Phrase, Object: "words that are not on the page", Every: time.Hour})
+	if !errors.Is(err, ErrObjectNotFound) {
+		t.Errorf("phrase not on the page: err = %v, want ErrObjectNotFound", err)
+	}
+	if ss, _ := e.List(t.Context(), ""); len(ss) != 0 {
+		t.Errorf("%d sentinels stored after only bad installs", len(ss))
+	}
+}
+
+func TestTriggersAndNotificationConditions(t *testing.T) {
+	db := openRepo(t)
+	s := newSite(t)
+	clk := newClock(t0)
+	ob := notify.NewOutbox(db, notifyConfig())
+	e := newEngine(t, db, ob, clk, Options{})
+	u := s.set("/a", htmlPage(`<p id="x">`+words(20, "a")+`</p>`))
+	feed := []notify.Target{{Kind: notify.Feed}}
+	half, _ := e.Install(t.Context(), Spec{URL: u, Type: Any, Selector: "#x", MinChange: 0.5, Every: time.Hour, Notify: feed})
+	second, _ := e.Install(t.Context(), Spec{URL: u, Type: Any, Selector: "#x", EveryN: 2, Every: time.Hour, Notify: feed})
+	digest, _ := e.Install(t.Context(), Spec{URL: u, Type: Any, Selector: "#x", Mode: Digest, Period: 3 * time.Hour, Every: time.Hour, Notify: feed})
+	late, _ := e.Install(t.Context(), Spec{URL: u, Type: Any, Selector: "#x", Start: t0.Add(2 * time.Hour), Every: time.Hour, Notify: feed})
+	if half == nil || second == nil || digest == nil || late == nil {
+		t.Fatal("install failed")
+	}
+	step := func(text string) {
+		t.Helper()
+		clk.add(time.Hour)
+		s.set("/a", htmlPage(`<p id="x">`+text+`</p>`))
+		if _, err := e.Check(t.Context(), u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(words(19, "a") + " b")                // 1h: a small change (1 of 20 words)
+	step(words(5, "a") + " " + words(15, "c")) // 2h: most words change
+	step(words(20, "d"))                       // 3h
+	feedLen := func(id string) int {
+		es, err := ob.FeedEntries(t.Context(), "watch:"+id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(es)
+	}
+	if got := feedLen(half.ID); got != 2 {
+		t.Errorf("min_change 0.5: %d notifications, want 2 (the small change is below it)", got)
+	}
+	if got := feedLen(second.ID); got != 1 {
+		t.Errorf("every_n 2: %d notifications, want 1 (the 2nd of 3 changes)", got)
+	}
+	if got := feedLen(late.ID); got != 2 {
+		t.Errorf("start at 2h: %d notifications, want 2 (the changes at 2h and 3h)", got)
+	}
+	if got := feedLen(digest.ID); got != 0 {
+		t.Errorf("digest before its period: %d notifications, want 0", got)
+	}
+	clk.add(time.Hour) // 4h: the digest period (from the 1h change) has passed
+	if n, err := e.FlushDigests(t.Context()); err != nil || n != 1 {
+		t.Fatalf("FlushDigests = %d, %v", n, err)
+	}
+	es, _ := ob.FeedEntries(t.Context(), "watch:"+digest.ID)
+	if len(es) != 1 || strings.Count(es[0].Summary, "\n") != 2 {
+		t.Fatalf("digest entries = %+v, want one summing 3 changes", es)
+	}
+	got, _ := e.Get(t.Context(), digest.ID)
+	if got.Changes != 3 || got.Notifications != 1 || len(got.Pending) != 0 {
+		t.Errorf("digest sentinel record = %+v", got)
+	}
+	h, _ := e.History(t.Context(), half.ID)
+	if len(h) != 3 {
+		t.Errorf("history kept %d, want watch.history_kept = 3", len(h))
+	}
+}
+
+func TestGroupingSharesFetchCopyAndTables(t *testing.T) {
+	for _, ungrouped := range []bool{false, true} {
+		db := openRepo(t)
+		s := newSite(t)
+		clk := newClock(t0)
+		e := newEngine(t, db, nil, clk, Options{Ungrouped: ungrouped})
+		u := s.set("/a", htmlPage(article))
+		for range 10 {
+			if _, err := e.Install(t.Context(), Spec{URL: u, Type: Words, Every: time.Hour}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		gs, err := e.Groups(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantGroups := 1
+		if ungrouped {
+			wantGroups = 10
+		}
+		if len(gs) != wantGroups {
+			t.Fatalf("ungrouped %v: %d groups, want %d", ungrouped, len(gs), wantGroups)
+		}
+		s.fetches.Store(0)
+		unchanged := e.Stats()
+		for _, g := range gs {
+			if _, err := e.Check(t.Context(), g.Key); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st := e.Stats()
+		if got := s.fetches.Load(); got != int64(wantGroups) {
+			t.Errorf("ungrouped %v: %d fetches for an unchanged page, want %d", ungrouped, got, wantGroups)
+		}
+		if st.Unchanged-unchanged.Unchanged != int64(wantGroups) {
+			t.Errorf("ungrouped %v: MD5 stopped %d checks, want all %d", ungrouped, st.Unchanged, wantGroups)
+		}
+		s.set("/a", htmlPage(repl("keynote", "keynote and workshops")(article)))
+		var fired int
+		for _, g := range gs {
+			res, err := e.Check(t.Context(), g.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fired += res.Fired
+		}
+		if fired != 10 {
+			t.Errorf("ungrouped %v: %d sentinels fired, want 10", ungrouped, fired)
+		}
+	}
+}
+
+func TestRemoveEmptiesTablesAndGroups(t *testing.T) {
+	db := openRepo(t)
+	s := newSite(t)
+	e := newEngine(t, db, nil, newClock(t0), Options{})
+	u := s.set("/a", htmlPage(article))
+	a, _ := e.Install(t.Context(), Spec{URL: u, Type: Links, Every: time.Hour, User: "ada"})
+	b, _ := e.Install(t.Context(), Spec{URL: u, Type: Links, Every: time.Hour, User: "bob"})
+	if ss, _ := e.List(t.Context(), "ada"); len(ss) != 1 || ss[0].ID != a.ID {
+		t.Fatalf("List(ada) = %+v", ss)
+	}
+	for _, id := range []string{a.ID, b.ID} {
+		if err := e.Remove(t.Context(), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if gs, _ := e.Groups(t.Context()); len(gs) != 0 {
+		t.Errorf("groups after removing every sentinel: %+v", gs)
+	}
+	if _, err := e.Get(t.Context(), a.ID); err == nil {
+		t.Error("removed sentinel still readable")
+	}
+}
+
+func TestPlannerWeighsWishesNotTimers(t *testing.T) {
+	p := NewUrgencyPlanner([]Group{
+		{Key: "hourly", LastCheck: t0, Every: []time.Duration{time.Hour}},
+		{Key: "daily-x3", LastCheck: t0, Every: []time.Duration{24 * time.Hour, 24 * time.Hour, 24 * time.Hour}},
+		{Key: "weekly", LastCheck: t0, Every: []time.Duration{7 * 24 * time.Hour}},
+	})
+	now := t0.Add(12 * time.Hour)
+	// hourly: 1; three daily sentinels: 3 × 0.5 = 1.5; weekly: 12/168.
+	if got := strings.Join(p.Next(now, 2), ","); got != "daily-x3,hourly" {
+		t.Errorf("Next = %s, want the three half-due daily sentinels first", got)
+	}
+	p.Checked("daily-x3", now)
+	if got := strings.Join(p.Next(now, 2), ","); got != "hourly,weekly" {
+		t.Errorf("after checking daily-x3: Next = %s", got)
+	}
+}
+
+func TestRunChecksWhatThePlannerPicks(t *testing.T) {
+	db := openRepo(t)
+	s := newSite(t)
+	clk := newClock(t0)
+	ob := notify.NewOutbox(db, notifyConfig())
+	e := newEngine(t, db, ob, clk, Options{})
+	u := s.set("/a", htmlPage(article))
+	if _, err := e.Install(t.Context(), Spec{URL: u, Type: Any, Every: time.Hour, Notify: []notify.Target{{Kind: notify.Feed}}}); err != nil {
+		t.Fatal(err)
+	}
+	s.set("/a", htmlPage(repl("March 3", "April 10")(article)))
+	clk.add(time.Hour)
+	ctx, cancel := context.WithCancel(t.Context())
+	fired := make(chan struct{}, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- e.Run(ctx, NewUrgencyPlanner(nil), RunOptions{Tick: time.Hour, Budget: 10, Fired: func() { fired <- struct{}{} }})
+	}()
+	<-fired // the first pass checks the due page and queues its notification
+	cancel()
+	if err := <-done; err != context.Canceled {
+		t.Fatalf("Run = %v", err)
+	}
+	if es, _ := ob.FeedEntries(t.Context(), "watch:w1"); len(es) != 1 {
+		t.Errorf("%d feed entries, want 1", len(es))
+	}
+}

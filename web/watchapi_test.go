@@ -1,0 +1,193 @@
+package web
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/deltaq/deltaq/alert"
+	"github.com/deltaq/deltaq/crawler/extract"
+	"github.com/deltaq/deltaq/diff"
+	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/notify"
+	"github.com/deltaq/deltaq/repo"
+	"github.com/deltaq/deltaq/watch"
+)
+
+// watchEnv is the watch API over a real repository, engine and matcher,
+// watching pages of a small site on loopback.
+type watchEnv struct {
+	t       *testing.T
+	srv     *httptest.Server
+	engine  *watch.Engine
+	page    func(body string)
+	pageURL string
+}
+
+func newWatchEnv(t *testing.T) *watchEnv {
+	db, err := repo.Open(t.TempDir(), repo.Config{VersionsKept: 1, FetchLogKept: 2, StatsKept: 1, CacheBytes: 1 << 20}, repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	var mu sync.Mutex
+	body := "<html><body><p>Apply by March 3.</p></body></html>"
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(site.Close)
+	ob := notify.NewOutbox(db, notify.Config{MaxAttempts: 1, BackoffBase: time.Second, BackoffMax: time.Second, WebhookTimeout: time.Second, Batch: 8, FeedEntries: 10, Poll: time.Second, SMTP: notify.SMTPConfig{Timeout: time.Second}})
+	wcfg := watch.Config{ContextWords: 10, PhraseMinWords: 5, MaxBodyBytes: 1 << 20, FetchTimeout: 5 * time.Second, MaxRegexBytes: 512,
+		MaxMatchBytes: 4096, MaxKeywords: 8, Duration: 24 * time.Hour * 365, HistoryKept: 10, DigestKept: 10, MaxRequestBytes: 4096, Tick: time.Minute, ChecksPerTick: 10,
+		Diff: diff.Options{Timeout: time.Second}, Extract: extract.Limits{MaxLinks: 100, MaxTextBytes: 1 << 16, MaxDepth: 64, MaxNodes: 10000}}
+	e, err := watch.New(db, wcfg, ob, watch.Options{Fetcher: watch.HTTPFetcher{Client: site.Client(), MaxBytes: 1 << 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	m, err := index.NewMapping(index.ScoringBM25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	al, err := alert.New(t.Context(), db, alert.Config{MaxAlerts: 10, SnippetBytes: 100}, m.AnalyzerNamed(index.AnalyzerName), index.Limits{MaxBytes: 200, MaxTerms: 8}, ob, alert.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(testConfig, Deps{Search: &fakeSearch{}, Pages: db, Watches: e, Alerts: al, Outbox: ob})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &watchEnv{t: t, srv: httptest.NewServer(h), engine: e, pageURL: site.URL + "/a"}
+	t.Cleanup(env.srv.Close)
+	env.page = func(b string) {
+		mu.Lock()
+		body = b
+		mu.Unlock()
+	}
+	return env
+}
+
+func (e *watchEnv) key(user string, maxWatches int) string {
+	k, err := e.engine.CreateKey(e.t.Context(), watch.Key{User: user, MaxWatches: maxWatches, MinEvery: time.Hour, MaxRegexBytes: 20})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return k
+}
+
+// call makes a request and decodes a JSON answer into out (if non-nil).
+func (e *watchEnv) call(method, path, key, body string, out any) (int, string) {
+	e.t.Helper()
+	req, err := http.NewRequestWithContext(e.t.Context(), method, e.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := e.srv.Client().Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if out != nil && resp.StatusCode < 300 {
+		if err := json.Unmarshal(b, out); err != nil {
+			e.t.Fatalf("%s %s: %v\n%s", method, path, err, b)
+		}
+	}
+	return resp.StatusCode, string(b)
+}
+
+func TestWatchAPI(t *testing.T) {
+	e := newWatchEnv(t)
+	ada, bob := e.key("ada", 2), e.key("bob", 5)
+	if code, _ := e.call("GET", "/api/v1/watches", "", "", nil); code != http.StatusUnauthorized {
+		t.Errorf("no key: %d", code)
+	}
+	if code, _ := e.call("GET", "/api/v1/watches", "dqw_wrong", "", nil); code != http.StatusUnauthorized {
+		t.Errorf("bad key: %d", code)
+	}
+	var s watch.Sentinel
+	code, body := e.call("POST", "/api/v1/watches", ada, `{"url":"`+e.pageURL+`","type":"words","every":"2h","notify":["feed"]}`, &s)
+	if code != http.StatusCreated || s.ID == "" || s.User != "ada" {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	for _, tc := range []struct{ body, field string }{
+		{`{"url":"` + e.pageURL + `","type":"words","every":"10m"}`, `"field":"every"`},
+		{`{"url":"` + e.pageURL + `","type":"regex","regex":"` + strings.Repeat("a", 21) + `","every":"2h"}`, `"field":"regex"`},
+		{`{"url":"` + e.pageURL + `","type":"colour","every":"2h"}`, `type \"colour\"`},
+		{`{"url":"` + e.pageURL + `","type":"words","every":"soon"}`, `"field":"every"`},
+		{`{"url":"` + e.pageURL + `","type":"words","every":"2h","notify":["sms:1"]}`, `"field":"notify"`},
+		{`{"url":"` + e.pageURL + `","kind":"words"}`, `"field":"kind"`},
+	} {
+		if code, body := e.call("POST", "/api/v1/watches", ada, tc.body, nil); code != http.StatusBadRequest || !strings.Contains(body, tc.field) {
+			t.Errorf("POST %s: %d %s, want 400 naming %s", tc.body, code, body, tc.field)
+		}
+	}
+	e.call("POST", "/api/v1/watches", ada, `{"url":"`+e.pageURL+`","type":"links","every":"2h"}`, nil)
+	if code, body := e.call("POST", "/api/v1/watches", ada, `{"url":"`+e.pageURL+`","type":"any","every":"2h"}`, nil); code != http.StatusBadRequest || !strings.Contains(body, `"field":"watches"`) {
+		t.Errorf("third watch on a two-watch key: %d %s", code, body)
+	}
+	if code, _ := e.call("GET", "/api/v1/watches/"+s.ID, bob, "", nil); code != http.StatusNotFound {
+		t.Errorf("another user's watch: %d, want 404", code)
+	}
+
+	e.page("<html><body><p>Apply by April 10.</p></body></html>")
+	if _, err := e.engine.Check(t.Context(), e.pageURL); err != nil {
+		t.Fatal(err)
+	}
+	var hist struct{ Changes []watch.Change }
+	if code, body := e.call("GET", "/api/v1/watches/"+s.ID+"/history", ada, "", &hist); code != 200 || len(hist.Changes) != 1 {
+		t.Fatalf("history: %d %s", code, body)
+	}
+	if code, body := e.call("GET", "/api/v1/watches/"+s.ID+"/diff?format=html&view=side", ada, "", nil); code != 200 || !strings.Contains(body, "<ins>april</ins>") || !strings.Contains(body, "<del>march</del>") {
+		t.Errorf("side-by-side diff: %d %s", code, body)
+	}
+	var d diff.Result
+	if code, body := e.call("GET", "/api/v1/watches/"+s.ID+"/diff", ada, "", &d); code != 200 || len(d.Added()) != 2 {
+		t.Errorf("JSON diff: %d %s", code, body)
+	}
+	if code, body := e.call("GET", "/api/v1/watches/"+s.ID+"/diff?n=9", ada, "", nil); code != 400 || !strings.Contains(body, `"field":"n"`) {
+		t.Errorf("diff n=9: %d %s", code, body)
+	}
+	if code, body := e.call("GET", "/api/v1/watches/"+s.ID+"/feed", ada, "", nil); code != 200 || !strings.Contains(body, "<feed") || strings.Count(body, "<entry>") != 1 {
+		t.Errorf("feed: %d %s", code, body)
+	}
+	if code, _ := e.call("DELETE", "/api/v1/watches/"+s.ID, ada, "", nil); code != http.StatusNoContent {
+		t.Errorf("delete: %d", code)
+	}
+	if code, _ := e.call("GET", "/api/v1/watches/"+s.ID, ada, "", nil); code != http.StatusNotFound {
+		t.Errorf("deleted watch: %d", code)
+	}
+}
+
+func TestAlertAPI(t *testing.T) {
+	e := newWatchEnv(t)
+	ada, bob := e.key("ada", 5), e.key("bob", 5)
+	var a alert.Alert
+	if code, body := e.call("POST", "/api/v1/alerts", ada, `{"query":"\"plain language\" site:digital.gov","notify":["feed"]}`, &a); code != 201 || a.ID == "" {
+		t.Fatalf("create alert: %d %s", code, body)
+	}
+	if code, body := e.call("POST", "/api/v1/alerts", ada, `{"query":"\"unclosed"}`, nil); code != 400 || !strings.Contains(body, "bad_query") {
+		t.Errorf("bad query: %d %s", code, body)
+	}
+	var list struct{ Alerts []alert.Alert }
+	if e.call("GET", "/api/v1/alerts", bob, "", &list); len(list.Alerts) != 0 {
+		t.Errorf("bob sees %d of ada's alerts", len(list.Alerts))
+	}
+	if code, _ := e.call("DELETE", "/api/v1/alerts/"+a.ID, bob, "", nil); code != 404 {
+		t.Errorf("bob deletes ada's alert: %d", code)
+	}
+	if code, _ := e.call("DELETE", "/api/v1/alerts/"+a.ID, ada, "", nil); code != 204 {
+		t.Errorf("delete: %d", code)
+	}
+}
