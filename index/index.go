@@ -83,6 +83,7 @@ type Index struct {
 
 	watermark atomic.Uint64
 	workload  atomic.Pointer[Workload]
+	lengths   lengthCache // the text field's mean length (match.go)
 	hists     atomic.Pointer[histogramSet]
 
 	// Test hooks: trace sees every per-term measurement; beforeCommit runs

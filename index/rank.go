@@ -264,3 +264,11 @@ func ConjunctionScore(tfs []uint64, fieldLength int, st CorpusStats, dfs []uint6
 	}
 	return sum
 }
+
+// Match ranks q as the searcher does (best match, match.go) on the
+// ranker's snapshot: every qualifying page, best first, ties by URL, with
+// the searcher's scores. The result is appended to dst[:0].
+func (rk *Ranker) Match(ctx context.Context, q Query, dst []Ranked) ([]Ranked, error) {
+	ranked, _, _, err := rk.ix.match(ctx, rk.r, rk.m, q, -1)
+	return append(dst[:0], ranked...), err
+}

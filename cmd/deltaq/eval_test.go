@@ -64,8 +64,10 @@ func TestEvalIRScoresTheIndexAgainstQrels(t *testing.T) {
 	}
 	// Topic 1: perfect (nDCG 1, AP 1, RR 1, P@10 0.1, R@100 1); topic 2:
 	// nothing retrieved, all 0. Means over the 2 topics.
-	if !strings.Contains(stdout, "2 topics: nDCG@10 0.5000  MAP 0.5000  MRR 0.5000  P@10 0.0500  R@100 0.5000") {
-		t.Fatalf("eval ir printed:\n%s", stdout)
+	for _, variant := range []string{"relevance", "blend", "served"} {
+		if !strings.Contains(stdout, variant+": 2 topics: nDCG@10 0.5000  MAP 0.5000  MRR 0.5000  P@10 0.0500  R@100 0.5000  refused 0") {
+			t.Fatalf("eval ir printed:\n%s", stdout)
+		}
 	}
 	runFile, err := os.ReadFile(filepath.Join(out, "run.txt"))
 	if err != nil || !strings.HasPrefix(string(runFile), "1 Q0 http://fruit.test/c 1 ") {
