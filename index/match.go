@@ -59,11 +59,11 @@ const titleAnalyzerName = "deltaq_title"
 
 // qterm is one distinct analyzed word of a query.
 type qterm struct {
-	term  string
+	term   string
 	weight float64 // occurrences in the query, or the feedback model's weight
-	first int // position of the first occurrence
-	df    uint64
-	idf   float64
+	first  int     // position of the first occurrence
+	df     uint64
+	idf    float64
 }
 
 // matchPlan is a parsed query made ready for scoring on one snapshot.
