@@ -92,7 +92,9 @@ func NewMapping(s Scoring) (*mapping.IndexMappingImpl, error) {
 	popularity.IncludeInAll = false
 
 	dm := bleve.NewDocumentStaticMapping()
-	dm.AddFieldMappingsAt(FieldURL, keywordField())
+	url := keywordField()
+	url.DocValues = true // the searcher resolves candidates' URLs without reading stored documents (match.go)
+	dm.AddFieldMappingsAt(FieldURL, url)
 	dm.AddFieldMappingsAt(FieldHost, keywordField())
 	dm.AddFieldMappingsAt(FieldTitle, title)
 	dm.AddFieldMappingsAt(FieldText, text)

@@ -82,8 +82,7 @@ const maxMatchTerms = 64
 
 // candidate is one page being scored.
 type candidate struct {
-	id      bindex.IndexInternalID
-	doc     uint64
+	doc     uint64 // the snapshot's document number
 	score   float64
 	matched uint64 // bit i: terms[i] occurs in the page
 }
@@ -357,15 +356,15 @@ func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.Inde
 	if limit >= 0 && len(cands) > limit {
 		cands = cands[:limit]
 	}
+	urls, err := ix.resolveURLs(r, cands)
+	if err != nil {
+		return nil, nil, 0, err
+	}
 	ranked = make([]Ranked, len(cands))
 	ids = make([]bindex.IndexInternalID, len(cands))
 	for i, c := range cands {
-		url, err := r.ExternalID(c.id)
-		if err != nil {
-			return nil, nil, 0, fmt.Errorf("index: id of document %d: %w", c.doc, err)
-		}
-		ranked[i] = Ranked{URL: url, Score: c.score}
-		ids[i] = c.id
+		ranked[i] = Ranked{URL: urls[i], Score: c.score}
+		ids[i] = c.internalID()
 	}
 	// Equal scores in URL order (Bleve's document numbers depend on how
 	// segments merged).
@@ -385,6 +384,11 @@ func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.Inde
 		outR[k], outI[k] = ranked[i], ids[i]
 	}
 	return outR, outI, total, nil
+}
+
+// internalID is the candidate's document number as Bleve encodes it.
+func (c *candidate) internalID() bindex.IndexInternalID {
+	return bindex.NewIndexInternalID(nil, c.doc)
 }
 
 func popcount(x uint64) int {
@@ -419,7 +423,7 @@ func (ix *Index) proximity(ctx context.Context, r bindex.IndexReader, p *matchPl
 			if cands[i].matched&(1<<t) == 0 {
 				continue
 			}
-			d, err := tfr.Advance(cands[i].id, nil)
+			d, err := tfr.Advance(cands[i].internalID(), nil)
 			if err != nil {
 				tfr.Close()
 				return fmt.Errorf("index: positions of %q: %w", p.terms[t].term, err)
@@ -491,8 +495,22 @@ func docSet(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, b
 // alone).
 func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, p *matchPlan, meanLen float64) ([]candidate, error) {
 	cfg := ix.cfg.Retrieval
-	byDoc := map[uint64]int{}
+	// slot[doc] is 1 + the candidate's index, 0 for none: a dense array
+	// indexed by document number, reused across queries (and cleared of
+	// the entries this query set), is cheaper than a map per posting.
+	sp, _ := ix.slots.Get().(*[]int32)
+	if sp == nil {
+		sp = new([]int32)
+	}
+	slot := *sp
 	var cands []candidate
+	defer func() {
+		for _, c := range cands {
+			slot[c.doc] = 0
+		}
+		*sp = slot
+		ix.slots.Put(sp)
+	}()
 	var tfd bindex.TermFieldDoc
 	k1, b := cfg.K1, cfg.B
 	// postings adds field's postings of term i to the candidates; textual
@@ -529,14 +547,17 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, p *matchP
 			}
 			s := w * tf * (k1 + 1) / (tf + k1*norm)
 			doc := d.ID.Value()
-			k, ok := byDoc[doc]
-			if !ok {
+			if doc >= uint64(len(slot)) {
+				slot = append(slot, make([]int32, int(doc)+1-len(slot)+len(slot)/2)...)
+			}
+			k := slot[doc] - 1
+			if k < 0 {
 				if field == FieldTitle && !p.titleOnly {
 					continue // a title word is also a text word: only text postings add pages
 				}
-				k = len(cands)
-				byDoc[doc] = k
-				cands = append(cands, candidate{id: slices.Clone(d.ID), doc: doc})
+				k = int32(len(cands))
+				slot[doc] = k + 1
+				cands = append(cands, candidate{doc: doc})
 			}
 			cands[k].score += s
 			cands[k].matched |= 1 << i
@@ -588,7 +609,7 @@ func (ix *Index) expand(ctx context.Context, r bindex.IndexReader, p *matchPlan,
 	}
 	rm := map[string]float64{}
 	for _, c := range top {
-		url, err := r.ExternalID(c.id)
+		url, err := r.ExternalID(c.internalID())
 		if err != nil {
 			return fmt.Errorf("index: feedback: id of document %d: %w", c.doc, err)
 		}
@@ -661,4 +682,70 @@ func (ix *Index) expand(ctx context.Context, r bindex.IndexReader, p *matchPlan,
 		p.terms[i].weight *= querySum
 	}
 	return nil
+}
+
+// urlColumn caches document number → URL for one index snapshot: the
+// searcher resolves every candidate it returns (ranking.candidates per
+// query), and the numbers only change when the snapshot does (a batch or
+// a merge), which drops the cache. At most one entry per document of the
+// snapshot (a URL and a map entry, about 100 bytes).
+type urlColumn struct {
+	mu    sync.Mutex
+	snap  bindex.IndexReader // the snapshot the entries belong to
+	byDoc map[uint64]string
+}
+
+// resolveURLs returns the URL of each candidate: from the column, else
+// from FieldURL's doc values, visited in document order so each segment's
+// chunks are decompressed once, rather than from the stored documents
+// (IndexReader.ExternalID decompresses a document's stored fields); a
+// document without the doc value (an index built before FieldURL had
+// them) falls back to ExternalID.
+func (ix *Index) resolveURLs(r bindex.IndexReader, cands []candidate) ([]string, error) {
+	urls := make([]string, len(cands))
+	col := &ix.urls
+	var missing []int
+	col.mu.Lock()
+	if col.snap != r {
+		col.snap, col.byDoc = r, map[uint64]string{}
+	}
+	for i, c := range cands {
+		if u, ok := col.byDoc[c.doc]; ok {
+			urls[i] = u
+		} else {
+			missing = append(missing, i)
+		}
+	}
+	col.mu.Unlock()
+	if len(missing) == 0 {
+		return urls, nil
+	}
+	slices.SortFunc(missing, func(a, b int) int { return cmp.Compare(cands[a].doc, cands[b].doc) })
+	dvr, err := r.DocValueReader([]string{FieldURL})
+	if err != nil {
+		return nil, fmt.Errorf("index: url doc values: %w", err)
+	}
+	for _, i := range missing {
+		err := dvr.VisitDocValues(cands[i].internalID(), func(field string, term []byte) {
+			if field == FieldURL {
+				urls[i] = string(term)
+			}
+		})
+		if err != nil {
+			return nil, fmt.Errorf("index: url of document %d: %w", cands[i].doc, err)
+		}
+		if urls[i] == "" {
+			if urls[i], err = r.ExternalID(cands[i].internalID()); err != nil {
+				return nil, fmt.Errorf("index: id of document %d: %w", cands[i].doc, err)
+			}
+		}
+	}
+	col.mu.Lock()
+	if col.snap == r {
+		for _, i := range missing {
+			col.byDoc[cands[i].doc] = urls[i]
+		}
+	}
+	col.mu.Unlock()
+	return urls, nil
 }

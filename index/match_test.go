@@ -46,16 +46,8 @@ func TestOperatorsNarrowABestMatchQuery(t *testing.T) {
 		{long + " site:b.test", []string{"https://b.test/access", "https://b.test/draft"}},
 		{long + " -site:b.test", []string{"https://a.test/budget", "https://a.test/plain", "https://c.test/html"}},
 	} {
-		q, err := ParseQuery(tc.q, ix.cfg.Limits())
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := ix.Search(t.Context(), q, 0, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := urls(res.Hits); !slices.Equal(got, tc.want) || res.Total != uint64(len(tc.want)) {
-			t.Errorf("%q: %v (total %d), want %v", tc.q, got, res.Total, tc.want)
+		if got, total := searchURLs(t, ix, tc.q); !slices.Equal(got, tc.want) || total != uint64(len(tc.want)) {
+			t.Errorf("%q: %v (total %d), want %v", tc.q, got, total, tc.want)
 		}
 	}
 }
@@ -65,15 +57,7 @@ func TestALongQueryKeepsItsRarestWords(t *testing.T) {
 	ix.cfg.MaxQueryTerms = 2
 	// "federal" is on four pages, "budget" on three, "wcag" and "escape"
 	// on one each: the two kept are wcag and escape.
-	q, err := ParseQuery("federal budget wcag escape federal", ix.cfg.Limits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := ix.Search(t.Context(), q, 0, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := urls(res.Hits); !slices.Equal(got, []string{"https://b.test/access", "https://c.test/html"}) {
+	if got, _ := searchURLs(t, ix, "federal budget wcag escape federal"); !slices.Equal(got, []string{"https://b.test/access", "https://c.test/html"}) {
 		t.Fatalf("%v: want the pages with wcag or escape (no page has both: OR fallback)", got)
 	}
 }

@@ -111,7 +111,7 @@ func (ix *Index) Search(ctx context.Context, q Query, from, size int) (Result, e
 		if from >= len(ranked) {
 			return nil
 		}
-		out.Hits, err = ix.shown(ctx, r, m, q, ranked[from:], ids[from:], true)
+		out.Hits, err = ix.shown(ctx, r, q, ranked[from:], ids[from:])
 		return err
 	})
 	out.Took = time.Since(start)
@@ -119,8 +119,9 @@ func (ix *Index) Search(ctx context.Context, q Query, from, size int) (Result, e
 }
 
 // Retrieve returns up to limit documents matching q, best match first,
-// with titles and fetch times and without snippets, and the number of
-// matching documents. Ranking reorders and blends from here.
+// and the number of matching documents: URL and score only, no stored
+// field is read (Shown gives titles and snippets for the few shown).
+// Ranking reorders and blends from here.
 func (ix *Index) Retrieve(ctx context.Context, q Query, limit int) ([]Hit, uint64, error) {
 	if limit < 0 {
 		return nil, 0, fmt.Errorf("index: retrieve: limit = %d: must be >= 0", limit)
@@ -128,13 +129,16 @@ func (ix *Index) Retrieve(ctx context.Context, q Query, limit int) ([]Hit, uint6
 	var hits []Hit
 	var total int
 	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
-		ranked, ids, n, err := ix.match(ctx, r, m, q, limit)
+		ranked, _, n, err := ix.match(ctx, r, m, q, limit)
 		if err != nil {
 			return err
 		}
 		total = n
-		hits, err = ix.shown(ctx, r, m, q, ranked, ids, false)
-		return err
+		hits = make([]Hit, len(ranked))
+		for i, rk := range ranked {
+			hits[i] = Hit{URL: rk.URL, Score: rk.Score}
+		}
+		return nil
 	})
 	return hits, uint64(total), err
 }
@@ -154,16 +158,13 @@ func (ix *Index) withSnapshot(fn func(bindex.IndexReader, mapping.IndexMapping) 
 	return fn(r, ix.mu.bi.Mapping())
 }
 
-// shown reads the stored fields (and, with snippets, the highlighted
-// snippet) of ranked pages.
-func (ix *Index) shown(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, q Query, ranked []Ranked, ids []bindex.IndexInternalID, snippets bool) ([]Hit, error) {
+// shown reads the stored fields and the highlighted snippet of ranked
+// pages.
+func (ix *Index) shown(ctx context.Context, r bindex.IndexReader, q Query, ranked []Ranked, ids []bindex.IndexInternalID) ([]Hit, error) {
 	hits := make([]Hit, len(ranked))
-	var locs []search.TermLocationMap
-	if snippets {
-		var err error
-		if locs, err = ix.locations(ctx, r, q, ids); err != nil {
-			return nil, err
-		}
+	locs, err := ix.locations(ctx, r, q, ids)
+	if err != nil {
+		return nil, err
 	}
 	for i, rk := range ranked {
 		doc, err := r.Document(rk.URL)
@@ -184,9 +185,7 @@ func (ix *Index) shown(ctx context.Context, r bindex.IndexReader, m mapping.Inde
 				}
 			}
 		})
-		if snippets {
-			hits[i].Snippet = snippet(text, locs[i], ix.cfg.SnippetBytes)
-		}
+		hits[i].Snippet = snippet(text, locs[i], ix.cfg.SnippetBytes)
 	}
 	return hits, nil
 }
@@ -235,22 +234,23 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, q Query, i
 	return out, nil
 }
 
-// Snippets returns the highlighted snippet of each of urls for q, keyed by
-// URL: a result page needs snippets for the few pages it shows, not for
-// every candidate the ranking ordered. A URL no longer in the index has no
+// Shown returns the pages of urls as a result page shows them, keyed by
+// URL: title, fetch time, popularity and the snippet for q. A result page
+// reads stored fields for the few pages it shows, never for every
+// candidate the ranking ordered. A URL no longer in the index has no
 // entry.
-func (ix *Index) Snippets(ctx context.Context, q Query, urls []string) (map[string]string, error) {
-	out := make(map[string]string, len(urls))
+func (ix *Index) Shown(ctx context.Context, q Query, urls []string) (map[string]Hit, error) {
+	out := make(map[string]Hit, len(urls))
 	if len(urls) == 0 {
 		return out, nil
 	}
-	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
+	err := ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
 		var ranked []Ranked
 		var ids []bindex.IndexInternalID
 		for _, u := range urls {
 			id, err := r.InternalID(u)
 			if err != nil {
-				return fmt.Errorf("index: snippet of %s: %w", u, err)
+				return fmt.Errorf("index: shown %s: %w", u, err)
 			}
 			if id == nil {
 				continue
@@ -258,9 +258,9 @@ func (ix *Index) Snippets(ctx context.Context, q Query, urls []string) (map[stri
 			ranked = append(ranked, Ranked{URL: u})
 			ids = append(ids, id)
 		}
-		hits, err := ix.shown(ctx, r, m, q, ranked, ids, true)
+		hits, err := ix.shown(ctx, r, q, ranked, ids)
 		for _, h := range hits {
-			out[h.URL] = h.Snippet
+			out[h.URL] = h
 		}
 		return err
 	})

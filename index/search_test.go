@@ -41,6 +41,21 @@ func urls(hits []Hit) []string {
 	return out
 }
 
+// searchURLs runs q on ix and returns the sorted URLs of its first 10 hits
+// and its total, failing the test on a parse or search error.
+func searchURLs(t *testing.T, ix *Index, q string) ([]string, uint64) {
+	t.Helper()
+	pq, err := ParseQuery(q, ix.cfg.Limits())
+	if err != nil {
+		t.Fatalf("%q: %v", q, err)
+	}
+	res, err := ix.Search(t.Context(), pq, 0, 10)
+	if err != nil {
+		t.Fatalf("%q: %v", q, err)
+	}
+	return urls(res.Hits), res.Total
+}
+
 func TestSearchSyntax(t *testing.T) {
 	ix := smallIndex(t)
 	cases := []struct {
@@ -162,7 +177,7 @@ func TestStopWordQuerySearchesTitles(t *testing.T) {
 	}
 }
 
-func TestRetrieveIsSearchsOrderWithoutSnippets(t *testing.T) {
+func TestRetrieveIsSearchsOrderWithoutStoredFields(t *testing.T) {
 	ix := smallIndex(t)
 	q, _ := ParseQuery("federal", ix.cfg.Limits())
 	hits, total, err := ix.Retrieve(t.Context(), q, 3)
@@ -177,15 +192,12 @@ func TestRetrieveIsSearchsOrderWithoutSnippets(t *testing.T) {
 		t.Fatalf("total %d, %d hits; Search total %d", total, len(hits), res.Total)
 	}
 	for i, h := range hits {
-		if h.URL != res.Hits[i].URL || h.Score != res.Hits[i].Score || h.Snippet != "" || h.Title == "" || h.Score <= 0 {
+		if h.URL != res.Hits[i].URL || h.Score != res.Hits[i].Score || h.Snippet != "" || h.Title != "" || h.Score <= 0 {
 			t.Fatalf("hit %d: %+v, Search's %+v", i, h, res.Hits[i])
 		}
 		if i > 0 && h.Score > hits[i-1].Score {
 			t.Fatalf("not by relevance: %+v", hits)
 		}
-	}
-	if hits[0].Popularity != smallPopularity[hits[0].URL] {
-		t.Fatalf("popularity %v, want %v", hits[0].Popularity, smallPopularity[hits[0].URL])
 	}
 }
 
@@ -263,7 +275,7 @@ func TestSearchEqualsBruteForce(t *testing.T) {
 	}
 }
 
-func TestSnippetsForChosenPagesEqualSearchSnippets(t *testing.T) {
+func TestShownPagesEqualSearchHits(t *testing.T) {
 	ix := smallIndex(t)
 	q, _ := ParseQuery("federal websites", ix.cfg.Limits())
 	ix.cfg.Retrieval.MinResults = 3 // two pages have both words: any word qualifies
@@ -272,16 +284,18 @@ func TestSnippetsForChosenPagesEqualSearchSnippets(t *testing.T) {
 		t.Fatal(err)
 	}
 	chosen := []string{all.Hits[2].URL, all.Hits[0].URL, "https://nowhere.test/"}
-	got, err := ix.Snippets(t.Context(), q, chosen)
+	got, err := ix.Shown(t.Context(), q, chosen)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 2 {
-		t.Fatalf("snippets for %d pages, want the 2 that match", len(got))
+		t.Fatalf("%d pages shown, want the 2 indexed", len(got))
 	}
 	for _, h := range []Hit{all.Hits[0], all.Hits[2]} {
-		if got[h.URL] != h.Snippet || !strings.Contains(got[h.URL], "<mark>") {
-			t.Errorf("%s: snippet %q, want %q", h.URL, got[h.URL], h.Snippet)
+		g := got[h.URL]
+		if g.Snippet != h.Snippet || !strings.Contains(g.Snippet, "<mark>") || g.Title != h.Title || g.Title == "" ||
+			!g.FetchedAt.Equal(h.FetchedAt) || g.Popularity != smallPopularity[h.URL] {
+			t.Errorf("%s: shown %+v, Search's hit %+v", h.URL, g, h)
 		}
 	}
 }

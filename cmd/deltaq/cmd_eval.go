@@ -220,8 +220,9 @@ func (a *app) newEvalAdsCmd() *cobra.Command {
 func (a *app) newEvalIRCmd() *cobra.Command {
 	var dataDir, archiveDir, topicsFile, qrelsFile, out string
 	var depth, users int
+	var withBare bool
 	cmd := &cobra.Command{
-		Use:   "ir --data DIR [--archive DIR] --topics FILE --qrels FILE --out DIR",
+		Use:   "ir --data DIR [--archive DIR] --topics FILE --qrels FILE --out DIR [--bare]",
 		Short: "Score what users get against relevance judgements: nDCG@10, MAP, MRR, P@10, R@100 (trec_eval 9)",
 		Long: `ir asks every topic (id<TAB>query lines) through the searcher deltaq serve
 answers with (best-match retrieval, popularity blend, randomized promotion)
@@ -232,7 +233,8 @@ served (promotion averaged over --users simulated users). With --archive,
 week 0 of the archive is first crawled into --data through a replay server
 on loopback, with the real crawler and index (skipped if --data already
 holds pages). --order, --blend-weight and --promotion override the
-ranking.* settings, as they would for deltaq serve.`,
+ranking.* settings, as they would for deltaq serve. --bare adds the
+baseline: bare Bleve BM25 with the words ORed over the same pages.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := a.load(cmd)
@@ -286,12 +288,24 @@ ranking.* settings, as they would for deltaq serve.`,
 			if err != nil {
 				return err
 			}
+			var bare *ireval.Bare
+			if withBare {
+				dir, err := os.MkdirTemp("", "deltaq-bare-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(dir)
+				if bare, err = ireval.NewBare(ctx, filepath.Join(dir, "index"), db); err != nil {
+					return err
+				}
+				defer bare.Close()
+			}
 			header := fmt.Sprintf("# deltaq eval ir\n\nIndex: %s, %d pages; topics: %s; qrels: %s; depth %d; index.retrieval %+v.",
 				dataDir, pages, topicsFile, qrelsFile, depth, cfg.Index.Retrieval)
 			sum, err := ireval.Run(ctx, ireval.Options{
 				Retriever: web.Retriever{Index: ix, Limits: cfg.Index.Limits()}, Stats: store, Ranking: cfg.Ranking,
 				Secret: []byte("deltaq eval ir: fixed promotion secret"), Topics: topics, Qrels: qrels,
-				Depth: depth, Users: users, Header: header, Logger: logger,
+				Depth: depth, Users: users, Bare: bare, Header: header, Logger: logger,
 			}, out, a.tracker())
 			if err != nil {
 				return err
@@ -311,6 +325,7 @@ ranking.* settings, as they would for deltaq serve.`,
 	cmd.Flags().StringVar(&out, "out", "", "output directory")
 	cmd.Flags().IntVar(&depth, "depth", 100, "results kept per topic, 100..ranking.candidates")
 	cmd.Flags().IntVar(&users, "users", 10, "simulated users per topic under promotion")
+	cmd.Flags().BoolVar(&withBare, "bare", false, "also score bare Bleve BM25 (words ORed) on the same pages, as the baseline")
 	cmd.Flags().String("order", "", "result order (ranking.order)")
 	cmd.Flags().Float64("blend-weight", 0, "popularity weight (ranking.blend_weight)")
 	cmd.Flags().String("promotion", "", "promotion rule (ranking.promotion.rule)")

@@ -54,20 +54,24 @@ func TestEvalIRScoresTheIndexAgainstQrels(t *testing.T) {
 	dir := t.TempDir()
 	data, _ := crawlFruit(t, dir)
 	topics := filepath.Join(dir, "topics.tsv")
-	os.WriteFile(topics, []byte("1\tcherry\n2\tdurian\n"), 0o644)
+	os.WriteFile(topics, []byte("1\tcherry\n2\tdurian\n3\t-cherry\n"), 0o644)
 	qrels := filepath.Join(dir, "qrels.txt")
-	os.WriteFile(qrels, []byte("1 0 http://fruit.test/c 1\n1 0 http://fruit.test/a 0\n2 0 http://fruit.test/a 1\n"), 0o644)
+	os.WriteFile(qrels, []byte("1 0 http://fruit.test/c 1\n1 0 http://fruit.test/a 0\n2 0 http://fruit.test/a 1\n3 0 http://fruit.test/a 1\n"), 0o644)
 	out := filepath.Join(dir, "out")
 	stdout, _, err := run(t, "eval", "ir", "--data", data, "--topics", topics, "--qrels", qrels, "--out", out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Topic 1: perfect (nDCG 1, AP 1, RR 1, P@10 0.1, R@100 1); topic 2:
-	// nothing retrieved, all 0. Means over the 2 topics.
+	// nothing retrieved, all 0; topic 3 ("-cherry", nothing to search
+	// for) is refused: 0, and listed. Means over the 3 judged topics.
 	for _, variant := range []string{"relevance", "blend", "served"} {
-		if !strings.Contains(stdout, variant+": 2 topics: nDCG@10 0.5000  MAP 0.5000  MRR 0.5000  P@10 0.0500  R@100 0.5000  refused 0") {
+		if !strings.Contains(stdout, variant+": 3 topics: nDCG@10 0.3333  MAP 0.3333  MRR 0.3333  P@10 0.0333  R@100 0.3333  refused 1") {
 			t.Fatalf("eval ir printed:\n%s", stdout)
 		}
+	}
+	if rep, err := os.ReadFile(filepath.Join(out, "report.md")); err != nil || !strings.Contains(string(rep), "Refused: [3]") {
+		t.Fatalf("report.md does not list the refused topic: %v\n%s", err, rep)
 	}
 	runFile, err := os.ReadFile(filepath.Join(out, "run.txt"))
 	if err != nil || !strings.HasPrefix(string(runFile), "1 Q0 http://fruit.test/c 1 ") {

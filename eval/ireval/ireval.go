@@ -38,6 +38,8 @@ type Options struct {
 	Depth int
 	// Users is how many simulated users ask each topic under promotion.
 	Users int
+	// Bare, if set, is evaluated too, as the baseline.
+	Bare *Bare
 	// Header opens report.md (what was evaluated, on which index).
 	Header string
 	Logger *slog.Logger
@@ -57,7 +59,7 @@ type Variant struct {
 
 // Summary is the evaluation's result.
 type Summary struct {
-	Variants []Variant // relevance, blend, served
+	Variants []Variant // bare (if evaluated), relevance, blend, served
 	Judged   int       // topics in the qrels (the means are over them)
 	Asked    int       // topics asked
 	Took     time.Duration
@@ -65,6 +67,7 @@ type Summary struct {
 
 // Variant names.
 const (
+	BareBM25  = "bare-bm25"
 	Relevance = "relevance"
 	Blend     = "blend"
 	Served    = "served"
@@ -103,6 +106,24 @@ func Run(ctx context.Context, opts Options, outDir string, progress io.Writer) (
 		specs[2].users = 1
 	}
 	sum := &Summary{Judged: len(opts.Qrels), Asked: len(opts.Topics)}
+	if opts.Bare != nil {
+		run := trec.Run{}
+		for _, t := range opts.Topics {
+			hits, err := opts.Bare.Search(ctx, t.Query, opts.Depth)
+			if err != nil {
+				return nil, err
+			}
+			run[t.ID] = hits
+		}
+		res := trec.Evaluate(run, opts.Qrels)
+		v := Variant{Name: BareBM25, Description: "bare Bleve 2.6.1: one field, Bleve's BM25, words ORed (the data README's anchor)", Mean: res.Mean, Topics: res.Topics}
+		if err := atomicfile.Write(filepath.Join(outDir, "run-bare.txt"), func(w io.Writer) error { return run.Write(w, "bare-bm25") }); err != nil {
+			return nil, err
+		}
+		sum.Variants = append(sum.Variants, v)
+		fmt.Fprintf(progress, "%-9s nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f\n",
+			v.Name, v.Mean.NDCG10, v.Mean.MAP, v.Mean.MRR, v.Mean.P10, v.Mean.R100)
+	}
 	for _, sp := range specs {
 		s, err := ranking.NewSearcher(sp.cfg, opts.Retriever, opts.Stats, opts.Secret, opts.Logger)
 		if err != nil {
@@ -135,6 +156,16 @@ func Run(ctx context.Context, opts Options, outDir string, progress io.Writer) (
 		return nil, err
 	}
 	return sum, nil
+}
+
+// variant returns the variant named name.
+func (s *Summary) variant(name string) Variant {
+	for _, v := range s.Variants {
+		if v.Name == name {
+			return v
+		}
+	}
+	return Variant{}
 }
 
 func servedDescription(c ranking.Config) string {
@@ -215,12 +246,12 @@ func write(sum *Summary, opts Options, outDir string) error {
 	for _, v := range sum.Variants {
 		tb.Note("%s: %s.", v.Name, v.Description)
 	}
-	blend, served := sum.Variants[1], sum.Variants[2]
+	blend, served := sum.variant(Blend), sum.variant(Served)
 	tb.Note("Promotion's cost (blend − served): nDCG@10 %.4f, MAP %.4f, P@10 %.4f; served's standard deviation over users: nDCG@10 %.4f, MAP %.4f.",
 		blend.Mean.NDCG10-served.Mean.NDCG10, blend.Mean.MAP-served.Mean.MAP, blend.Mean.P10-served.Mean.P10, served.SD.NDCG10, served.SD.MAP)
 	tb.Note("%d topics asked, %d judged; a refused or unanswered judged topic scores 0 (trec_eval -c). Refused: %v.",
 		sum.Asked, sum.Judged, refusedList(served.Refused))
-	tb.Note("Run files: score = depth+1−rank (depth %d), so trec_eval's order (score descending, ties by docno descending) is the served order, without ties; the searcher itself breaks equal scores by URL ascending.", opts.Depth)
+	tb.Note("Run files: run-bare.txt keeps Bleve's scores (ties: trec_eval orders them by URL descending); the others have score = depth+1−rank (depth %d), so trec_eval's order (score descending, ties by docno descending) is the served order, without ties; the searcher itself breaks equal scores by URL ascending.", opts.Depth)
 	if err := report.WriteMarkdown(filepath.Join(outDir, "report.md"), opts.Header, tb); err != nil {
 		return err
 	}
@@ -240,7 +271,7 @@ func refusedList(ids []string) string {
 // plotTopics draws each variant's per-topic nDCG@10, topics ordered by the
 // relevance variant's value.
 func plotTopics(sum *Summary, path string) error {
-	rel := sum.Variants[0].Topics
+	rel := sum.variant(Relevance).Topics
 	ids := make([]string, 0, len(rel))
 	for id := range rel {
 		ids = append(ids, id)
