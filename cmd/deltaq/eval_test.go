@@ -88,14 +88,14 @@ func TestEvalIRScoresTheIndexAgainstQrels(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	partial := filepath.Join(dir, "partial")
-	root := newRootCmd(io.Discard, &cancelAfter{marker: "ir: 2 topics", cancel: cancel})
+	root := newRootCmd(io.Discard, &cancelAfter{marker: "ir relevance: 3 topics", cancel: cancel})
 	root.SetArgs([]string{"eval", "ir", "--data", data, "--topics", topics, "--qrels", qrels, "--out", partial})
 	err = root.ExecuteContext(ctx)
-	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "0 of 2 topics searched, partial report in "+partial) {
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "0 of 3 topics searched (variant relevance), partial report in "+partial) {
 		t.Errorf("interrupted eval ir: err = %v", err)
 	}
 	report, err := os.ReadFile(filepath.Join(partial, "report.md"))
-	if err != nil || !strings.Contains(string(report), "**Partial: interrupted after 0 of 2 topics") {
+	if err != nil || !strings.Contains(string(report), "**Partial: interrupted after 0 of 3 topics of variant relevance") {
 		t.Errorf("partial report.md: %v\n%s", err, report)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/deltaq/deltaq/eval/trec"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/atomicfile"
+	"github.com/deltaq/deltaq/internal/progress"
 	"github.com/deltaq/deltaq/ranking"
 )
 
@@ -61,6 +62,7 @@ type Variant struct {
 type Summary struct {
 	Variants []Variant // bare (if evaluated), relevance, blend, served
 	Judged   int       // topics in the qrels (the means are over them)
+	Partial  string    // why the report is partial; "" when complete
 	Asked    int       // topics asked
 	Took     time.Duration
 }
@@ -73,9 +75,11 @@ const (
 	Served    = "served"
 )
 
-// Run evaluates the three variants and writes the report into outDir.
-func Run(ctx context.Context, opts Options, outDir string, progress io.Writer) (*Summary, error) {
+// Run evaluates the variants and writes the report into outDir; w shows
+// each variant's progress (a *progress.Tracker, or any writer) and means.
+func Run(ctx context.Context, opts Options, outDir string, w io.Writer) (*Summary, error) {
 	start := time.Now()
+	track := progress.From(w)
 	if opts.Depth < 100 || opts.Depth > opts.Ranking.Candidates {
 		return nil, fmt.Errorf("ireval: depth = %d: must be in [100, ranking.candidates = %d] (R@100 needs 100)", opts.Depth, opts.Ranking.Candidates)
 	}
@@ -108,7 +112,10 @@ func Run(ctx context.Context, opts Options, outDir string, progress io.Writer) (
 	sum := &Summary{Judged: len(opts.Qrels), Asked: len(opts.Topics)}
 	if opts.Bare != nil {
 		run := trec.Run{}
+		track.Stage(BareBM25, len(opts.Topics), 1, "topic")
 		for _, t := range opts.Topics {
+			track.Step()
+			track.RunDone()
 			hits, err := opts.Bare.Search(ctx, t.Query, opts.Depth)
 			if err != nil {
 				return nil, err
@@ -121,7 +128,7 @@ func Run(ctx context.Context, opts Options, outDir string, progress io.Writer) (
 			return nil, err
 		}
 		sum.Variants = append(sum.Variants, v)
-		fmt.Fprintf(progress, "%-9s nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f\n",
+		fmt.Fprintf(track, "%-9s nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f\n",
 			v.Name, v.Mean.NDCG10, v.Mean.MAP, v.Mean.MRR, v.Mean.P10, v.Mean.R100)
 	}
 	for _, sp := range specs {
@@ -130,10 +137,32 @@ func Run(ctx context.Context, opts Options, outDir string, progress io.Writer) (
 			return nil, err
 		}
 		v := Variant{Name: sp.name, Description: sp.desc}
+		track.Stage("ir "+sp.name, sp.users*len(opts.Topics), 1, "topic")
 		var perUser []trec.Measures
 		for u := range sp.users {
 			user := fmt.Sprintf("eval-%d", u+1)
-			run, refused, err := ask(ctx, s, user, opts.Topics, opts.Depth)
+			run, refused, searched, err := ask(ctx, s, user, opts.Topics, opts.Depth, track)
+			if err != nil && ctx.Err() != nil {
+				// Interrupted: score the topics searched and write what
+				// there is.
+				judged := trec.Qrels{}
+				for _, t := range opts.Topics[:searched] {
+					if q, ok := opts.Qrels[t.ID]; ok {
+						judged[t.ID] = q
+					}
+				}
+				res := trec.Evaluate(run, judged)
+				v.Mean, v.Topics, v.Refused = res.Mean, res.Topics, refused
+				sum.Variants = append(sum.Variants, v)
+				sum.Partial = fmt.Sprintf("**Partial: interrupted after %d of %d topics of variant %s (user %d); its means are over the topics searched; later variants did not run.**",
+					searched, len(opts.Topics), sp.name, u+1)
+				sum.Took = time.Since(start)
+				if werr := write(sum, opts, outDir); werr != nil {
+					return nil, werr
+				}
+				return sum, fmt.Errorf("ireval: interrupted: %d of %d topics searched (variant %s), partial report in %s: %w",
+					searched, len(opts.Topics), sp.name, outDir, err)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -148,7 +177,7 @@ func Run(ctx context.Context, opts Options, outDir string, progress io.Writer) (
 		}
 		v.Mean, v.SD = meanSD(perUser)
 		sum.Variants = append(sum.Variants, v)
-		fmt.Fprintf(progress, "%-9s nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f  (%d refused, %d users)\n",
+		fmt.Fprintf(track, "%-9s nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f  (%d refused, %d users)\n",
 			v.Name, v.Mean.NDCG10, v.Mean.MAP, v.Mean.MRR, v.Mean.P10, v.Mean.R100, len(v.Refused), sp.users)
 	}
 	sum.Took = time.Since(start)
@@ -177,21 +206,27 @@ func servedDescription(c ranking.Config) string {
 }
 
 // ask runs every topic for user and returns the run (score = depth+1−rank)
-// and the topics refused.
-func ask(ctx context.Context, s *ranking.Searcher, user string, topics []trec.Topic, depth int) (trec.Run, []string, error) {
+// and the topics refused. Interrupted, it returns what it has, the
+// number of topics searched and ctx's error.
+func ask(ctx context.Context, s *ranking.Searcher, user string, topics []trec.Topic, depth int, track *progress.Tracker) (trec.Run, []string, int, error) {
 	run := trec.Run{}
 	var refused []string
-	for _, t := range topics {
+	for k, t := range topics {
+		if err := ctx.Err(); err != nil {
+			return run, refused, k, err
+		}
+		track.Step()
+		track.RunDone()
 		page, err := s.Search(ctx, user, t.Query, 1, depth)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, nil, ctx.Err()
+				return run, refused, k, ctx.Err()
 			}
 			if refusal(err) {
 				refused = append(refused, t.ID)
 				continue
 			}
-			return nil, nil, fmt.Errorf("ireval: topic %s: %w", t.ID, err)
+			return nil, nil, k, fmt.Errorf("ireval: topic %s: %w", t.ID, err)
 		}
 		hits := make([]trec.Hit, len(page.Results))
 		for i, r := range page.Results {
@@ -200,7 +235,7 @@ func ask(ctx context.Context, s *ranking.Searcher, user string, topics []trec.To
 		run[t.ID] = hits
 	}
 	slices.Sort(refused)
-	return run, refused, nil
+	return run, refused, len(topics), nil
 }
 
 // refusal tells a refused query (the user's input) from a failure.
@@ -247,12 +282,18 @@ func write(sum *Summary, opts Options, outDir string) error {
 		tb.Note("%s: %s.", v.Name, v.Description)
 	}
 	blend, served := sum.variant(Blend), sum.variant(Served)
-	tb.Note("Promotion's cost (blend − served): nDCG@10 %.4f, MAP %.4f, P@10 %.4f; served's standard deviation over users: nDCG@10 %.4f, MAP %.4f.",
-		blend.Mean.NDCG10-served.Mean.NDCG10, blend.Mean.MAP-served.Mean.MAP, blend.Mean.P10-served.Mean.P10, served.SD.NDCG10, served.SD.MAP)
+	if served.Name != "" {
+		tb.Note("Promotion's cost (blend − served): nDCG@10 %.4f, MAP %.4f, P@10 %.4f; served's standard deviation over users: nDCG@10 %.4f, MAP %.4f.",
+			blend.Mean.NDCG10-served.Mean.NDCG10, blend.Mean.MAP-served.Mean.MAP, blend.Mean.P10-served.Mean.P10, served.SD.NDCG10, served.SD.MAP)
+	}
 	tb.Note("%d topics asked, %d judged; a refused or unanswered judged topic scores 0 (trec_eval -c). Refused: %v.",
-		sum.Asked, sum.Judged, refusedList(served.Refused))
+		sum.Asked, sum.Judged, refusedList(sum.Variants[len(sum.Variants)-1].Refused))
 	tb.Note("Run files: run-bare.txt keeps Bleve's scores (ties: trec_eval orders them by URL descending); the others have score = depth+1−rank (depth %d), so trec_eval's order (score descending, ties by docno descending) is the served order, without ties; the searcher itself breaks equal scores by URL ascending.", opts.Depth)
-	if err := report.WriteMarkdown(filepath.Join(outDir, "report.md"), opts.Header, tb); err != nil {
+	header := opts.Header
+	if sum.Partial != "" {
+		header += "\n\n" + sum.Partial
+	}
+	if err := report.WriteMarkdown(filepath.Join(outDir, "report.md"), header, tb); err != nil {
 		return err
 	}
 	if err := tb.WriteCSV(filepath.Join(outDir, "results.csv")); err != nil {
