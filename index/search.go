@@ -32,9 +32,10 @@ type Result struct {
 	Hits  []Hit
 }
 
-// bleveQuery translates a parsed query. Terms are analyzed with the text
-// field's analyzer and must all match (a match query with the AND
-// operator); phrases are match_phrase queries; exclusions are must-not;
+// bleveQuery translates a parsed query the way searches ran before
+// best-match retrieval, for Ranker.Rank (the ΔQ evaluation's answers):
+// terms are analyzed with the text field's analyzer and must all match (a
+// match query with the AND operator); phrases are match_phrase queries; exclusions are must-not;
 // sites filter on the host keyword without affecting the score. It returns
 // a *QueryError if nothing positive is left after analysis (only stop
 // words or punctuation).
