@@ -100,7 +100,8 @@ type lengthCache struct {
 // textLengths returns N and the mean analyzed length of FieldText over
 // the snapshot r: the sum of every posting's frequency (each token of a
 // page is one occurrence of one term) divided by N. Counting reads every
-// posting of the field once; the result is kept until the index changes.
+// posting of the field once; the result is kept until N or the field's
+// cardinality changes (nearly every batch moves one of them).
 func (ix *Index) textLengths(ctx context.Context, r bindex.IndexReader) (uint64, float64, error) {
 	n, err := r.DocCount()
 	if err != nil {
