@@ -638,9 +638,9 @@ func TestRefreshPopularityKeepsTheIndexedCopy(t *testing.T) {
 		t.Fatalf("RefreshPopularity = %+v, %v", st, err)
 	}
 	q, _ := ParseQuery("budget", ix.cfg.Limits())
-	hits, _, err := ix.Retrieve(t.Context(), q, 1)
-	if err != nil || hits[0].URL != smallCorpus[0].URL || hits[0].Popularity != 0.75 || !hits[0].FetchedAt.Equal(t0) {
-		t.Fatalf("hits %+v, %v", hits, err)
+	shown, err := ix.Shown(t.Context(), q, []string{smallCorpus[0].URL})
+	if h := shown[smallCorpus[0].URL]; err != nil || h.Popularity != 0.75 || !h.FetchedAt.Equal(t0) {
+		t.Fatalf("shown %+v, %v", shown, err)
 	}
 	if st := catchUp(t, ix); st.Measured != 1 {
 		t.Fatalf("the pending change was not measured after the refresh: %+v", st)

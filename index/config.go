@@ -44,6 +44,86 @@ type Config struct {
 	WorkloadLog string `mapstructure:"workload_log"`
 	// WorkloadFormat is its format for querylog.ParseFormat.
 	WorkloadFormat string `mapstructure:"workload_format"`
+	// Retrieval is the searcher's best-match ranking (match.go).
+	Retrieval RetrievalConfig `mapstructure:"retrieval"`
+}
+
+// RetrievalConfig sets the searcher's ranking: BM25 over the text field
+// with a title component, the coordination rule and the proximity boost
+// (match.go describes each formula).
+type RetrievalConfig struct {
+	// K1 is BM25's term-frequency saturation.
+	K1 float64 `mapstructure:"k1"`
+	// B is BM25's length normalization of the text field, in [0, 1].
+	B float64 `mapstructure:"b"`
+	// TitleWeight weighs a query word's title occurrences against its
+	// text score; 0 leaves the title out.
+	TitleWeight float64 `mapstructure:"title_weight"`
+	// ShortQueryTerms: a query of at most this many distinct words needs
+	// all of them in a page.
+	ShortQueryTerms int `mapstructure:"short_query_terms"`
+	// MinShouldMatch is the fraction of a longer query's distinct words a
+	// page needs, in [0, 1].
+	MinShouldMatch float64 `mapstructure:"min_should_match"`
+	// MinResults: when fewer pages satisfy the coordination rule, pages
+	// with any of the words qualify.
+	MinResults int `mapstructure:"min_results"`
+	// FeedbackDocs is how many of the best pages a long query (more than
+	// ShortQueryTerms words) is expanded from (RM3); 0 turns it off.
+	FeedbackDocs int `mapstructure:"feedback_docs"`
+	// FeedbackTerms is how many words the feedback model keeps.
+	FeedbackTerms int `mapstructure:"feedback_terms"`
+	// FeedbackWeight is 1−λ of RM3: the feedback model's share of the
+	// expanded query, in [0, 1).
+	FeedbackWeight float64 `mapstructure:"feedback_weight"`
+	// ProximityWeight weighs the proximity of words adjacent in the query;
+	// 0 turns it off.
+	ProximityWeight float64 `mapstructure:"proximity_weight"`
+	// ProximityWindow is the largest distance, in positions, at which two
+	// words count as near.
+	ProximityWindow int `mapstructure:"proximity_window"`
+	// ProximityDepth is how many of the best pages get the proximity boost.
+	ProximityDepth int `mapstructure:"proximity_depth"`
+}
+
+// validate reports r's problems through bad.
+func (r RetrievalConfig) validate(bad func(key string, v any, limit string)) {
+	if !(r.K1 > 0 && r.K1 <= 10) {
+		bad("retrieval.k1", r.K1, "must be in (0, 10]")
+	}
+	if !(r.B >= 0 && r.B <= 1) {
+		bad("retrieval.b", r.B, "must be in [0, 1]")
+	}
+	if !(r.TitleWeight >= 0 && r.TitleWeight <= 100) {
+		bad("retrieval.title_weight", r.TitleWeight, "must be in [0, 100]")
+	}
+	if r.ShortQueryTerms < 1 {
+		bad("retrieval.short_query_terms", r.ShortQueryTerms, "must be >= 1")
+	}
+	if !(r.MinShouldMatch >= 0 && r.MinShouldMatch <= 1) {
+		bad("retrieval.min_should_match", r.MinShouldMatch, "must be in [0, 1]")
+	}
+	if r.FeedbackDocs < 0 || r.FeedbackDocs > 100 {
+		bad("retrieval.feedback_docs", r.FeedbackDocs, "must be in [0, 100]")
+	}
+	if r.FeedbackTerms < 0 || r.FeedbackTerms > maxMatchTerms {
+		bad("retrieval.feedback_terms", r.FeedbackTerms, fmt.Sprintf("must be in [0, %d]", maxMatchTerms))
+	}
+	if !(r.FeedbackWeight >= 0 && r.FeedbackWeight < 1) {
+		bad("retrieval.feedback_weight", r.FeedbackWeight, "must be in [0, 1)")
+	}
+	if r.MinResults < 0 {
+		bad("retrieval.min_results", r.MinResults, "must be >= 0")
+	}
+	if !(r.ProximityWeight >= 0 && r.ProximityWeight <= 100) {
+		bad("retrieval.proximity_weight", r.ProximityWeight, "must be in [0, 100]")
+	}
+	if r.ProximityWindow < 1 {
+		bad("retrieval.proximity_window", r.ProximityWindow, "must be >= 1")
+	}
+	if r.ProximityDepth < 0 {
+		bad("retrieval.proximity_depth", r.ProximityDepth, "must be >= 0")
+	}
 }
 
 // Validate reports every problem in c, each naming its key.
@@ -82,12 +162,13 @@ func (c Config) Validate() error {
 	if c.MaxQueryBytes < 1 {
 		bad("max_query_bytes", c.MaxQueryBytes, "must be >= 1")
 	}
-	if c.MaxQueryTerms < 1 {
-		bad("max_query_terms", c.MaxQueryTerms, "must be >= 1")
+	if c.MaxQueryTerms < 1 || c.MaxQueryTerms > maxMatchTerms {
+		bad("max_query_terms", c.MaxQueryTerms, fmt.Sprintf("must be in [1, %d]", maxMatchTerms))
 	}
 	if c.SnippetBytes < 16 {
 		bad("snippet_bytes", c.SnippetBytes, "must be >= 16")
 	}
+	c.Retrieval.validate(bad)
 	if _, err := querylog.ParseFormat(c.WorkloadFormat); err != nil {
 		bad("workload_format", fmt.Sprintf("%q", c.WorkloadFormat), err.Error())
 	}

@@ -21,7 +21,10 @@ func TestConfigValidateNamesEveryProblem(t *testing.T) {
 		"index.inspection_c = -1: must be a finite number > 0",
 		"index.workload_max_terms = 0: must be >= 1",
 		"index.max_query_bytes = 0: must be >= 1",
-		"index.max_query_terms = 0: must be >= 1",
+		"index.max_query_terms = 0: must be in [1, 64]",
+		"index.retrieval.k1 = 0: must be in (0, 10]",
+		"index.retrieval.short_query_terms = 0: must be >= 1",
+		"index.retrieval.proximity_window = 0: must be >= 1",
 		"index.snippet_bytes = 0: must be >= 16",
 	} {
 		if !strings.Contains(err.Error(), want) {

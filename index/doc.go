@@ -1,6 +1,7 @@
-// Package index owns the Bleve index over the repository's indexable pages
-// and the ΔQ_A measurement taken while the index is updated (thesis
-// §4.6.1–4.6.2): it decides what each re-download was worth to searchers.
+// Package index owns the Bleve index over the repository's indexable pages,
+// the searcher's retrieval over it (best-match ranking, match.go), and the
+// ΔQ_A measurement taken while the index is updated (thesis §4.6.1–4.6.2):
+// it decides what each re-download was worth to searchers.
 //
 // State:
 //
@@ -26,6 +27,19 @@
 //     (histogram.go; 8·(index.histogram_buckets+2) bytes plus a map entry
 //     per term with results, ~130 bytes per term with 8 buckets), both
 //     swapped atomically.
+//   - In memory, for retrieval (match.go): the text field's mean analyzed
+//     length for the current snapshot (counted from its postings once per
+//     snapshot) and the document number → URL column of the current
+//     snapshot (one entry per document resolved, ~100 bytes each), both
+//     dropped when the snapshot changes.
+//
+// Retrieval (match.go): textbook BM25 over the text field with the
+// snapshot's mean length, a coordination rule (all words for queries of at
+// most index.retrieval.short_query_terms words, falling back to any word
+// below index.retrieval.min_results pages), RM3 feedback for longer
+// queries, optional title and proximity components; quotes, -exclusions
+// and site: filter; a stop-word query searches the titles. Search and
+// Retrieve read stored fields only for the hits they show (Shown).
 //
 // Thesis:
 //
@@ -65,5 +79,6 @@
 //	defer ix.Close()
 //	go ix.Run(ctx, crawlerCommitted) // follow the change feed, measuring ΔQ_A
 //	q, err := index.ParseQuery(`plain language -draft site:digital.gov`, cfg.Index.Limits())
-//	res, err := ix.Search(ctx, q, 0, 10)
+//	res, err := ix.Search(ctx, q, 0, 10)            // a page of hits with snippets
+//	hits, total, err := ix.Retrieve(ctx, q, 200)    // URLs and scores for ranking
 package index

@@ -36,6 +36,10 @@ func testConfig(s Scoring) Config {
 		MaxQueryTerms:     32,
 		SnippetBytes:      160,
 		WorkloadFormat:    "auto",
+		// MinResults 1: on the tests' few pages a short query keeps its
+		// AND unless nothing has every word.
+		Retrieval: RetrievalConfig{K1: 1.2, B: 0.75, ShortQueryTerms: 4, MinResults: 1,
+			ProximityWindow: 8, ProximityDepth: 100},
 	}
 }
 

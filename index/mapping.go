@@ -6,8 +6,12 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/porter"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
@@ -22,8 +26,10 @@ const (
 	FieldURL = "url"
 	// FieldHost is host[:port] of the URL, a keyword; site: filters on it.
 	FieldHost = "host"
-	// FieldTitle is the page title, stored for display and not searched
-	// (the title is searched as part of FieldText).
+	// FieldTitle is the page title, stored for display and searched with
+	// titleAnalyzerName, which keeps stop words: the searcher weighs title
+	// words (match.go) and answers stop-word queries from it. FieldText
+	// holds the title too, for S(p, q).
 	FieldTitle = "title"
 	// FieldText is title + "\n\n" + main text: the one searchable field,
 	// the field every score S(p, q) is computed on (§4.2.1).
@@ -66,7 +72,7 @@ func NewMapping(s Scoring) (*mapping.IndexMappingImpl, error) {
 		return f
 	}
 	title := bleve.NewTextFieldMapping()
-	title.Index = false
+	title.Analyzer = titleAnalyzerName
 	title.Store = true
 	title.IncludeInAll = false
 	title.IncludeTermVectors = false
@@ -86,7 +92,9 @@ func NewMapping(s Scoring) (*mapping.IndexMappingImpl, error) {
 	popularity.IncludeInAll = false
 
 	dm := bleve.NewDocumentStaticMapping()
-	dm.AddFieldMappingsAt(FieldURL, keywordField())
+	url := keywordField()
+	url.DocValues = true // the searcher resolves candidates' URLs without reading stored documents (match.go)
+	dm.AddFieldMappingsAt(FieldURL, url)
 	dm.AddFieldMappingsAt(FieldHost, keywordField())
 	dm.AddFieldMappingsAt(FieldTitle, title)
 	dm.AddFieldMappingsAt(FieldText, text)
@@ -95,6 +103,13 @@ func NewMapping(s Scoring) (*mapping.IndexMappingImpl, error) {
 	dm.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
 
 	im := bleve.NewIndexMapping()
+	if err := im.AddCustomAnalyzer(titleAnalyzerName, map[string]any{
+		"type":          custom.Name,
+		"tokenizer":     unicode.Name,
+		"token_filters": []string{en.PossessiveName, lowercase.Name, porter.Name},
+	}); err != nil {
+		return nil, fmt.Errorf("index: mapping: %w", err)
+	}
 	im.DefaultMapping = dm
 	im.DefaultAnalyzer = AnalyzerName
 	im.DefaultField = FieldText

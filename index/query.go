@@ -8,9 +8,10 @@ import (
 	"unicode/utf8"
 )
 
-// Query is a parsed search: every term and phrase must match, no excluded
-// term or phrase may, and when sites are given the page's host must be one
-// of them.
+// Query is a parsed search: pages are ranked by how well they match the
+// terms and phrases (best match, match.go), every phrase must occur, no
+// excluded term or phrase may, and when sites are given the page's host
+// must be one of them.
 //
 // Syntax: words are terms; "quoted words" are phrases; -word and
 // -"quoted words" exclude; site:host (repeatable, any one matches) and
@@ -27,22 +28,25 @@ type Query struct {
 // Limits bounds a query.
 type Limits struct {
 	MaxBytes int // longest query, in bytes
-	MaxTerms int // most words, phrases, exclusions and site: filters
+	MaxTerms int // most phrases, exclusions and site: filters (words beyond it are trimmed when searched)
 }
 
-// QueryError is a problem with what the user typed. Its message names the
-// parameter and the limit; servers answer it with 400.
+// QueryError is a problem with what the user typed in the query
+// parameter q. Msg names the problem and the limit without naming the
+// parameter (a server shows it beside "q"); Error prefixes "q: ". Servers
+// answer it with 400.
 type QueryError struct{ Msg string }
 
-func (e *QueryError) Error() string { return e.Msg }
+func (e *QueryError) Error() string { return "q: " + e.Msg }
 
 func queryErr(format string, args ...any) error {
-	return &QueryError{Msg: "q: " + fmt.Sprintf(format, args...)}
+	return &QueryError{Msg: fmt.Sprintf(format, args...)}
 }
 
 // ParseQuery parses s. An empty or over-long query, an unclosed quote, too
-// many parts, or a query with nothing positive to search for is a
-// *QueryError.
+// many phrases, exclusions and site: filters, or a query with nothing
+// positive to search for is a *QueryError. Any number of plain words is
+// accepted: the search keeps the most informative (match.go).
 func ParseQuery(s string, lim Limits) (Query, error) {
 	var q Query
 	if len(s) > lim.MaxBytes {
@@ -54,10 +58,12 @@ func ParseQuery(s string, lim Limits) (Query, error) {
 	if strings.TrimSpace(s) == "" {
 		return q, queryErr("empty query")
 	}
-	parts := 0
+	operators := 0
 	// add records one part, among the exclusions when it is negated.
 	add := func(neg bool, list, excluded *[]string, v string) {
-		parts++
+		if neg || list != &q.Terms {
+			operators++
+		}
 		if neg {
 			list = excluded
 		}
@@ -113,8 +119,8 @@ func ParseQuery(s string, lim Limits) (Query, error) {
 		}
 		add(neg, &q.Terms, &q.ExcludeTerms, word)
 	}
-	if parts > lim.MaxTerms {
-		return Query{}, queryErr("%d terms: more than the %d-term limit", parts, lim.MaxTerms)
+	if operators > lim.MaxTerms {
+		return Query{}, queryErr("%d phrases, exclusions and site: filters: more than the limit of %d", operators, lim.MaxTerms)
 	}
 	if len(q.Terms) == 0 && len(q.Phrases) == 0 {
 		return Query{}, queryErr("nothing to search for: give at least one word or \"phrase\" (exclusions and site: only narrow a search)")

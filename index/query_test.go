@@ -60,7 +60,7 @@ func TestParseQueryErrorsNameTheProblem(t *testing.T) {
 		{"only exclusions", "-budget -site:a.gov", "q: nothing to search for"},
 		{"only a site filter", "site:a.gov", "q: nothing to search for"},
 		{"an unclosed quote", `budget "plain language`, "q: unclosed quote at byte 8"},
-		{"too many parts names the limit", "a b c d e f g h i", "q: 9 terms: more than the 8-term limit"},
+		{"too many operators names the limit", `a -b -c "d e" -f -g -h -i site:x.org site:y.org`, "q: 9 phrases, exclusions and site: filters: more than the limit of 8"},
 		{"a site: without a host", "budget site:", "q: site:: want a host name"},
 		{"a site: with a path", "budget site:a.gov/x", "q: site:a.gov/x: want a host name"},
 		{"invalid UTF-8", "budg\xffet", "q: not valid UTF-8"},

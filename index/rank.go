@@ -20,9 +20,10 @@ import (
 // to q, is every matching page in relevance order, and the repository
 // quality Q(W^L) of eq. 4.5 weighs every rank of it. Search and Retrieve
 // build hits with stored fields (and snippets) for a page of results; a
-// Ranker instead runs Bleve's own searcher for the query a user's search
-// runs (bleveQuery: the terms analyzed and ANDed) over one index snapshot
-// and keeps only each hit's URL and score.
+// Ranker instead ranks whole lists over one index snapshot and keeps only
+// each hit's URL and score: Rank with Bleve's own searcher and scores
+// (bleveQuery: the terms analyzed and ANDed, what ΔQ's S(p, q) is defined
+// on), Match as the searcher ranks (match.go).
 
 // Ranked is one page of a full ranking.
 type Ranked struct {
@@ -263,4 +264,12 @@ func ConjunctionScore(tfs []uint64, fieldLength int, st CorpusStats, dfs []uint6
 		sum += s
 	}
 	return sum
+}
+
+// Match ranks q as the searcher does (best match, match.go) on the
+// ranker's snapshot: every qualifying page, best first, ties by URL, with
+// the searcher's scores. The result is appended to dst[:0].
+func (rk *Ranker) Match(ctx context.Context, q Query, dst []Ranked) ([]Ranked, error) {
+	ranked, _, _, err := rk.ix.match(ctx, rk.r, rk.m, q, -1)
+	return append(dst[:0], ranked...), err
 }

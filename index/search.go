@@ -1,15 +1,18 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
 )
 
 // Hit is one search result.
@@ -29,9 +32,10 @@ type Result struct {
 	Hits  []Hit
 }
 
-// bleveQuery translates a parsed query. Terms are analyzed with the text
-// field's analyzer and must all match (a match query with the AND
-// operator); phrases are match_phrase queries; exclusions are must-not;
+// bleveQuery translates a parsed query the way searches ran before
+// best-match retrieval, for Ranker.Rank (the ΔQ evaluation's answers):
+// terms are analyzed with the text field's analyzer and must all match (a
+// match query with the AND operator); phrases are match_phrase queries; exclusions are must-not;
 // sites filter on the host keyword without affecting the score. It returns
 // a *QueryError if nothing positive is left after analysis (only stop
 // words or punctuation).
@@ -91,106 +95,175 @@ func hostTerm(h string) query.Query {
 	return tq
 }
 
-// run translates q and runs the request build makes of it; what names the
-// call in errors.
-func (ix *Index) run(ctx context.Context, q Query, what string, build func(query.Query) *bleve.SearchRequest) (*bleve.SearchResult, error) {
+// Search returns hits from..from+size of q, best match first (match.go),
+// with snippets. Stored fields and snippets are read for those hits only.
+func (ix *Index) Search(ctx context.Context, q Query, from, size int) (Result, error) {
+	start := time.Now()
+	if from < 0 || size < 0 {
+		return Result{}, fmt.Errorf("index: search: from = %d, size = %d: must be >= 0", from, size)
+	}
+	var out Result
+	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
+		ranked, ids, total, err := ix.match(ctx, r, m, q, from+size)
+		if err != nil {
+			return err
+		}
+		out.Total = uint64(total)
+		if from >= len(ranked) {
+			return nil
+		}
+		out.Hits, err = ix.shown(ctx, r, q, ranked[from:], ids[from:])
+		return err
+	})
+	out.Took = time.Since(start)
+	return out, err
+}
+
+// Retrieve returns up to limit documents matching q, best match first,
+// and the number of matching documents: URL and score only, no stored
+// field is read (Shown gives titles and snippets for the few shown).
+// Ranking reorders and blends from here.
+func (ix *Index) Retrieve(ctx context.Context, q Query, limit int) ([]Hit, uint64, error) {
+	if limit < 0 {
+		return nil, 0, fmt.Errorf("index: retrieve: limit = %d: must be >= 0", limit)
+	}
+	var hits []Hit
+	var total int
+	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
+		ranked, _, n, err := ix.match(ctx, r, m, q, limit)
+		if err != nil {
+			return err
+		}
+		total = n
+		hits = make([]Hit, len(ranked))
+		for i, rk := range ranked {
+			hits[i] = Hit{URL: rk.URL, Score: rk.Score}
+		}
+		return nil
+	})
+	return hits, uint64(total), err
+}
+
+// withSnapshot runs fn on a snapshot of the index.
+func (ix *Index) withSnapshot(fn func(bindex.IndexReader, mapping.IndexMapping) error) error {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.mu.bi == nil {
-		return nil, ErrClosed
+		return ErrClosed
 	}
-	bq, err := bleveQuery(q, ix.mu.analyzer)
+	r, err := reader(ix.mu.bi)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return fn(r, ix.mu.bi.Mapping())
+}
+
+// shown reads the stored fields and the highlighted snippet of ranked
+// pages.
+func (ix *Index) shown(ctx context.Context, r bindex.IndexReader, q Query, ranked []Ranked, ids []bindex.IndexInternalID) ([]Hit, error) {
+	hits := make([]Hit, len(ranked))
+	locs, err := ix.locations(ctx, r, q, ids)
 	if err != nil {
 		return nil, err
 	}
-	res, err := ix.mu.bi.SearchInContext(ctx, build(bq))
-	if err != nil {
-		return nil, fmt.Errorf("index: %s %q: %w", what, q.String(), err)
+	for i, rk := range ranked {
+		doc, err := r.Document(rk.URL)
+		if err != nil {
+			return nil, fmt.Errorf("index: stored fields of %s: %w", rk.URL, err)
+		}
+		hits[i] = Hit{URL: rk.URL, Score: rk.Score}
+		if doc == nil {
+			continue // deleted since: the snapshot still lists it
+		}
+		var text string
+		hits[i].Title, text, hits[i].FetchedAt = storedFields(doc)
+		hits[i].FetchedAt = hits[i].FetchedAt.Truncate(time.Second)
+		doc.VisitFields(func(f bindex.Field) {
+			if nf, ok := f.(bindex.NumericField); ok && f.Name() == FieldPopularity {
+				if v, err := nf.Number(); err == nil {
+					hits[i].Popularity = v
+				}
+			}
+		})
+		hits[i].Snippet = snippet(text, locs[i], ix.cfg.SnippetBytes)
 	}
-	return res, nil
+	return hits, nil
 }
 
-// Search returns hits from..from+size of q in order of relevance, with
-// snippets.
-func (ix *Index) Search(ctx context.Context, q Query, from, size int) (Result, error) {
-	if from < 0 || size < 0 {
-		return Result{}, &QueryError{Msg: fmt.Sprintf("from = %d, size = %d: must be >= 0", from, size)}
+// locations returns, for each of the documents ids, where the query's
+// words occur in FieldText (byte offsets into the stored text, from the
+// term vectors), for snippets.
+func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, q Query, ids []bindex.IndexInternalID) ([]search.TermLocationMap, error) {
+	out := make([]search.TermLocationMap, len(ids))
+	order := make([]int, len(ids))
+	for i := range order {
+		order[i] = i
+		out[i] = search.TermLocationMap{}
 	}
-	res, err := ix.run(ctx, q, "search", func(bq query.Query) *bleve.SearchRequest {
-		req := bleve.NewSearchRequestOptions(bq, size, from, false)
-		req.Fields = []string{FieldTitle, FieldText, FieldFetched, FieldPopularity}
-		req.IncludeLocations = true
-		return req
-	})
-	if err != nil {
-		return Result{}, err
-	}
-	out := Result{Total: res.Total, Took: res.Took, Hits: make([]Hit, 0, len(res.Hits))}
-	for _, h := range res.Hits {
-		hit := hitOf(h)
-		text, _ := h.Fields[FieldText].(string)
-		hit.Snippet = snippet(text, h.Locations[FieldText], ix.cfg.SnippetBytes)
-		out.Hits = append(out.Hits, hit)
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a].Value(), ids[b].Value()) })
+	words := strings.Join(append(slices.Clone(q.Terms), q.Phrases...), " ")
+	seen := map[string]bool{}
+	for _, tok := range ix.Analyzer().Analyze([]byte(words)) {
+		term := string(tok.Term)
+		if seen[term] {
+			continue
+		}
+		seen[term] = true
+		tfr, err := r.TermFieldReader(ctx, tok.Term, FieldText, false, false, true)
+		if err != nil {
+			return nil, fmt.Errorf("index: positions of %q: %w", term, err)
+		}
+		for _, i := range order {
+			d, err := tfr.Advance(ids[i], nil)
+			if err != nil {
+				tfr.Close()
+				return nil, fmt.Errorf("index: positions of %q: %w", term, err)
+			}
+			if d == nil {
+				break
+			}
+			if d.ID.Value() != ids[i].Value() {
+				continue
+			}
+			for _, v := range d.Vectors {
+				out[i][term] = append(out[i][term], &search.Location{Pos: v.Pos, Start: v.Start, End: v.End})
+			}
+		}
+		tfr.Close()
 	}
 	return out, nil
 }
 
-// Retrieve returns up to limit documents matching q, the most popular
-// first (ties by relevance), without snippets, and the number of matching
-// documents. Ranking reorders and blends from here.
-func (ix *Index) Retrieve(ctx context.Context, q Query, limit int) ([]Hit, uint64, error) {
-	if limit < 0 {
-		return nil, 0, &QueryError{Msg: fmt.Sprintf("limit = %d: must be >= 0", limit)}
-	}
-	res, err := ix.run(ctx, q, "retrieve", func(bq query.Query) *bleve.SearchRequest {
-		req := bleve.NewSearchRequestOptions(bq, limit, 0, false)
-		req.Fields = []string{FieldTitle, FieldFetched, FieldPopularity}
-		req.SortBy([]string{"-" + FieldPopularity, "-_score", "_id"})
-		return req
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	hits := make([]Hit, 0, len(res.Hits))
-	for _, h := range res.Hits {
-		hits = append(hits, hitOf(h))
-	}
-	return hits, res.Total, nil
-}
-
-func hitOf(h *search.DocumentMatch) Hit {
-	hit := Hit{URL: h.ID, Score: h.Score}
-	hit.Title, _ = h.Fields[FieldTitle].(string)
-	hit.Popularity, _ = h.Fields[FieldPopularity].(float64)
-	if s, ok := h.Fields[FieldFetched].(string); ok {
-		if t, err := time.Parse(time.RFC3339, s); err == nil {
-			hit.FetchedAt = t
-		}
-	}
-	return hit
-}
-
-// Snippets returns the highlighted snippet of each of urls for q, keyed by
-// URL: a result page needs snippets for the few pages it shows, not for
-// every candidate the ranking ordered. A URL that no longer matches q (the
-// index moved on since the ranking) has no entry.
-func (ix *Index) Snippets(ctx context.Context, q Query, urls []string) (map[string]string, error) {
-	out := make(map[string]string, len(urls))
+// Shown returns the pages of urls as a result page shows them, keyed by
+// URL: title, fetch time, popularity and the snippet for q. A result page
+// reads stored fields for the few pages it shows, never for every
+// candidate the ranking ordered. A URL no longer in the index has no
+// entry.
+func (ix *Index) Shown(ctx context.Context, q Query, urls []string) (map[string]Hit, error) {
+	out := make(map[string]Hit, len(urls))
 	if len(urls) == 0 {
 		return out, nil
 	}
-	res, err := ix.run(ctx, q, "snippets for", func(bq query.Query) *bleve.SearchRequest {
-		req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{bq, query.NewDocIDQuery(urls)}), len(urls), 0, false)
-		req.Fields = []string{FieldText}
-		req.IncludeLocations = true
-		return req
+	err := ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
+		var ranked []Ranked
+		var ids []bindex.IndexInternalID
+		for _, u := range urls {
+			id, err := r.InternalID(u)
+			if err != nil {
+				return fmt.Errorf("index: shown %s: %w", u, err)
+			}
+			if id == nil {
+				continue
+			}
+			ranked = append(ranked, Ranked{URL: u})
+			ids = append(ids, id)
+		}
+		hits, err := ix.shown(ctx, r, q, ranked, ids)
+		for _, h := range hits {
+			out[h.URL] = h
+		}
+		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	for _, h := range res.Hits {
-		text, _ := h.Fields[FieldText].(string)
-		out[h.ID] = snippet(text, h.Locations[FieldText], ix.cfg.SnippetBytes)
-	}
-	return out, nil
+	return out, err
 }

@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -42,6 +41,21 @@ func urls(hits []Hit) []string {
 	return out
 }
 
+// searchURLs runs q on ix and returns the sorted URLs of its first 10 hits
+// and its total, failing the test on a parse or search error.
+func searchURLs(t *testing.T, ix *Index, q string) ([]string, uint64) {
+	t.Helper()
+	pq, err := ParseQuery(q, ix.cfg.Limits())
+	if err != nil {
+		t.Fatalf("%q: %v", q, err)
+	}
+	res, err := ix.Search(t.Context(), pq, 0, 10)
+	if err != nil {
+		t.Fatalf("%q: %v", q, err)
+	}
+	return urls(res.Hits), res.Total
+}
+
 func TestSearchSyntax(t *testing.T) {
 	ix := smallIndex(t)
 	cases := []struct {
@@ -50,7 +64,8 @@ func TestSearchSyntax(t *testing.T) {
 		want []string
 	}{
 		{"a term matches its stemmed forms", "budgets", []string{"https://a.test/budget", "https://b.test/draft", "https://c.test/html"}},
-		{"terms are ANDed", "federal budget", []string{"https://a.test/budget", "https://b.test/draft"}},
+		{"a short query needs every word", "federal budget", []string{"https://a.test/budget", "https://b.test/draft"}},
+		{"a short query no page fully matches falls back to any word", "budget wcag", []string{"https://a.test/budget", "https://b.test/access", "https://b.test/draft", "https://c.test/html"}},
 		{"a phrase needs the words in order", `"plain language"`, []string{"https://a.test/plain", "https://b.test/access"}},
 		{"a phrase in the wrong order does not match", `"websites federal"`, nil},
 		{"an excluded term removes pages", "federal -draft", []string{"https://a.test/budget", "https://a.test/plain", "https://b.test/access"}},
@@ -130,47 +145,70 @@ func TestSearchPagination(t *testing.T) {
 	}
 }
 
-func TestSearchRejectsStopWordsOnly(t *testing.T) {
-	ix := smallIndex(t)
-	q, err := ParseQuery(`the "of the"`, ix.cfg.Limits())
-	if err != nil {
-		t.Fatal(err)
+func TestStopWordQuerySearchesTitles(t *testing.T) {
+	db := openRepo(t, t.TempDir())
+	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, Options{})
+	putPages(t, db, t0, append(slices.Clone(smallCorpus),
+		page{URL: "https://d.test/who", Title: "The Who", Text: "A rock band from London."},
+		page{URL: "https://d.test/you", Title: "What you should know", Text: "Facts about federal forms."})...)
+	catchUp(t, ix)
+	for q, want := range map[string][]string{
+		"the":              {"https://d.test/who"},
+		"the who":          {"https://d.test/who"},
+		`"you should"`:     {"https://d.test/you"},
+		"you should":       {"https://d.test/you"},
+		"the -site:d.test": nil,
+	} {
+		pq, err := ParseQuery(q, ix.cfg.Limits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := ix.Search(t.Context(), pq, 0, 10)
+		if err != nil {
+			t.Fatalf("%q: %v", q, err)
+		}
+		if got := urls(res.Hits); !slices.Equal(got, want) {
+			t.Errorf("%q: %v, want %v", q, got, want)
+		}
 	}
-	_, err = ix.Search(t.Context(), q, 0, 10)
-	var qe *QueryError
-	if !errors.As(err, &qe) || !strings.Contains(err.Error(), "no searchable words") {
-		t.Fatalf("err = %v", err)
+	pq, _ := ParseQuery("...", ix.cfg.Limits())
+	if _, err := ix.Search(t.Context(), pq, 0, 10); err == nil || !strings.Contains(err.Error(), "no searchable words") {
+		t.Fatalf("punctuation only: err = %v", err)
 	}
 }
 
-func TestRetrieveOrdersByPopularity(t *testing.T) {
+func TestRetrieveIsSearchsOrderWithoutStoredFields(t *testing.T) {
 	ix := smallIndex(t)
 	q, _ := ParseQuery("federal", ix.cfg.Limits())
 	hits, total, err := ix.Retrieve(t.Context(), q, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if total != 4 || len(hits) != 3 {
-		t.Fatalf("total %d, %d hits", total, len(hits))
+	res, err := ix.Search(t.Context(), q, 0, 3)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i := 1; i < len(hits); i++ {
-		if hits[i].Popularity > hits[i-1].Popularity {
-			t.Fatalf("not by popularity: %+v", hits)
+	if total != 4 || len(hits) != 3 || res.Total != 4 {
+		t.Fatalf("total %d, %d hits; Search total %d", total, len(hits), res.Total)
+	}
+	for i, h := range hits {
+		if h.URL != res.Hits[i].URL || h.Score != res.Hits[i].Score || h.Snippet != "" || h.Title != "" || h.Score <= 0 {
+			t.Fatalf("hit %d: %+v, Search's %+v", i, h, res.Hits[i])
 		}
-	}
-	if got := urls(hits); !slices.Equal(got, []string{"https://a.test/plain", "https://b.test/access", "https://b.test/draft"}) {
-		t.Fatalf("hits %v: want the three most popular", got)
-	}
-	if hits[0].URL != "https://b.test/access" || hits[0].Snippet != "" || hits[0].Score <= 0 {
-		t.Fatalf("first hit %+v", hits[0])
+		if i > 0 && h.Score > hits[i-1].Score {
+			t.Fatalf("not by relevance: %+v", hits)
+		}
 	}
 }
 
 // TestSearchEqualsBruteForce compares, for 50 TREC Million Query topics,
 // the set of pages Search returns on digitalgov week 0 with a scan of every
-// page for those containing every query term after the same analyzer.
+// page for those the coordination rule admits after the same analyzer:
+// every word for a short query (unless fewer than min_results pages have
+// them all), any word for a longer one.
 func TestSearchEqualsBruteForce(t *testing.T) {
 	fx := week0Index(t, ScoringBM25)
+	fx.ix.cfg.Retrieval.MinResults = 10
 	a := fx.ix.Analyzer()
 	// term → pages containing it, from analyzing every page.
 	postings := map[string]map[string]bool{}
@@ -184,20 +222,27 @@ func TestSearchEqualsBruteForce(t *testing.T) {
 		}
 	}
 	brute := func(q Query) []string {
-		var set map[string]bool
+		all, any := map[string]bool{}, map[string]bool{}
+		distinct := map[string]bool{}
 		for i, tok := range a.Analyze([]byte(strings.Join(q.Terms, " "))) {
 			docs := postings[string(tok.Term)]
+			distinct[string(tok.Term)] = true
 			if i == 0 {
-				set = maps.Clone(docs)
+				maps.Copy(all, docs)
+				maps.Copy(any, docs)
 				continue
 			}
-			for u := range set {
+			for u := range all {
 				if !docs[u] {
-					delete(set, u)
+					delete(all, u)
 				}
 			}
+			maps.Copy(any, docs)
 		}
-		return slices.Sorted(maps.Keys(set))
+		if len(distinct) <= fx.ix.cfg.Retrieval.ShortQueryTerms && len(all) >= fx.ix.cfg.Retrieval.MinResults {
+			return slices.Sorted(maps.Keys(all))
+		}
+		return slices.Sorted(maps.Keys(any))
 	}
 	checked, empty := 0, 0
 	for _, tq := range trecQueries(t) {
@@ -230,24 +275,27 @@ func TestSearchEqualsBruteForce(t *testing.T) {
 	}
 }
 
-func TestSnippetsForChosenPagesEqualSearchSnippets(t *testing.T) {
+func TestShownPagesEqualSearchHits(t *testing.T) {
 	ix := smallIndex(t)
-	q, _ := ParseQuery("federal", ix.cfg.Limits())
+	q, _ := ParseQuery("federal websites", ix.cfg.Limits())
+	ix.cfg.Retrieval.MinResults = 3 // two pages have both words: any word qualifies
 	all, err := ix.Search(t.Context(), q, 0, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	chosen := []string{all.Hits[2].URL, all.Hits[0].URL, "https://nowhere.test/"}
-	got, err := ix.Snippets(t.Context(), q, chosen)
+	got, err := ix.Shown(t.Context(), q, chosen)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 2 {
-		t.Fatalf("snippets for %d pages, want the 2 that match", len(got))
+		t.Fatalf("%d pages shown, want the 2 indexed", len(got))
 	}
 	for _, h := range []Hit{all.Hits[0], all.Hits[2]} {
-		if got[h.URL] != h.Snippet || !strings.Contains(got[h.URL], "<mark>") {
-			t.Errorf("%s: snippet %q, want %q", h.URL, got[h.URL], h.Snippet)
+		g := got[h.URL]
+		if g.Snippet != h.Snippet || !strings.Contains(g.Snippet, "<mark>") || g.Title != h.Title || g.Title == "" ||
+			!g.FetchedAt.Equal(h.FetchedAt) || g.Popularity != smallPopularity[h.URL] {
+			t.Errorf("%s: shown %+v, Search's hit %+v", h.URL, g, h)
 		}
 	}
 }

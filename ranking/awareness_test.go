@@ -140,3 +140,33 @@ func TestSecretIsGeneratedOnceAndKept(t *testing.T) {
 		t.Fatal("a short configured secret was accepted")
 	}
 }
+
+// TestLookupFollowsWritesAfterLoading checks the in-memory column: once
+// loaded, Lookup sees later clicks and PageRank recomputations, and a
+// second Store over the same repository loads the same statistics.
+func TestLookupFollowsWritesAfterLoading(t *testing.T) {
+	db, s := openStore(t, testConfig(), nil)
+	setLinks(t, db, map[string][]string{"http://a.test/": {"http://a.test/x"}})
+	const url = "http://a.test/x"
+	if st, err := s.Lookup(t.Context(), []string{url}); err != nil || st[0] != (PageStats{}) {
+		t.Fatalf("before any write: %+v, %v", st, err)
+	}
+	if _, err := s.RecordClick(t.Context(), url, "u1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ComputePageRank(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Lookup(t.Context(), []string{url, "http://a.test/unknown"})
+	if err != nil || st[0].Clicks != 1 || st[0].PageRank <= 0 || st[0].InLinks != 1 || st[1] != (PageStats{}) {
+		t.Fatalf("after a click and PageRank: %+v, %v", st, err)
+	}
+	again, err := NewStore(db, testConfig(), StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := again.Lookup(t.Context(), []string{url})
+	if err != nil || fresh[0] != st[0] {
+		t.Fatalf("a new store reads %+v, %v; the first one %+v", fresh, err, st[0])
+	}
+}

@@ -7,9 +7,12 @@
 // PageRank and in-link count, written by ComputePageRank with the time of
 // the computation; each page's click count and awareness count, written by
 // RecordClick; one marker per (page, monitored user) so a user is counted
-// once; and the generated server secret. In memory: nothing that outlives a
-// request, except the PageRank computation's graph while it runs (O(nodes +
-// edges)).
+// once; and the generated server secret. In memory: the statistics column
+// (every page's PageRank, in-links, clicks and awareness, ~100 bytes per
+// page with statistics), loaded on the first Lookup and kept in step by
+// ComputePageRank and RecordClick, so a query's candidates cost no
+// repository reads; and the PageRank computation's graph while it runs
+// (O(nodes + edges)).
 //
 // Thesis sections:
 //   - §5.4 popularity and awareness: A(p,t) is the fraction of monitored users

@@ -215,6 +215,17 @@ func (s *Store) ComputePageRank(ctx context.Context) (PageRankInfo, error) {
 	if err := b.Commit(); err != nil {
 		return PageRankInfo{}, fmt.Errorf("ranking: store pagerank: %w", err)
 	}
+	s.updateColumn(func(stats map[string]PageStats) {
+		for u, st := range stats {
+			st.PageRank, st.InLinks = 0, 0
+			stats[u] = st
+		}
+		for i, u := range urls {
+			st := stats[u]
+			st.PageRank, st.InLinks = res.Scores[i], in[i]
+			stats[u] = st
+		}
+	})
 	s.logger.Info("pagerank computed", "n", info.Nodes, "edges", info.Edges,
 		"iterations", info.Iterations, "delta", info.Delta, "converged", info.Converged, "took", time.Since(start))
 	return info, nil

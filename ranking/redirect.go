@@ -14,7 +14,7 @@ import (
 const RedirectPath = "/r"
 
 // MaxQueryLen bounds the query carried by a click link, in bytes.
-const MaxQueryLen = 1024
+const MaxQueryLen = 4096
 
 // Errors from Verify.
 var (

@@ -152,7 +152,7 @@ func TestSearchRejectsRequestsOutsideItsLimits(t *testing.T) {
 		want        string
 	}{
 		{"an empty query", "u", "  ", 1, 10, "query of 0 bytes"},
-		{"an oversized query", "u", strings.Repeat("q", MaxQueryLen+1), 1, 10, "query of 1025 bytes"},
+		{"an oversized query", "u", strings.Repeat("q", MaxQueryLen+1), 1, 10, fmt.Sprintf("query of %d bytes", MaxQueryLen+1)},
 		{"a missing user", "", "q", 1, 10, "user id of 0 bytes"},
 		{"page zero", "u", "q", 0, 10, "page = 0: must be in [1, 1000]"},
 		{"a size past the candidates", "u", "q", 1, 1001, "size = 1001: must be in [1, 1000]"},

@@ -69,6 +69,15 @@ type Store struct {
 	mu struct {
 		sync.Mutex // held for the read-modify-write of click statistics
 	}
+	// column is every page's statistics in memory, loaded from the bucket
+	// on the first Lookup and kept in step by ComputePageRank and
+	// RecordClick, so a query's candidates cost no repository reads. One
+	// entry (URL and PageStats, about 100 bytes) per page with link or
+	// click statistics. It assumes this Store is the bucket's only writer.
+	column struct {
+		sync.RWMutex
+		stats map[string]PageStats // nil until loaded
+	}
 }
 
 // StoreOptions are the non-configuration inputs of NewStore.
@@ -97,38 +106,71 @@ func NewStore(db *repo.DB, cfg Config, opts StoreOptions) (*Store, error) {
 }
 
 // Lookup returns the statistics of each URL, in order; unknown URLs get
-// zero statistics. It reads two records per URL.
+// zero statistics. They come from the in-memory column, loaded from the
+// repository on the first call.
 func (s *Store) Lookup(ctx context.Context, urls []string) ([]PageStats, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.loadColumn(ctx); err != nil {
+		return nil, err
+	}
 	out := make([]PageStats, len(urls))
+	s.column.RLock()
+	defer s.column.RUnlock()
 	for i, u := range urls {
-		if i%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		if err := s.lookupInto(u, &out[i]); err != nil {
-			return nil, err
-		}
+		out[i] = s.column.stats[u]
 	}
 	return out, nil
 }
 
-func (s *Store) lookupInto(url string, st *PageStats) error {
-	if v, err := s.db.Bucket(Bucket, prefixLinks+url); err == nil {
-		if st.PageRank, st.InLinks, err = decodeLinkStats(v); err != nil {
-			return fmt.Errorf("ranking: link stats %s: %w", url, err)
-		}
-	} else if !errors.Is(err, repo.ErrNotFound) {
-		return fmt.Errorf("ranking: read link stats %s: %w", url, err)
+// loadColumn reads every page's statistics into the column, once.
+func (s *Store) loadColumn(ctx context.Context) error {
+	s.column.RLock()
+	loaded := s.column.stats != nil
+	s.column.RUnlock()
+	if loaded {
+		return nil
 	}
-	if v, err := s.db.Bucket(Bucket, prefixClicks+url); err == nil {
-		if st.Clicks, st.Aware, err = decodeClickStats(v); err != nil {
-			return fmt.Errorf("ranking: click stats %s: %w", url, err)
-		}
-	} else if !errors.Is(err, repo.ErrNotFound) {
-		return fmt.Errorf("ranking: read click stats %s: %w", url, err)
+	// Hold the click mutex so no click lands between the scan and the
+	// column's first use.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.column.Lock()
+	defer s.column.Unlock()
+	if s.column.stats != nil {
+		return nil
 	}
+	stats := map[string]PageStats{}
+	for _, prefix := range []string{prefixLinks, prefixClicks} {
+		for kv, err := range s.db.BucketScan(ctx, Bucket, prefix) {
+			if err != nil {
+				return fmt.Errorf("ranking: load statistics: %w", err)
+			}
+			url := string(kv[0][len(prefix):])
+			st := stats[url]
+			if prefix == prefixLinks {
+				st.PageRank, st.InLinks, err = decodeLinkStats(kv[1])
+			} else {
+				st.Clicks, st.Aware, err = decodeClickStats(kv[1])
+			}
+			if err != nil {
+				return fmt.Errorf("ranking: statistics of %s: %w", url, err)
+			}
+			stats[url] = st
+		}
+	}
+	s.column.stats = stats
 	return nil
+}
+
+// updateColumn applies fn to the column if it is loaded.
+func (s *Store) updateColumn(fn func(map[string]PageStats)) {
+	s.column.Lock()
+	defer s.column.Unlock()
+	if s.column.stats != nil {
+		fn(s.column.stats)
+	}
 }
 
 func encodeLinkStats(pagerank float64, inlinks int) []byte {

@@ -84,17 +84,17 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	for i, res := range page.Results {
 		urls[i] = res.URL
 	}
-	snippets, err := e.ix.Snippets(ctx, q, urls)
+	shown, err := e.ix.Shown(ctx, q, urls)
 	if err != nil {
-		return Response{}, fmt.Errorf("engine: snippets: %w", err)
+		return Response{}, fmt.Errorf("engine: shown results: %w", err)
 	}
 	// The index counts every match (Bleve's total hits); the ranking orders
 	// at most ranking.candidates of them, which is what pages can reach.
 	out := Response{Total: uint64(page.Total), TotalExact: true, Pageable: page.Candidates}
 	for _, res := range page.Results {
 		out.Results = append(out.Results, Result{
-			URL: res.URL, Title: res.Title, Snippet: snippets[res.URL], Score: res.Relevance,
-			FetchedAt: res.FetchedAt, Promoted: res.Promoted, ClickURL: res.ClickURL,
+			URL: res.URL, Title: shown[res.URL].Title, Snippet: shown[res.URL].Snippet, Score: res.Relevance,
+			FetchedAt: shown[res.URL].FetchedAt, Promoted: res.Promoted, ClickURL: res.ClickURL,
 		})
 	}
 	if e.ads != nil && r.Page == 1 {

@@ -32,7 +32,10 @@ type stack struct {
 	srv     *httptest.Server
 	engine  *web.Engine
 	queries []string
+	pages   []pageText // what was indexed, for the bare server beside it
 }
+
+type pageText struct{ url, title, text string }
 
 // newStack loads week 0 into a repository the way the crawler stores it
 // (pages, versions, links, the change feed) and builds the rest on it.
@@ -54,6 +57,7 @@ func newStack(tb testing.TB) *stack {
 	}
 	at := a.Date(0)
 	b := db.NewBatch(context.Background())
+	var pages []pageText
 	for p := range a.Pages(0) {
 		u, err := urlnorm.Normalize("http://digitalgov-2023.test" + p.URL)
 		if err != nil {
@@ -77,6 +81,7 @@ func newStack(tb testing.TB) *stack {
 			tb.Fatal(err)
 		}
 		b.AppendChange(u, repo.ChangeUpsert, at)
+		pages = append(pages, pageText{u, doc.Title, doc.Text})
 	}
 	if err := b.Commit(); err != nil {
 		tb.Fatal(err)
@@ -116,7 +121,7 @@ func newStack(tb testing.TB) *stack {
 	}
 	srv := httptest.NewServer(h)
 	tb.Cleanup(srv.Close)
-	s := &stack{srv: srv, engine: e}
+	s := &stack{srv: srv, engine: e, pages: pages}
 	qs, err := querylog.Load(datasets.Path(tb, "querylogs", "trec-mq.tsv"), querylog.FormatTopics)
 	if err != nil {
 		tb.Fatal(err)

@@ -5,22 +5,32 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/deltaq/deltaq/configs"
+	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/eval/adsim"
+	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/discoveryeval"
+	"github.com/deltaq/deltaq/eval/ireval"
 	"github.com/deltaq/deltaq/eval/ranksim"
-	"github.com/deltaq/deltaq/eval/report"
+	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/synceval"
 	"github.com/deltaq/deltaq/eval/trec"
 	"github.com/deltaq/deltaq/index"
-	"github.com/deltaq/deltaq/internal/atomicfile"
 	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/internal/progress"
+	"github.com/deltaq/deltaq/ranking"
+	"github.com/deltaq/deltaq/repo"
+	"github.com/deltaq/deltaq/web"
 )
 
 func (a *app) newEvalCmd() *cobra.Command {
@@ -202,14 +212,23 @@ func (a *app) newEvalAdsCmd() *cobra.Command {
 }
 
 func (a *app) newEvalIRCmd() *cobra.Command {
-	var dataDir, topicsFile, qrelsFile, out string
-	var depth int
+	var dataDir, archiveDir, topicsFile, qrelsFile, out string
+	var depth, users int
+	var withBare bool
 	cmd := &cobra.Command{
-		Use:   "ir --data DIR --topics FILE --qrels FILE --out DIR",
-		Short: "Run the searcher over TREC topics and score it: nDCG@10, MAP, MRR, P@10, R@100 (trec_eval definitions)",
-		Long: `ir searches the index under --data for every topic (id<TAB>query lines),
-ranking by relevance, writes a TREC run file (docno = page URL) and scores
-it against the qrels with trec_eval's definitions.`,
+		Use:   "ir --data DIR [--archive DIR] --topics FILE --qrels FILE --out DIR [--bare]",
+		Short: "Score what users get against relevance judgements: nDCG@10, MAP, MRR, P@10, R@100 (trec_eval 9)",
+		Long: `ir asks every topic (id<TAB>query lines) through the searcher deltaq serve
+answers with (best-match retrieval, popularity blend, randomized promotion)
+over the index under --data, writes TREC run files (docno = page URL) and
+scores them against the qrels with trec_eval 9's definitions. Three
+variants: relevance alone, the blend without promotion, and the ranking as
+served (promotion averaged over --users simulated users). With --archive,
+week 0 of the archive is first crawled into --data through a replay server
+on loopback, with the real crawler and index (skipped if --data already
+holds pages). --order, --blend-weight and --promotion override the
+ranking.* settings, as they would for deltaq serve. --bare adds the
+baseline: bare Bleve BM25 with the words ORed over the same pages.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := a.load(cmd)
@@ -220,9 +239,6 @@ it against the qrels with trec_eval's definitions.`,
 				if v == "" {
 					return fmt.Errorf("%s: required", flag)
 				}
-			}
-			if depth < 100 || depth > 10000 {
-				return fmt.Errorf("--depth = %d: must be in [100, 10000] (R@100 needs 100)", depth)
 			}
 			topics, err := readFile(topicsFile, trec.ReadTopics)
 			if err != nil {
@@ -238,81 +254,125 @@ it against the qrels with trec_eval's definitions.`,
 				return err
 			}
 			defer db.Close()
+			ctx := cmd.Context()
+			if archiveDir != "" {
+				if err := a.crawlArchive(ctx, archiveDir, db, cfg, logger); err != nil {
+					return err
+				}
+			}
 			ix, err := index.Open(indexPath(dataDir), cfg.Index, db, index.Options{Logger: logger})
 			if err != nil {
 				return err
 			}
 			defer ix.Close()
-			ctx := cmd.Context()
 			if _, err := ix.CatchUp(ctx); err != nil {
 				return err
 			}
-			run := trec.Run{}
-			skipped, searched := 0, 0
-			p := a.tracker()
-			p.Stage("ir", len(topics), 1, "topic")
-			for _, t := range topics {
-				if ctx.Err() != nil {
-					break // interrupted: score and write the topics searched
-				}
-				searched++
-				p.Step()
-				p.RunDone()
-				q, err := index.ParseQuery(t.Query, cfg.Index.Limits())
-				if err != nil {
-					skipped++
-					continue
-				}
-				res, err := ix.Search(ctx, q, 0, depth)
-				if err != nil && ctx.Err() != nil {
-					searched--
-					break
-				}
+			if err := ix.Compact(ctx); err != nil {
+				return err
+			}
+			store, err := ranking.NewStore(db, cfg.Ranking, ranking.StoreOptions{Logger: logger})
+			if err != nil {
+				return err
+			}
+			if _, err := store.ComputePageRank(ctx); err != nil {
+				return err
+			}
+			pages, err := ix.Count()
+			if err != nil {
+				return err
+			}
+			var bare *ireval.Bare
+			if withBare {
+				dir, err := os.MkdirTemp("", "deltaq-bare-")
 				if err != nil {
 					return err
 				}
-				hits := make([]trec.Hit, len(res.Hits))
-				for i, h := range res.Hits {
-					hits[i] = trec.Hit{Doc: h.URL, Score: h.Score}
+				defer os.RemoveAll(dir)
+				if bare, err = ireval.NewBare(ctx, filepath.Join(dir, "index"), db); err != nil {
+					return err
 				}
-				run[t.ID] = hits
+				defer bare.Close()
 			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
+			header := fmt.Sprintf("# deltaq eval ir\n\nIndex: %s, %d pages; topics: %s; qrels: %s; depth %d; index.retrieval %+v.",
+				dataDir, pages, topicsFile, qrelsFile, depth, cfg.Index.Retrieval)
+			sum, err := ireval.Run(ctx, ireval.Options{
+				Retriever: web.Retriever{Index: ix, Limits: cfg.Index.Limits()}, Stats: store, Ranking: cfg.Ranking,
+				Secret: []byte("deltaq eval ir: fixed promotion secret"), Topics: topics, Qrels: qrels,
+				Depth: depth, Users: users, Bare: bare, Header: header, Logger: logger,
+			}, out, a.tracker())
+			if err != nil {
 				return err
 			}
-			if err := atomicfile.Write(filepath.Join(out, "run.txt"), func(w io.Writer) error { return run.Write(w, "deltaq") }); err != nil {
-				return err
+			for _, v := range sum.Variants {
+				fmt.Fprintf(a.stdout, "%s: %d topics: nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f  refused %d\n",
+					v.Name, sum.Judged, v.Mean.NDCG10, v.Mean.MAP, v.Mean.MRR, v.Mean.P10, v.Mean.R100, len(v.Refused))
 			}
-			m := trec.Evaluate(run, qrels)
-			tb := report.NewTable("Retrieval effectiveness (trec_eval definitions)", "topics", "nDCG@10", "MAP", "MRR", "P@10", "R@100")
-			tb.Add(m.Evaluated, m.Mean.NDCG10, m.Mean.MAP, m.Mean.MRR, m.Mean.P10, m.Mean.R100)
-			tb.Note("%d topics read, %d not parseable as queries, %d judged topics without a run (left out of the means, as trec_eval does without -c).",
-				len(topics), skipped, len(m.Missing))
-			header := fmt.Sprintf("# deltaq eval ir\n\nIndex: %s (%s scoring); topics: %s; qrels: %s; depth %d.", dataDir, cfg.Index.Scoring, topicsFile, qrelsFile, depth)
-			if searched < len(topics) {
-				header += fmt.Sprintf("\n\n**Partial: interrupted after %d of %d topics; the means are over the topics searched.**", searched, len(topics))
-			}
-			if err := report.WriteMarkdown(filepath.Join(out, "report.md"), header, tb); err != nil {
-				return err
-			}
-			if err := tb.WriteCSV(filepath.Join(out, "results.csv")); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "%d topics: nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f\nreport: %s\n",
-				m.Evaluated, m.Mean.NDCG10, m.Mean.MAP, m.Mean.MRR, m.Mean.P10, m.Mean.R100, filepath.Join(out, "report.md"))
-			if searched < len(topics) {
-				return fmt.Errorf("eval ir: interrupted: %d of %d topics searched, partial report in %s; missing: the other %d topics: %w",
-					searched, len(topics), out, len(topics)-searched, ctx.Err())
-			}
+			fmt.Fprintf(a.stdout, "done in %s; report: %s\n", sum.Took.Round(time.Millisecond), filepath.Join(out, "report.md"))
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory whose index is searched")
+	cmd.Flags().StringVar(&archiveDir, "archive", "", "archive whose week 0 is crawled into --data first")
 	cmd.Flags().StringVar(&topicsFile, "topics", "", "topics file: id<TAB>query lines")
 	cmd.Flags().StringVar(&qrelsFile, "qrels", "", "qrels file: topic iteration docno relevance")
 	cmd.Flags().StringVar(&out, "out", "", "output directory")
-	cmd.Flags().IntVar(&depth, "depth", 1000, "results retrieved per topic")
+	cmd.Flags().IntVar(&depth, "depth", 100, "results kept per topic, 100..ranking.candidates")
+	cmd.Flags().IntVar(&users, "users", 10, "simulated users per topic under promotion")
+	cmd.Flags().BoolVar(&withBare, "bare", false, "also score bare Bleve BM25 (words ORed) on the same pages, as the baseline")
+	cmd.Flags().String("order", "", "result order (ranking.order)")
+	cmd.Flags().Float64("blend-weight", 0, "popularity weight (ranking.blend_weight)")
+	cmd.Flags().String("promotion", "", "promotion rule (ranking.promotion.rule)")
+	bind(cmd.Flags(), map[string]string{
+		"order": "ranking.order", "blend-weight": "ranking.blend_weight", "promotion": "ranking.promotion.rule",
+	})
 	return cmd
+}
+
+// crawlArchive crawls week 0 of the archive in dir into db through a
+// replay server on loopback, unless db already holds pages.
+func (a *app) crawlArchive(ctx context.Context, dir string, db *repo.DB, cfg *configs.Config, logger *slog.Logger) error {
+	for _, err := range db.Pages(ctx) {
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stderr, "eval ir: --data already holds pages; not crawling --archive again")
+		return nil
+	}
+	ar, err := archive.Open(dir)
+	if err != nil {
+		return fmt.Errorf("--archive %s: %w", dir, err)
+	}
+	srv, err := replay.New([]*archive.Archive{ar}, replay.Options{Logger: logger})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("eval ir: replay server: %w", err)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln)
+	defer hs.Close()
+	ccfg := *cfg
+	ccfg.Crawler.AllowPrivate = true
+	var seeds []string
+	for _, h := range srv.Hosts() {
+		ccfg.Crawler.Resolve = append(slices.Clone(ccfg.Crawler.Resolve), h+"="+ln.Addr().String())
+		ccfg.Crawler.Politeness.Overrides = append(slices.Clone(ccfg.Crawler.Politeness.Overrides),
+			crawler.HostOverride{Host: h, MinDelay: 0, PerHost: 4})
+		seeds = append(seeds, "http://"+h+"/")
+	}
+	cr, err := newCrawl(ctx, db, &ccfg, logger, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := cr.c.Seed(ctx, cr.f, seeds); err != nil {
+		return err
+	}
+	sum, err := cr.c.Run(ctx, cr.f, crawler.RunOptions{Drain: true, DrainHorizon: drainHorizon, Progress: a.stderr, ProgressEvery: time.Second})
+	fmt.Fprint(a.stderr, sum)
+	return err
 }
 
 // readFile opens path and parses it with read.

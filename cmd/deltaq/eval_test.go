@@ -54,18 +54,24 @@ func TestEvalIRScoresTheIndexAgainstQrels(t *testing.T) {
 	dir := t.TempDir()
 	data, _ := crawlFruit(t, dir)
 	topics := filepath.Join(dir, "topics.tsv")
-	os.WriteFile(topics, []byte("1\tcherry\n2\tdurian\n"), 0o644)
+	os.WriteFile(topics, []byte("1\tcherry\n2\tdurian\n3\t-cherry\n"), 0o644)
 	qrels := filepath.Join(dir, "qrels.txt")
-	os.WriteFile(qrels, []byte("1 0 http://fruit.test/c 1\n1 0 http://fruit.test/a 0\n2 0 http://fruit.test/a 1\n"), 0o644)
+	os.WriteFile(qrels, []byte("1 0 http://fruit.test/c 1\n1 0 http://fruit.test/a 0\n2 0 http://fruit.test/a 1\n3 0 http://fruit.test/a 1\n"), 0o644)
 	out := filepath.Join(dir, "out")
 	stdout, _, err := run(t, "eval", "ir", "--data", data, "--topics", topics, "--qrels", qrels, "--out", out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Topic 1: perfect (nDCG 1, AP 1, RR 1, P@10 0.1, R@100 1); topic 2:
-	// nothing retrieved, all 0. Means over the 2 topics.
-	if !strings.Contains(stdout, "2 topics: nDCG@10 0.5000  MAP 0.5000  MRR 0.5000  P@10 0.0500  R@100 0.5000") {
-		t.Fatalf("eval ir printed:\n%s", stdout)
+	// nothing retrieved, all 0; topic 3 ("-cherry", nothing to search
+	// for) is refused: 0, and listed. Means over the 3 judged topics.
+	for _, variant := range []string{"relevance", "blend", "served"} {
+		if !strings.Contains(stdout, variant+": 3 topics: nDCG@10 0.3333  MAP 0.3333  MRR 0.3333  P@10 0.0333  R@100 0.3333  refused 1") {
+			t.Fatalf("eval ir printed:\n%s", stdout)
+		}
+	}
+	if rep, err := os.ReadFile(filepath.Join(out, "report.md")); err != nil || !strings.Contains(string(rep), "Refused: [3]") {
+		t.Fatalf("report.md does not list the refused topic: %v\n%s", err, rep)
 	}
 	runFile, err := os.ReadFile(filepath.Join(out, "run.txt"))
 	if err != nil || !strings.HasPrefix(string(runFile), "1 Q0 http://fruit.test/c 1 ") {
@@ -82,14 +88,14 @@ func TestEvalIRScoresTheIndexAgainstQrels(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	partial := filepath.Join(dir, "partial")
-	root := newRootCmd(io.Discard, &cancelAfter{marker: "ir: 2 topics", cancel: cancel})
+	root := newRootCmd(io.Discard, &cancelAfter{marker: "ir relevance: 3 topics", cancel: cancel})
 	root.SetArgs([]string{"eval", "ir", "--data", data, "--topics", topics, "--qrels", qrels, "--out", partial})
 	err = root.ExecuteContext(ctx)
-	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "0 of 2 topics searched, partial report in "+partial) {
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "0 of 3 topics searched (variant relevance), partial report in "+partial) {
 		t.Errorf("interrupted eval ir: err = %v", err)
 	}
 	report, err := os.ReadFile(filepath.Join(partial, "report.md"))
-	if err != nil || !strings.Contains(string(report), "**Partial: interrupted after 0 of 2 topics") {
+	if err != nil || !strings.Contains(string(report), "**Partial: interrupted after 0 of 3 topics of variant relevance") {
 		t.Errorf("partial report.md: %v\n%s", err, report)
 	}
 }

@@ -7,11 +7,11 @@
 // score, descending, ties broken by docno in descending byte order (the
 // rank column is ignored); a document is relevant when its qrels value is
 // at least 1; nDCG's gain is the qrels value and rank i (1-based) is
-// discounted by log2(i) for i ≥ 2 and not at all at rank 1 (Järvelin and
-// Kekäläinen's original form); the measures of a topic with no relevant
-// document are 0. Means are over the judged topics the run holds; a topic
-// the searcher was asked and answered with nothing is in the run with no
-// hits and scores 0, as trec_eval -c counts topics absent from a run file.
+// discounted by log2(i+1) (trec_eval 9's ndcg_cut, Burges et al.'s form);
+// the measures of a topic with no relevant document are 0. Means are over
+// every judged topic of the qrels: a topic absent from the run (a query
+// the searcher refused) scores 0 and is listed in Result.Missing, as
+// trec_eval -c counts topics absent from a run file.
 //
 //	qrels, err := trec.ReadQrels(f)
 //	run := trec.Run{"301": {{Doc: "d1", Score: 2.5}, ...}}

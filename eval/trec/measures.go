@@ -18,9 +18,10 @@ type Measures struct {
 type Result struct {
 	Topics map[string]Measures
 	Mean   Measures
-	// Evaluated counts topics in both run and qrels; Missing lists qrels
-	// topics the run did not answer (trec_eval leaves them out of the mean
-	// unless -c is given).
+	// Evaluated counts the judged topics the means are over: every topic
+	// of the qrels. Missing lists those the run does not hold (a refused
+	// query); each scores 0 in the means, as under trec_eval -c, so a
+	// searcher cannot improve its means by refusing a topic.
 	Evaluated int
 	Missing   []string
 }
@@ -32,7 +33,6 @@ func Evaluate(run Run, qrels Qrels) Result {
 		hits, ok := run[t]
 		if !ok {
 			res.Missing = append(res.Missing, t)
-			continue
 		}
 		m := topicMeasures(ordered(hits), judged)
 		res.Topics[t] = m
@@ -105,11 +105,9 @@ func topicMeasures(hits []Hit, judged map[string]int) Measures {
 	return m
 }
 
-// discount is trec_eval's nDCG discount for the 0-based rank i: 1 at the
-// top, log2(i+1) below it.
+// discount is trec_eval 9's nDCG discount for the 0-based rank i:
+// log2(rank+1) with rank = i+1, so rank 1 is undiscounted and rank 2 is
+// discounted by log2(3).
 func discount(i int) float64 {
-	if i == 0 {
-		return 1
-	}
-	return math.Log2(float64(i + 1))
+	return math.Log2(float64(i + 2))
 }

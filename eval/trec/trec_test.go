@@ -32,16 +32,16 @@ func TestMeasuresMatchHandComputedValues(t *testing.T) {
 		"4": {{"q", 1}},
 	}
 	res := Evaluate(run, qrels)
-	if res.Evaluated != 2 || len(res.Missing) != 1 || res.Missing[0] != "3" {
-		t.Fatalf("evaluated %d, missing %v; want 2 and [3]", res.Evaluated, res.Missing)
+	if res.Evaluated != 3 || len(res.Missing) != 1 || res.Missing[0] != "3" {
+		t.Fatalf("evaluated %d, missing %v; want 3 and [3]", res.Evaluated, res.Missing)
 	}
 	m := res.Topics["1"]
 	// Relevant: a (1), c (2), d (1); R = 3. Ranks: a=1, c=2, d=5.
 	wantAP := (1.0/1 + 2.0/2 + 3.0/5) / 3
-	// DCG: a at 1 → 1; c at 2 → 2/log2(2) = 2; d at 5 → 1/log2(5).
-	dcg := 1 + 2 + 1/math.Log2(5)
-	// Ideal: 2, 1, 1 → 2 + 1/log2(2) + 1/log2(3).
-	idcg := 2 + 1 + 1/math.Log2(3)
+	// DCG: a at 1 → 1/log2(2) = 1; c at 2 → 2/log2(3); d at 5 → 1/log2(6).
+	dcg := 1 + 2/math.Log2(3) + 1/math.Log2(6)
+	// Ideal: 2, 1, 1 → 2/log2(2) + 1/log2(3) + 1/log2(4).
+	idcg := 2 + 1/math.Log2(3) + 1/math.Log2(4)
 	want := Measures{NDCG10: dcg / idcg, MAP: wantAP, MRR: 1, P10: 0.3, R100: 1}
 	if !near(m, want) {
 		t.Fatalf("topic 1 = %+v\nwant      %+v", m, want)
@@ -49,7 +49,12 @@ func TestMeasuresMatchHandComputedValues(t *testing.T) {
 	if z := res.Topics["2"]; z != (Measures{}) {
 		t.Fatalf("topic without relevant documents = %+v, want zeros", z)
 	}
-	mean := Measures{NDCG10: want.NDCG10 / 2, MAP: want.MAP / 2, MRR: 0.5, P10: 0.15, R100: 0.5}
+	// Topic 3 is judged but not in the run (refused): it scores 0 and
+	// counts in the means.
+	if z := res.Topics["3"]; z != (Measures{}) {
+		t.Fatalf("refused topic = %+v, want zeros", z)
+	}
+	mean := Measures{NDCG10: want.NDCG10 / 3, MAP: want.MAP / 3, MRR: 1.0 / 3, P10: 0.1, R100: 1.0 / 3}
 	if !near(res.Mean, mean) {
 		t.Fatalf("mean = %+v, want %+v", res.Mean, mean)
 	}

@@ -1,0 +1,336 @@
+package ireval
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/deltaq/deltaq/eval/report"
+	"github.com/deltaq/deltaq/eval/trec"
+	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/internal/atomicfile"
+	"github.com/deltaq/deltaq/internal/progress"
+	"github.com/deltaq/deltaq/ranking"
+)
+
+// Options are one evaluation's inputs.
+type Options struct {
+	// Retriever and Stats are what `deltaq serve` gives its
+	// ranking.Searcher: the index behind the query syntax, and the
+	// popularity statistics.
+	Retriever ranking.Retriever
+	Stats     ranking.StatsReader
+	// Ranking is the configured ranking; the variants are derived from it.
+	Ranking ranking.Config
+	// Secret keys the promotion seeds (fixed, so a run is reproducible).
+	Secret []byte
+	Topics []trec.Topic
+	Qrels  trec.Qrels
+	// Depth is how many results are kept per topic (at least 100, for
+	// R@100; at most ranking.candidates).
+	Depth int
+	// Users is how many simulated users ask each topic under promotion.
+	Users int
+	// Bare, if set, is evaluated too, as the baseline.
+	Bare *Bare
+	// Header opens report.md (what was evaluated, on which index).
+	Header string
+	Logger *slog.Logger
+}
+
+// Variant is one ranking evaluated.
+type Variant struct {
+	Name        string
+	Description string
+	Mean        trec.Measures
+	// SD is the standard deviation of the means over the simulated users
+	// (zero without promotion).
+	SD      trec.Measures
+	Topics  map[string]trec.Measures // of the first user
+	Refused []string                 // topics the searcher refused, sorted
+}
+
+// Summary is the evaluation's result.
+type Summary struct {
+	Variants []Variant // bare (if evaluated), relevance, blend, served
+	Judged   int       // topics in the qrels (the means are over them)
+	Partial  string    // why the report is partial; "" when complete
+	Asked    int       // topics asked
+	Took     time.Duration
+}
+
+// Variant names.
+const (
+	BareBM25  = "bare-bm25"
+	Relevance = "relevance"
+	Blend     = "blend"
+	Served    = "served"
+)
+
+// Run evaluates the variants and writes the report into outDir; w shows
+// each variant's progress (a *progress.Tracker, or any writer) and means.
+func Run(ctx context.Context, opts Options, outDir string, w io.Writer) (*Summary, error) {
+	start := time.Now()
+	track := progress.From(w)
+	if opts.Depth < 100 || opts.Depth > opts.Ranking.Candidates {
+		return nil, fmt.Errorf("ireval: depth = %d: must be in [100, ranking.candidates = %d] (R@100 needs 100)", opts.Depth, opts.Ranking.Candidates)
+	}
+	if opts.Users < 1 {
+		return nil, fmt.Errorf("ireval: users = %d: must be >= 1", opts.Users)
+	}
+	if len(opts.Topics) == 0 {
+		return nil, errors.New("ireval: no topics")
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, fmt.Errorf("ireval: %w", err)
+	}
+	relevance := opts.Ranking
+	relevance.Order, relevance.BlendWeight, relevance.Promotion.Rule = ranking.OrderBlend, 0, ranking.RuleNone
+	blend := opts.Ranking
+	blend.Promotion.Rule = ranking.RuleNone
+	specs := []struct {
+		name, desc string
+		cfg        ranking.Config
+		users      int
+		file       string
+	}{
+		{Relevance, "best-match relevance alone (blend weight 0, promotion off)", relevance, 1, "run-relevance.txt"},
+		{Blend, fmt.Sprintf("order %s, blend weight %g, %s popularity; promotion off", blend.Order, blend.BlendWeight, blend.Popularity), blend, 1, "run-blend.txt"},
+		{Served, servedDescription(opts.Ranking), opts.Ranking, opts.Users, "run.txt"},
+	}
+	if opts.Ranking.Promotion.Rule == ranking.RuleNone {
+		specs[2].users = 1
+	}
+	sum := &Summary{Judged: len(opts.Qrels), Asked: len(opts.Topics)}
+	if opts.Bare != nil {
+		run := trec.Run{}
+		track.Stage(BareBM25, len(opts.Topics), 1, "topic")
+		for _, t := range opts.Topics {
+			track.Step()
+			track.RunDone()
+			hits, err := opts.Bare.Search(ctx, t.Query, opts.Depth)
+			if err != nil {
+				return nil, err
+			}
+			run[t.ID] = hits
+		}
+		res := trec.Evaluate(run, opts.Qrels)
+		v := Variant{Name: BareBM25, Description: "bare Bleve 2.6.1: one field, Bleve's BM25, words ORed (the data README's anchor)", Mean: res.Mean, Topics: res.Topics}
+		if err := atomicfile.Write(filepath.Join(outDir, "run-bare.txt"), func(w io.Writer) error { return run.Write(w, "bare-bm25") }); err != nil {
+			return nil, err
+		}
+		sum.Variants = append(sum.Variants, v)
+		fmt.Fprintf(track, "%-9s nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f\n",
+			v.Name, v.Mean.NDCG10, v.Mean.MAP, v.Mean.MRR, v.Mean.P10, v.Mean.R100)
+	}
+	for _, sp := range specs {
+		s, err := ranking.NewSearcher(sp.cfg, opts.Retriever, opts.Stats, opts.Secret, opts.Logger)
+		if err != nil {
+			return nil, err
+		}
+		v := Variant{Name: sp.name, Description: sp.desc}
+		track.Stage("ir "+sp.name, sp.users*len(opts.Topics), 1, "topic")
+		var perUser []trec.Measures
+		for u := range sp.users {
+			user := fmt.Sprintf("eval-%d", u+1)
+			run, refused, searched, err := ask(ctx, s, user, opts.Topics, opts.Depth, track)
+			if err != nil && ctx.Err() != nil {
+				// Interrupted: score the topics searched and write what
+				// there is.
+				judged := trec.Qrels{}
+				for _, t := range opts.Topics[:searched] {
+					if q, ok := opts.Qrels[t.ID]; ok {
+						judged[t.ID] = q
+					}
+				}
+				res := trec.Evaluate(run, judged)
+				v.Mean, v.Topics, v.Refused = res.Mean, res.Topics, refused
+				sum.Variants = append(sum.Variants, v)
+				sum.Partial = fmt.Sprintf("**Partial: interrupted after %d of %d topics of variant %s (user %d); its means are over the topics searched; later variants did not run.**",
+					searched, len(opts.Topics), sp.name, u+1)
+				sum.Took = time.Since(start)
+				if werr := write(sum, opts, outDir); werr != nil {
+					return nil, werr
+				}
+				return sum, fmt.Errorf("ireval: interrupted: %d of %d topics searched (variant %s), partial report in %s: %w",
+					searched, len(opts.Topics), sp.name, outDir, err)
+			}
+			if err != nil {
+				return nil, err
+			}
+			res := trec.Evaluate(run, opts.Qrels)
+			perUser = append(perUser, res.Mean)
+			if u == 0 {
+				v.Topics, v.Refused = res.Topics, refused
+				if err := atomicfile.Write(filepath.Join(outDir, sp.file), func(w io.Writer) error { return run.Write(w, "deltaq-"+sp.name) }); err != nil {
+					return nil, err
+				}
+			}
+		}
+		v.Mean, v.SD = meanSD(perUser)
+		sum.Variants = append(sum.Variants, v)
+		fmt.Fprintf(track, "%-9s nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f  (%d refused, %d users)\n",
+			v.Name, v.Mean.NDCG10, v.Mean.MAP, v.Mean.MRR, v.Mean.P10, v.Mean.R100, len(v.Refused), sp.users)
+	}
+	sum.Took = time.Since(start)
+	if err := write(sum, opts, outDir); err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+// variant returns the variant named name.
+func (s *Summary) variant(name string) Variant {
+	for _, v := range s.Variants {
+		if v.Name == name {
+			return v
+		}
+	}
+	return Variant{}
+}
+
+func servedDescription(c ranking.Config) string {
+	if c.Promotion.Rule == ranking.RuleNone {
+		return fmt.Sprintf("as configured: order %s, blend weight %g; promotion off", c.Order, c.BlendWeight)
+	}
+	return fmt.Sprintf("as configured: order %s, blend weight %g; promotion %s, k = %d, r = %g",
+		c.Order, c.BlendWeight, c.Promotion.Rule, c.Promotion.K, c.Promotion.R)
+}
+
+// ask runs every topic for user and returns the run (score = depth+1−rank)
+// and the topics refused. Interrupted, it returns what it has, the
+// number of topics searched and ctx's error.
+func ask(ctx context.Context, s *ranking.Searcher, user string, topics []trec.Topic, depth int, track *progress.Tracker) (trec.Run, []string, int, error) {
+	run := trec.Run{}
+	var refused []string
+	for k, t := range topics {
+		if err := ctx.Err(); err != nil {
+			return run, refused, k, err
+		}
+		track.Step()
+		track.RunDone()
+		page, err := s.Search(ctx, user, t.Query, 1, depth)
+		if err != nil {
+			if ctx.Err() != nil {
+				return run, refused, k, ctx.Err()
+			}
+			if refusal(err) {
+				refused = append(refused, t.ID)
+				continue
+			}
+			return nil, nil, k, fmt.Errorf("ireval: topic %s: %w", t.ID, err)
+		}
+		hits := make([]trec.Hit, len(page.Results))
+		for i, r := range page.Results {
+			hits[i] = trec.Hit{Doc: r.URL, Score: float64(depth + 1 - r.Rank)}
+		}
+		run[t.ID] = hits
+	}
+	slices.Sort(refused)
+	return run, refused, len(topics), nil
+}
+
+// refusal tells a refused query (the user's input) from a failure.
+func refusal(err error) bool {
+	var qe *index.QueryError
+	return errors.Is(err, ranking.ErrBadRequest) || errors.As(err, &qe)
+}
+
+func meanSD(ms []trec.Measures) (mean, sd trec.Measures) {
+	get := func(m *trec.Measures) []*float64 { return []*float64{&m.NDCG10, &m.MAP, &m.MRR, &m.P10, &m.R100} }
+	n := float64(len(ms))
+	for i := range ms {
+		for k, p := range get(&ms[i]) {
+			*get(&mean)[k] += *p / n
+		}
+	}
+	if len(ms) < 2 {
+		return mean, sd
+	}
+	for i := range ms {
+		for k, p := range get(&ms[i]) {
+			d := *p - *get(&mean)[k]
+			*get(&sd)[k] += d * d / (n - 1)
+		}
+	}
+	for _, p := range get(&sd) {
+		*p = math.Sqrt(*p)
+	}
+	return mean, sd
+}
+
+// write writes report.md, results.csv and the per-topic nDCG@10 plot.
+func write(sum *Summary, opts Options, outDir string) error {
+	tb := report.NewTable("Retrieval effectiveness (trec_eval 9 definitions, means over every judged topic)",
+		"variant", "nDCG@10", "MAP", "MRR", "P@10", "R@100", "refused", "users")
+	for _, v := range sum.Variants {
+		users := 1
+		if v.Name == Served && opts.Ranking.Promotion.Rule != ranking.RuleNone {
+			users = opts.Users
+		}
+		tb.Add(v.Name, v.Mean.NDCG10, v.Mean.MAP, v.Mean.MRR, v.Mean.P10, v.Mean.R100, len(v.Refused), users)
+	}
+	for _, v := range sum.Variants {
+		tb.Note("%s: %s.", v.Name, v.Description)
+	}
+	blend, served := sum.variant(Blend), sum.variant(Served)
+	if served.Name != "" {
+		tb.Note("Promotion's cost (blend − served): nDCG@10 %.4f, MAP %.4f, P@10 %.4f; served's standard deviation over users: nDCG@10 %.4f, MAP %.4f.",
+			blend.Mean.NDCG10-served.Mean.NDCG10, blend.Mean.MAP-served.Mean.MAP, blend.Mean.P10-served.Mean.P10, served.SD.NDCG10, served.SD.MAP)
+	}
+	tb.Note("%d topics asked, %d judged; a refused or unanswered judged topic scores 0 (trec_eval -c). Refused: %v.",
+		sum.Asked, sum.Judged, refusedList(sum.Variants[len(sum.Variants)-1].Refused))
+	tb.Note("Run files: run-bare.txt keeps Bleve's scores (ties: trec_eval orders them by URL descending); the others have score = depth+1−rank (depth %d), so trec_eval's order (score descending, ties by docno descending) is the served order, without ties; the searcher itself breaks equal scores by URL ascending.", opts.Depth)
+	header := opts.Header
+	if sum.Partial != "" {
+		header += "\n\n" + sum.Partial
+	}
+	if err := report.WriteMarkdown(filepath.Join(outDir, "report.md"), header, tb); err != nil {
+		return err
+	}
+	if err := tb.WriteCSV(filepath.Join(outDir, "results.csv")); err != nil {
+		return err
+	}
+	return plotTopics(sum, filepath.Join(outDir, "ndcg"))
+}
+
+func refusedList(ids []string) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	return fmt.Sprint(ids)
+}
+
+// plotTopics draws each variant's per-topic nDCG@10, topics ordered by the
+// relevance variant's value.
+func plotTopics(sum *Summary, path string) error {
+	rel := sum.variant(Relevance).Topics
+	ids := make([]string, 0, len(rel))
+	for id := range rel {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b string) int {
+		if c := cmp.Compare(rel[b].NDCG10, rel[a].NDCG10); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	p := report.Plot{Title: "nDCG@10 per topic", X: "topic (by relevance-only nDCG@10)", Y: "nDCG@10"}
+	for _, v := range sum.Variants {
+		s := report.Series{Name: v.Name, Style: report.Points}
+		for i, id := range ids {
+			s.X = append(s.X, float64(i+1))
+			s.Y = append(s.Y, v.Topics[id].NDCG10)
+		}
+		p.Series = append(p.Series, s)
+	}
+	return p.Write(path)
+}

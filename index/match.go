@@ -1,0 +1,752 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
+)
+
+// This file is the searcher's retrieval: best-match ranking of a parsed
+// query over one index snapshot. Bleve supplies the postings; the scores
+// are deltaq's own (see RetrievalConfig for every constant):
+//
+//   - BM25 over the text field (title + main text) with textbook
+//     statistics: idf = ln(1 + (N − df + 0.5)/(df + 0.5)), the document's
+//     analyzed length against the mean analyzed length of the snapshot's
+//     documents (textLengths), k1 and b from the configuration. Bleve
+//     2.6.1's own BM25 divides by a vocabulary size per document (scorer.go),
+//     about 6 where a page has a hundred tokens, and moves when segments
+//     merge; the mean token count does neither.
+//   - A title component: each query word found in the title adds
+//     title_weight·idf·tf(k1+1)/(tf+k1) (b = 0: titles are short and of
+//     similar length). The title is indexed with an analyzer that keeps
+//     stop words (titleAnalyzerName).
+//   - A word repeated in the query counts once per occurrence, as each
+//     token of a match query is its own term query in Bleve.
+//   - Coordination: a query of at most short_query_terms distinct words
+//     needs every word in a page; a longer one needs min_should_match of
+//     them (rounded up). When fewer than min_results pages qualify, any
+//     page with at least one word does (OR): a best-match engine answers
+//     a question even when no page has all its words.
+//   - Proximity: the best proximity_depth pages get, for each pair of
+//     words adjacent in the query, proximity_weight·min(idf)·c/(c+k1),
+//     c the number of their occurrences within proximity_window positions
+//     of each other (Metzler and Croft's unordered window, saturated like
+//     tf).
+//   - Quotes, -exclusions and site: filter: a "phrase" must occur as a
+//     phrase (its words are also scored), an excluded word or phrase must
+//     not occur, and site: keeps the given hosts.
+//   - A query whose words are all stop words ("the who") searches the
+//     titles for them, the only field that keeps them.
+//   - A query of more than index.max_query_terms distinct words keeps the
+//     max_query_terms rarest (highest idf), first occurrence breaking ties.
+//
+// Ties are broken by URL ascending, so a ranking is a function of the
+// index's content.
+
+// titleAnalyzerName is the analyzer of FieldTitle: Bleve's English
+// analyzer without its stop-word filter, so titles keep "the", "who".
+const titleAnalyzerName = "deltaq_title"
+
+// qterm is one distinct analyzed word of a query.
+type qterm struct {
+	term   string
+	weight float64 // occurrences in the query, or the feedback model's weight
+	first  int     // position of the first occurrence
+	df     uint64
+	idf    float64
+}
+
+// matchPlan is a parsed query made ready for scoring on one snapshot.
+type matchPlan struct {
+	terms     []qterm
+	titleOnly bool // a stop-word query: score FieldTitle alone
+	required  int  // words a page must have (before the OR fallback)
+	phrases   []query.Query
+	mustNot   []query.Query
+	sites     []query.Query
+}
+
+// maxMatchTerms bounds index.max_query_terms: a page's matched words are
+// a 64-bit set.
+const maxMatchTerms = 64
+
+// candidate is one page being scored.
+type candidate struct {
+	doc     uint64 // the snapshot's document number
+	score   float64
+	matched uint64 // bit i: terms[i] occurs in the page
+}
+
+// lengthCache holds the mean analyzed length of the text field for the
+// snapshot it was counted on, keyed by (documents, field cardinality),
+// which move with nearly every change to the index.
+type lengthCache struct {
+	mu      sync.Mutex
+	docs    uint64
+	card    int
+	meanLen float64
+}
+
+// textLengths returns N and the mean analyzed length of FieldText over
+// the snapshot r: the sum of every posting's frequency (each token of a
+// page is one occurrence of one term) divided by N. Counting reads every
+// posting of the field once; the result is kept until N or the field's
+// cardinality changes (nearly every batch moves one of them).
+func (ix *Index) textLengths(ctx context.Context, r bindex.IndexReader) (uint64, float64, error) {
+	n, err := r.DocCount()
+	if err != nil {
+		return 0, 0, fmt.Errorf("index: doc count: %w", err)
+	}
+	card := 0
+	if br, ok := r.(bindex.BM25Reader); ok {
+		if card, err = br.FieldCardinality(FieldText); err != nil {
+			return 0, 0, fmt.Errorf("index: field cardinality: %w", err)
+		}
+	}
+	c := &ix.lengths
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.docs == n && c.card == card && c.meanLen > 0 {
+		return n, c.meanLen, nil
+	}
+	dict, err := r.FieldDict(FieldText)
+	if err != nil {
+		return 0, 0, fmt.Errorf("index: text dictionary: %w", err)
+	}
+	defer dict.Close()
+	var total uint64
+	var tfd bindex.TermFieldDoc
+	for {
+		e, err := dict.Next()
+		if err != nil {
+			return 0, 0, fmt.Errorf("index: text dictionary: %w", err)
+		}
+		if e == nil {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
+		tfr, err := r.TermFieldReader(ctx, []byte(e.Term), FieldText, true, false, false)
+		if err != nil {
+			return 0, 0, fmt.Errorf("index: postings of %q: %w", e.Term, err)
+		}
+		for {
+			d, err := tfr.Next(&tfd)
+			if err != nil {
+				tfr.Close()
+				return 0, 0, fmt.Errorf("index: postings of %q: %w", e.Term, err)
+			}
+			if d == nil {
+				break
+			}
+			total += d.Freq
+		}
+		tfr.Close()
+	}
+	mean := 1.0
+	if n > 0 && total > 0 {
+		mean = float64(total) / float64(n)
+	}
+	c.docs, c.card, c.meanLen = n, card, mean
+	return n, mean, nil
+}
+
+// planQuery analyzes q for scoring on r: its words (and the words of its
+// phrases) with the text field's analyzer, or, when they are all stop
+// words, with the title's; the filters as Bleve queries.
+func (ix *Index) planQuery(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, q Query, n uint64) (*matchPlan, error) {
+	cfg := ix.cfg.Retrieval
+	p := &matchPlan{}
+	words := slices.Clone(q.Terms)
+	words = append(words, q.Phrases...)
+	var text []byte
+	for i, w := range words {
+		if i > 0 {
+			text = append(text, ' ')
+		}
+		text = append(text, w...)
+	}
+	field := FieldText
+	tokens := ix.Analyzer().Analyze(text)
+	if len(tokens) == 0 {
+		if ta := titleAnalyzer(m); ta != nil {
+			tokens = ta.Analyze(text)
+			field, p.titleOnly = FieldTitle, true
+		}
+	}
+	if len(tokens) == 0 {
+		return nil, queryErr("%q has no searchable words (only punctuation)", q.String())
+	}
+	byTerm := map[string]int{}
+	for i, tok := range tokens {
+		t := string(tok.Term)
+		if k, ok := byTerm[t]; ok {
+			p.terms[k].weight++
+			continue
+		}
+		byTerm[t] = len(p.terms)
+		p.terms = append(p.terms, qterm{term: t, weight: 1, first: i})
+	}
+	for i := range p.terms {
+		tfr, err := r.TermFieldReader(ctx, []byte(p.terms[i].term), field, false, false, false)
+		if err != nil {
+			return nil, fmt.Errorf("index: postings of %q: %w", p.terms[i].term, err)
+		}
+		p.terms[i].df = tfr.Count()
+		tfr.Close()
+		p.terms[i].idf = bm25IDF(n, p.terms[i].df)
+	}
+	if limit := ix.cfg.MaxQueryTerms; len(p.terms) > limit {
+		// Keep the rarest words: they carry the query's meaning.
+		slices.SortStableFunc(p.terms, func(a, b qterm) int { return cmp.Compare(b.idf, a.idf) })
+		p.terms = p.terms[:limit]
+		slices.SortFunc(p.terms, func(a, b qterm) int { return cmp.Compare(a.first, b.first) })
+	}
+	p.required = len(p.terms)
+	if len(p.terms) > cfg.ShortQueryTerms {
+		p.required = int(math.Ceil(cfg.MinShouldMatch * float64(len(p.terms))))
+	}
+	p.required = max(p.required, 1)
+	for _, ph := range q.Phrases {
+		if len(ix.Analyzer().Analyze([]byte(ph))) > 1 {
+			p.phrases = append(p.phrases, textPhrase(ph))
+		}
+	}
+	for _, t := range q.ExcludeTerms {
+		if len(ix.Analyzer().Analyze([]byte(t))) > 0 {
+			p.mustNot = append(p.mustNot, textMatch(t))
+		}
+	}
+	for _, ph := range q.ExcludePhrases {
+		if len(ix.Analyzer().Analyze([]byte(ph))) > 0 {
+			p.mustNot = append(p.mustNot, textPhrase(ph))
+		}
+	}
+	for _, s := range q.ExcludeSites {
+		p.mustNot = append(p.mustNot, hostTerm(s))
+	}
+	for _, s := range q.Sites {
+		p.sites = append(p.sites, hostTerm(s))
+	}
+	return p, nil
+}
+
+// titleAnalyzer is the title field's analyzer, nil for an index built
+// before the title was searchable.
+func titleAnalyzer(m mapping.IndexMapping) analysis.Analyzer {
+	if m.AnalyzerNameForPath(FieldTitle) != titleAnalyzerName {
+		return nil
+	}
+	return m.AnalyzerNamed(titleAnalyzerName)
+}
+
+// bm25IDF is BM25's idf, ln(1 + (N − df + 0.5)/(df + 0.5)): positive for
+// every df ≤ N.
+func bm25IDF(n, df uint64) float64 {
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// match scores q on the snapshot r and returns the qualifying pages, best
+// first, ties by URL; only the first limit are resolved to URLs and
+// returned (limit < 0: all). total is the number of qualifying pages.
+func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, q Query, limit int) (ranked []Ranked, ids []bindex.IndexInternalID, total int, err error) {
+	cfg := ix.cfg.Retrieval
+	n, meanLen, err := ix.textLengths(ctx, r)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	p, err := ix.planQuery(ctx, r, m, q, n)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	cands, err := ix.accumulate(ctx, r, p, meanLen)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if cfg.FeedbackDocs > 0 && len(p.terms) > cfg.ShortQueryTerms && !p.titleOnly {
+		if err := ix.expand(ctx, r, p, cands, n); err != nil {
+			return nil, nil, 0, err
+		}
+		if cands, err = ix.accumulate(ctx, r, p, meanLen); err != nil {
+			return nil, nil, 0, err
+		}
+	}
+	// Filters: every phrase, no exclusion, one of the sites.
+	keep := func(c *candidate) bool { return true }
+	var need []map[uint64]struct{}
+	for _, ph := range p.phrases {
+		set, err := docSet(ctx, r, m, ph)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		need = append(need, set)
+	}
+	if len(p.sites) > 0 {
+		set, err := docSet(ctx, r, m, query.NewDisjunctionQuery(p.sites))
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		need = append(need, set)
+	}
+	var excluded map[uint64]struct{}
+	if len(p.mustNot) > 0 {
+		if excluded, err = docSet(ctx, r, m, query.NewDisjunctionQuery(p.mustNot)); err != nil {
+			return nil, nil, 0, err
+		}
+	}
+	if len(need) > 0 || excluded != nil {
+		keep = func(c *candidate) bool {
+			if _, out := excluded[c.doc]; out {
+				return false
+			}
+			for _, set := range need {
+				if _, in := set[c.doc]; !in {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	kept := cands[:0]
+	for i := range cands {
+		if keep(&cands[i]) {
+			kept = append(kept, cands[i])
+		}
+	}
+	cands = kept
+	// Coordination, with the OR fallback.
+	coordinated := cands
+	if p.required > 1 {
+		var all []candidate
+		for _, c := range cands {
+			if popcount(c.matched) >= p.required {
+				all = append(all, c)
+			}
+		}
+		if len(all) >= cfg.MinResults {
+			coordinated = all
+		}
+	}
+	cands = coordinated
+	byScore := func(a, b candidate) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.doc, b.doc)
+	}
+	slices.SortFunc(cands, byScore)
+	if len(p.terms) > 1 && cfg.ProximityWeight > 0 && cfg.ProximityDepth > 0 {
+		depth := min(cfg.ProximityDepth, len(cands))
+		if err := ix.proximity(ctx, r, p, cands[:depth]); err != nil {
+			return nil, nil, 0, err
+		}
+		slices.SortFunc(cands[:depth], byScore)
+	}
+	total = len(cands)
+	if limit >= 0 && len(cands) > limit {
+		cands = cands[:limit]
+	}
+	urls, err := ix.resolveURLs(r, cands)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	ranked = make([]Ranked, len(cands))
+	ids = make([]bindex.IndexInternalID, len(cands))
+	for i, c := range cands {
+		ranked[i] = Ranked{URL: urls[i], Score: c.score}
+		ids[i] = c.internalID()
+	}
+	// Equal scores in URL order (Bleve's document numbers depend on how
+	// segments merged).
+	order := make([]int, len(ranked))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if c := cmp.Compare(ranked[b].Score, ranked[a].Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(ranked[a].URL, ranked[b].URL)
+	})
+	outR := make([]Ranked, len(ranked))
+	outI := make([]bindex.IndexInternalID, len(ranked))
+	for k, i := range order {
+		outR[k], outI[k] = ranked[i], ids[i]
+	}
+	return outR, outI, total, nil
+}
+
+// internalID is the candidate's document number as Bleve encodes it.
+func (c *candidate) internalID() bindex.IndexInternalID {
+	return bindex.NewIndexInternalID(nil, c.doc)
+}
+
+func popcount(x uint64) int {
+	n := 0
+	for ; x != 0; x &= x - 1 {
+		n++
+	}
+	return n
+}
+
+// proximity adds the proximity component to cands (sorted by document
+// number inside) from the positions of the query's words.
+func (ix *Index) proximity(ctx context.Context, r bindex.IndexReader, p *matchPlan, cands []candidate) error {
+	cfg := ix.cfg.Retrieval
+	if p.titleOnly {
+		return nil
+	}
+	idx := make([]int, len(cands))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(cands[a].doc, cands[b].doc) })
+	// positions[t][k]: positions of term t in candidate idx[k].
+	positions := make([][][]uint64, len(p.terms))
+	for t := range p.terms {
+		positions[t] = make([][]uint64, len(cands))
+		tfr, err := r.TermFieldReader(ctx, []byte(p.terms[t].term), FieldText, false, false, true)
+		if err != nil {
+			return fmt.Errorf("index: positions of %q: %w", p.terms[t].term, err)
+		}
+		for k, i := range idx {
+			if cands[i].matched&(1<<t) == 0 {
+				continue
+			}
+			d, err := tfr.Advance(cands[i].internalID(), nil)
+			if err != nil {
+				tfr.Close()
+				return fmt.Errorf("index: positions of %q: %w", p.terms[t].term, err)
+			}
+			if d == nil || d.ID.Value() != cands[i].doc {
+				continue
+			}
+			for _, v := range d.Vectors {
+				positions[t][k] = append(positions[t][k], v.Pos)
+			}
+		}
+		tfr.Close()
+	}
+	// Pairs of words adjacent in the query (terms are in query order).
+	for t := 0; t+1 < len(p.terms); t++ {
+		if p.terms[t+1].first == math.MaxInt {
+			break // feedback words (expand) are not in the query's order
+		}
+		w := cfg.ProximityWeight * min(p.terms[t].idf, p.terms[t+1].idf)
+		for k, i := range idx {
+			c := float64(windowPairs(positions[t][k], positions[t+1][k], uint64(cfg.ProximityWindow)))
+			if c > 0 {
+				cands[i].score += w * c / (c + cfg.K1)
+			}
+		}
+	}
+	return nil
+}
+
+// windowPairs counts the positions of a that have a position of b within
+// window of them, on either side; a and b are ascending.
+func windowPairs(a, b []uint64, window uint64) int {
+	n, j := 0, 0
+	for _, x := range a {
+		for j < len(b) && b[j]+window < x {
+			j++
+		}
+		if j < len(b) && b[j] <= x+window {
+			n++
+		}
+	}
+	return n
+}
+
+// docSet returns the internal numbers of the documents matching bq on r.
+func docSet(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, bq query.Query) (map[uint64]struct{}, error) {
+	s, err := bq.Searcher(ctx, r, m, search.SearcherOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("index: filter: %w", err)
+	}
+	defer s.Close()
+	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize()+1, 0), IndexReader: r}
+	out := map[uint64]struct{}{}
+	for {
+		dm, err := s.Next(sctx)
+		if err != nil {
+			return nil, fmt.Errorf("index: filter: %w", err)
+		}
+		if dm == nil {
+			return out, nil
+		}
+		out[dm.IndexInternalID.Value()] = struct{}{}
+		sctx.DocumentMatchPool.Put(dm)
+	}
+}
+
+// accumulate scores every page holding one of p's words: BM25 on the text
+// field plus the title component (or, for a stop-word query, the title
+// alone).
+func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, p *matchPlan, meanLen float64) ([]candidate, error) {
+	cfg := ix.cfg.Retrieval
+	// slot[doc] is 1 + the candidate's index, 0 for none: a dense array
+	// indexed by document number, reused across queries (and cleared of
+	// the entries this query set), is cheaper than a map per posting.
+	sp, _ := ix.slots.Get().(*[]int32)
+	if sp == nil {
+		sp = new([]int32)
+	}
+	slot := *sp
+	var cands []candidate
+	defer func() {
+		for _, c := range cands {
+			slot[c.doc] = 0
+		}
+		*sp = slot
+		ix.slots.Put(sp)
+	}()
+	var tfd bindex.TermFieldDoc
+	k1, b := cfg.K1, cfg.B
+	// postings adds field's postings of term i to the candidates; textual
+	// postings use BM25 with length normalization, title postings b = 0.
+	postings := func(i int, field string, weight float64, normalize bool) error {
+		t := p.terms[i]
+		tfr, err := r.TermFieldReader(ctx, []byte(t.term), field, true, normalize, false)
+		if err != nil {
+			return fmt.Errorf("index: postings of %q: %w", t.term, err)
+		}
+		defer tfr.Close()
+		w := weight * t.idf * t.weight
+		for j := 0; ; j++ {
+			if j%4096 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			d, err := tfr.Next(&tfd)
+			if err != nil {
+				return fmt.Errorf("index: postings of %q: %w", t.term, err)
+			}
+			if d == nil {
+				return nil
+			}
+			tf := float64(d.Freq)
+			norm := 1.0
+			if normalize {
+				length := 1.0
+				if d.Norm > 0 {
+					length = math.Round(1 / (d.Norm * d.Norm))
+				}
+				norm = 1 - b + b*length/meanLen
+			}
+			s := w * tf * (k1 + 1) / (tf + k1*norm)
+			doc := d.ID.Value()
+			if doc >= uint64(len(slot)) {
+				slot = append(slot, make([]int32, int(doc)+1-len(slot)+len(slot)/2)...)
+			}
+			k := slot[doc] - 1
+			if k < 0 {
+				if field == FieldTitle && !p.titleOnly {
+					continue // a title word is also a text word: only text postings add pages
+				}
+				k = int32(len(cands))
+				slot[doc] = k + 1
+				cands = append(cands, candidate{doc: doc})
+			}
+			cands[k].score += s
+			cands[k].matched |= 1 << i
+		}
+	}
+	for i := range p.terms {
+		if p.titleOnly {
+			if err := postings(i, FieldTitle, 1, false); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := postings(i, FieldText, 1, true); err != nil {
+			return nil, err
+		}
+		if cfg.TitleWeight > 0 {
+			if err := postings(i, FieldTitle, cfg.TitleWeight, false); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return cands, nil
+}
+
+// expand replaces p's words by an RM3 query (Abdul-Jaleel et al. 2004):
+// the relevance model of the best cfg.FeedbackDocs pages of cands, P(w|R)
+// = Σ_D P(w|D)·P(D|q) with P(w|D) the word's share of the page's analyzed
+// text and P(D|q) the page's share of their scores, cut to the
+// cfg.FeedbackTerms likeliest words and interpolated with the query's own
+// word distribution: (1−β)·P(w|q) + β·P(w|R), β = cfg.FeedbackWeight.
+// Weights are scaled so the query keeps its total weight. The pages'
+// stored text is analyzed again with the text field's analyzer.
+func (ix *Index) expand(ctx context.Context, r bindex.IndexReader, p *matchPlan, cands []candidate, n uint64) error {
+	cfg := ix.cfg.Retrieval
+	top := slices.Clone(cands)
+	slices.SortFunc(top, func(a, b candidate) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.doc, b.doc)
+	})
+	top = top[:min(len(top), cfg.FeedbackDocs)]
+	if len(top) == 0 {
+		return nil
+	}
+	var scoreSum float64
+	for _, c := range top {
+		scoreSum += c.score
+	}
+	rm := map[string]float64{}
+	for _, c := range top {
+		url, err := r.ExternalID(c.internalID())
+		if err != nil {
+			return fmt.Errorf("index: feedback: id of document %d: %w", c.doc, err)
+		}
+		doc, err := r.Document(url)
+		if err != nil {
+			return fmt.Errorf("index: feedback: stored fields of %s: %w", url, err)
+		}
+		if doc == nil {
+			continue
+		}
+		_, text, _ := storedFields(doc)
+		tokens := ix.Analyzer().Analyze([]byte(text))
+		if len(tokens) == 0 {
+			continue
+		}
+		w := c.score / scoreSum / float64(len(tokens))
+		for _, tok := range tokens {
+			rm[string(tok.Term)] += w
+		}
+	}
+	type scored struct {
+		term string
+		p    float64
+	}
+	model := make([]scored, 0, len(rm))
+	for t, v := range rm {
+		model = append(model, scored{t, v})
+	}
+	slices.SortFunc(model, func(a, b scored) int {
+		if c := cmp.Compare(b.p, a.p); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.term, b.term)
+	})
+	model = model[:min(len(model), cfg.FeedbackTerms)]
+	var modelSum, querySum float64
+	for _, m := range model {
+		modelSum += m.p
+	}
+	for _, t := range p.terms {
+		querySum += t.weight
+	}
+	if modelSum == 0 || querySum == 0 {
+		return nil
+	}
+	beta := cfg.FeedbackWeight
+	byTerm := map[string]int{}
+	for i := range p.terms {
+		p.terms[i].weight = (1 - beta) * p.terms[i].weight / querySum
+		byTerm[p.terms[i].term] = i
+	}
+	for _, m := range model {
+		if i, ok := byTerm[m.term]; ok {
+			p.terms[i].weight += beta * m.p / modelSum
+			continue
+		}
+		if len(p.terms) == maxMatchTerms {
+			continue
+		}
+		tfr, err := r.TermFieldReader(ctx, []byte(m.term), FieldText, false, false, false)
+		if err != nil {
+			return fmt.Errorf("index: postings of %q: %w", m.term, err)
+		}
+		df := tfr.Count()
+		tfr.Close()
+		byTerm[m.term] = len(p.terms)
+		p.terms = append(p.terms, qterm{term: m.term, weight: beta * m.p / modelSum, first: math.MaxInt, df: df, idf: bm25IDF(n, df)})
+	}
+	for i := range p.terms {
+		p.terms[i].weight *= querySum
+	}
+	return nil
+}
+
+// urlColumn caches document number → URL for one index snapshot: the
+// searcher resolves every candidate it returns (ranking.candidates per
+// query), and the numbers only change when the snapshot does (a batch or
+// a merge), which drops the cache. At most one entry per document of the
+// snapshot (a URL and a map entry, about 100 bytes).
+type urlColumn struct {
+	mu    sync.Mutex
+	snap  bindex.IndexReader // the snapshot the entries belong to
+	byDoc map[uint64]string
+}
+
+// resolveURLs returns the URL of each candidate: from the column, else
+// from FieldURL's doc values, visited in document order so each segment's
+// chunks are decompressed once, rather than from the stored documents
+// (IndexReader.ExternalID decompresses a document's stored fields); a
+// document without the doc value (an index built before FieldURL had
+// them) falls back to ExternalID.
+func (ix *Index) resolveURLs(r bindex.IndexReader, cands []candidate) ([]string, error) {
+	urls := make([]string, len(cands))
+	col := &ix.urls
+	var missing []int
+	col.mu.Lock()
+	if col.snap != r {
+		col.snap, col.byDoc = r, map[uint64]string{}
+	}
+	for i, c := range cands {
+		if u, ok := col.byDoc[c.doc]; ok {
+			urls[i] = u
+		} else {
+			missing = append(missing, i)
+		}
+	}
+	col.mu.Unlock()
+	if len(missing) == 0 {
+		return urls, nil
+	}
+	slices.SortFunc(missing, func(a, b int) int { return cmp.Compare(cands[a].doc, cands[b].doc) })
+	dvr, err := r.DocValueReader([]string{FieldURL})
+	if err != nil {
+		return nil, fmt.Errorf("index: url doc values: %w", err)
+	}
+	for _, i := range missing {
+		err := dvr.VisitDocValues(cands[i].internalID(), func(field string, term []byte) {
+			if field == FieldURL {
+				urls[i] = string(term)
+			}
+		})
+		if err != nil {
+			return nil, fmt.Errorf("index: url of document %d: %w", cands[i].doc, err)
+		}
+		if urls[i] == "" {
+			if urls[i], err = r.ExternalID(cands[i].internalID()); err != nil {
+				return nil, fmt.Errorf("index: id of document %d: %w", cands[i].doc, err)
+			}
+		}
+	}
+	col.mu.Lock()
+	if col.snap == r {
+		for _, i := range missing {
+			col.byDoc[cands[i].doc] = urls[i]
+		}
+	}
+	col.mu.Unlock()
+	return urls, nil
+}

@@ -1,0 +1,104 @@
+package index
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+func TestALongQuestionFindsThePagesAboutIt(t *testing.T) {
+	ix := smallIndex(t)
+	// Nine distinct words after analysis; no page has them all, so an
+	// AND would answer nothing. The two pages about plain language on
+	// federal websites must lead, the budget pages follow.
+	q, err := ParseQuery("How should federal agencies write their websites in plain language that everyone can read easily?", ix.cfg.Limits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ix.Search(t.Context(), q, 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) < 2 {
+		t.Fatalf("hits %+v", res.Hits)
+	}
+	top := []string{res.Hits[0].URL, res.Hits[1].URL}
+	slices.Sort(top)
+	if !slices.Equal(top, []string{"https://a.test/plain", "https://b.test/access"}) {
+		t.Fatalf("top two %v, want the plain-language pages", top)
+	}
+	if res.Total != 4 { // the markup page has none of the words
+		t.Fatalf("total %d, want 4", res.Total)
+	}
+}
+
+func TestOperatorsNarrowABestMatchQuery(t *testing.T) {
+	ix := smallIndex(t)
+	long := "federal websites agency spending report budget reader language"
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{long, []string{"https://a.test/budget", "https://a.test/plain", "https://b.test/access", "https://b.test/draft", "https://c.test/html"}},
+		{long + ` "plain language"`, []string{"https://a.test/plain", "https://b.test/access"}},
+		{long + " -draft", []string{"https://a.test/budget", "https://a.test/plain", "https://b.test/access", "https://c.test/html"}},
+		{long + ` -"plain language"`, []string{"https://a.test/budget", "https://b.test/draft", "https://c.test/html"}},
+		{long + " site:b.test", []string{"https://b.test/access", "https://b.test/draft"}},
+		{long + " -site:b.test", []string{"https://a.test/budget", "https://a.test/plain", "https://c.test/html"}},
+	} {
+		if got, total := searchURLs(t, ix, tc.q); !slices.Equal(got, tc.want) || total != uint64(len(tc.want)) {
+			t.Errorf("%q: %v (total %d), want %v", tc.q, got, total, tc.want)
+		}
+	}
+}
+
+func TestALongQueryKeepsItsRarestWords(t *testing.T) {
+	ix := smallIndex(t)
+	ix.cfg.MaxQueryTerms = 2
+	// "federal" is on four pages, "budget" on three, "wcag" and "escape"
+	// on one each: the two kept are wcag and escape.
+	if got, _ := searchURLs(t, ix, "federal budget wcag escape federal"); !slices.Equal(got, []string{"https://b.test/access", "https://c.test/html"}) {
+		t.Fatalf("%v: want the pages with wcag or escape (no page has both: OR fallback)", got)
+	}
+}
+
+func TestScoresAreTextbookBM25(t *testing.T) {
+	ix := smallIndex(t)
+	q, _ := ParseQuery("spending", ix.cfg.Limits())
+	res, err := ix.Search(t.Context(), q, 0, 10)
+	if err != nil || len(res.Hits) != 1 {
+		t.Fatalf("%+v, %v", res.Hits, err)
+	}
+	// Analyzed lengths (en analyzer: stop words dropped): the five pages'
+	// title + text.
+	total := 0
+	for _, p := range smallCorpus {
+		total += len(ix.Analyzer().Analyze([]byte(IndexedText(p.Title, p.Text))))
+	}
+	length := float64(len(ix.Analyzer().Analyze([]byte(IndexedText(smallCorpus[0].Title, smallCorpus[0].Text)))))
+	mean := float64(total) / 5
+	k1, b := ix.cfg.Retrieval.K1, ix.cfg.Retrieval.B
+	idf := math.Log(1 + (5-1+0.5)/(1+0.5))
+	want := idf * 1 * (k1 + 1) / (1 + k1*(1-b+b*length/mean))
+	if math.Abs(res.Hits[0].Score-want) > 1e-9 {
+		t.Fatalf("score %v, want %v (length %v, mean %v)", res.Hits[0].Score, want, length, mean)
+	}
+}
+
+func TestWindowPairs(t *testing.T) {
+	for _, tc := range []struct {
+		a, b   []uint64
+		window uint64
+		want   int
+	}{
+		{[]uint64{1, 10}, []uint64{2}, 1, 1},
+		{[]uint64{1, 10}, []uint64{2, 30}, 8, 2},
+		{[]uint64{5}, []uint64{1}, 3, 0},
+		{[]uint64{5}, []uint64{1}, 4, 1},
+		{nil, []uint64{1}, 4, 0},
+	} {
+		if got := windowPairs(tc.a, tc.b, tc.window); got != tc.want {
+			t.Errorf("windowPairs(%v, %v, %d) = %d, want %d", tc.a, tc.b, tc.window, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,169 @@
+//go:build linux
+
+package web_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/deltaq/deltaq/index"
+)
+
+// bareServer is the minimal search server deltaq's handler is compared
+// with: net/http and Bleve alone, over the same pages (title + text in one
+// field, English analyzer, Bleve's BM25, force-merged to one segment), a
+// match query with every word ANDed, the top 10 as JSON with titles.
+func bareServer(b *testing.B, s *stack) *httptest.Server {
+	b.Helper()
+	m := bleve.NewIndexMapping()
+	m.ScoringModel = "bm25"
+	m.DefaultAnalyzer = en.AnalyzerName
+	bi, err := bleve.New(filepath.Join(b.TempDir(), "bare"), m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { bi.Close() })
+	batch := bi.NewBatch()
+	for _, p := range s.pages {
+		if err := batch.Index(p.url, map[string]any{"title": p.title, "text": index.IndexedText(p.title, p.text)}); err != nil {
+			b.Fatal(err)
+		}
+		if batch.Size() == 1000 {
+			if err := bi.Batch(batch); err != nil {
+				b.Fatal(err)
+			}
+			batch = bi.NewBatch()
+		}
+	}
+	if err := bi.Batch(batch); err != nil {
+		b.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /search", func(w http.ResponseWriter, r *http.Request) {
+		mq := query.NewMatchQuery(r.URL.Query().Get("q"))
+		mq.SetField("text")
+		mq.SetOperator(query.MatchQueryOperatorAnd)
+		req := bleve.NewSearchRequestOptions(mq, 10, 0, false)
+		req.Fields = []string{"title"}
+		res, err := bi.SearchInContext(r.Context(), req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		type hit struct {
+			URL   string  `json:"url"`
+			Title any     `json:"title"`
+			Score float64 `json:"score"`
+		}
+		out := struct {
+			Total uint64 `json:"total"`
+			Hits  []hit  `json:"hits"`
+		}{Total: res.Total}
+		for _, h := range res.Hits {
+			out.Hits = append(out.Hits, hit{h.ID, h.Fields["title"], h.Score})
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(out)
+	})
+	srv := httptest.NewServer(mux)
+	b.Cleanup(srv.Close)
+	return srv
+}
+
+// cpuTime is the process's user + system CPU time.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// load sends every query once per round from clients goroutines, one
+// request at a time each, and returns the latencies and the process CPU
+// time per request.
+func load(b *testing.B, base string, queries []string, clients, rounds int) ([]time.Duration, time.Duration) {
+	tr := &http.Transport{MaxIdleConnsPerHost: clients}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	var mu sync.Mutex
+	var ds []time.Duration
+	cpu0 := cpuTime(b)
+	for range rounds {
+		var wg sync.WaitGroup
+		for c := range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var mine []time.Duration
+				for i := c; i < len(queries); i += clients {
+					t0 := time.Now()
+					res, err := client.Get(base + url.QueryEscape(queries[i]))
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					io.Copy(io.Discard, res.Body)
+					res.Body.Close()
+					if res.StatusCode != http.StatusOK {
+						b.Errorf("%s: status %d", queries[i], res.StatusCode)
+					}
+					mine = append(mine, time.Since(t0))
+				}
+				mu.Lock()
+				ds = append(ds, mine...)
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+	}
+	return ds, (cpuTime(b) - cpu0) / time.Duration(len(ds))
+}
+
+// BenchmarkSearchVsBareBleve runs deltaq's search API (the whole engine:
+// best-match retrieval, ranking with promotion, snippets, ads) and the
+// minimal net/http + Bleve server on the same pages and trec-mq queries
+// (digitalgov-2023 week 0), in one run, at 1 and 8 clients, and reports
+// the ratio of CPU per request (process CPU, client included, for both)
+// and each one's p50 and p99.
+//
+//	go test ./web -run '^$' -bench SearchVsBareBleve -benchtime 1x
+func BenchmarkSearchVsBareBleve(b *testing.B) {
+	s := newStack(b)
+	bare := bareServer(b, s)
+	for _, clients := range []int{1, 8} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			rounds := 0
+			for b.Loop() {
+				rounds++
+			}
+			// Warm both (caches, connections), then measure.
+			load(b, s.srv.URL+"/api/v1/search?q=", s.queries, clients, 1)
+			load(b, bare.URL+"/search?q=", s.queries, clients, 1)
+			dq, dqCPU := load(b, s.srv.URL+"/api/v1/search?q=", s.queries, clients, rounds)
+			bq, bareCPU := load(b, bare.URL+"/search?q=", s.queries, clients, rounds)
+			dp50, dp99 := percentiles(dq)
+			bp50, bp99 := percentiles(bq)
+			b.ReportMetric(float64(dqCPU)/1e6, "deltaq-cpu-ms/req")
+			b.ReportMetric(float64(bareCPU)/1e6, "bare-cpu-ms/req")
+			b.ReportMetric(float64(dqCPU)/float64(bareCPU), "cpu-ratio")
+			b.ReportMetric(dp50, "deltaq-p50-ms")
+			b.ReportMetric(dp99, "deltaq-p99-ms")
+			b.ReportMetric(bp50, "bare-p50-ms")
+			b.ReportMetric(bp99, "bare-p99-ms")
+		})
+	}
+}
