@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/index/indextest"
 	"github.com/deltaq/deltaq/notify"
 )
 
@@ -17,7 +18,7 @@ func TestAlertsMatchNewAndChangedPagesAsSearchWould(t *testing.T) {
 	dir := t.TempDir()
 	db := openRepo(t, filepath.Join(dir, "db"))
 	ob := notify.NewOutbox(db, notifyConfig())
-	m, err := New(t.Context(), db, testConfig(), analyzer(t), indexConfig().Limits(), ob, Options{Clock: func() time.Time { return t0 }})
+	m, err := New(t.Context(), db, testConfig(), analyzer(t), indextest.Config().Limits(), ob, Options{Clock: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func TestAlertsMatchNewAndChangedPagesAsSearchWould(t *testing.T) {
 	noDraft := add(`accessibility -draft`)
 	onSite := add(`accessibility site:b.example`)
 	stemmed := add(`websites`)
-	ix, err := index.Open(filepath.Join(dir, "ix"), indexConfig(), db, index.Options{Observer: m})
+	ix, err := index.Open(filepath.Join(dir, "ix"), indextest.Config(), db, index.Options{Observer: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestAlertsMatchNewAndChangedPagesAsSearchWould(t *testing.T) {
 		t.Errorf("the notification lacks a marked snippet: %+v", es)
 	}
 	// Each cross-check: a search for the alert's query finds the pages it fired on.
-	q, _ := index.ParseQuery(`"plain language" guidelines`, indexConfig().Limits())
+	q, _ := index.ParseQuery(`"plain language" guidelines`, indextest.Config().Limits())
 	hits, _, err := ix.Retrieve(t.Context(), q, 10)
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +107,7 @@ func TestAlertsMatchNewAndChangedPagesAsSearchWould(t *testing.T) {
 	if err := m.Remove(t.Context(), onSite); err != nil {
 		t.Fatal(err)
 	}
-	m2, err := New(t.Context(), db, testConfig(), analyzer(t), indexConfig().Limits(), ob, Options{})
+	m2, err := New(t.Context(), db, testConfig(), analyzer(t), indextest.Config().Limits(), ob, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestAddRejectsBadQueries(t *testing.T) {
 	db := openRepo(t, t.TempDir())
 	cfg := testConfig()
 	cfg.MaxAlerts = 1
-	m, err := New(t.Context(), db, cfg, analyzer(t), indexConfig().Limits(), nil, Options{})
+	m, err := New(t.Context(), db, cfg, analyzer(t), indextest.Config().Limits(), nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/index/indextest"
 	"github.com/deltaq/deltaq/internal/datasets"
 	"github.com/deltaq/deltaq/internal/querylog"
 	"github.com/deltaq/deltaq/repo"
@@ -22,7 +23,7 @@ import (
 // seed. Queries of stop words only, which no alert may hold, are left out.
 func standingQueries(b *testing.B, n int) []Alert {
 	an := analyzer(b)
-	lim := indexConfig().Limits()
+	lim := indextest.Config().Limits()
 	qs, err := querylog.Load(datasets.Path(b, "querylogs", "trec-mq.tsv"), querylog.FormatTopics)
 	if err != nil {
 		b.Fatal(err)
@@ -84,7 +85,7 @@ func BenchmarkAlertOverhead(b *testing.B) {
 		b.Run(fmt.Sprintf("alerts=%d", n), func(b *testing.B) {
 			dir := b.TempDir()
 			db := openRepo(b, filepath.Join(dir, "db"))
-			m, err := New(b.Context(), db, testConfig(), analyzer(b), indexConfig().Limits(), nil, Options{})
+			m, err := New(b.Context(), db, testConfig(), analyzer(b), indextest.Config().Limits(), nil, Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -94,7 +95,7 @@ func BenchmarkAlertOverhead(b *testing.B) {
 				}
 			}
 			obs := &timed{inner: m}
-			ix, err := index.Open(filepath.Join(dir, "ix"), indexConfig(), db, index.Options{Observer: obs})
+			ix, err := index.Open(filepath.Join(dir, "ix"), indextest.Config(), db, index.Options{Observer: obs})
 			if err != nil {
 				b.Fatal(err)
 			}

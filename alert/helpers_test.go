@@ -13,12 +13,6 @@ import (
 	"github.com/deltaq/deltaq/repo"
 )
 
-func indexConfig() index.Config {
-	return index.Config{Scoring: index.ScoringBM25, BatchSize: 200, PollInterval: time.Second, HistogramBuckets: 8,
-		HistogramBatches: 1000, HistogramInterval: time.Hour, RankCutoff: 64, InspectionC: 1, WorkloadMaxTerms: 1 << 20,
-		MaxQueryBytes: 1000, MaxQueryTerms: 32, SnippetBytes: 160, WorkloadFormat: "auto"}
-}
-
 func testConfig() Config { return Config{MaxAlerts: 200000, SnippetBytes: 160} }
 
 func notifyConfig() notify.Config {

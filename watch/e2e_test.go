@@ -22,6 +22,7 @@ import (
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/replay/replaytest"
 	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/index/indextest"
 	"github.com/deltaq/deltaq/internal/datasets"
 	"github.com/deltaq/deltaq/internal/killtest"
 	"github.com/deltaq/deltaq/notify"
@@ -30,12 +31,6 @@ import (
 )
 
 const e2eEnv = "DELTAQ_WATCH_E2E_CHILD"
-
-func e2eIndexConfig() index.Config {
-	return index.Config{Scoring: index.ScoringBM25, BatchSize: 200, PollInterval: time.Second, HistogramBuckets: 8,
-		HistogramBatches: 1000, HistogramInterval: time.Hour, RankCutoff: 64, InspectionC: 1, WorkloadMaxTerms: 1 << 20,
-		MaxQueryBytes: 1000, MaxQueryTerms: 32, SnippetBytes: 160, WorkloadFormat: "auto"}
-}
 
 // world is everything one process of the end-to-end test opens.
 type world struct {
@@ -59,10 +54,10 @@ func openWorld(t *testing.T, dir, addr, smtpAddr string, now time.Time) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.alert, err = alert.New(t.Context(), w.db, alert.Config{MaxAlerts: 100, SnippetBytes: 160}, m.AnalyzerNamed(index.AnalyzerName), e2eIndexConfig().Limits(), w.ob, alert.Options{Clock: func() time.Time { return now }}); err != nil {
+	if w.alert, err = alert.New(t.Context(), w.db, alert.Config{MaxAlerts: 100, SnippetBytes: 160}, m.AnalyzerNamed(index.AnalyzerName), indextest.Config().Limits(), w.ob, alert.Options{Clock: func() time.Time { return now }}); err != nil {
 		t.Fatal(err)
 	}
-	if w.ix, err = index.Open(filepath.Join(dir, "ix"), e2eIndexConfig(), w.db, index.Options{Observer: w.alert}); err != nil {
+	if w.ix, err = index.Open(filepath.Join(dir, "ix"), indextest.Config(), w.db, index.Options{Observer: w.alert}); err != nil {
 		t.Fatal(err)
 	}
 	if w.watch, err = New(w.db, testConfig(), w.ob, Options{Fetcher: w.fetch, Clock: func() time.Time { return now }}); err != nil {
