@@ -53,10 +53,24 @@ func newTransport(cfg Config, d *dialer) http.RoundTripper {
 		ResponseHeaderTimeout:  cfg.Timeouts.ResponseHeader,
 		IdleConnTimeout:        cfg.Timeouts.Idle,
 		MaxIdleConns:           4 * cfg.Politeness.Global,
-		MaxIdleConnsPerHost:    max(2, cfg.Politeness.PerHost),
+		MaxIdleConnsPerHost:    idlePerHost(cfg.Politeness),
 		MaxResponseHeaderBytes: 1 << 20,
 		ForceAttemptHTTP2:      true,
 	}}
+}
+
+// idlePerHost is how many idle keep-alive connections the transport keeps
+// per host: as many as any host may have requests in flight, its override
+// included, but never more than the crawl has in flight at all. A pool
+// smaller than a host's parallelism closes a connection after nearly every
+// request and dials a new one for the next (a tldr-en crawl with per_host
+// 8 by override opened 3,186 connections for 6,155 fetches).
+func idlePerHost(p PolitenessConfig) int {
+	n := p.PerHost
+	for _, o := range p.Overrides {
+		n = max(n, o.PerHost)
+	}
+	return max(2, min(n, p.Global))
 }
 
 // maxRobotsRedirects is how many redirects a robots.txt fetch follows
