@@ -6,12 +6,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gocolly/colly/v2"
 
+	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/replay/replaytest"
 	"github.com/deltaq/deltaq/internal/datasets"
@@ -113,19 +113,10 @@ func (r *crawlRun) cpuPerPage() float64 {
 // measure runs crawl and returns its wall and process CPU time.
 func measure(b *testing.B, crawl func() int64) crawlRun {
 	b.Helper()
-	cpu0 := processCPU(b)
+	cpu0 := crawler.ProcessCPU(b)
 	start := time.Now()
 	pages := crawl()
-	return crawlRun{pages: pages, wall: time.Since(start), cpu: processCPU(b) - cpu0}
-}
-
-func processCPU(b *testing.B) time.Duration {
-	b.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return crawlRun{pages: pages, wall: time.Since(start), cpu: crawler.ProcessCPU(b) - cpu0}
 }
 
 // deltaqCrawl crawls the replay as `deltaq crawl` would, over links only

@@ -26,10 +26,33 @@ type writer struct {
 	f      *frontier.Frontier
 	ctx    context.Context
 	onPage func() // after each committed page result
+	known  knownURLs
 }
 
 func (c *Crawler) newWriter(ctx context.Context, f *frontier.Frontier) *writer {
-	return &writer{c: c, f: f, ctx: ctx, onPage: func() {}}
+	return &writer{c: c, f: f, ctx: ctx, onPage: func() {}, known: knownURLs{m: map[string]struct{}{}}}
+}
+
+// maxKnown bounds knownURLs: about 5 MiB of URLs.
+const maxKnown = 1 << 16
+
+// knownURLs remembers URLs the repository records, so that the links most
+// pages of a site share (navigation, footers) cost one Pebble lookup in
+// admit rather than one per page linking them. No page record is ever
+// deleted, so a remembered URL is always still known; the set is emptied
+// when it reaches maxKnown and refills from the lookups that follow.
+type knownURLs struct{ m map[string]struct{} }
+
+func (k *knownURLs) has(url string) bool {
+	_, ok := k.m[url]
+	return ok
+}
+
+func (k *knownURLs) add(url string) {
+	if len(k.m) >= maxKnown {
+		clear(k.m)
+	}
+	k.m[url] = struct{}{}
 }
 
 // run commits results until the channel closes.
@@ -95,6 +118,9 @@ func (w *writer) commit(group []*result) error {
 		return fmt.Errorf("crawler: commit: %w", err)
 	}
 	w.f.Publish(a.queued...)
+	for _, q := range a.queued {
+		w.known.add(q.URL)
+	}
 	for _, d := range dones {
 		w.f.Done(d.job, frontier.DoneInfo{NotBefore: d.notBefore})
 		w.onPage()
@@ -490,7 +516,11 @@ func (a *apply) admit(src *repo.Page, target string, reason repo.Reason, hops in
 		a.w.c.counters.limited.Add(1)
 		return false, nil
 	}
+	if a.w.known.has(target) {
+		return false, nil
+	}
 	if _, err := a.b.Page(target); err == nil {
+		a.w.known.add(target)
 		return false, nil
 	} else if !errors.Is(err, repo.ErrNotFound) {
 		return false, err
