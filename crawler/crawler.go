@@ -37,6 +37,14 @@ type Options struct {
 	// testing/synctest bubble. crawler.resolve still maps the address; the
 	// guard against non-public addresses applies to the network only.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Route, if set, says whether this crawler fetches a URL's host: a
+	// node of a cluster owns the hosts of some shards (package cluster).
+	// A URL routed elsewhere is not admitted here but handed to Handoff
+	// once the batch that found it commits; a queued job routed elsewhere
+	// is put back for RouteWait and not fetched.
+	Route     func(url string) bool
+	Handoff   func(Handoff)
+	RouteWait time.Duration
 }
 
 // Crawler fetches what the frontier hands out and commits every result to
@@ -56,6 +64,14 @@ type Crawler struct {
 	counters Counters
 	refused  refusals
 	scope    *scope
+
+	// A cluster node's routing (Options.Route).
+	route     func(string) bool
+	handoff   func(Handoff)
+	routeWait time.Duration
+	// commitMu makes the writer and Admit, the two committers of a Run,
+	// take turns, so each sees the other's admissions.
+	commitMu sync.Mutex
 }
 
 // New builds a crawler over db.
@@ -69,6 +85,10 @@ func New(cfg Config, db *repo.DB, opts Options) (*Crawler, error) {
 	}
 	d.through = opts.Dial
 	c := &Crawler{cfg: cfg, db: db, clock: opts.Clock, logger: opts.Logger, onCommit: opts.OnCommit, onYield: opts.OnYield}
+	c.route, c.handoff, c.routeWait = opts.Route, opts.Handoff, opts.RouteWait
+	if (c.route == nil) != (c.handoff == nil) || c.route != nil && c.routeWait <= 0 {
+		return nil, errors.New("crawler: Options.Route, Handoff and a positive RouteWait go together")
+	}
 	if c.clock == nil {
 		c.clock = clock.Real{}
 	}
@@ -96,6 +116,8 @@ func (c *Crawler) Counters() *Counters { return &c.counters }
 // Seed admits start URLs: each URL not yet known is recorded and queued.
 // It returns how many were new.
 func (c *Crawler) Seed(ctx context.Context, f *frontier.Frontier, urls []string) (int, error) {
+	c.commitMu.Lock()
+	defer c.commitMu.Unlock()
 	w := c.newWriter(ctx, f)
 	b := c.db.NewBatch(ctx)
 	defer b.Close()
@@ -129,6 +151,7 @@ func (c *Crawler) Seed(ctx context.Context, f *frontier.Frontier, urls []string)
 	}
 	c.scope.publish(norm)
 	f.Publish(a.queued...)
+	a.handOver()
 	return n, nil
 }
 

@@ -43,6 +43,12 @@ type result struct {
 // the job was deferred (put back) without a fetch.
 func (c *Crawler) handle(ctx context.Context, f *frontier.Frontier, job frontier.Job) (*result, error) {
 	now := c.clock.Now()
+	if c.route != nil && !c.route(job.URL) {
+		// Its shard is not this crawler's now (a lease lapsed or moved):
+		// the job waits here rather than being fetched twice.
+		f.Defer(job, now.Add(c.routeWait))
+		return nil, nil
+	}
 	info, err := c.hosts.get(job.Host)
 	if err != nil {
 		return nil, err

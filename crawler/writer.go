@@ -92,6 +92,8 @@ type done struct {
 }
 
 func (w *writer) commit(group []*result) error {
+	w.c.commitMu.Lock()
+	defer w.c.commitMu.Unlock()
 	b := w.c.db.NewBatch(w.ctx)
 	defer b.Close()
 	a := w.begin(b)
@@ -121,6 +123,7 @@ func (w *writer) commit(group []*result) error {
 	for _, q := range a.queued {
 		w.known.add(q.URL)
 	}
+	a.handOver()
 	for _, d := range dones {
 		w.f.Done(d.job, frontier.DoneInfo{NotBefore: d.notBefore})
 		w.onPage()
@@ -149,6 +152,7 @@ type apply struct {
 	queued   []repo.QueueItem
 	changes  int
 	yields   []yieldOf // reported to Options.OnYield after commit
+	handoffs []Handoff // URLs Options.Route sends elsewhere, handed over after commit
 }
 
 type yieldOf struct {
@@ -516,6 +520,10 @@ func (a *apply) admit(src *repo.Page, target string, reason repo.Reason, hops in
 		a.w.c.counters.limited.Add(1)
 		return false, nil
 	}
+	if a.w.c.route != nil && !a.w.c.route(target) {
+		a.handoffs = append(a.handoffs, Handoff{URL: target, Source: src.URL, SourceDepth: src.Depth, Reason: reason})
+		return false, nil
+	}
 	if a.w.known.has(target) {
 		return false, nil
 	}
@@ -607,4 +615,54 @@ func linkKind(k extract.Kind) repo.LinkKind {
 	default:
 		return repo.LinkAnchor
 	}
+}
+
+// Handoff is a URL this crawler found but routes to another (Options.Route):
+// what the receiving crawler's Admit needs to admit it as if it had found
+// it on the source page itself.
+type Handoff struct {
+	URL         string      `json:"url"`
+	Source      string      `json:"source,omitempty"`
+	SourceDepth int         `json:"source_depth"`
+	Reason      repo.Reason `json:"reason"`
+}
+
+// handOver passes the batch's handoffs on, after its commit.
+func (a *apply) handOver() {
+	for _, h := range a.handoffs {
+		a.w.c.handoff(h)
+	}
+}
+
+// Admit records and queues URLs another crawler handed over (Handoff), in
+// one committed batch, as if this crawler had found them on their source
+// pages; URLs already known, out of scope or routed elsewhere again are
+// skipped as in a crawl. It reports how many were new. It may run while
+// Run does.
+func (c *Crawler) Admit(ctx context.Context, f *frontier.Frontier, hs []Handoff) (int, error) {
+	c.commitMu.Lock()
+	defer c.commitMu.Unlock()
+	w := c.newWriter(ctx, f)
+	b := c.db.NewBatch(ctx)
+	defer b.Close()
+	a := w.begin(b)
+	n := 0
+	for _, h := range hs {
+		ok, err := a.admit(&repo.Page{URL: h.Source, Depth: h.SourceDepth}, h.URL, h.Reason, 0, "")
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			n++
+		}
+	}
+	if err := a.finish(); err != nil {
+		return 0, err
+	}
+	if err := b.Commit(); err != nil {
+		return 0, fmt.Errorf("crawler: admit: %w", err)
+	}
+	f.Publish(a.queued...)
+	a.handOver()
+	return n, nil
 }
