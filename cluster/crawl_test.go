@@ -192,7 +192,7 @@ func TestThreeNodesCrawlWhatOneNodeCrawls(t *testing.T) {
 	var nodes []*node
 	for i := range 3 {
 		m, err := cluster.Join(t.Context(), cluster.Config{URL: nc.URL(), Node: fmt.Sprintf("n%d", i), Shards: shards,
-			Replicas: 3, LeaseTTL: 3 * time.Second, Dedup: 2 * time.Minute}, cluster.Options{})
+			Replicas: 3, LeaseTTL: 5 * time.Second, Dedup: 2 * time.Minute}, cluster.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +201,11 @@ func TestThreeNodesCrawlWhatOneNodeCrawls(t *testing.T) {
 	}
 	// The leases settle before the crawl starts, so that no shard changes
 	// hands during it (takeover mid-crawl is the lease test's subject).
+	settle := time.Now().Add(time.Minute)
 	for {
+		if time.Now().After(settle) {
+			t.Fatal("leases did not settle")
+		}
 		for _, n := range nodes {
 			if err := n.m.Leases().Tick(t.Context()); err != nil {
 				t.Fatal(err)
@@ -246,6 +250,13 @@ func TestThreeNodesCrawlWhatOneNodeCrawls(t *testing.T) {
 		t.Fatal("the cluster crawl did not finish")
 	}
 
+	var msgs, bytes int64
+	for _, n := range nodes {
+		msgs += n.m.Stats().Published.Load()
+		bytes += n.m.Stats().Bytes.Load()
+	}
+	t.Logf("coordination: %d handoff messages, %d payload bytes for %d pages crawled alone (%.3f messages, %.1f bytes per page)",
+		msgs, bytes, len(want), float64(msgs)/float64(len(want)), float64(bytes)/float64(len(want)))
 	union := map[string]repo.PageState{}
 	byHost := map[string]map[int]int{} // host → node → pages fetched
 	for i, n := range nodes {

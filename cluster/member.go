@@ -33,6 +33,11 @@ const (
 // deduplication, seen from the second publisher.
 const errDuplicateInProcess jetstream.ErrorCode = 10158
 
+// apiTimeout bounds a JetStream request made without a deadline of its
+// own. Creating a replicated stream waits for its servers to agree, which
+// takes seconds on a loaded machine (the client's default is 5 s).
+const apiTimeout = 30 * time.Second
+
 // handoffBuffer bounds the URLs waiting to be published; the crawler's
 // writer waits when it is full.
 const handoffBuffer = 4096
@@ -63,6 +68,7 @@ type Member struct {
 // Stats count a member's coordination traffic; they only grow.
 type Stats struct {
 	Published  atomic.Int64 // handoffs published to another shard's subject
+	Bytes      atomic.Int64 // their payload bytes
 	Duplicates atomic.Int64 // of those, dropped by JetStream deduplication
 	Received   atomic.Int64 // handoffs taken from this node's shards
 	Admitted   atomic.Int64 // of those, new to this node's repository
@@ -89,7 +95,7 @@ func Join(ctx context.Context, cfg Config, opts Options) (*Member, error) {
 	}
 	m := &Member{cfg: cfg, nc: nc, logger: logger.With("component", "cluster", "node", cfg.Node),
 		out: make(chan crawler.Handoff, handoffBuffer), done: make(chan struct{})}
-	if m.js, err = jetstream.New(nc); err != nil {
+	if m.js, err = jetstream.New(nc, jetstream.WithDefaultTimeout(apiTimeout)); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("cluster: jetstream: %w", err)
 	}
@@ -178,6 +184,7 @@ func (m *Member) publish(ctx context.Context) error {
 			switch {
 			case err == nil:
 				m.stats.Published.Add(1)
+				m.stats.Bytes.Add(int64(len(data)))
 				if ack.Duplicate {
 					m.stats.Duplicates.Add(1)
 				}

@@ -58,8 +58,8 @@ func Start(tb testing.TB, n int) *Cluster {
 			tb.Fatalf("natstest: server %d not ready", i)
 		}
 	}
-	// The servers elect a JetStream meta leader among themselves; until
-	// then no stream or bucket can be created.
+	// The servers elect a JetStream meta leader among themselves and learn
+	// of each other; until then no replicated stream or bucket can be placed.
 	deadline := time.Now().Add(60 * time.Second)
 	for !c.hasLeader() {
 		if time.Now().After(deadline) {
@@ -91,16 +91,23 @@ func freePorts(tb testing.TB, n int) []int {
 	return ports
 }
 
+// hasLeader reports whether JetStream can place replicated assets: a meta
+// leader sees every server as a peer with current stats, and every
+// server's copy of the meta state is current.
 func (c *Cluster) hasLeader() bool {
+	if len(c.Servers) == 1 {
+		return c.Servers[0].JetStreamEnabled()
+	}
+	ready := false
 	for _, s := range c.Servers {
-		if s.JetStreamIsLeader() {
-			return true
+		if !s.JetStreamIsCurrent() {
+			return false
 		}
-		if len(c.Servers) == 1 && s.JetStreamEnabled() {
-			return true
+		if s.JetStreamIsLeader() && len(s.JetStreamClusterPeers()) == len(c.Servers) {
+			ready = true
 		}
 	}
-	return false
+	return ready
 }
 
 // URL is the client URL list of every server still running.
