@@ -82,12 +82,18 @@ func (c *Crawler) handle(ctx context.Context, f *frontier.Frontier, job frontier
 		r.res = response{url: job.URL, outcome: repo.OutcomeDisallowed}
 		return r, nil
 	}
-	page, err := c.db.Page(job.URL)
-	if err != nil {
-		return nil, fmt.Errorf("crawler: page %s: %w", job.URL, err)
+	var validators http.Header
+	if !job.Reason.IsFirstFetch() {
+		// A URL queued for its first fetch has no stored copy to
+		// revalidate: admit queues only URLs the repository did not know.
+		page, err := c.db.Page(job.URL)
+		if err != nil {
+			return nil, fmt.Errorf("crawler: page %s: %w", job.URL, err)
+		}
+		validators = conditional(&page)
 	}
 	c.counters.requests.Add(1)
-	r.res = c.fetch.fetch(ctx, job.URL, conditional(&page))
+	r.res = c.fetch.fetch(ctx, job.URL, validators)
 	if r.res.outcome == repo.OutcomeRefused {
 		c.refused.add(job.Host, r.res.err)
 	}
