@@ -176,10 +176,16 @@ func TestThreeNodesCrawlWhatOneNodeCrawls(t *testing.T) {
 	if _, err := solo.c.Seed(t.Context(), solo.f, seeds); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	if _, err := solo.c.Run(ctx, solo.f, crawler.RunOptions{Drain: true, DrainHorizon: 10 * time.Second}); err != nil {
+	// Each crawl's deadline guards against a hang; it is generous because
+	// the race detector on a loaded machine slows a crawl tenfold.
+	const hang = 8 * time.Minute
+	soloCtx, cancelSolo := context.WithTimeout(t.Context(), hang)
+	defer cancelSolo()
+	if _, err := solo.c.Run(soloCtx, solo.f, crawler.RunOptions{Drain: true, DrainHorizon: 10 * time.Second}); err != nil {
 		t.Fatal(err)
+	}
+	if soloCtx.Err() != nil {
+		t.Fatal("the single-node crawl did not finish")
 	}
 	want := fetched(t, solo.db)
 	if len(want) < 10000 {
@@ -224,6 +230,8 @@ func TestThreeNodesCrawlWhatOneNodeCrawls(t *testing.T) {
 	for i, n := range nodes {
 		t.Logf("node %d owns shards %v", i, n.m.Leases().Owned())
 	}
+	ctx, cancel := context.WithTimeout(t.Context(), hang)
+	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
 	crawlCtx, stop := context.WithCancel(gctx)
 	defer stop()

@@ -37,7 +37,8 @@ func BenchmarkFetch(b *testing.B) {
 	cfg := Config{UserAgent: "deltaq-bench", AllowPrivate: true, ContentTypes: []string{"text/html"},
 		Resolve:    []string{"tldr-en.test=" + srv.Listener.Addr().String()},
 		Politeness: PolitenessConfig{PerHost: 1, Global: 1}, Limits: LimitsConfig{MaxBodyBytes: 5 << 20},
-		Timeouts: TimeoutsConfig{Request: 30e9, Connect: 10e9, TLSHandshake: 10e9, ResponseHeader: 10e9, Idle: 90e9}}
+		Timeouts: TimeoutsConfig{Request: 30 * time.Second, Connect: 10 * time.Second, TLSHandshake: 10 * time.Second,
+			ResponseHeader: 10 * time.Second, Idle: 90 * time.Second}}
 	d, err := newDialer(cfg)
 	if err != nil {
 		b.Fatal(err)
