@@ -17,16 +17,25 @@ import (
 	"github.com/deltaq/deltaq/internal/datasets"
 )
 
+// benchArchives are the archives the crawl benchmarks crawl.
+var benchArchives = []string{"tldr-en", "digitalgov-2023"}
+
+// serveArchive serves week 0 of a real archive on loopback; its host is
+// name + ".test".
+func serveArchive(b *testing.B, name string) (*httptest.Server, string) {
+	_, rs := replaytest.Open(b, datasets.Path(b, "archives", name), replay.Options{})
+	srv := httptest.NewServer(rs)
+	b.Cleanup(srv.Close)
+	return srv, name + ".test"
+}
+
 // BenchmarkCrawlReplay measures end-to-end pages/s (fetch over loopback
 // HTTP, parse, sign, store in Pebble with a synced batch per group) of a
 // full crawl of one archive week, politeness off for the replay host.
 func BenchmarkCrawlReplay(b *testing.B) {
-	for _, name := range []string{"tldr-en", "digitalgov-2023"} {
+	for _, name := range benchArchives {
 		b.Run(name, func(b *testing.B) {
-			_, rs := replaytest.Open(b, datasets.Path(b, "archives", name), replay.Options{})
-			srv := httptest.NewServer(rs)
-			defer srv.Close()
-			host := name + ".test"
+			srv, host := serveArchive(b, name)
 			var pages int64
 			var secs float64
 			for b.Loop() {
@@ -59,12 +68,9 @@ const benchParallelism = 8
 // in-process replay server included for both), and pages fetched per
 // round by each. Run it with -benchtime 5x for five rounds.
 func BenchmarkCrawlVsColly(b *testing.B) {
-	for _, name := range []string{"tldr-en", "digitalgov-2023"} {
+	for _, name := range benchArchives {
 		b.Run(name, func(b *testing.B) {
-			_, rs := replaytest.Open(b, datasets.Path(b, "archives", name), replay.Options{})
-			srv := httptest.NewServer(rs)
-			defer srv.Close()
-			host := name + ".test"
+			srv, host := serveArchive(b, name)
 			var dq, cl crawlRun
 			round := 0
 			for b.Loop() {

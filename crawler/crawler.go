@@ -116,43 +116,19 @@ func (c *Crawler) Counters() *Counters { return &c.counters }
 // Seed admits start URLs: each URL not yet known is recorded and queued.
 // It returns how many were new.
 func (c *Crawler) Seed(ctx context.Context, f *frontier.Frontier, urls []string) (int, error) {
-	c.commitMu.Lock()
-	defer c.commitMu.Unlock()
-	w := c.newWriter(ctx, f)
-	b := c.db.NewBatch(ctx)
-	defer b.Close()
-	a := w.begin(b)
-	n := 0
 	norm := make([]string, 0, len(urls))
+	seeds := make([]admission, 0, len(urls))
 	for _, raw := range urls {
 		u, err := urlnorm.Normalize(raw)
 		if err != nil {
 			return 0, fmt.Errorf("crawler: seed %q: %w", raw, err)
 		}
 		norm = append(norm, u)
+		seeds = append(seeds, admission{src: &repo.Page{Depth: -1}, url: u, reason: repo.ReasonSeed})
 	}
-	if err := c.scope.addSeeds(b, norm); err != nil {
-		return 0, err
-	}
-	for _, u := range norm {
-		ok, err := a.admit(&repo.Page{Depth: -1}, u, repo.ReasonSeed, 0, "")
-		if err != nil {
-			return 0, err
-		}
-		if ok {
-			n++
-		}
-	}
-	if err := a.finish(); err != nil {
-		return 0, err
-	}
-	if err := b.Commit(); err != nil {
-		return 0, fmt.Errorf("crawler: seed: %w", err)
-	}
-	c.scope.publish(norm)
-	f.Publish(a.queued...)
-	a.handOver()
-	return n, nil
+	return c.admitAll(ctx, f, "seed", seeds,
+		func(b *repo.Batch) error { return c.scope.addSeeds(b, norm) },
+		func() { c.scope.publish(norm) })
 }
 
 // RunOptions say when Run stops.

@@ -640,15 +640,39 @@ func (a *apply) handOver() {
 // skipped as in a crawl. It reports how many were new. It may run while
 // Run does.
 func (c *Crawler) Admit(ctx context.Context, f *frontier.Frontier, hs []Handoff) (int, error) {
+	as := make([]admission, len(hs))
+	for i, h := range hs {
+		as[i] = admission{src: &repo.Page{URL: h.Source, Depth: h.SourceDepth}, url: h.URL, reason: h.Reason}
+	}
+	return c.admitAll(ctx, f, "admit", as, nil, nil)
+}
+
+// admission is one URL to admit outside a fetch, with the page that led
+// to it.
+type admission struct {
+	src    *repo.Page
+	url    string
+	reason repo.Reason
+}
+
+// admitAll admits as in one committed batch, taking turns with the
+// writer; before (if set) adds to the batch first, after (if set) runs
+// once it committed. It reports how many URLs were new.
+func (c *Crawler) admitAll(ctx context.Context, f *frontier.Frontier, what string, as []admission, before func(*repo.Batch) error, after func()) (int, error) {
 	c.commitMu.Lock()
 	defer c.commitMu.Unlock()
 	w := c.newWriter(ctx, f)
 	b := c.db.NewBatch(ctx)
 	defer b.Close()
 	a := w.begin(b)
+	if before != nil {
+		if err := before(b); err != nil {
+			return 0, err
+		}
+	}
 	n := 0
-	for _, h := range hs {
-		ok, err := a.admit(&repo.Page{URL: h.Source, Depth: h.SourceDepth}, h.URL, h.Reason, 0, "")
+	for _, ad := range as {
+		ok, err := a.admit(ad.src, ad.url, ad.reason, 0, "")
 		if err != nil {
 			return 0, err
 		}
@@ -660,7 +684,10 @@ func (c *Crawler) Admit(ctx context.Context, f *frontier.Frontier, hs []Handoff)
 		return 0, err
 	}
 	if err := b.Commit(); err != nil {
-		return 0, fmt.Errorf("crawler: admit: %w", err)
+		return 0, fmt.Errorf("crawler: %s: %w", what, err)
+	}
+	if after != nil {
+		after()
 	}
 	f.Publish(a.queued...)
 	a.handOver()
