@@ -34,9 +34,10 @@ const (
 const errDuplicateInProcess jetstream.ErrorCode = 10158
 
 // apiTimeout bounds a JetStream request made without a deadline of its
-// own. Creating a replicated stream waits for its servers to agree, which
-// takes seconds on a loaded machine (the client's default is 5 s).
-const apiTimeout = 30 * time.Second
+// own. Creating a replicated stream or bucket waits for its servers to
+// agree: seconds on a loaded machine, once more than 30 s (the client's
+// default is 5 s).
+const apiTimeout = time.Minute
 
 // handoffBuffer bounds the URLs waiting to be published; the crawler's
 // writer waits when it is full.
