@@ -37,6 +37,14 @@ type Options struct {
 	// testing/synctest bubble. crawler.resolve still maps the address; the
 	// guard against non-public addresses applies to the network only.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Route, if set, says whether this crawler fetches a URL's host: a
+	// node of a cluster owns the hosts of some shards (package cluster).
+	// A URL routed elsewhere is not admitted here but handed to Handoff
+	// once the batch that found it commits; a queued job routed elsewhere
+	// is put back for RouteWait and not fetched.
+	Route     func(url string) bool
+	Handoff   func(Handoff)
+	RouteWait time.Duration
 }
 
 // Crawler fetches what the frontier hands out and commits every result to
@@ -56,6 +64,14 @@ type Crawler struct {
 	counters Counters
 	refused  refusals
 	scope    *scope
+
+	// A cluster node's routing (Options.Route).
+	route     func(string) bool
+	handoff   func(Handoff)
+	routeWait time.Duration
+	// commitMu makes the writer and Admit, the two committers of a Run,
+	// take turns, so each sees the other's admissions.
+	commitMu sync.Mutex
 }
 
 // New builds a crawler over db.
@@ -69,6 +85,10 @@ func New(cfg Config, db *repo.DB, opts Options) (*Crawler, error) {
 	}
 	d.through = opts.Dial
 	c := &Crawler{cfg: cfg, db: db, clock: opts.Clock, logger: opts.Logger, onCommit: opts.OnCommit, onYield: opts.OnYield}
+	c.route, c.handoff, c.routeWait = opts.Route, opts.Handoff, opts.RouteWait
+	if (c.route == nil) != (c.handoff == nil) || c.route != nil && c.routeWait <= 0 {
+		return nil, errors.New("crawler: Options.Route, Handoff and a positive RouteWait go together")
+	}
 	if c.clock == nil {
 		c.clock = clock.Real{}
 	}
@@ -96,40 +116,19 @@ func (c *Crawler) Counters() *Counters { return &c.counters }
 // Seed admits start URLs: each URL not yet known is recorded and queued.
 // It returns how many were new.
 func (c *Crawler) Seed(ctx context.Context, f *frontier.Frontier, urls []string) (int, error) {
-	w := c.newWriter(ctx, f)
-	b := c.db.NewBatch(ctx)
-	defer b.Close()
-	a := w.begin(b)
-	n := 0
 	norm := make([]string, 0, len(urls))
+	seeds := make([]admission, 0, len(urls))
 	for _, raw := range urls {
 		u, err := urlnorm.Normalize(raw)
 		if err != nil {
 			return 0, fmt.Errorf("crawler: seed %q: %w", raw, err)
 		}
 		norm = append(norm, u)
+		seeds = append(seeds, admission{src: &repo.Page{Depth: -1}, url: u, reason: repo.ReasonSeed})
 	}
-	if err := c.scope.addSeeds(b, norm); err != nil {
-		return 0, err
-	}
-	for _, u := range norm {
-		ok, err := a.admit(&repo.Page{Depth: -1}, u, repo.ReasonSeed, 0, "")
-		if err != nil {
-			return 0, err
-		}
-		if ok {
-			n++
-		}
-	}
-	if err := a.finish(); err != nil {
-		return 0, err
-	}
-	if err := b.Commit(); err != nil {
-		return 0, fmt.Errorf("crawler: seed: %w", err)
-	}
-	c.scope.publish(norm)
-	f.Publish(a.queued...)
-	return n, nil
+	return c.admitAll(ctx, f, "seed", seeds,
+		func(b *repo.Batch) error { return c.scope.addSeeds(b, norm) },
+		func() { c.scope.publish(norm) })
 }
 
 // RunOptions say when Run stops.

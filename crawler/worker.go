@@ -43,6 +43,12 @@ type result struct {
 // the job was deferred (put back) without a fetch.
 func (c *Crawler) handle(ctx context.Context, f *frontier.Frontier, job frontier.Job) (*result, error) {
 	now := c.clock.Now()
+	if c.route != nil && !c.route(job.URL) {
+		// Its shard is not this crawler's now (a lease lapsed or moved):
+		// the job waits here rather than being fetched twice.
+		f.Defer(job, now.Add(c.routeWait))
+		return nil, nil
+	}
 	info, err := c.hosts.get(job.Host)
 	if err != nil {
 		return nil, err
@@ -76,12 +82,18 @@ func (c *Crawler) handle(ctx context.Context, f *frontier.Frontier, job frontier
 		r.res = response{url: job.URL, outcome: repo.OutcomeDisallowed}
 		return r, nil
 	}
-	page, err := c.db.Page(job.URL)
-	if err != nil {
-		return nil, fmt.Errorf("crawler: page %s: %w", job.URL, err)
+	var validators http.Header
+	if !job.Reason.IsFirstFetch() {
+		// A URL queued for its first fetch has no stored copy to
+		// revalidate: admit queues only URLs the repository did not know.
+		page, err := c.db.Page(job.URL)
+		if err != nil {
+			return nil, fmt.Errorf("crawler: page %s: %w", job.URL, err)
+		}
+		validators = conditional(&page)
 	}
 	c.counters.requests.Add(1)
-	r.res = c.fetch.fetch(ctx, job.URL, conditional(&page))
+	r.res = c.fetch.fetch(ctx, job.URL, validators)
 	if r.res.outcome == repo.OutcomeRefused {
 		c.refused.add(job.Host, r.res.err)
 	}

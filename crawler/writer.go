@@ -26,10 +26,33 @@ type writer struct {
 	f      *frontier.Frontier
 	ctx    context.Context
 	onPage func() // after each committed page result
+	known  knownURLs
 }
 
 func (c *Crawler) newWriter(ctx context.Context, f *frontier.Frontier) *writer {
-	return &writer{c: c, f: f, ctx: ctx, onPage: func() {}}
+	return &writer{c: c, f: f, ctx: ctx, onPage: func() {}, known: knownURLs{m: map[string]struct{}{}}}
+}
+
+// maxKnown bounds knownURLs: about 5 MiB of URLs.
+const maxKnown = 1 << 16
+
+// knownURLs remembers URLs the repository records, so that the links most
+// pages of a site share (navigation, footers) cost one Pebble lookup in
+// admit rather than one per page linking them. No page record is ever
+// deleted, so a remembered URL is always still known; the set is emptied
+// when it reaches maxKnown and refills from the lookups that follow.
+type knownURLs struct{ m map[string]struct{} }
+
+func (k *knownURLs) has(url string) bool {
+	_, ok := k.m[url]
+	return ok
+}
+
+func (k *knownURLs) add(url string) {
+	if len(k.m) >= maxKnown {
+		clear(k.m)
+	}
+	k.m[url] = struct{}{}
 }
 
 // run commits results until the channel closes.
@@ -69,6 +92,8 @@ type done struct {
 }
 
 func (w *writer) commit(group []*result) error {
+	w.c.commitMu.Lock()
+	defer w.c.commitMu.Unlock()
 	b := w.c.db.NewBatch(w.ctx)
 	defer b.Close()
 	a := w.begin(b)
@@ -95,6 +120,10 @@ func (w *writer) commit(group []*result) error {
 		return fmt.Errorf("crawler: commit: %w", err)
 	}
 	w.f.Publish(a.queued...)
+	for _, q := range a.queued {
+		w.known.add(q.URL)
+	}
+	a.handOver()
 	for _, d := range dones {
 		w.f.Done(d.job, frontier.DoneInfo{NotBefore: d.notBefore})
 		w.onPage()
@@ -123,6 +152,7 @@ type apply struct {
 	queued   []repo.QueueItem
 	changes  int
 	yields   []yieldOf // reported to Options.OnYield after commit
+	handoffs []Handoff // URLs Options.Route sends elsewhere, handed over after commit
 }
 
 type yieldOf struct {
@@ -490,7 +520,15 @@ func (a *apply) admit(src *repo.Page, target string, reason repo.Reason, hops in
 		a.w.c.counters.limited.Add(1)
 		return false, nil
 	}
+	if a.w.c.route != nil && !a.w.c.route(target) {
+		a.handoffs = append(a.handoffs, Handoff{URL: target, Source: src.URL, SourceDepth: src.Depth, Reason: reason})
+		return false, nil
+	}
+	if a.w.known.has(target) {
+		return false, nil
+	}
 	if _, err := a.b.Page(target); err == nil {
+		a.w.known.add(target)
 		return false, nil
 	} else if !errors.Is(err, repo.ErrNotFound) {
 		return false, err
@@ -577,4 +615,81 @@ func linkKind(k extract.Kind) repo.LinkKind {
 	default:
 		return repo.LinkAnchor
 	}
+}
+
+// Handoff is a URL this crawler found but routes to another (Options.Route):
+// what the receiving crawler's Admit needs to admit it as if it had found
+// it on the source page itself.
+type Handoff struct {
+	URL         string      `json:"url"`
+	Source      string      `json:"source,omitempty"`
+	SourceDepth int         `json:"source_depth"`
+	Reason      repo.Reason `json:"reason"`
+}
+
+// handOver passes the batch's handoffs on, after its commit.
+func (a *apply) handOver() {
+	for _, h := range a.handoffs {
+		a.w.c.handoff(h)
+	}
+}
+
+// Admit records and queues URLs another crawler handed over (Handoff), in
+// one committed batch, as if this crawler had found them on their source
+// pages; URLs already known, out of scope or routed elsewhere again are
+// skipped as in a crawl. It reports how many were new. It may run while
+// Run does.
+func (c *Crawler) Admit(ctx context.Context, f *frontier.Frontier, hs []Handoff) (int, error) {
+	as := make([]admission, len(hs))
+	for i, h := range hs {
+		as[i] = admission{src: &repo.Page{URL: h.Source, Depth: h.SourceDepth}, url: h.URL, reason: h.Reason}
+	}
+	return c.admitAll(ctx, f, "admit", as, nil, nil)
+}
+
+// admission is one URL to admit outside a fetch, with the page that led
+// to it.
+type admission struct {
+	src    *repo.Page
+	url    string
+	reason repo.Reason
+}
+
+// admitAll admits as in one committed batch, taking turns with the
+// writer; before (if set) adds to the batch first, after (if set) runs
+// once it committed. It reports how many URLs were new.
+func (c *Crawler) admitAll(ctx context.Context, f *frontier.Frontier, what string, as []admission, before func(*repo.Batch) error, after func()) (int, error) {
+	c.commitMu.Lock()
+	defer c.commitMu.Unlock()
+	w := c.newWriter(ctx, f)
+	b := c.db.NewBatch(ctx)
+	defer b.Close()
+	a := w.begin(b)
+	if before != nil {
+		if err := before(b); err != nil {
+			return 0, err
+		}
+	}
+	n := 0
+	for _, ad := range as {
+		ok, err := a.admit(ad.src, ad.url, ad.reason, 0, "")
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			n++
+		}
+	}
+	if err := a.finish(); err != nil {
+		return 0, err
+	}
+	if err := b.Commit(); err != nil {
+		return 0, fmt.Errorf("crawler: %s: %w", what, err)
+	}
+	if after != nil {
+		after()
+	}
+	f.Publish(a.queued...)
+	a.handOver()
+	return n, nil
 }

@@ -1,0 +1,353 @@
+package cluster_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/deltaq/deltaq/cluster"
+	"github.com/deltaq/deltaq/cluster/natstest"
+	"github.com/deltaq/deltaq/configs"
+	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/eval/replay"
+	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/internal/datasets"
+	"github.com/deltaq/deltaq/internal/urlnorm"
+	"github.com/deltaq/deltaq/repo"
+)
+
+// linkedHosts is how many small hosts of the test web link to each other,
+// so that most of their links cross shards.
+const linkedHosts = 12
+
+// testWeb serves the replay of both archives and linkedHosts small hosts
+// h0.test … h11.test, whose pages link across hosts.
+func testWeb(t *testing.T) (*httptest.Server, []string) {
+	t.Helper()
+	var as []*archive.Archive
+	for _, name := range []string{"tldr-en", "digitalgov-2023"} {
+		a, err := archive.Open(datasets.Path(t, "archives", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		as = append(as, a)
+	}
+	rs, err := replay.New(as, replay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, _, err := net.SplitHostPort(r.Host)
+		if err != nil {
+			host = r.Host
+		}
+		var k, p int
+		switch {
+		case strings.HasSuffix(host, ".test") && strings.HasPrefix(host, "h"):
+			if _, err := fmt.Sscanf(host, "h%d.test", &k); err != nil {
+				http.NotFound(w, r)
+				return
+			}
+		default:
+			rs.ServeHTTP(w, r)
+			return
+		}
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		var kind byte = 'p'
+		if r.URL.Path != "/" {
+			if _, err := fmt.Sscanf(r.URL.Path, "/%c%d", &kind, &p); err != nil || kind != 'p' && kind != 'q' || p < 0 || p >= 10 {
+				http.NotFound(w, r)
+				return
+			}
+		}
+		// Each page links to its host's ten /p pages and to /q<p> of the
+		// next three hosts, a page only links from other hosts reach.
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><title>h%d p%d</title><body>page %d of host %d", k, p, p, k)
+		for i := range 10 {
+			fmt.Fprintf(w, ` <a href="/p%d">p%d</a>`, i, i)
+		}
+		for d := 1; d <= 3; d++ {
+			fmt.Fprintf(w, ` <a href="http://h%d.test/q%d">h%d</a>`, (k+d)%linkedHosts, p, (k+d)%linkedHosts)
+		}
+		fmt.Fprint(w, "</body></html>")
+	}))
+	t.Cleanup(srv.Close)
+	hosts := []string{"tldr-en.test", "digitalgov-2023.test"}
+	for k := range linkedHosts {
+		hosts = append(hosts, fmt.Sprintf("h%d.test", k))
+	}
+	return srv, hosts
+}
+
+// node is one crawler with its own repository and frontier.
+type node struct {
+	db *repo.DB
+	c  *crawler.Crawler
+	f  *frontier.Frontier
+	m  *cluster.Member
+}
+
+func crawlConfig(t *testing.T, srv *httptest.Server, hosts []string) *configs.Config {
+	t.Helper()
+	cfg, err := configs.Load(configs.Sources{Env: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	cfg.Crawler.AllowPrivate = true
+	for _, h := range hosts {
+		cfg.Crawler.Resolve = append(cfg.Crawler.Resolve, h+"=127.0.0.1:"+port)
+		cfg.Crawler.Politeness.Overrides = append(cfg.Crawler.Politeness.Overrides, crawler.HostOverride{Host: h, PerHost: 4})
+	}
+	cfg.Crawler.Politeness.Global = 8
+	return cfg
+}
+
+func newNode(t *testing.T, cfg *configs.Config, m *cluster.Member) *node {
+	t.Helper()
+	db, err := repo.Open(t.TempDir(), cfg.Repo, repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	opts := crawler.Options{}
+	if m != nil {
+		opts.Route, opts.Handoff, opts.RouteWait = m.Route, m.Handoff, m.RouteWait()
+	}
+	c, err := crawler.New(cfg.Crawler, db, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, err := frontier.NewPolicy(cfg.Frontier.Policy, cfg.Frontier, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := frontier.New(t.Context(), db, cfg.Frontier, c.Gate(), policy, frontier.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &node{db: db, c: c, f: f, m: m}
+}
+
+// fetched maps each URL a repository holds a fetch of to its state.
+func fetched(t *testing.T, db *repo.DB) map[string]repo.PageState {
+	t.Helper()
+	out := map[string]repo.PageState{}
+	for p, err := range db.Pages(t.Context()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Fetches > 0 {
+			out[p.URL] = p.State
+		}
+	}
+	return out
+}
+
+// TestThreeNodesCrawlWhatOneNodeCrawls starts a 3-server JetStream cluster
+// and three crawl nodes, each with its own repository, and crawls both
+// archives' replays and a web of hosts that link across shards. The union
+// of the three repositories must hold exactly the pages a single node
+// crawling alone fetches, in the same states, and no host may have been
+// fetched by two nodes.
+func TestThreeNodesCrawlWhatOneNodeCrawls(t *testing.T) {
+	srv, hosts := testWeb(t)
+	var seeds []string
+	for _, h := range hosts {
+		seeds = append(seeds, "http://"+h+"/")
+	}
+
+	// One node alone.
+	solo := newNode(t, crawlConfig(t, srv, hosts), nil)
+	if _, err := solo.c.Seed(t.Context(), solo.f, seeds); err != nil {
+		t.Fatal(err)
+	}
+	// Each crawl's deadline guards against a hang; it is generous because
+	// the race detector on a loaded machine slows a crawl tenfold.
+	const hang = 8 * time.Minute
+	soloCtx, cancelSolo := context.WithTimeout(t.Context(), hang)
+	defer cancelSolo()
+	if _, err := solo.c.Run(soloCtx, solo.f, crawler.RunOptions{Drain: true, DrainHorizon: 10 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	if soloCtx.Err() != nil {
+		t.Fatal("the single-node crawl did not finish")
+	}
+	want := fetched(t, solo.db)
+	if len(want) < 10000 {
+		t.Fatalf("the single node fetched %d pages; both archives and the linked hosts hold more", len(want))
+	}
+
+	// Three nodes.
+	nc := natstest.Start(t, 3)
+	const shards = 12
+	var nodes []*node
+	for i := range 3 {
+		m, err := cluster.Join(t.Context(), cluster.Config{URL: nc.URL(), Node: fmt.Sprintf("n%d", i), Shards: shards,
+			Replicas: 3, LeaseTTL: 5 * time.Second, Dedup: 2 * time.Minute}, cluster.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(m.Close)
+		nodes = append(nodes, newNode(t, crawlConfig(t, srv, hosts), m))
+	}
+	// The leases settle before the crawl starts, so that no shard changes
+	// hands during it (takeover mid-crawl is the lease test's subject).
+	settle := time.Now().Add(time.Minute)
+	for {
+		if time.Now().After(settle) {
+			t.Fatal("leases did not settle")
+		}
+		for _, n := range nodes {
+			if err := n.m.Leases().Tick(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		total, fair := 0, true
+		for _, n := range nodes {
+			k := len(n.m.Leases().Owned())
+			total += k
+			fair = fair && k == shards/3
+		}
+		if total == shards && fair {
+			break
+		}
+	}
+	for i, n := range nodes {
+		t.Logf("node %d owns shards %v", i, n.m.Leases().Owned())
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), hang)
+	defer cancel()
+	g, gctx := errgroup.WithContext(ctx)
+	crawlCtx, stop := context.WithCancel(gctx)
+	defer stop()
+	for _, n := range nodes {
+		// Every node is given every seed; each keeps its own shards' seeds
+		// and hands the others over.
+		if _, err := n.c.Seed(t.Context(), n.f, seeds); err != nil {
+			t.Fatal(err)
+		}
+		g.Go(func() error { return n.m.Run(crawlCtx, n.c, n.f) })
+		g.Go(func() error {
+			_, err := n.c.Run(crawlCtx, n.f, crawler.RunOptions{})
+			return err
+		})
+	}
+	g.Go(func() error {
+		defer stop()
+		return quiesce(crawlCtx, nodes)
+	})
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the cluster crawl did not finish")
+	}
+
+	var msgs, bytes int64
+	for _, n := range nodes {
+		msgs += n.m.Stats().Published.Load()
+		bytes += n.m.Stats().Bytes.Load()
+	}
+	t.Logf("coordination: %d handoff messages, %d payload bytes for %d pages crawled alone (%.3f messages, %.1f bytes per page)",
+		msgs, bytes, len(want), float64(msgs)/float64(len(want)), float64(bytes)/float64(len(want)))
+	union := map[string]repo.PageState{}
+	byHost := map[string]map[int]int{} // host → node → pages fetched
+	for i, n := range nodes {
+		got := fetched(t, n.db)
+		t.Logf("node %d fetched %d pages; %d handoffs published (%d duplicates), %d received, %d new, %d lost",
+			i, len(got), n.m.Stats().Published.Load(), n.m.Stats().Duplicates.Load(),
+			n.m.Stats().Received.Load(), n.m.Stats().Admitted.Load(), n.m.Stats().Lost.Load())
+		for u, st := range got {
+			if _, dup := union[u]; dup {
+				t.Errorf("%s fetched by two nodes", u)
+			}
+			union[u] = st
+			h := urlnorm.Host(u)
+			if byHost[h] == nil {
+				byHost[h] = map[int]int{}
+			}
+			byHost[h][i]++
+		}
+	}
+	for h, by := range byHost {
+		if len(by) > 1 {
+			t.Errorf("host %s fetched by nodes %v", h, slices.Sorted(maps.Keys(by)))
+		}
+	}
+	var missing, extra, differ []string
+	for u, st := range want {
+		got, ok := union[u]
+		switch {
+		case !ok:
+			missing = append(missing, u)
+		case got != st:
+			differ = append(differ, fmt.Sprintf("%s: %s, alone %s", u, got, st))
+		}
+	}
+	for u := range union {
+		if _, ok := want[u]; !ok {
+			extra = append(extra, u)
+		}
+	}
+	if len(missing)+len(extra)+len(differ) > 0 {
+		slices.Sort(missing)
+		slices.Sort(extra)
+		t.Errorf("union of 3 nodes (%d pages) differs from one node (%d): %d missing %v, %d extra %v, %d in another state %v",
+			len(union), len(want), len(missing), first(missing), len(extra), first(extra), len(differ), first(differ))
+	}
+	if len(byHost) != len(hosts) {
+		t.Errorf("pages fetched on %d hosts, want %d", len(byHost), len(hosts))
+	}
+}
+
+func first(s []string) []string { return s[:min(5, len(s))] }
+
+// quiesce returns once, twice in a row, every node's frontier is drained
+// (nothing due within the single node's drain horizon, jobs put back for a
+// lease tick included),
+// no handoff is pending anywhere, and no node's counters moved between.
+func quiesce(ctx context.Context, nodes []*node) error {
+	var last []int64
+	calm := 0
+	for calm < 2 {
+		// Waiting for the crawl to end, not measuring it.
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+		idle := true
+		var now []int64
+		for _, n := range nodes {
+			p, err := n.m.Pending(ctx)
+			if err != nil {
+				return err
+			}
+			s := n.c.Counters().Snapshot()
+			now = append(now, s.Fetched(), s.Admitted, n.m.Stats().Received.Load())
+			idle = idle && p == 0 && n.f.Drained(10*time.Second)
+		}
+		if idle && slices.Equal(now, last) {
+			calm++
+		} else {
+			calm = 0
+		}
+		last = now
+	}
+	return nil
+}

@@ -1,0 +1,230 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/deltaq/deltaq/internal/clock"
+)
+
+// Bucket names in JetStream.
+const (
+	shardBucket = "deltaq_shards" // "s<N>" → owning node; a lease
+	nodeBucket  = "deltaq_nodes"  // node name → ""; a heartbeat
+)
+
+// Leases holds this node's share of the shards. A lease is a key of a
+// JetStream key-value bucket whose entries expire after LeaseTTL unless
+// renewed: a node that dies (or loses the servers) stops renewing, its
+// keys expire, and the nodes still alive create them for themselves. Each
+// node aims at a fair share, ⌈S / nodes alive⌉, counting the nodes by
+// their heartbeats in a second bucket with the same TTL; a node over its
+// share (a node joined) lets leases go, one under it takes free ones.
+//
+// A lease counts as held until two thirds of its TTL after the renewal
+// that set it was sent: earlier than the server can let it expire, so two
+// nodes never both believe they own a shard (a fetch already in flight
+// when a lease is let go may still finish). Renewals every TTL/3 leave one
+// missed renewal of slack.
+type Leases struct {
+	cfg    Config
+	clock  clock.Clock
+	logger *slog.Logger
+	shards jetstream.KeyValue
+	nodes  jetstream.KeyValue
+	mu     struct {
+		sync.Mutex
+		held map[int]lease
+	}
+}
+
+type lease struct {
+	rev   uint64    // KV revision of our last write
+	until time.Time // held until then unless renewed
+}
+
+// newLeases creates (or opens) the buckets.
+func newLeases(ctx context.Context, js jetstream.JetStream, cfg Config, clk clock.Clock, logger *slog.Logger) (*Leases, error) {
+	l := &Leases{cfg: cfg, clock: clk, logger: logger}
+	l.mu.held = map[int]lease{}
+	var err error
+	for _, b := range []struct {
+		name string
+		kv   *jetstream.KeyValue
+	}{{shardBucket, &l.shards}, {nodeBucket, &l.nodes}} {
+		*b.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket: b.name, TTL: cfg.LeaseTTL, Replicas: cfg.Replicas, Storage: jetstream.FileStorage,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("cluster: bucket %s: %w", b.name, err)
+		}
+	}
+	return l, nil
+}
+
+func shardKey(s int) string { return "s" + strconv.Itoa(s) }
+
+// Owns reports whether this node holds the lease of shard s now.
+func (l *Leases) Owns(s int) bool {
+	now := l.clock.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	h, ok := l.mu.held[s]
+	return ok && now.Before(h.until)
+}
+
+// Owned lists the shards this node holds now, in order.
+func (l *Leases) Owned() []int {
+	now := l.clock.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []int
+	for s, h := range l.mu.held {
+		if now.Before(h.until) {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Tick does one round: heartbeat, renew what is held, let go of leases
+// beyond the fair share, take free ones up to it.
+func (l *Leases) Tick(ctx context.Context) error {
+	if _, err := l.nodes.Put(ctx, l.cfg.Node, nil); err != nil {
+		return fmt.Errorf("cluster: heartbeat: %w", err)
+	}
+	alive, err := l.nodes.Keys(ctx)
+	if err != nil && !errors.Is(err, jetstream.ErrNoKeysFound) {
+		return fmt.Errorf("cluster: list nodes: %w", err)
+	}
+	share := (l.cfg.Shards + max(len(alive), 1) - 1) / max(len(alive), 1)
+	l.renew(ctx)
+	l.release(ctx, share)
+	return l.acquire(ctx, share)
+}
+
+func (l *Leases) renew(ctx context.Context) {
+	l.mu.Lock()
+	held := maps2slice(l.mu.held)
+	l.mu.Unlock()
+	for _, s := range held {
+		sent := l.clock.Now()
+		l.mu.Lock()
+		h := l.mu.held[s]
+		l.mu.Unlock()
+		rev, err := l.shards.Update(ctx, shardKey(s), []byte(l.cfg.Node), h.rev)
+		l.mu.Lock()
+		switch {
+		case err == nil:
+			l.mu.held[s] = lease{rev: rev, until: sent.Add(l.cfg.LeaseTTL * 2 / 3)}
+		case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyNotFound):
+			delete(l.mu.held, s) // expired and taken, or gone: not ours
+		default:
+			// Servers unreachable: the lease runs out on its own clock.
+		}
+		l.mu.Unlock()
+	}
+}
+
+// release lets go of the highest-numbered leases beyond share, dropping
+// each locally before deleting it so this node stops first.
+func (l *Leases) release(ctx context.Context, share int) {
+	l.mu.Lock()
+	held := maps2slice(l.mu.held)
+	var extra []int
+	revs := map[int]uint64{}
+	for len(held) > share {
+		s := held[len(held)-1]
+		held = held[:len(held)-1]
+		extra = append(extra, s)
+		revs[s] = l.mu.held[s].rev
+		delete(l.mu.held, s)
+	}
+	l.mu.Unlock()
+	for _, s := range extra {
+		// A failed delete leaves the key to expire; nobody renews it.
+		if err := l.shards.Delete(ctx, shardKey(s), jetstream.LastRevision(revs[s])); err != nil {
+			l.logger.Debug("lease left to expire", "shard", s, "err", err)
+		}
+	}
+}
+
+// acquire takes free shards, starting from one that depends on the node's
+// name so that nodes starting together try different shards first.
+func (l *Leases) acquire(ctx context.Context, share int) error {
+	start := ShardOf(l.cfg.Node, l.cfg.Shards)
+	for i := range l.cfg.Shards {
+		s := (start + i) % l.cfg.Shards
+		l.mu.Lock()
+		_, have := l.mu.held[s]
+		n := len(l.mu.held)
+		l.mu.Unlock()
+		if n >= share {
+			return nil
+		}
+		if have {
+			continue
+		}
+		sent := l.clock.Now()
+		rev, err := l.shards.Create(ctx, shardKey(s), []byte(l.cfg.Node))
+		if errors.Is(err, jetstream.ErrKeyExists) {
+			continue // another node's
+		}
+		if err != nil {
+			return fmt.Errorf("cluster: take shard %d: %w", s, err)
+		}
+		l.mu.Lock()
+		l.mu.held[s] = lease{rev: rev, until: sent.Add(l.cfg.LeaseTTL * 2 / 3)}
+		l.mu.Unlock()
+	}
+	return nil
+}
+
+// run ticks every LeaseTTL/3, calling after once each tick is done, until
+// ctx ends; then it lets every lease go so the other nodes need not wait
+// for them to expire.
+func (l *Leases) run(ctx context.Context, after func() error) error {
+	for {
+		start := l.clock.Now()
+		if err := l.Tick(ctx); err != nil && ctx.Err() == nil {
+			return err
+		}
+		if err := after(); err != nil && ctx.Err() == nil {
+			return err
+		}
+		if err := l.clock.WaitUntil(ctx, start.Add(l.cfg.LeaseTTL/3)); err != nil {
+			l.releaseAll()
+			return nil
+		}
+	}
+}
+
+// releaseAll lets every lease and the heartbeat go, on a short deadline
+// of its own (the crawl's context has ended).
+func (l *Leases) releaseAll() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	l.release(ctx, 0)
+	if err := l.nodes.Delete(ctx, l.cfg.Node); err != nil {
+		l.logger.Debug("heartbeat left to expire", "err", err)
+	}
+}
+
+// maps2slice lists the held shards in order.
+func maps2slice(m map[int]lease) []int {
+	out := make([]int, 0, len(m))
+	for s := range m {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
+}

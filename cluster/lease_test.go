@@ -1,0 +1,102 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deltaq/deltaq/cluster/natstest"
+)
+
+func testConfig(url, node string, shards int) Config {
+	return Config{URL: url, Node: node, Shards: shards, Replicas: 3, LeaseTTL: 2 * time.Second, Dedup: time.Minute}
+}
+
+// ticked ticks every member once per round until cond holds; a deadline
+// far beyond a lease's TTL turns a stuck cluster into a failure, not a hang.
+func ticked(t *testing.T, ms []*Member, cond func() bool) {
+	t.Helper()
+	ctx := t.Context()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("leases did not settle")
+		}
+		for _, m := range ms {
+			if err := m.leases.Tick(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func TestLeasesSplitShardsFairlyAndOutliveADeadNode(t *testing.T) {
+	nc := natstest.Start(t, 3)
+	const shards = 12
+	var ms []*Member
+	for i := range 3 {
+		m, err := Join(t.Context(), testConfig(nc.URL(), fmt.Sprintf("n%d", i), shards), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(m.Close)
+		ms = append(ms, m)
+	}
+	owners := func(ms []*Member) (map[int][]string, []int) {
+		by := map[int][]string{}
+		var counts []int
+		for _, m := range ms {
+			owned := m.leases.Owned()
+			counts = append(counts, len(owned))
+			for _, s := range owned {
+				by[s] = append(by[s], m.cfg.Node)
+			}
+		}
+		return by, counts
+	}
+	balanced := func(ms []*Member, each int) func() bool {
+		return func() bool {
+			by, counts := owners(ms)
+			return len(by) == shards && slices.Max(counts) == each && slices.Min(counts) == each
+		}
+	}
+	// All three join at once: after a few rounds each holds a third.
+	ticked(t, ms, balanced(ms, shards/3))
+	by, _ := owners(ms)
+	for s, nodes := range by {
+		if len(nodes) != 1 {
+			t.Errorf("shard %d held by %v", s, nodes)
+		}
+	}
+
+	// n2 dies: it stops renewing. Its leases expire on the servers, and the
+	// two others, seeing two heartbeats, take six shards each.
+	dead := ms[2].leases.Owned()
+	ms[2].Close()
+	ticked(t, ms[:2], balanced(ms[:2], shards/2))
+	by, _ = owners(ms[:2])
+	for _, s := range dead {
+		if len(by[s]) != 1 {
+			t.Errorf("shard %d of the dead node: held by %v, want one survivor", s, by[s])
+		}
+	}
+	// Meanwhile the dead node's own view has run out: it owns nothing.
+	if owned := ms[2].leases.Owned(); len(owned) != 0 {
+		t.Errorf("the dead node still believes it owns %v", owned)
+	}
+}
+
+func TestConfigRejectsBadValuesByKey(t *testing.T) {
+	err := Config{Node: "a.b", Shards: 0, Replicas: 2}.Validate()
+	for _, want := range []string{"cluster.url", `cluster.node = "a.b"`, "cluster.shards = 0", "cluster.replicas = 2", "cluster.lease_ttl", "cluster.dedup"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() = %v, want it to name %q", err, want)
+		}
+	}
+	if _, err := Join(context.Background(), Config{}, Options{}); err == nil {
+		t.Error("Join accepted an empty config")
+	}
+}

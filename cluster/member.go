@@ -1,0 +1,347 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/internal/urlnorm"
+)
+
+// The stream of handed-over URLs: one subject per shard, kept until the
+// shard's owner acknowledges (work-queue retention).
+const (
+	linkStream  = "DELTAQ_LINKS"
+	linkSubject = "deltaq.links."
+)
+
+// errDuplicateInProcess is JetStream's answer to a message whose ID a
+// replicated stream is storing for another publisher at that moment:
+// deduplication, seen from the second publisher.
+const errDuplicateInProcess jetstream.ErrorCode = 10158
+
+// apiTimeout bounds a JetStream request made without a deadline of its
+// own. Creating a replicated stream or bucket waits for its servers to
+// agree: seconds on a loaded machine, once more than 30 s (the client's
+// default is 5 s).
+const apiTimeout = time.Minute
+
+// handoffBuffer bounds the URLs waiting to be published; the crawler's
+// writer waits when it is full.
+const handoffBuffer = 4096
+
+// Options are the non-configuration inputs of Join.
+type Options struct {
+	Clock  clock.Clock // nil means the wall clock
+	Logger *slog.Logger
+}
+
+// Member is one node's part in a cluster: the shard leases it holds, the
+// URLs its crawler hands to other shards, and the URLs other nodes hand to
+// its shards. Its Route and Handoff go into crawler.Options.
+type Member struct {
+	cfg    Config
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	leases *Leases
+	logger *slog.Logger
+	out    chan crawler.Handoff
+	done   chan struct{} // closed when Run ends: Handoff stops waiting
+	stats  Stats
+	// busy counts handed-over URLs taken from out or from the stream and
+	// not yet published or committed, for Pending.
+	busy atomic.Int64
+}
+
+// Stats count a member's coordination traffic; they only grow.
+type Stats struct {
+	Published  atomic.Int64 // handoffs published to another shard's subject
+	Bytes      atomic.Int64 // their payload bytes
+	Duplicates atomic.Int64 // of those, dropped by JetStream deduplication
+	Received   atomic.Int64 // handoffs taken from this node's shards
+	Admitted   atomic.Int64 // of those, new to this node's repository
+	Lost       atomic.Int64 // handoffs dropped because Run had ended
+}
+
+// Join connects to the cluster's NATS servers and creates (or opens) its
+// buckets and stream. The member holds no shard until Run takes leases.
+func Join(ctx context.Context, cfg Config, opts Options) (*Member, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	clk := opts.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	nc, err := nats.Connect(cfg.URL, nats.Name("deltaq-"+cfg.Node), nats.MaxReconnects(-1))
+	if err != nil {
+		return nil, fmt.Errorf("cluster: connect %s: %w", cfg.URL, err)
+	}
+	m := &Member{cfg: cfg, nc: nc, logger: logger.With("component", "cluster", "node", cfg.Node),
+		out: make(chan crawler.Handoff, handoffBuffer), done: make(chan struct{})}
+	if m.js, err = jetstream.New(nc, jetstream.WithDefaultTimeout(apiTimeout)); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("cluster: jetstream: %w", err)
+	}
+	if m.leases, err = newLeases(ctx, m.js, cfg, clk, m.logger); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	_, err = m.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name: linkStream, Subjects: []string{linkSubject + "*"}, Retention: jetstream.WorkQueuePolicy,
+		Storage: jetstream.FileStorage, Replicas: cfg.Replicas, Duplicates: cfg.Dedup,
+	})
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("cluster: stream %s: %w", linkStream, err)
+	}
+	return m, nil
+}
+
+// Close disconnects from the servers.
+func (m *Member) Close() { m.nc.Close() }
+
+// Leases are the member's shard leases.
+func (m *Member) Leases() *Leases { return m.leases }
+
+// Stats are the member's counters.
+func (m *Member) Stats() *Stats { return &m.stats }
+
+// Route reports whether this node owns the shard of url's host now: the
+// crawler.Options.Route of a cluster node.
+func (m *Member) Route(url string) bool {
+	return m.leases.Owns(ShardOf(urlnorm.Host(url), m.cfg.Shards))
+}
+
+// RouteWait is how long a crawler puts back a job whose shard this node
+// does not hold (the crawler.Options.RouteWait of a cluster node): one
+// lease tick, after which the lease is held again or has moved.
+func (m *Member) RouteWait() time.Duration { return m.cfg.LeaseTTL / 3 }
+
+// Handoff queues a URL for the shard that owns its host: the
+// crawler.Options.Handoff of a cluster node. It waits while the queue is
+// full; once Run has ended the URL is dropped and counted as lost.
+func (m *Member) Handoff(h crawler.Handoff) {
+	select {
+	case m.out <- h:
+	case <-m.done:
+		m.stats.Lost.Add(1)
+	}
+}
+
+// Run keeps the leases, publishes handoffs and feeds the URLs handed to
+// this node's shards to c and f, until ctx ends. The crawl itself is
+// c.Run, beside it.
+func (m *Member) Run(ctx context.Context, c *crawler.Crawler, f *frontier.Frontier) error {
+	defer close(m.done)
+	in := make(chan jetstream.Msg, handoffBuffer)
+	r := &receiver{m: m, in: in, consuming: map[int]jetstream.ConsumeContext{}}
+	defer r.stopAll()
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return m.leases.run(gctx, func() error { return r.follow(gctx) }) })
+	g.Go(func() error { return m.publish(gctx) })
+	g.Go(func() error { return r.admit(gctx, c, f) })
+	err := g.Wait()
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// publish sends each queued handoff to its shard's subject, its URL as
+// the message ID: JetStream drops a second copy within the Dedup window.
+func (m *Member) publish(ctx context.Context) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case h := <-m.out:
+			m.busy.Add(1)
+			data, err := json.Marshal(h)
+			if err != nil {
+				return fmt.Errorf("cluster: encode handoff %s: %w", h.URL, err)
+			}
+			subj := linkSubject + strconv.Itoa(ShardOf(urlnorm.Host(h.URL), m.cfg.Shards))
+			ack, err := m.js.Publish(ctx, subj, data, jetstream.WithMsgID(h.URL))
+			m.busy.Add(-1)
+			var apiErr *jetstream.APIError
+			switch {
+			case err == nil:
+				m.stats.Published.Add(1)
+				m.stats.Bytes.Add(int64(len(data)))
+				if ack.Duplicate {
+					m.stats.Duplicates.Add(1)
+				}
+			case errors.As(err, &apiErr) && apiErr.ErrorCode == errDuplicateInProcess:
+				// Another node is storing the same URL at this moment.
+				m.stats.Published.Add(1)
+				m.stats.Duplicates.Add(1)
+			case ctx.Err() != nil:
+				return nil
+			default:
+				return fmt.Errorf("cluster: publish %s: %w", h.URL, err)
+			}
+		}
+	}
+}
+
+// receiver consumes the subjects of the shards this node owns.
+type receiver struct {
+	m  *Member
+	in chan jetstream.Msg
+	mu sync.Mutex // guards consuming
+	// consuming maps an owned shard to its running consumer.
+	consuming map[int]jetstream.ConsumeContext
+}
+
+// follow starts consuming the shards just taken and stops those let go;
+// it runs after every lease tick.
+func (r *receiver) follow(ctx context.Context) error {
+	owned := map[int]bool{}
+	for _, s := range r.m.leases.Owned() {
+		owned[s] = true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for s, cc := range r.consuming {
+		if !owned[s] {
+			cc.Stop()
+			delete(r.consuming, s)
+		}
+	}
+	for s := range owned {
+		if _, ok := r.consuming[s]; ok {
+			continue
+		}
+		cons, err := r.m.js.CreateOrUpdateConsumer(ctx, linkStream, jetstream.ConsumerConfig{
+			Durable: "shard-" + strconv.Itoa(s), FilterSubject: linkSubject + strconv.Itoa(s),
+			AckPolicy: jetstream.AckExplicitPolicy,
+		})
+		if err != nil {
+			return fmt.Errorf("cluster: consumer of shard %d: %w", s, err)
+		}
+		cc, err := cons.Consume(func(msg jetstream.Msg) {
+			r.m.busy.Add(1)
+			select {
+			case r.in <- msg:
+			case <-ctx.Done():
+				r.m.busy.Add(-1)
+			}
+		})
+		if err != nil {
+			return fmt.Errorf("cluster: consume shard %d: %w", s, err)
+		}
+		r.consuming[s] = cc
+	}
+	return nil
+}
+
+func (r *receiver) stopAll() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for s, cc := range r.consuming {
+		cc.Stop()
+		delete(r.consuming, s)
+	}
+}
+
+// maxAdmit bounds the handoffs committed in one batch.
+const maxAdmit = 256
+
+// admit commits handed-over URLs in batches and acknowledges them after
+// the commit. A URL whose shard this node no longer owns is refused (Nak)
+// so the stream redelivers it to the owner.
+func (r *receiver) admit(ctx context.Context, c *crawler.Crawler, f *frontier.Frontier) error {
+	for {
+		var batch []jetstream.Msg
+		select {
+		case <-ctx.Done():
+			return nil
+		case msg := <-r.in:
+			batch = append(batch, msg)
+		}
+	more:
+		for len(batch) < maxAdmit {
+			select {
+			case msg := <-r.in:
+				batch = append(batch, msg)
+			default:
+				break more
+			}
+		}
+		if err := r.commit(ctx, c, f, batch); err != nil {
+			return err
+		}
+	}
+}
+
+func (r *receiver) commit(ctx context.Context, c *crawler.Crawler, f *frontier.Frontier, batch []jetstream.Msg) error {
+	defer r.m.busy.Add(-int64(len(batch)))
+	var hs []crawler.Handoff
+	var keep []jetstream.Msg
+	for _, msg := range batch {
+		var h crawler.Handoff
+		if err := json.Unmarshal(msg.Data(), &h); err != nil {
+			// Not ours to interpret: acknowledged so it is not redelivered forever.
+			r.m.logger.Error("undecodable handoff", "subject", msg.Subject(), "err", err)
+			if err := msg.Term(); err != nil {
+				return fmt.Errorf("cluster: terminate message: %w", err)
+			}
+			continue
+		}
+		if !r.m.Route(h.URL) {
+			if err := msg.Nak(); err != nil {
+				return fmt.Errorf("cluster: nak %s: %w", h.URL, err)
+			}
+			continue
+		}
+		hs = append(hs, h)
+		keep = append(keep, msg)
+	}
+	r.m.stats.Received.Add(int64(len(hs)))
+	n, err := c.Admit(ctx, f, hs)
+	if err != nil {
+		return err // not acknowledged: redelivered after AckWait
+	}
+	r.m.stats.Admitted.Add(int64(n))
+	for _, msg := range keep {
+		if err := msg.Ack(); err != nil {
+			return fmt.Errorf("cluster: ack: %w", err)
+		}
+	}
+	return nil
+}
+
+// Pending counts the handoffs not yet finished with: this node's, queued
+// to publish or being published or committed, and the whole cluster's,
+// waiting in the stream (acknowledged ones leave it). A crawl is over
+// when every node's Pending is 0 and its frontier is drained.
+func (m *Member) Pending(ctx context.Context) (int, error) {
+	n := len(m.out) + int(m.busy.Load())
+	st, err := m.js.Stream(ctx, linkStream)
+	if err != nil {
+		return 0, fmt.Errorf("cluster: stream %s: %w", linkStream, err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("cluster: stream %s: %w", linkStream, err)
+	}
+	return n + int(info.State.Msgs), nil
+}

@@ -1,0 +1,110 @@
+package crawler_test
+
+import (
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/internal/urlnorm"
+)
+
+// router owns the hosts set true, as a cluster node owns its shards'.
+type router struct {
+	mu     sync.Mutex
+	owns   map[string]bool
+	handed []crawler.Handoff
+}
+
+func (r *router) route(u string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.owns[urlnorm.Host(u)]
+}
+
+func (r *router) handoff(h crawler.Handoff) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.handed = append(r.handed, h)
+}
+
+func (r *router) set(host string, own bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.owns[host] = own
+}
+
+// TestRouteHandsOverOtherHostsAndAdmitTakesThemIn: a crawler that owns
+// a.test only fetches nothing from b.test; the b.test URLs it meets are
+// handed over once, and a second crawler owning b.test admits them and
+// crawls b.test. A job queued while its host was owned and no longer is
+// is put back, not fetched, and fetched once the host is owned again.
+func TestRouteHandsOverOtherHostsAndAdmitTakesThemIn(t *testing.T) {
+	var log requestLog
+	srv := httptest.NewServer(log.wrap(smallWeb(3, nil, nil)))
+	defer srv.Close()
+	const routeWait = time.Hour
+	clk := clock.NewManual(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	node := func(owned string) (*env, *router) {
+		cfg := defaults(t)
+		loopback(cfg, srv, "a.test", "b.test")
+		unpolite(cfg, 2, "a.test", "b.test")
+		cfg.Crawler.Sitemaps = false
+		r := &router{owns: map[string]bool{owned: true}}
+		opts := crawler.Options{Clock: clk, Route: r.route, Handoff: r.handoff, RouteWait: routeWait}
+		return newEnvWith(t, cfg, t.TempDir(), opts), r
+	}
+	a, ra := node("a.test")
+	seeds := []string{"http://a.test/", "http://b.test/"}
+	a.crawl(t, seeds...)
+	for _, req := range log.all() {
+		if req.host != "a.test" {
+			t.Errorf("the a.test node requested %s%s", req.host, req.path)
+		}
+	}
+	if len(ra.handed) != 1 || ra.handed[0].URL != "http://b.test/" {
+		t.Fatalf("handed over %+v, want the b.test seed", ra.handed)
+	}
+
+	b, rb := node("b.test")
+	// The b.test node admits what the a.test node handed over, and knows
+	// the seeds (its scope), as every node of a cluster does; the a.test
+	// seed it hands over in turn.
+	if n, err := b.c.Admit(t.Context(), b.f, ra.handed); err != nil || n != 1 {
+		t.Fatalf("Admit = %d, %v; want the one new URL", n, err)
+	}
+	if n, err := b.c.Seed(t.Context(), b.f, seeds); err != nil || n != 0 {
+		t.Fatalf("Seed = %d, %v; want nothing new on this node", n, err)
+	}
+	if len(rb.handed) != 1 || rb.handed[0].URL != "http://a.test/" {
+		t.Fatalf("the b.test node handed over %+v, want the a.test seed", rb.handed)
+	}
+	// b.test's pages are queued, but the host is let go before the crawl:
+	// nothing of it may be fetched.
+	rb.set("b.test", false)
+	before := len(log.all())
+	b.crawl(t)
+	if got := len(log.all()); got != before {
+		t.Fatalf("%d requests while b.test was not owned", got-before)
+	}
+	// Owned again one RouteWait later: b.test is crawled, and only by it.
+	rb.set("b.test", true)
+	clk.Advance(routeWait)
+	sum := b.crawl(t)
+	var bReqs []string
+	for _, req := range log.all()[before:] {
+		if req.host != "b.test" {
+			t.Errorf("the b.test node requested %s%s", req.host, req.path)
+		}
+		bReqs = append(bReqs, req.path)
+	}
+	// robots.txt, the home page, its three pages and /private/secret.
+	if sum.New != 5 || len(bReqs) != 6 {
+		t.Errorf("b.test crawl: %d new pages, requests %v; want 5 pages and robots.txt\n%s", sum.New, bReqs, sum)
+	}
+	if len(rb.handed) != 1 {
+		t.Errorf("the b.test node handed over %+v; every link it met was its own", rb.handed[1:])
+	}
+}
