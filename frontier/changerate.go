@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"iter"
 	"math"
 	"time"
 
@@ -21,24 +22,35 @@ type history struct {
 // "changed" for SBR when the fraction of differing shingles exceeds τ).
 func readHistory(log []repo.FetchRecord, tau float64) history {
 	var h history
-	var prev time.Time
-	for _, r := range log {
-		if r.Outcome != repo.OutcomeOK && r.Outcome != repo.OutcomeNotModified {
-			continue
-		}
-		if !prev.IsZero() {
-			h.intervals++
-			h.span += r.At.Sub(prev)
-			if r.Changed {
-				h.updates++
-				if r.Difference < 0 || r.Difference >= tau {
-					h.changes++
-				}
+	for gap, r := range intervals(log) {
+		h.intervals++
+		h.span += gap
+		if r.Changed {
+			h.updates++
+			if r.Difference < 0 || r.Difference >= tau {
+				h.changes++
 			}
 		}
-		prev = r.At
 	}
 	return h
+}
+
+// intervals yields every re-fetch of a fetch log that observed the page
+// (content or a 304) after an earlier observation, with the time since
+// that one: the intervals over which a change was or was not seen.
+func intervals(log []repo.FetchRecord) iter.Seq2[time.Duration, repo.FetchRecord] {
+	return func(yield func(time.Duration, repo.FetchRecord) bool) {
+		var prev time.Time
+		for _, r := range log {
+			if r.Outcome != repo.OutcomeOK && r.Outcome != repo.OutcomeNotModified {
+				continue
+			}
+			if !prev.IsZero() && !yield(r.At.Sub(prev), r) {
+				return
+			}
+			prev = r.At
+		}
+	}
 }
 
 // changeRate estimates a Poisson change rate, in changes per period, with

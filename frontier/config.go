@@ -16,8 +16,16 @@ type Config struct {
 	HostBuffer int          `mapstructure:"host_buffer"`
 	Spread     bool         `mapstructure:"spread"`
 	Tau        float64      `mapstructure:"tau"`
-	Explore    float64      `mapstructure:"explore"`
 	Window     int          `mapstructure:"window"`
+	// The deltaq policy's exploration (policy_deltaq.go): thompson or
+	// mean, the hard bound on a page's revisit interval (0: none) and the
+	// seed of its posterior draws.
+	Exploration string        `mapstructure:"exploration"`
+	MaxInterval time.Duration `mapstructure:"max_interval"`
+	Seed        uint64        `mapstructure:"seed"`
+	// SitemapLastMod makes the deltaq policy re-read sitemaps each period
+	// and take their <lastmod> as evidence of change.
+	SitemapLastMod bool `mapstructure:"sitemap_lastmod"`
 }
 
 // BudgetConfig is the fetch budget: at most Fetches page fetches per Period.
@@ -61,8 +69,11 @@ func (c Config) Validate(policies []string) error {
 	if c.Tau < 0 || c.Tau > 1 {
 		bad("tau", c.Tau, "must be in [0, 1]")
 	}
-	if c.Explore < 0 || c.Explore > 1 {
-		bad("explore", c.Explore, "must be in [0, 1]")
+	if !slices.Contains(Explorations(), c.Exploration) {
+		bad("exploration", fmt.Sprintf("%q", c.Exploration), fmt.Sprintf("must be one of %v", Explorations()))
+	}
+	if c.MaxInterval < 0 {
+		bad("max_interval", c.MaxInterval, "must be >= 0 (0: no bound)")
 	}
 	if c.Window < 1 {
 		bad("window", c.Window, "must be >= 1")

@@ -23,9 +23,46 @@
 // files. New URLs leave each host's queue in the order they were found, so
 // a crawl proceeds breadth-first.
 //
-// ExplainPage (explain.go) says what the ΔQ policy thinks of one page:
+// ExplainPage (explain.go) gives one page's thesis estimate (§4.7.1):
 // δQ_A, how many re-downloads it averages and the priority now, under the
 // policy New recorded in the repository (metadata frontier.policy).
+//
+// # ΔQ without hindsight
+//
+// The deltaq policy (thesis §4.5) re-fetches the pages of largest
+// E[ΔQ(p, t)]. The thesis estimates it as δQ_A(p)·(t − LR(p, t)), δQ_A(p)
+// the mean of ΔQ_A/(t − LR) over the page's past re-downloads (§4.7.1),
+// fitted on the whole archive (§4.7.2). Learned online, from a crawler's
+// own re-downloads, that estimate fails in two ways: one re-download that
+// found no change sets δQ_A(p) = 0, and a page at 0 is never re-fetched,
+// so its estimate never moves (§7.2); and it grows without bound with the
+// time since LR, although a page's copy can only be stale once: many
+// changes since LR are worth what the last one is worth.
+//
+// Here a re-download at t is worth ΔQ_A(p, t) = 0 if p did not change
+// since LR(p, t), so
+//
+//	E[ΔQ_A(p, t)] = P(p changed in (LR, t]) · E[ΔQ_A(p, t) | it did]
+//
+// exactly, by the law of total expectation; the modelling is in the two
+// factors. The first comes from a Poisson change process with rate λ_p,
+// P = 1 − E[e^(−λ_p·(t−LR))] under λ_p's posterior (changemodel.go). The
+// second is the impact of a change on what users see, taken not to depend
+// on how long ago it happened (a copy replaced after two changes is
+// replaced by the latest). Its prior grows with the page's stake in the
+// workload, which the index knows without a re-download (the inspection
+// weight its current ranks hold), and is learned from the ΔQ_A measured on
+// past changes of all pages (impact.go). Both posteriors pool evidence
+// across alike pages, so a page seen once is judged by its neighbours and
+// not by its single observation.
+//
+// Exploration is Thompson sampling (Thompson 1933; for ranking B items per
+// round, as here, the batch form of Russo et al.'s tutorial, 2018): each
+// period every page is scored with a draw from its posteriors instead of
+// their means. A page whose posterior is narrow and low is rarely drawn
+// high; one seen little, with a large stake, often is. Every page keeps a
+// positive chance of a re-fetch, and frontier.max_interval bounds the wait
+// outright.
 //
 // Time comes from a clock.Clock, so the same code runs in wall time (the
 // crawler, RunPlanner) and in replayed evaluation weeks (the harness moves a

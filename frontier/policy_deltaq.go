@@ -2,38 +2,214 @@ package frontier
 
 import (
 	"context"
+	"hash/fnv"
 	"math"
+	"math/rand/v2"
+	"net/http"
+	"strings"
 	"time"
 
 	"github.com/deltaq/deltaq/internal/urlnorm"
+
 	"github.com/deltaq/deltaq/repo"
 )
 
-// DeltaQ re-fetches the pages whose new content is expected to change what
-// users see the most (thesis §4.5–4.7). The index measures ΔQ_A(p, t) each
-// time a re-fetched page is re-indexed (§4.6); an unchanged re-fetch
-// measures 0. Over the last Window re-downloads R(p),
+// DeltaQ re-fetches the pages whose re-download is expected to change
+// what users see the most (thesis §4.5–4.7), estimated online from the
+// crawler's own observations (doc.go derives the estimate).
 //
-//	δQ_A(p) = (1/|R(p)|) Σ_{t∈R(p)} ΔQ_A(p,t) / (t − LR(p,t))     (§4.7.1)
+// Each period it scores every candidate p by
 //
-// in ΔQ_A per period, and the priority is P(p, t) = δQ_A(p)·(t − LR(p, t)).
+//	E[ΔQ_A(p, t)] = P(p changed since LR(p, t)) · E[ΔQ_A | a change]
 //
-// A page with no re-download yet takes the mean δQ_A of its host's
-// measured pages (the whole repository's if its host has none). Because a
-// page whose estimate is 0 would never be re-fetched and so never
-// re-estimated (§7.2's vicious cycle), a share Explore of each period's
-// picks goes to the pages fetched longest ago among those priority did not
-// pick: with C candidate pages, every page is re-fetched at least once
-// every ⌈C / ⌈Explore·N⌉⌉ periods.
+// with both factors posteriors pooled over alike pages (changemodel.go,
+// impact.go). With Exploration "thompson" the score is computed from one
+// draw of each posterior per page and period (Thompson sampling: Thompson,
+// Biometrika 1933; Russo et al., "A tutorial on Thompson sampling", 2018),
+// so a page is re-fetched with the probability that it is among the best
+// N, and pages whose posteriors are wide and whose stake is large are
+// revisited; with "mean", from the posterior means (no exploration, the
+// setting when the estimates do not depend on the policy's own
+// re-downloads). A page not re-fetched for MaxInterval goes first, oldest
+// first, whatever its score (thesis §7.2: a page never re-fetched never
+// changes its estimate); the bound holds whenever C/N periods fit in it,
+// C the candidates.
+//
+// With SitemapLastMod, the sitemaps (and feeds: every XML candidate) are
+// re-fetched each period, oldest first, with at most a quarter of the
+// picks, and a page's <lastmod> is evidence: a date after LR(p, t) means
+// the page changed (P = 1), and a sitemap read after LR(p, t) that does
+// not list a newer date means it did not change until then.
 type DeltaQ struct {
-	Explore float64 // share of picks for exploration
-	Window  int     // |R(p)|: re-downloads averaged
+	Window         int           // changes whose ΔQ_A the impact posterior uses (the latest)
+	SitemapLastMod bool          // read sitemaps' <lastmod> (re-fetching them each period)
+	Exploration    string        // "thompson" or "mean"
+	MaxInterval    time.Duration // longest time between re-fetches; 0: none
+	Seed           uint64        // Thompson draws: a function of Seed, URL and period
+	Importance     Importance    // a page's stake in the workload; nil: every page 1
 }
+
+// Explorations lists the values of frontier.exploration.
+func Explorations() []string { return []string{"thompson", "mean"} }
 
 // Name implements Policy.
 func (*DeltaQ) Name() string { return "deltaq" }
 
-// Estimate is a page's δQ_A and how it was obtained, for `page explain`.
+// pageModel is one candidate's posteriors.
+type pageModel struct {
+	url string
+	age float64 // periods since LR(p, t)
+	// open is the part of age no sitemap has spoken for yet; changed
+	// says a sitemap's <lastmod> shows a change since LR.
+	open    float64
+	changed bool
+	prior   []float64
+	lik     []float64 // nil without evidence
+	imp     impactPosterior
+}
+
+// isFeed reports whether a page is a sitemap or feed (an XML document the
+// crawler reads entries from) rather than a page users search.
+func isFeed(p repo.Page) bool { return strings.Contains(p.ContentType, "xml") }
+
+// sitemapEvidence adds what the sitemaps say about c since its last fetch
+// to ev and returns the part of its age they leave open and whether they
+// show a change. seen is when its host's sitemaps were last read.
+func sitemapEvidence(c candidate, seen time.Time, now time.Time, period time.Duration, ev *evidence) (open float64, changed bool) {
+	periods := func(d time.Duration) float64 { return d.Seconds() / period.Seconds() }
+	lm, lr := c.page.SitemapLastMod, c.lastFetch
+	open = periods(now.Sub(lr))
+	switch {
+	case lm.IsZero() || !seen.After(lr):
+	case lm.After(lr):
+		ev.changed = append(ev.changed, periods(lm.Sub(lr)))
+		if seen.After(lm) {
+			ev.quiet += periods(seen.Sub(lm))
+		}
+		return open, true
+	default:
+		ev.quiet += periods(seen.Sub(lr))
+		open = periods(now.Sub(seen))
+	}
+	return open, false
+}
+
+// Select implements Policy.
+func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, error) {
+	cands, err := readCandidates(ctx, pages)
+	if err != nil {
+		return nil, err
+	}
+	grid := newRateGrid()
+	models := make([]pageModel, len(cands))
+	urls := make([]string, len(cands))
+	liks := make([][]float64, len(cands))
+	obs := make([]impactObservations, len(cands))
+	// Sitemaps first: when each host's were last read, and this period's
+	// re-reads.
+	seen := map[string]time.Time{}
+	feeds := newTopN(0)
+	if d.SitemapLastMod {
+		feeds = newTopN(plan.N / 4)
+	}
+	for _, c := range cands {
+		if isFeed(c.page) {
+			h := urlnorm.Host(c.url)
+			seen[h] = later(seen[h], c.lastFetch)
+			feeds.offer(c.url, plan.periods(c.lastFetch), 0)
+		}
+	}
+	picked := feeds.urls()
+	for i, c := range cands {
+		urls[i] = c.url
+		if isFeed(c.page) {
+			continue
+		}
+		ms, err := pages.DeltaQs(ctx, c.url)
+		if err != nil {
+			return nil, err
+		}
+		lastMod, _ := http.ParseTime(c.page.LastModified)
+		ev, o := observe(c.log, ms, lastMod, d.Window, plan.Period)
+		o.stake = importanceOf(d.Importance, c.url)
+		obs[i] = o
+		m := pageModel{url: c.url, age: plan.periods(c.lastFetch)}
+		m.open = m.age
+		if d.SitemapLastMod {
+			m.open, m.changed = sitemapEvidence(c, seen[urlnorm.Host(c.url)], plan.Now, plan.Period, &ev)
+		}
+		if !ev.empty() {
+			liks[i] = make([]float64, gridSize)
+			grid.likelihood(ev, liks[i])
+		}
+		m.lik = liks[i]
+		models[i] = m
+	}
+	priors := pooledPriors(urls, liks)
+	impacts := fitImpact(obs)
+	bound := math.Inf(1)
+	if d.MaxInterval > 0 {
+		bound = d.MaxInterval.Seconds() / plan.Period.Seconds()
+	}
+	post := make([]float64, gridSize)
+	top := newTopN(plan.N - len(picked))
+	src := rand.NewPCG(0, 0)
+	rng := rand.New(src)
+	period := uint64(plan.Now.UnixNano())
+	for i := range models {
+		m := &models[i]
+		if m.url == "" { // a feed
+			continue
+		}
+		m.prior = priors[i]
+		m.imp = impacts.posterior(obs[i])
+		if m.lik != nil {
+			posterior(m.prior, m.lik, post)
+		} else {
+			copy(post, m.prior)
+		}
+		var score float64
+		switch {
+		case m.age >= bound:
+			score = math.Inf(1)
+		case d.Exploration == "thompson":
+			src.Seed(d.Seed^urlHash(m.url), period)
+			lambda := grid.sample(post, rng.Float64(), rng.Float64())
+			p := -math.Expm1(-lambda * m.open)
+			if m.changed {
+				p = 1
+			}
+			score = p * m.imp.sample(rng)
+		default:
+			p := grid.changeProbability(post, m.open)
+			if m.changed {
+				p = 1
+			}
+			score = p * m.imp.mean()
+		}
+		top.offer(m.url, score, m.age)
+	}
+	return append(picked, top.urls()...), nil
+}
+
+// later is the later of two times.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// urlHash is FNV-1a of a URL: the per-page Thompson streams depend on the
+// URL alone, the same in every process and in any candidate order.
+func urlHash(u string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(u))
+	return h.Sum64()
+}
+
+// Estimate is a page's thesis estimate δQ_A(p) (§4.7.1) and how it was
+// obtained, for `page explain` and fig. 4.3's forecastability check.
 type Estimate struct {
 	Rate      float64 // δQ_A(p), ΔQ_A per period
 	Measured  bool    // from the page's own re-downloads (else a prior)
@@ -82,56 +258,4 @@ func EstimateOf(log []repo.FetchRecord, ms []repo.DeltaQ, window int, period tim
 	e.Rate = sum / float64(e.Samples)
 	e.Measured = true
 	return e, true
-}
-
-// Select implements Policy.
-func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, error) {
-	cands, err := readCandidates(ctx, pages)
-	if err != nil {
-		return nil, err
-	}
-	rate := make([]float64, len(cands))
-	measured := make([]bool, len(cands))
-	hostSum := map[string]float64{}
-	hostN := map[string]int{}
-	for i, c := range cands {
-		ms, err := pages.DeltaQs(ctx, c.url)
-		if err != nil {
-			return nil, err
-		}
-		est, ok := EstimateOf(c.log, ms, d.Window, plan.Period)
-		if ok {
-			h := urlnorm.Host(c.url)
-			hostSum[h] += est.Rate
-			hostN[h]++
-		}
-		rate[i], measured[i] = est.Rate, ok
-	}
-	globalPrior := meanOr(rate, measured, 0)
-	explore := int(math.Ceil(d.Explore * float64(plan.N)))
-	top := newTopN(plan.N - explore)
-	for i, c := range cands {
-		if !measured[i] {
-			h := urlnorm.Host(c.url)
-			if n := hostN[h]; n > 0 {
-				rate[i] = hostSum[h] / float64(n)
-			} else {
-				rate[i] = globalPrior
-			}
-		}
-		age := plan.periods(c.lastFetch)
-		top.offer(c.url, rate[i]*age, age)
-	}
-	picked := top.urls()
-	chosen := make(map[string]bool, len(picked))
-	for _, u := range picked {
-		chosen[u] = true
-	}
-	oldest := newTopN(explore)
-	for _, c := range cands {
-		if !chosen[c.url] {
-			oldest.offer(c.url, plan.periods(c.lastFetch), 0)
-		}
-	}
-	return append(picked, oldest.urls()...), nil
 }

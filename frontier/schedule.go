@@ -12,6 +12,7 @@ type candidate struct {
 	url       string
 	lastFetch time.Time
 	log       []repo.FetchRecord
+	page      repo.Page
 }
 
 // readCandidates loads every candidate page with its fetch history.
@@ -25,7 +26,7 @@ func readCandidates(ctx context.Context, pages Pages) ([]candidate, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, candidate{url: p.URL, lastFetch: p.LastFetch, log: log})
+		out = append(out, candidate{url: p.URL, lastFetch: p.LastFetch, log: log, page: p})
 	}
 	return out, nil
 }

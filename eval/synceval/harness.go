@@ -78,6 +78,20 @@ type env struct {
 	// mu is the importance μ(p) of each archive URL (by URL id) under the
 	// workload over the local index, for EBR and LambdaCrawl (localAnswers.importance).
 	mu []float64
+	// took is the wall time spent in each stage of the weekly loop.
+	took stageTimes
+}
+
+// stageTimes is a run's wall time by stage of the weekly loop.
+type stageTimes struct {
+	Plan, Crawl, Index, Compact, Rank time.Duration
+}
+
+// since adds the time since start to *d and returns now.
+func since(d *time.Duration, start time.Time) time.Time {
+	now := time.Now()
+	*d += now.Sub(start)
+	return now
 }
 
 // budgetAll is B for the run that re-fetches everything every week: more
@@ -128,11 +142,12 @@ func (h *harness) open(ctx context.Context, dir string, spec runSpec) (e *env, e
 
 	rcfg := h.cfg.Repo
 	if h.whole != nil {
-		// δQ_A over every re-download of the archive (§4.7.2). No page's
-		// estimate depends on the run's own re-downloads, so there is no
-		// §7.2 trap to explore out of: every pick goes by priority.
+		// Estimates from every re-download of the archive (§4.7.2). No
+		// page's estimate depends on the run's own re-downloads, so there
+		// is no §7.2 trap to explore out of: deltaq ranks by its
+		// posterior means.
 		fcfg.Window = max(fcfg.Window, h.c.weeks())
-		fcfg.Explore = 0
+		fcfg.Exploration = "mean"
 	}
 	if spec.All {
 		// Fig. 4.3 and eval.sync.history "whole" need every
@@ -209,6 +224,7 @@ func (e *env) crawl(ctx context.Context) (int, error) {
 // depend on its content alone (index.Compact), ranks every query on it
 // and returns Q(W^L) against week w.
 func (e *env) settle(ctx context.Context, w int) (float64, error) {
+	t := time.Now()
 	seq := e.ix.Watermark()
 	if _, err := e.ix.CatchUp(ctx); err != nil {
 		return 0, err
@@ -216,13 +232,16 @@ func (e *env) settle(ctx context.Context, w int) (float64, error) {
 	if err := e.local.follow(ctx, e.db, seq); err != nil {
 		return 0, err
 	}
+	t = since(&e.took.Index, t)
 	if err := e.ix.Compact(ctx); err != nil {
 		return 0, err
 	}
+	t = since(&e.took.Compact, t)
 	if err := e.local.rank(ctx, e.ix); err != nil {
 		return 0, err
 	}
 	e.local.importance(e.mu)
+	since(&e.took.Rank, t)
 	return e.h.ideal.quality(w, e.local.answers), nil
 }
 

@@ -45,6 +45,8 @@ type runResult struct {
 	Took  time.Duration
 	// Reranked and Kept count the answers ranked afresh and reused.
 	Reranked, Kept int
+	// Stages is the wall time by stage of the weekly loop.
+	Stages stageTimes
 	// Forecast holds δQ_A per page over the two halves, and History every
 	// page's fetch log and ΔQ_A measurements (All runs only).
 	Forecast []forecastPage
@@ -94,12 +96,15 @@ func (h *harness) run(ctx context.Context, id int, spec runSpec) (res *runResult
 			return nil, err
 		}
 		e.clk.Set(h.c.dates[w])
+		t := time.Now()
 		if res.Planned[w], err = e.fr.Plan(ctx); err != nil {
 			return nil, err
 		}
+		t = since(&e.took.Plan, t)
 		if res.Fetched[w], err = e.crawl(ctx); err != nil {
 			return nil, err
 		}
+		since(&e.took.Crawl, t)
 		if res.Fetched[w] > spec.Budget {
 			return nil, fmt.Errorf("synceval: %s: week %d: %d fetches, over the budget B = %d", spec, w, res.Fetched[w], spec.Budget)
 		}
@@ -120,6 +125,7 @@ func (h *harness) run(ctx context.Context, id int, spec runSpec) (res *runResult
 		res.Forecast = h.forecast(res.History)
 	}
 	res.Reranked, res.Kept = e.local.Reranked, e.local.Kept
+	res.Stages = e.took
 	res.Took = time.Since(start)
 	return res, nil
 }

@@ -272,8 +272,11 @@ func (h *harness) runAll(ctx context.Context, specs []runSpec, results []*runRes
 			defer mu.Unlock()
 			done++
 			defer h.prog.RunDone()
-			fmt.Fprintf(progress, "%s: [%d/%d] %s: mean Q %.4f in %v (%d answers ranked, %d reused)\n",
-				h.c.name, done, len(specs), specs[i], r.MeanQ, r.Took.Round(time.Millisecond), r.Reranked, r.Kept)
+			st := r.Stages
+			fmt.Fprintf(progress, "%s: [%d/%d] %s: mean Q %.4f in %v (%d answers ranked, %d reused; plan %v, crawl %v, index %v, compact %v, rank %v)\n",
+				h.c.name, done, len(specs), specs[i], r.MeanQ, r.Took.Round(time.Millisecond), r.Reranked, r.Kept,
+				st.Plan.Round(time.Millisecond), st.Crawl.Round(time.Millisecond), st.Index.Round(time.Millisecond),
+				st.Compact.Round(time.Millisecond), st.Rank.Round(time.Millisecond))
 			return nil
 		})
 	}

@@ -54,14 +54,17 @@ func checkRuns(t *testing.T, sum *synceval.Summary) {
 
 // TestSweepIsReproducible runs a small sweep of every policy twice over a
 // hand-made archive whose pages change, vanish and appear, under both
-// scoring models: the results are the same bytes.
+// scoring models and both histories, once on one worker and once on
+// two: the results are the same bytes.
 func TestSweepIsReproducible(t *testing.T) {
 	for _, s := range []index.Scoring{index.ScoringBM25, index.ScoringTFIDF} {
-		t.Run(string(s), func(t *testing.T) { testSweepIsReproducible(t, s) })
+		for _, history := range []string{"own", "whole"} {
+			t.Run(string(s)+"/"+history, func(t *testing.T) { testSweepIsReproducible(t, s, history) })
+		}
 	}
 }
 
-func testSweepIsReproducible(t *testing.T, scoring index.Scoring) {
+func testSweepIsReproducible(t *testing.T, scoring index.Scoring, history string) {
 	page := func(title, words string, links ...string) string {
 		b := "<html><head><title>" + title + "</title></head><body><p>" + words + "</p>"
 		for _, l := range links {
@@ -94,9 +97,11 @@ func testSweepIsReproducible(t *testing.T, scoring index.Scoring) {
 	cfg.Taus = []float64{0.5, 1}
 	cfg.Filter, cfg.Pages = "none", "all"
 	cfg.Index.Scoring = scoring
+	cfg.History = history
 
 	var csvs [][]byte
 	for i := range 2 {
+		cfg.Workers = 1 + i
 		out := filepath.Join(t.TempDir(), "out")
 		sum, err := synceval.Run(context.Background(), cfg, out, nil)
 		if err != nil {

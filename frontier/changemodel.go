@@ -1,0 +1,221 @@
+package frontier
+
+import (
+	"math"
+	"strings"
+
+	"github.com/deltaq/deltaq/internal/urlnorm"
+)
+
+// The change model: a posterior over each page's Poisson change rate λ,
+// in changes per period, pooled across alike pages by empirical Bayes.
+//
+// λ lives on a fixed log-spaced grid (rateGrid). A fetch log is a series
+// of intervals between two observations of the page (content or a 304),
+// each of which found a change or did not, so the likelihood is interval
+// censored:
+//
+//	L(λ) = Π_quiet e^(−λ·I) · Π_changed (1 − e^(−λ·I))
+//
+// A 304 or an unchanged signature is evidence of no change over its
+// interval; a page fetched rarely is not mistaken for one that changes
+// rarely. The prior is the mixing distribution g over the grid that
+// maximizes the marginal likelihood of the pages alike (nonparametric
+// empirical Bayes: Laird, "Nonparametric maximum likelihood estimation of
+// a mixing distribution", JASA 1978; Efron, "Empirical Bayes deconvolution
+// estimates", Biometrika 2016), fitted by EM at three levels: all pages,
+// each host, each URL directory (host and path up to its last '/'). Each
+// level is shrunk toward the one above by poolPseudoPages pseudo-pages
+// (a Dirichlet prior on g), so a directory with two observed pages mostly
+// keeps its host's prior and one with hundreds speaks for itself.
+
+const (
+	gridSize = 40
+	gridMin  = 1.0 / 2048 // λ, changes per period: once in ~40 years of weeks
+	gridMax  = 16.0
+	// poolPseudoPages is the weight, in pages, of the level above in a
+	// group's prior.
+	poolPseudoPages = 8
+	emIterations    = 30
+)
+
+// rateGrid is the support of the change-rate posteriors: λ_k per period,
+// log-spaced from gridMin to gridMax.
+type rateGrid struct {
+	lambda []float64
+	step   float64 // ln λ_{k+1} − ln λ_k
+}
+
+func newRateGrid() rateGrid {
+	g := rateGrid{lambda: make([]float64, gridSize), step: math.Log(gridMax/gridMin) / (gridSize - 1)}
+	for k := range g.lambda {
+		g.lambda[k] = gridMin * math.Exp(g.step*float64(k))
+	}
+	return g
+}
+
+// evidence is what a page's fetch log says about its change rate.
+type evidence struct {
+	quiet   float64   // summed length, in periods, of intervals with no change
+	changed []float64 // lengths, in periods, of intervals that found a change
+}
+
+func (e evidence) empty() bool { return e.quiet == 0 && len(e.changed) == 0 }
+
+// likelihood writes L(λ_k) into out, scaled so that its largest value is 1.
+func (g rateGrid) likelihood(e evidence, out []float64) {
+	top := math.Inf(-1)
+	for k, l := range g.lambda {
+		ll := -l * e.quiet
+		for _, iv := range e.changed {
+			ll += math.Log(-math.Expm1(-l * iv))
+		}
+		out[k] = ll
+		top = max(top, ll)
+	}
+	for k := range out {
+		out[k] = math.Exp(out[k] - top)
+	}
+}
+
+// posterior writes prior·L normalized into out.
+func posterior(prior, lik, out []float64) {
+	var s float64
+	for k := range out {
+		out[k] = prior[k] * lik[k]
+		s += out[k]
+	}
+	if s == 0 { // the evidence contradicts the prior's support: fall back to it
+		copy(out, prior)
+		return
+	}
+	for k := range out {
+		out[k] /= s
+	}
+}
+
+// changeProbability is P(at least one change in age periods) under the
+// posterior post: Σ_k post_k·(1 − e^(−λ_k·age)).
+func (g rateGrid) changeProbability(post []float64, age float64) float64 {
+	if age <= 0 {
+		return 0
+	}
+	var p float64
+	for k, w := range post {
+		p -= w * math.Expm1(-g.lambda[k]*age)
+	}
+	return p
+}
+
+// meanRate is the posterior mean of λ.
+func (g rateGrid) meanRate(post []float64) float64 {
+	var m float64
+	for k, w := range post {
+		m += w * g.lambda[k]
+	}
+	return m
+}
+
+// sample draws λ from post: a grid point by its weight, then uniformly in
+// ln λ within its cell, so draws are not confined to the grid.
+func (g rateGrid) sample(post []float64, u1, u2 float64) float64 {
+	k := len(post) - 1
+	for i, w := range post {
+		if u1 < w {
+			k = i
+			break
+		}
+		u1 -= w
+	}
+	return g.lambda[k] * math.Exp((u2-0.5)*g.step)
+}
+
+// fitMixing returns the grid weights g maximizing
+// Σ_i ln Σ_k g_k·L_ik + κ·Σ_k base_k·ln g_k, by EM: a MAP estimate of
+// the mixing distribution of the pages whose likelihoods are liks, under
+// a Dirichlet prior of κ pseudo-pages distributed as base.
+func fitMixing(liks [][]float64, base []float64, kappa float64) []float64 {
+	g := append([]float64(nil), base...)
+	if len(liks) == 0 {
+		return g
+	}
+	acc := make([]float64, len(g))
+	post := make([]float64, len(g))
+	for range emIterations {
+		for k := range acc {
+			acc[k] = kappa * base[k]
+		}
+		for _, lik := range liks {
+			posterior(g, lik, post)
+			for k := range acc {
+				acc[k] += post[k]
+			}
+		}
+		var total float64
+		for _, a := range acc {
+			total += a
+		}
+		for k := range g {
+			g[k] = acc[k] / total
+		}
+	}
+	return g
+}
+
+// pooledPriors fits the change-rate prior of every page's directory:
+// global → host → directory. liks[i] is nil for a page without
+// evidence; such pages take the prior of their group.
+func pooledPriors(urls []string, liks [][]float64) [][]float64 {
+	uniform := make([]float64, gridSize)
+	for k := range uniform {
+		uniform[k] = 1.0 / gridSize
+	}
+	var all [][]float64
+	hosts := map[string][][]float64{}
+	dirs := map[string][][]float64{}
+	for i, u := range urls {
+		if liks[i] == nil {
+			continue
+		}
+		all = append(all, liks[i])
+		hosts[urlnorm.Host(u)] = append(hosts[urlnorm.Host(u)], liks[i])
+		dirs[directory(u)] = append(dirs[directory(u)], liks[i])
+	}
+	global := fitMixing(all, uniform, 1)
+	hostPrior := map[string][]float64{}
+	dirPrior := map[string][]float64{}
+	out := make([][]float64, len(urls))
+	for i, u := range urls {
+		h, d := urlnorm.Host(u), directory(u)
+		hp, ok := hostPrior[h]
+		if !ok {
+			hp = fitMixing(hosts[h], global, poolPseudoPages)
+			hostPrior[h] = hp
+		}
+		dp, ok := dirPrior[d]
+		if !ok {
+			dp = fitMixing(dirs[d], hp, poolPseudoPages)
+			dirPrior[d] = dp
+		}
+		out[i] = dp
+	}
+	return out
+}
+
+// directory is a URL without its last path segment (and query): the
+// group of pages a site's templates usually put side by side.
+func directory(u string) string {
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	start := strings.Index(u, "://")
+	if start < 0 {
+		start = 0
+	} else {
+		start += 3
+	}
+	if j := strings.LastIndexByte(u[start:], '/'); j >= 0 {
+		return u[:start+j+1]
+	}
+	return u + "/"
+}

@@ -1,0 +1,317 @@
+package frontier
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/deltaq/deltaq/repo"
+)
+
+// syntheticLog simulates a page whose content changes as a Poisson process
+// of rate lambda per week, fetched at random intervals of 1–4 weeks for
+// fetches re-fetches, and returns its fetch log.
+func syntheticLog(rng *rand.Rand, lambda float64, fetches int) []repo.FetchRecord {
+	at := epoch
+	log := []repo.FetchRecord{{At: at, Outcome: repo.OutcomeOK, Difference: -1}}
+	for range fetches {
+		gap := 1 + rng.IntN(4)
+		at = at.Add(time.Duration(gap) * week)
+		r := repo.FetchRecord{At: at, Outcome: repo.OutcomeNotModified, Difference: -1}
+		if rng.Float64() < 1-math.Exp(-lambda*float64(gap)) {
+			r.Outcome, r.Changed, r.Difference = repo.OutcomeOK, true, 0.5
+		}
+		log = append(log, r)
+	}
+	return log
+}
+
+// TestChangeModelRecoversKnownRates builds a synthetic web of three
+// directories whose pages change at known rates and checks the pooled
+// posterior: the mean posterior rate of each directory is within 20 % of
+// its true rate, and the predicted chance of a change within two weeks is
+// within 0.05 of the truth on average over its pages. Pages with two
+// observations only (most of the web, for a crawler on a small budget)
+// borrow from their directory: their error is at most 0.08.
+func TestChangeModelRecoversKnownRates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	rates := map[string]float64{"slow": 0.02, "weekly": 0.3, "fast": 2}
+	var urls []string
+	var logs [][]repo.FetchRecord
+	truth := map[string]float64{}
+	for _, dir := range []string{"slow", "weekly", "fast"} {
+		for i := range 200 {
+			u := fmt.Sprintf("http://a.test/%s/%03d", dir, i)
+			n := 16
+			if i%2 == 1 {
+				n = 2 // sparsely observed
+			}
+			urls = append(urls, u)
+			logs = append(logs, syntheticLog(rng, rates[dir], n))
+			truth[u] = rates[dir]
+		}
+	}
+	grid := newRateGrid()
+	liks := make([][]float64, len(urls))
+	for i, log := range logs {
+		ev, _ := observe(log, nil, time.Time{}, 8, week)
+		liks[i] = make([]float64, gridSize)
+		grid.likelihood(ev, liks[i])
+	}
+	priors := pooledPriors(urls, liks)
+	post := make([]float64, gridSize)
+	type acc struct{ rate, errAll, errSparse, n, sparse float64 }
+	byDir := map[string]*acc{}
+	for i, u := range urls {
+		dir := directory(u)
+		a := byDir[dir]
+		if a == nil {
+			a = &acc{}
+			byDir[dir] = a
+		}
+		posterior(priors[i], liks[i], post)
+		lambda := truth[u]
+		e := math.Abs(grid.changeProbability(post, 2) - (1 - math.Exp(-2*lambda)))
+		a.rate += grid.meanRate(post)
+		a.errAll += e
+		a.n++
+		if len(logs[i]) == 3 {
+			a.errSparse += e
+			a.sparse++
+		}
+	}
+	for dir, lambda := range rates {
+		a := byDir["http://a.test/"+dir+"/"]
+		mean := a.rate / a.n
+		if math.Abs(mean-lambda) > 0.2*lambda {
+			t.Errorf("%s: mean posterior rate %.4f, true %.4f (more than 20 %% off)", dir, mean, lambda)
+		}
+		if e := a.errAll / a.n; e > 0.05 {
+			t.Errorf("%s: P(change in 2 weeks) off by %.3f on average, want <= 0.05", dir, e)
+		}
+		if e := a.errSparse / a.sparse; e > 0.08 {
+			t.Errorf("%s: pages seen twice: P(change in 2 weeks) off by %.3f on average, want <= 0.08", dir, e)
+		}
+	}
+}
+
+// TestImpactModelRecoversStakes draws each change's ΔQ_A as exponential
+// with mean 0.5·stake and checks that the pooled fit finds the slope
+// within 10 % and that a page's posterior mean impact is within 25 % of
+// its true mean once it has 8 observations.
+func TestImpactModelRecoversStakes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var obs []impactObservations
+	var want []float64
+	for i := range 2000 {
+		stake := 1 + float64(i%20)
+		o := impactObservations{stake: stake, n: 8}
+		for range o.n {
+			o.sum += rng.ExpFloat64() * 0.5 * stake
+		}
+		obs = append(obs, o)
+		want = append(want, 0.5*stake)
+	}
+	p := fitImpact(obs)
+	if math.Abs(p.b-0.5) > 0.05 {
+		t.Fatalf("fitted slope %.4f, want 0.5 ± 10 %%", p.b)
+	}
+	var rel float64
+	for i, o := range obs {
+		rel += math.Abs(p.posterior(o).mean()-want[i]) / want[i]
+	}
+	if rel /= float64(len(obs)); rel > 0.25 {
+		t.Fatalf("posterior mean impact off by %.1f %% on average, want <= 25 %%", 100*rel)
+	}
+	// A page never seen changing takes the pooled prior m₀ = a + b·stake.
+	if m := p.posterior(impactObservations{stake: 10}).mean(); math.Abs(m-5) > 0.5 {
+		t.Fatalf("prior mean impact at stake 10 = %.3f, want 5 ± 10 %%", m)
+	}
+}
+
+// deltaqWorld is a set of pages re-fetched under a DeltaQ policy, week
+// by week: pages change at given rates and the policy's picks become the
+// pages' fetch logs and ΔQ_A measurements.
+type deltaqWorld struct {
+	pages  *fakePages
+	last   map[string]time.Time
+	rate   map[string]float64 // changes per week
+	impact map[string]float64 // ΔQ_A of a change
+	rng    *rand.Rand
+}
+
+func newDeltaqWorld(n int, rate, impact func(i int) float64) *deltaqWorld {
+	w := &deltaqWorld{pages: &fakePages{logs: map[string][]repo.FetchRecord{}, dqs: map[string][]repo.DeltaQ{}},
+		last: map[string]time.Time{}, rate: map[string]float64{}, impact: map[string]float64{}, rng: rand.New(rand.NewPCG(5, 6))}
+	for i := range n {
+		u := fmt.Sprintf("http://a.test/%03d", i)
+		w.last[u] = epoch
+		w.pages.logs[u] = []repo.FetchRecord{{At: epoch, Outcome: repo.OutcomeOK, Difference: -1}}
+		w.rate[u], w.impact[u] = rate(i), impact(i)
+	}
+	return w
+}
+
+// period asks the policy for n picks at week wk and re-fetches them.
+func (w *deltaqWorld) period(t *testing.T, d *DeltaQ, wk, n int) []string {
+	t.Helper()
+	now := epoch.Add(time.Duration(wk) * week)
+	w.pages.pages = w.pages.pages[:0]
+	for u, at := range w.last {
+		w.pages.pages = append(w.pages.pages, repo.Page{URL: u, LastFetch: at})
+	}
+	slices.SortFunc(w.pages.pages, func(a, b repo.Page) int { return cmpString(a.URL, b.URL) })
+	got, err := d.Select(context.Background(), Plan{Now: now, N: n, Period: week}, w.pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range got {
+		gap := now.Sub(w.last[u]).Hours() / week.Hours()
+		r := repo.FetchRecord{At: now, Outcome: repo.OutcomeNotModified, Difference: -1}
+		if w.rng.Float64() < 1-math.Exp(-w.rate[u]*gap) {
+			r.Outcome, r.Changed, r.Difference = repo.OutcomeOK, true, 0.5
+			w.pages.dqs[u] = append(w.pages.dqs[u], repo.DeltaQ{At: now, Value: w.impact[u]})
+		}
+		w.pages.logs[u] = append(w.pages.logs[u], r)
+		w.last[u] = now
+	}
+	return got
+}
+
+// TestDeltaQRevisitsEveryPageWithinMaxInterval: 20 pages, 4 picks a
+// period, one page that changes every week with a large impact and 19
+// that never change; with MaxInterval 8 periods (C/N = 5 fit in it), no
+// page waits longer than 8 periods, under either exploration.
+func TestDeltaQRevisitsEveryPageWithinMaxInterval(t *testing.T) {
+	for _, exploration := range Explorations() {
+		w := newDeltaqWorld(20, func(i int) float64 {
+			if i == 0 {
+				return 5
+			}
+			return 0
+		}, func(int) float64 { return 100 })
+		d := &DeltaQ{Window: 8, Exploration: exploration, MaxInterval: 8 * week, Seed: 1}
+		lastPicked := map[string]int{}
+		for u := range w.last {
+			lastPicked[u] = 0
+		}
+		hot := 0
+		for wk := 1; wk <= 60; wk++ {
+			got := w.period(t, d, wk, 4)
+			for _, u := range got {
+				lastPicked[u] = wk
+				if u == "http://a.test/000" {
+					hot++
+				}
+			}
+			for u, at := range lastPicked {
+				if wk-at > 8 {
+					t.Fatalf("%s: week %d: %s not re-fetched since week %d, bound 8", exploration, wk, u, at)
+				}
+			}
+		}
+		if hot < 55 {
+			t.Errorf("%s: the page changing every week with impact 100 was re-fetched %d of 60 weeks", exploration, hot)
+		}
+	}
+}
+
+// TestDeltaQThompsonExploresUncertainHighStakePages: of two pages never
+// seen changing, the one whose stake is large and whose history is short
+// is re-fetched more often than one as large observed unchanged for a
+// year, and more often than one as uncertain with no stake; and a
+// page seen with every re-fetch unchanged is still re-fetched now and
+// then (§7.2), which the posterior-mean rule never does.
+func TestDeltaQThompsonExploresUncertainHighStakePages(t *testing.T) {
+	const (
+		uncertainBig   = "http://a.test/d/new-big"
+		uncertainSmall = "http://a.test/d/new-small"
+		knownBig       = "http://a.test/d/old-big"
+	)
+	pages := &fakePages{logs: map[string][]repo.FetchRecord{}, dqs: map[string][]repo.DeltaQ{}}
+	stake := map[string]float64{uncertainBig: 10, uncertainSmall: 0, knownBig: 10}
+	pages.logs[uncertainBig] = weekly(0)
+	pages.logs[uncertainSmall] = weekly(0)
+	pages.logs[knownBig] = weekly(make([]float64, 52)...)
+	// Neighbours that change and matter, so that the pooled prior is not
+	// degenerate.
+	for i := range 30 {
+		u := fmt.Sprintf("http://a.test/d/busy%02d", i)
+		diffs := make([]float64, 20)
+		for j := range diffs {
+			if (i+j)%3 == 0 {
+				diffs[j] = 0.5
+			}
+		}
+		pages.logs[u] = weekly(diffs...)
+		for _, r := range pages.logs[u] {
+			if r.Changed {
+				pages.dqs[u] = append(pages.dqs[u], repo.DeltaQ{At: r.At, Value: 3})
+			}
+		}
+		stake[u] = 1
+	}
+	for u, l := range pages.logs {
+		pages.pages = append(pages.pages, repo.Page{URL: u, LastFetch: l[len(l)-1].At})
+	}
+	slices.SortFunc(pages.pages, func(a, b repo.Page) int { return cmpString(a.URL, b.URL) })
+	imp := func(u string) float64 { return stake[u] }
+	picks := map[string]int{}
+	thompson := &DeltaQ{Window: 8, Exploration: "thompson", Seed: 7, Importance: imp}
+	mean := &DeltaQ{Window: 8, Exploration: "mean", Importance: imp}
+	meanPicked := 0
+	for wk := range 200 {
+		plan := Plan{Now: epoch.Add(time.Duration(60+wk) * 24 * time.Hour * 7), N: 5, Period: week}
+		got, err := thompson.Select(context.Background(), plan, pages)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range got {
+			picks[u]++
+		}
+		got, _ = mean.Select(context.Background(), plan, pages)
+		if slices.Contains(got, knownBig) {
+			meanPicked++
+		}
+	}
+	if !(picks[uncertainBig] > picks[knownBig] && picks[uncertainBig] > picks[uncertainSmall]) {
+		t.Fatalf("picks over 200 periods: uncertain+big %d, known+big %d, uncertain+small %d; want the first most",
+			picks[uncertainBig], picks[knownBig], picks[uncertainSmall])
+	}
+	if picks[knownBig] == 0 || meanPicked != 0 {
+		t.Fatalf("the page seen unchanged for a year: %d Thompson picks (want > 0), %d posterior-mean picks (want 0)", picks[knownBig], meanPicked)
+	}
+}
+
+// TestDeltaQThompsonIsAFunctionOfSeedAndPeriod: the same plan over the
+// same pages, in any candidate order, gives the same picks; another
+// period gives other draws.
+func TestDeltaQThompsonIsAFunctionOfSeedAndPeriod(t *testing.T) {
+	w := newDeltaqWorld(50, func(i int) float64 { return 0.1 }, func(i int) float64 { return float64(i % 7) })
+	d := &DeltaQ{Window: 8, Exploration: "thompson", Seed: 1}
+	for wk := 1; wk <= 10; wk++ {
+		w.period(t, d, wk, 5)
+	}
+	plan := Plan{Now: epoch.Add(11 * week), N: 5, Period: week}
+	a, err := d.Select(context.Background(), plan, w.pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Reverse(w.pages.pages)
+	b, _ := d.Select(context.Background(), plan, w.pages)
+	if !slices.Equal(a, b) {
+		t.Fatalf("candidate order changed the picks: %v vs %v", a, b)
+	}
+	differ := false
+	for k := 12; k < 20 && !differ; k++ {
+		c, _ := d.Select(context.Background(), Plan{Now: epoch.Add(time.Duration(k) * week), N: 5, Period: week}, w.pages)
+		differ = !slices.Equal(a, c)
+	}
+	if !differ {
+		t.Fatal("eight later periods drew the same picks: the draws do not depend on the period")
+	}
+}

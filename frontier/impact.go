@@ -1,0 +1,135 @@
+package frontier
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/deltaq/deltaq/internal/randdist"
+	"github.com/deltaq/deltaq/repo"
+)
+
+// The impact model: E[ΔQ_A | p changed], the gain in what users see of
+// re-downloading a page that did change.
+//
+// Each ΔQ_A measured at a re-fetch that found a change is an observation
+// x (negative measurements, an artefact of the histogram approximation of
+// §4.6.1, count as 0). Observations are taken as exponential with a
+// page's mean impact m, and 1/m has a Gamma(2, m₀) prior (so E[m] = m₀):
+// the posterior is Gamma(2 + n, m₀ + Σx), E[m] = (m₀ + Σx)/(1 + n) —
+// the prior weighs as one observation. The prior mean comes from the
+// page's stake in the workload, readable now from the index without
+// re-downloading it (Importance: the inspection weight its current ranks
+// for the workload's queries hold), and the changes measured on every
+// page: m₀(p) = a + b·stake(p), a and b least squares over all observed
+// changes (non-negative; a at least 1 % of the mean observation, since a
+// page with no stake can gain one). Before any change was measured,
+// m₀ = stake.
+
+// impactObservations are one page's ΔQ_A at re-fetches that found a
+// change, and its stake.
+type impactObservations struct {
+	sum   float64 // Σ x
+	n     int
+	stake float64
+}
+
+// observe reads a page's fetch log and ΔQ_A measurements (a measurement's
+// At is the fetch time of the copy it measured): the change-rate evidence
+// in periods and the impact of its last window changes. lastMod is the
+// Last-Modified of the page's current copy (zero if unknown): when the
+// latest re-fetch found a change, it says the change came by lastMod and
+// none after, which splits that interval.
+func observe(log []repo.FetchRecord, ms []repo.DeltaQ, lastMod time.Time, window int, period time.Duration) (evidence, impactObservations) {
+	byFetch := make(map[int64]float64, len(ms))
+	for _, m := range ms {
+		byFetch[m.At.UnixNano()] += m.Value
+	}
+	var ev evidence
+	var xs []float64
+	for gap, r := range intervals(log) {
+		iv := gap.Seconds() / period.Seconds()
+		if iv <= 0 {
+			continue
+		}
+		if !r.Changed {
+			ev.quiet += iv
+			continue
+		}
+		if prev := r.At.Add(-gap); r.At.Equal(log[len(log)-1].At) && lastMod.After(prev) && lastMod.Before(r.At) {
+			quiet := r.At.Sub(lastMod).Seconds() / period.Seconds()
+			ev.quiet += quiet
+			iv -= quiet
+		}
+		ev.changed = append(ev.changed, iv)
+		xs = append(xs, max(0, byFetch[r.At.UnixNano()]))
+	}
+	if len(xs) > window {
+		xs = xs[len(xs)-window:]
+	}
+	var o impactObservations
+	for _, x := range xs {
+		o.sum += x
+	}
+	o.n = len(xs)
+	return ev, o
+}
+
+// impactPrior is m₀ = a + b·stake.
+type impactPrior struct{ a, b float64 }
+
+// fitImpact fits m₀ over every page's observations.
+func fitImpact(obs []impactObservations) impactPrior {
+	var n, sx, sw, sww, swx float64
+	for _, o := range obs {
+		if o.n == 0 {
+			continue
+		}
+		k := float64(o.n)
+		n += k
+		sx += o.sum
+		sw += k * o.stake
+		sww += k * o.stake * o.stake
+		swx += o.stake * o.sum
+	}
+	if n == 0 || sx == 0 {
+		return impactPrior{a: 0, b: 1}
+	}
+	meanX, meanW := sx/n, sw/n
+	floor := 0.01 * meanX
+	p := impactPrior{a: meanX}
+	if v := sww/n - meanW*meanW; v > 0 {
+		p.b = (swx/n - meanX*meanW) / v
+		p.a = meanX - p.b*meanW
+	}
+	switch {
+	case p.b < 0:
+		p = impactPrior{a: meanX}
+	case p.a < floor:
+		// Through the floor: refit the slope with a fixed.
+		p.a = floor
+		if sww > 0 {
+			p.b = max(0, (swx-floor*sw)/sww)
+		}
+	}
+	return p
+}
+
+// impactPosterior is the Gamma(shape, rate) posterior of 1/m.
+type impactPosterior struct{ shape, rate float64 }
+
+func (p impactPrior) posterior(o impactObservations) impactPosterior {
+	m0 := p.a + p.b*o.stake
+	if m0 <= 0 {
+		m0 = math.SmallestNonzeroFloat64
+	}
+	return impactPosterior{shape: 2 + float64(o.n), rate: m0 + o.sum}
+}
+
+// mean is E[m].
+func (p impactPosterior) mean() float64 { return p.rate / (p.shape - 1) }
+
+// sample draws m.
+func (p impactPosterior) sample(rng *rand.Rand) float64 {
+	return p.rate * math.Exp(-randdist.LogGamma(rng, p.shape))
+}
