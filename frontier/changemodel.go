@@ -1,7 +1,9 @@
 package frontier
 
 import (
+	"encoding/binary"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/deltaq/deltaq/internal/urlnorm"
@@ -130,25 +132,65 @@ func (g rateGrid) sample(post []float64, u1, u2 float64) float64 {
 	return g.lambda[k] * math.Exp((u2-0.5)*g.step)
 }
 
+// likelihoods holds the distinct likelihood vectors of a plan's pages:
+// pages with the same evidence (most of them, under weekly fetches or
+// none) share one, so the fits cost the distinct patterns, not the pages.
+type likelihoods struct {
+	grid rateGrid
+	vecs [][]float64
+	ids  map[string]int
+	key  []byte
+}
+
+func newLikelihoods(g rateGrid) *likelihoods {
+	return &likelihoods{grid: g, ids: map[string]int{}}
+}
+
+// add returns the id of e's likelihood vector, -1 for no evidence.
+func (l *likelihoods) add(e evidence) int {
+	if e.empty() {
+		return -1
+	}
+	l.key = binary.LittleEndian.AppendUint64(l.key[:0], math.Float64bits(e.quiet))
+	for _, iv := range e.changed {
+		l.key = binary.LittleEndian.AppendUint64(l.key, math.Float64bits(iv))
+	}
+	if id, ok := l.ids[string(l.key)]; ok {
+		return id
+	}
+	v := make([]float64, gridSize)
+	l.grid.likelihood(e, v)
+	l.vecs = append(l.vecs, v)
+	l.ids[string(l.key)] = len(l.vecs) - 1
+	return len(l.vecs) - 1
+}
+
 // fitMixing returns the grid weights g maximizing
-// Σ_i ln Σ_k g_k·L_ik + κ·Σ_k base_k·ln g_k, by EM: a MAP estimate of
-// the mixing distribution of the pages whose likelihoods are liks, under
-// a Dirichlet prior of κ pseudo-pages distributed as base.
-func fitMixing(liks [][]float64, base []float64, kappa float64) []float64 {
+// Σ_i n_i·ln Σ_k g_k·L_ik + κ·Σ_k base_k·ln g_k, by EM: a MAP estimate of
+// the mixing distribution of pages whose likelihoods are vecs[i], n_i =
+// counts[i] pages each, under a Dirichlet prior of κ pseudo-pages
+// distributed as base.
+func fitMixing(vecs [][]float64, counts map[int]float64, base []float64, kappa float64) []float64 {
 	g := append([]float64(nil), base...)
-	if len(liks) == 0 {
+	if len(counts) == 0 {
 		return g
 	}
+	ids := make([]int, 0, len(counts))
+	for id := range counts {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids) // a fixed summation order: the same sums in every run
 	acc := make([]float64, len(g))
 	post := make([]float64, len(g))
 	for range emIterations {
 		for k := range acc {
 			acc[k] = kappa * base[k]
 		}
-		for _, lik := range liks {
-			posterior(g, lik, post)
+		for _, id := range ids {
+			posterior(g, vecs[id], post)
+			n := counts[id]
 			for k := range acc {
-				acc[k] += post[k]
+				acc[k] += n * post[k]
 			}
 		}
 		var total float64
@@ -163,25 +205,31 @@ func fitMixing(liks [][]float64, base []float64, kappa float64) []float64 {
 }
 
 // pooledPriors fits the change-rate prior of every page's directory:
-// global → host → directory. liks[i] is nil for a page without
-// evidence; such pages take the prior of their group.
-func pooledPriors(urls []string, liks [][]float64) [][]float64 {
+// global → host → directory. ids[i] is page i's likelihood in l, -1
+// without evidence (such pages take the prior of their group).
+func pooledPriors(urls []string, ids []int, l *likelihoods) [][]float64 {
 	uniform := make([]float64, gridSize)
 	for k := range uniform {
 		uniform[k] = 1.0 / gridSize
 	}
-	var all [][]float64
-	hosts := map[string][][]float64{}
-	dirs := map[string][][]float64{}
+	all := map[int]float64{}
+	hosts := map[string]map[int]float64{}
+	dirs := map[string]map[int]float64{}
+	count := func(m map[string]map[int]float64, key string, id int) {
+		if m[key] == nil {
+			m[key] = map[int]float64{}
+		}
+		m[key][id]++
+	}
 	for i, u := range urls {
-		if liks[i] == nil {
+		if ids[i] < 0 {
 			continue
 		}
-		all = append(all, liks[i])
-		hosts[urlnorm.Host(u)] = append(hosts[urlnorm.Host(u)], liks[i])
-		dirs[directory(u)] = append(dirs[directory(u)], liks[i])
+		all[ids[i]]++
+		count(hosts, urlnorm.Host(u), ids[i])
+		count(dirs, directory(u), ids[i])
 	}
-	global := fitMixing(all, uniform, 1)
+	global := fitMixing(l.vecs, all, uniform, 1)
 	hostPrior := map[string][]float64{}
 	dirPrior := map[string][]float64{}
 	out := make([][]float64, len(urls))
@@ -189,12 +237,12 @@ func pooledPriors(urls []string, liks [][]float64) [][]float64 {
 		h, d := urlnorm.Host(u), directory(u)
 		hp, ok := hostPrior[h]
 		if !ok {
-			hp = fitMixing(hosts[h], global, poolPseudoPages)
+			hp = fitMixing(l.vecs, hosts[h], global, poolPseudoPages)
 			hostPrior[h] = hp
 		}
 		dp, ok := dirPrior[d]
 		if !ok {
-			dp = fitMixing(dirs[d], hp, poolPseudoPages)
+			dp = fitMixing(l.vecs, dirs[d], hp, poolPseudoPages)
 			dirPrior[d] = dp
 		}
 		out[i] = dp

@@ -56,13 +56,13 @@ func TestChangeModelRecoversKnownRates(t *testing.T) {
 		}
 	}
 	grid := newRateGrid()
-	liks := make([][]float64, len(urls))
+	liks := newLikelihoods(grid)
+	ids := make([]int, len(urls))
 	for i, log := range logs {
 		ev, _ := observe(log, nil, time.Time{}, 8, week)
-		liks[i] = make([]float64, gridSize)
-		grid.likelihood(ev, liks[i])
+		ids[i] = liks.add(ev)
 	}
-	priors := pooledPriors(urls, liks)
+	priors := pooledPriors(urls, ids, liks)
 	post := make([]float64, gridSize)
 	type acc struct{ rate, errAll, errSparse, n, sparse float64 }
 	byDir := map[string]*acc{}
@@ -73,7 +73,7 @@ func TestChangeModelRecoversKnownRates(t *testing.T) {
 			a = &acc{}
 			byDir[dir] = a
 		}
-		posterior(priors[i], liks[i], post)
+		posterior(priors[i], liks.vecs[ids[i]], post)
 		lambda := truth[u]
 		e := math.Abs(grid.changeProbability(post, 2) - (1 - math.Exp(-2*lambda)))
 		a.rate += grid.meanRate(post)
@@ -313,5 +313,57 @@ func TestDeltaQThompsonIsAFunctionOfSeedAndPeriod(t *testing.T) {
 	}
 	if !differ {
 		t.Fatal("eight later periods drew the same picks: the draws do not depend on the period")
+	}
+}
+
+// TestDeltaQReadsSitemapLastMod: the sitemap is re-read first; a page
+// whose <lastmod> is after its last fetch is known to have changed and
+// goes before pages alike whose <lastmod> is not, and a page whose
+// Last-Modified shows its change came right after the previous fetch is
+// taken to have been quiet since.
+func TestDeltaQReadsSitemapLastMod(t *testing.T) {
+	const sitemap = "http://a.test/sitemap.xml"
+	now := epoch.Add(10 * week)
+	lr := epoch.Add(5 * week)
+	pages := &fakePages{logs: map[string][]repo.FetchRecord{}, dqs: map[string][]repo.DeltaQ{}}
+	pages.pages = append(pages.pages, repo.Page{URL: sitemap, ContentType: "application/xml; charset=utf-8", LastFetch: now.Add(-week)})
+	pages.logs[sitemap] = weekly()
+	for i := range 40 {
+		u := fmt.Sprintf("http://a.test/p/%02d", i)
+		p := repo.Page{URL: u, LastFetch: lr, SitemapLastMod: epoch}
+		if i == 17 {
+			p.SitemapLastMod = lr.Add(2 * week) // changed after LR
+		}
+		pages.pages = append(pages.pages, p)
+		pages.logs[u] = append(weekly(0, 0, 0, 0), repo.FetchRecord{At: lr, Outcome: repo.OutcomeOK, Changed: true, Difference: 0.5})
+		pages.dqs[u] = []repo.DeltaQ{{At: lr, Value: 1}}
+	}
+	for _, exploration := range Explorations() {
+		d := &DeltaQ{Window: 8, Exploration: exploration, SitemapLastMod: true, Seed: 3}
+		got, err := d.Select(context.Background(), Plan{Now: now, N: 4, Period: week}, pages)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 4 || got[0] != sitemap || got[1] != "http://a.test/p/17" {
+			t.Fatalf("%s: picked %v; want the sitemap, then the page its <lastmod> shows changed", exploration, got)
+		}
+		d.SitemapLastMod = false
+		got, _ = d.Select(context.Background(), Plan{Now: now, N: 4, Period: week}, pages)
+		if slices.Contains(got, sitemap) {
+			t.Fatalf("%s: without sitemap_lastmod the sitemap was re-read: %v", exploration, got)
+		}
+	}
+
+	// Last-Modified: the change found at week 5 came by week 1, so weeks
+	// 1–5 were quiet; without it the change could have come any time in
+	// weeks 0–5.
+	log := append(weekly(), repo.FetchRecord{At: lr, Outcome: repo.OutcomeOK, Changed: true, Difference: 0.5})
+	split, _ := observe(log, nil, epoch.Add(week), 8, week)
+	whole, _ := observe(log, nil, time.Time{}, 8, week)
+	if math.Abs(split.quiet-4) > 1e-9 || len(split.changed) != 1 || math.Abs(split.changed[0]-1) > 1e-9 {
+		t.Fatalf("with Last-Modified: evidence %+v, want quiet 4 and a change within 1 week", split)
+	}
+	if whole.quiet != 0 || len(whole.changed) != 1 || math.Abs(whole.changed[0]-5) > 1e-9 {
+		t.Fatalf("without Last-Modified: evidence %+v, want a change within 5 weeks", whole)
 	}
 }

@@ -64,7 +64,7 @@ type pageModel struct {
 	open    float64
 	changed bool
 	prior   []float64
-	lik     []float64 // nil without evidence
+	lik     int // its likelihood in the plan's table, -1 without evidence
 	imp     impactPosterior
 }
 
@@ -103,7 +103,8 @@ func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, 
 	grid := newRateGrid()
 	models := make([]pageModel, len(cands))
 	urls := make([]string, len(cands))
-	liks := make([][]float64, len(cands))
+	liks := newLikelihoods(grid)
+	ids := make([]int, len(cands))
 	obs := make([]impactObservations, len(cands))
 	// Sitemaps first: when each host's were last read, and this period's
 	// re-reads.
@@ -121,7 +122,7 @@ func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, 
 	}
 	picked := feeds.urls()
 	for i, c := range cands {
-		urls[i] = c.url
+		urls[i], ids[i] = c.url, -1
 		if isFeed(c.page) {
 			continue
 		}
@@ -138,14 +139,11 @@ func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, 
 		if d.SitemapLastMod {
 			m.open, m.changed = sitemapEvidence(c, seen[urlnorm.Host(c.url)], plan.Now, plan.Period, &ev)
 		}
-		if !ev.empty() {
-			liks[i] = make([]float64, gridSize)
-			grid.likelihood(ev, liks[i])
-		}
-		m.lik = liks[i]
+		ids[i] = liks.add(ev)
+		m.lik = ids[i]
 		models[i] = m
 	}
-	priors := pooledPriors(urls, liks)
+	priors := pooledPriors(urls, ids, liks)
 	impacts := fitImpact(obs)
 	bound := math.Inf(1)
 	if d.MaxInterval > 0 {
@@ -163,8 +161,8 @@ func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, 
 		}
 		m.prior = priors[i]
 		m.imp = impacts.posterior(obs[i])
-		if m.lik != nil {
-			posterior(m.prior, m.lik, post)
+		if m.lik >= 0 {
+			posterior(m.prior, liks.vecs[m.lik], post)
 		} else {
 			copy(post, m.prior)
 		}

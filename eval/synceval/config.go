@@ -37,11 +37,11 @@ type Config struct {
 	// chapter 3, which a re-download budget cannot fix).
 	Pages string `mapstructure:"pages"`
 	// History is what the policies estimate their per-page parameters
-	// (λ, d(p), δQ_A) from: "whole", as thesis §4.7.2 does for every
-	// policy, from the whole archive as seen by the run that re-downloads
-	// every page every week; "own", from the run's own re-downloads only,
+	// (λ, d(p), ΔQ_A) from: "own", from the run's own re-downloads only,
 	// as a deployed crawler must (pages not yet re-downloaded take the
-	// policy's prior).
+	// policy's prior); "whole", hindsight as thesis §4.7.2 has it for
+	// every policy, from the whole archive as seen by the run that
+	// re-downloads every page every week.
 	History string `mapstructure:"history"`
 	// Filter is the workload's relevance filter (§4.7): "knee" keeps the
 	// queries whose summed week-0 score reaches the knee of the sorted

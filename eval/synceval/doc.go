@@ -23,9 +23,11 @@
 // The workload is filtered by relevance as §4.7 does: queries whose summed
 // week-0 score falls below the knee of the sorted scores are dropped
 // (knee.go). The live web is, by default, the pages present in every week
-// (§4.7's data sets; archive.Persistent), and every policy estimates its
-// per-page parameters from the whole archive as §4.7.2 does
-// (history.go); both can be switched to the deployed setting.
+// (§4.7's data sets; archive.Persistent). Every policy learns its
+// per-page parameters from its own re-downloads only, as a deployed
+// crawler must (eval.sync.history = own, the headline); with "whole" they
+// are estimated from the whole archive as §4.7.2 does (history.go) — the
+// thesis's hindsight, labelled so in the report and plots.
 //
 // A run is a function of its configuration. The clock is manual, the
 // replay serves fixed bytes, a deferred fetch keeps its planned slot
@@ -35,10 +37,17 @@
 // background merge finished. The only randomness, the workload sample of
 // eval.sync.max_queries, is seeded.
 //
+// A run's randomness, the deltaq policy's Thompson draws, is a function
+// of frontier.seed, the URL and the week, so results.csv is the same bytes
+// at any eval.sync.workers (TestSweepIsReproducible).
+//
 // Run writes report.md, results.csv, fig. 4.4 (quality against budget),
 // Q per week, fig. 4.3 (forecastability of δQ_A over the first half of
 // the weeks against the second) and the workload's knee, as SVG and PNG.
 // Progress goes week by week through internal/progress; an interrupted
 // sweep writes the runs that finished, its report marked partial
 // (Summary.Missing), and returns an error naming the missing runs.
+// The report adds, per policy, the share of fetches that found a change,
+// deltaq's paired weekly margins over the best baseline, and the wall
+// time by stage and the peak memory.
 package synceval

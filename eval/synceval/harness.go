@@ -87,6 +87,14 @@ type stageTimes struct {
 	Plan, Crawl, Index, Compact, Rank time.Duration
 }
 
+func (s *stageTimes) add(o stageTimes) {
+	s.Plan += o.Plan
+	s.Crawl += o.Crawl
+	s.Index += o.Index
+	s.Compact += o.Compact
+	s.Rank += o.Rank
+}
+
 // since adds the time since start to *d and returns now.
 func since(d *time.Duration, start time.Time) time.Time {
 	now := time.Now()
@@ -148,6 +156,9 @@ func (h *harness) open(ctx context.Context, dir string, spec runSpec) (e *env, e
 		// posterior means.
 		fcfg.Window = max(fcfg.Window, h.c.weeks())
 		fcfg.Exploration = "mean"
+		// The thesis's setting: estimates from the archive's history
+		// alone, not from this run's reading of sitemaps.
+		fcfg.SitemapLastMod = false
 	}
 	if spec.All {
 		// Fig. 4.3 and eval.sync.history "whole" need every
@@ -207,16 +218,17 @@ func (e *env) importance(url string) float64 {
 }
 
 // crawl fetches until the frontier drains (the week's budget spent or
-// nothing left to fetch) and returns the page fetches committed.
-func (e *env) crawl(ctx context.Context) (int, error) {
+// nothing left to fetch) and returns the page fetches committed and how
+// many of them found the page changed.
+func (e *env) crawl(ctx context.Context) (fetched, changed int, err error) {
 	sum, err := e.cr.Run(ctx, e.fr, crawler.RunOptions{Drain: true, DrainHorizon: 0})
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if err := ctx.Err(); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return int(sum.Fetched()), nil
+	return int(sum.Fetched()), int(sum.Changed), nil
 }
 
 // settle brings the index up to the repository (measuring ΔQ_A, §4.6.2),
@@ -268,7 +280,7 @@ func (h *harness) prepareBase(ctx context.Context, progress io.Writer) error {
 	if _, err := e.cr.Seed(ctx, e.fr, []string{"http://" + h.c.host + "/"}); err != nil {
 		return err
 	}
-	n, err := e.crawl(ctx)
+	n, _, err := e.crawl(ctx)
 	if err != nil {
 		return err
 	}

@@ -47,7 +47,7 @@ func (h *harness) summarize(specs []runSpec, results []*runResult) *Summary {
 	}
 	for _, r := range results {
 		rs := RunSummary{Policy: r.Spec.Policy, Tau: r.Spec.Tau, Budget: r.Spec.Budget, All: r.Spec.All,
-			MeanQ: r.MeanQ, Q: r.Q, Fetched: r.Fetched, Took: r.Took}
+			MeanQ: r.MeanQ, Q: r.Q, Fetched: r.Fetched, Changed: r.Changed, Took: r.Took}
 		sum.Runs = append(sum.Runs, rs)
 		if r.Spec.All {
 			sum.Forecast = summarizeForecast(r.Forecast)
@@ -148,6 +148,14 @@ func (h *harness) budgets() []int {
 	return slices.Compact(b)
 }
 
+// historyLabel names what the policies estimate from, for titles.
+func (h *harness) historyLabel() string {
+	if h.cfg.History == "whole" {
+		return "hindsight (thesis §4.7.2)"
+	}
+	return "online (each policy's own re-downloads)"
+}
+
 // q formats a quality for tables and the CSV: six decimals, fixed.
 func q(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
 
@@ -159,13 +167,13 @@ func (h *harness) write(sum *Summary, results []*runResult, outDir string) error
 	if err := h.writePlots(sum, results, outDir); err != nil {
 		return err
 	}
-	return h.writeReport(sum, outDir)
+	return h.writeReport(sum, results, outDir)
 }
 
 // writeReport writes report.md.
-func (h *harness) writeReport(sum *Summary, outDir string) error {
+func (h *harness) writeReport(sum *Summary, results []*runResult, outDir string) error {
 	return atomicfile.Write(filepath.Join(outDir, "report.md"), func(w io.Writer) error {
-		_, err := io.WriteString(w, h.markdown(sum))
+		_, err := io.WriteString(w, h.markdown(sum, results))
 		return err
 	})
 }
@@ -174,7 +182,7 @@ func (h *harness) writeReport(sum *Summary, outDir string) error {
 // It holds nothing that depends on the machine (no wall times), so the
 // same configuration gives the same bytes (Config.Seed).
 func (h *harness) writeCSV(sum *Summary, path string) error {
-	t := report.NewTable("", "archive", "policy", "tau", "budget", "week", "fetched", "q")
+	t := report.NewTable("", "archive", "policy", "tau", "budget", "week", "fetched", "changed", "q")
 	for _, r := range sum.Runs {
 		pol, tau := r.Policy, ""
 		if r.All {
@@ -183,21 +191,22 @@ func (h *harness) writeCSV(sum *Summary, path string) error {
 		if usesTau(r.Policy) {
 			tau = strconv.FormatFloat(r.Tau, 'f', 1, 64)
 		}
-		total := 0
+		total, changed := 0, 0
 		for w := range r.Q {
-			t.Add(sum.Archive, pol, tau, r.Budget, w, r.Fetched[w], q(r.Q[w]))
+			t.Add(sum.Archive, pol, tau, r.Budget, w, r.Fetched[w], r.Changed[w], q(r.Q[w]))
 			total += r.Fetched[w]
+			changed += r.Changed[w]
 		}
-		t.Add(sum.Archive, pol, tau, r.Budget, "mean", total, q(r.MeanQ))
+		t.Add(sum.Archive, pol, tau, r.Budget, "mean", total, changed, q(r.MeanQ))
 	}
 	return t.WriteCSV(path)
 }
 
 // markdown renders report.md.
-func (h *harness) markdown(sum *Summary) string {
+func (h *harness) markdown(sum *Summary, results []*runResult) string {
 	var b strings.Builder
 	cfg := h.cfg
-	fmt.Fprintf(&b, "# Synchronization: repository quality under a re-download budget — %s\n\n", sum.Archive)
+	fmt.Fprintf(&b, "# Synchronization: repository quality under a re-download budget — %s, %s\n\n", sum.Archive, h.historyLabel())
 	if len(sum.Missing) > 0 {
 		fmt.Fprintf(&b, "**Partial: the evaluation was interrupted. This report and results.csv hold the %d runs that finished; "+
 			"%d did not: %s.**\n\n", len(sum.Runs), len(sum.Missing), strings.Join(sum.Missing, ", "))
@@ -221,11 +230,12 @@ func (h *harness) markdown(sum *Summary) string {
 	case "whole":
 		fmt.Fprintf(&b, "Estimates: every policy estimates its per-page parameters (λ for SBR and LambdaCrawl, d(p) for EBR, δQ_A for deltaq) "+
 			"from the whole archive, as the thesis does (§4.7.2), by reading the fetch log and ΔQ_A measurements of the run that "+
-			"re-downloads every page every week (eval.sync.history = whole); what each run re-downloads, and when, is its own. "+
-			"The deltaq policy therefore spends no picks on exploration (frontier.explore is set to 0).\n\n")
+			"re-downloads every page every week (eval.sync.history = whole): hindsight no deployed crawler has; what each run re-downloads, and when, is its own. "+
+			"The deltaq policy therefore ranks by its posterior means, does not explore (frontier.exploration = mean) and does not read sitemaps (frontier.sitemap_lastmod = false).\n\n")
 	default:
 		fmt.Fprintf(&b, "Estimates: every policy learns only from its own re-downloads, as a deployed crawler must (eval.sync.history = own); "+
-			"pages not yet re-downloaded take the policy's prior.\n\n")
+			"pages not yet re-downloaded take the policy's prior. The deltaq policy explores by frontier.exploration = %s "+
+			"and reads sitemap <lastmod> dates: %v (frontier.sitemap_lastmod).\n\n", cfg.Frontier.Exploration, cfg.Frontier.SitemapLastMod)
 	}
 
 	wt := report.NewTable("Workload (§4.7)", "what", "value")
@@ -299,6 +309,23 @@ func (h *harness) markdown(sum *Summary) string {
 		}
 	}
 	_ = mt.Markdown(&b)
+
+	ct := report.NewTable("Fraction of fetches that found the page changed, by policy and budget", cols...)
+	for _, p := range cfg.Policies {
+		row := []any{p}
+		for _, bu := range budgets {
+			cell := "n/a"
+			for _, r := range sum.Best {
+				if r.Policy == p && r.Budget == bu {
+					cell = fmt.Sprintf("%.3f", r.ChangedShare())
+				}
+			}
+			row = append(row, cell)
+		}
+		ct.Add(row...)
+	}
+	ct.Note("Over weeks 1–%d, the runs of the table above (a change: the body differs from the stored copy).", h.c.weeks()-1)
+	_ = ct.Markdown(&b)
 
 	// Target.
 	tg := sum.Target
@@ -399,6 +426,18 @@ func (h *harness) markdown(sum *Summary) string {
 	tm.Add(fmt.Sprintf("sweep: %d policy × budget (× τ) runs of %d weeks", countSweep(sum.Runs), h.c.weeks()), sum.SweepTook.Round(time.Millisecond).String())
 	tm.Add("whole evaluation", sum.Took.Round(time.Millisecond).String())
 	tm.Add("runs at once (eval.sync.workers)", sum.Workers)
+	if sum.MaxRSS > 0 {
+		tm.Add("peak resident memory of the process", fmt.Sprintf("%.0f MiB", float64(sum.MaxRSS)/(1<<20)))
+	}
+	var st stageTimes
+	for _, r := range results {
+		if !r.Spec.All {
+			st.add(r.Stages)
+		}
+	}
+	tm.Add("sweep runs' time by stage (summed over runs): plan, crawl, index, compact, rank",
+		fmt.Sprintf("%v, %v, %v, %v, %v", st.Plan.Round(time.Second), st.Crawl.Round(time.Second), st.Index.Round(time.Second),
+			st.Compact.Round(time.Second), st.Rank.Round(time.Second)))
 	_ = tm.Markdown(&b)
 
 	fmt.Fprintf(&b, "Plots: quality-vs-budget.svg (fig. 4.4: mean Q on x, B on y), q-per-week-B*.svg, forecast.svg (fig. 4.3), workload-knee.svg.\n")
@@ -440,7 +479,7 @@ func (h *harness) writePlots(sum *Summary, results []*runResult, outDir string) 
 		}
 		series = append(series, s)
 	}
-	fig := report.Plot{Title: sum.Archive + ": repository quality vs re-downloads (fig. 4.4)",
+	fig := report.Plot{Title: sum.Archive + ": repository quality vs re-downloads (fig. 4.4), " + h.historyLabel(),
 		X: "mean repository quality Q", Y: "B, re-downloads per week", Series: series}
 	if err := fig.Write(filepath.Join(outDir, "quality-vs-budget")); err != nil {
 		return err
@@ -460,7 +499,7 @@ func (h *harness) writePlots(sum *Summary, results []*runResult, outDir string) 
 			}
 			ss = append(ss, s)
 		}
-		pl := report.Plot{Title: fmt.Sprintf("%s: Q(W^L) per week, B = %d", sum.Archive, bu), X: "week", Y: "Q", Series: ss}
+		pl := report.Plot{Title: fmt.Sprintf("%s: Q(W^L) per week, B = %d, %s", sum.Archive, bu, h.historyLabel()), X: "week", Y: "Q", Series: ss}
 		if err := pl.Write(filepath.Join(outDir, fmt.Sprintf("q-per-week-B%d", bu))); err != nil {
 			return err
 		}

@@ -37,9 +37,10 @@ type runResult struct {
 	Spec runSpec
 	// Q[w] is Q(W^L) after week w's crawl (Q[0]: the week-0 repository).
 	Q []float64
-	// Fetched[w] and Planned[w] are week w's page fetches and planned
-	// re-fetches (0 for week 0).
-	Fetched, Planned []int
+	// Fetched[w], Changed[w] and Planned[w] are week w's page fetches,
+	// those that found the page changed, and planned re-fetches (0 for
+	// week 0).
+	Fetched, Changed, Planned []int
 	// MeanQ is the mean of Q over weeks 1..W−1.
 	MeanQ float64
 	Took  time.Duration
@@ -85,7 +86,7 @@ func (h *harness) run(ctx context.Context, id int, spec runSpec) (res *runResult
 		}
 	}()
 	weeks := h.c.weeks()
-	res = &runResult{Spec: spec, Q: make([]float64, weeks), Fetched: make([]int, weeks), Planned: make([]int, weeks)}
+	res = &runResult{Spec: spec, Q: make([]float64, weeks), Fetched: make([]int, weeks), Changed: make([]int, weeks), Planned: make([]int, weeks)}
 	// Week 0: the checkpoint is fully synchronized; its answers give μ
 	// for the first plan.
 	if res.Q[0], err = e.settle(ctx, 0); err != nil {
@@ -101,7 +102,7 @@ func (h *harness) run(ctx context.Context, id int, spec runSpec) (res *runResult
 			return nil, err
 		}
 		t = since(&e.took.Plan, t)
-		if res.Fetched[w], err = e.crawl(ctx); err != nil {
+		if res.Fetched[w], res.Changed[w], err = e.crawl(ctx); err != nil {
 			return nil, err
 		}
 		since(&e.took.Crawl, t)

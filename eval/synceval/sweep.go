@@ -50,6 +50,9 @@ type Summary struct {
 	// Missing names the runs an interrupted sweep did not finish; the
 	// report then holds the finished runs only and says so.
 	Missing []string
+	// MaxRSS is the process's peak resident memory in bytes at the end
+	// (0 where the system does not report it).
+	MaxRSS int64
 }
 
 // WorkloadSummary describes the filtered workload (§4.7).
@@ -88,7 +91,22 @@ type RunSummary struct {
 	MeanQ   float64 // over weeks 1..W−1
 	Q       []float64
 	Fetched []int
+	Changed []int // fetches per week that found the page changed
 	Took    time.Duration
+}
+
+// ChangedShare is the fraction of the run's fetches over weeks 1..W−1
+// that found the page changed.
+func (r RunSummary) ChangedShare() float64 {
+	var f, c int
+	for w := 1; w < len(r.Fetched); w++ {
+		f += r.Fetched[w]
+		c += r.Changed[w]
+	}
+	if f == 0 {
+		return 0
+	}
+	return float64(c) / float64(f)
 }
 
 // Run replays one archive week by week under every policy and budget of
@@ -172,6 +190,7 @@ func Run(ctx context.Context, cfg Config, outDir string, progress io.Writer) (su
 	sum.Prepare = prepared
 	sum.SweepTook = sweepTook
 	sum.Took = time.Since(start)
+	sum.MaxRSS = maxRSS()
 	if err := h.write(sum, results, outDir); err != nil {
 		return nil, err
 	}
@@ -317,7 +336,7 @@ func (h *harness) writePartial(ctx context.Context, specs []runSpec, results []*
 	if err := h.writePlots(sum, done, outDir); err != nil {
 		plots = fmt.Sprintf(" (plots not drawn: %v)", err)
 	}
-	if err := h.writeReport(sum, outDir); err != nil {
+	if err := h.writeReport(sum, done, outDir); err != nil {
 		return nil, err
 	}
 	return sum, fmt.Errorf("synceval: interrupted: %d of %d runs finished, partial report in %s%s; missing: %s: %w",
