@@ -118,24 +118,40 @@ func allocateFreshness(lambda, weight []float64, budget float64) []float64 {
 	return f
 }
 
-// invertGain solves g(r) = y for r > 0, y in (0, 1).
+// invertGain solves g(r) = y for r > 0, y in (0, 1): Newton's method on
+// g′(r) = r·e^(−r), kept inside a shrinking bracket (a step that leaves
+// it bisects instead). It is called for every page at every step of the
+// allocation's bisection, so it converges in a few steps rather than the
+// ~50 of bisection alone.
 func invertGain(y float64) float64 {
 	lo, hi := 0.0, 1.0
 	for freshnessGain(hi) < y {
-		hi *= 2
+		lo, hi = hi, hi*2
 		if hi > 1e6 {
 			return hi
 		}
 	}
-	for range 80 {
-		mid := (lo + hi) / 2
-		if freshnessGain(mid) < y {
-			lo = mid
+	r := (lo + hi) / 2
+	for range 100 {
+		d := freshnessGain(r) - y
+		if d < 0 {
+			lo = r
 		} else {
-			hi = mid
+			hi = r
 		}
+		if d == 0 || hi-lo <= 1e-15*hi {
+			return r
+		}
+		next := r - d/(r*math.Exp(-r))
+		if !(next > lo && next < hi) {
+			next = (lo + hi) / 2
+		}
+		if math.Abs(next-r) <= 1e-14*r {
+			return next
+		}
+		r = next
 	}
-	return (lo + hi) / 2
+	return r
 }
 
 // allocateHarmonic spreads budget crawls per period over pages to minimize

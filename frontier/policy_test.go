@@ -226,3 +226,12 @@ func cmpString(a, b string) int {
 	}
 	return 0
 }
+
+func TestInvertGainInvertsTheFreshnessGain(t *testing.T) {
+	for _, r := range []float64{1e-4, 0.01, 0.3, 1, 2.5, 10, 40} {
+		y := freshnessGain(r)
+		if got := invertGain(y); math.Abs(got-r) > 1e-9*max(1, r) {
+			t.Errorf("invertGain(g(%g)) = %.15g", r, got)
+		}
+	}
+}
