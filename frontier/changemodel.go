@@ -204,50 +204,64 @@ func fitMixing(vecs [][]float64, counts map[int]float64, base []float64, kappa f
 	return g
 }
 
-// pooledPriors fits the change-rate prior of every page's directory:
-// global → host → directory. ids[i] is page i's likelihood in l, -1
-// without evidence (such pages take the prior of their group).
-func pooledPriors(urls []string, ids []int, l *likelihoods) [][]float64 {
-	uniform := make([]float64, gridSize)
-	for k := range uniform {
-		uniform[k] = 1.0 / gridSize
+// ratePool fits the change-rate priors of a plan's pages: global → host
+// → directory. add counts every page's evidence first; prior then fits
+// each level once, on first use.
+type ratePool struct {
+	liks      *likelihoods
+	all       map[int]float64
+	hosts     map[string]map[int]float64
+	dirs      map[string]map[int]float64
+	global    []float64
+	hostPrior map[string][]float64
+	dirPrior  map[string][]float64
+}
+
+func newRatePool(g rateGrid) *ratePool {
+	return &ratePool{liks: newLikelihoods(g), all: map[int]float64{}, hosts: map[string]map[int]float64{},
+		dirs: map[string]map[int]float64{}, hostPrior: map[string][]float64{}, dirPrior: map[string][]float64{}}
+}
+
+// add counts the evidence of the page at url and returns its likelihood's
+// id (-1 for none).
+func (p *ratePool) add(url string, e evidence) int {
+	id := p.liks.add(e)
+	if id < 0 {
+		return id
 	}
-	all := map[int]float64{}
-	hosts := map[string]map[int]float64{}
-	dirs := map[string]map[int]float64{}
-	count := func(m map[string]map[int]float64, key string, id int) {
+	count := func(m map[string]map[int]float64, key string) {
 		if m[key] == nil {
 			m[key] = map[int]float64{}
 		}
 		m[key][id]++
 	}
-	for i, u := range urls {
-		if ids[i] < 0 {
-			continue
+	p.all[id]++
+	count(p.hosts, urlnorm.Host(url))
+	count(p.dirs, directory(url))
+	return id
+}
+
+// prior is the change-rate prior of url's directory.
+func (p *ratePool) prior(url string) []float64 {
+	if p.global == nil {
+		uniform := make([]float64, gridSize)
+		for k := range uniform {
+			uniform[k] = 1.0 / gridSize
 		}
-		all[ids[i]]++
-		count(hosts, urlnorm.Host(u), ids[i])
-		count(dirs, directory(u), ids[i])
+		p.global = fitMixing(p.liks.vecs, p.all, uniform, 1)
 	}
-	global := fitMixing(l.vecs, all, uniform, 1)
-	hostPrior := map[string][]float64{}
-	dirPrior := map[string][]float64{}
-	out := make([][]float64, len(urls))
-	for i, u := range urls {
-		h, d := urlnorm.Host(u), directory(u)
-		hp, ok := hostPrior[h]
-		if !ok {
-			hp = fitMixing(l.vecs, hosts[h], global, poolPseudoPages)
-			hostPrior[h] = hp
-		}
-		dp, ok := dirPrior[d]
-		if !ok {
-			dp = fitMixing(l.vecs, dirs[d], hp, poolPseudoPages)
-			dirPrior[d] = dp
-		}
-		out[i] = dp
+	h, d := urlnorm.Host(url), directory(url)
+	hp, ok := p.hostPrior[h]
+	if !ok {
+		hp = fitMixing(p.liks.vecs, p.hosts[h], p.global, poolPseudoPages)
+		p.hostPrior[h] = hp
 	}
-	return out
+	dp, ok := p.dirPrior[d]
+	if !ok {
+		dp = fitMixing(p.liks.vecs, p.dirs[d], hp, poolPseudoPages)
+		p.dirPrior[d] = dp
+	}
+	return dp
 }
 
 // directory is a URL without its last path segment (and query): the

@@ -56,13 +56,12 @@ func TestChangeModelRecoversKnownRates(t *testing.T) {
 		}
 	}
 	grid := newRateGrid()
-	liks := newLikelihoods(grid)
+	pool := newRatePool(grid)
 	ids := make([]int, len(urls))
 	for i, log := range logs {
 		ev, _ := observe(log, nil, time.Time{}, 8, week)
-		ids[i] = liks.add(ev)
+		ids[i] = pool.add(urls[i], ev)
 	}
-	priors := pooledPriors(urls, ids, liks)
 	post := make([]float64, gridSize)
 	type acc struct{ rate, errAll, errSparse, n, sparse float64 }
 	byDir := map[string]*acc{}
@@ -73,7 +72,7 @@ func TestChangeModelRecoversKnownRates(t *testing.T) {
 			a = &acc{}
 			byDir[dir] = a
 		}
-		posterior(priors[i], liks.vecs[ids[i]], post)
+		posterior(pool.prior(u), pool.liks.vecs[ids[i]], post)
 		lambda := truth[u]
 		e := math.Abs(grid.changeProbability(post, 2) - (1 - math.Exp(-2*lambda)))
 		a.rate += grid.meanRate(post)
@@ -116,7 +115,11 @@ func TestImpactModelRecoversStakes(t *testing.T) {
 		obs = append(obs, o)
 		want = append(want, 0.5*stake)
 	}
-	p := fitImpact(obs)
+	var fit impactFit
+	for _, o := range obs {
+		fit.add(o)
+	}
+	p := fit.prior()
 	if math.Abs(p.b-0.5) > 0.05 {
 		t.Fatalf("fitted slope %.4f, want 0.5 ± 10 %%", p.b)
 	}

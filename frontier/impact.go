@@ -78,28 +78,32 @@ func observe(log []repo.FetchRecord, ms []repo.DeltaQ, lastMod time.Time, window
 // impactPrior is m₀ = a + b·stake.
 type impactPrior struct{ a, b float64 }
 
-// fitImpact fits m₀ over every page's observations.
-func fitImpact(obs []impactObservations) impactPrior {
-	var n, sx, sw, sww, swx float64
-	for _, o := range obs {
-		if o.n == 0 {
-			continue
-		}
-		k := float64(o.n)
-		n += k
-		sx += o.sum
-		sw += k * o.stake
-		sww += k * o.stake * o.stake
-		swx += o.stake * o.sum
+// impactFit accumulates the least-squares sums of m₀ over every page's
+// observations.
+type impactFit struct{ n, sx, sw, sww, swx float64 }
+
+func (f *impactFit) add(o impactObservations) {
+	if o.n == 0 {
+		return
 	}
-	if n == 0 || sx == 0 {
+	k := float64(o.n)
+	f.n += k
+	f.sx += o.sum
+	f.sw += k * o.stake
+	f.sww += k * o.stake * o.stake
+	f.swx += o.stake * o.sum
+}
+
+// prior fits m₀.
+func (f *impactFit) prior() impactPrior {
+	if f.n == 0 || f.sx == 0 {
 		return impactPrior{a: 0, b: 1}
 	}
-	meanX, meanW := sx/n, sw/n
+	meanX, meanW := f.sx/f.n, f.sw/f.n
 	floor := 0.01 * meanX
 	p := impactPrior{a: meanX}
-	if v := sww/n - meanW*meanW; v > 0 {
-		p.b = (swx/n - meanX*meanW) / v
+	if v := f.sww/f.n - meanW*meanW; v > 0 {
+		p.b = (f.swx/f.n - meanX*meanW) / v
 		p.a = meanX - p.b*meanW
 	}
 	switch {
@@ -108,8 +112,8 @@ func fitImpact(obs []impactObservations) impactPrior {
 	case p.a < floor:
 		// Through the floor: refit the slope with a fixed.
 		p.a = floor
-		if sww > 0 {
-			p.b = max(0, (swx-floor*sw)/sww)
+		if f.sww > 0 {
+			p.b = max(0, (f.swx-floor*f.sw)/f.sww)
 		}
 	}
 	return p

@@ -55,29 +55,16 @@ func Explorations() []string { return []string{"thompson", "mean"} }
 // Name implements Policy.
 func (*DeltaQ) Name() string { return "deltaq" }
 
-// pageModel is one candidate's posteriors.
-type pageModel struct {
-	url string
-	age float64 // periods since LR(p, t)
-	// open is the part of age no sitemap has spoken for yet; changed
-	// says a sitemap's <lastmod> shows a change since LR.
-	open    float64
-	changed bool
-	prior   []float64
-	lik     int // its likelihood in the plan's table, -1 without evidence
-	imp     impactPosterior
-}
-
 // isFeed reports whether a page is a sitemap or feed (an XML document the
 // crawler reads entries from) rather than a page users search.
 func isFeed(p repo.Page) bool { return strings.Contains(p.ContentType, "xml") }
 
-// sitemapEvidence adds what the sitemaps say about c since its last fetch
+// sitemapEvidence adds what the sitemaps say about p since its last fetch
 // to ev and returns the part of its age they leave open and whether they
 // show a change. seen is when its host's sitemaps were last read.
-func sitemapEvidence(c candidate, seen time.Time, now time.Time, period time.Duration, ev *evidence) (open float64, changed bool) {
+func sitemapEvidence(p repo.Page, seen time.Time, now time.Time, period time.Duration, ev *evidence) (open float64, changed bool) {
 	periods := func(d time.Duration) float64 { return d.Seconds() / period.Seconds() }
-	lm, lr := c.page.SitemapLastMod, c.lastFetch
+	lm, lr := p.SitemapLastMod, p.LastFetch
 	open = periods(now.Sub(lr))
 	switch {
 	case lm.IsZero() || !seen.After(lr):
@@ -94,57 +81,82 @@ func sitemapEvidence(c candidate, seen time.Time, now time.Time, period time.Dur
 	return open, false
 }
 
-// Select implements Policy.
-func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, error) {
-	cands, err := readCandidates(ctx, pages)
+// pageView is what a plan reads about one candidate.
+type pageView struct {
+	ev  evidence
+	obs impactObservations
+	// open is the part of the time since LR no sitemap has spoken for;
+	// changed says a sitemap's <lastmod> shows a change since LR.
+	open    float64
+	changed bool
+}
+
+// view reads a candidate's fetch log and ΔQ_A measurements.
+func (d *DeltaQ) view(ctx context.Context, plan Plan, pages Pages, p repo.Page, seen map[string]time.Time) (pageView, error) {
+	log, err := pages.FetchLog(ctx, p.URL)
 	if err != nil {
-		return nil, err
+		return pageView{}, err
 	}
-	grid := newRateGrid()
-	models := make([]pageModel, len(cands))
-	urls := make([]string, len(cands))
-	liks := newLikelihoods(grid)
-	ids := make([]int, len(cands))
-	obs := make([]impactObservations, len(cands))
-	// Sitemaps first: when each host's were last read, and this period's
+	ms, err := pages.DeltaQs(ctx, p.URL)
+	if err != nil {
+		return pageView{}, err
+	}
+	lastMod, _ := http.ParseTime(p.LastModified)
+	var v pageView
+	v.ev, v.obs = observe(log, ms, lastMod, d.Window, plan.Period)
+	v.obs.stake = importanceOf(d.Importance, p.URL)
+	v.open = plan.periods(p.LastFetch)
+	if d.SitemapLastMod {
+		v.open, v.changed = sitemapEvidence(p, seen[urlnorm.Host(p.URL)], plan.Now, plan.Period, &v.ev)
+	}
+	return v, nil
+}
+
+// Select implements Policy. It reads the candidates three times, streaming
+// (the sitemaps; every page's evidence, pooled; every page's score), so its
+// memory is the pooled fits and the N picks, not the candidates
+// (BenchmarkPlanDeltaQ).
+func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, error) {
+	// The sitemaps: when each host's were last read, and this period's
 	// re-reads.
 	seen := map[string]time.Time{}
 	feeds := newTopN(0)
 	if d.SitemapLastMod {
 		feeds = newTopN(plan.N / 4)
 	}
-	for _, c := range cands {
-		if isFeed(c.page) {
-			h := urlnorm.Host(c.url)
-			seen[h] = later(seen[h], c.lastFetch)
-			feeds.offer(c.url, plan.periods(c.lastFetch), 0)
-		}
-	}
-	picked := feeds.urls()
-	for i, c := range cands {
-		urls[i], ids[i] = c.url, -1
-		if isFeed(c.page) {
-			continue
-		}
-		ms, err := pages.DeltaQs(ctx, c.url)
+	for p, err := range pages.Candidates(ctx) {
 		if err != nil {
 			return nil, err
 		}
-		lastMod, _ := http.ParseTime(c.page.LastModified)
-		ev, o := observe(c.log, ms, lastMod, d.Window, plan.Period)
-		o.stake = importanceOf(d.Importance, c.url)
-		obs[i] = o
-		m := pageModel{url: c.url, age: plan.periods(c.lastFetch)}
-		m.open = m.age
-		if d.SitemapLastMod {
-			m.open, m.changed = sitemapEvidence(c, seen[urlnorm.Host(c.url)], plan.Now, plan.Period, &ev)
+		if isFeed(p) {
+			h := urlnorm.Host(p.URL)
+			seen[h] = later(seen[h], p.LastFetch)
+			feeds.offer(p.URL, plan.periods(p.LastFetch), 0)
 		}
-		ids[i] = liks.add(ev)
-		m.lik = ids[i]
-		models[i] = m
 	}
-	priors := pooledPriors(urls, ids, liks)
-	impacts := fitImpact(obs)
+	picked := feeds.urls()
+
+	// Pool the evidence of every page.
+	grid := newRateGrid()
+	pool := newRatePool(grid)
+	var impacts impactFit
+	for p, err := range pages.Candidates(ctx) {
+		if err != nil {
+			return nil, err
+		}
+		if isFeed(p) {
+			continue
+		}
+		v, err := d.view(ctx, plan, pages, p, seen)
+		if err != nil {
+			return nil, err
+		}
+		pool.add(p.URL, v.ev)
+		impacts.add(v.obs)
+	}
+	impactPrior := impacts.prior()
+
+	// Score every page from its posteriors.
 	bound := math.Inf(1)
 	if d.MaxInterval > 0 {
 		bound = d.MaxInterval.Seconds() / plan.Period.Seconds()
@@ -154,38 +166,45 @@ func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, 
 	src := rand.NewPCG(0, 0)
 	rng := rand.New(src)
 	period := uint64(plan.Now.UnixNano())
-	for i := range models {
-		m := &models[i]
-		if m.url == "" { // a feed
+	for p, err := range pages.Candidates(ctx) {
+		if err != nil {
+			return nil, err
+		}
+		if isFeed(p) {
 			continue
 		}
-		m.prior = priors[i]
-		m.imp = impacts.posterior(obs[i])
-		if m.lik >= 0 {
-			posterior(m.prior, liks.vecs[m.lik], post)
-		} else {
-			copy(post, m.prior)
+		v, err := d.view(ctx, plan, pages, p, seen)
+		if err != nil {
+			return nil, err
 		}
+		prior := pool.prior(p.URL)
+		if id := pool.liks.add(v.ev); id >= 0 {
+			posterior(prior, pool.liks.vecs[id], post)
+		} else {
+			copy(post, prior)
+		}
+		imp := impactPrior.posterior(v.obs)
+		age := plan.periods(p.LastFetch)
 		var score float64
 		switch {
-		case m.age >= bound:
+		case age >= bound:
 			score = math.Inf(1)
 		case d.Exploration == "thompson":
-			src.Seed(d.Seed^urlHash(m.url), period)
+			src.Seed(d.Seed^urlHash(p.URL), period)
 			lambda := grid.sample(post, rng.Float64(), rng.Float64())
-			p := -math.Expm1(-lambda * m.open)
-			if m.changed {
-				p = 1
+			pc := -math.Expm1(-lambda * v.open)
+			if v.changed {
+				pc = 1
 			}
-			score = p * m.imp.sample(rng)
+			score = pc * imp.sample(rng)
 		default:
-			p := grid.changeProbability(post, m.open)
-			if m.changed {
-				p = 1
+			pc := grid.changeProbability(post, v.open)
+			if v.changed {
+				pc = 1
 			}
-			score = p * m.imp.mean()
+			score = pc * imp.mean()
 		}
-		top.offer(m.url, score, m.age)
+		top.offer(p.URL, score, age)
 	}
 	return append(picked, top.urls()...), nil
 }
