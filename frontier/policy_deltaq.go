@@ -3,6 +3,7 @@ package frontier
 import (
 	"context"
 	"hash/fnv"
+	"iter"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -83,8 +84,9 @@ func sitemapEvidence(p repo.Page, seen time.Time, now time.Time, period time.Dur
 
 // pageView is what a plan reads about one candidate.
 type pageView struct {
-	ev  evidence
-	obs impactObservations
+	page repo.Page
+	ev   evidence
+	obs  impactObservations
 	// open is the part of the time since LR no sitemap has spoken for;
 	// changed says a sitemap's <lastmod> shows a change since LR.
 	open    float64
@@ -102,7 +104,7 @@ func (d *DeltaQ) view(ctx context.Context, plan Plan, pages Pages, p repo.Page, 
 		return pageView{}, err
 	}
 	lastMod, _ := http.ParseTime(p.LastModified)
-	var v pageView
+	v := pageView{page: p}
 	v.ev, v.obs = observe(log, ms, lastMod, d.Window, plan.Period)
 	v.obs.stake = importanceOf(d.Importance, p.URL)
 	v.open = plan.periods(p.LastFetch)
@@ -110,6 +112,25 @@ func (d *DeltaQ) view(ctx context.Context, plan Plan, pages Pages, p repo.Page, 
 		v.open, v.changed = sitemapEvidence(p, seen[urlnorm.Host(p.URL)], plan.Now, plan.Period, &v.ev)
 	}
 	return v, nil
+}
+
+// views yields the view of every candidate but the feeds.
+func (d *DeltaQ) views(ctx context.Context, plan Plan, pages Pages, seen map[string]time.Time) iter.Seq2[pageView, error] {
+	return func(yield func(pageView, error) bool) {
+		for p, err := range pages.Candidates(ctx) {
+			if err != nil {
+				yield(pageView{}, err)
+				return
+			}
+			if isFeed(p) {
+				continue
+			}
+			v, err := d.view(ctx, plan, pages, p, seen)
+			if !yield(v, err) || err != nil {
+				return
+			}
+		}
+	}
 }
 
 // Select implements Policy. It reads the candidates three times, streaming
@@ -140,18 +161,11 @@ func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, 
 	grid := newRateGrid()
 	pool := newRatePool(grid)
 	var impacts impactFit
-	for p, err := range pages.Candidates(ctx) {
+	for v, err := range d.views(ctx, plan, pages, seen) {
 		if err != nil {
 			return nil, err
 		}
-		if isFeed(p) {
-			continue
-		}
-		v, err := d.view(ctx, plan, pages, p, seen)
-		if err != nil {
-			return nil, err
-		}
-		pool.add(p.URL, v.ev)
+		pool.add(v.page.URL, v.ev)
 		impacts.add(v.obs)
 	}
 	impactPrior := impacts.prior()
@@ -166,17 +180,11 @@ func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, 
 	src := rand.NewPCG(0, 0)
 	rng := rand.New(src)
 	period := uint64(plan.Now.UnixNano())
-	for p, err := range pages.Candidates(ctx) {
+	for v, err := range d.views(ctx, plan, pages, seen) {
 		if err != nil {
 			return nil, err
 		}
-		if isFeed(p) {
-			continue
-		}
-		v, err := d.view(ctx, plan, pages, p, seen)
-		if err != nil {
-			return nil, err
-		}
+		p := v.page
 		prior := pool.prior(p.URL)
 		if id := pool.liks.add(v.ev); id >= 0 {
 			posterior(prior, pool.liks.vecs[id], post)

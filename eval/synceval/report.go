@@ -148,6 +148,31 @@ func (h *harness) budgets() []int {
 	return slices.Compact(b)
 }
 
+// byPolicyAndBudget is a table with a row per policy and a column per
+// budget, each cell cell(r) of the reported run (Summary.Best).
+func (h *harness) byPolicyAndBudget(sum *Summary, title string, cell func(RunSummary) string) *report.Table {
+	budgets := h.budgets()
+	cols := []string{"policy"}
+	for _, bu := range budgets {
+		cols = append(cols, fmt.Sprintf("B=%d", bu))
+	}
+	t := report.NewTable(title, cols...)
+	for _, p := range h.cfg.Policies {
+		row := []any{p}
+		for _, bu := range budgets {
+			c := "n/a"
+			for _, r := range sum.Best {
+				if r.Policy == p && r.Budget == bu {
+					c = cell(r)
+				}
+			}
+			row = append(row, c)
+		}
+		t.Add(row...)
+	}
+	return t
+}
+
 // historyLabel names what the policies estimate from, for titles.
 func (h *harness) historyLabel() string {
 	if h.cfg.History == "whole" {
@@ -279,24 +304,14 @@ func (h *harness) markdown(sum *Summary, results []*runResult) string {
 	for _, bu := range budgets {
 		cols = append(cols, fmt.Sprintf("B=%d", bu))
 	}
-	mt := report.NewTable("Mean Q over weeks 1–"+strconv.Itoa(h.c.weeks()-1)+" by policy and budget B (re-downloads per week)", cols...)
-	pages := len(h.c.live[0])
-	for _, p := range cfg.Policies {
-		row := []any{p}
-		for _, bu := range budgets {
-			cell := "n/a"
-			for _, r := range sum.Best {
-				if r.Policy == p && r.Budget == bu {
-					cell = q(r.MeanQ)
-					if usesTau(p) {
-						cell += fmt.Sprintf(" (τ=%.1f)", r.Tau)
-					}
-				}
+	mt := h.byPolicyAndBudget(sum, "Mean Q over weeks 1–"+strconv.Itoa(h.c.weeks()-1)+" by policy and budget B (re-downloads per week)",
+		func(r RunSummary) string {
+			if usesTau(r.Policy) {
+				return fmt.Sprintf("%s (τ=%.1f)", q(r.MeanQ), r.Tau)
 			}
-			row = append(row, cell)
-		}
-		mt.Add(row...)
-	}
+			return q(r.MeanQ)
+		})
+	pages := len(h.c.live[0])
 	var shares []string
 	for _, bu := range budgets {
 		shares = append(shares, fmt.Sprintf("%d = %.1f %%", bu, 100*float64(bu)/float64(pages)))
@@ -310,20 +325,8 @@ func (h *harness) markdown(sum *Summary, results []*runResult) string {
 	}
 	_ = mt.Markdown(&b)
 
-	ct := report.NewTable("Fraction of fetches that found the page changed, by policy and budget", cols...)
-	for _, p := range cfg.Policies {
-		row := []any{p}
-		for _, bu := range budgets {
-			cell := "n/a"
-			for _, r := range sum.Best {
-				if r.Policy == p && r.Budget == bu {
-					cell = fmt.Sprintf("%.3f", r.ChangedShare())
-				}
-			}
-			row = append(row, cell)
-		}
-		ct.Add(row...)
-	}
+	ct := h.byPolicyAndBudget(sum, "Fraction of fetches that found the page changed, by policy and budget",
+		func(r RunSummary) string { return fmt.Sprintf("%.3f", r.ChangedShare()) })
 	ct.Note("Over weeks 1–%d, the runs of the table above (a change: the body differs from the stored copy).", h.c.weeks()-1)
 	_ = ct.Markdown(&b)
 
