@@ -45,8 +45,8 @@ func explainedRepo(t *testing.T) (*repo.DB, ExplainFunc) {
 	if err := b.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	fcfg := frontier.Config{Policy: "deltaq", Budget: frontier.BudgetConfig{Fetches: 10, Period: time.Hour}, HostBuffer: 4, Window: 8}
-	if _, err := frontier.New(t.Context(), db, fcfg, nil, &frontier.DeltaQ{Explore: 0.1, Window: 8}, frontier.Options{}); err != nil {
+	fcfg := frontier.Config{Policy: "deltaq", Budget: frontier.BudgetConfig{Fetches: 10, Period: time.Hour}, HostBuffer: 4, Window: 8, Exploration: "thompson"}
+	if _, err := frontier.New(t.Context(), db, fcfg, nil, &frontier.DeltaQ{Exploration: "thompson", Window: 8}, frontier.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	// A later command configured with the default policy.
