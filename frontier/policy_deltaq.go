@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/deltaq/deltaq/internal/urlnorm"
-
 	"github.com/deltaq/deltaq/repo"
 )
 

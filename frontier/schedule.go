@@ -12,7 +12,6 @@ type candidate struct {
 	url       string
 	lastFetch time.Time
 	log       []repo.FetchRecord
-	page      repo.Page
 }
 
 // readCandidates loads every candidate page with its fetch history.
@@ -26,7 +25,7 @@ func readCandidates(ctx context.Context, pages Pages) ([]candidate, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, candidate{url: p.URL, lastFetch: p.LastFetch, log: log, page: p})
+		out = append(out, candidate{url: p.URL, lastFetch: p.LastFetch, log: log})
 	}
 	return out, nil
 }
