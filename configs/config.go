@@ -93,7 +93,7 @@ func (d DemoConfig) Validate() error {
 	if d.PortTries < 0 {
 		errs = append(errs, fmt.Errorf("demo.port_tries = %d: must be >= 0", d.PortTries))
 	}
-	f := frontier.Config{Policy: d.Policy, Budget: d.Budget, Split: d.Split, HostBuffer: 1, Window: 1, Exploration: frontier.Explorations()[0]}
+	f := frontier.Config{Policy: d.Policy, Budget: d.Budget, Split: d.Split, HostBuffer: 1, Window: 1, Exploration: frontier.Explorations()[0], Changes: frontier.ChangeModels()[0]}
 	if err := f.Validate(frontier.Policies()); err != nil {
 		errs = append(errs, fmt.Errorf("demo: %w", err))
 	}

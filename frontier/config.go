@@ -20,7 +20,10 @@ type Config struct {
 	// The deltaq policy's exploration (policy_deltaq.go): thompson or
 	// mean, the hard bound on a page's revisit interval (0: none) and the
 	// seed of its posterior draws.
-	Exploration string        `mapstructure:"exploration"`
+	Exploration string `mapstructure:"exploration"`
+	// Changes says how a page's changes since LR add up in the deltaq
+	// policy's estimate: accumulate or overwrite (policy_deltaq.go).
+	Changes     string        `mapstructure:"changes"`
 	MaxInterval time.Duration `mapstructure:"max_interval"`
 	Seed        uint64        `mapstructure:"seed"`
 	// SitemapLastMod makes the deltaq policy re-read sitemaps each period
@@ -68,6 +71,9 @@ func (c Config) Validate(policies []string) error {
 	}
 	if c.Tau < 0 || c.Tau > 1 {
 		bad("tau", c.Tau, "must be in [0, 1]")
+	}
+	if !slices.Contains(ChangeModels(), c.Changes) {
+		bad("changes", fmt.Sprintf("%q", c.Changes), fmt.Sprintf("must be one of %v", ChangeModels()))
 	}
 	if !slices.Contains(Explorations(), c.Exploration) {
 		bad("exploration", fmt.Sprintf("%q", c.Exploration), fmt.Sprintf("must be one of %v", Explorations()))

@@ -44,7 +44,7 @@ func TestDiscoveryShareAndFullRecrawls(t *testing.T) {
 	d := &fakeDiscoverer{picks: map[string][]string{"a.test": {"http://a.test/3", "http://a.test/1"}}, full: "b.test"}
 	clk := clock.NewManual(epoch.Add(time.Hour))
 	cfg := Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 10, Period: time.Hour},
-		Split: SplitConfig{Recrawl: 0.2, Discovery: 0.6}, HostBuffer: 8, Window: 8, Exploration: "thompson"}
+		Split: SplitConfig{Recrawl: 0.2, Discovery: 0.6}, HostBuffer: 8, Window: 8, Exploration: "thompson", Changes: "accumulate"}
 	f, err := New(context.Background(), db, cfg, fixedGate{capacity: 10}, Uniform{}, Options{Clock: clk, Discoverer: d})
 	if err != nil {
 		t.Fatal(err)

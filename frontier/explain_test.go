@@ -52,7 +52,7 @@ func TestExplainPageNamesThePolicyTheRepositoryWasCrawledUnder(t *testing.T) {
 
 	// A frontier scheduling under deltaq records it; a later command
 	// configured with another policy still reports deltaq.
-	if _, err := New(t.Context(), db, Config{Policy: "deltaq", Budget: cfg.Budget, HostBuffer: 4, Window: 8, Exploration: "thompson"}, fixedGate{capacity: 1}, &DeltaQ{Exploration: "thompson", Window: 8}, Options{}); err != nil {
+	if _, err := New(t.Context(), db, Config{Policy: "deltaq", Budget: cfg.Budget, HostBuffer: 4, Window: 8, Exploration: "thompson", Changes: "accumulate"}, fixedGate{capacity: 1}, &DeltaQ{Exploration: "thompson", Window: 8}, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if e, err = ExplainPage(t.Context(), db, cfg, u, now); err != nil {

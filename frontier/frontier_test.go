@@ -83,7 +83,7 @@ func TestRandomOperationsHandOutEveryEntryExactlyOnce(t *testing.T) {
 			defer func() { db.Close() }()
 			start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 			clk := clock.NewManual(start)
-			cfg := Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 7, Period: time.Minute}, HostBuffer: 1 + rng.IntN(3), Window: 8, Exploration: "thompson"}
+			cfg := Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 7, Period: time.Minute}, HostBuffer: 1 + rng.IntN(3), Window: 8, Exploration: "thompson", Changes: "accumulate"}
 			gate := fixedGate{capacity: 1 + rng.IntN(3), interval: time.Duration(rng.IntN(3)) * time.Second}
 			f := openFrontier(t, db, cfg, gate, clk)
 			added, fetched := map[string]bool{}, map[string]int{}
@@ -172,7 +172,7 @@ func TestConcurrentWorkersUnderRace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	f := openFrontier(t, db, Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 1 << 20, Period: time.Hour}, HostBuffer: 4, Window: 8, Exploration: "thompson"}, fixedGate{capacity: 2}, clock.Real{})
+	f := openFrontier(t, db, Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 1 << 20, Period: time.Hour}, HostBuffer: 4, Window: 8, Exploration: "thompson", Changes: "accumulate"}, fixedGate{capacity: 2}, clock.Real{})
 	const n = 400
 	var urls []string
 	for i := range n {
@@ -219,7 +219,7 @@ func TestNextEndsWithContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	f := openFrontier(t, db, Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 10, Period: time.Hour}, HostBuffer: 4, Window: 8, Exploration: "thompson"}, fixedGate{capacity: 1}, clock.NewManual(time.Unix(0, 0)))
+	f := openFrontier(t, db, Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 10, Period: time.Hour}, HostBuffer: 4, Window: 8, Exploration: "thompson", Changes: "accumulate"}, fixedGate{capacity: 1}, clock.NewManual(time.Unix(0, 0)))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if _, err := f.Next(ctx, NextOptions{}); !errors.Is(err, context.Canceled) {
@@ -255,7 +255,7 @@ func BenchmarkMemoryPerQueuedURL(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			cfg := Config{Policy: "uniform", Budget: BudgetConfig{Fetches: n, Period: time.Hour}, HostBuffer: 8, Window: 8, Exploration: "thompson"}
+			cfg := Config{Policy: "uniform", Budget: BudgetConfig{Fetches: n, Period: time.Hour}, HostBuffer: 8, Window: 8, Exploration: "thompson", Changes: "accumulate"}
 			f := openFrontier(b, db, cfg, fixedGate{capacity: 1}, clock.Real{})
 			batch := db.NewBatch(context.Background())
 			for i := range n {

@@ -69,7 +69,7 @@ func NewPolicy(name string, cfg Config, importance Importance) (Policy, error) {
 	case "lambdacrawl":
 		return &LambdaCrawl{Importance: importance}, nil
 	case "deltaq":
-		return &DeltaQ{Window: cfg.Window, Exploration: cfg.Exploration, MaxInterval: cfg.MaxInterval, Seed: cfg.Seed, SitemapLastMod: cfg.SitemapLastMod, Importance: importance}, nil
+		return &DeltaQ{Window: cfg.Window, Changes: cfg.Changes, Exploration: cfg.Exploration, MaxInterval: cfg.MaxInterval, Seed: cfg.Seed, SitemapLastMod: cfg.SitemapLastMod, Importance: importance}, nil
 	}
 	return nil, fmt.Errorf("frontier.policy = %q: must be one of %v", name, Policies())
 }

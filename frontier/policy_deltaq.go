@@ -35,6 +35,17 @@ import (
 // changes its estimate); the bound holds whenever C/N periods fit in it,
 // C the candidates.
 //
+// Changes says how the changes since LR add up. With "overwrite" a copy
+// replaced after several changes gains what the last one is worth:
+// E[ΔQ_A] = P(N ≥ 1)·m, N the changes since LR and m the impact of one.
+// With "accumulate" each change moves a different part of the page and
+// the stale copy drifts further with each: E[ΔQ_A] = E[N]·m = E[λ]·(t −
+// LR)·m, the thesis's δQ_A(p)·(t − LR) with δQ_A = λ·m (§4.7.1), and a
+// change known from a sitemap counts E[N | N ≥ 1] = λa/(1 − e^(−λa)).
+// Under overwrite, pages that change every period all score m and the
+// highest N are re-fetched every period while the next ones wait without
+// bound; under accumulate their scores grow with their wait.
+//
 // With SitemapLastMod, the sitemaps (and feeds: every XML candidate) are
 // re-fetched each period, oldest first, with at most a quarter of the
 // picks, and a page's <lastmod> is evidence: a date after LR(p, t) means
@@ -44,10 +55,14 @@ type DeltaQ struct {
 	Window         int           // changes whose ΔQ_A the impact posterior uses (the latest)
 	SitemapLastMod bool          // read sitemaps' <lastmod> (re-fetching them each period)
 	Exploration    string        // "thompson" or "mean"
+	Changes        string        // "accumulate" or "overwrite"
 	MaxInterval    time.Duration // longest time between re-fetches; 0: none
 	Seed           uint64        // Thompson draws: a function of Seed, URL and period
 	Importance     Importance    // a page's stake in the workload; nil: every page 1
 }
+
+// ChangeModels lists the values of frontier.changes.
+func ChangeModels() []string { return []string{"accumulate", "overwrite"} }
 
 // Explorations lists the values of frontier.exploration.
 func Explorations() []string { return []string{"thompson", "mean"} }
@@ -199,21 +214,37 @@ func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, 
 		case d.Exploration == "thompson":
 			src.Seed(d.Seed^urlHash(p.URL), period)
 			lambda := grid.sample(post, rng.Float64(), rng.Float64())
-			pc := -math.Expm1(-lambda * v.open)
-			if v.changed {
-				pc = 1
-			}
-			score = pc * imp.sample(rng)
+			score = d.changes(lambda, v.open, v.changed) * imp.sample(rng)
 		default:
-			pc := grid.changeProbability(post, v.open)
-			if v.changed {
-				pc = 1
+			var n float64
+			if d.Changes == "overwrite" && !v.changed {
+				n = grid.changeProbability(post, v.open)
+			} else {
+				n = d.changes(grid.meanRate(post), v.open, v.changed)
 			}
-			score = pc * imp.mean()
+			score = n * imp.mean()
 		}
 		top.offer(p.URL, score, age)
 	}
 	return append(picked, top.urls()...), nil
+}
+
+// changes is what the changes since LR count for at rate lambda over
+// open periods (known tells a change is known): P(N ≥ 1) under
+// overwrite, E[N] under accumulate, each given N ≥ 1 when known.
+func (d *DeltaQ) changes(lambda, open float64, known bool) float64 {
+	x := lambda * open
+	switch {
+	case d.Changes == "overwrite" && known:
+		return 1
+	case d.Changes == "overwrite":
+		return -math.Expm1(-x)
+	case known && x > 1e-9:
+		return x / -math.Expm1(-x)
+	case known:
+		return 1
+	}
+	return x
 }
 
 // later is the later of two times.

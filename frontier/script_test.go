@@ -84,7 +84,7 @@ func runScript(t *testing.T, file string) {
 	s := &scriptState{
 		t: t, start: time.Date(2023, 1, 30, 0, 0, 0, 0, time.UTC), fs: vfs.NewMem(),
 		gate: scriptGate{}, jobs: map[string]Job{},
-		cfg: Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 100, Period: time.Hour}, HostBuffer: 4, Window: 8, Exploration: "thompson"},
+		cfg: Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 100, Period: time.Hour}, HostBuffer: 4, Window: 8, Exploration: "thompson", Changes: "accumulate"},
 	}
 	s.clk = clock.NewManual(s.start)
 	t.Cleanup(func() {

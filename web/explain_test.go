@@ -45,7 +45,7 @@ func explainedRepo(t *testing.T) (*repo.DB, ExplainFunc) {
 	if err := b.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	fcfg := frontier.Config{Policy: "deltaq", Budget: frontier.BudgetConfig{Fetches: 10, Period: time.Hour}, HostBuffer: 4, Window: 8, Exploration: "thompson"}
+	fcfg := frontier.Config{Policy: "deltaq", Budget: frontier.BudgetConfig{Fetches: 10, Period: time.Hour}, HostBuffer: 4, Window: 8, Exploration: "thompson", Changes: "accumulate"}
 	if _, err := frontier.New(t.Context(), db, fcfg, nil, &frontier.DeltaQ{Exploration: "thompson", Window: 8}, frontier.Options{}); err != nil {
 		t.Fatal(err)
 	}
