@@ -33,28 +33,35 @@
 // E[ΔQ(p, t)]. The thesis estimates it as δQ_A(p)·(t − LR(p, t)), δQ_A(p)
 // the mean of ΔQ_A/(t − LR) over the page's past re-downloads (§4.7.1),
 // fitted on the whole archive (§4.7.2). Learned online, from a crawler's
-// own re-downloads, that estimate fails in two ways: one re-download that
-// found no change sets δQ_A(p) = 0, and a page at 0 is never re-fetched,
-// so its estimate never moves (§7.2); and it grows without bound with the
-// time since LR, although a page's copy can only be stale once: many
-// changes since LR are worth what the last one is worth.
+// own re-downloads, that estimate fails: one re-download that found no
+// change sets δQ_A(p) = 0, and a page at 0 is never re-fetched, so its
+// estimate never moves (§7.2). (The fixed exploration share that was to
+// break the cycle went to the pages fetched longest ago, which were the
+// never re-fetched pages priority would have picked next anyway: raising
+// it changed nothing.)
 //
 // Here a re-download at t is worth ΔQ_A(p, t) = 0 if p did not change
-// since LR(p, t), so
+// since LR(p, t). With N the changes since LR and m the impact of one
+// change on what users see,
 //
-//	E[ΔQ_A(p, t)] = P(p changed in (LR, t]) · E[ΔQ_A(p, t) | it did]
+//	E[ΔQ_A(p, t)] = E[N]·m                (frontier.changes = accumulate)
+//	E[ΔQ_A(p, t)] = P(N ≥ 1)·m            (frontier.changes = overwrite)
 //
-// exactly, by the law of total expectation; the modelling is in the two
-// factors. The first comes from a Poisson change process with rate λ_p,
-// P = 1 − E[e^(−λ_p·(t−LR))] under λ_p's posterior (changemodel.go). The
-// second is the impact of a change on what users see, taken not to depend
-// on how long ago it happened (a copy replaced after two changes is
-// replaced by the latest). Its prior grows with the page's stake in the
-// workload, which the index knows without a re-download (the inspection
-// weight its current ranks hold), and is learned from the ΔQ_A measured on
-// past changes of all pages (impact.go). Both posteriors pool evidence
-// across alike pages, so a page seen once is judged by its neighbours and
-// not by its single observation.
+// the first when each change moves the stale copy further from the live
+// one (the thesis's δQ_A·(t − LR), with δQ_A = λ·m), the second when only
+// the last change counts. N comes from a Poisson change process whose
+// rate λ_p has a posterior (changemodel.go): E[N] = E[λ_p]·(t − LR),
+// P(N ≥ 1) = 1 − E[e^(−λ_p·(t−LR))]. The impact's prior grows with the
+// page's stake in the workload, which the index knows without a
+// re-download (the inspection weight its current ranks hold), and is
+// learned from the ΔQ_A measured on past changes of all pages
+// (impact.go). Both posteriors pool evidence across alike pages, so a page
+// seen once is judged by its neighbours and not by its single
+// observation. Overwrite starves pages that change every period (they all
+// score m, and the same N win every period): with hindsight on
+// digitalgov-2023 it reached mean Q 0.9962 at B = 400 against 0.9988 for
+// accumulate, which is the default; online the two were within 1e-4
+// except digitalgov at B = 100 (accumulate +0.0009).
 //
 // Exploration is Thompson sampling (Thompson 1933; for ranking B items per
 // round, as here, the batch form of Russo et al.'s tutorial, 2018): each
