@@ -83,12 +83,9 @@ func (a *app) newEvalSyncCmd() *cobra.Command {
 		Short: "Re-download policies under a weekly budget: repository quality Q per week, fig. 4.4 and 4.3 (thesis §4.7)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd)
+			cfg, err := a.loadEval(cmd, out)
 			if err != nil {
 				return err
-			}
-			if out == "" {
-				return errors.New("--out: an output directory is required")
 			}
 			p := a.tracker()
 			sum, err := synceval.Run(cmd.Context(), cfg.Eval.Sync, out, p)

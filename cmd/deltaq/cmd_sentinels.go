@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -18,12 +17,9 @@ func (a *app) newEvalSentinelsCmd() *cobra.Command {
 		Short: "WebCQ sentinels: throughput against group size, install cost, bytes read, detection accuracy per type (WebCQ §7)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd)
+			cfg, err := a.loadEval(cmd, out)
 			if err != nil {
 				return err
-			}
-			if out == "" {
-				return errors.New("--out: an output directory is required")
 			}
 			p := a.tracker()
 			sum, err := sentineleval.Run(cmd.Context(), cfg.Eval.Sentinels, out, p)
