@@ -3,7 +3,7 @@
 // crawl on loopback, moved forward one week at a time between crawl rounds.
 //
 // What it serves follows the archive format of the data README
-// (shared/data/README.md, §1), read by package archive:
+// (datasets/README.md, §1), read by package archive:
 //
 //	host        <archive name>.test (Host header, port ignored, any case);
 //	            any other host → 404

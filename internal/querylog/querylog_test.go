@@ -19,7 +19,7 @@ func find(qs []Query, text string) (Query, bool) {
 	return Query{}, false
 }
 
-// The figures are the ones shared/data/README.md §4 states for each file.
+// The figures are the ones datasets/README.md §4 states for each file.
 func TestRealLogsMatchTheREADME(t *testing.T) {
 	cases := []struct {
 		file     string
