@@ -60,8 +60,11 @@ func newLeases(ctx context.Context, js jetstream.JetStream, cfg Config, clk cloc
 		name string
 		kv   *jetstream.KeyValue
 	}{{shardBucket, &l.shards}, {nodeBucket, &l.nodes}} {
-		*b.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket: b.name, TTL: cfg.LeaseTTL, Replicas: cfg.Replicas, Storage: jetstream.FileStorage,
+		err = createAsset(ctx, func() (err error) {
+			*b.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+				Bucket: b.name, TTL: cfg.LeaseTTL, Replicas: cfg.Replicas, Storage: jetstream.FileStorage,
+			})
+			return err
 		})
 		if err != nil {
 			return nil, fmt.Errorf("cluster: bucket %s: %w", b.name, err)

@@ -104,9 +104,12 @@ func Join(ctx context.Context, cfg Config, opts Options) (*Member, error) {
 		nc.Close()
 		return nil, err
 	}
-	_, err = m.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name: linkStream, Subjects: []string{linkSubject + "*"}, Retention: jetstream.WorkQueuePolicy,
-		Storage: jetstream.FileStorage, Replicas: cfg.Replicas, Duplicates: cfg.Dedup,
+	err = createAsset(ctx, func() error {
+		_, err := m.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name: linkStream, Subjects: []string{linkSubject + "*"}, Retention: jetstream.WorkQueuePolicy,
+			Storage: jetstream.FileStorage, Replicas: cfg.Replicas, Duplicates: cfg.Dedup,
+		})
+		return err
 	})
 	if err != nil {
 		nc.Close()
