@@ -11,33 +11,44 @@ import (
 // use the same Shards, Replicas, LeaseTTL and Dedup; Node names this one.
 type Config struct {
 	// URL lists the NATS servers, comma-separated (nats://host:4222,...).
-	URL string
+	URL string `mapstructure:"url"`
 	// Node names this node; unique within the cluster.
-	Node string
+	Node string `mapstructure:"node"`
 	// Shards is S, the number of host partitions (ShardOf).
-	Shards int
+	Shards int `mapstructure:"shards"`
 	// Replicas is how many NATS servers hold each stream and bucket
 	// (1, or 3 so that one server's loss does not stop the crawl).
-	Replicas int
+	Replicas int `mapstructure:"replicas"`
 	// LeaseTTL is how long a shard lease and a node's heartbeat live
 	// without renewal: how soon the shards of a dead node are taken over.
 	// Leases are renewed every LeaseTTL/3.
-	LeaseTTL time.Duration
+	LeaseTTL time.Duration `mapstructure:"lease_ttl"`
 	// Dedup is JetStream's message deduplication window for handed-over
 	// URLs; beyond it the owner's repository is what deduplicates.
-	Dedup time.Duration
+	Dedup time.Duration `mapstructure:"dedup"`
 }
 
-// Validate reports every problem in c, each naming its field.
+// Validate reports every problem in c, each naming its field: the
+// settings a node needs to join.
 func (c Config) Validate() error {
+	var errs []error
+	if strings.TrimSpace(c.URL) == "" {
+		errs = append(errs, fmt.Errorf("cluster.url = \"\": must list at least one NATS server"))
+	}
+	return errors.Join(append(errs, c.validate(true))...)
+}
+
+// ValidateSettings reports the problems of a configuration that need not
+// join a cluster (a single machine, or a command that only reads the
+// cluster's state): the node name may be empty.
+func (c Config) ValidateSettings() error { return c.validate(false) }
+
+func (c Config) validate(joining bool) error {
 	var errs []error
 	bad := func(key string, v any, limit string) {
 		errs = append(errs, fmt.Errorf("cluster.%s = %v: %s", key, v, limit))
 	}
-	if strings.TrimSpace(c.URL) == "" {
-		bad("url", `""`, "must list at least one NATS server")
-	}
-	if c.Node == "" || strings.ContainsAny(c.Node, ". *>") {
+	if (joining || c.Node != "") && (c.Node == "" || strings.ContainsAny(c.Node, ". *>")) {
 		bad("node", fmt.Sprintf("%q", c.Node), "must be a non-empty name without dots, spaces, '*' or '>'")
 	}
 	if c.Shards < 1 || c.Shards > 4096 {

@@ -40,6 +40,8 @@ type Leases struct {
 	logger *slog.Logger
 	shards jetstream.KeyValue
 	nodes  jetstream.KeyValue
+	// status, if set, is the heartbeat's value (a NodeStatus).
+	status func() []byte
 	mu     struct {
 		sync.Mutex
 		held map[int]lease
@@ -102,7 +104,11 @@ func (l *Leases) Owned() []int {
 // Tick does one round: heartbeat, renew what is held, let go of leases
 // beyond the fair share, take free ones up to it.
 func (l *Leases) Tick(ctx context.Context) error {
-	if _, err := l.nodes.Put(ctx, l.cfg.Node, nil); err != nil {
+	var beat []byte
+	if l.status != nil {
+		beat = l.status()
+	}
+	if _, err := l.nodes.Put(ctx, l.cfg.Node, beat); err != nil {
 		return fmt.Errorf("cluster: heartbeat: %w", err)
 	}
 	alive, err := l.nodes.Keys(ctx)

@@ -47,6 +47,10 @@ const handoffBuffer = 4096
 type Options struct {
 	Clock  clock.Clock // nil means the wall clock
 	Logger *slog.Logger
+	// DrainHorizon: a node whose queued work is due no sooner than this
+	// reports itself idle (crawler.RunOptions.DrainHorizon); 0 means
+	// LeaseTTL.
+	DrainHorizon time.Duration
 }
 
 // Member is one node's part in a cluster: the shard leases it holds, the
@@ -61,6 +65,8 @@ type Member struct {
 	out    chan crawler.Handoff
 	done   chan struct{} // closed when Run ends: Handoff stops waiting
 	stats  Stats
+	// drainHorizon is Options.DrainHorizon.
+	drainHorizon time.Duration
 	// busy counts handed-over URLs taken from out or from the stream and
 	// not yet published or committed, for Pending.
 	busy atomic.Int64
@@ -95,7 +101,10 @@ func Join(ctx context.Context, cfg Config, opts Options) (*Member, error) {
 		return nil, fmt.Errorf("cluster: connect %s: %w", cfg.URL, err)
 	}
 	m := &Member{cfg: cfg, nc: nc, logger: logger.With("component", "cluster", "node", cfg.Node),
-		out: make(chan crawler.Handoff, handoffBuffer), done: make(chan struct{})}
+		out: make(chan crawler.Handoff, handoffBuffer), done: make(chan struct{}), drainHorizon: opts.DrainHorizon}
+	if m.drainHorizon <= 0 {
+		m.drainHorizon = cfg.LeaseTTL
+	}
 	if m.js, err = jetstream.New(nc, jetstream.WithDefaultTimeout(apiTimeout)); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("cluster: jetstream: %w", err)
@@ -154,6 +163,7 @@ func (m *Member) Handoff(h crawler.Handoff) {
 // c.Run, beside it.
 func (m *Member) Run(ctx context.Context, c *crawler.Crawler, f *frontier.Frontier) error {
 	defer close(m.done)
+	m.leases.status = m.statusOf(c, f)
 	in := make(chan jetstream.Msg, handoffBuffer)
 	r := &receiver{m: m, in: in, consuming: map[int]jetstream.ConsumeContext{}}
 	defer r.stopAll()

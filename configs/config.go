@@ -16,6 +16,7 @@ import (
 
 	"github.com/deltaq/deltaq/ads"
 	"github.com/deltaq/deltaq/alert"
+	"github.com/deltaq/deltaq/cluster"
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/discovery"
 	"github.com/deltaq/deltaq/eval/adsim"
@@ -60,6 +61,7 @@ type Config struct {
 	Watch     watch.Config     `mapstructure:"watch"`
 	Notify    notify.Config    `mapstructure:"notify"`
 	Alert     alert.Config     `mapstructure:"alert"`
+	Cluster   cluster.Config   `mapstructure:"cluster"`
 }
 
 // DemoConfig is what `deltaq demo` changes in the rest of the
@@ -167,7 +169,7 @@ func (c *Config) Validate() error {
 		c.Index.Validate(), c.Discovery.Validate(), c.Ranking.Validate(), c.Ads.Validate(), c.Server.Validate(), c.Web.Replay.Validate(),
 		c.Web.Synth.Validate(), c.Demo.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate(), c.Eval.Sync.ValidateOwn(), c.Eval.Relation.Validate(), c.Relation.Validate(),
 		c.Monitor.Validate(), c.Feeds.Validate(), c.Eval.Feeds.Validate(), c.Eval.Monitor.Validate(),
-		c.Watch.Validate(), c.Notify.Validate(), c.Alert.Validate(), c.Eval.Sentinels.Validate())
+		c.Watch.Validate(), c.Notify.Validate(), c.Alert.Validate(), c.Eval.Sentinels.Validate(), c.Cluster.ValidateSettings())
 	return errors.Join(errs...)
 }
 

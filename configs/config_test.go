@@ -37,7 +37,7 @@ var expectedErrors = []struct {
 		"testdata/unknown_key.bad.yaml:3: crawler.politeness.min_dealy: no such setting; crawler.politeness has min_delay, per_host, global, backoff_initial, backoff_max, overrides",
 	}},
 	{"unknown_section.bad.yaml", []string{
-		"testdata/unknown_section.bad.yaml:1: crawlr: no such section; the sections are log, repo, crawler, frontier, index, discovery, ranking, ads, monitor, feeds, server, web, demo, eval, relation, watch, notify, alert",
+		"testdata/unknown_section.bad.yaml:1: crawlr: no such section; the sections are log, repo, crawler, frontier, index, discovery, ranking, ads, monitor, feeds, server, web, demo, eval, relation, watch, notify, alert, cluster",
 	}},
 	{"section_as_number.bad.yaml", []string{
 		"testdata/section_as_number.bad.yaml:2: crawler.politeness = 5: must be a section with the keys min_delay, per_host, global, backoff_initial, backoff_max, overrides",

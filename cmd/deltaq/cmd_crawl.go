@@ -23,20 +23,29 @@ func (a *app) newCrawlCmd() *cobra.Command {
 		dataDir  string
 		seeds    []string
 		maxPages int
+		nodes    int
 	)
 	cmd := &cobra.Command{
-		Use:   "crawl --data DIR --seeds URL... [--resolve HOST=ADDR] [--max-pages N]",
+		Use:   "crawl --data DIR --seeds URL... [--resolve HOST=ADDR] [--max-pages N] [--cluster nats://... --node NAME]",
 		Short: "Crawl from seed URLs into the repository until nothing is left to fetch",
 		Long: `Crawl fetches the seeds and what they link to (within crawler.scope), obeying
 robots.txt and per-host politeness, and stores every fetch in the repository
 under --data. It stops when the queue is drained or --max-pages pages were
 fetched, printing progress on stderr and a summary at the end. Run it again
-without --seeds to resume where it stopped.`,
+without --seeds to resume where it stopped.
+
+With --cluster the crawl is one node of several sharing the hosts through
+NATS JetStream (see deltaq cluster): give every node the same seeds; each
+fetches the hosts of the shards it holds, hands the other links over, and
+stops when the whole cluster has nothing left to fetch.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, db, logger, err := a.loadRepo(cmd, dataDir, func() error {
 				if maxPages < 0 {
 					return fmt.Errorf("--max-pages = %d: must be >= 0", maxPages)
+				}
+				if nodes < 1 {
+					return fmt.Errorf("--wait-nodes = %d: must be >= 1", nodes)
 				}
 				return nil
 			})
@@ -45,6 +54,9 @@ without --seeds to resume where it stopped.`,
 			}
 			defer db.Close()
 			ctx := cmd.Context()
+			if cfg.Cluster.URL != "" {
+				return a.crawlNode(ctx, db, cfg, logger, seeds, maxPages, nodes)
+			}
 			cr, err := newCrawl(ctx, db, cfg, logger, nil)
 			if err != nil {
 				return err
@@ -75,6 +87,9 @@ without --seeds to resume where it stopped.`,
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory (repository and index)")
 	cmd.Flags().StringSliceVar(&seeds, "seeds", nil, "start URLs (comma-separated or repeated)")
 	cmd.Flags().IntVar(&maxPages, "max-pages", 0, "stop after this many page fetches (0 = no limit)")
+	cmd.Flags().String("cluster", "", "NATS servers of a crawl cluster, nats://host:4222,...; this node crawls its shards of the hosts (cluster.url)")
+	cmd.Flags().String("node", "", "this node's name in the cluster (cluster.node)")
+	cmd.Flags().IntVar(&nodes, "wait-nodes", 1, "with --cluster: wait until this many nodes share the shards before crawling")
 	cmd.Flags().StringArray("resolve", nil, "HOST=ADDR: send requests for HOST to ADDR, e.g. tldr-en.test=127.0.0.1:8081 (crawler.resolve)")
 	cmd.Flags().Bool("allow-private", false, "allow loopback and private addresses (crawler.allow_private)")
 	cmd.Flags().StringArray("include", nil, "admit only URLs matching one of these regular expressions (crawler.include)")
@@ -86,6 +101,8 @@ without --seeds to resume where it stopped.`,
 		"politeness-overrides": "crawler.politeness.overrides",
 		"include":              "crawler.include",
 		"exclude":              "crawler.exclude",
+		"cluster":              "cluster.url",
+		"node":                 "cluster.node",
 	})
 	return cmd
 }

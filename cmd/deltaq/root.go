@@ -33,6 +33,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(
 		a.newDemoCmd(),
 		a.newCrawlCmd(),
+		a.newClusterCmd(),
 		a.newServeCmd(),
 		a.newRunCmd(),
 		a.newIndexCmd(),

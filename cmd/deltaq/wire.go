@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/deltaq/deltaq/cluster"
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/discovery"
@@ -43,6 +44,12 @@ type crawl struct {
 }
 
 func newCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger, onCommit func()) (*crawl, error) {
+	return newNodeCrawl(ctx, db, cfg, logger, onCommit, nil)
+}
+
+// newNodeCrawl is newCrawl for a node of a cluster: m, if set, routes
+// each host to its shard's node.
+func newNodeCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger, onCommit func(), m *cluster.Member) (*crawl, error) {
 	stats, err := discovery.Load(ctx, db, cfg.Discovery, cfg.Frontier.Budget.Period, logger)
 	if err != nil {
 		return nil, err
@@ -52,7 +59,11 @@ func newCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slo
 			logger.Warn("discovery statistics", "url", x, "err", err)
 		}
 	}
-	c, err := crawler.New(cfg.Crawler, db, crawler.Options{Logger: logger, OnCommit: onCommit, OnYield: onYield})
+	opts := crawler.Options{Logger: logger, OnCommit: onCommit, OnYield: onYield}
+	if m != nil {
+		opts.Route, opts.Handoff, opts.RouteWait = m.Route, m.Handoff, m.RouteWait()
+	}
+	c, err := crawler.New(cfg.Crawler, db, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,86 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// ServerConfig says how to run one NATS server with JetStream for a
+// cluster of crawl nodes: `deltaq cluster serve`, so that a small cluster
+// needs no other program. A production cluster may run nats-server
+// itself with the same settings (JetStream on, a cluster block naming
+// the routes); the nodes need only its client URL.
+type ServerConfig struct {
+	Name     string   // server name, unique among the servers
+	Listen   string   // client address, host:port
+	Cluster  string   // route address for the other servers, host:port; "" serves alone
+	Routes   []string // the other servers' route URLs, nats-route://host:port
+	StoreDir string   // JetStream's directory
+}
+
+// readyWait bounds how long Serve waits for the server to accept clients.
+const readyWait = time.Minute
+
+// Serve runs the server until ctx ends; ready, if set, receives its client
+// URL once it accepts connections.
+func Serve(ctx context.Context, cfg ServerConfig, ready func(url string)) error {
+	host, port, err := splitAddr("--listen", cfg.Listen)
+	if err != nil {
+		return err
+	}
+	if cfg.StoreDir == "" {
+		return fmt.Errorf("--store: a JetStream directory is required")
+	}
+	opts := &server.Options{ServerName: cfg.Name, Host: host, Port: port, JetStream: true, StoreDir: cfg.StoreDir, NoSigs: true}
+	if cfg.Cluster != "" {
+		chost, cport, err := splitAddr("--cluster-listen", cfg.Cluster)
+		if err != nil {
+			return err
+		}
+		opts.Cluster = server.ClusterOpts{Name: "deltaq", Host: chost, Port: cport}
+		for _, r := range cfg.Routes {
+			u, err := url.Parse(r)
+			if err != nil || u.Scheme != "nats-route" || u.Host == "" {
+				return fmt.Errorf("--routes: %q must be a URL such as nats-route://host:6222", r)
+			}
+			opts.Routes = append(opts.Routes, u)
+		}
+	}
+	s, err := server.NewServer(opts)
+	if err != nil {
+		return fmt.Errorf("cluster: NATS server: %w", err)
+	}
+	s.ConfigureLogger() // the server's own log, on standard error
+	go s.Start()
+	defer func() {
+		s.Shutdown()
+		s.WaitForShutdown()
+	}()
+	if !s.ReadyForConnections(readyWait) {
+		return fmt.Errorf("cluster: NATS server on %s not ready after %v", cfg.Listen, readyWait)
+	}
+	if ready != nil {
+		ready(s.ClientURL())
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// splitAddr parses host:port for the flag named flag.
+func splitAddr(flag, addr string) (string, int, error) {
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, fmt.Errorf("%s = %q: must be host:port: %w", flag, addr, err)
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port < 0 || port > 65535 {
+		return "", 0, fmt.Errorf("%s = %q: the port must be in [0, 65535]", flag, addr)
+	}
+	return host, port, nil
+}

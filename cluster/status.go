@@ -1,0 +1,296 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/frontier"
+)
+
+// NodeStatus is what a node says of itself in its heartbeat, every lease
+// tick: enough for `deltaq cluster status` and for every node to tell
+// when the whole crawl is over.
+type NodeStatus struct {
+	Fetched   int64   `json:"fetched"`   // pages fetched since the node started
+	Rate      float64 `json:"rate"`      // pages per second over the last tick
+	Published int64   `json:"published"` // handoffs sent to other shards
+	Received  int64   `json:"received"`  // handoffs taken from its shards
+	Idle      bool    `json:"idle"`      // frontier drained, no handoff of its own pending
+}
+
+// Status is the cluster as its buckets and stream show it.
+type Status struct {
+	Shards []ShardStatus
+	Nodes  map[string]NodeStatus // alive nodes by name
+}
+
+// ShardStatus is one shard: its owner ("" if none) and its lag, the
+// handed-over URLs waiting in its subject for the owner to commit them.
+type ShardStatus struct {
+	Shard int
+	Owner string
+	Lag   uint64
+}
+
+// ReadStatus connects to url and reads the cluster's state; shards says
+// how many there are (cluster.shards).
+func ReadStatus(ctx context.Context, url string, shards int) (*Status, error) {
+	nc, err := nats.Connect(url, nats.Name("deltaq-status"))
+	if err != nil {
+		return nil, fmt.Errorf("cluster: connect %s: %w", url, err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc, jetstream.WithDefaultTimeout(apiTimeout))
+	if err != nil {
+		return nil, fmt.Errorf("cluster: jetstream: %w", err)
+	}
+	shardKV, err := js.KeyValue(ctx, shardBucket)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: bucket %s (has a node joined?): %w", shardBucket, err)
+	}
+	nodeKV, err := js.KeyValue(ctx, nodeBucket)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: bucket %s: %w", nodeBucket, err)
+	}
+	st := &Status{Nodes: map[string]NodeStatus{}}
+	if st.Nodes, err = readNodes(ctx, nodeKV); err != nil {
+		return nil, err
+	}
+	owners, err := readOwners(ctx, shardKV)
+	if err != nil {
+		return nil, err
+	}
+	lags, err := shardLags(ctx, js)
+	if err != nil {
+		return nil, err
+	}
+	for s := range shards {
+		st.Shards = append(st.Shards, ShardStatus{Shard: s, Owner: owners[s], Lag: lags[s]})
+	}
+	return st, nil
+}
+
+// readNodes reads every live heartbeat.
+func readNodes(ctx context.Context, kv jetstream.KeyValue) (map[string]NodeStatus, error) {
+	out := map[string]NodeStatus{}
+	keys, err := kv.Keys(ctx)
+	if errors.Is(err, jetstream.ErrNoKeysFound) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cluster: list nodes: %w", err)
+	}
+	for _, k := range keys {
+		e, err := kv.Get(ctx, k)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			continue // expired since listed
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cluster: node %s: %w", k, err)
+		}
+		var ns NodeStatus
+		if len(e.Value()) > 0 {
+			if err := json.Unmarshal(e.Value(), &ns); err != nil {
+				return nil, fmt.Errorf("cluster: heartbeat of node %s: %w", k, err)
+			}
+		}
+		out[k] = ns
+	}
+	return out, nil
+}
+
+// readOwners maps each leased shard to its owner.
+func readOwners(ctx context.Context, kv jetstream.KeyValue) (map[int]string, error) {
+	out := map[int]string{}
+	keys, err := kv.Keys(ctx)
+	if errors.Is(err, jetstream.ErrNoKeysFound) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cluster: list leases: %w", err)
+	}
+	for _, k := range keys {
+		s, err := strconv.Atoi(strings.TrimPrefix(k, "s"))
+		if err != nil {
+			continue // not a lease key
+		}
+		e, err := kv.Get(ctx, k)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cluster: lease %s: %w", k, err)
+		}
+		out[s] = string(e.Value())
+	}
+	return out, nil
+}
+
+// shardLags counts the messages waiting in each shard's subject.
+func shardLags(ctx context.Context, js jetstream.JetStream) (map[int]uint64, error) {
+	st, err := js.Stream(ctx, linkStream)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: stream %s: %w", linkStream, err)
+	}
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter(linkSubject+"*"))
+	if err != nil {
+		return nil, fmt.Errorf("cluster: stream %s: %w", linkStream, err)
+	}
+	out := map[int]uint64{}
+	for subj, n := range info.State.Subjects {
+		if s, err := strconv.Atoi(strings.TrimPrefix(subj, linkSubject)); err == nil {
+			out[s] = n
+		}
+	}
+	return out, nil
+}
+
+// Write prints the status as two tables: nodes, then shards.
+func (st *Status) Write(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODE\tSHARDS\tFETCHED\tPAGES/S\tHANDOFFS OUT\tIN\tIDLE")
+	names := make([]string, 0, len(st.Nodes))
+	for n := range st.Nodes {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		ns, owned := st.Nodes[n], 0
+		for _, s := range st.Shards {
+			if s.Owner == n {
+				owned++
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%d\t%d\t%v\n", n, owned, ns.Fetched, ns.Rate, ns.Published, ns.Received, ns.Idle)
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "SHARD\tOWNER\tLAG")
+	for _, s := range st.Shards {
+		owner := s.Owner
+		if owner == "" {
+			owner = "-"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\n", s.Shard, owner, s.Lag)
+	}
+	return tw.Flush()
+}
+
+// idle reports whether the whole cluster has nothing left to do as far as
+// the heartbeats and the stream show: every shard leased, every live node
+// idle, no handoff waiting. mark sums the nodes' counters, which must not
+// move between two idle observations for the crawl to be over.
+func (m *Member) idle(ctx context.Context) (ok bool, mark int64, err error) {
+	nodes, err := readNodes(ctx, m.leases.nodes)
+	if err != nil {
+		return false, 0, err
+	}
+	owners, err := readOwners(ctx, m.leases.shards)
+	if err != nil {
+		return false, 0, err
+	}
+	pending, err := m.Pending(ctx)
+	if err != nil {
+		return false, 0, err
+	}
+	ok = len(owners) == m.cfg.Shards && pending == 0 && len(nodes) > 0
+	for _, ns := range nodes {
+		ok = ok && ns.Idle
+		mark += ns.Fetched + ns.Published + ns.Received
+	}
+	return ok, mark, nil
+}
+
+// Quiesce returns once the whole cluster has been idle (see idle) at two
+// lease ticks in a row with no node's counters moving between: the end of
+// a one-pass crawl over several nodes. It returns ctx's error if ctx ends
+// first.
+func (m *Member) Quiesce(ctx context.Context) error {
+	calm, last := 0, int64(-1)
+	for calm < 2 {
+		if err := m.leases.clock.WaitUntil(ctx, m.leases.clock.Now().Add(m.RouteWait())); err != nil {
+			return err
+		}
+		ok, mark, err := m.idle(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return err
+		}
+		if ok && mark == last {
+			calm++
+		} else {
+			calm = 0
+		}
+		last = mark
+	}
+	return nil
+}
+
+// WaitNodes returns once n nodes are alive and every shard is leased to
+// one of them in fair shares, so that a crawl starting then does not see
+// shards change hands; it returns ctx's error if ctx ends first.
+func (m *Member) WaitNodes(ctx context.Context, n int) error {
+	for {
+		nodes, err := readNodes(ctx, m.leases.nodes)
+		if err != nil {
+			return err
+		}
+		owners, err := readOwners(ctx, m.leases.shards)
+		if err != nil {
+			return err
+		}
+		share := (m.cfg.Shards + max(len(nodes), 1) - 1) / max(len(nodes), 1)
+		fair := len(nodes) >= n && len(owners) == m.cfg.Shards
+		count := map[string]int{}
+		for _, o := range owners {
+			count[o]++
+		}
+		for name := range nodes {
+			fair = fair && count[name] >= m.cfg.Shards/len(nodes) && count[name] <= share
+		}
+		if fair {
+			return nil
+		}
+		if err := m.leases.clock.WaitUntil(ctx, m.leases.clock.Now().Add(m.RouteWait()/2)); err != nil {
+			return err
+		}
+	}
+}
+
+// statusOf builds the heartbeat of a node crawling with c and f: its
+// counters, its rate since the previous heartbeat, and whether it is idle.
+func (m *Member) statusOf(c *crawler.Crawler, f *frontier.Frontier) func() []byte {
+	var lastFetched int64
+	var lastAt time.Time
+	return func() []byte {
+		now := m.leases.clock.Now()
+		ns := NodeStatus{
+			Fetched: c.Counters().Snapshot().Fetched(), Published: m.stats.Published.Load(),
+			Received: m.stats.Received.Load(),
+			Idle:     f.Drained(m.drainHorizon) && len(m.out) == 0 && m.busy.Load() == 0,
+		}
+		if !lastAt.IsZero() && now.After(lastAt) {
+			ns.Rate = float64(ns.Fetched-lastFetched) / now.Sub(lastAt).Seconds()
+		}
+		lastFetched, lastAt = ns.Fetched, now
+		data, err := json.Marshal(ns)
+		if err != nil {
+			m.logger.Error("encode heartbeat", "err", err)
+			return nil
+		}
+		return data
+	}
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deltaq/deltaq/cluster"
+	"github.com/deltaq/deltaq/configs"
+	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/repo"
+)
+
+func (a *app) newClusterCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "cluster",
+		Short: "Run a NATS server for a crawl cluster, or show the cluster's state",
+		Long: `A crawl cluster is several "deltaq crawl --cluster nats://... --node NAME"
+processes sharing the hosts by shard through NATS JetStream. "cluster serve"
+runs one NATS server with JetStream (three, routed to each other, survive the
+loss of one); "cluster status" shows the shards, their owners and lags, and
+each node's rate.`,
+	}
+	cmd.AddCommand(a.newClusterServeCmd(), a.newClusterStatusCmd())
+	return cmd
+}
+
+func (a *app) newClusterServeCmd() *cobra.Command {
+	var sc cluster.ServerConfig
+	cmd := &cobra.Command{
+		Use:   "serve --listen HOST:PORT --store DIR [--name NAME --cluster-listen HOST:PORT --routes nats-route://...]",
+		Short: "Run a NATS server with JetStream for a crawl cluster until interrupted",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, err := a.load(cmd); err != nil {
+				return err
+			}
+			err := cluster.Serve(cmd.Context(), sc, func(url string) {
+				fmt.Fprintf(a.stderr, "cluster: NATS server %s serving %s; stop with Ctrl-C\n", sc.Name, url)
+			})
+			if err == nil {
+				fmt.Fprintf(a.stderr, "cluster: NATS server %s stopped\n", sc.Name)
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&sc.Name, "name", "deltaq-nats", "server name, unique among the cluster's servers")
+	cmd.Flags().StringVar(&sc.Listen, "listen", "127.0.0.1:4222", "client address the crawl nodes connect to")
+	cmd.Flags().StringVar(&sc.Cluster, "cluster-listen", "", "route address for the other servers, host:port (empty: a single server)")
+	cmd.Flags().StringSliceVar(&sc.Routes, "routes", nil, "the other servers' route URLs, nats-route://host:port (comma-separated or repeated)")
+	cmd.Flags().StringVar(&sc.StoreDir, "store", "", "JetStream storage directory")
+	return cmd
+}
+
+func (a *app) newClusterStatusCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "status --cluster nats://...",
+		Short: "Show the shards, their owners and lags, and each node's rate",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := a.load(cmd)
+			if err != nil {
+				return err
+			}
+			if cfg.Cluster.URL == "" {
+				return errors.New("--cluster: the NATS servers of the cluster are required (cluster.url)")
+			}
+			st, err := cluster.ReadStatus(cmd.Context(), cfg.Cluster.URL, cfg.Cluster.Shards)
+			if err != nil {
+				return err
+			}
+			return st.Write(a.stdout)
+		},
+	}
+	cmd.Flags().String("cluster", "", "NATS servers of the cluster, nats://host:4222,... (cluster.url)")
+	bind(cmd.Flags(), map[string]string{"cluster": "cluster.url"})
+	return cmd
+}
+
+// crawlNode runs `deltaq crawl` as one node of a cluster: join, wait for
+// the other nodes, seed (handing other shards' seeds over), crawl until
+// the whole cluster is idle, leave.
+func (a *app) crawlNode(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger, seeds []string, maxPages, nodes int) error {
+	m, err := cluster.Join(ctx, cfg.Cluster, cluster.Options{Logger: logger, DrainHorizon: drainHorizon})
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	cr, err := newNodeCrawl(ctx, db, cfg, logger, nil, m)
+	if err != nil {
+		return err
+	}
+	memberCtx, leave := context.WithCancel(ctx)
+	defer leave()
+	crawlCtx, stopCrawl := context.WithCancel(ctx)
+	defer stopCrawl()
+	memberDone := make(chan error, 1)
+	go func() {
+		err := m.Run(memberCtx, cr.c, cr.f)
+		stopCrawl() // the node cannot crawl without its leases
+		memberDone <- err
+	}()
+	fmt.Fprintf(a.stderr, "crawl: node %s joined %s; waiting for %d node(s) to share %d shards\n", cfg.Cluster.Node, cfg.Cluster.URL, nodes, cfg.Cluster.Shards)
+	if err := m.WaitNodes(crawlCtx, nodes); err != nil {
+		leave()
+		return errors.Join(fmt.Errorf("crawl: waiting for %d nodes: %w", nodes, err), <-memberDone)
+	}
+	fmt.Fprintf(a.stderr, "crawl: node %s holds shards %v\n", cfg.Cluster.Node, m.Leases().Owned())
+	if len(seeds) > 0 {
+		n, err := cr.c.Seed(ctx, cr.f, seeds)
+		if err != nil {
+			leave()
+			return errors.Join(err, <-memberDone)
+		}
+		fmt.Fprintf(a.stderr, "crawl: %d of %d seeds new here (the others' are handed over)\n", n, len(seeds))
+	}
+	quiet := make(chan error, 1)
+	go func() {
+		err := m.Quiesce(crawlCtx)
+		stopCrawl()
+		quiet <- err
+	}()
+	sum, err := cr.c.Run(crawlCtx, cr.f, crawler.RunOptions{MaxPages: maxPages, Progress: a.stderr, ProgressEvery: time.Second})
+	stopCrawl()
+	qerr := <-quiet
+	leave()
+	merr := <-memberDone
+	fmt.Fprint(a.stdout, sum)
+	st := m.Stats()
+	fmt.Fprintf(a.stdout, "cluster: node %s; %d handoffs published (%d duplicates, %d bytes), %d received, %d new, %d lost\n",
+		cfg.Cluster.Node, st.Published.Load(), st.Duplicates.Load(), st.Bytes.Load(), st.Received.Load(), st.Admitted.Load(), st.Lost.Load())
+	if err != nil {
+		return err
+	}
+	if merr != nil {
+		return merr
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(a.stderr, "crawl: interrupted; run again without --seeds to resume")
+		return nil
+	}
+	if qerr != nil && !errors.Is(qerr, context.Canceled) {
+		return qerr
+	}
+	return refusedError(sum)
+}
