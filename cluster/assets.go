@@ -3,23 +3,33 @@ package cluster
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/nats-io/nats.go"
 )
 
-// assetAttempts bounds how often Join asks for a bucket or the stream.
-// Creating a replicated asset needs a stream leader to be elected among the
-// servers; while servers start, or on a loaded machine, one request can
-// time out although the cluster is healthy and the next one succeeds (the
-// requests are idempotent: CreateOrUpdate).
-const assetAttempts = 4
+// assetAttempts bounds how often Join asks for a bucket or the stream, and
+// assetWait how long it waits for each answer. Creating a replicated asset
+// needs a stream leader to be elected among the servers; while servers
+// start, or on a loaded machine, one request can go unanswered although
+// the cluster is healthy, as can requests of several nodes creating the
+// same asset at once, and the next one succeeds (the requests are
+// idempotent: CreateOrUpdate).
+const (
+	assetAttempts = 8
+	assetWait     = 15 * time.Second
+)
 
-// createAsset runs create until it succeeds, fails for a reason other than
-// a timeout, runs out of attempts, or ctx ends.
-func createAsset(ctx context.Context, create func() error) error {
+// createAsset runs create, each time with a deadline of assetWait, until
+// it succeeds, fails for a reason other than a timeout, runs out of
+// attempts, or ctx ends.
+func createAsset(ctx context.Context, create func(context.Context) error) error {
 	var err error
 	for range assetAttempts {
-		if err = create(); err == nil || !isTimeout(err) || ctx.Err() != nil {
+		actx, cancel := context.WithTimeout(ctx, assetWait)
+		err = create(actx)
+		cancel()
+		if err == nil || !isTimeout(err) || ctx.Err() != nil {
 			return err
 		}
 	}

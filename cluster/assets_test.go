@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/nats-io/nats.go"
@@ -22,7 +23,7 @@ func TestCreateAssetRetriesOnlyTimeouts(t *testing.T) {
 		{"a timeout is asked again", []error{context.DeadlineExceeded}, false, 2, nil},
 		{"a wrapped NATS timeout is asked again", []error{fmt.Errorf("kv: %w", nats.ErrTimeout), nats.ErrTimeout}, false, 3, nil},
 		{"another error is final", []error{other}, false, 1, other},
-		{"timeouts stop after the last attempt", []error{nats.ErrTimeout, nats.ErrTimeout, nats.ErrTimeout, nats.ErrTimeout, nats.ErrTimeout}, false, assetAttempts, nats.ErrTimeout},
+		{"timeouts stop after the last attempt", slices.Repeat([]error{nats.ErrTimeout}, assetAttempts+1), false, assetAttempts, nats.ErrTimeout},
 		{"a cancelled context stops the asking", []error{nats.ErrTimeout, nats.ErrTimeout}, true, 1, nats.ErrTimeout},
 	}
 	for _, c := range cases {
@@ -33,7 +34,7 @@ func TestCreateAssetRetriesOnlyTimeouts(t *testing.T) {
 				cancel()
 			}
 			calls := 0
-			err := createAsset(ctx, func() error {
+			err := createAsset(ctx, func(context.Context) error {
 				calls++
 				if calls <= len(c.errs) {
 					return c.errs[calls-1]

@@ -23,8 +23,8 @@ type Config struct {
 	// without renewal: how soon the shards of a dead node are taken over.
 	// Leases are renewed every LeaseTTL/3.
 	LeaseTTL time.Duration `mapstructure:"lease_ttl"`
-	// Dedup is JetStream's message deduplication window for handed-over
-	// URLs; beyond it the owner's repository is what deduplicates.
+	// Dedup is JetStream's message deduplication window for queued URLs:
+	// the cluster's memory of what it has queued (see the package doc).
 	Dedup time.Duration `mapstructure:"dedup"`
 }
 

@@ -117,16 +117,21 @@ func crawlConfig(t *testing.T, srv *httptest.Server, hosts []string) *configs.Co
 	return cfg
 }
 
-func newNode(t *testing.T, cfg *configs.Config, m *cluster.Member) *node {
+func openRepo(t *testing.T, cfg *configs.Config) *repo.DB {
 	t.Helper()
 	db, err := repo.Open(t.TempDir(), cfg.Repo, repo.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func newNode(t *testing.T, cfg *configs.Config, db *repo.DB, m *cluster.Member) *node {
+	t.Helper()
 	opts := crawler.Options{}
 	if m != nil {
-		opts.Route, opts.Handoff, opts.RouteWait = m.Route, m.Handoff, m.RouteWait()
+		opts = m.CrawlerOptions()
 	}
 	c, err := crawler.New(cfg.Crawler, db, opts)
 	if err != nil {
@@ -172,7 +177,8 @@ func TestThreeNodesCrawlWhatOneNodeCrawls(t *testing.T) {
 	}
 
 	// One node alone.
-	solo := newNode(t, crawlConfig(t, srv, hosts), nil)
+	soloCfg := crawlConfig(t, srv, hosts)
+	solo := newNode(t, soloCfg, openRepo(t, soloCfg), nil)
 	if _, err := solo.c.Seed(t.Context(), solo.f, seeds); err != nil {
 		t.Fatal(err)
 	}
@@ -197,13 +203,15 @@ func TestThreeNodesCrawlWhatOneNodeCrawls(t *testing.T) {
 	const shards = 12
 	var nodes []*node
 	for i := range 3 {
+		cfg := crawlConfig(t, srv, hosts)
+		db := openRepo(t, cfg)
 		m, err := cluster.Join(t.Context(), cluster.Config{URL: nc.URL(), Node: fmt.Sprintf("n%d", i), Shards: shards,
-			Replicas: 3, LeaseTTL: 5 * time.Second, Dedup: 2 * time.Minute}, cluster.Options{})
+			Replicas: 3, LeaseTTL: 5 * time.Second, Dedup: time.Hour}, cluster.Options{Repo: db})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(m.Close)
-		nodes = append(nodes, newNode(t, crawlConfig(t, srv, hosts), m))
+		nodes = append(nodes, newNode(t, cfg, db, m))
 	}
 	// The leases settle before the crawl starts, so that no shard changes
 	// hands during it (takeover mid-crawl is the lease test's subject).

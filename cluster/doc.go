@@ -2,7 +2,7 @@
 // JetStream: each host belongs to one of S shards, each shard to one node
 // at a time, so a host's politeness holds cluster-wide and each node keeps
 // its own repository (and index) for its own hosts. A single-machine crawl
-// never touches this package.
+// never touches this package (`deltaq crawl` without --cluster).
 //
 // What it owns, all in JetStream (no state of its own on disk):
 //
@@ -12,30 +12,57 @@
 //	               leases, expiring after cluster lease_ttl unless renewed
 //	               (every TTL/3); a dead node's leases expire and the
 //	               others take them, each aiming at ⌈S / nodes alive⌉.
-//	deltaq_nodes   key-value bucket, node → heartbeat, same TTL: how many
-//	               nodes are alive.
+//	deltaq_nodes   key-value bucket, node → heartbeat (NodeStatus: pages
+//	               fetched, rate, handoffs, idle), same TTL: how many nodes
+//	               are alive, what `deltaq cluster status` shows, and how
+//	               every node tells that the whole crawl is over (Quiesce).
 //	DELTAQ_LINKS   stream, subjects deltaq.links.<N>, work-queue retention:
-//	               URLs a node found on its pages for hosts of other shards
-//	               (crawler.Handoff), one message each with the URL as
-//	               message ID, so JetStream drops copies within the dedup
-//	               window and the owner's repository drops later ones. A
-//	               durable consumer per shard, shard-<N>, is read by the
-//	               shard's owner, which admits the URLs (crawler.Admit) and
-//	               acknowledges them after the commit.
+//	               every URL new to the node that found it, for its own
+//	               shards too (crawler HandOwn), one message each with the
+//	               URL as message ID. A durable consumer per shard,
+//	               shard-<N>, is read by the shard's owner, which admits the
+//	               URLs (crawler.Admit) and holds each message unacknowledged
+//	               until the URL's fetch commits (crawler OnFetched).
+//
+// Why every new URL goes through the stream: a node killed with kill -9
+// takes its repository with it, so its queue of unfetched URLs must live
+// where the other nodes can read it. The stream is that queue: what the
+// dead node admitted and had not fetched is exactly its unacknowledged
+// messages, and the node taking a shard over recreates the shard's
+// consumer, which delivers them again at once (deleting a consumer of a
+// work-queue stream keeps the messages it had not acknowledged). JetStream
+// deduplication by URL within cluster dedup is the cluster's memory of
+// which URLs it has queued, so the new owner does not fetch again the
+// pages the dead node had fetched when it finds links to them. The pages
+// fetched twice are the dead node's in-flight work: fetches committed
+// whose acknowledgements had not left the process. The price is one
+// publish, one delivery and one acknowledgement per crawled page, about
+// 140 payload bytes (TestThreeNodesCrawlWhatOneNodeCrawls logs it), where
+// handing over only the links that cross shards took 0.05 messages; the
+// alternative, republishing a shard's queue when its lease moves, cannot
+// survive kill -9.
 //
 // In memory: at most 4,096 handoffs queued for publishing and 4,096
-// received and not yet committed (the crawler's writer waits beyond).
+// received and not yet committed (the crawler's writer waits beyond); the
+// messages of a shard's unfetched URLs, at most 65,536 per shard (more wait
+// in the stream). The JetStream servers keep every URL's ID for the dedup
+// window (about 100 bytes each).
 //
-// Bounds of what is built: queued work does not move with a shard. A job
-// whose lease lapsed is put back for one lease tick (crawler RouteWait),
-// not fetched, so no host is fetched by two nodes; but a dead node's
-// queue stays in its repository, and its hosts are crawled again by the
-// new owner from the links that reach them. Search across nodes, the
-// global budget and `deltaq crawl --cluster` are not built.
+// Bounds of what is built: the crawl is one pass over a fixed set of
+// nodes (`deltaq crawl --wait-nodes`). A shard that moves from one live
+// node to another (a node joining mid-crawl, or a lease lapsing while the
+// servers were unreachable for more than two thirds of lease_ttl) leaves
+// its jobs in the first node's queue, put back each lease tick (crawler
+// RouteWait), so that node never reports itself idle; a re-crawl after
+// the first fetch is scheduled by the node that fetched, in its own
+// repository, and does not move. Search across nodes and the global
+// budget are not built.
 //
-//	m, err := cluster.Join(ctx, cfg, cluster.Options{Logger: logger})
-//	c, err := crawler.New(cfg.Crawler, db, crawler.Options{Route: m.Route, Handoff: m.Handoff, RouteWait: m.RouteWait()})
+//	m, err := cluster.Join(ctx, cfg, cluster.Options{Logger: logger, Repo: db})
+//	c, err := crawler.New(cfg.Crawler, db, m.CrawlerOptions())
 //	f, err := frontier.New(ctx, db, cfg.Frontier, c.Gate(), policy, frontier.Options{})
-//	go m.Run(ctx, c, f)     // leases, handoffs out and in
+//	go m.Run(ctx, c, f)     // leases, heartbeats, handoffs out and in
+//	err = m.WaitNodes(ctx, 3)
+//	go func() { m.Quiesce(ctx); stop() }()
 //	_, err = c.Run(ctx, f, crawler.RunOptions{})
 package cluster

@@ -62,7 +62,7 @@ func newLeases(ctx context.Context, js jetstream.JetStream, cfg Config, clk cloc
 		name string
 		kv   *jetstream.KeyValue
 	}{{shardBucket, &l.shards}, {nodeBucket, &l.nodes}} {
-		err = createAsset(ctx, func() (err error) {
+		err = createAsset(ctx, func(ctx context.Context) (err error) {
 			*b.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 				Bucket: b.name, TTL: cfg.LeaseTTL, Replicas: cfg.Replicas, Storage: jetstream.FileStorage,
 			})
@@ -200,15 +200,16 @@ func (l *Leases) acquire(ctx context.Context, share int) error {
 
 // run ticks every LeaseTTL/3, calling after once each tick is done, until
 // ctx ends; then it lets every lease go so the other nodes need not wait
-// for them to expire.
+// for them to expire. It returns nil.
 func (l *Leases) run(ctx context.Context, after func() error) error {
 	for {
 		start := l.clock.Now()
+		// A failed tick (a server lost, the client reconnecting) is tried
+		// again next tick; meanwhile the leases run out on their own clock.
 		if err := l.Tick(ctx); err != nil && ctx.Err() == nil {
-			return err
-		}
-		if err := after(); err != nil && ctx.Err() == nil {
-			return err
+			l.logger.Warn("lease tick", "err", err)
+		} else if err := after(); err != nil && ctx.Err() == nil {
+			l.logger.Warn("following the leases", "err", err)
 		}
 		if err := l.clock.WaitUntil(ctx, start.Add(l.cfg.LeaseTTL/3)); err != nil {
 			l.releaseAll()

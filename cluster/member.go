@@ -19,6 +19,7 @@ import (
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/internal/urlnorm"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // The stream of handed-over URLs: one subject per shard, kept until the
@@ -47,6 +48,9 @@ const handoffBuffer = 4096
 type Options struct {
 	Clock  clock.Clock // nil means the wall clock
 	Logger *slog.Logger
+	// Repo is the node's repository, which Run needs: a handed-over URL
+	// already fetched here is acknowledged at once, not held.
+	Repo *repo.DB
 	// DrainHorizon: a node whose queued work is due no sooner than this
 	// reports itself idle (crawler.RunOptions.DrainHorizon); 0 means
 	// LeaseTTL.
@@ -67,6 +71,13 @@ type Member struct {
 	stats  Stats
 	// drainHorizon is Options.DrainHorizon.
 	drainHorizon time.Duration
+	db           *repo.DB
+	// held maps each URL admitted from the stream and not yet fetched to
+	// its message, acknowledged once the fetch commits (fetched).
+	held struct {
+		sync.Mutex
+		m map[string]jetstream.Msg
+	}
 	// busy counts handed-over URLs taken from out or from the stream and
 	// not yet published or committed, for Pending.
 	busy atomic.Int64
@@ -101,7 +112,8 @@ func Join(ctx context.Context, cfg Config, opts Options) (*Member, error) {
 		return nil, fmt.Errorf("cluster: connect %s: %w", cfg.URL, err)
 	}
 	m := &Member{cfg: cfg, nc: nc, logger: logger.With("component", "cluster", "node", cfg.Node),
-		out: make(chan crawler.Handoff, handoffBuffer), done: make(chan struct{}), drainHorizon: opts.DrainHorizon}
+		out: make(chan crawler.Handoff, handoffBuffer), done: make(chan struct{}), drainHorizon: opts.DrainHorizon, db: opts.Repo}
+	m.held.m = map[string]jetstream.Msg{}
 	if m.drainHorizon <= 0 {
 		m.drainHorizon = cfg.LeaseTTL
 	}
@@ -113,7 +125,7 @@ func Join(ctx context.Context, cfg Config, opts Options) (*Member, error) {
 		nc.Close()
 		return nil, err
 	}
-	err = createAsset(ctx, func() error {
+	err = createAsset(ctx, func(ctx context.Context) error {
 		_, err := m.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 			Name: linkStream, Subjects: []string{linkSubject + "*"}, Retention: jetstream.WorkQueuePolicy,
 			Storage: jetstream.FileStorage, Replicas: cfg.Replicas, Duplicates: cfg.Dedup,
@@ -142,6 +154,32 @@ func (m *Member) Route(url string) bool {
 	return m.leases.Owns(ShardOf(urlnorm.Host(url), m.cfg.Shards))
 }
 
+// CrawlerOptions are the crawler.Options of a cluster node: Route,
+// Handoff and RouteWait, and every new URL through the stream (HandOwn)
+// with its message acknowledged once fetched (OnFetched).
+func (m *Member) CrawlerOptions() crawler.Options {
+	return crawler.Options{Route: m.Route, Handoff: m.Handoff, RouteWait: m.RouteWait(), HandOwn: true, OnFetched: m.fetched}
+}
+
+// fetched acknowledges the messages of urls, whose fetches committed: the
+// stream forgets them, and a node taking the shard over will not fetch
+// them again.
+func (m *Member) fetched(urls []string) {
+	m.held.Lock()
+	defer m.held.Unlock()
+	for _, u := range urls {
+		msg, ok := m.held.m[u]
+		if !ok {
+			continue
+		}
+		delete(m.held.m, u)
+		if err := msg.Ack(); err != nil {
+			// Redelivered after AckWait; the repository then knows the URL.
+			m.logger.Warn("ack of a fetched URL", "url", u, "err", err)
+		}
+	}
+}
+
 // RouteWait is how long a crawler puts back a job whose shard this node
 // does not hold (the crawler.Options.RouteWait of a cluster node): one
 // lease tick, after which the lease is held again or has moved.
@@ -163,6 +201,9 @@ func (m *Member) Handoff(h crawler.Handoff) {
 // c.Run, beside it.
 func (m *Member) Run(ctx context.Context, c *crawler.Crawler, f *frontier.Frontier) error {
 	defer close(m.done)
+	if m.db == nil {
+		return errors.New("cluster: Run needs Options.Repo")
+	}
 	m.leases.status = m.statusOf(c, f)
 	in := make(chan jetstream.Msg, handoffBuffer)
 	r := &receiver{m: m, in: in, consuming: map[int]jetstream.ConsumeContext{}}
@@ -187,30 +228,53 @@ func (m *Member) publish(ctx context.Context) error {
 			return nil
 		case h := <-m.out:
 			m.busy.Add(1)
-			data, err := json.Marshal(h)
-			if err != nil {
-				return fmt.Errorf("cluster: encode handoff %s: %w", h.URL, err)
-			}
-			subj := linkSubject + strconv.Itoa(ShardOf(urlnorm.Host(h.URL), m.cfg.Shards))
-			ack, err := m.js.Publish(ctx, subj, data, jetstream.WithMsgID(h.URL))
+			err := m.publishOne(ctx, h)
 			m.busy.Add(-1)
-			var apiErr *jetstream.APIError
-			switch {
-			case err == nil:
-				m.stats.Published.Add(1)
-				m.stats.Bytes.Add(int64(len(data)))
-				if ack.Duplicate {
-					m.stats.Duplicates.Add(1)
-				}
-			case errors.As(err, &apiErr) && apiErr.ErrorCode == errDuplicateInProcess:
-				// Another node is storing the same URL at this moment.
-				m.stats.Published.Add(1)
-				m.stats.Duplicates.Add(1)
-			case ctx.Err() != nil:
-				return nil
-			default:
-				return fmt.Errorf("cluster: publish %s: %w", h.URL, err)
+			if err != nil {
+				return err
 			}
+		}
+	}
+}
+
+// publishRetry is how long publishOne waits before sending a message
+// again after a timeout.
+const publishRetry = time.Second
+
+// publishOne publishes h, again and again while the servers cannot take
+// it (a server lost, the client reconnecting, a stream electing a
+// leader): a copy stored after all is dropped by its ID.
+func (m *Member) publishOne(ctx context.Context, h crawler.Handoff) error {
+	data, err := json.Marshal(h)
+	if err != nil {
+		return fmt.Errorf("cluster: encode handoff %s: %w", h.URL, err)
+	}
+	subj := linkSubject + strconv.Itoa(ShardOf(urlnorm.Host(h.URL), m.cfg.Shards))
+	for {
+		ack, err := m.js.Publish(ctx, subj, data, jetstream.WithMsgID(h.URL))
+		var apiErr *jetstream.APIError
+		switch {
+		case err == nil:
+			m.stats.Published.Add(1)
+			m.stats.Bytes.Add(int64(len(data)))
+			if ack.Duplicate {
+				m.stats.Duplicates.Add(1)
+			}
+			return nil
+		case errors.As(err, &apiErr) && apiErr.ErrorCode == errDuplicateInProcess:
+			// Another node is storing the same URL at this moment.
+			m.stats.Published.Add(1)
+			m.stats.Duplicates.Add(1)
+			return nil
+		case ctx.Err() != nil:
+			return nil
+		case isTimeout(err) || errors.Is(err, nats.ErrNoResponders) || errors.Is(err, nats.ErrConnectionReconnecting):
+			m.logger.Warn("publish again", "url", h.URL, "err", err)
+			if err := m.leases.clock.WaitUntil(ctx, m.leases.clock.Now().Add(publishRetry)); err != nil {
+				return nil
+			}
+		default:
+			return fmt.Errorf("cluster: publish %s: %w", h.URL, err)
 		}
 	}
 }
@@ -243,9 +307,15 @@ func (r *receiver) follow(ctx context.Context) error {
 		if _, ok := r.consuming[s]; ok {
 			continue
 		}
+		// The consumer is created afresh: the messages its previous reader
+		// held unacknowledged (a dead node's queue) are delivered at once.
+		name := "shard-" + strconv.Itoa(s)
+		if err := r.m.js.DeleteConsumer(ctx, linkStream, name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+			return fmt.Errorf("cluster: consumer of shard %d: %w", s, err)
+		}
 		cons, err := r.m.js.CreateOrUpdateConsumer(ctx, linkStream, jetstream.ConsumerConfig{
-			Durable: "shard-" + strconv.Itoa(s), FilterSubject: linkSubject + strconv.Itoa(s),
-			AckPolicy: jetstream.AckExplicitPolicy,
+			Durable: name, FilterSubject: linkSubject + strconv.Itoa(s),
+			AckPolicy: jetstream.AckExplicitPolicy, AckWait: ackWait, MaxAckPending: maxHeld,
 		})
 		if err != nil {
 			return fmt.Errorf("cluster: consumer of shard %d: %w", s, err)
@@ -277,6 +347,16 @@ func (r *receiver) stopAll() {
 
 // maxAdmit bounds the handoffs committed in one batch.
 const maxAdmit = 256
+
+// A shard's owner holds each URL's message unacknowledged from its
+// admission to its fetch: at most maxHeld per shard (more wait in the
+// stream), each redelivered after ackWait if neither acknowledged nor
+// taken over, so a lost acknowledgement delays the end of a crawl by
+// ackWait at most.
+const (
+	maxHeld = 1 << 16
+	ackWait = 5 * time.Minute
+)
 
 // admit commits handed-over URLs in batches and acknowledges them after
 // the commit. A URL whose shard this node no longer owns is refused (Nak)
@@ -329,17 +409,48 @@ func (r *receiver) commit(ctx context.Context, c *crawler.Crawler, f *frontier.F
 		keep = append(keep, msg)
 	}
 	r.m.stats.Received.Add(int64(len(hs)))
+	// Held before the admission, so that a fetch committing right after it
+	// finds its message (fetched); released below if nothing will fetch it.
+	r.m.held.Lock()
+	for i, msg := range keep {
+		if old, ok := r.m.held.m[hs[i].URL]; ok && streamSeq(old) != streamSeq(msg) {
+			// A second message for the URL (past the dedup window): one
+			// record of it is enough.
+			if err := old.Ack(); err != nil {
+				r.m.logger.Warn("ack of a duplicate", "url", hs[i].URL, "err", err)
+			}
+		}
+		r.m.held.m[hs[i].URL] = msg
+	}
+	r.m.held.Unlock()
 	n, err := c.Admit(ctx, f, hs)
 	if err != nil {
-		return err // not acknowledged: redelivered after AckWait
+		return err // not acknowledged: redelivered after ackWait
 	}
 	r.m.stats.Admitted.Add(int64(n))
-	for _, msg := range keep {
-		if err := msg.Ack(); err != nil {
-			return fmt.Errorf("cluster: ack: %w", err)
+	var done []string
+	for _, h := range hs {
+		p, err := r.m.db.Page(h.URL)
+		switch {
+		case errors.Is(err, repo.ErrNotFound):
+			done = append(done, h.URL) // refused by the admission: scope, limits
+		case err != nil:
+			return fmt.Errorf("cluster: %w", err)
+		case p.Fetches > 0:
+			done = append(done, h.URL) // fetched already, here
 		}
 	}
+	r.m.fetched(done)
 	return nil
+}
+
+// streamSeq is msg's sequence number in the stream, 0 if unknown.
+func streamSeq(msg jetstream.Msg) uint64 {
+	md, err := msg.Metadata()
+	if err != nil {
+		return 0
+	}
+	return md.Sequence.Stream
 }
 
 // Pending counts the handoffs not yet finished with: this node's, queued

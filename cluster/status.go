@@ -227,7 +227,9 @@ func (m *Member) Quiesce(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return err
+			// A server lost or the client reconnecting: not known to be idle.
+			m.logger.Warn("reading the cluster's state", "err", err)
+			ok = false
 		}
 		if ok && mark == last {
 			calm++

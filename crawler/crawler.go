@@ -45,6 +45,14 @@ type Options struct {
 	Route     func(url string) bool
 	Handoff   func(Handoff)
 	RouteWait time.Duration
+	// HandOwn sends every URL new to this crawler to Handoff, those of its
+	// own hosts too, so that only Admit queues: a cluster node records its
+	// queue in the cluster that way, where another node finds it if this
+	// one dies. It needs Route.
+	HandOwn bool
+	// OnFetched is called after commit with the URLs whose fetches the
+	// batch recorded.
+	OnFetched func(urls []string)
 }
 
 // Crawler fetches what the frontier hands out and commits every result to
@@ -69,6 +77,8 @@ type Crawler struct {
 	route     func(string) bool
 	handoff   func(Handoff)
 	routeWait time.Duration
+	handOwn   bool
+	onFetched func([]string)
 	// commitMu makes the writer and Admit, the two committers of a Run,
 	// take turns, so each sees the other's admissions.
 	commitMu sync.Mutex
@@ -86,8 +96,9 @@ func New(cfg Config, db *repo.DB, opts Options) (*Crawler, error) {
 	d.through = opts.Dial
 	c := &Crawler{cfg: cfg, db: db, clock: opts.Clock, logger: opts.Logger, onCommit: opts.OnCommit, onYield: opts.OnYield}
 	c.route, c.handoff, c.routeWait = opts.Route, opts.Handoff, opts.RouteWait
-	if (c.route == nil) != (c.handoff == nil) || c.route != nil && c.routeWait <= 0 {
-		return nil, errors.New("crawler: Options.Route, Handoff and a positive RouteWait go together")
+	c.handOwn, c.onFetched = opts.HandOwn, opts.OnFetched
+	if (c.route == nil) != (c.handoff == nil) || c.route != nil && c.routeWait <= 0 || c.handOwn && c.route == nil {
+		return nil, errors.New("crawler: Options.Route, Handoff and a positive RouteWait go together, and HandOwn needs them")
 	}
 	if c.clock == nil {
 		c.clock = clock.Real{}
@@ -126,7 +137,7 @@ func (c *Crawler) Seed(ctx context.Context, f *frontier.Frontier, urls []string)
 		norm = append(norm, u)
 		seeds = append(seeds, admission{src: &repo.Page{Depth: -1}, url: u, reason: repo.ReasonSeed})
 	}
-	return c.admitAll(ctx, f, "seed", seeds,
+	return c.admitAll(ctx, f, "seed", false, seeds,
 		func(b *repo.Batch) error { return c.scope.addSeeds(b, norm) },
 		func() { c.scope.publish(norm) })
 }

@@ -123,10 +123,24 @@ func (w *writer) commit(group []*result) error {
 	for _, q := range a.queued {
 		w.known.add(q.URL)
 	}
+	if w.c.handOwn {
+		// Handed over to come back through Admit: found again meanwhile,
+		// they need not be handed over twice.
+		for _, h := range a.handoffs {
+			w.known.add(h.URL)
+		}
+	}
 	a.handOver()
 	for _, d := range dones {
 		w.f.Done(d.job, frontier.DoneInfo{NotBefore: d.notBefore})
 		w.onPage()
+	}
+	if w.c.onFetched != nil && len(dones) > 0 {
+		urls := make([]string, len(dones))
+		for i, d := range dones {
+			urls[i] = d.job.URL
+		}
+		w.c.onFetched(urls)
 	}
 	for host, h := range a.hostInfo {
 		w.c.hosts.put(host, h)
@@ -153,6 +167,9 @@ type apply struct {
 	changes  int
 	yields   []yieldOf // reported to Options.OnYield after commit
 	handoffs []Handoff // URLs Options.Route sends elsewhere, handed over after commit
+	// direct admits this node's own new URLs even with Options.HandOwn:
+	// Admit, taking back what was handed over.
+	direct bool
 }
 
 type yieldOf struct {
@@ -533,6 +550,10 @@ func (a *apply) admit(src *repo.Page, target string, reason repo.Reason, hops in
 	} else if !errors.Is(err, repo.ErrNotFound) {
 		return false, err
 	}
+	if a.w.c.handOwn && !a.direct {
+		a.handoffs = append(a.handoffs, Handoff{URL: target, Source: src.URL, SourceDepth: src.Depth, Reason: reason})
+		return false, nil
+	}
 	host := urlnorm.Host(target)
 	h, err := a.host(host)
 	if err != nil {
@@ -644,7 +665,7 @@ func (c *Crawler) Admit(ctx context.Context, f *frontier.Frontier, hs []Handoff)
 	for i, h := range hs {
 		as[i] = admission{src: &repo.Page{URL: h.Source, Depth: h.SourceDepth}, url: h.URL, reason: h.Reason}
 	}
-	return c.admitAll(ctx, f, "admit", as, nil, nil)
+	return c.admitAll(ctx, f, "admit", true, as, nil, nil)
 }
 
 // admission is one URL to admit outside a fetch, with the page that led
@@ -656,15 +677,17 @@ type admission struct {
 }
 
 // admitAll admits as in one committed batch, taking turns with the
-// writer; before (if set) adds to the batch first, after (if set) runs
-// once it committed. It reports how many URLs were new.
-func (c *Crawler) admitAll(ctx context.Context, f *frontier.Frontier, what string, as []admission, before func(*repo.Batch) error, after func()) (int, error) {
+// writer; direct queues this node's own new URLs even with
+// Options.HandOwn; before (if set) adds to the batch first, after (if
+// set) runs once it committed. It reports how many URLs were new.
+func (c *Crawler) admitAll(ctx context.Context, f *frontier.Frontier, what string, direct bool, as []admission, before func(*repo.Batch) error, after func()) (int, error) {
 	c.commitMu.Lock()
 	defer c.commitMu.Unlock()
 	w := c.newWriter(ctx, f)
 	b := c.db.NewBatch(ctx)
 	defer b.Close()
 	a := w.begin(b)
+	a.direct = direct
 	if before != nil {
 		if err := before(b); err != nil {
 			return 0, err

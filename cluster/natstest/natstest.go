@@ -26,7 +26,7 @@ func Start(tb testing.TB, n int) *Cluster {
 	c := &Cluster{}
 	// Every server routes to every other, so the cluster ports are chosen
 	// before any server starts.
-	ports := freePorts(tb, n)
+	ports := FreePorts(tb, n)
 	var routes []*url.URL
 	for _, p := range ports {
 		routes = append(routes, &url.URL{Scheme: "nats-route", Host: fmt.Sprintf("127.0.0.1:%d", p)})
@@ -70,8 +70,8 @@ func Start(tb testing.TB, n int) *Cluster {
 	return c
 }
 
-// freePorts finds n loopback ports free at the time of the call.
-func freePorts(tb testing.TB, n int) []int {
+// FreePorts finds n loopback ports free at the time of the call.
+func FreePorts(tb testing.TB, n int) []int {
 	tb.Helper()
 	var ports []int
 	var ls []net.Listener

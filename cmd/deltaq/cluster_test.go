@@ -1,8 +1,27 @@
 package main
 
 import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/deltaq/deltaq/cluster/natstest"
+	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/eval/replay"
+	"github.com/deltaq/deltaq/internal/datasets"
+	"github.com/deltaq/deltaq/internal/urlnorm"
+	"github.com/deltaq/deltaq/repo"
 )
 
 func TestClusterFlagsGiveClearErrors(t *testing.T) {
@@ -26,4 +45,348 @@ func TestClusterFlagsGiveClearErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// natsProcs starts a cluster of three `deltaq cluster serve` processes on
+// loopback and returns their client URLs, comma-separated, and the
+// processes.
+func natsProcs(t *testing.T, dir string) (string, []*exec.Cmd) {
+	t.Helper()
+	ports := natstest.FreePorts(t, 6)
+	var routes, urls []string
+	for i := range 3 {
+		routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", ports[3+i]))
+		urls = append(urls, fmt.Sprintf("nats://127.0.0.1:%d", ports[i]))
+	}
+	var procs []*exec.Cmd
+	for i := range 3 {
+		cmd := exec.Command(binary, "cluster", "serve", "--name", fmt.Sprintf("nats-%d", i),
+			"--listen", fmt.Sprintf("127.0.0.1:%d", ports[i]), "--cluster-listen", fmt.Sprintf("127.0.0.1:%d", ports[3+i]),
+			"--routes", strings.Join(routes, ","), "--store", filepath.Join(dir, fmt.Sprintf("nats-%d", i)))
+		cmd.Stderr = logFile(t, dir, fmt.Sprintf("nats-%d.log", i))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { stopProc(cmd) })
+		procs = append(procs, cmd)
+	}
+	for i := range 3 {
+		addr := fmt.Sprintf("127.0.0.1:%d", ports[i])
+		waitUntil(t, "NATS server "+addr+" accepting clients", func() bool {
+			c, err := net.Dial("tcp", addr)
+			if err == nil {
+				c.Close()
+			}
+			return err == nil
+		})
+	}
+	return strings.Join(urls, ","), procs
+}
+
+func logFile(t *testing.T, dir, name string) *os.File {
+	t.Helper()
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// stopProc kills a process still running and reaps it.
+func stopProc(cmd *exec.Cmd) {
+	if cmd.ProcessState == nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+}
+
+// bothArchives serves the replay of both archives on loopback and returns
+// the crawl arguments every node shares: configuration, address mapping,
+// seeds.
+func bothArchives(t *testing.T, dir string) []string {
+	t.Helper()
+	var as []*archive.Archive
+	for _, name := range []string{"tldr-en", "digitalgov-2023"} {
+		a, err := archive.Open(datasets.Path(t, "archives", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		as = append(as, a)
+	}
+	rs, err := replay.New(as, replay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(rs)
+	t.Cleanup(srv.Close)
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	// Leases of 10 s outlive a NATS server's loss: the streams' new
+	// leaders are elected before a lease runs out.
+	cfgFile := filepath.Join(dir, "crawl.yaml")
+	if err := os.WriteFile(cfgFile, []byte(`crawler:
+  politeness:
+    global: 8
+    overrides:
+      - {host: tldr-en.test, min_delay: 0s, per_host: 4}
+      - {host: digitalgov-2023.test, min_delay: 0s, per_host: 4}
+cluster:
+  lease_ttl: 10s
+  dedup: 1h
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"crawl", "--config", cfgFile, "--allow-private",
+		"--resolve", "tldr-en.test=127.0.0.1:" + port, "--resolve", "digitalgov-2023.test=127.0.0.1:" + port,
+		"--seeds", "http://tldr-en.test/,http://digitalgov-2023.test/"}
+}
+
+// fetchedStates maps each URL the repository under data holds a fetch of
+// to its state.
+func fetchedStates(t *testing.T, data string) map[string]repo.PageState {
+	t.Helper()
+	_, db := openData(t, data)
+	defer db.Close()
+	out := map[string]repo.PageState{}
+	for p, err := range db.Pages(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Fetches > 0 {
+			out[p.URL] = p.State
+		}
+	}
+	return out
+}
+
+// crawlNode is one `deltaq crawl --cluster` process and the pages it
+// reported fetched.
+type crawlNode struct {
+	cmd     *exec.Cmd
+	data    string
+	fetched atomic.Int64
+	done    chan error
+}
+
+// startNodes starts n crawl processes joining url.
+func startNodes(t *testing.T, dir, url string, args []string, n int) []*crawlNode {
+	t.Helper()
+	var nodes []*crawlNode
+	for i := range n {
+		nd := &crawlNode{data: filepath.Join(dir, fmt.Sprintf("node-%d", i)), done: make(chan error, 1)}
+		nd.cmd = exec.Command(binary, append(args, "--data", nd.data, "--cluster", url,
+			"--node", fmt.Sprintf("n%d", i), "--wait-nodes", strconv.Itoa(n))...)
+		nd.cmd.Stdout = logFile(t, dir, fmt.Sprintf("node-%d.out", i))
+		stderr, err := nd.cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := nd.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		log := logFile(t, dir, fmt.Sprintf("node-%d.err", i))
+		go func() {
+			for sc := bufio.NewScanner(stderr); sc.Scan(); {
+				fmt.Fprintln(log, sc.Text())
+				var k int64
+				if _, err := fmt.Sscanf(sc.Text(), "crawl: %d fetched", &k); err == nil {
+					nd.fetched.Store(k)
+				}
+			}
+			nd.done <- nd.cmd.Wait()
+		}()
+		t.Cleanup(func() { stopProc(nd.cmd) })
+		nodes = append(nodes, nd)
+	}
+	return nodes
+}
+
+// clusterHang bounds a cluster crawl: a guard against a hang, generous
+// for a loaded machine, not a measurement.
+const clusterHang = 10 * time.Minute
+
+// waitNodes waits for every node still running to exit and fails the
+// test for one that failed.
+func waitNodes(t *testing.T, dir string, nodes []*crawlNode, killed map[int]bool) {
+	t.Helper()
+	deadline := time.After(clusterHang)
+	for i, nd := range nodes {
+		if killed[i] {
+			continue
+		}
+		select {
+		case err := <-nd.done:
+			if err != nil {
+				log, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("node-%d.err", i)))
+				t.Fatalf("node %d: %v\n%s", i, err, tail(string(log), 3000))
+			}
+		case <-deadline:
+			t.Fatalf("the cluster crawl did not end within %v", clusterHang)
+		}
+	}
+}
+
+func tail(s string, n int) string { return s[max(0, len(s)-n):] }
+
+// soloCrawl crawls alone with args into dir/solo and returns its pages.
+func soloCrawl(t *testing.T, dir string, args []string) map[string]repo.PageState {
+	t.Helper()
+	data := filepath.Join(dir, "solo")
+	if out, err := exec.Command(binary, append(args, "--data", data)...).CombinedOutput(); err != nil {
+		t.Fatalf("single-node crawl: %v\n%s", err, tail(string(out), 3000))
+	}
+	want := fetchedStates(t, data)
+	if len(want) < 10000 {
+		t.Fatalf("the single node fetched %d pages; both archives hold more", len(want))
+	}
+	return want
+}
+
+// TestClusterProcessesCrawlWhatOneProcessCrawls runs three NATS servers
+// and three crawl nodes as separate processes over the replay of both
+// archives: the union of the nodes' repositories holds exactly the pages
+// one process crawling alone fetches, in the same states, each fetched by
+// one node, and no host is fetched by two nodes.
+func TestClusterProcessesCrawlWhatOneProcessCrawls(t *testing.T) {
+	dir := t.TempDir()
+	args := bothArchives(t, dir)
+	want := soloCrawl(t, dir, args)
+	url, _ := natsProcs(t, dir)
+	nodes := startNodes(t, dir, url, args, 3)
+	waitNodes(t, dir, nodes, nil)
+
+	union := map[string]repo.PageState{}
+	byHost := map[string]map[int]bool{}
+	for i, nd := range nodes {
+		got := fetchedStates(t, nd.data)
+		t.Logf("node %d fetched %d pages", i, len(got))
+		for u, st := range got {
+			if _, dup := union[u]; dup {
+				t.Errorf("%s fetched by two nodes", u)
+			}
+			union[u] = st
+			h := urlnorm.Host(u)
+			if byHost[h] == nil {
+				byHost[h] = map[int]bool{}
+			}
+			byHost[h][i] = true
+		}
+	}
+	for h, by := range byHost {
+		if len(by) > 1 {
+			t.Errorf("host %s fetched by %d nodes", h, len(by))
+		}
+	}
+	compareUnion(t, union, want)
+}
+
+// compareUnion fails the test unless union holds exactly want's pages in
+// want's states.
+func compareUnion(t *testing.T, union, want map[string]repo.PageState) {
+	t.Helper()
+	var missing, extra, differ []string
+	for u, st := range want {
+		got, ok := union[u]
+		switch {
+		case !ok:
+			missing = append(missing, u)
+		case got != st:
+			differ = append(differ, fmt.Sprintf("%s: %s, alone %s", u, got, st))
+		}
+	}
+	for u := range union {
+		if _, ok := want[u]; !ok {
+			extra = append(extra, u)
+		}
+	}
+	if len(missing)+len(extra)+len(differ) > 0 {
+		slices.Sort(missing)
+		slices.Sort(extra)
+		slices.Sort(differ)
+		t.Errorf("union of the nodes (%d pages) differs from one node (%d): %d missing %v, %d extra %v, %d in another state %v",
+			len(union), len(want), len(missing), missing[:min(5, len(missing))], len(extra), extra[:min(5, len(extra))],
+			len(differ), differ[:min(5, len(differ))])
+	}
+}
+
+// waitUntil polls cond until it holds; the deadline is a guard against a
+// hang, not a measurement.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(clusterHang)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not happen within %v", what, clusterHang)
+		}
+		<-tick.C
+	}
+}
+
+// inFlightBound is the most pages a node killed with kill -9 can have
+// committed without the cluster knowing: the fetches of one commit group
+// (crawler's maxGroup) whose acknowledgements had not left the process,
+// plus the jobs in flight (crawler.politeness.global in the test's
+// configuration).
+const inFlightBound = 64 + 8
+
+// TestClusterSurvivesAKilledNATSServerAndAKilledNode runs the cluster of
+// TestClusterProcessesCrawlWhatOneProcessCrawls, kills one of the three
+// NATS servers with kill -9 early in the crawl and then the busiest crawl
+// node: the two nodes left finish the crawl; the union of the three
+// repositories holds every page one process crawling alone fetches, in
+// the same states and nothing more; and the pages fetched twice (by the
+// dead node and again by the one that took its shards over) are at most
+// the dead node's in-flight work.
+func TestClusterSurvivesAKilledNATSServerAndAKilledNode(t *testing.T) {
+	dir := t.TempDir()
+	args := bothArchives(t, dir)
+	want := soloCrawl(t, dir, args)
+	url, servers := natsProcs(t, dir)
+	nodes := startNodes(t, dir, url, args, 3)
+	total := func() (n int64) {
+		for _, nd := range nodes {
+			n += nd.fetched.Load()
+		}
+		return n
+	}
+	waitUntil(t, "300 pages fetched", func() bool { return total() >= 300 })
+	if err := servers[0].Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	servers[0].Wait()
+	t.Logf("NATS server 0 killed after %d pages", total())
+	waitUntil(t, "2,000 pages fetched", func() bool { return total() >= 2000 })
+	victim := 0
+	for i, nd := range nodes {
+		if nd.fetched.Load() > nodes[victim].fetched.Load() {
+			victim = i
+		}
+	}
+	if err := nodes[victim].cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-nodes[victim].done
+	t.Logf("node %d killed after it reported %d pages", victim, nodes[victim].fetched.Load())
+	waitNodes(t, dir, nodes, map[int]bool{victim: true})
+
+	union := map[string]repo.PageState{}
+	var twice []string
+	for i, nd := range nodes {
+		got := fetchedStates(t, nd.data)
+		t.Logf("node %d fetched %d pages", i, len(got))
+		for u, st := range got {
+			if _, dup := union[u]; dup {
+				twice = append(twice, u)
+			}
+			union[u] = st
+		}
+	}
+	t.Logf("%d pages fetched twice", len(twice))
+	if len(twice) > inFlightBound {
+		slices.Sort(twice)
+		t.Errorf("%d pages fetched by two nodes, more than the dead node's in-flight work (%d): %v", len(twice), inFlightBound, twice[:5])
+	}
+	compareUnion(t, union, want)
 }

@@ -85,7 +85,7 @@ func (a *app) newClusterStatusCmd() *cobra.Command {
 // the other nodes, seed (handing other shards' seeds over), crawl until
 // the whole cluster is idle, leave.
 func (a *app) crawlNode(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger, seeds []string, maxPages, nodes int) error {
-	m, err := cluster.Join(ctx, cfg.Cluster, cluster.Options{Logger: logger, DrainHorizon: drainHorizon})
+	m, err := cluster.Join(ctx, cfg.Cluster, cluster.Options{Logger: logger, DrainHorizon: drainHorizon, Repo: db})
 	if err != nil {
 		return err
 	}

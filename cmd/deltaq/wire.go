@@ -59,10 +59,11 @@ func newNodeCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, logger 
 			logger.Warn("discovery statistics", "url", x, "err", err)
 		}
 	}
-	opts := crawler.Options{Logger: logger, OnCommit: onCommit, OnYield: onYield}
+	opts := crawler.Options{}
 	if m != nil {
-		opts.Route, opts.Handoff, opts.RouteWait = m.Route, m.Handoff, m.RouteWait()
+		opts = m.CrawlerOptions()
 	}
+	opts.Logger, opts.OnCommit, opts.OnYield = logger, onCommit, onYield
 	c, err := crawler.New(cfg.Crawler, db, opts)
 	if err != nil {
 		return nil, err
