@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // assetAttempts bounds how often Join asks for a bucket or the stream, and
@@ -40,4 +41,13 @@ func createAsset(ctx context.Context, create func(context.Context) error) error 
 // answer in time.
 func isTimeout(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout)
+}
+
+// isTransient reports whether err is what a request meets while a server
+// is lost: no answer in time, no server or stream leader to answer, the
+// client reconnecting. The same request succeeds once the servers have
+// recovered.
+func isTransient(err error) bool {
+	return isTimeout(err) || errors.Is(err, nats.ErrNoResponders) || errors.Is(err, nats.ErrConnectionReconnecting) ||
+		errors.Is(err, jetstream.ErrNoStreamResponse)
 }

@@ -138,7 +138,13 @@ func (l *Leases) renew(ctx context.Context) {
 		case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyNotFound):
 			delete(l.mu.held, s) // expired and taken, or gone: not ours
 		default:
-			// Servers unreachable: the lease runs out on its own clock.
+			// Servers unreachable: the lease runs out on its own clock;
+			// once it has, acquire takes it again from the bucket (where
+			// the renewal may have landed after all).
+			if !sent.Before(h.until) {
+				delete(l.mu.held, s)
+			}
+			l.logger.Warn("lease renewal", "shard", s, "err", err)
 		}
 		l.mu.Unlock()
 	}
@@ -186,7 +192,14 @@ func (l *Leases) acquire(ctx context.Context, share int) error {
 		sent := l.clock.Now()
 		rev, err := l.shards.Create(ctx, shardKey(s), []byte(l.cfg.Node))
 		if errors.Is(err, jetstream.ErrKeyExists) {
-			continue // another node's
+			// Another node's, or this node's own whose renewal was
+			// answered too late to count: the bucket says which.
+			e, gerr := l.shards.Get(ctx, shardKey(s))
+			if gerr != nil || string(e.Value()) != l.cfg.Node {
+				continue
+			}
+			rev = e.Revision()
+			err = nil
 		}
 		if err != nil {
 			return fmt.Errorf("cluster: take shard %d: %w", s, err)

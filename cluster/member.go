@@ -78,6 +78,8 @@ type Member struct {
 		sync.Mutex
 		m map[string]jetstream.Msg
 	}
+	// acks are the messages to acknowledge, confirmed by the server (ack).
+	acks chan jetstream.Msg
 	// busy counts handed-over URLs taken from out or from the stream and
 	// not yet published or committed, for Pending.
 	busy atomic.Int64
@@ -114,6 +116,7 @@ func Join(ctx context.Context, cfg Config, opts Options) (*Member, error) {
 	m := &Member{cfg: cfg, nc: nc, logger: logger.With("component", "cluster", "node", cfg.Node),
 		out: make(chan crawler.Handoff, handoffBuffer), done: make(chan struct{}), drainHorizon: opts.DrainHorizon, db: opts.Repo}
 	m.held.m = map[string]jetstream.Msg{}
+	m.acks = make(chan jetstream.Msg, maxHeld)
 	if m.drainHorizon <= 0 {
 		m.drainHorizon = cfg.LeaseTTL
 	}
@@ -173,9 +176,52 @@ func (m *Member) fetched(urls []string) {
 			continue
 		}
 		delete(m.held.m, u)
-		if err := msg.Ack(); err != nil {
-			// Redelivered after AckWait; the repository then knows the URL.
-			m.logger.Warn("ack of a fetched URL", "url", u, "err", err)
+		m.busy.Add(1)
+		select {
+		case m.acks <- msg:
+		case <-m.done:
+			m.busy.Add(-1) // redelivered to the next owner, who finds it fetched
+		}
+	}
+}
+
+// ackers is how many acknowledgements wait for the server's answer at
+// once; ackAttempts bounds how often one is sent.
+const (
+	ackers      = 8
+	ackAttempts = 10
+)
+
+// ack acknowledges the queued messages and waits for each to be
+// confirmed, sending it again while the servers cannot answer (a server
+// lost, a consumer electing a leader): an acknowledgement lost on the way
+// would leave the message in the stream until ackWait, and the crawl
+// unfinished until then.
+func (m *Member) ack(ctx context.Context) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case msg := <-m.acks:
+			for attempt := 1; ; attempt++ {
+				actx, cancel := context.WithTimeout(ctx, publishRetry*5)
+				err := msg.DoubleAck(actx)
+				cancel()
+				if err == nil || errors.Is(err, jetstream.ErrMsgAlreadyAckd) || ctx.Err() != nil {
+					break
+				}
+				if !isTransient(err) || attempt == ackAttempts {
+					// The consumer is gone (its shard taken over, or
+					// recreated): the message goes to its next reader,
+					// who finds it fetched.
+					m.logger.Warn("acknowledgement", "subject", msg.Subject(), "err", err)
+					break
+				}
+				if err := m.leases.clock.WaitUntil(ctx, m.leases.clock.Now().Add(publishRetry)); err != nil {
+					break
+				}
+			}
+			m.busy.Add(-1)
 		}
 	}
 }
@@ -206,12 +252,15 @@ func (m *Member) Run(ctx context.Context, c *crawler.Crawler, f *frontier.Fronti
 	}
 	m.leases.status = m.statusOf(c, f)
 	in := make(chan jetstream.Msg, handoffBuffer)
-	r := &receiver{m: m, in: in, consuming: map[int]jetstream.ConsumeContext{}}
+	r := &receiver{m: m, in: in, consuming: map[int]jetstream.ConsumeContext{}, orphans: map[int]int{}}
 	defer r.stopAll()
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return m.leases.run(gctx, func() error { return r.follow(gctx) }) })
 	g.Go(func() error { return m.publish(gctx) })
 	g.Go(func() error { return r.admit(gctx, c, f) })
+	for range ackers {
+		g.Go(func() error { return m.ack(gctx) })
+	}
 	err := g.Wait()
 	if errors.Is(err, context.Canceled) {
 		return nil
@@ -268,7 +317,7 @@ func (m *Member) publishOne(ctx context.Context, h crawler.Handoff) error {
 			return nil
 		case ctx.Err() != nil:
 			return nil
-		case isTimeout(err) || errors.Is(err, nats.ErrNoResponders) || errors.Is(err, nats.ErrConnectionReconnecting):
+		case isTransient(err):
 			m.logger.Warn("publish again", "url", h.URL, "err", err)
 			if err := m.leases.clock.WaitUntil(ctx, m.leases.clock.Now().Add(publishRetry)); err != nil {
 				return nil
@@ -286,6 +335,9 @@ type receiver struct {
 	mu sync.Mutex // guards consuming
 	// consuming maps an owned shard to its running consumer.
 	consuming map[int]jetstream.ConsumeContext
+	// orphans counts, per shard, the ticks in a row that its subject held
+	// messages while this node held none (see resync).
+	orphans map[int]int
 }
 
 // follow starts consuming the shards just taken and stops those let go;
@@ -302,6 +354,9 @@ func (r *receiver) follow(ctx context.Context) error {
 			cc.Stop()
 			delete(r.consuming, s)
 		}
+	}
+	if err := r.resync(ctx); err != nil {
+		return err
 	}
 	for s := range owned {
 		if _, ok := r.consuming[s]; ok {
@@ -327,11 +382,49 @@ func (r *receiver) follow(ctx context.Context) error {
 			case <-ctx.Done():
 				r.m.busy.Add(-1)
 			}
-		})
+		}, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+			r.m.logger.Warn("consuming", "shard", s, "err", err)
+		}))
 		if err != nil {
 			return fmt.Errorf("cluster: consume shard %d: %w", s, err)
 		}
 		r.consuming[s] = cc
+	}
+	return nil
+}
+
+// resync finds the shards whose subjects have held messages for two
+// ticks in a row while this node, their owner, had nothing of theirs
+// queued, held or in hand: messages whose acknowledgement was lost (a
+// server lost at that moment) would otherwise wait in the stream for
+// ackWait. It stops consuming them; follow then recreates their consumers,
+// which delivers the messages again, and commit finds them fetched.
+func (r *receiver) resync(ctx context.Context) error {
+	if len(r.in) > 0 || r.m.busy.Load() > 0 || len(r.consuming) == 0 {
+		clear(r.orphans)
+		return nil
+	}
+	lags, err := shardLags(ctx, r.m.js)
+	if err != nil {
+		return err
+	}
+	held := map[int]bool{}
+	r.m.held.Lock()
+	for u := range r.m.held.m {
+		held[ShardOf(urlnorm.Host(u), r.m.cfg.Shards)] = true
+	}
+	r.m.held.Unlock()
+	for s, cc := range r.consuming {
+		if lags[s] == 0 || held[s] {
+			delete(r.orphans, s)
+			continue
+		}
+		if r.orphans[s]++; r.orphans[s] >= 2 {
+			r.m.logger.Warn("consuming again", "shard", s, "waiting", lags[s])
+			cc.Stop()
+			delete(r.consuming, s)
+			delete(r.orphans, s)
+		}
 	}
 	return nil
 }
@@ -400,7 +493,7 @@ func (r *receiver) commit(ctx context.Context, c *crawler.Crawler, f *frontier.F
 			continue
 		}
 		if !r.m.Route(h.URL) {
-			if err := msg.Nak(); err != nil {
+			if err := msg.NakWithDelay(r.m.RouteWait()); err != nil {
 				return fmt.Errorf("cluster: nak %s: %w", h.URL, err)
 			}
 			continue

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -203,7 +204,7 @@ func startNodes(t *testing.T, dir, url string, args []string, n int) []*crawlNod
 
 // clusterHang bounds a cluster crawl: a guard against a hang, generous
 // for a loaded machine, not a measurement.
-const clusterHang = 10 * time.Minute
+const clusterHang = 5 * time.Minute
 
 // waitNodes waits for every node still running to exit and fails the
 // test for one that failed.
@@ -218,10 +219,14 @@ func waitNodes(t *testing.T, dir string, nodes []*crawlNode, killed map[int]bool
 		case err := <-nd.done:
 			if err != nil {
 				log, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("node-%d.err", i)))
-				t.Fatalf("node %d: %v\n%s", i, err, tail(string(log), 3000))
+				t.Fatalf("node %d: %v\n%s", i, err, tail(string(log), 20000))
 			}
 		case <-deadline:
-			t.Fatalf("the cluster crawl did not end within %v", clusterHang)
+			// Each Go process prints its goroutines on SIGQUIT: why it hangs.
+			nd.cmd.Process.Signal(syscall.SIGQUIT)
+			<-nd.done
+			log, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("node-%d.err", i)))
+			t.Fatalf("the cluster crawl did not end within %v; node %d:\n%s", clusterHang, i, tail(string(log), 60000))
 		}
 	}
 }
