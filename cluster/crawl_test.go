@@ -3,7 +3,6 @@ package cluster_test
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/deltaq/deltaq/cluster"
+	"github.com/deltaq/deltaq/cluster/clustertest"
 	"github.com/deltaq/deltaq/cluster/natstest"
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
@@ -22,7 +22,6 @@ import (
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/internal/datasets"
-	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -148,21 +147,6 @@ func newNode(t *testing.T, cfg *configs.Config, db *repo.DB, m *cluster.Member) 
 	return &node{db: db, c: c, f: f, m: m}
 }
 
-// fetched maps each URL a repository holds a fetch of to its state.
-func fetched(t *testing.T, db *repo.DB) map[string]repo.PageState {
-	t.Helper()
-	out := map[string]repo.PageState{}
-	for p, err := range db.Pages(t.Context()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p.Fetches > 0 {
-			out[p.URL] = p.State
-		}
-	}
-	return out
-}
-
 // TestThreeNodesCrawlWhatOneNodeCrawls starts a 3-server JetStream cluster
 // and three crawl nodes, each with its own repository, and crawls both
 // archives' replays and a web of hosts that link across shards. The union
@@ -193,7 +177,7 @@ func TestThreeNodesCrawlWhatOneNodeCrawls(t *testing.T) {
 	if soloCtx.Err() != nil {
 		t.Fatal("the single-node crawl did not finish")
 	}
-	want := fetched(t, solo.db)
+	want := clustertest.Fetched(t, solo.db)
 	if len(want) < 10000 {
 		t.Fatalf("the single node fetched %d pages; both archives and the linked hosts hold more", len(want))
 	}
@@ -273,57 +257,24 @@ func TestThreeNodesCrawlWhatOneNodeCrawls(t *testing.T) {
 	}
 	t.Logf("coordination: %d handoff messages, %d payload bytes for %d pages crawled alone (%.3f messages, %.1f bytes per page)",
 		msgs, bytes, len(want), float64(msgs)/float64(len(want)), float64(bytes)/float64(len(want)))
-	union := map[string]repo.PageState{}
-	byHost := map[string]map[int]int{} // host → node → pages fetched
+	var pages []map[string]repo.PageState
 	for i, n := range nodes {
-		got := fetched(t, n.db)
+		got := clustertest.Fetched(t, n.db)
 		t.Logf("node %d fetched %d pages; %d handoffs published (%d duplicates), %d received, %d new, %d lost",
 			i, len(got), n.m.Stats().Published.Load(), n.m.Stats().Duplicates.Load(),
 			n.m.Stats().Received.Load(), n.m.Stats().Admitted.Load(), n.m.Stats().Lost.Load())
-		for u, st := range got {
-			if _, dup := union[u]; dup {
-				t.Errorf("%s fetched by two nodes", u)
-			}
-			union[u] = st
-			h := urlnorm.Host(u)
-			if byHost[h] == nil {
-				byHost[h] = map[int]int{}
-			}
-			byHost[h][i]++
-		}
+		pages = append(pages, got)
 	}
-	for h, by := range byHost {
-		if len(by) > 1 {
-			t.Errorf("host %s fetched by nodes %v", h, slices.Sorted(maps.Keys(by)))
-		}
+	union := clustertest.Merge(pages)
+	if len(union.Twice) > 0 {
+		t.Errorf("%d pages fetched by two nodes: %v", len(union.Twice), union.Twice[:min(5, len(union.Twice))])
 	}
-	var missing, extra, differ []string
-	for u, st := range want {
-		got, ok := union[u]
-		switch {
-		case !ok:
-			missing = append(missing, u)
-		case got != st:
-			differ = append(differ, fmt.Sprintf("%s: %s, alone %s", u, got, st))
-		}
-	}
-	for u := range union {
-		if _, ok := want[u]; !ok {
-			extra = append(extra, u)
-		}
-	}
-	if len(missing)+len(extra)+len(differ) > 0 {
-		slices.Sort(missing)
-		slices.Sort(extra)
-		t.Errorf("union of 3 nodes (%d pages) differs from one node (%d): %d missing %v, %d extra %v, %d in another state %v",
-			len(union), len(want), len(missing), first(missing), len(extra), first(extra), len(differ), first(differ))
-	}
-	if len(byHost) != len(hosts) {
-		t.Errorf("pages fetched on %d hosts, want %d", len(byHost), len(hosts))
+	union.OneNodePerHost(t)
+	union.Equal(t, want)
+	if len(union.ByHost) != len(hosts) {
+		t.Errorf("pages fetched on %d hosts, want %d", len(union.ByHost), len(hosts))
 	}
 }
-
-func first(s []string) []string { return s[:min(5, len(s))] }
 
 // quiesce returns once, twice in a row, every node's frontier is drained
 // (nothing due within the single node's drain horizon, jobs put back for a

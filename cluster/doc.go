@@ -35,12 +35,23 @@
 // which URLs it has queued, so the new owner does not fetch again the
 // pages the dead node had fetched when it finds links to them. The pages
 // fetched twice are the dead node's in-flight work: fetches committed
-// whose acknowledgements had not left the process. The price is one
-// publish, one delivery and one acknowledgement per crawled page, about
-// 140 payload bytes (TestThreeNodesCrawlWhatOneNodeCrawls logs it), where
-// handing over only the links that cross shards took 0.05 messages; the
-// alternative, republishing a shard's queue when its lease moves, cannot
-// survive kill -9.
+// whose acknowledgements were not confirmed, at most AckBacklog (the
+// writer waits beyond) plus one commit group. Acknowledgements are
+// confirmed by the server (DoubleAck) and sent again while a consumer
+// elects a leader, and a shard whose subject keeps messages its owner
+// holds none of is consumed afresh, so that a NATS server lost mid-crawl
+// delays the end by a few ticks, not by the 5-minute AckWait. The price is
+// about one publish per crawled page (1.06-1.4, duplicates included), one
+// delivery and one confirmed acknowledgement, 140-190 payload bytes
+// (TestThreeNodesCrawlWhatOneNodeCrawls logs it), where handing over only
+// the links that cross shards took 0.05 messages; the alternative,
+// republishing a shard's queue when its lease moves, cannot survive
+// kill -9.
+//
+// ReadStatus reads the buckets and the stream for `deltaq cluster status`;
+// Serve runs one NATS server with JetStream in the process for `deltaq
+// cluster serve`, so a small cluster needs no other program (nats-server
+// with JetStream and a cluster block serves as well).
 //
 // In memory: at most 4,096 handoffs queued for publishing and 4,096
 // received and not yet committed (the crawler's writer waits beyond); the

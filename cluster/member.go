@@ -66,7 +66,9 @@ type Member struct {
 	js     jetstream.JetStream
 	leases *Leases
 	logger *slog.Logger
-	out    chan crawler.Handoff
+	// out holds, in order, the handoffs to publish and the messages to
+	// acknowledge after them (publish).
+	out chan outItem
 	done   chan struct{} // closed when Run ends: Handoff stops waiting
 	stats  Stats
 	// drainHorizon is Options.DrainHorizon.
@@ -78,8 +80,10 @@ type Member struct {
 		sync.Mutex
 		m map[string]jetstream.Msg
 	}
-	// acks are the messages to acknowledge, confirmed by the server (ack).
-	acks chan jetstream.Msg
+	// acks are the messages to acknowledge, confirmed by the server (ack);
+	// ackSlots holds one token per acknowledgement not yet confirmed.
+	acks     chan jetstream.Msg
+	ackSlots chan struct{}
 	// busy counts handed-over URLs taken from out or from the stream and
 	// not yet published or committed, for Pending.
 	busy atomic.Int64
@@ -114,9 +118,9 @@ func Join(ctx context.Context, cfg Config, opts Options) (*Member, error) {
 		return nil, fmt.Errorf("cluster: connect %s: %w", cfg.URL, err)
 	}
 	m := &Member{cfg: cfg, nc: nc, logger: logger.With("component", "cluster", "node", cfg.Node),
-		out: make(chan crawler.Handoff, handoffBuffer), done: make(chan struct{}), drainHorizon: opts.DrainHorizon, db: opts.Repo}
+		out: make(chan outItem, handoffBuffer), done: make(chan struct{}), drainHorizon: opts.DrainHorizon, db: opts.Repo}
 	m.held.m = map[string]jetstream.Msg{}
-	m.acks = make(chan jetstream.Msg, maxHeld)
+	m.acks, m.ackSlots = make(chan jetstream.Msg), make(chan struct{}, AckBacklog)
 	if m.drainHorizon <= 0 {
 		m.drainHorizon = cfg.LeaseTTL
 	}
@@ -164,9 +168,19 @@ func (m *Member) CrawlerOptions() crawler.Options {
 	return crawler.Options{Route: m.Route, Handoff: m.Handoff, RouteWait: m.RouteWait(), HandOwn: true, OnFetched: m.fetched}
 }
 
+// outItem is a handoff to publish or, after those queued before it, a
+// message to acknowledge.
+type outItem struct {
+	h   crawler.Handoff
+	ack jetstream.Msg
+}
+
 // fetched acknowledges the messages of urls, whose fetches committed: the
 // stream forgets them, and a node taking the shard over will not fetch
-// them again.
+// them again. The acknowledgements follow the URLs the same fetches found
+// (handed over before, in the same queue), so that a node killed between
+// the two loses neither. It waits while AckBacklog acknowledgements are
+// unconfirmed.
 func (m *Member) fetched(urls []string) {
 	m.held.Lock()
 	defer m.held.Unlock()
@@ -176,11 +190,17 @@ func (m *Member) fetched(urls []string) {
 			continue
 		}
 		delete(m.held.m, u)
+		select {
+		case m.ackSlots <- struct{}{}:
+		case <-m.done:
+			return // redelivered to the next owner, who finds it fetched
+		}
 		m.busy.Add(1)
 		select {
-		case m.acks <- msg:
+		case m.out <- outItem{ack: msg}:
 		case <-m.done:
-			m.busy.Add(-1) // redelivered to the next owner, who finds it fetched
+			m.busy.Add(-1)
+			return
 		}
 	}
 }
@@ -191,6 +211,12 @@ const (
 	ackers      = 8
 	ackAttempts = 10
 )
+
+// AckBacklog bounds the fetched URLs whose acknowledgements are queued or
+// waiting for the server: beyond it the crawler's writer waits (fetched),
+// so a node killed with kill -9 leaves at most this many pages, plus its
+// last commit group, to be fetched again by the node taking over.
+const AckBacklog = 72
 
 // ack acknowledges the queued messages and waits for each to be
 // confirmed, sending it again while the servers cannot answer (a server
@@ -221,6 +247,7 @@ func (m *Member) ack(ctx context.Context) error {
 					break
 				}
 			}
+			<-m.ackSlots
 			m.busy.Add(-1)
 		}
 	}
@@ -236,7 +263,7 @@ func (m *Member) RouteWait() time.Duration { return m.cfg.LeaseTTL / 3 }
 // full; once Run has ended the URL is dropped and counted as lost.
 func (m *Member) Handoff(h crawler.Handoff) {
 	select {
-	case m.out <- h:
+	case m.out <- outItem{h: h}:
 	case <-m.done:
 		m.stats.Lost.Add(1)
 	}
@@ -275,9 +302,18 @@ func (m *Member) publish(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case h := <-m.out:
+		case it := <-m.out:
+			if it.ack != nil {
+				// Counted in busy since fetched; the acker ends that.
+				select {
+				case m.acks <- it.ack:
+				case <-ctx.Done():
+					return nil
+				}
+				continue
+			}
 			m.busy.Add(1)
-			err := m.publishOne(ctx, h)
+			err := m.publishOne(ctx, it.h)
 			m.busy.Add(-1)
 			if err != nil {
 				return err

@@ -2,14 +2,12 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"net"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -17,11 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltaq/deltaq/cluster"
+	"github.com/deltaq/deltaq/cluster/clustertest"
 	"github.com/deltaq/deltaq/cluster/natstest"
 	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/internal/datasets"
-	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -148,16 +147,19 @@ func fetchedStates(t *testing.T, data string) map[string]repo.PageState {
 	t.Helper()
 	_, db := openData(t, data)
 	defer db.Close()
-	out := map[string]repo.PageState{}
-	for p, err := range db.Pages(context.Background()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p.Fetches > 0 {
-			out[p.URL] = p.State
-		}
+	return clustertest.Fetched(t, db)
+}
+
+// union takes the nodes' repositories together.
+func union(t *testing.T, nodes []*crawlNode) clustertest.Union {
+	t.Helper()
+	var pages []map[string]repo.PageState
+	for i, nd := range nodes {
+		got := fetchedStates(t, nd.data)
+		t.Logf("node %d fetched %d pages", i, len(got))
+		pages = append(pages, got)
 	}
-	return out
+	return clustertest.Merge(pages)
 }
 
 // crawlNode is one `deltaq crawl --cluster` process and the pages it
@@ -260,58 +262,12 @@ func TestClusterProcessesCrawlWhatOneProcessCrawls(t *testing.T) {
 	nodes := startNodes(t, dir, url, args, 3)
 	waitNodes(t, dir, nodes, nil)
 
-	union := map[string]repo.PageState{}
-	byHost := map[string]map[int]bool{}
-	for i, nd := range nodes {
-		got := fetchedStates(t, nd.data)
-		t.Logf("node %d fetched %d pages", i, len(got))
-		for u, st := range got {
-			if _, dup := union[u]; dup {
-				t.Errorf("%s fetched by two nodes", u)
-			}
-			union[u] = st
-			h := urlnorm.Host(u)
-			if byHost[h] == nil {
-				byHost[h] = map[int]bool{}
-			}
-			byHost[h][i] = true
-		}
+	u := union(t, nodes)
+	if len(u.Twice) > 0 {
+		t.Errorf("%d pages fetched by two nodes: %v", len(u.Twice), u.Twice[:min(5, len(u.Twice))])
 	}
-	for h, by := range byHost {
-		if len(by) > 1 {
-			t.Errorf("host %s fetched by %d nodes", h, len(by))
-		}
-	}
-	compareUnion(t, union, want)
-}
-
-// compareUnion fails the test unless union holds exactly want's pages in
-// want's states.
-func compareUnion(t *testing.T, union, want map[string]repo.PageState) {
-	t.Helper()
-	var missing, extra, differ []string
-	for u, st := range want {
-		got, ok := union[u]
-		switch {
-		case !ok:
-			missing = append(missing, u)
-		case got != st:
-			differ = append(differ, fmt.Sprintf("%s: %s, alone %s", u, got, st))
-		}
-	}
-	for u := range union {
-		if _, ok := want[u]; !ok {
-			extra = append(extra, u)
-		}
-	}
-	if len(missing)+len(extra)+len(differ) > 0 {
-		slices.Sort(missing)
-		slices.Sort(extra)
-		slices.Sort(differ)
-		t.Errorf("union of the nodes (%d pages) differs from one node (%d): %d missing %v, %d extra %v, %d in another state %v",
-			len(union), len(want), len(missing), missing[:min(5, len(missing))], len(extra), extra[:min(5, len(extra))],
-			len(differ), differ[:min(5, len(differ))])
-	}
+	u.OneNodePerHost(t)
+	u.Equal(t, want)
 }
 
 // waitUntil polls cond until it holds; the deadline is a guard against a
@@ -330,11 +286,10 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 }
 
 // inFlightBound is the most pages a node killed with kill -9 can have
-// committed without the cluster knowing: the fetches of one commit group
-// (crawler's maxGroup) whose acknowledgements had not left the process,
-// plus the jobs in flight (crawler.politeness.global in the test's
-// configuration).
-const inFlightBound = 64 + 8
+// committed without the cluster knowing: those whose acknowledgements were
+// queued or unconfirmed (cluster.AckBacklog), plus one commit group of the
+// crawler's writer (64) handing its fetches over.
+const inFlightBound = cluster.AckBacklog + 64
 
 // TestClusterSurvivesAKilledNATSServerAndAKilledNode runs the cluster of
 // TestClusterProcessesCrawlWhatOneProcessCrawls, kills one of the three
@@ -376,22 +331,10 @@ func TestClusterSurvivesAKilledNATSServerAndAKilledNode(t *testing.T) {
 	t.Logf("node %d killed after it reported %d pages", victim, nodes[victim].fetched.Load())
 	waitNodes(t, dir, nodes, map[int]bool{victim: true})
 
-	union := map[string]repo.PageState{}
-	var twice []string
-	for i, nd := range nodes {
-		got := fetchedStates(t, nd.data)
-		t.Logf("node %d fetched %d pages", i, len(got))
-		for u, st := range got {
-			if _, dup := union[u]; dup {
-				twice = append(twice, u)
-			}
-			union[u] = st
-		}
+	u := union(t, nodes)
+	t.Logf("%d pages fetched twice", len(u.Twice))
+	if len(u.Twice) > inFlightBound {
+		t.Errorf("%d pages fetched by two nodes, more than the dead node's in-flight work (%d): %v", len(u.Twice), inFlightBound, u.Twice[:5])
 	}
-	t.Logf("%d pages fetched twice", len(twice))
-	if len(twice) > inFlightBound {
-		slices.Sort(twice)
-		t.Errorf("%d pages fetched by two nodes, more than the dead node's in-flight work (%d): %v", len(twice), inFlightBound, twice[:5])
-	}
-	compareUnion(t, union, want)
+	u.Equal(t, want)
 }

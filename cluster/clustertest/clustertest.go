@@ -1,0 +1,96 @@
+// Package clustertest compares what the nodes of a cluster crawl stored
+// with what one node crawling alone stored, for the tests of package
+// cluster and of `deltaq crawl --cluster`.
+package clustertest
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/deltaq/deltaq/internal/urlnorm"
+	"github.com/deltaq/deltaq/repo"
+)
+
+// Fetched maps each URL db holds a fetch of to its state.
+func Fetched(tb testing.TB, db *repo.DB) map[string]repo.PageState {
+	tb.Helper()
+	out := map[string]repo.PageState{}
+	for p, err := range db.Pages(context.Background()) {
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if p.Fetches > 0 {
+			out[p.URL] = p.State
+		}
+	}
+	return out
+}
+
+// Union is the nodes' repositories taken together.
+type Union struct {
+	Pages  map[string]repo.PageState // every page fetched, in the last node's state
+	Twice  []string                  // pages fetched by two nodes or more, sorted
+	ByHost map[string][]int          // host → the nodes that fetched its pages
+}
+
+// Merge takes the nodes' pages (Fetched of each repository) together.
+func Merge(nodes []map[string]repo.PageState) Union {
+	u := Union{Pages: map[string]repo.PageState{}, ByHost: map[string][]int{}}
+	for i, pages := range nodes {
+		for url, st := range pages {
+			if _, dup := u.Pages[url]; dup {
+				u.Twice = append(u.Twice, url)
+			}
+			u.Pages[url] = st
+			h := urlnorm.Host(url)
+			if !slices.Contains(u.ByHost[h], i) {
+				u.ByHost[h] = append(u.ByHost[h], i)
+			}
+		}
+	}
+	slices.Sort(u.Twice)
+	return u
+}
+
+// OneNodePerHost fails tb for each host whose pages two nodes fetched.
+func (u Union) OneNodePerHost(tb testing.TB) {
+	tb.Helper()
+	for _, h := range slices.Sorted(maps.Keys(u.ByHost)) {
+		if by := u.ByHost[h]; len(by) > 1 {
+			tb.Errorf("host %s fetched by nodes %v", h, by)
+		}
+	}
+}
+
+// Equal fails tb unless the union holds exactly want's pages, in want's
+// states.
+func (u Union) Equal(tb testing.TB, want map[string]repo.PageState) {
+	tb.Helper()
+	var missing, extra, differ []string
+	for url, st := range want {
+		got, ok := u.Pages[url]
+		switch {
+		case !ok:
+			missing = append(missing, url)
+		case got != st:
+			differ = append(differ, fmt.Sprintf("%s: %s, alone %s", url, got, st))
+		}
+	}
+	for url := range u.Pages {
+		if _, ok := want[url]; !ok {
+			extra = append(extra, url)
+		}
+	}
+	if len(missing)+len(extra)+len(differ) > 0 {
+		slices.Sort(missing)
+		slices.Sort(extra)
+		slices.Sort(differ)
+		tb.Errorf("union of the nodes (%d pages) differs from one node (%d): %d missing %v, %d extra %v, %d in another state %v",
+			len(u.Pages), len(want), len(missing), first(missing), len(extra), first(extra), len(differ), first(differ))
+	}
+}
+
+func first(s []string) []string { return s[:min(5, len(s))] }
