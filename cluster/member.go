@@ -68,9 +68,9 @@ type Member struct {
 	logger *slog.Logger
 	// out holds, in order, the handoffs to publish and the messages to
 	// acknowledge after them (publish).
-	out chan outItem
-	done   chan struct{} // closed when Run ends: Handoff stops waiting
-	stats  Stats
+	out   chan outItem
+	done  chan struct{} // closed when Run ends: Handoff stops waiting
+	stats Stats
 	// drainHorizon is Options.DrainHorizon.
 	drainHorizon time.Duration
 	db           *repo.DB
