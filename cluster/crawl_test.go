@@ -18,10 +18,7 @@ import (
 	"github.com/deltaq/deltaq/cluster/natstest"
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
-	"github.com/deltaq/deltaq/eval/archive"
-	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/frontier"
-	"github.com/deltaq/deltaq/internal/datasets"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -33,18 +30,7 @@ const linkedHosts = 12
 // h0.test … h11.test, whose pages link across hosts.
 func testWeb(t *testing.T) (*httptest.Server, []string) {
 	t.Helper()
-	var as []*archive.Archive
-	for _, name := range []string{"tldr-en", "digitalgov-2023"} {
-		a, err := archive.Open(datasets.Path(t, "archives", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		as = append(as, a)
-	}
-	rs, err := replay.New(as, replay.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rs := clustertest.Replay(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		host, _, err := net.SplitHostPort(r.Host)
 		if err != nil {

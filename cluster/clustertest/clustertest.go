@@ -1,6 +1,7 @@
-// Package clustertest compares what the nodes of a cluster crawl stored
-// with what one node crawling alone stored, for the tests of package
-// cluster and of `deltaq crawl --cluster`.
+// Package clustertest serves the web the cluster tests crawl and compares
+// what the nodes of a cluster crawl stored with what one node crawling
+// alone stored, for the tests of package cluster and of
+// `deltaq crawl --cluster`.
 package clustertest
 
 import (
@@ -10,6 +11,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/eval/replay"
+	"github.com/deltaq/deltaq/internal/datasets"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -94,3 +98,22 @@ func (u Union) Equal(tb testing.TB, want map[string]repo.PageState) {
 }
 
 func first(s []string) []string { return s[:min(5, len(s))] }
+
+// Replay is the replay of week 0 of both archives, tldr-en.test and
+// digitalgov-2023.test, the web the cluster tests crawl.
+func Replay(tb testing.TB) *replay.Server {
+	tb.Helper()
+	var as []*archive.Archive
+	for _, name := range []string{"tldr-en", "digitalgov-2023"} {
+		a, err := archive.Open(datasets.Path(tb, "archives", name))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		as = append(as, a)
+	}
+	rs, err := replay.New(as, replay.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return rs
+}

@@ -18,9 +18,6 @@ import (
 	"github.com/deltaq/deltaq/cluster"
 	"github.com/deltaq/deltaq/cluster/clustertest"
 	"github.com/deltaq/deltaq/cluster/natstest"
-	"github.com/deltaq/deltaq/eval/archive"
-	"github.com/deltaq/deltaq/eval/replay"
-	"github.com/deltaq/deltaq/internal/datasets"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -106,19 +103,7 @@ func stopProc(cmd *exec.Cmd) {
 // seeds.
 func bothArchives(t *testing.T, dir string) []string {
 	t.Helper()
-	var as []*archive.Archive
-	for _, name := range []string{"tldr-en", "digitalgov-2023"} {
-		a, err := archive.Open(datasets.Path(t, "archives", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		as = append(as, a)
-	}
-	rs, err := replay.New(as, replay.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(rs)
+	srv := httptest.NewServer(clustertest.Replay(t))
 	t.Cleanup(srv.Close)
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	// Leases of 10 s outlive a NATS server's loss: the streams' new
