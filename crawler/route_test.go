@@ -108,3 +108,53 @@ func TestRouteHandsOverOtherHostsAndAdmitTakesThemIn(t *testing.T) {
 		t.Errorf("the b.test node handed over %+v; every link it met was its own", rb.handed[1:])
 	}
 }
+
+// TestHandOwnQueuesOnlyWhatAdmitTakesBack: with HandOwn a crawler queues
+// none of the new URLs it meets, its own hosts' included, but hands them
+// over; only Admit queues. Handing back what it handed over, round after
+// round, crawls the site exactly as a crawler alone would, and OnFetched
+// reports every fetch once.
+func TestHandOwnQueuesOnlyWhatAdmitTakesBack(t *testing.T) {
+	srv := httptest.NewServer(smallWeb(3, nil, nil))
+	defer srv.Close()
+	cfg := defaults(t)
+	loopback(cfg, srv, "a.test")
+	unpolite(cfg, 2, "a.test")
+	cfg.Crawler.Sitemaps = false
+	r := &router{owns: map[string]bool{"a.test": true}}
+	var mu sync.Mutex
+	fetched := map[string]int{}
+	opts := crawler.Options{Route: r.route, Handoff: r.handoff, RouteWait: time.Hour, HandOwn: true,
+		OnFetched: func(urls []string) {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, u := range urls {
+				fetched[u]++
+			}
+		}}
+	a := newEnvWith(t, cfg, t.TempDir(), opts)
+	if n, err := a.c.Seed(t.Context(), a.f, []string{"http://a.test/"}); err != nil || n != 0 {
+		t.Fatalf("Seed = %d, %v; want nothing queued here", n, err)
+	}
+	newPages := int64(0)
+	for round := 0; len(r.handed) > 0; round++ {
+		if round > 10 {
+			t.Fatalf("still handing over after %d rounds: %+v", round, r.handed)
+		}
+		back := r.handed
+		r.handed = nil
+		if _, err := a.c.Admit(t.Context(), a.f, back); err != nil {
+			t.Fatal(err)
+		}
+		newPages += a.crawl(t).New
+	}
+	// The home page, its three pages and /private/secret, as alone.
+	if newPages != 5 || len(fetched) != 5 {
+		t.Errorf("%d new pages, OnFetched reported %v; want the 5 pages of a.test", newPages, fetched)
+	}
+	for u, n := range fetched {
+		if n != 1 {
+			t.Errorf("OnFetched reported %s %d times", u, n)
+		}
+	}
+}
