@@ -53,8 +53,10 @@
 // rate λ_p has a posterior (changemodel.go): E[N] = E[λ_p]·(t − LR),
 // P(N ≥ 1) = 1 − E[e^(−λ_p·(t−LR))]. The impact's prior grows with the
 // page's stake in the workload, which the index knows without a
-// re-download (the inspection weight its current ranks hold), and is
-// learned from the ΔQ_A measured on past changes of all pages
+// re-download (the inspection weight its current ranks hold; Importance,
+// which `deltaq serve` reads from index.Stakes and an evaluation from its
+// own rankings; `deltaq crawl` alone, without the index, weighs every page
+// 1), and is learned from the ΔQ_A measured on past changes of all pages
 // (impact.go). Both posteriors pool evidence across alike pages, so a page
 // seen once is judged by its neighbours and not by its single
 // observation. Overwrite starves pages that change every period (they all

@@ -72,6 +72,10 @@
 //   - §4.6.3: the per-page work runs on all cores while Bleve writes the
 //     batch to disk (Bleve runs with unsafe_batch; the watermark waits for
 //     the batch's persisted callback). BenchmarkDeltaQOverhead measures it.
+//   - A page's stake (stake.go), Σ f_q·I(R̂(S(p, q), H_q)) over the
+//     workload terms of its snapshot: what searchers see of it now, the
+//     impact side of the frontier's deltaq policy and μ(p) of EBR and
+//     LambdaCrawl, read without re-downloading the page.
 //
 // Usage:
 //

@@ -45,7 +45,7 @@ without --seeds to resume where it stopped.`,
 			}
 			defer db.Close()
 			ctx := cmd.Context()
-			cr, err := newCrawl(ctx, db, cfg, logger, nil)
+			cr, err := newCrawl(ctx, db, cfg, logger, nil, nil)
 			if err != nil {
 				return err
 			}

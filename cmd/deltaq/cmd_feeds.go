@@ -252,7 +252,7 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 		return err
 	}
 	logger := a.logger(cfg)
-	cr, err := newCrawl(ctx, db, cfg, logger, nil)
+	cr, err := newCrawl(ctx, db, cfg, logger, nil, nil)
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,10 @@ type crawl struct {
 	discovery *discovery.Stats
 }
 
-func newCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger, onCommit func()) (*crawl, error) {
+// newCrawl wires a crawl. importance is the pages' stake in the query
+// workload for the re-fetch policy (index.StakeFunc where the index runs
+// beside the crawl); nil weighs every page 1.
+func newCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger, onCommit func(), importance frontier.Importance) (*crawl, error) {
 	stats, err := discovery.Load(ctx, db, cfg.Discovery, cfg.Frontier.Budget.Period, logger)
 	if err != nil {
 		return nil, err
@@ -56,7 +59,7 @@ func newCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slo
 	if err != nil {
 		return nil, err
 	}
-	policy, err := frontier.NewPolicy(cfg.Frontier.Policy, cfg.Frontier, nil)
+	policy, err := frontier.NewPolicy(cfg.Frontier.Policy, cfg.Frontier, importance)
 	if err != nil {
 		return nil, err
 	}
