@@ -25,7 +25,10 @@
 //
 // ExplainPage (explain.go) gives one page's thesis estimate (§4.7.1):
 // δQ_A, how many re-downloads it averages and the priority now, under the
-// policy New recorded in the repository (metadata frontier.policy).
+// policy New recorded in the repository (metadata frontier.policy); under
+// deltaq also the posteriors the policy ranks it by (DeltaQ.Explain: the
+// expected changes since LR, the expected impact of one, the stake),
+// fitted over every candidate as a plan is.
 //
 // # ΔQ without hindsight
 //

@@ -142,7 +142,7 @@ func (a *app) runEngine(ctx context.Context, cfg *configs.Config, dataDir string
 		default:
 		}
 	}
-	cr, err := newCrawl(ctx, db, cfg, logger, onCommit, s.ix.StakeFunc(logger))
+	cr, err := newCrawl(ctx, db, cfg, logger, onCommit, s.stakes)
 	if err != nil {
 		return err
 	}
