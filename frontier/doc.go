@@ -1,8 +1,8 @@
 // Package frontier decides what the crawler fetches next and when.
 //
 // It owns the persistent queue (repository prefix 'q'): per-host queues in
-// three classes (first fetches of new URLs, synchronization re-fetches,
-// discovery re-fetches), each ordered by due time. In memory it keeps only
+// four classes (first fetches of new URLs, synchronization re-fetches,
+// discovery re-fetches, monitoring polls), each ordered by due time. In memory it keeps only
 // per-host heads (frontier.host_buffer entries per class, plus the entries
 // in flight) and a heap of hosts ordered by when their next request may
 // start; everything else stays in Pebble, so memory does not grow with queue
@@ -15,8 +15,13 @@
 // frontier.budget.period bounds all fetches; shares of it
 // (frontier.split.recrawl, frontier.split.discovery) are reserved for the
 // re-fetches planned at each period's start, and what a plan leaves unused
-// goes to new URLs. The usage of the current period is persisted with each
-// completed fetch, so a restart does not grant a fresh budget.
+// goes to new URLs. The monitoring share (frontier.split.monitor) is spread
+// over the period's instants: at each, a Monitor (monitor.go; WIC in
+// package monitor/poll) picks that instant's polls, the share of the later
+// instants stays held from new URLs, and what the instant's picks leave is
+// free for them at once. Every fetch, whatever its class, is reported to
+// the Monitor when done. The usage of the current period is persisted with
+// each completed fetch, so a restart does not grant a fresh budget.
 //
 // Re-fetches are chosen by a Policy (thesis ch. 4): Uniform (round-robin),
 // and the ΔQ, staleness, embarrassment and LambdaCrawl policies in their own
