@@ -187,10 +187,15 @@ func (e *Engine) fetch(ctx context.Context, url string) (Fetched, error) {
 	if err != nil {
 		return f, err
 	}
+	return f, statusOK(url, f)
+}
+
+// statusOK accepts only a 200: any other answer is no copy of the page.
+func statusOK(url string, f Fetched) error {
 	if f.Status != 200 {
-		return f, fmt.Errorf("watch: fetch %s: status %d", url, f.Status)
+		return fmt.Errorf("watch: fetch %s: status %d", url, f.Status)
 	}
-	return f, nil
+	return nil
 }
 
 // loadCopy reads and parses a group's kept copy (WebCQ §6.1.2 step 4).
@@ -224,22 +229,50 @@ type CheckResult struct {
 // notifications — is one repository batch.
 func (e *Engine) Check(ctx context.Context, key string) (CheckResult, error) {
 	res := CheckResult{Key: key}
-	url := key
-	if e.ungrouped {
-		e.mu.Lock()
-		var g group
-		_, err := (&reader{db: e.db}).get(groupPrefix+key, &g)
-		e.mu.Unlock()
-		if err != nil {
-			return res, err
-		}
-		url = g.URL
+	url, err := e.groupURL(key)
+	if err != nil {
+		return res, err
 	}
 	res.URL = url
 	f, err := e.fetch(ctx, url)
 	if err != nil {
 		return res, err
 	}
+	return e.checkCopy(ctx, res, f)
+}
+
+// CheckFetched is Check on a copy fetched by someone else: the crawler,
+// when the frontier's monitoring class polled the group's page.
+func (e *Engine) CheckFetched(ctx context.Context, key string, f Fetched) (CheckResult, error) {
+	res := CheckResult{Key: key}
+	url, err := e.groupURL(key)
+	if err != nil {
+		return res, err
+	}
+	res.URL = url
+	if err := statusOK(url, f); err != nil {
+		return res, err
+	}
+	return e.checkCopy(ctx, res, f)
+}
+
+// groupURL is the page a group key watches.
+func (e *Engine) groupURL(key string) (string, error) {
+	if !e.ungrouped {
+		return key, nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var g group
+	if _, err := (&reader{db: e.db}).get(groupPrefix+key, &g); err != nil {
+		return "", err
+	}
+	return g.URL, nil
+}
+
+// checkCopy runs a group's check on its page's fetched copy f.
+func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (CheckResult, error) {
+	key, url := res.Key, res.URL
 	now := e.now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
