@@ -44,6 +44,9 @@ type services struct {
 	alerts   *alert.Matcher
 	outbox   *notify.Outbox
 	notifier *notify.Service
+	// polled says a crawler's monitoring class checks the watches
+	// (monitor/poll), so the watches' own check loop does not run.
+	polled bool
 }
 
 // serviceOptions vary what openServices builds.
