@@ -53,12 +53,14 @@
 //     trigger. §6.2: the MD5 kept apart lets an unchanged page cost one
 //     32-byte read and no parse.
 //
-// Scheduling is not a timer. A sentinel's interval ("every") is a wish:
-// the Planner interface (schedule.go) picks the groups worth a fetch now.
-// UrgencyPlanner scores Σ min(1, elapsed/every) per group, WIC with window
-// urgency; package monitor's WIC scheduler is meant to take its place by
-// registering each Group as a demand on the URL and calling Check on the
-// keys it picks under the shared budget.
+// Scheduling is not a timer. A sentinel's interval ("every") is a wish.
+// Under a crawler, package monitor/poll registers each group member as a
+// WIC demand on the page, the frontier's monitoring class fetches the
+// pages it picks under the one budget, and CheckFetched checks a group on
+// the copy the crawler stored. Without a crawler (deltaq serve), Run
+// checks what a Planner (schedule.go) picks and fetches for itself:
+// UrgencyPlanner scores Σ min(1, elapsed/every) per group, the same
+// utility WIC gives the group's demands when the page is watched only.
 //
 // Everything one check records — objects, sentinel records, history, the
 // new copy and its notifications (notify.Outbox.Enqueue) — is one
