@@ -93,7 +93,7 @@ func New(ctx context.Context, db *repo.DB, cfg Config, gate Gate, policy Policy,
 	f := &Frontier{db: db, cfg: cfg, clock: opts.Clock, gate: gate, policy: policy, discoverer: opts.Discoverer, logger: opts.Logger,
 		monitor: opts.Monitor, monitorInstant: opts.MonitorInstant}
 	if f.monitor != nil && (f.monitorInstant <= 0 || f.monitorInstant > cfg.Budget.Period) {
-		return nil, fmt.Errorf("frontier: monitor instant = %v: must be > 0 and at most frontier.budget.period (%v)", f.monitorInstant, cfg.Budget.Period)
+		return nil, fmt.Errorf("monitor.instant = %v: must be > 0 and at most frontier.budget.period (%v)", f.monitorInstant, cfg.Budget.Period)
 	}
 	if f.clock == nil {
 		f.clock = clock.Real{}

@@ -91,9 +91,10 @@ func (w *web) client() *http.Client {
 	}}}
 }
 
-// config is the shipped configuration with the given budget, every host
-// resolved to w and without politeness delays unless a test sets them.
-func config(t *testing.T, w *web, fetches int, period time.Duration, monitorShare float64, hosts ...string) *configs.Config {
+// config is the shipped configuration with the given budget and monitor
+// instant, the hosts resolved to w and without politeness delays, and no
+// least utility, unless a test sets them.
+func config(t *testing.T, w *web, fetches int, period time.Duration, monitorShare float64, instant time.Duration, hosts ...string) *configs.Config {
 	t.Helper()
 	cfg, err := configs.Load(configs.Sources{Env: []string{}})
 	if err != nil {
@@ -108,6 +109,7 @@ func config(t *testing.T, w *web, fetches int, period time.Duration, monitorShar
 	cfg.Frontier.Budget = frontier.BudgetConfig{Fetches: fetches, Period: period}
 	cfg.Frontier.Split = frontier.SplitConfig{Monitor: monitorShare}
 	cfg.Monitor.MinUtility = 0
+	cfg.Monitor.Instant, cfg.Monitor.Refresh = instant, period
 	return cfg
 }
 

@@ -30,9 +30,7 @@ func TestMonitorShareGoesByUtilityAndTheRestToNewURLs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWeb(t)
-			cfg := config(t, w, 10, time.Hour, 0.4, "a.test", "n.test")
-			cfg.Monitor.Instant = time.Hour
-			cfg.Monitor.Refresh = time.Hour
+			cfg := config(t, w, 10, time.Hour, 0.4, time.Hour, "a.test", "n.test")
 			cfg.Monitor.MinUtility = tc.minUtility
 			clk := clock.NewManual(t0)
 			e := open(t, t.TempDir(), cfg, clk, w)
@@ -75,9 +73,7 @@ func TestMonitorShareGoesByUtilityAndTheRestToNewURLs(t *testing.T) {
 // takes it.
 func TestMonitorShareIsHeldForTheLaterInstantsOfThePeriod(t *testing.T) {
 	w := newWeb(t)
-	cfg := config(t, w, 10, 2*time.Hour, 0.4, "a.test", "n.test")
-	cfg.Monitor.Instant = time.Hour
-	cfg.Monitor.Refresh = time.Hour
+	cfg := config(t, w, 10, 2*time.Hour, 0.4, time.Hour, "a.test", "n.test")
 	clk := clock.NewManual(t0)
 	e := open(t, t.TempDir(), cfg, clk, w)
 	for i := 1; i <= 6; i++ {
@@ -108,9 +104,7 @@ func TestMonitorShareIsHeldForTheLaterInstantsOfThePeriod(t *testing.T) {
 // change.
 func TestFeedAndWatchOnOneURLShareOneFetch(t *testing.T) {
 	w := newWeb(t)
-	cfg := config(t, w, 100, time.Hour, 0.5, "a.test")
-	cfg.Monitor.Instant = time.Hour
-	cfg.Monitor.Refresh = time.Hour
+	cfg := config(t, w, 100, time.Hour, 0.5, time.Hour, "a.test")
 	clk := clock.NewManual(t0)
 	e := open(t, t.TempDir(), cfg, clk, w)
 	const u = "http://a.test/feed.xml"
@@ -157,11 +151,9 @@ func TestFeedAndWatchOnOneURLShareOneFetch(t *testing.T) {
 // and the polls of one host keep its politeness delay.
 func TestPollsObeyRobotsAndPoliteness(t *testing.T) {
 	w := newWeb(t)
-	cfg := config(t, w, 100, time.Hour, 0.5)
+	cfg := config(t, w, 100, time.Hour, 0.5, 10*time.Minute)
 	cfg.Crawler.Resolve = append(cfg.Crawler.Resolve, "a.test=127.0.0.1:"+w.port())
 	cfg.Crawler.Politeness.MinDelay = 30 * time.Minute
-	cfg.Monitor.Instant = 10 * time.Minute
-	cfg.Monitor.Refresh = time.Hour
 	clk := clock.NewManual(t0)
 	e := open(t, t.TempDir(), cfg, clk, w)
 	w.set("a.test/robots.txt", "text/plain", "User-agent: *\nDisallow: /private\n")
@@ -213,9 +205,7 @@ func TestPollsObeyRobotsAndPoliteness(t *testing.T) {
 func TestShorterWishIsCheckedMoreOftenUnderATightBudget(t *testing.T) {
 	w := newWeb(t)
 	// 12 monitoring fetches an hour; the wishes below would need 3·6 + 3 = 21.
-	cfg := config(t, w, 12, time.Hour, 1, "a.test")
-	cfg.Monitor.Instant = time.Minute
-	cfg.Monitor.Refresh = time.Hour
+	cfg := config(t, w, 12, time.Hour, 1, time.Minute, "a.test")
 	clk := clock.NewManual(t0)
 	e := open(t, t.TempDir(), cfg, clk, w)
 	wishes := map[string]time.Duration{"s1": 10 * time.Minute, "s2": 10 * time.Minute, "s3": 10 * time.Minute,
@@ -254,12 +244,10 @@ func TestShorterWishIsCheckedMoreOftenUnderATightBudget(t *testing.T) {
 func TestMonitoringStateSurvivesRestart(t *testing.T) {
 	w := newWeb(t)
 	dir := t.TempDir()
-	cfg := config(t, w, 6000, time.Hour, 0.5)
+	cfg := config(t, w, 6000, time.Hour, 0.5, time.Minute)
 	cfg.Crawler.Resolve = append(cfg.Crawler.Resolve, "a.test=127.0.0.1:"+w.port(), "b.test=127.0.0.1:"+w.port())
 	cfg.Crawler.Politeness.MinDelay = 20 * time.Minute
 	cfg.Crawler.Politeness.Overrides = []crawler.HostOverride{{Host: "b.test", MinDelay: time.Hour, PerHost: 1}}
-	cfg.Monitor.Instant = time.Minute
-	cfg.Monitor.Refresh = time.Hour
 	clk := clock.NewManual(t0)
 	e := open(t, dir, cfg, clk, w)
 	for _, p := range []string{"a.test/early", "a.test/late", "b.test/1"} {
