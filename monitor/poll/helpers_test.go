@@ -252,3 +252,8 @@ func atom(n int, at time.Time) string {
 	b.WriteString("</feed>")
 	return b.String()
 }
+
+// watchSpec is a keywords sentinel: a second, different sentinel on a page.
+func watchSpec(url string, every time.Duration, keyword string) watch.Spec {
+	return watch.Spec{URL: url, Type: watch.Keywords, Keywords: []string{keyword}, Every: every, Mode: watch.Eager}
+}

@@ -305,3 +305,69 @@ func TestMonitoringStateSurvivesRestart(t *testing.T) {
 		t.Errorf("ingested after restart: %+v, %v; want the one queued poll", in, err)
 	}
 }
+
+// A watched page the crawl fetches for another reason (here as a new URL
+// of a seeded site) serves its watches too: the check runs on that fetch
+// and the watch's utility starts over, so no poll follows at once.
+func TestAFetchForAnotherReasonServesTheDemands(t *testing.T) {
+	w := newWeb(t)
+	cfg := config(t, w, 100, time.Hour, 0.5, time.Minute, "a.test")
+	clk := clock.NewManual(t0)
+	e := open(t, t.TempDir(), cfg, clk, w)
+	const u = "http://a.test/news"
+	w.html("a.test/news", "first")
+	e.watch(t, u, 10*time.Minute)
+	e.start(t)
+	clk.Set(t0.Add(5 * time.Minute))
+	if got := e.p.Utility(u); got <= 0 {
+		t.Fatalf("utility five minutes after install = %g, want > 0", got)
+	}
+	w.html("a.test/news", "second")
+	if _, err := e.c.Seed(t.Context(), e.f, []string{u}); err != nil {
+		t.Fatal(err)
+	}
+	e.crawl(t)
+	in, err := e.p.Ingest(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.URLs != 1 || in.Fired != 1 {
+		t.Errorf("ingested %+v after a first fetch of the watched page, want it read and the watch fired", in)
+	}
+	if st := e.f.Stats(); st.PeriodByClass[repo.ClassNew] != 1 || st.PeriodByClass[repo.ClassMonitor] != 0 {
+		t.Errorf("fetches by class = %v, want one new and no monitoring poll", st.PeriodByClass)
+	}
+	if got := e.p.Utility(u); got != 0 {
+		t.Errorf("utility right after the fetch = %g, want 0: its demands start over", got)
+	}
+	if queued, _ := e.step(t); queued != 0 {
+		t.Errorf("polls queued right after the fetch = %d, want 0", queued)
+	}
+}
+
+// Demands on one URL add up: a page two watches wish checked hourly is
+// worth twice a page one watch wishes checked hourly, and a budget of one
+// poll takes it.
+func TestDemandsOnOneURLAddTheirUtilities(t *testing.T) {
+	w := newWeb(t)
+	cfg := config(t, w, 60, time.Hour, 1.0/60, time.Minute, "a.test") // one poll an hour
+	clk := clock.NewManual(t0)
+	e := open(t, t.TempDir(), cfg, clk, w)
+	w.html("a.test/two", "watched twice")
+	w.html("a.test/one", "watched once")
+	if _, err := e.watches.Install(t.Context(), watchSpec("http://a.test/two", time.Hour, "watched")); err != nil {
+		t.Fatal(err)
+	}
+	e.watch(t, "http://a.test/two", time.Hour)
+	e.watch(t, "http://a.test/one", time.Hour)
+	e.start(t)
+	clk.Set(t0.Add(20 * time.Minute))
+	two, one := e.p.Utility("http://a.test/two"), e.p.Utility("http://a.test/one")
+	if one <= 0 || math.Abs(two-2*one) > 1e-12 {
+		t.Errorf("utility of the page watched twice = %g, once = %g: want twice as much", two, one)
+	}
+	if queued, _ := e.step(t); queued != 1 || w.count("a.test/two") != 2 || w.count("a.test/one") != 1 {
+		t.Errorf("one poll to spend: queued %d, requests two %d, one %d; want the page watched twice polled",
+			queued, w.count("a.test/two"), w.count("a.test/one"))
+	}
+}
