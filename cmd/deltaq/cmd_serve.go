@@ -151,6 +151,9 @@ func (a *app) runEngine(ctx context.Context, cfg *configs.Config, dataDir string
 	}
 	s.polled = cr.poll != nil
 	s.reg.MustRegister(cr.c.Collector())
+	if cr.poll != nil {
+		s.reg.MustRegister(cr.poll.Collector())
+	}
 	if len(seeds) > 0 {
 		if _, err := cr.c.Seed(ctx, cr.f, seeds); err != nil {
 			return err

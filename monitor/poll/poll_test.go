@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/feeds"
 	"github.com/deltaq/deltaq/internal/clock"
@@ -144,6 +146,23 @@ func TestFeedAndWatchOnOneURLShareOneFetch(t *testing.T) {
 	}
 	if len(hist) != 1 {
 		t.Errorf("watch history = %d changes, want 1", len(hist))
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(e.p.Collector())
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range mfs {
+		m := mf.GetMetric()[0]
+		got[mf.GetName()] = m.GetCounter().GetValue() + m.GetGauge().GetValue()
+	}
+	for name, want := range map[string]float64{"deltaq_monitor_demands": 2, "deltaq_monitor_urls": 1, "deltaq_monitor_picks_total": 1,
+		"deltaq_monitor_feed_items_total": 3, "deltaq_monitor_watch_triggers_total": 1, "deltaq_monitor_failed_total": 0} {
+		if got[name] != want {
+			t.Errorf("metric %s = %g, want %g", name, got[name], want)
+		}
 	}
 }
 
