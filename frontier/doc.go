@@ -2,10 +2,10 @@
 //
 // It owns the persistent queue (repository prefix 'q'): per-host queues in
 // four classes (first fetches of new URLs, synchronization re-fetches,
-// discovery re-fetches, monitoring polls), each ordered by due time. In memory it keeps only
-// per-host heads (frontier.host_buffer entries per class, plus the entries
-// in flight) and a heap of hosts ordered by when their next request may
-// start; everything else stays in Pebble, so memory does not grow with queue
+// discovery re-fetches, monitoring polls), each ordered by due time. In
+// memory it keeps only per-host heads (frontier.host_buffer entries per
+// class, plus the entries in flight) and a heap of hosts ordered by when
+// their next request may start; everything else stays in Pebble, so memory does not grow with queue
 // length (BenchmarkMemoryPerQueuedURL: 246 B per queued URL with two URLs
 // per host, under 11 B with a thousand hosts).
 //

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -78,7 +79,8 @@ the end. Run it again without --seeds to resume where it stopped.`,
 				return err
 			}
 			if cr.poll != nil {
-				in, err := cr.poll.Ingest(ctx)
+				// Read what was fetched even after an interrupt: it is local.
+				in, err := cr.poll.Ingest(context.WithoutCancel(ctx))
 				if err != nil {
 					return err
 				}

@@ -26,6 +26,8 @@ type demands struct {
 	// seen is, per URL, the last time the stores know it was fetched or
 	// checked: what a restart rebuilds each demand's g from.
 	seen map[string]time.Time
+	// crawled is, per URL the crawler has fetched, its last fetch.
+	crawled map[string]time.Time
 }
 
 // rate is one feed's posting model and its floor: the feed's max interval
@@ -42,7 +44,7 @@ type rate struct {
 // exactly as feeds.PlanAll learns it.
 func (p *Poller) read(ctx context.Context, now time.Time) (*demands, error) {
 	d := &demands{byKey: map[string]monitor.Demand{}, rates: map[string][]rate{},
-		feedIDs: map[string][]string{}, groups: map[string][]string{}, seen: map[string]time.Time{}}
+		feedIDs: map[string][]string{}, groups: map[string][]string{}, seen: map[string]time.Time{}, crawled: map[string]time.Time{}}
 	inst := p.cfg.Instant
 	instants := func(dur time.Duration) int { return int(dur / inst) }
 	if p.feeds != nil {
@@ -105,8 +107,10 @@ func (p *Poller) read(ctx context.Context, now time.Time) (*demands, error) {
 	for u := range d.seen {
 		pg, err := p.db.Page(u)
 		switch {
-		case err == nil:
+		case err == nil && !pg.LastFetch.IsZero():
 			d.seen[u] = later(d.seen[u], pg.LastFetch)
+			d.crawled[u] = pg.LastFetch
+		case err == nil:
 		case !errors.Is(err, repo.ErrNotFound):
 			return nil, fmt.Errorf("poll: page %s: %w", u, err)
 		}

@@ -27,8 +27,11 @@
 // read from the feed and watch stores, and a restart rebuilds every URL's
 // utility by replaying the instants since its last fetch (the page record,
 // the feed's last poll, the group's last check), at most
-// monitor.max_lookback of them. The queued polls and the period's usage per
-// class are the frontier's and persist with it.
+// monitor.max_lookback of them, and the first Ingest reads every monitored
+// page the crawler has fetched, so a poll committed but not yet read when
+// the process died (kill -9) still reaches its feeds and watches. The
+// queued polls and the period's usage per class are the frontier's and
+// persist with it.
 //
 //	p, err := poll.New(ctx, db, cfg.Monitor, poll.Options{Feeds: st, FeedsConfig: cfg.Feeds, Watches: e})
 //	f, err := frontier.New(ctx, db, cfg.Frontier, gate, policy, frontier.Options{Monitor: p, MonitorInstant: cfg.Monitor.Instant})

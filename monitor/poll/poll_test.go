@@ -258,8 +258,8 @@ func TestShorterWishIsCheckedMoreOftenUnderATightBudget(t *testing.T) {
 }
 
 // A restart keeps what monitoring has done: the period's usage per class,
-// the polls still queued, and every URL's utility, rebuilt from the
-// repository.
+// the polls still queued, every URL's utility, rebuilt from the
+// repository, and a poll committed but not yet read by its watch.
 func TestMonitoringStateSurvivesRestart(t *testing.T) {
 	w := newWeb(t)
 	dir := t.TempDir()
@@ -281,13 +281,16 @@ func TestMonitoringStateSurvivesRestart(t *testing.T) {
 	if queued, _ := e.step(t); queued != 3 {
 		t.Fatalf("polls queued = %d, want 3", queued)
 	}
-	for _, m := range []int{21, 41} {
-		clk.Set(t0.Add(time.Duration(m) * time.Minute))
-		e.crawl(t)
-		if _, err := e.p.Ingest(t.Context()); err != nil {
-			t.Fatal(err)
-		}
+	clk.Set(t0.Add(21 * time.Minute))
+	e.crawl(t)
+	if _, err := e.p.Ingest(t.Context()); err != nil {
+		t.Fatal(err)
 	}
+	// a.test/late changed; the process ends after its poll committed and
+	// before the watch was told.
+	w.html("a.test/late", "changed")
+	clk.Set(t0.Add(41 * time.Minute))
+	e.crawl(t)
 	clk.Set(t0.Add(45 * time.Minute))
 	before := map[string]float64{}
 	for _, u := range []string{"http://a.test/early", "http://a.test/late", "http://b.test/1"} {
@@ -301,6 +304,9 @@ func TestMonitoringStateSurvivesRestart(t *testing.T) {
 
 	e = open(t, dir, cfg, clk, w)
 	e.start(t)
+	if in, err := e.p.Ingest(t.Context()); err != nil || in.URLs != 2 || in.Fired != 1 {
+		t.Errorf("first ingest after restart: %+v, %v; want both crawled pages read and the change of a.test/late fired", in, err)
+	}
 	for u, want := range before {
 		if got := e.p.Utility(u); math.Abs(got-want) > 1e-9 {
 			t.Errorf("utility of %s after restart = %.9f, want %.9f as before", u, got, want)

@@ -93,6 +93,11 @@ func New(ctx context.Context, db *repo.DB, cfg monitor.Config, opts Options) (*P
 	if err := p.rebuild(d, now); err != nil {
 		return nil, err
 	}
+	// A fetch committed but not yet ingested when the last run ended
+	// (kill -9 between the two) is ingested by the first Ingest: feeds
+	// absorb only what is newer than their last poll, and a watch whose
+	// kept copy matches stops at its MD5.
+	maps.Copy(p.mu.fetched, d.crawled)
 	p.logger.Info("monitoring demands loaded", "n", len(d.byKey), "urls", p.mu.sched.Len())
 	return p, nil
 }
