@@ -124,6 +124,7 @@ type env struct {
 	p       *poll.Poller
 	feeds   *feeds.Store
 	watches *watch.Engine
+	fired   func() // the poller's Options.Fired
 }
 
 // open starts a process over the repository in dir (created if new). The
@@ -152,7 +153,7 @@ func (e *env) start(t *testing.T) {
 	t.Helper()
 	ctx := t.Context()
 	var err error
-	if e.p, err = poll.New(ctx, e.db, e.cfg.Monitor, poll.Options{Feeds: e.feeds, FeedsConfig: e.cfg.Feeds, Watches: e.watches, Clock: e.clk, Seed: 1}); err != nil {
+	if e.p, err = poll.New(ctx, e.db, e.cfg.Monitor, poll.Options{Feeds: e.feeds, FeedsConfig: e.cfg.Feeds, Watches: e.watches, Clock: e.clk, Seed: 1, Fired: e.fired}); err != nil {
 		t.Fatal(err)
 	}
 	if e.c, err = crawler.New(e.cfg.Crawler, e.db, crawler.Options{Clock: e.clk}); err != nil {

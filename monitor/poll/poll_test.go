@@ -1,6 +1,8 @@
 package poll_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -394,5 +396,82 @@ func TestDemandsOnOneURLAddTheirUtilities(t *testing.T) {
 	if queued, _ := e.step(t); queued != 1 || w.count("a.test/two") != 2 || w.count("a.test/one") != 1 {
 		t.Errorf("one poll to spend: queued %d, requests two %d, one %d; want the page watched twice polled",
 			queued, w.count("a.test/two"), w.count("a.test/one"))
+	}
+}
+
+// Refresh takes the watches installed and removed since the poller
+// started: a new one is polled, a removed one no longer.
+func TestRefreshTakesInstallsAndRemovals(t *testing.T) {
+	w := newWeb(t)
+	cfg := config(t, w, 100, time.Hour, 0.5, time.Minute, "a.test")
+	clk := clock.NewManual(t0)
+	e := open(t, t.TempDir(), cfg, clk, w)
+	w.html("a.test/old", "watched before")
+	w.html("a.test/new", "watched after")
+	e.watch(t, "http://a.test/old", 10*time.Minute)
+	e.start(t)
+	e.watch(t, "http://a.test/new", 10*time.Minute)
+	sentinels, err := e.watches.List(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sentinels {
+		if s.URL == "http://a.test/old" {
+			if err := e.watches.Remove(t.Context(), s.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := e.p.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if st := e.p.Stats(); st.Demands != 1 || st.URLs != 1 {
+		t.Errorf("after refresh: %d demands on %d URLs, want 1 on 1", st.Demands, st.URLs)
+	}
+	clk.Set(t0.Add(10 * time.Minute))
+	if queued, _ := e.step(t); queued != 1 || w.count("a.test/new") != 2 || w.count("a.test/old") != 1 {
+		t.Errorf("queued %d; requests new %d, old %d: want the new watch polled and the removed one not",
+			queued, w.count("a.test/new"), w.count("a.test/old"))
+	}
+}
+
+// Run reads each fetch as the crawler completes it, without waiting for
+// the next refresh, and wakes the notifier when a watch fired; it ends
+// with its context.
+func TestRunIngestsAsFetchesComplete(t *testing.T) {
+	w := newWeb(t)
+	cfg := config(t, w, 100, time.Hour, 0.5, time.Minute, "a.test")
+	clk := clock.NewManual(t0)
+	e := open(t, t.TempDir(), cfg, clk, w)
+	w.html("a.test/p", "before")
+	e.watch(t, "http://a.test/p", 10*time.Minute)
+	woke := make(chan struct{}, 1)
+	e.fired = func() {
+		select {
+		case woke <- struct{}{}:
+		default:
+		}
+	}
+	e.start(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- e.p.Run(ctx) }()
+	w.html("a.test/p", "after")
+	clk.Set(t0.Add(10 * time.Minute)) // the refresh is due an hour on: only a fetch wakes Run now
+	if queued, err := e.f.PlanMonitor(t.Context()); err != nil || queued != 1 {
+		t.Fatalf("PlanMonitor = %d, %v; want 1 poll", queued, err)
+	}
+	e.crawl(t)
+	select {
+	case <-woke:
+	case <-t.Context().Done():
+		t.Fatal("the watch's change was never read")
+	}
+	if st := e.p.Stats(); st.Fired != 1 {
+		t.Errorf("poller stats %+v, want 1 trigger", st)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Run after cancel = %v, want context.Canceled", err)
 	}
 }
