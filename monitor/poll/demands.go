@@ -46,7 +46,9 @@ func (p *Poller) read(ctx context.Context, now time.Time) (*demands, error) {
 	d := &demands{byKey: map[string]monitor.Demand{}, rates: map[string][]rate{},
 		feedIDs: map[string][]string{}, groups: map[string][]string{}, seen: map[string]time.Time{}, crawled: map[string]time.Time{}}
 	inst := p.cfg.Instant
-	instants := func(dur time.Duration) int { return int(dur / inst) }
+	// Windows are capped at monitor.max_lookback instants, the bound on
+	// what WIC keeps per demand: a window's trackers keep its π.
+	instants := func(dur time.Duration) int { return min(int(dur/inst), p.cfg.MaxLookback) }
 	if p.feeds != nil {
 		list, err := p.feeds.List(ctx)
 		if err != nil {
@@ -118,19 +120,22 @@ func (p *Poller) read(ctx context.Context, now time.Time) (*demands, error) {
 	return d, nil
 }
 
-// pi is π_{u} at the instant that starts at t: the expected postings of
-// the URL's feeds in the instant, each at least its floor; 1 for a URL
-// watched only.
-func (d *demands) pi(u string, t time.Time, instant time.Duration) float64 {
-	rs := d.rates[u]
-	if len(rs) == 0 {
-		return 1
+// piAt returns π_u for the instant that starts at t: the expected postings
+// of the URL's feeds in the instant (λ(t) of each feed's weekly profile,
+// Model.RateAt), each at least its floor; 1 for a URL watched only.
+func (d *demands) piAt(t time.Time, instant time.Duration) func(u string) float64 {
+	bin, secs := feeds.BinOf(t), instant.Seconds() // one profile bin for every feed
+	return func(u string) float64 {
+		rs := d.rates[u]
+		if len(rs) == 0 {
+			return 1
+		}
+		sum := 0.0
+		for _, r := range rs {
+			sum += max(r.model.Rate*r.model.Shape[bin]*secs, r.floor)
+		}
+		return sum
 	}
-	sum := 0.0
-	for _, r := range rs {
-		sum += max(r.model.RateAt(t)*instant.Seconds(), r.floor)
-	}
-	return sum
 }
 
 func later(a, b time.Time) time.Time {

@@ -21,8 +21,10 @@
 // frontier.split.monitor over the period's instants and gives what an
 // instant's picks leave to new URLs (frontier/monitor.go).
 //
-// State: in memory, WIC's per-demand state (bounded as monitor.Scheduler
-// says), the demands and, until Ingest, the set of monitored URLs fetched
+// State: in memory, WIC's per-demand state: the π over its window, 8 bytes
+// per instant of a feed's max interval or a watch's wish (capped at
+// monitor.max_lookback: 80 KB for a feed at the defaults, a week of
+// 1-minute instants), the demands and, until Ingest, the set of monitored URLs fetched
 // (at most one entry each). Nothing of its own in Pebble: the demands are
 // read from the feed and watch stores, and a restart rebuilds every URL's
 // utility by replaying the instants since its last fetch (the page record,

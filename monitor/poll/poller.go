@@ -146,7 +146,7 @@ func (p *Poller) rebuild(d *demands, now time.Time) error {
 	}
 	for range replay {
 		at = at.Add(inst)
-		sched.Advance(func(u string) float64 { return d.pi(u, at, inst) })
+		sched.Advance(d.piAt(at, inst))
 		for len(order) > 0 && order[0].at.Before(at.Add(inst)) {
 			sched.Fetched(order[0].url)
 			order = order[1:]
@@ -203,8 +203,7 @@ func (p *Poller) advanceLocked(now time.Time) {
 	d := p.mu.d
 	for p.mu.at.Before(cur) {
 		p.mu.at = p.mu.at.Add(inst)
-		at := p.mu.at
-		p.mu.sched.Advance(func(u string) float64 { return d.pi(u, at, inst) })
+		p.mu.sched.Advance(d.piAt(p.mu.at, inst))
 	}
 }
 
