@@ -53,15 +53,11 @@ func (f *Frontier) PlanMonitor(ctx context.Context) (int, error) {
 	b := &f.mu.budget
 	left := max(0, f.monitorShare()-b.byClass[repo.ClassMonitor]-b.reserved[repo.ClassMonitor])
 	n := min(f.monitorPerInstant(), left)
-	pending := make(map[string]struct{}, len(f.mu.pending))
-	for u := range f.mu.pending {
-		pending[u] = struct{}{}
-	}
 	f.mu.Unlock()
 	var urls []string
 	if n > 0 {
 		var err error
-		urls, err = f.monitor.Pick(ctx, now, n, func(u string) bool { return f.onItsWay(pending, u) })
+		urls, err = f.monitor.Pick(ctx, now, n, f.onItsWay)
 		if err != nil {
 			return 0, fmt.Errorf("frontier: monitor picks: %w", err)
 		}
@@ -87,9 +83,13 @@ func (f *Frontier) PlanMonitor(ctx context.Context) (int, error) {
 
 // onItsWay reports whether url is already on its way to a fetch: queued for
 // a re-fetch or monitoring poll (pending), or a URL the repository knows
-// only as queued for its first fetch.
-func (f *Frontier) onItsWay(pending map[string]struct{}, url string) bool {
-	if _, ok := pending[url]; ok {
+// only as queued for its first fetch. A URL whose record cannot be read is
+// left for a later instant.
+func (f *Frontier) onItsWay(url string) bool {
+	f.mu.Lock()
+	_, pending := f.mu.pending[url]
+	f.mu.Unlock()
+	if pending {
 		return true
 	}
 	p, err := f.db.Page(url)
