@@ -158,8 +158,8 @@ func (a *app) runEngine(ctx context.Context, cfg *configs.Config, dataDir string
 		if _, err := cr.c.Seed(ctx, cr.f, seeds); err != nil {
 			return err
 		}
-	} else if cr.f.Drained(time.Duration(1 << 62)) {
-		return errors.New("nothing to crawl: the queue is empty; give --seeds")
+	} else if cr.f.Drained(time.Duration(1<<62)) && (cr.poll == nil || cr.poll.Stats().URLs == 0) {
+		return errors.New("nothing to crawl: the queue is empty and no feed or watch is monitored; give --seeds")
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
