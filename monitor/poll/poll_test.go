@@ -475,3 +475,35 @@ func TestRunIngestsAsFetchesComplete(t *testing.T) {
 		t.Errorf("Run after cancel = %v, want context.Canceled", err)
 	}
 }
+
+// A feed that never posts is still polled at least once per its max
+// interval: the floor of its π (one posting per max interval) brings it to
+// monitor.min_utility = 0.5, the shipped value, by then.
+func TestASilentFeedIsPolledWithinItsMaxInterval(t *testing.T) {
+	w := newWeb(t)
+	cfg := config(t, w, 1000, time.Hour, 0.5, time.Minute, "a.test")
+	cfg.Monitor.MinUtility = 0.5
+	clk := clock.NewManual(t0)
+	e := open(t, t.TempDir(), cfg, clk, w)
+	w.set("a.test/feed.xml", "application/atom+xml", atom(0, t0))
+	if _, err := e.feeds.Add(t.Context(), "http://a.test/feed.xml", feeds.AddOptions{MaxInterval: time.Hour}, t0); err != nil {
+		t.Fatal(err)
+	}
+	e.start(t)
+	var polls []time.Time
+	for i := 1; i <= 240; i++ {
+		clk.Set(t0.Add(time.Duration(i) * time.Minute))
+		if n, _ := e.step(t); n > 0 {
+			polls = append(polls, clk.Now())
+		}
+	}
+	if len(polls) < 4 {
+		t.Fatalf("polls in four hours = %v, want at least 4 with a max interval of 1h", polls)
+	}
+	for i := 1; i < len(polls); i++ {
+		if gap := polls[i].Sub(polls[i-1]); gap > time.Hour+time.Minute {
+			t.Errorf("polls at %v and %v: %v apart, want at most the max interval (1h, to the instant)", polls[i-1], polls[i], gap)
+		}
+	}
+	t.Logf("polled at %v", polls)
+}
