@@ -18,8 +18,8 @@
 // goes to new URLs. The monitoring share (frontier.split.monitor) is spread
 // over the period's instants: at each, a Monitor (monitor.go; WIC in
 // package monitor/poll) picks that instant's polls, the share of the later
-// instants stays held from new URLs, and what the instant's picks leave is
-// free for them at once. Every fetch, whatever its class, is reported to
+// instants stays held from new URLs (no more than the URLs watched could
+// take), and what the instant's picks leave is free for them at once. Every fetch, whatever its class, is reported to
 // the Monitor when done. The usage of the current period is persisted with
 // each completed fetch, so a restart does not grant a fresh budget.
 //

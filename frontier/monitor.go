@@ -21,6 +21,9 @@ type Monitor interface {
 	// Fetched tells the monitor url was fetched at, whatever the fetch
 	// was for: its demands start over, and it may read the result.
 	Fetched(url string, at time.Time)
+	// Watched is how many URLs the monitor watches: the most it can pick
+	// at one instant, so the frontier holds no more for later instants.
+	Watched() int
 }
 
 // monitorShare is the monitoring class's fetches per period.
@@ -52,8 +55,9 @@ func (f *Frontier) PlanMonitor(ctx context.Context) (int, error) {
 	}
 	b := &f.mu.budget
 	left := max(0, f.monitorShare()-b.byClass[repo.ClassMonitor]-b.reserved[repo.ClassMonitor])
-	n := min(f.monitorPerInstant(), left)
 	f.mu.Unlock()
+	perInstant := min(f.monitorPerInstant(), f.monitor.Watched())
+	n := min(perInstant, left)
 	var urls []string
 	if n > 0 {
 		var err error
@@ -76,7 +80,7 @@ func (f *Frontier) PlanMonitor(ctx context.Context) (int, error) {
 	defer f.mu.Unlock()
 	rest := f.mu.budget.end().Sub(now)
 	later := int((rest+f.monitorInstant-1)/f.monitorInstant) - 1 // instants of this period after this one
-	f.mu.budget.hold = max(0, min(later*f.monitorPerInstant(), left-queued, f.mu.budget.free()))
+	f.mu.budget.hold = max(0, min(later*perInstant, left-queued, f.mu.budget.free()))
 	f.refixAllLocked()
 	return queued, nil
 }

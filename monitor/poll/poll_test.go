@@ -507,3 +507,31 @@ func TestASilentFeedIsPolledWithinItsMaxInterval(t *testing.T) {
 	}
 	t.Logf("polled at %v", polls)
 }
+
+// With nothing to monitor, the monitoring share holds nothing back: new
+// URLs get the whole budget from the period's first instant. With two
+// watched pages, at most two polls an instant are held for each later one.
+func TestTheShareHeldIsWhatTheWatchedURLsCanUse(t *testing.T) {
+	for _, watched := range []int{0, 2} {
+		t.Run(fmt.Sprintf("%d watched", watched), func(t *testing.T) {
+			w := newWeb(t)
+			cfg := config(t, w, 20, 4*time.Hour, 0.8, time.Hour, "a.test", "n.test") // 16 polls, 4 an instant
+			clk := clock.NewManual(t0)
+			e := open(t, t.TempDir(), cfg, clk, w)
+			for i := range watched {
+				w.html(fmt.Sprintf("a.test/p%d", i), "watched")
+				e.watch(t, fmt.Sprintf("http://a.test/p%d", i), time.Hour)
+			}
+			e.start(t)
+			clk.Set(t0.Add(4 * time.Hour)) // a period starts
+			e.seed(t, w, "n.test", 20)
+			queued, _ := e.step(t)
+			// Each later instant of the period holds as many polls as there
+			// are watched pages: the most WIC can pick at one instant.
+			want := 20 - queued - 3*watched
+			if got := e.fetchedOn(t, "n.test"); queued != watched || got != want {
+				t.Errorf("polls %d, new URLs fetched %d; want %d polls and %d new URLs", queued, got, watched, want)
+			}
+		})
+	}
+}

@@ -242,6 +242,13 @@ func (p *Poller) Fetched(url string, at time.Time) {
 	}
 }
 
+// Watched implements frontier.Monitor: the URLs with demands.
+func (p *Poller) Watched() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.mu.sched.Len()
+}
+
 func (p *Poller) monitoredLocked(url string) bool {
 	d := p.mu.d
 	return len(d.feedIDs[url]) > 0 || len(d.groups[url]) > 0
