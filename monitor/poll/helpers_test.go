@@ -148,6 +148,12 @@ func open(t *testing.T, dir string, cfg *configs.Config, clk *clock.Manual, w *w
 	return e
 }
 
+// fresh opens a process over a new repository, its clock at t0.
+func fresh(t *testing.T, cfg *configs.Config, w *web) (*env, *clock.Manual) {
+	clk := clock.NewManual(t0)
+	return open(t, t.TempDir(), cfg, clk, w), clk
+}
+
 // start builds the poller, crawler and frontier, as cmd/deltaq wires them.
 func (e *env) start(t *testing.T) {
 	t.Helper()

@@ -36,8 +36,7 @@ func TestMonitorShareGoesByUtilityAndTheRestToNewURLs(t *testing.T) {
 			w := newWeb(t)
 			cfg := config(t, w, 10, time.Hour, 0.4, time.Hour, "a.test", "n.test")
 			cfg.Monitor.MinUtility = tc.minUtility
-			clk := clock.NewManual(t0)
-			e := open(t, t.TempDir(), cfg, clk, w)
+			e, clk := fresh(t, cfg, w)
 			for i := 1; i <= 6; i++ {
 				w.html(fmt.Sprintf("a.test/p%d", i), "watched")
 				e.watch(t, fmt.Sprintf("http://a.test/p%d", i), time.Duration(i)*time.Hour)
@@ -78,8 +77,7 @@ func TestMonitorShareGoesByUtilityAndTheRestToNewURLs(t *testing.T) {
 func TestMonitorShareIsHeldForTheLaterInstantsOfThePeriod(t *testing.T) {
 	w := newWeb(t)
 	cfg := config(t, w, 10, 2*time.Hour, 0.4, time.Hour, "a.test", "n.test")
-	clk := clock.NewManual(t0)
-	e := open(t, t.TempDir(), cfg, clk, w)
+	e, clk := fresh(t, cfg, w)
 	for i := 1; i <= 6; i++ {
 		w.html(fmt.Sprintf("a.test/p%d", i), "watched")
 		e.watch(t, fmt.Sprintf("http://a.test/p%d", i), time.Hour)
@@ -109,8 +107,7 @@ func TestMonitorShareIsHeldForTheLaterInstantsOfThePeriod(t *testing.T) {
 func TestFeedAndWatchOnOneURLShareOneFetch(t *testing.T) {
 	w := newWeb(t)
 	cfg := config(t, w, 100, time.Hour, 0.5, time.Hour, "a.test")
-	clk := clock.NewManual(t0)
-	e := open(t, t.TempDir(), cfg, clk, w)
+	e, clk := fresh(t, cfg, w)
 	const u = "http://a.test/feed.xml"
 	w.set("a.test/feed.xml", "application/atom+xml", atom(2, t0))
 	f, err := e.feeds.Add(t.Context(), u, feeds.AddOptions{}, t0)
@@ -175,8 +172,7 @@ func TestPollsObeyRobotsAndPoliteness(t *testing.T) {
 	cfg := config(t, w, 100, time.Hour, 0.5, 10*time.Minute)
 	cfg.Crawler.Resolve = append(cfg.Crawler.Resolve, "a.test=127.0.0.1:"+w.port())
 	cfg.Crawler.Politeness.MinDelay = 30 * time.Minute
-	clk := clock.NewManual(t0)
-	e := open(t, t.TempDir(), cfg, clk, w)
+	e, clk := fresh(t, cfg, w)
 	w.set("a.test/robots.txt", "text/plain", "User-agent: *\nDisallow: /private\n")
 	for _, p := range []string{"private", "x1", "x2"} {
 		w.html("a.test/"+p, "watched "+p)
@@ -227,8 +223,7 @@ func TestShorterWishIsCheckedMoreOftenUnderATightBudget(t *testing.T) {
 	w := newWeb(t)
 	// 12 monitoring fetches an hour; the wishes below would need 3·6 + 3 = 21.
 	cfg := config(t, w, 12, time.Hour, 1, time.Minute, "a.test")
-	clk := clock.NewManual(t0)
-	e := open(t, t.TempDir(), cfg, clk, w)
+	e, clk := fresh(t, cfg, w)
 	wishes := map[string]time.Duration{"s1": 10 * time.Minute, "s2": 10 * time.Minute, "s3": 10 * time.Minute,
 		"l1": time.Hour, "l2": time.Hour, "l3": time.Hour}
 	for p, every := range wishes {
@@ -339,8 +334,7 @@ func TestMonitoringStateSurvivesRestart(t *testing.T) {
 func TestAFetchForAnotherReasonServesTheDemands(t *testing.T) {
 	w := newWeb(t)
 	cfg := config(t, w, 100, time.Hour, 0.5, time.Minute, "a.test")
-	clk := clock.NewManual(t0)
-	e := open(t, t.TempDir(), cfg, clk, w)
+	e, clk := fresh(t, cfg, w)
 	const u = "http://a.test/news"
 	w.html("a.test/news", "first")
 	e.watch(t, u, 10*time.Minute)
@@ -378,8 +372,7 @@ func TestAFetchForAnotherReasonServesTheDemands(t *testing.T) {
 func TestDemandsOnOneURLAddTheirUtilities(t *testing.T) {
 	w := newWeb(t)
 	cfg := config(t, w, 60, time.Hour, 1.0/60, time.Minute, "a.test") // one poll an hour
-	clk := clock.NewManual(t0)
-	e := open(t, t.TempDir(), cfg, clk, w)
+	e, clk := fresh(t, cfg, w)
 	w.html("a.test/two", "watched twice")
 	w.html("a.test/one", "watched once")
 	if _, err := e.watches.Install(t.Context(), watchSpec("http://a.test/two", time.Hour, "watched")); err != nil {
@@ -404,8 +397,7 @@ func TestDemandsOnOneURLAddTheirUtilities(t *testing.T) {
 func TestRefreshTakesInstallsAndRemovals(t *testing.T) {
 	w := newWeb(t)
 	cfg := config(t, w, 100, time.Hour, 0.5, time.Minute, "a.test")
-	clk := clock.NewManual(t0)
-	e := open(t, t.TempDir(), cfg, clk, w)
+	e, clk := fresh(t, cfg, w)
 	w.html("a.test/old", "watched before")
 	w.html("a.test/new", "watched after")
 	e.watch(t, "http://a.test/old", 10*time.Minute)
@@ -441,8 +433,7 @@ func TestRefreshTakesInstallsAndRemovals(t *testing.T) {
 func TestRunIngestsAsFetchesComplete(t *testing.T) {
 	w := newWeb(t)
 	cfg := config(t, w, 100, time.Hour, 0.5, time.Minute, "a.test")
-	clk := clock.NewManual(t0)
-	e := open(t, t.TempDir(), cfg, clk, w)
+	e, clk := fresh(t, cfg, w)
 	w.html("a.test/p", "before")
 	e.watch(t, "http://a.test/p", 10*time.Minute)
 	woke := make(chan struct{}, 1)
@@ -483,8 +474,7 @@ func TestASilentFeedIsPolledWithinItsMaxInterval(t *testing.T) {
 	w := newWeb(t)
 	cfg := config(t, w, 1000, time.Hour, 0.5, time.Minute, "a.test")
 	cfg.Monitor.MinUtility = 0.5
-	clk := clock.NewManual(t0)
-	e := open(t, t.TempDir(), cfg, clk, w)
+	e, clk := fresh(t, cfg, w)
 	w.set("a.test/feed.xml", "application/atom+xml", atom(0, t0))
 	if _, err := e.feeds.Add(t.Context(), "http://a.test/feed.xml", feeds.AddOptions{MaxInterval: time.Hour}, t0); err != nil {
 		t.Fatal(err)
@@ -516,8 +506,7 @@ func TestTheShareHeldIsWhatTheWatchedURLsCanUse(t *testing.T) {
 		t.Run(fmt.Sprintf("%d watched", watched), func(t *testing.T) {
 			w := newWeb(t)
 			cfg := config(t, w, 20, 4*time.Hour, 0.8, time.Hour, "a.test", "n.test") // 16 polls, 4 an instant
-			clk := clock.NewManual(t0)
-			e := open(t, t.TempDir(), cfg, clk, w)
+			e, clk := fresh(t, cfg, w)
 			for i := range watched {
 				w.html(fmt.Sprintf("a.test/p%d", i), "watched")
 				e.watch(t, fmt.Sprintf("http://a.test/p%d", i), time.Hour)
