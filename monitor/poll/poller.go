@@ -254,7 +254,7 @@ func (p *Poller) monitoredLocked(url string) bool {
 	return len(d.feedIDs[url]) > 0 || len(d.groups[url]) > 0
 }
 
-// Utility is url's summed utility now, for explain pages and tests.
+// Utility is url's summed utility g(prev, j) at the current instant.
 func (p *Poller) Utility(url string) float64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
