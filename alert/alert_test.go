@@ -141,3 +141,71 @@ func TestAddRejectsBadQueries(t *testing.T) {
 		t.Errorf("past the limit: %v", err)
 	}
 }
+
+// TestRemovedAlertsLeaveTheOthersMatching removes most alerts, so that the
+// packed store compacts, and checks that the rest still match, list and
+// fire with their own queries, and that a removed one no longer does.
+func TestRemovedAlertsLeaveTheOthersMatching(t *testing.T) {
+	dir := t.TempDir()
+	db := openRepo(t, filepath.Join(dir, "db"))
+	ob := notify.NewOutbox(db, notifyConfig())
+	m, err := New(t.Context(), db, testConfig(), analyzer(t), indextest.Config().Limits(), ob, Options{Clock: func() time.Time { return t0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := []string{"harbor", "lantern", "meadow", "orchard", "quarry", "ribbon", "saddle", "timber"}
+	var ids []string
+	for i, w := range words {
+		a, err := m.Add(t.Context(), Alert{User: []string{"ada", "bob"}[i%2], Query: `"` + w + ` report" -draft`, Notify: []notify.Target{{Kind: notify.Feed}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, a.ID)
+	}
+	for _, i := range []int{0, 1, 2, 3, 5, 6} {
+		if err := m.Remove(t.Context(), ids[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Remove(t.Context(), ids[0]); err == nil {
+		t.Error("removing a removed alert succeeded")
+	}
+	// A new alert takes a freed slot.
+	again, err := m.Add(t.Context(), Alert{User: "ada", Query: "harbor report", Notify: []notify.Target{{Kind: notify.Feed}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, c := m.List("ada"), m.Count("ada"); len(l) != 2 || c != 2 || l[0].Query != `"quarry report" -draft` || l[1].ID != again.ID {
+		t.Errorf("ada's alerts after removals: %d counted, %+v", c, l)
+	}
+	if l := m.List("bob"); len(l) != 1 || l[0].Query != `"timber report" -draft` {
+		t.Errorf("bob's alerts after removals: %+v", l)
+	}
+	ix, err := index.Open(filepath.Join(dir, "ix"), indextest.Config(), db, index.Options{Observer: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	putPages(t, db, t0,
+		page{"https://a.example/1", "One", "The harbor report and the quarry report."},
+		page{"https://a.example/2", "Two", "A draft of the timber report, and the lantern report."},
+	)
+	if _, err := ix.CatchUp(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string][]string{
+		ids[4]: {"https://a.example/1"}, ids[7]: nil, ids[0]: nil, ids[1]: nil, again.ID: {"https://a.example/1"},
+	} {
+		es, err := ob.FeedEntries(t.Context(), "alert:"+id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range es {
+			got = append(got, e.URL)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("alert %s fired on %q, want %q", id, got, want)
+		}
+	}
+}

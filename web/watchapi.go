@@ -361,7 +361,7 @@ func (api *watchAPI) addAlert(ctx context.Context, k watch.Key, q alertRequest) 
 		}
 		a.Notify = append(a.Notify, t)
 	}
-	if n := len(api.alerts.List(k.User)); n >= k.MaxWatches {
+	if n := api.alerts.Count(k.User); n >= k.MaxWatches {
 		return nil, &InputError{Field: "alerts", Value: strconv.Itoa(n + 1), Limit: fmt.Sprintf("at most %d", k.MaxWatches), Message: "over this key's limit"}
 	}
 	return api.alerts.Add(ctx, a)
