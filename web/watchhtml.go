@@ -109,20 +109,34 @@ func (api *watchAPI) page(h htmlFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		c, err := r.Cookie(watchKeyCookie)
 		if err != nil {
-			api.renderPage(w, "key", http.StatusUnauthorized, &watchPage{Alerted: api.alerts != nil})
+			api.keyForm(w, "")
 			return
 		}
-		k, ok, err := api.watches.Authenticate(c.Value)
-		if err != nil {
-			api.htmlInternal(w, err)
-			return
-		}
+		k, ok := api.keyOf(w, c.Value, "This browser's key is not valid any more; enter another.")
 		if !ok {
-			api.renderPage(w, "key", http.StatusUnauthorized, &watchPage{Alerted: api.alerts != nil, Message: "This browser's key is not valid any more; enter another."})
 			return
 		}
 		h(w, r, k, &watchPage{User: k.User, CSRF: formToken(c.Value), Types: watch.Types, Alerted: api.alerts != nil})
 	}
+}
+
+// keyOf authenticates secret; otherwise it answers, with the key form
+// saying refused, or with 500, and ok is false.
+func (api *watchAPI) keyOf(w http.ResponseWriter, secret, refused string) (watch.Key, bool) {
+	k, ok, err := api.watches.Authenticate(secret)
+	if err != nil {
+		api.htmlInternal(w, err)
+		return k, false
+	}
+	if !ok {
+		api.keyForm(w, refused)
+	}
+	return k, ok
+}
+
+// keyForm shows the form that takes a key (401), with a notice.
+func (api *watchAPI) keyForm(w http.ResponseWriter, notice string) {
+	api.renderPage(w, "key", http.StatusUnauthorized, &watchPage{Alerted: api.alerts != nil, Message: notice})
 }
 
 // form is page for a POST: it reads the form (within
@@ -178,13 +192,7 @@ func (api *watchAPI) htmlFail(w http.ResponseWriter, name string, p *watchPage, 
 func (api *watchAPI) htmlKey(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, api.maxBody)
 	secret := strings.TrimSpace(r.PostFormValue("key"))
-	_, ok, err := api.watches.Authenticate(secret)
-	if err != nil {
-		api.htmlInternal(w, err)
-		return
-	}
-	if !ok {
-		api.renderPage(w, "key", http.StatusUnauthorized, &watchPage{Alerted: api.alerts != nil, Message: "That key is not known here (keys come from `deltaq watch key USER`)."})
+	if _, ok := api.keyOf(w, secret, "That key is not known here (keys come from `deltaq watch key USER`)."); !ok {
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: watchKeyCookie, Value: secret, Path: watchPath,

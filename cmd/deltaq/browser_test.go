@@ -9,12 +9,9 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -59,13 +56,7 @@ func TestBrowserSearchesAndPaginates(t *testing.T) {
 	if err != nil {
 		t.Fatalf("browser: search: %v", err)
 	}
-	text := func(sel string) string {
-		v, err := chromedp.Run(ctx, chromedp.Text(sel))
-		if err != nil {
-			t.Fatalf("browser: text of %s: %v", sel, err)
-		}
-		return v
-	}
+	text := func(sel string) string { return browserText(t, ctx, sel) }
 	count := func() int {
 		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('#results li').length`))
 		if err != nil {
@@ -100,6 +91,16 @@ func newBrowser(t *testing.T, chromium string) context.Context {
 	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// browserText is the text of the first element sel finds.
+func browserText(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Text(sel))
+	if err != nil {
+		t.Fatalf("browser: text of %s: %v", sel, err)
+	}
+	return v
 }
 
 // startServe runs `deltaq serve` on an empty data directory with a watch
@@ -170,22 +171,14 @@ func TestBrowserWatchesAPageAndShowsItsDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal("Debian's chromium is required (.ci/run installs it): ", err)
 	}
-	var mu sync.Mutex
-	body := `<html><body><h1>Fees</h1><p>The filing fee is 40 dollars, due by March 3.</p></body></html>`
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		w.Header().Set("Content-Type", "text/html")
-		io.WriteString(w, body)
-	}))
-	defer site.Close()
+	page, setPage := changingPage(t, `<html><body><h1>Fees</h1><p>The filing fee is 40 dollars, due by March 3.</p></body></html>`)
 	base, key := startServe(t)
 	ctx := newBrowser(t, chromium)
 	signIn(t, ctx, base, key)
 
 	err = chromedp.Do(ctx,
 		chromedp.WaitVisible(`#no-watches`),
-		chromedp.SendKeys(`#url`, site.URL+"/fees"),
+		chromedp.SendKeys(`#url`, page),
 		chromedp.SetValue(`#type`, "words"),
 		chromedp.SetValue(`#every`, "1h"),
 		chromedp.SetValue(`#notify`, "feed"),
@@ -195,25 +188,16 @@ func TestBrowserWatchesAPageAndShowsItsDiff(t *testing.T) {
 	if err != nil {
 		t.Fatalf("browser: add a watch: %v", err)
 	}
-	text := func(sel string) string {
-		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Text(sel))
-		if err != nil {
-			t.Fatalf("browser: text of %s: %v", sel, err)
-		}
-		return v
-	}
-	if u := text(`#watch-url`); u != site.URL+"/fees" {
-		t.Fatalf("the watch page shows %q, want %q", u, site.URL+"/fees")
+	text := func(sel string) string { return browserText(t, ctx, sel) }
+	if u := text(`#watch-url`); u != page {
+		t.Fatalf("the watch page shows %q, want %q", u, page)
 	}
 	watchPage, err := chromedp.Run(ctx, chromedp.Location())
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	mu.Lock()
-	body = `<html><body><h1>Fees</h1><p>The filing fee is 55 dollars, due by April 10.</p></body></html>`
-	mu.Unlock()
+	setPage(`<html><body><h1>Fees</h1><p>The filing fee is 55 dollars, due by April 10.</p></body></html>`)
 	// The serve loop checks the page within a few ticks; reload until the
 	// history shows the change (bounded by the browser's deadline).
 	for {
@@ -282,14 +266,7 @@ func TestBrowserAddsAndRemovesSearchAlerts(t *testing.T) {
 	if err != nil {
 		t.Fatalf("browser: add a bad alert: %v", err)
 	}
-	text := func(sel string) string {
-		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Text(sel))
-		if err != nil {
-			t.Fatalf("browser: text of %s: %v", sel, err)
-		}
-		return v
-	}
+	text := func(sel string) string { return browserText(t, ctx, sel) }
 	if e := text(`#error`); !strings.HasPrefix(e, "query: ") || !strings.Contains(e, "quote") {
 		t.Errorf("unclosed quote: error %q, want one naming the query and the quote", e)
 	}
