@@ -89,9 +89,7 @@ func New(ctx context.Context, db *repo.DB, cfg Config, analyzer analysis.Analyze
 		if err != nil {
 			return nil, err
 		}
-		if _, err := m.mu.alerts.add(seq, c); err != nil {
-			return nil, fmt.Errorf("alert: stored alert %s: %w", a.ID, err)
-		}
+		m.mu.alerts.add(seq, c, kv[1])
 	}
 	return m, nil
 }
@@ -138,6 +136,7 @@ func (m *Matcher) AddMany(ctx context.Context, as []Alert) ([]Alert, error) {
 	defer b.Close()
 	out := make([]Alert, len(as))
 	cs := make([]*compiled, len(as))
+	records := make([][]byte, len(as))
 	now := m.now()
 	for i, a := range as {
 		seq++
@@ -152,6 +151,7 @@ func (m *Matcher) AddMany(ctx context.Context, as []Alert) ([]Alert, error) {
 		if err != nil {
 			return nil, fmt.Errorf("alert: encode: %w", err)
 		}
+		records[i] = v
 		if err := b.PutBucket(bucket, alertPrefix+a.ID, v); err != nil {
 			return nil, err
 		}
@@ -163,9 +163,7 @@ func (m *Matcher) AddMany(ctx context.Context, as []Alert) ([]Alert, error) {
 		return nil, fmt.Errorf("alert: add: %w", err)
 	}
 	for i, c := range cs {
-		if _, err := m.mu.alerts.add(seq-uint64(len(cs)-1-i), c); err != nil {
-			return nil, fmt.Errorf("alert: add %s: %w", c.a.ID, err)
-		}
+		m.mu.alerts.add(seq-uint64(len(cs)-1-i), c, records[i])
 	}
 	return out, nil
 }

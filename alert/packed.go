@@ -123,13 +123,9 @@ func (p *packed) intern(term string) uint32 {
 	return id
 }
 
-// add packs a compiled alert, files it under its anchor and returns its
-// slot.
-func (p *packed) add(seq uint64, c *compiled) (uint32, error) {
-	meta, err := json.Marshal(c.a)
-	if err != nil {
-		return 0, err
-	}
+// add packs a compiled alert and its stored record (JSON), files it under
+// its anchor and returns its slot.
+func (p *packed) add(seq uint64, c *compiled, record []byte) uint32 {
 	s := slot{seq: seq, clauseStart: uint32(len(p.clauses)), metaStart: uint32(len(p.meta))}
 	for _, list := range []struct {
 		cs       []clause
@@ -145,7 +141,7 @@ func (p *packed) add(seq uint64, c *compiled) (uint32, error) {
 		}
 	}
 	s.clauseEnd = uint32(len(p.clauses))
-	p.meta = append(p.meta, meta...)
+	p.meta = append(p.meta, record...)
 	s.metaEnd = uint32(len(p.meta))
 	u, ok := p.users[c.a.User]
 	if !ok {
@@ -166,7 +162,7 @@ func (p *packed) add(seq uint64, c *compiled) (uint32, error) {
 	}
 	p.bySeq[seq] = at
 	p.file(at)
-	return at, nil
+	return at
 }
 
 // file anchors the alert in slot at on one of its required words: the one
