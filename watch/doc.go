@@ -8,9 +8,13 @@
 // State, repository bucket "watch" (repo/FORMAT.md), JSON values:
 //
 //   - s/ID: a Sentinel, its spec and its evaluation record (§4.3).
-//   - g/KEY: a group: the page URL, the MD5 of its last copy, and its
-//     constant tables, each with the cached object and the member IDs
-//     (§6.1.1). KEY is the page URL (or "sentinel:ID" when ungrouped).
+//   - g/KEY: a group: the page URL and its last check (§6.1.1). KEY is
+//     the page URL (or "sentinel:ID" when ungrouped).
+//   - t/KEY 0x00 TABLE: a constant table: its type and object and the
+//     cached object; TABLE is a hash of the type and object.
+//   - n/KEY 0x00 TABLE 0x00 ID: one member of the table and its wished
+//     interval. An install writes its member key (and a new table), never
+//     the group's other members, so its cost does not grow with the group.
 //   - c/KEY: zstd(body) of the group's last copy; WebCQ keeps one (§4.1).
 //   - m/KEY: the MD5 (hex) of that copy, alone, so that an unchanged page
 //     costs a 32-byte read (§6.2).

@@ -72,6 +72,13 @@ func New(db *repo.DB, cfg Config, outbox *notify.Outbox, opts Options) (*Engine,
 		e.logger = slog.New(slog.DiscardHandler)
 	}
 	e.logger = e.logger.With("component", "watch")
+	// New takes no context (its callers are many); the move runs once,
+	// over the groups an older repository stored.
+	if n, err := e.migrateGroups(context.Background()); err != nil {
+		return nil, err
+	} else if n > 0 {
+		e.logger.Info("moved groups to one key per member", "n", n)
+	}
 	return e, nil
 }
 
@@ -152,9 +159,18 @@ func (e *Engine) Install(ctx context.Context, spec Spec) (*Sentinel, error) {
 		if err := e.putCopy(b, key, p.sum, f.Body); err != nil {
 			return nil, err
 		}
+		if err := put(b, groupPrefix+key, g); err != nil {
+			return nil, err
+		}
 	}
-	t := g.table(spec.tableKey())
-	if t == nil {
+	// Only what is new is written: the member key, and the table when it
+	// is the first of its type and object; never the group's other
+	// members, so an install costs the same on a page of 5 or 5,000.
+	_, tid, found, err := r.loadTable(key, &s.Spec)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
 		if p == nil {
 			if p, err = e.loadCopy(r, g); err != nil {
 				return nil, err
@@ -167,11 +183,11 @@ func (e *Engine) Install(ctx context.Context, spec Spec) (*Sentinel, error) {
 		if !obj.Located {
 			return nil, fmt.Errorf("%w: %s sentinel, select %q, object %q on %s", ErrObjectNotFound, spec.Type, spec.Selector, spec.Object, spec.URL)
 		}
-		t = &table{Spec: s.Spec, Object: obj}
-		g.Tables = append(g.Tables, t)
+		if err := put(b, tableKey(key, tid), &table{Spec: s.Spec, Object: obj}); err != nil {
+			return nil, err
+		}
 	}
-	t.Members = append(t.Members, member{ID: s.ID, Every: spec.Every})
-	for k, v := range map[string]any{seqKey: seq, groupPrefix + key: g, sentinelPrefix + s.ID: s} {
+	for k, v := range map[string]any{seqKey: seq, membersOf(key, tid) + s.ID: member{ID: s.ID, Every: spec.Every}, sentinelPrefix + s.ID: s} {
 		if err := put(b, k, v); err != nil {
 			return nil, err
 		}
@@ -319,29 +335,34 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (Che
 	}
 	b := e.db.NewBatch(ctx)
 	defer b.Close()
-	for _, t := range g.Tables {
+	err = scan(ctx, r, tablePrefix+key+"\x00", func(k string, t *table) error {
 		obj, err := cur.extract(&t.Spec, &t.Object, e.cfg)
 		if err != nil {
-			return res, err
+			return err
 		}
 		if t.Object.equal(&obj, t.Spec.Type) {
 			t.Object = obj // a phrase's box follows its surroundings
-			continue
+			return put(b, k, t)
 		}
 		c := compare(&t.Spec, &t.Object, &obj, pageLevel, e.cfg.Diff)
 		c.At, c.URL = now, url
 		t.Object = obj
 		res.Changed++
 		e.stats.changed.Add(1)
-		for _, m := range t.Members {
+		err = scan(ctx, r, membersOf(key, tableID(&t.Spec)), func(_ string, m *member) error {
 			fired, err := e.evaluate(b, r, m.ID, c, now)
-			if err != nil {
-				return res, err
-			}
 			if fired {
 				res.Fired++
 			}
+			return err
+		})
+		if err != nil {
+			return err
 		}
+		return put(b, k, t)
+	})
+	if err != nil {
+		return res, err
 	}
 	e.stats.fired.Add(int64(res.Fired))
 	g.LastCheck = now

@@ -18,6 +18,10 @@
 //	GET /api/v1/relations/{name}/rows     a relation's records, stalest (w·F̂) first: ?stale_gt=&limit=
 //	GET /api/v1/relations/{name}/changes  field-level changes ("price 19.99 → 17.49"): ?since=&limit=
 //	                         (relationsapi.go; package relation, Yang et al. SIGMOD 2010)
+//	    /api/v1/watches, /api/v1/alerts  sentinels and search alerts (watchapi.go), behind a bearer key
+//	    /watches             their HTML pages (watchhtml.go): list, add, history, diff views,
+//	                         remove; /watches/alerts. The key is kept in a SameSite=Strict
+//	                         cookie scoped to /watches; forms are CSRF-checked
 //
 // The routes marked * are the operator's: with server.admin.listen set
 // they move to the admin listener (Server.Admin, which serves every route
