@@ -111,9 +111,9 @@ func Combined(total int, weights []float64, models []Model, g Grid, bounds []Bou
 			return c
 		}
 		plan := Place(models[i], g, k, starts)
-		c := weights[i] * models[i].Rate * float64(ExpectedDelay(models[i], g, plan))
-		if k == 0 {
-			c = evenCost(weights[i]*models[i].Rate, 0)
+		c := evenCost(weights[i]*models[i].Rate, 0) // no poll
+		if k > 0 {
+			c = weights[i] * models[i].Rate * float64(ExpectedDelay(models[i], g, plan))
 		}
 		plans[key{i, k}], costs[key{i, k}] = plan, c
 		return c

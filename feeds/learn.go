@@ -89,6 +89,9 @@ func RecentRate(ps []time.Time, since, seen, now time.Time, halfLife time.Durati
 // (too short a history) the longest is returned.
 func ChooseHalfLife(ps []time.Time, since, seen time.Time, candidates []time.Duration, holdout int, pseudo float64) time.Duration {
 	best, bestLL := slices.Max(candidates), math.Inf(-1)
+	if len(candidates) == 1 {
+		return best
+	}
 	for _, hl := range candidates {
 		ll, tested := 0.0, 0
 		for k := 1; k <= holdout; k++ {

@@ -204,6 +204,7 @@ func (p *planner) wicWeek(s *schedule, ws time.Time, models []feeds.Model) {
 	}
 }
 
+// later returns the later of a and b.
 func later(a, b time.Time) time.Time {
 	if a.After(b) {
 		return a
