@@ -13,12 +13,39 @@
 //   - resource allocation (Thm. 1): SqrtAllocation, m_i = k·√(w_i·λ_i), with
 //     per-feed floors and ceilings from max and min poll intervals (Bounds,
 //     Fit), rounded to the integer optimum by single-poll exchanges;
+//   - both at once (Combined): Thm. 1 is optimal for evenly spaced polls,
+//     but once Thm. 3 places them a feed posting in a few hours gains more
+//     from a poll than its rate says. Combined starts from the square-root
+//     allocation and moves single polls while Σ w_i·λ_i·E[delay of feed i's
+//     placed plan] falls (the objective is separable and about convex in
+//     m_i, so a single-move optimum is the optimum). On the 2025 commit
+//     feeds, re-learned weekly, it cut the mean delay at one poll a day from
+//     7.10 h to 6.95 h;
 //   - retrieval scheduling (Thm. 2, Thm. 3): Place, the iterative refinement
 //     that moves each τ_j to the best slot between its neighbours until
 //     λ(τ_j)(τ_{j+1} − τ_j) = ∫_{τ_{j−1}}^{τ_j} λ(t) dt holds on the grid;
 //   - learning (§5): rates from a window of posting times, daily patterns
 //     clustered by k-means on 24-hour share vectors (Cluster), sparse feeds
-//     shrunk towards their cluster's pattern (LearnAll); posting times taken
+//     shrunk towards their cluster's pattern (LearnAll). §5 names the
+//     estimation window's trade-off (too short: noise; too long: the rate
+//     has changed) and keeps a fixed window because its feeds' rates were
+//     stable; commit feeds' are not (projects have busy and quiet spells),
+//     so RecentRates weights each posting by 2^(−age/half-life)
+//     (exponential forgetting, the paper's window made smooth), over the
+//     exposure up to the feed's last poll only: what the aggregator sees is
+//     the items each poll returns, and what a feed posted after its last
+//     poll is not known yet (counting
+//     it as silence biases rarely polled feeds down). With several
+//     feeds.rate_half_lives each feed takes the one that best predicted its
+//     own last weeks, one week ahead each (ChooseHalfLife, Poisson
+//     likelihood). Profiles are a long-run habit and keep a long window
+//     (feeds.learn_window, 26 weeks). Measured on the 2025 commit feeds
+//     (learned weekly, one poll a day, combined ÷ Cho & Garcia-Molina's
+//     age-optimal under the same models): 8-week window 0.737; 26 weeks
+//     0.711; 26 weeks and one-week half-life, with Combined, 0.689; per-feed
+//     choice among 3.5 days to 16 weeks 0.708. Re-planning every day from
+//     these estimates was worse (0.73–0.75): at a poll a day the aggregator
+//     learns too little within a day to act on it; posting times taken
 //     from the feed when plausible (never in the future, not back-dated past
 //     the previous poll), else the first-seen time (PostingTime);
 //   - parsing RSS 1.0/2.0 and Atom with gofeed (Parse): items keyed by GUID,
@@ -34,8 +61,10 @@
 // error.
 //
 //	models, _ := feeds.LearnAll(cfg, postings, from, to, rng)
+//	feeds.RecentRates(models, postings, from, lastPolls, now, cfg.RateHalfLives, cfg.RateHoldoutWeeks, cfg.RateCount)
 //	m, _ := feeds.SqrtAllocation(pollsPerWeek, weights, rates, bounds)
 //	grid, _ := feeds.NewGrid(cfg.Step)
+//	m, slots, _ := feeds.Combined(pollsPerWeek, weights, models, grid, bounds, cfg.Starts) // or both at once
 //	slots := feeds.Place(models[i], grid, m[i], cfg.Starts) // poll at slot·step after Monday 00:00 UTC
 //	up, err := store.Record(ctx, id, feeds.Fetch{At: now, Status: 200, ETag: etag, Body: body})
 package feeds
