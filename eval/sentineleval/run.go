@@ -82,7 +82,9 @@ func Run(ctx context.Context, cfg Config, out string, progress io.Writer) (Summa
 					if err != nil {
 						return sum, err
 					}
-					if !run.ungrouped && len(rows) > 0 {
+					if run.ungrouped {
+						r.Speedup = 1 // the baseline of the group size that follows
+					} else if len(rows) > 0 {
 						if base := rows[len(rows)-1]; base.Group == "none" && base.Placement == run.placement {
 							r.Speedup = r.PerSec / base.PerSec
 							sum.Speedups[fmt.Sprintf("%d/%s/%s", n, dist, r.Group)] = r.Speedup
