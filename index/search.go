@@ -104,7 +104,11 @@ func (ix *Index) Search(ctx context.Context, q Query, from, size int) (Result, e
 	}
 	var out Result
 	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
-		ranked, ids, total, err := ix.match(ctx, r, m, q, from+size)
+		st, err := ix.snapText(ctx, r)
+		if err != nil {
+			return err
+		}
+		ranked, ids, total, err := ix.match(ctx, r, m, st, q, from+size)
 		if err != nil {
 			return err
 		}
@@ -130,7 +134,11 @@ func (ix *Index) Retrieve(ctx context.Context, q Query, limit int) ([]Hit, uint6
 	var hits []Hit
 	var total int
 	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
-		ranked, _, n, err := ix.match(ctx, r, m, q, limit)
+		st, err := ix.snapText(ctx, r)
+		if err != nil {
+			return err
+		}
+		ranked, _, n, err := ix.match(ctx, r, m, st, q, limit)
 		if err != nil {
 			return err
 		}
