@@ -5,10 +5,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -175,28 +178,72 @@ func (ix *Index) shown(ctx context.Context, r bindex.IndexReader, q Query, ranke
 	if err != nil {
 		return nil, err
 	}
+	segs, err := segmentsOf(r)
+	if err != nil {
+		return nil, err
+	}
 	for i, rk := range ranked {
-		doc, err := r.Document(rk.URL)
+		hits[i] = Hit{URL: rk.URL, Score: rk.Score}
+		text, err := segs.stored(ids[i].Value(), &hits[i])
 		if err != nil {
 			return nil, fmt.Errorf("index: stored fields of %s: %w", rk.URL, err)
 		}
-		hits[i] = Hit{URL: rk.URL, Score: rk.Score}
-		if doc == nil {
-			continue // deleted since: the snapshot still lists it
-		}
-		var text string
-		hits[i].Title, text, hits[i].FetchedAt = storedFields(doc)
-		hits[i].FetchedAt = hits[i].FetchedAt.Truncate(time.Second)
-		doc.VisitFields(func(f bindex.Field) {
-			if nf, ok := f.(bindex.NumericField); ok && f.Name() == FieldPopularity {
-				if v, err := nf.Number(); err == nil {
-					hits[i].Popularity = v
-				}
-			}
-		})
 		hits[i].Snippet = snippet(text, locs[i], ix.cfg.SnippetBytes)
 	}
 	return hits, nil
+}
+
+// segments are a snapshot's segments with the first document number of
+// each, for reading a document's stored fields by number: an
+// IndexReader reads them by URL only (Document), looking the URL up in
+// every segment's id dictionary, which a hit already resolved.
+type segments struct {
+	segs  []*scorch.SegmentSnapshot
+	first []uint64
+}
+
+// segmentsOf lists r's segments. Document numbers run through the
+// segments in order, each segment taking as many as it has documents,
+// deleted ones included (scorch's IndexSnapshot offsets).
+func segmentsOf(r bindex.IndexReader) (segments, error) {
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok {
+		return segments{}, fmt.Errorf("index: reader is a %T, not a scorch snapshot", r)
+	}
+	s := segments{segs: snap.Segments()}
+	var next uint64
+	for _, seg := range s.segs {
+		s.first = append(s.first, next)
+		next += uint64(seg.FullSize())
+	}
+	return s, nil
+}
+
+// stored fills h's title, fetch time (to the second) and popularity from
+// document doc's stored fields and returns its stored text.
+func (s segments) stored(doc uint64, h *Hit) (text string, err error) {
+	i := sort.Search(len(s.first), func(i int) bool { return s.first[i] > doc }) - 1
+	if i < 0 {
+		return "", fmt.Errorf("document %d: not in the snapshot", doc)
+	}
+	err = s.segs[i].VisitDocument(doc-s.first[i], func(field string, typ byte, val []byte, _ []uint64) bool {
+		switch field {
+		case FieldTitle:
+			h.Title = string(val)
+		case FieldText:
+			text = string(val)
+		case FieldFetched:
+			if t, _, err := document.NewDateTimeFieldFromBytes(field, nil, val).DateTime(); err == nil {
+				h.FetchedAt = t.Truncate(time.Second)
+			}
+		case FieldPopularity:
+			if v, err := document.NewNumericFieldFromBytes(field, nil, val).Number(); err == nil {
+				h.Popularity = v
+			}
+		}
+		return true
+	})
+	return text, err
 }
 
 // locations returns, for each of the documents ids, where the query's
@@ -256,9 +303,14 @@ func (ix *Index) Shown(ctx context.Context, q Query, urls []string) (map[string]
 	err := ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
 		var ranked []Ranked
 		var ids []bindex.IndexInternalID
+		// The URLs a search on this snapshot just ranked are known.
+		st := ix.searchedSnapText(r)
 		for _, u := range urls {
-			id, err := r.InternalID(u)
-			if err != nil {
+			var id bindex.IndexInternalID
+			var err error
+			if doc, ok := st.resolvedDoc(u); ok {
+				id = bindex.NewIndexInternalID(nil, doc)
+			} else if id, err = r.InternalID(u); err != nil {
 				return fmt.Errorf("index: shown %s: %w", u, err)
 			}
 			if id == nil {

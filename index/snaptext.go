@@ -23,12 +23,14 @@ import (
 //     snapshot's documents;
 //   - the forward index: each document's terms, by term id, with their
 //     frequencies;
-//   - the document number → URL column, filled as documents are resolved.
+//   - the document number → URL column (and back), filled as documents
+//     are resolved, so a result page finds the documents it shows without
+//     looking their URLs up in Bleve again.
 //
 // It is built by one pass over every posting of the field the first time
 // a snapshot is searched and dropped when a search sees another snapshot
 // (a batch or a merge). Size: 16 bytes per posting (8 in each direction),
-// 4 per document number, the dictionary's strings, and ~100 bytes per URL
+// 4 per document number, the dictionary's strings, and ~150 bytes per URL
 // resolved; digitalgov-2023's week (5,000 pages, 600,000 postings) takes
 // about 12 MB.
 type snapText struct {
@@ -44,6 +46,7 @@ type snapText struct {
 
 	mu   sync.Mutex
 	urls map[uint64]string // document number → URL, as resolved
+	docs map[string]uint64 // and back
 }
 
 // termPosting is one posting: a document (or, in the forward index, a term)
@@ -77,6 +80,30 @@ func (ix *Index) snapText(ctx context.Context, r bindex.IndexReader) (*snapText,
 	return st, nil
 }
 
+// searchedSnapText returns the snapText of r if r is the snapshot
+// searched last, else nil.
+func (ix *Index) searchedSnapText(r bindex.IndexReader) *snapText {
+	c := &ix.texts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur != nil && c.cur.snap == r {
+		return c.cur
+	}
+	return nil
+}
+
+// resolvedDoc returns the document number of url if a search on the
+// snapshot resolved it; st may be nil (none).
+func (st *snapText) resolvedDoc(url string) (uint64, bool) {
+	if st == nil {
+		return 0, false
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	doc, ok := st.docs[url]
+	return doc, ok
+}
+
 // maxSnapPostings bounds the postings a snapText holds: offsets are 32-bit.
 const maxSnapPostings = math.MaxUint32
 
@@ -86,7 +113,7 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader) (*snapText, error)
 	if err != nil {
 		return nil, fmt.Errorf("index: doc count: %w", err)
 	}
-	st := &snapText{snap: r, n: n, meanLen: 1, urls: map[uint64]string{}}
+	st := &snapText{snap: r, n: n, meanLen: 1, urls: map[uint64]string{}, docs: map[string]uint64{}}
 	dict, err := r.FieldDict(FieldText)
 	if err != nil {
 		return nil, fmt.Errorf("index: text dictionary: %w", err)
@@ -238,6 +265,7 @@ func (st *snapText) resolveURLs(cands []candidate) ([]string, error) {
 	st.mu.Lock()
 	for _, i := range missing {
 		st.urls[cands[i].doc] = urls[i]
+		st.docs[urls[i]] = cands[i].doc
 	}
 	st.mu.Unlock()
 	return urls, nil

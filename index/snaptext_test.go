@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
@@ -16,7 +17,8 @@ import (
 // re-indexed and another removed (so the snapshot has deleted documents):
 // each term's documents and frequencies, each document's length (as the
 // field norm encodes it) and its words (as analyzing the stored text gives
-// them).
+// them); and the stored fields read by document number against those read
+// by URL.
 func TestSnapTextIsBlevesAnalysis(t *testing.T) {
 	ix := smallIndex(t)
 	putPages(t, ix.db, t0.Add(1), page{URL: "https://a.test/plain", Title: "Plain language", Text: "Plain words, plain language, plain federal websites."})
@@ -29,6 +31,13 @@ func TestSnapTextIsBlevesAnalysis(t *testing.T) {
 		}
 		if n, _ := r.DocCount(); st.n != n || n != 4 {
 			t.Fatalf("n = %d, want %d = 4", st.n, n)
+		}
+		segs, err := segmentsOf(r)
+		if err != nil {
+			return err
+		}
+		if len(segs.segs) < 2 {
+			t.Fatalf("%d segments: the test wants documents numbered across segments", len(segs.segs))
 		}
 		var tfd bindex.TermFieldDoc
 		docs := 0
@@ -72,7 +81,11 @@ func TestSnapTextIsBlevesAnalysis(t *testing.T) {
 			if err != nil || stored == nil {
 				t.Fatalf("document %d (%s): %v", doc, url, err)
 			}
-			_, text, _ := storedFields(stored)
+			title, text, fetched := storedFields(stored)
+			var h Hit
+			if got, err := segs.stored(doc, &h); err != nil || got != text || h.Title != title || !h.FetchedAt.Equal(fetched.Truncate(time.Second)) || h.Popularity != smallPopularity[url] {
+				t.Errorf("%s: stored by number %q %+v (%v), by URL %q %q %v", url, got, h, err, title, text, fetched)
+			}
 			tokens := ix.Analyzer().Analyze([]byte(text))
 			want := map[string]uint32{}
 			for _, tok := range tokens {
