@@ -89,6 +89,7 @@ type Index struct {
 	workload  atomic.Pointer[Workload]
 	texts     snapTexts // the text field of the snapshot searched last, in memory (snaptext.go)
 	slots     sync.Pool // *[]int32: retrieval's accumulator slots, one per document number (match.go)
+	cands     sync.Pool // *[]candidate: retrieval's candidates (match.go)
 	hists     atomic.Pointer[histogramSet]
 
 	// Test hooks: trace sees every per-term measurement; beforeCommit runs

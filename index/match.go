@@ -197,13 +197,22 @@ func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.Inde
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	cands, err := ix.accumulate(ctx, r, st, p)
+	// The candidates live in a pooled buffer until the hits are copied out.
+	buf, _ := ix.cands.Get().(*[]candidate)
+	if buf == nil {
+		buf = new([]candidate)
+	}
+	defer ix.cands.Put(buf)
+	cands, err := ix.accumulate(ctx, r, st, p, (*buf)[:0])
+	*buf = cands[:0]
 	if err != nil {
 		return nil, nil, 0, err
 	}
 	if cfg.FeedbackDocs > 0 && len(p.terms) > cfg.ShortQueryTerms && !p.titleOnly {
 		ix.expand(st, p, cands)
-		if cands, err = ix.accumulate(ctx, r, st, p); err != nil {
+		cands, err = ix.accumulate(ctx, r, st, p, cands[:0])
+		*buf = cands[:0]
+		if err != nil {
 			return nil, nil, 0, err
 		}
 	}
@@ -474,8 +483,8 @@ func docSet(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, b
 
 // accumulate scores every page holding one of p's words: BM25 on the text
 // field plus the title component (or, for a stop-word query, the title
-// alone).
-func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapText, p *matchPlan) ([]candidate, error) {
+// alone). The candidates are appended to cands.
+func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapText, p *matchPlan, cands []candidate) ([]candidate, error) {
 	cfg := ix.cfg.Retrieval
 	// slot[doc] is 1 + the candidate's index, 0 for none: a dense array
 	// indexed by document number, reused across queries (and cleared of
@@ -488,7 +497,6 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapT
 	if len(slot) < len(st.length) {
 		slot = make([]int32, len(st.length))
 	}
-	var cands []candidate
 	defer func() {
 		for _, c := range cands {
 			slot[c.doc] = 0
@@ -501,7 +509,7 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapT
 		for _, t := range p.terms {
 			size += len(st.postings(t.term))
 		}
-		cands = make([]candidate, 0, min(uint64(size), st.n))
+		cands = slices.Grow(cands, int(min(uint64(size), st.n)))
 	}
 	k1, b, meanLen := cfg.K1, cfg.B, st.meanLen
 	// add adds score s of term i to document doc; only text postings (or,
@@ -586,20 +594,9 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapT
 // come from the snapshot's forward index.
 func (ix *Index) expand(st *snapText, p *matchPlan, cands []candidate) {
 	cfg := ix.cfg.Retrieval
-	// The best pages, by a partial insertion sort: there are few.
 	var top []candidate
 	for _, c := range cands {
-		if len(top) == cfg.FeedbackDocs && compareCandidates(c, top[len(top)-1]) >= 0 {
-			continue
-		}
-		if len(top) < cfg.FeedbackDocs {
-			top = append(top, c)
-		} else {
-			top[len(top)-1] = c
-		}
-		for i := len(top) - 1; i > 0 && compareCandidates(top[i], top[i-1]) < 0; i-- {
-			top[i], top[i-1] = top[i-1], top[i]
-		}
+		top = keepBest(top, cfg.FeedbackDocs, c, compareCandidates)
 	}
 	if len(top) == 0 {
 		return
@@ -626,18 +623,17 @@ func (ix *Index) expand(st *snapText, p *matchPlan, cands []candidate) {
 		term uint32
 		p    float64
 	}
-	model := make([]scored, 0, len(rm))
-	for t, v := range rm {
-		model = append(model, scored{t, v})
-	}
 	// Ties by term: ids ascend with the terms.
-	slices.SortFunc(model, func(a, b scored) int {
+	byP := func(a, b scored) int {
 		if c := cmp.Compare(b.p, a.p); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.term, b.term)
-	})
-	model = model[:min(len(model), cfg.FeedbackTerms)]
+	}
+	model := make([]scored, 0, cfg.FeedbackTerms)
+	for t, v := range rm {
+		model = keepBest(model, cfg.FeedbackTerms, scored{t, v}, byP)
+	}
 	var modelSum, querySum float64
 	for _, m := range model {
 		modelSum += m.p
@@ -670,4 +666,22 @@ func (ix *Index) expand(st *snapText, p *matchPlan, cands []candidate) {
 	for i := range p.terms {
 		p.terms[i].weight *= querySum
 	}
+}
+
+// keepBest adds x to best, the (at most k) best items seen so far in
+// order (compare < 0: better), and drops the worst beyond k: an insertion
+// sort, for the few best of many.
+func keepBest[T any](best []T, k int, x T, compare func(a, b T) int) []T {
+	switch {
+	case len(best) < k:
+		best = append(best, x)
+	case k > 0 && compare(x, best[k-1]) < 0:
+		best[k-1] = x
+	default:
+		return best
+	}
+	for i := len(best) - 1; i > 0 && compare(best[i], best[i-1]) < 0; i-- {
+		best[i], best[i-1] = best[i-1], best[i]
+	}
+	return best
 }

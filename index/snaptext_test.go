@@ -127,8 +127,8 @@ func TestSearchSeesANewSnapshot(t *testing.T) {
 	}
 }
 
-// TestSortBestIsThePrefixOfTheFullOrder compares sortBest with a full
-// sort on seeded random candidates with many tied scores.
+// TestSortBestIsThePrefixOfTheFullOrder compares sortBest and keepBest
+// with a full sort on seeded random candidates with many tied scores.
 func TestSortBestIsThePrefixOfTheFullOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := range 200 {
@@ -141,7 +141,14 @@ func TestSortBestIsThePrefixOfTheFullOrder(t *testing.T) {
 		slices.SortFunc(want, compareCandidates)
 		k := rng.IntN(n + 1)
 		if got := sortBest(slices.Clone(cands), k); !slices.Equal(got, want[:k]) {
-			t.Fatalf("round %d: n %d, k %d: %v, want %v", round, n, k, got, want[:k])
+			t.Fatalf("sortBest, round %d: n %d, k %d: %v, want %v", round, n, k, got, want[:k])
+		}
+		var kept []candidate
+		for _, c := range cands {
+			kept = keepBest(kept, k%8, c, compareCandidates)
+		}
+		if !slices.Equal(kept, want[:min(n, k%8)]) {
+			t.Fatalf("keepBest, round %d: n %d, k %d: %v, want %v", round, n, k%8, kept, want[:min(n, k%8)])
 		}
 	}
 }
