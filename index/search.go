@@ -174,7 +174,7 @@ func (ix *Index) withSnapshot(fn func(bindex.IndexReader, mapping.IndexMapping) 
 // pages.
 func (ix *Index) shown(ctx context.Context, r bindex.IndexReader, q Query, ranked []Ranked, ids []bindex.IndexInternalID) ([]Hit, error) {
 	hits := make([]Hit, len(ranked))
-	locs, err := ix.locations(ctx, r, q, ids)
+	locs, err := ix.locations(ctx, r, ix.searchedSnapText(r), q, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -248,8 +248,8 @@ func (s segments) stored(doc uint64, h *Hit) (text string, err error) {
 
 // locations returns, for each of the documents ids, where the query's
 // words occur in FieldText (byte offsets into the stored text, from the
-// term vectors), for snippets.
-func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, q Query, ids []bindex.IndexInternalID) ([]search.TermLocationMap, error) {
+// term vectors), for snippets. st, r's text field in memory, may be nil.
+func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapText, q Query, ids []bindex.IndexInternalID) ([]search.TermLocationMap, error) {
 	out := make([]search.TermLocationMap, len(ids))
 	order := make([]int, len(ids))
 	for i := range order {
@@ -265,11 +265,22 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, q Query, i
 			continue
 		}
 		seen[term] = true
+		// Advance only to the documents holding the term: a miss moves
+		// the reader past the next document, and going back reopens it.
+		var holding []int
+		for _, i := range order {
+			if st.holds(term, ids[i].Value()) {
+				holding = append(holding, i)
+			}
+		}
+		if len(holding) == 0 {
+			continue
+		}
 		tfr, err := r.TermFieldReader(ctx, tok.Term, FieldText, false, false, true)
 		if err != nil {
 			return nil, fmt.Errorf("index: positions of %q: %w", term, err)
 		}
-		for _, i := range order {
+		for _, i := range holding {
 			d, err := tfr.Advance(ids[i], nil)
 			if err != nil {
 				tfr.Close()

@@ -202,6 +202,18 @@ func (st *snapText) postings(term string) []termPosting {
 	return st.post[st.termAt[t]:st.termAt[t+1]]
 }
 
+// holds reports whether document doc has term; st may be nil (unknown:
+// true).
+func (st *snapText) holds(term string, doc uint64) bool {
+	if st == nil {
+		return true
+	}
+	_, ok := slices.BinarySearchFunc(st.postings(term), doc, func(p termPosting, doc uint64) int {
+		return cmp.Compare(uint64(p.of), doc)
+	})
+	return ok
+}
+
 // docTerms returns document doc's terms (ids ascending) with their
 // frequencies; none for a document the snapshot does not hold.
 func (st *snapText) docTerms(doc uint64) []termPosting {
