@@ -190,8 +190,9 @@ func bm25IDF(n, df uint64) float64 {
 
 // match scores q on the snapshot r and returns the qualifying pages, best
 // first, ties by URL; only the first limit are resolved to URLs and
-// returned (limit < 0: all). total is the number of qualifying pages.
-func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, st *snapText, q Query, limit int) (ranked []Ranked, ids []bindex.IndexInternalID, total int, err error) {
+// returned (limit < 0: all), with their document numbers. total is the
+// number of qualifying pages.
+func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, st *snapText, q Query, limit int) (ranked []Ranked, docs []uint64, total int, err error) {
 	cfg := ix.cfg.Retrieval
 	p, err := ix.planQuery(ctx, r, m, st, q)
 	if err != nil {
@@ -289,30 +290,27 @@ func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.Inde
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	ranked = make([]Ranked, len(cands))
-	ids = make([]bindex.IndexInternalID, len(cands))
-	for i, c := range cands {
-		ranked[i] = Ranked{URL: urls[i], Score: c.score}
-		ids[i] = c.internalID()
-	}
 	// Equal scores in URL order (Bleve's document numbers depend on how
 	// segments merged).
-	order := make([]int, len(ranked))
-	for i := range order {
-		order[i] = i
+	type rankedDoc struct {
+		Ranked
+		doc uint64
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		if c := cmp.Compare(ranked[b].Score, ranked[a].Score); c != 0 {
+	out := make([]rankedDoc, len(cands))
+	for i, c := range cands {
+		out[i] = rankedDoc{Ranked{URL: urls[i], Score: c.score}, c.doc}
+	}
+	slices.SortStableFunc(out, func(a, b rankedDoc) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
 			return c
 		}
-		return cmp.Compare(ranked[a].URL, ranked[b].URL)
+		return cmp.Compare(a.URL, b.URL)
 	})
-	outR := make([]Ranked, len(ranked))
-	outI := make([]bindex.IndexInternalID, len(ranked))
-	for k, i := range order {
-		outR[k], outI[k] = ranked[i], ids[i]
+	ranked, docs = make([]Ranked, len(out)), make([]uint64, len(out))
+	for i, o := range out {
+		ranked[i], docs[i] = o.Ranked, o.doc
 	}
-	return outR, outI, total, nil
+	return ranked, docs, total, nil
 }
 
 // compareCandidates orders candidates best first: score descending, then

@@ -111,7 +111,7 @@ func (ix *Index) Search(ctx context.Context, q Query, from, size int) (Result, e
 		if err != nil {
 			return err
 		}
-		ranked, ids, total, err := ix.match(ctx, r, m, st, q, from+size)
+		ranked, docs, total, err := ix.match(ctx, r, m, st, q, from+size)
 		if err != nil {
 			return err
 		}
@@ -119,7 +119,11 @@ func (ix *Index) Search(ctx context.Context, q Query, from, size int) (Result, e
 		if from >= len(ranked) {
 			return nil
 		}
-		out.Hits, err = ix.shown(ctx, r, q, ranked[from:], ids[from:])
+		ids := make([]bindex.IndexInternalID, len(docs)-from)
+		for i, doc := range docs[from:] {
+			ids[i] = bindex.NewIndexInternalID(nil, doc)
+		}
+		out.Hits, err = ix.shown(ctx, r, q, ranked[from:], ids)
 		return err
 	})
 	out.Took = time.Since(start)
@@ -184,11 +188,12 @@ func (ix *Index) shown(ctx context.Context, r bindex.IndexReader, q Query, ranke
 	}
 	for i, rk := range ranked {
 		hits[i] = Hit{URL: rk.URL, Score: rk.Score}
-		text, err := segs.stored(ids[i].Value(), &hits[i])
+		err := segs.stored(ids[i].Value(), &hits[i], func(text []byte) {
+			hits[i].Snippet = snippet(text, locs[i], ix.cfg.SnippetBytes)
+		})
 		if err != nil {
 			return nil, fmt.Errorf("index: stored fields of %s: %w", rk.URL, err)
 		}
-		hits[i].Snippet = snippet(text, locs[i], ix.cfg.SnippetBytes)
 	}
 	return hits, nil
 }
@@ -220,18 +225,19 @@ func segmentsOf(r bindex.IndexReader) (segments, error) {
 }
 
 // stored fills h's title, fetch time (to the second) and popularity from
-// document doc's stored fields and returns its stored text.
-func (s segments) stored(doc uint64, h *Hit) (text string, err error) {
+// document doc's stored fields, and calls withText with its stored text,
+// which is valid during the call only (the segment reuses the buffer).
+func (s segments) stored(doc uint64, h *Hit, withText func([]byte)) error {
 	i := sort.Search(len(s.first), func(i int) bool { return s.first[i] > doc }) - 1
 	if i < 0 {
-		return "", fmt.Errorf("document %d: not in the snapshot", doc)
+		return fmt.Errorf("document %d: not in the snapshot", doc)
 	}
-	err = s.segs[i].VisitDocument(doc-s.first[i], func(field string, typ byte, val []byte, _ []uint64) bool {
+	return s.segs[i].VisitDocument(doc-s.first[i], func(field string, typ byte, val []byte, _ []uint64) bool {
 		switch field {
 		case FieldTitle:
 			h.Title = string(val)
 		case FieldText:
-			text = string(val)
+			withText(val)
 		case FieldFetched:
 			if t, _, err := document.NewDateTimeFieldFromBytes(field, nil, val).DateTime(); err == nil {
 				h.FetchedAt = t.Truncate(time.Second)
@@ -243,7 +249,6 @@ func (s segments) stored(doc uint64, h *Hit) (text string, err error) {
 		}
 		return true
 	})
-	return text, err
 }
 
 // locations returns, for each of the documents ids, where the query's

@@ -83,8 +83,10 @@ func TestSnapTextIsBlevesAnalysis(t *testing.T) {
 			}
 			title, text, fetched := storedFields(stored)
 			var h Hit
-			if got, err := segs.stored(doc, &h); err != nil || got != text || h.Title != title || !h.FetchedAt.Equal(fetched.Truncate(time.Second)) || h.Popularity != smallPopularity[url] {
-				t.Errorf("%s: stored by number %q %+v (%v), by URL %q %q %v", url, got, h, err, title, text, fetched)
+			var stext string
+			err = segs.stored(doc, &h, func(b []byte) { stext = string(b) })
+			if err != nil || stext != text || h.Title != title || !h.FetchedAt.Equal(fetched.Truncate(time.Second)) || h.Popularity != smallPopularity[url] {
+				t.Errorf("%s: stored by number %q %+v (%v), by URL %q %q %v", url, stext, h, err, title, text, fetched)
 			}
 			tokens := ix.Analyzer().Analyze([]byte(text))
 			want := map[string]uint32{}

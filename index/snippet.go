@@ -13,8 +13,9 @@ import (
 // snippet cuts about size bytes of text around the densest group of
 // matches, escapes it for HTML and wraps each match in <mark>. Matches come
 // from the term vectors of FieldText (byte offsets into the stored text).
-// "…" marks a cut at either end.
-func snippet(text string, locs search.TermLocationMap, size int) string {
+// "…" marks a cut at either end. text may be the stored bytes themselves:
+// only the window is copied.
+func snippet[T string | []byte](text T, locs search.TermLocationMap, size int) string {
 	type span struct{ start, end int }
 	var spans []span
 	for _, ls := range locs {
@@ -71,13 +72,13 @@ func snippet(text string, locs search.TermLocationMap, size int) string {
 		if s.start < ws || s.end > we {
 			continue
 		}
-		b.WriteString(html.EscapeString(text[pos:s.start]))
+		b.WriteString(html.EscapeString(string(text[pos:s.start])))
 		b.WriteString("<mark>")
-		b.WriteString(html.EscapeString(text[s.start:s.end]))
+		b.WriteString(html.EscapeString(string(text[s.start:s.end])))
 		b.WriteString("</mark>")
 		pos = s.end
 	}
-	b.WriteString(html.EscapeString(text[pos:we]))
+	b.WriteString(html.EscapeString(string(text[pos:we])))
 	if we < len(text) {
 		b.WriteString("…")
 	}
@@ -86,11 +87,11 @@ func snippet(text string, locs search.TermLocationMap, size int) string {
 
 // wordStart moves i forward past a partial word (up to 24 bytes), and at
 // least to a rune boundary.
-func wordStart(text string, i int) int {
+func wordStart[T string | []byte](text T, i int) int {
 	if i <= 0 {
 		return 0
 	}
-	if j := strings.IndexAny(text[i:min(len(text), i+24)], " \n\t"); j >= 0 && text[i-1] != ' ' && text[i-1] != '\n' {
+	if j := strings.IndexAny(string(text[i:min(len(text), i+24)]), " \n\t"); j >= 0 && text[i-1] != ' ' && text[i-1] != '\n' {
 		return i + j + 1
 	}
 	for i < len(text) && !utf8.RuneStart(text[i]) {
@@ -101,11 +102,11 @@ func wordStart(text string, i int) int {
 
 // wordEnd moves i back before a partial word (up to 24 bytes), and at least
 // to a rune boundary.
-func wordEnd(text string, i int) int {
+func wordEnd[T string | []byte](text T, i int) int {
 	if i >= len(text) {
 		return len(text)
 	}
-	if j := strings.LastIndexAny(text[max(0, i-24):i], " \n\t"); j >= 0 && text[i] != ' ' && text[i] != '\n' {
+	if j := strings.LastIndexAny(string(text[max(0, i-24):i]), " \n\t"); j >= 0 && text[i] != ' ' && text[i] != '\n' {
 		return max(0, i-24) + j
 	}
 	for i > 0 && !utf8.RuneStart(text[i]) {
