@@ -37,12 +37,14 @@
 //     another snapshot (a batch or a merge).
 //
 // Retrieval (match.go): textbook BM25 over the text field (scored from
-// the in-memory postings) with the snapshot's mean length, a coordination rule (all words for queries of at
-// most index.retrieval.short_query_terms words, falling back to any word
-// below index.retrieval.min_results pages), RM3 feedback for longer
-// queries, optional title and proximity components; quotes, -exclusions
-// and site: filter; a stop-word query searches the titles. Search and
-// Retrieve read stored fields only for the hits they show (Shown).
+// the in-memory postings) with the snapshot's mean length, a
+// coordination rule (all words for queries of at most
+// index.retrieval.short_query_terms words, falling back to any word below
+// index.retrieval.min_results pages), RM3 feedback for longer queries
+// (from the in-memory forward index), optional title and proximity
+// components; quotes, -exclusions and site: filter; a stop-word query
+// searches the titles. Search and Retrieve read stored fields only for
+// the hits they show (Shown), by document number.
 //
 // Thesis:
 //
