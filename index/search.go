@@ -20,12 +20,17 @@ import (
 
 // Hit is one search result.
 type Hit struct {
-	URL        string
-	Title      string
-	Snippet    string    // HTML: the text escaped, query matches in <mark>; empty from Retrieve
-	Score      float64   // Bleve's relevance score
-	FetchedAt  time.Time // fetch time of the indexed version, to the second
-	Popularity float64
+	URL     string
+	Title   string
+	Snippet string // HTML: the text escaped, query matches in <mark>; empty from Retrieve
+	// SnippetText and Highlights are Snippet's text and its <mark>
+	// elements, as an HTML parser reads them; Highlights is nil when the
+	// snippet has no plain form beside it (see snippetCut).
+	SnippetText string
+	Highlights  []Span
+	Score       float64   // Bleve's relevance score
+	FetchedAt   time.Time // fetch time of the indexed version, to the second
+	Popularity  float64
 }
 
 // Result is one page of search results.
@@ -189,7 +194,8 @@ func (ix *Index) shown(ctx context.Context, r bindex.IndexReader, q Query, ranke
 	for i, rk := range ranked {
 		hits[i] = Hit{URL: rk.URL, Score: rk.Score}
 		err := segs.stored(ids[i].Value(), &hits[i], func(text []byte) {
-			hits[i].Snippet = snippet(text, locs[i], ix.cfg.SnippetBytes)
+			c := cutSnippet(text, locs[i], ix.cfg.SnippetBytes)
+			hits[i].Snippet, hits[i].SnippetText, hits[i].Highlights = c.HTML, c.Text, c.Spans
 		})
 		if err != nil {
 			return nil, fmt.Errorf("index: stored fields of %s: %w", rk.URL, err)

@@ -102,10 +102,16 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	// at most ranking.candidates of them, which is what pages can reach.
 	out := Response{Total: uint64(page.Total), TotalExact: true, Pageable: page.Candidates}
 	for _, res := range page.Results {
-		out.Results = append(out.Results, Result{
-			URL: res.URL, Title: shown[res.URL].Title, Snippet: shown[res.URL].Snippet, Score: res.Relevance,
-			FetchedAt: shown[res.URL].FetchedAt, Promoted: res.Promoted, ClickURL: res.ClickURL,
-		})
+		h := shown[res.URL]
+		r := Result{
+			URL: res.URL, Title: h.Title, Snippet: h.Snippet, Score: res.Relevance,
+			FetchedAt: h.FetchedAt, Promoted: res.Promoted, ClickURL: res.ClickURL,
+		}
+		if h.Highlights != nil { // else the server parses the snippet
+			r.SnippetText = h.SnippetText
+			r.Highlights, r.MatchedTerms = plainHighlights(h.SnippetText, h.Highlights)
+		}
+		out.Results = append(out.Results, r)
 	}
 	if e.ads != nil && r.Page == 1 {
 		shown, err := e.ads.Select(ctx, r.Query, e.opts.AdsPerQuery)
