@@ -31,9 +31,10 @@
 //
 // Engine (engine.go) is the Searcher the binary wires: Boolean relevance
 // from the index (thesis §2.3), ranking's order with randomized promotion
-// (§5.5), ads for the query phrase (ch. 6), snippets. The user id cookie
-// (user.go) seeds a user's promotion shuffle and counts a monitored user's
-// clicks once.
+// (§5.5), ads for the query phrase (ch. 6), snippets; it parses the query
+// once for retrieval and snippets (ranking.Searcher.Order). The user id
+// cookie (user.go) seeds a user's promotion shuffle and counts a monitored
+// user's clicks once.
 //
 // Errors of the JSON API (errors.go) follow one shape, with a stable code
 // a client can branch on:

@@ -272,8 +272,9 @@ func (s *Server) search(r *http.Request, req Request) (Response, error) {
 		res.Results = []Result{}
 	}
 	for i := range res.Results {
-		r := &res.Results[i]
-		r.SnippetText, r.Highlights, r.MatchedTerms = highlights(r.Snippet)
+		if r := &res.Results[i]; r.Highlights == nil {
+			r.SnippetText, r.Highlights, r.MatchedTerms = highlights(r.Snippet)
+		}
 	}
 	return res, nil
 }
