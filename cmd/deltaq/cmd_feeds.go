@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -148,7 +147,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				plans, err := feeds.PlanAll(cfg.Feeds, list, time.Now(), rand.New(rand.NewPCG(1, 1)))
+				plans, err := feeds.PlanAll(cfg.Feeds, list, time.Now(), feedPlanSeed)
 				if err != nil {
 					return err
 				}
