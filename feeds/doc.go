@@ -64,7 +64,9 @@
 // State: Store keeps each feed in the repository bucket "feeds" (repo/FORMAT.md):
 // "f/<id>" the Feed (validators for conditional GET, counts, the newest
 // feeds.seen_kept item keys, feeds.history_kept posting times, 64 recent
-// delays) and "i/<id>/<first seen>/<hash>" the newest feeds.seen_kept items.
+// delays), "i/<id>/<first seen>/<hash>" the newest feeds.seen_kept items
+// and "p/<id>" the plan a poller made and follows (SavePlans, SavedPlan:
+// what `deltaq feeds explain` shows).
 // A poll's result is one batch: after kill -9 a feed is as before or after
 // a poll. A body that does not parse changes nothing but the feed's last
 // error.

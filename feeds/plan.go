@@ -1,9 +1,13 @@
 package feeds
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/deltaq/deltaq/repo"
 )
 
 // Planned is one feed's schedule for the week: what was learned, its polls
@@ -78,4 +82,49 @@ func PlanAll(cfg Config, list []Feed, now time.Time, seed uint64) ([]Planned, er
 		out[i] = p
 	}
 	return out, nil
+}
+
+// savedPlan is one feed's plan as a poller stored it (tail "p/<id>").
+type savedPlan struct {
+	Made         time.Time   `json:"made"`
+	Model        Model       `json:"model"`
+	PollsPerWeek int         `json:"polls_per_week"`
+	Slots        []int       `json:"slots"`
+	Last         time.Time   `json:"last,omitzero"`
+	Next         []time.Time `json:"next"`
+}
+
+// SavePlans stores the plan a poller made at made and follows, one record
+// per feed in one batch, so that `deltaq feeds explain` shows the poller's
+// own plan rather than one of its own making.
+func (s *Store) SavePlans(ctx context.Context, made time.Time, plans []Planned) error {
+	b := s.db.NewBatch(ctx)
+	defer b.Close()
+	for _, p := range plans {
+		v, err := encode(savedPlan{Made: made, Model: p.Model, PollsPerWeek: p.PollsPerWeek, Slots: p.Slots, Last: p.Last, Next: p.Next})
+		if err != nil {
+			return err
+		}
+		if err := b.PutBucket(Bucket, "p/"+p.Feed.ID, v); err != nil {
+			return err
+		}
+	}
+	return b.Commit()
+}
+
+// SavedPlan returns feed f's plan as a poller last stored it and when it
+// was made; ok is false when no poller has planned f.
+func (s *Store) SavedPlan(f Feed) (p Planned, made time.Time, ok bool, err error) {
+	v, err := s.db.Bucket(Bucket, "p/"+f.ID)
+	if errors.Is(err, repo.ErrNotFound) {
+		return Planned{}, time.Time{}, false, nil
+	}
+	if err != nil {
+		return Planned{}, time.Time{}, false, err
+	}
+	var sp savedPlan
+	if err := decode(v, &sp); err != nil {
+		return Planned{}, time.Time{}, false, fmt.Errorf("feeds: plan of %s: %w", f.ID, err)
+	}
+	return Planned{Feed: f, Model: sp.Model, PollsPerWeek: sp.PollsPerWeek, Slots: sp.Slots, Last: sp.Last, Next: sp.Next}, sp.Made, true, nil
 }

@@ -19,8 +19,9 @@
 // ones, as weight × pending postings would. Any fetch of the URL serves
 // every planned poll owed by then. The plan is made at New, again at a
 // Refresh that finds the feed set changed (subscriptions, weights, bounds)
-// and at least every monitor.replan; `deltaq feeds explain` plans with the
-// same seed (Plans is the poller's).
+// and at least every monitor.replan, and stored (feeds.Store.SavePlans):
+// `deltaq feeds explain` shows the stored plan while it is current, else
+// plans as a poller starting then would (the same seed).
 //
 // Watches (demands.go, WebCQ), in instants of monitor.instant: the user's
 // wished interval is a sliding-window urgency of W instants, not a timer;
@@ -35,11 +36,13 @@
 // times, feeds.polls_per_day·7 a feed on average), WIC's per-watch state
 // (the π over its window, 8 bytes per instant of a watch's wish, capped at
 // monitor.max_lookback), the demands and, until Ingest, the set of
-// monitored URLs fetched (at most one entry each). Nothing of its own in
-// Pebble: the demands are read from the feed and watch stores, a restart plans the feeds anew from
-// their stored history and last polls, rebuilds every watched URL's
-// utility by replaying the instants since its last fetch (the page record,
-// the group's last check), at most
+// monitored URLs fetched (at most one entry each). In Pebble only the plan,
+// written to the feed store at each planning (feeds.Store.SavePlans) for
+// `deltaq feeds explain`. The demands are read from the feed and watch
+// stores; a restart plans the feeds anew from their stored history and
+// last polls (a poll planned before the restart and not made is owed at
+// once), rebuilds every watched URL's utility by replaying the instants
+// since its last fetch (the page record, the group's last check), at most
 // monitor.max_lookback of them, and the first Ingest reads every monitored
 // page the crawler has fetched, so a poll committed but not yet read when
 // the process died (kill -9) still reaches its feeds and watches. The

@@ -1,6 +1,8 @@
 package poll
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -22,15 +24,19 @@ type plan struct {
 	due map[string][]time.Time
 }
 
-// makePlan plans d's feeds at now; served is each URL's last fetch.
-func (p *Poller) makePlan(d *demands, now time.Time, served func(u string) time.Time) (*plan, error) {
+// makePlan plans d's feeds at now and stores the plan for `deltaq feeds
+// explain`; served is each URL's last fetch.
+func (p *Poller) makePlan(ctx context.Context, d *demands, now time.Time, served func(u string) time.Time) (*plan, error) {
 	pl := &plan{at: now, set: d.feedSet(), due: map[string][]time.Time{}}
 	if len(d.feeds) == 0 {
 		return pl, nil
 	}
 	var err error
 	if pl.byFeed, err = feeds.PlanAll(p.feedsCfg, d.feeds, now, p.seed); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("poll: plan: %w", err)
+	}
+	if err := p.feeds.SavePlans(ctx, now, pl.byFeed); err != nil {
+		return nil, fmt.Errorf("poll: plan: %w", err)
 	}
 	for _, f := range pl.byFeed {
 		u, err := urlnorm.Normalize(f.Feed.URL)

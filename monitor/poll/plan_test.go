@@ -2,6 +2,7 @@ package poll_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -158,4 +159,72 @@ func TestASlowFeedIsNotStarvedByAFastOne(t *testing.T) {
 		t.Errorf("slow feed polled %d times in two days, want its %d planned", got, len(slowPlanned))
 	}
 	t.Logf("fast polled %d times, slow %d (planned %v)", len(polls["fast.test/feed.xml"]), len(polls["slow.test/feed.xml"]), slowPlanned)
+}
+
+// The plan is made at start, kept by a Refresh that finds the same feeds,
+// made anew when a feed is added and when it is monitor.replan old, and
+// each time stored as the plan `deltaq feeds explain` shows.
+func TestThePlanIsRemadeWhenFeedsChangeAndDaily(t *testing.T) {
+	w := newWeb(t)
+	cfg := config(t, w, 10000, time.Hour, 0.5, 5*time.Minute, "a.test", "b.test")
+	e, clk := fresh(t, cfg, w)
+	a := subscribe(t, e, w, "a.test/feed.xml", every(3*time.Hour, 100))
+	e.start(t)
+	made := func() time.Time {
+		t.Helper()
+		list, err := e.feeds.List(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		plans := e.p.Plans()
+		if len(plans) != len(list) {
+			t.Fatalf("poller plans %d feeds, %d subscribed", len(plans), len(list))
+		}
+		var at time.Time
+		for i, f := range list {
+			saved, m, ok, err := e.feeds.SavedPlan(f)
+			if err != nil || !ok {
+				t.Fatalf("no stored plan for %s: %v", f.URL, err)
+			}
+			if !slices.EqualFunc(saved.Next, plans[i].Next, time.Time.Equal) || saved.PollsPerWeek != plans[i].PollsPerWeek {
+				t.Errorf("stored plan of %s = %d polls %v, the poller's %d polls %v", f.URL, saved.PollsPerWeek, saved.Next, plans[i].PollsPerWeek, plans[i].Next)
+			}
+			at = m
+		}
+		return at
+	}
+	if got := made(); !got.Equal(t0) {
+		t.Errorf("plan made at %s, want t0", got)
+	}
+	clk.Set(t0.Add(time.Hour))
+	if err := e.p.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := made(); !got.Equal(t0) {
+		t.Errorf("after a Refresh with the same feeds the plan was made at %s, want t0 still", got)
+	}
+	subscribe(t, e, w, "b.test/feed.xml", every(12*time.Hour, 20))
+	clk.Set(t0.Add(2 * time.Hour))
+	if err := e.p.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := made(); !got.Equal(t0.Add(2 * time.Hour)) {
+		t.Errorf("after a feed was added the plan was made at %s, want at the Refresh (t0+2h)", got)
+	}
+	if len(e.p.Due("http://b.test/feed.xml")) == 0 {
+		t.Error("the added feed has no planned polls")
+	}
+	clk.Set(t0.Add(2*time.Hour + cfg.Monitor.Replan))
+	if err := e.p.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := made(); !got.Equal(t0.Add(2*time.Hour + cfg.Monitor.Replan)) {
+		t.Errorf("a plan monitor.replan old was not made anew: made at %s", got)
+	}
+	// Feed a was not polled since t0 (no instant was stepped): the new
+	// plan still owes it the poll it missed, due now.
+	now := clk.Now()
+	if due := e.p.Due(a); len(due) == 0 || !due[0].After(t0) || due[0].After(now) || len(due) > 1 && due[1].Before(now) {
+		t.Errorf("feed a's planned polls after the re-plan at %s = %v, want the missed one first, due now, then future ones", now, due)
+	}
 }

@@ -101,7 +101,7 @@ func New(ctx context.Context, db *repo.DB, cfg monitor.Config, opts Options) (*P
 	if err := p.rebuild(d, now); err != nil {
 		return nil, err
 	}
-	pl, err := p.makePlan(d, now, func(u string) time.Time { return d.seen[u] })
+	pl, err := p.makePlan(ctx, d, now, func(u string) time.Time { return d.seen[u] })
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +190,7 @@ func (p *Poller) Refresh(ctx context.Context) error {
 	if old := p.mu.plan; d.feedSet() != old.set || now.Sub(old.at) >= p.cfg.Replan {
 		// Planning learns over every feed's history; it runs under the lock
 		// so no fetch lands between the plan and its served times.
-		pl, err := p.makePlan(d, now, func(u string) time.Time { return later(d.seen[u], p.mu.lastFetch[u]) })
+		pl, err := p.makePlan(ctx, d, now, func(u string) time.Time { return later(d.seen[u], p.mu.lastFetch[u]) })
 		if err != nil {
 			return err
 		}
