@@ -25,8 +25,8 @@ type plan struct {
 }
 
 // makePlan plans d's feeds at now and stores the plan for `deltaq feeds
-// explain`; served is each URL's last fetch.
-func (p *Poller) makePlan(ctx context.Context, d *demands, now time.Time, served func(u string) time.Time) (*plan, error) {
+// explain`; owe then sets what each URL is owed.
+func (p *Poller) makePlan(ctx context.Context, d *demands, now time.Time) (*plan, error) {
 	pl := &plan{at: now, set: d.feedSet(), due: map[string][]time.Time{}}
 	if len(d.feeds) == 0 {
 		return pl, nil
@@ -38,6 +38,12 @@ func (p *Poller) makePlan(ctx context.Context, d *demands, now time.Time, served
 	if err := p.feeds.SavePlans(ctx, now, pl.byFeed); err != nil {
 		return nil, fmt.Errorf("poll: plan: %w", err)
 	}
+	return pl, nil
+}
+
+// owe sets each feed URL's planned polls still owed; served is the URL's
+// last fetch.
+func (pl *plan) owe(served func(u string) time.Time) {
 	for _, f := range pl.byFeed {
 		u, err := urlnorm.Normalize(f.Feed.URL)
 		if err != nil {
@@ -52,7 +58,6 @@ func (p *Poller) makePlan(ctx context.Context, d *demands, now time.Time, served
 		slices.SortFunc(ts, time.Time.Compare)
 		pl.due[u] = slices.CompactFunc(ts, time.Time.Equal)
 	}
-	return pl, nil
 }
 
 // overdue returns the feed URLs with a planned poll at or before now, the

@@ -101,10 +101,11 @@ func New(ctx context.Context, db *repo.DB, cfg monitor.Config, opts Options) (*P
 	if err := p.rebuild(d, now); err != nil {
 		return nil, err
 	}
-	pl, err := p.makePlan(ctx, d, now, func(u string) time.Time { return d.seen[u] })
+	pl, err := p.makePlan(ctx, d, now)
 	if err != nil {
 		return nil, err
 	}
+	pl.owe(func(u string) time.Time { return d.seen[u] })
 	p.mu.plan = pl
 	// A fetch committed but not yet ingested when the last run ended
 	// (kill -9 between the two) is ingested by the first Ingest: feeds
@@ -186,16 +187,24 @@ func (p *Poller) Refresh(ctx context.Context) error {
 		return err
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if old := p.mu.plan; d.feedSet() != old.set || now.Sub(old.at) >= p.cfg.Replan {
-		// Planning learns over every feed's history; it runs under the lock
-		// so no fetch lands between the plan and its served times.
-		pl, err := p.makePlan(ctx, d, now, func(u string) time.Time { return later(d.seen[u], p.mu.lastFetch[u]) })
-		if err != nil {
+	old := p.mu.plan
+	p.mu.Unlock()
+	var pl *plan
+	if d.feedSet() != old.set || now.Sub(old.at) >= p.cfg.Replan {
+		// Planning learns over every feed's history: outside the lock, so
+		// picks and fetches go on meanwhile.
+		if pl, err = p.makePlan(ctx, d, now); err != nil {
 			return err
 		}
-		p.mu.plan = pl
 		p.logger.Info("feeds planned", "feeds", len(d.feeds), "at", now)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pl != nil {
+		// What is owed is settled under the lock, so a fetch made while
+		// planning serves the new plan too.
+		pl.owe(func(u string) time.Time { return later(d.seen[u], p.mu.lastFetch[u]) })
+		p.mu.plan = pl
 	}
 	for k, id := range p.mu.ids {
 		if _, ok := d.byKey[k]; !ok {
