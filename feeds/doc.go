@@ -48,6 +48,15 @@
 //     learns too little within a day to act on it; posting times taken
 //     from the feed when plausible (never in the future, not back-dated past
 //     the previous poll), else the first-seen time (PostingTime);
+//   - the live plan (PlanAll): what `deltaq eval feeds` measured best,
+//     "combined" re-learned, with the same calls as the evaluation's weekly
+//     re-learning: models by LearnRecent (LearnAll's profiles, RecentRates'
+//     drifting rates, each feed's postings known up to its last poll), then
+//     Combined over feeds.polls_per_day per feed on average (WeeklyPolls),
+//     each feed weighted and bounded by its own settings. Package
+//     monitor/poll polls each feed at its planned times (Planned.Next, and
+//     Planned.Last when no fetch came after it), and `deltaq feeds explain`
+//     shows the same plan (the same seed);
 //   - parsing RSS 1.0/2.0 and Atom with gofeed (Parse): items keyed by GUID,
 //     else link, else content hash; bounded by feeds.max_bytes and
 //     feeds.max_items; HTML and non-feeds are ErrNotAFeed.
@@ -55,13 +64,15 @@
 // State: Store keeps each feed in the repository bucket "feeds" (repo/FORMAT.md):
 // "f/<id>" the Feed (validators for conditional GET, counts, the newest
 // feeds.seen_kept item keys, feeds.history_kept posting times, 64 recent
-// delays) and "i/<id>/<first seen>/<hash>" the newest feeds.seen_kept items.
+// delays), "i/<id>/<first seen>/<hash>" the newest feeds.seen_kept items
+// and "p/<id>" the plan a poller made and follows (SavePlans, SavedPlan:
+// what `deltaq feeds explain` shows).
 // A poll's result is one batch: after kill -9 a feed is as before or after
 // a poll. A body that does not parse changes nothing but the feed's last
 // error.
 //
-//	models, _ := feeds.LearnAll(cfg, postings, from, to, rng)
-//	feeds.RecentRates(models, postings, from, lastPolls, now, cfg.RateHalfLives, cfg.RateHoldoutWeeks, cfg.RateCount)
+//	plans, _ := feeds.PlanAll(cfg, list, now, seed) // all of the below at once: plans[i].Next
+//	models := feeds.LearnRecent(cfg, postings, since, lastPolls, now, rng)
 //	m, _ := feeds.SqrtAllocation(pollsPerWeek, weights, rates, bounds)
 //	grid, _ := feeds.NewGrid(cfg.Step)
 //	m, slots, _ := feeds.Combined(pollsPerWeek, weights, models, grid, bounds, cfg.Starts) // or both at once

@@ -41,6 +41,17 @@ func LearnAll(cfg Config, postings [][]time.Time, from, to time.Time, rng *rand.
 	return models, centroids
 }
 
+// LearnRecent learns every feed's model at now as the live plan
+// (PlanAll) and the evaluation's weekly re-learning do: profiles from the
+// postings in cfg.LearnWindow before now (LearnAll), rates that follow
+// drift from the postings since since, feed i's known up to its last poll
+// seen[i] (RecentRates with cfg.RateHalfLives and cfg.RateHoldoutWeeks).
+func LearnRecent(cfg Config, postings [][]time.Time, since time.Time, seen []time.Time, now time.Time, rng *rand.Rand) []Model {
+	models, _ := LearnAll(cfg, postings, now.Add(-cfg.LearnWindow), now, rng)
+	RecentRates(models, postings, since, seen, now, cfg.RateHalfLives, cfg.RateHoldoutWeeks, cfg.RateCount)
+	return models
+}
+
 // RecentRates replaces every model's rate λ̄ by an exponentially weighted
 // estimate at now (RecentRate), so the rate follows a feed whose activity
 // drifts (a project's busy and quiet spells) where a window's plain count

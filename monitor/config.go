@@ -18,6 +18,10 @@ type Config struct {
 	// Refresh is how often the demands are read again from the feeds and
 	// watches stored (subscriptions, installs, learned posting rates).
 	Refresh time.Duration `mapstructure:"refresh"`
+	// Replan is the longest the feeds' plan (feeds.PlanAll) is followed
+	// before it is made anew from what polling has learned since; a
+	// subscription added or removed re-plans at the next Refresh.
+	Replan time.Duration `mapstructure:"replan"`
 }
 
 // Validate names every bad key, its value and the limit.
@@ -34,6 +38,9 @@ func (c Config) Validate() error {
 	}
 	if c.Refresh < c.Instant {
 		errs = append(errs, fmt.Errorf("monitor.refresh = %v: must be ≥ monitor.instant (%v)", c.Refresh, c.Instant))
+	}
+	if c.Replan < c.Refresh || c.Replan > 7*24*time.Hour {
+		errs = append(errs, fmt.Errorf("monitor.replan = %v: must be in [monitor.refresh (%v), 168h]: a plan holds one week of polls", c.Replan, c.Refresh))
 	}
 	return errors.Join(errs...)
 }

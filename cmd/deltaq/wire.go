@@ -53,6 +53,11 @@ func newCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slo
 	return newCrawlWith(ctx, db, cfg, logger, onCommit, importance, nil)
 }
 
+// feedPlanSeed seeds the feeds' plan (feeds.PlanAll's clustering) in the
+// poller and in `deltaq feeds explain` alike, so explain shows the poller's
+// plan.
+const feedPlanSeed = 1
+
 // newMonitoredCrawl is newCrawl whose frontier spends frontier.split.monitor
 // on polling the subscribed feeds and the watches of engine (package
 // monitor/poll); fired wakes the notifier. With a zero share it is newCrawl.
@@ -64,7 +69,7 @@ func newMonitoredCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, lo
 	if err != nil {
 		return nil, err
 	}
-	p, err := poll.New(ctx, db, cfg.Monitor, poll.Options{Feeds: st, FeedsConfig: cfg.Feeds, Watches: engine, Logger: logger, Fired: fired, Seed: 1})
+	p, err := poll.New(ctx, db, cfg.Monitor, poll.Options{Feeds: st, FeedsConfig: cfg.Feeds, Watches: engine, Logger: logger, Fired: fired, Seed: feedPlanSeed})
 	if err != nil {
 		return nil, err
 	}

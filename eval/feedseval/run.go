@@ -121,7 +121,7 @@ func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace
 	}
 	for _, mode := range modes {
 		for _, perDay := range cfg.PerDay {
-			total := int(perDay*7*float64(len(tr.Feeds)) + 0.5)
+			total := feeds.WeeklyPolls(perDay, len(tr.Feeds))
 			for pi, policy := range policies(cfg.WICHorizons) {
 				if err := ctx.Err(); err != nil {
 					return nil, err
@@ -212,9 +212,7 @@ func relearn(fcfg feeds.Config, s *schedule, postings [][]time.Time, known []int
 		seen[i] = ps[:known[i]]
 		polled[i] = later(s.lastPoll(i, ws), evalFrom)
 	}
-	models, _ := feeds.LearnAll(fcfg, seen, ws.Add(-fcfg.LearnWindow), ws, rng)
-	feeds.RecentRates(models, seen, from, polled, ws, fcfg.RateHalfLives, fcfg.RateHoldoutWeeks, fcfg.RateCount)
-	return models
+	return feeds.LearnRecent(fcfg, seen, from, polled, ws, rng)
 }
 
 // learn validates, finds the learning and evaluation windows of the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
@@ -16,11 +17,11 @@ import (
 )
 
 // BenchmarkInstant is one monitor instant's work for n subscribed feeds at
-// the shipped configuration (1-minute instants, a week's max interval):
-// fold every feed's π in and pick the instant's polls. bare is WIC alone
-// on the same demands with a constant π, so poll's own cost (π from each
-// feed's learned weekly profile) is the difference. It also reports the
-// heap WIC holds per feed.
+// the shipped configuration (1-minute instants): find the feeds whose
+// planned poll is due and pick the instant's polls. bare is what the plan
+// replaced, WIC alone with linear urgency over a week on the same feeds
+// and a constant π. It also reports the heap the poller holds per feed
+// (plan, model and a week of planned times).
 func BenchmarkInstant(b *testing.B) {
 	cfg, err := configs.Load(configs.Sources{Env: []string{}})
 	if err != nil {
@@ -84,4 +85,47 @@ func heap() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
+}
+
+// BenchmarkPlan is one planning of n feeds with 200 postings each
+// (feeds.PlanAll, what New and each re-plan run, outside the poller's
+// lock), beside bare, the square-root allocation alone on the same rates.
+func BenchmarkPlan(b *testing.B) {
+	cfg, err := configs.Load(configs.Sources{Env: []string{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{10, 100} {
+		list := make([]feeds.Feed, n)
+		for i := range list {
+			f := feeds.Feed{ID: fmt.Sprint(i), URL: fmt.Sprintf("http://f%d.test/feed.xml", i), Weight: 1,
+				MinInterval: cfg.Feeds.MinInterval, MaxInterval: cfg.Feeds.MaxInterval, LastFetch: t0}
+			gap := time.Duration(i%7+1) * 5 * time.Hour / 4
+			for k := range 200 {
+				f.History = append(f.History, t0.Add(-time.Duration(200-k)*gap))
+			}
+			list[i] = f
+		}
+		b.Run(fmt.Sprintf("feeds=%d/plan", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := feeds.PlanAll(cfg.Feeds, list, t0, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("feeds=%d/bare", n), func(b *testing.B) {
+			weights, rates, bounds := make([]float64, n), make([]float64, n), make([]feeds.Bounds, n)
+			for i, f := range list {
+				weights[i], rates[i] = 1, float64(len(f.History))/t0.Sub(f.History[0]).Seconds()
+				if bounds[i], err = feeds.BoundsFor(f.MinInterval, f.MaxInterval); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for b.Loop() {
+				if _, err := feeds.SqrtAllocation(feeds.WeeklyPolls(cfg.Feeds.PollsPerDay, n), weights, rates, bounds); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

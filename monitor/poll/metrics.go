@@ -8,7 +8,7 @@ func (p *Poller) Collector() prometheus.Collector { return collector{p} }
 type collector struct{ p *Poller }
 
 var (
-	demandsDesc  = prometheus.NewDesc("deltaq_monitor_demands", "Monitoring demands (feeds and watch members) WIC schedules.", nil, nil)
+	demandsDesc  = prometheus.NewDesc("deltaq_monitor_demands", "Monitoring demands: feeds (polled at their planned times) and watch members (WIC).", nil, nil)
 	urlsDesc     = prometheus.NewDesc("deltaq_monitor_urls", "Monitored URLs: demands on one URL share its fetches.", nil, nil)
 	pickedDesc   = prometheus.NewDesc("deltaq_monitor_picks_total", "URLs picked for a poll of the monitoring class.", nil, nil)
 	ingestedDesc = prometheus.NewDesc("deltaq_monitor_ingested_total", "Fetches of monitored URLs handed to their feeds and watches.", nil, nil)

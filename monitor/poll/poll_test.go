@@ -468,8 +468,8 @@ func TestRunIngestsAsFetchesComplete(t *testing.T) {
 }
 
 // A feed that never posts is still polled at least once per its max
-// interval: the floor of its π (one posting per max interval) brings it to
-// monitor.min_utility = 0.5, the shipped value, by then.
+// interval: its bounds give it at least a week over its max interval of
+// polls in the plan, and its flat learned profile places them evenly.
 func TestASilentFeedIsPolledWithinItsMaxInterval(t *testing.T) {
 	w := newWeb(t)
 	cfg := config(t, w, 1000, time.Hour, 0.5, time.Minute, "a.test")

@@ -30,12 +30,15 @@ type Options struct {
 	// Fired is called after ingestion queued notifications (to wake the
 	// delivery service); nil for none.
 	Fired func()
-	// Seed seeds the clustering of the feeds' daily patterns.
+	// Seed seeds the clustering of the feeds' daily patterns
+	// (feeds.PlanAll): `deltaq feeds explain` with the same seed shows this
+	// poller's plan.
 	Seed uint64
 }
 
-// Poller is the frontier's Monitor: WIC over every feed's and watch's
-// demand, in instants of monitor.instant. It is safe for concurrent use.
+// Poller is the frontier's Monitor: every feed polled at its planned times
+// (feeds.PlanAll), then WIC over every watch's demand, in instants of
+// monitor.instant. It is safe for concurrent use.
 type Poller struct {
 	db       *repo.DB
 	cfg      monitor.Config
@@ -54,6 +57,10 @@ type Poller struct {
 		at    time.Time // start of the scheduler's current instant
 		d     *demands
 		ids   map[string]monitor.DemandID // by demand key
+		plan  *plan
+		// lastFetch is each monitored URL's last fetch seen by Fetched,
+		// which the stores may not show until Ingest.
+		lastFetch map[string]time.Time
 		// fetched holds the monitored URLs fetched since the last Ingest:
 		// at most one entry per monitored URL.
 		fetched map[string]time.Time
@@ -63,10 +70,11 @@ type Poller struct {
 	}
 }
 
-// New reads every demand from the stores and rebuilds WIC's state from the
-// repository, so that a restart goes on where the last run stopped: each
-// URL's g is replayed from its last fetch (at most monitor.max_lookback
-// instants back).
+// New reads every feed and watch from the stores, plans the feeds and
+// rebuilds WIC's state from the repository, so that a restart goes on where
+// the last run stopped: a feed whose last planned poll came after its last
+// fetch is due at once, and each watched URL's g is replayed from its last
+// fetch (at most monitor.max_lookback instants back).
 func New(ctx context.Context, db *repo.DB, cfg monitor.Config, opts Options) (*Poller, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -86,19 +94,25 @@ func New(ctx context.Context, db *repo.DB, cfg monitor.Config, opts Options) (*P
 	}
 	p.logger = p.logger.With("component", "poll")
 	now := p.clock.Now()
-	d, err := p.read(ctx, now)
+	d, err := p.read(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if err := p.rebuild(d, now); err != nil {
 		return nil, err
 	}
+	pl, err := p.makePlan(ctx, d, now)
+	if err != nil {
+		return nil, err
+	}
+	pl.owe(func(u string) time.Time { return d.seen[u] })
+	p.mu.plan = pl
 	// A fetch committed but not yet ingested when the last run ended
 	// (kill -9 between the two) is ingested by the first Ingest: feeds
 	// absorb only what is newer than their last poll, and a watch whose
 	// kept copy matches stops at its MD5.
 	maps.Copy(p.mu.fetched, d.crawled)
-	p.logger.Info("monitoring demands loaded", "n", len(d.byKey), "urls", p.mu.sched.Len())
+	p.logger.Info("monitoring demands loaded", "feeds", len(d.feeds), "watch_demands", len(d.byKey), "urls", p.Watched())
 	return p, nil
 }
 
@@ -146,7 +160,7 @@ func (p *Poller) rebuild(d *demands, now time.Time) error {
 	}
 	for range replay {
 		at = at.Add(inst)
-		sched.Advance(d.piAt(at, inst))
+		sched.Advance(pagesOnly)
 		for len(order) > 0 && order[0].at.Before(at.Add(inst)) {
 			sched.Fetched(order[0].url)
 			order = order[1:]
@@ -157,20 +171,41 @@ func (p *Poller) rebuild(d *demands, now time.Time) error {
 	p.mu.sched, p.mu.at, p.mu.d, p.mu.ids = sched, at, d, ids
 	if p.mu.fetched == nil {
 		p.mu.fetched = map[string]time.Time{}
+		p.mu.lastFetch = map[string]time.Time{}
 	}
 	return nil
 }
 
-// Refresh reads the demands again: new subscriptions and installs join
-// from the current instant on, removed ones leave, and the feeds' posting
-// models are learned anew.
+// Refresh reads the demands again: new installs join from the current
+// instant on, removed ones leave. The feeds are planned anew when the feed
+// set changed (a subscription added or removed, a weight or bound changed)
+// or the plan is monitor.replan old.
 func (p *Poller) Refresh(ctx context.Context) error {
-	d, err := p.read(ctx, p.clock.Now())
+	now := p.clock.Now()
+	d, err := p.read(ctx)
 	if err != nil {
 		return err
 	}
 	p.mu.Lock()
+	old := p.mu.plan
+	p.mu.Unlock()
+	var pl *plan
+	if d.feedSet() != old.set || now.Sub(old.at) >= p.cfg.Replan {
+		// Planning learns over every feed's history: outside the lock, so
+		// picks and fetches go on meanwhile.
+		if pl, err = p.makePlan(ctx, d, now); err != nil {
+			return err
+		}
+		p.logger.Info("feeds planned", "feeds", len(d.feeds), "at", now)
+	}
+	p.mu.Lock()
 	defer p.mu.Unlock()
+	if pl != nil {
+		// What is owed is settled under the lock, so a fetch made while
+		// planning serves the new plan too.
+		pl.owe(func(u string) time.Time { return later(d.seen[u], p.mu.lastFetch[u]) })
+		p.mu.plan = pl
+	}
 	for k, id := range p.mu.ids {
 		if _, ok := d.byKey[k]; !ok {
 			if err := p.mu.sched.Remove(id); err != nil {
@@ -200,25 +235,39 @@ func (p *Poller) advanceLocked(now time.Time) {
 	if skip := cur.Add(-time.Duration(p.cfg.MaxLookback) * inst); p.mu.at.Before(skip) {
 		p.mu.at = skip
 	}
-	d := p.mu.d
 	for p.mu.at.Before(cur) {
 		p.mu.at = p.mu.at.Add(inst)
-		p.mu.sched.Advance(d.piAt(p.mu.at, inst))
+		p.mu.sched.Advance(pagesOnly)
 	}
 }
 
-// Pick implements frontier.Monitor: the n URLs of largest summed utility
-// at now (WIC's greedy choice), among those worth at least
-// monitor.min_utility and not skipped.
+// Pick implements frontier.Monitor: up to n URLs not skipped. First the
+// feed URLs with a planned poll due by now, the longest overdue first:
+// the plan already weighs every feed (Combined's w·λ·delay), so a poll
+// owed longest is the one the plan wanted earliest, and a slow feed's
+// rare planned poll cannot be outranked by a fast feed's next ones, as
+// pending postings (w·λ·elapsed) would outrank it. Then watched URLs by
+// summed utility (WIC's greedy choice), each worth at least
+// monitor.min_utility.
 func (p *Poller) Pick(_ context.Context, now time.Time, n int, skip func(url string) bool) ([]string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.advanceLocked(now)
+	var out []string
+	picked := map[string]bool{}
+	for _, u := range p.mu.plan.overdue(now) {
+		if len(out) == n {
+			break
+		}
+		if !skip(u) {
+			out = append(out, u)
+			picked[u] = true
+			p.logger.Debug("poll picked", "url", u, "planned", p.mu.plan.due[u][0])
+		}
+	}
 	s := p.mu.sched
-	choices := s.Pick(n, func(u string) bool { return s.Utility(u) >= p.cfg.MinUtility && !skip(u) })
-	out := make([]string, len(choices))
-	for i, c := range choices {
-		out[i] = c.URL
+	for _, c := range s.Pick(n-len(out), func(u string) bool { return !picked[u] && s.Utility(u) >= p.cfg.MinUtility && !skip(u) }) {
+		out = append(out, c.URL)
 		p.logger.Debug("poll picked", "url", c.URL, "utility", c.Utility)
 	}
 	p.stats.picked.Add(int64(len(out)))
@@ -235,6 +284,8 @@ func (p *Poller) Fetched(url string, at time.Time) {
 	}
 	p.advanceLocked(at) // the fetch resets the demands at its own instant
 	p.mu.sched.Fetched(url)
+	p.mu.plan.served(url, at)
+	p.mu.lastFetch[url] = later(p.mu.lastFetch[url], at)
 	p.mu.fetched[url] = at
 	select {
 	case p.wake <- struct{}{}:
@@ -242,11 +293,37 @@ func (p *Poller) Fetched(url string, at time.Time) {
 	}
 }
 
-// Watched implements frontier.Monitor: the URLs with demands.
+// Watched implements frontier.Monitor: the monitored URLs (feeds and
+// watches).
 func (p *Poller) Watched() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.mu.sched.Len()
+	return p.urlsLocked()
+}
+
+func (p *Poller) urlsLocked() int {
+	n := len(p.mu.d.groups)
+	for u := range p.mu.d.feedIDs {
+		if len(p.mu.d.groups[u]) == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// Plans returns the feeds' current plan: what `deltaq feeds explain`
+// shows (feeds.PlanAll with the same seed) as of the plan's making.
+func (p *Poller) Plans() []feeds.Planned {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.mu.plan.byFeed)
+}
+
+// Due returns the planned polls feed URL url is still owed, oldest first.
+func (p *Poller) Due(url string) []time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.mu.plan.due[url])
 }
 
 func (p *Poller) monitoredLocked(url string) bool {
@@ -393,7 +470,7 @@ type Stats struct {
 // Stats returns the counters.
 func (p *Poller) Stats() Stats {
 	p.mu.Lock()
-	s := Stats{Demands: len(p.mu.ids), URLs: p.mu.sched.Len()}
+	s := Stats{Demands: len(p.mu.ids) + len(p.mu.d.feeds), URLs: p.urlsLocked()}
 	p.mu.Unlock()
 	s.Picked, s.Ingested, s.NewItems = p.stats.picked.Load(), p.stats.ingested.Load(), p.stats.newItems.Load()
 	s.Fired, s.Failed = p.stats.fired.Load(), p.stats.failed.Load()
