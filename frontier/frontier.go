@@ -289,7 +289,7 @@ func (f *Frontier) popLocked(now time.Time) (time.Time, Job, bool) {
 		// In flight before any refill, so the refill skips it.
 		h.inflight = append(h.inflight, e)
 		if len(h.buf[class]) == 0 && h.more[class] {
-			if err := f.refillLocked(h, class); err != nil {
+			if err := f.refillLocked(h, class, e.key); err != nil {
 				// The entry stays on disk; the next start-up will load it.
 				f.logger.Error("queue refill failed", "host", h.host, "err", err)
 				h.more[class] = false
@@ -366,12 +366,18 @@ func (f *Frontier) anyReadyLocked(t time.Time) bool {
 }
 
 // refillLocked loads the next entries of a class from disk, skipping those
-// in flight (they stay on disk until their result commits).
-func (f *Frontier) refillLocked(h *hostQueue, class repo.QueueClass) error {
+// in flight (they stay on disk until their result commits). It reads from
+// after last, the key of the buffer's last entry, just handed out: while
+// Pebble holds more than the buffer, the buffer is the prefix of the class
+// up to its last entry (insert keeps it so, taking in every published or
+// deferred entry that sorts before it), so nothing waiting sorts at or
+// before last. Not re-reading that prefix keeps a refill's cost from
+// growing with the deletion marks of the entries already done.
+func (f *Frontier) refillLocked(h *hostQueue, class repo.QueueClass, last string) error {
 	h.more[class] = false
 	limit := f.cfg.HostBuffer + len(h.inflight) + 1
 	n := 0
-	for item, err := range f.db.Queue(context.Background(), h.host, class, limit) {
+	for item, err := range f.db.QueueAfter(context.Background(), h.host, class, []byte(last), limit) {
 		if err != nil {
 			return err
 		}

@@ -262,6 +262,16 @@ func TestQueueIsOrderedByDueTimePerHostAndClass(t *testing.T) {
 	if got, _ := urls(ClassNew, 2); len(got) != 2 {
 		t.Fatalf("limit 2 yielded %v", got)
 	}
+	var after []string
+	for it, err := range db.QueueAfter(t.Context(), "a.test", ClassNew, items[0].Key(), 0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		after = append(after, it.URL)
+	}
+	if !slices.Equal(after, []string{"http://a.test/mid", "http://a.test/late"}) {
+		t.Fatalf("new-class queue of a.test after %q = %v", items[0].URL, after)
+	}
 	if got, _ := urls(ClassRecrawl, 0); !slices.Equal(got, []string{"http://a.test/re"}) {
 		t.Fatalf("recrawl-class queue of a.test = %v", got)
 	}
