@@ -233,6 +233,7 @@ func (a *apply) applyPage(r *result) (*done, error) {
 	}
 	wasIndexable := p.Indexable()
 	oldTextHash := p.TextHash
+	firstFetch := p.LastFetch.IsZero() // nothing logged yet
 	rec := repo.FetchRecord{At: a.now, Took: r.res.took, Reason: job.Reason, Outcome: r.res.outcome,
 		HTTPStatus: r.res.status, Bytes: len(r.res.body), Difference: -1}
 	p.LastOutcome, p.HTTPStatus = r.res.outcome, r.res.status
@@ -314,7 +315,11 @@ func (a *apply) applyPage(r *result) (*done, error) {
 		a.changes++
 	}
 	if r.res.outcome != repo.OutcomeDisallowed {
-		if err := a.b.LogFetch(p.URL, &rec); err != nil {
+		logFetch := a.b.LogFetch
+		if firstFetch {
+			logFetch = a.b.LogFirstFetch
+		}
+		if err := logFetch(p.URL, &rec); err != nil {
 			return nil, err
 		}
 	}
@@ -378,7 +383,11 @@ func (a *apply) storeContent(p *repo.Page, r *result, rec *repo.FetchRecord) (bo
 	if r.doc != nil {
 		v.Title, v.Text = r.doc.Title, r.doc.Text
 	}
-	if err := a.b.AddVersion(p.URL, &v); err != nil {
+	addVersion := a.b.AddVersion
+	if !had {
+		addVersion = a.b.AddFirstVersion
+	}
+	if err := addVersion(p.URL, &v); err != nil {
 		return false, err
 	}
 	p.Version = a.now

@@ -89,7 +89,11 @@ func TestVersionsKeepTheNewestN(t *testing.T) {
 	u := "http://tldr-en.test/common/tar.html"
 	for i := range 4 {
 		commit(t, db, func(b *Batch) error {
-			return b.AddVersion(u, &Version{
+			add := b.AddVersion
+			if i == 0 {
+				add = b.AddFirstVersion // nothing stored yet
+			}
+			return add(u, &Version{
 				FetchedAt: t0.Add(time.Duration(i) * time.Hour), ContentType: "text/html",
 				Title: fmt.Sprint("v", i), Text: strings.Repeat(fmt.Sprint("text ", i), 100),
 				Body: []byte(fmt.Sprintf("<html>%d</html>", i)),
@@ -129,7 +133,11 @@ func TestFetchLogKeepsTheNewestAndReadsOldestFirst(t *testing.T) {
 	u := "http://tldr-en.test/"
 	for i := range 5 {
 		commit(t, db, func(b *Batch) error {
-			return b.LogFetch(u, &FetchRecord{At: t0.Add(time.Duration(i) * time.Minute), Outcome: OutcomeOK, HTTPStatus: 200 + i, Difference: float64(i) / 10})
+			log := b.LogFetch
+			if i == 0 {
+				log = b.LogFirstFetch // nothing logged yet
+			}
+			return log(u, &FetchRecord{At: t0.Add(time.Duration(i) * time.Minute), Outcome: OutcomeOK, HTTPStatus: 200 + i, Difference: float64(i) / 10})
 		})
 	}
 	log, err := db.FetchLog(t.Context(), u)
