@@ -147,6 +147,17 @@ func (b *Batch) FetchLog(url string) ([]FetchRecord, error) { return fetchLog(b.
 // SetOutLinks replaces a page's out-links (and the matching in-links of
 // their targets) with links. Duplicate targets keep the first kind.
 func (b *Batch) SetOutLinks(src string, links []Link) error {
+	return b.setOutLinks(src, links, true)
+}
+
+// SetFirstOutLinks is SetOutLinks for a page whose record names no fetch
+// (Page.LastFetch is zero), so no out-links are stored: it writes links
+// without scanning for old ones to keep or drop.
+func (b *Batch) SetFirstOutLinks(src string, links []Link) error {
+	return b.setOutLinks(src, links, false)
+}
+
+func (b *Batch) setOutLinks(src string, links []Link, replace bool) error {
 	ss, err := surtOf(src)
 	if err != nil {
 		return err
@@ -161,18 +172,20 @@ func (b *Batch) SetOutLinks(src string, links []Link) error {
 			want[ds] = l.Kind
 		}
 	}
-	p := withSep(prefixOutLink, ss)
 	var stale []string
-	for e, err := range scan(b.ctx, b.b, p) {
-		if err != nil {
-			return fmt.Errorf("repo: scan out-links %s: %w", src, err)
-		}
-		ds := string(e.k[len(p):])
-		if kind, keep := want[ds]; keep && len(e.v) == 1 && LinkKind(e.v[0]) == kind {
-			delete(want, ds) // unchanged
-			continue
-		} else if !keep {
-			stale = append(stale, ds)
+	if replace {
+		p := withSep(prefixOutLink, ss)
+		for e, err := range scan(b.ctx, b.b, p) {
+			if err != nil {
+				return fmt.Errorf("repo: scan out-links %s: %w", src, err)
+			}
+			ds := string(e.k[len(p):])
+			if kind, keep := want[ds]; keep && len(e.v) == 1 && LinkKind(e.v[0]) == kind {
+				delete(want, ds) // unchanged
+				continue
+			} else if !keep {
+				stale = append(stale, ds)
+			}
 		}
 	}
 	for _, ds := range stale {

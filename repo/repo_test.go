@@ -157,7 +157,7 @@ func TestOutLinksReplaceAndInLinksFollow(t *testing.T) {
 	db := openMem(t)
 	a, b1, c, d := "http://s.test/a", "http://s.test/b", "http://s.test/c", "http://t.test/d"
 	commit(t, db, func(b *Batch) error {
-		return b.SetOutLinks(a, []Link{{URL: b1}, {URL: c}, {URL: c, Kind: LinkFeed}})
+		return b.SetFirstOutLinks(a, []Link{{URL: b1}, {URL: c}, {URL: c, Kind: LinkFeed}}) // none stored yet
 	})
 	commit(t, db, func(b *Batch) error {
 		return b.SetOutLinks(a, []Link{{URL: c, Kind: LinkCanonical}, {URL: d}})
