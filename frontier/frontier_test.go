@@ -202,6 +202,7 @@ func TestConcurrentWorkersUnderRace(t *testing.T) {
 				mu.Lock()
 				seen[job.URL]++
 				mu.Unlock()
+				f.Release(job) // as the crawler does before its result commits
 				finish(t, db, f, job)
 			}
 		}()
