@@ -11,7 +11,8 @@
 //
 // Politeness comes from the crawler through Gate (requests in flight per
 // host, least interval between starts); the frontier never hands out a job
-// that would break it. A budget of frontier.budget.fetches per
+// that would break it. A job holds its host's slot until the crawler says
+// its request ended (Release), not until its result commits (Done). A budget of frontier.budget.fetches per
 // frontier.budget.period bounds all fetches; shares of it
 // (frontier.split.recrawl, frontier.split.discovery) are reserved for the
 // re-fetches planned at each period's start, and what a plan leaves unused

@@ -28,7 +28,8 @@ type Gate interface {
 }
 
 // Job is one fetch handed out by Next. The crawler commits its result in a
-// batch that also passes through Complete, and then calls Done.
+// batch that also passes through Complete, and then calls Done; it may call
+// Release before, when the request has ended.
 type Job struct {
 	URL    string
 	Reason repo.Reason
@@ -287,9 +288,11 @@ func (f *Frontier) popLocked(now time.Time) (time.Time, Job, bool) {
 		h.buf[class][0] = entry{}
 		h.buf[class] = h.buf[class][1:]
 		// In flight before any refill, so the refill skips it.
+		e.requesting = true
+		h.requests++
 		h.inflight = append(h.inflight, e)
 		if len(h.buf[class]) == 0 && h.more[class] {
-			if err := f.refillLocked(h, class); err != nil {
+			if err := f.refillLocked(h, class, e.key); err != nil {
 				// The entry stays on disk; the next start-up will load it.
 				f.logger.Error("queue refill failed", "host", h.host, "err", err)
 				h.more[class] = false
@@ -308,7 +311,7 @@ func (f *Frontier) popLocked(now time.Time) (time.Time, Job, bool) {
 // which class: the earliest-due admissible head, no earlier than the
 // politeness bound. ok is false if h has nothing it may hand out.
 func (f *Frontier) readyLocked(h *hostQueue) (int64, repo.QueueClass, bool) {
-	if len(h.inflight) >= f.gate.Capacity(h.host) {
+	if h.requests >= f.gate.Capacity(h.host) {
 		return 0, 0, false
 	}
 	var best int64
@@ -366,12 +369,18 @@ func (f *Frontier) anyReadyLocked(t time.Time) bool {
 }
 
 // refillLocked loads the next entries of a class from disk, skipping those
-// in flight (they stay on disk until their result commits).
-func (f *Frontier) refillLocked(h *hostQueue, class repo.QueueClass) error {
+// in flight (they stay on disk until their result commits). It reads from
+// after last, the key of the buffer's last entry, just handed out: while
+// Pebble holds more than the buffer, the buffer is the prefix of the class
+// up to its last entry (insert keeps it so, taking in every published or
+// deferred entry that sorts before it), so nothing waiting sorts at or
+// before last. Not re-reading that prefix keeps a refill's cost from
+// growing with the deletion marks of the entries already done.
+func (f *Frontier) refillLocked(h *hostQueue, class repo.QueueClass, last string) error {
 	h.more[class] = false
 	limit := f.cfg.HostBuffer + len(h.inflight) + 1
 	n := 0
-	for item, err := range f.db.Queue(context.Background(), h.host, class, limit) {
+	for item, err := range f.db.QueueAfter(context.Background(), h.host, class, []byte(last), limit) {
 		if err != nil {
 			return err
 		}
@@ -459,6 +468,27 @@ func (f *Frontier) Done(job Job, info DoneInfo) {
 	}
 	f.fixLocked(h)
 	f.wakeLocked()
+}
+
+// Release frees a job's politeness slot once its request has ended and
+// left the host's next start as it was (no back-off to record): another
+// job to the host may start while this one's result commits. The job
+// stays in flight, its entry on disk, until Done.
+func (f *Frontier) Release(job Job) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h, ok := f.mu.hosts[job.Host]
+	if !ok {
+		return
+	}
+	for i := range h.inflight {
+		if h.inflight[i].key == job.key {
+			h.release(&h.inflight[i])
+			f.fixLocked(h)
+			f.wakeLocked()
+			return
+		}
+	}
 }
 
 // Defer puts a job back without a fetch having happened (robots.txt had to

@@ -90,6 +90,17 @@ func (b *Batch) PutPage(p *Page) error {
 // AddVersion stores a new version of a page and drops the oldest beyond
 // repo.versions_kept.
 func (b *Batch) AddVersion(url string, v *Version) error {
+	return b.addVersion(url, v, true)
+}
+
+// AddFirstVersion is AddVersion for a page whose record names no version
+// (Page.Version is zero), so none is stored: it skips looking for old ones
+// to drop, a reverse scan that costs about as much as the write.
+func (b *Batch) AddFirstVersion(url string, v *Version) error {
+	return b.addVersion(url, v, false)
+}
+
+func (b *Batch) addVersion(url string, v *Version, trim bool) error {
 	s, err := surtOf(url)
 	if err != nil {
 		return err
@@ -97,18 +108,35 @@ func (b *Batch) AddVersion(url string, v *Version) error {
 	if err := b.set(versionKey(s, v.FetchedAt), b.db.encodeVersion(v), "version of "+url); err != nil {
 		return err
 	}
+	if !trim {
+		return nil
+	}
 	return b.trim(withSep(prefixVersion, s), b.db.cfg.VersionsKept, "versions of "+url)
 }
 
 // LogFetch appends to a page's fetch history and drops the oldest lines
 // beyond repo.fetch_log_kept.
 func (b *Batch) LogFetch(url string, r *FetchRecord) error {
+	return b.logFetch(url, r, true)
+}
+
+// LogFirstFetch is LogFetch for a page whose record names no fetch
+// (Page.LastFetch is zero), so its history is empty: it skips looking for
+// old lines to drop.
+func (b *Batch) LogFirstFetch(url string, r *FetchRecord) error {
+	return b.logFetch(url, r, false)
+}
+
+func (b *Batch) logFetch(url string, r *FetchRecord, trim bool) error {
 	s, err := surtOf(url)
 	if err != nil {
 		return err
 	}
 	if err := b.set(fetchLogKey(s, r.At), r.encode(), "fetch log of "+url); err != nil {
 		return err
+	}
+	if !trim {
+		return nil
 	}
 	return b.trim(withSep(prefixFetchLog, s), b.db.cfg.FetchLogKept, "fetch log of "+url)
 }
@@ -119,6 +147,17 @@ func (b *Batch) FetchLog(url string) ([]FetchRecord, error) { return fetchLog(b.
 // SetOutLinks replaces a page's out-links (and the matching in-links of
 // their targets) with links. Duplicate targets keep the first kind.
 func (b *Batch) SetOutLinks(src string, links []Link) error {
+	return b.setOutLinks(src, links, true)
+}
+
+// SetFirstOutLinks is SetOutLinks for a page whose record names no fetch
+// (Page.LastFetch is zero), so no out-links are stored: it writes links
+// without scanning for old ones to keep or drop.
+func (b *Batch) SetFirstOutLinks(src string, links []Link) error {
+	return b.setOutLinks(src, links, false)
+}
+
+func (b *Batch) setOutLinks(src string, links []Link, replace bool) error {
 	ss, err := surtOf(src)
 	if err != nil {
 		return err
@@ -133,18 +172,20 @@ func (b *Batch) SetOutLinks(src string, links []Link) error {
 			want[ds] = l.Kind
 		}
 	}
-	p := withSep(prefixOutLink, ss)
 	var stale []string
-	for e, err := range scan(b.ctx, b.b, p) {
-		if err != nil {
-			return fmt.Errorf("repo: scan out-links %s: %w", src, err)
-		}
-		ds := string(e.k[len(p):])
-		if kind, keep := want[ds]; keep && len(e.v) == 1 && LinkKind(e.v[0]) == kind {
-			delete(want, ds) // unchanged
-			continue
-		} else if !keep {
-			stale = append(stale, ds)
+	if replace {
+		p := withSep(prefixOutLink, ss)
+		for e, err := range scan(b.ctx, b.b, p) {
+			if err != nil {
+				return fmt.Errorf("repo: scan out-links %s: %w", src, err)
+			}
+			ds := string(e.k[len(p):])
+			if kind, keep := want[ds]; keep && len(e.v) == 1 && LinkKind(e.v[0]) == kind {
+				delete(want, ds) // unchanged
+				continue
+			} else if !keep {
+				stale = append(stale, ds)
+			}
 		}
 	}
 	for _, ds := range stale {
