@@ -236,6 +236,12 @@ func (c *Crawler) work(nextCtx, ctx context.Context, f *frontier.Frontier, out c
 			f.Defer(*r.job, time.Time{})
 			return nil
 		}
+		if r.job != nil && r.res.outcome != repo.OutcomeThrottled {
+			// The request is over: its host slot need not wait for the
+			// commit. A 429's back-off is only known after it, so that
+			// slot is held until Done brings it.
+			f.Release(*r.job)
+		}
 		out <- r
 	}
 }

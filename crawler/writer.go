@@ -250,6 +250,12 @@ func (a *apply) applyPage(r *result) (*done, error) {
 	}
 	wasIndexable := p.Indexable()
 	oldTextHash := p.TextHash
+	// A page fetched for the first time has no fetch line and no out-links
+	// stored: recording them skips the scans for old ones.
+	logFetch, setOutLinks := a.b.LogFetch, a.b.SetOutLinks
+	if p.LastFetch.IsZero() {
+		logFetch, setOutLinks = a.b.LogFirstFetch, a.b.SetFirstOutLinks
+	}
 	rec := repo.FetchRecord{At: a.now, Took: r.res.took, Reason: job.Reason, Outcome: r.res.outcome,
 		HTTPStatus: r.res.status, Bytes: len(r.res.body), Difference: -1}
 	p.LastOutcome, p.HTTPStatus = r.res.outcome, r.res.status
@@ -279,7 +285,7 @@ func (a *apply) applyPage(r *result) (*done, error) {
 		} else {
 			c.counters.unchanged.Add(1)
 		}
-		if newURLs, err = a.links(&p, r); err != nil {
+		if newURLs, err = a.links(&p, r, setOutLinks); err != nil {
 			return nil, err
 		}
 	case repo.OutcomeNotModified:
@@ -290,14 +296,14 @@ func (a *apply) applyPage(r *result) (*done, error) {
 		p.Failures = 0
 		p.State = repo.StateGone
 		a.calm(job.Host, h)
-		if err := a.b.SetOutLinks(p.URL, nil); err != nil {
+		if err := setOutLinks(p.URL, nil); err != nil {
 			return nil, err
 		}
 	case repo.OutcomeRedirect:
 		p.Failures = 0
 		p.State = repo.StateRedirect
 		a.calm(job.Host, h)
-		if newURLs, err = a.redirect(&p, r); err != nil {
+		if newURLs, err = a.redirect(&p, r, setOutLinks); err != nil {
 			return nil, err
 		}
 	case repo.OutcomeThrottled:
@@ -331,7 +337,7 @@ func (a *apply) applyPage(r *result) (*done, error) {
 		a.changes++
 	}
 	if r.res.outcome != repo.OutcomeDisallowed {
-		if err := a.b.LogFetch(p.URL, &rec); err != nil {
+		if err := logFetch(p.URL, &rec); err != nil {
 			return nil, err
 		}
 	}
@@ -395,7 +401,11 @@ func (a *apply) storeContent(p *repo.Page, r *result, rec *repo.FetchRecord) (bo
 	if r.doc != nil {
 		v.Title, v.Text = r.doc.Title, r.doc.Text
 	}
-	if err := a.b.AddVersion(p.URL, &v); err != nil {
+	addVersion := a.b.AddVersion
+	if !had {
+		addVersion = a.b.AddFirstVersion
+	}
+	if err := addVersion(p.URL, &v); err != nil {
 		return false, err
 	}
 	p.Version = a.now
@@ -409,8 +419,9 @@ func (a *apply) storeContent(p *repo.Page, r *result, rec *repo.FetchRecord) (bo
 	return had, nil
 }
 
-// links records a page's out-links and admits the new ones.
-func (a *apply) links(p *repo.Page, r *result) ([]string, error) {
+// links records a page's out-links with setOutLinks and admits the new
+// ones.
+func (a *apply) links(p *repo.Page, r *result, setOutLinks func(string, []repo.Link) error) ([]string, error) {
 	var out []repo.Link
 	var follow []repo.Link
 	switch {
@@ -450,7 +461,7 @@ func (a *apply) links(p *repo.Page, r *result) ([]string, error) {
 		}
 		follow = out
 	}
-	if err := a.b.SetOutLinks(p.URL, out); err != nil {
+	if err := setOutLinks(p.URL, out); err != nil {
 		return nil, err
 	}
 	var fresh []string
@@ -490,9 +501,9 @@ func (a *apply) sitemapDate(u string, lastMod time.Time) error {
 	return a.b.PutPage(&p)
 }
 
-// redirect records a redirect and admits its target as a new URL one hop
-// further along the chain.
-func (a *apply) redirect(p *repo.Page, r *result) ([]string, error) {
+// redirect records a redirect with setOutLinks and admits its target as a
+// new URL one hop further along the chain.
+func (a *apply) redirect(p *repo.Page, r *result, setOutLinks func(string, []repo.Link) error) ([]string, error) {
 	loc := r.res.header.Get("Location")
 	base, err := url.Parse(p.URL)
 	if err != nil || loc == "" {
@@ -503,7 +514,7 @@ func (a *apply) redirect(p *repo.Page, r *result) ([]string, error) {
 		return nil, nil
 	}
 	p.RedirectTo = target
-	if err := a.b.SetOutLinks(p.URL, []repo.Link{{URL: target, Kind: repo.LinkRedirect}}); err != nil {
+	if err := setOutLinks(p.URL, []repo.Link{{URL: target, Kind: repo.LinkRedirect}}); err != nil {
 		return nil, err
 	}
 	if p.Hops+1 > a.w.c.cfg.Limits.MaxRedirects {

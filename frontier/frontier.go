@@ -28,7 +28,8 @@ type Gate interface {
 }
 
 // Job is one fetch handed out by Next. The crawler commits its result in a
-// batch that also passes through Complete, and then calls Done.
+// batch that also passes through Complete, and then calls Done; it may call
+// Release before, when the request has ended.
 type Job struct {
 	URL    string
 	Reason repo.Reason
@@ -50,6 +51,10 @@ type Options struct {
 	// Discoverer, if set, plans the discovery re-fetches of each period
 	// (frontier.split.discovery of the budget).
 	Discoverer Discoverer
+	// Monitor, if set, picks the monitoring polls of each instant of
+	// MonitorInstant (frontier.split.monitor of the budget; monitor.go).
+	Monitor        Monitor
+	MonitorInstant time.Duration
 }
 
 // Frontier decides what to fetch next. It is safe for concurrent use.
@@ -61,6 +66,9 @@ type Frontier struct {
 	policy     Policy
 	discoverer Discoverer
 	logger     *slog.Logger
+	// monitor picks monitoring polls every monitorInstant (monitor.go).
+	monitor        Monitor
+	monitorInstant time.Duration
 
 	mu struct {
 		sync.Mutex
@@ -83,7 +91,11 @@ func New(ctx context.Context, db *repo.DB, cfg Config, gate Gate, policy Policy,
 	if err := cfg.Validate(Policies()); err != nil {
 		return nil, err
 	}
-	f := &Frontier{db: db, cfg: cfg, clock: opts.Clock, gate: gate, policy: policy, discoverer: opts.Discoverer, logger: opts.Logger}
+	f := &Frontier{db: db, cfg: cfg, clock: opts.Clock, gate: gate, policy: policy, discoverer: opts.Discoverer, logger: opts.Logger,
+		monitor: opts.Monitor, monitorInstant: opts.MonitorInstant}
+	if f.monitor != nil && (f.monitorInstant <= 0 || f.monitorInstant > cfg.Budget.Period) {
+		return nil, fmt.Errorf("monitor.instant = %v: must be > 0 and at most frontier.budget.period (%v)", f.monitorInstant, cfg.Budget.Period)
+	}
 	if f.clock == nil {
 		f.clock = clock.Real{}
 	}
@@ -276,9 +288,11 @@ func (f *Frontier) popLocked(now time.Time) (time.Time, Job, bool) {
 		h.buf[class][0] = entry{}
 		h.buf[class] = h.buf[class][1:]
 		// In flight before any refill, so the refill skips it.
+		e.requesting = true
+		h.requests++
 		h.inflight = append(h.inflight, e)
 		if len(h.buf[class]) == 0 && h.more[class] {
-			if err := f.refillLocked(h, class); err != nil {
+			if err := f.refillLocked(h, class, e.key); err != nil {
 				// The entry stays on disk; the next start-up will load it.
 				f.logger.Error("queue refill failed", "host", h.host, "err", err)
 				h.more[class] = false
@@ -297,7 +311,7 @@ func (f *Frontier) popLocked(now time.Time) (time.Time, Job, bool) {
 // which class: the earliest-due admissible head, no earlier than the
 // politeness bound. ok is false if h has nothing it may hand out.
 func (f *Frontier) readyLocked(h *hostQueue) (int64, repo.QueueClass, bool) {
-	if len(h.inflight) >= f.gate.Capacity(h.host) {
+	if h.requests >= f.gate.Capacity(h.host) {
 		return 0, 0, false
 	}
 	var best int64
@@ -355,12 +369,18 @@ func (f *Frontier) anyReadyLocked(t time.Time) bool {
 }
 
 // refillLocked loads the next entries of a class from disk, skipping those
-// in flight (they stay on disk until their result commits).
-func (f *Frontier) refillLocked(h *hostQueue, class repo.QueueClass) error {
+// in flight (they stay on disk until their result commits). It reads from
+// after last, the key of the buffer's last entry, just handed out: while
+// Pebble holds more than the buffer, the buffer is the prefix of the class
+// up to its last entry (insert keeps it so, taking in every published or
+// deferred entry that sorts before it), so nothing waiting sorts at or
+// before last. Not re-reading that prefix keeps a refill's cost from
+// growing with the deletion marks of the entries already done.
+func (f *Frontier) refillLocked(h *hostQueue, class repo.QueueClass, last string) error {
 	h.more[class] = false
 	limit := f.cfg.HostBuffer + len(h.inflight) + 1
 	n := 0
-	for item, err := range f.db.Queue(context.Background(), h.host, class, limit) {
+	for item, err := range f.db.QueueAfter(context.Background(), h.host, class, []byte(last), limit) {
 		if err != nil {
 			return err
 		}
@@ -427,6 +447,9 @@ type DoneInfo struct {
 // Done returns a job's host slot after its result (including the removal of
 // its queue entry) committed.
 func (f *Frontier) Done(job Job, info DoneInfo) {
+	if f.monitor != nil {
+		defer f.monitor.Fetched(job.URL, f.clock.Now()) // after the unlock below
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	h, _, ok := f.takeInflightLocked(job, "done for a job not in flight")
@@ -445,6 +468,27 @@ func (f *Frontier) Done(job Job, info DoneInfo) {
 	}
 	f.fixLocked(h)
 	f.wakeLocked()
+}
+
+// Release frees a job's politeness slot once its request has ended and
+// left the host's next start as it was (no back-off to record): another
+// job to the host may start while this one's result commits. The job
+// stays in flight, its entry on disk, until Done.
+func (f *Frontier) Release(job Job) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h, ok := f.mu.hosts[job.Host]
+	if !ok {
+		return
+	}
+	for i := range h.inflight {
+		if h.inflight[i].key == job.key {
+			h.release(&h.inflight[i])
+			f.fixLocked(h)
+			f.wakeLocked()
+			return
+		}
+	}
 }
 
 // Defer puts a job back without a fetch having happened (robots.txt had to
@@ -520,16 +564,17 @@ func (f *Frontier) Plan(ctx context.Context) (int, error) {
 			return 0, fmt.Errorf("frontier: policy %s: %w", f.policy.Name(), err)
 		}
 	}
-	n1, err := f.queue(ctx, disc, repo.ReasonDiscovery, now)
+	n1, err := f.queue(ctx, disc, repo.ReasonDiscovery, now, f.cfg.Spread)
 	if err != nil {
 		return 0, err
 	}
-	n2, err := f.queue(ctx, sync, repo.ReasonRecrawl, now)
+	n2, err := f.queue(ctx, sync, repo.ReasonRecrawl, now, f.cfg.Spread)
 	return n1 + n2, err
 }
 
-// queue commits re-fetch entries for urls and publishes them.
-func (f *Frontier) queue(ctx context.Context, urls []string, reason repo.Reason, now time.Time) (int, error) {
+// queue commits re-fetch entries for urls and publishes them, due now or,
+// with spread, spread over the period.
+func (f *Frontier) queue(ctx context.Context, urls []string, reason repo.Reason, now time.Time, spread bool) (int, error) {
 	if len(urls) == 0 {
 		return 0, nil
 	}
@@ -537,7 +582,7 @@ func (f *Frontier) queue(ctx context.Context, urls []string, reason repo.Reason,
 	defer b.Close()
 	items := make([]repo.QueueItem, 0, len(urls))
 	step := time.Duration(0)
-	if f.cfg.Spread {
+	if spread {
 		step = f.cfg.Budget.Period / time.Duration(len(urls))
 	}
 	for i, u := range urls {

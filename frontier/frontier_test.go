@@ -113,6 +113,10 @@ func TestRandomOperationsHandOutEveryEntryExactlyOnce(t *testing.T) {
 					perPeriod[clk.Now().Truncate(time.Minute)]++
 				case op < 8:
 					for u, job := range inflight {
+						if rng.IntN(3) == 0 {
+							f.Release(job) // request over, result not committed
+							break
+						}
 						if rng.IntN(2) == 0 {
 							finish(t, db, f, job)
 							fetched[u]++
@@ -198,6 +202,7 @@ func TestConcurrentWorkersUnderRace(t *testing.T) {
 				mu.Lock()
 				seen[job.URL]++
 				mu.Unlock()
+				f.Release(job) // as the crawler does before its result commits
 				finish(t, db, f, job)
 			}
 		}()
@@ -210,6 +215,49 @@ func TestConcurrentWorkersUnderRace(t *testing.T) {
 		if c != 1 {
 			t.Fatalf("%s fetched %d times", u, c)
 		}
+	}
+}
+
+// TestReleaseFreesTheHostSlotOnce checks that a released job gives its
+// politeness slot to the next job of its host while staying in flight,
+// and that releasing it again, or ending it, frees nothing more.
+func TestReleaseFreesTheHostSlotOnce(t *testing.T) {
+	db, err := repo.Open("", testRepoConfig, repo.Options{FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	clk := clock.NewManual(time.Unix(0, 0))
+	f := openFrontier(t, db, Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 10, Period: time.Hour}, HostBuffer: 4, Window: 8, Exploration: "thompson", Changes: "accumulate"}, fixedGate{capacity: 1}, clk)
+	add(t, db, f, []string{"http://a.test/1", "http://a.test/2", "http://a.test/3"}, repo.ReasonLink, clk.Now())
+	first, ok := f.TryNext()
+	if !ok {
+		t.Fatal("no job from a host with three queued")
+	}
+	if job, ok := f.TryNext(); ok {
+		t.Fatalf("capacity 1: second job %s handed out while the first is requesting", job.URL)
+	}
+	f.Release(first)
+	second, ok := f.TryNext()
+	if !ok || second.URL == first.URL {
+		t.Fatalf("after Release: job %q, %v; want another URL than %s", second.URL, ok, first.URL)
+	}
+	if st := f.Stats(); st.InFlight != 2 {
+		t.Fatalf("in flight = %d, want 2 (the released job stays until Done)", st.InFlight)
+	}
+	f.Release(first)
+	finish(t, db, f, first)
+	if job, ok := f.TryNext(); ok {
+		t.Fatalf("capacity 1: %s handed out while %s is requesting", job.URL, second.URL)
+	}
+	f.Release(second)
+	f.Defer(second, time.Time{})
+	third, ok := f.TryNext()
+	if !ok {
+		t.Fatal("no job after the requesting one was released and deferred")
+	}
+	if job, ok := f.TryNext(); ok {
+		t.Fatalf("capacity 1: %s handed out while %s is requesting", job.URL, third.URL)
 	}
 }
 

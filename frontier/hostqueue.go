@@ -13,6 +13,9 @@ type entry struct {
 	key    string
 	url    string
 	reason repo.Reason
+	// requesting marks an in-flight entry whose request may still be
+	// under way: handed out and not yet Released.
+	requesting bool
 }
 
 func entryOf(it repo.QueueItem) entry {
@@ -29,6 +32,7 @@ type hostQueue struct {
 	host      string
 	buf       [repo.NumClasses][]entry
 	inflight  []entry               // handed out, not yet Done or Deferred
+	requests  int                   // inflight entries not yet Released: the host's politeness slots in use
 	notBefore int64                 // politeness: no request may start earlier (unix ns)
 	readyAt   int64                 // heap key (unix ns), valid while index >= 0
 	index     int32                 // position in the ready heap, -1 if absent
@@ -92,15 +96,24 @@ func (h *hostQueue) isInflight(key string) bool {
 }
 
 // removeInflight drops the in-flight entry with key, reporting whether it
-// was there.
+// was there, and frees its politeness slot if it still held one.
 func (h *hostQueue) removeInflight(key string) (entry, bool) {
 	for i, e := range h.inflight {
 		if e.key == key {
 			h.inflight = append(h.inflight[:i], h.inflight[i+1:]...)
+			h.release(&e)
 			return e, true
 		}
 	}
 	return entry{}, false
+}
+
+// release frees the politeness slot of in-flight entry e, once.
+func (h *hostQueue) release(e *entry) {
+	if e.requesting {
+		e.requesting = false
+		h.requests--
+	}
 }
 
 // hostHeap orders hosts by the time their next fetch may start.

@@ -513,10 +513,22 @@ func QueueKeyDue(key string) time.Time {
 // Queue yields the queued entries of one host and class in due order. With
 // limit > 0 it stops after limit entries.
 func (db *DB) Queue(ctx context.Context, host string, class QueueClass, limit int) iter.Seq2[QueueItem, error] {
+	return db.QueueAfter(ctx, host, class, nil, limit)
+}
+
+// QueueAfter is Queue starting after the key of an item (nil: at the
+// start). A reader that resumes where it stopped seeks past the entries
+// it already took, and past the deletion marks of those completed, instead
+// of stepping over them again.
+func (db *DB) QueueAfter(ctx context.Context, host string, class QueueClass, after []byte, limit int) iter.Seq2[QueueItem, error] {
 	return func(yield func(QueueItem, error) bool) {
 		p := append(withSep(prefixQueue, urlnorm.HostKey(host)), byte(class))
+		lower := p
+		if bytes.HasPrefix(after, p) {
+			lower = append(bytes.Clone(after), 0) // the least key greater than after
+		}
 		n := 0
-		for e, err := range scan(ctx, db.r(), p) {
+		for e, err := range scanRange(ctx, db.r(), lower, prefixEnd(p), false) {
 			if err != nil {
 				yield(QueueItem{}, fmt.Errorf("repo: scan queue %s: %w", host, err))
 				return

@@ -89,7 +89,11 @@ func TestVersionsKeepTheNewestN(t *testing.T) {
 	u := "http://tldr-en.test/common/tar.html"
 	for i := range 4 {
 		commit(t, db, func(b *Batch) error {
-			return b.AddVersion(u, &Version{
+			add := b.AddVersion
+			if i == 0 {
+				add = b.AddFirstVersion // nothing stored yet
+			}
+			return add(u, &Version{
 				FetchedAt: t0.Add(time.Duration(i) * time.Hour), ContentType: "text/html",
 				Title: fmt.Sprint("v", i), Text: strings.Repeat(fmt.Sprint("text ", i), 100),
 				Body: []byte(fmt.Sprintf("<html>%d</html>", i)),
@@ -129,7 +133,11 @@ func TestFetchLogKeepsTheNewestAndReadsOldestFirst(t *testing.T) {
 	u := "http://tldr-en.test/"
 	for i := range 5 {
 		commit(t, db, func(b *Batch) error {
-			return b.LogFetch(u, &FetchRecord{At: t0.Add(time.Duration(i) * time.Minute), Outcome: OutcomeOK, HTTPStatus: 200 + i, Difference: float64(i) / 10})
+			log := b.LogFetch
+			if i == 0 {
+				log = b.LogFirstFetch // nothing logged yet
+			}
+			return log(u, &FetchRecord{At: t0.Add(time.Duration(i) * time.Minute), Outcome: OutcomeOK, HTTPStatus: 200 + i, Difference: float64(i) / 10})
 		})
 	}
 	log, err := db.FetchLog(t.Context(), u)
@@ -149,7 +157,7 @@ func TestOutLinksReplaceAndInLinksFollow(t *testing.T) {
 	db := openMem(t)
 	a, b1, c, d := "http://s.test/a", "http://s.test/b", "http://s.test/c", "http://t.test/d"
 	commit(t, db, func(b *Batch) error {
-		return b.SetOutLinks(a, []Link{{URL: b1}, {URL: c}, {URL: c, Kind: LinkFeed}})
+		return b.SetFirstOutLinks(a, []Link{{URL: b1}, {URL: c}, {URL: c, Kind: LinkFeed}}) // none stored yet
 	})
 	commit(t, db, func(b *Batch) error {
 		return b.SetOutLinks(a, []Link{{URL: c, Kind: LinkCanonical}, {URL: d}})
@@ -261,6 +269,16 @@ func TestQueueIsOrderedByDueTimePerHostAndClass(t *testing.T) {
 	}
 	if got, _ := urls(ClassNew, 2); len(got) != 2 {
 		t.Fatalf("limit 2 yielded %v", got)
+	}
+	var after []string
+	for it, err := range db.QueueAfter(t.Context(), "a.test", ClassNew, items[0].Key(), 0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		after = append(after, it.URL)
+	}
+	if !slices.Equal(after, []string{"http://a.test/mid", "http://a.test/late"}) {
+		t.Fatalf("new-class queue of a.test after %q = %v", items[0].URL, after)
 	}
 	if got, _ := urls(ClassRecrawl, 0); !slices.Equal(got, []string{"http://a.test/re"}) {
 		t.Fatalf("recrawl-class queue of a.test = %v", got)

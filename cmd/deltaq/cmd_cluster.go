@@ -90,7 +90,7 @@ func (a *app) crawlNode(ctx context.Context, db *repo.DB, cfg *configs.Config, l
 		return err
 	}
 	defer m.Close()
-	cr, err := newNodeCrawl(ctx, db, cfg, logger, nil, m)
+	cr, err := newNodeCrawl(ctx, db, cfg, logger, m)
 	if err != nil {
 		return err
 	}
