@@ -13,7 +13,9 @@
 //	5  web, eval         the HTTP front; offline evaluations;
 //	   monitor/poll      feeds' and watches' demands on the frontier's
 //	                     monitoring share (→ monitor, feeds, watch)
-//	6  configs           mirrors every package's configuration
+//	6  configs           mirrors every package's configuration;
+//	   cluster/clustertest  crawl-cluster fixtures over replayed archives
+//	                     (→ eval/replay), for tests only
 //	7  cmd               wiring
 //
 // A new top-level folder needs a row in the test's table; the test names

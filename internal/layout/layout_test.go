@@ -24,8 +24,8 @@ var layers = map[string]int{
 	"crawler": 3, "ranking": 3, "notify": 3,
 	"monitor": 4, "cluster": 4, "relation": 4, "alert": 4, "watch": 4,
 	"monitor/poll": 5, "web": 5, "eval": 5,
-	"configs": 6,
-	"cmd":     7,
+	"configs": 6, "cluster/clustertest": 6,
+	"cmd": 7,
 }
 
 // folder is the folder a module package path takes its layer from: a
