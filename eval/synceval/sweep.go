@@ -227,7 +227,7 @@ func prepare(ctx context.Context, cfg Config, work string, workers int, progress
 	if err != nil {
 		return nil, fmt.Errorf("synceval: %w", err)
 	}
-	wl := buildWorkload(c, qs, an, cfg.Index.Scoring, cfg.Filter == "knee")
+	wl := buildWorkload(c, qs, an, newModel(cfg), cfg.Filter == "knee")
 	if cfg.MaxQueries > 0 {
 		wl.sample(cfg.MaxQueries, cfg.Seed)
 	}
@@ -237,12 +237,12 @@ func prepare(ctx context.Context, cfg Config, work string, workers int, progress
 	fmt.Fprintf(progress, "%s: %d bodies analysed, %d weeks; workload: %d of %d queries kept (%d term lists matched week 0; knee at %.4g) in %v\n",
 		c.name, len(c.bodies), c.weeks(), len(wl.queries), wl.logStrings, wl.candidates, wl.threshold, time.Since(t0).Round(time.Millisecond))
 	t1 := time.Now()
-	id, err := buildIdeal(ctx, c, wl, cfg.Index.Scoring, cfg.Index.InspectionC, workers)
+	id, err := buildIdeal(ctx, c, wl, newModel(cfg), cfg.Index.InspectionC, workers)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(progress, "%s: ideal answers of %d weeks computed in %v\n", c.name, c.weeks(), time.Since(t1).Round(time.Millisecond))
-	return &harness{cfg: cfg, arch: a, c: c, wl: wl, queries: wl.logQueries(), ideal: id, work: work, mem: vfs.NewMem()}, nil
+	return &harness{cfg: cfg, arch: a, c: c, wl: wl, model: newModel(cfg), queries: wl.logQueries(), ideal: id, work: work, mem: vfs.NewMem()}, nil
 }
 
 // specs lists the sweep's runs: every policy at every budget, SBR and

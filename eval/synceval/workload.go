@@ -9,7 +9,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2/analysis"
 
-	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/querylog"
 )
 
@@ -55,7 +54,7 @@ type workload struct {
 // distinct term list over week 0 and keeps those at or above the knee of
 // the sorted scores (knee), or with useKnee false every one that matches
 // a week-0 page.
-func buildWorkload(c *corpus, qs []querylog.Query, an analysis.Analyzer, s index.Scoring, useKnee bool) *workload {
+func buildWorkload(c *corpus, qs []querylog.Query, an analysis.Analyzer, m model, useKnee bool) *workload {
 	wl := &workload{logStrings: len(qs)}
 	type cand struct {
 		query
@@ -113,14 +112,10 @@ func buildWorkload(c *corpus, qs []querylog.Query, an analysis.Analyzer, s index
 		}
 		known = append(known, cd.query)
 	}
-	p := newPostings(c, 0, known)
-	st := c.weekStats(0, s)
+	ws := m.newWeekScorer(c, 0, known)
 	for i := range known {
 		q := &known[i]
-		sc := newScoring(st, p.dfs(q.terms))
-		p.matches(q.terms, func(d doc) {
-			q.week0 += sc.score(&c.bodies[d.body], q.terms)
-		})
+		ws.answer(q, func(_ doc, s float64) { q.week0 += s })
 	}
 	var scores []float64
 	var positive []query
