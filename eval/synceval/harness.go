@@ -233,13 +233,14 @@ func (e *env) crawl(ctx context.Context) (fetched, changed int, err error) {
 }
 
 // settle brings the index up to the repository (measuring ΔQ_A, §4.6.2),
-// under SemanticsThesis compacts it so that Bleve's statistics, and so the
-// answers, depend on its content alone (index.Compact), ranks every query
-// on it and returns Q(W^L) against week w. Under SemanticsSearcher there
-// is nothing to compact: the searcher's statistics are a function of the
-// indexed copies, whatever the segments (index/match.go), and so are the
-// ΔQ_A measurements, since segments merge only in a Compact
-// (index.Options.MergeOnlyOnCompact).
+// compacts it (index.Compact), ranks every query on it and returns Q(W^L)
+// against week w. Under SemanticsThesis the Compact makes Bleve's
+// statistics, and so the answers, depend on the index's content alone.
+// The searcher's statistics do not depend on segments, but it counts them
+// by reading every posting of every segment once per snapshot
+// (index/match.go), so without merges the count slows down week by week:
+// on tldr-en (uniform, B = 100) ranking took 111 s a run without the
+// Compact, against 40 s compacting and 20 s ranking with it.
 func (e *env) settle(ctx context.Context, w int) (float64, error) {
 	t := time.Now()
 	seq := e.ix.Watermark()
@@ -250,12 +251,10 @@ func (e *env) settle(ctx context.Context, w int) (float64, error) {
 		return 0, err
 	}
 	t = since(&e.took.Index, t)
-	if !e.h.model.searcher() {
-		if err := e.ix.Compact(ctx); err != nil {
-			return 0, err
-		}
-		t = since(&e.took.Compact, t)
+	if err := e.ix.Compact(ctx); err != nil {
+		return 0, err
 	}
+	t = since(&e.took.Compact, t)
 	if err := e.local.rank(ctx, e.ix); err != nil {
 		return 0, err
 	}

@@ -591,7 +591,7 @@ func semanticsSentence(cfg Config) string {
 		return fmt.Sprintf("Semantics: the searcher's (eval.sync.semantics = searcher): a query is answered and scored as `deltaq serve` ranks it "+
 			"(index.Ranker.Match; best-match BM25 over deltaq's own statistics, k1 = %g, b = %g; all words of a query of at most %d words, "+
 			"%g of a longer one's, any word when fewer than %d pages qualify; RM3 from the best %d pages for longer queries), "+
-			"S(W[p], q) by the same formulas on the live copy under the live week's N and mean length; the index is not compacted.",
+			"S(W[p], q) by the same formulas on the live copy under the live week's N and mean length.",
 			r.K1, r.B, r.ShortQueryTerms, r.MinShouldMatch, r.MinResults, r.FeedbackDocs)
 	}
 	return fmt.Sprintf("Semantics: the thesis's (eval.sync.semantics = thesis): a query's terms ANDed, in Bleve's relevance order (index.Ranker.Rank); "+

@@ -165,7 +165,7 @@ func Run(ctx context.Context, cfg Config, outDir string, progress io.Writer) (su
 		if all, err = h.run(ctx, 0, spec); err != nil {
 			return nil, fmt.Errorf("synceval: run %s: %w", spec, err)
 		}
-		fmt.Fprintf(progress, "%s: %s: mean Q %.6f in %v\n", h.c.name, spec, all.MeanQ, all.Took.Round(time.Millisecond))
+		fmt.Fprintf(progress, "%s: %s: mean Q %.6f in %s\n", h.c.name, spec, all.MeanQ, all.costs())
 		h.prog.RunDone()
 		if cfg.History == "whole" {
 			h.whole = all.History
@@ -291,11 +291,7 @@ func (h *harness) runAll(ctx context.Context, specs []runSpec, results []*runRes
 			defer mu.Unlock()
 			done++
 			defer h.prog.RunDone()
-			st := r.Stages
-			fmt.Fprintf(progress, "%s: [%d/%d] %s: mean Q %.4f in %v (%d answers ranked, %d reused; plan %v, crawl %v, index %v, compact %v, rank %v)\n",
-				h.c.name, done, len(specs), specs[i], r.MeanQ, r.Took.Round(time.Millisecond), r.Reranked, r.Kept,
-				st.Plan.Round(time.Millisecond), st.Crawl.Round(time.Millisecond), st.Index.Round(time.Millisecond),
-				st.Compact.Round(time.Millisecond), st.Rank.Round(time.Millisecond))
+			fmt.Fprintf(progress, "%s: [%d/%d] %s: mean Q %.4f in %s\n", h.c.name, done, len(specs), specs[i], r.MeanQ, r.costs())
 			return nil
 		})
 	}
@@ -341,4 +337,14 @@ func (h *harness) writePartial(ctx context.Context, specs []runSpec, results []*
 	}
 	return sum, fmt.Errorf("synceval: interrupted: %d of %d runs finished, partial report in %s%s; missing: %s: %w",
 		len(specs)-len(missing), len(specs), outDir, plots, strings.Join(missing, ", "), ctx.Err())
+}
+
+// costs is a run's wall time, its answers re-ranked and reused, and its
+// time by stage, for the progress lines.
+func (r *runResult) costs() string {
+	st := r.Stages
+	return fmt.Sprintf("%v (%d answers ranked, %d reused; plan %v, crawl %v, index %v, compact %v, rank %v)",
+		r.Took.Round(time.Millisecond), r.Reranked, r.Kept,
+		st.Plan.Round(time.Millisecond), st.Crawl.Round(time.Millisecond), st.Index.Round(time.Millisecond),
+		st.Compact.Round(time.Millisecond), st.Rank.Round(time.Millisecond))
 }
