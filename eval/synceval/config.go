@@ -50,6 +50,11 @@ type Config struct {
 	// (the index is then compacted weekly so that Bleve's statistics do
 	// not depend on merge timing).
 	Semantics string `mapstructure:"semantics"`
+	// Rerank is "incremental": a query is re-ranked only when a batch
+	// touched its terms or, under the searcher's semantics, its kept
+	// answer fell out of order (own.go); or "all": every query every
+	// week, the slow reference the incremental results must equal.
+	Rerank string `mapstructure:"rerank"`
 	// Filter is the workload's relevance filter (§4.7): "knee" keeps the
 	// queries whose summed week-0 score reaches the knee of the sorted
 	// scores (knee.go); "none" keeps every query that matches a week-0
@@ -93,6 +98,7 @@ type Config struct {
 // eval.sync.pages.
 var (
 	filters  = []string{"knee", "none"}
+	reranks  = []string{"incremental", "all"}
 	pageSets = []string{"persistent", "all"}
 	sources  = []string{"whole", "own"}
 )
@@ -148,6 +154,9 @@ func (c Config) ValidateOwn() error {
 	}
 	if !slices.Contains(sources, c.History) {
 		bad("history", fmt.Sprintf("%q", c.History), fmt.Sprintf("must be one of %v", sources))
+	}
+	if !slices.Contains(reranks, c.Rerank) {
+		bad("rerank", fmt.Sprintf("%q", c.Rerank), fmt.Sprintf("must be one of %v", reranks))
 	}
 	if !slices.Contains(semanticsValues, c.Semantics) {
 		bad("semantics", fmt.Sprintf("%q", c.Semantics), fmt.Sprintf("must be one of %v", semanticsValues))

@@ -163,7 +163,9 @@ func (l *localAnswers) rank(ctx context.Context, ix *index.Index) error {
 	defer rk.Close()
 	st := rk.Stats()
 	searcher := l.h.model.searcher()
-	if searcher {
+	if l.h.cfg.Rerank == "all" {
+		l.staleAll()
+	} else if searcher {
 		l.own.check(l, st.DocCount)
 	} else if l.ranked {
 		avgMoved := st.AvgFieldLength != l.st.AvgFieldLength

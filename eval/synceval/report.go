@@ -47,7 +47,7 @@ func (h *harness) summarize(specs []runSpec, results []*runResult) *Summary {
 	}
 	for _, r := range results {
 		rs := RunSummary{Policy: r.Spec.Policy, Tau: r.Spec.Tau, Budget: r.Spec.Budget, All: r.Spec.All,
-			MeanQ: r.MeanQ, Q: r.Q, Fetched: r.Fetched, Changed: r.Changed, Took: r.Took}
+			MeanQ: r.MeanQ, Q: r.Q, Fetched: r.Fetched, Changed: r.Changed, Took: r.Took, Reranked: r.Reranked, Kept: r.Kept}
 		sum.Runs = append(sum.Runs, rs)
 		if r.Spec.All {
 			sum.Forecast = summarizeForecast(r.Forecast)

@@ -93,6 +93,9 @@ type RunSummary struct {
 	Fetched []int
 	Changed []int // fetches per week that found the page changed
 	Took    time.Duration
+	// Reranked and Kept count the weekly answers ranked afresh and
+	// reused (local.go).
+	Reranked, Kept int
 }
 
 // ChangedShare is the fraction of the run's fetches over weeks 1..W−1
