@@ -281,7 +281,7 @@ func (h *harness) markdown(sum *Summary, results []*runResult) string {
 	}
 	if cfg.Filter == "knee" {
 		wt.Note("Queries are split with the index's analyzer; query strings with the same terms are one query (f_q summed). " +
-			"A query's relevance is the sum of its Bleve score over every week-0 page. Knee rule: the candidates' summed scores, " +
+			"A query's relevance is the sum of its score S over its week-0 answer (under the semantics above). Knee rule: the candidates' summed scores, " +
 			"sorted in descending order, are drawn with the rank scaled to [0, 1] and the log of the score scaled to [0, 1]; " +
 			"the knee is the point farthest from the chord joining the first and last points, and queries scoring at least the " +
 			"knee's score are kept (workload-knee.svg).")
@@ -590,7 +590,7 @@ func semanticsSentence(cfg Config) string {
 		r := cfg.Index.Retrieval
 		return fmt.Sprintf("Semantics: the searcher's (eval.sync.semantics = searcher): a query is answered and scored as `deltaq serve` ranks it "+
 			"(index.Ranker.Match; best-match BM25 over deltaq's own statistics, k1 = %g, b = %g; all words of a query of at most %d words, "+
-			"%g of a longer one's, any word when fewer than %d pages qualify; RM3 from the best %d pages for longer queries), "+
+			"a share %g of a longer one's (at least one), any word when fewer than %d pages qualify; RM3 from the best %d pages for longer queries), "+
 			"S(W[p], q) by the same formulas on the live copy under the live week's N and mean length.",
 			r.K1, r.B, r.ShortQueryTerms, r.MinShouldMatch, r.MinResults, r.FeedbackDocs)
 	}
