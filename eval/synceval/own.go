@@ -86,7 +86,12 @@ func (o *ownStats) check(l *localAnswers, docCount uint64) {
 	}
 }
 
-func (o *ownStats) dfOf(t uint32) uint64 { return uint64(max(o.df[t], 0)) }
+func (o *ownStats) dfOf(t uint32) uint64 {
+	if !o.h.c.known(t) {
+		return 0
+	}
+	return uint64(max(o.df[t], 0))
+}
 
 // inOrder reports whether answer, re-scored under the current statistics,
 // is still in the searcher's order (score descending, ties by URL) with

@@ -268,7 +268,11 @@ func (h *harness) markdown(sum *Summary, results []*runResult) string {
 	wt.Add("distinct query strings in the log", ws.LogStrings)
 	wt.Add("Σ counts", ws.LogTotal)
 	wt.Add("strings without a searchable word", ws.NoTerms)
-	wt.Add("term lists with a word no archived page has", ws.UnknownTerm)
+	if cfg.Semantics == SemanticsSearcher {
+		wt.Add("term lists with no word any archived page has", ws.UnknownTerm)
+	} else {
+		wt.Add("term lists with a word no archived page has", ws.UnknownTerm)
+	}
 	wt.Add("term lists matching no week-0 page", ws.NoMatch)
 	wt.Add("term lists matching week 0 (candidates)", ws.Candidates)
 	wt.Add("knee threshold (summed week-0 score)", ws.Threshold)

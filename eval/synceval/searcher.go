@@ -57,7 +57,12 @@ func newLiveIndex(c *corpus, docs []doc, r index.RetrievalConfig, maxTerms int) 
 	return li
 }
 
-func (li *liveIndex) df(t uint32) uint64 { return uint64(len(li.post[t])) }
+func (li *liveIndex) df(t uint32) uint64 {
+	if !li.c.known(t) {
+		return 0
+	}
+	return uint64(len(li.post[t]))
+}
 
 // sterm is one distinct word of a query being scored (index/match.go's
 // qterm).
@@ -128,6 +133,9 @@ func (li *liveIndex) answer(q *query, fn func(d doc, s float64)) {
 // accumulate: per page, the words' shares added in the query's order).
 func (li *liveIndex) accumulate(ts []sterm, cands []scand) []scand {
 	for i, t := range ts {
+		if !li.c.known(t.id) {
+			continue // no page has it
+		}
 		for _, d := range li.post[t.id] {
 			b := &li.c.bodies[d.body]
 			s := index.MatchTextScore(li.r, t.idf, t.weight, uint64(b.tfOf(t.id)), b.length, li.meanLen)

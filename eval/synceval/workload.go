@@ -38,7 +38,7 @@ type workload struct {
 	logStrings   int       // distinct query strings in the log
 	logTotal     float64   // Σ counts of the log
 	noTerms      int       // strings with no searchable token (only stop words)
-	unknownTerm  int       // distinct term lists with a term no archived page has
+	unknownTerm  int       // distinct term lists with a term no archived page has (searcher: with no other term)
 	noMatch      int       // distinct term lists no week-0 page matches
 	candidates   int       // distinct term lists with a positive week-0 score
 	threshold    float64   // the knee: kept queries score at least this
@@ -62,6 +62,7 @@ func buildWorkload(c *corpus, qs []querylog.Query, an analysis.Analyzer, m model
 	}
 	byKey := map[string]int{}
 	var cands []cand
+	unknown := unknownWords{base: uint32(len(c.terms)), ids: map[string]uint32{}}
 	var buf strings.Builder
 	for _, q := range qs {
 		wl.logTotal += q.Count
@@ -88,14 +89,22 @@ func buildWorkload(c *corpus, qs []querylog.Query, an analysis.Analyzer, m model
 			continue
 		}
 		cd := cand{query: query{text: q.Text, freq: q.Count, strings: 1}, ok: true}
+		anyKnown := false
 		for _, w := range words {
 			id, known := c.termID[w]
-			if !known {
+			if !known && m.searcher() {
+				// The searcher keeps a word no page has: it counts in
+				// the coordination rule and the max_query_terms cut,
+				// and the OR fallback answers with the other words.
+				id, known = unknown.id(w), false
+			} else if !known {
 				cd.ok = false
 				break
 			}
+			anyKnown = anyKnown || known
 			cd.terms = append(cd.terms, id)
 		}
+		cd.ok = cd.ok && anyKnown
 		byKey[key] = len(cands)
 		cands = append(cands, cd)
 	}
@@ -277,4 +286,21 @@ outer:
 		}
 		fn(d)
 	}
+}
+
+// unknownWords gives each word no archived page has a term id past the
+// corpus's vocabulary (c.terms), so that a query keeps it under the
+// searcher's semantics; no page ever holds it (corpus.known).
+type unknownWords struct {
+	base uint32
+	ids  map[string]uint32
+}
+
+func (u *unknownWords) id(w string) uint32 {
+	id, ok := u.ids[w]
+	if !ok {
+		id = u.base + uint32(len(u.ids))
+		u.ids[w] = id
+	}
+	return id
 }
