@@ -40,6 +40,9 @@
 // queries, optional title and proximity components; quotes, -exclusions
 // and site: filter; a stop-word query searches the titles. Search and
 // Retrieve read stored fields only for the hits they show (Shown).
+// matchscore.go gives its text score, idf and coordination in closed form
+// for pages outside the index (eval sync's live web), equal to Ranker.Match
+// bit for bit.
 //
 // Thesis:
 //
