@@ -9,7 +9,6 @@ import (
 	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/deltaq/deltaq/index"
-	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/notify"
 )
 
@@ -56,14 +55,11 @@ type clause struct {
 	phrase bool
 }
 
-// compiled is an alert ready to match.
+// compiled is an alert parsed and analyzed, before packed stores it.
 type compiled struct {
-	a               *Alert
-	required        []clause
-	excluded        []clause
-	sites, notSites []string
-	anchor          string
-	snippetTerms    []string
+	a                  *Alert
+	required, excluded []clause
+	sites, notSites    []string
 }
 
 func analyze(an analysis.Analyzer, s string, phrase bool) clause {
@@ -99,75 +95,7 @@ func compile(a *Alert, an analysis.Analyzer, lim index.Limits) (*compiled, error
 	if len(c.required) == 0 {
 		return nil, &index.QueryError{Msg: fmt.Sprintf("q: %q has no searchable words (only stop words or exclusions)", a.Query)}
 	}
-	for _, cl := range c.required {
-		for _, w := range cl.words {
-			c.snippetTerms = append(c.snippetTerms, w.term)
-		}
-	}
 	return c, nil
-}
-
-// matches reports whether the page satisfies the whole query.
-func (c *compiled) matches(url string, terms bindex.TokenFrequencies) bool {
-	if len(c.sites) > 0 || len(c.notSites) > 0 {
-		host := urlnorm.Host(url)
-		for _, s := range c.notSites {
-			if host == s {
-				return false
-			}
-		}
-		if len(c.sites) > 0 && !contains(c.sites, host) {
-			return false
-		}
-	}
-	for i := range c.required {
-		if !c.required[i].in(terms) {
-			return false
-		}
-	}
-	for i := range c.excluded {
-		if c.excluded[i].in(terms) {
-			return false
-		}
-	}
-	return true
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
-// in reports whether the clause holds on a page's terms.
-func (cl *clause) in(terms bindex.TokenFrequencies) bool {
-	for _, w := range cl.words {
-		if _, ok := terms[w.term]; !ok {
-			return false
-		}
-	}
-	if !cl.phrase || len(cl.words) < 2 {
-		return true
-	}
-	// A phrase: some position of its first word has every other word at
-	// its offset.
-	first := terms[cl.words[0].term]
-	for _, l := range first.Locations {
-		ok := true
-		for _, w := range cl.words[1:] {
-			if !hasPosition(terms[w.term], l.Position+w.off) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return true
-		}
-	}
-	return false
 }
 
 func hasPosition(tf *bindex.TokenFreq, pos int) bool {

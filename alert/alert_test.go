@@ -10,11 +10,21 @@ import (
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/index/indextest"
 	"github.com/deltaq/deltaq/notify"
+	"github.com/deltaq/deltaq/repo"
 )
 
 var t0 = time.Date(2023, 3, 6, 12, 0, 0, 0, time.UTC)
 
-func TestAlertsMatchNewAndChangedPagesAsSearchWould(t *testing.T) {
+// matching is a matcher over a real repository and outbox, observing the
+// batches of a real index.
+type matching struct {
+	m  *Matcher
+	db *repo.DB
+	ob *notify.Outbox
+	ix *index.Index
+}
+
+func newMatching(t *testing.T) *matching {
 	dir := t.TempDir()
 	db := openRepo(t, filepath.Join(dir, "db"))
 	ob := notify.NewOutbox(db, notifyConfig())
@@ -22,6 +32,41 @@ func TestAlertsMatchNewAndChangedPagesAsSearchWould(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ix, err := index.Open(filepath.Join(dir, "ix"), indextest.Config(), db, index.Options{Observer: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return &matching{m: m, db: db, ob: ob, ix: ix}
+}
+
+// index commits pages at at and brings the index up to date.
+func (mt *matching) index(t *testing.T, at time.Time, pages ...page) {
+	t.Helper()
+	putPages(t, mt.db, at, pages...)
+	if _, err := mt.ix.CatchUp(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fired lists "URL change" of alert id's feed entries, sorted.
+func (mt *matching) fired(t *testing.T, id string) []string {
+	t.Helper()
+	es, err := mt.ob.FeedEntries(t.Context(), "alert:"+id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range es {
+		out = append(out, e.URL+" "+e.Change)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestAlertsMatchNewAndChangedPagesAsSearchWould(t *testing.T) {
+	mt := newMatching(t)
+	m, db, ob, ix := mt.m, mt.db, mt.ob, mt.ix
 	feed := []notify.Target{{Kind: notify.Feed}}
 	add := func(q string) string {
 		a, err := m.Add(t.Context(), Alert{User: "ada", Query: q, Notify: feed})
@@ -35,40 +80,18 @@ func TestAlertsMatchNewAndChangedPagesAsSearchWould(t *testing.T) {
 	noDraft := add(`accessibility -draft`)
 	onSite := add(`accessibility site:b.example`)
 	stemmed := add(`websites`)
-	ix, err := index.Open(filepath.Join(dir, "ix"), indextest.Config(), db, index.Options{Observer: m})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
 
-	putPages(t, db, t0,
+	mt.index(t, t0,
 		page{"https://a.example/pl", "Plain language", "Federal plain language guidelines help writers of websites."},
 		page{"https://a.example/acc", "Accessibility", "An accessibility draft for review."},
 		page{"https://b.example/acc", "Accessibility", "Accessibility for every website."},
 	)
-	if _, err := ix.CatchUp(t.Context()); err != nil {
-		t.Fatal(err)
-	}
 	// A week later: one page changes, one is new.
-	putPages(t, db, t0.Add(7*24*time.Hour),
+	mt.index(t, t0.Add(7*24*time.Hour),
 		page{"https://a.example/acc", "Accessibility", "Accessibility, final version."},
 		page{"https://c.example/new", "New", "Plain language guidelines, new page."},
 	)
-	if _, err := ix.CatchUp(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	fired := func(id string) []string {
-		es, err := ob.FeedEntries(t.Context(), "alert:"+id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, e := range es {
-			out = append(out, e.URL+" "+e.Change)
-		}
-		slices.Sort(out)
-		return out
-	}
+	fired := func(id string) []string { return mt.fired(t, id) }
 	cases := []struct {
 		id, name string
 		want     []string
@@ -139,5 +162,52 @@ func TestAddRejectsBadQueries(t *testing.T) {
 	}
 	if _, err := m.Add(t.Context(), Alert{Query: "two"}); err == nil || !strings.Contains(err.Error(), "over alert.max_alerts = 1") {
 		t.Errorf("past the limit: %v", err)
+	}
+}
+
+// TestRemovedAlertsLeaveTheOthersMatching removes most alerts, so that the
+// packed store compacts, and checks that the rest still match, list and
+// fire with their own queries, and that a removed one no longer does.
+func TestRemovedAlertsLeaveTheOthersMatching(t *testing.T) {
+	mt := newMatching(t)
+	m := mt.m
+	words := []string{"harbor", "lantern", "meadow", "orchard", "quarry", "ribbon", "saddle", "timber"}
+	var ids []string
+	for i, w := range words {
+		a, err := m.Add(t.Context(), Alert{User: []string{"ada", "bob"}[i%2], Query: `"` + w + ` report" -draft`, Notify: []notify.Target{{Kind: notify.Feed}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, a.ID)
+	}
+	for _, i := range []int{0, 1, 2, 3, 5, 6} {
+		if err := m.Remove(t.Context(), ids[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Remove(t.Context(), ids[0]); err == nil {
+		t.Error("removing a removed alert succeeded")
+	}
+	// A new alert takes a freed slot.
+	again, err := m.Add(t.Context(), Alert{User: "ada", Query: "harbor report", Notify: []notify.Target{{Kind: notify.Feed}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, c := m.List("ada"), m.Count("ada"); len(l) != 2 || c != 2 || l[0].Query != `"quarry report" -draft` || l[1].ID != again.ID {
+		t.Errorf("ada's alerts after removals: %d counted, %+v", c, l)
+	}
+	if l := m.List("bob"); len(l) != 1 || l[0].Query != `"timber report" -draft` {
+		t.Errorf("bob's alerts after removals: %+v", l)
+	}
+	mt.index(t, t0,
+		page{"https://a.example/1", "One", "The harbor report and the quarry report."},
+		page{"https://a.example/2", "Two", "A draft of the timber report, and the lantern report."},
+	)
+	for id, want := range map[string][]string{
+		ids[4]: {"https://a.example/1 new page"}, ids[7]: nil, ids[0]: nil, ids[1]: nil, again.ID: {"https://a.example/1 new page"},
+	} {
+		if got := mt.fired(t, id); !slices.Equal(got, want) {
+			t.Errorf("alert %s fired on %q, want %q", id, got, want)
+		}
 	}
 }

@@ -27,10 +27,12 @@
 // committed match is never matched again.
 //
 // State: repository bucket "alert" (repo/FORMAT.md): a/ID → Alert (JSON),
-// seq/ → the last number given out. In memory: every alert compiled (its
-// analyzed words; about 200 bytes each) and one entry per alert word
-// (its anchored alerts and page count; words of removed alerts stay until
-// restart); at most alert.max_alerts alerts.
+// seq/ → the last number given out. In memory (packed.go), at most
+// alert.max_alerts alerts, packed so that the garbage collector has
+// almost no pointer to scan: every alert word interned once as a uint32
+// id with its page count and its anchored alerts (words of removed alerts
+// stay until restart), each alert a slot of integers over shared clause
+// and word slices, and its record as JSON in one byte arena.
 //
 // The Google Alerts comparison: a standing query notified when new
 // pages match; here also when a changed page matches, with its snippet

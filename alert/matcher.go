@@ -1,6 +1,7 @@
 package alert
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,12 +48,11 @@ type Matcher struct {
 	verified atomic.Int64 // candidates checked against a page
 	mu       struct {
 		sync.RWMutex
-		byID map[string]*compiled
-		// words has an entry for every word of an alert: the alerts
-		// anchored on it and the number of observed pages that held it
-		// (anchors go to the rarest word). The map changes under the write
-		// lock only; the counters are atomic.
-		words map[string]*wordEntry
+		// alerts holds every alert, packed, and the inverted index of
+		// their words: the alerts anchored on each word and the number of
+		// observed pages that held it (anchors go to the rarest word). It
+		// changes under the write lock only; the counts are atomic.
+		alerts *packed
 		// seen counts observed pages; at refileAt the alerts are filed
 		// again by the counts so far (doubling, so the work is amortized).
 		seen, refileAt int
@@ -70,8 +71,7 @@ func New(ctx context.Context, db *repo.DB, cfg Config, analyzer analysis.Analyze
 	if m.logger == nil {
 		m.logger = slog.New(slog.DiscardHandler)
 	}
-	m.mu.byID = map[string]*compiled{}
-	m.mu.words = map[string]*wordEntry{}
+	m.mu.alerts = newPacked()
 	m.mu.refileAt = refileFirst
 	for kv, err := range db.BucketScan(ctx, bucket, alertPrefix) {
 		if err != nil {
@@ -85,59 +85,27 @@ func New(ctx context.Context, db *repo.DB, cfg Config, analyzer analysis.Analyze
 		if err != nil {
 			return nil, fmt.Errorf("alert: stored alert %s: %w", a.ID, err)
 		}
-		m.fileLocked(c)
+		seq, err := alertSeq(a.ID)
+		if err != nil {
+			return nil, err
+		}
+		m.mu.alerts.add(seq, c, kv[1])
 	}
 	return m, nil
 }
 
-// wordEntry is the inverted index's entry for one alert word.
-type wordEntry struct {
-	df      atomic.Int64
-	anchors []*compiled
+// alertSeq is the number of an alert ID ("a17" → 17).
+func alertSeq(id string) (uint64, error) {
+	n, err := strconv.ParseUint(strings.TrimPrefix(id, "a"), 10, 64)
+	if err != nil || !strings.HasPrefix(id, "a") || n == 0 {
+		return 0, fmt.Errorf("alert %q: %w", id, repo.ErrNotFound)
+	}
+	return n, nil
 }
 
 // refileFirst is how many observed pages the first re-filing waits for:
 // enough for the word counts to tell common words from rare ones.
 const refileFirst = 500
-
-// fileLocked adds c to the maps under its anchor: the word seen on the
-// fewest observed pages, then the one with the fewest alerts filed under
-// it (before any page is observed, only the latter tells).
-func (m *Matcher) fileLocked(c *compiled) {
-	best, bestDF, bestLen := "", int64(-1), -1
-	for _, cl := range c.required {
-		for _, w := range cl.words {
-			e, ok := m.mu.words[w.term]
-			if !ok {
-				e = &wordEntry{}
-				m.mu.words[w.term] = e
-			}
-			d, n := e.df.Load(), len(e.anchors)
-			if bestDF < 0 || d < bestDF || d == bestDF && n < bestLen {
-				best, bestDF, bestLen = w.term, d, n
-			}
-		}
-	}
-	c.anchor = best
-	m.mu.byID[c.a.ID] = c
-	e := m.mu.words[best]
-	e.anchors = append(e.anchors, c)
-}
-
-// refileLocked files every alert again by the word counts so far.
-func (m *Matcher) refileLocked() {
-	for _, e := range m.mu.words {
-		e.anchors = nil
-	}
-	ids := make([]string, 0, len(m.mu.byID))
-	for id := range m.mu.byID {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids) // the same filing for the same alerts and pages
-	for _, id := range ids {
-		m.fileLocked(m.mu.byID[id])
-	}
-}
 
 // Add validates and stores a new alert.
 func (m *Matcher) Add(ctx context.Context, a Alert) (*Alert, error) {
@@ -153,7 +121,7 @@ func (m *Matcher) Add(ctx context.Context, a Alert) (*Alert, error) {
 func (m *Matcher) AddMany(ctx context.Context, as []Alert) ([]Alert, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if n := len(m.mu.byID) + len(as); n > m.cfg.MaxAlerts {
+	if n := len(m.mu.alerts.bySeq) + len(as); n > m.cfg.MaxAlerts {
 		return nil, fmt.Errorf("alert: %d alerts with the new ones: over alert.max_alerts = %d", n, m.cfg.MaxAlerts)
 	}
 	seq := uint64(0)
@@ -168,6 +136,7 @@ func (m *Matcher) AddMany(ctx context.Context, as []Alert) ([]Alert, error) {
 	defer b.Close()
 	out := make([]Alert, len(as))
 	cs := make([]*compiled, len(as))
+	records := make([][]byte, len(as))
 	now := m.now()
 	for i, a := range as {
 		seq++
@@ -182,6 +151,7 @@ func (m *Matcher) AddMany(ctx context.Context, as []Alert) ([]Alert, error) {
 		if err != nil {
 			return nil, fmt.Errorf("alert: encode: %w", err)
 		}
+		records[i] = v
 		if err := b.PutBucket(bucket, alertPrefix+a.ID, v); err != nil {
 			return nil, err
 		}
@@ -192,8 +162,8 @@ func (m *Matcher) AddMany(ctx context.Context, as []Alert) ([]Alert, error) {
 	if err := b.Commit(); err != nil {
 		return nil, fmt.Errorf("alert: add: %w", err)
 	}
-	for _, c := range cs {
-		m.fileLocked(c)
+	for i, c := range cs {
+		m.mu.alerts.add(seq-uint64(len(cs)-1-i), c, records[i])
 	}
 	return out, nil
 }
@@ -202,8 +172,11 @@ func (m *Matcher) AddMany(ctx context.Context, as []Alert) ([]Alert, error) {
 func (m *Matcher) Remove(ctx context.Context, id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	c, ok := m.mu.byID[id]
-	if !ok {
+	seq, err := alertSeq(id)
+	if err != nil {
+		return err
+	}
+	if _, ok := m.mu.alerts.bySeq[seq]; !ok {
 		return fmt.Errorf("alert %q: %w", id, repo.ErrNotFound)
 	}
 	b := m.db.NewBatch(ctx)
@@ -214,24 +187,54 @@ func (m *Matcher) Remove(ctx context.Context, id string) error {
 	if err := b.Commit(); err != nil {
 		return fmt.Errorf("alert: remove %s: %w", id, err)
 	}
-	delete(m.mu.byID, id)
-	e := m.mu.words[c.anchor]
-	e.anchors = slices.DeleteFunc(e.anchors, func(x *compiled) bool { return x == c })
+	m.mu.alerts.remove(seq)
 	return nil
 }
 
-// List returns the alerts of user ("" for all), by ID.
+// List returns the alerts of user ("" for all), oldest first (by number).
 func (m *Matcher) List(user string) []Alert {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	var out []Alert
-	for _, c := range m.mu.byID {
-		if user == "" || c.a.User == user {
-			out = append(out, *c.a)
+	p := m.mu.alerts
+	u, ok := p.users[user]
+	if !ok && user != "" {
+		return nil
+	}
+	var at []uint32
+	for i := range p.slots {
+		if s := &p.slots[i]; s.seq != 0 && (user == "" || s.user == u) {
+			at = append(at, uint32(i))
 		}
 	}
-	slices.SortFunc(out, func(a, b Alert) int { return a.Created.Compare(b.Created) })
+	slices.SortFunc(at, func(a, b uint32) int { return cmp.Compare(p.slots[a].seq, p.slots[b].seq) })
+	out := make([]Alert, 0, len(at))
+	for _, i := range at {
+		a, err := p.alert(i)
+		if err != nil { // the matcher encoded these bytes itself
+			m.logger.Error("alert record", "n", p.slots[i].seq, "err", err)
+			continue
+		}
+		out = append(out, a)
+	}
 	return out
+}
+
+// Count returns how many alerts user has.
+func (m *Matcher) Count(user string) int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	p := m.mu.alerts
+	u, ok := p.users[user]
+	if !ok {
+		return 0
+	}
+	n := 0
+	for i := range p.slots {
+		if p.slots[i].seq != 0 && p.slots[i].user == u {
+			n++
+		}
+	}
+	return n
 }
 
 // Fired counts matches since New.
@@ -251,7 +254,7 @@ func (m *Matcher) ObserveBatch(rb *repo.Batch, pages []index.IndexedPage) error 
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.mu.seen += len(pages); m.mu.seen >= m.mu.refileAt {
-		m.refileLocked()
+		m.mu.alerts.refile()
 		m.mu.refileAt = 2 * m.mu.seen
 	}
 	return nil
@@ -262,25 +265,30 @@ func (m *Matcher) observe(rb *repo.Batch, pages []index.IndexedPage) error {
 	defer m.mu.RUnlock()
 	verified := 0
 	defer func() { m.verified.Add(int64(verified)) }()
+	a := m.mu.alerts
 	for i := range pages {
 		p := &pages[i]
 		for term := range p.Terms {
-			e, ok := m.mu.words[term]
+			id, ok := a.lookup(term)
 			if !ok {
 				continue
 			}
-			e.df.Add(1)
-			verified += len(e.anchors)
-			for _, c := range e.anchors {
-				if !c.matches(p.URL, p.Terms) {
+			atomic.AddInt64(&a.df[id], 1)
+			verified += len(a.anchored[id])
+			for _, at := range a.anchored[id] {
+				if !a.matches(at, p.URL, p.Terms) {
 					continue
 				}
 				m.fired.Add(1)
 				if m.outbox == nil {
 					continue
 				}
-				if err := m.outbox.Enqueue(rb, m.notification(c, p)); err != nil {
-					return fmt.Errorf("alert %s on %s: %w", c.a.ID, p.URL, err)
+				n, err := m.notification(at, p)
+				if err != nil {
+					return err
+				}
+				if err := m.outbox.Enqueue(rb, n); err != nil {
+					return fmt.Errorf("alert %s on %s: %w", n.Source, p.URL, err)
 				}
 			}
 		}
@@ -291,7 +299,11 @@ func (m *Matcher) observe(rb *repo.Batch, pages []index.IndexedPage) error {
 // notification describes a match. Its ID is the alert, the page and the
 // fetch time of the indexed copy: a batch redone after a crash makes the
 // same IDs.
-func (m *Matcher) notification(c *compiled, p *index.IndexedPage) *notify.Notification {
+func (m *Matcher) notification(at uint32, p *index.IndexedPage) (*notify.Notification, error) {
+	al, err := m.mu.alerts.alert(at)
+	if err != nil {
+		return nil, fmt.Errorf("alert: record of alert number %d: %w", m.mu.alerts.slots[at].seq, err)
+	}
 	h := fnv.New64a()
 	h.Write([]byte(p.URL))
 	change := "changed page"
@@ -299,20 +311,20 @@ func (m *Matcher) notification(c *compiled, p *index.IndexedPage) *notify.Notifi
 		change = "new page"
 	}
 	n := &notify.Notification{
-		ID:     fmt.Sprintf("%s-%016x-%x", c.a.ID, h.Sum64(), p.At.UnixNano()),
-		Source: "alert:" + c.a.ID, User: c.a.User, URL: p.URL, Kind: "alert", Change: change, At: p.At,
-		Title:   fmt.Sprintf("alert %q: %s (%s)", c.a.Query, p.Title, change),
-		Summary: p.Snippet(c.snippetTerms, m.cfg.SnippetBytes),
+		ID:     fmt.Sprintf("%s-%016x-%x", al.ID, h.Sum64(), p.At.UnixNano()),
+		Source: "alert:" + al.ID, User: al.User, URL: p.URL, Kind: "alert", Change: change, At: p.At,
+		Title:   fmt.Sprintf("alert %q: %s (%s)", al.Query, p.Title, change),
+		Summary: p.Snippet(m.mu.alerts.snippetTerms(at), m.cfg.SnippetBytes),
 	}
-	for _, t := range c.a.Notify {
+	for _, t := range al.Notify {
 		if t.Kind == notify.Feed {
-			n.Feeds = append(n.Feeds, "alert:"+c.a.ID)
-			if c.a.User != "" {
-				n.Feeds = append(n.Feeds, "user:"+c.a.User)
+			n.Feeds = append(n.Feeds, "alert:"+al.ID)
+			if al.User != "" {
+				n.Feeds = append(n.Feeds, "user:"+al.User)
 			}
 			continue
 		}
 		n.Targets = append(n.Targets, t)
 	}
-	return n
+	return n, nil
 }

@@ -31,6 +31,7 @@ func TestNewPagesFoundThroughChainsAreCreditedToTheOldPage(t *testing.T) {
 	unpolite(cfg, 2, "chain.test")
 	cfg.Crawler.Sitemaps = false
 	cfg.Frontier.Split.Recrawl = 1
+	cfg.Frontier.Split.Monitor = 0 // no feeds or watches to poll
 	cfg.Frontier.Spread = false
 	db, err := repo.Open(t.TempDir(), cfg.Repo, repo.Options{})
 	if err != nil {

@@ -31,6 +31,7 @@ func TestRefetchKeepsUnchangedPagesAndVersionsChangedOnes(t *testing.T) {
 	unpolite(cfg, 2, "mini.test")
 	cfg.Crawler.Sitemaps = false
 	cfg.Frontier.Split.Recrawl = 1
+	cfg.Frontier.Split.Monitor = 0 // no feeds or watches to poll
 	cfg.Frontier.Spread = false
 	e := newEnv(t, cfg, t.TempDir(), nil)
 	e.crawl(t, "http://mini.test/")

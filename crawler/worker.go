@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"mime"
@@ -86,11 +87,14 @@ func (c *Crawler) handle(ctx context.Context, f *frontier.Frontier, job frontier
 	if !job.Reason.IsFirstFetch() {
 		// A URL queued for its first fetch has no stored copy to
 		// revalidate: admit queues only URLs the repository did not know.
+		// A monitoring poll may be the first fetch of a watched URL.
 		page, err := c.db.Page(job.URL)
-		if err != nil {
+		switch {
+		case err == nil:
+			validators = conditional(&page)
+		case job.Reason != repo.ReasonMonitor || !errors.Is(err, repo.ErrNotFound):
 			return nil, fmt.Errorf("crawler: page %s: %w", job.URL, err)
 		}
-		validators = conditional(&page)
 	}
 	c.counters.requests.Add(1)
 	r.res = c.fetch.fetch(ctx, job.URL, validators)

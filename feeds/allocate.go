@@ -40,35 +40,28 @@ func SqrtAllocation(total int, weights, rates []float64, bounds []Bounds) ([]int
 	if err != nil {
 		return nil, err
 	}
-	exchange(m, bounds, func(i int) float64 { return root[i] * root[i] })
+	exchange(m, bounds, func(i, k int) float64 { return evenCost(root[i]*root[i], k) })
 	return m, nil
 }
 
-// exchange moves single polls between feeds while that lowers Σ c_i/m_i,
-// the total delay under even spacing (Thm. 1's objective, c_i = w_i·λ_i).
-// Rounding the real-valued optimum can leave a poll where another feed
-// needs it more; the objective is convex and separable, so when no single
-// move helps the integer allocation is optimal.
-func exchange(m []int, bounds []Bounds, c func(i int) float64) {
+// exchange moves single polls between feeds while that lowers Σ cost(i,
+// m_i), the total delay of feed i with m_i polls: under even spacing (Thm.
+// 1's objective) c_i/m_i, c_i = w_i·λ_i. Rounding the real-valued optimum
+// can leave a poll where another feed needs it more; the objective is convex
+// and separable, so when no single move helps the integer allocation is
+// optimal.
+func exchange(m []int, bounds []Bounds, cost func(i, m int) float64) {
 	for range 10 * len(m) * max(1, len(m)) {
 		gainI, lossI := -1, -1
 		gain, loss := 0.0, math.Inf(1)
 		for i := range m {
 			if m[i] < bounds[i].Max {
-				// saved by one more poll: c/m − c/(m+1)
-				g := 0.0
-				if m[i] == 0 && c(i) > 0 {
-					g = math.Inf(1)
-				} else if m[i] > 0 {
-					g = c(i) / float64(m[i]*(m[i]+1))
-				}
-				if g > gain {
+				if g := cost(i, m[i]) - cost(i, m[i]+1); g > gain {
 					gain, gainI = g, i
 				}
 			}
 			if m[i] > bounds[i].Min && m[i] > 1 {
-				l := c(i) / float64(m[i]*(m[i]-1))
-				if l < loss {
+				if l := cost(i, m[i]-1) - cost(i, m[i]); l < loss {
 					loss, lossI = l, i
 				}
 			}
@@ -79,6 +72,59 @@ func exchange(m []int, bounds []Bounds, c func(i int) float64) {
 		m[gainI]++
 		m[lossI]--
 	}
+}
+
+// evenCost is the total delay c/m of a feed polled m times evenly; a feed
+// with postings and no poll costs more than any polled one.
+func evenCost(c float64, m int) float64 {
+	if m == 0 {
+		if c > 0 {
+			return math.Inf(1)
+		}
+		return 0
+	}
+	return c / float64(m)
+}
+
+// Combined allocates total polls and places them (Thm. 1 and Thm. 3 at
+// once): it starts from the square-root allocation and moves single polls
+// between feeds while that lowers Σ w_i·(expected delay of feed i's placed
+// plan), each plan by Place. The square-root rule is optimal when polls are
+// evenly spaced; once placed, a feed whose postings come in a few hours
+// gains more from a poll than its rate alone says, and one posting round the
+// clock less, so the exchange finishes what the two steps in sequence leave.
+// It returns the polls per Period and each feed's slots.
+func Combined(total int, weights []float64, models []Model, g Grid, bounds []Bounds, starts int) ([]int, [][]int, error) {
+	rates := make([]float64, len(models))
+	for i, m := range models {
+		rates[i] = m.Rate
+	}
+	m, err := SqrtAllocation(total, weights, rates, bounds)
+	if err != nil {
+		return nil, nil, err
+	}
+	type key struct{ i, m int }
+	plans := map[key][]int{}
+	costs := map[key]float64{}
+	cost := func(i, k int) float64 {
+		if c, ok := costs[key{i, k}]; ok {
+			return c
+		}
+		plan := Place(models[i], g, k, starts)
+		c := evenCost(weights[i]*models[i].Rate, 0) // no poll
+		if k > 0 {
+			c = weights[i] * models[i].Rate * float64(ExpectedDelay(models[i], g, plan))
+		}
+		plans[key{i, k}], costs[key{i, k}] = plan, c
+		return c
+	}
+	exchange(m, bounds, cost)
+	out := make([][]int, len(m))
+	for i, k := range m {
+		cost(i, k)
+		out[i] = plans[key{i, k}]
+	}
+	return m, out, nil
 }
 
 // ErrBudget is returned when the bounds cannot be met by the budget.

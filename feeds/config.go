@@ -9,23 +9,25 @@ import (
 // Config is the feeds section of configs/default.yaml; the defaults and
 // their reasons live there.
 type Config struct {
-	Step               time.Duration `mapstructure:"step"`
-	Starts             int           `mapstructure:"starts"`
-	MinInterval        time.Duration `mapstructure:"min_interval"`
-	MaxInterval        time.Duration `mapstructure:"max_interval"`
-	Clusters           int           `mapstructure:"clusters"`
-	ClusterMinPostings int           `mapstructure:"cluster_min_postings"`
-	ClusterIterations  int           `mapstructure:"cluster_iterations"`
-	PriorWeight        float64       `mapstructure:"prior_weight"`
-	Floor              float64       `mapstructure:"floor"`
-	RateCount          float64       `mapstructure:"rate_count"`
-	SeenKept           int           `mapstructure:"seen_kept"`
-	HistoryKept        int           `mapstructure:"history_kept"`
-	MaxItems           int           `mapstructure:"max_items"`
-	MaxBytes           int64         `mapstructure:"max_bytes"`
-	ClockSkew          time.Duration `mapstructure:"clock_skew"`
-	LearnWindow        time.Duration `mapstructure:"learn_window"`
-	PollsPerDay        float64       `mapstructure:"polls_per_day"`
+	Step               time.Duration   `mapstructure:"step"`
+	Starts             int             `mapstructure:"starts"`
+	MinInterval        time.Duration   `mapstructure:"min_interval"`
+	MaxInterval        time.Duration   `mapstructure:"max_interval"`
+	Clusters           int             `mapstructure:"clusters"`
+	ClusterMinPostings int             `mapstructure:"cluster_min_postings"`
+	ClusterIterations  int             `mapstructure:"cluster_iterations"`
+	PriorWeight        float64         `mapstructure:"prior_weight"`
+	Floor              float64         `mapstructure:"floor"`
+	RateCount          float64         `mapstructure:"rate_count"`
+	SeenKept           int             `mapstructure:"seen_kept"`
+	HistoryKept        int             `mapstructure:"history_kept"`
+	MaxItems           int             `mapstructure:"max_items"`
+	MaxBytes           int64           `mapstructure:"max_bytes"`
+	ClockSkew          time.Duration   `mapstructure:"clock_skew"`
+	LearnWindow        time.Duration   `mapstructure:"learn_window"`
+	PollsPerDay        float64         `mapstructure:"polls_per_day"`
+	RateHalfLives      []time.Duration `mapstructure:"rate_half_lives"`
+	RateHoldoutWeeks   int             `mapstructure:"rate_holdout_weeks"`
 }
 
 // Validate names every bad key, its value and the limit.
@@ -84,6 +86,14 @@ func (c Config) Validate() error {
 	}
 	if c.LearnWindow < 24*time.Hour {
 		bad("learn_window", c.LearnWindow, "must be ≥ 24h")
+	}
+	for _, h := range c.RateHalfLives {
+		if h < time.Hour {
+			bad("rate_half_lives", h, "must each be ≥ 1h")
+		}
+	}
+	if len(c.RateHalfLives) > 1 && c.RateHoldoutWeeks < 1 {
+		bad("rate_holdout_weeks", c.RateHoldoutWeeks, "must be ≥ 1 to choose among several rate_half_lives")
 	}
 	if !(c.PollsPerDay > 0) {
 		bad("polls_per_day", c.PollsPerDay, "must be > 0")

@@ -1,7 +1,9 @@
 package feeds
 
 import (
+	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -37,4 +39,90 @@ func LearnAll(cfg Config, postings [][]time.Time, from, to time.Time, rng *rand.
 		}, assign[i])
 	}
 	return models, centroids
+}
+
+// LearnRecent learns every feed's model at now as the live plan
+// (PlanAll) and the evaluation's weekly re-learning do: profiles from the
+// postings in cfg.LearnWindow before now (LearnAll), rates that follow
+// drift from the postings since since, feed i's known up to its last poll
+// seen[i] (RecentRates with cfg.RateHalfLives and cfg.RateHoldoutWeeks).
+func LearnRecent(cfg Config, postings [][]time.Time, since time.Time, seen []time.Time, now time.Time, rng *rand.Rand) []Model {
+	models, _ := LearnAll(cfg, postings, now.Add(-cfg.LearnWindow), now, rng)
+	RecentRates(models, postings, since, seen, now, cfg.RateHalfLives, cfg.RateHoldoutWeeks, cfg.RateCount)
+	return models
+}
+
+// RecentRates replaces every model's rate λ̄ by an exponentially weighted
+// estimate at now (RecentRate), so the rate follows a feed whose activity
+// drifts (a project's busy and quiet spells) where a window's plain count
+// lags by half the window. Each feed's half-life is the one of halfLives
+// that best predicted its own last holdout weeks, one week ahead each
+// (ChooseHalfLife): a feed with stable rhythm keeps a long memory, one that
+// changes pace a short one. seen[i] is feed i's last poll: what it posted
+// since is not known yet. No halfLives leaves the rates as they are.
+func RecentRates(models []Model, postings [][]time.Time, since time.Time, seen []time.Time, now time.Time, halfLives []time.Duration, holdout int, pseudo float64) {
+	if len(halfLives) == 0 {
+		return
+	}
+	for i, ps := range postings {
+		if i >= len(models) || i >= len(seen) || !seen[i].After(since) {
+			continue
+		}
+		hl := ChooseHalfLife(ps, since, seen[i], halfLives, holdout, pseudo)
+		models[i].Rate = RecentRate(ps, since, seen[i], now, hl, pseudo)
+	}
+}
+
+// RecentRate is the exponentially weighted posting rate at now of the
+// postings in [since, seen]: each counts 2^(−age/halfLife), over the
+// exposure weighted alike from since to seen (after seen nothing is known
+// yet; counting it as silent would bias a rarely polled feed down), plus
+// pseudo postings so a feed gone quiet keeps a small rate.
+func RecentRate(ps []time.Time, since, seen, now time.Time, halfLife time.Duration, pseudo float64) float64 {
+	if !seen.After(since) || halfLife <= 0 {
+		return 0
+	}
+	tau := halfLife.Seconds() / math.Ln2
+	weight := func(t time.Time) float64 { return math.Exp(-now.Sub(t).Seconds() / tau) }
+	num := pseudo * weight(seen)
+	for _, t := range ps {
+		if !t.Before(since) && !t.After(seen) {
+			num += weight(t)
+		}
+	}
+	return num / (tau * (weight(seen) - weight(since)))
+}
+
+// ChooseHalfLife returns the half-life of candidates whose rate, estimated
+// at the start of each of the holdout weeks before seen from what came
+// before it, gave the week's count the highest Poisson log-likelihood
+// summed over the weeks; the longest wins ties, and with no week to test
+// (too short a history) the longest is returned.
+func ChooseHalfLife(ps []time.Time, since, seen time.Time, candidates []time.Duration, holdout int, pseudo float64) time.Duration {
+	best, bestLL := slices.Max(candidates), math.Inf(-1)
+	if len(candidates) == 1 {
+		return best
+	}
+	for _, hl := range candidates {
+		ll, tested := 0.0, 0
+		for k := 1; k <= holdout; k++ {
+			from := seen.Add(-time.Duration(k) * Period)
+			if from.Sub(since) < Period {
+				break
+			}
+			mean := RecentRate(ps, since, from, from, hl, pseudo) * Period.Seconds()
+			n := 0
+			for _, t := range ps {
+				if t.After(from) && !t.After(from.Add(Period)) {
+					n++
+				}
+			}
+			ll += float64(n)*math.Log(max(mean, 1e-12)) - mean
+			tested++
+		}
+		if tested > 0 && (ll > bestLL+1e-9 || ll >= bestLL-1e-9 && hl > best) {
+			best, bestLL = hl, ll
+		}
+	}
+	return best
 }

@@ -1,26 +1,42 @@
 package feeds
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/deltaq/deltaq/repo"
 )
 
 // Planned is one feed's schedule for the week: what was learned, its polls
-// per week (Thm. 1) and their times (Thm. 3).
+// per week and their times (Combined: Thm. 1 and Thm. 3 at once).
 type Planned struct {
 	Feed         Feed
 	Model        Model
 	PollsPerWeek int
-	Slots        []int       // grid slots from Monday 00:00 UTC
-	Next         []time.Time // the planned polls from now on, one week's worth
+	Slots        []int // grid slots from Monday 00:00 UTC
+	// Last is the latest planned poll before now (zero: none), so that a
+	// planner starting late (a restart, a re-plan) still owes a poll the
+	// feed missed.
+	Last time.Time
+	Next []time.Time // the planned polls from now on, one week's worth
 }
 
-// PlanAll learns every feed's model from its stored posting history over
-// the feeds.learn_window before now and plans the week: feeds.polls_per_day
-// per feed on average, spread by the square-root rule within each feed's own
-// interval bounds, placed by the fixed-point rule.
-func PlanAll(cfg Config, list []Feed, now time.Time, rng *rand.Rand) ([]Planned, error) {
+// WeeklyPolls is the polls per Period of n feeds polled perDay times a
+// day each on average.
+func WeeklyPolls(perDay float64, n int) int { return int(perDay*7*float64(n) + 0.5) }
+
+// PlanAll plans the week as `deltaq eval feeds`' best policy ("combined",
+// re-learned weekly) does: each feed's model learned at now (LearnRecent:
+// profiles over feeds.learn_window, rates following drift from the
+// postings since then up to the feed's last poll), then feeds.polls_per_day
+// per feed on average allocated and placed at once (Combined) within each
+// feed's own interval bounds, weighted by each feed's weight. The seed
+// seeds the clustering of the daily patterns: the same seed, feeds and now
+// give the same plan.
+func PlanAll(cfg Config, list []Feed, now time.Time, seed uint64) ([]Planned, error) {
 	if len(list) == 0 {
 		return nil, nil
 	}
@@ -29,23 +45,22 @@ func PlanAll(cfg Config, list []Feed, now time.Time, rng *rand.Rand) ([]Planned,
 		return nil, err
 	}
 	history := make([][]time.Time, len(list))
+	seen := make([]time.Time, len(list))
 	weights := make([]float64, len(list))
 	bounds := make([]Bounds, len(list))
-	floors := 0
+	floors, ceilings := 0, 0
 	for i, f := range list {
-		history[i], weights[i] = f.History, f.Weight
+		history[i], seen[i], weights[i] = f.History, f.LastFetch, f.Weight
 		if bounds[i], err = BoundsFor(f.MinInterval, f.MaxInterval); err != nil {
 			return nil, fmt.Errorf("feeds: %s: %w", f.URL, err)
 		}
 		floors += bounds[i].Min
+		ceilings += bounds[i].Max
 	}
-	models, _ := LearnAll(cfg, history, now.Add(-cfg.LearnWindow), now, rng)
-	rates := make([]float64, len(models))
-	for i, m := range models {
-		rates[i] = m.Rate
-	}
-	total := max(floors, int(cfg.PollsPerDay*7*float64(len(list))+0.5))
-	alloc, err := SqrtAllocation(total, weights, rates, bounds)
+	since := now.Add(-cfg.LearnWindow)
+	models := LearnRecent(cfg, history, since, seen, now, rand.New(rand.NewPCG(seed, 2)))
+	total := min(max(floors, WeeklyPolls(cfg.PollsPerDay, len(list))), ceilings)
+	alloc, plan, err := Combined(total, weights, models, grid, bounds, cfg.Starts)
 	if err != nil {
 		return nil, err
 	}
@@ -53,11 +68,13 @@ func PlanAll(cfg Config, list []Feed, now time.Time, rng *rand.Rand) ([]Planned,
 	ws = ws.AddDate(0, 0, -((int(ws.Weekday()) + 6) % 7)) // Monday 00:00 UTC
 	out := make([]Planned, len(list))
 	for i, f := range list {
-		slots := Place(models[i], grid, alloc[i], cfg.Starts)
-		p := Planned{Feed: f, Model: models[i], PollsPerWeek: alloc[i], Slots: slots}
-		for _, week := range []time.Time{ws, ws.Add(Period)} {
-			for _, s := range slots {
-				if t := week.Add(time.Duration(s) * grid.Step); !t.Before(now) && t.Before(now.Add(Period)) {
+		p := Planned{Feed: f, Model: models[i], PollsPerWeek: alloc[i], Slots: plan[i]}
+		for _, week := range []time.Time{ws.Add(-Period), ws, ws.Add(Period)} {
+			for _, s := range plan[i] {
+				switch t := week.Add(time.Duration(s) * grid.Step); {
+				case t.Before(now):
+					p.Last = t
+				case t.Before(now.Add(Period)):
 					p.Next = append(p.Next, t)
 				}
 			}
@@ -65,4 +82,49 @@ func PlanAll(cfg Config, list []Feed, now time.Time, rng *rand.Rand) ([]Planned,
 		out[i] = p
 	}
 	return out, nil
+}
+
+// savedPlan is one feed's plan as a poller stored it (tail "p/<id>").
+type savedPlan struct {
+	Made         time.Time   `json:"made"`
+	Model        Model       `json:"model"`
+	PollsPerWeek int         `json:"polls_per_week"`
+	Slots        []int       `json:"slots"`
+	Last         time.Time   `json:"last,omitzero"`
+	Next         []time.Time `json:"next"`
+}
+
+// SavePlans stores the plan a poller made at made and follows, one record
+// per feed in one batch, so that `deltaq feeds explain` shows the poller's
+// own plan rather than one of its own making.
+func (s *Store) SavePlans(ctx context.Context, made time.Time, plans []Planned) error {
+	b := s.db.NewBatch(ctx)
+	defer b.Close()
+	for _, p := range plans {
+		v, err := encode(savedPlan{Made: made, Model: p.Model, PollsPerWeek: p.PollsPerWeek, Slots: p.Slots, Last: p.Last, Next: p.Next})
+		if err != nil {
+			return err
+		}
+		if err := b.PutBucket(Bucket, "p/"+p.Feed.ID, v); err != nil {
+			return err
+		}
+	}
+	return b.Commit()
+}
+
+// SavedPlan returns feed f's plan as a poller last stored it and when it
+// was made; ok is false when no poller has planned f.
+func (s *Store) SavedPlan(f Feed) (p Planned, made time.Time, ok bool, err error) {
+	v, err := s.db.Bucket(Bucket, "p/"+f.ID)
+	if errors.Is(err, repo.ErrNotFound) {
+		return Planned{}, time.Time{}, false, nil
+	}
+	if err != nil {
+		return Planned{}, time.Time{}, false, err
+	}
+	var sp savedPlan
+	if err := decode(v, &sp); err != nil {
+		return Planned{}, time.Time{}, false, fmt.Errorf("feeds: plan of %s: %w", f.ID, err)
+	}
+	return Planned{Feed: f, Model: sp.Model, PollsPerWeek: sp.PollsPerWeek, Slots: sp.Slots, Last: sp.Last, Next: sp.Next}, sp.Made, true, nil
 }

@@ -309,3 +309,76 @@ func TestLearnFindsTheRhythmAndShrinksSparseFeeds(t *testing.T) {
 		t.Errorf("a silent feed has rate %g: it must stay positive to be polled at all", models[2].Rate)
 	}
 }
+
+// Combined spends the same polls within the bounds and, on feeds with
+// different rhythms, never does worse in expected delay than the square-root
+// allocation placed afterwards; and does better when one feed posts in one
+// hour a day and another round the clock at the same rate: the square-root
+// rule gives both 20 polls a week, but past one a day the bursty feed gains
+// nothing from them.
+func TestCombinedNeverWorseThanSqrtThenPlace(t *testing.T) {
+	g := hourGrid(t)
+	totalDelay := func(models []Model, plans [][]int) float64 {
+		d := 0.0
+		for i, m := range models {
+			d += m.Rate * float64(ExpectedDelay(m, g, plans[i]))
+		}
+		return d
+	}
+	check := func(models []Model, total int, bounds []Bounds) (seq, both float64) {
+		t.Helper()
+		w := make([]float64, len(models))
+		rates := make([]float64, len(models))
+		for i, m := range models {
+			w[i], rates[i] = 1, m.Rate
+		}
+		alloc, err := SqrtAllocation(total, w, rates, bounds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plans := make([][]int, len(models))
+		for i, m := range models {
+			plans[i] = Place(m, g, alloc[i], 4)
+		}
+		got, placed, err := Combined(total, w, models, g, bounds, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := 0
+		for i, k := range got {
+			sum += k
+			if k < bounds[i].Min || k > bounds[i].Max || len(placed[i]) != k {
+				t.Fatalf("feed %d: %d polls, %d placed, bounds %v", i, k, len(placed[i]), bounds[i])
+			}
+		}
+		if sum != total {
+			t.Fatalf("Combined spent %d polls of %d", sum, total)
+		}
+		return totalDelay(models, plans), totalDelay(models, placed)
+	}
+	rng := rand.New(rand.NewPCG(3, 3))
+	for range 20 {
+		n := 2 + rng.IntN(3)
+		models := make([]Model, n)
+		bounds := make([]Bounds, n)
+		for i := range models {
+			models[i] = randomModel(rng)
+			models[i].Rate *= math.Pow(10, rng.Float64()*2-1)
+			bounds[i] = Bounds{Min: 1, Max: 60}
+		}
+		if seq, both := check(models, n*(2+rng.IntN(10)), bounds); both > seq*(1+1e-9) {
+			t.Fatalf("Combined %g worse than square root then place %g", both, seq)
+		}
+	}
+	burst, flat := Model{Rate: 1.0 / 3600}, Model{Rate: 1.0 / 3600}
+	for b := range burst.Shape {
+		flat.Shape[b] = 1
+		if b%24 == 9 {
+			burst.Shape[b] = 24
+		}
+	}
+	seq, both := check([]Model{burst, flat}, 40, []Bounds{{1, 60}, {1, 60}})
+	if !(both < seq*0.8) {
+		t.Errorf("burst and flat feeds: Combined %g, square root then place %g; want Combined lower", both, seq)
+	}
+}

@@ -19,6 +19,10 @@ type budget struct {
 	used     int
 	reserved [repo.NumClasses]int // planned entries of this period not yet handed out
 	byClass  [repo.NumClasses]int // handed out this period, per class
+	// hold keeps the monitoring share of the period's instants still to
+	// come from new URLs; each instant releases what its picks leave
+	// (monitor.go).
+	hold int
 }
 
 // roll starts a new period if now is past the current one, reporting
@@ -31,6 +35,7 @@ func (b *budget) roll(now time.Time) bool {
 	b.used = 0
 	b.reserved = [repo.NumClasses]int{}
 	b.byClass = [repo.NumClasses]int{}
+	b.hold = 0
 	return true
 }
 
@@ -48,7 +53,7 @@ func (b *budget) admits(c repo.QueueClass) bool {
 // free is what is left of the period's budget after fetches and
 // reservations.
 func (b *budget) free() int {
-	free := b.limit - b.used
+	free := b.limit - b.used - b.hold
 	for _, r := range b.reserved {
 		free -= r
 	}
@@ -113,6 +118,9 @@ func decodeUsage(b []byte) (usage, error) {
 	u.start = time.Unix(0, start).UTC()
 	b = b[n:]
 	for c := range u.byClass {
+		if len(b) == 0 {
+			break // written before a class was added: it counted nothing
+		}
 		v, n := binary.Uvarint(b)
 		if n <= 0 {
 			return u, errors.New("bad count")

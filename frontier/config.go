@@ -43,6 +43,9 @@ type BudgetConfig struct {
 type SplitConfig struct {
 	Recrawl   float64 `mapstructure:"recrawl"`
 	Discovery float64 `mapstructure:"discovery"`
+	// Monitor is the share of monitoring polls (feeds, watches), spread
+	// over the period's monitor instants (monitor.go).
+	Monitor float64 `mapstructure:"monitor"`
 }
 
 // Validate reports every problem in c, each naming its key.
@@ -66,8 +69,13 @@ func (c Config) Validate(policies []string) error {
 	if c.Split.Discovery < 0 || c.Split.Discovery > 1 {
 		bad("split.discovery", c.Split.Discovery, "must be in [0, 1]")
 	}
+	if c.Split.Monitor < 0 || c.Split.Monitor > 1 {
+		bad("split.monitor", c.Split.Monitor, "must be in [0, 1]")
+	}
 	if s := c.Split.Recrawl + c.Split.Discovery; s > 1 {
 		bad("split.recrawl + split.discovery", s, "must be <= 1")
+	} else if s += c.Split.Monitor; s > 1 {
+		bad("split.recrawl + split.discovery + split.monitor", s, "must be <= 1")
 	}
 	if c.Tau < 0 || c.Tau > 1 {
 		bad("tau", c.Tau, "must be in [0, 1]")

@@ -1,11 +1,11 @@
 // Package frontier decides what the crawler fetches next and when.
 //
 // It owns the persistent queue (repository prefix 'q'): per-host queues in
-// three classes (first fetches of new URLs, synchronization re-fetches,
-// discovery re-fetches), each ordered by due time. In memory it keeps only
-// per-host heads (frontier.host_buffer entries per class, plus the entries
-// in flight) and a heap of hosts ordered by when their next request may
-// start; everything else stays in Pebble, so memory does not grow with queue
+// four classes (first fetches of new URLs, synchronization re-fetches,
+// discovery re-fetches, monitoring polls), each ordered by due time. In
+// memory it keeps only per-host heads (frontier.host_buffer entries per
+// class, plus the entries in flight) and a heap of hosts ordered by when
+// their next request may start; everything else stays in Pebble, so memory does not grow with queue
 // length (BenchmarkMemoryPerQueuedURL: 246 B per queued URL with two URLs
 // per host, under 11 B with a thousand hosts).
 //
@@ -15,8 +15,13 @@
 // frontier.budget.period bounds all fetches; shares of it
 // (frontier.split.recrawl, frontier.split.discovery) are reserved for the
 // re-fetches planned at each period's start, and what a plan leaves unused
-// goes to new URLs. The usage of the current period is persisted with each
-// completed fetch, so a restart does not grant a fresh budget.
+// goes to new URLs. The monitoring share (frontier.split.monitor) is spread
+// over the period's instants: at each, a Monitor (monitor.go; WIC in
+// package monitor/poll) picks that instant's polls, the share of the later
+// instants stays held from new URLs (no more than the URLs watched could
+// take), and what the instant's picks leave is free for them at once. Every fetch, whatever its class, is reported to
+// the Monitor when done. The usage of the current period is persisted with
+// each completed fetch, so a restart does not grant a fresh budget.
 //
 // Re-fetches are chosen by a Policy (thesis ch. 4): Uniform (round-robin),
 // and the ΔQ, staleness, embarrassment and LambdaCrawl policies in their own
@@ -25,7 +30,10 @@
 //
 // ExplainPage (explain.go) gives one page's thesis estimate (§4.7.1):
 // δQ_A, how many re-downloads it averages and the priority now, under the
-// policy New recorded in the repository (metadata frontier.policy).
+// policy New recorded in the repository (metadata frontier.policy); under
+// deltaq also the posteriors the policy ranks it by (DeltaQ.Explain: the
+// expected changes since LR, the expected impact of one, the stake),
+// fitted over every candidate as a plan is.
 //
 // # ΔQ without hindsight
 //
@@ -53,8 +61,10 @@
 // rate λ_p has a posterior (changemodel.go): E[N] = E[λ_p]·(t − LR),
 // P(N ≥ 1) = 1 − E[e^(−λ_p·(t−LR))]. The impact's prior grows with the
 // page's stake in the workload, which the index knows without a
-// re-download (the inspection weight its current ranks hold), and is
-// learned from the ΔQ_A measured on past changes of all pages
+// re-download (the inspection weight its current ranks hold; Importance,
+// which `deltaq serve` reads from index.Stakes and an evaluation from its
+// own rankings; `deltaq crawl` alone, without the index, weighs every page
+// 1), and is learned from the ΔQ_A measured on past changes of all pages
 // (impact.go). Both posteriors pool evidence across alike pages, so a page
 // seen once is judged by its neighbours and not by its single
 // observation. Overwrite starves pages that change every period (they all

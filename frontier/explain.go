@@ -32,13 +32,18 @@ type Explanation struct {
 	// Priority is P(p, t) = δQ_A(p)·(t − LR(p, t)); zero unless
 	// Estimate.Measured.
 	Priority float64
-	Why      string // one sentence: where the numbers come from
+	// Posterior is what the deltaq policy ranks the page by now; nil under
+	// another policy or when the page is no candidate for a re-fetch.
+	Posterior *Posterior
+	Why       string // where the numbers come from
 }
 
 // ExplainPage reads a page's fetch log and ΔQ_A measurements and the
 // policy recorded by the last crawl, and explains the page's recrawl
-// priority at now.
-func ExplainPage(ctx context.Context, db *repo.DB, cfg Config, url string, now time.Time) (Explanation, error) {
+// priority at now. Under the deltaq policy it also fits the plan's priors
+// over every candidate, as a plan does (a pass over all pages' fetch
+// logs), with importance as the pages' stakes (nil: every page 1).
+func ExplainPage(ctx context.Context, db *repo.DB, cfg Config, url string, now time.Time, importance Importance) (Explanation, error) {
 	log, err := db.FetchLog(ctx, url)
 	if err != nil {
 		return Explanation{}, fmt.Errorf("frontier: explain %s: %w", url, err)
@@ -56,7 +61,51 @@ func ExplainPage(ctx context.Context, db *repo.DB, cfg Config, url string, now t
 	}
 	e := Explain(cfg, policy, log, ms, now)
 	e.URL, e.PolicyFromRepository = url, recorded
+	if policy != "deltaq" {
+		return e, nil
+	}
+	pol, err := NewPolicy(policy, cfg, importance)
+	if err != nil {
+		return Explanation{}, err
+	}
+	plan := Plan{Now: now, Period: cfg.Budget.Period, N: cfg.Budget.Fetches}
+	post, ok, err := pol.(*DeltaQ).Explain(ctx, plan, candidates{db: db}, url)
+	if err != nil {
+		return Explanation{}, fmt.Errorf("frontier: explain %s: %w", url, err)
+	}
+	if !ok {
+		e.Why = "not a candidate for a re-fetch now (never fetched, queued already, or a sitemap or feed, which are re-read by age); " + e.Why
+		return e, nil
+	}
+	e.Posterior = &post
+	e.Why = posteriorWhy(cfg, post)
+	if importance == nil {
+		e.Why += " No index is open here, so every page's stake counts as 1."
+	}
+	e.Why += " The thesis estimate above (δQ_A from the page's own re-downloads) is shown for comparison; the policy does not rank by it."
 	return e, nil
+}
+
+// posteriorWhy says in a sentence how the deltaq score of a page is made.
+func posteriorWhy(cfg Config, p Posterior) string {
+	var changes string
+	switch {
+	case p.KnownChange:
+		changes = "a sitemap shows a change since the last fetch"
+	case cfg.Changes == "overwrite":
+		changes = fmt.Sprintf("P(changed since the last fetch) = %.3g", p.Changes)
+	default:
+		changes = fmt.Sprintf("E[changes since the last fetch] = %.3g", p.Changes)
+	}
+	why := fmt.Sprintf("deltaq scores E[ΔQ_A] = %.4g: %s (change rate %.3g per period, its posterior pooled with the page's host and directory, over %.3g periods no sitemap speaks for) × E[ΔQ_A of one change] = %.4g (stake %.4g in the workload, and the ΔQ_A measured on past changes).",
+		p.Score, changes, p.Rate, p.Open, p.Impact, p.Stake)
+	if p.Overdue {
+		why += " Not re-fetched for frontier.max_interval: it goes first whatever its score."
+	}
+	if cfg.Exploration == "thompson" {
+		why += " Each period's plan ranks by one draw from these posteriors (Thompson sampling), so an uncertain page is sometimes picked above its mean."
+	}
+	return why
 }
 
 // RecordedPolicy returns the re-fetch policy the repository was last

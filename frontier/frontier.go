@@ -50,6 +50,10 @@ type Options struct {
 	// Discoverer, if set, plans the discovery re-fetches of each period
 	// (frontier.split.discovery of the budget).
 	Discoverer Discoverer
+	// Monitor, if set, picks the monitoring polls of each instant of
+	// MonitorInstant (frontier.split.monitor of the budget; monitor.go).
+	Monitor        Monitor
+	MonitorInstant time.Duration
 }
 
 // Frontier decides what to fetch next. It is safe for concurrent use.
@@ -61,6 +65,9 @@ type Frontier struct {
 	policy     Policy
 	discoverer Discoverer
 	logger     *slog.Logger
+	// monitor picks monitoring polls every monitorInstant (monitor.go).
+	monitor        Monitor
+	monitorInstant time.Duration
 
 	mu struct {
 		sync.Mutex
@@ -83,7 +90,11 @@ func New(ctx context.Context, db *repo.DB, cfg Config, gate Gate, policy Policy,
 	if err := cfg.Validate(Policies()); err != nil {
 		return nil, err
 	}
-	f := &Frontier{db: db, cfg: cfg, clock: opts.Clock, gate: gate, policy: policy, discoverer: opts.Discoverer, logger: opts.Logger}
+	f := &Frontier{db: db, cfg: cfg, clock: opts.Clock, gate: gate, policy: policy, discoverer: opts.Discoverer, logger: opts.Logger,
+		monitor: opts.Monitor, monitorInstant: opts.MonitorInstant}
+	if f.monitor != nil && (f.monitorInstant <= 0 || f.monitorInstant > cfg.Budget.Period) {
+		return nil, fmt.Errorf("monitor.instant = %v: must be > 0 and at most frontier.budget.period (%v)", f.monitorInstant, cfg.Budget.Period)
+	}
 	if f.clock == nil {
 		f.clock = clock.Real{}
 	}
@@ -427,6 +438,9 @@ type DoneInfo struct {
 // Done returns a job's host slot after its result (including the removal of
 // its queue entry) committed.
 func (f *Frontier) Done(job Job, info DoneInfo) {
+	if f.monitor != nil {
+		defer f.monitor.Fetched(job.URL, f.clock.Now()) // after the unlock below
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	h, _, ok := f.takeInflightLocked(job, "done for a job not in flight")
@@ -520,16 +534,17 @@ func (f *Frontier) Plan(ctx context.Context) (int, error) {
 			return 0, fmt.Errorf("frontier: policy %s: %w", f.policy.Name(), err)
 		}
 	}
-	n1, err := f.queue(ctx, disc, repo.ReasonDiscovery, now)
+	n1, err := f.queue(ctx, disc, repo.ReasonDiscovery, now, f.cfg.Spread)
 	if err != nil {
 		return 0, err
 	}
-	n2, err := f.queue(ctx, sync, repo.ReasonRecrawl, now)
+	n2, err := f.queue(ctx, sync, repo.ReasonRecrawl, now, f.cfg.Spread)
 	return n1 + n2, err
 }
 
-// queue commits re-fetch entries for urls and publishes them.
-func (f *Frontier) queue(ctx context.Context, urls []string, reason repo.Reason, now time.Time) (int, error) {
+// queue commits re-fetch entries for urls and publishes them, due now or,
+// with spread, spread over the period.
+func (f *Frontier) queue(ctx context.Context, urls []string, reason repo.Reason, now time.Time, spread bool) (int, error) {
 	if len(urls) == 0 {
 		return 0, nil
 	}
@@ -537,7 +552,7 @@ func (f *Frontier) queue(ctx context.Context, urls []string, reason repo.Reason,
 	defer b.Close()
 	items := make([]repo.QueueItem, 0, len(urls))
 	step := time.Duration(0)
-	if f.cfg.Spread {
+	if spread {
 		step = f.cfg.Budget.Period / time.Duration(len(urls))
 	}
 	for i, u := range urls {

@@ -147,14 +147,21 @@ func (d *DeltaQ) views(ctx context.Context, plan Plan, pages Pages, seen map[str
 	}
 }
 
-// Select implements Policy. It reads the candidates three times, streaming
-// (the sitemaps; every page's evidence, pooled; every page's score), so its
-// memory is the pooled fits and the N picks, not the candidates
-// (BenchmarkPlanDeltaQ).
-func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, error) {
-	// The sitemaps: when each host's were last read, and this period's
-	// re-reads.
-	seen := map[string]time.Time{}
+// deltaqFit is what a plan learns from every candidate before it scores
+// any: when each host's sitemaps were last read, the period's sitemap
+// re-reads, the pooled change-rate priors and the impact prior.
+type deltaqFit struct {
+	seen   map[string]time.Time
+	feeds  []string
+	grid   rateGrid
+	pool   *ratePool
+	impact impactPrior
+}
+
+// fit reads the candidates twice, streaming: the sitemaps, then every
+// page's evidence, pooled.
+func (d *DeltaQ) fit(ctx context.Context, plan Plan, pages Pages) (*deltaqFit, error) {
+	f := &deltaqFit{seen: map[string]time.Time{}, grid: newRateGrid()}
 	feeds := newTopN(0)
 	if d.SitemapLastMod {
 		feeds = newTopN(plan.N / 4)
@@ -165,47 +172,65 @@ func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, 
 		}
 		if isFeed(p) {
 			h := urlnorm.Host(p.URL)
-			seen[h] = later(seen[h], p.LastFetch)
+			f.seen[h] = later(f.seen[h], p.LastFetch)
 			feeds.offer(p.URL, plan.periods(p.LastFetch), 0)
 		}
 	}
-	picked := feeds.urls()
-
-	// Pool the evidence of every page.
-	grid := newRateGrid()
-	pool := newRatePool(grid)
+	f.feeds = feeds.urls()
+	f.pool = newRatePool(f.grid)
 	var impacts impactFit
-	for v, err := range d.views(ctx, plan, pages, seen) {
+	for v, err := range d.views(ctx, plan, pages, f.seen) {
 		if err != nil {
 			return nil, err
 		}
-		pool.add(v.page.URL, v.ev)
+		f.pool.add(v.page.URL, v.ev)
 		impacts.add(v.obs)
 	}
-	impactPrior := impacts.prior()
+	f.impact = impacts.prior()
+	return f, nil
+}
 
-	// Score every page from its posteriors.
-	bound := math.Inf(1)
-	if d.MaxInterval > 0 {
-		bound = d.MaxInterval.Seconds() / plan.Period.Seconds()
+// posterior writes the change-rate posterior of a viewed page into post
+// and returns its impact posterior.
+func (f *deltaqFit) posterior(v pageView, post []float64) impactPosterior {
+	prior := f.pool.prior(v.page.URL)
+	if id := f.pool.liks.add(v.ev); id >= 0 {
+		posterior(prior, f.pool.liks.vecs[id], post)
+	} else {
+		copy(post, prior)
 	}
+	return f.impact.posterior(v.obs)
+}
+
+// meanChanges is what the changes since LR count for at the posterior
+// mean: P(N ≥ 1) under overwrite unless a change is known, else E[N].
+func (d *DeltaQ) meanChanges(g rateGrid, post []float64, v pageView) float64 {
+	if d.Changes == "overwrite" && !v.changed {
+		return g.changeProbability(post, v.open)
+	}
+	return d.changes(g.meanRate(post), v.open, v.changed)
+}
+
+// Select implements Policy. It reads the candidates three times (fit,
+// then every page's score), streaming, so its memory is the pooled fits
+// and the N picks, not the candidates (BenchmarkPlanDeltaQ).
+func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, error) {
+	f, err := d.fit(ctx, plan, pages)
+	if err != nil {
+		return nil, err
+	}
+	bound := d.bound(plan)
 	post := make([]float64, gridSize)
-	top := newTopN(plan.N - len(picked))
+	top := newTopN(plan.N - len(f.feeds))
 	src := rand.NewPCG(0, 0)
 	rng := rand.New(src)
 	period := uint64(plan.Now.UnixNano())
-	for v, err := range d.views(ctx, plan, pages, seen) {
+	for v, err := range d.views(ctx, plan, pages, f.seen) {
 		if err != nil {
 			return nil, err
 		}
 		p := v.page
-		prior := pool.prior(p.URL)
-		if id := pool.liks.add(v.ev); id >= 0 {
-			posterior(prior, pool.liks.vecs[id], post)
-		} else {
-			copy(post, prior)
-		}
-		imp := impactPrior.posterior(v.obs)
+		imp := f.posterior(v, post)
 		age := plan.periods(p.LastFetch)
 		var score float64
 		switch {
@@ -213,20 +238,70 @@ func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, 
 			score = math.Inf(1)
 		case d.Exploration == "thompson":
 			src.Seed(d.Seed^urlHash(p.URL), period)
-			lambda := grid.sample(post, rng.Float64(), rng.Float64())
+			lambda := f.grid.sample(post, rng.Float64(), rng.Float64())
 			score = d.changes(lambda, v.open, v.changed) * imp.sample(rng)
 		default:
-			var n float64
-			if d.Changes == "overwrite" && !v.changed {
-				n = grid.changeProbability(post, v.open)
-			} else {
-				n = d.changes(grid.meanRate(post), v.open, v.changed)
-			}
-			score = n * imp.mean()
+			score = d.meanChanges(f.grid, post, v) * imp.mean()
 		}
 		top.offer(p.URL, score, age)
 	}
-	return append(picked, top.urls()...), nil
+	return append(f.feeds, top.urls()...), nil
+}
+
+// bound is MaxInterval in periods (+Inf without one).
+func (d *DeltaQ) bound(plan Plan) float64 {
+	if d.MaxInterval <= 0 {
+		return math.Inf(1)
+	}
+	return d.MaxInterval.Seconds() / plan.Period.Seconds()
+}
+
+// Posterior is what the deltaq policy believes of one page at a plan: the
+// posterior means its score is made of (doc.go).
+type Posterior struct {
+	Rate        float64 // E[λ_p], changes per period
+	Open        float64 // periods since LR that no sitemap speaks for
+	KnownChange bool    // a sitemap's <lastmod> shows a change since LR
+	// Changes is E[N] under frontier.changes accumulate, P(N ≥ 1) under
+	// overwrite (1 when a change is known).
+	Changes float64
+	Stake   float64 // the page's stake in the workload (Importance)
+	Impact  float64 // E[m], the expected ΔQ_A of one change
+	// Score is Changes·Impact, the page's expected ΔQ_A from a re-fetch
+	// now: the mean the plan ranks by (Thompson sampling draws around it).
+	Score float64
+	// Overdue: not re-fetched for frontier.max_interval, so it goes first.
+	Overdue bool
+}
+
+// Explain fits the plan's priors over pages and returns the posterior of
+// the candidate url; ok is false when url is not a candidate (never
+// fetched, a sitemap or feed, or queued already).
+func (d *DeltaQ) Explain(ctx context.Context, plan Plan, pages Pages, url string) (post Posterior, ok bool, err error) {
+	f, err := d.fit(ctx, plan, pages)
+	if err != nil {
+		return Posterior{}, false, err
+	}
+	for p, err := range pages.Candidates(ctx) {
+		if err != nil {
+			return Posterior{}, false, err
+		}
+		if p.URL != url || isFeed(p) {
+			continue
+		}
+		v, err := d.view(ctx, plan, pages, p, f.seen)
+		if err != nil {
+			return Posterior{}, false, err
+		}
+		rates := make([]float64, gridSize)
+		imp := f.posterior(v, rates)
+		post = Posterior{Rate: f.grid.meanRate(rates), Open: v.open, KnownChange: v.changed,
+			Changes: d.meanChanges(f.grid, rates, v), Stake: v.obs.stake, Impact: imp.mean(),
+			Overdue: plan.periods(p.LastFetch) >= d.bound(plan)}
+		post.Score = post.Changes * post.Impact
+		return post, true, nil
+	}
+	return Posterior{}, false, nil
 }
 
 // changes is what the changes since LR count for at rate lambda over

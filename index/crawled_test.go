@@ -49,6 +49,7 @@ func crawlDigitalgov(t *testing.T) *crawledSite {
 	cfg.Crawler.Politeness.Overrides = []crawler.HostOverride{{Host: host, PerHost: 8}}
 	cfg.Crawler.Politeness.Global = 8
 	cfg.Frontier.Split.Recrawl = 1
+	cfg.Frontier.Split.Monitor = 0 // no feeds or watches to poll
 	cfg.Frontier.Spread = false
 	dir := t.TempDir()
 	db, err := repo.Open(filepath.Join(dir, "repo"), cfg.Repo, repo.Options{})

@@ -27,19 +27,24 @@
 //     (histogram.go; 8·(index.histogram_buckets+2) bytes plus a map entry
 //     per term with results, ~130 bytes per term with 8 buckets), both
 //     swapped atomically.
-//   - In memory, for retrieval (match.go): the text field's mean analyzed
-//     length for the current snapshot (counted from its postings once per
-//     snapshot) and the document number → URL column of the current
-//     snapshot (one entry per document resolved, ~100 bytes each), both
-//     dropped when the snapshot changes.
+//   - In memory, for retrieval (snaptext.go): the text field of the
+//     snapshot searched last, read from its postings once per snapshot:
+//     each term's documents and frequencies, each document's terms (the
+//     forward index RM3 reads) and analyzed length, their mean, and the
+//     document number → URL column (one entry per document resolved);
+//     16 bytes per posting plus ~100 per URL resolved (about 12 MB for
+//     digitalgov-2023's week of 5,000 pages), dropped when a search sees
+//     another snapshot (a batch or a merge).
 //
-// Retrieval (match.go): textbook BM25 over the text field with the
-// snapshot's mean length, a coordination rule (all words for queries of at
-// most index.retrieval.short_query_terms words, falling back to any word
-// below index.retrieval.min_results pages), RM3 feedback for longer
-// queries, optional title and proximity components; quotes, -exclusions
-// and site: filter; a stop-word query searches the titles. Search and
-// Retrieve read stored fields only for the hits they show (Shown).
+// Retrieval (match.go): textbook BM25 over the text field (scored from
+// the in-memory postings) with the snapshot's mean length, a
+// coordination rule (all words for queries of at most
+// index.retrieval.short_query_terms words, falling back to any word below
+// index.retrieval.min_results pages), RM3 feedback for longer queries
+// (from the in-memory forward index), optional title and proximity
+// components; quotes, -exclusions and site: filter; a stop-word query
+// searches the titles. Search and Retrieve read stored fields only for
+// the hits they show (Shown), by document number.
 // matchscore.go gives its text score, idf and coordination in closed form
 // for pages outside the index (eval sync's live web), equal to Ranker.Match
 // bit for bit.
@@ -75,6 +80,10 @@
 //   - §4.6.3: the per-page work runs on all cores while Bleve writes the
 //     batch to disk (Bleve runs with unsafe_batch; the watermark waits for
 //     the batch's persisted callback). BenchmarkDeltaQOverhead measures it.
+//   - A page's stake (stake.go), Σ f_q·I(R̂(S(p, q), H_q)) over the
+//     workload terms of its snapshot: what searchers see of it now, the
+//     impact side of the frontier's deltaq policy and μ(p) of EBR and
+//     LambdaCrawl, read without re-downloading the page.
 //
 // Usage:
 //

@@ -87,9 +87,9 @@ type Index struct {
 
 	watermark atomic.Uint64
 	workload  atomic.Pointer[Workload]
-	lengths   lengthCache // the text field's mean length (match.go)
-	urls      urlColumn   // document number → URL of the current snapshot (match.go)
-	slots     sync.Pool   // *[]int32: retrieval's accumulator slots, one per document number (match.go)
+	texts     snapTexts // the text field of the snapshot searched last, in memory (snaptext.go)
+	slots     sync.Pool // *[]int32: retrieval's accumulator slots, one per document number (match.go)
+	cands     sync.Pool // *[]candidate: retrieval's candidates (match.go)
 	hists     atomic.Pointer[histogramSet]
 
 	// Test hooks: trace sees every per-term measurement; beforeCommit runs

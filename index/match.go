@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -16,13 +15,15 @@ import (
 )
 
 // This file is the searcher's retrieval: best-match ranking of a parsed
-// query over one index snapshot. Bleve supplies the postings; the scores
-// are deltaq's own (see RetrievalConfig for every constant):
+// query over one index snapshot. The text field's postings come from the
+// snapshot's copy in memory (snaptext.go), the title's and the filters'
+// from Bleve; the scores are deltaq's own (see RetrievalConfig for every
+// constant):
 //
 //   - BM25 over the text field (title + main text) with textbook
 //     statistics: idf = ln(1 + (N − df + 0.5)/(df + 0.5)), the document's
 //     analyzed length against the mean analyzed length of the snapshot's
-//     documents (textLengths), k1 and b from the configuration. Bleve
+//     documents (snapText), k1 and b from the configuration. Bleve
 //     2.6.1's own BM25 divides by a vocabulary size per document (scorer.go),
 //     about 6 where a page has a hundred tokens, and moves when segments
 //     merge; the mean token count does neither.
@@ -51,7 +52,8 @@ import (
 //     max_query_terms rarest (highest idf), first occurrence breaking ties.
 //
 // Ties are broken by URL ascending, so a ranking is a function of the
-// index's content.
+// index's content. Only the best pages a call asks for are sorted
+// (sortBest), and only they are resolved to URLs.
 
 // titleAnalyzerName is the analyzer of FieldTitle: Bleve's English
 // analyzer without its stop-word filter, so titles keep "the", "who".
@@ -87,85 +89,10 @@ type candidate struct {
 	matched uint64 // bit i: terms[i] occurs in the page
 }
 
-// lengthCache holds the mean analyzed length of the text field for the
-// snapshot it was counted on, keyed by (documents, field cardinality),
-// which move with nearly every change to the index.
-type lengthCache struct {
-	mu      sync.Mutex
-	docs    uint64
-	card    int
-	meanLen float64
-}
-
-// textLengths returns N and the mean analyzed length of FieldText over
-// the snapshot r: the sum of every posting's frequency (each token of a
-// page is one occurrence of one term) divided by N. Counting reads every
-// posting of the field once; the result is kept until N or the field's
-// cardinality changes (nearly every batch moves one of them).
-func (ix *Index) textLengths(ctx context.Context, r bindex.IndexReader) (uint64, float64, error) {
-	n, err := r.DocCount()
-	if err != nil {
-		return 0, 0, fmt.Errorf("index: doc count: %w", err)
-	}
-	card := 0
-	if br, ok := r.(bindex.BM25Reader); ok {
-		if card, err = br.FieldCardinality(FieldText); err != nil {
-			return 0, 0, fmt.Errorf("index: field cardinality: %w", err)
-		}
-	}
-	c := &ix.lengths
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.docs == n && c.card == card && c.meanLen > 0 {
-		return n, c.meanLen, nil
-	}
-	dict, err := r.FieldDict(FieldText)
-	if err != nil {
-		return 0, 0, fmt.Errorf("index: text dictionary: %w", err)
-	}
-	defer dict.Close()
-	var total uint64
-	var tfd bindex.TermFieldDoc
-	for {
-		e, err := dict.Next()
-		if err != nil {
-			return 0, 0, fmt.Errorf("index: text dictionary: %w", err)
-		}
-		if e == nil {
-			break
-		}
-		if err := ctx.Err(); err != nil {
-			return 0, 0, err
-		}
-		tfr, err := r.TermFieldReader(ctx, []byte(e.Term), FieldText, true, false, false)
-		if err != nil {
-			return 0, 0, fmt.Errorf("index: postings of %q: %w", e.Term, err)
-		}
-		for {
-			d, err := tfr.Next(&tfd)
-			if err != nil {
-				tfr.Close()
-				return 0, 0, fmt.Errorf("index: postings of %q: %w", e.Term, err)
-			}
-			if d == nil {
-				break
-			}
-			total += d.Freq
-		}
-		tfr.Close()
-	}
-	mean := 1.0
-	if n > 0 && total > 0 {
-		mean = float64(total) / float64(n)
-	}
-	c.docs, c.card, c.meanLen = n, card, mean
-	return n, mean, nil
-}
-
 // planQuery analyzes q for scoring on r: its words (and the words of its
 // phrases) with the text field's analyzer, or, when they are all stop
 // words, with the title's; the filters as Bleve queries.
-func (ix *Index) planQuery(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, q Query, n uint64) (*matchPlan, error) {
+func (ix *Index) planQuery(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, st *snapText, q Query) (*matchPlan, error) {
 	cfg := ix.cfg.Retrieval
 	p := &matchPlan{}
 	words := slices.Clone(q.Terms)
@@ -199,13 +126,17 @@ func (ix *Index) planQuery(ctx context.Context, r bindex.IndexReader, m mapping.
 		p.terms = append(p.terms, qterm{term: t, weight: 1, first: i})
 	}
 	for i := range p.terms {
-		tfr, err := r.TermFieldReader(ctx, []byte(p.terms[i].term), field, false, false, false)
-		if err != nil {
-			return nil, fmt.Errorf("index: postings of %q: %w", p.terms[i].term, err)
+		if field == FieldText {
+			p.terms[i].df = uint64(len(st.postings(p.terms[i].term)))
+		} else {
+			tfr, err := r.TermFieldReader(ctx, []byte(p.terms[i].term), field, false, false, false)
+			if err != nil {
+				return nil, fmt.Errorf("index: postings of %q: %w", p.terms[i].term, err)
+			}
+			p.terms[i].df = tfr.Count()
+			tfr.Close()
 		}
-		p.terms[i].df = tfr.Count()
-		tfr.Close()
-		p.terms[i].idf = bm25IDF(n, p.terms[i].df)
+		p.terms[i].idf = bm25IDF(st.n, p.terms[i].df)
 	}
 	if limit := ix.cfg.MaxQueryTerms; len(p.terms) > limit {
 		// Keep the rarest words: they carry the query's meaning.
@@ -259,31 +190,34 @@ func bm25IDF(n, df uint64) float64 {
 
 // match scores q on the snapshot r and returns the qualifying pages, best
 // first, ties by URL; only the first limit are resolved to URLs and
-// returned (limit < 0: all). total is the number of qualifying pages.
-func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, q Query, limit int) (ranked []Ranked, ids []bindex.IndexInternalID, total int, err error) {
+// returned (limit < 0: all), with their document numbers. total is the
+// number of qualifying pages.
+func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, st *snapText, q Query, limit int) (ranked []Ranked, docs []uint64, total int, err error) {
 	cfg := ix.cfg.Retrieval
-	n, meanLen, err := ix.textLengths(ctx, r)
+	p, err := ix.planQuery(ctx, r, m, st, q)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	p, err := ix.planQuery(ctx, r, m, q, n)
-	if err != nil {
-		return nil, nil, 0, err
+	// The candidates live in a pooled buffer until the hits are copied out.
+	buf, _ := ix.cands.Get().(*[]candidate)
+	if buf == nil {
+		buf = new([]candidate)
 	}
-	cands, err := ix.accumulate(ctx, r, p, meanLen)
+	defer ix.cands.Put(buf)
+	cands, err := ix.accumulate(ctx, r, st, p, (*buf)[:0])
+	*buf = cands[:0]
 	if err != nil {
 		return nil, nil, 0, err
 	}
 	if cfg.FeedbackDocs > 0 && len(p.terms) > cfg.ShortQueryTerms && !p.titleOnly {
-		if err := ix.expand(ctx, r, p, cands, n); err != nil {
-			return nil, nil, 0, err
-		}
-		if cands, err = ix.accumulate(ctx, r, p, meanLen); err != nil {
+		ix.expand(st, p, cands)
+		cands, err = ix.accumulate(ctx, r, st, p, cands[:0])
+		*buf = cands[:0]
+		if err != nil {
 			return nil, nil, 0, err
 		}
 	}
 	// Filters: every phrase, no exclusion, one of the sites.
-	keep := func(c *candidate) bool { return true }
 	var need []map[uint64]struct{}
 	for _, ph := range p.phrases {
 		set, err := docSet(ctx, r, m, ph)
@@ -306,85 +240,139 @@ func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.Inde
 		}
 	}
 	if len(need) > 0 || excluded != nil {
-		keep = func(c *candidate) bool {
+		cands = slices.DeleteFunc(cands, func(c candidate) bool {
 			if _, out := excluded[c.doc]; out {
-				return false
+				return true
 			}
 			for _, set := range need {
 				if _, in := set[c.doc]; !in {
-					return false
+					return true
 				}
 			}
-			return true
-		}
+			return false
+		})
 	}
-	kept := cands[:0]
-	for i := range cands {
-		if keep(&cands[i]) {
-			kept = append(kept, cands[i])
-		}
-	}
-	cands = kept
 	// Coordination, with the OR fallback.
-	coordinated := cands
 	if p.required > 1 {
-		var all []candidate
+		all := 0
 		for _, c := range cands {
 			if popcount(c.matched) >= p.required {
-				all = append(all, c)
+				all++
 			}
 		}
-		if len(all) >= cfg.MinResults {
-			coordinated = all
+		if all >= cfg.MinResults {
+			cands = slices.DeleteFunc(cands, func(c candidate) bool { return popcount(c.matched) < p.required })
 		}
 	}
-	cands = coordinated
-	byScore := func(a, b candidate) int {
-		if c := cmp.Compare(b.score, a.score); c != 0 {
-			return c
+	total = len(cands)
+	// Only the best max(limit, proximity depth) are ordered: they are
+	// selected first (the order of all is needed only for limit < 0).
+	proximity := len(p.terms) > 1 && cfg.ProximityWeight > 0 && cfg.ProximityDepth > 0
+	keep := len(cands)
+	if limit >= 0 {
+		keep = min(keep, limit)
+		if proximity {
+			keep = min(len(cands), max(limit, cfg.ProximityDepth))
 		}
-		return cmp.Compare(a.doc, b.doc)
 	}
-	slices.SortFunc(cands, byScore)
-	if len(p.terms) > 1 && cfg.ProximityWeight > 0 && cfg.ProximityDepth > 0 {
+	cands = sortBest(cands, keep)
+	if proximity {
 		depth := min(cfg.ProximityDepth, len(cands))
 		if err := ix.proximity(ctx, r, p, cands[:depth]); err != nil {
 			return nil, nil, 0, err
 		}
-		slices.SortFunc(cands[:depth], byScore)
+		slices.SortFunc(cands[:depth], compareCandidates)
 	}
-	total = len(cands)
 	if limit >= 0 && len(cands) > limit {
 		cands = cands[:limit]
 	}
-	urls, err := ix.resolveURLs(r, cands)
+	urls, err := st.resolveURLs(cands)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	ranked = make([]Ranked, len(cands))
-	ids = make([]bindex.IndexInternalID, len(cands))
-	for i, c := range cands {
-		ranked[i] = Ranked{URL: urls[i], Score: c.score}
-		ids[i] = c.internalID()
-	}
 	// Equal scores in URL order (Bleve's document numbers depend on how
 	// segments merged).
-	order := make([]int, len(ranked))
-	for i := range order {
-		order[i] = i
+	type rankedDoc struct {
+		Ranked
+		doc uint64
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		if c := cmp.Compare(ranked[b].Score, ranked[a].Score); c != 0 {
+	out := make([]rankedDoc, len(cands))
+	for i, c := range cands {
+		out[i] = rankedDoc{Ranked{URL: urls[i], Score: c.score}, c.doc}
+	}
+	slices.SortStableFunc(out, func(a, b rankedDoc) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
 			return c
 		}
-		return cmp.Compare(ranked[a].URL, ranked[b].URL)
+		return cmp.Compare(a.URL, b.URL)
 	})
-	outR := make([]Ranked, len(ranked))
-	outI := make([]bindex.IndexInternalID, len(ranked))
-	for k, i := range order {
-		outR[k], outI[k] = ranked[i], ids[i]
+	ranked, docs = make([]Ranked, len(out)), make([]uint64, len(out))
+	for i, o := range out {
+		ranked[i], docs[i] = o.Ranked, o.doc
 	}
-	return outR, outI, total, nil
+	return ranked, docs, total, nil
+}
+
+// compareCandidates orders candidates best first: score descending, then
+// document number ascending (scores are finite, so plain comparisons do).
+func compareCandidates(a, b candidate) int {
+	switch {
+	case a.score > b.score:
+		return -1
+	case a.score < b.score:
+		return 1
+	case a.doc < b.doc:
+		return -1
+	case a.doc > b.doc:
+		return 1
+	}
+	return 0
+}
+
+// sortBest returns the k best of cands (compareCandidates), best first,
+// reordering cands: a quickselect moves them to the front, then only they
+// are sorted, which for the few hundred a page of results needs out of
+// thousands of candidates is a fraction of sorting all.
+func sortBest(cands []candidate, k int) []candidate {
+	if k < len(cands) {
+		lo, hi := 0, len(cands)
+		for hi-lo > 1 {
+			// Median of three as the pivot, moved to the end.
+			mid := lo + (hi-lo)/2
+			a, b, c := lo, mid, hi-1
+			if compareCandidates(cands[b], cands[a]) < 0 {
+				a, b = b, a
+			}
+			if compareCandidates(cands[c], cands[b]) < 0 {
+				b = c
+				if compareCandidates(cands[b], cands[a]) < 0 {
+					b = a
+				}
+			}
+			cands[b], cands[hi-1] = cands[hi-1], cands[b]
+			pivot := cands[hi-1]
+			i := lo
+			for j := lo; j < hi-1; j++ {
+				if compareCandidates(cands[j], pivot) < 0 {
+					cands[i], cands[j] = cands[j], cands[i]
+					i++
+				}
+			}
+			cands[i], cands[hi-1] = cands[hi-1], cands[i]
+			// cands[lo:i] beat the pivot, now at i; cands[i+1:hi] do not.
+			switch {
+			case i == k || i+1 == k:
+				hi = lo // done
+			case k < i:
+				hi = i
+			default:
+				lo = i + 1
+			}
+		}
+		cands = cands[:k]
+	}
+	slices.SortFunc(cands, compareCandidates)
+	return cands
 }
 
 // internalID is the candidate's document number as Bleve encodes it.
@@ -493,8 +481,8 @@ func docSet(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, b
 
 // accumulate scores every page holding one of p's words: BM25 on the text
 // field plus the title component (or, for a stop-word query, the title
-// alone).
-func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, p *matchPlan, meanLen float64) ([]candidate, error) {
+// alone). The candidates are appended to cands.
+func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapText, p *matchPlan, cands []candidate) ([]candidate, error) {
 	cfg := ix.cfg.Retrieval
 	// slot[doc] is 1 + the candidate's index, 0 for none: a dense array
 	// indexed by document number, reused across queries (and cleared of
@@ -504,7 +492,9 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, p *matchP
 		sp = new([]int32)
 	}
 	slot := *sp
-	var cands []candidate
+	if len(slot) < len(st.length) {
+		slot = make([]int32, len(st.length))
+	}
 	defer func() {
 		for _, c := range cands {
 			slot[c.doc] = 0
@@ -512,13 +502,38 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, p *matchP
 		*sp = slot
 		ix.slots.Put(sp)
 	}()
+	if !p.titleOnly {
+		size := 0
+		for _, t := range p.terms {
+			size += len(st.postings(t.term))
+		}
+		cands = slices.Grow(cands, int(min(uint64(size), st.n)))
+	}
+	k1, b, meanLen := cfg.K1, cfg.B, st.meanLen
+	// add adds score s of term i to document doc; only text postings (or,
+	// for a stop-word query, title postings) add pages.
+	add := func(i int, doc uint64, s float64, adds bool) {
+		if doc >= uint64(len(slot)) {
+			slot = append(slot, make([]int32, int(doc)+1-len(slot)+len(slot)/2)...)
+		}
+		k := slot[doc] - 1
+		if k < 0 {
+			if !adds {
+				return
+			}
+			k = int32(len(cands))
+			slot[doc] = k + 1
+			cands = append(cands, candidate{doc: doc})
+		}
+		cands[k].score += s
+		cands[k].matched |= 1 << i
+	}
+	// title adds the title postings of term i: BM25 with b = 0 (titles
+	// are short and of similar length).
 	var tfd bindex.TermFieldDoc
-	k1, b := cfg.K1, cfg.B
-	// postings adds field's postings of term i to the candidates; textual
-	// postings use BM25 with length normalization, title postings b = 0.
-	postings := func(i int, field string, weight float64, normalize bool) error {
+	title := func(i int, weight float64) error {
 		t := p.terms[i]
-		tfr, err := r.TermFieldReader(ctx, []byte(t.term), field, true, normalize, false)
+		tfr, err := r.TermFieldReader(ctx, []byte(t.term), FieldTitle, true, false, false)
 		if err != nil {
 			return fmt.Errorf("index: postings of %q: %w", t.term, err)
 		}
@@ -538,44 +553,28 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, p *matchP
 				return nil
 			}
 			tf := float64(d.Freq)
-			norm := 1.0
-			if normalize {
-				length := 1.0
-				if d.Norm > 0 {
-					length = math.Round(1 / (d.Norm * d.Norm))
-				}
-				norm = 1 - b + b*length/meanLen
-			}
-			s := w * tf * (k1 + 1) / (tf + k1*norm)
-			doc := d.ID.Value()
-			if doc >= uint64(len(slot)) {
-				slot = append(slot, make([]int32, int(doc)+1-len(slot)+len(slot)/2)...)
-			}
-			k := slot[doc] - 1
-			if k < 0 {
-				if field == FieldTitle && !p.titleOnly {
-					continue // a title word is also a text word: only text postings add pages
-				}
-				k = int32(len(cands))
-				slot[doc] = k + 1
-				cands = append(cands, candidate{doc: doc})
-			}
-			cands[k].score += s
-			cands[k].matched |= 1 << i
+			add(i, d.ID.Value(), w*tf*(k1+1)/(tf+k1*1.0), p.titleOnly)
 		}
 	}
-	for i := range p.terms {
+	for i, t := range p.terms {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if p.titleOnly {
-			if err := postings(i, FieldTitle, 1, false); err != nil {
+			if err := title(i, 1); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		if err := postings(i, FieldText, 1, true); err != nil {
-			return nil, err
+		// The text postings, from memory: BM25 with length normalization.
+		w := t.idf * t.weight
+		for _, d := range st.postings(t.term) {
+			tf := float64(d.tf)
+			norm := 1 - b + b*float64(st.length[d.of])/meanLen
+			add(i, uint64(d.of), w*tf*(k1+1)/(tf+k1*norm), true)
 		}
 		if cfg.TitleWeight > 0 {
-			if err := postings(i, FieldTitle, cfg.TitleWeight, false); err != nil {
+			if err := title(i, cfg.TitleWeight); err != nil {
 				return nil, err
 			}
 		}
@@ -589,63 +588,50 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, p *matchP
 // text and P(D|q) the page's share of their scores, cut to the
 // cfg.FeedbackTerms likeliest words and interpolated with the query's own
 // word distribution: (1−β)·P(w|q) + β·P(w|R), β = cfg.FeedbackWeight.
-// Weights are scaled so the query keeps its total weight. The pages'
-// stored text is analyzed again with the text field's analyzer.
-func (ix *Index) expand(ctx context.Context, r bindex.IndexReader, p *matchPlan, cands []candidate, n uint64) error {
+// Weights are scaled so the query keeps its total weight. The pages' words
+// come from the snapshot's forward index.
+func (ix *Index) expand(st *snapText, p *matchPlan, cands []candidate) {
 	cfg := ix.cfg.Retrieval
-	top := slices.Clone(cands)
-	slices.SortFunc(top, func(a, b candidate) int {
-		if c := cmp.Compare(b.score, a.score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.doc, b.doc)
-	})
-	top = top[:min(len(top), cfg.FeedbackDocs)]
+	var top []candidate
+	for _, c := range cands {
+		top = keepBest(top, cfg.FeedbackDocs, c, compareCandidates)
+	}
 	if len(top) == 0 {
-		return nil
+		return
 	}
 	var scoreSum float64
 	for _, c := range top {
 		scoreSum += c.score
 	}
-	rm := map[string]float64{}
+	rm := map[uint32]float64{}
 	for _, c := range top {
-		url, err := r.ExternalID(c.internalID())
-		if err != nil {
-			return fmt.Errorf("index: feedback: id of document %d: %w", c.doc, err)
-		}
-		doc, err := r.Document(url)
-		if err != nil {
-			return fmt.Errorf("index: feedback: stored fields of %s: %w", url, err)
-		}
-		if doc == nil {
+		length := st.docLength(c.doc)
+		if length == 0 {
 			continue
 		}
-		_, text, _ := storedFields(doc)
-		tokens := ix.Analyzer().Analyze([]byte(text))
-		if len(tokens) == 0 {
-			continue
-		}
-		w := c.score / scoreSum / float64(len(tokens))
-		for _, tok := range tokens {
-			rm[string(tok.Term)] += w
+		w := c.score / scoreSum / float64(length)
+		for _, t := range st.docTerms(c.doc) {
+			// One addition per occurrence, as one per token of the page.
+			for range t.tf {
+				rm[t.of] += w
+			}
 		}
 	}
 	type scored struct {
-		term string
+		term uint32
 		p    float64
 	}
-	model := make([]scored, 0, len(rm))
-	for t, v := range rm {
-		model = append(model, scored{t, v})
-	}
-	slices.SortFunc(model, func(a, b scored) int {
+	// Ties by term: ids ascend with the terms.
+	byP := func(a, b scored) int {
 		if c := cmp.Compare(b.p, a.p); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.term, b.term)
-	})
-	model = model[:min(len(model), cfg.FeedbackTerms)]
+	}
+	model := make([]scored, 0, cfg.FeedbackTerms)
+	for t, v := range rm {
+		model = keepBest(model, cfg.FeedbackTerms, scored{t, v}, byP)
+	}
 	var modelSum, querySum float64
 	for _, m := range model {
 		modelSum += m.p
@@ -654,7 +640,7 @@ func (ix *Index) expand(ctx context.Context, r bindex.IndexReader, p *matchPlan,
 		querySum += t.weight
 	}
 	if modelSum == 0 || querySum == 0 {
-		return nil
+		return
 	}
 	beta := cfg.FeedbackWeight
 	byTerm := map[string]int{}
@@ -663,90 +649,37 @@ func (ix *Index) expand(ctx context.Context, r bindex.IndexReader, p *matchPlan,
 		byTerm[p.terms[i].term] = i
 	}
 	for _, m := range model {
-		if i, ok := byTerm[m.term]; ok {
+		term := st.terms[m.term]
+		if i, ok := byTerm[term]; ok {
 			p.terms[i].weight += beta * m.p / modelSum
 			continue
 		}
 		if len(p.terms) == maxMatchTerms {
 			continue
 		}
-		tfr, err := r.TermFieldReader(ctx, []byte(m.term), FieldText, false, false, false)
-		if err != nil {
-			return fmt.Errorf("index: postings of %q: %w", m.term, err)
-		}
-		df := tfr.Count()
-		tfr.Close()
-		byTerm[m.term] = len(p.terms)
-		p.terms = append(p.terms, qterm{term: m.term, weight: beta * m.p / modelSum, first: math.MaxInt, df: df, idf: bm25IDF(n, df)})
+		df := uint64(st.termAt[m.term+1] - st.termAt[m.term])
+		byTerm[term] = len(p.terms)
+		p.terms = append(p.terms, qterm{term: term, weight: beta * m.p / modelSum, first: math.MaxInt, df: df, idf: bm25IDF(st.n, df)})
 	}
 	for i := range p.terms {
 		p.terms[i].weight *= querySum
 	}
-	return nil
 }
 
-// urlColumn caches document number → URL for one index snapshot: the
-// searcher resolves every candidate it returns (ranking.candidates per
-// query), and the numbers only change when the snapshot does (a batch or
-// a merge), which drops the cache. At most one entry per document of the
-// snapshot (a URL and a map entry, about 100 bytes).
-type urlColumn struct {
-	mu    sync.Mutex
-	snap  bindex.IndexReader // the snapshot the entries belong to
-	byDoc map[uint64]string
-}
-
-// resolveURLs returns the URL of each candidate: from the column, else
-// from FieldURL's doc values, visited in document order so each segment's
-// chunks are decompressed once, rather than from the stored documents
-// (IndexReader.ExternalID decompresses a document's stored fields); a
-// document without the doc value (an index built before FieldURL had
-// them) falls back to ExternalID.
-func (ix *Index) resolveURLs(r bindex.IndexReader, cands []candidate) ([]string, error) {
-	urls := make([]string, len(cands))
-	col := &ix.urls
-	var missing []int
-	col.mu.Lock()
-	if col.snap != r {
-		col.snap, col.byDoc = r, map[uint64]string{}
+// keepBest adds x to best, the (at most k) best items seen so far in
+// order (compare < 0: better), and drops the worst beyond k: an insertion
+// sort, for the few best of many.
+func keepBest[T any](best []T, k int, x T, compare func(a, b T) int) []T {
+	switch {
+	case len(best) < k:
+		best = append(best, x)
+	case k > 0 && compare(x, best[k-1]) < 0:
+		best[k-1] = x
+	default:
+		return best
 	}
-	for i, c := range cands {
-		if u, ok := col.byDoc[c.doc]; ok {
-			urls[i] = u
-		} else {
-			missing = append(missing, i)
-		}
+	for i := len(best) - 1; i > 0 && compare(best[i], best[i-1]) < 0; i-- {
+		best[i], best[i-1] = best[i-1], best[i]
 	}
-	col.mu.Unlock()
-	if len(missing) == 0 {
-		return urls, nil
-	}
-	slices.SortFunc(missing, func(a, b int) int { return cmp.Compare(cands[a].doc, cands[b].doc) })
-	dvr, err := r.DocValueReader([]string{FieldURL})
-	if err != nil {
-		return nil, fmt.Errorf("index: url doc values: %w", err)
-	}
-	for _, i := range missing {
-		err := dvr.VisitDocValues(cands[i].internalID(), func(field string, term []byte) {
-			if field == FieldURL {
-				urls[i] = string(term)
-			}
-		})
-		if err != nil {
-			return nil, fmt.Errorf("index: url of document %d: %w", cands[i].doc, err)
-		}
-		if urls[i] == "" {
-			if urls[i], err = r.ExternalID(cands[i].internalID()); err != nil {
-				return nil, fmt.Errorf("index: id of document %d: %w", cands[i].doc, err)
-			}
-		}
-	}
-	col.mu.Lock()
-	if col.snap == r {
-		for _, i := range missing {
-			col.byDoc[cands[i].doc] = urls[i]
-		}
-	}
-	col.mu.Unlock()
-	return urls, nil
+	return best
 }

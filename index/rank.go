@@ -41,6 +41,7 @@ type Ranker struct {
 	st      CorpusStats
 	urls    []string // by internal document number; "" for none
 	scratch []hit
+	text    *snapText // the snapshot's text field, built by the first Match
 }
 
 type hit struct {
@@ -270,6 +271,13 @@ func ConjunctionScore(tfs []uint64, fieldLength int, st CorpusStats, dfs []uint6
 // ranker's snapshot: every qualifying page, best first, ties by URL, with
 // the searcher's scores. The result is appended to dst[:0].
 func (rk *Ranker) Match(ctx context.Context, q Query, dst []Ranked) ([]Ranked, error) {
-	ranked, _, _, err := rk.ix.match(ctx, rk.r, rk.m, q, -1)
+	if rk.text == nil {
+		st, err := buildSnapText(ctx, rk.r)
+		if err != nil {
+			return dst[:0], err
+		}
+		rk.text = st
+	}
+	ranked, _, _, err := rk.ix.match(ctx, rk.r, rk.m, rk.text, q, -1)
 	return append(dst[:0], ranked...), err
 }

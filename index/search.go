@@ -5,10 +5,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -17,12 +20,17 @@ import (
 
 // Hit is one search result.
 type Hit struct {
-	URL        string
-	Title      string
-	Snippet    string    // HTML: the text escaped, query matches in <mark>; empty from Retrieve
-	Score      float64   // Bleve's relevance score
-	FetchedAt  time.Time // fetch time of the indexed version, to the second
-	Popularity float64
+	URL     string
+	Title   string
+	Snippet string // HTML: the text escaped, query matches in <mark>; empty from Retrieve
+	// SnippetText and Highlights are Snippet's text and its <mark>
+	// elements, as an HTML parser reads them; Highlights is nil when the
+	// snippet has no plain form beside it (see snippetCut).
+	SnippetText string
+	Highlights  []Span
+	Score       float64   // Bleve's relevance score
+	FetchedAt   time.Time // fetch time of the indexed version, to the second
+	Popularity  float64
 }
 
 // Result is one page of search results.
@@ -104,7 +112,11 @@ func (ix *Index) Search(ctx context.Context, q Query, from, size int) (Result, e
 	}
 	var out Result
 	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
-		ranked, ids, total, err := ix.match(ctx, r, m, q, from+size)
+		st, err := ix.snapText(ctx, r)
+		if err != nil {
+			return err
+		}
+		ranked, docs, total, err := ix.match(ctx, r, m, st, q, from+size)
 		if err != nil {
 			return err
 		}
@@ -112,7 +124,11 @@ func (ix *Index) Search(ctx context.Context, q Query, from, size int) (Result, e
 		if from >= len(ranked) {
 			return nil
 		}
-		out.Hits, err = ix.shown(ctx, r, q, ranked[from:], ids[from:])
+		ids := make([]bindex.IndexInternalID, len(docs)-from)
+		for i, doc := range docs[from:] {
+			ids[i] = bindex.NewIndexInternalID(nil, doc)
+		}
+		out.Hits, err = ix.shown(ctx, r, q, ranked[from:], ids)
 		return err
 	})
 	out.Took = time.Since(start)
@@ -130,7 +146,11 @@ func (ix *Index) Retrieve(ctx context.Context, q Query, limit int) ([]Hit, uint6
 	var hits []Hit
 	var total int
 	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
-		ranked, _, n, err := ix.match(ctx, r, m, q, limit)
+		st, err := ix.snapText(ctx, r)
+		if err != nil {
+			return err
+		}
+		ranked, _, n, err := ix.match(ctx, r, m, st, q, limit)
 		if err != nil {
 			return err
 		}
@@ -163,38 +183,84 @@ func (ix *Index) withSnapshot(fn func(bindex.IndexReader, mapping.IndexMapping) 
 // pages.
 func (ix *Index) shown(ctx context.Context, r bindex.IndexReader, q Query, ranked []Ranked, ids []bindex.IndexInternalID) ([]Hit, error) {
 	hits := make([]Hit, len(ranked))
-	locs, err := ix.locations(ctx, r, q, ids)
+	locs, err := ix.locations(ctx, r, ix.searchedSnapText(r), q, ids)
+	if err != nil {
+		return nil, err
+	}
+	segs, err := segmentsOf(r)
 	if err != nil {
 		return nil, err
 	}
 	for i, rk := range ranked {
-		doc, err := r.Document(rk.URL)
+		hits[i] = Hit{URL: rk.URL, Score: rk.Score}
+		err := segs.stored(ids[i].Value(), &hits[i], func(text []byte) {
+			c := cutSnippet(text, locs[i], ix.cfg.SnippetBytes)
+			hits[i].Snippet, hits[i].SnippetText, hits[i].Highlights = c.HTML, c.Text, c.Spans
+		})
 		if err != nil {
 			return nil, fmt.Errorf("index: stored fields of %s: %w", rk.URL, err)
 		}
-		hits[i] = Hit{URL: rk.URL, Score: rk.Score}
-		if doc == nil {
-			continue // deleted since: the snapshot still lists it
-		}
-		var text string
-		hits[i].Title, text, hits[i].FetchedAt = storedFields(doc)
-		hits[i].FetchedAt = hits[i].FetchedAt.Truncate(time.Second)
-		doc.VisitFields(func(f bindex.Field) {
-			if nf, ok := f.(bindex.NumericField); ok && f.Name() == FieldPopularity {
-				if v, err := nf.Number(); err == nil {
-					hits[i].Popularity = v
-				}
-			}
-		})
-		hits[i].Snippet = snippet(text, locs[i], ix.cfg.SnippetBytes)
 	}
 	return hits, nil
 }
 
+// segments are a snapshot's segments with the first document number of
+// each, for reading a document's stored fields by number: an
+// IndexReader reads them by URL only (Document), looking the URL up in
+// every segment's id dictionary, which a hit already resolved.
+type segments struct {
+	segs  []*scorch.SegmentSnapshot
+	first []uint64
+}
+
+// segmentsOf lists r's segments. Document numbers run through the
+// segments in order, each segment taking as many as it has documents,
+// deleted ones included (scorch's IndexSnapshot offsets).
+func segmentsOf(r bindex.IndexReader) (segments, error) {
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok {
+		return segments{}, fmt.Errorf("index: reader is a %T, not a scorch snapshot", r)
+	}
+	s := segments{segs: snap.Segments()}
+	var next uint64
+	for _, seg := range s.segs {
+		s.first = append(s.first, next)
+		next += uint64(seg.FullSize())
+	}
+	return s, nil
+}
+
+// stored fills h's title, fetch time (to the second) and popularity from
+// document doc's stored fields, and calls withText with its stored text,
+// which is valid during the call only (the segment reuses the buffer).
+func (s segments) stored(doc uint64, h *Hit, withText func([]byte)) error {
+	i := sort.Search(len(s.first), func(i int) bool { return s.first[i] > doc }) - 1
+	if i < 0 {
+		return fmt.Errorf("document %d: not in the snapshot", doc)
+	}
+	return s.segs[i].VisitDocument(doc-s.first[i], func(field string, typ byte, val []byte, _ []uint64) bool {
+		switch field {
+		case FieldTitle:
+			h.Title = string(val)
+		case FieldText:
+			withText(val)
+		case FieldFetched:
+			if t, _, err := document.NewDateTimeFieldFromBytes(field, nil, val).DateTime(); err == nil {
+				h.FetchedAt = t.Truncate(time.Second)
+			}
+		case FieldPopularity:
+			if v, err := document.NewNumericFieldFromBytes(field, nil, val).Number(); err == nil {
+				h.Popularity = v
+			}
+		}
+		return true
+	})
+}
+
 // locations returns, for each of the documents ids, where the query's
 // words occur in FieldText (byte offsets into the stored text, from the
-// term vectors), for snippets.
-func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, q Query, ids []bindex.IndexInternalID) ([]search.TermLocationMap, error) {
+// term vectors), for snippets. st, r's text field in memory, may be nil.
+func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapText, q Query, ids []bindex.IndexInternalID) ([]search.TermLocationMap, error) {
 	out := make([]search.TermLocationMap, len(ids))
 	order := make([]int, len(ids))
 	for i := range order {
@@ -210,11 +276,22 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, q Query, i
 			continue
 		}
 		seen[term] = true
+		// Advance only to the documents holding the term: a miss moves
+		// the reader past the next document, and going back reopens it.
+		var holding []int
+		for _, i := range order {
+			if st.holds(term, ids[i].Value()) {
+				holding = append(holding, i)
+			}
+		}
+		if len(holding) == 0 {
+			continue
+		}
 		tfr, err := r.TermFieldReader(ctx, tok.Term, FieldText, false, false, true)
 		if err != nil {
 			return nil, fmt.Errorf("index: positions of %q: %w", term, err)
 		}
-		for _, i := range order {
+		for _, i := range holding {
 			d, err := tfr.Advance(ids[i], nil)
 			if err != nil {
 				tfr.Close()
@@ -248,9 +325,14 @@ func (ix *Index) Shown(ctx context.Context, q Query, urls []string) (map[string]
 	err := ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
 		var ranked []Ranked
 		var ids []bindex.IndexInternalID
+		// The URLs a search on this snapshot just ranked are known.
+		st := ix.searchedSnapText(r)
 		for _, u := range urls {
-			id, err := r.InternalID(u)
-			if err != nil {
+			var id bindex.IndexInternalID
+			var err error
+			if doc, ok := st.resolvedDoc(u); ok {
+				id = bindex.NewIndexInternalID(nil, doc)
+			} else if id, err = r.InternalID(u); err != nil {
 				return fmt.Errorf("index: shown %s: %w", u, err)
 			}
 			if id == nil {

@@ -5,16 +5,38 @@ import (
 	"html"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/search"
 )
 
+// Span is a highlighted range of a snippet's plain text: byte offsets, End
+// exclusive.
+type Span struct{ Start, End int }
+
+// snippetCut is a snippet as HTML and as plain text with the matches'
+// spans: the text and spans an HTML parser reads from the HTML (entities
+// decoded, <mark> elements as spans). Spans is nil, and Text empty, when
+// the window holds a carriage return or a NUL byte, which an HTML parser
+// would rewrite.
+type snippetCut struct {
+	HTML  string
+	Text  string
+	Spans []Span
+}
+
 // snippet cuts about size bytes of text around the densest group of
 // matches, escapes it for HTML and wraps each match in <mark>. Matches come
 // from the term vectors of FieldText (byte offsets into the stored text).
 // "…" marks a cut at either end.
-func snippet(text string, locs search.TermLocationMap, size int) string {
+func snippet[T string | []byte](text T, locs search.TermLocationMap, size int) string {
+	return cutSnippet(text, locs, size).HTML
+}
+
+// cutSnippet is snippet with the plain text and spans beside the HTML.
+// text may be the stored bytes themselves: only the window is copied.
+func cutSnippet[T string | []byte](text T, locs search.TermLocationMap, size int) snippetCut {
 	type span struct{ start, end int }
 	var spans []span
 	for _, ls := range locs {
@@ -61,36 +83,56 @@ func snippet(text string, locs search.TermLocationMap, size int) string {
 		we = max(we, min(len(text), spans[best].end))
 	}
 
-	var b strings.Builder
+	var b, plain strings.Builder
 	b.Grow(we - ws + 32)
+	plain.Grow(we - ws + 8)
+	var marks []Span
 	if ws > 0 {
 		b.WriteString("…")
+		plain.WriteString("…")
 	}
 	pos := ws
 	for _, s := range spans {
 		if s.start < ws || s.end > we {
 			continue
 		}
-		b.WriteString(html.EscapeString(text[pos:s.start]))
+		b.WriteString(html.EscapeString(string(text[pos:s.start])))
 		b.WriteString("<mark>")
-		b.WriteString(html.EscapeString(text[s.start:s.end]))
+		b.WriteString(html.EscapeString(string(text[s.start:s.end])))
 		b.WriteString("</mark>")
+		plain.WriteString(string(text[pos:s.start]))
+		start := plain.Len()
+		plain.WriteString(string(text[s.start:s.end]))
+		marks = append(marks, Span{start, plain.Len()})
 		pos = s.end
 	}
-	b.WriteString(html.EscapeString(text[pos:we]))
+	b.WriteString(html.EscapeString(string(text[pos:we])))
+	plain.WriteString(string(text[pos:we]))
 	if we < len(text) {
 		b.WriteString("…")
+		plain.WriteString("…")
 	}
-	return strings.TrimSpace(b.String())
+	out := snippetCut{HTML: strings.TrimSpace(b.String())}
+	p := plain.String()
+	if strings.ContainsAny(p, "\r\x00") {
+		return out
+	}
+	// Trimmed as the HTML is: no match is white space.
+	lead := len(p) - len(strings.TrimLeftFunc(p, unicode.IsSpace))
+	out.Text, out.Spans = strings.TrimSpace(p), make([]Span, len(marks))
+	for i, m := range marks {
+		out.Spans[i] = Span{m.Start - lead, m.End - lead}
+	}
+	return out
 }
 
 // wordStart moves i forward past a partial word (up to 24 bytes), and at
 // least to a rune boundary.
-func wordStart(text string, i int) int {
+func wordStart[T string | []byte](text T, i int) int {
 	if i <= 0 {
 		return 0
 	}
-	if j := strings.IndexAny(text[i:min(len(text), i+24)], " \n\t"); j >= 0 && text[i-1] != ' ' && text[i-1] != '\n' {
+	if j := strings.IndexAny(string(text[i:min(len(text), i+24)]), " \n\t"); j >= 0 && text[i-1] != ' ' && text[i-1] != '\n' {
 		return i + j + 1
 	}
 	for i < len(text) && !utf8.RuneStart(text[i]) {
@@ -101,11 +143,11 @@ func wordStart(text string, i int) int {
 
 // wordEnd moves i back before a partial word (up to 24 bytes), and at least
 // to a rune boundary.
-func wordEnd(text string, i int) int {
+func wordEnd[T string | []byte](text T, i int) int {
 	if i >= len(text) {
 		return len(text)
 	}
-	if j := strings.LastIndexAny(text[max(0, i-24):i], " \n\t"); j >= 0 && text[i] != ' ' && text[i] != '\n' {
+	if j := strings.LastIndexAny(string(text[max(0, i-24):i]), " \n\t"); j >= 0 && text[i] != ' ' && text[i] != '\n' {
 		return max(0, i-24) + j
 	}
 	for i > 0 && !utf8.RuneStart(text[i]) {

@@ -1,11 +1,16 @@
 package index
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/search"
+	"golang.org/x/net/html"
+
+	"github.com/deltaq/deltaq/internal/datasets"
+	"github.com/deltaq/deltaq/internal/querylog"
 )
 
 func TestSnippet(t *testing.T) {
@@ -24,5 +29,89 @@ func TestSnippet(t *testing.T) {
 	}
 	if s := snippet("short <b>text</b>", nil, 80); s != "short &lt;b&gt;text&lt;/b&gt;" {
 		t.Errorf("no matches: %q", s)
+	}
+}
+
+// parseSnippet reads an HTML snippet as a browser or an HTML client does:
+// its text, and the spans of its <mark> elements.
+func parseSnippet(s string) (string, []Span) {
+	var b strings.Builder
+	spans := []Span{}
+	start := -1
+	z := html.NewTokenizer(strings.NewReader(s))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return b.String(), spans
+		case html.TextToken:
+			b.Write(z.Text())
+		case html.StartTagToken:
+			start = b.Len()
+		case html.EndTagToken:
+			spans = append(spans, Span{start, b.Len()})
+		}
+	}
+}
+
+// TestSnippetTextIsWhatHTMLParsingReads: the plain text and spans cut
+// beside a snippet are what parsing its HTML gives, for pages with markup
+// characters, white space at the ends and matches at the edges, and for
+// the hits of 200 trec-mq queries on digitalgov week 0; a carriage return
+// (which parsing rewrites) leaves no plain form.
+func TestSnippetTextIsWhatHTMLParsingReads(t *testing.T) {
+	check := func(name string, c snippetCut) {
+		t.Helper()
+		text, spans := parseSnippet(c.HTML)
+		if c.Spans == nil || c.Text != text || !slices.Equal(c.Spans, spans) {
+			t.Errorf("%s: %q: cut %q %v, parsed %q %v", name, c.HTML, c.Text, c.Spans, text, spans)
+		}
+	}
+	locsOf := func(text string, words ...string) search.TermLocationMap {
+		locs := search.TermLocationMap{}
+		for _, w := range words {
+			for i := 0; ; {
+				j := strings.Index(text[i:], w)
+				if j < 0 {
+					break
+				}
+				locs[w] = append(locs[w], &search.Location{Start: uint64(i + j), End: uint64(i + j + len(w))})
+				i += j + len(w)
+			}
+		}
+		return locs
+	}
+	for _, text := range []string{
+		"  budget & <b>\"spending\"</b> 'report' &amp; budget  ",
+		"budget",
+		"\t\n budget",
+		strings.Repeat("früh ", 60) + "the budget & line " + strings.Repeat("später ", 60),
+	} {
+		check(text, cutSnippet(text, locsOf(text, "budget", "spending"), 80))
+	}
+	if c := cutSnippet("a budget\r\nline", locsOf("a budget\r\nline", "budget"), 80); c.Spans != nil || c.Text != "" {
+		t.Errorf("carriage return: plain %q %v, want none", c.Text, c.Spans)
+	}
+	fx := week0Index(t, ScoringBM25)
+	qs, err := querylog.Load(datasets.Path(t, "querylogs", "trec-mq.tsv"), querylog.FormatTopics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked := 0
+	for _, qq := range qs[:200] {
+		q, err := ParseQuery(qq.Text, fx.ix.cfg.Limits())
+		if err != nil {
+			continue
+		}
+		res, err := fx.ix.Search(t.Context(), q, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range res.Hits {
+			check(h.URL, snippetCut{HTML: h.Snippet, Text: h.SnippetText, Spans: h.Highlights})
+			marked += len(h.Highlights)
+		}
+	}
+	if marked < 1000 {
+		t.Fatalf("only %d marked matches in the hits", marked)
 	}
 }

@@ -1,16 +1,46 @@
 package monitor
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"time"
+)
 
 // Config is the monitor section of configs/default.yaml.
 type Config struct {
 	MaxLookback int `mapstructure:"max_lookback"`
+	// Instant is the length of one WIC instant j when monitoring runs in
+	// wall time under the frontier's budget (monitor/poll).
+	Instant time.Duration `mapstructure:"instant"`
+	// MinUtility is the least summed utility g a poll must be worth; the
+	// monitoring share a poll below it would take goes to other fetches.
+	MinUtility float64 `mapstructure:"min_utility"`
+	// Refresh is how often the demands are read again from the feeds and
+	// watches stored (subscriptions, installs, learned posting rates).
+	Refresh time.Duration `mapstructure:"refresh"`
+	// Replan is the longest the feeds' plan (feeds.PlanAll) is followed
+	// before it is made anew from what polling has learned since; a
+	// subscription added or removed re-plans at the next Refresh.
+	Replan time.Duration `mapstructure:"replan"`
 }
 
-// Validate names the bad key, its value and the limit.
+// Validate names every bad key, its value and the limit.
 func (c Config) Validate() error {
+	var errs []error
 	if c.MaxLookback < 1 {
-		return fmt.Errorf("monitor.max_lookback = %d: must be ≥ 1 instant", c.MaxLookback)
+		errs = append(errs, fmt.Errorf("monitor.max_lookback = %d: must be ≥ 1 instant", c.MaxLookback))
 	}
-	return nil
+	if c.Instant < time.Second {
+		errs = append(errs, fmt.Errorf("monitor.instant = %v: must be ≥ 1s", c.Instant))
+	}
+	if !(c.MinUtility >= 0) || c.MinUtility > 1e9 {
+		errs = append(errs, fmt.Errorf("monitor.min_utility = %g: must be in [0, 1e9]", c.MinUtility))
+	}
+	if c.Refresh < c.Instant {
+		errs = append(errs, fmt.Errorf("monitor.refresh = %v: must be ≥ monitor.instant (%v)", c.Refresh, c.Instant))
+	}
+	if c.Replan < c.Refresh || c.Replan > 7*24*time.Hour {
+		errs = append(errs, fmt.Errorf("monitor.replan = %v: must be in [monitor.refresh (%v), 168h]: a plan holds one week of polls", c.Replan, c.Refresh))
+	}
+	return errors.Join(errs...)
 }

@@ -32,6 +32,9 @@
 //     is optimal. wic_test.go checks both against an exhaustive optimum on
 //     random tiny instances.
 //
+// Package monitor/poll registers every feed's and watch's demand here and
+// spends the frontier's monitoring class (frontier.split.monitor) with it.
+//
 // State, all in memory and owned by the Scheduler: per demand its g and the
 // π since its URL's last fetch (none for the decay forms, W+1 or L values for
 // the windowed and linear forms, at most maxLookback otherwise); per URL its

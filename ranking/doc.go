@@ -40,5 +40,6 @@
 //	secret, err := store.Secret(ctx, cfg.Ranking.Secret)
 //	s, err := ranking.NewSearcher(cfg.Ranking, index, store, secret, logger)
 //	page, err := s.Search(ctx, userID, "go pebble", 1, 10)
+//	page, err = s.Order(ctx, userID, "go pebble", cands, total, 1, 10) // candidates retrieved by the caller
 //	click, err := s.Signer().Verify(rawQuery) // then store.RecordClick(ctx, click.Target, click.User)
 package ranking

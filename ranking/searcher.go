@@ -96,20 +96,47 @@ func (s *Searcher) Signer() *Signer { return s.signer }
 // as long as the candidates and their awareness do not change in between.
 func (s *Searcher) Search(ctx context.Context, user, query string, page, size int) (Page, error) {
 	query = strings.TrimSpace(query)
-	switch {
-	case query == "" || len(query) > MaxQueryLen:
-		return Page{}, fmt.Errorf("%w: query of %d bytes: must be 1 to %d bytes", ErrBadRequest, len(query), MaxQueryLen)
-	case user == "" || len(user) > MaxUserIDLen:
-		return Page{}, fmt.Errorf("%w: user id of %d bytes: must be 1 to %d bytes", ErrBadRequest, len(user), MaxUserIDLen)
-	case size < 1 || size > s.cfg.Candidates:
-		return Page{}, fmt.Errorf("%w: size = %d: must be in [1, %d]", ErrBadRequest, size, s.cfg.Candidates)
-	case page < 1 || page > s.cfg.Candidates:
-		return Page{}, fmt.Errorf("%w: page = %d: must be in [1, %d]", ErrBadRequest, page, s.cfg.Candidates)
+	if err := s.check(user, query, page, size); err != nil {
+		return Page{}, err
 	}
 	cands, total, err := s.retriever.Retrieve(ctx, query, s.cfg.Candidates)
 	if err != nil {
 		return Page{}, fmt.Errorf("ranking: retrieve %q: %w", query, err)
 	}
+	return s.order(ctx, user, query, cands, total, page, size)
+}
+
+// Order is Search for a caller that retrieved the candidates itself (up to
+// Candidates of them, best first, and the total number of matches), for
+// instance from a query it has already parsed.
+func (s *Searcher) Order(ctx context.Context, user, query string, cands []Candidate, total, page, size int) (Page, error) {
+	query = strings.TrimSpace(query)
+	if err := s.check(user, query, page, size); err != nil {
+		return Page{}, err
+	}
+	return s.order(ctx, user, query, cands, total, page, size)
+}
+
+// Candidates is how many candidates a search orders (ranking.candidates).
+func (s *Searcher) Candidates() int { return s.cfg.Candidates }
+
+// check validates a request against the searcher's limits.
+func (s *Searcher) check(user, query string, page, size int) error {
+	switch {
+	case query == "" || len(query) > MaxQueryLen:
+		return fmt.Errorf("%w: query of %d bytes: must be 1 to %d bytes", ErrBadRequest, len(query), MaxQueryLen)
+	case user == "" || len(user) > MaxUserIDLen:
+		return fmt.Errorf("%w: user id of %d bytes: must be 1 to %d bytes", ErrBadRequest, len(user), MaxUserIDLen)
+	case size < 1 || size > s.cfg.Candidates:
+		return fmt.Errorf("%w: size = %d: must be in [1, %d]", ErrBadRequest, size, s.cfg.Candidates)
+	case page < 1 || page > s.cfg.Candidates:
+		return fmt.Errorf("%w: page = %d: must be in [1, %d]", ErrBadRequest, page, s.cfg.Candidates)
+	}
+	return nil
+}
+
+// order orders, merges and cuts the candidates of a checked request.
+func (s *Searcher) order(ctx context.Context, user, query string, cands []Candidate, total, page, size int) (Page, error) {
 	items, err := s.score(ctx, dedupe(cands, s.cfg.Candidates))
 	if err != nil {
 		return Page{}, err

@@ -181,3 +181,34 @@ func TestSearchRejectsRequestsOutsideItsLimits(t *testing.T) {
 		}
 	})
 }
+
+// TestOrderIsSearchOnCandidatesRetrievedElsewhere: a caller that retrieved
+// the candidates itself gets the page Search gives, and the same refusal
+// of a request outside the limits.
+func TestOrderIsSearchOnCandidatesRetrievedElsewhere(t *testing.T) {
+	_, store := openStore(t, testConfig(), nil)
+	retr := newFakeRetriever(45)
+	cfg := testConfig()
+	cfg.Promotion = PromotionConfig{Rule: RuleSelective, K: 2, R: 0.3}
+	s := newSearcher(t, cfg, retr, store)
+	cands, total, err := retr.Retrieve(t.Context(), "go pebble", s.Candidates())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for page := 1; page <= 5; page++ {
+		want, err := s.Search(t.Context(), "someone", "go pebble", page, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Order(t.Context(), "someone", " go pebble ", cands, total, page, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Total != want.Total || got.Candidates != want.Candidates || !slices.Equal(got.Results, want.Results) {
+			t.Fatalf("page %d: Order %+v, Search %+v", page, got, want)
+		}
+	}
+	if _, err := s.Order(t.Context(), "someone", "go pebble", cands, total, 0, 10); !errors.Is(err, ErrBadRequest) {
+		t.Fatalf("page 0: %v, want ErrBadRequest", err)
+	}
+}

@@ -76,9 +76,10 @@ const (
 	ReasonRecrawl                 // chosen by the recrawl (synchronization) policy
 	ReasonDiscovery               // re-fetched to discover new pages (thesis ch. 3)
 	ReasonRetry                   // an earlier attempt failed transiently
+	ReasonMonitor                 // polled for a monitoring demand (a feed, a watch; package monitor)
 )
 
-var reasonNames = [...]string{"seed", "link", "sitemap", "recrawl", "discovery", "retry"}
+var reasonNames = [...]string{"seed", "link", "sitemap", "recrawl", "discovery", "retry", "monitor"}
 
 func (r Reason) String() string {
 	if int(r) < len(reasonNames) {
@@ -340,10 +341,11 @@ const (
 	ClassNew       QueueClass = iota // first fetches: seeds, links, sitemap entries, retries
 	ClassRecrawl                     // synchronization re-fetches (thesis ch. 4)
 	ClassDiscovery                   // discovery re-fetches (thesis ch. 3)
+	ClassMonitor                     // monitoring polls: feeds and watches, by WIC utility
 	NumClasses     = iota
 )
 
-var classNames = [...]string{"new", "recrawl", "discovery"}
+var classNames = [...]string{"new", "recrawl", "discovery", "monitor"}
 
 func (c QueueClass) String() string {
 	if int(c) < len(classNames) {
@@ -359,6 +361,8 @@ func (r Reason) Class() QueueClass {
 		return ClassRecrawl
 	case ReasonDiscovery:
 		return ClassDiscovery
+	case ReasonMonitor:
+		return ClassMonitor
 	default:
 		return ClassNew
 	}

@@ -8,9 +8,13 @@
 // State, repository bucket "watch" (repo/FORMAT.md), JSON values:
 //
 //   - s/ID: a Sentinel, its spec and its evaluation record (§4.3).
-//   - g/KEY: a group: the page URL, the MD5 of its last copy, and its
-//     constant tables, each with the cached object and the member IDs
-//     (§6.1.1). KEY is the page URL (or "sentinel:ID" when ungrouped).
+//   - g/KEY: a group: the page URL and its last check (§6.1.1). KEY is
+//     the page URL (or "sentinel:ID" when ungrouped).
+//   - t/KEY 0x00 TABLE: a constant table: its type and object and the
+//     cached object; TABLE is a hash of the type and object.
+//   - n/KEY 0x00 TABLE 0x00 ID: one member of the table and its wished
+//     interval. An install writes its member key (and a new table), never
+//     the group's other members, so its cost does not grow with the group.
 //   - c/KEY: zstd(body) of the group's last copy; WebCQ keeps one (§4.1).
 //   - m/KEY: the MD5 (hex) of that copy, alone, so that an unchanged page
 //     costs a 32-byte read (§6.2).
@@ -53,12 +57,14 @@
 //     trigger. §6.2: the MD5 kept apart lets an unchanged page cost one
 //     32-byte read and no parse.
 //
-// Scheduling is not a timer. A sentinel's interval ("every") is a wish:
-// the Planner interface (schedule.go) picks the groups worth a fetch now.
-// UrgencyPlanner scores Σ min(1, elapsed/every) per group, WIC with window
-// urgency; package monitor's WIC scheduler is meant to take its place by
-// registering each Group as a demand on the URL and calling Check on the
-// keys it picks under the shared budget.
+// Scheduling is not a timer. A sentinel's interval ("every") is a wish.
+// Under a crawler, package monitor/poll registers each group member as a
+// WIC demand on the page, the frontier's monitoring class fetches the
+// pages it picks under the one budget, and CheckFetched checks a group on
+// the copy the crawler stored. Without a crawler (deltaq serve), Run
+// checks what a Planner (schedule.go) picks and fetches for itself:
+// UrgencyPlanner scores Σ min(1, elapsed/every) per group, the same
+// utility WIC gives the group's demands when the page is watched only.
 //
 // Everything one check records — objects, sentinel records, history, the
 // new copy and its notifications (notify.Outbox.Enqueue) — is one

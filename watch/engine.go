@@ -72,6 +72,13 @@ func New(db *repo.DB, cfg Config, outbox *notify.Outbox, opts Options) (*Engine,
 		e.logger = slog.New(slog.DiscardHandler)
 	}
 	e.logger = e.logger.With("component", "watch")
+	// New takes no context (its callers are many); the move runs once,
+	// over the groups an older repository stored.
+	if n, err := e.migrateGroups(context.Background()); err != nil {
+		return nil, err
+	} else if n > 0 {
+		e.logger.Info("moved groups to one key per member", "n", n)
+	}
 	return e, nil
 }
 
@@ -152,9 +159,18 @@ func (e *Engine) Install(ctx context.Context, spec Spec) (*Sentinel, error) {
 		if err := e.putCopy(b, key, p.sum, f.Body); err != nil {
 			return nil, err
 		}
+		if err := put(b, groupPrefix+key, g); err != nil {
+			return nil, err
+		}
 	}
-	t := g.table(spec.tableKey())
-	if t == nil {
+	// Only what is new is written: the member key, and the table when it
+	// is the first of its type and object; never the group's other
+	// members, so an install costs the same on a page of 5 or 5,000.
+	_, tid, found, err := r.loadTable(key, &s.Spec)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
 		if p == nil {
 			if p, err = e.loadCopy(r, g); err != nil {
 				return nil, err
@@ -167,11 +183,11 @@ func (e *Engine) Install(ctx context.Context, spec Spec) (*Sentinel, error) {
 		if !obj.Located {
 			return nil, fmt.Errorf("%w: %s sentinel, select %q, object %q on %s", ErrObjectNotFound, spec.Type, spec.Selector, spec.Object, spec.URL)
 		}
-		t = &table{Spec: s.Spec, Object: obj}
-		g.Tables = append(g.Tables, t)
+		if err := put(b, tableKey(key, tid), &table{Spec: s.Spec, Object: obj}); err != nil {
+			return nil, err
+		}
 	}
-	t.Members = append(t.Members, member{ID: s.ID, Every: spec.Every})
-	for k, v := range map[string]any{seqKey: seq, groupPrefix + key: g, sentinelPrefix + s.ID: s} {
+	for k, v := range map[string]any{seqKey: seq, membersOf(key, tid) + s.ID: member{ID: s.ID, Every: spec.Every}, sentinelPrefix + s.ID: s} {
 		if err := put(b, k, v); err != nil {
 			return nil, err
 		}
@@ -187,10 +203,15 @@ func (e *Engine) fetch(ctx context.Context, url string) (Fetched, error) {
 	if err != nil {
 		return f, err
 	}
+	return f, statusOK(url, f)
+}
+
+// statusOK accepts only a 200: any other answer is no copy of the page.
+func statusOK(url string, f Fetched) error {
 	if f.Status != 200 {
-		return f, fmt.Errorf("watch: fetch %s: status %d", url, f.Status)
+		return fmt.Errorf("watch: fetch %s: status %d", url, f.Status)
 	}
-	return f, nil
+	return nil
 }
 
 // loadCopy reads and parses a group's kept copy (WebCQ §6.1.2 step 4).
@@ -224,22 +245,50 @@ type CheckResult struct {
 // notifications — is one repository batch.
 func (e *Engine) Check(ctx context.Context, key string) (CheckResult, error) {
 	res := CheckResult{Key: key}
-	url := key
-	if e.ungrouped {
-		e.mu.Lock()
-		var g group
-		_, err := (&reader{db: e.db}).get(groupPrefix+key, &g)
-		e.mu.Unlock()
-		if err != nil {
-			return res, err
-		}
-		url = g.URL
+	url, err := e.groupURL(key)
+	if err != nil {
+		return res, err
 	}
 	res.URL = url
 	f, err := e.fetch(ctx, url)
 	if err != nil {
 		return res, err
 	}
+	return e.checkCopy(ctx, res, f)
+}
+
+// CheckFetched is Check on a copy fetched by someone else: the crawler,
+// when the frontier's monitoring class polled the group's page.
+func (e *Engine) CheckFetched(ctx context.Context, key string, f Fetched) (CheckResult, error) {
+	res := CheckResult{Key: key}
+	url, err := e.groupURL(key)
+	if err != nil {
+		return res, err
+	}
+	res.URL = url
+	if err := statusOK(url, f); err != nil {
+		return res, err
+	}
+	return e.checkCopy(ctx, res, f)
+}
+
+// groupURL is the page a group key watches.
+func (e *Engine) groupURL(key string) (string, error) {
+	if !e.ungrouped {
+		return key, nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var g group
+	if _, err := (&reader{db: e.db}).get(groupPrefix+key, &g); err != nil {
+		return "", err
+	}
+	return g.URL, nil
+}
+
+// checkCopy runs a group's check on its page's fetched copy f.
+func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (CheckResult, error) {
+	key, url := res.Key, res.URL
 	now := e.now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -286,29 +335,34 @@ func (e *Engine) Check(ctx context.Context, key string) (CheckResult, error) {
 	}
 	b := e.db.NewBatch(ctx)
 	defer b.Close()
-	for _, t := range g.Tables {
+	err = scan(ctx, r, tablePrefix+key+"\x00", func(k string, t *table) error {
 		obj, err := cur.extract(&t.Spec, &t.Object, e.cfg)
 		if err != nil {
-			return res, err
+			return err
 		}
 		if t.Object.equal(&obj, t.Spec.Type) {
 			t.Object = obj // a phrase's box follows its surroundings
-			continue
+			return put(b, k, t)
 		}
 		c := compare(&t.Spec, &t.Object, &obj, pageLevel, e.cfg.Diff)
 		c.At, c.URL = now, url
 		t.Object = obj
 		res.Changed++
 		e.stats.changed.Add(1)
-		for _, m := range t.Members {
+		err = scan(ctx, r, membersOf(key, tableID(&t.Spec)), func(_ string, m *member) error {
 			fired, err := e.evaluate(b, r, m.ID, c, now)
-			if err != nil {
-				return res, err
-			}
 			if fired {
 				res.Fired++
 			}
+			return err
+		})
+		if err != nil {
+			return err
 		}
+		return put(b, k, t)
+	})
+	if err != nil {
+		return res, err
 	}
 	e.stats.fired.Add(int64(res.Fired))
 	g.LastCheck = now

@@ -17,7 +17,7 @@ func (e *Engine) Get(ctx context.Context, id string) (*Sentinel, error) { return
 // List returns the sentinels of user ("" for all), in install order.
 func (e *Engine) List(ctx context.Context, user string) ([]*Sentinel, error) {
 	var out []*Sentinel
-	err := scan(ctx, e.db, sentinelPrefix, func(_ string, s *Sentinel) error {
+	err := scan(ctx, &reader{db: e.db}, sentinelPrefix, func(_ string, s *Sentinel) error {
 		if user == "" || s.User == user {
 			out = append(out, s)
 		}
@@ -33,7 +33,7 @@ func (e *Engine) History(ctx context.Context, id string) ([]Change, error) {
 		return nil, err
 	}
 	var out []Change
-	err := scan(ctx, e.db, historyPrefix+id+"/", func(_ string, c *Change) error {
+	err := scan(ctx, &reader{db: e.db}, historyPrefix+id+"/", func(_ string, c *Change) error {
 		out = append(out, *c)
 		return nil
 	})
@@ -50,32 +50,34 @@ func (e *Engine) Remove(ctx context.Context, id string) error {
 		return err
 	}
 	key := e.groupKey(s.URL, id)
-	var g group
+	tid := tableID(&s.Spec)
+	mine := membersOf(key, tid) + id
 	r := &reader{db: e.db}
-	if _, err := r.get(groupPrefix+key, &g); err != nil {
-		return err
-	}
 	b := e.db.NewBatch(ctx)
 	defer b.Close()
-	for i, t := range g.Tables {
-		t.Members = slices.DeleteFunc(t.Members, func(m member) bool { return m.ID == id })
-		if len(t.Members) == 0 {
-			g.Tables = slices.Delete(g.Tables, i, i+1)
-			break
+	if err := b.DeleteBucket(bucket, mine); err != nil {
+		return err
+	}
+	// The table goes with its last member, the group with its last table:
+	// each a scan that stops at the first other key.
+	others, err := r.any(ctx, membersOf(key, tid), mine)
+	if err != nil {
+		return err
+	}
+	if !others {
+		if err := b.DeleteBucket(bucket, tableKey(key, tid)); err != nil {
+			return err
+		}
+		if others, err = r.any(ctx, tablePrefix+key+"\x00", tableKey(key, tid)); err != nil {
+			return err
 		}
 	}
-	if len(g.Tables) == 0 {
-		if err := b.DeleteBucket(bucket, groupPrefix+key); err != nil {
-			return err
+	if !others {
+		for _, k := range []string{groupPrefix, copyPrefix, sumPrefix} {
+			if err := b.DeleteBucket(bucket, k+key); err != nil {
+				return err
+			}
 		}
-		if err := b.DeleteBucket(bucket, copyPrefix+key); err != nil {
-			return err
-		}
-		if err := b.DeleteBucket(bucket, sumPrefix+key); err != nil {
-			return err
-		}
-	} else if err := put(b, groupPrefix+key, &g); err != nil {
-		return err
 	}
 	if err := b.DeleteBucket(bucket, sentinelPrefix+id); err != nil {
 		return err
@@ -102,14 +104,24 @@ type Group struct {
 // Groups lists every group.
 func (e *Engine) Groups(ctx context.Context) ([]Group, error) {
 	var out []Group
-	err := scan(ctx, e.db, groupPrefix, func(_ string, g *group) error {
-		gr := Group{Key: g.Key, URL: g.URL, LastCheck: g.LastCheck}
-		for _, t := range g.Tables {
-			for _, m := range t.Members {
-				gr.Every = append(gr.Every, m.Every)
-			}
+	r := &reader{db: e.db}
+	err := scan(ctx, r, groupPrefix, func(_ string, g *group) error {
+		out = append(out, Group{Key: g.Key, URL: g.URL, LastCheck: g.LastCheck})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Members are listed group by group, in the order of the group keys.
+	i := 0
+	err = scan(ctx, r, memberPrefix, func(k string, m *member) error {
+		g := groupOfMember(k)
+		for i < len(out) && out[i].Key < g {
+			i++
 		}
-		out = append(out, gr)
+		if i < len(out) && out[i].Key == g {
+			out[i].Every = append(out[i].Every, m.Every)
+		}
 		return nil
 	})
 	return out, err
@@ -124,7 +136,7 @@ func (e *Engine) FlushDigests(ctx context.Context) (int, error) {
 	b := e.db.NewBatch(ctx)
 	defer b.Close()
 	n := 0
-	err := scan(ctx, e.db, sentinelPrefix, func(_ string, s *Sentinel) error {
+	err := scan(ctx, &reader{db: e.db}, sentinelPrefix, func(_ string, s *Sentinel) error {
 		if s.Mode != Digest || len(s.Pending) == 0 || now.Before(s.NextDigest) {
 			return nil
 		}

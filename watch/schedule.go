@@ -8,10 +8,9 @@ import (
 )
 
 // Planner picks the groups to check with the fetches available now. The
-// user's interval is a wish that sets a group's urgency, not a timer:
-// package monitor's WIC scheduler, which spends one budget over every
-// monitored demand, implements this interface; UrgencyPlanner is the
-// stand-alone version.
+// user's interval is a wish that sets a group's urgency, not a timer.
+// Under a crawler, package monitor/poll's WIC picks instead, within the
+// frontier's one budget; UrgencyPlanner is the stand-alone version.
 type Planner interface {
 	// Next returns at most budget group keys, most useful first.
 	Next(now time.Time, budget int) []string

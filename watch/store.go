@@ -2,9 +2,12 @@ package watch
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/deltaq/deltaq/repo"
@@ -13,32 +16,38 @@ import (
 // bucket is the repository bucket this package owns (repo/FORMAT.md).
 const bucket = "watch"
 
-// Keys inside the bucket.
+// Keys inside the bucket. KEY is a group key (the page URL, or
+// "sentinel:ID" when ungrouped), TABLE a table id (tableID).
 const (
 	sentinelPrefix = "s/"   // s/ID → Sentinel
 	groupPrefix    = "g/"   // g/KEY → group
+	tablePrefix    = "t/"   // t/KEY 0x00 TABLE → table
+	memberPrefix   = "n/"   // n/KEY 0x00 TABLE 0x00 ID → member
 	copyPrefix     = "c/"   // c/KEY → zstd(body) of the group's last copy
 	sumPrefix      = "m/"   // m/KEY → MD5 (hex) of the group's last copy
 	historyPrefix  = "h/"   // h/ID/STAMP → Change
 	seqKey         = "seq/" // the last sentinel number given out
 )
 
-// group is every sentinel on one page (WebCQ §6.1.1) and its constant
-// tables. The page's MD5 is also kept alone under m/KEY, so that an
-// unchanged page costs one 32-byte read (§6.2).
+// group is one watched page (WebCQ §6.1.1): its sentinels sit in constant
+// tables under t/KEY, each member under n/KEY, so that an install writes
+// one member key, never the whole group. The page's MD5 is also kept
+// alone under m/KEY, so that an unchanged page costs one 32-byte read
+// (§6.2).
 type group struct {
 	Key       string    `json:"key"`
 	URL       string    `json:"url"`
 	LastCheck time.Time `json:"last_check,omitzero"`
-	Tables    []*table  `json:"tables"`
+	// Tables is the layout before tables and members had keys of their
+	// own; New moves it to them (migrateGroups).
+	Tables []*legacyTable `json:"tables,omitempty"`
 }
 
 // table is a constant table: the sentinels that share page, type and
-// object, with the object as last seen.
+// object, with the object as last seen. Its members are keys of their own.
 type table struct {
-	Spec    Spec     `json:"spec"` // the first member's spec (type, selector, object)
-	Object  Object   `json:"object"`
-	Members []member `json:"members"`
+	Spec   Spec   `json:"spec"` // the first member's spec (type, selector, object)
+	Object Object `json:"object"`
 }
 
 // member is one sentinel of a table, with what the scheduler needs.
@@ -47,13 +56,41 @@ type member struct {
 	Every time.Duration `json:"every"`
 }
 
-func (g *group) table(key string) *table {
-	for _, t := range g.Tables {
-		if t.Spec.tableKey() == key {
-			return t
-		}
+type legacyTable struct {
+	table
+	Members []member `json:"members"`
+}
+
+// tableID names a constant table inside its group: a hash of its type and
+// object (Spec.tableKey), which may be long text.
+func tableID(s *Spec) string {
+	h := sha256.Sum256([]byte(s.tableKey()))
+	return hex.EncodeToString(h[:16])
+}
+
+func tableKey(group, tid string) string { return tablePrefix + group + "\x00" + tid }
+
+func membersOf(group, tid string) string { return memberPrefix + group + "\x00" + tid + "\x00" }
+
+// groupOfMember is the group key of an n/ key.
+func groupOfMember(key string) string {
+	k, _, _ := strings.Cut(strings.TrimPrefix(key, memberPrefix), "\x00")
+	return k
+}
+
+// loadTable reads a group's table tid; found is false when there is none,
+// and a stored table of another type or object (a hash collision) is an
+// error.
+func (r *reader) loadTable(group string, spec *Spec) (t *table, tid string, found bool, err error) {
+	tid = tableID(spec)
+	t = &table{}
+	if found, err = r.get(tableKey(group, tid), t); err != nil || !found {
+		return nil, tid, false, err
 	}
-	return nil
+	if t.Spec.tableKey() != spec.tableKey() {
+		return nil, tid, false, fmt.Errorf("watch: table %s of %s holds another object", tid, group)
+	}
+	return t, tid, true, nil
 }
 
 // reader counts the bytes a check reads from the repository.
@@ -98,12 +135,13 @@ func (e *Engine) sentinel(id string) (*Sentinel, error) {
 	return &s, nil
 }
 
-// scan decodes every value under prefix.
-func scan[T any](ctx context.Context, db *repo.DB, prefix string, fn func(key string, v *T) error) error {
-	for kv, err := range db.BucketScan(ctx, bucket, prefix) {
+// scan decodes every value under prefix, counting the bytes in r.
+func scan[T any](ctx context.Context, r *reader, prefix string, fn func(key string, v *T) error) error {
+	for kv, err := range r.db.BucketScan(ctx, bucket, prefix) {
 		if err != nil {
 			return err
 		}
+		r.bytes += int64(len(kv[1]))
 		var v T
 		if err := json.Unmarshal(kv[1], &v); err != nil {
 			return fmt.Errorf("watch: decode %q: %w", kv[0], err)
@@ -113,4 +151,53 @@ func scan[T any](ctx context.Context, db *repo.DB, prefix string, fn func(key st
 		}
 	}
 	return nil
+}
+
+// migrateGroups moves the tables and members of groups stored in the
+// layout before they had keys of their own (all in g/KEY) to t/ and n/
+// keys, one batch per group, so an older repository keeps every sentinel.
+func (e *Engine) migrateGroups(ctx context.Context) (int, error) {
+	var old []*group
+	err := scan(ctx, &reader{db: e.db}, groupPrefix, func(_ string, g *group) error {
+		if len(g.Tables) > 0 {
+			old = append(old, g)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, g := range old {
+		b := e.db.NewBatch(ctx)
+		for _, t := range g.Tables {
+			tid := tableID(&t.Spec)
+			err = errors.Join(err, put(b, tableKey(g.Key, tid), &t.table))
+			for _, m := range t.Members {
+				err = errors.Join(err, put(b, membersOf(g.Key, tid)+m.ID, m))
+			}
+		}
+		g.Tables = nil
+		err = errors.Join(err, put(b, groupPrefix+g.Key, g))
+		if err == nil {
+			err = b.Commit()
+		}
+		b.Close()
+		if err != nil {
+			return 0, fmt.Errorf("watch: move the tables of %s to their own keys: %w", g.URL, err)
+		}
+	}
+	return len(old), nil
+}
+
+// any reports whether some key under prefix other than except exists.
+func (r *reader) any(ctx context.Context, prefix, except string) (bool, error) {
+	for kv, err := range r.db.BucketScan(ctx, bucket, prefix) {
+		if err != nil {
+			return false, err
+		}
+		if string(kv[0]) != except {
+			return true, nil
+		}
+	}
+	return false, nil
 }

@@ -18,6 +18,10 @@
 //	GET /api/v1/relations/{name}/rows     a relation's records, stalest (w·F̂) first: ?stale_gt=&limit=
 //	GET /api/v1/relations/{name}/changes  field-level changes ("price 19.99 → 17.49"): ?since=&limit=
 //	                         (relationsapi.go; package relation, Yang et al. SIGMOD 2010)
+//	    /api/v1/watches, /api/v1/alerts  sentinels and search alerts (watchapi.go), behind a bearer key
+//	    /watches             their HTML pages (watchhtml.go): list, add, history, diff views,
+//	                         remove; /watches/alerts. The key is kept in a SameSite=Strict
+//	                         cookie scoped to /watches; forms are CSRF-checked
 //
 // The routes marked * are the operator's: with server.admin.listen set
 // they move to the admin listener (Server.Admin, which serves every route
@@ -27,9 +31,10 @@
 //
 // Engine (engine.go) is the Searcher the binary wires: Boolean relevance
 // from the index (thesis §2.3), ranking's order with randomized promotion
-// (§5.5), ads for the query phrase (ch. 6), snippets. The user id cookie
-// (user.go) seeds a user's promotion shuffle and counts a monitored user's
-// clicks once.
+// (§5.5), ads for the query phrase (ch. 6), snippets; it parses the query
+// once for retrieval and snippets (ranking.Searcher.Order). The user id
+// cookie (user.go) seeds a user's promotion shuffle and counts a monitored
+// user's clicks once.
 //
 // Errors of the JSON API (errors.go) follow one shape, with a stable code
 // a client can branch on:

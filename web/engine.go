@@ -51,6 +51,11 @@ func (r Retriever) Retrieve(ctx context.Context, query string, limit int) ([]ran
 	if err != nil {
 		return nil, 0, err
 	}
+	return r.retrieveParsed(ctx, q, limit)
+}
+
+// retrieveParsed is Retrieve for a parsed query.
+func (r Retriever) retrieveParsed(ctx context.Context, q index.Query, limit int) ([]ranking.Candidate, int, error) {
 	hits, total, err := r.Index.Retrieve(ctx, q, limit)
 	if err != nil {
 		return nil, 0, err
@@ -73,7 +78,12 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	if user == "" {
 		user = anonymous
 	}
-	page, err := e.rank.Search(ctx, user, r.Query, r.Page, r.Size)
+	// The query is parsed once: retrieval and the snippets share it.
+	cands, total, err := Retriever{Index: e.ix}.retrieveParsed(ctx, q, e.rank.Candidates())
+	if err != nil {
+		return Response{}, inputError(err)
+	}
+	page, err := e.rank.Order(ctx, user, r.Query, cands, total, r.Page, r.Size)
 	if err != nil {
 		if errors.Is(err, ranking.ErrBadRequest) {
 			return Response{}, &InputError{Field: "q", Value: r.Query, Message: err.Error()}
@@ -92,10 +102,16 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	// at most ranking.candidates of them, which is what pages can reach.
 	out := Response{Total: uint64(page.Total), TotalExact: true, Pageable: page.Candidates}
 	for _, res := range page.Results {
-		out.Results = append(out.Results, Result{
-			URL: res.URL, Title: shown[res.URL].Title, Snippet: shown[res.URL].Snippet, Score: res.Relevance,
-			FetchedAt: shown[res.URL].FetchedAt, Promoted: res.Promoted, ClickURL: res.ClickURL,
-		})
+		h := shown[res.URL]
+		r := Result{
+			URL: res.URL, Title: h.Title, Snippet: h.Snippet, Score: res.Relevance,
+			FetchedAt: h.FetchedAt, Promoted: res.Promoted, ClickURL: res.ClickURL,
+		}
+		if h.Highlights != nil { // else the server parses the snippet
+			r.SnippetText = h.SnippetText
+			r.Highlights, r.MatchedTerms = plainHighlights(h.SnippetText, h.Highlights)
+		}
+		out.Results = append(out.Results, r)
 	}
 	if e.ads != nil && r.Page == 1 {
 		shown, err := e.ads.Select(ctx, r.Query, e.opts.AdsPerQuery)

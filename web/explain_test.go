@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -52,7 +53,7 @@ func explainedRepo(t *testing.T) (*repo.DB, ExplainFunc) {
 	// A later command configured with the default policy.
 	fcfg.Policy = "uniform"
 	return db, func(ctx context.Context, u string) (frontier.Explanation, error) {
-		return frontier.ExplainPage(ctx, db, fcfg, u, t0.Add(5*time.Hour))
+		return frontier.ExplainPage(ctx, db, fcfg, u, t0.Add(5*time.Hour), nil)
 	}
 }
 
@@ -78,6 +79,7 @@ func TestExplainReportIsReadableAsTextJSONAndHTML(t *testing.T) {
 			"priority      0.5 = δQ_A·(t − LR), LR = 2026-01-05 03:00:00 UTC",
 			"2026-01-05 02:00:00 UTC  recrawl  ok 200  2048 B  12.5 ms  changed (shingle difference 0.500)",
 			"ΔQ_A measurements  (2)",
+			"stake 1)", // no index: every page's stake counts 1
 		} {
 			if !strings.Contains(flat, strings.Join(strings.Fields(want), " ")) {
 				t.Errorf("text lacks %q:\n%s", want, text)
@@ -99,6 +101,10 @@ func TestExplainReportIsReadableAsTextJSONAndHTML(t *testing.T) {
 			Recrawl struct {
 				Policy, PolicySource, Period string
 				Priority                     float64
+				Posterior                    *struct {
+					Changes, Impact, Stake float64
+					Gain                   float64 `json:"expected_delta_q"`
+				}
 			} `json:"recrawl"`
 		}
 		got.Recrawl.PolicySource = "?"
@@ -107,6 +113,9 @@ func TestExplainReportIsReadableAsTextJSONAndHTML(t *testing.T) {
 		}
 		if r := got.Recrawl; r.Policy != "deltaq" || r.PolicySource != "repository" || r.Period != "1h0m0s" || r.Priority != 0.5 {
 			t.Fatalf("recrawl = %+v", r)
+		}
+		if p := got.Recrawl.Posterior; p == nil || p.Stake != 1 || p.Gain <= 0 || math.Abs(p.Gain-p.Changes*p.Impact) > 1e-12 {
+			t.Fatalf("posterior = %+v, want stake 1 and expected ΔQ_A = changes × impact > 0", p)
 		}
 	})
 
@@ -121,7 +130,7 @@ func TestExplainReportIsReadableAsTextJSONAndHTML(t *testing.T) {
 		if code != 200 {
 			t.Fatalf("status %d", code)
 		}
-		for _, want := range []string{"Pebble notes", "deltaq (recorded by the last crawl)", "0.25 per period of 1h0m0s", "12.5 ms", "shingle difference 0.500"} {
+		for _, want := range []string{"Pebble notes", "deltaq (recorded by the last crawl)", "0.25 per period of 1h0m0s", "12.5 ms", "shingle difference 0.500", `id="posterior"`} {
 			if !strings.Contains(page, want) {
 				t.Errorf("explain view lacks %q", want)
 			}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+
+	"github.com/deltaq/deltaq/index"
 )
 
 // Span is a highlighted range of a snippet's text: byte offsets into
@@ -37,12 +39,29 @@ func highlights(snippet string) (text string, spans []Span, terms []string) {
 			if name, _ := z.TagName(); string(name) == "mark" && start >= 0 {
 				if start < b.Len() {
 					spans = append(spans, Span{Start: start, End: b.Len()})
-					if t := strings.ToLower(b.String()[start:]); !slices.Contains(terms, t) {
-						terms = append(terms, t)
-					}
+					terms = addTerm(terms, b.String()[start:])
 				}
 				start = -1
 			}
 		}
 	}
+}
+
+// plainHighlights is highlights for a snippet whose plain text and spans
+// the index gave beside it (index.Hit.Highlights), without parsing it.
+func plainHighlights(text string, marks []index.Span) (spans []Span, terms []string) {
+	spans, terms = make([]Span, len(marks)), []string{}
+	for i, m := range marks {
+		spans[i] = Span{Start: m.Start, End: m.End}
+		terms = addTerm(terms, text[m.Start:m.End])
+	}
+	return spans, terms
+}
+
+// addTerm adds a marked word, lower-cased, to terms unless it is there.
+func addTerm(terms []string, word string) []string {
+	if t := strings.ToLower(word); !slices.Contains(terms, t) {
+		terms = append(terms, t)
+	}
+	return terms
 }

@@ -102,7 +102,21 @@ type recrawlJSON struct {
 	Samples      int        `json:"re_downloads_averaged"`
 	LastFetch    *time.Time `json:"last_fetch,omitempty"`
 	Priority     *float64   `json:"priority,omitempty"` // δQ_A·(t − LR), when measured
-	Why          string     `json:"why"`
+	// Posterior is what the deltaq policy ranks the page by, under deltaq.
+	Posterior *posteriorJSON `json:"posterior,omitempty"`
+	Why       string         `json:"why"`
+}
+
+// posteriorJSON is frontier.Posterior.
+type posteriorJSON struct {
+	ChangeRate   float64 `json:"change_rate"` // E[λ], changes per period
+	OpenPeriods  float64 `json:"open_periods"`
+	KnownChange  bool    `json:"known_change"`
+	Changes      float64 `json:"changes"` // E[N] (accumulate) or P(N ≥ 1) (overwrite)
+	Stake        float64 `json:"stake"`
+	Impact       float64 `json:"impact"` // E[ΔQ_A of one change]
+	ExpectedGain float64 `json:"expected_delta_q"`
+	Overdue      bool    `json:"overdue"`
 }
 
 func recrawlOf(e frontier.Explanation) *recrawlJSON {
@@ -118,6 +132,10 @@ func recrawlOf(e frontier.Explanation) *recrawlJSON {
 	if e.Measured {
 		p := e.Priority
 		r.Priority = &p
+	}
+	if p := e.Posterior; p != nil {
+		r.Posterior = &posteriorJSON{ChangeRate: p.Rate, OpenPeriods: p.Open, KnownChange: p.KnownChange, Changes: p.Changes,
+			Stake: p.Stake, Impact: p.Impact, ExpectedGain: p.Score, Overdue: p.Overdue}
 	}
 	return r
 }

@@ -52,6 +52,10 @@ func (r *PageReport) WriteText(w io.Writer) error {
 		} else {
 			line("  δQ_A\tnot measured yet")
 		}
+		if p := rc.Posterior; p != nil {
+			line("  E[ΔQ_A] now\t%.4g = changes %.3g × impact %.4g (change rate %.3g per period, stake %.4g)",
+				p.ExpectedGain, p.Changes, p.Impact, p.ChangeRate, p.Stake)
+		}
 		line("  why\t%s", rc.Why)
 	}
 	line("")

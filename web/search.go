@@ -43,7 +43,9 @@ func (r Response) Truncated() bool { return r.Pageable > 0 && uint64(r.Pageable)
 // Result is one search result. Snippet is HTML: text escaped, matched
 // terms in <mark>. SnippetText is the same text without markup, with the
 // matched spans in Highlights and the distinct matched words in
-// MatchedTerms, for clients that render their own highlighting.
+// MatchedTerms, for clients that render their own highlighting. A Searcher
+// may fill those three (Engine does, from the index's cut); when
+// Highlights is nil the server derives them from Snippet.
 type Result struct {
 	URL          string    `json:"url"`
 	Title        string    `json:"title"`

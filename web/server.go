@@ -124,7 +124,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		if deps.Outbox == nil {
 			return nil, errors.New("web: Watches without Outbox")
 		}
-		s.watchAPI = &watchAPI{watches: deps.Watches, alerts: deps.Alerts, feeds: deps.Outbox, maxBody: deps.Watches.Config().MaxRequestBytes, logger: s.logger}
+		s.watchAPI = &watchAPI{watches: deps.Watches, alerts: deps.Alerts, feeds: deps.Outbox, maxBody: deps.Watches.Config().MaxRequestBytes, logger: s.logger, render: s.render}
 	}
 	adminOn := cfg.Admin.Listen != ""
 	s.public = s.routes(!adminOn)
@@ -272,8 +272,9 @@ func (s *Server) search(r *http.Request, req Request) (Response, error) {
 		res.Results = []Result{}
 	}
 	for i := range res.Results {
-		r := &res.Results[i]
-		r.SnippetText, r.Highlights, r.MatchedTerms = highlights(r.Snippet)
+		if r := &res.Results[i]; r.Highlights == nil {
+			r.SnippetText, r.Highlights, r.MatchedTerms = highlights(r.Snippet)
+		}
 	}
 	return res, nil
 }

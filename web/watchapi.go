@@ -1,8 +1,10 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"html/template"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -39,6 +41,8 @@ type watchAPI struct {
 	feeds   *notify.Outbox
 	maxBody int64
 	logger  *slog.Logger
+	// render writes an HTML page (Server.render).
+	render func(w http.ResponseWriter, t *template.Template, code int, data any)
 }
 
 func (api *watchAPI) routes(mux *http.ServeMux) {
@@ -55,6 +59,7 @@ func (api *watchAPI) routes(mux *http.ServeMux) {
 		mux.HandleFunc("POST /api/v1/alerts", api.authed(api.createAlert))
 		mux.HandleFunc("DELETE /api/v1/alerts/{id}", api.authed(api.removeAlert))
 	}
+	api.htmlRoutes(mux)
 }
 
 type keyFunc func(http.ResponseWriter, *http.Request, watch.Key)
@@ -110,7 +115,8 @@ func (api *watchAPI) list(w http.ResponseWriter, r *http.Request, k watch.Key) {
 }
 
 // watchRequest is the body of POST /api/v1/watches; durations are Go
-// duration strings ("1h30m"), until is RFC 3339.
+// duration strings ("1h30m"), until is a date (YYYY-MM-DD, midnight UTC)
+// or an RFC 3339 time.
 type watchRequest struct {
 	URL       string   `json:"url"`
 	Type      string   `json:"type"`
@@ -147,7 +153,9 @@ func (q *watchRequest) spec(user string) (watch.Spec, error) {
 	}
 	if q.Until != "" {
 		if s.Stop, err = time.Parse(time.RFC3339, q.Until); err != nil {
-			return s, &InputError{Field: "until", Value: q.Until, Limit: "an RFC 3339 time", Message: "not a time"}
+			if s.Stop, err = time.Parse(time.DateOnly, q.Until); err != nil {
+				return s, &InputError{Field: "until", Value: q.Until, Limit: "YYYY-MM-DD or an RFC 3339 time", Message: "not a time"}
+			}
 		}
 	}
 	for _, n := range q.Notify {
@@ -165,21 +173,7 @@ func (api *watchAPI) create(w http.ResponseWriter, r *http.Request, k watch.Key)
 	if !decodeJSONBody(w, r, &q, api.maxBody, "watch.max_request_bytes") {
 		return
 	}
-	spec, err := q.spec(k.User)
-	if err != nil {
-		api.fail(w, err)
-		return
-	}
-	mine, err := api.watches.List(r.Context(), k.User)
-	if err != nil {
-		api.internal(w, err)
-		return
-	}
-	if err := k.Allows(spec, len(mine)); err != nil {
-		api.fail(w, err)
-		return
-	}
-	s, err := api.watches.Install(r.Context(), spec)
+	s, err := api.install(r.Context(), k, &q)
 	if err != nil {
 		api.fail(w, err)
 		return
@@ -188,23 +182,51 @@ func (api *watchAPI) create(w http.ResponseWriter, r *http.Request, k watch.Key)
 	writeJSON(w, http.StatusCreated, s)
 }
 
+// install installs q for k's user within k's limits; the JSON API and the
+// HTML form both come through here.
+func (api *watchAPI) install(ctx context.Context, k watch.Key, q *watchRequest) (*watch.Sentinel, error) {
+	spec, err := q.spec(k.User)
+	if err != nil {
+		return nil, err
+	}
+	mine, err := api.watches.List(ctx, k.User)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.Allows(spec, len(mine)); err != nil {
+		return nil, err
+	}
+	return api.watches.Install(ctx, spec)
+}
+
 // fail answers bad input with 400 naming the field, anything else with 500.
 func (api *watchAPI) fail(w http.ResponseWriter, err error) {
+	if ie := userError(err); ie != nil {
+		writeInputError(w, ie)
+		return
+	}
+	api.internal(w, err)
+}
+
+// userError is err as the user's mistake, naming the field; nil when err
+// is the server's own failure.
+func userError(err error) *InputError {
 	var ie *InputError
 	var le *watch.LimitError
 	var qe *index.QueryError
 	switch {
 	case errors.As(err, &ie):
-		writeInputError(w, ie)
+		return ie
 	case errors.As(err, &le):
-		writeInputError(w, &InputError{Field: le.Field, Value: le.Value, Limit: le.Limit, Message: "over this key's limit"})
+		return &InputError{Field: le.Field, Value: le.Value, Limit: le.Limit, Message: "over this key's limit"}
 	case errors.As(err, &qe):
-		writeInputError(w, &InputError{Code: CodeBadQuery, Field: "query", Message: qe.Msg})
+		return &InputError{Code: CodeBadQuery, Field: "query", Message: qe.Msg}
 	case errors.Is(err, watch.ErrObjectNotFound), errors.Is(err, watch.ErrInvalid):
-		writeInputError(w, &InputError{Field: "spec", Message: err.Error()})
-	default:
-		api.internal(w, err)
+		return &InputError{Field: "spec", Message: err.Error()}
+	case errors.Is(err, errNoSuchAlert):
+		return &InputError{Code: CodeNotFound, Field: "id", Message: err.Error()}
 	}
+	return nil
 }
 
 func (api *watchAPI) show(w http.ResponseWriter, _ *http.Request, _ watch.Key, s *watch.Sentinel) {
@@ -236,31 +258,19 @@ func (api *watchAPI) diff(w http.ResponseWriter, r *http.Request, _ watch.Key, s
 		api.internal(w, err)
 		return
 	}
-	n := len(h)
-	if v := r.URL.Query().Get("n"); v != "" {
-		if n, err = strconv.Atoi(v); err != nil || n < 1 || n > len(h) {
-			writeInputError(w, &InputError{Field: "n", Value: v, Limit: fmt.Sprintf("1 to %d", len(h)), Message: "no such change"})
-			return
+	d, _, view, ie := pickDiff(h, r)
+	if ie != nil {
+		if ie.Code == CodeNotFound {
+			writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Message: ie.Message})
+		} else {
+			writeInputError(w, ie)
 		}
-	}
-	if n == 0 || h[n-1].Diff == nil {
-		writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Message: "no difference recorded"})
 		return
 	}
-	view := diff.ChangesOnly
-	switch v := r.URL.Query().Get("view"); v {
-	case "", "changes":
-	case "side":
-		view = diff.SideBySide
-	default:
-		writeInputError(w, &InputError{Field: "view", Value: v, Limit: "side or changes", Message: "unknown view"})
-		return
-	}
-	d := *h[n-1].Diff
 	switch f := r.URL.Query().Get("format"); f {
 	case "", "json":
 		if view == diff.ChangesOnly {
-			d = d.ChangesOnly()
+			*d = d.ChangesOnly()
 		}
 		writeJSON(w, http.StatusOK, d)
 	case "html":
@@ -271,6 +281,32 @@ func (api *watchAPI) diff(w http.ResponseWriter, r *http.Request, _ watch.Key, s
 	default:
 		writeInputError(w, &InputError{Field: "format", Value: f, Limit: "json or html", Message: "unknown format"})
 	}
+}
+
+// pickDiff reads ?n= (default the latest change) and ?view= (side or
+// changes, default changes) and returns a copy of that change's
+// difference and its number; a change without one is CodeNotFound.
+func pickDiff(h []watch.Change, r *http.Request) (*diff.Result, int, diff.View, *InputError) {
+	n := len(h)
+	if v := r.URL.Query().Get("n"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 || n > len(h) {
+			return nil, 0, 0, &InputError{Field: "n", Value: v, Limit: fmt.Sprintf("1 to %d", len(h)), Message: "no such change"}
+		}
+	}
+	view := diff.ChangesOnly
+	switch v := r.URL.Query().Get("view"); v {
+	case "", "changes":
+	case "side":
+		view = diff.SideBySide
+	default:
+		return nil, 0, 0, &InputError{Field: "view", Value: v, Limit: "side or changes", Message: "unknown view"}
+	}
+	if n == 0 || h[n-1].Diff == nil {
+		return nil, 0, 0, &InputError{Code: CodeNotFound, Field: "n", Message: "no difference recorded"}
+	}
+	d := *h[n-1].Diff
+	return &d, n, view, nil
 }
 
 func (api *watchAPI) feed(w http.ResponseWriter, r *http.Request, _ watch.Key, s *watch.Sentinel) {
@@ -305,20 +341,7 @@ func (api *watchAPI) createAlert(w http.ResponseWriter, r *http.Request, k watch
 	if !decodeJSONBody(w, r, &q, api.maxBody, "watch.max_request_bytes") {
 		return
 	}
-	a := alert.Alert{User: k.User, Query: q.Query}
-	for _, n := range q.Notify {
-		t, err := notify.ParseTarget(n)
-		if err != nil {
-			writeInputError(w, &InputError{Field: "notify", Value: n, Limit: "webhook:URL, email:ADDR or feed", Message: err.Error()})
-			return
-		}
-		a.Notify = append(a.Notify, t)
-	}
-	if n := len(api.alerts.List(k.User)); n >= k.MaxWatches {
-		writeInputError(w, &InputError{Field: "alerts", Value: strconv.Itoa(n + 1), Limit: fmt.Sprintf("at most %d", k.MaxWatches), Message: "over this key's limit"})
-		return
-	}
-	out, err := api.alerts.Add(r.Context(), a)
+	out, err := api.addAlert(r.Context(), k, q)
 	if err != nil {
 		api.fail(w, err)
 		return
@@ -327,19 +350,47 @@ func (api *watchAPI) createAlert(w http.ResponseWriter, r *http.Request, k watch
 	writeJSON(w, http.StatusCreated, out)
 }
 
-func (api *watchAPI) removeAlert(w http.ResponseWriter, r *http.Request, k watch.Key) {
-	id := r.PathValue("id")
-	mine := false
-	for _, a := range api.alerts.List(k.User) {
-		mine = mine || a.ID == id
+// addAlert adds q for k's user within k's limits (the JSON API and the
+// HTML form).
+func (api *watchAPI) addAlert(ctx context.Context, k watch.Key, q alertRequest) (*alert.Alert, error) {
+	a := alert.Alert{User: k.User, Query: q.Query}
+	for _, n := range q.Notify {
+		t, err := notify.ParseTarget(n)
+		if err != nil {
+			return nil, &InputError{Field: "notify", Value: n, Limit: "webhook:URL, email:ADDR or feed", Message: err.Error()}
+		}
+		a.Notify = append(a.Notify, t)
 	}
-	if !mine {
-		writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Value: id, Message: "no such alert"})
+	if n := api.alerts.Count(k.User); n >= k.MaxWatches {
+		return nil, &InputError{Field: "alerts", Value: strconv.Itoa(n + 1), Limit: fmt.Sprintf("at most %d", k.MaxWatches), Message: "over this key's limit"}
+	}
+	return api.alerts.Add(ctx, a)
+}
+
+// errNoSuchAlert answers an alert id that is not the user's (another
+// user's alert is answered as missing).
+var errNoSuchAlert = errors.New("no such alert")
+
+func (api *watchAPI) removeAlert(w http.ResponseWriter, r *http.Request, k watch.Key) {
+	err := api.removeAlertOf(r.Context(), k, r.PathValue("id"))
+	if errors.Is(err, errNoSuchAlert) {
+		writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Value: r.PathValue("id"), Message: "no such alert"})
 		return
 	}
-	if err := api.alerts.Remove(r.Context(), id); err != nil {
+	if err != nil {
 		api.internal(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// removeAlertOf removes k's user's alert id; errNoSuchAlert if they have
+// none by that id.
+func (api *watchAPI) removeAlertOf(ctx context.Context, k watch.Key, id string) error {
+	for _, a := range api.alerts.List(k.User) {
+		if a.ID == id {
+			return api.alerts.Remove(ctx, id)
+		}
+	}
+	return errNoSuchAlert
 }

@@ -25,6 +25,7 @@ type watchEnv struct {
 	t       *testing.T
 	srv     *httptest.Server
 	engine  *watch.Engine
+	matcher *alert.Matcher
 	page    func(body string)
 	pageURL string
 }
@@ -65,7 +66,7 @@ func newWatchEnv(t *testing.T) *watchEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &watchEnv{t: t, srv: httptest.NewServer(h), engine: e, pageURL: site.URL + "/a"}
+	env := &watchEnv{t: t, srv: httptest.NewServer(h), engine: e, matcher: al, pageURL: site.URL + "/a"}
 	t.Cleanup(env.srv.Close)
 	env.page = func(b string) {
 		mu.Lock()

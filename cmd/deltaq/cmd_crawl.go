@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/notify"
 )
 
 // drainHorizon is how long a one-pass crawl waits for work that is queued
@@ -29,9 +31,10 @@ func (a *app) newCrawlCmd() *cobra.Command {
 		Short: "Crawl from seed URLs into the repository until nothing is left to fetch",
 		Long: `Crawl fetches the seeds and what they link to (within crawler.scope), obeying
 robots.txt and per-host politeness, and stores every fetch in the repository
-under --data. It stops when the queue is drained or --max-pages pages were
-fetched, printing progress on stderr and a summary at the end. Run it again
-without --seeds to resume where it stopped.`,
+under --data. It also polls the subscribed feeds and watched pages worth a
+poll now (frontier.split.monitor). It stops when the queue is drained or
+--max-pages pages were fetched, printing progress on stderr and a summary at
+the end. Run it again without --seeds to resume where it stopped.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, db, logger, err := a.loadRepo(cmd, dataDir, func() error {
@@ -45,7 +48,16 @@ without --seeds to resume where it stopped.`,
 			}
 			defer db.Close()
 			ctx := cmd.Context()
-			cr, err := newCrawl(ctx, db, cfg, logger, nil)
+			engine, err := openWatches(db, cfg, notify.NewOutbox(db, cfg.Notify), logger)
+			if err != nil {
+				return err
+			}
+			defer engine.Close()
+			cr, err := newMonitoredCrawl(ctx, db, cfg, logger, nil, nil, engine, nil)
+			if err != nil {
+				return err
+			}
+			polls, err := cr.f.PlanMonitor(ctx) // the feeds and watches worth a poll now
 			if err != nil {
 				return err
 			}
@@ -65,6 +77,15 @@ without --seeds to resume where it stopped.`,
 			fmt.Fprint(a.stdout, sum)
 			if err != nil {
 				return err
+			}
+			if cr.poll != nil {
+				// Read what was fetched even after an interrupt: it is local.
+				in, err := cr.poll.Ingest(context.WithoutCancel(ctx))
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "monitoring: %d polls queued, %d polled URLs read, %d new feed items, %d watch triggers, %d failed\n",
+					polls, in.URLs, in.NewItems, in.Fired, in.Failed)
 			}
 			if ctx.Err() != nil {
 				fmt.Fprintln(a.stderr, "crawl: interrupted; run again without --seeds to resume")

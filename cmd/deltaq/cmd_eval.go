@@ -362,7 +362,7 @@ func (a *app) crawlArchive(ctx context.Context, dir string, db *repo.DB, cfg *co
 			crawler.HostOverride{Host: h, MinDelay: 0, PerHost: 4})
 		seeds = append(seeds, "http://"+h+"/")
 	}
-	cr, err := newCrawl(ctx, db, &ccfg, logger, nil)
+	cr, err := newCrawl(ctx, db, &ccfg, logger, nil, nil)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -148,15 +147,27 @@ func (a *app) newFeedsCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				plans, err := feeds.PlanAll(cfg.Feeds, list, time.Now(), rand.New(rand.NewPCG(1, 1)))
-				if err != nil {
-					return err
-				}
-				i := slices.IndexFunc(plans, func(p feeds.Planned) bool { return p.Feed.URL == u })
+				i := slices.IndexFunc(list, func(f feeds.Feed) bool { return f.URL == u })
 				if i < 0 {
 					return fmt.Errorf("%w: %s (add it with deltaq feeds add)", feeds.ErrUnknownFeed, u)
 				}
-				a.explainFeed(plans[i], cfg.Feeds)
+				// The running poller's plan when it is current (made within
+				// monitor.replan); else the plan a poller starting now makes.
+				now := time.Now()
+				p, made, ok, err := st.SavedPlan(list[i])
+				if err != nil {
+					return err
+				}
+				source := "the poller's plan of " + made.UTC().Format(time.DateTime) + " UTC"
+				if !ok || now.Sub(made) >= cfg.Monitor.Replan {
+					plans, err := feeds.PlanAll(cfg.Feeds, list, now, feedPlanSeed)
+					if err != nil {
+						return err
+					}
+					p, source = plans[i], "planned now: no poller plan made within monitor.replan"
+				}
+				p.Next = slices.DeleteFunc(p.Next, func(t time.Time) bool { return t.Before(now) })
+				a.explainFeed(p, cfg.Feeds, source)
 				return nil
 			})
 		},
@@ -209,7 +220,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 	return cmd
 }
 
-func (a *app) explainFeed(p feeds.Planned, cfg feeds.Config) {
+func (a *app) explainFeed(p feeds.Planned, cfg feeds.Config, source string) {
 	f, m := p.Feed, p.Model
 	fmt.Fprintf(a.stdout, "%s  %s\n", f.URL, f.Title)
 	fmt.Fprintf(a.stdout, "rate λ̄: %.2f postings a day, learned from %d postings in the last %s (daily pattern: cluster %d)\n",
@@ -229,7 +240,7 @@ func (a *app) explainFeed(p feeds.Planned, cfg feeds.Config) {
 	for _, t := range p.Next[:min(len(p.Next), 8)] {
 		next = append(next, t.UTC().Format("Mon 15:04"))
 	}
-	fmt.Fprintf(a.stdout, "next planned polls (UTC): %s\n", strings.Join(next, ", "))
+	fmt.Fprintf(a.stdout, "next planned polls (UTC; %s): %s\n", source, strings.Join(next, ", "))
 	if len(f.Delays) == 0 {
 		fmt.Fprintln(a.stdout, "recent delays: none observed yet")
 		return
@@ -252,7 +263,7 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 		return err
 	}
 	logger := a.logger(cfg)
-	cr, err := newCrawl(ctx, db, cfg, logger, nil)
+	cr, err := newCrawl(ctx, db, cfg, logger, nil, nil)
 	if err != nil {
 		return err
 	}

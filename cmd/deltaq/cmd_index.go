@@ -72,7 +72,7 @@ func (a *app) newPageCmd() *cobra.Command {
 			}
 			defer db.Close()
 			explain := func(ctx context.Context, url string) (frontier.Explanation, error) {
-				return frontier.ExplainPage(ctx, db, cfg.Frontier, url, time.Now())
+				return frontier.ExplainPage(ctx, db, cfg.Frontier, url, time.Now(), nil)
 			}
 			rep, err := web.BuildPageReport(cmd.Context(), db, explain, u)
 			if err != nil {

@@ -71,9 +71,11 @@ func (a *app) serveLoops(g *errgroup.Group, ctx context.Context, s *services, cf
 		})
 	}
 	g.Go(func() error { return s.notifier.Run(ctx) })
-	g.Go(func() error {
-		return s.watches.Run(ctx, watch.NewUrgencyPlanner(nil), watch.RunOptions{Tick: cfg.Watch.Tick, Budget: cfg.Watch.ChecksPerTick, Fired: s.notifier.Wake})
-	})
+	if !s.polled { // no crawler's monitoring class checks the watches: they fetch for themselves
+		g.Go(func() error {
+			return s.watches.Run(ctx, watch.NewUrgencyPlanner(nil), watch.RunOptions{Tick: cfg.Watch.Tick, Budget: cfg.Watch.ChecksPerTick, Fired: s.notifier.Wake})
+		})
+	}
 	g.Go(func() error {
 		return httpserver.Run(ctx, cfg.Server.Listen, cfg.Server.HTTP, s.handler, httpserver.Options{
 			Logger:       s.logger,
@@ -96,8 +98,9 @@ func (a *app) newRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run --data DIR --seeds URL... [--resolve HOST=ADDR] [--listen ADDR]",
 		Short: "Crawl and serve in one process, the index updated as pages arrive",
-		Long: `Run crawls continuously (first fetches, re-fetches chosen by frontier.policy
-and discovery re-fetches, within frontier.budget) and serves search over the
+		Long: `Run crawls continuously (first fetches, re-fetches chosen by frontier.policy,
+discovery re-fetches and polls of the subscribed feeds and watched pages,
+within frontier.budget) and serves search over the
 same repository; the index follows each committed fetch.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -142,17 +145,21 @@ func (a *app) runEngine(ctx context.Context, cfg *configs.Config, dataDir string
 		default:
 		}
 	}
-	cr, err := newCrawl(ctx, db, cfg, logger, onCommit)
+	cr, err := newMonitoredCrawl(ctx, db, cfg, logger, onCommit, s.stakes, s.watches, s.notifier.Wake)
 	if err != nil {
 		return err
 	}
+	s.polled = cr.poll != nil
 	s.reg.MustRegister(cr.c.Collector())
+	if cr.poll != nil {
+		s.reg.MustRegister(cr.poll.Collector())
+	}
 	if len(seeds) > 0 {
 		if _, err := cr.c.Seed(ctx, cr.f, seeds); err != nil {
 			return err
 		}
-	} else if cr.f.Drained(time.Duration(1 << 62)) {
-		return errors.New("nothing to crawl: the queue is empty; give --seeds")
+	} else if cr.f.Drained(time.Duration(1<<62)) && (cr.poll == nil || cr.poll.Stats().URLs == 0) {
+		return errors.New("nothing to crawl: the queue is empty and no feed or watch is monitored; give --seeds")
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -161,6 +168,10 @@ func (a *app) runEngine(ctx context.Context, cfg *configs.Config, dataDir string
 		return err
 	})
 	g.Go(func() error { return cr.f.RunPlanner(gctx) })
+	if cr.poll != nil {
+		g.Go(func() error { return cr.f.RunMonitor(gctx) })
+		g.Go(func() error { return cr.poll.Run(gctx) })
+	}
 	var onListen func(string)
 	if ready != nil {
 		onListen = func(addr string) { ready(s, addr) }

@@ -33,6 +33,7 @@ type services struct {
 	logger  *slog.Logger
 	db      *repo.DB
 	ix      *index.Index
+	stakes  frontier.Importance // pages' stakes from ix, for re-fetch plans and their explanations
 	rank    *ranking.Store
 	ads     *ads.Store
 	reg     *prometheus.Registry
@@ -43,6 +44,9 @@ type services struct {
 	alerts   *alert.Matcher
 	outbox   *notify.Outbox
 	notifier *notify.Service
+	// polled says a crawler's monitoring class checks the watches
+	// (monitor/poll), so the watches' own check loop does not run.
+	polled bool
 }
 
 // serviceOptions vary what openServices builds.
@@ -76,6 +80,7 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 	}); err != nil {
 		return nil, err
 	}
+	s.stakes = s.ix.StakeFunc(logger)
 	if s.ads, err = ads.Open(ctx, db, cfg.Ads, ads.Options{Logger: logger}); err != nil {
 		s.ix.Close()
 		return nil, err
@@ -141,10 +146,11 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 	return s, nil
 }
 
-// explain is the page report's recrawl section: the page's δQ_A estimate
-// and its priority now (thesis §4.7.1).
+// explain is the page report's recrawl section: the page's δQ_A estimate,
+// its priority now (thesis §4.7.1) and, under deltaq, the posteriors the
+// policy ranks it by.
 func (s *services) explain(ctx context.Context, url string) (frontier.Explanation, error) {
-	return frontier.ExplainPage(ctx, s.db, s.cfg.Frontier, url, time.Now())
+	return frontier.ExplainPage(ctx, s.db, s.cfg.Frontier, url, time.Now(), s.stakes)
 }
 
 // openAlerts loads the standing search queries, analyzed as the index

@@ -9,19 +9,28 @@ import (
 	"testing"
 )
 
-func TestWatchCommands(t *testing.T) {
-	t.Setenv("DELTAQ_CRAWLER_ALLOW_PRIVATE", "true") // the page is on loopback
+// changingPage serves body as HTML on loopback until the test ends; set
+// replaces it.
+func changingPage(t *testing.T, body string) (url string, set func(string)) {
 	var mu sync.Mutex
-	body := `<html><body><table id="t"><tr><td>fee</td><td>0</td></tr></table></body></html>`
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, body)
 	}))
-	defer site.Close()
+	t.Cleanup(site.Close)
+	return site.URL + "/fees", func(b string) {
+		mu.Lock()
+		body = b
+		mu.Unlock()
+	}
+}
+
+func TestWatchCommands(t *testing.T) {
+	t.Setenv("DELTAQ_CRAWLER_ALLOW_PRIVATE", "true") // the page is on loopback
+	u, _ := changingPage(t, `<html><body><table id="t"><tr><td>fee</td><td>0</td></tr></table></body></html>`)
 	data := t.TempDir()
-	u := site.URL + "/fees"
 
 	out, _, err := run(t, "watch", "test", u, "--type", "table", "--select", "#t", "--data", data)
 	if err != nil || !strings.Contains(out, "fee | 0") {

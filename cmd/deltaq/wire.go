@@ -10,8 +10,11 @@ import (
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/discovery"
+	"github.com/deltaq/deltaq/feeds"
 	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/monitor/poll"
 	"github.com/deltaq/deltaq/repo"
+	"github.com/deltaq/deltaq/watch"
 )
 
 // Data directory layout: the repository and the index side by side.
@@ -35,14 +38,45 @@ func openRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (*repo.D
 }
 
 // crawl is a crawler, its frontier and its discovery statistics over one
-// repository.
+// repository, and, in a monitored crawl, the poller of its monitoring class.
 type crawl struct {
 	c         *crawler.Crawler
 	f         *frontier.Frontier
 	discovery *discovery.Stats
+	poll      *poll.Poller // nil: no monitoring class
 }
 
-func newCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger, onCommit func()) (*crawl, error) {
+// newCrawl wires a crawl. importance is the pages' stake in the query
+// workload for the re-fetch policy (index.StakeFunc where the index runs
+// beside the crawl); nil weighs every page 1.
+func newCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger, onCommit func(), importance frontier.Importance) (*crawl, error) {
+	return newCrawlWith(ctx, db, cfg, logger, onCommit, importance, nil)
+}
+
+// feedPlanSeed seeds the feeds' plan (feeds.PlanAll's clustering) in the
+// poller and in `deltaq feeds explain` alike, so explain shows the poller's
+// plan.
+const feedPlanSeed = 1
+
+// newMonitoredCrawl is newCrawl whose frontier spends frontier.split.monitor
+// on polling the subscribed feeds and the watches of engine (package
+// monitor/poll); fired wakes the notifier. With a zero share it is newCrawl.
+func newMonitoredCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger, onCommit func(), importance frontier.Importance, engine *watch.Engine, fired func()) (*crawl, error) {
+	if cfg.Frontier.Split.Monitor == 0 {
+		return newCrawl(ctx, db, cfg, logger, onCommit, importance)
+	}
+	st, err := feeds.NewStore(db, cfg.Feeds)
+	if err != nil {
+		return nil, err
+	}
+	p, err := poll.New(ctx, db, cfg.Monitor, poll.Options{Feeds: st, FeedsConfig: cfg.Feeds, Watches: engine, Logger: logger, Fired: fired, Seed: feedPlanSeed})
+	if err != nil {
+		return nil, err
+	}
+	return newCrawlWith(ctx, db, cfg, logger, onCommit, importance, p)
+}
+
+func newCrawlWith(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger, onCommit func(), importance frontier.Importance, p *poll.Poller) (*crawl, error) {
 	stats, err := discovery.Load(ctx, db, cfg.Discovery, cfg.Frontier.Budget.Period, logger)
 	if err != nil {
 		return nil, err
@@ -56,13 +90,17 @@ func newCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slo
 	if err != nil {
 		return nil, err
 	}
-	policy, err := frontier.NewPolicy(cfg.Frontier.Policy, cfg.Frontier, nil)
+	policy, err := frontier.NewPolicy(cfg.Frontier.Policy, cfg.Frontier, importance)
 	if err != nil {
 		return nil, err
 	}
-	f, err := frontier.New(ctx, db, cfg.Frontier, c.Gate(), policy, frontier.Options{Logger: logger, Discoverer: stats})
+	opts := frontier.Options{Logger: logger, Discoverer: stats}
+	if p != nil {
+		opts.Monitor, opts.MonitorInstant = p, cfg.Monitor.Instant
+	}
+	f, err := frontier.New(ctx, db, cfg.Frontier, c.Gate(), policy, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &crawl{c: c, f: f, discovery: stats}, nil
+	return &crawl{c: c, f: f, discovery: stats, poll: p}, nil
 }

@@ -267,7 +267,7 @@ func planOnce(cfg Config, fcfg feeds.Config, tr *feedtrace.Trace, policy string,
 	if err != nil {
 		return nil, nil, err
 	}
-	total := int(perDay*7*float64(len(tr.Feeds)) + 0.5)
+	total := feeds.WeeklyPolls(perDay, len(tr.Feeds))
 	pl, err := newPlanner(policy, fcfg, grid, bounds, total, 0, rand.New(rand.NewPCG(cfg.Seed, 2)))
 	if err != nil {
 		return nil, nil, err

@@ -7,12 +7,14 @@
 // each budget (polls per feed per day) as one weekly plan, and delays every
 // posting of the rest of the year until its feed's next poll. Policies:
 // uniform; placement-only (Thm. 3); allocation-only (Thm. 1); combined
-// (both); Cho & Garcia-Molina's age- and freshness-optimal allocations
-// (cgm.go); and WIC (package monitor) with append life and linear urgency at
+// (both, feeds.Combined); Cho & Garcia-Molina's age- and freshness-optimal
+// allocations (cgm.go), evenly spaced like their fixed-order refresh; and WIC (package monitor) with append life and linear urgency at
 // each eval.feeds.wic_horizons, on 5-minute instants. Every policy gets the
-// same polls per week and the same per-feed bounds. With eval.feeds.relearn
-// a second pass re-learns each Monday from what each policy's own polls had
-// retrieved by then.
+// same polls per week, the same per-feed bounds and the same models. With
+// eval.feeds.relearn a second pass re-learns each Monday from what each
+// policy's own polls had retrieved by then: profiles over the trailing
+// feeds.learn_window, rates weighted by age (feeds.rate_half_lives), each
+// feed's known only up to its last poll.
 //
 // It writes report.md (targets, the Fig. 11 analog, the one-poll-a-day
 // tables, the learned daily patterns), results.csv

@@ -99,56 +99,83 @@ func (p *planner) week(s *schedule, ws time.Time, models []feeds.Model) error {
 		p.wicWeek(s, ws, models)
 		return nil
 	}
+	if p.policy == Combined { // allocation and placement at once
+		_, plan, err := feeds.Combined(p.total, ones(len(models)), models, p.grid, p.bounds, p.cfg.Starts)
+		if err != nil {
+			return err
+		}
+		s.weeks = append(s.weeks, plan)
+		return nil
+	}
+	alloc, err := p.allocate(models)
+	if err != nil {
+		return err
+	}
+	var last [][]int
+	if len(s.weeks) > 0 {
+		last = s.weeks[len(s.weeks)-1]
+	}
+	plan := make([][]int, len(models))
+	for i, m := range alloc {
+		var prev []int
+		if last != nil {
+			prev = last[i]
+		}
+		plan[i] = p.place(m, models[i], prev)
+	}
+	s.weeks = append(s.weeks, plan)
+	return nil
+}
+
+// allocate spreads the week's polls over the feeds by the policy's rule.
+func (p *planner) allocate(models []feeds.Model) ([]int, error) {
 	n := len(models)
 	rates := make([]float64, n)
-	ones := make([]float64, n)
 	for i, m := range models {
-		rates[i], ones[i] = m.Rate, 1
+		rates[i] = m.Rate
 	}
-	var alloc []int
-	var err error
 	switch p.policy {
 	case Uniform, PlacementOnly:
-		alloc = make([]int, n)
+		alloc := make([]int, n)
 		for i := range alloc {
 			alloc[i] = p.total / n
 			if i < p.total%n {
 				alloc[i]++
 			}
 		}
+		return alloc, nil
 	case AllocOnly, Combined:
-		alloc, err = feeds.SqrtAllocation(p.total, ones, rates, p.bounds)
+		return feeds.SqrtAllocation(p.total, ones(n), rates, p.bounds)
 	case CGMAge:
-		alloc, err = feeds.Fit(p.total, p.bounds, ageOptimal(rates, feeds.Period.Seconds()))
+		return feeds.Fit(p.total, p.bounds, ageOptimal(rates, feeds.Period.Seconds()))
 	case CGMFreshness:
-		alloc, err = feeds.Fit(p.total, p.bounds, freshnessOptimal(rates, feeds.Period.Seconds()))
-	default:
-		return fmt.Errorf("feedseval: unknown policy %q", p.policy)
+		return feeds.Fit(p.total, p.bounds, freshnessOptimal(rates, feeds.Period.Seconds()))
 	}
-	if err != nil {
-		return err
+	return nil, fmt.Errorf("feedseval: unknown policy %q", p.policy)
+}
+
+func ones(n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = 1
 	}
-	plan := make([][]int, n)
-	for i, m := range alloc {
-		switch p.policy {
-		case PlacementOnly, Combined:
-			if last := len(s.weeks) - 1; last >= 0 && len(s.weeks[last][i]) == m {
-				plan[i] = feeds.Refine(models[i], p.grid, s.weeks[last][i])
-			} else {
-				plan[i] = feeds.Place(models[i], p.grid, m, p.cfg.Starts)
-			}
-		default:
-			// Evenly spaced from a random phase per feed, drawn once: no
-			// policy gets a lucky or unlucky common clock time.
-			if len(s.weeks) > 0 && len(s.weeks[len(s.weeks)-1][i]) == m {
-				plan[i] = s.weeks[len(s.weeks)-1][i]
-			} else {
-				plan[i] = feeds.UniformPlan(p.grid, m, p.rng.Float64())
-			}
+	return out
+}
+
+// place returns a feed's weekly slots for m polls; prev is its last plan.
+func (p *planner) place(m int, model feeds.Model, prev []int) []int {
+	if p.policy == PlacementOnly {
+		if len(prev) == m {
+			return feeds.Refine(model, p.grid, prev)
 		}
+		return feeds.Place(model, p.grid, m, p.cfg.Starts)
 	}
-	s.weeks = append(s.weeks, plan)
-	return nil
+	// Evenly spaced from a random phase per feed, drawn once: no policy
+	// gets a lucky or unlucky common clock time.
+	if len(prev) == m {
+		return prev
+	}
+	return feeds.UniformPlan(p.grid, m, p.rng.Float64())
 }
 
 // wicWeek runs the monitor package's scheduler over the week's instants
@@ -175,6 +202,14 @@ func (p *planner) wicWeek(s *schedule, ws time.Time, models []feeds.Model) {
 			s.times[i] = append(s.times[i], t)
 		}
 	}
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // weekStart returns the Monday 00:00 UTC at or before t.

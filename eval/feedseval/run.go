@@ -98,8 +98,8 @@ type Summary struct {
 // Run learns on the first LearnWeeks of the trace's year, plans every
 // policy at every budget and measures each posting's delay on the rest of
 // the year, trace-driven as in Sia & Cho §5. With Relearn, every policy
-// re-learns each Monday from the postings of the trailing LearnWeeks that
-// its own polls have retrieved by then (no look-ahead); otherwise the first
+// re-learns each Monday from the postings its own polls have retrieved by
+// then (no look-ahead; relearn), all policies alike; otherwise the first
 // model serves the whole year.
 func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace, progress io.Writer) (*Summary, error) {
 	if progress == nil {
@@ -121,7 +121,7 @@ func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace
 	}
 	for _, mode := range modes {
 		for _, perDay := range cfg.PerDay {
-			total := int(perDay*7*float64(len(tr.Feeds)) + 0.5)
+			total := feeds.WeeklyPolls(perDay, len(tr.Feeds))
 			for pi, policy := range policies(cfg.WICHorizons) {
 				if err := ctx.Err(); err != nil {
 					return nil, err
@@ -141,7 +141,7 @@ func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace
 				learnRNG := rand.New(rand.NewPCG(seed, 3))
 				for ws := sum.EvalFrom; ws.Before(sum.EvalTo.Add(feeds.Period)); ws = ws.Add(feeds.Period) {
 					if mode == "weekly" && ws.After(sum.EvalFrom) {
-						models = relearn(fcfg, s, postings, known, ws, cfg.LearnWeeks, learnRNG)
+						models = relearn(fcfg, s, postings, known, sum.LearnFrom, sum.EvalFrom, ws, learnRNG)
 					}
 					if err := pl.week(s, ws, models); err != nil {
 						return nil, fmt.Errorf("feedseval: %s at %g/day, week of %s: %w", policy, perDay, ws.Format(time.DateOnly), err)
@@ -159,12 +159,43 @@ func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace
 	return sum, nil
 }
 
+// lastPoll returns feed i's last poll before t (zero if none).
+func (s *schedule) lastPoll(i int, t time.Time) time.Time {
+	if s.times != nil {
+		ts := s.times[i]
+		j, _ := slices.BinarySearchFunc(ts, t, func(a, b time.Time) int { return a.Compare(b) })
+		if j == 0 {
+			return time.Time{}
+		}
+		return ts[j-1]
+	}
+	if len(s.weeks) == 0 || !t.After(s.start) {
+		return time.Time{}
+	}
+	w := int(t.Sub(s.start) / feeds.Period)
+	for k := w; k >= max(0, w-2); k-- { // a feed is polled at least weekly
+		ws := s.start.Add(time.Duration(k) * feeds.Period)
+		plan := s.weeks[min(k, len(s.weeks)-1)][i]
+		for j := len(plan) - 1; j >= 0; j-- {
+			if at := ws.Add(time.Duration(plan[j]) * s.step); at.Before(t) {
+				return at
+			}
+		}
+	}
+	return time.Time{}
+}
+
 // relearn learns the models at ws from what the schedule s has retrieved
 // by then: a posting is known once a poll at or after it has happened, and
 // since the next poll never comes earlier for a later posting, the known
-// postings of a feed are a prefix (known[i] long), advanced here.
-func relearn(fcfg feeds.Config, s *schedule, postings [][]time.Time, known []int, ws time.Time, weeks int, rng *rand.Rand) []feeds.Model {
+// postings of a feed are a prefix (known[i] long), advanced here. Profiles
+// come from the trailing feeds.learn_window; rates, with
+// feeds.rate_half_lives, from every posting retrieved since the year's
+// start (from), weighted by age, each feed's known up to its last poll
+// (the learning weeks count as retrieved up to evalFrom).
+func relearn(fcfg feeds.Config, s *schedule, postings [][]time.Time, known []int, from, evalFrom, ws time.Time, rng *rand.Rand) []feeds.Model {
 	seen := make([][]time.Time, len(postings))
+	polled := make([]time.Time, len(postings))
 	for i, ps := range postings {
 		for known[i] < len(ps) {
 			p := ps[known[i]]
@@ -179,9 +210,9 @@ func relearn(fcfg feeds.Config, s *schedule, postings [][]time.Time, known []int
 			known[i]++
 		}
 		seen[i] = ps[:known[i]]
+		polled[i] = later(s.lastPoll(i, ws), evalFrom)
 	}
-	models, _ := feeds.LearnAll(fcfg, seen, ws.Add(-time.Duration(weeks)*feeds.Period), ws, rng)
-	return models
+	return feeds.LearnRecent(fcfg, seen, from, polled, ws, rng)
 }
 
 // learn validates, finds the learning and evaluation windows of the

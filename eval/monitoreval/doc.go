@@ -14,7 +14,10 @@
 //
 // For every C and urgency r^t it runs WIC, scores the schedule against the
 // true changes (captured or not, with what delay), and writes report.md
-// (targets, the Fig. 7 and Fig. 8/9 analogs), results.csv and plots.
+// (targets, the Fig. 7 and Fig. 8/9 analogs), results.csv and plots. At
+// figure_c it also runs the synthetic web with exact π (Exact), to tell the
+// noise protocol's share of r=0's late captures from the web's own: instants
+// where more pages change than C can fetch.
 // State: the instance and one sparse π list per page, in memory.
 //
 //	sum, err := monitoreval.Run(ctx, cfg.Eval.Monitor, progress)

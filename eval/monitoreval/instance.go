@@ -45,7 +45,7 @@ type estimate struct {
 func noisy(p page, n int, fpn, sigma float64, rng *rand.Rand) estimate {
 	var marks []int
 	for _, c := range p.changes {
-		if rng.Float64() < fpn {
+		if fpn > 0 && rng.Float64() < fpn {
 			marks = append(marks, 1+rng.IntN(n))
 			continue
 		}

@@ -65,3 +65,27 @@ func TestScoreFollowsLife(t *testing.T) {
 		}
 	}
 }
+
+// With exact π, r=0 fetches a page only in an instant it changes, so every
+// capture is at zero delay unless more than C pages change in one instant:
+// a page skipped there is captured late at its next change.
+func TestExactPiDelaysOnlyCrowdedInstants(t *testing.T) {
+	life := monitor.Life{Kind: monitor.UnboundedAppend}
+	calm := &instance{n: 6, pages: []page{{url: "a", life: life, changes: []int{1, 3}}, {url: "b", life: life, changes: []int{2, 3, 6}}}}
+	x, err := exact(calm, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Crowded != 0 || x.R0.ZeroDelay != 1 || x.R0.Captured != 1 {
+		t.Errorf("calm: crowded %.2f, r=0 captured %.2f zero-delay %.2f; want 0, 1, 1", x.Crowded, x.R0.Captured, x.R0.ZeroDelay)
+	}
+	// At instant 2 all three change and C=2 fetches two: the third ("c",
+	// last by URL) waits until its change at 4.
+	crowded := &instance{n: 4, pages: []page{{url: "a", life: life, changes: []int{2}}, {url: "b", life: life, changes: []int{2}}, {url: "c", life: life, changes: []int{2, 4}}}}
+	if x, err = exact(crowded, 2); err != nil {
+		t.Fatal(err)
+	}
+	if x.Crowded != 0.25 || x.R0.Delays[2] != 1 || x.R0.ZeroDelay != 0.75 {
+		t.Errorf("crowded: crowded %.2f, r=0 delays %v zero-delay %.2f; want 0.25, one at 2, 0.75", x.Crowded, x.R0.Delays, x.R0.ZeroDelay)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/deltaq/deltaq/eval/archive"
@@ -94,7 +95,22 @@ type Summary struct {
 	Pages, Changes, Instants map[string]int
 	// Weekly and Synthetic name the two settings ("" if not run).
 	Weekly, Synthetic string
-	Elapsed           time.Duration
+	// Exact is r=0 and r=1 on the synthetic web at figure_c with exact π
+	// (no FPN, no spread): how much of r=0's delayed captures the noise
+	// protocol causes, and how much the web itself.
+	Exact   *Exact
+	Elapsed time.Duration
+}
+
+// Exact is WIC on the synthetic web with π the exact 0/1 change indicators.
+type Exact struct {
+	C      int
+	R0, R1 Result
+	// PerInstant is the mean number of pages changing in an instant, and
+	// Crowded the share of instants at which more than C pages change: then
+	// even exact π cannot fetch them all in the instant, and a change
+	// skipped there is captured later, with a delay, at the page's next fetch.
+	PerInstant, Crowded float64
 }
 
 // Run sweeps C and r on the real weekly archive (if given) and on the
@@ -152,8 +168,43 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Summary, error) 
 			sum.Results = append(sum.Results, rr)
 		}
 	}
+	if slices.Contains(cfg.SynthC, cfg.FigureC) {
+		x, err := exact(synth, cfg.FigureC)
+		if err != nil {
+			return nil, err
+		}
+		sum.Exact = x
+	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
+}
+
+// exact runs r=0 and r=1 at C with exact π and counts how crowded the
+// instants are.
+func exact(in *instance, c int) (*Exact, error) {
+	est := make([]estimate, len(in.pages))
+	changing := make([]int, in.n+1)
+	for i, p := range in.pages {
+		est[i] = noisy(p, in.n, 0, 0, nil)
+		for _, k := range p.changes {
+			changing[k]++
+		}
+	}
+	x := &Exact{C: c, PerInstant: float64(in.totalChanges()) / float64(in.n)}
+	for _, v := range changing[1:] {
+		if v > c {
+			x.Crowded++
+		}
+	}
+	x.Crowded /= float64(in.n)
+	var err error
+	if x.R0, err = runWIC(in, est, c, 0); err != nil {
+		return nil, err
+	}
+	if x.R1, err = runWIC(in, est, c, 1); err != nil {
+		return nil, err
+	}
+	return x, nil
 }
 
 // runWIC schedules in with the monitor package's WIC (urgency r^t) from

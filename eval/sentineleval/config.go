@@ -91,12 +91,39 @@ func groupSize(g string) (int, error) {
 	return n, nil
 }
 
-func sortedGroups(gs []string) []string {
-	out := slices.Clone(gs)
-	slices.SortStableFunc(out, func(a, b string) int {
-		x, _ := groupSize(a)
-		y, _ := groupSize(b)
-		return x - y
-	})
-	return out
+// throughputRun is one throughput measurement: sentinels placed for a
+// group size, checked grouped or ungrouped.
+type throughputRun struct {
+	placement int
+	ungrouped bool
+}
+
+// throughputRuns orders the runs the group settings ask for by group
+// size. With "none" among them, each group size's run follows an
+// ungrouped run of the same sentinels, its baseline; "none" alone checks
+// the group-10 placement ungrouped.
+func throughputRuns(groups []string) []throughputRun {
+	var sizes []int
+	none := false
+	for _, g := range groups {
+		n, _ := groupSize(g)
+		if n == 0 {
+			none = true
+		} else {
+			sizes = append(sizes, n)
+		}
+	}
+	slices.Sort(sizes)
+	sizes = slices.Compact(sizes)
+	if none && len(sizes) == 0 {
+		return []throughputRun{{placement: 10, ungrouped: true}}
+	}
+	var runs []throughputRun
+	for _, n := range sizes {
+		if none {
+			runs = append(runs, throughputRun{placement: n, ungrouped: true})
+		}
+		runs = append(runs, throughputRun{placement: n})
+	}
+	return runs
 }

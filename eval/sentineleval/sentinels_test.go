@@ -3,6 +3,7 @@ package sentineleval
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,6 +75,22 @@ func TestPlacementKeepsGroupSizes(t *testing.T) {
 		if n != 10 {
 			t.Fatalf("uniform: page %d holds %d sentinels", pg, n)
 		}
+	}
+}
+
+// Every group size is measured right after the same sentinels checked
+// ungrouped, its baseline; "none" alone keeps one ungrouped run.
+func TestEachGroupSizeHasItsOwnUngroupedBaseline(t *testing.T) {
+	got := throughputRuns([]string{"100", "none", "5", "10", "5"})
+	want := []throughputRun{{5, true}, {5, false}, {10, true}, {10, false}, {100, true}, {100, false}}
+	if !slices.Equal(got, want) {
+		t.Errorf("runs %v, want %v", got, want)
+	}
+	if got := throughputRuns([]string{"10", "100"}); !slices.Equal(got, []throughputRun{{10, false}, {100, false}}) {
+		t.Errorf("without none: %v", got)
+	}
+	if got := throughputRuns([]string{"none"}); !slices.Equal(got, []throughputRun{{10, true}}) {
+		t.Errorf("none alone: %v", got)
 	}
 }
 

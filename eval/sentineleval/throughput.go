@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/deltaq/deltaq/repo"
@@ -19,13 +20,14 @@ import (
 type throughputRow struct {
 	Sentinels   int
 	Dist, Group string
+	Placement   int     // the group size the sentinels were placed for
 	Pages       int     // distinct pages watched
 	Groups      int     // groups checked (pages, or sentinels when ungrouped)
 	PageBytes   float64 // mean body size of the watched pages
 	InstallUS   float64 // mean install cost per sentinel, µs
 	CheckSec    float64 // wall time of checking every group once
 	PerSec      float64 // sentinels checked per second
-	Speedup     float64 // PerSec / PerSec of the ungrouped run
+	Speedup     float64 // PerSec / PerSec of the same sentinels checked ungrouped
 	BytesCheck  float64 // repository bytes read per group check
 	BytesSent   float64 // repository bytes read per sentinel
 	Fired       int64
@@ -35,12 +37,9 @@ type throughputRow struct {
 }
 
 // placement assigns n sentinels to pages: page indexes, one per sentinel.
-// Uniform puts the group size on each of ⌈n/g⌉ pages; zipf spreads them
+// Uniform puts the group size g on each of ⌈n/g⌉ pages; zipf spreads them
 // over the same pages with weight 1/i^α (WebCQ Fig. 13).
 func placement(n, g, pages int, dist string, alpha float64, rng *rand.Rand) []int {
-	if g == 0 {
-		g = 10 // ungrouped runs watch the pages the group-10 run watches
-	}
 	u := min(pages, (n+g-1)/g)
 	out := make([]int, n)
 	if dist == "uniform" {
@@ -88,11 +87,17 @@ func checkPass(ctx context.Context, s *served, dir string, gs []watch.Group, ung
 	return time.Since(start), e.Stats(), nil
 }
 
-// runThroughput installs n sentinels on week cfg.Week, moves the archive
-// to the next week and checks every group once, timing both.
-func runThroughput(ctx context.Context, s *served, pages []*pageInfo, cfg Config, n int, dist, group string, queries [][]string, tmp string, progress io.Writer) (row throughputRow, err error) {
-	row = throughputRow{Sentinels: n, Dist: dist, Group: group}
-	g, _ := groupSize(group)
+// runThroughput installs n sentinels placed for group size g on week
+// cfg.Week, moves the archive to the next week and checks every group
+// once, timing both; ungrouped, each sentinel is checked alone. The
+// placement and the objects depend on (seed, n, g) only, so a grouped run
+// and an ungrouped run with the same g watch the same sentinels.
+func runThroughput(ctx context.Context, s *served, pages []*pageInfo, cfg Config, n int, dist string, g int, ungrouped bool, queries [][]string, tmp string, progress io.Writer) (row throughputRow, err error) {
+	group := strconv.Itoa(g)
+	if ungrouped {
+		group = "none"
+	}
+	row = throughputRow{Sentinels: n, Dist: dist, Group: group, Placement: g}
 	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(n)*31+uint64(g)))
 	place := placement(n, g, len(pages), dist, cfg.ZipfAlpha, rng)
 	if err := s.rs.SetWeek(cfg.Week); err != nil {
@@ -107,7 +112,7 @@ func runThroughput(ctx context.Context, s *served, pages []*pageInfo, cfg Config
 			err = cerr
 		}
 	}()
-	e, err := watch.New(db, watchConfig(), nil, watch.Options{Fetcher: s.fetcher(), Ungrouped: g == 0})
+	e, err := watch.New(db, watchConfig(), nil, watch.Options{Fetcher: s.fetcher(), Ungrouped: ungrouped})
 	if err != nil {
 		return row, err
 	}
@@ -162,7 +167,7 @@ func runThroughput(ctx context.Context, s *served, pages []*pageInfo, cfg Config
 	// shared, and the slower passes measure the neighbours.
 	var cps []string
 	for r := range max(1, cfg.Repeats) {
-		cp := filepath.Join(tmp, fmt.Sprintf("checkpoint-%d-%s-%s-%d", n, dist, group, r))
+		cp := filepath.Join(tmp, fmt.Sprintf("checkpoint-%d-%s-%s-%d-%d", n, dist, group, g, r))
 		if err := db.Checkpoint(cp); err != nil {
 			return row, err
 		}
@@ -174,7 +179,7 @@ func runThroughput(ctx context.Context, s *served, pages []*pageInfo, cfg Config
 	}
 	best := time.Duration(math.MaxInt64)
 	for _, cp := range cps {
-		elapsed, st, err := checkPass(ctx, s, cp, gs, g == 0)
+		elapsed, st, err := checkPass(ctx, s, cp, gs, ungrouped)
 		if err != nil {
 			return row, err
 		}

@@ -1,6 +1,7 @@
 // Package layout holds the test that keeps imports running with the data
 // flow (layout_test.go): a package imports only packages of a lower layer,
-// or of its own top-level folder. The layers, bottom to top:
+// or of its own top-level folder (a sub-folder with a row of its own is a
+// folder of its own). The layers, bottom to top:
 //
 //	0  internal/...      small shared plumbing
 //	1  repo              the Pebble repository, the ground floor
@@ -9,7 +10,9 @@
 //	3  crawler (→ frontier), ranking (→ index), notify (→ diff)
 //	4  monitor, cluster, relation, alert, watch
 //	                     built on the crawl, the index and delivery
-//	5  web, eval         the HTTP front; offline evaluations
+//	5  web, eval         the HTTP front; offline evaluations;
+//	   monitor/poll      feeds' and watches' demands on the frontier's
+//	                     monitoring share (→ monitor, feeds, watch)
 //	6  configs           mirrors every package's configuration
 //	7  cmd               wiring
 //

@@ -15,21 +15,29 @@ import (
 
 const module = "github.com/deltaq/deltaq/"
 
-// layers gives each top-level folder its layer (see doc.go).
+// layers gives each top-level folder its layer (see doc.go), and the few
+// sub-folders that stand higher than their folder theirs.
 var layers = map[string]int{
 	"internal": 0,
 	"repo":     1,
 	"frontier": 2, "index": 2, "discovery": 2, "ads": 2, "feeds": 2, "diff": 2,
 	"crawler": 3, "ranking": 3, "notify": 3,
 	"monitor": 4, "cluster": 4, "relation": 4, "alert": 4, "watch": 4,
-	"web": 5, "eval": 5,
+	"monitor/poll": 5, "web": 5, "eval": 5,
 	"configs": 6,
 	"cmd":     7,
 }
 
-// folder is the top-level folder of a module package path.
+// folder is the folder a module package path takes its layer from: a
+// sub-folder with a row of its own, else its top-level folder.
 func folder(pkg string) string {
-	f, _, _ := strings.Cut(strings.TrimPrefix(pkg, module), "/")
+	rel := strings.TrimPrefix(pkg, module)
+	for f := range layers {
+		if strings.Contains(f, "/") && (rel == f || strings.HasPrefix(rel, f+"/")) {
+			return f
+		}
+	}
+	f, _, _ := strings.Cut(rel, "/")
 	return f
 }
 

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/deltaq/deltaq/configs"
+	"github.com/deltaq/deltaq/feeds"
+	"github.com/deltaq/deltaq/repo"
+)
+
+// A subscribed feed is polled by `deltaq crawl` through the frontier's
+// monitoring class, and the poll's result reaches the feed store.
+func TestCrawlPollsSubscribedFeedsThroughTheFrontier(t *testing.T) {
+	t.Setenv("DELTAQ_CRAWLER_ALLOW_PRIVATE", "true") // the feed is on loopback
+	var polls atomic.Int64
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/feed.xml" {
+			http.NotFound(w, r)
+			return
+		}
+		polls.Add(1)
+		w.Header().Set("Content-Type", "application/atom+xml")
+		at := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+		fmt.Fprintf(w, `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>f</title><id>urn:f</id><updated>%s</updated>`+
+			`<entry><id>urn:2</id><title>two</title><updated>%s</updated></entry><entry><id>urn:1</id><title>one</title><updated>%s</updated></entry></feed>`, at, at, at)
+	}))
+	defer site.Close()
+	data := t.TempDir()
+	if out, _, err := run(t, "feeds", "add", site.URL+"/feed.xml", "--data", data); err != nil {
+		t.Fatalf("feeds add: %v\n%s", err, out)
+	}
+	out, _, err := run(t, "crawl", "--data", data)
+	if err != nil {
+		t.Fatalf("crawl: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "monitoring: 1 polls queued, 1 polled URLs read, 2 new feed items, 0 watch triggers, 0 failed") {
+		t.Errorf("crawl summary lacks the monitoring line:\n%s", out)
+	}
+	if polls.Load() != 1 {
+		t.Errorf("feed requested %d times, want 1", polls.Load())
+	}
+	out, _, err = run(t, "feeds", "list", "--data", data)
+	if err != nil || !strings.Contains(out, site.URL+"/feed.xml") {
+		t.Fatalf("feeds list: %v\n%s", err, out)
+	}
+	// The list's columns: id, url, weight, fetches, not modified, postings.
+	if fields := strings.Fields(strings.Split(strings.TrimSpace(out), "\n")[1]); len(fields) < 6 || fields[3] != "1" || fields[5] != "2" {
+		t.Errorf("feeds list after the crawl: %q, want 1 fetch and 2 postings", out)
+	}
+}
+
+// `deltaq feeds explain` shows the plan the poller made and follows: after
+// a crawl, its next planned polls are the ones the poller stored.
+func TestFeedsExplainShowsThePollersPlan(t *testing.T) {
+	t.Setenv("DELTAQ_CRAWLER_ALLOW_PRIVATE", "true")
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/atom+xml")
+		var b strings.Builder
+		b.WriteString(`<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>f</title><id>urn:f</id>`)
+		for i := range 30 { // a posting every 5 hours
+			fmt.Fprintf(&b, `<entry><id>urn:%d</id><title>p</title><updated>%s</updated></entry>`, i,
+				time.Now().Add(-time.Duration(5*i+1)*time.Hour).UTC().Format(time.RFC3339))
+		}
+		b.WriteString(`</feed>`)
+		fmt.Fprint(w, b.String())
+	}))
+	defer site.Close()
+	data := t.TempDir()
+	u := site.URL + "/feed.xml"
+	if out, _, err := run(t, "feeds", "add", u, "--data", data); err != nil {
+		t.Fatalf("feeds add: %v\n%s", err, out)
+	}
+	out, _, err := run(t, "feeds", "explain", u, "--data", data)
+	if err != nil || !strings.Contains(out, "planned now: no poller plan") {
+		t.Fatalf("feeds explain before any crawl: %v, want a plan made now:\n%s", err, out)
+	}
+	if out, _, err := run(t, "crawl", "--data", data); err != nil {
+		t.Fatalf("crawl: %v\n%s", err, out)
+	}
+	before := time.Now()
+	out, _, err = run(t, "feeds", "explain", u, "--data", data)
+	if err != nil {
+		t.Fatalf("feeds explain: %v\n%s", err, out)
+	}
+	after := time.Now()
+	cfg, err := configs.Load(configs.Sources{Env: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := repo.Open(filepath.Join(data, repoDir), cfg.Repo, repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	st, err := feeds.NewStore(db, cfg.Feeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := st.Get(feeds.IDOf(u))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, made, ok, err := st.SavedPlan(f)
+	if err != nil || !ok {
+		t.Fatalf("the poller stored no plan: %v", err)
+	}
+	// explain lists the polls from its own now on, between before and
+	// after: the plan's polls from either.
+	head := fmt.Sprintf("next planned polls (UTC; the poller's plan of %s UTC): ", made.UTC().Format(time.DateTime))
+	var wants []string
+	for _, from := range []time.Time{before, after} {
+		var next []string
+		for _, at := range p.Next {
+			if !at.Before(from) && len(next) < 8 {
+				next = append(next, at.UTC().Format("Mon 15:04"))
+			}
+		}
+		if len(next) == 0 {
+			t.Fatalf("the poller's plan of %s has no poll ahead: %v", made, p.Next)
+		}
+		wants = append(wants, head+strings.Join(next, ", ")+"\n")
+	}
+	if !strings.Contains(out, wants[0]) && !strings.Contains(out, wants[1]) {
+		t.Errorf("feeds explain after the crawl:\n%s\nwant the line %q", out, wants[0])
+	}
+}

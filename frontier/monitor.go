@@ -1,0 +1,126 @@
+package frontier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/deltaq/deltaq/repo"
+)
+
+// Monitor chooses the monitoring polls (feeds, watched pages) that the
+// frontier's monitoring class fetches; package monitor/poll implements it
+// with WIC over every feed's and watch's demand. The frontier gives it
+// frontier.split.monitor of each period's budget, spread over the period's
+// instants.
+type Monitor interface {
+	// Pick returns at most n URLs worth a poll at now, most useful first,
+	// leaving out those skip rejects (already queued for a fetch).
+	Pick(ctx context.Context, now time.Time, n int, skip func(url string) bool) ([]string, error)
+	// Fetched tells the monitor url was fetched at, whatever the fetch
+	// was for: its demands start over, and it may read the result.
+	Fetched(url string, at time.Time)
+	// Watched is how many URLs the monitor watches: the most it can pick
+	// at one instant, so the frontier holds no more for later instants.
+	Watched() int
+}
+
+// monitorShare is the monitoring class's fetches per period.
+func (f *Frontier) monitorShare() int {
+	return int(f.cfg.Split.Monitor * float64(f.cfg.Budget.Fetches))
+}
+
+// monitorPerInstant is the monitoring class's fetches per instant: its
+// share spread evenly over the period's instants, rounded up so that a
+// share smaller than the number of instants still polls.
+func (f *Frontier) monitorPerInstant() int {
+	k := max(1, int(f.cfg.Budget.Period/f.monitorInstant))
+	return (f.monitorShare() + k - 1) / k
+}
+
+// PlanMonitor queues this instant's monitoring polls: up to the instant's
+// part of frontier.split.monitor, as the Monitor picks them, due now. The
+// part of the share that belongs to the period's later instants stays held
+// from new URLs; what this instant's picks leave of its own part is free
+// for them at once. It returns how many were queued.
+func (f *Frontier) PlanMonitor(ctx context.Context) (int, error) {
+	if f.monitor == nil {
+		return 0, nil
+	}
+	f.mu.Lock()
+	now := f.clock.Now()
+	if f.mu.budget.roll(now) {
+		f.refixAllLocked()
+	}
+	b := &f.mu.budget
+	left := max(0, f.monitorShare()-b.byClass[repo.ClassMonitor]-b.reserved[repo.ClassMonitor])
+	f.mu.Unlock()
+	perInstant := min(f.monitorPerInstant(), f.monitor.Watched())
+	n := min(perInstant, left)
+	var urls []string
+	if n > 0 {
+		var err error
+		urls, err = f.monitor.Pick(ctx, now, n, f.onItsWay)
+		if err != nil {
+			return 0, fmt.Errorf("frontier: monitor picks: %w", err)
+		}
+		if len(urls) > n {
+			return 0, fmt.Errorf("frontier: monitor picked %d URLs: must be at most %d", len(urls), n)
+		}
+	}
+	f.mu.Lock()
+	f.mu.budget.hold = 0 // this instant's picks take their part; it decides anew what later ones need
+	f.mu.Unlock()
+	queued, err := f.queue(ctx, urls, repo.ReasonMonitor, now, false)
+	if err != nil {
+		return 0, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	rest := f.mu.budget.end().Sub(now)
+	later := int((rest+f.monitorInstant-1)/f.monitorInstant) - 1 // instants of this period after this one
+	f.mu.budget.hold = max(0, min(later*perInstant, left-queued, f.mu.budget.free()))
+	f.refixAllLocked()
+	return queued, nil
+}
+
+// onItsWay reports whether url is already on its way to a fetch: queued for
+// a re-fetch or monitoring poll (pending), or a URL the repository knows
+// only as queued for its first fetch. A URL whose record cannot be read is
+// left for a later instant.
+func (f *Frontier) onItsWay(url string) bool {
+	f.mu.Lock()
+	_, pending := f.mu.pending[url]
+	f.mu.Unlock()
+	if pending {
+		return true
+	}
+	p, err := f.db.Page(url)
+	if errors.Is(err, repo.ErrNotFound) {
+		return false
+	}
+	return err != nil || p.State == repo.StateQueued
+}
+
+// RunMonitor plans monitoring polls at the start of every monitor instant
+// until ctx ends.
+func (f *Frontier) RunMonitor(ctx context.Context) error {
+	if f.monitor == nil {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	for {
+		n, err := f.PlanMonitor(ctx)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			f.logger.Debug("monitoring polls queued", "n", n)
+		}
+		next := f.clock.Now().Truncate(f.monitorInstant).Add(f.monitorInstant)
+		if err := f.clock.WaitUntil(ctx, next); err != nil {
+			return err
+		}
+	}
+}

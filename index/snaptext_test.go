@@ -1,0 +1,156 @@
+package index
+
+import (
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/blevesearch/bleve/v2/mapping"
+	bindex "github.com/blevesearch/bleve_index_api"
+)
+
+// TestSnapTextIsBlevesAnalysis checks the in-memory text field against
+// Bleve's own postings and the stored text, on an index where a page was
+// re-indexed and another removed (so the snapshot has deleted documents):
+// each term's documents and frequencies, each document's length (as the
+// field norm encodes it) and its words (as analyzing the stored text gives
+// them); and the stored fields read by document number against those read
+// by URL.
+func TestSnapTextIsBlevesAnalysis(t *testing.T) {
+	ix := smallIndex(t)
+	putPages(t, ix.db, t0.Add(1), page{URL: "https://a.test/plain", Title: "Plain language", Text: "Plain words, plain language, plain federal websites."})
+	goPages(t, ix.db, t0.Add(2), "https://c.test/html")
+	catchUp(t, ix)
+	err := ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
+		st, err := buildSnapText(t.Context(), r)
+		if err != nil {
+			return err
+		}
+		if n, _ := r.DocCount(); st.n != n || n != 4 {
+			t.Fatalf("n = %d, want %d = 4", st.n, n)
+		}
+		segs, err := segmentsOf(r)
+		if err != nil {
+			return err
+		}
+		if len(segs.segs) < 2 {
+			t.Fatalf("%d segments: the test wants documents numbered across segments", len(segs.segs))
+		}
+		var tfd bindex.TermFieldDoc
+		docs := 0
+		for id, term := range st.terms {
+			tfr, err := r.TermFieldReader(t.Context(), []byte(term), FieldText, true, true, false)
+			if err != nil {
+				return err
+			}
+			var want []termPosting
+			for {
+				d, err := tfr.Next(&tfd)
+				if err != nil {
+					return err
+				}
+				if d == nil {
+					break
+				}
+				want = append(want, termPosting{of: uint32(d.ID.Value()), tf: uint32(d.Freq)})
+				if length := math.Round(1 / (d.Norm * d.Norm)); float64(st.docLength(d.ID.Value())) != length {
+					t.Errorf("document %d: length %d, norm says %v", d.ID.Value(), st.docLength(d.ID.Value()), length)
+				}
+			}
+			tfr.Close()
+			if got := st.postings(term); !slices.Equal(got, want) {
+				t.Errorf("%q: postings %v, Bleve %v", term, got, want)
+			}
+			if got, ok := st.term(term); !ok || got != uint32(id) {
+				t.Errorf("%q: id %d %v, want %d", term, got, ok, id)
+			}
+		}
+		for doc := range uint64(len(st.length)) {
+			if st.docLength(doc) == 0 {
+				continue // deleted or never held
+			}
+			docs++
+			url, err := r.ExternalID(bindex.NewIndexInternalID(nil, doc))
+			if err != nil {
+				return err
+			}
+			stored, err := r.Document(url)
+			if err != nil || stored == nil {
+				t.Fatalf("document %d (%s): %v", doc, url, err)
+			}
+			title, text, fetched := storedFields(stored)
+			var h Hit
+			var stext string
+			err = segs.stored(doc, &h, func(b []byte) { stext = string(b) })
+			if err != nil || stext != text || h.Title != title || !h.FetchedAt.Equal(fetched.Truncate(time.Second)) || h.Popularity != smallPopularity[url] {
+				t.Errorf("%s: stored by number %q %+v (%v), by URL %q %q %v", url, stext, h, err, title, text, fetched)
+			}
+			tokens := ix.Analyzer().Analyze([]byte(text))
+			want := map[string]uint32{}
+			for _, tok := range tokens {
+				want[string(tok.Term)]++
+			}
+			got := map[string]uint32{}
+			for _, p := range st.docTerms(doc) {
+				got[st.terms[p.of]] = p.tf
+			}
+			if !maps.Equal(got, want) || int(st.docLength(doc)) != len(tokens) {
+				t.Errorf("%s: words %v (length %d), analysis %v (%d)", url, got, st.docLength(doc), want, len(tokens))
+			}
+		}
+		if docs != 4 {
+			t.Errorf("%d documents with text, want 4", docs)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSearchSeesANewSnapshot: the in-memory text field is rebuilt when
+// the index changes, so a word only the new copy has is found, and one
+// only the old copy had is not.
+func TestSearchSeesANewSnapshot(t *testing.T) {
+	ix := smallIndex(t)
+	if got, _ := searchURLs(t, ix, "zebra"); len(got) != 0 {
+		t.Fatalf("zebra before the update: %v", got)
+	}
+	putPages(t, ix.db, t0.Add(1), page{URL: "https://c.test/html", Title: "Markup", Text: "A zebra page."})
+	catchUp(t, ix)
+	if got, _ := searchURLs(t, ix, "zebra"); !slices.Equal(got, []string{"https://c.test/html"}) {
+		t.Fatalf("zebra after the update: %v", got)
+	}
+	if got, _ := searchURLs(t, ix, "escape"); len(got) != 0 {
+		t.Fatalf("escape, a word of the old copy only: %v", got)
+	}
+}
+
+// TestSortBestIsThePrefixOfTheFullOrder compares sortBest and keepBest
+// with a full sort on seeded random candidates with many tied scores.
+func TestSortBestIsThePrefixOfTheFullOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 200 {
+		n := rng.IntN(300)
+		cands := make([]candidate, n)
+		for i, doc := range rng.Perm(n) {
+			cands[i] = candidate{doc: uint64(doc), score: float64(rng.IntN(1 + round%20))}
+		}
+		want := slices.Clone(cands)
+		slices.SortFunc(want, compareCandidates)
+		k := rng.IntN(n + 1)
+		if got := sortBest(slices.Clone(cands), k); !slices.Equal(got, want[:k]) {
+			t.Fatalf("sortBest, round %d: n %d, k %d: %v, want %v", round, n, k, got, want[:k])
+		}
+		var kept []candidate
+		for _, c := range cands {
+			kept = keepBest(kept, k%8, c, compareCandidates)
+		}
+		if !slices.Equal(kept, want[:min(n, k%8)]) {
+			t.Fatalf("keepBest, round %d: n %d, k %d: %v, want %v", round, n, k%8, kept, want[:min(n, k%8)])
+		}
+	}
+}

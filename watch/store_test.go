@@ -1,0 +1,141 @@
+package watch
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deltaq/deltaq/repo"
+)
+
+// keysUnder lists the watch bucket's keys under prefix with their value sizes.
+func keysUnder(t *testing.T, db *repo.DB, prefix string) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for kv, err := range db.BucketScan(t.Context(), bucket, prefix) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[string(kv[0])] = len(kv[1])
+	}
+	return out
+}
+
+func TestInstallWritesOneMemberKeyNotTheGroup(t *testing.T) {
+	db := openRepo(t)
+	s := newSite(t)
+	e := newEngine(t, db, nil, newClock(t0), Options{})
+	u := s.set("/a", htmlPage(article))
+	var ids []string
+	var groupBytes []int
+	for i := range 4 {
+		typ := Words
+		if i == 3 {
+			typ = Links
+		}
+		sn, err := e.Install(t.Context(), Spec{URL: u, Type: typ, Every: time.Duration(i+1) * time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, sn.ID)
+		groupBytes = append(groupBytes, keysUnder(t, db, groupPrefix)[groupPrefix+u])
+	}
+	if g, tb, n := keysUnder(t, db, groupPrefix), keysUnder(t, db, tablePrefix), keysUnder(t, db, memberPrefix); len(g) != 1 || len(tb) != 2 || len(n) != 4 {
+		t.Fatalf("after 4 installs on 2 tables: %d group, %d table, %d member keys; want 1, 2, 4", len(g), len(tb), len(n))
+	}
+	for i, n := range groupBytes {
+		if n != groupBytes[0] {
+			t.Errorf("the group record grew with install %d: %d bytes, first %d", i+1, n, groupBytes[0])
+		}
+	}
+	gs, err := e.Groups(t.Context())
+	if err != nil || len(gs) != 1 || len(gs[0].Every) != 4 {
+		t.Fatalf("Groups = %+v, %v; want one group with 4 wishes", gs, err)
+	}
+
+	// The links table goes with its only member; the words table stays
+	// until its last member goes, and the group with it.
+	for i, left := range []struct{ tables, members int }{{1, 3}, {1, 2}, {1, 1}, {0, 0}} {
+		id := ids[(i+3)%4]
+		if err := e.Remove(t.Context(), id); err != nil {
+			t.Fatal(err)
+		}
+		if tb, n := keysUnder(t, db, tablePrefix), keysUnder(t, db, memberPrefix); len(tb) != left.tables || len(n) != left.members {
+			t.Errorf("after removing %s: %d tables, %d members; want %d, %d", id, len(tb), len(n), left.tables, left.members)
+		}
+	}
+	for _, p := range []string{groupPrefix, copyPrefix, sumPrefix} {
+		if k := keysUnder(t, db, p); len(k) != 0 {
+			t.Errorf("after removing every sentinel, %s keys remain: %v", p, k)
+		}
+	}
+}
+
+// TestGroupsStoredWholeAreMoved writes groups as they were stored before
+// members had keys of their own, and checks that a new engine moves them
+// and their sentinels keep working.
+func TestGroupsStoredWholeAreMoved(t *testing.T) {
+	db := openRepo(t)
+	s := newSite(t)
+	clk := newClock(t0)
+	e := newEngine(t, db, nil, clk, Options{})
+	u := s.set("/a", htmlPage(article))
+	for range 2 {
+		if _, err := e.Install(t.Context(), Spec{URL: u, Type: Words, Every: time.Hour}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Rewrite into the old layout: tables and members inside g/KEY.
+	var g group
+	if _, err := (&reader{db: db}).get(groupPrefix+u, &g); err != nil {
+		t.Fatal(err)
+	}
+	b := db.NewBatch(t.Context())
+	var errs []error
+	for k := range keysUnder(t, db, tablePrefix) {
+		var tb table
+		if _, err := (&reader{db: db}).get(k, &tb); err != nil {
+			t.Fatal(err)
+		}
+		lt := &legacyTable{table: tb}
+		for mk := range keysUnder(t, db, membersOf(u, tableID(&tb.Spec))) {
+			lt.Members = append(lt.Members, member{ID: mk[strings.LastIndexByte(mk, 0)+1:], Every: time.Hour})
+			errs = append(errs, b.DeleteBucket(bucket, mk))
+		}
+		g.Tables = append(g.Tables, lt)
+		errs = append(errs, b.DeleteBucket(bucket, k))
+	}
+	v, err := json.Marshal(&g)
+	errs = append(errs, err, b.PutBucket(bucket, groupPrefix+u, v))
+	if err := errors.Join(append(errs, b.Commit())...); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	if n := keysUnder(t, db, memberPrefix); len(n) != 0 {
+		t.Fatalf("the old layout still has member keys: %v", n)
+	}
+
+	e2 := newEngine(t, db, nil, clk, Options{})
+	if tb, n := keysUnder(t, db, tablePrefix), keysUnder(t, db, memberPrefix); len(tb) != 1 || len(n) != 2 {
+		t.Fatalf("after the move: %d tables, %d members; want 1, 2", len(tb), len(n))
+	}
+	if strings.Contains(string(mustGet(t, db, groupPrefix+u)), `"tables"`) {
+		t.Error("the group record still holds its tables")
+	}
+	s.set("/a", htmlPage(repl("keynote", "keynote and workshops")(article)))
+	res, err := e2.Check(t.Context(), u)
+	if err != nil || res.Fired != 2 {
+		t.Errorf("check after the move: %+v, %v; want both sentinels fired", res, err)
+	}
+}
+
+func mustGet(t *testing.T, db *repo.DB, key string) []byte {
+	t.Helper()
+	v, err := db.Bucket(bucket, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

@@ -1,0 +1,170 @@
+package web_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/deltaq/deltaq/web"
+)
+
+// TestPagerNeverLinksToAnEmptyPage runs the real engine (digitalgov-2023
+// week 0 indexed, ranking with promotion, the HTTP server) on queries
+// whose matches overflow ranking.candidates, fill a few pages, and come
+// from a long question, at two page sizes. Over JSON, every page up to
+// the last that total and pageable announce has results, together they
+// hold each reachable result once, and the page after the last is empty.
+// Over HTML, following the pager's links from the first page reaches
+// every page up to that last one and no other, and each has results.
+func TestPagerNeverLinksToAnEmptyPage(t *testing.T) {
+	s := newStack(t)
+	var many, few, long string
+	for _, q := range s.queries {
+		res, err := s.engine.Search(t.Context(), web.Request{Query: q, Page: 1, Size: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case many == "" && res.Truncated():
+			many = q
+		case few == "" && res.Total > 10 && res.Total < 100 && res.Total%10 != 0:
+			few = q
+		case long == "" && len(strings.Fields(q)) > 5 && !res.Truncated():
+			long = q
+		}
+	}
+	if many == "" || few == "" || long == "" {
+		t.Fatalf("queries: truncated %q, a few pages %q, long %q: the log lacks one", many, few, long)
+	}
+	for _, q := range []string{many, few, long} {
+		for _, size := range []int{10, 7} {
+			t.Run(fmt.Sprintf("%s/size=%d", q, size), func(t *testing.T) {
+				last := pagerJSON(t, s, q, size)
+				pagerHTML(t, s, q, size, last)
+			})
+		}
+	}
+}
+
+// apiPage is the part of the search API's answer the pager depends on.
+type apiPage struct {
+	Total    uint64 `json:"total"`
+	Pageable int    `json:"pageable"`
+	Results  []struct {
+		URL string `json:"url"`
+	} `json:"results"`
+}
+
+// pagerJSON checks the API's pages of q and returns the last page number.
+func pagerJSON(t *testing.T, s *stack, q string, size int) int {
+	get := func(page int) apiPage {
+		t.Helper()
+		res, err := http.Get(fmt.Sprintf("%s/api/v1/search?q=%s&size=%d&page=%d", s.srv.URL, url.QueryEscape(q), size, page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var p apiPage
+		if res.StatusCode != http.StatusOK {
+			b, _ := io.ReadAll(res.Body)
+			t.Fatalf("page %d: status %d: %s", page, res.StatusCode, b)
+		}
+		if err := json.NewDecoder(res.Body).Decode(&p); err != nil {
+			t.Fatalf("page %d: %v", page, err)
+		}
+		return p
+	}
+	first := get(1)
+	reach := first.Total
+	if first.Pageable > 0 && uint64(first.Pageable) < reach {
+		reach = uint64(first.Pageable)
+	}
+	last := int((reach + uint64(size) - 1) / uint64(size))
+	if last < 2 {
+		t.Fatalf("total %d, pageable %d: a single page tests no pager", first.Total, first.Pageable)
+	}
+	seen := map[string]bool{}
+	for page := 1; page <= last; page++ {
+		p := get(page)
+		if len(p.Results) == 0 {
+			t.Fatalf("page %d of %d (total %d, pageable %d) is empty", page, last, p.Total, p.Pageable)
+		}
+		for _, r := range p.Results {
+			if seen[r.URL] {
+				t.Errorf("page %d repeats %s", page, r.URL)
+			}
+			seen[r.URL] = true
+		}
+	}
+	if uint64(len(seen)) != reach {
+		t.Errorf("pages 1..%d hold %d results, total %d and pageable %d say %d", last, len(seen), first.Total, first.Pageable, reach)
+	}
+	if p := get(last + 1); len(p.Results) != 0 {
+		t.Errorf("page %d, after the last, has %d results", last+1, len(p.Results))
+	}
+	return last
+}
+
+var pagerLink = regexp.MustCompile(`<a href="(/\?[^"]*)"`)
+
+// pagerHTML follows the result pages' pager links from the first page of q
+// and checks that they reach exactly pages 1..last, each with results.
+func pagerHTML(t *testing.T, s *stack, q string, size, last int) {
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Jar: jar} // one user: one promotion order
+	start := "/?" + url.Values{"q": {q}, "size": {fmt.Sprint(size)}}.Encode()
+	queue, visited := []string{start}, map[string]bool{start: true}
+	pages := map[string]bool{}
+	for len(queue) > 0 {
+		href := queue[0]
+		queue = queue[1:]
+		res, err := client.Get(s.srv.URL + href)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("%s: status %d, %v", href, res.StatusCode, err)
+		}
+		body := string(b)
+		if n := strings.Count(body, `<li class="result">`); n == 0 {
+			t.Errorf("%s: a page the pager links to has no results", href)
+		}
+		u, _ := url.Parse(href)
+		page := u.Query().Get("page")
+		if page == "" {
+			page = "1"
+		}
+		pages[page] = true
+		nav := ""
+		if i := strings.Index(body, `<nav class="pages"`); i >= 0 {
+			nav = body[i:]
+		}
+		for _, m := range pagerLink.FindAllStringSubmatch(nav, -1) {
+			next := html.UnescapeString(m[1])
+			if !visited[next] {
+				visited[next] = true
+				queue = append(queue, next)
+			}
+		}
+	}
+	for p := 1; p <= last; p++ {
+		if !pages[fmt.Sprint(p)] {
+			t.Errorf("the pager never reaches page %d of %d", p, last)
+		}
+	}
+	if len(pages) != last {
+		t.Errorf("the pager reaches %d pages, want %d", len(pages), last)
+	}
+}
