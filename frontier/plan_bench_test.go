@@ -10,14 +10,19 @@ import (
 	"github.com/deltaq/deltaq/repo"
 )
 
-// BenchmarkPlanDeltaQ is one deltaq plan over repositories of 10k and
-// 100k pages (100 hosts, 20 directories each, four fetches and a ΔQ_A
+// BenchmarkPlanDeltaQ is one deltaq plan over repositories of 10k, 100k
+// and 1M pages (100 hosts, 20 directories each, four fetches and a ΔQ_A
 // measurement per page), side by side with the uniform plan, the bare
 // alternative that reads each page record once: ns/page should stay flat
 // as the repository grows, and the heap the plan holds should not grow
-// with it (heap-B/page falls as pages grow; B/op counts garbage).
+// with it (heap-B/page falls as pages grow; B/op counts garbage). The 1M
+// repository takes about a minute to fill; -short leaves it out.
 func BenchmarkPlanDeltaQ(b *testing.B) {
-	for _, n := range []int{10000, 100000} {
+	sizes := []int{10000, 100000, 1000000}
+	if testing.Short() {
+		sizes = sizes[:2]
+	}
+	for _, n := range sizes {
 		db, err := repo.Open(b.TempDir(), repo.Config{VersionsKept: 1, FetchLogKept: 8, StatsKept: 8, CacheBytes: 64 << 20}, repo.Options{})
 		if err != nil {
 			b.Fatal(err)

@@ -45,6 +45,9 @@
 // components; quotes, -exclusions and site: filter; a stop-word query
 // searches the titles. Search and Retrieve read stored fields only for
 // the hits they show (Shown), by document number.
+// matchscore.go gives its text score, idf and coordination in closed form
+// for pages outside the index (eval sync's live web), equal to Ranker.Match
+// bit for bit.
 //
 // Thesis:
 //

@@ -121,17 +121,19 @@ func (a *app) newEvalSyncCmd() *cobra.Command {
 	cmd.Flags().Uint64("seed", 0, "seed of the workload sample (eval.sync.seed)")
 	cmd.Flags().String("history", "", "whole or own (eval.sync.history)")
 	cmd.Flags().String("pages", "", "persistent or all (eval.sync.pages)")
+	cmd.Flags().String("semantics", "", "searcher or thesis (eval.sync.semantics)")
 	cmd.Flags().Int("workers", 0, "runs at once, 0 = one per CPU (eval.sync.workers)")
 	bind(cmd.Flags(), map[string]string{
-		"archive":  "eval.sync.archive",
-		"log":      "eval.sync.log",
-		"policies": "eval.sync.policies",
-		"budgets":  "eval.sync.budgets",
-		"taus":     "eval.sync.taus",
-		"seed":     "eval.sync.seed",
-		"history":  "eval.sync.history",
-		"pages":    "eval.sync.pages",
-		"workers":  "eval.sync.workers",
+		"archive":   "eval.sync.archive",
+		"log":       "eval.sync.log",
+		"policies":  "eval.sync.policies",
+		"budgets":   "eval.sync.budgets",
+		"taus":      "eval.sync.taus",
+		"seed":      "eval.sync.seed",
+		"history":   "eval.sync.history",
+		"pages":     "eval.sync.pages",
+		"semantics": "eval.sync.semantics",
+		"workers":   "eval.sync.workers",
 	})
 	return cmd
 }

@@ -43,6 +43,18 @@ type Config struct {
 	// every policy, from the whole archive as seen by the run that
 	// re-downloads every page every week.
 	History string `mapstructure:"history"`
+	// Semantics is what a workload query means, for A(q, ·) and S(·, q):
+	// "searcher", what `deltaq serve` answers (index/match.go: best-match
+	// BM25 over deltaq's own statistics); "thesis", the query's terms
+	// ANDed and scored by Bleve, as §4.7 approximates a multi-term query
+	// (the index is then compacted weekly so that Bleve's statistics do
+	// not depend on merge timing).
+	Semantics string `mapstructure:"semantics"`
+	// Rerank is "incremental": a query is re-ranked only when a batch
+	// touched its terms or, under the searcher's semantics, its kept
+	// answer fell out of order (own.go); or "all": every query every
+	// week, the slow reference the incremental results must equal.
+	Rerank string `mapstructure:"rerank"`
 	// Filter is the workload's relevance filter (§4.7): "knee" keeps the
 	// queries whose summed week-0 score reaches the knee of the sorted
 	// scores (knee.go); "none" keeps every query that matches a week-0
@@ -86,6 +98,7 @@ type Config struct {
 // eval.sync.pages.
 var (
 	filters  = []string{"knee", "none"}
+	reranks  = []string{"incremental", "all"}
 	pageSets = []string{"persistent", "all"}
 	sources  = []string{"whole", "own"}
 )
@@ -142,6 +155,12 @@ func (c Config) ValidateOwn() error {
 	if !slices.Contains(sources, c.History) {
 		bad("history", fmt.Sprintf("%q", c.History), fmt.Sprintf("must be one of %v", sources))
 	}
+	if !slices.Contains(reranks, c.Rerank) {
+		bad("rerank", fmt.Sprintf("%q", c.Rerank), fmt.Sprintf("must be one of %v", reranks))
+	}
+	if !slices.Contains(semanticsValues, c.Semantics) {
+		bad("semantics", fmt.Sprintf("%q", c.Semantics), fmt.Sprintf("must be one of %v", semanticsValues))
+	}
 	if !slices.Contains(filters, c.Filter) {
 		bad("filter", fmt.Sprintf("%q", c.Filter), fmt.Sprintf("must be one of %v", filters))
 	}
@@ -159,6 +178,17 @@ func (c Config) ValidateOwn() error {
 
 func (c Config) validateComponents() error {
 	errs := []error{c.Crawler.Validate(), c.Index.Validate(), c.Repo.Validate()}
+	if c.Semantics == SemanticsSearcher {
+		// S(W[p], q) is computed from the archive's analysed text, which
+		// has neither titles apart nor positions (searcher.go).
+		r := c.Index.Retrieval
+		if r.TitleWeight != 0 {
+			errs = append(errs, fmt.Errorf("index.retrieval.title_weight = %v: must be 0 under eval.sync.semantics %q (the live scores have no title field)", r.TitleWeight, c.Semantics))
+		}
+		if r.ProximityWeight != 0 {
+			errs = append(errs, fmt.Errorf("index.retrieval.proximity_weight = %v: must be 0 under eval.sync.semantics %q (the live scores have no positions)", r.ProximityWeight, c.Semantics))
+		}
+	}
 	// The frontier is validated with the harness's overrides (policy and
 	// budget come from the sweep).
 	f := c.Frontier

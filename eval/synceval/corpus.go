@@ -69,6 +69,10 @@ type corpus struct {
 	vocab []int
 }
 
+// known reports whether term id t is a word of some archived page (a
+// workload query may hold ids past the vocabulary: unknownWords).
+func (c *corpus) known(t uint32) bool { return int(t) < len(c.terms) }
+
 // weeks is the number of archive weeks.
 func (c *corpus) weeks() int { return len(c.live) }
 

@@ -13,12 +13,18 @@
 //	         ─────────────────────────────────────────────────────────
 //	         Σ_q f_q Σ_{p ∈ A(q, W)}   I(R(p, A(q, W)))·S(W[p], q)
 //
-// with I(r) = c·r^(−3/2) (eq. 4.2). A(q, W^L) is the local index's full
-// answer in Bleve's relevance order (index.Ranker); S(W[p], q) is the
-// score Bleve would give the live copy of p for q, computed from the
-// analysed archive with Bleve's formulas (index.ConjunctionScore) under
-// the live week's statistics. The ideal side, A(q, W), depends only on the
-// week and is computed once (quality.go).
+// with I(r) = c·r^(−3/2) (eq. 4.2). What a query means follows
+// eval.sync.semantics. Under "searcher" (the default), A(q, W^L) is the
+// local index's full answer as `deltaq serve` ranks it
+// (index.Ranker.Match: best-match BM25 over deltaq's own statistics, the
+// coordination rule with its OR fallback, RM3 for long queries), and
+// S(W[p], q) is the same model applied to the live copy of p under the
+// live week's N and mean length (searcher.go, index/matchscore.go), so
+// the re-crawl is measured on what users see. Under "thesis", A(q, W^L)
+// is Bleve's answer to the terms ANDed (index.Ranker.Rank) and S Bleve's
+// conjunction score (index.ConjunctionScore), §4.7's approximation. The
+// ideal side, A(q, W), depends only on the week and is computed once
+// (quality.go).
 //
 // The workload is filtered by relevance as §4.7 does: queries whose summed
 // week-0 score falls below the knee of the sorted scores are dropped
@@ -31,11 +37,20 @@
 //
 // A run is a function of its configuration. The clock is manual, the
 // replay serves fixed bytes, a deferred fetch keeps its planned slot
-// (frontier), and the index merges segments only in the weekly Compact
+// (frontier), and the index merges segments only in a Compact
 // (index.Options.MergeOnlyOnCompact), so Bleve's BM25 statistics, and the
 // ΔQ_A measured in each batch, depend on the batches alone, not on when a
-// background merge finished. The only randomness, the workload sample of
-// eval.sync.max_queries, is seeded.
+// background merge finished. The index is compacted every week: Q's
+// Bleve scores need it under "thesis"; under "searcher" it keeps the
+// searcher's per-snapshot count of its statistics, which reads every
+// segment, cheap (harness.go). The only randomness, the workload sample
+// of eval.sync.max_queries, is seeded.
+//
+// Answers are re-ranked only when needed (local.go): a query keeps last
+// week's answer unless a re-indexed page's old or new copy holds one of
+// its terms; under "searcher" a kept answer is re-scored from the corpus
+// under the index's new N and mean length and re-ranked if it fell out of
+// order (own.go), and RM3-expanded queries are re-ranked every week.
 //
 // A run's randomness, the deltaq policy's Thompson draws, is a function
 // of frontier.seed, the URL and the week, so results.csv is the same bytes

@@ -35,7 +35,10 @@ type localAnswers struct {
 	indexed []int32
 	st      index.CorpusStats // the statistics of the last ranking
 	ranked  bool
-	buf     []index.Ranked
+	// Under SemanticsSearcher, the index's own statistics followed from
+	// the change feed (own.go): the answers kept are checked against them.
+	own ownStats
+	buf []index.Ranked
 	// Reranked counts the queries re-ranked, Kept those whose answer
 	// was reused.
 	Reranked, Kept int
@@ -60,6 +63,7 @@ func newLocalAnswers(h *harness) *localAnswers {
 		}
 		l.multi[k] = len(seen) > 1
 	}
+	l.own = newOwnStats(h)
 	for i := range l.indexed {
 		l.indexed[i] = -1
 	}
@@ -87,6 +91,7 @@ func (l *localAnswers) load(ctx context.Context, db *repo.DB) error {
 			continue
 		}
 		l.indexed[u] = b
+		l.own.add(b, 1)
 	}
 	return nil
 }
@@ -123,6 +128,8 @@ func (l *localAnswers) follow(ctx context.Context, db *repo.DB, seq uint64) erro
 			}
 			l.touch(l.indexed[u])
 			l.touch(now)
+			l.own.add(l.indexed[u], -1)
+			l.own.add(now, 1)
 			l.indexed[u] = now
 		}
 	}
@@ -144,6 +151,7 @@ func (l *localAnswers) staleAll() {
 	for k := range l.stale {
 		l.stale[k] = true
 	}
+	l.own.lost = true
 }
 
 // rank brings every answer up to the index as it is now.
@@ -154,7 +162,12 @@ func (l *localAnswers) rank(ctx context.Context, ix *index.Index) error {
 	}
 	defer rk.Close()
 	st := rk.Stats()
-	if l.ranked {
+	searcher := l.h.model.searcher()
+	if l.h.cfg.Rerank == "all" {
+		l.staleAll()
+	} else if searcher {
+		l.own.check(l, st.DocCount)
+	} else if l.ranked {
 		avgMoved := st.AvgFieldLength != l.st.AvgFieldLength
 		for k := range l.stale {
 			if avgMoved || l.multi[k] && st.DocCount != l.st.DocCount {
@@ -168,7 +181,11 @@ func (l *localAnswers) rank(ctx context.Context, ix *index.Index) error {
 			continue
 		}
 		l.Reranked++
-		if l.buf, err = rk.Rank(ctx, q, l.buf); err != nil {
+		rank := rk.Rank
+		if searcher {
+			rank = rk.Match
+		}
+		if l.buf, err = rank(ctx, q, l.buf); err != nil {
 			return fmt.Errorf("synceval: rank %q: %w", q.Terms[0], err)
 		}
 		a := l.answers[k][:0]

@@ -5,8 +5,6 @@ import (
 	"slices"
 
 	"golang.org/x/sync/errgroup"
-
-	"github.com/deltaq/deltaq/index"
 )
 
 // ideal is the side of eq. 4.5 that depends only on the live web: for
@@ -25,7 +23,6 @@ type ideal struct {
 
 // weekIdeal is one week of the ideal side.
 type weekIdeal struct {
-	st      index.CorpusStats
 	queries []queryWeek // by workload query
 	// denominator is Σ_q f_q·Σ_r I(R(p, A(q, W)))·S(W[p], q) (eq. 4.5).
 	denominator float64
@@ -33,7 +30,6 @@ type weekIdeal struct {
 
 // queryWeek is one query in one week.
 type queryWeek struct {
-	sc scoring
 	// urls are the live pages matching the query (URL ids, ascending) and
 	// scores their S(W_w[p], q): the live scores a local answer is
 	// looked up in.
@@ -43,7 +39,7 @@ type queryWeek struct {
 }
 
 // buildIdeal computes the ideal side for every week on workers goroutines.
-func buildIdeal(ctx context.Context, c *corpus, wl *workload, s index.Scoring, inspectionC float64, workers int) (*ideal, error) {
+func buildIdeal(ctx context.Context, c *corpus, wl *workload, m model, inspectionC float64, workers int) (*ideal, error) {
 	id := &ideal{c: c, wl: wl, inspect: newInspection(inspectionC, len(c.urls)), weeks: make([]weekIdeal, c.weeks())}
 	var g errgroup.Group
 	g.SetLimit(max(1, workers))
@@ -52,7 +48,7 @@ func buildIdeal(ctx context.Context, c *corpus, wl *workload, s index.Scoring, i
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			id.weeks[w] = id.week(w, s)
+			id.weeks[w] = id.week(w, m)
 			return nil
 		})
 	}
@@ -63,16 +59,16 @@ func buildIdeal(ctx context.Context, c *corpus, wl *workload, s index.Scoring, i
 }
 
 // week computes the ideal side of week w.
-func (id *ideal) week(w int, s index.Scoring) weekIdeal {
-	p := newPostings(id.c, w, id.wl.queries)
+func (id *ideal) week(w int, m model) weekIdeal {
+	ws := m.newWeekScorer(id.c, w, id.wl.queries)
 	var sorted []float64 // scratch, reused across the week's queries
-	wi := weekIdeal{st: id.c.weekStats(w, s), queries: make([]queryWeek, len(id.wl.queries))}
+	wi := weekIdeal{queries: make([]queryWeek, len(id.wl.queries))}
 	for k := range id.wl.queries {
 		q := &id.wl.queries[k]
-		qw := queryWeek{sc: newScoring(wi.st, p.dfs(q.terms))}
-		p.matches(q.terms, func(d doc) {
+		var qw queryWeek
+		ws.answer(q, func(d doc, s float64) {
 			qw.urls = append(qw.urls, d.url)
-			qw.scores = append(qw.scores, qw.sc.score(&id.c.bodies[d.body], q.terms))
+			qw.scores = append(qw.scores, s)
 		})
 		sorted = append(sorted[:0], qw.scores...)
 		sortDescending(sorted)

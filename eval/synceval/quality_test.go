@@ -58,7 +58,7 @@ func TestQualityOfEquation45(t *testing.T) {
 		{text: "pear", freq: 1, terms: []uint32{term("pear")}},
 	}}
 	const inspectC = 2.5
-	id, err := buildIdeal(context.Background(), c, wl, s, inspectC, 2)
+	id, err := buildIdeal(context.Background(), c, wl, model{semantics: SemanticsThesis, scoring: s}, inspectC, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func (h *harness) summarize(specs []runSpec, results []*runResult) *Summary {
 	}
 	for _, r := range results {
 		rs := RunSummary{Policy: r.Spec.Policy, Tau: r.Spec.Tau, Budget: r.Spec.Budget, All: r.Spec.All,
-			MeanQ: r.MeanQ, Q: r.Q, Fetched: r.Fetched, Changed: r.Changed, Took: r.Took}
+			MeanQ: r.MeanQ, Q: r.Q, Fetched: r.Fetched, Changed: r.Changed, Took: r.Took, Reranked: r.Reranked, Kept: r.Kept}
 		sum.Runs = append(sum.Runs, rs)
 		if r.Spec.All {
 			sum.Forecast = summarizeForecast(r.Forecast)
@@ -240,11 +240,11 @@ func (h *harness) markdown(sum *Summary, results []*runResult) string {
 		"Every run starts from the same fully synchronized repository of week 0 and may re-download B pages a week "+
 		"through the real frontier, crawler (on the replay server) and index for weeks 1–%d; after each week's crawl "+
 		"the index catches up (measuring ΔQ_A) and Q(W^L) of eq. 4.5 is measured against that week's live pages: "+
-		"the local index's full answer A(q, W^L) to every workload query, in Bleve's relevance order, each page scored "+
-		"with its live copy's S(W[p], q) (0 if gone or no longer matching), over the ideal answer of the live week. "+
-		"S is Bleve's %s conjunction score under the live week's statistics as one segment; I(r) = c·r^(−3/2), c = %g.\n\n",
+		"the local index's full answer A(q, W^L) to every workload query, in the searcher's order, each page scored "+
+		"with its live copy's S(W[p], q) (0 if gone or no longer an answer), over the ideal answer of the live week. "+
+		"%s I(r) = c·r^(−3/2), c = %g.\n\n",
 		sum.Archive, h.c.weeks(), h.c.dates[0].Format(time.DateOnly), h.c.dates[h.c.weeks()-1].Format(time.DateOnly),
-		filepath.Base(cfg.Log), h.c.weeks()-1, cfg.Index.Scoring, cfg.Index.InspectionC)
+		filepath.Base(cfg.Log), h.c.weeks()-1, semanticsSentence(cfg), cfg.Index.InspectionC)
 	switch cfg.Pages {
 	case "persistent":
 		fmt.Fprintf(&b, "Pages: only the %d pages present in every week are replayed (eval.sync.pages = persistent), as in the thesis's data sets (§4.7). ", len(h.c.live[0]))
@@ -268,7 +268,11 @@ func (h *harness) markdown(sum *Summary, results []*runResult) string {
 	wt.Add("distinct query strings in the log", ws.LogStrings)
 	wt.Add("Σ counts", ws.LogTotal)
 	wt.Add("strings without a searchable word", ws.NoTerms)
-	wt.Add("term lists with a word no archived page has", ws.UnknownTerm)
+	if cfg.Semantics == SemanticsSearcher {
+		wt.Add("term lists with no word any archived page has", ws.UnknownTerm)
+	} else {
+		wt.Add("term lists with a word no archived page has", ws.UnknownTerm)
+	}
 	wt.Add("term lists matching no week-0 page", ws.NoMatch)
 	wt.Add("term lists matching week 0 (candidates)", ws.Candidates)
 	wt.Add("knee threshold (summed week-0 score)", ws.Threshold)
@@ -281,7 +285,7 @@ func (h *harness) markdown(sum *Summary, results []*runResult) string {
 	}
 	if cfg.Filter == "knee" {
 		wt.Note("Queries are split with the index's analyzer; query strings with the same terms are one query (f_q summed). " +
-			"A query's relevance is the sum of its Bleve score over every week-0 page. Knee rule: the candidates' summed scores, " +
+			"A query's relevance is the sum of its score S over its week-0 answer (under the semantics above). Knee rule: the candidates' summed scores, " +
 			"sorted in descending order, are drawn with the rank scaled to [0, 1] and the log of the score scaled to [0, 1]; " +
 			"the knee is the point farthest from the chord joining the first and last points, and queries scoring at least the " +
 			"knee's score are kept (workload-knee.svg).")
@@ -581,4 +585,19 @@ func forecastPlot(name string, pages []forecastPage, weeks int, path string) err
 		X: fmt.Sprintf("δQ_A, weeks 1–%d", weeks/2-1), Y: fmt.Sprintf("δQ_A, weeks %d–%d", weeks/2, weeks-1),
 		LogX: true, LogY: true, Diagonal: true, Series: ss, Width: 14, Height: 14}
 	return pl.Write(path)
+}
+
+// semanticsSentence states what a query means in the report
+// (eval.sync.semantics).
+func semanticsSentence(cfg Config) string {
+	if cfg.Semantics == SemanticsSearcher {
+		r := cfg.Index.Retrieval
+		return fmt.Sprintf("Semantics: the searcher's (eval.sync.semantics = searcher): a query is answered and scored as `deltaq serve` ranks it "+
+			"(index.Ranker.Match; best-match BM25 over deltaq's own statistics, k1 = %g, b = %g; all words of a query of at most %d words, "+
+			"a share %g of a longer one's (at least one), any word when fewer than %d pages qualify; RM3 from the best %d pages for longer queries), "+
+			"S(W[p], q) by the same formulas on the live copy under the live week's N and mean length.",
+			r.K1, r.B, r.ShortQueryTerms, r.MinShouldMatch, r.MinResults, r.FeedbackDocs)
+	}
+	return fmt.Sprintf("Semantics: the thesis's (eval.sync.semantics = thesis): a query's terms ANDed, in Bleve's relevance order (index.Ranker.Rank); "+
+		"S is Bleve's %s conjunction score under the live week's statistics as one segment; the index is compacted weekly.", cfg.Index.Scoring)
 }

@@ -93,6 +93,9 @@ type RunSummary struct {
 	Fetched []int
 	Changed []int // fetches per week that found the page changed
 	Took    time.Duration
+	// Reranked and Kept count the weekly answers ranked afresh and
+	// reused (local.go).
+	Reranked, Kept int
 }
 
 // ChangedShare is the fraction of the run's fetches over weeks 1..W−1
@@ -165,7 +168,7 @@ func Run(ctx context.Context, cfg Config, outDir string, progress io.Writer) (su
 		if all, err = h.run(ctx, 0, spec); err != nil {
 			return nil, fmt.Errorf("synceval: run %s: %w", spec, err)
 		}
-		fmt.Fprintf(progress, "%s: %s: mean Q %.6f in %v\n", h.c.name, spec, all.MeanQ, all.Took.Round(time.Millisecond))
+		fmt.Fprintf(progress, "%s: %s: mean Q %.6f in %s\n", h.c.name, spec, all.MeanQ, all.costs())
 		h.prog.RunDone()
 		if cfg.History == "whole" {
 			h.whole = all.History
@@ -227,7 +230,7 @@ func prepare(ctx context.Context, cfg Config, work string, workers int, progress
 	if err != nil {
 		return nil, fmt.Errorf("synceval: %w", err)
 	}
-	wl := buildWorkload(c, qs, an, cfg.Index.Scoring, cfg.Filter == "knee")
+	wl := buildWorkload(c, qs, an, newModel(cfg), cfg.Filter == "knee")
 	if cfg.MaxQueries > 0 {
 		wl.sample(cfg.MaxQueries, cfg.Seed)
 	}
@@ -237,12 +240,12 @@ func prepare(ctx context.Context, cfg Config, work string, workers int, progress
 	fmt.Fprintf(progress, "%s: %d bodies analysed, %d weeks; workload: %d of %d queries kept (%d term lists matched week 0; knee at %.4g) in %v\n",
 		c.name, len(c.bodies), c.weeks(), len(wl.queries), wl.logStrings, wl.candidates, wl.threshold, time.Since(t0).Round(time.Millisecond))
 	t1 := time.Now()
-	id, err := buildIdeal(ctx, c, wl, cfg.Index.Scoring, cfg.Index.InspectionC, workers)
+	id, err := buildIdeal(ctx, c, wl, newModel(cfg), cfg.Index.InspectionC, workers)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(progress, "%s: ideal answers of %d weeks computed in %v\n", c.name, c.weeks(), time.Since(t1).Round(time.Millisecond))
-	return &harness{cfg: cfg, arch: a, c: c, wl: wl, queries: wl.logQueries(), ideal: id, work: work, mem: vfs.NewMem()}, nil
+	return &harness{cfg: cfg, arch: a, c: c, wl: wl, model: newModel(cfg), queries: wl.logQueries(), ideal: id, work: work, mem: vfs.NewMem()}, nil
 }
 
 // specs lists the sweep's runs: every policy at every budget, SBR and
@@ -291,11 +294,7 @@ func (h *harness) runAll(ctx context.Context, specs []runSpec, results []*runRes
 			defer mu.Unlock()
 			done++
 			defer h.prog.RunDone()
-			st := r.Stages
-			fmt.Fprintf(progress, "%s: [%d/%d] %s: mean Q %.4f in %v (%d answers ranked, %d reused; plan %v, crawl %v, index %v, compact %v, rank %v)\n",
-				h.c.name, done, len(specs), specs[i], r.MeanQ, r.Took.Round(time.Millisecond), r.Reranked, r.Kept,
-				st.Plan.Round(time.Millisecond), st.Crawl.Round(time.Millisecond), st.Index.Round(time.Millisecond),
-				st.Compact.Round(time.Millisecond), st.Rank.Round(time.Millisecond))
+			fmt.Fprintf(progress, "%s: [%d/%d] %s: mean Q %.4f in %s\n", h.c.name, done, len(specs), specs[i], r.MeanQ, r.costs())
 			return nil
 		})
 	}
@@ -341,4 +340,14 @@ func (h *harness) writePartial(ctx context.Context, specs []runSpec, results []*
 	}
 	return sum, fmt.Errorf("synceval: interrupted: %d of %d runs finished, partial report in %s%s; missing: %s: %w",
 		len(specs)-len(missing), len(specs), outDir, plots, strings.Join(missing, ", "), ctx.Err())
+}
+
+// costs is a run's wall time, its answers re-ranked and reused, and its
+// time by stage, for the progress lines.
+func (r *runResult) costs() string {
+	st := r.Stages
+	return fmt.Sprintf("%v (%d answers ranked, %d reused; plan %v, crawl %v, index %v, compact %v, rank %v)",
+		r.Took.Round(time.Millisecond), r.Reranked, r.Kept,
+		st.Plan.Round(time.Millisecond), st.Crawl.Round(time.Millisecond), st.Index.Round(time.Millisecond),
+		st.Compact.Round(time.Millisecond), st.Rank.Round(time.Millisecond))
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2/analysis"
 
-	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/querylog"
 )
 
@@ -39,7 +38,7 @@ type workload struct {
 	logStrings   int       // distinct query strings in the log
 	logTotal     float64   // Σ counts of the log
 	noTerms      int       // strings with no searchable token (only stop words)
-	unknownTerm  int       // distinct term lists with a term no archived page has
+	unknownTerm  int       // distinct term lists with a term no archived page has (searcher: with no other term)
 	noMatch      int       // distinct term lists no week-0 page matches
 	candidates   int       // distinct term lists with a positive week-0 score
 	threshold    float64   // the knee: kept queries score at least this
@@ -55,7 +54,7 @@ type workload struct {
 // distinct term list over week 0 and keeps those at or above the knee of
 // the sorted scores (knee), or with useKnee false every one that matches
 // a week-0 page.
-func buildWorkload(c *corpus, qs []querylog.Query, an analysis.Analyzer, s index.Scoring, useKnee bool) *workload {
+func buildWorkload(c *corpus, qs []querylog.Query, an analysis.Analyzer, m model, useKnee bool) *workload {
 	wl := &workload{logStrings: len(qs)}
 	type cand struct {
 		query
@@ -63,6 +62,7 @@ func buildWorkload(c *corpus, qs []querylog.Query, an analysis.Analyzer, s index
 	}
 	byKey := map[string]int{}
 	var cands []cand
+	unknown := unknownWords{base: uint32(len(c.terms)), ids: map[string]uint32{}}
 	var buf strings.Builder
 	for _, q := range qs {
 		wl.logTotal += q.Count
@@ -89,14 +89,22 @@ func buildWorkload(c *corpus, qs []querylog.Query, an analysis.Analyzer, s index
 			continue
 		}
 		cd := cand{query: query{text: q.Text, freq: q.Count, strings: 1}, ok: true}
+		anyKnown := false
 		for _, w := range words {
 			id, known := c.termID[w]
-			if !known {
+			if !known && m.searcher() {
+				// The searcher keeps a word no page has: it counts in
+				// the coordination rule and the max_query_terms cut,
+				// and the OR fallback answers with the other words.
+				id, known = unknown.id(w), false
+			} else if !known {
 				cd.ok = false
 				break
 			}
+			anyKnown = anyKnown || known
 			cd.terms = append(cd.terms, id)
 		}
+		cd.ok = cd.ok && anyKnown
 		byKey[key] = len(cands)
 		cands = append(cands, cd)
 	}
@@ -113,14 +121,10 @@ func buildWorkload(c *corpus, qs []querylog.Query, an analysis.Analyzer, s index
 		}
 		known = append(known, cd.query)
 	}
-	p := newPostings(c, 0, known)
-	st := c.weekStats(0, s)
+	ws := m.newWeekScorer(c, 0, known)
 	for i := range known {
 		q := &known[i]
-		sc := newScoring(st, p.dfs(q.terms))
-		p.matches(q.terms, func(d doc) {
-			q.week0 += sc.score(&c.bodies[d.body], q.terms)
-		})
+		ws.answer(q, func(_ doc, s float64) { q.week0 += s })
 	}
 	var scores []float64
 	var positive []query
@@ -282,4 +286,21 @@ outer:
 		}
 		fn(d)
 	}
+}
+
+// unknownWords gives each word no archived page has a term id past the
+// corpus's vocabulary (c.terms), so that a query keeps it under the
+// searcher's semantics; no page ever holds it (corpus.known).
+type unknownWords struct {
+	base uint32
+	ids  map[string]uint32
+}
+
+func (u *unknownWords) id(w string) uint32 {
+	id, ok := u.ids[w]
+	if !ok {
+		id = u.base + uint32(len(u.ids))
+		u.ids[w] = id
+	}
+	return id
 }

@@ -1,0 +1,283 @@
+package synceval
+
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+
+	"github.com/deltaq/deltaq/index"
+)
+
+// Semantics name what a workload query means (eval.sync.semantics).
+const (
+	// SemanticsSearcher: a query is what `deltaq serve` answers
+	// (index/match.go): best-match BM25 over deltaq's own statistics,
+	// coordination with the OR fallback, RM3 for long queries. A(q, W^L)
+	// is index.Ranker.Match and S(W[p], q) the same model on the live
+	// copy (searcher.go).
+	SemanticsSearcher = "searcher"
+	// SemanticsThesis: the thesis's approximation, the query's terms
+	// ANDed and scored by Bleve (index.Ranker.Rank,
+	// index.ConjunctionScore), which needs the index compacted weekly.
+	SemanticsThesis = "thesis"
+)
+
+var semanticsValues = []string{SemanticsSearcher, SemanticsThesis}
+
+// liveIndex is a set of pages as the searcher would have them indexed:
+// every term's postings, N and the mean analysed length of the text
+// field. It is what S(W[p], q) is computed on for one week's live web.
+type liveIndex struct {
+	c       *corpus
+	r       index.RetrievalConfig
+	maxT    int // index.max_query_terms
+	n       uint64
+	meanLen float64
+	post    [][]doc // by term id; nil for a term no page holds
+	// slot is scratch for accumulate: 1 + candidate index by URL id.
+	slot []int32
+}
+
+// newLiveIndex indexes docs (ascending by URL) as the searcher would.
+func newLiveIndex(c *corpus, docs []doc, r index.RetrievalConfig, maxTerms int) *liveIndex {
+	li := &liveIndex{c: c, r: r, maxT: maxTerms, n: uint64(len(docs)), post: make([][]doc, len(c.terms)), slot: make([]int32, len(c.urls))}
+	var total uint64
+	for _, d := range docs {
+		b := &c.bodies[d.body]
+		total += uint64(b.length)
+		for _, t := range b.terms {
+			li.post[t] = append(li.post[t], d)
+		}
+	}
+	// As index.textLengths: the summed frequencies over N, 1 for none.
+	li.meanLen = 1
+	if li.n > 0 && total > 0 {
+		li.meanLen = float64(total) / float64(li.n)
+	}
+	return li
+}
+
+func (li *liveIndex) df(t uint32) uint64 {
+	if !li.c.known(t) {
+		return 0
+	}
+	return uint64(len(li.post[t]))
+}
+
+// sterm is one distinct word of a query being scored (index/match.go's
+// qterm).
+type sterm struct {
+	id     uint32
+	weight float64
+	first  int
+	idf    float64
+}
+
+// planTerms returns q's distinct words in order of first occurrence with
+// their counts and idf under n and df, cut to the maxTerms rarest as the
+// searcher does.
+func planTerms(terms []uint32, maxTerms int, n uint64, df func(uint32) uint64) []sterm {
+	var out []sterm
+	for i, t := range terms {
+		k := slices.IndexFunc(out, func(s sterm) bool { return s.id == t })
+		if k >= 0 {
+			out[k].weight++
+			continue
+		}
+		out = append(out, sterm{id: t, weight: 1, first: i, idf: index.MatchIDF(n, df(t))})
+	}
+	if len(out) > maxTerms {
+		slices.SortStableFunc(out, func(a, b sterm) int { return cmp.Compare(b.idf, a.idf) })
+		out = out[:maxTerms]
+		slices.SortFunc(out, func(a, b sterm) int { return cmp.Compare(a.first, b.first) })
+	}
+	return out
+}
+
+// scand is one page being scored.
+type scand struct {
+	d       doc
+	score   float64
+	matched uint64
+}
+
+// answer calls fn for every page the searcher returns for q, with its
+// score, in URL order.
+func (li *liveIndex) answer(q *query, fn func(d doc, s float64)) {
+	ts := planTerms(q.terms, li.maxT, li.n, li.df)
+	required := index.MatchRequired(li.r, len(ts))
+	cands := li.accumulate(ts, nil)
+	if index.MatchFeedback(li.r, len(ts)) {
+		ts = li.expand(ts, cands)
+		cands = li.accumulate(ts, cands[:0])
+	}
+	coordinated := cands
+	if required > 1 {
+		var all []scand
+		for _, c := range cands {
+			if bits.OnesCount64(c.matched) >= required {
+				all = append(all, c)
+			}
+		}
+		if len(all) >= li.r.MinResults {
+			coordinated = all
+		}
+	}
+	slices.SortFunc(coordinated, func(a, b scand) int { return cmp.Compare(a.d.url, b.d.url) })
+	for _, c := range coordinated {
+		fn(c.d, c.score)
+	}
+}
+
+// accumulate scores every page holding one of ts's words (match.go's
+// accumulate: per page, the words' shares added in the query's order).
+func (li *liveIndex) accumulate(ts []sterm, cands []scand) []scand {
+	for i, t := range ts {
+		if !li.c.known(t.id) {
+			continue // no page has it
+		}
+		for _, d := range li.post[t.id] {
+			b := &li.c.bodies[d.body]
+			s := index.MatchTextScore(li.r, t.idf, t.weight, uint64(b.tfOf(t.id)), b.length, li.meanLen)
+			k := li.slot[d.url] - 1
+			if k < 0 {
+				k = int32(len(cands))
+				li.slot[d.url] = k + 1
+				cands = append(cands, scand{d: d})
+			}
+			cands[k].score += s
+			cands[k].matched |= 1 << i
+		}
+	}
+	for _, c := range cands {
+		li.slot[c.d.url] = 0
+	}
+	return cands
+}
+
+// expand is match.go's RM3 expansion on the live pages: the relevance
+// model of the best feedback_docs pages (ties by URL, where the index
+// breaks them by document number), cut to feedback_terms words and
+// interpolated with the query's own distribution.
+func (li *liveIndex) expand(ts []sterm, cands []scand) []sterm {
+	top := slices.Clone(cands)
+	slices.SortFunc(top, func(a, b scand) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.d.url, b.d.url)
+	})
+	top = top[:min(len(top), li.r.FeedbackDocs)]
+	if len(top) == 0 {
+		return ts
+	}
+	var scoreSum float64
+	for _, c := range top {
+		scoreSum += c.score
+	}
+	rm := map[uint32]float64{}
+	for _, c := range top {
+		b := &li.c.bodies[c.d.body]
+		if b.length == 0 {
+			continue
+		}
+		w := c.score / scoreSum / float64(b.length)
+		for j, t := range b.terms {
+			v := rm[t]
+			for range b.tf[j] { // one addition per token, as the index does
+				v += w
+			}
+			rm[t] = v
+		}
+	}
+	type scored struct {
+		id uint32
+		p  float64
+	}
+	model := make([]scored, 0, len(rm))
+	for t, v := range rm {
+		model = append(model, scored{t, v})
+	}
+	// Term ids follow the terms' string order, the index's tie-break.
+	slices.SortFunc(model, func(a, b scored) int {
+		if c := cmp.Compare(b.p, a.p); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	model = model[:min(len(model), li.r.FeedbackTerms)]
+	var modelSum, querySum float64
+	for _, m := range model {
+		modelSum += m.p
+	}
+	for _, t := range ts {
+		querySum += t.weight
+	}
+	if modelSum == 0 || querySum == 0 {
+		return ts
+	}
+	beta := li.r.FeedbackWeight
+	ts = slices.Clone(ts)
+	byTerm := map[uint32]int{}
+	for i := range ts {
+		ts[i].weight = (1 - beta) * ts[i].weight / querySum
+		byTerm[ts[i].id] = i
+	}
+	for _, m := range model {
+		if i, ok := byTerm[m.id]; ok {
+			ts[i].weight += beta * m.p / modelSum
+			continue
+		}
+		if len(ts) == index.MaxMatchTerms {
+			continue
+		}
+		byTerm[m.id] = len(ts)
+		ts = append(ts, sterm{id: m.id, weight: beta * m.p / modelSum, first: -1, idf: index.MatchIDF(li.n, li.df(m.id))})
+	}
+	for i := range ts {
+		ts[i].weight *= querySum
+	}
+	return ts
+}
+
+// model is what a query means and how a page is scored for it: the
+// semantics and the index settings each needs.
+type model struct {
+	semantics string
+	scoring   index.Scoring // Bleve's model, for SemanticsThesis
+	retrieval index.RetrievalConfig
+	maxTerms  int // index.max_query_terms
+}
+
+func newModel(cfg Config) model {
+	return model{semantics: cfg.Semantics, scoring: cfg.Index.Scoring, retrieval: cfg.Index.Retrieval, maxTerms: cfg.Index.MaxQueryTerms}
+}
+
+func (m model) searcher() bool { return m.semantics == SemanticsSearcher }
+
+// weekScorer answers queries on one week's live pages under a model.
+type weekScorer struct {
+	c  *corpus
+	li *liveIndex // searcher
+	p  *postings  // thesis
+	st index.CorpusStats
+}
+
+// newWeekScorer prepares week w's live pages for the queries qs.
+func (m model) newWeekScorer(c *corpus, w int, qs []query) *weekScorer {
+	if m.searcher() {
+		return &weekScorer{c: c, li: newLiveIndex(c, c.live[w], m.retrieval, m.maxTerms)}
+	}
+	return &weekScorer{c: c, p: newPostings(c, w, qs), st: c.weekStats(w, m.scoring)}
+}
+
+// answer calls fn for every live page answering q, in URL order, with
+// its score S(W[p], q).
+func (ws *weekScorer) answer(q *query, fn func(d doc, s float64)) {
+	if ws.li != nil {
+		ws.li.answer(q, fn)
+		return
+	}
+	sc := newScoring(ws.st, ws.p.dfs(q.terms))
+	ws.p.matches(q.terms, func(d doc) { fn(d, sc.score(&ws.c.bodies[d.body], q.terms)) })
+}
