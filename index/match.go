@@ -583,11 +583,9 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapT
 }
 
 // expand replaces p's words by an RM3 query (Abdul-Jaleel et al. 2004):
-// the relevance model of the best cfg.FeedbackDocs pages of cands, P(w|R)
-// = Σ_D P(w|D)·P(D|q) with P(w|D) the word's share of the page's analyzed
-// text and P(D|q) the page's share of their scores, cut to the
-// cfg.FeedbackTerms likeliest words and interpolated with the query's own
-// word distribution: (1−β)·P(w|q) + β·P(w|R), β = cfg.FeedbackWeight.
+// the relevance model of the best cfg.FeedbackDocs pages of cands
+// (RelevanceModel), cut to the cfg.FeedbackTerms likeliest words and
+// interpolated with the query's own word distribution: (1−β)·P(w|q) + β·P(w|R), β = cfg.FeedbackWeight.
 // Weights are scaled so the query keeps its total weight. The pages' words
 // come from the snapshot's forward index.
 func (ix *Index) expand(st *snapText, p *matchPlan, cands []candidate) {
@@ -599,42 +597,18 @@ func (ix *Index) expand(st *snapText, p *matchPlan, cands []candidate) {
 	if len(top) == 0 {
 		return
 	}
-	var scoreSum float64
-	for _, c := range top {
-		scoreSum += c.score
-	}
-	rm := map[uint32]float64{}
-	for _, c := range top {
-		length := st.docLength(c.doc)
-		if length == 0 {
-			continue
-		}
-		w := c.score / scoreSum / float64(length)
-		for _, t := range st.docTerms(c.doc) {
-			// One addition per occurrence, as one per token of the page.
-			for range t.tf {
-				rm[t.of] += w
+	pages := make([]FeedbackPage, len(top))
+	for i, c := range top {
+		pages[i] = FeedbackPage{Score: c.score, Length: st.docLength(c.doc), Words: func(yield func(word, tf uint32)) {
+			for _, t := range st.docTerms(c.doc) {
+				yield(t.of, t.tf)
 			}
-		}
+		}}
 	}
-	type scored struct {
-		term uint32
-		p    float64
-	}
-	// Ties by term: ids ascend with the terms.
-	byP := func(a, b scored) int {
-		if c := cmp.Compare(b.p, a.p); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.term, b.term)
-	}
-	model := make([]scored, 0, cfg.FeedbackTerms)
-	for t, v := range rm {
-		model = keepBest(model, cfg.FeedbackTerms, scored{t, v}, byP)
-	}
+	model := RelevanceModel(pages, cfg.FeedbackTerms)
 	var modelSum, querySum float64
 	for _, m := range model {
-		modelSum += m.p
+		modelSum += m.P
 	}
 	for _, t := range p.terms {
 		querySum += t.weight
@@ -649,17 +623,17 @@ func (ix *Index) expand(st *snapText, p *matchPlan, cands []candidate) {
 		byTerm[p.terms[i].term] = i
 	}
 	for _, m := range model {
-		term := st.terms[m.term]
+		term := st.terms[m.Word]
 		if i, ok := byTerm[term]; ok {
-			p.terms[i].weight += beta * m.p / modelSum
+			p.terms[i].weight += beta * m.P / modelSum
 			continue
 		}
 		if len(p.terms) == maxMatchTerms {
 			continue
 		}
-		df := uint64(st.termAt[m.term+1] - st.termAt[m.term])
+		df := uint64(st.termAt[m.Word+1] - st.termAt[m.Word])
 		byTerm[term] = len(p.terms)
-		p.terms = append(p.terms, qterm{term: term, weight: beta * m.p / modelSum, first: math.MaxInt, df: df, idf: bm25IDF(st.n, df)})
+		p.terms = append(p.terms, qterm{term: term, weight: beta * m.P / modelSum, first: math.MaxInt, df: df, idf: bm25IDF(st.n, df)})
 	}
 	for i := range p.terms {
 		p.terms[i].weight *= querySum

@@ -156,9 +156,9 @@ func (li *liveIndex) accumulate(ts []sterm, cands []scand) []scand {
 }
 
 // expand is match.go's RM3 expansion on the live pages: the relevance
-// model of the best feedback_docs pages (ties by URL, where the index
-// breaks them by document number), cut to feedback_terms words and
-// interpolated with the query's own distribution.
+// model (index.RelevanceModel) of the best feedback_docs pages (ties by
+// URL, where the index breaks them by document number), cut to
+// feedback_terms words and interpolated with the query's own distribution.
 func (li *liveIndex) expand(ts []sterm, cands []scand) []sterm {
 	top := slices.Clone(cands)
 	slices.SortFunc(top, func(a, b scand) int {
@@ -171,44 +171,19 @@ func (li *liveIndex) expand(ts []sterm, cands []scand) []sterm {
 	if len(top) == 0 {
 		return ts
 	}
-	var scoreSum float64
-	for _, c := range top {
-		scoreSum += c.score
-	}
-	rm := map[uint32]float64{}
-	for _, c := range top {
+	pages := make([]index.FeedbackPage, len(top))
+	for i, c := range top {
 		b := &li.c.bodies[c.d.body]
-		if b.length == 0 {
-			continue
-		}
-		w := c.score / scoreSum / float64(b.length)
-		for j, t := range b.terms {
-			v := rm[t]
-			for range b.tf[j] { // one addition per token, as the index does
-				v += w
+		pages[i] = index.FeedbackPage{Score: c.score, Length: uint32(b.length), Words: func(yield func(word, tf uint32)) {
+			for j, t := range b.terms {
+				yield(t, b.tf[j])
 			}
-			rm[t] = v
-		}
+		}}
 	}
-	type scored struct {
-		id uint32
-		p  float64
-	}
-	model := make([]scored, 0, len(rm))
-	for t, v := range rm {
-		model = append(model, scored{t, v})
-	}
-	// Term ids follow the terms' string order, the index's tie-break.
-	slices.SortFunc(model, func(a, b scored) int {
-		if c := cmp.Compare(b.p, a.p); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.id, b.id)
-	})
-	model = model[:min(len(model), li.r.FeedbackTerms)]
+	model := index.RelevanceModel(pages, li.r.FeedbackTerms)
 	var modelSum, querySum float64
 	for _, m := range model {
-		modelSum += m.p
+		modelSum += m.P
 	}
 	for _, t := range ts {
 		querySum += t.weight
@@ -224,15 +199,15 @@ func (li *liveIndex) expand(ts []sterm, cands []scand) []sterm {
 		byTerm[ts[i].id] = i
 	}
 	for _, m := range model {
-		if i, ok := byTerm[m.id]; ok {
-			ts[i].weight += beta * m.p / modelSum
+		if i, ok := byTerm[m.Word]; ok {
+			ts[i].weight += beta * m.P / modelSum
 			continue
 		}
 		if len(ts) == index.MaxMatchTerms {
 			continue
 		}
-		byTerm[m.id] = len(ts)
-		ts = append(ts, sterm{id: m.id, weight: beta * m.p / modelSum, first: -1, idf: index.MatchIDF(li.n, li.df(m.id))})
+		byTerm[m.Word] = len(ts)
+		ts = append(ts, sterm{id: m.Word, weight: beta * m.P / modelSum, first: -1, idf: index.MatchIDF(li.n, li.df(m.Word))})
 	}
 	for i := range ts {
 		ts[i].weight *= querySum
