@@ -69,29 +69,34 @@
 // repository, and does not move. Search across nodes and the global
 // budget are not built.
 //
-// Why no admitted URL is lost: a URL's message leaves the stream only when
-// the node acknowledging it holds the URL in its repository, fetched (a
-// retry after a transient failure stays in that node's own queue: a node
-// killed leaves such a page failed, not missing), or refused for good by its admission (scope, limits: what one node alone
-// refuses too); and Quiesce ends the crawl only when the stream holds no
-// message at all (Pending counts them: a work-queue stream keeps every
-// message until it is acknowledged), every shard is leased and every live
-// node idle, twice in a row with no counter moving. So when it ends, every
-// URL ever handed over has been fetched or refused as alone. A dead node's
-// unfetched URLs are its unacknowledged messages, delivered again to the
-// node that takes its shards over.
+// Why no admitted URL is lost: a URL's message leaves the stream only
+// when the node acknowledging it holds the URL in its repository, fetched
+// (a retry after a transient failure stays in that node's own queue: a
+// node killed leaves such a page failed, not missing), or refused for
+// good by its admission (scope, limits: what one node alone refuses too);
+// and Quiesce ends the crawl only when the stream holds no message at all
+// (Pending counts them: a work-queue stream keeps every message until it
+// is acknowledged), every shard is leased and every live node idle, twice
+// in a row with no counter moving. So when it ends, every URL ever handed
+// over has been fetched or refused as alone. A dead node's unfetched URLs
+// are its unacknowledged messages, delivered again to the node that takes
+// its shards over. A node's scope is its seeds' hosts, so it must hold its
+// seeds before others hand it links: `deltaq crawl` seeds each node once
+// all have joined, and a link handed to a node in the moment before it
+// has seeded (within the crawl's first lease tick) would be refused and
+// lost.
 //
 // The receiver checks the lease before it admits a batch, and crawler
 // Admit does not route the URLs again. It once did: a lease lapsing
 // between the two (a lease tick late on a loaded machine, or while a NATS
 // server is lost) made Admit hand the batch over a second time, a copy
 // deduplication dropped, while the receiver acknowledged the first as
-// refused: one run of the race pass finished with 264 of 11,172 pages
-// never fetched (a batch is up to 256 URLs, and the pages only they led
-// to were lost with them). Now such a URL is
-// recorded and held, and its job waits until the lease is back (crawler
-// RouteWait); TestAHandedOverURLOutlivesALeaseLapsingDuringItsAdmission
-// holds the lease lapsed across an admission.
+// refused. One run of the race pass finished with 264 of 11,172 pages
+// never fetched that way (a batch is up to 256 URLs; the pages only they
+// led to were lost with them). Now such a URL is recorded and held, and
+// its job waits until the lease is back (crawler RouteWait);
+// TestAHandedOverURLOutlivesALeaseLapsingDuringItsAdmission holds the
+// lease lapsed across an admission.
 //
 //	m, err := cluster.Join(ctx, cfg, cluster.Options{Logger: logger, Repo: db})
 //	c, err := crawler.New(cfg.Crawler, db, m.CrawlerOptions())

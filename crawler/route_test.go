@@ -164,7 +164,7 @@ func TestHandOwnQueuesOnlyWhatAdmitTakesBack(t *testing.T) {
 // crawler's hosts (a cluster node checks its lease first). A host let go
 // in between does not make Admit hand them over a second time, a copy a
 // cluster's deduplication would drop while the caller acknowledges the
-// first: they are recorded and queued, and wait for the host to be owned.
+// first: they are recorded and queued.
 func TestAdmitDoesNotRouteAgain(t *testing.T) {
 	srv := httptest.NewServer(smallWeb(3, nil, nil))
 	defer srv.Close()
