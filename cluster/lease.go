@@ -137,12 +137,14 @@ func (l *Leases) renew(ctx context.Context) {
 			l.mu.held[s] = lease{rev: rev, until: sent.Add(l.cfg.LeaseTTL * 2 / 3)}
 		case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyNotFound):
 			delete(l.mu.held, s) // expired and taken, or gone: not ours
+			l.logger.Info("lease lost", "shard", s, "err", err)
 		default:
 			// Servers unreachable: the lease runs out on its own clock;
 			// once it has, acquire takes it again from the bucket (where
 			// the renewal may have landed after all).
 			if !sent.Before(h.until) {
 				delete(l.mu.held, s)
+				l.logger.Info("lease lapsed", "shard", s)
 			}
 			l.logger.Warn("lease renewal", "shard", s, "err", err)
 		}
@@ -166,6 +168,7 @@ func (l *Leases) release(ctx context.Context, share int) {
 	}
 	l.mu.Unlock()
 	for _, s := range extra {
+		l.logger.Info("lease released", "shard", s, "share", share)
 		// A failed delete leaves the key to expire; nobody renews it.
 		if err := l.shards.Delete(ctx, shardKey(s), jetstream.LastRevision(revs[s])); err != nil {
 			l.logger.Debug("lease left to expire", "shard", s, "err", err)
@@ -207,6 +210,7 @@ func (l *Leases) acquire(ctx context.Context, share int) error {
 		l.mu.Lock()
 		l.mu.held[s] = lease{rev: rev, until: sent.Add(l.cfg.LeaseTTL * 2 / 3)}
 		l.mu.Unlock()
+		l.logger.Info("lease taken", "shard", s, "share", share)
 	}
 	return nil
 }

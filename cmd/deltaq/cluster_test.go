@@ -328,4 +328,17 @@ func TestClusterSurvivesAKilledNATSServerAndAKilledNode(t *testing.T) {
 		t.Errorf("%d pages fetched by two nodes, more than the dead node's in-flight work (%d): %v", len(u.Twice), inFlightBound, u.Twice[:5])
 	}
 	u.Equal(t, want)
+	if t.Failed() {
+		// What the hand-over did: shards taken and lost, warnings.
+		for i := range nodes {
+			log, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("node-%d.err", i)))
+			var events []string
+			for line := range strings.Lines(string(log)) {
+				if strings.Contains(line, "level=WARN") || strings.Contains(line, `msg="lease `) {
+					events = append(events, line)
+				}
+			}
+			t.Logf("node %d's lease events and warnings:\n%s", i, tail(strings.Join(events, ""), 8000))
+		}
+	}
 }
