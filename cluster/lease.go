@@ -101,9 +101,12 @@ func (l *Leases) Owned() []int {
 	return out
 }
 
-// Tick does one round: heartbeat, renew what is held, let go of leases
-// beyond the fair share, take free ones up to it.
+// Tick does one round: renew what is held, heartbeat, let go of leases
+// beyond the fair share, take free ones up to it. Renewals come first so
+// that a heartbeat or a listing that fails (a server lost) does not keep
+// the leases from being renewed.
 func (l *Leases) Tick(ctx context.Context) error {
+	l.renew(ctx)
 	var beat []byte
 	if l.status != nil {
 		beat = l.status()
@@ -116,7 +119,6 @@ func (l *Leases) Tick(ctx context.Context) error {
 		return fmt.Errorf("cluster: list nodes: %w", err)
 	}
 	share := (l.cfg.Shards + max(len(alive), 1) - 1) / max(len(alive), 1)
-	l.renew(ctx)
 	l.release(ctx, share)
 	return l.acquire(ctx, share)
 }
@@ -223,7 +225,14 @@ func (l *Leases) run(ctx context.Context, after func() error) error {
 		start := l.clock.Now()
 		// A failed tick (a server lost, the client reconnecting) is tried
 		// again next tick; meanwhile the leases run out on their own clock.
-		if err := l.Tick(ctx); err != nil && ctx.Err() == nil {
+		// A tick gets one period: a request lost while a bucket elects a
+		// leader would otherwise wait for the client's timeout (a minute),
+		// and the leases expire on the servers, moving their shards
+		// between live nodes, before the next renewal is sent.
+		tctx, cancel := context.WithTimeout(ctx, l.cfg.LeaseTTL/3)
+		err := l.Tick(tctx)
+		cancel()
+		if err != nil && ctx.Err() == nil {
 			l.logger.Warn("lease tick", "err", err)
 		} else if err := after(); err != nil && ctx.Err() == nil {
 			l.logger.Warn("following the leases", "err", err)
