@@ -64,8 +64,11 @@
 // node to another (a node joining mid-crawl, or a lease lapsing while the
 // servers were unreachable for more than two thirds of lease_ttl) leaves
 // its jobs in the first node's queue, put back each lease tick (crawler
-// RouteWait), so that node never reports itself idle; a re-crawl after
-// the first fetch is scheduled by the node that fetched, in its own
+// RouteWait), so that node never reports itself idle; a lease tick
+// therefore renews first and gives up after one period (lease_ttl/3), so
+// that a request lost while a server is lost and its buckets elect new
+// leaders does not hold back the next renewal. A re-crawl after the
+// first fetch is scheduled by the node that fetched, in its own
 // repository, and does not move. Search across nodes and the global
 // budget are not built.
 //
