@@ -118,6 +118,12 @@ func newNode(t *testing.T, cfg *configs.Config, db *repo.DB, m *cluster.Member) 
 	if m != nil {
 		opts = m.CrawlerOptions()
 	}
+	return newNodeWith(t, cfg, db, m, opts)
+}
+
+// newNodeWith is newNode with the crawler's options given.
+func newNodeWith(t *testing.T, cfg *configs.Config, db *repo.DB, m *cluster.Member, opts crawler.Options) *node {
+	t.Helper()
 	c, err := crawler.New(cfg.Crawler, db, opts)
 	if err != nil {
 		t.Fatal(err)

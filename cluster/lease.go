@@ -101,9 +101,12 @@ func (l *Leases) Owned() []int {
 	return out
 }
 
-// Tick does one round: heartbeat, renew what is held, let go of leases
-// beyond the fair share, take free ones up to it.
+// Tick does one round: renew what is held, heartbeat, let go of leases
+// beyond the fair share, take free ones up to it. Renewals come first so
+// that a heartbeat or a listing that fails (a server lost) does not keep
+// the leases from being renewed.
 func (l *Leases) Tick(ctx context.Context) error {
+	l.renew(ctx)
 	var beat []byte
 	if l.status != nil {
 		beat = l.status()
@@ -116,7 +119,6 @@ func (l *Leases) Tick(ctx context.Context) error {
 		return fmt.Errorf("cluster: list nodes: %w", err)
 	}
 	share := (l.cfg.Shards + max(len(alive), 1) - 1) / max(len(alive), 1)
-	l.renew(ctx)
 	l.release(ctx, share)
 	return l.acquire(ctx, share)
 }
@@ -137,12 +139,14 @@ func (l *Leases) renew(ctx context.Context) {
 			l.mu.held[s] = lease{rev: rev, until: sent.Add(l.cfg.LeaseTTL * 2 / 3)}
 		case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyNotFound):
 			delete(l.mu.held, s) // expired and taken, or gone: not ours
+			l.logger.Info("lease lost", "shard", s, "err", err)
 		default:
 			// Servers unreachable: the lease runs out on its own clock;
 			// once it has, acquire takes it again from the bucket (where
 			// the renewal may have landed after all).
 			if !sent.Before(h.until) {
 				delete(l.mu.held, s)
+				l.logger.Info("lease lapsed", "shard", s)
 			}
 			l.logger.Warn("lease renewal", "shard", s, "err", err)
 		}
@@ -166,6 +170,7 @@ func (l *Leases) release(ctx context.Context, share int) {
 	}
 	l.mu.Unlock()
 	for _, s := range extra {
+		l.logger.Info("lease released", "shard", s, "share", share)
 		// A failed delete leaves the key to expire; nobody renews it.
 		if err := l.shards.Delete(ctx, shardKey(s), jetstream.LastRevision(revs[s])); err != nil {
 			l.logger.Debug("lease left to expire", "shard", s, "err", err)
@@ -207,6 +212,7 @@ func (l *Leases) acquire(ctx context.Context, share int) error {
 		l.mu.Lock()
 		l.mu.held[s] = lease{rev: rev, until: sent.Add(l.cfg.LeaseTTL * 2 / 3)}
 		l.mu.Unlock()
+		l.logger.Info("lease taken", "shard", s, "share", share)
 	}
 	return nil
 }
@@ -219,7 +225,14 @@ func (l *Leases) run(ctx context.Context, after func() error) error {
 		start := l.clock.Now()
 		// A failed tick (a server lost, the client reconnecting) is tried
 		// again next tick; meanwhile the leases run out on their own clock.
-		if err := l.Tick(ctx); err != nil && ctx.Err() == nil {
+		// A tick gets one period: a request lost while a bucket elects a
+		// leader would otherwise wait for the client's timeout (a minute),
+		// and the leases expire on the servers, moving their shards
+		// between live nodes, before the next renewal is sent.
+		tctx, cancel := context.WithTimeout(ctx, l.cfg.LeaseTTL/3)
+		err := l.Tick(tctx)
+		cancel()
+		if err != nil && ctx.Err() == nil {
 			l.logger.Warn("lease tick", "err", err)
 		} else if err := after(); err != nil && ctx.Err() == nil {
 			l.logger.Warn("following the leases", "err", err)

@@ -39,9 +39,10 @@ type Options struct {
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Route, if set, says whether this crawler fetches a URL's host: a
 	// node of a cluster owns the hosts of some shards (package cluster).
-	// A URL routed elsewhere is not admitted here but handed to Handoff
-	// once the batch that found it commits; a queued job routed elsewhere
-	// is put back for RouteWait and not fetched.
+	// A URL found here and routed elsewhere is not admitted but handed to
+	// Handoff once the batch that found it commits (Admit does not route
+	// again); a queued job routed elsewhere is put back for RouteWait and
+	// not fetched.
 	Route     func(url string) bool
 	Handoff   func(Handoff)
 	RouteWait time.Duration

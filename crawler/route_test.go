@@ -9,6 +9,7 @@ import (
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/internal/urlnorm"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // router owns the hosts set true, as a cluster node owns its shards'.
@@ -156,5 +157,31 @@ func TestHandOwnQueuesOnlyWhatAdmitTakesBack(t *testing.T) {
 		if n != 1 {
 			t.Errorf("OnFetched reported %s %d times", u, n)
 		}
+	}
+}
+
+// TestAdmitDoesNotRouteAgain: Admit's caller took the URLs for this
+// crawler's hosts (a cluster node checks its lease first). A host let go
+// in between does not make Admit hand them over a second time, a copy a
+// cluster's deduplication would drop while the caller acknowledges the
+// first: they are recorded and queued.
+func TestAdmitDoesNotRouteAgain(t *testing.T) {
+	srv := httptest.NewServer(smallWeb(3, nil, nil))
+	defer srv.Close()
+	cfg := defaults(t)
+	loopback(cfg, srv, "a.test")
+	cfg.Crawler.Scope = crawler.ScopeAll
+	r := &router{owns: map[string]bool{}} // a.test let go since the caller's check
+	a := newEnvWith(t, cfg, t.TempDir(), crawler.Options{Route: r.route, Handoff: r.handoff, RouteWait: time.Hour, HandOwn: true})
+	const url = "http://a.test/p1"
+	n, err := a.c.Admit(t.Context(), a.f, []crawler.Handoff{{URL: url, Source: "http://a.test/", Reason: repo.ReasonLink}})
+	if err != nil || n != 1 {
+		t.Fatalf("Admit = %d, %v; want the URL admitted", n, err)
+	}
+	if len(r.handed) != 0 {
+		t.Errorf("Admit handed over %+v", r.handed)
+	}
+	if p, err := a.db.Page(url); err != nil || p.State != repo.StateQueued {
+		t.Errorf("%s: %+v, %v; want it recorded, queued", url, p, err)
 	}
 }

@@ -167,8 +167,9 @@ type apply struct {
 	changes  int
 	yields   []yieldOf // reported to Options.OnYield after commit
 	handoffs []Handoff // URLs Options.Route sends elsewhere, handed over after commit
-	// direct admits this node's own new URLs even with Options.HandOwn:
-	// Admit, taking back what was handed over.
+	// direct admits this node's own new URLs even with Options.HandOwn,
+	// and without routing them again: Admit, taking back what was handed
+	// over (see Admit).
 	direct bool
 }
 
@@ -548,7 +549,7 @@ func (a *apply) admit(src *repo.Page, target string, reason repo.Reason, hops in
 		a.w.c.counters.limited.Add(1)
 		return false, nil
 	}
-	if a.w.c.route != nil && !a.w.c.route(target) {
+	if a.w.c.route != nil && !a.direct && !a.w.c.route(target) {
 		a.handoffs = append(a.handoffs, Handoff{URL: target, Source: src.URL, SourceDepth: src.Depth, Reason: reason})
 		return false, nil
 	}
@@ -668,9 +669,14 @@ func (a *apply) handOver() {
 
 // Admit records and queues URLs another crawler handed over (Handoff), in
 // one committed batch, as if this crawler had found them on their source
-// pages; URLs already known, out of scope or routed elsewhere again are
-// skipped as in a crawl. It reports how many were new. It may run while
-// Run does.
+// pages; URLs already known or out of scope are skipped as in a crawl. It
+// reports how many were new. It may run while Run does.
+//
+// The URLs are not routed again: the caller took them for this crawler's
+// hosts (a cluster node checks its lease just before), and a lease lapsing
+// in between must not hand them over a second time, where deduplication
+// would drop them while the caller acknowledges the first copy. A job
+// whose host is not this crawler's when it is due waits (RouteWait).
 func (c *Crawler) Admit(ctx context.Context, f *frontier.Frontier, hs []Handoff) (int, error) {
 	as := make([]admission, len(hs))
 	for i, h := range hs {

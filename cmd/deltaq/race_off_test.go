@@ -1,6 +1,0 @@
-//go:build !race
-
-package main
-
-// raceDetector tells tests whether the binary runs under -race.
-const raceDetector = false
