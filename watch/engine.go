@@ -156,7 +156,7 @@ func (e *Engine) Install(ctx context.Context, spec Spec) (*Sentinel, error) {
 			return nil, err
 		}
 		g.LastCheck = now
-		if err := e.putCopy(b, key, p.sum, f.Body); err != nil {
+		if err := e.putCopy(b, key, p.md5(), f.Body); err != nil {
 			return nil, err
 		}
 		if err := put(b, groupPrefix+key, g); err != nil {
@@ -324,6 +324,7 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (Che
 	if err != nil {
 		return res, err
 	}
+	cur.sum = sum
 	var pageDiff *diff.Result
 	pageLevel := func() *diff.Result { // one diff per page, on demand
 		if pageDiff == nil {
@@ -335,12 +336,19 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (Che
 	}
 	b := e.db.NewBatch(ctx)
 	defer b.Close()
-	err = scan(ctx, r, tablePrefix+key+"\x00", func(k string, t *table) error {
+	// The group's members are read in one scan when a first table has
+	// changed, not one scan per changed table.
+	var members map[string][]member
+	tables := tablePrefix + key + "\x00"
+	err = scan(ctx, r, tables, func(k string, t *table) error {
 		obj, err := cur.extract(&t.Spec, &t.Object, e.cfg)
 		if err != nil {
 			return err
 		}
 		if t.Object.equal(&obj, t.Spec.Type) {
+			if t.Object.Box.equal(obj.Box) {
+				return nil // the stored table is already this
+			}
 			t.Object = obj // a phrase's box follows its surroundings
 			return put(b, k, t)
 		}
@@ -349,15 +357,19 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (Che
 		t.Object = obj
 		res.Changed++
 		e.stats.changed.Add(1)
-		err = scan(ctx, r, membersOf(key, tableID(&t.Spec)), func(_ string, m *member) error {
+		if members == nil {
+			if members, err = groupMembers(ctx, r, key); err != nil {
+				return err
+			}
+		}
+		for _, m := range members[strings.TrimPrefix(k, tables)] {
 			fired, err := e.evaluate(b, r, m.ID, c, now)
+			if err != nil {
+				return err
+			}
 			if fired {
 				res.Fired++
 			}
-			return err
-		})
-		if err != nil {
-			return err
 		}
 		return put(b, k, t)
 	})
