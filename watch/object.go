@@ -21,12 +21,13 @@ import (
 // group. The DOM, the MD5 and the page text's word splits are made only
 // when a table needs them, and then once for all its tables.
 type page struct {
-	url  *url.URL
-	body []byte
-	sum  string // MD5 of the body, hex (WebCQ §6.2); see md5
-	doc  *extract.Document
-	dom  *goquery.Document
-	src  *string // the body as a string, for regexes
+	url      *url.URL
+	body     []byte
+	sum      string // MD5 of the body, hex (WebCQ §6.2); see md5
+	doc      *extract.Document
+	dom      *goquery.Document
+	src      *string // the body as a string, for regexes
+	resolver *urlnorm.Resolver
 	// The page text split into words, as is and lower-cased, and the
 	// lower-cased words joined by single spaces with a space at each end
 	// (allKeywords).
@@ -228,9 +229,17 @@ func (p *page) images(sc scope) ([]string, error) {
 	return sortedSet(out), nil
 }
 
-// resolve makes an href absolute and normalized, as the crawler does.
+// resolve makes an href absolute and normalized, as the crawler does,
+// with one resolver for the page's links and images.
 func (p *page) resolve(href string) (string, bool) {
-	n, err := urlnorm.Resolve(p.url, strings.TrimSpace(href))
+	if p.resolver == nil {
+		r, err := urlnorm.NewResolver(p.url)
+		if err != nil {
+			return "", false
+		}
+		p.resolver = r
+	}
+	n, err := p.resolver.Resolve(strings.TrimSpace(href))
 	return n, err == nil
 }
 
