@@ -72,19 +72,6 @@ func tableKey(group, tid string) string { return tablePrefix + group + "\x00" + 
 
 func membersOf(group, tid string) string { return memberPrefix + group + "\x00" + tid + "\x00" }
 
-// groupMembers reads every member of a group's tables in one scan, by
-// table id.
-func groupMembers(ctx context.Context, r *reader, group string) (map[string][]member, error) {
-	prefix := memberPrefix + group + "\x00"
-	out := map[string][]member{}
-	err := scan(ctx, r, prefix, func(k string, m *member) error {
-		tid, _, _ := strings.Cut(strings.TrimPrefix(k, prefix), "\x00")
-		out[tid] = append(out[tid], *m)
-		return nil
-	})
-	return out, err
-}
-
 // groupOfMember is the group key of an n/ key.
 func groupOfMember(key string) string {
 	k, _, _ := strings.Cut(strings.TrimPrefix(key, memberPrefix), "\x00")
