@@ -75,13 +75,14 @@ func (p *page) textWords() []string {
 	return p.words
 }
 
-// lowerTextWords are the words of the lower-cased page text.
-func (p *page) lowerTextWords() []string {
+// lowered is the lower-cased page text split once: its words, and the
+// words joined by single spaces with a space at each end (allKeywords).
+func (p *page) lowered() (words []string, joined string) {
 	if p.lowerWords == nil {
 		p.lowerWords = strings.Fields(strings.ToLower(p.doc.Text))
 		p.lowerText = " " + strings.Join(p.lowerWords, " ") + " "
 	}
-	return p.lowerWords
+	return p.lowerWords, p.lowerText
 }
 
 // bodyText is the body as a string, converted once.
@@ -168,14 +169,14 @@ func (p *page) extract(s *Spec, prev *Object, cfg Config) (Object, error) {
 		return Object{Located: true, Set: imgs}, err
 	case Words:
 		if sc.sel == nil {
-			return Object{Located: true, Set: distinctWords(slices.Clone(p.lowerTextWords()))}, nil
+			ws, _ := p.lowered()
+			return Object{Located: true, Set: distinctWords(slices.Clone(ws))}, nil
 		}
 		return Object{Located: true, Set: distinctWords(strings.Fields(strings.ToLower(sc.text)))}, nil
 	case Keywords:
-		low := ""
+		var low string
 		if sc.sel == nil {
-			p.lowerTextWords()
-			low = p.lowerText
+			_, low = p.lowered()
 		} else {
 			low = " " + normalizeSpace(strings.ToLower(sc.text)) + " "
 		}
