@@ -13,6 +13,15 @@ type Box struct {
 	After  []string `json:"after,omitempty"`
 }
 
+// equal reports whether two boxes hold the same words; nil is a box
+// of its own.
+func (b *Box) equal(o *Box) bool {
+	if b == nil || o == nil {
+		return b == o
+	}
+	return slices.Equal(b.Before, o.Before) && slices.Equal(b.After, o.After)
+}
+
 // boxAround is the box of words[start:end].
 func boxAround(words []string, start, end, n int) *Box {
 	return &Box{
@@ -82,11 +91,10 @@ func indexOf(words, seq []string, from int) int {
 	return -1
 }
 
-// phraseObject locates a phrase: at install (prev == nil) by its own
-// words, afterwards by the cached object's bounding box, which is then
-// moved to the phrase's new surroundings.
-func phraseObject(text string, s *Spec, prev *Object, cfg Config) (Object, error) {
-	words := strings.Fields(text)
+// phraseObject locates a phrase in the words of its scope: at install
+// (prev == nil) by its own words, afterwards by the cached object's
+// bounding box, which is then moved to the phrase's new surroundings.
+func phraseObject(words []string, s *Spec, prev *Object, cfg Config) (Object, error) {
 	if s.Selector != "" && s.Object == "" {
 		// The selector is the locator: the phrase is the selected text.
 		return Object{Located: true, Text: strings.Join(words, " ")}, nil

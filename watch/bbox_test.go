@@ -35,7 +35,7 @@ func TestBoundingBoxFigure5(t *testing.T) {
 	O2 := with(O, []int{2}, "changed")
 	cfg := testConfig()
 	spec := &Spec{Type: Phrase, Object: strings.Join(O, " ")}
-	installed, err := phraseObject(page(pre, B, O, E, post), spec, nil, cfg)
+	installed, err := phraseObject(strings.Fields(page(pre, B, O, E, post)), spec, nil, cfg)
 	if err != nil || !installed.Located || installed.Text != strings.Join(O, " ") {
 		t.Fatalf("install: %+v, %v", installed, err)
 	}
@@ -59,7 +59,7 @@ func TestBoundingBoxFigure5(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := phraseObject(tc.page, spec, &installed, cfg)
+			got, err := phraseObject(strings.Fields(tc.page), spec, &installed, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,11 +79,11 @@ func TestBoundingBoxFigure5(t *testing.T) {
 func TestBoundingBoxAtThePageEdges(t *testing.T) {
 	cfg := testConfig()
 	spec := &Spec{Type: Phrase, Object: "one two three four five"}
-	obj, err := phraseObject("one two three four five six", spec, nil, cfg)
+	obj, err := phraseObject(strings.Fields("one two three four five six"), spec, nil, cfg)
 	if err != nil || !obj.Located || len(obj.Box.Before) != 0 || len(obj.Box.After) != 1 {
 		t.Fatalf("object at the start: %+v, %v", obj, err)
 	}
-	got, _ := phraseObject("one two 3 four five six", spec, &obj, cfg)
+	got, _ := phraseObject(strings.Fields("one two 3 four five six"), spec, &obj, cfg)
 	if !got.Located || got.Text != "one two 3 four five" {
 		t.Errorf("object at the start after a change: %+v", got)
 	}

@@ -22,9 +22,9 @@
 //     watch.history_kept are kept.
 //   - seq/: the last sentinel number given out.
 //
-// In memory: nothing beyond one check's two parsed copies (bounded by
-// watch.max_body_bytes and watch.extract) and the planner's one entry per
-// group.
+// In memory: nothing beyond one check's two parsed copies and their word
+// splits (bounded by watch.max_body_bytes and watch.extract) and the
+// planner's one entry per group.
 //
 // WebCQ (Liu, Tang, Buttler, Pu), seeds/003 and MONITORING-DIGEST §3:
 //
@@ -54,7 +54,12 @@
 //     WebCQ's "> 50 %" example), every_n (every n-th change).
 //   - §6 grouping: one fetch, one MD5 check, one copy load and one page
 //     diff per group, then each constant table once, then each member's
-//     trigger. §6.2: the MD5 kept apart lets an unchanged page cost one
+//     trigger. What the tables derive from the page is made once for all
+//     of them: the parse, the DOM their selectors run on, the split of the
+//     page text into words (words, keywords, phrase), the body string
+//     (regex), the URL resolver (links, images); the group's members are
+//     read in one scan, and a table whose object did not change is not
+//     rewritten. §6.2: the MD5 kept apart lets an unchanged page cost one
 //     32-byte read and no parse.
 //
 // Scheduling is not a timer. A sentinel's interval ("every") is a wish.

@@ -1,7 +1,9 @@
 package watch
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -156,7 +158,7 @@ func (e *Engine) Install(ctx context.Context, spec Spec) (*Sentinel, error) {
 			return nil, err
 		}
 		g.LastCheck = now
-		if err := e.putCopy(b, key, p.sum, f.Body); err != nil {
+		if err := e.putCopy(b, key, p.md5(), f.Body); err != nil {
 			return nil, err
 		}
 		if err := put(b, groupPrefix+key, g); err != nil {
@@ -324,6 +326,7 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (Che
 	if err != nil {
 		return res, err
 	}
+	cur.sum = sum
 	var pageDiff *diff.Result
 	pageLevel := func() *diff.Result { // one diff per page, on demand
 		if pageDiff == nil {
@@ -335,12 +338,19 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (Che
 	}
 	b := e.db.NewBatch(ctx)
 	defer b.Close()
-	err = scan(ctx, r, tablePrefix+key+"\x00", func(k string, t *table) error {
+	// The changes of the tables whose object changed, by table id; their
+	// members are read afterwards in one scan of the group's members.
+	changes := map[string]*Change{}
+	tables := tablePrefix + key + "\x00"
+	err = scan(ctx, r, tables, func(k string, t *table) error {
 		obj, err := cur.extract(&t.Spec, &t.Object, e.cfg)
 		if err != nil {
 			return err
 		}
 		if t.Object.equal(&obj, t.Spec.Type) {
+			if t.Object.Box.equal(obj.Box) {
+				return nil // the stored table is already this
+			}
 			t.Object = obj // a phrase's box follows its surroundings
 			return put(b, k, t)
 		}
@@ -349,20 +359,16 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (Che
 		t.Object = obj
 		res.Changed++
 		e.stats.changed.Add(1)
-		err = scan(ctx, r, membersOf(key, tableID(&t.Spec)), func(_ string, m *member) error {
-			fired, err := e.evaluate(b, r, m.ID, c, now)
-			if fired {
-				res.Fired++
-			}
-			return err
-		})
-		if err != nil {
-			return err
-		}
+		changes[strings.TrimPrefix(k, tables)] = &c
 		return put(b, k, t)
 	})
 	if err != nil {
 		return res, err
+	}
+	if len(changes) > 0 {
+		if res.Fired, err = e.evaluateMembers(ctx, b, r, key, changes, now); err != nil {
+			return res, err
+		}
 	}
 	e.stats.fired.Add(int64(res.Fired))
 	g.LastCheck = now
@@ -387,6 +393,38 @@ func (e *Engine) putCopy(b *repo.Batch, key, sum string, body []byte) error {
 }
 
 func anchors(p *page) []string { return p.links(scope{}) }
+
+// evaluateMembers applies each changed table's change to the table's
+// members, read in one scan of the group's members in key order (table,
+// then sentinel), the order the tables were checked in. Members of
+// unchanged tables are passed over undecoded.
+func (e *Engine) evaluateMembers(ctx context.Context, b *repo.Batch, r *reader, group string, changes map[string]*Change, now time.Time) (int, error) {
+	prefix := memberPrefix + group + "\x00"
+	fired := 0
+	for kv, err := range r.db.BucketScan(ctx, bucket, prefix) {
+		if err != nil {
+			return fired, err
+		}
+		r.bytes += int64(len(kv[1]))
+		tid, _, _ := bytes.Cut(kv[0][len(prefix):], []byte{0})
+		c, ok := changes[string(tid)]
+		if !ok {
+			continue
+		}
+		var m member
+		if err := json.Unmarshal(kv[1], &m); err != nil {
+			return fired, fmt.Errorf("watch: decode %q: %w", kv[0], err)
+		}
+		hit, err := e.evaluate(b, r, m.ID, *c, now)
+		if err != nil {
+			return fired, err
+		}
+		if hit {
+			fired++
+		}
+	}
+	return fired, nil
+}
 
 // evaluate applies one change to one sentinel: trigger, then the
 // notification condition; it writes the sentinel, its history entry and

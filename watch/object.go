@@ -11,19 +11,28 @@ import (
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/andybalholm/cascadia"
 
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 )
 
 // page is one fetched copy, parsed once for every constant table of its
-// group. The DOM is built only when a table needs it.
+// group. The DOM, the MD5 and the page text's word splits are made only
+// when a table needs them, and then once for all its tables.
 type page struct {
-	url  *url.URL
-	body []byte
-	sum  string // MD5 of the body, hex (WebCQ §6.2)
-	doc  *extract.Document
-	dom  *goquery.Document
+	url      *url.URL
+	body     []byte
+	sum      string // MD5 of the body, hex (WebCQ §6.2); see md5
+	doc      *extract.Document
+	dom      *goquery.Document
+	src      *string // the body as a string, for regexes
+	resolver *urlnorm.Resolver
+	// The page text split into words, as is and lower-cased, and the
+	// lower-cased words joined by single spaces with a space at each end
+	// (allKeywords).
+	words, lowerWords []string
+	lowerText         string
 }
 
 func newPage(rawURL string, body []byte, contentType string, lim extract.Limits) (*page, error) {
@@ -35,7 +44,54 @@ func newPage(rawURL string, body []byte, contentType string, lim extract.Limits)
 	if err != nil {
 		return nil, fmt.Errorf("watch: parse %s: %w", rawURL, err)
 	}
-	return &page{url: u, body: body, sum: md5Hex(body), doc: d}, nil
+	return &page{url: u, body: body, doc: d}, nil
+}
+
+// md5 is the body's MD5 (hex); a check that already has it sets p.sum.
+func (p *page) md5() string {
+	if p.sum == "" {
+		p.sum = md5Hex(p.body)
+	}
+	return p.sum
+}
+
+// Selectors the extractors use on every page, compiled once.
+var (
+	hiddenTags = cascadia.MustCompile("script, style, noscript, template")
+	anchorTags = cascadia.MustCompile("a[href], area[href]")
+	imageTags  = cascadia.MustCompile("img[src]")
+	tableTags  = cascadia.MustCompile("table")
+	listTags   = cascadia.MustCompile("ul, ol")
+	rowTags    = cascadia.MustCompile("tr")
+	cellTags   = cascadia.MustCompile("td, th")
+	itemTags   = cascadia.MustCompile("li")
+)
+
+// textWords are the words of the page text.
+func (p *page) textWords() []string {
+	if p.words == nil {
+		p.words = strings.Fields(p.doc.Text)
+	}
+	return p.words
+}
+
+// lowered is the lower-cased page text split once: its words, and the
+// words joined by single spaces with a space at each end (allKeywords).
+func (p *page) lowered() (words []string, joined string) {
+	if p.lowerWords == nil {
+		p.lowerWords = strings.Fields(strings.ToLower(p.doc.Text))
+		p.lowerText = " " + strings.Join(p.lowerWords, " ") + " "
+	}
+	return p.lowerWords, p.lowerText
+}
+
+// bodyText is the body as a string, converted once.
+func (p *page) bodyText() string {
+	if p.src == nil {
+		s := string(p.body)
+		p.src = &s
+	}
+	return *p.src
 }
 
 func md5Hex(b []byte) string {
@@ -49,7 +105,7 @@ func (p *page) document() (*goquery.Document, error) {
 		if err != nil {
 			return nil, fmt.Errorf("watch: parse %s: %w", p.url, err)
 		}
-		d.Find("script, style, noscript, template").Remove()
+		d.FindMatcher(hiddenTags).Remove()
 		p.dom = d
 	}
 	return p.dom, nil
@@ -97,7 +153,7 @@ func (p *page) extract(s *Spec, prev *Object, cfg Config) (Object, error) {
 	if s.Type == Any && s.Selector == "" {
 		// The page-level diff works from the kept copies, so the object
 		// is the MD5 alone.
-		return Object{Located: true, Sum: p.sum}, nil
+		return Object{Located: true, Sum: p.md5()}, nil
 	}
 	sc, ok, err := p.scope(s.Selector)
 	if err != nil || !ok {
@@ -112,13 +168,26 @@ func (p *page) extract(s *Spec, prev *Object, cfg Config) (Object, error) {
 		imgs, err := p.images(sc)
 		return Object{Located: true, Set: imgs}, err
 	case Words:
-		return Object{Located: true, Set: distinctWords(sc.text)}, nil
+		if sc.sel == nil {
+			ws, _ := p.lowered()
+			return Object{Located: true, Set: distinctWords(slices.Clone(ws))}, nil
+		}
+		return Object{Located: true, Set: distinctWords(strings.Fields(strings.ToLower(sc.text)))}, nil
 	case Keywords:
-		return Object{Located: true, Flag: allKeywords(sc.text, s.Keywords)}, nil
+		var low string
+		if sc.sel == nil {
+			_, low = p.lowered()
+		} else {
+			low = " " + normalizeSpace(strings.ToLower(sc.text)) + " "
+		}
+		return Object{Located: true, Flag: allKeywords(low, s.Keywords)}, nil
 	case Regex:
 		return p.regex(sc, s.Regex, cfg.MaxMatchBytes)
 	case Phrase:
-		return phraseObject(sc.text, s, prev, cfg)
+		if sc.sel == nil {
+			return phraseObject(p.textWords(), s, prev, cfg)
+		}
+		return phraseObject(strings.Fields(sc.text), s, prev, cfg)
 	case Table, List:
 		return p.block(sc, s)
 	}
@@ -134,7 +203,7 @@ func (p *page) links(sc scope) []string {
 			}
 		}
 	} else {
-		sc.sel.Find("a[href], area[href]").Each(func(_ int, a *goquery.Selection) {
+		sc.sel.FindMatcher(anchorTags).Each(func(_ int, a *goquery.Selection) {
 			if u, ok := p.resolve(a.AttrOr("href", "")); ok {
 				out = append(out, u)
 			}
@@ -153,7 +222,7 @@ func (p *page) images(sc scope) ([]string, error) {
 		sel = d.Selection
 	}
 	var out []string
-	sel.Find("img[src]").Each(func(_ int, img *goquery.Selection) {
+	sel.FindMatcher(imageTags).Each(func(_ int, img *goquery.Selection) {
 		if u, ok := p.resolve(img.AttrOr("src", "")); ok {
 			out = append(out, u)
 		}
@@ -161,9 +230,17 @@ func (p *page) images(sc scope) ([]string, error) {
 	return sortedSet(out), nil
 }
 
-// resolve makes an href absolute and normalized, as the crawler does.
+// resolve makes an href absolute and normalized, as the crawler does,
+// with one resolver for the page's links and images.
 func (p *page) resolve(href string) (string, bool) {
-	n, err := urlnorm.Resolve(p.url, strings.TrimSpace(href))
+	if p.resolver == nil {
+		r, err := urlnorm.NewResolver(p.url)
+		if err != nil {
+			return "", false
+		}
+		p.resolver = r
+	}
+	n, err := p.resolver.Resolve(strings.TrimSpace(href))
 	return n, err == nil
 }
 
@@ -172,9 +249,9 @@ func sortedSet(xs []string) []string {
 	return slices.Compact(xs)
 }
 
-// distinctWords are the lower-cased words of a text (WebCQ "All words").
-func distinctWords(text string) []string {
-	ws := strings.Fields(strings.ToLower(text))
+// distinctWords are the distinct words of a text (WebCQ "All words"),
+// given its lower-cased words, which it reorders and trims in place.
+func distinctWords(ws []string) []string {
 	for i, w := range ws {
 		ws[i] = strings.TrimFunc(w, isPunct)
 	}
@@ -186,9 +263,9 @@ func isPunct(r rune) bool { return strings.ContainsRune(".,;:!?\"'()[]{}«»“�
 
 // allKeywords is WebCQ's keyword test (App. B): every keyword is a
 // case-insensitive substring of some word of the text. A keyword of
-// several words must appear as those words in a row.
-func allKeywords(text string, kws []string) bool {
-	low := " " + normalizeSpace(strings.ToLower(text)) + " "
+// several words must appear as those words in a row. low is the text
+// lower-cased, its words joined by single spaces, a space at each end.
+func allKeywords(low string, kws []string) bool {
 	for _, k := range kws {
 		if !strings.Contains(low, normalizeSpace(strings.ToLower(k))) {
 			return false
@@ -202,7 +279,7 @@ func (p *page) regex(sc scope, expr string, maxBytes int) (Object, error) {
 	if err != nil {
 		return Object{}, fmt.Errorf("watch: regex %q: %w", expr, err)
 	}
-	src := string(p.body)
+	src := p.bodyText()
 	if sc.sel != nil {
 		if src, err = goquery.OuterHtml(sc.sel); err != nil {
 			return Object{}, fmt.Errorf("watch: regex scope: %w", err)
@@ -222,9 +299,9 @@ func (p *page) regex(sc scope, expr string, maxBytes int) (Object, error) {
 // block extracts a table (rows of cells) or a list (items), one line per
 // row or item, so that the line diff shows rows and items.
 func (p *page) block(sc scope, s *Spec) (Object, error) {
-	tag := "table"
+	tag := tableTags
 	if s.Type == List {
-		tag = "ul, ol"
+		tag = listTags
 	}
 	sel := sc.sel
 	if sel == nil {
@@ -235,10 +312,10 @@ func (p *page) block(sc scope, s *Spec) (Object, error) {
 		sel = d.Selection
 	}
 	var cands *goquery.Selection
-	if sel.Is(tag) {
-		cands = sel.Filter(tag)
+	if sel.IsMatcher(tag) {
+		cands = sel.FilterMatcher(tag)
 	} else {
-		cands = sel.Find(tag)
+		cands = sel.FindMatcher(tag)
 	}
 	want := normalizeSpace(strings.ToLower(s.Object))
 	var found *goquery.Selection
@@ -254,15 +331,15 @@ func (p *page) block(sc scope, s *Spec) (Object, error) {
 	}
 	var lines []string
 	if s.Type == Table {
-		found.Find("tr").Each(func(_ int, tr *goquery.Selection) {
+		found.FindMatcher(rowTags).Each(func(_ int, tr *goquery.Selection) {
 			var cells []string
-			tr.ChildrenFiltered("td, th").Each(func(_ int, c *goquery.Selection) {
+			tr.ChildrenMatcher(cellTags).Each(func(_ int, c *goquery.Selection) {
 				cells = append(cells, normalizeSpace(c.Text()))
 			})
 			lines = append(lines, strings.Join(cells, " | "))
 		})
 	} else {
-		found.ChildrenFiltered("li").Each(func(_ int, li *goquery.Selection) {
+		found.ChildrenMatcher(itemTags).Each(func(_ int, li *goquery.Selection) {
 			lines = append(lines, normalizeSpace(li.Text()))
 		})
 	}

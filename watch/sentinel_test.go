@@ -326,3 +326,123 @@ func TestRunChecksWhatThePlannerPicks(t *testing.T) {
 		t.Errorf("%d feed entries, want 1", len(es))
 	}
 }
+
+// TestGroupedChecksDetectAsUngrouped runs one sentinel of every type on a
+// page, grouped (one page parse, one split of its words, one read of its
+// members for every table) and each alone, through a run of edits: both
+// must record the same changes.
+func TestGroupedChecksDetectAsUngrouped(t *testing.T) {
+	specs := []Spec{
+		{Type: Any}, {Type: Links}, {Type: Images}, {Type: Words},
+		{Type: Keywords, Keywords: []string{"virtual", "livestream"}},
+		{Type: Keywords, Keywords: []string{"Free"}},
+		{Type: Regex, Regex: `opens on [A-Z][a-z]+ \d+`},
+		{Type: Phrase, Object: "opens on March 3 at the main hall"},
+		{Type: Phrase, Selector: "#when"},
+		{Type: Table, Object: "Fee"}, {Type: List, Selector: "#talks"},
+	}
+	edits := []func(string) string{
+		repl("keynote", "keynote, virtual livestream"),
+		repl("Plain language summit", "Plain writing summit"), // the phrase's box moves, the phrase does not
+		repl("March 3 at the main", "March 5 at the east"),
+		repl("Registration is free", "Registration costs $20"),
+		repl("</table>", "<tr><td>Public</td><td>20</td></tr></table>"),
+		repl("<li>Forms that work</li>", ""),
+		repl(`<img src="/img/a.png">`, `<img src="/img/b.png"><a href="/agenda/">Agenda</a>`),
+	}
+	histories := map[bool][][]Change{}
+	for _, ungrouped := range []bool{false, true} {
+		db := openRepo(t)
+		s := newSite(t)
+		clk := newClock(t0)
+		e := newEngine(t, db, nil, clk, Options{Ungrouped: ungrouped})
+		page := article
+		u := s.set("/a", htmlPage(page))
+		var ids []string
+		for _, spec := range specs {
+			spec.URL, spec.Every = u, time.Hour
+			sn, err := e.Install(t.Context(), spec)
+			if err != nil {
+				t.Fatalf("install %s: %v", spec.Type, err)
+			}
+			ids = append(ids, sn.ID)
+		}
+		for _, edit := range edits {
+			page = edit(page)
+			s.set("/a", htmlPage(page))
+			clk.add(time.Hour)
+			gs, err := e.Groups(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range gs {
+				if _, err := e.Check(t.Context(), g.Key); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for _, id := range ids {
+			h, err := e.History(t.Context(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			histories[ungrouped] = append(histories[ungrouped], h)
+		}
+	}
+	for i, spec := range specs {
+		g, u := histories[false][i], histories[true][i]
+		if len(g) == 0 {
+			t.Errorf("%s %q %v: no change recorded", spec.Type, spec.Object, spec.Keywords)
+		}
+		if len(g) != len(u) {
+			t.Errorf("%s %q: grouped recorded %d changes, ungrouped %d", spec.Type, spec.Object, len(g), len(u))
+			continue
+		}
+		for j := range g {
+			gs, us := g[j].Kind+" "+g[j].summary(), u[j].Kind+" "+u[j].summary()
+			if gs != us || g[j].Fired != u[j].Fired {
+				t.Errorf("%s %q change %d: grouped %q (fired %v), ungrouped %q (fired %v)", spec.Type, spec.Object, j, gs, g[j].Fired, us, u[j].Fired)
+			}
+		}
+	}
+}
+
+// TestPhraseBoxFollowsAnUnchangedPhrase: a check that finds the phrase
+// unchanged still stores its moved box, so a later edit next to the old
+// surroundings does not lose it.
+func TestPhraseBoxFollowsAnUnchangedPhrase(t *testing.T) {
+	db := openRepo(t)
+	s := newSite(t)
+	clk := newClock(t0)
+	e := newEngine(t, db, nil, clk, Options{})
+	spec := Spec{Type: Phrase, Object: "opens on March 3 at the main hall", Every: time.Hour}
+	spec.URL = s.set("/a", htmlPage(article))
+	if _, err := e.Install(t.Context(), spec); err != nil {
+		t.Fatal(err)
+	}
+	boxBefore := func() []string {
+		t.Helper()
+		tb, _, found, err := (&reader{db: db}).loadTable(spec.URL, &spec)
+		if err != nil || !found {
+			t.Fatalf("table: found %v, %v", found, err)
+		}
+		return tb.Object.Box.Before
+	}
+	if got := strings.Join(boxBefore(), " "); got != "Plain language summit The summit" {
+		t.Fatalf("installed box %q, want Plain language summit The summit", got)
+	}
+	// One word of five changes next to the box's far end (WebCQ Fig. 5
+	// cases 5–7): the phrase is found, and its box moves.
+	s.set("/a", htmlPage(repl("Plain language summit", "Plain writing summit")(article)))
+	clk.add(time.Hour)
+	res, err := e.Check(t.Context(), spec.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Changed != 0 {
+		t.Fatalf("the phrase did not change, but %d objects did", res.Changed)
+	}
+	if got := strings.Join(boxBefore(), " "); got != "Plain writing summit The summit" {
+		t.Errorf("box after the check %q, want Plain writing summit The summit", got)
+	}
+}
