@@ -23,8 +23,8 @@ type budget struct {
 	share Quota
 	// quota, if set (Options.Quota), gives each period's share; asked
 	// says whether it has been asked for the current period.
-	quota func(start time.Time) Quota
-	asked bool
+	quota    func(start time.Time) Quota
+	asked    bool
 	start    time.Time
 	used     int
 	reserved [repo.NumClasses]int // planned entries of this period not yet handed out

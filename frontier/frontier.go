@@ -86,8 +86,8 @@ type Frontier struct {
 		// fetched at least once (counted only with Options.Quota): Demand.
 		queuedNew int
 		fetched   int
-		budget   budget
-		usage    usage // committed fetches of the budget's period, as persisted
+		budget    budget
+		usage     usage // committed fetches of the budget's period, as persisted
 		// pending holds the URLs queued for a re-fetch (recrawl or
 		// discovery) and not yet done, so a plan never queues one twice.
 		pending map[string]struct{}
