@@ -82,17 +82,18 @@ type Frontier struct {
 		ready    hostHeap // hosts that may have a job to hand out, by readyAt
 		inflight int
 		queued   int // entries in the persisted queue, buffered or not
-		// queuedNew counts those of class new, and fetched the pages
-		// fetched at least once (counted only with Options.Quota): Demand.
-		queuedNew int
-		fetched   int
-		budget    budget
-		usage     usage // committed fetches of the budget's period, as persisted
+		budget   budget
+		usage    usage // committed fetches of the budget's period, as persisted
 		// pending holds the URLs queued for a re-fetch (recrawl or
 		// discovery) and not yet done, so a plan never queues one twice.
 		pending map[string]struct{}
 		changed chan struct{}           // closed and replaced whenever a waiter should look again
 		full    map[string]*fullRecrawl // discovery: sites being fully re-crawled
+
+		// queuedNew counts the queued entries of class new, and fetched
+		// the pages fetched at least once (kept only with Options.Quota),
+		// for Demand.
+		queuedNew, fetched int
 	}
 }
 
