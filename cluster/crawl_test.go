@@ -126,7 +126,11 @@ func newNode(t *testing.T, cfg *configs.Config, db *repo.DB, m *cluster.Member) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := frontier.New(t.Context(), db, cfg.Frontier, c.Gate(), policy, frontier.Options{})
+	fopts := frontier.Options{}
+	if m != nil {
+		fopts.Quota = m.Budget(cfg.Frontier) // as `deltaq crawl --cluster` wires it
+	}
+	f, err := frontier.New(t.Context(), db, cfg.Frontier, c.Gate(), policy, fopts)
 	if err != nil {
 		t.Fatal(err)
 	}

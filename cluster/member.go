@@ -87,6 +87,8 @@ type Member struct {
 	// busy counts handed-over URLs taken from out or from the stream and
 	// not yet published or committed, for Pending.
 	busy atomic.Int64
+	// budget, set by Budget, divides the cluster's budget (budget.go).
+	budget *nodeBudget
 }
 
 // Stats count a member's coordination traffic; they only grow.

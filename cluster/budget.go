@@ -1,0 +1,191 @@
+package cluster
+
+import (
+	"context"
+	"maps"
+	"math/bits"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/repo"
+)
+
+// evenPart: of each class's budget, one part in evenPart is split evenly
+// among the nodes (at least one fetch each when the class has as many as
+// there are nodes), so that a node with no demand yet can still start;
+// the rest goes in proportion to demand.
+const evenPart = 8
+
+// Allocate divides the cluster's budget of one period among the nodes
+// alive, class by class: an even floor (evenPart), then the rest in
+// proportion to each node's demand for the class, by largest remainder,
+// ties to the node whose name sorts first; a class no node demands is
+// split evenly. Each class's shares sum to its budget, so the nodes'
+// totals sum to global.Total(). The result depends only on its inputs,
+// so every node computes the same shares from the same heartbeats.
+func Allocate(global frontier.Quota, demand map[string]frontier.Demand) map[string]frontier.Quota {
+	names := slices.Sorted(maps.Keys(demand))
+	out := make(map[string]frontier.Quota, len(names))
+	n := len(names)
+	if n == 0 {
+		return out
+	}
+	shares := make([]frontier.Quota, n)
+	for c := range repo.NumClasses {
+		total := global[c]
+		floor := 0
+		if total >= n {
+			floor = max(1, total/(evenPart*n))
+		}
+		weights := make([]int, n)
+		sum := 0
+		for i, name := range names {
+			weights[i] = max(0, demand[name][c])
+			sum += weights[i]
+		}
+		if sum == 0 {
+			for i := range weights {
+				weights[i] = 1
+			}
+			sum = n
+		}
+		for i, v := range proportional(total-floor*n, weights, sum) {
+			shares[i][c] = floor + v
+		}
+	}
+	for i, name := range names {
+		out[name] = shares[i]
+	}
+	return out
+}
+
+// proportional splits total in proportion to weights (summing to sum > 0)
+// by largest remainder: the parts sum to total exactly.
+func proportional(total int, weights []int, sum int) []int {
+	parts := make([]int, len(weights))
+	rems := make([]uint64, len(weights))
+	left := total
+	for i, w := range weights {
+		// total·w may not fit in 64 bits for a large budget.
+		hi, lo := bits.Mul64(uint64(total), uint64(w))
+		q, r := bits.Div64(hi, lo, uint64(sum))
+		parts[i], rems[i] = int(q), r
+		left -= int(q)
+	}
+	order := make([]int, len(weights))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case rems[a] > rems[b]:
+			return -1
+		case rems[a] < rems[b]:
+			return 1
+		}
+		return 0
+	})
+	for _, i := range order[:left] {
+		parts[i]++
+	}
+	return parts
+}
+
+// nodeBudget is this node's part in dividing the cluster's budget
+// (Member.Budget): the demands its heartbeats publish and the share it
+// computed last.
+type nodeBudget struct {
+	global frontier.Quota
+	period time.Duration
+	mu     sync.Mutex
+	// beat holds the budget fields of the heartbeat: the last demand
+	// measured, the period it was measured in, and the demand that
+	// period is divided by.
+	beat  NodeStatus
+	share frontier.Quota
+	// shareFor is the period share was computed for; nodes is how many
+	// nodes that computation saw, which an even split falls back to when
+	// the servers cannot be read.
+	shareFor time.Time
+	nodes    int
+}
+
+// Budget makes this node spend a share of the cluster's budget, cfg's
+// frontier.budget.fetches split by frontier.split, and returns the
+// frontier.Options.Quota that gives it. Each heartbeat then carries the
+// node's demand (f.Demand) and share. Call it before Run.
+func (m *Member) Budget(cfg frontier.Config) func(start time.Time) frontier.Quota {
+	m.budget = &nodeBudget{global: frontier.QuotaOf(cfg), period: cfg.Budget.Period, nodes: 1}
+	return m.quota
+}
+
+// measure records the demand d measured at now for the heartbeat: the
+// first measurement in a period settles, as the period's demand, the last
+// one before it (the node's first measurement, if none was before).
+func (b *nodeBudget) measure(now time.Time, d frontier.Demand, ns *NodeStatus) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	period := now.Truncate(b.period)
+	if !period.Equal(b.beat.Period) {
+		b.beat.Settled = d
+		if !b.beat.Period.IsZero() {
+			b.beat.Settled = b.beat.Demand
+		}
+		b.beat.Period = period
+	}
+	b.beat.Demand = d
+	ns.Demand, ns.Period, ns.Settled, ns.Share = b.beat.Demand, b.beat.Period, b.beat.Settled, b.share
+}
+
+// demandFor is the demand a heartbeat gives for the period starting at
+// start: the last measured before start. A heartbeat of an earlier
+// period holds it as its Demand; one of start's period as its Settled.
+// (A heartbeat of a later period, read by a node that asks late, gives
+// its own period's Settled: the nearest it has.)
+func (ns NodeStatus) demandFor(start time.Time) frontier.Demand {
+	if ns.Period.Before(start) {
+		return ns.Demand
+	}
+	return ns.Settled
+}
+
+// quota is this node's share of the period starting at start (the
+// frontier's Options.Quota, asked once per period under the frontier's
+// lock): Allocate over the demands of the nodes whose heartbeats are
+// alive, this node's own from memory. If the heartbeats cannot be read
+// within half a lease tick, it is an even split over the nodes seen last.
+func (m *Member) quota(start time.Time) frontier.Quota {
+	b := m.budget
+	b.mu.Lock()
+	if b.shareFor.Equal(start) {
+		defer b.mu.Unlock()
+		return b.share
+	}
+	own := b.beat
+	b.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), m.RouteWait()/2)
+	defer cancel()
+	nodes, err := readNodes(ctx, m.leases.nodes)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var share frontier.Quota
+	if err == nil {
+		demand := map[string]frontier.Demand{m.cfg.Node: own.demandFor(start)}
+		for name, ns := range nodes {
+			if name != m.cfg.Node {
+				demand[name] = ns.demandFor(start)
+			}
+		}
+		share, b.nodes = Allocate(b.global, demand)[m.cfg.Node], len(demand)
+		m.logger.Info("budget share", "period", start, "nodes", len(demand), "demand", demand[m.cfg.Node], "share", share)
+	} else {
+		for c := range share {
+			share[c] = b.global[c] / b.nodes
+		}
+		m.logger.Warn("budget share: heartbeats unreadable, an even split", "period", start, "nodes", b.nodes, "err", err)
+	}
+	b.share, b.shareFor = share, start
+	return share
+}

@@ -1,0 +1,12 @@
+package cluster
+
+import (
+	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/frontier"
+)
+
+// Heartbeats makes m's lease ticks carry c's and f's status, as Run does,
+// for tests that tick by hand.
+func Heartbeats(m *Member, c *crawler.Crawler, f *frontier.Frontier) {
+	m.leases.status = m.statusOf(c, f)
+}
