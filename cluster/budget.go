@@ -12,19 +12,23 @@ import (
 	"github.com/deltaq/deltaq/repo"
 )
 
-// evenPart: of each class's budget, one part in evenPart is split evenly
-// among the nodes (at least one fetch each when the class has as many as
-// there are nodes), so that a node with no demand yet can still start;
-// the rest goes in proportion to demand.
+// evenPart: of the budget for new URLs, one part in evenPart is split
+// evenly among the nodes (at least one fetch each when there are as many
+// as nodes), so that a node with no URL queued yet, whose shards receive
+// URLs from the others during the period, can still start.
 const evenPart = 8
 
 // Allocate divides the cluster's budget of one period among the nodes
-// alive, class by class: an even floor (evenPart), then the rest in
-// proportion to each node's demand for the class, by largest remainder,
-// ties to the node whose name sorts first; a class no node demands is
-// split evenly. Each class's shares sum to its budget, so the nodes'
-// totals sum to global.Total(). The result depends only on its inputs,
-// so every node computes the same shares from the same heartbeats.
+// alive. Each re-fetch class (recrawl, discovery, monitor) gives every
+// node its demand if the nodes' demands fit in the class's budget, and
+// shares in proportion to demand if they do not; what it leaves joins the
+// budget for new URLs, as a single frontier lets unused shares flow to
+// new URLs. That budget is split as an even floor (evenPart) and the rest
+// in proportion to the nodes' new URLs queued (evenly if none has any).
+// Proportions go by largest remainder, ties to the node whose name sorts
+// first, so the shares sum to global.Total() exactly; the result depends
+// only on its inputs, so every node computes the same shares from the
+// same heartbeats.
 func Allocate(global frontier.Quota, demand map[string]frontier.Demand) map[string]frontier.Quota {
 	names := slices.Sorted(maps.Keys(demand))
 	out := make(map[string]frontier.Quota, len(names))
@@ -33,27 +37,45 @@ func Allocate(global frontier.Quota, demand map[string]frontier.Demand) map[stri
 		return out
 	}
 	shares := make([]frontier.Quota, n)
+	weights := make([]int, n)
+	fresh := global[repo.ClassNew]
 	for c := range repo.NumClasses {
-		total := global[c]
-		floor := 0
-		if total >= n {
-			floor = max(1, total/(evenPart*n))
+		if c == int(repo.ClassNew) {
+			continue
 		}
-		weights := make([]int, n)
 		sum := 0
 		for i, name := range names {
 			weights[i] = max(0, demand[name][c])
 			sum += weights[i]
 		}
-		if sum == 0 {
-			for i := range weights {
-				weights[i] = 1
+		if sum <= global[c] {
+			for i, w := range weights {
+				shares[i][c] = w
 			}
-			sum = n
+			fresh += global[c] - sum
+			continue
 		}
-		for i, v := range proportional(total-floor*n, weights, sum) {
-			shares[i][c] = floor + v
+		for i, v := range proportional(global[c], weights, sum) {
+			shares[i][c] = v
 		}
+	}
+	floor := 0
+	if fresh >= n {
+		floor = max(1, fresh/(evenPart*n))
+	}
+	sum := 0
+	for i, name := range names {
+		weights[i] = max(0, demand[name][repo.ClassNew])
+		sum += weights[i]
+	}
+	if sum == 0 {
+		for i := range weights {
+			weights[i] = 1
+		}
+		sum = n
+	}
+	for i, v := range proportional(fresh-floor*n, weights, sum) {
+		shares[i][repo.ClassNew] = floor + v
 	}
 	for i, name := range names {
 		out[name] = shares[i]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,16 +29,21 @@ func TestAllocateFollowsDemandAndSumsToTheBudget(t *testing.T) {
 		"b": {classNew: 20, classRecrawl: 30},
 		"c": {classRecrawl: 10},
 	})
-	// New URLs: a floor of 180/(8·3) = 7 each, the other 159 as 60:20:0
-	// (119.25, 39.75, 0; the one left over to the larger remainder, b).
-	// Re-fetches: a floor of 2 each, the other 54 as 0:30:10 (40.5, 13.5;
-	// the one left over to b, first by name on a tie).
+	// Re-fetches: the demands, 40, fit in 60; the 20 left join the 180
+	// for new URLs. New URLs: a floor of 200/(8·3) = 8 each, the other 176
+	// as 60:20:0.
 	want := map[string]frontier.Quota{
-		"a": {classNew: 126, classRecrawl: 2},
-		"b": {classNew: 47, classRecrawl: 43},
-		"c": {classNew: 7, classRecrawl: 15},
+		"a": {classNew: 140},
+		"b": {classNew: 52, classRecrawl: 30},
+		"c": {classNew: 8, classRecrawl: 10},
 	}
 	if !maps.Equal(got, want) {
+		t.Errorf("Allocate = %v, want %v", got, want)
+	}
+	// Re-fetch demands beyond the class's budget: shares in proportion,
+	// 60 as 30:90 (15, 45), and nothing left for new URLs but the floor.
+	got = cluster.Allocate(global, map[string]frontier.Demand{"a": {classRecrawl: 30}, "b": {classNew: 5, classRecrawl: 90}})
+	if want := (map[string]frontier.Quota{"a": {classNew: 11, classRecrawl: 15}, "b": {classNew: 169, classRecrawl: 45}}); !maps.Equal(got, want) {
 		t.Errorf("Allocate = %v, want %v", got, want)
 	}
 
@@ -64,8 +70,8 @@ func TestAllocateFollowsDemandAndSumsToTheBudget(t *testing.T) {
 		for name, q := range shares {
 			for c := range q {
 				sum[c] += q[c]
-				if g[c] >= len(demand) && q[c] < 1 {
-					t.Fatalf("budget %v, demands %v: %s gets no %v fetch", g, demand, name, repo.QueueClass(c))
+				if c != int(classNew) && q[c] > demand[name][c] {
+					t.Fatalf("budget %v, demands %v: %s gets %d %v fetches, more than its demand", g, demand, name, q[c], repo.QueueClass(c))
 				}
 				for other, d := range demand {
 					if d[c] > demand[name][c] && shares[other][c] < q[c] {
@@ -74,8 +80,13 @@ func TestAllocateFollowsDemandAndSumsToTheBudget(t *testing.T) {
 				}
 			}
 		}
-		if sum != g {
+		if sum.Total() != g.Total() || sum[classRecrawl] > g[classRecrawl] {
 			t.Fatalf("budget %v, demands %v: shares sum to %v", g, demand, sum)
+		}
+		for name, q := range shares {
+			if sum[classNew] >= len(demand) && q[classNew] < 1 {
+				t.Fatalf("budget %v, demands %v: %s gets no new URL", g, demand, name)
+			}
 		}
 	}
 	if q := cluster.Allocate(frontier.Quota{classNew: 1 << 62}, map[string]frontier.Demand{"a": {classNew: 1 << 62}, "b": {classNew: 1 << 61}}); q["a"].Total()+q["b"].Total() != 1<<62 {
@@ -91,10 +102,9 @@ type budgetNode struct {
 	db *repo.DB
 }
 
-// newBudgetNode joins url as name with a frontier holding queued new URLs
-// and pages already fetched, so its demand is (queued, fetched) in the
-// classes new and recrawl.
-func newBudgetNode(t *testing.T, url, name string, clk clock.Clock, fcfg frontier.Config, queued, fetched int) *budgetNode {
+// newBudgetNode joins url as name with a frontier holding queued new
+// URLs: its demand.
+func newBudgetNode(t *testing.T, url, name string, clk clock.Clock, fcfg frontier.Config, queued int) *budgetNode {
 	t.Helper()
 	cfg, err := configs.Load(configs.Sources{Env: []string{}})
 	if err != nil {
@@ -105,13 +115,6 @@ func newBudgetNode(t *testing.T, url, name string, clk clock.Clock, fcfg frontie
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	b := db.NewBatch(t.Context())
-	for i := range fetched {
-		b.PutPage(&repo.Page{URL: fmt.Sprintf("http://%s.test/old%d", name, i), State: repo.StateLive, Fetches: 1})
-	}
-	if err := b.Commit(); err != nil {
-		t.Fatal(err)
-	}
 	m, err := cluster.Join(t.Context(), cluster.Config{URL: url, Node: name, Shards: 4, Replicas: 1, LeaseTTL: 2 * time.Second, Dedup: time.Minute},
 		cluster.Options{Clock: clk, Repo: db})
 	if err != nil {
@@ -165,9 +168,9 @@ func TestSharesFollowDemandAndADeadNodesShareMoves(t *testing.T) {
 	fcfg := frontier.Config{Policy: "uniform", Budget: frontier.BudgetConfig{Fetches: 240, Period: time.Minute},
 		Split: frontier.SplitConfig{Recrawl: 0.25}, HostBuffer: 8, Window: 8, Exploration: "thompson", Changes: "accumulate"}
 	nodes := map[string]*budgetNode{
-		"a": newBudgetNode(t, nc.URL(), "a", clk, fcfg, 60, 0),
-		"b": newBudgetNode(t, nc.URL(), "b", clk, fcfg, 20, 30),
-		"c": newBudgetNode(t, nc.URL(), "c", clk, fcfg, 0, 10),
+		"a": newBudgetNode(t, nc.URL(), "a", clk, fcfg, 60),
+		"b": newBudgetNode(t, nc.URL(), "b", clk, fcfg, 20),
+		"c": newBudgetNode(t, nc.URL(), "c", clk, fcfg, 0),
 	}
 	beat := func(names ...string) {
 		for _, name := range names {
@@ -178,8 +181,10 @@ func TestSharesFollowDemandAndADeadNodesShareMoves(t *testing.T) {
 	}
 	beat("a", "b", "c") // demands measured before p0
 	clk.Set(p0)
-	// The same demands as TestAllocateFollowsDemandAndSumsToTheBudget's.
-	want := map[string]int{"a": 128, "b": 90, "c": 22}
+	// No re-fetch demand (no plan has run): the whole 240 goes to new URLs,
+	// a floor of 10 each and 210 as 60:20:0 (157.5, 52.5; the one left
+	// over to a, first by name on a tie).
+	want := map[string]int{"a": 168, "b": 62, "c": 10}
 	total := 0
 	for _, name := range []string{"a", "b", "c"} {
 		got := nodes[name].limit(t)
@@ -197,8 +202,15 @@ func TestSharesFollowDemandAndADeadNodesShareMoves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ns := st.Nodes["b"]; ns.Settled != (frontier.Demand{classNew: 20, classRecrawl: 30}) || ns.Share.Total() != 90 {
-		t.Errorf("status of b: demand %v, share %v; want 20/30 and 90 in all", ns.Settled, ns.Share)
+	if ns := st.Nodes["b"]; ns.Settled != (frontier.Demand{classNew: 20}) || ns.Share.Total() != 62 {
+		t.Errorf("status of b: demand %v, share %v; want 20 new URLs and 62 in all", ns.Settled, ns.Share)
+	}
+	var out strings.Builder
+	if err := st.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "DEMAND N/R/D/M  SHARE N/R/D/M") || !strings.Contains(out.String(), "20/0/0/0        62/0/0/0") {
+		t.Errorf("status table lacks b's demand and share:\n%s", out.String())
 	}
 
 	// c stops heartbeating; its heartbeat expires (the server's TTL).
@@ -222,7 +234,7 @@ func TestSharesFollowDemandAndADeadNodesShareMoves(t *testing.T) {
 	clk.Set(p0.Add(time.Minute))
 	// a's and b's demands as measured in p0: unchanged, nothing fetched.
 	shares := cluster.Allocate(frontier.QuotaOf(fcfg), map[string]frontier.Demand{
-		"a": {classNew: 60}, "b": {classNew: 20, classRecrawl: 30}})
+		"a": {classNew: 60}, "b": {classNew: 20}})
 	total = 0
 	for _, name := range []string{"a", "b"} {
 		got := nodes[name].limit(t)

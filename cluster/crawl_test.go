@@ -126,11 +126,7 @@ func newNode(t *testing.T, cfg *configs.Config, db *repo.DB, m *cluster.Member) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	fopts := frontier.Options{}
-	if m != nil {
-		fopts.Quota = m.Budget(cfg.Frontier) // as `deltaq crawl --cluster` wires it
-	}
-	f, err := frontier.New(t.Context(), db, cfg.Frontier, c.Gate(), policy, fopts)
+	f, err := frontier.New(t.Context(), db, cfg.Frontier, c.Gate(), policy, frontier.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

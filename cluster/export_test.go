@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"time"
+
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/frontier"
 )
@@ -10,3 +12,7 @@ import (
 func Heartbeats(m *Member, c *crawler.Crawler, f *frontier.Frontier) {
 	m.leases.status = m.statusOf(c, f)
 }
+
+// Share is m's share of the period starting at start, as its frontier
+// gets it.
+func Share(m *Member, start time.Time) frontier.Quota { return m.quota(start) }

@@ -183,11 +183,12 @@ func decodeUsage(b []byte) (usage, error) {
 
 // Demand is what a frontier would spend in one period per class if the
 // budget allowed (each capped at what QuotaOf gives the class, new URLs
-// at the whole budget): first fetches of the new URLs queued; re-fetches
-// among the pages fetched at least once, the candidates a recrawl plan
-// and, with a Discoverer, a discovery plan choose from; with a Monitor,
-// a poll of each URL watched at each of the period's instants. A cluster
-// divides its budget among its nodes in proportion to their demands.
+// at the whole budget): first fetches of the new URLs queued; once Plan
+// has run (RunPlanner), re-fetches of the pages fetched at least once,
+// the candidates a recrawl plan and, with a Discoverer, a discovery plan
+// choose from (a crawl that never plans demands none); with a Monitor, a
+// poll of each URL watched at each of the period's instants. A cluster
+// divides its budget among its nodes by their demands.
 type Demand [repo.NumClasses]int
 
 // Demand is the frontier's demand now. It reads counters kept as the
@@ -204,9 +205,11 @@ func (f *Frontier) Demand() Demand {
 	limit := QuotaOf(f.cfg)
 	var d Demand
 	d[repo.ClassNew] = min(f.mu.queuedNew, f.cfg.Budget.Fetches)
-	d[repo.ClassRecrawl] = min(f.mu.fetched, limit[repo.ClassRecrawl])
-	if f.discoverer != nil {
-		d[repo.ClassDiscovery] = min(f.mu.fetched, limit[repo.ClassDiscovery])
+	if f.mu.planned {
+		d[repo.ClassRecrawl] = min(f.mu.fetched, limit[repo.ClassRecrawl])
+		if f.discoverer != nil {
+			d[repo.ClassDiscovery] = min(f.mu.fetched, limit[repo.ClassDiscovery])
+		}
 	}
 	if f.monitor != nil {
 		instants := max(1, int(f.cfg.Budget.Period/f.monitorInstant))

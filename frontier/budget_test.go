@@ -49,8 +49,8 @@ func TestQuotaBoundsEachPeriod(t *testing.T) {
 		urls = append(urls, fmt.Sprintf("http://h%d.test/%d", i%5, i))
 	}
 	add(t, db, f, urls, repo.ReasonLink, start)
-	if d := f.Demand(); d != (Demand{repo.ClassNew: 30, repo.ClassRecrawl: 6}) {
-		t.Errorf("Demand() = %v, want 30 new URLs and 6 pages to re-fetch", d)
+	if d := f.Demand(); d != (Demand{repo.ClassNew: 30}) {
+		t.Errorf("Demand() = %v, want 30 new URLs and no re-fetch before a plan", d)
 	}
 
 	drain := func() map[repo.QueueClass]int {
@@ -67,13 +67,13 @@ func TestQuotaBoundsEachPeriod(t *testing.T) {
 	if got := drain(); got[repo.ClassNew] != 3 || len(got) != 1 {
 		t.Errorf("first period handed out %v, want its quota of 3 new URLs", got)
 	}
-	if d := f.Demand(); d[repo.ClassNew] != 27 || d[repo.ClassRecrawl] != 9 {
-		t.Errorf("Demand() after 3 first fetches = %v, want 27 new and 9 fetched", d)
-	}
 	clk.Advance(time.Hour)
 	n, err := f.Plan(context.Background())
 	if err != nil || n != 2 {
 		t.Fatalf("Plan() = %d, %v; want the period's recrawl share, 2", n, err)
+	}
+	if d := f.Demand(); d[repo.ClassNew] != 27 || d[repo.ClassRecrawl] != 9 {
+		t.Errorf("Demand() after 3 first fetches and a plan = %v, want 27 new and 9 fetched", d)
 	}
 	if got := drain(); got[repo.ClassNew] != 4 || got[repo.ClassRecrawl] != 2 {
 		t.Errorf("second period handed out %v, want 4 new and 2 recrawl", got)

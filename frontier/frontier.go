@@ -91,9 +91,10 @@ type Frontier struct {
 		full    map[string]*fullRecrawl // discovery: sites being fully re-crawled
 
 		// queuedNew counts the queued entries of class new, and fetched
-		// the pages fetched at least once (kept only with Options.Quota),
-		// for Demand.
+		// the pages fetched at least once (kept only with Options.Quota);
+		// planned says whether Plan has run. For Demand.
 		queuedNew, fetched int
+		planned            bool
 	}
 }
 
@@ -572,6 +573,7 @@ func (f *Frontier) Plan(ctx context.Context) (int, error) {
 	}
 	nRecrawl := f.mu.budget.share[repo.ClassRecrawl]
 	nDiscovery := f.mu.budget.share[repo.ClassDiscovery]
+	f.mu.planned = true
 	pending := make(map[string]struct{}, len(f.mu.pending))
 	for u := range f.mu.pending {
 		pending[u] = struct{}{}
