@@ -121,9 +121,15 @@ func proportional(total int, weights []int, sum int) []int {
 type nodeBudget struct {
 	global frontier.Quota
 	period time.Duration
-	mu     sync.Mutex
-	// beat holds the budget fields of the heartbeat: the last demand
-	// measured, the period it was measured in, and the demand that
+	// margin: a period is divided by the demands measured at least margin
+	// before it began (demandFor).
+	margin time.Duration
+	// computing makes concurrent askers of one period wait for one
+	// computation.
+	computing sync.Mutex
+	mu        sync.Mutex
+	// beat holds the budget fields of the heartbeat: the last two
+	// demands measured, the period of the last, and the demand that
 	// period is divided by.
 	beat  NodeStatus
 	share frontier.Quota
@@ -139,47 +145,59 @@ type nodeBudget struct {
 // frontier.Options.Quota that gives it. Each heartbeat then carries the
 // node's demand (f.Demand) and share. Call it before Run.
 func (m *Member) Budget(cfg frontier.Config) func(start time.Time) frontier.Quota {
-	m.budget = &nodeBudget{global: frontier.QuotaOf(cfg), period: cfg.Budget.Period, nodes: 1}
+	m.budget = &nodeBudget{global: frontier.QuotaOf(cfg), period: cfg.Budget.Period, margin: m.RouteWait() / 2, nodes: 1}
 	return m.quota
 }
 
 // measure records the demand d measured at now for the heartbeat: the
-// first measurement in a period settles, as the period's demand, the last
-// one before it (the node's first measurement, if none was before).
+// first measurement in a period settles the period's demand (demandFor
+// of the heartbeat before; the node's first measurement, if none was
+// before).
 func (b *nodeBudget) measure(now time.Time, d frontier.Demand, ns *NodeStatus) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	period := now.Truncate(b.period)
 	if !period.Equal(b.beat.Period) {
 		b.beat.Settled = d
-		if !b.beat.Period.IsZero() {
-			b.beat.Settled = b.beat.Demand
+		if !b.beat.Measured.IsZero() {
+			b.beat.Settled = b.beat.demandFor(period, b.margin)
 		}
 		b.beat.Period = period
 	}
-	b.beat.Demand = d
-	ns.Demand, ns.Period, ns.Settled, ns.Share = b.beat.Demand, b.beat.Period, b.beat.Settled, b.share
+	b.beat.Previous, b.beat.Demand, b.beat.Measured = b.beat.Demand, d, now
+	ns.Demand, ns.Measured, ns.Previous = b.beat.Demand, b.beat.Measured, b.beat.Previous
+	ns.Period, ns.Settled, ns.Share = b.beat.Period, b.beat.Settled, b.share
 }
 
 // demandFor is the demand a heartbeat gives for the period starting at
-// start: the last measured before start. A heartbeat of an earlier
-// period holds it as its Demand; one of start's period as its Settled.
-// (A heartbeat of a later period, read by a node that asks late, gives
-// its own period's Settled: the nearest it has.)
-func (ns NodeStatus) demandFor(start time.Time) frontier.Demand {
-	if ns.Period.Before(start) {
+// start: the last measured more than margin before start, so that the
+// heartbeat carrying it has been stored (the put takes less than margin)
+// by the time any node asks. A heartbeat of start's period holds it as
+// its Settled; one of an earlier period as its Demand, or its Previous if
+// the Demand was measured within margin of start (heartbeats are a lease
+// tick apart, twice margin). (A heartbeat of a later period, read by a
+// node that asks late, gives its own period's Settled: the nearest it
+// has.)
+func (ns NodeStatus) demandFor(start time.Time, margin time.Duration) frontier.Demand {
+	switch {
+	case !ns.Period.Before(start):
+		return ns.Settled
+	case ns.Measured.Before(start.Add(-margin)):
 		return ns.Demand
+	default:
+		return ns.Previous
 	}
-	return ns.Settled
 }
 
 // quota is this node's share of the period starting at start (the
 // frontier's Options.Quota, asked once per period under the frontier's
 // lock): Allocate over the demands of the nodes whose heartbeats are
 // alive, this node's own from memory. If the heartbeats cannot be read
-// within half a lease tick, it is an even split over the nodes seen last.
+// within a lease tick, it is an even split over the nodes seen last.
 func (m *Member) quota(start time.Time) frontier.Quota {
 	b := m.budget
+	b.computing.Lock()
+	defer b.computing.Unlock()
 	b.mu.Lock()
 	if b.shareFor.Equal(start) {
 		defer b.mu.Unlock()
@@ -187,17 +205,17 @@ func (m *Member) quota(start time.Time) frontier.Quota {
 	}
 	own := b.beat
 	b.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), m.RouteWait()/2)
+	ctx, cancel := context.WithTimeout(context.Background(), m.RouteWait())
 	defer cancel()
 	nodes, err := readNodes(ctx, m.leases.nodes)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var share frontier.Quota
 	if err == nil {
-		demand := map[string]frontier.Demand{m.cfg.Node: own.demandFor(start)}
+		demand := map[string]frontier.Demand{m.cfg.Node: own.demandFor(start, b.margin)}
 		for name, ns := range nodes {
 			if name != m.cfg.Node {
-				demand[name] = ns.demandFor(start)
+				demand[name] = ns.demandFor(start, b.margin)
 			}
 		}
 		share, b.nodes = Allocate(b.global, demand)[m.cfg.Node], len(demand)

@@ -90,7 +90,7 @@ func crawlOnBudget(t *testing.T, srv *httptest.Server, hosts []string, divided b
 		cfg.Frontier.Budget.Fetches, cfg.Frontier.Budget.Period = clusterBudget, time.Second
 		db := openRepo(t, cfg)
 		m, err := cluster.Join(t.Context(), cluster.Config{URL: nc.URL(), Node: fmt.Sprintf("n%d", i), Shards: 12,
-			Replicas: 1, LeaseTTL: 3 * time.Second, Dedup: time.Hour}, cluster.Options{Repo: db})
+			Replicas: 1, LeaseTTL: 6 * time.Second, Dedup: time.Hour}, cluster.Options{Repo: db})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,8 +140,12 @@ func crawlOnBudget(t *testing.T, srv *httptest.Server, hosts []string, divided b
 	}
 	crawlCtx, stop := context.WithTimeout(gctx, budgetPeriods*time.Second)
 	defer stop()
+	// The crawlers stop before their members, as `deltaq crawl --cluster`
+	// stops them: a member's Run ended first would leave a crawler's
+	// handoffs with nobody to publish them.
+	var crawls errgroup.Group
 	for _, n := range nodes {
-		g.Go(func() error {
+		crawls.Go(func() error {
 			_, err := n.c.Run(crawlCtx, n.f, crawler.RunOptions{})
 			return err
 		})
@@ -178,6 +182,9 @@ func crawlOnBudget(t *testing.T, srv *httptest.Server, hosts []string, divided b
 	<-crawlCtx.Done()
 	end := time.Now()
 	<-sampled
+	if err := crawls.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatal(err)
+	}
 	cancel()
 	if err := g.Wait(); err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatal(err)

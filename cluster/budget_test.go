@@ -129,10 +129,20 @@ func newBudgetNode(t *testing.T, url, name string, clk clock.Clock, fcfg frontie
 	if err != nil {
 		t.Fatal(err)
 	}
-	batch := db.NewBatch(t.Context())
+	n := &budgetNode{m: m, f: f, db: db}
+	n.queue(t, name, 0, queued, clk.Now())
+	cluster.Heartbeats(m, c, f)
+	return n
+}
+
+// queue queues new URLs from, …, to-1 of host name, due at due.
+func (n *budgetNode) queue(t *testing.T, name string, from, to int, due time.Time) {
+	t.Helper()
+	batch := n.db.NewBatch(t.Context())
+	defer batch.Close()
 	var items []repo.QueueItem
-	for i := range queued {
-		it, err := f.Enqueue(batch, fmt.Sprintf("http://%s.test/new%d", name, i), repo.ReasonLink, clk.Now())
+	for i := from; i < to; i++ {
+		it, err := n.f.Enqueue(batch, fmt.Sprintf("http://%s.test/new%d", name, i), repo.ReasonLink, due)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,9 +151,7 @@ func newBudgetNode(t *testing.T, url, name string, clk clock.Clock, fcfg frontie
 	if err := batch.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	f.Publish(items...)
-	cluster.Heartbeats(m, c, f)
-	return &budgetNode{m: m, f: f, db: db}
+	n.f.Publish(items...)
 }
 
 // limit is the node's budget for the clock's period, which the frontier
@@ -231,8 +239,13 @@ func TestSharesFollowDemandAndADeadNodesShareMoves(t *testing.T) {
 	if got := nodes["a"].limit(t); got != want["a"] {
 		t.Errorf("a's budget changed within the period to %d", got)
 	}
+	// a's demand grows just before the next period: too late for it (a
+	// heartbeat measured then might not be stored when the others ask).
+	clk.Set(p0.Add(time.Minute - 100*time.Millisecond))
+	nodes["a"].queue(t, "a", 60, 90, clk.Now())
+	beat("a", "b")
 	clk.Set(p0.Add(time.Minute))
-	// a's and b's demands as measured in p0: unchanged, nothing fetched.
+	// a's and b's demands as measured in p0, more than a lease tick before.
 	shares := cluster.Allocate(frontier.QuotaOf(fcfg), map[string]frontier.Demand{
 		"a": {classNew: 60}, "b": {classNew: 20}})
 	total = 0

@@ -58,9 +58,11 @@
 // asks for once per period, when first used in it. Every heartbeat carries
 // the node's demand (frontier.Demand: the new URLs queued; once it plans,
 // the pages a re-fetch plan chooses from; the polls its monitor could
-// make; each capped at what the whole budget gives the class) and the
-// demand its current period is divided by, the last it measured before the
-// period began. So a node asking at any moment of period P, from the
+// make; each capped at what the whole budget gives the class), the one
+// measured at the heartbeat before, and the demand its current period is
+// divided by: the last it measured at least half a lease tick before the
+// period began, so that the heartbeat carrying it is stored by the time
+// anyone asks. So a node asking at any moment of period P, from the
 // heartbeats alive then, finds the same demands for P as every other node,
 // and computes with Allocate the same shares for all of them: each
 // re-fetch class gives each node its demand if the demands fit in the
@@ -81,19 +83,22 @@
 // Bounds: a node that dies keeps its share to the end of the period, and
 // of the periods that begin before its heartbeat expires (lease_ttl): the
 // cluster spends less then, never more; from the next period on the
-// others divide everything. The nodes' inputs differ, and the shares may
-// sum to more or less than the budget for one period, when a heartbeat
-// measured before a period's turn is stored after another node read the
-// bucket, when a node joins mid-period (it counts itself at once, the
-// others from the next period), or when nodes' clocks differ by more than
-// the time to the next heartbeat. A node that cannot read the heartbeats
-// within half a lease tick takes an even split over the nodes it saw
-// last. Measured (TestThreeNodesSpendTheClusterBudget, 60 fetches per
-// 1 s period, three nodes crawling the loopback replay): divided, 525
-// fetches in 9 whole periods, 58.3 per period and never more than 60 (56
-// once one node had all the work left: the others' floors unspent); with
-// every node spending the whole budget, as nodes did before, 643
-// fetches, up to 135 in one period while three nodes had work.
+// others divide everything. Shares follow demand a lease tick late at
+// most, and work that moves during a period (a shard taken over, URLs
+// handed to an idle node) waits for the next period's shares, beyond
+// the floor. The nodes' inputs differ, and the shares may sum to more or
+// less than the budget for one period, when a heartbeat takes more than
+// half a lease tick to be stored, when a node joins mid-period (it counts
+// itself at once, the others from the next period), or when nodes'
+// clocks differ by more than that margin. A node that cannot read the
+// heartbeats within a lease tick (the frontier waits meanwhile) takes an
+// even split over the nodes it saw last. Measured
+// (TestThreeNodesSpendTheClusterBudget: 60 fetches per 1 s period, a
+// heartbeat every 2 s, three nodes crawling the loopback replay):
+// divided, 476 fetches in 9 whole periods, 52.9 per period, never more
+// than 60 (the lag and the idle nodes' floors leave the rest unspent);
+// with every node spending the whole budget, as nodes did before, 640
+// fetches, up to 160 in one period while three nodes had work.
 //
 // ReadStatus reads the buckets and the stream for `deltaq cluster status`;
 // Serve runs one NATS server with JetStream in the process for `deltaq

@@ -30,13 +30,15 @@ type NodeStatus struct {
 	Received  int64   `json:"received"`  // handoffs taken from its shards
 	Idle      bool    `json:"idle"`      // frontier drained, no handoff of its own pending
 	// The budget (Member.Budget; budget.go): the demand measured at this
-	// heartbeat, the budget period it is in, the demand that period is
-	// divided by (the last measured before it), and the node's share of
-	// the last period it asked for.
-	Demand  frontier.Demand `json:"demand"`
-	Period  time.Time       `json:"period"`
-	Settled frontier.Demand `json:"settled"`
-	Share   frontier.Quota  `json:"share"`
+	// heartbeat and when, the one measured at the heartbeat before, the
+	// budget period this heartbeat is in, the demand that period is
+	// divided by, and the node's share of the last period it asked for.
+	Demand   frontier.Demand `json:"demand"`
+	Measured time.Time       `json:"measured"`
+	Previous frontier.Demand `json:"previous"`
+	Period   time.Time       `json:"period"`
+	Settled  frontier.Demand `json:"settled"`
+	Share    frontier.Quota  `json:"share"`
 }
 
 // Status is the cluster as its buckets and stream show it.
@@ -304,7 +306,8 @@ func (m *Member) statusOf(c *crawler.Crawler, f *frontier.Frontier) func() []byt
 			Idle:     f.Drained(m.drainHorizon) && len(m.out) == 0 && m.busy.Load() == 0,
 		}
 		if m.budget != nil {
-			m.budget.measure(now, f.Demand(), &ns)
+			d := f.Demand() // may wait for the frontier's lock: timed after
+			m.budget.measure(m.leases.clock.Now(), d, &ns)
 		}
 		if !lastAt.IsZero() && now.After(lastAt) {
 			ns.Rate = float64(ns.Fetched-lastFetched) / now.Sub(lastAt).Seconds()
