@@ -13,9 +13,11 @@
 //	               (every TTL/3); a dead node's leases expire and the
 //	               others take them, each aiming at ⌈S / nodes alive⌉.
 //	deltaq_nodes   key-value bucket, node → heartbeat (NodeStatus: pages
-//	               fetched, rate, handoffs, idle), same TTL: how many nodes
-//	               are alive, what `deltaq cluster status` shows, and how
-//	               every node tells that the whole crawl is over (Quiesce).
+//	               fetched, rate, handoffs, idle, budget demand and share),
+//	               same TTL: how many nodes are alive, what `deltaq
+//	               cluster status` shows, how every node tells that the
+//	               whole crawl is over (Quiesce), and what each node's
+//	               share of the budget is (below).
 //	DELTAQ_LINKS   stream, subjects deltaq.links.<N>, work-queue retention:
 //	               every URL new to the node that found it, for its own
 //	               shards too (crawler HandOwn), one message each with the
@@ -48,6 +50,56 @@
 // republishing a shard's queue when its lease moves, cannot survive
 // kill -9.
 //
+// # The budget
+//
+// frontier.budget.fetches is the cluster's budget per
+// frontier.budget.period, not each node's (budget.go). Member.Budget gives
+// a node's frontier its share (frontier.Options.Quota), which the frontier
+// asks for once per period, when first used in it. Every heartbeat carries
+// the node's demand (frontier.Demand: the new URLs queued; once it plans,
+// the pages a re-fetch plan chooses from; the polls its monitor could
+// make; each capped at what the whole budget gives the class), the one
+// measured at the heartbeat before, and the demand its current period is
+// divided by: the last it measured at least half a lease tick before the
+// period began, so that the heartbeat carrying it is stored by the time
+// anyone asks. So a node asking at any moment of period P, from the
+// heartbeats alive then, finds the same demands for P as every other node,
+// and computes with Allocate the same shares for all of them: each
+// re-fetch class gives each node its demand if the demands fit in the
+// class's budget, shares in proportion if not, and what it leaves joins
+// the budget for new URLs; of that, one eighth is split evenly (a node
+// with nothing queued, whose shards receive URLs from the others during
+// the period, can start) and the rest in proportion to the new URLs
+// queued. Largest remainders make the shares sum to the budget exactly.
+//
+// Why this rule: in proportion to demand is how one frontier holding all
+// the nodes' queues would spend the budget, and passing what a re-fetch
+// class leaves to new URLs is one frontier's rule too; the floor spends at
+// most an eighth of the new URLs' budget on nodes that may not use it.
+// Each node decides alone from the same inputs, so it takes no leader and
+// no message beyond the heartbeat every lease tick, which exists anyway
+// (about 100 bytes more).
+//
+// Bounds: a node that dies keeps its share to the end of the period, and
+// of the periods that begin before its heartbeat expires (lease_ttl): the
+// cluster spends less then, never more; from the next period on the
+// others divide everything. Shares follow demand a lease tick late at
+// most, and work that moves during a period (a shard taken over, URLs
+// handed to an idle node) waits for the next period's shares, beyond
+// the floor. The nodes' inputs differ, and the shares may sum to more or
+// less than the budget for one period, when a heartbeat takes more than
+// half a lease tick to be stored, when a node joins mid-period (it counts
+// itself at once, the others from the next period), or when nodes'
+// clocks differ by more than that margin. A node that cannot read the
+// heartbeats within a lease tick (the frontier waits meanwhile) takes an
+// even split over the nodes it saw last. Measured
+// (TestThreeNodesSpendTheClusterBudget: 60 fetches per 1 s period, a
+// heartbeat every 2 s, three nodes crawling the loopback replay):
+// divided, 476 fetches in 9 whole periods, 52.9 per period, never more
+// than 60 (the lag and the idle nodes' floors leave the rest unspent);
+// with every node spending the whole budget, as nodes did before, 640
+// fetches, up to 160 in one period while three nodes had work.
+//
 // ReadStatus reads the buckets and the stream for `deltaq cluster status`;
 // Serve runs one NATS server with JetStream in the process for `deltaq
 // cluster serve`, so a small cluster needs no other program (nats-server
@@ -69,8 +121,7 @@
 // that a request lost while a server is lost and its buckets elect new
 // leaders does not hold back the next renewal. A re-crawl after the
 // first fetch is scheduled by the node that fetched, in its own
-// repository, and does not move. Search across nodes and the global
-// budget are not built.
+// repository, and does not move. Search across nodes is not built.
 //
 // Why no admitted URL is lost: a URL's message leaves the stream only
 // when the node acknowledging it holds the URL in its repository, fetched
@@ -103,7 +154,7 @@
 //
 //	m, err := cluster.Join(ctx, cfg, cluster.Options{Logger: logger, Repo: db})
 //	c, err := crawler.New(cfg.Crawler, db, m.CrawlerOptions())
-//	f, err := frontier.New(ctx, db, cfg.Frontier, c.Gate(), policy, frontier.Options{})
+//	f, err := frontier.New(ctx, db, cfg.Frontier, c.Gate(), policy, frontier.Options{Quota: m.Budget(cfg.Frontier)})
 //	go m.Run(ctx, c, f)     // leases, heartbeats, handoffs out and in
 //	err = m.WaitNodes(ctx, 3)
 //	go func() { m.Quiesce(ctx); stop() }()

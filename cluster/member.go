@@ -69,7 +69,7 @@ type Member struct {
 	// out holds, in order, the handoffs to publish and the messages to
 	// acknowledge after them (publish).
 	out   chan outItem
-	done  chan struct{} // closed when Run ends: Handoff stops waiting
+	done  chan struct{} // closed when Run's context ends: Handoff and fetched stop waiting
 	stats Stats
 	// drainHorizon is Options.DrainHorizon.
 	drainHorizon time.Duration
@@ -87,6 +87,8 @@ type Member struct {
 	// busy counts handed-over URLs taken from out or from the stream and
 	// not yet published or committed, for Pending.
 	busy atomic.Int64
+	// budget, set by Budget, divides the cluster's budget (budget.go).
+	budget *nodeBudget
 }
 
 // Stats count a member's coordination traffic; they only grow.
@@ -273,7 +275,13 @@ func (m *Member) Handoff(h crawler.Handoff) {
 // this node's shards to c and f, until ctx ends. The crawl itself is
 // c.Run, beside it.
 func (m *Member) Run(ctx context.Context, c *crawler.Crawler, f *frontier.Frontier) error {
-	defer close(m.done)
+	// Closed as soon as ctx ends, not when Run returns: nothing publishes
+	// or acknowledges any more, and a crawler's writer waiting to hand a
+	// URL over would otherwise hold up the admission Run waits for.
+	var once sync.Once
+	end := func() { once.Do(func() { close(m.done) }) }
+	defer end()
+	defer context.AfterFunc(ctx, end)()
 	if m.db == nil {
 		return errors.New("cluster: Run needs Options.Repo")
 	}

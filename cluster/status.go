@@ -17,6 +17,7 @@ import (
 
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // NodeStatus is what a node says of itself in its heartbeat, every lease
@@ -28,6 +29,16 @@ type NodeStatus struct {
 	Published int64   `json:"published"` // handoffs sent to other shards
 	Received  int64   `json:"received"`  // handoffs taken from its shards
 	Idle      bool    `json:"idle"`      // frontier drained, no handoff of its own pending
+	// The budget (Member.Budget; budget.go): the demand measured at this
+	// heartbeat and when, the one measured at the heartbeat before, the
+	// budget period this heartbeat is in, the demand that period is
+	// divided by, and the node's share of the last period it asked for.
+	Demand   frontier.Demand `json:"demand"`
+	Measured time.Time       `json:"measured"`
+	Previous frontier.Demand `json:"previous"`
+	Period   time.Time       `json:"period"`
+	Settled  frontier.Demand `json:"settled"`
+	Share    frontier.Quota  `json:"share"`
 }
 
 // Status is the cluster as its buckets and stream show it.
@@ -160,7 +171,7 @@ func shardLags(ctx context.Context, js jetstream.JetStream) (map[int]uint64, err
 // Write prints the status as two tables: nodes, then shards.
 func (st *Status) Write(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NODE\tSHARDS\tFETCHED\tPAGES/S\tHANDOFFS OUT\tIN\tIDLE")
+	fmt.Fprintln(tw, "NODE\tSHARDS\tFETCHED\tPAGES/S\tHANDOFFS OUT\tIN\tIDLE\tDEMAND N/R/D/M\tSHARE N/R/D/M")
 	names := make([]string, 0, len(st.Nodes))
 	for n := range st.Nodes {
 		names = append(names, n)
@@ -173,7 +184,8 @@ func (st *Status) Write(w io.Writer) error {
 				owned++
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%d\t%d\t%v\n", n, owned, ns.Fetched, ns.Rate, ns.Published, ns.Received, ns.Idle)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%d\t%d\t%v\t%s\t%s\n", n, owned, ns.Fetched, ns.Rate, ns.Published, ns.Received, ns.Idle,
+			perClass(ns.Settled), perClass(ns.Share))
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "SHARD\tOWNER\tLAG")
@@ -185,6 +197,15 @@ func (st *Status) Write(w io.Writer) error {
 		fmt.Fprintf(tw, "%d\t%s\t%d\n", s.Shard, owner, s.Lag)
 	}
 	return tw.Flush()
+}
+
+// perClass shows a demand or share as new/recrawl/discovery/monitor.
+func perClass[T ~[repo.NumClasses]int](v T) string {
+	parts := make([]string, len(v))
+	for c, n := range v {
+		parts[c] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, "/")
 }
 
 // idle reports whether the whole cluster has nothing left to do as far as
@@ -283,6 +304,10 @@ func (m *Member) statusOf(c *crawler.Crawler, f *frontier.Frontier) func() []byt
 			Fetched: c.Counters().Snapshot().Fetched(), Published: m.stats.Published.Load(),
 			Received: m.stats.Received.Load(),
 			Idle:     f.Drained(m.drainHorizon) && len(m.out) == 0 && m.busy.Load() == 0,
+		}
+		if m.budget != nil {
+			d := f.Demand() // may wait for the frontier's lock: timed after
+			m.budget.measure(m.leases.clock.Now(), d, &ns)
 		}
 		if !lastAt.IsZero() && now.After(lastAt) {
 			ns.Rate = float64(ns.Fetched-lastFetched) / now.Sub(lastAt).Seconds()

@@ -1,8 +1,10 @@
 package frontier
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/deltaq/deltaq/repo"
@@ -13,8 +15,16 @@ import (
 // the budget before the planned re-fetches come due; whatever a plan does
 // not reserve is free for new URLs.
 type budget struct {
-	limit    int
-	period   time.Duration
+	limit  int
+	period time.Duration
+	// share is the period's quota per class: what its plans may reserve
+	// for re-fetches and monitoring polls (share[repo.ClassNew] is what
+	// is left for new URLs before unused shares flow to them).
+	share Quota
+	// quota, if set (Options.Quota), gives each period's share; asked
+	// says whether it has been asked for the current period.
+	quota    func(start time.Time) Quota
+	asked    bool
 	start    time.Time
 	used     int
 	reserved [repo.NumClasses]int // planned entries of this period not yet handed out
@@ -25,18 +35,58 @@ type budget struct {
 	hold int
 }
 
-// roll starts a new period if now is past the current one, reporting
-// whether it did. Periods are aligned to multiples of the period length.
-func (b *budget) roll(now time.Time) bool {
-	if !b.start.IsZero() && now.Before(b.start.Add(b.period)) {
-		return false
+// Quota is one period's fetches per class: Recrawl, Discovery and
+// Monitor are the shares the period's plans and monitoring instants may
+// reserve, New what is left for first fetches of new URLs (which also
+// take whatever the other classes leave unused). Total is the period's
+// limit.
+type Quota [repo.NumClasses]int
+
+// Total is the fetches the period allows, all classes together.
+func (q Quota) Total() int {
+	n := 0
+	for _, v := range q {
+		n += v
 	}
-	b.start = now.Truncate(b.period)
-	b.used = 0
-	b.reserved = [repo.NumClasses]int{}
-	b.byClass = [repo.NumClasses]int{}
-	b.hold = 0
-	return true
+	return n
+}
+
+// QuotaOf is the period's quota that cfg configures:
+// frontier.budget.fetches split by frontier.split, the rest to new URLs.
+// A frontier without Options.Quota spends it every period; a cluster
+// divides it among its nodes.
+func QuotaOf(cfg Config) Quota {
+	var q Quota
+	q[repo.ClassRecrawl] = int(cfg.Split.Recrawl * float64(cfg.Budget.Fetches))
+	q[repo.ClassDiscovery] = int(cfg.Split.Discovery * float64(cfg.Budget.Fetches))
+	q[repo.ClassMonitor] = int(cfg.Split.Monitor * float64(cfg.Budget.Fetches))
+	q[repo.ClassNew] = max(0, cfg.Budget.Fetches-q[repo.ClassRecrawl]-q[repo.ClassDiscovery]-q[repo.ClassMonitor])
+	return q
+}
+
+// roll starts a new period if now is past the current one, and asks the
+// quota function for the period's share the first time it is called in
+// a period (New sets the function after its own roll, so that the
+// question waits until the frontier is first used). It reports whether
+// anything changed. Periods are aligned to multiples of the period length.
+func (b *budget) roll(now time.Time) bool {
+	changed := false
+	if b.start.IsZero() || !now.Before(b.start.Add(b.period)) {
+		b.start = now.Truncate(b.period)
+		b.used = 0
+		b.reserved = [repo.NumClasses]int{}
+		b.byClass = [repo.NumClasses]int{}
+		b.hold = 0
+		b.asked = false
+		changed = true
+	}
+	if b.quota != nil && !b.asked {
+		b.share = b.quota(b.start)
+		b.limit = b.share.Total()
+		b.asked = true
+		changed = true
+	}
+	return changed
 }
 
 // end is when the current period ends.
@@ -129,4 +179,58 @@ func decodeUsage(b []byte) (usage, error) {
 		b = b[n:]
 	}
 	return u, nil
+}
+
+// Demand is what a frontier would spend in one period per class if the
+// budget allowed (each capped at what QuotaOf gives the class, new URLs
+// at the whole budget): first fetches of the new URLs queued; once Plan
+// has run (RunPlanner), re-fetches of the pages fetched at least once,
+// the candidates a recrawl plan and, with a Discoverer, a discovery plan
+// choose from (a crawl that never plans demands none); with a Monitor, a
+// poll of each URL watched at each of the period's instants. A cluster
+// divides its budget among its nodes by their demands.
+type Demand [repo.NumClasses]int
+
+// Demand is the frontier's demand now. It reads counters kept as the
+// queue changes; the count of pages fetched is kept only with
+// Options.Quota (elsewhere nothing asks), from a scan of the repository at
+// New.
+func (f *Frontier) Demand() Demand {
+	watched := 0
+	if f.monitor != nil {
+		watched = f.monitor.Watched() // outside the lock, as PlanMonitor asks
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	limit := QuotaOf(f.cfg)
+	var d Demand
+	d[repo.ClassNew] = min(f.mu.queuedNew, f.cfg.Budget.Fetches)
+	if f.mu.planned {
+		d[repo.ClassRecrawl] = min(f.mu.fetched, limit[repo.ClassRecrawl])
+		if f.discoverer != nil {
+			d[repo.ClassDiscovery] = min(f.mu.fetched, limit[repo.ClassDiscovery])
+		}
+	}
+	if f.monitor != nil {
+		instants := max(1, int(f.cfg.Budget.Period/f.monitorInstant))
+		d[repo.ClassMonitor] = min(watched*instants, limit[repo.ClassMonitor])
+	}
+	return d
+}
+
+// countFetched counts the pages fetched at least once, for Demand.
+func (f *Frontier) countFetched(ctx context.Context) error {
+	n := 0
+	for p, err := range f.db.Pages(ctx) {
+		if err != nil {
+			return fmt.Errorf("frontier: count fetched pages: %w", err)
+		}
+		if p.Fetches > 0 {
+			n++
+		}
+	}
+	f.mu.Lock()
+	f.mu.fetched = n
+	f.mu.Unlock()
+	return nil
 }

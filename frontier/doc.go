@@ -22,7 +22,12 @@
 // instants stays held from new URLs (no more than the URLs watched could
 // take), and what the instant's picks leave is free for them at once. Every fetch, whatever its class, is reported to
 // the Monitor when done. The usage of the current period is persisted with
-// each completed fetch, so a restart does not grant a fresh budget.
+// each completed fetch, so a restart does not grant a fresh budget. A node
+// of a cluster spends a share of the cluster's budget instead:
+// Options.Quota gives each period's fetches per class (Quota), asked once
+// per period, and Demand tells the cluster what each class would spend
+// (package cluster divides the budget by it); without Options.Quota each
+// period gets QuotaOf(cfg), the configured split.
 //
 // Re-fetches are chosen by a Policy (thesis ch. 4): Uniform (round-robin),
 // and the ΔQ, staleness, embarrassment and LambdaCrawl policies in their own

@@ -55,6 +55,12 @@ type Options struct {
 	// MonitorInstant (frontier.split.monitor of the budget; monitor.go).
 	Monitor        Monitor
 	MonitorInstant time.Duration
+	// Quota, if set, gives each period's budget (budget.go), asked once
+	// per period when the frontier is first used in it, holding the
+	// frontier's lock: it must answer without waiting long. A node of a
+	// cluster sets it to its share of the cluster's budget; nil spends
+	// QuotaOf(cfg) every period.
+	Quota func(start time.Time) Quota
 }
 
 // Frontier decides what to fetch next. It is safe for concurrent use.
@@ -83,6 +89,12 @@ type Frontier struct {
 		pending map[string]struct{}
 		changed chan struct{}           // closed and replaced whenever a waiter should look again
 		full    map[string]*fullRecrawl // discovery: sites being fully re-crawled
+
+		// queuedNew counts the queued entries of class new, and fetched
+		// the pages fetched at least once (kept only with Options.Quota);
+		// planned says whether Plan has run. For Demand.
+		queuedNew, fetched int
+		planned            bool
 	}
 }
 
@@ -107,8 +119,9 @@ func New(ctx context.Context, db *repo.DB, cfg Config, gate Gate, policy Policy,
 	f.mu.pending = make(map[string]struct{})
 	f.mu.full = make(map[string]*fullRecrawl)
 	f.mu.changed = make(chan struct{})
-	f.mu.budget = budget{limit: cfg.Budget.Fetches, period: cfg.Budget.Period}
+	f.mu.budget = budget{limit: cfg.Budget.Fetches, period: cfg.Budget.Period, share: QuotaOf(cfg)}
 	f.mu.budget.roll(f.clock.Now())
+	f.mu.budget.quota = opts.Quota
 	if err := f.loadUsage(); err != nil {
 		return nil, err
 	}
@@ -119,6 +132,11 @@ func New(ctx context.Context, db *repo.DB, cfg Config, gate Gate, policy Policy,
 	}
 	if err := f.load(ctx); err != nil {
 		return nil, err
+	}
+	if opts.Quota != nil {
+		if err := f.countFetched(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return f, nil
 }
@@ -134,6 +152,9 @@ func (f *Frontier) load(ctx context.Context) error {
 		}
 		f.addLocked(item)
 		n++
+		if item.Reason.Class() == repo.ClassNew {
+			f.mu.queuedNew++
+		}
 	}
 	f.mu.queued = n
 	for _, h := range f.mu.hosts {
@@ -176,6 +197,9 @@ func (f *Frontier) Publish(items ...repo.QueueItem) {
 	f.mu.queued += len(items)
 	for _, item := range items {
 		f.fixLocked(f.addLocked(item))
+		if item.Reason.Class() == repo.ClassNew {
+			f.mu.queuedNew++
+		}
 	}
 	f.wakeLocked()
 }
@@ -457,6 +481,10 @@ func (f *Frontier) Done(job Job, info DoneInfo) {
 		return
 	}
 	f.mu.queued-- // Complete's dequeue has committed
+	if job.Class == repo.ClassNew {
+		f.mu.queuedNew--
+		f.mu.fetched++
+	}
 	if !info.NotBefore.IsZero() {
 		h.notBefore = max(h.notBefore, info.NotBefore.UnixNano())
 	}
@@ -543,8 +571,9 @@ func (f *Frontier) Plan(ctx context.Context) (int, error) {
 	if f.mu.budget.roll(now) {
 		f.refixAllLocked()
 	}
-	nRecrawl := int(f.cfg.Split.Recrawl * float64(f.cfg.Budget.Fetches))
-	nDiscovery := int(f.cfg.Split.Discovery * float64(f.cfg.Budget.Fetches))
+	nRecrawl := f.mu.budget.share[repo.ClassRecrawl]
+	nDiscovery := f.mu.budget.share[repo.ClassDiscovery]
+	f.mu.planned = true
 	pending := make(map[string]struct{}, len(f.mu.pending))
 	for u := range f.mu.pending {
 		pending[u] = struct{}{}

@@ -26,17 +26,17 @@ type Monitor interface {
 	Watched() int
 }
 
-// monitorShare is the monitoring class's fetches per period.
-func (f *Frontier) monitorShare() int {
-	return int(f.cfg.Split.Monitor * float64(f.cfg.Budget.Fetches))
+// monitorShareLocked is the monitoring class's fetches this period.
+func (f *Frontier) monitorShareLocked() int {
+	return f.mu.budget.share[repo.ClassMonitor]
 }
 
-// monitorPerInstant is the monitoring class's fetches per instant: its
-// share spread evenly over the period's instants, rounded up so that a
-// share smaller than the number of instants still polls.
-func (f *Frontier) monitorPerInstant() int {
+// monitorPerInstantLocked is the monitoring class's fetches per instant:
+// its share spread evenly over the period's instants, rounded up so that
+// a share smaller than the number of instants still polls.
+func (f *Frontier) monitorPerInstantLocked() int {
 	k := max(1, int(f.cfg.Budget.Period/f.monitorInstant))
-	return (f.monitorShare() + k - 1) / k
+	return (f.monitorShareLocked() + k - 1) / k
 }
 
 // PlanMonitor queues this instant's monitoring polls: up to the instant's
@@ -54,9 +54,10 @@ func (f *Frontier) PlanMonitor(ctx context.Context) (int, error) {
 		f.refixAllLocked()
 	}
 	b := &f.mu.budget
-	left := max(0, f.monitorShare()-b.byClass[repo.ClassMonitor]-b.reserved[repo.ClassMonitor])
+	left := max(0, f.monitorShareLocked()-b.byClass[repo.ClassMonitor]-b.reserved[repo.ClassMonitor])
+	perInstant := f.monitorPerInstantLocked()
 	f.mu.Unlock()
-	perInstant := min(f.monitorPerInstant(), f.monitor.Watched())
+	perInstant = min(perInstant, f.monitor.Watched())
 	n := min(perInstant, left)
 	var urls []string
 	if n > 0 {

@@ -113,6 +113,9 @@ func newCrawlWith(ctx context.Context, db *repo.DB, cfg *configs.Config, logger 
 	if p != nil {
 		opts.Monitor, opts.MonitorInstant = p, cfg.Monitor.Instant
 	}
+	if m != nil {
+		opts.Quota = m.Budget(cfg.Frontier) // a share of the cluster's budget
+	}
 	f, err := frontier.New(ctx, db, cfg.Frontier, c.Gate(), policy, opts)
 	if err != nil {
 		return nil, err

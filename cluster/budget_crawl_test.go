@@ -1,0 +1,201 @@
+package cluster_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/deltaq/deltaq/cluster"
+	"github.com/deltaq/deltaq/cluster/natstest"
+	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/frontier"
+)
+
+// The crawl of TestThreeNodesSpendTheClusterBudget: a budget of
+// clusterBudget fetches per second, far too small to finish the replay in
+// budgetPeriods seconds.
+const (
+	clusterBudget = 60
+	budgetPeriods = 10
+)
+
+// periodUse is one node's budget period: its share and the most of it
+// seen spent.
+type periodUse struct{ limit, used int }
+
+// TestThreeNodesSpendTheClusterBudget crawls the loopback replay with
+// three nodes on a small budget, reading each node's frontier as the
+// crawl goes, once with the budget divided (Member.Budget) and once with
+// every node spending the whole budget, as nodes did before. Divided, in
+// every period the three shares must sum to the cluster's budget and no
+// node may hand out more than its share.
+func TestThreeNodesSpendTheClusterBudget(t *testing.T) {
+	srv, hosts := testWeb(t)
+	for _, divided := range []bool{true, false} {
+		periods, use := crawlOnBudget(t, srv, hosts, divided)
+		var report strings.Builder
+		fmt.Fprintf(&report, "%-9s %-15s %-15s %s\n", "period", "share n0/n1/n2", "spent n0/n1/n2", "spent in all")
+		spentAll, most := 0, 0
+		for _, p := range periods {
+			limits, spent := 0, 0
+			var ls, ss []string
+			for i := range use {
+				u := use[i][p]
+				limits += u.limit
+				spent += u.used
+				ls, ss = append(ls, fmt.Sprint(u.limit)), append(ss, fmt.Sprint(u.used))
+				if u.used > u.limit {
+					t.Errorf("period %s: node %d spent %d of a share of %d", p.Format("15:04:05"), i, u.used, u.limit)
+				}
+			}
+			if divided && limits != clusterBudget {
+				t.Errorf("period %s: shares %v sum to %d, want the cluster's budget %d", p.Format("15:04:05"), ls, limits, clusterBudget)
+			}
+			fmt.Fprintf(&report, "%-9s %-15s %-15s %d\n", p.Format("15:04:05"), strings.Join(ls, "/"), strings.Join(ss, "/"), spent)
+			spentAll += spent
+			most = max(most, spent)
+		}
+		if len(periods) < budgetPeriods/2 {
+			t.Fatalf("only %d whole periods seen", len(periods))
+		}
+		how := "divided among the nodes"
+		if !divided {
+			how = "spent by every node"
+		}
+		t.Logf("budget %d per 1s period %s:\n%s%d periods: %d fetches, %.1f per period (%.2f× the budget), at most %d in one",
+			clusterBudget, how, report.String(), len(periods), spentAll, float64(spentAll)/float64(len(periods)),
+			float64(spentAll)/float64(len(periods)*clusterBudget), most)
+	}
+}
+
+// crawlOnBudget runs three nodes on one NATS server for budgetPeriods
+// seconds and returns the whole periods seen, in order (the first, which
+// began before the crawl, and the last, cut short, left out), and each
+// node's use of each. divided gives each node its share of the budget;
+// otherwise each spends all of it.
+func crawlOnBudget(t *testing.T, srv *httptest.Server, hosts []string, divided bool) ([]time.Time, []map[time.Time]periodUse) {
+	nc := natstest.Start(t, 1)
+	var nodes []*node
+	for i := range 3 {
+		cfg := crawlConfig(t, srv, hosts)
+		cfg.Frontier.Budget.Fetches, cfg.Frontier.Budget.Period = clusterBudget, time.Second
+		db := openRepo(t, cfg)
+		m, err := cluster.Join(t.Context(), cluster.Config{URL: nc.URL(), Node: fmt.Sprintf("n%d", i), Shards: 12,
+			Replicas: 1, LeaseTTL: 6 * time.Second, Dedup: time.Hour}, cluster.Options{Repo: db})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(m.Close)
+		n := newNode(t, cfg, db, m)
+		if divided {
+			// The frontier `deltaq crawl --cluster` wires, over the same repository.
+			policy, err := frontier.NewPolicy(cfg.Frontier.Policy, cfg.Frontier, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n.f, err = frontier.New(t.Context(), db, cfg.Frontier, n.c.Gate(), policy, frontier.Options{Quota: m.Budget(cfg.Frontier)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		nodes = append(nodes, n)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	g, gctx := errgroup.WithContext(ctx)
+	for _, n := range nodes {
+		g.Go(func() error { return n.m.Run(gctx, n.c, n.f) })
+	}
+	for _, n := range nodes {
+		if err := n.m.WaitNodes(gctx, len(nodes)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var seeds []string
+	for _, h := range hosts {
+		seeds = append(seeds, "http://"+h+"/")
+	}
+	for _, n := range nodes {
+		if _, err := n.c.Seed(gctx, n.f, seeds); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Each node read every few milliseconds: its share of the period now
+	// (what its frontier gets when first used in the period) and the most
+	// its frontier has handed out in it (a job deferred gives its count
+	// back). A frontier not used in a period hands out nothing in it.
+	var mu sync.Mutex
+	use := make([]map[time.Time]periodUse, len(nodes))
+	for i := range use {
+		use[i] = map[time.Time]periodUse{}
+	}
+	crawlCtx, stop := context.WithTimeout(gctx, budgetPeriods*time.Second)
+	defer stop()
+	// The crawlers stop before their members, as `deltaq crawl --cluster`
+	// stops them: a member's Run ended first would leave a crawler's
+	// handoffs with nobody to publish them.
+	var crawls errgroup.Group
+	for _, n := range nodes {
+		crawls.Go(func() error {
+			_, err := n.c.Run(crawlCtx, n.f, crawler.RunOptions{})
+			return err
+		})
+	}
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for crawlCtx.Err() == nil {
+			for i, n := range nodes {
+				p := time.Now().Truncate(time.Second)
+				limit := clusterBudget
+				if divided {
+					limit = cluster.Share(n.m, p).Total()
+				}
+				st := n.f.Stats()
+				mu.Lock()
+				u := use[i][p]
+				u.limit = limit
+				if st.PeriodStart.Equal(p) {
+					u.used = max(u.used, st.BudgetUsed)
+					if st.BudgetLimit != limit {
+						t.Errorf("node %d: frontier's budget %d in period %s, its share %d", i, st.BudgetLimit, p.Format("15:04:05"), limit)
+					}
+				}
+				use[i][p] = u
+				mu.Unlock()
+			}
+			select {
+			case <-crawlCtx.Done():
+			case <-time.After(5 * time.Millisecond): // sampling, not a deadline
+			}
+		}
+	}()
+	<-crawlCtx.Done()
+	end := time.Now()
+	<-sampled
+	if err := crawls.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := g.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatal(err)
+	}
+	seen := map[time.Time]bool{}
+	for i := range use {
+		for p := range use[i] {
+			seen[p] = true
+		}
+	}
+	periods := slices.SortedFunc(maps.Keys(seen), time.Time.Compare)
+	periods = slices.DeleteFunc(periods[1:], func(p time.Time) bool { return p.Add(time.Second).After(end) })
+	return periods, use
+}

@@ -1,0 +1,262 @@
+package cluster_test
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deltaq/deltaq/cluster"
+	"github.com/deltaq/deltaq/cluster/natstest"
+	"github.com/deltaq/deltaq/configs"
+	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/repo"
+)
+
+const (
+	classNew     = repo.ClassNew
+	classRecrawl = repo.ClassRecrawl
+)
+
+func TestAllocateFollowsDemandAndSumsToTheBudget(t *testing.T) {
+	global := frontier.Quota{classNew: 180, classRecrawl: 60}
+	got := cluster.Allocate(global, map[string]frontier.Demand{
+		"a": {classNew: 60},
+		"b": {classNew: 20, classRecrawl: 30},
+		"c": {classRecrawl: 10},
+	})
+	// Re-fetches: the demands, 40, fit in 60; the 20 left join the 180
+	// for new URLs. New URLs: a floor of 200/(8·3) = 8 each, the other 176
+	// as 60:20:0.
+	want := map[string]frontier.Quota{
+		"a": {classNew: 140},
+		"b": {classNew: 52, classRecrawl: 30},
+		"c": {classNew: 8, classRecrawl: 10},
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("Allocate = %v, want %v", got, want)
+	}
+	// Re-fetch demands beyond the class's budget: shares in proportion,
+	// 60 as 30:90 (15, 45), and nothing left for new URLs but the floor.
+	got = cluster.Allocate(global, map[string]frontier.Demand{"a": {classRecrawl: 30}, "b": {classNew: 5, classRecrawl: 90}})
+	if want := (map[string]frontier.Quota{"a": {classNew: 11, classRecrawl: 15}, "b": {classNew: 169, classRecrawl: 45}}); !maps.Equal(got, want) {
+		t.Errorf("Allocate = %v, want %v", got, want)
+	}
+
+	// Any demands, any budget: every class sums to its budget, every node
+	// keeps the floor, and more demand never means a smaller share.
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 500 {
+		var g frontier.Quota
+		for c := range g {
+			g[c] = rng.IntN(1000)
+		}
+		demand := map[string]frontier.Demand{}
+		for i := range 1 + rng.IntN(6) {
+			var d frontier.Demand
+			for c := range d {
+				if rng.IntN(3) > 0 {
+					d[c] = rng.IntN(5000)
+				}
+			}
+			demand[fmt.Sprint("n", i)] = d
+		}
+		shares := cluster.Allocate(g, demand)
+		var sum frontier.Quota
+		for name, q := range shares {
+			for c := range q {
+				sum[c] += q[c]
+				if c != int(classNew) && q[c] > demand[name][c] {
+					t.Fatalf("budget %v, demands %v: %s gets %d %v fetches, more than its demand", g, demand, name, q[c], repo.QueueClass(c))
+				}
+				for other, d := range demand {
+					if d[c] > demand[name][c] && shares[other][c] < q[c] {
+						t.Fatalf("budget %v, demands %v: %s demands more %v than %s but gets less", g, demand, other, repo.QueueClass(c), name)
+					}
+				}
+			}
+		}
+		if sum.Total() != g.Total() || sum[classRecrawl] > g[classRecrawl] {
+			t.Fatalf("budget %v, demands %v: shares sum to %v", g, demand, sum)
+		}
+		for name, q := range shares {
+			if sum[classNew] >= len(demand) && q[classNew] < 1 {
+				t.Fatalf("budget %v, demands %v: %s gets no new URL", g, demand, name)
+			}
+		}
+	}
+	if q := cluster.Allocate(frontier.Quota{classNew: 1 << 62}, map[string]frontier.Demand{"a": {classNew: 1 << 62}, "b": {classNew: 1 << 61}}); q["a"].Total()+q["b"].Total() != 1<<62 {
+		t.Errorf("a budget of 2^62 splits into %v", q)
+	}
+}
+
+// budgetNode is a cluster member with a frontier whose budget is its
+// share, its heartbeat ticked by hand.
+type budgetNode struct {
+	m  *cluster.Member
+	f  *frontier.Frontier
+	db *repo.DB
+}
+
+// newBudgetNode joins url as name with a frontier holding queued new
+// URLs: its demand.
+func newBudgetNode(t *testing.T, url, name string, clk clock.Clock, fcfg frontier.Config, queued int) *budgetNode {
+	t.Helper()
+	cfg, err := configs.Load(configs.Sources{Env: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := repo.Open(t.TempDir(), cfg.Repo, repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	m, err := cluster.Join(t.Context(), cluster.Config{URL: url, Node: name, Shards: 4, Replicas: 1, LeaseTTL: 2 * time.Second, Dedup: time.Minute},
+		cluster.Options{Clock: clk, Repo: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	c, err := crawler.New(cfg.Crawler, db, m.CrawlerOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := frontier.New(t.Context(), db, fcfg, c.Gate(), frontier.Uniform{}, frontier.Options{Clock: clk, Quota: m.Budget(fcfg)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &budgetNode{m: m, f: f, db: db}
+	n.queue(t, name, 0, queued, clk.Now())
+	cluster.Heartbeats(m, c, f)
+	return n
+}
+
+// queue queues new URLs from, …, to-1 of host name, due at due.
+func (n *budgetNode) queue(t *testing.T, name string, from, to int, due time.Time) {
+	t.Helper()
+	batch := n.db.NewBatch(t.Context())
+	defer batch.Close()
+	var items []repo.QueueItem
+	for i := from; i < to; i++ {
+		it, err := n.f.Enqueue(batch, fmt.Sprintf("http://%s.test/new%d", name, i), repo.ReasonLink, due)
+		if err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, it)
+	}
+	if err := batch.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	n.f.Publish(items...)
+}
+
+// limit is the node's budget for the clock's period, which the frontier
+// asks its member for when first used in the period.
+func (n *budgetNode) limit(t *testing.T) int {
+	t.Helper()
+	if job, ok := n.f.TryNext(); ok {
+		n.f.Defer(job, time.Time{}) // not fetched: given back
+	}
+	return n.f.Stats().BudgetLimit
+}
+
+// TestSharesFollowDemandAndADeadNodesShareMoves joins three nodes with
+// unequal demands to a real NATS server: each must spend the share that
+// Allocate gives it, the three summing to the cluster's budget, and once
+// one stops heartbeating its share goes to the other two at the next
+// period.
+func TestSharesFollowDemandAndADeadNodesShareMoves(t *testing.T) {
+	nc := natstest.Start(t, 1)
+	p0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk := clock.NewManual(p0.Add(-10 * time.Second))
+	fcfg := frontier.Config{Policy: "uniform", Budget: frontier.BudgetConfig{Fetches: 240, Period: time.Minute},
+		Split: frontier.SplitConfig{Recrawl: 0.25}, HostBuffer: 8, Window: 8, Exploration: "thompson", Changes: "accumulate"}
+	nodes := map[string]*budgetNode{
+		"a": newBudgetNode(t, nc.URL(), "a", clk, fcfg, 60),
+		"b": newBudgetNode(t, nc.URL(), "b", clk, fcfg, 20),
+		"c": newBudgetNode(t, nc.URL(), "c", clk, fcfg, 0),
+	}
+	beat := func(names ...string) {
+		for _, name := range names {
+			if err := nodes[name].m.Leases().Tick(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	beat("a", "b", "c") // demands measured before p0
+	clk.Set(p0)
+	// No re-fetch demand (no plan has run): the whole 240 goes to new URLs,
+	// a floor of 10 each and 210 as 60:20:0 (157.5, 52.5; the one left
+	// over to a, first by name on a tie).
+	want := map[string]int{"a": 168, "b": 62, "c": 10}
+	total := 0
+	for _, name := range []string{"a", "b", "c"} {
+		got := nodes[name].limit(t)
+		total += got
+		if got != want[name] {
+			t.Errorf("node %s's budget in the first period = %d, want %d", name, got, want[name])
+		}
+	}
+	if total != fcfg.Budget.Fetches {
+		t.Errorf("the nodes' budgets sum to %d, want the cluster's %d", total, fcfg.Budget.Fetches)
+	}
+	// Heartbeats within p0 measure new demands but do not move p0's.
+	beat("a", "b", "c")
+	st, err := cluster.ReadStatus(t.Context(), nc.URL(), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ns := st.Nodes["b"]; ns.Settled != (frontier.Demand{classNew: 20}) || ns.Share.Total() != 62 {
+		t.Errorf("status of b: demand %v, share %v; want 20 new URLs and 62 in all", ns.Settled, ns.Share)
+	}
+	var out strings.Builder
+	if err := st.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "DEMAND N/R/D/M  SHARE N/R/D/M") || !strings.Contains(out.String(), "20/0/0/0        62/0/0/0") {
+		t.Errorf("status table lacks b's demand and share:\n%s", out.String())
+	}
+
+	// c stops heartbeating; its heartbeat expires (the server's TTL).
+	deadline := time.Now().Add(time.Minute)
+	for {
+		st, err := cluster.ReadStatus(t.Context(), nc.URL(), 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, alive := st.Nodes["c"]; !alive {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("c's heartbeat did not expire")
+		}
+		beat("a", "b")
+	}
+	if got := nodes["a"].limit(t); got != want["a"] {
+		t.Errorf("a's budget changed within the period to %d", got)
+	}
+	// a's demand grows just before the next period: too late for it (a
+	// heartbeat measured then might not be stored when the others ask).
+	clk.Set(p0.Add(time.Minute - 100*time.Millisecond))
+	nodes["a"].queue(t, "a", 60, 90, clk.Now())
+	beat("a", "b")
+	clk.Set(p0.Add(time.Minute))
+	// a's and b's demands as measured in p0, more than a lease tick before.
+	shares := cluster.Allocate(frontier.QuotaOf(fcfg), map[string]frontier.Demand{
+		"a": {classNew: 60}, "b": {classNew: 20}})
+	total = 0
+	for _, name := range []string{"a", "b"} {
+		got := nodes[name].limit(t)
+		total += got
+		if got != shares[name].Total() || got <= want[name] {
+			t.Errorf("node %s's budget once c is gone = %d, want %d (more than %d)", name, got, shares[name].Total(), want[name])
+		}
+	}
+	if total != fcfg.Budget.Fetches {
+		t.Errorf("the two nodes' budgets sum to %d, want the cluster's %d", total, fcfg.Budget.Fetches)
+	}
+}
