@@ -65,27 +65,44 @@ func Order(items []Scored, order string, weight float64) {
 		return
 	}
 	score := Blend(items, weight)
-	idx := make([]int, len(items))
-	for i := range idx {
-		idx[i] = i
+	// The keys are sorted beside the items, which are then permuted in
+	// place: comparisons read a compact array, and no second list is made.
+	type key struct {
+		score, rel, pop float64
+		i               int
 	}
-	slices.SortStableFunc(idx, func(i, j int) int {
-		if c := cmp.Compare(score[j], score[i]); c != 0 {
+	keys := make([]key, len(items))
+	for i, it := range items {
+		keys[i] = key{score[i], it.Relevance, it.Popularity, i}
+	}
+	slices.SortStableFunc(keys, func(a, b key) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(items[j].Relevance, items[i].Relevance); c != 0 {
+		if c := cmp.Compare(b.rel, a.rel); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(items[j].Popularity, items[i].Popularity); c != 0 {
+		if c := cmp.Compare(b.pop, a.pop); c != 0 {
 			return c
 		}
-		return cmp.Compare(items[i].URL, items[j].URL)
+		return cmp.Compare(items[a.i].URL, items[b.i].URL)
 	})
-	sorted := make([]Scored, len(items))
-	for k, i := range idx {
-		sorted[k] = items[i]
+	// Position k takes the item at keys[k].i: follow each cycle once.
+	for start := range keys {
+		if keys[start].i < 0 {
+			continue
+		}
+		tmp, k := items[start], start
+		for {
+			src := keys[k].i
+			keys[k].i = -1
+			if src == start {
+				items[k] = tmp
+				break
+			}
+			items[k], k = items[src], src
+		}
 	}
-	copy(items, sorted)
 }
 
 // Blend returns each item's blended score

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"strings"
 	"time"
 )
@@ -62,7 +63,7 @@ type Searcher struct {
 	retriever Retriever
 	stats     StatsReader
 	signer    *Signer
-	secret    []byte
+	seeds     *keyedMAC // PromotionSeed's MAC under the secret
 	logger    *slog.Logger
 }
 
@@ -81,7 +82,7 @@ func NewSearcher(cfg Config, retriever Retriever, stats StatsReader, secret []by
 	}
 	return &Searcher{
 		cfg: cfg, retriever: retriever, stats: stats, signer: signer,
-		secret: append([]byte(nil), secret...), logger: logger.With("component", "ranking"),
+		seeds: newKeyedMAC(secret), logger: logger.With("component", "ranking"),
 	}, nil
 }
 
@@ -164,11 +165,24 @@ func (s *Searcher) order(ctx context.Context, user, query string, cands []Candid
 	return out, nil
 }
 
-// dedupe keeps the first of candidates sharing a URL, at most limit.
+// dedupe keeps the first of candidates sharing a URL, at most limit. A
+// retriever's list usually has no duplicate: it is then returned as is.
 func dedupe(cands []Candidate, limit int) []Candidate {
 	seen := make(map[string]struct{}, len(cands))
-	out := cands[:0:0]
-	for _, c := range cands {
+	for i, c := range cands {
+		if _, dup := seen[c.URL]; dup {
+			return dedupeFrom(cands, i, seen, limit)
+		}
+		seen[c.URL] = struct{}{}
+	}
+	return cands[:min(limit, len(cands))]
+}
+
+// dedupeFrom is dedupe from the first duplicate, cands[i], on: cands[:i]
+// are distinct and in seen.
+func dedupeFrom(cands []Candidate, i int, seen map[string]struct{}, limit int) []Candidate {
+	out := append(make([]Candidate, 0, len(cands)), cands[:min(i, limit)]...)
+	for _, c := range cands[i:] {
 		if _, dup := seen[c.URL]; dup || len(out) == limit {
 			continue
 		}
@@ -210,6 +224,6 @@ func (s *Searcher) merge(ctx context.Context, user, query string, items []Scored
 		}
 		return list, nil
 	}
-	rng := PromotionRand(s.secret, user, query)
+	rng := rand.New(rand.NewChaCha8(s.seeds.sum(promotionMessage(user, query)))) // PromotionRand
 	return Promote(PoolFor(items, p.Rule, p.R, rng), p.K, p.R, rng), nil
 }

@@ -212,3 +212,29 @@ func TestOrderIsSearchOnCandidatesRetrievedElsewhere(t *testing.T) {
 		t.Fatalf("page 0: %v, want ErrBadRequest", err)
 	}
 }
+
+func TestDedupeKeepsTheFirstOfEachURLUpToTheLimit(t *testing.T) {
+	c := func(urls ...string) []Candidate {
+		var out []Candidate
+		for i, u := range urls {
+			out = append(out, Candidate{URL: u, Relevance: float64(i)})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		in    []Candidate
+		limit int
+		want  []Candidate
+	}{
+		{c("a", "b", "c"), 5, c("a", "b", "c")},
+		{c("a", "b", "c"), 2, c("a", "b")},
+		{c("a", "b", "a", "c"), 5, []Candidate{{URL: "a"}, {URL: "b", Relevance: 1}, {URL: "c", Relevance: 3}}},
+		{c("a", "a", "b", "c"), 2, []Candidate{{URL: "a"}, {URL: "b", Relevance: 2}}},
+		{c("a", "b", "c", "a", "d"), 2, c("a", "b")},
+		{nil, 3, nil},
+	} {
+		if got := dedupe(tc.in, tc.limit); !slices.Equal(got, tc.want) {
+			t.Errorf("dedupe(%v, %d) = %v, want %v", tc.in, tc.limit, got, tc.want)
+		}
+	}
+}
