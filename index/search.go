@@ -13,7 +13,6 @@ import (
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
-	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
 )
@@ -258,18 +257,19 @@ func (s segments) stored(doc uint64, h *Hit, withText func([]byte)) error {
 }
 
 // locations returns, for each of the documents ids, where the query's
-// words occur in FieldText (byte offsets into the stored text, from the
-// term vectors), for snippets. st, r's text field in memory, may be nil.
-func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapText, q Query, ids []bindex.IndexInternalID) ([]search.TermLocationMap, error) {
-	out := make([]search.TermLocationMap, len(ids))
+// words occur in FieldText (byte ranges in the stored text, from the term
+// vectors), for snippets. st, r's text field in memory, may be nil.
+func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapText, q Query, ids []bindex.IndexInternalID) ([][]Span, error) {
+	out := make([][]Span, len(ids))
 	order := make([]int, len(ids))
 	for i := range order {
 		order[i] = i
-		out[i] = search.TermLocationMap{}
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a].Value(), ids[b].Value()) })
 	words := strings.Join(append(slices.Clone(q.Terms), q.Phrases...), " ")
 	seen := map[string]bool{}
+	holding := make([]int, 0, len(ids))
+	var tfd bindex.TermFieldDoc // reused: Advance fills its vectors in place
 	for _, tok := range ix.Analyzer().Analyze([]byte(words)) {
 		term := string(tok.Term)
 		if seen[term] {
@@ -278,7 +278,7 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapTe
 		seen[term] = true
 		// Advance only to the documents holding the term: a miss moves
 		// the reader past the next document, and going back reopens it.
-		var holding []int
+		holding = holding[:0]
 		for _, i := range order {
 			if st.holds(term, ids[i].Value()) {
 				holding = append(holding, i)
@@ -292,7 +292,7 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapTe
 			return nil, fmt.Errorf("index: positions of %q: %w", term, err)
 		}
 		for _, i := range holding {
-			d, err := tfr.Advance(ids[i], nil)
+			d, err := tfr.Advance(ids[i], &tfd)
 			if err != nil {
 				tfr.Close()
 				return nil, fmt.Errorf("index: positions of %q: %w", term, err)
@@ -304,7 +304,7 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapTe
 				continue
 			}
 			for _, v := range d.Vectors {
-				out[i][term] = append(out[i][term], &search.Location{Pos: v.Pos, Start: v.Start, End: v.End})
+				out[i] = append(out[i], Span{int(v.Start), int(v.End)})
 			}
 		}
 		tfr.Close()
