@@ -279,8 +279,12 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapTe
 		// Advance only to the documents holding the term: a miss moves
 		// the reader past the next document, and going back reopens it.
 		holding = holding[:0]
+		var posts []termPosting
+		if st != nil {
+			posts = st.postings(term)
+		}
 		for _, i := range order {
-			if st.holds(term, ids[i].Value()) {
+			if st == nil || holdsDoc(posts, ids[i].Value()) { // nil st: unknown, so every document
 				holding = append(holding, i)
 			}
 		}

@@ -204,13 +204,10 @@ func (st *snapText) postings(term string) []termPosting {
 	return st.post[st.termAt[t]:st.termAt[t+1]]
 }
 
-// holds reports whether document doc has term; st may be nil (unknown:
-// true).
-func (st *snapText) holds(term string, doc uint64) bool {
-	if st == nil {
-		return true
-	}
-	_, ok := slices.BinarySearchFunc(st.postings(term), doc, func(p termPosting, doc uint64) int {
+// holdsDoc reports whether the postings posts (a term's, ascending)
+// include document doc.
+func holdsDoc(posts []termPosting, doc uint64) bool {
+	_, ok := slices.BinarySearchFunc(posts, doc, func(p termPosting, doc uint64) int {
 		return cmp.Compare(uint64(p.of), doc)
 	})
 	return ok
