@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"testing"
@@ -214,6 +215,10 @@ func TestOrderIsSearchOnCandidatesRetrievedElsewhere(t *testing.T) {
 }
 
 func TestDedupeKeepsTheFirstOfEachURLUpToTheLimit(t *testing.T) {
+	var many []string // more than the set on the stack holds
+	for i := range 300 {
+		many = append(many, fmt.Sprintf("p%d", i))
+	}
 	c := func(urls ...string) []Candidate {
 		var out []Candidate
 		for i, u := range urls {
@@ -232,8 +237,10 @@ func TestDedupeKeepsTheFirstOfEachURLUpToTheLimit(t *testing.T) {
 		{c("a", "a", "b", "c"), 2, []Candidate{{URL: "a"}, {URL: "b", Relevance: 2}}},
 		{c("a", "b", "c", "a", "d"), 2, c("a", "b")},
 		{nil, 3, nil},
+		{c(many...), 1000, c(many[:300]...)},
+		{c(append(many[:300:300], "p7")...), 1000, c(many[:300]...)},
 	} {
-		if got := dedupe(tc.in, tc.limit); !slices.Equal(got, tc.want) {
+		if got := dedupe(tc.in, tc.limit, maphash.MakeSeed()); !slices.Equal(got, tc.want) {
 			t.Errorf("dedupe(%v, %d) = %v, want %v", tc.in, tc.limit, got, tc.want)
 		}
 	}
