@@ -49,7 +49,7 @@ type snapText struct {
 	fwd     []termPosting      // .of is a term id, ascending per document
 
 	mu   sync.Mutex
-	urls map[uint64]string // document number → URL, as resolved
+	urls []string          // document number → URL, "" until resolved
 	docs map[string]uint64 // and back
 }
 
@@ -117,7 +117,7 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader) (*snapText, error)
 	if err != nil {
 		return nil, fmt.Errorf("index: doc count: %w", err)
 	}
-	st := &snapText{snap: r, n: n, meanLen: 1, urls: map[uint64]string{}, docs: map[string]uint64{}}
+	st := &snapText{snap: r, n: n, meanLen: 1, docs: map[string]uint64{}}
 	dict, err := r.FieldDict(FieldText)
 	if err != nil {
 		return nil, fmt.Errorf("index: text dictionary: %w", err)
@@ -167,6 +167,7 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader) (*snapText, error)
 		tfr.Close()
 	}
 	st.termAt = append(st.termAt, uint32(len(st.post)))
+	st.urls = make([]string, len(st.length))
 	st.ids = make(map[string]uint32, len(st.terms))
 	for t, term := range st.terms {
 		st.ids[term] = uint32(t)
@@ -249,8 +250,8 @@ func (st *snapText) resolveURLs(cands []candidate) ([]string, error) {
 	var missing []int
 	st.mu.Lock()
 	for i, c := range cands {
-		if u, ok := st.urls[c.doc]; ok {
-			urls[i] = u
+		if c.doc < uint64(len(st.urls)) && st.urls[c.doc] != "" {
+			urls[i] = st.urls[c.doc]
 		} else {
 			missing = append(missing, i)
 		}
@@ -281,7 +282,9 @@ func (st *snapText) resolveURLs(cands []candidate) ([]string, error) {
 	}
 	st.mu.Lock()
 	for _, i := range missing {
-		st.urls[cands[i].doc] = urls[i]
+		if cands[i].doc < uint64(len(st.urls)) {
+			st.urls[cands[i].doc] = urls[i]
+		}
 		st.docs[urls[i]] = cands[i].doc
 	}
 	st.mu.Unlock()
