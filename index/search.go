@@ -138,19 +138,27 @@ func (ix *Index) Search(ctx context.Context, q Query, from, size int) (Result, e
 // and the number of matching documents: URL and score only, no stored
 // field is read (Shown gives titles and snippets for the few shown).
 // Ranking reorders and blends from here.
-func (ix *Index) Retrieve(ctx context.Context, q Query, limit int) ([]Ranked, uint64, error) {
+func (ix *Index) Retrieve(ctx context.Context, q Query, limit int) ([]Hit, uint64, error) {
 	if limit < 0 {
 		return nil, 0, fmt.Errorf("index: retrieve: limit = %d: must be >= 0", limit)
 	}
-	var hits []Ranked
+	var hits []Hit
 	var total int
 	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
 		st, err := ix.snapText(ctx, r)
 		if err != nil {
 			return err
 		}
-		hits, _, total, err = ix.match(ctx, r, m, st, q, limit)
-		return err
+		ranked, _, n, err := ix.match(ctx, r, m, st, q, limit)
+		if err != nil {
+			return err
+		}
+		total = n
+		hits = make([]Hit, len(ranked))
+		for i, rk := range ranked {
+			hits[i] = Hit{URL: rk.URL, Score: rk.Score}
+		}
+		return nil
 	})
 	return hits, uint64(total), err
 }

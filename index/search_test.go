@@ -192,7 +192,7 @@ func TestRetrieveIsSearchsOrderWithoutStoredFields(t *testing.T) {
 		t.Fatalf("total %d, %d hits; Search total %d", total, len(hits), res.Total)
 	}
 	for i, h := range hits {
-		if h.URL != res.Hits[i].URL || h.Score != res.Hits[i].Score || h.Score <= 0 {
+		if h.URL != res.Hits[i].URL || h.Score != res.Hits[i].Score || h.Snippet != "" || h.Title != "" || h.Score <= 0 {
 			t.Fatalf("hit %d: %+v, Search's %+v", i, h, res.Hits[i])
 		}
 		if i > 0 && h.Score > hits[i-1].Score {

@@ -62,7 +62,7 @@ func (r Retriever) retrieveParsed(ctx context.Context, q index.Query, limit int)
 	}
 	out := make([]ranking.Candidate, len(hits))
 	for i, h := range hits {
-		out[i] = ranking.Candidate{URL: h.URL, Relevance: h.Score}
+		out[i] = ranking.Candidate{URL: h.URL, Title: h.Title, Relevance: h.Score, FetchedAt: h.FetchedAt}
 	}
 	return out, int(total), nil
 }
