@@ -7,7 +7,9 @@ import (
 	"hash/maphash"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -66,6 +68,7 @@ type Searcher struct {
 	signer    *Signer
 	seeds     *keyedMAC // PromotionSeed's MAC under the secret
 	urlSeed   maphash.Seed
+	scratch   sync.Pool // *orderScratch
 	logger    *slog.Logger
 }
 
@@ -140,7 +143,14 @@ func (s *Searcher) check(user, query string, page, size int) error {
 
 // order orders, merges and cuts the candidates of a checked request.
 func (s *Searcher) order(ctx context.Context, user, query string, cands []Candidate, total, page, size int) (Page, error) {
-	items, err := s.score(ctx, dedupe(cands, s.cfg.Candidates, s.urlSeed))
+	// The ordered list lives in pooled buffers until the page is copied out.
+	sc, _ := s.scratch.Get().(*orderScratch)
+	if sc == nil {
+		sc = new(orderScratch)
+	}
+	defer s.scratch.Put(sc)
+	defer sc.clear()
+	items, err := s.score(ctx, dedupe(cands, s.cfg.Candidates, s.urlSeed), sc)
 	if err != nil {
 		return Page{}, err
 	}
@@ -150,6 +160,9 @@ func (s *Searcher) order(ctx context.Context, user, query string, cands []Candid
 	}
 	out := Page{Query: query, Page: page, Size: size, Total: total, Candidates: len(list)}
 	lo := (page - 1) * size
+	if lo < len(list) {
+		out.Results = make([]Result, 0, min(size, len(list)-lo))
+	}
 	for i := lo; i < len(list) && i < lo+size; i++ {
 		it := items[list[i].Index]
 		rank := i + 1
@@ -220,8 +233,23 @@ func dedupeFrom(cands []Candidate, i int, limit int) []Candidate {
 	return out
 }
 
-func (s *Searcher) score(ctx context.Context, cands []Candidate) ([]Scored, error) {
-	urls := make([]string, len(cands))
+// orderScratch holds one search's candidate URLs and scored list.
+type orderScratch struct {
+	urls  []string
+	items []Scored
+}
+
+// clear drops the references the buffers hold, keeping their capacity.
+func (sc *orderScratch) clear() {
+	clear(sc.urls)
+	clear(sc.items)
+}
+
+// score looks the candidates' statistics up and orders them (L_d), in
+// sc's buffers.
+func (s *Searcher) score(ctx context.Context, cands []Candidate, sc *orderScratch) ([]Scored, error) {
+	urls := slices.Grow(sc.urls[:0], len(cands))[:len(cands)]
+	sc.urls = urls
 	for i, c := range cands {
 		urls[i] = c.URL
 	}
@@ -232,7 +260,8 @@ func (s *Searcher) score(ctx context.Context, cands []Candidate) ([]Scored, erro
 	if len(stats) != len(urls) {
 		return nil, fmt.Errorf("ranking: popularity of %d candidates: got %d answers", len(urls), len(stats))
 	}
-	items := make([]Scored, len(cands))
+	items := slices.Grow(sc.items[:0], len(cands))[:len(cands)]
+	sc.items = items
 	for i, c := range cands {
 		items[i] = Scored{Candidate: c, Stats: stats[i], Popularity: PopularityOf(stats[i], s.cfg.Popularity)}
 	}
