@@ -257,8 +257,9 @@ func (s segments) stored(doc uint64, h *Hit, withText func([]byte)) error {
 }
 
 // locations returns, for each of the documents ids, where the query's
-// words occur in FieldText (byte ranges in the stored text, from the term
-// vectors), for snippets. st, r's text field in memory, may be nil.
+// words occur in FieldText (byte ranges in the stored text), for
+// snippets: from st, r's text field in memory, or when st is nil from
+// Bleve's term vectors.
 func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapText, q Query, ids []bindex.IndexInternalID) ([][]Span, error) {
 	out := make([][]Span, len(ids))
 	order := make([]int, len(ids))
@@ -268,7 +269,6 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapTe
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a].Value(), ids[b].Value()) })
 	words := strings.Join(append(slices.Clone(q.Terms), q.Phrases...), " ")
 	seen := map[string]bool{}
-	holding := make([]int, 0, len(ids))
 	var tfd bindex.TermFieldDoc // reused: Advance fills its vectors in place
 	for _, tok := range ix.Analyzer().Analyze([]byte(words)) {
 		term := string(tok.Term)
@@ -276,26 +276,21 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapTe
 			continue
 		}
 		seen[term] = true
-		// Advance only to the documents holding the term: a miss moves
-		// the reader past the next document, and going back reopens it.
-		holding = holding[:0]
-		var posts []termPosting
-		if st != nil {
-			posts = st.postings(term)
-		}
-		for _, i := range order {
-			if st == nil || holdsDoc(posts, ids[i].Value()) { // nil st: unknown, so every document
-				holding = append(holding, i)
+		if st != nil { // from memory
+			for i, id := range ids {
+				for _, o := range st.occurrences(term, id.Value()) {
+					out[i] = append(out[i], Span{int(o.start), int(o.end)})
+				}
 			}
-		}
-		if len(holding) == 0 {
 			continue
 		}
+		// Without the snapshot in memory, from the term vectors, in
+		// document order (going back reopens the reader).
 		tfr, err := r.TermFieldReader(ctx, tok.Term, FieldText, false, false, true)
 		if err != nil {
 			return nil, fmt.Errorf("index: positions of %q: %w", term, err)
 		}
-		for _, i := range holding {
+		for _, i := range order {
 			d, err := tfr.Advance(ids[i], &tfd)
 			if err != nil {
 				tfr.Close()

@@ -23,19 +23,23 @@ import (
 //     snapshot's documents;
 //   - the forward index: each document's terms, by term id, with their
 //     frequencies;
+//   - each posting's occurrences: the byte ranges of the term in the
+//     document's stored text (its term vectors), from which a result
+//     page's snippets are cut without a postings iterator per word;
 //   - the document number → URL column (and back), filled as documents
 //     are resolved, so a result page finds the documents it shows without
 //     looking their URLs up in Bleve again.
 //
 // It is built by one pass over every posting of the field the first time
 // a snapshot is searched and dropped when a search sees another snapshot
-// (a batch or a merge). Size: 16 bytes per posting (8 in each direction),
-// 4 per document number, the dictionary's strings and a map entry (~40
-// bytes) per dictionary word, and ~150 bytes per URL resolved;
-// digitalgov-2023's week (5,000 pages, 21,000 words, 600,000 postings)
-// takes about 13 MB and about 70 ms to build, which the first search on
-// each new snapshot waits for (the mean length it replaces was counted by
-// the same pass over the postings).
+// (a batch or a merge). Size: 20 bytes per posting (8 in each direction,
+// 4 for its occurrences' offset), 8 per occurrence (token), 4 per
+// document number, the dictionary's strings and a map entry (~40 bytes)
+// per dictionary word, and ~150 bytes per URL resolved; digitalgov-2023's
+// week (5,000 pages, 21,000 words, 600,000 postings, 1.2 million tokens)
+// takes about 23 MB (the occurrences 12 MB of it) and about 110 ms to
+// build, which the first search on each new snapshot waits for (the mean
+// length it replaces was counted by the same pass over the postings).
 type snapText struct {
 	snap    bindex.IndexReader // the snapshot it describes
 	n       uint64             // live documents
@@ -47,11 +51,16 @@ type snapText struct {
 	length  []uint32           // analyzed length by document number
 	docAt   []uint32           // terms of document d: fwd[docAt[d]:docAt[d+1]]
 	fwd     []termPosting      // .of is a term id, ascending per document
+	spanAt  []uint32           // occurrences of posting j: spans[spanAt[j]:spanAt[j+1]]
+	spans   []textSpan         // byte ranges in the stored text, by position
 
 	mu   sync.Mutex
 	urls []string          // document number → URL, "" until resolved
 	docs map[string]uint64 // and back
 }
+
+// textSpan is one occurrence of a word: its bytes in the stored text.
+type textSpan struct{ start, end uint32 }
 
 // termPosting is one posting: a document (or, in the forward index, a term)
 // and the term's frequency in the document.
@@ -136,7 +145,7 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader) (*snapText, error)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		tfr, err := r.TermFieldReader(ctx, []byte(e.Term), FieldText, true, false, false)
+		tfr, err := r.TermFieldReader(ctx, []byte(e.Term), FieldText, true, false, true)
 		if err != nil {
 			return nil, fmt.Errorf("index: postings of %q: %w", e.Term, err)
 		}
@@ -162,11 +171,21 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader) (*snapText, error)
 			}
 			st.length[doc] += uint32(d.Freq)
 			st.post = append(st.post, termPosting{of: uint32(doc), tf: uint32(d.Freq)})
+			st.spanAt = append(st.spanAt, uint32(len(st.spans)))
+			for _, v := range d.Vectors {
+				if len(st.spans) == maxSnapPostings || v.End > math.MaxUint32 {
+					tfr.Close()
+					return nil, fmt.Errorf("index: postings of %q: occurrence %d ending at byte %d: retrieval keeps at most %d of each in memory",
+						e.Term, len(st.spans), v.End, uint32(math.MaxUint32))
+				}
+				st.spans = append(st.spans, textSpan{uint32(v.Start), uint32(v.End)})
+			}
 			total += d.Freq
 		}
 		tfr.Close()
 	}
 	st.termAt = append(st.termAt, uint32(len(st.post)))
+	st.spanAt = append(st.spanAt, uint32(len(st.spans)))
 	st.urls = make([]string, len(st.length))
 	st.ids = make(map[string]uint32, len(st.terms))
 	for t, term := range st.terms {
@@ -211,13 +230,22 @@ func (st *snapText) postings(term string) []termPosting {
 	return st.post[st.termAt[t]:st.termAt[t+1]]
 }
 
-// holdsDoc reports whether the postings posts (a term's, ascending)
-// include document doc.
-func holdsDoc(posts []termPosting, doc uint64) bool {
-	_, ok := slices.BinarySearchFunc(posts, doc, func(p termPosting, doc uint64) int {
+// occurrences returns where term occurs in document doc's stored text
+// (byte ranges, by position), none if it does not.
+func (st *snapText) occurrences(term string, doc uint64) []textSpan {
+	t, ok := st.term(term)
+	if !ok {
+		return nil
+	}
+	lo, hi := st.termAt[t], st.termAt[t+1]
+	k, found := slices.BinarySearchFunc(st.post[lo:hi], doc, func(p termPosting, doc uint64) int {
 		return cmp.Compare(uint64(p.of), doc)
 	})
-	return ok
+	if !found {
+		return nil
+	}
+	j := int(lo) + k
+	return st.spans[st.spanAt[j]:st.spanAt[j+1]]
 }
 
 // docTerms returns document doc's terms (ids ascending) with their
