@@ -30,10 +30,12 @@
 //   - In memory, for retrieval (snaptext.go): the text field of the
 //     snapshot searched last, read from its postings once per snapshot:
 //     each term's documents and frequencies, each document's terms (the
-//     forward index RM3 reads) and analyzed length, their mean, and the
-//     document number → URL column (one entry per document resolved);
-//     16 bytes per posting plus ~100 per URL resolved (about 12 MB for
-//     digitalgov-2023's week of 5,000 pages), dropped when a search sees
+//     forward index RM3 reads) and analyzed length, their mean, the byte
+//     ranges of each posting's occurrences (snippets), and the document
+//     number → URL column (one entry per document resolved); 20 bytes per
+//     posting, 8 per token, ~40 per dictionary word (its id by hash) and
+//     ~100 per URL resolved (about 23 MB for digitalgov-2023's week of
+//     5,000 pages), dropped when a search sees
 //     another snapshot (a batch or a merge).
 //
 // Retrieval (match.go): textbook BM25 over the text field (scored from

@@ -204,7 +204,7 @@ func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.Inde
 		buf = new([]candidate)
 	}
 	defer ix.cands.Put(buf)
-	cands, err := ix.accumulate(ctx, r, st, p, (*buf)[:0])
+	cands, err := ix.candidates(ctx, r, st, p, (*buf)[:0])
 	*buf = cands[:0]
 	if err != nil {
 		return nil, nil, 0, err

@@ -36,9 +36,11 @@ func RelevanceModel(pages []FeedbackPage, k int) []RelevanceWord {
 		}
 		w := p.Score / scoreSum / float64(p.Length)
 		p.Words(func(word, tf uint32) {
+			v := rm[word]
 			for range tf { // one addition per token of the page
-				rm[word] += w
+				v += w
 			}
+			rm[word] = v
 		})
 	}
 	byP := func(a, b RelevanceWord) int {

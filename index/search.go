@@ -13,7 +13,6 @@ import (
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
-	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
 )
@@ -258,41 +257,41 @@ func (s segments) stored(doc uint64, h *Hit, withText func([]byte)) error {
 }
 
 // locations returns, for each of the documents ids, where the query's
-// words occur in FieldText (byte offsets into the stored text, from the
-// term vectors), for snippets. st, r's text field in memory, may be nil.
-func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapText, q Query, ids []bindex.IndexInternalID) ([]search.TermLocationMap, error) {
-	out := make([]search.TermLocationMap, len(ids))
+// words occur in FieldText (byte ranges in the stored text), for
+// snippets: from st, r's text field in memory, or when st is nil from
+// Bleve's term vectors.
+func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapText, q Query, ids []bindex.IndexInternalID) ([][]Span, error) {
+	out := make([][]Span, len(ids))
 	order := make([]int, len(ids))
 	for i := range order {
 		order[i] = i
-		out[i] = search.TermLocationMap{}
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a].Value(), ids[b].Value()) })
 	words := strings.Join(append(slices.Clone(q.Terms), q.Phrases...), " ")
 	seen := map[string]bool{}
+	var tfd bindex.TermFieldDoc // reused: Advance fills its vectors in place
 	for _, tok := range ix.Analyzer().Analyze([]byte(words)) {
 		term := string(tok.Term)
 		if seen[term] {
 			continue
 		}
 		seen[term] = true
-		// Advance only to the documents holding the term: a miss moves
-		// the reader past the next document, and going back reopens it.
-		var holding []int
-		for _, i := range order {
-			if st.holds(term, ids[i].Value()) {
-				holding = append(holding, i)
+		if st != nil { // from memory
+			for i, id := range ids {
+				for _, o := range st.occurrences(term, id.Value()) {
+					out[i] = append(out[i], Span{int(o.start), int(o.end)})
+				}
 			}
-		}
-		if len(holding) == 0 {
 			continue
 		}
+		// Without the snapshot in memory, from the term vectors, in
+		// document order (going back reopens the reader).
 		tfr, err := r.TermFieldReader(ctx, tok.Term, FieldText, false, false, true)
 		if err != nil {
 			return nil, fmt.Errorf("index: positions of %q: %w", term, err)
 		}
-		for _, i := range holding {
-			d, err := tfr.Advance(ids[i], nil)
+		for _, i := range order {
+			d, err := tfr.Advance(ids[i], &tfd)
 			if err != nil {
 				tfr.Close()
 				return nil, fmt.Errorf("index: positions of %q: %w", term, err)
@@ -304,7 +303,7 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapTe
 				continue
 			}
 			for _, v := range d.Vectors {
-				out[i][term] = append(out[i][term], &search.Location{Pos: v.Pos, Start: v.Start, End: v.End})
+				out[i] = append(out[i], Span{int(v.Start), int(v.End)})
 			}
 		}
 		tfr.Close()

@@ -23,33 +23,44 @@ import (
 //     snapshot's documents;
 //   - the forward index: each document's terms, by term id, with their
 //     frequencies;
+//   - each posting's occurrences: the byte ranges of the term in the
+//     document's stored text (its term vectors), from which a result
+//     page's snippets are cut without a postings iterator per word;
 //   - the document number → URL column (and back), filled as documents
 //     are resolved, so a result page finds the documents it shows without
 //     looking their URLs up in Bleve again.
 //
 // It is built by one pass over every posting of the field the first time
 // a snapshot is searched and dropped when a search sees another snapshot
-// (a batch or a merge). Size: 16 bytes per posting (8 in each direction),
-// 4 per document number, the dictionary's strings, and ~150 bytes per URL
-// resolved; digitalgov-2023's week (5,000 pages, 600,000 postings) takes
-// about 12 MB and about 70 ms to build, which the first search on each new
-// snapshot waits for (the mean length it replaces was counted by the same
-// pass over the postings).
+// (a batch or a merge). Size: 20 bytes per posting (8 in each direction,
+// 4 for its occurrences' offset), 8 per occurrence (token), 4 per
+// document number, the dictionary's strings and a map entry (~40 bytes)
+// per dictionary word, and ~150 bytes per URL resolved; digitalgov-2023's
+// week (5,000 pages, 21,000 words, 600,000 postings, 1.2 million tokens)
+// takes about 23 MB (the occurrences 12 MB of it) and about 110 ms to
+// build, which the first search on each new snapshot waits for (the mean
+// length it replaces was counted by the same pass over the postings).
 type snapText struct {
 	snap    bindex.IndexReader // the snapshot it describes
 	n       uint64             // live documents
 	meanLen float64            // mean analyzed length of FieldText, 1 for an empty index
 	terms   []string           // the field's dictionary, ascending
+	ids     map[string]uint32  // and back: a query's words are looked up by hash, not by string comparisons in the dictionary
 	termAt  []uint32           // postings of term t: post[termAt[t]:termAt[t+1]]
 	post    []termPosting      // .of is a document number
 	length  []uint32           // analyzed length by document number
 	docAt   []uint32           // terms of document d: fwd[docAt[d]:docAt[d+1]]
 	fwd     []termPosting      // .of is a term id, ascending per document
+	spanAt  []uint32           // occurrences of posting j: spans[spanAt[j]:spanAt[j+1]]
+	spans   []textSpan         // byte ranges in the stored text, by position
 
 	mu   sync.Mutex
-	urls map[uint64]string // document number → URL, as resolved
+	urls []string          // document number → URL, "" until resolved
 	docs map[string]uint64 // and back
 }
+
+// textSpan is one occurrence of a word: its bytes in the stored text.
+type textSpan struct{ start, end uint32 }
 
 // termPosting is one posting: a document (or, in the forward index, a term)
 // and the term's frequency in the document.
@@ -115,7 +126,7 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader) (*snapText, error)
 	if err != nil {
 		return nil, fmt.Errorf("index: doc count: %w", err)
 	}
-	st := &snapText{snap: r, n: n, meanLen: 1, urls: map[uint64]string{}, docs: map[string]uint64{}}
+	st := &snapText{snap: r, n: n, meanLen: 1, docs: map[string]uint64{}}
 	dict, err := r.FieldDict(FieldText)
 	if err != nil {
 		return nil, fmt.Errorf("index: text dictionary: %w", err)
@@ -134,7 +145,7 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader) (*snapText, error)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		tfr, err := r.TermFieldReader(ctx, []byte(e.Term), FieldText, true, false, false)
+		tfr, err := r.TermFieldReader(ctx, []byte(e.Term), FieldText, true, false, true)
 		if err != nil {
 			return nil, fmt.Errorf("index: postings of %q: %w", e.Term, err)
 		}
@@ -160,11 +171,26 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader) (*snapText, error)
 			}
 			st.length[doc] += uint32(d.Freq)
 			st.post = append(st.post, termPosting{of: uint32(doc), tf: uint32(d.Freq)})
+			st.spanAt = append(st.spanAt, uint32(len(st.spans)))
+			for _, v := range d.Vectors {
+				if len(st.spans) == maxSnapPostings || v.End > math.MaxUint32 {
+					tfr.Close()
+					return nil, fmt.Errorf("index: postings of %q: occurrence %d ending at byte %d: retrieval keeps at most %d of each in memory",
+						e.Term, len(st.spans), v.End, uint32(math.MaxUint32))
+				}
+				st.spans = append(st.spans, textSpan{uint32(v.Start), uint32(v.End)})
+			}
 			total += d.Freq
 		}
 		tfr.Close()
 	}
 	st.termAt = append(st.termAt, uint32(len(st.post)))
+	st.spanAt = append(st.spanAt, uint32(len(st.spans)))
+	st.urls = make([]string, len(st.length))
+	st.ids = make(map[string]uint32, len(st.terms))
+	for t, term := range st.terms {
+		st.ids[term] = uint32(t)
+	}
 	if n > 0 && total > 0 {
 		st.meanLen = float64(total) / float64(n)
 	}
@@ -190,8 +216,8 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader) (*snapText, error)
 
 // term returns the id of term, ok false when no document has it.
 func (st *snapText) term(term string) (uint32, bool) {
-	i, ok := slices.BinarySearch(st.terms, term)
-	return uint32(i), ok
+	t, ok := st.ids[term]
+	return t, ok
 }
 
 // postings returns the documents holding term, ascending, with the
@@ -204,16 +230,22 @@ func (st *snapText) postings(term string) []termPosting {
 	return st.post[st.termAt[t]:st.termAt[t+1]]
 }
 
-// holds reports whether document doc has term; st may be nil (unknown:
-// true).
-func (st *snapText) holds(term string, doc uint64) bool {
-	if st == nil {
-		return true
+// occurrences returns where term occurs in document doc's stored text
+// (byte ranges, by position), none if it does not.
+func (st *snapText) occurrences(term string, doc uint64) []textSpan {
+	t, ok := st.term(term)
+	if !ok {
+		return nil
 	}
-	_, ok := slices.BinarySearchFunc(st.postings(term), doc, func(p termPosting, doc uint64) int {
+	lo, hi := st.termAt[t], st.termAt[t+1]
+	k, found := slices.BinarySearchFunc(st.post[lo:hi], doc, func(p termPosting, doc uint64) int {
 		return cmp.Compare(uint64(p.of), doc)
 	})
-	return ok
+	if !found {
+		return nil
+	}
+	j := int(lo) + k
+	return st.spans[st.spanAt[j]:st.spanAt[j+1]]
 }
 
 // docTerms returns document doc's terms (ids ascending) with their
@@ -246,8 +278,8 @@ func (st *snapText) resolveURLs(cands []candidate) ([]string, error) {
 	var missing []int
 	st.mu.Lock()
 	for i, c := range cands {
-		if u, ok := st.urls[c.doc]; ok {
-			urls[i] = u
+		if c.doc < uint64(len(st.urls)) && st.urls[c.doc] != "" {
+			urls[i] = st.urls[c.doc]
 		} else {
 			missing = append(missing, i)
 		}
@@ -278,7 +310,9 @@ func (st *snapText) resolveURLs(cands []candidate) ([]string, error) {
 	}
 	st.mu.Lock()
 	for _, i := range missing {
-		st.urls[cands[i].doc] = urls[i]
+		if cands[i].doc < uint64(len(st.urls)) {
+			st.urls[cands[i].doc] = urls[i]
+		}
 		st.docs[urls[i]] = cands[i].doc
 	}
 	st.mu.Unlock()

@@ -10,6 +10,9 @@ import (
 
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/deltaq/deltaq/internal/datasets"
+	"github.com/deltaq/deltaq/internal/querylog"
 )
 
 // TestSnapTextIsBlevesAnalysis checks the in-memory text field against
@@ -152,5 +155,59 @@ func TestSortBestIsThePrefixOfTheFullOrder(t *testing.T) {
 		if !slices.Equal(kept, want[:min(n, k%8)]) {
 			t.Fatalf("keepBest, round %d: n %d, k %d: %v, want %v", round, n, k%8, kept, want[:min(n, k%8)])
 		}
+	}
+}
+
+// TestOccurrencesAreTheTermVectors checks the snippet locations read from
+// memory against those read from Bleve's term vectors, for the shown
+// pages of trec-mq queries on digitalgov week 0.
+func TestOccurrencesAreTheTermVectors(t *testing.T) {
+	fx := week0Index(t, ScoringBM25)
+	ix := fx.ix
+	qs, err := querylog.Load(datasets.Path(t, "querylogs", "trec-mq.tsv"), querylog.FormatTopics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans := 0
+	err = ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
+		st, err := ix.snapText(t.Context(), r)
+		if err != nil {
+			return err
+		}
+		for _, qq := range qs[:100] {
+			q, err := ParseQuery(qq.Text, ix.cfg.Limits())
+			if err != nil {
+				continue
+			}
+			_, docs, _, err := ix.match(t.Context(), r, m, st, q, 10)
+			if err != nil {
+				return err
+			}
+			ids := make([]bindex.IndexInternalID, len(docs))
+			for i, d := range docs {
+				ids[i] = bindex.NewIndexInternalID(nil, d)
+			}
+			mem, err := ix.locations(t.Context(), r, st, q, ids)
+			if err != nil {
+				return err
+			}
+			vectors, err := ix.locations(t.Context(), r, nil, q, ids)
+			if err != nil {
+				return err
+			}
+			for i := range ids {
+				if !slices.Equal(mem[i], vectors[i]) {
+					t.Errorf("%q, document %d: %v from memory, %v from the term vectors", qq.Text, docs[i], mem[i], vectors[i])
+				}
+				spans += len(mem[i])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spans < 1000 {
+		t.Fatalf("only %d occurrences compared", spans)
 	}
 }

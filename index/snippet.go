@@ -1,8 +1,8 @@
 package index
 
 import (
+	"bytes"
 	"cmp"
-	"html"
 	"slices"
 	"strings"
 	"unicode"
@@ -31,27 +31,30 @@ type snippetCut struct {
 // from the term vectors of FieldText (byte offsets into the stored text).
 // "…" marks a cut at either end.
 func snippet[T string | []byte](text T, locs search.TermLocationMap, size int) string {
-	return cutSnippet(text, locs, size).HTML
-}
-
-// cutSnippet is snippet with the plain text and spans beside the HTML.
-// text may be the stored bytes themselves: only the window is copied.
-func cutSnippet[T string | []byte](text T, locs search.TermLocationMap, size int) snippetCut {
-	type span struct{ start, end int }
-	var spans []span
+	var matches []Span
 	for _, ls := range locs {
 		for _, l := range ls {
-			s, e := int(l.Start), int(l.End)
-			if s >= 0 && e <= len(text) && s < e {
-				spans = append(spans, span{s, e})
-			}
+			matches = append(matches, Span{int(l.Start), int(l.End)})
 		}
 	}
-	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+	return cutSnippet(text, matches, size).HTML
+}
+
+// cutSnippet is snippet with the plain text and spans beside the HTML,
+// from the matches' byte ranges (in any order; it sorts them). text may
+// be the stored bytes themselves: only the window is copied.
+func cutSnippet[T string | []byte](text T, matches []Span, size int) snippetCut {
+	spans := matches[:0]
+	for _, m := range matches {
+		if m.Start >= 0 && m.End <= len(text) && m.Start < m.End {
+			spans = append(spans, m)
+		}
+	}
+	slices.SortFunc(spans, func(a, b Span) int { return cmp.Compare(a.Start, b.Start) })
 	// Drop overlaps (a phrase and its words can report the same bytes).
 	kept := spans[:0]
 	for _, s := range spans {
-		if len(kept) > 0 && s.start < kept[len(kept)-1].end {
+		if len(kept) > 0 && s.Start < kept[len(kept)-1].End {
 			continue
 		}
 		kept = append(kept, s)
@@ -62,7 +65,7 @@ func cutSnippet[T string | []byte](text T, locs search.TermLocationMap, size int
 	best, bestN := 0, 0
 	for i, s := range spans {
 		n := 0
-		for j := i; j < len(spans) && spans[j].end <= s.start+size; j++ {
+		for j := i; j < len(spans) && spans[j].End <= s.Start+size; j++ {
 			n++
 		}
 		if n > bestN {
@@ -71,7 +74,7 @@ func cutSnippet[T string | []byte](text T, locs search.TermLocationMap, size int
 	}
 	ws := 0
 	if len(spans) > 0 {
-		ws = max(0, spans[best].start-size/5)
+		ws = max(0, spans[best].Start-size/5)
 	}
 	we := min(len(text), ws+size)
 	if we-ws < size {
@@ -79,51 +82,79 @@ func cutSnippet[T string | []byte](text T, locs search.TermLocationMap, size int
 	}
 	ws, we = wordStart(text, ws), wordEnd(text, we)
 	if len(spans) > 0 {
-		ws = min(ws, spans[best].start)
-		we = max(we, min(len(text), spans[best].end))
+		ws = min(ws, spans[best].Start)
+		we = max(we, min(len(text), spans[best].End))
 	}
 
-	var b, plain strings.Builder
-	b.Grow(we - ws + 32)
-	plain.Grow(we - ws + 8)
+	b := make([]byte, 0, we-ws+32)
+	plain := make([]byte, 0, we-ws+8)
 	var marks []Span
 	if ws > 0 {
-		b.WriteString("…")
-		plain.WriteString("…")
+		b = append(b, "…"...)
+		plain = append(plain, "…"...)
 	}
 	pos := ws
 	for _, s := range spans {
-		if s.start < ws || s.end > we {
+		if s.Start < ws || s.End > we {
 			continue
 		}
-		b.WriteString(html.EscapeString(string(text[pos:s.start])))
-		b.WriteString("<mark>")
-		b.WriteString(html.EscapeString(string(text[s.start:s.end])))
-		b.WriteString("</mark>")
-		plain.WriteString(string(text[pos:s.start]))
-		start := plain.Len()
-		plain.WriteString(string(text[s.start:s.end]))
-		marks = append(marks, Span{start, plain.Len()})
-		pos = s.end
+		b = appendEscaped(b, text[pos:s.Start])
+		b = append(b, "<mark>"...)
+		b = appendEscaped(b, text[s.Start:s.End])
+		b = append(b, "</mark>"...)
+		plain = append(plain, text[pos:s.Start]...)
+		start := len(plain)
+		plain = append(plain, text[s.Start:s.End]...)
+		marks = append(marks, Span{start, len(plain)})
+		pos = s.End
 	}
-	b.WriteString(html.EscapeString(string(text[pos:we])))
-	plain.WriteString(string(text[pos:we]))
+	b = appendEscaped(b, text[pos:we])
+	plain = append(plain, text[pos:we]...)
 	if we < len(text) {
-		b.WriteString("…")
-		plain.WriteString("…")
+		b = append(b, "…"...)
+		plain = append(plain, "…"...)
 	}
-	out := snippetCut{HTML: strings.TrimSpace(b.String())}
-	p := plain.String()
-	if strings.ContainsAny(p, "\r\x00") {
+	out := snippetCut{HTML: string(bytes.TrimSpace(b))}
+	if bytes.ContainsAny(plain, "\r\x00") {
 		return out
 	}
 	// Trimmed as the HTML is: no match is white space.
-	lead := len(p) - len(strings.TrimLeftFunc(p, unicode.IsSpace))
-	out.Text, out.Spans = strings.TrimSpace(p), make([]Span, len(marks))
-	for i, m := range marks {
-		out.Spans[i] = Span{m.Start - lead, m.End - lead}
+	lead := len(plain) - len(bytes.TrimLeftFunc(plain, unicode.IsSpace))
+	out.Text = string(bytes.TrimSpace(plain))
+	for i := range marks {
+		marks[i] = Span{marks[i].Start - lead, marks[i].End - lead}
+	}
+	out.Spans = marks
+	if out.Spans == nil {
+		out.Spans = []Span{}
 	}
 	return out
+}
+
+// appendEscaped appends s escaped as html.EscapeString escapes it.
+func appendEscaped[T string | []byte](b []byte, s T) []byte {
+	start := 0
+	for i := 0; i < len(s); i++ {
+		var esc string
+		switch s[i] {
+		case '<':
+			esc = "&lt;"
+		case '>':
+			esc = "&gt;"
+		case '&':
+			esc = "&amp;"
+		case '\'':
+			esc = "&#39;"
+		case '"':
+			esc = "&#34;"
+		default:
+			continue
+		}
+		b = append(b, s[start:i]...)
+		b = append(b, esc...)
+		start = i + 1
+	}
+	return append(b, s[start:]...)
 }
 
 // wordStart moves i forward past a partial word (up to 24 bytes), and at

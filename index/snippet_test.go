@@ -66,15 +66,15 @@ func TestSnippetTextIsWhatHTMLParsingReads(t *testing.T) {
 			t.Errorf("%s: %q: cut %q %v, parsed %q %v", name, c.HTML, c.Text, c.Spans, text, spans)
 		}
 	}
-	locsOf := func(text string, words ...string) search.TermLocationMap {
-		locs := search.TermLocationMap{}
+	locsOf := func(text string, words ...string) []Span {
+		var locs []Span
 		for _, w := range words {
 			for i := 0; ; {
 				j := strings.Index(text[i:], w)
 				if j < 0 {
 					break
 				}
-				locs[w] = append(locs[w], &search.Location{Start: uint64(i + j), End: uint64(i + j + len(w))})
+				locs = append(locs, Span{i + j, i + j + len(w)})
 				i += j + len(w)
 			}
 		}

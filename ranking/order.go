@@ -65,27 +65,49 @@ func Order(items []Scored, order string, weight float64) {
 		return
 	}
 	score := Blend(items, weight)
-	idx := make([]int, len(items))
-	for i := range idx {
-		idx[i] = i
+	// The keys are sorted beside the items, which are then permuted in
+	// place: comparisons read a compact array, and no second list is made.
+	type key struct {
+		score, rel, pop float64
+		i               int
 	}
-	slices.SortStableFunc(idx, func(i, j int) int {
-		if c := cmp.Compare(score[j], score[i]); c != 0 {
+	keys := make([]key, len(items))
+	for i, it := range items {
+		keys[i] = key{score[i], it.Relevance, it.Popularity, i}
+	}
+	// The original position breaks the last ties: the stable order, from
+	// an unstable sort that compares fewer times.
+	slices.SortFunc(keys, func(a, b key) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(items[j].Relevance, items[i].Relevance); c != 0 {
+		if c := cmp.Compare(b.rel, a.rel); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(items[j].Popularity, items[i].Popularity); c != 0 {
+		if c := cmp.Compare(b.pop, a.pop); c != 0 {
 			return c
 		}
-		return cmp.Compare(items[i].URL, items[j].URL)
+		if c := cmp.Compare(items[a.i].URL, items[b.i].URL); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
 	})
-	sorted := make([]Scored, len(items))
-	for k, i := range idx {
-		sorted[k] = items[i]
+	// Position k takes the item at keys[k].i: follow each cycle once.
+	for start := range keys {
+		if keys[start].i < 0 {
+			continue
+		}
+		tmp, k := items[start], start
+		for {
+			src := keys[k].i
+			keys[k].i = -1
+			if src == start {
+				items[k] = tmp
+				break
+			}
+			items[k], k = items[src], src
+		}
 	}
-	copy(items, sorted)
 }
 
 // Blend returns each item's blended score
@@ -114,19 +136,26 @@ func Blend(items []Scored, weight float64) []float64 {
 	for _, it := range items {
 		maxRel = max(maxRel, it.Relevance)
 	}
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
+	// Popularities with their positions, sorted compactly; the order
+	// within a group of equal popularity does not change a score.
+	type popAt struct {
+		pop float64
+		i   int
 	}
-	slices.SortFunc(idx, func(i, j int) int { return cmp.Compare(items[j].Popularity, items[i].Popularity) })
+	idx := make([]popAt, n)
+	for i, it := range items {
+		idx[i] = popAt{it.Popularity, i}
+	}
+	slices.SortFunc(idx, func(a, b popAt) int { return cmp.Compare(b.pop, a.pop) })
 	denom := math.Log(1 + float64(n))
 	above := 0 // candidates strictly more popular than the current group
 	for g := 0; g < n; {
 		e := g
-		for e < n && items[idx[e]].Popularity == items[idx[g]].Popularity {
+		for e < n && idx[e].pop == idx[g].pop {
 			e++
 		}
-		for _, i := range idx[g:e] {
+		for _, at := range idx[g:e] {
+			i := at.i
 			pop := 0.0
 			if items[i].Popularity > 0 {
 				pop = 1 - math.Log(1+float64(above))/denom

@@ -1,7 +1,10 @@
 package ranking
 
 import (
+	"cmp"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -87,6 +90,39 @@ func TestPopularityOfPicksTheConfiguredSource(t *testing.T) {
 	for src, want := range map[string]float64{SourcePageRank: 0.25, SourceInLinks: 7, SourceClicks: 3} {
 		if got := PopularityOf(st, src); got != want {
 			t.Errorf("PopularityOf(%s) = %v, want %v", src, got, want)
+		}
+	}
+}
+
+// TestBlendOrderSortsByScoreThenRelevancePopularityURL checks Order
+// against a stable sort of copies by the documented keys, on lists with
+// many ties, some of them complete.
+func TestBlendOrderSortsByScoreThenRelevancePopularityURL(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := range 60 {
+		items := make([]Scored, n)
+		for i := range items {
+			// Few URLs, so equal keys occur; the title tells such items apart.
+			items[i] = Scored{Candidate: Candidate{URL: fmt.Sprintf("http://p%02d.test/", rng.IntN(8)), Title: fmt.Sprint(i), Relevance: float64(rng.IntN(4))}, Popularity: float64(rng.IntN(3))}
+		}
+		score := Blend(items, 0.3)
+		type pair struct {
+			s  float64
+			it Scored
+		}
+		want := make([]pair, n)
+		for i := range items {
+			want[i] = pair{score[i], items[i]}
+		}
+		slices.SortStableFunc(want, func(a, b pair) int {
+			return cmp.Or(cmp.Compare(b.s, a.s), cmp.Compare(b.it.Relevance, a.it.Relevance),
+				cmp.Compare(b.it.Popularity, a.it.Popularity), cmp.Compare(a.it.URL, b.it.URL))
+		})
+		Order(items, OrderBlend, 0.3)
+		for i := range items {
+			if items[i] != want[i].it {
+				t.Fatalf("n = %d: position %d holds %+v, want %+v", n, i, items[i], want[i].it)
+			}
 		}
 	}
 }

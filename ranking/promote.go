@@ -3,8 +3,6 @@ package ranking
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/binary"
-	"hash"
 	"math/rand/v2"
 	"strings"
 
@@ -122,25 +120,23 @@ func NormalizeQuery(q string) string {
 // secret keeps users from predicting or steering their shuffle.
 func PromotionSeed(secret []byte, user, query string) [32]byte {
 	mac := hmac.New(sha256.New, secret)
-	writeField(mac, "promote")
-	writeField(mac, user)
-	writeField(mac, NormalizeQuery(query))
+	mac.Write(promotionMessage(user, query))
 	var seed [32]byte
 	mac.Sum(seed[:0])
 	return seed
+}
+
+// promotionMessage is what PromotionSeed authenticates.
+func promotionMessage(user, query string) []byte {
+	q := NormalizeQuery(query)
+	b := make([]byte, 0, 32+len(user)+len(q))
+	b = appendField(b, "promote")
+	b = appendField(b, user)
+	return appendField(b, q)
 }
 
 // PromotionRand returns the random source of one user's promotion for one
 // query, seeded by PromotionSeed.
 func PromotionRand(secret []byte, user, query string) *rand.Rand {
 	return rand.New(rand.NewChaCha8(PromotionSeed(secret, user, query)))
-}
-
-// writeField writes a length-prefixed field, so field boundaries are part
-// of what is authenticated ("ab"+"c" differs from "a"+"bc").
-// A hash.Hash never returns a write error.
-func writeField(w hash.Hash, s string) {
-	var n [binary.MaxVarintLen64]byte
-	w.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
-	w.Write([]byte(s))
 }

@@ -246,6 +246,15 @@ func TestPromotionSeedIsPerUserAndQuery(t *testing.T) {
 	if PromotionSeed(secret, "a", "q") == PromotionSeed([]byte("another secret of thirty-two bytes"), "a", "q") {
 		t.Fatal("the seed does not depend on the secret")
 	}
+	// The searcher seeds from its pooled MAC: the same seeds, reused.
+	seeds := newKeyedMAC(secret)
+	for range 2 {
+		for _, uq := range [][2]string{{"user-a", "go pebble"}, {"ab", "c"}, {"anonymous", " Ünïcödé  Query "}} {
+			if got, want := seeds.sum(promotionMessage(uq[0], uq[1])), PromotionSeed(secret, uq[0], uq[1]); got != want {
+				t.Fatalf("searcher's seed of %q differs from PromotionSeed", uq)
+			}
+		}
+	}
 }
 
 func TestPoolRules(t *testing.T) {

@@ -36,7 +36,7 @@ type Click struct {
 // a result page (no open redirect) and clicks cannot be forged for other
 // pages, ranks or users.
 type Signer struct {
-	key []byte
+	mac *keyedMAC
 }
 
 // NewSigner returns a Signer keyed by secret (at least MinSecretLen bytes).
@@ -44,7 +44,7 @@ func NewSigner(secret []byte) (*Signer, error) {
 	if len(secret) < MinSecretLen {
 		return nil, fmt.Errorf("ranking: signing secret of %d bytes: must be at least %d", len(secret), MinSecretLen)
 	}
-	return &Signer{key: append([]byte(nil), secret...)}, nil
+	return &Signer{mac: newKeyedMAC(secret)}, nil
 }
 
 // The parameters of a click link; no others are accepted.
@@ -56,26 +56,35 @@ const (
 	paramSig    = "s"
 )
 
-func (s *Signer) mac(c Click) []byte {
-	m := hmac.New(sha256.New, s.key)
-	writeField(m, "click")
-	writeField(m, c.Target)
-	writeField(m, c.Query)
-	writeField(m, strconv.Itoa(c.Rank))
-	writeField(m, c.User)
-	return m.Sum(nil)
+func (s *Signer) sign(c Click) [sha256.Size]byte {
+	rank := strconv.Itoa(c.Rank)
+	b := make([]byte, 0, 32+len(c.Target)+len(c.Query)+len(rank)+len(c.User))
+	b = appendField(b, "click")
+	b = appendField(b, c.Target)
+	b = appendField(b, c.Query)
+	b = appendField(b, rank)
+	return s.mac.sum(appendField(b, c.User))
 }
 
 // Link returns the signed redirect link for c: RedirectPath with the
-// target, query, rank, user and signature as query parameters.
+// target, query, rank, user and signature as query parameters, in
+// url.Values.Encode's form (keys in order, values query-escaped), written
+// out directly: a result page signs ten.
 func (s *Signer) Link(c Click) string {
-	v := url.Values{}
-	v.Set(paramTarget, c.Target)
-	v.Set(paramQuery, c.Query)
-	v.Set(paramRank, strconv.Itoa(c.Rank))
-	v.Set(paramUser, c.User)
-	v.Set(paramSig, base64.RawURLEncoding.EncodeToString(s.mac(c)))
-	return RedirectPath + "?" + v.Encode()
+	sig := s.sign(c)
+	user, query, target := url.QueryEscape(c.User), url.QueryEscape(c.Query), url.QueryEscape(c.Target)
+	b := make([]byte, 0, len(RedirectPath)+24+len(user)+len(query)+len(target)+base64.RawURLEncoding.EncodedLen(len(sig)))
+	b = append(b, RedirectPath+"?"+paramUser+"="...)
+	b = append(b, user...)
+	b = append(b, "&"+paramRank+"="...)
+	b = strconv.AppendInt(b, int64(c.Rank), 10)
+	b = append(b, "&"+paramQuery+"="...)
+	b = append(b, query...)
+	b = append(b, "&"+paramSig+"="...)
+	b = base64.RawURLEncoding.AppendEncode(b, sig[:])
+	b = append(b, "&"+paramTarget+"="...)
+	b = append(b, target...)
+	return string(b)
 }
 
 // Verify checks a click link's raw query string and returns the click it
@@ -116,8 +125,9 @@ func (s *Signer) Verify(rawQuery string) (Click, error) {
 	if u, err := url.Parse(c.Target); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Click{}, fmt.Errorf("%w: target is not an absolute http(s) URL", ErrBadLink)
 	}
+	mac := s.sign(c)
 	sig, err := base64.RawURLEncoding.DecodeString(v.Get(paramSig))
-	if err != nil || !hmac.Equal(sig, s.mac(c)) {
+	if err != nil || !hmac.Equal(sig, mac[:]) {
 		return Click{}, ErrBadSignature
 	}
 	return c, nil

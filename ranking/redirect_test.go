@@ -1,8 +1,13 @@
 package ranking
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -98,4 +103,31 @@ func FuzzVerify(f *testing.F) {
 			t.Fatalf("verified %+v does not round-trip: %v", c, err)
 		}
 	})
+}
+
+// TestLinkIsValuesEncoding checks the link against the form url.Values
+// gives it and the signature against HMAC-SHA256 computed from scratch.
+func TestLinkIsValuesEncoding(t *testing.T) {
+	s := newSigner(t)
+	for _, c := range []Click{
+		validClick,
+		{Target: "http://b.test/a b?c=d&e=f#g", Query: `"plain language" -draft site:b.test é+%`, Rank: 200, User: "anonymous"},
+		{Target: "https://c.test/", Query: "q", Rank: 1, User: "u=1&v"},
+	} {
+		rank := strconv.Itoa(c.Rank)
+		var msg []byte
+		for _, f := range []string{"click", c.Target, c.Query, rank, c.User} {
+			msg = binary.AppendUvarint(msg, uint64(len(f)))
+			msg = append(msg, f...)
+		}
+		m := hmac.New(sha256.New, testSecret)
+		m.Write(msg)
+		want := RedirectPath + "?" + url.Values{
+			"u": {c.Target}, "q": {c.Query}, "n": {rank}, "id": {c.User},
+			"s": {base64.RawURLEncoding.EncodeToString(m.Sum(nil))},
+		}.Encode()
+		if got := s.Link(c); got != want {
+			t.Errorf("Link(%+v)\n got %s\nwant %s", c, got, want)
+		}
+	}
 }

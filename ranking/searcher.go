@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
+	"math/rand/v2"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -62,7 +66,9 @@ type Searcher struct {
 	retriever Retriever
 	stats     StatsReader
 	signer    *Signer
-	secret    []byte
+	seeds     *keyedMAC // PromotionSeed's MAC under the secret
+	urlSeed   maphash.Seed
+	scratch   sync.Pool // *orderScratch
 	logger    *slog.Logger
 }
 
@@ -81,7 +87,7 @@ func NewSearcher(cfg Config, retriever Retriever, stats StatsReader, secret []by
 	}
 	return &Searcher{
 		cfg: cfg, retriever: retriever, stats: stats, signer: signer,
-		secret: append([]byte(nil), secret...), logger: logger.With("component", "ranking"),
+		seeds: newKeyedMAC(secret), urlSeed: maphash.MakeSeed(), logger: logger.With("component", "ranking"),
 	}, nil
 }
 
@@ -137,7 +143,14 @@ func (s *Searcher) check(user, query string, page, size int) error {
 
 // order orders, merges and cuts the candidates of a checked request.
 func (s *Searcher) order(ctx context.Context, user, query string, cands []Candidate, total, page, size int) (Page, error) {
-	items, err := s.score(ctx, dedupe(cands, s.cfg.Candidates))
+	// The ordered list lives in pooled buffers until the page is copied out.
+	sc, _ := s.scratch.Get().(*orderScratch)
+	if sc == nil {
+		sc = new(orderScratch)
+	}
+	defer s.scratch.Put(sc)
+	defer sc.clear()
+	items, err := s.score(ctx, dedupe(cands, s.cfg.Candidates, s.urlSeed), sc)
 	if err != nil {
 		return Page{}, err
 	}
@@ -147,6 +160,9 @@ func (s *Searcher) order(ctx context.Context, user, query string, cands []Candid
 	}
 	out := Page{Query: query, Page: page, Size: size, Total: total, Candidates: len(list)}
 	lo := (page - 1) * size
+	if lo < len(list) {
+		out.Results = make([]Result, 0, min(size, len(list)-lo))
+	}
 	for i := lo; i < len(list) && i < lo+size; i++ {
 		it := items[list[i].Index]
 		rank := i + 1
@@ -164,11 +180,50 @@ func (s *Searcher) order(ctx context.Context, user, query string, cands []Candid
 	return out, nil
 }
 
-// dedupe keeps the first of candidates sharing a URL, at most limit.
-func dedupe(cands []Candidate, limit int) []Candidate {
+// dedupe keeps the first of candidates sharing a URL, at most limit. A
+// retriever's list usually has no duplicate: it is then returned as is,
+// found so by an open-addressing set of URL hashes on the stack, cheaper
+// than a map of a few hundred strings.
+func dedupe(cands []Candidate, limit int, seed maphash.Seed) []Candidate {
+	size := 16
+	for size < 2*len(cands) {
+		size <<= 1
+	}
+	var small [512]int32 // 1 + index into cands; 0: free
+	slots := small[:]
+	if size <= len(small) {
+		slots = small[:size]
+	} else {
+		slots = make([]int32, size)
+	}
+	mask := uint64(size - 1)
+	for i, c := range cands {
+		for j := maphash.String(seed, c.URL) & mask; ; j = (j + 1) & mask {
+			k := slots[j]
+			if k == 0 {
+				slots[j] = int32(i + 1)
+				break
+			}
+			if cands[k-1].URL == c.URL {
+				return dedupeFrom(cands, i, limit)
+			}
+		}
+	}
+	return cands[:min(limit, len(cands))]
+}
+
+// dedupeFrom is dedupe from the first duplicate, cands[i], on: cands[:i]
+// are distinct.
+func dedupeFrom(cands []Candidate, i int, limit int) []Candidate {
 	seen := make(map[string]struct{}, len(cands))
-	out := cands[:0:0]
-	for _, c := range cands {
+	out := make([]Candidate, 0, min(limit, len(cands)))
+	for _, c := range cands[:i] {
+		seen[c.URL] = struct{}{}
+		if len(out) < limit {
+			out = append(out, c)
+		}
+	}
+	for _, c := range cands[i:] {
 		if _, dup := seen[c.URL]; dup || len(out) == limit {
 			continue
 		}
@@ -178,8 +233,23 @@ func dedupe(cands []Candidate, limit int) []Candidate {
 	return out
 }
 
-func (s *Searcher) score(ctx context.Context, cands []Candidate) ([]Scored, error) {
-	urls := make([]string, len(cands))
+// orderScratch holds one search's candidate URLs and scored list.
+type orderScratch struct {
+	urls  []string
+	items []Scored
+}
+
+// clear drops the references the buffers hold, keeping their capacity.
+func (sc *orderScratch) clear() {
+	clear(sc.urls)
+	clear(sc.items)
+}
+
+// score looks the candidates' statistics up and orders them (L_d), in
+// sc's buffers.
+func (s *Searcher) score(ctx context.Context, cands []Candidate, sc *orderScratch) ([]Scored, error) {
+	urls := slices.Grow(sc.urls[:0], len(cands))[:len(cands)]
+	sc.urls = urls
 	for i, c := range cands {
 		urls[i] = c.URL
 	}
@@ -190,7 +260,8 @@ func (s *Searcher) score(ctx context.Context, cands []Candidate) ([]Scored, erro
 	if len(stats) != len(urls) {
 		return nil, fmt.Errorf("ranking: popularity of %d candidates: got %d answers", len(urls), len(stats))
 	}
-	items := make([]Scored, len(cands))
+	items := slices.Grow(sc.items[:0], len(cands))[:len(cands)]
+	sc.items = items
 	for i, c := range cands {
 		items[i] = Scored{Candidate: c, Stats: stats[i], Popularity: PopularityOf(stats[i], s.cfg.Popularity)}
 	}
@@ -210,6 +281,6 @@ func (s *Searcher) merge(ctx context.Context, user, query string, items []Scored
 		}
 		return list, nil
 	}
-	rng := PromotionRand(s.secret, user, query)
+	rng := rand.New(rand.NewChaCha8(s.seeds.sum(promotionMessage(user, query)))) // PromotionRand
 	return Promote(PoolFor(items, p.Rule, p.R, rng), p.K, p.R, rng), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"testing"
@@ -210,5 +211,37 @@ func TestOrderIsSearchOnCandidatesRetrievedElsewhere(t *testing.T) {
 	}
 	if _, err := s.Order(t.Context(), "someone", "go pebble", cands, total, 0, 10); !errors.Is(err, ErrBadRequest) {
 		t.Fatalf("page 0: %v, want ErrBadRequest", err)
+	}
+}
+
+func TestDedupeKeepsTheFirstOfEachURLUpToTheLimit(t *testing.T) {
+	var many []string // more than the set on the stack holds
+	for i := range 300 {
+		many = append(many, fmt.Sprintf("p%d", i))
+	}
+	c := func(urls ...string) []Candidate {
+		var out []Candidate
+		for i, u := range urls {
+			out = append(out, Candidate{URL: u, Relevance: float64(i)})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		in    []Candidate
+		limit int
+		want  []Candidate
+	}{
+		{c("a", "b", "c"), 5, c("a", "b", "c")},
+		{c("a", "b", "c"), 2, c("a", "b")},
+		{c("a", "b", "a", "c"), 5, []Candidate{{URL: "a"}, {URL: "b", Relevance: 1}, {URL: "c", Relevance: 3}}},
+		{c("a", "a", "b", "c"), 2, []Candidate{{URL: "a"}, {URL: "b", Relevance: 2}}},
+		{c("a", "b", "c", "a", "d"), 2, c("a", "b")},
+		{nil, 3, nil},
+		{c(many...), 1000, c(many[:300]...)},
+		{c(append(many[:300:300], "p7")...), 1000, c(many[:300]...)},
+	} {
+		if got := dedupe(tc.in, tc.limit, maphash.MakeSeed()); !slices.Equal(got, tc.want) {
+			t.Errorf("dedupe(%v, %d) = %v, want %v", tc.in, tc.limit, got, tc.want)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -74,6 +75,8 @@ type Server struct {
 
 	relationsAPI *relationsAPI // nil without relations
 	watchAPI     *watchAPI     // nil without watches
+
+	jsonBufs sync.Pool // *[]byte: search answers being encoded
 }
 
 // New builds the handlers.
@@ -290,7 +293,26 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, res)
+	s.writeSearchJSON(w, &res)
+}
+
+// writeSearchJSON answers a search: Response.appendJSON's bytes, which are
+// encoding/json's, into a pooled buffer.
+func (s *Server) writeSearchJSON(w http.ResponseWriter, res *Response) {
+	buf, _ := s.jsonBufs.Get().(*[]byte)
+	if buf == nil {
+		buf = new([]byte)
+	}
+	defer s.jsonBufs.Put(buf)
+	b, ok := res.appendJSON((*buf)[:0])
+	*buf = b
+	if !ok {
+		writeJSON(w, http.StatusOK, res)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	w.Write(b)
 }
 
 // fail answers a failed request: 400 for bad input, 504 for a timeout,

@@ -1,0 +1,220 @@
+package web
+
+import (
+	"math"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// This file writes the search API's Response as encoding/json with HTML
+// escaping writes it, byte for byte (TestSearchJSONIsEncodingJSON), without
+// reflection: the answer to every search is encoded, and reflection over
+// its ten results with their spans and times cost as much as ranking them.
+// A value encoding/json would refuse (a non-finite float, a time outside
+// years 0–9999) makes appendJSON report false, and the caller falls back to
+// encoding/json, which then behaves as it always did.
+
+// appendJSON appends r's JSON encoding and a newline (as json.Encoder
+// writes it) to b; ok is false when r holds a value only encoding/json
+// can judge.
+func (r *Response) appendJSON(b []byte) (_ []byte, ok bool) {
+	ok = true
+	b = append(b, `{"query":`...)
+	b = appendJSONString(b, r.Query)
+	b = append(b, `,"total":`...)
+	b = strconv.AppendUint(b, r.Total, 10)
+	b = append(b, `,"total_exact":`...)
+	b = strconv.AppendBool(b, r.TotalExact)
+	b = append(b, `,"pageable":`...)
+	b = strconv.AppendInt(b, int64(r.Pageable), 10)
+	b = append(b, `,"took_ms":`...)
+	b, ok = appendJSONFloat(b, r.TookMS, ok)
+	b = append(b, `,"page":`...)
+	b = strconv.AppendInt(b, int64(r.Page), 10)
+	b = append(b, `,"size":`...)
+	b = strconv.AppendInt(b, int64(r.Size), 10)
+	b = append(b, `,"results":`...)
+	if r.Results == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range r.Results {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b, ok = r.Results[i].appendJSON(b, ok)
+		}
+		b = append(b, ']')
+	}
+	if len(r.Ads) > 0 {
+		b = append(b, `,"ads":[`...)
+		for i, a := range r.Ads {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"title":`...)
+			b = appendJSONString(b, a.Title)
+			b = append(b, `,"text":`...)
+			b = appendJSONString(b, a.Text)
+			b = append(b, `,"url":`...)
+			b = appendJSONString(b, a.URL)
+			b = append(b, `,"click_url":`...)
+			b = appendJSONString(b, a.ClickURL)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, "}\n"...), ok
+}
+
+// appendJSON appends one result's encoding; ok carries the caller's.
+func (r *Result) appendJSON(b []byte, ok bool) ([]byte, bool) {
+	b = append(b, `{"url":`...)
+	b = appendJSONString(b, r.URL)
+	b = append(b, `,"title":`...)
+	b = appendJSONString(b, r.Title)
+	b = append(b, `,"snippet":`...)
+	b = appendJSONString(b, r.Snippet)
+	b = append(b, `,"snippet_text":`...)
+	b = appendJSONString(b, r.SnippetText)
+	b = append(b, `,"highlights":`...)
+	if r.Highlights == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, s := range r.Highlights {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"start":`...)
+			b = strconv.AppendInt(b, int64(s.Start), 10)
+			b = append(b, `,"end":`...)
+			b = strconv.AppendInt(b, int64(s.End), 10)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"matched_terms":`...)
+	if r.MatchedTerms == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, t := range r.MatchedTerms {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, t)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"score":`...)
+	b, ok = appendJSONFloat(b, r.Score, ok)
+	b = append(b, `,"fetched_at":`...)
+	b, ok = appendJSONTime(b, r.FetchedAt, ok)
+	if r.Promoted {
+		b = append(b, `,"promoted":true`...)
+	}
+	if r.ClickURL != "" {
+		b = append(b, `,"click_url":`...)
+		b = appendJSONString(b, r.ClickURL)
+	}
+	return append(b, '}'), ok
+}
+
+// appendJSONFloat is encoding/json's float64 encoding (ES6 number form);
+// a NaN or infinity clears ok.
+func appendJSONFloat(b []byte, f float64, ok bool) ([]byte, bool) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return append(b, '0'), false
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 → e-9, as encoding/json writes it.
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, ok
+}
+
+// appendJSONTime is time.Time's MarshalJSON (RFC 3339 with nanoseconds);
+// a time it refuses (year outside 0–9999, zone offset of a day or more)
+// clears ok.
+func appendJSONTime(b []byte, t time.Time, ok bool) ([]byte, bool) {
+	_, offset := t.Zone()
+	if y := t.Year(); y < 0 || y > 9999 || offset <= -24*3600 || offset >= 24*3600 {
+		return append(b, `""`...), false
+	}
+	b = append(b, '"')
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"'), ok
+}
+
+// jsonSafe marks the ASCII bytes encoding/json (with HTML escaping)
+// writes as they are.
+var jsonSafe = func() (safe [utf8.RuneSelf]bool) {
+	for c := range utf8.RuneSelf {
+		safe[c] = c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return safe
+}()
+
+// appendJSONString is encoding/json's string encoding with HTML escaping:
+// quotes, backslashes and control characters escaped, <, > and & as
+// \u003c, \u003e, \u0026, invalid UTF-8 as \ufffd, U+2028 and U+2029
+// escaped.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if jsonSafe[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

@@ -1,0 +1,111 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// encodingJSON is what writeJSON writes for v.
+func encodingJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(true)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestSearchJSONIsEncodingJSON checks appendJSON against encoding/json on
+// responses with every kind of value the fields can hold: strings with
+// HTML, control characters, invalid UTF-8 and line separators; floats
+// across the exponent cutoffs; times in zones and with nanoseconds; nil
+// and empty lists; the omitempty fields set and not.
+func TestSearchJSONIsEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pieces := []string{"a", "Zz 9", "<mark>", "</mark>", "&amp;", ">", `"`, `\`, "\n", "\r", "\t", "\b", "\f", "\x00", "\x1f", "\x7f",
+		"é", "…", "日本", "\u2028", "\u2029", "\xff", "\xe2\x80", "😀", "/", "'", " "}
+	str := func() string {
+		var b []byte
+		for range rng.IntN(12) {
+			b = append(b, pieces[rng.IntN(len(pieces))]...)
+		}
+		return string(b)
+	}
+	floats := []float64{0, math.Copysign(0, -1), 1, -1, 0.5, 1e-6, 9.99e-7, 1e-7, 1.5e-300, 1e20, 1e21, 123456789.123, -2.5e-9, 13.0625, math.MaxFloat64, math.SmallestNonzeroFloat64, 0.1 + 0.2}
+	float := func() float64 {
+		if rng.IntN(3) == 0 {
+			return rng.NormFloat64() * math.Pow(10, float64(rng.IntN(40)-20))
+		}
+		return floats[rng.IntN(len(floats))]
+	}
+	zones := []*time.Location{time.UTC, time.FixedZone("x", -7*3600-30*60), time.FixedZone("y", 13*3600+45*60)}
+	when := func() time.Time {
+		switch rng.IntN(4) {
+		case 0:
+			return time.Time{}
+		case 1:
+			return time.Unix(rng.Int64N(4e9), 0).In(zones[rng.IntN(len(zones))])
+		}
+		return time.Unix(rng.Int64N(4e9), rng.Int64N(1e9)).In(zones[rng.IntN(len(zones))])
+	}
+	for n := range 500 {
+		res := Response{Query: str(), Total: rng.Uint64() >> rng.IntN(64), TotalExact: rng.IntN(2) == 0, Pageable: rng.IntN(300),
+			TookMS: float(), Page: rng.IntN(30), Size: rng.IntN(100), Took: time.Duration(rng.Int64())}
+		if n%7 != 0 {
+			res.Results = []Result{}
+		}
+		for range rng.IntN(12) {
+			r := Result{URL: str(), Title: str(), Snippet: str(), SnippetText: str(), Score: float(), FetchedAt: when(),
+				Promoted: rng.IntN(3) == 0}
+			if rng.IntN(2) == 0 {
+				r.ClickURL = str()
+			}
+			if k := rng.IntN(4); k > 0 {
+				r.Highlights = make([]Span, k-1)
+				for i := range r.Highlights {
+					r.Highlights[i] = Span{rng.IntN(1000) - 10, rng.IntN(1000)}
+				}
+			}
+			if k := rng.IntN(4); k > 0 {
+				r.MatchedTerms = make([]string, k-1)
+				for i := range r.MatchedTerms {
+					r.MatchedTerms[i] = str()
+				}
+			}
+			res.Results = append(res.Results, r)
+		}
+		switch rng.IntN(3) {
+		case 1:
+			res.Ads = []Ad{}
+		case 2:
+			for range 1 + rng.IntN(3) {
+				res.Ads = append(res.Ads, Ad{Title: str(), Text: str(), URL: str(), ClickURL: str()})
+			}
+		}
+		got, ok := res.appendJSON(nil)
+		if want := encodingJSON(t, res); !ok || !bytes.Equal(got, want) {
+			t.Fatalf("response %d (ok %v):\n got %s\nwant %s", n, ok, got, want)
+		}
+	}
+}
+
+// TestSearchJSONDefersWhatEncodingJSONRefuses checks that a value
+// encoding/json refuses is left to it.
+func TestSearchJSONDefersWhatEncodingJSONRefuses(t *testing.T) {
+	for _, res := range []Response{
+		{TookMS: math.NaN()},
+		{Results: []Result{{Score: math.Inf(1)}}},
+		{Results: []Result{{FetchedAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}}},
+		{Results: []Result{{FetchedAt: time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC)}}},
+	} {
+		if _, ok := res.appendJSON(nil); ok {
+			t.Errorf("appendJSON accepted %+v", res)
+		}
+	}
+}
