@@ -39,6 +39,7 @@ type snapText struct {
 	snap    bindex.IndexReader // the snapshot it describes
 	n       uint64             // live documents
 	meanLen float64            // mean analyzed length of FieldText, 1 for an empty index
+	total   uint64             // analyzed length of FieldText summed over the documents
 	terms   []string           // the field's dictionary, ascending
 	termAt  []uint32           // postings of term t: post[termAt[t]:termAt[t+1]]
 	post    []termPosting      // .of is a document number
@@ -165,6 +166,7 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader) (*snapText, error)
 		tfr.Close()
 	}
 	st.termAt = append(st.termAt, uint32(len(st.post)))
+	st.total = total
 	if n > 0 && total > 0 {
 		st.meanLen = float64(total) / float64(n)
 	}
