@@ -14,10 +14,10 @@ import (
 	"github.com/deltaq/deltaq/repo"
 )
 
-// page is one archive page as the crawler stores it.
-type page struct {
-	url, host   string
-	title, text string
+// Page is one archive page as the crawler stores it.
+type Page struct {
+	URL, Host   string
+	Title, Text string
 }
 
 // Partition says how pages are split over the shards.
@@ -42,18 +42,18 @@ func ParsePartition(s string) (Partition, error) {
 	return "", fmt.Errorf("--partition = %q: must be host or url", s)
 }
 
-// shardOf is the shard of pg among s.
-func (p Partition) shardOf(pg page, s int) int {
+// ShardOf is the shard of pg among s.
+func (p Partition) ShardOf(pg Page, s int) int {
 	if p == ByHost {
-		return cluster.ShardOf(pg.host, s)
+		return cluster.ShardOf(pg.Host, s)
 	}
-	return cluster.ShardOf(pg.url, s)
+	return cluster.ShardOf(pg.URL, s)
 }
 
-// pagesOf extracts week w of each archive as the replay serves it (host
+// ExtractWeek extracts week w of each archive as the replay serves it (host
 // <name>.test) and the crawler extracts it.
-func pagesOf(archives []*archive.Archive, w int, lim extract.Limits) ([]page, error) {
-	var out []page
+func ExtractWeek(archives []*archive.Archive, w int, lim extract.Limits) ([]Page, error) {
+	var out []Page
 	for _, a := range archives {
 		if w >= a.Weeks() {
 			return nil, fmt.Errorf("week %d: archive %s has %d weeks", w, a.Name(), a.Weeks())
@@ -72,25 +72,25 @@ func pagesOf(archives []*archive.Archive, w int, lim extract.Limits) ([]page, er
 			if err != nil {
 				continue // a page the crawler would record as unparsable
 			}
-			out = append(out, page{url: u, host: host, title: doc.Title, text: doc.Text})
+			out = append(out, Page{URL: u, Host: host, Title: doc.Title, Text: doc.Text})
 		}
 	}
 	return out, nil
 }
 
-// putPages commits pages to db as the crawler commits fetches: the page
+// PutPages commits pages to db as the crawler commits fetches: the page
 // record, its version and an upsert in the change feed the index follows.
-func putPages(ctx context.Context, db *repo.DB, at time.Time, pages []page) error {
+func PutPages(ctx context.Context, db *repo.DB, at time.Time, pages []Page) error {
 	for len(pages) > 0 {
 		n := min(len(pages), 256)
 		b := db.NewBatch(ctx)
 		var errs []error
 		for _, p := range pages[:n] {
 			errs = append(errs,
-				b.PutPage(&repo.Page{URL: p.url, State: repo.StateLive, LastOutcome: repo.OutcomeOK, HTTPStatus: 200,
-					FirstSeen: at, LastFetch: at, Version: at, Title: p.title, ContentType: "text/html"}),
-				b.AddVersion(p.url, &repo.Version{FetchedAt: at, ContentType: "text/html", Title: p.title, Text: p.text}))
-			b.AppendChange(p.url, repo.ChangeUpsert, at)
+				b.PutPage(&repo.Page{URL: p.URL, State: repo.StateLive, LastOutcome: repo.OutcomeOK, HTTPStatus: 200,
+					FirstSeen: at, LastFetch: at, Version: at, Title: p.Title, ContentType: "text/html"}),
+				b.AddVersion(p.URL, &repo.Version{FetchedAt: at, ContentType: "text/html", Title: p.Title, Text: p.Text}))
+			b.AppendChange(p.URL, repo.ChangeUpsert, at)
 		}
 		err := errors.Join(errs...)
 		if err == nil {

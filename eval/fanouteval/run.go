@@ -93,7 +93,7 @@ func Run(ctx context.Context, opts Options, out string, p *progress.Tracker) (Su
 		return Summary{}, fmt.Errorf("fanouteval: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	pages, err := pagesOf(opts.Archives, cfg.Week, opts.Extract)
+	pages, err := ExtractWeek(opts.Archives, cfg.Week, opts.Extract)
 	if err != nil {
 		return Summary{}, fmt.Errorf("fanouteval: %w", err)
 	}
@@ -104,13 +104,13 @@ func Run(ctx context.Context, opts Options, out string, p *progress.Tracker) (Su
 			closers[i]()
 		}
 	}()
-	open := func(name string, part []page) (*index.Index, error) {
+	open := func(name string, part []Page) (*index.Index, error) {
 		db, err := repo.Open(filepath.Join(tmp, name, "repo"), opts.Repo, repo.Options{Logger: opts.Logger})
 		if err != nil {
 			return nil, err
 		}
 		closers = append(closers, db.Close)
-		if err := putPages(ctx, db, at, part); err != nil {
+		if err := PutPages(ctx, db, at, part); err != nil {
 			return nil, err
 		}
 		ix, err := index.Open(filepath.Join(tmp, name, "index"), opts.Index, db, index.Options{Logger: opts.Logger})
@@ -131,9 +131,9 @@ func Run(ctx context.Context, opts Options, out string, p *progress.Tracker) (Su
 	p.RunDone()
 	sets := make([]shardSet, len(opts.Partitions))
 	for i, part := range opts.Partitions {
-		split := make([][]page, cfg.Shards)
+		split := make([][]Page, cfg.Shards)
 		for _, pg := range pages {
-			s := part.shardOf(pg, cfg.Shards)
+			s := part.ShardOf(pg, cfg.Shards)
 			split[s] = append(split[s], pg)
 		}
 		for s := range split {

@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/deltaq/deltaq/cluster"
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/eval/fanouteval"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/index/fanout"
 	"github.com/deltaq/deltaq/index/indextest"
@@ -21,60 +20,31 @@ import (
 	"github.com/deltaq/deltaq/repo"
 )
 
-// page is one archive page as the crawler stores it.
-type page struct{ url, title, text string }
-
 // digitalgov returns the first n pages of week 0 of digitalgov-2023.
-func digitalgov(tb testing.TB, n int) []page {
+func digitalgov(tb testing.TB, n int) []fanouteval.Page {
 	tb.Helper()
 	a, err := archive.Open(datasets.Path(tb, "archives", "digitalgov-2023"))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	lim := extract.Limits{MaxLinks: 1000, MaxTextBytes: 1 << 20, MaxDepth: 512, MaxNodes: 200000}
-	var out []page
-	for p := range a.Pages(0) {
-		if len(out) == n {
-			break
-		}
-		u := "http://digitalgov-2023.test" + p.URL
-		base, err := url.Parse(u)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		doc, err := extract.HTML(p.Body, "text/html; charset=utf-8", base, lim)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		out = append(out, page{u, doc.Title, doc.Text})
+	pages, err := fanouteval.ExtractWeek([]*archive.Archive{a}, 0, extract.Limits{MaxLinks: 1000, MaxTextBytes: 1 << 20, MaxDepth: 512, MaxNodes: 200000})
+	if err != nil {
+		tb.Fatal(err)
 	}
-	return out
+	return pages[:min(n, len(pages))]
 }
 
 // openIndex indexes pages in a fresh repository and index under dir.
-func openIndex(tb testing.TB, dir string, cfg index.Config, pages []page) *index.Index {
+func openIndex(tb testing.TB, dir string, cfg index.Config, pages []fanouteval.Page) *index.Index {
 	tb.Helper()
 	db, err := repo.Open(filepath.Join(dir, "repo"), repo.Config{VersionsKept: 3, FetchLogKept: 4, StatsKept: 16, CacheBytes: 8 << 20}, repo.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
-	at := time.Date(2023, 1, 30, 12, 0, 0, 0, time.UTC)
-	b := db.NewBatch(context.Background())
-	for _, p := range pages {
-		err := errors.Join(
-			b.PutPage(&repo.Page{URL: p.url, State: repo.StateLive, LastOutcome: repo.OutcomeOK, HTTPStatus: 200,
-				FirstSeen: at, LastFetch: at, Version: at, Title: p.title, ContentType: "text/html"}),
-			b.AddVersion(p.url, &repo.Version{FetchedAt: at, ContentType: "text/html", Title: p.title, Text: p.text}))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		b.AppendChange(p.url, repo.ChangeUpsert, at)
-	}
-	if err := b.Commit(); err != nil {
+	if err := fanouteval.PutPages(context.Background(), db, time.Date(2023, 1, 30, 12, 0, 0, 0, time.UTC), pages); err != nil {
 		tb.Fatal(err)
 	}
-	b.Close()
 	ix, err := index.Open(filepath.Join(dir, "index"), cfg, db, index.Options{})
 	if err != nil {
 		tb.Fatal(err)
@@ -88,13 +58,13 @@ func openIndex(tb testing.TB, dir string, cfg index.Config, pages []page) *index
 
 // cluster3 is one index over pages and three over a split of them by URL
 // (every shard a sample of the host: the statistics differ most).
-func cluster3(tb testing.TB, cfg index.Config, pages []page) (*index.Index, []fanout.Node) {
+func cluster3(tb testing.TB, cfg index.Config, pages []fanouteval.Page) (*index.Index, []fanout.Node) {
 	tb.Helper()
 	dir := tb.TempDir()
 	single := openIndex(tb, filepath.Join(dir, "single"), cfg, pages)
-	split := make([][]page, 3)
+	split := make([][]fanouteval.Page, 3)
 	for _, p := range pages {
-		s := cluster.ShardOf(p.url, 3)
+		s := fanouteval.ByURL.ShardOf(p, 3)
 		split[s] = append(split[s], p)
 	}
 	var nodes []fanout.Node

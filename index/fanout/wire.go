@@ -18,6 +18,7 @@ type Request struct {
 	K     int               `json:"k,omitempty"`
 	Terms []index.QueryTerm `json:"terms,omitempty"`
 	Limit int               `json:"limit,omitempty"`
+	URLs  []string          `json:"urls,omitempty"` // pages whose titles and snippets are asked
 }
 
 // The calls of a Request.
@@ -33,6 +34,7 @@ type Response struct {
 	Stats    *index.MatchStats  `json:"stats,omitempty"`
 	Feedback *index.Feedback    `json:"feedback,omitempty"`
 	Match    *index.ShardResult `json:"match,omitempty"`
+	Shown    []index.Hit        `json:"shown,omitempty"`
 	Error    string             `json:"error,omitempty"`
 	BadQuery bool               `json:"bad_query,omitempty"`
 }
