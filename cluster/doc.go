@@ -66,8 +66,21 @@
 // its jobs in the first node's queue, put back each lease tick (crawler
 // RouteWait), so that node never reports itself idle; a re-crawl after
 // the first fetch is scheduled by the node that fetched, in its own
-// repository, and does not move. Search across nodes and the global
-// budget are not built.
+// repository, and does not move. The global budget is not built.
+//
+// Search across nodes (search.go, `deltaq serve --cluster`): each node
+// serving search heartbeats in deltaq_searchers (node → "", lease_ttl;
+// not deltaq_nodes, whose heartbeats end with the crawl) and answers
+// requests to its index on deltaq.search.<node> (request/reply, JSON
+// index/fanout.Request), refusing one outside its bounds with the field,
+// the value and the bound; its own users' searches fan out to itself and
+// the nodes listed at the last heartbeat (package index/fanout: the
+// cluster's BM25 statistics per query, RM3 from the best pages of all,
+// one merge). A node that does not answer a round within search_timeout
+// is left out, the answer names it (web.Response.Partial), and searches
+// do not wait for it again until a heartbeat has passed. Popularity
+// (ranking's PageRank and clicks) stays each node's own: a page of
+// another node is ordered by relevance alone.
 //
 // Known defect: a node killed mid-crawl is covered by
 // TestClusterSurvivesAKilledNATSServerAndAKilledNode (separate processes,
