@@ -78,9 +78,12 @@
 // cluster's BM25 statistics per query, RM3 from the best pages of all,
 // one merge). A node that does not answer a round within search_timeout
 // is left out, the answer names it (web.Response.Partial), and searches
-// do not wait for it again until a heartbeat has passed. Popularity
-// (ranking's PageRank and clicks) stays each node's own: a page of
-// another node is ordered by relevance alone.
+// do not wait for it again until a heartbeat has passed. Not built:
+// popularity across nodes. Ranking's PageRank and clicks stay each
+// node's own (a PageRank over one node's part of the link graph is not
+// comparable with another's), so in the blend a page of another node
+// counts as unpopular; ranking.blend_weight 0 orders a cluster's results
+// by relevance alone, as the tests do.
 //
 // Known defect: a node killed mid-crawl is covered by
 // TestClusterSurvivesAKilledNATSServerAndAKilledNode (separate processes,
