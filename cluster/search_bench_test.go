@@ -16,28 +16,16 @@ import (
 	"github.com/deltaq/deltaq/index/fanout"
 	"github.com/deltaq/deltaq/internal/datasets"
 	"github.com/deltaq/deltaq/internal/querylog"
-	"github.com/deltaq/deltaq/repo"
 )
 
 // benchIndex indexes pages under dir with the default configuration.
 func benchIndex(b *testing.B, cfg *configs.Config, dir string, pages []fanouteval.Page) *index.Index {
 	b.Helper()
-	db, err := repo.Open(filepath.Join(dir, "repo"), cfg.Repo, repo.Options{})
+	ix, close, err := fanouteval.Build(b.Context(), dir, cfg.Index, cfg.Repo, pages, time.Date(2023, 1, 30, 12, 0, 0, 0, time.UTC), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { db.Close() })
-	if err := fanouteval.PutPages(b.Context(), db, time.Date(2023, 1, 30, 12, 0, 0, 0, time.UTC), pages); err != nil {
-		b.Fatal(err)
-	}
-	ix, err := index.Open(filepath.Join(dir, "index"), cfg.Index, db, index.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { ix.Close() })
-	if _, err := ix.CatchUp(b.Context()); err != nil {
-		b.Fatal(err)
-	}
+	b.Cleanup(func() { close() })
 	return ix
 }
 

@@ -60,15 +60,14 @@ type serveProc struct {
 	base string
 }
 
-// startServeProc starts `deltaq serve` with args and waits for its address.
-func startServeProc(t *testing.T, dir, name string, args ...string) *serveProc {
+// startServeProc starts cmd, a `deltaq serve`, and waits for the address
+// it prints; the process is killed when the test ends.
+func startServeProc(t *testing.T, cmd *exec.Cmd) *serveProc {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve", "--listen", "127.0.0.1:0", "--log-level", "warn"}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = logFile(t, dir, name+".log")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -90,8 +89,16 @@ func startServeProc(t *testing.T, dir, name string, args ...string) *serveProc {
 	}
 	err = cmd.Wait()
 	close(exited)
-	t.Fatalf("%s: serve exited before listening: %v", name, err)
+	t.Fatalf("%s exited before listening: %v", cmd, err)
 	return nil
+}
+
+// serveNode starts `deltaq serve` with args, its log in dir/name.log.
+func serveNode(t *testing.T, dir, name string, args ...string) *serveProc {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve", "--listen", "127.0.0.1:0", "--log-level", "warn"}, args...)...)
+	cmd.Stderr = logFile(t, dir, name+".log")
+	return startServeProc(t, cmd)
 }
 
 // search asks the process's search API for the first 10 results of q.
@@ -151,12 +158,12 @@ func TestThreeServeNodesAnswerAsOneIndex(t *testing.T) {
 		split[s] = append(split[s], p)
 	}
 	fillData(t, filepath.Join(dir, "single"), pages)
-	single := startServeProc(t, dir, "single", "--config", cfgFile, "--data", filepath.Join(dir, "single"))
+	single := serveNode(t, dir, "single", "--config", cfgFile, "--data", filepath.Join(dir, "single"))
 	var nodes []*serveProc
 	for i, part := range split {
 		data := filepath.Join(dir, fmt.Sprint("n", i))
 		fillData(t, data, part)
-		nodes = append(nodes, startServeProc(t, dir, fmt.Sprint("n", i), "--config", cfgFile, "--data", data,
+		nodes = append(nodes, serveNode(t, dir, fmt.Sprint("n", i), "--config", cfgFile, "--data", data,
 			"--cluster", ns.URL(), "--node", fmt.Sprint("n", i)))
 	}
 	// Every node lists the others within a heartbeat (lease_ttl/3).

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
+	"path/filepath"
 	"time"
 
 	"github.com/deltaq/deltaq/cluster"
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -103,4 +106,28 @@ func PutPages(ctx context.Context, db *repo.DB, at time.Time, pages []Page) erro
 		pages = pages[n:]
 	}
 	return nil
+}
+
+// Build indexes pages, fetched at at, into a fresh repository and index
+// under dir, as a crawl and the index following it would; close releases
+// both.
+func Build(ctx context.Context, dir string, icfg index.Config, rcfg repo.Config, pages []Page, at time.Time, logger *slog.Logger) (ix *index.Index, close func() error, err error) {
+	db, err := repo.Open(filepath.Join(dir, "repo"), rcfg, repo.Options{Logger: logger})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := PutPages(ctx, db, at, pages); err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	if ix, err = index.Open(filepath.Join(dir, "index"), icfg, db, index.Options{Logger: logger}); err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	close = func() error { return errors.Join(ix.Close(), db.Close()) }
+	if _, err := ix.CatchUp(ctx); err != nil {
+		close()
+		return nil, nil, err
+	}
+	return ix, close, nil
 }

@@ -100,27 +100,16 @@ func Run(ctx context.Context, opts Options, out string, p *progress.Tracker) (Su
 	at := opts.Archives[0].Date(cfg.Week)
 	var closers []func() error
 	defer func() {
-		for i := len(closers) - 1; i >= 0; i-- {
-			closers[i]()
+		for _, c := range closers {
+			c()
 		}
 	}()
 	open := func(name string, part []Page) (*index.Index, error) {
-		db, err := repo.Open(filepath.Join(tmp, name, "repo"), opts.Repo, repo.Options{Logger: opts.Logger})
+		ix, close, err := Build(ctx, filepath.Join(tmp, name), opts.Index, opts.Repo, part, at, opts.Logger)
 		if err != nil {
 			return nil, err
 		}
-		closers = append(closers, db.Close)
-		if err := PutPages(ctx, db, at, part); err != nil {
-			return nil, err
-		}
-		ix, err := index.Open(filepath.Join(tmp, name, "index"), opts.Index, db, index.Options{Logger: opts.Logger})
-		if err != nil {
-			return nil, err
-		}
-		closers = append(closers, ix.Close)
-		if _, err := ix.CatchUp(ctx); err != nil {
-			return nil, err
-		}
+		closers = append(closers, close)
 		return ix, nil
 	}
 	p.Stage("index", 1+len(opts.Partitions)*cfg.Shards, 1, "index")

@@ -37,22 +37,12 @@ func digitalgov(tb testing.TB, n int) []fanouteval.Page {
 // openIndex indexes pages in a fresh repository and index under dir.
 func openIndex(tb testing.TB, dir string, cfg index.Config, pages []fanouteval.Page) *index.Index {
 	tb.Helper()
-	db, err := repo.Open(filepath.Join(dir, "repo"), repo.Config{VersionsKept: 3, FetchLogKept: 4, StatsKept: 16, CacheBytes: 8 << 20}, repo.Options{})
+	ix, close, err := fanouteval.Build(context.Background(), dir, cfg, repo.Config{VersionsKept: 3, FetchLogKept: 4, StatsKept: 16, CacheBytes: 8 << 20},
+		pages, time.Date(2023, 1, 30, 12, 0, 0, 0, time.UTC), nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { db.Close() })
-	if err := fanouteval.PutPages(context.Background(), db, time.Date(2023, 1, 30, 12, 0, 0, 0, time.UTC), pages); err != nil {
-		tb.Fatal(err)
-	}
-	ix, err := index.Open(filepath.Join(dir, "index"), cfg, db, index.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { ix.Close() })
-	if _, err := ix.CatchUp(context.Background()); err != nil {
-		tb.Fatal(err)
-	}
+	tb.Cleanup(func() { close() })
 	return ix
 }
 
