@@ -6,9 +6,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
