@@ -63,7 +63,7 @@ func BenchmarkFanOut(b *testing.B) {
 	single := benchIndex(b, cfg, filepath.Join(dir, "single"), pages)
 	split := make([][]fanouteval.Page, 3)
 	for _, p := range pages {
-		s := fanouteval.ByURL.ShardOf(p, 3)
+		s := fanouteval.ByURL.NodeOf(p, 3, 0)
 		split[s] = append(split[s], p)
 	}
 	var shards []*index.Index

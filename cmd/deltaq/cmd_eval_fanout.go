@@ -22,8 +22,9 @@ func (a *app) newEvalFanoutCmd() *cobra.Command {
 		Use:   "fanout --archive DIR... --log FILE --out DIR [--shards S] [--partition host,url]",
 		Short: "Search fanned out over S indexes against one index: top-k overlap with local and with global statistics",
 		Long: `fanout indexes one week of the archives (--archive, repeatable) once whole and
-once split over --shards indexes per --partition (host: by host, as the crawl
-cluster splits; url: by URL hash, every shard a sample of every host), asks
+once split over --shards indexes, one per node, per --partition (host: each
+host in one of cluster.shards host shards, dealt to the nodes in turn, as the
+crawl cluster splits; url: by URL hash, every node a sample of every host), asks
 the query log's queries of both through the searcher, the split one through
 the same fan-out and merge deltaq serve --cluster uses, with each shard's own
 statistics and with the cluster's, and reports how often the merged top k is
@@ -62,11 +63,11 @@ the single index's.`,
 			if err != nil {
 				return fmt.Errorf("--log: %w", err)
 			}
-			header := fmt.Sprintf("# deltaq eval fanout\n\nArchives %s, week %d; log %s (%d queries); %d shards; eval.fanout %+v; index.retrieval %+v.",
-				strings.Join(names, " + "), cfg.Eval.Fanout.Week, filepath.Base(logPath), len(queries), cfg.Eval.Fanout.Shards, cfg.Eval.Fanout, cfg.Index.Retrieval)
+			header := fmt.Sprintf("# deltaq eval fanout\n\nArchives %s, week %d; log %s (%d queries); %d nodes, by host: %d host shards (cluster.shards) dealt to them; eval.fanout %+v; index.retrieval %+v.",
+				strings.Join(names, " + "), cfg.Eval.Fanout.Week, filepath.Base(logPath), len(queries), cfg.Eval.Fanout.Shards, cfg.Cluster.Shards, cfg.Eval.Fanout, cfg.Index.Retrieval)
 			sum, err := fanouteval.Run(cmd.Context(), fanouteval.Options{
 				Config: cfg.Eval.Fanout, Index: cfg.Index, Repo: cfg.Repo, Extract: cfg.Crawler.Extract,
-				Archives: archives, Queries: queries, Partitions: partitions, Header: header, Logger: a.logger(cfg),
+				Archives: archives, Queries: queries, Partitions: partitions, HostShards: cfg.Cluster.Shards, Header: header, Logger: a.logger(cfg),
 			}, out, a.tracker())
 			if err != nil {
 				return err

@@ -154,7 +154,7 @@ func TestThreeServeNodesAnswerAsOneIndex(t *testing.T) {
 	ns := natstest.Start(t, 1)
 	split := make([][]fanouteval.Page, 3)
 	for _, p := range pages {
-		s := fanouteval.ByURL.ShardOf(p, 3)
+		s := fanouteval.ByURL.NodeOf(p, 3, 0)
 		split[s] = append(split[s], p)
 	}
 	fillData(t, filepath.Join(dir, "single"), pages)

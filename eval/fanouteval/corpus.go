@@ -27,11 +27,13 @@ type Page struct {
 type Partition string
 
 const (
-	// ByHost: each host to one shard (cluster.ShardOf of the host), as the
-	// crawl cluster does.
+	// ByHost: each host to one of the cluster's host shards
+	// (cluster.ShardOf of the host among cluster.shards), the shards dealt
+	// to the S nodes in turn (shard i to node i mod S), as the crawl
+	// cluster's leases spread them evenly.
 	ByHost Partition = "host"
-	// ByURL: each page to a shard by its URL (cluster.ShardOf of the
-	// URL): every shard holds a sample of every host, the statistics'
+	// ByURL: each page to a node by its URL (cluster.ShardOf of the URL
+	// among S): every node holds a sample of every host, the statistics'
 	// stress test.
 	ByURL Partition = "url"
 )
@@ -45,12 +47,13 @@ func ParsePartition(s string) (Partition, error) {
 	return "", fmt.Errorf("--partition = %q: must be host or url", s)
 }
 
-// ShardOf is the shard of pg among s.
-func (p Partition) ShardOf(pg Page, s int) int {
+// NodeOf is the node of pg among nodes, hostShards the cluster's host
+// shards (cluster.shards; ByHost only).
+func (p Partition) NodeOf(pg Page, nodes, hostShards int) int {
 	if p == ByHost {
-		return cluster.ShardOf(pg.Host, s)
+		return cluster.ShardOf(pg.Host, hostShards) % nodes
 	}
-	return cluster.ShardOf(pg.URL, s)
+	return cluster.ShardOf(pg.URL, nodes)
 }
 
 // ExtractWeek extracts week w of each archive as the replay serves it (host
@@ -120,12 +123,19 @@ func Build(ctx context.Context, dir string, icfg index.Config, rcfg repo.Config,
 		db.Close()
 		return nil, nil, err
 	}
-	if ix, err = index.Open(filepath.Join(dir, "index"), icfg, db, index.Options{Logger: logger}); err != nil {
+	// Segments merge only in Compact, so each index's document numbers,
+	// which break the single index's ties, are a function of the pages:
+	// a run is reproducible.
+	if ix, err = index.Open(filepath.Join(dir, "index"), icfg, db, index.Options{Logger: logger, MergeOnlyOnCompact: true}); err != nil {
 		db.Close()
 		return nil, nil, err
 	}
 	close = func() error { return errors.Join(ix.Close(), db.Close()) }
 	if _, err := ix.CatchUp(ctx); err != nil {
+		close()
+		return nil, nil, err
+	}
+	if err := ix.Compact(ctx); err != nil {
 		close()
 		return nil, nil, err
 	}

@@ -7,11 +7,13 @@
 //
 // One week of the archives is extracted as the crawler extracts it (hosts
 // <name>.test, as the replay serves them) and indexed twice: whole, and
-// split over S indexes by each partition: host (cluster.ShardOf of the
-// host, as the crawl cluster assigns hosts; an archive is one host, so
-// this puts all of one archive's pages in one shard) and url
-// (cluster.ShardOf of the URL: every shard a sample of every host, where
-// the statistics differ most). Every query of the log (or a seeded
+// split over S indexes, one per node, by each partition: host (each host
+// in one of the cluster's cluster.shards host shards, cluster.ShardOf, the
+// shards dealt to the nodes in turn as leases spread them; an archive is
+// one host, so one archive alone puts every page on one node and the
+// comparison says nothing: give both archives) and url (cluster.ShardOf
+// of the URL among S: every node a sample of every host, where the
+// statistics differ most). Every query of the log (or a seeded
 // sample) is asked of the single index through the searcher's Retrieve
 // and of each split through fanout.Search, the code `deltaq serve
 // --cluster` runs, and the top k are compared: the share with the same

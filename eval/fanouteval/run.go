@@ -28,6 +28,9 @@ type Options struct {
 	Archives   []*archive.Archive
 	Queries    []querylog.Query
 	Partitions []Partition
+	// HostShards is the cluster's host shards (cluster.shards), dealt to
+	// the Config.Shards nodes by ByHost.
+	HostShards int
 	Header     string // the report's heading and what was run
 	Logger     *slog.Logger
 }
@@ -85,6 +88,9 @@ func Run(ctx context.Context, opts Options, out string, p *progress.Tracker) (Su
 	if len(opts.Archives) == 0 || len(opts.Queries) == 0 || len(opts.Partitions) == 0 {
 		return Summary{}, errors.New("fanouteval: archives, queries and partitions are required")
 	}
+	if opts.HostShards < 1 {
+		return Summary{}, fmt.Errorf("fanouteval: cluster.shards = %d: must be >= 1", opts.HostShards)
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return Summary{}, fmt.Errorf("fanouteval: %w", err)
 	}
@@ -122,7 +128,7 @@ func Run(ctx context.Context, opts Options, out string, p *progress.Tracker) (Su
 	for i, part := range opts.Partitions {
 		split := make([][]Page, cfg.Shards)
 		for _, pg := range pages {
-			s := part.ShardOf(pg, cfg.Shards)
+			s := part.NodeOf(pg, cfg.Shards, opts.HostShards)
 			split[s] = append(split[s], pg)
 		}
 		for s := range split {

@@ -54,7 +54,7 @@ func cluster3(tb testing.TB, cfg index.Config, pages []fanouteval.Page) (*index.
 	single := openIndex(tb, filepath.Join(dir, "single"), cfg, pages)
 	split := make([][]fanouteval.Page, 3)
 	for _, p := range pages {
-		s := fanouteval.ByURL.ShardOf(p, 3)
+		s := fanouteval.ByURL.NodeOf(p, 3, 0)
 		split[s] = append(split[s], p)
 	}
 	var nodes []fanout.Node
