@@ -103,39 +103,43 @@ func BenchmarkFanOut(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.Run("local", func(b *testing.B) {
-		i := 0
-		for b.Loop() {
-			if _, _, err := single.Retrieve(ctx, qs[i%len(qs)], 10); err != nil {
-				b.Fatal(err)
+	// 10: a first page; 200: ranking.candidates, what `deltaq serve`
+	// retrieves for the popularity blend and promotion.
+	for _, limit := range []int{10, 200} {
+		b.Run(fmt.Sprintf("local/limit=%d", limit), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				if _, _, err := single.Retrieve(ctx, qs[i%len(qs)], limit); err != nil {
+					b.Fatal(err)
+				}
+				i++
 			}
-			i++
-		}
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
-	})
-	b.Run("fanout-in-process", func(b *testing.B) {
-		i := 0
-		for b.Loop() {
-			if _, err := fanout.Search(ctx, inproc, qs[i%len(qs)], 10, fanout.Options{Retrieval: cfg.Index.Retrieval}); err != nil {
-				b.Fatal(err)
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+		})
+		b.Run(fmt.Sprintf("fanout-in-process/limit=%d", limit), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				if _, err := fanout.Search(ctx, inproc, qs[i%len(qs)], limit, fanout.Options{Retrieval: cfg.Index.Retrieval}); err != nil {
+					b.Fatal(err)
+				}
+				i++
 			}
-			i++
-		}
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
-	})
-	b.Run("fanout-nats", func(b *testing.B) {
-		i := 0
-		bytes0 := nodes[0].Stats.Bytes.Load()
-		req0 := nodes[0].Stats.Requests.Load()
-		for b.Loop() {
-			_, _, missing, err := nodes[0].Retrieve(ctx, qs[i%len(qs)], 10)
-			if err != nil || len(missing) > 0 {
-				b.Fatalf("err %v, missing %v", err, missing)
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+		})
+		b.Run(fmt.Sprintf("fanout-nats/limit=%d", limit), func(b *testing.B) {
+			i := 0
+			bytes0 := nodes[0].Stats.Bytes.Load()
+			req0 := nodes[0].Stats.Requests.Load()
+			for b.Loop() {
+				_, _, missing, err := nodes[0].Retrieve(ctx, qs[i%len(qs)], limit)
+				if err != nil || len(missing) > 0 {
+					b.Fatalf("err %v, missing %v", err, missing)
+				}
+				i++
 			}
-			i++
-		}
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
-		b.ReportMetric(float64(nodes[0].Stats.Bytes.Load()-bytes0)/float64(b.N), "coord-B/query")
-		b.ReportMetric(float64(nodes[0].Stats.Requests.Load()-req0)/float64(b.N), "requests/query")
-	})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+			b.ReportMetric(float64(nodes[0].Stats.Bytes.Load()-bytes0)/float64(b.N), "coord-B/query")
+			b.ReportMetric(float64(nodes[0].Stats.Requests.Load()-req0)/float64(b.N), "requests/query")
+		})
+	}
 }

@@ -118,11 +118,12 @@ func Run(ctx context.Context, opts Options, out string, p *progress.Tracker) (Su
 		closers = append(closers, close)
 		return ix, nil
 	}
-	p.Stage("index", 1+len(opts.Partitions)*cfg.Shards, 1, "index")
+	p.Stage("index", 1+len(opts.Partitions)*cfg.Shards, 1, "index build")
 	single, err := open("single", pages)
 	if err != nil {
 		return Summary{}, fmt.Errorf("fanouteval: single index: %w", err)
 	}
+	p.Step()
 	p.RunDone()
 	sets := make([]shardSet, len(opts.Partitions))
 	for i, part := range opts.Partitions {
@@ -145,6 +146,7 @@ func Run(ctx context.Context, opts Options, out string, p *progress.Tracker) (Su
 			sets[i].nodes = append(sets[i].nodes, fanout.Node{Name: fmt.Sprintf("%s-%d", part, s), Shard: m})
 			sets[i].meas = append(sets[i].meas, m)
 			sets[i].pages = append(sets[i].pages, len(split[s]))
+			p.Step()
 			p.RunDone()
 		}
 	}
@@ -158,11 +160,12 @@ func Run(ctx context.Context, opts Options, out string, p *progress.Tracker) (Su
 		}
 	}
 	limits := opts.Index.Limits()
-	p.Stage("queries", len(queries), 1, "query")
+	p.Stage("ask", len(queries), 1, "query run")
 	for _, lq := range queries {
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
+		p.Step()
 		p.RunDone()
 		q, err := index.ParseQuery(lq.Text, limits)
 		if err != nil {
