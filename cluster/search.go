@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -136,15 +137,23 @@ func (s *SearchNode) Close() { s.nc.Close() }
 // Run answers requests to this node's index and keeps its heartbeat and
 // its list of the other nodes fresh (every lease_ttl/3) until ctx ends.
 func (s *SearchNode) Run(ctx context.Context) error {
+	// NATS delivers a subscription's messages one at a time: each is
+	// answered on its own goroutine, at most one per core at once (the
+	// subscription waits beyond), so one slow search does not hold the
+	// others up. One still running when Run returns ends with ctx.
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
 	sub, err := s.nc.Subscribe(SearchSubject(s.cfg.Node), func(m *nats.Msg) {
-		resp := s.answer(ctx, m.Data)
-		b, err := json.Marshal(resp)
-		if err != nil {
-			b, _ = json.Marshal(fanout.Response{Error: "encode answer: " + err.Error()})
-		}
-		if err := m.Respond(b); err != nil {
-			s.logger.Warn("answer a search request", "err", err)
-		}
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots }()
+			b, err := json.Marshal(s.answer(ctx, m.Data))
+			if err != nil {
+				b, _ = json.Marshal(fanout.Response{Error: "encode answer: " + err.Error()})
+			}
+			if err := m.Respond(b); err != nil {
+				s.logger.Warn("answer a search request", "err", err)
+			}
+		}()
 	})
 	if err != nil {
 		return fmt.Errorf("cluster: subscribe %s: %w", SearchSubject(s.cfg.Node), err)
