@@ -28,7 +28,9 @@ crawl cluster splits; url: by URL hash, every node a sample of every host), asks
 the query log's queries of both through the searcher, the split one through
 the same fan-out and merge deltaq serve --cluster uses, with each shard's own
 statistics and with the cluster's, and reports how often the merged top k is
-the single index's.`,
+the single index's. With eval.fanout.stale_weeks, also the case of statistics
+exchanged periodically: the cluster's statistics as of --week, the pages
+stale_weeks later.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := a.loadEval(cmd, out)
@@ -73,8 +75,12 @@ the single index's.`,
 				return err
 			}
 			for _, r := range sum.Rows {
+				stats := r.Statistics.String()
+				if r.StaleWeeks > 0 {
+					stats += fmt.Sprintf(" %d week(s) old", r.StaleWeeks)
+				}
 				fmt.Fprintf(a.stdout, "%s/%s: %d queries: same top-%d set %.4f, same order %.4f, mean overlap %.4f, %.1f rounds and %.0f bytes per query\n",
-					r.Partition, r.Statistics, r.Compared, cfg.Eval.Fanout.Depth, r.SetEqual, r.ListEqual, r.Overlap, r.Rounds, r.Bytes)
+					r.Partition, stats, r.Compared, cfg.Eval.Fanout.Depth, r.SetEqual, r.ListEqual, r.Overlap, r.Rounds, r.Bytes)
 			}
 			fmt.Fprintf(a.stdout, "%d pages, %d queries (%d refused) in %s; report: %s\n", sum.Pages, sum.Queries, sum.Refused,
 				sum.Took.Round(time.Second), filepath.Join(out, "report.md"))

@@ -20,6 +20,9 @@ type Config struct {
 	Depth int `mapstructure:"depth"`
 	// Timeout bounds each shard's answer to each round.
 	Timeout time.Duration `mapstructure:"timeout"`
+	// StaleWeeks > 0 adds the periodic exchange's case: statistics
+	// published at Week, pages searched StaleWeeks weeks later.
+	StaleWeeks int `mapstructure:"stale_weeks"`
 }
 
 // Validate reports every problem, each naming its key.
@@ -39,6 +42,9 @@ func (c Config) Validate() error {
 	}
 	if c.Depth < 1 || c.Depth > 1000 {
 		bad("depth", c.Depth, "must be in [1, 1000]")
+	}
+	if c.StaleWeeks < 0 {
+		bad("stale_weeks", c.StaleWeeks, "must be >= 0 (0 = off)")
 	}
 	if c.Timeout <= 0 {
 		bad("timeout", c.Timeout, "must be > 0")

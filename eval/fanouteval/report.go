@@ -19,9 +19,14 @@ func write(out string, opts Options, sum Summary) error {
 		for _, n := range r.ShardPages {
 			parts = append(parts, fmt.Sprint(n))
 		}
-		t.Add(string(r.Partition), r.Statistics.String(), len(r.ShardPages), strings.Join(parts, "/"), r.Compared,
+		stats := r.Statistics.String()
+		if r.StaleWeeks > 0 {
+			stats = fmt.Sprintf("%s, %d week(s) old", stats, r.StaleWeeks)
+		}
+		t.Add(string(r.Partition), stats, len(r.ShardPages), strings.Join(parts, "/"), r.Compared,
 			r.SetEqual, r.ListEqual, r.Overlap, r.MinOverlap, r.MaxScoreDiff, r.Rounds, r.Bytes, r.DFTableWords, r.DFTableBytes)
 	}
+	t.Note("\"N week(s) old\": the cluster's statistics as published N weeks before the pages searched (statistics exchanged periodically), against one index of the later week.")
 	t.Note("bytes/query: the requests and answers of every round as JSON; df table: what a shard would publish per period if statistics were exchanged periodically (its text words with their df).")
 	t.Note("%d pages, %d queries asked, %d refused by the single index (no searchable words); target: the same top %d set for at least 90 %% of queries.",
 		sum.Pages, sum.Queries, sum.Refused, k)
@@ -34,7 +39,11 @@ func write(out string, opts Options, sum Summary) error {
 	}
 	var series []report.Series
 	for _, r := range sum.Rows {
-		s := report.Series{Name: string(r.Partition) + ", " + r.Statistics.String()}
+		name := string(r.Partition) + ", " + r.Statistics.String()
+		if r.StaleWeeks > 0 {
+			name += fmt.Sprintf(", %d week(s) old", r.StaleWeeks)
+		}
+		s := report.Series{Name: name}
 		for i, n := range r.Hist {
 			s.X = append(s.X, float64(i))
 			s.Y = append(s.Y, float64(n)/float64(max(r.Compared, 1)))

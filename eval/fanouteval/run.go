@@ -66,10 +66,16 @@ type Row struct {
 	// DFTableBytes is the mean size of a shard's df table (index.DFTable):
 	// what periodic exchange would publish per node.
 	DFTableBytes, DFTableWords int
+	// StaleWeeks > 0: the statistics were published that many weeks
+	// before the pages searched (periodic exchange), compared with one
+	// index of the later week.
+	StaleWeeks int
+	set        *shardSet
 }
 
 // shardSet is S indexes over one partition of the pages.
 type shardSet struct {
+	ixs         []*index.Index
 	nodes       []fanout.Node
 	meas        []*fanout.Measured
 	pages       []int
@@ -118,46 +124,86 @@ func Run(ctx context.Context, opts Options, out string, p *progress.Tracker) (Su
 		closers = append(closers, close)
 		return ix, nil
 	}
-	p.Stage("index", 1+len(opts.Partitions)*cfg.Shards, 1, "index build")
+	indexes := 1 + len(opts.Partitions)*cfg.Shards
+	if cfg.StaleWeeks > 0 {
+		indexes *= 2
+	}
+	p.Stage("index", indexes, 1, "index build")
+	built := func() {
+		p.Step()
+		p.RunDone()
+	}
 	single, err := open("single", pages)
 	if err != nil {
 		return Summary{}, fmt.Errorf("fanouteval: single index: %w", err)
 	}
-	p.Step()
-	p.RunDone()
-	sets := make([]shardSet, len(opts.Partitions))
-	for i, part := range opts.Partitions {
+	built()
+	// build splits pages over the nodes by part, one index each.
+	build := func(name string, part Partition, pages []Page) (*shardSet, error) {
+		set := &shardSet{}
 		split := make([][]Page, cfg.Shards)
 		for _, pg := range pages {
 			s := part.NodeOf(pg, cfg.Shards, opts.HostShards)
 			split[s] = append(split[s], pg)
 		}
 		for s := range split {
-			ix, err := open(fmt.Sprintf("%s-%d", part, s), split[s])
+			ix, err := open(fmt.Sprintf("%s-%d", name, s), split[s])
 			if err != nil {
-				return Summary{}, fmt.Errorf("fanouteval: %s shard %d: %w", part, s, err)
+				return nil, fmt.Errorf("fanouteval: %s node %d: %w", name, s, err)
 			}
 			words, size, err := ix.DFTable(ctx)
 			if err != nil {
-				return Summary{}, err
+				return nil, err
 			}
-			sets[i].words, sets[i].size = sets[i].words+words, sets[i].size+size
+			set.words, set.size = set.words+words, set.size+size
 			m := &fanout.Measured{Shard: ix}
-			sets[i].nodes = append(sets[i].nodes, fanout.Node{Name: fmt.Sprintf("%s-%d", part, s), Shard: m})
-			sets[i].meas = append(sets[i].meas, m)
-			sets[i].pages = append(sets[i].pages, len(split[s]))
-			p.Step()
-			p.RunDone()
+			set.ixs = append(set.ixs, ix)
+			set.nodes = append(set.nodes, fanout.Node{Name: fmt.Sprintf("%s-%d", name, s), Shard: m})
+			set.meas = append(set.meas, m)
+			set.pages = append(set.pages, len(split[s]))
+			built()
 		}
+		return set, nil
+	}
+	// The periodic exchange's case: statistics published at Week, pages
+	// (and the single index compared with) StaleWeeks later.
+	var later *index.Index
+	var laterPages []Page
+	if cfg.StaleWeeks > 0 {
+		if laterPages, err = ExtractWeek(opts.Archives, cfg.Week+cfg.StaleWeeks, opts.Extract); err != nil {
+			return Summary{}, fmt.Errorf("fanouteval: eval.fanout.stale_weeks: %w", err)
+		}
+		if later, err = open("single-later", laterPages); err != nil {
+			return Summary{}, fmt.Errorf("fanouteval: single index: %w", err)
+		}
+		built()
 	}
 	queries := sample(opts.Queries, cfg.MaxQueries, cfg.Seed)
 	sum := Summary{Pages: len(pages), Queries: len(queries)}
 	var rows []*Row
-	for i, part := range opts.Partitions {
-		for _, st := range []fanout.Statistics{fanout.Local, fanout.Global} {
-			rows = append(rows, &Row{Partition: part, Statistics: st, ShardPages: sets[i].pages, MinOverlap: 1, Hist: make([]int, cfg.Depth+1),
-				DFTableWords: sets[i].words / cfg.Shards, DFTableBytes: sets[i].size / cfg.Shards})
+	for _, part := range opts.Partitions {
+		set, err := build(string(part), part, pages)
+		if err != nil {
+			return sum, err
 		}
+		for _, st := range []fanout.Statistics{fanout.Local, fanout.Global} {
+			rows = append(rows, &Row{Partition: part, Statistics: st, set: set})
+		}
+		if later != nil {
+			now, err := build(string(part)+"-later", part, laterPages)
+			if err != nil {
+				return sum, err
+			}
+			stale := &shardSet{ixs: now.ixs, meas: now.meas, pages: now.pages, words: set.words, size: set.size}
+			for i, n := range now.nodes {
+				stale.nodes = append(stale.nodes, fanout.Node{Name: n.Name, Shard: staleStats{Shard: n.Shard, published: set.ixs[i]}})
+			}
+			rows = append(rows, &Row{Partition: part, Statistics: fanout.Global, StaleWeeks: cfg.StaleWeeks, set: stale})
+		}
+	}
+	for _, row := range rows {
+		row.ShardPages, row.MinOverlap, row.Hist = row.set.pages, 1, make([]int, cfg.Depth+1)
+		row.DFTableWords, row.DFTableBytes = row.set.words/cfg.Shards, row.set.size/cfg.Shards
 	}
 	limits := opts.Index.Limits()
 	p.Stage("ask", len(queries), 1, "query run")
@@ -181,11 +227,17 @@ func Run(ctx context.Context, opts Options, out string, p *progress.Tracker) (Su
 			}
 			return sum, err
 		}
-		for ri, row := range rows {
-			set := sets[ri/2]
-			var calls0, bytes0 int64
+		var wantLater []index.Hit
+		if later != nil {
+			if wantLater, _, err = later.Retrieve(ctx, q, cfg.Depth); err != nil {
+				return sum, err
+			}
+		}
+		for _, row := range rows {
+			set := row.set
+			var bytes0 int64
 			for _, m := range set.meas {
-				calls0, bytes0 = calls0+m.Calls.Load(), bytes0+m.Bytes.Load()
+				bytes0 += m.Bytes.Load()
 			}
 			res, err := fanout.Search(ctx, set.nodes, q, cfg.Depth, fanout.Options{
 				Retrieval: opts.Index.Retrieval, Statistics: row.Statistics, Timeout: cfg.Timeout})
@@ -199,7 +251,11 @@ func Run(ctx context.Context, opts Options, out string, p *progress.Tracker) (Su
 			for _, m := range set.meas {
 				bytes += m.Bytes.Load()
 			}
-			row.add(want, res.Ranked, res.Rounds, bytes-bytes0)
+			if row.StaleWeeks > 0 {
+				row.add(wantLater, res.Ranked, res.Rounds, bytes-bytes0)
+			} else {
+				row.add(want, res.Ranked, res.Rounds, bytes-bytes0)
+			}
 		}
 	}
 	for _, row := range rows {
@@ -211,6 +267,18 @@ func Run(ctx context.Context, opts Options, out string, p *progress.Tracker) (Su
 		return sum, err
 	}
 	return sum, nil
+}
+
+// staleStats is a node whose statistics are those it published earlier,
+// from its index of then, as a periodic exchange would give them.
+type staleStats struct {
+	fanout.Shard
+	published *index.Index
+}
+
+// Stats implements fanout.Shard.
+func (s staleStats) Stats(ctx context.Context, q index.Query, words []string) (index.MatchStats, error) {
+	return s.published.Stats(ctx, q, words)
 }
 
 // add compares one query's fanned-out top k with the single index's.
