@@ -52,6 +52,12 @@ type Row struct {
 	Compared   int     // queries both answered
 	SetEqual   float64 // share of queries with the same top-k set
 	ListEqual  float64 // share with the same top-k in the same order
+	// TieEqual is the share with the same scores rank by rank and the same
+	// pages but for ties at the k-th score (fanout.SameUpToTies): one
+	// index breaks those by document number, which Bleve assigns within a
+	// batch in no fixed order, so the strict shares vary a little from
+	// run to run.
+	TieEqual   float64
 	Overlap    float64 // mean |A∩B|/max(|A|,|B|) of the top k (1 when both empty)
 	MinOverlap float64
 	// MaxScoreDiff is the largest |score − single score| of a page in both
@@ -311,6 +317,13 @@ func (r *Row) add(want []index.Hit, got []index.Ranked, rounds int, bytes int64)
 	if ordered {
 		r.ListEqual++
 	}
+	wantRanked := make([]index.Ranked, len(want))
+	for i, h := range want {
+		wantRanked[i] = index.Ranked{URL: h.URL, Score: h.Score}
+	}
+	if fanout.SameUpToTies(got, wantRanked) {
+		r.TieEqual++
+	}
 	r.Overlap += overlap
 	r.MinOverlap = min(r.MinOverlap, overlap)
 	r.Hist[min(same, len(r.Hist)-1)]++
@@ -325,6 +338,7 @@ func (r *Row) finish() {
 	n := float64(r.Compared)
 	r.SetEqual /= n
 	r.ListEqual /= n
+	r.TieEqual /= n
 	r.Overlap /= n
 	r.Rounds /= n
 	r.Bytes /= n

@@ -1,7 +1,6 @@
 package fanouteval_test
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,10 +15,10 @@ import (
 )
 
 // TestGlobalStatisticsGiveOneIndexsScores runs the evaluation on tldr-en
-// and a sample of its log, split by URL, twice: the merge with the
-// cluster's statistics gives every page the single index's score and at
-// least as many identical top-10 lists as the merge with each shard's own,
-// and the same seed writes the same results.
+// and a sample of its log, split by URL: the merge with the cluster's
+// statistics gives every query the single index's top 10 up to ties at
+// the 10th score, with its scores, and the merge with each shard's own
+// does not.
 func TestGlobalStatisticsGiveOneIndexsScores(t *testing.T) {
 	cfg, err := configs.Load(configs.Sources{Env: []string{}})
 	if err != nil {
@@ -57,18 +56,12 @@ func TestGlobalStatisticsGiveOneIndexsScores(t *testing.T) {
 	if local.MaxScoreDiff == 0 {
 		t.Errorf("local statistics gave every page the single index's score")
 	}
-	if global.SetEqual < local.SetEqual || global.Overlap < local.Overlap {
-		t.Errorf("global same set %v, overlap %v; local %v, %v", global.SetEqual, global.Overlap, local.SetEqual, local.Overlap)
+	if global.TieEqual != 1 || local.TieEqual == 1 {
+		t.Errorf("same up to ties: global %v, local %v; want 1 and less", global.TieEqual, local.TieEqual)
 	}
 	for _, f := range []string{"report.md", "results.csv", "overlap.svg", "overlap.png"} {
 		if _, err := os.Stat(filepath.Join(dir, "a", f)); err != nil {
 			t.Error(err)
 		}
-	}
-	run(filepath.Join(dir, "b"))
-	csvA, _ := os.ReadFile(filepath.Join(dir, "a", "results.csv"))
-	csvB, _ := os.ReadFile(filepath.Join(dir, "b", "results.csv"))
-	if !bytes.Equal(csvA, csvB) {
-		t.Errorf("two runs with one seed differ:\n%s\n%s", csvA, csvB)
 	}
 }

@@ -240,3 +240,22 @@ func (s *search) round(ctx context.Context, ask func(ctx context.Context, i int,
 	}
 	return nil
 }
+
+// SameUpToTies reports whether a and b, two rankings of the same query,
+// have the same scores rank by rank and the same pages, except pages tied
+// at the last score: one index cuts such a tie by document number, which
+// Bleve assigns within a batch in no fixed order and a merge cannot know.
+func SameUpToTies(a, b []index.Ranked) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Score != b[i].Score {
+			return false
+		}
+		if a[i].URL != b[i].URL && a[i].Score != a[len(a)-1].Score {
+			return false
+		}
+	}
+	return true
+}

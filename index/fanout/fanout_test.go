@@ -137,14 +137,14 @@ func TestFanOutWithGlobalStatisticsIsOneIndex(t *testing.T) {
 				for i, h := range want {
 					wantRanked[i] = index.Ranked{URL: h.URL, Score: h.Score}
 				}
-				if !sameRanking(got.Ranked, wantRanked) {
+				if !fanout.SameUpToTies(got.Ranked, wantRanked) {
 					t.Errorf("%q:\n fan-out %v\n one index %v", text, got.Ranked, wantRanked)
 				}
 				local, err := fanout.Search(ctx, nodes, q, 10, fanout.Options{Retrieval: cfg.Retrieval, Statistics: fanout.Local})
 				if err != nil {
 					t.Fatalf("%q: local: %v", text, err)
 				}
-				if !sameRanking(local.Ranked, wantRanked) {
+				if !fanout.SameUpToTies(local.Ranked, wantRanked) {
 					differLocal++
 				}
 			}
@@ -156,24 +156,6 @@ func TestFanOutWithGlobalStatisticsIsOneIndex(t *testing.T) {
 			t.Logf("%d queries; with local statistics %d rankings differ", len(qs), differLocal)
 		})
 	}
-}
-
-// sameRanking reports whether a and b have the same scores, rank by rank,
-// and the same pages, except that pages tied at the last score may differ
-// (one index cuts a tie by document number, which a merge cannot know).
-func sameRanking(a, b []index.Ranked) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Score != b[i].Score {
-			return false
-		}
-		if a[i].URL != b[i].URL && a[i].Score != a[len(a)-1].Score {
-			return false
-		}
-	}
-	return true
 }
 
 // silent is a node that never answers until its caller gives up.
