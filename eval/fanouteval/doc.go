@@ -17,9 +17,18 @@
 // sample) is asked of the single index through the searcher's Retrieve
 // and of each split through fanout.Search, the code `deltaq serve
 // --cluster` runs, and the top k are compared: the share with the same
-// set, with the same order, the mean overlap |A∩B|/max(|A|, |B|), the
+// set, with the same order, the same up to ties at the k-th score
+// (fanout.SameUpToTies), the mean overlap |A∩B|/max(|A|, |B|), the
 // largest score difference of a page in both, and the rounds and JSON
-// bytes of coordination per query (fanout.Measured).
+// bytes of coordination per query (fanout.Measured). With
+// eval.fanout.stale_weeks, the case of statistics exchanged periodically
+// is measured too: the nodes' statistics from their indexes of the week,
+// their pages (and the single index compared with) stale_weeks later.
+//
+// The strict shares vary slightly between runs: one index breaks ties at
+// the k-th score, and among RM3's feedback pages, by document number,
+// which Bleve assigns within a batch in no fixed order. The query sample
+// is seeded; every other measure is a function of the pages.
 //
 // State: the indexes live in a temporary directory removed at the end;
 // in memory, the archives and the extracted pages. It writes report.md,
