@@ -12,7 +12,7 @@ import (
 func write(out string, opts Options, sum Summary) error {
 	k := opts.Config.Depth
 	t := report.NewTable(fmt.Sprintf("Fan-out top %d against one index", k),
-		"partition", "statistics", "shards", "pages per shard", "queries", "same set", "same order", "same up to ties",
+		"partition", "statistics", "shards", "pages per shard", "queries", "same set", "same order", "same scores (up to ties)",
 		fmt.Sprintf("mean overlap@%d", k), "min overlap", "max |score diff|", "rounds/query", "bytes/query", "df table words/shard", "df table bytes/shard")
 	for _, r := range sum.Rows {
 		var parts []string
@@ -27,7 +27,7 @@ func write(out string, opts Options, sum Summary) error {
 			r.SetEqual, r.ListEqual, r.TieEqual, r.Overlap, r.MinOverlap, r.MaxScoreDiff, r.Rounds, r.Bytes, r.DFTableWords, r.DFTableBytes)
 	}
 	t.Note("\"N week(s) old\": the cluster's statistics as published N weeks before the pages searched (statistics exchanged periodically), against one index of the later week.")
-	t.Note("same up to ties: the same scores rank by rank, the pages the same but for ties at the k-th score, which one index breaks by document number (Bleve numbers a batch's documents in no fixed order, so the strict shares vary slightly between runs).")
+	t.Note("same scores (up to ties): the same scores rank by rank, the pages the same but for ties at the k-th score, which one index breaks by document number (Bleve numbers a batch's documents in no fixed order, so the strict shares vary slightly between runs).")
 	t.Note("bytes/query: the requests and answers of every round as JSON; df table: what a shard would publish per period if statistics were exchanged periodically (its text words with their df).")
 	t.Note("%d pages, %d queries asked, %d refused by the single index (no searchable words); target: the same top %d set for at least 90 %% of queries.",
 		sum.Pages, sum.Queries, sum.Refused, k)
