@@ -123,9 +123,10 @@ func Build(ctx context.Context, dir string, icfg index.Config, rcfg repo.Config,
 		db.Close()
 		return nil, nil, err
 	}
-	// Segments merge only in Compact, so each index's document numbers,
-	// which break the single index's ties, are a function of the pages:
-	// a run is reproducible.
+	// Segments merge only in Compact, once every page is in: no
+	// background merge runs beside the queries. Document numbers, which
+	// break the single index's ties, still follow Bleve's order within a
+	// batch, which is not fixed (see the package doc).
 	if ix, err = index.Open(filepath.Join(dir, "index"), icfg, db, index.Options{Logger: logger, MergeOnlyOnCompact: true}); err != nil {
 		db.Close()
 		return nil, nil, err
