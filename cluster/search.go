@@ -45,9 +45,6 @@ const (
 	maxShownURLs  = 1_000  // pages whose titles and snippets are asked
 )
 
-// opShown asks a node for the titles and snippets of pages it holds.
-const opShown = "shown"
-
 // SearchIndex is what a node serves of its index: its part of a
 // fanned-out search and the titles and snippets of its pages.
 type SearchIndex interface {
@@ -266,7 +263,7 @@ func (s *SearchNode) Shown(ctx context.Context, q index.Query, urls []string) (m
 	for _, n := range nodes[1:] {
 		wg.Go(func() {
 			r := &remote{s: s, node: n.Name}
-			resp, err := r.call(ctx, fanout.Request{Op: opShown, Query: q.String(), URLs: rest})
+			resp, err := r.call(ctx, fanout.Request{Op: fanout.OpShown, Query: q.String(), URLs: rest})
 			if err != nil {
 				s.logger.Warn("search: titles and snippets", "peer", n.Name, "err", err)
 				return
@@ -328,7 +325,7 @@ func (s *SearchNode) answer(ctx context.Context, data []byte) (resp fanout.Respo
 			return errorResponse(err)
 		}
 		return fanout.Response{Match: &res}
-	default: // opShown (checkRequest knows no other)
+	default: // fanout.OpShown (checkRequest knows no other)
 		shown, err := s.ix.Shown(ctx, q, req.URLs)
 		if err != nil {
 			return errorResponse(err)
@@ -350,7 +347,7 @@ func checkRequest(r fanout.Request) error {
 		errs = append(errs, fmt.Errorf("%s = %v: %s", field, v, limit))
 	}
 	switch r.Op {
-	case fanout.OpStats, fanout.OpFeedback, fanout.OpMatch, opShown:
+	case fanout.OpStats, fanout.OpFeedback, fanout.OpMatch, fanout.OpShown:
 	default:
 		bad("op", fmt.Sprintf("%q", r.Op), "must be stats, feedback, match or shown")
 	}

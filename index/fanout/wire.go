@@ -11,7 +11,7 @@ import (
 // Request is one call to a shard as it travels between nodes (JSON): Op
 // names the call, the other fields are its arguments.
 type Request struct {
-	Op    string            `json:"op"` // OpStats, OpFeedback or OpMatch
+	Op    string            `json:"op"` // OpStats, OpFeedback, OpMatch or OpShown
 	Query string            `json:"q"`  // the query as typed (index.ParseQuery)
 	Words []string          `json:"words,omitempty"`
 	Stats *index.MatchStats `json:"stats,omitempty"`
@@ -26,6 +26,9 @@ const (
 	OpStats    = "stats"
 	OpFeedback = "feedback"
 	OpMatch    = "match"
+	// OpShown asks a node for the titles and snippets of URLs it holds
+	// (a result page's, after the merge).
+	OpShown = "shown"
 )
 
 // Response is a shard's answer: one of the results, or Error (BadQuery
