@@ -26,6 +26,10 @@ type Config struct {
 	// Dedup is JetStream's message deduplication window for queued URLs:
 	// the cluster's memory of what it has queued (see the package doc).
 	Dedup time.Duration `mapstructure:"dedup"`
+	// SearchTimeout bounds each node's answer to each round of a search
+	// fanned out over the nodes (SearchNode); a node slower than that is
+	// left out and the answer marked partial.
+	SearchTimeout time.Duration `mapstructure:"search_timeout"`
 }
 
 // Validate reports every problem in c, each naming its field: the
@@ -62,6 +66,9 @@ func (c Config) validate(joining bool) error {
 	}
 	if c.Dedup < time.Second {
 		bad("dedup", c.Dedup, "must be >= 1s")
+	}
+	if c.SearchTimeout < 0 || c.SearchTimeout > time.Minute {
+		bad("search_timeout", c.SearchTimeout, "must be in (0, 1m]")
 	}
 	return errors.Join(errs...)
 }

@@ -121,7 +121,24 @@
 // that a request lost while a server is lost and its buckets elect new
 // leaders does not hold back the next renewal. A re-crawl after the
 // first fetch is scheduled by the node that fetched, in its own
-// repository, and does not move. Search across nodes is not built.
+// repository, and does not move.
+//
+// Search across nodes (search.go, `deltaq serve --cluster`): each node
+// serving search heartbeats in deltaq_searchers (node → "", lease_ttl;
+// not deltaq_nodes, whose heartbeats end with the crawl) and answers
+// requests to its index on deltaq.search.<node> (request/reply, JSON
+// index/fanout.Request), refusing one outside its bounds with the field,
+// the value and the bound; its own users' searches fan out to itself and
+// the nodes listed at the last heartbeat (package index/fanout: the
+// cluster's BM25 statistics per query, RM3 from the best pages of all,
+// one merge). A node that does not answer a round within search_timeout
+// is left out, the answer names it (web.Response.Partial), and searches
+// do not wait for it again until a heartbeat has passed. Not built:
+// popularity across nodes. Ranking's PageRank and clicks stay each
+// node's own (a PageRank over one node's part of the link graph is not
+// comparable with another's), so in the blend a page of another node
+// counts as unpopular; ranking.blend_weight 0 orders a cluster's results
+// by relevance alone, as the tests do.
 //
 // Why no admitted URL is lost: a URL's message leaves the stream only
 // when the node acknowledging it holds the URL in its repository, fetched

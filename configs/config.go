@@ -21,6 +21,7 @@ import (
 	"github.com/deltaq/deltaq/discovery"
 	"github.com/deltaq/deltaq/eval/adsim"
 	"github.com/deltaq/deltaq/eval/discoveryeval"
+	"github.com/deltaq/deltaq/eval/fanouteval"
 	"github.com/deltaq/deltaq/eval/feedseval"
 	"github.com/deltaq/deltaq/eval/monitoreval"
 	"github.com/deltaq/deltaq/eval/ranksim"
@@ -112,6 +113,7 @@ type EvalConfig struct {
 	Sync      synceval.Config      `mapstructure:"sync"`
 	Relation  relationeval.Config  `mapstructure:"relation"`
 	Sentinels sentineleval.Config  `mapstructure:"sentinels"`
+	Fanout    fanouteval.Config    `mapstructure:"fanout"`
 }
 
 // WebConfig configures the test webs served by `deltaq web` and used by
@@ -169,7 +171,7 @@ func (c *Config) Validate() error {
 		c.Index.Validate(), c.Discovery.Validate(), c.Ranking.Validate(), c.Ads.Validate(), c.Server.Validate(), c.Web.Replay.Validate(),
 		c.Web.Synth.Validate(), c.Demo.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate(), c.Eval.Sync.ValidateOwn(), c.Eval.Relation.Validate(), c.Relation.Validate(),
 		c.Monitor.Validate(), c.Feeds.Validate(), c.Eval.Feeds.Validate(), c.Eval.Monitor.Validate(),
-		c.Watch.Validate(), c.Notify.Validate(), c.Alert.Validate(), c.Eval.Sentinels.Validate(), c.Cluster.ValidateSettings())
+		c.Watch.Validate(), c.Notify.Validate(), c.Alert.Validate(), c.Eval.Sentinels.Validate(), c.Cluster.ValidateSettings(), c.Eval.Fanout.Validate())
 	return errors.Join(errs...)
 }
 

@@ -49,7 +49,7 @@ func (ix *Index) intersection(st *snapText, p *matchPlan, cands []candidate) []c
 	}
 	at := make([]int, n)   // position of the current page in each list
 	from := make([]int, n) // where the next search in each list starts
-	k1, b, meanLen := cfg.K1, cfg.B, st.meanLen
+	k1, b, meanLen := cfg.K1, cfg.B, p.meanLen
 	matched := uint64(1)<<n - 1
 next:
 	for j, d := range lists[short] {

@@ -39,7 +39,7 @@ func TestIntersectionIsTheCoordinatedUnion(t *testing.T) {
 			if err != nil {
 				continue
 			}
-			p, err := ix.planQuery(t.Context(), r, m, st, q)
+			p, err := ix.planQuery(t.Context(), r, m, st, q, nil)
 			if err != nil || len(p.terms) < 2 || len(p.terms) > cfg.ShortQueryTerms {
 				continue
 			}

@@ -47,6 +47,12 @@
 // components; quotes, -exclusions and site: filter; a stop-word query
 // searches the titles. Search and Retrieve read stored fields only for
 // the hits they show (Shown), by document number.
+// shard.go serves the same retrieval as one shard of a cluster: the
+// statistics of a query's words (Stats), the best pages for RM3 feedback
+// (Feedback) and the best pages scored with statistics given from outside
+// (MatchStats, MatchShard), merged by MergeShards into the single index's
+// ranking (package index/fanout coordinates); given no statistics, a
+// shard scores with its own, and Search and Retrieve never come there.
 // matchscore.go gives its text score, idf and coordination in closed form
 // for pages outside the index (eval sync's live web), equal to Ranker.Match
 // bit for bit.

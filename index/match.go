@@ -76,6 +76,10 @@ type matchPlan struct {
 	phrases   []query.Query
 	mustNot   []query.Query
 	sites     []query.Query
+	// n and meanLen are the statistics the scores read besides each
+	// word's df: the snapshot's, or the cluster's (Stats).
+	n       uint64
+	meanLen float64
 }
 
 // maxMatchTerms bounds index.max_query_terms: a page's matched words are
@@ -91,52 +95,28 @@ type candidate struct {
 
 // planQuery analyzes q for scoring on r: its words (and the words of its
 // phrases) with the text field's analyzer, or, when they are all stop
-// words, with the title's; the filters as Bleve queries.
-func (ix *Index) planQuery(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, st *snapText, q Query) (*matchPlan, error) {
+// words, with the title's; the filters as Bleve queries. The statistics
+// are the snapshot's, or gs's when it is not nil (a shard of a cluster
+// scoring with the cluster's).
+func (ix *Index) planQuery(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, st *snapText, q Query, gs *MatchStats) (*matchPlan, error) {
 	cfg := ix.cfg.Retrieval
-	p := &matchPlan{}
-	words := slices.Clone(q.Terms)
-	words = append(words, q.Phrases...)
-	var text []byte
-	for i, w := range words {
-		if i > 0 {
-			text = append(text, ' ')
-		}
-		text = append(text, w...)
+	p := &matchPlan{n: st.n, meanLen: st.meanLen}
+	if gs != nil {
+		p.n, p.meanLen = gs.Docs, gs.meanLen()
 	}
-	field := FieldText
-	tokens := ix.Analyzer().Analyze(text)
-	if len(tokens) == 0 {
-		if ta := titleAnalyzer(m); ta != nil {
-			tokens = ta.Analyze(text)
-			field, p.titleOnly = FieldTitle, true
-		}
-	}
-	if len(tokens) == 0 {
-		return nil, queryErr("%q has no searchable words (only punctuation)", q.String())
-	}
-	byTerm := map[string]int{}
-	for i, tok := range tokens {
-		t := string(tok.Term)
-		if k, ok := byTerm[t]; ok {
-			p.terms[k].weight++
-			continue
-		}
-		byTerm[t] = len(p.terms)
-		p.terms = append(p.terms, qterm{term: t, weight: 1, first: i})
+	var err error
+	if p.terms, p.titleOnly, err = ix.queryWords(ctx, r, m, st, q, gs == nil); err != nil {
+		return nil, err
 	}
 	for i := range p.terms {
-		if field == FieldText {
-			p.terms[i].df = uint64(len(st.postings(p.terms[i].term)))
-		} else {
-			tfr, err := r.TermFieldReader(ctx, []byte(p.terms[i].term), field, false, false, false)
-			if err != nil {
-				return nil, fmt.Errorf("index: postings of %q: %w", p.terms[i].term, err)
+		if gs != nil {
+			df, ok := gs.DF[p.terms[i].term]
+			if !ok {
+				return nil, fmt.Errorf("index: cluster statistics lack the word %q", p.terms[i].term)
 			}
-			p.terms[i].df = tfr.Count()
-			tfr.Close()
+			p.terms[i].df = df
 		}
-		p.terms[i].idf = bm25IDF(st.n, p.terms[i].df)
+		p.terms[i].idf = bm25IDF(p.n, p.terms[i].df)
 	}
 	if limit := ix.cfg.MaxQueryTerms; len(p.terms) > limit {
 		// Keep the rarest words: they carry the query's meaning.
@@ -173,6 +153,60 @@ func (ix *Index) planQuery(ctx context.Context, r bindex.IndexReader, m mapping.
 	return p, nil
 }
 
+// queryWords analyzes q's words (and the words of its phrases) with the
+// text field's analyzer, or, when they are all stop words, with the
+// title's (titleOnly): each distinct word once, weighed by its
+// occurrences, with its document frequency on the snapshot in that field
+// when localDF is set.
+func (ix *Index) queryWords(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, st *snapText, q Query, localDF bool) (terms []qterm, titleOnly bool, err error) {
+	words := slices.Clone(q.Terms)
+	words = append(words, q.Phrases...)
+	var text []byte
+	for i, w := range words {
+		if i > 0 {
+			text = append(text, ' ')
+		}
+		text = append(text, w...)
+	}
+	field := FieldText
+	tokens := ix.Analyzer().Analyze(text)
+	if len(tokens) == 0 {
+		if ta := titleAnalyzer(m); ta != nil {
+			tokens = ta.Analyze(text)
+			field, titleOnly = FieldTitle, true
+		}
+	}
+	if len(tokens) == 0 {
+		return nil, false, queryErr("%q has no searchable words (only punctuation)", q.String())
+	}
+	byTerm := map[string]int{}
+	for i, tok := range tokens {
+		t := string(tok.Term)
+		if k, ok := byTerm[t]; ok {
+			terms[k].weight++
+			continue
+		}
+		byTerm[t] = len(terms)
+		terms = append(terms, qterm{term: t, weight: 1, first: i})
+	}
+	if !localDF {
+		return terms, titleOnly, nil
+	}
+	for i := range terms {
+		if field == FieldText {
+			terms[i].df = uint64(len(st.postings(terms[i].term)))
+			continue
+		}
+		tfr, err := r.TermFieldReader(ctx, []byte(terms[i].term), field, false, false, false)
+		if err != nil {
+			return nil, false, fmt.Errorf("index: postings of %q: %w", terms[i].term, err)
+		}
+		terms[i].df = tfr.Count()
+		tfr.Close()
+	}
+	return terms, titleOnly, nil
+}
+
 // titleAnalyzer is the title field's analyzer, nil for an index built
 // before the title was searchable.
 func titleAnalyzer(m mapping.IndexMapping) analysis.Analyzer {
@@ -194,7 +228,7 @@ func bm25IDF(n, df uint64) float64 {
 // number of qualifying pages.
 func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, st *snapText, q Query, limit int) (ranked []Ranked, docs []uint64, total int, err error) {
 	cfg := ix.cfg.Retrieval
-	p, err := ix.planQuery(ctx, r, m, st, q)
+	p, err := ix.planQuery(ctx, r, m, st, q, nil)
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -217,40 +251,8 @@ func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.Inde
 			return nil, nil, 0, err
 		}
 	}
-	// Filters: every phrase, no exclusion, one of the sites.
-	var need []map[uint64]struct{}
-	for _, ph := range p.phrases {
-		set, err := docSet(ctx, r, m, ph)
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		need = append(need, set)
-	}
-	if len(p.sites) > 0 {
-		set, err := docSet(ctx, r, m, query.NewDisjunctionQuery(p.sites))
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		need = append(need, set)
-	}
-	var excluded map[uint64]struct{}
-	if len(p.mustNot) > 0 {
-		if excluded, err = docSet(ctx, r, m, query.NewDisjunctionQuery(p.mustNot)); err != nil {
-			return nil, nil, 0, err
-		}
-	}
-	if len(need) > 0 || excluded != nil {
-		cands = slices.DeleteFunc(cands, func(c candidate) bool {
-			if _, out := excluded[c.doc]; out {
-				return true
-			}
-			for _, set := range need {
-				if _, in := set[c.doc]; !in {
-					return true
-				}
-			}
-			return false
-		})
+	if cands, err = filter(ctx, r, m, p, cands); err != nil {
+		return nil, nil, 0, err
 	}
 	// Coordination, with the OR fallback.
 	if p.required > 1 {
@@ -278,7 +280,8 @@ func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.Inde
 	cands = sortBest(cands, keep)
 	if proximity {
 		depth := min(cfg.ProximityDepth, len(cands))
-		if err := ix.proximity(ctx, r, p, cands[:depth]); err != nil {
+		best := cands[:depth]
+		if err := ix.proximity(ctx, r, p, best, func(i int, v float64) { best[i].score += v }); err != nil {
 			return nil, nil, 0, err
 		}
 		slices.SortFunc(cands[:depth], compareCandidates)
@@ -311,6 +314,47 @@ func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.Inde
 		ranked[i], docs[i] = o.Ranked, o.doc
 	}
 	return ranked, docs, total, nil
+}
+
+// filter drops the candidates that miss a phrase of p, hold an excluded
+// word, phrase or site, or are on none of p's sites.
+func filter(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, p *matchPlan, cands []candidate) ([]candidate, error) {
+	var need []map[uint64]struct{}
+	for _, ph := range p.phrases {
+		set, err := docSet(ctx, r, m, ph)
+		if err != nil {
+			return nil, err
+		}
+		need = append(need, set)
+	}
+	if len(p.sites) > 0 {
+		set, err := docSet(ctx, r, m, query.NewDisjunctionQuery(p.sites))
+		if err != nil {
+			return nil, err
+		}
+		need = append(need, set)
+	}
+	var excluded map[uint64]struct{}
+	if len(p.mustNot) > 0 {
+		var err error
+		if excluded, err = docSet(ctx, r, m, query.NewDisjunctionQuery(p.mustNot)); err != nil {
+			return nil, err
+		}
+	}
+	if len(need) > 0 || excluded != nil {
+		cands = slices.DeleteFunc(cands, func(c candidate) bool {
+			if _, out := excluded[c.doc]; out {
+				return true
+			}
+			for _, set := range need {
+				if _, in := set[c.doc]; !in {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	return cands, nil
 }
 
 // compareCandidates orders candidates best first: score descending, then
@@ -388,9 +432,11 @@ func popcount(x uint64) int {
 	return n
 }
 
-// proximity adds the proximity component to cands (sorted by document
-// number inside) from the positions of the query's words.
-func (ix *Index) proximity(ctx context.Context, r bindex.IndexReader, p *matchPlan, cands []candidate) error {
+// proximity adds the proximity component of cands (sorted by document
+// number inside) from the positions of the query's words: add(i, v) for
+// each pair of adjacent words near each other in candidate i, in the
+// query's order.
+func (ix *Index) proximity(ctx context.Context, r bindex.IndexReader, p *matchPlan, cands []candidate, add func(i int, v float64)) error {
 	cfg := ix.cfg.Retrieval
 	if p.titleOnly {
 		return nil
@@ -435,7 +481,7 @@ func (ix *Index) proximity(ctx context.Context, r bindex.IndexReader, p *matchPl
 		for k, i := range idx {
 			c := float64(windowPairs(positions[t][k], positions[t+1][k], uint64(cfg.ProximityWindow)))
 			if c > 0 {
-				cands[i].score += w * c / (c + cfg.K1)
+				add(i, w*c/(c+cfg.K1))
 			}
 		}
 	}
@@ -509,7 +555,7 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapT
 		}
 		cands = slices.Grow(cands, int(min(uint64(size), st.n)))
 	}
-	k1, b, meanLen := cfg.K1, cfg.B, st.meanLen
+	k1, b, meanLen := cfg.K1, cfg.B, p.meanLen
 	// add adds score s of term i to document doc; only text postings (or,
 	// for a stop-word query, title postings) add pages.
 	add := func(i int, doc uint64, s float64, adds bool) {
@@ -585,9 +631,8 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapT
 // expand replaces p's words by an RM3 query (Abdul-Jaleel et al. 2004):
 // the relevance model of the best cfg.FeedbackDocs pages of cands
 // (RelevanceModel), cut to the cfg.FeedbackTerms likeliest words and
-// interpolated with the query's own word distribution: (1−β)·P(w|q) + β·P(w|R), β = cfg.FeedbackWeight.
-// Weights are scaled so the query keeps its total weight. The pages' words
-// come from the snapshot's forward index.
+// interpolated with the query's own word distribution (applyModel). The
+// pages' words come from the snapshot's forward index.
 func (ix *Index) expand(st *snapText, p *matchPlan, cands []candidate) {
 	cfg := ix.cfg.Retrieval
 	var top []candidate
@@ -606,38 +651,50 @@ func (ix *Index) expand(st *snapText, p *matchPlan, cands []candidate) {
 		}}
 	}
 	model := RelevanceModel(pages, cfg.FeedbackTerms)
+	p.terms = applyModel(cfg, p.terms, model, func(w uint32) string { return st.terms[w] }, func(w uint32) uint64 {
+		return uint64(st.termAt[w+1] - st.termAt[w])
+	}, p.n)
+}
+
+// applyModel interpolates the query's words with the relevance model:
+// (1−β)·P(w|q) + β·P(w|R), β = cfg.FeedbackWeight, the model's words
+// named by word and counted by df among n pages. Weights are scaled so the
+// query keeps its total weight; words new to the query come after its own
+// (first = math.MaxInt, out of the proximity pairs).
+func applyModel(cfg RetrievalConfig, terms []qterm, model []RelevanceWord, word func(uint32) string, df func(uint32) uint64, n uint64) []qterm {
 	var modelSum, querySum float64
 	for _, m := range model {
 		modelSum += m.P
 	}
-	for _, t := range p.terms {
+	for _, t := range terms {
 		querySum += t.weight
 	}
 	if modelSum == 0 || querySum == 0 {
-		return
+		return terms
 	}
 	beta := cfg.FeedbackWeight
 	byTerm := map[string]int{}
-	for i := range p.terms {
-		p.terms[i].weight = (1 - beta) * p.terms[i].weight / querySum
-		byTerm[p.terms[i].term] = i
+	for i := range terms {
+		terms[i].weight = (1 - beta) * terms[i].weight / querySum
+		byTerm[terms[i].term] = i
 	}
 	for _, m := range model {
-		term := st.terms[m.Word]
+		term := word(m.Word)
 		if i, ok := byTerm[term]; ok {
-			p.terms[i].weight += beta * m.P / modelSum
+			terms[i].weight += beta * m.P / modelSum
 			continue
 		}
-		if len(p.terms) == maxMatchTerms {
+		if len(terms) == maxMatchTerms {
 			continue
 		}
-		df := uint64(st.termAt[m.Word+1] - st.termAt[m.Word])
-		byTerm[term] = len(p.terms)
-		p.terms = append(p.terms, qterm{term: term, weight: beta * m.P / modelSum, first: math.MaxInt, df: df, idf: bm25IDF(st.n, df)})
+		d := df(m.Word)
+		byTerm[term] = len(terms)
+		terms = append(terms, qterm{term: term, weight: beta * m.P / modelSum, first: math.MaxInt, df: d, idf: bm25IDF(n, d)})
 	}
-	for i := range p.terms {
-		p.terms[i].weight *= querySum
+	for i := range terms {
+		terms[i].weight *= querySum
 	}
+	return terms
 }
 
 // keepBest adds x to best, the (at most k) best items seen so far in

@@ -44,6 +44,7 @@ type snapText struct {
 	snap    bindex.IndexReader // the snapshot it describes
 	n       uint64             // live documents
 	meanLen float64            // mean analyzed length of FieldText, 1 for an empty index
+	total   uint64             // analyzed length of FieldText summed over the documents
 	terms   []string           // the field's dictionary, ascending
 	ids     map[string]uint32  // and back: a query's words are looked up by hash, not by string comparisons in the dictionary
 	termAt  []uint32           // postings of term t: post[termAt[t]:termAt[t+1]]
@@ -191,6 +192,7 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader) (*snapText, error)
 	for t, term := range st.terms {
 		st.ids[term] = uint32(t)
 	}
+	st.total = total
 	if n > 0 && total > 0 {
 		st.meanLen = float64(total) / float64(n)
 	}

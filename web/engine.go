@@ -19,6 +19,16 @@ const anonymous = "anonymous"
 type EngineOptions struct {
 	Limits      index.Limits // query syntax limits (index.max_query_bytes, ...)
 	AdsPerQuery int          // 0 = ads.per_query
+	// Backend finds and shows the pages instead of the index alone: a
+	// cluster's nodes (cluster.SearchNode); nil = the index.
+	Backend Backend
+}
+
+// Backend finds the pages relevant to a query and shows them, over more
+// than one index: missing names the parts that did not answer.
+type Backend interface {
+	Retrieve(ctx context.Context, q index.Query, limit int) (hits []index.Hit, total uint64, missing []string, err error)
+	Shown(ctx context.Context, q index.Query, urls []string) (map[string]index.Hit, error)
 }
 
 // Engine answers a search request end to end: the index finds the
@@ -60,11 +70,16 @@ func (r Retriever) retrieveParsed(ctx context.Context, q index.Query, limit int)
 	if err != nil {
 		return nil, 0, err
 	}
+	return candidates(hits), int(total), nil
+}
+
+// candidates are retrieved hits as the ranking orders them.
+func candidates(hits []index.Hit) []ranking.Candidate {
 	out := make([]ranking.Candidate, len(hits))
 	for i, h := range hits {
 		out[i] = ranking.Candidate{URL: h.URL, Title: h.Title, Relevance: h.Score, FetchedAt: h.FetchedAt}
 	}
-	return out, int(total), nil
+	return out
 }
 
 // Search implements Searcher.
@@ -79,7 +94,21 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 		user = anonymous
 	}
 	// The query is parsed once: retrieval and the snippets share it.
-	cands, total, err := Retriever{Index: e.ix}.retrieveParsed(ctx, q, e.rank.Candidates())
+	var (
+		cands   []ranking.Candidate
+		total   int
+		missing []string
+		shown   func(context.Context, index.Query, []string) (map[string]index.Hit, error)
+	)
+	if b := e.opts.Backend; b != nil {
+		var hits []index.Hit
+		var n uint64
+		hits, n, missing, err = b.Retrieve(ctx, q, e.rank.Candidates())
+		cands, total, shown = candidates(hits), int(n), b.Shown
+	} else {
+		cands, total, err = Retriever{Index: e.ix}.retrieveParsed(ctx, q, e.rank.Candidates())
+		shown = e.ix.Shown
+	}
 	if err != nil {
 		return Response{}, inputError(err)
 	}
@@ -94,15 +123,15 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	for i, res := range page.Results {
 		urls[i] = res.URL
 	}
-	shown, err := e.ix.Shown(ctx, q, urls)
+	pages, err := shown(ctx, q, urls)
 	if err != nil {
 		return Response{}, fmt.Errorf("engine: shown results: %w", err)
 	}
 	// The index counts every match (Bleve's total hits); the ranking orders
 	// at most ranking.candidates of them, which is what pages can reach.
-	out := Response{Total: uint64(page.Total), TotalExact: true, Pageable: page.Candidates}
+	out := Response{Total: uint64(page.Total), TotalExact: len(missing) == 0, Pageable: page.Candidates, Partial: missing}
 	for _, res := range page.Results {
-		h := shown[res.URL]
+		h := pages[res.URL]
 		r := Result{
 			URL: res.URL, Title: h.Title, Snippet: h.Snippet, Score: res.Relevance,
 			FetchedAt: h.FetchedAt, Promoted: res.Promoted, ClickURL: res.ClickURL,

@@ -26,15 +26,19 @@ type Response struct {
 	// counted (true) or estimated. Pageable is how many of them the pages
 	// of results reach (ranking.candidates orders at most that many); 0
 	// means all of Total.
-	Total      uint64        `json:"total"`
-	TotalExact bool          `json:"total_exact"`
-	Pageable   int           `json:"pageable"`
-	TookMS     float64       `json:"took_ms"`
-	Page       int           `json:"page"`
-	Size       int           `json:"size"`
-	Results    []Result      `json:"results"`
-	Ads        []Ad          `json:"ads,omitempty"`
-	Took       time.Duration `json:"-"`
+	Total      uint64   `json:"total"`
+	TotalExact bool     `json:"total_exact"`
+	Pageable   int      `json:"pageable"`
+	TookMS     float64  `json:"took_ms"`
+	Page       int      `json:"page"`
+	Size       int      `json:"size"`
+	Results    []Result `json:"results"`
+	Ads        []Ad     `json:"ads,omitempty"`
+	// Partial names the cluster's nodes that did not answer in time
+	// (`deltaq serve --cluster`): their pages are missing from Results
+	// and Total.
+	Partial []string      `json:"partial,omitempty"`
+	Took    time.Duration `json:"-"`
 }
 
 // Truncated reports whether the pages reach fewer results than match.

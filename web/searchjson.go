@@ -65,6 +65,16 @@ func (r *Response) appendJSON(b []byte) (_ []byte, ok bool) {
 		}
 		b = append(b, ']')
 	}
+	if len(r.Partial) > 0 {
+		b = append(b, `,"partial":[`...)
+		for i, node := range r.Partial {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, node)
+		}
+		b = append(b, ']')
+	}
 	return append(b, "}\n"...), ok
 }
 

@@ -88,6 +88,14 @@ func TestSearchJSONIsEncodingJSON(t *testing.T) {
 				res.Ads = append(res.Ads, Ad{Title: str(), Text: str(), URL: str(), ClickURL: str()})
 			}
 		}
+		switch rng.IntN(3) {
+		case 1:
+			res.Partial = []string{}
+		case 2:
+			for range 1 + rng.IntN(3) {
+				res.Partial = append(res.Partial, str())
+			}
+		}
 		got, ok := res.appendJSON(nil)
 		if want := encodingJSON(t, res); !ok || !bytes.Equal(got, want) {
 			t.Fatalf("response %d (ok %v):\n got %s\nwant %s", n, ok, got, want)

@@ -31,8 +31,9 @@ var testConfig = Config{
 // snippets that try to inject markup.
 type fakeSearch struct {
 	total    int
-	pageable int  // 0: all of total
-	estimate bool // the total is not exact
+	pageable int      // 0: all of total
+	estimate bool     // the total is not exact
+	partial  []string // cluster nodes that did not answer
 	last     Request
 }
 
@@ -42,7 +43,7 @@ func (f *fakeSearch) Search(_ context.Context, r Request) (Response, error) {
 		return Response{}, fmt.Errorf("parse: %w", &InputError{Code: CodeBadQuery, Field: "q", Message: "unclosed quote"})
 	}
 	var res Response
-	res.Total, res.TotalExact, res.Pageable = uint64(f.total), !f.estimate, f.pageable
+	res.Total, res.TotalExact, res.Pageable, res.Partial = uint64(f.total), !f.estimate, f.pageable, f.partial
 	for i := (r.Page - 1) * r.Size; i < min(f.total, r.Page*r.Size); i++ {
 		res.Results = append(res.Results, Result{
 			URL:     fmt.Sprintf("http://a.test/%d", i),

@@ -6,9 +6,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -116,34 +114,8 @@ func startServe(t *testing.T) (base, key string) {
 	key = strings.TrimSpace(out)
 	cmd := exec.Command(binary, "serve", "--data", data, "--listen", "127.0.0.1:0", "--log-level", "warn")
 	cmd.Env = append(os.Environ(), "DELTAQ_CRAWLER_ALLOW_PRIVATE=true", "DELTAQ_WATCH_TICK=200ms")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
-	lines := bufio.NewScanner(stdout)
-	for lines.Scan() {
-		if rest, ok := strings.CutPrefix(lines.Text(), "search: "); ok {
-			go func() {
-				io.Copy(io.Discard, stdout)
-				cmd.Wait()
-				close(exited)
-			}()
-			return strings.TrimSuffix(rest, "/"), key
-		}
-	}
-	err = cmd.Wait()
-	close(exited)
-	t.Fatalf("serve exited before listening: %v", err)
-	return "", ""
+	return startServeProc(t, cmd).base, key
 }
 
 // signIn enters the key in the watch pages' key form.

@@ -38,7 +38,7 @@ func (a *app) newEvalCmd() *cobra.Command {
 		Use:   "eval",
 		Short: "Run an offline evaluation; each writes report.md, results.csv and plots into --out",
 	}
-	cmd.AddCommand(a.newEvalDiscoveryCmd(), a.newEvalRankingCmd(), a.newEvalAdsCmd(), a.newEvalIRCmd(), a.newEvalSyncCmd(), a.newEvalRelationCmd(), a.newEvalFeedsCmd(), a.newEvalMonitorCmd(), a.newEvalSentinelsCmd())
+	cmd.AddCommand(a.newEvalDiscoveryCmd(), a.newEvalRankingCmd(), a.newEvalAdsCmd(), a.newEvalIRCmd(), a.newEvalSyncCmd(), a.newEvalRelationCmd(), a.newEvalFeedsCmd(), a.newEvalMonitorCmd(), a.newEvalSentinelsCmd(), a.newEvalFanoutCmd())
 	return cmd
 }
 

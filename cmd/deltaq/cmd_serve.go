@@ -9,10 +9,13 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/deltaq/deltaq/cluster"
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/httpserver"
 	"github.com/deltaq/deltaq/watch"
+	"github.com/deltaq/deltaq/web"
 )
 
 func (a *app) newServeCmd() *cobra.Command {
@@ -23,7 +26,13 @@ func (a *app) newServeCmd() *cobra.Command {
 		Long: `Serve brings the index up to date with the repository under --data and
 answers search requests: GET /api/v1/search?q=&page=&size= (JSON), GET / (a
 search page), GET /api/v1/page?url= (what the repository knows of a page),
-/opensearch.xml, /healthz and /metrics. It stops gracefully on SIGINT/SIGTERM.`,
+/opensearch.xml, /healthz and /metrics. It stops gracefully on SIGINT/SIGTERM.
+
+With --cluster the node answers its index's part of the cluster's searches
+over NATS, and its own searches fan out to every node serving search
+(package index/fanout): BM25 with the cluster's statistics, the best pages
+of all merged; a node that does not answer within cluster.search_timeout is
+left out and the answer marked partial.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, db, logger, err := a.loadRepo(cmd, dataDir, nil)
@@ -32,11 +41,24 @@ search page), GET /api/v1/page?url= (what the repository knows of a page),
 			}
 			defer db.Close()
 			ctx := cmd.Context()
-			s, err := openServices(ctx, dataDir, db, cfg, logger, serviceOptions{})
+			var node *cluster.SearchNode
+			opts := serviceOptions{}
+			if cfg.Cluster.URL != "" {
+				opts.backend = func(ix *index.Index) (web.Backend, error) {
+					var err error
+					node, err = cluster.JoinSearch(ctx, cfg.Cluster, ix, cluster.SearchOptions{
+						Logger: logger, Limits: cfg.Index.Limits(), Retrieval: cfg.Index.Retrieval})
+					return node, err
+				}
+			}
+			s, err := openServices(ctx, dataDir, db, cfg, logger, opts)
 			if err != nil {
 				return err
 			}
 			defer s.close(context.WithoutCancel(ctx))
+			if node != nil {
+				defer node.Close()
+			}
 			st, err := s.ix.CatchUp(ctx)
 			if err != nil {
 				return err
@@ -44,14 +66,27 @@ search page), GET /api/v1/page?url= (what the repository knows of a page),
 			n, _ := s.ix.Count()
 			fmt.Fprintf(a.stderr, "index: %d documents (%d changes applied)\n", n, st.Changes)
 			g, gctx := errgroup.WithContext(ctx)
+			if node != nil {
+				g.Go(func() error { return node.Run(gctx) })
+				fmt.Fprintf(a.stderr, "cluster: node %s serves its index and fans searches out\n", cfg.Cluster.Node)
+			}
 			a.serveLoops(g, gctx, s, cfg, nil, 0, nil)
-			return ignoreCanceled(g.Wait())
+			err = ignoreCanceled(g.Wait())
+			if node != nil {
+				fmt.Fprintf(a.stderr, "cluster: %d search requests sent (%d bytes), %d answered (%d refused)\n",
+					node.Stats.Requests.Load(), node.Stats.Bytes.Load(), node.Stats.Served.Load(), node.Stats.Refused.Load())
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory (repository and index)")
 	cmd.Flags().String("listen", "", "address to listen on (server.listen)")
+	cmd.Flags().String("cluster", "", "NATS servers of a cluster, nats://host:4222,...; search fans out to every node serving search (cluster.url)")
+	cmd.Flags().String("node", "", "this node's name in the cluster (cluster.node)")
 	bind(cmd.Flags(), map[string]string{
-		"listen": "server.listen",
+		"listen":  "server.listen",
+		"cluster": "cluster.url",
+		"node":    "cluster.node",
 	})
 	return cmd
 }

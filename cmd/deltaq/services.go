@@ -52,6 +52,9 @@ type services struct {
 // serviceOptions vary what openServices builds.
 type serviceOptions struct {
 	workload []querylog.Query // overrides index.workload_log (the demo's own queries)
+	// backend, if set, gives the search engine's backend over the index
+	// (a cluster's nodes, `deltaq serve --cluster`).
+	backend func(ix *index.Index) (web.Backend, error)
 }
 
 // openServices opens everything over an already open repository.
@@ -102,6 +105,13 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 	}
 	s.notifier = notify.NewService(s.outbox, notify.Options{Logger: logger, Client: &http.Client{Transport: &http.Transport{DialContext: dial}}})
 	limits := cfg.Index.Limits()
+	var backend web.Backend
+	if opts.backend != nil {
+		if backend, err = opts.backend(s.ix); err != nil {
+			s.close(ctx)
+			return nil, err
+		}
+	}
 	searcher, err := ranking.NewSearcher(cfg.Ranking, web.Retriever{Index: s.ix, Limits: limits}, s.rank, secret, logger)
 	if err != nil {
 		s.close(ctx)
@@ -118,7 +128,7 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 		return nil, err
 	}
 	h, err := web.New(cfg.Server, web.Deps{
-		Search:   web.NewEngine(s.ix, searcher, s.ads, web.EngineOptions{Limits: limits}),
+		Search:   web.NewEngine(s.ix, searcher, s.ads, web.EngineOptions{Limits: limits, Backend: backend}),
 		Pages:    db,
 		Explain:  s.explain,
 		Registry: s.reg,

@@ -1,0 +1,417 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/blevesearch/bleve/v2/mapping"
+	bindex "github.com/blevesearch/bleve_index_api"
+)
+
+// This file is the searcher (match.go) as one shard of several: an index
+// holding part of a cluster's pages, asked for its statistics (Stats), its
+// best pages for RM3 feedback (Feedback) and its best pages scored with
+// statistics given from outside (MatchShard), so that a coordinator
+// (package index/fanout) merges lists whose scores are those one index
+// over all the pages would give. Everything a score reads that depends on
+// the other pages is given: N, the summed text length (the mean length),
+// each word's df (the idf of the text and title components, the
+// max_query_terms cut, RM3's new words), the RM3 expanded query itself,
+// and, left to the merge, the coordination rule's AND/OR choice (a count
+// over all shards) and which pages get the proximity component (the best
+// proximity_depth over all shards). Search and Retrieve do not come here.
+
+// MatchStats are the corpus statistics the searcher's scores read: the
+// number of documents, their summed analyzed text length, and the
+// document frequency of words (in the text field, or in the title for a
+// query of stop words only, which searches titles). A cluster's are the
+// sums of its shards'.
+type MatchStats struct {
+	Docs   uint64            `json:"docs"`
+	Length uint64            `json:"length"`
+	DF     map[string]uint64 `json:"df"`
+}
+
+// Add adds o's counts to s.
+func (s *MatchStats) Add(o MatchStats) {
+	s.Docs += o.Docs
+	s.Length += o.Length
+	if s.DF == nil {
+		s.DF = make(map[string]uint64, len(o.DF))
+	}
+	for w, df := range o.DF {
+		s.DF[w] += df
+	}
+}
+
+// meanLen is the mean analyzed length, 1 for no documents (snapText's
+// rule).
+func (s *MatchStats) meanLen() float64 {
+	if s.Docs > 0 && s.Length > 0 {
+		return float64(s.Length) / float64(s.Docs)
+	}
+	return 1
+}
+
+// QueryTerm is one word of a planned query: its weight (occurrences, or
+// the RM3 model's), its first position (math.MaxInt for a word RM3
+// added) and its document frequency in the cluster.
+type QueryTerm struct {
+	Word   string  `json:"w"`
+	Weight float64 `json:"wt"`
+	First  int     `json:"f"`
+	DF     uint64  `json:"df"`
+}
+
+// FeedbackDoc is a page of a shard's RM3 feedback candidates: its score,
+// its analyzed length and its words, ascending, with their counts.
+type FeedbackDoc struct {
+	URL    string   `json:"url"`
+	Score  float64  `json:"score"`
+	Length uint32   `json:"len"`
+	Words  []string `json:"words"`
+	TFs    []uint32 `json:"tfs"`
+}
+
+// Feedback is a shard's answer to a feedback request: the query's words
+// as planned with the given statistics (after the max_query_terms cut),
+// whether the searcher expands it, and, if so, the shard's best pages.
+type Feedback struct {
+	Terms  []QueryTerm   `json:"terms"`
+	Expand bool          `json:"expand"`
+	Docs   []FeedbackDoc `json:"docs,omitempty"`
+}
+
+// ShardQuery asks a shard for its best pages.
+type ShardQuery struct {
+	Query Query
+	// Stats are the cluster's statistics for Query's words (and Terms');
+	// nil scores with the shard's own (and expands by RM3 from its own
+	// pages), as a search of the shard alone would.
+	Stats *MatchStats
+	// Terms, if set, replace Query's words: the query RM3 expanded from
+	// the cluster's best pages (ExpandTerms), with Stats.
+	Terms []QueryTerm
+	// Limit is how many pages the merge needs; the shard returns more when
+	// the proximity component or the OR fallback needs them (ShardResult).
+	Limit int
+}
+
+// ShardHit is one page of a shard's answer.
+type ShardHit struct {
+	URL   string  `json:"url"`
+	Score float64 `json:"score"` // without the proximity component
+	Words int     `json:"words"` // distinct query words the page holds
+	// Near are the proximity component's additions, in order, which the
+	// merge adds only if the page is among the best proximity_depth.
+	Near []float64 `json:"near,omitempty"`
+}
+
+// ShardResult is a shard's answer. Hits are the best max(Limit,
+// proximity_depth) pages by Score of the pages with Required words
+// when Qualified reaches min_results, else of all Matched pages followed
+// by every page with Required words (fewer than min_results) not among
+// them: the merge needs both lists when the cluster's count decides the
+// OR fallback.
+type ShardResult struct {
+	Hits      []ShardHit `json:"hits"`
+	Required  int        `json:"required"`
+	Qualified int        `json:"qualified"` // pages with Required words, after the filters
+	Matched   int        `json:"matched"`   // pages with any word, after the filters
+}
+
+// Stats returns the shard's statistics for q's words (the analyzed words
+// of its terms and phrases, in the field the searcher scores them on; none
+// for an empty q) and for words, already analyzed text words (RM3's
+// additions).
+func (ix *Index) Stats(ctx context.Context, q Query, words []string) (MatchStats, error) {
+	var out MatchStats
+	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
+		st, err := ix.snapText(ctx, r)
+		if err != nil {
+			return err
+		}
+		var terms []qterm
+		if len(q.Terms) > 0 || len(q.Phrases) > 0 { // else words alone
+			if terms, _, err = ix.queryWords(ctx, r, m, st, q, true); err != nil {
+				return err
+			}
+		}
+		out = MatchStats{Docs: st.n, Length: st.total, DF: make(map[string]uint64, len(terms)+len(words))}
+		for _, t := range terms {
+			out.DF[t.term] = t.df
+		}
+		for _, w := range words {
+			out.DF[w] = uint64(len(st.postings(w)))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Feedback plans q with the statistics gs and, when the searcher expands
+// it by RM3, returns the shard's best k pages (before the filters, as the
+// searcher picks them) with their words.
+func (ix *Index) Feedback(ctx context.Context, q Query, gs *MatchStats, k int) (Feedback, error) {
+	var out Feedback
+	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
+		st, err := ix.snapText(ctx, r)
+		if err != nil {
+			return err
+		}
+		p, err := ix.planQuery(ctx, r, m, st, q, gs)
+		if err != nil {
+			return err
+		}
+		for _, t := range p.terms {
+			out.Terms = append(out.Terms, QueryTerm{Word: t.term, Weight: t.weight, First: t.first, DF: t.df})
+		}
+		out.Expand = ix.cfg.Retrieval.FeedbackDocs > 0 && len(p.terms) > ix.cfg.Retrieval.ShortQueryTerms && !p.titleOnly
+		if !out.Expand || k <= 0 {
+			return nil
+		}
+		cands, err := ix.accumulate(ctx, r, st, p, nil)
+		if err != nil {
+			return err
+		}
+		var top []candidate
+		for _, c := range cands {
+			top = keepBest(top, k, c, compareCandidates)
+		}
+		urls, err := st.resolveURLs(top)
+		if err != nil {
+			return err
+		}
+		for i, c := range top {
+			d := FeedbackDoc{URL: urls[i], Score: c.score, Length: st.docLength(c.doc)}
+			for _, t := range st.docTerms(c.doc) {
+				d.Words = append(d.Words, st.terms[t.of])
+				d.TFs = append(d.TFs, t.tf)
+			}
+			out.Docs = append(out.Docs, d)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// ExpandTerms is the searcher's RM3 expansion (expand) over a cluster's
+// feedback pages: docs are the best pages of all shards, best first
+// (score descending, URL ascending), of which the best feedback_docs are
+// the relevance model's; terms are the query's planned words. Words the
+// model adds come back with DF 0: the caller asks the shards for them.
+func ExpandTerms(cfg RetrievalConfig, terms []QueryTerm, docs []FeedbackDoc) []QueryTerm {
+	docs = docs[:min(len(docs), cfg.FeedbackDocs)]
+	// Word ids ascend with the words' order, as in a snapshot's
+	// dictionary, so the model breaks ties as the searcher does.
+	var vocab []string
+	for _, d := range docs {
+		vocab = append(vocab, d.Words...)
+	}
+	slices.Sort(vocab)
+	vocab = slices.Compact(vocab)
+	pages := make([]FeedbackPage, len(docs))
+	for i, d := range docs {
+		pages[i] = FeedbackPage{Score: d.Score, Length: d.Length, Words: func(yield func(word, tf uint32)) {
+			for j, w := range d.Words {
+				id, _ := slices.BinarySearch(vocab, w)
+				yield(uint32(id), d.TFs[j])
+			}
+		}}
+	}
+	qterms := make([]qterm, len(terms))
+	for i, t := range terms {
+		qterms[i] = qterm{term: t.Word, weight: t.Weight, first: t.First, df: t.DF}
+	}
+	if len(pages) == 0 {
+		return terms
+	}
+	model := RelevanceModel(pages, cfg.FeedbackTerms)
+	qterms = applyModel(cfg, qterms, model, func(w uint32) string { return vocab[w] }, func(uint32) uint64 { return 0 }, 0)
+	out := make([]QueryTerm, len(qterms))
+	for i, t := range qterms {
+		out[i] = QueryTerm{Word: t.term, Weight: t.weight, First: t.first, DF: t.df}
+	}
+	return out
+}
+
+// MatchShard scores sq on the shard's snapshot and returns its best pages
+// for the merge (ShardResult).
+func (ix *Index) MatchShard(ctx context.Context, sq ShardQuery) (ShardResult, error) {
+	if sq.Limit < 0 {
+		return ShardResult{}, fmt.Errorf("index: shard match: limit = %d: must be >= 0", sq.Limit)
+	}
+	if sq.Terms != nil && sq.Stats == nil {
+		return ShardResult{}, fmt.Errorf("index: shard match: %d expanded terms without statistics", len(sq.Terms))
+	}
+	if len(sq.Terms) > maxMatchTerms {
+		return ShardResult{}, fmt.Errorf("index: shard match: %d terms: at most %d", len(sq.Terms), maxMatchTerms)
+	}
+	cfg := ix.cfg.Retrieval
+	var out ShardResult
+	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
+		st, err := ix.snapText(ctx, r)
+		if err != nil {
+			return err
+		}
+		p, err := ix.planQuery(ctx, r, m, st, sq.Query, sq.Stats)
+		if err != nil {
+			return err
+		}
+		if sq.Terms != nil {
+			p.terms = p.terms[:0]
+			for _, t := range sq.Terms {
+				p.terms = append(p.terms, qterm{term: t.Word, weight: t.Weight, first: t.First, df: t.DF, idf: bm25IDF(p.n, t.DF)})
+			}
+		}
+		cands, err := ix.accumulate(ctx, r, st, p, nil)
+		if err != nil {
+			return err
+		}
+		if sq.Terms == nil && cfg.FeedbackDocs > 0 && len(p.terms) > cfg.ShortQueryTerms && !p.titleOnly {
+			ix.expand(st, p, cands) // the shard's own feedback: local statistics
+			if cands, err = ix.accumulate(ctx, r, st, p, cands[:0]); err != nil {
+				return err
+			}
+		}
+		if cands, err = filter(ctx, r, m, p, cands); err != nil {
+			return err
+		}
+		out.Required, out.Matched = p.required, len(cands)
+		var qualified []candidate
+		for _, c := range cands {
+			if popcount(c.matched) >= p.required {
+				out.Qualified++
+				if out.Qualified < cfg.MinResults {
+					qualified = append(qualified, c)
+				}
+			}
+		}
+		and := p.required > 1 && out.Qualified >= cfg.MinResults
+		if and {
+			cands = slices.DeleteFunc(cands, func(c candidate) bool { return popcount(c.matched) < p.required })
+			qualified = nil
+		}
+		proximity := len(p.terms) > 1 && cfg.ProximityWeight > 0 && cfg.ProximityDepth > 0
+		keep := min(len(cands), sq.Limit)
+		if proximity {
+			keep = min(len(cands), max(sq.Limit, cfg.ProximityDepth))
+		}
+		cands = sortBest(cands, keep)
+		if p.required > 1 && !and {
+			// The OR list, then the few pages with every word it lacks.
+			for _, c := range qualified {
+				if !slices.ContainsFunc(cands, func(x candidate) bool { return x.doc == c.doc }) {
+					cands = append(cands, c)
+				}
+			}
+		}
+		near := make([][]float64, len(cands))
+		if proximity {
+			if err := ix.proximity(ctx, r, p, cands, func(i int, v float64) { near[i] = append(near[i], v) }); err != nil {
+				return err
+			}
+		}
+		urls, err := st.resolveURLs(cands)
+		if err != nil {
+			return err
+		}
+		out.Hits = make([]ShardHit, len(cands))
+		for i, c := range cands {
+			out.Hits[i] = ShardHit{URL: urls[i], Score: c.score, Words: popcount(c.matched), Near: near[i]}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// MergeShards merges shards' answers to one query into the ranking one
+// index over all their pages gives (match): the coordination rule decided
+// on the summed counts, the proximity component added to the best
+// proximity_depth pages over all shards, the first limit pages best first
+// (ties by URL), and the number of qualifying pages. Exact when the shards
+// scored with the cluster's statistics; with their own, it is what a merge
+// of independent searches gives.
+func MergeShards(cfg RetrievalConfig, results []ShardResult, limit int) (ranked []Ranked, total int) {
+	required, qualified, matched := 1, 0, 0
+	for _, r := range results {
+		required = max(required, r.Required)
+		qualified += r.Qualified
+		matched += r.Matched
+	}
+	and := required > 1 && qualified >= cfg.MinResults
+	total = matched
+	if and {
+		total = qualified
+	}
+	var hits []ShardHit
+	seen := map[string]struct{}{}
+	proximity := false
+	for _, r := range results {
+		for _, h := range r.Hits {
+			if and && h.Words < required {
+				continue
+			}
+			if _, dup := seen[h.URL]; dup {
+				continue // a page held by two shards (moved between them) counts once
+			}
+			seen[h.URL] = struct{}{}
+			hits = append(hits, h)
+			proximity = proximity || h.Near != nil
+		}
+	}
+	byScore := func(a, b ShardHit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.URL, b.URL)
+	}
+	slices.SortFunc(hits, byScore)
+	if proximity {
+		best := hits[:min(len(hits), cfg.ProximityDepth)]
+		for i := range best {
+			for _, v := range best[i].Near {
+				best[i].Score += v
+			}
+		}
+		slices.SortFunc(best, byScore)
+	}
+	if limit >= 0 && len(hits) > limit {
+		hits = hits[:limit]
+	}
+	ranked = make([]Ranked, len(hits))
+	for i, h := range hits {
+		ranked[i] = Ranked{URL: h.URL, Score: h.Score}
+	}
+	return ranked, total
+}
+
+// DFTable is the size of the df table this shard would publish if the
+// cluster exchanged statistics periodically instead of per query (see
+// package index/fanout): its text field's words, each with its length,
+// the word and its df as varints.
+func (ix *Index) DFTable(ctx context.Context) (words, bytes int, err error) {
+	err = ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
+		st, err := ix.snapText(ctx, r)
+		if err != nil {
+			return err
+		}
+		words = len(st.terms)
+		for t, w := range st.terms {
+			bytes += uvarintLen(uint64(len(w))) + len(w) + uvarintLen(uint64(st.termAt[t+1]-st.termAt[t]))
+		}
+		return nil
+	})
+	return words, bytes, err
+}
+
+// uvarintLen is the length of v as a uvarint.
+func uvarintLen(v uint64) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
+}
