@@ -40,7 +40,19 @@ type liveIndex struct {
 
 // newLiveIndex indexes docs (ascending by URL) as the searcher would.
 func newLiveIndex(c *corpus, docs []doc, r index.RetrievalConfig, maxTerms int) *liveIndex {
-	li := &liveIndex{c: c, r: r, maxT: maxTerms, n: uint64(len(docs)), post: make([][]doc, len(c.terms)), slot: make([]int32, len(c.urls))}
+	li := &liveIndex{c: c, r: r, maxT: maxTerms, post: make([][]doc, len(c.terms)), slot: make([]int32, len(c.urls))}
+	li.reset(docs)
+	return li
+}
+
+// reset indexes docs (ascending by URL) in place of what li held, reusing
+// its posting lists' memory.
+func (li *liveIndex) reset(docs []doc) {
+	c := li.c
+	for t := range li.post {
+		li.post[t] = li.post[t][:0]
+	}
+	li.n = uint64(len(docs))
 	var total uint64
 	for _, d := range docs {
 		b := &c.bodies[d.body]
@@ -54,7 +66,6 @@ func newLiveIndex(c *corpus, docs []doc, r index.RetrievalConfig, maxTerms int) 
 	if li.n > 0 && total > 0 {
 		li.meanLen = float64(total) / float64(li.n)
 	}
-	return li
 }
 
 func (li *liveIndex) df(t uint32) uint64 {
