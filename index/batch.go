@@ -315,7 +315,7 @@ func (ix *Index) scoreOldCopies(bi bleve.Index, wl *Workload, pages []*pending) 
 		return err
 	}
 	defer r.Close()
-	st, err := readerStats(r, ix.cfg.Scoring)
+	st, err := ix.readerStats(r)
 	if err != nil {
 		return err
 	}
@@ -571,7 +571,7 @@ func (ix *Index) measure(bi bleve.Index, wl *Workload, pages []*pending, newTerm
 		return nil, nil, err
 	}
 	defer r.Close()
-	cs, err := readerStats(r, ix.cfg.Scoring)
+	cs, err := ix.readerStats(r)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -686,7 +686,11 @@ func (ix *Index) rebuildHistogramsLocked(ctx context.Context) error {
 	}
 	defer r.Close()
 	start := time.Now()
-	hs, df, err := buildHistograms(ctx, r, ix.cfg.Scoring, wl, ix.cfg.HistogramBuckets)
+	st, err := ix.readerStats(r)
+	if err != nil {
+		return err
+	}
+	hs, df, err := buildHistograms(ctx, r, st, wl, ix.cfg.HistogramBuckets)
 	if err != nil {
 		ix.histStale.Store(true)
 		return err
