@@ -163,27 +163,35 @@ func (l *localAnswers) staleAll() {
 
 // rank brings every answer up to the index as it is now.
 //
-// Under SemanticsSearcher with incremental re-ranking, the answers are
-// computed from the corpus rather than read from Bleve: the index holds,
-// for every URL, the copy followed from the change feed (indexed), and
-// the searcher's model on those copies (liveIndex, pinned to
-// index.Ranker.Match by TestMatchScoreIsMatch and by
-// TestIncrementalRerankingIsExact against eval.sync.rerank "all", which
-// ranks on Bleve) gives the same scores bit for bit. It spares opening a
-// Ranker (every document's URL resolved) and the snapshot's in-memory
-// copy of every posting (index/snaptext.go) once a week per run. When a
-// copy is not in the corpus, or the document count disagrees, Bleve
-// ranks as before.
+// With incremental re-ranking the answers are computed from the corpus
+// rather than read from Bleve: the index holds, for every URL, the copy
+// followed from the change feed (indexed), and the model on those copies
+// gives Bleve's scores bit for bit: under SemanticsSearcher liveIndex
+// (pinned to index.Ranker.Match by TestMatchScoreIsMatch), under
+// SemanticsThesis index.ConjunctionScore with the statistics of the index
+// compacted (env.compact). TestIncrementalRerankingIsExact compares both
+// with eval.sync.rerank "all", which ranks on Bleve. It spares opening a
+// Ranker (every document's URL resolved), Bleve's searchers, and under
+// the searcher's semantics the snapshot's in-memory copy of every posting
+// (index/snaptext.go), once a week per run. When a copy is not in the
+// corpus, or the document count disagrees, Bleve ranks as before.
 func (l *localAnswers) rank(ctx context.Context, ix *index.Index) error {
 	searcher := l.h.model.searcher()
-	if searcher && l.h.cfg.Rerank != "all" {
+	if l.h.cfg.Rerank != "all" {
 		n, err := ix.Count()
 		if err != nil {
 			return err
 		}
-		l.own.check(l, n)
+		if searcher {
+			l.own.check(l, n)
+		}
 		if !l.own.lost && uint64(l.own.n) == n {
-			l.rankCorpus()
+			st := index.BleveCorpusStats(l.h.model.scoring, n, l.own.vocab)
+			if !searcher {
+				l.thesisStale(st)
+			}
+			l.rankCorpus(st)
+			l.st, l.ranked = st, true
 			return nil
 		}
 	}
@@ -197,13 +205,8 @@ func (l *localAnswers) rank(ctx context.Context, ix *index.Index) error {
 		l.staleAll()
 	} else if searcher {
 		l.own.check(l, st.DocCount)
-	} else if l.ranked {
-		avgMoved := st.AvgFieldLength != l.st.AvgFieldLength
-		for k := range l.stale {
-			if avgMoved || l.multi[k] && st.DocCount != l.st.DocCount {
-				l.stale[k] = true
-			}
-		}
+	} else {
+		l.thesisStale(st)
 	}
 	for k, q := range l.queries {
 		if !l.stale[k] {
@@ -233,10 +236,24 @@ func (l *localAnswers) rank(ctx context.Context, ix *index.Index) error {
 	return nil
 }
 
-// rankCorpus re-ranks the stale queries on the indexed copies under the
-// searcher's model: every page answering, score descending, ties by URL
-// (index.Ranker.Match's order).
-func (l *localAnswers) rankCorpus() {
+// thesisStale marks stale, under SemanticsThesis, the answers Bleve's
+// statistics st may have reordered since the last ranking.
+func (l *localAnswers) thesisStale(st index.CorpusStats) {
+	if !l.ranked {
+		return
+	}
+	avgMoved := st.AvgFieldLength != l.st.AvgFieldLength
+	for k := range l.stale {
+		if avgMoved || l.multi[k] && st.DocCount != l.st.DocCount {
+			l.stale[k] = true
+		}
+	}
+}
+
+// rankCorpus re-ranks the stale queries on the indexed copies: every page
+// answering, score descending, ties by URL (index.Ranker's order); st are
+// Bleve's statistics of the compacted index, for SemanticsThesis.
+func (l *localAnswers) rankCorpus(st index.CorpusStats) {
 	c := l.h.c
 	l.docs = l.docs[:0]
 	for u, b := range l.indexed {
@@ -256,9 +273,12 @@ func (l *localAnswers) rankCorpus() {
 		}
 		l.Reranked++
 		l.scored = l.scored[:0]
-		l.li.answer(&l.h.wl.queries[k], func(d doc, s float64) {
-			l.scored = append(l.scored, scoredURL{url: d.url, score: s})
-		})
+		add := func(d doc, s float64) { l.scored = append(l.scored, scoredURL{url: d.url, score: s}) }
+		if l.h.model.searcher() {
+			l.li.answer(&l.h.wl.queries[k], add)
+		} else {
+			l.li.conjunction(&l.h.wl.queries[k], st, add)
+		}
 		slices.SortFunc(l.scored, func(a, b scoredURL) int {
 			if c := cmp.Compare(b.score, a.score); c != 0 {
 				return c

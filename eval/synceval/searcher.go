@@ -75,6 +75,37 @@ func (li *liveIndex) df(t uint32) uint64 {
 	return uint64(len(li.post[t]))
 }
 
+// conjunction calls fn for every page holding all of q's words, in no
+// particular order, with Bleve's conjunction score under st
+// (SemanticsThesis: index.ConjunctionScore).
+func (li *liveIndex) conjunction(q *query, st index.CorpusStats, fn func(d doc, s float64)) {
+	dfs := make([]uint64, len(q.terms))
+	shortest := -1
+	for i, t := range q.terms {
+		if dfs[i] = li.df(t); shortest < 0 || dfs[i] < dfs[shortest] {
+			shortest = i
+		}
+	}
+	if dfs[shortest] == 0 {
+		return
+	}
+	sc := newScoring(st, dfs)
+	tfs := make([]uint64, len(q.terms))
+outer:
+	for _, d := range li.post[q.terms[shortest]] {
+		b := &li.c.bodies[d.body]
+		for i, t := range q.terms {
+			tf := b.tfOf(t)
+			if tf == 0 {
+				continue outer
+			}
+			tfs[i] = uint64(tf)
+		}
+		// As scoring.score, with the counts looked up once.
+		fn(d, index.ConjunctionScore(tfs, b.length, sc.st, sc.dfs, sc.weights))
+	}
+}
+
 // sterm is one distinct word of a query being scored (index/match.go's
 // qterm).
 type sterm struct {
