@@ -18,7 +18,8 @@ const (
 	SemanticsSearcher = "searcher"
 	// SemanticsThesis: the thesis's approximation, the query's terms
 	// ANDed and scored by Bleve (index.Ranker.Rank,
-	// index.ConjunctionScore), which needs the index compacted weekly.
+	// index.ConjunctionScore), which needs the index's statistics those
+	// of it compacted, every week (harness.go: env.compact).
 	SemanticsThesis = "thesis"
 )
 
