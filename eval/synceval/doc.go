@@ -25,12 +25,12 @@
 // conjunction score (index.ConjunctionScore), §4.7's approximation, still
 // the default: under "searcher" the knee keeps every query that shares a
 // word with a page (44,025 trec-mq queries on digitalgov-2023 against
-// 1,943 ANDed), which needs eval.sync.max_queries there, and the weekly
-// re-ranking of RM3 queries and the searcher's length recount make a
-// sweep 3–4× as long. searcher.go applies the searcher's model to the
-// live pages, which have no index, through index/matchscore.go and
-// index.RelevanceModel; TestMatchScoreIsMatch and
-// TestEveryPageEveryWeekKeepsQualityOne pin it to index.Ranker.Match. The
+// 1,943 ANDed), and the ideal side holds every query's full answer of
+// every week, so that needs eval.sync.max_queries there. searcher.go
+// applies the searcher's model to the live pages, which have no index,
+// through index/matchscore.go and index.RelevanceModel;
+// TestMatchScoreIsMatch and TestEveryPageEveryWeekKeepsQualityOne pin it
+// to index.Ranker.Match. The
 // ideal side, A(q, W), depends only on the week and is computed once
 // (quality.go).
 //
