@@ -374,6 +374,15 @@ func (ix *Index) parallel(n int, fn func(lo, hi int)) {
 	wg.Wait()
 }
 
+// openReader opens a reader on the index's current snapshot.
+func (ix *Index) openReader() (bindex.IndexReader, error) {
+	bi := ix.bleve()
+	if bi == nil {
+		return nil, ErrClosed
+	}
+	return reader(bi)
+}
+
 func reader(bi bleve.Index) (bindex.IndexReader, error) {
 	adv, err := bi.Advanced()
 	if err != nil {
@@ -676,11 +685,7 @@ func (ix *Index) rebuildHistogramsLocked(ctx context.Context) error {
 		ix.hists.Store(nil)
 		return nil
 	}
-	bi := ix.bleve()
-	if bi == nil {
-		return ErrClosed
-	}
-	r, err := reader(bi)
+	r, err := ix.openReader()
 	if err != nil {
 		return err
 	}

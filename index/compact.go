@@ -36,11 +36,7 @@ type assumedCompaction struct {
 func (ix *Index) AssumeCompacted(textVocabulary int) error {
 	ix.apply.Lock()
 	defer ix.apply.Unlock()
-	bi := ix.bleve()
-	if bi == nil {
-		return ErrClosed
-	}
-	r, err := reader(bi)
+	r, err := ix.openReader()
 	if err != nil {
 		return err
 	}
