@@ -315,7 +315,7 @@ func (ix *Index) scoreOldCopies(bi bleve.Index, wl *Workload, pages []*pending) 
 		return err
 	}
 	defer r.Close()
-	st, err := readerStats(r, ix.cfg.Scoring)
+	st, err := ix.readerStats(r)
 	if err != nil {
 		return err
 	}
@@ -372,6 +372,15 @@ func (ix *Index) parallel(n int, fn func(lo, hi int)) {
 		}(lo, min(n, lo+chunk))
 	}
 	wg.Wait()
+}
+
+// openReader opens a reader on the index's current snapshot.
+func (ix *Index) openReader() (bindex.IndexReader, error) {
+	bi := ix.bleve()
+	if bi == nil {
+		return nil, ErrClosed
+	}
+	return reader(bi)
 }
 
 func reader(bi bleve.Index) (bindex.IndexReader, error) {
@@ -571,7 +580,7 @@ func (ix *Index) measure(bi bleve.Index, wl *Workload, pages []*pending, newTerm
 		return nil, nil, err
 	}
 	defer r.Close()
-	cs, err := readerStats(r, ix.cfg.Scoring)
+	cs, err := ix.readerStats(r)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -676,17 +685,17 @@ func (ix *Index) rebuildHistogramsLocked(ctx context.Context) error {
 		ix.hists.Store(nil)
 		return nil
 	}
-	bi := ix.bleve()
-	if bi == nil {
-		return ErrClosed
-	}
-	r, err := reader(bi)
+	r, err := ix.openReader()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
 	start := time.Now()
-	hs, df, err := buildHistograms(ctx, r, ix.cfg.Scoring, wl, ix.cfg.HistogramBuckets)
+	st, err := ix.readerStats(r)
+	if err != nil {
+		return err
+	}
+	hs, df, err := buildHistograms(ctx, r, st, wl, ix.cfg.HistogramBuckets)
 	if err != nil {
 		ix.histStale.Store(true)
 		return err

@@ -64,7 +64,10 @@
 //     df, corpus statistics), for both models, including Bleve's BM25
 //     "average length" (the field's vocabulary size summed over segments,
 //     divided by the document count, rounded up), which moves when
-//     segments merge.
+//     segments merge. Compact (rank.go) makes it that of the live
+//     documents; AssumeCompacted (compact.go) gives the same statistics
+//     without merging, from the vocabulary a caller that followed what it
+//     indexed knows (eval sync, every week).
 //   - §4.6.1 Q′: queries are split with the index's own analyzer and a
 //     term's frequency is the summed frequency of the queries containing it.
 //   - §4.6.1 H_q: average scores over exponentially growing rank buckets

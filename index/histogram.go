@@ -198,15 +198,12 @@ func (hs *histogramSet) bytes() int {
 // buildHistograms computes H_q for every term of the workload from the
 // term's postings on reader r (termScores).
 // It also returns every workload term's document frequency on r.
-func buildHistograms(ctx context.Context, r bindex.IndexReader, s Scoring, w *Workload, buckets int) (*histogramSet, docFreqs, error) {
+func buildHistograms(ctx context.Context, r bindex.IndexReader, st CorpusStats, w *Workload, buckets int) (*histogramSet, docFreqs, error) {
 	df := docFreqs{workload: w.Fingerprint(), df: make([]int64, w.Len())}
-	st, err := readerStats(r, s)
-	if err != nil {
-		return nil, df, err
-	}
 	hs := &histogramSet{buckets: buckets, workload: w.Fingerprint(), slot: map[string]int32{}}
 	stride := buckets + 2
 	var scores []float64
+	var err error
 	for i, term := range w.terms {
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {

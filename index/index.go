@@ -91,6 +91,8 @@ type Index struct {
 	slots     sync.Pool // *[]int32: retrieval's accumulator slots, one per document number (match.go)
 	cands     sync.Pool // *[]candidate: retrieval's candidates (match.go)
 	hists     atomic.Pointer[histogramSet]
+	// assumed is the compaction AssumeCompacted recorded (compact.go).
+	assumed atomic.Pointer[assumedCompaction]
 
 	// Test hooks: trace sees every per-term measurement; beforeCommit runs
 	// after the Bleve batch and before the repository commit (an error

@@ -42,6 +42,9 @@ type Ranker struct {
 	urls    []string // by internal document number; "" for none
 	scratch []hit
 	text    *snapText // the snapshot's text field, built by the first Match
+	// bm25 are the statistics Bleve's searchers must use under an assumed
+	// compaction (compact.go); nil: their own.
+	bm25 *search.BM25Stats
 }
 
 type hit struct {
@@ -61,7 +64,11 @@ func (ix *Index) Ranker() (*Ranker, error) {
 		return nil, err
 	}
 	rk := &Ranker{r: r, m: ix.mu.bi.Mapping(), ix: ix}
-	if rk.st, err = readerStats(r, ix.cfg.Scoring); err != nil {
+	if rk.st, err = ix.readerStats(r); err != nil {
+		r.Close()
+		return nil, err
+	}
+	if rk.bm25, err = ix.bm25Stats(r); err != nil {
 		r.Close()
 		return nil, err
 	}
@@ -120,6 +127,9 @@ func (rk *Ranker) Rank(ctx context.Context, q Query, dst []Ranked) ([]Ranked, er
 	model := string(scoringOf(rk.m))
 	sctxValue := context.WithValue(ctx, search.GetScoringModelCallbackKey,
 		search.GetScoringModelCallbackFn(func() string { return model }))
+	if rk.bm25 != nil {
+		sctxValue = context.WithValue(sctxValue, search.BM25StatsKey, rk.bm25)
+	}
 	s, err := bq.Searcher(sctxValue, rk.r, rk.m, search.SearcherOptions{})
 	if err != nil {
 		return dst, fmt.Errorf("index: rank %q: %w", q.String(), err)

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -100,21 +99,18 @@ func scoreWithNorm(freq uint64, norm float64, st CorpusStats, df uint64) float64
 }
 
 // readerStats reads N and the text field's cardinality from an index
-// reader: the statistics every term query made on that reader uses.
-func readerStats(r bindex.IndexReader, s Scoring) (CorpusStats, error) {
+// reader: the statistics every term query made on that reader uses
+// (with a compaction assumed, the cardinality it stands for: compact.go).
+func (ix *Index) readerStats(r bindex.IndexReader) (CorpusStats, error) {
 	n, err := r.DocCount()
 	if err != nil {
 		return CorpusStats{}, fmt.Errorf("index: doc count: %w", err)
 	}
 	card := 0
-	if s == ScoringBM25 {
-		br, ok := r.(bindex.BM25Reader)
-		if !ok {
-			return CorpusStats{}, errors.New("index: reader does not report field cardinality")
-		}
-		if card, err = br.FieldCardinality(FieldText); err != nil {
-			return CorpusStats{}, fmt.Errorf("index: field cardinality: %w", err)
+	if ix.cfg.Scoring == ScoringBM25 {
+		if card, err = ix.textCardinality(r); err != nil {
+			return CorpusStats{}, err
 		}
 	}
-	return BleveCorpusStats(s, n, card), nil
+	return BleveCorpusStats(ix.cfg.Scoring, n, card), nil
 }

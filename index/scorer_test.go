@@ -49,7 +49,7 @@ func currentStats(t *testing.T, ix *Index) (st CorpusStats) {
 	t.Helper()
 	withReader(t, ix, func(r bindex.IndexReader) {
 		var err error
-		if st, err = readerStats(r, ix.Scoring()); err != nil {
+		if st, err = ix.readerStats(r); err != nil {
 			t.Fatal(err)
 		}
 	})

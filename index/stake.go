@@ -58,7 +58,7 @@ func (ix *Index) Stakes() (*Stakes, error) {
 		return nil, err
 	}
 	defer r.Close()
-	if s.cs, err = readerStats(r, ix.cfg.Scoring); err != nil {
+	if s.cs, err = ix.readerStats(r); err != nil {
 		return nil, err
 	}
 	s.wl, s.hs = wl, hs

@@ -47,8 +47,8 @@ type Config struct {
 	// "searcher", what `deltaq serve` answers (index/match.go: best-match
 	// BM25 over deltaq's own statistics); "thesis", the query's terms
 	// ANDed and scored by Bleve, as §4.7 approximates a multi-term query
-	// (the index is then compacted weekly so that Bleve's statistics do
-	// not depend on merge timing).
+	// (the index's statistics are then those of it compacted, every week,
+	// so that they do not depend on merge timing).
 	Semantics string `mapstructure:"semantics"`
 	// Rerank is "incremental": a query is re-ranked only when a batch
 	// touched its terms or, under the searcher's semantics, its kept

@@ -25,12 +25,12 @@
 // conjunction score (index.ConjunctionScore), §4.7's approximation, still
 // the default: under "searcher" the knee keeps every query that shares a
 // word with a page (44,025 trec-mq queries on digitalgov-2023 against
-// 1,943 ANDed), which needs eval.sync.max_queries there, and the weekly
-// re-ranking of RM3 queries and the searcher's length recount make a
-// sweep 3–4× as long. searcher.go applies the searcher's model to the
-// live pages, which have no index, through index/matchscore.go and
-// index.RelevanceModel; TestMatchScoreIsMatch and
-// TestEveryPageEveryWeekKeepsQualityOne pin it to index.Ranker.Match. The
+// 1,943 ANDed), and the ideal side holds every query's full answer of
+// every week, so that needs eval.sync.max_queries there. searcher.go
+// applies the searcher's model to the live pages, which have no index,
+// through index/matchscore.go and index.RelevanceModel;
+// TestMatchScoreIsMatch and TestEveryPageEveryWeekKeepsQualityOne pin it
+// to index.Ranker.Match. The
 // ideal side, A(q, W), depends only on the week and is computed once
 // (quality.go).
 //
@@ -48,17 +48,28 @@
 // (frontier), and the index merges segments only in a Compact
 // (index.Options.MergeOnlyOnCompact), so Bleve's BM25 statistics, and the
 // ΔQ_A measured in each batch, depend on the batches alone, not on when a
-// background merge finished. The index is compacted every week: Q's
-// Bleve scores need it under "thesis"; under "searcher" it keeps the
-// searcher's per-snapshot count of its statistics, which reads every
-// segment, cheap (harness.go). The only randomness, the workload sample
-// of eval.sync.max_queries, is seeded.
+// background merge finished. Every week the index's statistics are made
+// those of its content alone (harness.go: env.compact): the ΔQ_A
+// measurement and H_q use Bleve's average field length, the text field's
+// vocabulary summed over segments, under both semantics, and so do the
+// answers under "thesis". Rather than rewrite every segment (Compact:
+// about 40 % of a run's time), the run tells the index the vocabulary of
+// what it holds, which it follows from the change feed (ownStats.vocab),
+// and the index counts its segments as that one (index.AssumeCompacted),
+// which gives the compacted statistics bit for bit; the week-0 index
+// every run starts from is compacted for real. The only randomness, the
+// workload sample of eval.sync.max_queries, is seeded.
 //
 // Answers are re-ranked only when needed (local.go): a query keeps last
 // week's answer unless a re-indexed page's old or new copy holds one of
 // its terms; under "searcher" a kept answer is re-scored from the corpus
 // under the index's new N and mean length and re-ranked if it fell out of
-// order (own.go), and RM3-expanded queries are re-ranked every week.
+// order (own.go), and RM3-expanded queries are re-ranked every week. A
+// query is re-ranked on the indexed copies in the corpus, not on Bleve:
+// the model on them (liveIndex, index.ConjunctionScore) gives Bleve's
+// scores bit for bit, and eval.sync.rerank "all" ranks every query on
+// Bleve, compacted for real, as the reference
+// (TestIncrementalRerankingIsExact).
 //
 // A run's randomness, the deltaq policy's Thompson draws, is a function
 // of frontier.seed, the URL and the week, so results.csv is the same bytes

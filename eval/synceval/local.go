@@ -1,9 +1,11 @@
 package synceval
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/deltaq/deltaq/index"
@@ -39,6 +41,11 @@ type localAnswers struct {
 	// the change feed (own.go): the answers kept are checked against them.
 	own ownStats
 	buf []index.Ranked
+	// Under SemanticsSearcher, the indexed copies as the searcher sees
+	// them (rankCorpus), with its scratch.
+	li     *liveIndex
+	docs   []doc
+	scored []scoredURL
 	// Reranked counts the queries re-ranked, Kept those whose answer
 	// was reused.
 	Reranked, Kept int
@@ -155,25 +162,51 @@ func (l *localAnswers) staleAll() {
 }
 
 // rank brings every answer up to the index as it is now.
+//
+// With incremental re-ranking the answers are computed from the corpus
+// rather than read from Bleve: the index holds, for every URL, the copy
+// followed from the change feed (indexed), and the model on those copies
+// gives Bleve's scores bit for bit: under SemanticsSearcher liveIndex
+// (pinned to index.Ranker.Match by TestMatchScoreIsMatch), under
+// SemanticsThesis index.ConjunctionScore with the statistics of the index
+// compacted (env.compact). TestIncrementalRerankingIsExact compares both
+// with eval.sync.rerank "all", which ranks on Bleve. It spares opening a
+// Ranker (every document's URL resolved), Bleve's searchers, and under
+// the searcher's semantics the snapshot's in-memory copy of every posting
+// (index/snaptext.go), once a week per run. When a copy is not in the
+// corpus, or the document count disagrees, Bleve ranks as before.
 func (l *localAnswers) rank(ctx context.Context, ix *index.Index) error {
+	searcher := l.h.model.searcher()
+	if l.h.cfg.Rerank != "all" {
+		n, err := ix.Count()
+		if err != nil {
+			return err
+		}
+		if searcher {
+			l.own.check(l, n)
+		}
+		if !l.own.lost && uint64(l.own.n) == n {
+			st := index.BleveCorpusStats(l.h.model.scoring, n, l.own.vocab)
+			if !searcher {
+				l.thesisStale(st)
+			}
+			l.rankCorpus(st)
+			l.st, l.ranked = st, true
+			return nil
+		}
+	}
 	rk, err := ix.Ranker()
 	if err != nil {
 		return err
 	}
 	defer rk.Close()
 	st := rk.Stats()
-	searcher := l.h.model.searcher()
 	if l.h.cfg.Rerank == "all" {
 		l.staleAll()
 	} else if searcher {
 		l.own.check(l, st.DocCount)
-	} else if l.ranked {
-		avgMoved := st.AvgFieldLength != l.st.AvgFieldLength
-		for k := range l.stale {
-			if avgMoved || l.multi[k] && st.DocCount != l.st.DocCount {
-				l.stale[k] = true
-			}
-		}
+	} else {
+		l.thesisStale(st)
 	}
 	for k, q := range l.queries {
 		if !l.stale[k] {
@@ -201,6 +234,70 @@ func (l *localAnswers) rank(ctx context.Context, ix *index.Index) error {
 	}
 	l.st, l.ranked = st, true
 	return nil
+}
+
+// thesisStale marks stale, under SemanticsThesis, the answers Bleve's
+// statistics st may have reordered since the last ranking.
+func (l *localAnswers) thesisStale(st index.CorpusStats) {
+	if !l.ranked {
+		return
+	}
+	avgMoved := st.AvgFieldLength != l.st.AvgFieldLength
+	for k := range l.stale {
+		if avgMoved || l.multi[k] && st.DocCount != l.st.DocCount {
+			l.stale[k] = true
+		}
+	}
+}
+
+// rankCorpus re-ranks the stale queries on the indexed copies: every page
+// answering, score descending, ties by URL (index.Ranker's order); st are
+// Bleve's statistics of the compacted index, for SemanticsThesis.
+func (l *localAnswers) rankCorpus(st index.CorpusStats) {
+	c := l.h.c
+	l.docs = l.docs[:0]
+	for u, b := range l.indexed {
+		if b >= 0 {
+			l.docs = append(l.docs, doc{url: int32(u), body: b})
+		}
+	}
+	if l.li == nil {
+		l.li = newLiveIndex(c, l.docs, l.h.model.retrieval, l.h.model.maxTerms)
+	} else {
+		l.li.reset(l.docs)
+	}
+	for k := range l.queries {
+		if !l.stale[k] {
+			l.Kept++
+			continue
+		}
+		l.Reranked++
+		l.scored = l.scored[:0]
+		add := func(d doc, s float64) { l.scored = append(l.scored, scoredURL{url: d.url, score: s}) }
+		if l.h.model.searcher() {
+			l.li.answer(&l.h.wl.queries[k], add)
+		} else {
+			l.li.conjunction(&l.h.wl.queries[k], st, add)
+		}
+		slices.SortFunc(l.scored, func(a, b scoredURL) int {
+			if c := cmp.Compare(b.score, a.score); c != 0 {
+				return c
+			}
+			return strings.Compare(c.urls[a.url], c.urls[b.url])
+		})
+		a := l.answers[k][:0]
+		for _, s := range l.scored {
+			a = append(a, s.url)
+		}
+		l.answers[k] = a
+		l.stale[k] = false
+	}
+}
+
+// scoredURL is one page of an answer being ranked.
+type scoredURL struct {
+	url   int32
+	score float64
 }
 
 // importance sets mu[u], the importance of archive URL u under the

@@ -21,6 +21,9 @@ type ownStats struct {
 	n     int
 	total uint64
 	df    []int32 // by term id
+	// vocab is the number of terms with df > 0: the text field's
+	// cardinality of the index compacted (index.AssumeCompacted).
+	vocab int
 	// lost is set when a page's indexed copy is not in the corpus: the
 	// statistics are then unknown and every answer is re-ranked.
 	lost bool
@@ -48,6 +51,12 @@ func (o *ownStats) add(b int32, sign int) {
 	}
 	for _, t := range body.terms {
 		o.df[t] += int32(sign)
+		switch {
+		case sign > 0 && o.df[t] == 1:
+			o.vocab++
+		case sign < 0 && o.df[t] == 0:
+			o.vocab--
+		}
 	}
 }
 

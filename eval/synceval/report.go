@@ -425,12 +425,19 @@ func (h *harness) markdown(sum *Summary, results []*runResult) string {
 
 	tm := report.NewTable("Wall time", "what", "value")
 	tm.Add("preparation (archive, workload, ideal answers, week-0 crawl)", sum.Prepare.Round(time.Millisecond).String())
+	sweep := fmt.Sprintf("sweep: %d policy × budget (× τ) runs of %d weeks", countSweep(sum.Runs), h.c.weeks())
 	for _, r := range sum.Runs {
 		if r.All {
-			tm.Add("the all-pages run (before the sweep)", r.Took.Round(time.Millisecond).String())
+			when := "among the sweep's runs"
+			if h.cfg.History == "whole" {
+				when = "before the sweep"
+			} else {
+				sweep += ", with the all-pages run"
+			}
+			tm.Add("the all-pages run ("+when+")", r.Took.Round(time.Millisecond).String())
 		}
 	}
-	tm.Add(fmt.Sprintf("sweep: %d policy × budget (× τ) runs of %d weeks", countSweep(sum.Runs), h.c.weeks()), sum.SweepTook.Round(time.Millisecond).String())
+	tm.Add(sweep, sum.SweepTook.Round(time.Millisecond).String())
 	tm.Add("whole evaluation", sum.Took.Round(time.Millisecond).String())
 	tm.Add("runs at once (eval.sync.workers)", sum.Workers)
 	if sum.MaxRSS > 0 {
@@ -599,5 +606,5 @@ func semanticsSentence(cfg Config) string {
 			r.K1, r.B, r.ShortQueryTerms, r.MinShouldMatch, r.MinResults, r.FeedbackDocs)
 	}
 	return fmt.Sprintf("Semantics: the thesis's (eval.sync.semantics = thesis): a query's terms ANDed, in Bleve's relevance order (index.Ranker.Rank); "+
-		"S is Bleve's %s conjunction score under the live week's statistics as one segment; the index is compacted weekly.", cfg.Index.Scoring)
+		"S is Bleve's %s conjunction score under the live week's statistics as one segment; the index's statistics are those of it compacted, every week (index.AssumeCompacted).", cfg.Index.Scoring)
 }

@@ -18,7 +18,8 @@ const (
 	SemanticsSearcher = "searcher"
 	// SemanticsThesis: the thesis's approximation, the query's terms
 	// ANDed and scored by Bleve (index.Ranker.Rank,
-	// index.ConjunctionScore), which needs the index compacted weekly.
+	// index.ConjunctionScore), which needs the index's statistics those
+	// of it compacted, every week (harness.go: env.compact).
 	SemanticsThesis = "thesis"
 )
 
@@ -40,7 +41,19 @@ type liveIndex struct {
 
 // newLiveIndex indexes docs (ascending by URL) as the searcher would.
 func newLiveIndex(c *corpus, docs []doc, r index.RetrievalConfig, maxTerms int) *liveIndex {
-	li := &liveIndex{c: c, r: r, maxT: maxTerms, n: uint64(len(docs)), post: make([][]doc, len(c.terms)), slot: make([]int32, len(c.urls))}
+	li := &liveIndex{c: c, r: r, maxT: maxTerms, post: make([][]doc, len(c.terms)), slot: make([]int32, len(c.urls))}
+	li.reset(docs)
+	return li
+}
+
+// reset indexes docs (ascending by URL) in place of what li held, reusing
+// its posting lists' memory.
+func (li *liveIndex) reset(docs []doc) {
+	c := li.c
+	for t := range li.post {
+		li.post[t] = li.post[t][:0]
+	}
+	li.n = uint64(len(docs))
 	var total uint64
 	for _, d := range docs {
 		b := &c.bodies[d.body]
@@ -54,7 +67,6 @@ func newLiveIndex(c *corpus, docs []doc, r index.RetrievalConfig, maxTerms int) 
 	if li.n > 0 && total > 0 {
 		li.meanLen = float64(total) / float64(li.n)
 	}
-	return li
 }
 
 func (li *liveIndex) df(t uint32) uint64 {
@@ -62,6 +74,37 @@ func (li *liveIndex) df(t uint32) uint64 {
 		return 0
 	}
 	return uint64(len(li.post[t]))
+}
+
+// conjunction calls fn for every page holding all of q's words, in no
+// particular order, with Bleve's conjunction score under st
+// (SemanticsThesis: index.ConjunctionScore).
+func (li *liveIndex) conjunction(q *query, st index.CorpusStats, fn func(d doc, s float64)) {
+	dfs := make([]uint64, len(q.terms))
+	shortest := -1
+	for i, t := range q.terms {
+		if dfs[i] = li.df(t); shortest < 0 || dfs[i] < dfs[shortest] {
+			shortest = i
+		}
+	}
+	if dfs[shortest] == 0 {
+		return
+	}
+	sc := newScoring(st, dfs)
+	tfs := make([]uint64, len(q.terms))
+outer:
+	for _, d := range li.post[q.terms[shortest]] {
+		b := &li.c.bodies[d.body]
+		for i, t := range q.terms {
+			tf := b.tfOf(t)
+			if tf == 0 {
+				continue outer
+			}
+			tfs[i] = uint64(tf)
+		}
+		// As scoring.score, with the counts looked up once.
+		fn(d, index.ConjunctionScore(tfs, b.length, sc.st, sc.dfs, sc.weights))
+	}
 }
 
 // sterm is one distinct word of a query being scored (index/match.go's

@@ -42,9 +42,10 @@ type Summary struct {
 	// Forecast summarizes fig. 4.3 (zero value without the all-pages run).
 	Forecast ForecastSummary
 	// Took is the wall time of the whole evaluation; SweepTook that of
-	// the policy × budget runs alone (without preparation and the
-	// all-pages run), Prepare that of reading the archive, the workload,
-	// the ideal side and the week-0 crawl.
+	// the policy × budget runs (with the all-pages run, which runs among
+	// them, except under history "whole", where it goes first, alone),
+	// Prepare that of reading the archive, the workload, the ideal side
+	// and the week-0 crawl.
 	Took, SweepTook, Prepare time.Duration
 	Workers                  int
 	// Missing names the runs an interrupted sweep did not finish; the
@@ -161,20 +162,24 @@ func Run(ctx context.Context, cfg Config, outDir string, progress io.Writer) (su
 	progress = h.prog
 
 	var all *runResult
-	if cfg.Forecast || cfg.History == "whole" {
-		// First, alone: in "whole" mode every other run estimates from it.
-		spec := runSpec{Policy: "uniform", Budget: h.budgetAll(), All: true}
+	allSpec := runSpec{Policy: "uniform", Budget: h.budgetAll(), All: true}
+	if cfg.History == "whole" {
+		// First, alone: every other run estimates from it.
+		spec := allSpec
 		h.prog.Stage(h.c.name+": forecast run (every page every week)", 1, h.c.weeks()-1, "week")
 		if all, err = h.run(ctx, 0, spec); err != nil {
 			return nil, fmt.Errorf("synceval: run %s: %w", spec, err)
 		}
 		fmt.Fprintf(progress, "%s: %s: mean Q %.6f in %s\n", h.c.name, spec, all.MeanQ, all.costs())
 		h.prog.RunDone()
-		if cfg.History == "whole" {
-			h.whole = all.History
-		}
+		h.whole = all.History
 	}
 	specs := h.specs()
+	if cfg.Forecast && cfg.History != "whole" {
+		// No run depends on it: it goes with the others (first, as the
+		// costliest), rather than alone on one core.
+		specs = append(specs, allSpec)
+	}
 	results := make([]*runResult, len(specs))
 	sweepStart := time.Now()
 	h.prog.Stage(h.c.name+": sweep", len(specs), h.c.weeks()-1, "week")

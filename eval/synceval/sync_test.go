@@ -180,8 +180,16 @@ func TestEveryPageEveryWeekKeepsQualityOne(t *testing.T) {
 // touches "apple", but the mean length moves enough that BM25 swaps its
 // two pages (the short page with one "apple" leads at week 0, the long
 // one with three from week 2). Re-ranking only what must be gives the
-// same results as re-ranking every query every week.
+// same results as re-ranking every query every week. Under the
+// searcher's semantics the incremental answers come from the corpus and
+// the reference's from Bleve (index.Ranker.Match).
 func TestIncrementalRerankingIsExact(t *testing.T) {
+	for _, semantics := range []string{synceval.SemanticsThesis, synceval.SemanticsSearcher} {
+		t.Run(semantics, func(t *testing.T) { testIncrementalRerankingIsExact(t, semantics) })
+	}
+}
+
+func testIncrementalRerankingIsExact(t *testing.T, semantics string) {
 	page := func(words string, links ...string) string {
 		b := "<html><head><title>page</title></head><body><p>" + words + "</p>"
 		for _, l := range links {
@@ -202,13 +210,16 @@ func TestIncrementalRerankingIsExact(t *testing.T) {
 		{URL: "/c", First: 2, Last: 4, Body: page("pear " + filler)},
 	}})
 	log := filepath.Join(t.TempDir(), "log.tsv")
-	if err := os.WriteFile(log, []byte("apple\t10\npear\t5\n"), 0o644); err != nil {
+	// The last query has more than index.retrieval.short_query_terms
+	// words: under the searcher's semantics RM3 expands it.
+	if err := os.WriteFile(log, []byte("apple\t10\npear\t5\napple eta pear garden zeta\t3\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cfg := defaults(t)
 	cfg.Archive, cfg.Log = arch, log
 	cfg.Policies, cfg.Budgets = []string{"uniform", "deltaq"}, []int{1, 8}
 	cfg.Filter, cfg.Pages = "none", "all"
+	cfg.Semantics = semantics
 	var csvs [][]byte
 	for _, rerank := range []string{"incremental", "all"} {
 		cfg.Rerank = rerank
