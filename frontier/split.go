@@ -1,0 +1,183 @@
+package frontier
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/deltaq/deltaq/repo"
+)
+
+// Arrival is the quality a page's first indexing added to the workload's
+// results, in the units of ΔQ_A (index.Index.ArrivalFunc); 0 for a page
+// the index does not hold.
+type Arrival func(url string) float64
+
+// sideGain is what one side of the split (re-crawl or discovery) gained
+// in a period: the quality its fetches added, and the fetches it was
+// charged.
+type sideGain struct {
+	value   float64
+	fetches int
+}
+
+// periodGain is one period's gain on both sides.
+type periodGain struct{ recrawl, discovery sideGain }
+
+// splitState is the adaptive split's memory (frontier.split.adaptive):
+// the discovery share of the next plan, the fetches of the period being
+// gathered, and the gains of the last frontier.split.window periods. It
+// holds at most one URL per fetch of one period (frontier.budget.fetches)
+// and window gains.
+type splitState struct {
+	// share is the discovery share of the budget; the re-crawl share is
+	// the pool (split.recrawl + split.discovery) less share.
+	share float64
+	// period is the start of the period whose fetches are gathered;
+	// allotted its planned fetches per side.
+	period             time.Time
+	allotRe, allotDisc int
+	fetched            [repo.NumClasses][]string
+	recent             []periodGain
+}
+
+// noteLocked records a finished fetch of the period being gathered.
+func (s *splitState) noteLocked(job Job) {
+	if job.Class != repo.ClassMonitor && job.period.Equal(s.period) {
+		s.fetched[job.Class] = append(s.fetched[job.Class], job.URL)
+	}
+}
+
+// splitShares returns the re-crawl and discovery fetches of the plan
+// starting a period: the configured shares or, adaptive, the current
+// split of their pool, each side at least one fetch.
+func (c Config) splitShares(discovery float64) (nRecrawl, nDiscovery int) {
+	b := float64(c.Budget.Fetches)
+	if !c.Split.Adaptive {
+		return int(c.Split.Recrawl * b), int(c.Split.Discovery * b)
+	}
+	pool := c.Split.Recrawl + c.Split.Discovery
+	// Rounded: the share moves by float steps, and 0.7999… of 20 fetches
+	// is 16, not 15.
+	nDiscovery = max(1, int(math.Round(discovery*b)))
+	nRecrawl = max(1, int(math.Round(pool*b))-nDiscovery)
+	return nRecrawl, nDiscovery
+}
+
+// adaptSplit, at the start of a new period, measures what the last
+// period's fetches gained on each side and moves the discovery share
+// (nextShare). It returns the share the new period's plan uses.
+func (f *Frontier) adaptSplit(ctx context.Context, now time.Time) (float64, error) {
+	f.mu.Lock()
+	s := &f.mu.split
+	if s.period.Equal(f.mu.budget.start) {
+		share := s.share
+		f.mu.Unlock()
+		return share, nil // planned again within the period
+	}
+	prev, fetched, allotRe, allotDisc := s.period, s.fetched, s.allotRe, s.allotDisc
+	s.period, s.fetched = f.mu.budget.start, [repo.NumClasses][]string{}
+	f.mu.Unlock()
+
+	var g periodGain
+	if !prev.IsZero() {
+		end := prev.Add(f.cfg.Budget.Period)
+		var err error
+		if g.recrawl.value, err = f.refetchGain(ctx, fetched[repo.ClassRecrawl], prev, end); err != nil {
+			return 0, err
+		}
+		disc, err := f.refetchGain(ctx, fetched[repo.ClassDiscovery], prev, end)
+		if err != nil {
+			return 0, err
+		}
+		for _, u := range fetched[repo.ClassNew] {
+			disc += max(0, f.arrival(u))
+		}
+		g.discovery.value = disc
+		g.recrawl.fetches = max(len(fetched[repo.ClassRecrawl]), allotRe)
+		g.discovery.fetches = max(len(fetched[repo.ClassDiscovery])+len(fetched[repo.ClassNew]), allotDisc)
+	}
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !prev.IsZero() {
+		s.recent = append(s.recent, g)
+		if len(s.recent) > f.cfg.Split.Window {
+			s.recent = s.recent[len(s.recent)-f.cfg.Split.Window:]
+		}
+		s.share = nextShare(s.share, perFetch(s.recent), f.cfg.Split)
+	}
+	s.allotRe, s.allotDisc = f.cfg.splitShares(s.share)
+	return s.share, nil
+}
+
+// refetchGain is Σ max(0, ΔQ_A) the index measured on the re-fetches of
+// urls in [start, end) (a measurement's At is its copy's fetch time).
+// A re-fetch that found no change has no measurement and gained 0;
+// negative measurements count 0, as in the impact model (impact.go).
+func (f *Frontier) refetchGain(ctx context.Context, urls []string, start, end time.Time) (float64, error) {
+	var sum float64
+	seen := make(map[string]bool, len(urls))
+	for _, u := range urls {
+		if seen[u] {
+			continue // a URL's measurements in the period are read once
+		}
+		seen[u] = true
+		ms, err := f.db.DeltaQs(ctx, u)
+		if err != nil {
+			return 0, fmt.Errorf("frontier: ΔQ_A of %s: %w", u, err)
+		}
+		for _, m := range ms {
+			if !m.At.Before(start) && m.At.Before(end) {
+				sum += max(0, m.Value)
+			}
+		}
+	}
+	return sum, nil
+}
+
+// gainRates are the two sides' gains per fetch over the recent periods;
+// ok is false when a side was charged no fetch there.
+type gainRates struct {
+	recrawl, discovery float64
+	ok                 bool
+}
+
+func perFetch(recent []periodGain) gainRates {
+	var re, disc sideGain
+	for _, g := range recent {
+		re.value += g.recrawl.value
+		re.fetches += g.recrawl.fetches
+		disc.value += g.discovery.value
+		disc.fetches += g.discovery.fetches
+	}
+	if re.fetches == 0 || disc.fetches == 0 {
+		return gainRates{}
+	}
+	return gainRates{recrawl: re.value / float64(re.fetches), discovery: disc.value / float64(disc.fetches), ok: true}
+}
+
+// nextShare moves the discovery share toward the side of higher gain per
+// fetch by at most split.step of the budget, in proportion to how far
+// apart the two gains are, (g_d − g_r)/(g_d + g_r) ∈ [−1, 1], and keeps
+// each side at least split.floor of the budget. With no measurement on a
+// side, or no gain on either, the share stays.
+func nextShare(share float64, g gainRates, c SplitConfig) float64 {
+	pool := c.Recrawl + c.Discovery
+	if g.ok && g.recrawl+g.discovery > 0 {
+		share += c.Step * (g.discovery - g.recrawl) / (g.discovery + g.recrawl)
+	}
+	return math.Min(math.Max(share, c.Floor), pool-c.Floor)
+}
+
+// SplitShare is the discovery share of the budget the latest plan used
+// under frontier.split.adaptive (frontier.split.discovery otherwise).
+func (f *Frontier) SplitShare() float64 {
+	if !f.cfg.Split.Adaptive {
+		return f.cfg.Split.Discovery
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.mu.split.share
+}
