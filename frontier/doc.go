@@ -138,7 +138,9 @@
 // new URLs live on what discovery's share leaves; with a separate free
 // share for new URLs, discovery is credited with those first fetches too,
 // in value and in cost. In a live crawl a fetch the index has not yet
-// applied by the next plan counts as gaining nothing.
+// applied by the next plan counts as gaining nothing. `deltaq eval sync`
+// (eval.sync.splits) wires Options.Arrival; a frontier without it refuses
+// the adaptive split.
 //
 // Time comes from a clock.Clock, so the same code runs in wall time (the
 // crawler, RunPlanner) and in replayed evaluation weeks (the harness moves a

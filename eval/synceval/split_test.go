@@ -1,8 +1,6 @@
 package synceval_test
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,18 +17,7 @@ import (
 // report pairs each split with the best fixed one; two runs of the
 // configuration, on one worker and on two, give the same bytes.
 func TestSplitSweep(t *testing.T) {
-	page := func(title, words string, links ...string) string {
-		b := "<html><head><title>" + title + "</title></head><body><p>" + words + "</p>"
-		for _, l := range links {
-			b += `<a href="` + l + `">` + l + `</a>`
-		}
-		return b + "</body></html>\n"
-	}
-	arch := filepath.Join(t.TempDir(), "grow")
-	if err := os.Mkdir(arch, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	archivetest.Write(t, arch, archivetest.Fixture{Name: "grow", Weeks: 6, Intervals: []archivetest.Interval{
+	arch := writeArchive(t, archivetest.Fixture{Name: "grow", Weeks: 6, Intervals: []archivetest.Interval{
 		{URL: "/", First: 0, Last: 1, Body: page("home", "garden tools and seeds", "/a", "/b", "/c")},
 		{URL: "/", First: 2, Last: 5, Body: page("home", "garden tools and seeds", "/a", "/b", "/c", "/n1")},
 		{URL: "/a", First: 0, Last: 2, Body: page("apple", "apple tree care and apple harvest")},
@@ -56,15 +43,7 @@ func TestSplitSweep(t *testing.T) {
 	cfg.Splits = []string{"0", "0.5", "adaptive"}
 	cfg.Frontier.Split.Floor, cfg.Frontier.Split.Step = 0.25, 0.25
 
-	var csvs [][]byte
-	for i := range 2 {
-		cfg.Workers = 1 + i
-		out := filepath.Join(t.TempDir(), "out")
-		sum, err := synceval.Run(context.Background(), cfg, out, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkRuns(t, sum)
+	runTwice(t, cfg, func(_ int, sum *synceval.Summary, out string) {
 		if len(sum.Runs) != 2*3 {
 			t.Fatalf("%d runs, want 2 budgets × 3 splits", len(sum.Runs))
 		}
@@ -103,15 +82,7 @@ func TestSplitSweep(t *testing.T) {
 		if !strings.Contains(string(report), "Re-crawl vs discovery") {
 			t.Error("report.md has no split table")
 		}
-		csv, err := os.ReadFile(filepath.Join(out, "results.csv"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		csvs = append(csvs, csv)
-	}
-	if !bytes.Equal(csvs[0], csvs[1]) {
-		t.Errorf("two runs of the same configuration differ:\n%s\n---\n%s", csvs[0], csvs[1])
-	}
+	})
 }
 
 // A split sweep over the persistent pages, where discovery has nothing to
