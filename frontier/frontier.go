@@ -548,8 +548,9 @@ func (f *Frontier) wakeLocked() {
 // the budget chosen by the recrawl policy (synchronization, thesis ch. 4)
 // and a share frontier.split.discovery chosen by the Discoverer (thesis ch.
 // 3); with frontier.split.adaptive their pool is split by the gains the
-// last periods' fetches measured (split.go). With frontier.spread their due times are spread over the period,
-// otherwise all are due at once. It returns how many were queued.
+// last periods' fetches measured (split.go). With frontier.spread their
+// due times are spread over the period, otherwise all are due at once. It
+// returns how many were queued.
 func (f *Frontier) Plan(ctx context.Context) (int, error) {
 	f.mu.Lock()
 	now := f.clock.Now()
@@ -564,11 +565,11 @@ func (f *Frontier) Plan(ctx context.Context) (int, error) {
 	share := f.cfg.Split.Discovery
 	if f.cfg.Split.Adaptive {
 		var err error
-		if share, err = f.adaptSplit(ctx, now); err != nil {
+		if share, err = f.adaptSplit(ctx); err != nil {
 			return 0, fmt.Errorf("frontier: adaptive split: %w", err)
 		}
 	}
-	nRecrawl, nDiscovery := f.cfg.splitShares(share)
+	nRecrawl, nDiscovery := f.cfg.Split.fetches(f.cfg.Budget.Fetches, share)
 	disc, err := f.planDiscovery(ctx, now, nDiscovery, pending)
 	if err != nil {
 		return 0, fmt.Errorf("frontier: discovery plan: %w", err)

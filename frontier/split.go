@@ -49,15 +49,15 @@ func (s *splitState) noteLocked(job Job) {
 	}
 }
 
-// splitShares returns the re-crawl and discovery fetches of the plan
-// starting a period: the configured shares or, adaptive, the current
-// split of their pool, each side at least one fetch.
-func (c Config) splitShares(discovery float64) (nRecrawl, nDiscovery int) {
-	b := float64(c.Budget.Fetches)
-	if !c.Split.Adaptive {
-		return int(c.Split.Recrawl * b), int(c.Split.Discovery * b)
+// fetches returns the re-crawl and discovery fetches of a plan for a
+// period's budget: the configured shares or, adaptive, discovery's
+// current share of their pool, each side at least one fetch.
+func (c SplitConfig) fetches(budget int, discovery float64) (nRecrawl, nDiscovery int) {
+	b := float64(budget)
+	if !c.Adaptive {
+		return int(c.Recrawl * b), int(c.Discovery * b)
 	}
-	pool := c.Split.Recrawl + c.Split.Discovery
+	pool := c.Recrawl + c.Discovery
 	// Rounded: the share moves by float steps, and 0.7999… of 20 fetches
 	// is 16, not 15.
 	nDiscovery = max(1, int(math.Round(discovery*b)))
@@ -68,7 +68,7 @@ func (c Config) splitShares(discovery float64) (nRecrawl, nDiscovery int) {
 // adaptSplit, at the start of a new period, measures what the last
 // period's fetches gained on each side and moves the discovery share
 // (nextShare). It returns the share the new period's plan uses.
-func (f *Frontier) adaptSplit(ctx context.Context, now time.Time) (float64, error) {
+func (f *Frontier) adaptSplit(ctx context.Context) (float64, error) {
 	f.mu.Lock()
 	s := &f.mu.split
 	if s.period.Equal(f.mu.budget.start) {
@@ -108,7 +108,7 @@ func (f *Frontier) adaptSplit(ctx context.Context, now time.Time) (float64, erro
 		}
 		s.share = nextShare(s.share, perFetch(s.recent), f.cfg.Split)
 	}
-	s.allotRe, s.allotDisc = f.cfg.splitShares(s.share)
+	s.allotRe, s.allotDisc = f.cfg.Split.fetches(f.cfg.Budget.Fetches, s.share)
 	return s.share, nil
 }
 
