@@ -114,11 +114,12 @@
 //     its inspected score less what the pages it passes lose
 //     (index.Stakes.Arrival, through Options.Arrival).
 //
-// Each side's gain per fetch is its summed gain over the last
-// split.window periods divided by its fetches there, a fetch its share
-// held but did not spend counting as one that gained nothing (a discovery
-// share OD-WIN and the new URLs cannot fill is worth less). The
-// discovery share s then moves by
+// Each side's marginal gain per fetch is estimated over the last
+// split.window periods: 0 if the side spent less than its shares allotted
+// there (one more fetch would have gone unspent: a discovery share that
+// OD-WIN's picks and the waiting new URLs cannot fill is not handed to
+// re-crawl, budget.go), otherwise its summed gain divided by its fetches.
+// The discovery share s then moves by
 //
 //	Δs = split.step · (g_d − g_r)/(g_d + g_r)
 //
@@ -131,8 +132,9 @@
 // trap §7.2 names for pages never re-fetched. The share is a function of
 // what was fetched and measured, so a replay reproduces it.
 //
-// Limits. The per-fetch mean over a side's fetches stands for its marginal
-// gain, which, with returns falling, it overstates on both sides alike.
+// Limits. For a side that spends its share, the mean over its fetches
+// stands for its marginal gain, which, with returns falling, it
+// overstates on both sides alike.
 // First fetches of new URLs are charged to discovery whatever found them,
 // which is exact when, as in eval sync, the pool is the whole budget and
 // new URLs live on what discovery's share leaves; with a separate free

@@ -15,11 +15,11 @@ import (
 type Arrival func(url string) float64
 
 // sideGain is what one side of the split (re-crawl or discovery) gained
-// in a period: the quality its fetches added, and the fetches it was
-// charged.
+// in a period: the quality its fetches added, its fetches, and the
+// fetches its share allotted.
 type sideGain struct {
-	value   float64
-	fetches int
+	value             float64
+	fetches, allotted int
 }
 
 // periodGain is one period's gain on both sides.
@@ -95,8 +95,8 @@ func (f *Frontier) adaptSplit(ctx context.Context) (float64, error) {
 			disc += max(0, f.arrival(u))
 		}
 		g.discovery.value = disc
-		g.recrawl.fetches = max(len(fetched[repo.ClassRecrawl]), allotRe)
-		g.discovery.fetches = max(len(fetched[repo.ClassDiscovery])+len(fetched[repo.ClassNew]), allotDisc)
+		g.recrawl.fetches, g.recrawl.allotted = len(fetched[repo.ClassRecrawl]), allotRe
+		g.discovery.fetches, g.discovery.allotted = len(fetched[repo.ClassDiscovery])+len(fetched[repo.ClassNew]), allotDisc
 	}
 
 	f.mu.Lock()
@@ -137,25 +137,39 @@ func (f *Frontier) refetchGain(ctx context.Context, urls []string, start, end ti
 	return sum, nil
 }
 
-// gainRates are the two sides' gains per fetch over the recent periods;
-// ok is false when a side was charged no fetch there.
+// gainRates are the two sides' marginal gains per fetch over the recent
+// periods; ok is false when a side was allotted no fetch there.
 type gainRates struct {
 	recrawl, discovery float64
 	ok                 bool
 }
 
+// perFetch estimates each side's marginal gain per fetch over the recent
+// periods. A side that spent less than its shares allotted there gets 0:
+// one more fetch for it would have gone unspent (what the discovery plan
+// leaves goes to new URLs only, and none were waiting). Otherwise it is
+// the side's mean gain per fetch.
 func perFetch(recent []periodGain) gainRates {
 	var re, disc sideGain
 	for _, g := range recent {
 		re.value += g.recrawl.value
 		re.fetches += g.recrawl.fetches
+		re.allotted += g.recrawl.allotted
 		disc.value += g.discovery.value
 		disc.fetches += g.discovery.fetches
+		disc.allotted += g.discovery.allotted
 	}
-	if re.fetches == 0 || disc.fetches == 0 {
+	if re.allotted == 0 || disc.allotted == 0 {
 		return gainRates{}
 	}
-	return gainRates{recrawl: re.value / float64(re.fetches), discovery: disc.value / float64(disc.fetches), ok: true}
+	return gainRates{recrawl: re.marginal(), discovery: disc.marginal(), ok: true}
+}
+
+func (s sideGain) marginal() float64 {
+	if s.fetches < s.allotted || s.fetches == 0 {
+		return 0
+	}
+	return s.value / float64(s.fetches)
 }
 
 // nextShare moves the discovery share toward the side of higher gain per

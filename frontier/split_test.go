@@ -52,18 +52,26 @@ func TestNextShareFollowsTheGainWithinBounds(t *testing.T) {
 	}
 }
 
-// perFetch pools the window's periods: the gain per fetch charged, and no
-// rate while a side was charged nothing.
+// perFetch pools the window's periods: the gain per fetch of a side that
+// spent its shares, 0 for one that left some unspent, and no rate while a
+// side was allotted nothing.
 func TestPerFetchPoolsTheWindow(t *testing.T) {
 	g := perFetch([]periodGain{
-		{recrawl: sideGain{value: 2, fetches: 4}, discovery: sideGain{value: 0, fetches: 1}},
-		{recrawl: sideGain{value: 1, fetches: 2}, discovery: sideGain{value: 3, fetches: 2}},
+		{recrawl: sideGain{value: 2, fetches: 4, allotted: 4}, discovery: sideGain{value: 0, fetches: 1, allotted: 1}},
+		{recrawl: sideGain{value: 1, fetches: 2, allotted: 2}, discovery: sideGain{value: 3, fetches: 3, allotted: 2}},
 	})
-	if !g.ok || math.Abs(g.recrawl-0.5) > 1e-12 || math.Abs(g.discovery-1) > 1e-12 {
-		t.Fatalf("perFetch = %+v, want re-crawl 0.5, discovery 1", g)
+	if !g.ok || math.Abs(g.recrawl-0.5) > 1e-12 || math.Abs(g.discovery-0.75) > 1e-12 {
+		t.Fatalf("perFetch = %+v, want re-crawl 0.5, discovery 0.75", g)
 	}
-	if g := perFetch([]periodGain{{recrawl: sideGain{value: 2, fetches: 4}}}); g.ok {
-		t.Fatalf("perFetch with no discovery fetch = %+v, want not ok", g)
+	g = perFetch([]periodGain{
+		{recrawl: sideGain{value: 2, fetches: 4, allotted: 4}, discovery: sideGain{value: 9, fetches: 1, allotted: 3}},
+		{recrawl: sideGain{value: 1, fetches: 2, allotted: 2}, discovery: sideGain{value: 9, fetches: 3, allotted: 3}},
+	})
+	if !g.ok || g.discovery != 0 || math.Abs(g.recrawl-0.5) > 1e-12 {
+		t.Fatalf("perFetch with discovery's share left unspent = %+v, want discovery 0, re-crawl 0.5", g)
+	}
+	if g := perFetch([]periodGain{{recrawl: sideGain{value: 2, fetches: 4, allotted: 4}}}); g.ok {
+		t.Fatalf("perFetch with no discovery fetch allotted = %+v, want not ok", g)
 	}
 }
 
@@ -76,8 +84,9 @@ type splitRun struct {
 	db  *repo.DB
 	clk *clock.Manual
 	f   *Frontier
-	// newURL counts the new pages linked per period.
-	newURL int
+	// newURL counts the new pages linked; links is how many a period
+	// links.
+	newURL, links int
 }
 
 func newSplitRun(t *testing.T, cfg Config, arrival Arrival, d Discoverer) *splitRun {
@@ -99,11 +108,11 @@ func newSplitRun(t *testing.T, cfg Config, arrival Arrival, d Discoverer) *split
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &splitRun{t: t, db: db, clk: clk, f: f}
+	return &splitRun{t: t, db: db, clk: clk, f: f, links: 2}
 }
 
-// period plans one period, links two new pages and fetches every job; it
-// returns the fetches per class.
+// period plans one period, links r.links new pages and fetches every
+// job; it returns the fetches per class.
 func (r *splitRun) period(recrawlGain float64) map[repo.QueueClass]int {
 	t := r.t
 	t.Helper()
@@ -113,7 +122,7 @@ func (r *splitRun) period(recrawlGain float64) map[repo.QueueClass]int {
 	}
 	b := r.db.NewBatch(ctx)
 	var items []repo.QueueItem
-	for range 2 {
+	for range r.links {
 		r.newURL++
 		it, err := r.f.Enqueue(b, fmt.Sprintf("http://a.test/new/%d", r.newURL), repo.ReasonLink, r.clk.Now())
 		if err != nil {
@@ -198,6 +207,39 @@ func TestAdaptiveSplitIsApplied(t *testing.T) {
 	}
 	if s := r.f.SplitShare(); math.Abs(s-0.1) > 1e-9 || got[repo.ClassDiscovery] != 2 || got[repo.ClassRecrawl] != 16 {
 		t.Fatalf("after re-fetches gained more: share %v, fetches %v; want 0.1, 2 discovery, 16 re-crawl", s, got)
+	}
+}
+
+// A discovery share that cannot be spent (OD-WIN picks two pages, no new
+// URL waits) shrinks, however much its few fetches gained: one more
+// fetch for it would have gone unused.
+func TestAdaptiveSplitLeavesAnUnspentShare(t *testing.T) {
+	d := &fakeDiscoverer{picks: map[string][]string{"a.test": {"http://a.test/00", "http://a.test/01"}}}
+	cfg := Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 20, Period: time.Hour},
+		Split:      SplitConfig{Recrawl: 0.5, Discovery: 0.4, Adaptive: true, Step: 0.1, Floor: 0.1, Window: 1},
+		HostBuffer: 8, Window: 8, Exploration: "thompson", Changes: "accumulate"}
+	// A new page adds 1000, a re-fetch 1.
+	r := newSplitRun(t, cfg, func(string) float64 { return 1000 }, d)
+	r.links = 1
+	var shares []float64
+	for range 5 {
+		got := r.period(1)
+		if got[repo.ClassDiscovery] != 2 {
+			t.Fatalf("%d discovery re-fetches, want OD-WIN's 2 picks", got[repo.ClassDiscovery])
+		}
+		shares = append(shares, r.f.SplitShare())
+	}
+	// 8 allotted, 3 spent (2 picks, 1 new page): a full step down each
+	// period to the floor. There the 2 allotted are spent, and gain more
+	// per fetch than re-fetches: the share grows again, so the split
+	// hovers where discovery just spends its share.
+	for i, want := range []float64{0.4, 0.3, 0.2, 0.1} {
+		if math.Abs(shares[i]-want) > 1e-9 {
+			t.Fatalf("discovery shares %v, want 0.4, 0.3, 0.2, 0.1, then up", shares)
+		}
+	}
+	if shares[4] <= 0.1 {
+		t.Fatalf("discovery shares %v: at the floor its share was spent, and it should grow again", shares)
 	}
 }
 
