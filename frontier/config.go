@@ -46,6 +46,16 @@ type SplitConfig struct {
 	// Monitor is the share of monitoring polls (feeds, watches), spread
 	// over the period's monitor instants (monitor.go).
 	Monitor float64 `mapstructure:"monitor"`
+	// Adaptive splits the pool Recrawl + Discovery anew each period,
+	// toward the side whose fetches gained more quality per fetch
+	// (split.go); Recrawl and Discovery are the first period's shares.
+	// Step is the most the discovery share moves in a period, Floor the
+	// least share of the budget either side keeps, and Window the periods
+	// the gains are averaged over.
+	Adaptive bool    `mapstructure:"adaptive"`
+	Step     float64 `mapstructure:"step"`
+	Floor    float64 `mapstructure:"floor"`
+	Window   int     `mapstructure:"window"`
 }
 
 // Validate reports every problem in c, each naming its key.
@@ -76,6 +86,17 @@ func (c Config) Validate(policies []string) error {
 		bad("split.recrawl + split.discovery", s, "must be <= 1")
 	} else if s += c.Split.Monitor; s > 1 {
 		bad("split.recrawl + split.discovery + split.monitor", s, "must be <= 1")
+	}
+	if c.Split.Adaptive {
+		if c.Split.Step <= 0 || c.Split.Step > 1 {
+			bad("split.step", c.Split.Step, "must be in (0, 1] with split.adaptive")
+		}
+		if pool := c.Split.Recrawl + c.Split.Discovery; c.Split.Floor < 0 || 2*c.Split.Floor > pool {
+			bad("split.floor", c.Split.Floor, fmt.Sprintf("must be in [0, (split.recrawl + split.discovery)/2 = %v] with split.adaptive", pool/2))
+		}
+		if c.Split.Window < 1 {
+			bad("split.window", c.Split.Window, "must be >= 1 with split.adaptive")
+		}
 	}
 	if c.Tau < 0 || c.Tau > 1 {
 		bad("tau", c.Tau, "must be in [0, 1]")

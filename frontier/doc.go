@@ -96,6 +96,59 @@
 // plan, which reads each page record once; the cost is the fetch-log and
 // ΔQ_A reads, twice per page).
 //
+// # One budget for discovery and synchronization
+//
+// The thesis gives discovery (ch. 3: re-fetch old pages whose links reveal
+// new ones, OD-WIN) and synchronization (ch. 4: re-fetch pages by ΔQ)
+// separate budgets, and §7.2 leaves their joint optimization, "under one
+// objective", open. With frontier.split.adaptive (split.go) the pool
+// split.recrawl + split.discovery is split anew at each period's start,
+// toward the side whose fetches gained more search quality per fetch.
+//
+// One unit on both sides: the change in Σ_q f_q Σ_p I(rank)·S(p, q), the
+// numerator of repository quality (eq. 4.5), as the index estimates it
+// from its histograms (§4.6.1).
+//
+//   - A re-fetch gains the ΔQ_A the index measured when it re-indexed the
+//     new copy (0 when the page had not changed; negative measurements, an
+//     artefact of the histograms, count 0 as in impact.go).
+//   - The discovery side pays for its re-fetches of old pages, which gain
+//     their own ΔQ_A, and for the first fetches of the new pages found
+//     (what the share leaves goes to them: budget.go). A new page gains
+//     what its first indexing added: the same estimate with no old copy,
+//     its inspected score less what the pages it passes lose
+//     (index.Stakes.Arrival, through Options.Arrival).
+//
+// Each side's marginal gain per fetch is estimated over the last
+// split.window periods: 0 if the side spent less than its shares allotted
+// there (one more fetch would have gone unspent: a discovery share that
+// OD-WIN's picks and the waiting new URLs cannot fill is not handed to
+// re-crawl, budget.go), otherwise its summed gain divided by its fetches.
+// The discovery share s then moves by
+//
+//	Δs = split.step · (g_d − g_r)/(g_d + g_r)
+//
+// a bounded step in the direction of the larger gain, large when one side
+// gains far more, none when they gain alike, so the split settles where a
+// fetch on either side is worth the same, the allocation that maximizes
+// the summed gain when returns fall with the share (each side spends its
+// best fetches first). Both sides keep split.floor of the budget, at least
+// one fetch each: a side given nothing would never be measured again, the
+// trap §7.2 names for pages never re-fetched. The share is a function of
+// what was fetched and measured, so a replay reproduces it.
+//
+// Limits. For a side that spends its share, the mean over its fetches
+// stands for its marginal gain, which, with returns falling, it
+// overstates on both sides alike.
+// First fetches of new URLs are charged to discovery whatever found them,
+// which is exact when, as in eval sync, the pool is the whole budget and
+// new URLs live on what discovery's share leaves; with a separate free
+// share for new URLs, discovery is credited with those first fetches too,
+// in value and in cost. In a live crawl a fetch the index has not yet
+// applied by the next plan counts as gaining nothing. `deltaq eval sync`
+// (eval.sync.splits) wires Options.Arrival; a frontier without it refuses
+// the adaptive split.
+//
 // Time comes from a clock.Clock, so the same code runs in wall time (the
 // crawler, RunPlanner) and in replayed evaluation weeks (the harness moves a
 // clock.Manual and calls Plan).

@@ -61,6 +61,9 @@ type Options struct {
 	// cluster sets it to its share of the cluster's budget; nil spends
 	// QuotaOf(cfg) every period.
 	Quota func(start time.Time) Quota
+	// Arrival, required by frontier.split.adaptive, is what a new page's
+	// first indexing added (split.go).
+	Arrival Arrival
 }
 
 // Frontier decides what to fetch next. It is safe for concurrent use.
@@ -71,6 +74,7 @@ type Frontier struct {
 	gate       Gate
 	policy     Policy
 	discoverer Discoverer
+	arrival    Arrival
 	logger     *slog.Logger
 	// monitor picks monitoring polls every monitorInstant (monitor.go).
 	monitor        Monitor
@@ -89,6 +93,7 @@ type Frontier struct {
 		pending map[string]struct{}
 		changed chan struct{}           // closed and replaced whenever a waiter should look again
 		full    map[string]*fullRecrawl // discovery: sites being fully re-crawled
+		split   splitState              // frontier.split.adaptive (split.go)
 
 		// queuedNew counts the queued entries of class new, and fetched
 		// the pages fetched at least once (kept only with Options.Quota);
@@ -103,8 +108,12 @@ func New(ctx context.Context, db *repo.DB, cfg Config, gate Gate, policy Policy,
 	if err := cfg.Validate(Policies()); err != nil {
 		return nil, err
 	}
-	f := &Frontier{db: db, cfg: cfg, clock: opts.Clock, gate: gate, policy: policy, discoverer: opts.Discoverer, logger: opts.Logger,
+	f := &Frontier{db: db, cfg: cfg, clock: opts.Clock, gate: gate, policy: policy, discoverer: opts.Discoverer, arrival: opts.Arrival, logger: opts.Logger,
 		monitor: opts.Monitor, monitorInstant: opts.MonitorInstant}
+	if cfg.Split.Adaptive && f.arrival == nil {
+		return nil, errors.New("frontier.split.adaptive = true: needs the index's measure of new pages (Options.Arrival), which a crawl without the index lacks")
+	}
+	f.mu.split.share = nextShare(cfg.Split.Discovery, gainRates{}, cfg.Split)
 	if f.monitor != nil && (f.monitorInstant <= 0 || f.monitorInstant > cfg.Budget.Period) {
 		return nil, fmt.Errorf("monitor.instant = %v: must be > 0 and at most frontier.budget.period (%v)", f.monitorInstant, cfg.Budget.Period)
 	}
@@ -494,6 +503,9 @@ func (f *Frontier) Done(job Job, info DoneInfo) {
 	if job.Class == repo.ClassDiscovery && f.discoverer != nil {
 		f.discoveryDoneLocked(job.URL)
 	}
+	if f.cfg.Split.Adaptive {
+		f.mu.split.noteLocked(job)
+	}
 	f.fixLocked(h)
 	f.wakeLocked()
 }
@@ -563,22 +575,37 @@ func (f *Frontier) wakeLocked() {
 // Plan queues this period's re-fetches: a share frontier.split.recrawl of
 // the budget chosen by the recrawl policy (synchronization, thesis ch. 4)
 // and a share frontier.split.discovery chosen by the Discoverer (thesis ch.
-// 3). With frontier.spread their due times are spread over the period,
-// otherwise all are due at once. It returns how many were queued.
+// 3); with frontier.split.adaptive their pool is split by the gains the
+// last periods' fetches measured (split.go). With frontier.spread their
+// due times are spread over the period, otherwise all are due at once. It
+// returns how many were queued.
 func (f *Frontier) Plan(ctx context.Context) (int, error) {
 	f.mu.Lock()
 	now := f.clock.Now()
 	if f.mu.budget.roll(now) {
 		f.refixAllLocked()
 	}
-	nRecrawl := f.mu.budget.share[repo.ClassRecrawl]
-	nDiscovery := f.mu.budget.share[repo.ClassDiscovery]
+	quota, limit := f.mu.budget.share, f.mu.budget.limit
 	f.mu.planned = true
 	pending := make(map[string]struct{}, len(f.mu.pending))
 	for u := range f.mu.pending {
 		pending[u] = struct{}{}
 	}
 	f.mu.Unlock()
+	share := f.cfg.Split.Discovery
+	if f.cfg.Split.Adaptive {
+		var err error
+		if share, err = f.adaptSplit(ctx); err != nil {
+			return 0, fmt.Errorf("frontier: adaptive split: %w", err)
+		}
+	}
+	// The period's quota (a cluster node's share of the cluster's budget)
+	// fixes the re-crawl and discovery fetches; the adaptive split divides
+	// their pool of the period's budget by its own share instead.
+	nRecrawl, nDiscovery := quota[repo.ClassRecrawl], quota[repo.ClassDiscovery]
+	if f.cfg.Split.Adaptive {
+		nRecrawl, nDiscovery = f.cfg.Split.fetches(limit, share)
+	}
 	disc, err := f.planDiscovery(ctx, now, nDiscovery, pending)
 	if err != nil {
 		return 0, fmt.Errorf("frontier: discovery plan: %w", err)

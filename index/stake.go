@@ -76,6 +76,31 @@ func (s *Stakes) Watermark() uint64 { return s.watermark }
 // for it: no workload or histograms yet, the page is not indexed, or its
 // snapshot describes another generation or workload.
 func (s *Stakes) Of(url string) (stake float64, ok bool, err error) {
+	return s.sum(url, func(h Histogram, score float64) float64 {
+		return s.ix.est.inspect(h.Rank(score))
+	})
+}
+
+// Arrival returns what the page's indexed copy adds to the workload's
+// quality against the index without it, in the units of ΔQ_A (§4.6.1):
+//
+//	Σ_{q ∈ Q′ ∩ terms(p)} f_q · TermDelta(H_q, no copy, S(p, q))
+//
+// the estimate the index records for a re-download (batch.go), with no
+// old copy: the page's own inspected score less what the pages it passes
+// lose by falling one rank. It is the value of having fetched a new page,
+// comparable with the ΔQ_A of a re-fetch (frontier.Arrival). H_q already
+// holds the page when the histograms were rebuilt after it was indexed,
+// which places it one rank lower at most. ok is as for Of.
+func (s *Stakes) Arrival(url string) (value float64, ok bool, err error) {
+	return s.sum(url, func(h Histogram, score float64) float64 {
+		return s.ix.est.TermDelta(h, 0, false, score, true)
+	})
+}
+
+// sum adds f_q·term(H_q, S(p, q)) over the workload terms of url's
+// indexed copy.
+func (s *Stakes) sum(url string, term func(h Histogram, score float64) float64) (total float64, ok bool, err error) {
 	if s.wl == nil {
 		return 0, false, nil
 	}
@@ -84,27 +109,27 @@ func (s *Stakes) Of(url string) (stake float64, ok bool, err error) {
 		return 0, false, nil
 	}
 	if err != nil {
-		return 0, false, fmt.Errorf("index: stake of %s: %w", url, err)
+		return 0, false, fmt.Errorf("index: snapshot of %s: %w", url, err)
 	}
 	snap, err := decodeSnapshot(raw)
 	if err != nil {
-		return 0, false, fmt.Errorf("index: stake of %s: %w", url, err)
+		return 0, false, fmt.Errorf("index: snapshot of %s: %w", url, err)
 	}
 	if snap.generation != s.generation || snap.workload != s.wl.Fingerprint() {
 		return 0, false, nil
 	}
 	for _, t := range snap.terms {
 		if int(t.id) >= len(s.df) {
-			return 0, false, fmt.Errorf("index: stake of %s: %w: term id %d, workload of %d terms", url, errSnapshotCorrupt, t.id, len(s.df))
+			return 0, false, fmt.Errorf("index: snapshot of %s: %w: term id %d, workload of %d terms", url, errSnapshotCorrupt, t.id, len(s.df))
 		}
 		h := s.hs.get(s.wl.terms[t.id])
 		if h.Len() == 0 {
 			continue
 		}
 		score := TermScore(uint64(t.tf), snap.length, s.cs, s.df[t.id])
-		stake += s.wl.freq[t.id] * s.ix.est.inspect(h.Rank(score))
+		total += s.wl.freq[t.id] * term(h, score)
 	}
-	return stake, true, nil
+	return total, true, nil
 }
 
 // StakeFunc returns url → stake for the frontier's policies
@@ -113,6 +138,25 @@ func (s *Stakes) Of(url string) (stake float64, ok bool, err error) {
 // a page no query finds; while the index has no workload or histograms
 // every page weighs 1, as with no importance at all.
 func (ix *Index) StakeFunc(logger *slog.Logger) func(url string) float64 {
+	return ix.viewFunc(logger, "stake", (*Stakes).Of, 1)
+}
+
+// ArrivalFunc returns url → Stakes.Arrival for the frontier's adaptive
+// split (frontier.Arrival), from a view renewed as StakeFunc's. A page
+// the view knows nothing of added nothing, and so does every page while
+// the index has no workload or histograms (nothing is measured then:
+// neither a re-fetch's ΔQ_A).
+func (ix *Index) ArrivalFunc(logger *slog.Logger) func(url string) float64 {
+	return ix.viewFunc(logger, "arrival value", (*Stakes).Arrival, 0)
+}
+
+// viewFunc returns url → of(view, url) on a view renewed whenever the
+// index has applied a batch since; blind is the value while the index
+// has no workload or histograms, or the view cannot be taken.
+func (ix *Index) viewFunc(logger *slog.Logger, what string, of func(*Stakes, string) (float64, bool, error), blind float64) func(url string) float64 {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	var mu sync.Mutex
 	var view *Stakes
 	return func(url string) float64 {
@@ -121,21 +165,21 @@ func (ix *Index) StakeFunc(logger *slog.Logger) func(url string) float64 {
 			v, err := ix.Stakes()
 			if err != nil {
 				mu.Unlock()
-				logger.Warn("page stakes unavailable; weighing the page 1", "url", url, "err", err)
-				return 1
+				logger.Warn("page "+what+" unavailable", "url", url, "value", blind, "err", err)
+				return blind
 			}
 			view = v
 		}
 		v := view
 		mu.Unlock()
 		if v.wl == nil {
-			return 1
+			return blind
 		}
-		stake, _, err := v.Of(url)
+		x, _, err := of(v, url)
 		if err != nil {
-			logger.Warn("page stake unreadable; weighing the page 0", "url", url, "err", err)
+			logger.Warn("page "+what+" unreadable", "url", url, "value", 0, "err", err)
 			return 0
 		}
-		return stake
+		return x
 	}
 }

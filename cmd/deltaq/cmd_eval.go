@@ -122,6 +122,7 @@ func (a *app) newEvalSyncCmd() *cobra.Command {
 	cmd.Flags().String("history", "", "whole or own (eval.sync.history)")
 	cmd.Flags().String("pages", "", "persistent or all (eval.sync.pages)")
 	cmd.Flags().String("semantics", "", "searcher or thesis (eval.sync.semantics)")
+	cmd.Flags().StringSlice("splits", nil, "discovery shares of B and/or adaptive (eval.sync.splits)")
 	cmd.Flags().Int("workers", 0, "runs at once, 0 = one per CPU (eval.sync.workers)")
 	bind(cmd.Flags(), map[string]string{
 		"archive":   "eval.sync.archive",
@@ -133,6 +134,7 @@ func (a *app) newEvalSyncCmd() *cobra.Command {
 		"history":   "eval.sync.history",
 		"pages":     "eval.sync.pages",
 		"semantics": "eval.sync.semantics",
+		"splits":    "eval.sync.splits",
 		"workers":   "eval.sync.workers",
 	})
 	return cmd

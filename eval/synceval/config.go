@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/discovery"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/querylog"
@@ -66,6 +67,12 @@ type Config struct {
 	// Seed seeds the workload sample, the only randomness of an
 	// evaluation: the same configuration gives the same results (doc.go).
 	Seed uint64 `mapstructure:"seed"`
+	// Splits, when set, sweep the split of B between re-crawl and OD-WIN
+	// discovery (split.go): each entry a fixed discovery share of B in
+	// [0, 1] (the policy's re-crawl gets the rest) or "adaptive"
+	// (frontier.split.adaptive, starting from frontier.split.discovery).
+	// Empty: re-crawl only, the thesis's setting. Needs pages "all".
+	Splits []string `mapstructure:"splits"`
 	// Forecast adds the run that re-fetches every page every week (B =
 	// every URL of the archive), for the forecastability plot of fig. 4.3
 	// and as the upper bound Q = 1. History "whole" runs it in any case.
@@ -92,6 +99,8 @@ type Config struct {
 	Frontier frontier.Config `mapstructure:"-"`
 	Index    index.Config    `mapstructure:"-"`
 	Repo     repo.Config     `mapstructure:"-"`
+	// Discovery is OD-WIN's configuration (discovery.*), for Splits.
+	Discovery discovery.Config `mapstructure:"-"`
 }
 
 // filters and pageSets list the values of eval.sync.filter and
@@ -167,6 +176,7 @@ func (c Config) ValidateOwn() error {
 	if c.MaxQueries < 0 {
 		bad("max_queries", c.MaxQueries, "must be >= 0 (0: no cap)")
 	}
+	errs = append(errs, validateSplits(c.Splits, c.Pages))
 	if c.Workers < 0 {
 		bad("workers", c.Workers, "must be >= 0 (0: GOMAXPROCS)")
 	}
@@ -196,6 +206,12 @@ func (c Config) validateComponents() error {
 	f.Budget.Fetches = 1
 	f.Split = frontier.SplitConfig{Recrawl: 1}
 	f.Tau = 0
+	if slices.Contains(c.Splits, splitAdaptive) {
+		f.Split = adaptiveSplit(c.Frontier.Split)
+	}
 	errs = append(errs, f.Validate(frontier.Policies()))
+	if len(c.Splits) > 0 {
+		errs = append(errs, c.Discovery.Validate())
+	}
 	return errors.Join(errs...)
 }

@@ -75,6 +75,22 @@
 // of frontier.seed, the URL and the week, so results.csv is the same bytes
 // at any eval.sync.workers (TestSweepIsReproducible).
 //
+// With eval.sync.splits (split.go) B is one budget for re-downloads and
+// OD-WIN discovery (thesis ch. 3, §7.2's joint problem): each run gives a
+// fixed share of B, or the adaptive share of frontier.split.adaptive, to
+// discovery re-fetches chosen by discovery.Stats, fed by the run's own
+// re-fetches; what they leave goes to first fetches of the new URLs found.
+// Week 0's complete crawl counts as the site's full re-crawl, and none
+// follows. The report pairs each split with the best fixed split of its
+// policy and budget, week by week. Runs with a discovery share are not
+// yet reproducible byte for byte: new URLs are queued in the order the
+// re-fetches that found them commit, which eval.sync.crawl_parallel
+// fetches in flight make vary, and when the week's budget cannot fetch
+// them all, which ones it fetches varies with it (tldr-en, B = 100,
+// d = 0.25: the same fetch counts, Q different in 27 of 47 weeks, mean Q
+// 0.983275 against 0.983079). Runs without one, the runs of every other
+// sweep, are.
+//
 // Run writes report.md, results.csv, fig. 4.4 (quality against budget),
 // Q per week, fig. 4.3 (forecastability of δQ_A over the first half of
 // the weeks against the second) and the workload's knee, as SVG and PNG.

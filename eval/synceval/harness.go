@@ -81,6 +81,8 @@ type env struct {
 	mu []float64
 	// took is the wall time spent in each stage of the weekly loop.
 	took stageTimes
+	// yieldErr is the first error recording a discovery yield (split.go).
+	yieldErr error
 }
 
 // stageTimes is a run's wall time by stage of the weekly loop.
@@ -140,7 +142,7 @@ func (h *harness) open(ctx context.Context, dir string, spec runSpec) (e *env, e
 	fcfg.Policy = spec.Policy
 	fcfg.Tau = spec.Tau
 	fcfg.Budget = frontier.BudgetConfig{Fetches: spec.Budget, Period: week}
-	fcfg.Split = frontier.SplitConfig{Recrawl: 1, Discovery: 0}
+	fcfg.Split = h.frontierSplit(spec.Split)
 	fcfg.Spread = false
 	// One host holds every page: refill its queue from Pebble in large
 	// steps (each refill scans past the entries already dequeued).
@@ -171,7 +173,11 @@ func (h *harness) open(ctx context.Context, dir string, spec runSpec) (e *env, e
 	if e.db, err = repo.Open(filepath.Join(dir, "repo"), rcfg, repo.Options{FS: h.mem}); err != nil {
 		return e, err
 	}
-	if e.cr, err = crawler.New(ccfg, e.db, crawler.Options{Clock: e.clk}); err != nil {
+	copts, fopts := crawler.Options{Clock: e.clk}, frontier.Options{Clock: e.clk}
+	if err := e.discoveryWiring(ctx, &copts, &fopts); err != nil {
+		return e, err
+	}
+	if e.cr, err = crawler.New(ccfg, e.db, copts); err != nil {
 		return e, err
 	}
 	policy, err := frontier.NewPolicy(spec.Policy, fcfg, e.importance)
@@ -181,7 +187,7 @@ func (h *harness) open(ctx context.Context, dir string, spec runSpec) (e *env, e
 	if h.whole != nil && !spec.All {
 		policy = wholeHistory{Policy: policy, pages: h.whole}
 	}
-	if e.fr, err = frontier.New(ctx, e.db, fcfg, e.cr.Gate(), policy, frontier.Options{Clock: e.clk}); err != nil {
+	if e.fr, err = frontier.New(ctx, e.db, fcfg, e.cr.Gate(), policy, fopts); err != nil {
 		return e, err
 	}
 	if e.ix, err = index.Open(filepath.Join(h.work, dir, "index"), icfg, e.db, index.Options{Clock: e.clk.Now, Workload: h.queries, MergeOnlyOnCompact: true}); err != nil {

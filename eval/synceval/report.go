@@ -47,25 +47,29 @@ func (h *harness) summarize(specs []runSpec, results []*runResult) *Summary {
 	}
 	for _, r := range results {
 		rs := RunSummary{Policy: r.Spec.Policy, Tau: r.Spec.Tau, Budget: r.Spec.Budget, All: r.Spec.All,
-			MeanQ: r.MeanQ, Q: r.Q, Fetched: r.Fetched, Changed: r.Changed, Took: r.Took, Reranked: r.Reranked, Kept: r.Kept}
+			MeanQ: r.MeanQ, Q: r.Q, Fetched: r.Fetched, Changed: r.Changed, Took: r.Took, Reranked: r.Reranked, Kept: r.Kept,
+			Split: r.Spec.Split, Shares: r.Shares, NewFetched: r.NewFetched, DiscFetched: r.DiscFetched}
 		sum.Runs = append(sum.Runs, rs)
 		if r.Spec.All {
 			sum.Forecast = summarizeForecast(r.Forecast)
 		}
 	}
 	sum.Best = bestRuns(sum.Runs)
-	sum.Target, _ = target(sum.Best)
-	sum.Margins = margins(sum.Best)
+	ref := h.policyRuns(sum.Best)
+	sum.Target, _ = target(ref)
+	sum.Margins = margins(ref)
+	sum.SplitMargins = splitMargins(sum.Best)
 	return sum
 }
 
-// bestRuns keeps, per policy and budget, the run with the highest mean Q
-// (for SBR and EBR the best τ; ties go to the smaller τ), in the order the
-// policies and budgets first appear.
+// bestRuns keeps, per policy, budget and split, the run with the highest
+// mean Q (for SBR and EBR the best τ; ties go to the smaller τ), in the
+// order the policies and budgets first appear.
 func bestRuns(runs []RunSummary) []RunSummary {
 	type key struct {
 		policy string
 		budget int
+		split  string
 	}
 	pos := map[key]int{}
 	var best []RunSummary
@@ -73,7 +77,7 @@ func bestRuns(runs []RunSummary) []RunSummary {
 		if r.All {
 			continue
 		}
-		k := key{r.Policy, r.Budget}
+		k := key{r.Policy, r.Budget, r.Split}
 		i, ok := pos[k]
 		if !ok {
 			pos[k] = len(best)
@@ -148,8 +152,8 @@ func (h *harness) budgets() []int {
 	return slices.Compact(b)
 }
 
-// byPolicyAndBudget is a table with a row per policy and a column per
-// budget, each cell cell(r) of the reported run (Summary.Best).
+// byPolicyAndBudget is a table with a row per policy (and split) and a
+// column per budget, each cell cell(r) of the reported run (Summary.Best).
 func (h *harness) byPolicyAndBudget(sum *Summary, title string, cell func(RunSummary) string) *report.Table {
 	budgets := h.budgets()
 	cols := []string{"policy"}
@@ -157,12 +161,12 @@ func (h *harness) byPolicyAndBudget(sum *Summary, title string, cell func(RunSum
 		cols = append(cols, fmt.Sprintf("B=%d", bu))
 	}
 	t := report.NewTable(title, cols...)
-	for _, p := range h.cfg.Policies {
-		row := []any{p}
+	for _, l := range h.lines() {
+		row := []any{l.name()}
 		for _, bu := range budgets {
 			c := "n/a"
 			for _, r := range sum.Best {
-				if r.Policy == p && r.Budget == bu {
+				if r.Policy == l.policy && r.Split == l.split && r.Budget == bu {
 					c = cell(r)
 				}
 			}
@@ -171,6 +175,40 @@ func (h *harness) byPolicyAndBudget(sum *Summary, title string, cell func(RunSum
 		t.Add(row...)
 	}
 	return t
+}
+
+// line is a policy at a split: a row of the tables, a line of fig. 4.4.
+type line struct{ policy, split string }
+
+func (l line) name() string {
+	if l.split == "" {
+		return l.policy
+	}
+	return l.policy + " " + splitLabel(l.split)
+}
+
+// lines lists the policies, each at every split swept.
+func (h *harness) lines() []line {
+	var out []line
+	for _, p := range h.cfg.Policies {
+		for _, s := range h.splits() {
+			out = append(out, line{p, s})
+		}
+	}
+	return out
+}
+
+// policyRuns are the reported runs the policies are compared by: in a
+// split sweep, those at its first split.
+func (h *harness) policyRuns(best []RunSummary) []RunSummary {
+	first := h.splits()[0]
+	var out []RunSummary
+	for _, r := range best {
+		if r.Split == first {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // historyLabel names what the policies estimate from, for titles.
@@ -207,7 +245,7 @@ func (h *harness) writeReport(sum *Summary, results []*runResult, outDir string)
 // It holds nothing that depends on the machine (no wall times), so the
 // same configuration gives the same bytes (Config.Seed).
 func (h *harness) writeCSV(sum *Summary, path string) error {
-	t := report.NewTable("", "archive", "policy", "tau", "budget", "week", "fetched", "changed", "q")
+	t := report.NewTable("", "archive", "policy", "tau", "split", "budget", "week", "fetched", "changed", "first_fetches", "discovery_fetches", "discovery_share", "q")
 	for _, r := range sum.Runs {
 		pol, tau := r.Policy, ""
 		if r.All {
@@ -216,13 +254,17 @@ func (h *harness) writeCSV(sum *Summary, path string) error {
 		if usesTau(r.Policy) {
 			tau = strconv.FormatFloat(r.Tau, 'f', 1, 64)
 		}
-		total, changed := 0, 0
+		total, changed, first, disc := 0, 0, 0, 0
 		for w := range r.Q {
-			t.Add(sum.Archive, pol, tau, r.Budget, w, r.Fetched[w], r.Changed[w], q(r.Q[w]))
+			t.Add(sum.Archive, pol, tau, r.Split, r.Budget, w, r.Fetched[w], r.Changed[w], r.NewFetched[w], r.DiscFetched[w],
+				strconv.FormatFloat(r.Shares[w], 'f', 4, 64), q(r.Q[w]))
 			total += r.Fetched[w]
 			changed += r.Changed[w]
+			first += r.NewFetched[w]
+			disc += r.DiscFetched[w]
 		}
-		t.Add(sum.Archive, pol, tau, r.Budget, "mean", total, changed, q(r.MeanQ))
+		t.Add(sum.Archive, pol, tau, r.Split, r.Budget, "mean", total, changed, first, disc,
+			strconv.FormatFloat(r.MeanShare(), 'f', 4, 64), q(r.MeanQ))
 	}
 	return t.WriteCSV(path)
 }
@@ -364,6 +406,9 @@ func (h *harness) markdown(sum *Summary, results []*runResult) string {
 		gt.Note("Both policies replay the same weeks, so the weekly differences are paired; the standard error is their standard deviation over √weeks.")
 		_ = gt.Markdown(&b)
 	}
+	if len(sum.SplitMargins) > 0 {
+		_ = h.splitTable(sum).Markdown(&b)
+	}
 
 	// Every run.
 	rt := report.NewTable("Every run", "policy", "τ", "B", "mean Q", "min Q", "fetches/week (max)", "wall time")
@@ -371,6 +416,9 @@ func (h *harness) markdown(sum *Summary, results []*runResult) string {
 		pol, tau := r.Policy, ""
 		if r.All {
 			pol = "all pages (" + r.Policy + ")"
+		}
+		if r.Split != "" {
+			pol += " " + splitLabel(r.Split)
 		}
 		if usesTau(r.Policy) {
 			tau = fmt.Sprintf("%.1f", r.Tau)
@@ -475,16 +523,16 @@ func countSweep(runs []RunSummary) int {
 func (h *harness) writePlots(sum *Summary, results []*runResult, outDir string) error {
 	// Fig. 4.4: quality on x, budget on y, one line per policy.
 	var series []report.Series
-	for _, p := range h.cfg.Policies {
+	for _, l := range h.lines() {
 		var rs []RunSummary
 		for _, r := range sum.Best {
-			if r.Policy == p {
+			if r.Policy == l.policy && r.Split == l.split {
 				rs = append(rs, r)
 			}
 		}
 		slices.SortFunc(rs, func(a, b RunSummary) int { return cmp.Compare(a.Budget, b.Budget) })
-		s := report.Series{Name: p, Style: report.LinesPoints}
-		if usesTau(p) {
+		s := report.Series{Name: l.name(), Style: report.LinesPoints}
+		if usesTau(l.policy) {
 			s.Name += " (best τ)"
 		}
 		for _, r := range rs {

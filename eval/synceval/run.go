@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/deltaq/deltaq/repo"
 )
 
 // runSpec is one run of the sweep: a policy at a budget (and τ).
@@ -14,6 +16,9 @@ type runSpec struct {
 	Policy string
 	Budget int     // B: fetches per week
 	Tau    float64 // τ of SBR and EBR; 0 for the others
+	// Split is the run's split of B between re-crawl and discovery (an
+	// entry of eval.sync.splits; "" re-crawl only: split.go).
+	Split string
 	// All marks the run that re-fetches every page every week (B above
 	// every URL of the archive): the upper bound and fig. 4.3's data.
 	All bool
@@ -23,13 +28,17 @@ type runSpec struct {
 func usesTau(policy string) bool { return policy == "sbr" || policy == "ebr" }
 
 func (s runSpec) String() string {
+	split := ""
+	if s.Split != "" {
+		split = " " + splitLabel(s.Split)
+	}
 	switch {
 	case s.All:
 		return fmt.Sprintf("%s B=all(%d)", s.Policy, s.Budget)
 	case usesTau(s.Policy):
-		return fmt.Sprintf("%s τ=%.1f B=%d", s.Policy, s.Tau, s.Budget)
+		return fmt.Sprintf("%s τ=%.1f B=%d%s", s.Policy, s.Tau, s.Budget, split)
 	}
-	return fmt.Sprintf("%s B=%d", s.Policy, s.Budget)
+	return fmt.Sprintf("%s B=%d%s", s.Policy, s.Budget, split)
 }
 
 // runResult is what one run measured.
@@ -41,6 +50,11 @@ type runResult struct {
 	// those that found the page changed, and planned re-fetches (0 for
 	// week 0).
 	Fetched, Changed, Planned []int
+	// NewFetched[w] and DiscFetched[w] are week w's first fetches (new
+	// URLs and retries) and discovery re-fetches, Shares[w] the discovery
+	// share of B its plan used (frontier.SplitShare).
+	NewFetched, DiscFetched []int
+	Shares                  []float64
 	// MeanQ is the mean of Q over weeks 1..W−1.
 	MeanQ float64
 	Took  time.Duration
@@ -86,7 +100,8 @@ func (h *harness) run(ctx context.Context, id int, spec runSpec) (res *runResult
 		}
 	}()
 	weeks := h.c.weeks()
-	res = &runResult{Spec: spec, Q: make([]float64, weeks), Fetched: make([]int, weeks), Changed: make([]int, weeks), Planned: make([]int, weeks)}
+	res = &runResult{Spec: spec, Q: make([]float64, weeks), Fetched: make([]int, weeks), Changed: make([]int, weeks), Planned: make([]int, weeks),
+		NewFetched: make([]int, weeks), DiscFetched: make([]int, weeks), Shares: make([]float64, weeks)}
 	// Week 0: the checkpoint is fully synchronized; its answers give μ
 	// for the first plan.
 	if res.Q[0], err = e.settle(ctx, 0); err != nil {
@@ -102,9 +117,15 @@ func (h *harness) run(ctx context.Context, id int, spec runSpec) (res *runResult
 			return nil, err
 		}
 		t = since(&e.took.Plan, t)
+		res.Shares[w] = e.fr.SplitShare()
 		if res.Fetched[w], res.Changed[w], err = e.crawl(ctx); err != nil {
 			return nil, err
 		}
+		if e.yieldErr != nil {
+			return nil, e.yieldErr
+		}
+		byClass := e.fr.Stats().PeriodByClass
+		res.NewFetched[w], res.DiscFetched[w] = byClass[repo.ClassNew], byClass[repo.ClassDiscovery]
 		since(&e.took.Crawl, t)
 		if res.Fetched[w] > spec.Budget {
 			return nil, fmt.Errorf("synceval: %s: week %d: %d fetches, over the budget B = %d", spec, w, res.Fetched[w], spec.Budget)

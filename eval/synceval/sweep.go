@@ -37,8 +37,12 @@ type Summary struct {
 	// Target is deltaq against the best baseline (target.go).
 	Target Target
 	// Margins are deltaq against the best baseline at each budget, week
-	// by week (target.go).
+	// by week (target.go). In a split sweep Target and Margins compare the
+	// runs at the first split of eval.sync.splits.
 	Margins []Margin
+	// SplitMargins are, in a split sweep, every run against the best fixed
+	// split of its policy and budget (split.go).
+	SplitMargins []SplitMargin
 	// Forecast summarizes fig. 4.3 (zero value without the all-pages run).
 	Forecast ForecastSummary
 	// Took is the wall time of the whole evaluation; SweepTook that of
@@ -97,6 +101,12 @@ type RunSummary struct {
 	// Reranked and Kept count the weekly answers ranked afresh and
 	// reused (local.go).
 	Reranked, Kept int
+	// Split is the run's split of B (eval.sync.splits; "" re-crawl only),
+	// Shares the discovery share of B planned each week, NewFetched and
+	// DiscFetched the first fetches and discovery re-fetches per week.
+	Split                   string
+	Shares                  []float64
+	NewFetched, DiscFetched []int
 }
 
 // ChangedShare is the fraction of the run's fetches over weeks 1..W−1
@@ -253,18 +263,20 @@ func prepare(ctx context.Context, cfg Config, work string, workers int, progress
 	return &harness{cfg: cfg, arch: a, c: c, wl: wl, model: newModel(cfg), queries: wl.logQueries(), ideal: id, work: work, mem: vfs.NewMem()}, nil
 }
 
-// specs lists the sweep's runs: every policy at every budget, SBR and
-// EBR at every τ.
+// specs lists the sweep's runs: every policy at every budget and split,
+// SBR and EBR at every τ.
 func (h *harness) specs() []runSpec {
 	var out []runSpec
 	for _, p := range h.cfg.Policies {
 		for _, b := range h.cfg.Budgets {
-			if !usesTau(p) {
-				out = append(out, runSpec{Policy: p, Budget: b})
-				continue
-			}
-			for _, t := range h.cfg.Taus {
-				out = append(out, runSpec{Policy: p, Budget: b, Tau: t})
+			for _, s := range h.splits() {
+				if !usesTau(p) {
+					out = append(out, runSpec{Policy: p, Budget: b, Split: s})
+					continue
+				}
+				for _, t := range h.cfg.Taus {
+					out = append(out, runSpec{Policy: p, Budget: b, Tau: t, Split: s})
+				}
 			}
 		}
 	}

@@ -70,19 +70,28 @@ func TestSweepIsReproducible(t *testing.T) {
 	}
 }
 
-func testSweepIsReproducible(t *testing.T, semantics string, scoring index.Scoring, history string) {
-	page := func(title, words string, links ...string) string {
-		b := "<html><head><title>" + title + "</title></head><body><p>" + words + "</p>"
-		for _, l := range links {
-			b += `<a href="` + l + `">` + l + `</a>`
-		}
-		return b + "</body></html>\n"
+// page is a fixture page: a title, a paragraph of words and links.
+func page(title, words string, links ...string) string {
+	b := "<html><head><title>" + title + "</title></head><body><p>" + words + "</p>"
+	for _, l := range links {
+		b += `<a href="` + l + `">` + l + `</a>`
 	}
-	arch := filepath.Join(t.TempDir(), "fx")
+	return b + "</body></html>\n"
+}
+
+// writeArchive writes fx into a new directory named after it.
+func writeArchive(t *testing.T, fx archivetest.Fixture) string {
+	t.Helper()
+	arch := filepath.Join(t.TempDir(), fx.Name)
 	if err := os.Mkdir(arch, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	archivetest.Write(t, arch, archivetest.Fixture{Name: "fx", Weeks: 5, Intervals: []archivetest.Interval{
+	archivetest.Write(t, arch, fx)
+	return arch
+}
+
+func testSweepIsReproducible(t *testing.T, semantics string, scoring index.Scoring, history string) {
+	arch := writeArchive(t, archivetest.Fixture{Name: "fx", Weeks: 5, Intervals: []archivetest.Interval{
 		{URL: "/", First: 0, Last: 4, Body: page("home", "garden tools and seeds", "/a", "/b", "/c", "/d")},
 		{URL: "/a", First: 0, Last: 1, Body: page("apple", "apple tree care and apple harvest")},
 		{URL: "/a", First: 2, Last: 4, Body: page("apple", "apple pie recipes with pear")},
@@ -112,15 +121,7 @@ func testSweepIsReproducible(t *testing.T, semantics string, scoring index.Scori
 	cfg.Semantics = semantics
 	cfg.History = history
 
-	var csvs [][]byte
-	for i := range 2 {
-		cfg.Workers = 1 + i
-		out := filepath.Join(t.TempDir(), "out")
-		sum, err := synceval.Run(context.Background(), cfg, out, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkRuns(t, sum)
+	runTwice(t, cfg, func(i int, sum *synceval.Summary, out string) {
 		if got, want := len(sum.Runs), 3*2+2*2*2+1; got != want {
 			t.Errorf("run %d: %d runs, want %d", i, got, want)
 		}
@@ -138,16 +139,34 @@ func testSweepIsReproducible(t *testing.T, semantics string, scoring index.Scori
 		if sum.Workload.Kept != kept || sum.Workload.UnknownTerm != unknown {
 			t.Errorf("workload: %d kept, %d with an unknown term; want %d and %d", sum.Workload.Kept, sum.Workload.UnknownTerm, kept, unknown)
 		}
-		csv, err := os.ReadFile(filepath.Join(out, "results.csv"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		csvs = append(csvs, csv)
 		for _, f := range []string{"report.md", "quality-vs-budget.svg", "quality-vs-budget.png", "workload-knee.svg"} {
 			if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 				t.Error(err)
 			}
 		}
+	})
+}
+
+// runTwice runs cfg on one worker and on two, checks every run (checkRuns
+// and check, given the run's index, summary and output directory), and
+// asserts that both wrote the same results.csv.
+func runTwice(t *testing.T, cfg synceval.Config, check func(i int, sum *synceval.Summary, out string)) {
+	t.Helper()
+	var csvs [][]byte
+	for i := range 2 {
+		cfg.Workers = 1 + i
+		out := filepath.Join(t.TempDir(), "out")
+		sum, err := synceval.Run(context.Background(), cfg, out, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRuns(t, sum)
+		check(i, sum, out)
+		csv, err := os.ReadFile(filepath.Join(out, "results.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		csvs = append(csvs, csv)
 	}
 	if !bytes.Equal(csvs[0], csvs[1]) {
 		t.Errorf("two runs of the same configuration differ:\n%s\n---\n%s", csvs[0], csvs[1])

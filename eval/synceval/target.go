@@ -80,12 +80,17 @@ func target(best []RunSummary) (Target, bool) {
 	return t, true
 }
 
-// Label names a run in tables: the policy, with τ for SBR and EBR.
+// Label names a run in tables: the policy, with τ for SBR and EBR, and
+// its split of B in a split sweep.
 func Label(r RunSummary) string {
+	l := r.Policy
 	if usesTau(r.Policy) {
-		return fmt.Sprintf("%s τ=%.1f", r.Policy, r.Tau)
+		l = fmt.Sprintf("%s τ=%.1f", r.Policy, r.Tau)
 	}
-	return r.Policy
+	if r.Split != "" {
+		l += " " + splitLabel(r.Split)
+	}
+	return l
 }
 
 // Margin is deltaq against the best baseline at one budget, week by week:
@@ -114,27 +119,39 @@ func margins(best []RunSummary) []Margin {
 				base = &best[i]
 			}
 		}
-		if base == nil || len(base.Q) != len(d.Q) || len(d.Q) < 3 {
+		if base == nil {
 			continue
 		}
-		m := Margin{Budget: d.Budget, Baseline: Label(*base), Weeks: len(d.Q) - 1}
-		diffs := make([]float64, 0, m.Weeks)
-		for w := 1; w < len(d.Q); w++ {
-			x := d.Q[w] - base.Q[w]
-			diffs = append(diffs, x)
-			m.Diff += x
-			if x > 0 {
-				m.Ahead++
-			}
+		if m, ok := paired(d, *base); ok {
+			out = append(out, m)
 		}
-		m.Diff /= float64(m.Weeks)
-		var ss float64
-		for _, x := range diffs {
-			ss += (x - m.Diff) * (x - m.Diff)
-		}
-		m.StdErr = math.Sqrt(ss/float64(m.Weeks-1)) / math.Sqrt(float64(m.Weeks))
-		out = append(out, m)
 	}
 	slices.SortFunc(out, func(a, b Margin) int { return a.Budget - b.Budget })
 	return out
+}
+
+// paired is run d against base week by week (weeks 1..W−1): the mean
+// difference of their Q, its standard error and the weeks d is ahead.
+// ok is false when the two runs do not cover the same weeks, or too few.
+func paired(d, base RunSummary) (m Margin, ok bool) {
+	if len(base.Q) != len(d.Q) || len(d.Q) < 3 {
+		return m, false
+	}
+	m = Margin{Budget: d.Budget, Baseline: Label(base), Weeks: len(d.Q) - 1}
+	diffs := make([]float64, 0, m.Weeks)
+	for w := 1; w < len(d.Q); w++ {
+		x := d.Q[w] - base.Q[w]
+		diffs = append(diffs, x)
+		m.Diff += x
+		if x > 0 {
+			m.Ahead++
+		}
+	}
+	m.Diff /= float64(m.Weeks)
+	var ss float64
+	for _, x := range diffs {
+		ss += (x - m.Diff) * (x - m.Diff)
+	}
+	m.StdErr = math.Sqrt(ss/float64(m.Weeks-1)) / math.Sqrt(float64(m.Weeks))
+	return m, true
 }

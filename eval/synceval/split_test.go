@@ -1,0 +1,106 @@
+package synceval_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deltaq/deltaq/eval/archive/archivetest"
+	"github.com/deltaq/deltaq/eval/synceval"
+)
+
+// TestSplitSweep replays an archive whose site grows (new pages linked
+// from old ones from week 2) at three splits of B: re-crawl only, half
+// for discovery, and the adaptive rule. Only the runs with a discovery
+// share fetch new pages; the adaptive share stays within its floors; the
+// report pairs each split with the best fixed one; two runs of the
+// configuration, on one worker and on two, give the same bytes.
+func TestSplitSweep(t *testing.T) {
+	arch := writeArchive(t, archivetest.Fixture{Name: "grow", Weeks: 6, Intervals: []archivetest.Interval{
+		{URL: "/", First: 0, Last: 1, Body: page("home", "garden tools and seeds", "/a", "/b", "/c")},
+		{URL: "/", First: 2, Last: 5, Body: page("home", "garden tools and seeds", "/a", "/b", "/c", "/n1")},
+		{URL: "/a", First: 0, Last: 2, Body: page("apple", "apple tree care and apple harvest")},
+		{URL: "/a", First: 3, Last: 5, Body: page("apple", "apple pie recipes with pear", "/n2")},
+		{URL: "/b", First: 0, Last: 5, Body: page("pear", "pear tree pruning")},
+		{URL: "/c", First: 0, Last: 3, Body: page("seeds", "seeds of apple and pear trees")},
+		{URL: "/c", First: 4, Last: 5, Body: page("seeds", "seeds of pear trees only", "/n3")},
+		{URL: "/n1", First: 2, Last: 5, Body: page("jam", "pear jam and apple jam", "/n4")},
+		{URL: "/n2", First: 3, Last: 5, Body: page("cider", "apple cider and pear cider")},
+		{URL: "/n3", First: 4, Last: 5, Body: page("orchard", "apple orchard tools")},
+		{URL: "/n4", First: 2, Last: 5, Body: page("more jam", "apple jam recipes")},
+	}})
+	log := filepath.Join(t.TempDir(), "log.tsv")
+	if err := os.WriteFile(log, []byte("apple\t30\npear\t20\njam\t8\ncider\t5\ngarden tools\t3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := defaults(t)
+	cfg.Archive, cfg.Log = arch, log
+	cfg.Policies = []string{"deltaq"}
+	cfg.Budgets = []int{2, 4}
+	cfg.Filter, cfg.Pages = "none", "all"
+	cfg.Forecast = false
+	cfg.Splits = []string{"0", "0.5", "adaptive"}
+	cfg.Frontier.Split.Floor, cfg.Frontier.Split.Step = 0.25, 0.25
+
+	runTwice(t, cfg, func(_ int, sum *synceval.Summary, out string) {
+		if len(sum.Runs) != 2*3 {
+			t.Fatalf("%d runs, want 2 budgets × 3 splits", len(sum.Runs))
+		}
+		for _, r := range sum.Runs {
+			first, disc := 0, 0
+			for w := 1; w < len(r.Q); w++ {
+				first += r.NewFetched[w]
+				disc += r.DiscFetched[w]
+				if r.Split == "adaptive" && (r.Shares[w] < 0.25-1e-9 || r.Shares[w] > 0.75+1e-9) {
+					t.Errorf("%s: week %d share %v outside [0.25, 0.75]", synceval.Label(r), w, r.Shares[w])
+				}
+			}
+			switch r.Split {
+			case "0":
+				if first != 0 || disc != 0 {
+					t.Errorf("%s B=%d: %d first fetches, %d discovery re-fetches; want none without a discovery share", synceval.Label(r), r.Budget, first, disc)
+				}
+			default:
+				if first == 0 || disc == 0 {
+					t.Errorf("%s B=%d: %d first fetches, %d discovery re-fetches; want both", synceval.Label(r), r.Budget, first, disc)
+				}
+			}
+		}
+		if len(sum.SplitMargins) != 2*3 {
+			t.Fatalf("%d split margins, want 6", len(sum.SplitMargins))
+		}
+		for _, m := range sum.SplitMargins {
+			if m.BestFixed == "" || m.Split != "adaptive" && m.BestFixed != "d="+m.Split && m.Margin.Diff > 0 {
+				t.Errorf("%+v: a fixed split ahead of the best fixed split", m)
+			}
+		}
+		report, err := os.ReadFile(filepath.Join(out, "report.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(report), "Re-crawl vs discovery") {
+			t.Error("report.md has no split table")
+		}
+	})
+}
+
+// A split sweep over the persistent pages, where discovery has nothing to
+// find, and a malformed split are refused, naming the key.
+func TestSplitsValidate(t *testing.T) {
+	cfg := defaults(t)
+	cfg.Splits = []string{"0", "0.1"}
+	if err := cfg.ValidateOwn(); err == nil || !strings.Contains(err.Error(), "eval.sync.splits") {
+		t.Errorf("splits with pages persistent: %v", err)
+	}
+	cfg.Pages = "all"
+	cfg.Splits = []string{"0", "1.5", "sometimes"}
+	err := cfg.ValidateOwn()
+	if err == nil || !strings.Contains(err.Error(), `"1.5"`) || !strings.Contains(err.Error(), `"sometimes"`) {
+		t.Errorf("bad splits: %v", err)
+	}
+	cfg.Splits = []string{"0", "0.25", "adaptive"}
+	if err := cfg.ValidateOwn(); err != nil {
+		t.Errorf("good splits refused: %v", err)
+	}
+}
