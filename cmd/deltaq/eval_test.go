@@ -139,10 +139,10 @@ func TestEvalSyncShowsRunsAndWeeksOfEveryStage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"fx: forecast run (every page every week): 1 runs of 4 weeks",
-		"fx: forecast run (every page every week): 1/1 runs done, week 4/4 (100.0%)",
-		"fx: sweep: 4 runs of 4 weeks",
-		"fx: sweep: 4/4 runs done, week 16/16 (100.0%)",
+		// Under history own the every-page run is one of the sweep's runs.
+		"fx: sweep: 5 runs of 4 weeks",
+		"uniform B=all(",
+		"fx: sweep: 5/5 runs done, week 20/20 (100.0%)",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("progress lacks %q:\n%s", want, stderr)
@@ -174,7 +174,7 @@ func TestInterruptedEvalSyncWritesTheFinishedRunsMarkedPartial(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	progress := &cancelAfter{marker: "[2/4]", cancel: cancel}
+	progress := &cancelAfter{marker: "[2/5]", cancel: cancel}
 	var stdout strings.Builder
 	root := newRootCmd(&stdout, progress)
 	root.SetArgs([]string{"eval", "sync", "--config", cfg, "--out", out})
@@ -182,7 +182,7 @@ func TestInterruptedEvalSyncWritesTheFinishedRunsMarkedPartial(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want the interruption", err)
 	}
-	for _, want := range []string{"2 of 4 runs finished", "partial report in " + out, "missing: "} {
+	for _, want := range []string{"2 of 5 runs finished", "partial report in " + out, "missing: "} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
@@ -191,15 +191,16 @@ func TestInterruptedEvalSyncWritesTheFinishedRunsMarkedPartial(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no report after the interruption: %v", err)
 	}
-	if !strings.Contains(string(report), "**Partial: the evaluation was interrupted.") || !strings.Contains(string(report), "2 did not:") {
+	if !strings.Contains(string(report), "**Partial: the evaluation was interrupted.") || !strings.Contains(string(report), "3 did not:") {
 		t.Errorf("report.md is not marked partial:\n%.600s", report)
 	}
 	csv, err := os.ReadFile(filepath.Join(out, "results.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Two finished runs and the all-pages run, one mean row each.
-	if n := strings.Count(string(csv), ",mean,"); n != 3 {
-		t.Errorf("results.csv has %d runs, want the 2 finished and the all-pages run:\n%s", n, csv)
+	// The two finished runs (the all-pages run, first, among them), one
+	// mean row each.
+	if n := strings.Count(string(csv), ",mean,"); n != 2 {
+		t.Errorf("results.csv has %d runs, want the 2 finished:\n%s", n, csv)
 	}
 }
