@@ -592,19 +592,15 @@ func (f *Frontier) Plan(ctx context.Context) (int, error) {
 		pending[u] = struct{}{}
 	}
 	f.mu.Unlock()
-	share := f.cfg.Split.Discovery
-	if f.cfg.Split.Adaptive {
-		var err error
-		if share, err = f.adaptSplit(ctx); err != nil {
-			return 0, fmt.Errorf("frontier: adaptive split: %w", err)
-		}
-	}
 	// The period's quota (a cluster node's share of the cluster's budget)
 	// fixes the re-crawl and discovery fetches; the adaptive split divides
 	// their pool of the period's budget by its own share instead.
 	nRecrawl, nDiscovery := quota[repo.ClassRecrawl], quota[repo.ClassDiscovery]
 	if f.cfg.Split.Adaptive {
-		nRecrawl, nDiscovery = f.cfg.Split.fetches(limit, share)
+		var err error
+		if nRecrawl, nDiscovery, err = f.adaptSplit(ctx, limit); err != nil {
+			return 0, fmt.Errorf("frontier: adaptive split: %w", err)
+		}
 	}
 	disc, err := f.planDiscovery(ctx, now, nDiscovery, pending)
 	if err != nil {

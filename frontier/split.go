@@ -49,14 +49,11 @@ func (s *splitState) noteLocked(job Job) {
 	}
 }
 
-// fetches returns the re-crawl and discovery fetches of a plan for a
-// period's budget: the configured shares or, adaptive, discovery's
-// current share of their pool, each side at least one fetch.
+// fetches returns the adaptive split's re-crawl and discovery fetches
+// for a period's budget: discovery's current share of their pool, each
+// side at least one fetch. (The fixed split is QuotaOf's.)
 func (c SplitConfig) fetches(budget int, discovery float64) (nRecrawl, nDiscovery int) {
 	b := float64(budget)
-	if !c.Adaptive {
-		return int(c.Recrawl * b), int(c.Discovery * b)
-	}
 	pool := c.Recrawl + c.Discovery
 	// Rounded: the share moves by float steps, and 0.7999… of 20 fetches
 	// is 16, not 15.
@@ -67,14 +64,15 @@ func (c SplitConfig) fetches(budget int, discovery float64) (nRecrawl, nDiscover
 
 // adaptSplit, at the start of a new period, measures what the last
 // period's fetches gained on each side and moves the discovery share
-// (nextShare). It returns the share the new period's plan uses.
-func (f *Frontier) adaptSplit(ctx context.Context) (float64, error) {
+// (nextShare). It returns the re-crawl and discovery fetches of the new
+// period's plan, its discovery share of budget (the period's).
+func (f *Frontier) adaptSplit(ctx context.Context, budget int) (nRecrawl, nDiscovery int, err error) {
 	f.mu.Lock()
 	s := &f.mu.split
 	if s.period.Equal(f.mu.budget.start) {
-		share := s.share
+		nRecrawl, nDiscovery := s.allotRe, s.allotDisc
 		f.mu.Unlock()
-		return share, nil // planned again within the period
+		return nRecrawl, nDiscovery, nil // planned again within the period
 	}
 	prev, fetched, allotRe, allotDisc := s.period, s.fetched, s.allotRe, s.allotDisc
 	s.period, s.fetched = f.mu.budget.start, [repo.NumClasses][]string{}
@@ -83,13 +81,12 @@ func (f *Frontier) adaptSplit(ctx context.Context) (float64, error) {
 	var g periodGain
 	if !prev.IsZero() {
 		end := prev.Add(f.cfg.Budget.Period)
-		var err error
 		if g.recrawl.value, err = f.refetchGain(ctx, fetched[repo.ClassRecrawl], prev, end); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		disc, err := f.refetchGain(ctx, fetched[repo.ClassDiscovery], prev, end)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		for _, u := range fetched[repo.ClassNew] {
 			disc += max(0, f.arrival(u))
@@ -108,8 +105,8 @@ func (f *Frontier) adaptSplit(ctx context.Context) (float64, error) {
 		}
 		s.share = nextShare(s.share, perFetch(s.recent), f.cfg.Split)
 	}
-	s.allotRe, s.allotDisc = f.cfg.Split.fetches(f.cfg.Budget.Fetches, s.share)
-	return s.share, nil
+	s.allotRe, s.allotDisc = f.cfg.Split.fetches(budget, s.share)
+	return s.allotRe, s.allotDisc, nil
 }
 
 // refetchGain is Σ max(0, ΔQ_A) the index measured on the re-fetches of
