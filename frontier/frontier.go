@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -736,3 +737,21 @@ func (c candidates) FetchLog(ctx context.Context, url string) ([]repo.FetchRecor
 func (c candidates) DeltaQs(ctx context.Context, url string) ([]repo.DeltaQ, error) {
 	return c.db.DeltaQs(ctx, url)
 }
+
+// RoundOver reports whether a round of a crawl that commits in rounds
+// (crawler.RunOptions.Rounds) is over: every job handed out has its
+// result with the caller (delivered counts them) or was put back, and no
+// queued entry may start now, so nothing more joins the round until its
+// results commit. changed is closed at the frontier's next change, when
+// the answer may differ.
+func (f *Frontier) RoundOver(delivered int) (over bool, changed <-chan struct{}) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.mu.inflight == delivered && !f.anyReadyLocked(f.clock.Now()), f.mu.changed
+}
+
+// CompareJobs orders jobs as their queue entries are ordered (host,
+// class, due time, then the order they were queued in): an order that
+// depends on what was queued and in which order, not on when the jobs'
+// fetches ended.
+func CompareJobs(a, b Job) int { return strings.Compare(a.key, b.key) }
