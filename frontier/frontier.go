@@ -114,7 +114,7 @@ func New(ctx context.Context, db *repo.DB, cfg Config, gate Gate, policy Policy,
 	if cfg.Split.Adaptive && f.arrival == nil {
 		return nil, errors.New("frontier.split.adaptive = true: needs the index's measure of new pages (Options.Arrival), which a crawl without the index lacks")
 	}
-	f.mu.split.share = nextShare(cfg.Split.Discovery, gainRates{}, cfg.Split)
+	f.mu.split.share = nextShare(cfg.Split.Discovery, gainRates{recrawlCap: -1, discoveryCap: -1}, cfg.Split)
 	if f.monitor != nil && (f.monitorInstant <= 0 || f.monitorInstant > cfg.Budget.Period) {
 		return nil, fmt.Errorf("monitor.instant = %v: must be > 0 and at most frontier.budget.period (%v)", f.monitorInstant, cfg.Budget.Period)
 	}
@@ -616,6 +616,12 @@ func (f *Frontier) Plan(ctx context.Context) (int, error) {
 		if sync, err = f.policy.Select(ctx, plan, candidates{db: f.db, exclude: pending}); err != nil {
 			return 0, fmt.Errorf("frontier: policy %s: %w", f.policy.Name(), err)
 		}
+	}
+	if f.cfg.Split.Adaptive {
+		f.mu.Lock()
+		f.mu.split.plannedLocked(disc)
+		f.mu.split.plannedLocked(sync)
+		f.mu.Unlock()
 	}
 	n1, err := f.queue(ctx, disc, repo.ReasonDiscovery, now, f.cfg.Spread)
 	if err != nil {
