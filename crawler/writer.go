@@ -124,6 +124,9 @@ func (w *writer) runRounds(results <-chan *result) error {
 				continue
 			}
 			if err := w.commit([]*result{r}); err != nil {
+				for _, r := range round {
+					w.f.Defer(*r.job, time.Time{}) // back to the queue, as run does
+				}
 				return err
 			}
 		case <-changed:
