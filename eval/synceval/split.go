@@ -23,8 +23,10 @@ import (
 // from the same share), as frontier.split gives it. A fixed split d
 // reserves d·B for discovery and (1 − d)·B for the policy; what discovery
 // does not plan goes to first fetches of the new URLs any re-fetch found.
-// "adaptive" moves d each week by the gains the index measured
-// (frontier.split.adaptive, frontier/split.go). Each run at a split is
+// "adaptive" starts at d = adaptiveStart and moves d each week by the
+// gains the index measured (frontier.split.adaptive, frontier/split.go).
+// A run with a split crawls in rounds (crawler.RunOptions.Rounds), so its
+// results do not depend on eval.sync.crawl_parallel. Each run at a split is
 // compared, week by week, with the best fixed split of its policy and
 // budget.
 
