@@ -156,6 +156,13 @@ type RunOptions struct {
 	// Progress, if set, receives a progress line every ProgressEvery.
 	Progress      io.Writer
 	ProgressEvery time.Duration
+	// Rounds commits page results a round at a time, in queue order
+	// (frontier.CompareJobs), so that what the crawl admits and credits
+	// does not depend on the order fetches end (see the package doc).
+	// A round ends when every job handed out has its result and nothing
+	// queued may start; a result waits for its round's end before it
+	// commits, so MaxPages may be passed by up to a round.
+	Rounds bool
 }
 
 // Run crawls until the frontier drains (RunOptions.Drain), MaxPages is
@@ -192,7 +199,12 @@ func (c *Crawler) Run(ctx context.Context, f *frontier.Frontier, ro RunOptions) 
 		close(results)
 		return nil
 	})
-	g.Go(func() error { return w.run(results) })
+	g.Go(func() error {
+		if ro.Rounds {
+			return w.runRounds(results)
+		}
+		return w.run(results)
+	})
 	stopProgress := c.startProgress(f, ro, start, before)
 	err := g.Wait()
 	stopProgress()

@@ -37,6 +37,27 @@
 //	        discovery yield N(x) (§3.2), the queue entry removed. The batch
 //	        is synced before the frontier is told the job is done.
 //
+// Commit order, and rounds. The writer commits results as fetches end, so
+// their order follows the network. Two things depend on it: a URL linked
+// by several pages is admitted, and credited (Page.Source and Root, the
+// discovery yield N(x)), by the first to commit, and new URLs queue
+// behind one another in that order, so when a budget cannot fetch them
+// all, which ones it fetches follows it too. RunOptions.Rounds removes
+// both: a round is what the frontier hands out until every job of it has
+// its result and nothing queued may start (frontier.RoundOver); only then
+// do its results commit, sorted by their queue entries
+// (frontier.CompareJobs). The URLs a round finds are queued after it
+// ends, in that order; the next round is what may start then. By
+// induction over rounds the queue, and so each round's set of jobs, is
+// the same whatever the fetches in flight and however they interleave:
+// the budget admits from the same queue in the same order (the frontier
+// hands out a host's entries in queue order, and a reservation or the
+// free budget, not timing, says how many), and the same results commit
+// in the same order. The price is the pipeline: a result waits for its
+// round's slowest fetch before it commits. `deltaq eval sync` uses rounds
+// for its runs with a discovery share, whose results must be the same
+// bytes at any eval.sync.crawl_parallel; a live crawl commits at once.
+//
 // What the web says back is data, not an error: 404/410 (gone), robots
 // exclusion, bodies over crawler.limits.max_body_bytes (too_large, never
 // silently truncated), other content types, 429/503 (that host alone

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/deltaq/deltaq/crawler/extract"
@@ -83,6 +84,54 @@ func (w *writer) run(results <-chan *result) error {
 		}
 	}
 	return nil
+}
+
+// runRounds commits results a round at a time (RunOptions.Rounds): page
+// results wait until the frontier says the round is over, then commit in
+// queue order, in groups of up to maxGroup. A robots.txt result commits
+// at once: the job it stood in for waits for it, and it admits nothing.
+func (w *writer) runRounds(results <-chan *result) error {
+	var round []*result
+	commitRound := func() error {
+		slices.SortFunc(round, func(a, b *result) int { return frontier.CompareJobs(*a.job, *b.job) })
+		for i := 0; i < len(round); i += maxGroup {
+			group := round[i:min(len(round), i+maxGroup)]
+			if err := w.commit(group); err != nil {
+				for _, r := range round[i:] {
+					w.f.Defer(*r.job, time.Time{})
+				}
+				return err
+			}
+		}
+		round = round[:0]
+		return nil
+	}
+	for {
+		over, changed := w.f.RoundOver(len(round))
+		if over && len(round) > 0 {
+			if err := commitRound(); err != nil {
+				return err
+			}
+			continue
+		}
+		select {
+		case r, ok := <-results:
+			if !ok {
+				return commitRound() // the workers stopped: no more joins
+			}
+			if r.job != nil {
+				round = append(round, r)
+				continue
+			}
+			if err := w.commit([]*result{r}); err != nil {
+				for _, r := range round {
+					w.f.Defer(*r.job, time.Time{}) // back to the queue, as run does
+				}
+				return err
+			}
+		case <-changed:
+		}
+	}
 }
 
 // done is what to tell the frontier about a job once its batch committed.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -113,7 +114,7 @@ func New(ctx context.Context, db *repo.DB, cfg Config, gate Gate, policy Policy,
 	if cfg.Split.Adaptive && f.arrival == nil {
 		return nil, errors.New("frontier.split.adaptive = true: needs the index's measure of new pages (Options.Arrival), which a crawl without the index lacks")
 	}
-	f.mu.split.share = nextShare(cfg.Split.Discovery, gainRates{}, cfg.Split)
+	f.mu.split.share = nextShare(cfg.Split.Discovery, gainRates{recrawlCap: -1, discoveryCap: -1}, cfg.Split)
 	if f.monitor != nil && (f.monitorInstant <= 0 || f.monitorInstant > cfg.Budget.Period) {
 		return nil, fmt.Errorf("monitor.instant = %v: must be > 0 and at most frontier.budget.period (%v)", f.monitorInstant, cfg.Budget.Period)
 	}
@@ -616,6 +617,12 @@ func (f *Frontier) Plan(ctx context.Context) (int, error) {
 			return 0, fmt.Errorf("frontier: policy %s: %w", f.policy.Name(), err)
 		}
 	}
+	if f.cfg.Split.Adaptive {
+		f.mu.Lock()
+		f.mu.split.plannedLocked(disc)
+		f.mu.split.plannedLocked(sync)
+		f.mu.Unlock()
+	}
 	n1, err := f.queue(ctx, disc, repo.ReasonDiscovery, now, f.cfg.Spread)
 	if err != nil {
 		return 0, err
@@ -736,3 +743,21 @@ func (c candidates) FetchLog(ctx context.Context, url string) ([]repo.FetchRecor
 func (c candidates) DeltaQs(ctx context.Context, url string) ([]repo.DeltaQ, error) {
 	return c.db.DeltaQs(ctx, url)
 }
+
+// RoundOver reports whether a round of a crawl that commits in rounds
+// (crawler.RunOptions.Rounds) is over: every job handed out has its
+// result with the caller (delivered counts them) or was put back, and no
+// queued entry may start now, so nothing more joins the round until its
+// results commit. changed is closed at the frontier's next change, when
+// the answer may differ.
+func (f *Frontier) RoundOver(delivered int) (over bool, changed <-chan struct{}) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.mu.inflight == delivered && !f.anyReadyLocked(f.clock.Now()), f.mu.changed
+}
+
+// CompareJobs orders jobs as their queue entries are ordered (host,
+// class, due time, then the order they were queued in): an order that
+// depends on what was queued and in which order, not on when the jobs'
+// fetches ended.
+func CompareJobs(a, b Job) int { return strings.Compare(a.key, b.key) }

@@ -13,25 +13,39 @@ import (
 	"github.com/deltaq/deltaq/repo"
 )
 
+// rates are marginal gains per fetch with neither side saturated.
+func rates(recrawl, discovery float64, ok bool) gainRates {
+	return gainRates{recrawl: recrawl, discovery: discovery, ok: ok, recrawlCap: -1, discoveryCap: -1}
+}
+
 // The rule moves the discovery share toward the side that gained more per
-// fetch, by at most split.step, and keeps both sides above split.floor.
+// fetch, by at most split.step, holds a saturated side to the share it
+// could use, and keeps both sides above split.floor.
 func TestNextShareFollowsTheGainWithinBounds(t *testing.T) {
 	c := SplitConfig{Recrawl: 0.6, Discovery: 0.3, Adaptive: true, Step: 0.1, Floor: 0.05, Window: 4}
+	capped := func(g gainRates, re, disc float64) gainRates {
+		g.recrawlCap, g.discoveryCap = re, disc
+		return g
+	}
 	for _, tc := range []struct {
 		name  string
 		share float64
 		g     gainRates
 		want  float64
 	}{
-		{"discovery ahead", 0.3, gainRates{recrawl: 1, discovery: 3, ok: true}, 0.3 + 0.1*2.0/4},
-		{"re-crawl ahead", 0.3, gainRates{recrawl: 3, discovery: 1, ok: true}, 0.3 - 0.1*2.0/4},
-		{"only discovery gains: one full step", 0.3, gainRates{recrawl: 0, discovery: 2, ok: true}, 0.4},
-		{"equal gains stay", 0.3, gainRates{recrawl: 2, discovery: 2, ok: true}, 0.3},
-		{"no gain anywhere stays", 0.3, gainRates{ok: true}, 0.3},
-		{"a side unmeasured stays", 0.3, gainRates{recrawl: 0, discovery: 5}, 0.3},
-		{"discovery's floor", 0.08, gainRates{recrawl: 9, discovery: 0, ok: true}, 0.05},
-		{"re-crawl's floor: the pool less the floor", 0.82, gainRates{recrawl: 0, discovery: 9, ok: true}, 0.85},
-		{"a share outside the bounds is brought in", 0.95, gainRates{}, 0.85},
+		{"discovery ahead", 0.3, rates(1, 3, true), 0.3 + 0.1*2.0/4},
+		{"re-crawl ahead", 0.3, rates(3, 1, true), 0.3 - 0.1*2.0/4},
+		{"only discovery gains: one full step", 0.3, rates(0, 2, true), 0.4},
+		{"equal gains stay", 0.3, rates(2, 2, true), 0.3},
+		{"no gain anywhere stays", 0.3, rates(0, 0, true), 0.3},
+		{"a side unmeasured stays", 0.3, rates(0, 5, false), 0.3},
+		{"discovery's floor", 0.08, rates(9, 0, true), 0.05},
+		{"re-crawl's floor: the pool less the floor", 0.82, rates(0, 9, true), 0.85},
+		{"a share outside the bounds is brought in", 0.95, rates(0, 0, false), 0.85},
+		{"discovery saturated: held to what it used, however much it gains", 0.6, capped(rates(1, 9, true), -1, 0.2), 0.2},
+		{"discovery saturated below its share after a step down", 0.3, capped(rates(9, 1, true), -1, 0.25), 0.3 - 0.1*8.0/10},
+		{"re-crawl saturated: discovery gets the rest", 0.1, capped(rates(9, 1, true), 0.5, -1), 0.4},
+		{"a cap below the floor keeps the floor", 0.3, capped(rates(1, 1, true), -1, 0.01), 0.05},
 	} {
 		if got := nextShare(tc.share, tc.g, c); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("%s: nextShare(%v, %+v) = %v, want %v", tc.name, tc.share, tc.g, got, tc.want)
@@ -41,7 +55,7 @@ func TestNextShareFollowsTheGainWithinBounds(t *testing.T) {
 	// stays there, never moving more than a step at once.
 	share := 0.5
 	for range 100 {
-		next := nextShare(share, gainRates{recrawl: 1, discovery: 0.2, ok: true}, c)
+		next := nextShare(share, rates(1, 0.2, true), c)
 		if share-next > c.Step+1e-12 || next > share {
 			t.Fatalf("moved from %v to %v: more than a step, or away from the better side", share, next)
 		}
@@ -52,26 +66,43 @@ func TestNextShareFollowsTheGainWithinBounds(t *testing.T) {
 	}
 }
 
-// perFetch pools the window's periods: the gain per fetch of a side that
-// spent its shares, 0 for one that left some unspent, and no rate while a
-// side was allotted nothing.
-func TestPerFetchPoolsTheWindow(t *testing.T) {
-	g := perFetch([]periodGain{
-		{recrawl: sideGain{value: 2, fetches: 4, allotted: 4}, discovery: sideGain{value: 0, fetches: 1, allotted: 1}},
-		{recrawl: sideGain{value: 1, fetches: 2, allotted: 2}, discovery: sideGain{value: 3, fetches: 3, allotted: 2}},
-	})
-	if !g.ok || math.Abs(g.recrawl-0.5) > 1e-12 || math.Abs(g.discovery-0.75) > 1e-12 {
-		t.Fatalf("perFetch = %+v, want re-crawl 0.5, discovery 0.75", g)
+// A side's marginal gain is the gain per fetch of the later half of its
+// fetches in plan order, not its mean: with a skewed plan (the first
+// fetch gains 9, the rest 1) the mean says 3, the tail 1.
+func TestMeasureSideTakesTheLastFetches(t *testing.T) {
+	g := measureSide([]float64{9, 1, 1, 1}, 4)
+	if g.tail != 2 || g.tailFetches != 2 || g.fetches != 4 || g.allotted != 4 {
+		t.Fatalf("measureSide = %+v, want the last 2 fetches' gain 2, of 4 fetches", g)
 	}
-	g = perFetch([]periodGain{
-		{recrawl: sideGain{value: 2, fetches: 4, allotted: 4}, discovery: sideGain{value: 9, fetches: 1, allotted: 3}},
-		{recrawl: sideGain{value: 1, fetches: 2, allotted: 2}, discovery: sideGain{value: 9, fetches: 3, allotted: 3}},
-	})
-	if !g.ok || g.discovery != 0 || math.Abs(g.recrawl-0.5) > 1e-12 {
-		t.Fatalf("perFetch with discovery's share left unspent = %+v, want discovery 0, re-crawl 0.5", g)
+	if g := measureSide([]float64{5, 3, 1}, 6); g.tail != 4 || g.tailFetches != 2 {
+		t.Fatalf("measureSide of 3 fetches = %+v, want the last 2 (rounded up), gain 4", g)
 	}
-	if g := perFetch([]periodGain{{recrawl: sideGain{value: 2, fetches: 4, allotted: 4}}}); g.ok {
-		t.Fatalf("perFetch with no discovery fetch allotted = %+v, want not ok", g)
+	if g := measureSide(nil, 3); g.tailFetches != 0 || g.perTailFetch() != 0 {
+		t.Fatalf("measureSide of no fetch = %+v, want no gain", g)
+	}
+}
+
+// marginalRates pools the window's tails; a side that left its latest
+// share unspent is capped at the most it spent in the window, as a share
+// of the budget, and still judged by its gain; no rate while a side was
+// allotted nothing.
+func TestMarginalRatesPoolTheWindow(t *testing.T) {
+	g := marginalRates([]periodGain{
+		{recrawl: sideGain{tail: 2, tailFetches: 2, fetches: 4, allotted: 4}, discovery: sideGain{tail: 0, tailFetches: 1, fetches: 1, allotted: 1}},
+		{recrawl: sideGain{tail: 1, tailFetches: 2, fetches: 4, allotted: 4}, discovery: sideGain{tail: 3, tailFetches: 2, fetches: 3, allotted: 2}},
+	}, 10)
+	if !g.ok || math.Abs(g.recrawl-0.75) > 1e-12 || math.Abs(g.discovery-1) > 1e-12 || g.recrawlCap != -1 || g.discoveryCap != -1 {
+		t.Fatalf("marginalRates = %+v, want re-crawl 0.75, discovery 1, no cap", g)
+	}
+	g = marginalRates([]periodGain{
+		{recrawl: sideGain{tail: 2, tailFetches: 2, fetches: 4, allotted: 4}, discovery: sideGain{tail: 9, tailFetches: 3, fetches: 5, allotted: 5}},
+		{recrawl: sideGain{tail: 1, tailFetches: 2, fetches: 4, allotted: 4}, discovery: sideGain{tail: 9, tailFetches: 1, fetches: 2, allotted: 5}},
+	}, 10)
+	if !g.ok || math.Abs(g.discovery-4.5) > 1e-12 || math.Abs(g.discoveryCap-0.5) > 1e-12 || g.recrawlCap != -1 {
+		t.Fatalf("marginalRates with discovery's share left unspent = %+v, want discovery 4.5 per fetch, capped at 5 of 10 fetches", g)
+	}
+	if g := marginalRates([]periodGain{{recrawl: sideGain{tail: 2, tailFetches: 2, fetches: 4, allotted: 4}}}, 10); g.ok {
+		t.Fatalf("marginalRates with no discovery fetch allotted = %+v, want not ok", g)
 	}
 }
 
@@ -210,9 +241,12 @@ func TestAdaptiveSplitIsApplied(t *testing.T) {
 	}
 }
 
-// A discovery share that cannot be spent (OD-WIN picks two pages, no new
-// URL waits) shrinks, however much its few fetches gained: one more
-// fetch for it would have gone unused.
+// A discovery share that cannot be spent (OD-WIN picks two pages, one new
+// URL waits) is cut at once to what it spent, however much its fetches
+// gained: one more fetch for it would have gone unused. Held there, its
+// share is spent and judged by its gain, which is larger than
+// re-crawl's: it grows again by a step, and is cut again, so the split
+// stays where discovery just spends its share.
 func TestAdaptiveSplitLeavesAnUnspentShare(t *testing.T) {
 	d := &fakeDiscoverer{picks: map[string][]string{"a.test": {"http://a.test/00", "http://a.test/01"}}}
 	cfg := Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 20, Period: time.Hour},
@@ -229,17 +263,14 @@ func TestAdaptiveSplitLeavesAnUnspentShare(t *testing.T) {
 		}
 		shares = append(shares, r.f.SplitShare())
 	}
-	// 8 allotted, 3 spent (2 picks, 1 new page): a full step down each
-	// period to the floor. There the 2 allotted are spent, and gain more
-	// per fetch than re-fetches: the share grows again, so the split
-	// hovers where discovery just spends its share.
-	for i, want := range []float64{0.4, 0.3, 0.2, 0.1} {
+	// 8 allotted, 3 spent (2 picks, 1 new page): 3 of 20 fetches, 0.15.
+	// Then 3 allotted and spent: a step up (the gains 1000 against 1 make
+	// it nearly a full one), 5 allotted, 3 spent: 0.15 again.
+	step := 0.1 * (500 - 1.0) / (500 + 1)
+	for i, want := range []float64{0.4, 0.15, 0.15 + step, 0.15, 0.15 + step} {
 		if math.Abs(shares[i]-want) > 1e-9 {
-			t.Fatalf("discovery shares %v, want 0.4, 0.3, 0.2, 0.1, then up", shares)
+			t.Fatalf("discovery shares %v, want 0.4, then 0.15 and a step above by turns", shares)
 		}
-	}
-	if shares[4] <= 0.1 {
-		t.Fatalf("discovery shares %v: at the floor its share was spent, and it should grow again", shares)
 	}
 }
 

@@ -82,14 +82,13 @@
 // re-fetches; what they leave goes to first fetches of the new URLs found.
 // Week 0's complete crawl counts as the site's full re-crawl, and none
 // follows. The report pairs each split with the best fixed split of its
-// policy and budget, week by week. Runs with a discovery share are not
-// yet reproducible byte for byte: new URLs are queued in the order the
-// re-fetches that found them commit, which eval.sync.crawl_parallel
-// fetches in flight make vary, and when the week's budget cannot fetch
-// them all, which ones it fetches varies with it (tldr-en, B = 100,
-// d = 0.25: the same fetch counts, Q different in 27 of 47 weeks, mean Q
-// 0.983275 against 0.983079). Runs without one, the runs of every other
-// sweep, are.
+// policy and budget, week by week. A run with a discovery share crawls in
+// rounds (crawler.RunOptions.Rounds): which new URLs a week's budget
+// fetches, and which re-fetch each is credited to, would otherwise follow
+// the order parallel fetches commit (tldr-en, B = 100, d = 0.25: the same
+// fetch counts, Q different in 27 of 47 weeks). With rounds its
+// results.csv is the same bytes at any eval.sync.crawl_parallel
+// (TestSplitRunsAreReproducible).
 //
 // Run writes report.md, results.csv, fig. 4.4 (quality against budget),
 // Q per week, fig. 4.3 (forecastability of δQ_A over the first half of

@@ -228,7 +228,9 @@ func (e *env) importance(url string) float64 {
 // nothing left to fetch) and returns the page fetches committed and how
 // many of them found the page changed.
 func (e *env) crawl(ctx context.Context) (fetched, changed int, err error) {
-	sum, err := e.cr.Run(ctx, e.fr, crawler.RunOptions{Drain: true, DrainHorizon: 0})
+	// With a discovery share the crawl admits new URLs and credits their
+	// finders: it commits in rounds, in queue order (split.go).
+	sum, err := e.cr.Run(ctx, e.fr, crawler.RunOptions{Drain: true, DrainHorizon: 0, Rounds: e.spec.Split != ""})
 	if err != nil {
 		return 0, 0, err
 	}

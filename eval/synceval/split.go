@@ -23,8 +23,10 @@ import (
 // from the same share), as frontier.split gives it. A fixed split d
 // reserves d·B for discovery and (1 − d)·B for the policy; what discovery
 // does not plan goes to first fetches of the new URLs any re-fetch found.
-// "adaptive" moves d each week by the gains the index measured
-// (frontier.split.adaptive, frontier/split.go). Each run at a split is
+// "adaptive" starts at d = adaptiveStart and moves d each week by the
+// gains the index measured (frontier.split.adaptive, frontier/split.go).
+// A run with a split crawls in rounds (crawler.RunOptions.Rounds), so its
+// results do not depend on eval.sync.crawl_parallel. Each run at a split is
 // compared, week by week, with the best fixed split of its policy and
 // budget.
 
@@ -52,10 +54,15 @@ func validateSplits(splits []string, pages string) error {
 	return errors.Join(errs...)
 }
 
+// adaptiveStart is the adaptive split's first discovery share: half the
+// budget, as nothing measured yet favours either side; a side that cannot
+// spend it is held to what it spends from the next week (frontier/split.go).
+const adaptiveStart = 0.5
+
 // adaptiveSplit is frontier.split.adaptive over the whole budget, starting
-// from base's discovery share, with base's step, floor and window.
+// from adaptiveStart, with base's step, floor and window.
 func adaptiveSplit(base frontier.SplitConfig) frontier.SplitConfig {
-	return frontier.SplitConfig{Recrawl: 1 - base.Discovery, Discovery: base.Discovery, Adaptive: true,
+	return frontier.SplitConfig{Recrawl: 1 - adaptiveStart, Discovery: adaptiveStart, Adaptive: true,
 		Step: base.Step, Floor: base.Floor, Window: base.Window}
 }
 
@@ -229,9 +236,10 @@ func (h *harness) splitTable(sum *Summary) *report.Table {
 	t.Note("d = the share of B reserved each week for OD-WIN discovery re-fetches (at most discovery.per_site = %d picks a week; "+
 		"week 0's complete crawl is the site's full re-crawl, and none follows: one every %d weeks would cost the whole site, more than B); the policy re-crawls (1 − d)·B; what "+
 		"discovery does not plan goes to first fetches of the new URLs the re-fetches found. adaptive: frontier.split.adaptive, "+
-		"starting at d = %g, moving d by at most %g a week toward the side whose fetches gained more per fetch over the last %d weeks "+
-		"(ΔQ_A of re-fetches; what new pages' first indexing added), d in [%g, %g]. ΔQ: the run's Q minus the best fixed split's, "+
+		"starting at d = %g, moving d by at most %g a week toward the side whose last fetches (the later half in plan order) gained more per fetch over the last %d weeks "+
+		"(ΔQ_A of re-fetches; what new pages' first indexing added), a side that left its share unspent held to the most it spent in those weeks, d in [%g, %g]. "+
+		"ΔQ: the run's Q minus the best fixed split's, "+
 		"paired week by week over weeks 1–%d; s.e.: the weekly differences' standard deviation over √weeks.",
-		h.cfg.Discovery.PerSite, h.cfg.Discovery.FullRecrawlEvery, math.Max(fs.Discovery, fs.Floor), fs.Step, fs.Window, fs.Floor, 1-fs.Floor, h.c.weeks()-1)
+		h.cfg.Discovery.PerSite, h.cfg.Discovery.FullRecrawlEvery, adaptiveStart, fs.Step, fs.Window, fs.Floor, 1-fs.Floor, h.c.weeks()-1)
 	return t
 }

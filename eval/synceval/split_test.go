@@ -1,8 +1,12 @@
 package synceval_test
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -102,5 +106,89 @@ func TestSplitsValidate(t *testing.T) {
 	cfg.Splits = []string{"0", "0.25", "adaptive"}
 	if err := cfg.ValidateOwn(); err != nil {
 		t.Errorf("good splits refused: %v", err)
+	}
+}
+
+// TestSplitRunsAreReproducible replays a site that grows faster than B
+// can follow: from week 2 every old page links new pages, several old
+// pages link the same ones, and new pages link further new pages, each
+// with a word of its own that the workload asks for. Which new pages a
+// week fetches, and which old page each is credited to, decides Q and
+// OD-WIN's next picks. Runs at a fixed discovery share and at the
+// adaptive split give the same results.csv with one fetch in flight and,
+// twice, with eight.
+func TestSplitRunsAreReproducible(t *testing.T) {
+	words := []string{"amber", "birch", "cedar", "daisy", "ember", "fern", "ginger", "hazel", "iris", "juniper",
+		"kelp", "lilac", "maple", "nettle", "olive", "poppy", "quince", "rowan", "sage", "tulip", "umber",
+		"violet", "willow", "yarrow"}
+	const old = 8
+	var home []string
+	var ivs []archivetest.Interval
+	var log strings.Builder
+	for i := range old {
+		o := fmt.Sprintf("/o%d", i)
+		home = append(home, o)
+		ivs = append(ivs, archivetest.Interval{URL: o, First: 0, Last: 1, Body: page("old "+words[i], "garden notes on "+words[i])})
+		// Week 2 on: two new pages of its own and one it shares with the
+		// next old page.
+		own1, own2, shared := fmt.Sprintf("/n%da", i), fmt.Sprintf("/n%db", i), fmt.Sprintf("/s%d", i/2)
+		ivs = append(ivs, archivetest.Interval{URL: o, First: 2, Last: 5, Body: page("old "+words[i], "garden notes on "+words[i], own1, own2, shared)})
+		w1, w2 := words[(i+8)%len(words)], words[(i+16)%len(words)]
+		ivs = append(ivs,
+			archivetest.Interval{URL: own1, First: 2, Last: 5, Body: page("new "+w1, w1+" "+w1+" garden", fmt.Sprintf("/m%d", i))},
+			archivetest.Interval{URL: own2, First: 2, Last: 5, Body: page("new "+w2, w2+" garden")},
+			archivetest.Interval{URL: fmt.Sprintf("/m%d", i), First: 2, Last: 5, Body: page("deep "+w1, w1+" "+w2+" deep garden")})
+		if i%2 == 0 {
+			ivs = append(ivs, archivetest.Interval{URL: shared, First: 2, Last: 5, Body: page("shared "+w2, w1+" "+w2+" shared")})
+		}
+		fmt.Fprintf(&log, "%s\t%d\n%s\t%d\n%s\t%d\n", words[i], 3+i, w1, 10+i, w2, 20-i)
+	}
+	ivs = append(ivs, archivetest.Interval{URL: "/", First: 0, Last: 5, Body: page("home", "garden index", home...)})
+	// The manifest lists URLs in order, each URL's intervals by week.
+	slices.SortStableFunc(ivs, func(a, b archivetest.Interval) int { return strings.Compare(a.URL, b.URL) })
+	arch := writeArchive(t, archivetest.Fixture{Name: "sprawl", Weeks: 6, Intervals: ivs})
+	logPath := filepath.Join(t.TempDir(), "log.tsv")
+	if err := os.WriteFile(logPath, []byte(log.String()+"garden\t5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := defaults(t)
+	cfg.Archive, cfg.Log = arch, logPath
+	cfg.Policies = []string{"deltaq", "uniform"}
+	cfg.Budgets = []int{4, 8}
+	cfg.Filter, cfg.Pages = "none", "all"
+	cfg.Forecast = false
+	cfg.Splits = []string{"0.5", "adaptive"}
+	cfg.Frontier.Split.Floor, cfg.Frontier.Split.Step = 0.25, 0.25
+
+	var csvs [][]byte
+	for _, parallel := range []int{1, 8, 8} {
+		cfg.CrawlParallel = parallel
+		out := filepath.Join(t.TempDir(), "out")
+		sum, err := synceval.Run(context.Background(), cfg, out, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRuns(t, sum)
+		for _, r := range sum.Runs {
+			first, found := 0, false
+			for w := 2; w < len(r.Q); w++ {
+				first += r.NewFetched[w]
+				found = found || r.Q[w] < 1-1e-9
+			}
+			if first == 0 || !found {
+				t.Errorf("crawl_parallel %d, %s B=%d: %d first fetches, Q below 1: %v; want the budget to fall short of the new pages",
+					parallel, synceval.Label(r), r.Budget, first, found)
+			}
+		}
+		csv, err := os.ReadFile(filepath.Join(out, "results.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		csvs = append(csvs, csv)
+	}
+	for i, csv := range csvs[1:] {
+		if !bytes.Equal(csvs[0], csv) {
+			t.Errorf("crawl_parallel 1 and 8 (run %d) differ:\n%s\n---\n%s", i+1, csvs[0], csv)
+		}
 	}
 }
