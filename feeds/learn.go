@@ -115,7 +115,7 @@ func ChooseHalfLife(postings [][]time.Time, since time.Time, seen []time.Time, c
 	}
 	for _, hl := range candidates {
 		ll, tested := 0.0, 0
-		for i, ps := range postings {
+		for i, ps := range postings[:min(len(postings), len(seen))] {
 			l, n := halfLifeLL(ps, since, seen[i], hl, holdout, pseudo)
 			ll, tested = ll+l, tested+n
 		}

@@ -61,9 +61,12 @@ func Profiles(cfg Config, postings [][]time.Time, now time.Time, p Profiling, rn
 // score is the log-likelihood of each posting's hourly bin under its
 // feed's shape, over every feed's postings known by then (up to seen[i]);
 // the earlier candidate wins ties, and with no week to test the first is
-// returned.
+// returned (with no candidate, cfg.LearnWindow's daily × weekly profiles).
 func ChooseProfiling(cfg Config, postings [][]time.Time, seen []time.Time, now time.Time, candidates []Profiling, holdout int, rng *rand.Rand) Profiling {
-	if len(candidates) == 1 {
+	switch len(candidates) {
+	case 0:
+		return Profiling{Window: cfg.LearnWindow}
+	case 1:
 		return candidates[0]
 	}
 	score := make([]float64, len(candidates))
