@@ -28,6 +28,27 @@ type Config struct {
 	PollsPerDay        float64         `mapstructure:"polls_per_day"`
 	RateHalfLives      []time.Duration `mapstructure:"rate_half_lives"`
 	RateHoldoutWeeks   int             `mapstructure:"rate_holdout_weeks"`
+	// Profile choices (ChooseProfiling): candidate windows (none: the
+	// learn window alone) and bin-level weights (BinProfiles; 0, the daily ×
+	// weekly shape, is always a candidate), chosen on the last holdout weeks.
+	ProfileWindows      []time.Duration `mapstructure:"profile_windows"`
+	BinWeights          []float64       `mapstructure:"bin_weights"`
+	ProfileHoldoutWeeks int             `mapstructure:"profile_holdout_weeks"`
+}
+
+// profilings is every candidate pair of a profile window and a bin weight.
+func (c Config) profilings() []Profiling {
+	windows := c.ProfileWindows
+	if len(windows) == 0 {
+		windows = []time.Duration{c.LearnWindow}
+	}
+	var out []Profiling
+	for _, w := range windows {
+		for _, v := range append([]float64{0}, c.BinWeights...) {
+			out = append(out, Profiling{Window: w, Weight: v})
+		}
+	}
+	return out
 }
 
 // Validate names every bad key, its value and the limit.
@@ -94,6 +115,19 @@ func (c Config) Validate() error {
 	}
 	if len(c.RateHalfLives) > 1 && c.RateHoldoutWeeks < 1 {
 		bad("rate_holdout_weeks", c.RateHoldoutWeeks, "must be ≥ 1 to choose among several rate_half_lives")
+	}
+	for _, w := range c.ProfileWindows {
+		if w < 24*time.Hour {
+			bad("profile_windows", w, "must each be ≥ 24h")
+		}
+	}
+	for _, v := range c.BinWeights {
+		if !(v > 0) {
+			bad("bin_weights", v, "must each be > 0")
+		}
+	}
+	if len(c.profilings()) > 1 && c.ProfileHoldoutWeeks < 1 {
+		bad("profile_holdout_weeks", c.ProfileHoldoutWeeks, "must be ≥ 1 to choose among several profile_windows and bin_weights")
 	}
 	if !(c.PollsPerDay > 0) {
 		bad("polls_per_day", c.PollsPerDay, "must be > 0")

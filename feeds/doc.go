@@ -34,24 +34,38 @@
 //     (exponential forgetting, the paper's window made smooth), over the
 //     exposure up to the feed's last poll only: what the aggregator sees is
 //     the items each poll returns, and what a feed posted after its last
-//     poll is not known yet (counting
-//     it as silence biases rarely polled feeds down). With several
-//     feeds.rate_half_lives each feed takes the one that best predicted its
-//     own last weeks, one week ahead each (ChooseHalfLife, Poisson
-//     likelihood). Profiles are a long-run habit and keep a long window
-//     (feeds.learn_window, 26 weeks). Measured on the 2025 commit feeds
-//     (learned weekly, one poll a day, combined ÷ Cho & Garcia-Molina's
-//     age-optimal under the same models): 8-week window 0.737; 26 weeks
-//     0.711; 26 weeks and one-week half-life, with Combined, 0.689; per-feed
-//     choice among 3.5 days to 16 weeks 0.708. Re-planning every day from
-//     these estimates was worse (0.73–0.75): at a poll a day the aggregator
+//     poll is not known yet (counting it as silence biases rarely polled
+//     feeds down). Hyperparameters are chosen on the past alone, anew at
+//     each re-learning (a rolling origin): the half-life among
+//     feeds.rate_half_lives that best predicted all feeds' last weeks, one
+//     week ahead each (ChooseHalfLife, Poisson likelihood, pooled over the
+//     feeds: chosen per feed it was noisier, 0.708 below); the profile
+//     window among feeds.profile_windows and the weight of a bin-level
+//     refinement among feeds.bin_weights (BinProfiles: the week's 168
+//     hourly counts shrunk towards the daily × weekly product, which counts
+//     as that many postings) whose profiles best predicted the hours of
+//     the last weeks' postings (ChooseProfiling). Measured on the 2025
+//     commit feeds (learned weekly, one poll a day, combined ÷ Cho &
+//     Garcia-Molina's age-optimal under the same models): 8-week window
+//     0.737; 26 weeks 0.711; 26 weeks and one-week half-life, with
+//     Combined, 0.689, both picked on the evaluation year itself; per-feed
+//     half-life choice 0.708; profiles chosen on the past with the one-week
+//     half-life 0.686; profiles and half-life both chosen on the past
+//     (the defaults) 0.695: both delays fell (combined 6.68 → 6.60 h,
+//     age-optimal 9.70 → 9.50 h), the ratio rose. Fitting each week's
+//     profile on that week (look-ahead, a diagnostic only) gives 0.435,
+//     its days alone 0.584, its hours alone 0.544, its rate instead 0.613:
+//     the gap left is which days and hours of the coming week a feed posts
+//     in, which its past weeks do not predict (profiles re-learned from
+//     the last 1–4 weeks' hours did no better, 0.689–0.704). Re-planning
+//     every day from these estimates was worse (0.73–0.75): at a poll a day the aggregator
 //     learns too little within a day to act on it; posting times taken
 //     from the feed when plausible (never in the future, not back-dated past
 //     the previous poll), else the first-seen time (PostingTime);
 //   - the live plan (PlanAll): what `deltaq eval feeds` measured best,
 //     "combined" re-learned, with the same calls as the evaluation's weekly
-//     re-learning: models by LearnRecent (LearnAll's profiles, RecentRates'
-//     drifting rates, each feed's postings known up to its last poll), then
+//     re-learning: models by LearnRecent (ChooseProfiling's profiles,
+//     RecentRates' drifting rates, each feed's postings known up to its last poll), then
 //     Combined over feeds.polls_per_day per feed on average (WeeklyPolls),
 //     each feed weighted and bounded by its own settings. Package
 //     monitor/poll polls each feed at its planned times (Planned.Next, and

@@ -2,6 +2,7 @@ package feeds
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -65,10 +66,88 @@ func TestChooseHalfLifeByPredictiveLikelihood(t *testing.T) {
 	}
 	seen := since.Add(20 * Period)
 	cands := []time.Duration{24 * time.Hour, 7 * 24 * time.Hour, 56 * 24 * time.Hour}
-	if hl := ChooseHalfLife(steady, since, seen, cands, 8, 0.5); hl != cands[2] {
+	if hl := ChooseHalfLife([][]time.Time{steady}, since, []time.Time{seen}, cands, 8, 0.5); hl != cands[2] {
 		t.Errorf("steady feed: half-life %s, want the longest %s", hl, cands[2])
 	}
-	if hl := ChooseHalfLife(shifting, since, seen, cands, 8, 0.5); hl == cands[2] {
+	if hl := ChooseHalfLife([][]time.Time{shifting}, since, []time.Time{seen}, cands, 8, 0.5); hl == cands[2] {
 		t.Errorf("feed that sped up: half-life %s, want a shorter one", hl)
 	}
+}
+
+// profileFeeds are n feeds over ten weeks from since: each posts k times a
+// day at 09:xx UTC on weekdays and at 21:xx at the weekend, with one
+// posting at a random hour every other day as noise.
+func profileFeeds(since time.Time, n, k int) [][]time.Time {
+	out := make([][]time.Time, n)
+	for i := range out {
+		for d := range 70 {
+			day := since.AddDate(0, 0, d)
+			hour := 9
+			if wd := day.Weekday(); wd == time.Saturday || wd == time.Sunday {
+				hour = 21
+			}
+			for j := range k {
+				out[i] = append(out[i], day.Add(time.Duration(hour)*time.Hour+time.Duration(7*j+i)*time.Minute))
+			}
+			if d%2 == 0 {
+				out[i] = append(out[i], day.Add(time.Duration((5*d+3*i)%24)*time.Hour+30*time.Minute))
+			}
+		}
+	}
+	return out
+}
+
+// The daily × weekly product spreads a feed's 09:00 weekday and 21:00
+// weekend habit over both hours on every day; BinProfiles puts it back.
+func TestBinProfilesLearnWeekendHours(t *testing.T) {
+	since := time.Date(2025, 1, 6, 0, 0, 0, 0, time.UTC) // a Monday
+	cfg := testLearnConfig()
+	ps := profileFeeds(since, 3, 4)
+	now := since.Add(10 * Period)
+	models, _ := LearnAll(cfg, ps, since, now, rand.New(rand.NewPCG(1, 1)))
+	product := models[0]
+	BinProfiles(models, ps, now, 10*Period, 100, cfg.Floor)
+	monday21, saturday21 := 21, 5*24+21
+	if !(models[0].Shape[monday21] < product.Shape[monday21]/2) {
+		t.Errorf("Monday 21:00: %.3f after, %.3f before; want under half", models[0].Shape[monday21], product.Shape[monday21])
+	}
+	if !(models[0].Shape[saturday21] > product.Shape[saturday21]) {
+		t.Errorf("Saturday 21:00: %.3f after, %.3f before; want higher", models[0].Shape[saturday21], product.Shape[saturday21])
+	}
+	mean := 0.0
+	for _, v := range models[0].Shape {
+		mean += v / Bins
+	}
+	if math.Abs(mean-1) > 1e-9 {
+		t.Errorf("shape mean %.12f, want 1", mean)
+	}
+}
+
+// Feeds whose weekend hours differ get a bin-level profile, chosen on the
+// past weeks alone: postings at or after now change nothing.
+func TestChooseProfilingOnPastWeeksOnly(t *testing.T) {
+	since := time.Date(2025, 1, 6, 0, 0, 0, 0, time.UTC)
+	cfg := testLearnConfig()
+	ps := profileFeeds(since, 3, 4)
+	now := since.Add(10 * Period)
+	seen := []time.Time{now, now, now}
+	cands := []Profiling{{Window: 8 * Period}, {Window: 8 * Period, Weight: 100}}
+	got := ChooseProfiling(cfg, ps, seen, now, cands, 2, rand.New(rand.NewPCG(1, 1)))
+	if got.Weight != 100 {
+		t.Errorf("chose %+v, want the bin-level profile", got)
+	}
+	future := make([][]time.Time, len(ps))
+	for i, p := range ps {
+		future[i] = append(append([]time.Time(nil), p...), now, now.Add(time.Hour), now.Add(50*time.Hour))
+	}
+	if again := ChooseProfiling(cfg, future, seen, now, cands, 2, rand.New(rand.NewPCG(1, 1))); again != got {
+		t.Errorf("postings after now changed the choice from %+v to %+v", got, again)
+	}
+	if one := ChooseProfiling(cfg, ps, seen, now, cands[:1], 2, nil); one != cands[0] {
+		t.Errorf("one candidate: %+v", one)
+	}
+}
+
+func testLearnConfig() Config {
+	return Config{Clusters: 2, ClusterMinPostings: 10, ClusterIterations: 20, PriorWeight: 20, Floor: 0.05, RateCount: 0.5, LearnWindow: 8 * Period}
 }

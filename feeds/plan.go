@@ -30,7 +30,7 @@ func WeeklyPolls(perDay float64, n int) int { return int(perDay*7*float64(n) + 0
 
 // PlanAll plans the week as `deltaq eval feeds`' best policy ("combined",
 // re-learned weekly) does: each feed's model learned at now (LearnRecent:
-// profiles over feeds.learn_window, rates following drift from the
+// profiles over the window chosen on the past weeks, rates following drift from the
 // postings since then up to the feed's last poll), then feeds.polls_per_day
 // per feed on average allocated and placed at once (Combined) within each
 // feed's own interval bounds, weighted by each feed's weight. The seed

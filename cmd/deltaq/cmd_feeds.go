@@ -223,8 +223,8 @@ func (a *app) newFeedsCmd() *cobra.Command {
 func (a *app) explainFeed(p feeds.Planned, cfg feeds.Config, source string) {
 	f, m := p.Feed, p.Model
 	fmt.Fprintf(a.stdout, "%s  %s\n", f.URL, f.Title)
-	fmt.Fprintf(a.stdout, "rate λ̄: %.2f postings a day, learned from %d postings in the last %s (daily pattern: cluster %d)\n",
-		m.Rate*86400, m.Postings, cfg.LearnWindow, m.Cluster)
+	fmt.Fprintf(a.stdout, "rate λ̄: %.2f postings a day, profile learned from %d postings in the window of feeds.profile_windows that predicted the last %d weeks best (daily pattern: cluster %d)\n",
+		m.Rate*86400, m.Postings, cfg.ProfileHoldoutWeeks, m.Cluster)
 	var day [24]float64
 	for b, v := range m.Shape {
 		day[b%24] += v / 7

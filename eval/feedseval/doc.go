@@ -12,9 +12,10 @@
 // each eval.feeds.wic_horizons, on 5-minute instants. Every policy gets the
 // same polls per week, the same per-feed bounds and the same models. With
 // eval.feeds.relearn a second pass re-learns each Monday from what each
-// policy's own polls had retrieved by then: profiles over the trailing
-// feeds.learn_window, rates weighted by age (feeds.rate_half_lives), each
-// feed's known only up to its last poll.
+// policy's own polls had retrieved by then: profiles over the window and
+// bin-level refinement that best predicted the weeks before
+// (feeds.ChooseProfiling, a rolling origin), rates weighted by age
+// (feeds.rate_half_lives), each feed's known only up to its last poll.
 //
 // It writes report.md (targets, the Fig. 11 analog, the one-poll-a-day
 // tables, the learned daily patterns), results.csv

@@ -177,7 +177,7 @@ func (s *Summary) header(cfg Config) string {
 	b.WriteString("Policies: **uniform** (equal polls, evenly spaced, random phase per feed); **placement-only** (equal polls placed by Thm. 3 on the learned weekly λ(t)); " +
 		"**allocation-only** (square-root rule, Thm. 1, evenly spaced); **combined** (Thm. 1 and Thm. 3 together: the square-root allocation, then single polls moved between feeds while the placed plans' expected delay falls); " +
 		"**cgm-age** / **cgm-freshness** (Cho & Garcia-Molina's age- and freshness-optimal allocations, evenly spaced); **wic-linear-H** (the monitor package's WIC greedy with append life and linear urgency of horizon H, π = learned expected postings per 5-minute instant).\n\n")
-	b.WriteString("**learned once** is the paper's protocol. **learned weekly** re-learns every Monday from the postings that the policy's own polls had retrieved by then (no look-ahead): profiles over the trailing feeds.learn_window, rates weighted by age (feeds.rate_half_lives), each feed's postings known up to its last poll; every policy gets the same estimator.\n\n")
+	b.WriteString("**learned once** is the paper's protocol. **learned weekly** re-learns every Monday from the postings that the policy's own polls had retrieved by then (no look-ahead): profiles chosen on the weeks before (feeds.profile_windows, feeds.bin_weights: the window and bin-level refinement that best predicted the last feeds.profile_holdout_weeks, each from what came before it), rates weighted by age (feeds.rate_half_lives), each feed's postings known up to its last poll; every policy gets the same estimator.\n\n")
 	b.WriteString(s.findings())
 	return b.String()
 }

@@ -189,7 +189,8 @@ func (s *schedule) lastPoll(i int, t time.Time) time.Time {
 // by then: a posting is known once a poll at or after it has happened, and
 // since the next poll never comes earlier for a later posting, the known
 // postings of a feed are a prefix (known[i] long), advanced here. Profiles
-// come from the trailing feeds.learn_window; rates, with
+// come from the window and refinement chosen on the weeks before ws
+// (feeds.ChooseProfiling); rates, with
 // feeds.rate_half_lives, from every posting retrieved since the year's
 // start (from), weighted by age, each feed's known up to its last poll
 // (the learning weeks count as retrieved up to evalFrom).

@@ -7,9 +7,16 @@
 // default); a change is a body-hash change between consecutive weeks; list
 // pages are Change-window-Append (Z = 10 or 20, the items they show), other
 // pages Overwrite. SYNTHETIC: the paper's setting rebuilt, 7,550 auction
-// pages over 1,440 one-minute instants, bids arriving ever faster towards
-// each auction's end (synth.go); everything it produces is labelled
-// synthetic. Both take π from the real (or generated) changes through the
+// pages over 1,440 one-minute instants (synth.go), each an auction live in
+// the day, shaped after the empirical record of eBay bidding: eBay's
+// listing lengths; a geometric bid count of mean 8 (about three bidders per
+// auction, Bajari & Hortaçsu 2003, RAND J. Econ. 34(2)); bids in BARISTA's
+// three stages, an early burst, a lull and a closing surge (Shmueli, Russo
+// & Jank 2007, Ann. Appl. Stat. 1(2)), the surge a power law in the time
+// left (Roth & Ockenfels 2002, AER 92(4)); everything it produces is
+// labelled synthetic. The auction data of the paper is not available, and
+// the generator's parameters come from these sources, not from the
+// paper's targets. Both take π from the real (or generated) changes through the
 // paper's noise protocol: FPN, then a Gaussian spread σ (§5.2).
 //
 // For every C and urgency r^t it runs WIC, scores the schedule against the

@@ -1,6 +1,8 @@
 package monitoreval
 
 import (
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,7 +14,8 @@ import (
 func testConfig(t *testing.T) Config {
 	return Config{Archive: datasets.Path(t, "archives", "digitalgov-2023"), Seed: 1, FPN: 0.1, Sigma: 2, WeeklySigma: 0.5,
 		R: []float64{0, 1}, WeeklyC: []int{5, 25}, SynthC: []int{4},
-		Auction: AuctionConfig{Pages: 1500, Instants: 360, MeanBids: 30, Rise: 5, Spread: 2.5}, FigureC: 4}
+		Auction: AuctionConfig{Pages: 1500, Instants: 360, Durations: []int{1, 3, 7}, Shares: []float64{0.2, 0.3, 0.5},
+			MeanBids: 8, Stage: 1.0 / 7, Early: 0.15, Late: 0.6, Snipe: 0.4}, FigureC: 4}
 }
 
 func TestTradeOffDirection(t *testing.T) {
@@ -88,4 +91,66 @@ func TestExactPiDelaysOnlyCrowdedInstants(t *testing.T) {
 	if x.Crowded != 0.25 || x.R0.Delays[2] != 1 || x.R0.ZeroDelay != 0.75 {
 		t.Errorf("crowded: crowded %.2f, r=0 delays %v zero-delay %.2f; want 0.25, one at 2, 0.75", x.Crowded, x.R0.Delays, x.R0.ZeroDelay)
 	}
+}
+
+// The bid times follow the configured stages: the opening and closing
+// stages hold their shares, the closing surge is a power law in the time
+// left, and 7-day auctions with bids get one in their last five minutes as
+// often as that law implies.
+func TestAuctionBidStages(t *testing.T) {
+	cfg := testConfig(t).Auction
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 200_000
+	early, late, lastTenth := 0, 0, 0
+	for range n {
+		u := bidAt(cfg, rng)
+		if u < 0 || u > 1 {
+			t.Fatalf("bid at elapsed fraction %g", u)
+		}
+		switch {
+		case u < cfg.Stage:
+			early++
+		case u > 1-cfg.Stage:
+			late++
+			if u > 1-cfg.Stage/10 {
+				lastTenth++
+			}
+		}
+	}
+	near := func(name string, got, want float64) {
+		if math.Abs(got-want) > 0.01 {
+			t.Errorf("%s: %.4f, want %.4f", name, got, want)
+		}
+	}
+	near("opening stage share", float64(early)/n, cfg.Early)
+	near("closing stage share", float64(late)/n, cfg.Late)
+	near("closing stage's last tenth", float64(lastTenth)/float64(late), math.Pow(0.1, cfg.Snipe))
+
+	// A 7-day auction with k bids has one in its last five minutes with
+	// probability 1 − (1 − Late·(5/(Stage·7 days))^Snipe)^k.
+	q := cfg.Late * math.Pow(5/(cfg.Stage*7*minutesPerDay), cfg.Snipe)
+	withBids, sniped := 0, 0.0
+	want := 0.0
+	keep := cfg.MeanBids / (1 + cfg.MeanBids)
+	for k := 1; k < 500; k++ {
+		p := (1 - keep) * math.Pow(keep, float64(k))
+		want += p * (1 - math.Pow(1-q, float64(k)))
+		sniped += p
+	}
+	want /= sniped
+	sniped = 0
+	for range 20_000 {
+		bids := int(math.Log(1-rng.Float64()) / math.Log(keep))
+		if bids == 0 {
+			continue
+		}
+		withBids++
+		for range bids {
+			if (1-bidAt(cfg, rng))*7*minutesPerDay <= 5 {
+				sniped++
+				break
+			}
+		}
+	}
+	near("7-day auctions bid on in their last 5 minutes", sniped/float64(withBids), want)
 }

@@ -65,9 +65,7 @@ func (c Config) Validate() error {
 			}
 		}
 	}
-	if c.Auction.Pages < 1 || c.Auction.Instants < 2 || !(c.Auction.MeanBids > 1) || !(c.Auction.Rise > 0) || c.Auction.Spread < 0 {
-		bad("auction", fmt.Sprintf("%+v", c.Auction), "need pages ≥ 1, instants ≥ 2, mean_bids > 1, rise > 0, spread ≥ 0")
-	}
+	c.Auction.validate(bad)
 	if c.FigureC < 1 {
 		bad("figure_c", c.FigureC, "must be ≥ 1")
 	}

@@ -9,35 +9,102 @@ import (
 	"github.com/deltaq/deltaq/monitor"
 )
 
+// minutesPerDay converts auction durations, given in days, to instants.
+const minutesPerDay = 1440
+
 // AuctionConfig shapes the SYNTHETIC auction web standing in for the
 // paper's 7,550 auction pages (§5): one day of one-minute instants; each
-// page is one auction whose bids arrive as a Poisson process whose rate
-// rises exponentially towards the auction's end, every bid appending a row.
+// page is one auction live at some time in that day, its bid history
+// growing by a row per bid. The shape follows the published record of
+// eBay bidding (see auction).
 type AuctionConfig struct {
-	Pages    int     `mapstructure:"pages"`
-	Instants int     `mapstructure:"instants"`
+	Pages    int `mapstructure:"pages"`
+	Instants int `mapstructure:"instants"`
+	// Durations are the listing lengths offered, in days, and Shares how
+	// many of the auctions run each (same order, summing to 1).
+	Durations []int     `mapstructure:"durations"`
+	Shares    []float64 `mapstructure:"shares"`
+	// MeanBids is the mean of the geometric number of bids per auction.
 	MeanBids float64 `mapstructure:"mean_bids"`
-	// Spread is σ of the log-normal bid count: a few auctions draw hundreds
-	// of bids, most only a handful.
-	Spread float64 `mapstructure:"spread"`
-	// Rise is the time constant of the rate's rise before the end, in instants.
-	Rise float64 `mapstructure:"rise"`
+	// Stage is the fraction of an auction's duration its opening and its
+	// closing stage each last; Early and Late the shares of its bids placed
+	// in them, the rest spread evenly over the middle.
+	Stage float64 `mapstructure:"stage"`
+	Early float64 `mapstructure:"early"`
+	Late  float64 `mapstructure:"late"`
+	// Snipe is the power-law exponent of the closing stage: the share of
+	// its bids in the last x of it is x^Snipe.
+	Snipe float64 `mapstructure:"snipe"`
 }
 
-// auction draws the synthetic web: auction ends uniform over the day plus
-// a day after it (so some end tomorrow), bid counts log-normal with mean
-// MeanBids and spread Spread, bid times t = end − Exp(Rise) before the end, the ones inside the
-// day kept (several bids in one minute are one change).
+// validate names the bad auction keys.
+func (a AuctionConfig) validate(bad func(key string, v any, limit string)) {
+	if a.Pages < 1 {
+		bad("auction.pages", a.Pages, "must be ≥ 1")
+	}
+	if a.Instants < 2 {
+		bad("auction.instants", a.Instants, "must be ≥ 2")
+	}
+	if len(a.Durations) == 0 || len(a.Durations) != len(a.Shares) {
+		bad("auction.durations", a.Durations, fmt.Sprintf("need one share each (auction.shares has %d)", len(a.Shares)))
+	}
+	sum := 0.0
+	for _, s := range a.Shares {
+		if s < 0 {
+			bad("auction.shares", s, "must be ≥ 0")
+		}
+		sum += s
+	}
+	if math.Abs(sum-1) > 1e-6 {
+		bad("auction.shares", a.Shares, "must sum to 1")
+	}
+	for _, d := range a.Durations {
+		if d < 1 {
+			bad("auction.durations", d, "must be ≥ 1 day")
+		}
+	}
+	if !(a.MeanBids > 0) {
+		bad("auction.mean_bids", a.MeanBids, "must be > 0")
+	}
+	if !(a.Stage > 0 && a.Stage <= 0.5) {
+		bad("auction.stage", a.Stage, "must be in (0, 0.5]")
+	}
+	if a.Early < 0 || a.Late < 0 || a.Early+a.Late > 1 {
+		bad("auction.early/late", fmt.Sprintf("%g/%g", a.Early, a.Late), "must be ≥ 0 and sum to at most 1")
+	}
+	if !(a.Snipe > 0) {
+		bad("auction.snipe", a.Snipe, "must be > 0")
+	}
+}
+
+// auction draws the synthetic web, independently per page, after the
+// empirical record of eBay's hard-close auctions:
+//   - the page is an auction live at some time in the day: its duration is
+//     one of eBay's listing lengths (1, 3, 5, 7, 10 days), its end uniform
+//     over the day and the duration after it, so a D-day auction ends within
+//     the day with probability 1/(D+1);
+//   - its number of bids is geometric with mean MeanBids (many auctions draw
+//     none or a few, some dozens; Bajari & Hortaçsu 2003 report about three
+//     bidders per auction, and bidders often bid more than once, Ockenfels &
+//     Roth 2006);
+//   - bids arrive in three stages (Shmueli, Russo & Jank 2007, the BARISTA
+//     process): an early burst in the opening Stage of the auction, a lull
+//     over the middle, and a closing surge whose time before the end is a
+//     power law, scale-free down to the last seconds (Roth & Ockenfels 2002,
+//     who find last bids distributed by a power law and a large share of
+//     eBay auctions bid on in their last five minutes).
+//
+// Bids inside the day are kept; several in one minute are one change.
 func auction(cfg AuctionConfig, life monitor.Life, rng *rand.Rand) *instance {
 	in := &instance{name: "SYNTHETIC auction web", n: cfg.Instants}
+	keep := cfg.MeanBids / (1 + cfg.MeanBids) // geometric: P(n) = (1−keep)·keep^n
 	for i := range cfg.Pages {
-		end := rng.Float64() * 2 * float64(cfg.Instants)
-		mu := math.Log(cfg.MeanBids) - cfg.Spread*cfg.Spread/2
-		bids := int(math.Exp(mu + cfg.Spread*rng.NormFloat64()))
+		d := float64(minutesPerDay * pick(cfg.Durations, cfg.Shares, rng))
+		end := rng.Float64() * (d + float64(cfg.Instants))
+		bids := int(math.Log(1-rng.Float64()) / math.Log(keep))
 		var changes []int
 		for range bids {
-			t := end - rng.ExpFloat64()*cfg.Rise
-			if j := int(math.Ceil(t)); j >= 1 && j <= cfg.Instants {
+			if j := int(math.Ceil(end - d + bidAt(cfg, rng)*d)); j >= 1 && j <= cfg.Instants {
 				changes = append(changes, j)
 			}
 		}
@@ -45,4 +112,29 @@ func auction(cfg AuctionConfig, life monitor.Life, rng *rand.Rand) *instance {
 		in.pages = append(in.pages, page{url: fmt.Sprintf("auction/%d", i), life: life, changes: slices.Compact(changes)})
 	}
 	return in
+}
+
+// bidAt draws one bid's time as the elapsed fraction of its auction, from
+// the three stages.
+func bidAt(cfg AuctionConfig, rng *rand.Rand) float64 {
+	switch s := rng.Float64(); {
+	case s < cfg.Early:
+		return cfg.Stage * rng.Float64()
+	case s < cfg.Early+cfg.Late:
+		return 1 - cfg.Stage*math.Pow(rng.Float64(), 1/cfg.Snipe)
+	default:
+		return cfg.Stage + (1-2*cfg.Stage)*rng.Float64()
+	}
+}
+
+// pick draws one of values with the given shares.
+func pick(values []int, shares []float64, rng *rand.Rand) int {
+	x := rng.Float64()
+	for i, s := range shares {
+		if x < s {
+			return values[i]
+		}
+		x -= s
+	}
+	return values[len(values)-1]
 }

@@ -1,0 +1,103 @@
+package feeds
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// BinProfiles re-learns every model's shape at now bin by bin of the week
+// from the postings in the window before now, each feed's own counts
+// shrunk towards its model's daily × weekly shape, which counts as weight
+// postings (empirical Bayes): a feed that posts at other hours at the
+// weekend than on weekdays is planned on what its postings show as far as
+// they are many, and on the product of its habits for the rest. Rates are
+// kept.
+func BinProfiles(models []Model, postings [][]time.Time, now time.Time, window time.Duration, weight, floor float64) {
+	from := now.Add(-window)
+	for i := range models {
+		if i >= len(postings) {
+			return
+		}
+		var bins [Bins]float64
+		n := 0.0
+		for _, t := range postings[i] {
+			if !t.Before(from) && t.Before(now) {
+				bins[BinOf(t)]++
+				n++
+			}
+		}
+		prior := models[i].Shape
+		for b := range prior {
+			v := (bins[b] + weight*prior[b]/Bins) / (n + weight) * Bins
+			models[i].Shape[b] = (1-floor)*v + floor
+		}
+	}
+}
+
+// Profiling is one choice of how profiles are learned: the window of
+// postings, and the weight of BinProfiles' daily × weekly prior (0: the
+// daily × weekly shape alone).
+type Profiling struct {
+	Window time.Duration
+	Weight float64
+}
+
+// Profiles learns every feed's model at now as LearnAll does over p's
+// window, refined bin by bin (BinProfiles) when p has a weight.
+func Profiles(cfg Config, postings [][]time.Time, now time.Time, p Profiling, rng *rand.Rand) []Model {
+	models, _ := LearnAll(cfg, postings, now.Add(-p.Window), now, rng)
+	if p.Weight > 0 {
+		BinProfiles(models, postings, now, p.Window, p.Weight, cfg.Floor)
+	}
+	return models
+}
+
+// ChooseProfiling returns the one of candidates whose profiles best
+// predicted the hours of the postings in each of the last holdout weeks
+// before now, each week's profiles learned from what came before it (a
+// rolling origin: nothing at or after now is used, so the choice can be
+// made anew each week without looking at the weeks it then plans). The
+// score is the log-likelihood of each posting's hourly bin under its
+// feed's shape, over every feed's postings known by then (up to seen[i]);
+// the earlier candidate wins ties, and with no week to test the first is
+// returned (with no candidate, cfg.LearnWindow's daily × weekly profiles).
+func ChooseProfiling(cfg Config, postings [][]time.Time, seen []time.Time, now time.Time, candidates []Profiling, holdout int, rng *rand.Rand) Profiling {
+	switch len(candidates) {
+	case 0:
+		return Profiling{Window: cfg.LearnWindow}
+	case 1:
+		return candidates[0]
+	}
+	score := make([]float64, len(candidates))
+	for k := 1; k <= holdout; k++ {
+		from := now.Add(-time.Duration(k) * Period)
+		to := from.Add(Period)
+		week := make([][]int, len(postings)) // bins of the week's postings, per feed
+		for i, ps := range postings {
+			if i >= len(seen) || seen[i].Before(to) {
+				continue // the week is not fully known for this feed
+			}
+			for _, t := range ps {
+				if !t.Before(from) && t.Before(to) {
+					week[i] = append(week[i], BinOf(t))
+				}
+			}
+		}
+		for c, p := range candidates {
+			models := Profiles(cfg, postings, from, p, rng)
+			for i, bins := range week {
+				for _, b := range bins {
+					score[c] += math.Log(models[i].Shape[b])
+				}
+			}
+		}
+	}
+	best := 0
+	for c := range candidates {
+		if score[c] > score[best]+1e-9 {
+			best = c
+		}
+	}
+	return candidates[best]
+}
