@@ -289,10 +289,7 @@ func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.Inde
 	if limit >= 0 && len(cands) > limit {
 		cands = cands[:limit]
 	}
-	urls, err := st.resolveURLs(cands)
-	if err != nil {
-		return nil, nil, 0, err
-	}
+	urls := st.resolveURLs(cands)
 	// Equal scores in URL order (Bleve's document numbers depend on how
 	// segments merged).
 	type rankedDoc struct {
