@@ -45,7 +45,11 @@
 // coordination rule (all words for queries of at most
 // index.retrieval.short_query_terms words, falling back to any word below
 // index.retrieval.min_results pages), RM3 feedback for longer queries
-// (from the in-memory forward index), optional title and proximity
+// (from the in-memory forward index, its feedback pages found by MaxScore
+// pruning, prune.go: the same pages, scores and ties as scoring every
+// page, argued there and tested against it; the ranking's
+// ranking.candidates are still scored in full, so its blend and
+// promotion see exactly the best candidates), optional title and proximity
 // components; quotes, -exclusions and site: filter; a stop-word query
 // searches the titles. Search and Shown read what they show from the
 // snapshot's columns in memory: no stored document is read per query.

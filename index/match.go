@@ -238,12 +238,20 @@ func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.Inde
 		buf = new([]candidate)
 	}
 	defer ix.cands.Put(buf)
-	cands, err := ix.candidates(ctx, r, st, p, (*buf)[:0])
+	feedback := cfg.FeedbackDocs > 0 && len(p.terms) > cfg.ShortQueryTerms && !p.titleOnly
+	var cands []candidate
+	if feedback && ix.prunable(p, st) {
+		// Only the feedback pages are wanted: found without scoring
+		// every page (prune.go).
+		cands, err = ix.bestMatches(ctx, st, p, cfg.FeedbackDocs, (*buf)[:0])
+	} else {
+		cands, err = ix.candidates(ctx, r, st, p, (*buf)[:0])
+	}
 	*buf = cands[:0]
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	if cfg.FeedbackDocs > 0 && len(p.terms) > cfg.ShortQueryTerms && !p.titleOnly {
+	if feedback {
 		ix.expand(st, p, cands)
 		cands, err = ix.accumulate(ctx, r, st, p, cands[:0])
 		*buf = cands[:0]

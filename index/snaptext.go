@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bindex "github.com/blevesearch/bleve_index_api"
@@ -59,6 +60,7 @@ type snapText struct {
 	fwd     []termPosting      // .of is a term id, ascending per document
 	spanAt  []uint32           // occurrences of posting j: spans[spanAt[j]:spanAt[j+1]]
 	spans   []textSpan         // byte ranges in the stored text, by position
+	sat     []atomic.Uint64    // by term id: float64 bits of maxSat (prune.go), 0 until computed
 
 	// The columns a result page reads, by document number ("" and zero
 	// for a deleted one).
@@ -189,6 +191,7 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader) (*snapText, error)
 	if err := st.readStored(ctx, r); err != nil {
 		return nil, err
 	}
+	st.sat = make([]atomic.Uint64, len(st.terms))
 	st.ids = make(map[string]uint32, len(st.terms))
 	for t, term := range st.terms {
 		st.ids[term] = uint32(t)
