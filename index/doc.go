@@ -109,5 +109,6 @@
 //	go ix.Run(ctx, crawlerCommitted) // follow the change feed, measuring ΔQ_A
 //	q, err := index.ParseQuery(`plain language -draft site:digital.gov`, cfg.Index.Limits())
 //	res, err := ix.Search(ctx, q, 0, 10)            // a page of hits with snippets
-//	hits, total, err := ix.Retrieve(ctx, q, 200)    // URLs and scores for ranking
+//	ranked, total, err := ix.RetrieveRanked(ctx, q, 200) // URLs and scores for ranking
+//	shown, err := ix.Shown(ctx, q, urls)           // titles and snippets of the page shown
 package index

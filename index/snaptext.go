@@ -44,8 +44,9 @@ import (
 // of fetch time and popularity. On digitalgov-2023's week (5,000 pages,
 // 21,000 words, 600,000 postings, 1.2 million tokens) the text field
 // takes about 25 MB (the occurrences 12 MB of it) and the columns 14.5 MB
-// (BenchmarkSnapText), and a build about 110 ms, 25 of them for the
-// stored fields, which the first search on each new snapshot waits for.
+// (BenchmarkSnapText); a build takes about 110 ms for the text field and
+// 25 ms for the stored fields, which the first search on each new
+// snapshot waits for.
 type snapText struct {
 	snap    bindex.IndexReader // the snapshot it describes
 	n       uint64             // live documents
