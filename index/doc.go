@@ -31,11 +31,13 @@
 //     snapshot searched last, read from its postings once per snapshot:
 //     each term's documents and frequencies, each document's terms (the
 //     forward index RM3 reads) and analyzed length, their mean, the byte
-//     ranges of each posting's occurrences (snippets), and the document
-//     number → URL column (one entry per document resolved); 20 bytes per
-//     posting, 8 per token, ~40 per dictionary word (its id by hash) and
-//     ~100 per URL resolved (about 23 MB for digitalgov-2023's week of
-//     5,000 pages), dropped when a search sees
+//     ranges of each posting's occurrences (snippets), and the columns a
+//     result page shows, by document number: URL (and back), title,
+//     fetch time, popularity and stored text, read once from the stored
+//     documents; 20 bytes per posting, 8 per token, ~40 per dictionary
+//     word (its id by hash), a page's text, title and URL and ~200 bytes
+//     more per page (about 40 MB for digitalgov-2023's week of 5,000
+//     pages, 14.5 MB of it the columns), dropped when a search sees
 //     another snapshot (a batch or a merge).
 //
 // Retrieval (match.go): textbook BM25 over the text field (scored from
@@ -43,10 +45,14 @@
 // coordination rule (all words for queries of at most
 // index.retrieval.short_query_terms words, falling back to any word below
 // index.retrieval.min_results pages), RM3 feedback for longer queries
-// (from the in-memory forward index), optional title and proximity
+// (from the in-memory forward index, its feedback pages found by MaxScore
+// pruning, prune.go: the same pages, scores and ties as scoring every
+// page, argued there and tested against it; the ranking's
+// ranking.candidates are still scored in full, so its blend and
+// promotion see exactly the best candidates), optional title and proximity
 // components; quotes, -exclusions and site: filter; a stop-word query
-// searches the titles. Search and Retrieve read stored fields only for
-// the hits they show (Shown), by document number.
+// searches the titles. Search and Shown read what they show from the
+// snapshot's columns in memory: no stored document is read per query.
 // shard.go serves the same retrieval as one shard of a cluster: the
 // statistics of a query's words (Stats), the best pages for RM3 feedback
 // (Feedback) and the best pages scored with statistics given from outside
@@ -103,5 +109,6 @@
 //	go ix.Run(ctx, crawlerCommitted) // follow the change feed, measuring ΔQ_A
 //	q, err := index.ParseQuery(`plain language -draft site:digital.gov`, cfg.Index.Limits())
 //	res, err := ix.Search(ctx, q, 0, 10)            // a page of hits with snippets
-//	hits, total, err := ix.Retrieve(ctx, q, 200)    // URLs and scores for ranking
+//	ranked, total, err := ix.RetrieveRanked(ctx, q, 200) // URLs and scores for ranking
+//	shown, err := ix.Shown(ctx, q, urls)           // titles and snippets of the page shown
 package index

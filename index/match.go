@@ -238,12 +238,20 @@ func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.Inde
 		buf = new([]candidate)
 	}
 	defer ix.cands.Put(buf)
-	cands, err := ix.candidates(ctx, r, st, p, (*buf)[:0])
+	feedback := cfg.FeedbackDocs > 0 && len(p.terms) > cfg.ShortQueryTerms && !p.titleOnly
+	var cands []candidate
+	if feedback && ix.prunable(p, st) {
+		// Only the feedback pages are wanted: found without scoring
+		// every page (prune.go).
+		cands, err = ix.bestMatches(ctx, st, p, cfg.FeedbackDocs, (*buf)[:0])
+	} else {
+		cands, err = ix.candidates(ctx, r, st, p, (*buf)[:0])
+	}
 	*buf = cands[:0]
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	if cfg.FeedbackDocs > 0 && len(p.terms) > cfg.ShortQueryTerms && !p.titleOnly {
+	if feedback {
 		ix.expand(st, p, cands)
 		cands, err = ix.accumulate(ctx, r, st, p, cands[:0])
 		*buf = cands[:0]
@@ -289,31 +297,23 @@ func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.Inde
 	if limit >= 0 && len(cands) > limit {
 		cands = cands[:limit]
 	}
-	urls, err := st.resolveURLs(cands)
-	if err != nil {
-		return nil, nil, 0, err
-	}
 	// Equal scores in URL order (Bleve's document numbers depend on how
-	// segments merged).
-	type rankedDoc struct {
-		Ranked
-		doc uint64
-	}
-	out := make([]rankedDoc, len(cands))
+	// segments merged). cands are in score order already, so an
+	// insertion sort only reorders runs of equal scores, in place.
+	ranked, docs = make([]Ranked, len(cands)), make([]uint64, len(cands))
 	for i, c := range cands {
-		out[i] = rankedDoc{Ranked{URL: urls[i], Score: c.score}, c.doc}
-	}
-	slices.SortStableFunc(out, func(a, b rankedDoc) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
+		ranked[i], docs[i] = Ranked{URL: st.urls[c.doc], Score: c.score}, c.doc
+		for j := i; j > 0 && rankedBefore(ranked[j], ranked[j-1]); j-- {
+			ranked[j], ranked[j-1] = ranked[j-1], ranked[j]
+			docs[j], docs[j-1] = docs[j-1], docs[j]
 		}
-		return cmp.Compare(a.URL, b.URL)
-	})
-	ranked, docs = make([]Ranked, len(out)), make([]uint64, len(out))
-	for i, o := range out {
-		ranked[i], docs[i] = o.Ranked, o.doc
 	}
 	return ranked, docs, total, nil
+}
+
+// rankedBefore orders hits by score descending, then URL ascending.
+func rankedBefore(a, b Ranked) bool {
+	return a.Score > b.Score || a.Score == b.Score && a.URL < b.URL
 }
 
 // filter drops the candidates that miss a phrase of p, hold an excluded

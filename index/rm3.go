@@ -29,7 +29,15 @@ func RelevanceModel(pages []FeedbackPage, k int) []RelevanceWord {
 	for _, p := range pages {
 		scoreSum += p.Score
 	}
-	rm := map[uint32]float64{}
+	// Sized for every page's words at once: growing the map as words
+	// arrive rehashes it several times per query.
+	size := 0
+	for _, p := range pages {
+		if p.Length > 0 {
+			p.Words(func(uint32, uint32) { size++ })
+		}
+	}
+	rm := make(map[uint32]float64, size)
 	for _, p := range pages {
 		if p.Length == 0 {
 			continue

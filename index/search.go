@@ -123,11 +123,7 @@ func (ix *Index) Search(ctx context.Context, q Query, from, size int) (Result, e
 		if from >= len(ranked) {
 			return nil
 		}
-		ids := make([]bindex.IndexInternalID, len(docs)-from)
-		for i, doc := range docs[from:] {
-			ids[i] = bindex.NewIndexInternalID(nil, doc)
-		}
-		out.Hits, err = ix.shown(ctx, r, q, ranked[from:], ids)
+		out.Hits, err = ix.shown(ctx, r, st, q, ranked[from:], docs[from:])
 		return err
 	})
 	out.Took = time.Since(start)
@@ -139,28 +135,34 @@ func (ix *Index) Search(ctx context.Context, q Query, from, size int) (Result, e
 // field is read (Shown gives titles and snippets for the few shown).
 // Ranking reorders and blends from here.
 func (ix *Index) Retrieve(ctx context.Context, q Query, limit int) ([]Hit, uint64, error) {
+	ranked, total, err := ix.RetrieveRanked(ctx, q, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	hits := make([]Hit, len(ranked))
+	for i, rk := range ranked {
+		hits[i] = Hit{URL: rk.URL, Score: rk.Score}
+	}
+	return hits, total, nil
+}
+
+// RetrieveRanked is Retrieve without the hits' empty display fields: a
+// fifth of the memory for the few hundred candidates a search ranks.
+func (ix *Index) RetrieveRanked(ctx context.Context, q Query, limit int) ([]Ranked, uint64, error) {
 	if limit < 0 {
 		return nil, 0, fmt.Errorf("index: retrieve: limit = %d: must be >= 0", limit)
 	}
-	var hits []Hit
+	var ranked []Ranked
 	var total int
 	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
 		st, err := ix.snapText(ctx, r)
 		if err != nil {
 			return err
 		}
-		ranked, _, n, err := ix.match(ctx, r, m, st, q, limit)
-		if err != nil {
-			return err
-		}
-		total = n
-		hits = make([]Hit, len(ranked))
-		for i, rk := range ranked {
-			hits[i] = Hit{URL: rk.URL, Score: rk.Score}
-		}
-		return nil
+		ranked, _, total, err = ix.match(ctx, r, m, st, q, limit)
+		return err
 	})
-	return hits, uint64(total), err
+	return ranked, uint64(total), err
 }
 
 // withSnapshot runs fn on a snapshot of the index.
@@ -178,27 +180,20 @@ func (ix *Index) withSnapshot(fn func(bindex.IndexReader, mapping.IndexMapping) 
 	return fn(r, ix.mu.bi.Mapping())
 }
 
-// shown reads the stored fields and the highlighted snippet of ranked
-// pages.
-func (ix *Index) shown(ctx context.Context, r bindex.IndexReader, q Query, ranked []Ranked, ids []bindex.IndexInternalID) ([]Hit, error) {
+// shown gives ranked pages (documents docs of st's snapshot r) as a
+// result page shows them: from st's columns, with the highlighted
+// snippet cut from the stored text in memory.
+func (ix *Index) shown(ctx context.Context, r bindex.IndexReader, st *snapText, q Query, ranked []Ranked, docs []uint64) ([]Hit, error) {
 	hits := make([]Hit, len(ranked))
-	locs, err := ix.locations(ctx, r, ix.searchedSnapText(r), q, ids)
-	if err != nil {
-		return nil, err
-	}
-	segs, err := segmentsOf(r)
+	locs, err := ix.locations(ctx, r, st, q, docs)
 	if err != nil {
 		return nil, err
 	}
 	for i, rk := range ranked {
-		hits[i] = Hit{URL: rk.URL, Score: rk.Score}
-		err := segs.stored(ids[i].Value(), &hits[i], func(text []byte) {
-			c := cutSnippet(text, locs[i], ix.cfg.SnippetBytes)
-			hits[i].Snippet, hits[i].SnippetText, hits[i].Highlights = c.HTML, c.Text, c.Spans
-		})
-		if err != nil {
-			return nil, fmt.Errorf("index: stored fields of %s: %w", rk.URL, err)
-		}
+		d := docs[i]
+		hits[i] = Hit{URL: rk.URL, Score: rk.Score, Title: st.titles[d], FetchedAt: st.fetched[d], Popularity: st.popularity[d]}
+		c := cutSnippet(st.storedText(d), locs[i], ix.cfg.SnippetBytes)
+		hits[i].Snippet, hits[i].SnippetText, hits[i].Highlights = c.HTML, c.Text, c.Spans
 	}
 	return hits, nil
 }
@@ -229,9 +224,10 @@ func segmentsOf(r bindex.IndexReader) (segments, error) {
 	return s, nil
 }
 
-// stored fills h's title, fetch time (to the second) and popularity from
-// document doc's stored fields, and calls withText with its stored text,
-// which is valid during the call only (the segment reuses the buffer).
+// stored fills h's URL, title, fetch time (to the second) and popularity
+// from document doc's stored fields, and calls withText with its stored
+// text, which is valid during the call only (the segment reuses the
+// buffer).
 func (s segments) stored(doc uint64, h *Hit, withText func([]byte)) error {
 	i := sort.Search(len(s.first), func(i int) bool { return s.first[i] > doc }) - 1
 	if i < 0 {
@@ -239,6 +235,8 @@ func (s segments) stored(doc uint64, h *Hit, withText func([]byte)) error {
 	}
 	return s.segs[i].VisitDocument(doc-s.first[i], func(field string, typ byte, val []byte, _ []uint64) bool {
 		switch field {
+		case "_id": // the document id, the URL
+			h.URL = string(val)
 		case FieldTitle:
 			h.Title = string(val)
 		case FieldText:
@@ -256,17 +254,12 @@ func (s segments) stored(doc uint64, h *Hit, withText func([]byte)) error {
 	})
 }
 
-// locations returns, for each of the documents ids, where the query's
+// locations returns, for each of the documents docs, where the query's
 // words occur in FieldText (byte ranges in the stored text), for
 // snippets: from st, r's text field in memory, or when st is nil from
 // Bleve's term vectors.
-func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapText, q Query, ids []bindex.IndexInternalID) ([][]Span, error) {
-	out := make([][]Span, len(ids))
-	order := make([]int, len(ids))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a].Value(), ids[b].Value()) })
+func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapText, q Query, docs []uint64) ([][]Span, error) {
+	out := make([][]Span, len(docs))
 	words := strings.Join(append(slices.Clone(q.Terms), q.Phrases...), " ")
 	seen := map[string]bool{}
 	var tfd bindex.TermFieldDoc // reused: Advance fills its vectors in place
@@ -277,8 +270,8 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapTe
 		}
 		seen[term] = true
 		if st != nil { // from memory
-			for i, id := range ids {
-				for _, o := range st.occurrences(term, id.Value()) {
+			for i, doc := range docs {
+				for _, o := range st.occurrences(term, doc) {
 					out[i] = append(out[i], Span{int(o.start), int(o.end)})
 				}
 			}
@@ -286,12 +279,17 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapTe
 		}
 		// Without the snapshot in memory, from the term vectors, in
 		// document order (going back reopens the reader).
+		order := make([]int, len(docs))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(docs[a], docs[b]) })
 		tfr, err := r.TermFieldReader(ctx, tok.Term, FieldText, false, false, true)
 		if err != nil {
 			return nil, fmt.Errorf("index: positions of %q: %w", term, err)
 		}
 		for _, i := range order {
-			d, err := tfr.Advance(ids[i], &tfd)
+			d, err := tfr.Advance(bindex.NewIndexInternalID(nil, docs[i]), &tfd)
 			if err != nil {
 				tfr.Close()
 				return nil, fmt.Errorf("index: positions of %q: %w", term, err)
@@ -299,7 +297,7 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapTe
 			if d == nil {
 				break
 			}
-			if d.ID.Value() != ids[i].Value() {
+			if d.ID.Value() != docs[i] {
 				continue
 			}
 			for _, v := range d.Vectors {
@@ -312,9 +310,8 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapTe
 }
 
 // Shown returns the pages of urls as a result page shows them, keyed by
-// URL: title, fetch time, popularity and the snippet for q. A result page
-// reads stored fields for the few pages it shows, never for every
-// candidate the ranking ordered. A URL no longer in the index has no
+// URL: title, fetch time, popularity and the snippet for q, from the
+// snapshot's columns in memory. A URL no longer in the index has no
 // entry.
 func (ix *Index) Shown(ctx context.Context, q Query, urls []string) (map[string]Hit, error) {
 	out := make(map[string]Hit, len(urls))
@@ -322,25 +319,19 @@ func (ix *Index) Shown(ctx context.Context, q Query, urls []string) (map[string]
 		return out, nil
 	}
 	err := ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
-		var ranked []Ranked
-		var ids []bindex.IndexInternalID
-		// The URLs a search on this snapshot just ranked are known.
-		st := ix.searchedSnapText(r)
-		for _, u := range urls {
-			var id bindex.IndexInternalID
-			var err error
-			if doc, ok := st.resolvedDoc(u); ok {
-				id = bindex.NewIndexInternalID(nil, doc)
-			} else if id, err = r.InternalID(u); err != nil {
-				return fmt.Errorf("index: shown %s: %w", u, err)
-			}
-			if id == nil {
-				continue
-			}
-			ranked = append(ranked, Ranked{URL: u})
-			ids = append(ids, id)
+		st, err := ix.snapText(ctx, r)
+		if err != nil {
+			return err
 		}
-		hits, err := ix.shown(ctx, r, q, ranked, ids)
+		ranked := make([]Ranked, 0, len(urls))
+		docs := make([]uint64, 0, len(urls))
+		for _, u := range urls {
+			if doc, ok := st.liveDoc(u); ok {
+				ranked = append(ranked, Ranked{URL: u})
+				docs = append(docs, doc)
+			}
+		}
+		hits, err := ix.shown(ctx, r, st, q, ranked, docs)
 		for _, h := range hits {
 			out[h.URL] = h
 		}

@@ -180,10 +180,7 @@ func (ix *Index) Feedback(ctx context.Context, q Query, gs *MatchStats, k int) (
 		for _, c := range cands {
 			top = keepBest(top, k, c, compareCandidates)
 		}
-		urls, err := st.resolveURLs(top)
-		if err != nil {
-			return err
-		}
+		urls := st.resolveURLs(top)
 		for i, c := range top {
 			d := FeedbackDoc{URL: urls[i], Score: c.score, Length: st.docLength(c.doc)}
 			for _, t := range st.docTerms(c.doc) {
@@ -314,10 +311,7 @@ func (ix *Index) MatchShard(ctx context.Context, sq ShardQuery) (ShardResult, er
 				return err
 			}
 		}
-		urls, err := st.resolveURLs(cands)
-		if err != nil {
-			return err
-		}
+		urls := st.resolveURLs(cands)
 		out.Hits = make([]ShardHit, len(cands))
 		for i, c := range cands {
 			out.Hits[i] = ShardHit{URL: urls[i], Score: c.score, Words: popcount(c.matched), Near: near[i]}

@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	bindex "github.com/blevesearch/bleve_index_api"
 )
@@ -26,20 +28,25 @@ import (
 //   - each posting's occurrences: the byte ranges of the term in the
 //     document's stored text (its term vectors), from which a result
 //     page's snippets are cut without a postings iterator per word;
-//   - the document number → URL column (and back), filled as documents
-//     are resolved, so a result page finds the documents it shows without
-//     looking their URLs up in Bleve again.
+//   - what a result page shows of each live document (columns by
+//     document number): its URL (and back), title, fetch time,
+//     popularity and stored text, so a page of results reads neither
+//     Bleve's stored documents nor decompresses anything.
 //
-// It is built by one pass over every posting of the field the first time
-// a snapshot is searched and dropped when a search sees another snapshot
-// (a batch or a merge). Size: 20 bytes per posting (8 in each direction,
-// 4 for its occurrences' offset), 8 per occurrence (token), 4 per
-// document number, the dictionary's strings and a map entry (~40 bytes)
-// per dictionary word, and ~150 bytes per URL resolved; digitalgov-2023's
-// week (5,000 pages, 21,000 words, 600,000 postings, 1.2 million tokens)
-// takes about 23 MB (the occurrences 12 MB of it) and about 110 ms to
-// build, which the first search on each new snapshot waits for (the mean
-// length it replaces was counted by the same pass over the postings).
+// It is built by one pass over every posting of the field and one over
+// every live document's stored fields the first time a snapshot is
+// searched and dropped when a search sees another snapshot (a batch or a
+// merge); it is read-only after that. Size: 20 bytes per posting (8 in
+// each direction, 4 for its occurrences' offset), 8 per occurrence
+// (token), 4 per document number, the dictionary's strings and a map
+// entry (~40 bytes) per dictionary word, and per document its stored
+// text and title, its URL twice (column and map, ~150 bytes) and 40 bytes
+// of fetch time and popularity. On digitalgov-2023's week (5,000 pages,
+// 21,000 words, 600,000 postings, 1.2 million tokens) the text field
+// takes about 25 MB (the occurrences 12 MB of it) and the columns 14.5 MB
+// (BenchmarkSnapText); a build takes about 110 ms for the text field and
+// 25 ms for the stored fields, which the first search on each new
+// snapshot waits for.
 type snapText struct {
 	snap    bindex.IndexReader // the snapshot it describes
 	n       uint64             // live documents
@@ -54,10 +61,17 @@ type snapText struct {
 	fwd     []termPosting      // .of is a term id, ascending per document
 	spanAt  []uint32           // occurrences of posting j: spans[spanAt[j]:spanAt[j+1]]
 	spans   []textSpan         // byte ranges in the stored text, by position
+	sat     []atomic.Uint64    // by term id: float64 bits of maxSat (prune.go), 0 until computed
 
-	mu   sync.Mutex
-	urls []string          // document number → URL, "" until resolved
-	docs map[string]uint64 // and back
+	// The columns a result page reads, by document number ("" and zero
+	// for a deleted one).
+	urls       []string
+	docs       map[string]uint64 // live URL → document number
+	titles     []string
+	fetched    []time.Time // to the second
+	popularity []float64
+	textAt     []uint32 // stored text of document d: text[textAt[d]:textAt[d+1]]
+	text       []byte
 }
 
 // textSpan is one occurrence of a word: its bytes in the stored text.
@@ -94,28 +108,16 @@ func (ix *Index) snapText(ctx context.Context, r bindex.IndexReader) (*snapText,
 	return st, nil
 }
 
-// searchedSnapText returns the snapText of r if r is the snapshot
-// searched last, else nil.
-func (ix *Index) searchedSnapText(r bindex.IndexReader) *snapText {
-	c := &ix.texts
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.cur != nil && c.cur.snap == r {
-		return c.cur
-	}
-	return nil
-}
-
-// resolvedDoc returns the document number of url if a search on the
-// snapshot resolved it; st may be nil (none).
-func (st *snapText) resolvedDoc(url string) (uint64, bool) {
-	if st == nil {
-		return 0, false
-	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
+// liveDoc returns the document number of url, ok false when the
+// snapshot does not hold it.
+func (st *snapText) liveDoc(url string) (uint64, bool) {
 	doc, ok := st.docs[url]
 	return doc, ok
+}
+
+// storedText is document doc's stored text field.
+func (st *snapText) storedText(doc uint64) []byte {
+	return st.text[st.textAt[doc]:st.textAt[doc+1]]
 }
 
 // maxSnapPostings bounds the postings a snapText holds: offsets are 32-bit.
@@ -127,7 +129,7 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader) (*snapText, error)
 	if err != nil {
 		return nil, fmt.Errorf("index: doc count: %w", err)
 	}
-	st := &snapText{snap: r, n: n, meanLen: 1, docs: map[string]uint64{}}
+	st := &snapText{snap: r, n: n, meanLen: 1}
 	dict, err := r.FieldDict(FieldText)
 	if err != nil {
 		return nil, fmt.Errorf("index: text dictionary: %w", err)
@@ -187,7 +189,10 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader) (*snapText, error)
 	}
 	st.termAt = append(st.termAt, uint32(len(st.post)))
 	st.spanAt = append(st.spanAt, uint32(len(st.spans)))
-	st.urls = make([]string, len(st.length))
+	if err := st.readStored(ctx, r); err != nil {
+		return nil, err
+	}
+	st.sat = make([]atomic.Uint64, len(st.terms))
 	st.ids = make(map[string]uint32, len(st.terms))
 	for t, term := range st.terms {
 		st.ids[term] = uint32(t)
@@ -268,55 +273,66 @@ func (st *snapText) docLength(doc uint64) uint32 {
 	return st.length[doc]
 }
 
-// resolveURLs returns the URL of each candidate: from the column, else
-// from FieldURL's doc values, visited in document order so each segment's
-// chunks are decompressed once, rather than from the stored documents
-// (IndexReader.ExternalID decompresses a document's stored fields); a
-// document without the doc value (an index built before FieldURL had
-// them) falls back to ExternalID.
-func (st *snapText) resolveURLs(cands []candidate) ([]string, error) {
-	r := st.snap
+// resolveURLs returns the URL of each candidate, from the column.
+func (st *snapText) resolveURLs(cands []candidate) []string {
 	urls := make([]string, len(cands))
-	var missing []int
-	st.mu.Lock()
 	for i, c := range cands {
-		if c.doc < uint64(len(st.urls)) && st.urls[c.doc] != "" {
-			urls[i] = st.urls[c.doc]
-		} else {
-			missing = append(missing, i)
-		}
+		urls[i] = st.urls[c.doc]
 	}
-	st.mu.Unlock()
-	if len(missing) == 0 {
-		return urls, nil
-	}
-	slices.SortFunc(missing, func(a, b int) int { return cmp.Compare(cands[a].doc, cands[b].doc) })
-	dvr, err := r.DocValueReader([]string{FieldURL})
+	return urls
+}
+
+// readStored fills the columns a result page reads from every live
+// document's stored fields, and extends the length column over the
+// documents without text.
+func (st *snapText) readStored(ctx context.Context, r bindex.IndexReader) error {
+	segs, err := segmentsOf(r)
 	if err != nil {
-		return nil, fmt.Errorf("index: url doc values: %w", err)
+		return err
 	}
-	for _, i := range missing {
-		err := dvr.VisitDocValues(cands[i].internalID(), func(field string, term []byte) {
-			if field == FieldURL {
-				urls[i] = string(term)
+	size := 0
+	if k := len(segs.segs); k > 0 {
+		size = int(segs.first[k-1]) + int(segs.segs[k-1].FullSize())
+	}
+	if len(st.length) < size {
+		st.length = append(st.length, make([]uint32, size-len(st.length))...)
+	}
+	size = len(st.length)
+	st.urls, st.titles = make([]string, size), make([]string, size)
+	st.fetched, st.popularity = make([]time.Time, size), make([]float64, size)
+	st.textAt = make([]uint32, size+1)
+	st.docs = make(map[string]uint64, st.n)
+	var h Hit
+	for i, seg := range segs.segs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for it := seg.DocNumbersLive().Iterator(); it.HasNext(); {
+			doc := segs.first[i] + uint64(it.Next())
+			h = Hit{}
+			var textErr error
+			err := segs.stored(doc, &h, func(text []byte) {
+				if len(st.text)+len(text) > math.MaxUint32 {
+					textErr = fmt.Errorf("index: stored text of document %d: %d bytes in all: retrieval keeps at most %d in memory", doc, len(st.text)+len(text), uint32(math.MaxUint32))
+					return
+				}
+				st.text = append(st.text, text...)
+			})
+			if err == nil {
+				err = textErr
 			}
-		})
-		if err != nil {
-			return nil, fmt.Errorf("index: url of document %d: %w", cands[i].doc, err)
-		}
-		if urls[i] == "" {
-			if urls[i], err = r.ExternalID(cands[i].internalID()); err != nil {
-				return nil, fmt.Errorf("index: id of document %d: %w", cands[i].doc, err)
+			if err != nil {
+				return fmt.Errorf("index: stored fields of document %d: %w", doc, err)
 			}
+			st.urls[doc], st.titles[doc], st.fetched[doc], st.popularity[doc] = h.URL, h.Title, h.FetchedAt, h.Popularity
+			st.docs[h.URL] = doc
+			st.textAt[doc+1] = uint32(len(st.text))
 		}
 	}
-	st.mu.Lock()
-	for _, i := range missing {
-		if cands[i].doc < uint64(len(st.urls)) {
-			st.urls[cands[i].doc] = urls[i]
-		}
-		st.docs[urls[i]] = cands[i].doc
+	// Documents were visited in number order, each text appended: a
+	// deleted document's empty range ends where the one before it does.
+	for d := 1; d < len(st.textAt); d++ {
+		st.textAt[d] = max(st.textAt[d], st.textAt[d-1])
 	}
-	st.mu.Unlock()
-	return urls, nil
+	return nil
 }

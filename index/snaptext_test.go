@@ -4,6 +4,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ import (
 // each term's documents and frequencies, each document's length (as the
 // field norm encodes it) and its words (as analyzing the stored text gives
 // them); and the stored fields read by document number against those read
-// by URL.
+// by URL, and the columns a result page reads against them too.
 func TestSnapTextIsBlevesAnalysis(t *testing.T) {
 	ix := smallIndex(t)
 	putPages(t, ix.db, t0.Add(1), page{URL: "https://a.test/plain", Title: "Plain language", Text: "Plain words, plain language, plain federal websites."})
@@ -72,8 +73,11 @@ func TestSnapTextIsBlevesAnalysis(t *testing.T) {
 			}
 		}
 		for doc := range uint64(len(st.length)) {
-			if st.docLength(doc) == 0 {
-				continue // deleted or never held
+			if st.docLength(doc) == 0 { // deleted or never held
+				if st.urls[doc] != "" || len(st.storedText(doc)) != 0 {
+					t.Errorf("document %d has no text but columns %q %q", doc, st.urls[doc], st.storedText(doc))
+				}
+				continue
 			}
 			docs++
 			url, err := r.ExternalID(bindex.NewIndexInternalID(nil, doc))
@@ -88,8 +92,13 @@ func TestSnapTextIsBlevesAnalysis(t *testing.T) {
 			var h Hit
 			var stext string
 			err = segs.stored(doc, &h, func(b []byte) { stext = string(b) })
-			if err != nil || stext != text || h.Title != title || !h.FetchedAt.Equal(fetched.Truncate(time.Second)) || h.Popularity != smallPopularity[url] {
+			if err != nil || h.URL != url || stext != text || h.Title != title || !h.FetchedAt.Equal(fetched.Truncate(time.Second)) || h.Popularity != smallPopularity[url] {
 				t.Errorf("%s: stored by number %q %+v (%v), by URL %q %q %v", url, stext, h, err, title, text, fetched)
+			}
+			if d, ok := st.liveDoc(url); !ok || d != doc || st.urls[doc] != url || string(st.storedText(doc)) != text || st.titles[doc] != title ||
+				!st.fetched[doc].Equal(h.FetchedAt) || st.popularity[doc] != h.Popularity {
+				t.Errorf("%s: columns %d %v %q %q %q %v %v, stored %q %q %v %v", url, d, ok, st.urls[doc], st.storedText(doc), st.titles[doc], st.fetched[doc], st.popularity[doc],
+					text, title, h.FetchedAt, h.Popularity)
 			}
 			tokens := ix.Analyzer().Analyze([]byte(text))
 			want := map[string]uint32{}
@@ -104,8 +113,11 @@ func TestSnapTextIsBlevesAnalysis(t *testing.T) {
 				t.Errorf("%s: words %v (length %d), analysis %v (%d)", url, got, st.docLength(doc), want, len(tokens))
 			}
 		}
-		if docs != 4 {
-			t.Errorf("%d documents with text, want 4", docs)
+		if docs != 4 || len(st.docs) != 4 {
+			t.Errorf("%d documents with text, %d URLs in the column, want 4", docs, len(st.docs))
+		}
+		if _, ok := st.liveDoc("https://c.test/html"); ok {
+			t.Errorf("the removed page is in the URL column")
 		}
 		return nil
 	})
@@ -183,19 +195,15 @@ func TestOccurrencesAreTheTermVectors(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			ids := make([]bindex.IndexInternalID, len(docs))
-			for i, d := range docs {
-				ids[i] = bindex.NewIndexInternalID(nil, d)
-			}
-			mem, err := ix.locations(t.Context(), r, st, q, ids)
+			mem, err := ix.locations(t.Context(), r, st, q, docs)
 			if err != nil {
 				return err
 			}
-			vectors, err := ix.locations(t.Context(), r, nil, q, ids)
+			vectors, err := ix.locations(t.Context(), r, nil, q, docs)
 			if err != nil {
 				return err
 			}
-			for i := range ids {
+			for i := range docs {
 				if !slices.Equal(mem[i], vectors[i]) {
 					t.Errorf("%q, document %d: %v from memory, %v from the term vectors", qq.Text, docs[i], mem[i], vectors[i])
 				}
@@ -209,5 +217,44 @@ func TestOccurrencesAreTheTermVectors(t *testing.T) {
 	}
 	if spans < 1000 {
 		t.Fatalf("only %d occurrences compared", spans)
+	}
+}
+
+// BenchmarkSnapText builds the in-memory text field and result-page
+// columns of digitalgov week 0 and reports the time and allocation of a
+// build, the heap the whole snapText keeps and the part of it the
+// result-page columns take (measured by dropping them).
+//
+//	go test ./index -run '^$' -bench SnapText -benchtime 5x
+func BenchmarkSnapText(b *testing.B) {
+	ix := week0Index(b, ScoringBM25).ix
+	heap := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	err := ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
+		var st *snapText
+		b.ReportAllocs()
+		for b.Loop() {
+			var err error
+			if st, err = buildSnapText(b.Context(), r); err != nil {
+				return err
+			}
+		}
+		b.StopTimer()
+		withAll := heap()
+		st.urls, st.docs, st.titles, st.fetched, st.popularity, st.textAt, st.text = nil, nil, nil, nil, nil, nil, nil
+		withText := heap()
+		runtime.KeepAlive(st)
+		st = nil
+		none := heap()
+		b.ReportMetric(float64(withAll-none)/1e6, "kept-MB")
+		b.ReportMetric(float64(withAll-withText)/1e6, "columns-MB")
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/deltaq/deltaq/ads"
@@ -37,10 +38,11 @@ type Backend interface {
 // random (§5.5), and ads are chosen for the query phrase (ch. 6). It is the
 // Searcher the binary wires; each part stays in its own package.
 type Engine struct {
-	ix   *index.Index
-	rank *ranking.Searcher
-	ads  *ads.Store // nil: no ads
-	opts EngineOptions
+	ix    *index.Index
+	rank  *ranking.Searcher
+	ads   *ads.Store // nil: no ads
+	opts  EngineOptions
+	cands sync.Pool // *[]ranking.Candidate: one search's candidates
 }
 
 // NewEngine builds an engine. adStore may be nil.
@@ -61,16 +63,20 @@ func (r Retriever) Retrieve(ctx context.Context, query string, limit int) ([]ran
 	if err != nil {
 		return nil, 0, err
 	}
-	return r.retrieveParsed(ctx, q, limit)
+	return r.retrieveParsed(ctx, q, limit, nil)
 }
 
-// retrieveParsed is Retrieve for a parsed query.
-func (r Retriever) retrieveParsed(ctx context.Context, q index.Query, limit int) ([]ranking.Candidate, int, error) {
-	hits, total, err := r.Index.Retrieve(ctx, q, limit)
+// retrieveParsed is Retrieve for a parsed query; the candidates are
+// appended to cands.
+func (r Retriever) retrieveParsed(ctx context.Context, q index.Query, limit int, cands []ranking.Candidate) ([]ranking.Candidate, int, error) {
+	ranked, total, err := r.Index.RetrieveRanked(ctx, q, limit)
 	if err != nil {
 		return nil, 0, err
 	}
-	return candidates(hits), int(total), nil
+	for _, rk := range ranked {
+		cands = append(cands, ranking.Candidate{URL: rk.URL, Relevance: rk.Score})
+	}
+	return cands, int(total), nil
 }
 
 // candidates are retrieved hits as the ranking orders them.
@@ -106,7 +112,19 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 		hits, n, missing, err = b.Retrieve(ctx, q, e.rank.Candidates())
 		cands, total, shown = candidates(hits), int(n), b.Shown
 	} else {
-		cands, total, err = Retriever{Index: e.ix}.retrieveParsed(ctx, q, e.rank.Candidates())
+		// The candidates live in a pooled buffer: Order copies what the
+		// page shows.
+		buf, _ := e.cands.Get().(*[]ranking.Candidate)
+		if buf == nil {
+			buf = new([]ranking.Candidate)
+		}
+		defer func() {
+			clear(*buf) // drop the URLs
+			*buf = (*buf)[:0]
+			e.cands.Put(buf)
+		}()
+		cands, total, err = Retriever{Index: e.ix}.retrieveParsed(ctx, q, e.rank.Candidates(), (*buf)[:0])
+		*buf = cands
 		shown = e.ix.Shown
 	}
 	if err != nil {
