@@ -208,6 +208,9 @@ func TestRetrieveIsSearchsOrderWithoutStoredFields(t *testing.T) {
 // them all), any word for a longer one.
 func TestSearchEqualsBruteForce(t *testing.T) {
 	fx := week0Index(t, ScoringBM25)
+	// The fixture is shared by the package's tests: put the setting back.
+	saved := fx.ix.cfg.Retrieval.MinResults
+	t.Cleanup(func() { fx.ix.cfg.Retrieval.MinResults = saved })
 	fx.ix.cfg.Retrieval.MinResults = 10
 	a := fx.ix.Analyzer()
 	// term → pages containing it, from analyzing every page.
