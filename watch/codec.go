@@ -54,7 +54,7 @@ func decodeValue(key string, b []byte, v any) error {
 	if b[0] != formatV1 {
 		return fmt.Errorf("watch: decode %q: format byte 0x%02x: want 0x%02x (binary v1) or '{' (JSON)", key, b[0], formatV1)
 	}
-	d := &decoder{b: b, off: 1}
+	d := &decoder{b: b, s: string(b), off: 1}
 	r.readRecord(d)
 	if d.err == nil && d.off != len(d.b) {
 		d.err = fmt.Errorf("%d bytes left after the last field", len(d.b)-d.off)
@@ -67,8 +67,11 @@ func decodeValue(key string, b []byte, v any) error {
 
 // decoder reads the binary form. The first error sticks: later reads
 // return zero values, and the error names the field and the offset.
+// Strings are cut from one copy of the whole value, s, so that a table's
+// word set costs one allocation rather than one per word.
 type decoder struct {
 	b   []byte
+	s   string
 	off int
 	err error
 }
@@ -120,17 +123,15 @@ func (d *decoder) count(field string) int {
 	return int(n)
 }
 
-func (d *decoder) bytes(field string) []byte {
+func (d *decoder) string(field string) string {
 	n := d.count(field)
 	if d.err != nil {
-		return nil
+		return ""
 	}
-	v := d.b[d.off : d.off+n]
+	v := d.s[d.off : d.off+n]
 	d.off += n
 	return v
 }
-
-func (d *decoder) string(field string) string { return string(d.bytes(field)) }
 
 // strings reads a list; an empty one is nil, as JSON's omitempty gave.
 func (d *decoder) strings(field string) []string {
