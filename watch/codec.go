@@ -82,24 +82,16 @@ func (d *decoder) fail(field, format string, args ...any) {
 	}
 }
 
-func (d *decoder) uvarint(field string) uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b[d.off:])
-	if n <= 0 {
-		d.fail(field, "truncated or overlong varint")
-		return 0
-	}
-	d.off += n
-	return v
-}
+func (d *decoder) uvarint(field string) uint64 { return readVarint(d, field, binary.Uvarint) }
 
-func (d *decoder) varint(field string) int64 {
+func (d *decoder) varint(field string) int64 { return readVarint(d, field, binary.Varint) }
+
+// readVarint reads one varint with read (binary.Uvarint or binary.Varint).
+func readVarint[T uint64 | int64](d *decoder, field string, read func([]byte) (T, int)) T {
 	if d.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(d.b[d.off:])
+	v, n := read(d.b[d.off:])
 	if n <= 0 {
 		d.fail(field, "truncated or overlong varint")
 		return 0

@@ -145,10 +145,11 @@ func scan[T any](ctx context.Context, r *reader, prefix string, fn func(key stri
 		}
 		r.bytes += int64(len(kv[1]))
 		var v T
-		if err := decodeValue(string(kv[0]), kv[1], &v); err != nil {
+		key := string(kv[0])
+		if err := decodeValue(key, kv[1], &v); err != nil {
 			return err
 		}
-		if err := fn(string(kv[0]), &v); err != nil {
+		if err := fn(key, &v); err != nil {
 			return err
 		}
 	}
