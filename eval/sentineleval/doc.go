@@ -17,6 +17,9 @@
 //     side: grouping gains ten to one on an unchanged page (one fetch and
 //     one MD5 read either way) and less on a changed one, whose every
 //     sentinel costs its table, its record and its history grouped or not.
+//     It reports the two costs this implies, A once per check and B once
+//     per sentinel: k sentinels cost k(A + B) ungrouped and A + kB grouped,
+//     so the changed pages' ratio nears k only as B falls well below A/k.
 //   - How the ratio is measured. A grouped pass of 5,000 sentinels in
 //     groups of 100 takes tens of milliseconds, its ungrouped baseline
 //     seconds; on a shared machine one scheduling stall of a few hundred
