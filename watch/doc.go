@@ -5,7 +5,12 @@
 // notification conditions) which changes become notifications; package
 // notify delivers them.
 //
-// State, repository bucket "watch" (repo/FORMAT.md), JSON values:
+// State, repository bucket "watch" (repo/FORMAT.md). Sentinels, tables,
+// members and history entries, read and written for every sentinel on a
+// changed page, are a format byte and fixed-order binary fields
+// (codec.go); a value starting with '{' is the JSON an older repository
+// holds, read as it was and written back binary when it next changes.
+// Groups, keys and seq/ are JSON.
 //
 //   - s/ID: a Sentinel, its spec and its evaluation record (§4.3).
 //   - g/KEY: a group: the page URL and its last check (§6.1.1). KEY is

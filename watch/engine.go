@@ -3,7 +3,6 @@ package watch
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -44,7 +43,10 @@ type Engine struct {
 	enc       *zstd.Encoder
 	dec       *zstd.Decoder
 	// mu serializes the read-modify-write of group and sentinel records.
-	mu    sync.Mutex
+	mu sync.Mutex
+	// buf is the scratch a check encodes records into (under mu); the
+	// batch copies what it is given.
+	buf   []byte
 	stats struct {
 		checks, unchanged, changed, fired, bytesRead atomic.Int64
 	}
@@ -189,7 +191,7 @@ func (e *Engine) Install(ctx context.Context, spec Spec) (*Sentinel, error) {
 			return nil, err
 		}
 	}
-	for k, v := range map[string]any{seqKey: seq, membersOf(key, tid) + s.ID: member{ID: s.ID, Every: spec.Every}, sentinelPrefix + s.ID: s} {
+	for k, v := range map[string]any{seqKey: seq, membersOf(key, tid) + s.ID: &member{ID: s.ID, Every: spec.Every}, sentinelPrefix + s.ID: s} {
 		if err := put(b, k, v); err != nil {
 			return nil, err
 		}
@@ -340,7 +342,7 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (Che
 	defer b.Close()
 	// The changes of the tables whose object changed, by table id; their
 	// members are read afterwards in one scan of the group's members.
-	changes := map[string]*Change{}
+	changes := map[string]*tableChange{}
 	tables := tablePrefix + key + "\x00"
 	err = scan(ctx, r, tables, func(k string, t *table) error {
 		obj, err := cur.extract(&t.Spec, &t.Object, e.cfg)
@@ -352,15 +354,15 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (Che
 				return nil // the stored table is already this
 			}
 			t.Object = obj // a phrase's box follows its surroundings
-			return put(b, k, t)
+			return e.putRecord(b, k, t)
 		}
 		c := compare(&t.Spec, &t.Object, &obj, pageLevel, e.cfg.Diff)
 		c.At, c.URL = now, url
 		t.Object = obj
 		res.Changed++
 		e.stats.changed.Add(1)
-		changes[strings.TrimPrefix(k, tables)] = &c
-		return put(b, k, t)
+		changes[strings.TrimPrefix(k, tables)] = &tableChange{c: c, shared: c.appendShared([]byte{formatV1})}
+		return e.putRecord(b, k, t)
 	})
 	if err != nil {
 		return res, err
@@ -394,11 +396,25 @@ func (e *Engine) putCopy(b *repo.Batch, key, sum string, body []byte) error {
 
 func anchors(p *page) []string { return p.links(scope{}) }
 
+// putRecord writes v in the binary form through the engine's scratch
+// buffer; the caller holds e.mu.
+func (e *Engine) putRecord(b *repo.Batch, key string, v record) error {
+	e.buf = v.appendRecord(append(e.buf[:0], formatV1))
+	return b.PutBucket(bucket, key, e.buf)
+}
+
+// tableChange is a table's change, with the encoding of the part of its
+// history entry every member shares (Change.appendShared), made once.
+type tableChange struct {
+	c      Change
+	shared []byte
+}
+
 // evaluateMembers applies each changed table's change to the table's
 // members, read in one scan of the group's members in key order (table,
 // then sentinel), the order the tables were checked in. Members of
 // unchanged tables are passed over undecoded.
-func (e *Engine) evaluateMembers(ctx context.Context, b *repo.Batch, r *reader, group string, changes map[string]*Change, now time.Time) (int, error) {
+func (e *Engine) evaluateMembers(ctx context.Context, b *repo.Batch, r *reader, group string, changes map[string]*tableChange, now time.Time) (int, error) {
 	prefix := memberPrefix + group + "\x00"
 	fired := 0
 	for kv, err := range r.db.BucketScan(ctx, bucket, prefix) {
@@ -412,10 +428,10 @@ func (e *Engine) evaluateMembers(ctx context.Context, b *repo.Batch, r *reader, 
 			continue
 		}
 		var m member
-		if err := json.Unmarshal(kv[1], &m); err != nil {
-			return fired, fmt.Errorf("watch: decode %q: %w", kv[0], err)
+		if err := decodeValue(string(kv[0]), kv[1], &m); err != nil {
+			return fired, err
 		}
-		hit, err := e.evaluate(b, r, m.ID, *c, now)
+		hit, err := e.evaluate(b, r, m.ID, c, now)
 		if err != nil {
 			return fired, err
 		}
@@ -429,7 +445,8 @@ func (e *Engine) evaluateMembers(ctx context.Context, b *repo.Batch, r *reader, 
 // evaluate applies one change to one sentinel: trigger, then the
 // notification condition; it writes the sentinel, its history entry and
 // any notification into b.
-func (e *Engine) evaluate(b *repo.Batch, r *reader, id string, c Change, now time.Time) (bool, error) {
+func (e *Engine) evaluate(b *repo.Batch, r *reader, id string, tc *tableChange, now time.Time) (bool, error) {
+	c := tc.c
 	var s Sentinel
 	ok, err := r.get(sentinelPrefix+id, &s)
 	if err != nil || !ok || !s.active(now) {
@@ -460,7 +477,8 @@ func (e *Engine) evaluate(b *repo.Batch, r *reader, id string, c Change, now tim
 		return false, err
 	}
 	// History keys count the sentinel's changes, so the one to drop is known.
-	if err := put(b, historyKey(s.ID, s.Changes), &c); err != nil {
+	e.buf = c.appendTail(append(e.buf[:0], tc.shared...))
+	if err := b.PutBucket(bucket, historyKey(s.ID, s.Changes), e.buf); err != nil {
 		return false, err
 	}
 	if old := s.Changes - e.cfg.HistoryKept; old > 0 {
@@ -468,7 +486,7 @@ func (e *Engine) evaluate(b *repo.Batch, r *reader, id string, c Change, now tim
 			return false, err
 		}
 	}
-	return c.Fired, put(b, sentinelPrefix+s.ID, &s)
+	return c.Fired, e.putRecord(b, sentinelPrefix+s.ID, &s)
 }
 
 func historyKey(id string, n int) string { return fmt.Sprintf("%s%s/%016x", historyPrefix, id, n) }

@@ -108,13 +108,15 @@ func (r *reader) get(key string, v any) (bool, error) {
 		return false, fmt.Errorf("watch: read %q: %w", key, err)
 	}
 	r.bytes += int64(len(b))
-	if err := json.Unmarshal(b, v); err != nil {
-		return false, fmt.Errorf("watch: decode %q: %w", key, err)
-	}
-	return true, nil
+	return true, decodeValue(key, b, v)
 }
 
+// put writes v: a record in the binary form (codec.go), anything else as
+// JSON.
 func put(b *repo.Batch, key string, v any) error {
+	if r, ok := v.(record); ok {
+		return b.PutBucket(bucket, key, encodeRecord(r))
+	}
 	buf, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("watch: encode %q: %w", key, err)
@@ -143,10 +145,11 @@ func scan[T any](ctx context.Context, r *reader, prefix string, fn func(key stri
 		}
 		r.bytes += int64(len(kv[1]))
 		var v T
-		if err := json.Unmarshal(kv[1], &v); err != nil {
-			return fmt.Errorf("watch: decode %q: %w", kv[0], err)
+		key := string(kv[0])
+		if err := decodeValue(key, kv[1], &v); err != nil {
+			return err
 		}
-		if err := fn(string(kv[0]), &v); err != nil {
+		if err := fn(key, &v); err != nil {
 			return err
 		}
 	}
@@ -172,7 +175,8 @@ func (e *Engine) migrateGroups(ctx context.Context) (int, error) {
 		for _, t := range g.Tables {
 			tid := tableID(&t.Spec)
 			err = errors.Join(err, put(b, tableKey(g.Key, tid), &t.table))
-			for _, m := range t.Members {
+			for i := range t.Members {
+				m := &t.Members[i]
 				err = errors.Join(err, put(b, membersOf(g.Key, tid)+m.ID, m))
 			}
 		}

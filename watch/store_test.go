@@ -3,6 +3,7 @@ package watch
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -138,4 +139,114 @@ func mustGet(t *testing.T, db *repo.DB, key string) []byte {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// TestStoreWrittenAsJSONStaysReadable writes sentinels, tables, members and
+// history in the JSON form repositories held before the binary one, and
+// checks that a new engine reads them as they were, checks on them, and
+// writes what it changes in the binary form.
+func TestStoreWrittenAsJSONStaysReadable(t *testing.T) {
+	db := openRepo(t)
+	s := newSite(t)
+	clk := newClock(t0)
+	e := newEngine(t, db, nil, clk, Options{})
+	u := s.set("/a", htmlPage(article))
+	var ids []string
+	for _, spec := range []Spec{
+		{Type: Words}, {Type: Words}, {Type: Phrase, Object: "opens on March 3 at the main hall"},
+		{Type: Keywords, Keywords: []string{"workshops"}, Mode: Digest, Period: time.Minute},
+	} {
+		spec.URL, spec.Every = u, time.Hour
+		sn, err := e.Install(t.Context(), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, sn.ID)
+	}
+	// Far from the phrase's box: the words and keywords tables change.
+	page := repl("every day", "every day at workshops")(article)
+	s.set("/a", htmlPage(page))
+	clk.add(time.Hour)
+	if res, err := e.Check(t.Context(), u); err != nil || res.Changed != 2 || res.Fired != 3 {
+		t.Fatalf("first check: %+v, %v; want 2 tables changed (words, keywords), 3 fired", res, err)
+	}
+	before := readAll(t, e, ids)
+
+	// Rewrite every record in JSON, as the code before the binary form
+	// wrote it (the struct tags are unchanged).
+	b := db.NewBatch(t.Context())
+	var errs []error
+	rewrite := func(prefix string, v func() record) {
+		for k := range keysUnder(t, db, prefix) {
+			r := v()
+			if _, err := (&reader{db: db}).get(k, r); err != nil {
+				t.Fatal(err)
+			}
+			j, err := json.Marshal(r)
+			errs = append(errs, err, b.PutBucket(bucket, k, j))
+		}
+	}
+	rewrite(sentinelPrefix, func() record { return &Sentinel{} })
+	rewrite(tablePrefix, func() record { return &table{} })
+	rewrite(memberPrefix, func() record { return &member{} })
+	rewrite(historyPrefix, func() record { return &Change{} })
+	if err := errors.Join(append(errs, b.Commit())...); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	for _, p := range []string{sentinelPrefix, tablePrefix, memberPrefix, historyPrefix} {
+		for k := range keysUnder(t, db, p) {
+			if v := mustGet(t, db, k); v[0] != '{' {
+				t.Fatalf("%q is not JSON: %q", k, v)
+			}
+		}
+	}
+
+	e2 := newEngine(t, db, nil, clk, Options{})
+	if got := readAll(t, e2, ids); !reflect.DeepEqual(got, before) {
+		t.Fatalf("read from JSON:\n%+v\nwritten:\n%+v", got, before)
+	}
+	page = repl("Forms that work", "Forms that work well")(repl("March 3", "March 9")(page))
+	s.set("/a", htmlPage(page))
+	clk.add(time.Hour)
+	if res, err := e2.Check(t.Context(), u); err != nil || res.Changed != 2 || res.Fired != 3 {
+		t.Fatalf("check on the JSON records: %+v, %v; want 2 tables changed (words, phrase), 3 fired", res, err)
+	}
+	after := readAll(t, e2, ids)
+	for i, id := range ids[:3] {
+		want := before.history[i]
+		if n := len(after.history[i]); n != len(want)+1 || !reflect.DeepEqual(append([]Change(nil), after.history[i][:n-1]...), want) {
+			t.Errorf("%s: history %+v after the second change, want the JSON entries %+v and a new one", id, after.history[i], want)
+		}
+		if v := mustGet(t, db, sentinelPrefix+id); v[0] != formatV1 {
+			t.Errorf("%s rewritten as %q, want the binary form", id, v[:1])
+		}
+	}
+	if v := mustGet(t, db, sentinelPrefix+ids[3]); v[0] != '{' {
+		t.Errorf("the keywords sentinel, whose table did not change, was rewritten: %q", v[:1])
+	}
+}
+
+// stored is what List and History give for some sentinels.
+type stored struct {
+	sentinels []*Sentinel
+	history   [][]Change
+}
+
+func readAll(t *testing.T, e *Engine, ids []string) stored {
+	t.Helper()
+	var out stored
+	for _, id := range ids {
+		s, err := e.Get(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := e.History(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.sentinels = append(out.sentinels, s)
+		out.history = append(out.history, h)
+	}
+	return out
 }

@@ -34,7 +34,9 @@ type Config struct {
 	// Queries is the query log keyword sentinels take their words from.
 	Queries string `mapstructure:"queries"`
 	// Repeats is how many times each check pass runs, each on a copy of
-	// the installed repository; the fastest is reported.
+	// the installed repository, the ungrouped and grouped passes of a
+	// placement alternating; the median ratio is reported, with the least
+	// and the greatest (doc.go).
 	Repeats int `mapstructure:"repeats"`
 	// Seed seeds every choice (pages, placements, objects).
 	Seed uint64 `mapstructure:"seed"`

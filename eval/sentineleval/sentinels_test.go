@@ -102,3 +102,21 @@ func TestValidateNamesKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestMedianIgnoresAMinorityOfStalls: the speedup is the median of the
+// per-repetition ratios, which stalls in fewer than half of them cannot
+// move past the unstalled ones.
+func TestMedianIgnoresAMinorityOfStalls(t *testing.T) {
+	for _, c := range []struct {
+		xs   []float64
+		want float64
+	}{
+		{[]float64{10, 9.5, 2, 10.5, 40}, 10},
+		{[]float64{3, 1}, 2},
+		{[]float64{7}, 7},
+	} {
+		if got := median(c.xs); got != c.want {
+			t.Errorf("median(%v) = %v, want %v", c.xs, got, c.want)
+		}
+	}
+}

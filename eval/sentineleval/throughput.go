@@ -25,12 +25,16 @@ type throughputRow struct {
 	Groups      int     // groups checked (pages, or sentinels when ungrouped)
 	PageBytes   float64 // mean body size of the watched pages
 	InstallUS   float64 // mean install cost per sentinel, µs
-	CheckSec    float64 // wall time of checking every group once
-	PerSec      float64 // sentinels checked per second
-	Speedup     float64 // PerSec / PerSec of the same sentinels checked ungrouped
-	BytesCheck  float64 // repository bytes read per group check
-	BytesSent   float64 // repository bytes read per sentinel
-	Fired       int64
+	Passes      int     // check passes timed
+	CheckSec    float64 // median wall time of checking every group once
+	PerSec      float64 // sentinels checked per second, at the median pass
+	// Speedup is the median over the repetitions of the ungrouped pass's
+	// time over the grouped pass's, on the same sentinels; Low and High
+	// are the least and the greatest of those ratios.
+	Speedup, SpeedupLow, SpeedupHigh float64
+	BytesCheck                       float64 // repository bytes read per group check
+	BytesSent                        float64 // repository bytes read per sentinel
+	Fired                            int64
 	// Windows are the mean install costs (µs) of each run of 1,000
 	// consecutive installs, for the install-cost-versus-size plot.
 	Windows []float64
@@ -87,25 +91,120 @@ func checkPass(ctx context.Context, s *served, dir string, gs []watch.Group, ung
 	return time.Since(start), e.Stats(), nil
 }
 
-// runThroughput installs n sentinels placed for group size g on week
-// cfg.Week, moves the archive to the next week and checks every group
-// once, timing both; ungrouped, each sentinel is checked alone. The
-// placement and the objects depend on (seed, n, g) only, so a grouped run
-// and an ungrouped run with the same g watch the same sentinels.
-func runThroughput(ctx context.Context, s *served, pages []*pageInfo, cfg Config, n int, dist string, g int, ungrouped bool, queries [][]string, tmp string, progress io.Writer) (row throughputRow, err error) {
+// installed is one run after its installs: its row so far, the groups to
+// check and one checkpoint of the repository per check pass.
+type installed struct {
+	row       throughputRow
+	ungrouped bool
+	gs        []watch.Group
+	cps       []string
+	passes    []time.Duration // one per checkpoint, in order
+}
+
+// runPlacement installs n sentinels placed for group size g on week
+// cfg.Week once per run of runs (ungrouped: each sentinel its own group),
+// moves the archive to the next week and checks every group once per
+// repetition, timing installs and passes. The runs' passes alternate,
+// each repetition in the order of the last one reversed, so that the
+// ungrouped and grouped passes of one repetition run next to each other
+// under the same load; the grouped row's speedup is the median of the
+// repetitions' ratios (doc.go). The placement and the objects depend on
+// (seed, n, g) only, so both runs watch the same sentinels.
+func runPlacement(ctx context.Context, s *served, pages []*pageInfo, cfg Config, n int, dist string, g int, runs []throughputRun, queries [][]string, tmp string, progress io.Writer) ([]throughputRow, error) {
+	var ins []*installed
+	for _, run := range runs {
+		in, err := install(ctx, s, pages, cfg, n, dist, g, run.ungrouped, queries, tmp, progress)
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			for _, cp := range in.cps {
+				os.RemoveAll(cp)
+			}
+		}()
+		ins = append(ins, in)
+	}
+	if err := s.rs.SetWeek(cfg.Week + 1); err != nil {
+		return nil, err
+	}
+	for r := range max(1, cfg.Repeats) {
+		for k := range ins {
+			in := ins[k]
+			if r%2 == 1 {
+				in = ins[len(ins)-1-k]
+			}
+			elapsed, st, err := checkPass(ctx, s, in.cps[r], in.gs, in.ungrouped)
+			if err != nil {
+				return nil, err
+			}
+			in.passes = append(in.passes, elapsed)
+			// Every pass checks the same copies: what it read and
+			// fired is the same each time.
+			in.row.BytesCheck = float64(st.BytesRead) / float64(len(in.gs))
+			in.row.BytesSent = float64(st.BytesRead) / float64(n)
+			in.row.Fired = st.Fired
+		}
+	}
+	var base *installed
+	var rows []throughputRow
+	for _, in := range ins {
+		row := &in.row
+		row.Passes = len(in.passes)
+		row.CheckSec = median(secondsOf(in.passes))
+		row.PerSec = float64(n) / row.CheckSec
+		if in.ungrouped {
+			base = in
+			row.Speedup, row.SpeedupLow, row.SpeedupHigh = 1, 1, 1
+		} else if base != nil {
+			ratios := make([]float64, len(in.passes))
+			for r, d := range in.passes {
+				ratios[r] = base.passes[r].Seconds() / d.Seconds()
+			}
+			row.Speedup = median(ratios)
+			row.SpeedupLow, row.SpeedupHigh = slices.Min(ratios), slices.Max(ratios)
+		}
+		rows = append(rows, *row)
+	}
+	return rows, nil
+}
+
+func secondsOf(ds []time.Duration) []float64 {
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		out[i] = d.Seconds()
+	}
+	return out
+}
+
+// median of xs (the mean of the middle two when their number is even).
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	m := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[m]
+	}
+	return (s[m-1] + s[m]) / 2
+}
+
+// install installs n sentinels placed for group size g on week cfg.Week
+// into a new repository and keeps cfg.Repeats checkpoints of it, one per
+// check pass (a pass changes what it checks).
+func install(ctx context.Context, s *served, pages []*pageInfo, cfg Config, n int, dist string, g int, ungrouped bool, queries [][]string, tmp string, progress io.Writer) (in *installed, err error) {
 	group := strconv.Itoa(g)
 	if ungrouped {
 		group = "none"
 	}
-	row = throughputRow{Sentinels: n, Dist: dist, Group: group, Placement: g}
+	in = &installed{ungrouped: ungrouped}
+	row := &in.row
+	*row = throughputRow{Sentinels: n, Dist: dist, Group: group, Placement: g}
 	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(n)*31+uint64(g)))
 	place := placement(n, g, len(pages), dist, cfg.ZipfAlpha, rng)
 	if err := s.rs.SetWeek(cfg.Week); err != nil {
-		return row, err
+		return nil, err
 	}
 	db, done, err := tempRepo(tmp)
 	if err != nil {
-		return row, err
+		return nil, err
 	}
 	defer func() {
 		if cerr := done(); err == nil {
@@ -114,7 +213,7 @@ func runThroughput(ctx context.Context, s *served, pages []*pageInfo, cfg Config
 	}()
 	e, err := watch.New(db, watchConfig(), nil, watch.Options{Fetcher: s.fetcher(), Ungrouped: ungrouped})
 	if err != nil {
-		return row, err
+		return nil, err
 	}
 	defer e.Close()
 	seen := map[int]bool{}
@@ -140,7 +239,7 @@ func runThroughput(ctx context.Context, s *served, pages []*pageInfo, cfg Config
 			spec, _ = specFor(watch.Words, p, queries, rng)
 			start = time.Now()
 			if _, err = e.Install(ctx, spec); err != nil {
-				return row, fmt.Errorf("sentinels: install %d on %s: %w", i, p.url, err)
+				return nil, fmt.Errorf("sentinels: install %d on %s: %w", i, p.url, err)
 			}
 			d = time.Since(start)
 		}
@@ -157,40 +256,16 @@ func runThroughput(ctx context.Context, s *served, pages []*pageInfo, cfg Config
 	row.Pages = len(seen)
 	row.PageBytes /= float64(len(seen))
 	row.InstallUS = float64(total.Microseconds()) / float64(n)
-	gs, err := e.Groups(ctx)
-	if err != nil {
-		return row, err
+	if in.gs, err = e.Groups(ctx); err != nil {
+		return nil, err
 	}
-	row.Groups = len(gs)
-	// The check pass runs cfg.Repeats times, each on its own checkpoint of
-	// the installed repository, and the fastest counts: the machine is
-	// shared, and the slower passes measure the neighbours.
-	var cps []string
+	row.Groups = len(in.gs)
 	for r := range max(1, cfg.Repeats) {
 		cp := filepath.Join(tmp, fmt.Sprintf("checkpoint-%d-%s-%s-%d-%d", n, dist, group, g, r))
 		if err := db.Checkpoint(cp); err != nil {
-			return row, err
+			return nil, err
 		}
-		defer os.RemoveAll(cp)
-		cps = append(cps, cp)
+		in.cps = append(in.cps, cp)
 	}
-	if err := s.rs.SetWeek(cfg.Week + 1); err != nil {
-		return row, err
-	}
-	best := time.Duration(math.MaxInt64)
-	for _, cp := range cps {
-		elapsed, st, err := checkPass(ctx, s, cp, gs, ungrouped)
-		if err != nil {
-			return row, err
-		}
-		if elapsed < best {
-			best = elapsed
-			row.BytesCheck = float64(st.BytesRead) / float64(len(gs))
-			row.BytesSent = float64(st.BytesRead) / float64(n)
-			row.Fired = st.Fired
-		}
-	}
-	row.CheckSec = best.Seconds()
-	row.PerSec = float64(n) / best.Seconds()
-	return row, nil
+	return in, nil
 }
