@@ -291,7 +291,8 @@ func (e *Engine) groupURL(key string) (string, error) {
 }
 
 // checkCopy runs a group's check on its page's fetched copy f.
-func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (CheckResult, error) {
+// The result is named so that the deferred count reaches every return.
+func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out CheckResult, _ error) {
 	key, url := res.Key, res.URL
 	now := e.now()
 	e.mu.Lock()
@@ -299,7 +300,7 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (Che
 	e.stats.checks.Add(1)
 	r := &reader{db: e.db}
 	defer func() {
-		res.BytesRead = r.bytes
+		out.BytesRead = r.bytes
 		e.stats.bytesRead.Add(r.bytes)
 	}()
 	sum := md5Hex(f.Body)

@@ -70,6 +70,10 @@ func TestSentinelTypesDetectTheirChanges(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// A changed page reads the group, the kept copy and the tables.
+			if res.BytesRead <= 0 || res.BytesRead != e.Stats().BytesRead {
+				t.Errorf("check read %d bytes, the engine counted %d", res.BytesRead, e.Stats().BytesRead)
+			}
 			if got := res.Fired == 1; got != tc.wantFired {
 				t.Fatalf("fired = %v, want %v (result %+v)", got, tc.wantFired, res)
 			}
