@@ -13,8 +13,10 @@ import (
 )
 
 // localAnswers are A(q, W^L) for every workload query: the local index's
-// full result lists in relevance order (index.Ranker), as archive URL ids;
-// Q and μ read the first model.depth of each (doc.go).
+// full result lists, as archive URL ids, whose first model.depth results
+// are in relevance order (index.Ranker's) and the rest below them in any
+// order (all in order under SemanticsThesis); Q and μ read the first
+// model.depth (doc.go).
 //
 // Only what must be is re-ranked. Bleve's order of a query's results
 // depends on the indexed copies holding its terms, their document
@@ -280,12 +282,19 @@ func (l *localAnswers) rankCorpus(st index.CorpusStats) {
 		} else {
 			l.li.conjunction(&l.h.wl.queries[k], st, add)
 		}
-		slices.SortFunc(l.scored, func(a, b scoredURL) int {
+		// Only the results a user can see are put in order; the rest
+		// follow them in no order (localAnswers).
+		order := func(a, b scoredURL) int {
 			if c := cmp.Compare(b.score, a.score); c != 0 {
 				return c
 			}
 			return strings.Compare(c.urls[a.url], c.urls[b.url])
-		})
+		}
+		n := l.h.model.visible(len(l.scored))
+		if n < len(l.scored) {
+			selectFirst(l.scored, n, order)
+		}
+		slices.SortFunc(l.scored[:n], order)
 		a := l.answers[k][:0]
 		for _, s := range l.scored {
 			a = append(a, s.url)

@@ -107,9 +107,8 @@ func (id *ideal) week(w int) weekIdeal {
 		} else {
 			wi.thesis[k] = liveScores{urls: slices.Clone(urls), scores: slices.Clone(sorted)}
 		}
-		sortDescending(sorted)
 		var v float64
-		for r, s := range sorted[:id.m.visible(len(sorted))] {
+		for r, s := range topDescending(sorted, id.m.visible(len(sorted))) {
 			v += id.inspect[r+1] * s
 		}
 		wi.values[k] = v

@@ -3,6 +3,8 @@ package synceval
 import (
 	"context"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/deltaq/deltaq/crawler/extract"
@@ -218,5 +220,25 @@ func TestMarginsPairTheWeeks(t *testing.T) {
 	if m.Baseline != "sbr τ=0.2" || m.Weeks != 3 || m.Ahead != 2 ||
 		math.Abs(m.Diff-0.1) > 1e-12 || math.Abs(m.StdErr-0.2/math.Sqrt(3)) > 1e-12 {
 		t.Errorf("margin = %+v", m)
+	}
+}
+
+// TestTopDescendingIsTheSortedPrefix compares the selection with a full
+// sort on seeded random scores, many of them tied.
+func TestTopDescendingIsTheSortedPrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 200 {
+		n := 1 + rng.IntN(300)
+		s := make([]float64, n)
+		for i := range s {
+			s[i] = float64(rng.IntN(1 + trial%40))
+		}
+		want := slices.Clone(s)
+		sortDescending(want)
+		k := 1 + rng.IntN(n+5)
+		got := topDescending(slices.Clone(s), k)
+		if !slices.Equal(got, want[:min(k, n)]) {
+			t.Fatalf("n %d k %d: %v, want %v", n, k, got, want[:min(k, n)])
+		}
 	}
 }

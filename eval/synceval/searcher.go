@@ -34,14 +34,20 @@ type liveIndex struct {
 	maxT    int // index.max_query_terms
 	n       uint64
 	meanLen float64
-	post    [][]doc // by term id; nil for a term no page holds
+	post    [][]posting // by term id; nil for a term no page holds
 	// slot is scratch for accumulate: 1 + candidate index by URL id.
 	slot []int32
 }
 
+// posting is one page holding a term, with the term's frequency in it.
+type posting struct {
+	doc
+	tf uint32
+}
+
 // newLiveIndex indexes docs (ascending by URL) as the searcher would.
 func newLiveIndex(c *corpus, docs []doc, r index.RetrievalConfig, maxTerms int) *liveIndex {
-	li := &liveIndex{c: c, r: r, maxT: maxTerms, post: make([][]doc, len(c.terms)), slot: make([]int32, len(c.urls))}
+	li := &liveIndex{c: c, r: r, maxT: maxTerms, post: make([][]posting, len(c.terms)), slot: make([]int32, len(c.urls))}
 	li.reset(docs)
 	return li
 }
@@ -58,8 +64,8 @@ func (li *liveIndex) reset(docs []doc) {
 	for _, d := range docs {
 		b := &c.bodies[d.body]
 		total += uint64(b.length)
-		for _, t := range b.terms {
-			li.post[t] = append(li.post[t], d)
+		for i, t := range b.terms {
+			li.post[t] = append(li.post[t], posting{d, b.tf[i]})
 		}
 	}
 	// As index.textLengths: the summed frequencies over N, 1 for none.
@@ -93,7 +99,8 @@ func (li *liveIndex) conjunction(q *query, st index.CorpusStats, fn func(d doc, 
 	sc := newScoring(st, dfs)
 	tfs := make([]uint64, len(q.terms))
 outer:
-	for _, d := range li.post[q.terms[shortest]] {
+	for _, p := range li.post[q.terms[shortest]] {
+		d := p.doc
 		b := &li.c.bodies[d.body]
 		for i, t := range q.terms {
 			tf := b.tfOf(t)
@@ -157,7 +164,8 @@ type answerPlan struct {
 }
 
 // answer calls fn for every page the searcher returns for q, with its
-// score, in URL order, and returns how it answered.
+// score, in the order the words' postings first reach it (a function of
+// the pages alone), and returns how it answered.
 func (li *liveIndex) answer(q *query, fn func(d doc, s float64)) answerPlan {
 	ts := planTerms(q.terms, li.maxT, li.n, li.df)
 	required := index.MatchRequired(li.r, len(ts))
@@ -179,7 +187,6 @@ func (li *liveIndex) answer(q *query, fn func(d doc, s float64)) answerPlan {
 			coordinated, plan.coordinated = all, true
 		}
 	}
-	slices.SortFunc(coordinated, func(a, b scand) int { return cmp.Compare(a.d.url, b.d.url) })
 	for _, c := range coordinated {
 		fn(c.d, c.score)
 	}
@@ -216,9 +223,9 @@ func (li *liveIndex) accumulate(ts []sterm, cands []scand) []scand {
 		if !li.c.known(t.id) {
 			continue // no page has it
 		}
-		for _, d := range li.post[t.id] {
-			b := &li.c.bodies[d.body]
-			s := index.MatchTextScore(li.r, t.idf, t.weight, uint64(b.tfOf(t.id)), b.length, li.meanLen)
+		for _, p := range li.post[t.id] {
+			d := p.doc
+			s := index.MatchTextScore(li.r, t.idf, t.weight, uint64(p.tf), li.c.bodies[d.body].length, li.meanLen)
 			k := li.slot[d.url] - 1
 			if k < 0 {
 				k = int32(len(cands))
@@ -342,9 +349,9 @@ func (m model) newWeekScorer(c *corpus, w int, qs []query) *weekScorer {
 	return &weekScorer{c: c, p: newPostings(c, w, qs), st: c.weekStats(w, m.scoring)}
 }
 
-// answer calls fn for every live page answering q, in URL order, with
-// its score S(W[p], q), and returns, under SemanticsSearcher, how the
-// searcher answered.
+// answer calls fn for every live page answering q with its score
+// S(W[p], q), in URL order under SemanticsThesis, and returns, under
+// SemanticsSearcher, how the searcher answered.
 func (ws *weekScorer) answer(q *query, fn func(d doc, s float64)) answerPlan {
 	if ws.li != nil {
 		return ws.li.answer(q, fn)

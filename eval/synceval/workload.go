@@ -131,8 +131,7 @@ func buildWorkload(c *corpus, qs []querylog.Query, an analysis.Analyzer, m model
 		ws.answer(q, func(_ doc, s float64) { answer = append(answer, s) })
 		if n := m.visible(len(answer)); n < len(answer) {
 			// Only the results a user can see count.
-			sortDescending(answer)
-			answer = answer[:n]
+			answer = topDescending(answer, n)
 		}
 		for _, s := range answer {
 			q.week0 += s
