@@ -210,6 +210,7 @@ func Load(src Sources) (*Config, error) {
 	cfg.Eval.Sync.Crawler, cfg.Eval.Sync.Frontier = cfg.Crawler, cfg.Frontier
 	cfg.Eval.Sync.Index, cfg.Eval.Sync.Repo = cfg.Index, cfg.Repo
 	cfg.Eval.Sync.Discovery = cfg.Discovery
+	cfg.Eval.Sync.Candidates = cfg.Ranking.Candidates
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("config: invalid:\n%w", withOrigins(err, origin))
 	}

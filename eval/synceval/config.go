@@ -101,6 +101,10 @@ type Config struct {
 	Repo     repo.Config     `mapstructure:"-"`
 	// Discovery is OD-WIN's configuration (discovery.*), for Splits.
 	Discovery discovery.Config `mapstructure:"-"`
+	// Candidates is ranking.candidates: the results the searcher orders
+	// and pages per query, no more. Under SemanticsSearcher A(q, ·) is
+	// cut to it on both sides of eq. 4.5 (doc.go).
+	Candidates int `mapstructure:"-"`
 }
 
 // filters and pageSets list the values of eval.sync.filter and
@@ -197,6 +201,9 @@ func (c Config) validateComponents() error {
 		}
 		if r.ProximityWeight != 0 {
 			errs = append(errs, fmt.Errorf("index.retrieval.proximity_weight = %v: must be 0 under eval.sync.semantics %q (the live scores have no positions)", r.ProximityWeight, c.Semantics))
+		}
+		if c.Candidates < 1 {
+			errs = append(errs, fmt.Errorf("ranking.candidates = %d: must be >= 1 under eval.sync.semantics %q (the results a user sees)", c.Candidates, c.Semantics))
 		}
 	}
 	// The frontier is validated with the harness's overrides (policy and

@@ -14,29 +14,54 @@
 //	         Σ_q f_q Σ_{p ∈ A(q, W)}   I(R(p, A(q, W)))·S(W[p], q)
 //
 // with I(r) = c·r^(−3/2) (eq. 4.2). What a query means follows
-// eval.sync.semantics. Under "searcher", A(q, W^L) is the
-// local index's full answer as `deltaq serve` ranks it
-// (index.Ranker.Match: best-match BM25 over deltaq's own statistics, the
-// coordination rule with its OR fallback, RM3 for long queries), and
-// S(W[p], q) is the same model applied to the live copy of p under the
-// live week's N and mean length (searcher.go, index/matchscore.go), so
-// the re-crawl is measured on what users see. Under "thesis", A(q, W^L)
-// is Bleve's answer to the terms ANDed (index.Ranker.Rank) and S Bleve's
-// conjunction score (index.ConjunctionScore), §4.7's approximation, still
-// the default: under "searcher" the knee keeps every query that shares a
-// word with a page (44,025 trec-mq queries on digitalgov-2023 against
-// 1,943 ANDed), and the ideal side holds every query's full answer of
-// every week, so that needs eval.sync.max_queries there. searcher.go
-// applies the searcher's model to the live pages, which have no index,
-// through index/matchscore.go and index.RelevanceModel;
-// TestMatchScoreIsMatch and TestEveryPageEveryWeekKeepsQualityOne pin it
-// to index.Ranker.Match. The
-// ideal side, A(q, W), depends only on the week and is computed once
-// (quality.go).
+// eval.sync.semantics. Under "searcher", the default, A(q, W^L) is the
+// local index's answer as `deltaq serve` ranks it (index.Ranker.Match:
+// best-match BM25 over deltaq's own statistics, the coordination rule
+// with its OR fallback, RM3 for long queries), and S(W[p], q) is the same
+// model applied to the live copy of p under the live week's N and mean
+// length (searcher.go, index/matchscore.go), so the re-crawl is measured
+// on what users see. Under "thesis", A(q, W^L) is Bleve's answer to the
+// terms ANDed (index.Ranker.Rank) and S Bleve's conjunction score
+// (index.ConjunctionScore), §4.7's approximation, kept for the thesis's
+// reproduction. searcher.go applies the searcher's model to the live
+// pages, which have no index, through index/matchscore.go and
+// index.RelevanceModel; TestMatchScoreIsMatch and
+// TestEveryPageEveryWeekKeepsQualityOne pin it to index.Ranker.Match.
+//
+// Under "searcher", A(q, ·) is, on both sides, the first ranking.candidates
+// results (model.depth; eval.sync reads the key, 200 by default): the
+// searcher orders that many and its pager offers no more, so a page below
+// them is never inspected, and I(r) past the cut is 0 for every user. Q
+// then measures exactly what `deltaq serve` can show. The cut keeps Q in
+// [0, 1]: the ideal side takes the K best live scores, and by the
+// rearrangement inequality no K distinct pages in any order score more
+// against I(r) decreasing. The relevance filter sums the same K scores,
+// and μ(p) of EBR and LambdaCrawl counts the same ranks. Under "thesis"
+// every result counts, as §4.7 has it.
+//
+// The ideal side, A(q, W), depends only on the week and is computed once
+// (quality.go). Under "searcher" it holds per (week, query) the ideal
+// value and how the searcher answered on the live week (the words scored
+// with their idf and weight, RM3's included, and whether the
+// coordination rule applied: answerPlan), not the answer: a local
+// answer's page is scored on demand from its live copy and the week's
+// mean length, the same float64 the answer gave it. Memory is W·|Q|·(24 +
+// 32·t̄) bytes (t̄ the mean words scored per query), whatever the answers'
+// lengths; the report states it: on digitalgov-2023 21.1 MB for 2,000
+// trec-mq queries, 434 MB for all 40,047 the knee keeps (t̄ ≈ 6: RM3). Under "thesis" it holds every matching
+// page's live score (one URL id and one float64 per week, query and
+// page). The local side keeps each query's full answer, whose order the
+// incremental check below needs (a page below the cut may rise into it
+// when N or the mean length move), and reads its first K.
 //
 // The workload is filtered by relevance as §4.7 does: queries whose summed
 // week-0 score falls below the knee of the sorted scores are dropped
-// (knee.go). The live web is, by default, the pages present in every week
+// (knee.go). With the searcher's semantics the knee keeps 1,084 of the
+// 1,145 tldr-brew-installs term lists matching tldr-en's week 0, and
+// 40,047 of the 50,393 trec-mq term lists matching digitalgov-2023's
+// (nearly every query shares a word with some page; ANDed, 1,943 are
+// kept), which eval.sync.max_queries samples (configs/default.yaml).
+// The live web is, by default, the pages present in every week
 // (§4.7's data sets; archive.Persistent). Every policy learns its
 // per-page parameters from its own re-downloads only, as a deployed
 // crawler must (eval.sync.history = own, the headline); with "whole" they

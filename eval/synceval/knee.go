@@ -45,3 +45,48 @@ func knee(scores []float64) (threshold float64, rank int) {
 func sortDescending(s []float64) {
 	slices.SortFunc(s, func(a, b float64) int { return cmp.Compare(b, a) })
 }
+
+// topDescending returns the k highest of s (all of them if k >= len(s))
+// from the highest down, reordering s: a selection, then a sort of the k
+// alone, which is what the ideal answer cut to a user's depth needs of
+// answers thousands of pages long.
+func topDescending(s []float64, k int) []float64 {
+	if k < len(s) {
+		selectFirst(s, k, func(a, b float64) int { return cmp.Compare(b, a) })
+		s = s[:k]
+	}
+	sortDescending(s)
+	return s
+}
+
+// selectFirst reorders s so that s[:k] hold its first k elements in the
+// order of compare, in no order among themselves (Hoare's selection,
+// pivot the middle element; 0 < k < len(s)).
+func selectFirst[T any](s []T, k int, compare func(a, b T) int) {
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		pivot := s[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for compare(s[i], pivot) < 0 {
+				i++
+			}
+			for compare(s[j], pivot) > 0 {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k-1 <= j:
+			hi = j
+		case k-1 >= i:
+			lo = i
+		default:
+			return
+		}
+	}
+}

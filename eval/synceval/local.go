@@ -13,7 +13,10 @@ import (
 )
 
 // localAnswers are A(q, W^L) for every workload query: the local index's
-// full result lists in relevance order (index.Ranker), as archive URL ids.
+// full result lists, as archive URL ids, whose first model.depth results
+// are in relevance order (index.Ranker's) and the rest below them in any
+// order (all in order under SemanticsThesis); Q and μ read the first
+// model.depth (doc.go).
 //
 // Only what must be is re-ranked. Bleve's order of a query's results
 // depends on the indexed copies holding its terms, their document
@@ -279,12 +282,19 @@ func (l *localAnswers) rankCorpus(st index.CorpusStats) {
 		} else {
 			l.li.conjunction(&l.h.wl.queries[k], st, add)
 		}
-		slices.SortFunc(l.scored, func(a, b scoredURL) int {
+		// Only the results a user can see are put in order; the rest
+		// follow them in no order (localAnswers).
+		order := func(a, b scoredURL) int {
 			if c := cmp.Compare(b.score, a.score); c != 0 {
 				return c
 			}
 			return strings.Compare(c.urls[a.url], c.urls[b.url])
-		})
+		}
+		n := l.h.model.visible(len(l.scored))
+		if n < len(l.scored) {
+			selectFirst(l.scored, n, order)
+		}
+		slices.SortFunc(l.scored[:n], order)
 		a := l.answers[k][:0]
 		for _, s := range l.scored {
 			a = append(a, s.url)
@@ -303,13 +313,14 @@ type scoredURL struct {
 // importance sets mu[u], the importance of archive URL u under the
 // workload over the local index: μ(p) = Σ_q f_q·I(R(p, A(q, W^L))), the
 // expected number of times users inspect p in the local answers (eqs.
-// 4.1–4.3 without the score). EBR weighs a page's embarrassment by it and
+// 4.1–4.3 without the score), over the results a user can see
+// (model.visible). EBR weighs a page's embarrassment by it and
 // LambdaCrawl its staleness; a page no query retrieves has μ = 0.
 func (l *localAnswers) importance(mu []float64) {
 	clear(mu)
 	for k, a := range l.answers {
 		f := l.h.wl.queries[k].freq
-		for r, u := range a {
+		for r, u := range a[:l.h.model.visible(len(a))] {
 			if u >= 0 {
 				mu[u] += f * l.h.ideal.inspect[r+1]
 			}

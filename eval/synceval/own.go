@@ -104,10 +104,13 @@ func (o *ownStats) dfOf(t uint32) uint64 {
 
 // inOrder reports whether answer, re-scored under the current statistics,
 // is still in the searcher's order (score descending, ties by URL) with
-// no two scores closer than rounding could blur.
+// no two scores closer than rounding could blur: its first model.depth
+// results in order, and every later one below the last of them
+// (localAnswers).
 func (o *ownStats) inOrder(l *localAnswers, answer []int32, ts []sterm, mean float64) bool {
 	r := o.h.model.retrieval
 	c := o.h.c
+	depth := o.h.model.visible(len(answer))
 	prev, prevURL := 0.0, ""
 	for i, u := range answer {
 		if u < 0 || l.indexed[u] < 0 {
@@ -131,7 +134,9 @@ func (o *ownStats) inOrder(l *localAnswers, answer []int32, ts []sterm, mean flo
 				return false
 			}
 		}
-		prev, prevURL = s, url
+		if i < depth {
+			prev, prevURL = s, url
+		}
 	}
 	return true
 }

@@ -3,6 +3,8 @@ package synceval
 import (
 	"context"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/deltaq/deltaq/crawler/extract"
@@ -111,6 +113,60 @@ func TestQualityOfEquation45(t *testing.T) {
 	}
 }
 
+// TestSearcherQualitySeesTheVisibleResults measures eq. 4.5 under the
+// searcher's semantics with A(q, ·) cut to two results: a page below the
+// cut counts nothing on either side, and a local page outside the live
+// answer (coordination drops it) scores 0.
+func TestSearcherQualitySeesTheVisibleResults(t *testing.T) {
+	c, _ := qualityFixture(t)
+	term := func(w string) uint32 { return c.termID[w] }
+	r := index.RetrievalConfig{K1: 1.2, B: 0.75, ShortQueryTerms: 3, MinShouldMatch: 0.5, MinResults: 1}
+	wl := &workload{queries: []query{
+		{text: "apple", freq: 3, terms: []uint32{term("appl")}},
+		// Two words, a short query: only b holds both.
+		{text: "apple pear", freq: 1, terms: []uint32{term("appl"), term("pear")}},
+	}}
+	const inspectC = 2.5
+	m := model{semantics: SemanticsSearcher, retrieval: r, maxTerms: 10, depth: 2}
+	id, err := buildIdeal(context.Background(), c, wl, m, inspectC, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := func(p string) int32 { return c.byURL["http://fx.test"+p] }
+	a, b, cc, d := url("/a"), url("/b"), url("/c"), url("/d")
+
+	// Every page has 5 tokens; N = 4; "appl" in 3 pages, "pear" in 2.
+	apple := func(tf uint64) float64 { return index.MatchTextScore(r, index.MatchIDF(4, 3), 1, tf, 5, 5) }
+	pear := index.MatchTextScore(r, index.MatchIDF(4, 2), 1, 1, 5, 5)
+	sa, sc3, sb := apple(3), apple(2), apple(1)
+	both := sb + pear // b's score for "apple pear"
+	I := func(r float64) float64 { return inspectC * math.Pow(r, -1.5) }
+	idealApple := I(1)*sa + I(2)*sc3 // b, third, is below the cut
+	den := 3*idealApple + I(1)*both
+
+	for _, tc := range []struct {
+		name    string
+		answers [][]int32
+		want    float64
+	}{
+		{"fully synchronized", [][]int32{{a, cc, b}, {b}}, 1},
+		{"the third result is not seen", [][]int32{{a, cc, d}, {b}}, 1},
+		{"misordered, a page cut off, a page the coordination drops",
+			[][]int32{{b, a, cc}, {d, b}},
+			(3*(I(1)*sb+I(2)*sa) + I(2)*both) / den},
+	} {
+		if got := id.quality(0, tc.answers); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%s: Q = %.15f, want %.15f", tc.name, got, tc.want)
+		}
+	}
+	if s := id.liveScore(0, 1, d); s != 0 {
+		t.Errorf("d for \"apple pear\": live score %v, want 0 (it lacks apple)", s)
+	}
+	if s := id.liveScore(0, 1, b); s != both {
+		t.Errorf("b for \"apple pear\": live score %v, want %v", s, both)
+	}
+}
+
 func TestKneeCutsWhereTheCurveBends(t *testing.T) {
 	// Ten scores falling by a factor of 10 each up to the fourth, then
 	// flat: the farthest point from the chord is the fourth.
@@ -164,5 +220,25 @@ func TestMarginsPairTheWeeks(t *testing.T) {
 	if m.Baseline != "sbr τ=0.2" || m.Weeks != 3 || m.Ahead != 2 ||
 		math.Abs(m.Diff-0.1) > 1e-12 || math.Abs(m.StdErr-0.2/math.Sqrt(3)) > 1e-12 {
 		t.Errorf("margin = %+v", m)
+	}
+}
+
+// TestTopDescendingIsTheSortedPrefix compares the selection with a full
+// sort on seeded random scores, many of them tied.
+func TestTopDescendingIsTheSortedPrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 200 {
+		n := 1 + rng.IntN(300)
+		s := make([]float64, n)
+		for i := range s {
+			s[i] = float64(rng.IntN(1 + trial%40))
+		}
+		want := slices.Clone(s)
+		sortDescending(want)
+		k := 1 + rng.IntN(n+5)
+		got := topDescending(slices.Clone(s), k)
+		if !slices.Equal(got, want[:min(k, n)]) {
+			t.Fatalf("n %d k %d: %v, want %v", n, k, got, want[:min(k, n)])
+		}
 	}
 }

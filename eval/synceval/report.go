@@ -41,7 +41,7 @@ func (h *harness) summarize(specs []runSpec, results []*runResult) *Summary {
 			LogStrings: wl.logStrings, LogTotal: wl.logTotal, NoTerms: wl.noTerms, UnknownTerm: wl.unknownTerm,
 			NoMatch: wl.noMatch, Candidates: wl.candidates, Threshold: wl.threshold, Kept: len(wl.queries),
 			KeptStrings: wl.keptStrings, KeptTotal: wl.keptTotal, MultiTerm: wl.multiTerm, Terms: wl.distinctTerm,
-			Sampled: wl.sampled,
+			Sampled: wl.sampled, Filtered: wl.filtered,
 		},
 		Week0: h.base,
 	}
@@ -282,7 +282,7 @@ func (h *harness) markdown(sum *Summary, results []*runResult) string {
 		"Every run starts from the same fully synchronized repository of week 0 and may re-download B pages a week "+
 		"through the real frontier, crawler (on the replay server) and index for weeks 1–%d; after each week's crawl "+
 		"the index catches up (measuring ΔQ_A) and Q(W^L) of eq. 4.5 is measured against that week's live pages: "+
-		"the local index's full answer A(q, W^L) to every workload query, in the searcher's order, each page scored "+
+		"the local index's answer A(q, W^L) to every workload query, in the searcher's order, each page scored "+
 		"with its live copy's S(W[p], q) (0 if gone or no longer an answer), over the ideal answer of the live week. "+
 		"%s I(r) = c·r^(−3/2), c = %g.\n\n",
 		sum.Archive, h.c.weeks(), h.c.dates[0].Format(time.DateOnly), h.c.dates[h.c.weeks()-1].Format(time.DateOnly),
@@ -323,7 +323,8 @@ func (h *harness) markdown(sum *Summary, results []*runResult) string {
 	wt.Add("kept queries with more than one term", ws.MultiTerm)
 	wt.Add("|Q′| (distinct terms given to the index)", ws.Terms)
 	if ws.Sampled {
-		wt.Add("sampled", fmt.Sprintf("eval.sync.max_queries = %d, seed %d", cfg.MaxQueries, cfg.Seed))
+		wt.Add("sampled", fmt.Sprintf("%d of the %d queries the filter kept, drawn with probability ∝ f_q (eval.sync.max_queries = %d, seed %d)",
+			ws.Kept, ws.Filtered, cfg.MaxQueries, cfg.Seed))
 	}
 	if cfg.Filter == "knee" {
 		wt.Note("Queries are split with the index's analyzer; query strings with the same terms are one query (f_q summed). " +
@@ -488,6 +489,7 @@ func (h *harness) markdown(sum *Summary, results []*runResult) string {
 	tm.Add(sweep, sum.SweepTook.Round(time.Millisecond).String())
 	tm.Add("whole evaluation", sum.Took.Round(time.Millisecond).String())
 	tm.Add("runs at once (eval.sync.workers)", sum.Workers)
+	tm.Add("memory held by the ideal side of eq. 4.5", fmt.Sprintf("%.1f MiB", float64(sum.IdealBytes)/(1<<20)))
 	if sum.MaxRSS > 0 {
 		tm.Add("peak resident memory of the process", fmt.Sprintf("%.0f MiB", float64(sum.MaxRSS)/(1<<20)))
 	}
@@ -650,9 +652,11 @@ func semanticsSentence(cfg Config) string {
 		return fmt.Sprintf("Semantics: the searcher's (eval.sync.semantics = searcher): a query is answered and scored as `deltaq serve` ranks it "+
 			"(index.Ranker.Match; best-match BM25 over deltaq's own statistics, k1 = %g, b = %g; all words of a query of at most %d words, "+
 			"a share %g of a longer one's (at least one), any word when fewer than %d pages qualify; RM3 from the best %d pages for longer queries), "+
-			"S(W[p], q) by the same formulas on the live copy under the live week's N and mean length.",
-			r.K1, r.B, r.ShortQueryTerms, r.MinShouldMatch, r.MinResults, r.FeedbackDocs)
+			"S(W[p], q) by the same formulas on the live copy under the live week's N and mean length. "+
+			"A(q, ·) is, on both sides, the first %d results (ranking.candidates: the searcher orders and pages no more); a page below them is never seen.",
+			r.K1, r.B, r.ShortQueryTerms, r.MinShouldMatch, r.MinResults, r.FeedbackDocs, cfg.Candidates)
 	}
 	return fmt.Sprintf("Semantics: the thesis's (eval.sync.semantics = thesis): a query's terms ANDed, in Bleve's relevance order (index.Ranker.Rank); "+
-		"S is Bleve's %s conjunction score under the live week's statistics as one segment; the index's statistics are those of it compacted, every week (index.AssumeCompacted).", cfg.Index.Scoring)
+		"S is Bleve's %s conjunction score under the live week's statistics as one segment; the index's statistics are those of it compacted, every week (index.AssumeCompacted). "+
+		"A(q, ·) is every result.", cfg.Index.Scoring)
 }

@@ -34,14 +34,20 @@ type liveIndex struct {
 	maxT    int // index.max_query_terms
 	n       uint64
 	meanLen float64
-	post    [][]doc // by term id; nil for a term no page holds
+	post    [][]posting // by term id; nil for a term no page holds
 	// slot is scratch for accumulate: 1 + candidate index by URL id.
 	slot []int32
 }
 
+// posting is one page holding a term, with the term's frequency in it.
+type posting struct {
+	doc
+	tf uint32
+}
+
 // newLiveIndex indexes docs (ascending by URL) as the searcher would.
 func newLiveIndex(c *corpus, docs []doc, r index.RetrievalConfig, maxTerms int) *liveIndex {
-	li := &liveIndex{c: c, r: r, maxT: maxTerms, post: make([][]doc, len(c.terms)), slot: make([]int32, len(c.urls))}
+	li := &liveIndex{c: c, r: r, maxT: maxTerms, post: make([][]posting, len(c.terms)), slot: make([]int32, len(c.urls))}
 	li.reset(docs)
 	return li
 }
@@ -58,8 +64,8 @@ func (li *liveIndex) reset(docs []doc) {
 	for _, d := range docs {
 		b := &c.bodies[d.body]
 		total += uint64(b.length)
-		for _, t := range b.terms {
-			li.post[t] = append(li.post[t], d)
+		for i, t := range b.terms {
+			li.post[t] = append(li.post[t], posting{d, b.tf[i]})
 		}
 	}
 	// As index.textLengths: the summed frequencies over N, 1 for none.
@@ -93,7 +99,8 @@ func (li *liveIndex) conjunction(q *query, st index.CorpusStats, fn func(d doc, 
 	sc := newScoring(st, dfs)
 	tfs := make([]uint64, len(q.terms))
 outer:
-	for _, d := range li.post[q.terms[shortest]] {
+	for _, p := range li.post[q.terms[shortest]] {
+		d := p.doc
 		b := &li.c.bodies[d.body]
 		for i, t := range q.terms {
 			tf := b.tfOf(t)
@@ -144,9 +151,22 @@ type scand struct {
 	matched uint64
 }
 
+// answerPlan is how the searcher answered a query on a set of pages: the
+// words scored (after the max_query_terms cut and RM3's expansion), with
+// their idf and weight, and whether the coordination rule kept only the
+// pages matching required of them (false: the OR fallback). With the
+// set's mean length it gives any page's score without the others
+// (score).
+type answerPlan struct {
+	terms       []sterm
+	required    int
+	coordinated bool
+}
+
 // answer calls fn for every page the searcher returns for q, with its
-// score, in URL order.
-func (li *liveIndex) answer(q *query, fn func(d doc, s float64)) {
+// score, in the order the words' postings first reach it (a function of
+// the pages alone), and returns how it answered.
+func (li *liveIndex) answer(q *query, fn func(d doc, s float64)) answerPlan {
 	ts := planTerms(q.terms, li.maxT, li.n, li.df)
 	required := index.MatchRequired(li.r, len(ts))
 	cands := li.accumulate(ts, nil)
@@ -154,6 +174,7 @@ func (li *liveIndex) answer(q *query, fn func(d doc, s float64)) {
 		ts = li.expand(ts, cands)
 		cands = li.accumulate(ts, cands[:0])
 	}
+	plan := answerPlan{terms: ts, required: required}
 	coordinated := cands
 	if required > 1 {
 		var all []scand
@@ -163,13 +184,36 @@ func (li *liveIndex) answer(q *query, fn func(d doc, s float64)) {
 			}
 		}
 		if len(all) >= li.r.MinResults {
-			coordinated = all
+			coordinated, plan.coordinated = all, true
 		}
 	}
-	slices.SortFunc(coordinated, func(a, b scand) int { return cmp.Compare(a.d.url, b.d.url) })
 	for _, c := range coordinated {
 		fn(c.d, c.score)
 	}
+	return plan
+}
+
+// score is the score answer gave, or would give, a page holding body b
+// under plan p with mean length meanLen: its words' shares added in the
+// plan's order as accumulate adds them (so the same float64), 0 for a page
+// the answer does not hold (no word matched, or fewer than required when
+// the rule applied).
+func (p *answerPlan) score(r index.RetrievalConfig, c *corpus, b *body, meanLen float64) float64 {
+	var s float64
+	var matched uint64
+	for i, t := range p.terms {
+		if !c.known(t.id) {
+			continue
+		}
+		if tf := b.tfOf(t.id); tf > 0 {
+			s += index.MatchTextScore(r, t.idf, t.weight, uint64(tf), b.length, meanLen)
+			matched |= 1 << i
+		}
+	}
+	if matched == 0 || p.coordinated && bits.OnesCount64(matched) < p.required {
+		return 0
+	}
+	return s
 }
 
 // accumulate scores every page holding one of ts's words (match.go's
@@ -179,9 +223,9 @@ func (li *liveIndex) accumulate(ts []sterm, cands []scand) []scand {
 		if !li.c.known(t.id) {
 			continue // no page has it
 		}
-		for _, d := range li.post[t.id] {
-			b := &li.c.bodies[d.body]
-			s := index.MatchTextScore(li.r, t.idf, t.weight, uint64(b.tfOf(t.id)), b.length, li.meanLen)
+		for _, p := range li.post[t.id] {
+			d := p.doc
+			s := index.MatchTextScore(li.r, t.idf, t.weight, uint64(p.tf), li.c.bodies[d.body].length, li.meanLen)
 			k := li.slot[d.url] - 1
 			if k < 0 {
 				k = int32(len(cands))
@@ -265,13 +309,29 @@ type model struct {
 	scoring   index.Scoring // Bleve's model, for SemanticsThesis
 	retrieval index.RetrievalConfig
 	maxTerms  int // index.max_query_terms
+	// depth is how many of an answer's results a user can see, A(q, ·)'s
+	// length: ranking.candidates under SemanticsSearcher (the searcher
+	// orders and pages that many, no more), 0 (all) under SemanticsThesis.
+	depth int
 }
 
 func newModel(cfg Config) model {
-	return model{semantics: cfg.Semantics, scoring: cfg.Index.Scoring, retrieval: cfg.Index.Retrieval, maxTerms: cfg.Index.MaxQueryTerms}
+	m := model{semantics: cfg.Semantics, scoring: cfg.Index.Scoring, retrieval: cfg.Index.Retrieval, maxTerms: cfg.Index.MaxQueryTerms}
+	if m.searcher() {
+		m.depth = cfg.Candidates
+	}
+	return m
 }
 
 func (m model) searcher() bool { return m.semantics == SemanticsSearcher }
+
+// visible is how many of an answer of n results a user can see.
+func (m model) visible(n int) int {
+	if m.depth > 0 {
+		return min(n, m.depth)
+	}
+	return n
+}
 
 // weekScorer answers queries on one week's live pages under a model.
 type weekScorer struct {
@@ -289,13 +349,14 @@ func (m model) newWeekScorer(c *corpus, w int, qs []query) *weekScorer {
 	return &weekScorer{c: c, p: newPostings(c, w, qs), st: c.weekStats(w, m.scoring)}
 }
 
-// answer calls fn for every live page answering q, in URL order, with
-// its score S(W[p], q).
-func (ws *weekScorer) answer(q *query, fn func(d doc, s float64)) {
+// answer calls fn for every live page answering q with its score
+// S(W[p], q), in URL order under SemanticsThesis, and returns, under
+// SemanticsSearcher, how the searcher answered.
+func (ws *weekScorer) answer(q *query, fn func(d doc, s float64)) answerPlan {
 	if ws.li != nil {
-		ws.li.answer(q, fn)
-		return
+		return ws.li.answer(q, fn)
 	}
 	sc := newScoring(ws.st, ws.p.dfs(q.terms))
 	ws.p.matches(q.terms, func(d doc) { fn(d, sc.score(&ws.c.bodies[d.body], q.terms)) })
+	return answerPlan{}
 }

@@ -58,6 +58,8 @@ type Summary struct {
 	// MaxRSS is the process's peak resident memory in bytes at the end
 	// (0 where the system does not report it).
 	MaxRSS int64
+	// IdealBytes is the memory the ideal side of eq. 4.5 holds (quality.go).
+	IdealBytes int
 }
 
 // WorkloadSummary describes the filtered workload (§4.7).
@@ -75,6 +77,7 @@ type WorkloadSummary struct {
 	MultiTerm   int     // kept queries with more than one distinct term
 	Terms       int     // |Q′|: distinct terms of the kept queries
 	Sampled     bool    // capped by eval.sync.max_queries
+	Filtered    int     // queries the filter kept, before the sample
 }
 
 // Week0Summary is the week-0 crawl: the fully synchronized repository
@@ -209,6 +212,7 @@ func Run(ctx context.Context, cfg Config, outDir string, progress io.Writer) (su
 	sum.SweepTook = sweepTook
 	sum.Took = time.Since(start)
 	sum.MaxRSS = maxRSS()
+	sum.IdealBytes = h.ideal.size()
 	if err := h.write(sum, results, outDir); err != nil {
 		return nil, err
 	}
@@ -259,7 +263,7 @@ func prepare(ctx context.Context, cfg Config, work string, workers int, progress
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(progress, "%s: ideal answers of %d weeks computed in %v\n", c.name, c.weeks(), time.Since(t1).Round(time.Millisecond))
+	fmt.Fprintf(progress, "%s: ideal answers of %d weeks computed in %v (%.1f MB held)\n", c.name, c.weeks(), time.Since(t1).Round(time.Millisecond), float64(id.size())/1e6)
 	return &harness{cfg: cfg, arch: a, c: c, wl: wl, model: newModel(cfg), queries: wl.logQueries(), ideal: id, work: work, mem: vfs.NewMem()}, nil
 }
 

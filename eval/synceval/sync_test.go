@@ -201,14 +201,18 @@ func TestEveryPageEveryWeekKeepsQualityOne(t *testing.T) {
 // one with three from week 2). Re-ranking only what must be gives the
 // same results as re-ranking every query every week. Under the
 // searcher's semantics the incremental answers come from the corpus and
-// the reference's from Bleve (index.Ranker.Match).
+// the reference's from Bleve (index.Ranker.Match); with one result seen
+// (ranking.candidates = 1) the swap decides which page counts.
 func TestIncrementalRerankingIsExact(t *testing.T) {
 	for _, semantics := range []string{synceval.SemanticsThesis, synceval.SemanticsSearcher} {
-		t.Run(semantics, func(t *testing.T) { testIncrementalRerankingIsExact(t, semantics) })
+		t.Run(semantics, func(t *testing.T) { testIncrementalRerankingIsExact(t, semantics, 0) })
 	}
+	t.Run("searcher/one-result-seen", func(t *testing.T) { testIncrementalRerankingIsExact(t, synceval.SemanticsSearcher, 1) })
 }
 
-func testIncrementalRerankingIsExact(t *testing.T, semantics string) {
+// testIncrementalRerankingIsExact runs the fixture under semantics with
+// ranking.candidates = candidates (0: the configured default).
+func testIncrementalRerankingIsExact(t *testing.T, semantics string, candidates int) {
 	page := func(words string, links ...string) string {
 		b := "<html><head><title>page</title></head><body><p>" + words + "</p>"
 		for _, l := range links {
@@ -239,6 +243,9 @@ func testIncrementalRerankingIsExact(t *testing.T, semantics string) {
 	cfg.Policies, cfg.Budgets = []string{"uniform", "deltaq"}, []int{1, 8}
 	cfg.Filter, cfg.Pages = "none", "all"
 	cfg.Semantics = semantics
+	if candidates > 0 {
+		cfg.Candidates = candidates
+	}
 	var csvs [][]byte
 	for _, rerank := range []string{"incremental", "all"} {
 		cfg.Rerank = rerank

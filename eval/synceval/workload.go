@@ -26,8 +26,9 @@ type query struct {
 	terms []uint32
 	// strings is how many distinct log strings were merged into it.
 	strings int
-	// week0 is Σ_p S(W_0[p], q), the summed score over the week-0 corpus
-	// the relevance filter looks at.
+	// week0 is Σ_p S(W_0[p], q) over the query's week-0 answer cut to the
+	// depth a user sees (model.visible): the summed score the relevance
+	// filter looks at.
 	week0 float64
 }
 
@@ -47,6 +48,7 @@ type workload struct {
 	multiTerm    int       // kept queries of more than one distinct term
 	distinctTerm int       // distinct terms over the kept queries (|Q′|)
 	sampled      bool      // capped by sample
+	filtered     int       // queries the filter kept, before sample
 	scores       []float64 // week0 of every candidate, for the knee plot
 }
 
@@ -122,9 +124,18 @@ func buildWorkload(c *corpus, qs []querylog.Query, an analysis.Analyzer, m model
 		known = append(known, cd.query)
 	}
 	ws := m.newWeekScorer(c, 0, known)
+	var answer []float64 // scratch
 	for i := range known {
 		q := &known[i]
-		ws.answer(q, func(_ doc, s float64) { q.week0 += s })
+		answer = answer[:0]
+		ws.answer(q, func(_ doc, s float64) { answer = append(answer, s) })
+		if n := m.visible(len(answer)); n < len(answer) {
+			// Only the results a user can see count.
+			answer = topDescending(answer, n)
+		}
+		for _, s := range answer {
+			q.week0 += s
+		}
 	}
 	var scores []float64
 	var positive []query
@@ -161,6 +172,7 @@ func buildWorkload(c *corpus, qs []querylog.Query, an analysis.Analyzer, m model
 // keys u^(1/f_q), u uniform, from a generator seeded by seed), in their
 // original order.
 func (wl *workload) sample(n int, seed uint64) {
+	wl.filtered = len(wl.queries)
 	if n >= len(wl.queries) {
 		return
 	}
