@@ -48,11 +48,12 @@
 // mean length, the same float64 the answer gave it. Memory is W·|Q|·(24 +
 // 32·t̄) bytes (t̄ the mean words scored per query), whatever the answers'
 // lengths; the report states it: on digitalgov-2023 21.1 MB for 2,000
-// trec-mq queries, 434 MB for all 40,047 the knee keeps (t̄ ≈ 6: RM3). Under "thesis" it holds every matching
-// page's live score (one URL id and one float64 per week, query and
-// page). The local side keeps each query's full answer, whose order the
-// incremental check below needs (a page below the cut may rise into it
-// when N or the mean length move), and reads its first K.
+// trec-mq queries, 434 MB for all 40,047 the knee keeps (t̄ ≈ 6: RM3).
+// Under "thesis" it holds every matching page's live score (one URL id
+// and one float64 per week, query and page). The local side keeps each
+// query's full answer, whose order the incremental check below needs (a
+// page below the cut may rise into it when N or the mean length move),
+// and reads its first K.
 //
 // The workload is filtered by relevance as §4.7 does: queries whose summed
 // week-0 score falls below the knee of the sorted scores are dropped
