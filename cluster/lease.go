@@ -114,8 +114,8 @@ func (l *Leases) Tick(ctx context.Context) error {
 	if _, err := l.nodes.Put(ctx, l.cfg.Node, beat); err != nil {
 		return fmt.Errorf("cluster: heartbeat: %w", err)
 	}
-	alive, err := l.nodes.Keys(ctx)
-	if err != nil && !errors.Is(err, jetstream.ErrNoKeysFound) {
+	alive, err := listKeys(ctx, l.nodes)
+	if err != nil {
 		return fmt.Errorf("cluster: list nodes: %w", err)
 	}
 	share := (l.cfg.Shards + max(len(alive), 1) - 1) / max(len(alive), 1)

@@ -96,10 +96,7 @@ func ReadStatus(ctx context.Context, url string, shards int) (*Status, error) {
 // readNodes reads every live heartbeat.
 func readNodes(ctx context.Context, kv jetstream.KeyValue) (map[string]NodeStatus, error) {
 	out := map[string]NodeStatus{}
-	keys, err := kv.Keys(ctx)
-	if errors.Is(err, jetstream.ErrNoKeysFound) {
-		return out, nil
-	}
+	keys, err := listKeys(ctx, kv)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: list nodes: %w", err)
 	}
@@ -125,10 +122,7 @@ func readNodes(ctx context.Context, kv jetstream.KeyValue) (map[string]NodeStatu
 // readOwners maps each leased shard to its owner.
 func readOwners(ctx context.Context, kv jetstream.KeyValue) (map[int]string, error) {
 	out := map[int]string{}
-	keys, err := kv.Keys(ctx)
-	if errors.Is(err, jetstream.ErrNoKeysFound) {
-		return out, nil
-	}
+	keys, err := listKeys(ctx, kv)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: list leases: %w", err)
 	}
