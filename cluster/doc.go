@@ -149,7 +149,14 @@
 // (Pending counts them: a work-queue stream keeps every message until it
 // is acknowledged), every shard is leased and every live node idle, twice
 // in a row with no counter moving. So when it ends, every URL ever handed
-// over has been fetched or refused as alone. A dead node's unfetched URLs
+// over has been fetched or refused as alone. A node counts as idle with
+// URLs queued for shards it no longer leases (a lease that moved
+// mid-crawl): their messages wait in the stream for the new owner, whose
+// consumer delivers them again, so Pending holds the end back until that
+// owner has fetched them; a node waiting for them itself would never be
+// idle, and the crawl would never end. A retry of a transient failure,
+// whose message was acknowledged, stays with the node that failed, as when
+// it dies. A dead node's unfetched URLs
 // are its unacknowledged messages, delivered again to the node that takes
 // its shards over. A node's scope is its seeds' hosts, so it must hold its
 // seeds before others hand it links: `deltaq crawl` seeds each node once

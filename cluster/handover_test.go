@@ -1,6 +1,7 @@
 package cluster_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -124,5 +125,91 @@ func TestAHandedOverURLOutlivesALeaseLapsingDuringItsAdmission(t *testing.T) {
 	}
 	if requests.Load() != 1 {
 		t.Errorf("%d requests for the page, want 1", requests.Load())
+	}
+}
+
+// TestANodeWaitsOnlyForItsOwnShardsQueue: a URL of a shard another node
+// leases, left in a node's queue (a lease moved mid-crawl: the URL's
+// message goes to the new owner, which fetches it), does not keep the
+// node from reporting itself idle, so the crawl can end; a URL of its own
+// shard keeps it busy until fetched.
+func TestANodeWaitsOnlyForItsOwnShardsQueue(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler()) // every page is gone: one fetch each
+	t.Cleanup(srv.Close)
+	nc := natstest.Start(t, 1)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a guard against a hang
+	defer cancel()
+	g, gctx := errgroup.WithContext(ctx)
+	runCtx, stop := context.WithCancel(gctx)
+	var nodes []*node
+	for _, name := range []string{"n0", "n1"} {
+		cfg := crawlConfig(t, srv, []string{"h0.test", "h1.test", "h2.test", "h3.test", "h4.test", "h5.test"})
+		cfg.Crawler.Scope = crawler.ScopeAll
+		db := openRepo(t, cfg)
+		m, err := cluster.Join(ctx, cluster.Config{URL: nc.URL(), Node: name, Shards: 2, Replicas: 1,
+			LeaseTTL: 3 * time.Second, Dedup: time.Hour}, cluster.Options{Repo: db, DrainHorizon: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(m.Close)
+		n := newNode(t, cfg, db, m)
+		g.Go(func() error { return m.Run(runCtx, n.c, n.f) })
+		nodes = append(nodes, n)
+	}
+	n0 := nodes[0]
+	if err := n0.m.WaitNodes(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	// A host of each shard: n0 leases one, n1 the other.
+	own, other := "", ""
+	for k := 0; k < 6 && (own == "" || other == ""); k++ {
+		h := fmt.Sprintf("h%d.test", k)
+		if n0.m.Leases().Owns(cluster.ShardOf(h, 2)) {
+			own = cmp.Or(own, h)
+		} else {
+			other = cmp.Or(other, h)
+		}
+	}
+	if own == "" || other == "" {
+		t.Fatalf("hosts h0-h5.test all fall in one shard (own %q, other %q)", own, other)
+	}
+	idle := func(want bool) {
+		t.Helper()
+		for {
+			st, err := cluster.ReadStatus(ctx, nc.URL(), 2)
+			switch {
+			case ctx.Err() != nil:
+				t.Fatalf("n0 did not report idle = %v within the guard", want)
+			case err != nil:
+				t.Fatal(err)
+			case st.Nodes["n0"].Idle == want:
+				return
+			}
+			time.Sleep(100 * time.Millisecond) // waiting for a heartbeat, not measuring
+		}
+	}
+	// Queued here directly, as handovers admitted before a lease moved.
+	otherURL, ownURL := "http://"+other+"/a", "http://"+own+"/a"
+	var hs []crawler.Handoff
+	for _, u := range []string{otherURL, ownURL} {
+		hs = append(hs, crawler.Handoff{URL: u, Source: u, Reason: repo.ReasonLink})
+	}
+	if _, err := n0.c.Admit(ctx, n0.f, hs); err != nil {
+		t.Fatal(err)
+	}
+	idle(false)
+	g.Go(func() error {
+		_, err := n0.c.Run(runCtx, n0.f, crawler.RunOptions{})
+		return err
+	})
+	idle(true)
+	stop()
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	for u, want := range map[string]int{ownURL: 1, otherURL: 0} {
+		if p, err := n0.db.Page(u); err != nil || p.Fetches != want {
+			t.Errorf("%s: %d fetches (%v) at n0, want %d", u, p.Fetches, err, want)
+		}
 	}
 }

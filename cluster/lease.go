@@ -114,8 +114,8 @@ func (l *Leases) Tick(ctx context.Context) error {
 	if _, err := l.nodes.Put(ctx, l.cfg.Node, beat); err != nil {
 		return fmt.Errorf("cluster: heartbeat: %w", err)
 	}
-	alive, err := l.nodes.Keys(ctx)
-	if err != nil && !errors.Is(err, jetstream.ErrNoKeysFound) {
+	alive, err := listKeys(ctx, l.nodes)
+	if err != nil {
 		return fmt.Errorf("cluster: list nodes: %w", err)
 	}
 	share := (l.cfg.Shards + max(len(alive), 1) - 1) / max(len(alive), 1)
@@ -217,10 +217,11 @@ func (l *Leases) acquire(ctx context.Context, share int) error {
 	return nil
 }
 
-// run ticks every LeaseTTL/3, calling after once each tick is done, until
-// ctx ends; then it lets every lease go so the other nodes need not wait
-// for them to expire. It returns nil.
-func (l *Leases) run(ctx context.Context, after func() error) error {
+// run ticks every LeaseTTL/3, calling ticked once each tick succeeded,
+// until ctx ends; then it lets every lease go so the other nodes need not
+// wait for them to expire. It returns nil. ticked must not block: the
+// next renewals wait for it.
+func (l *Leases) run(ctx context.Context, ticked func()) error {
 	for {
 		start := l.clock.Now()
 		// A failed tick (a server lost, the client reconnecting) is tried
@@ -234,8 +235,8 @@ func (l *Leases) run(ctx context.Context, after func() error) error {
 		cancel()
 		if err != nil && ctx.Err() == nil {
 			l.logger.Warn("lease tick", "err", err)
-		} else if err := after(); err != nil && ctx.Err() == nil {
-			l.logger.Warn("following the leases", "err", err)
+		} else if err == nil {
+			ticked()
 		}
 		if err := l.clock.WaitUntil(ctx, start.Add(l.cfg.LeaseTTL/3)); err != nil {
 			l.releaseAll()

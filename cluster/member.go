@@ -290,7 +290,31 @@ func (m *Member) Run(ctx context.Context, c *crawler.Crawler, f *frontier.Fronti
 	r := &receiver{m: m, in: in, consuming: map[int]jetstream.ConsumeContext{}, orphans: map[int]int{}}
 	defer r.stopAll()
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return m.leases.run(gctx, func() error { return r.follow(gctx) }) })
+	// The consumers follow the leases beside the ticks, not inside them: a
+	// consumer's creation waiting on a server (a minute at worst, the
+	// client's timeout) must not hold up the renewals, or the leases run
+	// out and their shards move while this node still works on them.
+	ticked := make(chan struct{}, 1)
+	g.Go(func() error {
+		return m.leases.run(gctx, func() {
+			select {
+			case ticked <- struct{}{}:
+			default: // the follower is behind; it reads the leases afresh
+			}
+		})
+	})
+	g.Go(func() error {
+		for {
+			select {
+			case <-gctx.Done():
+				return nil
+			case <-ticked:
+			}
+			if err := r.follow(gctx); err != nil && gctx.Err() == nil {
+				m.logger.Warn("following the leases", "err", err)
+			}
+		}
+	})
 	g.Go(func() error { return m.publish(gctx) })
 	g.Go(func() error { return r.admit(gctx, c, f) })
 	for range ackers {
@@ -385,7 +409,7 @@ type receiver struct {
 }
 
 // follow starts consuming the shards just taken and stops those let go;
-// it runs after every lease tick.
+// it runs after each successful lease tick, beside the next.
 func (r *receiver) follow(ctx context.Context) error {
 	owned := map[int]bool{}
 	for _, s := range r.m.leases.Owned() {

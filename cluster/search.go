@@ -178,8 +178,8 @@ func (s *SearchNode) beat(ctx context.Context) error {
 	if _, err := s.kv.Put(ctx, s.cfg.Node, nil); err != nil {
 		return fmt.Errorf("cluster: search heartbeat: %w", err)
 	}
-	keys, err := s.kv.Keys(ctx)
-	if err != nil && !errors.Is(err, jetstream.ErrNoKeysFound) {
+	keys, err := listKeys(ctx, s.kv)
+	if err != nil {
 		return fmt.Errorf("cluster: search nodes: %w", err)
 	}
 	others := slices.DeleteFunc(keys, func(k string) bool { return k == s.cfg.Node })

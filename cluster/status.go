@@ -96,10 +96,7 @@ func ReadStatus(ctx context.Context, url string, shards int) (*Status, error) {
 // readNodes reads every live heartbeat.
 func readNodes(ctx context.Context, kv jetstream.KeyValue) (map[string]NodeStatus, error) {
 	out := map[string]NodeStatus{}
-	keys, err := kv.Keys(ctx)
-	if errors.Is(err, jetstream.ErrNoKeysFound) {
-		return out, nil
-	}
+	keys, err := listKeys(ctx, kv)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: list nodes: %w", err)
 	}
@@ -125,10 +122,7 @@ func readNodes(ctx context.Context, kv jetstream.KeyValue) (map[string]NodeStatu
 // readOwners maps each leased shard to its owner.
 func readOwners(ctx context.Context, kv jetstream.KeyValue) (map[int]string, error) {
 	out := map[int]string{}
-	keys, err := kv.Keys(ctx)
-	if errors.Is(err, jetstream.ErrNoKeysFound) {
-		return out, nil
-	}
+	keys, err := listKeys(ctx, kv)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: list leases: %w", err)
 	}
@@ -293,6 +287,16 @@ func (m *Member) WaitNodes(ctx context.Context, n int) error {
 	}
 }
 
+// fetchedElsewhere reports whether host's shard is not this node's now.
+// A URL this node holds queued for such a host is not its work to wait
+// for: its message stays in the stream until the shard's owner, whose
+// consumer delivers it again on taking the shard, fetches it (Pending
+// counts it meanwhile). A node waiting for it instead would never be idle
+// once a lease moved mid-crawl, and the crawl would never end.
+func (m *Member) fetchedElsewhere(host string) bool {
+	return !m.leases.Owns(ShardOf(host, m.cfg.Shards))
+}
+
 // statusOf builds the heartbeat of a node crawling with c and f: its
 // counters, its rate since the previous heartbeat, and whether it is idle.
 func (m *Member) statusOf(c *crawler.Crawler, f *frontier.Frontier) func() []byte {
@@ -303,7 +307,7 @@ func (m *Member) statusOf(c *crawler.Crawler, f *frontier.Frontier) func() []byt
 		ns := NodeStatus{
 			Fetched: c.Counters().Snapshot().Fetched(), Published: m.stats.Published.Load(),
 			Received: m.stats.Received.Load(),
-			Idle:     f.Drained(m.drainHorizon) && len(m.out) == 0 && m.busy.Load() == 0,
+			Idle:     f.DrainedExcept(m.drainHorizon, m.fetchedElsewhere) && len(m.out) == 0 && m.busy.Load() == 0,
 		}
 		if m.budget != nil {
 			d := f.Demand() // may wait for the frontier's lock: timed after

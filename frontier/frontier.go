@@ -228,10 +228,15 @@ func (f *Frontier) TryNext() (Job, bool) {
 
 // Drained reports whether nothing is in flight and no queued entry could
 // start within horizon: what makes Next return ErrDrained in drain mode.
-func (f *Frontier) Drained(horizon time.Duration) bool {
+func (f *Frontier) Drained(horizon time.Duration) bool { return f.DrainedExcept(horizon, nil) }
+
+// DrainedExcept is Drained leaving out the entries of the hosts skip
+// reports (nil skips none): a cluster node has nothing left to do when
+// all it holds queued belongs to hosts another node fetches now.
+func (f *Frontier) DrainedExcept(horizon time.Duration, skip func(host string) bool) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.mu.inflight == 0 && !f.anyReadyLocked(f.clock.Now().Add(horizon))
+	return f.mu.inflight == 0 && !f.anyReadyLocked(f.clock.Now().Add(horizon), skip)
 }
 
 // NextOptions say how long Next waits.
@@ -257,7 +262,7 @@ func (f *Frontier) Next(ctx context.Context, opts NextOptions) (Job, error) {
 			f.mu.Unlock()
 			return job, nil
 		}
-		if opts.Drain && f.mu.inflight == 0 && !f.anyReadyLocked(now.Add(opts.Horizon)) {
+		if opts.Drain && f.mu.inflight == 0 && !f.anyReadyLocked(now.Add(opts.Horizon), nil) {
 			f.mu.Unlock()
 			return Job{}, ErrDrained
 		}
@@ -391,10 +396,13 @@ func (f *Frontier) refixAllLocked() {
 	f.wakeLocked()
 }
 
-// anyReadyLocked reports whether some host could start an admissible
-// entry by t.
-func (f *Frontier) anyReadyLocked(t time.Time) bool {
+// anyReadyLocked reports whether some host skip does not report (nil
+// skips none) could start an admissible entry by t.
+func (f *Frontier) anyReadyLocked(t time.Time, skip func(host string) bool) bool {
 	for _, h := range f.mu.hosts {
+		if skip != nil && skip(h.host) {
+			continue
+		}
 		if at, _, ok := f.readyLocked(h); ok && at <= t.UnixNano() {
 			return true
 		}
@@ -753,7 +761,7 @@ func (c candidates) DeltaQs(ctx context.Context, url string) ([]repo.DeltaQ, err
 func (f *Frontier) RoundOver(delivered int) (over bool, changed <-chan struct{}) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.mu.inflight == delivered && !f.anyReadyLocked(f.clock.Now()), f.mu.changed
+	return f.mu.inflight == delivered && !f.anyReadyLocked(f.clock.Now(), nil), f.mu.changed
 }
 
 // CompareJobs orders jobs as their queue entries are ordered (host,

@@ -153,7 +153,8 @@ type crawlNode struct {
 	cmd     *exec.Cmd
 	data    string
 	fetched atomic.Int64
-	done    chan error
+	done    chan error    // Wait's result, once
+	exited  chan struct{} // closed once Wait returned
 }
 
 // startNodes starts n crawl processes joining url.
@@ -161,7 +162,7 @@ func startNodes(t *testing.T, dir, url string, args []string, n int) []*crawlNod
 	t.Helper()
 	var nodes []*crawlNode
 	for i := range n {
-		nd := &crawlNode{data: filepath.Join(dir, fmt.Sprintf("node-%d", i)), done: make(chan error, 1)}
+		nd := &crawlNode{data: filepath.Join(dir, fmt.Sprintf("node-%d", i)), done: make(chan error, 1), exited: make(chan struct{})}
 		nd.cmd = exec.Command(binary, append(args, "--data", nd.data, "--cluster", url,
 			"--node", fmt.Sprintf("n%d", i), "--wait-nodes", strconv.Itoa(n))...)
 		nd.cmd.Stdout = logFile(t, dir, fmt.Sprintf("node-%d.out", i))
@@ -181,9 +182,20 @@ func startNodes(t *testing.T, dir, url string, args []string, n int) []*crawlNod
 					nd.fetched.Store(k)
 				}
 			}
-			nd.done <- nd.cmd.Wait()
+			err := nd.cmd.Wait()
+			close(nd.exited)
+			nd.done <- err
 		}()
-		t.Cleanup(func() { stopProc(nd.cmd) })
+		// Only the goroutine above waits for the process: a second Wait
+		// would race with it on the process state.
+		t.Cleanup(func() {
+			select {
+			case <-nd.exited:
+			default:
+				nd.cmd.Process.Kill()
+				<-nd.exited
+			}
+		})
 		nodes = append(nodes, nd)
 	}
 	return nodes
@@ -194,8 +206,9 @@ func startNodes(t *testing.T, dir, url string, args []string, n int) []*crawlNod
 const clusterHang = 5 * time.Minute
 
 // waitNodes waits for every node still running to exit and fails the
-// test for one that failed.
-func waitNodes(t *testing.T, dir string, nodes []*crawlNode, killed map[int]bool) {
+// test for one that failed. On a hang it shows the cluster's status
+// (`deltaq cluster status` against url), then each node's goroutines.
+func waitNodes(t *testing.T, dir, url string, nodes []*crawlNode, killed map[int]bool) {
 	t.Helper()
 	deadline := time.After(clusterHang)
 	for i, nd := range nodes {
@@ -209,11 +222,15 @@ func waitNodes(t *testing.T, dir string, nodes []*crawlNode, killed map[int]bool
 				t.Fatalf("node %d: %v\n%s", i, err, tail(string(log), 20000))
 			}
 		case <-deadline:
+			status, err := exec.Command(binary, "cluster", "status", "--cluster", url).CombinedOutput()
+			if err != nil {
+				status = fmt.Appendf(status, "(%v)", err)
+			}
 			// Each Go process prints its goroutines on SIGQUIT: why it hangs.
 			nd.cmd.Process.Signal(syscall.SIGQUIT)
 			<-nd.done
 			log, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("node-%d.err", i)))
-			t.Fatalf("the cluster crawl did not end within %v; node %d:\n%s", clusterHang, i, tail(string(log), 60000))
+			t.Fatalf("the cluster crawl did not end within %v; the cluster's status:\n%s\nnode %d:\n%s", clusterHang, status, i, tail(string(log), 60000))
 		}
 	}
 }
@@ -245,7 +262,7 @@ func TestClusterProcessesCrawlWhatOneProcessCrawls(t *testing.T) {
 	want := soloCrawl(t, dir, args)
 	url, _ := natsProcs(t, dir)
 	nodes := startNodes(t, dir, url, args, 3)
-	waitNodes(t, dir, nodes, nil)
+	waitNodes(t, dir, url, nodes, nil)
 
 	u := union(t, nodes)
 	if len(u.Twice) > 0 {
@@ -314,7 +331,7 @@ func TestClusterSurvivesAKilledNATSServerAndAKilledNode(t *testing.T) {
 	}
 	<-nodes[victim].done
 	t.Logf("node %d killed after it reported %d pages", victim, nodes[victim].fetched.Load())
-	waitNodes(t, dir, nodes, map[int]bool{victim: true})
+	waitNodes(t, dir, url, nodes, map[int]bool{victim: true})
 
 	u := union(t, nodes)
 	missing := 0
