@@ -206,7 +206,7 @@ func (s *Summary) findings() string {
 			}
 		}
 		if len(wic) > 0 {
-			fmt.Fprintf(&b, "- WIC with linear urgency, same budget: %s. Its greedy polls the feed with the most expected postings pending, λ·(time since its last poll), which spaces polls ∝ 1/λ (proportional allocation) and leaves slow feeds unpolled for months; a shorter horizon makes it worse, since postings older than the horizon are worth nothing. Urgency functions are non-increasing, so WIC cannot express a value that grows with delay, which is what minimising delay needs.\n", strings.Join(wic, "; "))
+			fmt.Fprintf(&b, "- WIC with linear urgency, same budget: %s. Its greedy polls the feed with the most expected postings pending, λ·(time since its last poll), which spaces polls ∝ 1/λ (proportional allocation): slow feeds get little beyond the floor of their max interval, and a shorter horizon makes it worse, since postings older than the horizon are worth nothing, so a slow feed's utility never reaches a fast one's and only the floor polls it. Urgency functions are non-increasing, so WIC cannot express a value that grows with delay, which is what minimising delay needs.\n", strings.Join(wic, "; "))
 		}
 		if p.Max > u.Max {
 			fmt.Fprintf(&b, "- Unlike the paper's finding, placement raises the max delay here (placement-only %s against uniform %s): on a weekly profile it spaces a feed's polls unevenly, close together in its busy hours and days and far apart over its quiet ones (weekends), so the longest gap grows.\n", hours(p.Max), hours(u.Max))
