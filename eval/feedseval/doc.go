@@ -13,7 +13,7 @@
 // eval.feeds.wic_horizons, on 5-minute instants. Every policy gets the same
 // polls per week, the same per-feed bounds and the same models (WIC, which
 // plans poll by poll, keeps the bounds as the live poller does: a feed at
-// its max interval is polled first, one within its min interval is not
+// its max interval is polled at once, one within its min interval is not
 // picked). With eval.feeds.relearn a second pass re-learns each Monday from
 // what each policy's own polls had retrieved by then: profiles over the
 // window and bin-level refinement that best predicted the weeks before

@@ -182,10 +182,10 @@ func (p *planner) place(m int, model feeds.Model, prev []int) []int {
 // with append life and linear urgency: π of a feed at an instant is its
 // learned expected postings in it, and the budget is the same polls per
 // week, spent as whole polls as the credit accrues. Each feed's bounds hold
-// as in every other policy (and in the live poller): a feed whose last
-// poll is its max interval ago is due and polled first, the longest
-// overdue first, on credit if the instant has none; WIC picks the rest
-// among the feeds polled at least their min interval ago. Without the
+// as in every other policy (and in the live poller): every feed whose last
+// poll is its max interval ago is polled at once, on credit if the instant
+// has none; WIC picks the rest among the feeds polled at least their min
+// interval ago. Without the
 // floor WIC starves slow feeds: its linear urgency values a feed by the
 // postings its model expects since the last poll, and a feed never polled
 // keeps the rate learned at its last poll, so a low estimate is never
@@ -216,7 +216,6 @@ func (p *planner) wicWeek(s *schedule, ws time.Time, models []feeds.Model) {
 				due = append(due, i)
 			}
 		}
-		slices.SortStableFunc(due, func(a, b int) int { return last(a).Compare(last(b)) })
 		for _, i := range due {
 			s.times[i] = append(s.times[i], t)
 			p.wic.Fetched(feedKey(i))
