@@ -8,12 +8,15 @@
 // posting of the rest of the year until its feed's next poll. Policies:
 // uniform; placement-only (Thm. 3); allocation-only (Thm. 1); combined
 // (both, feeds.Combined); Cho & Garcia-Molina's age- and freshness-optimal
-// allocations (cgm.go), evenly spaced like their fixed-order refresh; and WIC (package monitor) with append life and linear urgency at
-// each eval.feeds.wic_horizons, on 5-minute instants. Every policy gets the
-// same polls per week, the same per-feed bounds and the same models. With
-// eval.feeds.relearn a second pass re-learns each Monday from what each
-// policy's own polls had retrieved by then: profiles over the window and
-// bin-level refinement that best predicted the weeks before
+// allocations (cgm.go), evenly spaced like their fixed-order refresh; and
+// WIC (package monitor) with append life and linear urgency at each
+// eval.feeds.wic_horizons, on 5-minute instants. Every policy gets the same
+// polls per week, the same per-feed bounds and the same models (WIC, which
+// plans poll by poll, keeps the bounds as the live poller does: a feed at
+// its max interval is polled at once, one within its min interval is not
+// picked). With eval.feeds.relearn a second pass re-learns each Monday from
+// what each policy's own polls had retrieved by then: profiles over the
+// window and bin-level refinement that best predicted the weeks before
 // (feeds.ChooseProfiling, a rolling origin), rates weighted by age
 // (feeds.rate_half_lives), each feed's known only up to its last poll.
 //

@@ -176,7 +176,7 @@ func (s *Summary) header(cfg Config) string {
 		s.EvalPostings, s.EvalFrom.Format(time.DateOnly), s.EvalTo.Format(time.DateOnly), cfg.Seed)
 	b.WriteString("Policies: **uniform** (equal polls, evenly spaced, random phase per feed); **placement-only** (equal polls placed by Thm. 3 on the learned weekly λ(t)); " +
 		"**allocation-only** (square-root rule, Thm. 1, evenly spaced); **combined** (Thm. 1 and Thm. 3 together: the square-root allocation, then single polls moved between feeds while the placed plans' expected delay falls); " +
-		"**cgm-age** / **cgm-freshness** (Cho & Garcia-Molina's age- and freshness-optimal allocations, evenly spaced); **wic-linear-H** (the monitor package's WIC greedy with append life and linear urgency of horizon H, π = learned expected postings per 5-minute instant).\n\n")
+		"**cgm-age** / **cgm-freshness** (Cho & Garcia-Molina's age- and freshness-optimal allocations, evenly spaced); **wic-linear-H** (the monitor package's WIC greedy with append life and linear urgency of horizon H, π = learned expected postings per 5-minute instant; a feed at its max interval is polled at once and one within its min interval is not picked, so WIC keeps the bounds every policy keeps).\n\n")
 	b.WriteString("**learned once** is the paper's protocol. **learned weekly** re-learns every Monday from the postings that the policy's own polls had retrieved by then (no look-ahead): profiles chosen on the weeks before (feeds.profile_windows, feeds.bin_weights: the window and bin-level refinement that best predicted the last feeds.profile_holdout_weeks, each from what came before it), rates weighted by age (feeds.rate_half_lives), each feed's postings known up to its last poll; every policy gets the same estimator.\n\n")
 	b.WriteString(s.findings())
 	return b.String()
@@ -206,7 +206,7 @@ func (s *Summary) findings() string {
 			}
 		}
 		if len(wic) > 0 {
-			fmt.Fprintf(&b, "- WIC with linear urgency, same budget: %s. Its greedy polls the feed with the most expected postings pending, λ·(time since its last poll), which spaces polls ∝ 1/λ (proportional allocation) and leaves slow feeds unpolled for months; a shorter horizon makes it worse, since postings older than the horizon are worth nothing. Urgency functions are non-increasing, so WIC cannot express a value that grows with delay, which is what minimising delay needs.\n", strings.Join(wic, "; "))
+			fmt.Fprintf(&b, "- WIC with linear urgency, same budget: %s. Its greedy polls the feed with the most expected postings pending, λ·(time since its last poll), which spaces polls ∝ 1/λ (proportional allocation): slow feeds get little beyond the floor of their max interval, and a shorter horizon makes it worse, since postings older than the horizon are worth nothing, so a slow feed's utility never reaches a fast one's and only the floor polls it. Urgency functions are non-increasing, so WIC cannot express a value that grows with delay, which is what minimising delay needs.\n", strings.Join(wic, "; "))
 		}
 		if p.Max > u.Max {
 			fmt.Fprintf(&b, "- Unlike the paper's finding, placement raises the max delay here (placement-only %s against uniform %s): on a weekly profile it spaces a feed's polls unevenly, close together in its busy hours and days and far apart over its quiet ones (weekends), so the longest gap grows.\n", hours(p.Max), hours(u.Max))
