@@ -38,8 +38,15 @@
 // pages the dead node had fetched when it finds links to them. The pages
 // fetched twice are the dead node's in-flight work: fetches committed
 // whose acknowledgements were not confirmed, at most AckBacklog (the
-// writer waits beyond) plus one commit group. Acknowledgements are
-// confirmed by the server (DoubleAck) and sent again while a consumer
+// writer waits beyond) plus one commit group. That bound holds while the
+// leases outlive the streams' leader elections: if a NATS server's loss
+// keeps renewals from landing for longer than a node holds a lease (2/3
+// of cluster lease_ttl), every lease lapses and shards may change hands
+// among live nodes; a node that gets a shard back still has its old queue
+// of first fetches, some of which the interim owner fetched, and fetches
+// them again (a test with 10 s leases under load saw thousands). So
+// lease_ttl must exceed an election's time with margin. Acknowledgements
+// are confirmed by the server (DoubleAck) and sent again while a consumer
 // elects a leader, and a shard whose subject keeps messages its owner
 // holds none of is consumed afresh, so that a NATS server lost mid-crawl
 // delays the end by a few ticks, not by the 5-minute AckWait. The price is

@@ -106,8 +106,11 @@ func bothArchives(t *testing.T, dir string) []string {
 	srv := httptest.NewServer(clustertest.Replay(t))
 	t.Cleanup(srv.Close)
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
-	// Leases of 10 s outlive a NATS server's loss: the streams' new
-	// leaders are elected before a lease runs out.
+	// Leases of 20 s outlive a NATS server's loss: the streams' new
+	// leaders are elected before a node's hold on a lease (2/3 of it,
+	// 13 s) runs out. With 10 s leases, elections under load took longer
+	// than the 6.7 s hold, every lease lapsed, and shards changing hands
+	// among the live nodes were fetched twice (cluster's doc.go).
 	cfgFile := filepath.Join(dir, "crawl.yaml")
 	if err := os.WriteFile(cfgFile, []byte(`crawler:
   politeness:
@@ -116,7 +119,7 @@ func bothArchives(t *testing.T, dir string) []string {
       - {host: tldr-en.test, min_delay: 0s, per_host: 4}
       - {host: digitalgov-2023.test, min_delay: 0s, per_host: 4}
 cluster:
-  lease_ttl: 10s
+  lease_ttl: 20s
   dedup: 1h
 `), 0o644); err != nil {
 		t.Fatal(err)
