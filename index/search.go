@@ -149,6 +149,17 @@ func (ix *Index) Retrieve(ctx context.Context, q Query, limit int) ([]Hit, uint6
 // RetrieveRanked is Retrieve without the hits' empty display fields: a
 // fifth of the memory for the few hundred candidates a search ranks.
 func (ix *Index) RetrieveRanked(ctx context.Context, q Query, limit int) ([]Ranked, uint64, error) {
+	return ix.retrieve(ctx, q, limit, true)
+}
+
+// RetrieveUnordered is RetrieveRanked for a caller that orders the pages
+// itself (the ranking does): the same pages, in no particular order, so
+// they are selected from the matches without being sorted.
+func (ix *Index) RetrieveUnordered(ctx context.Context, q Query, limit int) ([]Ranked, uint64, error) {
+	return ix.retrieve(ctx, q, limit, false)
+}
+
+func (ix *Index) retrieve(ctx context.Context, q Query, limit int, ordered bool) ([]Ranked, uint64, error) {
 	if limit < 0 {
 		return nil, 0, fmt.Errorf("index: retrieve: limit = %d: must be >= 0", limit)
 	}
@@ -159,7 +170,7 @@ func (ix *Index) RetrieveRanked(ctx context.Context, q Query, limit int) ([]Rank
 		if err != nil {
 			return err
 		}
-		ranked, _, total, err = ix.match(ctx, r, m, st, q, limit)
+		ranked, _, total, err = ix.matchPages(ctx, r, m, st, q, limit, ordered)
 		return err
 	})
 	return ranked, uint64(total), err
@@ -270,8 +281,12 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapTe
 		}
 		seen[term] = true
 		if st != nil { // from memory
+			t, ok := st.term(term)
+			if !ok {
+				continue
+			}
 			for i, doc := range docs {
-				for _, o := range st.occurrences(term, doc) {
+				for _, o := range st.occurrences(t, doc) {
 					out[i] = append(out[i], Span{int(o.start), int(o.end)})
 				}
 			}

@@ -237,13 +237,9 @@ func (st *snapText) postings(term string) []termPosting {
 	return st.post[st.termAt[t]:st.termAt[t+1]]
 }
 
-// occurrences returns where term occurs in document doc's stored text
-// (byte ranges, by position), none if it does not.
-func (st *snapText) occurrences(term string, doc uint64) []textSpan {
-	t, ok := st.term(term)
-	if !ok {
-		return nil
-	}
+// occurrences returns where term t (its id) occurs in document doc's
+// stored text (byte ranges, by position), none if it does not.
+func (st *snapText) occurrences(t uint32, doc uint64) []textSpan {
 	lo, hi := st.termAt[t], st.termAt[t+1]
 	k, found := slices.BinarySearchFunc(st.post[lo:hi], doc, func(p termPosting, doc uint64) int {
 		return cmp.Compare(uint64(p.of), doc)

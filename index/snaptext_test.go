@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -167,6 +168,45 @@ func TestSortBestIsThePrefixOfTheFullOrder(t *testing.T) {
 		if !slices.Equal(kept, want[:min(n, k%8)]) {
 			t.Fatalf("keepBest, round %d: n %d, k %d: %v, want %v", round, n, k%8, kept, want[:min(n, k%8)])
 		}
+	}
+}
+
+// TestRetrieveUnorderedIsRetrieveRankedAsASet checks that the pages
+// selected without sorting are the best ones, with the same scores, for
+// trec-mq queries (short, long with RM3, OR fallback) on digitalgov
+// week 0.
+func TestRetrieveUnorderedIsRetrieveRankedAsASet(t *testing.T) {
+	ix := week0Index(t, ScoringBM25).ix
+	qs, err := querylog.Load(datasets.Path(t, "querylogs", "trec-mq.tsv"), querylog.FormatTopics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byURL := func(a, b Ranked) int { return strings.Compare(a.URL, b.URL) }
+	compared := 0
+	for _, qq := range qs[:200] {
+		q, err := ParseQuery(qq.Text, ix.cfg.Limits())
+		if err != nil {
+			continue
+		}
+		for _, limit := range []int{0, 10, 200} {
+			want, wantTotal, err := ix.RetrieveRanked(t.Context(), q, limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, total, err := ix.RetrieveUnordered(t.Context(), q, limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.SortFunc(want, byURL)
+			slices.SortFunc(got, byURL)
+			if total != wantTotal || !slices.Equal(got, want) {
+				t.Fatalf("%q, limit %d: %d pages of %d unordered, %d of %d ranked, or not the same", qq.Text, limit, len(got), total, len(want), wantTotal)
+			}
+			compared += len(got)
+		}
+	}
+	if compared < 10000 {
+		t.Fatalf("only %d pages compared", compared)
 	}
 }
 
