@@ -136,38 +136,34 @@ func Blend(items []Scored, weight float64) []float64 {
 	for _, it := range items {
 		maxRel = max(maxRel, it.Relevance)
 	}
-	// Popularities with their positions, sorted compactly; the order
-	// within a group of equal popularity does not change a score.
-	type popAt struct {
-		pop float64
-		i   int
-	}
-	idx := make([]popAt, n)
+	// ρ(p) by a binary search among the popularities sorted ascending: a
+	// sort of bare floats, without a comparison function.
+	pops := make([]float64, n)
 	for i, it := range items {
-		idx[i] = popAt{it.Popularity, i}
+		pops[i] = it.Popularity
 	}
-	slices.SortFunc(idx, func(a, b popAt) int { return cmp.Compare(b.pop, a.pop) })
+	slices.Sort(pops)
 	denom := math.Log(1 + float64(n))
-	above := 0 // candidates strictly more popular than the current group
-	for g := 0; g < n; {
-		e := g
-		for e < n && idx[e].pop == idx[g].pop {
-			e++
-		}
-		for _, at := range idx[g:e] {
-			i := at.i
-			pop := 0.0
-			if items[i].Popularity > 0 {
-				pop = 1 - math.Log(1+float64(above))/denom
+	for i, it := range items {
+		pop := 0.0
+		if it.Popularity > 0 {
+			// above: the candidates strictly more popular.
+			lo, hi := 0, n
+			for lo < hi {
+				if mid := int(uint(lo+hi) >> 1); pops[mid] > it.Popularity {
+					hi = mid
+				} else {
+					lo = mid + 1
+				}
 			}
-			rel := 0.0
-			if maxRel > 0 && items[i].Relevance > 0 {
-				rel = items[i].Relevance / maxRel
-			}
-			score[i] = (1-weight)*rel + weight*pop
+			above := n - lo
+			pop = 1 - math.Log(1+float64(above))/denom
 		}
-		above += e - g
-		g = e
+		rel := 0.0
+		if maxRel > 0 && it.Relevance > 0 {
+			rel = it.Relevance / maxRel
+		}
+		score[i] = (1-weight)*rel + weight*pop
 	}
 	return score
 }

@@ -109,16 +109,32 @@ func (s *Searcher) Search(ctx context.Context, user, query string, page, size in
 	if err != nil {
 		return Page{}, fmt.Errorf("ranking: retrieve %q: %w", query, err)
 	}
-	return s.order(ctx, user, query, cands, total, page, size)
+	return s.order(ctx, user, query, dedupe(cands, s.cfg.Candidates, s.urlSeed), total, page, size)
 }
 
 // Order is Search for a caller that retrieved the candidates itself (up to
-// Candidates of them, best first, and the total number of matches), for
+// Candidates of them, in any order, and the total number of matches), for
 // instance from a query it has already parsed.
 func (s *Searcher) Order(ctx context.Context, user, query string, cands []Candidate, total, page, size int) (Page, error) {
+	return s.orderChecked(ctx, user, query, cands, false, total, page, size)
+}
+
+// OrderDistinct is Order for candidates whose URLs are known to be
+// distinct, as one index's are (a page is one document): they are not
+// searched for duplicates.
+func (s *Searcher) OrderDistinct(ctx context.Context, user, query string, cands []Candidate, total, page, size int) (Page, error) {
+	return s.orderChecked(ctx, user, query, cands, true, total, page, size)
+}
+
+func (s *Searcher) orderChecked(ctx context.Context, user, query string, cands []Candidate, distinct bool, total, page, size int) (Page, error) {
 	query = strings.TrimSpace(query)
 	if err := s.check(user, query, page, size); err != nil {
 		return Page{}, err
+	}
+	if distinct {
+		cands = cands[:min(len(cands), s.cfg.Candidates)]
+	} else {
+		cands = dedupe(cands, s.cfg.Candidates, s.urlSeed)
 	}
 	return s.order(ctx, user, query, cands, total, page, size)
 }
@@ -141,7 +157,8 @@ func (s *Searcher) check(user, query string, page, size int) error {
 	return nil
 }
 
-// order orders, merges and cuts the candidates of a checked request.
+// order orders, merges and cuts the distinct candidates of a checked
+// request.
 func (s *Searcher) order(ctx context.Context, user, query string, cands []Candidate, total, page, size int) (Page, error) {
 	// The ordered list lives in pooled buffers until the page is copied out.
 	sc, _ := s.scratch.Get().(*orderScratch)
@@ -150,7 +167,7 @@ func (s *Searcher) order(ctx context.Context, user, query string, cands []Candid
 	}
 	defer s.scratch.Put(sc)
 	defer sc.clear()
-	items, err := s.score(ctx, dedupe(cands, s.cfg.Candidates, s.urlSeed), sc)
+	items, err := s.score(ctx, cands, sc)
 	if err != nil {
 		return Page{}, err
 	}

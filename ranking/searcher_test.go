@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -211,6 +212,37 @@ func TestOrderIsSearchOnCandidatesRetrievedElsewhere(t *testing.T) {
 	}
 	if _, err := s.Order(t.Context(), "someone", "go pebble", cands, total, 0, 10); !errors.Is(err, ErrBadRequest) {
 		t.Fatalf("page 0: %v, want ErrBadRequest", err)
+	}
+}
+
+// TestOrderDistinctIgnoresTheCandidatesOrder: the page is the same
+// whichever order distinct candidates come in (the index hands them over
+// unsorted), and the same as Order's.
+func TestOrderDistinctIgnoresTheCandidatesOrder(t *testing.T) {
+	_, store := openStore(t, testConfig(), nil)
+	retr := newFakeRetriever(45)
+	cfg := testConfig()
+	cfg.Promotion = PromotionConfig{Rule: RuleSelective, K: 2, R: 0.3}
+	s := newSearcher(t, cfg, retr, store)
+	cands, total, err := retr.Retrieve(t.Context(), "go pebble", s.Candidates())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for page := 1; page <= 5; page++ {
+		want, err := s.Order(t.Context(), "someone", "go pebble", cands, total, page, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shuffled := slices.Clone(cands)
+		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		got, err := s.OrderDistinct(t.Context(), "someone", "go pebble", shuffled, total, page, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.Results) == 0 || got.Candidates != want.Candidates || !slices.Equal(got.Results, want.Results) {
+			t.Fatalf("page %d: shuffled %+v, in order %+v", page, got, want)
+		}
 	}
 }
 

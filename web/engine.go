@@ -63,13 +63,18 @@ func (r Retriever) Retrieve(ctx context.Context, query string, limit int) ([]ran
 	if err != nil {
 		return nil, 0, err
 	}
-	return r.retrieveParsed(ctx, q, limit, nil)
+	return r.retrieveParsed(ctx, q, limit, true, nil)
 }
 
-// retrieveParsed is Retrieve for a parsed query; the candidates are
-// appended to cands.
-func (r Retriever) retrieveParsed(ctx context.Context, q index.Query, limit int, cands []ranking.Candidate) ([]ranking.Candidate, int, error) {
-	ranked, total, err := r.Index.RetrieveRanked(ctx, q, limit)
+// retrieveParsed is Retrieve for a parsed query, the candidates best
+// first if ordered, else in no particular order (the ranking orders them
+// in any case); they are appended to cands.
+func (r Retriever) retrieveParsed(ctx context.Context, q index.Query, limit int, ordered bool, cands []ranking.Candidate) ([]ranking.Candidate, int, error) {
+	retrieve := r.Index.RetrieveUnordered
+	if ordered {
+		retrieve = r.Index.RetrieveRanked
+	}
+	ranked, total, err := retrieve(ctx, q, limit)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -113,7 +118,7 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 		cands, total, shown = candidates(hits), int(n), b.Shown
 	} else {
 		// The candidates live in a pooled buffer: Order copies what the
-		// page shows.
+		// page shows. It orders them itself: the index only selects them.
 		buf, _ := e.cands.Get().(*[]ranking.Candidate)
 		if buf == nil {
 			buf = new([]ranking.Candidate)
@@ -123,14 +128,18 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 			*buf = (*buf)[:0]
 			e.cands.Put(buf)
 		}()
-		cands, total, err = Retriever{Index: e.ix}.retrieveParsed(ctx, q, e.rank.Candidates(), (*buf)[:0])
+		cands, total, err = Retriever{Index: e.ix}.retrieveParsed(ctx, q, e.rank.Candidates(), false, (*buf)[:0])
 		*buf = cands
 		shown = e.ix.Shown
 	}
 	if err != nil {
 		return Response{}, inputError(err)
 	}
-	page, err := e.rank.Order(ctx, user, r.Query, cands, total, r.Page, r.Size)
+	order := e.rank.Order
+	if e.opts.Backend == nil {
+		order = e.rank.OrderDistinct // one index: one document per URL
+	}
+	page, err := order(ctx, user, r.Query, cands, total, r.Page, r.Size)
 	if err != nil {
 		if errors.Is(err, ranking.ErrBadRequest) {
 			return Response{}, &InputError{Field: "q", Value: r.Query, Message: err.Error()}
