@@ -49,6 +49,7 @@ import (
 // snapshot waits for.
 type snapText struct {
 	snap    bindex.IndexReader // the snapshot it describes
+	id      uint64             // this index's count of snapTexts built when it was
 	n       uint64             // live documents
 	meanLen float64            // mean analyzed length of FieldText, 1 for an empty index
 	total   uint64             // analyzed length of FieldText summed over the documents
@@ -86,8 +87,9 @@ type termPosting struct {
 
 // snapTexts holds the snapText of the snapshot searched last.
 type snapTexts struct {
-	mu  sync.Mutex
-	cur *snapText
+	mu    sync.Mutex
+	cur   *snapText
+	built uint64
 }
 
 // snapText returns the in-memory text field of the snapshot r, building
@@ -104,6 +106,8 @@ func (ix *Index) snapText(ctx context.Context, r bindex.IndexReader) (*snapText,
 	if err != nil {
 		return nil, err
 	}
+	c.built++
+	st.id = c.built
 	c.cur = st
 	return st, nil
 }

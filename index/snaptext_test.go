@@ -193,8 +193,26 @@ func TestRetrieveUnorderedIsRetrieveRankedAsASet(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, total, err := ix.RetrieveUnordered(t.Context(), q, limit)
+			res, err := ix.RetrieveUnordered(t.Context(), q, limit)
 			if err != nil {
+				t.Fatal(err)
+			}
+			got, total := res.Pages, res.Total
+			if res.Snapshot == 0 || len(res.Docs) != len(got) {
+				t.Fatalf("%q: snapshot %d, %d document numbers for %d pages", qq.Text, res.Snapshot, len(res.Docs), len(got))
+			}
+			if err := ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
+				st, err := ix.snapText(t.Context(), r)
+				if err != nil {
+					return err
+				}
+				for i, d := range res.Docs {
+					if st.id != res.Snapshot || st.urls[d] != got[i].URL {
+						t.Fatalf("%q: document %d of snapshot %d (searched %d) is %s, not %s", qq.Text, d, st.id, res.Snapshot, st.urls[d], got[i].URL)
+					}
+				}
+				return nil
+			}); err != nil {
 				t.Fatal(err)
 			}
 			slices.SortFunc(want, byURL)

@@ -15,6 +15,13 @@ type Candidate struct {
 	// best candidate's score matters.
 	Relevance float64
 	FetchedAt time.Time
+	// Space, when not 0, numbers the page within a key space: the same
+	// Key in the same Space is the same page for as long as the Searcher
+	// runs (one index's snapshot and the page's document number there).
+	// The searcher then keeps where the page's statistics are by number,
+	// instead of finding them by URL on every query.
+	Space uint64
+	Key   uint32
 }
 
 // Scored is a candidate with its popularity statistics.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -69,7 +70,23 @@ type Searcher struct {
 	seeds     *keyedMAC // PromotionSeed's MAC under the secret
 	urlSeed   maphash.Seed
 	scratch   sync.Pool // *orderScratch
+	rows      statsRows
 	logger    *slog.Logger
+}
+
+// maxStatsKeys bounds the keys statsRows holds rows for (256 MB of
+// them); pages of larger keys are looked up by URL.
+const maxStatsKeys = 1 << 26
+
+// statsRows is where the Store keeps the statistics of the pages of one
+// key space (Candidate.Space), by key: the searcher's stats, when they
+// are a *Store, are then read by row, with no URL hashed. The rows of a
+// key space's pages take 4 bytes per key up to the largest seen.
+type statsRows struct {
+	mu    sync.Mutex
+	space uint64
+	n     int     // the column's length when the −1 entries were found
+	row   []int32 // by key: 0 not yet known, −1 no statistics, r+1 row r
 }
 
 // NewSearcher returns a Searcher. secret keys the click signatures and the
@@ -250,9 +267,12 @@ func dedupeFrom(cands []Candidate, i int, limit int) []Candidate {
 	return out
 }
 
-// orderScratch holds one search's candidate URLs and scored list.
+// orderScratch holds one search's candidate URLs, statistics rows and
+// statistics, and its scored list.
 type orderScratch struct {
 	urls  []string
+	rows  []int32
+	stats []PageStats
 	items []Scored
 }
 
@@ -265,17 +285,22 @@ func (sc *orderScratch) clear() {
 // score looks the candidates' statistics up and orders them (L_d), in
 // sc's buffers.
 func (s *Searcher) score(ctx context.Context, cands []Candidate, sc *orderScratch) ([]Scored, error) {
-	urls := slices.Grow(sc.urls[:0], len(cands))[:len(cands)]
-	sc.urls = urls
-	for i, c := range cands {
-		urls[i] = c.URL
-	}
-	stats, err := s.stats.Lookup(ctx, urls)
+	stats, ok, err := s.statsByKey(ctx, cands, sc)
 	if err != nil {
-		return nil, fmt.Errorf("ranking: popularity of %d candidates: %w", len(urls), err)
+		return nil, fmt.Errorf("ranking: popularity of %d candidates: %w", len(cands), err)
 	}
-	if len(stats) != len(urls) {
-		return nil, fmt.Errorf("ranking: popularity of %d candidates: got %d answers", len(urls), len(stats))
+	if !ok {
+		urls := slices.Grow(sc.urls[:0], len(cands))[:len(cands)]
+		sc.urls = urls
+		for i, c := range cands {
+			urls[i] = c.URL
+		}
+		if stats, err = s.stats.Lookup(ctx, urls); err != nil {
+			return nil, fmt.Errorf("ranking: popularity of %d candidates: %w", len(urls), err)
+		}
+		if len(stats) != len(urls) {
+			return nil, fmt.Errorf("ranking: popularity of %d candidates: got %d answers", len(urls), len(stats))
+		}
 	}
 	items := slices.Grow(sc.items[:0], len(cands))[:len(cands)]
 	sc.items = items
@@ -284,6 +309,91 @@ func (s *Searcher) score(ctx context.Context, cands []Candidate, sc *orderScratc
 	}
 	Order(items, s.cfg.Order, s.cfg.BlendWeight)
 	return items, nil
+}
+
+// statsByKey reads the candidates' statistics by their rows in the
+// Store's column, found once per key (ok false when that does not apply:
+// the stats are not a *Store, a candidate has no key space or another
+// one than the first's, or the column gained rows since the rows were
+// found, which are then forgotten).
+func (s *Searcher) statsByKey(ctx context.Context, cands []Candidate, sc *orderScratch) (stats []PageStats, ok bool, err error) {
+	store, isStore := s.stats.(*Store)
+	if !isStore || len(cands) == 0 || cands[0].Space == 0 {
+		return nil, false, nil
+	}
+	space, top := cands[0].Space, uint32(0)
+	for _, c := range cands {
+		if c.Space != space {
+			return nil, false, nil
+		}
+		top = max(top, c.Key)
+	}
+	if top >= maxStatsKeys {
+		return nil, false, nil
+	}
+	rows := slices.Grow(sc.rows[:0], len(cands))[:len(cands)]
+	sc.rows = rows
+	r := &s.rows
+	r.mu.Lock()
+	if r.space != space {
+		r.space, r.n, r.row = space, 0, r.row[:0]
+	}
+	if int(top) >= len(r.row) {
+		r.row = append(r.row, make([]int32, int(top)+1-len(r.row))...)
+	}
+	// The keys not seen before are looked up by URL, each once.
+	const pending = math.MinInt32
+	var need []int // indices into cands
+	for i, c := range cands {
+		if r.row[c.Key] == 0 {
+			r.row[c.Key] = pending
+			need = append(need, i)
+		}
+	}
+	if len(need) > 0 {
+		urls, found := make([]string, len(need)), make([]int32, len(need))
+		for j, i := range need {
+			urls[j] = cands[i].URL
+		}
+		n, err := store.rowsOf(ctx, urls, found)
+		if err != nil {
+			for _, i := range need {
+				r.row[cands[i].Key] = 0
+			}
+			r.mu.Unlock()
+			return nil, false, err
+		}
+		if n != r.n { // rows were added: a page without statistics may have some now
+			for k, v := range r.row {
+				if v == -1 {
+					r.row[k] = 0
+				}
+			}
+			r.n = n
+		}
+		for j, i := range need {
+			r.row[cands[i].Key] = -1
+			if found[j] >= 0 {
+				r.row[cands[i].Key] = found[j] + 1
+			}
+		}
+	}
+	for i, c := range cands {
+		rows[i] = max(r.row[c.Key], 0) - 1
+	}
+	n := r.n
+	r.mu.Unlock()
+	stats = slices.Grow(sc.stats[:0], len(cands))[:len(cands)]
+	sc.stats = stats
+	if !store.statsAt(rows, n, stats) {
+		r.mu.Lock()
+		if r.space == space && r.n == n {
+			clear(r.row)
+		}
+		r.mu.Unlock()
+		return nil, false, nil
+	}
+	return stats, true, nil
 }
 
 func (s *Searcher) merge(ctx context.Context, user, query string, items []Scored) ([]Slot, error) {

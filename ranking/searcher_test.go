@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -244,6 +245,63 @@ func TestOrderDistinctIgnoresTheCandidatesOrder(t *testing.T) {
 			t.Fatalf("page %d: shuffled %+v, in order %+v", page, got, want)
 		}
 	}
+}
+
+// TestKeyedCandidatesReadTheStoresStatistics: candidates numbered in a
+// key space get the statistics Lookup gives by URL, after clicks on
+// pages the Store had no statistics for, a PageRank computation, and a
+// new key space that numbers the pages differently.
+func TestKeyedCandidatesReadTheStoresStatistics(t *testing.T) {
+	db, store := openStore(t, testConfig(), nil)
+	retr := newFakeRetriever(30)
+	s := newSearcher(t, testConfig(), retr, store)
+	keyed := func(space uint64, perm []int) []Candidate {
+		out := slices.Clone(retr.cands)
+		for i := range out {
+			out[i].Space, out[i].Key = space, uint32(perm[i])
+		}
+		return out
+	}
+	check := func(what string, cands []Candidate) map[string]PageStats {
+		t.Helper()
+		byURL := func(cands []Candidate) map[string]PageStats {
+			items, err := s.score(t.Context(), cands, new(orderScratch))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := map[string]PageStats{}
+			for _, it := range items {
+				out[it.URL] = it.Stats
+			}
+			return out
+		}
+		want, got := byURL(retr.cands), byURL(cands)
+		if !maps.Equal(got, want) {
+			t.Fatalf("%s: keyed %+v, by URL %+v", what, got, want)
+		}
+		return got
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	first := keyed(1, rng.Perm(30))
+	check("no statistics", first)
+	clicked := retr.cands[7].URL
+	for _, user := range []string{"u1", "u2"} {
+		if _, err := store.RecordClick(t.Context(), clicked, user); err != nil {
+			t.Fatal(err)
+		}
+		if st := check("after a click on a page without statistics", first); st[clicked].Clicks == 0 {
+			t.Fatalf("the clicked page: %+v", st[clicked])
+		}
+	}
+	setLinks(t, db, map[string][]string{retr.cands[3].URL: {retr.cands[4].URL, retr.cands[5].URL}})
+	if _, err := store.ComputePageRank(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if st := check("after PageRank", first); st[retr.cands[4].URL].PageRank == 0 {
+		t.Fatalf("a linked page: %+v", st[retr.cands[4].URL])
+	}
+	check("another key space", keyed(2, rng.Perm(30)))
+	check("the first again", first)
 }
 
 func TestDedupeKeepsTheFirstOfEachURLUpToTheLimit(t *testing.T) {

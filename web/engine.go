@@ -70,18 +70,26 @@ func (r Retriever) Retrieve(ctx context.Context, query string, limit int) ([]ran
 // first if ordered, else in no particular order (the ranking orders them
 // in any case); they are appended to cands.
 func (r Retriever) retrieveParsed(ctx context.Context, q index.Query, limit int, ordered bool, cands []ranking.Candidate) ([]ranking.Candidate, int, error) {
-	retrieve := r.Index.RetrieveUnordered
 	if ordered {
-		retrieve = r.Index.RetrieveRanked
+		ranked, total, err := r.Index.RetrieveRanked(ctx, q, limit)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, rk := range ranked {
+			cands = append(cands, ranking.Candidate{URL: rk.URL, Relevance: rk.Score})
+		}
+		return cands, int(total), nil
 	}
-	ranked, total, err := retrieve(ctx, q, limit)
+	res, err := r.Index.RetrieveUnordered(ctx, q, limit)
 	if err != nil {
 		return nil, 0, err
 	}
-	for _, rk := range ranked {
-		cands = append(cands, ranking.Candidate{URL: rk.URL, Relevance: rk.Score})
+	// Keyed by the snapshot's document numbers: the ranking finds each
+	// page's statistics once per snapshot.
+	for i, rk := range res.Pages {
+		cands = append(cands, ranking.Candidate{URL: rk.URL, Relevance: rk.Score, Space: res.Snapshot, Key: res.Docs[i]})
 	}
-	return cands, int(total), nil
+	return cands, int(res.Total), nil
 }
 
 // candidates are retrieved hits as the ranking orders them.
