@@ -59,6 +59,12 @@ func PopularityOf(st PageStats, source string) float64 {
 // popularity alone puts a popular page that merely mentions a query word
 // above the page that is about it.
 func Order(items []Scored, order string, weight float64) {
+	orderScored(items, order, weight, nil)
+}
+
+// orderScored is Order with lnOnePlus(n) for n ≥ len(items), nil to
+// compute it.
+func orderScored(items []Scored, order string, weight float64, logs []float64) {
 	if order == OrderPopularity {
 		slices.SortStableFunc(items, func(a, b Scored) int {
 			if c := cmp.Compare(b.Popularity, a.Popularity); c != 0 {
@@ -71,7 +77,7 @@ func Order(items []Scored, order string, weight float64) {
 		})
 		return
 	}
-	score := Blend(items, weight)
+	score := blend(items, weight, logs)
 	// The keys are sorted beside the items, which are then permuted in
 	// place: comparisons read a compact array, and no second list is made.
 	type key struct {
@@ -117,6 +123,19 @@ func Order(items []Scored, order string, weight float64) {
 	}
 }
 
+// ascendingBits maps f to an integer whose order is the floats' (−0
+// below +0, NaN below all: never more popular than a page).
+func ascendingBits(f float64) uint64 {
+	if f != f {
+		return 0
+	}
+	b := math.Float64bits(f)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
 // Blend returns each item's blended score
 //
 //	s(p) = (1−w)·rel(p)/max rel + w·pop(p),  pop(p) = 1 − ln(1+ρ(p))/ln(1+N)
@@ -134,37 +153,53 @@ func Order(items []Scored, order string, weight float64) {
 // §5.6.3): a step near the top of the popularity order matters more than
 // the same step far down.
 func Blend(items []Scored, weight float64) []float64 {
+	return blend(items, weight, nil)
+}
+
+// lnOnePlus returns ln(1+k) for k = 0..n.
+func lnOnePlus(n int) []float64 {
+	logs := make([]float64, n+1)
+	for k := range logs {
+		logs[k] = math.Log(1 + float64(k))
+	}
+	return logs
+}
+
+// blend is Blend with lnOnePlus(n) for n ≥ len(items), nil to compute it.
+func blend(items []Scored, weight float64, logs []float64) []float64 {
 	n := len(items)
 	score := make([]float64, n)
 	if n == 0 {
 		return score
 	}
+	if len(logs) <= n {
+		logs = lnOnePlus(n)
+	}
+	denom := logs[n]
 	maxRel := 0.0
 	for _, it := range items {
 		maxRel = max(maxRel, it.Relevance)
 	}
-	// ρ(p) by a binary search among the popularities sorted ascending: a
-	// sort of bare floats, without a comparison function.
-	pops := make([]float64, n)
+	// ρ(p) by a binary search among the popularities sorted ascending, as
+	// integers of the same order: a sort without a comparison function.
+	pops := make([]uint64, n)
 	for i, it := range items {
-		pops[i] = it.Popularity
+		pops[i] = ascendingBits(it.Popularity)
 	}
 	slices.Sort(pops)
-	denom := math.Log(1 + float64(n))
 	for i, it := range items {
 		pop := 0.0
 		if it.Popularity > 0 {
 			// above: the candidates strictly more popular.
-			lo, hi := 0, n
+			lo, hi, p := 0, n, ascendingBits(it.Popularity)
 			for lo < hi {
-				if mid := int(uint(lo+hi) >> 1); pops[mid] > it.Popularity {
+				if mid := int(uint(lo+hi) >> 1); pops[mid] > p {
 					hi = mid
 				} else {
 					lo = mid + 1
 				}
 			}
-			above := n - lo
-			pop = 1 - math.Log(1+float64(above))/denom
+			pop = 1 - logs[n-lo]/denom
 		}
 		rel := 0.0
 		if maxRel > 0 && it.Relevance > 0 {

@@ -71,6 +71,7 @@ type Searcher struct {
 	urlSeed   maphash.Seed
 	scratch   sync.Pool // *orderScratch
 	rows      statsRows
+	logs      []float64 // lnOnePlus(cfg.Candidates), for Blend
 	logger    *slog.Logger
 }
 
@@ -104,7 +105,7 @@ func NewSearcher(cfg Config, retriever Retriever, stats StatsReader, secret []by
 	}
 	return &Searcher{
 		cfg: cfg, retriever: retriever, stats: stats, signer: signer,
-		seeds: newKeyedMAC(secret), urlSeed: maphash.MakeSeed(), logger: logger.With("component", "ranking"),
+		seeds: newKeyedMAC(secret), urlSeed: maphash.MakeSeed(), logs: lnOnePlus(cfg.Candidates), logger: logger.With("component", "ranking"),
 	}, nil
 }
 
@@ -307,7 +308,7 @@ func (s *Searcher) score(ctx context.Context, cands []Candidate, sc *orderScratc
 	for i, c := range cands {
 		items[i] = Scored{Candidate: c, Stats: stats[i], Popularity: PopularityOf(stats[i], s.cfg.Popularity)}
 	}
-	Order(items, s.cfg.Order, s.cfg.BlendWeight)
+	orderScored(items, s.cfg.Order, s.cfg.BlendWeight, s.logs)
 	return items, nil
 }
 
