@@ -189,11 +189,13 @@ func (s *Searcher) order(ctx context.Context, user, query string, cands []Candid
 	if err != nil {
 		return Page{}, err
 	}
-	list, err := s.merge(ctx, user, query, items)
+	// Only the list up to the page's end is merged: a position depends
+	// on the ones before it alone.
+	list, err := s.merge(ctx, user, query, items, min(page*size, len(items)))
 	if err != nil {
 		return Page{}, err
 	}
-	out := Page{Query: query, Page: page, Size: size, Total: total, Candidates: len(list)}
+	out := Page{Query: query, Page: page, Size: size, Total: total, Candidates: len(items)}
 	lo := (page - 1) * size
 	if lo < len(list) {
 		out.Results = make([]Result, 0, min(size, len(list)-lo))
@@ -397,18 +399,19 @@ func (s *Searcher) statsByKey(ctx context.Context, cands []Candidate, sc *orderS
 	return stats, true, nil
 }
 
-func (s *Searcher) merge(ctx context.Context, user, query string, items []Scored) ([]Slot, error) {
+// merge returns the first m entries of the merged list L of items.
+func (s *Searcher) merge(ctx context.Context, user, query string, items []Scored, m int) ([]Slot, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	p := s.cfg.Promotion
 	if p.Rule == RuleNone {
-		list := make([]Slot, len(items))
+		list := make([]Slot, m)
 		for i := range list {
 			list[i] = Slot{Index: i}
 		}
 		return list, nil
 	}
 	rng := rand.New(rand.NewChaCha8(s.seeds.sum(promotionMessage(user, query)))) // PromotionRand
-	return Promote(PoolFor(items, p.Rule, p.R, rng), p.K, p.R, rng), nil
+	return PromoteFirst(PoolFor(items, p.Rule, p.R, rng), p.K, p.R, rng, m), nil
 }
