@@ -668,7 +668,13 @@ func (ix *Index) expand(st *snapText, p *matchPlan, cands []candidate) {
 			}
 		}}
 	}
-	model := RelevanceModel(pages, cfg.FeedbackTerms)
+	// Summed by word id in a pooled array of the dictionary's size.
+	sc, _ := ix.models.Get().(*modelScratch)
+	if sc == nil || len(sc.p) < len(st.terms) {
+		sc = &modelScratch{p: make([]float64, len(st.terms)), seen: make([]bool, len(st.terms))}
+	}
+	model := relevanceModel(pages, cfg.FeedbackTerms, sc)
+	ix.models.Put(sc)
 	p.terms = applyModel(cfg, p.terms, model, func(w uint32) string { return st.terms[w] }, func(w uint32) uint64 {
 		return uint64(st.termAt[w+1] - st.termAt[w])
 	}, p.n)
