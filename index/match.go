@@ -632,9 +632,15 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapT
 		}
 		// The text postings, from memory: BM25 with length normalization.
 		w := t.idf * t.weight
+		norms := st.lengthNorms(b, meanLen)
 		for _, d := range st.postings(t.term) {
 			tf := float64(d.tf)
-			norm := 1 - b + b*float64(st.length[d.of])/meanLen
+			var norm float64
+			if norms != nil {
+				norm = norms[d.of]
+			} else {
+				norm = 1 - b + b*float64(st.length[d.of])/meanLen
+			}
 			add(i, uint64(d.of), w*tf*(k1+1)/(tf+k1*norm), true)
 		}
 		if cfg.TitleWeight > 0 {

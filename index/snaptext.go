@@ -40,8 +40,8 @@ import (
 // each direction, 4 for its occurrences' offset), 8 per occurrence
 // (token), 4 per document number, the dictionary's strings and a map
 // entry (~40 bytes) per dictionary word, and per document its stored
-// text and title, its URL twice (column and map, ~150 bytes) and 40 bytes
-// of fetch time and popularity. On digitalgov-2023's week (5,000 pages,
+// text and title, its URL twice (column and map, ~150 bytes) and 48 bytes
+// of fetch time, popularity and BM25 length normalization. On digitalgov-2023's week (5,000 pages,
 // 21,000 words, 600,000 postings, 1.2 million tokens) the text field
 // takes about 25 MB (the occurrences 12 MB of it) and the columns 14.5 MB
 // (BenchmarkSnapText); a build takes about 110 ms for the text field and
@@ -63,6 +63,11 @@ type snapText struct {
 	spanAt  []uint32           // occurrences of posting j: spans[spanAt[j]:spanAt[j+1]]
 	spans   []textSpan         // byte ranges in the stored text, by position
 	sat     []atomic.Uint64    // by term id: float64 bits of maxSat (prune.go), 0 until computed
+	norms   struct {           // lengthNorms, computed on first use
+		once sync.Once
+		b    float64
+		v    []float64
+	}
 
 	// The columns a result page reads, by document number ("" and zero
 	// for a deleted one).
@@ -223,6 +228,28 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader) (*snapText, error)
 		}
 	}
 	return st, nil
+}
+
+// lengthNorms returns BM25's length normalization of each document by
+// number, 1 − b + b·length/meanLen, for b and the snapshot's mean length
+// (the same expression accumulate evaluates, so the same bits), computed
+// on first use; nil for another mean (a cluster's) or another b than the
+// first asked for.
+func (st *snapText) lengthNorms(b, meanLen float64) []float64 {
+	if meanLen != st.meanLen {
+		return nil
+	}
+	st.norms.once.Do(func() {
+		st.norms.b = b
+		st.norms.v = make([]float64, len(st.length))
+		for d, n := range st.length {
+			st.norms.v[d] = 1 - b + b*float64(n)/st.meanLen
+		}
+	})
+	if st.norms.b != b {
+		return nil
+	}
+	return st.norms.v
 }
 
 // term returns the id of term, ok false when no document has it.

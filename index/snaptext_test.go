@@ -228,6 +228,34 @@ func TestRetrieveUnorderedIsRetrieveRankedAsASet(t *testing.T) {
 	}
 }
 
+// TestLengthNormsAreBM25s checks the per-document normalization column
+// against BM25's expression, and that another mean gets none.
+func TestLengthNormsAreBM25s(t *testing.T) {
+	ix := week0Index(t, ScoringBM25).ix
+	b := ix.cfg.Retrieval.B
+	if err := ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
+		st, err := ix.snapText(t.Context(), r)
+		if err != nil {
+			return err
+		}
+		norms := st.lengthNorms(b, st.meanLen)
+		if len(norms) != len(st.length) || len(norms) < 1000 {
+			t.Fatalf("%d norms for %d documents", len(norms), len(st.length))
+		}
+		for d, n := range st.length {
+			if want := 1 - b + b*float64(n)/st.meanLen; norms[d] != want {
+				t.Fatalf("document %d of length %d: %v, want %v", d, n, norms[d], want)
+			}
+		}
+		if st.lengthNorms(b, st.meanLen+1) != nil || st.lengthNorms(b/2, st.meanLen) != nil {
+			t.Fatal("norms for another mean or b")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestOccurrencesAreTheTermVectors checks the snippet locations read from
 // memory against those read from Bleve's term vectors, for the shown
 // pages of trec-mq queries on digitalgov week 0.
