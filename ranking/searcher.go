@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"math/rand/v2"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -200,6 +201,8 @@ func (s *Searcher) order(ctx context.Context, user, query string, cands []Candid
 	if lo < len(list) {
 		out.Results = make([]Result, 0, min(size, len(list)-lo))
 	}
+	// The links of a page share the user and the query.
+	userEsc, queryEsc := url.QueryEscape(user), url.QueryEscape(query)
 	for i := lo; i < len(list) && i < lo+size; i++ {
 		it := items[list[i].Index]
 		rank := i + 1
@@ -207,7 +210,7 @@ func (s *Searcher) order(ctx context.Context, user, query string, cands []Candid
 			Rank:       rank,
 			URL:        it.URL,
 			Title:      it.Title,
-			ClickURL:   s.signer.Link(Click{Target: it.URL, Query: query, Rank: rank, User: user}),
+			ClickURL:   s.signer.link(Click{Target: it.URL, Query: query, Rank: rank, User: user}, userEsc, queryEsc),
 			Promoted:   list[i].Promoted,
 			Relevance:  it.Relevance,
 			Popularity: it.Popularity,
