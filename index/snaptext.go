@@ -36,20 +36,21 @@ import (
 // It is built by one pass over every posting of the field and one over
 // every live document's stored fields the first time a snapshot is
 // searched and dropped when a search sees another snapshot (a batch or a
-// merge); it is read-only after that. Size: 20 bytes per posting (8 in
-// each direction, 4 for its occurrences' offset), 8 per occurrence
-// (token), 4 per document number, the dictionary's strings and a map
-// entry (~40 bytes) per dictionary word, and per document its stored
-// text and title, its URL twice (column and map, ~150 bytes) and 48 bytes
-// of fetch time, popularity and BM25 length normalization. On digitalgov-2023's week (5,000 pages,
-// 21,000 words, 600,000 postings, 1.2 million tokens) the text field
-// takes about 25 MB (the occurrences 12 MB of it) and the columns 14.5 MB
-// (BenchmarkSnapText); a build takes about 110 ms for the text field and
-// 25 ms for the stored fields, which the first search on each new
-// snapshot waits for.
+// merge); it is read-only after that, but for the length normalization
+// column, computed on first use. Size: 20 bytes per posting (8 in each
+// direction, 4 for its occurrences' offset), 8 per occurrence (token), 4
+// per document number, the dictionary's strings and a map entry (~40
+// bytes) per dictionary word, and per document its stored text and
+// title, its URL twice (column and map, ~150 bytes) and 48 bytes of fetch
+// time, popularity and length normalization. On digitalgov-2023's week
+// (5,000 pages, 21,000 words, 600,000 postings, 1.2 million tokens) the
+// text field takes about 25 MB (the occurrences 12 MB of it) and the
+// columns 14.5 MB (BenchmarkSnapText); a build takes about 110 ms for the
+// text field and 25 ms for the stored fields, which the first search on
+// each new snapshot waits for.
 type snapText struct {
 	snap    bindex.IndexReader // the snapshot it describes
-	id      uint64             // this index's count of snapTexts built when it was
+	id      uint64             // its number among the snapTexts this index built, from 1 (Retrieved.Snapshot)
 	n       uint64             // live documents
 	meanLen float64            // mean analyzed length of FieldText, 1 for an empty index
 	total   uint64             // analyzed length of FieldText summed over the documents
