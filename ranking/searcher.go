@@ -80,10 +80,11 @@ type Searcher struct {
 // them); pages of larger keys are looked up by URL.
 const maxStatsKeys = 1 << 26
 
-// statsRows is where the Store keeps the statistics of the pages of one
-// key space (Candidate.Space), by key: the searcher's stats, when they
-// are a *Store, are then read by row, with no URL hashed. The rows of a
-// key space's pages take 4 bytes per key up to the largest seen.
+// statsRows remembers, for the pages of one key space (Candidate.Space),
+// by key, the row of the Store's column that holds each page's
+// statistics, so that when the searcher's stats are a *Store they are
+// read by row, with no URL hashed: 4 bytes per key up to the largest
+// seen.
 type statsRows struct {
 	mu    sync.Mutex
 	space uint64
@@ -115,9 +116,9 @@ func NewSearcher(cfg Config, retriever Retriever, stats StatsReader, secret []by
 func (s *Searcher) Signer() *Signer { return s.signer }
 
 // Search returns page (1-based) of size results for user's query. The
-// whole candidate list is ordered and merged once, with the promotion
-// shuffle seeded by (secret, user, normalized query), and then cut into
-// pages, so one user's pages 1, 2, 3 are consecutive slices of one list
+// whole candidate list is ordered and merged (up to the page's end), with
+// the promotion shuffle seeded by (secret, user, normalized query), and
+// then cut, so one user's pages 1, 2, 3 are consecutive slices of one list
 // as long as the candidates and their awareness do not change in between.
 func (s *Searcher) Search(ctx context.Context, user, query string, page, size int) (Page, error) {
 	query = strings.TrimSpace(query)
