@@ -187,39 +187,9 @@ func TestSearchRejectsRequestsOutsideItsLimits(t *testing.T) {
 
 // TestOrderIsSearchOnCandidatesRetrievedElsewhere: a caller that retrieved
 // the candidates itself gets the page Search gives, and the same refusal
-// of a request outside the limits.
+// of a request outside the limits; with OrderDistinct, whichever order the
+// candidates come in (the index hands them over unsorted).
 func TestOrderIsSearchOnCandidatesRetrievedElsewhere(t *testing.T) {
-	_, store := openStore(t, testConfig(), nil)
-	retr := newFakeRetriever(45)
-	cfg := testConfig()
-	cfg.Promotion = PromotionConfig{Rule: RuleSelective, K: 2, R: 0.3}
-	s := newSearcher(t, cfg, retr, store)
-	cands, total, err := retr.Retrieve(t.Context(), "go pebble", s.Candidates())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for page := 1; page <= 5; page++ {
-		want, err := s.Search(t.Context(), "someone", "go pebble", page, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := s.Order(t.Context(), "someone", " go pebble ", cands, total, page, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Total != want.Total || got.Candidates != want.Candidates || !slices.Equal(got.Results, want.Results) {
-			t.Fatalf("page %d: Order %+v, Search %+v", page, got, want)
-		}
-	}
-	if _, err := s.Order(t.Context(), "someone", "go pebble", cands, total, 0, 10); !errors.Is(err, ErrBadRequest) {
-		t.Fatalf("page 0: %v, want ErrBadRequest", err)
-	}
-}
-
-// TestOrderDistinctIgnoresTheCandidatesOrder: the page is the same
-// whichever order distinct candidates come in (the index hands them over
-// unsorted), and the same as Order's.
-func TestOrderDistinctIgnoresTheCandidatesOrder(t *testing.T) {
 	_, store := openStore(t, testConfig(), nil)
 	retr := newFakeRetriever(45)
 	cfg := testConfig()
@@ -231,19 +201,28 @@ func TestOrderDistinctIgnoresTheCandidatesOrder(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for page := 1; page <= 5; page++ {
-		want, err := s.Order(t.Context(), "someone", "go pebble", cands, total, page, 10)
+		want, err := s.Search(t.Context(), "someone", "go pebble", page, 10)
 		if err != nil {
 			t.Fatal(err)
+		}
+		got, err := s.Order(t.Context(), "someone", " go pebble ", cands, total, page, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.Results) == 0 || got.Total != want.Total || got.Candidates != want.Candidates || !slices.Equal(got.Results, want.Results) {
+			t.Fatalf("page %d: Order %+v, Search %+v", page, got, want)
 		}
 		shuffled := slices.Clone(cands)
 		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-		got, err := s.OrderDistinct(t.Context(), "someone", "go pebble", shuffled, total, page, 10)
-		if err != nil {
+		if got, err = s.OrderDistinct(t.Context(), "someone", "go pebble", shuffled, total, page, 10); err != nil {
 			t.Fatal(err)
 		}
-		if len(want.Results) == 0 || got.Candidates != want.Candidates || !slices.Equal(got.Results, want.Results) {
-			t.Fatalf("page %d: shuffled %+v, in order %+v", page, got, want)
+		if got.Total != want.Total || got.Candidates != want.Candidates || !slices.Equal(got.Results, want.Results) {
+			t.Fatalf("page %d: OrderDistinct on shuffled candidates %+v, Search %+v", page, got, want)
 		}
+	}
+	if _, err := s.Order(t.Context(), "someone", "go pebble", cands, total, 0, 10); !errors.Is(err, ErrBadRequest) {
+		t.Fatalf("page 0: %v, want ErrBadRequest", err)
 	}
 }
 
