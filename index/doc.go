@@ -110,5 +110,6 @@
 //	q, err := index.ParseQuery(`plain language -draft site:digital.gov`, cfg.Index.Limits())
 //	res, err := ix.Search(ctx, q, 0, 10)            // a page of hits with snippets
 //	ranked, total, err := ix.RetrieveRanked(ctx, q, 200) // URLs and scores for ranking
+//	res, err := ix.RetrieveUnordered(ctx, q, 200)        // the same, unsorted, with document numbers
 //	shown, err := ix.Shown(ctx, q, urls)           // titles and snippets of the page shown
 package index

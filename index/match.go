@@ -227,6 +227,13 @@ func bm25IDF(n, df uint64) float64 {
 // returned (limit < 0: all), with their document numbers. total is the
 // number of qualifying pages.
 func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, st *snapText, q Query, limit int) (ranked []Ranked, docs []uint64, total int, err error) {
+	return ix.matchPages(ctx, r, m, st, q, limit, true)
+}
+
+// matchPages is match; unless ordered, the pages it returns (the same
+// ones) are in no particular order, for a caller that orders them
+// itself: the best limit are selected, not sorted.
+func (ix *Index) matchPages(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, st *snapText, q Query, limit int, ordered bool) (ranked []Ranked, docs []uint64, total int, err error) {
 	cfg := ix.cfg.Retrieval
 	p, err := ix.planQuery(ctx, r, m, st, q, nil)
 	if err != nil {
@@ -285,7 +292,11 @@ func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.Inde
 			keep = min(len(cands), max(limit, cfg.ProximityDepth))
 		}
 	}
-	cands = sortBest(cands, keep)
+	if ordered || proximity {
+		cands = sortBest(cands, keep)
+	} else {
+		cands = selectBest(cands, keep)
+	}
 	if proximity {
 		depth := min(cfg.ProximityDepth, len(cands))
 		best := cands[:depth]
@@ -303,7 +314,7 @@ func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.Inde
 	ranked, docs = make([]Ranked, len(cands)), make([]uint64, len(cands))
 	for i, c := range cands {
 		ranked[i], docs[i] = Ranked{URL: st.urls[c.doc], Score: c.score}, c.doc
-		for j := i; j > 0 && rankedBefore(ranked[j], ranked[j-1]); j-- {
+		for j := i; ordered && j > 0 && rankedBefore(ranked[j], ranked[j-1]); j-- {
 			ranked[j], ranked[j-1] = ranked[j-1], ranked[j]
 			docs[j], docs[j-1] = docs[j-1], docs[j]
 		}
@@ -378,6 +389,14 @@ func compareCandidates(a, b candidate) int {
 // are sorted, which for the few hundred a page of results needs out of
 // thousands of candidates is a fraction of sorting all.
 func sortBest(cands []candidate, k int) []candidate {
+	cands = selectBest(cands, k)
+	slices.SortFunc(cands, compareCandidates)
+	return cands
+}
+
+// selectBest returns the k best of cands (compareCandidates) in no
+// particular order, moved to the front of cands by a quickselect.
+func selectBest(cands []candidate, k int) []candidate {
 	if k < len(cands) {
 		lo, hi := 0, len(cands)
 		for hi-lo > 1 {
@@ -415,7 +434,6 @@ func sortBest(cands []candidate, k int) []candidate {
 		}
 		cands = cands[:k]
 	}
-	slices.SortFunc(cands, compareCandidates)
 	return cands
 }
 
@@ -614,9 +632,15 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapT
 		}
 		// The text postings, from memory: BM25 with length normalization.
 		w := t.idf * t.weight
+		norms := st.lengthNorms(b, meanLen)
 		for _, d := range st.postings(t.term) {
 			tf := float64(d.tf)
-			norm := 1 - b + b*float64(st.length[d.of])/meanLen
+			var norm float64
+			if norms != nil {
+				norm = norms[d.of]
+			} else {
+				norm = 1 - b + b*float64(st.length[d.of])/meanLen
+			}
 			add(i, uint64(d.of), w*tf*(k1+1)/(tf+k1*norm), true)
 		}
 		if cfg.TitleWeight > 0 {
@@ -650,7 +674,13 @@ func (ix *Index) expand(st *snapText, p *matchPlan, cands []candidate) {
 			}
 		}}
 	}
-	model := RelevanceModel(pages, cfg.FeedbackTerms)
+	// Summed by word id in a pooled array of the dictionary's size.
+	sc, _ := ix.models.Get().(*modelScratch)
+	if sc == nil || len(sc.p) < len(st.terms) {
+		sc = &modelScratch{p: make([]float64, len(st.terms)), seen: make([]bool, len(st.terms))}
+	}
+	model := relevanceModel(pages, cfg.FeedbackTerms, sc)
+	ix.models.Put(sc)
 	p.terms = applyModel(cfg, p.terms, model, func(w uint32) string { return st.terms[w] }, func(w uint32) uint64 {
 		return uint64(st.termAt[w+1] - st.termAt[w])
 	}, p.n)

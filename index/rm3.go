@@ -25,30 +25,58 @@ type RelevanceWord struct {
 // searcher (expand) and an evaluation scoring pages outside any index get
 // the same bits.
 func RelevanceModel(pages []FeedbackPage, k int) []RelevanceWord {
+	return relevanceModel(pages, k, nil)
+}
+
+// modelScratch sums a relevance model by word id, for words numbered
+// below len(p): an array instead of a map, left all zero after use.
+type modelScratch struct {
+	p    []float64
+	seen []bool
+}
+
+// relevanceModel is RelevanceModel, summing in sc when it is not nil
+// (every word id below len(sc.p)).
+func relevanceModel(pages []FeedbackPage, k int, sc *modelScratch) []RelevanceWord {
 	var scoreSum float64
 	for _, p := range pages {
 		scoreSum += p.Score
 	}
-	// Sized for every page's words at once: growing the map as words
-	// arrive rehashes it several times per query.
-	size := 0
-	for _, p := range pages {
-		if p.Length > 0 {
-			p.Words(func(uint32, uint32) { size++ })
+	// P(w|R), summed per word: in sc's arrays, or in a map sized for
+	// every page's words at once (growing it as words arrive rehashes it
+	// several times per query).
+	var words []uint32
+	var rm map[uint32]float64
+	add := func(word uint32, v float64) {
+		if !sc.seen[word] {
+			sc.seen[word] = true
+			words = append(words, word)
 		}
+		sc.p[word] = v
 	}
-	rm := make(map[uint32]float64, size)
+	get := func(word uint32) float64 { return sc.p[word] }
+	if sc == nil {
+		size := 0
+		for _, p := range pages {
+			if p.Length > 0 {
+				p.Words(func(uint32, uint32) { size++ })
+			}
+		}
+		rm = make(map[uint32]float64, size)
+		add = func(word uint32, v float64) { rm[word] = v }
+		get = func(word uint32) float64 { return rm[word] }
+	}
 	for _, p := range pages {
 		if p.Length == 0 {
 			continue
 		}
 		w := p.Score / scoreSum / float64(p.Length)
 		p.Words(func(word, tf uint32) {
-			v := rm[word]
+			v := get(word)
 			for range tf { // one addition per token of the page
 				v += w
 			}
-			rm[word] = v
+			add(word, v)
 		})
 	}
 	byP := func(a, b RelevanceWord) int {
@@ -57,9 +85,18 @@ func RelevanceModel(pages []FeedbackPage, k int) []RelevanceWord {
 		}
 		return cmp.Compare(a.Word, b.Word)
 	}
+	// The k best in a total order: the same whatever order the words
+	// come in.
 	model := make([]RelevanceWord, 0, k)
-	for word, p := range rm {
-		model = keepBest(model, k, RelevanceWord{word, p}, byP)
+	if sc == nil {
+		for word, p := range rm {
+			model = keepBest(model, k, RelevanceWord{word, p}, byP)
+		}
+		return model
+	}
+	for _, word := range words {
+		model = keepBest(model, k, RelevanceWord{word, sc.p[word]}, byP)
+		sc.p[word], sc.seen[word] = 0, false
 	}
 	return model
 }

@@ -149,20 +149,55 @@ func (ix *Index) Retrieve(ctx context.Context, q Query, limit int) ([]Hit, uint6
 // RetrieveRanked is Retrieve without the hits' empty display fields: a
 // fifth of the memory for the few hundred candidates a search ranks.
 func (ix *Index) RetrieveRanked(ctx context.Context, q Query, limit int) ([]Ranked, uint64, error) {
-	if limit < 0 {
-		return nil, 0, fmt.Errorf("index: retrieve: limit = %d: must be >= 0", limit)
+	ranked, _, total, _, err := ix.retrieve(ctx, q, limit, true)
+	return ranked, total, err
+}
+
+// Retrieved is what RetrieveUnordered finds.
+type Retrieved struct {
+	Pages []Ranked
+	Total uint64 // matching pages
+	// Docs numbers each page within Snapshot: its document number there.
+	// Equal Snapshot values (never 0) are the same snapshot of this
+	// index, so a caller may keep data by (Snapshot, document number).
+	Docs     []uint32
+	Snapshot uint64
+}
+
+// RetrieveUnordered is RetrieveRanked for a caller that orders the pages
+// itself (the ranking does): the same pages, in no particular order, so
+// they are selected from the matches without being sorted, with their
+// document numbers.
+func (ix *Index) RetrieveUnordered(ctx context.Context, q Query, limit int) (Retrieved, error) {
+	var out Retrieved
+	var docs []uint64
+	var err error
+	out.Pages, docs, out.Total, out.Snapshot, err = ix.retrieve(ctx, q, limit, false)
+	if err != nil {
+		return Retrieved{}, err
 	}
-	var ranked []Ranked
-	var total int
-	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
+	out.Docs = make([]uint32, len(docs))
+	for i, d := range docs {
+		out.Docs[i] = uint32(d) // snapText numbers at most MaxUint32 documents
+	}
+	return out, nil
+}
+
+func (ix *Index) retrieve(ctx context.Context, q Query, limit int, ordered bool) (ranked []Ranked, docs []uint64, total uint64, snapshot uint64, err error) {
+	if limit < 0 {
+		return nil, nil, 0, 0, fmt.Errorf("index: retrieve: limit = %d: must be >= 0", limit)
+	}
+	err = ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
 		st, err := ix.snapText(ctx, r)
 		if err != nil {
 			return err
 		}
-		ranked, _, total, err = ix.match(ctx, r, m, st, q, limit)
+		var n int
+		ranked, docs, n, err = ix.matchPages(ctx, r, m, st, q, limit, ordered)
+		total, snapshot = uint64(n), st.id
 		return err
 	})
-	return ranked, uint64(total), err
+	return ranked, docs, total, snapshot, err
 }
 
 // withSnapshot runs fn on a snapshot of the index.
@@ -270,8 +305,12 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapTe
 		}
 		seen[term] = true
 		if st != nil { // from memory
+			t, ok := st.term(term)
+			if !ok {
+				continue
+			}
 			for i, doc := range docs {
-				for _, o := range st.occurrences(term, doc) {
+				for _, o := range st.occurrences(t, doc) {
 					out[i] = append(out[i], Span{int(o.start), int(o.end)})
 				}
 			}

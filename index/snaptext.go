@@ -36,19 +36,21 @@ import (
 // It is built by one pass over every posting of the field and one over
 // every live document's stored fields the first time a snapshot is
 // searched and dropped when a search sees another snapshot (a batch or a
-// merge); it is read-only after that. Size: 20 bytes per posting (8 in
-// each direction, 4 for its occurrences' offset), 8 per occurrence
-// (token), 4 per document number, the dictionary's strings and a map
-// entry (~40 bytes) per dictionary word, and per document its stored
-// text and title, its URL twice (column and map, ~150 bytes) and 40 bytes
-// of fetch time and popularity. On digitalgov-2023's week (5,000 pages,
-// 21,000 words, 600,000 postings, 1.2 million tokens) the text field
-// takes about 25 MB (the occurrences 12 MB of it) and the columns 14.5 MB
-// (BenchmarkSnapText); a build takes about 110 ms for the text field and
-// 25 ms for the stored fields, which the first search on each new
-// snapshot waits for.
+// merge); it is read-only after that, but for the length normalization
+// column, computed on first use. Size: 20 bytes per posting (8 in each
+// direction, 4 for its occurrences' offset), 8 per occurrence (token), 4
+// per document number, the dictionary's strings and a map entry (~40
+// bytes) per dictionary word, and per document its stored text and
+// title, its URL twice (column and map, ~150 bytes) and 48 bytes of fetch
+// time, popularity and length normalization. On digitalgov-2023's week
+// (5,000 pages, 21,000 words, 600,000 postings, 1.2 million tokens) the
+// text field takes about 25 MB (the occurrences 12 MB of it) and the
+// columns 14.5 MB (BenchmarkSnapText); a build takes about 110 ms for the
+// text field and 25 ms for the stored fields, which the first search on
+// each new snapshot waits for.
 type snapText struct {
 	snap    bindex.IndexReader // the snapshot it describes
+	id      uint64             // its number among the snapTexts this index built, from 1 (Retrieved.Snapshot)
 	n       uint64             // live documents
 	meanLen float64            // mean analyzed length of FieldText, 1 for an empty index
 	total   uint64             // analyzed length of FieldText summed over the documents
@@ -62,6 +64,11 @@ type snapText struct {
 	spanAt  []uint32           // occurrences of posting j: spans[spanAt[j]:spanAt[j+1]]
 	spans   []textSpan         // byte ranges in the stored text, by position
 	sat     []atomic.Uint64    // by term id: float64 bits of maxSat (prune.go), 0 until computed
+	norms   struct {           // lengthNorms, computed on first use
+		once sync.Once
+		b    float64
+		v    []float64
+	}
 
 	// The columns a result page reads, by document number ("" and zero
 	// for a deleted one).
@@ -86,8 +93,9 @@ type termPosting struct {
 
 // snapTexts holds the snapText of the snapshot searched last.
 type snapTexts struct {
-	mu  sync.Mutex
-	cur *snapText
+	mu    sync.Mutex
+	cur   *snapText
+	built uint64
 }
 
 // snapText returns the in-memory text field of the snapshot r, building
@@ -104,6 +112,8 @@ func (ix *Index) snapText(ctx context.Context, r bindex.IndexReader) (*snapText,
 	if err != nil {
 		return nil, err
 	}
+	c.built++
+	st.id = c.built
 	c.cur = st
 	return st, nil
 }
@@ -221,6 +231,28 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader) (*snapText, error)
 	return st, nil
 }
 
+// lengthNorms returns BM25's length normalization of each document by
+// number, 1 − b + b·length/meanLen, for b and the snapshot's mean length
+// (the same expression accumulate evaluates, so the same bits), computed
+// on first use; nil for another mean (a cluster's) or another b than the
+// first asked for.
+func (st *snapText) lengthNorms(b, meanLen float64) []float64 {
+	if meanLen != st.meanLen {
+		return nil
+	}
+	st.norms.once.Do(func() {
+		st.norms.b = b
+		st.norms.v = make([]float64, len(st.length))
+		for d, n := range st.length {
+			st.norms.v[d] = 1 - b + b*float64(n)/st.meanLen
+		}
+	})
+	if st.norms.b != b {
+		return nil
+	}
+	return st.norms.v
+}
+
 // term returns the id of term, ok false when no document has it.
 func (st *snapText) term(term string) (uint32, bool) {
 	t, ok := st.ids[term]
@@ -237,13 +269,9 @@ func (st *snapText) postings(term string) []termPosting {
 	return st.post[st.termAt[t]:st.termAt[t+1]]
 }
 
-// occurrences returns where term occurs in document doc's stored text
-// (byte ranges, by position), none if it does not.
-func (st *snapText) occurrences(term string, doc uint64) []textSpan {
-	t, ok := st.term(term)
-	if !ok {
-		return nil
-	}
+// occurrences returns where term t (its id) occurs in document doc's
+// stored text (byte ranges, by position), none if it does not.
+func (st *snapText) occurrences(t uint32, doc uint64) []textSpan {
 	lo, hi := st.termAt[t], st.termAt[t+1]
 	k, found := slices.BinarySearchFunc(st.post[lo:hi], doc, func(p termPosting, doc uint64) int {
 		return cmp.Compare(uint64(p.of), doc)

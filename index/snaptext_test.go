@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -167,6 +168,95 @@ func TestSortBestIsThePrefixOfTheFullOrder(t *testing.T) {
 		if !slices.Equal(kept, want[:min(n, k%8)]) {
 			t.Fatalf("keepBest, round %d: n %d, k %d: %v, want %v", round, n, k%8, kept, want[:min(n, k%8)])
 		}
+	}
+}
+
+// TestRetrieveUnorderedIsRetrieveRankedAsASet checks that the pages
+// selected without sorting are the best ones, with the same scores, for
+// trec-mq queries (short, long with RM3, OR fallback) on digitalgov
+// week 0.
+func TestRetrieveUnorderedIsRetrieveRankedAsASet(t *testing.T) {
+	ix := week0Index(t, ScoringBM25).ix
+	qs, err := querylog.Load(datasets.Path(t, "querylogs", "trec-mq.tsv"), querylog.FormatTopics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byURL := func(a, b Ranked) int { return strings.Compare(a.URL, b.URL) }
+	compared, numbered := 0, 0
+	for _, qq := range qs[:200] {
+		q, err := ParseQuery(qq.Text, ix.cfg.Limits())
+		if err != nil {
+			continue
+		}
+		for _, limit := range []int{0, 10, 200} {
+			want, wantTotal, err := ix.RetrieveRanked(t.Context(), q, limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := ix.RetrieveUnordered(t.Context(), q, limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, total := res.Pages, res.Total
+			if res.Snapshot == 0 || len(res.Docs) != len(got) {
+				t.Fatalf("%q: snapshot %d, %d document numbers for %d pages", qq.Text, res.Snapshot, len(res.Docs), len(got))
+			}
+			if err := ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
+				st, err := ix.snapText(t.Context(), r)
+				if err != nil {
+					return err
+				}
+				if st.id != res.Snapshot {
+					return nil // a merge made another snapshot since
+				}
+				for i, d := range res.Docs {
+					if st.urls[d] != got[i].URL {
+						t.Fatalf("%q: document %d of snapshot %d is %s, not %s", qq.Text, d, st.id, st.urls[d], got[i].URL)
+					}
+				}
+				numbered += len(res.Docs)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			slices.SortFunc(want, byURL)
+			slices.SortFunc(got, byURL)
+			if total != wantTotal || !slices.Equal(got, want) {
+				t.Fatalf("%q, limit %d: %d pages of %d unordered, %d of %d ranked, or not the same", qq.Text, limit, len(got), total, len(want), wantTotal)
+			}
+			compared += len(got)
+		}
+	}
+	if compared < 10000 || numbered < compared/2 {
+		t.Fatalf("only %d pages compared, %d of them by number", compared, numbered)
+	}
+}
+
+// TestLengthNormsAreBM25s checks the per-document normalization column
+// against BM25's expression, and that another mean gets none.
+func TestLengthNormsAreBM25s(t *testing.T) {
+	ix := week0Index(t, ScoringBM25).ix
+	b := ix.cfg.Retrieval.B
+	if err := ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
+		st, err := ix.snapText(t.Context(), r)
+		if err != nil {
+			return err
+		}
+		norms := st.lengthNorms(b, st.meanLen)
+		if len(norms) != len(st.length) || len(norms) < 1000 {
+			t.Fatalf("%d norms for %d documents", len(norms), len(st.length))
+		}
+		for d, n := range st.length {
+			if want := 1 - b + b*float64(n)/st.meanLen; norms[d] != want {
+				t.Fatalf("document %d of length %d: %v, want %v", d, n, norms[d], want)
+			}
+		}
+		if st.lengthNorms(b, st.meanLen+1) != nil || st.lengthNorms(b/2, st.meanLen) != nil {
+			t.Fatal("norms for another mean or b")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"slices"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -115,7 +114,7 @@ func cutSnippet[T string | []byte](text T, matches []Span, size int) snippetCut 
 		plain = append(plain, "…"...)
 	}
 	out := snippetCut{HTML: string(bytes.TrimSpace(b))}
-	if bytes.ContainsAny(plain, "\r\x00") {
+	if bytes.IndexByte(plain, '\r') >= 0 || bytes.IndexByte(plain, 0) >= 0 {
 		return out
 	}
 	// Trimmed as the HTML is: no match is white space.
@@ -163,8 +162,12 @@ func wordStart[T string | []byte](text T, i int) int {
 	if i <= 0 {
 		return 0
 	}
-	if j := strings.IndexAny(string(text[i:min(len(text), i+24)]), " \n\t"); j >= 0 && text[i-1] != ' ' && text[i-1] != '\n' {
-		return i + j + 1
+	if text[i-1] != ' ' && text[i-1] != '\n' {
+		for j := i; j < min(len(text), i+24); j++ {
+			if isSnippetSpace(text[j]) {
+				return j + 1
+			}
+		}
 	}
 	for i < len(text) && !utf8.RuneStart(text[i]) {
 		i++
@@ -172,14 +175,22 @@ func wordStart[T string | []byte](text T, i int) int {
 	return i
 }
 
+// isSnippetSpace reports whether c separates words for wordStart and
+// wordEnd: a space, newline or tab.
+func isSnippetSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' }
+
 // wordEnd moves i back before a partial word (up to 24 bytes), and at least
 // to a rune boundary.
 func wordEnd[T string | []byte](text T, i int) int {
 	if i >= len(text) {
 		return len(text)
 	}
-	if j := strings.LastIndexAny(string(text[max(0, i-24):i]), " \n\t"); j >= 0 && text[i] != ' ' && text[i] != '\n' {
-		return max(0, i-24) + j
+	if text[i] != ' ' && text[i] != '\n' {
+		for j := i - 1; j >= max(0, i-24); j-- {
+			if isSnippetSpace(text[j]) {
+				return j
+			}
+		}
 	}
 	for i > 0 && !utf8.RuneStart(text[i]) {
 		i--

@@ -78,10 +78,9 @@ func (s *Store) RecordClick(ctx context.Context, url, user string) (newlyAware b
 	if err := b.Commit(); err != nil {
 		return false, fmt.Errorf("ranking: record click %s: %w", url, err)
 	}
-	s.updateColumn(func(stats map[string]PageStats) {
-		st := stats[url]
+	s.updateColumn(func() {
+		st := s.statsOf(url)
 		st.Clicks, st.Aware = clicks, aware
-		stats[url] = st
 	})
 	return newlyAware, nil
 }

@@ -9,9 +9,12 @@
 // RecordClick; one marker per (page, monitored user) so a user is counted
 // once; and the generated server secret. In memory: the statistics column
 // (every page's PageRank, in-links, clicks and awareness, ~100 bytes per
-// page with statistics), loaded on the first Lookup and kept in step by
-// ComputePageRank and RecordClick, so a query's candidates cost no
-// repository reads; and the PageRank computation's graph while it runs
+// page with statistics, in rows that are only ever added), loaded on the
+// first Lookup and kept in step by ComputePageRank and RecordClick, so a
+// query's candidates cost no repository reads; per Searcher, the row of
+// each page of the last key space its candidates were numbered in (an
+// index snapshot: 4 bytes per document number), so they are not looked up
+// by URL either; and the PageRank computation's graph while it runs
 // (O(nodes + edges)).
 //
 // Thesis sections:

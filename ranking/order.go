@@ -15,6 +15,13 @@ type Candidate struct {
 	// best candidate's score matters.
 	Relevance float64
 	FetchedAt time.Time
+	// Space, when not 0, numbers the page within a key space: the same
+	// Key in the same Space is the same page for as long as the Searcher
+	// runs (one index's snapshot and the page's document number there).
+	// The searcher then keeps where the page's statistics are by number,
+	// instead of finding them by URL on every query.
+	Space uint64
+	Key   uint32
 }
 
 // Scored is a candidate with its popularity statistics.
@@ -52,6 +59,12 @@ func PopularityOf(st PageStats, source string) float64 {
 // popularity alone puts a popular page that merely mentions a query word
 // above the page that is about it.
 func Order(items []Scored, order string, weight float64) {
+	orderScored(items, order, weight, nil)
+}
+
+// orderScored is Order with lnOnePlus(n) for n ≥ len(items), nil to
+// compute it.
+func orderScored(items []Scored, order string, weight float64, logs []float64) {
 	if order == OrderPopularity {
 		slices.SortStableFunc(items, func(a, b Scored) int {
 			if c := cmp.Compare(b.Popularity, a.Popularity); c != 0 {
@@ -64,7 +77,7 @@ func Order(items []Scored, order string, weight float64) {
 		})
 		return
 	}
-	score := Blend(items, weight)
+	score := blend(items, weight, logs)
 	// The keys are sorted beside the items, which are then permuted in
 	// place: comparisons read a compact array, and no second list is made.
 	type key struct {
@@ -110,6 +123,19 @@ func Order(items []Scored, order string, weight float64) {
 	}
 }
 
+// ascendingBits maps f to an integer whose order is the floats' (−0
+// below +0, NaN below all: never more popular than a page).
+func ascendingBits(f float64) uint64 {
+	if f != f {
+		return 0
+	}
+	b := math.Float64bits(f)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
 // Blend returns each item's blended score
 //
 //	s(p) = (1−w)·rel(p)/max rel + w·pop(p),  pop(p) = 1 − ln(1+ρ(p))/ln(1+N)
@@ -127,47 +153,59 @@ func Order(items []Scored, order string, weight float64) {
 // §5.6.3): a step near the top of the popularity order matters more than
 // the same step far down.
 func Blend(items []Scored, weight float64) []float64 {
+	return blend(items, weight, nil)
+}
+
+// lnOnePlus returns ln(1+k) for k = 0..n.
+func lnOnePlus(n int) []float64 {
+	logs := make([]float64, n+1)
+	for k := range logs {
+		logs[k] = math.Log(1 + float64(k))
+	}
+	return logs
+}
+
+// blend is Blend with lnOnePlus(n) for n ≥ len(items), nil to compute it.
+func blend(items []Scored, weight float64, logs []float64) []float64 {
 	n := len(items)
 	score := make([]float64, n)
 	if n == 0 {
 		return score
 	}
+	if len(logs) <= n {
+		logs = lnOnePlus(n)
+	}
+	denom := logs[n]
 	maxRel := 0.0
 	for _, it := range items {
 		maxRel = max(maxRel, it.Relevance)
 	}
-	// Popularities with their positions, sorted compactly; the order
-	// within a group of equal popularity does not change a score.
-	type popAt struct {
-		pop float64
-		i   int
-	}
-	idx := make([]popAt, n)
+	// ρ(p) by a binary search among the popularities sorted ascending, as
+	// integers of the same order: a sort without a comparison function.
+	pops := make([]uint64, n)
 	for i, it := range items {
-		idx[i] = popAt{it.Popularity, i}
+		pops[i] = ascendingBits(it.Popularity)
 	}
-	slices.SortFunc(idx, func(a, b popAt) int { return cmp.Compare(b.pop, a.pop) })
-	denom := math.Log(1 + float64(n))
-	above := 0 // candidates strictly more popular than the current group
-	for g := 0; g < n; {
-		e := g
-		for e < n && idx[e].pop == idx[g].pop {
-			e++
-		}
-		for _, at := range idx[g:e] {
-			i := at.i
-			pop := 0.0
-			if items[i].Popularity > 0 {
-				pop = 1 - math.Log(1+float64(above))/denom
+	slices.Sort(pops)
+	for i, it := range items {
+		pop := 0.0
+		if it.Popularity > 0 {
+			// above: the candidates strictly more popular.
+			lo, hi, p := 0, n, ascendingBits(it.Popularity)
+			for lo < hi {
+				if mid := int(uint(lo+hi) >> 1); pops[mid] > p {
+					hi = mid
+				} else {
+					lo = mid + 1
+				}
 			}
-			rel := 0.0
-			if maxRel > 0 && items[i].Relevance > 0 {
-				rel = items[i].Relevance / maxRel
-			}
-			score[i] = (1-weight)*rel + weight*pop
+			pop = 1 - logs[n-lo]/denom
 		}
-		above += e - g
-		g = e
+		rel := 0.0
+		if maxRel > 0 && it.Relevance > 0 {
+			rel = it.Relevance / maxRel
+		}
+		score[i] = (1-weight)*rel + weight*pop
 	}
 	return score
 }

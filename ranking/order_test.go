@@ -65,6 +65,34 @@ func TestBlendFollowsItsFormula(t *testing.T) {
 	}
 }
 
+// TestBlendCountsTheMorePopular checks Blend's popularity term against
+// ρ(p) counted pair by pair, on lists with many equal popularities.
+func TestBlendCountsTheMorePopular(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for n := range 80 {
+		items := make([]Scored, n)
+		for i := range items {
+			items[i] = item(fmt.Sprint(i), float64(rng.IntN(5)), float64(rng.IntN(6))/8)
+		}
+		got := Blend(items, 1) // the popularity term alone
+		for i, it := range items {
+			above := 0
+			for _, other := range items {
+				if other.Popularity > it.Popularity {
+					above++
+				}
+			}
+			want := 0.0
+			if it.Popularity > 0 {
+				want = 1 - math.Log(1+float64(above))/math.Log(1+float64(n))
+			}
+			if got[i] != want {
+				t.Fatalf("n = %d, item %d (popularity %v, %d above): %v, want %v", n, i, it.Popularity, above, got[i], want)
+			}
+		}
+	}
+}
+
 func TestBlendWeightsAtTheEndsGiveOneSignal(t *testing.T) {
 	base := []Scored{item("a", 1, 0.9), item("b", 3, 0.1), item("c", 2, 0.5)}
 	for _, c := range []struct {

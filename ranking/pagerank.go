@@ -215,15 +215,14 @@ func (s *Store) ComputePageRank(ctx context.Context) (PageRankInfo, error) {
 	if err := b.Commit(); err != nil {
 		return PageRankInfo{}, fmt.Errorf("ranking: store pagerank: %w", err)
 	}
-	s.updateColumn(func(stats map[string]PageStats) {
-		for u, st := range stats {
+	s.updateColumn(func() {
+		for i := range s.column.stats {
+			st := &s.column.stats[i]
 			st.PageRank, st.InLinks = 0, 0
-			stats[u] = st
 		}
 		for i, u := range urls {
-			st := stats[u]
+			st := s.statsOf(u)
 			st.PageRank, st.InLinks = res.Scores[i], in[i]
-			stats[u] = st
 		}
 	})
 	s.logger.Info("pagerank computed", "n", info.Nodes, "edges", info.Edges,

@@ -65,6 +65,13 @@ func PoolFor(items []Scored, rule string, r float64, rng *rand.Rand) []bool {
 // and the top k−1 stay in place (the "feeling lucky" property §5.5 wants
 // from k = 2). With r = 0 the result is L_d itself.
 func Promote(inPool []bool, k int, r float64, rng *rand.Rand) []Slot {
+	return PromoteFirst(inPool, k, r, rng, len(inPool))
+}
+
+// PromoteFirst returns the first m entries of Promote's list (m ≤
+// len(inPool)), drawing from rng only what they need: the shuffle, and
+// the coins of the first m positions.
+func PromoteFirst(inPool []bool, k int, r float64, rng *rand.Rand, m int) []Slot {
 	n := len(inPool)
 	var lp []int
 	for i, p := range inPool {
@@ -75,7 +82,7 @@ func Promote(inPool []bool, k int, r float64, rng *rand.Rand) []Slot {
 	rng.Shuffle(len(lp), func(i, j int) { lp[i], lp[j] = lp[j], lp[i] })
 	poolLeft := len(lp)
 
-	out := make([]Slot, 0, n)
+	out := make([]Slot, 0, m)
 	placed := make([]bool, n)
 	d, p := 0, 0 // cursors into L_d and L_p
 	place := func(i int, promoted bool) {
@@ -85,11 +92,11 @@ func Promote(inPool []bool, k int, r float64, rng *rand.Rand) []Slot {
 		}
 		out = append(out, Slot{Index: i, Promoted: promoted})
 	}
-	for len(out) < k-1 && len(out) < n {
+	for len(out) < k-1 && len(out) < m {
 		place(len(out), false) // nothing is placed yet, so L_d's next is its k-th
 	}
 	d = len(out)
-	for len(out) < n {
+	for len(out) < m {
 		if poolLeft > 0 && rng.Float64() < r {
 			for placed[lp[p]] {
 				p++

@@ -276,3 +276,16 @@ func TestPoolRules(t *testing.T) {
 		t.Fatalf("uniform pool share %.3f, want 0.25", share)
 	}
 }
+
+func TestPromoteFirstIsPromotesPrefix(t *testing.T) {
+	for seed := range uint64(2000) {
+		g := seeded(seed)
+		n := g.IntN(60)
+		pool := randomPool(g, n, []float64{0, 0.3, 1}[g.IntN(3)])
+		k, r, m := 1+g.IntN(5), []float64{0, 0.1, 0.5, 1}[g.IntN(4)], g.IntN(n+1)
+		want := Promote(pool, k, r, seeded(seed+1e6))
+		if got := PromoteFirst(pool, k, r, seeded(seed+1e6), m); !slices.Equal(got, want[:m]) {
+			t.Fatalf("seed %d: n %d, k %d, r %v, m %d: %v, want %v", seed, n, k, r, m, got, want[:m])
+		}
+	}
+}

@@ -71,8 +71,14 @@ func (s *Signer) sign(c Click) [sha256.Size]byte {
 // url.Values.Encode's form (keys in order, values query-escaped), written
 // out directly: a result page signs ten.
 func (s *Signer) Link(c Click) string {
+	return s.link(c, url.QueryEscape(c.User), url.QueryEscape(c.Query))
+}
+
+// link is Link given c's user and query query-escaped, for a page of
+// links that share them.
+func (s *Signer) link(c Click, user, query string) string {
 	sig := s.sign(c)
-	user, query, target := url.QueryEscape(c.User), url.QueryEscape(c.Query), url.QueryEscape(c.Target)
+	target := url.QueryEscape(c.Target)
 	b := make([]byte, 0, len(RedirectPath)+24+len(user)+len(query)+len(target)+base64.RawURLEncoding.EncodedLen(len(sig)))
 	b = append(b, RedirectPath+"?"+paramUser+"="...)
 	b = append(b, user...)

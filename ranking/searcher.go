@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"hash/maphash"
 	"log/slog"
+	"math"
 	"math/rand/v2"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -69,7 +71,25 @@ type Searcher struct {
 	seeds     *keyedMAC // PromotionSeed's MAC under the secret
 	urlSeed   maphash.Seed
 	scratch   sync.Pool // *orderScratch
+	rows      statsRows
+	logs      []float64 // lnOnePlus(cfg.Candidates), for Blend
 	logger    *slog.Logger
+}
+
+// maxStatsKeys bounds the keys statsRows holds rows for (256 MB of
+// them); pages of larger keys are looked up by URL.
+const maxStatsKeys = 1 << 26
+
+// statsRows remembers, for the pages of one key space (Candidate.Space),
+// by key, the row of the Store's column that holds each page's
+// statistics, so that when the searcher's stats are a *Store they are
+// read by row, with no URL hashed: 4 bytes per key up to the largest
+// seen.
+type statsRows struct {
+	mu    sync.Mutex
+	space uint64
+	n     int     // the column's length when the −1 entries were found
+	row   []int32 // by key: 0 not yet known, −1 no statistics, r+1 row r
 }
 
 // NewSearcher returns a Searcher. secret keys the click signatures and the
@@ -87,7 +107,7 @@ func NewSearcher(cfg Config, retriever Retriever, stats StatsReader, secret []by
 	}
 	return &Searcher{
 		cfg: cfg, retriever: retriever, stats: stats, signer: signer,
-		seeds: newKeyedMAC(secret), urlSeed: maphash.MakeSeed(), logger: logger.With("component", "ranking"),
+		seeds: newKeyedMAC(secret), urlSeed: maphash.MakeSeed(), logs: lnOnePlus(cfg.Candidates), logger: logger.With("component", "ranking"),
 	}, nil
 }
 
@@ -96,9 +116,9 @@ func NewSearcher(cfg Config, retriever Retriever, stats StatsReader, secret []by
 func (s *Searcher) Signer() *Signer { return s.signer }
 
 // Search returns page (1-based) of size results for user's query. The
-// whole candidate list is ordered and merged once, with the promotion
-// shuffle seeded by (secret, user, normalized query), and then cut into
-// pages, so one user's pages 1, 2, 3 are consecutive slices of one list
+// whole candidate list is ordered and merged (up to the page's end), with
+// the promotion shuffle seeded by (secret, user, normalized query), and
+// then cut, so one user's pages 1, 2, 3 are consecutive slices of one list
 // as long as the candidates and their awareness do not change in between.
 func (s *Searcher) Search(ctx context.Context, user, query string, page, size int) (Page, error) {
 	query = strings.TrimSpace(query)
@@ -109,16 +129,32 @@ func (s *Searcher) Search(ctx context.Context, user, query string, page, size in
 	if err != nil {
 		return Page{}, fmt.Errorf("ranking: retrieve %q: %w", query, err)
 	}
-	return s.order(ctx, user, query, cands, total, page, size)
+	return s.order(ctx, user, query, dedupe(cands, s.cfg.Candidates, s.urlSeed), total, page, size)
 }
 
 // Order is Search for a caller that retrieved the candidates itself (up to
-// Candidates of them, best first, and the total number of matches), for
+// Candidates of them, in any order, and the total number of matches), for
 // instance from a query it has already parsed.
 func (s *Searcher) Order(ctx context.Context, user, query string, cands []Candidate, total, page, size int) (Page, error) {
+	return s.orderChecked(ctx, user, query, cands, false, total, page, size)
+}
+
+// OrderDistinct is Order for candidates whose URLs are known to be
+// distinct, as one index's are (a page is one document): they are not
+// searched for duplicates.
+func (s *Searcher) OrderDistinct(ctx context.Context, user, query string, cands []Candidate, total, page, size int) (Page, error) {
+	return s.orderChecked(ctx, user, query, cands, true, total, page, size)
+}
+
+func (s *Searcher) orderChecked(ctx context.Context, user, query string, cands []Candidate, distinct bool, total, page, size int) (Page, error) {
 	query = strings.TrimSpace(query)
 	if err := s.check(user, query, page, size); err != nil {
 		return Page{}, err
+	}
+	if distinct {
+		cands = cands[:min(len(cands), s.cfg.Candidates)]
+	} else {
+		cands = dedupe(cands, s.cfg.Candidates, s.urlSeed)
 	}
 	return s.order(ctx, user, query, cands, total, page, size)
 }
@@ -141,7 +177,8 @@ func (s *Searcher) check(user, query string, page, size int) error {
 	return nil
 }
 
-// order orders, merges and cuts the candidates of a checked request.
+// order orders, merges and cuts the distinct candidates of a checked
+// request.
 func (s *Searcher) order(ctx context.Context, user, query string, cands []Candidate, total, page, size int) (Page, error) {
 	// The ordered list lives in pooled buffers until the page is copied out.
 	sc, _ := s.scratch.Get().(*orderScratch)
@@ -150,19 +187,23 @@ func (s *Searcher) order(ctx context.Context, user, query string, cands []Candid
 	}
 	defer s.scratch.Put(sc)
 	defer sc.clear()
-	items, err := s.score(ctx, dedupe(cands, s.cfg.Candidates, s.urlSeed), sc)
+	items, err := s.score(ctx, cands, sc)
 	if err != nil {
 		return Page{}, err
 	}
-	list, err := s.merge(ctx, user, query, items)
+	// Only the list up to the page's end is merged: a position depends
+	// on the ones before it alone.
+	list, err := s.merge(ctx, user, query, items, min(page*size, len(items)))
 	if err != nil {
 		return Page{}, err
 	}
-	out := Page{Query: query, Page: page, Size: size, Total: total, Candidates: len(list)}
+	out := Page{Query: query, Page: page, Size: size, Total: total, Candidates: len(items)}
 	lo := (page - 1) * size
 	if lo < len(list) {
 		out.Results = make([]Result, 0, min(size, len(list)-lo))
 	}
+	// The links of a page share the user and the query.
+	userEsc, queryEsc := url.QueryEscape(user), url.QueryEscape(query)
 	for i := lo; i < len(list) && i < lo+size; i++ {
 		it := items[list[i].Index]
 		rank := i + 1
@@ -170,7 +211,7 @@ func (s *Searcher) order(ctx context.Context, user, query string, cands []Candid
 			Rank:       rank,
 			URL:        it.URL,
 			Title:      it.Title,
-			ClickURL:   s.signer.Link(Click{Target: it.URL, Query: query, Rank: rank, User: user}),
+			ClickURL:   s.signer.link(Click{Target: it.URL, Query: query, Rank: rank, User: user}, userEsc, queryEsc),
 			Promoted:   list[i].Promoted,
 			Relevance:  it.Relevance,
 			Popularity: it.Popularity,
@@ -233,9 +274,12 @@ func dedupeFrom(cands []Candidate, i int, limit int) []Candidate {
 	return out
 }
 
-// orderScratch holds one search's candidate URLs and scored list.
+// orderScratch holds one search's candidate URLs, statistics rows and
+// statistics, and its scored list.
 type orderScratch struct {
 	urls  []string
+	rows  []int32
+	stats []PageStats
 	items []Scored
 }
 
@@ -248,39 +292,130 @@ func (sc *orderScratch) clear() {
 // score looks the candidates' statistics up and orders them (L_d), in
 // sc's buffers.
 func (s *Searcher) score(ctx context.Context, cands []Candidate, sc *orderScratch) ([]Scored, error) {
-	urls := slices.Grow(sc.urls[:0], len(cands))[:len(cands)]
-	sc.urls = urls
-	for i, c := range cands {
-		urls[i] = c.URL
-	}
-	stats, err := s.stats.Lookup(ctx, urls)
+	stats, ok, err := s.statsByKey(ctx, cands, sc)
 	if err != nil {
-		return nil, fmt.Errorf("ranking: popularity of %d candidates: %w", len(urls), err)
+		return nil, fmt.Errorf("ranking: popularity of %d candidates: %w", len(cands), err)
 	}
-	if len(stats) != len(urls) {
-		return nil, fmt.Errorf("ranking: popularity of %d candidates: got %d answers", len(urls), len(stats))
+	if !ok {
+		urls := slices.Grow(sc.urls[:0], len(cands))[:len(cands)]
+		sc.urls = urls
+		for i, c := range cands {
+			urls[i] = c.URL
+		}
+		if stats, err = s.stats.Lookup(ctx, urls); err != nil {
+			return nil, fmt.Errorf("ranking: popularity of %d candidates: %w", len(urls), err)
+		}
+		if len(stats) != len(urls) {
+			return nil, fmt.Errorf("ranking: popularity of %d candidates: got %d answers", len(urls), len(stats))
+		}
 	}
 	items := slices.Grow(sc.items[:0], len(cands))[:len(cands)]
 	sc.items = items
 	for i, c := range cands {
 		items[i] = Scored{Candidate: c, Stats: stats[i], Popularity: PopularityOf(stats[i], s.cfg.Popularity)}
 	}
-	Order(items, s.cfg.Order, s.cfg.BlendWeight)
+	orderScored(items, s.cfg.Order, s.cfg.BlendWeight, s.logs)
 	return items, nil
 }
 
-func (s *Searcher) merge(ctx context.Context, user, query string, items []Scored) ([]Slot, error) {
+// statsByKey reads the candidates' statistics by their rows in the
+// Store's column, found once per key (ok false when that does not apply:
+// the stats are not a *Store, a candidate has no key space or another
+// one than the first's, or the column gained rows since the rows were
+// found, which are then forgotten).
+func (s *Searcher) statsByKey(ctx context.Context, cands []Candidate, sc *orderScratch) (stats []PageStats, ok bool, err error) {
+	store, isStore := s.stats.(*Store)
+	if !isStore || len(cands) == 0 || cands[0].Space == 0 {
+		return nil, false, nil
+	}
+	space, top := cands[0].Space, uint32(0)
+	for _, c := range cands {
+		if c.Space != space {
+			return nil, false, nil
+		}
+		top = max(top, c.Key)
+	}
+	if top >= maxStatsKeys {
+		return nil, false, nil
+	}
+	rows := slices.Grow(sc.rows[:0], len(cands))[:len(cands)]
+	sc.rows = rows
+	r := &s.rows
+	r.mu.Lock()
+	if r.space != space {
+		r.space, r.n, r.row = space, 0, r.row[:0]
+	}
+	if int(top) >= len(r.row) {
+		r.row = append(r.row, make([]int32, int(top)+1-len(r.row))...)
+	}
+	// The keys not seen before are looked up by URL, each once.
+	const pending = math.MinInt32
+	var need []int // indices into cands
+	for i, c := range cands {
+		if r.row[c.Key] == 0 {
+			r.row[c.Key] = pending
+			need = append(need, i)
+		}
+	}
+	if len(need) > 0 {
+		urls, found := make([]string, len(need)), make([]int32, len(need))
+		for j, i := range need {
+			urls[j] = cands[i].URL
+		}
+		n, err := store.rowsOf(ctx, urls, found)
+		if err != nil {
+			for _, i := range need {
+				r.row[cands[i].Key] = 0
+			}
+			r.mu.Unlock()
+			return nil, false, err
+		}
+		if n != r.n { // rows were added: a page without statistics may have some now
+			for k, v := range r.row {
+				if v == -1 {
+					r.row[k] = 0
+				}
+			}
+			r.n = n
+		}
+		for j, i := range need {
+			r.row[cands[i].Key] = -1
+			if found[j] >= 0 {
+				r.row[cands[i].Key] = found[j] + 1
+			}
+		}
+	}
+	for i, c := range cands {
+		rows[i] = max(r.row[c.Key], 0) - 1
+	}
+	n := r.n
+	r.mu.Unlock()
+	stats = slices.Grow(sc.stats[:0], len(cands))[:len(cands)]
+	sc.stats = stats
+	if !store.statsAt(rows, n, stats) {
+		r.mu.Lock()
+		if r.space == space && r.n == n {
+			clear(r.row)
+		}
+		r.mu.Unlock()
+		return nil, false, nil
+	}
+	return stats, true, nil
+}
+
+// merge returns the first m entries of the merged list L of items.
+func (s *Searcher) merge(ctx context.Context, user, query string, items []Scored, m int) ([]Slot, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	p := s.cfg.Promotion
 	if p.Rule == RuleNone {
-		list := make([]Slot, len(items))
+		list := make([]Slot, m)
 		for i := range list {
 			list[i] = Slot{Index: i}
 		}
 		return list, nil
 	}
 	rng := rand.New(rand.NewChaCha8(s.seeds.sum(promotionMessage(user, query)))) // PromotionRand
-	return Promote(PoolFor(items, p.Rule, p.R, rng), p.K, p.R, rng), nil
+	return PromoteFirst(PoolFor(items, p.Rule, p.R, rng), p.K, p.R, rng, m), nil
 }

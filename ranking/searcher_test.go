@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"maps"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -185,7 +187,8 @@ func TestSearchRejectsRequestsOutsideItsLimits(t *testing.T) {
 
 // TestOrderIsSearchOnCandidatesRetrievedElsewhere: a caller that retrieved
 // the candidates itself gets the page Search gives, and the same refusal
-// of a request outside the limits.
+// of a request outside the limits; with OrderDistinct, whichever order the
+// candidates come in (the index hands them over unsorted).
 func TestOrderIsSearchOnCandidatesRetrievedElsewhere(t *testing.T) {
 	_, store := openStore(t, testConfig(), nil)
 	retr := newFakeRetriever(45)
@@ -196,6 +199,7 @@ func TestOrderIsSearchOnCandidatesRetrievedElsewhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rng := rand.New(rand.NewPCG(5, 6))
 	for page := 1; page <= 5; page++ {
 		want, err := s.Search(t.Context(), "someone", "go pebble", page, 10)
 		if err != nil {
@@ -205,13 +209,78 @@ func TestOrderIsSearchOnCandidatesRetrievedElsewhere(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Total != want.Total || got.Candidates != want.Candidates || !slices.Equal(got.Results, want.Results) {
+		if len(want.Results) == 0 || got.Total != want.Total || got.Candidates != want.Candidates || !slices.Equal(got.Results, want.Results) {
 			t.Fatalf("page %d: Order %+v, Search %+v", page, got, want)
+		}
+		shuffled := slices.Clone(cands)
+		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		if got, err = s.OrderDistinct(t.Context(), "someone", "go pebble", shuffled, total, page, 10); err != nil {
+			t.Fatal(err)
+		}
+		if got.Total != want.Total || got.Candidates != want.Candidates || !slices.Equal(got.Results, want.Results) {
+			t.Fatalf("page %d: OrderDistinct on shuffled candidates %+v, Search %+v", page, got, want)
 		}
 	}
 	if _, err := s.Order(t.Context(), "someone", "go pebble", cands, total, 0, 10); !errors.Is(err, ErrBadRequest) {
 		t.Fatalf("page 0: %v, want ErrBadRequest", err)
 	}
+}
+
+// TestKeyedCandidatesReadTheStoresStatistics: candidates numbered in a
+// key space get the statistics Lookup gives by URL, after clicks on
+// pages the Store had no statistics for, a PageRank computation, and a
+// new key space that numbers the pages differently.
+func TestKeyedCandidatesReadTheStoresStatistics(t *testing.T) {
+	db, store := openStore(t, testConfig(), nil)
+	retr := newFakeRetriever(30)
+	s := newSearcher(t, testConfig(), retr, store)
+	keyed := func(space uint64, perm []int) []Candidate {
+		out := slices.Clone(retr.cands)
+		for i := range out {
+			out[i].Space, out[i].Key = space, uint32(perm[i])
+		}
+		return out
+	}
+	check := func(what string, cands []Candidate) map[string]PageStats {
+		t.Helper()
+		byURL := func(cands []Candidate) map[string]PageStats {
+			items, err := s.score(t.Context(), cands, new(orderScratch))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := map[string]PageStats{}
+			for _, it := range items {
+				out[it.URL] = it.Stats
+			}
+			return out
+		}
+		want, got := byURL(retr.cands), byURL(cands)
+		if !maps.Equal(got, want) {
+			t.Fatalf("%s: keyed %+v, by URL %+v", what, got, want)
+		}
+		return got
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	first := keyed(1, rng.Perm(30))
+	check("no statistics", first)
+	clicked := retr.cands[7].URL
+	for _, user := range []string{"u1", "u2"} {
+		if _, err := store.RecordClick(t.Context(), clicked, user); err != nil {
+			t.Fatal(err)
+		}
+		if st := check("after a click on a page without statistics", first); st[clicked].Clicks == 0 {
+			t.Fatalf("the clicked page: %+v", st[clicked])
+		}
+	}
+	setLinks(t, db, map[string][]string{retr.cands[3].URL: {retr.cands[4].URL, retr.cands[5].URL}})
+	if _, err := store.ComputePageRank(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if st := check("after PageRank", first); st[retr.cands[4].URL].PageRank == 0 {
+		t.Fatalf("a linked page: %+v", st[retr.cands[4].URL])
+	}
+	check("another key space", keyed(2, rng.Perm(30)))
+	check("the first again", first)
 }
 
 func TestDedupeKeepsTheFirstOfEachURLUpToTheLimit(t *testing.T) {

@@ -76,7 +76,8 @@ type Store struct {
 	// click statistics. It assumes this Store is the bucket's only writer.
 	column struct {
 		sync.RWMutex
-		stats map[string]PageStats // nil until loaded
+		rows  map[string]int32 // URL → row of stats; nil until loaded
+		stats []PageStats      // rows are only ever added
 	}
 }
 
@@ -119,15 +120,55 @@ func (s *Store) Lookup(ctx context.Context, urls []string) ([]PageStats, error) 
 	s.column.RLock()
 	defer s.column.RUnlock()
 	for i, u := range urls {
-		out[i] = s.column.stats[u]
+		if r, ok := s.column.rows[u]; ok {
+			out[i] = s.column.stats[r]
+		}
 	}
 	return out, nil
+}
+
+// rowsOf sets rows[i] to the row of urls[i] in the column, −1 for a URL
+// without statistics, and returns the column's length: a URL without
+// statistics has none while the length stays the same (rows are only
+// ever added).
+func (s *Store) rowsOf(ctx context.Context, urls []string, rows []int32) (int, error) {
+	if err := s.loadColumn(ctx); err != nil {
+		return 0, err
+	}
+	s.column.RLock()
+	defer s.column.RUnlock()
+	for i, u := range urls {
+		rows[i] = -1
+		if r, ok := s.column.rows[u]; ok {
+			rows[i] = r
+		}
+	}
+	return len(s.column.stats), nil
+}
+
+// statsAt sets out[i] to the statistics of row rows[i] (zero for −1), as
+// Lookup would for the URLs rowsOf found them for, unless the column no
+// longer has n rows (ok false): then a URL without statistics may have
+// some now.
+func (s *Store) statsAt(rows []int32, n int, out []PageStats) (ok bool) {
+	s.column.RLock()
+	defer s.column.RUnlock()
+	if len(s.column.stats) != n {
+		return false
+	}
+	for i, r := range rows {
+		out[i] = PageStats{}
+		if r >= 0 {
+			out[i] = s.column.stats[r]
+		}
+	}
+	return true
 }
 
 // loadColumn reads every page's statistics into the column, once.
 func (s *Store) loadColumn(ctx context.Context) error {
 	s.column.RLock()
-	loaded := s.column.stats != nil
+	loaded := s.column.rows != nil
 	s.column.RUnlock()
 	if loaded {
 		return nil
@@ -138,38 +179,51 @@ func (s *Store) loadColumn(ctx context.Context) error {
 	defer s.mu.Unlock()
 	s.column.Lock()
 	defer s.column.Unlock()
-	if s.column.stats != nil {
+	if s.column.rows != nil {
 		return nil
 	}
-	stats := map[string]PageStats{}
+	s.column.rows = map[string]int32{}
 	for _, prefix := range []string{prefixLinks, prefixClicks} {
 		for kv, err := range s.db.BucketScan(ctx, Bucket, prefix) {
 			if err != nil {
+				s.column.rows, s.column.stats = nil, nil
 				return fmt.Errorf("ranking: load statistics: %w", err)
 			}
 			url := string(kv[0][len(prefix):])
-			st := stats[url]
+			st := s.statsOf(url)
 			if prefix == prefixLinks {
 				st.PageRank, st.InLinks, err = decodeLinkStats(kv[1])
 			} else {
 				st.Clicks, st.Aware, err = decodeClickStats(kv[1])
 			}
 			if err != nil {
+				s.column.rows, s.column.stats = nil, nil
 				return fmt.Errorf("ranking: statistics of %s: %w", url, err)
 			}
-			stats[url] = st
 		}
 	}
-	s.column.stats = stats
 	return nil
 }
 
-// updateColumn applies fn to the column if it is loaded.
-func (s *Store) updateColumn(fn func(map[string]PageStats)) {
+// statsOf returns the column's statistics of url for update, adding a
+// row for it if it has none. The caller holds the column's write lock.
+func (s *Store) statsOf(url string) *PageStats {
+	r, ok := s.column.rows[url]
+	if !ok {
+		r = int32(len(s.column.stats))
+		s.column.rows[url] = r
+		s.column.stats = append(s.column.stats, PageStats{})
+	}
+	return &s.column.stats[r]
+}
+
+// updateColumn applies fn to the column if it is loaded; fn changes the
+// statistics statsOf returns.
+func (s *Store) updateColumn(fn func()) {
 	s.column.Lock()
 	defer s.column.Unlock()
-	if s.column.stats != nil {
-		fn(s.column.stats)
+	if s.column.rows != nil {
+		fn()
 	}
 }
 

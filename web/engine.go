@@ -63,20 +63,33 @@ func (r Retriever) Retrieve(ctx context.Context, query string, limit int) ([]ran
 	if err != nil {
 		return nil, 0, err
 	}
-	return r.retrieveParsed(ctx, q, limit, nil)
+	return r.retrieveParsed(ctx, q, limit, true, nil)
 }
 
-// retrieveParsed is Retrieve for a parsed query; the candidates are
-// appended to cands.
-func (r Retriever) retrieveParsed(ctx context.Context, q index.Query, limit int, cands []ranking.Candidate) ([]ranking.Candidate, int, error) {
-	ranked, total, err := r.Index.RetrieveRanked(ctx, q, limit)
+// retrieveParsed is Retrieve for a parsed query, the candidates best
+// first if ordered, else in no particular order (the ranking orders them
+// in any case); they are appended to cands.
+func (r Retriever) retrieveParsed(ctx context.Context, q index.Query, limit int, ordered bool, cands []ranking.Candidate) ([]ranking.Candidate, int, error) {
+	if ordered {
+		ranked, total, err := r.Index.RetrieveRanked(ctx, q, limit)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, rk := range ranked {
+			cands = append(cands, ranking.Candidate{URL: rk.URL, Relevance: rk.Score})
+		}
+		return cands, int(total), nil
+	}
+	res, err := r.Index.RetrieveUnordered(ctx, q, limit)
 	if err != nil {
 		return nil, 0, err
 	}
-	for _, rk := range ranked {
-		cands = append(cands, ranking.Candidate{URL: rk.URL, Relevance: rk.Score})
+	// Keyed by the snapshot's document numbers: the ranking finds each
+	// page's statistics once per snapshot.
+	for i, rk := range res.Pages {
+		cands = append(cands, ranking.Candidate{URL: rk.URL, Relevance: rk.Score, Space: res.Snapshot, Key: res.Docs[i]})
 	}
-	return cands, int(total), nil
+	return cands, int(res.Total), nil
 }
 
 // candidates are retrieved hits as the ranking orders them.
@@ -113,7 +126,7 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 		cands, total, shown = candidates(hits), int(n), b.Shown
 	} else {
 		// The candidates live in a pooled buffer: Order copies what the
-		// page shows.
+		// page shows. It orders them itself: the index only selects them.
 		buf, _ := e.cands.Get().(*[]ranking.Candidate)
 		if buf == nil {
 			buf = new([]ranking.Candidate)
@@ -123,14 +136,18 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 			*buf = (*buf)[:0]
 			e.cands.Put(buf)
 		}()
-		cands, total, err = Retriever{Index: e.ix}.retrieveParsed(ctx, q, e.rank.Candidates(), (*buf)[:0])
+		cands, total, err = Retriever{Index: e.ix}.retrieveParsed(ctx, q, e.rank.Candidates(), false, (*buf)[:0])
 		*buf = cands
 		shown = e.ix.Shown
 	}
 	if err != nil {
 		return Response{}, inputError(err)
 	}
-	page, err := e.rank.Order(ctx, user, r.Query, cands, total, r.Page, r.Size)
+	order := e.rank.Order
+	if e.opts.Backend == nil {
+		order = e.rank.OrderDistinct // one index: one document per URL
+	}
+	page, err := order(ctx, user, r.Query, cands, total, r.Page, r.Size)
 	if err != nil {
 		if errors.Is(err, ranking.ErrBadRequest) {
 			return Response{}, &InputError{Field: "q", Value: r.Query, Message: err.Error()}
