@@ -160,11 +160,17 @@ func Tokens(a, b []string, sep string, o Options) []Op {
 	dmp.DiffTimeout = o.Timeout // go-diff: 0 means no deadline
 	ds := dmp.DiffMainRunes(ra, rb, false)
 	ops := make([]Op, 0, len(ds))
+	var run strings.Builder
 	for _, d := range ds {
-		rs := []rune(d.Text)
-		toks := make([]string, len(rs))
-		for i, r := range rs {
-			toks[i] = names[runeIndex(r)]
+		// The run's tokens joined by sep, read off its runes.
+		run.Reset()
+		n := 0
+		for _, r := range d.Text {
+			if n > 0 {
+				run.WriteString(sep)
+			}
+			run.WriteString(names[runeIndex(r)])
+			n++
 		}
 		kind := Equal
 		switch d.Type {
@@ -173,7 +179,7 @@ func Tokens(a, b []string, sep string, o Options) []Op {
 		case diffmatchpatch.DiffDelete:
 			kind = Delete
 		}
-		ops = append(ops, Op{Kind: kind, Text: strings.Join(toks, sep), N: len(toks)})
+		ops = append(ops, Op{Kind: kind, Text: run.String(), N: n})
 	}
 	return ops
 }
