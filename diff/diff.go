@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
@@ -54,8 +56,14 @@ type Options struct {
 
 // Text diffs two texts at word and at line granularity.
 func Text(old, cur string, o Options) Result {
+	return TextWords(old, cur, strings.Fields(old), strings.Fields(cur), o)
+}
+
+// TextWords is Text for texts already split into words (strings.Fields),
+// as a caller that also needs the words has them.
+func TextWords(old, cur string, oldWords, curWords []string, o Options) Result {
 	r := Result{
-		Words: Tokens(strings.Fields(old), strings.Fields(cur), " ", o),
+		Words: Tokens(oldWords, curWords, " ", o),
 		Lines: Tokens(lines(old), lines(cur), "\n", o),
 	}
 	r.Fraction = Fraction(r.Words)
@@ -66,11 +74,46 @@ func Text(old, cur string, o Options) Result {
 func lines(s string) []string {
 	var out []string
 	for l := range strings.SplitSeq(s, "\n") {
-		if f := strings.Join(strings.Fields(l), " "); f != "" {
-			out = append(out, f)
+		if !collapsed(l) {
+			l = strings.Join(strings.Fields(l), " ")
+		}
+		if l != "" {
+			out = append(out, l)
 		}
 	}
 	return out
+}
+
+// collapsed reports whether l is already its fields joined by single
+// spaces, as most lines of extracted text are, so that lines can keep it
+// rather than split and join it again.
+func collapsed(l string) bool {
+	space := true // a leading space is not collapsed
+	for i := 0; i < len(l); {
+		c := l[i]
+		if c < utf8.RuneSelf {
+			switch c {
+			case ' ':
+				if space {
+					return false
+				}
+				space = true
+			case '\t', '\n', '\v', '\f', '\r':
+				return false
+			default:
+				space = false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(l[i:])
+		if unicode.IsSpace(r) {
+			return false
+		}
+		space = false
+		i += n
+	}
+	return !space || l == ""
 }
 
 // Fraction is the share of tokens inserted or deleted among all tokens of
@@ -117,11 +160,17 @@ func Tokens(a, b []string, sep string, o Options) []Op {
 	dmp.DiffTimeout = o.Timeout // go-diff: 0 means no deadline
 	ds := dmp.DiffMainRunes(ra, rb, false)
 	ops := make([]Op, 0, len(ds))
+	var run strings.Builder
 	for _, d := range ds {
-		rs := []rune(d.Text)
-		toks := make([]string, len(rs))
-		for i, r := range rs {
-			toks[i] = names[runeIndex(r)]
+		// The run's tokens joined by sep, read off its runes.
+		run.Reset()
+		n := 0
+		for _, r := range d.Text {
+			if n > 0 {
+				run.WriteString(sep)
+			}
+			run.WriteString(names[runeIndex(r)])
+			n++
 		}
 		kind := Equal
 		switch d.Type {
@@ -130,7 +179,7 @@ func Tokens(a, b []string, sep string, o Options) []Op {
 		case diffmatchpatch.DiffDelete:
 			kind = Delete
 		}
-		ops = append(ops, Op{Kind: kind, Text: strings.Join(toks, sep), N: len(toks)})
+		ops = append(ops, Op{Kind: kind, Text: run.String(), N: n})
 	}
 	return ops
 }
@@ -155,6 +204,9 @@ func runeIndex(r rune) int {
 // Sets returns what cur adds to old and what it drops, each sorted and
 // without repeats.
 func Sets(old, cur []string) SetChange {
+	if ascending(old) && ascending(cur) {
+		return mergeSets(old, cur)
+	}
 	in := func(xs []string) map[string]bool {
 		m := make(map[string]bool, len(xs))
 		for _, x := range xs {
@@ -176,6 +228,39 @@ func Sets(old, cur []string) SetChange {
 	}
 	slices.Sort(s.Added)
 	slices.Sort(s.Removed)
+	return s
+}
+
+// ascending reports whether xs is sorted without repeats, as the sets
+// sentinels keep are.
+func ascending(xs []string) bool {
+	for i := 1; i < len(xs); i++ {
+		if xs[i-1] >= xs[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeSets is Sets of two ascending lists, in one pass over both.
+func mergeSets(old, cur []string) SetChange {
+	var s SetChange
+	i, j := 0, 0
+	for i < len(old) && j < len(cur) {
+		switch {
+		case old[i] == cur[j]:
+			i++
+			j++
+		case old[i] < cur[j]:
+			s.Removed = append(s.Removed, old[i])
+			i++
+		default:
+			s.Added = append(s.Added, cur[j])
+			j++
+		}
+	}
+	s.Removed = append(s.Removed, old[i:]...)
+	s.Added = append(s.Added, cur[j:]...)
 	return s
 }
 
@@ -239,7 +324,7 @@ func trimEqual(ops []Op, sep string, n int) []Op {
 			out = append(out, op)
 			continue
 		}
-		toks := strings.Split(op.Text, sep)
+		toks := strings.Count(op.Text, sep) + 1
 		first, last := i == 0, i == len(ops)-1
 		// after: context following the previous change; before: context
 		// leading to the next one.
@@ -250,14 +335,30 @@ func trimEqual(ops []Op, sep string, n int) []Op {
 		if last {
 			before = 0
 		}
-		if len(toks) <= after+before {
+		if toks <= after+before {
 			out = append(out, op)
 			continue
 		}
-		parts := slices.Clone(toks[:after])
-		parts = append(parts, Elided)
-		parts = append(parts, toks[len(toks)-before:]...)
-		out = append(out, Op{Kind: Equal, Text: strings.Join(parts, sep), N: after + before})
+		// The first after tokens, the elision and the last before, cut
+		// from the run's text rather than split and joined.
+		text := Elided
+		if after > 0 {
+			text = op.Text[:sepIndex(op.Text, sep, after)] + sep + text
+		}
+		if before > 0 {
+			text += sep + op.Text[sepIndex(op.Text, sep, toks-before)+len(sep):]
+		}
+		out = append(out, Op{Kind: Equal, Text: text, N: after + before})
 	}
 	return out
+}
+
+// sepIndex is the index of the k-th (from 1) occurrence of sep in s,
+// counted as strings.Split counts them; s has at least k.
+func sepIndex(s, sep string, k int) int {
+	at := -len(sep)
+	for range k {
+		at += len(sep) + strings.Index(s[at+len(sep):], sep)
+	}
+	return at
 }

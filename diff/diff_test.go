@@ -2,6 +2,9 @@ package diff
 
 import (
 	"encoding/json"
+	"math/rand/v2"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,5 +104,88 @@ func TestTokensManyDistinctTokens(t *testing.T) {
 	}
 	if len(del) != 1 || del[0] != a[30000] {
 		t.Errorf("deleted = %v, want [%s]", del, a[30000])
+	}
+}
+
+// Sorted sets take a one-pass merge; it must give what any order gives.
+func TestSetsOfSortedListsAsOfShuffledLists(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		var old, cur []string
+		for i := range 60 {
+			w := strconv.Itoa(i)
+			if rng.IntN(3) > 0 {
+				old = append(old, w)
+			}
+			if rng.IntN(3) > 0 {
+				cur = append(cur, w)
+			}
+		}
+		slices.Sort(old)
+		slices.Sort(cur)
+		merged := Sets(old, cur)
+		shuffled := func(xs []string) []string {
+			xs = slices.Clone(xs)
+			rng.Shuffle(len(xs), func(i, j int) { xs[i], xs[j] = xs[j], xs[i] })
+			return append(xs, xs...) // repeats, so that the general path runs
+		}
+		general := Sets(shuffled(old), shuffled(cur))
+		if !reflect.DeepEqual(merged, general) {
+			t.Fatalf("Sets(%v, %v) = %+v by merge, %+v in general", old, cur, merged, general)
+		}
+	}
+}
+
+// Lines already collapsed are kept as they are; every other line is
+// collapsed: the result is each non-blank line's fields joined by spaces.
+func TestLinesCollapseSpaces(t *testing.T) {
+	text := "a b\n  lead\ntrail \nin  side\ntab\there\n\n \nnb\u00a0sp\nem\u2003sp\nok é ü\nbad\xffbyte\nx"
+	var want []string
+	for _, l := range strings.Split(text, "\n") {
+		if f := strings.Join(strings.Fields(l), " "); f != "" {
+			want = append(want, f)
+		}
+	}
+	if got := lines(text); !slices.Equal(got, want) {
+		t.Errorf("lines = %q, want %q", got, want)
+	}
+}
+
+// The changes-only view cuts the common runs' text in place; it must be
+// the runs split into tokens, the context kept and the tokens joined.
+func TestChangesOnlyKeepsContextTokens(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 300 {
+		var ops []Op
+		for i := range 1 + rng.IntN(5) {
+			kind := []Kind{Equal, Insert, Delete}[(i+rng.IntN(2))%3]
+			var toks []string
+			for k := range 1 + rng.IntN(15) {
+				toks = append(toks, strconv.Itoa(k))
+			}
+			ops = append(ops, Op{Kind: kind, Text: strings.Join(toks, " "), N: len(toks)})
+		}
+		got := trimEqual(ops, " ", contextTokens)
+		if len(got) != len(ops) {
+			t.Fatalf("%d runs, want %d", len(got), len(ops))
+		}
+		for i, op := range ops {
+			toks := strings.Split(op.Text, " ")
+			after, before := contextTokens, contextTokens
+			if i == 0 {
+				after = 0
+			}
+			if i == len(ops)-1 {
+				before = 0
+			}
+			want := op
+			if op.Kind == Equal && len(toks) > after+before {
+				parts := append(append(slices.Clone(toks[:after]), Elided), toks[len(toks)-before:]...)
+				want = Op{Kind: Equal, Text: strings.Join(parts, " "), N: after + before}
+			}
+			if got[i] != want {
+				t.Fatalf("run %d of %+v: %+v, want %+v", i, ops, got[i], want)
+			}
+		}
 	}
 }

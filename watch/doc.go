@@ -61,8 +61,10 @@
 //     diff per group, then each constant table once, then each member's
 //     trigger. What the tables derive from the page is made once for all
 //     of them: the parse, the DOM their selectors run on, the split of the
-//     page text into words (words, keywords, phrase), the body string
-//     (regex), the URL resolver (links, images); the group's members are
+//     page text into words (words, keywords, phrase and the page diff,
+//     the lower-cased words taken from it word by word), the sorted link
+//     set (links and the page diff), the body string (regex), the URL
+//     resolver (links, images); the group's members are
 //     read in one scan, and a table whose object did not change is not
 //     rewritten. §6.2: the MD5 kept apart lets an unchanged page cost one
 //     32-byte read and no parse.

@@ -33,6 +33,9 @@ type page struct {
 	// (allKeywords).
 	words, lowerWords []string
 	lowerText         string
+	// The page's links, sorted: the links tables' object and the
+	// page-level diff's, made once for both.
+	anchors []string
 }
 
 func newPage(rawURL string, body []byte, contentType string, lim extract.Limits) (*page, error) {
@@ -77,9 +80,16 @@ func (p *page) textWords() []string {
 
 // lowered is the lower-cased page text split once: its words, and the
 // words joined by single spaces with a space at each end (allKeywords).
+// The words are the page's words lower-cased one by one, which is the
+// lower-cased text split (no rune lower-cases to or from a space), and
+// costs no copy for a word already in lower case.
 func (p *page) lowered() (words []string, joined string) {
 	if p.lowerWords == nil {
-		p.lowerWords = strings.Fields(strings.ToLower(p.doc.Text))
+		ws := p.textWords()
+		p.lowerWords = make([]string, len(ws))
+		for i, w := range ws {
+			p.lowerWords[i] = strings.ToLower(w)
+		}
 		p.lowerText = " " + strings.Join(p.lowerWords, " ") + " "
 	}
 	return p.lowerWords, p.lowerText
@@ -195,20 +205,24 @@ func (p *page) extract(s *Spec, prev *Object, cfg Config) (Object, error) {
 }
 
 func (p *page) links(sc scope) []string {
-	var out []string
 	if sc.sel == nil {
-		for _, l := range p.doc.Links {
-			if l.Kind == extract.KindAnchor {
-				out = append(out, l.URL)
+		if p.anchors == nil {
+			var out []string
+			for _, l := range p.doc.Links {
+				if l.Kind == extract.KindAnchor {
+					out = append(out, l.URL)
+				}
 			}
+			p.anchors = sortedSet(out)
 		}
-	} else {
-		sc.sel.FindMatcher(anchorTags).Each(func(_ int, a *goquery.Selection) {
-			if u, ok := p.resolve(a.AttrOr("href", "")); ok {
-				out = append(out, u)
-			}
-		})
+		return p.anchors
 	}
+	var out []string
+	sc.sel.FindMatcher(anchorTags).Each(func(_ int, a *goquery.Selection) {
+		if u, ok := p.resolve(a.AttrOr("href", "")); ok {
+			out = append(out, u)
+		}
+	})
 	return sortedSet(out)
 }
 
@@ -251,12 +265,21 @@ func sortedSet(xs []string) []string {
 
 // distinctWords are the distinct words of a text (WebCQ "All words"),
 // given its lower-cased words, which it reorders and trims in place.
+// Repeats are dropped before the sort, which then orders about half as
+// many words.
 func distinctWords(ws []string) []string {
-	for i, w := range ws {
-		ws[i] = strings.TrimFunc(w, isPunct)
+	seen := make(map[string]struct{}, len(ws))
+	out := ws[:0]
+	for _, w := range ws {
+		w = strings.TrimFunc(w, isPunct)
+		if _, dup := seen[w]; dup || w == "" {
+			continue
+		}
+		seen[w] = struct{}{}
+		out = append(out, w)
 	}
-	ws = slices.DeleteFunc(ws, func(w string) bool { return w == "" })
-	return sortedSet(ws)
+	slices.Sort(out)
+	return out
 }
 
 func isPunct(r rune) bool { return strings.ContainsRune(".,;:!?\"'()[]{}«»“”‘’", r) }
