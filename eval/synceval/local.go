@@ -282,19 +282,7 @@ func (l *localAnswers) rankCorpus(st index.CorpusStats) {
 		} else {
 			l.li.conjunction(&l.h.wl.queries[k], st, add)
 		}
-		// Only the results a user can see are put in order; the rest
-		// follow them in no order (localAnswers).
-		order := func(a, b scoredURL) int {
-			if c := cmp.Compare(b.score, a.score); c != 0 {
-				return c
-			}
-			return strings.Compare(c.urls[a.url], c.urls[b.url])
-		}
-		n := l.h.model.visible(len(l.scored))
-		if n < len(l.scored) {
-			selectFirst(l.scored, n, order)
-		}
-		slices.SortFunc(l.scored[:n], order)
+		l.h.orderVisible(l.scored)
 		a := l.answers[k][:0]
 		for _, s := range l.scored {
 			a = append(a, s.url)
@@ -302,6 +290,23 @@ func (l *localAnswers) rankCorpus(st index.CorpusStats) {
 		l.answers[k] = a
 		l.stale[k] = false
 	}
+}
+
+// orderVisible puts the results a user can see first, in the searcher's
+// order (score descending, ties by URL); the rest follow them in no order
+// (localAnswers).
+func (h *harness) orderVisible(scored []scoredURL) {
+	order := func(a, b scoredURL) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return strings.Compare(h.c.urls[a.url], h.c.urls[b.url])
+	}
+	n := h.model.visible(len(scored))
+	if n < len(scored) {
+		selectFirst(scored, n, order)
+	}
+	slices.SortFunc(scored[:n], order)
 }
 
 // scoredURL is one page of an answer being ranked.
