@@ -107,7 +107,7 @@
 // records, which outweigh the stake prior, so their bias is learned, not
 // averaged away. Against the realised ΔQ of each of the 737 page changes
 // of weeks 6, 12, …, 36 (Q of week w with that page alone refreshed,
-// every other page at its week w − 1 copy; TestImpactCheck), the
+// every other page at its week w − 1 copy; BenchmarkImpactCheck), the
 // recorded ΔQ_A has Spearman correlation 0.61 and Pearson 0.23. The home
 // page gains 8.2e-5 of realised ΔQ per unit of ΔQ_A, dated articles
 // 1.0e-4, the paginated lists (657 of the changes) 4.9e-4: short pages
@@ -119,10 +119,9 @@
 // ranking by the stake, μ(p) over the searcher's first 200 results,
 // instead of the recorded ΔQ_A put deltaq ahead of SBR (+2.3 s.e. at
 // B = 100, +6.7 at 200); by change rate alone it fell behind (−8.4,
-// −9.0). Online, where a
-// page has few records and the stake prior counts as one of them, deltaq
-// reaches mean Q 0.997189 at B = 100, above its hindsight run (0.995275)
-// and SBR's (0.995742). Closing the gap needs a ΔQ_A measured on the
+// −9.0). Online, where a page has few records and the stake prior counts
+// as one of them, deltaq reaches mean Q 0.997189 at B = 100, above its
+// hindsight run (0.995275) and SBR's (0.995742). Closing the gap needs a ΔQ_A measured on the
 // workload's queries as the searcher answers them, which the index does
 // not record.
 //

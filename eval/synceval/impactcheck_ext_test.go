@@ -3,6 +3,7 @@ package synceval_test
 import (
 	"context"
 	"flag"
+	"io"
 	"os"
 	"testing"
 
@@ -10,25 +11,30 @@ import (
 	"github.com/deltaq/deltaq/internal/datasets"
 )
 
-var impactCheck = flag.String("impactcheck", "", "write the impact check of digitalgov-2023 (synceval.ImpactCheck) to this CSV file")
+var impactCheck = flag.String("impactcheck", "", "also write the impact check's changes (synceval.ImpactCheck) to this CSV file")
 
-// TestImpactCheck is a measurement, not a check of behaviour: with
-// -impactcheck FILE it runs synceval.ImpactCheck on digitalgov-2023 under
-// trec-mq (weeks 6, 12, 18, 24, 30, 36), writes the changes to FILE and
-// logs the summary doc.go quotes. It takes minutes.
-func TestImpactCheck(t *testing.T) {
-	if *impactCheck == "" {
-		t.Skip("a measurement: run with -impactcheck FILE")
+// BenchmarkImpactCheck is a measurement, run on request only: it runs
+// synceval.ImpactCheck on digitalgov-2023 under trec-mq (weeks 6, 12, 18,
+// 24, 30, 36) and logs the summary doc.go quotes; with -impactcheck FILE
+// it also writes one row per change. It takes minutes:
+//
+//	go test ./eval/synceval -run '^$' -bench ImpactCheck -benchtime 1x -timeout 40m -args -impactcheck=OUT.csv
+func BenchmarkImpactCheck(b *testing.B) {
+	cfg := defaults(b)
+	cfg.Archive = datasets.Path(b, "archives", "digitalgov-2023")
+	cfg.Log = datasets.Path(b, "querylogs", "trec-mq.tsv")
+	rows := io.Discard
+	if *impactCheck != "" {
+		f, err := os.Create(*impactCheck)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		rows = f
 	}
-	cfg := defaults(t)
-	cfg.Archive = datasets.Path(t, "archives", "digitalgov-2023")
-	cfg.Log = datasets.Path(t, "querylogs", "trec-mq.tsv")
-	f, err := os.Create(*impactCheck)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := synceval.ImpactCheck(context.Background(), cfg, []int{6, 12, 18, 24, 30, 36}, f, t.Output(), os.Stderr); err != nil {
-		t.Fatal(err)
+	for b.Loop() {
+		if err := synceval.ImpactCheck(context.Background(), cfg, []int{6, 12, 18, 24, 30, 36}, rows, b.Output(), os.Stderr); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/deltaq/deltaq/internal/datasets"
 )
 
-func defaults(t *testing.T) synceval.Config {
+func defaults(t testing.TB) synceval.Config {
 	t.Helper()
 	cfg, err := configs.Load(configs.Sources{Env: []string{}})
 	if err != nil {
