@@ -70,7 +70,7 @@ next:
 			}
 			at[i] = from[i]
 		}
-		norm := 1 - b + b*float64(st.length[d.of])/meanLen
+		norm := lengthNorm(b, st.length[d.of], meanLen)
 		score := 0.0
 		for i, t := range p.terms {
 			w := t.idf * t.weight

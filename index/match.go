@@ -639,7 +639,7 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapT
 			if norms != nil {
 				norm = norms[d.of]
 			} else {
-				norm = 1 - b + b*float64(st.length[d.of])/meanLen
+				norm = lengthNorm(b, st.length[d.of], meanLen)
 			}
 			add(i, uint64(d.of), w*tf*(k1+1)/(tf+k1*norm), true)
 		}

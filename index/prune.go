@@ -70,7 +70,7 @@ func (st *snapText) maxSat(t uint32, k1, b float64) float64 {
 	best := 0.0
 	for _, d := range st.post[st.termAt[t]:st.termAt[t+1]] {
 		tf := float64(d.tf)
-		norm := 1 - b + b*float64(st.length[d.of])/st.meanLen
+		norm := lengthNorm(b, st.length[d.of], st.meanLen)
 		best = max(best, tf*(k1+1)/(tf+k1*norm))
 	}
 	if best > 0 {
@@ -164,7 +164,7 @@ func (ix *Index) bestMatches(ctx context.Context, st *snapText, p *matchPlan, k 
 		if !more {
 			break
 		}
-		norm := 1 - b + b*float64(st.length[doc])/meanLen
+		norm := lengthNorm(b, st.length[doc], meanLen)
 		var matched uint64
 		partial := 0.0
 		for j := essential; j < len(curs); j++ {

@@ -231,10 +231,15 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader) (*snapText, error)
 	return st, nil
 }
 
-// lengthNorms returns BM25's length normalization of each document by
-// number, 1 − b + b·length/meanLen, for b and the snapshot's mean length
-// (the same expression accumulate evaluates, so the same bits), computed
-// on first use; nil for another mean (a cluster's) or another b than the
+// lengthNorm is BM25's length normalization of a document of length
+// tokens, 1 − b + b·length/meanLen: one expression wherever a score is
+// computed, so every path gets the same bits.
+func lengthNorm(b float64, length uint32, meanLen float64) float64 {
+	return 1 - b + b*float64(length)/meanLen
+}
+
+// lengthNorms returns lengthNorm of each document by number, for b and
+// the snapshot's mean length, computed on first use; nil for another mean (a cluster's) or another b than the
 // first asked for.
 func (st *snapText) lengthNorms(b, meanLen float64) []float64 {
 	if meanLen != st.meanLen {
@@ -244,7 +249,7 @@ func (st *snapText) lengthNorms(b, meanLen float64) []float64 {
 		st.norms.b = b
 		st.norms.v = make([]float64, len(st.length))
 		for d, n := range st.length {
-			st.norms.v[d] = 1 - b + b*float64(n)/st.meanLen
+			st.norms.v[d] = lengthNorm(b, n, st.meanLen)
 		}
 	})
 	if st.norms.b != b {
