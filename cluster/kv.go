@@ -12,7 +12,7 @@ import (
 // errListCut is a key listing that ended before the bucket's last key.
 var errListCut = errors.New("listing cut short")
 
-// listKeys lists the keys of kv, all of them or an error. jetstream's Keys
+// listKeys lists the keys of kv, sorted, all of them or an error. jetstream's Keys
 // returns what it had read, with no error, when its watcher's subscription
 // closes early (its context ending, the connection lost): a heartbeat list
 // missing a busy node made another node take the cluster for idle and end

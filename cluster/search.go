@@ -182,8 +182,7 @@ func (s *SearchNode) beat(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cluster: search nodes: %w", err)
 	}
-	others := slices.DeleteFunc(keys, func(k string) bool { return k == s.cfg.Node })
-	slices.Sort(others)
+	others := slices.DeleteFunc(keys, func(k string) bool { return k == s.cfg.Node }) // sorted, as listed
 	s.nodes.Store(&others)
 	return nil
 }
