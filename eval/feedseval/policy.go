@@ -185,12 +185,12 @@ func (p *planner) place(m int, model feeds.Model, prev []int) []int {
 // as in every other policy (and in the live poller): every feed whose last
 // poll is its max interval ago is polled at once, on credit if the instant
 // has none; WIC picks the rest among the feeds polled at least their min
-// interval ago. Without the
-// floor WIC starves slow feeds: its linear urgency values a feed by the
-// postings its model expects since the last poll, and a feed never polled
-// keeps the rate learned at its last poll, so a low estimate is never
-// corrected (at 4 polls a day with a 7-day horizon, re-learned weekly,
-// three feeds got no poll in 43 weeks and two got one).
+// interval ago. Without the floor WIC starves slow feeds: its linear
+// urgency values a feed by the postings its model expects since the last
+// poll, and a feed never polled keeps the rate learned at its last poll,
+// so a low estimate is never corrected (at 4 polls a day with a 7-day
+// horizon, re-learned weekly, three feeds got no poll in 43 weeks and two
+// got one).
 func (p *planner) wicWeek(s *schedule, ws time.Time, models []feeds.Model) {
 	if s.times == nil {
 		s.times = make([][]time.Time, len(models))
