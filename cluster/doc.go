@@ -140,7 +140,10 @@
 // cluster's BM25 statistics per query, RM3 from the best pages of all,
 // one merge). A node that does not answer a round within search_timeout
 // is left out, the answer names it (web.Response.Partial), and searches
-// do not wait for it again until a heartbeat has passed. Not built:
+// do not wait for it again until a heartbeat has passed. A node whose
+// own heartbeat lapsed (stalled for lease_ttl) is not listed until it
+// beats again, and answers meanwhile leave its pages out without naming
+// it: nothing records which nodes a cluster should have. Not built:
 // popularity across nodes. Ranking's PageRank and clicks stay each
 // node's own (a PageRank over one node's part of the link graph is not
 // comparable with another's), so in the blend a page of another node

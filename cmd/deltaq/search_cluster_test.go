@@ -32,14 +32,16 @@ import (
 
 // searchConfig orders results by relevance alone, so that a node's answer
 // is comparable with one index's (popularity is each node's own), and
-// keeps the cluster on one NATS server.
+// keeps the cluster on one NATS server. The heartbeat outlives a stall of
+// a loaded machine: a node whose heartbeat lapsed is not listed, and the
+// node stopped below would then be left out without being named.
 const searchConfig = `ranking:
   blend_weight: 0
   promotion:
     rule: none
 cluster:
   replicas: 1
-  lease_ttl: 3s
+  lease_ttl: 20s
   search_timeout: 3s
 `
 
