@@ -209,20 +209,30 @@ func startNodes(t *testing.T, dir, url string, args []string, n int) []*crawlNod
 const clusterHang = 5 * time.Minute
 
 // waitNodes waits for every node still running to exit and fails the
-// test for one that failed. On a hang it shows the cluster's status
-// (`deltaq cluster status` against url), then each node's goroutines.
+// test at the first that failed, whichever it is: the others may be
+// waiting for it (--wait-nodes). On a hang it shows the cluster's status
+// (`deltaq cluster status` against url), then the log and the goroutines
+// of each node that had not ended.
 func waitNodes(t *testing.T, dir, url string, nodes []*crawlNode, killed map[int]bool) {
 	t.Helper()
-	deadline := time.After(clusterHang)
+	type exit struct {
+		node int
+		err  error
+	}
+	exits := make(chan exit, len(nodes))
+	running := 0
 	for i, nd := range nodes {
-		if killed[i] {
-			continue
+		if !killed[i] {
+			running++
+			go func() { exits <- exit{i, <-nd.done} }()
 		}
+	}
+	deadline := time.After(clusterHang)
+	for ; running > 0; running-- {
 		select {
-		case err := <-nd.done:
-			if err != nil {
-				log, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("node-%d.err", i)))
-				t.Fatalf("node %d: %v\n%s", i, err, tail(string(log), 20000))
+		case e := <-exits:
+			if e.err != nil {
+				t.Fatalf("node %d: %v\n%s", e.node, e.err, tail(nodeLog(dir, e.node), 20000))
 			}
 		case <-deadline:
 			status, err := exec.Command(binary, "cluster", "status", "--cluster", url).CombinedOutput()
@@ -230,12 +240,34 @@ func waitNodes(t *testing.T, dir, url string, nodes []*crawlNode, killed map[int
 				status = fmt.Appendf(status, "(%v)", err)
 			}
 			// Each Go process prints its goroutines on SIGQUIT: why it hangs.
-			nd.cmd.Process.Signal(syscall.SIGQUIT)
-			<-nd.done
-			log, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("node-%d.err", i)))
-			t.Fatalf("the cluster crawl did not end within %v; the cluster's status:\n%s\nnode %d:\n%s", clusterHang, status, i, tail(string(log), 60000))
+			var hung []int
+			for i, nd := range nodes {
+				select {
+				case <-nd.exited:
+				default:
+					if !killed[i] {
+						hung = append(hung, i)
+						nd.cmd.Process.Signal(syscall.SIGQUIT)
+					}
+				}
+			}
+			for range running {
+				<-exits
+			}
+			var b strings.Builder
+			for _, i := range hung {
+				log, dump, _ := strings.Cut(nodeLog(dir, i), "SIGQUIT")
+				fmt.Fprintf(&b, "\nnode %d, its log's end:\n%s\nits goroutines:\n%s\n", i, tail(log, 8000), dump[:min(len(dump), 40000)])
+			}
+			t.Fatalf("the cluster crawl did not end within %v; the cluster's status:\n%s%s", clusterHang, status, b.String())
 		}
 	}
+}
+
+// nodeLog is what node i wrote to its standard error.
+func nodeLog(dir string, i int) string {
+	log, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("node-%d.err", i)))
+	return string(log)
 }
 
 func tail(s string, n int) string { return s[max(0, len(s)-n):] }
@@ -351,9 +383,8 @@ func TestClusterSurvivesAKilledNATSServerAndAKilledNode(t *testing.T) {
 	if t.Failed() {
 		// What the hand-over did: shards taken and lost, warnings.
 		for i := range nodes {
-			log, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("node-%d.err", i)))
 			var events []string
-			for line := range strings.Lines(string(log)) {
+			for line := range strings.Lines(nodeLog(dir, i)) {
 				if strings.Contains(line, "level=WARN") || strings.Contains(line, `msg="lease `) {
 					events = append(events, line)
 				}
