@@ -59,12 +59,12 @@ func PopularityOf(st PageStats, source string) float64 {
 // popularity alone puts a popular page that merely mentions a query word
 // above the page that is about it.
 func Order(items []Scored, order string, weight float64) {
-	orderScored(items, order, weight, nil)
+	orderScored(items, order, weight, nil, nil)
 }
 
 // orderScored is Order with lnOnePlus(n) for n ≥ len(items), nil to
-// compute it.
-func orderScored(items []Scored, order string, weight float64, logs []float64) {
+// compute it, in sc's buffers (nil: fresh ones).
+func orderScored(items []Scored, order string, weight float64, logs []float64, sc *orderScratch) {
 	if order == OrderPopularity {
 		slices.SortStableFunc(items, func(a, b Scored) int {
 			if c := cmp.Compare(b.Popularity, a.Popularity); c != 0 {
@@ -77,20 +77,20 @@ func orderScored(items []Scored, order string, weight float64, logs []float64) {
 		})
 		return
 	}
-	score := blend(items, weight, logs)
+	if sc == nil {
+		sc = new(orderScratch)
+	}
+	sc.score = blendInto(items, weight, logs, slices.Grow(sc.score[:0], len(items))[:len(items)], &sc.pops)
 	// The keys are sorted beside the items, which are then permuted in
 	// place: comparisons read a compact array, and no second list is made.
-	type key struct {
-		score, rel, pop float64
-		i               int
-	}
-	keys := make([]key, len(items))
+	keys := slices.Grow(sc.keys[:0], len(items))[:len(items)]
+	sc.keys = keys
 	for i, it := range items {
-		keys[i] = key{score[i], it.Relevance, it.Popularity, i}
+		keys[i] = orderKey{sc.score[i], it.Relevance, it.Popularity, i}
 	}
 	// The original position breaks the last ties: the stable order, from
 	// an unstable sort that compares fewer times.
-	slices.SortFunc(keys, func(a, b key) int {
+	slices.SortFunc(keys, func(a, b orderKey) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
@@ -121,6 +121,12 @@ func orderScored(items []Scored, order string, weight float64, logs []float64) {
 			items[k], k = items[src], src
 		}
 	}
+}
+
+// orderKey is what the blend order compares of an item at position i.
+type orderKey struct {
+	score, rel, pop float64
+	i               int
 }
 
 // ascendingBits maps f to an integer whose order is the floats' (−0
@@ -167,8 +173,14 @@ func lnOnePlus(n int) []float64 {
 
 // blend is Blend with lnOnePlus(n) for n ≥ len(items), nil to compute it.
 func blend(items []Scored, weight float64, logs []float64) []float64 {
+	var pops []uint64
+	return blendInto(items, weight, logs, make([]float64, len(items)), &pops)
+}
+
+// blendInto is blend writing the scores into score (of len(items)), with
+// *pops as the buffer of the sorted popularities.
+func blendInto(items []Scored, weight float64, logs []float64, score []float64, pops *[]uint64) []float64 {
 	n := len(items)
-	score := make([]float64, n)
 	if n == 0 {
 		return score
 	}
@@ -182,24 +194,27 @@ func blend(items []Scored, weight float64, logs []float64) []float64 {
 	}
 	// ρ(p) by a binary search among the popularities sorted ascending, as
 	// integers of the same order: a sort without a comparison function.
-	pops := make([]uint64, n)
+	sorted := slices.Grow((*pops)[:0], n)[:n]
+	*pops = sorted
 	for i, it := range items {
-		pops[i] = ascendingBits(it.Popularity)
+		sorted[i] = ascendingBits(it.Popularity)
 	}
-	slices.Sort(pops)
+	slices.Sort(sorted)
 	for i, it := range items {
 		pop := 0.0
 		if it.Popularity > 0 {
-			// above: the candidates strictly more popular.
-			lo, hi, p := 0, n, ascendingBits(it.Popularity)
-			for lo < hi {
-				if mid := int(uint(lo+hi) >> 1); pops[mid] > p {
-					hi = mid
-				} else {
-					lo = mid + 1
+			// base: the last position holding at most p (p itself is
+			// there), found without a branch on the data; the
+			// candidates above it are strictly more popular.
+			base, p := 0, ascendingBits(it.Popularity)
+			for k := n; k > 1; {
+				half := k / 2
+				if sorted[base+half] <= p {
+					base += half
 				}
+				k -= half
 			}
-			pop = 1 - logs[n-lo]/denom
+			pop = 1 - logs[n-1-base]/denom
 		}
 		rel := 0.0
 		if maxRel > 0 && it.Relevance > 0 {

@@ -193,7 +193,7 @@ func (s *Searcher) order(ctx context.Context, user, query string, cands []Candid
 	}
 	// Only the list up to the page's end is merged: a position depends
 	// on the ones before it alone.
-	list, err := s.merge(ctx, user, query, items, min(page*size, len(items)))
+	list, err := s.merge(ctx, user, query, items, min(page*size, len(items)), &sc.promote)
 	if err != nil {
 		return Page{}, err
 	}
@@ -275,12 +275,17 @@ func dedupeFrom(cands []Candidate, i int, limit int) []Candidate {
 }
 
 // orderScratch holds one search's candidate URLs, statistics rows and
-// statistics, and its scored list.
+// statistics, its scored list, the blend's scores and sort keys, and the
+// promotion's buffers.
 type orderScratch struct {
-	urls  []string
-	rows  []int32
-	stats []PageStats
-	items []Scored
+	urls    []string
+	rows    []int32
+	stats   []PageStats
+	items   []Scored
+	score   []float64
+	pops    []uint64
+	keys    []orderKey
+	promote promoteScratch
 }
 
 // clear drops the references the buffers hold, keeping their capacity.
@@ -314,7 +319,7 @@ func (s *Searcher) score(ctx context.Context, cands []Candidate, sc *orderScratc
 	for i, c := range cands {
 		items[i] = Scored{Candidate: c, Stats: stats[i], Popularity: PopularityOf(stats[i], s.cfg.Popularity)}
 	}
-	orderScored(items, s.cfg.Order, s.cfg.BlendWeight, s.logs)
+	orderScored(items, s.cfg.Order, s.cfg.BlendWeight, s.logs, sc)
 	return items, nil
 }
 
@@ -403,19 +408,27 @@ func (s *Searcher) statsByKey(ctx context.Context, cands []Candidate, sc *orderS
 	return stats, true, nil
 }
 
-// merge returns the first m entries of the merged list L of items.
-func (s *Searcher) merge(ctx context.Context, user, query string, items []Scored, m int) ([]Slot, error) {
+// merge returns the first m entries of the merged list L of items, in
+// sc's buffers.
+func (s *Searcher) merge(ctx context.Context, user, query string, items []Scored, m int, sc *promoteScratch) ([]Slot, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	p := s.cfg.Promotion
 	if p.Rule == RuleNone {
-		list := make([]Slot, m)
+		list := slices.Grow(sc.out[:0], m)[:m]
+		sc.out = list
 		for i := range list {
 			list[i] = Slot{Index: i}
 		}
 		return list, nil
 	}
-	rng := rand.New(rand.NewChaCha8(s.seeds.sum(promotionMessage(user, query)))) // PromotionRand
-	return PromoteFirst(PoolFor(items, p.Rule, p.R, rng), p.K, p.R, rng, m), nil
+	// PromotionRand, from a source kept in the scratch and seeded anew.
+	if sc.rng == nil {
+		sc.rng = rand.New(&sc.src)
+	}
+	sc.src.Seed(s.seeds.sum(promotionMessage(user, query)))
+	rng := sc.rng
+	sc.pool = poolInto(items, p.Rule, p.R, rng, slices.Grow(sc.pool[:0], len(items))[:len(items)])
+	return promoteFirst(sc.pool, p.K, p.R, rng, m, sc), nil
 }
