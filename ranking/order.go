@@ -80,31 +80,8 @@ func orderScored(items []Scored, order string, weight float64, logs []float64, s
 	if sc == nil {
 		sc = new(orderScratch)
 	}
-	sc.score = blendInto(items, weight, logs, slices.Grow(sc.score[:0], len(items))[:len(items)], &sc.pops)
-	// The keys are sorted beside the items, which are then permuted in
-	// place: comparisons read a compact array, and no second list is made.
-	keys := slices.Grow(sc.keys[:0], len(items))[:len(items)]
-	sc.keys = keys
-	for i, it := range items {
-		keys[i] = orderKey{sc.score[i], it.Relevance, it.Popularity, i}
-	}
-	// The original position breaks the last ties: the stable order, from
-	// an unstable sort that compares fewer times.
-	slices.SortFunc(keys, func(a, b orderKey) int {
-		if c := cmp.Compare(b.score, a.score); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.rel, a.rel); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.pop, a.pop); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(items[a.i].URL, items[b.i].URL); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.i, b.i)
-	})
+	keys := blendKeys(items, weight, logs, sc)
+	slices.SortFunc(keys, compareKeys(items))
 	// Position k takes the item at keys[k].i: follow each cycle once.
 	for start := range keys {
 		if keys[start].i < 0 {
@@ -123,10 +100,85 @@ func orderScored(items []Scored, order string, weight float64, logs []float64, s
 	}
 }
 
-// orderKey is what the blend order compares of an item at position i.
+// orderKey is what the blend order compares of the item at position i.
 type orderKey struct {
 	score, rel, pop float64
 	i               int
+}
+
+// blendKeys returns the blend order's keys of items, in sc's buffers:
+// the keys are sorted beside the items, which are then permuted in place,
+// so comparisons read a compact array and no second list is made.
+func blendKeys(items []Scored, weight float64, logs []float64, sc *orderScratch) []orderKey {
+	sc.score = blendInto(items, weight, logs, slices.Grow(sc.score[:0], len(items))[:len(items)], &sc.pops)
+	keys := slices.Grow(sc.keys[:0], len(items))[:len(items)]
+	sc.keys = keys
+	for i, it := range items {
+		keys[i] = orderKey{sc.score[i], it.Relevance, it.Popularity, i}
+	}
+	return keys
+}
+
+// compareKeys is the blend order of items' keys: score, relevance and
+// popularity descending, then URL; the original position breaks the last
+// ties, so an unstable sort, which compares fewer times, gives the stable
+// order.
+func compareKeys(items []Scored) func(a, b orderKey) int {
+	return func(a, b orderKey) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.rel, a.rel); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.pop, a.pop); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(items[a.i].URL, items[b.i].URL); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	}
+}
+
+// selectKey rearranges keys so that keys[k] is the one a sort would put
+// there, those before it come before it in the order and those after it
+// after (quickselect, median-of-three pivots; the order is total, so the
+// result is unique at k). Sorting keys[:k+1] afterwards gives the sorted
+// prefix.
+func selectKey(keys []orderKey, k int, compare func(a, b orderKey) int) {
+	lo, hi := 0, len(keys)
+	for hi-lo > 12 {
+		// The median of the first, middle and last keys goes last, as the pivot.
+		a, b, c := lo, int(uint(lo+hi)>>1), hi-1
+		if compare(keys[b], keys[a]) < 0 {
+			a, b = b, a
+		}
+		if compare(keys[c], keys[b]) < 0 {
+			b = c
+			if compare(keys[b], keys[a]) < 0 {
+				b = a
+			}
+		}
+		keys[b], keys[hi-1] = keys[hi-1], keys[b]
+		pivot, p := keys[hi-1], lo
+		for j := lo; j < hi-1; j++ {
+			if compare(keys[j], pivot) < 0 {
+				keys[p], keys[j] = keys[j], keys[p]
+				p++
+			}
+		}
+		keys[p], keys[hi-1] = keys[hi-1], keys[p]
+		switch {
+		case k == p:
+			return
+		case k < p:
+			hi = p
+		default:
+			lo = p + 1
+		}
+	}
+	slices.SortFunc(keys[lo:hi], compare)
 }
 
 // ascendingBits maps f to an integer whose order is the floats' (−0

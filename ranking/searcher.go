@@ -192,11 +192,21 @@ func (s *Searcher) order(ctx context.Context, user, query string, cands []Candid
 		return Page{}, err
 	}
 	// Only the list up to the page's end is merged: a position depends
-	// on the ones before it alone.
-	list, err := s.merge(ctx, user, query, items, min(page*size, len(items)), &sc.promote)
+	// on the ones before it alone. L_d is sorted as far as that reads it
+	// when the promotion pool does not depend on the order (partialOrder),
+	// else in full.
+	m := min(page*size, len(items))
+	var ld partialOrder
+	if s.cfg.Order == OrderBlend && s.poolIgnoresOrder(items) {
+		ld = newPartialOrder(items, m, s.cfg.BlendWeight, s.logs, sc)
+	} else {
+		orderScored(items, s.cfg.Order, s.cfg.BlendWeight, s.logs, sc)
+	}
+	list, err := s.merge(ctx, user, query, items, m, &sc.promote)
 	if err != nil {
 		return Page{}, err
 	}
+	ld.place(list, m)
 	out := Page{Query: query, Page: page, Size: size, Total: total, Candidates: len(items)}
 	lo := (page - 1) * size
 	if lo < len(list) {
@@ -205,7 +215,7 @@ func (s *Searcher) order(ctx context.Context, user, query string, cands []Candid
 	// The links of a page share the user and the query.
 	userEsc, queryEsc := url.QueryEscape(user), url.QueryEscape(query)
 	for i := lo; i < len(list) && i < lo+size; i++ {
-		it := items[list[i].Index]
+		it := &items[ld.at(list[i].Index)]
 		rank := i + 1
 		out.Results = append(out.Results, Result{
 			Rank:       rank,
@@ -294,8 +304,7 @@ func (sc *orderScratch) clear() {
 	clear(sc.items)
 }
 
-// score looks the candidates' statistics up and orders them (L_d), in
-// sc's buffers.
+// score looks the candidates' statistics up, in sc's buffers.
 func (s *Searcher) score(ctx context.Context, cands []Candidate, sc *orderScratch) ([]Scored, error) {
 	stats, ok, err := s.statsByKey(ctx, cands, sc)
 	if err != nil {
@@ -319,8 +328,80 @@ func (s *Searcher) score(ctx context.Context, cands []Candidate, sc *orderScratc
 	for i, c := range cands {
 		items[i] = Scored{Candidate: c, Stats: stats[i], Popularity: PopularityOf(stats[i], s.cfg.Popularity)}
 	}
-	orderScored(items, s.cfg.Order, s.cfg.BlendWeight, s.logs, sc)
 	return items, nil
+}
+
+// poolIgnoresOrder reports whether PoolFor's pool for items, whatever
+// their order, has the same positions: under RuleNone and RuleUniform
+// (a coin per position), and under RuleSelective when every item has
+// zero awareness or none has (a cold start is the first).
+func (s *Searcher) poolIgnoresOrder(items []Scored) bool {
+	if s.cfg.Promotion.Rule != RuleSelective {
+		return true
+	}
+	aware := 0
+	for i := range items {
+		if items[i].Stats.Aware != 0 {
+			aware++
+		}
+	}
+	return aware == 0 || aware == len(items)
+}
+
+// partialOrder is the blend order L_d of items left in place, sorted only
+// where the merged list reads it: the first m positions, then those a
+// promotion takes beyond them. Its zero value is the order of items as
+// they stand (sorted in full).
+type partialOrder struct {
+	keys    []orderKey // by position: keys[p].i is the item there
+	compare func(a, b orderKey) int
+	sorted  bool // every position
+}
+
+// newPartialOrder sorts the first m positions of items' blend order.
+func newPartialOrder(items []Scored, m int, weight float64, logs []float64, sc *orderScratch) partialOrder {
+	o := partialOrder{keys: blendKeys(items, weight, logs, sc), compare: compareKeys(items)}
+	if m >= len(items)/2 { // selecting would save little
+		slices.SortFunc(o.keys, o.compare)
+		o.sorted = true
+		return o
+	}
+	if m > 0 {
+		selectKey(o.keys, m-1, o.compare)
+		slices.SortFunc(o.keys[:m-1], o.compare)
+	}
+	return o
+}
+
+// place sorts the positions beyond the first m that list takes: one by
+// selection, more by sorting the rest.
+func (o partialOrder) place(list []Slot, m int) {
+	if o.keys == nil || o.sorted {
+		return
+	}
+	beyond := -1
+	for _, sl := range list {
+		switch {
+		case sl.Index < m:
+		case beyond < 0:
+			beyond = sl.Index
+		default:
+			slices.SortFunc(o.keys[m:], o.compare)
+			return
+		}
+	}
+	if beyond >= 0 {
+		selectKey(o.keys[m:], beyond-m, o.compare)
+	}
+}
+
+// at returns the index into items of position p, sorted by
+// newPartialOrder or place.
+func (o partialOrder) at(p int) int {
+	if o.keys == nil {
+		return p
+	}
+	return o.keys[p].i
 }
 
 // statsByKey reads the candidates' statistics by their rows in the
