@@ -224,10 +224,11 @@ func (ix *Index) shown(ctx context.Context, r bindex.IndexReader, st *snapText, 
 	if err != nil {
 		return nil, err
 	}
+	var bufs snippetBufs
 	for i, rk := range ranked {
 		d := docs[i]
 		hits[i] = Hit{URL: rk.URL, Score: rk.Score, Title: st.titles[d], FetchedAt: st.fetched[d], Popularity: st.popularity[d]}
-		c := cutSnippet(st.storedText(d), locs[i], ix.cfg.SnippetBytes)
+		c := cutSnippetIn(st.storedText(d), locs[i], ix.cfg.SnippetBytes, &bufs)
 		hits[i].Snippet, hits[i].SnippetText, hits[i].Highlights = c.HTML, c.Text, c.Spans
 	}
 	return hits, nil
