@@ -116,10 +116,11 @@ func NewSearcher(cfg Config, retriever Retriever, stats StatsReader, secret []by
 func (s *Searcher) Signer() *Signer { return s.signer }
 
 // Search returns page (1-based) of size results for user's query. The
-// whole candidate list is ordered and merged (up to the page's end), with
-// the promotion shuffle seeded by (secret, user, normalized query), and
-// then cut, so one user's pages 1, 2, 3 are consecutive slices of one list
-// as long as the candidates and their awareness do not change in between.
+// whole candidate list is ordered (sorted where the merge reads it) and
+// merged (up to the page's end), with the promotion shuffle seeded by
+// (secret, user, normalized query), and then cut, so one user's pages 1,
+// 2, 3 are consecutive slices of one list as long as the candidates and
+// their awareness do not change in between.
 func (s *Searcher) Search(ctx context.Context, user, query string, page, size int) (Page, error) {
 	query = strings.TrimSpace(query)
 	if err := s.check(user, query, page, size); err != nil {
