@@ -52,7 +52,9 @@
 // promotion see exactly the best candidates), optional title and proximity
 // components; quotes, -exclusions and site: filter; a stop-word query
 // searches the titles. Search and Shown read what they show from the
-// snapshot's columns in memory: no stored document is read per query.
+// snapshot's columns in memory: no stored document is read per query. A
+// parsed Query remembers how the index analyzed its words, so the
+// snippets of the page shown reuse the retrieval's analysis.
 // shard.go serves the same retrieval as one shard of a cluster: the
 // statistics of a query's words (Stats), the best pages for RM3 feedback
 // (Feedback) and the best pages scored with statistics given from outside

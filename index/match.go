@@ -153,35 +153,76 @@ func (ix *Index) planQuery(ctx context.Context, r bindex.IndexReader, m mapping.
 	return p, nil
 }
 
+// queryText is the text of q's terms and phrases, as it is analyzed.
+func queryText(q Query) []byte {
+	var text []byte
+	for i, w := range q.Terms {
+		if i > 0 {
+			text = append(text, ' ')
+		}
+		text = append(text, w...)
+	}
+	for i, w := range q.Phrases {
+		if i > 0 || len(q.Terms) > 0 {
+			text = append(text, ' ')
+		}
+		text = append(text, w...)
+	}
+	return text
+}
+
+// queryTerms returns the terms the text analyzer makes of text, q's
+// queryText, in order (read-only: the slice is shared), remembered in q
+// for the next call with the same index and text. Unlike Analyze, it
+// leaves text as it is.
+func (ix *Index) queryTerms(q Query, text []byte) []string {
+	if w := q.words; w != nil {
+		w.mu.Lock()
+		ok, terms := w.ix == ix && w.text == string(text), w.terms
+		w.mu.Unlock()
+		if ok {
+			return terms
+		}
+	}
+	key := string(text)
+	tokens := ix.Analyzer().Analyze([]byte(key)) // a copy: it lower-cases in place
+	terms := make([]string, len(tokens))
+	for i, tok := range tokens {
+		terms[i] = string(tok.Term)
+	}
+	if w := q.words; w != nil {
+		w.mu.Lock()
+		w.ix, w.text, w.terms = ix, key, terms
+		w.mu.Unlock()
+	}
+	return terms
+}
+
 // queryWords analyzes q's words (and the words of its phrases) with the
 // text field's analyzer, or, when they are all stop words, with the
 // title's (titleOnly): each distinct word once, weighed by its
 // occurrences, with its document frequency on the snapshot in that field
 // when localDF is set.
 func (ix *Index) queryWords(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, st *snapText, q Query, localDF bool) (terms []qterm, titleOnly bool, err error) {
-	words := slices.Clone(q.Terms)
-	words = append(words, q.Phrases...)
-	var text []byte
-	for i, w := range words {
-		if i > 0 {
-			text = append(text, ' ')
-		}
-		text = append(text, w...)
-	}
+	text := queryText(q)
 	field := FieldText
-	tokens := ix.Analyzer().Analyze(text)
-	if len(tokens) == 0 {
+	words := ix.queryTerms(q, text)
+	if len(words) == 0 {
 		if ta := titleAnalyzer(m); ta != nil {
-			tokens = ta.Analyze(text)
+			// The title's analyzer reads the text as the text
+			// analyzer leaves it (lower case, in place).
+			ix.Analyzer().Analyze(text)
+			for _, tok := range ta.Analyze(text) {
+				words = append(words, string(tok.Term))
+			}
 			field, titleOnly = FieldTitle, true
 		}
 	}
-	if len(tokens) == 0 {
+	if len(words) == 0 {
 		return nil, false, queryErr("%q has no searchable words (only punctuation)", q.String())
 	}
 	byTerm := map[string]int{}
-	for i, tok := range tokens {
-		t := string(tok.Term)
+	for i, t := range words {
 		if k, ok := byTerm[t]; ok {
 			terms[k].weight++
 			continue

@@ -296,11 +296,9 @@ func (s segments) stored(doc uint64, h *Hit, withText func([]byte)) error {
 // Bleve's term vectors.
 func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapText, q Query, docs []uint64) ([][]Span, error) {
 	out := make([][]Span, len(docs))
-	words := strings.Join(append(slices.Clone(q.Terms), q.Phrases...), " ")
 	seen := map[string]bool{}
 	var tfd bindex.TermFieldDoc // reused: Advance fills its vectors in place
-	for _, tok := range ix.Analyzer().Analyze([]byte(words)) {
-		term := string(tok.Term)
+	for _, term := range ix.queryTerms(q, queryText(q)) {
 		if seen[term] {
 			continue
 		}
@@ -324,7 +322,7 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapTe
 			order[i] = i
 		}
 		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(docs[a], docs[b]) })
-		tfr, err := r.TermFieldReader(ctx, tok.Term, FieldText, false, false, true)
+		tfr, err := r.TermFieldReader(ctx, []byte(term), FieldText, false, false, true)
 		if err != nil {
 			return nil, fmt.Errorf("index: positions of %q: %w", term, err)
 		}
