@@ -297,24 +297,32 @@ func (s segments) stored(doc uint64, h *Hit, withText func([]byte)) error {
 func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapText, q Query, docs []uint64) ([][]Span, error) {
 	out := make([][]Span, len(docs))
 	seen := map[string]bool{}
+	if st != nil { // from memory, page by page, in one buffer
+		var words []uint32
+		for _, term := range ix.queryTerms(q, queryText(q)) {
+			if t, ok := st.term(term); ok && !seen[term] {
+				words = append(words, t)
+			}
+			seen[term] = true
+		}
+		spans := make([]Span, 0, 64)
+		for i, doc := range docs {
+			from := len(spans)
+			for _, t := range words {
+				for _, o := range st.occurrences(t, doc) {
+					spans = append(spans, Span{int(o.start), int(o.end)})
+				}
+			}
+			out[i] = spans[from:len(spans):len(spans)]
+		}
+		return out, nil
+	}
 	var tfd bindex.TermFieldDoc // reused: Advance fills its vectors in place
 	for _, term := range ix.queryTerms(q, queryText(q)) {
 		if seen[term] {
 			continue
 		}
 		seen[term] = true
-		if st != nil { // from memory
-			t, ok := st.term(term)
-			if !ok {
-				continue
-			}
-			for i, doc := range docs {
-				for _, o := range st.occurrences(t, doc) {
-					out[i] = append(out[i], Span{int(o.start), int(o.end)})
-				}
-			}
-			continue
-		}
 		// Without the snapshot in memory, from the term vectors, in
 		// document order (going back reopens the reader).
 		order := make([]int, len(docs))
