@@ -141,44 +141,23 @@ func compareKeys(items []Scored) func(a, b orderKey) int {
 	}
 }
 
-// selectKey rearranges keys so that keys[k] is the one a sort would put
-// there, those before it come before it in the order and those after it
-// after (quickselect, median-of-three pivots; the order is total, so the
-// result is unique at k). Sorting keys[:k+1] afterwards gives the sorted
-// prefix.
-func selectKey(keys []orderKey, k int, compare func(a, b orderKey) int) {
-	lo, hi := 0, len(keys)
-	for hi-lo > 12 {
-		// The median of the first, middle and last keys goes last, as the pivot.
-		a, b, c := lo, int(uint(lo+hi)>>1), hi-1
-		if compare(keys[b], keys[a]) < 0 {
-			a, b = b, a
+// sortFirst sorts the first m of keys (0 < m ≤ len(keys)) and leaves the
+// others after them in no particular order: the first m are kept sorted
+// while each later key that beats the m-th takes its place, moving up by
+// insertion; the one it displaces goes where it was. A few hundred keys
+// compare about as many times, where sorting them all compares several
+// times as many.
+func sortFirst(keys []orderKey, m int, compare func(a, b orderKey) int) {
+	slices.SortFunc(keys[:m], compare)
+	for j := m; j < len(keys); j++ {
+		if compare(keys[j], keys[m-1]) >= 0 {
+			continue
 		}
-		if compare(keys[c], keys[b]) < 0 {
-			b = c
-			if compare(keys[b], keys[a]) < 0 {
-				b = a
-			}
-		}
-		keys[b], keys[hi-1] = keys[hi-1], keys[b]
-		pivot, p := keys[hi-1], lo
-		for j := lo; j < hi-1; j++ {
-			if compare(keys[j], pivot) < 0 {
-				keys[p], keys[j] = keys[j], keys[p]
-				p++
-			}
-		}
-		keys[p], keys[hi-1] = keys[hi-1], keys[p]
-		switch {
-		case k == p:
-			return
-		case k < p:
-			hi = p
-		default:
-			lo = p + 1
+		keys[j], keys[m-1] = keys[m-1], keys[j]
+		for i := m - 1; i > 0 && compare(keys[i], keys[i-1]) < 0; i-- {
+			keys[i], keys[i-1] = keys[i-1], keys[i]
 		}
 	}
-	slices.SortFunc(keys[lo:hi], compare)
 }
 
 // ascendingBits maps f to an integer whose order is the floats' (−0

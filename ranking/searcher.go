@@ -350,49 +350,44 @@ func (s *Searcher) poolIgnoresOrder(items []Scored) bool {
 }
 
 // partialOrder is the blend order L_d of items left in place, sorted only
-// where the merged list reads it: the first m positions, then those a
-// promotion takes beyond them. Its zero value is the order of items as
-// they stand (sorted in full).
+// where the merged list reads it: the first m positions, and the rest
+// only when a promotion takes a position beyond them. Its zero value is
+// the order of items as they stand (sorted in full).
 type partialOrder struct {
 	keys    []orderKey // by position: keys[p].i is the item there
 	compare func(a, b orderKey) int
 	sorted  bool // every position
 }
 
+// sortFirstUpTo is the most positions newPartialOrder sorts apart from
+// the rest: sortFirst moves each key that enters them by insertion.
+const sortFirstUpTo = 32
+
 // newPartialOrder sorts the first m positions of items' blend order.
 func newPartialOrder(items []Scored, m int, weight float64, logs []float64, sc *orderScratch) partialOrder {
 	o := partialOrder{keys: blendKeys(items, weight, logs, sc), compare: compareKeys(items)}
-	if m >= len(items)/2 { // selecting would save little
+	if m > sortFirstUpTo || m >= len(items)/2 {
 		slices.SortFunc(o.keys, o.compare)
 		o.sorted = true
 		return o
 	}
 	if m > 0 {
-		selectKey(o.keys, m-1, o.compare)
-		slices.SortFunc(o.keys[:m-1], o.compare)
+		sortFirst(o.keys, m, o.compare)
 	}
 	return o
 }
 
-// place sorts the positions beyond the first m that list takes: one by
-// selection, more by sorting the rest.
-func (o partialOrder) place(list []Slot, m int) {
+// place sorts the positions beyond the first m when list takes one.
+func (o *partialOrder) place(list []Slot, m int) {
 	if o.keys == nil || o.sorted {
 		return
 	}
-	beyond := -1
 	for _, sl := range list {
-		switch {
-		case sl.Index < m:
-		case beyond < 0:
-			beyond = sl.Index
-		default:
+		if sl.Index >= m {
 			slices.SortFunc(o.keys[m:], o.compare)
+			o.sorted = true
 			return
 		}
-	}
-	if beyond >= 0 {
-		selectKey(o.keys[m:], beyond-m, o.compare)
 	}
 }
 
