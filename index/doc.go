@@ -38,7 +38,8 @@
 //     word (its id by hash), a page's text, title and URL and ~200 bytes
 //     more per page (about 40 MB for digitalgov-2023's week of 5,000
 //     pages, 14.5 MB of it the columns), dropped when a search sees
-//     another snapshot (a batch or a merge).
+//     another snapshot (a batch or a merge). Beside it, per search running
+//     at once, pooled: a page's score sums, 16 bytes per document number.
 //
 // Retrieval (match.go): textbook BM25 over the text field (scored from
 // the in-memory postings) with the snapshot's mean length, a

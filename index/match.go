@@ -589,22 +589,26 @@ func docSet(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, b
 // alone). The candidates are appended to cands.
 func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapText, p *matchPlan, cands []candidate) ([]candidate, error) {
 	cfg := ix.cfg.Retrieval
-	// slot[doc] is 1 + the candidate's index, 0 for none: a dense array
-	// indexed by document number, reused across queries (and cleared of
-	// the entries this query set), is cheaper than a map per posting.
-	sp, _ := ix.slots.Get().(*[]int32)
+	// acc[doc] sums the page's score and the words it holds: a dense
+	// array indexed by document number, reused across queries (and
+	// cleared of the entries this query set), is cheaper than a map per
+	// posting, and one entry per page reads one place per posting. The
+	// candidates list the pages in the order they were first met; their
+	// sums are copied into them at the end.
+	sp, _ := ix.slots.Get().(*[]accumulator)
 	if sp == nil {
-		sp = new([]int32)
+		sp = new([]accumulator)
 	}
-	slot := *sp
-	if len(slot) < len(st.length) {
-		slot = make([]int32, len(st.length))
+	acc := *sp
+	if len(acc) < len(st.length) {
+		acc = make([]accumulator, len(st.length))
 	}
+	first := len(cands)
 	defer func() {
-		for _, c := range cands {
-			slot[c.doc] = 0
+		for _, c := range cands[first:] {
+			acc[c.doc] = accumulator{}
 		}
-		*sp = slot
+		*sp = acc
 		ix.slots.Put(sp)
 	}()
 	if !p.titleOnly {
@@ -618,20 +622,18 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapT
 	// add adds score s of term i to document doc; only text postings (or,
 	// for a stop-word query, title postings) add pages.
 	add := func(i int, doc uint64, s float64, adds bool) {
-		if doc >= uint64(len(slot)) {
-			slot = append(slot, make([]int32, int(doc)+1-len(slot)+len(slot)/2)...)
+		if doc >= uint64(len(acc)) {
+			acc = append(acc, make([]accumulator, int(doc)+1-len(acc)+len(acc)/2)...)
 		}
-		k := slot[doc] - 1
-		if k < 0 {
+		a := &acc[doc]
+		if a.matched == 0 { // no word yet: not a candidate yet
 			if !adds {
 				return
 			}
-			k = int32(len(cands))
-			slot[doc] = k + 1
 			cands = append(cands, candidate{doc: doc})
 		}
-		cands[k].score += s
-		cands[k].matched |= 1 << i
+		a.score += s
+		a.matched |= 1 << i
 	}
 	// title adds the title postings of term i: BM25 with b = 0 (titles
 	// are short and of similar length).
@@ -690,7 +692,18 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapT
 			}
 		}
 	}
+	for k := first; k < len(cands); k++ {
+		a := acc[cands[k].doc]
+		cands[k].score, cands[k].matched = a.score, a.matched
+	}
 	return cands, nil
+}
+
+// accumulator is a page's sums while accumulate scores: its score, and
+// the words it holds (bit i: p.terms[i]; none: not a candidate).
+type accumulator struct {
+	score   float64
+	matched uint64
 }
 
 // expand replaces p's words by an RM3 query (Abdul-Jaleel et al. 2004):
