@@ -38,7 +38,8 @@
 //     word (its id by hash), a page's text, title and URL and ~200 bytes
 //     more per page (about 40 MB for digitalgov-2023's week of 5,000
 //     pages, 14.5 MB of it the columns), dropped when a search sees
-//     another snapshot (a batch or a merge).
+//     another snapshot (a batch or a merge). Beside it, per search running
+//     at once, pooled: a page's score sums, 16 bytes per document number.
 //
 // Retrieval (match.go): textbook BM25 over the text field (scored from
 // the in-memory postings) with the snapshot's mean length, a
@@ -52,7 +53,9 @@
 // promotion see exactly the best candidates), optional title and proximity
 // components; quotes, -exclusions and site: filter; a stop-word query
 // searches the titles. Search and Shown read what they show from the
-// snapshot's columns in memory: no stored document is read per query.
+// snapshot's columns in memory: no stored document is read per query. A
+// parsed Query remembers how the index analyzed its words, so the
+// snippets of the page shown reuse the retrieval's analysis.
 // shard.go serves the same retrieval as one shard of a cluster: the
 // statistics of a query's words (Stats), the best pages for RM3 feedback
 // (Feedback) and the best pages scored with statistics given from outside

@@ -88,7 +88,7 @@ type Index struct {
 	watermark atomic.Uint64
 	workload  atomic.Pointer[Workload]
 	texts     snapTexts // the text field of the snapshot searched last, in memory (snaptext.go)
-	slots     sync.Pool // *[]int32: retrieval's accumulator slots, one per document number (match.go)
+	slots     sync.Pool // *[]accumulator: retrieval's sums, one per document number (match.go)
 	cands     sync.Pool // *[]candidate: retrieval's candidates (match.go)
 	models    sync.Pool // *modelScratch: RM3's sums by word id (match.go), of a dictionary's size
 	hists     atomic.Pointer[histogramSet]

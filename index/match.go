@@ -153,35 +153,76 @@ func (ix *Index) planQuery(ctx context.Context, r bindex.IndexReader, m mapping.
 	return p, nil
 }
 
+// queryText is the text of q's terms and phrases, as it is analyzed.
+func queryText(q Query) []byte {
+	var text []byte
+	for i, w := range q.Terms {
+		if i > 0 {
+			text = append(text, ' ')
+		}
+		text = append(text, w...)
+	}
+	for i, w := range q.Phrases {
+		if i > 0 || len(q.Terms) > 0 {
+			text = append(text, ' ')
+		}
+		text = append(text, w...)
+	}
+	return text
+}
+
+// queryTerms returns the terms the text analyzer makes of text, q's
+// queryText, in order (read-only: the slice is shared), remembered in q
+// for the next call with the same index and text. Unlike Analyze, it
+// leaves text as it is.
+func (ix *Index) queryTerms(q Query, text []byte) []string {
+	if w := q.words; w != nil {
+		w.mu.Lock()
+		ok, terms := w.ix == ix && w.text == string(text), w.terms
+		w.mu.Unlock()
+		if ok {
+			return terms
+		}
+	}
+	key := string(text)
+	tokens := ix.Analyzer().Analyze([]byte(key)) // a copy: it lower-cases in place
+	terms := make([]string, len(tokens))
+	for i, tok := range tokens {
+		terms[i] = string(tok.Term)
+	}
+	if w := q.words; w != nil {
+		w.mu.Lock()
+		w.ix, w.text, w.terms = ix, key, terms
+		w.mu.Unlock()
+	}
+	return terms
+}
+
 // queryWords analyzes q's words (and the words of its phrases) with the
 // text field's analyzer, or, when they are all stop words, with the
 // title's (titleOnly): each distinct word once, weighed by its
 // occurrences, with its document frequency on the snapshot in that field
 // when localDF is set.
 func (ix *Index) queryWords(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, st *snapText, q Query, localDF bool) (terms []qterm, titleOnly bool, err error) {
-	words := slices.Clone(q.Terms)
-	words = append(words, q.Phrases...)
-	var text []byte
-	for i, w := range words {
-		if i > 0 {
-			text = append(text, ' ')
-		}
-		text = append(text, w...)
-	}
+	text := queryText(q)
 	field := FieldText
-	tokens := ix.Analyzer().Analyze(text)
-	if len(tokens) == 0 {
+	words := ix.queryTerms(q, text)
+	if len(words) == 0 {
 		if ta := titleAnalyzer(m); ta != nil {
-			tokens = ta.Analyze(text)
+			// The title's analyzer reads the text as the text
+			// analyzer leaves it (lower case, in place).
+			ix.Analyzer().Analyze(text)
+			for _, tok := range ta.Analyze(text) {
+				words = append(words, string(tok.Term))
+			}
 			field, titleOnly = FieldTitle, true
 		}
 	}
-	if len(tokens) == 0 {
+	if len(words) == 0 {
 		return nil, false, queryErr("%q has no searchable words (only punctuation)", q.String())
 	}
 	byTerm := map[string]int{}
-	for i, tok := range tokens {
-		t := string(tok.Term)
+	for i, t := range words {
 		if k, ok := byTerm[t]; ok {
 			terms[k].weight++
 			continue
@@ -548,22 +589,26 @@ func docSet(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, b
 // alone). The candidates are appended to cands.
 func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapText, p *matchPlan, cands []candidate) ([]candidate, error) {
 	cfg := ix.cfg.Retrieval
-	// slot[doc] is 1 + the candidate's index, 0 for none: a dense array
-	// indexed by document number, reused across queries (and cleared of
-	// the entries this query set), is cheaper than a map per posting.
-	sp, _ := ix.slots.Get().(*[]int32)
+	// acc[doc] sums the page's score and the words it holds: a dense
+	// array indexed by document number, reused across queries (and
+	// cleared of the entries this query set), is cheaper than a map per
+	// posting, and one entry per page reads one place per posting. The
+	// candidates list the pages in the order they were first met; their
+	// sums are copied into them at the end.
+	sp, _ := ix.slots.Get().(*[]accumulator)
 	if sp == nil {
-		sp = new([]int32)
+		sp = new([]accumulator)
 	}
-	slot := *sp
-	if len(slot) < len(st.length) {
-		slot = make([]int32, len(st.length))
+	acc := *sp
+	if len(acc) < len(st.length) {
+		acc = make([]accumulator, len(st.length))
 	}
+	first := len(cands)
 	defer func() {
-		for _, c := range cands {
-			slot[c.doc] = 0
+		for _, c := range cands[first:] {
+			acc[c.doc] = accumulator{}
 		}
-		*sp = slot
+		*sp = acc
 		ix.slots.Put(sp)
 	}()
 	if !p.titleOnly {
@@ -577,20 +622,18 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapT
 	// add adds score s of term i to document doc; only text postings (or,
 	// for a stop-word query, title postings) add pages.
 	add := func(i int, doc uint64, s float64, adds bool) {
-		if doc >= uint64(len(slot)) {
-			slot = append(slot, make([]int32, int(doc)+1-len(slot)+len(slot)/2)...)
+		if doc >= uint64(len(acc)) {
+			acc = append(acc, make([]accumulator, int(doc)+1-len(acc)+len(acc)/2)...)
 		}
-		k := slot[doc] - 1
-		if k < 0 {
+		a := &acc[doc]
+		if a.matched == 0 { // no word yet: not a candidate yet
 			if !adds {
 				return
 			}
-			k = int32(len(cands))
-			slot[doc] = k + 1
 			cands = append(cands, candidate{doc: doc})
 		}
-		cands[k].score += s
-		cands[k].matched |= 1 << i
+		a.score += s
+		a.matched |= 1 << i
 	}
 	// title adds the title postings of term i: BM25 with b = 0 (titles
 	// are short and of similar length).
@@ -649,7 +692,18 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapT
 			}
 		}
 	}
+	for k := first; k < len(cands); k++ {
+		a := acc[cands[k].doc]
+		cands[k].score, cands[k].matched = a.score, a.matched
+	}
 	return cands, nil
+}
+
+// accumulator is a page's sums while accumulate scores: its score, and
+// the words it holds (bit i: p.terms[i]; none: not a candidate).
+type accumulator struct {
+	score   float64
+	matched uint64
 }
 
 // expand replaces p's words by an RM3 query (Abdul-Jaleel et al. 2004):

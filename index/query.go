@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -23,6 +24,18 @@ type Query struct {
 	ExcludePhrases []string
 	Sites          []string
 	ExcludeSites   []string
+	// words remembers the analysis of the terms and phrases (queryTerms)
+	// for the copies of one parsed query, so a search and the snippets of
+	// its result page analyze them once; nil: not remembered.
+	words *analyzedWords
+}
+
+// analyzedWords is what one index's text analyzer made of one text.
+type analyzedWords struct {
+	mu    sync.Mutex
+	ix    *Index
+	text  string
+	terms []string // read-only once stored
 }
 
 // Limits bounds a query.
@@ -125,6 +138,7 @@ func ParseQuery(s string, lim Limits) (Query, error) {
 	if len(q.Terms) == 0 && len(q.Phrases) == 0 {
 		return Query{}, queryErr("nothing to search for: give at least one word or \"phrase\" (exclusions and site: only narrow a search)")
 	}
+	q.words = new(analyzedWords)
 	return q, nil
 }
 

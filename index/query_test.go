@@ -106,3 +106,42 @@ func FuzzParseQuery(f *testing.F) {
 		}
 	})
 }
+
+// TestQueryTermsRememberedForOneTextAndIndex: a parsed query's analysis
+// is remembered for its copies, and answers only for the index and the
+// text it was made of.
+func TestQueryTermsRememberedForOneTextAndIndex(t *testing.T) {
+	db := openRepo(t, tempDir(t, "repo"))
+	cfg := testConfig(ScoringBM25)
+	ix1 := openIndex(t, tempDir(t, "ix1"), cfg, db, Options{})
+	ix2 := openIndex(t, tempDir(t, "ix2"), cfg, db, Options{})
+	fresh := func(ix *Index, q Query) []string {
+		var out []string
+		for _, tok := range ix.Analyzer().Analyze(queryText(q)) {
+			out = append(out, string(tok.Term))
+		}
+		return out
+	}
+	q, err := ParseQuery(`Running budgets "plain languages"`, testLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"run", "budget", "plain", "languag"}; !slices.Equal(fresh(ix1, q), want) {
+		t.Fatalf("analysis %q, want %q", fresh(ix1, q), want)
+	}
+	first := ix1.queryTerms(q, queryText(q))
+	if !slices.Equal(first, fresh(ix1, q)) {
+		t.Fatalf("queryTerms %q, analyzer %q", first, fresh(ix1, q))
+	}
+	if again := ix1.queryTerms(q, queryText(q)); len(again) == 0 || &again[0] != &first[0] {
+		t.Fatal("the copy's second analysis was not the remembered one")
+	}
+	changed := q
+	changed.Terms = []string{"walked"}
+	if got := ix1.queryTerms(changed, queryText(changed)); !slices.Equal(got, []string{"walk", "plain", "languag"}) {
+		t.Fatalf("after the terms changed: %q", got)
+	}
+	if got := ix2.queryTerms(q, queryText(q)); !slices.Equal(got, fresh(ix2, q)) || &got[0] == &first[0] {
+		t.Fatalf("another index got %q (remembered %v)", got, &got[0] == &first[0])
+	}
+}

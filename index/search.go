@@ -224,10 +224,11 @@ func (ix *Index) shown(ctx context.Context, r bindex.IndexReader, st *snapText, 
 	if err != nil {
 		return nil, err
 	}
+	var bufs snippetBufs
 	for i, rk := range ranked {
 		d := docs[i]
 		hits[i] = Hit{URL: rk.URL, Score: rk.Score, Title: st.titles[d], FetchedAt: st.fetched[d], Popularity: st.popularity[d]}
-		c := cutSnippet(st.storedText(d), locs[i], ix.cfg.SnippetBytes)
+		c := cutSnippetIn(st.storedText(d), locs[i], ix.cfg.SnippetBytes, &bufs)
 		hits[i].Snippet, hits[i].SnippetText, hits[i].Highlights = c.HTML, c.Text, c.Spans
 	}
 	return hits, nil
@@ -295,27 +296,33 @@ func (s segments) stored(doc uint64, h *Hit, withText func([]byte)) error {
 // Bleve's term vectors.
 func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapText, q Query, docs []uint64) ([][]Span, error) {
 	out := make([][]Span, len(docs))
-	words := strings.Join(append(slices.Clone(q.Terms), q.Phrases...), " ")
 	seen := map[string]bool{}
+	if st != nil { // from memory, page by page, in one buffer
+		var words []uint32
+		for _, term := range ix.queryTerms(q, queryText(q)) {
+			if t, ok := st.term(term); ok && !seen[term] {
+				words = append(words, t)
+			}
+			seen[term] = true
+		}
+		spans := make([]Span, 0, 64)
+		for i, doc := range docs {
+			from := len(spans)
+			for _, t := range words {
+				for _, o := range st.occurrences(t, doc) {
+					spans = append(spans, Span{int(o.start), int(o.end)})
+				}
+			}
+			out[i] = spans[from:len(spans):len(spans)]
+		}
+		return out, nil
+	}
 	var tfd bindex.TermFieldDoc // reused: Advance fills its vectors in place
-	for _, tok := range ix.Analyzer().Analyze([]byte(words)) {
-		term := string(tok.Term)
+	for _, term := range ix.queryTerms(q, queryText(q)) {
 		if seen[term] {
 			continue
 		}
 		seen[term] = true
-		if st != nil { // from memory
-			t, ok := st.term(term)
-			if !ok {
-				continue
-			}
-			for i, doc := range docs {
-				for _, o := range st.occurrences(t, doc) {
-					out[i] = append(out[i], Span{int(o.start), int(o.end)})
-				}
-			}
-			continue
-		}
 		// Without the snapshot in memory, from the term vectors, in
 		// document order (going back reopens the reader).
 		order := make([]int, len(docs))
@@ -323,7 +330,7 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapTe
 			order[i] = i
 		}
 		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(docs[a], docs[b]) })
-		tfr, err := r.TermFieldReader(ctx, tok.Term, FieldText, false, false, true)
+		tfr, err := r.TermFieldReader(ctx, []byte(term), FieldText, false, false, true)
 		if err != nil {
 			return nil, fmt.Errorf("index: positions of %q: %w", term, err)
 		}

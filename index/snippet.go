@@ -43,6 +43,15 @@ func snippet[T string | []byte](text T, locs search.TermLocationMap, size int) s
 // from the matches' byte ranges (in any order; it sorts them). text may
 // be the stored bytes themselves: only the window is copied.
 func cutSnippet[T string | []byte](text T, matches []Span, size int) snippetCut {
+	return cutSnippetIn(text, matches, size, new(snippetBufs))
+}
+
+// snippetBufs are cutSnippetIn's working buffers, kept from one snippet
+// to the next of a result page (what it returns is copied out of them).
+type snippetBufs struct{ html, plain []byte }
+
+// cutSnippetIn is cutSnippet working in bufs.
+func cutSnippetIn[T string | []byte](text T, matches []Span, size int, bufs *snippetBufs) snippetCut {
 	spans := matches[:0]
 	for _, m := range matches {
 		if m.Start >= 0 && m.End <= len(text) && m.Start < m.End {
@@ -85,8 +94,9 @@ func cutSnippet[T string | []byte](text T, matches []Span, size int) snippetCut 
 		we = max(we, min(len(text), spans[best].End))
 	}
 
-	b := make([]byte, 0, we-ws+32)
-	plain := make([]byte, 0, we-ws+8)
+	b := slices.Grow(bufs.html[:0], we-ws+32)
+	plain := slices.Grow(bufs.plain[:0], we-ws+8)
+	defer func() { bufs.html, bufs.plain = b[:0], plain[:0] }()
 	var marks []Span
 	if ws > 0 {
 		b = append(b, "…"...)
@@ -130,10 +140,16 @@ func cutSnippet[T string | []byte](text T, matches []Span, size int) snippetCut 
 	return out
 }
 
+// htmlSpecial marks the bytes html.EscapeString replaces.
+var htmlSpecial = [256]bool{'<': true, '>': true, '&': true, '\'': true, '"': true}
+
 // appendEscaped appends s escaped as html.EscapeString escapes it.
 func appendEscaped[T string | []byte](b []byte, s T) []byte {
 	start := 0
 	for i := 0; i < len(s); i++ {
+		if !htmlSpecial[s[i]] { // one load, where the switch below compares five times
+			continue
+		}
 		var esc string
 		switch s[i] {
 		case '<':

@@ -59,12 +59,12 @@ func PopularityOf(st PageStats, source string) float64 {
 // popularity alone puts a popular page that merely mentions a query word
 // above the page that is about it.
 func Order(items []Scored, order string, weight float64) {
-	orderScored(items, order, weight, nil)
+	orderScored(items, order, weight, nil, nil)
 }
 
 // orderScored is Order with lnOnePlus(n) for n ≥ len(items), nil to
-// compute it.
-func orderScored(items []Scored, order string, weight float64, logs []float64) {
+// compute it, in sc's buffers (nil: fresh ones).
+func orderScored(items []Scored, order string, weight float64, logs []float64, sc *orderScratch) {
 	if order == OrderPopularity {
 		slices.SortStableFunc(items, func(a, b Scored) int {
 			if c := cmp.Compare(b.Popularity, a.Popularity); c != 0 {
@@ -77,34 +77,11 @@ func orderScored(items []Scored, order string, weight float64, logs []float64) {
 		})
 		return
 	}
-	score := blend(items, weight, logs)
-	// The keys are sorted beside the items, which are then permuted in
-	// place: comparisons read a compact array, and no second list is made.
-	type key struct {
-		score, rel, pop float64
-		i               int
+	if sc == nil {
+		sc = new(orderScratch)
 	}
-	keys := make([]key, len(items))
-	for i, it := range items {
-		keys[i] = key{score[i], it.Relevance, it.Popularity, i}
-	}
-	// The original position breaks the last ties: the stable order, from
-	// an unstable sort that compares fewer times.
-	slices.SortFunc(keys, func(a, b key) int {
-		if c := cmp.Compare(b.score, a.score); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.rel, a.rel); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.pop, a.pop); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(items[a.i].URL, items[b.i].URL); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.i, b.i)
-	})
+	keys := blendKeys(items, weight, logs, sc)
+	slices.SortFunc(keys, compareKeys(items))
 	// Position k takes the item at keys[k].i: follow each cycle once.
 	for start := range keys {
 		if keys[start].i < 0 {
@@ -119,6 +96,66 @@ func orderScored(items []Scored, order string, weight float64, logs []float64) {
 				break
 			}
 			items[k], k = items[src], src
+		}
+	}
+}
+
+// orderKey is what the blend order compares of the item at position i.
+type orderKey struct {
+	score, rel, pop float64
+	i               int
+}
+
+// blendKeys returns the blend order's keys of items, in sc's buffers:
+// the keys are sorted beside the items, which are then permuted in place,
+// so comparisons read a compact array and no second list is made.
+func blendKeys(items []Scored, weight float64, logs []float64, sc *orderScratch) []orderKey {
+	sc.score = blendInto(items, weight, logs, slices.Grow(sc.score[:0], len(items))[:len(items)], &sc.pops)
+	keys := slices.Grow(sc.keys[:0], len(items))[:len(items)]
+	sc.keys = keys
+	for i, it := range items {
+		keys[i] = orderKey{sc.score[i], it.Relevance, it.Popularity, i}
+	}
+	return keys
+}
+
+// compareKeys is the blend order of items' keys: score, relevance and
+// popularity descending, then URL; the original position breaks the last
+// ties, so an unstable sort, which compares fewer times, gives the stable
+// order.
+func compareKeys(items []Scored) func(a, b orderKey) int {
+	return func(a, b orderKey) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.rel, a.rel); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.pop, a.pop); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(items[a.i].URL, items[b.i].URL); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	}
+}
+
+// sortFirst sorts the first m of keys (0 < m ≤ len(keys)) and leaves the
+// others after them in no particular order: the first m are kept sorted
+// while each later key that beats the m-th takes its place, moving up by
+// insertion; the one it displaces goes where it was. A few hundred keys
+// compare about as many times, where sorting them all compares several
+// times as many.
+func sortFirst(keys []orderKey, m int, compare func(a, b orderKey) int) {
+	slices.SortFunc(keys[:m], compare)
+	for j := m; j < len(keys); j++ {
+		if compare(keys[j], keys[m-1]) >= 0 {
+			continue
+		}
+		keys[j], keys[m-1] = keys[m-1], keys[j]
+		for i := m - 1; i > 0 && compare(keys[i], keys[i-1]) < 0; i-- {
+			keys[i], keys[i-1] = keys[i-1], keys[i]
 		}
 	}
 }
@@ -167,8 +204,14 @@ func lnOnePlus(n int) []float64 {
 
 // blend is Blend with lnOnePlus(n) for n ≥ len(items), nil to compute it.
 func blend(items []Scored, weight float64, logs []float64) []float64 {
+	var pops []uint64
+	return blendInto(items, weight, logs, make([]float64, len(items)), &pops)
+}
+
+// blendInto is blend writing the scores into score (of len(items)), with
+// *pops as the buffer of the sorted popularities.
+func blendInto(items []Scored, weight float64, logs []float64, score []float64, pops *[]uint64) []float64 {
 	n := len(items)
-	score := make([]float64, n)
 	if n == 0 {
 		return score
 	}
@@ -182,24 +225,27 @@ func blend(items []Scored, weight float64, logs []float64) []float64 {
 	}
 	// ρ(p) by a binary search among the popularities sorted ascending, as
 	// integers of the same order: a sort without a comparison function.
-	pops := make([]uint64, n)
+	sorted := slices.Grow((*pops)[:0], n)[:n]
+	*pops = sorted
 	for i, it := range items {
-		pops[i] = ascendingBits(it.Popularity)
+		sorted[i] = ascendingBits(it.Popularity)
 	}
-	slices.Sort(pops)
+	slices.Sort(sorted)
 	for i, it := range items {
 		pop := 0.0
 		if it.Popularity > 0 {
-			// above: the candidates strictly more popular.
-			lo, hi, p := 0, n, ascendingBits(it.Popularity)
-			for lo < hi {
-				if mid := int(uint(lo+hi) >> 1); pops[mid] > p {
-					hi = mid
-				} else {
-					lo = mid + 1
+			// base: the last position holding at most p (p itself is
+			// there), found without a branch on the data; the
+			// candidates above it are strictly more popular.
+			base, p := 0, ascendingBits(it.Popularity)
+			for k := n; k > 1; {
+				half := k / 2
+				if sorted[base+half] <= p {
+					base += half
 				}
+				k -= half
 			}
-			pop = 1 - logs[n-lo]/denom
+			pop = 1 - logs[n-1-base]/denom
 		}
 		rel := 0.0
 		if maxRel > 0 && it.Relevance > 0 {

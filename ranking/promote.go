@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
@@ -23,7 +24,11 @@ type Slot struct {
 // candidate independently with probability r, drawn from rng in order;
 // under RuleNone nothing.
 func PoolFor(items []Scored, rule string, r float64, rng *rand.Rand) []bool {
-	pool := make([]bool, len(items))
+	return poolInto(items, rule, r, rng, make([]bool, len(items)))
+}
+
+// poolInto is PoolFor writing into pool (of len(items)).
+func poolInto(items []Scored, rule string, r float64, rng *rand.Rand, pool []bool) []bool {
 	switch rule {
 	case RuleSelective:
 		for i, it := range items {
@@ -33,6 +38,8 @@ func PoolFor(items []Scored, rule string, r float64, rng *rand.Rand) []bool {
 		for i := range items {
 			pool[i] = rng.Float64() < r
 		}
+	default:
+		clear(pool)
 	}
 	return pool
 }
@@ -72,18 +79,36 @@ func Promote(inPool []bool, k int, r float64, rng *rand.Rand) []Slot {
 // len(inPool)), drawing from rng only what they need: the shuffle, and
 // the coins of the first m positions.
 func PromoteFirst(inPool []bool, k int, r float64, rng *rand.Rand, m int) []Slot {
+	return promoteFirst(inPool, k, r, rng, m, new(promoteScratch))
+}
+
+// promoteScratch holds promoteFirst's buffers, reused between calls.
+type promoteScratch struct {
+	src    rand.ChaCha8 // the promotion's random source
+	rng    *rand.Rand   // reading src
+	pool   []bool       // PoolFor's answer
+	lp     []int
+	placed []bool
+	out    []Slot
+}
+
+// promoteFirst is PromoteFirst in sc's buffers: the list returned is
+// sc.out, valid until the next call.
+func promoteFirst(inPool []bool, k int, r float64, rng *rand.Rand, m int, sc *promoteScratch) []Slot {
 	n := len(inPool)
-	var lp []int
+	lp := sc.lp[:0]
 	for i, p := range inPool {
 		if p {
 			lp = append(lp, i)
 		}
 	}
+	sc.lp = lp
 	rng.Shuffle(len(lp), func(i, j int) { lp[i], lp[j] = lp[j], lp[i] })
 	poolLeft := len(lp)
 
-	out := make([]Slot, 0, m)
-	placed := make([]bool, n)
+	out := slices.Grow(sc.out[:0], m)
+	placed := slices.Grow(sc.placed[:0], n)[:n]
+	clear(placed)
 	d, p := 0, 0 // cursors into L_d and L_p
 	place := func(i int, promoted bool) {
 		placed[i] = true
@@ -109,6 +134,7 @@ func PromoteFirst(inPool []bool, k int, r float64, rng *rand.Rand, m int) []Slot
 		}
 		place(d, false)
 	}
+	sc.out, sc.placed = out, placed
 	return out
 }
 

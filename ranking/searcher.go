@@ -116,10 +116,11 @@ func NewSearcher(cfg Config, retriever Retriever, stats StatsReader, secret []by
 func (s *Searcher) Signer() *Signer { return s.signer }
 
 // Search returns page (1-based) of size results for user's query. The
-// whole candidate list is ordered and merged (up to the page's end), with
-// the promotion shuffle seeded by (secret, user, normalized query), and
-// then cut, so one user's pages 1, 2, 3 are consecutive slices of one list
-// as long as the candidates and their awareness do not change in between.
+// whole candidate list is ordered (sorted where the merge reads it) and
+// merged (up to the page's end), with the promotion shuffle seeded by
+// (secret, user, normalized query), and then cut, so one user's pages 1,
+// 2, 3 are consecutive slices of one list as long as the candidates and
+// their awareness do not change in between.
 func (s *Searcher) Search(ctx context.Context, user, query string, page, size int) (Page, error) {
 	query = strings.TrimSpace(query)
 	if err := s.check(user, query, page, size); err != nil {
@@ -192,11 +193,21 @@ func (s *Searcher) order(ctx context.Context, user, query string, cands []Candid
 		return Page{}, err
 	}
 	// Only the list up to the page's end is merged: a position depends
-	// on the ones before it alone.
-	list, err := s.merge(ctx, user, query, items, min(page*size, len(items)))
+	// on the ones before it alone. L_d is sorted as far as that reads it
+	// when the promotion pool does not depend on the order (partialOrder),
+	// else in full.
+	m := min(page*size, len(items))
+	var ld partialOrder
+	if s.cfg.Order == OrderBlend && s.poolIgnoresOrder(items) {
+		ld = newPartialOrder(items, m, s.cfg.BlendWeight, s.logs, sc)
+	} else {
+		orderScored(items, s.cfg.Order, s.cfg.BlendWeight, s.logs, sc)
+	}
+	list, err := s.merge(ctx, user, query, items, m, &sc.promote)
 	if err != nil {
 		return Page{}, err
 	}
+	ld.place(list, m)
 	out := Page{Query: query, Page: page, Size: size, Total: total, Candidates: len(items)}
 	lo := (page - 1) * size
 	if lo < len(list) {
@@ -205,7 +216,7 @@ func (s *Searcher) order(ctx context.Context, user, query string, cands []Candid
 	// The links of a page share the user and the query.
 	userEsc, queryEsc := url.QueryEscape(user), url.QueryEscape(query)
 	for i := lo; i < len(list) && i < lo+size; i++ {
-		it := items[list[i].Index]
+		it := &items[ld.at(list[i].Index)]
 		rank := i + 1
 		out.Results = append(out.Results, Result{
 			Rank:       rank,
@@ -275,12 +286,17 @@ func dedupeFrom(cands []Candidate, i int, limit int) []Candidate {
 }
 
 // orderScratch holds one search's candidate URLs, statistics rows and
-// statistics, and its scored list.
+// statistics, its scored list, the blend's scores and sort keys, and the
+// promotion's buffers.
 type orderScratch struct {
-	urls  []string
-	rows  []int32
-	stats []PageStats
-	items []Scored
+	urls    []string
+	rows    []int32
+	stats   []PageStats
+	items   []Scored
+	score   []float64
+	pops    []uint64
+	keys    []orderKey
+	promote promoteScratch
 }
 
 // clear drops the references the buffers hold, keeping their capacity.
@@ -289,8 +305,7 @@ func (sc *orderScratch) clear() {
 	clear(sc.items)
 }
 
-// score looks the candidates' statistics up and orders them (L_d), in
-// sc's buffers.
+// score looks the candidates' statistics up, in sc's buffers.
 func (s *Searcher) score(ctx context.Context, cands []Candidate, sc *orderScratch) ([]Scored, error) {
 	stats, ok, err := s.statsByKey(ctx, cands, sc)
 	if err != nil {
@@ -314,8 +329,75 @@ func (s *Searcher) score(ctx context.Context, cands []Candidate, sc *orderScratc
 	for i, c := range cands {
 		items[i] = Scored{Candidate: c, Stats: stats[i], Popularity: PopularityOf(stats[i], s.cfg.Popularity)}
 	}
-	orderScored(items, s.cfg.Order, s.cfg.BlendWeight, s.logs)
 	return items, nil
+}
+
+// poolIgnoresOrder reports whether PoolFor's pool for items, whatever
+// their order, has the same positions: under RuleNone and RuleUniform
+// (a coin per position), and under RuleSelective when every item has
+// zero awareness or none has (a cold start is the first).
+func (s *Searcher) poolIgnoresOrder(items []Scored) bool {
+	if s.cfg.Promotion.Rule != RuleSelective {
+		return true
+	}
+	aware := 0
+	for i := range items {
+		if items[i].Stats.Aware != 0 {
+			aware++
+		}
+	}
+	return aware == 0 || aware == len(items)
+}
+
+// partialOrder is the blend order L_d of items left in place, sorted only
+// where the merged list reads it: the first m positions, and the rest
+// only when a promotion takes a position beyond them. Its zero value is
+// the order of items as they stand (sorted in full).
+type partialOrder struct {
+	keys    []orderKey // by position: keys[p].i is the item there
+	compare func(a, b orderKey) int
+	sorted  bool // every position
+}
+
+// sortFirstUpTo is the most positions newPartialOrder sorts apart from
+// the rest: sortFirst moves each key that enters them by insertion.
+const sortFirstUpTo = 32
+
+// newPartialOrder sorts the first m positions of items' blend order.
+func newPartialOrder(items []Scored, m int, weight float64, logs []float64, sc *orderScratch) partialOrder {
+	o := partialOrder{keys: blendKeys(items, weight, logs, sc), compare: compareKeys(items)}
+	if m > sortFirstUpTo || m >= len(items)/2 {
+		slices.SortFunc(o.keys, o.compare)
+		o.sorted = true
+		return o
+	}
+	if m > 0 {
+		sortFirst(o.keys, m, o.compare)
+	}
+	return o
+}
+
+// place sorts the positions beyond the first m when list takes one.
+func (o *partialOrder) place(list []Slot, m int) {
+	if o.keys == nil || o.sorted {
+		return
+	}
+	for _, sl := range list {
+		if sl.Index >= m {
+			slices.SortFunc(o.keys[m:], o.compare)
+			o.sorted = true
+			return
+		}
+	}
+}
+
+// at returns the index into items of position p, sorted by
+// newPartialOrder or place.
+func (o partialOrder) at(p int) int {
+	if o.keys == nil {
+		return p
+	}
+	return o.keys[p].i
 }
 
 // statsByKey reads the candidates' statistics by their rows in the
@@ -403,19 +485,27 @@ func (s *Searcher) statsByKey(ctx context.Context, cands []Candidate, sc *orderS
 	return stats, true, nil
 }
 
-// merge returns the first m entries of the merged list L of items.
-func (s *Searcher) merge(ctx context.Context, user, query string, items []Scored, m int) ([]Slot, error) {
+// merge returns the first m entries of the merged list L of items, in
+// sc's buffers.
+func (s *Searcher) merge(ctx context.Context, user, query string, items []Scored, m int, sc *promoteScratch) ([]Slot, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	p := s.cfg.Promotion
 	if p.Rule == RuleNone {
-		list := make([]Slot, m)
+		list := slices.Grow(sc.out[:0], m)[:m]
+		sc.out = list
 		for i := range list {
 			list[i] = Slot{Index: i}
 		}
 		return list, nil
 	}
-	rng := rand.New(rand.NewChaCha8(s.seeds.sum(promotionMessage(user, query)))) // PromotionRand
-	return PromoteFirst(PoolFor(items, p.Rule, p.R, rng), p.K, p.R, rng, m), nil
+	// PromotionRand, from a source kept in the scratch and seeded anew.
+	if sc.rng == nil {
+		sc.rng = rand.New(&sc.src)
+	}
+	sc.src.Seed(s.seeds.sum(promotionMessage(user, query)))
+	rng := sc.rng
+	sc.pool = poolInto(items, p.Rule, p.R, rng, slices.Grow(sc.pool[:0], len(items))[:len(items)])
+	return promoteFirst(sc.pool, p.K, p.R, rng, m, sc), nil
 }

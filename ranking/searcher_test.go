@@ -314,3 +314,50 @@ func TestDedupeKeepsTheFirstOfEachURLUpToTheLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestPartialOrderIsTheFullOrder: the blend order sorted only where a
+// merged list reads it (the first m positions, then the rest if a
+// promotion reaches beyond them) puts there the items the full sort puts
+// there, with ties in score, relevance, popularity and URL.
+func TestPartialOrderIsTheFullOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	logs := lnOnePlus(300)
+	for trial := range 300 {
+		n := 1 + rng.IntN(300)
+		items := make([]Scored, n)
+		for i := range items {
+			items[i] = Scored{
+				Candidate:  Candidate{URL: fmt.Sprintf("http://s%d.test/", rng.IntN(n)), Relevance: float64(rng.IntN(6))},
+				Popularity: float64(rng.IntN(4)) / 4,
+			}
+		}
+		full := slices.Clone(items)
+		orderScored(full, OrderBlend, 0.3, logs, nil)
+		m := 1 + rng.IntN(min(n, 2*sortFirstUpTo)) // most sorted apart from the rest
+		var sc orderScratch
+		ld := newPartialOrder(slices.Clone(items), m, 0.3, logs, &sc)
+		// A merged list reading the first m positions, some of them
+		// replaced by 0, 1 or 2 positions beyond.
+		list := make([]Slot, m)
+		for i := range list {
+			list[i] = Slot{Index: i}
+		}
+		for range rng.IntN(3) {
+			if m < n {
+				list[rng.IntN(m)] = Slot{Index: m + rng.IntN(n-m), Promoted: true}
+			}
+		}
+		ld.place(list, m)
+		got := func(p int) Scored { return items[ld.at(p)] }
+		for p := range m {
+			if got(p).URL != full[p].URL || got(p).Relevance != full[p].Relevance || got(p).Popularity != full[p].Popularity {
+				t.Fatalf("trial %d (n %d, m %d): position %d holds %+v, the full order %+v", trial, n, m, p, got(p), full[p])
+			}
+		}
+		for _, sl := range list {
+			if p := sl.Index; got(p) != full[p] {
+				t.Fatalf("trial %d (n %d, m %d): promoted position %d holds %+v, the full order %+v", trial, n, m, p, got(p), full[p])
+			}
+		}
+	}
+}

@@ -165,6 +165,9 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	// The index counts every match (Bleve's total hits); the ranking orders
 	// at most ranking.candidates of them, which is what pages can reach.
 	out := Response{Total: uint64(page.Total), TotalExact: len(missing) == 0, Pageable: page.Candidates, Partial: missing}
+	if len(page.Results) > 0 { // else Results stays nil
+		out.Results = make([]Result, 0, len(page.Results))
+	}
 	for _, res := range page.Results {
 		h := pages[res.URL]
 		r := Result{
