@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -184,4 +185,19 @@ func BenchmarkRecordCodec(b *testing.B) {
 	b.ReportMetric(float64(took[0].Nanoseconds())/float64(b.N)/1e3, "µs/sentinel-json")
 	b.ReportMetric(float64(took[1].Nanoseconds())/float64(b.N)/1e3, "µs/sentinel-binary")
 	b.ReportMetric(took[0].Seconds()/took[1].Seconds(), "×binary")
+}
+
+func TestHistoryKeyAndNotificationIDAsFmt(t *testing.T) {
+	for _, n := range []int{0, 1, 15, 16, 255, 4096, 1<<40 + 7, math.MaxInt64, -1, -300} {
+		if got, want := historyKey("w12", n), fmt.Sprintf("%s%s/%016x", historyPrefix, "w12", n); got != want {
+			t.Errorf("historyKey(w12, %d) = %q, want %q", n, got, want)
+		}
+	}
+	for _, at := range []time.Time{time.Unix(0, 0), time.Unix(1700000000, 123456789), time.Unix(0, 1), time.Unix(-5, 0)} {
+		for _, prefix := range []string{"", "d"} {
+			if got, want := notificationID(prefix, "w7", at), fmt.Sprintf("%s%s-%x", prefix, "w7", at.UnixNano()); got != want {
+				t.Errorf("notificationID(%q, w7, %v) = %q, want %q", prefix, at, got, want)
+			}
+		}
+	}
 }
