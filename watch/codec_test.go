@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/diff"
+	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/internal/datasets"
 	"github.com/deltaq/deltaq/notify"
 )
 
@@ -184,4 +189,80 @@ func BenchmarkRecordCodec(b *testing.B) {
 	b.ReportMetric(float64(took[0].Nanoseconds())/float64(b.N)/1e3, "µs/sentinel-json")
 	b.ReportMetric(float64(took[1].Nanoseconds())/float64(b.N)/1e3, "µs/sentinel-binary")
 	b.ReportMetric(took[0].Seconds()/took[1].Seconds(), "×binary")
+}
+
+func TestHistoryKeyAndNotificationIDAsFmt(t *testing.T) {
+	for _, n := range []int{0, 1, 15, 16, 255, 4096, 1<<40 + 7, math.MaxInt64, -1, -300} {
+		if got, want := historyKey("w12", n), fmt.Sprintf("%s%s/%016x", historyPrefix, "w12", n); got != want {
+			t.Errorf("historyKey(w12, %d) = %q, want %q", n, got, want)
+		}
+	}
+	for _, at := range []time.Time{time.Unix(0, 0), time.Unix(1700000000, 123456789), time.Unix(0, 1), time.Unix(-5, 0)} {
+		for _, prefix := range []string{"", "d"} {
+			if got, want := notificationID(prefix, "w7", at), fmt.Sprintf("%s%s-%x", prefix, "w7", at.UnixNano()); got != want {
+				t.Errorf("notificationID(%q, w7, %v) = %q, want %q", prefix, at, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkPerSentinelWork times, side by side with the fmt and TrimFunc
+// they replace, what a changed page costs per sentinel in history keys
+// and notification ids, and per words table in trimmed words: the words
+// of 200 real digitalgov-2023 pages.
+func BenchmarkPerSentinelWork(b *testing.B) {
+	a, err := archive.Open(datasets.Path(b, "archives", "digitalgov-2023"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var words []string
+	for i, p := range a.Week(20) {
+		if i == 200 {
+			break
+		}
+		u, _ := url.Parse("http://x.test" + p.URL)
+		d, err := extract.HTML(p.Body, "text/html", u, testConfig().Extract)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, w := range strings.Fields(d.Text) {
+			words = append(words, strings.ToLower(w))
+		}
+	}
+	at := time.Unix(1700000000, 123456789)
+	sink := 0
+	run := func(name string, fast, bare func()) {
+		var took [2]time.Duration
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				for i, f := range []func(){fast, bare} {
+					start := time.Now()
+					f()
+					took[i] += time.Since(start)
+				}
+			}
+			b.ReportMetric(float64(took[1])/float64(took[0]), "×faster")
+		})
+	}
+	run("trim", func() {
+		for _, w := range words {
+			sink += len(trimPunct(w))
+		}
+	}, func() {
+		for _, w := range words {
+			sink += len(strings.TrimFunc(w, isPunct))
+		}
+	})
+	run("keys", func() {
+		for n := range 1000 {
+			sink += len(historyKey("w12345", n)) + len(notificationID("", "w12345", at))
+		}
+	}, func() {
+		for n := range 1000 {
+			sink += len(fmt.Sprintf("%s%s/%016x", historyPrefix, "w12345", n)) + len(fmt.Sprintf("%s%s-%x", "", "w12345", at.UnixNano()))
+		}
+	})
+	if sink == 0 {
+		b.Fatal("nothing measured")
+	}
 }

@@ -490,7 +490,22 @@ func (e *Engine) evaluate(b *repo.Batch, r *reader, id string, tc *tableChange, 
 	return c.Fired, e.putRecord(b, sentinelPrefix+s.ID, &s)
 }
 
-func historyKey(id string, n int) string { return fmt.Sprintf("%s%s/%016x", historyPrefix, id, n) }
+// historyKey is h/ID/N, N in 16 hex digits so that keys sort by N. It
+// is made for every sentinel on a changed page, so without fmt.
+func historyKey(id string, n int) string {
+	if n < 0 {
+		return fmt.Sprintf("%s%s/%016x", historyPrefix, id, n)
+	}
+	var b strings.Builder
+	b.Grow(len(historyPrefix) + len(id) + 1 + 16)
+	b.WriteString(historyPrefix)
+	b.WriteString(id)
+	b.WriteByte('/')
+	for shift := 60; shift >= 0; shift -= 4 {
+		b.WriteByte("0123456789abcdef"[n>>shift&15])
+	}
+	return b.String()
+}
 
 // flushDigest sends a due periodic digest (WebCQ §5: notification
 // condition = n × trigger interval).
@@ -513,13 +528,23 @@ func (e *Engine) send(b *repo.Batch, s *Sentinel, n *notify.Notification, now ti
 	return e.outbox.Enqueue(b, n)
 }
 
+// notificationID is PREFIX ID-NANOS, the check time in hex nanoseconds,
+// what fmt's "%s%s-%x" makes of them.
+func notificationID(prefix, id string, now time.Time) string {
+	ns := now.UnixNano()
+	if ns < 0 {
+		return fmt.Sprintf("%s%s-%x", prefix, id, ns)
+	}
+	return prefix + id + "-" + strconv.FormatInt(ns, 16)
+}
+
 // notification builds the notification of one or more changes. Its ID is
 // the sentinel and the check time: the same change always has the same
 // idempotency key.
 func (e *Engine) notification(s *Sentinel, cs []Change, now time.Time, prefix string) *notify.Notification {
 	last := cs[len(cs)-1]
 	n := &notify.Notification{
-		ID:     fmt.Sprintf("%s%s-%x", prefix, s.ID, now.UnixNano()),
+		ID:     notificationID(prefix, s.ID, now),
 		Source: "watch:" + s.ID, User: s.User, URL: s.URL, Kind: string(s.Type), Change: last.Kind, At: now,
 		Title: fmt.Sprintf("%s sentinel %s: %s changed", s.Type, s.ID, s.URL),
 		Diff:  last.Diff,

@@ -271,7 +271,7 @@ func distinctWords(ws []string) []string {
 	seen := make(map[string]struct{}, len(ws))
 	out := ws[:0]
 	for _, w := range ws {
-		w = strings.TrimFunc(w, isPunct)
+		w = trimPunct(w)
 		if _, dup := seen[w]; dup || w == "" {
 			continue
 		}
@@ -283,6 +283,20 @@ func distinctWords(ws []string) []string {
 }
 
 func isPunct(r rune) bool { return strings.ContainsRune(".,;:!?\"'()[]{}«»“”‘’", r) }
+
+// trimPunct is strings.TrimFunc(w, isPunct). Most words start and end in
+// an ASCII letter or digit, which is no punctuation and a rune of its own,
+// so they are returned as they are without a look at the punctuation list.
+func trimPunct(w string) string {
+	if w != "" && asciiAlnum(w[0]) && asciiAlnum(w[len(w)-1]) {
+		return w
+	}
+	return strings.TrimFunc(w, isPunct)
+}
+
+func asciiAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
 
 // allKeywords is WebCQ's keyword test (App. B): every keyword is a
 // case-insensitive substring of some word of the text. A keyword of

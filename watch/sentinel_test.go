@@ -450,3 +450,14 @@ func TestPhraseBoxFollowsAnUnchangedPhrase(t *testing.T) {
 		t.Errorf("box after the check %q, want Plain writing summit The summit", got)
 	}
 }
+
+// trimPunct skips TrimFunc for words that start and end in an ASCII
+// letter or digit; on every kind of word it must trim as TrimFunc does.
+func TestTrimPunctAsTrimFunc(t *testing.T) {
+	words := []string{"", "a", "Z9", "word", "(word)", "word.", "«mot»", "“quoted”", "it's", "'tis", "e.g.", "...", "x,", ",x", "été", "naïve", "ß", "a’", "’a", "9)", "(9", "a-b", "-", "—dash—", "\u00e9t\u00e9."}
+	for _, w := range words {
+		if got, want := trimPunct(w), strings.TrimFunc(w, isPunct); got != want {
+			t.Errorf("trimPunct(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
