@@ -55,7 +55,7 @@ func LearnRecent(cfg Config, postings [][]time.Time, since time.Time, seen []tim
 }
 
 // RecentRates replaces every model's rate λ̄ by an exponentially weighted
-// estimate at now (RecentRate), so the rate follows a feed whose activity
+// estimate at now (RateRule.Rates), so the rate follows a feed whose activity
 // drifts (a project's busy and quiet spells) where a window's plain count
 // lags by half the window, shrunk towards all feeds' pooled rate by a
 // prior worth some exposure (empirical Bayes: a feed with few postings is
@@ -94,8 +94,8 @@ type RateRule struct {
 	HalfLife, Prior time.Duration
 }
 
-// Rates returns each feed's rate at now under the rule, feed i's postings
-// in [since, seen[i]] (RecentRate, shrunk towards the pooled rate).
+// Rates returns each feed's rate at now under the rule from its postings
+// in [since, seen[i]] (recentCount), shrunk towards the pooled rate.
 func (r RateRule) Rates(postings [][]time.Time, since time.Time, seen []time.Time, now time.Time, pseudo float64) []float64 {
 	at := make([]time.Time, len(postings))
 	for i := range at {
@@ -129,21 +129,11 @@ func (r RateRule) ratesAt(postings [][]time.Time, since time.Time, seen, at []ti
 	return out
 }
 
-// RecentRate is the exponentially weighted posting rate at now of the
-// postings in [since, seen]: each counts 2^(−age/halfLife), over the
-// exposure weighted alike from since to seen (after seen nothing is known
-// yet; counting it as silent would bias a rarely polled feed down), plus
-// pseudo postings so a feed gone quiet keeps a small rate.
-func RecentRate(ps []time.Time, since, seen, now time.Time, halfLife time.Duration, pseudo float64) float64 {
-	num, exposure := recentCount(ps, since, seen, now, halfLife, pseudo)
-	if exposure <= 0 {
-		return 0
-	}
-	return num / exposure
-}
-
-// recentCount is RecentRate's weighted postings and weighted exposure (in
-// seconds).
+// recentCount is a feed's postings in [since, seen] each counted
+// 2^(−age/halfLife) at now, and the exposure (seconds) weighted alike from
+// since to seen (after seen nothing is known yet; counting it as silent
+// would bias a rarely polled feed down): their ratio is its rate. pseudo
+// postings at seen keep a feed gone quiet at a small rate.
 func recentCount(ps []time.Time, since, seen, now time.Time, halfLife time.Duration, pseudo float64) (num, exposure float64) {
 	if !seen.After(since) || halfLife <= 0 {
 		return 0, 0
@@ -157,11 +147,6 @@ func recentCount(ps []time.Time, since, seen, now time.Time, halfLife time.Durat
 		}
 	}
 	return num, tau * (weight(seen) - weight(since))
-}
-
-// ChooseHalfLife is ChooseRates without a prior: the half-life alone.
-func ChooseHalfLife(postings [][]time.Time, since time.Time, seen []time.Time, candidates []time.Duration, holdout int, pseudo float64) time.Duration {
-	return ChooseRates(postings, since, seen, candidates, nil, holdout, pseudo).HalfLife
 }
 
 // ChooseRates returns the rule, of every half-life among halfLives and

@@ -47,7 +47,7 @@ func TestRecentRatesFollowDriftAndCountOnlyWhatWasSeen(t *testing.T) {
 // A feed that changed pace (ten slow weeks, then weekly counts of 40, 5,
 // 40, 5 …) is best predicted by a short memory; one posting steadily by
 // the longest.
-func TestChooseHalfLifeByPredictiveLikelihood(t *testing.T) {
+func TestChooseRatesHalfLifeByPredictiveLikelihood(t *testing.T) {
 	since := time.Date(2025, 1, 6, 0, 0, 0, 0, time.UTC)
 	week := func(k, n int) []time.Time {
 		var out []time.Time
@@ -67,10 +67,10 @@ func TestChooseHalfLifeByPredictiveLikelihood(t *testing.T) {
 	}
 	seen := since.Add(20 * Period)
 	cands := []time.Duration{24 * time.Hour, 7 * 24 * time.Hour, 56 * 24 * time.Hour}
-	if hl := ChooseHalfLife([][]time.Time{steady}, since, []time.Time{seen}, cands, 8, 0.5); hl != cands[2] {
+	if hl := ChooseRates([][]time.Time{steady}, since, []time.Time{seen}, cands, nil, 8, 0.5).HalfLife; hl != cands[2] {
 		t.Errorf("steady feed: half-life %s, want the longest %s", hl, cands[2])
 	}
-	if hl := ChooseHalfLife([][]time.Time{shifting}, since, []time.Time{seen}, cands, 8, 0.5); hl == cands[2] {
+	if hl := ChooseRates([][]time.Time{shifting}, since, []time.Time{seen}, cands, nil, 8, 0.5).HalfLife; hl == cands[2] {
 		t.Errorf("feed that sped up: half-life %s, want a shorter one", hl)
 	}
 }
