@@ -122,7 +122,7 @@ func (c Config) Validate() error {
 		}
 	}
 	if (len(c.RateHalfLives) > 1 || len(c.RatePriors) > 0) && c.RateHoldoutWeeks < 1 {
-		bad("rate_holdout_weeks", c.RateHoldoutWeeks, "must be ≥ 1 to choose among several rate_half_lives")
+		bad("rate_holdout_weeks", c.RateHoldoutWeeks, "must be ≥ 1 to choose among several rate_half_lives or rate_priors")
 	}
 	for _, w := range c.ProfileWindows {
 		if w < 24*time.Hour {

@@ -60,9 +60,11 @@
 //     (chosen 0–72 h of exposure) combined fell at every budget (1/day
 //     6.60 → 6.54 h, 8/day 0.924 → 0.913 h) and the age-optimal rose (9.50
 //     → 9.83 h: the prior gives slow feeds more of its polls), 0.666. Not
-//     better: half-lives up to a year (combined 6.61 h), Gaussian
-//     smoothing of the shape round the week (σ 0.5/1/2 h: 6.60/6.69/6.81
-//     h), floors of 0.02/0.1/0.2 (6.62/6.64/6.82 h). Fitting each week's
+//     better, without the prior: half-lives up to a year (combined 6.61
+//     h), Gaussian smoothing of the shape round the week (σ 0.5/1/2 h:
+//     6.60/6.69/6.81 h), floors of 0.02/0.1/0.2 (6.62/6.64/6.82 h); with
+//     it: prior_weight 5 or 20 chosen on the past weeks (6.60 h),
+//     profile_holdout_weeks 8 (6.59 h), 16 starts (6.54 h). Fitting each week's
 //     profile on that week (look-ahead, a diagnostic only) gives 0.435,
 //     its days alone 0.584, its hours alone 0.544, its rate instead 0.613:
 //     the gap left is which days and hours of the coming week a feed posts
