@@ -28,6 +28,9 @@ type Config struct {
 	PollsPerDay        float64         `mapstructure:"polls_per_day"`
 	RateHalfLives      []time.Duration `mapstructure:"rate_half_lives"`
 	RateHoldoutWeeks   int             `mapstructure:"rate_holdout_weeks"`
+	// RatePriors are candidate exposures a feed's rate is shrunk towards
+	// the pooled rate by (RateRule.Prior; 0, no shrinkage, is always one).
+	RatePriors []time.Duration `mapstructure:"rate_priors"`
 	// Profile choices (ChooseProfiling): candidate windows (none: the
 	// learn window alone) and bin-level weights (BinProfiles; 0, the daily ×
 	// weekly shape, is always a candidate), chosen on the last holdout weeks.
@@ -113,8 +116,13 @@ func (c Config) Validate() error {
 			bad("rate_half_lives", h, "must each be ≥ 1h")
 		}
 	}
-	if len(c.RateHalfLives) > 1 && c.RateHoldoutWeeks < 1 {
-		bad("rate_holdout_weeks", c.RateHoldoutWeeks, "must be ≥ 1 to choose among several rate_half_lives")
+	for _, p := range c.RatePriors {
+		if p <= 0 {
+			bad("rate_priors", p, "must each be > 0")
+		}
+	}
+	if (len(c.RateHalfLives) > 1 || len(c.RatePriors) > 0) && c.RateHoldoutWeeks < 1 {
+		bad("rate_holdout_weeks", c.RateHoldoutWeeks, "must be ≥ 1 to choose among several rate_half_lives or rate_priors")
 	}
 	for _, w := range c.ProfileWindows {
 		if w < 24*time.Hour {

@@ -50,19 +50,22 @@ func LearnAll(cfg Config, postings [][]time.Time, from, to time.Time, rng *rand.
 func LearnRecent(cfg Config, postings [][]time.Time, since time.Time, seen []time.Time, now time.Time, rng *rand.Rand) []Model {
 	p := ChooseProfiling(cfg, postings, seen, now, cfg.profilings(), cfg.ProfileHoldoutWeeks, rng)
 	models := Profiles(cfg, postings, now, p, rng)
-	RecentRates(models, postings, since, seen, now, cfg.RateHalfLives, cfg.RateHoldoutWeeks, cfg.RateCount)
+	RecentRates(models, postings, since, seen, now, cfg.RateHalfLives, cfg.RatePriors, cfg.RateHoldoutWeeks, cfg.RateCount)
 	return models
 }
 
 // RecentRates replaces every model's rate λ̄ by an exponentially weighted
-// estimate at now (RecentRate), so the rate follows a feed whose activity
+// estimate at now (RateRule.Rates), so the rate follows a feed whose activity
 // drifts (a project's busy and quiet spells) where a window's plain count
-// lags by half the window. The half-life is the one of halfLives that best
-// predicted all feeds' last holdout weeks, one week ahead each, summed over
-// the feeds (pooled: one feed's few weeks choose noisily, ChooseHalfLife).
-// seen[i] is feed i's last poll: what it posted since is not known yet. No
-// halfLives leaves the rates as they are.
-func RecentRates(models []Model, postings [][]time.Time, since time.Time, seen []time.Time, now time.Time, halfLives []time.Duration, holdout int, pseudo float64) {
+// lags by half the window, shrunk towards all feeds' pooled rate by a
+// prior worth some exposure (empirical Bayes: a feed with few postings is
+// known less well than its count says). The half-life among halfLives and
+// the prior among priors are the pair that best predicted all feeds' last
+// holdout weeks, one week ahead each, summed over the feeds (pooled: one
+// feed's few weeks choose noisily, ChooseRates). seen[i] is feed i's last
+// poll: what it posted since is not known yet. No halfLives leaves the
+// rates as they are.
+func RecentRates(models []Model, postings [][]time.Time, since time.Time, seen []time.Time, now time.Time, halfLives, priors []time.Duration, holdout int, pseudo float64) {
 	if len(halfLives) == 0 {
 		return
 	}
@@ -74,77 +77,134 @@ func RecentRates(models []Model, postings [][]time.Time, since time.Time, seen [
 			feeds, last = append(feeds, ps), append(last, seen[i])
 		}
 	}
-	best := ChooseHalfLife(feeds, since, last, halfLives, holdout, pseudo)
-	for i, ps := range postings {
+	best := ChooseRates(feeds, since, last, halfLives, priors, holdout, pseudo)
+	rates := best.Rates(feeds, since, last, now, pseudo)
+	k := 0
+	for i := range postings {
 		if known(i) {
-			models[i].Rate = RecentRate(ps, since, seen[i], now, best, pseudo)
+			models[i].Rate = rates[k]
+			k++
 		}
 	}
 }
 
-// RecentRate is the exponentially weighted posting rate at now of the
-// postings in [since, seen]: each counts 2^(−age/halfLife), over the
-// exposure weighted alike from since to seen (after seen nothing is known
-// yet; counting it as silent would bias a rarely polled feed down), plus
-// pseudo postings so a feed gone quiet keeps a small rate.
-func RecentRate(ps []time.Time, since, seen, now time.Time, halfLife time.Duration, pseudo float64) float64 {
+// RateRule is how RecentRates estimates rates: postings weighted by
+// 2^(−age/HalfLife), plus Prior of exposure at all feeds' pooled rate.
+type RateRule struct {
+	HalfLife, Prior time.Duration
+}
+
+// Rates returns each feed's rate at now under the rule from its postings
+// in [since, seen[i]] (recentCount), shrunk towards the pooled rate.
+func (r RateRule) Rates(postings [][]time.Time, since time.Time, seen []time.Time, now time.Time, pseudo float64) []float64 {
+	at := make([]time.Time, len(postings))
+	for i := range at {
+		at[i] = now
+	}
+	return r.ratesAt(postings, since, seen, at, pseudo)
+}
+
+// ratesAt is Rates with feed i's rate taken at at[i]; the pooled rate is
+// all feeds' weighted postings over their weighted exposure.
+func (r RateRule) ratesAt(postings [][]time.Time, since time.Time, seen, at []time.Time, pseudo float64) []float64 {
+	num := make([]float64, len(postings))
+	exposure := make([]float64, len(postings))
+	totalNum, totalExposure := 0.0, 0.0
+	for i, ps := range postings {
+		num[i], exposure[i] = recentCount(ps, since, seen[i], at[i], r.HalfLife, pseudo)
+		totalNum += num[i]
+		totalExposure += exposure[i]
+	}
+	prior := r.Prior.Seconds()
+	pooled := 0.0
+	if totalExposure > 0 {
+		pooled = totalNum / totalExposure
+	}
+	out := make([]float64, len(postings))
+	for i := range out {
+		if exposure[i] > 0 {
+			out[i] = (num[i] + prior*pooled) / (exposure[i] + prior)
+		}
+	}
+	return out
+}
+
+// recentCount is a feed's postings in [since, seen] each counted
+// 2^(−age/halfLife) at now, and the exposure (seconds) weighted alike from
+// since to seen (after seen nothing is known yet; counting it as silent
+// would bias a rarely polled feed down): their ratio is its rate. pseudo
+// postings at seen keep a feed gone quiet at a small rate.
+func recentCount(ps []time.Time, since, seen, now time.Time, halfLife time.Duration, pseudo float64) (num, exposure float64) {
 	if !seen.After(since) || halfLife <= 0 {
-		return 0
+		return 0, 0
 	}
 	tau := halfLife.Seconds() / math.Ln2
 	weight := func(t time.Time) float64 { return math.Exp(-now.Sub(t).Seconds() / tau) }
-	num := pseudo * weight(seen)
+	num = pseudo * weight(seen)
 	for _, t := range ps {
 		if !t.Before(since) && !t.After(seen) {
 			num += weight(t)
 		}
 	}
-	return num / (tau * (weight(seen) - weight(since)))
+	return num, tau * (weight(seen) - weight(since))
 }
 
-// ChooseHalfLife returns the half-life of candidates whose rates,
-// estimated at the start of each of the holdout weeks before each feed's
-// last poll seen[i] from what came before it, gave the weeks' counts the
-// highest Poisson log-likelihood summed over the weeks and the feeds; the
-// longest wins ties, and with no week to test (too short a history) the
-// longest is returned.
-func ChooseHalfLife(postings [][]time.Time, since time.Time, seen []time.Time, candidates []time.Duration, holdout int, pseudo float64) time.Duration {
-	best, bestLL := slices.Max(candidates), math.Inf(-1)
-	if len(candidates) == 1 {
+// ChooseRates returns the rule, of every half-life among halfLives and
+// prior among 0 and priors, whose rates, estimated at the start of each of
+// the holdout weeks before each feed's last poll seen[i] from what came
+// before it (the pooled rate too), gave the weeks' counts the highest
+// Poisson log-likelihood summed over the weeks and the feeds; the longest
+// half-life and then the weakest prior win ties, and with no week to test
+// (too short a history) the longest half-life without a prior is returned.
+func ChooseRates(postings [][]time.Time, since time.Time, seen []time.Time, halfLives, priors []time.Duration, holdout int, pseudo float64) RateRule {
+	best := RateRule{HalfLife: slices.Max(halfLives)}
+	if len(halfLives) == 1 && len(priors) == 0 {
 		return best
 	}
-	for _, hl := range candidates {
-		ll, tested := 0.0, 0
-		for i, ps := range postings[:min(len(postings), len(seen))] {
-			l, n := halfLifeLL(ps, since, seen[i], hl, holdout, pseudo)
-			ll, tested = ll+l, tested+n
-		}
-		if tested > 0 && (ll > bestLL+1e-9 || ll >= bestLL-1e-9 && hl > best) {
-			best, bestLL = hl, ll
+	seen = seen[:min(len(postings), len(seen))]
+	postings = postings[:len(seen)]
+	bestLL := math.Inf(-1)
+	for _, hl := range halfLives {
+		for _, prior := range append([]time.Duration{0}, priors...) {
+			r := RateRule{HalfLife: hl, Prior: prior}
+			ll, tested := r.holdoutLL(postings, since, seen, holdout, pseudo)
+			better := ll > bestLL+1e-9 || ll >= bestLL-1e-9 && (hl > best.HalfLife || hl == best.HalfLife && prior < best.Prior)
+			if tested > 0 && better {
+				best, bestLL = r, ll
+			}
 		}
 	}
 	return best
 }
 
-// halfLifeLL is the Poisson log-likelihood of a feed's counts in each of
-// the holdout weeks before seen under the rate at the week's start from
-// what came before it (RecentRate with halfLife), and the weeks tested.
-func halfLifeLL(ps []time.Time, since, seen time.Time, halfLife time.Duration, holdout int, pseudo float64) (float64, int) {
+// holdoutLL is the Poisson log-likelihood of each feed's counts in each
+// of the holdout weeks before its last poll seen[i] under the rule's rate
+// at the week's start from what came before it, and the feed-weeks tested.
+func (r RateRule) holdoutLL(postings [][]time.Time, since time.Time, seen []time.Time, holdout int, pseudo float64) (float64, int) {
 	ll, tested := 0.0, 0
 	for k := 1; k <= holdout; k++ {
-		from := seen.Add(-time.Duration(k) * Period)
-		if from.Sub(since) < Period {
-			break
-		}
-		mean := RecentRate(ps, since, from, from, halfLife, pseudo) * Period.Seconds()
-		n := 0
-		for _, t := range ps {
-			if t.After(from) && !t.After(from.Add(Period)) {
-				n++
+		var feeds [][]time.Time
+		var from []time.Time
+		for i, ps := range postings {
+			if f := seen[i].Add(-time.Duration(k) * Period); f.Sub(since) >= Period {
+				feeds, from = append(feeds, ps), append(from, f)
 			}
 		}
-		ll += float64(n)*math.Log(max(mean, 1e-12)) - mean
-		tested++
+		if len(feeds) == 0 {
+			continue
+		}
+		rates := r.ratesAt(feeds, since, from, from, pseudo)
+		for j, ps := range feeds {
+			mean := rates[j] * Period.Seconds()
+			n := 0
+			for _, t := range ps {
+				if t.After(from[j]) && !t.After(from[j].Add(Period)) {
+					n++
+				}
+			}
+			ll += float64(n)*math.Log(max(mean, 1e-12)) - mean
+			tested++
+		}
 	}
 	return ll, tested
 }

@@ -3,6 +3,7 @@ package feeds
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 )
@@ -26,7 +27,7 @@ func TestRecentRatesFollowDriftAndCountOnlyWhatWasSeen(t *testing.T) {
 		if hl > 0 {
 			hls = append(hls, hl)
 		}
-		RecentRates(m, [][]time.Time{ps}, since, []time.Time{seen}, at, hls, 1, 0)
+		RecentRates(m, [][]time.Time{ps}, since, []time.Time{seen}, at, hls, nil, 1, 0)
 		return m[0].Rate
 	}
 	if r := rate(busyEnd, busyEnd, 24*time.Hour); math.Abs(r/hourly-1) > 0.05 {
@@ -46,7 +47,7 @@ func TestRecentRatesFollowDriftAndCountOnlyWhatWasSeen(t *testing.T) {
 // A feed that changed pace (ten slow weeks, then weekly counts of 40, 5,
 // 40, 5 …) is best predicted by a short memory; one posting steadily by
 // the longest.
-func TestChooseHalfLifeByPredictiveLikelihood(t *testing.T) {
+func TestChooseRatesHalfLifeByPredictiveLikelihood(t *testing.T) {
 	since := time.Date(2025, 1, 6, 0, 0, 0, 0, time.UTC)
 	week := func(k, n int) []time.Time {
 		var out []time.Time
@@ -66,11 +67,78 @@ func TestChooseHalfLifeByPredictiveLikelihood(t *testing.T) {
 	}
 	seen := since.Add(20 * Period)
 	cands := []time.Duration{24 * time.Hour, 7 * 24 * time.Hour, 56 * 24 * time.Hour}
-	if hl := ChooseHalfLife([][]time.Time{steady}, since, []time.Time{seen}, cands, 8, 0.5); hl != cands[2] {
+	if hl := ChooseRates([][]time.Time{steady}, since, []time.Time{seen}, cands, nil, 8, 0.5).HalfLife; hl != cands[2] {
 		t.Errorf("steady feed: half-life %s, want the longest %s", hl, cands[2])
 	}
-	if hl := ChooseHalfLife([][]time.Time{shifting}, since, []time.Time{seen}, cands, 8, 0.5); hl == cands[2] {
+	if hl := ChooseRates([][]time.Time{shifting}, since, []time.Time{seen}, cands, nil, 8, 0.5).HalfLife; hl == cands[2] {
 		t.Errorf("feed that sped up: half-life %s, want a shorter one", hl)
+	}
+}
+
+// Rates are shrunk towards the pooled rate only as far as that predicts
+// better: forty feeds posting at one common rate, a few a week at random,
+// are best predicted with a prior (a feed's own count is mostly noise);
+// feeds posting steadily at rates a hundredfold apart without one.
+func TestChooseRatesShrinksOnlyWhereItPredictsBetter(t *testing.T) {
+	since := time.Date(2025, 1, 6, 0, 0, 0, 0, time.UTC)
+	weeks := 20
+	seen := since.Add(time.Duration(weeks) * Period)
+	halfLives := []time.Duration{4 * Period}
+	priors := []time.Duration{Period, 4 * Period, 16 * Period}
+	lasts := func(n int) []time.Time {
+		out := make([]time.Time, n)
+		for i := range out {
+			out[i] = seen
+		}
+		return out
+	}
+	rng := rand.New(rand.NewPCG(1, 9))
+	alike := make([][]time.Time, 40)
+	for i := range alike {
+		for at := since; ; {
+			at = at.Add(time.Duration(rng.ExpFloat64() * float64(Period) / 2)) // 2 a week
+			if !at.Before(seen) {
+				break
+			}
+			alike[i] = append(alike[i], at)
+		}
+	}
+	rule := ChooseRates(alike, since, lasts(len(alike)), halfLives, priors, 8, 0.5)
+	if rule.Prior == 0 {
+		t.Errorf("feeds alike: chose no prior, want shrinkage towards the pooled rate")
+	}
+	// The shrunk rates lie between each feed's own and the pooled rate.
+	own := RateRule{HalfLife: rule.HalfLife}.Rates(alike, since, lasts(len(alike)), seen, 0.5)
+	shrunk := rule.Rates(alike, since, lasts(len(alike)), seen, 0.5)
+	pooled := 0.0
+	for _, r := range own {
+		pooled += r / float64(len(own))
+	}
+	for i := range own {
+		lo, hi := min(own[i], pooled), max(own[i], pooled)
+		if shrunk[i] < lo*0.8 || shrunk[i] > hi*1.2 {
+			t.Errorf("feed %d: shrunk rate %.3g/week outside its own %.3g and about the pooled %.3g", i, shrunk[i]*Period.Seconds(), own[i]*Period.Seconds(), pooled*Period.Seconds())
+		}
+	}
+	var apart [][]time.Time
+	for _, perWeek := range []int{1, 10, 100} {
+		var ps []time.Time
+		for k := range weeks * perWeek {
+			ps = append(ps, since.Add(time.Duration(k)*Period/time.Duration(perWeek)+time.Minute))
+		}
+		apart = append(apart, ps)
+	}
+	if rule := ChooseRates(apart, since, lasts(len(apart)), halfLives, priors, 8, 0.5); rule.Prior != 0 {
+		t.Errorf("steady feeds a hundredfold apart: chose a prior of %s, want none", rule.Prior)
+	}
+}
+
+func TestRatePriorsAreValidated(t *testing.T) {
+	err := Config{RatePriors: []time.Duration{0}}.Validate()
+	for _, want := range []string{"feeds.rate_priors = 0s: must each be > 0", "feeds.rate_holdout_weeks = 0: must be ≥ 1"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() = %v, want %q", err, want)
+		}
 	}
 }
 

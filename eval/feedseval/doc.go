@@ -18,7 +18,8 @@
 // what each policy's own polls had retrieved by then: profiles over the
 // window and bin-level refinement that best predicted the weeks before
 // (feeds.ChooseProfiling, a rolling origin), rates weighted by age
-// (feeds.rate_half_lives), each feed's known only up to its last poll.
+// (feeds.rate_half_lives) and shrunk towards the pooled rate
+// (feeds.rate_priors), each feed's known only up to its last poll.
 //
 // It writes report.md (targets, the Fig. 11 analog, the one-poll-a-day
 // tables, the learned daily patterns), results.csv

@@ -192,7 +192,8 @@ func (s *schedule) lastPoll(i int, t time.Time) time.Time {
 // come from the window and refinement chosen on the weeks before ws
 // (feeds.ChooseProfiling); rates, with
 // feeds.rate_half_lives, from every posting retrieved since the year's
-// start (from), weighted by age, each feed's known up to its last poll
+// start (from), weighted by age and shrunk towards the pooled rate
+// (feeds.rate_priors), each feed's known up to its last poll
 // (the learning weeks count as retrieved up to evalFrom).
 func relearn(fcfg feeds.Config, s *schedule, postings [][]time.Time, known []int, from, evalFrom, ws time.Time, rng *rand.Rand) []feeds.Model {
 	seen := make([][]time.Time, len(postings))
