@@ -15,26 +15,52 @@ import (
 // start, or on a loaded machine, one request can go unanswered although
 // the cluster is healthy, as can requests of several nodes creating the
 // same asset at once, and the next one succeeds (the requests are
-// idempotent: CreateOrUpdate).
+// idempotent: CreateOrUpdate). A server whose cluster is still forming
+// answers at once that it cannot yet (notReady); Join asks again every
+// assetPause, within the time assetAttempts unanswered requests take.
 const (
 	assetAttempts = 8
 	assetWait     = 15 * time.Second
+	assetPause    = 500 * time.Millisecond
 )
 
 // createAsset runs create, each time with a deadline of assetWait, until
-// it succeeds, fails for a reason other than a timeout, runs out of
-// attempts, or ctx ends.
+// it succeeds, fails for a reason other than a timeout or a cluster not
+// ready yet, runs out of attempts or of assetAttempts·assetWait, or ctx
+// ends.
 func createAsset(ctx context.Context, create func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, assetAttempts*assetWait)
+	defer cancel()
 	var err error
-	for range assetAttempts {
-		actx, cancel := context.WithTimeout(ctx, assetWait)
+	for attempt := 0; attempt < assetAttempts; {
+		actx, cancelAttempt := context.WithTimeout(ctx, assetWait)
 		err = create(actx)
-		cancel()
-		if err == nil || !isTimeout(err) || ctx.Err() != nil {
+		cancelAttempt()
+		switch {
+		case err == nil || ctx.Err() != nil:
+			return err
+		case isTimeout(err):
+			attempt++
+		case notReady(err):
+			select {
+			case <-ctx.Done():
+				return err
+			case <-time.After(assetPause):
+			}
+		default:
 			return err
 		}
 	}
 	return err
+}
+
+// notReady reports whether err is what a JetStream server answers while
+// its cluster forms: no meta leader yet (10008, "JetStream system
+// temporarily unavailable"), or not yet enough servers known to place the
+// replicas (10005, "no suitable peers for placement").
+func notReady(err error) bool {
+	var api *jetstream.APIError
+	return errors.As(err, &api) && (api.ErrorCode == 10008 || api.ErrorCode == 10005)
 }
 
 // isTimeout reports whether err is a JetStream API request that got no
