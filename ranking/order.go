@@ -110,8 +110,8 @@ type orderKey struct {
 // the keys are sorted beside the items, which are then permuted in place,
 // so comparisons read a compact array and no second list is made.
 func blendKeys(items []Scored, weight float64, logs []float64, sc *orderScratch) []orderKey {
-	sc.score = blendInto(items, weight, logs, slices.Grow(sc.score[:0], len(items))[:len(items)], &sc.pops)
-	keys := slices.Grow(sc.keys[:0], len(items))[:len(items)]
+	sc.score = blendInto(items, weight, logs, sized(sc.score, len(items)), &sc.pops)
+	keys := sized(sc.keys, len(items))
 	sc.keys = keys
 	for i, it := range items {
 		keys[i] = orderKey{sc.score[i], it.Relevance, it.Popularity, i}
@@ -225,7 +225,7 @@ func blendInto(items []Scored, weight float64, logs []float64, score []float64, 
 	}
 	// ρ(p) by a binary search among the popularities sorted ascending, as
 	// integers of the same order: a sort without a comparison function.
-	sorted := slices.Grow((*pops)[:0], n)[:n]
+	sorted := sized(*pops, n)
 	*pops = sorted
 	for i, it := range items {
 		sorted[i] = ascendingBits(it.Popularity)
@@ -255,3 +255,7 @@ func blendInto(items []Scored, weight float64, logs []float64, score []float64, 
 	}
 	return score
 }
+
+// sized returns buf's storage, grown if need be, at length n; what it
+// holds is unspecified. The search's pooled scratch reuses its buffers so.
+func sized[T any](buf []T, n int) []T { return slices.Grow(buf[:0], n)[:n] }

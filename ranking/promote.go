@@ -107,7 +107,7 @@ func promoteFirst(inPool []bool, k int, r float64, rng *rand.Rand, m int, sc *pr
 	poolLeft := len(lp)
 
 	out := slices.Grow(sc.out[:0], m)
-	placed := slices.Grow(sc.placed[:0], n)[:n]
+	placed := sized(sc.placed, n)
 	clear(placed)
 	d, p := 0, 0 // cursors into L_d and L_p
 	place := func(i int, promoted bool) {

@@ -312,7 +312,7 @@ func (s *Searcher) score(ctx context.Context, cands []Candidate, sc *orderScratc
 		return nil, fmt.Errorf("ranking: popularity of %d candidates: %w", len(cands), err)
 	}
 	if !ok {
-		urls := slices.Grow(sc.urls[:0], len(cands))[:len(cands)]
+		urls := sized(sc.urls, len(cands))
 		sc.urls = urls
 		for i, c := range cands {
 			urls[i] = c.URL
@@ -324,7 +324,7 @@ func (s *Searcher) score(ctx context.Context, cands []Candidate, sc *orderScratc
 			return nil, fmt.Errorf("ranking: popularity of %d candidates: got %d answers", len(urls), len(stats))
 		}
 	}
-	items := slices.Grow(sc.items[:0], len(cands))[:len(cands)]
+	items := sized(sc.items, len(cands))
 	sc.items = items
 	for i, c := range cands {
 		items[i] = Scored{Candidate: c, Stats: stats[i], Popularity: PopularityOf(stats[i], s.cfg.Popularity)}
@@ -420,7 +420,7 @@ func (s *Searcher) statsByKey(ctx context.Context, cands []Candidate, sc *orderS
 	if top >= maxStatsKeys {
 		return nil, false, nil
 	}
-	rows := slices.Grow(sc.rows[:0], len(cands))[:len(cands)]
+	rows := sized(sc.rows, len(cands))
 	sc.rows = rows
 	r := &s.rows
 	r.mu.Lock()
@@ -472,7 +472,7 @@ func (s *Searcher) statsByKey(ctx context.Context, cands []Candidate, sc *orderS
 	}
 	n := r.n
 	r.mu.Unlock()
-	stats = slices.Grow(sc.stats[:0], len(cands))[:len(cands)]
+	stats = sized(sc.stats, len(cands))
 	sc.stats = stats
 	if !store.statsAt(rows, n, stats) {
 		r.mu.Lock()
@@ -493,7 +493,7 @@ func (s *Searcher) merge(ctx context.Context, user, query string, items []Scored
 	}
 	p := s.cfg.Promotion
 	if p.Rule == RuleNone {
-		list := slices.Grow(sc.out[:0], m)[:m]
+		list := sized(sc.out, m)
 		sc.out = list
 		for i := range list {
 			list[i] = Slot{Index: i}
@@ -506,6 +506,6 @@ func (s *Searcher) merge(ctx context.Context, user, query string, items []Scored
 	}
 	sc.src.Seed(s.seeds.sum(promotionMessage(user, query)))
 	rng := sc.rng
-	sc.pool = poolInto(items, p.Rule, p.R, rng, slices.Grow(sc.pool[:0], len(items))[:len(items)])
+	sc.pool = poolInto(items, p.Rule, p.R, rng, sized(sc.pool, len(items)))
 	return promoteFirst(sc.pool, p.K, p.R, rng, m, sc), nil
 }
