@@ -258,33 +258,47 @@ func (m *Member) Quiesce(ctx context.Context) error {
 
 // WaitNodes returns once n nodes are alive and every shard is leased to
 // one of them in fair shares, so that a crawl starting then does not see
-// shards change hands; it returns ctx's error if ctx ends first.
+// shards change hands; it returns ctx's error if ctx ends first. A
+// reading that fails as requests do while a server is lost is taken
+// again at the next look, as the member's other loops do.
 func (m *Member) WaitNodes(ctx context.Context, n int) error {
 	for {
-		nodes, err := readNodes(ctx, m.leases.nodes)
-		if err != nil {
-			return err
-		}
-		owners, err := readOwners(ctx, m.leases.shards)
-		if err != nil {
-			return err
-		}
-		share := (m.cfg.Shards + max(len(nodes), 1) - 1) / max(len(nodes), 1)
-		fair := len(nodes) >= n && len(owners) == m.cfg.Shards
-		count := map[string]int{}
-		for _, o := range owners {
-			count[o]++
-		}
-		for name := range nodes {
-			fair = fair && count[name] >= m.cfg.Shards/len(nodes) && count[name] <= share
-		}
-		if fair {
+		fair, err := m.fairlyLeased(ctx, n)
+		switch {
+		case err == nil && fair:
 			return nil
+		case err != nil && (ctx.Err() != nil || !isTransient(err) && !errors.Is(err, errListCut)):
+			return err
+		case err != nil:
+			m.logger.Warn("waiting for nodes", "err", err)
 		}
 		if err := m.leases.clock.WaitUntil(ctx, m.leases.clock.Now().Add(m.RouteWait()/2)); err != nil {
 			return err
 		}
 	}
+}
+
+// fairlyLeased reports whether n nodes are alive and every shard is
+// leased to one of them in fair shares.
+func (m *Member) fairlyLeased(ctx context.Context, n int) (bool, error) {
+	nodes, err := readNodes(ctx, m.leases.nodes)
+	if err != nil {
+		return false, err
+	}
+	owners, err := readOwners(ctx, m.leases.shards)
+	if err != nil {
+		return false, err
+	}
+	share := (m.cfg.Shards + max(len(nodes), 1) - 1) / max(len(nodes), 1)
+	fair := len(nodes) >= n && len(owners) == m.cfg.Shards
+	count := map[string]int{}
+	for _, o := range owners {
+		count[o]++
+	}
+	for name := range nodes {
+		fair = fair && count[name] >= m.cfg.Shards/len(nodes) && count[name] <= share
+	}
+	return fair, nil
 }
 
 // fetchedElsewhere reports whether host's shard is not this node's now.
