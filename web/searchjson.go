@@ -175,26 +175,6 @@ var jsonSafe = func() (safe [utf8.RuneSelf]bool) {
 	return safe
 }()
 
-// jsonSafe8 reports whether the 8 bytes of s are all jsonSafe, tested
-// in one word: none at or above utf8.RuneSelf, none below 0x20, and none
-// equal to " or & (the bytes that are 0x26 with bit 2 set), < or > (0x3e
-// with bit 1 set), or \.
-func jsonSafe8(s string) bool {
-	v := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-	bad := v & highBits
-	bad |= (v - 0x20*lowBits) & ^v & highBits // a byte below 0x20, when all are ASCII
-	bad |= zeroByte((v | 0x04*lowBits) ^ 0x26*lowBits)
-	bad |= zeroByte((v | 0x02*lowBits) ^ 0x3e*lowBits)
-	bad |= zeroByte(v ^ 0x5c*lowBits)
-	return bad == 0
-}
-
-const lowBits, highBits = 0x0101010101010101, 0x8080808080808080
-
-// zeroByte is not 0 when a byte of x is 0.
-func zeroByte(x uint64) uint64 { return (x - lowBits) & ^x & highBits }
-
 // appendJSONString is encoding/json's string encoding with HTML escaping:
 // quotes, backslashes and control characters escaped, <, > and & as
 // \u003c, \u003e, \u0026, invalid UTF-8 as \ufffd, U+2028 and U+2029
@@ -204,11 +184,6 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		// Eight bytes at a time while they are all written as they are.
-		if i+8 <= len(s) && jsonSafe8(s[i:i+8]) {
-			i += 8
-			continue
-		}
 		if c := s[i]; c < utf8.RuneSelf {
 			if jsonSafe[c] {
 				i++
