@@ -119,9 +119,9 @@ func TestSearchJSONDefersWhatEncodingJSONRefuses(t *testing.T) {
 }
 
 // TestJSONStringIsEncodingJSON checks appendJSONString against
-// encoding/json with every byte, and each byte that needs escaping (or a
-// multi-byte character) at every offset of a plain string longer than the
-// eight bytes the encoder tests at once.
+// encoding/json with every byte, and with each byte that needs escaping
+// (or a multi-byte character, whole or cut) at every offset of a plain
+// string, alone and doubled.
 func TestJSONStringIsEncodingJSON(t *testing.T) {
 	var strs []string
 	for c := range 256 {
