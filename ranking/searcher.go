@@ -523,7 +523,8 @@ func (s *Searcher) merge(ctx context.Context, user, query string, items []Scored
 	if sc.rng == nil {
 		sc.rng = rand.New(&sc.src)
 	}
-	sc.src.Seed(s.seeds.sum(promotionMessage(user, query)))
+	sc.msg = appendPromotionMessage(sc.msg[:0], user, query)
+	sc.src.Seed(s.seeds.sum(sc.msg))
 	rng := sc.rng
 	sc.pool = poolInto(items, p.Rule, p.R, rng, sized(sc.pool, len(items)))
 	return promoteFirst(sc.pool, p.K, p.R, rng, m, sc), nil
