@@ -160,6 +160,44 @@ func sortFirst(keys []orderKey, m int, compare func(a, b orderKey) int) {
 	}
 }
 
+// selectKey moves to keys[k] the key a sort of keys would put there, the
+// keys before it all lower and those after all higher under compare (a
+// total order): quickselect, about three comparisons per key where a sort
+// makes log2(len(keys)).
+func selectKey(keys []orderKey, k int, compare func(a, b orderKey) int) {
+	lo, hi := 0, len(keys)-1
+	for lo < hi {
+		// The median of the first, middle and last keys, moved last, is
+		// the pivot.
+		mid := lo + (hi-lo)/2
+		if compare(keys[mid], keys[lo]) < 0 {
+			keys[mid], keys[lo] = keys[lo], keys[mid]
+		}
+		if compare(keys[hi], keys[lo]) < 0 {
+			keys[hi], keys[lo] = keys[lo], keys[hi]
+		}
+		if compare(keys[mid], keys[hi]) < 0 {
+			keys[mid], keys[hi] = keys[hi], keys[mid]
+		}
+		pivot, i := keys[hi], lo
+		for j := lo; j < hi; j++ {
+			if compare(keys[j], pivot) < 0 {
+				keys[i], keys[j] = keys[j], keys[i]
+				i++
+			}
+		}
+		keys[i], keys[hi] = keys[hi], keys[i]
+		switch {
+		case k == i:
+			return
+		case k < i:
+			hi = i - 1
+		default:
+			lo = i + 1
+		}
+	}
+}
+
 // ascendingBits maps f to an integer whose order is the floats' (−0
 // below +0, NaN below all: never more popular than a page).
 func ascendingBits(f float64) uint64 {

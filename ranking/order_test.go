@@ -154,3 +154,34 @@ func TestBlendOrderSortsByScoreThenRelevancePopularityURL(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectKeyIsTheSortedKey checks selection against a sort for every
+// position of random key lists, ties broken by the items' URLs and
+// positions as the blend order breaks them.
+func TestSelectKeyIsTheSortedKey(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 200 {
+		n := 1 + rng.IntN(60)
+		items := make([]Scored, n)
+		keys := make([]orderKey, n)
+		for i := range keys {
+			items[i].URL = fmt.Sprintf("http://s%d.test/", rng.IntN(4))
+			keys[i] = orderKey{float64(rng.IntN(3)), float64(rng.IntN(2)), float64(rng.IntN(2)), i}
+		}
+		compare := compareKeys(items)
+		sorted := slices.Clone(keys)
+		slices.SortFunc(sorted, compare)
+		for k := range n {
+			got := slices.Clone(keys)
+			selectKey(got, k, compare)
+			if got[k] != sorted[k] {
+				t.Fatalf("trial %d: position %d of %d holds %+v, want %+v", trial, k, n, got[k], sorted[k])
+			}
+			for i := range got {
+				if c := compare(got[i], got[k]); i < k && c >= 0 || i > k && c <= 0 {
+					t.Fatalf("trial %d: position %d of %d: key %d is on the wrong side", trial, k, n, i)
+				}
+			}
+		}
+	}
+}

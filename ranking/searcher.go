@@ -369,9 +369,9 @@ func (s *Searcher) poolIgnoresOrder(items []Scored) bool {
 }
 
 // partialOrder is the blend order L_d of items left in place, sorted only
-// where the merged list reads it: the first m positions, and the rest
-// only when a promotion takes a position beyond them. Its zero value is
-// the order of items as they stand (sorted in full).
+// where the merged list reads it: the first m positions, and beyond them
+// only the positions a promotion takes, each found by selection. Its zero
+// value is the order of items as they stand (sorted in full).
 type partialOrder struct {
 	keys    []orderKey // by position: keys[p].i is the item there
 	compare func(a, b orderKey) int
@@ -396,17 +396,25 @@ func newPartialOrder(items []Scored, m int, weight float64, logs []float64, sc *
 	return o
 }
 
-// place sorts the positions beyond the first m when list takes one.
+// place puts the right keys at the positions beyond the first m that
+// list takes: in increasing order, each is selected among the keys after
+// the one before it, which selection left all greater.
 func (o *partialOrder) place(list []Slot, m int) {
 	if o.keys == nil || o.sorted {
 		return
 	}
+	var small [8]int
+	beyond := small[:0]
 	for _, sl := range list {
 		if sl.Index >= m {
-			slices.SortFunc(o.keys[m:], o.compare)
-			o.sorted = true
-			return
+			beyond = append(beyond, sl.Index)
 		}
+	}
+	slices.Sort(beyond)
+	from := m
+	for _, p := range beyond {
+		selectKey(o.keys[from:], p-from, o.compare)
+		from = p + 1
 	}
 }
 
