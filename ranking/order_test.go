@@ -66,13 +66,34 @@ func TestBlendFollowsItsFormula(t *testing.T) {
 }
 
 // TestBlendCountsTheMorePopular checks Blend's popularity term against
-// ρ(p) counted pair by pair, on lists with many equal popularities.
+// ρ(p) counted pair by pair, on lists with many equal popularities, and
+// with popularities a few units in the last place apart, zero, negative
+// and NaN.
 func TestBlendCountsTheMorePopular(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for n := range 80 {
+	for trial := range 200 {
+		n := trial
+		if trial >= 80 {
+			n = 80 + rng.IntN(1200)
+		}
 		items := make([]Scored, n)
 		for i := range items {
-			items[i] = item(fmt.Sprint(i), float64(rng.IntN(5)), float64(rng.IntN(6))/8)
+			pop := float64(rng.IntN(6)) / 8
+			if trial%2 == 1 { // near ties
+				pop = 1e-4 * float64(1+rng.IntN(3))
+				for range rng.IntN(4) {
+					pop = math.Nextafter(pop, math.Inf(2*rng.IntN(2)-1))
+				}
+				switch rng.IntN(40) {
+				case 0:
+					pop = math.NaN()
+				case 1:
+					pop = math.Copysign(0, -1)
+				case 2:
+					pop = -pop
+				}
+			}
+			items[i] = item(fmt.Sprint(i), float64(rng.IntN(5)), pop)
 		}
 		got := Blend(items, 1) // the popularity term alone
 		for i, it := range items {
@@ -87,7 +108,7 @@ func TestBlendCountsTheMorePopular(t *testing.T) {
 				want = 1 - math.Log(1+float64(above))/math.Log(1+float64(n))
 			}
 			if got[i] != want {
-				t.Fatalf("n = %d, item %d (popularity %v, %d above): %v, want %v", n, i, it.Popularity, above, got[i], want)
+				t.Fatalf("trial %d, n = %d, item %d (popularity %v, %d above): %v, want %v", trial, n, i, it.Popularity, above, got[i], want)
 			}
 		}
 	}
