@@ -180,12 +180,12 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	// The results' spans and matched terms are parts of two arrays.
 	spans, terms := make([]Span, 0, marks), make([]string, 0, marks)
 	for i := range out.Results {
-		r := &out.Results[i]
-		if h := pages[r.URL]; h.Highlights != nil { // else the server parses the snippet
-			r.SnippetText = h.SnippetText
+		res := &out.Results[i]
+		if h := pages[res.URL]; h.Highlights != nil { // else the server parses the snippet
+			res.SnippetText = h.SnippetText
 			from, fromTerms := len(spans), len(terms)
 			spans, terms = plainHighlights(spans, terms, h.SnippetText, h.Highlights)
-			r.Highlights, r.MatchedTerms = spans[from:len(spans):len(spans)], terms[fromTerms:len(terms):len(terms)]
+			res.Highlights, res.MatchedTerms = spans[from:len(spans):len(spans)], terms[fromTerms:len(terms):len(terms)]
 		}
 	}
 	if e.ads != nil && r.Page == 1 {
