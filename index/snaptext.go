@@ -1,7 +1,6 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -278,14 +277,29 @@ func (st *snapText) postings(term string) []termPosting {
 // stored text (byte ranges, by position), none if it does not.
 func (st *snapText) occurrences(t uint32, doc uint64) []textSpan {
 	lo, hi := st.termAt[t], st.termAt[t+1]
-	k, found := slices.BinarySearchFunc(st.post[lo:hi], doc, func(p termPosting, doc uint64) int {
-		return cmp.Compare(uint64(p.of), doc)
-	})
+	k, found := findPosting(st.post[lo:hi], doc)
 	if !found {
 		return nil
 	}
 	j := int(lo) + k
 	return st.spans[st.spanAt[j]:st.spanAt[j+1]]
+}
+
+// findPosting returns where doc's posting is, or would be, in l
+// (ascending by document), and whether it is there: a binary search
+// without a comparison function's call per step, as a result page makes
+// one per query word and page.
+func findPosting(l []termPosting, doc uint64) (int, bool) {
+	lo, hi := 0, len(l)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if uint64(l[mid].of) < doc {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo, lo < len(l) && uint64(l[lo].of) == doc
 }
 
 // docTerms returns document doc's terms (ids ascending) with their

@@ -348,3 +348,35 @@ func BenchmarkSnapText(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// TestFindPostingIsBinarySearch checks the postings' search against
+// slices.BinarySearchFunc on random ascending lists, for documents in
+// them, between them, before and after them and beyond 32 bits.
+func TestFindPostingIsBinarySearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 300 {
+		l := make([]termPosting, rng.IntN(40))
+		next := uint32(rng.IntN(3))
+		for i := range l {
+			l[i] = termPosting{of: next, tf: 1}
+			next += 1 + uint32(rng.IntN(4))
+		}
+		for doc := uint64(0); doc <= uint64(next)+1; doc++ {
+			for _, d := range []uint64{doc, doc + math.MaxUint32 + 1} {
+				k, found := findPosting(l, d)
+				wk, wfound := slices.BinarySearchFunc(l, d, func(p termPosting, d uint64) int {
+					if uint64(p.of) < d {
+						return -1
+					}
+					if uint64(p.of) > d {
+						return 1
+					}
+					return 0
+				})
+				if k != wk || found != wfound {
+					t.Fatalf("trial %d: doc %d in %v: (%d, %v), want (%d, %v)", trial, d, l, k, found, wk, wfound)
+				}
+			}
+		}
+	}
+}

@@ -97,7 +97,13 @@ func cutSnippetIn[T string | []byte](text T, matches []Span, size int, bufs *sni
 	b := slices.Grow(bufs.html[:0], we-ws+32)
 	plain := slices.Grow(bufs.plain[:0], we-ws+8)
 	defer func() { bufs.html, bufs.plain = b[:0], plain[:0] }()
-	var marks []Span
+	n := 0
+	for _, s := range spans {
+		if s.Start >= ws && s.End <= we {
+			n++
+		}
+	}
+	marks := make([]Span, 0, n)
 	if ws > 0 {
 		b = append(b, "…"...)
 		plain = append(plain, "…"...)
@@ -123,21 +129,18 @@ func cutSnippetIn[T string | []byte](text T, matches []Span, size int, bufs *sni
 		b = append(b, "…"...)
 		plain = append(plain, "…"...)
 	}
-	out := snippetCut{HTML: string(bytes.TrimSpace(b))}
+	html := bytes.TrimSpace(b)
 	if bytes.IndexByte(plain, '\r') >= 0 || bytes.IndexByte(plain, 0) >= 0 {
-		return out
+		return snippetCut{HTML: string(html)}
 	}
-	// Trimmed as the HTML is: no match is white space.
+	// Trimmed as the HTML is: no match is white space. The HTML and the
+	// text are made one string, written after the HTML in its buffer.
 	lead := len(plain) - len(bytes.TrimLeftFunc(plain, unicode.IsSpace))
-	out.Text = string(bytes.TrimSpace(plain))
+	both := string(append(html, bytes.TrimSpace(plain)...))
 	for i := range marks {
 		marks[i] = Span{marks[i].Start - lead, marks[i].End - lead}
 	}
-	out.Spans = marks
-	if out.Spans == nil {
-		out.Spans = []Span{}
-	}
-	return out
+	return snippetCut{HTML: both[:len(html)], Text: both[len(html):], Spans: marks}
 }
 
 // htmlSpecial marks the bytes html.EscapeString replaces.

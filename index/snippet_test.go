@@ -84,6 +84,8 @@ func TestSnippetTextIsWhatHTMLParsingReads(t *testing.T) {
 		"  budget & <b>\"spending\"</b> 'report' &amp; budget  ",
 		"budget",
 		"\t\n budget",
+		"   ",
+		"\u00a0\u2003budget &\u00a0",
 		strings.Repeat("früh ", 60) + "the budget & line " + strings.Repeat("später ", 60),
 	} {
 		check(text, cutSnippet(text, locsOf(text, "budget", "spending"), 80))

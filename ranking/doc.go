@@ -33,9 +33,9 @@
 // rank (Blend documents the formula and why). A search sorts the blend
 // order only as far as its page reads it when the promotion pool does not
 // depend on the order (RuleNone, RuleUniform, or a selective pool of all
-// candidates or none, as on a cold start): the first positions, and the
-// rest only when a promotion reaches beyond them; the page is the full
-// sort's.
+// candidates or none, as on a cold start): the first positions, and of
+// the rest only the positions a promotion takes, found by selection; the
+// page is the full sort's.
 //
 // Result links go through RedirectPath with an HMAC-SHA256 signature
 // (Signer), so the redirect is not an open redirect and clicks cannot be

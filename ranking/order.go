@@ -3,6 +3,7 @@ package ranking
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 	"time"
 )
@@ -160,6 +161,44 @@ func sortFirst(keys []orderKey, m int, compare func(a, b orderKey) int) {
 	}
 }
 
+// selectKey moves to keys[k] the key a sort of keys would put there, the
+// keys before it all lower and those after all higher under compare (a
+// total order): quickselect, about three comparisons per key where a sort
+// makes log2(len(keys)).
+func selectKey(keys []orderKey, k int, compare func(a, b orderKey) int) {
+	lo, hi := 0, len(keys)-1
+	for lo < hi {
+		// The median of the first, middle and last keys, moved last, is
+		// the pivot.
+		mid := lo + (hi-lo)/2
+		if compare(keys[mid], keys[lo]) < 0 {
+			keys[mid], keys[lo] = keys[lo], keys[mid]
+		}
+		if compare(keys[hi], keys[lo]) < 0 {
+			keys[hi], keys[lo] = keys[lo], keys[hi]
+		}
+		if compare(keys[mid], keys[hi]) < 0 {
+			keys[mid], keys[hi] = keys[hi], keys[mid]
+		}
+		pivot, i := keys[hi], lo
+		for j := lo; j < hi; j++ {
+			if compare(keys[j], pivot) < 0 {
+				keys[i], keys[j] = keys[j], keys[i]
+				i++
+			}
+		}
+		keys[i], keys[hi] = keys[hi], keys[i]
+		switch {
+		case k == i:
+			return
+		case k < i:
+			hi = i - 1
+		default:
+			lo = i + 1
+		}
+	}
+}
+
 // ascendingBits maps f to an integer whose order is the floats' (−0
 // below +0, NaN below all: never more popular than a page).
 func ascendingBits(f float64) uint64 {
@@ -223,35 +262,55 @@ func blendInto(items []Scored, weight float64, logs []float64, score []float64, 
 	for _, it := range items {
 		maxRel = max(maxRel, it.Relevance)
 	}
-	// ρ(p) by a binary search among the popularities sorted ascending, as
-	// integers of the same order: a sort without a comparison function.
+	// ρ(p) from one sort of the popularities, as integers of the same
+	// order whose lowest bits are replaced by the item's index, so the
+	// sort (without a comparison function) also says where each item
+	// went. Read from the top, a run of equal high bits is a run of equal
+	// popularities, unless the lost bits tell them apart (rare: a few
+	// units in the last place), when the run is ordered by them.
+	idxBits := bits.Len(uint(n - 1))
+	low := uint64(1)<<idxBits - 1
 	sorted := sized(*pops, n)
 	*pops = sorted
-	for i, it := range items {
-		sorted[i] = ascendingBits(it.Popularity)
+	for i := range items {
+		sorted[i] = ascendingBits(items[i].Popularity)&^low | uint64(i)
 	}
 	slices.Sort(sorted)
-	for i, it := range items {
+	full := func(e uint64) uint64 { return ascendingBits(items[e&low].Popularity) }
+	set := func(i, rho int) { // rho: the candidates strictly more popular than item i
+		it := &items[i]
 		pop := 0.0
 		if it.Popularity > 0 {
-			// base: the last position holding at most p (p itself is
-			// there), found without a branch on the data; the
-			// candidates above it are strictly more popular.
-			base, p := 0, ascendingBits(it.Popularity)
-			for k := n; k > 1; {
-				half := k / 2
-				if sorted[base+half] <= p {
-					base += half
-				}
-				k -= half
-			}
-			pop = 1 - logs[n-1-base]/denom
+			pop = 1 - logs[rho]/denom
 		}
 		rel := 0.0
 		if maxRel > 0 && it.Relevance > 0 {
 			rel = it.Relevance / maxRel
 		}
 		score[i] = (1-weight)*rel + weight*pop
+	}
+	for hi := n; hi > 0; {
+		lo := hi - 1
+		for lo > 0 && (sorted[lo-1]^sorted[hi-1])&^low == 0 {
+			lo--
+		}
+		run, above := sorted[lo:hi], n-hi // every candidate above the run is more popular
+		same := true
+		for _, e := range run[1:] {
+			if full(e) != full(run[0]) {
+				same = false
+				slices.SortFunc(run, func(a, b uint64) int { return cmp.Compare(full(b), full(a)) })
+				break
+			}
+		}
+		first := 0 // the run's first position holding run[k]'s popularity
+		for k, e := range run {
+			if !same && k > 0 && full(e) != full(run[k-1]) {
+				first = k
+			}
+			set(int(e&low), above+first)
+		}
+		hi = lo
 	}
 	return score
 }

@@ -66,13 +66,34 @@ func TestBlendFollowsItsFormula(t *testing.T) {
 }
 
 // TestBlendCountsTheMorePopular checks Blend's popularity term against
-// ρ(p) counted pair by pair, on lists with many equal popularities.
+// ρ(p) counted pair by pair, on lists with many equal popularities, and
+// with popularities a few units in the last place apart, zero, negative
+// and NaN.
 func TestBlendCountsTheMorePopular(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for n := range 80 {
+	for trial := range 200 {
+		n := trial
+		if trial >= 80 {
+			n = 80 + rng.IntN(1200)
+		}
 		items := make([]Scored, n)
 		for i := range items {
-			items[i] = item(fmt.Sprint(i), float64(rng.IntN(5)), float64(rng.IntN(6))/8)
+			pop := float64(rng.IntN(6)) / 8
+			if trial%2 == 1 { // near ties
+				pop = 1e-4 * float64(1+rng.IntN(3))
+				for range rng.IntN(4) {
+					pop = math.Nextafter(pop, math.Inf(2*rng.IntN(2)-1))
+				}
+				switch rng.IntN(40) {
+				case 0:
+					pop = math.NaN()
+				case 1:
+					pop = math.Copysign(0, -1)
+				case 2:
+					pop = -pop
+				}
+			}
+			items[i] = item(fmt.Sprint(i), float64(rng.IntN(5)), pop)
 		}
 		got := Blend(items, 1) // the popularity term alone
 		for i, it := range items {
@@ -87,7 +108,7 @@ func TestBlendCountsTheMorePopular(t *testing.T) {
 				want = 1 - math.Log(1+float64(above))/math.Log(1+float64(n))
 			}
 			if got[i] != want {
-				t.Fatalf("n = %d, item %d (popularity %v, %d above): %v, want %v", n, i, it.Popularity, above, got[i], want)
+				t.Fatalf("trial %d, n = %d, item %d (popularity %v, %d above): %v, want %v", trial, n, i, it.Popularity, above, got[i], want)
 			}
 		}
 	}
@@ -150,6 +171,37 @@ func TestBlendOrderSortsByScoreThenRelevancePopularityURL(t *testing.T) {
 		for i := range items {
 			if items[i] != want[i].it {
 				t.Fatalf("n = %d: position %d holds %+v, want %+v", n, i, items[i], want[i].it)
+			}
+		}
+	}
+}
+
+// TestSelectKeyIsTheSortedKey checks selection against a sort for every
+// position of random key lists, ties broken by the items' URLs and
+// positions as the blend order breaks them.
+func TestSelectKeyIsTheSortedKey(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 200 {
+		n := 1 + rng.IntN(60)
+		items := make([]Scored, n)
+		keys := make([]orderKey, n)
+		for i := range keys {
+			items[i].URL = fmt.Sprintf("http://s%d.test/", rng.IntN(4))
+			keys[i] = orderKey{float64(rng.IntN(3)), float64(rng.IntN(2)), float64(rng.IntN(2)), i}
+		}
+		compare := compareKeys(items)
+		sorted := slices.Clone(keys)
+		slices.SortFunc(sorted, compare)
+		for k := range n {
+			got := slices.Clone(keys)
+			selectKey(got, k, compare)
+			if got[k] != sorted[k] {
+				t.Fatalf("trial %d: position %d of %d holds %+v, want %+v", trial, k, n, got[k], sorted[k])
+			}
+			for i := range got {
+				if c := compare(got[i], got[k]); i < k && c >= 0 || i > k && c <= 0 {
+					t.Fatalf("trial %d: position %d of %d: key %d is on the wrong side", trial, k, n, i)
+				}
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -90,6 +91,7 @@ type promoteScratch struct {
 	lp     []int
 	placed []bool
 	out    []Slot
+	msg    []byte // the seed's message
 }
 
 // promoteFirst is PromoteFirst in sc's buffers: the list returned is
@@ -161,12 +163,48 @@ func PromotionSeed(secret []byte, user, query string) [32]byte {
 
 // promotionMessage is what PromotionSeed authenticates.
 func promotionMessage(user, query string) []byte {
-	q := NormalizeQuery(query)
-	b := make([]byte, 0, 32+len(user)+len(q))
+	return appendPromotionMessage(nil, user, query)
+}
+
+// appendPromotionMessage appends promotionMessage(user, query) to b.
+func appendPromotionMessage(b []byte, user, query string) []byte {
+	var buf [128]byte
+	q := appendNormalizedQuery(buf[:0], query)
 	b = appendField(b, "promote")
 	b = appendField(b, user)
 	return appendField(b, q)
 }
+
+// appendNormalizedQuery appends NormalizeQuery(q) to b; an ASCII query,
+// which NFKC leaves as it is, is folded in one pass without the copies
+// NormalizeQuery makes.
+func appendNormalizedQuery(b []byte, q string) []byte {
+	for i := 0; i < len(q); i++ {
+		if q[i] >= utf8.RuneSelf {
+			return append(b, NormalizeQuery(q)...)
+		}
+	}
+	start, space := len(b), false // space: one is owed before the next word
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if asciiSpace[c] {
+			space = len(b) > start
+			continue
+		}
+		if space {
+			b, space = append(b, ' '), false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
+}
+
+// asciiSpace marks the ASCII bytes unicode.IsSpace (and so strings.Fields)
+// takes for white space.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 // PromotionRand returns the random source of one user's promotion for one
 // query, seeded by PromotionSeed.

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unicode/utf8"
 )
 
 // thesisMerge is §5.5 written out literally: L_d holds only the non-pool
@@ -286,6 +287,26 @@ func TestPromoteFirstIsPromotesPrefix(t *testing.T) {
 		want := Promote(pool, k, r, seeded(seed+1e6))
 		if got := PromoteFirst(pool, k, r, seeded(seed+1e6), m); !slices.Equal(got, want[:m]) {
 			t.Fatalf("seed %d: n %d, k %d, r %v, m %d: %v, want %v", seed, n, k, r, m, got, want[:m])
+		}
+	}
+}
+
+// TestAppendNormalizedQueryIsNormalizeQuery checks the promotion seed's
+// one-pass folding of ASCII queries against NormalizeQuery: every ASCII
+// byte, runs and edges of white space, and non-ASCII queries (which take
+// NormalizeQuery's path) with Unicode spaces, compatibility forms and
+// invalid UTF-8.
+func TestAppendNormalizedQueryIsNormalizeQuery(t *testing.T) {
+	var all []byte
+	for c := range utf8.RuneSelf {
+		all = append(all, byte(c))
+	}
+	for _, q := range []string{
+		"", " ", "\t\n\v\f\r ", "Go", "  GO  Pebble ", "go\tpebble\nDB", "a\x00b\x1fc\x7fd", string(all),
+		"  x  ", "A-Z_@[`{~", "\u00a0Go\u0085Pebble\u2003", "ＧＯ　ｐｅｂｂｌｅ", "ﬁle Straße", "\xff\xfe go", "İstanbul",
+	} {
+		if got, want := string(appendNormalizedQuery([]byte("x"), q)), "x"+NormalizeQuery(q); got != want {
+			t.Errorf("appendNormalizedQuery(%q) = %q, want %q", q, got, want)
 		}
 	}
 }

@@ -56,14 +56,18 @@ const (
 	paramSig    = "s"
 )
 
-func (s *Signer) sign(c Click) [sha256.Size]byte {
-	rank := strconv.Itoa(c.Rank)
-	b := make([]byte, 0, 32+len(c.Target)+len(c.Query)+len(rank)+len(c.User))
+// appendClickMessage appends what c's signature authenticates to b.
+func appendClickMessage(b []byte, c Click) []byte {
+	var digits [20]byte
 	b = appendField(b, "click")
 	b = appendField(b, c.Target)
 	b = appendField(b, c.Query)
-	b = appendField(b, rank)
-	return s.mac.sum(appendField(b, c.User))
+	b = appendField(b, strconv.AppendInt(digits[:0], int64(c.Rank), 10))
+	return appendField(b, c.User)
+}
+
+func (s *Signer) sign(c Click) [sha256.Size]byte {
+	return s.mac.sum(appendClickMessage(make([]byte, 0, 64+len(c.Target)+len(c.Query)+len(c.User)), c))
 }
 
 // Link returns the signed redirect link for c: RedirectPath with the
@@ -71,15 +75,17 @@ func (s *Signer) sign(c Click) [sha256.Size]byte {
 // url.Values.Encode's form (keys in order, values query-escaped), written
 // out directly: a result page signs ten.
 func (s *Signer) Link(c Click) string {
-	return s.link(c, url.QueryEscape(c.User), url.QueryEscape(c.Query))
+	link, _ := s.appendLink(nil, c, appendQueryEscape(nil, c.User), appendQueryEscape(nil, c.Query), nil)
+	return string(link)
 }
 
-// link is Link given c's user and query query-escaped, for a page of
-// links that share them.
-func (s *Signer) link(c Click, user, query string) string {
-	sig := s.sign(c)
-	target := url.QueryEscape(c.Target)
-	b := make([]byte, 0, len(RedirectPath)+24+len(user)+len(query)+len(target)+base64.RawURLEncoding.EncodedLen(len(sig)))
+// appendLink appends Link(c) to b, given c's user and query
+// query-escaped (the links of a page share them); msg is a buffer for the
+// signed message, returned grown, so a page's links are written without
+// an allocation each.
+func (s *Signer) appendLink(b []byte, c Click, user, query []byte, msg []byte) (_, _ []byte) {
+	msg = appendClickMessage(msg[:0], c)
+	sig := s.mac.sum(msg)
 	b = append(b, RedirectPath+"?"+paramUser+"="...)
 	b = append(b, user...)
 	b = append(b, "&"+paramRank+"="...)
@@ -89,8 +95,38 @@ func (s *Signer) link(c Click, user, query string) string {
 	b = append(b, "&"+paramSig+"="...)
 	b = base64.RawURLEncoding.AppendEncode(b, sig[:])
 	b = append(b, "&"+paramTarget+"="...)
-	b = append(b, target...)
-	return string(b)
+	return appendQueryEscape(b, c.Target), msg
+}
+
+// queryUnescaped marks the bytes url.QueryEscape writes as they are.
+var queryUnescaped = func() (keep [256]bool) {
+	for c := range 256 {
+		keep[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			c == '-' || c == '_' || c == '.' || c == '~'
+	}
+	return keep
+}()
+
+// appendQueryEscape appends s as url.QueryEscape escapes it: letters,
+// digits and -_.~ as they are, a space as +, every other byte as %XX
+// (upper-case hex).
+func appendQueryEscape(b []byte, s string) []byte {
+	const hex = "0123456789ABCDEF"
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if queryUnescaped[c] {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		if c == ' ' {
+			b = append(b, '+')
+		} else {
+			b = append(b, '%', hex[c>>4], hex[c&0xF])
+		}
+		start = i + 1
+	}
+	return append(b, s[start:]...)
 }
 
 // Verify checks a click link's raw query string and returns the click it

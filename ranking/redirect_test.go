@@ -131,3 +131,22 @@ func TestLinkIsValuesEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendQueryEscapeIsQueryEscape checks the click links' escaping
+// against url.QueryEscape on every byte, and on text mixing reserved
+// characters, spaces, non-ASCII and invalid UTF-8.
+func TestAppendQueryEscapeIsQueryEscape(t *testing.T) {
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	for _, s := range []string{
+		"", string(all), "plain", "a b+c&d=e?f#g/h:i;j@k$l,m", "~-_.*'()!", "100% é ü 日本 \u2028",
+		"\xff\xfe bad utf-8 \xc3", "\x00\x1f\x7f", "http://b.test/a b?c=d&e=f#g",
+	} {
+		got := string(appendQueryEscape([]byte("prefix"), s))
+		if want := "prefix" + url.QueryEscape(s); got != want {
+			t.Errorf("appendQueryEscape(%q)\n got %q\nwant %q", s, got, want)
+		}
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"math"
 	"math/rand/v2"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -209,20 +208,36 @@ func (s *Searcher) order(ctx context.Context, user, query string, cands []Candid
 	}
 	ld.place(list, m)
 	out := Page{Query: query, Page: page, Size: size, Total: total, Candidates: len(items)}
-	lo := (page - 1) * size
-	if lo < len(list) {
-		out.Results = make([]Result, 0, min(size, len(list)-lo))
+	lo, hi := (page-1)*size, min(len(list), page*size)
+	if lo >= hi {
+		return out, nil
 	}
-	// The links of a page share the user and the query.
-	userEsc, queryEsc := url.QueryEscape(user), url.QueryEscape(query)
-	for i := lo; i < len(list) && i < lo+size; i++ {
+	out.Results = make([]Result, 0, hi-lo)
+	// The page's links are written into one buffer, made one string that
+	// each link is a part of; they share the user and the query, escaped
+	// once.
+	esc := appendQueryEscape(sc.esc[:0], user)
+	userEsc := len(esc)
+	esc = appendQueryEscape(esc, query)
+	links, ends := sc.links[:0], sc.ends[:0]
+	for i := lo; i < hi; i++ {
 		it := &items[ld.at(list[i].Index)]
-		rank := i + 1
+		links, sc.msg = s.signer.appendLink(links, Click{Target: it.URL, Query: query, Rank: i + 1, User: user}, esc[:userEsc], esc[userEsc:], sc.msg)
+		ends = append(ends, len(links))
+	}
+	all := string(links)
+	sc.esc, sc.links, sc.ends = esc, links, ends
+	for i := lo; i < hi; i++ {
+		it := &items[ld.at(list[i].Index)]
+		start := 0
+		if i > lo {
+			start = ends[i-lo-1]
+		}
 		out.Results = append(out.Results, Result{
-			Rank:       rank,
+			Rank:       i + 1,
 			URL:        it.URL,
 			Title:      it.Title,
-			ClickURL:   s.signer.link(Click{Target: it.URL, Query: query, Rank: rank, User: user}, userEsc, queryEsc),
+			ClickURL:   all[start:ends[i-lo]],
 			Promoted:   list[i].Promoted,
 			Relevance:  it.Relevance,
 			Popularity: it.Popularity,
@@ -286,8 +301,8 @@ func dedupeFrom(cands []Candidate, i int, limit int) []Candidate {
 }
 
 // orderScratch holds one search's candidate URLs, statistics rows and
-// statistics, its scored list, the blend's scores and sort keys, and the
-// promotion's buffers.
+// statistics, its scored list, the blend's scores and sort keys, the
+// promotion's buffers and the page's click links.
 type orderScratch struct {
 	urls    []string
 	rows    []int32
@@ -297,6 +312,10 @@ type orderScratch struct {
 	pops    []uint64
 	keys    []orderKey
 	promote promoteScratch
+	// The page's click links: the user and query escaped, the links
+	// written one after another and where each ends, the signed message.
+	esc, links, msg []byte
+	ends            []int
 }
 
 // clear drops the references the buffers hold, keeping their capacity.
@@ -350,9 +369,9 @@ func (s *Searcher) poolIgnoresOrder(items []Scored) bool {
 }
 
 // partialOrder is the blend order L_d of items left in place, sorted only
-// where the merged list reads it: the first m positions, and the rest
-// only when a promotion takes a position beyond them. Its zero value is
-// the order of items as they stand (sorted in full).
+// where the merged list reads it: the first m positions, and beyond them
+// only the positions a promotion takes, each found by selection. Its zero
+// value is the order of items as they stand (sorted in full).
 type partialOrder struct {
 	keys    []orderKey // by position: keys[p].i is the item there
 	compare func(a, b orderKey) int
@@ -377,17 +396,25 @@ func newPartialOrder(items []Scored, m int, weight float64, logs []float64, sc *
 	return o
 }
 
-// place sorts the positions beyond the first m when list takes one.
+// place puts the right keys at the positions beyond the first m that
+// list takes: in increasing order, each is selected among the keys after
+// the one before it, which selection left all greater.
 func (o *partialOrder) place(list []Slot, m int) {
 	if o.keys == nil || o.sorted {
 		return
 	}
+	var small [8]int
+	beyond := small[:0]
 	for _, sl := range list {
 		if sl.Index >= m {
-			slices.SortFunc(o.keys[m:], o.compare)
-			o.sorted = true
-			return
+			beyond = append(beyond, sl.Index)
 		}
+	}
+	slices.Sort(beyond)
+	from := m
+	for _, p := range beyond {
+		selectKey(o.keys[from:], p-from, o.compare)
+		from = p + 1
 	}
 }
 
@@ -504,7 +531,8 @@ func (s *Searcher) merge(ctx context.Context, user, query string, items []Scored
 	if sc.rng == nil {
 		sc.rng = rand.New(&sc.src)
 	}
-	sc.src.Seed(s.seeds.sum(promotionMessage(user, query)))
+	sc.msg = appendPromotionMessage(sc.msg[:0], user, query)
+	sc.src.Seed(s.seeds.sum(sc.msg))
 	rng := sc.rng
 	sc.pool = poolInto(items, p.Rule, p.R, rng, sized(sc.pool, len(items)))
 	return promoteFirst(sc.pool, p.K, p.R, rng, m, sc), nil

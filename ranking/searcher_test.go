@@ -82,6 +82,11 @@ func TestSearchPagesAreSlicesOfOneList(t *testing.T) {
 			}
 			break
 		}
+		for _, r := range pg.Results {
+			if link := s.Signer().Link(Click{Target: r.URL, Query: "GO  pebble", Rank: r.Rank, User: user}); r.ClickURL != link {
+				t.Fatalf("page %d: click link of %s:\n got %s\nwant %s", p, r.URL, r.ClickURL, link)
+			}
+		}
 		paged = append(paged, pg.Results...)
 	}
 	urls := func(rs []Result) []string {
@@ -108,9 +113,14 @@ func TestSearchPagesAreSlicesOfOneList(t *testing.T) {
 				t.Fatalf("%s was clicked by a monitored user but promoted", r.URL)
 			}
 		}
+		want := Click{Target: r.URL, Query: query, Rank: r.Rank, User: user}
 		c, err := s.Signer().Verify(rawQuery(r.ClickURL))
-		if err != nil || c != (Click{Target: r.URL, Query: query, Rank: r.Rank, User: user}) {
+		if err != nil || c != want {
 			t.Fatalf("click link of %s verifies to %+v, %v", r.URL, c, err)
+		}
+		// The page's links, written in one buffer, are Link's.
+		if link := s.Signer().Link(want); r.ClickURL != link {
+			t.Fatalf("click link of %s:\n got %s\nwant %s", r.URL, r.ClickURL, link)
 		}
 	}
 	if promoted == 0 {

@@ -167,3 +167,56 @@ func BenchmarkSearchVsBareBleve(b *testing.B) {
 		})
 	}
 }
+
+// discardWriter is a ResponseWriter that keeps the headers and drops the
+// body: the handler's own cost, without a connection.
+type discardWriter struct {
+	h http.Header
+	n int
+}
+
+func (w *discardWriter) Header() http.Header         { return w.h }
+func (w *discardWriter) WriteHeader(int)             {}
+func (w *discardWriter) Write(p []byte) (int, error) { w.n += len(p); return len(p), nil }
+
+// BenchmarkSearchHandler runs deltaq's search API, its HTML page and the
+// minimal Bleve server of BenchmarkSearchVsBareBleve as handlers in
+// process, without HTTP, over the same trec-mq queries: the CPU per
+// request of each handler alone (process CPU, so garbage collection
+// counts), which under a busy machine varies less than the wall time, and
+// which a profile of the loopback benchmarks spreads thin among the HTTP
+// stack's.
+//
+//	go test ./web -run '^$' -bench SearchHandler -benchtime 5000x
+func BenchmarkSearchHandler(b *testing.B) {
+	s := newStack(b)
+	bare := bareServer(b, s)
+	for _, route := range []struct {
+		name, path string
+		h          http.Handler
+	}{
+		{"api", "/api/v1/search?q=", s.srv.Config.Handler},
+		{"html", "/?q=", s.srv.Config.Handler},
+		{"bare", "/search?q=", bare.Config.Handler},
+	} {
+		b.Run(route.name, func(b *testing.B) {
+			reqs := make([]*http.Request, len(s.queries))
+			for i, q := range s.queries {
+				reqs[i] = httptest.NewRequest(http.MethodGet, route.path+url.QueryEscape(q), nil)
+			}
+			for _, r := range reqs { // warm: the snapshot's columns, the statistics' rows
+				route.h.ServeHTTP(&discardWriter{h: http.Header{}}, r)
+			}
+			n, bytes := 0, 0
+			cpu0 := cpuTime(b)
+			for b.Loop() {
+				w := &discardWriter{h: http.Header{}}
+				route.h.ServeHTTP(w, reqs[n%len(reqs)])
+				n++
+				bytes += w.n
+			}
+			b.ReportMetric(float64(cpuTime(b)-cpu0)/1e3/float64(n), "cpu-µs/req")
+			b.ReportMetric(float64(bytes)/float64(n), "bytes/req")
+		})
+	}
+}

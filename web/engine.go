@@ -168,17 +168,25 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	if len(page.Results) > 0 { // else Results stays nil
 		out.Results = make([]Result, 0, len(page.Results))
 	}
+	marks := 0
 	for _, res := range page.Results {
 		h := pages[res.URL]
-		r := Result{
+		out.Results = append(out.Results, Result{
 			URL: res.URL, Title: h.Title, Snippet: h.Snippet, Score: res.Relevance,
 			FetchedAt: h.FetchedAt, Promoted: res.Promoted, ClickURL: res.ClickURL,
+		})
+		marks += len(h.Highlights)
+	}
+	// The results' spans and matched terms are parts of two arrays.
+	spans, terms := make([]Span, 0, marks), make([]string, 0, marks)
+	for i := range out.Results {
+		res := &out.Results[i]
+		if h := pages[res.URL]; h.Highlights != nil { // else the server parses the snippet
+			res.SnippetText = h.SnippetText
+			from, fromTerms := len(spans), len(terms)
+			spans, terms = plainHighlights(spans, terms, h.SnippetText, h.Highlights)
+			res.Highlights, res.MatchedTerms = spans[from:len(spans):len(spans)], terms[fromTerms:len(terms):len(terms)]
 		}
-		if h.Highlights != nil { // else the server parses the snippet
-			r.SnippetText = h.SnippetText
-			r.Highlights, r.MatchedTerms = plainHighlights(h.SnippetText, h.Highlights)
-		}
-		out.Results = append(out.Results, r)
 	}
 	if e.ads != nil && r.Page == 1 {
 		shown, err := e.ads.Select(ctx, r.Query, e.opts.AdsPerQuery)

@@ -3,6 +3,7 @@ package web
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 
@@ -39,7 +40,7 @@ func highlights(snippet string) (text string, spans []Span, terms []string) {
 			if name, _ := z.TagName(); string(name) == "mark" && start >= 0 {
 				if start < b.Len() {
 					spans = append(spans, Span{Start: start, End: b.Len()})
-					terms = addTerm(terms, b.String()[start:])
+					terms = addTerm(terms, 0, b.String()[start:])
 				}
 				start = -1
 			}
@@ -48,20 +49,55 @@ func highlights(snippet string) (text string, spans []Span, terms []string) {
 }
 
 // plainHighlights is highlights for a snippet whose plain text and spans
-// the index gave beside it (index.Hit.Highlights), without parsing it.
-func plainHighlights(text string, marks []index.Span) (spans []Span, terms []string) {
-	spans, terms = make([]Span, len(marks)), []string{}
-	for i, m := range marks {
-		spans[i] = Span{Start: m.Start, End: m.End}
-		terms = addTerm(terms, text[m.Start:m.End])
+// the index gave beside it (index.Hit.Highlights), without parsing it:
+// the spans and terms are appended to spans and terms, the terms made
+// distinct among those appended.
+func plainHighlights(spans []Span, terms []string, text string, marks []index.Span) ([]Span, []string) {
+	from := len(terms)
+	for _, m := range marks {
+		spans = append(spans, Span{Start: m.Start, End: m.End})
+		terms = addTerm(terms, from, text[m.Start:m.End])
 	}
 	return spans, terms
 }
 
-// addTerm adds a marked word, lower-cased, to terms unless it is there.
-func addTerm(terms []string, word string) []string {
-	if t := strings.ToLower(word); !slices.Contains(terms, t) {
-		terms = append(terms, t)
+// addTerm adds a marked word, lower-cased, to terms unless terms[from:]
+// hold it.
+func addTerm(terms []string, from int, word string) []string {
+	if !containsLower(terms[from:], word) {
+		terms = append(terms, strings.ToLower(word))
 	}
 	return terms
+}
+
+// containsLower reports whether terms hold strings.ToLower(word), without
+// lower-casing an ASCII word into a new string: a word is marked each
+// time it occurs, and mostly capitalized or not, rarely new.
+func containsLower(terms []string, word string) bool {
+	for i := 0; i < len(word); i++ {
+		if word[i] >= utf8.RuneSelf {
+			return slices.Contains(terms, strings.ToLower(word))
+		}
+	}
+	for _, t := range terms {
+		if len(t) == len(word) && asciiLowerEqual(t, word) {
+			return true
+		}
+	}
+	return false
+}
+
+// asciiLowerEqual reports whether t is the ASCII word w (of t's length)
+// lower-cased.
+func asciiLowerEqual(t, w string) bool {
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if t[i] != c {
+			return false
+		}
+	}
+	return true
 }

@@ -117,3 +117,28 @@ func TestSearchJSONDefersWhatEncodingJSONRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONStringIsEncodingJSON checks appendJSONString against
+// encoding/json with every byte, and with each byte that needs escaping
+// (or a multi-byte character, whole or cut) at every offset of a plain
+// string, alone and doubled.
+func TestJSONStringIsEncodingJSON(t *testing.T) {
+	var strs []string
+	for c := range 256 {
+		strs = append(strs, string(rune(c)), string([]byte{byte(c)}))
+	}
+	specials := []string{`"`, `\`, "<", ">", "&", "\x00", "\x1f", "\n", "\x7f", "\x80", "\xff", "é", "\u2028", "\u2029", "😀", "\xe2\x80", "!", "=", "?", "'", "%", "[", "]", "^", "~", "|", "$", "'"}
+	const plain = "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJ 0123456789 /.,:;-_+=*"
+	for _, sp := range specials {
+		for i := 0; i <= 24; i++ {
+			strs = append(strs, plain[:i]+sp+plain[i:], plain[:i]+sp+sp+plain, plain[:i]+sp)
+		}
+	}
+	for _, s := range strs {
+		want := encodingJSON(t, s)
+		got := append(appendJSONString(nil, s), '\n')
+		if !bytes.Equal(got, want) {
+			t.Errorf("%q:\n got %s\nwant %s", s, got, want)
+		}
+	}
+}

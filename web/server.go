@@ -310,7 +310,9 @@ func (s *Server) writeSearchJSON(w http.ResponseWriter, res *Response) {
 		writeJSON(w, http.StatusOK, res)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(http.StatusOK)
 	w.Write(b)
 }

@@ -186,6 +186,24 @@ func TestSearchJSONShape(t *testing.T) {
 	}
 }
 
+// TestSearchAnswerStatesItsLength: a search answer larger than the
+// server's chunking buffer comes with its Content-Length, not in chunks.
+func TestSearchAnswerStatesItsLength(t *testing.T) {
+	srv := newTestServer(t, &fakeSearch{total: 500}, nil)
+	res, err := http.Get(srv.URL + "/api/v1/search?q=tar&size=100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(body) < 8<<10 || res.ContentLength != int64(len(body)) || len(res.TransferEncoding) != 0 {
+		t.Fatalf("%d bytes answered with Content-Length %d, transfer encoding %q", len(body), res.ContentLength, res.TransferEncoding)
+	}
+}
+
 func TestXSSProbeComesBackEscaped(t *testing.T) {
 	srv := newTestServer(t, &fakeSearch{total: 3}, nil)
 	probe := `<script>alert("x")</script>`
