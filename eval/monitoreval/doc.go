@@ -16,8 +16,11 @@
 // left (Roth & Ockenfels 2002, AER 92(4)); everything it produces is
 // labelled synthetic. The auction data of the paper is not available, and
 // the generator's parameters come from these sources, not from the
-// paper's targets. Both take π from the real (or generated) changes through the
-// paper's noise protocol: FPN, then a Gaussian spread σ (§5.2).
+// paper's targets. The one synthetic web is scored under each life of
+// eval.monitor.synth_lives: Unbounded-Append, the paper's for Figs. 7–9,
+// and Overwrite, for which §5.3 reports "similar results". Both settings take π
+// from the real (or generated) changes through the paper's noise protocol:
+// FPN, then a Gaussian spread σ (§5.2).
 //
 // For every C and urgency r^t it runs WIC, scores the schedule against the
 // true changes (captured or not, with what delay), and writes report.md

@@ -13,7 +13,7 @@ import (
 
 func testConfig(t *testing.T) Config {
 	return Config{Archive: datasets.Path(t, "archives", "digitalgov-2023"), Seed: 1, FPN: 0.1, Sigma: 2, WeeklySigma: 0.5,
-		R: []float64{0, 1}, WeeklyC: []int{5, 25}, SynthC: []int{4},
+		R: []float64{0, 1}, WeeklyC: []int{5, 25}, SynthC: []int{4}, SynthLives: []string{"append", "overwrite"},
 		Auction: AuctionConfig{Pages: 1500, Instants: 360, Durations: []int{1, 3, 7}, Shares: []float64{0.2, 0.3, 0.5},
 			MeanBids: 8, Stage: 1.0 / 7, Early: 0.15, Late: 0.6, Snipe: 0.4}, FigureC: 4}
 }
@@ -27,7 +27,13 @@ func TestTradeOffDirection(t *testing.T) {
 	if sum.Pages[sum.Weekly] == 0 || sum.Changes[sum.Weekly] < sum.Pages[sum.Weekly] || sum.Instants[sum.Weekly] != 47 {
 		t.Fatalf("weekly instance: %d pages, %d changes, %d instants", sum.Pages[sum.Weekly], sum.Changes[sum.Weekly], sum.Instants[sum.Weekly])
 	}
-	for _, setting := range []string{sum.Weekly, sum.Synthetic} {
+	if len(sum.Synthetic) != 2 || sum.Changes[sum.Synthetic[0]] != sum.Changes[sum.Synthetic[1]] {
+		t.Fatalf("synthetic settings %q with %v changes: want one web under two lives", sum.Synthetic, sum.Changes)
+	}
+	for _, setting := range sum.settings() {
+		if len(sum.cs(setting)) == 0 {
+			t.Errorf("%s: no runs", setting)
+		}
 		for _, c := range sum.cs(setting) {
 			r0, _ := sum.find(setting, c, 0)
 			r1, _ := sum.find(setting, c, 1)
@@ -46,7 +52,7 @@ func TestTradeOffDirection(t *testing.T) {
 	if err := sum.Write(out, cfg); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"report.md", "results.csv", "captured-weekly.svg", "tradeoff-synthetic.png"} {
+	for _, f := range []string{"report.md", "results.csv", "captured-weekly.svg", "tradeoff-synthetic-unbounded-append.png", "tradeoff-synthetic-overwrite.png"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}

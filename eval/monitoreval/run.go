@@ -28,9 +28,13 @@ type Config struct {
 	// R are the urgency decays r compared.
 	R []float64 `mapstructure:"r"`
 	// WeeklyC and SynthC are the monitorings per instant swept.
-	WeeklyC []int         `mapstructure:"weekly_c"`
-	SynthC  []int         `mapstructure:"synth_c"`
-	Auction AuctionConfig `mapstructure:"auction"`
+	WeeklyC []int `mapstructure:"weekly_c"`
+	SynthC  []int `mapstructure:"synth_c"`
+	// SynthLives are the lives the synthetic web is run with, one setting
+	// each: append (Unbounded-Append, the paper's Figs. 7–9) and overwrite
+	// (for which §5.3 reports "similar results").
+	SynthLives []string      `mapstructure:"synth_lives"`
+	Auction    AuctionConfig `mapstructure:"auction"`
 	// FigureC is the C of the delay histogram and the r sweep (Figs. 8, 9).
 	FigureC int `mapstructure:"figure_c"`
 }
@@ -65,11 +69,36 @@ func (c Config) Validate() error {
 			}
 		}
 	}
+	if len(c.SynthLives) == 0 {
+		bad("synth_lives", c.SynthLives, "give at least one of append, overwrite")
+	}
+	for _, l := range c.SynthLives {
+		if _, ok := synthLives[l]; !ok {
+			bad("synth_lives", l, "must be append or overwrite")
+		}
+	}
 	c.Auction.validate(bad)
 	if c.FigureC < 1 {
 		bad("figure_c", c.FigureC, "must be ≥ 1")
 	}
 	return errors.Join(errs...)
+}
+
+// synthLives are the lives eval.monitor.synth_lives may name.
+var synthLives = map[string]monitor.Life{
+	"append":    {Kind: monitor.UnboundedAppend},
+	"overwrite": {Kind: monitor.Overwrite},
+}
+
+// lifeTitle is a life as the paper names it.
+func lifeTitle(l monitor.Life) string {
+	switch l.Kind {
+	case monitor.UnboundedAppend:
+		return "Unbounded-Append"
+	case monitor.Overwrite:
+		return "Overwrite"
+	}
+	return l.String()
 }
 
 // Result is WIC at one C and one r on one instance.
@@ -91,12 +120,14 @@ type Result struct {
 type Summary struct {
 	Results                  []Result
 	Pages, Changes, Instants map[string]int
-	// Weekly and Synthetic name the two settings ("" if not run).
-	Weekly, Synthetic string
-	// Exact is r=0 and r=1 on the synthetic web at figure_c with exact π
-	// (no FPN, no spread): how much of r=0's delayed captures the noise
+	// Weekly names the weekly setting ("" if not run), Synthetic the
+	// synthetic web's, one per life of eval.monitor.synth_lives.
+	Weekly    string
+	Synthetic []string
+	// Exact is, per synthetic setting, r=0 and r=1 at figure_c with exact
+	// π (no FPN, no spread): how much of r=0's delayed captures the noise
 	// protocol causes, and how much the web itself.
-	Exact   *Exact
+	Exact   map[string]*Exact
 	Elapsed time.Duration
 }
 
@@ -121,7 +152,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Summary, error) 
 		progress = io.Discard
 	}
 	start := time.Now()
-	sum := &Summary{Pages: map[string]int{}, Changes: map[string]int{}, Instants: map[string]int{}}
+	sum := &Summary{Pages: map[string]int{}, Changes: map[string]int{}, Instants: map[string]int{}, Exact: map[string]*Exact{}}
 	type setting struct {
 		in    *instance
 		cs    []int
@@ -137,9 +168,14 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Summary, error) 
 		settings = append(settings, setting{w, cfg.WeeklyC, cfg.WeeklySigma})
 		sum.Weekly = w.name
 	}
-	synth := auction(cfg.Auction, monitor.Life{Kind: monitor.UnboundedAppend}, rand.New(rand.NewPCG(cfg.Seed, 7)))
-	settings = append(settings, setting{synth, cfg.SynthC, cfg.Sigma})
-	sum.Synthetic = synth.name
+	var synths []*instance
+	for _, l := range cfg.SynthLives {
+		// The same seed for every life: one web, scored under each.
+		synth := auction(cfg.Auction, synthLives[l], rand.New(rand.NewPCG(cfg.Seed, 7)))
+		settings = append(settings, setting{synth, cfg.SynthC, cfg.Sigma})
+		sum.Synthetic = append(sum.Synthetic, synth.name)
+		synths = append(synths, synth)
+	}
 	for _, st := range settings {
 		in := st.in
 		sum.Pages[in.name] = len(in.pages)
@@ -167,11 +203,13 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Summary, error) 
 		}
 	}
 	if slices.Contains(cfg.SynthC, cfg.FigureC) {
-		x, err := exact(synth, cfg.FigureC)
-		if err != nil {
-			return nil, err
+		for _, synth := range synths {
+			x, err := exact(synth, cfg.FigureC)
+			if err != nil {
+				return nil, err
+			}
+			sum.Exact[synth.name] = x
 		}
-		sum.Exact = x
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil

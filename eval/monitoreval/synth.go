@@ -96,7 +96,7 @@ func (a AuctionConfig) validate(bad func(key string, v any, limit string)) {
 //
 // Bids inside the day are kept; several in one minute are one change.
 func auction(cfg AuctionConfig, life monitor.Life, rng *rand.Rand) *instance {
-	in := &instance{name: "SYNTHETIC auction web", n: cfg.Instants}
+	in := &instance{name: "SYNTHETIC auction web, " + lifeTitle(life), n: cfg.Instants}
 	keep := cfg.MeanBids / (1 + cfg.MeanBids) // geometric: P(n) = (1−keep)·keep^n
 	for i := range cfg.Pages {
 		d := float64(minutesPerDay * pick(cfg.Durations, cfg.Shares, rng))
