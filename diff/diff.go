@@ -62,11 +62,29 @@ func Text(old, cur string, o Options) Result {
 // TextWords is Text for texts already split into words (strings.Fields),
 // as a caller that also needs the words has them.
 func TextWords(old, cur string, oldWords, curWords []string, o Options) Result {
-	r := Result{
-		Words: Tokens(oldWords, curWords, " ", o),
-		Lines: Tokens(lines(old), lines(cur), "\n", o),
+	return textWords(old, cur, oldWords, curWords, o, false)
+}
+
+// TextChanges is Text(old, cur, o).ChangesOnly(), for a caller that keeps
+// only that: the common runs are cut to their context as they are joined,
+// rather than joined whole and cut afterwards.
+func TextChanges(old, cur string, o Options) Result {
+	return TextWordsChanges(old, cur, strings.Fields(old), strings.Fields(cur), o)
+}
+
+// TextWordsChanges is TextChanges for texts already split into words.
+func TextWordsChanges(old, cur string, oldWords, curWords []string, o Options) Result {
+	return textWords(old, cur, oldWords, curWords, o, true)
+}
+
+func textWords(old, cur string, oldWords, curWords []string, o Options, changesOnly bool) Result {
+	words, lineCtx := noContext, noContext
+	if changesOnly {
+		words, lineCtx = contextTokens, 1
 	}
-	r.Fraction = Fraction(r.Words)
+	var r Result
+	r.Words, r.Fraction = tokens(oldWords, curWords, " ", o, words)
+	r.Lines, _ = tokens(lines(old), lines(cur), "\n", o, lineCtx)
 	return r
 }
 
@@ -128,6 +146,10 @@ func Fraction(ops []Op) float64 {
 			all += op.N // an equal run is in both copies
 		}
 	}
+	return fraction(changed, all)
+}
+
+func fraction(changed, all int) float64 {
 	if all == 0 {
 		return 0
 	}
@@ -140,8 +162,99 @@ func Fraction(ops []Op) float64 {
 // it is made for characters and would swallow a one-line common run
 // between two changed lines.
 func Tokens(a, b []string, sep string, o Options) []Op {
+	ops, _ := tokens(a, b, sep, o, noContext)
+	return ops
+}
+
+// noContext asks tokens for the common runs whole.
+const noContext = -1
+
+// tokens is Tokens, and the Fraction of its runs. With context ≥ 0 the
+// common runs are cut as trimEqual cuts them, to context tokens on each
+// side of a change, while they are joined; the fraction counts them whole.
+// Cut so, the tokens must not contain sep (words from strings.Fields,
+// lines from lines), as trimEqual counts a run's tokens by its seps.
+//
+// Two copies of a page mostly share a long head and tail. go-diff trims
+// them too, but only after every token has been looked up in the map and
+// every common rune turned back into a string, which costs more than the
+// alignment of a small change. So the head and tail are cut off here,
+// all but k tokens of each, k one more than the tokens between them: an
+// edit is never longer than those, so go-diff's clean-up, which moves an
+// edit over a neighbouring common run only when the edit contains the
+// whole run, sees the same runs whether the cut tokens are there or not;
+// they are joined back onto the first and the last run.
+func tokens(a, b []string, sep string, o Options, context int) ([]Op, float64) {
+	head := 0
+	for head < len(a) && head < len(b) && a[head] == b[head] {
+		head++
+	}
+	tail := 0
+	for tail < len(a)-head && tail < len(b)-head && a[len(a)-1-tail] == b[len(b)-1-tail] {
+		tail++
+	}
+	k := len(a) + len(b) - 2*(head+tail) + 1
+	lo, hi := max(0, head-k), max(0, tail-k) // tokens cut off each end
+	ds, names := align(a[lo:len(a)-hi], b[lo:len(b)-hi], o)
+	if (lo > 0 || hi > 0) && (len(ds) == 0 || lo > 0 && ds[0].Type != diffmatchpatch.DiffEqual ||
+		hi > 0 && ds[len(ds)-1].Type != diffmatchpatch.DiffEqual) {
+		// Cannot be, by the argument above; the whole diff stays correct.
+		lo, hi = 0, 0
+		ds, names = align(a, b, o)
+	}
+	ops := make([]Op, 0, len(ds))
+	changed, all := 0, 0
+	for i, d := range ds {
+		r := run{names: names, runes: d.Text}
+		if i == 0 {
+			r.head = a[:lo]
+		}
+		if i == len(ds)-1 {
+			r.tail = a[len(a)-hi:]
+		}
+		n := len(r.head) + utf8.RuneCountInString(r.runes) + len(r.tail)
+		op := Op{Kind: Equal, N: n}
+		switch d.Type {
+		case diffmatchpatch.DiffInsert:
+			op.Kind = Insert
+		case diffmatchpatch.DiffDelete:
+			op.Kind = Delete
+		}
+		all += n
+		if op.Kind != Equal {
+			changed += n
+		} else {
+			all += n // an equal run is in both copies
+		}
+		// The cut of trimEqual: after, the context following the
+		// previous change; before, the context leading to the next one.
+		after, before := context, context
+		if i == 0 {
+			after = 0
+		}
+		if i == len(ds)-1 {
+			before = 0
+		}
+		if op.Kind != Equal || context < 0 || n <= after+before {
+			op.Text = r.join(sep, 0, n)
+		} else {
+			op.Text, op.N = Elided, after+before
+			if after > 0 {
+				op.Text = r.join(sep, 0, after) + sep + op.Text
+			}
+			if before > 0 {
+				op.Text += sep + r.join(sep, n-before, n)
+			}
+		}
+		ops = append(ops, op)
+	}
+	return ops, fraction(changed, all)
+}
+
+// align diffs two token sequences with go-diff, each distinct token one
+// rune; names maps a rune's index (runeIndex) back to its token.
+func align(a, b []string, o Options) (ds []diffmatchpatch.Diff, names []string) {
 	ids := make(map[string]rune, len(a)+len(b))
-	var names []string
 	encode := func(toks []string) []rune {
 		rs := make([]rune, len(toks))
 		for i, t := range toks {
@@ -158,30 +271,43 @@ func Tokens(a, b []string, sep string, o Options) []Op {
 	ra, rb := encode(a), encode(b)
 	dmp := diffmatchpatch.New()
 	dmp.DiffTimeout = o.Timeout // go-diff: 0 means no deadline
-	ds := dmp.DiffMainRunes(ra, rb, false)
-	ops := make([]Op, 0, len(ds))
-	var run strings.Builder
-	for _, d := range ds {
-		// The run's tokens joined by sep, read off its runes.
-		run.Reset()
-		n := 0
-		for _, r := range d.Text {
-			if n > 0 {
-				run.WriteString(sep)
+	return dmp.DiffMainRunes(ra, rb, false), names
+}
+
+// run is one op's tokens: those cut off ahead of the first op and after
+// the last (tokens), around the runes go-diff returned.
+type run struct {
+	names      []string
+	head, tail []string
+	runes      string
+}
+
+// join joins the run's tokens from i to j (j excluded) with sep.
+func (r *run) join(sep string, i, j int) string {
+	var b strings.Builder
+	n := 0
+	add := func(t string) {
+		if n >= i && n < j {
+			if n > i {
+				b.WriteString(sep)
 			}
-			run.WriteString(names[runeIndex(r)])
-			n++
+			b.WriteString(t)
 		}
-		kind := Equal
-		switch d.Type {
-		case diffmatchpatch.DiffInsert:
-			kind = Insert
-		case diffmatchpatch.DiffDelete:
-			kind = Delete
-		}
-		ops = append(ops, Op{Kind: kind, Text: run.String(), N: n})
+		n++
 	}
-	return ops
+	for _, t := range r.head {
+		add(t)
+	}
+	for _, c := range r.runes {
+		if n >= j {
+			break
+		}
+		add(r.names[runeIndex(c)])
+	}
+	for _, t := range r.tail {
+		add(t)
+	}
+	return b.String()
 }
 
 // tokenRune maps a token number to a valid rune, skipping the surrogates

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
 func TestTextFindsAddedAndRemovedWords(t *testing.T) {
@@ -89,12 +91,13 @@ func TestWriteHTMLEscapesAndMarks(t *testing.T) {
 }
 
 func TestTokensManyDistinctTokens(t *testing.T) {
-	// More distinct tokens than the surrogate gap starts at.
+	// More distinct tokens than the surrogate gap starts at, and
+	// different first and last tokens, so that none is cut off.
 	var a, b []string
 	for i := range 60000 {
 		a = append(a, "t"+strconv.Itoa(i))
 	}
-	b = append(append([]string{}, a[:30000]...), a[30001:]...)
+	b = append(append(append([]string{"first"}, a[:30000]...), a[30001:]...), "last")
 	ops := Tokens(a, b, " ", Options{})
 	var del []string
 	for _, op := range ops {
@@ -104,6 +107,86 @@ func TestTokensManyDistinctTokens(t *testing.T) {
 	}
 	if len(del) != 1 || del[0] != a[30000] {
 		t.Errorf("deleted = %v, want [%s]", del, a[30000])
+	}
+}
+
+// Tokens cuts off most of a long common head and tail before go-diff
+// aligns the rest; the runs must be those of the whole sequences aligned.
+// Few distinct tokens make repeats, which go-diff's clean-up shifts edits
+// over; heads and tails of every length around the cut's margin.
+func TestTokensAsAlignedWhole(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	words := func(n, distinct int) []string {
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = string(rune('a' + rng.IntN(distinct)))
+		}
+		return ws
+	}
+	cut := 0
+	for i := range 20000 {
+		distinct := 1 + rng.IntN(4)
+		head, tail := words(rng.IntN(12), distinct), words(rng.IntN(12), distinct)
+		a := slices.Concat(head, words(rng.IntN(5), distinct), tail)
+		b := slices.Concat(head, words(rng.IntN(5), distinct), tail)
+		if i%2 == 1 { // a longer head or tail, the common case on a page
+			a, b = slices.Concat(words(40, distinct), a), slices.Concat(words(0, distinct), b)
+			b = slices.Concat(a[:40], b)
+		}
+		got, want := Tokens(a, b, " ", Options{}), alignedWhole(a, b, " ")
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Tokens(%q, %q) =\n%v, aligned whole\n%v", a, b, got, want)
+		}
+		if len(a)+len(b) > 2*len(want)+8 {
+			cut++
+		}
+	}
+	if cut == 0 {
+		t.Error("no case had a head or tail long enough to cut")
+	}
+}
+
+// alignedWhole is Tokens as go-diff gives it, every token through it.
+func alignedWhole(a, b []string, sep string) []Op {
+	ds, names := align(a, b, Options{})
+	ops := []Op{}
+	for _, d := range ds {
+		var toks []string
+		for _, r := range d.Text {
+			toks = append(toks, names[runeIndex(r)])
+		}
+		kind := map[diffmatchpatch.Operation]Kind{diffmatchpatch.DiffEqual: Equal, diffmatchpatch.DiffInsert: Insert, diffmatchpatch.DiffDelete: Delete}[d.Type]
+		ops = append(ops, Op{Kind: kind, Text: strings.Join(toks, sep), N: len(toks)})
+	}
+	return ops
+}
+
+// TextChanges cuts the common runs while it joins them; it must give what
+// Text's whole runs give once cut, the fraction too.
+func TestTextChangesAsChangesOnly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	text := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString([]string{"a", "b", "c", "dd", "e", "f", "g"}[rng.IntN(7)])
+			b.WriteString([]string{" ", " ", " ", "\n", "  ", " \n "}[rng.IntN(6)])
+		}
+		return b.String()
+	}
+	for range 5000 {
+		old := text(rng.IntN(60))
+		cur := old
+		if rng.IntN(8) > 0 {
+			cut := rng.IntN(len(old) + 1)
+			cur = old[:cut] + text(rng.IntN(4)) + old[cut+rng.IntN(len(old)-cut+1):]
+		}
+		if rng.IntN(2) == 0 {
+			cur = text(rng.IntN(6)) + cur + text(rng.IntN(6))
+		}
+		got, want := TextChanges(old, cur, Options{}), Text(old, cur, Options{}).ChangesOnly()
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("TextChanges(%q, %q) =\n%+v, Text(…).ChangesOnly() =\n%+v", old, cur, got, want)
+		}
 	}
 }
 
