@@ -27,7 +27,9 @@ type Change struct {
 
 // compare describes how a table's object changed. page is the page-level
 // difference, computed once per group and shared by every any-change
-// table (WebCQ §6.1.2 step 5).
+// table (WebCQ §6.1.2 step 5); like every text difference here it is cut
+// to its changes as it is made (diff.TextChanges), which is all a Change
+// keeps.
 func compare(s *Spec, old, cur *Object, page func() *diff.Result, opts diff.Options) Change {
 	t := s.Type
 	c := Change{Type: t}
@@ -40,21 +42,24 @@ func compare(s *Spec, old, cur *Object, page func() *diff.Result, opts diff.Opti
 		return c
 	}
 	var d diff.Result
+	cut := true // d is already its changes only
 	switch t {
 	case Any:
 		if s.Selector == "" {
 			d = *page()
 		} else {
-			d = diff.Text(old.Text, cur.Text, opts)
+			d = diff.TextChanges(old.Text, cur.Text, opts)
 		}
 		c.Fraction = d.Fraction
 		if c.Fraction == 0 {
 			c.Fraction = 1 // the bytes changed but no word did: markup only
 		}
 	case Links, Images:
+		cut = false
 		d.Links = diff.Sets(old.Set, cur.Set)
 		c.Fraction = diff.SetFraction(d.Links, len(old.Set), len(cur.Set))
 	case Words:
+		cut = false
 		s := diff.Sets(old.Set, cur.Set)
 		for _, w := range s.Removed {
 			d.Words = append(d.Words, diff.Op{Kind: diff.Delete, Text: w, N: 1})
@@ -70,7 +75,7 @@ func compare(s *Spec, old, cur *Object, page func() *diff.Result, opts diff.Opti
 		}
 		return c
 	default:
-		d = diff.Text(old.Text, cur.Text, opts)
+		d = diff.TextChanges(old.Text, cur.Text, opts)
 		c.Fraction = d.Fraction
 	}
 	added, removed := len(d.Added())+len(d.Links.Added), len(d.Removed())+len(d.Links.Removed)
@@ -82,8 +87,10 @@ func compare(s *Spec, old, cur *Object, page func() *diff.Result, opts diff.Opti
 	default:
 		c.Kind = "update"
 	}
-	co := d.ChangesOnly()
-	c.Diff = &co
+	if !cut {
+		d = d.ChangesOnly()
+	}
+	c.Diff = &d
 	return c
 }
 

@@ -333,7 +333,7 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out
 	var pageDiff *diff.Result
 	pageLevel := func() *diff.Result { // one diff per page, on demand
 		if pageDiff == nil {
-			d := diff.TextWords(old.doc.Text, cur.doc.Text, old.textWords(), cur.textWords(), e.cfg.Diff)
+			d := diff.TextWordsChanges(old.doc.Text, cur.doc.Text, old.textWords(), cur.textWords(), e.cfg.Diff)
 			d.Links = diff.Sets(anchors(old), anchors(cur))
 			pageDiff = &d
 		}
