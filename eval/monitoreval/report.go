@@ -161,6 +161,9 @@ func (s *Summary) findings(figureC int, fpn float64) string {
 		}
 		fmt.Fprintf(&b, "- %s: %s (%s).\n", t.Name, verdict, t.Measured)
 	}
+	if len(s.Exact) > 0 {
+		b.WriteString("- The synthetic runs follow the paper's protocol (§5: utility over all changes; a change is captured with zero delay when fetched in its own instant; π is the exact 0/1 changes with each removed with probability FPN and re-inserted at a random instant, then spread as a Gaussian of s.d. σ, peak ≈ 0.2 at σ = 2).\n")
+	}
 	for _, setting := range s.Synthetic {
 		if x := s.Exact[setting]; x != nil {
 			b.WriteString(s.exactFinding(setting, x, fpn))
@@ -186,7 +189,7 @@ func (s *Summary) exactFinding(setting string, x *Exact, fpn float64) string {
 	if strings.HasSuffix(setting, lifeTitle(synthLives["overwrite"])) {
 		skipped = "is captured at the page's next fetch only if no later bid overwrote it first (Overwrite), and is lost otherwise"
 	}
-	fmt.Fprintf(&b, "- **%s.** The protocol is the paper's (§5: utility over all changes; a change is captured with zero delay when fetched in its own instant; π is the exact 0/1 changes with each removed with probability FPN and re-inserted at a random instant, then spread as a Gaussian of s.d. σ, peak ≈ 0.2 at σ = 2; C = %d of %d pages, as the paper's 8 of 7,550). "+
+	fmt.Fprintf(&b, "- **%s**, C = %d of %d pages (the paper's 8 of 7,550). "+
 		"The web changes %.1f pages a minute on average, more than C=%d in %.0f %% of the minutes. With exact π (no FPN, no spread) r=0's zero-delay share is %.3f (r=1 %.3f), against %.3f with the noise",
 		setting, x.C, s.Pages[setting], x.PerInstant, x.C, 100*x.Crowded, x.R0.ZeroDelay, x.R1.ZeroDelay, noisy)
 	if noisy < 0.9 {
