@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/deltaq/deltaq/internal/datasets"
@@ -13,7 +14,7 @@ import (
 
 func testConfig(t *testing.T) Config {
 	return Config{Archive: datasets.Path(t, "archives", "digitalgov-2023"), Seed: 1, FPN: 0.1, Sigma: 2, WeeklySigma: 0.5,
-		R: []float64{0, 1}, WeeklyC: []int{5, 25}, SynthC: []int{4}, SynthLives: []string{"append", "overwrite"},
+		R: []float64{0, 1}, WeeklyC: []int{5, 25}, SynthC: []int{4}, SynthLives: []string{"append", "overwrite"}, BidsSweep: []float64{8, 16},
 		Auction: AuctionConfig{Pages: 1500, Instants: 360, Durations: []int{1, 3, 7}, Shares: []float64{0.2, 0.3, 0.5},
 			MeanBids: 8, Stage: 1.0 / 7, Early: 0.15, Late: 0.6, Snipe: 0.4}, FigureC: 4}
 }
@@ -46,6 +47,22 @@ func TestTradeOffDirection(t *testing.T) {
 			if r1.Captured < rr.Captured {
 				t.Errorf("%s C=%d: WIC r=1 captured %.3f, round-robin %.3f", setting, c, r1.Captured, rr.Captured)
 			}
+		}
+	}
+	// The sweep draws the same web as the main run at the same mean of
+	// bids (same seeds), so its rows there equal the main run's.
+	if len(sum.Sweep) != 4 {
+		t.Fatalf("sweep: %d rows, want 2 loads × 2 lives", len(sum.Sweep))
+	}
+	for i, setting := range sum.Synthetic {
+		same, busier := sum.Sweep[i], sum.Sweep[2+i]
+		r0, _ := sum.find(setting, cfg.FigureC, 0)
+		r1, _ := sum.find(setting, cfg.FigureC, 1)
+		if same.MeanBids != cfg.Auction.MeanBids || !strings.HasSuffix(setting, same.Life) || same.R0 != r0 || same.R1 != r1 {
+			t.Errorf("sweep row %+v differs from the main run of %s: r=0 %+v, r=1 %+v", same, setting, r0, r1)
+		}
+		if !(busier.PerInstant > same.PerInstant) {
+			t.Errorf("%s: %g bids change %.2f pages a minute, %g bids %.2f", setting, busier.MeanBids, busier.PerInstant, same.MeanBids, same.PerInstant)
 		}
 	}
 	out := t.TempDir()
@@ -159,4 +176,16 @@ func TestAuctionBidStages(t *testing.T) {
 		}
 	}
 	near("7-day auctions bid on in their last 5 minutes", sniped/float64(withBids), want)
+}
+
+func TestConfigErrorsNameTheKey(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.SynthLives = []string{"append", "sideways"}
+	cfg.BidsSweep = []float64{8, -1}
+	err := cfg.Validate()
+	for _, want := range []string{"eval.monitor.synth_lives = sideways: must be append or overwrite", "eval.monitor.bids_sweep = -1: must be > 0"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() = %v, want it to say %q", err, want)
+		}
+	}
 }

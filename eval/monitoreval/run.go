@@ -35,6 +35,10 @@ type Config struct {
 	// (for which §5.3 reports "similar results").
 	SynthLives []string      `mapstructure:"synth_lives"`
 	Auction    AuctionConfig `mapstructure:"auction"`
+	// BidsSweep are the mean numbers of bids per auction the synthetic web
+	// is also drawn with, each run at FigureC with r = 0 and 1: the
+	// paper's auction data is not available, so its load is not known.
+	BidsSweep []float64 `mapstructure:"bids_sweep"`
 	// FigureC is the C of the delay histogram and the r sweep (Figs. 8, 9).
 	FigureC int `mapstructure:"figure_c"`
 }
@@ -75,6 +79,11 @@ func (c Config) Validate() error {
 	for _, l := range c.SynthLives {
 		if _, ok := synthLives[l]; !ok {
 			bad("synth_lives", l, "must be append or overwrite")
+		}
+	}
+	for _, b := range c.BidsSweep {
+		if !(b > 0) {
+			bad("bids_sweep", b, "must be > 0")
 		}
 	}
 	c.Auction.validate(bad)
@@ -127,8 +136,21 @@ type Summary struct {
 	// Exact is, per synthetic setting, r=0 and r=1 at figure_c with exact
 	// π (no FPN, no spread): how much of r=0's delayed captures the noise
 	// protocol causes, and how much the web itself.
-	Exact   map[string]*Exact
+	Exact map[string]*Exact
+	// Sweep is the synthetic web at figure_c for each mean number of bids
+	// of eval.monitor.bids_sweep, under each life.
+	Sweep   []SweepRow
 	Elapsed time.Duration
+}
+
+// SweepRow is r=0 and r=1 at figure_c on the synthetic web drawn with one
+// mean number of bids per auction, under one life.
+type SweepRow struct {
+	MeanBids float64
+	Life     string
+	// PerInstant is the mean number of pages changing in a minute.
+	PerInstant float64
+	R0, R1     Result
 }
 
 // Exact is WIC on the synthetic web with π the exact 0/1 change indicators.
@@ -181,11 +203,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Summary, error) 
 		sum.Pages[in.name] = len(in.pages)
 		sum.Changes[in.name] = in.totalChanges()
 		sum.Instants[in.name] = in.n
-		rng := rand.New(rand.NewPCG(cfg.Seed, 11))
-		est := make([]estimate, len(in.pages))
-		for i, p := range in.pages {
-			est[i] = noisy(p, in.n, cfg.FPN, st.sigma, rng)
-		}
+		est := estimates(in, cfg.FPN, st.sigma, cfg.Seed)
 		for _, c := range st.cs {
 			for _, r := range cfg.R {
 				if err := ctx.Err(); err != nil {
@@ -211,8 +229,51 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Summary, error) 
 			sum.Exact[synth.name] = x
 		}
 	}
+	var err error
+	if sum.Sweep, err = sweepBids(ctx, cfg, progress); err != nil {
+		return nil, err
+	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
+}
+
+// estimates are in's π through the noise protocol, drawn from seed.
+func estimates(in *instance, fpn, sigma float64, seed uint64) []estimate {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	est := make([]estimate, len(in.pages))
+	for i, p := range in.pages {
+		est[i] = noisy(p, in.n, fpn, sigma, rng)
+	}
+	return est
+}
+
+// sweepBids runs r=0 and r=1 at figure_c on the synthetic web drawn anew
+// with each mean number of bids of eval.monitor.bids_sweep, under each
+// life: how busy a web has to be for the paper's figures at C=8 to hold.
+func sweepBids(ctx context.Context, cfg Config, progress io.Writer) ([]SweepRow, error) {
+	var out []SweepRow
+	for _, bids := range cfg.BidsSweep {
+		a := cfg.Auction
+		a.MeanBids = bids
+		for _, l := range cfg.SynthLives {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			in := auction(a, synthLives[l], rand.New(rand.NewPCG(cfg.Seed, 7)))
+			est := estimates(in, cfg.FPN, cfg.Sigma, cfg.Seed)
+			row := SweepRow{MeanBids: bids, Life: lifeTitle(synthLives[l]), PerInstant: float64(in.totalChanges()) / float64(in.n)}
+			var err error
+			if row.R0, err = runWIC(in, est, cfg.FigureC, 0); err != nil {
+				return nil, err
+			}
+			if row.R1, err = runWIC(in, est, cfg.FigureC, 1); err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(progress, "monitor: sweep, mean bids %-4g %-16s C=%-4d r=1/r=0 captured %.2f, zero-delay r=0 %.3f\n", bids, row.Life, cfg.FigureC, row.R1.Captured/max(row.R0.Captured, 1e-9), row.R0.ZeroDelay)
+			out = append(out, row)
+		}
+	}
+	return out, nil
 }
 
 // exact runs r=0 and r=1 at C with exact π and counts how crowded the
