@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/deltaq/deltaq/eval/report"
+	"github.com/deltaq/deltaq/monitor"
 )
 
 // Target is one pass/fail bar with what was measured.
@@ -232,7 +233,7 @@ func (s *Summary) exactFinding(setting string, x *Exact, fpn float64) string {
 	r1, _ := s.find(setting, x.C, 1)
 	// What becomes of a change r=0 does not fetch in its minute.
 	skipped := "stays on the page (Unbounded-Append) and is captured at the page's next fetch, at a later change or a spurious one"
-	if strings.HasSuffix(setting, lifeTitle(synthLives["overwrite"])) {
+	if x.Life.Kind == monitor.Overwrite {
 		skipped = "is captured at the page's next fetch only if no later bid overwrote it first (Overwrite), and is lost otherwise"
 	}
 	fmt.Fprintf(&b, "- **%s**, C = %d of %d pages (the paper's 8 of 7,550). "+

@@ -156,6 +156,7 @@ type SweepRow struct {
 // Exact is WIC on the synthetic web with π the exact 0/1 change indicators.
 type Exact struct {
 	C      int
+	Life   monitor.Life // every page's life
 	R0, R1 Result
 	// PerInstant is the mean number of pages changing in an instant, and
 	// Crowded the share of instants at which more than C pages change: then
@@ -221,11 +222,12 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Summary, error) 
 		}
 	}
 	if slices.Contains(cfg.SynthC, cfg.FigureC) {
-		for _, synth := range synths {
+		for i, synth := range synths {
 			x, err := exact(synth, cfg.FigureC)
 			if err != nil {
 				return nil, err
 			}
+			x.Life = synthLives[cfg.SynthLives[i]]
 			sum.Exact[synth.name] = x
 		}
 	}
