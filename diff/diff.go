@@ -56,13 +56,7 @@ type Options struct {
 
 // Text diffs two texts at word and at line granularity.
 func Text(old, cur string, o Options) Result {
-	return TextWords(old, cur, strings.Fields(old), strings.Fields(cur), o)
-}
-
-// TextWords is Text for texts already split into words (strings.Fields),
-// as a caller that also needs the words has them.
-func TextWords(old, cur string, oldWords, curWords []string, o Options) Result {
-	return textWords(old, cur, oldWords, curWords, o, false)
+	return textWords(old, cur, strings.Fields(old), strings.Fields(cur), o, false)
 }
 
 // TextChanges is Text(old, cur, o).ChangesOnly(), for a caller that keeps
@@ -80,7 +74,7 @@ func TextWordsChanges(old, cur string, oldWords, curWords []string, o Options) R
 func textWords(old, cur string, oldWords, curWords []string, o Options, changesOnly bool) Result {
 	words, lineCtx := noContext, noContext
 	if changesOnly {
-		words, lineCtx = contextTokens, 1
+		words, lineCtx = contextTokens, contextLines
 	}
 	var r Result
 	r.Words, r.Fraction = tokens(oldWords, curWords, " ", o, words)
@@ -137,23 +131,30 @@ func collapsed(l string) bool {
 // Fraction is the share of tokens inserted or deleted among all tokens of
 // both copies.
 func Fraction(ops []Op) float64 {
-	changed, all := 0, 0
+	var f fraction
 	for _, op := range ops {
-		all += op.N
-		if op.Kind != Equal {
-			changed += op.N
-		} else {
-			all += op.N // an equal run is in both copies
-		}
+		f.add(op.Kind, op.N)
 	}
-	return fraction(changed, all)
+	return f.value()
 }
 
-func fraction(changed, all int) float64 {
-	if all == 0 {
+// fraction counts the tokens of runs for Fraction.
+type fraction struct{ changed, all int }
+
+func (f *fraction) add(k Kind, n int) {
+	f.all += n
+	if k != Equal {
+		f.changed += n
+	} else {
+		f.all += n // an equal run is in both copies
+	}
+}
+
+func (f fraction) value() float64 {
+	if f.all == 0 {
 		return 0
 	}
-	return float64(changed) / float64(all)
+	return float64(f.changed) / float64(f.all)
 }
 
 // Tokens aligns two token sequences: each distinct token becomes one rune
@@ -170,49 +171,17 @@ func Tokens(a, b []string, sep string, o Options) []Op {
 const noContext = -1
 
 // tokens is Tokens, and the Fraction of its runs. With context ≥ 0 the
-// common runs are cut as trimEqual cuts them, to context tokens on each
-// side of a change, while they are joined; the fraction counts them whole.
-// Cut so, the tokens must not contain sep (words from strings.Fields,
-// lines from lines), as trimEqual counts a run's tokens by its seps.
-//
-// Two copies of a page mostly share a long head and tail. go-diff trims
-// them too, but only after every token has been looked up in the map and
-// every common rune turned back into a string, which costs more than the
-// alignment of a small change. So the head and tail are cut off here,
-// all but k tokens of each, k one more than the tokens between them: an
-// edit is never longer than those, so go-diff's clean-up, which moves an
-// edit over a neighbouring common run only when the edit contains the
-// whole run, sees the same runs whether the cut tokens are there or not;
-// they are joined back onto the first and the last run.
+// common runs are cut as trimEqual cuts them (contextCut), to context
+// tokens on each side of a change, while they are joined, rather than
+// joined whole and cut afterwards; the fraction counts them whole. Cut
+// so, the tokens must not contain sep (words from strings.Fields, lines
+// from lines), as trimEqual counts a run's tokens by its seps.
 func tokens(a, b []string, sep string, o Options, context int) ([]Op, float64) {
-	head := 0
-	for head < len(a) && head < len(b) && a[head] == b[head] {
-		head++
-	}
-	tail := 0
-	for tail < len(a)-head && tail < len(b)-head && a[len(a)-1-tail] == b[len(b)-1-tail] {
-		tail++
-	}
-	k := len(a) + len(b) - 2*(head+tail) + 1
-	lo, hi := max(0, head-k), max(0, tail-k) // tokens cut off each end
-	ds, names := align(a[lo:len(a)-hi], b[lo:len(b)-hi], o)
-	if (lo > 0 || hi > 0) && (len(ds) == 0 || lo > 0 && ds[0].Type != diffmatchpatch.DiffEqual ||
-		hi > 0 && ds[len(ds)-1].Type != diffmatchpatch.DiffEqual) {
-		// Cannot be, by the argument above; the whole diff stays correct.
-		lo, hi = 0, 0
-		ds, names = align(a, b, o)
-	}
+	ds, names := align(a, b, o)
 	ops := make([]Op, 0, len(ds))
-	changed, all := 0, 0
+	var f fraction
 	for i, d := range ds {
-		r := run{names: names, runes: d.Text}
-		if i == 0 {
-			r.head = a[:lo]
-		}
-		if i == len(ds)-1 {
-			r.tail = a[len(a)-hi:]
-		}
-		n := len(r.head) + utf8.RuneCountInString(r.runes) + len(r.tail)
+		n := utf8.RuneCountInString(d.Text)
 		op := Op{Kind: Equal, N: n}
 		switch d.Type {
 		case diffmatchpatch.DiffInsert:
@@ -220,35 +189,19 @@ func tokens(a, b []string, sep string, o Options, context int) ([]Op, float64) {
 		case diffmatchpatch.DiffDelete:
 			op.Kind = Delete
 		}
-		all += n
-		if op.Kind != Equal {
-			changed += n
-		} else {
-			all += n // an equal run is in both copies
-		}
-		// The cut of trimEqual: after, the context following the
-		// previous change; before, the context leading to the next one.
-		after, before := context, context
-		if i == 0 {
-			after = 0
-		}
-		if i == len(ds)-1 {
-			before = 0
-		}
-		if op.Kind != Equal || context < 0 || n <= after+before {
-			op.Text = r.join(sep, 0, n)
-		} else {
-			op.Text, op.N = Elided, after+before
-			if after > 0 {
-				op.Text = r.join(sep, 0, after) + sep + op.Text
-			}
-			if before > 0 {
-				op.Text += sep + r.join(sep, n-before, n)
+		f.add(op.Kind, n)
+		if op.Kind == Equal && context >= 0 {
+			if after, before, cut := contextCut(i, len(ds), context, n); cut {
+				op.Text = elided(joinRunes(names, d.Text, sep, 0, after), joinRunes(names, d.Text, sep, n-before, n), sep, after, before)
+				op.N = after + before
+				ops = append(ops, op)
+				continue
 			}
 		}
+		op.Text = joinRunes(names, d.Text, sep, 0, n)
 		ops = append(ops, op)
 	}
-	return ops, fraction(changed, all)
+	return ops, f.value()
 }
 
 // align diffs two token sequences with go-diff, each distinct token one
@@ -274,38 +227,22 @@ func align(a, b []string, o Options) (ds []diffmatchpatch.Diff, names []string) 
 	return dmp.DiffMainRunes(ra, rb, false), names
 }
 
-// run is one op's tokens: those cut off ahead of the first op and after
-// the last (tokens), around the runes go-diff returned.
-type run struct {
-	names      []string
-	head, tail []string
-	runes      string
-}
-
-// join joins the run's tokens from i to j (j excluded) with sep.
-func (r *run) join(sep string, i, j int) string {
+// joinRunes joins with sep the tokens of the runes from the i-th to the
+// j-th (j excluded), each rune a token of names (align).
+func joinRunes(names []string, runes, sep string, i, j int) string {
 	var b strings.Builder
 	n := 0
-	add := func(t string) {
-		if n >= i && n < j {
-			if n > i {
-				b.WriteString(sep)
-			}
-			b.WriteString(t)
-		}
-		n++
-	}
-	for _, t := range r.head {
-		add(t)
-	}
-	for _, c := range r.runes {
+	for _, c := range runes {
 		if n >= j {
 			break
 		}
-		add(r.names[runeIndex(c)])
-	}
-	for _, t := range r.tail {
-		add(t)
+		if n >= i {
+			if n > i {
+				b.WriteString(sep)
+			}
+			b.WriteString(names[runeIndex(c)])
+		}
+		n++
 	}
 	return b.String()
 }
@@ -432,13 +369,17 @@ func runs(ops []Op, k Kind) []string {
 // common text on each side of them (§4.2, "display only the differences").
 func (r Result) ChangesOnly() Result {
 	r.Words = trimEqual(r.Words, " ", contextTokens)
-	r.Lines = trimEqual(r.Lines, "\n", 1)
+	r.Lines = trimEqual(r.Lines, "\n", contextLines)
 	return r
 }
 
 // contextTokens is how many common words the changes-only view keeps around
-// a change: enough to find the place on the page, few enough to stay short.
-const contextTokens = 5
+// a change: enough to find the place on the page, few enough to stay short;
+// contextLines how many common lines.
+const (
+	contextTokens = 5
+	contextLines  = 1
+)
 
 // Elided marks common text left out of a changes-only view.
 const Elided = "…"
@@ -451,32 +392,52 @@ func trimEqual(ops []Op, sep string, n int) []Op {
 			continue
 		}
 		toks := strings.Count(op.Text, sep) + 1
-		first, last := i == 0, i == len(ops)-1
-		// after: context following the previous change; before: context
-		// leading to the next one.
-		after, before := n, n
-		if first {
-			after = 0
-		}
-		if last {
-			before = 0
-		}
-		if toks <= after+before {
+		after, before, cut := contextCut(i, len(ops), n, toks)
+		if !cut {
 			out = append(out, op)
 			continue
 		}
-		// The first after tokens, the elision and the last before, cut
-		// from the run's text rather than split and joined.
-		text := Elided
+		// The first after tokens and the last before, cut from the run's
+		// text rather than split and joined.
+		var head, tail string
 		if after > 0 {
-			text = op.Text[:sepIndex(op.Text, sep, after)] + sep + text
+			head = op.Text[:sepIndex(op.Text, sep, after)]
 		}
 		if before > 0 {
-			text += sep + op.Text[sepIndex(op.Text, sep, toks-before)+len(sep):]
+			tail = op.Text[sepIndex(op.Text, sep, toks-before)+len(sep):]
 		}
-		out = append(out, Op{Kind: Equal, Text: text, N: after + before})
+		out = append(out, Op{Kind: Equal, Text: elided(head, tail, sep, after, before), N: after + before})
 	}
 	return out
+}
+
+// contextCut says how the changes-only view cuts a common run of toks
+// tokens, the i-th of m runs: to its first after tokens (the context
+// following the previous change; none ahead of the first run) and its last
+// before tokens (the context leading to the next change; none after the
+// last run), when it has more than those.
+func contextCut(i, m, context, toks int) (after, before int, cut bool) {
+	after, before = context, context
+	if i == 0 {
+		after = 0
+	}
+	if i == m-1 {
+		before = 0
+	}
+	return after, before, toks > after+before
+}
+
+// elided is a cut common run: its first after tokens (head), the elision,
+// its last before tokens (tail).
+func elided(head, tail, sep string, after, before int) string {
+	text := Elided
+	if after > 0 {
+		text = head + sep + text
+	}
+	if before > 0 {
+		text += sep + tail
+	}
+	return text
 }
 
 // sepIndex is the index of the k-th (from 1) occurrence of sep in s,

@@ -92,7 +92,7 @@ func TestWriteHTMLEscapesAndMarks(t *testing.T) {
 
 func TestTokensManyDistinctTokens(t *testing.T) {
 	// More distinct tokens than the surrogate gap starts at, and
-	// different first and last tokens, so that none is cut off.
+	// different first and last tokens.
 	var a, b []string
 	for i := range 60000 {
 		a = append(a, "t"+strconv.Itoa(i))
@@ -110,10 +110,10 @@ func TestTokensManyDistinctTokens(t *testing.T) {
 	}
 }
 
-// Tokens cuts off most of a long common head and tail before go-diff
-// aligns the rest; the runs must be those of the whole sequences aligned.
-// Few distinct tokens make repeats, which go-diff's clean-up shifts edits
-// over; heads and tails of every length around the cut's margin.
+// Tokens' runs must be those of the whole sequences aligned by go-diff,
+// tokens joined back in order. Few distinct tokens make repeats, which
+// go-diff's clean-up shifts edits over; long common heads and tails, as
+// two copies of a page have.
 func TestTokensAsAlignedWhole(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	words := func(n, distinct int) []string {
@@ -142,7 +142,7 @@ func TestTokensAsAlignedWhole(t *testing.T) {
 		}
 	}
 	if cut == 0 {
-		t.Error("no case had a head or tail long enough to cut")
+		t.Error("no case had a long common head or tail")
 	}
 }
 
