@@ -27,9 +27,9 @@ type Change struct {
 
 // compare describes how a table's object changed. page is the page-level
 // difference, computed once per group and shared by every any-change
-// table (WebCQ §6.1.2 step 5); like every text difference here it is cut
-// to its changes as it is made (diff.TextChanges), which is all a Change
-// keeps.
+// table (WebCQ §6.1.2 step 5). A Change keeps the changes only: a text
+// difference is cut to them as it is made (diff.TextChanges), and a set
+// difference has no common run to cut.
 func compare(s *Spec, old, cur *Object, page func() *diff.Result, opts diff.Options) Change {
 	t := s.Type
 	c := Change{Type: t}
@@ -42,7 +42,6 @@ func compare(s *Spec, old, cur *Object, page func() *diff.Result, opts diff.Opti
 		return c
 	}
 	var d diff.Result
-	cut := true // d is already its changes only
 	switch t {
 	case Any:
 		if s.Selector == "" {
@@ -55,11 +54,9 @@ func compare(s *Spec, old, cur *Object, page func() *diff.Result, opts diff.Opti
 			c.Fraction = 1 // the bytes changed but no word did: markup only
 		}
 	case Links, Images:
-		cut = false
 		d.Links = diff.Sets(old.Set, cur.Set)
 		c.Fraction = diff.SetFraction(d.Links, len(old.Set), len(cur.Set))
 	case Words:
-		cut = false
 		s := diff.Sets(old.Set, cur.Set)
 		for _, w := range s.Removed {
 			d.Words = append(d.Words, diff.Op{Kind: diff.Delete, Text: w, N: 1})
@@ -86,9 +83,6 @@ func compare(s *Spec, old, cur *Object, page func() *diff.Result, opts diff.Opti
 		c.Kind = "delete"
 	default:
 		c.Kind = "update"
-	}
-	if !cut {
-		d = d.ChangesOnly()
 	}
 	c.Diff = &d
 	return c
