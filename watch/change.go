@@ -27,25 +27,29 @@ type Change struct {
 
 // compare describes how a table's object changed. page is the page-level
 // difference, computed once per group and shared by every any-change
-// table (WebCQ §6.1.2 step 5). A Change keeps the changes only: a text
-// difference is cut to them as it is made (diff.TextChanges), and a set
-// difference has no common run to cut.
-func compare(s *Spec, old, cur *Object, page func() *diff.Result, opts diff.Options) Change {
+// table (WebCQ §6.1.2 step 5); its error is the kept copy's. A Change
+// keeps the changes only: a text difference is cut to them as it is made
+// (diff.TextChanges), and a set difference has no common run to cut.
+func compare(s *Spec, old, cur *Object, page func() (*diff.Result, error), opts diff.Options) (Change, error) {
 	t := s.Type
 	c := Change{Type: t}
 	switch {
 	case old.Located && !cur.Located:
 		c.Kind, c.Fraction = "lost", 1
-		return c
+		return c, nil
 	case !old.Located && cur.Located:
 		c.Kind, c.Fraction = "found", 1
-		return c
+		return c, nil
 	}
 	var d diff.Result
 	switch t {
 	case Any:
 		if s.Selector == "" {
-			d = *page()
+			pd, err := page()
+			if err != nil {
+				return c, err
+			}
+			d = *pd
 		} else {
 			d = diff.TextChanges(old.Text, cur.Text, opts)
 		}
@@ -70,7 +74,7 @@ func compare(s *Spec, old, cur *Object, page func() *diff.Result, opts diff.Opti
 		if cur.Flag {
 			c.Kind = "appeared"
 		}
-		return c
+		return c, nil
 	default:
 		d = diff.TextChanges(old.Text, cur.Text, opts)
 		c.Fraction = d.Fraction
@@ -85,7 +89,7 @@ func compare(s *Spec, old, cur *Object, page func() *diff.Result, opts diff.Opti
 		c.Kind = "update"
 	}
 	c.Diff = &d
-	return c
+	return c, nil
 }
 
 // summary is a one-line account of a change for notifications.

@@ -242,9 +242,10 @@ type CheckResult struct {
 }
 
 // Check runs every sentinel of the group key on one fetch (WebCQ §6.1.2):
-// fetch; load the group; stop if the MD5 is unchanged; load the kept copy;
-// diff the page once; then per constant table extract the object, compare
-// it with the cached one and evaluate each member's trigger. Everything
+// fetch; load the group; stop if the MD5 is unchanged; then per constant
+// table extract the object, compare it with the cached one and evaluate
+// each member's trigger. The kept copy is loaded and the page diffed once,
+// when the first table that compares whole pages needs it. Everything
 // it records — objects, sentinels, history, the new copy and the
 // notifications — is one repository batch.
 func (e *Engine) Check(ctx context.Context, key string) (CheckResult, error) {
@@ -321,23 +322,26 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out
 	if _, err := r.get(groupPrefix+key, &g); err != nil {
 		return res, err
 	}
-	old, err := e.loadCopy(r, &g)
-	if err != nil {
-		return res, err
-	}
 	cur, err := newPage(url, f.Body, f.ContentType, e.cfg.Extract)
 	if err != nil {
 		return res, err
 	}
 	cur.sum = sum
+	// One page diff per check, made when the first unscoped any-change
+	// table needs it. Only that diff reads the kept copy, so a page
+	// watched for keywords or a table never decodes or parses it.
 	var pageDiff *diff.Result
-	pageLevel := func() *diff.Result { // one diff per page, on demand
+	pageLevel := func() (*diff.Result, error) {
 		if pageDiff == nil {
+			old, err := e.loadCopy(r, &g)
+			if err != nil {
+				return nil, err
+			}
 			d := diff.TextWordsChanges(old.doc.Text, cur.doc.Text, old.textWords(), cur.textWords(), e.cfg.Diff)
 			d.Links = diff.Sets(anchors(old), anchors(cur))
 			pageDiff = &d
 		}
-		return pageDiff
+		return pageDiff, nil
 	}
 	b := e.db.NewBatch(ctx)
 	defer b.Close()
@@ -357,7 +361,10 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out
 			t.Object = obj // a phrase's box follows its surroundings
 			return e.putRecord(b, k, t)
 		}
-		c := compare(&t.Spec, &t.Object, &obj, pageLevel, e.cfg.Diff)
+		c, err := compare(&t.Spec, &t.Object, &obj, pageLevel, e.cfg.Diff)
+		if err != nil {
+			return err
+		}
 		c.At, c.URL = now, url
 		t.Object = obj
 		res.Changed++

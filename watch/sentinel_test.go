@@ -263,6 +263,51 @@ func TestGroupingSharesFetchCopyAndTables(t *testing.T) {
 	}
 }
 
+// TestKeptCopyReadOnlyForThePageDiff checks that a changed page's kept
+// copy is read only when a table compares whole pages: with the copy gone
+// from the repository, a keywords group still checks (and records the new
+// copy), while a group with an unscoped any-change sentinel fails naming
+// the copy.
+func TestKeptCopyReadOnlyForThePageDiff(t *testing.T) {
+	for _, typ := range []Type{Keywords, Any} {
+		db := openRepo(t)
+		s := newSite(t)
+		e := newEngine(t, db, nil, newClock(t0), Options{})
+		u := s.set("/a", htmlPage(article))
+		spec := Spec{URL: u, Type: typ, Every: time.Hour}
+		if typ == Keywords {
+			spec.Keywords = []string{"workshops"}
+		}
+		if _, err := e.Install(t.Context(), spec); err != nil {
+			t.Fatal(err)
+		}
+		b := db.NewBatch(t.Context())
+		if err := b.DeleteBucket(bucket, copyPrefix+u); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		s.set("/a", htmlPage(repl("keynote", "keynote and workshops")(article)))
+		res, err := e.Check(t.Context(), u)
+		if typ == Any {
+			if err == nil || !strings.Contains(err.Error(), "copy of "+u) {
+				t.Fatalf("any: check without a kept copy: %v, want an error naming the copy of %s", err, u)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("keywords: check without a kept copy: %v", err)
+		}
+		if res.Fired != 1 {
+			t.Errorf("keywords: %d fired, want 1 (the keyword appeared)", res.Fired)
+		}
+		if _, err := db.Bucket(bucket, copyPrefix+u); err != nil {
+			t.Errorf("keywords: the check did not keep the new copy: %v", err)
+		}
+	}
+}
+
 func TestRemoveEmptiesTablesAndGroups(t *testing.T) {
 	db := openRepo(t)
 	s := newSite(t)
