@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -195,6 +196,13 @@ func (ix *Index) Compact(ctx context.Context) error {
 	if bi == nil {
 		return ErrClosed
 	}
+	return CompactBleve(ctx, bi)
+}
+
+// CompactBleve merges a scorch Bleve index into a single segment and
+// waits for it, as Compact does deltaq's. It is exported so that a bare
+// Bleve index measured beside deltaq's is merged the same way.
+func CompactBleve(ctx context.Context, bi bleve.Index) error {
 	adv, err := bi.Advanced()
 	if err != nil {
 		return fmt.Errorf("index: compact: %w", err)

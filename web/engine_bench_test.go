@@ -101,6 +101,10 @@ func newStack(tb testing.TB) *stack {
 	if _, err := ix.CatchUp(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
+	// One segment, as the bare server's, with no merge left running.
+	if err := ix.Compact(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
 	adStore, err := ads.Open(context.Background(), db, cfg.Ads, ads.Options{})
 	if err != nil {
 		tb.Fatal(err)
