@@ -57,9 +57,10 @@
 //     digest, one notification per period with every triggered change).
 //     Trigger conditions: min_change (the fraction of the object changed,
 //     WebCQ's "> 50 %" example), every_n (every n-th change).
-//   - §6 grouping: one fetch, one MD5 check, one copy load and one page
-//     diff per group, then each constant table once, then each member's
-//     trigger. What the tables derive from the page is made once for all
+//   - §6 grouping: one fetch, one MD5 check, and at most one copy load
+//     and one page diff per group (made only when an unscoped any-change
+//     table changed: the other types compare their cached objects), then
+//     each constant table once, then each member's trigger. What the tables derive from the page is made once for all
 //     of them: the parse, the DOM their selectors run on, the split of the
 //     page text into words (words, keywords, phrase and the page diff,
 //     the lower-cased words taken from it word by word), the sorted link
