@@ -191,13 +191,20 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Summary, error) 
 		settings = append(settings, setting{w, cfg.WeeklyC, cfg.WeeklySigma})
 		sum.Weekly = w.name
 	}
-	var synths []*instance
 	for _, l := range cfg.SynthLives {
 		// The same seed for every life: one web, scored under each.
-		synth := auction(cfg.Auction, synthLives[l], rand.New(rand.NewPCG(cfg.Seed, 7)))
+		life := synthLives[l]
+		synth := auction(cfg.Auction, life, rand.New(rand.NewPCG(cfg.Seed, 7)))
 		settings = append(settings, setting{synth, cfg.SynthC, cfg.Sigma})
 		sum.Synthetic = append(sum.Synthetic, synth.name)
-		synths = append(synths, synth)
+		if slices.Contains(cfg.SynthC, cfg.FigureC) {
+			x, err := exact(synth, cfg.FigureC)
+			if err != nil {
+				return nil, err
+			}
+			x.Life = life
+			sum.Exact[synth.name] = x
+		}
 	}
 	for _, st := range settings {
 		in := st.in
@@ -219,16 +226,6 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Summary, error) 
 			}
 			rr := roundRobin(in, c)
 			sum.Results = append(sum.Results, rr)
-		}
-	}
-	if slices.Contains(cfg.SynthC, cfg.FigureC) {
-		for i, synth := range synths {
-			x, err := exact(synth, cfg.FigureC)
-			if err != nil {
-				return nil, err
-			}
-			x.Life = synthLives[cfg.SynthLives[i]]
-			sum.Exact[synth.name] = x
 		}
 	}
 	var err error
