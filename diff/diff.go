@@ -128,17 +128,8 @@ func collapsed(l string) bool {
 	return !space || l == ""
 }
 
-// Fraction is the share of tokens inserted or deleted among all tokens of
-// both copies.
-func Fraction(ops []Op) float64 {
-	var f fraction
-	for _, op := range ops {
-		f.add(op.Kind, op.N)
-	}
-	return f.value()
-}
-
-// fraction counts the tokens of runs for Fraction.
+// fraction counts the tokens of runs: its value is the share of tokens
+// inserted or deleted among all tokens of both copies.
 type fraction struct{ changed, all int }
 
 func (f *fraction) add(k Kind, n int) {
