@@ -321,6 +321,17 @@ func (t *table) readRecord(d *decoder) {
 	t.Object.readRecord(d)
 }
 
+// keptText: sum, text, anchors.
+func (k *keptText) appendRecord(b []byte) []byte {
+	return appendStrings(appendString(appendString(b, k.Sum), k.Text), k.Anchors)
+}
+
+func (k *keptText) readRecord(d *decoder) {
+	k.Sum = d.string("sum")
+	k.Text = d.string("text")
+	k.Anchors = d.strings("anchors")
+}
+
 // member: id, every.
 func (m *member) appendRecord(b []byte) []byte {
 	return appendInt(appendString(b, m.ID), int64(m.Every))

@@ -59,7 +59,9 @@
 //     WebCQ's "> 50 %" example), every_n (every n-th change).
 //   - §6 grouping: one fetch, one MD5 check, and at most one copy load
 //     and one page diff per group (made only when an unscoped any-change
-//     table changed: the other types compare their cached objects), then
+//     table changed: the other types compare their cached objects; such
+//     a group keeps its copy's text and links beside the copy, so the
+//     load parses no HTML), then
 //     each constant table once, then each member's trigger. What the tables derive from the page is made once for all
 //     of them: the parse, the DOM their selectors run on, the split of the
 //     page text into words (words, keywords, phrase and the page diff,

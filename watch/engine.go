@@ -14,6 +14,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/diff"
 	"github.com/deltaq/deltaq/notify"
 	"github.com/deltaq/deltaq/repo"
@@ -220,16 +221,55 @@ func statusOK(url string, f Fetched) error {
 
 // loadCopy reads and parses a group's kept copy (WebCQ §6.1.2 step 4).
 func (e *Engine) loadCopy(r *reader, g *group) (*page, error) {
-	z, err := e.db.Bucket(bucket, copyPrefix+g.Key)
-	if err != nil {
-		return nil, fmt.Errorf("watch: copy of %s: %w", g.URL, err)
-	}
-	r.bytes += int64(len(z))
-	body, err := e.dec.DecodeAll(z, nil)
+	body, err := e.readCompressed(r, copyPrefix+g.Key)
 	if err != nil {
 		return nil, fmt.Errorf("watch: copy of %s: %w", g.URL, err)
 	}
 	return newPage(g.URL, body, "", e.cfg.Extract)
+}
+
+// readCompressed reads and decompresses the zstd value of key;
+// repo.ErrNotFound when there is none.
+func (e *Engine) readCompressed(r *reader, key string) ([]byte, error) {
+	z, err := e.db.Bucket(bucket, key)
+	if err != nil {
+		return nil, err
+	}
+	r.bytes += int64(len(z))
+	return e.dec.DecodeAll(z, nil)
+}
+
+// keptText is what the page diff needs of a group's kept copy, kept
+// beside it under x/KEY so that a changed page's diff does not parse the
+// copy's HTML again: its text and sorted links, with the MD5 of the copy
+// they were taken from. It is written only for groups with an unscoped
+// any-change table, so a copy may have none, or one left from an earlier
+// copy; either way the copy itself is parsed instead.
+type keptText struct {
+	Sum     string
+	Text    string
+	Anchors []string
+}
+
+// keptPage is the kept copy as the page diff reads it: text and links
+// from x/KEY when they are the copy's whose MD5 is sum, else the copy
+// parsed.
+func (e *Engine) keptPage(r *reader, g *group, sum string) (*page, error) {
+	b, err := e.readCompressed(r, textPrefix+g.Key)
+	if errors.Is(err, repo.ErrNotFound) {
+		return e.loadCopy(r, g)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("watch: text of %s: %w", g.URL, err)
+	}
+	var kt keptText
+	if err := decodeValue(textPrefix+g.Key, b, &kt); err != nil {
+		return nil, err
+	}
+	if kt.Sum != sum {
+		return e.loadCopy(r, g)
+	}
+	return &page{doc: &extract.Document{Text: kt.Text}, anchors: kt.Anchors}, nil
 }
 
 // CheckResult says what one group check found.
@@ -244,7 +284,7 @@ type CheckResult struct {
 // Check runs every sentinel of the group key on one fetch (WebCQ §6.1.2):
 // fetch; load the group; stop if the MD5 is unchanged; then per constant
 // table extract the object, compare it with the cached one and evaluate
-// each member's trigger. The kept copy is loaded and the page diffed once,
+// each member's trigger. The kept text is loaded and the page diffed once,
 // when the first table that compares whole pages needs it. Everything
 // it records — objects, sentinels, history, the new copy and the
 // notifications — is one repository batch.
@@ -328,12 +368,12 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out
 	}
 	cur.sum = sum
 	// One page diff per check, made when the first unscoped any-change
-	// table needs it. Only that diff reads the kept copy, so a page
-	// watched for keywords or a table never decodes or parses it.
+	// table needs it. Only that diff reads the kept copy's text, so a
+	// page watched for keywords or a table never decodes it.
 	var pageDiff *diff.Result
 	pageLevel := func() (*diff.Result, error) {
 		if pageDiff == nil {
-			old, err := e.loadCopy(r, &g)
+			old, err := e.keptPage(r, &g, string(kept))
 			if err != nil {
 				return nil, err
 			}
@@ -349,7 +389,9 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out
 	// members are read afterwards in one scan of the group's members.
 	changes := map[string]*tableChange{}
 	tables := tablePrefix + key + "\x00"
+	keepText := false // the next check's page diff will want cur's text
 	err = scan(ctx, r, tables, func(k string, t *table) error {
+		keepText = keepText || (t.Spec.Type == Any && t.Spec.Selector == "")
 		obj, err := cur.extract(&t.Spec, &t.Object, e.cfg)
 		if err != nil {
 			return err
@@ -387,6 +429,12 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out
 	}
 	if err := e.putCopy(b, key, sum, f.Body); err != nil {
 		return res, err
+	}
+	if keepText {
+		e.buf = (&keptText{Sum: sum, Text: cur.doc.Text, Anchors: anchors(cur)}).appendRecord(append(e.buf[:0], formatV1))
+		if err := b.PutBucket(bucket, textPrefix+key, e.enc.EncodeAll(e.buf, nil)); err != nil {
+			return res, err
+		}
 	}
 	if err := b.Commit(); err != nil {
 		return res, fmt.Errorf("watch: check %s: %w", url, err)

@@ -73,7 +73,7 @@ func (e *Engine) Remove(ctx context.Context, id string) error {
 		}
 	}
 	if !others {
-		for _, k := range []string{groupPrefix, copyPrefix, sumPrefix} {
+		for _, k := range []string{groupPrefix, copyPrefix, textPrefix, sumPrefix} {
 			if err := b.DeleteBucket(bucket, k+key); err != nil {
 				return err
 			}

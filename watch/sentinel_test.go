@@ -308,6 +308,70 @@ func TestKeptCopyReadOnlyForThePageDiff(t *testing.T) {
 	}
 }
 
+// TestPageDiffReadsTheKeptText checks that the page diff of a group with
+// an unscoped any-change table reads the text kept beside the copy (x/),
+// not the copy, and that text left from an earlier copy is not used.
+func TestPageDiffReadsTheKeptText(t *testing.T) {
+	db := openRepo(t)
+	s := newSite(t)
+	e := newEngine(t, db, nil, newClock(t0), Options{})
+	u := s.set("/a", htmlPage(article))
+	install := func(spec Spec) *Sentinel {
+		t.Helper()
+		sn, err := e.Install(t.Context(), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sn
+	}
+	install(Spec{URL: u, Type: Keywords, Keywords: []string{"workshops"}, Every: time.Hour}) // keeps the group
+	anyChange := install(Spec{URL: u, Type: Any, Every: time.Hour})
+	page := article
+	change := func(old, new string) {
+		t.Helper()
+		page = repl(old, new)(page)
+		s.set("/a", htmlPage(page))
+		if _, err := e.Check(t.Context(), u); err != nil {
+			t.Fatalf("check after %q → %q: %v", old, new, err)
+		}
+	}
+	added := func(sn *Sentinel) string {
+		t.Helper()
+		h, err := e.History(t.Context(), sn.ID)
+		if err != nil || len(h) == 0 {
+			t.Fatalf("history of %s: %v, %d changes", sn.ID, err, len(h))
+		}
+		return strings.Join(h[len(h)-1].Diff.Added(), " ")
+	}
+	change("keynote", "keynote and workshops") // keeps the text of this copy
+
+	// Without the copy, the page diff runs on the kept text.
+	b := db.NewBatch(t.Context())
+	if err := b.DeleteBucket(bucket, copyPrefix+u); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	change("keynote", "keynote plenary")
+	if got := added(anyChange); !strings.Contains(got, "plenary") || strings.Contains(got, "workshops") {
+		t.Fatalf("diff after the copy was deleted adds %q, want plenary alone", got)
+	}
+
+	// A check with no any-change table keeps the copy but not its text:
+	// the text left under x/ is an older copy's, and the diff must not
+	// use it.
+	if err := e.Remove(t.Context(), anyChange.ID); err != nil {
+		t.Fatal(err)
+	}
+	change("plenary", "plenary panels")
+	anyChange = install(Spec{URL: u, Type: Any, Every: time.Hour})
+	change("panels", "panels demos")
+	if got := added(anyChange); !strings.Contains(got, "demos") || strings.Contains(got, "panels") {
+		t.Errorf("diff after stale kept text adds %q, want demos alone (diffed against the copy with panels)", got)
+	}
+}
+
 func TestRemoveEmptiesTablesAndGroups(t *testing.T) {
 	db := openRepo(t)
 	s := newSite(t)

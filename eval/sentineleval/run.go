@@ -135,7 +135,7 @@ func write(out string, cfg Config, rows []throughputRow, acc []accuracyRow) erro
 	tt.Note("WebCQ (5,000 sentinels, uniform, 47 KB Yahoo pages): 80/s ungrouped; ×4.4 at group 5, ×8.9 at 10, ×46 at 100. " +
 		"Targets here: ≥ 9× at group 10 and ≥ 46× at group 100. One engine, one check at a time, real HTTP on loopback from the replay server, " +
 		"Pebble on disk. Each group size is divided by the same sentinels checked ungrouped (the none row placed for it: the same pages, objects and changes), " +
-		"each sentinel with its own fetch, MD5, kept copy and diff (a kept copy is read, grouped or not, only for the page diff of an unscoped any-change sentinel); " +
+		"each sentinel with its own fetch, MD5, kept copy and diff (a kept copy, or the text kept beside it, is read, grouped or not, only for the page diff of an unscoped any-change sentinel); " +
 		"a baseline on other pages would also measure how many of them changed. " +
 		"The two runs' check passes alternate, each on its own checkpoint; × ungrouped is the median of the passes' ratios (ungrouped time over grouped), " +
 		"with the least and the greatest beside it, and check s the median pass.")
