@@ -24,7 +24,7 @@ func TestSmallRunWritesReportAndGroupingPays(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
-	for _, f := range []string{"report.md", "results.csv", "accuracy.csv", "throughput.svg", "throughput.png"} {
+	for _, f := range []string{"report.md", "results.csv", "split.csv", "accuracy.csv", "throughput.svg", "throughput.png"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
@@ -34,7 +34,28 @@ func TestSmallRunWritesReportAndGroupingPays(t *testing.T) {
 			t.Errorf("%s: grouping by 10 gave ×%.2f", d, s)
 		}
 	}
+	// Uniform placement puts 10 sentinels on each page, so each page
+	// found changed grouped is 10 checks finding it changed ungrouped.
+	changed := map[string]int{}
+	for _, r := range sum.rows {
+		if r.Dist != "uniform" {
+			continue
+		}
+		changed[r.Group] = r.ChangedChecks
+		if r.Changed <= 0 || r.Changed >= 1 {
+			t.Errorf("group %s: share of the pass on changed pages %.3f, want in (0, 1)", r.Group, r.Changed)
+		}
+		if r.Group == "10" && (r.SpeedupUnchanged <= 0 || r.SpeedupChanged <= 0) {
+			t.Errorf("group 10: ×%.2f on unchanged pages, ×%.2f on changed ones: want both measured", r.SpeedupUnchanged, r.SpeedupChanged)
+		}
+	}
+	if changed["10"] == 0 || changed["none"] != 10*changed["10"] {
+		t.Errorf("checks finding a change: %d grouped, %d ungrouped; want some, and 10 ungrouped for each grouped", changed["10"], changed["none"])
+	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	if !strings.Contains(string(md), "Where a pass's time goes") {
+		t.Error("report lacks the split of a pass's time")
+	}
 	for _, typ := range watch.Types {
 		if !strings.Contains(string(md), "| tldr-en | "+string(typ)+" |") {
 			t.Errorf("report lacks the accuracy row of %s", typ)

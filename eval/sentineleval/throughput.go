@@ -35,6 +35,16 @@ type throughputRow struct {
 	BytesCheck                       float64 // repository bytes read per group check
 	BytesSent                        float64 // repository bytes read per sentinel
 	Fired                            int64
+	// ChangedChecks are the checks of a pass that found their page
+	// changed: pages grouped, sentinels on such pages ungrouped. Changed
+	// is the median share of a pass's time those checks took, and
+	// SpeedupUnchanged and SpeedupChanged are Speedup taken over the
+	// checks that found their page unchanged and changed alone: grouping
+	// saves a page's fetch and MD5 on every page, but on a changed page
+	// each table and member costs what it costs ungrouped (WebCQ §6.1.2).
+	ChangedChecks                    int
+	Changed                          float64
+	SpeedupUnchanged, SpeedupChanged float64
 	// Windows are the mean install costs (µs) of each run of 1,000
 	// consecutive installs, for the install-cost-versus-size plot.
 	Windows []float64
@@ -70,25 +80,40 @@ func placement(n, g, pages int, dist string, alpha float64, rng *rand.Rand) []in
 	return out
 }
 
+// pass is one timed check pass: its time, and the part of it spent on
+// the checks that found their page changed.
+type pass struct {
+	all, changed time.Duration
+}
+
+func (p pass) unchanged() time.Duration { return p.all - p.changed }
+
 // checkPass opens a checkpoint and checks every group once, timing it.
-func checkPass(ctx context.Context, s *served, dir string, gs []watch.Group, ungrouped bool) (time.Duration, watch.Stats, error) {
+func checkPass(ctx context.Context, s *served, dir string, gs []watch.Group, ungrouped bool) (pass, watch.Stats, error) {
+	var p pass
 	db, err := repo.Open(dir, repoConfig, repo.Options{})
 	if err != nil {
-		return 0, watch.Stats{}, err
+		return p, watch.Stats{}, err
 	}
 	defer db.Close()
 	e, err := watch.New(db, watchConfig(), nil, watch.Options{Fetcher: s.fetcher(), Ungrouped: ungrouped})
 	if err != nil {
-		return 0, watch.Stats{}, err
+		return p, watch.Stats{}, err
 	}
 	defer e.Close()
 	start := time.Now()
 	for _, gr := range gs {
-		if _, err := e.Check(ctx, gr.Key); err != nil {
-			return 0, watch.Stats{}, fmt.Errorf("sentinels: check %s: %w", gr.URL, err)
+		t := time.Now()
+		res, err := e.Check(ctx, gr.Key)
+		if err != nil {
+			return p, watch.Stats{}, fmt.Errorf("sentinels: check %s: %w", gr.URL, err)
+		}
+		if !res.Unchanged {
+			p.changed += time.Since(t)
 		}
 	}
-	return time.Since(start), e.Stats(), nil
+	p.all = time.Since(start)
+	return p, e.Stats(), nil
 }
 
 // installed is one run after its installs: its row so far, the groups to
@@ -98,7 +123,7 @@ type installed struct {
 	ungrouped bool
 	gs        []watch.Group
 	cps       []string
-	passes    []time.Duration // one per checkpoint, in order
+	passes    []pass // one per checkpoint, in order
 }
 
 // runPlacement installs n sentinels placed for group size g on week
@@ -133,16 +158,17 @@ func runPlacement(ctx context.Context, s *served, pages []*pageInfo, cfg Config,
 			if r%2 == 1 {
 				in = ins[len(ins)-1-k]
 			}
-			elapsed, st, err := checkPass(ctx, s, in.cps[r], in.gs, in.ungrouped)
+			p, st, err := checkPass(ctx, s, in.cps[r], in.gs, in.ungrouped)
 			if err != nil {
 				return nil, err
 			}
-			in.passes = append(in.passes, elapsed)
+			in.passes = append(in.passes, p)
 			// Every pass checks the same copies: what it read and
 			// fired is the same each time.
 			in.row.BytesCheck = float64(st.BytesRead) / float64(len(in.gs))
 			in.row.BytesSent = float64(st.BytesRead) / float64(n)
 			in.row.Fired = st.Fired
+			in.row.ChangedChecks = int(st.Checks - st.Unchanged)
 		}
 	}
 	var base *installed
@@ -150,28 +176,40 @@ func runPlacement(ctx context.Context, s *served, pages []*pageInfo, cfg Config,
 	for _, in := range ins {
 		row := &in.row
 		row.Passes = len(in.passes)
-		row.CheckSec = median(secondsOf(in.passes))
+		row.CheckSec = median(apply(in.passes, func(p pass) float64 { return p.all.Seconds() }))
 		row.PerSec = float64(n) / row.CheckSec
+		row.Changed = median(apply(in.passes, func(p pass) float64 { return p.changed.Seconds() / p.all.Seconds() }))
 		if in.ungrouped {
 			base = in
 			row.Speedup, row.SpeedupLow, row.SpeedupHigh = 1, 1, 1
+			row.SpeedupUnchanged, row.SpeedupChanged = 1, 1
 		} else if base != nil {
-			ratios := make([]float64, len(in.passes))
-			for r, d := range in.passes {
-				ratios[r] = base.passes[r].Seconds() / d.Seconds()
+			// The ratio of the base's r-th pass to this run's, by part.
+			speedup := func(part func(pass) time.Duration) []float64 {
+				ratios := make([]float64, len(in.passes))
+				for r, p := range in.passes {
+					ratios[r] = part(base.passes[r]).Seconds() / part(p).Seconds()
+				}
+				return ratios
 			}
+			ratios := speedup(func(p pass) time.Duration { return p.all })
 			row.Speedup = median(ratios)
 			row.SpeedupLow, row.SpeedupHigh = slices.Min(ratios), slices.Max(ratios)
+			row.SpeedupUnchanged = median(speedup(pass.unchanged))
+			if row.ChangedChecks > 0 {
+				row.SpeedupChanged = median(speedup(func(p pass) time.Duration { return p.changed }))
+			}
 		}
 		rows = append(rows, *row)
 	}
 	return rows, nil
 }
 
-func secondsOf(ds []time.Duration) []float64 {
-	out := make([]float64, len(ds))
-	for i, d := range ds {
-		out[i] = d.Seconds()
+// apply is f of each pass.
+func apply(ps []pass, f func(pass) float64) []float64 {
+	out := make([]float64, len(ps))
+	for i, p := range ps {
+		out[i] = f(p)
 	}
 	return out
 }
