@@ -221,22 +221,16 @@ func statusOK(url string, f Fetched) error {
 
 // loadCopy reads and parses a group's kept copy (WebCQ §6.1.2 step 4).
 func (e *Engine) loadCopy(r *reader, g *group) (*page, error) {
-	body, err := e.readCompressed(r, copyPrefix+g.Key)
+	z, err := e.db.Bucket(bucket, copyPrefix+g.Key)
+	if err != nil {
+		return nil, fmt.Errorf("watch: copy of %s: %w", g.URL, err)
+	}
+	r.bytes += int64(len(z))
+	body, err := e.dec.DecodeAll(z, nil)
 	if err != nil {
 		return nil, fmt.Errorf("watch: copy of %s: %w", g.URL, err)
 	}
 	return newPage(g.URL, body, "", e.cfg.Extract)
-}
-
-// readCompressed reads and decompresses the zstd value of key;
-// repo.ErrNotFound when there is none.
-func (e *Engine) readCompressed(r *reader, key string) ([]byte, error) {
-	z, err := e.db.Bucket(bucket, key)
-	if err != nil {
-		return nil, err
-	}
-	r.bytes += int64(len(z))
-	return e.dec.DecodeAll(z, nil)
 }
 
 // keptText is what the page diff needs of a group's kept copy, kept
@@ -244,7 +238,10 @@ func (e *Engine) readCompressed(r *reader, key string) ([]byte, error) {
 // copy's HTML again: its text and sorted links, with the MD5 of the copy
 // they were taken from. It is written only for groups with an unscoped
 // any-change table, so a copy may have none, or one left from an earlier
-// copy; either way the copy itself is parsed instead.
+// copy; either way the copy itself is parsed instead. It is stored as a
+// record, not compressed as the copy is: zstd costs a changed page about
+// as much for a few kilobytes of text as for the whole HTML, and Pebble
+// compresses its blocks anyway.
 type keptText struct {
 	Sum     string
 	Text    string
@@ -255,18 +252,12 @@ type keptText struct {
 // from x/KEY when they are the copy's whose MD5 is sum, else the copy
 // parsed.
 func (e *Engine) keptPage(r *reader, g *group, sum string) (*page, error) {
-	b, err := e.readCompressed(r, textPrefix+g.Key)
-	if errors.Is(err, repo.ErrNotFound) {
-		return e.loadCopy(r, g)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("watch: text of %s: %w", g.URL, err)
-	}
 	var kt keptText
-	if err := decodeValue(textPrefix+g.Key, b, &kt); err != nil {
+	found, err := r.get(textPrefix+g.Key, &kt)
+	if err != nil {
 		return nil, err
 	}
-	if kt.Sum != sum {
+	if !found || kt.Sum != sum {
 		return e.loadCopy(r, g)
 	}
 	return &page{doc: &extract.Document{Text: kt.Text}, anchors: kt.Anchors}, nil
@@ -431,8 +422,7 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out
 		return res, err
 	}
 	if keepText {
-		e.buf = (&keptText{Sum: sum, Text: cur.doc.Text, Anchors: anchors(cur)}).appendRecord(append(e.buf[:0], formatV1))
-		if err := b.PutBucket(bucket, textPrefix+key, e.enc.EncodeAll(e.buf, nil)); err != nil {
+		if err := e.putRecord(b, textPrefix+key, &keptText{Sum: sum, Text: cur.doc.Text, Anchors: anchors(cur)}); err != nil {
 			return res, err
 		}
 	}

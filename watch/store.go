@@ -24,7 +24,7 @@ const (
 	tablePrefix    = "t/"   // t/KEY 0x00 TABLE → table
 	memberPrefix   = "n/"   // n/KEY 0x00 TABLE 0x00 ID → member
 	copyPrefix     = "c/"   // c/KEY → zstd(body) of the group's last copy
-	textPrefix     = "x/"   // x/KEY → zstd(keptText) of the same copy, for the page diff
+	textPrefix     = "x/"   // x/KEY → keptText of the same copy, for the page diff
 	sumPrefix      = "m/"   // m/KEY → MD5 (hex) of the group's last copy
 	historyPrefix  = "h/"   // h/ID/STAMP → Change
 	seqKey         = "seq/" // the last sentinel number given out
