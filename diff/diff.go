@@ -77,8 +77,8 @@ func textWords(old, cur string, oldWords, curWords []string, o Options, changesO
 		words, lineCtx = contextTokens, contextLines
 	}
 	var r Result
-	r.Words, r.Fraction = tokens(oldWords, curWords, " ", o, words)
-	r.Lines, _ = tokens(lines(old), lines(cur), "\n", o, lineCtx)
+	r.Words, r.Fraction = opsOf(align(oldWords, curWords, o), " ", words)
+	r.Lines, _ = opsOf(align(lines(old), lines(cur), o), "\n", lineCtx)
 	return r
 }
 
@@ -154,59 +154,60 @@ func (f fraction) value() float64 {
 // it is made for characters and would swallow a one-line common run
 // between two changed lines.
 func Tokens(a, b []string, sep string, o Options) []Op {
-	ops, _ := tokens(a, b, sep, o, noContext)
+	ops, _ := opsOf(align(a, b, o), sep, noContext)
 	return ops
 }
 
-// noContext asks tokens for the common runs whole.
+// noContext asks opsOf for the common runs whole.
 const noContext = -1
 
-// tokens is Tokens, and the Fraction of its runs. With context ≥ 0 the
-// common runs are cut as trimEqual cuts them (contextCut), to context
-// tokens on each side of a change, while they are joined, rather than
-// joined whole and cut afterwards; the fraction counts them whole. Cut
-// so, the tokens must not contain sep (words from strings.Fields, lines
-// from lines), as trimEqual counts a run's tokens by its seps.
-func tokens(a, b []string, sep string, o Options, context int) ([]Op, float64) {
-	ds, names := align(a, b, o)
-	ops := make([]Op, 0, len(ds))
+// run is a run of tokens of one kind: a subslice of the old sequence
+// (Equal, Delete) or of the new one (Insert).
+type run struct {
+	kind Kind
+	toks []string
+}
+
+// opsOf joins the runs' tokens with sep, and gives the Fraction of the
+// runs. With context ≥ 0 the common runs are cut as trimEqual cuts them
+// (contextCut), to context tokens on each side of a change, before they
+// are joined; the fraction counts them whole. Cut so, the tokens must
+// not contain sep (words from strings.Fields, lines from lines), as
+// trimEqual counts a run's tokens by its seps.
+func opsOf(runs []run, sep string, context int) ([]Op, float64) {
+	ops := make([]Op, 0, len(runs))
 	var f fraction
-	for i, d := range ds {
-		n := utf8.RuneCountInString(d.Text)
-		op := Op{Kind: Equal, N: n}
-		switch d.Type {
-		case diffmatchpatch.DiffInsert:
-			op.Kind = Insert
-		case diffmatchpatch.DiffDelete:
-			op.Kind = Delete
-		}
-		f.add(op.Kind, n)
-		if op.Kind == Equal && context >= 0 {
-			if after, before, cut := contextCut(i, len(ds), context, n); cut {
-				op.Text = elided(joinRunes(names, d.Text, sep, 0, after), joinRunes(names, d.Text, sep, n-before, n), sep, after, before)
+	for i, r := range runs {
+		n := len(r.toks)
+		op := Op{Kind: r.kind, N: n}
+		f.add(r.kind, n)
+		if r.kind == Equal && context >= 0 {
+			if after, before, cut := contextCut(i, len(runs), context, n); cut {
+				op.Text = elided(strings.Join(r.toks[:after], sep), strings.Join(r.toks[n-before:], sep), sep, after, before)
 				op.N = after + before
 				ops = append(ops, op)
 				continue
 			}
 		}
-		op.Text = joinRunes(names, d.Text, sep, 0, n)
+		op.Text = strings.Join(r.toks, sep)
 		ops = append(ops, op)
 	}
 	return ops, f.value()
 }
 
 // align diffs two token sequences with go-diff, each distinct token one
-// rune; names maps a rune's index (runeIndex) back to its token.
-func align(a, b []string, o Options) (ds []diffmatchpatch.Diff, names []string) {
+// rune, and returns the runs as subslices of a and b: go-diff's runs take
+// the old sequence by its equal and deleted runs, and the new one by its
+// equal and inserted runs, each in order.
+func align(a, b []string, o Options) []run {
 	ids := make(map[string]rune, len(a)+len(b))
 	encode := func(toks []string) []rune {
 		rs := make([]rune, len(toks))
 		for i, t := range toks {
 			r, ok := ids[t]
 			if !ok {
-				r = tokenRune(len(names))
+				r = tokenRune(len(ids))
 				ids[t] = r
-				names = append(names, t)
 			}
 			rs[i] = r
 		}
@@ -215,27 +216,24 @@ func align(a, b []string, o Options) (ds []diffmatchpatch.Diff, names []string) 
 	ra, rb := encode(a), encode(b)
 	dmp := diffmatchpatch.New()
 	dmp.DiffTimeout = o.Timeout // go-diff: 0 means no deadline
-	return dmp.DiffMainRunes(ra, rb, false), names
-}
-
-// joinRunes joins with sep the tokens of the runes from the i-th to the
-// j-th (j excluded), each rune a token of names (align).
-func joinRunes(names []string, runes, sep string, i, j int) string {
-	var b strings.Builder
-	n := 0
-	for _, c := range runes {
-		if n >= j {
-			break
+	ds := dmp.DiffMainRunes(ra, rb, false)
+	runs := make([]run, 0, len(ds))
+	i, j := 0, 0
+	for _, d := range ds {
+		n := utf8.RuneCountInString(d.Text)
+		switch d.Type {
+		case diffmatchpatch.DiffEqual:
+			runs = append(runs, run{Equal, a[i : i+n]})
+			i, j = i+n, j+n
+		case diffmatchpatch.DiffDelete:
+			runs = append(runs, run{Delete, a[i : i+n]})
+			i += n
+		case diffmatchpatch.DiffInsert:
+			runs = append(runs, run{Insert, b[j : j+n]})
+			j += n
 		}
-		if n >= i {
-			if n > i {
-				b.WriteString(sep)
-			}
-			b.WriteString(names[runeIndex(c)])
-		}
-		n++
 	}
-	return b.String()
+	return runs
 }
 
 // tokenRune maps a token number to a valid rune, skipping the surrogates
@@ -246,13 +244,6 @@ func tokenRune(i int) rune {
 		r += 0x800
 	}
 	return r
-}
-
-func runeIndex(r rune) int {
-	if r >= 0xD800+0x800 {
-		r -= 0x800
-	}
-	return int(r) - 1
 }
 
 // Sets returns what cur adds to old and what it drops, each sorted and

@@ -148,12 +148,28 @@ func TestTokensAsAlignedWhole(t *testing.T) {
 
 // alignedWhole is Tokens as go-diff gives it, every token through it.
 func alignedWhole(a, b []string, sep string) []Op {
-	ds, names := align(a, b, Options{})
+	ids := map[string]rune{}
+	names := map[rune]string{}
+	encode := func(toks []string) []rune {
+		var rs []rune
+		for _, t := range toks {
+			r, ok := ids[t]
+			if !ok {
+				r = tokenRune(len(ids))
+				ids[t], names[r] = r, t
+			}
+			rs = append(rs, r)
+		}
+		return rs
+	}
+	ra, rb := encode(a), encode(b)
 	ops := []Op{}
-	for _, d := range ds {
+	dmp := diffmatchpatch.New()
+	dmp.DiffTimeout = 0 // as Options{}: no deadline, so no half-match short cut
+	for _, d := range dmp.DiffMainRunes(ra, rb, false) {
 		var toks []string
 		for _, r := range d.Text {
-			toks = append(toks, names[runeIndex(r)])
+			toks = append(toks, names[r])
 		}
 		kind := map[diffmatchpatch.Operation]Kind{diffmatchpatch.DiffEqual: Equal, diffmatchpatch.DiffInsert: Insert, diffmatchpatch.DiffDelete: Delete}[d.Type]
 		ops = append(ops, Op{Kind: kind, Text: strings.Join(toks, sep), N: len(toks)})
