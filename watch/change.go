@@ -44,7 +44,7 @@ func compare(s *Spec, old, cur *Object, page func() (*diff.Result, error), opts 
 	var d diff.Result
 	switch t {
 	case Any:
-		if s.Selector == "" {
+		if s.diffsPage() {
 			pd, err := page()
 			if err != nil {
 				return c, err

@@ -191,6 +191,11 @@ func (e *Engine) Install(ctx context.Context, spec Spec) (*Sentinel, error) {
 		if err := put(b, tableKey(key, tid), &table{Spec: s.Spec, Object: obj}); err != nil {
 			return nil, err
 		}
+		if s.Spec.diffsPage() {
+			if err := e.putKeptText(b, key, p); err != nil {
+				return nil, err
+			}
+		}
 	}
 	for k, v := range map[string]any{seqKey: seq, membersOf(key, tid) + s.ID: &member{ID: s.ID, Every: spec.Every}, sentinelPrefix + s.ID: s} {
 		if err := put(b, k, v); err != nil {
@@ -237,8 +242,9 @@ func (e *Engine) loadCopy(r *reader, g *group) (*page, error) {
 // beside it under x/KEY so that a changed page's diff does not parse the
 // copy's HTML again: its text and sorted links, with the MD5 of the copy
 // they were taken from. It is written only for groups with an unscoped
-// any-change table, so a copy may have none, or one left from an earlier
-// copy; either way the copy itself is parsed instead. It is stored as a
+// any-change table (from the install of its first such sentinel on), so
+// a copy may have none, or one left from an earlier copy; either way the
+// copy itself is parsed instead. It is stored as a
 // record, not compressed as the copy is: zstd costs a changed page about
 // as much for a few kilobytes of text as for the whole HTML, and Pebble
 // compresses its blocks anyway.
@@ -261,6 +267,11 @@ func (e *Engine) keptPage(r *reader, g *group, sum string) (*page, error) {
 		return e.loadCopy(r, g)
 	}
 	return &page{doc: &extract.Document{Text: kt.Text}, anchors: kt.Anchors}, nil
+}
+
+// putKeptText keeps p's text and links beside its copy, kept under key.
+func (e *Engine) putKeptText(b *repo.Batch, key string, p *page) error {
+	return e.putRecord(b, textPrefix+key, &keptText{Sum: p.md5(), Text: p.doc.Text, Anchors: anchors(p)})
 }
 
 // CheckResult says what one group check found.
@@ -382,7 +393,7 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out
 	tables := tablePrefix + key + "\x00"
 	keepText := false // the next check's page diff will want cur's text
 	err = scan(ctx, r, tables, func(k string, t *table) error {
-		keepText = keepText || (t.Spec.Type == Any && t.Spec.Selector == "")
+		keepText = keepText || t.Spec.diffsPage()
 		obj, err := cur.extract(&t.Spec, &t.Object, e.cfg)
 		if err != nil {
 			return err
@@ -422,7 +433,7 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out
 		return res, err
 	}
 	if keepText {
-		if err := e.putRecord(b, textPrefix+key, &keptText{Sum: sum, Text: cur.doc.Text, Anchors: anchors(cur)}); err != nil {
+		if err := e.putKeptText(b, key, cur); err != nil {
 			return res, err
 		}
 	}

@@ -86,6 +86,10 @@ type Spec struct {
 	Stop   time.Time       `json:"stop,omitzero"`
 }
 
+// diffsPage reports whether the spec watches the whole page for any
+// change, the one kind whose change is the page diff.
+func (s *Spec) diffsPage() bool { return s.Type == Any && s.Selector == "" }
+
 // validate checks a spec and fills its defaults; errors name the field,
 // the value and the limit.
 func (s *Spec) validate(cfg Config, now time.Time) error {

@@ -282,8 +282,10 @@ func TestKeptCopyReadOnlyForThePageDiff(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := db.NewBatch(t.Context())
-		if err := b.DeleteBucket(bucket, copyPrefix+u); err != nil {
-			t.Fatal(err)
+		for _, k := range []string{copyPrefix, textPrefix} { // the copy and the text kept beside it
+			if err := b.DeleteBucket(bucket, k+u); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if err := b.Commit(); err != nil {
 			t.Fatal(err)
@@ -309,8 +311,9 @@ func TestKeptCopyReadOnlyForThePageDiff(t *testing.T) {
 }
 
 // TestPageDiffReadsTheKeptText checks that the page diff of a group with
-// an unscoped any-change table reads the text kept beside the copy (x/),
-// not the copy, and that text left from an earlier copy is not used.
+// an unscoped any-change table reads the text kept beside the copy (x/)
+// from the install on, not the copy, and that text left from an earlier
+// copy is not used.
 func TestPageDiffReadsTheKeptText(t *testing.T) {
 	db := openRepo(t)
 	s := newSite(t)
@@ -343,9 +346,8 @@ func TestPageDiffReadsTheKeptText(t *testing.T) {
 		}
 		return strings.Join(h[len(h)-1].Diff.Added(), " ")
 	}
-	change("keynote", "keynote and workshops") // keeps the text of this copy
-
-	// Without the copy, the page diff runs on the kept text.
+	// Without the copy, the page diff runs on the text the install kept,
+	// and then on the text each check keeps.
 	b := db.NewBatch(t.Context())
 	if err := b.DeleteBucket(bucket, copyPrefix+u); err != nil {
 		t.Fatal(err)
@@ -353,9 +355,13 @@ func TestPageDiffReadsTheKeptText(t *testing.T) {
 	if err := b.Commit(); err != nil {
 		t.Fatal(err)
 	}
+	change("keynote", "keynote and workshops")
+	if got := added(anyChange); !strings.Contains(got, "workshops") {
+		t.Fatalf("diff after the copy was deleted adds %q, want workshops", got)
+	}
 	change("keynote", "keynote plenary")
 	if got := added(anyChange); !strings.Contains(got, "plenary") || strings.Contains(got, "workshops") {
-		t.Fatalf("diff after the copy was deleted adds %q, want plenary alone", got)
+		t.Fatalf("second diff adds %q, want plenary alone", got)
 	}
 
 	// A check with no any-change table keeps the copy but not its text:
