@@ -238,16 +238,15 @@ func (e *Engine) loadCopy(r *reader, g *group) (*page, error) {
 	return newPage(g.URL, body, "", e.cfg.Extract)
 }
 
-// keptText is what the page diff needs of a group's kept copy, kept
+// keptText is what the page diff needs of a group's kept copy, stored
 // beside it under x/KEY so that a changed page's diff does not parse the
 // copy's HTML again: its text and sorted links, with the MD5 of the copy
-// they were taken from. It is written only for groups with an unscoped
-// any-change table (from the install of its first such sentinel on), so
-// a copy may have none, or one left from an earlier copy; either way the
-// copy itself is parsed instead. It is stored as a
-// record, not compressed as the copy is: zstd costs a changed page about
-// as much for a few kilobytes of text as for the whole HTML, and Pebble
-// compresses its blocks anyway.
+// they were taken from. Only groups with an unscoped any-change table
+// have it (from the install of their first such sentinel on), so a copy
+// may have none, or one left from an earlier copy; either way the copy
+// itself is parsed instead. It is a record, not compressed as the copy
+// is: zstd costs a changed page about as much for a few kilobytes of
+// text as for the whole HTML, and Pebble compresses its blocks anyway.
 type keptText struct {
 	Sum     string
 	Text    string
@@ -269,7 +268,7 @@ func (e *Engine) keptPage(r *reader, g *group, sum string) (*page, error) {
 	return &page{doc: &extract.Document{Text: kt.Text}, anchors: kt.Anchors}, nil
 }
 
-// putKeptText keeps p's text and links beside its copy, kept under key.
+// putKeptText stores p's text and links beside p, the copy kept under key.
 func (e *Engine) putKeptText(b *repo.Batch, key string, p *page) error {
 	return e.putRecord(b, textPrefix+key, &keptText{Sum: p.md5(), Text: p.doc.Text, Anchors: anchors(p)})
 }
