@@ -238,21 +238,6 @@ func (e *Engine) loadCopy(r *reader, g *group) (*page, error) {
 	return newPage(g.URL, body, "", e.cfg.Extract)
 }
 
-// keptText is what the page diff needs of a group's kept copy, stored
-// beside it under x/KEY so that a changed page's diff does not parse the
-// copy's HTML again: its text and sorted links, with the MD5 of the copy
-// they were taken from. Only groups with an unscoped any-change table
-// have it (from the install of their first such sentinel on), so a copy
-// may have none, or one left from an earlier copy; either way the copy
-// itself is parsed instead. It is a record, not compressed as the copy
-// is: zstd costs a changed page about as much for a few kilobytes of
-// text as for the whole HTML, and Pebble compresses its blocks anyway.
-type keptText struct {
-	Sum     string
-	Text    string
-	Anchors []string
-}
-
 // keptPage is the kept copy as the page diff reads it: text and links
 // from x/KEY when they are the copy's whose MD5 is sum, else the copy
 // parsed.

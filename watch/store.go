@@ -57,6 +57,21 @@ type member struct {
 	Every time.Duration `json:"every"`
 }
 
+// keptText is what the page diff needs of a group's kept copy, stored
+// beside it under x/KEY so that a changed page's diff does not parse the
+// copy's HTML again: its text and sorted links, with the MD5 of the copy
+// they were taken from. Only groups with an unscoped any-change table
+// have it (from the install of their first such sentinel on), so a copy
+// may have none, or one left from an earlier copy; either way the copy
+// itself is parsed instead. It is a record, not compressed as the copy
+// is: zstd costs a changed page about as much for a few kilobytes of
+// text as for the whole HTML, and Pebble compresses its blocks anyway.
+type keptText struct {
+	Sum     string
+	Text    string
+	Anchors []string
+}
+
 type legacyTable struct {
 	table
 	Members []member `json:"members"`
