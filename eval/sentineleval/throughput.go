@@ -80,10 +80,11 @@ func placement(n, g, pages int, dist string, alpha float64, rng *rand.Rand) []in
 	return out
 }
 
-// pass is one timed check pass: its time, and the part of it spent on
-// the checks that found their page changed.
+// pass is one timed check pass: its time, and the checks that found
+// their page changed and the part of the time they took.
 type pass struct {
-	all, changed time.Duration
+	all, changed  time.Duration
+	changedChecks int
 }
 
 func (p pass) unchanged() time.Duration { return p.all - p.changed }
@@ -110,6 +111,7 @@ func checkPass(ctx context.Context, s *served, dir string, gs []watch.Group, ung
 		}
 		if !res.Unchanged {
 			p.changed += time.Since(t)
+			p.changedChecks++
 		}
 	}
 	p.all = time.Since(start)
@@ -168,7 +170,7 @@ func runPlacement(ctx context.Context, s *served, pages []*pageInfo, cfg Config,
 			in.row.BytesCheck = float64(st.BytesRead) / float64(len(in.gs))
 			in.row.BytesSent = float64(st.BytesRead) / float64(n)
 			in.row.Fired = st.Fired
-			in.row.ChangedChecks = int(st.Checks - st.Unchanged)
+			in.row.ChangedChecks = p.changedChecks
 		}
 	}
 	var base *installed
