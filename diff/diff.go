@@ -56,14 +56,14 @@ type Options struct {
 
 // Text diffs two texts at word and at line granularity.
 func Text(old, cur string, o Options) Result {
-	return textWords(old, cur, strings.Fields(old), strings.Fields(cur), o, false)
+	return textWords(old, cur, Fields(old), Fields(cur), o, false)
 }
 
 // TextChanges is Text(old, cur, o).ChangesOnly(), for a caller that keeps
 // only that: the common runs are cut to their context as they are joined,
 // rather than joined whole and cut afterwards.
 func TextChanges(old, cur string, o Options) Result {
-	return TextWordsChanges(old, cur, strings.Fields(old), strings.Fields(cur), o)
+	return TextWordsChanges(old, cur, Fields(old), Fields(cur), o)
 }
 
 // TextWordsChanges is TextChanges for texts already split into words.
@@ -87,7 +87,7 @@ func lines(s string) []string {
 	var out []string
 	for l := range strings.SplitSeq(s, "\n") {
 		if !collapsed(l) {
-			l = strings.Join(strings.Fields(l), " ")
+			l = strings.Join(Fields(l), " ")
 		}
 		if l != "" {
 			out = append(out, l)
@@ -172,7 +172,7 @@ type run struct {
 // runs. With context ≥ 0 the common runs are cut as trimEqual cuts them
 // (contextCut), to context tokens on each side of a change, before they
 // are joined; the fraction counts them whole. Cut so, the tokens must
-// not contain sep (words from strings.Fields, lines from lines), as
+// not contain sep (words from Fields, lines from lines), as
 // trimEqual counts a run's tokens by its seps.
 func opsOf(runs []run, sep string, context int) ([]Op, float64) {
 	ops := make([]Op, 0, len(runs))

@@ -14,6 +14,7 @@ import (
 	"github.com/andybalholm/cascadia"
 
 	"github.com/deltaq/deltaq/crawler/extract"
+	"github.com/deltaq/deltaq/diff"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 )
 
@@ -73,7 +74,7 @@ var (
 // textWords are the words of the page text.
 func (p *page) textWords() []string {
 	if p.words == nil {
-		p.words = strings.Fields(p.doc.Text)
+		p.words = diff.Fields(p.doc.Text)
 	}
 	return p.words
 }
@@ -155,7 +156,7 @@ func (p *page) scope(selector string) (scope, bool, error) {
 	return scope{sel: sel, text: normalizeSpace(sel.Text())}, true, nil
 }
 
-func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+func normalizeSpace(s string) string { return strings.Join(diff.Fields(s), " ") }
 
 // extract finds the object of spec on p. prev is the table's cached
 // object (nil at install); phrases are located through its bounding box.
@@ -182,7 +183,7 @@ func (p *page) extract(s *Spec, prev *Object, cfg Config) (Object, error) {
 			ws, _ := p.lowered()
 			return Object{Located: true, Set: distinctWords(slices.Clone(ws))}, nil
 		}
-		return Object{Located: true, Set: distinctWords(strings.Fields(strings.ToLower(sc.text)))}, nil
+		return Object{Located: true, Set: distinctWords(diff.Fields(strings.ToLower(sc.text)))}, nil
 	case Keywords:
 		var low string
 		if sc.sel == nil {
@@ -197,7 +198,7 @@ func (p *page) extract(s *Spec, prev *Object, cfg Config) (Object, error) {
 		if sc.sel == nil {
 			return phraseObject(p.textWords(), s, prev, cfg)
 		}
-		return phraseObject(strings.Fields(sc.text), s, prev, cfg)
+		return phraseObject(diff.Fields(sc.text), s, prev, cfg)
 	case Table, List:
 		return p.block(sc, s)
 	}
