@@ -3,6 +3,7 @@ package diff
 import (
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -200,20 +201,9 @@ func opsOf(runs []run, sep string, context int) ([]Op, float64) {
 // the old sequence by its equal and deleted runs, and the new one by its
 // equal and inserted runs, each in order.
 func align(a, b []string, o Options) []run {
-	ids := make(map[string]rune, len(a)+len(b))
-	encode := func(toks []string) []rune {
-		rs := make([]rune, len(toks))
-		for i, t := range toks {
-			r, ok := ids[t]
-			if !ok {
-				r = tokenRune(len(ids))
-				ids[t] = r
-			}
-			rs[i] = r
-		}
-		return rs
-	}
-	ra, rb := encode(a), encode(b)
+	in := interners.Get().(*interner)
+	defer in.release()
+	ra, rb := in.encode(a, &in.a), in.encode(b, &in.b)
 	dmp := diffmatchpatch.New()
 	dmp.DiffTimeout = o.Timeout // go-diff: 0 means no deadline
 	ds := dmp.DiffMainRunes(ra, rb, false)
@@ -234,6 +224,45 @@ func align(a, b []string, o Options) []run {
 		}
 	}
 	return runs
+}
+
+// interner numbers tokens for align: each distinct token one rune. Its
+// map and rune buffers are reused from call to call (interners), as a
+// diff of two copies of a page otherwise allocates them anew, which
+// costs more than aligning a small change.
+type interner struct {
+	ids  map[string]rune
+	a, b []rune
+}
+
+// maxPooled bounds the tokens of the diffs whose interner goes back to
+// the pool, so that one huge diff does not keep its buffers nor make
+// every later clear of the map cost its size.
+const maxPooled = 1 << 14
+
+var interners = sync.Pool{New: func() any { return &interner{ids: map[string]rune{}} }}
+
+// encode maps toks to runes into *buf, numbering tokens not seen yet.
+func (in *interner) encode(toks []string, buf *[]rune) []rune {
+	rs := slices.Grow((*buf)[:0], len(toks))[:len(toks)]
+	for i, t := range toks {
+		r, ok := in.ids[t]
+		if !ok {
+			r = tokenRune(len(in.ids))
+			in.ids[t] = r
+		}
+		rs[i] = r
+	}
+	*buf = rs
+	return rs
+}
+
+func (in *interner) release() {
+	if len(in.a)+len(in.b) > maxPooled {
+		return
+	}
+	clear(in.ids)
+	interners.Put(in)
 }
 
 // tokenRune maps a token number to a valid rune, skipping the surrogates
