@@ -27,9 +27,11 @@
 // on hostile input (diff.timeout). Shingles stay the cheap pre-filter they
 // are: a page whose MD5 did not move is never diffed (package watch).
 //
-// State: none. Bounds: the inputs are bounded by the caller (extracted
-// text, at most extract.max_text_bytes); the diff's time by Options.Timeout,
-// after which go-diff returns a coarser but correct diff.
+// State: none that a caller sees; align keeps a pool of token maps and
+// rune buffers, safe for concurrent use, that a diff of more than 16,384
+// tokens does not return to. Bounds: the inputs are bounded by the caller
+// (extracted text, at most extract.max_text_bytes); the diff's time by
+// Options.Timeout, after which go-diff returns a coarser but correct diff.
 //
 //	d := diff.Text(oldText, newText, diff.Options{Timeout: time.Second})
 //	d.Links = diff.Sets(oldLinks, newLinks)
