@@ -290,7 +290,7 @@ func ConjunctionScore(tfs []uint64, fieldLength int, st CorpusStats, dfs []uint6
 // the searcher's scores. The result is appended to dst[:0].
 func (rk *Ranker) Match(ctx context.Context, q Query, dst []Ranked) ([]Ranked, error) {
 	if rk.text == nil {
-		st, err := buildSnapText(ctx, rk.r)
+		st, err := buildSnapText(ctx, rk.r, nil)
 		if err != nil {
 			return dst[:0], err
 		}

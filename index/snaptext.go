@@ -44,9 +44,10 @@ import (
 // time, popularity and length normalization. On digitalgov-2023's week
 // (5,000 pages, 21,000 words, 600,000 postings, 1.2 million tokens) the
 // text field takes about 25 MB (the occurrences 12 MB of it) and the
-// columns 14.5 MB (BenchmarkSnapText); a build takes about 110 ms for the
-// text field and 25 ms for the stored fields, which the first search on
-// each new snapshot waits for.
+// columns 14.5 MB (BenchmarkSnapText). A build of it took 350–530 ms on
+// two cores with Bleve's merger running beside it, most of it in Bleve's
+// postings iterators; the first search on each new snapshot waits for it
+// (40–115 ms on the demo's 1,400 pages while it crawls).
 type snapText struct {
 	snap    bindex.IndexReader // the snapshot it describes
 	id      uint64             // its number among the snapTexts this index built, from 1 (Retrieved.Snapshot)
@@ -107,7 +108,7 @@ func (ix *Index) snapText(ctx context.Context, r bindex.IndexReader) (*snapText,
 	if c.cur != nil && c.cur.snap == r {
 		return c.cur, nil
 	}
-	st, err := buildSnapText(ctx, r)
+	st, err := buildSnapText(ctx, r, c.cur)
 	if err != nil {
 		return nil, err
 	}
@@ -132,13 +133,16 @@ func (st *snapText) storedText(doc uint64) []byte {
 // maxSnapPostings bounds the postings a snapText holds: offsets are 32-bit.
 const maxSnapPostings = math.MaxUint32
 
-// buildSnapText reads every posting of FieldText on r.
-func buildSnapText(ctx context.Context, r bindex.IndexReader) (*snapText, error) {
+// buildSnapText reads every posting of FieldText on r. like, when not
+// nil, is the snapText of an earlier snapshot, which sizes the new one's
+// slices (sizedLike).
+func buildSnapText(ctx context.Context, r bindex.IndexReader, like *snapText) (*snapText, error) {
 	n, err := r.DocCount()
 	if err != nil {
 		return nil, fmt.Errorf("index: doc count: %w", err)
 	}
 	st := &snapText{snap: r, n: n, meanLen: 1}
+	st.sizedLike(like)
 	dict, err := r.FieldDict(FieldText)
 	if err != nil {
 		return nil, fmt.Errorf("index: text dictionary: %w", err)
@@ -228,6 +232,24 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader) (*snapText, error)
 		}
 	}
 	return st, nil
+}
+
+// sizedLike gives st's growing slices room for what like holds, and an
+// eighth more: the snapshot searched before differs from the new one by a
+// batch or a merge, so the build appends without copying what it has
+// read, where growing from empty copied each slice about once over.
+func (st *snapText) sizedLike(like *snapText) {
+	if like == nil {
+		return
+	}
+	room := func(n int) int { return n + n/8 }
+	st.terms = make([]string, 0, room(len(like.terms)))
+	st.termAt = make([]uint32, 0, room(len(like.termAt)))
+	st.length = make([]uint32, 0, room(len(like.length)))
+	st.post = make([]termPosting, 0, room(len(like.post)))
+	st.spanAt = make([]uint32, 0, room(len(like.spanAt)))
+	st.spans = make([]textSpan, 0, room(len(like.spans)))
+	st.text = make([]byte, 0, room(len(like.text)))
 }
 
 // lengthNorm is BM25's length normalization of a document of length

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -30,7 +31,7 @@ func TestSnapTextIsBlevesAnalysis(t *testing.T) {
 	goPages(t, ix.db, t0.Add(2), "https://c.test/html")
 	catchUp(t, ix)
 	err := ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
-		st, err := buildSnapText(t.Context(), r)
+		st, err := buildSnapText(t.Context(), r, nil)
 		if err != nil {
 			return err
 		}
@@ -313,7 +314,10 @@ func TestOccurrencesAreTheTermVectors(t *testing.T) {
 // BenchmarkSnapText builds the in-memory text field and result-page
 // columns of digitalgov week 0 and reports the time and allocation of a
 // build, the heap the whole snapText keeps and the part of it the
-// result-page columns take (measured by dropping them).
+// result-page columns take (measured by dropping them). "empty" builds
+// from empty slices, as the first search of an index does; "sized" sizes
+// them like an earlier build (sizedLike), as the first search on a
+// snapshot after a batch or a merge does.
 //
 //	go test ./index -run '^$' -bench SnapText -benchtime 5x
 func BenchmarkSnapText(b *testing.B) {
@@ -325,27 +329,68 @@ func BenchmarkSnapText(b *testing.B) {
 		return ms.HeapAlloc
 	}
 	err := ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
-		var st *snapText
-		b.ReportAllocs()
-		for b.Loop() {
-			var err error
-			if st, err = buildSnapText(b.Context(), r); err != nil {
-				return err
-			}
+		first, err := buildSnapText(b.Context(), r, nil)
+		if err != nil {
+			return err
 		}
-		b.StopTimer()
-		withAll := heap()
-		st.urls, st.docs, st.titles, st.fetched, st.popularity, st.textAt, st.text = nil, nil, nil, nil, nil, nil, nil
-		withText := heap()
-		runtime.KeepAlive(st)
-		st = nil
-		none := heap()
-		b.ReportMetric(float64(withAll-none)/1e6, "kept-MB")
-		b.ReportMetric(float64(withAll-withText)/1e6, "columns-MB")
+		for _, like := range []*snapText{nil, first} {
+			name := "empty"
+			if like != nil {
+				name = "sized"
+			}
+			b.Run(name, func(b *testing.B) {
+				var st *snapText
+				b.ReportAllocs()
+				for b.Loop() {
+					var err error
+					if st, err = buildSnapText(b.Context(), r, like); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				withAll := heap()
+				st.urls, st.docs, st.titles, st.fetched, st.popularity, st.textAt, st.text = nil, nil, nil, nil, nil, nil, nil
+				withText := heap()
+				runtime.KeepAlive(st)
+				st = nil
+				none := heap()
+				b.ReportMetric(float64(withAll-none)/1e6, "kept-MB")
+				b.ReportMetric(float64(withAll-withText)/1e6, "columns-MB")
+			})
+		}
 		return nil
 	})
 	if err != nil {
 		b.Fatal(err)
+	}
+}
+
+// A build sized like an earlier snapText holds what a build from empty
+// holds, whether the earlier one was larger or smaller.
+func TestSnapTextSizedLikeAnotherIsTheSame(t *testing.T) {
+	ix := smallIndex(t)
+	putPages(t, ix.db, t0.Add(1), page{URL: "https://a.test/plain", Title: "Plain language", Text: "Plain words, plain language, plain federal websites."})
+	catchUp(t, ix)
+	err := ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
+		want, err := buildSnapText(t.Context(), r, nil)
+		if err != nil {
+			return err
+		}
+		smaller := &snapText{terms: want.terms[:1], termAt: want.termAt[:1], length: want.length[:1],
+			post: want.post[:1], spanAt: want.spanAt[:1], spans: want.spans[:1], text: want.text[:1]}
+		for name, like := range map[string]*snapText{"the same size": want, "smaller": smaller} {
+			got, err := buildSnapText(t.Context(), r, like)
+			if err != nil {
+				return err
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("sized like a snapText of %s: the build differs from one sized from empty", name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
