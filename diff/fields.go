@@ -12,22 +12,22 @@ import (
 // usually has one such rune (a curly quote, a dash): that growing slice
 // was most of what splitting a changed page allocated.
 func Fields(s string) []string {
-	n, inWord := 0, false
-	for i := 0; i < len(s); {
-		space, size := spaceAt(s, i)
-		if !space && !inWord {
-			n++
-		}
-		inWord = !space
-		i += size
-	}
+	n := 0
+	eachField(s, func(int, int) { n++ })
 	out := make([]string, 0, n)
+	eachField(s, func(start, end int) { out = append(out, s[start:end]) })
+	return out
+}
+
+// eachField calls f with the bounds of each run of s that is not white
+// space, in order.
+func eachField(s string, f func(start, end int)) {
 	start := -1
 	for i := 0; i < len(s); {
 		space, size := spaceAt(s, i)
 		switch {
 		case space && start >= 0:
-			out = append(out, s[start:i])
+			f(start, i)
 			start = -1
 		case !space && start < 0:
 			start = i
@@ -35,9 +35,8 @@ func Fields(s string) []string {
 		i += size
 	}
 	if start >= 0 {
-		out = append(out, s[start:])
+		f(start, len(s))
 	}
-	return out
 }
 
 // spaceAt reports whether the rune at s[i] is white space, and its size.
