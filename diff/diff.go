@@ -203,10 +203,10 @@ func opsOf(runs []run, sep string, context int) ([]Op, float64) {
 func align(a, b []string, o Options) []run {
 	in := interners.Get().(*interner)
 	defer in.release()
-	ra, rb := in.encode(a, &in.a), in.encode(b, &in.b)
+	in.a, in.b = in.encode(a, in.a), in.encode(b, in.b)
 	dmp := diffmatchpatch.New()
 	dmp.DiffTimeout = o.Timeout // go-diff: 0 means no deadline
-	ds := dmp.DiffMainRunes(ra, rb, false)
+	ds := dmp.DiffMainRunes(in.a, in.b, false)
 	runs := make([]run, 0, len(ds))
 	i, j := 0, 0
 	for _, d := range ds {
@@ -242,9 +242,10 @@ const maxPooled = 1 << 14
 
 var interners = sync.Pool{New: func() any { return &interner{ids: map[string]rune{}} }}
 
-// encode maps toks to runes into *buf, numbering tokens not seen yet.
-func (in *interner) encode(toks []string, buf *[]rune) []rune {
-	rs := slices.Grow((*buf)[:0], len(toks))[:len(toks)]
+// encode maps toks to runes, reusing buf's room, numbering tokens not
+// seen yet.
+func (in *interner) encode(toks []string, buf []rune) []rune {
+	rs := slices.Grow(buf[:0], len(toks))[:len(toks)]
 	for i, t := range toks {
 		r, ok := in.ids[t]
 		if !ok {
@@ -253,7 +254,6 @@ func (in *interner) encode(toks []string, buf *[]rune) []rune {
 		}
 		rs[i] = r
 	}
-	*buf = rs
 	return rs
 }
 
