@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"bytes"
 	"net/url"
 	"testing"
 	"time"
@@ -35,12 +34,10 @@ func BenchmarkChangedPages(b *testing.B) {
 		return d.Text
 	}
 	var olds, curs []string
-	for _, p := range a.Week(20) {
-		next, ok := a.Lookup(p.URL, 21)
-		if !ok || bytes.Equal(next.Body, p.Body) {
-			continue
-		}
-		olds, curs = append(olds, text(p)), append(curs, text(next))
+	for _, u := range a.Changed(21) {
+		old, _ := a.Lookup(u, 20)
+		cur, _ := a.Lookup(u, 21)
+		olds, curs = append(olds, text(old)), append(curs, text(cur))
 	}
 	if len(olds) == 0 {
 		b.Fatal("no page changes from week 20 to 21")
