@@ -269,7 +269,12 @@ func (s segments) stored(doc uint64, h *Hit, withText func([]byte)) error {
 	if i < 0 {
 		return fmt.Errorf("document %d: not in the snapshot", doc)
 	}
-	return s.segs[i].VisitDocument(doc-s.first[i], func(field string, typ byte, val []byte, _ []uint64) bool {
+	return storedIn(s.segs[i], doc-s.first[i], h, withText)
+}
+
+// storedIn is stored for document local of the segment ss.
+func storedIn(ss *scorch.SegmentSnapshot, local uint64, h *Hit, withText func([]byte)) error {
+	return ss.VisitDocument(local, func(field string, typ byte, val []byte, _ []uint64) bool {
 		switch field {
 		case "_id": // the document id, the URL
 			h.URL = string(val)
