@@ -28,7 +28,9 @@
 //     per term with results, ~130 bytes per term with 8 buckets), both
 //     swapped atomically.
 //   - In memory, for retrieval (snaptext.go): the text field of the
-//     snapshot searched last, read from its postings once per snapshot:
+//     snapshot searched last, built once per snapshot from the segments'
+//     postings, reading only the segments the snapshot before did not
+//     have and carrying the rest over from its build (snapbuild.go):
 //     each term's documents and frequencies, each document's terms (the
 //     forward index RM3 reads) and analyzed length, their mean, the byte
 //     ranges of each posting's occurrences (snippets), and the columns a
@@ -37,7 +39,7 @@
 //     documents; 20 bytes per posting, 8 per token, ~40 per dictionary
 //     word (its id by hash), a page's text, title and URL and ~200 bytes
 //     more per page (about 40 MB for digitalgov-2023's week of 5,000
-//     pages, 14.5 MB of it the columns), dropped when a search sees
+//     pages, 14 MB of it the columns), replaced when a search sees
 //     another snapshot (a batch or a merge). Beside it, per search running
 //     at once, pooled: a page's score sums, 16 bytes per document number.
 //

@@ -333,6 +333,11 @@ func (ix *Index) setBleve(bi bleve.Index) {
 }
 
 func (ix *Index) setBleveLocked(bi bleve.Index) {
+	// Segment ids start again in another Bleve index: nothing of the
+	// last snapText may be carried into its snapshots' (snapbuild.go).
+	ix.texts.mu.Lock()
+	ix.texts.cur = nil
+	ix.texts.mu.Unlock()
 	ix.mu.bi = bi
 	ix.mu.analyzer = bi.Mapping().AnalyzerNamed(AnalyzerName)
 }

@@ -2,9 +2,6 @@ package index
 
 import (
 	"context"
-	"fmt"
-	"math"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,22 +29,21 @@ import (
 //     popularity and stored text, so a page of results reads neither
 //     Bleve's stored documents nor decompresses anything.
 //
-// It is built by one pass over every posting of the field and one over
-// every live document's stored fields the first time a snapshot is
-// searched and dropped when a search sees another snapshot (a batch or a
-// merge); it is read-only after that, but for the length normalization
-// column, computed on first use. Size: 20 bytes per posting (8 in each
-// direction, 4 for its occurrences' offset), 8 per occurrence (token), 4
-// per document number, the dictionary's strings and a map entry (~40
-// bytes) per dictionary word, and per document its stored text and
-// title, its URL twice (column and map, ~150 bytes) and 48 bytes of fetch
-// time, popularity and length normalization. On digitalgov-2023's week
-// (5,000 pages, 21,000 words, 600,000 postings, 1.2 million tokens) the
-// text field takes about 25 MB (the occurrences 12 MB of it) and the
-// columns 14.5 MB (BenchmarkSnapText). A build of it took 350–530 ms on
-// two cores with Bleve's merger running beside it, most of it in Bleve's
-// postings iterators; the first search on each new snapshot waits for it
-// (40–115 ms on the demo's 1,400 pages while it crawls).
+// It is built the first time a snapshot is searched, and replaced when a
+// search sees another snapshot (a batch or a merge); it is read-only
+// after that, but for the length normalization column, computed on first
+// use. A build reads only the segments the snapshot searched before did
+// not have, and carries the others over from its snapText (snapbuild.go).
+// Size: 20 bytes per posting (8 in each direction, 4 for its
+// occurrences' offset), 8 per occurrence (token), 4 per document number,
+// the dictionary's strings and a map entry (~40 bytes) per dictionary
+// word, and per document its stored text and title, its URL twice
+// (column and map, ~150 bytes) and 48 bytes of fetch time, popularity and
+// length normalization. On digitalgov-2023's week (5,000 pages, 21,000
+// words, 600,000 postings, 1.2 million tokens) the text field takes about
+// 23 MB and the columns 14 MB (BenchmarkSnapText). Reading all of it
+// took 260–290 ms on two cores, most of it in Bleve's postings iterators;
+// after a batch of 100 changed pages, carrying took 35–45 ms.
 type snapText struct {
 	snap    bindex.IndexReader // the snapshot it describes
 	id      uint64             // its number among the snapTexts this index built, from 1 (Retrieved.Snapshot)
@@ -69,6 +65,10 @@ type snapText struct {
 		b    float64
 		v    []float64
 	}
+
+	// The snapshot's segments, in order, as the next snapshot's build
+	// recognises the ones it can carry over (snapbuild.go).
+	segs []segRef
 
 	// The columns a result page reads, by document number ("" and zero
 	// for a deleted one).
@@ -128,128 +128,6 @@ func (st *snapText) liveDoc(url string) (uint64, bool) {
 // storedText is document doc's stored text field.
 func (st *snapText) storedText(doc uint64) []byte {
 	return st.text[st.textAt[doc]:st.textAt[doc+1]]
-}
-
-// maxSnapPostings bounds the postings a snapText holds: offsets are 32-bit.
-const maxSnapPostings = math.MaxUint32
-
-// buildSnapText reads every posting of FieldText on r. like, when not
-// nil, is the snapText of an earlier snapshot, which sizes the new one's
-// slices (sizedLike).
-func buildSnapText(ctx context.Context, r bindex.IndexReader, like *snapText) (*snapText, error) {
-	n, err := r.DocCount()
-	if err != nil {
-		return nil, fmt.Errorf("index: doc count: %w", err)
-	}
-	st := &snapText{snap: r, n: n, meanLen: 1}
-	st.sizedLike(like)
-	dict, err := r.FieldDict(FieldText)
-	if err != nil {
-		return nil, fmt.Errorf("index: text dictionary: %w", err)
-	}
-	defer dict.Close()
-	var tfd bindex.TermFieldDoc
-	var total uint64
-	for {
-		e, err := dict.Next()
-		if err != nil {
-			return nil, fmt.Errorf("index: text dictionary: %w", err)
-		}
-		if e == nil {
-			break
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		tfr, err := r.TermFieldReader(ctx, []byte(e.Term), FieldText, true, false, true)
-		if err != nil {
-			return nil, fmt.Errorf("index: postings of %q: %w", e.Term, err)
-		}
-		st.termAt = append(st.termAt, uint32(len(st.post)))
-		st.terms = append(st.terms, e.Term)
-		for {
-			d, err := tfr.Next(&tfd)
-			if err != nil {
-				tfr.Close()
-				return nil, fmt.Errorf("index: postings of %q: %w", e.Term, err)
-			}
-			if d == nil {
-				break
-			}
-			doc := d.ID.Value()
-			if doc > math.MaxUint32 || d.Freq > math.MaxUint32 || len(st.post) == maxSnapPostings {
-				tfr.Close()
-				return nil, fmt.Errorf("index: postings of %q: document %d, frequency %d, posting %d: retrieval keeps at most %d of each in memory",
-					e.Term, doc, d.Freq, len(st.post), uint32(math.MaxUint32))
-			}
-			if doc >= uint64(len(st.length)) {
-				st.length = append(st.length, make([]uint32, int(doc)+1-len(st.length))...)
-			}
-			st.length[doc] += uint32(d.Freq)
-			st.post = append(st.post, termPosting{of: uint32(doc), tf: uint32(d.Freq)})
-			st.spanAt = append(st.spanAt, uint32(len(st.spans)))
-			for _, v := range d.Vectors {
-				if len(st.spans) == maxSnapPostings || v.End > math.MaxUint32 {
-					tfr.Close()
-					return nil, fmt.Errorf("index: postings of %q: occurrence %d ending at byte %d: retrieval keeps at most %d of each in memory",
-						e.Term, len(st.spans), v.End, uint32(math.MaxUint32))
-				}
-				st.spans = append(st.spans, textSpan{uint32(v.Start), uint32(v.End)})
-			}
-			total += d.Freq
-		}
-		tfr.Close()
-	}
-	st.termAt = append(st.termAt, uint32(len(st.post)))
-	st.spanAt = append(st.spanAt, uint32(len(st.spans)))
-	if err := st.readStored(ctx, r); err != nil {
-		return nil, err
-	}
-	st.sat = make([]atomic.Uint64, len(st.terms))
-	st.ids = make(map[string]uint32, len(st.terms))
-	for t, term := range st.terms {
-		st.ids[term] = uint32(t)
-	}
-	st.total = total
-	if n > 0 && total > 0 {
-		st.meanLen = float64(total) / float64(n)
-	}
-	// The forward index: count each document's terms, then fill in term
-	// order, so each document's list is ascending by term id.
-	st.docAt = make([]uint32, len(st.length)+1)
-	for _, p := range st.post {
-		st.docAt[p.of+1]++
-	}
-	for d := 1; d < len(st.docAt); d++ {
-		st.docAt[d] += st.docAt[d-1]
-	}
-	st.fwd = make([]termPosting, len(st.post))
-	next := slices.Clone(st.docAt[:len(st.length)])
-	for t := range st.terms {
-		for _, p := range st.post[st.termAt[t]:st.termAt[t+1]] {
-			st.fwd[next[p.of]] = termPosting{of: uint32(t), tf: p.tf}
-			next[p.of]++
-		}
-	}
-	return st, nil
-}
-
-// sizedLike gives st's growing slices room for what like holds, and an
-// eighth more: the snapshot searched before differs from the new one by a
-// batch or a merge, so the build appends without copying what it has
-// read, where growing from empty copied each slice about once over.
-func (st *snapText) sizedLike(like *snapText) {
-	if like == nil {
-		return
-	}
-	room := func(n int) int { return n + n/8 }
-	st.terms = make([]string, 0, room(len(like.terms)))
-	st.termAt = make([]uint32, 0, room(len(like.termAt)))
-	st.length = make([]uint32, 0, room(len(like.length)))
-	st.post = make([]termPosting, 0, room(len(like.post)))
-	st.spanAt = make([]uint32, 0, room(len(like.spanAt)))
-	st.spans = make([]textSpan, 0, room(len(like.spans)))
-	st.text = make([]byte, 0, room(len(like.text)))
 }
 
 // lengthNorm is BM25's length normalization of a document of length
@@ -349,59 +227,4 @@ func (st *snapText) resolveURLs(cands []candidate) []string {
 		urls[i] = st.urls[c.doc]
 	}
 	return urls
-}
-
-// readStored fills the columns a result page reads from every live
-// document's stored fields, and extends the length column over the
-// documents without text.
-func (st *snapText) readStored(ctx context.Context, r bindex.IndexReader) error {
-	segs, err := segmentsOf(r)
-	if err != nil {
-		return err
-	}
-	size := 0
-	if k := len(segs.segs); k > 0 {
-		size = int(segs.first[k-1]) + int(segs.segs[k-1].FullSize())
-	}
-	if len(st.length) < size {
-		st.length = append(st.length, make([]uint32, size-len(st.length))...)
-	}
-	size = len(st.length)
-	st.urls, st.titles = make([]string, size), make([]string, size)
-	st.fetched, st.popularity = make([]time.Time, size), make([]float64, size)
-	st.textAt = make([]uint32, size+1)
-	st.docs = make(map[string]uint64, st.n)
-	var h Hit
-	for i, seg := range segs.segs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		for it := seg.DocNumbersLive().Iterator(); it.HasNext(); {
-			doc := segs.first[i] + uint64(it.Next())
-			h = Hit{}
-			var textErr error
-			err := segs.stored(doc, &h, func(text []byte) {
-				if len(st.text)+len(text) > math.MaxUint32 {
-					textErr = fmt.Errorf("index: stored text of document %d: %d bytes in all: retrieval keeps at most %d in memory", doc, len(st.text)+len(text), uint32(math.MaxUint32))
-					return
-				}
-				st.text = append(st.text, text...)
-			})
-			if err == nil {
-				err = textErr
-			}
-			if err != nil {
-				return fmt.Errorf("index: stored fields of document %d: %w", doc, err)
-			}
-			st.urls[doc], st.titles[doc], st.fetched[doc], st.popularity[doc] = h.URL, h.Title, h.FetchedAt, h.Popularity
-			st.docs[h.URL] = doc
-			st.textAt[doc+1] = uint32(len(st.text))
-		}
-	}
-	// Documents were visited in number order, each text appended: a
-	// deleted document's empty range ends where the one before it does.
-	for d := 1; d < len(st.textAt); d++ {
-		st.textAt[d] = max(st.textAt[d], st.textAt[d-1])
-	}
-	return nil
 }
