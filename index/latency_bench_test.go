@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -101,4 +102,66 @@ func BenchmarkSearchLatency(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkSearchAfterBatch indexes digitalgov-2023 week 0 with Bleve's
+// merges running as they do in deltaq serve, then applies the pages that
+// change in weeks 1 to 8 in batches of 100, as a crawl does, and after
+// each batch times two searches of a trec-mq query: the first waits for
+// the new snapshot's text field (snapbuild.go), the second does not. It
+// reports the p50 and the greatest of each, in milliseconds.
+//
+//	go test ./index -run '^$' -bench SearchAfterBatch -benchtime 1x
+func BenchmarkSearchAfterBatch(b *testing.B) {
+	db := openRepo(b, b.TempDir())
+	ix := openIndex(b, tempDir(b, "ix"), testConfig(ScoringBM25), db, Options{})
+	week := digitalgov(b, 0)
+	putPages(b, db, t0, week.pages...)
+	catchUp(b, ix)
+	qs := latencyQueries(b, ix, 50)
+	if len(qs) == 0 {
+		b.Fatal("no query matches week 0")
+	}
+	var batches [][]page
+	for w := 1; w <= 8; w++ {
+		next := digitalgov(b, w)
+		var changed []page
+		for _, p := range next.pages {
+			if old, ok := week.byURL[p.URL]; !ok || old != p {
+				changed = append(changed, p)
+			}
+		}
+		for len(changed) > 0 {
+			n := min(100, len(changed))
+			batches = append(batches, changed[:n])
+			changed = changed[n:]
+		}
+		week = next
+	}
+	search := func(q Query) time.Duration {
+		start := time.Now()
+		if _, err := ix.Search(context.Background(), q, 0, 10); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	var first, second []time.Duration
+	for b.Loop() {
+		for i, batch := range batches {
+			putPages(b, db, t0.Add(time.Duration(i+1)*time.Hour), batch...)
+			catchUp(b, ix)
+			q := qs[i%len(qs)]
+			first = append(first, search(q))
+			second = append(second, search(q))
+		}
+	}
+	for _, m := range []struct {
+		name string
+		ds   []time.Duration
+	}{{"first", first}, {"second", second}} {
+		p50, _ := percentiles(m.ds)
+		b.ReportMetric(p50, m.name+"-p50-ms")
+		b.ReportMetric(float64(slices.Max(m.ds))/1e6, m.name+"-max-ms")
+	}
+	b.ReportMetric(float64(len(batches)), "batches")
 }
