@@ -29,8 +29,8 @@
 //     swapped atomically.
 //   - In memory, for retrieval (snaptext.go): the text field of the
 //     snapshot searched last, built once per snapshot from the segments'
-//     postings, reading only the segments the snapshot before did not
-//     have and carrying the rest over from its build (snapbuild.go):
+//     postings, carrying over (or deriving, for a merge) from the last
+//     build what it held, and reading only the rest (snapbuild.go):
 //     each term's documents and frequencies, each document's terms (the
 //     forward index RM3 reads) and analyzed length, their mean, the byte
 //     ranges of each posting's occurrences (snippets), and the columns a

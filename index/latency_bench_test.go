@@ -146,13 +146,19 @@ func BenchmarkSearchAfterBatch(b *testing.B) {
 		return time.Since(start)
 	}
 	var first, second []time.Duration
+	var built buildCounts // of the snapshots' builds, after the first
 	for b.Loop() {
 		for i, batch := range batches {
 			putPages(b, db, t0.Add(time.Duration(i+1)*time.Hour), batch...)
 			catchUp(b, ix)
 			q := qs[i%len(qs)]
 			first = append(first, search(q))
+			st := ix.texts.cur
+			built = built.plus(st.built)
 			second = append(second, search(q))
+			if ix.texts.cur != st { // a merge came between the two
+				built = built.plus(ix.texts.cur.built)
+			}
 		}
 	}
 	for _, m := range []struct {
@@ -164,4 +170,7 @@ func BenchmarkSearchAfterBatch(b *testing.B) {
 		b.ReportMetric(float64(slices.Max(m.ds))/1e6, m.name+"-max-ms")
 	}
 	b.ReportMetric(float64(len(batches)), "batches")
+	b.ReportMetric(float64(built.read), "segments-read")
+	b.ReportMetric(float64(built.derived), "segments-derived")
+	b.ReportMetric(float64(built.carried), "segments-carried")
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -15,13 +16,21 @@ import (
 
 // A snapshot differs from the one searched before it by a batch (one new
 // segment, and documents deleted from old ones) or a merge (segments
-// replaced by one). So a snapText is built segment by segment: a segment
-// the previous snapText held is carried over from it, its documents
-// renumbered and those deleted since dropped; only a segment it did not
-// hold is read, through the segment's own dictionary, postings and
-// stored fields. Reading is what costs (Bleve's postings iterators and
-// the stored fields' decompression); carrying is copying. A build from
-// nothing reads every segment, and yields what carrying would.
+// replaced by one). So a snapText is built segment by segment:
+//
+//   - a segment the previous snapText held is carried over from it, its
+//     documents renumbered and those deleted since dropped;
+//   - a segment whose every live document the previous snapText held,
+//     with the same URL, title and stored text, as after a merge of
+//     segments it held, is derived from it: from its forward index, in
+//     the segment's document order;
+//   - any other segment (a batch's) is read, through the segment's own
+//     dictionary, postings and stored fields.
+//
+// Reading the postings is what costs (Bleve's postings iterators);
+// carrying is copying, and deriving costs a read of the stored fields,
+// which the columns need anyway. A build from nothing reads every
+// segment, and yields what carrying and deriving would.
 //
 // The dictionary holds the words with at least one live document: a
 // segment's dictionary keeps the words of its deleted documents, which
@@ -65,6 +74,17 @@ type segRead struct {
 	post   []termPosting
 	spanAt []uint32
 	spans  []textSpan
+	// Of a segment derived from prev (deriveSegment): each live
+	// document's stored fields but its text, and its number in prev,
+	// whose stored text is the same.
+	hits []Hit
+	olds []uint64
+}
+
+// buildCounts says how a snapText's segments were had: read from their
+// postings, carried over from the last snapText, or derived from it.
+type buildCounts struct {
+	read, carried, derived int
 }
 
 // buildSnapText makes the in-memory text field of the snapshot r,
@@ -135,11 +155,20 @@ func (st *snapText) plan(ctx context.Context, segs segments, prev *snapText) ([]
 				}
 			}
 		} else {
-			rd, err := readSegment(ctx, ss)
+			rd, err := deriveSegment(ctx, ss, prev)
+			if err == nil && rd == nil {
+				rd, err = readSegment(ctx, ss)
+				st.built.read++
+			} else {
+				st.built.derived++
+			}
 			if err != nil {
 				return nil, 0, err
 			}
 			p.read = rd
+		}
+		if p.read == nil {
+			st.built.carried++
 		}
 		parts[i] = p
 	}
@@ -199,6 +228,81 @@ func readSegment(ctx context.Context, ss *scorch.SegmentSnapshot) (*segRead, err
 	}
 	rd.termAt = append(rd.termAt, uint32(len(rd.post)))
 	rd.spanAt = append(rd.spanAt, uint32(len(rd.spans)))
+	return rd, nil
+}
+
+// deriveSegment makes the text field of ss, a segment prev did not hold,
+// from prev's, when every live document of ss is one prev holds: the
+// same URL, title and stored text (which is what was analyzed), as after
+// a merge of segments prev held. It returns nil when one is not, having
+// read the stored fields up to it. Reading a document's stored fields
+// costs a fraction of reading its postings.
+func deriveSegment(ctx context.Context, ss *scorch.SegmentSnapshot, prev *snapText) (*segRead, error) {
+	if prev == nil {
+		return nil, nil
+	}
+	live := ss.DocNumbersLive()
+	rd := &segRead{hits: make([]Hit, 0, live.GetCardinality()), olds: make([]uint64, 0, live.GetCardinality())}
+	for it := live.Iterator(); it.HasNext(); {
+		if len(rd.hits)%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		var h Hit
+		old, same := uint64(0), false
+		err := storedIn(ss, uint64(it.Next()), &h, func(text []byte) {
+			// _id comes first: h.URL is set.
+			old, same = prev.docs[h.URL]
+			same = same && bytes.Equal(prev.storedText(old), text)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("index: stored fields in segment %d: %w", ss.Id(), err)
+		}
+		if !same || prev.titles[old] != h.Title {
+			return nil, nil
+		}
+		rd.hits, rd.olds = append(rd.hits, h), append(rd.olds, old)
+	}
+	// The postings, by prev's term ids: count each word's documents,
+	// then fill them in document order from prev's forward index.
+	termAt := make([]uint32, len(prev.terms)+1)
+	for _, old := range rd.olds {
+		for _, p := range prev.docTerms(old) {
+			termAt[p.of+1]++
+		}
+	}
+	for t := 1; t < len(termAt); t++ {
+		termAt[t] += termAt[t-1]
+	}
+	rd.post = make([]termPosting, termAt[len(prev.terms)])
+	src := make([]int, len(rd.post)) // each posting's index in prev.post
+	next := slices.Clone(termAt[:len(prev.terms)])
+	i := 0
+	for it := live.Iterator(); it.HasNext(); i++ {
+		local, old := it.Next(), rd.olds[i]
+		for _, p := range prev.docTerms(old) {
+			lo := prev.termAt[p.of]
+			k, _ := findPosting(prev.post[lo:prev.termAt[p.of+1]], old)
+			rd.post[next[p.of]] = termPosting{of: local, tf: p.tf}
+			src[next[p.of]] = int(lo) + k
+			next[p.of]++
+		}
+	}
+	rd.spanAt = make([]uint32, 0, len(rd.post)+1)
+	for _, j := range src {
+		rd.spanAt = append(rd.spanAt, uint32(len(rd.spans)))
+		rd.spans = append(rd.spans, prev.spans[prev.spanAt[j]:prev.spanAt[j+1]]...)
+	}
+	rd.spanAt = append(rd.spanAt, uint32(len(rd.spans)))
+	// The words with documents here, in prev's (ascending) order.
+	for t, term := range prev.terms {
+		if termAt[t+1] > termAt[t] {
+			rd.terms = append(rd.terms, term)
+			rd.termAt = append(rd.termAt, termAt[t])
+		}
+	}
+	rd.termAt = append(rd.termAt, uint32(len(rd.post)))
 	return rd, nil
 }
 
@@ -360,15 +464,20 @@ func (st *snapText) mergeStored(ctx context.Context, parts []segPart, prev *snap
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		for it := p.ss.DocNumbersLive().Iterator(); it.HasNext(); {
+		k := 0 // the live document's rank, in a derived part
+		for it := p.ss.DocNumbersLive().Iterator(); it.HasNext(); k++ {
 			local := uint64(it.Next())
 			doc := p.first + local
 			var err error
-			if p.read == nil {
+			switch {
+			case p.read == nil:
 				old := p.from + local
 				h = Hit{URL: prev.urls[old], Title: prev.titles[old], FetchedAt: prev.fetched[old], Popularity: prev.popularity[old]}
 				err = st.appendText(doc, prev.storedText(old))
-			} else {
+			case p.read.hits != nil:
+				h = p.read.hits[k]
+				err = st.appendText(doc, prev.storedText(p.read.olds[k]))
+			default:
 				h = Hit{}
 				var textErr error
 				// The segment reuses the text's buffer after the call.

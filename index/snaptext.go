@@ -32,8 +32,8 @@ import (
 // It is built the first time a snapshot is searched, and replaced when a
 // search sees another snapshot (a batch or a merge); it is read-only
 // after that, but for the length normalization column, computed on first
-// use. A build reads only the segments the snapshot searched before did
-// not have, and carries the others over from its snapText (snapbuild.go).
+// use. A build carries over from the last snapText the segments it held
+// and derives a merge of them; it reads only the others (snapbuild.go).
 // Size: 20 bytes per posting (8 in each direction, 4 for its
 // occurrences' offset), 8 per occurrence (token), 4 per document number,
 // the dictionary's strings and a map entry (~40 bytes) per dictionary
@@ -43,7 +43,9 @@ import (
 // words, 600,000 postings, 1.2 million tokens) the text field takes about
 // 23 MB and the columns 14 MB (BenchmarkSnapText). Reading all of it
 // took 260–290 ms on two cores, most of it in Bleve's postings iterators;
-// after a batch of 100 changed pages, carrying took 35–45 ms.
+// after a batch of 100 changed pages, carrying took 35–45 ms. In a crawl
+// of it, the first search after each batch took 38–52 ms at the median
+// and at most 88–94 ms, merges included (BenchmarkSearchAfterBatch).
 type snapText struct {
 	snap    bindex.IndexReader // the snapshot it describes
 	id      uint64             // its number among the snapTexts this index built, from 1 (Retrieved.Snapshot)
@@ -68,7 +70,8 @@ type snapText struct {
 
 	// The snapshot's segments, in order, as the next snapshot's build
 	// recognises the ones it can carry over (snapbuild.go).
-	segs []segRef
+	segs  []segRef
+	built buildCounts // how its segments were had
 
 	// The columns a result page reads, by document number ("" and zero
 	// for a deleted one).

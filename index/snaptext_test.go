@@ -426,19 +426,56 @@ func BenchmarkSnapText(b *testing.B) {
 }
 
 // TestSnapTextCarriedIsTheSame builds each snapshot's text field twice,
-// from nothing and carried from the build of the snapshot before, over
-// random batches that add, rewrite and remove pages (so old segments
-// lose documents, and words survive only in deleted ones) and merges;
-// the two must be equal, and carrying must have happened, with
-// documents dropped from carried segments.
+// from nothing and from the build of the snapshot before, over random
+// batches that add, rewrite and remove pages (so old segments lose
+// documents, and words survive only in deleted ones) and merges, some
+// right after a batch (the merged segment holds pages the last build did
+// not) and some alone (it holds only pages the last build did); the two
+// must be equal, and segments must have been carried, with documents
+// dropped from them, and derived.
 func TestSnapTextCarriedIsTheSame(t *testing.T) {
 	db := openRepo(t, t.TempDir())
 	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, Options{MergeOnlyOnCompact: true})
 	rng := rand.New(rand.NewPCG(7, 11))
 	vocab := strings.Fields("plain language federal website access design search data form page news event topic guide")
 	var prev *snapText
-	carried, dropped := 0, 0
-	for step := range 40 {
+	var built buildCounts
+	dropped := 0
+	check := func(step int) {
+		err := ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
+			want, err := buildSnapText(t.Context(), r, nil)
+			if err != nil {
+				return err
+			}
+			got, err := buildSnapText(t.Context(), r, prev)
+			if err != nil {
+				return err
+			}
+			if want.built.carried+want.built.derived != 0 || want.built.read != len(want.segs) {
+				t.Fatalf("step %d: a build from nothing had its segments as %+v", step, want.built)
+			}
+			built = built.plus(got.built)
+			got.built = want.built
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("step %d: the build from the last snapshot's differs from the build from nothing", step)
+			}
+			if prev != nil {
+				for _, s := range got.segs {
+					for _, o := range prev.segs {
+						if s.id == o.id && s.deleted > o.deleted {
+							dropped++
+						}
+					}
+				}
+			}
+			prev = got
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for step := range 60 {
 		var pages []page
 		for i := range 1 + rng.IntN(6) {
 			words := []string{fmt.Sprintf("only%dx%d", step, i)} // a word of this version alone
@@ -452,45 +489,23 @@ func TestSnapTextCarriedIsTheSame(t *testing.T) {
 			goPages(t, db, t0.Add(time.Duration(step)*time.Minute+time.Second), fmt.Sprintf("https://p.test/%d", rng.IntN(30)))
 		}
 		catchUp(t, ix)
-		if step%9 == 8 {
+		if step%9 == 8 { // the merge below is alone
+			check(step)
+		}
+		if step%9 == 8 || step%7 == 6 {
 			if err := ix.Compact(t.Context()); err != nil {
 				t.Fatal(err)
 			}
 		}
-		err := ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
-			want, err := buildSnapText(t.Context(), r, nil)
-			if err != nil {
-				return err
-			}
-			got, err := buildSnapText(t.Context(), r, prev)
-			if err != nil {
-				return err
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("step %d: the build carried from the last snapshot's differs from the build from nothing", step)
-			}
-			if prev != nil {
-				for _, s := range got.segs {
-					for _, o := range prev.segs {
-						if s.id == o.id {
-							carried++
-							if s.deleted > o.deleted {
-								dropped++
-							}
-						}
-					}
-				}
-			}
-			prev = got
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		check(step)
 	}
-	if carried == 0 || dropped == 0 {
-		t.Fatalf("%d segments carried, %d of them with documents deleted since: the test wants both", carried, dropped)
+	if built.carried == 0 || dropped == 0 || built.derived == 0 || built.read == 0 {
+		t.Fatalf("segments %+v, %d carried with documents deleted since: the test wants each", built, dropped)
 	}
+}
+
+func (c buildCounts) plus(d buildCounts) buildCounts {
+	return buildCounts{c.read + d.read, c.carried + d.carried, c.derived + d.derived}
 }
 
 // TestFindPostingIsBinarySearch checks the postings' search against
