@@ -49,8 +49,8 @@ type segRef struct {
 }
 
 // segPart is one segment of the snapshot being built and where its text
-// comes from: read (read not nil), or carried from prev's documents
-// from, from+size.
+// comes from: read or derived (read not nil), or carried from prev's
+// documents from, from+size.
 type segPart struct {
 	ss    *scorch.SegmentSnapshot
 	first uint64
@@ -123,8 +123,9 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader, prev *snapText) (*
 	return st, nil
 }
 
-// plan lists the snapshot's segments as parts, carried from prev or read,
-// and records them in st.segs; size is the number of document numbers.
+// plan lists the snapshot's segments as parts, carried from prev, derived
+// from it or read, and records them in st.segs and st.built; size is the
+// number of document numbers.
 func (st *snapText) plan(ctx context.Context, segs segments, prev *snapText) ([]segPart, uint64, error) {
 	var held map[uint64]segRef
 	if prev != nil {
@@ -311,7 +312,7 @@ func deriveSegment(ctx context.Context, ss *scorch.SegmentSnapshot, prev *snapTe
 // each word its postings part by part, so documents ascend.
 func (st *snapText) mergeTerms(ctx context.Context, parts []segPart, prev *snapText) error {
 	// A cursor per source of words: prev's dictionary, for the carried
-	// parts, and each read part's.
+	// parts, and each read or derived part's.
 	type cursor struct {
 		terms []string
 		at    int
