@@ -42,10 +42,10 @@ import (
 // length normalization. On digitalgov-2023's week (5,000 pages, 21,000
 // words, 600,000 postings, 1.2 million tokens) the text field takes about
 // 23 MB and the columns 14 MB (BenchmarkSnapText). Reading all of it
-// took 260–290 ms on two cores, most of it in Bleve's postings iterators;
-// after a batch of 100 changed pages, carrying took 35–45 ms. In a crawl
-// of it, the first search after each batch took 38–52 ms at the median
-// and at most 88–94 ms, merges included (BenchmarkSearchAfterBatch).
+// took 210–290 ms on two cores, most of it in Bleve's postings iterators;
+// after a batch of 100 changed pages, carrying took 25–45 ms. In a crawl
+// of it, the first search after each batch took 36–52 ms at the median
+// and at most 66–94 ms, merges included (BenchmarkSearchAfterBatch).
 type snapText struct {
 	snap    bindex.IndexReader // the snapshot it describes
 	id      uint64             // its number among the snapTexts this index built, from 1 (Retrieved.Snapshot)
