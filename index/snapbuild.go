@@ -155,21 +155,21 @@ func (st *snapText) plan(ctx context.Context, segs segments, prev *snapText) ([]
 					p.drop[d/64] |= 1 << (d % 64)
 				}
 			}
+			st.built.carried++
 		} else {
 			rd, err := deriveSegment(ctx, ss, prev)
-			if err == nil && rd == nil {
-				rd, err = readSegment(ctx, ss)
-				st.built.read++
-			} else {
-				st.built.derived++
-			}
-			if err != nil {
+			switch {
+			case err != nil:
 				return nil, 0, err
+			case rd != nil:
+				st.built.derived++
+			default:
+				if rd, err = readSegment(ctx, ss); err != nil {
+					return nil, 0, err
+				}
+				st.built.read++
 			}
 			p.read = rd
-		}
-		if p.read == nil {
-			st.built.carried++
 		}
 		parts[i] = p
 	}
@@ -414,9 +414,9 @@ func (st *snapText) appendCarried(word string, p segPart, prev *snapText, t int)
 	return nil
 }
 
-// appendRun appends the postings a to b of post (of the part p, read
-// or carried: documents p.from on are p.first on here), with their
-// occurrences, which are contiguous in spans and copied whole.
+// appendRun appends the postings a to b of post (of the part p, read,
+// derived or carried: documents p.from on are p.first on here), with
+// their occurrences, which are contiguous in spans and copied whole.
 func (st *snapText) appendRun(word string, p segPart, post []termPosting, spanAt []uint32, spans []textSpan, a, b int) error {
 	if a == b {
 		return nil
@@ -450,7 +450,8 @@ func (st *snapText) room(word string, posts, spans int) error {
 }
 
 // mergeStored fills the columns a result page reads, part by part: a
-// carried document's from prev's, a read one's from its stored fields.
+// carried document's from prev's, a derived one's from the fields read
+// when deriving and prev's text, a read one's from its stored fields.
 func (st *snapText) mergeStored(ctx context.Context, parts []segPart, prev *snapText) error {
 	size := len(st.length)
 	st.urls, st.titles = make([]string, size), make([]string, size)
