@@ -40,7 +40,8 @@
 //     word (its id by hash), a page's text, title and URL and ~200 bytes
 //     more per page (about 40 MB for digitalgov-2023's week of 5,000
 //     pages, 14 MB of it the columns), replaced when a search sees
-//     another snapshot (a batch or a merge). Beside it, per search running
+//     another snapshot (a batch or a merge); its builds' time and
+//     segments are exported to Prometheus (metrics.go). Beside it, per search running
 //     at once, pooled: a page's score sums, 16 bytes per document number.
 //
 // Retrieval (match.go): textbook BM25 over the text field (scored from

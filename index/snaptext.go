@@ -99,6 +99,12 @@ type snapTexts struct {
 	mu    sync.Mutex
 	cur   *snapText
 	built uint64
+	// What the builds took, for the metrics (metrics.go), under their own
+	// lock: a build holds mu for as long as it runs.
+	stats struct {
+		sync.Mutex
+		builds buildStats
+	}
 }
 
 // snapText returns the in-memory text field of the snapshot r, building
@@ -111,10 +117,14 @@ func (ix *Index) snapText(ctx context.Context, r bindex.IndexReader) (*snapText,
 	if c.cur != nil && c.cur.snap == r {
 		return c.cur, nil
 	}
+	start := time.Now()
 	st, err := buildSnapText(ctx, r, c.cur)
 	if err != nil {
 		return nil, err
 	}
+	c.stats.Lock()
+	c.stats.builds.add(time.Since(start), st.built)
+	c.stats.Unlock()
 	c.built++
 	st.id = c.built
 	c.cur = st

@@ -149,7 +149,7 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 		return nil, err
 	}
 	s.handler = h
-	s.reg.MustRegister(feedStore.Collector())
+	s.reg.MustRegister(feedStore.Collector(), s.ix.Collector())
 	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "deltaq_index_lag", Help: "Change-feed entries the index has yet to apply."},
 			func() float64 { return float64(s.ix.Lag()) }))
