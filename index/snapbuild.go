@@ -269,45 +269,31 @@ func deriveSegment(ctx context.Context, ss *scorch.SegmentSnapshot, prev *snapTe
 		}
 		rd.hits, rd.olds = append(rd.hits, h), append(rd.olds, old)
 	}
-	// The postings, by prev's term ids: count each word's documents,
-	// then fill them in document order from prev's forward index.
-	termAt := make([]uint32, len(prev.terms)+1)
-	for _, old := range rd.olds {
-		for _, p := range prev.docTerms(old) {
-			termAt[p.of+1]++
-		}
-	}
-	for t := 1; t < len(termAt); t++ {
-		termAt[t] += termAt[t-1]
-	}
-	rd.post = make([]termPosting, termAt[len(prev.terms)])
-	src := make([]int, len(rd.post)) // each posting's index in prev.post
-	next := slices.Clone(termAt[:len(prev.terms)])
-	i := 0
-	for it := live.Iterator(); it.HasNext(); i++ {
-		local, old := it.Next(), rd.olds[i]
-		for _, p := range prev.docTerms(old) {
-			lo := prev.termAt[p.of]
-			k, _ := findPosting(prev.post[lo:prev.termAt[p.of+1]], old)
-			rd.post[next[p.of]] = termPosting{of: local, tf: p.tf}
-			src[next[p.of]] = int(lo) + k
-			next[p.of]++
-		}
-	}
-	rd.spanAt = make([]uint32, 0, len(rd.post)+1)
-	for _, j := range src {
-		rd.spanAt = append(rd.spanAt, uint32(len(rd.spans)))
-		rd.spans = append(rd.spans, prev.spans[prev.spanAt[j]:prev.spanAt[j+1]]...)
-	}
-	rd.spanAt = append(rd.spanAt, uint32(len(rd.spans)))
-	// The words with documents here, in prev's (ascending) order.
+	// The postings, by prev's term ids: the forward index of the
+	// documents, transposed (each posting naming the document's rank);
+	// then, for the words with documents here, in prev's (ascending)
+	// order, each posting's occurrences and its document's number here.
+	termAt, post := transpose(len(rd.olds), len(prev.terms), func(i int) []termPosting {
+		return prev.docTerms(rd.olds[i])
+	})
+	locals := live.ToArray()
+	rd.post = post
+	rd.spanAt = make([]uint32, 0, len(post)+1)
 	for t, term := range prev.terms {
-		if termAt[t+1] > termAt[t] {
-			rd.terms = append(rd.terms, term)
-			rd.termAt = append(rd.termAt, termAt[t])
+		if termAt[t] == termAt[t+1] {
+			continue
+		}
+		rd.terms = append(rd.terms, term)
+		rd.termAt = append(rd.termAt, termAt[t])
+		for j := termAt[t]; j < termAt[t+1]; j++ {
+			i := post[j].of
+			rd.spanAt = append(rd.spanAt, uint32(len(rd.spans)))
+			rd.spans = append(rd.spans, prev.occurrences(uint32(t), rd.olds[i])...)
+			post[j].of = locals[i]
 		}
 	}
 	rd.termAt = append(rd.termAt, uint32(len(rd.post)))
+	rd.spanAt = append(rd.spanAt, uint32(len(rd.spans)))
 	return rd, nil
 }
 
@@ -517,22 +503,35 @@ func (st *snapText) appendText(doc uint64, text []byte) error {
 	return nil
 }
 
-// forward builds the forward index: count each document's terms, then
-// fill in term order, so each document's list is ascending by term id.
+// forward builds the forward index: the postings transposed, so each
+// document's list is ascending by term id.
 func (st *snapText) forward() {
-	st.docAt = make([]uint32, len(st.length)+1)
-	for _, p := range st.post {
-		st.docAt[p.of+1]++
+	st.docAt, st.fwd = transpose(len(st.terms), len(st.length), func(t int) []termPosting {
+		return st.post[st.termAt[t]:st.termAt[t+1]]
+	})
+}
+
+// transpose turns rows lists, row r's entries naming their columns
+// (.of < cols), into column lists: at[c] to at[c+1] in out are column
+// c's entries, each naming its row, rows ascending, with its frequency.
+// Counted first, then filled row by row.
+func transpose(rows, cols int, row func(r int) []termPosting) (at []uint32, out []termPosting) {
+	at = make([]uint32, cols+1)
+	for r := range rows {
+		for _, p := range row(r) {
+			at[p.of+1]++
+		}
 	}
-	for d := 1; d < len(st.docAt); d++ {
-		st.docAt[d] += st.docAt[d-1]
+	for c := 1; c < len(at); c++ {
+		at[c] += at[c-1]
 	}
-	st.fwd = make([]termPosting, len(st.post))
-	next := slices.Clone(st.docAt[:len(st.length)])
-	for t := range st.terms {
-		for _, p := range st.post[st.termAt[t]:st.termAt[t+1]] {
-			st.fwd[next[p.of]] = termPosting{of: uint32(t), tf: p.tf}
+	out = make([]termPosting, at[cols])
+	next := slices.Clone(at[:cols])
+	for r := range rows {
+		for _, p := range row(r) {
+			out[next[p.of]] = termPosting{of: uint32(r), tf: p.tf}
 			next[p.of]++
 		}
 	}
+	return at, out
 }
