@@ -159,6 +159,7 @@ func Open(dir string, cfg Config, db *repo.DB, opts Options) (*Index, error) {
 		est:        cfg.estimator(),
 		opened:     time.Now(),
 	}
+	ix.texts.metrics = newTextMetrics()
 	if ix.clock == nil {
 		ix.clock = time.Now
 	}

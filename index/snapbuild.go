@@ -87,10 +87,6 @@ type buildCounts struct {
 	read, carried, derived int
 }
 
-func (c buildCounts) plus(d buildCounts) buildCounts {
-	return buildCounts{c.read + d.read, c.carried + d.carried, c.derived + d.derived}
-}
-
 // buildSnapText makes the in-memory text field of the snapshot r,
 // carrying what it can from prev, the snapText of an earlier snapshot of
 // the same index (nil for none).

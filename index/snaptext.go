@@ -99,12 +99,8 @@ type snapTexts struct {
 	mu    sync.Mutex
 	cur   *snapText
 	built uint64
-	// What the builds took, for the metrics (metrics.go), under their own
-	// lock: a build holds mu for as long as it runs.
-	stats struct {
-		sync.Mutex
-		builds buildStats
-	}
+	// What the builds took (metrics.go).
+	metrics textMetrics
 }
 
 // snapText returns the in-memory text field of the snapshot r, building
@@ -122,9 +118,7 @@ func (ix *Index) snapText(ctx context.Context, r bindex.IndexReader) (*snapText,
 	if err != nil {
 		return nil, err
 	}
-	c.stats.Lock()
-	c.stats.builds.add(time.Since(start), st.built)
-	c.stats.Unlock()
+	c.metrics.observe(time.Since(start), st.built)
 	c.built++
 	st.id = c.built
 	c.cur = st

@@ -504,6 +504,10 @@ func TestSnapTextCarriedIsTheSame(t *testing.T) {
 	}
 }
 
+func (c buildCounts) plus(d buildCounts) buildCounts {
+	return buildCounts{c.read + d.read, c.carried + d.carried, c.derived + d.derived}
+}
+
 // TestFindPostingIsBinarySearch checks the postings' search against
 // slices.BinarySearchFunc on random ascending lists, for documents in
 // them, between them, before and after them and beyond 32 bits.
