@@ -74,8 +74,7 @@ next:
 		score := 0.0
 		for i, t := range p.terms {
 			w := t.idf * t.weight
-			tf := float64(lists[i][at[i]].tf)
-			score += w * tf * (k1 + 1) / (tf + k1*norm)
+			score += w * saturation(float64(lists[i][at[i]].tf), norm, k1)
 		}
 		cands = append(cands, candidate{doc: uint64(d.of), score: score, matched: matched})
 	}

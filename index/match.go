@@ -659,8 +659,7 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapT
 			if d == nil {
 				return nil
 			}
-			tf := float64(d.Freq)
-			add(i, d.ID.Value(), w*tf*(k1+1)/(tf+k1*1.0), p.titleOnly)
+			add(i, d.ID.Value(), w*saturation(float64(d.Freq), 1, k1), p.titleOnly)
 		}
 	}
 	for i, t := range p.terms {
@@ -673,18 +672,25 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapT
 			}
 			continue
 		}
-		// The text postings, from memory: BM25 with length normalization.
+		// The text postings, from memory: BM25 with length normalization,
+		// the saturations kept per posting unless the mean length is
+		// another than the snapshot's (a cluster's).
 		w := t.idf * t.weight
-		norms := st.lengthNorms(b, meanLen)
-		for _, d := range st.postings(t.term) {
-			tf := float64(d.tf)
-			var norm float64
-			if norms != nil {
-				norm = norms[d.of]
-			} else {
-				norm = lengthNorm(b, st.length[d.of], meanLen)
+		if id, ok := st.term(t.term); ok && meanLen == st.meanLen {
+			// add, inline: this loop is most of a long query's search.
+			post, sats, bit := st.post[st.termAt[id]:st.termAt[id+1]], st.saturations(id, k1, b).v, uint64(1)<<i
+			for j, d := range post {
+				a := &acc[d.of]
+				if a.matched == 0 {
+					cands = append(cands, candidate{doc: uint64(d.of)})
+				}
+				a.score += w * sats[j]
+				a.matched |= bit
 			}
-			add(i, uint64(d.of), w*tf*(k1+1)/(tf+k1*norm), true)
+		} else {
+			for _, d := range st.postings(t.term) {
+				add(i, uint64(d.of), w*saturation(float64(d.tf), lengthNorm(b, st.length[d.of], meanLen), k1), true)
+			}
 		}
 		if cfg.TitleWeight > 0 {
 			if err := title(i, cfg.TitleWeight); err != nil {

@@ -19,9 +19,7 @@ func MatchIDF(n, df uint64) float64 { return bm25IDF(n, df) }
 // analysed tokens, against a mean of meanLen over the index.
 func MatchTextScore(r RetrievalConfig, idf, queryWeight float64, tf uint64, length int, meanLen float64) float64 {
 	w := 1 * idf * queryWeight
-	norm := 1 - r.B + r.B*float64(length)/meanLen
-	f := float64(tf)
-	return w * f * (r.K1 + 1) / (f + r.K1*norm)
+	return w * saturation(float64(tf), lengthNorm(r.B, uint32(length), meanLen), r.K1)
 }
 
 // MatchRequired is how many of a query's distinct words (after the

@@ -24,7 +24,7 @@ import (
 //
 // Each word's score on a page is at most its weight (idf × query weight)
 // times the largest BM25 saturation tf·(k1+1)/(tf+k1·norm) over its
-// postings (snapText.maxSat, computed once per word and snapshot). The
+// postings (snapText.saturations, computed once per word and snapshot). The
 // words are ordered by that bound; once k pages are held, the words whose
 // bounds sum to no more than the k-th best score are non-essential: a page
 // holding only them cannot enter, so only the essential words' postings
@@ -36,8 +36,8 @@ import (
 // sortBest):
 //
 //   - A page that is scored gets accumulate's float64: its words' shares
-//     are computed by the same expression and added in the plan's word
-//     order, starting from zero.
+//     are the same products of weight and kept saturation, added in the
+//     plan's word order, starting from zero.
 //   - A page is skipped only when an upper bound of its score is at most
 //     the k-th best score held. Pages are visited in ascending document
 //     number, so a page that ties the k-th loses the tie (compareCandidates:
@@ -59,29 +59,10 @@ func (ix *Index) prunable(p *matchPlan, st *snapText) bool {
 		len(p.phrases)+len(p.sites)+len(p.mustNot) == 0 && p.meanLen == st.meanLen
 }
 
-// maxSat returns the largest BM25 saturation tf·(k1+1)/(tf+k1·norm) of
-// term t over its postings, with the snapshot's mean length: computed on
-// first use and kept (concurrent searches may both compute it; they store
-// the same value).
-func (st *snapText) maxSat(t uint32, k1, b float64) float64 {
-	if v := st.sat[t].Load(); v != 0 {
-		return math.Float64frombits(v)
-	}
-	best := 0.0
-	for _, d := range st.post[st.termAt[t]:st.termAt[t+1]] {
-		tf := float64(d.tf)
-		norm := lengthNorm(b, st.length[d.of], st.meanLen)
-		best = max(best, tf*(k1+1)/(tf+k1*norm))
-	}
-	if best > 0 {
-		st.sat[t].Store(math.Float64bits(best))
-	}
-	return best
-}
-
 // wordCursor walks one word's postings in bestMatches.
 type wordCursor struct {
 	list  []termPosting
+	sats  []float64 // the saturation of each of list's postings
 	at    int
 	term  int     // the word's index in the plan
 	w     float64 // idf × query weight
@@ -114,15 +95,15 @@ func (c *wordCursor) seek(doc uint32) bool {
 // prunable.
 func (ix *Index) bestMatches(ctx context.Context, st *snapText, p *matchPlan, k int, cands []candidate) ([]candidate, error) {
 	cfg := ix.cfg.Retrieval
-	k1, b, meanLen := cfg.K1, cfg.B, p.meanLen
+	k1, b := cfg.K1, cfg.B
 	curs := make([]wordCursor, 0, len(p.terms))
 	for i, t := range p.terms {
 		id, ok := st.term(t.term)
 		if !ok {
 			continue
 		}
-		w := t.idf * t.weight
-		curs = append(curs, wordCursor{list: st.post[st.termAt[id]:st.termAt[id+1]], term: i, w: w, bound: w * st.maxSat(id, k1, b) * boundSlack})
+		w, sats := t.idf*t.weight, st.saturations(id, k1, b)
+		curs = append(curs, wordCursor{list: st.post[st.termAt[id]:st.termAt[id+1]], sats: sats.v, term: i, w: w, bound: w * sats.max * boundSlack})
 	}
 	if k <= 0 || len(curs) == 0 {
 		return cands, nil
@@ -164,14 +145,12 @@ func (ix *Index) bestMatches(ctx context.Context, st *snapText, p *matchPlan, k 
 		if !more {
 			break
 		}
-		norm := lengthNorm(b, st.length[doc], meanLen)
 		var matched uint64
 		partial := 0.0
 		for j := essential; j < len(curs); j++ {
 			c := &curs[j]
 			if c.at < len(c.list) && c.list[c.at].of == doc {
-				tf := float64(c.list[c.at].tf)
-				s := c.w * tf * (k1 + 1) / (tf + k1*norm)
+				s := c.w * c.sats[c.at]
 				share[c.term], matched, partial = s, matched|1<<c.term, partial+s
 				c.at++
 			}
@@ -183,8 +162,7 @@ func (ix *Index) bestMatches(ctx context.Context, st *snapText, p *matchPlan, k 
 				break
 			}
 			if c := &curs[j]; c.seek(doc) {
-				tf := float64(c.list[c.at].tf)
-				s := c.w * tf * (k1 + 1) / (tf + k1*norm)
+				s := c.w * c.sats[c.at]
 				share[c.term], matched, partial = s, matched|1<<c.term, partial+s
 			}
 		}

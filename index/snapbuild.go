@@ -111,7 +111,7 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader, prev *snapText) (*
 	if err := st.mergeStored(ctx, parts, prev); err != nil {
 		return nil, err
 	}
-	st.sat = make([]atomic.Uint64, len(st.terms))
+	st.sats = make([]atomic.Pointer[termSats], len(st.terms))
 	st.ids = make(map[string]uint32, len(st.terms))
 	for t, term := range st.terms {
 		st.ids[term] = uint32(t)

@@ -47,26 +47,21 @@ import (
 // of it, the first search after each batch took 36–52 ms at the median
 // and at most 66–94 ms, merges included (BenchmarkSearchAfterBatch).
 type snapText struct {
-	snap    bindex.IndexReader // the snapshot it describes
-	id      uint64             // its number among the snapTexts this index built, from 1 (Retrieved.Snapshot)
-	n       uint64             // live documents
-	meanLen float64            // mean analyzed length of FieldText, 1 for an empty index
-	total   uint64             // analyzed length of FieldText summed over the documents
-	terms   []string           // the field's dictionary, ascending
-	ids     map[string]uint32  // and back: a query's words are looked up by hash, not by string comparisons in the dictionary
-	termAt  []uint32           // postings of term t: post[termAt[t]:termAt[t+1]]
-	post    []termPosting      // .of is a document number
-	length  []uint32           // analyzed length by document number
-	docAt   []uint32           // terms of document d: fwd[docAt[d]:docAt[d+1]]
-	fwd     []termPosting      // .of is a term id, ascending per document
-	spanAt  []uint32           // occurrences of posting j: spans[spanAt[j]:spanAt[j+1]]
-	spans   []textSpan         // byte ranges in the stored text, by position
-	sat     []atomic.Uint64    // by term id: float64 bits of maxSat (prune.go), 0 until computed
-	norms   struct {           // lengthNorms, computed on first use
-		once sync.Once
-		b    float64
-		v    []float64
-	}
+	snap    bindex.IndexReader         // the snapshot it describes
+	id      uint64                     // its number among the snapTexts this index built, from 1 (Retrieved.Snapshot)
+	n       uint64                     // live documents
+	meanLen float64                    // mean analyzed length of FieldText, 1 for an empty index
+	total   uint64                     // analyzed length of FieldText summed over the documents
+	terms   []string                   // the field's dictionary, ascending
+	ids     map[string]uint32          // and back: a query's words are looked up by hash, not by string comparisons in the dictionary
+	termAt  []uint32                   // postings of term t: post[termAt[t]:termAt[t+1]]
+	post    []termPosting              // .of is a document number
+	length  []uint32                   // analyzed length by document number
+	docAt   []uint32                   // terms of document d: fwd[docAt[d]:docAt[d+1]]
+	fwd     []termPosting              // .of is a term id, ascending per document
+	spanAt  []uint32                   // occurrences of posting j: spans[spanAt[j]:spanAt[j+1]]
+	spans   []textSpan                 // byte ranges in the stored text, by position
+	sats    []atomic.Pointer[termSats] // by term id: its postings' saturations, nil until first used
 
 	// The snapshot's segments, in order, as the next snapshot's build
 	// recognises the ones it can carry over (snapbuild.go).
@@ -144,24 +139,40 @@ func lengthNorm(b float64, length uint32, meanLen float64) float64 {
 	return 1 - b + b*float64(length)/meanLen
 }
 
-// lengthNorms returns lengthNorm of each document by number, for b and
-// the snapshot's mean length, computed on first use; nil for another mean (a cluster's) or another b than the
-// first asked for.
-func (st *snapText) lengthNorms(b, meanLen float64) []float64 {
-	if meanLen != st.meanLen {
-		return nil
+// saturation is BM25's term-frequency saturation tf·(k1+1)/(tf+k1·norm)
+// of a word tf times on a page of lengthNorm norm. A word's share of the
+// page's score is its weight (idf × query weight) times this, wherever a
+// score is computed, so that a saturation kept per posting (saturations)
+// and one computed on the spot give the same float64.
+func saturation(tf, norm, k1 float64) float64 {
+	return tf * (k1 + 1) / (tf + k1*norm)
+}
+
+// termSats are the saturations of one word's postings, in their order,
+// and the largest of them.
+type termSats struct {
+	v   []float64
+	max float64
+}
+
+// saturations returns the saturations of term t's postings for k1, b and
+// the snapshot's mean length: computed on first use and kept, as a query
+// word's postings are scored by every search that has it, and the division
+// is most of what scoring a posting costs. Concurrent searches may both
+// compute them; they keep equal values. k1 and b are the index's, the
+// same on every call.
+func (st *snapText) saturations(t uint32, k1, b float64) *termSats {
+	if s := st.sats[t].Load(); s != nil {
+		return s
 	}
-	st.norms.once.Do(func() {
-		st.norms.b = b
-		st.norms.v = make([]float64, len(st.length))
-		for d, n := range st.length {
-			st.norms.v[d] = lengthNorm(b, n, st.meanLen)
-		}
-	})
-	if st.norms.b != b {
-		return nil
+	post := st.post[st.termAt[t]:st.termAt[t+1]]
+	s := &termSats{v: make([]float64, len(post))}
+	for j, d := range post {
+		s.v[j] = saturation(float64(d.tf), lengthNorm(b, st.length[d.of], st.meanLen), k1)
+		s.max = max(s.max, s.v[j])
 	}
-	return st.norms.v
+	st.sats[t].Store(s)
+	return s
 }
 
 // term returns the id of term, ok false when no document has it.

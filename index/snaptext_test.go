@@ -266,27 +266,40 @@ func TestRetrieveUnorderedIsRetrieveRankedAsASet(t *testing.T) {
 	}
 }
 
-// TestLengthNormsAreBM25s checks the per-document normalization column
-// against BM25's expression, and that another mean gets none.
-func TestLengthNormsAreBM25s(t *testing.T) {
+// TestSaturationsAreBM25s checks the saturations kept per posting against
+// BM25's expression, for every word of digitalgov week 0, and that they
+// are computed once.
+func TestSaturationsAreBM25s(t *testing.T) {
 	ix := week0Index(t, ScoringBM25).ix
-	b := ix.cfg.Retrieval.B
+	k1, b := ix.cfg.Retrieval.K1, ix.cfg.Retrieval.B
 	if err := ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
 		st, err := ix.snapText(t.Context(), r)
 		if err != nil {
 			return err
 		}
-		norms := st.lengthNorms(b, st.meanLen)
-		if len(norms) != len(st.length) || len(norms) < 1000 {
-			t.Fatalf("%d norms for %d documents", len(norms), len(st.length))
+		if len(st.terms) < 1000 {
+			t.Fatalf("%d words", len(st.terms))
 		}
-		for d, n := range st.length {
-			if want := 1 - b + b*float64(n)/st.meanLen; norms[d] != want {
-				t.Fatalf("document %d of length %d: %v, want %v", d, n, norms[d], want)
+		for id := range st.terms {
+			s := st.saturations(uint32(id), k1, b)
+			post := st.post[st.termAt[id]:st.termAt[id+1]]
+			if len(s.v) != len(post) {
+				t.Fatalf("%q: %d saturations for %d postings", st.terms[id], len(s.v), len(post))
 			}
-		}
-		if st.lengthNorms(b, st.meanLen+1) != nil || st.lengthNorms(b/2, st.meanLen) != nil {
-			t.Fatal("norms for another mean or b")
+			best := 0.0
+			for j, d := range post {
+				tf, norm := float64(d.tf), 1-b+b*float64(st.length[d.of])/st.meanLen
+				if want := tf * (k1 + 1) / (tf + k1*norm); s.v[j] != want {
+					t.Fatalf("%q in document %d (tf %d, length %d): %v, want %v", st.terms[id], d.of, d.tf, st.length[d.of], s.v[j], want)
+				}
+				best = max(best, s.v[j])
+			}
+			if s.max != best {
+				t.Fatalf("%q: max %v, want %v", st.terms[id], s.max, best)
+			}
+			if st.saturations(uint32(id), k1, b) != s {
+				t.Fatalf("%q: computed again", st.terms[id])
+			}
 		}
 		return nil
 	}); err != nil {
