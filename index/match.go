@@ -436,46 +436,89 @@ func sortBest(cands []candidate, k int) []candidate {
 }
 
 // selectBest returns the k best of cands (compareCandidates) in no
-// particular order, moved to the front of cands by a quickselect.
+// particular order, moved to the front of cands by a quickselect. When k
+// is a small share of many candidates (a long query's RM3 words match
+// thousands of pages, of which ranking takes 200), the candidates scoring
+// at least a threshold taken from a sample are moved to the front first,
+// and the quickselect runs over them alone if they are at least k: each
+// of them beats every other candidate, so their k best are the k best.
 func selectBest(cands []candidate, k int) []candidate {
-	if k < len(cands) {
-		lo, hi := 0, len(cands)
-		for hi-lo > 1 {
-			// Median of three as the pivot, moved to the end.
-			mid := lo + (hi-lo)/2
-			a, b, c := lo, mid, hi-1
+	if k >= len(cands) {
+		return cands
+	}
+	switch front := frontBySample(cands, k); {
+	case front > k:
+		quickselect(cands[:front], k)
+	case front < k:
+		quickselect(cands, k)
+	}
+	return cands[:k]
+}
+
+// frontBySample moves to the front of cands those scoring at least a
+// threshold that about twice k of them reach, judged from a sample of
+// their scores, and returns how many it moved; 0 when cands are too few
+// for the sample to pay.
+func frontBySample(cands []candidate, k int) int {
+	const samples = 128
+	if len(cands) < 2048 || len(cands) < 8*k {
+		return 0
+	}
+	var sample [samples]float64
+	for i := range sample {
+		sample[i] = cands[i*len(cands)/samples].score
+	}
+	slices.Sort(sample[:])
+	// The sample's rank that about 2k of the candidates reach, from the top.
+	top := min(samples-1, 2*k*samples/len(cands)+4)
+	threshold := sample[samples-1-top]
+	front := 0
+	for j := range cands {
+		if cands[j].score >= threshold {
+			cands[front], cands[j] = cands[j], cands[front]
+			front++
+		}
+	}
+	return front
+}
+
+// quickselect moves the k best of cands (0 < k < len(cands)) to the
+// front, in no particular order.
+func quickselect(cands []candidate, k int) {
+	lo, hi := 0, len(cands)
+	for hi-lo > 1 {
+		// Median of three as the pivot, moved to the end.
+		mid := lo + (hi-lo)/2
+		a, b, c := lo, mid, hi-1
+		if compareCandidates(cands[b], cands[a]) < 0 {
+			a, b = b, a
+		}
+		if compareCandidates(cands[c], cands[b]) < 0 {
+			b = c
 			if compareCandidates(cands[b], cands[a]) < 0 {
-				a, b = b, a
-			}
-			if compareCandidates(cands[c], cands[b]) < 0 {
-				b = c
-				if compareCandidates(cands[b], cands[a]) < 0 {
-					b = a
-				}
-			}
-			cands[b], cands[hi-1] = cands[hi-1], cands[b]
-			pivot := cands[hi-1]
-			i := lo
-			for j := lo; j < hi-1; j++ {
-				if compareCandidates(cands[j], pivot) < 0 {
-					cands[i], cands[j] = cands[j], cands[i]
-					i++
-				}
-			}
-			cands[i], cands[hi-1] = cands[hi-1], cands[i]
-			// cands[lo:i] beat the pivot, now at i; cands[i+1:hi] do not.
-			switch {
-			case i == k || i+1 == k:
-				hi = lo // done
-			case k < i:
-				hi = i
-			default:
-				lo = i + 1
+				b = a
 			}
 		}
-		cands = cands[:k]
+		cands[b], cands[hi-1] = cands[hi-1], cands[b]
+		pivot := cands[hi-1]
+		i := lo
+		for j := lo; j < hi-1; j++ {
+			if compareCandidates(cands[j], pivot) < 0 {
+				cands[i], cands[j] = cands[j], cands[i]
+				i++
+			}
+		}
+		cands[i], cands[hi-1] = cands[hi-1], cands[i]
+		// cands[lo:i] beat the pivot, now at i; cands[i+1:hi] do not.
+		switch {
+		case i == k || i+1 == k:
+			hi = lo // done
+		case k < i:
+			hi = i
+		default:
+			lo = i + 1
+		}
 	}
-	return cands
 }
 
 // internalID is the candidate's document number as Bleve encodes it.

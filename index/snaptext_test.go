@@ -205,6 +205,54 @@ func TestSortBestIsThePrefixOfTheFullOrder(t *testing.T) {
 	}
 }
 
+// TestSelectBestIsTheFullOrdersBest compares selectBest with a full sort
+// on candidates many enough for the sampled threshold: scores spread,
+// heavily tied, all equal, and laid out so that the sample sees only the
+// best (its threshold then fronts too few, and the whole is selected).
+func TestSelectBestIsTheFullOrdersBest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	fronted, fellBack := 0, 0
+	for round := range 120 {
+		n := 2048 + rng.IntN(8000)
+		cands := make([]candidate, n)
+		for i, doc := range rng.Perm(n) {
+			var score float64
+			switch round % 4 {
+			case 0:
+				score = rng.ExpFloat64()
+			case 1:
+				score = float64(rng.IntN(30))
+			case 2:
+				score = 1
+			case 3:
+				score = rng.Float64()
+			}
+			cands[i] = candidate{doc: uint64(doc), score: score}
+		}
+		if round%4 == 3 { // the sampled positions hold the best scores
+			for j := range 128 {
+				cands[j*n/128].score += 10
+			}
+		}
+		want := slices.Clone(cands)
+		slices.SortFunc(want, compareCandidates)
+		k := 1 + rng.IntN(n/8)
+		if front := frontBySample(slices.Clone(cands), k); front >= k {
+			fronted++
+		} else {
+			fellBack++
+		}
+		got := selectBest(slices.Clone(cands), k)
+		slices.SortFunc(got, compareCandidates)
+		if !slices.Equal(got, want[:k]) {
+			t.Fatalf("round %d: n %d, k %d: not the k best", round, n, k)
+		}
+	}
+	if fronted < 30 || fellBack < 10 {
+		t.Fatalf("%d selections from the fronted candidates, %d from all: want both", fronted, fellBack)
+	}
+}
+
 // TestRetrieveUnorderedIsRetrieveRankedAsASet checks that the pages
 // selected without sorting are the best ones, with the same scores, for
 // trec-mq queries (short, long with RM3, OR fallback) on digitalgov
