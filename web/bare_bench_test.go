@@ -190,6 +190,16 @@ func BenchmarkSearchVsBareBleve(b *testing.B) {
 	}
 }
 
+// expands reports whether the searcher expands q by RM3: it has more
+// distinct analysed words than index.retrieval.short_query_terms.
+func expands(s *stack, q string) bool {
+	words := map[string]bool{}
+	for _, tok := range s.ix.Analyzer().Analyze([]byte(q)) {
+		words[string(tok.Term)] = true
+	}
+	return index.MatchFeedback(s.cfg.Index.Retrieval, len(words))
+}
+
 // discardWriter is a ResponseWriter that keeps the headers and drops the
 // body: the handler's own cost, without a connection.
 type discardWriter struct {
@@ -209,7 +219,8 @@ func (w *discardWriter) Write(p []byte) (int, error) { w.n += len(p); return len
 // which a profile of the loopback benchmarks spreads thin among the HTTP
 // stack's.
 //
-// api-vs-bare runs the two in turns and prints the ratio.
+// api-vs-bare runs the two in turns and prints the ratio, also for the
+// short queries and the long ones (RM3) apart.
 //
 //	go test ./web -run '^$' -bench SearchHandler -benchtime 5000x
 //	go test ./web -run '^$' -bench SearchHandler/api-vs-bare -benchtime 50x
@@ -249,32 +260,50 @@ func BenchmarkSearchHandler(b *testing.B) {
 	// the same work drifts by a tenth or more between runs, which the
 	// sub-benchmarks above, one after the other, each take whole.
 	b.Run("api-vs-bare", func(b *testing.B) {
+		// The queries of more than index.retrieval.short_query_terms
+		// words, which RM3 expands, apart from the others: their costs
+		// differ several times over.
 		handlers := []http.Handler{s.srv.Config.Handler, bare.Config.Handler}
-		var reqs [2][]*http.Request
+		var reqs [2][2][]*http.Request // side, long
 		for side, path := range []string{"/api/v1/search?q=", "/search?q="} {
 			for _, q := range s.queries {
-				reqs[side] = append(reqs[side], httptest.NewRequest(http.MethodGet, path+url.QueryEscape(q), nil))
+				long := 0
+				if expands(s, q) {
+					long = 1
+				}
+				reqs[side][long] = append(reqs[side][long], httptest.NewRequest(http.MethodGet, path+url.QueryEscape(q), nil))
 			}
 		}
-		for side, h := range handlers { // warm, as above
-			for _, r := range reqs[side] {
+		serve := func(h http.Handler, rs []*http.Request) {
+			for _, r := range rs {
 				h.ServeHTTP(&discardWriter{h: http.Header{}}, r)
 			}
 		}
-		var cpu [2]time.Duration
-		n := 0
+		for side, h := range handlers { // warm, as above
+			serve(h, reqs[side][0])
+			serve(h, reqs[side][1])
+		}
+		var cpu [2][2]time.Duration
+		rounds := 0
 		for b.Loop() {
 			for side, h := range handlers {
-				cpu0 := cpuTime(b)
-				for _, r := range reqs[side] {
-					h.ServeHTTP(&discardWriter{h: http.Header{}}, r)
+				for long := range 2 {
+					cpu0 := cpuTime(b)
+					serve(h, reqs[side][long])
+					cpu[side][long] += cpuTime(b) - cpu0
 				}
-				cpu[side] += cpuTime(b) - cpu0
 			}
-			n += len(s.queries)
+			rounds++
 		}
-		b.ReportMetric(float64(cpu[0])/1e3/float64(n), "api-cpu-µs/req")
-		b.ReportMetric(float64(cpu[1])/1e3/float64(n), "bare-cpu-µs/req")
-		b.ReportMetric(float64(cpu[0])/float64(cpu[1]), "cpu-ratio")
+		perReq := func(side, long int) float64 {
+			return float64(cpu[side][long]) / 1e3 / float64(rounds*len(reqs[side][long]))
+		}
+		all := func(side int) time.Duration { return cpu[side][0] + cpu[side][1] }
+		b.ReportMetric(float64(all(0))/1e3/float64(rounds*len(s.queries)), "api-cpu-µs/req")
+		b.ReportMetric(float64(all(1))/1e3/float64(rounds*len(s.queries)), "bare-cpu-µs/req")
+		b.ReportMetric(float64(all(0))/float64(all(1)), "cpu-ratio")
+		b.ReportMetric(perReq(0, 0)/perReq(1, 0), "short-cpu-ratio")
+		b.ReportMetric(perReq(0, 1)/perReq(1, 1), "long-cpu-ratio")
+		b.ReportMetric(float64(len(reqs[0][1])), "long-queries")
 	})
 }

@@ -31,6 +31,8 @@ import (
 type stack struct {
 	srv     *httptest.Server
 	engine  *web.Engine
+	ix      *index.Index
+	cfg     *configs.Config
 	queries []string
 	pages   []pageText // what was indexed, for the bare server beside it
 }
@@ -125,7 +127,7 @@ func newStack(tb testing.TB) *stack {
 	}
 	srv := httptest.NewServer(h)
 	tb.Cleanup(srv.Close)
-	s := &stack{srv: srv, engine: e, pages: pages}
+	s := &stack{srv: srv, engine: e, ix: ix, cfg: cfg, pages: pages}
 	qs, err := querylog.Load(datasets.Path(tb, "querylogs", "trec-mq.tsv"), querylog.FormatTopics)
 	if err != nil {
 		tb.Fatal(err)
