@@ -31,15 +31,16 @@ import (
 //
 // It is built the first time a snapshot is searched, and replaced when a
 // search sees another snapshot (a batch or a merge); it is read-only
-// after that, but for the length normalization column, computed on first
-// use. A build carries over from the last snapText the segments it held
+// after that, but for each word's BM25 saturations, kept per posting from
+// the word's first search on. A build carries over from the last snapText the segments it held
 // and derives a merge of them; it reads only the others (snapbuild.go).
 // Size: 20 bytes per posting (8 in each direction, 4 for its
 // occurrences' offset), 8 per occurrence (token), 4 per document number,
 // the dictionary's strings and a map entry (~40 bytes) per dictionary
 // word, and per document its stored text and title, its URL twice
-// (column and map, ~150 bytes) and 48 bytes of fetch time, popularity and
-// length normalization. On digitalgov-2023's week (5,000 pages, 21,000
+// (column and map, ~150 bytes) and 40 bytes of fetch time, popularity and
+// length; and 8 bytes per posting of each word searched (its
+// saturations). On digitalgov-2023's week (5,000 pages, 21,000
 // words, 600,000 postings, 1.2 million tokens) the text field takes about
 // 23 MB and the columns 14 MB (BenchmarkSnapText). Reading all of it
 // took 210–290 ms on two cores, most of it in Bleve's postings iterators;
