@@ -158,8 +158,8 @@ func Open(dir string, cfg Config, db *repo.DB, opts Options) (*Index, error) {
 		observer:   opts.Observer,
 		est:        cfg.estimator(),
 		opened:     time.Now(),
+		texts:      snapTexts{metrics: newTextMetrics()},
 	}
-	ix.texts.metrics = newTextMetrics()
 	if ix.clock == nil {
 		ix.clock = time.Now
 	}

@@ -716,23 +716,16 @@ func (ix *Index) accumulate(ctx context.Context, r bindex.IndexReader, st *snapT
 			continue
 		}
 		// The text postings, from memory: BM25 with length normalization,
-		// the saturations kept per posting unless the mean length is
-		// another than the snapshot's (a cluster's).
-		w := t.idf * t.weight
-		if id, ok := st.term(t.term); ok && meanLen == st.meanLen {
-			// add, inline: this loop is most of a long query's search.
-			post, sats, bit := st.post[st.termAt[id]:st.termAt[id+1]], st.saturations(id, k1, b).v, uint64(1)<<i
-			for j, d := range post {
+		// add inline, as this loop is most of a long query's search.
+		if id, ok := st.term(t.term); ok {
+			w, sats, bit := t.idf*t.weight, st.saturations(id, k1, b, meanLen).v, uint64(1)<<i
+			for j, d := range st.postingsOf(id) {
 				a := &acc[d.of]
 				if a.matched == 0 {
 					cands = append(cands, candidate{doc: uint64(d.of)})
 				}
 				a.score += w * sats[j]
 				a.matched |= bit
-			}
-		} else {
-			for _, d := range st.postings(t.term) {
-				add(i, uint64(d.of), w*saturation(float64(d.tf), lengthNorm(b, st.length[d.of], meanLen), k1), true)
 			}
 		}
 		if cfg.TitleWeight > 0 {

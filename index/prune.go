@@ -102,8 +102,8 @@ func (ix *Index) bestMatches(ctx context.Context, st *snapText, p *matchPlan, k 
 		if !ok {
 			continue
 		}
-		w, sats := t.idf*t.weight, st.saturations(id, k1, b)
-		curs = append(curs, wordCursor{list: st.post[st.termAt[id]:st.termAt[id+1]], sats: sats.v, term: i, w: w, bound: w * sats.max * boundSlack})
+		w, sats := t.idf*t.weight, st.saturations(id, k1, b, p.meanLen)
+		curs = append(curs, wordCursor{list: st.postingsOf(id), sats: sats.v, term: i, w: w, bound: w * sats.max * boundSlack})
 	}
 	if k <= 0 || len(curs) == 0 {
 		return cands, nil

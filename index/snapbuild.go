@@ -503,7 +503,7 @@ func (st *snapText) appendText(doc uint64, text []byte) error {
 // document's list is ascending by term id.
 func (st *snapText) forward() {
 	st.docAt, st.fwd = transpose(len(st.terms), len(st.length), func(t int) []termPosting {
-		return st.post[st.termAt[t]:st.termAt[t+1]]
+		return st.postingsOf(uint32(t))
 	})
 }
 

@@ -32,8 +32,9 @@ import (
 // It is built the first time a snapshot is searched, and replaced when a
 // search sees another snapshot (a batch or a merge); it is read-only
 // after that, but for each word's BM25 saturations, kept per posting from
-// the word's first search on. A build carries over from the last snapText the segments it held
-// and derives a merge of them; it reads only the others (snapbuild.go).
+// the word's first search on. A build carries over from the last snapText
+// the segments it held and derives a merge of them; it reads only the
+// others (snapbuild.go).
 // Size: 20 bytes per posting (8 in each direction, 4 for its
 // occurrences' offset), 8 per occurrence (token), 4 per document number,
 // the dictionary's strings and a map entry (~40 bytes) per dictionary
@@ -157,22 +158,28 @@ type termSats struct {
 }
 
 // saturations returns the saturations of term t's postings for k1, b and
-// the snapshot's mean length: computed on first use and kept, as a query
-// word's postings are scored by every search that has it, and the division
-// is most of what scoring a posting costs. Concurrent searches may both
-// compute them; they keep equal values. k1 and b are the index's, the
-// same on every call.
-func (st *snapText) saturations(t uint32, k1, b float64) *termSats {
-	if s := st.sats[t].Load(); s != nil {
-		return s
+// the mean length meanLen. With the snapshot's mean they are computed on
+// first use and kept, as a query word's postings are scored by every
+// search that has it, and the division is most of what scoring a posting
+// costs; concurrent searches may both compute them, and keep equal
+// values. k1 and b are the index's, the same on every call. With another
+// mean (a cluster's) they are computed for the caller alone.
+func (st *snapText) saturations(t uint32, k1, b, meanLen float64) *termSats {
+	kept := meanLen == st.meanLen
+	if kept {
+		if s := st.sats[t].Load(); s != nil {
+			return s
+		}
 	}
-	post := st.post[st.termAt[t]:st.termAt[t+1]]
+	post := st.postingsOf(t)
 	s := &termSats{v: make([]float64, len(post))}
 	for j, d := range post {
-		s.v[j] = saturation(float64(d.tf), lengthNorm(b, st.length[d.of], st.meanLen), k1)
+		s.v[j] = saturation(float64(d.tf), lengthNorm(b, st.length[d.of], meanLen), k1)
 		s.max = max(s.max, s.v[j])
 	}
-	st.sats[t].Store(s)
+	if kept {
+		st.sats[t].Store(s)
+	}
 	return s
 }
 
@@ -189,6 +196,11 @@ func (st *snapText) postings(term string) []termPosting {
 	if !ok {
 		return nil
 	}
+	return st.postingsOf(t)
+}
+
+// postingsOf is postings by term id.
+func (st *snapText) postingsOf(t uint32) []termPosting {
 	return st.post[st.termAt[t]:st.termAt[t+1]]
 }
 

@@ -329,8 +329,8 @@ func TestSaturationsAreBM25s(t *testing.T) {
 			t.Fatalf("%d words", len(st.terms))
 		}
 		for id := range st.terms {
-			s := st.saturations(uint32(id), k1, b)
-			post := st.post[st.termAt[id]:st.termAt[id+1]]
+			s := st.saturations(uint32(id), k1, b, st.meanLen)
+			post := st.postingsOf(uint32(id))
 			if len(s.v) != len(post) {
 				t.Fatalf("%q: %d saturations for %d postings", st.terms[id], len(s.v), len(post))
 			}
@@ -345,7 +345,7 @@ func TestSaturationsAreBM25s(t *testing.T) {
 			if s.max != best {
 				t.Fatalf("%q: max %v, want %v", st.terms[id], s.max, best)
 			}
-			if st.saturations(uint32(id), k1, b) != s {
+			if st.saturations(uint32(id), k1, b, st.meanLen) != s {
 				t.Fatalf("%q: computed again", st.terms[id])
 			}
 		}
