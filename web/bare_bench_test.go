@@ -89,6 +89,13 @@ func bareServer(b *testing.B, s *stack) *httptest.Server {
 	return srv
 }
 
+// The search paths of deltaq's JSON API and of the bare server, a query
+// to follow.
+const (
+	apiPath  = "/api/v1/search?q="
+	barePath = "/search?q="
+)
+
 // cpuTime is the process's user + system CPU time.
 func cpuTime(b *testing.B) time.Duration {
 	var ru syscall.Rusage
@@ -98,44 +105,47 @@ func cpuTime(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// load sends every query once per round from clients goroutines, one
-// request at a time each, and returns the latencies and the process CPU
-// time per request.
-func load(b *testing.B, base string, queries []string, clients, rounds int) ([]time.Duration, time.Duration) {
+// newClient returns an HTTP client keeping a connection per client
+// goroutine of load, closed when b ends.
+func newClient(b *testing.B, clients int) *http.Client {
 	tr := &http.Transport{MaxIdleConnsPerHost: clients}
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr}
+	b.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+// load sends every query once from clients goroutines, one request at a
+// time each, and returns the latencies and the process CPU time per
+// request.
+func load(b *testing.B, client *http.Client, base string, queries []string, clients int) ([]time.Duration, time.Duration) {
 	var mu sync.Mutex
 	var ds []time.Duration
 	cpu0 := cpuTime(b)
-	for range rounds {
-		var wg sync.WaitGroup
-		for c := range clients {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				var mine []time.Duration
-				for i := c; i < len(queries); i += clients {
-					t0 := time.Now()
-					res, err := client.Get(base + url.QueryEscape(queries[i]))
-					if err != nil {
-						b.Error(err)
-						return
-					}
-					io.Copy(io.Discard, res.Body)
-					res.Body.Close()
-					if res.StatusCode != http.StatusOK {
-						b.Errorf("%s: status %d", queries[i], res.StatusCode)
-					}
-					mine = append(mine, time.Since(t0))
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			for i := c; i < len(queries); i += clients {
+				t0 := time.Now()
+				res, err := client.Get(base + url.QueryEscape(queries[i]))
+				if err != nil {
+					b.Error(err)
+					return
 				}
-				mu.Lock()
-				ds = append(ds, mine...)
-				mu.Unlock()
-			}()
-		}
-		wg.Wait()
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode != http.StatusOK {
+					b.Errorf("%s: status %d", queries[i], res.StatusCode)
+				}
+				mine = append(mine, time.Since(t0))
+			}
+			mu.Lock()
+			ds = append(ds, mine...)
+			mu.Unlock()
+		}()
 	}
+	wg.Wait()
 	return ds, (cpuTime(b) - cpu0) / time.Duration(len(ds))
 }
 
@@ -161,16 +171,17 @@ func BenchmarkSearchVsBareBleve(b *testing.B) {
 			// CPU time of the same work drifts on a shared machine, and
 			// two runs one after the other would each take their drift
 			// whole into the ratio.
-			bases := [2]string{s.srv.URL + "/api/v1/search?q=", bare.URL + "/search?q="}
-			for _, base := range bases {
-				load(b, base, s.queries, clients, 1)
+			bases := [2]string{s.srv.URL + apiPath, bare.URL + barePath}
+			httpClients := [2]*http.Client{newClient(b, clients), newClient(b, clients)}
+			for side, base := range bases {
+				load(b, httpClients[side], base, s.queries, clients)
 			}
 			var lat [2][]time.Duration
 			var cpu [2]time.Duration
 			for round := range rounds {
 				for k := range 2 {
 					side := k ^ round&1
-					ds, perReq := load(b, bases[side], s.queries, clients, 1)
+					ds, perReq := load(b, httpClients[side], bases[side], s.queries, clients)
 					lat[side] = append(lat[side], ds...)
 					cpu[side] += perReq
 				}
@@ -231,9 +242,9 @@ func BenchmarkSearchHandler(b *testing.B) {
 		name, path string
 		h          http.Handler
 	}{
-		{"api", "/api/v1/search?q=", s.srv.Config.Handler},
+		{"api", apiPath, s.srv.Config.Handler},
 		{"html", "/?q=", s.srv.Config.Handler},
-		{"bare", "/search?q=", bare.Config.Handler},
+		{"bare", barePath, bare.Config.Handler},
 	} {
 		b.Run(route.name, func(b *testing.B) {
 			reqs := make([]*http.Request, len(s.queries))
@@ -265,12 +276,12 @@ func BenchmarkSearchHandler(b *testing.B) {
 		// differ several times over.
 		handlers := []http.Handler{s.srv.Config.Handler, bare.Config.Handler}
 		var reqs [2][2][]*http.Request // side, long
-		for side, path := range []string{"/api/v1/search?q=", "/search?q="} {
-			for _, q := range s.queries {
-				long := 0
-				if expands(s, q) {
-					long = 1
-				}
+		for _, q := range s.queries {
+			long := 0
+			if expands(s, q) {
+				long = 1
+			}
+			for side, path := range []string{apiPath, barePath} {
 				reqs[side][long] = append(reqs[side][long], httptest.NewRequest(http.MethodGet, path+url.QueryEscape(q), nil))
 			}
 		}
