@@ -6,12 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -89,12 +87,8 @@ func bareServer(b *testing.B, s *stack) *httptest.Server {
 	return srv
 }
 
-// The search paths of deltaq's JSON API and of the bare server, a query
-// to follow.
-const (
-	apiPath  = "/api/v1/search?q="
-	barePath = "/search?q="
-)
+// barePath is the bare server's search path, a query to follow.
+const barePath = "/search?q="
 
 // cpuTime is the process's user + system CPU time.
 func cpuTime(b *testing.B) time.Duration {
@@ -105,47 +99,10 @@ func cpuTime(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// newClient returns an HTTP client keeping a connection per client
-// goroutine of load, closed when b ends.
-func newClient(b *testing.B, clients int) *http.Client {
-	tr := &http.Transport{MaxIdleConnsPerHost: clients}
-	b.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr}
-}
-
-// load sends every query once from clients goroutines, one request at a
-// time each, and returns the latencies and the process CPU time per
-// request.
+// load is sendAll with the process CPU time per request.
 func load(b *testing.B, client *http.Client, base string, queries []string, clients int) ([]time.Duration, time.Duration) {
-	var mu sync.Mutex
-	var ds []time.Duration
 	cpu0 := cpuTime(b)
-	var wg sync.WaitGroup
-	for c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var mine []time.Duration
-			for i := c; i < len(queries); i += clients {
-				t0 := time.Now()
-				res, err := client.Get(base + url.QueryEscape(queries[i]))
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				io.Copy(io.Discard, res.Body)
-				res.Body.Close()
-				if res.StatusCode != http.StatusOK {
-					b.Errorf("%s: status %d", queries[i], res.StatusCode)
-				}
-				mine = append(mine, time.Since(t0))
-			}
-			mu.Lock()
-			ds = append(ds, mine...)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
+	ds := sendAll(b, client, base, queries, clients)
 	return ds, (cpuTime(b) - cpu0) / time.Duration(len(ds))
 }
 

@@ -171,41 +171,13 @@ func BenchmarkSearchHTTP(b *testing.B) {
 	}
 	for _, clients := range []int{1, 8} {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
-			tr := &http.Transport{MaxIdleConnsPerHost: clients}
-			defer tr.CloseIdleConnections()
-			client := &http.Client{Transport: tr}
-			var mu sync.Mutex
+			client := newClient(b, clients)
 			var ds []time.Duration
 			var total time.Duration
 			n := 0
 			for b.Loop() {
 				start := time.Now()
-				var wg sync.WaitGroup
-				for c := range clients {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						var mine []time.Duration
-						for i := c; i < len(s.queries); i += clients {
-							t0 := time.Now()
-							res, err := client.Get(s.srv.URL + "/api/v1/search?q=" + url.QueryEscape(s.queries[i]))
-							if err != nil {
-								b.Error(err)
-								return
-							}
-							io.Copy(io.Discard, res.Body)
-							res.Body.Close()
-							if res.StatusCode != 200 {
-								b.Errorf("%s: status %d", s.queries[i], res.StatusCode)
-							}
-							mine = append(mine, time.Since(t0))
-						}
-						mu.Lock()
-						ds = append(ds, mine...)
-						mu.Unlock()
-					}()
-				}
-				wg.Wait()
+				ds = append(ds, sendAll(b, client, s.srv.URL+apiPath, s.queries, clients)...)
 				total += time.Since(start)
 				n += len(s.queries)
 			}
@@ -215,4 +187,50 @@ func BenchmarkSearchHTTP(b *testing.B) {
 			b.ReportMetric(float64(n)/total.Seconds(), "queries/s")
 		})
 	}
+}
+
+// apiPath is deltaq's JSON search path, a query to follow.
+const apiPath = "/api/v1/search?q="
+
+// newClient returns an HTTP client keeping a connection per client
+// goroutine of sendAll, closed when b ends.
+func newClient(b *testing.B, clients int) *http.Client {
+	tr := &http.Transport{MaxIdleConnsPerHost: clients}
+	b.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+// sendAll sends every query once, base followed by the query escaped,
+// from clients goroutines, one request at a time each, and returns the
+// latencies.
+func sendAll(b *testing.B, client *http.Client, base string, queries []string, clients int) []time.Duration {
+	var mu sync.Mutex
+	var ds []time.Duration
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			for i := c; i < len(queries); i += clients {
+				t0 := time.Now()
+				res, err := client.Get(base + url.QueryEscape(queries[i]))
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode != http.StatusOK {
+					b.Errorf("%s: status %d", queries[i], res.StatusCode)
+				}
+				mine = append(mine, time.Since(t0))
+			}
+			mu.Lock()
+			ds = append(ds, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return ds
 }
