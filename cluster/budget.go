@@ -2,14 +2,27 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"maps"
 	"math/bits"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/repo"
+)
+
+// The bucket holding the allocation of the latest period asked for, under
+// one key: written once per period by the first node to ask, read by the
+// others, so that all spend shares of one allocation.
+const (
+	budgetBucket = "deltaq_budget"
+	budgetKey    = "allocation"
 )
 
 // evenPart: of the budget for new URLs, one part in evenPart is split
@@ -117,8 +130,9 @@ func proportional(total int, weights []int, sum int) []int {
 
 // nodeBudget is this node's part in dividing the cluster's budget
 // (Member.Budget): the demands its heartbeats publish and the share it
-// computed last.
+// took last.
 type nodeBudget struct {
+	allocs jetstream.KeyValue // budgetBucket
 	global frontier.Quota
 	period time.Duration
 	// margin: a period is divided by the demands measured at least margin
@@ -133,9 +147,9 @@ type nodeBudget struct {
 	// period is divided by.
 	beat  NodeStatus
 	share frontier.Quota
-	// shareFor is the period share was computed for; nodes is how many
-	// nodes that computation saw, which an even split falls back to when
-	// the servers cannot be read.
+	// shareFor is the period share was taken for; nodes is how many
+	// nodes that period's allocation covered, which an even split falls
+	// back to when the servers cannot be read.
 	shareFor time.Time
 	nodes    int
 }
@@ -143,10 +157,21 @@ type nodeBudget struct {
 // Budget makes this node spend a share of the cluster's budget, cfg's
 // frontier.budget.fetches split by frontier.split, and returns the
 // frontier.Options.Quota that gives it. Each heartbeat then carries the
-// node's demand (f.Demand) and share. Call it before Run.
-func (m *Member) Budget(cfg frontier.Config) func(start time.Time) frontier.Quota {
-	m.budget = &nodeBudget{global: frontier.QuotaOf(cfg), period: cfg.Budget.Period, margin: m.RouteWait() / 2, nodes: 1}
-	return m.quota
+// node's demand (f.Demand) and share. It creates (or opens) the bucket of
+// the periods' allocations. Call it before Run.
+func (m *Member) Budget(ctx context.Context, cfg frontier.Config) (func(start time.Time) frontier.Quota, error) {
+	b := &nodeBudget{global: frontier.QuotaOf(cfg), period: cfg.Budget.Period, margin: m.RouteWait() / 2, nodes: 1}
+	err := createAsset(ctx, func(ctx context.Context) (err error) {
+		b.allocs, err = m.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket: budgetBucket, History: 1, Replicas: m.cfg.Replicas, Storage: jetstream.FileStorage,
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: bucket %s: %w", budgetBucket, err)
+	}
+	m.budget = b
+	return m.quota, nil
 }
 
 // measure records the demand d measured at now for the heartbeat: the
@@ -191,9 +216,10 @@ func (ns NodeStatus) demandFor(start time.Time, margin time.Duration) frontier.D
 
 // quota is this node's share of the period starting at start (the
 // frontier's Options.Quota, asked once per period under the frontier's
-// lock): Allocate over the demands of the nodes whose heartbeats are
-// alive, this node's own from memory. If the heartbeats cannot be read
-// within a lease tick, it is an even split over the nodes seen last.
+// lock), from the period's allocation (allocation). A node the allocation
+// leaves out (it joined after the allocation was stored) gets nothing
+// until the next period. If the servers cannot be read within a lease
+// tick, it is an even split over the nodes of the last allocation.
 func (m *Member) quota(start time.Time) frontier.Quota {
 	b := m.budget
 	b.computing.Lock()
@@ -207,25 +233,95 @@ func (m *Member) quota(start time.Time) frontier.Quota {
 	b.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), m.RouteWait())
 	defer cancel()
-	nodes, err := readNodes(ctx, m.leases.nodes)
+	shares, err := m.allocation(ctx, start, own)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var share frontier.Quota
 	if err == nil {
-		demand := map[string]frontier.Demand{m.cfg.Node: own.demandFor(start, b.margin)}
-		for name, ns := range nodes {
-			if name != m.cfg.Node {
-				demand[name] = ns.demandFor(start, b.margin)
-			}
-		}
-		share, b.nodes = Allocate(b.global, demand)[m.cfg.Node], len(demand)
-		m.logger.Info("budget share", "period", start, "nodes", len(demand), "demand", demand[m.cfg.Node], "share", share)
+		share, b.nodes = shares[m.cfg.Node], max(len(shares), 1)
+		m.logger.Info("budget share", "period", start, "nodes", len(shares), "share", share)
 	} else {
 		for c := range share {
 			share[c] = b.global[c] / b.nodes
 		}
-		m.logger.Warn("budget share: heartbeats unreadable, an even split", "period", start, "nodes", b.nodes, "err", err)
+		m.logger.Warn("budget share: allocation unreadable, an even split", "period", start, "nodes", b.nodes, "err", err)
 	}
 	b.share, b.shareFor = share, start
 	return share
+}
+
+// storedAllocation is the value of budgetKey.
+type storedAllocation struct {
+	Period time.Time                 `json:"period"`
+	Shares map[string]frontier.Quota `json:"shares"`
+}
+
+// allocation is the cluster's allocation of the period starting at start:
+// the stored one if a node stored it already, otherwise the one this node
+// computes (allocate) and stores first, compare-and-set on the key's
+// revision, so that every node spends a share of the same allocation
+// however late each heartbeat was stored. A node asking for a period
+// older than the stored one (its clock behind) computes its own.
+func (m *Member) allocation(ctx context.Context, start time.Time, own NodeStatus) (map[string]frontier.Quota, error) {
+	kv := m.budget.allocs
+	for {
+		var rev uint64
+		e, err := kv.Get(ctx, budgetKey)
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+		case err != nil:
+			return nil, err
+		default:
+			var a storedAllocation
+			if err := json.Unmarshal(e.Value(), &a); err != nil {
+				return nil, fmt.Errorf("cluster: %s in bucket %s: %w", budgetKey, budgetBucket, err)
+			}
+			switch {
+			case a.Period.Equal(start):
+				return a.Shares, nil
+			case a.Period.After(start):
+				return m.allocate(ctx, start, own)
+			}
+			rev = e.Revision()
+		}
+		shares, err := m.allocate(ctx, start, own)
+		if err != nil {
+			return nil, err
+		}
+		data, err := json.Marshal(storedAllocation{Period: start, Shares: shares})
+		if err != nil {
+			return nil, err
+		}
+		if rev == 0 {
+			_, err = kv.Create(ctx, budgetKey, data)
+		} else {
+			_, err = kv.Update(ctx, budgetKey, data, rev)
+		}
+		switch {
+		case err == nil:
+			return shares, nil
+		case errors.Is(err, jetstream.ErrKeyExists), errors.Is(err, jetstream.ErrKeyRevisionMismatch):
+			// Another node stored the period's allocation first: read it.
+		default:
+			return nil, err
+		}
+	}
+}
+
+// allocate divides the period starting at start by the demands of the
+// nodes whose heartbeats are alive (Allocate), this node's own from
+// memory.
+func (m *Member) allocate(ctx context.Context, start time.Time, own NodeStatus) (map[string]frontier.Quota, error) {
+	nodes, err := readNodes(ctx, m.leases.nodes)
+	if err != nil {
+		return nil, err
+	}
+	margin := m.budget.margin
+	demand := map[string]frontier.Demand{m.cfg.Node: own.demandFor(start, margin)}
+	for name, ns := range nodes {
+		if name != m.cfg.Node {
+			demand[name] = ns.demandFor(start, margin)
+		}
+	}
+	return Allocate(m.budget.global, demand), nil
 }

@@ -102,7 +102,11 @@ func crawlOnBudget(t *testing.T, srv *httptest.Server, hosts []string, divided b
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n.f, err = frontier.New(t.Context(), db, cfg.Frontier, n.c.Gate(), policy, frontier.Options{Quota: m.Budget(cfg.Frontier)}); err != nil {
+			quota, err := m.Budget(t.Context(), cfg.Frontier)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n.f, err = frontier.New(t.Context(), db, cfg.Frontier, n.c.Gate(), policy, frontier.Options{Quota: quota}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -125,7 +125,11 @@ func newBudgetNode(t *testing.T, url, name string, clk clock.Clock, fcfg frontie
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := frontier.New(t.Context(), db, fcfg, c.Gate(), frontier.Uniform{}, frontier.Options{Clock: clk, Quota: m.Budget(fcfg)})
+	quota, err := m.Budget(t.Context(), fcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := frontier.New(t.Context(), db, fcfg, c.Gate(), frontier.Uniform{}, frontier.Options{Clock: clk, Quota: quota})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,5 +262,61 @@ func TestSharesFollowDemandAndADeadNodesShareMoves(t *testing.T) {
 	}
 	if total != fcfg.Budget.Fetches {
 		t.Errorf("the two nodes' budgets sum to %d, want the cluster's %d", total, fcfg.Budget.Fetches)
+	}
+}
+
+// TestANodeJoiningMidPeriodSpendsFromTheNextPeriod: the first node to ask
+// for a period stores its allocation, and every node spends its share of
+// that one. A node joining after it was stored gets nothing until the
+// next period, so the shares still sum to the cluster's budget; it is in
+// the next period's allocation.
+func TestANodeJoiningMidPeriodSpendsFromTheNextPeriod(t *testing.T) {
+	nc := natstest.Start(t, 1)
+	p0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk := clock.NewManual(p0.Add(-10 * time.Second))
+	fcfg := frontier.Config{Policy: "uniform", Budget: frontier.BudgetConfig{Fetches: 240, Period: time.Minute},
+		Split: frontier.SplitConfig{Recrawl: 0.25}, HostBuffer: 8, Window: 8, Exploration: "thompson", Changes: "accumulate"}
+	nodes := map[string]*budgetNode{
+		"a": newBudgetNode(t, nc.URL(), "a", clk, fcfg, 60),
+		"b": newBudgetNode(t, nc.URL(), "b", clk, fcfg, 20),
+	}
+	beat := func(names ...string) {
+		for _, name := range names {
+			if err := nodes[name].m.Leases().Tick(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	beat("a", "b")
+	clk.Set(p0)
+	a := nodes["a"].limit(t) // a stores p0's allocation
+	// c joins with the most queued and heartbeats before b asks: b still
+	// spends its share of the stored allocation, c nothing.
+	nodes["c"] = newBudgetNode(t, nc.URL(), "c", clk, fcfg, 200)
+	beat("c")
+	b, c := nodes["b"].limit(t), nodes["c"].limit(t)
+	two := cluster.Allocate(frontier.QuotaOf(fcfg), map[string]frontier.Demand{"a": {classNew: 60}, "b": {classNew: 20}})
+	if a != two["a"].Total() || b != two["b"].Total() || c != 0 {
+		t.Errorf("budgets in the period c joined: a %d, b %d, c %d; want %d, %d, 0", a, b, c, two["a"].Total(), two["b"].Total())
+	}
+	if a+b+c != fcfg.Budget.Fetches {
+		t.Errorf("the budgets sum to %d, want the cluster's %d", a+b+c, fcfg.Budget.Fetches)
+	}
+
+	// The next period is divided among the three.
+	beat("a", "b", "c")
+	clk.Set(p0.Add(time.Minute))
+	three := cluster.Allocate(frontier.QuotaOf(fcfg), map[string]frontier.Demand{
+		"a": {classNew: 60}, "b": {classNew: 20}, "c": {classNew: 200}})
+	total := 0
+	for _, name := range []string{"c", "a", "b"} {
+		got := nodes[name].limit(t)
+		total += got
+		if got != three[name].Total() {
+			t.Errorf("node %s's budget in the next period = %d, want %d", name, got, three[name].Total())
+		}
+	}
+	if total != fcfg.Budget.Fetches {
+		t.Errorf("the budgets sum to %d in the next period, want the cluster's %d", total, fcfg.Budget.Fetches)
 	}
 }

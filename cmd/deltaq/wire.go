@@ -114,7 +114,10 @@ func newCrawlWith(ctx context.Context, db *repo.DB, cfg *configs.Config, logger 
 		opts.Monitor, opts.MonitorInstant = p, cfg.Monitor.Instant
 	}
 	if m != nil {
-		opts.Quota = m.Budget(cfg.Frontier) // a share of the cluster's budget
+		// A share of the cluster's budget.
+		if opts.Quota, err = m.Budget(ctx, cfg.Frontier); err != nil {
+			return nil, err
+		}
 	}
 	f, err := frontier.New(ctx, db, cfg.Frontier, c.Gate(), policy, opts)
 	if err != nil {
