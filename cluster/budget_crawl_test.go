@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/deltaq/deltaq/cluster"
+	"github.com/deltaq/deltaq/cluster/clustertest"
 	"github.com/deltaq/deltaq/cluster/natstest"
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/frontier"
@@ -112,7 +113,7 @@ func crawlOnBudget(t *testing.T, srv *httptest.Server, hosts []string, divided b
 		}
 		nodes = append(nodes, n)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute) // a guard against a hang
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
 	for _, n := range nodes {
@@ -120,7 +121,11 @@ func crawlOnBudget(t *testing.T, srv *httptest.Server, hosts []string, divided b
 	}
 	for _, n := range nodes {
 		if err := n.m.WaitNodes(gctx, len(nodes)); err != nil {
-			t.Fatal(err)
+			var status strings.Builder
+			if st, err := cluster.ReadStatus(t.Context(), nc.URL(), 12); err == nil {
+				err = st.Write(&status)
+			}
+			t.Fatalf("waiting for %d nodes fairly leased: %v; the cluster:\n%s", len(nodes), err, status.String())
 		}
 	}
 	var seeds []string
@@ -186,11 +191,11 @@ func crawlOnBudget(t *testing.T, srv *httptest.Server, hosts []string, divided b
 	<-crawlCtx.Done()
 	end := time.Now()
 	<-sampled
-	if err := crawls.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+	if err := clustertest.Wait(t, "the crawlers' Run", time.Minute, crawls.Wait); err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatal(err)
 	}
 	cancel()
-	if err := g.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+	if err := clustertest.Wait(t, "the members' Run", time.Minute, g.Wait); err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatal(err)
 	}
 	seen := map[time.Time]bool{}

@@ -237,7 +237,7 @@ func TestThreeNodesCrawlWhatOneNodeCrawls(t *testing.T) {
 		defer stop()
 		return quiesce(crawlCtx, nodes)
 	})
-	if err := g.Wait(); err != nil {
+	if err := clustertest.Wait(t, "the cluster crawl", hang+time.Minute, g.Wait); err != nil {
 		t.Fatal(err)
 	}
 	if ctx.Err() != nil {

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/deltaq/deltaq/cluster"
+	"github.com/deltaq/deltaq/cluster/clustertest"
 	"github.com/deltaq/deltaq/cluster/natstest"
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/repo"
@@ -111,7 +112,7 @@ func TestAHandedOverURLOutlivesALeaseLapsingDuringItsAdmission(t *testing.T) {
 		defer stop()
 		return m.Quiesce(crawlCtx)
 	})
-	if err := g.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+	if err := clustertest.Wait(t, "the crawl", 3*time.Minute, g.Wait); err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatal(err)
 	}
 	if ctx.Err() != nil {
@@ -204,7 +205,7 @@ func TestANodeWaitsOnlyForItsOwnShardsQueue(t *testing.T) {
 	})
 	idle(true)
 	stop()
-	if err := g.Wait(); err != nil {
+	if err := clustertest.Wait(t, "the nodes' Run", time.Minute, g.Wait); err != nil {
 		t.Fatal(err)
 	}
 	for u, want := range map[string]int{ownURL: 1, otherURL: 0} {

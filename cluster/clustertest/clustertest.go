@@ -5,11 +5,15 @@
 package clustertest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
+	"runtime/pprof"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/replay"
@@ -116,4 +120,39 @@ func Replay(tb testing.TB) *replay.Server {
 		tb.Fatal(err)
 	}
 	return rs
+}
+
+// Wait returns what wait returns, or fails tb if wait has not returned
+// within d (a guard against a hang, not a measurement), showing the
+// goroutines in this module's code, grouped by stack: where the nodes
+// wait, which go test's own timeout would bury under the NATS servers'
+// goroutines.
+func Wait(tb testing.TB, what string, d time.Duration, wait func() error) error {
+	tb.Helper()
+	done := make(chan error, 1)
+	go func() { done <- wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d):
+		tb.Fatalf("%s: not done after %v; the goroutines in deltaq's code:\n%s", what, d, ownGoroutines())
+		return nil
+	}
+}
+
+// ownGoroutines lists the stacks, grouped, that pass through this module
+// outside package testing's frames.
+func ownGoroutines() string {
+	var buf bytes.Buffer
+	if err := pprof.Lookup("goroutine").WriteTo(&buf, 1); err != nil {
+		return err.Error()
+	}
+	var out strings.Builder
+	for _, group := range strings.Split(buf.String(), "\n\n") {
+		if strings.Contains(group, "github.com/deltaq/deltaq/") && !strings.Contains(group, "clustertest.ownGoroutines") {
+			out.WriteString(group)
+			out.WriteString("\n\n")
+		}
+	}
+	return out.String()
 }
