@@ -254,9 +254,9 @@ func TestThreeNodesCrawlWhatOneNodeCrawls(t *testing.T) {
 	var pages []map[string]repo.PageState
 	for i, n := range nodes {
 		got := clustertest.Fetched(t, n.db)
-		t.Logf("node %d fetched %d pages; %d handoffs published (%d duplicates), %d received, %d new, %d lost",
+		t.Logf("node %d fetched %d pages; %d handoffs published (%d duplicates), %d received, %d new, %d lost, %d left to the next reader",
 			i, len(got), n.m.Stats().Published.Load(), n.m.Stats().Duplicates.Load(),
-			n.m.Stats().Received.Load(), n.m.Stats().Admitted.Load(), n.m.Stats().Lost.Load())
+			n.m.Stats().Received.Load(), n.m.Stats().Admitted.Load(), n.m.Stats().Lost.Load(), n.m.Stats().StaleAcks.Load())
 		pages = append(pages, got)
 	}
 	union := clustertest.Merge(pages)

@@ -49,7 +49,16 @@
 // are confirmed by the server (DoubleAck) and sent again while a consumer
 // elects a leader, and a shard whose subject keeps messages its owner
 // holds none of is consumed afresh, so that a NATS server lost mid-crawl
-// delays the end by a few ticks, not by the 5-minute AckWait. The price is
+// delays the end by a few ticks, not by the 5-minute AckWait. A fetch
+// whose message came from a consumer that is gone (its shard let go, or
+// its consumer created anew) is not acknowledged: the consumer's
+// successor ignores, without an answer, an acknowledgement of a message
+// it has not delivered yet, and each of up to ten attempts waited out
+// its 5 s deadline while the crawler's writer waited for a slot: a full
+// backlog could hold a crawl's end for nine minutes (AckBacklog / 8
+// ackers × 60 s), the likeliest cause of a CI run whose budget test hung
+// that long on a loaded machine, where leases move. The message goes to
+// the shard's next reader (Stats.StaleAcks counts them). The price is
 // about one publish per crawled page (1.06-1.4, duplicates included), one
 // delivery and one confirmed acknowledgement, 140-190 payload bytes
 // (TestThreeNodesCrawlWhatOneNodeCrawls logs it), where handing over only

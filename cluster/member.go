@@ -87,6 +87,15 @@ type Member struct {
 	// busy counts handed-over URLs taken from out or from the stream and
 	// not yet published or committed, for Pending.
 	busy atomic.Int64
+	// consumers maps each shard whose subject this node consumes to the
+	// generation of its consumer, new each time the consumer is created
+	// (a delivery carries it: an acknowledgement reaches only the
+	// consumer that delivered the message).
+	consumers struct {
+		sync.Mutex
+		gen  map[int]uint64
+		last uint64
+	}
 	// budget, set by Budget, divides the cluster's budget (budget.go).
 	budget *nodeBudget
 }
@@ -99,6 +108,9 @@ type Stats struct {
 	Received   atomic.Int64 // handoffs taken from this node's shards
 	Admitted   atomic.Int64 // of those, new to this node's repository
 	Lost       atomic.Int64 // handoffs dropped because Run had ended
+	// StaleAcks counts the fetched URLs whose messages were not
+	// acknowledged because the consumer that delivered them was gone.
+	StaleAcks atomic.Int64
 }
 
 // Join connects to the cluster's NATS servers and creates (or opens) its
@@ -122,6 +134,7 @@ func Join(ctx context.Context, cfg Config, opts Options) (*Member, error) {
 	m := &Member{cfg: cfg, nc: nc, logger: logger.With("component", "cluster", "node", cfg.Node),
 		out: make(chan outItem, handoffBuffer), done: make(chan struct{}), drainHorizon: opts.DrainHorizon, db: opts.Repo}
 	m.held.m = map[string]jetstream.Msg{}
+	m.consumers.gen = map[int]uint64{}
 	m.acks, m.ackSlots = make(chan jetstream.Msg), make(chan struct{}, AckBacklog)
 	if m.drainHorizon <= 0 {
 		m.drainHorizon = cfg.LeaseTTL
@@ -220,39 +233,88 @@ const (
 // last commit group, to be fetched again by the node taking over.
 const AckBacklog = 72
 
-// ack acknowledges the queued messages and waits for each to be
-// confirmed, sending it again while the servers cannot answer (a server
-// lost, a consumer electing a leader): an acknowledgement lost on the way
-// would leave the message in the stream until ackWait, and the crawl
-// unfinished until then.
+// ack acknowledges the queued messages (ackOne) until ctx ends.
 func (m *Member) ack(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case msg := <-m.acks:
-			for attempt := 1; ; attempt++ {
-				actx, cancel := context.WithTimeout(ctx, publishRetry*5)
-				err := msg.DoubleAck(actx)
-				cancel()
-				if err == nil || errors.Is(err, jetstream.ErrMsgAlreadyAckd) || ctx.Err() != nil {
-					break
-				}
-				if !isTransient(err) || attempt == ackAttempts {
-					// The consumer is gone (its shard taken over, or
-					// recreated): the message goes to its next reader,
-					// who finds it fetched.
-					m.logger.Warn("acknowledgement", "subject", msg.Subject(), "err", err)
-					break
-				}
-				if err := m.leases.clock.WaitUntil(ctx, m.leases.clock.Now().Add(publishRetry)); err != nil {
-					break
-				}
-			}
+			m.ackOne(ctx, msg)
 			<-m.ackSlots
 			m.busy.Add(-1)
 		}
 	}
+}
+
+// ackOne acknowledges msg and waits for the confirmation, sending it
+// again while the servers cannot answer (a server lost, a consumer
+// electing a leader): an acknowledgement lost on the way would leave the
+// message in the stream until ackWait, and the crawl unfinished until
+// then. It gives up once the consumer that delivered msg is gone (its
+// shard let go, or its consumer created anew): the successor of that
+// consumer ignores, without an answer, an acknowledgement of a message it
+// has not delivered yet, and each attempt would wait out its deadline
+// while the crawler's writer waits for a slot (AckBacklog). The message
+// goes to its next reader instead.
+func (m *Member) ackOne(ctx context.Context, msg jetstream.Msg) {
+	for attempt := 1; ; attempt++ {
+		if !m.delivering(msg) {
+			m.stats.StaleAcks.Add(1)
+			return
+		}
+		actx, cancel := context.WithTimeout(ctx, publishRetry*5)
+		err := msg.DoubleAck(actx)
+		cancel()
+		if err == nil || errors.Is(err, jetstream.ErrMsgAlreadyAckd) || ctx.Err() != nil {
+			return
+		}
+		if !isTransient(err) || attempt == ackAttempts {
+			// The consumer is gone on the servers (recreated by another
+			// node): the message goes to its next reader.
+			m.logger.Warn("acknowledgement", "subject", msg.Subject(), "err", err)
+			return
+		}
+		if err := m.leases.clock.WaitUntil(ctx, m.leases.clock.Now().Add(publishRetry)); err != nil {
+			return
+		}
+	}
+}
+
+// delivery is a message with the shard and the generation of the consumer
+// that delivered it.
+type delivery struct {
+	jetstream.Msg
+	shard int
+	gen   uint64
+}
+
+// consumerStarted records a new consumer of shard s and returns its
+// generation; consumerStopped records that s has none.
+func (m *Member) consumerStarted(s int) uint64 {
+	m.consumers.Lock()
+	defer m.consumers.Unlock()
+	m.consumers.last++
+	m.consumers.gen[s] = m.consumers.last
+	return m.consumers.last
+}
+
+func (m *Member) consumerStopped(s int) {
+	m.consumers.Lock()
+	defer m.consumers.Unlock()
+	delete(m.consumers.gen, s)
+}
+
+// delivering reports whether the consumer that delivered msg is still
+// this node's consumer of its shard.
+func (m *Member) delivering(msg jetstream.Msg) bool {
+	d, ok := msg.(delivery)
+	if !ok {
+		return true
+	}
+	m.consumers.Lock()
+	defer m.consumers.Unlock()
+	return m.consumers.gen[d.shard] == d.gen
 }
 
 // RouteWait is how long a crawler puts back a job whose shard this node
@@ -417,10 +479,9 @@ func (r *receiver) follow(ctx context.Context) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for s, cc := range r.consuming {
+	for s := range r.consuming {
 		if !owned[s] {
-			cc.Stop()
-			delete(r.consuming, s)
+			r.stop(s)
 		}
 	}
 	if err := r.resync(ctx); err != nil {
@@ -443,10 +504,11 @@ func (r *receiver) follow(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("cluster: consumer of shard %d: %w", s, err)
 		}
+		gen := r.m.consumerStarted(s)
 		cc, err := cons.Consume(func(msg jetstream.Msg) {
 			r.m.busy.Add(1)
 			select {
-			case r.in <- msg:
+			case r.in <- delivery{Msg: msg, shard: s, gen: gen}:
 			case <-ctx.Done():
 				r.m.busy.Add(-1)
 			}
@@ -454,6 +516,7 @@ func (r *receiver) follow(ctx context.Context) error {
 			r.m.logger.Warn("consuming", "shard", s, "err", err)
 		}))
 		if err != nil {
+			r.m.consumerStopped(s)
 			return fmt.Errorf("cluster: consume shard %d: %w", s, err)
 		}
 		r.consuming[s] = cc
@@ -482,15 +545,14 @@ func (r *receiver) resync(ctx context.Context) error {
 		held[ShardOf(urlnorm.Host(u), r.m.cfg.Shards)] = true
 	}
 	r.m.held.Unlock()
-	for s, cc := range r.consuming {
+	for s := range r.consuming {
 		if lags[s] == 0 || held[s] {
 			delete(r.orphans, s)
 			continue
 		}
 		if r.orphans[s]++; r.orphans[s] >= 2 {
 			r.m.logger.Warn("consuming again", "shard", s, "waiting", lags[s])
-			cc.Stop()
-			delete(r.consuming, s)
+			r.stop(s)
 			delete(r.orphans, s)
 		}
 	}
@@ -500,10 +562,16 @@ func (r *receiver) resync(ctx context.Context) error {
 func (r *receiver) stopAll() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for s, cc := range r.consuming {
-		cc.Stop()
-		delete(r.consuming, s)
+	for s := range r.consuming {
+		r.stop(s)
 	}
+}
+
+// stop stops consuming shard s; r.mu is held.
+func (r *receiver) stop(s int) {
+	r.consuming[s].Stop()
+	delete(r.consuming, s)
+	r.m.consumerStopped(s)
 }
 
 // maxAdmit bounds the handoffs committed in one batch.

@@ -131,8 +131,8 @@ func (a *app) crawlNode(ctx context.Context, db *repo.DB, cfg *configs.Config, l
 	merr := <-memberDone
 	fmt.Fprint(a.stdout, sum)
 	st := m.Stats()
-	fmt.Fprintf(a.stdout, "cluster: node %s; %d handoffs published (%d duplicates, %d bytes), %d received, %d new, %d lost\n",
-		cfg.Cluster.Node, st.Published.Load(), st.Duplicates.Load(), st.Bytes.Load(), st.Received.Load(), st.Admitted.Load(), st.Lost.Load())
+	fmt.Fprintf(a.stdout, "cluster: node %s; %d handoffs published (%d duplicates, %d bytes), %d received, %d new, %d lost, %d left to the next reader\n",
+		cfg.Cluster.Node, st.Published.Load(), st.Duplicates.Load(), st.Bytes.Load(), st.Received.Load(), st.Admitted.Load(), st.Lost.Load(), st.StaleAcks.Load())
 	if err != nil {
 		return err
 	}
