@@ -102,6 +102,42 @@ type budgetNode struct {
 	db *repo.DB
 }
 
+// budgetCluster is the budget tests' cluster: one NATS server, a manual
+// clock 10 s before the first period p0, a budget of 240 fetches a
+// minute, and the nodes joined by name.
+type budgetCluster struct {
+	nc    *natstest.Cluster
+	clk   *clock.Manual
+	p0    time.Time
+	fcfg  frontier.Config
+	nodes map[string]*budgetNode
+}
+
+func newBudgetCluster(t *testing.T) *budgetCluster {
+	t.Helper()
+	p0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	return &budgetCluster{nc: natstest.Start(t, 1), clk: clock.NewManual(p0.Add(-10 * time.Second)), p0: p0,
+		fcfg: frontier.Config{Policy: "uniform", Budget: frontier.BudgetConfig{Fetches: 240, Period: time.Minute},
+			Split: frontier.SplitConfig{Recrawl: 0.25}, HostBuffer: 8, Window: 8, Exploration: "thompson", Changes: "accumulate"},
+		nodes: map[string]*budgetNode{}}
+}
+
+// join joins a node with queued new URLs.
+func (bc *budgetCluster) join(t *testing.T, name string, queued int) {
+	t.Helper()
+	bc.nodes[name] = newBudgetNode(t, bc.nc.URL(), name, bc.clk, bc.fcfg, queued)
+}
+
+// beat ticks the named nodes' leases, a heartbeat each.
+func (bc *budgetCluster) beat(t *testing.T, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		if err := bc.nodes[name].m.Leases().Tick(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // newBudgetNode joins url as name with a frontier holding queued new
 // URLs: its demand.
 func newBudgetNode(t *testing.T, url, name string, clk clock.Clock, fcfg frontier.Config, queued int) *budgetNode {
@@ -174,23 +210,12 @@ func (n *budgetNode) limit(t *testing.T) int {
 // one stops heartbeating its share goes to the other two at the next
 // period.
 func TestSharesFollowDemandAndADeadNodesShareMoves(t *testing.T) {
-	nc := natstest.Start(t, 1)
-	p0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	clk := clock.NewManual(p0.Add(-10 * time.Second))
-	fcfg := frontier.Config{Policy: "uniform", Budget: frontier.BudgetConfig{Fetches: 240, Period: time.Minute},
-		Split: frontier.SplitConfig{Recrawl: 0.25}, HostBuffer: 8, Window: 8, Exploration: "thompson", Changes: "accumulate"}
-	nodes := map[string]*budgetNode{
-		"a": newBudgetNode(t, nc.URL(), "a", clk, fcfg, 60),
-		"b": newBudgetNode(t, nc.URL(), "b", clk, fcfg, 20),
-		"c": newBudgetNode(t, nc.URL(), "c", clk, fcfg, 0),
-	}
-	beat := func(names ...string) {
-		for _, name := range names {
-			if err := nodes[name].m.Leases().Tick(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	bc := newBudgetCluster(t)
+	bc.join(t, "a", 60)
+	bc.join(t, "b", 20)
+	bc.join(t, "c", 0)
+	nc, clk, p0, fcfg, nodes := bc.nc, bc.clk, bc.p0, bc.fcfg, bc.nodes
+	beat := func(names ...string) { bc.beat(t, names...) }
 	beat("a", "b", "c") // demands measured before p0
 	clk.Set(p0)
 	// No re-fetch demand (no plan has run): the whole 240 goes to new URLs,
@@ -271,28 +296,17 @@ func TestSharesFollowDemandAndADeadNodesShareMoves(t *testing.T) {
 // next period, so the shares still sum to the cluster's budget; it is in
 // the next period's allocation.
 func TestANodeJoiningMidPeriodSpendsFromTheNextPeriod(t *testing.T) {
-	nc := natstest.Start(t, 1)
-	p0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	clk := clock.NewManual(p0.Add(-10 * time.Second))
-	fcfg := frontier.Config{Policy: "uniform", Budget: frontier.BudgetConfig{Fetches: 240, Period: time.Minute},
-		Split: frontier.SplitConfig{Recrawl: 0.25}, HostBuffer: 8, Window: 8, Exploration: "thompson", Changes: "accumulate"}
-	nodes := map[string]*budgetNode{
-		"a": newBudgetNode(t, nc.URL(), "a", clk, fcfg, 60),
-		"b": newBudgetNode(t, nc.URL(), "b", clk, fcfg, 20),
-	}
-	beat := func(names ...string) {
-		for _, name := range names {
-			if err := nodes[name].m.Leases().Tick(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	bc := newBudgetCluster(t)
+	bc.join(t, "a", 60)
+	bc.join(t, "b", 20)
+	clk, p0, fcfg, nodes := bc.clk, bc.p0, bc.fcfg, bc.nodes
+	beat := func(names ...string) { bc.beat(t, names...) }
 	beat("a", "b")
 	clk.Set(p0)
 	a := nodes["a"].limit(t) // a stores p0's allocation
 	// c joins with the most queued and heartbeats before b asks: b still
 	// spends its share of the stored allocation, c nothing.
-	nodes["c"] = newBudgetNode(t, nc.URL(), "c", clk, fcfg, 200)
+	bc.join(t, "c", 200)
 	beat("c")
 	b, c := nodes["b"].limit(t), nodes["c"].limit(t)
 	two := cluster.Allocate(frontier.QuotaOf(fcfg), map[string]frontier.Demand{"a": {classNew: 60}, "b": {classNew: 20}})
