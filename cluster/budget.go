@@ -273,10 +273,9 @@ func (m *Member) allocation(ctx context.Context, start time.Time, own NodeStatus
 			return nil, err
 		default:
 			var a storedAllocation
-			if err := json.Unmarshal(e.Value(), &a); err != nil {
-				return nil, fmt.Errorf("cluster: %s in bucket %s: %w", budgetKey, budgetBucket, err)
-			}
-			switch {
+			switch err := json.Unmarshal(e.Value(), &a); {
+			case err != nil:
+				m.logger.Warn("budget allocation undecodable: replaced", "bucket", budgetBucket, "err", err)
 			case a.Period.Equal(start):
 				return a.Shares, nil
 			case a.Period.After(start):

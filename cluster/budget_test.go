@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/deltaq/deltaq/cluster"
 	"github.com/deltaq/deltaq/cluster/natstest"
 	"github.com/deltaq/deltaq/configs"
@@ -294,7 +297,8 @@ func TestSharesFollowDemandAndADeadNodesShareMoves(t *testing.T) {
 // for a period stores its allocation, and every node spends its share of
 // that one. A node joining after it was stored gets nothing until the
 // next period, so the shares still sum to the cluster's budget; it is in
-// the next period's allocation.
+// the next period's allocation. A stored value that cannot be decoded is
+// replaced.
 func TestANodeJoiningMidPeriodSpendsFromTheNextPeriod(t *testing.T) {
 	bc := newBudgetCluster(t)
 	bc.join(t, "a", 60)
@@ -302,6 +306,23 @@ func TestANodeJoiningMidPeriodSpendsFromTheNextPeriod(t *testing.T) {
 	clk, p0, fcfg, nodes := bc.clk, bc.p0, bc.fcfg, bc.nodes
 	beat := func(names ...string) { bc.beat(t, names...) }
 	beat("a", "b")
+	// A value nobody can decode is replaced, not spent from.
+	nc, err := nats.Connect(bc.nc.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := js.KeyValue(t.Context(), "deltaq_budget")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kv.Put(t.Context(), "allocation", []byte("{not json")); err != nil {
+		t.Fatal(err)
+	}
 	clk.Set(p0)
 	a := nodes["a"].limit(t) // a stores p0's allocation
 	// c joins with the most queued and heartbeats before b asks: b still

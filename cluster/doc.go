@@ -16,8 +16,11 @@
 //	               fetched, rate, handoffs, idle, budget demand and share),
 //	               same TTL: how many nodes are alive, what `deltaq
 //	               cluster status` shows, how every node tells that the
-//	               whole crawl is over (Quiesce), and what each node's
-//	               share of the budget is (below).
+//	               whole crawl is over (Quiesce), and the demands the
+//	               budget is divided by (below).
+//	deltaq_budget  key-value bucket, one key: the latest period's
+//	               allocation of the budget, every node's share, written
+//	               by the first node to ask for the period (Member.Budget).
 //	DELTAQ_LINKS   stream, subjects deltaq.links.<N>, work-queue retention:
 //	               every URL new to the node that found it, for its own
 //	               shards too (crawler HandOwn), one message each with the
