@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -52,6 +53,23 @@ func createAsset(ctx context.Context, create func(context.Context) error) error 
 		}
 	}
 	return err
+}
+
+// createBucket creates (or opens) the key-value bucket named name, with
+// entries expiring after ttl (0: never) and the cluster's replicas, on
+// disk, asking as createAsset does.
+func createBucket(ctx context.Context, js jetstream.JetStream, cfg Config, name string, ttl time.Duration) (jetstream.KeyValue, error) {
+	var kv jetstream.KeyValue
+	err := createAsset(ctx, func(ctx context.Context) (err error) {
+		kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket: name, TTL: ttl, Replicas: cfg.Replicas, Storage: jetstream.FileStorage,
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: bucket %s: %w", name, err)
+	}
+	return kv, nil
 }
 
 // notReady reports whether err is what a JetStream server answers while

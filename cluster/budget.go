@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"math/bits"
 	"slices"
@@ -161,14 +160,9 @@ type nodeBudget struct {
 // the periods' allocations. Call it before Run.
 func (m *Member) Budget(ctx context.Context, cfg frontier.Config) (func(start time.Time) frontier.Quota, error) {
 	b := &nodeBudget{global: frontier.QuotaOf(cfg), period: cfg.Budget.Period, margin: m.RouteWait() / 2, nodes: 1}
-	err := createAsset(ctx, func(ctx context.Context) (err error) {
-		b.allocs, err = m.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket: budgetBucket, History: 1, Replicas: m.cfg.Replicas, Storage: jetstream.FileStorage,
-		})
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("cluster: bucket %s: %w", budgetBucket, err)
+	var err error
+	if b.allocs, err = createBucket(ctx, m.js, m.cfg, budgetBucket, 0); err != nil {
+		return nil, err
 	}
 	m.budget = b
 	return m.quota, nil

@@ -58,19 +58,11 @@ func newLeases(ctx context.Context, js jetstream.JetStream, cfg Config, clk cloc
 	l := &Leases{cfg: cfg, clock: clk, logger: logger}
 	l.mu.held = map[int]lease{}
 	var err error
-	for _, b := range []struct {
-		name string
-		kv   *jetstream.KeyValue
-	}{{shardBucket, &l.shards}, {nodeBucket, &l.nodes}} {
-		err = createAsset(ctx, func(ctx context.Context) (err error) {
-			*b.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-				Bucket: b.name, TTL: cfg.LeaseTTL, Replicas: cfg.Replicas, Storage: jetstream.FileStorage,
-			})
-			return err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("cluster: bucket %s: %w", b.name, err)
-		}
+	if l.shards, err = createBucket(ctx, js, cfg, shardBucket, cfg.LeaseTTL); err != nil {
+		return nil, err
+	}
+	if l.nodes, err = createBucket(ctx, js, cfg, nodeBucket, cfg.LeaseTTL); err != nil {
+		return nil, err
 	}
 	return l, nil
 }

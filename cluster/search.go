@@ -114,15 +114,9 @@ func JoinSearch(ctx context.Context, cfg Config, ix SearchIndex, opts SearchOpti
 		nc.Close()
 		return nil, fmt.Errorf("cluster: jetstream: %w", err)
 	}
-	err = createAsset(ctx, func(ctx context.Context) (err error) {
-		s.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket: searchBucket, TTL: cfg.LeaseTTL, Replicas: cfg.Replicas, Storage: jetstream.FileStorage,
-		})
-		return err
-	})
-	if err != nil {
+	if s.kv, err = createBucket(ctx, js, cfg, searchBucket, cfg.LeaseTTL); err != nil {
 		nc.Close()
-		return nil, fmt.Errorf("cluster: bucket %s: %w", searchBucket, err)
+		return nil, err
 	}
 	s.nodes.Store(&[]string{})
 	return s, nil
