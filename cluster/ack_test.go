@@ -42,7 +42,7 @@ func TestAFetchWhoseConsumerMovedIsNotAcknowledgedInVain(t *testing.T) {
 	m.leases.mu.Lock()
 	m.leases.mu.held[0] = lease{until: time.Now().Add(time.Hour)}
 	m.leases.mu.Unlock()
-	r := &receiver{m: m, in: make(chan jetstream.Msg, 1), consuming: map[int]jetstream.ConsumeContext{}, orphans: map[int]int{}}
+	r := newReceiver(m, 1)
 	if err := r.follow(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestAFetchWhoseConsumerMovedIsNotAcknowledgedInVain(t *testing.T) {
 	if _, err := m.js.Publish(ctx, linkSubject+"0", data); err != nil {
 		t.Fatal(err)
 	}
-	var msg jetstream.Msg
+	var msg delivery
 	select {
 	case msg = <-r.in:
 	case <-ctx.Done():

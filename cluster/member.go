@@ -78,11 +78,11 @@ type Member struct {
 	// its message, acknowledged once the fetch commits (fetched).
 	held struct {
 		sync.Mutex
-		m map[string]jetstream.Msg
+		m map[string]delivery
 	}
 	// acks are the messages to acknowledge, confirmed by the server (ack);
 	// ackSlots holds one token per acknowledgement not yet confirmed.
-	acks     chan jetstream.Msg
+	acks     chan delivery
 	ackSlots chan struct{}
 	// busy counts handed-over URLs taken from out or from the stream and
 	// not yet published or committed, for Pending.
@@ -133,9 +133,9 @@ func Join(ctx context.Context, cfg Config, opts Options) (*Member, error) {
 	}
 	m := &Member{cfg: cfg, nc: nc, logger: logger.With("component", "cluster", "node", cfg.Node),
 		out: make(chan outItem, handoffBuffer), done: make(chan struct{}), drainHorizon: opts.DrainHorizon, db: opts.Repo}
-	m.held.m = map[string]jetstream.Msg{}
+	m.held.m = map[string]delivery{}
 	m.consumers.gen = map[int]uint64{}
-	m.acks, m.ackSlots = make(chan jetstream.Msg), make(chan struct{}, AckBacklog)
+	m.acks, m.ackSlots = make(chan delivery), make(chan struct{}, AckBacklog)
 	if m.drainHorizon <= 0 {
 		m.drainHorizon = cfg.LeaseTTL
 	}
@@ -187,7 +187,7 @@ func (m *Member) CrawlerOptions() crawler.Options {
 // message to acknowledge.
 type outItem struct {
 	h   crawler.Handoff
-	ack jetstream.Msg
+	ack *delivery
 }
 
 // fetched acknowledges the messages of urls, whose fetches committed: the
@@ -212,7 +212,7 @@ func (m *Member) fetched(urls []string) {
 		}
 		m.busy.Add(1)
 		select {
-		case m.out <- outItem{ack: msg}:
+		case m.out <- outItem{ack: &msg}:
 		case <-m.done:
 			m.busy.Add(-1)
 			return
@@ -257,7 +257,7 @@ func (m *Member) ack(ctx context.Context) error {
 // has not delivered yet, and each attempt would wait out its deadline
 // while the crawler's writer waits for a slot (AckBacklog). The message
 // goes to its next reader instead.
-func (m *Member) ackOne(ctx context.Context, msg jetstream.Msg) {
+func (m *Member) ackOne(ctx context.Context, msg delivery) {
 	for attempt := 1; ; attempt++ {
 		if !m.delivering(msg) {
 			m.stats.StaleAcks.Add(1)
@@ -305,13 +305,9 @@ func (m *Member) consumerStopped(s int) {
 	delete(m.consumers.gen, s)
 }
 
-// delivering reports whether the consumer that delivered msg is still
+// delivering reports whether the consumer that delivered d is still
 // this node's consumer of its shard.
-func (m *Member) delivering(msg jetstream.Msg) bool {
-	d, ok := msg.(delivery)
-	if !ok {
-		return true
-	}
+func (m *Member) delivering(d delivery) bool {
 	m.consumers.Lock()
 	defer m.consumers.Unlock()
 	return m.consumers.gen[d.shard] == d.gen
@@ -348,8 +344,7 @@ func (m *Member) Run(ctx context.Context, c *crawler.Crawler, f *frontier.Fronti
 		return errors.New("cluster: Run needs Options.Repo")
 	}
 	m.leases.status = m.statusOf(c, f)
-	in := make(chan jetstream.Msg, handoffBuffer)
-	r := &receiver{m: m, in: in, consuming: map[int]jetstream.ConsumeContext{}, orphans: map[int]int{}}
+	r := newReceiver(m, handoffBuffer)
 	defer r.stopAll()
 	g, gctx := errgroup.WithContext(ctx)
 	// The consumers follow the leases beside the ticks, not inside them: a
@@ -400,7 +395,7 @@ func (m *Member) publish(ctx context.Context) error {
 			if it.ack != nil {
 				// Counted in busy since fetched; the acker ends that.
 				select {
-				case m.acks <- it.ack:
+				case m.acks <- *it.ack:
 				case <-ctx.Done():
 					return nil
 				}
@@ -461,13 +456,19 @@ func (m *Member) publishOne(ctx context.Context, h crawler.Handoff) error {
 // receiver consumes the subjects of the shards this node owns.
 type receiver struct {
 	m  *Member
-	in chan jetstream.Msg
+	in chan delivery
 	mu sync.Mutex // guards consuming
 	// consuming maps an owned shard to its running consumer.
 	consuming map[int]jetstream.ConsumeContext
 	// orphans counts, per shard, the ticks in a row that its subject held
 	// messages while this node held none (see resync).
 	orphans map[int]int
+}
+
+// newReceiver returns a receiver for m whose deliveries wait, buffered up
+// to buf, for admit.
+func newReceiver(m *Member, buf int) *receiver {
+	return &receiver{m: m, in: make(chan delivery, buf), consuming: map[int]jetstream.ConsumeContext{}, orphans: map[int]int{}}
 }
 
 // follow starts consuming the shards just taken and stops those let go;
@@ -592,7 +593,7 @@ const (
 // so the stream redelivers it to the owner.
 func (r *receiver) admit(ctx context.Context, c *crawler.Crawler, f *frontier.Frontier) error {
 	for {
-		var batch []jetstream.Msg
+		var batch []delivery
 		select {
 		case <-ctx.Done():
 			return nil
@@ -614,10 +615,10 @@ func (r *receiver) admit(ctx context.Context, c *crawler.Crawler, f *frontier.Fr
 	}
 }
 
-func (r *receiver) commit(ctx context.Context, c *crawler.Crawler, f *frontier.Frontier, batch []jetstream.Msg) error {
+func (r *receiver) commit(ctx context.Context, c *crawler.Crawler, f *frontier.Frontier, batch []delivery) error {
 	defer r.m.busy.Add(-int64(len(batch)))
 	var hs []crawler.Handoff
-	var keep []jetstream.Msg
+	var keep []delivery
 	for _, msg := range batch {
 		var h crawler.Handoff
 		if err := json.Unmarshal(msg.Data(), &h); err != nil {
