@@ -23,10 +23,11 @@ import (
 
 // The crawl of TestThreeNodesSpendTheClusterBudget: a budget of
 // clusterBudget fetches per second, far too small to finish the replay in
-// budgetPeriods seconds.
+// budgetPeriods seconds, over budgetShards shards.
 const (
 	clusterBudget = 60
 	budgetPeriods = 10
+	budgetShards  = 12
 )
 
 // periodUse is one node's budget period: its share and the most of it
@@ -90,7 +91,7 @@ func crawlOnBudget(t *testing.T, srv *httptest.Server, hosts []string, divided b
 		cfg := crawlConfig(t, srv, hosts)
 		cfg.Frontier.Budget.Fetches, cfg.Frontier.Budget.Period = clusterBudget, time.Second
 		db := openRepo(t, cfg)
-		m, err := cluster.Join(t.Context(), cluster.Config{URL: nc.URL(), Node: fmt.Sprintf("n%d", i), Shards: 12,
+		m, err := cluster.Join(t.Context(), cluster.Config{URL: nc.URL(), Node: fmt.Sprintf("n%d", i), Shards: budgetShards,
 			Replicas: 1, LeaseTTL: 6 * time.Second, Dedup: time.Hour}, cluster.Options{Repo: db})
 		if err != nil {
 			t.Fatal(err)
@@ -122,7 +123,7 @@ func crawlOnBudget(t *testing.T, srv *httptest.Server, hosts []string, divided b
 	for _, n := range nodes {
 		if err := n.m.WaitNodes(gctx, len(nodes)); err != nil {
 			var status strings.Builder
-			if st, err := cluster.ReadStatus(t.Context(), nc.URL(), 12); err == nil {
+			if st, err := cluster.ReadStatus(t.Context(), nc.URL(), budgetShards); err == nil {
 				err = st.Write(&status)
 			}
 			t.Fatalf("waiting for %d nodes fairly leased: %v; the cluster:\n%s", len(nodes), err, status.String())

@@ -8,9 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/deltaq/deltaq/cluster"
 	"github.com/deltaq/deltaq/cluster/natstest"
 	"github.com/deltaq/deltaq/configs"
@@ -307,16 +304,7 @@ func TestANodeJoiningMidPeriodSpendsFromTheNextPeriod(t *testing.T) {
 	beat := func(names ...string) { bc.beat(t, names...) }
 	beat("a", "b")
 	// A value nobody can decode is replaced, not spent from.
-	nc, err := nats.Connect(bc.nc.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kv, err := js.KeyValue(t.Context(), "deltaq_budget")
+	kv, err := bc.nc.JetStream(t).KeyValue(t.Context(), "deltaq_budget")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/deltaq/deltaq/cluster/natstest"
@@ -17,16 +16,7 @@ import (
 // bucket or an error, never the part read before the deadline (what
 // jetstream's Keys returns, with no error).
 func TestListKeysIsCompleteOrFails(t *testing.T) {
-	srv := natstest.Start(t, 1)
-	nc, err := nats.Connect(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := natstest.Start(t, 1).JetStream(t)
 	kv, err := js.CreateKeyValue(t.Context(), jetstream.KeyValueConfig{Bucket: "keys"})
 	if err != nil {
 		t.Fatal(err)

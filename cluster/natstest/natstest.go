@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Cluster is n embedded servers routed into one JetStream cluster.
@@ -108,6 +110,22 @@ func (c *Cluster) hasLeader() bool {
 		}
 	}
 	return ready
+}
+
+// JetStream connects a client to the servers still running, closed when
+// the test ends.
+func (c *Cluster) JetStream(tb testing.TB) jetstream.JetStream {
+	tb.Helper()
+	nc, err := nats.Connect(c.URL())
+	if err != nil {
+		tb.Fatalf("natstest: connect: %v", err)
+	}
+	tb.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		tb.Fatalf("natstest: jetstream: %v", err)
+	}
+	return js
 }
 
 // URL is the client URL list of every server still running.
