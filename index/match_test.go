@@ -2,8 +2,13 @@ package index
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/blevesearch/bleve/v2/mapping"
+	bindex "github.com/blevesearch/bleve_index_api"
 )
 
 func TestALongQuestionFindsThePagesAboutIt(t *testing.T) {
@@ -101,4 +106,85 @@ func TestWindowPairs(t *testing.T) {
 			t.Errorf("windowPairs(%v, %v, %d) = %d, want %d", tc.a, tc.b, tc.window, got, tc.want)
 		}
 	}
+}
+
+// TestDenseSumsAreSparseSums checks accumulate's two ways of summing
+// postings against each other on digitalgov week 0, for random queries of
+// 1 to 40 of the pages' words, each also expanded by RM3: the same pages
+// with the same scores (bit for bit) and words, and the sums left zero.
+func TestDenseSumsAreSparseSums(t *testing.T) {
+	ix := week0Index(t, ScoringBM25).ix
+	saved := ix.cfg.Retrieval
+	defer func() { ix.cfg.Retrieval = saved }()
+	ix.cfg.Retrieval.FeedbackDocs, ix.cfg.Retrieval.FeedbackTerms, ix.cfg.Retrieval.FeedbackWeight = 5, 20, 0.5
+	rng := rand.New(rand.NewPCG(7, 11))
+	compared, dense := 0, 0
+	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
+		st, err := ix.snapText(t.Context(), r)
+		if err != nil {
+			return err
+		}
+		sums := make([]accumulator, len(st.length))
+		check := func(q string, p *matchPlan) error {
+			want, err := ix.accumulateSparse(t.Context(), r, st, p, &sums, nil)
+			if err != nil {
+				return err
+			}
+			got, err := ix.accumulateDense(t.Context(), st, p, sums, nil)
+			if err != nil {
+				return err
+			}
+			slices.SortFunc(want, compareCandidates)
+			slices.SortFunc(got, compareCandidates)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%q (%d words): dense %d pages, sparse %d\ndense  %v\nsparse %v", q, len(p.terms), len(got), len(want), got[:min(5, len(got))], want[:min(5, len(want))])
+			}
+			if i := slices.IndexFunc(sums, func(a accumulator) bool { return a != accumulator{} }); i >= 0 {
+				t.Fatalf("%q: the sums of page %d are left %+v", q, i, sums[i])
+			}
+			compared++
+			if size := len(want); uint64(size) >= st.n/denseShare {
+				dense++
+			}
+			return nil
+		}
+		for range 100 {
+			var words []string
+			for range 1 + rng.IntN(40) {
+				words = append(words, st.terms[rng.IntN(len(st.terms))])
+				if rng.IntN(2) == 0 { // by occurrence: common words
+					j := uint32(rng.IntN(len(st.post)))
+					k, _ := slices.BinarySearch(st.termAt, j+1)
+					words = append(words, st.terms[k-1])
+				}
+			}
+			q, err := ParseQuery(strings.Join(words, " "), ix.cfg.Limits())
+			if err != nil {
+				continue // beyond the syntax's limits
+			}
+			p, err := ix.planQuery(t.Context(), r, m, st, q, nil)
+			if err != nil || p.titleOnly || len(p.phrases)+len(p.sites)+len(p.mustNot) > 0 {
+				continue // only stop words, or a word read as a filter
+			}
+			if err := check(q.String(), p); err != nil {
+				return err
+			}
+			cands, err := ix.accumulate(t.Context(), r, st, p, nil)
+			if err != nil {
+				return err
+			}
+			ix.expand(st, p, cands)
+			if err := check(q.String()+" (RM3)", p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if compared < 100 || dense < 20 {
+		t.Fatalf("%d comparisons, %d reaching half the pages: too few to tell", compared, dense)
+	}
+	t.Logf("%d comparisons, %d reaching half the pages", compared, dense)
 }
