@@ -90,7 +90,6 @@ type Index struct {
 	texts     snapTexts // the text field of the snapshot searched last, in memory (snaptext.go)
 	slots     sync.Pool // *[]accumulator: retrieval's sums, one per document number (match.go)
 	cands     sync.Pool // *[]candidate: retrieval's candidates (match.go)
-	models    sync.Pool // *modelScratch: RM3's sums by word id (match.go), of a dictionary's size
 	hists     atomic.Pointer[histogramSet]
 	// assumed is the compaction AssumeCompacted recorded (compact.go).
 	assumed atomic.Pointer[assumedCompaction]

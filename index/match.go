@@ -801,7 +801,8 @@ type accumulator struct {
 // the relevance model of the best cfg.FeedbackDocs pages of cands
 // (RelevanceModel), cut to the cfg.FeedbackTerms likeliest words and
 // interpolated with the query's own word distribution (applyModel). The
-// pages' words come from the snapshot's forward index.
+// pages' words come from the snapshot's forward index, ascending by id
+// (sortedRelevanceModel).
 func (ix *Index) expand(st *snapText, p *matchPlan, cands []candidate) {
 	cfg := ix.cfg.Retrieval
 	var top []candidate
@@ -811,21 +812,11 @@ func (ix *Index) expand(st *snapText, p *matchPlan, cands []candidate) {
 	if len(top) == 0 {
 		return
 	}
-	pages := make([]FeedbackPage, len(top))
+	scores, lengths, words := make([]float64, len(top)), make([]uint32, len(top)), make([][]termPosting, len(top))
 	for i, c := range top {
-		pages[i] = FeedbackPage{Score: c.score, Length: st.docLength(c.doc), Words: func(yield func(word, tf uint32)) {
-			for _, t := range st.docTerms(c.doc) {
-				yield(t.of, t.tf)
-			}
-		}}
+		scores[i], lengths[i], words[i] = c.score, st.docLength(c.doc), st.docTerms(c.doc)
 	}
-	// Summed by word id in a pooled array of the dictionary's size.
-	sc, _ := ix.models.Get().(*modelScratch)
-	if sc == nil || len(sc.p) < len(st.terms) {
-		sc = &modelScratch{p: make([]float64, len(st.terms)), seen: make([]bool, len(st.terms))}
-	}
-	model := relevanceModel(pages, cfg.FeedbackTerms, sc)
-	ix.models.Put(sc)
+	model := sortedRelevanceModel(scores, lengths, words, cfg.FeedbackTerms)
 	p.terms = applyModel(cfg, p.terms, model, func(w uint32) string { return st.terms[w] }, func(w uint32) uint64 {
 		return uint64(st.termAt[w+1] - st.termAt[w])
 	}, p.n)

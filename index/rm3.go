@@ -1,6 +1,9 @@
 package index
 
-import "cmp"
+import (
+	"cmp"
+	"math"
+)
 
 // FeedbackPage is one page of RM3's feedback set: its retrieval score, its
 // analyzed length, and its words (ids that ascend with the words' string
@@ -25,78 +28,90 @@ type RelevanceWord struct {
 // searcher (expand) and an evaluation scoring pages outside any index get
 // the same bits.
 func RelevanceModel(pages []FeedbackPage, k int) []RelevanceWord {
-	return relevanceModel(pages, k, nil)
-}
-
-// modelScratch sums a relevance model by word id, for words numbered
-// below len(p): an array instead of a map, left all zero after use.
-type modelScratch struct {
-	p    []float64
-	seen []bool
-}
-
-// relevanceModel is RelevanceModel, summing in sc when it is not nil
-// (every word id below len(sc.p)).
-func relevanceModel(pages []FeedbackPage, k int, sc *modelScratch) []RelevanceWord {
 	var scoreSum float64
 	for _, p := range pages {
 		scoreSum += p.Score
 	}
-	// P(w|R), summed per word: in sc's arrays, or in a map sized for
-	// every page's words at once (growing it as words arrive rehashes it
-	// several times per query).
-	var words []uint32
-	var rm map[uint32]float64
-	add := func(word uint32, v float64) {
-		if !sc.seen[word] {
-			sc.seen[word] = true
-			words = append(words, word)
+	// P(w|R), summed per word in a map sized for every page's words at
+	// once (growing it as words arrive rehashes it several times).
+	size := 0
+	for _, p := range pages {
+		if p.Length > 0 {
+			p.Words(func(uint32, uint32) { size++ })
 		}
-		sc.p[word] = v
 	}
-	get := func(word uint32) float64 { return sc.p[word] }
-	if sc == nil {
-		size := 0
-		for _, p := range pages {
-			if p.Length > 0 {
-				p.Words(func(uint32, uint32) { size++ })
-			}
-		}
-		rm = make(map[uint32]float64, size)
-		add = func(word uint32, v float64) { rm[word] = v }
-		get = func(word uint32) float64 { return rm[word] }
-	}
+	rm := make(map[uint32]float64, size)
 	for _, p := range pages {
 		if p.Length == 0 {
 			continue
 		}
 		w := p.Score / scoreSum / float64(p.Length)
 		p.Words(func(word, tf uint32) {
-			v := get(word)
+			v := rm[word]
 			for range tf { // one addition per token of the page
 				v += w
 			}
-			add(word, v)
+			rm[word] = v
 		})
-	}
-	byP := func(a, b RelevanceWord) int {
-		if c := cmp.Compare(b.P, a.P); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Word, b.Word)
 	}
 	// The k best in a total order: the same whatever order the words
 	// come in.
 	model := make([]RelevanceWord, 0, k)
-	if sc == nil {
-		for word, p := range rm {
-			model = keepBest(model, k, RelevanceWord{word, p}, byP)
-		}
-		return model
-	}
-	for _, word := range words {
-		model = keepBest(model, k, RelevanceWord{word, sc.p[word]}, byP)
-		sc.p[word], sc.seen[word] = 0, false
+	for word, p := range rm {
+		model = keepBest(model, k, RelevanceWord{word, p}, likelierWord)
 	}
 	return model
+}
+
+// likelierWord orders a relevance model's words: P(w|R) descending, then
+// the smaller id.
+func likelierWord(a, b RelevanceWord) int {
+	if c := cmp.Compare(b.P, a.P); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Word, b.Word)
+}
+
+// sortedRelevanceModel is RelevanceModel for pages whose words are lists
+// ascending by id (the snapshot's forward index), given as their scores,
+// analyzed lengths and lists: the lists are merged, so each word's sum is
+// complete where the merge meets it, with no map or array by word id.
+// Each word's tokens are added page by page in page order, starting from
+// zero, as RelevanceModel adds them: the same bits.
+func sortedRelevanceModel(scores []float64, lengths []uint32, words [][]termPosting, k int) []RelevanceWord {
+	var scoreSum float64
+	for _, s := range scores {
+		scoreSum += s
+	}
+	weights := make([]float64, len(scores))
+	at := make([]int, len(scores))
+	for i := range scores {
+		if lengths[i] == 0 {
+			at[i] = len(words[i]) // a page without text adds nothing
+			continue
+		}
+		weights[i] = scores[i] / scoreSum / float64(lengths[i])
+	}
+	model := make([]RelevanceWord, 0, k)
+	for {
+		word, more := uint32(math.MaxUint32), false
+		for i, list := range words {
+			if at[i] < len(list) {
+				word, more = min(word, list[at[i]].of), true
+			}
+		}
+		if !more {
+			return model
+		}
+		v := 0.0
+		for i, list := range words {
+			if at[i] < len(list) && list[at[i]].of == word {
+				for range list[at[i]].tf {
+					v += weights[i]
+				}
+				at[i]++
+			}
+		}
+		model = keepBest(model, k, RelevanceWord{word, v}, likelierWord)
+	}
 }
