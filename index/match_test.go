@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -113,10 +112,7 @@ func TestWindowPairs(t *testing.T) {
 // 1 to 40 of the pages' words, each also expanded by RM3: the same pages
 // with the same scores (bit for bit) and words, and the sums left zero.
 func TestDenseSumsAreSparseSums(t *testing.T) {
-	ix := week0Index(t, ScoringBM25).ix
-	saved := ix.cfg.Retrieval
-	defer func() { ix.cfg.Retrieval = saved }()
-	ix.cfg.Retrieval.FeedbackDocs, ix.cfg.Retrieval.FeedbackTerms, ix.cfg.Retrieval.FeedbackWeight = 5, 20, 0.5
+	ix := week0WithRM3(t)
 	rng := rand.New(rand.NewPCG(7, 11))
 	compared, dense := 0, 0
 	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
@@ -148,37 +144,7 @@ func TestDenseSumsAreSparseSums(t *testing.T) {
 			}
 			return nil
 		}
-		for range 100 {
-			var words []string
-			for range 1 + rng.IntN(40) {
-				words = append(words, st.terms[rng.IntN(len(st.terms))])
-				if rng.IntN(2) == 0 { // by occurrence: common words
-					j := uint32(rng.IntN(len(st.post)))
-					k, _ := slices.BinarySearch(st.termAt, j+1)
-					words = append(words, st.terms[k-1])
-				}
-			}
-			q, err := ParseQuery(strings.Join(words, " "), ix.cfg.Limits())
-			if err != nil {
-				continue // beyond the syntax's limits
-			}
-			p, err := ix.planQuery(t.Context(), r, m, st, q, nil)
-			if err != nil || p.titleOnly || len(p.phrases)+len(p.sites)+len(p.mustNot) > 0 {
-				continue // only stop words, or a word read as a filter
-			}
-			if err := check(q.String(), p); err != nil {
-				return err
-			}
-			cands, err := ix.accumulate(t.Context(), r, st, p, nil)
-			if err != nil {
-				return err
-			}
-			ix.expand(st, p, cands)
-			if err := check(q.String()+" (RM3)", p); err != nil {
-				return err
-			}
-		}
-		return nil
+		return eachRandomQuery(t, ix, r, m, st, rng, 100, check)
 	})
 	if err != nil {
 		t.Fatal(err)

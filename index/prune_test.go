@@ -17,11 +17,7 @@ import (
 // as the searcher expands long queries, at depths from 1 to 1,000: the
 // same pages with the same scores (bit for bit) and words, ties included.
 func TestBestMatchesIsExhaustiveScoring(t *testing.T) {
-	ix := week0Index(t, ScoringBM25).ix
-	// RM3 as configs/default.yaml sets it (the tests' configuration has none).
-	saved := ix.cfg.Retrieval
-	defer func() { ix.cfg.Retrieval = saved }()
-	ix.cfg.Retrieval.FeedbackDocs, ix.cfg.Retrieval.FeedbackTerms, ix.cfg.Retrieval.FeedbackWeight = 5, 20, 0.5
+	ix := week0WithRM3(t)
 	rng := rand.New(rand.NewPCG(13, 5))
 	var compared, pruned, ties int
 	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
@@ -54,42 +50,7 @@ func TestBestMatchesIsExhaustiveScoring(t *testing.T) {
 			}
 			return nil
 		}
-		for range 150 {
-			var words []string
-			for range 1 + rng.IntN(40) {
-				if rng.IntN(2) == 0 { // by occurrence: common words
-					j := uint32(rng.IntN(len(st.post)))
-					t, _ := slices.BinarySearch(st.termAt, j+1)
-					words = append(words, st.terms[t-1])
-				} else {
-					words = append(words, st.terms[rng.IntN(len(st.terms))])
-				}
-			}
-			q, err := ParseQuery(strings.Join(words, " "), ix.cfg.Limits())
-			if err != nil {
-				continue // beyond the syntax's limits
-			}
-			p, err := ix.planQuery(t.Context(), r, m, st, q, nil)
-			if err != nil {
-				continue // only stop words
-			}
-			p.required = 1
-			if !ix.prunable(p, st) {
-				continue // a word read as a filter (site:, -word)
-			}
-			if err := check(q.String(), p); err != nil {
-				return err
-			}
-			cands, err := ix.accumulate(t.Context(), r, st, p, nil)
-			if err != nil {
-				return err
-			}
-			ix.expand(st, p, cands)
-			if err := check(q.String()+" (RM3)", p); err != nil {
-				return err
-			}
-		}
-		return nil
+		return eachRandomQuery(t, ix, r, m, st, rng, 150, check)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -98,4 +59,60 @@ func TestBestMatchesIsExhaustiveScoring(t *testing.T) {
 		t.Fatalf("%d comparisons, %d with fewer pages than match, %d with a tie at the cut: too few to tell", compared, pruned, ties)
 	}
 	t.Logf("%d comparisons, %d with fewer pages than match, %d with a tie at the cut", compared, pruned, ties)
+}
+
+// eachRandomQuery plans n random queries of 1 to 40 of st's words (common
+// ones as often as they occur, rare ones uniformly) with every word
+// optional, and calls check with each, then with it expanded by RM3 as the
+// searcher expands long queries. Queries the syntax or the planner refuse
+// are skipped, and so are those bestMatches may not take (a word read as a
+// filter, such as site: or -word).
+func eachRandomQuery(t *testing.T, ix *Index, r bindex.IndexReader, m mapping.IndexMapping, st *snapText, rng *rand.Rand, n int, check func(q string, p *matchPlan) error) error {
+	for range n {
+		var words []string
+		for range 1 + rng.IntN(40) {
+			if rng.IntN(2) == 0 { // by occurrence: common words
+				j := uint32(rng.IntN(len(st.post)))
+				t, _ := slices.BinarySearch(st.termAt, j+1)
+				words = append(words, st.terms[t-1])
+			} else {
+				words = append(words, st.terms[rng.IntN(len(st.terms))])
+			}
+		}
+		q, err := ParseQuery(strings.Join(words, " "), ix.cfg.Limits())
+		if err != nil {
+			continue // beyond the syntax's limits
+		}
+		p, err := ix.planQuery(t.Context(), r, m, st, q, nil)
+		if err != nil {
+			continue // only stop words
+		}
+		p.required = 1
+		if !ix.prunable(p, st) {
+			continue
+		}
+		if err := check(q.String(), p); err != nil {
+			return err
+		}
+		cands, err := ix.accumulate(t.Context(), r, st, p, nil)
+		if err != nil {
+			return err
+		}
+		ix.expand(st, p, cands)
+		if err := check(q.String()+" (RM3)", p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// week0WithRM3 is the digitalgov week 0 index with RM3 as
+// configs/default.yaml sets it (the tests' configuration has none), until
+// the test ends.
+func week0WithRM3(t *testing.T) *Index {
+	ix := week0Index(t, ScoringBM25).ix
+	saved := ix.cfg.Retrieval
+	t.Cleanup(func() { ix.cfg.Retrieval = saved })
+	ix.cfg.Retrieval.FeedbackDocs, ix.cfg.Retrieval.FeedbackTerms, ix.cfg.Retrieval.FeedbackWeight = 5, 20, 0.5
+	return ix
 }
