@@ -83,33 +83,37 @@ func sortedRelevanceModel(scores []float64, lengths []uint32, words [][]termPost
 	for _, s := range scores {
 		scoreSum += s
 	}
-	weights := make([]float64, len(scores))
-	at := make([]int, len(scores))
+	// heads[i] is the word at page i's cursor at[i]; done: none left.
+	const done = math.MaxUint32
+	weights, at, heads := make([]float64, len(scores)), make([]int, len(scores)), make([]uint32, len(scores))
 	for i := range scores {
-		if lengths[i] == 0 {
-			at[i] = len(words[i]) // a page without text adds nothing
-			continue
+		heads[i] = done
+		if lengths[i] > 0 && len(words[i]) > 0 { // a page without text adds nothing
+			weights[i], heads[i] = scores[i]/scoreSum/float64(lengths[i]), words[i][0].of
 		}
-		weights[i] = scores[i] / scoreSum / float64(lengths[i])
 	}
 	model := make([]RelevanceWord, 0, k)
 	for {
-		word, more := uint32(math.MaxUint32), false
-		for i, list := range words {
-			if at[i] < len(list) {
-				word, more = min(word, list[at[i]].of), true
-			}
+		word := uint32(done)
+		for _, h := range heads {
+			word = min(word, h)
 		}
-		if !more {
+		if word == done {
 			return model
 		}
 		v := 0.0
-		for i, list := range words {
-			if at[i] < len(list) && list[at[i]].of == word {
-				for range list[at[i]].tf {
-					v += weights[i]
-				}
-				at[i]++
+		for i, h := range heads {
+			if h != word {
+				continue
+			}
+			list := words[i]
+			for range list[at[i]].tf {
+				v += weights[i]
+			}
+			if at[i]++; at[i] < len(list) {
+				heads[i] = list[at[i]].of
+			} else {
+				heads[i] = done
 			}
 		}
 		model = keepBest(model, k, RelevanceWord{word, v}, likelierWord)
