@@ -52,8 +52,10 @@ import (
 //     max_query_terms rarest (highest idf), first occurrence breaking ties.
 //
 // Ties are broken by URL ascending, so a ranking is a function of the
-// index's content. Only the best pages a call asks for are sorted
-// (sortBest), and only they are resolved to URLs.
+// index's content, and so is which of several pages tied at the cut a call
+// keeps (tiesByURL). Only the best pages a call asks for are sorted
+// (sortBest), and only they (and pages tied at the cut) are resolved to
+// URLs.
 
 // titleAnalyzerName is the analyzer of FieldTitle: Bleve's English
 // analyzer without its stop-word filter, so titles keep "the", "who".
@@ -333,11 +335,13 @@ func (ix *Index) matchPages(ctx context.Context, r bindex.IndexReader, m mapping
 			keep = min(len(cands), max(limit, cfg.ProximityDepth))
 		}
 	}
+	all := cands
 	if ordered || proximity {
 		cands = sortBest(cands, keep)
 	} else {
 		cands = selectBest(cands, keep)
 	}
+	tiesByURL(all, keep, st.urls)
 	if proximity {
 		depth := min(cfg.ProximityDepth, len(cands))
 		best := cands[:depth]
@@ -345,6 +349,9 @@ func (ix *Index) matchPages(ctx context.Context, r bindex.IndexReader, m mapping
 			return nil, nil, 0, err
 		}
 		slices.SortFunc(cands[:depth], compareCandidates)
+		if limit >= 0 {
+			tiesByURL(cands, limit, st.urls) // the boosts made new ties
+		}
 	}
 	if limit >= 0 && len(cands) > limit {
 		cands = cands[:limit]
@@ -361,6 +368,45 @@ func (ix *Index) matchPages(ctx context.Context, r bindex.IndexReader, m mapping
 		}
 	}
 	return ranked, docs, total, nil
+}
+
+// tiesByURL makes the k pages selected at the front of all (by
+// compareCandidates, whose ties go by document number, which depends on how
+// the index's segments merged) a function of the index's content: when
+// pages left out tie with the lowest score kept, the tied pages kept are
+// the tied ones with the smallest URLs. A run of equal scores keeps its
+// place in the front, so a sorted front stays sorted by score.
+func tiesByURL(all []candidate, k int, urls []string) {
+	if k <= 0 || k >= len(all) {
+		return
+	}
+	low := all[0].score
+	for _, c := range all[1:k] {
+		low = min(low, c.score)
+	}
+	var at []int // positions in all of the pages scoring low
+	kept := 0
+	for i, c := range all {
+		if c.score == low {
+			if at = append(at, i); i < k {
+				kept++
+			}
+		}
+	}
+	if kept == len(at) {
+		return // no page left out ties
+	}
+	tied := make([]candidate, len(at))
+	for j, i := range at {
+		tied[j] = all[i]
+	}
+	slices.SortFunc(tied, func(a, b candidate) int { return cmp.Compare(urls[a.doc], urls[b.doc]) })
+	// The first kept of them (smallest URLs) take the kept places, in
+	// document order as compareCandidates orders equal scores.
+	slices.SortFunc(tied[:kept], compareCandidates)
+	for j, i := range at {
+		all[i] = tied[j]
+	}
 }
 
 // rankedBefore orders hits by score descending, then URL ascending.

@@ -1,10 +1,13 @@
 package index
 
 import (
+	"cmp"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
@@ -153,4 +156,96 @@ func TestDenseSumsAreSparseSums(t *testing.T) {
 		t.Fatalf("%d comparisons, %d reaching half the pages: too few to tell", compared, dense)
 	}
 	t.Logf("%d comparisons, %d reaching half the pages", compared, dense)
+}
+
+// TestTiesAtTheCutGoByURL checks that the pages a search keeps, when pages
+// tie across the cut, are those with the smallest URLs whatever the
+// documents' numbering: on random candidates with few distinct scores and
+// a random URL per document, selected unordered and sorted at random
+// depths, the kept set is the first k by score and then URL, and a sorted
+// front stays sorted.
+func TestTiesAtTheCutGoByURL(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	crossed := 0
+	for round := range 500 {
+		n := 1 + rng.IntN(3000)
+		urls := make([]string, n)
+		for i, p := range rng.Perm(n) {
+			urls[i] = fmt.Sprintf("https://t.test/%06d", p)
+		}
+		all := make([]candidate, n)
+		for i := range all {
+			all[i] = candidate{doc: uint64(i), score: float64(rng.IntN(1 + rng.IntN(20))), matched: 1}
+		}
+		rng.Shuffle(n, func(i, j int) { all[i], all[j] = all[j], all[i] })
+		want := slices.Clone(all)
+		slices.SortFunc(want, func(a, b candidate) int {
+			if c := cmp.Compare(b.score, a.score); c != 0 {
+				return c
+			}
+			return cmp.Compare(urls[a.doc], urls[b.doc])
+		})
+		k := rng.IntN(n + 1)
+		sorted := round%2 == 0
+		var front []candidate
+		if sorted {
+			front = sortBest(all, k)
+		} else {
+			front = selectBest(all, k)
+		}
+		if k > 0 && k < n && want[k-1].score == want[k].score {
+			crossed++
+		}
+		tiesByURL(all, k, urls)
+		got := slices.Clone(front)
+		if sorted && !slices.IsSortedFunc(got, compareCandidates) {
+			t.Fatalf("round %d: the sorted front of %d is no longer sorted", round, k)
+		}
+		slices.SortFunc(got, compareCandidates)
+		exp := slices.Clone(want[:k])
+		slices.SortFunc(exp, compareCandidates)
+		if !slices.Equal(got, exp) {
+			t.Fatalf("round %d: kept %d of %d:\ngot  %v\nwant %v", round, k, n, got[:min(8, k)], exp[:min(8, k)])
+		}
+	}
+	if crossed < 100 {
+		t.Fatalf("only %d rounds with a tie across the cut", crossed)
+	}
+}
+
+// TestPagesTiedAtTheCutAreKeptByURL indexes ten pages of the same text,
+// the five with the larger URLs first (so they take the lower document
+// numbers), and asks for three, without and with the proximity boost: the
+// kept pages are the three smallest URLs, as they would be under any
+// numbering.
+func TestPagesTiedAtTheCutAreKeptByURL(t *testing.T) {
+	db := openRepo(t, t.TempDir())
+	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, Options{})
+	same := func(names ...string) []page {
+		var ps []page
+		for _, n := range names {
+			ps = append(ps, page{URL: "https://" + n + ".test/", Title: "Notes", Text: "alpha beta gamma"})
+		}
+		return ps
+	}
+	putPages(t, db, t0, same("v", "w", "x", "y", "z")...)
+	catchUp(t, ix)
+	putPages(t, db, t0.Add(time.Hour), same("a", "b", "c", "d", "e")...)
+	catchUp(t, ix)
+	for _, proximity := range []float64{0, 0.5} {
+		// With proximity, all ten are boosted alike after the cut of
+		// proximity_depth, and tie again at the page's.
+		ix.cfg.Retrieval.ProximityWeight = proximity
+		q, err := ParseQuery("alpha beta", ix.cfg.Limits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := ix.Search(t.Context(), q, 0, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := urls(res.Hits), []string{"https://a.test/", "https://b.test/", "https://c.test/"}; !slices.Equal(got, want) || res.Total != 10 {
+			t.Fatalf("proximity %v: kept %v of %d, want %v of 10", proximity, got, res.Total, want)
+		}
+	}
 }
