@@ -858,11 +858,11 @@ func (ix *Index) expand(st *snapText, p *matchPlan, cands []candidate) {
 	if len(top) == 0 {
 		return
 	}
-	scores, lengths, words := make([]float64, len(top)), make([]uint32, len(top)), make([][]termPosting, len(top))
+	pages := make([]feedbackList, len(top))
 	for i, c := range top {
-		scores[i], lengths[i], words[i] = c.score, st.docLength(c.doc), st.docTerms(c.doc)
+		pages[i] = feedbackList{score: c.score, length: st.docLength(c.doc), words: st.docTerms(c.doc)}
 	}
-	model := sortedRelevanceModel(scores, lengths, words, cfg.FeedbackTerms)
+	model := sortedRelevanceModel(pages, cfg.FeedbackTerms)
 	p.terms = applyModel(cfg, p.terms, model, func(w uint32) string { return st.terms[w] }, func(w uint32) uint64 {
 		return uint64(st.termAt[w+1] - st.termAt[w])
 	}, p.n)

@@ -72,48 +72,62 @@ func likelierWord(a, b RelevanceWord) int {
 	return cmp.Compare(a.Word, b.Word)
 }
 
+// feedbackList is a feedback page as the snapshot holds it: its
+// retrieval score, analyzed length and words, a list ascending by id (the
+// forward index).
+type feedbackList struct {
+	score  float64
+	length uint32
+	words  []termPosting
+}
+
 // sortedRelevanceModel is RelevanceModel for pages whose words are lists
-// ascending by id (the snapshot's forward index), given as their scores,
-// analyzed lengths and lists: the lists are merged, so each word's sum is
-// complete where the merge meets it, with no map or array by word id.
-// Each word's tokens are added page by page in page order, starting from
-// zero, as RelevanceModel adds them: the same bits.
-func sortedRelevanceModel(scores []float64, lengths []uint32, words [][]termPosting, k int) []RelevanceWord {
+// ascending by id: the lists are merged, so each word's sum is complete
+// where the merge meets it, with no map or array by word id. Each word's
+// tokens are added page by page in page order, starting from zero, as
+// RelevanceModel adds them: the same bits.
+func sortedRelevanceModel(pages []feedbackList, k int) []RelevanceWord {
 	var scoreSum float64
-	for _, s := range scores {
-		scoreSum += s
+	for _, p := range pages {
+		scoreSum += p.score
 	}
-	// heads[i] is the word at page i's cursor at[i]; done: none left.
+	// A cursor is a page's place in the merge: the word at its front
+	// (done: none left), the words after it, and what each token adds.
 	const done = math.MaxUint32
-	weights, at, heads := make([]float64, len(scores)), make([]int, len(scores)), make([]uint32, len(scores))
-	for i := range scores {
-		heads[i] = done
-		if lengths[i] > 0 && len(words[i]) > 0 { // a page without text adds nothing
-			weights[i], heads[i] = scores[i]/scoreSum/float64(lengths[i]), words[i][0].of
+	type cursor struct {
+		head uint32
+		rest []termPosting
+		w    float64
+	}
+	curs := make([]cursor, len(pages))
+	for i, p := range pages {
+		curs[i].head = done
+		if p.length > 0 && len(p.words) > 0 { // a page without text adds nothing
+			curs[i] = cursor{head: p.words[0].of, rest: p.words, w: p.score / scoreSum / float64(p.length)}
 		}
 	}
 	model := make([]RelevanceWord, 0, k)
 	for {
 		word := uint32(done)
-		for _, h := range heads {
-			word = min(word, h)
+		for _, c := range curs {
+			word = min(word, c.head)
 		}
 		if word == done {
 			return model
 		}
 		v := 0.0
-		for i, h := range heads {
-			if h != word {
+		for i := range curs {
+			c := &curs[i]
+			if c.head != word {
 				continue
 			}
-			list := words[i]
-			for range list[at[i]].tf {
-				v += weights[i]
+			for range c.rest[0].tf {
+				v += c.w
 			}
-			if at[i]++; at[i] < len(list) {
-				heads[i] = list[at[i]].of
+			if c.rest = c.rest[1:]; len(c.rest) > 0 {
+				c.head = c.rest[0].of
 			} else {
-				heads[i] = done
+				c.head = done
 			}
 		}
 		model = keepBest(model, k, RelevanceWord{word, v}, likelierWord)

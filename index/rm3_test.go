@@ -16,8 +16,7 @@ func TestSortedRelevanceModelIsTheMapsModel(t *testing.T) {
 	words := 0
 	for round := range 300 {
 		n := 1 + rng.IntN(6)
-		pages := make([]FeedbackPage, n)
-		scores, lengths, lists := make([]float64, n), make([]uint32, n), make([][]termPosting, n)
+		pages, lists := make([]FeedbackPage, n), make([]feedbackList, n)
 		for i := range pages {
 			var list []termPosting
 			length := uint32(0)
@@ -40,11 +39,11 @@ func TestSortedRelevanceModelIsTheMapsModel(t *testing.T) {
 					yield(w.of, w.tf)
 				}
 			}}
-			scores[i], lengths[i], lists[i] = score, length, list
+			lists[i] = feedbackList{score: score, length: length, words: list}
 		}
 		k := 1 + rng.IntN(40)
 		want := RelevanceModel(pages, k)
-		got := sortedRelevanceModel(scores, lengths, lists, k)
+		got := sortedRelevanceModel(lists, k)
 		if !slices.Equal(got, want) {
 			t.Fatalf("round %d: merged %v, by map %v", round, got, want)
 		}
