@@ -53,9 +53,12 @@ import (
 //
 // Ties are broken by URL ascending, so a ranking is a function of the
 // index's content, and so is which of several pages tied at the cut a call
-// keeps (tiesByURL). Only the best pages a call asks for are sorted
-// (sortBest), and only they (and pages tied at the cut) are resolved to
-// URLs.
+// keeps (tiesByURL). Not yet RM3's feedback pages: pages tied at the
+// feedback_docs-th score are taken by document number (compareCandidates),
+// which depends on how segments merged; ordering candidates by URL in
+// compareCandidates itself would settle every cut at once. Only the best
+// pages a call asks for are sorted (sortBest), and only they (and pages
+// tied at the cut) are resolved to URLs.
 
 // titleAnalyzerName is the analyzer of FieldTitle: Bleve's English
 // analyzer without its stop-word filter, so titles keep "the", "who".
