@@ -166,11 +166,14 @@ func appendJSONTime(b []byte, t time.Time, ok bool) ([]byte, bool) {
 	return append(b, '"'), ok
 }
 
-// jsonSafe marks the ASCII bytes encoding/json (with HTML escaping)
-// writes as they are.
-var jsonSafe = func() (safe [utf8.RuneSelf]bool) {
+// jsonSafe is 1 for the bytes encoding/json (with HTML escaping) writes
+// as they are: ASCII but for control characters, quotes, backslashes and
+// <, >, &. A byte ≥ 0x80 is 0: its character decides.
+var jsonSafe = func() (safe [256]uint8) {
 	for c := range utf8.RuneSelf {
-		safe[c] = c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+		if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			safe[c] = 1
+		}
 	}
 	return safe
 }()
@@ -184,8 +187,21 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight safe bytes at a time, the AND of their marks tested once:
+		// most of a page's text needs no escape, and the byte-wise loop
+		// below took twice as long over it.
+		for i+8 <= len(s) {
+			w := s[i : i+8]
+			if jsonSafe[w[0]]&jsonSafe[w[1]]&jsonSafe[w[2]]&jsonSafe[w[3]]&jsonSafe[w[4]]&jsonSafe[w[5]]&jsonSafe[w[6]]&jsonSafe[w[7]] == 0 {
+				break
+			}
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
 		if c := s[i]; c < utf8.RuneSelf {
-			if jsonSafe[c] {
+			if jsonSafe[c] == 1 {
 				i++
 				continue
 			}
