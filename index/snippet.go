@@ -143,14 +143,26 @@ func cutSnippetIn[T string | []byte](text T, matches []Span, size int, bufs *sni
 	return snippetCut{HTML: both[:len(html)], Text: both[len(html):], Spans: marks}
 }
 
-// htmlSpecial marks the bytes html.EscapeString replaces.
-var htmlSpecial = [256]bool{'<': true, '>': true, '&': true, '\'': true, '"': true}
+// htmlSpecial is 1 for the bytes html.EscapeString replaces.
+var htmlSpecial = [256]uint8{'<': 1, '>': 1, '&': 1, '\'': 1, '"': 1}
 
 // appendEscaped appends s escaped as html.EscapeString escapes it.
 func appendEscaped[T string | []byte](b []byte, s T) []byte {
 	start := 0
 	for i := 0; i < len(s); i++ {
-		if !htmlSpecial[s[i]] { // one load, where the switch below compares five times
+		// Eight bytes at a time, the OR of their marks tested once: few
+		// need escaping.
+		for i+8 <= len(s) {
+			w := s[i : i+8]
+			if htmlSpecial[w[0]]|htmlSpecial[w[1]]|htmlSpecial[w[2]]|htmlSpecial[w[3]]|htmlSpecial[w[4]]|htmlSpecial[w[5]]|htmlSpecial[w[6]]|htmlSpecial[w[7]] != 0 {
+				break
+			}
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
+		if htmlSpecial[s[i]] == 0 { // one load, where the switch below compares five times
 			continue
 		}
 		var esc string

@@ -1,6 +1,7 @@
 package index
 
 import (
+	stdhtml "html"
 	"slices"
 	"strings"
 	"testing"
@@ -115,5 +116,28 @@ func TestSnippetTextIsWhatHTMLParsingReads(t *testing.T) {
 	}
 	if marked < 1000 {
 		t.Fatalf("only %d marked matches in the hits", marked)
+	}
+}
+
+// TestEscapedIsHTMLEscapeString checks appendEscaped against
+// html.EscapeString with each byte it replaces (and a multi-byte
+// character) at every offset of a plain string, alone and doubled, as a
+// string and as bytes.
+func TestEscapedIsHTMLEscapeString(t *testing.T) {
+	const plain = "abcdefghijklmnopqrstuvwxyz 0123456789"
+	var strs []string
+	for _, sp := range []string{"<", ">", "&", "'", `"`, "é", "\x00"} {
+		for i := 0; i <= 24; i++ {
+			strs = append(strs, plain[:i]+sp+plain[i:], plain[:i]+sp+sp+plain, plain[:i]+sp)
+		}
+	}
+	for _, s := range strs {
+		want := stdhtml.EscapeString(s)
+		if got := string(appendEscaped([]byte("x"), s)); got != "x"+want {
+			t.Errorf("%q: got %q, want %q", s, got, "x"+want)
+		}
+		if got := string(appendEscaped(nil, []byte(s))); got != want {
+			t.Errorf("%q as bytes: got %q, want %q", s, got, want)
+		}
 	}
 }
