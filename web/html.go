@@ -22,7 +22,7 @@ import (
 var templateFS embed.FS
 
 var pageTemplate = template.Must(template.New("search.html").Funcs(template.FuncMap{
-	"snippet": safeSnippet,
+	"snippet": markedSnippet,
 }).ParseFS(templateFS, "templates/search.html"))
 
 var explainTemplate = template.Must(template.New("explain.html").Funcs(template.FuncMap{
@@ -161,6 +161,31 @@ func (s *Server) paginate(d *pageData, req Request, res Response) {
 	for p := max(1, req.Page-4); p <= min(last, req.Page+5); p++ {
 		d.Pages = append(d.Pages, pageLink{N: p, Href: href(p), Current: p == req.Page})
 	}
+}
+
+// markedSnippet renders a result's snippet from its plain text and
+// highlights (which Server.search fills for every result): the text
+// escaped, each highlight in a <mark> element. Built so, it holds no markup
+// but the marks whatever a page held, and the HTML snippet is not parsed
+// again. Highlights out of order or out of the text (a backend's fault)
+// fall back to safeSnippet over the HTML.
+func markedSnippet(r Result) template.HTML {
+	text := r.SnippetText
+	var b bytes.Buffer
+	b.Grow(len(text) + len(r.Highlights)*len("<mark></mark>") + len(text)/8)
+	pos := 0
+	for _, sp := range r.Highlights {
+		if sp.Start < pos || sp.End <= sp.Start || sp.End > len(text) {
+			return safeSnippet(r.Snippet)
+		}
+		template.HTMLEscape(&b, []byte(text[pos:sp.Start]))
+		b.WriteString("<mark>")
+		template.HTMLEscape(&b, []byte(text[sp.Start:sp.End]))
+		b.WriteString("</mark>")
+		pos = sp.End
+	}
+	template.HTMLEscape(&b, []byte(text[pos:]))
+	return template.HTML(b.String())
 }
 
 // safeSnippet renders a snippet keeping only <mark> elements: whatever the
