@@ -3,15 +3,17 @@ package index
 import (
 	"cmp"
 	"math"
+	"slices"
 )
 
 // FeedbackPage is one page of RM3's feedback set: its retrieval score, its
 // analyzed length, and its words (ids that ascend with the words' string
-// order) with their counts.
+// order) with their counts, TFs[i] the count of Words[i].
 type FeedbackPage struct {
 	Score  float64
 	Length uint32
-	Words  func(yield func(word, tf uint32))
+	Words  []uint32
+	TFs    []uint32
 }
 
 // RelevanceWord is a word of the relevance model and its P(w|R).
@@ -25,42 +27,43 @@ type RelevanceWord struct {
 // of the page's analyzed text and P(D|q) the page's share of the pages'
 // scores, cut to the k likeliest words, likeliest first, ties by the
 // smaller id. The sums are taken one token at a time in page order, so the
-// searcher (expand) and an evaluation scoring pages outside any index get
-// the same bits.
+// searcher (expand), a cluster's coordinator (ExpandTerms) and an
+// evaluation scoring pages outside any index get the same bits. A page
+// whose words do not ascend is sorted first, the counts of a word listed
+// twice added.
 func RelevanceModel(pages []FeedbackPage, k int) []RelevanceWord {
-	var scoreSum float64
-	for _, p := range pages {
-		scoreSum += p.Score
-	}
-	// P(w|R), summed per word in a map sized for every page's words at
-	// once (growing it as words arrive rehashes it several times).
-	size := 0
-	for _, p := range pages {
-		if p.Length > 0 {
-			p.Words(func(uint32, uint32) { size++ })
+	lists := make([]feedbackList, len(pages))
+	for i, p := range pages {
+		words := make([]termPosting, len(p.Words))
+		for j, w := range p.Words {
+			words[j] = termPosting{of: w, tf: p.TFs[j]}
 		}
+		lists[i] = feedbackList{score: p.Score, length: p.Length, words: ascendingWords(words)}
 	}
-	rm := make(map[uint32]float64, size)
-	for _, p := range pages {
-		if p.Length == 0 {
+	return sortedRelevanceModel(lists, k)
+}
+
+// ascendingWords sorts a page's words by id if they are not, and makes a
+// word listed twice one with the counts added: the same additions in the
+// same order, for the merge.
+func ascendingWords(words []termPosting) []termPosting {
+	ascending := true
+	for i := 1; i < len(words) && ascending; i++ {
+		ascending = words[i-1].of < words[i].of
+	}
+	if ascending {
+		return words
+	}
+	slices.SortStableFunc(words, func(a, b termPosting) int { return cmp.Compare(a.of, b.of) })
+	out := words[:0]
+	for _, w := range words {
+		if n := len(out); n > 0 && out[n-1].of == w.of {
+			out[n-1].tf += w.tf
 			continue
 		}
-		w := p.Score / scoreSum / float64(p.Length)
-		p.Words(func(word, tf uint32) {
-			v := rm[word]
-			for range tf { // one addition per token of the page
-				v += w
-			}
-			rm[word] = v
-		})
+		out = append(out, w)
 	}
-	// The k best in a total order: the same whatever order the words
-	// come in.
-	model := make([]RelevanceWord, 0, k)
-	for word, p := range rm {
-		model = keepBest(model, k, RelevanceWord{word, p}, likelierWord)
-	}
-	return model
+	return out
 }
 
 // likelierWord orders a relevance model's words: P(w|R) descending, then
@@ -81,11 +84,10 @@ type feedbackList struct {
 	words  []termPosting
 }
 
-// sortedRelevanceModel is RelevanceModel for pages whose words are lists
-// ascending by id: the lists are merged, so each word's sum is complete
-// where the merge meets it, with no map or array by word id. Each word's
-// tokens are added page by page in page order, starting from zero, as
-// RelevanceModel adds them: the same bits.
+// sortedRelevanceModel is RelevanceModel over lists ascending by id: the
+// lists are merged, so each word's sum is complete where the merge meets
+// it, with no map or array by word id. Each word's tokens are added one at
+// a time, page by page in page order, starting from zero.
 func sortedRelevanceModel(pages []feedbackList, k int) []RelevanceWord {
 	var scoreSum float64
 	for _, p := range pages {

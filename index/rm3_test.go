@@ -6,17 +6,48 @@ import (
 	"testing"
 )
 
-// TestSortedRelevanceModelIsTheMapsModel checks the relevance model
-// summed by merging pages' sorted word lists against the one summed in a
-// map, on seeded random feedback pages with shared words, repeated words,
-// an empty page and ties: the same words with the same bits.
-func TestSortedRelevanceModelIsTheMapsModel(t *testing.T) {
+// relevanceModelByMap is the relevance model as its definition reads,
+// summed per word in a map, one token at a time in page order, in
+// whatever order a page lists its words: the reference for the merge.
+func relevanceModelByMap(pages []FeedbackPage, k int) []RelevanceWord {
+	var scoreSum float64
+	for _, p := range pages {
+		scoreSum += p.Score
+	}
+	rm := map[uint32]float64{}
+	for _, p := range pages {
+		if p.Length == 0 {
+			continue
+		}
+		w := p.Score / scoreSum / float64(p.Length)
+		for j, word := range p.Words {
+			v := rm[word]
+			for range p.TFs[j] {
+				v += w
+			}
+			rm[word] = v
+		}
+	}
+	model := make([]RelevanceWord, 0, k)
+	for word, p := range rm {
+		model = keepBest(model, k, RelevanceWord{word, p}, likelierWord)
+	}
+	return model
+}
+
+// TestRelevanceModelIsTheMapsModel checks the relevance model summed by
+// merging pages' word lists against the one summed in a map, on seeded
+// random feedback pages with shared words, repeated words, an empty page
+// and ties: the same words with the same bits, for lists ascending by id
+// (sortedRelevanceModel, as the searcher has them) and for the same lists
+// shuffled with a word's count split in two (RelevanceModel).
+func TestRelevanceModelIsTheMapsModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	const vocab = 300
 	words := 0
 	for round := range 300 {
 		n := 1 + rng.IntN(6)
-		pages, lists := make([]FeedbackPage, n), make([]feedbackList, n)
+		pages, shuffled, lists := make([]FeedbackPage, n), make([]FeedbackPage, n), make([]feedbackList, n)
 		for i := range pages {
 			var list []termPosting
 			length := uint32(0)
@@ -34,22 +65,43 @@ func TestSortedRelevanceModelIsTheMapsModel(t *testing.T) {
 				length = 0 // a page with words but no length: skipped
 			}
 			score := float64(1 + rng.IntN(4))
-			pages[i] = FeedbackPage{Score: score, Length: length, Words: func(yield func(word, tf uint32)) {
-				for _, w := range list {
-					yield(w.of, w.tf)
-				}
-			}}
+			p := FeedbackPage{Score: score, Length: length}
+			for _, w := range list {
+				p.Words, p.TFs = append(p.Words, w.of), append(p.TFs, w.tf)
+			}
+			pages[i] = p
 			lists[i] = feedbackList{score: score, length: length, words: list}
+			s := FeedbackPage{Score: score, Length: length}
+			for _, w := range list {
+				if w.tf > 1 && rng.IntN(2) == 0 {
+					s.Words, s.TFs = append(s.Words, w.of, w.of), append(s.TFs, 1, w.tf-1)
+					continue
+				}
+				s.Words, s.TFs = append(s.Words, w.of), append(s.TFs, w.tf)
+			}
+			perm := rng.Perm(len(s.Words))
+			s.Words, s.TFs = permuted(s.Words, perm), permuted(s.TFs, perm)
+			shuffled[i] = s
 		}
 		k := 1 + rng.IntN(40)
-		want := RelevanceModel(pages, k)
-		got := sortedRelevanceModel(lists, k)
-		if !slices.Equal(got, want) {
+		want := relevanceModelByMap(pages, k)
+		if got := sortedRelevanceModel(lists, k); !slices.Equal(got, want) {
 			t.Fatalf("round %d: merged %v, by map %v", round, got, want)
 		}
-		words += len(got)
+		if got := RelevanceModel(shuffled, k); !slices.Equal(got, want) {
+			t.Fatalf("round %d: shuffled pages %v, by map %v", round, got, want)
+		}
+		words += len(want)
 	}
 	if words < 3000 {
 		t.Fatalf("only %d model words compared", words)
 	}
+}
+
+func permuted[T any](s []T, perm []int) []T {
+	out := make([]T, len(s))
+	for i, j := range perm {
+		out[i] = s[j]
+	}
+	return out
 }

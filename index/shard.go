@@ -211,12 +211,11 @@ func ExpandTerms(cfg RetrievalConfig, terms []QueryTerm, docs []FeedbackDoc) []Q
 	vocab = slices.Compact(vocab)
 	pages := make([]FeedbackPage, len(docs))
 	for i, d := range docs {
-		pages[i] = FeedbackPage{Score: d.Score, Length: d.Length, Words: func(yield func(word, tf uint32)) {
-			for j, w := range d.Words {
-				id, _ := slices.BinarySearch(vocab, w)
-				yield(uint32(id), d.TFs[j])
-			}
-		}}
+		pages[i] = FeedbackPage{Score: d.Score, Length: d.Length, Words: make([]uint32, len(d.Words)), TFs: d.TFs}
+		for j, w := range d.Words {
+			id, _ := slices.BinarySearch(vocab, w)
+			pages[i].Words[j] = uint32(id)
+		}
 	}
 	qterms := make([]qterm, len(terms))
 	for i, t := range terms {

@@ -261,11 +261,7 @@ func (li *liveIndex) expand(ts []sterm, cands []scand) []sterm {
 	pages := make([]index.FeedbackPage, len(top))
 	for i, c := range top {
 		b := &li.c.bodies[c.d.body]
-		pages[i] = index.FeedbackPage{Score: c.score, Length: uint32(b.length), Words: func(yield func(word, tf uint32)) {
-			for j, t := range b.terms {
-				yield(t, b.tf[j])
-			}
-		}}
+		pages[i] = index.FeedbackPage{Score: c.score, Length: uint32(b.length), Words: b.terms, TFs: b.tf}
 	}
 	model := index.RelevanceModel(pages, li.r.FeedbackTerms)
 	var modelSum, querySum float64
