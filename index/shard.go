@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -82,6 +83,50 @@ type Feedback struct {
 	Terms  []QueryTerm   `json:"terms"`
 	Expand bool          `json:"expand"`
 	Docs   []FeedbackDoc `json:"docs,omitempty"`
+}
+
+// maxFeedbackLength bounds a feedback page's analyzed length, which the
+// relevance model walks a token at a time: 16 M tokens, far above any
+// page an index holds.
+const maxFeedbackLength = 1 << 24
+
+// Validate checks a shard's feedback as another node sent it, so that
+// building the relevance model can neither fail nor run long: every page
+// with a count per word, its words ascending and distinct, each count at
+// least 1 and all of them at most the page's length, that length at most
+// maxFeedbackLength, and a finite score ≥ 0.
+func (f Feedback) Validate() error {
+	for _, d := range f.Docs {
+		if err := d.validate(); err != nil {
+			return fmt.Errorf("index: feedback page %q: %w", d.URL, err)
+		}
+	}
+	return nil
+}
+
+func (d FeedbackDoc) validate() error {
+	switch {
+	case len(d.TFs) != len(d.Words):
+		return fmt.Errorf("%d words, %d counts (tfs): need one count a word", len(d.Words), len(d.TFs))
+	case d.Length > maxFeedbackLength:
+		return fmt.Errorf("len = %d: at most %d", d.Length, maxFeedbackLength)
+	case !(d.Score >= 0) || math.IsInf(d.Score, 1):
+		return fmt.Errorf("score = %v: must be finite and ≥ 0", d.Score)
+	}
+	var tokens uint64
+	for i, w := range d.Words {
+		if i > 0 && w <= d.Words[i-1] {
+			return fmt.Errorf("words[%d] = %q after %q: must ascend", i, w, d.Words[i-1])
+		}
+		if d.TFs[i] == 0 {
+			return fmt.Errorf("tfs[%d] = 0 (word %q): must be ≥ 1", i, w)
+		}
+		tokens += uint64(d.TFs[i])
+	}
+	if tokens > uint64(d.Length) {
+		return fmt.Errorf("counts sum to %d: more than len = %d", tokens, d.Length)
+	}
+	return nil
 }
 
 // ShardQuery asks a shard for its best pages.
@@ -199,6 +244,7 @@ func (ix *Index) Feedback(ctx context.Context, q Query, gs *MatchStats, k int) (
 // (score descending, URL ascending), of which the best feedback_docs are
 // the relevance model's; terms are the query's planned words. Words the
 // model adds come back with DF 0: the caller asks the shards for them.
+// The docs are valid (Feedback.Validate).
 func ExpandTerms(cfg RetrievalConfig, terms []QueryTerm, docs []FeedbackDoc) []QueryTerm {
 	docs = docs[:min(len(docs), cfg.FeedbackDocs)]
 	// Word ids ascend with the words' order, as in a snapshot's

@@ -151,8 +151,10 @@ func (s *search) expand(ctx context.Context, q index.Query, gs *index.MatchStats
 	k := s.opts.Retrieval.FeedbackDocs
 	parts := make([]index.Feedback, len(s.live))
 	err := s.round(ctx, func(ctx context.Context, i int, sh Shard) (err error) {
-		parts[i], err = sh.Feedback(ctx, q, gs, k)
-		return err
+		if parts[i], err = sh.Feedback(ctx, q, gs, k); err != nil {
+			return err
+		}
+		return parts[i].Validate() // a node sending malformed pages is dropped as one that failed
 	})
 	if err != nil {
 		return nil, err

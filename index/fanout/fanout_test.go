@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -218,5 +220,58 @@ func TestBadQueriesAreRefusedByTheShards(t *testing.T) {
 	}
 	if _, err := fanout.Search(t.Context(), nodes, index.Query{Terms: []string{"web"}}, -1, fanout.Options{}); err == nil || !strings.Contains(err.Error(), "limit = -1") {
 		t.Fatalf("err = %v, want limit = -1 refused", err)
+	}
+}
+
+// garbled is a node whose feedback pages are garbled by edit.
+type garbled struct {
+	fanout.Shard
+	edit func(*index.FeedbackDoc)
+}
+
+func (g garbled) Feedback(ctx context.Context, q index.Query, gs *index.MatchStats, k int) (index.Feedback, error) {
+	fb, err := g.Shard.Feedback(ctx, q, gs, k)
+	for i := range fb.Docs {
+		g.edit(&fb.Docs[i])
+	}
+	return fb, err
+}
+
+// TestANodeSendingMalformedFeedbackIsDropped: a node whose RM3 feedback
+// pages could not be modelled (a count missing, counts beyond the page's
+// length, an absurd length, words out of order, a NaN score) is dropped
+// as a node that failed, with the field named, and the others answer.
+func TestANodeSendingMalformedFeedbackIsDropped(t *testing.T) {
+	cfg := indextest.Config()
+	cfg.Retrieval.FeedbackDocs, cfg.Retrieval.FeedbackTerms, cfg.Retrieval.FeedbackWeight = 5, 20, 0.5
+	_, nodes := cluster3(t, cfg, digitalgov(t, 300))
+	q, err := index.ParseQuery("federal web design standards usability testing accessibility", cfg.Limits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, want string
+		edit       func(*index.FeedbackDoc)
+	}{
+		{"a count missing", "counts (tfs)", func(d *index.FeedbackDoc) { d.TFs = d.TFs[:len(d.TFs)-1] }},
+		{"a count of 4e9", "counts sum to", func(d *index.FeedbackDoc) { d.TFs[0] = 4e9 }},
+		{"a length of 4e9", "len = 4000000000", func(d *index.FeedbackDoc) { d.Length, d.TFs[0] = 4e9, 4e9-d.Length }},
+		{"words out of order", "must ascend", func(d *index.FeedbackDoc) { d.Words[0], d.Words[1] = d.Words[1], d.Words[0] }},
+		{"a NaN score", "score = NaN", func(d *index.FeedbackDoc) { d.Score = math.NaN() }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bad := slices.Clone(nodes)
+			bad[1].Shard = garbled{Shard: nodes[1].Shard, edit: c.edit}
+			res, err := fanout.Search(t.Context(), bad, q, 10, fanout.Options{Retrieval: cfg.Retrieval})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Missing) != 1 || res.Missing[0].Node != bad[1].Name || !strings.Contains(res.Missing[0].Err.Error(), c.want) {
+				t.Fatalf("missing %v, want node %s refused with %q", res.Missing, bad[1].Name, c.want)
+			}
+			if len(res.Ranked) == 0 {
+				t.Error("no results from the nodes that answered")
+			}
+		})
 	}
 }
