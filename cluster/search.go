@@ -250,6 +250,10 @@ func (s *SearchNode) Shown(ctx context.Context, q index.Query, urls []string) (m
 	if len(rest) == 0 {
 		return out, nil
 	}
+	asked := make(map[string]bool, len(rest))
+	for _, u := range rest {
+		asked[u] = true
+	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	nodes, _ := s.Nodes()
@@ -264,6 +268,15 @@ func (s *SearchNode) Shown(ctx context.Context, q index.Query, urls []string) (m
 			mu.Lock()
 			defer mu.Unlock()
 			for _, h := range resp.Shown {
+				if !asked[h.URL] {
+					continue // not a page this search shows
+				}
+				if err := h.CheckHighlights(); err != nil {
+					// The page is shown; its highlights are read from
+					// the HTML snippet instead.
+					s.logger.Warn("search: snippet highlights refused", "peer", n.Name, "err", err)
+					h.SnippetText, h.Highlights = "", nil
+				}
 				out[h.URL] = h
 			}
 		})

@@ -302,3 +302,27 @@ func TestShownPagesEqualSearchHits(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckHighlights accepts spans of the snippet text, ascending and
+// apart, and names the first that is not.
+func TestCheckHighlights(t *testing.T) {
+	text := "a budget report"
+	for _, c := range []struct {
+		spans []Span
+		ok    bool
+	}{
+		{nil, true},
+		{[]Span{{2, 8}, {9, 15}}, true},
+		{[]Span{{0, 1}, {1, 2}}, true},
+		{[]Span{{9, 15}, {2, 8}}, false},
+		{[]Span{{2, 8}, {5, 9}}, false},
+		{[]Span{{3, 3}}, false},
+		{[]Span{{-1, 2}}, false},
+		{[]Span{{9, 16}}, false},
+	} {
+		err := Hit{URL: "u", SnippetText: text, Highlights: c.spans}.CheckHighlights()
+		if (err == nil) != c.ok {
+			t.Errorf("%v: err = %v, want ok %v", c.spans, err, c.ok)
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package cluster_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/deltaq/deltaq/cluster"
+	"github.com/deltaq/deltaq/cluster/natstest"
+	"github.com/deltaq/deltaq/configs"
+	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/index/fanout"
+)
+
+// emptyIndex is a node's index that holds no page.
+type emptyIndex struct{}
+
+func (emptyIndex) Stats(context.Context, index.Query, []string) (index.MatchStats, error) {
+	return index.MatchStats{}, nil
+}
+
+func (emptyIndex) Feedback(context.Context, index.Query, *index.MatchStats, int) (index.Feedback, error) {
+	return index.Feedback{}, nil
+}
+
+func (emptyIndex) MatchShard(context.Context, index.ShardQuery) (index.ShardResult, error) {
+	return index.ShardResult{}, nil
+}
+
+func (emptyIndex) Shown(context.Context, index.Query, []string) (map[string]index.Hit, error) {
+	return map[string]index.Hit{}, nil
+}
+
+// TestAPeersSnippetsAreCheckedBeforeUse: titles and snippets another node
+// sends are taken for the pages asked only, and highlights that are not
+// spans of the snippet's text (which the web layer would slice) are
+// dropped, the page kept with its HTML snippet.
+func TestAPeersSnippetsAreCheckedBeforeUse(t *testing.T) {
+	cfg, err := configs.Load(configs.Sources{Env: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := natstest.Start(t, 1)
+	ctx := t.Context()
+	join := func(name string) *cluster.SearchNode {
+		ccfg := cfg.Cluster
+		ccfg.URL, ccfg.Node, ccfg.Replicas = ns.URL(), name, 1
+		n, err := cluster.JoinSearch(ctx, ccfg, emptyIndex{}, cluster.SearchOptions{Limits: cfg.Index.Limits(), Retrieval: cfg.Index.Retrieval})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(n.Close)
+		return n
+	}
+	// The peer is listed as a search node, and its requests are answered
+	// here, by hand.
+	peer := join("peer")
+	if err := cluster.Beat(ctx, peer); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(ns.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	good := index.Hit{URL: "http://a.test/good", Title: "Good", Snippet: "a <mark>budget</mark>", SnippetText: "a budget", Highlights: []index.Span{{Start: 2, End: 8}}}
+	bad := index.Hit{URL: "http://a.test/bad", Title: "Bad", Snippet: "a <mark>budget</mark>", SnippetText: "a budget", Highlights: []index.Span{{Start: 2, End: 80}}}
+	stray := index.Hit{URL: "http://a.test/not-asked", Title: "Stray"}
+	sub, err := nc.Subscribe(cluster.SearchSubject("peer"), func(m *nats.Msg) {
+		b, _ := json.Marshal(fanout.Response{Shown: []index.Hit{good, bad, stray}})
+		m.Respond(b)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+
+	a := join("a")
+	if err := cluster.Beat(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if nodes, _ := a.Nodes(); len(nodes) != 2 {
+		t.Fatalf("nodes %v: the peer is not listed", nodes)
+	}
+	shown, err := a.Shown(ctx, index.Query{Terms: []string{"budget"}}, []string{good.URL, bad.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(shown) != 2 {
+		t.Fatalf("shown %v: want the two pages asked", shown)
+	}
+	if h := shown[good.URL]; h.SnippetText != good.SnippetText || len(h.Highlights) != 1 {
+		t.Errorf("good hit: %+v, want it as sent", h)
+	}
+	if h := shown[bad.URL]; h.Title != bad.Title || h.Snippet != bad.Snippet || h.Highlights != nil || h.SnippetText != "" {
+		t.Errorf("bad hit: %+v, want its title and HTML snippet without highlights", h)
+	}
+}
