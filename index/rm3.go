@@ -132,6 +132,11 @@ func sortedRelevanceModel(pages []feedbackList, k int) []RelevanceWord {
 				c.head = done
 			}
 		}
+		// Most words are no likelier than the k-th kept, and those tying it
+		// lose the tie: the words come by ascending id.
+		if len(model) == k && (k == 0 || v <= model[k-1].P) {
+			continue
+		}
 		model = keepBest(model, k, RelevanceWord{word, v}, likelierWord)
 	}
 }
