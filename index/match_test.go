@@ -236,16 +236,9 @@ func TestPagesTiedAtTheCutAreKeptByURL(t *testing.T) {
 		// With proximity, all ten are boosted alike after the cut of
 		// proximity_depth, and tie again at the page's.
 		ix.cfg.Retrieval.ProximityWeight = proximity
-		q, err := ParseQuery("alpha beta", ix.cfg.Limits())
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := ix.Search(t.Context(), q, 0, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := urls(res.Hits), []string{"https://a.test/", "https://b.test/", "https://c.test/"}; !slices.Equal(got, want) || res.Total != 10 {
-			t.Fatalf("proximity %v: kept %v of %d, want %v of 10", proximity, got, res.Total, want)
+		got, total := firstURLs(t, ix, "alpha beta", 3)
+		if want := []string{"https://a.test/", "https://b.test/", "https://c.test/"}; !slices.Equal(got, want) || total != 10 {
+			t.Fatalf("proximity %v: kept %v of %d, want %v of 10", proximity, got, total, want)
 		}
 	}
 }

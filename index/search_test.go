@@ -45,11 +45,17 @@ func urls(hits []Hit) []string {
 // and its total, failing the test on a parse or search error.
 func searchURLs(t *testing.T, ix *Index, q string) ([]string, uint64) {
 	t.Helper()
+	return firstURLs(t, ix, q, 10)
+}
+
+// firstURLs is searchURLs for the first n hits.
+func firstURLs(t *testing.T, ix *Index, q string, n int) ([]string, uint64) {
+	t.Helper()
 	pq, err := ParseQuery(q, ix.cfg.Limits())
 	if err != nil {
 		t.Fatalf("%q: %v", q, err)
 	}
-	res, err := ix.Search(t.Context(), pq, 0, 10)
+	res, err := ix.Search(t.Context(), pq, 0, n)
 	if err != nil {
 		t.Fatalf("%q: %v", q, err)
 	}
