@@ -33,16 +33,11 @@ type Hit struct {
 }
 
 // CheckHighlights reports whether h's highlights are spans of its
-// SnippetText, ascending and apart, as the index cuts them: a hit from
-// another node is checked before its spans are read.
+// SnippetText as the index cuts them (CheckSpans): a hit from another node
+// is checked before its spans are read.
 func (h Hit) CheckHighlights() error {
-	end := 0
-	for i, s := range h.Highlights {
-		if s.Start < end || s.End <= s.Start || s.End > len(h.SnippetText) {
-			return fmt.Errorf("index: hit %s: highlights[%d] = [%d, %d): need %d ≤ start < end ≤ %d (the snippet text's length)",
-				h.URL, i, s.Start, s.End, end, len(h.SnippetText))
-		}
-		end = s.End
+	if err := CheckSpans(h.Highlights, len(h.SnippetText)); err != nil {
+		return fmt.Errorf("index: hit %s: %w", h.URL, err)
 	}
 	return nil
 }

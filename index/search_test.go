@@ -330,5 +330,8 @@ func TestCheckHighlights(t *testing.T) {
 		if (err == nil) != c.ok {
 			t.Errorf("%v: err = %v, want ok %v", c.spans, err, c.ok)
 		}
+		if err != nil && !strings.Contains(err.Error(), "highlights[") {
+			t.Errorf("%v: %v does not name the span", c.spans, err)
+		}
 	}
 }

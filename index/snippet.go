@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"cmp"
+	"fmt"
 	"slices"
 	"unicode"
 	"unicode/utf8"
@@ -10,9 +11,27 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 )
 
-// Span is a highlighted range of a snippet's plain text: byte offsets, End
-// exclusive.
-type Span struct{ Start, End int }
+// Span is a highlighted range of a snippet's plain text: byte offsets
+// (UTF-8), End exclusive.
+type Span struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// CheckSpans reports whether spans are highlights of a text of n bytes as
+// the index cuts them: each non-empty, after the one before it and inside
+// the text. Spans from elsewhere (a peer, another backend) are checked
+// before the text is sliced at them.
+func CheckSpans(spans []Span, n int) error {
+	end := 0
+	for i, s := range spans {
+		if s.Start < end || s.End <= s.Start || s.End > n {
+			return fmt.Errorf("highlights[%d] = [%d, %d): need %d ≤ start < end ≤ %d (the text's length)", i, s.Start, s.End, end, n)
+		}
+		end = s.End
+	}
+	return nil
+}
 
 // snippetCut is a snippet as HTML and as plain text with the matches'
 // spans: the text and spans an HTML parser reads from the HTML (entities

@@ -177,15 +177,14 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 		})
 		marks += len(h.Highlights)
 	}
-	// The results' spans and matched terms are parts of two arrays.
-	spans, terms := make([]Span, 0, marks), make([]string, 0, marks)
+	// The results' matched terms are parts of one array.
+	terms := make([]string, 0, marks)
 	for i := range out.Results {
 		res := &out.Results[i]
 		if h := pages[res.URL]; h.Highlights != nil { // else the server parses the snippet
-			res.SnippetText = h.SnippetText
-			from, fromTerms := len(spans), len(terms)
-			spans, terms = plainHighlights(spans, terms, h.SnippetText, h.Highlights)
-			res.Highlights, res.MatchedTerms = spans[from:len(spans):len(spans)], terms[fromTerms:len(terms):len(terms)]
+			from := len(terms)
+			terms = markedTerms(terms, h.SnippetText, h.Highlights)
+			res.SnippetText, res.Highlights, res.MatchedTerms = h.SnippetText, h.Highlights, terms[from:len(terms):len(terms)]
 		}
 	}
 	if e.ads != nil && r.Page == 1 {

@@ -11,11 +11,9 @@ import (
 )
 
 // Span is a highlighted range of a snippet's text: byte offsets into
-// Result.SnippetText (UTF-8), End exclusive.
-type Span struct {
-	Start int `json:"start"`
-	End   int `json:"end"`
-}
+// Result.SnippetText (UTF-8), End exclusive. It is the index's, so a hit's
+// highlights are a result's as they are.
+type Span = index.Span
 
 // highlights reads an HTML snippet whose matches are in <mark> elements
 // (index.Snippets) and returns its plain text, the marked spans and the
@@ -48,17 +46,15 @@ func highlights(snippet string) (text string, spans []Span, terms []string) {
 	}
 }
 
-// plainHighlights is highlights for a snippet whose plain text and spans
-// the index gave beside it (index.Hit.Highlights), without parsing it:
-// the spans and terms are appended to spans and terms, the terms made
-// distinct among those appended.
-func plainHighlights(spans []Span, terms []string, text string, marks []index.Span) ([]Span, []string) {
+// markedTerms is highlights' terms for a snippet whose plain text and
+// spans the index gave beside it (index.Hit.Highlights), without parsing
+// it: the terms are appended to terms, made distinct among those appended.
+func markedTerms(terms []string, text string, marks []Span) []string {
 	from := len(terms)
 	for _, m := range marks {
-		spans = append(spans, Span{Start: m.Start, End: m.End})
 		terms = addTerm(terms, from, text[m.Start:m.End])
 	}
-	return spans, terms
+	return terms
 }
 
 // addTerm adds a marked word, lower-cased, to terms unless terms[from:]

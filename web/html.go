@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -171,13 +172,13 @@ func (s *Server) paginate(d *pageData, req Request, res Response) {
 // fall back to safeSnippet over the HTML.
 func markedSnippet(r Result) template.HTML {
 	text := r.SnippetText
+	if index.CheckSpans(r.Highlights, len(text)) != nil {
+		return safeSnippet(r.Snippet)
+	}
 	var b bytes.Buffer
 	b.Grow(len(text) + len(r.Highlights)*len("<mark></mark>") + len(text)/8)
 	pos := 0
 	for _, sp := range r.Highlights {
-		if sp.Start < pos || sp.End <= sp.Start || sp.End > len(text) {
-			return safeSnippet(r.Snippet)
-		}
 		template.HTMLEscape(&b, []byte(text[pos:sp.Start]))
 		b.WriteString("<mark>")
 		template.HTMLEscape(&b, []byte(text[sp.Start:sp.End]))

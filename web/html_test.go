@@ -25,12 +25,12 @@ func TestMarkedSnippetIsSafeSnippet(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", s, got, want)
 		}
 	}
-	hostile := Result{SnippetText: `<script>alert(1)</script> budget`, Highlights: []Span{{26, 32}}}
+	hostile := Result{SnippetText: `<script>alert(1)</script> budget`, Highlights: []Span{{Start: 26, End: 32}}}
 	if got, want := markedSnippet(hostile), template.HTML(`&lt;script&gt;alert(1)&lt;/script&gt; <mark>budget</mark>`); got != want {
 		t.Errorf("hostile text: got %s, want %s", got, want)
 	}
 	html := `a <mark>budget</mark>`
-	for _, bad := range [][]Span{{{2, 8}, {0, 1}}, {{2, 99}}, {{-1, 2}}, {{3, 3}}} {
+	for _, bad := range [][]Span{{{Start: 2, End: 8}, {Start: 0, End: 1}}, {{Start: 2, End: 99}}, {{Start: -1, End: 2}}, {{Start: 3, End: 3}}} {
 		r := Result{Snippet: html, SnippetText: "a budget", Highlights: bad}
 		if got, want := markedSnippet(r), safeSnippet(html); got != want {
 			t.Errorf("highlights %v: got %s, want %s", bad, got, want)

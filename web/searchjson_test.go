@@ -69,7 +69,7 @@ func TestSearchJSONIsEncodingJSON(t *testing.T) {
 			if k := rng.IntN(4); k > 0 {
 				r.Highlights = make([]Span, k-1)
 				for i := range r.Highlights {
-					r.Highlights[i] = Span{rng.IntN(1000) - 10, rng.IntN(1000)}
+					r.Highlights[i] = Span{Start: rng.IntN(1000) - 10, End: rng.IntN(1000)}
 				}
 			}
 			if k := rng.IntN(4); k > 0 {
