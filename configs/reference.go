@@ -18,7 +18,7 @@ func Reference() (string, error) {
 	var b strings.Builder
 	b.WriteString("| key | default | meaning |\n|---|---|---|\n")
 	if len(doc.Content) == 1 {
-		walk(&b, doc.Content[0], "")
+		walk(&b, doc.Content[0], "", "")
 	}
 	return b.String(), nil
 }
@@ -29,23 +29,47 @@ const (
 	ReferenceEnd   = "<!-- end of configuration reference -->"
 )
 
-func walk(b *strings.Builder, n *yaml.Node, prefix string) {
+// walk writes n's settings. A setting with no comment of its own belongs
+// to the comment above the run of lines it stands in (min_bid and max_bid
+// under "Bounds of a bid"; a section's first settings under the section's
+// comment): its row points there.
+func walk(b *strings.Builder, n *yaml.Node, prefix, parent string) {
 	if n.Kind != yaml.MappingNode {
 		return
 	}
+	lead, end := parent, n.Line-1 // the comment the run so far stands under; the line it reached
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		key := prefix + k.Value
 		comment := cleanComment(k.HeadComment)
+		switch {
+		case comment != "":
+			lead = key
+		case k.Line != end+1:
+			lead = "" // a blank line ended the run
+		}
+		end = lastLine(v)
 		if v.Kind == yaml.MappingNode && len(v.Content) > 0 {
 			if comment != "" {
 				fmt.Fprintf(b, "| **%s** | | %s |\n", key, comment)
 			}
-			walk(b, v, key+".")
+			walk(b, v, key+".", lead)
 			continue
+		}
+		if comment == "" && lead != "" {
+			comment = "See `" + lead + "`."
 		}
 		fmt.Fprintf(b, "| `%s` | `%s` | %s |\n", key, value(v), comment)
 	}
+}
+
+// lastLine is the last line n's value takes in the file.
+func lastLine(n *yaml.Node) int {
+	last := n.Line
+	for _, c := range n.Content {
+		last = max(last, lastLine(c))
+	}
+	return last
 }
 
 func value(v *yaml.Node) string {

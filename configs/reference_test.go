@@ -53,3 +53,19 @@ func TestReferenceListsEveryKeyWithItsComment(t *testing.T) {
 		}
 	}
 }
+
+// TestEverySettingIsExplained keeps every row of the reference explained:
+// a setting has a comment of its own or stands in a run of lines under one
+// (its row then points to it). A setting after a blank line with no comment
+// fails here.
+func TestEverySettingIsExplained(t *testing.T) {
+	ref, err := Reference()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range strings.Split(ref, "\n") {
+		if strings.HasPrefix(row, "| `") && strings.HasSuffix(row, "|  |") {
+			t.Errorf("no comment explains %s: add one above it in default.yaml", row)
+		}
+	}
+}
