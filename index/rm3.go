@@ -26,9 +26,9 @@ type RelevanceWord struct {
 // the feedback pages: P(w|R) = Σ_D P(w|D)·P(D|q), P(w|D) the word's share
 // of the page's analyzed text and P(D|q) the page's share of the pages'
 // scores, cut to the k likeliest words, likeliest first, ties by the
-// smaller id. The sums are taken one token at a time in page order, so the
-// searcher (expand), a cluster's coordinator (ExpandTerms) and an
-// evaluation scoring pages outside any index get the same bits. A page
+// smaller id. Each page adds its count of a word times its weight, in page
+// order, so the searcher (expand), a cluster's coordinator (ExpandTerms)
+// and an evaluation scoring pages outside any index get the same bits. A page
 // whose words do not ascend is sorted first, the counts of a word listed
 // twice added.
 func RelevanceModel(pages []FeedbackPage, k int) []RelevanceWord {
@@ -86,8 +86,8 @@ type feedbackList struct {
 
 // sortedRelevanceModel is RelevanceModel over lists ascending by id: the
 // lists are merged, so each word's sum is complete where the merge meets
-// it, with no map or array by word id. Each word's tokens are added one at
-// a time, page by page in page order, starting from zero.
+// it, with no map or array by word id. Each word's sum starts from zero
+// and adds count × weight page by page, in page order.
 func sortedRelevanceModel(pages []feedbackList, k int) []RelevanceWord {
 	var scoreSum float64
 	for _, p := range pages {
@@ -123,9 +123,7 @@ func sortedRelevanceModel(pages []feedbackList, k int) []RelevanceWord {
 			if c.head != word {
 				continue
 			}
-			for range c.rest[0].tf {
-				v += c.w
-			}
+			v += float64(c.rest[0].tf) * c.w
 			if c.rest = c.rest[1:]; len(c.rest) > 0 {
 				c.head = c.rest[0].of
 			} else {

@@ -7,8 +7,9 @@ import (
 )
 
 // relevanceModelByMap is the relevance model as its definition reads,
-// summed per word in a map, one token at a time in page order, in
-// whatever order a page lists its words: the reference for the merge.
+// summed per word in a map, each page adding count × weight in page
+// order, in whatever order a page lists its words: the reference for the
+// merge.
 func relevanceModelByMap(pages []FeedbackPage, k int) []RelevanceWord {
 	var scoreSum float64
 	for _, p := range pages {
@@ -21,11 +22,7 @@ func relevanceModelByMap(pages []FeedbackPage, k int) []RelevanceWord {
 		}
 		w := p.Score / scoreSum / float64(p.Length)
 		for j, word := range p.Words {
-			v := rm[word]
-			for range p.TFs[j] {
-				v += w
-			}
-			rm[word] = v
+			rm[word] += float64(p.TFs[j]) * w
 		}
 	}
 	model := make([]RelevanceWord, 0, k)

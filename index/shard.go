@@ -85,9 +85,8 @@ type Feedback struct {
 	Docs   []FeedbackDoc `json:"docs,omitempty"`
 }
 
-// maxFeedbackLength bounds a feedback page's analyzed length, which the
-// relevance model walks a token at a time: 16 M tokens, far above any
-// page an index holds.
+// maxFeedbackLength bounds a feedback page's analyzed length: 16 M tokens,
+// far above any page an index holds, so a greater one is a peer's fault.
 const maxFeedbackLength = 1 << 24
 
 // Validate checks a shard's feedback as another node sent it, so that
