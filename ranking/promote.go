@@ -48,7 +48,9 @@ func poolInto(items []Scored, rule string, r float64, rng *rand.Rand, pool []boo
 // Promote merges the deterministic order L_d (entries 0..len(inPool)−1)
 // with the shuffled promotion pool L_p following thesis §5.5:
 //
-//  1. The pool members (inPool[i]) are shuffled with rng into L_p.
+//  1. The pool members (inPool[i]) are shuffled with rng into L_p by
+//     Fisher–Yates from the front, each entry drawn when a position first
+//     takes it: a list of m positions draws only the entries it shows.
 //  2. The top k−1 entries of L_d are placed first, in order: they are
 //     protected from promotion.
 //  3. Each further position takes, with probability r (a coin from rng),
@@ -105,13 +107,12 @@ func promoteFirst(inPool []bool, k int, r float64, rng *rand.Rand, m int, sc *pr
 		}
 	}
 	sc.lp = lp
-	rng.Shuffle(len(lp), func(i, j int) { lp[i], lp[j] = lp[j], lp[i] })
 	poolLeft := len(lp)
 
 	out := slices.Grow(sc.out[:0], m)
 	placed := sized(sc.placed, n)
 	clear(placed)
-	d, p := 0, 0 // cursors into L_d and L_p
+	d, p := 0, 0 // cursors into L_d and L_p: lp[:p] is L_p's head, drawn
 	place := func(i int, promoted bool) {
 		placed[i] = true
 		if inPool[i] {
@@ -125,10 +126,14 @@ func promoteFirst(inPool []bool, k int, r float64, rng *rand.Rand, m int, sc *pr
 	d = len(out)
 	for len(out) < m {
 		if poolLeft > 0 && rng.Float64() < r {
-			for placed[lp[p]] {
-				p++
+			for { // L_p's next entry, skipping those L_d placed
+				j := p + rng.IntN(len(lp)-p)
+				lp[p], lp[j] = lp[j], lp[p]
+				if p++; !placed[lp[p-1]] {
+					break
+				}
 			}
-			place(lp[p], true)
+			place(lp[p-1], true)
 			continue
 		}
 		for placed[d] {

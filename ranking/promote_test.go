@@ -9,6 +9,9 @@ import (
 
 // thesisMerge is §5.5 written out literally: L_d holds only the non-pool
 // entries, and once either list is empty the rest come from the other.
+// L_p is shuffled as Promote shuffles it, by Fisher–Yates from the front:
+// its next entry, when a position takes one, is drawn uniformly from those
+// not yet taken.
 func thesisMerge(inPool []bool, k int, r float64, rng *rand.Rand) []Slot {
 	var ld, lp []int
 	for i, p := range inPool {
@@ -18,14 +21,20 @@ func thesisMerge(inPool []bool, k int, r float64, rng *rand.Rand) []Slot {
 			ld = append(ld, i)
 		}
 	}
-	rng.Shuffle(len(lp), func(i, j int) { lp[i], lp[j] = lp[j], lp[i] })
+	taken := 0 // lp[:taken] is L_p's head, in order
+	nextOfLp := func() int {
+		j := taken + rng.IntN(len(lp)-taken)
+		lp[taken], lp[j] = lp[j], lp[taken]
+		taken++
+		return lp[taken-1]
+	}
 	var out []Slot
 	for len(out) < k-1 && len(ld) > 0 {
 		out, ld = append(out, Slot{Index: ld[0]}), ld[1:]
 	}
-	for len(ld) > 0 || len(lp) > 0 {
-		if len(ld) == 0 || (len(lp) > 0 && rng.Float64() < r) {
-			out, lp = append(out, Slot{Index: lp[0], Promoted: true}), lp[1:]
+	for len(ld) > 0 || taken < len(lp) {
+		if len(ld) == 0 || (taken < len(lp) && rng.Float64() < r) {
+			out = append(out, Slot{Index: nextOfLp(), Promoted: true})
 		} else {
 			out, ld = append(out, Slot{Index: ld[0]}), ld[1:]
 		}
@@ -135,6 +144,48 @@ func TestPromotedShareOfSlotsIsR(t *testing.T) {
 	}
 	if share := float64(promoted) / (seeds * slots); share < r-0.005 || share > r+0.005 {
 		t.Fatalf("promoted share %.4f, want %.3f ± 0.005", share, r)
+	}
+}
+
+// TestPromotedPagesAreUniformOverThePool checks the shuffle: each pool
+// entry is as likely as any other to be the first, second or third
+// promoted, also when L_d has already placed some of the pool (entries 0
+// and 1 are pooled and protected, so the shuffle skips them when drawn).
+// With r = 1 every position after the protected ones is promoted while
+// the pool lasts. 20,000 fixed seeds; the bound is 5 standard deviations
+// of a share of 1/6 (sd ≈ 0.0026).
+func TestPromotedPagesAreUniformOverThePool(t *testing.T) {
+	const (
+		n, k, r = 12, 3, 1
+		seeds   = 20000
+	)
+	pool := make([]bool, n)
+	for i := range n {
+		pool[i] = i < 2 || i >= 6 // 6..11 may be promoted
+	}
+	var counts [3][n]int
+	for seed := range uint64(seeds) {
+		rank := 0
+		for _, s := range Promote(pool, k, r, seeded(seed)) {
+			if s.Promoted && rank < 3 {
+				counts[rank][s.Index]++
+				rank++
+			}
+		}
+		if rank < 3 {
+			t.Fatalf("seed %d: only %d promoted", seed, rank)
+		}
+	}
+	for rank, c := range counts {
+		for i, m := range c {
+			share, want := float64(m)/seeds, 0.0
+			if i >= 6 {
+				want = 1.0 / 6
+			}
+			if share < want-0.013 || share > want+0.013 {
+				t.Errorf("promoted #%d is entry %d in %.4f of the lists, want %.4f", rank+1, i, share, want)
+			}
+		}
 	}
 }
 
