@@ -3,13 +3,20 @@
 package web_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -99,57 +106,167 @@ func cpuTime(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// load is sendAll with the process CPU time per request.
-func load(b *testing.B, client *http.Client, base string, queries []string, clients int) ([]time.Duration, time.Duration) {
-	cpu0 := cpuTime(b)
-	ds := sendAll(b, client, base, queries, clients)
-	return ds, (cpuTime(b) - cpu0) / time.Duration(len(ds))
+// serversEnv, set in the environment of the test binary, makes
+// BenchmarkSearchVsBareBleve the server process of the benchmark rather
+// than its client: it builds the stack and the bare server, announces them
+// on stdout after serversLine, and serves until its stdin closes.
+const serversEnv = "DELTAQ_BENCH_SERVERS"
+
+// serversLine starts the line of the server process's stdout that carries
+// its servers, as JSON.
+const serversLine = "servers: "
+
+// servers is what the server process announces: the base URLs of
+// deltaq's server, the bare one and the control server that reports the
+// process's CPU time, and the queries to send.
+type servers struct {
+	Deltaq, Bare, CPU string
+	Queries           []string
+}
+
+// serve is the server process's part of BenchmarkSearchVsBareBleve.
+func serve(b *testing.B) {
+	s := newStack(b)
+	bare := bareServer(b, s)
+	ctl := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, int64(cpuTime(b)))
+	}))
+	defer ctl.Close()
+	line, err := json.Marshal(servers{s.srv.URL, bare.URL, ctl.URL, s.queries})
+	if err != nil {
+		b.Fatal(err)
+	}
+	fmt.Printf("\n%s%s\n", serversLine, line)
+	io.Copy(io.Discard, os.Stdin)
+}
+
+// startServers runs BenchmarkSearchVsBareBleve again in a process of its
+// own, as the server process, and returns what it serves once it is
+// ready. The process ends when b does.
+func startServers(b *testing.B) servers {
+	b.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^BenchmarkSearchVsBareBleve$",
+		"-test.benchtime=1x", "-test.count=1", "-test.timeout=3h")
+	cmd.Env = append(os.Environ(), serversEnv+"=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		stdin.Close()
+		cmd.Wait()
+	})
+	var said []string // the process's output, to show if it fails
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 1<<20)
+	for lines.Scan() {
+		rest, ok := strings.CutPrefix(lines.Text(), serversLine)
+		if !ok {
+			said = append(said, lines.Text())
+			continue
+		}
+		var srv servers
+		if err := json.Unmarshal([]byte(rest), &srv); err != nil {
+			b.Fatalf("server process: %v", err)
+		}
+		go io.Copy(io.Discard, stdout) // its benchmark's closing lines
+		return srv
+	}
+	b.Fatalf("server process ended before serving:\n%s\n%s", strings.Join(said, "\n"), stderr.String())
+	return servers{}
+}
+
+// serverCPU is the server process's CPU time, asked of its control server.
+func (srv servers) serverCPU(b *testing.B, client *http.Client) time.Duration {
+	res, err := client.Get(srv.CPU)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ns, err := strconv.ParseInt(string(body), 10, 64)
+	if err != nil {
+		b.Fatalf("server process CPU: %v", err)
+	}
+	return time.Duration(ns)
 }
 
 // BenchmarkSearchVsBareBleve runs deltaq's search API (the whole engine:
 // best-match retrieval, ranking with promotion, snippets, ads) and the
 // minimal net/http + Bleve server on the same pages and trec-mq queries
 // (digitalgov-2023 week 0), in one run, at 1 and 8 clients, and reports
-// the ratio of CPU per request (process CPU, client included, for both)
-// and each one's p50 and p99.
+// each server's CPU per request and their ratio, and each one's p50 and
+// p99.
+//
+// The servers run in a process of their own, this benchmark again (see
+// serversEnv), so that the CPU per request is the server's alone; the
+// client's, in this process, is reported beside it (client-cpu-ms/req for
+// each), and the ratio with it counted on both sides
+// (with-client-cpu-ratio).
 //
 //	go test ./web -run '^$' -bench SearchVsBareBleve -benchtime 1x
 func BenchmarkSearchVsBareBleve(b *testing.B) {
-	s := newStack(b)
-	bare := bareServer(b, s)
+	if os.Getenv(serversEnv) != "" {
+		serve(b)
+		return
+	}
+	srv := startServers(b)
+	ctl := &http.Client{}
 	for _, clients := range []int{1, 8} {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
 			rounds := 0
 			for b.Loop() {
 				rounds++
 			}
+			// One pass over the queries by one side: the latencies, and
+			// the server's and the client's CPU time.
+			pass := func(client *http.Client, base string) (ds []time.Duration, server, own time.Duration) {
+				server0, own0 := srv.serverCPU(b, ctl), cpuTime(b)
+				ds = sendAll(b, client, base, srv.Queries, clients)
+				return ds, srv.serverCPU(b, ctl) - server0, cpuTime(b) - own0
+			}
 			// Warm both (caches, connections), then measure in turns of
 			// one round each, the order reversed every round (ABBA): the
 			// CPU time of the same work drifts on a shared machine, and
 			// two runs one after the other would each take their drift
 			// whole into the ratio.
-			bases := [2]string{s.srv.URL + apiPath, bare.URL + barePath}
+			bases := [2]string{srv.Deltaq + apiPath, srv.Bare + barePath}
 			httpClients := [2]*http.Client{newClient(b, clients), newClient(b, clients)}
 			for side, base := range bases {
-				load(b, httpClients[side], base, s.queries, clients)
+				pass(httpClients[side], base)
 			}
 			var lat [2][]time.Duration
-			var cpu [2]time.Duration
+			var server, own [2]time.Duration
 			for round := range rounds {
 				for k := range 2 {
 					side := k ^ round&1
-					ds, perReq := load(b, httpClients[side], bases[side], s.queries, clients)
+					ds, sc, oc := pass(httpClients[side], bases[side])
 					lat[side] = append(lat[side], ds...)
-					cpu[side] += perReq
+					server[side] += sc
+					own[side] += oc
 				}
 			}
-			dq, bq := lat[0], lat[1]
-			dqCPU, bareCPU := cpu[0]/time.Duration(rounds), cpu[1]/time.Duration(rounds)
-			dp50, dp99 := percentiles(dq)
-			bp50, bp99 := percentiles(bq)
-			b.ReportMetric(float64(dqCPU)/1e6, "deltaq-cpu-ms/req")
-			b.ReportMetric(float64(bareCPU)/1e6, "bare-cpu-ms/req")
-			b.ReportMetric(float64(dqCPU)/float64(bareCPU), "cpu-ratio")
+			perReq := func(d time.Duration) float64 { return float64(d) / 1e6 / float64(rounds*len(srv.Queries)) }
+			dp50, dp99 := percentiles(lat[0])
+			bp50, bp99 := percentiles(lat[1])
+			b.ReportMetric(perReq(server[0]), "deltaq-cpu-ms/req")
+			b.ReportMetric(perReq(server[1]), "bare-cpu-ms/req")
+			b.ReportMetric(float64(server[0])/float64(server[1]), "cpu-ratio")
+			b.ReportMetric(perReq(own[0]), "deltaq-client-cpu-ms/req")
+			b.ReportMetric(perReq(own[1]), "bare-client-cpu-ms/req")
+			b.ReportMetric(float64(server[0]+own[0])/float64(server[1]+own[1]), "with-client-cpu-ratio")
 			b.ReportMetric(dp50, "deltaq-p50-ms")
 			b.ReportMetric(dp99, "deltaq-p99-ms")
 			b.ReportMetric(bp50, "bare-p50-ms")
