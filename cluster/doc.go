@@ -149,18 +149,20 @@
 //
 // Search across nodes (search.go, `deltaq serve --cluster`): each node
 // serving search heartbeats in deltaq_searchers (node → "", lease_ttl;
-// not deltaq_nodes, whose heartbeats end with the crawl) and answers
-// requests to its index on deltaq.search.<node> (request/reply, JSON
+// not deltaq_nodes, whose heartbeats end with the crawl), is a member in
+// deltaq_search_members (no TTL) until it leaves, and answers requests
+// to its index on deltaq.search.<node> (request/reply, JSON
 // index/fanout.Request), refusing one outside its bounds with the field,
 // the value and the bound; its own users' searches fan out to itself and
 // the nodes listed at the last heartbeat (package index/fanout: the
 // cluster's BM25 statistics per query, RM3 from the best pages of all,
 // one merge). A node that does not answer a round within search_timeout
 // is left out, the answer names it (web.Response.Partial), and searches
-// do not wait for it again until a heartbeat has passed. A node whose
-// own heartbeat lapsed (stalled for lease_ttl) is not listed until it
-// beats again, and answers meanwhile leave its pages out without naming
-// it: nothing records which nodes a cluster should have. Not built:
+// do not wait for it again until a heartbeat has passed. A member whose
+// heartbeat lapsed (killed, stalled or cut off for lease_ttl) is not
+// asked, and every answer names it, until it beats again or `deltaq
+// cluster forget` removes it; a node that stops serving leaves (both
+// keys deleted), and answers without it are whole. Not built:
 // popularity across nodes. Ranking's PageRank and clicks stay each
 // node's own (a PageRank over one node's part of the link graph is not
 // comparable with another's), so in the blend a page of another node

@@ -28,6 +28,12 @@ const (
 	// the nodes serving search now. Not deltaq_nodes: a crawl node's
 	// heartbeat ends with its crawl, while its index serves on.
 	searchBucket = "deltaq_searchers"
+	// searchMemberBucket: node → "", without a TTL, the nodes that serve
+	// search and have not left (Run's end). A member without a heartbeat
+	// in searchBucket stopped without leaving (killed, stalled, cut off):
+	// its pages are missing from every answer, which names it, until it
+	// beats again or is forgotten (ForgetSearchNode).
+	searchMemberBucket = "deltaq_search_members"
 	// searchSubject + node: requests to the node's index (request/reply).
 	searchSubject = "deltaq.search."
 )
@@ -63,14 +69,16 @@ type SearchOptions struct {
 // SearchNode is one node's part in the cluster's search: it answers the
 // other nodes' requests to its index and fans its own searches out.
 type SearchNode struct {
-	cfg    Config
-	opts   SearchOptions
-	nc     *nats.Conn
-	kv     jetstream.KeyValue
-	ix     SearchIndex
-	logger *slog.Logger
-	nodes  atomic.Pointer[[]string] // the other nodes serving search, as last listed
-	clock  clock.Clock
+	cfg     Config
+	opts    SearchOptions
+	nc      *nats.Conn
+	kv      jetstream.KeyValue // heartbeats
+	members jetstream.KeyValue
+	ix      SearchIndex
+	logger  *slog.Logger
+	nodes   atomic.Pointer[[]string] // the other nodes serving search, as last listed
+	lapsed  atomic.Pointer[[]string] // the members without a heartbeat, as last listed
+	clock   clock.Clock
 	// down holds the nodes that failed a search, until a time: searches
 	// until then do not wait for them again (each would cost
 	// search_timeout) and report them missing. At most one entry per
@@ -118,7 +126,12 @@ func JoinSearch(ctx context.Context, cfg Config, ix SearchIndex, opts SearchOpti
 		nc.Close()
 		return nil, err
 	}
+	if s.members, err = createBucket(ctx, js, cfg, searchMemberBucket, 0); err != nil {
+		nc.Close()
+		return nil, err
+	}
 	s.nodes.Store(&[]string{})
+	s.lapsed.Store(&[]string{})
 	return s, nil
 }
 
@@ -158,8 +171,12 @@ func (s *SearchNode) Run(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
+			// Leave: no longer a member, and no heartbeat (at once, rather
+			// than when its TTL runs out). A node listing both in between
+			// may name this one missing until its next heartbeat.
 			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-			s.kv.Delete(dctx, s.cfg.Node) // leave at once rather than when the TTL runs out
+			s.members.Delete(dctx, s.cfg.Node)
+			s.kv.Delete(dctx, s.cfg.Node)
 			cancel()
 			return ctx.Err()
 		case <-tick.C:
@@ -167,24 +184,80 @@ func (s *SearchNode) Run(ctx context.Context) error {
 	}
 }
 
-// beat renews this node's heartbeat and lists the others.
+// ForgetSearchNode removes node from the members of the cluster's search
+// (at url), so that answers no longer name it missing: for a node that
+// stopped without leaving and will not come back. A node with a heartbeat
+// is serving, and is not forgotten.
+func ForgetSearchNode(ctx context.Context, url, node string) error {
+	nc, err := nats.Connect(url, nats.Name("deltaq-forget"))
+	if err != nil {
+		return fmt.Errorf("cluster: connect %s: %w", url, err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc, jetstream.WithDefaultTimeout(apiTimeout))
+	if err != nil {
+		return fmt.Errorf("cluster: jetstream: %w", err)
+	}
+	members, err := js.KeyValue(ctx, searchMemberBucket)
+	if err != nil {
+		return fmt.Errorf("cluster: bucket %s (has a node served search?): %w", searchMemberBucket, err)
+	}
+	if _, err := members.Get(ctx, node); errors.Is(err, jetstream.ErrKeyNotFound) {
+		return fmt.Errorf("cluster: node %q is not a member of the search", node)
+	} else if err != nil {
+		return fmt.Errorf("cluster: search member %q: %w", node, err)
+	}
+	beats, err := js.KeyValue(ctx, searchBucket)
+	if err != nil {
+		return fmt.Errorf("cluster: bucket %s: %w", searchBucket, err)
+	}
+	if _, err := beats.Get(ctx, node); err == nil {
+		return fmt.Errorf("cluster: node %q is serving search (its heartbeat is alive); stop it, and it leaves by itself", node)
+	} else if !errors.Is(err, jetstream.ErrKeyNotFound) {
+		return fmt.Errorf("cluster: search heartbeat of %q: %w", node, err)
+	}
+	if err := members.Delete(ctx, node); err != nil {
+		return fmt.Errorf("cluster: forget %q: %w", node, err)
+	}
+	return nil
+}
+
+// beat renews this node's heartbeat and membership, and lists the others
+// and the members whose heartbeat lapsed.
 func (s *SearchNode) beat(ctx context.Context) error {
+	// The heartbeat before the membership, and the members listed before
+	// the heartbeats: a node joining while another lists is not taken for
+	// a lapsed member.
 	if _, err := s.kv.Put(ctx, s.cfg.Node, nil); err != nil {
 		return fmt.Errorf("cluster: search heartbeat: %w", err)
+	}
+	if _, err := s.members.Put(ctx, s.cfg.Node, nil); err != nil {
+		return fmt.Errorf("cluster: search membership: %w", err)
+	}
+	members, err := listKeys(ctx, s.members)
+	if err != nil {
+		return fmt.Errorf("cluster: search members: %w", err)
 	}
 	keys, err := listKeys(ctx, s.kv)
 	if err != nil {
 		return fmt.Errorf("cluster: search nodes: %w", err)
 	}
 	others := slices.DeleteFunc(keys, func(k string) bool { return k == s.cfg.Node }) // sorted, as listed
+	lapsed := slices.DeleteFunc(members, func(k string) bool {
+		_, alive := slices.BinarySearch(others, k)
+		return alive || k == s.cfg.Node
+	})
 	s.nodes.Store(&others)
+	s.lapsed.Store(&lapsed)
 	return nil
 }
 
 // Nodes are this node and the others serving search, as last listed,
-// and the nodes left out because they failed a recent search.
+// and the nodes left out: those that failed a recent search, and the
+// members whose heartbeat had lapsed.
 func (s *SearchNode) Nodes() (nodes []fanout.Node, down []string) {
 	nodes = []fanout.Node{{Name: s.cfg.Node, Shard: s.ix}}
+	down = slices.Clone(*s.lapsed.Load())
 	for _, n := range *s.nodes.Load() {
 		if s.isDown(n) {
 			down = append(down, n)
@@ -209,9 +282,9 @@ func (s *SearchNode) isDown(node string) bool {
 }
 
 // Retrieve fans q out to the nodes serving search and merges their best
-// limit pages; missing names the nodes that did not answer in
-// cluster.search_timeout, now or in a search less than lease_ttl/3 ago
-// (their pages are absent).
+// limit pages; missing names the nodes whose pages are absent: those that
+// did not answer in cluster.search_timeout, now or in a search less than
+// lease_ttl/3 ago, and the members without a heartbeat.
 func (s *SearchNode) Retrieve(ctx context.Context, q index.Query, limit int) (hits []index.Hit, total uint64, missing []string, err error) {
 	nodes, missing := s.Nodes()
 	res, err := fanout.Search(ctx, nodes, q, limit, fanout.Options{Retrieval: s.opts.Retrieval, Timeout: s.cfg.SearchTimeout})

@@ -3,7 +3,10 @@ package cluster_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 
@@ -96,5 +99,89 @@ func TestAPeersSnippetsAreCheckedBeforeUse(t *testing.T) {
 	}
 	if h := shown[bad.URL]; h.Title != bad.Title || h.Snippet != bad.Snippet || h.Highlights != nil || h.SnippetText != "" {
 		t.Errorf("bad hit: %+v, want its title and HTML snippet without highlights", h)
+	}
+}
+
+// TestANodeThatStopsWithoutLeavingIsNamedMissing: a node serving search
+// that stops without leaving (its connection cut, its heartbeat left to
+// lapse) is named in every answer as missing, not silently left out; one
+// that leaves is not; and one forgotten is no longer named.
+func TestANodeThatStopsWithoutLeavingIsNamedMissing(t *testing.T) {
+	cfg, err := configs.Load(configs.Sources{Env: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := natstest.Start(t, 1)
+	ctx := t.Context()
+	ccfg := cfg.Cluster
+	ccfg.URL, ccfg.Replicas, ccfg.LeaseTTL, ccfg.SearchTimeout = ns.URL(), 1, 2*time.Second, 2*time.Second
+	join := func(name string) *cluster.SearchNode {
+		ncfg := ccfg
+		ncfg.Node = name
+		n, err := cluster.JoinSearch(ctx, ncfg, emptyIndex{}, cluster.SearchOptions{Limits: cfg.Index.Limits(), Retrieval: cfg.Index.Retrieval})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(n.Close)
+		return n
+	}
+	// run serves n until the returned stop, which waits for it to leave.
+	run := func(n *cluster.SearchNode) (stop func()) {
+		rctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			n.Run(rctx)
+		}()
+		return func() { cancel(); <-done }
+	}
+	a, b, c := join("a"), join("b"), join("c")
+	stopB, stopC := run(b), run(c)
+	defer stopC()
+	for _, n := range []*cluster.SearchNode{b, c, a} {
+		if err := cluster.Beat(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := index.Query{Terms: []string{"budget"}}
+	if _, _, missing, err := a.Retrieve(ctx, q, 10); err != nil || len(missing) != 0 {
+		t.Fatalf("all serving: missing %v, err %v; want none", missing, err)
+	}
+
+	// b leaves; c is cut off and its heartbeat lapses.
+	stopB()
+	c.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if err := cluster.Beat(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		nodes, down := a.Nodes()
+		if len(nodes) == 1 && slices.Equal(down, []string{"c"}) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("b left and c lapsed: nodes %v, down %v; want a alone, c down", nodes, down)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if _, _, missing, err := a.Retrieve(ctx, q, 10); err != nil || !slices.Equal(missing, []string{"c"}) {
+		t.Fatalf("c lapsed: missing %v, err %v; want [c]", missing, err)
+	}
+
+	if err := cluster.ForgetSearchNode(ctx, ns.URL(), "a"); err == nil || !strings.Contains(err.Error(), "serving") {
+		t.Errorf("forget a serving node: %v; want a refusal that says it is serving", err)
+	}
+	if err := cluster.ForgetSearchNode(ctx, ns.URL(), "zz"); err == nil || !strings.Contains(err.Error(), `"zz" is not a member`) {
+		t.Errorf("forget an unknown node: %v; want a refusal that names it", err)
+	}
+	if err := cluster.ForgetSearchNode(ctx, ns.URL(), "c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := cluster.Beat(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, missing, err := a.Retrieve(ctx, q, 10); err != nil || len(missing) != 0 {
+		t.Fatalf("c forgotten: missing %v, err %v; want none", missing, err)
 	}
 }

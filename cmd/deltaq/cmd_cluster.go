@@ -23,9 +23,39 @@ func (a *app) newClusterCmd() *cobra.Command {
 processes sharing the hosts by shard through NATS JetStream. "cluster serve"
 runs one NATS server with JetStream (three, routed to each other, survive the
 loss of one); "cluster status" shows the shards, their owners and lags, and
-each node's rate.`,
+each node's rate; "cluster forget" removes a search node that stopped without
+leaving from the nodes answers name missing.`,
 	}
-	cmd.AddCommand(a.newClusterServeCmd(), a.newClusterStatusCmd())
+	cmd.AddCommand(a.newClusterServeCmd(), a.newClusterStatusCmd(), a.newClusterForgetCmd())
+	return cmd
+}
+
+func (a *app) newClusterForgetCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "forget --cluster nats://... NODE",
+		Short: "Remove a search node that stopped without leaving, so answers no longer name it missing",
+		Long: `A node serving search ("deltaq serve --cluster") that is killed or cut off
+stays a member of the cluster's search, and every answer names it missing
+(web.Response.Partial) until it serves again. "cluster forget" removes it, for
+a node that will not come back. A node whose heartbeat is alive is refused.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := a.load(cmd)
+			if err != nil {
+				return err
+			}
+			if cfg.Cluster.URL == "" {
+				return errors.New("--cluster: the NATS servers of the cluster are required (cluster.url)")
+			}
+			if err := cluster.ForgetSearchNode(cmd.Context(), cfg.Cluster.URL, args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "cluster: search node %s forgotten\n", args[0])
+			return nil
+		},
+	}
+	cmd.Flags().String("cluster", "", "NATS servers of the cluster, nats://host:4222,... (cluster.url)")
+	bind(cmd.Flags(), map[string]string{"cluster": "cluster.url"})
 	return cmd
 }
 

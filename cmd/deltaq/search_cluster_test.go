@@ -33,8 +33,8 @@ import (
 // searchConfig orders results by relevance alone, so that a node's answer
 // is comparable with one index's (popularity is each node's own), and
 // keeps the cluster on one NATS server. The heartbeat outlives a stall of
-// a loaded machine: a node whose heartbeat lapsed is not listed, and the
-// node stopped below would then be left out without being named.
+// a loaded machine: a node whose heartbeat lapsed is named missing, and
+// every answer, even with all nodes serving, would be partial.
 const searchConfig = `ranking:
   blend_weight: 0
   promotion:
