@@ -31,6 +31,8 @@ func TestClusterFlagsGiveClearErrors(t *testing.T) {
 		{[]string{"crawl", "--data", t.TempDir(), "--cluster", "nats://127.0.0.1:1", "--node", "a", "--wait-nodes", "0"}, "--wait-nodes = 0"},
 		{[]string{"crawl", "--data", t.TempDir(), "--cluster", "nats://127.0.0.1:1", "--node", "a"}, "connect nats://127.0.0.1:1"},
 		{[]string{"cluster", "status"}, "--cluster"},
+		{[]string{"cluster", "forget", "n1"}, "--cluster"},
+		{[]string{"cluster", "forget", "--cluster", "nats://127.0.0.1:1", "n1"}, "connect nats://127.0.0.1:1"},
 		{[]string{"cluster", "serve", "--listen", "nohost", "--store", t.TempDir()}, `--listen = "nohost"`},
 		{[]string{"cluster", "serve", "--listen", "127.0.0.1:0"}, "--store"},
 		{[]string{"cluster", "serve", "--listen", "127.0.0.1:0", "--store", t.TempDir(), "--cluster-listen", "127.0.0.1:0", "--routes", "http://x"}, `--routes: "http://x"`},

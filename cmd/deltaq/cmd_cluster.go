@@ -40,12 +40,9 @@ stays a member of the cluster's search, and every answer names it missing
 a node that will not come back. A node whose heartbeat is alive is refused.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := a.load(cmd)
+			cfg, err := a.loadCluster(cmd)
 			if err != nil {
 				return err
-			}
-			if cfg.Cluster.URL == "" {
-				return errors.New("--cluster: the NATS servers of the cluster are required (cluster.url)")
 			}
 			if err := cluster.ForgetSearchNode(cmd.Context(), cfg.Cluster.URL, args[0]); err != nil {
 				return err
@@ -92,12 +89,9 @@ func (a *app) newClusterStatusCmd() *cobra.Command {
 		Short: "Show the shards, their owners and lags, and each node's rate",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd)
+			cfg, err := a.loadCluster(cmd)
 			if err != nil {
 				return err
-			}
-			if cfg.Cluster.URL == "" {
-				return errors.New("--cluster: the NATS servers of the cluster are required (cluster.url)")
 			}
 			st, err := cluster.ReadStatus(cmd.Context(), cfg.Cluster.URL, cfg.Cluster.Shards)
 			if err != nil {
@@ -109,6 +103,19 @@ func (a *app) newClusterStatusCmd() *cobra.Command {
 	cmd.Flags().String("cluster", "", "NATS servers of the cluster, nats://host:4222,... (cluster.url)")
 	bind(cmd.Flags(), map[string]string{"cluster": "cluster.url"})
 	return cmd
+}
+
+// loadCluster is load for a command that talks to the cluster's NATS
+// servers, which it requires.
+func (a *app) loadCluster(cmd *cobra.Command) (*configs.Config, error) {
+	cfg, err := a.load(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Cluster.URL == "" {
+		return nil, errors.New("--cluster: the NATS servers of the cluster are required (cluster.url)")
+	}
+	return cfg, nil
 }
 
 // crawlNode runs `deltaq crawl` as one node of a cluster: join, wait for

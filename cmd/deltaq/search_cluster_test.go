@@ -245,6 +245,11 @@ func TestThreeServeNodesAnswerAsOneIndex(t *testing.T) {
 	if got.Total >= want.Total || len(got.Results) == 0 {
 		t.Errorf("with n2 stopped: total %d of %d, %d results; want fewer, but some", got.Total, want.Total, len(got.Results))
 	}
+
+	// A node serving is not forgotten.
+	if _, _, err := run(t, "cluster", "forget", "--cluster", ns.URL(), "n1"); err == nil || !strings.Contains(err.Error(), `node "n1" is serving search`) {
+		t.Errorf("cluster forget n1 while it serves: %v; want a refusal that says it is serving", err)
+	}
 }
 
 func TestServeClusterFlagsGiveClearErrors(t *testing.T) {
