@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -168,6 +169,21 @@ func TestANodeThatStopsWithoutLeavingIsNamedMissing(t *testing.T) {
 	if _, _, missing, err := a.Retrieve(ctx, q, 10); err != nil || !slices.Equal(missing, []string{"c"}) {
 		t.Fatalf("c lapsed: missing %v, err %v; want [c]", missing, err)
 	}
+	// The cluster's status says so, with no crawl run.
+	st, err := cluster.ReadStatus(ctx, ns.URL(), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(st.Search, map[string]bool{"a": true, "c": false}) {
+		t.Errorf("status: search nodes %v, want a serving and c not", st.Search)
+	}
+	var out strings.Builder
+	if err := st.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "a            serving") || !strings.Contains(out.String(), "c            no heartbeat") {
+		t.Errorf("status table lacks a serving and c without a heartbeat:\n%s", out.String())
+	}
 
 	if err := cluster.ForgetSearchNode(ctx, ns.URL(), "a"); err == nil || !strings.Contains(err.Error(), "serving") {
 		t.Errorf("forget a serving node: %v; want a refusal that says it is serving", err)
@@ -183,5 +199,8 @@ func TestANodeThatStopsWithoutLeavingIsNamedMissing(t *testing.T) {
 	}
 	if _, _, missing, err := a.Retrieve(ctx, q, 10); err != nil || len(missing) != 0 {
 		t.Fatalf("c forgotten: missing %v, err %v; want none", missing, err)
+	}
+	if st, err := cluster.ReadStatus(ctx, ns.URL(), 4); err != nil || !maps.Equal(st.Search, map[string]bool{"a": true}) {
+		t.Errorf("status once c is forgotten: %+v, %v; want a alone, serving", st, err)
 	}
 }

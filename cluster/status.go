@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,6 +46,9 @@ type NodeStatus struct {
 type Status struct {
 	Shards []ShardStatus
 	Nodes  map[string]NodeStatus // alive nodes by name
+	// Search holds the nodes serving search and the members whose
+	// heartbeat lapsed, which every answer names missing: name → serving.
+	Search map[string]bool
 }
 
 // ShardStatus is one shard: its owner ("" if none) and its lag, the
@@ -55,8 +59,9 @@ type ShardStatus struct {
 	Lag   uint64
 }
 
-// ReadStatus connects to url and reads the cluster's state; shards says
-// how many there are (cluster.shards).
+// ReadStatus connects to url and reads the cluster's state, its crawl's
+// and its search's, whichever has run; shards says how many there are
+// (cluster.shards).
 func ReadStatus(ctx context.Context, url string, shards int) (*Status, error) {
 	nc, err := nats.Connect(url, nats.Name("deltaq-status"))
 	if err != nil {
@@ -67,7 +72,14 @@ func ReadStatus(ctx context.Context, url string, shards int) (*Status, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster: jetstream: %w", err)
 	}
+	st := &Status{Nodes: map[string]NodeStatus{}}
+	if st.Search, err = readSearch(ctx, js); err != nil {
+		return nil, err
+	}
 	shardKV, err := js.KeyValue(ctx, shardBucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) && st.Search != nil {
+		return st, nil // a cluster that serves search and has not crawled
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cluster: bucket %s (has a node joined?): %w", shardBucket, err)
 	}
@@ -75,7 +87,6 @@ func ReadStatus(ctx context.Context, url string, shards int) (*Status, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster: bucket %s: %w", nodeBucket, err)
 	}
-	st := &Status{Nodes: map[string]NodeStatus{}}
 	if st.Nodes, err = readNodes(ctx, nodeKV); err != nil {
 		return nil, err
 	}
@@ -115,6 +126,38 @@ func readNodes(ctx context.Context, kv jetstream.KeyValue) (map[string]NodeStatu
 			}
 		}
 		out[k] = ns
+	}
+	return out, nil
+}
+
+// readSearch reads the search's members and heartbeats: name → serving;
+// nil when no node has served search.
+func readSearch(ctx context.Context, js jetstream.JetStream) (map[string]bool, error) {
+	members, err := js.KeyValue(ctx, searchMemberBucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cluster: bucket %s: %w", searchMemberBucket, err)
+	}
+	beats, err := js.KeyValue(ctx, searchBucket)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: bucket %s: %w", searchBucket, err)
+	}
+	names, err := listKeys(ctx, members)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: list search members: %w", err)
+	}
+	serving, err := listKeys(ctx, beats)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: list search heartbeats: %w", err)
+	}
+	out := map[string]bool{}
+	for _, n := range names {
+		out[n] = false
+	}
+	for _, n := range serving {
+		out[n] = true
 	}
 	return out, nil
 }
@@ -162,9 +205,15 @@ func shardLags(ctx context.Context, js jetstream.JetStream) (map[int]uint64, err
 	return out, nil
 }
 
-// Write prints the status as two tables: nodes, then shards.
+// Write prints the status as tables: the crawl's nodes, then its shards
+// (when the cluster has crawled), then the search's nodes (when it has
+// served search).
 func (st *Status) Write(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if len(st.Shards) == 0 && st.Search != nil {
+		writeSearch(tw, st.Search)
+		return tw.Flush()
+	}
 	fmt.Fprintln(tw, "NODE\tSHARDS\tFETCHED\tPAGES/S\tHANDOFFS OUT\tIN\tIDLE\tDEMAND N/R/D/M\tSHARE N/R/D/M")
 	names := make([]string, 0, len(st.Nodes))
 	for n := range st.Nodes {
@@ -190,7 +239,24 @@ func (st *Status) Write(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%d\n", s.Shard, owner, s.Lag)
 	}
+	if st.Search != nil {
+		fmt.Fprintln(tw)
+		writeSearch(tw, st.Search)
+	}
 	return tw.Flush()
+}
+
+// writeSearch prints the search's nodes, by name.
+func writeSearch(w io.Writer, search map[string]bool) {
+	fmt.Fprintln(w, "SEARCH NODE\tSTATE")
+	names := slices.Sorted(maps.Keys(search))
+	for _, n := range names {
+		state := "serving"
+		if !search[n] {
+			state = "no heartbeat: named missing in every answer (deltaq cluster forget " + n + " if it will not come back)"
+		}
+		fmt.Fprintf(w, "%s\t%s\n", n, state)
+	}
 }
 
 // perClass shows a demand or share as new/recrawl/discovery/monitor.

@@ -22,9 +22,9 @@ func (a *app) newClusterCmd() *cobra.Command {
 		Long: `A crawl cluster is several "deltaq crawl --cluster nats://... --node NAME"
 processes sharing the hosts by shard through NATS JetStream. "cluster serve"
 runs one NATS server with JetStream (three, routed to each other, survive the
-loss of one); "cluster status" shows the shards, their owners and lags, and
-each node's rate; "cluster forget" removes a search node that stopped without
-leaving from the nodes answers name missing.`,
+loss of one); "cluster status" shows the shards, their owners and lags, each
+node's rate, and the nodes of the cluster's search; "cluster forget" removes a
+search node that stopped without leaving from the nodes answers name missing.`,
 	}
 	cmd.AddCommand(a.newClusterServeCmd(), a.newClusterStatusCmd(), a.newClusterForgetCmd())
 	return cmd
@@ -86,7 +86,7 @@ func (a *app) newClusterServeCmd() *cobra.Command {
 func (a *app) newClusterStatusCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status --cluster nats://...",
-		Short: "Show the shards, their owners and lags, and each node's rate",
+		Short: "Show the shards, their owners and lags, each node's rate, and the search's nodes",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := a.loadCluster(cmd)
