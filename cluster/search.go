@@ -166,7 +166,14 @@ func (s *SearchNode) Run(ctx context.Context) error {
 	tick := time.NewTicker(s.cfg.LeaseTTL / 3)
 	defer tick.Stop()
 	for {
-		if err := s.beat(ctx); err != nil && ctx.Err() == nil {
+		// A heartbeat gets one period, as a lease tick does: a request
+		// lost while a bucket elects a leader would otherwise wait for the
+		// client's timeout (a minute), long enough for this node's
+		// heartbeat to lapse and every answer to name it missing.
+		bctx, cancel := context.WithTimeout(ctx, s.cfg.LeaseTTL/3)
+		err := s.beat(bctx)
+		cancel()
+		if err != nil && ctx.Err() == nil {
 			s.logger.Warn("search heartbeat", "err", err)
 		}
 		select {
