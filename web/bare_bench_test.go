@@ -99,11 +99,20 @@ const barePath = "/search?q="
 
 // cpuTime is the process's user + system CPU time.
 func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+	d, err := processCPU()
+	if err != nil {
 		b.Fatal(err)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return d
+}
+
+// processCPU is cpuTime for any goroutine, where b.Fatal may not be called.
+func processCPU() (time.Duration, error) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, err
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }
 
 // serversEnv, set in the environment of the test binary, makes
@@ -129,7 +138,12 @@ func serve(b *testing.B) {
 	s := newStack(b)
 	bare := bareServer(b, s)
 	ctl := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, int64(cpuTime(b)))
+		d, err := processCPU()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		fmt.Fprint(w, int64(d))
 	}))
 	defer ctl.Close()
 	line, err := json.Marshal(servers{s.srv.URL, bare.URL, ctl.URL, s.queries})
@@ -197,8 +211,8 @@ func (srv servers) serverCPU(b *testing.B, client *http.Client) time.Duration {
 		b.Fatal(err)
 	}
 	ns, err := strconv.ParseInt(string(body), 10, 64)
-	if err != nil {
-		b.Fatalf("server process CPU: %v", err)
+	if err != nil || res.StatusCode != http.StatusOK {
+		b.Fatalf("server process CPU: status %d, %q", res.StatusCode, body)
 	}
 	return time.Duration(ns)
 }
