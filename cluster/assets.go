@@ -10,6 +10,22 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
+// connect connects to the cluster's NATS servers at url as a client named
+// name, with opts, and opens JetStream on the connection, whose requests
+// time out after apiTimeout unless their context ends first.
+func connect(url, name string, opts ...nats.Option) (*nats.Conn, jetstream.JetStream, error) {
+	nc, err := nats.Connect(url, append([]nats.Option{nats.Name(name)}, opts...)...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cluster: connect %s: %w", url, err)
+	}
+	js, err := jetstream.New(nc, jetstream.WithDefaultTimeout(apiTimeout))
+	if err != nil {
+		nc.Close()
+		return nil, nil, fmt.Errorf("cluster: jetstream: %w", err)
+	}
+	return nc, js, nil
+}
+
 // assetAttempts bounds how often Join asks for a bucket or the stream, and
 // assetWait how long it waits for each answer. Creating a replicated asset
 // needs a stream leader to be elected among the servers; while servers

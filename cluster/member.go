@@ -127,21 +127,17 @@ func Join(ctx context.Context, cfg Config, opts Options) (*Member, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	nc, err := nats.Connect(cfg.URL, nats.Name("deltaq-"+cfg.Node), nats.MaxReconnects(-1))
+	nc, js, err := connect(cfg.URL, "deltaq-"+cfg.Node, nats.MaxReconnects(-1))
 	if err != nil {
-		return nil, fmt.Errorf("cluster: connect %s: %w", cfg.URL, err)
+		return nil, err
 	}
-	m := &Member{cfg: cfg, nc: nc, logger: logger.With("component", "cluster", "node", cfg.Node),
+	m := &Member{cfg: cfg, nc: nc, js: js, logger: logger.With("component", "cluster", "node", cfg.Node),
 		out: make(chan outItem, handoffBuffer), done: make(chan struct{}), drainHorizon: opts.DrainHorizon, db: opts.Repo}
 	m.held.m = map[string]delivery{}
 	m.consumers.gen = map[int]uint64{}
 	m.acks, m.ackSlots = make(chan delivery), make(chan struct{}, AckBacklog)
 	if m.drainHorizon <= 0 {
 		m.drainHorizon = cfg.LeaseTTL
-	}
-	if m.js, err = jetstream.New(nc, jetstream.WithDefaultTimeout(apiTimeout)); err != nil {
-		nc.Close()
-		return nil, fmt.Errorf("cluster: jetstream: %w", err)
 	}
 	if m.leases, err = newLeases(ctx, m.js, cfg, clk, m.logger); err != nil {
 		nc.Close()

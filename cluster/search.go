@@ -109,18 +109,13 @@ func JoinSearch(ctx context.Context, cfg Config, ix SearchIndex, opts SearchOpti
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	nc, err := nats.Connect(cfg.URL, nats.Name("deltaq-search-"+cfg.Node), nats.MaxReconnects(-1))
+	nc, js, err := connect(cfg.URL, "deltaq-search-"+cfg.Node, nats.MaxReconnects(-1))
 	if err != nil {
-		return nil, fmt.Errorf("cluster: connect %s: %w", cfg.URL, err)
+		return nil, err
 	}
 	s := &SearchNode{cfg: cfg, opts: opts, nc: nc, ix: ix, clock: opts.Clock, logger: logger.With("component", "cluster-search", "node", cfg.Node)}
 	if s.clock == nil {
 		s.clock = clock.Real{}
-	}
-	js, err := jetstream.New(nc, jetstream.WithDefaultTimeout(apiTimeout))
-	if err != nil {
-		nc.Close()
-		return nil, fmt.Errorf("cluster: jetstream: %w", err)
 	}
 	if s.kv, err = createBucket(ctx, js, cfg, searchBucket, cfg.LeaseTTL); err != nil {
 		nc.Close()
@@ -196,15 +191,11 @@ func (s *SearchNode) Run(ctx context.Context) error {
 // stopped without leaving and will not come back. A node with a heartbeat
 // is serving, and is not forgotten.
 func ForgetSearchNode(ctx context.Context, url, node string) error {
-	nc, err := nats.Connect(url, nats.Name("deltaq-forget"))
+	nc, js, err := connect(url, "deltaq-forget")
 	if err != nil {
-		return fmt.Errorf("cluster: connect %s: %w", url, err)
+		return err
 	}
 	defer nc.Close()
-	js, err := jetstream.New(nc, jetstream.WithDefaultTimeout(apiTimeout))
-	if err != nil {
-		return fmt.Errorf("cluster: jetstream: %w", err)
-	}
 	members, err := js.KeyValue(ctx, searchMemberBucket)
 	if err != nil {
 		return fmt.Errorf("cluster: bucket %s (has a node served search?): %w", searchMemberBucket, err)

@@ -13,7 +13,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/deltaq/deltaq/crawler"
@@ -63,15 +62,11 @@ type ShardStatus struct {
 // and its search's, whichever has run; shards says how many there are
 // (cluster.shards).
 func ReadStatus(ctx context.Context, url string, shards int) (*Status, error) {
-	nc, err := nats.Connect(url, nats.Name("deltaq-status"))
+	nc, js, err := connect(url, "deltaq-status")
 	if err != nil {
-		return nil, fmt.Errorf("cluster: connect %s: %w", url, err)
+		return nil, err
 	}
 	defer nc.Close()
-	js, err := jetstream.New(nc, jetstream.WithDefaultTimeout(apiTimeout))
-	if err != nil {
-		return nil, fmt.Errorf("cluster: jetstream: %w", err)
-	}
 	st := &Status{Nodes: map[string]NodeStatus{}}
 	if st.Search, err = readSearch(ctx, js); err != nil {
 		return nil, err
