@@ -223,22 +223,16 @@ func ForgetSearchNode(ctx context.Context, url, node string) error {
 // beat renews this node's heartbeat and membership, and lists the others
 // and the members whose heartbeat lapsed.
 func (s *SearchNode) beat(ctx context.Context) error {
-	// The heartbeat before the membership, and the members listed before
-	// the heartbeats: a node joining while another lists is not taken for
-	// a lapsed member.
+	// The heartbeat before the membership, as listSearch counts on.
 	if _, err := s.kv.Put(ctx, s.cfg.Node, nil); err != nil {
 		return fmt.Errorf("cluster: search heartbeat: %w", err)
 	}
 	if _, err := s.members.Put(ctx, s.cfg.Node, nil); err != nil {
 		return fmt.Errorf("cluster: search membership: %w", err)
 	}
-	members, err := listKeys(ctx, s.members)
+	members, keys, err := listSearch(ctx, s.members, s.kv)
 	if err != nil {
-		return fmt.Errorf("cluster: search members: %w", err)
-	}
-	keys, err := listKeys(ctx, s.kv)
-	if err != nil {
-		return fmt.Errorf("cluster: search nodes: %w", err)
+		return err
 	}
 	others := slices.DeleteFunc(keys, func(k string) bool { return k == s.cfg.Node }) // sorted, as listed
 	lapsed := slices.DeleteFunc(members, func(k string) bool {
@@ -248,6 +242,20 @@ func (s *SearchNode) beat(ctx context.Context) error {
 	s.nodes.Store(&others)
 	s.lapsed.Store(&lapsed)
 	return nil
+}
+
+// listSearch lists the search's members and the nodes with a heartbeat,
+// each sorted. The members are listed first: a node beats before it
+// becomes a member, so one listed as a member without a heartbeat has not
+// just joined (it lapsed, or is leaving).
+func listSearch(ctx context.Context, members, beats jetstream.KeyValue) (names, serving []string, err error) {
+	if names, err = listKeys(ctx, members); err != nil {
+		return nil, nil, fmt.Errorf("cluster: search members: %w", err)
+	}
+	if serving, err = listKeys(ctx, beats); err != nil {
+		return nil, nil, fmt.Errorf("cluster: search nodes: %w", err)
+	}
+	return names, serving, nil
 }
 
 // Nodes are this node and the others serving search, as last listed,

@@ -139,13 +139,9 @@ func readSearch(ctx context.Context, js jetstream.JetStream) (map[string]bool, e
 	if err != nil {
 		return nil, fmt.Errorf("cluster: bucket %s: %w", searchBucket, err)
 	}
-	names, err := listKeys(ctx, members)
+	names, serving, err := listSearch(ctx, members, beats)
 	if err != nil {
-		return nil, fmt.Errorf("cluster: list search members: %w", err)
-	}
-	serving, err := listKeys(ctx, beats)
-	if err != nil {
-		return nil, fmt.Errorf("cluster: list search heartbeats: %w", err)
+		return nil, err
 	}
 	out := map[string]bool{}
 	for _, n := range names {
