@@ -37,6 +37,19 @@ func (emptyIndex) Shown(context.Context, index.Query, []string) (map[string]inde
 	return map[string]index.Hit{}, nil
 }
 
+// joinSearch joins the search of the cluster ccfg describes as node name,
+// serving an empty index, until t ends.
+func joinSearch(t *testing.T, cfg *configs.Config, ccfg cluster.Config, name string) *cluster.SearchNode {
+	t.Helper()
+	ccfg.Node = name
+	n, err := cluster.JoinSearch(t.Context(), ccfg, emptyIndex{}, cluster.SearchOptions{Limits: cfg.Index.Limits(), Retrieval: cfg.Index.Retrieval})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(n.Close)
+	return n
+}
+
 // TestAPeersSnippetsAreCheckedBeforeUse: titles and snippets another node
 // sends are taken for the pages asked only, and highlights that are not
 // spans of the snippet's text (which the web layer would slice) are
@@ -48,16 +61,9 @@ func TestAPeersSnippetsAreCheckedBeforeUse(t *testing.T) {
 	}
 	ns := natstest.Start(t, 1)
 	ctx := t.Context()
-	join := func(name string) *cluster.SearchNode {
-		ccfg := cfg.Cluster
-		ccfg.URL, ccfg.Node, ccfg.Replicas = ns.URL(), name, 1
-		n, err := cluster.JoinSearch(ctx, ccfg, emptyIndex{}, cluster.SearchOptions{Limits: cfg.Index.Limits(), Retrieval: cfg.Index.Retrieval})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(n.Close)
-		return n
-	}
+	ccfg := cfg.Cluster
+	ccfg.URL, ccfg.Replicas = ns.URL(), 1
+	join := func(name string) *cluster.SearchNode { return joinSearch(t, cfg, ccfg, name) }
 	// The peer is listed as a search node, and its requests are answered
 	// here, by hand.
 	peer := join("peer")
@@ -116,16 +122,7 @@ func TestANodeThatStopsWithoutLeavingIsNamedMissing(t *testing.T) {
 	ctx := t.Context()
 	ccfg := cfg.Cluster
 	ccfg.URL, ccfg.Replicas, ccfg.LeaseTTL, ccfg.SearchTimeout = ns.URL(), 1, 2*time.Second, 2*time.Second
-	join := func(name string) *cluster.SearchNode {
-		ncfg := ccfg
-		ncfg.Node = name
-		n, err := cluster.JoinSearch(ctx, ncfg, emptyIndex{}, cluster.SearchOptions{Limits: cfg.Index.Limits(), Retrieval: cfg.Index.Retrieval})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(n.Close)
-		return n
-	}
+	join := func(name string) *cluster.SearchNode { return joinSearch(t, cfg, ccfg, name) }
 	// run serves n until the returned stop, which waits for it to leave.
 	run := func(n *cluster.SearchNode) (stop func()) {
 		rctx, cancel := context.WithCancel(ctx)
