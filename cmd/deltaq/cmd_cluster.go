@@ -51,8 +51,7 @@ a node that will not come back. A node whose heartbeat is alive is refused.`,
 			return nil
 		},
 	}
-	cmd.Flags().String("cluster", "", "NATS servers of the cluster, nats://host:4222,... (cluster.url)")
-	bind(cmd.Flags(), map[string]string{"cluster": "cluster.url"})
+	addClusterFlag(cmd)
 	return cmd
 }
 
@@ -100,13 +99,18 @@ func (a *app) newClusterStatusCmd() *cobra.Command {
 			return st.Write(a.stdout)
 		},
 	}
-	cmd.Flags().String("cluster", "", "NATS servers of the cluster, nats://host:4222,... (cluster.url)")
-	bind(cmd.Flags(), map[string]string{"cluster": "cluster.url"})
+	addClusterFlag(cmd)
 	return cmd
 }
 
+// addClusterFlag gives cmd the --cluster flag loadCluster requires.
+func addClusterFlag(cmd *cobra.Command) {
+	cmd.Flags().String("cluster", "", "NATS servers of the cluster, nats://host:4222,... (cluster.url)")
+	bind(cmd.Flags(), map[string]string{"cluster": "cluster.url"})
+}
+
 // loadCluster is load for a command that talks to the cluster's NATS
-// servers, which it requires.
+// servers, which it requires (addClusterFlag).
 func (a *app) loadCluster(cmd *cobra.Command) (*configs.Config, error) {
 	cfg, err := a.load(cmd)
 	if err != nil {
