@@ -37,16 +37,36 @@ func (emptyIndex) Shown(context.Context, index.Query, []string) (map[string]inde
 	return map[string]index.Hit{}, nil
 }
 
-// joinSearch joins the search of the cluster ccfg describes as node name,
-// serving an empty index, until t ends.
-func joinSearch(t *testing.T, cfg *configs.Config, ccfg cluster.Config, name string) *cluster.SearchNode {
-	t.Helper()
-	ccfg.Node = name
-	n, err := cluster.JoinSearch(t.Context(), ccfg, emptyIndex{}, cluster.SearchOptions{Limits: cfg.Index.Limits(), Retrieval: cfg.Index.Retrieval})
+// searchCluster is a cluster of one NATS server, under the default
+// configuration with one replica, whose search nodes serve empty indexes.
+type searchCluster struct {
+	t   *testing.T
+	cfg *configs.Config
+	URL string
+	// Config is what join gives each node; a test may change it first.
+	Config cluster.Config
+}
+
+func newSearchCluster(t *testing.T) *searchCluster {
+	cfg, err := configs.Load(configs.Sources{Env: []string{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(n.Close)
+	sc := &searchCluster{t: t, cfg: cfg, URL: natstest.Start(t, 1).URL(), Config: cfg.Cluster}
+	sc.Config.URL, sc.Config.Replicas = sc.URL, 1
+	return sc
+}
+
+// join joins the search as node name until the test ends.
+func (sc *searchCluster) join(name string) *cluster.SearchNode {
+	sc.t.Helper()
+	ccfg := sc.Config
+	ccfg.Node = name
+	n, err := cluster.JoinSearch(sc.t.Context(), ccfg, emptyIndex{}, cluster.SearchOptions{Limits: sc.cfg.Index.Limits(), Retrieval: sc.cfg.Index.Retrieval})
+	if err != nil {
+		sc.t.Fatal(err)
+	}
+	sc.t.Cleanup(n.Close)
 	return n
 }
 
@@ -55,22 +75,15 @@ func joinSearch(t *testing.T, cfg *configs.Config, ccfg cluster.Config, name str
 // spans of the snippet's text (which the web layer would slice) are
 // dropped, the page kept with its HTML snippet.
 func TestAPeersSnippetsAreCheckedBeforeUse(t *testing.T) {
-	cfg, err := configs.Load(configs.Sources{Env: []string{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns := natstest.Start(t, 1)
+	sc := newSearchCluster(t)
 	ctx := t.Context()
-	ccfg := cfg.Cluster
-	ccfg.URL, ccfg.Replicas = ns.URL(), 1
-	join := func(name string) *cluster.SearchNode { return joinSearch(t, cfg, ccfg, name) }
 	// The peer is listed as a search node, and its requests are answered
 	// here, by hand.
-	peer := join("peer")
+	peer := sc.join("peer")
 	if err := cluster.Beat(ctx, peer); err != nil {
 		t.Fatal(err)
 	}
-	nc, err := nats.Connect(ns.URL())
+	nc, err := nats.Connect(sc.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +100,7 @@ func TestAPeersSnippetsAreCheckedBeforeUse(t *testing.T) {
 	}
 	defer sub.Unsubscribe()
 
-	a := join("a")
+	a := sc.join("a")
 	if err := cluster.Beat(ctx, a); err != nil {
 		t.Fatal(err)
 	}
@@ -114,15 +127,9 @@ func TestAPeersSnippetsAreCheckedBeforeUse(t *testing.T) {
 // lapse) is named in every answer as missing, not silently left out; one
 // that leaves is not; and one forgotten is no longer named.
 func TestANodeThatStopsWithoutLeavingIsNamedMissing(t *testing.T) {
-	cfg, err := configs.Load(configs.Sources{Env: []string{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns := natstest.Start(t, 1)
+	sc := newSearchCluster(t)
+	sc.Config.LeaseTTL, sc.Config.SearchTimeout = 2*time.Second, 2*time.Second
 	ctx := t.Context()
-	ccfg := cfg.Cluster
-	ccfg.URL, ccfg.Replicas, ccfg.LeaseTTL, ccfg.SearchTimeout = ns.URL(), 1, 2*time.Second, 2*time.Second
-	join := func(name string) *cluster.SearchNode { return joinSearch(t, cfg, ccfg, name) }
 	// run serves n until the returned stop, which waits for it to leave.
 	run := func(n *cluster.SearchNode) (stop func()) {
 		rctx, cancel := context.WithCancel(ctx)
@@ -133,7 +140,7 @@ func TestANodeThatStopsWithoutLeavingIsNamedMissing(t *testing.T) {
 		}()
 		return func() { cancel(); <-done }
 	}
-	a, b, c := join("a"), join("b"), join("c")
+	a, b, c := sc.join("a"), sc.join("b"), sc.join("c")
 	stopB, stopC := run(b), run(c)
 	defer stopC()
 	for _, n := range []*cluster.SearchNode{b, c, a} {
@@ -167,7 +174,7 @@ func TestANodeThatStopsWithoutLeavingIsNamedMissing(t *testing.T) {
 		t.Fatalf("c lapsed: missing %v, err %v; want [c]", missing, err)
 	}
 	// The cluster's status says so, with no crawl run.
-	st, err := cluster.ReadStatus(ctx, ns.URL(), 4)
+	st, err := cluster.ReadStatus(ctx, sc.URL, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,13 +189,13 @@ func TestANodeThatStopsWithoutLeavingIsNamedMissing(t *testing.T) {
 		t.Errorf("status table lacks a serving and c without a heartbeat:\n%s", out.String())
 	}
 
-	if err := cluster.ForgetSearchNode(ctx, ns.URL(), "a"); err == nil || !strings.Contains(err.Error(), "serving") {
+	if err := cluster.ForgetSearchNode(ctx, sc.URL, "a"); err == nil || !strings.Contains(err.Error(), "serving") {
 		t.Errorf("forget a serving node: %v; want a refusal that says it is serving", err)
 	}
-	if err := cluster.ForgetSearchNode(ctx, ns.URL(), "zz"); err == nil || !strings.Contains(err.Error(), `"zz" is not a member`) {
+	if err := cluster.ForgetSearchNode(ctx, sc.URL, "zz"); err == nil || !strings.Contains(err.Error(), `"zz" is not a member`) {
 		t.Errorf("forget an unknown node: %v; want a refusal that names it", err)
 	}
-	if err := cluster.ForgetSearchNode(ctx, ns.URL(), "c"); err != nil {
+	if err := cluster.ForgetSearchNode(ctx, sc.URL, "c"); err != nil {
 		t.Fatal(err)
 	}
 	if err := cluster.Beat(ctx, a); err != nil {
@@ -197,7 +204,7 @@ func TestANodeThatStopsWithoutLeavingIsNamedMissing(t *testing.T) {
 	if _, _, missing, err := a.Retrieve(ctx, q, 10); err != nil || len(missing) != 0 {
 		t.Fatalf("c forgotten: missing %v, err %v; want none", missing, err)
 	}
-	if st, err := cluster.ReadStatus(ctx, ns.URL(), 4); err != nil || !maps.Equal(st.Search, map[string]bool{"a": true}) {
+	if st, err := cluster.ReadStatus(ctx, sc.URL, 4); err != nil || !maps.Equal(st.Search, map[string]bool{"a": true}) {
 		t.Errorf("status once c is forgotten: %+v, %v; want a alone, serving", st, err)
 	}
 }
