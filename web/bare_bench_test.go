@@ -115,6 +115,54 @@ func processCPU() (time.Duration, error) {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }
 
+// usage is what the server process has spent so far: its CPU time and,
+// from /proc/self/io, its write system calls and the bytes they wrote. An
+// answer larger than net/http's 4 KB connection buffer goes out in two
+// writes, and on loopback the writer's CPU also pays for the reader's side
+// of each.
+type usage struct {
+	CPU     time.Duration
+	Writes  int64
+	Written int64
+	NoIO    bool // the kernel keeps no such account: Writes and Written are 0
+}
+
+func (u usage) plus(v usage) usage {
+	return usage{u.CPU + v.CPU, u.Writes + v.Writes, u.Written + v.Written, u.NoIO || v.NoIO}
+}
+
+func (u usage) minus(v usage) usage {
+	return usage{u.CPU - v.CPU, u.Writes - v.Writes, u.Written - v.Written, u.NoIO || v.NoIO}
+}
+
+// processUsage is the process's usage.
+func processUsage() (usage, error) {
+	cpu, err := processCPU()
+	if err != nil {
+		return usage{}, err
+	}
+	u := usage{CPU: cpu}
+	account, readErr := os.ReadFile("/proc/self/io")
+	found := 0 // of the two fields
+	for line := range strings.Lines(string(account)) {
+		name, value, _ := strings.Cut(strings.TrimSpace(line), ": ")
+		n, err := strconv.ParseInt(value, 10, 64)
+		switch {
+		case err != nil:
+		case name == "syscw":
+			u.Writes = n
+			found++
+		case name == "wchar":
+			u.Written = n
+			found++
+		}
+	}
+	if readErr != nil || found != 2 {
+		u = usage{CPU: cpu, NoIO: true}
+	}
+	return u, nil
+}
+
 // serversEnv, set in the environment of the test binary, makes
 // BenchmarkSearchVsBareBleve the server process of the benchmark rather
 // than its client: it builds the stack and the bare server, announces them
@@ -127,10 +175,10 @@ const serversLine = "servers: "
 
 // servers is what the server process announces: the base URLs of
 // deltaq's server, the bare one and the control server that reports the
-// process's CPU time, and the queries to send.
+// process's usage, and the queries to send.
 type servers struct {
-	Deltaq, Bare, CPU string
-	Queries           []string
+	Deltaq, Bare, Usage string
+	Queries             []string
 }
 
 // serve is the server process's part of BenchmarkSearchVsBareBleve.
@@ -138,12 +186,12 @@ func serve(b *testing.B) {
 	s := newStack(b)
 	bare := bareServer(b, s)
 	ctl := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		d, err := processCPU()
+		u, err := processUsage()
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		fmt.Fprint(w, int64(d))
+		json.NewEncoder(w).Encode(u)
 	}))
 	defer ctl.Close()
 	line, err := json.Marshal(servers{s.srv.URL, bare.URL, ctl.URL, s.queries})
@@ -199,9 +247,9 @@ func startServers(b *testing.B) servers {
 	return servers{}
 }
 
-// serverCPU is the server process's CPU time, asked of its control server.
-func (srv servers) serverCPU(b *testing.B, client *http.Client) time.Duration {
-	res, err := client.Get(srv.CPU)
+// serverUsage is the server process's usage, asked of its control server.
+func (srv servers) serverUsage(b *testing.B, client *http.Client) usage {
+	res, err := client.Get(srv.Usage)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -210,11 +258,11 @@ func (srv servers) serverCPU(b *testing.B, client *http.Client) time.Duration {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ns, err := strconv.ParseInt(string(body), 10, 64)
-	if err != nil || res.StatusCode != http.StatusOK {
-		b.Fatalf("server process CPU: status %d, %q", res.StatusCode, body)
+	var u usage
+	if err := json.Unmarshal(body, &u); err != nil || res.StatusCode != http.StatusOK {
+		b.Fatalf("server process usage: status %d, %q", res.StatusCode, body)
 	}
-	return time.Duration(ns)
+	return u
 }
 
 // BenchmarkSearchVsBareBleve runs deltaq's search API (the whole engine:
@@ -228,7 +276,9 @@ func (srv servers) serverCPU(b *testing.B, client *http.Client) time.Duration {
 // serversEnv), so that the CPU per request is the server's alone; the
 // client's, in this process, is reported beside it (client-cpu-ms/req for
 // each), and the ratio with it counted on both sides
-// (with-client-cpu-ratio).
+// (with-client-cpu-ratio). So are each server's write system calls and
+// the bytes they wrote per request (writes/req, written-B/req), where the
+// kernel keeps that account.
 //
 //	go test ./web -run '^$' -bench SearchVsBareBleve -benchtime 1x
 func BenchmarkSearchVsBareBleve(b *testing.B) {
@@ -244,12 +294,12 @@ func BenchmarkSearchVsBareBleve(b *testing.B) {
 			for b.Loop() {
 				rounds++
 			}
-			// One pass over the queries by one side: the latencies, and
-			// the server's and the client's CPU time.
-			pass := func(client *http.Client, base string) (ds []time.Duration, server, own time.Duration) {
-				server0, own0 := srv.serverCPU(b, ctl), cpuTime(b)
+			// One pass over the queries by one side: the latencies, the
+			// server's usage and the client's CPU time.
+			pass := func(client *http.Client, base string) (ds []time.Duration, server usage, own time.Duration) {
+				server0, own0 := srv.serverUsage(b, ctl), cpuTime(b)
 				ds = sendAll(b, client, base, srv.Queries, clients)
-				return ds, srv.serverCPU(b, ctl) - server0, cpuTime(b) - own0
+				return ds, srv.serverUsage(b, ctl).minus(server0), cpuTime(b) - own0
 			}
 			// Warm both (caches, connections), then measure in turns of
 			// one round each, the order reversed every round (ABBA): the
@@ -262,25 +312,33 @@ func BenchmarkSearchVsBareBleve(b *testing.B) {
 				pass(httpClients[side], base)
 			}
 			var lat [2][]time.Duration
-			var server, own [2]time.Duration
+			var server [2]usage
+			var own [2]time.Duration
 			for round := range rounds {
 				for k := range 2 {
 					side := k ^ round&1
-					ds, sc, oc := pass(httpClients[side], bases[side])
+					ds, su, oc := pass(httpClients[side], bases[side])
 					lat[side] = append(lat[side], ds...)
-					server[side] += sc
+					server[side] = server[side].plus(su)
 					own[side] += oc
 				}
 			}
-			perReq := func(d time.Duration) float64 { return float64(d) / 1e6 / float64(rounds*len(srv.Queries)) }
+			requests := float64(rounds * len(srv.Queries))
+			perReq := func(d time.Duration) float64 { return float64(d) / 1e6 / requests }
 			dp50, dp99 := percentiles(lat[0])
 			bp50, bp99 := percentiles(lat[1])
-			b.ReportMetric(perReq(server[0]), "deltaq-cpu-ms/req")
-			b.ReportMetric(perReq(server[1]), "bare-cpu-ms/req")
-			b.ReportMetric(float64(server[0])/float64(server[1]), "cpu-ratio")
+			b.ReportMetric(perReq(server[0].CPU), "deltaq-cpu-ms/req")
+			b.ReportMetric(perReq(server[1].CPU), "bare-cpu-ms/req")
+			b.ReportMetric(float64(server[0].CPU)/float64(server[1].CPU), "cpu-ratio")
 			b.ReportMetric(perReq(own[0]), "deltaq-client-cpu-ms/req")
 			b.ReportMetric(perReq(own[1]), "bare-client-cpu-ms/req")
-			b.ReportMetric(float64(server[0]+own[0])/float64(server[1]+own[1]), "with-client-cpu-ratio")
+			b.ReportMetric(float64(server[0].CPU+own[0])/float64(server[1].CPU+own[1]), "with-client-cpu-ratio")
+			if !server[0].NoIO && !server[1].NoIO {
+				b.ReportMetric(float64(server[0].Writes)/requests, "deltaq-writes/req")
+				b.ReportMetric(float64(server[1].Writes)/requests, "bare-writes/req")
+				b.ReportMetric(float64(server[0].Written)/requests, "deltaq-written-B/req")
+				b.ReportMetric(float64(server[1].Written)/requests, "bare-written-B/req")
+			}
 			b.ReportMetric(dp50, "deltaq-p50-ms")
 			b.ReportMetric(dp99, "deltaq-p99-ms")
 			b.ReportMetric(bp50, "bare-p50-ms")
