@@ -23,10 +23,15 @@ var smallPopularity = map[string]float64{
 
 func smallIndex(t *testing.T) *Index {
 	t.Helper()
+	return smallIndexWith(t, Options{})
+}
+
+// smallIndexWith is smallIndex opened with opts (its Popularity set).
+func smallIndexWith(t *testing.T, opts Options) *Index {
+	t.Helper()
 	db := openRepo(t, t.TempDir())
-	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, Options{
-		Popularity: func(_ context.Context, u string) (float64, error) { return smallPopularity[u], nil },
-	})
+	opts.Popularity = func(_ context.Context, u string) (float64, error) { return smallPopularity[u], nil }
+	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, opts)
 	putPages(t, db, t0, smallCorpus...)
 	catchUp(t, ix)
 	return ix
