@@ -112,21 +112,30 @@ poll feeds or watches.`,
 	cmd.Flags().String("cluster", "", "NATS servers of a crawl cluster, nats://host:4222,...; this node crawls its shards of the hosts (cluster.url)")
 	cmd.Flags().String("node", "", "this node's name in the cluster (cluster.node)")
 	cmd.Flags().IntVar(&nodes, "wait-nodes", 1, "with --cluster: wait until this many nodes share the shards before crawling")
-	cmd.Flags().StringArray("resolve", nil, "HOST=ADDR: send requests for HOST to ADDR, e.g. tldr-en.test=127.0.0.1:8081 (crawler.resolve)")
-	cmd.Flags().Bool("allow-private", false, "allow loopback and private addresses (crawler.allow_private)")
 	cmd.Flags().StringArray("include", nil, "admit only URLs matching one of these regular expressions (crawler.include)")
 	cmd.Flags().StringArray("exclude", nil, "never admit URLs matching this regular expression; repeatable (crawler.exclude)")
+	addFetchFlags(cmd)
+	bind(cmd.Flags(), map[string]string{
+		"include": "crawler.include",
+		"exclude": "crawler.exclude",
+		"cluster": "cluster.url",
+		"node":    "cluster.node",
+	})
+	return cmd
+}
+
+// addFetchFlags declares the flags that point a command's fetches at a
+// server of one's own, such as a replay on loopback: --resolve,
+// --allow-private and --politeness-overrides.
+func addFetchFlags(cmd *cobra.Command) {
+	cmd.Flags().StringArray("resolve", nil, "HOST=ADDR: send requests for HOST to ADDR, e.g. tldr-en.test=127.0.0.1:8081 (crawler.resolve)")
+	cmd.Flags().Bool("allow-private", false, "allow loopback and private addresses (crawler.allow_private)")
 	cmd.Flags().String("politeness-overrides", "", "per-host politeness as a YAML list, e.g. '[{host: tldr-en.test, min_delay: 0s, per_host: 8}]' for a replay on loopback (crawler.politeness.overrides)")
 	bind(cmd.Flags(), map[string]string{
 		"resolve":              "crawler.resolve",
 		"allow-private":        "crawler.allow_private",
 		"politeness-overrides": "crawler.politeness.overrides",
-		"include":              "crawler.include",
-		"exclude":              "crawler.exclude",
-		"cluster":              "cluster.url",
-		"node":                 "cluster.node",
 	})
-	return cmd
 }
 
 // refusedError explains a crawl that fetched nothing because the address

@@ -149,13 +149,8 @@ same repository; the index follows each committed fetch.`,
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory (repository and index)")
 	cmd.Flags().StringSliceVar(&seeds, "seeds", nil, "start URLs (comma-separated or repeated)")
 	cmd.Flags().String("listen", "", "address to listen on (server.listen)")
-	cmd.Flags().StringArray("resolve", nil, "HOST=ADDR: send requests for HOST to ADDR (crawler.resolve)")
-	cmd.Flags().Bool("allow-private", false, "allow loopback and private addresses (crawler.allow_private)")
-	bind(cmd.Flags(), map[string]string{
-		"listen":        "server.listen",
-		"resolve":       "crawler.resolve",
-		"allow-private": "crawler.allow_private",
-	})
+	addFetchFlags(cmd)
+	bind(cmd.Flags(), map[string]string{"listen": "server.listen"})
 	return cmd
 }
 
