@@ -62,7 +62,7 @@ func (f *Frontier) PlanMonitor(ctx context.Context) (int, error) {
 	var urls []string
 	if n > 0 {
 		var err error
-		urls, err = f.monitor.Pick(ctx, now, n, f.onItsWay)
+		urls, err = f.monitor.Pick(ctx, now, n, f.OnItsWay)
 		if err != nil {
 			return 0, fmt.Errorf("frontier: monitor picks: %w", err)
 		}
@@ -86,11 +86,11 @@ func (f *Frontier) PlanMonitor(ctx context.Context) (int, error) {
 	return queued, nil
 }
 
-// onItsWay reports whether url is already on its way to a fetch: queued for
-// a re-fetch or monitoring poll (pending), or a URL the repository knows
-// only as queued for its first fetch. A URL whose record cannot be read is
-// left for a later instant.
-func (f *Frontier) onItsWay(url string) bool {
+// OnItsWay reports whether url is already on its way to a fetch: queued for
+// a re-fetch or monitoring poll, or a URL the repository knows only as
+// queued for its first fetch. A URL whose record cannot be read counts as
+// on its way, to be looked at again later.
+func (f *Frontier) OnItsWay(url string) bool {
 	f.mu.Lock()
 	_, pending := f.mu.pending[url]
 	f.mu.Unlock()

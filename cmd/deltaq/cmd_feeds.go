@@ -173,7 +173,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 		},
 	}
 	poll := &cobra.Command{
-		Use:   "poll",
+		Use:   "poll [--resolve HOST=ADDR] [--allow-private] [--politeness-overrides YAML]",
 		Short: "Poll every subscribed feed once through the crawler (robots, politeness, conditional GET) and record what is new",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -182,6 +182,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 			})
 		},
 	}
+	addFetchFlags(poll)
 	var addFound bool
 	var limit int
 	discover := &cobra.Command{
@@ -255,8 +256,11 @@ func (a *app) explainFeed(p feeds.Planned, cfg feeds.Config, source string) {
 		(sum / time.Duration(len(d))).Round(time.Second), d[len(d)/2].Round(time.Second), d[len(d)-1].Round(time.Second))
 }
 
-// pollFeeds queues every feed in the crawler's frontier, crawls until it
-// drains and takes each stored result into the feed store.
+// pollFeeds queues every feed in the crawler's frontier, unless it is
+// queued already (by a poll that ended before fetching it), crawls until
+// nothing more can be fetched within drainHorizon, and takes each stored
+// result into the feed store. It prints the crawl's summary, which says
+// why a feed was not fetched.
 func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, st *feeds.Store) error {
 	list, err := st.List(ctx)
 	if err != nil {
@@ -272,6 +276,9 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 	defer b.Close()
 	var queued []repo.QueueItem
 	for _, f := range list {
+		if cr.f.OnItsWay(f.URL) {
+			continue
+		}
 		if _, err := db.Page(f.URL); errors.Is(err, repo.ErrNotFound) {
 			fresh = append(fresh, f.URL)
 			continue
@@ -291,24 +298,26 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 	if _, err := cr.c.Seed(ctx, cr.f, fresh); err != nil {
 		return err
 	}
-	sum, err := cr.c.Run(ctx, cr.f, crawler.RunOptions{Drain: true, Progress: a.stderr, ProgressEvery: 10 * time.Second})
+	sum, err := cr.c.Run(ctx, cr.f, crawler.RunOptions{Drain: true, DrainHorizon: drainHorizon, Progress: a.stderr, ProgressEvery: 10 * time.Second})
+	fmt.Fprint(a.stdout, sum)
 	if err != nil {
 		return err
 	}
 	var errs []error
-	newItems := 0
+	fetched, newItems := 0, 0
 	for _, f := range list {
-		up, fetched, err := st.Absorb(ctx, f.ID)
+		up, ok, err := st.Absorb(ctx, f.ID)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		if fetched {
+		if ok {
+			fetched++
 			newItems += len(up.New)
 		}
 	}
-	fmt.Fprintf(a.stdout, "%d feeds polled (%d fetches), %d new items\n", len(list), sum.Fetched(), newItems)
-	return errors.Join(errs...)
+	fmt.Fprintf(a.stdout, "%d of %d feeds fetched, %d new items\n", fetched, len(list), newItems)
+	return errors.Join(append(errs, refusedError(sum))...)
 }
 
 // feedURL normalizes a feed URL given by the user, naming it on error.

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -129,5 +130,79 @@ func TestFeedsExplainShowsThePollersPlan(t *testing.T) {
 	}
 	if !strings.Contains(out, wants[0]) && !strings.Contains(out, wants[1]) {
 		t.Errorf("feeds explain after the crawl:\n%s\nwant the line %q", out, wants[0])
+	}
+}
+
+// `deltaq feeds poll` fetches every subscribed feed once, the second time
+// conditionally, waiting out the host's politeness delay between them; a
+// feed it cannot fetch stays queued once, however often it is polled, and
+// the summary says why.
+func TestFeedsPollFetchesEveryFeedAndSaysWhyNot(t *testing.T) {
+	var requests sync.Map // path → *atomic.Int64
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/a.xml" && r.URL.Path != "/b.xml" {
+			http.NotFound(w, r)
+			return
+		}
+		n, _ := requests.LoadOrStore(r.URL.Path, new(atomic.Int64))
+		n.(*atomic.Int64).Add(1)
+		const etag = `"v1"`
+		if r.Header.Get("If-None-Match") == etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("ETag", etag)
+		w.Header().Set("Content-Type", "application/atom+xml")
+		at := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+		fmt.Fprintf(w, `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>f</title><id>urn:%s</id><updated>%s</updated>`+
+			`<entry><id>urn:%[1]s:2</id><title>two</title><updated>%[2]s</updated></entry><entry><id>urn:%[1]s:1</id><title>one</title><updated>%[2]s</updated></entry></feed>`,
+			r.URL.Path, at)
+	}))
+	defer site.Close()
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close() // its port now refuses connections
+	data := t.TempDir()
+	for _, u := range []string{site.URL + "/a.xml", site.URL + "/b.xml"} {
+		if out, _, err := run(t, "feeds", "add", u, "--data", data); err != nil {
+			t.Fatalf("feeds add %s: %v\n%s", u, err, out)
+		}
+	}
+	poll := func(want string) string {
+		t.Helper()
+		out, _, err := run(t, "feeds", "poll", "--data", data, "--allow-private")
+		if err != nil || !strings.Contains(out, want) {
+			t.Fatalf("feeds poll: %v\n%s\nwant %q", err, out, want)
+		}
+		return out
+	}
+	polled := func(path string) int64 {
+		n, ok := requests.Load(path)
+		if !ok {
+			return 0
+		}
+		return n.(*atomic.Int64).Load()
+	}
+	// Both feeds are on one host, so the second waits its turn (1 s).
+	poll("2 of 2 feeds fetched, 4 new items")
+	poll("2 of 2 feeds fetched, 0 new items")
+	if a, b := polled("/a.xml"), polled("/b.xml"); a != 2 || b != 2 {
+		t.Errorf("feeds requested %d and %d times in two polls, want 2 each", a, b)
+	}
+	unreachable := gone.URL + "/c.xml"
+	if out, _, err := run(t, "feeds", "add", unreachable, "--data", data); err != nil {
+		t.Fatalf("feeds add %s: %v\n%s", unreachable, err, out)
+	}
+	for range 2 {
+		out := poll("2 of 3 feeds fetched, 0 new items")
+		if !strings.Contains(out, "robots.txt unreachable") {
+			t.Errorf("feeds poll of an unreachable host does not say why:\n%s", out)
+		}
+	}
+	out, _, err := run(t, "queue", "--data", data)
+	if err != nil {
+		t.Fatalf("queue: %v\n%s", err, out)
+	}
+	if n := strings.Count(out, unreachable); n != 1 {
+		t.Errorf("the unreachable feed is queued %d times after two polls, want once:\n%s", n, out)
 	}
 }
