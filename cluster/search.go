@@ -196,18 +196,14 @@ func ForgetSearchNode(ctx context.Context, url, node string) error {
 		return err
 	}
 	defer nc.Close()
-	members, err := js.KeyValue(ctx, searchMemberBucket)
+	members, beats, err := openSearch(ctx, js)
 	if err != nil {
-		return fmt.Errorf("cluster: bucket %s (has a node served search?): %w", searchMemberBucket, err)
+		return err
 	}
 	if _, err := members.Get(ctx, node); errors.Is(err, jetstream.ErrKeyNotFound) {
 		return fmt.Errorf("cluster: node %q is not a member of the search", node)
 	} else if err != nil {
 		return fmt.Errorf("cluster: search member %q: %w", node, err)
-	}
-	beats, err := js.KeyValue(ctx, searchBucket)
-	if err != nil {
-		return fmt.Errorf("cluster: bucket %s: %w", searchBucket, err)
 	}
 	if _, err := beats.Get(ctx, node); err == nil {
 		return fmt.Errorf("cluster: node %q is serving search (its heartbeat is alive); stop it, and it leaves by itself", node)
@@ -230,32 +226,48 @@ func (s *SearchNode) beat(ctx context.Context) error {
 	if _, err := s.members.Put(ctx, s.cfg.Node, nil); err != nil {
 		return fmt.Errorf("cluster: search membership: %w", err)
 	}
-	members, keys, err := listSearch(ctx, s.members, s.kv)
+	serving, lapsed, err := listSearch(ctx, s.members, s.kv)
 	if err != nil {
 		return err
 	}
-	others := slices.DeleteFunc(keys, func(k string) bool { return k == s.cfg.Node }) // sorted, as listed
-	lapsed := slices.DeleteFunc(members, func(k string) bool {
-		_, alive := slices.BinarySearch(others, k)
-		return alive || k == s.cfg.Node
-	})
+	self := func(k string) bool { return k == s.cfg.Node }
+	others := slices.DeleteFunc(serving, self) // sorted, as listed
+	lapsed = slices.DeleteFunc(lapsed, self)
 	s.nodes.Store(&others)
 	s.lapsed.Store(&lapsed)
 	return nil
 }
 
-// listSearch lists the search's members and the nodes with a heartbeat,
-// each sorted. The members are listed first: a node beats before it
-// becomes a member, so one listed as a member without a heartbeat has not
-// just joined (it lapsed, or is leaving).
-func listSearch(ctx context.Context, members, beats jetstream.KeyValue) (names, serving []string, err error) {
-	if names, err = listKeys(ctx, members); err != nil {
+// openSearch opens the search's buckets: its members and its heartbeats.
+// The error wraps jetstream.ErrBucketNotFound when no node has served
+// search (JoinSearch creates the heartbeats' bucket first).
+func openSearch(ctx context.Context, js jetstream.JetStream) (members, beats jetstream.KeyValue, err error) {
+	if members, err = js.KeyValue(ctx, searchMemberBucket); err != nil {
+		return nil, nil, fmt.Errorf("cluster: bucket %s (has a node served search?): %w", searchMemberBucket, err)
+	}
+	if beats, err = js.KeyValue(ctx, searchBucket); err != nil {
+		return nil, nil, fmt.Errorf("cluster: bucket %s: %w", searchBucket, err)
+	}
+	return members, beats, nil
+}
+
+// listSearch lists the nodes with a heartbeat, and the members without
+// one (lapsed), each sorted. The members are listed first: a node beats
+// before it becomes a member, so one listed as a member without a
+// heartbeat has not just joined (it lapsed, or is leaving).
+func listSearch(ctx context.Context, members, beats jetstream.KeyValue) (serving, lapsed []string, err error) {
+	names, err := listKeys(ctx, members)
+	if err != nil {
 		return nil, nil, fmt.Errorf("cluster: search members: %w", err)
 	}
 	if serving, err = listKeys(ctx, beats); err != nil {
 		return nil, nil, fmt.Errorf("cluster: search nodes: %w", err)
 	}
-	return names, serving, nil
+	lapsed = slices.DeleteFunc(names, func(n string) bool {
+		_, alive := slices.BinarySearch(serving, n)
+		return alive
+	})
+	return serving, lapsed, nil
 }
 
 // Nodes are this node and the others serving search, as last listed,

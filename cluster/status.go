@@ -128,23 +128,19 @@ func readNodes(ctx context.Context, kv jetstream.KeyValue) (map[string]NodeStatu
 // readSearch reads the search's members and heartbeats: name → serving;
 // nil when no node has served search.
 func readSearch(ctx context.Context, js jetstream.JetStream) (map[string]bool, error) {
-	members, err := js.KeyValue(ctx, searchMemberBucket)
+	members, beats, err := openSearch(ctx, js)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cluster: bucket %s: %w", searchMemberBucket, err)
+		return nil, err
 	}
-	beats, err := js.KeyValue(ctx, searchBucket)
-	if err != nil {
-		return nil, fmt.Errorf("cluster: bucket %s: %w", searchBucket, err)
-	}
-	names, serving, err := listSearch(ctx, members, beats)
+	serving, lapsed, err := listSearch(ctx, members, beats)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]bool{}
-	for _, n := range names {
+	for _, n := range lapsed {
 		out[n] = false
 	}
 	for _, n := range serving {
