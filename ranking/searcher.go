@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -26,9 +27,24 @@ type StatsReader interface {
 	Lookup(ctx context.Context, urls []string) ([]PageStats, error)
 }
 
-// ErrBadRequest is returned by Search for a request outside its limits;
-// the message names the parameter and the limit.
+// ErrBadRequest is returned by Search for a request outside its limits,
+// as a *RequestError.
 var ErrBadRequest = errors.New("ranking: bad request")
+
+// RequestError is a request outside the searcher's limits: the parameter,
+// its value and the limit, so a server can name them to its client. It
+// wraps ErrBadRequest.
+type RequestError struct {
+	Field string // query, user, page or size
+	Value string // for the query and the user id, their length
+	Limit string // what Value must be
+}
+
+func (e *RequestError) Error() string {
+	return fmt.Sprintf("%v: %s = %s: must be %s", ErrBadRequest, e.Field, e.Value, e.Limit)
+}
+
+func (e *RequestError) Unwrap() error { return ErrBadRequest }
 
 // Result is one entry of a result page.
 type Result struct {
@@ -164,15 +180,16 @@ func (s *Searcher) Candidates() int { return s.cfg.Candidates }
 
 // check validates a request against the searcher's limits.
 func (s *Searcher) check(user, query string, page, size int) error {
+	inRange := fmt.Sprintf("in [1, %d]", s.cfg.Candidates)
 	switch {
 	case query == "" || len(query) > MaxQueryLen:
-		return fmt.Errorf("%w: query of %d bytes: must be 1 to %d bytes", ErrBadRequest, len(query), MaxQueryLen)
+		return &RequestError{"query", fmt.Sprintf("%d bytes", len(query)), fmt.Sprintf("1 to %d bytes", MaxQueryLen)}
 	case user == "" || len(user) > MaxUserIDLen:
-		return fmt.Errorf("%w: user id of %d bytes: must be 1 to %d bytes", ErrBadRequest, len(user), MaxUserIDLen)
+		return &RequestError{"user", fmt.Sprintf("%d bytes", len(user)), fmt.Sprintf("1 to %d bytes", MaxUserIDLen)}
 	case size < 1 || size > s.cfg.Candidates:
-		return fmt.Errorf("%w: size = %d: must be in [1, %d]", ErrBadRequest, size, s.cfg.Candidates)
+		return &RequestError{"size", strconv.Itoa(size), inRange}
 	case page < 1 || page > s.cfg.Candidates:
-		return fmt.Errorf("%w: page = %d: must be in [1, %d]", ErrBadRequest, page, s.cfg.Candidates)
+		return &RequestError{"page", strconv.Itoa(page), inRange}
 	}
 	return nil
 }

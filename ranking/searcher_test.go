@@ -162,18 +162,20 @@ func TestSearchRejectsRequestsOutsideItsLimits(t *testing.T) {
 		name        string
 		user, query string
 		page, size  int
-		want        string
+		field, want string
 	}{
-		{"an empty query", "u", "  ", 1, 10, "query of 0 bytes"},
-		{"an oversized query", "u", strings.Repeat("q", MaxQueryLen+1), 1, 10, fmt.Sprintf("query of %d bytes", MaxQueryLen+1)},
-		{"a missing user", "", "q", 1, 10, "user id of 0 bytes"},
-		{"page zero", "u", "q", 0, 10, "page = 0: must be in [1, 1000]"},
-		{"a size past the candidates", "u", "q", 1, 1001, "size = 1001: must be in [1, 1000]"},
+		{"an empty query", "u", "  ", 1, 10, "query", "query = 0 bytes: must be 1 to 4096 bytes"},
+		{"an oversized query", "u", strings.Repeat("q", MaxQueryLen+1), 1, 10, "query", fmt.Sprintf("query = %d bytes", MaxQueryLen+1)},
+		{"a missing user", "", "q", 1, 10, "user", "user = 0 bytes: must be 1 to 128 bytes"},
+		{"page zero", "u", "q", 0, 10, "page", "page = 0: must be in [1, 1000]"},
+		{"a page past the candidates", "u", "q", 1001, 1, "page", "page = 1001: must be in [1, 1000]"},
+		{"a size past the candidates", "u", "q", 1, 1001, "size", "size = 1001: must be in [1, 1000]"},
 	} {
 		t.Run(c.name+" is a bad request", func(t *testing.T) {
 			_, err := s.Search(t.Context(), c.user, c.query, c.page, c.size)
-			if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("err = %v, want ErrBadRequest naming %q", err, c.want)
+			var re *RequestError
+			if !errors.Is(err, ErrBadRequest) || !errors.As(err, &re) || re.Field != c.field || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want a RequestError of %s naming %q", err, c.field, c.want)
 			}
 		})
 	}

@@ -149,9 +149,6 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	}
 	page, err := order(ctx, user, r.Query, cands, total, r.Page, r.Size)
 	if err != nil {
-		if errors.Is(err, ranking.ErrBadRequest) {
-			return Response{}, &InputError{Field: "q", Value: r.Query, Message: err.Error()}
-		}
 		return Response{}, inputError(err)
 	}
 	urls := make([]string, len(page.Results))
@@ -200,11 +197,23 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	return out, nil
 }
 
-// inputError turns the index's query syntax errors into the server's 400.
+// inputError turns the index's query syntax errors and the ranking's
+// limits into the server's 400, named by the request's parameter.
 func inputError(err error) error {
 	var qe *index.QueryError
 	if errors.As(err, &qe) {
 		return &InputError{Code: CodeBadQuery, Field: "q", Message: qe.Msg}
+	}
+	var re *ranking.RequestError
+	if errors.As(err, &re) {
+		field := re.Field
+		switch field {
+		case "query":
+			field = "q"
+		case "user":
+			field = UserCookie + " cookie"
+		}
+		return &InputError{Field: field, Value: re.Value, Limit: re.Limit, Message: re.Value + " is outside the searcher's limits"}
 	}
 	return err
 }

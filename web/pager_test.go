@@ -168,3 +168,39 @@ func pagerHTML(t *testing.T, s *stack, q string, size, last int) {
 		t.Errorf("the pager reaches %d pages, want %d", len(pages), last)
 	}
 }
+
+// TestAPageBeyondWhatASearchOrdersIsNamed asks the real engine for the
+// page after the deepest one ranking.candidates allows at size 1: the
+// answer is a 400 naming the page, its value and the limit, over JSON and
+// on the HTML page (a request past the ranking's limits was once blamed
+// on the query).
+func TestAPageBeyondWhatASearchOrdersIsNamed(t *testing.T) {
+	s := newStack(t)
+	deepest := s.cfg.Ranking.Candidates
+	page := fmt.Sprint(deepest + 1)
+	res, err := http.Get(fmt.Sprintf("%s/api/v1/search?q=%s&size=1&page=%s", s.srv.URL, url.QueryEscape(s.queries[0]), page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body struct {
+		Error struct{ Code, Field, Value, Limit, Message string }
+	}
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	e := body.Error
+	if wantLimit := fmt.Sprintf("in [1, %d]", deepest); res.StatusCode != http.StatusBadRequest ||
+		e.Code != web.CodeBadParameter || e.Field != "page" || e.Value != page || e.Limit != wantLimit || !strings.Contains(e.Message, page) {
+		t.Fatalf("status %d, error %+v: want 400 %s naming page = %s, limit %q", res.StatusCode, e, web.CodeBadParameter, page, wantLimit)
+	}
+	res, err = http.Get(fmt.Sprintf("%s/?q=%s&size=1&page=%s", s.srv.URL, url.QueryEscape(s.queries[0]), page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	html, _ := io.ReadAll(res.Body)
+	if want := `id="error">page: ` + page; res.StatusCode != http.StatusBadRequest || !strings.Contains(string(html), want) {
+		t.Fatalf("HTML: status %d, want 400 with %q in:\n%s", res.StatusCode, want, html)
+	}
+}
