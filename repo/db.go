@@ -23,6 +23,10 @@ import (
 // ErrNotFound is returned when a record does not exist.
 var ErrNotFound = errors.New("repo: not found")
 
+// ErrInUse is returned by Open when another process has the repository
+// open: Pebble locks its directory for one process at a time.
+var ErrInUse = errors.New("repo: in use by another process")
+
 // Config holds the repository's settings; defaults live in
 // configs/default.yaml under "repo".
 type Config struct {
@@ -96,6 +100,9 @@ func Open(dir string, cfg Config, opts Options) (*DB, error) {
 	}
 	pdb, err := pebble.Open(dir, popts)
 	cache.Unref()
+	if lockedElsewhere(err) {
+		return nil, fmt.Errorf("%w: %s (a running deltaq serve, run, crawl or demo holds it; stop that first, or go through its HTTP API)", ErrInUse, dir)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("repo: open %s: %w", dir, err)
 	}

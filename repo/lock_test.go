@@ -1,0 +1,93 @@
+//go:build unix
+
+package repo
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// holderEnv, set in the environment of the test binary, makes
+// TestOpenNamesAnotherProcessHoldingTheRepository the process that holds
+// the repository in the directory it names, until its stdin closes.
+const holderEnv = "DELTAQ_REPO_HOLDER"
+
+// TestOpenNamesAnotherProcessHoldingTheRepository opens a repository that
+// another process (this test binary again) has open: Open fails with
+// ErrInUse naming the directory, as a second deltaq command on a served
+// data directory does, and once the holder is gone the repository opens
+// with what it stored.
+func TestOpenNamesAnotherProcessHoldingTheRepository(t *testing.T) {
+	if dir := os.Getenv(holderEnv); dir != "" {
+		db, err := Open(dir, testConfig(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		os.Stdout.WriteString("holding\n")
+		bufio.NewReader(os.Stdin).ReadString('\n')
+		return
+	}
+	dir := t.TempDir()
+	db, err := Open(dir, testConfig(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := db.NewBatch(t.Context())
+	if err := b.PutPage(&Page{URL: "http://a.test/", State: StateLive}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	holder := exec.Command(os.Args[0], "-test.run=^TestOpenNamesAnotherProcessHoldingTheRepository$", "-test.count=1")
+	holder.Env = append(os.Environ(), holderEnv+"="+dir)
+	stdin, err := holder.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited := false
+	t.Cleanup(func() { // on an early failure
+		if !waited {
+			stdin.Close()
+			holder.Wait()
+		}
+	})
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "holding\n" {
+		t.Fatalf("holder said %q, %v", line, err)
+	}
+
+	_, err = Open(dir, testConfig(), Options{})
+	if !errors.Is(err, ErrInUse) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "another process") {
+		t.Fatalf("open while another process holds it: %v, want ErrInUse naming %s", err, dir)
+	}
+
+	stdin.Close()
+	waited = true
+	if err := holder.Wait(); err != nil {
+		t.Fatalf("holder: %v", err)
+	}
+	db, err = Open(dir, testConfig(), Options{})
+	if err != nil {
+		t.Fatalf("open after the holder ended: %v", err)
+	}
+	defer db.Close()
+	if _, err := db.Page("http://a.test/"); err != nil {
+		t.Fatalf("the page stored before: %v", err)
+	}
+}
