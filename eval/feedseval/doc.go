@@ -3,7 +3,8 @@
 // prior work") on real posting times, trace-driven.
 //
 // It learns every feed's rate and weekly profile (package feeds) on the
-// first eval.feeds.learn_weeks of the trace's year, plans each policy at
+// first eval.feeds.learn_weeks of the trace's year, as the live planner
+// learns them (feeds.LearnRecent at the end of those weeks), plans each policy at
 // each budget (polls per feed per day) as one weekly plan, and delays every
 // posting of the rest of the year until its feed's next poll. Policies:
 // uniform; placement-only (Thm. 3); allocation-only (Thm. 1); combined

@@ -266,8 +266,16 @@ func learn(cfg Config, fcfg feeds.Config, tr *feedtrace.Trace) (*Summary, []feed
 			return fail(err)
 		}
 	}
-	models, centroids := feeds.LearnAll(fcfg, postings, sum.LearnFrom, sum.EvalFrom, rand.New(rand.NewPCG(cfg.Seed, 1)))
-	sum.Clusters = centroids
+	// The models are what the live planner (feeds.PlanAll) learns, from
+	// the learning weeks: LearnRecent at the evaluation's start, every
+	// feed's postings known up to then. The clusters describe those weeks.
+	rng := rand.New(rand.NewPCG(cfg.Seed, 1))
+	_, sum.Clusters = feeds.LearnAll(fcfg, postings, sum.LearnFrom, sum.EvalFrom, rng)
+	known := make([]time.Time, len(postings))
+	for i := range known {
+		known[i] = sum.EvalFrom
+	}
+	models := feeds.LearnRecent(fcfg, postings, sum.LearnFrom, known, sum.EvalFrom, rng)
 	return sum, models, grid, bounds, nil
 }
 
