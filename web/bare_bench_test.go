@@ -132,7 +132,7 @@ func (u usage) plus(v usage) usage {
 }
 
 func (u usage) minus(v usage) usage {
-	return usage{u.CPU - v.CPU, u.Writes - v.Writes, u.Written - v.Written, u.NoIO || v.NoIO}
+	return u.plus(usage{-v.CPU, -v.Writes, -v.Written, v.NoIO})
 }
 
 // processUsage is the process's usage.
