@@ -91,10 +91,7 @@ func (f *Frontier) PlanMonitor(ctx context.Context) (int, error) {
 // queued for its first fetch. A URL whose record cannot be read counts as
 // on its way, to be looked at again later.
 func (f *Frontier) OnItsWay(url string) bool {
-	f.mu.Lock()
-	_, pending := f.mu.pending[url]
-	f.mu.Unlock()
-	if pending {
+	if f.pendingURL(url) {
 		return true
 	}
 	p, err := f.db.Page(url)
@@ -102,6 +99,19 @@ func (f *Frontier) OnItsWay(url string) bool {
 		return false
 	}
 	return err != nil || p.State == repo.StateQueued
+}
+
+// RecordOnItsWay is OnItsWay for a page whose record the caller has read.
+func (f *Frontier) RecordOnItsWay(p *repo.Page) bool {
+	return p.State == repo.StateQueued || f.pendingURL(p.URL)
+}
+
+// pendingURL reports whether url is queued in this frontier.
+func (f *Frontier) pendingURL(url string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, pending := f.mu.pending[url]
+	return pending
 }
 
 // RunMonitor plans monitoring polls at the start of every monitor instant

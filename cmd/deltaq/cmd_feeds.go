@@ -276,14 +276,15 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 	defer b.Close()
 	var queued []repo.QueueItem
 	for _, f := range list {
-		if cr.f.OnItsWay(f.URL) {
-			continue
-		}
-		if _, err := db.Page(f.URL); errors.Is(err, repo.ErrNotFound) {
+		p, err := db.Page(f.URL)
+		switch {
+		case errors.Is(err, repo.ErrNotFound):
 			fresh = append(fresh, f.URL)
 			continue
-		} else if err != nil {
+		case err != nil:
 			return err
+		case cr.f.RecordOnItsWay(&p):
+			continue
 		}
 		it, err := cr.f.Enqueue(b, f.URL, repo.ReasonRecrawl, time.Now())
 		if err != nil {
