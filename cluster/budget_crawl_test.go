@@ -123,8 +123,10 @@ func crawlOnBudget(t *testing.T, srv *httptest.Server, hosts []string, divided b
 	for _, n := range nodes {
 		if err := n.m.WaitNodes(gctx, len(nodes)); err != nil {
 			var status strings.Builder
-			if st, err := cluster.ReadStatus(t.Context(), nc.URL(), budgetShards); err == nil {
-				err = st.Write(&status)
+			if st, err := cluster.ReadStatus(t.Context(), nc.URL(), budgetShards); err != nil {
+				fmt.Fprintf(&status, "(unreadable: %v)", err)
+			} else if err := st.Write(&status); err != nil {
+				fmt.Fprintf(&status, "(%v)", err)
 			}
 			t.Fatalf("waiting for %d nodes fairly leased: %v; the cluster:\n%s", len(nodes), err, status.String())
 		}

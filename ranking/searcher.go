@@ -274,7 +274,7 @@ func dedupe(cands []Candidate, limit int, seed maphash.Seed) []Candidate {
 		size <<= 1
 	}
 	var small [512]int32 // 1 + index into cands; 0: free
-	slots := small[:]
+	var slots []int32
 	if size <= len(small) {
 		slots = small[:size]
 	} else {

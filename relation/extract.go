@@ -50,7 +50,7 @@ func ParseSelector(spec string) (Selector, error) {
 		}
 		return s, nil
 	}
-	return Selector{}, fmt.Errorf("relation: selector %q: must start with css: or header:", spec)
+	return Selector{}, fmt.Errorf("relation: selector %q: must start with \"css:\" or \"header:\"", spec)
 }
 
 // String is the spec the selector was parsed from.

@@ -85,7 +85,6 @@ func newClock(t time.Time) *fakeClock {
 }
 func (c *fakeClock) now() time.Time      { return time.Unix(0, c.t.Load()).UTC() }
 func (c *fakeClock) add(d time.Duration) { c.t.Add(int64(d)) }
-func (c *fakeClock) set(t time.Time)     { c.t.Store(t.UnixNano()) }
 func loopbackClient() *http.Client       { return &http.Client{Timeout: 10 * time.Second} }
 func fetcher(max int64) HTTPFetcher      { return HTTPFetcher{Client: loopbackClient(), MaxBytes: max} }
 func htmlPage(body string) string {

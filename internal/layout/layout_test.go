@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"go/build"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -70,7 +70,7 @@ func violations(imports map[string][]string) []string {
 // moduleImports runs `go list` over the whole module.
 func moduleImports(t *testing.T) map[string][]string {
 	t.Helper()
-	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goCmd := filepath.Join(build.Default.GOROOT, "bin", "go") // the toolchain that built this test
 	if _, err := os.Stat(goCmd); err != nil {
 		if goCmd, err = exec.LookPath("go"); err != nil {
 			t.Fatalf("no go command to list the module's packages: %v", err)
