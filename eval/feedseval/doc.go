@@ -4,9 +4,10 @@
 //
 // It learns every feed's rate and weekly profile (package feeds) on the
 // first eval.feeds.learn_weeks of the trace's year, as the live planner
-// learns them (feeds.LearnRecent at the end of those weeks), plans each policy at
-// each budget (polls per feed per day) as one weekly plan, and delays every
-// posting of the rest of the year until its feed's next poll. Policies:
+// learns them (feeds.LearnRecent at the end of those weeks), plans each
+// policy at each budget (polls per feed per day) as one weekly plan, and
+// delays every posting of the rest of the year until its feed's next
+// poll. Policies:
 // uniform; placement-only (Thm. 3); allocation-only (Thm. 1); combined
 // (both, feeds.Combined); Cho & Garcia-Molina's age- and freshness-optimal
 // allocations (cgm.go), evenly spaced like their fixed-order refresh; and
