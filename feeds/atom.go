@@ -32,7 +32,9 @@ func WriteAtom(w io.Writer, title, self string, items []StoredItem) error {
 		Updated string   `xml:"updated"`
 		Entries []entry  `xml:"entry"`
 	}
-	var updated time.Time
+	// An empty feed was never updated: the Unix epoch, as the
+	// notification feeds say it, rather than year 1.
+	updated := time.Unix(0, 0)
 	for _, it := range items {
 		if it.FirstSeen.After(updated) {
 			updated = it.FirstSeen

@@ -78,6 +78,12 @@ func TestFeedRoutes(t *testing.T) {
 	if err != nil || len(p.Items) != 2 || p.Items[0].Title != "second" && p.Items[0].Title != "first" || p.Items[0].Link == "" {
 		t.Fatalf("the river's Atom does not read back as a feed: %v %+v\n%s", err, p, b)
 	}
+	// A river with nothing since: a feed reader still gets a valid feed,
+	// never updated (the epoch, not year 1).
+	code, b = get("/api/v1/river?format=atom&since=2026-01-01T00:00:00Z")
+	if p, err := feeds.Parse([]byte(b), 1<<20, 10); code != 200 || err != nil || len(p.Items) != 0 || !strings.Contains(b, "<updated>1970-01-01T00:00:00Z</updated>") {
+		t.Fatalf("an empty river's Atom: %d, %v\n%s", code, err, b)
+	}
 	if code, _ = get("/api/v1/river?format=rss"); code != 400 {
 		t.Fatalf("unknown format: %d", code)
 	}
