@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/deltaq/deltaq/ads"
@@ -42,8 +43,12 @@ type adsAPI struct {
 
 // routes mounts the advertiser API on mux.
 func (api *adsAPI) routes(mux *http.ServeMux) {
-	mux.HandleFunc("GET "+adsAPIPrefix+"{$}", api.authed(api.apiList))
-	mux.HandleFunc("POST "+adsAPIPrefix+"{$}", api.authed(api.apiCreate))
+	// The collection answers with and without the trailing slash: without
+	// it, the mux would answer an HTML redirect.
+	for _, collection := range []string{adsAPIPrefix + "{$}", strings.TrimSuffix(adsAPIPrefix, "/")} {
+		mux.HandleFunc("GET "+collection, api.authed(api.apiList))
+		mux.HandleFunc("POST "+collection, api.authed(api.apiCreate))
+	}
 	mux.HandleFunc("GET "+adsAPIPrefix+"account", api.authed(api.apiAccount))
 	mux.HandleFunc("PATCH "+adsAPIPrefix+"account", api.authed(api.apiSetBudget))
 	mux.HandleFunc("GET "+adsAPIPrefix+"report", api.authed(api.apiReport))

@@ -167,9 +167,11 @@ func TestAPIAdLifecycle(t *testing.T) {
 	}
 	path := adsAPIPrefix + itoa(created.ID)
 
-	var list struct{ Ads []adJSON }
-	if code := e.call("GET", adsAPIPrefix, key, "", &list); code != 200 || len(list.Ads) != 1 || list.Ads[0].ID != created.ID {
-		t.Fatalf("list: %d %+v", code, list)
+	for _, collection := range []string{adsAPIPrefix, strings.TrimSuffix(adsAPIPrefix, "/")} {
+		var list struct{ Ads []adJSON }
+		if code := e.call("GET", collection, key, "", &list); code != 200 || len(list.Ads) != 1 || list.Ads[0].ID != created.ID {
+			t.Fatalf("list at %s: %d %+v", collection, code, list)
+		}
 	}
 	var got adJSON
 	if code := e.call("GET", path, key, "", &got); code != 200 || got.Title != "Shoes" {
