@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -190,7 +191,9 @@ func (a *app) newWatchCmd() *cobra.Command {
 
 	byID := func(use, short string, fn func(ctx context.Context, e *watchEnv, id string) error) *cobra.Command {
 		return &cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(1), RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withWatches(cmd, &dataDir, func(ctx context.Context, e *watchEnv) error { return fn(ctx, e, args[0]) })
+			return a.withWatches(cmd, &dataDir, func(ctx context.Context, e *watchEnv) error {
+				return noSuch(fn(ctx, e, args[0]), "sentinel", args[0], "deltaq watch list")
+			})
 		}}
 	}
 	showCmd := byID("show ID", "Show a sentinel and its evaluation record", func(ctx context.Context, e *watchEnv, id string) error {
@@ -299,9 +302,20 @@ func (a *app) newAlertCmd() *cobra.Command {
 	rmCmd := &cobra.Command{
 		Use: "rm ID", Short: "Remove a standing query", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withAlerts(cmd, func(ctx context.Context, m *alert.Matcher) error { return m.Remove(ctx, args[0]) })
+			return withAlerts(cmd, func(ctx context.Context, m *alert.Matcher) error {
+				return noSuch(m.Remove(ctx, args[0]), "alert", args[0], "deltaq alert list")
+			})
 		},
 	}
 	cmd.AddCommand(addCmd, listCmd, rmCmd)
 	return cmd
+}
+
+// noSuch turns err, when it is a record not found, into an error that
+// names what the user asked for and the command that lists what there is.
+func noSuch(err error, what, id, list string) error {
+	if errors.Is(err, repo.ErrNotFound) {
+		return fmt.Errorf("no %s %q (%s shows them)", what, id, list)
+	}
+	return err
 }

@@ -54,7 +54,10 @@ func TestWatchCommands(t *testing.T) {
 		{[]string{"watch", "add", u, "--every", "soon"}, `--every "soon"`},
 		{[]string{"watch", "add", u, "--notify", "sms:1"}, `notify "sms:1"`},
 		{[]string{"watch", "add", u, "--until", "tomorrow"}, `--until "tomorrow"`},
-		{[]string{"watch", "show", "w9"}, "not found"},
+		{[]string{"watch", "show", "w9"}, `no sentinel "w9" (deltaq watch list shows them)`},
+		{[]string{"watch", "rm", "w9"}, `no sentinel "w9"`},
+		{[]string{"alert", "rm", "a9"}, `no alert "a9" (deltaq alert list shows them)`},
+		{[]string{"alert", "rm", "w1"}, `no alert "w1"`},
 		{[]string{"alert", "add", `"unclosed`}, "q:"},
 	} {
 		if _, _, err := run(t, append(c.args, "--data", data)...); err == nil || !strings.Contains(err.Error(), c.want) {
