@@ -34,7 +34,7 @@ history, versions, links and ΔQ_A measurements.`,
 				if out == "" {
 					return fmt.Errorf("--out: an output file is required")
 				}
-				return nil
+				return crawledRepo(dataDir)
 			})
 			if err != nil {
 				return err

@@ -24,7 +24,7 @@ func (a *app) newHostsCmd() *cobra.Command {
 		Short: "Per-host statistics: pages by state, last outcomes, queue, robots.txt and back-off",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, db, _, err := a.loadRepo(cmd, dataDir, nil)
+			_, db, _, err := a.loadRepo(cmd, dataDir, func() error { return crawledRepo(dataDir) })
 			if err != nil {
 				return err
 			}
@@ -99,7 +99,7 @@ func (a *app) newQueueCmd() *cobra.Command {
 				if host == "" && cmd.Flags().Changed("host") {
 					return errors.New("--host: empty")
 				}
-				return nil
+				return crawledRepo(dataDir)
 			})
 			if err != nil {
 				return err
@@ -172,7 +172,10 @@ The crawl and the server must be stopped (they hold the repository).`,
 			if err != nil {
 				return err
 			}
-			if (host == "") == (len(args) == 0) {
+			switch {
+			case host == "" && cmd.Flags().Changed("host"):
+				return errors.New("--host: empty")
+			case (host == "") == (len(args) == 0):
 				return errors.New("give URLs to remove or --host HOST, not both")
 			}
 			urls := make([]string, len(args))
@@ -180,6 +183,9 @@ The crawl and the server must be stopped (they hold the repository).`,
 				if urls[i], err = urlnorm.Normalize(raw); err != nil {
 					return fmt.Errorf("URL %q: %w", raw, err)
 				}
+			}
+			if err := crawledRepo(dataDir); err != nil {
+				return err
 			}
 			logger := a.logger(cfg)
 			db, err := openRepo(dataDir, cfg, logger)

@@ -24,7 +24,7 @@ func (a *app) newIndexCmd() *cobra.Command {
 		Short: "Rebuild the index from every indexable page of the repository",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, db, logger, err := a.loadRepo(cmd, dataDir, nil)
+			cfg, db, logger, err := a.loadRepo(cmd, dataDir, func() error { return crawledRepo(dataDir) })
 			if err != nil {
 				return err
 			}
@@ -65,6 +65,9 @@ func (a *app) newPageCmd() *cobra.Command {
 			u, err := urlnorm.Normalize(args[0])
 			if err != nil {
 				return fmt.Errorf("URL %q: %w", args[0], err)
+			}
+			if err := crawledRepo(dataDir); err != nil {
+				return err
 			}
 			db, err := openRepo(dataDir, cfg, a.logger(cfg))
 			if err != nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,6 +71,35 @@ func TestBadInputGivesClearErrors(t *testing.T) {
 			_, _, err := run(t, c.args...)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want it to mention %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestCommandsThatReadARepositoryRefuseADirectoryWithout runs every
+// command that reads a crawled repository on a --data directory that has
+// none (a mistyped path): each stops with an error naming the directory,
+// and creates nothing there, where it used to create an empty repository
+// and report on it (serve served it).
+func TestCommandsThatReadARepositoryRefuseADirectoryWithout(t *testing.T) {
+	for _, args := range [][]string{
+		{"serve"},
+		{"hosts"},
+		{"queue"},
+		{"rm", "http://a.test/"},
+		{"index", "rebuild"},
+		{"page", "explain", "http://a.test/"},
+		{"export", "--out", filepath.Join(t.TempDir(), "out.warc")},
+		{"backup", filepath.Join(t.TempDir(), "copy")},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "mistyped")
+			_, _, err := run(t, append(args, "--data", data)...)
+			if err == nil || !strings.Contains(err.Error(), "--data "+data+": no repository there") {
+				t.Fatalf("err = %v, want it to say %s holds no repository", err, data)
+			}
+			if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("%s: %v, want it left uncreated", data, err)
 			}
 		})
 	}

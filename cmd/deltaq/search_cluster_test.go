@@ -253,13 +253,22 @@ func TestThreeServeNodesAnswerAsOneIndex(t *testing.T) {
 }
 
 func TestServeClusterFlagsGiveClearErrors(t *testing.T) {
+	// serve reads a repository: each case gets an empty one.
+	data := func() string {
+		dir := t.TempDir()
+		_, db := openData(t, dir)
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"serve", "--data", t.TempDir(), "--cluster", "nats://127.0.0.1:1"}, `cluster.node = ""`},
-		{[]string{"serve", "--data", t.TempDir(), "--cluster", "nats://127.0.0.1:1", "--node", "a b"}, `cluster.node = "a b"`},
-		{[]string{"serve", "--data", t.TempDir(), "--cluster", "nats://127.0.0.1:1", "--node", "a"}, "connect nats://127.0.0.1:1"},
+		{[]string{"serve", "--data", data(), "--cluster", "nats://127.0.0.1:1"}, `cluster.node = ""`},
+		{[]string{"serve", "--data", data(), "--cluster", "nats://127.0.0.1:1", "--node", "a b"}, `cluster.node = "a b"`},
+		{[]string{"serve", "--data", data(), "--cluster", "nats://127.0.0.1:1", "--node", "a"}, "connect nats://127.0.0.1:1"},
 	} {
 		t.Run(strings.Join(c.args[3:], " "), func(t *testing.T) {
 			_, _, err := run(t, c.args...)

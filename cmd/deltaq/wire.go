@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -36,6 +38,23 @@ func openRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (*repo.D
 		return nil, fmt.Errorf("--data %s: %w", dataDir, err)
 	}
 	return repo.Open(filepath.Join(dataDir, repoDir), cfg.Repo, repo.Options{Logger: logger})
+}
+
+// crawledRepo checks that dataDir holds a repository, for the commands
+// that read one: a mistyped --data would otherwise be created empty and
+// read as a repository with nothing in it.
+func crawledRepo(dataDir string) error {
+	if dataDir == "" {
+		return fmt.Errorf("--data: a data directory is required")
+	}
+	_, err := os.Stat(filepath.Join(dataDir, repoDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("--data %s: no repository there (deltaq crawl or deltaq run makes one)", dataDir)
+	}
+	if err != nil {
+		return fmt.Errorf("--data %s: %w", dataDir, err)
+	}
+	return nil
 }
 
 // crawl is a crawler, its frontier and its discovery statistics over one
