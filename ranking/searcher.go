@@ -180,19 +180,22 @@ func (s *Searcher) Candidates() int { return s.cfg.Candidates }
 
 // check validates a request against the searcher's limits.
 func (s *Searcher) check(user, query string, page, size int) error {
-	inRange := fmt.Sprintf("in [1, %d]", s.cfg.Candidates)
 	switch {
 	case query == "" || len(query) > MaxQueryLen:
 		return &RequestError{"query", fmt.Sprintf("%d bytes", len(query)), fmt.Sprintf("1 to %d bytes", MaxQueryLen)}
 	case user == "" || len(user) > MaxUserIDLen:
 		return &RequestError{"user", fmt.Sprintf("%d bytes", len(user)), fmt.Sprintf("1 to %d bytes", MaxUserIDLen)}
 	case size < 1 || size > s.cfg.Candidates:
-		return &RequestError{"size", strconv.Itoa(size), inRange}
+		return &RequestError{"size", strconv.Itoa(size), s.inRange()}
 	case page < 1 || page > s.cfg.Candidates:
-		return &RequestError{"page", strconv.Itoa(page), inRange}
+		return &RequestError{"page", strconv.Itoa(page), s.inRange()}
 	}
 	return nil
 }
+
+// inRange is the limit of page and size: written only for a refusal, as
+// every search is checked.
+func (s *Searcher) inRange() string { return fmt.Sprintf("in [1, %d]", s.cfg.Candidates) }
 
 // order orders, merges and cuts the distinct candidates of a checked
 // request.
