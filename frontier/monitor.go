@@ -62,7 +62,7 @@ func (f *Frontier) PlanMonitor(ctx context.Context) (int, error) {
 	var urls []string
 	if n > 0 {
 		var err error
-		urls, err = f.monitor.Pick(ctx, now, n, f.OnItsWay)
+		urls, err = f.monitor.Pick(ctx, now, n, f.onItsWay)
 		if err != nil {
 			return 0, fmt.Errorf("frontier: monitor picks: %w", err)
 		}
@@ -86,11 +86,11 @@ func (f *Frontier) PlanMonitor(ctx context.Context) (int, error) {
 	return queued, nil
 }
 
-// OnItsWay reports whether url is already on its way to a fetch: queued for
+// onItsWay reports whether url is already on its way to a fetch: queued for
 // a re-fetch or monitoring poll, or a URL the repository knows only as
 // queued for its first fetch. A URL whose record cannot be read counts as
 // on its way, to be looked at again later.
-func (f *Frontier) OnItsWay(url string) bool {
+func (f *Frontier) onItsWay(url string) bool {
 	if f.pendingURL(url) {
 		return true
 	}
@@ -101,7 +101,7 @@ func (f *Frontier) OnItsWay(url string) bool {
 	return err != nil || p.State == repo.StateQueued
 }
 
-// RecordOnItsWay is OnItsWay for a page whose record the caller has read.
+// RecordOnItsWay is onItsWay for a page whose record the caller has read.
 func (f *Frontier) RecordOnItsWay(p *repo.Page) bool {
 	return p.State == repo.StateQueued || f.pendingURL(p.URL)
 }

@@ -54,8 +54,8 @@ func TestOnItsWayKnowsQueuedPages(t *testing.T) {
 	f := openFrontier(t, db, Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 100, Period: time.Hour}, HostBuffer: 4, Window: 8, Exploration: "thompson", Changes: "accumulate"}, fixedGate{capacity: 1}, clock.Real{})
 	ask := func(url string, want bool) {
 		t.Helper()
-		if got := f.OnItsWay(url); got != want {
-			t.Errorf("OnItsWay(%s) = %v, want %v", url, got, want)
+		if got := f.onItsWay(url); got != want {
+			t.Errorf("onItsWay(%s) = %v, want %v", url, got, want)
 		}
 		p, err := db.Page(url)
 		if errors.Is(err, repo.ErrNotFound) {
