@@ -38,11 +38,8 @@ server must be stopped, as they hold the repository open.`,
 			} else if !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("backup %s: %w", out, err)
 			}
-			if err := crawledRepo(dataDir); err != nil {
-				return err
-			}
 			logger := a.logger(cfg)
-			db, err := openRepo(dataDir, cfg, logger)
+			db, err := openCrawledRepo(dataDir, cfg, logger)
 			if err != nil {
 				return err
 			}

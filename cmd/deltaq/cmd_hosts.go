@@ -184,11 +184,8 @@ The crawl and the server must be stopped (they hold the repository).`,
 					return fmt.Errorf("URL %q: %w", raw, err)
 				}
 			}
-			if err := crawledRepo(dataDir); err != nil {
-				return err
-			}
 			logger := a.logger(cfg)
-			db, err := openRepo(dataDir, cfg, logger)
+			db, err := openCrawledRepo(dataDir, cfg, logger)
 			if err != nil {
 				return err
 			}

@@ -66,10 +66,7 @@ func (a *app) newPageCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("URL %q: %w", args[0], err)
 			}
-			if err := crawledRepo(dataDir); err != nil {
-				return err
-			}
-			db, err := openRepo(dataDir, cfg, a.logger(cfg))
+			db, err := openCrawledRepo(dataDir, cfg, a.logger(cfg))
 			if err != nil {
 				return err
 			}

@@ -29,10 +29,13 @@ const (
 // indexPath is the index directory under the data directory.
 func indexPath(dataDir string) string { return filepath.Join(dataDir, indexDir) }
 
+// errNoData is the error of a command given no --data.
+var errNoData = errors.New("--data: a data directory is required")
+
 // openRepo opens (creating) the repository under the data directory.
 func openRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (*repo.DB, error) {
 	if dataDir == "" {
-		return nil, fmt.Errorf("--data: a data directory is required")
+		return nil, errNoData
 	}
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("--data %s: %w", dataDir, err)
@@ -45,7 +48,7 @@ func openRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (*repo.D
 // read as a repository with nothing in it.
 func crawledRepo(dataDir string) error {
 	if dataDir == "" {
-		return fmt.Errorf("--data: a data directory is required")
+		return errNoData
 	}
 	_, err := os.Stat(filepath.Join(dataDir, repoDir))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -55,6 +58,15 @@ func crawledRepo(dataDir string) error {
 		return fmt.Errorf("--data %s: %w", dataDir, err)
 	}
 	return nil
+}
+
+// openCrawledRepo opens the repository under the data directory, which
+// must hold one (crawledRepo).
+func openCrawledRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (*repo.DB, error) {
+	if err := crawledRepo(dataDir); err != nil {
+		return nil, err
+	}
+	return openRepo(dataDir, cfg, logger)
 }
 
 // crawl is a crawler, its frontier and its discovery statistics over one
