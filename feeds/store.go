@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -94,41 +95,43 @@ func IDOf(u string) string {
 	return hex.EncodeToString(h[:8])
 }
 
-// AddOptions are a subscription's own settings; zero takes the defaults.
+// AddOptions are a subscription's own settings. A zero one leaves the
+// setting as it is: the default for a new feed, the feed's own for one
+// already there, so that importing a list that holds it keeps its settings.
 type AddOptions struct {
 	Weight                   float64
 	MinInterval, MaxInterval time.Duration
 }
 
 // Add subscribes to the feed at rawURL (http or https); adding one already
-// there updates its options and keeps its state.
+// there updates the options given and keeps the rest, and its state.
 func (s *Store) Add(ctx context.Context, rawURL string, o AddOptions, now time.Time) (Feed, error) {
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Feed{}, fmt.Errorf("feeds: url %q: must be an absolute http or https URL", rawURL)
 	}
-	if o.Weight == 0 {
-		o.Weight = 1
-	}
-	if o.MinInterval == 0 {
-		o.MinInterval = s.cfg.MinInterval
-	}
-	if o.MaxInterval == 0 {
-		o.MaxInterval = s.cfg.MaxInterval
-	}
-	if !(o.Weight > 0) {
-		return Feed{}, fmt.Errorf("feeds: --weight = %g: must be > 0", o.Weight)
-	}
-	if _, err := BoundsFor(o.MinInterval, o.MaxInterval); err != nil {
-		return Feed{}, err
+	if o.Weight != 0 && !(o.Weight > 0 && o.Weight <= math.MaxFloat64) {
+		return Feed{}, fmt.Errorf("feeds: --weight = %g: must be a finite number > 0", o.Weight)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f, err := s.Get(IDOf(u.String()))
 	switch {
 	case errors.Is(err, ErrUnknownFeed):
-		f = Feed{ID: IDOf(u.String()), URL: u.String(), Added: now}
+		f = Feed{ID: IDOf(u.String()), URL: u.String(), Added: now, Weight: 1, MinInterval: s.cfg.MinInterval, MaxInterval: s.cfg.MaxInterval}
 	case err != nil:
+		return Feed{}, err
+	}
+	if o.Weight == 0 {
+		o.Weight = f.Weight
+	}
+	if o.MinInterval == 0 {
+		o.MinInterval = f.MinInterval
+	}
+	if o.MaxInterval == 0 {
+		o.MaxInterval = f.MaxInterval
+	}
+	if _, err := BoundsFor(o.MinInterval, o.MaxInterval); err != nil {
 		return Feed{}, err
 	}
 	f.Weight, f.MinInterval, f.MaxInterval = o.Weight, o.MinInterval, o.MaxInterval

@@ -3,6 +3,7 @@ package feeds
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -194,6 +195,45 @@ func TestParseReadsRSSAndAtom(t *testing.T) {
 		if p.Items[0].Published.IsZero() {
 			t.Errorf("item 0 has no published time")
 		}
+	}
+}
+
+// TestAddAgainKeepsWhatItIsNotGiven re-adds a feed with its own settings,
+// as importing a list that holds it does: the settings not given stay the
+// feed's, not the defaults, and so do its state; a weight that is not a
+// finite positive number is refused, naming it, with nothing changed.
+func TestAddAgainKeepsWhatItIsNotGiven(t *testing.T) {
+	s, db := openStore(t, vfs.NewMem(), "")
+	defer db.Close()
+	const u = "http://x.test/feed"
+	if _, err := s.Add(t.Context(), u, AddOptions{Weight: 3, MinInterval: time.Hour, MaxInterval: 48 * time.Hour}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Record(t.Context(), IDOf(u), Fetch{At: t0, Status: 200, Body: atom(t0.Add(-time.Hour))}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := s.Add(t.Context(), u, AddOptions{}, t0.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Weight != 3 || f.MinInterval != time.Hour || f.MaxInterval != 48*time.Hour || f.Fetches != 1 || !f.Added.Equal(t0) {
+		t.Errorf("added again with no options: %+v, want weight 3, every 1h to 48h, 1 fetch, added %v", f, t0)
+	}
+	f, err = s.Add(t.Context(), u, AddOptions{MaxInterval: 24 * time.Hour}, t0)
+	if err != nil || f.Weight != 3 || f.MinInterval != time.Hour || f.MaxInterval != 24*time.Hour {
+		t.Errorf("added again with a max interval: %+v, %v; want weight 3, every 1h to 24h", f, err)
+	}
+	for _, w := range []float64{math.Inf(1), math.NaN(), -1} {
+		_, err := s.Add(t.Context(), u, AddOptions{Weight: w}, t0)
+		if err == nil || !strings.Contains(err.Error(), "--weight") {
+			t.Errorf("weight %g: %v, want an error naming --weight", w, err)
+		}
+	}
+	if f, err := s.Get(IDOf(u)); err != nil || f.Weight != 3 {
+		t.Errorf("after the refusals: %+v, %v; want weight 3", f, err)
+	}
+	if f, err := s.Add(t.Context(), "http://y.test/feed", AddOptions{}, t0); err != nil || f.Weight != 1 || f.MinInterval != 15*time.Minute || f.MaxInterval != 7*24*time.Hour {
+		t.Errorf("a new feed with no options: %+v, %v; want the defaults", f, err)
 	}
 }
 

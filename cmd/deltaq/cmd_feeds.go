@@ -42,7 +42,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 	var opts feeds.AddOptions
 	add := &cobra.Command{
 		Use:   "add URL [--weight W] [--min-interval D] [--max-interval D]",
-		Short: "Subscribe to a feed (again: update its settings, keep its state)",
+		Short: "Subscribe to a feed (again: change the settings given, keep the others and its state)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
@@ -59,7 +59,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 			})
 		},
 	}
-	add.Flags().Float64Var(&opts.Weight, "weight", 0, "importance w_i of the feed (default 1)")
+	add.Flags().Float64Var(&opts.Weight, "weight", 0, "importance w_i of the feed, > 0 (default 1)")
 	add.Flags().DurationVar(&opts.MinInterval, "min-interval", 0, "poll at most this often (default feeds.min_interval)")
 	add.Flags().DurationVar(&opts.MaxInterval, "max-interval", 0, "poll at least this often (default feeds.max_interval)")
 
