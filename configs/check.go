@@ -3,6 +3,7 @@ package configs
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -85,7 +86,12 @@ func scalarFits(s string, t reflect.Type) bool {
 	case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64:
 		_, err = strconv.ParseUint(s, 10, t.Bits())
 	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
-		_, err = strconv.ParseFloat(s, t.Bits())
+		// NaN and ±Inf parse, but no setting means them, and NaN passes
+		// every range check written as v < lo || v > hi.
+		var f float64
+		if f, err = strconv.ParseFloat(s, t.Bits()); err == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			return false
+		}
 	}
 	return err == nil
 }
@@ -102,7 +108,7 @@ func scalarWant(t reflect.Type) string {
 	case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64:
 		return "a whole number >= 0"
 	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
-		return "a number"
+		return "a finite number"
 	}
 	return "a single value"
 }

@@ -54,7 +54,7 @@ var expectedErrors = []struct {
 		`testdata/bad_scalars.bad.yaml:4: crawler.politeness.global = "many": must be a whole number`,
 	}},
 	{"bad_list_items.bad.yaml", []string{
-		`testdata/bad_list_items.bad.yaml:3: eval.sync.taus[1] = "high": must be a number`,
+		`testdata/bad_list_items.bad.yaml:3: eval.sync.taus[1] = "high": must be a finite number`,
 		"testdata/bad_list_items.bad.yaml:4: eval.sync.budgets = 100: must be a list",
 	}},
 	{"negative_delay.bad.yaml", []string{
@@ -123,7 +123,11 @@ func TestEveryBadFileHasAnExpectedMessage(t *testing.T) {
 
 func TestBadEnvironmentNamesTheVariableKeyValueAndWhatIsAllowed(t *testing.T) {
 	cases := []struct{ env, want string }{
-		{"DELTAQ_EVAL_SYNC_TAUS=0.1,x", `DELTAQ_EVAL_SYNC_TAUS: eval.sync.taus[1] = "x": must be a number`},
+		{"DELTAQ_EVAL_SYNC_TAUS=0.1,x", `DELTAQ_EVAL_SYNC_TAUS: eval.sync.taus[1] = "x": must be a finite number`},
+		// NaN passes a range check written v < lo || v > hi, so it is
+		// refused as no number at all, as is an infinity.
+		{"DELTAQ_FRONTIER_SPLIT_RECRAWL=NaN", `DELTAQ_FRONTIER_SPLIT_RECRAWL: frontier.split.recrawl = "NaN": must be a finite number`},
+		{"DELTAQ_EVAL_SYNC_TAUS=0.1,-Inf", `DELTAQ_EVAL_SYNC_TAUS: eval.sync.taus[1] = "-Inf": must be a finite number`},
 		{"DELTAQ_CRAWLER_POLITENESS_OVERRIDES=[{host: a, min_delay: soon}]",
 			`DELTAQ_CRAWLER_POLITENESS_OVERRIDES: crawler.politeness.overrides[0].min_delay = "soon": must be a duration such as 500ms, 2s or 1h30m`},
 		{"DELTAQ_CRAWLER_POLITENESS_OVERRIDES=[{host: a", `DELTAQ_CRAWLER_POLITENESS_OVERRIDES: crawler.politeness.overrides = "[{host: a": not a YAML list`},
