@@ -1,6 +1,7 @@
 package ads
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 )
@@ -23,6 +24,17 @@ const MaxMoneyUnits = 1e9
 // MoneyFromUnits converts an amount in currency units to micros, rounding
 // to the nearest micro.
 func MoneyFromUnits(u float64) Money { return Money(math.Round(u * float64(Unit))) }
+
+// UnitsIn converts an amount in currency units given for field (a request
+// or command-line field) to Money, refusing NaN and amounts outside
+// [0, MaxMoneyUnits], which Money cannot hold (the configured bounds are
+// the Store's to check).
+func UnitsIn(field string, u float64) (Money, error) {
+	if !(u >= 0 && u <= MaxMoneyUnits) {
+		return 0, &FieldError{Field: field, Value: strconv.FormatFloat(u, 'g', -1, 64), Limit: fmt.Sprintf("must be in [0, %g]", MaxMoneyUnits)}
+	}
+	return MoneyFromUnits(u), nil
+}
 
 // Units returns m in currency units.
 func (m Money) Units() float64 { return float64(m) / float64(Unit) }

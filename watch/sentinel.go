@@ -132,7 +132,7 @@ func (s *Spec) validate(cfg Config, now time.Time) error {
 			return fmt.Errorf("object %q: a phrase needs at least %d words (or a selector)", s.Object, cfg.PhraseMinWords)
 		}
 	}
-	if s.MinChange < 0 || s.MinChange > 1 {
+	if !(s.MinChange >= 0 && s.MinChange <= 1) { // NaN too
 		return fmt.Errorf("min_change = %v: must be in [0, 1]", s.MinChange)
 	}
 	if s.EveryN < 0 {

@@ -3,6 +3,7 @@ package watch
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -131,6 +132,7 @@ func TestInstallRejectsBadSpecs(t *testing.T) {
 		{Spec{URL: u, Type: Any}, "every = 0s: must be > 0"},
 		{Spec{URL: u, Type: Any, Every: time.Hour, Mode: Digest}, "period = 0s"},
 		{Spec{URL: u, Type: Any, Every: time.Hour, MinChange: 2}, "min_change = 2"},
+		{Spec{URL: u, Type: Any, Every: time.Hour, MinChange: math.NaN()}, "min_change = NaN"},
 		{Spec{URL: u, Type: Any, Every: time.Hour, Start: t0, Stop: t0.Add(-time.Hour)}, "must be after the start"},
 		{Spec{URL: s.url + "/missing", Type: Any, Every: time.Hour}, "status 404"},
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -274,7 +273,7 @@ func (api *adsAPI) apiSetBudget(w http.ResponseWriter, r *http.Request, adv ads.
 		api.apiFail(w, &ads.FieldError{Field: "daily_budget", Limit: "must be set (0 removes the budget)"})
 		return
 	}
-	m, err := unitsIn("daily_budget", *req.DailyBudget)
+	m, err := ads.UnitsIn("daily_budget", *req.DailyBudget)
 	if err != nil {
 		api.apiFail(w, err)
 		return
@@ -330,20 +329,13 @@ func targetsIn(in []targetJSON) ([]ads.Target, error) {
 		if t.Bid == nil {
 			return nil, &ads.FieldError{Field: field, Limit: "must be set"}
 		}
-		m, err := unitsIn(field, *t.Bid)
+		m, err := ads.UnitsIn(field, *t.Bid)
 		if err != nil {
 			return nil, err
 		}
 		out[i] = ads.Target{Phrase: t.Phrase, Bid: m}
 	}
 	return out, nil
-}
-
-func unitsIn(field string, u float64) (ads.Money, error) {
-	if math.IsNaN(u) || u < 0 || u > ads.MaxMoneyUnits {
-		return 0, &ads.FieldError{Field: field, Value: strconv.FormatFloat(u, 'g', -1, 64), Limit: fmt.Sprintf("must be in [0, %g]", ads.MaxMoneyUnits)}
-	}
-	return ads.MoneyFromUnits(u), nil
 }
 
 // apiFail maps an error to its answer.

@@ -97,6 +97,7 @@ func (a *app) newAdsCmd() *cobra.Command {
 	var (
 		dataDir, name string
 		budget        float64
+		daily         ads.Money
 	)
 	create := &cobra.Command{
 		Use:   "create-advertiser --data DIR --name NAME [--daily-budget N] [--time-zone ZONE]",
@@ -107,10 +108,9 @@ func (a *app) newAdsCmd() *cobra.Command {
 				if name == "" {
 					return errors.New("--name: required")
 				}
-				if budget < 0 {
-					return fmt.Errorf("--daily-budget = %v: must be >= 0 (0 = no budget)", budget)
-				}
-				return nil
+				var err error
+				daily, err = ads.UnitsIn("--daily-budget", budget)
+				return err
 			})
 			if err != nil {
 				return err
@@ -122,7 +122,7 @@ func (a *app) newAdsCmd() *cobra.Command {
 			}
 			defer store.Close(cmd.Context())
 			adv, key, err := store.CreateAdvertiser(cmd.Context(), ads.AdvertiserParams{
-				Name: name, DailyBudget: ads.MoneyFromUnits(budget), TimeZone: cfg.Ads.TimeZone,
+				Name: name, DailyBudget: daily, TimeZone: cfg.Ads.TimeZone,
 			})
 			if err != nil {
 				return err

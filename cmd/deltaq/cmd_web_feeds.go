@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -26,8 +27,8 @@ func (a *app) newWebFeedsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if !(speed > 0) {
-				return fmt.Errorf("--speed = %g: must be > 0", speed)
+			if !(speed > 0 && speed <= math.MaxFloat64) {
+				return fmt.Errorf("--speed = %g: must be a finite number > 0", speed)
 			}
 			if items < 1 {
 				return fmt.Errorf("--items = %d: must be ≥ 1", items)

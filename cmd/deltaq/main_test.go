@@ -66,6 +66,13 @@ func TestBadInputGivesClearErrors(t *testing.T) {
 		{[]string{"crawl", "--data", t.TempDir()}, "nothing to crawl"},
 		{[]string{"web", "replay", "--archive", t.TempDir()}, "--archive"},
 		{[]string{"config", "print", "--config", "/nonexistent.yaml"}, "nonexistent.yaml"},
+		// Numbers that parse but mean nothing: NaN passes a range check
+		// written v < lo || v > hi, and money cannot hold 1e300.
+		{[]string{"ads", "create-advertiser", "--data", t.TempDir(), "--name", "a", "--daily-budget", "NaN"}, "--daily-budget = NaN"},
+		{[]string{"ads", "create-advertiser", "--data", t.TempDir(), "--name", "a", "--daily-budget", "1e300"}, "--daily-budget = 1e+300"},
+		{[]string{"web", "feeds", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--speed", "Inf"}, "--speed = +Inf"},
+		{[]string{"feeds", "add", "http://a.test/feed", "--data", t.TempDir(), "--weight", "Inf"}, "--weight = +Inf"},
+		{[]string{"eval", "ir", "--blend-weight", "NaN", "--data", t.TempDir(), "--topics", "t", "--qrels", "q", "--out", t.TempDir()}, `ranking.blend_weight = "NaN": must be a finite number`},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			_, _, err := run(t, c.args...)
