@@ -111,7 +111,11 @@ func (api *watchAPI) list(w http.ResponseWriter, r *http.Request, k watch.Key) {
 		api.internal(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"watches": ss})
+	out := make([]watchJSON, len(ss))
+	for i, sn := range ss {
+		out[i] = watchOut(sn)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"watches": out})
 }
 
 // watchRequest is the body of POST /api/v1/watches; durations are Go
@@ -132,6 +136,43 @@ type watchRequest struct {
 	Period    string   `json:"period"`
 	Notify    []string `json:"notify"`
 	Until     string   `json:"until"`
+}
+
+// watchJSON is a watch as the API answers it: the fields of its request,
+// named and written as a request writes them (durations as "1h0m0s",
+// notify targets as "webhook:URL", until as an RFC 3339 time), so that a
+// client reads back what it wrote; and then its evaluation record.
+type watchJSON struct {
+	ID   string `json:"id"`
+	User string `json:"user"`
+	watchRequest
+	Start         time.Time `json:"start"`
+	Installed     time.Time `json:"installed"`
+	LastEval      time.Time `json:"last_eval,omitzero"`
+	LastChange    time.Time `json:"last_change,omitzero"`
+	LastNotified  time.Time `json:"last_notified,omitzero"`
+	Evaluations   int       `json:"evaluations"`
+	Changes       int       `json:"changes"`
+	Notifications int       `json:"notifications"`
+	// Pending are the triggered changes waiting for the next digest.
+	Pending    int       `json:"pending"`
+	NextDigest time.Time `json:"next_digest,omitzero"`
+}
+
+// watchOut is s as the API answers it.
+func watchOut(s *watch.Sentinel) watchJSON {
+	q := watchRequest{URL: s.URL, Type: string(s.Type), Select: s.Selector, Object: s.Object, Keywords: s.Keywords,
+		Direction: string(s.Direction), Regex: s.Regex, MinChange: s.MinChange, EveryN: s.EveryN,
+		Every: s.Every.String(), Mode: string(s.Mode), Until: s.Stop.UTC().Format(time.RFC3339Nano)}
+	if s.Period > 0 {
+		q.Period = s.Period.String()
+	}
+	for _, t := range s.Notify {
+		q.Notify = append(q.Notify, t.String())
+	}
+	return watchJSON{ID: s.ID, User: s.User, watchRequest: q, Start: s.Start, Installed: s.Installed,
+		LastEval: s.LastEval, LastChange: s.LastChange, LastNotified: s.LastNotified, Evaluations: s.Evaluations,
+		Changes: s.Changes, Notifications: s.Notifications, Pending: len(s.Pending), NextDigest: s.NextDigest}
 }
 
 // Spec turns a request into a spec; errors name the field.
@@ -179,7 +220,7 @@ func (api *watchAPI) create(w http.ResponseWriter, r *http.Request, k watch.Key)
 		return
 	}
 	w.Header().Set("Location", "/api/v1/watches/"+s.ID)
-	writeJSON(w, http.StatusCreated, s)
+	writeJSON(w, http.StatusCreated, watchOut(s))
 }
 
 // install installs q for k's user within k's limits; the JSON API and the
@@ -230,7 +271,7 @@ func userError(err error) *InputError {
 }
 
 func (api *watchAPI) show(w http.ResponseWriter, _ *http.Request, _ watch.Key, s *watch.Sentinel) {
-	writeJSON(w, http.StatusOK, s)
+	writeJSON(w, http.StatusOK, watchOut(s))
 }
 
 func (api *watchAPI) remove(w http.ResponseWriter, r *http.Request, _ watch.Key, s *watch.Sentinel) {

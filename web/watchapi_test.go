@@ -117,10 +117,22 @@ func TestWatchAPI(t *testing.T) {
 	if code, _ := e.call("GET", "/api/v1/watches", "dqw_wrong", "", nil); code != http.StatusUnauthorized {
 		t.Errorf("bad key: %d", code)
 	}
-	var s watch.Sentinel
-	code, body := e.call("POST", "/api/v1/watches", ada, `{"url":"`+e.pageURL+`","type":"words","every":"2h","notify":["feed"]}`, &s)
+	type watchOut struct {
+		ID, User, URL, Type, Every, Until string
+		Notify                            []string
+	}
+	var s watchOut
+	code, body := e.call("POST", "/api/v1/watches", ada, `{"url":"`+e.pageURL+`","type":"words","every":"2h","notify":["feed"],"until":"2030-01-02"}`, &s)
 	if code != http.StatusCreated || s.ID == "" || s.User != "ada" {
 		t.Fatalf("create: %d %s", code, body)
+	}
+	// Read back, a watch says what its request said, in the request's
+	// names and forms.
+	var back watchOut
+	if code, body := e.call("GET", "/api/v1/watches/"+s.ID, ada, "", &back); code != http.StatusOK ||
+		back.URL != e.pageURL || back.Type != "words" || back.Every != "2h0m0s" || back.Until != "2030-01-02T00:00:00Z" ||
+		len(back.Notify) != 1 || back.Notify[0] != "feed" {
+		t.Errorf("GET the watch: %d %s; want url, type words, every 2h0m0s, until 2030-01-02T00:00:00Z, notify [feed]", code, body)
 	}
 	for _, tc := range []struct{ body, field string }{
 		{`{"url":"` + e.pageURL + `","type":"words","every":"10m"}`, `"field":"every"`},

@@ -44,8 +44,9 @@ import (
 // watchKeyCookie carries the watch API key of the HTML pages.
 const watchKeyCookie = "deltaq_watch_key"
 
-// watchPath is the prefix of the watch pages and the cookie's Path.
-const watchPath = "/watches"
+// WatchPath is the prefix of the watch pages (the browser's way to
+// watches and search alerts) and the cookie's Path.
+const WatchPath = "/watches"
 
 var watchTemplates = template.Must(template.New("watch.html").Funcs(template.FuncMap{
 	"stamp": stamp,
@@ -87,17 +88,17 @@ type watchPage struct {
 func (api *watchAPI) htmlRoutes(mux *http.ServeMux) {
 	csrf := http.NewCrossOriginProtection()
 	post := func(pattern string, h http.HandlerFunc) { mux.Handle("POST "+pattern, csrf.Handler(h)) }
-	mux.HandleFunc("GET "+watchPath, api.page(api.htmlList))
-	post(watchPath, api.form(api.htmlAdd))
-	post(watchPath+"/key", api.htmlKey)
-	post(watchPath+"/signout", api.htmlSignOut)
-	mux.HandleFunc("GET "+watchPath+"/{id}", api.page(api.htmlOwned(api.htmlShow)))
-	mux.HandleFunc("GET "+watchPath+"/{id}/diff", api.page(api.htmlOwned(api.htmlDiff)))
-	post(watchPath+"/{id}/delete", api.form(api.htmlOwned(api.htmlRemove)))
+	mux.HandleFunc("GET "+WatchPath, api.page(api.htmlList))
+	post(WatchPath, api.form(api.htmlAdd))
+	post(WatchPath+"/key", api.htmlKey)
+	post(WatchPath+"/signout", api.htmlSignOut)
+	mux.HandleFunc("GET "+WatchPath+"/{id}", api.page(api.htmlOwned(api.htmlShow)))
+	mux.HandleFunc("GET "+WatchPath+"/{id}/diff", api.page(api.htmlOwned(api.htmlDiff)))
+	post(WatchPath+"/{id}/delete", api.form(api.htmlOwned(api.htmlRemove)))
 	if api.alerts != nil {
-		mux.HandleFunc("GET "+watchPath+"/alerts", api.page(api.htmlAlerts))
-		post(watchPath+"/alerts", api.form(api.htmlAddAlert))
-		post(watchPath+"/alerts/{id}/delete", api.form(api.htmlRemoveAlert))
+		mux.HandleFunc("GET "+WatchPath+"/alerts", api.page(api.htmlAlerts))
+		post(WatchPath+"/alerts", api.form(api.htmlAddAlert))
+		post(WatchPath+"/alerts/{id}/delete", api.form(api.htmlRemoveAlert))
 	}
 }
 
@@ -195,15 +196,15 @@ func (api *watchAPI) htmlKey(w http.ResponseWriter, r *http.Request) {
 	if _, ok := api.keyOf(w, secret, "That key is not known here (keys come from `deltaq watch key USER`)."); !ok {
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: watchKeyCookie, Value: secret, Path: watchPath,
+	http.SetCookie(w, &http.Cookie{Name: watchKeyCookie, Value: secret, Path: WatchPath,
 		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
-	http.Redirect(w, r, watchPath, http.StatusSeeOther)
+	http.Redirect(w, r, WatchPath, http.StatusSeeOther)
 }
 
 func (api *watchAPI) htmlSignOut(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{Name: watchKeyCookie, Path: watchPath, MaxAge: -1,
+	http.SetCookie(w, &http.Cookie{Name: watchKeyCookie, Path: WatchPath, MaxAge: -1,
 		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
-	http.Redirect(w, r, watchPath, http.StatusSeeOther)
+	http.Redirect(w, r, WatchPath, http.StatusSeeOther)
 }
 
 func (api *watchAPI) htmlList(w http.ResponseWriter, r *http.Request, k watch.Key, p *watchPage) {
@@ -243,7 +244,7 @@ func (api *watchAPI) htmlAdd(w http.ResponseWriter, r *http.Request, k watch.Key
 		api.showList(w, r, k, p, http.StatusBadRequest)
 		return
 	}
-	http.Redirect(w, r, watchPath+"/"+s.ID, http.StatusSeeOther)
+	http.Redirect(w, r, WatchPath+"/"+s.ID, http.StatusSeeOther)
 }
 
 type sentinelPage func(w http.ResponseWriter, r *http.Request, k watch.Key, s *watch.Sentinel, p *watchPage)
@@ -301,7 +302,7 @@ func (api *watchAPI) htmlRemove(w http.ResponseWriter, r *http.Request, _ watch.
 		api.htmlInternal(w, err)
 		return
 	}
-	http.Redirect(w, r, watchPath, http.StatusSeeOther)
+	http.Redirect(w, r, WatchPath, http.StatusSeeOther)
 }
 
 func (api *watchAPI) htmlAlerts(w http.ResponseWriter, _ *http.Request, k watch.Key, p *watchPage) {
@@ -316,7 +317,7 @@ func (api *watchAPI) htmlAddAlert(w http.ResponseWriter, r *http.Request, k watc
 		api.htmlFail(w, "alerts", p, err)
 		return
 	}
-	http.Redirect(w, r, watchPath+"/alerts", http.StatusSeeOther)
+	http.Redirect(w, r, WatchPath+"/alerts", http.StatusSeeOther)
 }
 
 func (api *watchAPI) htmlRemoveAlert(w http.ResponseWriter, r *http.Request, k watch.Key, p *watchPage) {
@@ -325,5 +326,5 @@ func (api *watchAPI) htmlRemoveAlert(w http.ResponseWriter, r *http.Request, k w
 		api.htmlFail(w, "alerts", p, err)
 		return
 	}
-	http.Redirect(w, r, watchPath+"/alerts", http.StatusSeeOther)
+	http.Redirect(w, r, WatchPath+"/alerts", http.StatusSeeOther)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/deltaq/deltaq/eval/synthweb"
 	"github.com/deltaq/deltaq/internal/httpserver"
 	"github.com/deltaq/deltaq/internal/querylog"
+	"github.com/deltaq/deltaq/web"
 )
 
 func (a *app) newDemoCmd() *cobra.Command {
@@ -112,5 +113,18 @@ func (a *app) announce(ctx context.Context, s *services, addr string, queries []
 	for _, q := range queries[:min(5, len(queries))] {
 		fmt.Fprintf(a.stdout, "  http://%s/?q=%s\n", addr, url.QueryEscape(q))
 	}
-	fmt.Fprintf(a.stdout, "  http://%s/api/v1/search?q=%s\n(the web keeps changing; deltaq keeps re-crawling. Ctrl-C stops.)\n", addr, url.QueryEscape(queries[0]))
+	fmt.Fprintf(a.stdout, "  http://%s/api/v1/search?q=%s\n", addr, url.QueryEscape(queries[0]))
+	// Keys are made from the command line, which cannot open the
+	// repository the demo holds, so the demo makes one to try watches
+	// and search alerts with.
+	if s.watches != nil {
+		k := defaultKey
+		k.User = "demo"
+		if key, err := s.watches.CreateKey(ctx, k); err != nil {
+			fmt.Fprintf(a.stderr, "demo: no API key for watches: %v\n", err)
+		} else {
+			fmt.Fprintf(a.stdout, "watches and search alerts: http://%s%s with the API key of user demo:\n  %s\n", addr, web.WatchPath, key)
+		}
+	}
+	fmt.Fprintln(a.stdout, "(the web keeps changing; deltaq keeps re-crawling. Ctrl-C stops.)")
 }

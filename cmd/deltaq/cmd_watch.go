@@ -241,9 +241,9 @@ func (a *app) newWatchCmd() *cobra.Command {
 			})
 		},
 	}
-	keyCmd.Flags().IntVar(&key.MaxWatches, "max-watches", 100, "most watches (and most alerts) for the key")
-	keyCmd.Flags().DurationVar(&key.MinEvery, "min-every", time.Hour, "shortest wished interval")
-	keyCmd.Flags().IntVar(&key.MaxRegexBytes, "max-regex-bytes", 256, "longest regex")
+	keyCmd.Flags().IntVar(&key.MaxWatches, "max-watches", defaultKey.MaxWatches, "most watches (and most alerts) for the key")
+	keyCmd.Flags().DurationVar(&key.MinEvery, "min-every", defaultKey.MinEvery, "shortest wished interval")
+	keyCmd.Flags().IntVar(&key.MaxRegexBytes, "max-regex-bytes", defaultKey.MaxRegexBytes, "longest regex")
 
 	cmd.AddCommand(addCmd, testCmd, listCmd, showCmd, historyCmd, rmCmd, keyCmd)
 	return cmd
@@ -319,3 +319,7 @@ func noSuch(err error, what, id, list string) error {
 	}
 	return err
 }
+
+// defaultKey holds the limits of a watch API key that the command line
+// does not set; the demo's key has them all.
+var defaultKey = watch.Key{MaxWatches: 100, MinEvery: time.Hour, MaxRegexBytes: 256}

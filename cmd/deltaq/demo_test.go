@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"os/exec"
@@ -17,6 +18,7 @@ type demo struct {
 	cmd     *exec.Cmd
 	base    string        // http://host:port of the search server
 	queries []string      // the sample queries it printed
+	key     string        // the watch API key it printed
 	exited  chan struct{} // closed when the process has exited
 	err     error         // its exit status, valid after exited
 }
@@ -55,6 +57,9 @@ func startDemo(t *testing.T) *demo {
 		if q, ok := strings.CutPrefix(strings.TrimSpace(line), d.base+"/?q="); ok && d.base != "" {
 			u, _ := url.QueryUnescape(q)
 			d.queries = append(d.queries, u)
+		}
+		if k, ok := strings.CutPrefix(strings.TrimSpace(line), "dqw_"); ok {
+			d.key = "dqw_" + k
 		}
 		if strings.HasPrefix(line, "(the web keeps changing") {
 			go func() {
@@ -111,6 +116,32 @@ func TestDemoServesSearchAndStopsOnSignal(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusFound || res.Header.Get("Location") != r.Results[0].URL {
 		t.Fatalf("click link: %d to %q, want 302 to %q", res.StatusCode, res.Header.Get("Location"), r.Results[0].URL)
+	}
+	// The key it printed installs a watch on a page it found, which the
+	// key's list then shows.
+	if d.key == "" {
+		t.Fatal("the demo printed no watch API key")
+	}
+	watches := func(method, body string) (int, string) {
+		req, err := http.NewRequest(method, d.base+"/api/v1/watches", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+d.key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	target, _ := json.Marshal(r.Results[0].URL)
+	if code, body := watches(http.MethodPost, `{"url": `+string(target)+`, "type": "any", "every": "1h"}`); code != http.StatusCreated {
+		t.Fatalf("POST /api/v1/watches with the demo's key: %d %s", code, body)
+	}
+	if code, body := watches(http.MethodGet, ""); code != http.StatusOK || !strings.Contains(body, string(target)) {
+		t.Fatalf("GET /api/v1/watches with the demo's key: %d %s, want the watch on %s", code, body, target)
 	}
 	if err := d.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
