@@ -34,8 +34,9 @@ func fullRecords() map[string]record {
 		Notify: []notify.Target{{Kind: notify.Webhook, Addr: "http://127.0.0.1:9/h"}, {Kind: notify.Feed}},
 		Start:  at.Add(-time.Hour), Stop: at.Add(365 * 24 * time.Hour)}
 	return map[string]record{
-		"sentinel": &Sentinel{ID: "w7", Spec: spec, Installed: at.Add(-time.Hour), LastEval: at, LastChange: at, LastNotified: at.Add(-time.Minute),
-			Evaluations: 12, Changes: 5, Notifications: 2, Pending: []Change{c, {At: at, Kind: "lost", Fraction: 1}}, NextDigest: at.Add(time.Hour)},
+		"sentinel": &Sentinel{ID: "w7", Spec: spec, Record: Record{Installed: at.Add(-time.Hour), LastEval: at, LastChange: at,
+			LastNotified: at.Add(-time.Minute), Evaluations: 12, Changes: 5, Notifications: 2},
+			Pending: []Change{c, {At: at, Kind: "lost", Fraction: 1}}, NextDigest: at.Add(time.Hour)},
 		"table": &table{Spec: spec, Object: Object{Located: true, Sum: "d41d8cd98f00b204e9800998ecf8427e", Text: "the text",
 			Set: []string{"a", "b"}, Flag: true, Box: &Box{Before: []string{"x", "y"}, After: []string{"z"}}}},
 		"member": &member{ID: "w7", Every: -time.Second},

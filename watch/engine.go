@@ -142,7 +142,7 @@ func (e *Engine) Install(ctx context.Context, spec Spec) (*Sentinel, error) {
 		return nil, err
 	}
 	seq++
-	s := &Sentinel{ID: "w" + strconv.FormatUint(seq, 10), Spec: spec, Installed: now}
+	s := &Sentinel{ID: "w" + strconv.FormatUint(seq, 10), Spec: spec, Record: Record{Installed: now}}
 	key := e.groupKey(spec.URL, s.ID)
 	g := &group{Key: key, URL: spec.URL}
 	found, err := r.get(groupPrefix+key, g)

@@ -182,6 +182,15 @@ func (s *Spec) tableKey() string {
 type Sentinel struct {
 	ID string `json:"id"`
 	Spec
+	Record
+	// Pending holds triggered changes waiting for the next digest.
+	Pending    []Change  `json:"pending,omitempty"`
+	NextDigest time.Time `json:"next_digest,omitzero"`
+}
+
+// Record is a sentinel's evaluation record: when it was installed and
+// last evaluated, and what it has found and told.
+type Record struct {
 	Installed     time.Time `json:"installed"`
 	LastEval      time.Time `json:"last_eval,omitzero"`
 	LastChange    time.Time `json:"last_change,omitzero"`
@@ -189,9 +198,6 @@ type Sentinel struct {
 	Evaluations   int       `json:"evaluations"`
 	Changes       int       `json:"changes"`
 	Notifications int       `json:"notifications"`
-	// Pending holds triggered changes waiting for the next digest.
-	Pending    []Change  `json:"pending,omitempty"`
-	NextDigest time.Time `json:"next_digest,omitzero"`
 }
 
 // active reports whether the sentinel runs at now (start and stop

@@ -146,14 +146,8 @@ type watchJSON struct {
 	ID   string `json:"id"`
 	User string `json:"user"`
 	watchRequest
-	Start         time.Time `json:"start"`
-	Installed     time.Time `json:"installed"`
-	LastEval      time.Time `json:"last_eval,omitzero"`
-	LastChange    time.Time `json:"last_change,omitzero"`
-	LastNotified  time.Time `json:"last_notified,omitzero"`
-	Evaluations   int       `json:"evaluations"`
-	Changes       int       `json:"changes"`
-	Notifications int       `json:"notifications"`
+	Start time.Time `json:"start"`
+	watch.Record
 	// Pending are the triggered changes waiting for the next digest.
 	Pending    int       `json:"pending"`
 	NextDigest time.Time `json:"next_digest,omitzero"`
@@ -161,18 +155,17 @@ type watchJSON struct {
 
 // watchOut is s as the API answers it.
 func watchOut(s *watch.Sentinel) watchJSON {
-	q := watchRequest{URL: s.URL, Type: string(s.Type), Select: s.Selector, Object: s.Object, Keywords: s.Keywords,
+	q := watchRequest{URL: s.URL, Type: string(s.Type), Select: s.Selector, Object: s.Object, Keywords: append([]string{}, s.Keywords...),
 		Direction: string(s.Direction), Regex: s.Regex, MinChange: s.MinChange, EveryN: s.EveryN,
-		Every: s.Every.String(), Mode: string(s.Mode), Until: s.Stop.UTC().Format(time.RFC3339Nano)}
+		Every: s.Every.String(), Mode: string(s.Mode), Notify: []string{}, Until: s.Stop.UTC().Format(time.RFC3339Nano)}
 	if s.Period > 0 {
 		q.Period = s.Period.String()
 	}
 	for _, t := range s.Notify {
 		q.Notify = append(q.Notify, t.String())
 	}
-	return watchJSON{ID: s.ID, User: s.User, watchRequest: q, Start: s.Start, Installed: s.Installed,
-		LastEval: s.LastEval, LastChange: s.LastChange, LastNotified: s.LastNotified, Evaluations: s.Evaluations,
-		Changes: s.Changes, Notifications: s.Notifications, Pending: len(s.Pending), NextDigest: s.NextDigest}
+	return watchJSON{ID: s.ID, User: s.User, watchRequest: q, Start: s.Start, Record: s.Record,
+		Pending: len(s.Pending), NextDigest: s.NextDigest}
 }
 
 // Spec turns a request into a spec; errors name the field.
