@@ -47,8 +47,13 @@ type Engine struct {
 	mu sync.Mutex
 	// buf is the scratch a check encodes records into (under mu); the
 	// batch copies what it is given.
-	buf   []byte
-	stats struct {
+	buf []byte
+	// checked is the time of each group's last check that found its page
+	// unchanged (under mu). Such a check writes nothing: it costs the read
+	// of the page's MD5 alone, where a commit would cost six times the
+	// check. A check that finds a change stores the group's LastCheck.
+	checked map[string]time.Time
+	stats   struct {
 		checks, unchanged, changed, fired, bytesRead atomic.Int64
 	}
 }
@@ -69,7 +74,8 @@ func New(db *repo.DB, cfg Config, outbox *notify.Outbox, opts Options) (*Engine,
 	if err != nil {
 		return nil, fmt.Errorf("watch: zstd: %w", err)
 	}
-	e := &Engine{db: db, cfg: cfg, outbox: outbox, fetcher: opts.Fetcher, now: opts.Clock, logger: opts.Logger, ungrouped: opts.Ungrouped, enc: enc, dec: dec}
+	e := &Engine{db: db, cfg: cfg, outbox: outbox, fetcher: opts.Fetcher, now: opts.Clock, logger: opts.Logger, ungrouped: opts.Ungrouped, enc: enc, dec: dec,
+		checked: map[string]time.Time{}}
 	if e.now == nil {
 		e.now = time.Now
 	}
@@ -342,6 +348,7 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out
 	if string(kept) == sum {
 		res.Unchanged = true
 		e.stats.unchanged.Add(1)
+		e.checked[key] = now
 		return res, nil
 	}
 	var g group
@@ -424,7 +431,26 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out
 	if err := b.Commit(); err != nil {
 		return res, fmt.Errorf("watch: check %s: %w", url, err)
 	}
+	delete(e.checked, key) // the group's LastCheck says it now
 	return res, nil
+}
+
+// LastChecked is when the page of s was last checked, whatever the check
+// found: its install's fetch, or a later check. After a restart, a check
+// that found the page unchanged is forgotten (it wrote nothing), and the
+// last one that found a change, or the install, is reported.
+func (e *Engine) LastChecked(s *Sentinel) (time.Time, error) {
+	key := e.groupKey(s.URL, s.ID)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if t, ok := e.checked[key]; ok {
+		return t, nil
+	}
+	var g group
+	if _, err := (&reader{db: e.db}).get(groupPrefix+key, &g); err != nil {
+		return time.Time{}, err
+	}
+	return g.LastCheck, nil
 }
 
 // putCopy keeps a group's new copy and its MD5.

@@ -90,7 +90,13 @@ func (e *Engine) Remove(ctx context.Context, id string) error {
 			return err
 		}
 	}
-	return b.Commit()
+	if err := b.Commit(); err != nil {
+		return err
+	}
+	if !others {
+		delete(e.checked, key)
+	}
+	return nil
 }
 
 // Group is one watched page as the scheduler sees it.

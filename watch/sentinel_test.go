@@ -583,3 +583,42 @@ func TestTrimPunctAsTrimFunc(t *testing.T) {
 		}
 	}
 }
+
+// TestLastCheckedCountsChecksThatFindNothing: a check that finds the page
+// unchanged writes nothing, yet the watch says it was checked then; one
+// that finds a change stores its time, which an engine opened afresh on
+// the same repository reports.
+func TestLastCheckedCountsChecksThatFindNothing(t *testing.T) {
+	db := openRepo(t)
+	s := newSite(t)
+	clk := newClock(t0)
+	e := newEngine(t, db, nil, clk, Options{})
+	u := s.set("/a", htmlPage("<p>"+words(10, "a")+"</p>"))
+	sn, err := e.Install(t.Context(), Spec{URL: u, Type: Any, Every: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := func(e *Engine, want time.Time, when string) {
+		t.Helper()
+		if got, err := e.LastChecked(sn); err != nil || !got.Equal(want) {
+			t.Errorf("%s: LastChecked = %v, %v; want %v", when, got, err, want)
+		}
+	}
+	checked(e, t0, "installed")
+	clk.add(time.Hour)
+	if res, err := e.Check(t.Context(), u); err != nil || !res.Unchanged {
+		t.Fatalf("check of the unchanged page: %+v, %v", res, err)
+	}
+	checked(e, t0.Add(time.Hour), "checked, unchanged")
+	clk.add(time.Hour)
+	s.set("/a", htmlPage("<p>"+words(10, "b")+"</p>"))
+	if res, err := e.Check(t.Context(), u); err != nil || res.Unchanged {
+		t.Fatalf("check of the changed page: %+v, %v", res, err)
+	}
+	clk.add(time.Hour)
+	if _, err := e.Check(t.Context(), u); err != nil {
+		t.Fatal(err)
+	}
+	checked(e, t0.Add(3*time.Hour), "changed, then checked unchanged")
+	checked(newEngine(t, db, nil, clk, Options{}), t0.Add(2*time.Hour), "a new engine (the unchanged check is forgotten)")
+}

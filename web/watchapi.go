@@ -111,11 +111,29 @@ func (api *watchAPI) list(w http.ResponseWriter, r *http.Request, k watch.Key) {
 		api.internal(w, err)
 		return
 	}
+	checked, err := api.lastChecked(ss...)
+	if err != nil {
+		api.internal(w, err)
+		return
+	}
 	out := make([]watchJSON, len(ss))
 	for i, sn := range ss {
-		out[i] = watchOut(sn)
+		out[i] = watchOut(sn, checked[sn.ID])
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"watches": out})
+}
+
+// lastChecked is when the page of each of ss was last checked, by ID.
+func (api *watchAPI) lastChecked(ss ...*watch.Sentinel) (map[string]time.Time, error) {
+	out := make(map[string]time.Time, len(ss))
+	for _, s := range ss {
+		t, err := api.watches.LastChecked(s)
+		if err != nil {
+			return nil, err
+		}
+		out[s.ID] = t
+	}
+	return out, nil
 }
 
 // watchRequest is the body of POST /api/v1/watches; durations are Go
@@ -148,13 +166,17 @@ type watchJSON struct {
 	watchRequest
 	Start time.Time `json:"start"`
 	watch.Record
+	// LastCheck is when the page was last checked, whatever the check
+	// found; LastEval, when a change on it was last evaluated.
+	LastCheck time.Time `json:"last_check,omitzero"`
 	// Pending are the triggered changes waiting for the next digest.
 	Pending    int       `json:"pending"`
 	NextDigest time.Time `json:"next_digest,omitzero"`
 }
 
-// watchOut is s as the API answers it.
-func watchOut(s *watch.Sentinel) watchJSON {
+// watchOut is s, whose page was last checked at checked, as the API
+// answers it.
+func watchOut(s *watch.Sentinel, checked time.Time) watchJSON {
 	q := watchRequest{URL: s.URL, Type: string(s.Type), Select: s.Selector, Object: s.Object, Keywords: append([]string{}, s.Keywords...),
 		Direction: string(s.Direction), Regex: s.Regex, MinChange: s.MinChange, EveryN: s.EveryN,
 		Every: s.Every.String(), Mode: string(s.Mode), Notify: []string{}, Until: s.Stop.UTC().Format(time.RFC3339Nano)}
@@ -164,7 +186,7 @@ func watchOut(s *watch.Sentinel) watchJSON {
 	for _, t := range s.Notify {
 		q.Notify = append(q.Notify, t.String())
 	}
-	return watchJSON{ID: s.ID, User: s.User, watchRequest: q, Start: s.Start, Record: s.Record,
+	return watchJSON{ID: s.ID, User: s.User, watchRequest: q, Start: s.Start, Record: s.Record, LastCheck: checked,
 		Pending: len(s.Pending), NextDigest: s.NextDigest}
 }
 
@@ -212,8 +234,13 @@ func (api *watchAPI) create(w http.ResponseWriter, r *http.Request, k watch.Key)
 		api.fail(w, err)
 		return
 	}
+	checked, err := api.lastChecked(s)
+	if err != nil {
+		api.internal(w, err)
+		return
+	}
 	w.Header().Set("Location", "/api/v1/watches/"+s.ID)
-	writeJSON(w, http.StatusCreated, watchOut(s))
+	writeJSON(w, http.StatusCreated, watchOut(s, checked[s.ID]))
 }
 
 // install installs q for k's user within k's limits; the JSON API and the
@@ -264,7 +291,12 @@ func userError(err error) *InputError {
 }
 
 func (api *watchAPI) show(w http.ResponseWriter, _ *http.Request, _ watch.Key, s *watch.Sentinel) {
-	writeJSON(w, http.StatusOK, watchOut(s))
+	checked, err := api.lastChecked(s)
+	if err != nil {
+		api.internal(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, watchOut(s, checked[s.ID]))
 }
 
 func (api *watchAPI) remove(w http.ResponseWriter, r *http.Request, _ watch.Key, s *watch.Sentinel) {

@@ -120,6 +120,8 @@ func TestWatchAPI(t *testing.T) {
 	type watchOut struct {
 		ID, User, URL, Type, Every, Until string
 		Notify                            []string
+		Installed                         time.Time
+		LastCheck                         time.Time `json:"last_check"`
 	}
 	var s watchOut
 	code, body := e.call("POST", "/api/v1/watches", ada, `{"url":"`+e.pageURL+`","type":"words","every":"2h","notify":["feed"],"until":"2030-01-02"}`, &s)
@@ -131,8 +133,8 @@ func TestWatchAPI(t *testing.T) {
 	var back watchOut
 	if code, body := e.call("GET", "/api/v1/watches/"+s.ID, ada, "", &back); code != http.StatusOK ||
 		back.URL != e.pageURL || back.Type != "words" || back.Every != "2h0m0s" || back.Until != "2030-01-02T00:00:00Z" ||
-		len(back.Notify) != 1 || back.Notify[0] != "feed" {
-		t.Errorf("GET the watch: %d %s; want url, type words, every 2h0m0s, until 2030-01-02T00:00:00Z, notify [feed]", code, body)
+		len(back.Notify) != 1 || back.Notify[0] != "feed" || back.LastCheck.IsZero() || !back.LastCheck.Equal(back.Installed) {
+		t.Errorf("GET the watch: %d %s; want url, type words, every 2h0m0s, until 2030-01-02T00:00:00Z, notify [feed], last checked at install", code, body)
 	}
 	for _, tc := range []struct{ body, field string }{
 		{`{"url":"` + e.pageURL + `","type":"words","every":"10m"}`, `"field":"every"`},

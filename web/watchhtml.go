@@ -64,12 +64,14 @@ type watchForm struct {
 
 // watchPage is the data of every watch template.
 type watchPage struct {
-	Error    *InputError
-	Message  string // a plain notice (key refused, not found)
-	User     string
-	CSRF     string
-	Types    []watch.Type
-	Watches  []*watch.Sentinel
+	Error   *InputError
+	Message string // a plain notice (key refused, not found)
+	User    string
+	CSRF    string
+	Types   []watch.Type
+	Watches []*watch.Sentinel
+	// Checked is when each watch's page was last checked, by watch ID.
+	Checked  map[string]time.Time
 	Form     watchForm
 	Sentinel *watch.Sentinel
 	History  []watch.Change
@@ -217,6 +219,10 @@ func (api *watchAPI) showList(w http.ResponseWriter, r *http.Request, k watch.Ke
 		api.htmlInternal(w, err)
 		return
 	}
+	if p.Checked, err = api.lastChecked(p.Watches...); err != nil {
+		api.htmlInternal(w, err)
+		return
+	}
 	if p.Form.Type == "" {
 		p.Form = watchForm{Type: string(watch.Any), Every: k.MinEvery.String(), Notify: "feed"}
 	}
@@ -273,6 +279,10 @@ func (api *watchAPI) htmlShow(w http.ResponseWriter, r *http.Request, _ watch.Ke
 		return
 	}
 	p.Sentinel, p.History = s, h
+	if p.Checked, err = api.lastChecked(s); err != nil {
+		api.htmlInternal(w, err)
+		return
+	}
 	api.renderPage(w, "watch", http.StatusOK, p)
 }
 
