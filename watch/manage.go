@@ -96,6 +96,7 @@ func (e *Engine) Remove(ctx context.Context, id string) error {
 	if !others {
 		delete(e.checked, key)
 	}
+	e.installs.Add(1)
 	return nil
 }
 

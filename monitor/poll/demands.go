@@ -32,6 +32,9 @@ type demands struct {
 // read gathers every subscribed feed and the demands of every installed
 // watch.
 func (p *Poller) read(ctx context.Context) (*demands, error) {
+	if p.watches != nil {
+		p.installsRead.Store(p.watches.Installs()) // before the read: a later install is read next time
+	}
 	d := &demands{byKey: map[string]monitor.Demand{}, feedIDs: map[string][]string{},
 		groups: map[string][]string{}, seen: map[string]time.Time{}, crawled: map[string]time.Time{}}
 	inst := p.cfg.Instant
@@ -112,6 +115,13 @@ func (d *demands) feedSet() string {
 
 func later(a, b time.Time) time.Time {
 	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+func earlier(a, b time.Time) time.Time {
+	if b.Before(a) {
 		return b
 	}
 	return a

@@ -524,3 +524,31 @@ func TestTheShareHeldIsWhatTheWatchedURLsCanUse(t *testing.T) {
 		})
 	}
 }
+
+// Run reads a watch installed while it runs (through the API, in the same
+// process) at the next instant, not at the next refresh an hour on.
+func TestRunReadsAWatchInstalledMeanwhileAtTheNextInstant(t *testing.T) {
+	w := newWeb(t)
+	cfg := config(t, w, 100, time.Hour, 0.5, time.Minute, "a.test")
+	e, clk := fresh(t, cfg, w)
+	w.html("a.test/p", "watched")
+	e.start(t)
+	e.watch(t, "http://a.test/p", 10*time.Minute) // after the poller's first read
+	if st := e.p.Stats(); st.Demands != 0 {
+		t.Fatalf("before Run: %d demands, want 0 (not read yet)", st.Demands)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- e.p.Run(ctx) }()
+	for i := 1; e.p.Stats().Demands == 0; i++ {
+		if i > 3 {
+			t.Fatalf("after %d instants the watch installed meanwhile is not read (refresh %s)", i, cfg.Monitor.Refresh)
+		}
+		clk.Set(t0.Add(time.Duration(i) * cfg.Monitor.Instant))
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Run after cancel = %v, want context.Canceled", err)
+	}
+}

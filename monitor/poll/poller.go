@@ -50,6 +50,9 @@ type Poller struct {
 	fired    func()
 	seed     uint64
 	wake     chan struct{}
+	// installsRead is the watches' Installs as of the last read of the
+	// demands.
+	installsRead atomic.Uint64
 
 	mu struct {
 		sync.Mutex
@@ -424,14 +427,17 @@ func (p *Poller) stored(ctx context.Context, u string) (watch.Fetched, bool, err
 }
 
 // Run ingests fetches as they complete and refreshes the demands (and
-// sends due watch digests) every monitor.refresh, until ctx ends.
+// sends due watch digests) every monitor.refresh, until ctx ends. Watches
+// installed or removed meanwhile (through the API, in this process) are
+// read again at the next instant, not the next refresh.
 func (p *Poller) Run(ctx context.Context) error {
 	next := p.clock.Now().Add(p.cfg.Refresh)
 	for {
 		if _, err := p.Ingest(ctx); err != nil {
 			return err
 		}
-		if now := p.clock.Now(); !now.Before(next) {
+		now := p.clock.Now()
+		if moved := p.watches != nil && p.watches.Installs() != p.installsRead.Load(); moved || !now.Before(next) {
 			next = now.Add(p.cfg.Refresh)
 			if err := p.Refresh(ctx); err != nil {
 				return err
@@ -444,6 +450,10 @@ func (p *Poller) Run(ctx context.Context) error {
 				}
 			}
 		}
+		until := next
+		if p.watches != nil {
+			until = earlier(next, now.Add(p.cfg.Instant))
+		}
 		wctx, cancel := context.WithCancel(ctx)
 		go func() {
 			select {
@@ -453,7 +463,7 @@ func (p *Poller) Run(ctx context.Context) error {
 			}
 		}()
 		// Woken by the clock or early by a fetch: either way, look again.
-		if err := p.clock.WaitUntil(wctx, next); err != nil && ctx.Err() != nil {
+		if err := p.clock.WaitUntil(wctx, until); err != nil && ctx.Err() != nil {
 			cancel()
 			return ctx.Err()
 		}
