@@ -37,7 +37,7 @@ in a temporary directory removed at exit, unless --data names one to keep.`,
 			}
 			ctx := cmd.Context()
 			logger := a.logger(cfg)
-			web, err := synthweb.New(synthweb.Options{Config: cfg.Web.Synth, Logger: logger})
+			synth, err := synthweb.New(synthweb.Options{Config: cfg.Web.Synth, Logger: logger})
 			if err != nil {
 				return err
 			}
@@ -45,7 +45,7 @@ in a temporary directory removed at exit, unless --data names one to keep.`,
 			if err != nil {
 				return fmt.Errorf("synthetic web: %w", err)
 			}
-			demoConfig(cfg, web.Hosts(), ln.Addr().String())
+			demoConfig(cfg, synth.Hosts(), ln.Addr().String())
 			dataDir := keep
 			if dataDir == "" {
 				if dataDir, err = os.MkdirTemp("", "deltaq-demo-"); err != nil {
@@ -53,17 +53,19 @@ in a temporary directory removed at exit, unless --data names one to keep.`,
 				}
 				defer os.RemoveAll(dataDir)
 			}
-			queries := web.SampleQueries(cfg.Demo.Queries)
+			queries := synth.SampleQueries(cfg.Demo.Queries)
 			workload := make([]querylog.Query, len(queries))
 			for i, q := range queries {
 				workload[i] = querylog.Query{Text: q, Count: float64(len(queries) - i)}
 			}
 			fmt.Fprintf(a.stdout, "synthetic web: %d sites on %s; data in %s\n", cfg.Web.Synth.Sites, ln.Addr(), dataDir)
 			g, gctx := errgroup.WithContext(ctx)
-			g.Go(func() error { return httpserver.Serve(gctx, ln, testWebHTTP, web, httpserver.Options{Logger: logger}) })
 			g.Go(func() error {
-				return a.runEngine(gctx, cfg, dataDir, web.SeedURLs(), serviceOptions{workload: workload}, cfg.Demo.PortTries,
-					func(s *services, addr string) { go a.announce(gctx, s, addr, queries) })
+				return httpserver.Serve(gctx, ln, testWebHTTP, synth, httpserver.Options{Logger: logger})
+			})
+			g.Go(func() error {
+				return a.runEngine(gctx, cfg, dataDir, synth.SeedURLs(), serviceOptions{workload: workload}, cfg.Demo.PortTries,
+					func(s *services, addr string) { go a.announce(gctx, s, addr, queries, cfg.Monitor.Instant) })
 			})
 			return ignoreCanceled(g.Wait())
 		},
@@ -95,8 +97,10 @@ func demoConfig(cfg *configs.Config, hosts []string, addr string) {
 	cfg.Ranking.PageRank.Interval = cfg.Demo.PageRankInterval
 }
 
-// announce prints sample queries once the index answers the first of them.
-func (a *app) announce(ctx context.Context, s *services, addr string, queries []string) {
+// announce prints sample queries once the index answers the first of them,
+// and an API key for watches whose shortest wished interval is one
+// monitoring instant, as the synthetic web changes by the minute.
+func (a *app) announce(ctx context.Context, s *services, addr string, queries []string, instant time.Duration) {
 	t := time.NewTicker(500 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -119,7 +123,7 @@ func (a *app) announce(ctx context.Context, s *services, addr string, queries []
 	// and search alerts with.
 	if s.watches != nil {
 		k := defaultKey
-		k.User = "demo"
+		k.User, k.MinEvery = "demo", instant
 		if key, err := s.watches.CreateKey(ctx, k); err != nil {
 			fmt.Fprintf(a.stderr, "demo: no API key for watches: %v\n", err)
 		} else {

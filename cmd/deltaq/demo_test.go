@@ -117,8 +117,9 @@ func TestDemoServesSearchAndStopsOnSignal(t *testing.T) {
 	if res.StatusCode != http.StatusFound || res.Header.Get("Location") != r.Results[0].URL {
 		t.Fatalf("click link: %d to %q, want 302 to %q", res.StatusCode, res.Header.Get("Location"), r.Results[0].URL)
 	}
-	// The key it printed installs a watch on a page it found, which the
-	// key's list then shows.
+	// The key it printed installs a watch on a page it found, wishing a
+	// check every minute (the synthetic web changes by the minute), which
+	// the key's list then shows.
 	if d.key == "" {
 		t.Fatal("the demo printed no watch API key")
 	}
@@ -137,7 +138,7 @@ func TestDemoServesSearchAndStopsOnSignal(t *testing.T) {
 		return res.StatusCode, string(b)
 	}
 	target, _ := json.Marshal(r.Results[0].URL)
-	if code, body := watches(http.MethodPost, `{"url": `+string(target)+`, "type": "any", "every": "1h"}`); code != http.StatusCreated {
+	if code, body := watches(http.MethodPost, `{"url": `+string(target)+`, "type": "any", "every": "1m"}`); code != http.StatusCreated {
 		t.Fatalf("POST /api/v1/watches with the demo's key: %d %s", code, body)
 	}
 	if code, body := watches(http.MethodGet, ""); code != http.StatusOK || !strings.Contains(body, string(target)) {
