@@ -35,12 +35,10 @@ func (a *app) newEvalRelationCmd() *cobra.Command {
 			}
 			met := 0
 			for _, t := range sum.Targets {
-				verdict := "NOT met"
 				if t.Met {
-					verdict = "met"
 					met++
 				}
-				fmt.Fprintf(a.stdout, "%s: %s (%s)\n", t.Name, verdict, t.Measured)
+				a.printTarget(t.Name, t.Met, t.Measured)
 			}
 			fmt.Fprintf(a.stdout, "%s: %d of %d targets met in %s; report: %s\n", sum.Mode, met, len(sum.Targets),
 				sum.Elapsed.Round(time.Second), filepath.Join(out, "report.md"))
