@@ -174,6 +174,11 @@ type watchJSON struct {
 	NextDigest time.Time `json:"next_digest,omitzero"`
 }
 
+// WatchJSON is s as GET /api/v1/watches/{id} answers it, for the command
+// line to show a watch alike; checked is when its page was last checked
+// (watch.Engine.LastChecked).
+func WatchJSON(s *watch.Sentinel, checked time.Time) any { return watchOut(s, checked) }
+
 // watchOut is s, whose page was last checked at checked, as the API
 // answers it.
 func watchOut(s *watch.Sentinel, checked time.Time) watchJSON {

@@ -15,6 +15,7 @@ import (
 	"github.com/deltaq/deltaq/notify"
 	"github.com/deltaq/deltaq/repo"
 	"github.com/deltaq/deltaq/watch"
+	"github.com/deltaq/deltaq/web"
 )
 
 // watchEnv is what the watch and alert commands open over a data directory.
@@ -201,7 +202,11 @@ func (a *app) newWatchCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		return a.printJSON(s)
+		checked, err := e.engine.LastChecked(s)
+		if err != nil {
+			return err
+		}
+		return a.printJSON(web.WatchJSON(s, checked))
 	})
 	historyCmd := byID("history ID", "Show a sentinel's detected changes", func(ctx context.Context, e *watchEnv, id string) error {
 		h, err := e.engine.History(ctx, id)

@@ -43,7 +43,7 @@ func TestWatchCommands(t *testing.T) {
 	if out, _, err = run(t, "watch", "list", "--data", data); err != nil || !strings.Contains(out, "w1\ttable\t"+u) {
 		t.Errorf("watch list: %v\n%s", err, out)
 	}
-	if out, _, err = run(t, "watch", "show", "w1", "--data", data); err != nil || !strings.Contains(out, `"selector": "#t"`) {
+	if out, _, err = run(t, "watch", "show", "w1", "--data", data); err != nil || !strings.Contains(out, `"select": "#t"`) || !strings.Contains(out, `"every": "`) {
 		t.Errorf("watch show: %v\n%s", err, out)
 	}
 	for _, c := range []struct {
