@@ -27,14 +27,14 @@ first; with --format jsonl, one JSON object per page, the page report of
 history, versions, links and ΔQ_A measurements.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, db, _, err := a.loadRepo(cmd, dataDir, func() error {
+			_, db, _, err := a.loadCrawledRepo(cmd, dataDir, func() error {
 				if format != "warc" && format != "jsonl" {
 					return fmt.Errorf("--format = %q: must be warc or jsonl", format)
 				}
 				if out == "" {
 					return fmt.Errorf("--out: an output file is required")
 				}
-				return crawledRepo(dataDir)
+				return nil
 			})
 			if err != nil {
 				return err

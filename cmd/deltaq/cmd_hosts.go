@@ -24,7 +24,7 @@ func (a *app) newHostsCmd() *cobra.Command {
 		Short: "Per-host statistics: pages by state, last outcomes, queue, robots.txt and back-off",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, db, _, err := a.loadRepo(cmd, dataDir, func() error { return crawledRepo(dataDir) })
+			_, db, _, err := a.loadCrawledRepo(cmd, dataDir, nil)
 			if err != nil {
 				return err
 			}
@@ -92,14 +92,14 @@ func (a *app) newQueueCmd() *cobra.Command {
 		Short: "List queued URLs in due order: when, which budget class, why queued",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, db, _, err := a.loadRepo(cmd, dataDir, func() error {
+			_, db, _, err := a.loadCrawledRepo(cmd, dataDir, func() error {
 				if limit < 1 {
 					return fmt.Errorf("--limit = %d: must be >= 1", limit)
 				}
 				if host == "" && cmd.Flags().Changed("host") {
 					return errors.New("--host: empty")
 				}
-				return crawledRepo(dataDir)
+				return nil
 			})
 			if err != nil {
 				return err

@@ -24,7 +24,7 @@ func (a *app) newIndexCmd() *cobra.Command {
 		Short: "Rebuild the index from every indexable page of the repository",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, db, logger, err := a.loadRepo(cmd, dataDir, func() error { return crawledRepo(dataDir) })
+			cfg, db, logger, err := a.loadCrawledRepo(cmd, dataDir, nil)
 			if err != nil {
 				return err
 			}

@@ -35,7 +35,7 @@ of all merged; a node that does not answer within cluster.search_timeout is
 left out and the answer marked partial.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, db, logger, err := a.loadRepo(cmd, dataDir, func() error { return crawledRepo(dataDir) })
+			cfg, db, logger, err := a.loadCrawledRepo(cmd, dataDir, nil)
 			if err != nil {
 				return err
 			}

@@ -25,8 +25,20 @@ func (a *app) loadEval(cmd *cobra.Command, out string) (*configs.Config, error) 
 
 // loadRepo loads cmd's configuration, runs check (nil for none) before the
 // data directory is touched, and opens the repository under dataDir with
-// the configured logger. The caller closes the repository.
+// the configured logger, creating it if need be. The caller closes the
+// repository.
 func (a *app) loadRepo(cmd *cobra.Command, dataDir string, check func() error) (*configs.Config, *repo.DB, *slog.Logger, error) {
+	return a.loadRepoWith(cmd, dataDir, check, openRepo)
+}
+
+// loadCrawledRepo is loadRepo for the commands that read a repository,
+// which must be there (openCrawledRepo).
+func (a *app) loadCrawledRepo(cmd *cobra.Command, dataDir string, check func() error) (*configs.Config, *repo.DB, *slog.Logger, error) {
+	return a.loadRepoWith(cmd, dataDir, check, openCrawledRepo)
+}
+
+func (a *app) loadRepoWith(cmd *cobra.Command, dataDir string, check func() error,
+	open func(string, *configs.Config, *slog.Logger) (*repo.DB, error)) (*configs.Config, *repo.DB, *slog.Logger, error) {
 	cfg, err := a.load(cmd)
 	if err != nil {
 		return nil, nil, nil, err
@@ -37,7 +49,7 @@ func (a *app) loadRepo(cmd *cobra.Command, dataDir string, check func() error) (
 		}
 	}
 	logger := a.logger(cfg)
-	db, err := openRepo(dataDir, cfg, logger)
+	db, err := open(dataDir, cfg, logger)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -43,28 +43,19 @@ func openRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (*repo.D
 	return repo.Open(filepath.Join(dataDir, repoDir), cfg.Repo, repo.Options{Logger: logger})
 }
 
-// crawledRepo checks that dataDir holds a repository, for the commands
-// that read one: a mistyped --data would otherwise be created empty and
-// read as a repository with nothing in it.
-func crawledRepo(dataDir string) error {
+// openCrawledRepo opens the repository under the data directory, for the
+// commands that read one, which must be there: a mistyped --data would
+// otherwise be created empty and read as a repository with nothing in it.
+func openCrawledRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (*repo.DB, error) {
 	if dataDir == "" {
-		return errNoData
+		return nil, errNoData
 	}
 	_, err := os.Stat(filepath.Join(dataDir, repoDir))
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("--data %s: no repository there (deltaq crawl or deltaq run makes one)", dataDir)
+		return nil, fmt.Errorf("--data %s: no repository there (deltaq crawl or deltaq run makes one)", dataDir)
 	}
 	if err != nil {
-		return fmt.Errorf("--data %s: %w", dataDir, err)
-	}
-	return nil
-}
-
-// openCrawledRepo opens the repository under the data directory, which
-// must hold one (crawledRepo).
-func openCrawledRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (*repo.DB, error) {
-	if err := crawledRepo(dataDir); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--data %s: %w", dataDir, err)
 	}
 	return openRepo(dataDir, cfg, logger)
 }
