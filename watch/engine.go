@@ -443,22 +443,34 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out
 	return res, nil
 }
 
-// LastChecked is when the page of s was last checked, whatever the check
-// found: its install's fetch, or a later check. After a restart, a check
-// that found the page unchanged is forgotten (it wrote nothing), and the
-// last one that found a change, or the install, is reported.
-func (e *Engine) LastChecked(s *Sentinel) (time.Time, error) {
-	key := e.groupKey(s.URL, s.ID)
+// LastChecked is when the page of each of ss was last checked, by
+// sentinel ID, whatever the check found: its install's fetch, or a later
+// check. Sentinels on one page share its group, read once. After a
+// restart, a check that found the page unchanged is forgotten (it wrote
+// nothing), and the last one that found a change, or the install, is
+// reported.
+func (e *Engine) LastChecked(ss ...*Sentinel) (map[string]time.Time, error) {
+	out := make(map[string]time.Time, len(ss))
+	byGroup := map[string]time.Time{}
+	r := &reader{db: e.db}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if t, ok := e.checked[key]; ok {
-		return t, nil
+	for _, s := range ss {
+		key := e.groupKey(s.URL, s.ID)
+		t, ok := byGroup[key]
+		if !ok {
+			if t, ok = e.checked[key]; !ok {
+				var g group
+				if _, err := r.get(groupPrefix+key, &g); err != nil {
+					return nil, err
+				}
+				t = g.LastCheck
+			}
+			byGroup[key] = t
+		}
+		out[s.ID] = t
 	}
-	var g group
-	if _, err := (&reader{db: e.db}).get(groupPrefix+key, &g); err != nil {
-		return time.Time{}, err
-	}
-	return g.LastCheck, nil
+	return out, nil
 }
 
 // putCopy keeps a group's new copy and its MD5.

@@ -600,7 +600,7 @@ func TestLastCheckedCountsChecksThatFindNothing(t *testing.T) {
 	}
 	checked := func(e *Engine, want time.Time, when string) {
 		t.Helper()
-		if got, err := e.LastChecked(sn); err != nil || !got.Equal(want) {
+		if got, err := e.LastChecked(sn); err != nil || !got[sn.ID].Equal(want) {
 			t.Errorf("%s: LastChecked = %v, %v; want %v", when, got, err, want)
 		}
 	}

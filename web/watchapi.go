@@ -111,7 +111,7 @@ func (api *watchAPI) list(w http.ResponseWriter, r *http.Request, k watch.Key) {
 		api.internal(w, err)
 		return
 	}
-	checked, err := api.lastChecked(ss...)
+	checked, err := api.watches.LastChecked(ss...)
 	if err != nil {
 		api.internal(w, err)
 		return
@@ -121,19 +121,6 @@ func (api *watchAPI) list(w http.ResponseWriter, r *http.Request, k watch.Key) {
 		out[i] = watchOut(sn, checked[sn.ID])
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"watches": out})
-}
-
-// lastChecked is when the page of each of ss was last checked, by ID.
-func (api *watchAPI) lastChecked(ss ...*watch.Sentinel) (map[string]time.Time, error) {
-	out := make(map[string]time.Time, len(ss))
-	for _, s := range ss {
-		t, err := api.watches.LastChecked(s)
-		if err != nil {
-			return nil, err
-		}
-		out[s.ID] = t
-	}
-	return out, nil
 }
 
 // watchRequest is the body of POST /api/v1/watches; durations are Go
@@ -239,7 +226,7 @@ func (api *watchAPI) create(w http.ResponseWriter, r *http.Request, k watch.Key)
 		api.fail(w, err)
 		return
 	}
-	checked, err := api.lastChecked(s)
+	checked, err := api.watches.LastChecked(s)
 	if err != nil {
 		api.internal(w, err)
 		return
@@ -296,7 +283,7 @@ func userError(err error) *InputError {
 }
 
 func (api *watchAPI) show(w http.ResponseWriter, _ *http.Request, _ watch.Key, s *watch.Sentinel) {
-	checked, err := api.lastChecked(s)
+	checked, err := api.watches.LastChecked(s)
 	if err != nil {
 		api.internal(w, err)
 		return

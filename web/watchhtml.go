@@ -219,7 +219,7 @@ func (api *watchAPI) showList(w http.ResponseWriter, r *http.Request, k watch.Ke
 		api.htmlInternal(w, err)
 		return
 	}
-	if p.Checked, err = api.lastChecked(p.Watches...); err != nil {
+	if p.Checked, err = api.watches.LastChecked(p.Watches...); err != nil {
 		api.htmlInternal(w, err)
 		return
 	}
@@ -279,7 +279,7 @@ func (api *watchAPI) htmlShow(w http.ResponseWriter, r *http.Request, _ watch.Ke
 		return
 	}
 	p.Sentinel, p.History = s, h
-	if p.Checked, err = api.lastChecked(s); err != nil {
+	if p.Checked, err = api.watches.LastChecked(s); err != nil {
 		api.htmlInternal(w, err)
 		return
 	}

@@ -206,7 +206,7 @@ func (a *app) newWatchCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		return a.printJSON(web.WatchJSON(s, checked))
+		return a.printJSON(web.WatchJSON(s, checked[s.ID]))
 	})
 	historyCmd := byID("history ID", "Show a sentinel's detected changes", func(ctx context.Context, e *watchEnv, id string) error {
 		h, err := e.engine.History(ctx, id)
