@@ -121,14 +121,12 @@ func (a *app) announce(ctx context.Context, s *services, addr string, queries []
 	// Keys are made from the command line, which cannot open the
 	// repository the demo holds, so the demo makes one to try watches
 	// and search alerts with.
-	if s.watches != nil {
-		k := defaultKey
-		k.User, k.MinEvery = "demo", instant
-		if key, err := s.watches.CreateKey(ctx, k); err != nil {
-			fmt.Fprintf(a.stderr, "demo: no API key for watches: %v\n", err)
-		} else {
-			fmt.Fprintf(a.stdout, "watches and search alerts: http://%s%s with the API key of user demo:\n  %s\n", addr, web.WatchPath, key)
-		}
+	k := defaultKey
+	k.User, k.MinEvery = "demo", instant
+	if key, err := s.watches.CreateKey(ctx, k); err != nil {
+		fmt.Fprintf(a.stderr, "demo: no API key for watches: %v\n", err)
+	} else {
+		fmt.Fprintf(a.stdout, "watches and search alerts: http://%s%s with the API key of user demo:\n  %s\n", addr, web.WatchPath, key)
 	}
 	fmt.Fprintln(a.stdout, "(the web keeps changing; deltaq keeps re-crawling. Ctrl-C stops.)")
 }
