@@ -330,6 +330,10 @@ func (cl *Client) robotsFor(ctx context.Context, u *url.URL) (robotsRules, int, 
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return rules, 1, err
+	case errors.Is(err, crawler.ErrRefusedAddress):
+		// The address guard, not the site: nothing was sent, and the
+		// site's rules stay unknown until it is allowed.
+		return rules, 0, err
 	case err != nil:
 		r = robots.DisallowAll()
 		rules.why = fmt.Sprintf(" (robots.txt unreachable, which RFC 9309 reads as disallow all: %v)", err)

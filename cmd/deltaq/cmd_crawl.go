@@ -128,13 +128,19 @@ poll feeds or watches.`,
 // server of one's own, such as a replay on loopback: --resolve,
 // --allow-private and --politeness-overrides.
 func addFetchFlags(cmd *cobra.Command) {
+	addDialFlags(cmd)
+	cmd.Flags().String("politeness-overrides", "", "per-host politeness as a YAML list, e.g. '[{host: tldr-en.test, min_delay: 0s, per_host: 8}]' for a replay on loopback (crawler.politeness.overrides)")
+	bind(cmd.Flags(), map[string]string{"politeness-overrides": "crawler.politeness.overrides"})
+}
+
+// addDialFlags declares the flags of the crawler's dialer (crawler.DialContext),
+// for commands that fetch through it: --resolve and --allow-private.
+func addDialFlags(cmd *cobra.Command) {
 	cmd.Flags().StringArray("resolve", nil, "HOST=ADDR: send requests for HOST to ADDR, e.g. tldr-en.test=127.0.0.1:8081 (crawler.resolve)")
 	cmd.Flags().Bool("allow-private", false, "allow loopback and private addresses (crawler.allow_private)")
-	cmd.Flags().String("politeness-overrides", "", "per-host politeness as a YAML list, e.g. '[{host: tldr-en.test, min_delay: 0s, per_host: 8}]' for a replay on loopback (crawler.politeness.overrides)")
 	bind(cmd.Flags(), map[string]string{
-		"resolve":              "crawler.resolve",
-		"allow-private":        "crawler.allow_private",
-		"politeness-overrides": "crawler.politeness.overrides",
+		"resolve":       "crawler.resolve",
+		"allow-private": "crawler.allow_private",
 	})
 }
 

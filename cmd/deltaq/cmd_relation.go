@@ -1,10 +1,9 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"net"
+	"log/slog"
 	"net/http"
 	"os"
 	"slices"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/relation"
 )
@@ -99,31 +99,19 @@ func (a *app) newRelationCreateCmd() *cobra.Command {
 	return cmd
 }
 
-// resolvingTransport sends the hosts of crawler.resolve (HOST=ADDR, the
-// crawler's --resolve) to their addresses, so a relation can follow a
-// replayed site on loopback; nil mappings give the default transport.
-func resolvingTransport(mappings []string) (http.RoundTripper, error) {
-	if len(mappings) == 0 {
-		return nil, nil
+// relationClient is the client of a relation's source. It fetches
+// through the crawler's dialer, as watches do: the same crawler.resolve
+// mapping, and the same refusal of non-public addresses unless
+// crawler.allow_private.
+func relationClient(cfg *configs.Config, def relation.Definition, logger *slog.Logger) (*relation.Client, error) {
+	dial, err := crawler.DialContext(cfg.Crawler)
+	if err != nil {
+		return nil, err
 	}
-	to := map[string]string{}
-	for _, m := range mappings {
-		host, addr, err := crawler.ParseResolve(m)
-		if err != nil {
-			return nil, err
-		}
-		to[host] = addr
-	}
-	d := &net.Dialer{Timeout: 10 * time.Second}
-	return &http.Transport{DialContext: func(ctx context.Context, network, hostport string) (net.Conn, error) {
-		host, _, err := net.SplitHostPort(hostport)
-		if err == nil {
-			if addr, ok := to[strings.ToLower(host)]; ok {
-				hostport = addr
-			}
-		}
-		return d.DialContext(ctx, network, hostport)
-	}}, nil
+	opts := cfg.Relation.ClientOptions(cfg.Crawler.UserAgent)
+	opts.Logger = logger
+	opts.HTTP.Transport = &http.Transport{DialContext: dial}
+	return relation.NewClient(def.Source, opts)
 }
 
 // parseQuota reads N/PERIOD.
@@ -195,12 +183,7 @@ func (a *app) newRelationSyncCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			opts := cfg.Relation.ClientOptions(cfg.Crawler.UserAgent)
-			opts.Logger = logger
-			if opts.HTTP.Transport, err = resolvingTransport(cfg.Crawler.Resolve); err != nil {
-				return err
-			}
-			cl, err := relation.NewClient(def.Source, opts)
+			cl, err := relationClient(cfg, def, logger)
 			if err != nil {
 				return err
 			}
@@ -209,11 +192,15 @@ func (a *app) newRelationSyncCmd() *cobra.Command {
 			if rep != nil {
 				a.printSync(rep, time.Since(start))
 			}
+			if errors.Is(err, crawler.ErrRefusedAddress) {
+				err = fmt.Errorf("%w; to sync from loopback or private addresses (your own test server), run again with --allow-private (or crawler.allow_private: true)", err)
+			}
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory (repository)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "plan only: print the probes, order and I without sending a request")
+	addDialFlags(cmd)
 	cmd.Flags().Int("budget", 0, "requests this sync may send (relation.budget)")
 	cmd.Flags().Int("method", 0, "1 reads every result page, 2 the first only (relation.method)")
 	bind(cmd.Flags(), map[string]string{"budget": "relation.budget", "method": "relation.method"})
