@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -172,7 +173,7 @@ func (d *DeltaQ) fit(ctx context.Context, plan Plan, pages Pages) (*deltaqFit, e
 		}
 		if isFeed(p) {
 			h := urlnorm.Host(p.URL)
-			f.seen[h] = later(f.seen[h], p.LastFetch)
+			f.seen[h] = clock.Later(f.seen[h], p.LastFetch)
 			feeds.offer(p.URL, plan.periods(p.LastFetch), 0)
 		}
 	}
@@ -320,14 +321,6 @@ func (d *DeltaQ) changes(lambda, open float64, known bool) float64 {
 		return 1
 	}
 	return x
-}
-
-// later is the later of two times.
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }
 
 // urlHash is FNV-1a of a URL: the per-page Thompson streams depend on the

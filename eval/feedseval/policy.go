@@ -236,14 +236,6 @@ func (p *planner) wicWeek(s *schedule, ws time.Time, models []feeds.Model) {
 	}
 }
 
-// later returns the later of a and b.
-func later(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
 // weekStart returns the Monday 00:00 UTC at or before t.
 func weekStart(t time.Time) time.Time {
 	t = t.UTC()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/deltaq/deltaq/eval/feedtrace"
 	"github.com/deltaq/deltaq/feeds"
+	"github.com/deltaq/deltaq/internal/clock"
 )
 
 // Config is eval.feeds in configs/default.yaml.
@@ -212,7 +213,7 @@ func relearn(fcfg feeds.Config, s *schedule, postings [][]time.Time, known []int
 			known[i]++
 		}
 		seen[i] = ps[:known[i]]
-		polled[i] = later(s.lastPoll(i, ws), evalFrom)
+		polled[i] = clock.Later(s.lastPoll(i, ws), evalFrom)
 	}
 	return feeds.LearnRecent(fcfg, seen, from, polled, ws, rng)
 }

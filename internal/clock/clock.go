@@ -101,3 +101,19 @@ func (m *Manual) WaitUntil(ctx context.Context, t time.Time) error {
 		}
 	}
 }
+
+// Later returns the later of a and b.
+func Later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// Earlier returns the earlier of a and b.
+func Earlier(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}

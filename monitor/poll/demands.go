@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deltaq/deltaq/feeds"
+	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/monitor"
 	"github.com/deltaq/deltaq/repo"
@@ -54,7 +55,7 @@ func (p *Poller) read(ctx context.Context) (*demands, error) {
 			}
 			d.feeds = append(d.feeds, f)
 			d.feedIDs[u] = append(d.feedIDs[u], f.ID)
-			d.seen[u] = later(d.seen[u], f.LastFetch)
+			d.seen[u] = clock.Later(d.seen[u], f.LastFetch)
 		}
 	}
 	if p.watches != nil {
@@ -81,7 +82,7 @@ func (p *Poller) read(ctx context.Context) (*demands, error) {
 			}
 			if len(g.Every) > 0 {
 				d.groups[u] = append(d.groups[u], g.Key)
-				d.seen[u] = later(d.seen[u], g.LastCheck)
+				d.seen[u] = clock.Later(d.seen[u], g.LastCheck)
 			}
 		}
 	}
@@ -89,7 +90,7 @@ func (p *Poller) read(ctx context.Context) (*demands, error) {
 		pg, err := p.db.Page(u)
 		switch {
 		case err == nil && !pg.LastFetch.IsZero():
-			d.seen[u] = later(d.seen[u], pg.LastFetch)
+			d.seen[u] = clock.Later(d.seen[u], pg.LastFetch)
 			d.crawled[u] = pg.LastFetch
 		case err == nil:
 		case !errors.Is(err, repo.ErrNotFound):
@@ -111,18 +112,4 @@ func (d *demands) feedSet() string {
 		fmt.Fprintf(&b, "%s %g %s %s\n", f.ID, f.Weight, f.MinInterval, f.MaxInterval)
 	}
 	return b.String()
-}
-
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
-func earlier(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
 }

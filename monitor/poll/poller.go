@@ -206,7 +206,7 @@ func (p *Poller) Refresh(ctx context.Context) error {
 	if pl != nil {
 		// What is owed is settled under the lock, so a fetch made while
 		// planning serves the new plan too.
-		pl.owe(func(u string) time.Time { return later(d.seen[u], p.mu.lastFetch[u]) })
+		pl.owe(func(u string) time.Time { return clock.Later(d.seen[u], p.mu.lastFetch[u]) })
 		p.mu.plan = pl
 	}
 	for k, id := range p.mu.ids {
@@ -288,7 +288,7 @@ func (p *Poller) Fetched(url string, at time.Time) {
 	p.advanceLocked(at) // the fetch resets the demands at its own instant
 	p.mu.sched.Fetched(url)
 	p.mu.plan.served(url, at)
-	p.mu.lastFetch[url] = later(p.mu.lastFetch[url], at)
+	p.mu.lastFetch[url] = clock.Later(p.mu.lastFetch[url], at)
 	p.mu.fetched[url] = at
 	select {
 	case p.wake <- struct{}{}:
@@ -452,7 +452,7 @@ func (p *Poller) Run(ctx context.Context) error {
 		}
 		until := next
 		if p.watches != nil {
-			until = earlier(next, now.Add(p.cfg.Instant))
+			until = clock.Earlier(next, now.Add(p.cfg.Instant))
 		}
 		wctx, cancel := context.WithCancel(ctx)
 		go func() {
