@@ -11,6 +11,7 @@ import (
 // configs/default.yaml under "relation".
 type Config struct {
 	Budget          int           `mapstructure:"budget"`            // requests one sync may send
+	SyncEvery       time.Duration `mapstructure:"sync_every"`        // serve and run sync each relation this often; 0: never
 	Method          int           `mapstructure:"method"`            // 1 (all pages) or 2 (first page), §5.1
 	MaxKeywords     int           `mapstructure:"max_keywords"`      // keyword subsets up to this size, §5.1
 	Pool            int           `mapstructure:"pool"`              // GreedyProbes' keyword pool
@@ -37,6 +38,9 @@ func (c Config) Validate() error {
 	}
 	if c.Budget < 1 {
 		bad("budget", c.Budget, "must be >= 1")
+	}
+	if c.SyncEvery != 0 && c.SyncEvery < time.Minute {
+		bad("sync_every", c.SyncEvery, "must be 0 (off) or >= 1m")
 	}
 	if c.Method != 1 && c.Method != 2 {
 		bad("method", c.Method, "must be 1 or 2")

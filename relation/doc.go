@@ -46,6 +46,8 @@
 //	              counts in the repository's relation bucket (FORMAT.md)
 //	sync.go       one pass of RefreshLocal (Alg. 1): plan, order, I, send;
 //	              then ID fetches for records no probe reached
+//	keep.go       Keeper: every relation synced relation.sync_every after
+//	              its last sync, while deltaq serve or run holds the store
 //
 // State. The planning functions are pure: they read a []Tuple and return
 // a Plan. GreedyProbes holds an inverted index of the tuples' keywords and

@@ -179,6 +179,43 @@ func (s *Store) List(ctx context.Context) ([]Definition, error) {
 	return out, nil
 }
 
+// Status is a relation's definition and where it stands.
+type Status struct {
+	Definition
+	Records int // rows, Missing among them
+	Missing int // records the source answered "no such item" for
+	// LastSync is when a sync last stored a request's results; zero:
+	// never.
+	LastSync time.Time
+	Changes  uint64 // field changes recorded, the last one's Seq
+}
+
+// Statuses returns every relation's status, by name.
+func (s *Store) Statuses(ctx context.Context) ([]Status, error) {
+	defs, err := s.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Status, len(defs))
+	for i, d := range defs {
+		rows, err := s.Rows(ctx, d.Name)
+		if err != nil {
+			return nil, err
+		}
+		st, err := s.state(d.Name)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = Status{Definition: d, Records: len(rows), LastSync: st.LastSync, Changes: st.NextSeq - 1}
+		for _, r := range rows {
+			if r.Missing {
+				out[i].Missing++
+			}
+		}
+	}
+	return out, nil
+}
+
 // MaxIDBytes bounds a record ID.
 const MaxIDBytes = 1024
 

@@ -15,6 +15,7 @@
 //	GET /r                   signed result click (ranking.RedirectPath): awareness, then 302 (thesis §5.4)
 //	GET /c                   signed ad click (ads.ClickPath): charge the bid, then 302 (ch. 6)
 //	    /api/v1/ads/         the advertiser API (adsapi.go), behind a bearer key
+//	GET /api/v1/relations                 the relations: records, changes found, last sync
 //	GET /api/v1/relations/{name}/rows     a relation's records, stalest (w·F̂) first: ?stale_gt=&limit=
 //	GET /api/v1/relations/{name}/changes  field-level changes ("price 19.99 → 17.49"): ?since=&limit=
 //	                         (relationsapi.go; package relation, Yang et al. SIGMOD 2010)

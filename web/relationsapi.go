@@ -26,8 +26,20 @@ type relationsAPI struct {
 const relationsAPIPrefix = "/api/v1/relations/"
 
 func (api *relationsAPI) routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /api/v1/relations", api.list)
 	mux.HandleFunc("GET "+relationsAPIPrefix+"{name}/rows", api.rows)
 	mux.HandleFunc("GET "+relationsAPIPrefix+"{name}/changes", api.changes)
+}
+
+// relationJSON is one relation in GET /api/v1/relations.
+type relationJSON struct {
+	Name     string     `json:"name"`
+	Search   string     `json:"search"` // the source's result-page URL template
+	Item     string     `json:"item,omitempty"`
+	Records  int        `json:"records"`
+	Missing  int        `json:"missing"`
+	Changes  uint64     `json:"changes"` // field changes recorded; /changes?since= reads them
+	LastSync *time.Time `json:"last_sync,omitempty"`
 }
 
 type relationRowJSON struct {
@@ -74,6 +86,22 @@ func (api *relationsAPI) fail(w http.ResponseWriter, name string, err error) {
 		return
 	}
 	writeError(w, http.StatusInternalServerError, apiError{Code: CodeInternal, Message: "internal error"})
+}
+
+func (api *relationsAPI) list(w http.ResponseWriter, r *http.Request) {
+	sts, err := api.store.Statuses(r.Context())
+	if err != nil {
+		api.fail(w, "", err)
+		return
+	}
+	out := make([]relationJSON, len(sts))
+	for i, st := range sts {
+		out[i] = relationJSON{Name: st.Name, Search: st.Source.Search, Item: st.Source.Item, Records: st.Records, Missing: st.Missing, Changes: st.Changes}
+		if !st.LastSync.IsZero() {
+			out[i].LastSync = &st.LastSync
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"relations": out})
 }
 
 func (api *relationsAPI) rows(w http.ResponseWriter, r *http.Request) {

@@ -95,6 +95,29 @@ func TestRelationChangesAPI(t *testing.T) {
 	}
 }
 
+func TestRelationListAPI(t *testing.T) {
+	srv, _ := newRelationEnv(t)
+	code, body, _ := get(t, srv, "/api/v1/relations")
+	if code != http.StatusOK {
+		t.Fatalf("list: %d %s", code, body)
+	}
+	var out struct {
+		Relations []relationJSON `json:"relations"`
+	}
+	if err := json.Unmarshal([]byte(body), &out); err != nil {
+		t.Fatal(err)
+	}
+	// Two syncs, a day apart from the relation's creation, found one change.
+	lastSync := time.Date(2026, 3, 3, 0, 0, 0, 0, time.UTC)
+	if len(out.Relations) != 1 {
+		t.Fatalf("relations %+v, want shop alone", out.Relations)
+	}
+	if r := out.Relations[0]; r.Name != "shop" || !strings.HasSuffix(r.Search, "/search?q={q}&page={page}") || r.Records != 2 || r.Missing != 0 ||
+		r.Changes != 1 || r.LastSync == nil || !r.LastSync.Equal(lastSync) {
+		t.Errorf("shop %+v, want 2 records, 1 change, last synced %v", r, lastSync)
+	}
+}
+
 func TestRelationRowsAPI(t *testing.T) {
 	srv, _ := newRelationEnv(t)
 	code, body, _ := get(t, srv, "/api/v1/relations/shop/rows")

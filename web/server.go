@@ -42,7 +42,7 @@ type Deps struct {
 	// Ads serves ad clicks on ads.ClickPath and the advertiser API under
 	// /api/v1/ads/; nil leaves both out.
 	Ads *ads.Store
-	// Relations serves /api/v1/relations/{name}/rows and /changes with
+	// Relations serves /api/v1/relations, its {name}/rows and /changes with
 	// RelationConfig's limits and time unit; nil leaves them out. Clock
 	// tells the time for staleness (nil: the wall clock).
 	Relations      *relation.Store

@@ -24,7 +24,7 @@ func (a *app) newRelationCmd() *cobra.Command {
 		Use:   "relation",
 		Short: "Records kept fresh through a site's keyword search (Yang et al., SIGMOD 2010)",
 	}
-	cmd.AddCommand(a.newRelationCreateCmd(), a.newRelationAddCmd(), a.newRelationSyncCmd(), a.newRelationShowCmd())
+	cmd.AddCommand(a.newRelationCreateCmd(), a.newRelationAddCmd(), a.newRelationSyncCmd(), a.newRelationListCmd(), a.newRelationShowCmd())
 	return cmd
 }
 
@@ -228,6 +228,50 @@ func (a *app) printSync(rep *relation.SyncReport, took time.Duration) {
 	}
 	fmt.Fprintf(a.stdout, "sent %d requests in %v: %d records read (%d by ID), %d changed, %d missing\n",
 		rep.Requests, took.Round(time.Millisecond), rep.Reached, rep.IDFetches, rep.Changed, rep.Missing)
+}
+
+func (a *app) newRelationListCmd() *cobra.Command {
+	var dataDir string
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the relations: records, changes found, last sync, source",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, db, _, err := a.loadRepo(cmd, dataDir, nil)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			sts, err := relation.NewStore(db).Statuses(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if len(sts) == 0 {
+				fmt.Fprintln(a.stdout, "no relations: deltaq relation create NAME ... declares one")
+				return nil
+			}
+			tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "name\trecords\tmissing\tchanges\tlast sync\tnext sync\tsearch")
+			for _, st := range sts {
+				last, next := "never", "at once"
+				if !st.LastSync.IsZero() {
+					last = st.LastSync.Format(time.RFC3339)
+					next = st.LastSync.Add(cfg.Relation.SyncEvery).Format(time.RFC3339)
+				}
+				if cfg.Relation.SyncEvery == 0 {
+					next = "on demand"
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\n", st.Name, st.Records, st.Missing, st.Changes, last, next, st.Source.Search)
+			}
+			tw.Flush()
+			if cfg.Relation.SyncEvery > 0 {
+				fmt.Fprintf(a.stdout, "deltaq serve and run sync each relation %v after its last sync (relation.sync_every)\n", cfg.Relation.SyncEvery)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dataDir, "data", "", "data directory (repository)")
+	return cmd
 }
 
 func (a *app) newRelationShowCmd() *cobra.Command {

@@ -92,7 +92,8 @@ left out and the answer marked partial.`,
 }
 
 // serveLoops starts what a serving process runs until ctx ends: the index
-// following the repository, PageRank, ads bookkeeping and the HTTP server.
+// following the repository, PageRank, ads bookkeeping, notifications,
+// relation syncs, the watches' checks and the HTTP server.
 func (a *app) serveLoops(g *errgroup.Group, ctx context.Context, s *services, cfg *configs.Config, notify <-chan struct{}, tryPorts int, onListen func(addr string)) {
 	g.Go(func() error { return s.ix.Run(ctx, notify) })
 	g.Go(func() error { return s.rank.RunPageRank(ctx, cfg.Ranking.PageRank.Interval, s.ix) })
@@ -106,6 +107,9 @@ func (a *app) serveLoops(g *errgroup.Group, ctx context.Context, s *services, cf
 		})
 	}
 	g.Go(func() error { return s.notifier.Run(ctx) })
+	if s.relations != nil {
+		g.Go(func() error { return s.relations.Run(ctx) })
+	}
 	if !s.polled { // no crawler's monitoring class checks the watches: they fetch for themselves
 		g.Go(func() error {
 			return s.watches.Run(ctx, watch.NewUrgencyPlanner(nil), watch.RunOptions{Tick: cfg.Watch.Tick, Budget: cfg.Watch.ChecksPerTick, Fired: s.notifier.Wake})

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deltaq/deltaq/eval/archive/archivetest"
 	"github.com/deltaq/deltaq/eval/replay"
@@ -15,9 +19,11 @@ import (
 )
 
 // TestRelationCommands declares a relation over a replayed archive with
-// its added search, adds three pages, syncs them by ID, moves the archive
-// to a week where one description changed, and syncs again through the
-// search: the change shows, field by field.
+// its added search, adds three pages, syncs them by ID (once refused by
+// the address guard), moves the archive to a week where one description
+// changed, and syncs again through the search: the change shows, field by
+// field, and the list counts it. Then deltaq serve syncs a new relation
+// by itself.
 func TestRelationCommands(t *testing.T) {
 	page := func(cmd, desc string) string {
 		return fmt.Sprintf(`<html><head><title>%s - tldr pages (common)</title><meta name="description" content="%s"></head><body>%s</body></html>`, cmd, desc, desc)
@@ -73,7 +79,48 @@ func TestRelationCommands(t *testing.T) {
 	if err != nil || !strings.Contains(show, "2 of 3 records shown") || !strings.Contains(show, "description=Commit staged files.") {
 		t.Fatalf("show:\n%s%v", show, err)
 	}
+	list, _, err := run(t, "relation", "list", "--config", cfgFile, "--data", data)
+	if err != nil || !regexp.MustCompile(`(?m)^cmds +3 +0 +1 +20\d\d-.* http://cmds.test/search\?q=\{q\}&page=\{page\}$`).MatchString(list) {
+		t.Fatalf("list: want cmds with 3 records, none missing, 1 change, a last sync:\n%s%v", list, err)
+	}
 	if _, _, err := run(t, "relation", "sync", "nope", "--config", cfgFile, "--data", data); err == nil || !strings.Contains(err.Error(), `no such relation: "nope"`) {
 		t.Errorf("sync of an unknown relation: %v", err)
+	}
+	// deltaq serve keeps relations fresh itself (relation.sync_every): a
+	// relation declared and never synced is synced at once.
+	if _, _, err := run(t, "relation", "create", "later", "--config", cfgFile, "--data", data,
+		"--search", "http://cmds.test/search?q={q}&page={page}", "--item", "http://cmds.test{id}",
+		"--extract", "title=css:a.title|css:title", "--keywords", "title"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(t, "relation", "add", "later", "--config", cfgFile, "--data", data, "--ids", ids); err != nil {
+		t.Fatal(err)
+	}
+	serveCfg := filepath.Join(dir, "serve.yaml")
+	os.WriteFile(serveCfg, []byte("crawler:\n  allow_private: true\n  resolve: [\"cmds.test=127.0.0.1:"+port+"\"]\nrelation:\n  quota: 0\n  quota_period: 0s\n  sync_every: 1h\n"), 0o644)
+	srvProc := serveNode(t, dir, "serve", "--data", data, "--config", serveCfg)
+	var later struct {
+		Relations []struct {
+			Name     string     `json:"name"`
+			Records  int        `json:"records"`
+			LastSync *time.Time `json:"last_sync"`
+		} `json:"relations"`
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		resp, err := http.Get(srvProc.base + "/api/v1/relations")
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&later)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(later.Relations) == 2 && later.Relations[1].Name == "later" && later.Relations[1].LastSync != nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(later.Relations) != 2 || later.Relations[1].Name != "later" || later.Relations[1].LastSync == nil || later.Relations[1].Records != 3 {
+		t.Fatalf("GET /api/v1/relations from serve: %+v, want later synced by the server, 3 records", later.Relations)
 	}
 }

@@ -47,6 +47,9 @@ type services struct {
 	// polled says a crawler's monitoring class checks the watches
 	// (monitor/poll), so the watches' own check loop does not run.
 	polled bool
+	// relations syncs the user's relations on schedule; nil when
+	// relation.sync_every is 0.
+	relations *relation.Keeper
 }
 
 // serviceOptions vary what openServices builds.
@@ -127,6 +130,11 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 		s.close(ctx)
 		return nil, err
 	}
+	relations := relation.NewStore(db)
+	if cfg.Relation.SyncEvery > 0 {
+		s.relations = &relation.Keeper{Store: relations, Every: cfg.Relation.SyncEvery, Sync: cfg.Relation.SyncOptions(false), Logger: logger,
+			Client: func(def relation.Definition) (*relation.Client, error) { return relationClient(cfg, def, logger) }}
+	}
 	h, err := web.New(cfg.Server, web.Deps{
 		Search:   web.NewEngine(s.ix, searcher, s.ads, web.EngineOptions{Limits: limits, Backend: backend}),
 		Pages:    db,
@@ -137,7 +145,7 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 		Clicks:   s.rank,
 		Ads:      s.ads,
 
-		Relations:      relation.NewStore(db),
+		Relations:      relations,
 		RelationConfig: cfg.Relation,
 		Feeds:          feedStore,
 		Watches:        s.watches,
