@@ -156,6 +156,37 @@ func (s *Store) Get(id string) (Feed, error) {
 	return f, decode(v, &f)
 }
 
+// Remove unsubscribes from feed id: its record, its items and the
+// poller's plan go in one batch, and it returns the feed and how many
+// items went with it. A poll of it still in flight then finds it unknown
+// (Record) and stores nothing.
+func (s *Store) Remove(ctx context.Context, id string) (Feed, int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.Get(id)
+	if err != nil {
+		return Feed{}, 0, err
+	}
+	b := s.db.NewBatch(ctx)
+	defer b.Close()
+	items := 0
+	for kv, err := range s.db.BucketScan(ctx, Bucket, "i/"+id+"/") {
+		if err != nil {
+			return Feed{}, 0, err
+		}
+		if err := b.DeleteBucket(Bucket, string(kv[0])); err != nil {
+			return Feed{}, 0, err
+		}
+		items++
+	}
+	for _, key := range []string{"f/" + id, "p/" + id} {
+		if err := b.DeleteBucket(Bucket, key); err != nil {
+			return Feed{}, 0, err
+		}
+	}
+	return f, items, b.Commit()
+}
+
 // List returns every feed, by id.
 func (s *Store) List(ctx context.Context) ([]Feed, error) {
 	var out []Feed

@@ -237,6 +237,62 @@ func TestAddAgainKeepsWhatItIsNotGiven(t *testing.T) {
 	}
 }
 
+// TestRemoveTakesTheFeedAndOnlyIt unsubscribes from one of two polled
+// feeds: its record, items and plan go, the other's stay, and a poll of
+// the removed one that lands afterwards stores nothing.
+func TestRemoveTakesTheFeedAndOnlyIt(t *testing.T) {
+	s, db := openStore(t, vfs.NewMem(), "")
+	defer db.Close()
+	var ids []string
+	for _, u := range []string{"http://x.test/a.atom", "http://x.test/b.atom"} {
+		f, err := s.Add(t.Context(), u, AddOptions{}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Record(t.Context(), f.ID, Fetch{At: t0, Status: 200, Body: atom(t0.Add(-2*time.Hour), t0.Add(-time.Hour))}); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, f.ID)
+	}
+	list, err := s.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans, err := PlanAll(testConfig(), list, t0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SavePlans(t.Context(), t0, plans); err != nil {
+		t.Fatal(err)
+	}
+	gone, items, err := s.Remove(t.Context(), ids[0])
+	if err != nil || gone.URL != "http://x.test/a.atom" || items != 2 {
+		t.Fatalf("Remove: %s with %d items, %v; want a.atom with 2", gone.URL, items, err)
+	}
+	if _, err := s.Get(ids[0]); !errors.Is(err, ErrUnknownFeed) {
+		t.Errorf("Get after Remove: %v, want ErrUnknownFeed", err)
+	}
+	if _, _, ok, err := s.SavedPlan(gone); ok || err != nil {
+		t.Errorf("the removed feed's plan: ok %v, %v; want gone", ok, err)
+	}
+	if its, err := s.Items(t.Context(), ids[0], time.Time{}); err != nil || len(its) != 0 {
+		t.Errorf("the removed feed's items: %d, %v; want none", len(its), err)
+	}
+	river, err := s.River(t.Context(), time.Time{}, 10)
+	if err != nil || len(river) != 2 || river[0].FeedID != ids[1] {
+		t.Errorf("river after Remove: %+v, %v; want b.atom's 2 items alone", river, err)
+	}
+	if _, err := s.Record(t.Context(), ids[0], Fetch{At: t0.Add(time.Hour), Status: 200, Body: atom(t0)}); !errors.Is(err, ErrUnknownFeed) {
+		t.Errorf("a poll landing after Remove: %v, want ErrUnknownFeed", err)
+	}
+	if list, _ := s.List(t.Context()); len(list) != 1 || list[0].ID != ids[1] {
+		t.Errorf("feeds after Remove: %+v, want b.atom alone", list)
+	}
+	if _, _, err := s.Remove(t.Context(), ids[0]); !errors.Is(err, ErrUnknownFeed) {
+		t.Errorf("Remove again: %v, want ErrUnknownFeed", err)
+	}
+}
+
 func TestOPMLRoundTrip(t *testing.T) {
 	in := `<?xml version="1.0"?><opml version="1.0"><head><title>x</title></head><body>
 <outline text="folder"><outline text="a" type="rss" xmlUrl="http://a.test/feed"/></outline>

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -133,6 +134,32 @@ func (a *app) newFeedsCmd() *cobra.Command {
 			})
 		},
 	}
+	rm := &cobra.Command{
+		Use:   "rm URL|ID",
+		Short: "Unsubscribe from a feed: its state and items go",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
+				id := args[0]
+				if !feedIDPattern.MatchString(id) {
+					u, err := feedURL(id)
+					if err != nil {
+						return err
+					}
+					id = feeds.IDOf(u)
+				}
+				f, items, err := st.Remove(ctx, id)
+				if errors.Is(err, feeds.ErrUnknownFeed) {
+					return fmt.Errorf("%w: %s (deltaq feeds list shows the subscriptions)", feeds.ErrUnknownFeed, args[0])
+				}
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "unsubscribed %s %s (%d items removed)\n", f.ID, f.URL, items)
+				return nil
+			})
+		},
+	}
 	explain := &cobra.Command{
 		Use:   "explain URL",
 		Short: "A feed's learned rate and profile, its polls per week, the next planned polls and recent delays",
@@ -217,7 +244,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 	}
 	discover.Flags().BoolVar(&addFound, "add", false, "subscribe to the feeds found")
 	discover.Flags().IntVar(&limit, "limit", 100, "feeds listed at most")
-	cmd.AddCommand(add, imp, export, list, explain, poll, discover)
+	cmd.AddCommand(add, imp, export, list, rm, explain, poll, discover)
 	return cmd
 }
 
@@ -320,6 +347,9 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 	fmt.Fprintf(a.stdout, "%d of %d feeds fetched, %d new items\n", fetched, len(list), newItems)
 	return errors.Join(append(errs, refusedError(sum))...)
 }
+
+// feedIDPattern matches a feed's id (feeds.IDOf).
+var feedIDPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
 
 // feedURL normalizes a feed URL given by the user, naming it on error.
 func feedURL(raw string) (string, error) {

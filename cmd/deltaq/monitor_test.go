@@ -52,8 +52,22 @@ func TestCrawlPollsSubscribedFeedsThroughTheFrontier(t *testing.T) {
 		t.Fatalf("feeds list: %v\n%s", err, out)
 	}
 	// The list's columns: id, url, weight, fetches, not modified, postings.
-	if fields := strings.Fields(strings.Split(strings.TrimSpace(out), "\n")[1]); len(fields) < 6 || fields[3] != "1" || fields[5] != "2" {
-		t.Errorf("feeds list after the crawl: %q, want 1 fetch and 2 postings", out)
+	fields := strings.Fields(strings.Split(strings.TrimSpace(out), "\n")[1])
+	if len(fields) < 6 || fields[3] != "1" || fields[5] != "2" {
+		t.Fatalf("feeds list after the crawl: %q, want 1 fetch and 2 postings", out)
+	}
+	// Unsubscribed, by id, the feed is no longer polled.
+	if out, _, err := run(t, "feeds", "rm", fields[0], "--data", data); err != nil || !strings.Contains(out, "(2 items removed)") {
+		t.Fatalf("feeds rm: %v\n%s", err, out)
+	}
+	if _, _, err := run(t, "feeds", "rm", site.URL+"/feed.xml", "--data", data); err == nil || !strings.Contains(err.Error(), "unknown feed") {
+		t.Errorf("feeds rm again, by URL: %v, want unknown feed", err)
+	}
+	if _, _, err := run(t, "crawl", "--data", data); err == nil || !strings.Contains(err.Error(), "nothing to crawl") {
+		t.Errorf("crawl after feeds rm: %v, want nothing to crawl", err)
+	}
+	if polls.Load() != 1 {
+		t.Errorf("feed requested %d times, want none after feeds rm", polls.Load()-1)
 	}
 }
 
