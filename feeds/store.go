@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -37,6 +38,11 @@ type Feed struct {
 	// Validators for conditional GET.
 	ETag         string `json:"etag,omitempty"`
 	LastModified string `json:"last_modified,omitempty"`
+
+	// Read is when the crawler stored the copy of the feed last parsed
+	// (Absorb): a copy stored after it is new to the feed, even when the
+	// crawler's own fetch found it unchanged.
+	Read time.Time `json:"read,omitzero"`
 
 	LastFetch   time.Time `json:"last_fetch"`
 	LastStatus  int       `json:"last_status,omitempty"`
@@ -104,23 +110,44 @@ type AddOptions struct {
 }
 
 // Add subscribes to the feed at rawURL (http or https); adding one already
-// there updates the options given and keeps the rest, and its state.
+// there updates the options given and keeps the rest, and its state. A new
+// subscription starts from the copy the crawler stored, if it fetched the
+// URL already (a link of a crawled page): its items are the feed's at once
+// (Absorb); a copy that is not a feed is the feed's last error.
 func (s *Store) Add(ctx context.Context, rawURL string, o AddOptions, now time.Time) (Feed, error) {
+	f, isNew, err := s.add(ctx, rawURL, o, now)
+	if err != nil || !isNew {
+		return f, err
+	}
+	_, absorbed, err := s.Absorb(ctx, f.ID)
+	var bodyErr *BodyError
+	switch {
+	case errors.As(err, &bodyErr): // recorded as the feed's last error
+	case err != nil:
+		return f, err
+	case !absorbed:
+		return f, nil
+	}
+	return s.Get(f.ID)
+}
+
+func (s *Store) add(ctx context.Context, rawURL string, o AddOptions, now time.Time) (f Feed, isNew bool, err error) {
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Feed{}, fmt.Errorf("feeds: url %q: must be an absolute http or https URL", rawURL)
+		return Feed{}, false, fmt.Errorf("feeds: url %q: must be an absolute http or https URL", rawURL)
 	}
 	if o.Weight != 0 && !(o.Weight > 0 && o.Weight <= math.MaxFloat64) {
-		return Feed{}, fmt.Errorf("feeds: --weight = %g: must be a finite number > 0", o.Weight)
+		return Feed{}, false, fmt.Errorf("feeds: --weight = %g: must be a finite number > 0", o.Weight)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f, err := s.Get(IDOf(u.String()))
+	f, err = s.Get(IDOf(u.String()))
 	switch {
 	case errors.Is(err, ErrUnknownFeed):
 		f = Feed{ID: IDOf(u.String()), URL: u.String(), Added: now, Weight: 1, MinInterval: s.cfg.MinInterval, MaxInterval: s.cfg.MaxInterval}
+		isNew = true
 	case err != nil:
-		return Feed{}, err
+		return Feed{}, false, err
 	}
 	if o.Weight == 0 {
 		o.Weight = f.Weight
@@ -132,15 +159,18 @@ func (s *Store) Add(ctx context.Context, rawURL string, o AddOptions, now time.T
 		o.MaxInterval = f.MaxInterval
 	}
 	if _, err := BoundsFor(o.MinInterval, o.MaxInterval); err != nil {
-		return Feed{}, err
+		return Feed{}, false, err
 	}
 	f.Weight, f.MinInterval, f.MaxInterval = o.Weight, o.MinInterval, o.MaxInterval
 	b := s.db.NewBatch(ctx)
 	defer b.Close()
 	if err := s.put(b, &f); err != nil {
-		return Feed{}, err
+		return Feed{}, false, err
 	}
-	return f, b.Commit()
+	if err := b.Commit(); err != nil {
+		return Feed{}, false, err
+	}
+	return f, isNew, nil
 }
 
 // Get returns the feed with id.
@@ -184,7 +214,10 @@ func (s *Store) Remove(ctx context.Context, id string) (Feed, int, error) {
 			return Feed{}, 0, err
 		}
 	}
-	return f, items, b.Commit()
+	if err := b.Commit(); err != nil {
+		return Feed{}, 0, err
+	}
+	return f, items, nil
 }
 
 // List returns every feed, by id.
@@ -211,7 +244,10 @@ type Fetch struct {
 	// LastModified is the response's Last-Modified header.
 	LastModified string
 	Body         []byte
-	Err          error // network failure
+	// Copy is when the crawler stored Body (Absorb); zero for a body
+	// fetched otherwise.
+	Copy time.Time
+	Err  error // network failure
 }
 
 // Update is what Record found.
@@ -219,6 +255,17 @@ type Update struct {
 	New       []StoredItem
 	Truncated int
 }
+
+// BodyError is a fetched body that is not a feed Record can read
+// (malformed, HTML, too large): recorded as the feed's last error, with
+// nothing stored lost.
+type BodyError struct {
+	URL string
+	Err error
+}
+
+func (e *BodyError) Error() string { return "feeds: " + e.URL + ": " + e.Err.Error() }
+func (e *BodyError) Unwrap() error { return e.Err }
 
 // Record applies one poll of feed id in one batch: validators, counts and,
 // for a 2xx body that parses, the items not seen before. A body that does
@@ -241,16 +288,20 @@ func (s *Store) Record(ctx context.Context, id string, r Fetch) (Update, error) 
 	switch {
 	case r.Err != nil:
 		f.LastError = r.Err.Error()
-	case r.Status == 304:
+	case r.Status == 304 && r.Body == nil:
 		f.NotModified++
-	case r.Status >= 200 && r.Status < 300:
+	case r.Status == 304 || r.Status >= 200 && r.Status < 300:
+		if r.Status == 304 { // the body is a stored copy the feed has not read
+			f.NotModified++
+		}
 		p, err := Parse(r.Body, s.cfg.MaxBytes, s.cfg.MaxItems)
 		if err != nil {
-			parseErr = fmt.Errorf("feeds: %s: %w", f.URL, err)
+			parseErr = &BodyError{URL: f.URL, Err: err}
 			f.LastError = err.Error()
 			break
 		}
 		f.ETag, f.LastModified = r.ETag, r.LastModified
+		f.Read = clock.Later(f.Read, r.Copy)
 		if p.Title != "" {
 			f.Title = p.Title
 		}
@@ -401,7 +452,10 @@ func decode(v []byte, into any) error {
 // (the page record and its stored body) into the feed's state, if the
 // crawler fetched it since the feed last recorded a poll: the crawler does
 // the polling (robots, politeness, conditional GET), this package reads
-// what it got. It reports whether there was a new fetch.
+// what it got. A copy the feed has not read is read even when the fetch
+// found it unchanged: the crawler may have fetched the URL (a link of a
+// crawled page) before the feed was subscribed. It reports whether there
+// was a new fetch.
 func (s *Store) Absorb(ctx context.Context, id string) (Update, bool, error) {
 	f, err := s.Get(id)
 	if err != nil {
@@ -415,19 +469,18 @@ func (s *Store) Absorb(ctx context.Context, id string) (Update, bool, error) {
 		return Update{}, false, err
 	}
 	r := Fetch{At: p.LastFetch, Status: p.HTTPStatus, ETag: p.ETag, LastModified: p.LastModified}
+	if p.LastOutcome == repo.OutcomeNotModified || p.LastOutcome == repo.OutcomeOK && !p.Version.Equal(p.LastFetch) {
+		r.Status = 304 // not modified, or a 200 with the stored body byte for byte
+	}
 	switch {
-	case p.LastOutcome == repo.OutcomeNotModified:
-		r.Status = 304
-	case p.LastOutcome != repo.OutcomeOK:
+	case p.LastOutcome != repo.OutcomeOK && p.LastOutcome != repo.OutcomeNotModified:
 		r.Err = fmt.Errorf("fetch outcome %s", p.LastOutcome)
-	case !p.Version.Equal(p.LastFetch):
-		r.Status = 304 // a 200 with the stored body, byte for byte
-	default:
+	case p.Version.After(f.Read):
 		v, err := s.db.LatestVersion(ctx, f.URL)
 		if err != nil {
 			return Update{}, false, err
 		}
-		r.Body = v.Body
+		r.Body, r.Copy = v.Body, p.Version
 	}
 	up, err := s.Record(ctx, id, r)
 	return up, true, err

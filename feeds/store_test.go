@@ -293,6 +293,61 @@ func TestRemoveTakesTheFeedAndOnlyIt(t *testing.T) {
 	}
 }
 
+// TestAFeedReadsTheCrawlersCopy subscribes to a feed the crawler has
+// fetched already: the copy it stored gives the feed its items at once, a
+// later fetch that finds the copy unchanged adds nothing, and a copy the
+// feed has not read is read though the fetch answered 304.
+func TestAFeedReadsTheCrawlersCopy(t *testing.T) {
+	s, db := openStore(t, vfs.NewMem(), "")
+	defer db.Close()
+	// crawled stores what the crawler would after fetching u at at: a 200
+	// storing body as a new copy, or a 304 keeping the copy of copyAt.
+	crawled := func(u string, at, copyAt time.Time, body []byte) {
+		t.Helper()
+		b := db.NewBatch(t.Context())
+		defer b.Close()
+		p := &repo.Page{URL: u, State: repo.StateLive, LastFetch: at, Version: copyAt, LastOutcome: repo.OutcomeOK, HTTPStatus: 200, ETag: `"v1"`}
+		if body == nil {
+			p.LastOutcome, p.HTTPStatus = repo.OutcomeNotModified, 304
+		} else if err := b.AddVersion(u, &repo.Version{FetchedAt: at, ContentType: "application/atom+xml", Body: body}); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.PutPage(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const u = "http://x.test/feed.atom"
+	crawled(u, t0, t0, atom(t0.Add(-2*time.Hour), t0.Add(-time.Hour)))
+	f, err := s.Add(t.Context(), u, AddOptions{}, t0.Add(time.Hour))
+	if err != nil || len(f.History) != 2 || !f.Read.Equal(t0) {
+		t.Fatalf("subscribed after the crawler fetched it: %d postings, read %v, %v; want the copy's 2, read %v", len(f.History), f.Read, err, t0)
+	}
+	crawled(u, t0.Add(2*time.Hour), t0, nil)
+	if up, absorbed, err := s.Absorb(t.Context(), f.ID); err != nil || !absorbed || len(up.New) != 0 {
+		t.Errorf("a 304 on the copy read: %d new, absorbed %v, %v; want none new", len(up.New), absorbed, err)
+	}
+	// A second feed, subscribed before any copy; the crawler stores one
+	// while the feed is not polled (a crawl without the monitoring class),
+	// then its poll answers 304.
+	const u2 = "http://x.test/other.atom"
+	f2, err := s.Add(t.Context(), u2, AddOptions{}, t0)
+	if err != nil || len(f2.History) != 0 || f2.Fetches != 0 {
+		t.Fatalf("subscribed before any copy: %+v, %v", f2, err)
+	}
+	crawled(u2, t0.Add(time.Hour), t0.Add(time.Hour), atom(t0))
+	crawled(u2, t0.Add(2*time.Hour), t0.Add(time.Hour), nil)
+	up, absorbed, err := s.Absorb(t.Context(), f2.ID)
+	if err != nil || !absorbed || len(up.New) != 1 {
+		t.Fatalf("a 304 on a copy the feed has not read: %d new, absorbed %v, %v; want its 1 item", len(up.New), absorbed, err)
+	}
+	if f2, _ = s.Get(f2.ID); f2.LastStatus != 304 || f2.NotModified != 1 || !f2.Read.Equal(t0.Add(time.Hour)) {
+		t.Errorf("after it: last status %d, %d not modified, read %v; want 304, 1, %v", f2.LastStatus, f2.NotModified, f2.Read, t0.Add(time.Hour))
+	}
+}
+
 func TestOPMLRoundTrip(t *testing.T) {
 	in := `<?xml version="1.0"?><opml version="1.0"><head><title>x</title></head><body>
 <outline text="folder"><outline text="a" type="rss" xmlUrl="http://a.test/feed"/></outline>

@@ -55,7 +55,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(a.stdout, "%s %s (weight %g, every %s to %s)\n", f.ID, f.URL, f.Weight, f.MinInterval, f.MaxInterval)
+				fmt.Fprintf(a.stdout, "%s %s (weight %g, every %s to %s; %d postings known)\n", f.ID, f.URL, f.Weight, f.MinInterval, f.MaxInterval, len(f.History))
 				return nil
 			})
 		},

@@ -71,6 +71,47 @@ func TestCrawlPollsSubscribedFeedsThroughTheFrontier(t *testing.T) {
 	}
 }
 
+// A feed subscribed after the crawler fetched its URL (a crawled page's
+// link) gets the items of the copy the crawler stored at once, with no
+// request: a poll then would answer 304 Not Modified to the crawler's
+// conditional GET, and give none.
+func TestAFeedCrawledBeforeItsSubscriptionGetsItsItems(t *testing.T) {
+	t.Setenv("DELTAQ_CRAWLER_ALLOW_PRIVATE", "true")
+	var full, notModified atomic.Int64
+	at := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/feed.xml" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("ETag", `"v1"`)
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			notModified.Add(1)
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		full.Add(1)
+		w.Header().Set("Content-Type", "application/atom+xml")
+		fmt.Fprintf(w, `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>f</title><id>urn:f</id><updated>%s</updated>`+
+			`<entry><id>urn:2</id><title>two</title><updated>%s</updated></entry><entry><id>urn:1</id><title>one</title><updated>%s</updated></entry></feed>`, at, at, at)
+	}))
+	defer site.Close()
+	data := t.TempDir()
+	if out, _, err := run(t, "crawl", "--data", data, "--seeds", site.URL+"/feed.xml"); err != nil {
+		t.Fatalf("crawl before subscribing: %v\n%s", err, out)
+	}
+	if out, _, err := run(t, "feeds", "add", site.URL+"/feed.xml", "--data", data); err != nil || !strings.Contains(out, "2 postings known") {
+		t.Fatalf("feeds add after the crawl: %v\n%s, want the 2 postings of the crawler's copy", err, out)
+	}
+	out, _, err := run(t, "feeds", "list", "--data", data)
+	if fields := strings.Fields(strings.Split(strings.TrimSpace(out), "\n")[1]); err != nil || len(fields) < 6 || fields[5] != "2" {
+		t.Errorf("feeds list: %v\n%s, want 2 postings", err, out)
+	}
+	if full.Load() != 1 || notModified.Load() != 0 {
+		t.Errorf("the feed answered %d full and %d not-modified requests, want the crawl's 1 alone", full.Load(), notModified.Load())
+	}
+}
+
 // `deltaq feeds explain` shows the plan the poller made and follows: after
 // a crawl, its next planned polls are the ones the poller stored.
 func TestFeedsExplainShowsThePollersPlan(t *testing.T) {
