@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/deltaq/deltaq/internal/clock"
@@ -79,7 +80,14 @@ type Store struct {
 	// mu serialises the read-modify-write of feed records (Add, Record), so
 	// two polls of one feed cannot lose each other's items.
 	mu sync.Mutex
+	// edits counts the subscriptions added, changed or removed (Edits).
+	edits atomic.Uint64
 }
+
+// Edits counts the subscriptions added, changed or removed through this
+// store since it was opened, so that a poller in the same process reads
+// the feeds again at once instead of at its next refresh.
+func (s *Store) Edits() uint64 { return s.edits.Load() }
 
 // ErrUnknownFeed is returned for a feed id or URL not subscribed.
 var ErrUnknownFeed = errors.New("feeds: unknown feed")
@@ -94,6 +102,10 @@ func NewStore(db *repo.DB, cfg Config) (*Store, error) {
 	}
 	return &Store{db: db, cfg: cfg}, nil
 }
+
+// Config returns the store's configuration: the defaults a new
+// subscription takes, among others.
+func (s *Store) Config() Config { return s.cfg }
 
 // IDOf is a feed's id: the first 16 hex digits of SHA-256 of its URL.
 func IDOf(u string) string {
@@ -170,6 +182,7 @@ func (s *Store) add(ctx context.Context, rawURL string, o AddOptions, now time.T
 	if err := b.Commit(); err != nil {
 		return Feed{}, false, err
 	}
+	s.edits.Add(1)
 	return f, isNew, nil
 }
 
@@ -217,6 +230,7 @@ func (s *Store) Remove(ctx context.Context, id string) (Feed, int, error) {
 	if err := b.Commit(); err != nil {
 		return Feed{}, 0, err
 	}
+	s.edits.Add(1)
 	return f, items, nil
 }
 

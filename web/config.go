@@ -27,7 +27,9 @@ type Config struct {
 // AdminConfig is the operator's listener.
 type AdminConfig struct {
 	// Listen is where /metrics, the page report and the explain view are
-	// served instead of on server.listen; "" serves them on server.listen.
+	// served instead of on server.listen, and the feed subscriptions
+	// changed; "" serves the first three on server.listen, and the last
+	// nowhere.
 	Listen string `mapstructure:"listen"`
 }
 
@@ -41,9 +43,9 @@ func (c Config) Validate() error {
 		bad("listen", `""`, "must be host:port")
 	}
 	if c.Admin.Listen != "" {
-		if _, _, err := net.SplitHostPort(c.Admin.Listen); err != nil {
+		if _, port, err := net.SplitHostPort(c.Admin.Listen); err != nil {
 			bad("admin.listen", fmt.Sprintf("%q", c.Admin.Listen), `must be host:port, or "" for no admin listener`)
-		} else if c.Admin.Listen == c.Listen {
+		} else if c.Admin.Listen == c.Listen && port != "0" { // port 0: each listener gets a free port of its own
 			bad("admin.listen", fmt.Sprintf("%q", c.Admin.Listen), "must differ from server.listen")
 		}
 	}

@@ -19,6 +19,9 @@
 //	GET /api/v1/relations/{name}/rows     a relation's records, stalest (w·F̂) first: ?stale_gt=&limit=
 //	GET /api/v1/relations/{name}/changes  field-level changes ("price 19.99 → 17.49"): ?since=&limit=
 //	                         (relationsapi.go; package relation, Yang et al. SIGMOD 2010)
+//	GET /api/v1/feeds, /api/v1/feeds/{id}/items, /api/v1/river, /feeds/river.atom
+//	                         the feed aggregator (feedsapi.go; package feeds, Sia & Cho)
+//	POST /api/v1/feeds, DELETE /api/v1/feeds/{id}  subscribe, change, unsubscribe **
 //	    /api/v1/watches, /api/v1/alerts  sentinels and search alerts (watchapi.go), behind a bearer key
 //	    /watches             their HTML pages (watchhtml.go): list, add, history, diff views,
 //	                         remove; /watches/alerts. The key is kept in a SameSite=Strict
@@ -27,8 +30,10 @@
 // The routes marked * are the operator's: with server.admin.listen set
 // they move to the admin listener (Server.Admin, which serves every route
 // and links each result to its explain view), and the public listener no
-// longer serves them. PageReport is also what `deltaq page explain` prints
-// (WriteText, or JSON).
+// longer serves them. The routes marked ** change the whole server's
+// state with no key to speak for them: only the admin listener serves
+// them, and without one they are not served. PageReport is also what
+// `deltaq page explain` prints (WriteText, or JSON).
 //
 // Engine (engine.go) is the Searcher the binary wires: Boolean relevance
 // from the index (thesis §2.3), ranking's order with randomized promotion

@@ -196,12 +196,18 @@ func TestAdminListenerTakesTheOperatorRoutes(t *testing.T) {
 	})
 
 	t.Run("a bad admin address names the key", func(t *testing.T) {
-		for _, addr := range []string{"nocolon", testConfig.Listen} {
+		for _, addr := range []string{"nocolon", "127.0.0.1:8080"} {
 			cfg := testConfig
-			cfg.Admin.Listen = addr
+			cfg.Listen, cfg.Admin.Listen = "127.0.0.1:8080", addr
 			if _, err := New(cfg, Deps{Search: &fakeSearch{}, Pages: db}); err == nil || !strings.Contains(err.Error(), "server.admin.listen") {
 				t.Errorf("admin.listen %q: %v", addr, err)
 			}
+		}
+		// Port 0 twice is two free ports.
+		cfg := testConfig
+		cfg.Listen, cfg.Admin.Listen = "127.0.0.1:0", "127.0.0.1:0"
+		if _, err := New(cfg, Deps{Search: &fakeSearch{}, Pages: db}); err != nil {
+			t.Errorf("listen and admin.listen both 127.0.0.1:0: %v", err)
 		}
 	})
 }

@@ -1,21 +1,28 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/deltaq/deltaq/feeds"
+	"github.com/deltaq/deltaq/internal/urlnorm"
 )
 
-// FeedStore is what the feed routes read (feeds.Store).
+// FeedStore is what the feed routes read and, on the admin listener,
+// change (feeds.Store).
 type FeedStore interface {
 	List(ctx context.Context) ([]feeds.Feed, error)
 	Get(id string) (feeds.Feed, error)
 	Items(ctx context.Context, id string, since time.Time) ([]feeds.StoredItem, error)
 	River(ctx context.Context, since time.Time, limit int) ([]feeds.StoredItem, error)
+	Add(ctx context.Context, rawURL string, o feeds.AddOptions, now time.Time) (feeds.Feed, error)
+	Remove(ctx context.Context, id string) (feeds.Feed, int, error)
+	Config() feeds.Config // the defaults a new subscription takes
 }
 
 // riverLimit bounds the river: the newest items only.
@@ -32,6 +39,103 @@ func (s *Server) feedsRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/v1/feeds/{id}/items", s.handleFeedItems)
 	mux.HandleFunc("GET /api/v1/river", s.handleRiver)
 	mux.HandleFunc("GET /feeds/river.atom", func(w http.ResponseWriter, r *http.Request) { s.river(w, r, true) })
+}
+
+// feedsAdminRoutes adds the subscription changes, served on the admin
+// listener only (server.admin.listen): feeds are the whole server's, not a
+// user's, so no API key speaks for them.
+//
+//	POST   /api/v1/feeds       subscribe, or change a subscription's settings: {"url", "weight", "min_interval", "max_interval"}
+//	DELETE /api/v1/feeds/{id}  unsubscribe: the feed's state and items go
+func (s *Server) feedsAdminRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("POST /api/v1/feeds", s.handleSubscribe)
+	mux.HandleFunc("DELETE /api/v1/feeds/{id}", s.handleUnsubscribe)
+}
+
+// maxSubscribeBytes bounds a subscription request's body.
+const maxSubscribeBytes = 16 << 10
+
+// subscribeRequest is POST /api/v1/feeds. Fields left out keep the feed's
+// own settings, or take the defaults for a new feed (feeds.AddOptions).
+type subscribeRequest struct {
+	URL         string   `json:"url"`
+	Weight      *float64 `json:"weight"`
+	MinInterval string   `json:"min_interval"`
+	MaxInterval string   `json:"max_interval"`
+}
+
+func (s *Server) handleSubscribe(w http.ResponseWriter, r *http.Request) {
+	var q subscribeRequest
+	if !decodeJSONBody(w, r, &q, maxSubscribeBytes, "a subscription request") {
+		return
+	}
+	u, err := urlnorm.Normalize(q.URL)
+	if err != nil || !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		writeInputError(w, &InputError{Field: "url", Value: q.URL, Limit: "an absolute http or https URL", Message: "url must be an absolute http or https URL"})
+		return
+	}
+	var o feeds.AddOptions
+	if q.Weight != nil {
+		if !(*q.Weight > 0) {
+			writeInputError(w, &InputError{Field: "weight", Value: strconv.FormatFloat(*q.Weight, 'g', -1, 64), Limit: "> 0", Message: "weight must be a number > 0"})
+			return
+		}
+		o.Weight = *q.Weight
+	}
+	for _, iv := range []struct {
+		field, v string
+		into     *time.Duration
+	}{{"min_interval", q.MinInterval, &o.MinInterval}, {"max_interval", q.MaxInterval, &o.MaxInterval}} {
+		if iv.v == "" {
+			continue
+		}
+		d, err := time.ParseDuration(iv.v)
+		if err != nil || d <= 0 {
+			writeInputError(w, &InputError{Field: iv.field, Value: iv.v, Limit: "a duration > 0, e.g. 15m or 168h", Message: iv.field + " must be a duration > 0"})
+			return
+		}
+		*iv.into = d
+	}
+	old, err := s.deps.Feeds.Get(feeds.IDOf(u))
+	isNew := errors.Is(err, feeds.ErrUnknownFeed)
+	if err != nil && !isNew {
+		s.fail(w, r, err)
+		return
+	}
+	// The settings the feed will have, checked here so that the store's
+	// refusal is never the user's input.
+	defaults := s.deps.Feeds.Config()
+	minI, maxI := cmp.Or(o.MinInterval, old.MinInterval, defaults.MinInterval), cmp.Or(o.MaxInterval, old.MaxInterval, defaults.MaxInterval)
+	if _, err := feeds.BoundsFor(minI, maxI); err != nil {
+		writeInputError(w, &InputError{Field: "min_interval", Value: minI.String(), Limit: "≤ max_interval (" + maxI.String() + ")",
+			Message: "min_interval must not exceed max_interval"})
+		return
+	}
+	f, err := s.deps.Feeds.Add(r.Context(), u, o, time.Now())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if isNew {
+		status = http.StatusCreated
+	}
+	w.Header().Set("Location", "/api/v1/feeds/"+f.ID+"/items")
+	writeJSON(w, status, viewOf(f))
+}
+
+func (s *Server) handleUnsubscribe(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	f, items, err := s.deps.Feeds.Remove(r.Context(), id)
+	if errors.Is(err, feeds.ErrUnknownFeed) {
+		writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Field: "id", Value: id, Message: "no subscribed feed has this id"})
+		return
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": f.ID, "url": f.URL, "items_removed": items})
 }
 
 // feedView is a feed as the API shows it: its state without the bounded
@@ -51,6 +155,12 @@ type feedView struct {
 	Postings    int       `json:"postings_known"`
 }
 
+func viewOf(f feeds.Feed) feedView {
+	return feedView{ID: f.ID, URL: f.URL, Title: f.Title, Weight: f.Weight,
+		MinInterval: f.MinInterval.String(), MaxInterval: f.MaxInterval.String(), LastFetch: f.LastFetch,
+		LastStatus: f.LastStatus, LastError: f.LastError, Fetches: f.Fetches, NotModified: f.NotModified, Postings: len(f.History)}
+}
+
 func (s *Server) handleFeeds(w http.ResponseWriter, r *http.Request) {
 	list, err := s.deps.Feeds.List(r.Context())
 	if err != nil {
@@ -59,9 +169,7 @@ func (s *Server) handleFeeds(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]feedView, 0, len(list))
 	for _, f := range list {
-		out = append(out, feedView{ID: f.ID, URL: f.URL, Title: f.Title, Weight: f.Weight,
-			MinInterval: f.MinInterval.String(), MaxInterval: f.MaxInterval.String(), LastFetch: f.LastFetch,
-			LastStatus: f.LastStatus, LastError: f.LastError, Fetches: f.Fetches, NotModified: f.NotModified, Postings: len(f.History)})
+		out = append(out, viewOf(f))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"feeds": out})
 }

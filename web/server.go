@@ -133,6 +133,9 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s.public = s.routes(!adminOn)
 	if adminOn {
 		s.admin = s.routes(true)
+		if deps.Feeds != nil {
+			s.feedsAdminRoutes(s.admin)
+		}
 	}
 	return s, nil
 }

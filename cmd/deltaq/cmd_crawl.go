@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/feeds"
 	"github.com/deltaq/deltaq/notify"
 )
 
@@ -66,7 +67,11 @@ poll feeds or watches.`,
 				return err
 			}
 			defer engine.Close()
-			cr, err := newMonitoredCrawl(ctx, db, cfg, logger, nil, nil, engine, nil)
+			st, err := feeds.NewStore(db, cfg.Feeds)
+			if err != nil {
+				return err
+			}
+			cr, err := newMonitoredCrawl(ctx, db, cfg, logger, nil, nil, st, engine, nil)
 			if err != nil {
 				return err
 			}

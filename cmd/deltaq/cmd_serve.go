@@ -179,7 +179,7 @@ func (a *app) runEngine(ctx context.Context, cfg *configs.Config, dataDir string
 		default:
 		}
 	}
-	cr, err := newMonitoredCrawl(ctx, db, cfg, logger, onCommit, s.stakes, s.watches, s.notifier.Wake)
+	cr, err := newMonitoredCrawl(ctx, db, cfg, logger, onCommit, s.stakes, s.feeds, s.watches, s.notifier.Wake)
 	if err != nil {
 		return err
 	}

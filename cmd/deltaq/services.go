@@ -42,6 +42,7 @@ type services struct {
 	// alert and notify).
 	watches  *watch.Engine
 	alerts   *alert.Matcher
+	feeds    *feeds.Store
 	outbox   *notify.Outbox
 	notifier *notify.Service
 	// polled says a crawler's monitoring class checks the watches
@@ -125,8 +126,7 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 		s.close(ctx)
 		return nil, err
 	}
-	feedStore, err := feeds.NewStore(db, cfg.Feeds)
-	if err != nil {
+	if s.feeds, err = feeds.NewStore(db, cfg.Feeds); err != nil {
 		s.close(ctx)
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 
 		Relations:      relations,
 		RelationConfig: cfg.Relation,
-		Feeds:          feedStore,
+		Feeds:          s.feeds,
 		Watches:        s.watches,
 		Alerts:         s.alerts,
 		Outbox:         s.outbox,
@@ -157,7 +157,7 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 		return nil, err
 	}
 	s.handler = h
-	s.reg.MustRegister(feedStore.Collector(), s.ix.Collector())
+	s.reg.MustRegister(s.feeds.Collector(), s.ix.Collector())
 	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "deltaq_index_lag", Help: "Change-feed entries the index has yet to apply."},
 			func() float64 { return float64(s.ix.Lag()) }))

@@ -88,15 +88,13 @@ func newNodeCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, logger 
 const feedPlanSeed = 1
 
 // newMonitoredCrawl is newCrawl whose frontier spends frontier.split.monitor
-// on polling the subscribed feeds and the watches of engine (package
+// on polling the feeds of st and the watches of engine (package
 // monitor/poll); fired wakes the notifier. With a zero share it is newCrawl.
-func newMonitoredCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger, onCommit func(), importance frontier.Importance, engine *watch.Engine, fired func()) (*crawl, error) {
+// st is the process's one feed store: its lock orders a poll's record
+// against an edit of the same feed.
+func newMonitoredCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger, onCommit func(), importance frontier.Importance, st *feeds.Store, engine *watch.Engine, fired func()) (*crawl, error) {
 	if cfg.Frontier.Split.Monitor == 0 {
 		return newCrawl(ctx, db, cfg, logger, onCommit, importance)
-	}
-	st, err := feeds.NewStore(db, cfg.Feeds)
-	if err != nil {
-		return nil, err
 	}
 	p, err := poll.New(ctx, db, cfg.Monitor, poll.Options{Feeds: st, FeedsConfig: cfg.Feeds, Watches: engine, Logger: logger, Fired: fired, Seed: feedPlanSeed})
 	if err != nil {

@@ -33,8 +33,12 @@ type demands struct {
 // read gathers every subscribed feed and the demands of every installed
 // watch.
 func (p *Poller) read(ctx context.Context) (*demands, error) {
+	// Noted before the read: a later edit is read next time.
 	if p.watches != nil {
-		p.installsRead.Store(p.watches.Installs()) // before the read: a later install is read next time
+		p.installsRead.Store(p.watches.Installs())
+	}
+	if p.feeds != nil {
+		p.editsRead.Store(p.feeds.Edits())
 	}
 	d := &demands{byKey: map[string]monitor.Demand{}, feedIDs: map[string][]string{},
 		groups: map[string][]string{}, seen: map[string]time.Time{}, crawled: map[string]time.Time{}}

@@ -552,3 +552,44 @@ func TestRunReadsAWatchInstalledMeanwhileAtTheNextInstant(t *testing.T) {
 		t.Errorf("Run after cancel = %v, want context.Canceled", err)
 	}
 }
+
+// A feed subscribed while Run runs (through the admin API, in the same
+// process) is read at the next instant, not the next refresh; so is its
+// removal.
+func TestRunReadsAFeedSubscribedOrRemovedMeanwhileAtTheNextInstant(t *testing.T) {
+	w := newWeb(t)
+	cfg := config(t, w, 100, time.Hour, 0.5, time.Minute, "a.test")
+	e, clk := fresh(t, cfg, w)
+	w.set("a.test/feed.xml", "application/atom+xml", atom(2, t0))
+	e.start(t)
+	f, err := e.feeds.Add(t.Context(), "http://a.test/feed.xml", feeds.AddOptions{}, t0) // after the poller's first read
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- e.p.Run(ctx) }()
+	instant := 0
+	// within advances the clock an instant at a time until demands is
+	// what the poller holds, for at most 3 instants.
+	within := func(what string, demands int) {
+		t.Helper()
+		for i := 0; e.p.Stats().Demands != demands; i++ {
+			if i == 3 {
+				t.Fatalf("%s: %d demands after 3 instants, want %d (refresh %s)", what, e.p.Stats().Demands, demands, cfg.Monitor.Refresh)
+			}
+			instant++
+			clk.Set(t0.Add(time.Duration(instant) * cfg.Monitor.Instant))
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	within("a feed subscribed meanwhile", 1)
+	if _, _, err := e.feeds.Remove(t.Context(), f.ID); err != nil {
+		t.Fatal(err)
+	}
+	within("a feed removed meanwhile", 0)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Run after cancel = %v, want context.Canceled", err)
+	}
+}

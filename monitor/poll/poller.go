@@ -50,9 +50,9 @@ type Poller struct {
 	fired    func()
 	seed     uint64
 	wake     chan struct{}
-	// installsRead is the watches' Installs as of the last read of the
-	// demands.
-	installsRead atomic.Uint64
+	// installsRead and editsRead are the watches' Installs and the feeds'
+	// Edits as of the last read of the demands.
+	installsRead, editsRead atomic.Uint64
 
 	mu struct {
 		sync.Mutex
@@ -426,10 +426,18 @@ func (p *Poller) stored(ctx context.Context, u string) (watch.Fetched, bool, err
 	return watch.Fetched{Status: 200, ContentType: v.ContentType, Body: v.Body}, true, nil
 }
 
+// edited reports whether watches or feeds changed since the demands were
+// last read.
+func (p *Poller) edited() bool {
+	return p.watches != nil && p.watches.Installs() != p.installsRead.Load() ||
+		p.feeds != nil && p.feeds.Edits() != p.editsRead.Load()
+}
+
 // Run ingests fetches as they complete and refreshes the demands (and
 // sends due watch digests) every monitor.refresh, until ctx ends. Watches
-// installed or removed meanwhile (through the API, in this process) are
-// read again at the next instant, not the next refresh.
+// installed or removed and feeds subscribed, changed or removed meanwhile
+// (through the API, in this process) are read again at the next instant,
+// not the next refresh.
 func (p *Poller) Run(ctx context.Context) error {
 	next := p.clock.Now().Add(p.cfg.Refresh)
 	for {
@@ -437,7 +445,7 @@ func (p *Poller) Run(ctx context.Context) error {
 			return err
 		}
 		now := p.clock.Now()
-		if moved := p.watches != nil && p.watches.Installs() != p.installsRead.Load(); moved || !now.Before(next) {
+		if p.edited() || !now.Before(next) {
 			next = now.Add(p.cfg.Refresh)
 			if err := p.Refresh(ctx); err != nil {
 				return err
@@ -451,7 +459,7 @@ func (p *Poller) Run(ctx context.Context) error {
 			}
 		}
 		until := next
-		if p.watches != nil {
+		if p.watches != nil || p.feeds != nil {
 			until = clock.Earlier(next, now.Add(p.cfg.Instant))
 		}
 		wctx, cancel := context.WithCancel(ctx)
