@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,7 +26,9 @@ func (a *app) newExportCmd() *cobra.Command {
 (status 200, Content-Type, body) per stored version of every page, oldest
 first; with --format jsonl, one JSON object per page, the page report of
 /api/v1/page: state, last outcome, times, counts, validators, fetch
-history, versions, links and ΔQ_A measurements.`,
+history, versions, links and ΔQ_A measurements. A --out ending in .gz
+is compressed: a WARC record by record (a gzip member each, as .warc.gz
+readers expect), JSON lines as one gzip stream.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, db, _, err := a.loadCrawledRepo(cmd, dataDir, func() error {
@@ -42,9 +46,21 @@ history, versions, links and ΔQ_A measurements.`,
 			defer db.Close()
 			ctx := cmd.Context()
 			pages, versions := 0, 0
+			// A name ending in .gz is compressed: a WARC record by record
+			// (.warc.gz), JSON lines as one stream.
+			gz := strings.HasSuffix(out, ".gz")
 			err = atomicfile.Write(out, func(w io.Writer) error {
 				bw := bufio.NewWriter(w)
-				ww, enc := warc.NewWriter(bw), json.NewEncoder(bw)
+				ww, lines := warc.NewWriter(bw), io.Writer(bw)
+				if gz && format == "warc" {
+					ww = warc.NewGzipWriter(bw)
+				}
+				var zw *gzip.Writer
+				if gz && format == "jsonl" {
+					zw = gzip.NewWriter(bw)
+					lines = zw
+				}
+				enc := json.NewEncoder(lines)
 				if format == "warc" {
 					if err := ww.Info(time.Now(), "deltaq export"); err != nil {
 						return err
@@ -77,6 +93,11 @@ history, versions, links and ΔQ_A measurements.`,
 						if err := ww.Response(p.URL, v.FetchedAt, 200, v.ContentType, v.Body); err != nil {
 							return err
 						}
+					}
+				}
+				if zw != nil {
+					if err := zw.Close(); err != nil {
+						return err
 					}
 				}
 				return bw.Flush()

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"io"
@@ -177,6 +178,36 @@ func checkExports(t *testing.T, data string, fx archivetest.Fixture) {
 		}
 		if err := json.Unmarshal([]byte(l), &rec); err != nil || rec.State != "live" || len(rec.Versions) != 1 || rec.Versions[0].FetchedAt.IsZero() || !strings.HasPrefix(rec.URL, "http://fruit.test/") {
 			t.Errorf("record %s: %+v, %v", l, rec, err)
+		}
+	}
+
+	// Named .gz, both are compressed, to the same records.
+	for _, c := range []struct{ file, format string }{{warcFile + ".gz", "warc"}, {jsonl + ".gz", "jsonl"}} {
+		if out, _, err := run(t, "export", "--data", data, "--out", c.file, "--format", c.format); err != nil {
+			t.Fatalf("export %s: %v\n%s", c.file, err, out)
+		}
+		f, err := os.Open(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatalf("%s is not gzip: %v", c.file, err)
+		}
+		got, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(strings.TrimSuffix(c.file, ".gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.format == "warc" { // the warcinfo record's date is the export's
+			got, want = bytes.SplitN(got, []byte("WARC-Type: response"), 2)[1], bytes.SplitN(want, []byte("WARC-Type: response"), 2)[1]
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s decompresses to other records than %s", c.file, strings.TrimSuffix(c.file, ".gz"))
 		}
 	}
 }

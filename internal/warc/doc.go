@@ -3,6 +3,9 @@
 // response as the crawler received it (status line, Content-Type, body).
 // `deltaq export --format warc` uses it.
 //
+// NewGzipWriter compresses each record as a gzip member of its own (the
+// .warc.gz convention); Read reads either form.
+//
 // State: none beyond the io.Writer; each record is written whole, with a
 // Content-Length the reader checks, and a WARC-Block-Digest (sha1, base32).
 // Record ids are name-based UUIDs of the URL and date, so exporting the same

@@ -2,6 +2,7 @@ package warc
 
 import (
 	"bufio"
+	"compress/gzip"
 	"crypto/sha1"
 	"encoding/base32"
 	"errors"
@@ -25,9 +26,17 @@ const maxBlock = 1 << 30
 // Read parses a WARC file strictly (ISO 28500 §4–6): the version line,
 // header fields up to an empty line, the mandatory fields, exactly
 // Content-Length bytes of block matching WARC-Block-Digest if present, then
-// CRLF CRLF. It checks that a file is well formed.
+// CRLF CRLF. It checks that a file is well formed. A gzip file (one
+// member per record, or one for the whole) is read decompressed.
 func Read(r io.Reader) ([]Record, error) {
 	br := bufio.NewReader(r)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br) // multistream: every member in turn
+		if err != nil {
+			return nil, fmt.Errorf("warc: gzip: %w", err)
+		}
+		br = bufio.NewReader(zr)
+	}
 	var out []Record
 	for {
 		line, err := br.ReadString('\n')

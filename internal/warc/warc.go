@@ -2,6 +2,7 @@ package warc
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha1"
 	"encoding/base32"
 	"fmt"
@@ -12,11 +13,17 @@ import (
 
 // Writer writes WARC records to an io.Writer.
 type Writer struct {
-	w io.Writer
+	w  io.Writer
+	gz *gzip.Writer // nil: records uncompressed
 }
 
 // NewWriter returns a Writer on w.
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// NewGzipWriter returns a Writer on w that compresses each record as a
+// gzip member of its own (ISO 28500 Annex D, the .warc.gz convention), so
+// that a reader can start at any record's offset.
+func NewGzipWriter(w io.Writer) *Writer { return &Writer{w: w, gz: gzip.NewWriter(io.Discard)} }
 
 // Info writes the warcinfo record that opens a file: who wrote it.
 func (w *Writer) Info(at time.Time, software string) error {
@@ -52,10 +59,24 @@ func (w *Writer) record(kind, url string, at time.Time, contentType string, bloc
 	fmt.Fprintf(&h, "Content-Length: %d\r\n\r\n", len(block))
 	h.Write(block)
 	h.WriteString("\r\n\r\n")
-	if _, err := w.w.Write(h.Bytes()); err != nil {
+	if err := w.write(h.Bytes()); err != nil {
 		return fmt.Errorf("warc: write %s record: %w", kind, err)
 	}
 	return nil
+}
+
+// write writes one whole record, as a gzip member of its own when w
+// compresses.
+func (w *Writer) write(record []byte) error {
+	if w.gz == nil {
+		_, err := w.w.Write(record)
+		return err
+	}
+	w.gz.Reset(w.w)
+	if _, err := w.gz.Write(record); err != nil {
+		return err
+	}
+	return w.gz.Close()
 }
 
 // recordID is a name-based (version 5 style, SHA-1) UUID of the record's

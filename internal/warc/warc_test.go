@@ -3,6 +3,7 @@ package warc
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"io"
 	"net/http"
 	"regexp"
@@ -86,5 +87,51 @@ func TestReadRejectsMalformedRecords(t *testing.T) {
 		if _, err := Read(strings.NewReader(data)); err == nil {
 			t.Errorf("%s: malformed record read without error", name)
 		}
+	}
+}
+
+// TestGzipWriterWritesAMemberPerRecord writes .warc.gz: each record is a
+// gzip member of its own that decompresses, alone, to the record the
+// plain writer writes, and Read reads the file whole.
+func TestGzipWriterWritesAMemberPerRecord(t *testing.T) {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	// write writes the same three records with w, calling after each.
+	write := func(w *Writer, after func()) {
+		w.Info(at, "deltaq test")
+		after()
+		for _, u := range []string{"http://a.test/", "http://a.test/b"} {
+			if err := w.Response(u, at, 200, "text/html", []byte("<p>"+u+"</p>")); err != nil {
+				t.Fatal(err)
+			}
+			after()
+		}
+	}
+	var plain, packed bytes.Buffer
+	write(NewWriter(&plain), func() {})
+	var ends []int // where each member ends in packed
+	write(NewGzipWriter(&packed), func() { ends = append(ends, packed.Len()) })
+	var members [][]byte
+	for i, end := range ends {
+		start := 0
+		if i > 0 {
+			start = ends[i-1]
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(packed.Bytes()[start:end]))
+		if err != nil {
+			t.Fatalf("member %d: %v", i, err)
+		}
+		zr.Multistream(false)
+		m, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatalf("member %d: %v", i, err)
+		}
+		members = append(members, m)
+	}
+	if got := bytes.Join(members, nil); !bytes.Equal(got, plain.Bytes()) {
+		t.Fatalf("the members decompress to %q, want the plain records %q", got, plain.Bytes())
+	}
+	recs, err := Read(bytes.NewReader(packed.Bytes()))
+	if err != nil || len(recs) != 3 || recs[2].Header["WARC-Target-URI"] != "http://a.test/b" {
+		t.Fatalf("Read of the .warc.gz: %d records, %v", len(recs), err)
 	}
 }
