@@ -386,12 +386,34 @@ func (api *watchAPI) writeFeed(w http.ResponseWriter, r *http.Request, name stri
 }
 
 func (api *watchAPI) listAlerts(w http.ResponseWriter, _ *http.Request, k watch.Key) {
-	writeJSON(w, http.StatusOK, map[string]any{"alerts": api.alerts.List(k.User)})
+	list := api.alerts.List(k.User)
+	out := make([]alertJSON, len(list))
+	for i := range list {
+		out[i] = alertOut(&list[i])
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"alerts": out})
 }
 
 type alertRequest struct {
 	Query  string   `json:"query"`
 	Notify []string `json:"notify"`
+}
+
+// alertJSON is an alert as the API answers it: its request's fields as a
+// request writes them (notify targets as "webhook:URL"), as watchJSON is.
+type alertJSON struct {
+	ID   string `json:"id"`
+	User string `json:"user"`
+	alertRequest
+	Created time.Time `json:"created"`
+}
+
+func alertOut(a *alert.Alert) alertJSON {
+	q := alertRequest{Query: a.Query, Notify: []string{}}
+	for _, t := range a.Notify {
+		q.Notify = append(q.Notify, t.String())
+	}
+	return alertJSON{ID: a.ID, User: a.User, alertRequest: q, Created: a.Created}
 }
 
 func (api *watchAPI) createAlert(w http.ResponseWriter, r *http.Request, k watch.Key) {
@@ -405,7 +427,7 @@ func (api *watchAPI) createAlert(w http.ResponseWriter, r *http.Request, k watch
 		return
 	}
 	w.Header().Set("Location", "/api/v1/alerts/"+out.ID)
-	writeJSON(w, http.StatusCreated, out)
+	writeJSON(w, http.StatusCreated, alertOut(out))
 }
 
 // addAlert adds q for k's user within k's limits (the JSON API and the

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -188,14 +189,19 @@ func TestWatchAPI(t *testing.T) {
 func TestAlertAPI(t *testing.T) {
 	e := newWatchEnv(t)
 	ada, bob := e.key("ada", 5), e.key("bob", 5)
-	var a alert.Alert
-	if code, body := e.call("POST", "/api/v1/alerts", ada, `{"query":"\"plain language\" site:digital.gov","notify":["feed"]}`, &a); code != 201 || a.ID == "" {
-		t.Fatalf("create alert: %d %s", code, body)
+	var a alertJSON
+	if code, body := e.call("POST", "/api/v1/alerts", ada, `{"query":"\"plain language\" site:digital.gov","notify":["feed"]}`, &a); code != 201 || a.ID == "" ||
+		a.Query != `"plain language" site:digital.gov` || !slices.Equal(a.Notify, []string{"feed"}) {
+		t.Fatalf("create alert: %d %s, want it answered as asked, notify [\"feed\"]", code, body)
 	}
 	if code, body := e.call("POST", "/api/v1/alerts", ada, `{"query":"\"unclosed"}`, nil); code != 400 || !strings.Contains(body, "bad_query") {
 		t.Errorf("bad query: %d %s", code, body)
 	}
-	var list struct{ Alerts []alert.Alert }
+	var list struct{ Alerts []alertJSON }
+	if e.call("GET", "/api/v1/alerts", ada, "", &list); len(list.Alerts) != 1 || !slices.Equal(list.Alerts[0].Notify, []string{"feed"}) {
+		t.Errorf("ada's alerts %+v, want hers, notify [\"feed\"]", list.Alerts)
+	}
+	list.Alerts = nil
 	if e.call("GET", "/api/v1/alerts", bob, "", &list); len(list.Alerts) != 0 {
 		t.Errorf("bob sees %d of ada's alerts", len(list.Alerts))
 	}
