@@ -3,6 +3,8 @@ package index
 import (
 	"errors"
 	"fmt"
+	"html"
+	"strings"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/search"
@@ -35,7 +37,9 @@ type IndexedPage struct {
 }
 
 // Snippet cuts about size bytes of the page's text around the given
-// analyzed terms, as search results do.
+// analyzed terms, as search results do, in plain text: no <mark>, no
+// entities (a notification's summary, which an e-mail's text, a webhook's
+// JSON and an Atom entry each escape their own way).
 func (p *IndexedPage) Snippet(terms []string, size int) string {
 	locs := search.TermLocationMap{}
 	for _, t := range terms {
@@ -45,8 +49,13 @@ func (p *IndexedPage) Snippet(terms []string, size int) string {
 			}
 		}
 	}
-	return snippet(p.text, locs, size)
+	// The marks go before the entities: a "<mark>" in the page's own text
+	// is escaped in the snippet, and comes back only as text.
+	return html.UnescapeString(unmarked.Replace(snippet(p.text, locs, size)))
 }
+
+// unmarked drops a snippet's <mark> elements.
+var unmarked = strings.NewReplacer("<mark>", "", "</mark>", "")
 
 // observe hands the batch's indexed pages to the observer. New is read
 // from the page snapshots as committed before this batch.

@@ -225,7 +225,7 @@ func TestEndToEndWeekAdvanceWithKill(t *testing.T) {
 	if err := rs.SetWeek(wk); err != nil {
 		t.Fatal(err)
 	}
-	var watchID, alertID string
+	var watchID, alertID, alertQuery string
 	func() {
 		w := openWorld(t, dir, addr, mail.Addr, at(wk))
 		w.ingest(t, urls, at(wk))
@@ -242,7 +242,7 @@ func TestEndToEndWeekAdvanceWithKill(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		watchID, alertID = s.ID, al.ID
+		watchID, alertID, alertQuery = s.ID, al.ID, al.Query
 		if st, err := w.svc.Drain(t.Context()); err != nil || st.Delivered != 0 {
 			t.Fatalf("deliveries before the week advanced: %+v, %v", st, err)
 		}
@@ -287,8 +287,12 @@ func TestEndToEndWeekAdvanceWithKill(t *testing.T) {
 		t.Errorf("watch diff adds %q, want %q", got, wantAdded)
 	}
 	ah := bySource["alert:"+alertID]
-	if len(ah) == 0 || ah[0].Notification.URL != changed || ah[0].Notification.Change != "changed page" || !strings.Contains(ah[0].Notification.Summary, "<mark>") {
-		t.Errorf("%d alert notifications, the first for %v; want the changed page %s with a snippet", len(ah), func() any {
+	// The snippet, in plain text, holds the query's words.
+	snippet := func(n notify.Notification) bool {
+		return strings.Contains(strings.ToLower(n.Summary), strings.ToLower(strings.Fields(alertQuery)[0])) && !strings.Contains(n.Summary, "<mark>")
+	}
+	if len(ah) == 0 || ah[0].Notification.URL != changed || ah[0].Notification.Change != "changed page" || !snippet(ah[0].Notification) {
+		t.Errorf("%d alert notifications, the first for %v; want the changed page %s with a plain snippet", len(ah), func() any {
 			if len(ah) == 0 {
 				return nil
 			}
