@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"regexp"
 	"slices"
@@ -27,9 +28,9 @@ func (a *app) newFeedsCmd() *cobra.Command {
 		Short: "Subscribe to RSS/Atom feeds and see when each is polled and why (Sia & Cho)",
 	}
 	cmd.PersistentFlags().StringVar(&dataDir, "data", "", "data directory (repository)")
-	// with opens the repository and the feed store for one subcommand.
-	with := func(cmd *cobra.Command, run func(ctx context.Context, cfg *configs.Config, db *repo.DB, st *feeds.Store) error) error {
-		cfg, db, _, err := a.loadRepo(cmd, dataDir, nil)
+	type feedsRun = func(ctx context.Context, cfg *configs.Config, db *repo.DB, st *feeds.Store) error
+	open := func(cmd *cobra.Command, load func(*cobra.Command, string, func() error) (*configs.Config, *repo.DB, *slog.Logger, error), run feedsRun) error {
+		cfg, db, _, err := load(cmd, dataDir, nil)
 		if err != nil {
 			return err
 		}
@@ -40,13 +41,17 @@ func (a *app) newFeedsCmd() *cobra.Command {
 		}
 		return run(cmd.Context(), cfg, db, st)
 	}
+	// with opens the repository, which must be there, and the feed store
+	// for one subcommand; subscribing creates the repository if need be.
+	with := func(cmd *cobra.Command, run feedsRun) error { return open(cmd, a.loadCrawledRepo, run) }
+	subscribing := func(cmd *cobra.Command, run feedsRun) error { return open(cmd, a.loadRepo, run) }
 	var opts feeds.AddOptions
 	add := &cobra.Command{
 		Use:   "add URL [--weight W] [--min-interval D] [--max-interval D]",
 		Short: "Subscribe to a feed (again: change the settings given, keep the others and its state)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
+			return subscribing(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
 				u, err := feedURL(args[0])
 				if err != nil {
 					return err
@@ -69,7 +74,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 		Short: "Subscribe to every feed of an OPML list",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return with(cmd, func(ctx context.Context, cfg *configs.Config, _ *repo.DB, st *feeds.Store) error {
+			return subscribing(cmd, func(ctx context.Context, cfg *configs.Config, _ *repo.DB, st *feeds.Store) error {
 				f, err := os.Open(args[0])
 				if err != nil {
 					return err

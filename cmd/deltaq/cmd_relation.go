@@ -173,7 +173,7 @@ func (a *app) newRelationSyncCmd() *cobra.Command {
 		Short: "Refresh a relation: the chosen probes with coverage and cost, their order and I, then the requests",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, db, logger, err := a.loadRepo(cmd, dataDir, nil)
+			cfg, db, logger, err := a.loadCrawledRepo(cmd, dataDir, nil)
 			if err != nil {
 				return err
 			}
@@ -237,7 +237,7 @@ func (a *app) newRelationListCmd() *cobra.Command {
 		Short: "List the relations: records, changes found, last sync, source",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, db, _, err := a.loadRepo(cmd, dataDir, nil)
+			cfg, db, _, err := a.loadCrawledRepo(cmd, dataDir, nil)
 			if err != nil {
 				return err
 			}
@@ -282,7 +282,7 @@ func (a *app) newRelationShowCmd() *cobra.Command {
 		Short: "Show a relation's records, the stalest (largest w·F̂) first",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, db, _, err := a.loadRepo(cmd, dataDir, func() error {
+			cfg, db, _, err := a.loadCrawledRepo(cmd, dataDir, func() error {
 				if stalest < 1 {
 					return fmt.Errorf("--stalest %d: must be >= 1", stalest)
 				}

@@ -98,6 +98,12 @@ func TestCommandsThatReadARepositoryRefuseADirectoryWithout(t *testing.T) {
 		{"page", "explain", "http://a.test/"},
 		{"export", "--out", filepath.Join(t.TempDir(), "out.warc")},
 		{"backup", filepath.Join(t.TempDir(), "copy")},
+		{"feeds", "list"},
+		{"feeds", "rm", "http://a.test/feed.xml"},
+		{"feeds", "explain", "http://a.test/feed.xml"},
+		{"relation", "list"},
+		{"relation", "show", "r"},
+		{"relation", "sync", "r"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "mistyped")
