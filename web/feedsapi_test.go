@@ -16,17 +16,25 @@ import (
 	"github.com/deltaq/deltaq/repo"
 )
 
-func TestFeedRoutes(t *testing.T) {
+// newFeedStore is a feed store over an in-memory repository, closed when
+// the test ends; new feeds are polled every minute to every hour.
+func newFeedStore(t *testing.T) (*repo.DB, *feeds.Store) {
+	t.Helper()
 	db, err := repo.Open("", repo.Config{VersionsKept: 1, FetchLogKept: 2, StatsKept: 1, CacheBytes: 1 << 20}, repo.Options{FS: vfs.NewMem()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	st, err := feeds.NewStore(db, feeds.Config{Step: 5 * time.Minute, Starts: 1, MinInterval: time.Minute, MaxInterval: time.Hour,
 		Clusters: 1, ClusterMinPostings: 1, ClusterIterations: 1, SeenKept: 10, HistoryKept: 10, MaxItems: 10, MaxBytes: 1 << 20, LearnWindow: 24 * time.Hour, PollsPerDay: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return db, st
+}
+
+func TestFeedRoutes(t *testing.T) {
+	db, st := newFeedStore(t)
 	t0 := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
 	f, err := st.Add(t.Context(), "http://x.test/feed.atom", feeds.AddOptions{}, t0)
 	if err != nil {
@@ -95,16 +103,7 @@ func TestFeedRoutes(t *testing.T) {
 // unsubscribes a feed through the admin listener; the public one refuses
 // it, and bad requests name their field and change nothing.
 func TestFeedSubscriptionsOnTheAdminListener(t *testing.T) {
-	db, err := repo.Open("", repo.Config{VersionsKept: 1, FetchLogKept: 2, StatsKept: 1, CacheBytes: 1 << 20}, repo.Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	st, err := feeds.NewStore(db, feeds.Config{Step: 5 * time.Minute, Starts: 1, MinInterval: time.Minute, MaxInterval: time.Hour,
-		Clusters: 1, ClusterMinPostings: 1, ClusterIterations: 1, SeenKept: 10, HistoryKept: 10, MaxItems: 10, MaxBytes: 1 << 20, LearnWindow: 24 * time.Hour, PollsPerDay: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, st := newFeedStore(t)
 	cfg := testConfig
 	cfg.Admin.Listen = "127.0.0.1:0" // served below by httptest
 	h, err := New(cfg, Deps{Search: &fakeSearch{}, Pages: db, Feeds: st, Registry: prometheus.NewRegistry()})
