@@ -53,7 +53,7 @@ func killChild(t *testing.T, dir string) {
 	s, db := openStore(t, nil, dir)
 	defer db.Close()
 	ctx := context.Background()
-	f, err := s.Add(ctx, "http://x.test/feed", AddOptions{}, t0)
+	f, _, err := s.Add(ctx, "http://x.test/feed", AddOptions{}, t0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,14 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/url"
 	"slices"
-	"strings"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -103,77 +103,84 @@ func NewStore(db *repo.DB, cfg Config) (*Store, error) {
 	return &Store{db: db, cfg: cfg}, nil
 }
 
-// Config returns the store's configuration: the defaults a new
-// subscription takes, among others.
-func (s *Store) Config() Config { return s.cfg }
-
 // IDOf is a feed's id: the first 16 hex digits of SHA-256 of its URL.
 func IDOf(u string) string {
 	h := sha256.Sum256([]byte(u))
 	return hex.EncodeToString(h[:8])
 }
 
-// AddOptions are a subscription's own settings. A zero one leaves the
+// AddOptions are a subscription's own settings. A nil one leaves the
 // setting as it is: the default for a new feed, the feed's own for one
 // already there, so that importing a list that holds it keeps its settings.
 type AddOptions struct {
-	Weight                   float64
-	MinInterval, MaxInterval time.Duration
+	Weight                   *float64
+	MinInterval, MaxInterval *time.Duration
 }
 
-// Add subscribes to the feed at rawURL (http or https); adding one already
-// there updates the options given and keeps the rest, and its state. A new
-// subscription starts from the copy the crawler stored, if it fetched the
-// URL already (a link of a crawled page): its items are the feed's at once
-// (Absorb); a copy that is not a feed is the feed's last error.
-func (s *Store) Add(ctx context.Context, rawURL string, o AddOptions, now time.Time) (Feed, error) {
-	f, isNew, err := s.add(ctx, rawURL, o, now)
+// SettingError is a subscription setting Add refuses: which one (url,
+// weight, min_interval, max_interval), the value given and the limit it
+// breaks. The command line names it as a flag, the API as a field.
+type SettingError struct{ Setting, Value, Limit string }
+
+func (e *SettingError) Error() string {
+	return fmt.Sprintf("feeds: %s = %q: must be %s", e.Setting, e.Value, e.Limit)
+}
+
+// Add subscribes to the feed at rawURL (http or https, normalized); adding
+// one already there updates the options given and keeps the rest, and its
+// state. A new subscription starts from the copy the crawler stored, if it
+// fetched the URL already (a link of a crawled page): its items are the
+// feed's at once (Absorb); a copy that is not a feed is the feed's last
+// error. isNew reports whether the feed was not subscribed before.
+func (s *Store) Add(ctx context.Context, rawURL string, o AddOptions, now time.Time) (f Feed, isNew bool, err error) {
+	f, isNew, err = s.add(ctx, rawURL, o, now)
 	if err != nil || !isNew {
-		return f, err
+		return f, isNew, err
 	}
 	_, absorbed, err := s.Absorb(ctx, f.ID)
 	var bodyErr *BodyError
 	switch {
 	case errors.As(err, &bodyErr): // recorded as the feed's last error
 	case err != nil:
-		return f, err
+		return f, true, err
 	case !absorbed:
-		return f, nil
+		return f, true, nil
 	}
-	return s.Get(f.ID)
+	f, err = s.Get(f.ID)
+	return f, true, err
 }
 
 func (s *Store) add(ctx context.Context, rawURL string, o AddOptions, now time.Time) (f Feed, isNew bool, err error) {
-	u, err := url.Parse(strings.TrimSpace(rawURL))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Feed{}, false, fmt.Errorf("feeds: url %q: must be an absolute http or https URL", rawURL)
+	u, err := urlnorm.Normalize(rawURL)
+	if err != nil {
+		return Feed{}, false, &SettingError{Setting: "url", Value: rawURL, Limit: "an absolute http or https URL"}
 	}
-	if o.Weight != 0 && !(o.Weight > 0 && o.Weight <= math.MaxFloat64) {
-		return Feed{}, false, fmt.Errorf("feeds: --weight = %g: must be a finite number > 0", o.Weight)
+	if w := o.Weight; w != nil && !(*w > 0 && *w <= math.MaxFloat64) {
+		return Feed{}, false, &SettingError{Setting: "weight", Value: strconv.FormatFloat(*w, 'g', -1, 64), Limit: "a finite number > 0"}
+	}
+	for _, iv := range []struct {
+		setting string
+		d       *time.Duration
+	}{{"min_interval", o.MinInterval}, {"max_interval", o.MaxInterval}} {
+		if iv.d != nil && *iv.d <= 0 {
+			return Feed{}, false, &SettingError{Setting: iv.setting, Value: iv.d.String(), Limit: "a duration > 0"}
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f, err = s.Get(IDOf(u.String()))
+	f, err = s.Get(IDOf(u))
 	switch {
 	case errors.Is(err, ErrUnknownFeed):
-		f = Feed{ID: IDOf(u.String()), URL: u.String(), Added: now, Weight: 1, MinInterval: s.cfg.MinInterval, MaxInterval: s.cfg.MaxInterval}
+		f = Feed{ID: IDOf(u), URL: u, Added: now, Weight: 1, MinInterval: s.cfg.MinInterval, MaxInterval: s.cfg.MaxInterval}
 		isNew = true
 	case err != nil:
 		return Feed{}, false, err
 	}
-	if o.Weight == 0 {
-		o.Weight = f.Weight
+	f.Weight = deref(o.Weight, f.Weight)
+	f.MinInterval, f.MaxInterval = deref(o.MinInterval, f.MinInterval), deref(o.MaxInterval, f.MaxInterval)
+	if f.MinInterval > f.MaxInterval {
+		return Feed{}, false, &SettingError{Setting: "min_interval", Value: f.MinInterval.String(), Limit: "≤ max_interval (" + f.MaxInterval.String() + ")"}
 	}
-	if o.MinInterval == 0 {
-		o.MinInterval = f.MinInterval
-	}
-	if o.MaxInterval == 0 {
-		o.MaxInterval = f.MaxInterval
-	}
-	if _, err := BoundsFor(o.MinInterval, o.MaxInterval); err != nil {
-		return Feed{}, false, err
-	}
-	f.Weight, f.MinInterval, f.MaxInterval = o.Weight, o.MinInterval, o.MaxInterval
 	b := s.db.NewBatch(ctx)
 	defer b.Close()
 	if err := s.put(b, &f); err != nil {
@@ -184,6 +191,14 @@ func (s *Store) add(ctx context.Context, rawURL string, o AddOptions, now time.T
 	}
 	s.edits.Add(1)
 	return f, isNew, nil
+}
+
+// deref is *p, or otherwise when p is nil.
+func deref[T any](p *T, otherwise T) T {
+	if p == nil {
+		return otherwise
+	}
+	return *p
 }
 
 // Get returns the feed with id.

@@ -58,7 +58,7 @@ var t0 = time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
 func TestRecordDedupesAndLearnsPostingTimes(t *testing.T) {
 	s, db := openStore(t, vfs.NewMem(), "")
 	defer db.Close()
-	f, err := s.Add(t.Context(), "http://x.test/feed.atom", AddOptions{}, t0)
+	f, _, err := s.Add(t.Context(), "http://x.test/feed.atom", AddOptions{}, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestBadFeedsLoseNothing(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s, db := openStore(t, vfs.NewMem(), "")
 			defer db.Close()
-			f, _ := s.Add(t.Context(), "http://x.test/feed", AddOptions{}, t0)
+			f, _, _ := s.Add(t.Context(), "http://x.test/feed", AddOptions{}, t0)
 			if _, err := s.Record(t.Context(), f.ID, Fetch{At: t0, Status: 200, ETag: `"good"`, Body: atom(t0.Add(-time.Hour))}); err != nil {
 				t.Fatal(err)
 			}
@@ -206,33 +206,48 @@ func TestAddAgainKeepsWhatItIsNotGiven(t *testing.T) {
 	s, db := openStore(t, vfs.NewMem(), "")
 	defer db.Close()
 	const u = "http://x.test/feed"
-	if _, err := s.Add(t.Context(), u, AddOptions{Weight: 3, MinInterval: time.Hour, MaxInterval: 48 * time.Hour}, t0); err != nil {
-		t.Fatal(err)
+	if _, isNew, err := s.Add(t.Context(), u, AddOptions{Weight: new(3.0), MinInterval: new(time.Hour), MaxInterval: new(48 * time.Hour)}, t0); err != nil || !isNew {
+		t.Fatalf("first subscription: new %t, %v", isNew, err)
 	}
 	if _, err := s.Record(t.Context(), IDOf(u), Fetch{At: t0, Status: 200, Body: atom(t0.Add(-time.Hour))}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := s.Add(t.Context(), u, AddOptions{}, t0.Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
+	f, isNew, err := s.Add(t.Context(), u, AddOptions{}, t0.Add(time.Hour))
+	if err != nil || isNew {
+		t.Fatalf("added again: new %t, %v; want not new", isNew, err)
 	}
 	if f.Weight != 3 || f.MinInterval != time.Hour || f.MaxInterval != 48*time.Hour || f.Fetches != 1 || !f.Added.Equal(t0) {
 		t.Errorf("added again with no options: %+v, want weight 3, every 1h to 48h, 1 fetch, added %v", f, t0)
 	}
-	f, err = s.Add(t.Context(), u, AddOptions{MaxInterval: 24 * time.Hour}, t0)
+	f, _, err = s.Add(t.Context(), u, AddOptions{MaxInterval: new(24 * time.Hour)}, t0)
 	if err != nil || f.Weight != 3 || f.MinInterval != time.Hour || f.MaxInterval != 24*time.Hour {
 		t.Errorf("added again with a max interval: %+v, %v; want weight 3, every 1h to 24h", f, err)
 	}
-	for _, w := range []float64{math.Inf(1), math.NaN(), -1} {
-		_, err := s.Add(t.Context(), u, AddOptions{Weight: w}, t0)
-		if err == nil || !strings.Contains(err.Error(), "--weight") {
-			t.Errorf("weight %g: %v, want an error naming --weight", w, err)
+	for _, c := range []struct {
+		o       AddOptions
+		setting string
+	}{
+		{AddOptions{Weight: new(math.Inf(1))}, "weight"},
+		{AddOptions{Weight: new(math.NaN())}, "weight"},
+		{AddOptions{Weight: new(0.0)}, "weight"},
+		{AddOptions{Weight: new(-1.0)}, "weight"},
+		{AddOptions{MinInterval: new(time.Duration(0))}, "min_interval"},
+		{AddOptions{MaxInterval: new(-time.Hour)}, "max_interval"},
+		{AddOptions{MinInterval: new(25 * time.Hour)}, "min_interval"}, // over the feed's own max, 24h
+	} {
+		_, _, err := s.Add(t.Context(), u, c.o, t0)
+		var se *SettingError
+		if !errors.As(err, &se) || se.Setting != c.setting {
+			t.Errorf("%+v: %v, want a SettingError naming %s", c.o, err, c.setting)
 		}
 	}
-	if f, err := s.Get(IDOf(u)); err != nil || f.Weight != 3 {
-		t.Errorf("after the refusals: %+v, %v; want weight 3", f, err)
+	if _, _, err := s.Add(t.Context(), "ftp://x.test/feed", AddOptions{}, t0); !strings.Contains(fmt.Sprint(err), `url = "ftp://x.test/feed"`) {
+		t.Errorf("an ftp URL: %v, want an error naming the url", err)
 	}
-	if f, err := s.Add(t.Context(), "http://y.test/feed", AddOptions{}, t0); err != nil || f.Weight != 1 || f.MinInterval != 15*time.Minute || f.MaxInterval != 7*24*time.Hour {
+	if f, err := s.Get(IDOf(u)); err != nil || f.Weight != 3 || f.MinInterval != time.Hour || f.MaxInterval != 24*time.Hour {
+		t.Errorf("after the refusals: %+v, %v; want weight 3, every 1h to 24h", f, err)
+	}
+	if f, _, err := s.Add(t.Context(), "http://y.test/feed", AddOptions{}, t0); err != nil || f.Weight != 1 || f.MinInterval != 15*time.Minute || f.MaxInterval != 7*24*time.Hour {
 		t.Errorf("a new feed with no options: %+v, %v; want the defaults", f, err)
 	}
 }
@@ -245,7 +260,7 @@ func TestRemoveTakesTheFeedAndOnlyIt(t *testing.T) {
 	defer db.Close()
 	var ids []string
 	for _, u := range []string{"http://x.test/a.atom", "http://x.test/b.atom"} {
-		f, err := s.Add(t.Context(), u, AddOptions{}, t0)
+		f, _, err := s.Add(t.Context(), u, AddOptions{}, t0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -321,7 +336,7 @@ func TestAFeedReadsTheCrawlersCopy(t *testing.T) {
 	}
 	const u = "http://x.test/feed.atom"
 	crawled(u, t0, t0, atom(t0.Add(-2*time.Hour), t0.Add(-time.Hour)))
-	f, err := s.Add(t.Context(), u, AddOptions{}, t0.Add(time.Hour))
+	f, _, err := s.Add(t.Context(), u, AddOptions{}, t0.Add(time.Hour))
 	if err != nil || len(f.History) != 2 || !f.Read.Equal(t0) {
 		t.Fatalf("subscribed after the crawler fetched it: %d postings, read %v, %v; want the copy's 2, read %v", len(f.History), f.Read, err, t0)
 	}
@@ -333,7 +348,7 @@ func TestAFeedReadsTheCrawlersCopy(t *testing.T) {
 	// while the feed is not polled (a crawl without the monitoring class),
 	// then its poll answers 304.
 	const u2 = "http://x.test/other.atom"
-	f2, err := s.Add(t.Context(), u2, AddOptions{}, t0)
+	f2, _, err := s.Add(t.Context(), u2, AddOptions{}, t0)
 	if err != nil || len(f2.History) != 0 || f2.Fetches != 0 {
 		t.Fatalf("subscribed before any copy: %+v, %v", f2, err)
 	}
@@ -375,7 +390,7 @@ func TestOPMLRoundTrip(t *testing.T) {
 func TestCollectorExportsDelays(t *testing.T) {
 	s, db := openStore(t, vfs.NewMem(), "")
 	defer db.Close()
-	f, _ := s.Add(t.Context(), "http://x.test/feed", AddOptions{}, t0)
+	f, _, _ := s.Add(t.Context(), "http://x.test/feed", AddOptions{}, t0)
 	s.Record(t.Context(), f.ID, Fetch{At: t0, Status: 200, Body: atom(t0.Add(-time.Hour))})
 	s.Record(t.Context(), f.ID, Fetch{At: t0.Add(2 * time.Hour), Status: 200, Body: atom(t0.Add(-time.Hour), t0.Add(time.Hour))})
 	reg := prometheus.NewRegistry()
@@ -420,7 +435,7 @@ func TestDiscoverOffersAdvertisedFeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.Close()
-	if _, err := s.Add(t.Context(), "http://b.test/atom", AddOptions{}, t0); err != nil {
+	if _, _, err := s.Add(t.Context(), "http://b.test/atom", AddOptions{}, t0); err != nil {
 		t.Fatal(err)
 	}
 	offers, err := s.Discover(t.Context(), 10)

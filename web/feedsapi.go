@@ -1,16 +1,13 @@
 package web
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/deltaq/deltaq/feeds"
-	"github.com/deltaq/deltaq/internal/urlnorm"
 )
 
 // FeedStore is what the feed routes read and, on the admin listener,
@@ -20,9 +17,8 @@ type FeedStore interface {
 	Get(id string) (feeds.Feed, error)
 	Items(ctx context.Context, id string, since time.Time) ([]feeds.StoredItem, error)
 	River(ctx context.Context, since time.Time, limit int) ([]feeds.StoredItem, error)
-	Add(ctx context.Context, rawURL string, o feeds.AddOptions, now time.Time) (feeds.Feed, error)
+	Add(ctx context.Context, rawURL string, o feeds.AddOptions, now time.Time) (f feeds.Feed, isNew bool, err error)
 	Remove(ctx context.Context, id string) (feeds.Feed, int, error)
-	Config() feeds.Config // the defaults a new subscription takes
 }
 
 // riverLimit bounds the river: the newest items only.
@@ -69,49 +65,27 @@ func (s *Server) handleSubscribe(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSONBody(w, r, &q, maxSubscribeBytes, "a subscription request") {
 		return
 	}
-	u, err := urlnorm.Normalize(q.URL)
-	if err != nil || !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-		writeInputError(w, &InputError{Field: "url", Value: q.URL, Limit: "an absolute http or https URL", Message: "url must be an absolute http or https URL"})
-		return
-	}
-	var o feeds.AddOptions
-	if q.Weight != nil {
-		if !(*q.Weight > 0) {
-			writeInputError(w, &InputError{Field: "weight", Value: strconv.FormatFloat(*q.Weight, 'g', -1, 64), Limit: "> 0", Message: "weight must be a number > 0"})
-			return
-		}
-		o.Weight = *q.Weight
-	}
+	o := feeds.AddOptions{Weight: q.Weight}
 	for _, iv := range []struct {
 		field, v string
-		into     *time.Duration
+		into     **time.Duration
 	}{{"min_interval", q.MinInterval, &o.MinInterval}, {"max_interval", q.MaxInterval, &o.MaxInterval}} {
 		if iv.v == "" {
 			continue
 		}
 		d, err := time.ParseDuration(iv.v)
-		if err != nil || d <= 0 {
-			writeInputError(w, &InputError{Field: iv.field, Value: iv.v, Limit: "a duration > 0, e.g. 15m or 168h", Message: iv.field + " must be a duration > 0"})
+		if err != nil {
+			writeInputError(w, &InputError{Field: iv.field, Value: iv.v, Limit: "a duration, e.g. 15m or 168h", Message: iv.field + " must be a duration"})
 			return
 		}
-		*iv.into = d
+		*iv.into = &d
 	}
-	old, err := s.deps.Feeds.Get(feeds.IDOf(u))
-	isNew := errors.Is(err, feeds.ErrUnknownFeed)
-	if err != nil && !isNew {
-		s.fail(w, r, err)
+	f, isNew, err := s.deps.Feeds.Add(r.Context(), q.URL, o, time.Now())
+	var se *feeds.SettingError
+	if errors.As(err, &se) {
+		writeInputError(w, &InputError{Field: se.Setting, Value: se.Value, Limit: se.Limit, Message: se.Setting + " must be " + se.Limit})
 		return
 	}
-	// The settings the feed will have, checked here so that the store's
-	// refusal is never the user's input.
-	defaults := s.deps.Feeds.Config()
-	minI, maxI := cmp.Or(o.MinInterval, old.MinInterval, defaults.MinInterval), cmp.Or(o.MaxInterval, old.MaxInterval, defaults.MaxInterval)
-	if _, err := feeds.BoundsFor(minI, maxI); err != nil {
-		writeInputError(w, &InputError{Field: "min_interval", Value: minI.String(), Limit: "≤ max_interval (" + maxI.String() + ")",
-			Message: "min_interval must not exceed max_interval"})
-		return
-	}
-	f, err := s.deps.Feeds.Add(r.Context(), u, o, time.Now())
 	if err != nil {
 		s.fail(w, r, err)
 		return

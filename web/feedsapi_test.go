@@ -36,7 +36,7 @@ func newFeedStore(t *testing.T) (*repo.DB, *feeds.Store) {
 func TestFeedRoutes(t *testing.T) {
 	db, st := newFeedStore(t)
 	t0 := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
-	f, err := st.Add(t.Context(), "http://x.test/feed.atom", feeds.AddOptions{}, t0)
+	f, _, err := st.Add(t.Context(), "http://x.test/feed.atom", feeds.AddOptions{}, t0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,29 +45,38 @@ func (a *app) newFeedsCmd() *cobra.Command {
 	// for one subcommand; subscribing creates the repository if need be.
 	with := func(cmd *cobra.Command, run feedsRun) error { return open(cmd, a.loadCrawledRepo, run) }
 	subscribing := func(cmd *cobra.Command, run feedsRun) error { return open(cmd, a.loadRepo, run) }
-	var opts feeds.AddOptions
+	var (
+		weight        float64
+		every, within time.Duration
+	)
 	add := &cobra.Command{
 		Use:   "add URL [--weight W] [--min-interval D] [--max-interval D]",
 		Short: "Subscribe to a feed (again: change the settings given, keep the others and its state)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var opts feeds.AddOptions
+			if cmd.Flags().Changed("weight") {
+				opts.Weight = &weight
+			}
+			if cmd.Flags().Changed("min-interval") {
+				opts.MinInterval = &every
+			}
+			if cmd.Flags().Changed("max-interval") {
+				opts.MaxInterval = &within
+			}
 			return subscribing(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
-				u, err := feedURL(args[0])
+				f, _, err := st.Add(ctx, args[0], opts, time.Now())
 				if err != nil {
-					return err
-				}
-				f, err := st.Add(ctx, u, opts, time.Now())
-				if err != nil {
-					return err
+					return asFlagError(err)
 				}
 				fmt.Fprintf(a.stdout, "%s %s (weight %g, every %s to %s; %d postings known)\n", f.ID, f.URL, f.Weight, f.MinInterval, f.MaxInterval, len(f.History))
 				return nil
 			})
 		},
 	}
-	add.Flags().Float64Var(&opts.Weight, "weight", 0, "importance w_i of the feed, > 0 (default 1)")
-	add.Flags().DurationVar(&opts.MinInterval, "min-interval", 0, "poll at most this often (default feeds.min_interval)")
-	add.Flags().DurationVar(&opts.MaxInterval, "max-interval", 0, "poll at least this often (default feeds.max_interval)")
+	add.Flags().Float64Var(&weight, "weight", 1, "importance w_i of the feed, > 0")
+	add.Flags().DurationVar(&every, "min-interval", 0, "poll at most this often (default feeds.min_interval)")
+	add.Flags().DurationVar(&within, "max-interval", 0, "poll at least this often (default feeds.max_interval)")
 
 	imp := &cobra.Command{
 		Use:   "import FILE.opml",
@@ -87,11 +96,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 				var bad []error
 				n := 0
 				for _, raw := range urls {
-					u, err := feedURL(raw)
-					if err == nil {
-						_, err = st.Add(ctx, u, feeds.AddOptions{}, time.Now())
-					}
-					if err != nil {
+					if _, _, err := st.Add(ctx, raw, feeds.AddOptions{}, time.Now()); err != nil {
 						bad = append(bad, err)
 						continue
 					}
@@ -233,7 +238,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 				for _, o := range offers {
 					fmt.Fprintf(a.stdout, "%s	(on %d pages, first %s)\n", o.URL, o.Pages, o.FoundOn)
 					if addFound {
-						if _, err := st.Add(ctx, o.URL, feeds.AddOptions{}, time.Now()); err != nil {
+						if _, _, err := st.Add(ctx, o.URL, feeds.AddOptions{}, time.Now()); err != nil {
 							return err
 						}
 					}
@@ -355,6 +360,20 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 
 // feedIDPattern matches a feed's id (feeds.IDOf).
 var feedIDPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
+
+// asFlagError names a setting the feed store refuses as the flag of feeds
+// add that gives it.
+func asFlagError(err error) error {
+	var se *feeds.SettingError
+	if !errors.As(err, &se) {
+		return err
+	}
+	if se.Setting == "url" {
+		return fmt.Errorf("URL %q: must be %s", se.Value, se.Limit)
+	}
+	limit := strings.ReplaceAll(se.Limit, "max_interval", "--max-interval")
+	return fmt.Errorf("--%s = %q: must be %s", strings.ReplaceAll(se.Setting, "_", "-"), se.Value, limit)
+}
 
 // feedURL normalizes a feed URL given by the user, naming it on error.
 func feedURL(raw string) (string, error) {

@@ -71,7 +71,10 @@ func TestBadInputGivesClearErrors(t *testing.T) {
 		{[]string{"ads", "create-advertiser", "--data", t.TempDir(), "--name", "a", "--daily-budget", "NaN"}, "--daily-budget = NaN"},
 		{[]string{"ads", "create-advertiser", "--data", t.TempDir(), "--name", "a", "--daily-budget", "1e300"}, "--daily-budget = 1e+300"},
 		{[]string{"web", "feeds", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--speed", "Inf"}, "--speed = +Inf"},
-		{[]string{"feeds", "add", "http://a.test/feed", "--data", t.TempDir(), "--weight", "Inf"}, "--weight = +Inf"},
+		{[]string{"feeds", "add", "http://a.test/feed", "--data", t.TempDir(), "--weight", "Inf"}, `--weight = "+Inf"`},
+		{[]string{"feeds", "add", "http://a.test/feed", "--data", t.TempDir(), "--weight", "0"}, `--weight = "0": must be a finite number > 0`},
+		{[]string{"feeds", "add", "http://a.test/feed", "--data", t.TempDir(), "--min-interval", "2h", "--max-interval", "1h"}, `--min-interval = "2h0m0s": must be ≤ --max-interval (1h0m0s)`},
+		{[]string{"feeds", "add", "ftp://a.test/feed", "--data", t.TempDir()}, `URL "ftp://a.test/feed": must be an absolute http or https URL`},
 		{[]string{"eval", "ir", "--blend-weight", "NaN", "--data", t.TempDir(), "--topics", "t", "--qrels", "q", "--out", t.TempDir()}, `ranking.blend_weight = "NaN": must be a finite number`},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

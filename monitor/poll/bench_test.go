@@ -39,7 +39,7 @@ func BenchmarkInstant(b *testing.B) {
 				b.Fatal(err)
 			}
 			for i := range n {
-				if _, err := st.Add(b.Context(), fmt.Sprintf("http://f%d.test/feed.xml", i), feeds.AddOptions{}, t0); err != nil {
+				if _, _, err := st.Add(b.Context(), fmt.Sprintf("http://f%d.test/feed.xml", i), feeds.AddOptions{}, t0); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -29,7 +29,7 @@ func subscribe(t *testing.T, e *env, w *web, hostPath string, postings []time.Ti
 	body := atomPosted(postings)
 	w.set(hostPath, "application/atom+xml", body)
 	u := "http://" + hostPath
-	f, err := e.feeds.Add(t.Context(), u, feeds.AddOptions{}, t0)
+	f, _, err := e.feeds.Add(t.Context(), u, feeds.AddOptions{}, t0)
 	if err != nil {
 		t.Fatal(err)
 	}

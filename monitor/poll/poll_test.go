@@ -110,7 +110,7 @@ func TestFeedAndWatchOnOneURLShareOneFetch(t *testing.T) {
 	e, clk := fresh(t, cfg, w)
 	const u = "http://a.test/feed.xml"
 	w.set("a.test/feed.xml", "application/atom+xml", atom(2, t0))
-	f, err := e.feeds.Add(t.Context(), u, feeds.AddOptions{}, t0)
+	f, _, err := e.feeds.Add(t.Context(), u, feeds.AddOptions{}, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -476,7 +476,7 @@ func TestASilentFeedIsPolledWithinItsMaxInterval(t *testing.T) {
 	cfg.Monitor.MinUtility = 0.5
 	e, clk := fresh(t, cfg, w)
 	w.set("a.test/feed.xml", "application/atom+xml", atom(0, t0))
-	if _, err := e.feeds.Add(t.Context(), "http://a.test/feed.xml", feeds.AddOptions{MaxInterval: time.Hour}, t0); err != nil {
+	if _, _, err := e.feeds.Add(t.Context(), "http://a.test/feed.xml", feeds.AddOptions{MaxInterval: new(time.Hour)}, t0); err != nil {
 		t.Fatal(err)
 	}
 	e.start(t)
@@ -562,7 +562,7 @@ func TestRunReadsAFeedSubscribedOrRemovedMeanwhileAtTheNextInstant(t *testing.T)
 	e, clk := fresh(t, cfg, w)
 	w.set("a.test/feed.xml", "application/atom+xml", atom(2, t0))
 	e.start(t)
-	f, err := e.feeds.Add(t.Context(), "http://a.test/feed.xml", feeds.AddOptions{}, t0) // after the poller's first read
+	f, _, err := e.feeds.Add(t.Context(), "http://a.test/feed.xml", feeds.AddOptions{}, t0) // after the poller's first read
 	if err != nil {
 		t.Fatal(err)
 	}
