@@ -52,10 +52,7 @@ func (k *Keeper) Run(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			due := time.Time{}
-			if last := clock.Later(st.LastSync, attempted[def.Name]); !last.IsZero() {
-				due = last.Add(k.Every)
-			}
+			due := Due(clock.Later(st.LastSync, attempted[def.Name]), k.Every)
 			if due.After(clk.Now()) {
 				next = clock.Earlier(next, due)
 				continue
@@ -71,6 +68,15 @@ func (k *Keeper) Run(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// Due is when a relation last synced (or tried) at last is due again under
+// a sync interval every: the zero time, at once, if it never was.
+func Due(last time.Time, every time.Duration) time.Time {
+	if last.IsZero() {
+		return time.Time{}
+	}
+	return last.Add(every)
 }
 
 // syncOne syncs one relation and logs what it did.

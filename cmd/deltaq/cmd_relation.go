@@ -256,7 +256,7 @@ func (a *app) newRelationListCmd() *cobra.Command {
 				last, next := "never", "at once"
 				if !st.LastSync.IsZero() {
 					last = st.LastSync.Format(time.RFC3339)
-					next = st.LastSync.Add(cfg.Relation.SyncEvery).Format(time.RFC3339)
+					next = relation.Due(st.LastSync, cfg.Relation.SyncEvery).Format(time.RFC3339)
 				}
 				if cfg.Relation.SyncEvery == 0 {
 					next = "on demand"
