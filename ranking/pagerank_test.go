@@ -150,21 +150,9 @@ func TestComputePageRankStoresScoresInLinksAndTime(t *testing.T) {
 	})
 }
 
-// waitClock is a manual clock that reports every deadline waited for, so a
-// test can tell when the loop has finished one round and is waiting again.
-type waitClock struct {
-	*clock.Manual
-	waits chan time.Time
-}
-
-func (c waitClock) WaitUntil(ctx context.Context, t time.Time) error {
-	c.waits <- t
-	return c.Manual.WaitUntil(ctx, t)
-}
-
 func TestRunPageRankRecomputesEveryInterval(t *testing.T) {
 	start := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
-	clk := waitClock{clock.NewManual(start), make(chan time.Time)}
+	clk := clock.NewReporting(start, 0)
 	db, s := openStore(t, testConfig(), clk)
 	setLinks(t, db, map[string][]string{"http://a.test/": {"http://b.test/"}})
 	ctx, cancel := context.WithCancel(t.Context())
@@ -179,17 +167,17 @@ func TestRunPageRankRecomputesEveryInterval(t *testing.T) {
 		}
 		return info.ComputedAt
 	}
-	if got := <-clk.waits; !got.Equal(start) {
+	if got := <-clk.Waits; !got.Equal(start) {
 		t.Fatalf("first deadline %v: with nothing stored it must be now (%v)", got, start)
 	}
-	if got := <-clk.waits; !got.Equal(start.Add(time.Hour)) {
+	if got := <-clk.Waits; !got.Equal(start.Add(time.Hour)) {
 		t.Fatalf("second deadline %v, want %v", got, start.Add(time.Hour))
 	}
 	if got := computedAt(); !got.Equal(start) {
 		t.Fatalf("first computation stamped %v, want %v", got, start)
 	}
 	clk.Advance(time.Hour)
-	if got := <-clk.waits; !got.Equal(start.Add(2 * time.Hour)) {
+	if got := <-clk.Waits; !got.Equal(start.Add(2 * time.Hour)) {
 		t.Fatalf("third deadline %v", got)
 	}
 	if got := computedAt(); !got.Equal(start.Add(time.Hour)) {
@@ -204,10 +192,10 @@ func TestRunPageRankRecomputesEveryInterval(t *testing.T) {
 		clk.Set(start.Add(2*time.Hour + 10*time.Minute))
 		ctx, cancel := context.WithCancel(t.Context())
 		go func() { done <- s.RunPageRank(ctx, time.Hour, nil) }()
-		if got := <-clk.waits; !got.Equal(start.Add(2 * time.Hour)) {
+		if got := <-clk.Waits; !got.Equal(start.Add(2 * time.Hour)) {
 			t.Fatalf("first deadline after restart %v, want stored time + interval", got)
 		}
-		<-clk.waits // it was overdue, so it recomputed at once
+		<-clk.Waits // it was overdue, so it recomputed at once
 		if got := computedAt(); !got.Equal(start.Add(2*time.Hour + 10*time.Minute)) {
 			t.Fatalf("recomputation stamped %v", got)
 		}

@@ -11,18 +11,6 @@ import (
 	"github.com/deltaq/deltaq/internal/clock"
 )
 
-// idleClock is a manual clock that tells the test each deadline the
-// keeper waits for: the keeper has finished a pass when it waits.
-type idleClock struct {
-	*clock.Manual
-	waits chan time.Time
-}
-
-func (c idleClock) WaitUntil(ctx context.Context, t time.Time) error {
-	c.waits <- t
-	return c.Manual.WaitUntil(ctx, t)
-}
-
 // TestKeeperSyncsOnSchedule runs a keeper over a relation of the shop:
 // its first sync comes at once, the next one Every after it, a change at
 // the source shows after it, and a source that fails is tried again
@@ -37,11 +25,10 @@ func TestKeeperSyncsOnSchedule(t *testing.T) {
 	defer ts.Close()
 	st, db, _ := shopRelation(t, ts.URL)
 	defer db.Close()
-	manual := clock.NewManual(t0.Add(time.Hour))
-	clk := idleClock{Manual: manual, waits: make(chan time.Time, 1)}
+	clk := clock.NewReporting(t0.Add(time.Hour), 1)
 	k := &Keeper{Store: st, Every: 6 * time.Hour, Sync: syncOpts(10), Clock: clk,
 		Client: func(def Definition) (*Client, error) {
-			return NewClient(def.Source, ClientOptions{MaxBytes: 1 << 20, Clock: manual})
+			return NewClient(def.Source, ClientOptions{MaxBytes: 1 << 20, Clock: clk.Manual})
 		}}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
@@ -57,7 +44,7 @@ func TestKeeperSyncsOnSchedule(t *testing.T) {
 	idle := func() time.Time {
 		t.Helper()
 		select {
-		case d := <-clk.waits:
+		case d := <-clk.Waits:
 			return d
 		case <-time.After(10 * time.Second):
 			t.Fatal("the keeper did not finish its pass within 10s")
@@ -81,7 +68,7 @@ func TestKeeperSyncsOnSchedule(t *testing.T) {
 	s.mu.Lock()
 	s.items["a1"] = [2]string{"red apple", "1.40"}
 	s.mu.Unlock()
-	manual.Advance(6 * time.Hour)
+	clk.Advance(6 * time.Hour)
 	if next := idle(); !next.Equal(t0.Add(13 * time.Hour)) {
 		t.Errorf("after the second sync the keeper sleeps until %v, want %v", next, t0.Add(13*time.Hour))
 	}
@@ -93,7 +80,7 @@ func TestKeeperSyncsOnSchedule(t *testing.T) {
 	// once, and keeps what it holds.
 	s.set("/", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", http.StatusServiceUnavailable) })
 	sent := requests.Load()
-	manual.Advance(6 * time.Hour)
+	clk.Advance(6 * time.Hour)
 	if next := idle(); !next.Equal(t0.Add(19 * time.Hour)) {
 		t.Errorf("after a failed sync the keeper sleeps until %v, want %v", next, t0.Add(19*time.Hour))
 	}
@@ -104,7 +91,7 @@ func TestKeeperSyncsOnSchedule(t *testing.T) {
 		t.Errorf("after a failed sync %+v, want the 3 records, the change and the last sync kept", after)
 	}
 	sent = requests.Load()
-	manual.Advance(6 * time.Hour)
+	clk.Advance(6 * time.Hour)
 	idle()
 	if requests.Load() == sent {
 		t.Error("no retry Every after the failed sync")

@@ -102,6 +102,30 @@ func (m *Manual) WaitUntil(ctx context.Context, t time.Time) error {
 	}
 }
 
+// Reporting is a Manual clock that sends each deadline waited for on Waits
+// before it waits, so that a test knows when a loop has finished a round
+// and until when it sleeps.
+type Reporting struct {
+	*Manual
+	Waits chan time.Time
+}
+
+// NewReporting returns a Reporting clock reading start; Waits holds up to
+// buffer deadlines no one has received.
+func NewReporting(start time.Time, buffer int) Reporting {
+	return Reporting{Manual: NewManual(start), Waits: make(chan time.Time, buffer)}
+}
+
+// WaitUntil reports t, then waits as Manual does.
+func (c Reporting) WaitUntil(ctx context.Context, t time.Time) error {
+	select {
+	case c.Waits <- t:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return c.Manual.WaitUntil(ctx, t)
+}
+
 // Later returns the later of a and b.
 func Later(a, b time.Time) time.Time {
 	if b.After(a) {

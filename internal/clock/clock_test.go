@@ -53,3 +53,24 @@ func TestRealWaitUntilSleepsTheDuration(t *testing.T) {
 		}
 	})
 }
+
+func TestReportingSendsEachDeadlineBeforeWaiting(t *testing.T) {
+	start := time.Unix(0, 0)
+	c := NewReporting(start, 0)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- c.WaitUntil(ctx, start.Add(time.Hour)) }()
+	if got := <-c.Waits; !got.Equal(start.Add(time.Hour)) {
+		t.Fatalf("reported %v, want %v", got, start.Add(time.Hour))
+	}
+	c.Advance(time.Hour)
+	if err := <-done; err != nil {
+		t.Fatalf("WaitUntil = %v after the deadline passed, want nil", err)
+	}
+	// No one receives the second report: the wait still ends with ctx.
+	go func() { done <- c.WaitUntil(ctx, start.Add(2*time.Hour)) }()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("WaitUntil = %v, want context.Canceled", err)
+	}
+}
