@@ -459,18 +459,28 @@ func (e *Engine) LastChecked(ss ...*Sentinel) (map[string]time.Time, error) {
 		key := e.groupKey(s.URL, s.ID)
 		t, ok := byGroup[key]
 		if !ok {
-			if t, ok = e.checked[key]; !ok {
-				var g group
-				if _, err := r.get(groupPrefix+key, &g); err != nil {
-					return nil, err
-				}
-				t = g.LastCheck
+			var err error
+			if t, err = e.groupChecked(r, key); err != nil {
+				return nil, err
 			}
 			byGroup[key] = t
 		}
 		out[s.ID] = t
 	}
 	return out, nil
+}
+
+// groupChecked is when the group key was last checked: as this process
+// remembers it, else as stored. The caller holds e.mu.
+func (e *Engine) groupChecked(r *reader, key string) (time.Time, error) {
+	if t, ok := e.checked[key]; ok {
+		return t, nil
+	}
+	var g group
+	if _, err := r.get(groupPrefix+key, &g); err != nil {
+		return time.Time{}, err
+	}
+	return g.LastCheck, nil
 }
 
 // putCopy keeps a group's new copy and its MD5.
