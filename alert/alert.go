@@ -34,11 +34,16 @@ func (c Config) Validate() error {
 
 // Alert is a standing query.
 type Alert struct {
-	ID      string          `json:"id"`
-	User    string          `json:"user,omitempty"`
-	Query   string          `json:"query"`
-	Notify  []notify.Target `json:"notify,omitempty"`
-	Created time.Time       `json:"created"`
+	ID     string          `json:"id"`
+	User   string          `json:"user,omitempty"`
+	Query  string          `json:"query"`
+	Notify []notify.Target `json:"notify,omitempty"`
+	// EveryChange notifies every indexed change of a matching page. By
+	// default a page is notified once, the first time it matches (new, or
+	// changed so that it now matches): a home or tag page that changes
+	// daily would otherwise notify daily. Watches follow a page's changes.
+	EveryChange bool      `json:"every_change,omitempty"`
+	Created     time.Time `json:"created"`
 }
 
 // word is one analyzed word of a phrase and its offset from the phrase's

@@ -3,6 +3,7 @@ package alert
 import (
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -167,6 +168,79 @@ func TestAddRejectsBadQueries(t *testing.T) {
 	}
 }
 
+// TestAlertNotifiesAPageOnceUnlessEveryChange indexes a page that keeps
+// changing: an alert notifies it the first time it matches, one with
+// EveryChange at each matching change. A removed alert's number leaves
+// the page's stored set when the set is next written, and a damaged set
+// is started over without stopping the index.
+func TestAlertNotifiesAPageOnceUnlessEveryChange(t *testing.T) {
+	mt := newMatching(t)
+	feed := []notify.Target{{Kind: notify.Feed}}
+	once, err := mt.m.Add(t.Context(), Alert{Query: "harbor", Notify: feed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	every, err := mt.m.Add(t.Context(), Alert{Query: "harbor", Notify: feed, EveryChange: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const home, news = "https://a.example/", "https://a.example/news"
+	day := 24 * time.Hour
+	mt.index(t, t0, page{home, "Home", "Harbor news, day one."})
+	mt.index(t, t0.Add(day), page{home, "Home", "Harbor news, day two."}, page{news, "News", "The harbor reopens."})
+	mt.index(t, t0.Add(2*day), page{home, "Home", "Nothing about the sea today."})
+	mt.index(t, t0.Add(3*day), page{home, "Home", "Harbor news again."})
+	for _, c := range []struct {
+		a    *Alert
+		want []string
+	}{
+		{once, []string{home + " new page", news + " new page"}},
+		{every, []string{home + " changed page", home + " changed page", home + " new page", news + " new page"}},
+	} {
+		if got := mt.fired(t, c.a.ID); !slices.Equal(got, c.want) {
+			t.Errorf("alert %s (every change %t) fired on %q, want %q", c.a.ID, c.a.EveryChange, got, c.want)
+		}
+	}
+	// A removed alert's number leaves the page's set when it is written
+	// again: here for a new alert's first match.
+	if err := mt.m.Remove(t.Context(), once.ID); err != nil {
+		t.Fatal(err)
+	}
+	again, err := mt.m.Add(t.Context(), Alert{Query: "harbor", Notify: feed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt.index(t, t0.Add(4*day), page{home, "Home", "Harbor news, day five."})
+	if got := mt.fired(t, again.ID); !slices.Equal(got, []string{home + " changed page"}) {
+		t.Errorf("a new alert fired on %q, want the changed home page", got)
+	}
+	v, err := mt.db.Bucket(bucket, notifiedPrefix+urlHash(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seqs, err := decodeSeqs(v); err != nil || len(seqs) != 1 || "a"+strconv.FormatUint(seqs[0], 10) != again.ID {
+		t.Errorf("alerts that notified %s: %v, %v; want %s alone", home, seqs, err, again.ID)
+	}
+	// A damaged set does not stop indexing: the page is sent again and
+	// the set written anew.
+	b := mt.db.NewBatch(t.Context())
+	if err := b.PutBucket(bucket, notifiedPrefix+urlHash(home), []byte{seqsV1, 0x80}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	mt.index(t, t0.Add(5*day), page{home, "Home", "Harbor news, day six."})
+	if got := mt.fired(t, again.ID); len(got) != 2 {
+		t.Errorf("after a damaged set, %s fired on %q, want the home page again", again.ID, got)
+	}
+	seq, _ := alertSeq(again.ID)
+	if v, err := mt.db.Bucket(bucket, notifiedPrefix+urlHash(home)); err != nil || !slices.Equal(v, encodeSeqs([]uint64{seq})) {
+		t.Errorf("the set after the damage: %v, %v", v, err)
+	}
+}
+
 // TestRemovedAlertsLeaveTheOthersMatching removes most alerts, so that the
 // packed store compacts, and checks that the rest still match, list and
 // fire with their own queries, and that a removed one no longer does.
@@ -210,6 +284,22 @@ func TestRemovedAlertsLeaveTheOthersMatching(t *testing.T) {
 	} {
 		if got := mt.fired(t, id); !slices.Equal(got, want) {
 			t.Errorf("alert %s fired on %q, want %q", id, got, want)
+		}
+	}
+}
+
+// TestNotifiedSetsRoundTripAndRefuseDamage checks the codec of a page's
+// notified set: a round trip, and errors for a wrong format byte, a cut
+// uvarint and numbers not ascending.
+func TestNotifiedSetsRoundTripAndRefuseDamage(t *testing.T) {
+	seqs := []uint64{1, 127, 128, 300000}
+	got, err := decodeSeqs(encodeSeqs(seqs))
+	if err != nil || !slices.Equal(got, seqs) {
+		t.Errorf("round trip of %v: %v, %v", seqs, got, err)
+	}
+	for _, bad := range [][]byte{{2, 1}, {seqsV1, 0x80}, {seqsV1, 5, 5}, {seqsV1, 9, 3}} {
+		if got, err := decodeSeqs(bad); err == nil {
+			t.Errorf("decodeSeqs(%v) = %v, want an error", bad, got)
 		}
 	}
 }

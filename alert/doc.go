@@ -27,7 +27,9 @@
 // committed match is never matched again.
 //
 // State: repository bucket "alert" (repo/FORMAT.md): a/ID → Alert (JSON),
-// seq/ → the last number given out. In memory (packed.go), at most
+// seq/ → the last number given out, n/H → the numbers of the alerts that
+// have notified the page of URL hash H (a removed alert's number leaves
+// when the value is next written). In memory (packed.go), at most
 // alert.max_alerts alerts, packed so that the garbage collector has
 // almost no pointer to scan: every alert word interned once as a uint32
 // id with its page count and its anchored alerts (words of removed alerts
@@ -37,7 +39,12 @@
 // The Google Alerts comparison: a standing query notified when new
 // pages match; here also when a changed page matches, with its snippet
 // and which of the two it is (Notification.Change: "new page" or
-// "changed page").
+// "changed page"). An alert notifies a page once, at its first match, as
+// Google Alerts sends a result once; Alert.EveryChange notifies each of
+// its matching changes. Which alerts have notified a page is one
+// repository value per page (n/H), read once per batch page that matches
+// any alert and written when it gains an alert, so the check costs a
+// read per matching page, not per match.
 //
 //	m, err := alert.New(db, cfg.Alert, ix.Analyzer(), cfg.Index.Limits(), outbox, alert.Options{})
 //	ix, err := index.Open(dir, cfg.Index, db, index.Options{Observer: m})

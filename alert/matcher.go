@@ -3,6 +3,7 @@ package alert
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +27,9 @@ const (
 	bucket      = "alert"
 	alertPrefix = "a/"
 	seqKey      = "seq/"
+	// notifiedPrefix keys the alerts that have notified a page once: n/H,
+	// H the page's urlHash, the alerts' numbers (encodeSeqs).
+	notifiedPrefix = "n/"
 )
 
 // Options are a Matcher's collaborators.
@@ -237,7 +241,8 @@ func (m *Matcher) Count(user string) int {
 	return n
 }
 
-// Fired counts matches since New.
+// Fired counts matches since New, notified or not (a page an alert
+// notifies once matches at each matching change).
 func (m *Matcher) Fired() int64 { return m.fired.Load() }
 
 // Verified counts the candidate alerts checked against pages since New:
@@ -266,8 +271,10 @@ func (m *Matcher) observe(rb *repo.Batch, pages []index.IndexedPage) error {
 	verified := 0
 	defer func() { m.verified.Add(int64(verified)) }()
 	a := m.mu.alerts
+	var matched []uint32 // the slots matching one page
 	for i := range pages {
 		p := &pages[i]
+		matched = matched[:0]
 		for term := range p.Terms {
 			id, ok := a.lookup(term)
 			if !ok {
@@ -276,42 +283,122 @@ func (m *Matcher) observe(rb *repo.Batch, pages []index.IndexedPage) error {
 			atomic.AddInt64(&a.df[id], 1)
 			verified += len(a.anchored[id])
 			for _, at := range a.anchored[id] {
-				if !a.matches(at, p.URL, p.Terms) {
-					continue
+				if a.matches(at, p.URL, p.Terms) {
+					matched = append(matched, at)
 				}
-				m.fired.Add(1)
-				if m.outbox == nil {
-					continue
-				}
-				n, err := m.notification(at, p)
-				if err != nil {
-					return err
-				}
-				if err := m.outbox.Enqueue(rb, n); err != nil {
-					return fmt.Errorf("alert %s on %s: %w", n.Source, p.URL, err)
-				}
+			}
+		}
+		if len(matched) > 0 {
+			if err := m.notify(rb, p, matched); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
 }
 
-// notification describes a match. Its ID is the alert, the page and the
-// fetch time of the indexed copy: a batch redone after a crash makes the
-// same IDs.
-func (m *Matcher) notification(at uint32, p *index.IndexedPage) (*notify.Notification, error) {
-	al, err := m.mu.alerts.alert(at)
-	if err != nil {
-		return nil, fmt.Errorf("alert: record of alert number %d: %w", m.mu.alerts.slots[at].seq, err)
+// notify enqueues into rb a notification of p for each alert in matched
+// (the slots that match p, each once: an alert is anchored on one word),
+// but for an alert that notifies a page once and has notified p before,
+// as the page's notified set in rb says (this batch's earlier pages
+// count).
+func (m *Matcher) notify(rb *repo.Batch, p *index.IndexedPage, matched []uint32) error {
+	m.fired.Add(int64(len(matched)))
+	a := m.mu.alerts
+	h := urlHash(p.URL)
+	key := notifiedPrefix + h
+	v, err := rb.Bucket(bucket, key)
+	if err != nil && !errors.Is(err, repo.ErrNotFound) {
+		return fmt.Errorf("alert: alerts that notified %s: %w", p.URL, err)
 	}
+	notified, err := decodeSeqs(v)
+	if err != nil {
+		// Damage here must not stop indexing: the page is notified
+		// again, and the set starts over.
+		m.logger.Warn("alert: alerts that notified a page: unreadable, starting over", "url", p.URL, "key", key, "err", err)
+		notified = nil
+	}
+	known := len(notified)
+	for _, at := range matched {
+		seq := a.slots[at].seq
+		if !a.every[at] {
+			if _, found := slices.BinarySearch(notified[:known], seq); found {
+				continue
+			}
+			notified = append(notified, seq)
+		}
+		if m.outbox == nil {
+			continue
+		}
+		al, err := a.alert(at)
+		if err != nil {
+			return fmt.Errorf("alert: record of alert number %d: %w", seq, err)
+		}
+		n := m.notification(at, &al, h, p)
+		if err := m.outbox.Enqueue(rb, n); err != nil {
+			return fmt.Errorf("alert %s on %s: %w", n.Source, p.URL, err)
+		}
+	}
+	if len(notified) == known {
+		return nil
+	}
+	// Removed alerts' numbers go when the set is written again: numbers
+	// are never given out twice, so until then they only take room.
+	notified = slices.DeleteFunc(notified, func(seq uint64) bool { _, ok := a.bySeq[seq]; return !ok })
+	slices.Sort(notified)
+	return rb.PutBucket(bucket, key, encodeSeqs(notified))
+}
+
+// seqsV1 starts a notified set: then each alert number as a uvarint,
+// ascending.
+const seqsV1 = 1
+
+func encodeSeqs(seqs []uint64) []byte {
+	b := make([]byte, 1, 1+len(seqs)*3)
+	b[0] = seqsV1
+	for _, s := range seqs {
+		b = binary.AppendUvarint(b, s)
+	}
+	return b
+}
+
+// decodeSeqs reads encodeSeqs's form; nil reads as no numbers.
+func decodeSeqs(v []byte) ([]uint64, error) {
+	if len(v) == 0 {
+		return nil, nil
+	}
+	if v[0] != seqsV1 {
+		return nil, fmt.Errorf("format %d, want %d", v[0], seqsV1)
+	}
+	var out []uint64
+	for rest := v[1:]; len(rest) > 0; {
+		s, n := binary.Uvarint(rest)
+		if n <= 0 || len(out) > 0 && s <= out[len(out)-1] {
+			return nil, fmt.Errorf("alert number %d of the set: malformed or not ascending", len(out)+1)
+		}
+		out = append(out, s)
+		rest = rest[n:]
+	}
+	return out, nil
+}
+
+// urlHash is the 16 hex digits of FNV-64a of url.
+func urlHash(url string) string {
 	h := fnv.New64a()
-	h.Write([]byte(p.URL))
+	h.Write([]byte(url))
+	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// notification describes al's match of p, h being p's urlHash. Its ID is
+// the alert, the page and the fetch time of the indexed copy: a batch
+// redone after a crash makes the same IDs.
+func (m *Matcher) notification(at uint32, al *Alert, h string, p *index.IndexedPage) *notify.Notification {
 	change := "changed page"
 	if p.New {
 		change = "new page"
 	}
 	n := &notify.Notification{
-		ID:     fmt.Sprintf("%s-%016x-%x", al.ID, h.Sum64(), p.At.UnixNano()),
+		ID:     fmt.Sprintf("%s-%s-%x", al.ID, h, p.At.UnixNano()),
 		Source: "alert:" + al.ID, User: al.User, URL: p.URL, Kind: "alert", Change: change, At: p.At,
 		Title:   fmt.Sprintf("alert %q: %s (%s)", al.Query, p.Title, change),
 		Summary: p.Snippet(m.mu.alerts.snippetTerms(at), m.cfg.SnippetBytes),
@@ -326,5 +413,5 @@ func (m *Matcher) notification(at uint32, p *index.IndexedPage) (*notify.Notific
 		}
 		n.Targets = append(n.Targets, t)
 	}
-	return n, nil
+	return n
 }

@@ -45,6 +45,7 @@ type packed struct {
 	words   []pword
 	meta    []byte
 	sites   map[uint32]siteFilter // slot → its site: filters, for the few that have them
+	every   map[uint32]bool       // slots of the alerts that notify every change (Alert.EveryChange)
 	users   map[string]uint32     // user → id (slot.user); users[""] is 0
 	free    []uint32              // slots of removed alerts
 	bySeq   map[uint64]uint32     // alert number → slot
@@ -77,7 +78,7 @@ type pword struct {
 type siteFilter struct{ sites, notSites []string }
 
 func newPacked() *packed {
-	return &packed{seed: maphash.MakeSeed(), byHash: map[uint64]uint32{}, sites: map[uint32]siteFilter{},
+	return &packed{seed: maphash.MakeSeed(), byHash: map[uint64]uint32{}, sites: map[uint32]siteFilter{}, every: map[uint32]bool{},
 		users: map[string]uint32{"": 0}, bySeq: map[uint64]uint32{}}
 }
 
@@ -160,6 +161,9 @@ func (p *packed) add(seq uint64, c *compiled, record []byte) uint32 {
 	if len(c.sites) > 0 || len(c.notSites) > 0 {
 		p.sites[at] = siteFilter{sites: c.sites, notSites: c.notSites}
 	}
+	if c.a.EveryChange {
+		p.every[at] = true
+	}
 	p.bySeq[seq] = at
 	p.file(at)
 	return at
@@ -200,6 +204,7 @@ func (p *packed) remove(seq uint64) bool {
 	p.garbage += int(s.metaEnd - s.metaStart)
 	delete(p.bySeq, seq)
 	delete(p.sites, at)
+	delete(p.every, at)
 	p.slots[at] = slot{}
 	p.free = append(p.free, at)
 	if p.garbage > (len(p.words)+len(p.meta))/2 {

@@ -397,6 +397,9 @@ func (api *watchAPI) listAlerts(w http.ResponseWriter, _ *http.Request, k watch.
 type alertRequest struct {
 	Query  string   `json:"query"`
 	Notify []string `json:"notify"`
+	// EveryChange notifies every change of a matching page, not only its
+	// first match (alert.Alert.EveryChange).
+	EveryChange bool `json:"every_change"`
 }
 
 // alertJSON is an alert as the API answers it: its request's fields as a
@@ -409,7 +412,7 @@ type alertJSON struct {
 }
 
 func alertOut(a *alert.Alert) alertJSON {
-	q := alertRequest{Query: a.Query, Notify: []string{}}
+	q := alertRequest{Query: a.Query, Notify: []string{}, EveryChange: a.EveryChange}
 	for _, t := range a.Notify {
 		q.Notify = append(q.Notify, t.String())
 	}
@@ -433,7 +436,7 @@ func (api *watchAPI) createAlert(w http.ResponseWriter, r *http.Request, k watch
 // addAlert adds q for k's user within k's limits (the JSON API and the
 // HTML form).
 func (api *watchAPI) addAlert(ctx context.Context, k watch.Key, q alertRequest) (*alert.Alert, error) {
-	a := alert.Alert{User: k.User, Query: q.Query}
+	a := alert.Alert{User: k.User, Query: q.Query, EveryChange: q.EveryChange}
 	for _, n := range q.Notify {
 		t, err := notify.ParseTarget(n)
 		if err != nil {

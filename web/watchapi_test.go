@@ -194,6 +194,13 @@ func TestAlertAPI(t *testing.T) {
 		a.Query != `"plain language" site:digital.gov` || !slices.Equal(a.Notify, []string{"feed"}) {
 		t.Fatalf("create alert: %d %s, want it answered as asked, notify [\"feed\"]", code, body)
 	}
+	var every alertJSON
+	if code, body := e.call("POST", "/api/v1/alerts", ada, `{"query":"accessibility","every_change":true}`, &every); code != 201 || a.EveryChange || !every.EveryChange {
+		t.Errorf("create an alert on every change: %d %s; the first %+v; want every_change false, then true", code, body, a)
+	}
+	if code, _ := e.call("DELETE", "/api/v1/alerts/"+every.ID, ada, "", nil); code != 204 {
+		t.Errorf("delete: %d", code)
+	}
 	if code, body := e.call("POST", "/api/v1/alerts", ada, `{"query":"\"unclosed"}`, nil); code != 400 || !strings.Contains(body, "bad_query") {
 		t.Errorf("bad query: %d %s", code, body)
 	}

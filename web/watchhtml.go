@@ -321,7 +321,7 @@ func (api *watchAPI) htmlAlerts(w http.ResponseWriter, _ *http.Request, k watch.
 }
 
 func (api *watchAPI) htmlAddAlert(w http.ResponseWriter, r *http.Request, k watch.Key, p *watchPage) {
-	q := alertRequest{Query: r.PostFormValue("query"), Notify: strings.Fields(r.PostFormValue("notify"))}
+	q := alertRequest{Query: r.PostFormValue("query"), Notify: strings.Fields(r.PostFormValue("notify")), EveryChange: r.PostFormValue("every_change") != ""}
 	if _, err := api.addAlert(r.Context(), k, q); err != nil {
 		p.Alerts, p.Query, p.AlertTo = api.alerts.List(k.User), q.Query, r.PostFormValue("notify")
 		api.htmlFail(w, "alerts", p, err)

@@ -177,13 +177,21 @@ func TestAlertPages(t *testing.T) {
 	if resp, _ := e.form("/watches/alerts", ada, url.Values{"csrf": {formToken(ada)}, "query": {"plain language"}, "notify": {"feed"}}, nil); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("add alert: %d", resp.StatusCode)
 	}
+	if resp, _ := e.form("/watches/alerts", ada, url.Values{"csrf": {formToken(ada)}, "query": {"accessibility"}, "notify": {"feed"}, "every_change": {"1"}}, nil); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add alert on every change: %d", resp.StatusCode)
+	}
 	as := e.alerts("ada")
-	if len(as) != 1 || as[0].Query != "plain language" {
-		t.Fatalf("ada's alerts: %+v", as)
+	if len(as) != 2 || as[0].Query != "plain language" || as[0].EveryChange || !as[1].EveryChange {
+		t.Fatalf("ada's alerts: %+v, want plain language once per page, then accessibility at every change", as)
 	}
-	if _, body := e.get("/watches/alerts", ada); !strings.Contains(body, `<td class="query">plain language</td>`) {
-		t.Errorf("alert list lacks the alert\n%s", body)
+	if _, body := e.get("/watches/alerts", ada); !strings.Contains(body, `<td class="query">plain language</td><td>feed </td><td>once</td>`) ||
+		!strings.Contains(body, `<td class="query">accessibility</td><td>feed </td><td>at every change</td>`) {
+		t.Errorf("alert list lacks the alerts, or how often they send a page\n%s", body)
 	}
+	if resp, _ := e.form("/watches/alerts/"+as[1].ID+"/delete", ada, url.Values{"csrf": {formToken(ada)}}, nil); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("remove the alert on every change: %d", resp.StatusCode)
+	}
+	as = e.alerts("ada")
 	if _, body := e.get("/watches/alerts", bob); !strings.Contains(body, `id="no-alerts"`) {
 		t.Errorf("bob sees ada's alerts\n%s", body)
 	}

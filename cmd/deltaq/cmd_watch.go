@@ -257,6 +257,7 @@ func (a *app) newWatchCmd() *cobra.Command {
 func (a *app) newAlertCmd() *cobra.Command {
 	var dataDir, user string
 	var targets []string
+	var everyChange bool
 	cmd := &cobra.Command{Use: "alert", Short: "Standing search queries, matched against every new or changed page as it is indexed"}
 	cmd.PersistentFlags().StringVar(&dataDir, "data", "", "data directory")
 	withAlerts := func(cmd *cobra.Command, fn func(ctx context.Context, m *alert.Matcher) error) error {
@@ -269,9 +270,9 @@ func (a *app) newAlertCmd() *cobra.Command {
 		})
 	}
 	addCmd := &cobra.Command{
-		Use: "add QUERY [--notify webhook:URL|email:ADDR|feed] [--user U]", Short: "Add a standing query", Args: cobra.ExactArgs(1),
+		Use: "add QUERY [--notify webhook:URL|email:ADDR|feed] [--user U] [--every-change]", Short: "Add a standing query", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			al := alert.Alert{User: user, Query: args[0]}
+			al := alert.Alert{User: user, Query: args[0], EveryChange: everyChange}
 			for _, n := range targets {
 				t, err := notify.ParseTarget(n)
 				if err != nil {
@@ -291,13 +292,18 @@ func (a *app) newAlertCmd() *cobra.Command {
 	}
 	addCmd.Flags().StringSliceVar(&targets, "notify", nil, "webhook:URL, email:ADDR or feed (repeatable)")
 	addCmd.Flags().StringVar(&user, "user", "", "owner")
+	addCmd.Flags().BoolVar(&everyChange, "every-change", false, "notify every change of a matching page, not only its first match")
 	listCmd := &cobra.Command{
 		Use: "list", Short: "List standing queries", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withAlerts(cmd, func(_ context.Context, m *alert.Matcher) error {
 				as := m.List("")
 				for _, al := range as {
-					fmt.Fprintf(a.stdout, "%s\t%s\t%q\n", al.ID, al.User, al.Query)
+					sends := "once per page"
+					if al.EveryChange {
+						sends = "every change"
+					}
+					fmt.Fprintf(a.stdout, "%s\t%s\t%q\t%s\n", al.ID, al.User, al.Query, sends)
 				}
 				fmt.Fprintf(a.stdout, "%d alerts\n", len(as))
 				return nil
