@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
-
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -24,11 +22,7 @@ const explained = "http://a.test/p"
 // under the deltaq policy.
 func explainedRepo(t *testing.T) (*repo.DB, ExplainFunc) {
 	t.Helper()
-	db, err := repo.Open("", repo.Config{VersionsKept: 2, FetchLogKept: 4, StatsKept: 4, CacheBytes: 1 << 20}, repo.Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := memRepo(t)
 	t0 := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
 	b := db.NewBatch(t.Context())
 	last := t0.Add(3 * time.Hour)

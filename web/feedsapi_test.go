@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/deltaq/deltaq/feeds"
@@ -20,11 +19,7 @@ import (
 // the test ends; new feeds are polled every minute to every hour.
 func newFeedStore(t *testing.T) (*repo.DB, *feeds.Store) {
 	t.Helper()
-	db, err := repo.Open("", repo.Config{VersionsKept: 1, FetchLogKept: 2, StatsKept: 1, CacheBytes: 1 << 20}, repo.Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := memRepo(t)
 	st, err := feeds.NewStore(db, feeds.Config{Step: 5 * time.Minute, Starts: 1, MinInterval: time.Minute, MaxInterval: time.Hour,
 		Clusters: 1, ClusterMinPostings: 1, ClusterIterations: 1, SeenKept: 10, HistoryKept: 10, MaxItems: 10, MaxBytes: 1 << 20, LearnWindow: 24 * time.Hour, PollsPerDay: 1})
 	if err != nil {

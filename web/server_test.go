@@ -55,15 +55,21 @@ func (f *fakeSearch) Search(_ context.Context, r Request) (Response, error) {
 	return res, nil
 }
 
+// memRepo is an empty in-memory repository, closed when the test ends.
+func memRepo(t *testing.T) *repo.DB {
+	t.Helper()
+	db, err := repo.Open("", repo.Config{VersionsKept: 2, FetchLogKept: 4, StatsKept: 4, CacheBytes: 1 << 20}, repo.Options{FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 func newTestServer(t *testing.T, fs *fakeSearch, pages Pages) *httptest.Server {
 	t.Helper()
 	if pages == nil {
-		db, err := repo.Open("", repo.Config{VersionsKept: 2, FetchLogKept: 4, StatsKept: 4, CacheBytes: 1 << 20}, repo.Options{FS: vfs.NewMem()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		pages = db
+		pages = memRepo(t)
 	}
 	s, err := New(testConfig, Deps{Search: fs, Pages: pages})
 	if err != nil {
@@ -272,11 +278,7 @@ func TestHTMLPaginationAndUserCookie(t *testing.T) {
 }
 
 func TestPageReport(t *testing.T) {
-	db, err := repo.Open("", repo.Config{VersionsKept: 2, FetchLogKept: 4, StatsKept: 4, CacheBytes: 1 << 20}, repo.Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := memRepo(t)
 	at := time.Date(2023, 1, 30, 0, 0, 0, 0, time.UTC)
 	b := db.NewBatch(context.Background())
 	b.PutPage(&repo.Page{URL: "http://a.test/p", State: repo.StateLive, Fetches: 1, LastFetch: at, Version: at, Title: "P"})
