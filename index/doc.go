@@ -9,8 +9,10 @@
 //     document per indexable page (id = URL) with the fields of mapping.go,
 //     the only place field and analyzer names live. It can be rebuilt from
 //     the repository (Rebuild) and catches up from a watermark after a
-//     crash. Its scoring model (index.scoring, BM25 or TF-IDF) is stored in
-//     its mapping; reopening with another model is an error.
+//     crash. Backup copies it online with a repository checkpoint taken
+//     between the same two batches, so the pair agrees (backup.go). Its
+//     scoring model (index.scoring, BM25 or TF-IDF) is stored in its
+//     mapping; reopening with another model is an error.
 //   - The watermark, repository metadata "index.watermark": the index
 //     generation (a random id stored inside the Bleve index) and the last
 //     change-feed sequence applied. It is committed after Bleve has

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -81,6 +82,14 @@ var t0 = time.Date(2023, 1, 30, 12, 0, 0, 0, time.UTC)
 // per repository batch, to keep fixtures fast).
 func putPages(tb testing.TB, db *repo.DB, at time.Time, pages ...page) {
 	tb.Helper()
+	if err := writePages(db, at, pages...); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// writePages is putPages for a goroutine other than the test's, which may
+// not call Fatal.
+func writePages(db *repo.DB, at time.Time, pages ...page) error {
 	for len(pages) > 0 {
 		n := min(len(pages), 256)
 		b := db.NewBatch(context.Background())
@@ -98,10 +107,11 @@ func putPages(tb testing.TB, db *repo.DB, at time.Time, pages ...page) {
 		}
 		b.Close()
 		if err != nil {
-			tb.Fatalf("put pages: %v", err)
+			return fmt.Errorf("put pages: %w", err)
 		}
 		pages = pages[n:]
 	}
+	return nil
 }
 
 // goPages marks pages gone (404), as the crawler does.
