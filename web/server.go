@@ -56,6 +56,9 @@ type Deps struct {
 	Watches *watch.Engine
 	Alerts  *alert.Matcher
 	Outbox  *notify.Outbox
+	// Backup serves POST /api/v1/backup on the admin listener; nil, or no
+	// admin listener, leaves it out.
+	Backup BackupFunc
 }
 
 // Server is the HTTP front of the search engine. It serves the public
@@ -135,6 +138,9 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		s.admin = s.routes(true)
 		if deps.Feeds != nil {
 			s.feedsAdminRoutes(s.admin)
+		}
+		if deps.Backup != nil {
+			s.backupRoutes(s.admin)
 		}
 	}
 	return s, nil

@@ -1,13 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,22 +23,33 @@ import (
 )
 
 func (a *app) newBackupCmd() *cobra.Command {
-	var dataDir string
+	var dataDir, server string
 	cmd := &cobra.Command{
-		Use:   "backup --data DIR OUT",
+		Use:   "backup (--data DIR | --server ADMIN_URL) OUT",
 		Short: "Copy the repository (a Pebble checkpoint) and the index into OUT, a data directory of its own",
-		Long: `backup brings the index up to date with the repository, then writes a
-Pebble checkpoint of the repository to OUT/repo and a copy of the index to
-OUT/index. OUT must not exist. It is a data directory: restore by using it
-as --data (or copying it where the data directory was). The crawl and the
-server must be stopped, as they hold the repository open.`,
+		Long: `backup writes a Pebble checkpoint of the repository to OUT/repo and a copy
+of the index that agrees with it to OUT/index. OUT must not exist. It is a
+data directory: restore by using it as --data (or copying it where the data
+directory was).
+
+With --data, the repository must not be in use: the index is brought up to
+date, then copied. With --server, the running deltaq serve, run or demo
+whose admin listener (server.admin.listen) is at ADMIN_URL writes the
+backup itself, on its own machine, while it serves: OUT is taken as an
+absolute path there; indexing waits while the index is copied.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			out := args[0]
+			if server != "" {
+				if dataDir != "" {
+					return errors.New("--data and --server: give one, the data directory here or the server that holds it")
+				}
+				return a.backupThrough(cmd.Context(), server, out)
+			}
 			cfg, err := a.load(cmd)
 			if err != nil {
 				return err
 			}
-			out := args[0]
 			if _, err := os.Stat(out); err == nil {
 				return fmt.Errorf("backup %s: already exists; give a new directory", out)
 			} else if !errors.Is(err, fs.ErrNotExist) {
@@ -44,26 +61,92 @@ server must be stopped, as they hold the repository open.`,
 				return err
 			}
 			defer db.Close()
-			// Catch up first, so the index's watermark in the checkpoint
-			// matches the index copied beside it.
-			if _, err := catchUpIndex(cmd.Context(), dataDir, cfg, db, logger); err != nil {
+			ix, err := index.Open(indexPath(dataDir), cfg.Index, db, index.Options{Logger: logger})
+			if err != nil {
 				return err
 			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return fmt.Errorf("backup %s: %w", out, err)
-			}
-			if err := db.Checkpoint(filepath.Join(out, repoDir)); err != nil {
+			defer ix.Close()
+			if _, err := ix.CatchUp(cmd.Context()); err != nil {
 				return err
 			}
-			if err := os.CopyFS(indexPath(out), os.DirFS(indexPath(dataDir))); err != nil {
-				return fmt.Errorf("backup: copy the index: %w", err)
+			if err := backupData(cmd.Context(), ix, out); err != nil {
+				return err
 			}
 			fmt.Fprintf(a.stdout, "backup of %s written to %s (repository checkpoint and index); use it as --data to restore\n", dataDir, out)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory")
+	cmd.Flags().StringVar(&server, "server", "", "admin listener of a running server, e.g. http://127.0.0.1:8081")
 	return cmd
+}
+
+// backupData writes a backup of the open index and its repository into
+// out, a new data directory (web.BackupFunc).
+func backupData(ctx context.Context, ix *index.Index, out string) error {
+	if _, err := os.Stat(out); err == nil {
+		return fmt.Errorf("backup %s: %w", out, fs.ErrExist)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("backup %s: %w", out, err)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("backup %s: %w", out, err)
+	}
+	return ix.Backup(ctx, filepath.Join(out, repoDir), indexPath(out))
+}
+
+// backupThrough asks the server whose admin listener is at server to back
+// itself up into out (made absolute here: the server's working directory
+// is not this one).
+func (a *app) backupThrough(ctx context.Context, server, out string) error {
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return fmt.Errorf("backup %s: %w", out, err)
+	}
+	body, err := json.Marshal(map[string]string{"dir": abs})
+	if err != nil {
+		return err
+	}
+	u, err := url.JoinPath(server, "/api/v1/backup")
+	if err != nil || !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		return fmt.Errorf("--server %q: must be the http(s) URL of a server's admin listener", server)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("--server %q: %w", server, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("--server %s: %w", server, err)
+	}
+	defer res.Body.Close()
+	answer, err := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+	if err != nil {
+		return fmt.Errorf("--server %s: %w", server, err)
+	}
+	switch res.StatusCode {
+	case http.StatusCreated:
+		var ok struct {
+			Dir    string `json:"dir"`
+			TookMS int64  `json:"took_ms"`
+		}
+		if err := json.Unmarshal(answer, &ok); err != nil {
+			return fmt.Errorf("--server %s: answer %q: %w", server, answer, err)
+		}
+		fmt.Fprintf(a.stdout, "backup written by %s to %s in %d ms (repository checkpoint and index); use it as --data to restore\n", server, ok.Dir, ok.TookMS)
+		return nil
+	case http.StatusNotFound, http.StatusMethodNotAllowed:
+		return fmt.Errorf("--server %s: no backup there (%s): give the server's admin listener (server.admin.listen), not its public one", server, res.Status)
+	default:
+		var refused struct { // errorBody
+			Error struct{ Field, Value, Message string }
+		}
+		if json.Unmarshal(answer, &refused) == nil && refused.Error.Message != "" {
+			return fmt.Errorf("--server %s: %s %q: %s", server, refused.Error.Field, refused.Error.Value, refused.Error.Message)
+		}
+		return fmt.Errorf("--server %s: %s: %s", server, res.Status, bytes.TrimSpace(answer))
+	}
 }
 
 // catchUpIndex opens the index under dataDir, applies the change feed it

@@ -58,8 +58,23 @@ func fillData(t *testing.T, data string, pages []fanouteval.Page) {
 
 // serveProc is a running `deltaq serve`.
 type serveProc struct {
-	cmd  *exec.Cmd
-	base string
+	cmd   *exec.Cmd
+	base  string
+	admin chan string // the admin listener's URL, when the process prints it
+}
+
+// adminBase is the URL of the process's admin listener, which it prints
+// beside the public one when server.admin.listen is set.
+func (p *serveProc) adminBase(t *testing.T) string {
+	t.Helper()
+	select {
+	case u := <-p.admin:
+		p.admin <- u
+		return u
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server printed no admin listener within 10s")
+		return ""
+	}
 }
 
 // startServeProc starts cmd, a `deltaq serve`, and waits for the address
@@ -78,15 +93,27 @@ func startServeProc(t *testing.T, cmd *exec.Cmd) *serveProc {
 		cmd.Process.Kill()
 		<-exited
 	})
+	admin := make(chan string, 1)
+	// line notes the admin listener's address and reports the public one.
+	line := func(text string) (string, bool) {
+		if rest, ok := strings.CutPrefix(text, "admin: "); ok {
+			admin <- strings.TrimSuffix(strings.Fields(rest)[0], "/")
+		}
+		rest, ok := strings.CutPrefix(text, "search: ")
+		return strings.TrimSuffix(rest, "/"), ok
+	}
 	lines := bufio.NewScanner(stdout)
 	for lines.Scan() {
-		if rest, ok := strings.CutPrefix(lines.Text(), "search: "); ok {
+		if base, ok := line(lines.Text()); ok {
 			go func() {
+				for lines.Scan() {
+					line(lines.Text())
+				}
 				io.Copy(io.Discard, stdout)
 				cmd.Wait()
 				close(exited)
 			}()
-			return &serveProc{cmd: cmd, base: strings.TrimSuffix(rest, "/")}
+			return &serveProc{cmd: cmd, base: base, admin: admin}
 		}
 	}
 	err = cmd.Wait()

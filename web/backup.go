@@ -1,0 +1,57 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"net/http"
+	"path/filepath"
+	"time"
+)
+
+// BackupFunc writes a backup of the server's repository and index into
+// dir, a new data directory (an absolute path on the server's machine),
+// while the server runs. An error wrapping fs.ErrExist means dir is
+// there already.
+type BackupFunc func(ctx context.Context, dir string) error
+
+// maxBackupBytes bounds a backup request's body.
+const maxBackupBytes = 16 << 10
+
+// backupRoutes adds the backup, served on the admin listener only: it
+// writes where the operator says on the server's disk.
+//
+//	POST /api/v1/backup  {"dir": "/new/dir"}: 201 {"dir", "took_ms"}
+func (s *Server) backupRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("POST /api/v1/backup", s.handleBackup)
+}
+
+func (s *Server) handleBackup(w http.ResponseWriter, r *http.Request) {
+	var q struct {
+		Dir string `json:"dir"`
+	}
+	if !decodeJSONBody(w, r, &q, maxBackupBytes, "a backup request") {
+		return
+	}
+	if !filepath.IsAbs(q.Dir) {
+		writeInputError(w, &InputError{Field: "dir", Value: q.Dir, Limit: "an absolute path on the server's machine",
+			Message: "dir must be an absolute path: the server's working directory is not the client's"})
+		return
+	}
+	dir := filepath.Clean(q.Dir)
+	start := time.Now()
+	err := s.deps.Backup(r.Context(), dir)
+	if errors.Is(err, fs.ErrExist) {
+		writeInputError(w, &InputError{Field: "dir", Value: dir, Limit: "a directory that does not exist yet", Message: "dir exists; give a new directory"})
+		return
+	}
+	if err != nil {
+		// Only the operator reaches this listener, and what went wrong
+		// (a directory not writable, a full disk) is theirs to mend.
+		s.logger.Error("backup failed", "dir", dir, "err", err)
+		writeError(w, http.StatusInternalServerError, apiError{Code: CodeInternal, Field: "dir", Value: dir, Message: err.Error()})
+		return
+	}
+	s.logger.Info("backup written", "dir", dir, "took", time.Since(start).Round(time.Millisecond))
+	writeJSON(w, http.StatusCreated, map[string]any{"dir": dir, "took_ms": time.Since(start).Milliseconds()})
+}

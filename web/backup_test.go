@@ -1,0 +1,76 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// TestBackupOnTheAdminListenerOnly asks for backups: the admin listener
+// takes an absolute new directory and passes it on; a relative or
+// existing one is answered 400 naming dir; the public listener has no
+// such route.
+func TestBackupOnTheAdminListenerOnly(t *testing.T) {
+	existing := t.TempDir()
+	var asked []string
+	backup := func(_ context.Context, dir string) error {
+		asked = append(asked, dir)
+		switch dir {
+		case existing:
+			return fmt.Errorf("backup %s: %w", dir, fs.ErrExist)
+		case "/unwritable":
+			return fmt.Errorf("backup %s: mkdir %s: permission denied", dir, dir)
+		}
+		return nil
+	}
+	cfg := testConfig
+	cfg.Admin.Listen = "127.0.0.1:0"
+	h, err := New(cfg, Deps{Search: &fakeSearch{}, Pages: memRepo(t), Backup: backup, Registry: prometheus.NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	public, admin := httptest.NewServer(h), httptest.NewServer(h.Admin())
+	defer public.Close()
+	defer admin.Close()
+	post := func(srv *httptest.Server, body string) (int, string) {
+		t.Helper()
+		res, err := srv.Client().Post(srv.URL+"/api/v1/backup", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	fresh := filepath.Join(existing, "new")
+	if code, b := post(admin, `{"dir": "`+fresh+`/"}`); code != http.StatusCreated || !strings.Contains(b, `"dir":"`+fresh+`"`) {
+		t.Errorf("backup to %s: %d %s, want 201 naming it", fresh, code, b)
+	}
+	for body, want := range map[string]string{
+		`{"dir": "relative/dir"}`:      `"field":"dir","value":"relative/dir"`,
+		`{"dir": "` + existing + `"}`:  `"field":"dir","value":"` + existing + `"`,
+		`{"dir": "/x", "every": "1h"}`: `every`,
+		`{"dir": ""}`:                  `"field":"dir"`,
+	} {
+		if code, b := post(admin, body); code != http.StatusBadRequest || !strings.Contains(b, want) {
+			t.Errorf("POST %s: %d %s, want 400 with %s", body, code, b, want)
+		}
+	}
+	if code, b := post(admin, `{"dir": "/unwritable"}`); code != http.StatusInternalServerError || !strings.Contains(b, "mkdir /unwritable: permission denied") {
+		t.Errorf("a backup that fails: %d %s, want 500 saying why", code, b)
+	}
+	if code, b := post(public, `{"dir": "`+fresh+`"}`); code != http.StatusNotFound && code != http.StatusMethodNotAllowed {
+		t.Errorf("backup on the public listener: %d %s, want no such route", code, b)
+	}
+	if len(asked) != 3 || asked[0] != fresh || asked[1] != existing {
+		t.Errorf("backups asked for %q, want %s, %s, then /unwritable", asked, fresh, existing)
+	}
+}
