@@ -125,15 +125,26 @@ func (c *Crawler) Gate() frontier.Gate { return c.gate }
 // Counters returns the crawler's live counters.
 func (c *Crawler) Counters() *Counters { return &c.counters }
 
-// Seed admits start URLs: each URL not yet known is recorded and queued.
-// It returns how many were new.
+// SeedError is a start URL Seed refuses, with why.
+type SeedError struct {
+	URL string
+	Err error
+}
+
+func (e *SeedError) Error() string { return fmt.Sprintf("crawler: seed %q: %v", e.URL, e.Err) }
+func (e *SeedError) Unwrap() error { return e.Err }
+
+// Seed admits start URLs: each URL not yet known is recorded and queued,
+// its host added to the crawl's scope. It returns how many were new. A
+// URL that cannot be crawled is a *SeedError, and then none is admitted.
+// It may run beside Run: a running crawl takes the new seeds in turn.
 func (c *Crawler) Seed(ctx context.Context, f *frontier.Frontier, urls []string) (int, error) {
 	norm := make([]string, 0, len(urls))
 	seeds := make([]admission, 0, len(urls))
 	for _, raw := range urls {
 		u, err := urlnorm.Normalize(raw)
 		if err != nil {
-			return 0, fmt.Errorf("crawler: seed %q: %w", raw, err)
+			return 0, &SeedError{URL: raw, Err: err}
 		}
 		norm = append(norm, u)
 		seeds = append(seeds, admission{src: &repo.Page{Depth: -1}, url: u, reason: repo.ReasonSeed})
