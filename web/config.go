@@ -27,9 +27,9 @@ type Config struct {
 // AdminConfig is the operator's listener.
 type AdminConfig struct {
 	// Listen is where /metrics, the page report and the explain view are
-	// served instead of on server.listen, the feed subscriptions changed
-	// and backups taken; "" serves the first three on server.listen, and
-	// the last two nowhere.
+	// served instead of on server.listen, the feed subscriptions changed,
+	// backups taken and seeds given; "" serves the first three on
+	// server.listen, and the last three nowhere.
 	Listen string `mapstructure:"listen"`
 }
 

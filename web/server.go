@@ -56,9 +56,10 @@ type Deps struct {
 	Watches *watch.Engine
 	Alerts  *alert.Matcher
 	Outbox  *notify.Outbox
-	// Backup serves POST /api/v1/backup on the admin listener; nil, or no
-	// admin listener, leaves it out.
+	// Backup serves POST /api/v1/backup, Seed POST /api/v1/seeds, on the
+	// admin listener; nil, or no admin listener, leaves them out.
 	Backup BackupFunc
+	Seed   SeedFunc
 }
 
 // Server is the HTTP front of the search engine. It serves the public
@@ -141,6 +142,9 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		}
 		if deps.Backup != nil {
 			s.backupRoutes(s.admin)
+		}
+		if deps.Seed != nil {
+			s.seedRoutes(s.admin)
 		}
 	}
 	return s, nil

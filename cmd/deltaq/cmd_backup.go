@@ -103,15 +103,30 @@ func (a *app) backupThrough(ctx context.Context, server, out string) error {
 	if err != nil {
 		return fmt.Errorf("backup %s: %w", out, err)
 	}
-	body, err := json.Marshal(map[string]string{"dir": abs})
-	if err != nil {
+	var done struct {
+		Dir    string `json:"dir"`
+		TookMS int64  `json:"took_ms"`
+	}
+	if err := postAdmin(ctx, server, "/api/v1/backup", map[string]string{"dir": abs}, &done); err != nil {
 		return err
 	}
-	u, err := url.JoinPath(server, "/api/v1/backup")
+	fmt.Fprintf(a.stdout, "backup written by %s to %s in %d ms (repository checkpoint and index); use it as --data to restore\n", server, done.Dir, done.TookMS)
+	return nil
+}
+
+// postAdmin posts body as JSON to path on the admin listener at server
+// (--server) and decodes a 2xx answer into out. A refusal is an error
+// naming the field and value the server names.
+func postAdmin(ctx context.Context, server, path string, body, out any) error {
+	u, err := url.JoinPath(server, path)
 	if err != nil || !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
 		return fmt.Errorf("--server %q: must be the http(s) URL of a server's admin listener", server)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(b))
 	if err != nil {
 		return fmt.Errorf("--server %q: %w", server, err)
 	}
@@ -125,28 +140,22 @@ func (a *app) backupThrough(ctx context.Context, server, out string) error {
 	if err != nil {
 		return fmt.Errorf("--server %s: %w", server, err)
 	}
-	switch res.StatusCode {
-	case http.StatusCreated:
-		var ok struct {
-			Dir    string `json:"dir"`
-			TookMS int64  `json:"took_ms"`
-		}
-		if err := json.Unmarshal(answer, &ok); err != nil {
+	switch {
+	case res.StatusCode/100 == 2:
+		if err := json.Unmarshal(answer, out); err != nil {
 			return fmt.Errorf("--server %s: answer %q: %w", server, answer, err)
 		}
-		fmt.Fprintf(a.stdout, "backup written by %s to %s in %d ms (repository checkpoint and index); use it as --data to restore\n", server, ok.Dir, ok.TookMS)
 		return nil
-	case http.StatusNotFound, http.StatusMethodNotAllowed:
-		return fmt.Errorf("--server %s: no backup there (%s): give the server's admin listener (server.admin.listen), not its public one", server, res.Status)
-	default:
-		var refused struct { // errorBody
-			Error struct{ Field, Value, Message string }
-		}
-		if json.Unmarshal(answer, &refused) == nil && refused.Error.Message != "" {
-			return fmt.Errorf("--server %s: %s %q: %s", server, refused.Error.Field, refused.Error.Value, refused.Error.Message)
-		}
-		return fmt.Errorf("--server %s: %s: %s", server, res.Status, bytes.TrimSpace(answer))
+	case res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusMethodNotAllowed:
+		return fmt.Errorf("--server %s: no %s there (%s): give the admin listener (server.admin.listen) of a process that offers it", server, path, res.Status)
 	}
+	var refused struct { // web's errorBody
+		Error struct{ Field, Value, Message string }
+	}
+	if json.Unmarshal(answer, &refused) == nil && refused.Error.Message != "" {
+		return fmt.Errorf("--server %s: %s %q: %s", server, refused.Error.Field, refused.Error.Value, refused.Error.Message)
+	}
+	return fmt.Errorf("--server %s: %s: %s", server, res.Status, bytes.TrimSpace(answer))
 }
 
 // catchUpIndex opens the index under dataDir, applies the change feed it

@@ -27,9 +27,10 @@ func (a *app) newCrawlCmd() *cobra.Command {
 		seeds    []string
 		maxPages int
 		nodes    int
+		server   string
 	)
 	cmd := &cobra.Command{
-		Use:   "crawl --data DIR --seeds URL... [--resolve HOST=ADDR] [--max-pages N] [--cluster nats://... --node NAME]",
+		Use:   "crawl (--data DIR | --server ADMIN_URL) --seeds URL... [--resolve HOST=ADDR] [--max-pages N] [--cluster nats://... --node NAME]",
 		Short: "Crawl from seed URLs into the repository until nothing is left to fetch",
 		Long: `Crawl fetches the seeds and what they link to (within crawler.scope), obeying
 robots.txt and per-host politeness, and stores every fetch in the repository
@@ -42,9 +43,16 @@ With --cluster the crawl is one node of several sharing the hosts through
 NATS JetStream (see deltaq cluster): give every node the same seeds; each
 fetches the hosts of the shards it holds, hands the other links over, and
 stops when the whole cluster has nothing left to fetch. A node does not
-poll feeds or watches.`,
+poll feeds or watches.
+
+With --server, the seeds go to the crawl of a running deltaq run (or demo)
+through its admin listener (server.admin.listen), which widens its scope
+to their hosts and fetches them in turn.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if server != "" {
+				return a.seedThrough(cmd.Context(), server, dataDir, seeds)
+			}
 			cfg, db, logger, err := a.loadRepo(cmd, dataDir, func() error {
 				if maxPages < 0 {
 					return fmt.Errorf("--max-pages = %d: must be >= 0", maxPages)
@@ -114,6 +122,7 @@ poll feeds or watches.`,
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory (repository and index)")
 	cmd.Flags().StringSliceVar(&seeds, "seeds", nil, "start URLs (comma-separated or repeated)")
 	cmd.Flags().IntVar(&maxPages, "max-pages", 0, "stop after this many page fetches (0 = no limit)")
+	cmd.Flags().StringVar(&server, "server", "", "give the seeds to the crawl of a running deltaq run, at its admin listener, e.g. http://127.0.0.1:8081")
 	cmd.Flags().String("cluster", "", "NATS servers of a crawl cluster, nats://host:4222,...; this node crawls its shards of the hosts (cluster.url)")
 	cmd.Flags().String("node", "", "this node's name in the cluster (cluster.node)")
 	cmd.Flags().IntVar(&nodes, "wait-nodes", 1, "with --cluster: wait until this many nodes share the shards before crawling")
@@ -164,4 +173,21 @@ func refusedError(sum crawler.Summary) error {
 	return fmt.Errorf("nothing fetched: the address guard refused %s; "+
 		"to crawl loopback or private addresses (your own test server), run again with --allow-private "+
 		"(or crawler.allow_private: true); the URLs stay queued", strings.Join(hosts, ", "))
+}
+
+// seedThrough gives seeds to the crawl of the running process whose admin
+// listener is at server.
+func (a *app) seedThrough(ctx context.Context, server, dataDir string, seeds []string) error {
+	switch {
+	case dataDir != "":
+		return errors.New("--data and --server: give one, the data directory here or the process that holds it")
+	case len(seeds) == 0:
+		return errors.New("--server: give --seeds to hand to the running crawl")
+	}
+	var admitted struct{ Given, New int }
+	if err := postAdmin(ctx, server, "/api/v1/seeds", map[string][]string{"urls": seeds}, &admitted); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "%d of %d seeds new to the crawl of %s\n", admitted.New, admitted.Given, server)
+	return nil
 }

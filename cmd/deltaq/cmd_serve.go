@@ -167,6 +167,10 @@ func (a *app) runEngine(ctx context.Context, cfg *configs.Config, dataDir string
 		return err
 	}
 	defer db.Close()
+	// The crawl is made after the services it reports to; the server,
+	// which seeds it, listens only once it is.
+	var cr *crawl
+	opts.seed = func(ctx context.Context, urls []string) (int, error) { return cr.c.Seed(ctx, cr.f, urls) }
 	s, err := openServices(ctx, dataDir, db, cfg, logger, opts)
 	if err != nil {
 		return err
@@ -179,7 +183,7 @@ func (a *app) runEngine(ctx context.Context, cfg *configs.Config, dataDir string
 		default:
 		}
 	}
-	cr, err := newMonitoredCrawl(ctx, db, cfg, logger, onCommit, s.stakes, s.feeds, s.watches, s.notifier.Wake)
+	cr, err = newMonitoredCrawl(ctx, db, cfg, logger, onCommit, s.stakes, s.feeds, s.watches, s.notifier.Wake)
 	if err != nil {
 		return err
 	}

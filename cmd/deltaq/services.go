@@ -59,6 +59,9 @@ type serviceOptions struct {
 	// backend, if set, gives the search engine's backend over the index
 	// (a cluster's nodes, `deltaq serve --cluster`).
 	backend func(ix *index.Index) (web.Backend, error)
+	// seed admits seeds into the crawl this process runs (deltaq run);
+	// nil for a process that only serves.
+	seed web.SeedFunc
 }
 
 // openServices opens everything over an already open repository.
@@ -152,6 +155,7 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 		Alerts:         s.alerts,
 		Outbox:         s.outbox,
 		Backup:         func(ctx context.Context, dir string) error { return backupData(ctx, s.ix, dir) },
+		Seed:           opts.seed,
 	})
 	if err != nil {
 		s.close(ctx)
