@@ -1,6 +1,7 @@
 package alert
 
 import (
+	"errors"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -159,6 +160,12 @@ func TestAddRejectsBadQueries(t *testing.T) {
 		if _, err := m.Add(t.Context(), Alert{Query: q}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Add(%.20q) = %v, want an error containing %q", q, err, want)
 		}
+	}
+	// The API shows a QueryError's Msg under the field "query": the
+	// message names the query, not the search parameter q.
+	var qe *index.QueryError
+	if _, err := m.Add(t.Context(), Alert{Query: "the of and"}); !errors.As(err, &qe) || strings.HasPrefix(qe.Msg, "q:") {
+		t.Errorf("a stop-word query: %v, want a QueryError whose message does not start with q:", err)
 	}
 	if _, err := m.Add(t.Context(), Alert{Query: "ok"}); err != nil {
 		t.Fatal(err)
