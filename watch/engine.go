@@ -51,7 +51,8 @@ type Engine struct {
 	// checked is the time of each group's last check that found its page
 	// unchanged (under mu). Such a check writes nothing: it costs the read
 	// of the page's MD5 alone, where a commit would cost seven times the
-	// check. A check that finds a change stores the group's LastCheck.
+	// check. A check that finds a change stores the group's LastCheck, and
+	// Close stores the rest.
 	checked map[string]time.Time
 	// installs counts the installs and removals (Installs).
 	installs atomic.Uint64
@@ -98,10 +99,46 @@ func New(db *repo.DB, cfg Config, outbox *notify.Outbox, opts Options) (*Engine,
 // Config returns the engine's configuration.
 func (e *Engine) Config() Config { return e.cfg }
 
-// Close releases the codecs.
-func (e *Engine) Close() {
+// Close stores the times of the checks that found their page unchanged
+// (saveChecked) and releases the codecs.
+func (e *Engine) Close() error {
+	err := e.saveChecked(context.Background())
 	e.enc.Close()
 	e.dec.Close()
+	return err
+}
+
+// saveChecked writes the time of each unchanged check kept in memory into
+// its group's LastCheck, in one batch: a restart then does not take those
+// pages as overdue. Only a crash loses them.
+func (e *Engine) saveChecked(ctx context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.checked) == 0 {
+		return nil
+	}
+	b := e.db.NewBatch(ctx)
+	defer b.Close()
+	r := &reader{db: e.db}
+	for key, at := range e.checked {
+		var g group
+		found, err := r.get(groupPrefix+key, &g)
+		if err != nil {
+			return err
+		}
+		if !found || !at.After(g.LastCheck) {
+			continue
+		}
+		g.LastCheck = at
+		if err := put(b, groupPrefix+key, &g); err != nil {
+			return err
+		}
+	}
+	if err := b.Commit(); err != nil {
+		return fmt.Errorf("watch: save the unchanged checks' times: %w", err)
+	}
+	clear(e.checked)
+	return nil
 }
 
 // Stats are counters since New.
@@ -446,9 +483,9 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out
 // LastChecked is when the page of each of ss was last checked, by
 // sentinel ID, whatever the check found: its install's fetch, or a later
 // check. Sentinels on one page share its group, read once. After a
-// restart, a check that found the page unchanged is forgotten (it wrote
-// nothing), and the last one that found a change, or the install, is
-// reported.
+// crash, the checks that found the page unchanged since the engine was
+// last closed are forgotten (they wrote nothing), and the one before them
+// is reported.
 func (e *Engine) LastChecked(ss ...*Sentinel) (map[string]time.Time, error) {
 	out := make(map[string]time.Time, len(ss))
 	byGroup := map[string]time.Time{}

@@ -108,6 +108,10 @@ func newEngine(t testing.TB, db *repo.DB, ob *notify.Outbox, clk *fakeClock, opt
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(e.Close)
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	return e
 }

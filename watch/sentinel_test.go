@@ -587,7 +587,7 @@ func TestTrimPunctAsTrimFunc(t *testing.T) {
 // TestLastCheckedCountsChecksThatFindNothing: a check that finds the page
 // unchanged writes nothing, yet the watch says it was checked then; one
 // that finds a change stores its time, which an engine opened afresh on
-// the same repository reports.
+// the same repository reports, and Close stores the unchanged one's.
 func TestLastCheckedCountsChecksThatFindNothing(t *testing.T) {
 	db := openRepo(t)
 	s := newSite(t)
@@ -620,5 +620,9 @@ func TestLastCheckedCountsChecksThatFindNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	checked(e, t0.Add(3*time.Hour), "changed, then checked unchanged")
-	checked(newEngine(t, db, nil, clk, Options{}), t0.Add(2*time.Hour), "a new engine (the unchanged check is forgotten)")
+	checked(newEngine(t, db, nil, clk, Options{}), t0.Add(2*time.Hour), "a new engine beside it, as after a crash (the unchanged check is forgotten)")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checked(newEngine(t, db, nil, clk, Options{}), t0.Add(3*time.Hour), "a new engine after Close (the unchanged check is stored)")
 }

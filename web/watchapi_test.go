@@ -54,7 +54,11 @@ func newWatchEnv(t *testing.T) *watchEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(e.Close)
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	m, err := index.NewMapping(index.ScoringBM25)
 	if err != nil {
 		t.Fatal(err)

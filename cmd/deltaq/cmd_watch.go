@@ -45,8 +45,7 @@ func (a *app) openWatchEnv(cmd *cobra.Command, dataDir string) (*watchEnv, error
 }
 
 func (e *watchEnv) close() error {
-	e.engine.Close()
-	return e.db.Close()
+	return errors.Join(e.engine.Close(), e.db.Close())
 }
 
 // specFlags are the flags that describe a sentinel.

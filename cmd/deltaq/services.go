@@ -199,7 +199,9 @@ func openWatches(db *repo.DB, cfg *configs.Config, ob *notify.Outbox, logger *sl
 
 func (s *services) close(ctx context.Context) {
 	if s.watches != nil {
-		s.watches.Close()
+		if err := s.watches.Close(); err != nil {
+			s.logger.Error("watch: close", "err", err)
+		}
 	}
 	if s.ads != nil {
 		if err := s.ads.Close(ctx); err != nil {

@@ -59,7 +59,11 @@ func BenchmarkPageCheck(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Cleanup(e.Close)
+		b.Cleanup(func() {
+			if err := e.Close(); err != nil {
+				b.Error(err)
+			}
+		})
 		rng := rand.New(rand.NewPCG(1, 2)) // the same sentinels in both
 		for i := range len(pages) * perPage {
 			p := pages[i%len(pages)]
