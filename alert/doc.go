@@ -3,10 +3,14 @@
 // or changed page of each index batch against them.
 //
 // A query is written as for search (index.ParseQuery: terms, "phrases",
-// -exclusions, site:) and analyzed with the index's own analyzer, so an
-// alert matches a page exactly when a search for the query would: every
-// term's words present, each phrase's words at their relative positions,
-// no excluded term or phrase, the host among the site: filters.
+// -exclusions, site:) and analyzed with the index's own analyzer, and an
+// alert matches a page that a search requiring every word would find:
+// every term's words present, each phrase's words at their relative
+// positions, no excluded term or phrase, the host among the site:
+// filters. Search itself ranks best matches and may also show pages that
+// hold only some of the words (index/match.go); an alert firing on those
+// would fire on most pages. A query of stop words only, which search
+// looks up in titles, is refused.
 //
 // Cost. Each alert is filed under one anchor, one of its required words:
 // the one found on the fewest observed pages (the matcher counts, for
