@@ -3,15 +3,12 @@ package web
 import (
 	"context"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // TestBackupOnTheAdminListenerOnly asks for backups: the admin listener
@@ -31,24 +28,10 @@ func TestBackupOnTheAdminListenerOnly(t *testing.T) {
 		}
 		return nil
 	}
-	cfg := testConfig
-	cfg.Admin.Listen = "127.0.0.1:0"
-	h, err := New(cfg, Deps{Search: &fakeSearch{}, Pages: memRepo(t), Backup: backup, Registry: prometheus.NewRegistry()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	public, admin := httptest.NewServer(h), httptest.NewServer(h.Admin())
-	defer public.Close()
-	defer admin.Close()
+	public, admin := withAdmin(t, Deps{Backup: backup})
 	post := func(srv *httptest.Server, body string) (int, string) {
 		t.Helper()
-		res, err := srv.Client().Post(srv.URL+"/api/v1/backup", "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
+		return send(t, srv, http.MethodPost, "/api/v1/backup", body)
 	}
 	fresh := filepath.Join(existing, "new")
 	if code, b := post(admin, `{"dir": "`+fresh+`/"}`); code != http.StatusCreated || !strings.Contains(b, `"dir":"`+fresh+`"`) {

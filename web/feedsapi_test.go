@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/deltaq/deltaq/feeds"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -99,39 +97,17 @@ func TestFeedRoutes(t *testing.T) {
 // it, and bad requests name their field and change nothing.
 func TestFeedSubscriptionsOnTheAdminListener(t *testing.T) {
 	db, st := newFeedStore(t)
-	cfg := testConfig
-	cfg.Admin.Listen = "127.0.0.1:0" // served below by httptest
-	h, err := New(cfg, Deps{Search: &fakeSearch{}, Pages: db, Feeds: st, Registry: prometheus.NewRegistry()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	public, admin := httptest.NewServer(h), httptest.NewServer(h.Admin())
-	defer public.Close()
-	defer admin.Close()
-	send := func(srv *httptest.Server, method, path, body string) (int, string) {
-		t.Helper()
-		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
-	}
+	public, admin := withAdmin(t, Deps{Pages: db, Feeds: st})
 	const u = "http://y.test/feed.xml"
-	if code, b := send(public, http.MethodPost, "/api/v1/feeds", `{"url": "`+u+`"}`); code < 400 {
+	if code, b := send(t, public, http.MethodPost, "/api/v1/feeds", `{"url": "`+u+`"}`); code < 400 {
 		t.Fatalf("POST on the public listener: %d %s, want refused", code, b)
 	}
 	var f feedView
-	code, b := send(admin, http.MethodPost, "/api/v1/feeds", `{"url": "`+u+`", "weight": 2, "min_interval": "30m"}`)
+	code, b := send(t, admin, http.MethodPost, "/api/v1/feeds", `{"url": "`+u+`", "weight": 2, "min_interval": "30m"}`)
 	if code != http.StatusCreated || json.Unmarshal([]byte(b), &f) != nil || f.URL != u || f.Weight != 2 || f.MinInterval != "30m0s" || f.MaxInterval != "1h0m0s" {
 		t.Fatalf("subscribe: %d %s, want 201 with weight 2, 30m to the default 1h", code, b)
 	}
-	code, b = send(admin, http.MethodPost, "/api/v1/feeds", `{"url": "`+u+`", "max_interval": "2h"}`)
+	code, b = send(t, admin, http.MethodPost, "/api/v1/feeds", `{"url": "`+u+`", "max_interval": "2h"}`)
 	if code != http.StatusOK || json.Unmarshal([]byte(b), &f) != nil || f.Weight != 2 || f.MinInterval != "30m0s" || f.MaxInterval != "2h0m0s" {
 		t.Fatalf("change max_interval: %d %s, want 200 keeping weight 2 and 30m", code, b)
 	}
@@ -145,17 +121,17 @@ func TestFeedSubscriptionsOnTheAdminListener(t *testing.T) {
 		`{"url": "` + u + `", "max_interval": "-1h"}`:  `"field":"max_interval"`,
 		`{"url": "` + u + `", "every": "1h"}`:          `every`,
 	} {
-		if code, b := send(admin, http.MethodPost, "/api/v1/feeds", body); code != http.StatusBadRequest || !strings.Contains(b, want) {
+		if code, b := send(t, admin, http.MethodPost, "/api/v1/feeds", body); code != http.StatusBadRequest || !strings.Contains(b, want) {
 			t.Errorf("POST %s: %d %s, want 400 with %s", body, code, b, want)
 		}
 	}
 	if got, err := st.Get(f.ID); st.Edits() != edits || err != nil || got.Weight != 2 || got.MaxInterval != 2*time.Hour {
 		t.Errorf("after bad requests: %d edits, feed %+v, %v; want none, the feed as it was", st.Edits()-edits, got, err)
 	}
-	if code, b := send(admin, http.MethodDelete, "/api/v1/feeds/"+f.ID, ""); code != http.StatusOK || !strings.Contains(b, `"items_removed":0`) {
+	if code, b := send(t, admin, http.MethodDelete, "/api/v1/feeds/"+f.ID, ""); code != http.StatusOK || !strings.Contains(b, `"items_removed":0`) {
 		t.Fatalf("unsubscribe: %d %s", code, b)
 	}
-	if code, b := send(admin, http.MethodDelete, "/api/v1/feeds/"+f.ID, ""); code != http.StatusNotFound || !strings.Contains(b, `"field":"id"`) {
+	if code, b := send(t, admin, http.MethodDelete, "/api/v1/feeds/"+f.ID, ""); code != http.StatusNotFound || !strings.Contains(b, `"field":"id"`) {
 		t.Errorf("unsubscribe again: %d %s, want 404 naming id", code, b)
 	}
 	if list, _ := st.List(t.Context()); len(list) != 0 {

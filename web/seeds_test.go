@@ -3,13 +3,10 @@ package web
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/internal/urlnorm"
@@ -30,24 +27,10 @@ func TestSeedsOnTheAdminListenerOnly(t *testing.T) {
 		}
 		return len(urls) - 1, nil
 	}
-	cfg := testConfig
-	cfg.Admin.Listen = "127.0.0.1:0"
-	h, err := New(cfg, Deps{Search: &fakeSearch{}, Pages: memRepo(t), Seed: seed, Registry: prometheus.NewRegistry()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	public, admin := httptest.NewServer(h), httptest.NewServer(h.Admin())
-	defer public.Close()
-	defer admin.Close()
+	public, admin := withAdmin(t, Deps{Seed: seed})
 	post := func(srv *httptest.Server, body string) (int, string) {
 		t.Helper()
-		res, err := srv.Client().Post(srv.URL+"/api/v1/seeds", "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
+		return send(t, srv, http.MethodPost, "/api/v1/seeds", body)
 	}
 	if code, b := post(admin, `{"urls": ["http://a.test/", "http://b.test/"]}`); code != http.StatusOK || !strings.Contains(b, `"given":2`) || !strings.Contains(b, `"new":1`) {
 		t.Errorf("two seeds: %d %s, want 200, given 2, new 1", code, b)

@@ -80,6 +80,45 @@ func newTestServer(t *testing.T, fs *fakeSearch, pages Pages) *httptest.Server {
 	return srv
 }
 
+// withAdmin serves deps, with an admin listener, on two test servers
+// closed when the test ends: the public handler and the admin one. A nil
+// Search or Pages is a fake one or an empty repository.
+func withAdmin(t *testing.T, deps Deps) (public, admin *httptest.Server) {
+	t.Helper()
+	cfg := testConfig
+	cfg.Admin.Listen = "127.0.0.1:0" // served by httptest instead
+	if deps.Search == nil {
+		deps.Search = &fakeSearch{}
+	}
+	if deps.Pages == nil {
+		deps.Pages = memRepo(t)
+	}
+	h, err := New(cfg, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	public, admin = httptest.NewServer(h), httptest.NewServer(h.Admin())
+	t.Cleanup(public.Close)
+	t.Cleanup(admin.Close)
+	return public, admin
+}
+
+// send makes a request with body and returns the status and the answer.
+func send(t *testing.T, srv *httptest.Server, method, path, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
 func get(t *testing.T, srv *httptest.Server, path string) (int, string, http.Header) {
 	t.Helper()
 	res, err := http.Get(srv.URL + path)
