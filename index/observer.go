@@ -3,11 +3,8 @@ package index
 import (
 	"errors"
 	"fmt"
-	"html"
-	"strings"
 	"time"
 
-	"github.com/blevesearch/bleve/v2/search"
 	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/deltaq/deltaq/repo"
@@ -41,21 +38,16 @@ type IndexedPage struct {
 // entities (a notification's summary, which an e-mail's text, a webhook's
 // JSON and an Atom entry each escape their own way).
 func (p *IndexedPage) Snippet(terms []string, size int) string {
-	locs := search.TermLocationMap{}
+	var matches []Span
 	for _, t := range terms {
 		if tf, ok := p.Terms[t]; ok {
 			for _, l := range tf.Locations {
-				locs.AddLocation(t, &search.Location{Pos: uint64(l.Position), Start: uint64(l.Start), End: uint64(l.End)})
+				matches = append(matches, Span{l.Start, l.End})
 			}
 		}
 	}
-	// The marks go before the entities: a "<mark>" in the page's own text
-	// is escaped in the snippet, and comes back only as text.
-	return html.UnescapeString(unmarked.Replace(snippet(p.text, locs, size)))
+	return cutSnippet(p.text, matches, size).Text
 }
-
-// unmarked drops a snippet's <mark> elements.
-var unmarked = strings.NewReplacer("<mark>", "", "</mark>", "")
 
 // observe hands the batch's indexed pages to the observer. New is read
 // from the page snapshots as committed before this batch.

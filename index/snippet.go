@@ -7,8 +7,6 @@ import (
 	"slices"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/blevesearch/bleve/v2/search"
 )
 
 // Span is a highlighted range of a snippet's plain text: byte offsets
@@ -44,23 +42,11 @@ type snippetCut struct {
 	Spans []Span
 }
 
-// snippet cuts about size bytes of text around the densest group of
-// matches, escapes it for HTML and wraps each match in <mark>. Matches come
-// from the term vectors of FieldText (byte offsets into the stored text).
-// "…" marks a cut at either end.
-func snippet[T string | []byte](text T, locs search.TermLocationMap, size int) string {
-	var matches []Span
-	for _, ls := range locs {
-		for _, l := range ls {
-			matches = append(matches, Span{int(l.Start), int(l.End)})
-		}
-	}
-	return cutSnippet(text, matches, size).HTML
-}
-
-// cutSnippet is snippet with the plain text and spans beside the HTML,
-// from the matches' byte ranges (in any order; it sorts them). text may
-// be the stored bytes themselves: only the window is copied.
+// cutSnippet cuts about size bytes of text around the densest group of
+// matches (byte ranges, in any order; it sorts them): the HTML, escaped
+// with each match in <mark>, the plain text and the matches' spans in it.
+// "…" marks a cut at either end. text may be the stored bytes themselves:
+// only the window is copied.
 func cutSnippet[T string | []byte](text T, matches []Span, size int) snippetCut {
 	return cutSnippetIn(text, matches, size, new(snippetBufs))
 }

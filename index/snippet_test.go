@@ -14,6 +14,17 @@ import (
 	"github.com/deltaq/deltaq/internal/querylog"
 )
 
+// snippet is cutSnippet's HTML for matches given as Bleve term locations.
+func snippet[T string | []byte](text T, locs search.TermLocationMap, size int) string {
+	var matches []Span
+	for _, ls := range locs {
+		for _, l := range ls {
+			matches = append(matches, Span{int(l.Start), int(l.End)})
+		}
+	}
+	return cutSnippet(text, matches, size).HTML
+}
+
 func TestSnippet(t *testing.T) {
 	text := strings.Repeat("früh ", 60) + "the budget line " + strings.Repeat("später ", 60)
 	at := strings.Index(text, "budget")
