@@ -1,25 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"log/slog"
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/index"
-	"github.com/deltaq/deltaq/repo"
 )
 
 func (a *app) newBackupCmd() *cobra.Command {
@@ -84,12 +75,11 @@ absolute path there; indexing waits while the index is copied.`,
 // backupData writes a backup of the open index and its repository into
 // out, a new data directory (web.BackupFunc).
 func backupData(ctx context.Context, ix *index.Index, out string) error {
-	if _, err := os.Stat(out); err == nil {
-		return fmt.Errorf("backup %s: %w", out, fs.ErrExist)
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	// Mkdir refuses an existing out (fs.ErrExist) as it makes it.
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return fmt.Errorf("backup %s: %w", out, err)
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	if err := os.Mkdir(out, 0o755); err != nil {
 		return fmt.Errorf("backup %s: %w", out, err)
 	}
 	return ix.Backup(ctx, filepath.Join(out, repoDir), indexPath(out))
@@ -112,62 +102,4 @@ func (a *app) backupThrough(ctx context.Context, server, out string) error {
 	}
 	fmt.Fprintf(a.stdout, "backup written by %s to %s in %d ms (repository checkpoint and index); use it as --data to restore\n", server, done.Dir, done.TookMS)
 	return nil
-}
-
-// postAdmin posts body as JSON to path on the admin listener at server
-// (--server) and decodes a 2xx answer into out. A refusal is an error
-// naming the field and value the server names.
-func postAdmin(ctx context.Context, server, path string, body, out any) error {
-	u, err := url.JoinPath(server, path)
-	if err != nil || !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-		return fmt.Errorf("--server %q: must be the http(s) URL of a server's admin listener", server)
-	}
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(b))
-	if err != nil {
-		return fmt.Errorf("--server %q: %w", server, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("--server %s: %w", server, err)
-	}
-	defer res.Body.Close()
-	answer, err := io.ReadAll(io.LimitReader(res.Body, 64<<10))
-	if err != nil {
-		return fmt.Errorf("--server %s: %w", server, err)
-	}
-	switch {
-	case res.StatusCode/100 == 2:
-		if err := json.Unmarshal(answer, out); err != nil {
-			return fmt.Errorf("--server %s: answer %q: %w", server, answer, err)
-		}
-		return nil
-	case res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusMethodNotAllowed:
-		return fmt.Errorf("--server %s: no %s there (%s): give the admin listener (server.admin.listen) of a process that offers it", server, path, res.Status)
-	}
-	var refused struct { // web's errorBody
-		Error struct{ Field, Value, Message string }
-	}
-	if json.Unmarshal(answer, &refused) == nil && refused.Error.Message != "" {
-		return fmt.Errorf("--server %s: %s %q: %s", server, refused.Error.Field, refused.Error.Value, refused.Error.Message)
-	}
-	return fmt.Errorf("--server %s: %s: %s", server, res.Status, bytes.TrimSpace(answer))
-}
-
-// catchUpIndex opens the index under dataDir, applies the change feed it
-// has not yet applied, and closes it.
-func catchUpIndex(ctx context.Context, dataDir string, cfg *configs.Config, db *repo.DB, logger *slog.Logger) (index.Stats, error) {
-	ix, err := index.Open(indexPath(dataDir), cfg.Index, db, index.Options{Logger: logger})
-	if err != nil {
-		return index.Stats{}, err
-	}
-	st, err := ix.CatchUp(ctx)
-	if cerr := ix.Close(); err == nil {
-		err = cerr
-	}
-	return st, err
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -12,7 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -215,4 +219,18 @@ The crawl and the server must be stopped (they hold the repository).`,
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory")
 	cmd.Flags().StringVar(&host, "host", "", "remove every page of this host (host[:port] as in the URLs)")
 	return cmd
+}
+
+// catchUpIndex opens the index under dataDir, applies the change feed it
+// has not yet applied, and closes it.
+func catchUpIndex(ctx context.Context, dataDir string, cfg *configs.Config, db *repo.DB, logger *slog.Logger) (index.Stats, error) {
+	ix, err := index.Open(indexPath(dataDir), cfg.Index, db, index.Options{Logger: logger})
+	if err != nil {
+		return index.Stats{}, err
+	}
+	st, err := ix.CatchUp(ctx)
+	if cerr := ix.Close(); err == nil {
+		err = cerr
+	}
+	return st, err
 }

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// postAdmin posts body as JSON to path on the admin listener at server
+// (--server) and decodes a 2xx answer into out. A refusal is an error
+// naming the field and value the server names.
+func postAdmin(ctx context.Context, server, path string, body, out any) error {
+	u, err := url.JoinPath(server, path)
+	if err != nil || !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		return fmt.Errorf("--server %q: must be the http(s) URL of a server's admin listener", server)
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(b))
+	if err != nil {
+		return fmt.Errorf("--server %q: %w", server, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("--server %s: %w", server, err)
+	}
+	defer res.Body.Close()
+	answer, err := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+	if err != nil {
+		return fmt.Errorf("--server %s: %w", server, err)
+	}
+	switch {
+	case res.StatusCode/100 == 2:
+		if err := json.Unmarshal(answer, out); err != nil {
+			return fmt.Errorf("--server %s: answer %q: %w", server, answer, err)
+		}
+		return nil
+	case res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusMethodNotAllowed:
+		return fmt.Errorf("--server %s: no %s there (%s): give the admin listener (server.admin.listen) of a process that offers it", server, path, res.Status)
+	}
+	var refused struct { // web's errorBody
+		Error struct{ Field, Value, Message string }
+	}
+	if json.Unmarshal(answer, &refused) == nil && refused.Error.Message != "" {
+		return fmt.Errorf("--server %s: %s %q: %s", server, refused.Error.Field, refused.Error.Value, refused.Error.Message)
+	}
+	return fmt.Errorf("--server %s: %s: %s", server, res.Status, bytes.TrimSpace(answer))
+}
