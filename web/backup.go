@@ -52,6 +52,7 @@ func (s *Server) handleBackup(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, apiError{Code: CodeInternal, Field: "dir", Value: dir, Message: err.Error()})
 		return
 	}
-	s.logger.Info("backup written", "dir", dir, "took", time.Since(start).Round(time.Millisecond))
-	writeJSON(w, http.StatusCreated, map[string]any{"dir": dir, "took_ms": time.Since(start).Milliseconds()})
+	took := time.Since(start)
+	s.logger.Info("backup written", "dir", dir, "took", took.Round(time.Millisecond))
+	writeJSON(w, http.StatusCreated, map[string]any{"dir": dir, "took_ms": took.Milliseconds()})
 }

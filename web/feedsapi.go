@@ -66,19 +66,13 @@ func (s *Server) handleSubscribe(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o := feeds.AddOptions{Weight: q.Weight}
-	for _, iv := range []struct {
-		field, v string
-		into     **time.Duration
-	}{{"min_interval", q.MinInterval, &o.MinInterval}, {"max_interval", q.MaxInterval, &o.MaxInterval}} {
-		if iv.v == "" {
-			continue
-		}
-		d, err := time.ParseDuration(iv.v)
-		if err != nil {
-			writeInputError(w, &InputError{Field: iv.field, Value: iv.v, Limit: "a duration, e.g. 15m or 168h", Message: iv.field + " must be a duration"})
-			return
-		}
-		*iv.into = &d
+	var bad *InputError
+	if o.MinInterval, bad = optionalDuration("min_interval", q.MinInterval); bad == nil {
+		o.MaxInterval, bad = optionalDuration("max_interval", q.MaxInterval)
+	}
+	if bad != nil {
+		writeInputError(w, bad)
+		return
 	}
 	f, isNew, err := s.deps.Feeds.Add(r.Context(), q.URL, o, time.Now())
 	var se *feeds.SettingError
@@ -96,6 +90,19 @@ func (s *Server) handleSubscribe(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Location", "/api/v1/feeds/"+f.ID+"/items")
 	writeJSON(w, status, viewOf(f))
+}
+
+// optionalDuration parses a request's duration field v; "" is nil, the
+// setting left as it is.
+func optionalDuration(field, v string) (*time.Duration, *InputError) {
+	if v == "" {
+		return nil, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return nil, &InputError{Field: field, Value: v, Limit: "a duration, e.g. 15m or 168h", Message: field + " must be a duration"}
+	}
+	return &d, nil
 }
 
 func (s *Server) handleUnsubscribe(w http.ResponseWriter, r *http.Request) {
