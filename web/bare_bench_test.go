@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -270,7 +271,8 @@ func (srv servers) serverUsage(b *testing.B, client *http.Client) usage {
 // minimal net/http + Bleve server on the same pages and trec-mq queries
 // (digitalgov-2023 week 0), in one run, at 1 and 8 clients, and reports
 // each server's CPU per request and their ratio, and each one's p50 and
-// p99.
+// p99. The ratio is of the totals; the 10th, 50th and 90th percentiles of
+// the rounds' own ratios (cpu-ratio-round-p10, …) show its spread.
 //
 // The servers run in a process of their own, this benchmark again (see
 // serversEnv), so that the CPU per request is the server's alone; the
@@ -314,14 +316,18 @@ func BenchmarkSearchVsBareBleve(b *testing.B) {
 			var lat [2][]time.Duration
 			var server [2]usage
 			var own [2]time.Duration
+			ratios := make([]float64, rounds) // each round's, its two passes back to back
 			for round := range rounds {
+				var cpu [2]time.Duration
 				for k := range 2 {
 					side := k ^ round&1
 					ds, su, oc := pass(httpClients[side], bases[side])
 					lat[side] = append(lat[side], ds...)
 					server[side] = server[side].plus(su)
 					own[side] += oc
+					cpu[side] = su.CPU
 				}
+				ratios[round] = float64(cpu[0]) / float64(cpu[1])
 			}
 			requests := float64(rounds * len(srv.Queries))
 			perReq := func(d time.Duration) float64 { return float64(d) / 1e6 / requests }
@@ -330,6 +336,15 @@ func BenchmarkSearchVsBareBleve(b *testing.B) {
 			b.ReportMetric(perReq(server[0].CPU), "deltaq-cpu-ms/req")
 			b.ReportMetric(perReq(server[1].CPU), "bare-cpu-ms/req")
 			b.ReportMetric(float64(server[0].CPU)/float64(server[1].CPU), "cpu-ratio")
+			// The spread of the rounds' own ratios: how far one round's
+			// machine drift moves the figure.
+			slices.Sort(ratios)
+			for _, q := range []struct {
+				name string
+				at   float64
+			}{{"p10", 0.1}, {"p50", 0.5}, {"p90", 0.9}} {
+				b.ReportMetric(ratios[int(q.at*float64(rounds-1))], "cpu-ratio-round-"+q.name)
+			}
 			b.ReportMetric(perReq(own[0]), "deltaq-client-cpu-ms/req")
 			b.ReportMetric(perReq(own[1]), "bare-client-cpu-ms/req")
 			b.ReportMetric(float64(server[0].CPU+own[0])/float64(server[1].CPU+own[1]), "with-client-cpu-ratio")
