@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestCrawlSeedsARunningCrawl starts deltaq run on one site, then hands
@@ -39,24 +38,15 @@ func TestCrawlSeedsARunningCrawl(t *testing.T) {
 		"--listen", "127.0.0.1:0", "--log-level", "warn")
 	cmd.Stderr = logFile(t, dir, "run.log")
 	proc := startServeProc(t, cmd)
-	finds := func(q string) bool {
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			if len(proc.search(t, q).Results) > 0 {
-				return true
-			}
-		}
-		return false
+	finds := func(q string) func() bool {
+		return func() bool { return len(proc.search(t, q).Results) > 0 }
 	}
-	if !finds("apples") {
-		t.Fatal("the running crawl's seed was not searchable within 30s")
-	}
+	waitUntil(t, "the running crawl's seed searchable", finds("apples"))
 	out, _, err := run(t, "crawl", "--server", proc.adminBase(t), "--seeds", "http://bananas.test/")
 	if err != nil || !strings.Contains(out, "1 of 1 seeds new") {
 		t.Fatalf("crawl --server: %v\n%s", err, out)
 	}
-	if !finds("bananas") {
-		t.Error("the seed given to the running crawl was not searchable within 30s")
-	}
+	waitUntil(t, "the seed given to the running crawl searchable", finds("bananas"))
 	if _, _, err := run(t, "crawl", "--server", proc.adminBase(t), "--seeds", "ftp://bananas.test/"); err == nil || !strings.Contains(err.Error(), `urls "ftp://bananas.test/"`) {
 		t.Errorf("an ftp seed: %v, want it refused naming the URL", err)
 	}
