@@ -343,7 +343,7 @@ func BenchmarkSearchVsBareBleve(b *testing.B) {
 				name string
 				at   float64
 			}{{"p10", 0.1}, {"p50", 0.5}, {"p90", 0.9}} {
-				b.ReportMetric(ratios[int(q.at*float64(rounds-1))], "cpu-ratio-round-"+q.name)
+				b.ReportMetric(quantile(ratios, q.at), "cpu-ratio-round-"+q.name)
 			}
 			b.ReportMetric(perReq(own[0]), "deltaq-client-cpu-ms/req")
 			b.ReportMetric(perReq(own[1]), "bare-client-cpu-ms/req")

@@ -8,7 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
-	"sort"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -154,9 +154,14 @@ func errorsJoin(errs ...error) error {
 }
 
 func percentiles(ds []time.Duration) (p50, p99 float64) {
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	at := func(q float64) float64 { return float64(ds[int(q*float64(len(ds)-1))]) / 1e6 }
-	return at(0.50), at(0.99)
+	slices.Sort(ds)
+	return float64(quantile(ds, 0.50)) / 1e6, float64(quantile(ds, 0.99)) / 1e6
+}
+
+// quantile is the q-quantile of sorted values: the value at rank
+// q·(n−1), rounded down.
+func quantile[T any](sorted []T, q float64) T {
+	return sorted[int(q*float64(len(sorted)-1))]
 }
 
 // BenchmarkSearchHTTP measures GET /api/v1/search over loopback HTTP with
