@@ -87,6 +87,12 @@ type matchPlan struct {
 	meanLen float64
 }
 
+// expands reports whether RM3 expands the plan (MatchFeedback): a
+// stop-word query, scored on titles alone, never is.
+func (p *matchPlan) expands(cfg RetrievalConfig) bool {
+	return MatchFeedback(cfg, len(p.terms)) && !p.titleOnly
+}
+
 // maxMatchTerms bounds index.max_query_terms: a page's matched words are
 // a 64-bit set.
 const maxMatchTerms = 64
@@ -129,11 +135,7 @@ func (ix *Index) planQuery(ctx context.Context, r bindex.IndexReader, m mapping.
 		p.terms = p.terms[:limit]
 		slices.SortFunc(p.terms, func(a, b qterm) int { return cmp.Compare(a.first, b.first) })
 	}
-	p.required = len(p.terms)
-	if len(p.terms) > cfg.ShortQueryTerms {
-		p.required = int(math.Ceil(cfg.MinShouldMatch * float64(len(p.terms))))
-	}
-	p.required = max(p.required, 1)
+	p.required = MatchRequired(cfg, len(p.terms))
 	for _, ph := range q.Phrases {
 		if len(ix.Analyzer().Analyze([]byte(ph))) > 1 {
 			p.phrases = append(p.phrases, textPhrase(ph))
@@ -291,7 +293,7 @@ func (ix *Index) matchPages(ctx context.Context, r bindex.IndexReader, m mapping
 		buf = new([]candidate)
 	}
 	defer ix.cands.Put(buf)
-	feedback := cfg.FeedbackDocs > 0 && len(p.terms) > cfg.ShortQueryTerms && !p.titleOnly
+	feedback := p.expands(cfg)
 	var cands []candidate
 	if feedback && ix.prunable(p, st) {
 		// Only the feedback pages are wanted: found without scoring

@@ -66,6 +66,16 @@ type QueryTerm struct {
 	DF     uint64  `json:"df"`
 }
 
+// exported is t as the shards exchange it.
+func (t qterm) exported() QueryTerm {
+	return QueryTerm{Word: t.term, Weight: t.weight, First: t.first, DF: t.df}
+}
+
+// planned is t as a plan holds it, its idf among n pages.
+func (t QueryTerm) planned(n uint64) qterm {
+	return qterm{term: t.Word, weight: t.Weight, first: t.First, df: t.DF, idf: bm25IDF(n, t.DF)}
+}
+
 // FeedbackDoc is a page of a shard's RM3 feedback candidates: its score,
 // its analyzed length and its words, ascending, with their counts.
 type FeedbackDoc struct {
@@ -210,9 +220,9 @@ func (ix *Index) Feedback(ctx context.Context, q Query, gs *MatchStats, k int) (
 			return err
 		}
 		for _, t := range p.terms {
-			out.Terms = append(out.Terms, QueryTerm{Word: t.term, Weight: t.weight, First: t.first, DF: t.df})
+			out.Terms = append(out.Terms, t.exported())
 		}
-		out.Expand = ix.cfg.Retrieval.FeedbackDocs > 0 && len(p.terms) > ix.cfg.Retrieval.ShortQueryTerms && !p.titleOnly
+		out.Expand = p.expands(ix.cfg.Retrieval)
 		if !out.Expand || k <= 0 {
 			return nil
 		}
@@ -264,7 +274,7 @@ func ExpandTerms(cfg RetrievalConfig, terms []QueryTerm, docs []FeedbackDoc) []Q
 	}
 	qterms := make([]qterm, len(terms))
 	for i, t := range terms {
-		qterms[i] = qterm{term: t.Word, weight: t.Weight, first: t.First, df: t.DF}
+		qterms[i] = t.planned(0) // applyModel reads words and weights, not the idf
 	}
 	if len(pages) == 0 {
 		return terms
@@ -273,7 +283,7 @@ func ExpandTerms(cfg RetrievalConfig, terms []QueryTerm, docs []FeedbackDoc) []Q
 	qterms = applyModel(cfg, qterms, model, func(w uint32) string { return vocab[w] }, func(uint32) uint64 { return 0 }, 0)
 	out := make([]QueryTerm, len(qterms))
 	for i, t := range qterms {
-		out[i] = QueryTerm{Word: t.term, Weight: t.weight, First: t.first, DF: t.df}
+		out[i] = t.exported()
 	}
 	return out
 }
@@ -304,14 +314,14 @@ func (ix *Index) MatchShard(ctx context.Context, sq ShardQuery) (ShardResult, er
 		if sq.Terms != nil {
 			p.terms = p.terms[:0]
 			for _, t := range sq.Terms {
-				p.terms = append(p.terms, qterm{term: t.Word, weight: t.Weight, first: t.First, df: t.DF, idf: bm25IDF(p.n, t.DF)})
+				p.terms = append(p.terms, t.planned(p.n))
 			}
 		}
 		cands, err := ix.accumulate(ctx, r, st, p, nil)
 		if err != nil {
 			return err
 		}
-		if sq.Terms == nil && cfg.FeedbackDocs > 0 && len(p.terms) > cfg.ShortQueryTerms && !p.titleOnly {
+		if sq.Terms == nil && p.expands(cfg) {
 			ix.expand(st, p, cands) // the shard's own feedback: local statistics
 			if cands, err = ix.accumulate(ctx, r, st, p, cands[:0]); err != nil {
 				return err

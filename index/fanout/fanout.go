@@ -94,8 +94,7 @@ func Search(ctx context.Context, nodes []Node, q index.Query, limit int, opts Op
 			return s.res, err
 		}
 		sq.Stats = &gs
-		r := opts.Retrieval
-		if r.FeedbackDocs > 0 && len(gs.DF) > r.ShortQueryTerms {
+		if index.MatchFeedback(opts.Retrieval, len(gs.DF)) {
 			if sq.Terms, err = s.expand(ctx, q, &gs); err != nil {
 				return s.res, err
 			}
