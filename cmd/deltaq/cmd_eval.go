@@ -148,15 +148,12 @@ func (a *app) newEvalDiscoveryCmd() *cobra.Command {
 		Short: "Discovery of new pages by re-fetching old ones: Table 3.2, figs. 3.5–3.6, §3.6.5 (thesis ch. 3)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd)
+			cfg, err := a.loadEval(cmd, out)
 			if err != nil {
 				return err
 			}
 			if len(dirs) == 0 {
 				return errors.New("--archive: at least one archive directory is required")
-			}
-			if out == "" {
-				return errors.New("--out: an output directory is required")
 			}
 			p := a.tracker()
 			sum, err := discoveryeval.Run(cmd.Context(), cfg.Eval.Discovery, dirs, out, p)
@@ -232,14 +229,15 @@ ranking.* settings, as they would for deltaq serve. --bare adds the
 baseline: bare Bleve BM25 with the words ORed over the same pages.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.load(cmd)
+			cfg, err := a.loadEval(cmd, out)
 			if err != nil {
 				return err
 			}
-			for flag, v := range map[string]string{"--topics": topicsFile, "--qrels": qrelsFile, "--out": out} {
-				if v == "" {
-					return fmt.Errorf("%s: required", flag)
-				}
+			if topicsFile == "" {
+				return errors.New("--topics: a topics file (qid<TAB>query) is required")
+			}
+			if qrelsFile == "" {
+				return errors.New("--qrels: a qrels file is required")
 			}
 			topics, err := readFile(topicsFile, trec.ReadTopics)
 			if err != nil {

@@ -75,6 +75,11 @@ func TestBadInputGivesClearErrors(t *testing.T) {
 		{[]string{"feeds", "add", "http://a.test/feed", "--data", t.TempDir(), "--weight", "0"}, `--weight = "0": must be a finite number > 0`},
 		{[]string{"feeds", "add", "http://a.test/feed", "--data", t.TempDir(), "--min-interval", "2h", "--max-interval", "1h"}, `--min-interval = "2h0m0s": must be ≤ --max-interval (1h0m0s)`},
 		{[]string{"feeds", "add", "ftp://a.test/feed", "--data", t.TempDir()}, `URL "ftp://a.test/feed": must be an absolute http or https URL`},
+		{[]string{"eval", "ir", "--data", t.TempDir(), "--qrels", "q", "--out", t.TempDir()}, "--topics: a topics file"},
+		{[]string{"eval", "ir", "--data", t.TempDir(), "--topics", "t", "--out", t.TempDir()}, "--qrels: a qrels file"},
+		{[]string{"eval", "ir", "--data", t.TempDir(), "--topics", "t", "--qrels", "q"}, "--out: an output directory"},
+		{[]string{"eval", "discovery", "--archive", t.TempDir()}, "--out: an output directory"},
+		{[]string{"eval", "discovery", "--out", t.TempDir()}, "--archive: at least one"},
 		{[]string{"eval", "ir", "--blend-weight", "NaN", "--data", t.TempDir(), "--topics", "t", "--qrels", "q", "--out", t.TempDir()}, `ranking.blend_weight = "NaN": must be a finite number`},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
