@@ -24,7 +24,10 @@
 // available, nor how busy it was, the synthetic web is also drawn with each
 // mean number of bids of eval.monitor.bids_sweep and run at figure_c: the
 // report says at which loads and lives both of the paper's figures at C = 8
-// hold, and the default web is not changed to meet them.
+// hold, and the default web is not changed to meet them. Where a C counts
+// as small depends on the load too, so the report also names, per
+// setting, every C swept at which both hold together; the targets stay
+// at the paper's C.
 //
 // For every C and urgency r^t it runs WIC, scores the schedule against the
 // true changes (captured or not, with what delay), and writes report.md

@@ -189,3 +189,32 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryCFindingNamesWhereBothFiguresHold: of three C, only the one
+// where r=1 captures 1.2–1.8× and r=0 keeps ≥ 0.9 at zero delay (r=1
+// lower) is named.
+func TestEveryCFindingNamesWhereBothFiguresHold(t *testing.T) {
+	const web = "SYNTHETIC web"
+	s := &Summary{Synthetic: []string{web}}
+	for _, x := range []struct {
+		c            int
+		cap0, cap1   float64
+		zero0, zero1 float64
+	}{
+		{1, 0.2, 0.5, 0.95, 0.1}, // 2.5×: too many more
+		{4, 0.5, 0.7, 0.92, 0.2}, // 1.4×, r=0 0.92: both
+		{8, 0.8, 0.9, 0.85, 0.3}, // 1.125×, r=0 0.85: neither
+	} {
+		s.Results = append(s.Results,
+			Result{Setting: web, C: x.c, R: 0, Captured: x.cap0, ZeroDelay: x.zero0},
+			Result{Setting: web, C: x.c, R: 1, Captured: x.cap1, ZeroDelay: x.zero1})
+	}
+	got := s.everyCFinding(web)
+	if !strings.Contains(got, "C=4 (r=1 / r=0 1.40, zero-delay r=0 0.920, r=1 0.200)") || strings.Contains(got, "C=1 ") || strings.Contains(got, "C=8 ") {
+		t.Errorf("finding %q: want C=4 alone", got)
+	}
+	s.Results = s.Results[4:] // C=8 alone
+	if got := s.everyCFinding(web); !strings.Contains(got, "at no C swept") {
+		t.Errorf("finding %q: want none", got)
+	}
+}
