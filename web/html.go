@@ -57,7 +57,9 @@ func (s *Server) htmlHandler(explain bool) http.HandlerFunc {
 func (s *Server) handleHTML(w http.ResponseWriter, r *http.Request, explain bool) {
 	data := pageData{Query: queryText(r.URL.Query().Get("q")), Explain: explain}
 	code := http.StatusOK
-	if strings.TrimSpace(data.Query) != "" {
+	if ie := queryStringError(r); ie != nil {
+		data.Error, code = ie.Error(), http.StatusBadRequest
+	} else if strings.TrimSpace(data.Query) != "" {
 		// The cookie seeds this user's promotion order; a new visitor's
 		// first page must use the id the cookie will carry to the next.
 		user := UserID(w, r)

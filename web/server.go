@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -201,10 +202,28 @@ func (s *Server) Admin() http.Handler {
 
 func serve(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	if strings.HasPrefix(r.URL.Path, "/api/") && apiFallback(mux, w, r) {
-		return
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		if ie := queryStringError(r); ie != nil {
+			writeInputError(w, ie)
+			return
+		}
+		if apiFallback(mux, w, r) {
+			return
+		}
 	}
 	mux.ServeHTTP(w, r)
+}
+
+// queryStringError is bad input when r's query string does not parse.
+// Handlers read parameters with URL.Query, which drops what does not
+// parse: ?q=%zz would read as a missing query, ?size=5;x as the default
+// size. The API and the search page refuse it; the signed links (/r, /c)
+// judge their own.
+func queryStringError(r *http.Request) *InputError {
+	if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+		return &InputError{Field: "query string", Value: r.URL.RawQuery, Message: err.Error() + ": escape % as %25 and separate parameters with &"}
+	}
+	return nil
 }
 
 // statusWriter remembers the status code for metrics.
@@ -231,6 +250,12 @@ func (s *Server) timed(route string, h http.HandlerFunc) http.HandlerFunc {
 func (s *Server) parseSearch(r *http.Request) (Request, *InputError) {
 	q := r.URL.Query()
 	req := Request{Query: queryText(q.Get("q")), Page: 1, Size: s.cfg.DefaultSize}
+	for _, field := range []string{"q", "page", "size"} {
+		if vs := q[field]; len(vs) > 1 {
+			return req, &InputError{Field: field, Value: strings.Join(vs, ", "), Limit: "once",
+				Message: fmt.Sprintf("given %d times: give it once", len(vs))}
+		}
+	}
 	if len(q.Get("q")) > s.cfg.MaxQueryBytes {
 		return req, &InputError{Field: "q", Value: fmt.Sprintf("%d bytes", len(q.Get("q"))), Limit: fmt.Sprintf("<= %d bytes", s.cfg.MaxQueryBytes),
 			Message: fmt.Sprintf("%d bytes: longer than the %d-byte limit", len(q.Get("q")), s.cfg.MaxQueryBytes)}

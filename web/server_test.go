@@ -146,6 +146,12 @@ func TestBadSearchInputAnswers400NamingFieldAndLimit(t *testing.T) {
 		{"page zero", "q=x&page=0", CodeBadParameter, "page", "0", "in [1, 1000]", "0 is outside [1, 1000]"},
 		{"page over 1000", "q=x&page=1001", CodeBadParameter, "page", "1001", "in [1, 1000]", "1001 is outside [1, 1000]"},
 		{"syntax error from the engine", "q=%22unclosed", CodeBadQuery, "q", "", "", "unclosed quote"},
+		// A query string that does not parse used to read as a missing q
+		// or a default size.
+		{"bad escape", "q=%zz", CodeBadParameter, "query string", "q=%zz", "", `invalid URL escape "%zz"`},
+		{"semicolon", "q=x&size=5;x", CodeBadParameter, "query string", "q=x&size=5;x", "", "invalid semicolon separator"},
+		{"size twice", "q=x&size=5&size=abc", CodeBadParameter, "size", "5, abc", "once", "given 2 times"},
+		{"q twice", "q=x&q=y", CodeBadParameter, "q", "x, y", "once", "given 2 times"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, body, h := get(t, srv, "/api/v1/search?"+c.query)
@@ -452,5 +458,19 @@ func TestTotalSaysWhetherItIsExactAndHowFarPagesReach(t *testing.T) {
 	_, exact, _ := get(t, newTestServer(t, &fakeSearch{total: 7}, nil), "/?q=tar")
 	if !strings.Contains(exact, ">7 results in") {
 		t.Fatal("an exact total is not shown plainly")
+	}
+}
+
+// TestPagesRefuseAQueryStringThatDoesNotParse: the HTML search page, like
+// the API, answers 400 naming the query string, where it used to show
+// the form as if no query had been given.
+func TestPagesRefuseAQueryStringThatDoesNotParse(t *testing.T) {
+	srv := newTestServer(t, &fakeSearch{total: 1}, nil)
+	code, body, _ := get(t, srv, "/?q=%zz")
+	if code != http.StatusBadRequest || !strings.Contains(body, `query string: invalid URL escape &#34;%zz&#34;`) || !strings.Contains(body, "<html") {
+		t.Fatalf("/?q=%%zz: %d %q", code, body)
+	}
+	if code, body, _ := get(t, srv, "/?q=x"); code != http.StatusOK {
+		t.Fatalf("/?q=x: %d %q", code, body)
 	}
 }
