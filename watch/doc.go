@@ -45,8 +45,10 @@
 //     changed (Fig. 5 cases 5–7), failing when the box changed next to the
 //     object (cases 8–10); phrases of at least watch.phrase_min_words (5).
 //     Tables and lists are found by user-supplied identifying text, which
-//     WebCQ lets take precedence over the box. A CSS selector (cascadia,
-//     through goquery) can scope any type.
+//     WebCQ lets take precedence over the box. A CSS selector can scope
+//     any type: cascadia matches its compound selectors, and one walk of
+//     the page links them, in time linear in the page (selector.go says
+//     what a selector may hold, and why).
 //   - §3.3 object cache update: each table's object, and a phrase's box,
 //     follow the page after every check.
 //   - §4.1–4.3: content-only differences (package diff) at word and line

@@ -21,6 +21,7 @@ func FuzzExtract(f *testing.F) {
 		{"plain text: nothing to parse", "text/plain", "", ""},
 		{"<table><tr><td rowspan=99999 colspan=99999>x</table>", "", "table", "x"},
 		{"\xff\xfe<\x00p>broken <b><i></b></i>", "text/html; charset=latin1", "p > b", ""},
+		{"<div><p class=a>x</p><ul><li>1<li>2</ul></div>", "text/html", `div:has(p.a) ~ ul > li:nth-child(2n + 1), :not(.a, [x="a b"])`, ""},
 	} {
 		f.Add([]byte(seed.body), seed.ctype, seed.selector, seed.object, "fees", "[0-9]+")
 	}

@@ -27,7 +27,8 @@ type page struct {
 	sum      string // MD5 of the body, hex (WebCQ §6.2); see md5
 	doc      *extract.Document
 	dom      *goquery.Document
-	src      *string // the body as a string, for regexes
+	lim      extract.Limits // bounds the page a selector walks (selector.go)
+	src      *string        // the body as a string, for regexes
 	resolver *urlnorm.Resolver
 	// The page text split into words, as is and lower-cased, and the
 	// lower-cased words joined by single spaces with a space at each end
@@ -48,7 +49,7 @@ func newPage(rawURL string, body []byte, contentType string, lim extract.Limits)
 	if err != nil {
 		return nil, fmt.Errorf("watch: parse %s: %w", rawURL, err)
 	}
-	return &page{url: u, body: body, doc: d}, nil
+	return &page{url: u, body: body, doc: d, lim: lim}, nil
 }
 
 // md5 is the body's MD5 (hex); a check that already has it sets p.sum.
@@ -145,11 +146,19 @@ func (p *page) scope(selector string) (scope, bool, error) {
 	if selector == "" {
 		return scope{text: p.doc.Text}, true, nil
 	}
+	compiled, err := compileSelector(selector)
+	if err != nil {
+		return scope{}, false, err
+	}
 	d, err := p.document()
 	if err != nil {
 		return scope{}, false, err
 	}
-	sel := d.Find(selector)
+	nodes, err := compiled.match(d.Nodes[0], p.lim.MaxDepth, p.lim.MaxNodes)
+	if err != nil {
+		return scope{}, false, fmt.Errorf("watch: select %q on %s: %w", selector, p.url, err)
+	}
+	sel := d.FindNodes(nodes...)
 	if sel.Length() == 0 {
 		return scope{}, false, nil
 	}

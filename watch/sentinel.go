@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/andybalholm/cascadia"
-
 	"github.com/deltaq/deltaq/notify"
 )
 
@@ -101,8 +99,8 @@ func (s *Spec) validate(cfg Config, now time.Time) error {
 		return err
 	}
 	if s.Selector != "" {
-		if _, err := cascadia.Parse(s.Selector); err != nil {
-			return fmt.Errorf("select %q: %w", s.Selector, err)
+		if _, err := compileSelector(s.Selector); err != nil {
+			return err
 		}
 	}
 	switch s.Type {
