@@ -179,6 +179,42 @@ func (e *Engine) Install(ctx context.Context, spec Spec) (*Sentinel, error) {
 	if err := spec.validate(e.cfg, now); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
+	// A page not yet watched is fetched before the engine's lock is
+	// taken, as checks fetch theirs: a slow site must not hold every
+	// other install, check and listing for as long as it takes to
+	// answer. A group that was there when looked at and is gone under the
+	// lock (removed in between) sends the install round once more.
+	for attempt := 0; ; attempt++ {
+		fetch := e.ungrouped // a group of its own: always new
+		if !fetch {
+			found, err := (&reader{db: e.db}).get(groupPrefix+spec.URL, &group{})
+			if err != nil {
+				return nil, err
+			}
+			fetch = !found
+		}
+		var f *Fetched
+		if fetch {
+			got, err := e.fetch(ctx, spec.URL)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+			}
+			f = &got
+		}
+		s, err := e.install(ctx, spec, now, f)
+		if !errors.Is(err, errGroupGone) || attempt > 0 {
+			return s, err
+		}
+	}
+}
+
+// errGroupGone: the group install looked at before its lock was removed
+// before install took it.
+var errGroupGone = errors.New("watch: the page's group was removed during the install; try again")
+
+// install is Install under the engine's lock; f is the page fetched for
+// a group that was not there (nil if it was).
+func (e *Engine) install(ctx context.Context, spec Spec, now time.Time, f *Fetched) (*Sentinel, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	r := &reader{db: e.db}
@@ -198,9 +234,8 @@ func (e *Engine) Install(ctx context.Context, spec Spec) (*Sentinel, error) {
 	defer b.Close()
 	var p *page
 	if !found {
-		f, err := e.fetch(ctx, spec.URL)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		if f == nil {
+			return nil, errGroupGone
 		}
 		if p, err = newPage(spec.URL, f.Body, f.ContentType, e.cfg.Extract); err != nil {
 			return nil, err

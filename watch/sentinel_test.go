@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -625,4 +628,51 @@ func TestLastCheckedCountsChecksThatFindNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	checked(newEngine(t, db, nil, clk, Options{}), t0.Add(3*time.Hour), "a new engine after Close (the unchanged check is stored)")
+}
+
+// TestInstallDoesNotHoldTheEngineWhileAPageAnswers: while one install
+// waits for a slow site, another install (which takes the engine's
+// lock) goes through; the slow one then completes. The engine used to
+// fetch under its lock, so one slow site held every install, check and
+// listing.
+func TestInstallDoesNotHoldTheEngineWhileAPageAnswers(t *testing.T) {
+	db := openRepo(t)
+	fast := newSite(t)
+	arrived, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() { close(arrived) })
+		<-release
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(htmlPage(article)))
+	}))
+	defer slow.Close()
+	e := newEngine(t, db, nil, newClock(t0), Options{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Install(t.Context(), Spec{URL: slow.URL + "/slow", Type: Any, Every: time.Hour})
+		done <- err
+	}()
+	<-arrived
+	other := make(chan error, 1)
+	go func() {
+		_, err := e.Install(t.Context(), Spec{URL: fast.set("/a", htmlPage(article)), Type: Any, Every: time.Hour})
+		other <- err
+	}()
+	select {
+	case err := <-other:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		close(release)
+		t.Fatal("an install waited 30 s for another one's slow page")
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if all, err := e.List(t.Context(), ""); err != nil || len(all) != 2 {
+		t.Fatalf("%d sentinels (%v), want 2", len(all), err)
+	}
 }
