@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,8 +26,8 @@ func (a *app) newWebFeedsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if !(speed > 0 && speed <= math.MaxFloat64) {
-				return fmt.Errorf("--speed = %g: must be a finite number > 0", speed)
+			if !(speed > 0 && speed <= feedreplay.MaxSpeed) {
+				return fmt.Errorf("--speed = %g: must be > 0 and ≤ %g (a year in about half a minute)", speed, float64(feedreplay.MaxSpeed))
 			}
 			if items < 1 {
 				return fmt.Errorf("--items = %d: must be ≥ 1", items)

@@ -71,6 +71,7 @@ func TestBadInputGivesClearErrors(t *testing.T) {
 		{[]string{"ads", "create-advertiser", "--data", t.TempDir(), "--name", "a", "--daily-budget", "NaN"}, "--daily-budget = NaN"},
 		{[]string{"ads", "create-advertiser", "--data", t.TempDir(), "--name", "a", "--daily-budget", "1e300"}, "--daily-budget = 1e+300"},
 		{[]string{"web", "feeds", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--speed", "Inf"}, "--speed = +Inf"},
+		{[]string{"web", "feeds", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--speed", "1e10"}, "--speed = 1e+10: must be > 0 and ≤ 1e+06"},
 		{[]string{"feeds", "add", "http://a.test/feed", "--data", t.TempDir(), "--weight", "Inf"}, `--weight = "+Inf"`},
 		{[]string{"feeds", "add", "http://a.test/feed", "--data", t.TempDir(), "--weight", "0"}, `--weight = "0": must be a finite number > 0`},
 		{[]string{"feeds", "add", "http://a.test/feed", "--data", t.TempDir(), "--min-interval", "2h", "--max-interval", "1h"}, `--min-interval = "2h0m0s": must be ≤ --max-interval (1h0m0s)`},

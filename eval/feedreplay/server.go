@@ -3,6 +3,7 @@ package feedreplay
 import (
 	"fmt"
 	"html"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -149,11 +150,21 @@ func (s *Server) atom(f *feedtrace.Feed, n int, now time.Time) []byte {
 	return []byte(b.String())
 }
 
+// MaxSpeed is the fastest replay Speed runs: a year of postings in about
+// half a minute.
+const MaxSpeed = 1e6
+
 // Speed returns a clock that starts at start now and runs speed times as
-// fast as the wall clock.
+// fast as the wall clock (0 < speed ≤ MaxSpeed). It stops at the last
+// instant a time.Duration reaches from start (292 years on), where a
+// converted duration would wrap round to the past.
 func Speed(start time.Time, speed float64, wall func() time.Time) func() time.Time {
 	origin := wall()
 	return func() time.Time {
-		return start.Add(time.Duration(float64(wall().Sub(origin)) * speed))
+		d := float64(wall().Sub(origin)) * speed
+		if d >= math.MaxInt64 {
+			return start.Add(math.MaxInt64)
+		}
+		return start.Add(time.Duration(d))
 	}
 }

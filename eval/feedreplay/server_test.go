@@ -3,6 +3,7 @@ package feedreplay
 import (
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -89,5 +90,26 @@ func TestSpeedRunsTheTraceFaster(t *testing.T) {
 	wall = wall.Add(10 * time.Second)
 	if got := now(); !got.Equal(start.Add(10 * time.Hour)) {
 		t.Fatalf("10 s at speed 3600 → %s, want 10 h after start", got.Sub(start))
+	}
+}
+
+// TestSpeedStopsWhereDurationsEnd: at the fastest speed, long enough for
+// the replayed time to pass what a time.Duration holds, the clock stays
+// at its last instant instead of wrapping round to the past (it read
+// 1732 at --speed 1e10).
+func TestSpeedStopsWhereDurationsEnd(t *testing.T) {
+	wall := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	start := time.Date(2025, 3, 3, 0, 0, 0, 0, time.UTC)
+	now := Speed(start, MaxSpeed, func() time.Time { return wall })
+	wall = wall.Add(time.Hour) // 114 years replayed
+	if got := now(); !got.Equal(start.Add(time.Duration(MaxSpeed) * time.Hour)) {
+		t.Fatalf("an hour on: %s", got)
+	}
+	last := start.Add(math.MaxInt64)
+	for _, after := range []time.Duration{2 * time.Hour, 1000 * time.Hour} { // 342 years, then far past
+		wall = wall.Add(after)
+		if got := now(); !got.Equal(last) {
+			t.Fatalf("%s more of wall time: %s, want %s", after, got, last)
+		}
 	}
 }
