@@ -239,6 +239,9 @@ baseline: bare Bleve BM25 with the words ORed over the same pages.`,
 			if qrelsFile == "" {
 				return errors.New("--qrels: a qrels file is required")
 			}
+			if err := ireval.CheckUsers(users); err != nil {
+				return fmt.Errorf("--%w", err)
+			}
 			topics, err := readFile(topicsFile, trec.ReadTopics)
 			if err != nil {
 				return err

@@ -81,6 +81,7 @@ func TestBadInputGivesClearErrors(t *testing.T) {
 		{[]string{"eval", "ir", "--data", t.TempDir(), "--topics", "t", "--qrels", "q"}, "--out: an output directory"},
 		{[]string{"eval", "discovery", "--archive", t.TempDir()}, "--out: an output directory"},
 		{[]string{"eval", "discovery", "--out", t.TempDir()}, "--archive: at least one"},
+		{[]string{"eval", "ir", "--data", t.TempDir(), "--topics", "t", "--qrels", "q", "--out", t.TempDir(), "--users", "100000000"}, "--users = 100000000: must be in [1, 1000]"},
 		{[]string{"eval", "ir", "--blend-weight", "NaN", "--data", t.TempDir(), "--topics", "t", "--qrels", "q", "--out", t.TempDir()}, `ranking.blend_weight = "NaN": must be a finite number`},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

@@ -75,6 +75,19 @@ const (
 	Served    = "served"
 )
 
+// MaxUsers bounds Options.Users: every topic is searched once per
+// simulated user, and the mean's spread over users (the report's SD)
+// shrinks as 1/√users, to about 3 % of one user's at 1,000.
+const MaxUsers = 1000
+
+// CheckUsers reports whether n simulated users are within [1, MaxUsers].
+func CheckUsers(n int) error {
+	if n < 1 || n > MaxUsers {
+		return fmt.Errorf("users = %d: must be in [1, %d]", n, MaxUsers)
+	}
+	return nil
+}
+
 // Run evaluates the variants and writes the report into outDir; w shows
 // each variant's progress (a *progress.Tracker, or any writer) and means.
 func Run(ctx context.Context, opts Options, outDir string, w io.Writer) (*Summary, error) {
@@ -83,8 +96,8 @@ func Run(ctx context.Context, opts Options, outDir string, w io.Writer) (*Summar
 	if opts.Depth < 100 || opts.Depth > opts.Ranking.Candidates {
 		return nil, fmt.Errorf("ireval: depth = %d: must be in [100, ranking.candidates = %d] (R@100 needs 100)", opts.Depth, opts.Ranking.Candidates)
 	}
-	if opts.Users < 1 {
-		return nil, fmt.Errorf("ireval: users = %d: must be >= 1", opts.Users)
+	if err := CheckUsers(opts.Users); err != nil {
+		return nil, fmt.Errorf("ireval: %w", err)
 	}
 	if len(opts.Topics) == 0 {
 		return nil, errors.New("ireval: no topics")
