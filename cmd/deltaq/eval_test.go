@@ -73,6 +73,14 @@ func TestEvalIRScoresTheIndexAgainstQrels(t *testing.T) {
 	if rep, err := os.ReadFile(filepath.Join(out, "report.md")); err != nil || !strings.Contains(string(rep), "Refused: [3]") {
 		t.Fatalf("report.md does not list the refused topic: %v\n%s", err, rep)
 	}
+	// Qrels that judge none of the topics asked would give a report of
+	// zeros: refused, naming both sides.
+	other := filepath.Join(dir, "other.txt")
+	os.WriteFile(other, []byte("9 0 http://fruit.test/a 1\n"), 0o644)
+	if _, _, err := run(t, "eval", "ir", "--data", data, "--topics", topics, "--qrels", other, "--out", filepath.Join(dir, "out2")); err == nil ||
+		!strings.Contains(err.Error(), `none of the 3 topics (ids such as "1") has a judgment in the qrels (topics such as ["9"])`) {
+		t.Fatalf("qrels judging no topic asked: %v", err)
+	}
 	runFile, err := os.ReadFile(filepath.Join(out, "run.txt"))
 	if err != nil || !strings.HasPrefix(string(runFile), "1 Q0 http://fruit.test/c 1 ") {
 		t.Fatalf("run.txt = %q, %v", runFile, err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -101,6 +102,13 @@ func Run(ctx context.Context, opts Options, outDir string, w io.Writer) (*Summar
 	}
 	if len(opts.Topics) == 0 {
 		return nil, errors.New("ireval: no topics")
+	}
+	if !slices.ContainsFunc(opts.Topics, func(t trec.Topic) bool { return opts.Qrels[t.ID] != nil }) {
+		// Every mean would be over the qrels' topics, none of them asked:
+		// a report of zeros that looks like a result.
+		ids := slices.Sorted(maps.Keys(opts.Qrels))
+		return nil, fmt.Errorf("ireval: none of the %d topics (ids such as %q) has a judgment in the qrels (topics such as %q)",
+			len(opts.Topics), opts.Topics[0].ID, ids[:min(3, len(ids))])
 	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, fmt.Errorf("ireval: %w", err)

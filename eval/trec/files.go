@@ -2,6 +2,7 @@ package trec
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -36,15 +37,23 @@ func ReadQrels(r io.Reader) (Qrels, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(q) == 0 {
+		return nil, errors.New("trec: qrels: no judgments")
+	}
 	return q, nil
 }
+
+// maxLine is the longest line the files may have.
+const maxLine = 1 << 20
 
 // eachLine calls fn with the 1-based number and the text of every
 // non-blank line of r; what names the file in read errors.
 func eachLine(r io.Reader, what string, fn func(n int, line string) error) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for n := 1; sc.Scan(); n++ {
+	sc.Buffer(make([]byte, 64*1024), maxLine)
+	n := 0
+	for sc.Scan() {
+		n++
 		line := sc.Text()
 		if strings.TrimSpace(line) == "" {
 			continue
@@ -53,7 +62,9 @@ func eachLine(r io.Reader, what string, fn func(n int, line string) error) error
 			return err
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("trec: %s line %d: longer than the %d-byte limit", what, n+1, maxLine)
+	} else if err != nil {
 		return fmt.Errorf("trec: %s: %w", what, err)
 	}
 	return nil
@@ -131,12 +142,20 @@ type Topic struct {
 // Query topics in querylogs/trec-mq.tsv).
 func ReadTopics(r io.Reader) ([]Topic, error) {
 	var out []Topic
+	first := map[string]int{} // id → the line that gave it
 	err := eachLine(r, "topics", func(n int, line string) error {
 		id, q, ok := strings.Cut(line, "\t")
 		if !ok || strings.TrimSpace(id) == "" {
 			return fmt.Errorf("trec: topics line %d: want id<TAB>query", n)
 		}
-		out = append(out, Topic{ID: strings.TrimSpace(id), Query: strings.TrimSpace(q)})
+		id = strings.TrimSpace(id)
+		if at, dup := first[id]; dup {
+			// Scored once but searched twice, a topic would count twice
+			// in no mean and once in the run: refuse it.
+			return fmt.Errorf("trec: topics line %d: topic %s again (first on line %d)", n, id, at)
+		}
+		first[id] = n
+		out = append(out, Topic{ID: id, Query: strings.TrimSpace(q)})
 		return nil
 	})
 	if err != nil {

@@ -102,6 +102,9 @@ func TestBadFilesGiveLineNumbers(t *testing.T) {
 		{"1 0 a x\n", `qrels line 1: relevance "x"`, func(s string) error { _, err := ReadQrels(strings.NewReader(s)); return err }},
 		{"1 Q0 a 1 nan? t\n", "run line 1: score", func(s string) error { _, err := ReadRun(strings.NewReader(s)); return err }},
 		{"no tab here\n", "topics line 1", func(s string) error { _, err := ReadTopics(strings.NewReader(s)); return err }},
+		{"1\ttar\n2\tzip\n\n1\ttar again\n", "topics line 4: topic 1 again (first on line 1)", func(s string) error { _, err := ReadTopics(strings.NewReader(s)); return err }},
+		{"1\ttar\n" + strings.Repeat("x", maxLine+1) + "\n", "topics line 2: longer than the 1048576-byte limit", func(s string) error { _, err := ReadTopics(strings.NewReader(s)); return err }},
+		{"\n  \n", "qrels: no judgments", func(s string) error { _, err := ReadQrels(strings.NewReader(s)); return err }},
 	} {
 		if err := c.read(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: err = %v, want %q", c.in, err, c.want)
