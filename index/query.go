@@ -56,6 +56,19 @@ func queryErr(format string, args ...any) error {
 	return &QueryError{Msg: fmt.Sprintf(format, args...)}
 }
 
+// maxExcerpt is the most characters of a query an error message repeats.
+const maxExcerpt = 60
+
+// Excerpt is s cut to its first maxExcerpt characters, "…" marking a cut:
+// enough to recognize a query in an error message, where a whole one (up
+// to index.max_query_bytes) would bury the message.
+func Excerpt(s string) string {
+	if utf8.RuneCountInString(s) <= maxExcerpt {
+		return s
+	}
+	return string([]rune(s)[:maxExcerpt]) + "…"
+}
+
 // ParseQuery parses s. An empty or over-long query, an unclosed quote, too
 // many phrases, exclusions and site: filters, or a query with nothing
 // positive to search for is a *QueryError. Any number of plain words is
@@ -125,7 +138,7 @@ func ParseQuery(s string, lim Limits) (Query, error) {
 		if len(word) >= 5 && strings.EqualFold(word[:5], "site:") {
 			host := strings.ToLower(word[5:])
 			if host == "" || strings.ContainsAny(host, "/?#@") {
-				return Query{}, queryErr("site:%s: want a host name such as site:example.org", word[5:])
+				return Query{}, queryErr("site:%s: want a host name such as site:example.org", Excerpt(word[5:]))
 			}
 			add(neg, &q.Sites, &q.ExcludeSites, host)
 			continue

@@ -63,6 +63,7 @@ func TestParseQueryErrorsNameTheProblem(t *testing.T) {
 		{"too many operators names the limit", `a -b -c "d e" -f -g -h -i site:x.org site:y.org`, "q: 9 phrases, exclusions and site: filters: more than the limit of 8"},
 		{"a site: without a host", "budget site:", "q: site:: want a host name"},
 		{"a site: with a path", "budget site:a.gov/x", "q: site:a.gov/x: want a host name"},
+		{"a long bad site: is cut", "budget site:" + strings.Repeat("x/", 200), "q: site:" + strings.Repeat("x/", 30) + "…: want a host name"},
 		{"invalid UTF-8", "budg\xffet", "q: not valid UTF-8"},
 	}
 	for _, tc := range cases {

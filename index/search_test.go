@@ -186,6 +186,16 @@ func TestStopWordQuerySearchesTitles(t *testing.T) {
 	if _, err := ix.Search(t.Context(), pq, 0, 10); err == nil || !strings.Contains(err.Error(), "no searchable words") {
 		t.Fatalf("punctuation only: err = %v", err)
 	}
+	// A long query is repeated only in part.
+	pq, _ = ParseQuery(strings.Repeat("*", 900), ix.cfg.Limits())
+	want := `q: "` + strings.Repeat("*", 60) + `…" has no searchable words`
+	if _, err := ix.Search(t.Context(), pq, 0, 10); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("long punctuation: err = %.200v, want it to start %q", err, want)
+	}
+	want = strings.Replace(want, "no searchable words", "no searchable words (only punctuation)", 1)
+	if _, _, err := ix.Retrieve(t.Context(), pq, 10); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("long punctuation, best match: err = %.200v, want it to start %q", err, want)
+	}
 }
 
 func TestRetrieveIsSearchsOrderWithoutStoredFields(t *testing.T) {
