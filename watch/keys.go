@@ -58,8 +58,21 @@ func keyHash(secret string) string {
 
 // CreateKey stores k and returns its secret, shown once.
 func (e *Engine) CreateKey(ctx context.Context, k Key) (string, error) {
-	if k.User == "" || k.MaxWatches <= 0 || k.MinEvery <= 0 || k.MaxRegexBytes <= 0 {
-		return "", fmt.Errorf("watch: key for %q: user, max_watches, min_every and max_regex_bytes must be set and > 0", k.User)
+	var bad []error
+	if k.User == "" {
+		bad = append(bad, errors.New("user: must be given"))
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+		show any
+	}{{"max_watches", int64(k.MaxWatches), k.MaxWatches}, {"min_every", int64(k.MinEvery), k.MinEvery}, {"max_regex_bytes", int64(k.MaxRegexBytes), k.MaxRegexBytes}} {
+		if f.v <= 0 {
+			bad = append(bad, fmt.Errorf("%s = %v: must be > 0", f.name, f.show))
+		}
+	}
+	if err := errors.Join(bad...); err != nil {
+		return "", fmt.Errorf("watch: key for %q: %w", k.User, err)
 	}
 	raw := make([]byte, 24)
 	if _, err := rand.Read(raw); err != nil {

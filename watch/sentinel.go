@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -128,6 +129,26 @@ func (s *Spec) validate(cfg Config, now time.Time) error {
 	case Phrase:
 		if s.Selector == "" && len(strings.Fields(s.Object)) < cfg.PhraseMinWords {
 			return fmt.Errorf("object %q: a phrase needs at least %d words (or a selector)", s.Object, cfg.PhraseMinWords)
+		}
+	}
+	// A field only another type reads would be stored and never used, so
+	// the sentinel would not watch what its user asked for.
+	for _, f := range []struct {
+		name  string
+		set   bool
+		types []Type
+	}{
+		{"keywords", len(s.Keywords) > 0, []Type{Keywords}},
+		{"direction", s.Direction != Both, []Type{Keywords}},
+		{"regex", s.Regex != "", []Type{Regex}},
+		{"object", s.Object != "", []Type{Phrase, Table, List}},
+	} {
+		if f.set && !slices.Contains(f.types, s.Type) {
+			names := make([]string, len(f.types))
+			for i, t := range f.types {
+				names[i] = string(t)
+			}
+			return fmt.Errorf("%s: not read by type %s, only by %s", f.name, s.Type, strings.Join(names, ", "))
 		}
 	}
 	if !(s.MinChange >= 0 && s.MinChange <= 1) { // NaN too
