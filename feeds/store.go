@@ -123,7 +123,7 @@ type AddOptions struct {
 type SettingError struct{ Setting, Value, Limit string }
 
 func (e *SettingError) Error() string {
-	return fmt.Sprintf("feeds: %s = %q: must be %s", e.Setting, e.Value, e.Limit)
+	return fmt.Sprintf("feeds: %s = %.200q: must be %s", e.Setting, e.Value, e.Limit) // a value repeated in part
 }
 
 // Add subscribes to the feed at rawURL (http or https, normalized); adding
@@ -153,7 +153,11 @@ func (s *Store) Add(ctx context.Context, rawURL string, o AddOptions, now time.T
 func (s *Store) add(ctx context.Context, rawURL string, o AddOptions, now time.Time) (f Feed, isNew bool, err error) {
 	u, err := urlnorm.Normalize(rawURL)
 	if err != nil {
-		return Feed{}, false, &SettingError{Setting: "url", Value: rawURL, Limit: "an absolute http or https URL"}
+		limit := "an absolute http or https URL"
+		if errors.Is(err, urlnorm.ErrTooLong) {
+			limit += fmt.Sprintf(" of at most %d bytes", urlnorm.MaxLength)
+		}
+		return Feed{}, false, &SettingError{Setting: "url", Value: rawURL, Limit: limit}
 	}
 	if w := o.Weight; w != nil && !(*w > 0 && *w <= math.MaxFloat64) {
 		return Feed{}, false, &SettingError{Setting: "weight", Value: strconv.FormatFloat(*w, 'g', -1, 64), Limit: "a finite number > 0"}

@@ -244,6 +244,12 @@ func TestAddAgainKeepsWhatItIsNotGiven(t *testing.T) {
 	if _, _, err := s.Add(t.Context(), "ftp://x.test/feed", AddOptions{}, t0); !strings.Contains(fmt.Sprint(err), `url = "ftp://x.test/feed"`) {
 		t.Errorf("an ftp URL: %v, want an error naming the url", err)
 	}
+	// A URL over the length limit: the limit is named, and the URL is
+	// repeated only in part.
+	long := "http://x.test/" + strings.Repeat("a", 3000)
+	if _, _, err := s.Add(t.Context(), long, AddOptions{}, t0); err == nil || !strings.HasSuffix(err.Error(), "must be an absolute http or https URL of at most 2048 bytes") || len(err.Error()) > 400 {
+		t.Errorf("a 3,014-byte URL: %.500v, want an error of a few hundred bytes naming the 2048-byte limit", err)
+	}
 	if f, err := s.Get(IDOf(u)); err != nil || f.Weight != 3 || f.MinInterval != time.Hour || f.MaxInterval != 24*time.Hour {
 		t.Errorf("after the refusals: %+v, %v; want weight 3, every 1h to 24h", f, err)
 	}

@@ -239,7 +239,7 @@ func ParseIDs(text string) (ids []string, weights []float64, err error) {
 		if hasW {
 			weight, err = strconv.ParseFloat(strings.TrimSpace(w), 64)
 			if err != nil || weight < 0 || math.IsInf(weight, 0) || math.IsNaN(weight) {
-				return nil, nil, fmt.Errorf("relation: ids line %d: weight %q: must be a number >= 0", n+1, strings.TrimSpace(w))
+				return nil, nil, fmt.Errorf("relation: ids line %d: weight %.40q: must be a number >= 0", n+1, strings.TrimSpace(w))
 			}
 		}
 		ids = append(ids, id)

@@ -369,7 +369,7 @@ func asFlagError(err error) error {
 		return err
 	}
 	if se.Setting == "url" {
-		return fmt.Errorf("URL %q: must be %s", se.Value, se.Limit)
+		return fmt.Errorf("URL %.200q: must be %s", se.Value, se.Limit) // a long URL repeated in part
 	}
 	limit := strings.ReplaceAll(se.Limit, "max_interval", "--max-interval")
 	return fmt.Errorf("--%s = %q: must be %s", strings.ReplaceAll(se.Setting, "_", "-"), se.Value, limit)
