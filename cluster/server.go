@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -36,6 +38,14 @@ func Serve(ctx context.Context, cfg ServerConfig, ready func(url string)) error 
 	}
 	if cfg.StoreDir == "" {
 		return fmt.Errorf("--store: a JetStream directory is required")
+	}
+	// NATS checks the directory itself only once it starts, and then
+	// ends the process with a log line of its own.
+	if err := os.MkdirAll(cfg.StoreDir, 0o755); err != nil {
+		return fmt.Errorf("--store %s: must be a directory deltaq can write: %w", cfg.StoreDir, err)
+	}
+	if cfg.Cluster == "" && len(cfg.Routes) > 0 {
+		return fmt.Errorf("--routes %s: routes join a cluster, which needs --cluster-listen", strings.Join(cfg.Routes, ","))
 	}
 	opts := &server.Options{ServerName: cfg.Name, Host: host, Port: port, JetStream: true, StoreDir: cfg.StoreDir, NoSigs: true}
 	if cfg.Cluster != "" {
