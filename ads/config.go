@@ -73,6 +73,16 @@ func (c Config) Validate() error {
 	if c.MaxPhrasesPerAd < 1 {
 		bad("max_phrases_per_ad", c.MaxPhrasesPerAd, "must be >= 1")
 	}
+	// Amounts are micros (Money): a configured bound finer than that
+	// would be rounded where UnitsIn refuses the same amount in a request.
+	micros := func(key string, v float64) {
+		if v >= Micro.Units() && v <= MaxMoneyUnits && !wholeMicros(v) {
+			bad(key, v, "must have at most 6 decimals (whole micros)")
+		}
+	}
+	micros("min_bid", c.MinBid)
+	micros("max_bid", c.MaxBid)
+	micros("max_daily_budget", c.MaxDailyBudget)
 	if c.MinBid < 1e-6 {
 		bad("min_bid", c.MinBid, "must be >= 0.000001 (one micro)")
 	}

@@ -40,3 +40,21 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigValidateRefusesBoundsFinerThanAMicro: a bound the Store would
+// round to whole micros is refused, as UnitsIn refuses such an amount in a
+// request.
+func TestConfigValidateRefusesBoundsFinerThanAMicro(t *testing.T) {
+	c := testConfig()
+	c.MinBid, c.MaxBid, c.MaxDailyBudget = 0.0000015, 10.0000001, 1000.0000001
+	err := c.Validate()
+	for _, want := range []string{
+		"ads.min_bid = 1.5e-06: must have at most 6 decimals",
+		"ads.max_bid = 10.0000001: must have at most 6 decimals",
+		"ads.max_daily_budget = 1000.0000001: must have at most 6 decimals",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("missing %q in:\n%v", want, err)
+		}
+	}
+}

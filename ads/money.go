@@ -22,16 +22,34 @@ const (
 const MaxMoneyUnits = 1e9
 
 // MoneyFromUnits converts an amount in currency units to micros, rounding
-// to the nearest micro.
+// to the nearest micro. Amounts someone typed go through UnitsIn instead,
+// which refuses what would round.
 func MoneyFromUnits(u float64) Money { return Money(math.Round(u * float64(Unit))) }
+
+// wholeMicros reports whether u is a whole number of micros: whether it
+// has at most six decimals, as far as a float64 can tell. u must be in
+// [0, MaxMoneyUnits], where micros are exact float64 integers, so the
+// round trip through Money gives back u exactly when nothing was rounded.
+func wholeMicros(u float64) bool { return MoneyFromUnits(u).Units() == u }
 
 // UnitsIn converts an amount in currency units given for field (a request
 // or command-line field) to Money, refusing NaN and amounts outside
 // [0, MaxMoneyUnits], which Money cannot hold (the configured bounds are
-// the Store's to check).
+// the Store's to check), and amounts finer than one micro. Money is never
+// rounded silently: a bid of 100.0000001 is a typo or a misunderstanding,
+// not 100, and a budget of 0.0000001 would round to 0, which means no
+// budget at all.
 func UnitsIn(field string, u float64) (Money, error) {
+	value := strconv.FormatFloat(u, 'g', -1, 64)
 	if !(u >= 0 && u <= MaxMoneyUnits) {
-		return 0, &FieldError{Field: field, Value: strconv.FormatFloat(u, 'g', -1, 64), Limit: fmt.Sprintf("must be in [0, %g]", MaxMoneyUnits)}
+		return 0, &FieldError{Field: field, Value: value, Limit: fmt.Sprintf("must be in [0, %g]", MaxMoneyUnits)}
+	}
+	if !wholeMicros(u) {
+		limit := "must have at most 6 decimals (the smallest amount is 0.000001)"
+		if u < Micro.Units() {
+			limit = "must be 0 or at least 0.000001 (the smallest amount)"
+		}
+		return 0, &FieldError{Field: field, Value: value, Limit: limit}
 	}
 	return MoneyFromUnits(u), nil
 }

@@ -29,7 +29,9 @@ const adsAPIPrefix = "/api/v1/ads/"
 //	PATCH  /api/v1/ads/account   {daily_budget}: 0 removes the budget
 //	GET    /api/v1/ads/report    impressions, clicks, CTR and spend per ad and phrase
 //
-// Amounts are in currency units (bids per click, budgets per day).
+// Amounts are in currency units (bids per click, budgets per day), with
+// at most six decimals: ads.UnitsIn refuses finer amounts rather than round
+// them.
 // Answers: 401 without a valid key; 404 for an ad that does not exist or
 // belongs to someone else (never 403, which would confirm the id); 400
 // with {"error": {"code", "field", "value", "limit", "message"}} for bad JSON or values out of range;

@@ -263,6 +263,7 @@ func TestAPIRejectsBadInputNamingTheField(t *testing.T) {
 		{"a bid below ads.min_bid", `{"title":"t","url":"https://a.example/","targets":[{"phrase":"p","bid":0.001}]}`, "targets[0].bid"},
 		{"a negative bid", `{"title":"t","url":"https://a.example/","targets":[{"phrase":"p","bid":-1}]}`, "targets[0].bid"},
 		{"a missing bid", `{"title":"t","url":"https://a.example/","targets":[{"phrase":"p"}]}`, "targets[0].bid"},
+		{"a bid finer than one micro", `{"title":"t","url":"https://a.example/","targets":[{"phrase":"p","bid":1.0000001}]}`, "targets[0].bid"},
 	} {
 		t.Run("rejects "+tc.name, func(t *testing.T) {
 			var body errorBody
@@ -304,11 +305,16 @@ func TestAPIAccountAndReport(t *testing.T) {
 	if code := e.call("PATCH", adsAPIPrefix+"account", key, `{"daily_budget":20}`, &acct); code != 200 || acct.DailyBudget == nil || *acct.DailyBudget != 20 {
 		t.Fatalf("set budget: %d %+v", code, acct)
 	}
-	for _, bad := range []string{`{"daily_budget":-1}`, `{"daily_budget":1e12}`, `{}`} {
+	// 0.0000001 would round to 0 micros, which is no budget: refused, and
+	// the budget of 20 stays.
+	for _, bad := range []string{`{"daily_budget":-1}`, `{"daily_budget":1e12}`, `{}`, `{"daily_budget":0.0000001}`, `{"daily_budget":5.0000001}`} {
 		var out errorBody
 		if code := e.call("PATCH", adsAPIPrefix+"account", key, bad, &out); code != 400 || out.Error.Field != "daily_budget" {
 			t.Fatalf("budget %s: %d %+v, want 400 on daily_budget", bad, code, out)
 		}
+	}
+	if code := e.call("GET", adsAPIPrefix+"account", key, "", &acct); code != 200 || acct.DailyBudget == nil || *acct.DailyBudget != 20 {
+		t.Fatalf("account after refused budgets: %d %+v, want the budget of 20 kept", code, acct)
 	}
 	var ad adJSON
 	e.call("POST", adsAPIPrefix, key, goodAd, &ad)
