@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/deltaq/deltaq/alert"
@@ -43,6 +44,46 @@ type watchAPI struct {
 	logger  *slog.Logger
 	// render writes an HTML page (Server.render).
 	render func(w http.ResponseWriter, t *template.Template, code int, data any)
+	// creating serializes each user's creations of watches and alerts, so
+	// that counting theirs against the key's limit and adding one is
+	// atomic: otherwise parallel requests all pass the count.
+	creating userLocks
+}
+
+// userLocks is a mutex per user, kept only while someone holds or waits
+// for it. One user's slow install (a page fetch) holds up no one else's.
+type userLocks struct {
+	mu    sync.Mutex
+	users map[string]*userLock
+}
+
+type userLock struct {
+	sync.Mutex
+	refs int // holders and waiters
+}
+
+// lock locks user's mutex and returns its unlock.
+func (l *userLocks) lock(user string) (unlock func()) {
+	l.mu.Lock()
+	if l.users == nil {
+		l.users = make(map[string]*userLock)
+	}
+	u := l.users[user]
+	if u == nil {
+		u = &userLock{}
+		l.users[user] = u
+	}
+	u.refs++
+	l.mu.Unlock()
+	u.Lock()
+	return func() {
+		u.Unlock()
+		l.mu.Lock()
+		if u.refs--; u.refs == 0 {
+			delete(l.users, user)
+		}
+		l.mu.Unlock()
+	}
 }
 
 func (api *watchAPI) routes(mux *http.ServeMux) {
@@ -242,6 +283,7 @@ func (api *watchAPI) install(ctx context.Context, k watch.Key, q *watchRequest) 
 	if err != nil {
 		return nil, err
 	}
+	defer api.creating.lock(k.User)()
 	mine, err := api.watches.List(ctx, k.User)
 	if err != nil {
 		return nil, err
@@ -444,6 +486,7 @@ func (api *watchAPI) addAlert(ctx context.Context, k watch.Key, q alertRequest) 
 		}
 		a.Notify = append(a.Notify, t)
 	}
+	defer api.creating.lock(k.User)()
 	if n := api.alerts.Count(k.User); n >= k.MaxWatches {
 		return nil, &InputError{Field: "alerts", Value: strconv.Itoa(n + 1), Limit: fmt.Sprintf("at most %d", k.MaxWatches), Message: "over this key's limit"}
 	}

@@ -223,3 +223,57 @@ func TestAlertAPI(t *testing.T) {
 		t.Errorf("delete: %d", code)
 	}
 }
+
+// TestKeyLimitsHoldUnderParallelRequests sends many creations at once on
+// one key: exactly the key's limit of watches and of alerts is created,
+// where counting and adding without holding a lock across both let
+// parallel requests all pass the count.
+func TestKeyLimitsHoldUnderParallelRequests(t *testing.T) {
+	e := newWatchEnv(t)
+	const limit, parallel = 5, 40
+	key := e.key("ada", limit)
+	for _, c := range []struct{ path, body, field string }{
+		{"/api/v1/watches", `{"url":"` + e.pageURL + `","type":"words","every":"2h"}`, `"field":"watches"`},
+		{"/api/v1/alerts", `{"query":"accessibility"}`, `"field":"alerts"`},
+	} {
+		codes := make([]int, parallel)
+		var wg sync.WaitGroup
+		for i := range parallel {
+			wg.Go(func() {
+				req, err := http.NewRequestWithContext(t.Context(), "POST", e.srv.URL+c.path, strings.NewReader(c.body))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				req.Header.Set("Authorization", "Bearer "+key)
+				resp, err := e.srv.Client().Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				if codes[i] = resp.StatusCode; resp.StatusCode != http.StatusCreated && !strings.Contains(string(b), c.field) {
+					t.Errorf("POST %s: %d %s, want 201 or 400 naming %s", c.path, resp.StatusCode, b, c.field)
+				}
+			})
+		}
+		wg.Wait()
+		created := 0
+		for _, code := range codes {
+			if code == http.StatusCreated {
+				created++
+			}
+		}
+		if created != limit {
+			t.Errorf("%d parallel POST %s on a key of %d: %d created, want %d", parallel, c.path, limit, created, limit)
+		}
+	}
+	ss, err := e.engine.List(t.Context(), "ada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ss) != limit || e.matcher.Count("ada") != limit {
+		t.Errorf("stored: %d watches, %d alerts; want %d of each", len(ss), e.matcher.Count("ada"), limit)
+	}
+}
