@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -27,7 +28,7 @@ const riverLimit = 200
 // feedsRoutes adds the aggregator's routes:
 //
 //	GET /api/v1/feeds                    every subscribed feed
-//	GET /api/v1/feeds/{id}/items?since=  a feed's items first seen after since (RFC 3339)
+//	GET /api/v1/feeds/{id}/items?since=  a feed's items first seen after since (RFC 3339 or Unix seconds)
 //	GET /api/v1/river?since=             every feed's items, newest first; ?format=atom re-exports it
 //	GET /feeds/river.atom                the river as Atom, for feed readers
 func (s *Server) feedsRoutes(mux *http.ServeMux) {
@@ -208,21 +209,37 @@ func (s *Server) river(w http.ResponseWriter, r *http.Request, atom bool) {
 	}
 }
 
-// sinceParam reads ?since= (RFC 3339; absent means from the start).
+// sinceMin and sinceMax bound the times an RFC 3339 since can write,
+// years 0000 to 9999. Unix seconds are held to the same range: time.Unix
+// takes any int64, but far enough out its times overflow when compared,
+// and a huge since then came before every item instead of after.
+var (
+	sinceMin = time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)
+	sinceMax = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+)
+
+// sinceParam reads ?since= (RFC 3339 or Unix seconds; absent means from
+// the start).
 func sinceParam(w http.ResponseWriter, r *http.Request) (time.Time, bool) {
 	v := r.URL.Query().Get("since")
 	if v == "" {
 		return time.Time{}, true
 	}
 	t, err := time.Parse(time.RFC3339, v)
-	if err != nil {
-		if n, nerr := strconv.ParseInt(v, 10, 64); nerr == nil {
+	if err == nil {
+		return t, true
+	}
+	lo, hi := sinceMin.Unix(), sinceMax.Unix()
+	msg := "not a time"
+	if n, nerr := strconv.ParseInt(v, 10, 64); nerr == nil {
+		if n >= lo && n <= hi {
 			return time.Unix(n, 0), true
 		}
-		writeInputError(w, &InputError{Field: "since", Value: v, Limit: "RFC 3339 time or Unix seconds", Message: "not a time"})
-		return time.Time{}, false
+		msg = "out of range"
 	}
-	return t, true
+	writeInputError(w, &InputError{Field: "since", Value: v,
+		Limit: fmt.Sprintf("an RFC 3339 time or Unix seconds in [%d, %d] (years 0000 to 9999)", lo, hi), Message: msg})
+	return time.Time{}, false
 }
 
 func orEmpty(items []feeds.StoredItem) []feeds.StoredItem {

@@ -73,6 +73,22 @@ func TestFeedRoutes(t *testing.T) {
 	if code, b = get("/api/v1/river?since=yesterday"); code != 400 || !strings.Contains(b, `"field":"since"`) {
 		t.Fatalf("bad since: %d %s", code, b)
 	}
+	// Unix seconds mean what RFC 3339 does, within its years 0000 to
+	// 9999; beyond them since is refused, where the largest int64 used to
+	// wrap around to before every item.
+	for _, path := range []string{"/api/v1/feeds/" + f.ID + "/items", "/api/v1/river"} {
+		if code, b = get(path + "?since=1735689600"); code != 200 || json.Unmarshal([]byte(b), &items) != nil || len(items.Items) != 2 {
+			t.Errorf("%s since 2025 in Unix seconds: %d %s, want both items", path, code, b)
+		}
+		if code, b = get(path + "?since=253402300799"); code != 200 || !strings.Contains(b, `"items":[]`) {
+			t.Errorf("%s since the end of 9999 in Unix seconds: %d %s, want no items", path, code, b)
+		}
+		for _, v := range []string{"253402300800", "9223372036854775807", "-9223372036854775808"} {
+			if code, b = get(path + "?since=" + v); code != 400 || !strings.Contains(b, `"field":"since","value":"`+v+`","limit":"an RFC 3339 time or Unix seconds in [-62167219200, 253402300799]`) {
+				t.Errorf("%s since=%s: %d %s, want 400 naming since, the value and the range", path, v, code, b)
+			}
+		}
+	}
 	code, b = get("/feeds/river.atom")
 	if code != 200 {
 		t.Fatalf("river.atom: %d", code)
