@@ -21,6 +21,9 @@ type Config struct {
 	Batch int `mapstructure:"batch"`
 	// FeedEntries is how many entries each Atom feed keeps.
 	FeedEntries int `mapstructure:"feed_entries"`
+	// MaxTargets bounds the targets of one watch or alert: each change is
+	// one delivery per target.
+	MaxTargets int `mapstructure:"max_targets"`
 	// Poll is the longest the service sleeps when nothing is due.
 	Poll time.Duration `mapstructure:"poll"`
 	SMTP SMTPConfig    `mapstructure:"smtp"`
@@ -48,6 +51,7 @@ func (c Config) Validate() error {
 	positive("max_attempts", int64(c.MaxAttempts))
 	positive("batch", int64(c.Batch))
 	positive("feed_entries", int64(c.FeedEntries))
+	positive("max_targets", int64(c.MaxTargets))
 	for _, d := range []struct {
 		key string
 		v   time.Duration

@@ -54,6 +54,41 @@ func (t Target) String() string {
 	return string(t.Kind) + ":" + t.Addr
 }
 
+// TargetError is a list of targets refused: Value is the target at
+// fault, or the count when there are too many; Limit is what is accepted.
+type TargetError struct {
+	Value string
+	Limit string
+	Err   error // ParseTarget's error, if that is the fault
+}
+
+func (e *TargetError) Error() string {
+	if e.Err != nil {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("notify: %s: %s", e.Value, e.Limit)
+}
+
+func (e *TargetError) Unwrap() error { return e.Err }
+
+// ParseTargets reads each of in as ParseTarget does, at most max of them
+// (notify.max_targets): every target costs a delivery per change, so a
+// long list would turn each change into a flood.
+func ParseTargets(in []string, max int) ([]Target, error) {
+	if len(in) > max {
+		return nil, &TargetError{Value: fmt.Sprintf("(%d targets)", len(in)), Limit: fmt.Sprintf("at most %d (notify.max_targets)", max)}
+	}
+	var out []Target
+	for _, s := range in {
+		t, err := ParseTarget(s)
+		if err != nil {
+			return nil, &TargetError{Value: s, Limit: "webhook:URL, email:ADDR or feed", Err: err}
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
 // ParseTarget reads "webhook:URL", "email:ADDR" or "feed".
 func ParseTarget(s string) (Target, error) {
 	kind, addr, _ := strings.Cut(s, ":")

@@ -3,6 +3,7 @@ package notify_test
 import (
 	"context"
 	"encoding/xml"
+	"errors"
 	"mime"
 	"net/http"
 	"strings"
@@ -30,7 +31,7 @@ func openRepo(t *testing.T) *repo.DB {
 
 func testConfig() notify.Config {
 	return notify.Config{MaxAttempts: 4, BackoffBase: time.Minute, BackoffMax: 10 * time.Minute, WebhookTimeout: 5 * time.Second,
-		Batch: 16, FeedEntries: 3, Poll: time.Hour, SMTP: notify.SMTPConfig{From: "deltaq@localhost", Timeout: 5 * time.Second}}
+		Batch: 16, FeedEntries: 3, MaxTargets: 2, Poll: time.Hour, SMTP: notify.SMTPConfig{From: "deltaq@localhost", Timeout: 5 * time.Second}}
 }
 
 func enqueue(t *testing.T, db *repo.DB, ob *notify.Outbox, n *notify.Notification) {
@@ -264,9 +265,29 @@ func TestBadInput(t *testing.T) {
 		t.Error("Enqueue accepted an id with '/'")
 	}
 	bad := testConfig()
-	bad.MaxAttempts, bad.BackoffMax = 0, time.Second
+	bad.MaxAttempts, bad.BackoffMax, bad.MaxTargets = 0, time.Second, 0
 	err := bad.Validate()
-	if err == nil || !strings.Contains(err.Error(), "notify.max_attempts = 0") || !strings.Contains(err.Error(), "notify.backoff_max = 1s") {
+	if err == nil || !strings.Contains(err.Error(), "notify.max_attempts = 0") || !strings.Contains(err.Error(), "notify.backoff_max = 1s") ||
+		!strings.Contains(err.Error(), "notify.max_targets = 0: must be > 0") {
 		t.Errorf("Validate = %v", err)
+	}
+}
+
+// TestParseTargetsBoundsTheirNumber: up to max targets are read as
+// ParseTarget reads each; one more is refused with the count and the
+// limit, and a bad one names itself.
+func TestParseTargetsBoundsTheirNumber(t *testing.T) {
+	got, err := notify.ParseTargets([]string{"feed", "webhook:https://a.example/h"}, 2)
+	if err != nil || len(got) != 2 || got[1] != (notify.Target{Kind: notify.Webhook, Addr: "https://a.example/h"}) {
+		t.Fatalf("two targets of two: %v, %v", got, err)
+	}
+	var te *notify.TargetError
+	_, err = notify.ParseTargets([]string{"feed", "feed", "feed"}, 2)
+	if !errors.As(err, &te) || te.Value != "(3 targets)" || te.Limit != "at most 2 (notify.max_targets)" {
+		t.Errorf("three targets of two: %v, want the count and the limit", err)
+	}
+	_, err = notify.ParseTargets([]string{"feed", "sms:1"}, 2)
+	if !errors.As(err, &te) || te.Value != "sms:1" || !strings.Contains(err.Error(), `notify "sms:1"`) {
+		t.Errorf("a bad target: %v, want it named", err)
 	}
 }

@@ -31,6 +31,9 @@ type Outbox struct {
 // NewOutbox returns the outbox over db.
 func NewOutbox(db *repo.DB, cfg Config) *Outbox { return &Outbox{db: db, cfg: cfg} }
 
+// Config returns the settings the outbox was made with.
+func (o *Outbox) Config() Config { return o.cfg }
+
 // delivery is one notification on its way to one target.
 type delivery struct {
 	N        Notification `json:"n"`

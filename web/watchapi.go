@@ -22,7 +22,8 @@ import (
 // watchAPI serves sentinels and search alerts. Every request carries
 // "Authorization: Bearer <key>" (keys from `deltaq watch key`); a user sees
 // and changes only their own watches and alerts, within the key's limits
-// (watches, shortest interval, regex size).
+// (watches, shortest interval, regex size); a watch or an alert notifies
+// at most notify.max_targets targets.
 //
 //	GET    /api/v1/watches                 my watches
 //	POST   /api/v1/watches                 install {url, type, select, object, keywords, direction, regex,
@@ -223,8 +224,9 @@ func watchOut(s *watch.Sentinel, checked time.Time) watchJSON {
 		Pending: len(s.Pending), NextDigest: s.NextDigest}
 }
 
-// Spec turns a request into a spec; errors name the field.
-func (q *watchRequest) spec(user string) (watch.Spec, error) {
+// Spec turns a request into a spec, with at most maxTargets notify
+// targets; errors name the field.
+func (q *watchRequest) spec(user string, maxTargets int) (watch.Spec, error) {
 	s := watch.Spec{User: user, URL: q.URL, Type: watch.Type(q.Type), Selector: q.Select, Object: q.Object,
 		Keywords: q.Keywords, Direction: watch.Direction(q.Direction), Regex: q.Regex, MinChange: q.MinChange,
 		EveryN: q.EveryN, Mode: watch.Mode(q.Mode)}
@@ -247,14 +249,8 @@ func (q *watchRequest) spec(user string) (watch.Spec, error) {
 			}
 		}
 	}
-	for _, n := range q.Notify {
-		t, err := notify.ParseTarget(n)
-		if err != nil {
-			return s, &InputError{Field: "notify", Value: n, Limit: "webhook:URL, email:ADDR or feed", Message: err.Error()}
-		}
-		s.Notify = append(s.Notify, t)
-	}
-	return s, nil
+	s.Notify, err = notify.ParseTargets(q.Notify, maxTargets)
+	return s, err
 }
 
 func (api *watchAPI) create(w http.ResponseWriter, r *http.Request, k watch.Key) {
@@ -279,7 +275,7 @@ func (api *watchAPI) create(w http.ResponseWriter, r *http.Request, k watch.Key)
 // install installs q for k's user within k's limits; the JSON API and the
 // HTML form both come through here.
 func (api *watchAPI) install(ctx context.Context, k watch.Key, q *watchRequest) (*watch.Sentinel, error) {
-	spec, err := q.spec(k.User)
+	spec, err := q.spec(k.User, api.feeds.Config().MaxTargets)
 	if err != nil {
 		return nil, err
 	}
@@ -309,9 +305,12 @@ func userError(err error) *InputError {
 	var ie *InputError
 	var le *watch.LimitError
 	var qe *index.QueryError
+	var te *notify.TargetError
 	switch {
 	case errors.As(err, &ie):
 		return ie
+	case errors.As(err, &te):
+		return &InputError{Field: "notify", Value: te.Value, Limit: te.Limit, Message: te.Error()}
 	case errors.As(err, &le):
 		return &InputError{Field: le.Field, Value: le.Value, Limit: le.Limit, Message: "over this key's limit"}
 	case errors.As(err, &qe):
@@ -478,14 +477,11 @@ func (api *watchAPI) createAlert(w http.ResponseWriter, r *http.Request, k watch
 // addAlert adds q for k's user within k's limits (the JSON API and the
 // HTML form).
 func (api *watchAPI) addAlert(ctx context.Context, k watch.Key, q alertRequest) (*alert.Alert, error) {
-	a := alert.Alert{User: k.User, Query: q.Query, EveryChange: q.EveryChange}
-	for _, n := range q.Notify {
-		t, err := notify.ParseTarget(n)
-		if err != nil {
-			return nil, &InputError{Field: "notify", Value: n, Limit: "webhook:URL, email:ADDR or feed", Message: err.Error()}
-		}
-		a.Notify = append(a.Notify, t)
+	targets, err := notify.ParseTargets(q.Notify, api.feeds.Config().MaxTargets)
+	if err != nil {
+		return nil, err
 	}
+	a := alert.Alert{User: k.User, Query: q.Query, Notify: targets, EveryChange: q.EveryChange}
 	defer api.creating.lock(k.User)()
 	if n := api.alerts.Count(k.User); n >= k.MaxWatches {
 		return nil, &InputError{Field: "alerts", Value: strconv.Itoa(n + 1), Limit: fmt.Sprintf("at most %d", k.MaxWatches), Message: "over this key's limit"}

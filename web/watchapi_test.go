@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -46,7 +47,7 @@ func newWatchEnv(t *testing.T) *watchEnv {
 		io.WriteString(w, body)
 	}))
 	t.Cleanup(site.Close)
-	ob := notify.NewOutbox(db, notify.Config{MaxAttempts: 1, BackoffBase: time.Second, BackoffMax: time.Second, WebhookTimeout: time.Second, Batch: 8, FeedEntries: 10, Poll: time.Second, SMTP: notify.SMTPConfig{Timeout: time.Second}})
+	ob := notify.NewOutbox(db, notify.Config{MaxAttempts: 1, BackoffBase: time.Second, BackoffMax: time.Second, WebhookTimeout: time.Second, Batch: 8, FeedEntries: 10, MaxTargets: 3, Poll: time.Second, SMTP: notify.SMTPConfig{Timeout: time.Second}})
 	wcfg := watch.Config{ContextWords: 10, PhraseMinWords: 5, MaxBodyBytes: 1 << 20, FetchTimeout: 5 * time.Second, MaxRegexBytes: 512,
 		MaxMatchBytes: 4096, MaxKeywords: 8, Duration: 24 * time.Hour * 365, HistoryKept: 10, DigestKept: 10, MaxRequestBytes: 4096, Tick: time.Minute, ChecksPerTick: 10,
 		Diff: diff.Options{Timeout: time.Second}, Extract: extract.Limits{MaxLinks: 100, MaxTextBytes: 1 << 16, MaxDepth: 64, MaxNodes: 10000}}
@@ -275,5 +276,35 @@ func TestKeyLimitsHoldUnderParallelRequests(t *testing.T) {
 	}
 	if len(ss) != limit || e.matcher.Count("ada") != limit {
 		t.Errorf("stored: %d watches, %d alerts; want %d of each", len(ss), e.matcher.Count("ada"), limit)
+	}
+}
+
+// TestNotifyTargetsAreBounded: a watch or an alert takes at most
+// notify.max_targets targets, each one delivery per change; one more is
+// refused naming notify, the count and the limit, and nothing is created.
+func TestNotifyTargetsAreBounded(t *testing.T) {
+	e := newWatchEnv(t)
+	key := e.key("ada", 5)
+	targets := func(n int) string {
+		var ts []string
+		for i := range n {
+			ts = append(ts, fmt.Sprintf(`"webhook:https://hooks.example/%d"`, i))
+		}
+		return "[" + strings.Join(ts, ",") + "]"
+	}
+	for _, c := range []struct{ path, body string }{
+		{"/api/v1/watches", `{"url":"` + e.pageURL + `","type":"words","every":"2h","notify":`},
+		{"/api/v1/alerts", `{"query":"accessibility","notify":`},
+	} {
+		code, body := e.call("POST", c.path, key, c.body+targets(4)+`}`, nil)
+		if code != http.StatusBadRequest || !strings.Contains(body, `"field":"notify","value":"(4 targets)","limit":"at most 3 (notify.max_targets)"`) {
+			t.Errorf("POST %s with 4 targets: %d %s, want 400 naming notify, 4 targets and the limit 3", c.path, code, body)
+		}
+		if code, body := e.call("POST", c.path, key, c.body+targets(3)+`}`, nil); code != http.StatusCreated {
+			t.Errorf("POST %s with 3 targets: %d %s, want 201", c.path, code, body)
+		}
+	}
+	if ss, err := e.engine.List(t.Context(), "ada"); err != nil || len(ss) != 1 || e.matcher.Count("ada") != 1 {
+		t.Errorf("stored: %d watches (%v), %d alerts; want one of each", len(ss), err, e.matcher.Count("ada"))
 	}
 }

@@ -74,7 +74,9 @@ func (f *specFlags) add(cmd *cobra.Command) {
 	fs.StringVar(&f.user, "user", "", "owner")
 }
 
-func (f *specFlags) spec(url string) (watch.Spec, error) {
+// spec is the sentinel the flags describe, with at most maxTargets
+// --notify targets (notify.max_targets).
+func (f *specFlags) spec(url string, maxTargets int) (watch.Spec, error) {
 	s := watch.Spec{User: f.user, URL: url, Type: watch.Type(f.typ), Selector: f.sel, Object: f.object, Keywords: f.keywords,
 		Direction: watch.Direction(f.direction), Regex: f.regex, MinChange: f.minChange, EveryN: f.everyN, Mode: watch.Mode(f.mode)}
 	var err error
@@ -93,12 +95,8 @@ func (f *specFlags) spec(url string) (watch.Spec, error) {
 			}
 		}
 	}
-	for _, n := range f.notify {
-		t, err := notify.ParseTarget(n)
-		if err != nil {
-			return s, fmt.Errorf("--%w", err)
-		}
-		s.Notify = append(s.Notify, t)
+	if s.Notify, err = notify.ParseTargets(f.notify, maxTargets); err != nil {
+		return s, fmt.Errorf("--%w", err)
 	}
 	return s, nil
 }
@@ -135,11 +133,11 @@ func (a *app) newWatchCmd() *cobra.Command {
 		Use:   "add URL --type T [--select CSS] [--object TEXT] [--keywords a,b] [--every 1h] [--notify webhook:URL|email:ADDR|feed] [--until DATE]",
 		Short: "Install a sentinel", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := add.spec(args[0])
-			if err != nil {
-				return err
-			}
 			return a.withWatches(cmd, &dataDir, func(ctx context.Context, e *watchEnv) error {
+				spec, err := add.spec(args[0], e.cfg.Notify.MaxTargets)
+				if err != nil {
+					return err
+				}
 				s, err := e.engine.Install(ctx, spec)
 				if err != nil {
 					return err
@@ -155,11 +153,11 @@ func (a *app) newWatchCmd() *cobra.Command {
 	testCmd := &cobra.Command{
 		Use: "test URL --type T [...]", Short: "Show what a sentinel would track on the stored copy of the page", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := test.spec(args[0])
-			if err != nil {
-				return err
-			}
 			return a.withWatches(cmd, &dataDir, func(ctx context.Context, e *watchEnv) error {
+				spec, err := test.spec(args[0], e.cfg.Notify.MaxTargets)
+				if err != nil {
+					return err
+				}
 				obj, err := e.engine.Test(ctx, spec)
 				if err != nil {
 					return err
@@ -259,28 +257,24 @@ func (a *app) newAlertCmd() *cobra.Command {
 	var everyChange bool
 	cmd := &cobra.Command{Use: "alert", Short: "Standing search queries, matched against every new or changed page as it is indexed"}
 	cmd.PersistentFlags().StringVar(&dataDir, "data", "", "data directory")
-	withAlerts := func(cmd *cobra.Command, fn func(ctx context.Context, m *alert.Matcher) error) error {
+	withAlerts := func(cmd *cobra.Command, fn func(ctx context.Context, m *alert.Matcher, cfg *configs.Config) error) error {
 		return a.withWatches(cmd, &dataDir, func(ctx context.Context, e *watchEnv) error {
 			m, err := openAlerts(ctx, e.db, e.cfg, e.outbox, e.logger)
 			if err != nil {
 				return err
 			}
-			return fn(ctx, m)
+			return fn(ctx, m, e.cfg)
 		})
 	}
 	addCmd := &cobra.Command{
 		Use: "add QUERY [--notify webhook:URL|email:ADDR|feed] [--user U] [--every-change]", Short: "Add a standing query", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			al := alert.Alert{User: user, Query: args[0], EveryChange: everyChange}
-			for _, n := range targets {
-				t, err := notify.ParseTarget(n)
+			return withAlerts(cmd, func(ctx context.Context, m *alert.Matcher, cfg *configs.Config) error {
+				to, err := notify.ParseTargets(targets, cfg.Notify.MaxTargets)
 				if err != nil {
 					return fmt.Errorf("--%w", err)
 				}
-				al.Notify = append(al.Notify, t)
-			}
-			return withAlerts(cmd, func(ctx context.Context, m *alert.Matcher) error {
-				out, err := m.Add(ctx, al)
+				out, err := m.Add(ctx, alert.Alert{User: user, Query: args[0], Notify: to, EveryChange: everyChange})
 				if err != nil {
 					return err
 				}
@@ -295,7 +289,7 @@ func (a *app) newAlertCmd() *cobra.Command {
 	listCmd := &cobra.Command{
 		Use: "list", Short: "List standing queries", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withAlerts(cmd, func(_ context.Context, m *alert.Matcher) error {
+			return withAlerts(cmd, func(_ context.Context, m *alert.Matcher, _ *configs.Config) error {
 				as := m.List("")
 				for _, al := range as {
 					sends := "once per page"
@@ -312,7 +306,7 @@ func (a *app) newAlertCmd() *cobra.Command {
 	rmCmd := &cobra.Command{
 		Use: "rm ID", Short: "Remove a standing query", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withAlerts(cmd, func(ctx context.Context, m *alert.Matcher) error {
+			return withAlerts(cmd, func(ctx context.Context, m *alert.Matcher, _ *configs.Config) error {
 				return noSuch(m.Remove(ctx, args[0]), "alert", args[0], "deltaq alert list")
 			})
 		},

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -59,6 +60,8 @@ func TestWatchCommands(t *testing.T) {
 		{[]string{"alert", "rm", "a9"}, `no alert "a9" (deltaq alert list shows them)`},
 		{[]string{"alert", "rm", "w1"}, `no alert "w1"`},
 		{[]string{"alert", "add", `"unclosed`}, "q:"},
+		{append([]string{"watch", "add", u}, slices.Repeat([]string{"--notify", "feed"}, 11)...), "--notify: (11 targets): at most 10 (notify.max_targets)"},
+		{append([]string{"alert", "add", "fees"}, slices.Repeat([]string{"--notify", "feed"}, 11)...), "--notify: (11 targets): at most 10 (notify.max_targets)"},
 	} {
 		if _, _, err := run(t, append(c.args, "--data", data)...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: err = %v, want %q", c.args, err, c.want)
