@@ -346,6 +346,9 @@ func (api *watchAPI) history(w http.ResponseWriter, r *http.Request, _ watch.Key
 		api.internal(w, err)
 		return
 	}
+	if h == nil {
+		h = []watch.Change{} // no changes yet is [], not null
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"changes": h})
 }
 

@@ -162,6 +162,9 @@ func TestWatchAPI(t *testing.T) {
 		t.Errorf("another user's watch: %d, want 404", code)
 	}
 
+	if code, body := e.call("GET", "/api/v1/watches/"+s.ID+"/history", ada, "", nil); code != 200 || !strings.Contains(body, `{"changes":[]}`) {
+		t.Errorf("history of a watch without changes: %d %s, want changes []", code, body)
+	}
 	e.page("<html><body><p>Apply by April 10.</p></body></html>")
 	if _, err := e.engine.Check(t.Context(), e.pageURL); err != nil {
 		t.Fatal(err)
