@@ -393,7 +393,11 @@ func pickDiff(h []watch.Change, r *http.Request) (*diff.Result, int, diff.View, 
 	if v := r.URL.Query().Get("n"); v != "" {
 		var err error
 		if n, err = strconv.Atoi(v); err != nil || n < 1 || n > len(h) {
-			return nil, 0, 0, &InputError{Field: "n", Value: v, Limit: fmt.Sprintf("1 to %d", len(h)), Message: "no such change"}
+			limit := fmt.Sprintf("1 to %d", len(h))
+			if len(h) == 0 {
+				limit = "none: no changes recorded yet" // not "1 to 0"
+			}
+			return nil, 0, 0, &InputError{Field: "n", Value: v, Limit: limit, Message: "no such change"}
 		}
 	}
 	view := diff.ChangesOnly

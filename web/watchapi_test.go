@@ -165,6 +165,9 @@ func TestWatchAPI(t *testing.T) {
 	if code, body := e.call("GET", "/api/v1/watches/"+s.ID+"/history", ada, "", nil); code != 200 || !strings.Contains(body, `{"changes":[]}`) {
 		t.Errorf("history of a watch without changes: %d %s, want changes []", code, body)
 	}
+	if code, body := e.call("GET", "/api/v1/watches/"+s.ID+"/diff?n=1", ada, "", nil); code != 400 || !strings.Contains(body, `"field":"n","value":"1","limit":"none: no changes recorded yet"`) {
+		t.Errorf("diff n=1 of a watch without changes: %d %s, want 400 saying there are none", code, body)
+	}
 	e.page("<html><body><p>Apply by April 10.</p></body></html>")
 	if _, err := e.engine.Check(t.Context(), e.pageURL); err != nil {
 		t.Fatal(err)
