@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -89,46 +90,59 @@ type Spec struct {
 // change, the one kind whose change is the page diff.
 func (s *Spec) diffsPage() bool { return s.Type == Any && s.Selector == "" }
 
-// validate checks a spec and fills its defaults; errors name the field,
-// the value and the limit.
+// FieldError is a spec refused for one field, named as the watch API and
+// the command line name it (url, type, select, keywords, ...); Err says
+// what is wrong, beginning with the field.
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+func fieldErr(field string, err error) error { return &FieldError{Field: field, Err: err} }
+
+// validate checks a spec and fills its defaults; errors (a *FieldError)
+// name the field, the value and the limit.
 func (s *Spec) validate(cfg Config, now time.Time) error {
 	u, err := url.Parse(s.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("url %q: must be an absolute http(s) URL", s.URL)
+		return fieldErr("url", fmt.Errorf("url %q: must be an absolute http(s) URL", s.URL))
 	}
 	if _, err := ParseType(string(s.Type)); err != nil {
-		return err
+		return fieldErr("type", err)
 	}
 	if s.Selector != "" {
 		if _, err := compileSelector(s.Selector); err != nil {
-			return err
+			return fieldErr("select", err)
 		}
 	}
 	switch s.Type {
 	case Keywords:
 		if len(s.Keywords) == 0 || len(s.Keywords) > cfg.MaxKeywords {
-			return fmt.Errorf("keywords: %d given, must be 1 to %d", len(s.Keywords), cfg.MaxKeywords)
+			return fieldErr("keywords", fmt.Errorf("keywords: %d given, must be 1 to %d", len(s.Keywords), cfg.MaxKeywords))
 		}
 		for _, k := range s.Keywords {
 			if strings.TrimSpace(k) == "" {
-				return fmt.Errorf("keywords: an empty keyword")
+				return fieldErr("keywords", errors.New("keywords: an empty keyword"))
 			}
 		}
 		if s.Direction != Both && s.Direction != Appear && s.Direction != Disappear {
-			return fmt.Errorf("direction %q: must be appear, disappear or empty (both)", s.Direction)
+			return fieldErr("direction", fmt.Errorf("direction %q: must be appear, disappear or empty (both)", s.Direction))
 		}
 	case Regex:
 		if s.Regex == "" || len(s.Regex) > cfg.MaxRegexBytes {
-			return fmt.Errorf("regex: %d bytes, must be 1 to %d", len(s.Regex), cfg.MaxRegexBytes)
+			return fieldErr("regex", fmt.Errorf("regex: %d bytes, must be 1 to %d", len(s.Regex), cfg.MaxRegexBytes))
 		}
 		// Go's regexp (RE2) runs in time linear in the input, so a regex
 		// needs a size limit but no evaluation timeout.
 		if _, err := regexp.Compile(s.Regex); err != nil {
-			return fmt.Errorf("regex %q: %w", s.Regex, err)
+			return fieldErr("regex", fmt.Errorf("regex %q: %w", s.Regex, err))
 		}
 	case Phrase:
 		if s.Selector == "" && len(strings.Fields(s.Object)) < cfg.PhraseMinWords {
-			return fmt.Errorf("object %q: a phrase needs at least %d words (or a selector)", s.Object, cfg.PhraseMinWords)
+			return fieldErr("object", fmt.Errorf("object %q: a phrase needs at least %d words (or a selector)", s.Object, cfg.PhraseMinWords))
 		}
 	}
 	// A field only another type reads would be stored and never used, so
@@ -148,17 +162,17 @@ func (s *Spec) validate(cfg Config, now time.Time) error {
 			for i, t := range f.types {
 				names[i] = string(t)
 			}
-			return fmt.Errorf("%s: not read by type %s, only by %s", f.name, s.Type, strings.Join(names, ", "))
+			return fieldErr(f.name, fmt.Errorf("%s: not read by type %s, only by %s", f.name, s.Type, strings.Join(names, ", ")))
 		}
 	}
 	if !(s.MinChange >= 0 && s.MinChange <= 1) { // NaN too
-		return fmt.Errorf("min_change = %v: must be in [0, 1]", s.MinChange)
+		return fieldErr("min_change", fmt.Errorf("min_change = %v: must be in [0, 1]", s.MinChange))
 	}
 	if s.EveryN < 0 {
-		return fmt.Errorf("every_n = %d: must be ≥ 0", s.EveryN)
+		return fieldErr("every_n", fmt.Errorf("every_n = %d: must be ≥ 0", s.EveryN))
 	}
 	if s.Every <= 0 {
-		return fmt.Errorf("every = %v: must be > 0", s.Every)
+		return fieldErr("every", fmt.Errorf("every = %v: must be > 0", s.Every))
 	}
 	switch s.Mode {
 	case "":
@@ -166,10 +180,10 @@ func (s *Spec) validate(cfg Config, now time.Time) error {
 	case Eager:
 	case Digest:
 		if s.Period <= 0 {
-			return fmt.Errorf("period = %v: a digest needs a period > 0", s.Period)
+			return fieldErr("period", fmt.Errorf("period = %v: a digest needs a period > 0", s.Period))
 		}
 	default:
-		return fmt.Errorf("mode %q: must be eager or digest", s.Mode)
+		return fieldErr("mode", fmt.Errorf("mode %q: must be eager or digest", s.Mode))
 	}
 	if s.Start.IsZero() {
 		s.Start = now
@@ -178,7 +192,7 @@ func (s *Spec) validate(cfg Config, now time.Time) error {
 		s.Stop = s.Start.Add(cfg.Duration)
 	}
 	if !s.Stop.After(s.Start) {
-		return fmt.Errorf("until %s: must be after the start %s", s.Stop.Format(time.RFC3339), s.Start.Format(time.RFC3339))
+		return fieldErr("until", fmt.Errorf("until %s: must be after the start %s", s.Stop.Format(time.RFC3339), s.Start.Format(time.RFC3339)))
 	}
 	return nil
 }

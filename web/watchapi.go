@@ -306,6 +306,7 @@ func userError(err error) *InputError {
 	var le *watch.LimitError
 	var qe *index.QueryError
 	var te *notify.TargetError
+	var fe *watch.FieldError
 	switch {
 	case errors.As(err, &ie):
 		return ie
@@ -315,6 +316,8 @@ func userError(err error) *InputError {
 		return &InputError{Field: le.Field, Value: le.Value, Limit: le.Limit, Message: "over this key's limit"}
 	case errors.As(err, &qe):
 		return &InputError{Code: CodeBadQuery, Field: "query", Message: qe.Msg}
+	case errors.As(err, &fe):
+		return &InputError{Field: fe.Field, Message: err.Error()}
 	case errors.Is(err, watch.ErrObjectNotFound), errors.Is(err, watch.ErrInvalid):
 		return &InputError{Field: "spec", Message: err.Error()}
 	case errors.Is(err, errNoSuchAlert):

@@ -145,7 +145,11 @@ func TestWatchAPI(t *testing.T) {
 	for _, tc := range []struct{ body, field string }{
 		{`{"url":"` + e.pageURL + `","type":"words","every":"10m"}`, `"field":"every"`},
 		{`{"url":"` + e.pageURL + `","type":"regex","regex":"` + strings.Repeat("a", 21) + `","every":"2h"}`, `"field":"regex"`},
-		{`{"url":"` + e.pageURL + `","type":"colour","every":"2h"}`, `type \"colour\"`},
+		{`{"url":"` + e.pageURL + `","type":"colour","every":"2h"}`, `"field":"type"`},
+		// The spec's own checks name their field, not "spec".
+		{`{"url":"` + e.pageURL + `","type":"words","every":"2h","min_change":2}`, `"field":"min_change"`},
+		{`{"url":"` + e.pageURL + `","type":"words","every":"2h","select":"p:contains(x)"}`, `"field":"select"`},
+		{`{"url":"` + e.pageURL + `","type":"any","every":"2h","direction":"sideways"}`, `"field":"direction"`},
 		{`{"url":"` + e.pageURL + `","type":"words","every":"soon"}`, `"field":"every"`},
 		{`{"url":"` + e.pageURL + `","type":"words","every":"2h","notify":["sms:1"]}`, `"field":"notify"`},
 		{`{"url":"` + e.pageURL + `","kind":"words"}`, `"field":"kind"`},
