@@ -20,6 +20,15 @@ type Config struct {
 	SnippetBytes int `mapstructure:"snippet_bytes"`
 }
 
+// FullError is an alert refused because the server holds its most
+// alerts (alert.max_alerts, all of them in memory): a limit of the
+// server, not of the user's key.
+type FullError struct{ Alerts, Max int }
+
+func (e *FullError) Error() string {
+	return fmt.Sprintf("alert: %d alerts with the new ones: over alert.max_alerts = %d", e.Alerts, e.Max)
+}
+
 // Validate reports every value out of range, naming its key.
 func (c Config) Validate() error {
 	var errs []error

@@ -126,7 +126,7 @@ func (m *Matcher) AddMany(ctx context.Context, as []Alert) ([]Alert, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if n := len(m.mu.alerts.bySeq) + len(as); n > m.cfg.MaxAlerts {
-		return nil, fmt.Errorf("alert: %d alerts with the new ones: over alert.max_alerts = %d", n, m.cfg.MaxAlerts)
+		return nil, &FullError{Alerts: n, Max: m.cfg.MaxAlerts}
 	}
 	seq := uint64(0)
 	if v, err := m.db.Bucket(bucket, seqKey); err == nil {

@@ -307,6 +307,7 @@ func userError(err error) *InputError {
 	var qe *index.QueryError
 	var te *notify.TargetError
 	var fe *watch.FieldError
+	var full *alert.FullError
 	switch {
 	case errors.As(err, &ie):
 		return ie
@@ -318,6 +319,9 @@ func userError(err error) *InputError {
 		return &InputError{Code: CodeBadQuery, Field: "query", Message: qe.Msg}
 	case errors.As(err, &fe):
 		return &InputError{Field: fe.Field, Message: err.Error()}
+	case errors.As(err, &full):
+		return &InputError{Field: "alerts", Value: strconv.Itoa(full.Alerts), Limit: fmt.Sprintf("at most %d on this server (alert.max_alerts)", full.Max),
+			Message: "the server holds all the alerts it can; remove some first"}
 	case errors.Is(err, watch.ErrObjectNotFound), errors.Is(err, watch.ErrInvalid):
 		return &InputError{Field: "spec", Message: err.Error()}
 	case errors.Is(err, errNoSuchAlert):

@@ -318,3 +318,22 @@ func TestNotifyTargetsAreBounded(t *testing.T) {
 		t.Errorf("stored: %d watches (%v), %d alerts; want one of each", len(ss), err, e.matcher.Count("ada"))
 	}
 }
+
+// TestAlertsBeyondTheServersCapacityAnswer400: with the server's
+// alert.max_alerts (10 here) held, another user's alert is refused
+// naming the limit, where it answered 500.
+func TestAlertsBeyondTheServersCapacityAnswer400(t *testing.T) {
+	e := newWatchEnv(t)
+	for _, user := range []string{"ada", "bob"} {
+		k := e.key(user, 5)
+		for i := range 5 {
+			if code, body := e.call("POST", "/api/v1/alerts", k, fmt.Sprintf(`{"query":"word%d %s"}`, i, user), nil); code != 201 {
+				t.Fatalf("%s's alert %d: %d %s", user, i, code, body)
+			}
+		}
+	}
+	code, body := e.call("POST", "/api/v1/alerts", e.key("carol", 5), `{"query":"accessibility"}`, nil)
+	if code != http.StatusBadRequest || !strings.Contains(body, `"field":"alerts","value":"11","limit":"at most 10 on this server (alert.max_alerts)"`) {
+		t.Fatalf("an alert past the server's capacity: %d %s", code, body)
+	}
+}
