@@ -256,9 +256,16 @@ func (s *Server) parseSearch(r *http.Request) (Request, *InputError) {
 				Message: fmt.Sprintf("given %d times: give it once", len(vs))}
 		}
 	}
-	if len(q.Get("q")) > s.cfg.MaxQueryBytes {
-		return req, &InputError{Field: "q", Value: fmt.Sprintf("%d bytes", len(q.Get("q"))), Limit: fmt.Sprintf("<= %d bytes", s.cfg.MaxQueryBytes),
-			Message: fmt.Sprintf("%d bytes: longer than the %d-byte limit", len(q.Get("q")), s.cfg.MaxQueryBytes)}
+	if n := len(q.Get("q")); n > s.cfg.MaxQueryBytes {
+		return req, &InputError{Field: "q", Value: fmt.Sprintf("%d bytes", n), Limit: fmt.Sprintf("<= %d bytes", s.cfg.MaxQueryBytes),
+			Message: fmt.Sprintf("%d bytes: longer than the %d-byte limit", n, s.cfg.MaxQueryBytes)}
+	}
+	if n := len(req.Query); n > s.cfg.MaxQueryBytes {
+		// Within the limit as sent, over it once each byte that is not
+		// UTF-8 reads as U+FFFD (three bytes): say so, or the length
+		// named would not be the one sent.
+		return req, &InputError{Field: "q", Value: fmt.Sprintf("%d bytes as sent, %d as read", len(q.Get("q")), n), Limit: fmt.Sprintf("<= %d bytes", s.cfg.MaxQueryBytes),
+			Message: fmt.Sprintf("%d bytes once its bytes that are not UTF-8 read as U+FFFD (3 bytes each): longer than the %d-byte limit", n, s.cfg.MaxQueryBytes)}
 	}
 	if req.Query == "" {
 		return req, &InputError{Code: CodeMissingParameter, Field: "q", Message: "missing: give a query"}

@@ -140,6 +140,7 @@ func TestBadSearchInputAnswers400NamingFieldAndLimit(t *testing.T) {
 		{"missing q", "", CodeMissingParameter, "q", "", "", "missing"},
 		{"blank q", "q=%20%20", CodeMissingParameter, "q", "", "", "missing"},
 		{"q over 1000 bytes", "q=" + long, CodeBadParameter, "q", "1001 bytes", "<= 1000 bytes", "1001 bytes: longer than the 1000-byte limit"},
+		{"q over 1000 bytes once invalid bytes read as U+FFFD", "q=" + strings.Repeat("%ff+", 400), CodeBadParameter, "q", "800 bytes as sent, 1599 as read", "<= 1000 bytes", "1599 bytes once its bytes that are not UTF-8 read as U+FFFD"},
 		{"size zero", "q=x&size=0", CodeBadParameter, "size", "0", "in [1, 100]", "0 is outside [1, 100]"},
 		{"size over 100", "q=x&size=101", CodeBadParameter, "size", "101", "in [1, 100]", "101 is outside [1, 100]"},
 		{"size not a number", "q=x&size=ten", CodeBadParameter, "size", "ten", "a whole number in [1, 100]", `"ten" is not a whole number`},
