@@ -3,6 +3,7 @@ package configs
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 	"slices"
@@ -23,6 +24,11 @@ import (
 // durationType is checked by syntax, not by its int64 kind.
 var durationType = reflect.TypeFor[time.Duration]()
 
+// isSection reports whether a value of type t is a section of keys.
+func isSection(t reflect.Type) bool {
+	return t.Kind() == reflect.Struct && t != durationType
+}
+
 // checkNode reports every place where n, the value of key read from src,
 // does not fit t. src is a file name (a line number is added) or a
 // variable or flag name.
@@ -38,7 +44,7 @@ func checkNode(src, key string, n *yaml.Node, t reflect.Type) []error {
 		n = n.Alias
 	}
 	switch {
-	case t.Kind() == reflect.Struct && t != durationType:
+	case isSection(t):
 		if n.Kind != yaml.MappingNode {
 			return bad("must be a section with the keys " + strings.Join(fieldKeys(t), ", "))
 		}
@@ -158,7 +164,7 @@ func fieldType(t reflect.Type, name string) (reflect.Type, bool) {
 func keyType(key string) (reflect.Type, bool) {
 	t := reflect.TypeFor[Config]()
 	for part := range strings.SplitSeq(key, ".") {
-		if t.Kind() != reflect.Struct || t == durationType {
+		if !isSection(t) {
 			return nil, false
 		}
 		ft, ok := fieldType(t, part)
@@ -254,29 +260,41 @@ func recordOrigins(name, key string, n *yaml.Node, origin map[string]string) {
 }
 
 // valueNode reads a setting given as one string (an environment variable
-// or a flag) as a YAML node of type t. A list is either comma-separated
-// (a,b,c) or a YAML flow sequence ([{host: a, per_host: 2}]), so lists of
-// sections can be set too.
+// or a flag) as a YAML node of type t. Which syntax a list takes depends
+// on its items alone, never on how the value looks: a list of single
+// values is comma-separated (a,b,c), each item as written, so a regular
+// expression such as [/]calendar/ stays one item; a list of sections,
+// which has no comma-separated form, is a YAML flow list
+// ([{host: a, per_host: 2}]).
 func valueNode(s string, t reflect.Type) (*yaml.Node, error) {
-	if t.Kind() == reflect.Slice {
-		if strings.HasPrefix(strings.TrimSpace(s), "[") {
-			var doc yaml.Node
-			if err := yaml.Unmarshal([]byte(s), &doc); err != nil || len(doc.Content) == 0 {
-				return nil, fmt.Errorf("%q: not a YAML list", s)
-			}
-			n := doc.Content[0]
-			clearLines(n)
-			return n, nil
-		}
-		n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-		if strings.TrimSpace(s) != "" {
-			for item := range strings.SplitSeq(s, ",") {
-				n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: strings.TrimSpace(item)})
-			}
-		}
+	if t.Kind() != reflect.Slice {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}, nil
+	}
+	n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	if strings.TrimSpace(s) == "" {
 		return n, nil
 	}
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}, nil
+	if isSection(t.Elem()) {
+		return flowList(s)
+	}
+	for item := range strings.SplitSeq(s, ",") {
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: strings.TrimSpace(item)})
+	}
+	return n, nil
+}
+
+// flowList parses s as one YAML value and nothing more: yaml stops at the
+// end of the first value and drops what follows ([a] b reads as [a]), so
+// a second decode must find the end of the input.
+func flowList(s string) (*yaml.Node, error) {
+	d := yaml.NewDecoder(strings.NewReader(s))
+	var doc, rest yaml.Node
+	if err := d.Decode(&doc); err != nil || len(doc.Content) == 0 || !errors.Is(d.Decode(&rest), io.EOF) {
+		return nil, fmt.Errorf("%q: not a YAML list", s)
+	}
+	n := doc.Content[0]
+	clearLines(n)
+	return n, nil
 }
 
 // clearLines drops line numbers, which mean nothing in a one-line value.
@@ -302,7 +320,8 @@ func setting(src, key, s string) (any, error) {
 }
 
 // listSetting is setting for a list given item by item (a repeated flag),
-// so an item may hold a comma.
+// so an item may hold a comma. Each item is taken as written: one that
+// starts with [ is a regular expression's bracket, not a YAML list.
 func listSetting(src, key string, items []string) (any, error) {
 	t, ok := keyType(key)
 	if !ok {
@@ -314,9 +333,6 @@ func listSetting(src, key string, items []string) (any, error) {
 	n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 	for _, it := range items {
 		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: it})
-	}
-	if len(items) == 1 && strings.HasPrefix(strings.TrimSpace(items[0]), "[") {
-		return setting(src, key, items[0]) // a YAML list in one flag
 	}
 	return checked(src, key, strings.Join(items, ","), n, t)
 }

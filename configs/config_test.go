@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -164,6 +165,58 @@ func TestListSettingsFromTheEnvironment(t *testing.T) {
 	o := cfg.Crawler.Politeness.Overrides
 	if len(o) != 1 || o[0].Host != "tldr-en.test" || o[0].PerHost != 8 || o[0].MinDelay != 0 {
 		t.Errorf("overrides = %+v", o)
+	}
+}
+
+// TestRulesStartingWithABracketAreTakenAsWritten sets regular expressions
+// that open with a bracket, which yaml would read as a flow list ([/]x/ as
+// [/], [0-9]+/ as [0-9]) or refuse ([?&]s=), through a repeated flag and
+// through the environment: each reaches crawler.exclude as written.
+func TestRulesStartingWithABracketAreTakenAsWritten(t *testing.T) {
+	rules := []string{`[/]calendar/`, `[0-9]+/`, `[?&]sessionid=`}
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	fs.StringArray("exclude", nil, "")
+	fs.StringArray("include", nil, "")
+	if err := fs.Parse([]string{"--exclude", rules[0], "--exclude", rules[1], "--exclude", rules[2], "--include", rules[0]}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(Sources{Env: []string{}, Flags: fs, FlagKeys: map[string]string{
+		"exclude": "crawler.exclude", "include": "crawler.include",
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Crawler.Exclude; !slices.Equal(got, rules) {
+		t.Errorf("flags: exclude = %q, want %q", got, rules)
+	}
+	if got := cfg.Crawler.Include; !slices.Equal(got, rules[:1]) {
+		t.Errorf("one flag: include = %q, want %q", got, rules[:1])
+	}
+
+	cfg, err = Load(Sources{Env: []string{
+		"DELTAQ_CRAWLER_EXCLUDE=" + strings.Join(rules, ","),
+		"DELTAQ_CRAWLER_INCLUDE=" + rules[0],
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Crawler.Exclude; !slices.Equal(got, rules) {
+		t.Errorf("environment: exclude = %q, want %q", got, rules)
+	}
+	if got := cfg.Crawler.Include; !slices.Equal(got, rules[:1]) {
+		t.Errorf("environment, one rule: include = %q, want %q", got, rules[:1])
+	}
+}
+
+// TestListOfSectionsIsOneYAMLValue: yaml stops after the first value and
+// drops the rest, which must not pass for part of the setting.
+func TestListOfSectionsIsOneYAMLValue(t *testing.T) {
+	for _, v := range []string{"[{host: a.test, per_host: 2}] [{host: b.test}]", "[{host: a.test, per_host: 2}]]"} {
+		_, err := Load(Sources{Env: []string{"DELTAQ_CRAWLER_POLITENESS_OVERRIDES=" + v}})
+		want := "config: invalid:\nDELTAQ_CRAWLER_POLITENESS_OVERRIDES: crawler.politeness.overrides = " + strconv.Quote(v) + ": not a YAML list"
+		if err == nil || err.Error() != want {
+			t.Errorf("error:\n%v\nwant:\n%s", err, want)
+		}
 	}
 }
 

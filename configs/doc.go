@@ -13,8 +13,11 @@
 // belongs, a word where a duration belongs or an unknown key is reported
 // with where it was written (FILE:LINE, DELTAQ_* variable or --flag), and
 // every validation message is prefixed the same way. A list set through
-// the environment or a flag is comma-separated (a,b) or a YAML flow list
-// ([{host: a.test, per_host: 2}]).
+// the environment or a flag is comma-separated (a,b), each item as written:
+// [/]calendar/ is one regular expression, not a YAML list. A list of
+// sections (crawler.politeness.overrides) is a YAML flow list
+// ([{host: a.test, per_host: 2}]). A repeatable flag (--exclude) takes one
+// item each time it is given, so an item may hold a comma.
 //
 // Each package owns its section's struct (crawler.Config, repo.Config, ...);
 // Config only composes them.
