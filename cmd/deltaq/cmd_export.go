@@ -4,8 +4,12 @@ import (
 	"bufio"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -19,8 +23,9 @@ import (
 
 func (a *app) newExportCmd() *cobra.Command {
 	var dataDir, out, format string
+	var force bool
 	cmd := &cobra.Command{
-		Use:   "export --data DIR --out FILE [--format warc|jsonl]",
+		Use:   "export --data DIR --out FILE [--format warc|jsonl] [--force]",
 		Short: "Export the repository: every stored page version as WARC, or every page record as JSON lines",
 		Long: `export writes, with --format warc, a WARC 1.1 file with one response record
 (status 200, Content-Type, body) per stored version of every page, oldest
@@ -28,17 +33,19 @@ first; with --format jsonl, one JSON object per page, the page report of
 /api/v1/page: state, last outcome, times, counts, validators, fetch
 history, versions, links and ΔQ_A measurements. A --out ending in .gz
 is compressed: a WARC record by record (a gzip member each, as .warc.gz
-readers expect), JSON lines as one gzip stream.`,
+readers expect), JSON lines as one gzip stream.
+
+--out must lie outside the data directory, whose files export reads, and
+must not exist yet; --force replaces an existing file. The export is
+written to a temporary file beside --out and renamed into place once
+complete, so a failed or interrupted export leaves no partial file.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, db, _, err := a.loadCrawledRepo(cmd, dataDir, func() error {
 				if format != "warc" && format != "jsonl" {
 					return fmt.Errorf("--format = %q: must be warc or jsonl", format)
 				}
-				if out == "" {
-					return fmt.Errorf("--out: an output file is required")
-				}
-				return nil
+				return checkExportOut(out, dataDir, force)
 			})
 			if err != nil {
 				return err
@@ -112,5 +119,50 @@ readers expect), JSON lines as one gzip stream.`,
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory")
 	cmd.Flags().StringVar(&out, "out", "", "output file")
 	cmd.Flags().StringVar(&format, "format", "warc", "warc (page versions) or jsonl (page records)")
+	cmd.Flags().BoolVar(&force, "force", false, "replace --out if it exists")
 	return cmd
+}
+
+// checkExportOut refuses an --out whose writing would destroy data. The
+// rename that ends an export replaces whatever file is at out, so out must
+// not be a file of the repository or the index (or anything else in the
+// data directory, however it is reached through symbolic links), nor an
+// existing file unless force.
+func checkExportOut(out, dataDir string, force bool) error {
+	if out == "" {
+		return errors.New("--out: an output file is required")
+	}
+	dir, err := realPath(filepath.Dir(out))
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", out, err)
+	}
+	// A data directory that does not exist holds nothing to destroy; opening
+	// the repository then says so.
+	if data, err := realPath(dataDir); dataDir != "" && err == nil {
+		rel, err := filepath.Rel(data, dir)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return fmt.Errorf("--out %s: inside the data directory %s, whose repository and index it would overwrite; give a path outside it", out, dataDir)
+		}
+	}
+	switch fi, err := os.Lstat(out); {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("--out %s: %w", out, err)
+	case fi.IsDir():
+		return fmt.Errorf("--out %s: is a directory; give a file name", out)
+	case !force:
+		return fmt.Errorf("--out %s: already exists; give --force to replace it", out)
+	}
+	return nil
+}
+
+// realPath is p made absolute with its symbolic links resolved, so that
+// two names of one place compare equal.
+func realPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
 }

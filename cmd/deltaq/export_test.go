@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deltaq/deltaq/internal/warc"
+)
+
+// TestExportNeverWritesOverItsDataOrAnExistingFile points --out at a table
+// of the repository, at the index's metadata and at the table again through
+// a symbolic link to the data directory: export refuses each, --force or
+// not, naming --out, the path and why, and leaves the files as they were,
+// where it used to replace them with the export and break the repository
+// and the index. An existing file elsewhere is kept unless --force.
+func TestExportNeverWritesOverItsDataOrAnExistingFile(t *testing.T) {
+	dir := t.TempDir()
+	data, _ := crawlFruit(t, dir)
+	if _, _, err := run(t, "index", "rebuild", "--data", data); err != nil {
+		t.Fatal(err)
+	}
+	tables, err := filepath.Glob(filepath.Join(data, repoDir, "*.sst"))
+	if err != nil || len(tables) == 0 {
+		t.Fatalf("the crawl left no table in %s: %v", filepath.Join(data, repoDir), err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(data, link); err != nil {
+		t.Fatal(err)
+	}
+	meta := filepath.Join(indexPath(data), "index_meta.json")
+	kept := map[string][]byte{}
+	for _, f := range []string{tables[0], meta} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept[f] = b
+	}
+	for _, out := range []string{tables[0], meta, filepath.Join(link, repoDir, filepath.Base(tables[0]))} {
+		for _, force := range []bool{false, true} {
+			args := []string{"export", "--data", data, "--out", out}
+			if force {
+				args = append(args, "--force")
+			}
+			_, _, err := run(t, args...)
+			want := "--out " + out + ": inside the data directory " + data
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: err = %v, want it to say %q", strings.Join(args, " "), err, want)
+			}
+		}
+	}
+	for f, b := range kept {
+		if got, err := os.ReadFile(f); err != nil || !bytes.Equal(got, b) {
+			t.Errorf("%s changed: %v", f, err)
+		}
+	}
+	if got := searchData(t, data, "cherry"); len(got) != 1 {
+		t.Errorf("after the refused exports, cherry finds %v, want /c", got)
+	}
+
+	out := filepath.Join(dir, "pages.warc")
+	if err := os.WriteFile(out, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = run(t, "export", "--data", data, "--out", out)
+	if want := "--out " + out + ": already exists; give --force to replace it"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("export over an existing file: err = %v, want it to say %q", err, want)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "keep" {
+		t.Errorf("the existing file holds %q, want it kept", b)
+	}
+	if _, _, err := run(t, "export", "--data", data, "--out", out, "--force"); err != nil {
+		t.Fatalf("export --force: %v", err)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if recs, err := warc.Read(f); err != nil || len(recs) != 4 {
+		t.Errorf("export --force wrote %d records (%v), want a warcinfo and 3 responses", len(recs), err)
+	}
+}
