@@ -566,6 +566,53 @@ func TestOpenRefusesADirectoryThatIsNotAnIndex(t *testing.T) {
 	}
 }
 
+// TestADamagedIndexIsRebuiltFromTheRepository damages a built index as a
+// full disk or a stray write or delete would: Open refuses it as
+// ErrDamaged, where Recreate and Rebuild used to fail on it the same way;
+// with them the index is built again and agrees with the repository.
+func TestADamagedIndexIsRebuiltFromTheRepository(t *testing.T) {
+	for name, damage := range map[string]func(t *testing.T, dir string){
+		"empty metadata": func(t *testing.T, dir string) {
+			if err := os.WriteFile(filepath.Join(dir, "index_meta.json"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"no store": func(t *testing.T, dir string) {
+			if err := os.RemoveAll(filepath.Join(dir, "store")); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"garbage root": func(t *testing.T, dir string) {
+			if err := os.WriteFile(filepath.Join(dir, "store", "root.bolt"), []byte("not a bolt database"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			db := openRepo(t, filepath.Join(dir, "repo"))
+			ixDir := filepath.Join(dir, "ix")
+			ix, err := Open(ixDir, testConfig(ScoringBM25), db, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			putPages(t, db, t0, smallCorpus...)
+			catchUp(t, ix)
+			ix.Close()
+			damage(t, ixDir)
+
+			if _, err := Open(ixDir, testConfig(ScoringBM25), db, Options{}); !errors.Is(err, ErrDamaged) {
+				t.Fatalf("open of a damaged index: err = %v, want ErrDamaged", err)
+			}
+			ix = openIndex(t, ixDir, testConfig(ScoringBM25), db, Options{Recreate: true})
+			if _, err := ix.Rebuild(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			agree(t, ix, db)
+		})
+	}
+}
+
 func TestRebuild(t *testing.T) {
 	dir := t.TempDir()
 	db := openRepo(t, filepath.Join(dir, "repo"))

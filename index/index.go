@@ -38,8 +38,10 @@ type Options struct {
 	// whose value changed). An error fails the batch being indexed.
 	Popularity func(ctx context.Context, url string) (float64, error)
 	// Recreate discards an existing index that this configuration cannot
-	// use (built with another scoring model or analyzer) and starts an
-	// empty one; `deltaq index rebuild` sets it and then calls Rebuild.
+	// use (built with another scoring model or analyzer) or that cannot be
+	// read (ErrDamaged) and starts an empty one; `deltaq index rebuild`
+	// sets it and then calls Rebuild. A directory that is not a Bleve
+	// index is never discarded.
 	Recreate bool
 	// MergeOnlyOnCompact stops Bleve's background segment merges: segments
 	// merge only in Compact. Under BM25 Bleve's average field length is
@@ -133,6 +135,12 @@ var generationKey = []byte("deltaq.generation")
 // errIncompatible marks an existing index this configuration cannot use.
 var errIncompatible = errors.New("index: incompatible index")
 
+// ErrDamaged marks an index directory that holds a Bleve index which cannot
+// be opened: its metadata or its segments are corrupt or missing. The index
+// is derived from the repository, so a rebuild (Options.Recreate, then
+// Rebuild) loses nothing.
+var ErrDamaged = errors.New("index: damaged")
+
 // Open opens the index in dir, creating it if it does not exist, and reads
 // the watermark from db. An existing index must have been built with
 // cfg.Scoring.
@@ -164,8 +172,8 @@ func Open(dir string, cfg Config, db *repo.DB, opts Options) (*Index, error) {
 	}
 	ix.mergeOnlyOnCompact = opts.MergeOnlyOnCompact
 	bi, gen, err := openBleve(dir, cfg.Scoring, ix.mergeOnlyOnCompact)
-	if errors.Is(err, errIncompatible) && opts.Recreate {
-		ix.logger.Info("discarding an index this configuration cannot use", "dir", dir, "err", err)
+	if (errors.Is(err, errIncompatible) || errors.Is(err, ErrDamaged)) && opts.Recreate {
+		ix.logger.Info("discarding an index that cannot be used", "dir", dir, "err", err)
 		if err := os.RemoveAll(dir); err != nil {
 			return nil, fmt.Errorf("index: %w", err)
 		}
@@ -228,8 +236,12 @@ func openBleve(dir string, s Scoring, mergeOnlyOnCompact bool) (bleve.Index, uin
 			return nil, 0, fmt.Errorf("index: %w", err)
 		}
 		return createBleve(dir, s, mergeOnlyOnCompact)
-	default:
+	case errors.Is(err, bleve.ErrorIndexMetaMissing):
+		// Bleve writes its metadata before anything else: without it the
+		// directory is no index of ours, perhaps not ours at all.
 		return nil, 0, fmt.Errorf("index: open %s: %w", dir, err)
+	default:
+		return nil, 0, fmt.Errorf("%w: open %s: %w", ErrDamaged, dir, err)
 	}
 }
 

@@ -52,7 +52,7 @@ absolute path there; indexing waits while the index is copied.`,
 				return err
 			}
 			defer db.Close()
-			ix, err := index.Open(indexPath(dataDir), cfg.Index, db, index.Options{Logger: logger})
+			ix, err := openIndex(dataDir, cfg, db, index.Options{Logger: logger})
 			if err != nil {
 				return err
 			}

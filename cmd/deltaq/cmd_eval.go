@@ -262,7 +262,7 @@ baseline: bare Bleve BM25 with the words ORed over the same pages.`,
 					return err
 				}
 			}
-			ix, err := index.Open(indexPath(dataDir), cfg.Index, db, index.Options{Logger: logger})
+			ix, err := openIndex(dataDir, cfg, db, index.Options{Logger: logger})
 			if err != nil {
 				return err
 			}

@@ -224,7 +224,7 @@ The crawl and the server must be stopped (they hold the repository).`,
 // catchUpIndex opens the index under dataDir, applies the change feed it
 // has not yet applied, and closes it.
 func catchUpIndex(ctx context.Context, dataDir string, cfg *configs.Config, db *repo.DB, logger *slog.Logger) (index.Stats, error) {
-	ix, err := index.Open(indexPath(dataDir), cfg.Index, db, index.Options{Logger: logger})
+	ix, err := openIndex(dataDir, cfg, db, index.Options{Logger: logger})
 	if err != nil {
 		return index.Stats{}, err
 	}

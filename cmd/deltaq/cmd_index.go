@@ -22,14 +22,19 @@ func (a *app) newIndexCmd() *cobra.Command {
 	rebuild := &cobra.Command{
 		Use:   "rebuild --data DIR",
 		Short: "Rebuild the index from every indexable page of the repository",
-		Args:  cobra.NoArgs,
+		Long: `rebuild builds the index under DIR/index afresh from the repository, which
+it only reads. The index is derived data, so whatever state it is in, it
+is rebuilt: one that cannot be opened (corrupt metadata or segments) or
+that was built with another index.scoring is discarded first. A directory
+there that is not an index at all is left alone, and the rebuild stops.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, db, logger, err := a.loadCrawledRepo(cmd, dataDir, nil)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			ix, err := index.Open(indexPath(dataDir), cfg.Index, db, index.Options{Logger: logger, Recreate: true})
+			ix, err := openIndex(dataDir, cfg, db, index.Options{Logger: logger, Recreate: true})
 			if err != nil {
 				return err
 			}

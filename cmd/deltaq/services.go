@@ -85,7 +85,7 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 	if s.alerts, err = openAlerts(ctx, db, cfg, s.outbox, logger); err != nil {
 		return nil, err
 	}
-	if s.ix, err = index.Open(indexPath(dataDir), cfg.Index, db, index.Options{
+	if s.ix, err = openIndex(dataDir, cfg, db, index.Options{
 		Logger: logger, Workload: workload, Popularity: s.rank.Popularity, Observer: s.alerts,
 	}); err != nil {
 		return nil, err

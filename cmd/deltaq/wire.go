@@ -15,6 +15,7 @@ import (
 	"github.com/deltaq/deltaq/discovery"
 	"github.com/deltaq/deltaq/feeds"
 	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/monitor/poll"
 	"github.com/deltaq/deltaq/repo"
 	"github.com/deltaq/deltaq/watch"
@@ -58,6 +59,17 @@ func openCrawledRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (
 		return nil, fmt.Errorf("--data %s: %w", dataDir, err)
 	}
 	return openRepo(dataDir, cfg, logger)
+}
+
+// openIndex opens the index under the data directory. A damaged index
+// stops the command with the way out: the index is derived from the
+// repository, and index rebuild makes it again whatever state it is in.
+func openIndex(dataDir string, cfg *configs.Config, db *repo.DB, opts index.Options) (*index.Index, error) {
+	ix, err := index.Open(indexPath(dataDir), cfg.Index, db, opts)
+	if errors.Is(err, index.ErrDamaged) {
+		return nil, fmt.Errorf("%w\nthe index is derived from the repository: rebuild it with deltaq index rebuild --data %s", err, dataDir)
+	}
+	return ix, err
 }
 
 // crawl is a crawler, its frontier and its discovery statistics over one
