@@ -224,9 +224,10 @@ variants: relevance alone, the blend without promotion, and the ranking as
 served (promotion averaged over --users simulated users). With --archive,
 week 0 of the archive is first crawled into --data through a replay server
 on loopback, with the real crawler and index (skipped if --data already
-holds pages). --order, --blend-weight and --promotion override the
-ranking.* settings, as they would for deltaq serve. --bare adds the
-baseline: bare Bleve BM25 with the words ORed over the same pages.`,
+holds pages); without it, --data must hold a crawled repository. --order,
+--blend-weight and --promotion override the ranking.* settings, as they
+would for deltaq serve. --bare adds the baseline: bare Bleve BM25 with the
+words ORed over the same pages.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := a.loadEval(cmd, out)
@@ -251,7 +252,13 @@ baseline: bare Bleve BM25 with the words ORed over the same pages.`,
 				return err
 			}
 			logger := a.logger(cfg)
-			db, err := openRepo(dataDir, cfg, logger)
+			// With --archive the pages are crawled into --data, which may be
+			// new; without, they must be there already.
+			open := openCrawledRepo
+			if archiveDir != "" {
+				open = openRepo
+			}
+			db, err := open(dataDir, cfg, logger)
 			if err != nil {
 				return err
 			}

@@ -27,13 +27,18 @@ type watchEnv struct {
 	engine *watch.Engine
 }
 
-func (a *app) openWatchEnv(cmd *cobra.Command, dataDir string) (*watchEnv, error) {
+// openWatchEnv opens the watch environment of dataDir, the repository with
+// open: openCrawledRepo for the commands that list, show or remove watches
+// and alerts, which must not create an empty repository at a mistyped path
+// and report on it; openRepo for those that add a watch, an alert or an API
+// key, or try a watch out before adding it, which may start a repository.
+func (a *app) openWatchEnv(cmd *cobra.Command, dataDir string, open repoOpener) (*watchEnv, error) {
 	cfg, err := a.load(cmd)
 	if err != nil {
 		return nil, err
 	}
 	e := &watchEnv{cfg: cfg, logger: a.logger(cfg)}
-	if e.db, err = openRepo(dataDir, cfg, e.logger); err != nil {
+	if e.db, err = open(dataDir, cfg, e.logger); err != nil {
 		return nil, err
 	}
 	e.outbox = notify.NewOutbox(e.db, cfg.Notify)
@@ -110,9 +115,9 @@ func (a *app) printJSON(v any) error {
 	return err
 }
 
-// withWatches runs fn over the watch environment of --data.
-func (a *app) withWatches(cmd *cobra.Command, dataDir *string, fn func(ctx context.Context, e *watchEnv) error) error {
-	e, err := a.openWatchEnv(cmd, *dataDir)
+// withWatches runs fn over the watch environment of --data (openWatchEnv).
+func (a *app) withWatches(cmd *cobra.Command, dataDir *string, open repoOpener, fn func(ctx context.Context, e *watchEnv) error) error {
+	e, err := a.openWatchEnv(cmd, *dataDir, open)
 	if err != nil {
 		return err
 	}
@@ -133,7 +138,7 @@ func (a *app) newWatchCmd() *cobra.Command {
 		Use:   "add URL --type T [--select CSS] [--object TEXT] [--keywords a,b] [--every 1h] [--notify webhook:URL|email:ADDR|feed] [--until DATE]",
 		Short: "Install a sentinel", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withWatches(cmd, &dataDir, func(ctx context.Context, e *watchEnv) error {
+			return a.withWatches(cmd, &dataDir, openRepo, func(ctx context.Context, e *watchEnv) error {
 				spec, err := add.spec(args[0], e.cfg.Notify.MaxTargets)
 				if err != nil {
 					return err
@@ -153,7 +158,7 @@ func (a *app) newWatchCmd() *cobra.Command {
 	testCmd := &cobra.Command{
 		Use: "test URL --type T [...]", Short: "Show what a sentinel would track on the stored copy of the page", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withWatches(cmd, &dataDir, func(ctx context.Context, e *watchEnv) error {
+			return a.withWatches(cmd, &dataDir, openRepo, func(ctx context.Context, e *watchEnv) error {
 				spec, err := test.spec(args[0], e.cfg.Notify.MaxTargets)
 				if err != nil {
 					return err
@@ -172,7 +177,7 @@ func (a *app) newWatchCmd() *cobra.Command {
 	listCmd := &cobra.Command{
 		Use: "list [--user U]", Short: "List sentinels", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withWatches(cmd, &dataDir, func(ctx context.Context, e *watchEnv) error {
+			return a.withWatches(cmd, &dataDir, openCrawledRepo, func(ctx context.Context, e *watchEnv) error {
 				ss, err := e.engine.List(ctx, user)
 				if err != nil {
 					return err
@@ -189,7 +194,7 @@ func (a *app) newWatchCmd() *cobra.Command {
 
 	byID := func(use, short string, fn func(ctx context.Context, e *watchEnv, id string) error) *cobra.Command {
 		return &cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(1), RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withWatches(cmd, &dataDir, func(ctx context.Context, e *watchEnv) error {
+			return a.withWatches(cmd, &dataDir, openCrawledRepo, func(ctx context.Context, e *watchEnv) error {
 				return noSuch(fn(ctx, e, args[0]), "sentinel", args[0], "deltaq watch list")
 			})
 		}}
@@ -233,7 +238,7 @@ func (a *app) newWatchCmd() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			key.User = args[0]
-			return a.withWatches(cmd, &dataDir, func(ctx context.Context, e *watchEnv) error {
+			return a.withWatches(cmd, &dataDir, openRepo, func(ctx context.Context, e *watchEnv) error {
 				secret, err := e.engine.CreateKey(ctx, key)
 				if err != nil {
 					return err
@@ -257,8 +262,8 @@ func (a *app) newAlertCmd() *cobra.Command {
 	var everyChange bool
 	cmd := &cobra.Command{Use: "alert", Short: "Standing search queries, matched against every new or changed page as it is indexed"}
 	cmd.PersistentFlags().StringVar(&dataDir, "data", "", "data directory")
-	withAlerts := func(cmd *cobra.Command, fn func(ctx context.Context, m *alert.Matcher, cfg *configs.Config) error) error {
-		return a.withWatches(cmd, &dataDir, func(ctx context.Context, e *watchEnv) error {
+	withAlerts := func(cmd *cobra.Command, open repoOpener, fn func(ctx context.Context, m *alert.Matcher, cfg *configs.Config) error) error {
+		return a.withWatches(cmd, &dataDir, open, func(ctx context.Context, e *watchEnv) error {
 			m, err := openAlerts(ctx, e.db, e.cfg, e.outbox, e.logger)
 			if err != nil {
 				return err
@@ -269,7 +274,7 @@ func (a *app) newAlertCmd() *cobra.Command {
 	addCmd := &cobra.Command{
 		Use: "add QUERY [--notify webhook:URL|email:ADDR|feed] [--user U] [--every-change]", Short: "Add a standing query", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withAlerts(cmd, func(ctx context.Context, m *alert.Matcher, cfg *configs.Config) error {
+			return withAlerts(cmd, openRepo, func(ctx context.Context, m *alert.Matcher, cfg *configs.Config) error {
 				to, err := notify.ParseTargets(targets, cfg.Notify.MaxTargets)
 				if err != nil {
 					return fmt.Errorf("--%w", err)
@@ -289,7 +294,7 @@ func (a *app) newAlertCmd() *cobra.Command {
 	listCmd := &cobra.Command{
 		Use: "list", Short: "List standing queries", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withAlerts(cmd, func(_ context.Context, m *alert.Matcher, _ *configs.Config) error {
+			return withAlerts(cmd, openCrawledRepo, func(_ context.Context, m *alert.Matcher, _ *configs.Config) error {
 				as := m.List("")
 				for _, al := range as {
 					sends := "once per page"
@@ -306,7 +311,7 @@ func (a *app) newAlertCmd() *cobra.Command {
 	rmCmd := &cobra.Command{
 		Use: "rm ID", Short: "Remove a standing query", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withAlerts(cmd, func(ctx context.Context, m *alert.Matcher, _ *configs.Config) error {
+			return withAlerts(cmd, openCrawledRepo, func(ctx context.Context, m *alert.Matcher, _ *configs.Config) error {
 				return noSuch(m.Remove(ctx, args[0]), "alert", args[0], "deltaq alert list")
 			})
 		},

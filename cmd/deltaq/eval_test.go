@@ -108,6 +108,30 @@ func TestEvalIRScoresTheIndexAgainstQrels(t *testing.T) {
 	}
 }
 
+// TestEvalIRWithArchiveCrawlsIntoANewDataDirectory: with --archive, eval
+// ir makes the repository it crawls into; only without it must --data
+// hold one already.
+func TestEvalIRWithArchiveCrawlsIntoANewDataDirectory(t *testing.T) {
+	dir := t.TempDir()
+	ar := filepath.Join(dir, "fruit")
+	if err := os.Mkdir(ar, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	archivetest.Write(t, ar, fruit())
+	topics := filepath.Join(dir, "topics.tsv")
+	os.WriteFile(topics, []byte("1\tcherry\n"), 0o644)
+	qrels := filepath.Join(dir, "qrels.txt")
+	os.WriteFile(qrels, []byte("1 0 http://fruit.test/c 1\n"), 0o644)
+	data := filepath.Join(dir, "new")
+	stdout, _, err := run(t, "eval", "ir", "--archive", ar, "--data", data, "--topics", topics, "--qrels", qrels, "--out", filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "relevance: 1 topics: nDCG@10 1.0000") {
+		t.Errorf("eval ir printed:\n%s", stdout)
+	}
+}
+
 // syncFixture writes a five-week archive whose pages change, and a query
 // log over it, and returns a config file running eval sync on them.
 func syncFixture(t *testing.T, extra string) string {

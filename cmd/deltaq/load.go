@@ -37,8 +37,7 @@ func (a *app) loadCrawledRepo(cmd *cobra.Command, dataDir string, check func() e
 	return a.loadRepoWith(cmd, dataDir, check, openCrawledRepo)
 }
 
-func (a *app) loadRepoWith(cmd *cobra.Command, dataDir string, check func() error,
-	open func(string, *configs.Config, *slog.Logger) (*repo.DB, error)) (*configs.Config, *repo.DB, *slog.Logger, error) {
+func (a *app) loadRepoWith(cmd *cobra.Command, dataDir string, check func() error, open repoOpener) (*configs.Config, *repo.DB, *slog.Logger, error) {
 	cfg, err := a.load(cmd)
 	if err != nil {
 		return nil, nil, nil, err

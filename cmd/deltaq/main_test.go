@@ -99,8 +99,17 @@ func TestBadInputGivesClearErrors(t *testing.T) {
 // command that reads a crawled repository on a --data directory that has
 // none (a mistyped path): each stops with an error naming the directory,
 // and creates nothing there, where it used to create an empty repository
-// and report on it (serve served it).
+// and report on it (serve served it; eval ir scored it, watch list and
+// alert list listed nothing).
 func TestCommandsThatReadARepositoryRefuseADirectoryWithout(t *testing.T) {
+	dir := t.TempDir()
+	topics, qrels := filepath.Join(dir, "topics.tsv"), filepath.Join(dir, "qrels.txt")
+	if err := os.WriteFile(topics, []byte("1\tcherry\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(qrels, []byte("1 0 http://a.test/ 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
 		{"serve"},
 		{"hosts"},
@@ -116,6 +125,13 @@ func TestCommandsThatReadARepositoryRefuseADirectoryWithout(t *testing.T) {
 		{"relation", "list"},
 		{"relation", "show", "r"},
 		{"relation", "sync", "r"},
+		{"eval", "ir", "--topics", topics, "--qrels", qrels, "--out", filepath.Join(t.TempDir(), "ir")},
+		{"watch", "list"},
+		{"watch", "show", "w1"},
+		{"watch", "history", "w1"},
+		{"watch", "rm", "w1"},
+		{"alert", "list"},
+		{"alert", "rm", "a1"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "mistyped")

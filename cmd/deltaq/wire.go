@@ -33,6 +33,10 @@ func indexPath(dataDir string) string { return filepath.Join(dataDir, indexDir) 
 // errNoData is the error of a command given no --data.
 var errNoData = errors.New("--data: a data directory is required")
 
+// repoOpener opens the repository under a data directory: openRepo or
+// openCrawledRepo.
+type repoOpener = func(dataDir string, cfg *configs.Config, logger *slog.Logger) (*repo.DB, error)
+
 // openRepo opens (creating) the repository under the data directory.
 func openRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (*repo.DB, error) {
 	if dataDir == "" {
