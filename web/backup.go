@@ -6,13 +6,15 @@ import (
 	"io/fs"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
 // BackupFunc writes a backup of the server's repository and index into
 // dir, a new data directory (an absolute path on the server's machine),
 // while the server runs. An error wrapping fs.ErrExist means dir is
-// there already.
+// there already; one wrapping fs.ErrInvalid, that dir is no place for a
+// backup (inside the data directory).
 type BackupFunc func(ctx context.Context, dir string) error
 
 // maxBackupBytes bounds a backup request's body.
@@ -33,6 +35,10 @@ func (s *Server) handleBackup(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSONBody(w, r, &q, maxBackupBytes, "a backup request") {
 		return
 	}
+	if strings.IndexByte(q.Dir, 0) >= 0 {
+		writeInputError(w, &InputError{Field: "dir", Value: q.Dir, Limit: "a path without NUL bytes", Message: "dir holds a NUL byte, which no path on the server's machine can"})
+		return
+	}
 	if !filepath.IsAbs(q.Dir) {
 		writeInputError(w, &InputError{Field: "dir", Value: q.Dir, Limit: "an absolute path on the server's machine",
 			Message: "dir must be an absolute path: the server's working directory is not the client's"})
@@ -43,6 +49,10 @@ func (s *Server) handleBackup(w http.ResponseWriter, r *http.Request) {
 	err := s.deps.Backup(r.Context(), dir)
 	if errors.Is(err, fs.ErrExist) {
 		writeInputError(w, &InputError{Field: "dir", Value: dir, Limit: "a directory that does not exist yet", Message: "dir exists; give a new directory"})
+		return
+	}
+	if errors.Is(err, fs.ErrInvalid) {
+		writeInputError(w, &InputError{Field: "dir", Value: dir, Limit: "a new directory outside the server's data directory", Message: err.Error()})
 		return
 	}
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -25,6 +26,8 @@ func TestBackupOnTheAdminListenerOnly(t *testing.T) {
 			return fmt.Errorf("backup %s: %w", dir, fs.ErrExist)
 		case "/unwritable":
 			return fmt.Errorf("backup %s: mkdir %s: permission denied", dir, dir)
+		case "/data/index/bk":
+			return fmt.Errorf("backup %s: inside the data directory /data: %w", dir, fs.ErrInvalid)
 		}
 		return nil
 	}
@@ -42,6 +45,8 @@ func TestBackupOnTheAdminListenerOnly(t *testing.T) {
 		`{"dir": "` + existing + `"}`:  `"field":"dir","value":"` + existing + `"`,
 		`{"dir": "/x", "every": "1h"}`: `every`,
 		`{"dir": ""}`:                  `"field":"dir"`,
+		`{"dir": "/tmp/a\u0000b"}`:     `"field":"dir","value":"/tmp/a\u0000b","limit":"a path without NUL bytes"`,
+		`{"dir": "/data/index/bk"}`:    `"limit":"a new directory outside the server's data directory","message":"backup /data/index/bk: inside the data directory /data`,
 	} {
 		if code, b := post(admin, body); code != http.StatusBadRequest || !strings.Contains(b, want) {
 			t.Errorf("POST %s: %d %s, want 400 with %s", body, code, b, want)
@@ -53,7 +58,8 @@ func TestBackupOnTheAdminListenerOnly(t *testing.T) {
 	if code, b := post(public, `{"dir": "`+fresh+`"}`); code != http.StatusNotFound && code != http.StatusMethodNotAllowed {
 		t.Errorf("backup on the public listener: %d %s, want no such route", code, b)
 	}
-	if len(asked) != 3 || asked[0] != fresh || asked[1] != existing {
-		t.Errorf("backups asked for %q, want %s, %s, then /unwritable", asked, fresh, existing)
+	// The NUL is refused before the backup is asked for.
+	if len(asked) != 4 || asked[0] != fresh || !slices.Contains(asked, existing) || !slices.Contains(asked, "/data/index/bk") || asked[3] != "/unwritable" {
+		t.Errorf("backups asked for %q, want %s, %s and /data/index/bk, then /unwritable", asked, fresh, existing)
 	}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,6 +47,15 @@ func TestBackupOfARunningServer(t *testing.T) {
 	}
 	if _, _, err := run(t, "backup", "--server", srv.adminBase(t), "--data", data, filepath.Join(dir, "other")); err == nil {
 		t.Error("a backup given both --server and --data succeeded")
+	}
+	// A backup inside the data directory would land among the index's
+	// own files: refused, with nothing made there.
+	inside := filepath.Join(data, "index", "bk")
+	if _, _, err := run(t, "backup", "--server", srv.adminBase(t), inside); err == nil || !strings.Contains(err.Error(), "inside the data directory") {
+		t.Errorf("a backup into %s: %v, want it refused", inside, err)
+	}
+	if _, err := os.Stat(inside); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s after the refusal: %v, want nothing there", inside, err)
 	}
 
 	got := searchData(t, backup, "apple")

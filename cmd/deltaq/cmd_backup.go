@@ -60,7 +60,7 @@ absolute path there; indexing waits while the index is copied.`,
 			if _, err := ix.CatchUp(cmd.Context()); err != nil {
 				return err
 			}
-			if err := backupData(cmd.Context(), ix, out); err != nil {
+			if err := backupData(cmd.Context(), ix, dataDir, out); err != nil {
 				return err
 			}
 			fmt.Fprintf(a.stdout, "backup of %s written to %s (repository checkpoint and index); use it as --data to restore\n", dataDir, out)
@@ -72,9 +72,14 @@ absolute path there; indexing waits while the index is copied.`,
 	return cmd
 }
 
-// backupData writes a backup of the open index and its repository into
-// out, a new data directory (web.BackupFunc).
-func backupData(ctx context.Context, ix *index.Index, out string) error {
+// backupData writes a backup of the open index and its repository, whose
+// data directory is dataDir, into out, a new data directory outside it
+// (web.BackupFunc).
+func backupData(ctx context.Context, ix *index.Index, dataDir, out string) error {
+	if inData(dataDir, out) {
+		// It would land among the repository's or the index's own files.
+		return fmt.Errorf("backup %s: inside the data directory %s; give a directory outside it: %w", out, dataDir, fs.ErrInvalid)
+	}
 	// Mkdir refuses an existing out (fs.ErrExist) as it makes it.
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return fmt.Errorf("backup %s: %w", out, err)

@@ -132,17 +132,11 @@ func checkExportOut(out, dataDir string, force bool) error {
 	if out == "" {
 		return errors.New("--out: an output file is required")
 	}
-	dir, err := realPath(filepath.Dir(out))
-	if err != nil {
+	if _, err := realPath(filepath.Dir(out)); err != nil {
 		return fmt.Errorf("--out %s: %w", out, err)
 	}
-	// A data directory that does not exist holds nothing to destroy; opening
-	// the repository then says so.
-	if data, err := realPath(dataDir); dataDir != "" && err == nil {
-		rel, err := filepath.Rel(data, dir)
-		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return fmt.Errorf("--out %s: inside the data directory %s, whose repository and index it would overwrite; give a path outside it", out, dataDir)
-		}
+	if inData(dataDir, out) {
+		return fmt.Errorf("--out %s: inside the data directory %s, whose repository and index it would overwrite; give a path outside it", out, dataDir)
 	}
 	switch fi, err := os.Lstat(out); {
 	case errors.Is(err, fs.ErrNotExist):
@@ -155,14 +149,4 @@ func checkExportOut(out, dataDir string, force bool) error {
 		return fmt.Errorf("--out %s: already exists; give --force to replace it", out)
 	}
 	return nil
-}
-
-// realPath is p made absolute with its symbolic links resolved, so that
-// two names of one place compare equal.
-func realPath(p string) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	return filepath.EvalSymlinks(abs)
 }

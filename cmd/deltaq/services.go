@@ -154,7 +154,7 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 		Watches:        s.watches,
 		Alerts:         s.alerts,
 		Outbox:         s.outbox,
-		Backup:         func(ctx context.Context, dir string) error { return backupData(ctx, s.ix, dir) },
+		Backup:         func(ctx context.Context, dir string) error { return backupData(ctx, s.ix, dataDir, dir) },
 		Seed:           opts.seed,
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/deltaq/deltaq/cluster"
 	"github.com/deltaq/deltaq/configs"
@@ -29,6 +30,45 @@ const (
 
 // indexPath is the index directory under the data directory.
 func indexPath(dataDir string) string { return filepath.Join(dataDir, indexDir) }
+
+// inData reports whether path is the data directory dataDir or lies in
+// it, however either is named: both are compared absolute, with symbolic
+// links resolved, a path still to be made by its deepest part that
+// exists. A data directory that does not exist holds nothing.
+func inData(dataDir, path string) bool {
+	data, err := realPath(dataDir)
+	if dataDir == "" || err != nil {
+		return false
+	}
+	p, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	rest := ""
+	for {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = filepath.Join(r, rest)
+			break
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return false
+		}
+		rest, p = filepath.Join(filepath.Base(p), rest), parent
+	}
+	rel, err := filepath.Rel(data, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// realPath is p made absolute with its symbolic links resolved, so that
+// two names of one place compare equal.
+func realPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
 
 // errNoData is the error of a command given no --data.
 var errNoData = errors.New("--data: a data directory is required")
