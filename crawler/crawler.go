@@ -139,19 +139,32 @@ func (e *SeedError) Unwrap() error { return e.Err }
 // URL that cannot be crawled is a *SeedError, and then none is admitted.
 // It may run beside Run: a running crawl takes the new seeds in turn.
 func (c *Crawler) Seed(ctx context.Context, f *frontier.Frontier, urls []string) (int, error) {
-	norm := make([]string, 0, len(urls))
-	seeds := make([]admission, 0, len(urls))
-	for _, raw := range urls {
-		u, err := urlnorm.Normalize(raw)
-		if err != nil {
-			return 0, &SeedError{URL: raw, Err: err}
-		}
-		norm = append(norm, u)
+	norm, err := NormalizeSeeds(urls)
+	if err != nil {
+		return 0, err
+	}
+	seeds := make([]admission, 0, len(norm))
+	for _, u := range norm {
 		seeds = append(seeds, admission{src: &repo.Page{Depth: -1}, url: u, reason: repo.ReasonSeed})
 	}
 	return c.admitAll(ctx, f, "seed", false, seeds,
 		func(b *repo.Batch) error { return c.scope.addSeeds(b, norm) },
 		func() { c.scope.publish(norm) })
+}
+
+// NormalizeSeeds returns urls normalized as Seed admits them, or a
+// *SeedError for the first that is not a URL the crawler can fetch: a
+// caller can refuse bad seeds before it opens or creates anything.
+func NormalizeSeeds(urls []string) ([]string, error) {
+	norm := make([]string, 0, len(urls))
+	for _, raw := range urls {
+		u, err := urlnorm.Normalize(raw)
+		if err != nil {
+			return nil, &SeedError{URL: raw, Err: err}
+		}
+		norm = append(norm, u)
+	}
+	return norm, nil
 }
 
 // RunOptions say when Run stops.

@@ -60,7 +60,9 @@ to their hosts and fetches them in turn.`,
 				if nodes < 1 {
 					return fmt.Errorf("--wait-nodes = %d: must be >= 1", nodes)
 				}
-				return nil
+				// Before the data directory is made: a bad seed leaves none.
+				_, err := crawler.NormalizeSeeds(seeds)
+				return err
 			})
 			if err != nil {
 				return err

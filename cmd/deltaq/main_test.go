@@ -95,6 +95,19 @@ func TestBadInputGivesClearErrors(t *testing.T) {
 	}
 }
 
+// TestCrawlWithABadSeedCreatesNothing: the seeds are checked before the
+// data directory is made, where a bad one used to leave an empty
+// repository behind its error.
+func TestCrawlWithABadSeedCreatesNothing(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	if _, _, err := run(t, "crawl", "--data", data, "--seeds", "http://a.test/,ftp://a.test/"); err == nil || !strings.Contains(err.Error(), "ftp://a.test/") {
+		t.Fatalf("a crawl with an ftp seed: %v", err)
+	}
+	if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("%s after the refused crawl: %v, want nothing there", data, err)
+	}
+}
+
 // TestCommandsThatReadARepositoryRefuseADirectoryWithout runs every
 // command that reads a crawled repository on a --data directory that has
 // none (a mistyped path): each stops with an error naming the directory,
