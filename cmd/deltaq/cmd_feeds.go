@@ -83,12 +83,14 @@ func (a *app) newFeedsCmd() *cobra.Command {
 		Short: "Subscribe to every feed of an OPML list",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Opened first: a file that is not there leaves no data
+			// directory made for it.
+			f, err := os.Open(args[0])
+			if err != nil {
+				return err
+			}
+			defer f.Close()
 			return subscribing(cmd, func(ctx context.Context, cfg *configs.Config, _ *repo.DB, st *feeds.Store) error {
-				f, err := os.Open(args[0])
-				if err != nil {
-					return err
-				}
-				defer f.Close()
 				urls, err := feeds.ReadOPML(f, cfg.Feeds.MaxBytes)
 				if err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)

@@ -108,6 +108,20 @@ func TestCrawlWithABadSeedCreatesNothing(t *testing.T) {
 	}
 }
 
+// TestFeedsImportOfAMissingFileCreatesNothing: the OPML file is opened
+// before the data directory is made.
+func TestFeedsImportOfAMissingFileCreatesNothing(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	missing := filepath.Join(dir, "missing.opml")
+	if _, _, err := run(t, "feeds", "import", missing, "--data", data); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Fatalf("import of a missing file: %v", err)
+	}
+	if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("%s after the refused import: %v, want nothing there", data, err)
+	}
+}
+
 // TestCommandsThatReadARepositoryRefuseADirectoryWithout runs every
 // command that reads a crawled repository on a --data directory that has
 // none (a mistyped path): each stops with an error naming the directory,
