@@ -208,8 +208,8 @@ func (e *Engine) Install(ctx context.Context, spec Spec) (*Sentinel, error) {
 	}
 }
 
-// errGroupGone: the group install looked at before its lock was removed
-// before install took it.
+// errGroupGone: a group Install found before taking the engine's lock
+// was removed before install took it.
 var errGroupGone = errors.New("watch: the page's group was removed during the install; try again")
 
 // install is Install under the engine's lock; f is the page fetched for

@@ -23,22 +23,21 @@ import (
 // What a compound selector may hold is bounded so that it, too, looks at
 // one node, or at most one subtree: a pseudo-class that takes a selector
 // (:not, :is, :where, :has, :haschild) takes compound selectors only, with
-// no combinator inside, a :has() holds no other :has() (three nested took
-// minutes on a page 400 deep), and :contains and :matches, which read the text of
-// a whole subtree at every node, are refused (:containsOwn and :matchesOwn
-// read the node's own text). The page itself is bounded by watch.extract:
-// a page nested deeper than max_depth, or with more than max_nodes
-// elements, gets no selector, and its check fails naming the limit.
+// no combinator inside; a :has() holds no other :has() (three nested took
+// minutes on a page 400 deep); and :contains and :matches, which read the
+// text of a whole subtree at every node, are refused (:containsOwn and
+// :matchesOwn read the node's own text). The page itself is bounded by
+// watch.extract: a page nested deeper than max_depth, or with more than
+// max_nodes elements, gets no selector, and its check fails naming the
+// limit.
 
 // maxSelectorSteps bounds the compound selectors of one alternative: the
 // walk keeps one bit per step.
 const maxSelectorSteps = 64
 
-// selector is a selector group compiled for the linear walk.
-type selector struct {
-	text string
-	alts [][]step // the group's alternatives, each a chain of steps
-}
+// selector is a selector group compiled for the linear walk: its
+// alternatives, each a chain of steps.
+type selector struct{ alts [][]step }
 
 // step is one compound selector and the combinator that links it to the
 // step before (0 on the first step; ' ' descendant, '>' child, '+'
@@ -58,7 +57,7 @@ func compileSelector(s string) (*selector, error) {
 	if err != nil {
 		return fail("%v", err)
 	}
-	sel := &selector{text: s}
+	sel := &selector{}
 	for _, alt := range alts {
 		compounds, combs, err := splitCombinators(alt)
 		if err != nil {
@@ -273,7 +272,8 @@ func checkCompound(c string, inHas bool) error {
 type walkState struct{ m, anc, sib uint64 }
 
 // match returns the elements under root that sel matches, in document
-// order. The page must be within lim's depth and elements.
+// order, or an error for a page nested deeper than maxDepth or with more
+// than maxNodes elements.
 func (sel *selector) match(root *html.Node, maxDepth, maxNodes int) ([]*html.Node, error) {
 	var out []*html.Node
 	nodes := 0
