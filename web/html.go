@@ -55,15 +55,18 @@ func (s *Server) htmlHandler(explain bool) http.HandlerFunc {
 }
 
 func (s *Server) handleHTML(w http.ResponseWriter, r *http.Request, explain bool) {
-	data := pageData{Query: queryText(r.URL.Query().Get("q")), Explain: explain}
+	// The query string is parsed once, here; the search reads the same
+	// values.
+	q, ie := queryValues(r)
+	data := pageData{Query: queryText(q.Get("q")), Explain: explain}
 	code := http.StatusOK
-	if ie := queryStringError(r); ie != nil {
+	if ie != nil {
 		data.Error, code = ie.Error(), http.StatusBadRequest
 	} else if strings.TrimSpace(data.Query) != "" {
 		// The cookie seeds this user's promotion order; a new visitor's
 		// first page must use the id the cookie will carry to the next.
 		user := UserID(w, r)
-		req, ie := s.parseSearch(r)
+		req, ie := s.parseSearch(r, q)
 		req.User = user
 		var res Response
 		var err error

@@ -203,7 +203,7 @@ func (s *Server) Admin() http.Handler {
 func serve(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if strings.HasPrefix(r.URL.Path, "/api/") {
-		if ie := queryStringError(r); ie != nil {
+		if _, ie := queryValues(r); ie != nil {
 			writeInputError(w, ie)
 			return
 		}
@@ -214,16 +214,16 @@ func serve(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
 	mux.ServeHTTP(w, r)
 }
 
-// queryStringError is bad input when r's query string does not parse.
-// Handlers read parameters with URL.Query, which drops what does not
-// parse: ?q=%zz would read as a missing query, ?size=5;x as the default
-// size. The API and the search page refuse it; the signed links (/r, /c)
-// judge their own.
-func queryStringError(r *http.Request) *InputError {
-	if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
-		return &InputError{Field: "query string", Value: r.URL.RawQuery, Message: err.Error() + ": escape % as %25 and separate parameters with &"}
+// queryValues parses r's query string, or answers bad input when it does
+// not parse. URL.Query drops what does not parse: ?q=%zz would read as a
+// missing query, ?size=5;x as the default size. The API and the search
+// page refuse it; the signed links (/r, /c) judge their own.
+func queryValues(r *http.Request) (url.Values, *InputError) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, &InputError{Field: "query string", Value: r.URL.RawQuery, Message: err.Error() + ": escape % as %25 and separate parameters with &"}
 	}
-	return nil
+	return q, nil
 }
 
 // statusWriter remembers the status code for metrics.
@@ -246,9 +246,9 @@ func (s *Server) timed(route string, h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// parseSearch validates the search parameters against the limits.
-func (s *Server) parseSearch(r *http.Request) (Request, *InputError) {
-	q := r.URL.Query()
+// parseSearch validates the search parameters q of r (queryValues)
+// against the limits.
+func (s *Server) parseSearch(r *http.Request, q url.Values) (Request, *InputError) {
 	req := Request{Query: queryText(q.Get("q")), Page: 1, Size: s.cfg.DefaultSize}
 	for _, field := range []string{"q", "page", "size"} {
 		if vs := q[field]; len(vs) > 1 {
@@ -328,7 +328,12 @@ func (s *Server) search(r *http.Request, req Request) (Response, error) {
 }
 
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
-	req, ie := s.parseSearch(r)
+	q, ie := queryValues(r)
+	if ie != nil {
+		writeInputError(w, ie)
+		return
+	}
+	req, ie := s.parseSearch(r, q)
 	if ie != nil {
 		writeInputError(w, ie)
 		return
