@@ -184,11 +184,15 @@ func (s *Summary) findings(figureC int, fpn float64) string {
 	return b.String()
 }
 
+// captureRatio is the share of the changes r1 captures over r0's (the
+// paper's r=1 / r=0).
+func captureRatio(r0, r1 Result) float64 { return r1.Captured / max(r0.Captured, 1e-9) }
+
 // paperHolds says whether r=0 and r=1 at one C show the paper's figures:
 // r=1 capturing 1.2–1.8× the changes of r=0, and r=0 over 90 % of its
 // captures at zero delay with r=1 lower.
 func paperHolds(r0, r1 Result) (ratioMet, zeroMet bool) {
-	ratio := r1.Captured / max(r0.Captured, 1e-9)
+	ratio := captureRatio(r0, r1)
 	return ratio >= 1.2 && ratio <= 1.8, r0.ZeroDelay >= 0.9 && r1.ZeroDelay < r0.ZeroDelay
 }
 
@@ -202,7 +206,7 @@ func (s *Summary) sweepTable(c int) *report.Table {
 		"mean bids", "pages changing a minute", "life", "r=0 captured", "r=1 captured", "r=1 / r=0", "r=0 zero-delay", "r=1 zero-delay", "1.2–1.8×", "r=0 ≥ 0.9, r=1 lower")
 	for _, x := range s.Sweep {
 		ratioMet, zeroMet := paperHolds(x.R0, x.R1)
-		t.Add(x.MeanBids, x.PerInstant, x.Life, x.R0.Captured, x.R1.Captured, x.R1.Captured/max(x.R0.Captured, 1e-9), x.R0.ZeroDelay, x.R1.ZeroDelay, ratioMet, zeroMet)
+		t.Add(x.MeanBids, x.PerInstant, x.Life, x.R0.Captured, x.R1.Captured, captureRatio(x.R0, x.R1), x.R0.ZeroDelay, x.R1.ZeroDelay, ratioMet, zeroMet)
 	}
 	return t
 }
@@ -217,7 +221,7 @@ func (s *Summary) sweepFinding(c int) string {
 	for _, x := range s.Sweep {
 		if r, z := paperHolds(x.R0, x.R1); r && z {
 			both = append(both, fmt.Sprintf("%s with a mean of %g bids (%.1f pages changing a minute; r=1 / r=0 %.2f, zero-delay r=0 %.3f, r=1 %.3f)",
-				x.Life, x.MeanBids, x.PerInstant, x.R1.Captured/max(x.R0.Captured, 1e-9), x.R0.ZeroDelay, x.R1.ZeroDelay))
+				x.Life, x.MeanBids, x.PerInstant, captureRatio(x.R0, x.R1), x.R0.ZeroDelay, x.R1.ZeroDelay))
 		}
 	}
 	if len(both) == 0 {
@@ -256,7 +260,7 @@ func (s *Summary) exactFinding(setting string, x *Exact, fpn float64) string {
 		}
 	}
 	fmt.Fprintf(&b, ". r=0 captures %.3f of all changes and r=1 %.3f (%.2f×): the more of its minutes a web leaves within C, the more r=0 captures in the minute and the less r=1 can add, so the paper's two figures at C=%d (r=1 capturing 1.2–1.8× and r=0 over 90 %% at zero delay) pull a web's load in opposite directions. The paper's auction data is not available to compare its crowding.\n",
-		r0.Captured, r1.Captured, r1.Captured/max(r0.Captured, 1e-9), x.C)
+		r0.Captured, r1.Captured, captureRatio(r0, r1), x.C)
 	return b.String()
 }
 
@@ -282,7 +286,7 @@ func (s *Summary) fig7(setting string) *report.Table {
 		r0, _ := s.find(setting, c, 0)
 		r1, _ := s.find(setting, c, 1)
 		ratioMet, zeroMet := paperHolds(r0, r1)
-		row = append(row, r1.Captured/max(r0.Captured, 1e-9), r0.ZeroDelay, r1.ZeroDelay, ratioMet && zeroMet)
+		row = append(row, captureRatio(r0, r1), r0.ZeroDelay, r1.ZeroDelay, ratioMet && zeroMet)
 		t.Add(row...)
 	}
 	return t
@@ -301,7 +305,7 @@ func (s *Summary) everyCFinding(setting string) string {
 		}
 		if ratioMet, zeroMet := paperHolds(r0, r1); ratioMet && zeroMet {
 			both = append(both, fmt.Sprintf("C=%d (r=1 / r=0 %.2f, zero-delay r=0 %.3f, r=1 %.3f)",
-				c, r1.Captured/max(r0.Captured, 1e-9), r0.ZeroDelay, r1.ZeroDelay))
+				c, captureRatio(r0, r1), r0.ZeroDelay, r1.ZeroDelay))
 		}
 	}
 	if len(both) == 0 {

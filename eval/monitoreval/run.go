@@ -268,7 +268,7 @@ func sweepBids(ctx context.Context, cfg Config, progress io.Writer) ([]SweepRow,
 			if row.R1, err = runWIC(in, est, cfg.FigureC, 1); err != nil {
 				return nil, err
 			}
-			fmt.Fprintf(progress, "monitor: sweep, mean bids %-4g %-16s C=%-4d r=1/r=0 captured %.2f, zero-delay r=0 %.3f\n", bids, row.Life, cfg.FigureC, row.R1.Captured/max(row.R0.Captured, 1e-9), row.R0.ZeroDelay)
+			fmt.Fprintf(progress, "monitor: sweep, mean bids %-4g %-16s C=%-4d r=1/r=0 captured %.2f, zero-delay r=0 %.3f\n", bids, row.Life, cfg.FigureC, captureRatio(row.R0, row.R1), row.R0.ZeroDelay)
 			out = append(out, row)
 		}
 	}
