@@ -62,14 +62,14 @@ func (e *Engine) CreateKey(ctx context.Context, k Key) (string, error) {
 	if k.User == "" {
 		bad = append(bad, errors.New("user: must be given"))
 	}
-	for _, f := range []struct {
-		name string
-		v    int64
-		show any
-	}{{"max_watches", int64(k.MaxWatches), k.MaxWatches}, {"min_every", int64(k.MinEvery), k.MinEvery}, {"max_regex_bytes", int64(k.MaxRegexBytes), k.MaxRegexBytes}} {
-		if f.v <= 0 {
-			bad = append(bad, fmt.Errorf("%s = %v: must be > 0", f.name, f.show))
-		}
+	if k.MaxWatches <= 0 {
+		bad = append(bad, fmt.Errorf("max_watches = %d: must be > 0", k.MaxWatches))
+	}
+	if k.MinEvery <= 0 {
+		bad = append(bad, fmt.Errorf("min_every = %v: must be > 0", k.MinEvery))
+	}
+	if k.MaxRegexBytes <= 0 {
+		bad = append(bad, fmt.Errorf("max_regex_bytes = %d: must be > 0", k.MaxRegexBytes))
 	}
 	if err := errors.Join(bad...); err != nil {
 		return "", fmt.Errorf("watch: key for %q: %w", k.User, err)
