@@ -225,6 +225,7 @@ func (ix *Index) applyBatch(ctx context.Context, changes []repo.Change) (Stats, 
 		}
 		st.Indexed++
 	}
+	putApplied(b, st.Watermark)
 	persisted, err := applyBleve(bi, b)
 	if err != nil {
 		return st, fmt.Errorf("index: apply batch: %w", err)

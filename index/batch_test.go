@@ -630,6 +630,11 @@ func TestRebuild(t *testing.T) {
 		t.Fatalf("stats %+v, watermark %d, generation %x → %x", st, ix.Watermark(), gen, ix.generation)
 	}
 	agree(t, ix, db)
+	ix.Close()
+	ix = openIndex(t, filepath.Join(dir, "ix"), testConfig(ScoringBM25), db, Options{Workload: wl})
+	if ix.Watermark() != db.LastChangeSeq() {
+		t.Fatalf("reopened after the rebuild at watermark %d, want %d", ix.Watermark(), db.LastChangeSeq())
+	}
 	q, _ := ParseQuery("budget", ix.cfg.Limits())
 	if res, err := ix.Search(t.Context(), q, 0, 10); err != nil || res.Total != 2 {
 		t.Fatalf("search after rebuild: %+v, %v", res, err)
@@ -691,5 +696,51 @@ func TestRefreshPopularityKeepsTheIndexedCopy(t *testing.T) {
 	}
 	if st := catchUp(t, ix); st.Measured != 1 {
 		t.Fatalf("the pending change was not measured after the refresh: %+v", st)
+	}
+}
+
+// TestAnIndexOpenedOlderThanItsWatermarkCatchesUp loses the newest
+// segment of an index. Bleve then opens the snapshot before it, without an
+// error, and the batches after that snapshot are missing from the index
+// though the repository's watermark names them as applied. Open must see
+// that from the sequence each Bleve batch records, and CatchUp re-apply
+// them.
+func TestAnIndexOpenedOlderThanItsWatermarkCatchesUp(t *testing.T) {
+	keptSnapshots = 3 // the snapshot of the first batch stays on disk
+	defer func() { keptSnapshots = 0 }()
+	dir := t.TempDir()
+	db := openRepo(t, filepath.Join(dir, "repo"))
+	ixDir := filepath.Join(dir, "ix")
+	opts := Options{MergeOnlyOnCompact: true} // one segment per batch, none merged
+	ix := openIndex(t, ixDir, testConfig(ScoringBM25), db, opts)
+	putPages(t, db, t0, smallCorpus...)
+	catchUp(t, ix)
+	putPages(t, db, t1, page{URL: smallCorpus[0].URL, Title: "Budget report", Text: "Federal budget, revised."},
+		page{URL: "https://d.test/new", Title: "New", Text: "A new page about plain language."})
+	goPages(t, db, t1, smallCorpus[3].URL)
+	catchUp(t, ix)
+	wm := ix.Watermark()
+	ix.Close()
+
+	segments, err := filepath.Glob(filepath.Join(ixDir, "store", "*.zap"))
+	if err != nil || len(segments) < 2 {
+		t.Fatalf("segments %v, %v: want one per batch", segments, err)
+	}
+	slices.Sort(segments) // Bleve names them by a growing hexadecimal id of fixed width
+	if err := os.Remove(segments[len(segments)-1]); err != nil {
+		t.Fatal(err)
+	}
+
+	ix = openIndex(t, ixDir, testConfig(ScoringBM25), db, opts)
+	if docs := indexedDocs(t, ix); docs[smallCorpus[0].URL].Equal(t1) {
+		t.Fatal("the damaged segment was read: the test damaged nothing Bleve needs")
+	}
+	if ix.Watermark() >= wm {
+		t.Fatalf("reopened at watermark %d though the index lost the batch up to %d", ix.Watermark(), wm)
+	}
+	catchUp(t, ix)
+	agree(t, ix, db)
+	if ix.Watermark() != wm {
+		t.Fatalf("watermark %d after catching up, want %d", ix.Watermark(), wm)
 	}
 }

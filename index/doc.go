@@ -18,6 +18,10 @@
 //     change-feed sequence applied. It is committed after Bleve has
 //     persisted the batch, in the same repository batch as the batch's
 //     measurements and snapshots, so re-applying after kill -9 is safe.
+//     Each Bleve batch also records its sequence inside the index (internal
+//     key "deltaq.applied"): Bleve opens an older snapshot, without an
+//     error, when a newer one lost a segment file, and Open then applies
+//     the feed again from where that snapshot stands.
 //   - Page snapshots, repository bucket "index", one per indexed page: the
 //     generation, the workload fingerprint, the fetch time of the indexed
 //     version (LR(p, t)), the text field's analyzed length and the tf of

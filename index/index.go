@@ -132,6 +132,50 @@ const watermarkKey = "index.watermark"
 // never trusts state written for another one.
 var generationKey = []byte("deltaq.generation")
 
+// appliedKey is the Bleve internal key holding the last change-feed
+// sequence whose batch the index holds, written in that batch. The
+// watermark says the same once the repository commits, except when Bleve
+// opens an older snapshot than it last wrote: it does that, without an
+// error, when a newer one has lost a segment file, and then only this key
+// tells how far the index really got. A new index holds 0 (nothing of the
+// feed) until its first batch, or until a rebuild is complete.
+var appliedKey = []byte("deltaq.applied")
+
+// putApplied records in b that the index holds the change feed up to seq.
+func putApplied(b *bleve.Batch, seq uint64) {
+	b.SetInternal(appliedKey, binary.BigEndian.AppendUint64(nil, seq))
+}
+
+// markApplied records in bi, in a batch of its own, that it holds the
+// change feed up to seq, and waits until that is on disk.
+func markApplied(ctx context.Context, bi bleve.Index, seq uint64) error {
+	b := bi.NewBatch()
+	putApplied(b, seq)
+	persisted, err := applyBleve(bi, b)
+	if err == nil {
+		err = persisted(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("index: record applied sequence %d: %w", seq, err)
+	}
+	return nil
+}
+
+// readApplied returns the sequence appliedKey holds; ok is false for an
+// index written before the key was kept.
+func readApplied(bi bleve.Index) (seq uint64, ok bool, err error) {
+	v, err := bi.GetInternal(appliedKey)
+	switch {
+	case err != nil:
+		return 0, false, fmt.Errorf("index: read applied sequence: %w", err)
+	case v == nil:
+		return 0, false, nil
+	case len(v) != 8:
+		return 0, false, fmt.Errorf("index: applied sequence of %d bytes: corrupt", len(v))
+	}
+	return binary.BigEndian.Uint64(v), true, nil
+}
+
 // errIncompatible marks an existing index this configuration cannot use.
 var errIncompatible = errors.New("index: incompatible index")
 
@@ -190,6 +234,16 @@ func Open(dir string, cfg Config, db *repo.DB, opts Options) (*Index, error) {
 		bi.Close()
 		return nil, err
 	case wmGen == gen:
+		applied, ok, err := readApplied(bi)
+		if err != nil {
+			bi.Close()
+			return nil, err
+		}
+		if ok && applied < seq {
+			ix.logger.Warn("the index opened at an older state than the repository's watermark (a newer one was damaged); applying the change feed again from the older state",
+				"applied", applied, "watermark", seq)
+			seq = applied
+		}
 		ix.watermark.Store(seq)
 	default:
 		// A new or replaced Bleve index: replay the whole feed.
@@ -262,6 +316,7 @@ func createBleve(dir string, s Scoring, mergeOnlyOnCompact bool) (bleve.Index, u
 	}
 	b := bi.NewBatch()
 	b.SetInternal(generationKey, g[:])
+	putApplied(b, 0)
 	persisted, err := applyBleve(bi, b)
 	if err == nil {
 		err = persisted(context.Background())
@@ -285,8 +340,17 @@ func scorchConfig(mergeOnlyOnCompact bool) map[string]any {
 	if mergeOnlyOnCompact {
 		c["scorchMergePlanOptions"] = map[string]any{"MaxSegmentSize": 1}
 	}
+	if keptSnapshots > 0 {
+		c["numSnapshotsToKeep"] = keptSnapshots
+	}
 	return c
 }
+
+// keptSnapshots, when above 0, is how many snapshots Bleve keeps on disk
+// beside the newest (by default one, and only until its cleanup runs). A
+// test sets it so that an older snapshot is there to open when the newest
+// is damaged.
+var keptSnapshots int
 
 // applyBleve applies b and returns a function that blocks until Bleve has
 // persisted it (or ctx is done). Nothing that depends on the batch being

@@ -37,6 +37,11 @@ func (ix *Index) Rebuild(ctx context.Context) (Stats, error) {
 		return Stats{}, err
 	}
 	st, err := ix.fill(ctx, nbi, gen)
+	if err == nil {
+		// Only a whole rebuild holds the feed up to seq: a snapshot of
+		// part of it keeps createBleve's 0, and Open replays the feed.
+		err = markApplied(ctx, nbi, seq)
+	}
 	if cerr := nbi.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("index: rebuild: close: %w", cerr)
 	}
