@@ -744,3 +744,41 @@ func TestAnIndexOpenedOlderThanItsWatermarkCatchesUp(t *testing.T) {
 		t.Fatalf("watermark %d after catching up, want %d", ix.Watermark(), wm)
 	}
 }
+
+// TestATruncatedSegmentIsDamageNotAPanic cuts every segment file of an
+// index short, as a full disk leaves them. zapx reads such a file out of
+// bounds and panics; Open reports ErrDamaged, and an index rebuild run
+// afterwards (here on a copy of the directory, as a new process sees it:
+// the panic skipped Bleve's cleanup, which keeps this process's lock on
+// it) makes the index again.
+func TestATruncatedSegmentIsDamageNotAPanic(t *testing.T) {
+	dir := t.TempDir()
+	db := openRepo(t, filepath.Join(dir, "repo"))
+	ixDir := filepath.Join(dir, "ix")
+	ix := openIndex(t, ixDir, testConfig(ScoringBM25), db, Options{})
+	putPages(t, db, t0, smallCorpus...)
+	catchUp(t, ix)
+	ix.Close()
+	segments, err := filepath.Glob(filepath.Join(ixDir, "store", "*.zap"))
+	if err != nil || len(segments) == 0 {
+		t.Fatalf("segments %v, %v", segments, err)
+	}
+	for _, s := range segments {
+		if err := os.WriteFile(s, []byte("cut"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if _, err := Open(ixDir, testConfig(ScoringBM25), db, Options{}); !errors.Is(err, ErrDamaged) {
+		t.Fatalf("open of an index with truncated segments: err = %v, want ErrDamaged", err)
+	}
+	again := filepath.Join(dir, "ix-again")
+	if err := os.CopyFS(again, os.DirFS(ixDir)); err != nil {
+		t.Fatal(err)
+	}
+	ix = openIndex(t, again, testConfig(ScoringBM25), db, Options{Recreate: true})
+	if _, err := ix.Rebuild(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	agree(t, ix, db)
+}

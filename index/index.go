@@ -267,7 +267,7 @@ func Open(dir string, cfg Config, db *repo.DB, opts Options) (*Index, error) {
 
 // openBleve opens or creates the Bleve index in dir and returns its generation.
 func openBleve(dir string, s Scoring, mergeOnlyOnCompact bool) (bleve.Index, uint64, error) {
-	bi, err := bleve.OpenUsing(dir, scorchConfig(mergeOnlyOnCompact))
+	bi, err := openBleveUsing(dir, scorchConfig(mergeOnlyOnCompact))
 	switch {
 	case err == nil:
 		if got := scoringOf(bi.Mapping()); got != s {
@@ -297,6 +297,18 @@ func openBleve(dir string, s Scoring, mergeOnlyOnCompact bool) (bleve.Index, uin
 	default:
 		return nil, 0, fmt.Errorf("%w: open %s: %w", ErrDamaged, dir, err)
 	}
+}
+
+// openBleveUsing is bleve.OpenUsing, with a panic while opening turned
+// into ErrDamaged: zapx reads a segment file shorter than its footer out of
+// bounds, and a full disk or a copy cut short leaves such files.
+func openBleveUsing(dir string, config map[string]any) (bi bleve.Index, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			bi, err = nil, fmt.Errorf("%w: open %s: %v", ErrDamaged, dir, p)
+		}
+	}()
+	return bleve.OpenUsing(dir, config)
 }
 
 // createBleve creates a Bleve index with a fresh generation.
