@@ -181,8 +181,7 @@ func (a *app) crawlNode(ctx context.Context, db *repo.DB, cfg *configs.Config, l
 		return merr
 	}
 	if ctx.Err() != nil {
-		fmt.Fprintln(a.stderr, "crawl: interrupted; run again without --seeds to resume")
-		return nil
+		return crawlInterrupted(ctx)
 	}
 	if qerr != nil && !errors.Is(qerr, context.Canceled) {
 		return qerr

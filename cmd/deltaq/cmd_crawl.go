@@ -116,7 +116,7 @@ to their hosts and fetches them in turn.`,
 					polls, in.URLs, in.NewItems, in.Fired, in.Failed)
 			}
 			if ctx.Err() != nil {
-				fmt.Fprintln(a.stderr, "crawl: interrupted; run again without --seeds to resume")
+				return crawlInterrupted(ctx)
 			}
 			return refusedError(sum)
 		},
@@ -158,6 +158,13 @@ func addDialFlags(cmd *cobra.Command) {
 		"resolve":       "crawler.resolve",
 		"allow-private": "crawler.allow_private",
 	})
+}
+
+// crawlInterrupted ends a crawl stopped by a signal. What it fetched is
+// committed, but the exit status must not say it finished: a script that
+// runs a crawl and then an evaluation would read a part as the whole.
+func crawlInterrupted(ctx context.Context) error {
+	return fmt.Errorf("crawl interrupted; what it fetched is kept, run again without --seeds to resume: %w", context.Cause(ctx))
 }
 
 // refusedError explains a crawl that fetched nothing because the address

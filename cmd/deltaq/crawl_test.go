@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -11,8 +12,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -282,5 +285,41 @@ func TestCrawlExcludeFlagsKeepURLsOut(t *testing.T) {
 		if p == "/q" || p == "/p22" || p == "/p333" {
 			t.Errorf("excluded %s was fetched", p)
 		}
+	}
+}
+
+// TestAnInterruptedCrawlKeepsWhatItFetchedAndFails interrupts a crawl of a
+// site larger than the time it is given: the pages fetched stay in the
+// repository, and the command fails with the way to resume (exit 130 from
+// main), where it used to exit 0 as if the crawl were done.
+func TestAnInterruptedCrawlKeepsWhatItFetchedAndFails(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		if served.Add(1) == 5 {
+			cancel() // as Ctrl-C would, mid-crawl, with /p4 asked for
+		}
+		w.Header().Set("Content-Type", "text/html")
+		n, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/p"))
+		fmt.Fprintf(w, `<html><head><title>Page %d</title></head><body>Page %d of a long chain. <a href="/p%d">next</a></body></html>`, n, n, n+1)
+	}))
+	defer srv.Close()
+	data := t.TempDir()
+	var stdout, stderr strings.Builder
+	root := newRootCmd(&stdout, &stderr)
+	root.SetArgs([]string{"crawl", "--data", data, "--allow-private", "--politeness-overrides",
+		"[{host: " + strings.TrimPrefix(srv.URL, "http://") + ", min_delay: 0s, per_host: 1}]",
+		"--seeds", srv.URL + "/p0"})
+	err := root.ExecuteContext(ctx)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "run again without --seeds to resume") {
+		t.Fatalf("interrupted crawl: err = %v, want the interruption and how to resume", err)
+	}
+	if kept := len(fetchedPages(t, data)); kept < 4 {
+		t.Fatalf("%d pages kept after the interruption, want the 4 or more fetched before it", kept)
 	}
 }
