@@ -63,6 +63,11 @@ func TestBadInputGivesClearErrors(t *testing.T) {
 		{[]string{"crawl", "--data", t.TempDir(), "--seeds", "ftp://a.test/"}, "unsupported scheme"},
 		{[]string{"crawl", "--data", t.TempDir(), "--max-pages", "-1"}, "--max-pages = -1"},
 		{[]string{"crawl", "--data", t.TempDir(), "--resolve", "nohost"}, `crawler.resolve[0] = "nohost"`},
+		// Cluster flags without a cluster would be ignored: the command
+		// would run alone.
+		{[]string{"crawl", "--data", t.TempDir(), "--seeds", "http://a.test/", "--node", "n1"}, "--node n1: only a cluster node reads it; give --cluster"},
+		{[]string{"crawl", "--data", t.TempDir(), "--seeds", "http://a.test/", "--wait-nodes", "3"}, "--wait-nodes 3: only a cluster node reads it"},
+		{[]string{"serve", "--data", t.TempDir(), "--node", "n1"}, "--node n1: only a cluster node reads it"},
 		{[]string{"crawl", "--data", t.TempDir()}, "nothing to crawl"},
 		{[]string{"web", "replay", "--archive", t.TempDir()}, "--archive"},
 		{[]string{"demo", "--listen", "bad"}, `server.listen = "bad": must be host:port`},

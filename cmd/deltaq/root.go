@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -64,7 +65,18 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 // load builds the effective configuration for cmd: defaults, --config file,
 // DELTAQ_* environment, then the flags of cmd bound to keys.
 func (a *app) load(cmd *cobra.Command) (*configs.Config, error) {
-	return configs.Load(a.sources(cmd))
+	cfg, err := configs.Load(a.sources(cmd))
+	if err != nil {
+		return nil, err
+	}
+	// Flags only a cluster node reads: given without a cluster, the
+	// command would ignore them and run alone.
+	for _, name := range []string{"node", "wait-nodes"} {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && cfg.Cluster.URL == "" {
+			return nil, fmt.Errorf("--%s %s: only a cluster node reads it; give --cluster (cluster.url) too", name, f.Value)
+		}
+	}
+	return cfg, nil
 }
 
 // sources are cmd's configuration sources.
