@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/feeds"
 	"github.com/deltaq/deltaq/notify"
@@ -53,7 +54,7 @@ to their hosts and fetches them in turn.`,
 			if server != "" {
 				return a.seedThrough(cmd.Context(), server, dataDir, seeds)
 			}
-			cfg, db, logger, err := a.loadRepo(cmd, dataDir, func() error {
+			cfg, db, logger, err := a.loadRepo(cmd, dataDir, func(*configs.Config) error {
 				if maxPages < 0 {
 					return fmt.Errorf("--max-pages = %d: must be >= 0", maxPages)
 				}

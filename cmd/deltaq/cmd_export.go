@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/internal/atomicfile"
 	"github.com/deltaq/deltaq/internal/warc"
 	"github.com/deltaq/deltaq/web"
@@ -41,7 +42,7 @@ written to a temporary file beside --out and renamed into place once
 complete, so a failed or interrupted export leaves no partial file.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, db, _, err := a.loadCrawledRepo(cmd, dataDir, func() error {
+			_, db, _, err := a.loadCrawledRepo(cmd, dataDir, func(*configs.Config) error {
 				if format != "warc" && format != "jsonl" {
 					return fmt.Errorf("--format = %q: must be warc or jsonl", format)
 				}

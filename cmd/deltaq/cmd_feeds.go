@@ -29,8 +29,9 @@ func (a *app) newFeedsCmd() *cobra.Command {
 	}
 	cmd.PersistentFlags().StringVar(&dataDir, "data", "", "data directory (repository)")
 	type feedsRun = func(ctx context.Context, cfg *configs.Config, db *repo.DB, st *feeds.Store) error
-	open := func(cmd *cobra.Command, load func(*cobra.Command, string, func() error) (*configs.Config, *repo.DB, *slog.Logger, error), run feedsRun) error {
-		cfg, db, _, err := load(cmd, dataDir, nil)
+	type loader = func(*cobra.Command, string, func(*configs.Config) error) (*configs.Config, *repo.DB, *slog.Logger, error)
+	open := func(cmd *cobra.Command, load loader, check func(*configs.Config) error, run feedsRun) error {
+		cfg, db, _, err := load(cmd, dataDir, check)
 		if err != nil {
 			return err
 		}
@@ -42,9 +43,12 @@ func (a *app) newFeedsCmd() *cobra.Command {
 		return run(cmd.Context(), cfg, db, st)
 	}
 	// with opens the repository, which must be there, and the feed store
-	// for one subcommand; subscribing creates the repository if need be.
-	with := func(cmd *cobra.Command, run feedsRun) error { return open(cmd, a.loadCrawledRepo, run) }
-	subscribing := func(cmd *cobra.Command, run feedsRun) error { return open(cmd, a.loadRepo, run) }
+	// for one subcommand; subscribing creates the repository if need be,
+	// after check (nil for none) has passed.
+	with := func(cmd *cobra.Command, run feedsRun) error { return open(cmd, a.loadCrawledRepo, nil, run) }
+	subscribing := func(cmd *cobra.Command, check func(*configs.Config) error, run feedsRun) error {
+		return open(cmd, a.loadRepo, check, run)
+	}
 	var (
 		weight        float64
 		every, within time.Duration
@@ -64,7 +68,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 			if cmd.Flags().Changed("max-interval") {
 				opts.MaxInterval = &within
 			}
-			return subscribing(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
+			return subscribing(cmd, nil, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
 				f, _, err := st.Add(ctx, args[0], opts, time.Now())
 				if err != nil {
 					return asFlagError(err)
@@ -83,18 +87,21 @@ func (a *app) newFeedsCmd() *cobra.Command {
 		Short: "Subscribe to every feed of an OPML list",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// Opened first: a file that is not there leaves no data
-			// directory made for it.
-			f, err := os.Open(args[0])
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			return subscribing(cmd, func(ctx context.Context, cfg *configs.Config, _ *repo.DB, st *feeds.Store) error {
-				urls, err := feeds.ReadOPML(f, cfg.Feeds.MaxBytes)
+			// Read before the data directory is made: a file that is
+			// not there, or not OPML, leaves none made for it.
+			var urls []string
+			read := func(cfg *configs.Config) error {
+				f, err := os.Open(args[0])
 				if err != nil {
+					return err
+				}
+				defer f.Close()
+				if urls, err = feeds.ReadOPML(f, cfg.Feeds.MaxBytes); err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
 				}
+				return nil
+			}
+			return subscribing(cmd, read, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
 				var bad []error
 				n := 0
 				for _, raw := range urls {

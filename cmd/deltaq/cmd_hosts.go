@@ -96,7 +96,7 @@ func (a *app) newQueueCmd() *cobra.Command {
 		Short: "List queued URLs in due order: when, which budget class, why queued",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, db, _, err := a.loadCrawledRepo(cmd, dataDir, func() error {
+			_, db, _, err := a.loadCrawledRepo(cmd, dataDir, func(*configs.Config) error {
 				if limit < 1 {
 					return fmt.Errorf("--limit = %d: must be >= 1", limit)
 				}

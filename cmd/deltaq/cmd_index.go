@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deltaq/deltaq/ads"
+	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/urlnorm"
@@ -109,7 +110,7 @@ func (a *app) newAdsCmd() *cobra.Command {
 		Short: "Create an advertiser and print its API key (shown once; only its hash is stored)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, db, logger, err := a.loadRepo(cmd, dataDir, func() error {
+			cfg, db, logger, err := a.loadRepo(cmd, dataDir, func(*configs.Config) error {
 				if name == "" {
 					return errors.New("--name: required")
 				}

@@ -282,7 +282,7 @@ func (a *app) newRelationShowCmd() *cobra.Command {
 		Short: "Show a relation's records, the stalest (largest w·F̂) first",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, db, _, err := a.loadCrawledRepo(cmd, dataDir, func() error {
+			cfg, db, _, err := a.loadCrawledRepo(cmd, dataDir, func(*configs.Config) error {
 				if stalest < 1 {
 					return fmt.Errorf("--stalest %d: must be >= 1", stalest)
 				}

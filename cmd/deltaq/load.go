@@ -23,27 +23,27 @@ func (a *app) loadEval(cmd *cobra.Command, out string) (*configs.Config, error) 
 	return cfg, nil
 }
 
-// loadRepo loads cmd's configuration, runs check (nil for none) before the
-// data directory is touched, and opens the repository under dataDir with
+// loadRepo loads cmd's configuration, runs check (nil for none) on it
+// before the data directory is touched, and opens the repository under dataDir with
 // the configured logger, creating it if need be. The caller closes the
 // repository.
-func (a *app) loadRepo(cmd *cobra.Command, dataDir string, check func() error) (*configs.Config, *repo.DB, *slog.Logger, error) {
+func (a *app) loadRepo(cmd *cobra.Command, dataDir string, check func(*configs.Config) error) (*configs.Config, *repo.DB, *slog.Logger, error) {
 	return a.loadRepoWith(cmd, dataDir, check, openRepo)
 }
 
 // loadCrawledRepo is loadRepo for the commands that read a repository,
 // which must be there (openCrawledRepo).
-func (a *app) loadCrawledRepo(cmd *cobra.Command, dataDir string, check func() error) (*configs.Config, *repo.DB, *slog.Logger, error) {
+func (a *app) loadCrawledRepo(cmd *cobra.Command, dataDir string, check func(*configs.Config) error) (*configs.Config, *repo.DB, *slog.Logger, error) {
 	return a.loadRepoWith(cmd, dataDir, check, openCrawledRepo)
 }
 
-func (a *app) loadRepoWith(cmd *cobra.Command, dataDir string, check func() error, open repoOpener) (*configs.Config, *repo.DB, *slog.Logger, error) {
+func (a *app) loadRepoWith(cmd *cobra.Command, dataDir string, check func(*configs.Config) error, open repoOpener) (*configs.Config, *repo.DB, *slog.Logger, error) {
 	cfg, err := a.load(cmd)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	if check != nil {
-		if err := check(); err != nil {
+		if err := check(cfg); err != nil {
 			return nil, nil, nil, err
 		}
 	}

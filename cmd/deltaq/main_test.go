@@ -115,17 +115,23 @@ func TestCrawlWithABadSeedCreatesNothing(t *testing.T) {
 	}
 }
 
-// TestFeedsImportOfAMissingFileCreatesNothing: the OPML file is opened
-// before the data directory is made.
-func TestFeedsImportOfAMissingFileCreatesNothing(t *testing.T) {
+// TestFeedsImportOfABadFileCreatesNothing: the OPML file is read before
+// the data directory is made, so a file that is missing or not OPML
+// leaves none.
+func TestFeedsImportOfABadFileCreatesNothing(t *testing.T) {
 	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
-	missing := filepath.Join(dir, "missing.opml")
-	if _, _, err := run(t, "feeds", "import", missing, "--data", data); err == nil || !strings.Contains(err.Error(), missing) {
-		t.Fatalf("import of a missing file: %v", err)
+	notOPML := filepath.Join(dir, "page.opml")
+	if err := os.WriteFile(notOPML, []byte("<html><body>not a list of feeds</body></html>"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("%s after the refused import: %v, want nothing there", data, err)
+	for _, file := range []string{filepath.Join(dir, "missing.opml"), notOPML} {
+		data := filepath.Join(dir, "data")
+		if _, _, err := run(t, "feeds", "import", file, "--data", data); err == nil || !strings.Contains(err.Error(), file) {
+			t.Fatalf("import of %s: %v", file, err)
+		}
+		if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("%s after the refused import of %s: %v, want nothing there", data, file, err)
+		}
 	}
 }
 
