@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 )
+
+// errDataAndServer refuses a command given both a data directory and the
+// admin listener of a process that holds one: it works on one or the other.
+var errDataAndServer = errors.New("--data and --server: give one, the data directory here or the process that holds it")
 
 // postAdmin posts body as JSON to path on the admin listener at server
 // (--server) and decodes a 2xx answer into out. A refusal is an error

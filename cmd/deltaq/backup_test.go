@@ -45,7 +45,7 @@ func TestBackupOfARunningServer(t *testing.T) {
 	if _, _, err := run(t, "backup", "--server", srv.base, filepath.Join(dir, "other")); err == nil || !strings.Contains(err.Error(), "admin listener") {
 		t.Errorf("a backup through the public listener: %v, want a pointer to the admin listener", err)
 	}
-	if _, _, err := run(t, "backup", "--server", srv.adminBase(t), "--data", data, filepath.Join(dir, "other")); err == nil {
+	if _, _, err := run(t, "backup", "--server", srv.adminBase(t), "--data", data, filepath.Join(dir, "other")); !errors.Is(err, errDataAndServer) {
 		t.Error("a backup given both --server and --data succeeded")
 	}
 	// A backup inside the data directory would land among the index's

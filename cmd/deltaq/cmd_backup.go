@@ -33,7 +33,7 @@ absolute path there; indexing waits while the index is copied.`,
 			out := args[0]
 			if server != "" {
 				if dataDir != "" {
-					return errors.New("--data and --server: give one, the data directory here or the server that holds it")
+					return errDataAndServer
 				}
 				return a.backupThrough(cmd.Context(), server, out)
 			}

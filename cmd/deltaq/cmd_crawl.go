@@ -190,7 +190,7 @@ func refusedError(sum crawler.Summary) error {
 func (a *app) seedThrough(ctx context.Context, server, dataDir string, seeds []string) error {
 	switch {
 	case dataDir != "":
-		return errors.New("--data and --server: give one, the data directory here or the process that holds it")
+		return errDataAndServer
 	case len(seeds) == 0:
 		return errors.New("--server: give --seeds to hand to the running crawl")
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -55,5 +56,8 @@ func TestCrawlSeedsARunningCrawl(t *testing.T) {
 	}
 	if _, _, err := run(t, "crawl", "--server", proc.adminBase(t)); err == nil || !strings.Contains(err.Error(), "--seeds") {
 		t.Errorf("crawl --server without seeds: %v", err)
+	}
+	if _, _, err := run(t, "crawl", "--server", proc.adminBase(t), "--data", t.TempDir(), "--seeds", "http://bananas.test/"); !errors.Is(err, errDataAndServer) {
+		t.Errorf("crawl --server --data: %v, want one or the other", err)
 	}
 }
