@@ -95,7 +95,7 @@ func BenchmarkPlan(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, n := range []int{10, 100} {
+	for _, n := range []int{10, 100, 1000} {
 		list := make([]feeds.Feed, n)
 		for i := range list {
 			f := feeds.Feed{ID: fmt.Sprint(i), URL: fmt.Sprintf("http://f%d.test/feed.xml", i), Weight: 1,
