@@ -153,12 +153,7 @@ func refine(c curve, plan []int) float64 {
 				b += n
 			}
 			cur := plan[j]
-			bestX, bestV := cur, c.cost(a, cur)+c.cost(cur, b)
-			for x := a + 1; x < b; x++ {
-				if v := c.cost(a, x) + c.cost(x, b); v < bestV-1e-12 {
-					bestX, bestV = x, v
-				}
-			}
+			bestX := c.bestBetween(a, b, cur)
 			settled[j] = true
 			if bestX != cur {
 				plan[j] = bestX
@@ -195,6 +190,26 @@ func refine(c curve, plan []int) float64 {
 		}
 	}
 	return c.planCost(plan)
+}
+
+// bestBetween returns the slot in (a, b) where a poll costs least with
+// polls at a and b, cur unless another is better by more than 1e-12. It
+// computes c.cost(a, x) + c.cost(x, b) as written there, with what does
+// not depend on x read once.
+func (c curve) bestBetween(a, b, cur int) int {
+	a, b, cur = a+c.n, b+c.n, cur+c.n
+	lam, mom := c.lam[a:b+1], c.mom[a:b+1]
+	lamA, momA, lamB, momB, fb := lam[0], mom[0], lam[len(lam)-1], mom[len(mom)-1], float64(b)
+	cost := func(i int) float64 { // of slot a + i
+		return float64(a+i)*(lam[i]-lamA) - (mom[i] - momA) + (fb*(lamB-lam[i]) - (momB - mom[i]))
+	}
+	best, bestV := cur-a, cost(cur-a)
+	for i := 1; i < len(lam)-1; i++ {
+		if v := cost(i); v < bestV-1e-12 {
+			best, bestV = i, v
+		}
+	}
+	return a + best - c.n
 }
 
 // rotate turns s left by k places.
