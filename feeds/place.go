@@ -106,11 +106,12 @@ func Place(m Model, g Grid, polls, starts int) []int {
 	return best
 }
 
-// Refine improves a plan (sorted slots) by the same refinement as Place,
+// Refine improves a plan (slots in [0, g.Slots())) by the same refinement as Place,
 // from that plan alone: a re-plan after re-learning starts from last week's
 // plan, close to the new optimum, instead of from several uniform ones.
 func Refine(m Model, g Grid, plan []int) []int {
 	out := slices.Clone(plan)
+	slices.Sort(out) // refine keeps the order it is given round the week
 	if len(out) == 0 || len(out) >= g.slots {
 		return out
 	}
@@ -118,12 +119,12 @@ func Refine(m Model, g Grid, plan []int) []int {
 	return out
 }
 
-// refine improves plan in place by coordinate descent and returns its cost.
-// A point is scanned again only once a neighbour has moved: between the
-// same neighbours the scan would keep it where the last one put it (no slot
-// there is better by more than the tolerance), so skipping it changes
-// nothing (TestRefineSkipsOnlySettledPoints) and most of a sweep's work
-// after the first few goes.
+// refine improves plan (sorted slots) in place by coordinate descent and
+// returns its cost. A point is scanned again only once a neighbour has
+// moved: between the same neighbours the scan would keep it where the last
+// one put it (no slot there is better by more than the tolerance), so
+// skipping it changes nothing (TestRefineSkipsOnlySettledPoints) and most
+// of a sweep's work after the first few goes.
 func refine(c curve, plan []int) float64 {
 	n := c.n
 	m := len(plan)
@@ -180,10 +181,6 @@ func refine(c curve, plan []int) float64 {
 			for _, j := range []int{0, m - 1, m - first, (2*m - 1 - first) % m} {
 				settled[j] = false
 			}
-		}
-		if !slices.IsSorted(plan) { // a plan given out of order
-			slices.Sort(plan)
-			clear(settled)
 		}
 		if !moved {
 			break
