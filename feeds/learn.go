@@ -107,23 +107,39 @@ func (r RateRule) Rates(postings [][]time.Time, since time.Time, seen []time.Tim
 // ratesAt is Rates with feed i's rate taken at at[i]; the pooled rate is
 // all feeds' weighted postings over their weighted exposure.
 func (r RateRule) ratesAt(postings [][]time.Time, since time.Time, seen, at []time.Time, pseudo float64) []float64 {
-	num := make([]float64, len(postings))
-	exposure := make([]float64, len(postings))
-	totalNum, totalExposure := 0.0, 0.0
+	return countsAt(postings, since, seen, at, r.HalfLife, pseudo).rates(r.Prior)
+}
+
+// weightedCounts are each feed's weighted postings and exposure
+// (recentCount) under one half-life, and their sums over the feeds: what a
+// rate needs but the prior it is shrunk with.
+type weightedCounts struct {
+	num, exposure           []float64
+	totalNum, totalExposure float64
+}
+
+func countsAt(postings [][]time.Time, since time.Time, seen, at []time.Time, halfLife time.Duration, pseudo float64) weightedCounts {
+	c := weightedCounts{num: make([]float64, len(postings)), exposure: make([]float64, len(postings))}
 	for i, ps := range postings {
-		num[i], exposure[i] = recentCount(ps, since, seen[i], at[i], r.HalfLife, pseudo)
-		totalNum += num[i]
-		totalExposure += exposure[i]
+		c.num[i], c.exposure[i] = recentCount(ps, since, seen[i], at[i], halfLife, pseudo)
+		c.totalNum += c.num[i]
+		c.totalExposure += c.exposure[i]
 	}
-	prior := r.Prior.Seconds()
+	return c
+}
+
+// rates are the feeds' rates, each shrunk towards the pooled rate by prior
+// (exposure at that rate).
+func (c weightedCounts) rates(prior time.Duration) []float64 {
 	pooled := 0.0
-	if totalExposure > 0 {
-		pooled = totalNum / totalExposure
+	if c.totalExposure > 0 {
+		pooled = c.totalNum / c.totalExposure
 	}
-	out := make([]float64, len(postings))
+	p := prior.Seconds()
+	out := make([]float64, len(c.num))
 	for i := range out {
-		if exposure[i] > 0 {
-			out[i] = (num[i] + prior*pooled) / (exposure[i] + prior)
+		if c.exposure[i] > 0 {
+			out[i] = (c.num[i] + p*pooled) / (c.exposure[i] + p)
 		}
 	}
 	return out
@@ -163,25 +179,28 @@ func ChooseRates(postings [][]time.Time, since time.Time, seen []time.Time, half
 	}
 	seen = seen[:min(len(postings), len(seen))]
 	postings = postings[:len(seen)]
+	priors = append([]time.Duration{0}, priors...)
 	bestLL := math.Inf(-1)
 	for _, hl := range halfLives {
-		for _, prior := range append([]time.Duration{0}, priors...) {
-			r := RateRule{HalfLife: hl, Prior: prior}
-			ll, tested := r.holdoutLL(postings, since, seen, holdout, pseudo)
+		lls, tested := holdoutLL(postings, since, seen, holdout, pseudo, hl, priors)
+		for k, prior := range priors {
+			ll := lls[k]
 			better := ll > bestLL+1e-9 || ll >= bestLL-1e-9 && (hl > best.HalfLife || hl == best.HalfLife && prior < best.Prior)
 			if tested > 0 && better {
-				best, bestLL = r, ll
+				best, bestLL = RateRule{HalfLife: hl, Prior: prior}, ll
 			}
 		}
 	}
 	return best
 }
 
-// holdoutLL is the Poisson log-likelihood of each feed's counts in each
-// of the holdout weeks before its last poll seen[i] under the rule's rate
-// at the week's start from what came before it, and the feed-weeks tested.
-func (r RateRule) holdoutLL(postings [][]time.Time, since time.Time, seen []time.Time, holdout int, pseudo float64) (float64, int) {
-	ll, tested := 0.0, 0
+// holdoutLL is, for each of priors, the Poisson log-likelihood of each
+// feed's counts in each of the holdout weeks before its last poll seen[i]
+// under the rule (halfLife, that prior)'s rate at the week's start from
+// what came before it; and the feed-weeks tested. The weighted counts do
+// not depend on the prior, so each week's are made once for all of them.
+func holdoutLL(postings [][]time.Time, since time.Time, seen []time.Time, holdout int, pseudo float64, halfLife time.Duration, priors []time.Duration) ([]float64, int) {
+	lls, tested := make([]float64, len(priors)), 0
 	for k := 1; k <= holdout; k++ {
 		var feeds [][]time.Time
 		var from []time.Time
@@ -193,18 +212,22 @@ func (r RateRule) holdoutLL(postings [][]time.Time, since time.Time, seen []time
 		if len(feeds) == 0 {
 			continue
 		}
-		rates := r.ratesAt(feeds, since, from, from, pseudo)
+		counts := make([]int, len(feeds)) // postings in the week
 		for j, ps := range feeds {
-			mean := rates[j] * Period.Seconds()
-			n := 0
 			for _, t := range ps {
 				if t.After(from[j]) && !t.After(from[j].Add(Period)) {
-					n++
+					counts[j]++
 				}
 			}
-			ll += float64(n)*math.Log(max(mean, 1e-12)) - mean
-			tested++
 		}
+		c := countsAt(feeds, since, from, from, halfLife, pseudo)
+		for p, prior := range priors {
+			for j, rate := range c.rates(prior) {
+				mean := rate * Period.Seconds()
+				lls[p] += float64(counts[j])*math.Log(max(mean, 1e-12)) - mean
+			}
+		}
+		tested += len(feeds)
 	}
-	return ll, tested
+	return lls, tested
 }
