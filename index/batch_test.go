@@ -769,8 +769,9 @@ func TestATruncatedSegmentIsDamageNotAPanic(t *testing.T) {
 		}
 	}
 
-	if _, err := Open(ixDir, testConfig(ScoringBM25), db, Options{}); !errors.Is(err, ErrDamaged) {
-		t.Fatalf("open of an index with truncated segments: err = %v, want ErrDamaged", err)
+	_, err = Open(ixDir, testConfig(ScoringBM25), db, Options{})
+	if !errors.Is(err, ErrDamaged) || strings.Count(err.Error(), ixDir) != 1 {
+		t.Fatalf("open of an index with truncated segments: err = %v, want ErrDamaged naming the directory once", err)
 	}
 	again := filepath.Join(dir, "ix-again")
 	if err := os.CopyFS(again, os.DirFS(ixDir)); err != nil {

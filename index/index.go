@@ -300,12 +300,13 @@ func openBleve(dir string, s Scoring, mergeOnlyOnCompact bool) (bleve.Index, uin
 }
 
 // openBleveUsing is bleve.OpenUsing, with a panic while opening turned
-// into ErrDamaged: zapx reads a segment file shorter than its footer out of
-// bounds, and a full disk or a copy cut short leaves such files.
+// into an error (which openBleve reports as ErrDamaged): zapx reads a
+// segment file shorter than its footer out of bounds, and a full disk or a
+// copy cut short leaves such files.
 func openBleveUsing(dir string, config map[string]any) (bi bleve.Index, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			bi, err = nil, fmt.Errorf("%w: open %s: %v", ErrDamaged, dir, p)
+			bi, err = nil, fmt.Errorf("a file could not be read (%v)", p)
 		}
 	}()
 	return bleve.OpenUsing(dir, config)
