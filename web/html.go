@@ -46,6 +46,11 @@ type pageData struct {
 	First      int // rank of the first result on this page
 	Prev, Next string
 	Pages      []pageLink
+	// Last and its link, when the page asked for is past the last page of
+	// results (an old link, an edited URL): the page says so and links
+	// back, where it showed "N results" over nothing.
+	Last     int
+	LastHref string
 }
 
 // htmlHandler serves the search page; explain links each result to its
@@ -148,15 +153,19 @@ func (s *Server) paginate(d *pageData, req Request, res Response) {
 	}
 	last := int((total + uint64(req.Size) - 1) / uint64(req.Size))
 	last = min(last, s.cfg.MaxPage)
-	if last <= 1 {
-		return
-	}
 	href := func(p int) string {
 		v := url.Values{"q": {req.Query}, "page": {strconv.Itoa(p)}}
 		if req.Size != s.cfg.DefaultSize {
 			v.Set("size", strconv.Itoa(req.Size))
 		}
 		return "/?" + v.Encode()
+	}
+	if last >= 1 && req.Page > last {
+		d.Last, d.LastHref = last, href(last)
+		return
+	}
+	if last <= 1 {
+		return
 	}
 	if req.Page > 1 {
 		d.Prev = href(req.Page - 1)

@@ -22,7 +22,8 @@ import (
 // the last that total and pageable announce has results, together they
 // hold each reachable result once, and the page after the last is empty.
 // Over HTML, following the pager's links from the first page reaches
-// every page up to that last one and no other, and each has results.
+// every page up to that last one and no other, and each has results; the
+// page after the last says it is past the results and links back.
 func TestPagerNeverLinksToAnEmptyPage(t *testing.T) {
 	s := newStack(t)
 	var many, few, long string
@@ -166,6 +167,39 @@ func pagerHTML(t *testing.T, s *stack, q string, size, last int) {
 	}
 	if len(pages) != last {
 		t.Errorf("the pager reaches %d pages, want %d", len(pages), last)
+	}
+
+	// A page past the last (an old link, an edited URL) says so and links
+	// to the last page, and to no other.
+	past := "/?" + url.Values{"q": {q}, "size": {fmt.Sprint(size)}, "page": {fmt.Sprint(last + 1)}}.Encode()
+	res, err := client.Get(s.srv.URL + past)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode == http.StatusBadRequest {
+		return // past what the ranking orders: TestAPageBeyondWhatASearchOrdersIsNamed
+	}
+	body := string(b)
+	i := strings.Index(body, `id="past"`)
+	if res.StatusCode != http.StatusOK || i < 0 {
+		t.Fatalf("%s: status %d, want 200 saying the page is past the last:\n%s", past, res.StatusCode, body)
+	}
+	var links []string
+	for _, m := range pagerLink.FindAllStringSubmatch(body[i:], -1) {
+		links = append(links, html.UnescapeString(m[1]))
+	}
+	if len(links) != 1 {
+		t.Fatalf("%s links to %q, want only the last page, %d", past, links, last)
+	}
+	u, err := url.Parse(links[0])
+	if v := u.Query(); err != nil || v.Get("q") != q || v.Get("page") != fmt.Sprint(last) ||
+		v.Has("size") && v.Get("size") != fmt.Sprint(size) {
+		t.Errorf("%s links to %s, want page %d of %q", past, links[0], last, q)
 	}
 }
 
