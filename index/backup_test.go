@@ -16,14 +16,14 @@ func TestBackupWhileOpenAgreesWithItsRepository(t *testing.T) {
 	dir := t.TempDir()
 	db := openRepo(t, filepath.Join(dir, "repo"))
 	ix := openIndex(t, filepath.Join(dir, "index"), testConfig(ScoringBM25), db, Options{})
-	putPages(t, db, t0, page{"http://a.test/harbor", "Harbor", "The harbor opens at dawn."})
+	putPages(t, db, t0, page{URL: "http://a.test/harbor", Title: "Harbor", Text: "The harbor opens at dawn."})
 	catchUp(t, ix)
 
 	// Pages keep coming while the backup runs.
 	done := make(chan error, 1)
 	go func() {
 		for i := range 20 {
-			if err := writePages(db, t0.Add(time.Duration(i)*time.Minute), page{"http://a.test/lantern/" + string(rune('a'+i)), "Lantern", "A lantern by the quay."}); err != nil {
+			if err := writePages(db, t0.Add(time.Duration(i)*time.Minute), page{URL: "http://a.test/lantern/" + string(rune('a'+i)), Title: "Lantern", Text: "A lantern by the quay."}); err != nil {
 				done <- err
 				return
 			}

@@ -2,8 +2,6 @@ package index
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -69,11 +67,7 @@ func openIndex(tb testing.TB, dir string, cfg Config, db *repo.DB, opts Options)
 }
 
 // page is one page version to put in the repository.
-type page struct {
-	URL   string
-	Title string
-	Text  string
-}
+type page = repo.Fetched
 
 var t0 = time.Date(2023, 1, 30, 12, 0, 0, 0, time.UTC)
 
@@ -90,28 +84,7 @@ func putPages(tb testing.TB, db *repo.DB, at time.Time, pages ...page) {
 // writePages is putPages for a goroutine other than the test's, which may
 // not call Fatal.
 func writePages(db *repo.DB, at time.Time, pages ...page) error {
-	for len(pages) > 0 {
-		n := min(len(pages), 256)
-		b := db.NewBatch(context.Background())
-		var errs []error
-		for _, p := range pages[:n] {
-			errs = append(errs,
-				b.PutPage(&repo.Page{URL: p.URL, State: repo.StateLive, LastOutcome: repo.OutcomeOK, HTTPStatus: 200,
-					FirstSeen: at, LastFetch: at, Version: at, Title: p.Title, ContentType: "text/html"}),
-				b.AddVersion(p.URL, &repo.Version{FetchedAt: at, ContentType: "text/html", Title: p.Title, Text: p.Text}))
-			b.AppendChange(p.URL, repo.ChangeUpsert, at)
-		}
-		err := errors.Join(errs...)
-		if err == nil {
-			err = b.Commit()
-		}
-		b.Close()
-		if err != nil {
-			return fmt.Errorf("put pages: %w", err)
-		}
-		pages = pages[n:]
-	}
-	return nil
+	return db.PutFetched(context.Background(), at, pages)
 }
 
 // goPages marks pages gone (404), as the crawler does.

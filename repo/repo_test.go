@@ -522,3 +522,37 @@ func TestBucketOrCreateStoresOnce(t *testing.T) {
 		t.Fatalf("a failed create stored something: %v", err)
 	}
 }
+
+// TestPutFetchedCommitsAsACrawl loads more pages than one batch holds:
+// each is live with its version, and the change feed has one upsert per
+// page in order, as a crawl's fetches leave them.
+func TestPutFetchedCommitsAsACrawl(t *testing.T) {
+	db := openMem(t)
+	at := time.Date(2023, 1, 30, 12, 0, 0, 0, time.UTC)
+	pages := make([]Fetched, 300)
+	for i := range pages {
+		pages[i] = Fetched{URL: fmt.Sprintf("http://a.test/p%03d", i), Title: fmt.Sprint("Page ", i), Text: fmt.Sprint("text of page ", i)}
+	}
+	if err := db.PutFetched(t.Context(), at, pages); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []Fetched{pages[0], pages[255], pages[256], pages[299]} {
+		got, err := db.Page(p.URL)
+		if err != nil || got.State != StateLive || !got.Version.Equal(at) || got.Title != p.Title {
+			t.Fatalf("%s: %+v, %v", p.URL, got, err)
+		}
+		vs, err := db.Versions(t.Context(), p.URL, true)
+		if err != nil || len(vs) != 1 || vs[0].Text != p.Text || !vs[0].FetchedAt.Equal(at) {
+			t.Fatalf("%s: versions %+v, %v", p.URL, vs, err)
+		}
+	}
+	changes, err := db.Changes(t.Context(), 0, 1000)
+	if err != nil || len(changes) != len(pages) {
+		t.Fatalf("%d changes, %v: want %d", len(changes), err, len(pages))
+	}
+	for i, c := range changes {
+		if c.URL != pages[i].URL || c.Kind != ChangeUpsert {
+			t.Fatalf("change %d: %+v, want an upsert of %s", i, c, pages[i].URL)
+		}
+	}
+}

@@ -84,31 +84,14 @@ func ExtractWeek(archives []*archive.Archive, w int, lim extract.Limits) ([]Page
 	return out, nil
 }
 
-// PutPages commits pages to db as the crawler commits fetches: the page
-// record, its version and an upsert in the change feed the index follows.
+// PutPages commits pages to db as the crawler commits fetches
+// (repo.DB.PutFetched).
 func PutPages(ctx context.Context, db *repo.DB, at time.Time, pages []Page) error {
-	for len(pages) > 0 {
-		n := min(len(pages), 256)
-		b := db.NewBatch(ctx)
-		var errs []error
-		for _, p := range pages[:n] {
-			errs = append(errs,
-				b.PutPage(&repo.Page{URL: p.URL, State: repo.StateLive, LastOutcome: repo.OutcomeOK, HTTPStatus: 200,
-					FirstSeen: at, LastFetch: at, Version: at, Title: p.Title, ContentType: "text/html"}),
-				b.AddVersion(p.URL, &repo.Version{FetchedAt: at, ContentType: "text/html", Title: p.Title, Text: p.Text}))
-			b.AppendChange(p.URL, repo.ChangeUpsert, at)
-		}
-		err := errors.Join(errs...)
-		if err == nil {
-			err = b.Commit()
-		}
-		b.Close()
-		if err != nil {
-			return fmt.Errorf("put pages: %w", err)
-		}
-		pages = pages[n:]
+	fetched := make([]repo.Fetched, len(pages))
+	for i, p := range pages {
+		fetched[i] = repo.Fetched{URL: p.URL, Title: p.Title, Text: p.Text}
 	}
-	return nil
+	return db.PutFetched(ctx, at, fetched)
 }
 
 // Build indexes pages, fetched at at, into a fresh repository and index
