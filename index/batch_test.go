@@ -582,6 +582,19 @@ func TestADamagedIndexIsRebuiltFromTheRepository(t *testing.T) {
 				t.Fatal(err)
 			}
 		},
+		"corrupt applied sequence": func(t *testing.T, dir string) {
+			bi, err := bleve.OpenUsing(dir, scorchConfig(false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = bi.SetInternal(appliedKey, []byte("bad"))
+			if cerr := bi.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		},
 		"garbage root": func(t *testing.T, dir string) {
 			if err := os.WriteFile(filepath.Join(dir, "store", "root.bolt"), []byte("not a bolt database"), 0o644); err != nil {
 				t.Fatal(err)

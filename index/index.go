@@ -216,6 +216,14 @@ func Open(dir string, cfg Config, db *repo.DB, opts Options) (*Index, error) {
 	}
 	ix.mergeOnlyOnCompact = opts.MergeOnlyOnCompact
 	bi, gen, err := openBleve(dir, cfg.Scoring, ix.mergeOnlyOnCompact)
+	var applied uint64
+	var hasApplied bool
+	if err == nil {
+		if applied, hasApplied, err = readApplied(bi); err != nil {
+			bi.Close()
+			err = fmt.Errorf("%w: %s: %w", ErrDamaged, dir, err)
+		}
+	}
 	if (errors.Is(err, errIncompatible) || errors.Is(err, ErrDamaged)) && opts.Recreate {
 		ix.logger.Info("discarding an index that cannot be used", "dir", dir, "err", err)
 		if err := os.RemoveAll(dir); err != nil {
@@ -234,12 +242,7 @@ func Open(dir string, cfg Config, db *repo.DB, opts Options) (*Index, error) {
 		bi.Close()
 		return nil, err
 	case wmGen == gen:
-		applied, ok, err := readApplied(bi)
-		if err != nil {
-			bi.Close()
-			return nil, err
-		}
-		if ok && applied < seq {
+		if hasApplied && applied < seq {
 			ix.logger.Warn("the index opened at an older state than the repository's watermark (a newer one was damaged); applying the change feed again from the older state",
 				"applied", applied, "watermark", seq)
 			seq = applied
