@@ -24,9 +24,9 @@ func (a *app) loadEval(cmd *cobra.Command, out string) (*configs.Config, error) 
 }
 
 // loadRepo loads cmd's configuration, runs check (nil for none) on it
-// before the data directory is touched, and opens the repository under dataDir with
-// the configured logger, creating it if need be. The caller closes the
-// repository.
+// before the data directory is touched, and opens the repository under
+// dataDir with the configured logger, creating it if need be. The caller
+// closes the repository.
 func (a *app) loadRepo(cmd *cobra.Command, dataDir string, check func(*configs.Config) error) (*configs.Config, *repo.DB, *slog.Logger, error) {
 	return a.loadRepoWith(cmd, dataDir, check, openRepo)
 }
