@@ -34,8 +34,9 @@ type Parsed struct {
 // feed URL that now serves an HTML page.
 var ErrNotAFeed = errors.New("feeds: not an RSS or Atom feed")
 
-// ErrTooLarge is returned for a body over the size limit.
-var ErrTooLarge = errors.New("feeds: feed body too large")
+// ErrTooLarge is returned for a feed body or an OPML file over the size
+// limit.
+var ErrTooLarge = errors.New("feeds: too large")
 
 // Parse reads an RSS 1.0/2.0 or Atom body with gofeed: at most maxBytes of
 // body, at most maxItems items in the feed's own order (the rest counted
@@ -44,7 +45,7 @@ var ErrTooLarge = errors.New("feeds: feed body too large")
 // stored state is untouched: Parse has none.
 func Parse(body []byte, maxBytes int64, maxItems int) (*Parsed, error) {
 	if int64(len(body)) > maxBytes {
-		return nil, fmt.Errorf("%w: %d bytes, limit %d (feeds.max_bytes)", ErrTooLarge, len(body), maxBytes)
+		return nil, fmt.Errorf("%w: feed body of %d bytes, limit %d (feeds.max_bytes)", ErrTooLarge, len(body), maxBytes)
 	}
 	head := bytes.ToLower(bytes.TrimSpace(body[:min(len(body), 512)]))
 	if bytes.HasPrefix(head, []byte("<!doctype html")) || bytes.HasPrefix(head, []byte("<html")) {

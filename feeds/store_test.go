@@ -388,7 +388,7 @@ func TestOPMLRoundTrip(t *testing.T) {
 	if _, err := ReadOPML(strings.NewReader("<opml><body>"), 1<<20); err == nil {
 		t.Error("a truncated OPML was accepted")
 	}
-	if _, err := ReadOPML(strings.NewReader(in), 10); !errors.Is(err, ErrTooLarge) {
+	if _, err := ReadOPML(strings.NewReader(in), 10); !errors.Is(err, ErrTooLarge) || err.Error() != "feeds: too large: OPML over 10 bytes (feeds.max_bytes)" {
 		t.Errorf("an OPML over the limit: %v", err)
 	}
 }
