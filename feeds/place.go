@@ -50,7 +50,13 @@ func newCurve(m Model, g Grid) curve {
 // a and b are slot indices in [−n, 2n).
 func (c curve) cost(a, b int) float64 {
 	a, b = a+c.n, b+c.n
-	return float64(b)*(c.lam[b]-c.lam[a]) - (c.mom[b] - c.mom[a])
+	return delay(float64(b), c.lam[a], c.lam[b], c.mom[a], c.mom[b])
+}
+
+// delay is cost from the prefix sums at an interval's two ends and the
+// end's slot index b (offset as in curve).
+func delay(b, lamA, lamB, momA, momB float64) float64 {
+	return b*(lamB-lamA) - (momB - momA)
 }
 
 // ExpectedDelay returns the expected delay per posting of a weekly plan of
@@ -190,15 +196,14 @@ func refine(c curve, plan []int) float64 {
 }
 
 // bestBetween returns the slot in (a, b) where a poll costs least with
-// polls at a and b, cur unless another is better by more than 1e-12. It
-// computes c.cost(a, x) + c.cost(x, b) as written there, with what does
-// not depend on x read once.
+// polls at a and b, cur unless another is better by more than 1e-12:
+// c.cost(a, x) + c.cost(x, b), with what does not depend on x read once.
 func (c curve) bestBetween(a, b, cur int) int {
 	a, b, cur = a+c.n, b+c.n, cur+c.n
 	lam, mom := c.lam[a:b+1], c.mom[a:b+1]
 	lamA, momA, lamB, momB, fb := lam[0], mom[0], lam[len(lam)-1], mom[len(mom)-1], float64(b)
 	cost := func(i int) float64 { // of slot a + i
-		return float64(a+i)*(lam[i]-lamA) - (mom[i] - momA) + (fb*(lamB-lam[i]) - (momB - mom[i]))
+		return delay(float64(a+i), lamA, lam[i], momA, mom[i]) + delay(fb, lam[i], lamB, mom[i], momB)
 	}
 	best, bestV := cur-a, cost(cur-a)
 	for i := 1; i < len(lam)-1; i++ {
