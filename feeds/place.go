@@ -151,14 +151,7 @@ func refine(c curve, plan []int) float64 {
 			if settled[j] {
 				continue
 			}
-			a := plan[(j+m-1)%m]
-			if j == 0 {
-				a -= n
-			}
-			b := plan[(j+1)%m]
-			if j == m-1 {
-				b += n
-			}
+			a, b := c.neighbours(plan, j)
 			cur := plan[j]
 			bestX := c.bestBetween(a, b, cur)
 			settled[j] = true
@@ -227,11 +220,24 @@ func rotate[T any](s []T, k int) {
 func (c curve) planCost(plan []int) float64 {
 	total := 0.0
 	for j, s := range plan {
-		prev := plan[(j+len(plan)-1)%len(plan)]
-		if j == 0 {
-			prev -= c.n
-		}
+		prev, _ := c.neighbours(plan, j)
 		total += c.cost(prev, s)
 	}
 	return total
+}
+
+// neighbours are the polls before and after plan[j] (sorted slots in
+// [0, n)), round the week: the last poll of the week before, a week
+// earlier (−n), precedes the first, and the first of the week after
+// follows the last.
+func (c curve) neighbours(plan []int, j int) (before, after int) {
+	m := len(plan)
+	before, after = plan[(j+m-1)%m], plan[(j+1)%m]
+	if j == 0 {
+		before -= c.n
+	}
+	if j == m-1 {
+		after += c.n
+	}
+	return before, after
 }

@@ -12,18 +12,11 @@ import (
 // sweep until none moves. refine skips the points whose neighbours have not
 // moved since their last scan, and must end where this does.
 func fullRefine(c curve, plan []int) float64 {
-	n, m := c.n, len(plan)
+	n := c.n
 	for sweep := 0; sweep < 200; sweep++ {
 		moved := false
 		for j := range plan {
-			a := plan[(j+m-1)%m]
-			if j == 0 {
-				a -= n
-			}
-			b := plan[(j+1)%m]
-			if j == m-1 {
-				b += n
-			}
+			a, b := c.neighbours(plan, j)
 			cur := plan[j]
 			bestX, bestV := cur, c.cost(a, cur)+c.cost(cur, b)
 			for x := a + 1; x < b; x++ {
