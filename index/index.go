@@ -151,11 +151,7 @@ func putApplied(b *bleve.Batch, seq uint64) {
 func markApplied(ctx context.Context, bi bleve.Index, seq uint64) error {
 	b := bi.NewBatch()
 	putApplied(b, seq)
-	persisted, err := applyBleve(bi, b)
-	if err == nil {
-		err = persisted(ctx)
-	}
-	if err != nil {
+	if err := applyBleveWait(ctx, bi, b); err != nil {
 		return fmt.Errorf("index: record applied sequence %d: %w", seq, err)
 	}
 	return nil
@@ -333,11 +329,7 @@ func createBleve(dir string, s Scoring, mergeOnlyOnCompact bool) (bleve.Index, u
 	b := bi.NewBatch()
 	b.SetInternal(generationKey, g[:])
 	putApplied(b, 0)
-	persisted, err := applyBleve(bi, b)
-	if err == nil {
-		err = persisted(context.Background())
-	}
-	if err != nil {
+	if err := applyBleveWait(context.Background(), bi, b); err != nil {
 		bi.Close()
 		return nil, 0, fmt.Errorf("index: store generation: %w", err)
 	}
@@ -390,6 +382,16 @@ func applyBleve(bi bleve.Index, b *bleve.Batch) (func(context.Context) error, er
 			return ctx.Err()
 		}
 	}, nil
+}
+
+// applyBleveWait is applyBleve for a batch with nothing to do while Bleve
+// writes it: it returns once the batch is on disk.
+func applyBleveWait(ctx context.Context, bi bleve.Index, b *bleve.Batch) error {
+	persisted, err := applyBleve(bi, b)
+	if err != nil {
+		return err
+	}
+	return persisted(ctx)
 }
 
 func emptyDir(dir string) bool {
