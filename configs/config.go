@@ -202,8 +202,10 @@ func Load(src Sources) (*Config, error) {
 	if err := v.UnmarshalExact(&cfg, viper.DecodeHook(decodeHook())); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	// One query length limit, the index's, serves the search API too.
+	// One query length limit, the index's, serves the search API too, and
+	// one depth of results, the ranking's, limits its pages.
 	cfg.Server.MaxQueryBytes = cfg.Index.MaxQueryBytes
+	cfg.Server.Candidates = cfg.Ranking.Candidates
 	// One α and ε_b serve the crawler and its evaluation.
 	cfg.Eval.Discovery.Alpha, cfg.Eval.Discovery.EpsilonB = cfg.Discovery.Alpha, cfg.Discovery.EpsilonB
 	// The synchronization evaluation runs the components as configured.

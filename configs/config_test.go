@@ -135,6 +135,8 @@ func TestBadEnvironmentNamesTheVariableKeyValueAndWhatIsAllowed(t *testing.T) {
 		{"DELTAQ_CRAWLER_ALLOW_PRIVATE=maybe", `DELTAQ_CRAWLER_ALLOW_PRIVATE: crawler.allow_private = "maybe": must be true or false`},
 		{"DELTAQ_CRAWLER_POLITENESS_MIN_DELAY=-3s", "DELTAQ_CRAWLER_POLITENESS_MIN_DELAY: crawler.politeness.min_delay = -3s: must be >= 0"},
 		{"DELTAQ_CRAWLER_POLITENESS=5", "environment variable DELTAQ_CRAWLER_POLITENESS names no setting"},
+		// A page of the search API holds no more than the ranking orders.
+		{"DELTAQ_RANKING_CANDIDATES=50", "server.max_size = 100: must be <= ranking.candidates (50), the results a search orders"},
 	}
 	for _, c := range cases {
 		t.Run(c.env, func(t *testing.T) {

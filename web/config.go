@@ -21,8 +21,11 @@ type Config struct {
 	// the configuration loader copies it here.
 	MaxQueryBytes int `mapstructure:"-"`
 	MaxSize       int `mapstructure:"max_size"`
-	MaxPage       int `mapstructure:"max_page"`
 	DefaultSize   int `mapstructure:"default_size"`
+	// Candidates is ranking.candidates, copied by the configuration
+	// loader: the ranking orders no more results than that, so it is the
+	// deepest page (at size 1), and no page size may exceed it.
+	Candidates int `mapstructure:"-"`
 }
 
 // AdminConfig is the operator's listener.
@@ -59,8 +62,8 @@ func (c Config) Validate() error {
 	if c.MaxSize < 1 {
 		bad("max_size", c.MaxSize, "must be >= 1")
 	}
-	if c.MaxPage < 1 {
-		bad("max_page", c.MaxPage, "must be >= 1")
+	if c.MaxSize > c.Candidates {
+		bad("max_size", c.MaxSize, fmt.Sprintf("must be <= ranking.candidates (%d), the results a search orders", c.Candidates))
 	}
 	if c.DefaultSize < 1 || c.DefaultSize > c.MaxSize {
 		bad("default_size", c.DefaultSize, "must be in [1, server.max_size]")

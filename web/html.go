@@ -143,16 +143,15 @@ func (s *Server) handleExplain(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// paginate fills the links to neighbouring result pages (at most
-// server.max_page, and no further than the results go: Pageable, when
-// the ranking orders fewer than Total).
+// paginate fills the links to neighbouring result pages, no further than
+// the results go: Pageable, when the ranking orders fewer than Total.
 func (s *Server) paginate(d *pageData, req Request, res Response) {
 	total := res.Total
 	if res.Truncated() {
 		total = uint64(res.Pageable)
 	}
 	last := int((total + uint64(req.Size) - 1) / uint64(req.Size))
-	last = min(last, s.cfg.MaxPage)
+	last = min(last, s.cfg.Candidates)
 	href := func(p int) string {
 		v := url.Values{"q": {req.Query}, "page": {strconv.Itoa(p)}}
 		if req.Size != s.cfg.DefaultSize {

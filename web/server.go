@@ -285,7 +285,7 @@ func (s *Server) parseSearch(r *http.Request, q url.Values) (Request, *InputErro
 		return n, nil
 	}
 	var ie *InputError
-	if req.Page, ie = num("page", 1, 1, s.cfg.MaxPage); ie != nil {
+	if req.Page, ie = num("page", 1, 1, s.cfg.Candidates); ie != nil {
 		return req, ie
 	}
 	if req.Size, ie = num("size", s.cfg.DefaultSize, 1, s.cfg.MaxSize); ie != nil {

@@ -24,7 +24,7 @@ var testConfig = Config{
 	Listen: "127.0.0.1:0",
 	HTTP: httpserver.Config{ReadHeaderTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second,
 		IdleTimeout: time.Second, MaxHeaderBytes: 1 << 16, ShutdownTimeout: time.Second},
-	SearchTimeout: time.Second, MaxQueryBytes: 1000, MaxSize: 100, MaxPage: 1000, DefaultSize: 10,
+	SearchTimeout: time.Second, MaxQueryBytes: 1000, MaxSize: 100, Candidates: 1000, DefaultSize: 10,
 }
 
 // fakeSearch returns total results numbered from the requested offset, with
