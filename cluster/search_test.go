@@ -99,6 +99,11 @@ func TestAPeersSnippetsAreCheckedBeforeUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sub.Unsubscribe()
+	// Subscribe only queues the subscription: without the round trip, a
+	// request could reach the server first and find no one answering.
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
 
 	a := sc.join("a")
 	if err := cluster.Beat(ctx, a); err != nil {
