@@ -148,6 +148,21 @@ func TestANodeThatStopsWithoutLeavingIsNamedMissing(t *testing.T) {
 	a, b, c := sc.join("a"), sc.join("b"), sc.join("c")
 	stopB, stopC := run(b), run(c)
 	defer stopC()
+	// Run subscribes, then beats, on one connection, which the server
+	// reads in order: once the status lists b and c, both answer requests.
+	// (Beating for them at once could list one before its subscription.)
+	// Run's beat writes the heartbeat the status shows before the
+	// membership, which may still be under way, so the test beats too:
+	// b and c are then members, as the rest of the test needs.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		st, err := cluster.ReadStatus(ctx, sc.URL, 4)
+		if err == nil && maps.Equal(st.Search, map[string]bool{"b": true, "c": true}) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("b and c run: status %+v, %v; want both serving", st, err)
+		}
+	}
 	for _, n := range []*cluster.SearchNode{b, c, a} {
 		if err := cluster.Beat(ctx, n); err != nil {
 			t.Fatal(err)
