@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // binary is the deltaq executable built for tests that run it as a real
@@ -51,6 +55,43 @@ func TestConfigPrintShowsEffectiveValues(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("config print lacks %q", want)
 		}
+	}
+}
+
+// TestAGroupRefusesAWordThatNamesNoCommand walks the command tree: every
+// group of commands (deltaq index, feeds, ...) given a word that names none
+// of its commands fails naming the word and the group, with the command
+// the word is closest to, and alone prints its help. A mistyped command
+// used to print the help and succeed.
+func TestAGroupRefusesAWordThatNamesNoCommand(t *testing.T) {
+	var groups []*cobra.Command
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.HasParent() && c.HasSubCommands() {
+			groups = append(groups, c)
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd(io.Discard, io.Discard))
+	if len(groups) < 10 {
+		t.Fatalf("%d groups found; the walk missed commands", len(groups))
+	}
+	for _, g := range groups {
+		path := strings.Fields(g.CommandPath())[1:]
+		_, _, err := run(t, append(path, "zzzz")...)
+		if want := fmt.Sprintf("unknown command %q for %q", "zzzz", g.CommandPath()); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s zzzz: error %v, want one containing %s", g.CommandPath(), err, want)
+		}
+		out, _, err := run(t, path...)
+		if err != nil || !strings.Contains(out, "Available Commands:") {
+			t.Errorf("%s alone: error %v, output %q; want its help", g.CommandPath(), err, out)
+		}
+	}
+	// One letter dropped from a command's name is suggested.
+	if _, _, err := run(t, "index", "rebuld"); err == nil || !strings.Contains(err.Error(), "did you mean rebuild?") {
+		t.Errorf("index rebuld: %v, want rebuild suggested", err)
 	}
 }
 

@@ -59,7 +59,33 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	if defaults, err := configs.Defaults(); err == nil {
 		showDefaults(root, defaults)
 	}
+	refuseUnknownSubcommands(root)
 	return root
+}
+
+// refuseUnknownSubcommands makes every group of commands (deltaq index,
+// feeds, watch, ...) fail on a word that names none of its commands, as
+// cobra does only for the root: otherwise `deltaq index rebuld` would
+// print the group's help and exit 0, and a script would take it for done.
+// Alone, a group still prints its help.
+func refuseUnknownSubcommands(cmd *cobra.Command) {
+	for _, sub := range cmd.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if !cmd.HasSubCommands() || cmd.Runnable() {
+		return
+	}
+	cmd.SuggestionsMinimumDistance = 2 // cobra's default, which it sets for the root alone
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if near := cmd.SuggestionsFor(args[0]); len(near) > 0 {
+			msg += "; did you mean " + strings.Join(near, " or ") + "?"
+		}
+		return fmt.Errorf("%s (%s --help lists them)", msg, cmd.CommandPath())
+	}
 }
 
 // load builds the effective configuration for cmd: defaults, --config file,
