@@ -245,11 +245,11 @@ words ORed over the same pages.`,
 			}
 			topics, err := readFile(topicsFile, trec.ReadTopics)
 			if err != nil {
-				return err
+				return fmt.Errorf("--topics: %w", err)
 			}
 			qrels, err := readFile(qrelsFile, trec.ReadQrels)
 			if err != nil {
-				return err
+				return fmt.Errorf("--qrels: %w", err)
 			}
 			logger := a.logger(cfg)
 			// With --archive the pages are crawled into --data, which may be

@@ -96,6 +96,10 @@ func TestAGroupRefusesAWordThatNamesNoCommand(t *testing.T) {
 }
 
 func TestBadInputGivesClearErrors(t *testing.T) {
+	topics := filepath.Join(t.TempDir(), "topics.tsv")
+	if err := os.WriteFile(topics, []byte("1\tbudget\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -129,6 +133,8 @@ func TestBadInputGivesClearErrors(t *testing.T) {
 		{[]string{"eval", "ir", "--data", t.TempDir(), "--qrels", "q", "--out", t.TempDir()}, "--topics: a topics file"},
 		{[]string{"eval", "ir", "--data", t.TempDir(), "--topics", "t", "--out", t.TempDir()}, "--qrels: a qrels file"},
 		{[]string{"eval", "ir", "--data", t.TempDir(), "--topics", "t", "--qrels", "q"}, "--out: an output directory"},
+		{[]string{"eval", "ir", "--data", t.TempDir(), "--topics", "/nonexistent/topics.tsv", "--qrels", "q", "--out", t.TempDir()}, "--topics: open /nonexistent/topics.tsv"},
+		{[]string{"eval", "ir", "--data", t.TempDir(), "--topics", topics, "--qrels", "/nonexistent/qrels.txt", "--out", t.TempDir()}, "--qrels: open /nonexistent/qrels.txt"},
 		{[]string{"eval", "discovery", "--archive", t.TempDir()}, "--out: an output directory"},
 		{[]string{"eval", "discovery", "--out", t.TempDir()}, "--archive: at least one"},
 		{[]string{"eval", "ir", "--data", t.TempDir(), "--topics", "t", "--qrels", "q", "--out", t.TempDir(), "--users", "100000000"}, "--users = 100000000: must be in [1, 1000]"},
