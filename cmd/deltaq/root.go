@@ -72,10 +72,11 @@ func refuseUnknownSubcommands(cmd *cobra.Command) {
 	for _, sub := range cmd.Commands() {
 		refuseUnknownSubcommands(sub)
 	}
-	if !cmd.HasSubCommands() || cmd.Runnable() {
+	if !cmd.HasParent() || !cmd.HasSubCommands() || cmd.Runnable() {
 		return
 	}
 	cmd.SuggestionsMinimumDistance = 2 // cobra's default, which it sets for the root alone
+	cmd.DisableFlagsInUseLine = true   // its usage says "deltaq index", not "deltaq index [flags]"
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) == 0 {
 			return cmd.Help()
