@@ -1,6 +1,7 @@
 package cluster_test
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deltaq/deltaq/cluster"
+	"github.com/deltaq/deltaq/cluster/clustertest"
 	"github.com/deltaq/deltaq/cluster/natstest"
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
@@ -251,20 +253,17 @@ func TestSharesFollowDemandAndADeadNodesShareMoves(t *testing.T) {
 	}
 
 	// c stops heartbeating; its heartbeat expires (the server's TTL).
-	deadline := time.Now().Add(time.Minute)
-	for {
+	clustertest.Until(t, "c's heartbeat did not expire", time.Minute, func() error {
 		st, err := cluster.ReadStatus(t.Context(), nc.URL(), 4)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, alive := st.Nodes["c"]; !alive {
-			break
+		if _, alive := st.Nodes["c"]; alive {
+			beat("a", "b")
+			return errors.New("c is still listed")
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("c's heartbeat did not expire")
-		}
-		beat("a", "b")
-	}
+		return nil
+	})
 	if got := nodes["a"].limit(t); got != want["a"] {
 		t.Errorf("a's budget changed within the period to %d", got)
 	}

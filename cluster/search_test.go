@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/deltaq/deltaq/cluster"
+	"github.com/deltaq/deltaq/cluster/clustertest"
 	"github.com/deltaq/deltaq/cluster/natstest"
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/index"
@@ -154,15 +156,13 @@ func TestANodeThatStopsWithoutLeavingIsNamedMissing(t *testing.T) {
 	// Run's beat writes the heartbeat the status shows before the
 	// membership, which may still be under way, so the test beats too:
 	// b and c are then members, as the rest of the test needs.
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	clustertest.Until(t, "b and c run", 20*time.Second, func() error {
 		st, err := cluster.ReadStatus(ctx, sc.URL, 4)
-		if err == nil && maps.Equal(st.Search, map[string]bool{"b": true, "c": true}) {
-			break
+		if err != nil || !maps.Equal(st.Search, map[string]bool{"b": true, "c": true}) {
+			return fmt.Errorf("status %+v, %v; want both serving", st, err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("b and c run: status %+v, %v; want both serving", st, err)
-		}
-	}
+		return nil
+	})
 	for _, n := range []*cluster.SearchNode{b, c, a} {
 		if err := cluster.Beat(ctx, n); err != nil {
 			t.Fatal(err)
@@ -176,20 +176,15 @@ func TestANodeThatStopsWithoutLeavingIsNamedMissing(t *testing.T) {
 	// b leaves; c is cut off and its heartbeat lapses.
 	stopB()
 	c.Close()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	clustertest.Until(t, "b left and c lapsed", 20*time.Second, func() error {
 		if err := cluster.Beat(ctx, a); err != nil {
 			t.Fatal(err)
 		}
-		nodes, down := a.Nodes()
-		if len(nodes) == 1 && slices.Equal(down, []string{"c"}) {
-			break
+		if nodes, down := a.Nodes(); len(nodes) != 1 || !slices.Equal(down, []string{"c"}) {
+			return fmt.Errorf("nodes %v, down %v; want a alone, c down", nodes, down)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("b left and c lapsed: nodes %v, down %v; want a alone, c down", nodes, down)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return nil
+	})
 	if _, _, missing, err := a.Retrieve(ctx, q, 10); err != nil || !slices.Equal(missing, []string{"c"}) {
 		t.Fatalf("c lapsed: missing %v, err %v; want [c]", missing, err)
 	}

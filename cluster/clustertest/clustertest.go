@@ -140,6 +140,21 @@ func Wait(tb testing.TB, what string, d time.Duration, wait func() error) error 
 	}
 }
 
+// Until calls cond every 20 ms until it returns nil, and fails tb if it
+// has not within d, with what and cond's last answer: the state it saw.
+func Until(tb testing.TB, what string, d time.Duration, cond func() error) {
+	tb.Helper()
+	for deadline := time.Now().Add(d); ; time.Sleep(20 * time.Millisecond) {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s: %v", what, err)
+		}
+	}
+}
+
 // ownGoroutines lists the stacks, grouped, that pass through this module
 // outside package testing's frames.
 func ownGoroutines() string {
