@@ -596,7 +596,6 @@ func TestADamagedIndexIsRebuiltFromTheRepository(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-
 		},
 		"garbage root": func(t *testing.T, dir string) {
 			if err := os.WriteFile(filepath.Join(dir, "store", "root.bolt"), []byte("not a bolt database"), 0o644); err != nil {
