@@ -55,10 +55,17 @@ func showDefaults(cmd *cobra.Command, defaults map[string]any) {
 			}
 		}
 	}
-	cmd.PersistentFlags().VisitAll(show)
-	cmd.Flags().VisitAll(show)
+	eachCommand(cmd, func(c *cobra.Command) {
+		c.PersistentFlags().VisitAll(show)
+		c.Flags().VisitAll(show)
+	})
+}
+
+// eachCommand calls f on cmd and on every command under it.
+func eachCommand(cmd *cobra.Command, f func(*cobra.Command)) {
+	f(cmd)
 	for _, c := range cmd.Commands() {
-		showDefaults(c, defaults)
+		eachCommand(c, f)
 	}
 }
 

@@ -26,8 +26,7 @@ func TestEveryFlagShowsItsConfigDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	bound := 0
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
+	eachCommand(newRootCmd(io.Discard, io.Discard), func(c *cobra.Command) {
 		check := func(f *pflag.Flag) {
 			where := c.CommandPath() + " --" + f.Name
 			key, ok := flagKey(f)
@@ -48,11 +47,7 @@ func TestEveryFlagShowsItsConfigDefault(t *testing.T) {
 			}
 		}
 		c.LocalFlags().VisitAll(check)
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
-	}
-	walk(newRootCmd(io.Discard, io.Discard))
+	})
 	if bound < 20 {
 		t.Errorf("only %d bound flags found; the walk missed commands", bound)
 	}

@@ -65,16 +65,11 @@ func TestConfigPrintShowsEffectiveValues(t *testing.T) {
 // used to print the help and succeed.
 func TestAGroupRefusesAWordThatNamesNoCommand(t *testing.T) {
 	var groups []*cobra.Command
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
+	eachCommand(newRootCmd(io.Discard, io.Discard), func(c *cobra.Command) {
 		if c.HasParent() && c.HasSubCommands() {
 			groups = append(groups, c)
 		}
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
-	}
-	walk(newRootCmd(io.Discard, io.Discard))
+	})
 	if len(groups) < 10 {
 		t.Fatalf("%d groups found; the walk missed commands", len(groups))
 	}

@@ -68,25 +68,28 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 // cobra does only for the root: otherwise `deltaq index rebuld` would
 // print the group's help and exit 0, and a script would take it for done.
 // Alone, a group still prints its help.
-func refuseUnknownSubcommands(cmd *cobra.Command) {
-	for _, sub := range cmd.Commands() {
-		refuseUnknownSubcommands(sub)
-	}
-	if !cmd.HasParent() || !cmd.HasSubCommands() || cmd.Runnable() {
-		return
-	}
-	cmd.SuggestionsMinimumDistance = 2 // cobra's default, which it sets for the root alone
-	cmd.DisableFlagsInUseLine = true   // its usage says "deltaq index", not "deltaq index [flags]"
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if len(args) == 0 {
-			return cmd.Help()
+func refuseUnknownSubcommands(root *cobra.Command) {
+	eachCommand(root, func(cmd *cobra.Command) {
+		if !cmd.HasParent() || !cmd.HasSubCommands() || cmd.Runnable() {
+			return
 		}
-		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
-		if near := cmd.SuggestionsFor(args[0]); len(near) > 0 {
-			msg += "; did you mean " + strings.Join(near, " or ") + "?"
-		}
-		return fmt.Errorf("%s (%s --help lists them)", msg, cmd.CommandPath())
+		cmd.SuggestionsMinimumDistance = 2 // cobra's default, which it sets for the root alone
+		cmd.DisableFlagsInUseLine = true   // its usage says "deltaq index", not "deltaq index [flags]"
+		cmd.RunE = unknownSubcommand
+	})
+}
+
+// unknownSubcommand is a group's RunE: its help when given no word, else
+// an error naming the word and the commands it is close to.
+func unknownSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return cmd.Help()
 	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if near := cmd.SuggestionsFor(args[0]); len(near) > 0 {
+		msg += "; did you mean " + strings.Join(near, " or ") + "?"
+	}
+	return fmt.Errorf("%s (%s --help lists them)", msg, cmd.CommandPath())
 }
 
 // load builds the effective configuration for cmd: defaults, --config file,
