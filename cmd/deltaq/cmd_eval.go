@@ -49,7 +49,7 @@ func (a *app) newEvalRankingCmd() *cobra.Command {
 		Short: "Randomized rank promotion: the §5.7 simulator beside the §5.6 analytic model, figs. 5.4–5.11 (thesis ch. 5)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.loadEval(cmd, out)
+			cfg, err := a.loadEval(cmd, out, nil)
 			if err != nil {
 				return err
 			}
@@ -83,7 +83,9 @@ func (a *app) newEvalSyncCmd() *cobra.Command {
 		Short: "Re-download policies under a weekly budget: repository quality Q per week, fig. 4.4 and 4.3 (thesis §4.7)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.loadEval(cmd, out)
+			cfg, err := a.loadEval(cmd, out, func(c *configs.Config) map[string][]string {
+				return map[string][]string{"archive": {c.Eval.Sync.Archive}, "log": {c.Eval.Sync.Log}}
+			})
 			if err != nil {
 				return err
 			}
@@ -148,7 +150,9 @@ func (a *app) newEvalDiscoveryCmd() *cobra.Command {
 		Short: "Discovery of new pages by re-fetching old ones: Table 3.2, figs. 3.5–3.6, §3.6.5 (thesis ch. 3)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.loadEval(cmd, out)
+			cfg, err := a.loadEval(cmd, out, func(*configs.Config) map[string][]string {
+				return map[string][]string{"archive": dirs}
+			})
 			if err != nil {
 				return err
 			}
@@ -179,7 +183,9 @@ func (a *app) newEvalAdsCmd() *cobra.Command {
 		Short: "Ads under unknown CTRs and budgets: GREEDY against the BMIX family, figs. 6.3–6.6 (thesis §6.7–6.8)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.loadEval(cmd, out)
+			cfg, err := a.loadEval(cmd, out, func(c *configs.Config) map[string][]string {
+				return map[string][]string{"log": {c.Eval.Ads.Log}, "ctr": {c.Eval.Ads.CTRFile}}
+			})
 			if err != nil {
 				return err
 			}
@@ -230,7 +236,9 @@ would for deltaq serve. --bare adds the baseline: bare Bleve BM25 with the
 words ORed over the same pages.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.loadEval(cmd, out)
+			cfg, err := a.loadEval(cmd, out, func(*configs.Config) map[string][]string {
+				return map[string][]string{"archive": {archiveDir}} // --topics and --qrels are read below, their errors named
+			})
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/fanouteval"
 	"github.com/deltaq/deltaq/internal/querylog"
@@ -33,7 +34,9 @@ exchanged periodically: the cluster's statistics as of --week, the pages
 stale_weeks later.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.loadEval(cmd, out)
+			cfg, err := a.loadEval(cmd, out, func(*configs.Config) map[string][]string {
+				return map[string][]string{"archive": dirs, "log": {logPath}}
+			})
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/eval/feedseval"
 	"github.com/deltaq/deltaq/eval/feedtrace"
 )
@@ -19,7 +20,9 @@ func (a *app) newEvalFeedsCmd() *cobra.Command {
 		Short: "Feed polling on real posting times: Sia & Cho's allocation and placement, CGM age/freshness, WIC (trace-driven)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.loadEval(cmd, out)
+			cfg, err := a.loadEval(cmd, out, func(c *configs.Config) map[string][]string {
+				return map[string][]string{"feeds": {c.Eval.Feeds.Feeds}}
+			})
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/eval/monitoreval"
 )
 
@@ -18,7 +19,9 @@ func (a *app) newEvalMonitorCmd() *cobra.Command {
 		Short: "WIC's timeliness-completeness trade-off on real weekly changes and a SYNTHETIC auction web (Pandey et al. §5)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.loadEval(cmd, out)
+			cfg, err := a.loadEval(cmd, out, func(c *configs.Config) map[string][]string {
+				return map[string][]string{"archive": {c.Eval.Monitor.Archive}}
+			})
 			if err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/eval/relationeval"
 )
 
@@ -17,7 +18,12 @@ func (a *app) newEvalRelationCmd() *cobra.Command {
 		Short: "Relations kept fresh through keyword search: Fig. 2 re-run, or real pages through the replay's added search (Yang et al., SIGMOD 2010)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.loadEval(cmd, out)
+			cfg, err := a.loadEval(cmd, out, func(c *configs.Config) map[string][]string {
+				if synth != "" {
+					return nil // the synthetic model reads no file
+				}
+				return map[string][]string{"archive": {c.Eval.Relation.Archive.Archive}, "log": {c.Eval.Relation.Archive.Log}}
+			})
 			if err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/eval/sentineleval"
 )
 
@@ -17,7 +18,9 @@ func (a *app) newEvalSentinelsCmd() *cobra.Command {
 		Short: "WebCQ sentinels: throughput against group size, install cost, bytes read, detection accuracy per type (WebCQ §7)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.loadEval(cmd, out)
+			cfg, err := a.loadEval(cmd, out, func(c *configs.Config) map[string][]string {
+				return map[string][]string{"archive": {c.Eval.Sentinels.Archive}}
+			})
 			if err != nil {
 				return err
 			}

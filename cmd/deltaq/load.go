@@ -2,7 +2,12 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"log/slog"
+	"maps"
+	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -11,8 +16,9 @@ import (
 )
 
 // loadEval loads cmd's configuration and checks that --out names the
-// evaluation's output directory.
-func (a *app) loadEval(cmd *cobra.Command, out string) (*configs.Config, error) {
+// evaluation's output directory, and that the files and directories it
+// reads are there: inputs (nil for none) names them by flag, as loaded.
+func (a *app) loadEval(cmd *cobra.Command, out string, inputs func(*configs.Config) map[string][]string) (*configs.Config, error) {
 	cfg, err := a.load(cmd)
 	if err != nil {
 		return nil, err
@@ -20,7 +26,41 @@ func (a *app) loadEval(cmd *cobra.Command, out string) (*configs.Config, error) 
 	if out == "" {
 		return nil, errors.New("--out: an output directory is required")
 	}
+	if inputs != nil {
+		if err := checkInputs(cmd, inputs(cfg)); err != nil {
+			return nil, err
+		}
+	}
 	return cfg, nil
+}
+
+// checkInputs refuses an input path that is not there, naming its flag
+// and the configuration key the flag sets: the value may come from either,
+// and a package that fails to open it deep in a run can name only the
+// path. Empty paths are left to the command, which knows whether the
+// input is required.
+func checkInputs(cmd *cobra.Command, inputs map[string][]string) error {
+	for _, name := range slices.Sorted(maps.Keys(inputs)) {
+		for _, path := range inputs[name] {
+			if path == "" {
+				continue
+			}
+			if _, err := os.Stat(path); err != nil {
+				field := "--" + name
+				if f := cmd.Flags().Lookup(name); f != nil {
+					if key, ok := flagKey(f); ok {
+						field += " (" + key + ")"
+					}
+				}
+				var pe *fs.PathError
+				if errors.As(err, &pe) {
+					err = pe.Err
+				}
+				return fmt.Errorf("%s = %s: %w", field, path, err)
+			}
+		}
+	}
+	return nil
 }
 
 // loadRepo loads cmd's configuration, runs check (nil for none) on it

@@ -132,6 +132,18 @@ func TestBadInputGivesClearErrors(t *testing.T) {
 		{[]string{"eval", "ir", "--data", t.TempDir(), "--topics", topics, "--qrels", "/nonexistent/qrels.txt", "--out", t.TempDir()}, "--qrels: open /nonexistent/qrels.txt"},
 		{[]string{"eval", "discovery", "--archive", t.TempDir()}, "--out: an output directory"},
 		{[]string{"eval", "discovery", "--out", t.TempDir()}, "--archive: at least one"},
+		// An input that is not there is named by its flag, and by the key
+		// the flag sets, since either may have given it.
+		{[]string{"eval", "discovery", "--archive", t.TempDir(), "--archive", "/nonexistent/a", "--out", t.TempDir()}, "--archive = /nonexistent/a: no such file or directory"},
+		{[]string{"eval", "ads", "--log", "/nonexistent/log.tsv", "--ctr", "../../datasets/ads/obd-item-ctr.tsv", "--out", t.TempDir()}, "--log (eval.ads.log) = /nonexistent/log.tsv: no such file or directory"},
+		{[]string{"eval", "ads", "--ctr", "/nonexistent/ctr.tsv", "--out", t.TempDir()}, "--ctr (eval.ads.ctr_file) = /nonexistent/ctr.tsv: no such"},
+		{[]string{"eval", "sync", "--archive", "/nonexistent/a", "--out", t.TempDir()}, "--archive (eval.sync.archive) = /nonexistent/a: no such"},
+		{[]string{"eval", "feeds", "--feeds", "/nonexistent/f", "--out", t.TempDir()}, "--feeds (eval.feeds.feeds) = /nonexistent/f: no such"},
+		{[]string{"eval", "monitor", "--archive", "/nonexistent/a", "--out", t.TempDir()}, "--archive (eval.monitor.archive) = /nonexistent/a: no such"},
+		{[]string{"eval", "relation", "--archive", "/nonexistent/a", "--out", t.TempDir()}, "--archive (eval.relation.archive.archive) = /nonexistent/a: no such"},
+		{[]string{"eval", "sentinels", "--archive", "/nonexistent/a", "--out", t.TempDir()}, "--archive (eval.sentinels.archive) = /nonexistent/a: no such"},
+		{[]string{"eval", "fanout", "--archive", "/nonexistent/a", "--log", "x", "--out", t.TempDir()}, "--archive = /nonexistent/a: no such"},
+		{[]string{"eval", "ir", "--archive", "/nonexistent/a", "--data", t.TempDir(), "--topics", "t", "--qrels", "q", "--out", t.TempDir()}, "--archive = /nonexistent/a: no such"},
 		{[]string{"eval", "ir", "--data", t.TempDir(), "--topics", "t", "--qrels", "q", "--out", t.TempDir(), "--users", "100000000"}, "--users = 100000000: must be in [1, 1000]"},
 		{[]string{"eval", "ir", "--blend-weight", "NaN", "--data", t.TempDir(), "--topics", "t", "--qrels", "q", "--out", t.TempDir()}, `ranking.blend_weight = "NaN": must be a finite number`},
 	} {
