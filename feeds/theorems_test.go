@@ -382,3 +382,39 @@ func TestCombinedNeverWorseThanSqrtThenPlace(t *testing.T) {
 		t.Errorf("burst and flat feeds: Combined %g, square root then place %g; want Combined lower", both, seq)
 	}
 }
+
+// Feeds of one model share its placements in Combined (new subscriptions
+// all have the pooled model); each feed must still get exactly Place's
+// plan for its own polls, in a slice of its own.
+func TestCombinedPlacesEveryFeedAsPlaceDoes(t *testing.T) {
+	g := hourGrid(t)
+	rng := rand.New(rand.NewPCG(5, 5))
+	shared, other := randomModel(rng), randomModel(rng)
+	faster := shared
+	faster.Rate *= 3 // same shape, another rate: another plan's cost
+	models := []Model{shared, shared, other, faster, shared, other}
+	weights := []float64{1, 1, 1, 1, 4, 2}
+	bounds := make([]Bounds, len(models))
+	for i := range bounds {
+		bounds[i] = Bounds{Min: 1, Max: 40}
+	}
+	got, placed, err := Combined(60, weights, models, g, bounds, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0] != got[1] {
+		t.Fatalf("feeds 0 and 1 are alike but got %d and %d polls", got[0], got[1])
+	}
+	if got[4] == got[0] {
+		t.Fatalf("feed 4 weighs 4× feed 0 but got the same %d polls: the test needs plans of different lengths", got[0])
+	}
+	for i, m := range models {
+		if want := Place(m, g, got[i], 4); !slices.Equal(placed[i], want) {
+			t.Errorf("feed %d (%d polls): placed %v, Place gives %v", i, got[i], placed[i], want)
+		}
+	}
+	placed[0][0] = -1
+	if placed[1][0] == -1 {
+		t.Error("feeds 0 and 1 share one slice: changing one plan changed the other")
+	}
+}
