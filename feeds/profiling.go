@@ -74,6 +74,7 @@ func ChooseProfiling(cfg Config, postings [][]time.Time, seen []time.Time, now t
 		from := now.Add(-time.Duration(k) * Period)
 		to := from.Add(Period)
 		week := make([][]int, len(postings)) // bins of the week's postings, per feed
+		tested := false
 		for i, ps := range postings {
 			if i >= len(seen) || seen[i].Before(to) {
 				continue // the week is not fully known for this feed
@@ -81,8 +82,12 @@ func ChooseProfiling(cfg Config, postings [][]time.Time, seen []time.Time, now t
 			for _, t := range ps {
 				if !t.Before(from) && t.Before(to) {
 					week[i] = append(week[i], BinOf(t))
+					tested = true
 				}
 			}
+		}
+		if !tested {
+			continue // a week without postings scores every candidate 0: learning them for it is wasted
 		}
 		for c, p := range candidates {
 			models := Profiles(cfg, postings, from, p, rng)
