@@ -89,31 +89,44 @@ func heap() uint64 {
 
 // BenchmarkPlan is one planning of n feeds with 200 postings each
 // (feeds.PlanAll, what New and each re-plan run, outside the poller's
-// lock), beside bare, the square-root allocation alone on the same rates.
+// lock), beside bare, the square-root allocation alone on the same rates;
+// and of 10,000 feeds just imported, without postings yet (new), as
+// `deltaq feeds explain` plans them before a poller has.
 func BenchmarkPlan(b *testing.B) {
 	cfg, err := configs.Load(configs.Sources{Env: []string{}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, n := range []int{10, 100, 1000} {
+	for _, c := range []struct {
+		n        int
+		postings int
+	}{{10, 200}, {100, 200}, {1000, 200}, {10000, 0}} {
+		n := c.n
 		list := make([]feeds.Feed, n)
 		for i := range list {
 			f := feeds.Feed{ID: fmt.Sprint(i), URL: fmt.Sprintf("http://f%d.test/feed.xml", i), Weight: 1,
 				MinInterval: cfg.Feeds.MinInterval, MaxInterval: cfg.Feeds.MaxInterval, LastFetch: t0}
 			gap := time.Duration(i%7+1) * 5 * time.Hour / 4
-			for k := range 200 {
-				f.History = append(f.History, t0.Add(-time.Duration(200-k)*gap))
+			for k := range c.postings {
+				f.History = append(f.History, t0.Add(-time.Duration(c.postings-k)*gap))
 			}
 			list[i] = f
 		}
-		b.Run(fmt.Sprintf("feeds=%d/plan", n), func(b *testing.B) {
+		name := fmt.Sprintf("feeds=%d", n)
+		if c.postings == 0 {
+			name += "/new"
+		}
+		b.Run(name+"/plan", func(b *testing.B) {
 			for b.Loop() {
 				if _, err := feeds.PlanAll(cfg.Feeds, list, t0, 1); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
-		b.Run(fmt.Sprintf("feeds=%d/bare", n), func(b *testing.B) {
+		if c.postings == 0 {
+			continue // no rates for the square-root rule alone
+		}
+		b.Run(name+"/bare", func(b *testing.B) {
 			weights, rates, bounds := make([]float64, n), make([]float64, n), make([]feeds.Bounds, n)
 			for i, f := range list {
 				weights[i], rates[i] = 1, float64(len(f.History))/t0.Sub(f.History[0]).Seconds()
