@@ -218,10 +218,21 @@ func serve(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
 // not parse. URL.Query drops what does not parse: ?q=%zz would read as a
 // missing query, ?size=5;x as the default size. The API and the search
 // page refuse it; the signed links (/r, /c) judge their own.
+//
+// A GET's values are kept in r.Form, which holds exactly them for a GET
+// (ParseForm leaves a set Form alone), so serve's check of every API
+// request and the handler behind it parse the query string once.
 func queryValues(r *http.Request) (url.Values, *InputError) {
+	get := r.Method == http.MethodGet || r.Method == http.MethodHead
+	if get && r.Form != nil {
+		return r.Form, nil
+	}
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return nil, &InputError{Field: "query string", Value: r.URL.RawQuery, Message: err.Error() + ": escape % as %25 and separate parameters with &"}
+	}
+	if get {
+		r.Form = q
 	}
 	return q, nil
 }
