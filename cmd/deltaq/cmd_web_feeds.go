@@ -39,6 +39,9 @@ func (a *app) newWebFeedsCmd() *cobra.Command {
 			if data == "" {
 				return errors.New("--data: the posting trace folder is required")
 			}
+			if err := checkInputs(cmd, map[string][]string{"data": {data}}); err != nil {
+				return err
+			}
 			tr, err := feedtrace.Load(cmd.Context(), data)
 			if err != nil {
 				return err

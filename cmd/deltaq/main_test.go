@@ -120,6 +120,7 @@ func TestBadInputGivesClearErrors(t *testing.T) {
 		// A budget under one micro would round to 0, which is no budget.
 		{[]string{"ads", "create-advertiser", "--data", t.TempDir(), "--name", "a", "--daily-budget", "0.0000001"}, "--daily-budget = 1e-07: must be 0 or at least 0.000001"},
 		{[]string{"web", "feeds", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--speed", "Inf"}, "--speed = +Inf"},
+		{[]string{"web", "feeds", "--data", "/nonexistent/feeds", "--listen", "127.0.0.1:0"}, "--data = /nonexistent/feeds: no such file or directory"},
 		{[]string{"web", "feeds", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--speed", "1e10"}, "--speed = 1e+10: must be > 0 and ≤ 1e+06"},
 		{[]string{"feeds", "add", "http://a.test/feed", "--data", t.TempDir(), "--weight", "Inf"}, `--weight = "+Inf"`},
 		{[]string{"feeds", "add", "http://a.test/feed", "--data", t.TempDir(), "--weight", "0"}, `--weight = "0": must be a finite number > 0`},
