@@ -221,10 +221,12 @@ func serve(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
 //
 // A GET's values are kept in r.Form, which holds exactly them for a GET
 // (ParseForm leaves a set Form alone), so serve's check of every API
-// request and the handler behind it parse the query string once.
+// request and the handler behind it parse the query string once. A Form
+// beside a PostForm was set by ParseForm, which keeps what parsed of a
+// malformed query string; it is parsed again, to be refused.
 func queryValues(r *http.Request) (url.Values, *InputError) {
 	get := r.Method == http.MethodGet || r.Method == http.MethodHead
-	if get && r.Form != nil {
+	if get && r.Form != nil && r.PostForm == nil {
 		return r.Form, nil
 	}
 	q, err := url.ParseQuery(r.URL.RawQuery)

@@ -475,3 +475,26 @@ func TestPagesRefuseAQueryStringThatDoesNotParse(t *testing.T) {
 		t.Fatalf("/?q=x: %d %q", code, body)
 	}
 }
+
+// TestQueryValuesParsesOnceAndStillRefuses: a GET's query string is
+// parsed once and the values kept for the handler behind serve; a Form
+// that ParseForm filled (with what parsed of a malformed query string) is
+// not taken for checked values.
+func TestQueryValuesParsesOnceAndStillRefuses(t *testing.T) {
+	r := httptest.NewRequest(http.MethodGet, "/api/v1/search?q=tar&page=2", nil)
+	first, ie := queryValues(r)
+	if ie != nil || first.Get("q") != "tar" {
+		t.Fatalf("first parse: %v %v", first, ie)
+	}
+	r.URL.RawQuery = "q=changed" // not read again: the values were kept
+	if again, _ := queryValues(r); again.Get("q") != "tar" || again.Get("page") != "2" {
+		t.Fatalf("second call parsed again: %v", again)
+	}
+	bad := httptest.NewRequest(http.MethodGet, "/api/v1/search?q=tar&x=%zz", nil)
+	if err := bad.ParseForm(); err == nil || bad.Form.Get("q") != "tar" {
+		t.Fatalf("ParseForm of a malformed query: %v %v", bad.Form, err)
+	}
+	if _, ie := queryValues(bad); ie == nil || ie.Field != "query string" {
+		t.Fatalf("a Form filled by ParseForm passed as checked: %v", ie)
+	}
+}
