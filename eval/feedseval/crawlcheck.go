@@ -263,10 +263,11 @@ func observe(ctx context.Context, db *repo.DB, url string, fcfg feeds.Config, kn
 func planOnce(cfg Config, fcfg feeds.Config, tr *feedtrace.Trace, policy string, perDay float64) (*Summary, *schedule, error) {
 	c := cfg
 	c.PerDay, c.WICHorizons, c.Relearn = []float64{perDay}, nil, false
-	sum, models, grid, bounds, err := learn(c, fcfg, tr)
+	sum, grid, bounds, err := learn(c, fcfg, tr)
 	if err != nil {
 		return nil, nil, err
 	}
+	models, _ := learnModels(fcfg, postingTimes(tr), sum, cfg.Seed)
 	total := feeds.WeeklyPolls(perDay, len(tr.Feeds))
 	pl, err := newPlanner(policy, fcfg, grid, bounds, total, 0, rand.New(rand.NewPCG(cfg.Seed, 2)))
 	if err != nil {

@@ -20,14 +20,15 @@ func testFeedsConfig() feeds.Config {
 }
 
 // TestOnePollADayOnTheRealTrace runs every planner at one poll per feed
-// per day on the real trace: all spend the same budget, and allocation and
-// placement each beat uniform, together more than either.
+// per day on the real trace, with two seeds: all spend the same budget,
+// and allocation and placement each beat uniform, together more than
+// either, in the mean over the seeds.
 func TestOnePollADayOnTheRealTrace(t *testing.T) {
 	tr, err := feedtrace.Load(t.Context(), datasets.Path(t, "feeds"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Feeds: "unused", CrawlItems: 20, Seed: 1, LearnWeeks: 8, PerDay: []float64{1}, WICHorizons: []time.Duration{365 * 24 * time.Hour}}
+	cfg := Config{Feeds: "unused", CrawlItems: 20, Seed: 1, Seeds: 2, LearnWeeks: 8, PerDay: []float64{1}, WICHorizons: []time.Duration{365 * 24 * time.Hour}}
 	sum, err := Run(t.Context(), cfg, testFeedsConfig(), tr, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +36,7 @@ func TestOnePollADayOnTheRealTrace(t *testing.T) {
 	if !sum.EvalFrom.Equal(time.Date(2025, 3, 3, 0, 0, 0, 0, time.UTC)) || sum.EvalPostings+sum.LearnPostings != tr.Postings() {
 		t.Fatalf("evaluation from %s with %d+%d postings", sum.EvalFrom, sum.LearnPostings, sum.EvalPostings)
 	}
-	mean := map[string]time.Duration{}
+	seeds := map[string][]Result{}
 	for _, r := range sum.Results {
 		if math.Abs(r.PollsPerFeedDay-1) > 0.01 {
 			t.Errorf("%s spent %.3f polls per feed per day, the budget is 1", r.Policy, r.PollsPerFeedDay)
@@ -43,7 +44,21 @@ func TestOnePollADayOnTheRealTrace(t *testing.T) {
 		if r.Postings != sum.EvalPostings {
 			t.Errorf("%s measured %d postings of %d", r.Policy, r.Postings, sum.EvalPostings)
 		}
-		mean[r.Policy] = r.Mean
+		seeds[r.Policy] = append(seeds[r.Policy], r)
+	}
+	mean := map[string]time.Duration{}
+	for p, rs := range seeds {
+		if len(rs) != 2 || rs[0].Seed != 1 || rs[1].Seed != 2 {
+			t.Fatalf("%s: %d runs, want seeds 1 and 2 in order", p, len(rs))
+		}
+		m, _ := sum.find("once", p, 1)
+		if want := (rs[0].Mean + rs[1].Mean) / 2; (m.Mean - want).Abs() > time.Millisecond {
+			t.Errorf("%s: mean over the seeds %s, the runs' %s and %s", p, m.Mean, rs[0].Mean, rs[1].Mean)
+		}
+		mean[p] = m.Mean
+	}
+	if seeds[Uniform][0].Mean == seeds[Uniform][1].Mean {
+		t.Error("uniform's two seeds gave the same mean delay: its phases did not change with the seed")
 	}
 	if !(mean[Combined] < mean[AllocOnly] && mean[AllocOnly] < mean[Uniform] && mean[Combined] < mean[PlacementOnly] && mean[PlacementOnly] < mean[Uniform]) {
 		t.Errorf("mean delays: combined %s, allocation-only %s, placement-only %s, uniform %s", mean[Combined], mean[AllocOnly], mean[PlacementOnly], mean[Uniform])
@@ -60,11 +75,19 @@ func TestOnePollADayOnTheRealTrace(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil || !strings.Contains(string(md), "repeated with seeds 1–2") || !strings.Contains(string(md), "(mean of 2 seeds; each seed's ratio") {
+		t.Errorf("the report does not say the figures are means over seeds 1–2 (%v)", err)
+	}
+	if n := strings.Count(string(md), "wic-linear-365d mean "); n != 1 {
+		t.Errorf("the findings name WIC's mean delay %d times, want once, over the seeds", n)
+	}
 }
 
 func TestConfigErrorsNameTheKey(t *testing.T) {
-	err := Config{LearnWeeks: 0, PerDay: []float64{-1}, WICHorizons: []time.Duration{time.Second}}.Validate()
-	for _, want := range []string{"eval.feeds.feeds is empty", "eval.feeds.learn_weeks = 0", "eval.feeds.per_day = -1", "eval.feeds.wic_horizons = 1s"} {
+	err := Config{LearnWeeks: 0, PerDay: []float64{-1}, WICHorizons: []time.Duration{time.Second}, Workers: -1}.Validate()
+	for _, want := range []string{"eval.feeds.feeds is empty", "eval.feeds.learn_weeks = 0", "eval.feeds.per_day = -1", "eval.feeds.wic_horizons = 1s",
+		"eval.feeds.seeds = 0: must be in [1, 100]", "eval.feeds.workers = -1"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v, want %q", err, want)
 		}

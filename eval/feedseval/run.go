@@ -1,13 +1,18 @@
 package feedseval
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/deltaq/deltaq/eval/feedtrace"
 	"github.com/deltaq/deltaq/feeds"
@@ -17,8 +22,15 @@ import (
 // Config is eval.feeds in configs/default.yaml.
 type Config struct {
 	// Feeds is the folder of the posting trace (feeds.tsv, commit-feeds.tsv.zst).
-	Feeds      string    `mapstructure:"feeds"`
-	Seed       uint64    `mapstructure:"seed"`
+	Feeds string `mapstructure:"feeds"`
+	// Seed is the first seed; every run is repeated with Seeds seeds,
+	// Seed, Seed+1, …: the k-means starts of the learning and the evenly
+	// spaced policies' phases move the mean delays by several percent,
+	// so one seed can flatter or harm a policy.
+	Seed  uint64 `mapstructure:"seed"`
+	Seeds int    `mapstructure:"seeds"`
+	// Workers is how many runs go at once (0: GOMAXPROCS).
+	Workers    int       `mapstructure:"workers"`
 	LearnWeeks int       `mapstructure:"learn_weeks"`
 	PerDay     []float64 `mapstructure:"per_day"`
 	// WICHorizons are the horizons of WIC's linear urgency, one policy each.
@@ -37,6 +49,12 @@ func (c Config) Validate() error {
 	var errs []error
 	if c.Feeds == "" {
 		errs = append(errs, errors.New("eval.feeds.feeds is empty: give the posting trace's folder"))
+	}
+	if c.Seeds < 1 || c.Seeds > 100 {
+		errs = append(errs, fmt.Errorf("eval.feeds.seeds = %d: must be in [1, 100]", c.Seeds))
+	}
+	if c.Workers < 0 {
+		errs = append(errs, fmt.Errorf("eval.feeds.workers = %d: must be ≥ 0 (0: GOMAXPROCS)", c.Workers))
 	}
 	if c.LearnWeeks < 1 || c.LearnWeeks > 40 {
 		errs = append(errs, fmt.Errorf("eval.feeds.learn_weeks = %d: must be in [1, 40]", c.LearnWeeks))
@@ -70,6 +88,7 @@ type Result struct {
 	Learning string
 	Policy   string
 	PerDay   float64
+	Seed     uint64
 	Mean     time.Duration // mean delay per posting
 	Max      time.Duration
 	P50, P90 time.Duration
@@ -101,60 +120,101 @@ type Summary struct {
 // the year, trace-driven as in Sia & Cho §5. With Relearn, every policy
 // re-learns each Monday from the postings its own polls have retrieved by
 // then (no look-ahead; relearn), all policies alike; otherwise the first
-// model serves the whole year.
+// model serves the whole year. Every run is repeated for each of the
+// Seeds seeds, Workers at once; Results keeps them in a fixed order.
 func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace, progress io.Writer) (*Summary, error) {
 	if progress == nil {
 		progress = io.Discard
 	}
 	start := time.Now()
-	sum, firstModels, grid, bounds, err := learn(cfg, fcfg, tr)
+	sum, grid, bounds, err := learn(cfg, fcfg, tr)
 	if err != nil {
 		return nil, err
 	}
-	postings := make([][]time.Time, len(tr.Feeds))
-	for i, f := range tr.Feeds {
-		postings[i] = f.Postings
+	postings := postingTimes(tr)
+	// Each seed's first models, and the slowest quarter of the feeds by them.
+	first := make([][]feeds.Model, cfg.Seeds)
+	slow := make([][]bool, cfg.Seeds)
+	for k := range first {
+		var clusters []feeds.Daily
+		first[k], clusters = learnModels(fcfg, postings, sum, cfg.Seed+uint64(k))
+		slow[k] = slowQuarter(first[k])
+		if k == 0 {
+			sum.Clusters = clusters
+		}
 	}
-	slow := slowQuarter(firstModels)
 	modes := []string{"once"}
 	if cfg.Relearn {
 		modes = append(modes, "weekly")
 	}
+	type job struct {
+		mode   string
+		perDay float64
+		pi     int
+		policy string
+		k      int // the seed's index
+	}
+	var jobs []job
 	for _, mode := range modes {
 		for _, perDay := range cfg.PerDay {
-			total := feeds.WeeklyPolls(perDay, len(tr.Feeds))
 			for pi, policy := range policies(cfg.WICHorizons) {
-				if err := ctx.Err(); err != nil {
-					return nil, err
+				for k := range cfg.Seeds {
+					jobs = append(jobs, job{mode, perDay, pi, policy, k})
 				}
-				seed := cfg.Seed ^ uint64(perDay*1000)<<8 ^ uint64(pi)
-				var horizon time.Duration
-				if base := len(policies(nil)); pi >= base {
-					horizon = cfg.WICHorizons[pi-base]
-				}
-				pl, err := newPlanner(policy, fcfg, grid, bounds, total, horizon, rand.New(rand.NewPCG(seed, 2)))
-				if err != nil {
-					return nil, err
-				}
-				s := &schedule{start: sum.EvalFrom, step: grid.Step}
-				known := make([]int, len(tr.Feeds)) // postings retrieved so far, a prefix
-				models := firstModels
-				learnRNG := rand.New(rand.NewPCG(seed, 3))
-				for ws := sum.EvalFrom; ws.Before(sum.EvalTo.Add(feeds.Period)); ws = ws.Add(feeds.Period) {
-					if mode == "weekly" && ws.After(sum.EvalFrom) {
-						models = relearn(fcfg, s, postings, known, sum.LearnFrom, sum.EvalFrom, ws, learnRNG)
-					}
-					if err := pl.week(s, ws, models); err != nil {
-						return nil, fmt.Errorf("feedseval: %s at %g/day, week of %s: %w", policy, perDay, ws.Format(time.DateOnly), err)
-					}
-				}
-				r := measure(s, tr, firstModels, grid, sum.EvalFrom, sum.EvalTo, slow)
-				r.Learning, r.Policy, r.PerDay = mode, policy, perDay
-				sum.Results = append(sum.Results, r)
-				fmt.Fprintf(progress, "feeds: learned %-6s %-17s %4g/day  mean %-10s max %-12s polls/feed/day %.2f\n",
-					mode, policy, perDay, r.Mean.Round(time.Second), r.Max.Round(time.Second), r.PollsPerFeedDay)
 			}
 		}
+	}
+	one := func(ctx context.Context, j job) (Result, error) {
+		seed := cfg.Seed + uint64(j.k)
+		runSeed := seed ^ uint64(j.perDay*1000)<<8 ^ uint64(j.pi)
+		var horizon time.Duration
+		if base := len(policies(nil)); j.pi >= base {
+			horizon = cfg.WICHorizons[j.pi-base]
+		}
+		total := feeds.WeeklyPolls(j.perDay, len(tr.Feeds))
+		pl, err := newPlanner(j.policy, fcfg, grid, bounds, total, horizon, rand.New(rand.NewPCG(runSeed, 2)))
+		if err != nil {
+			return Result{}, err
+		}
+		s := &schedule{start: sum.EvalFrom, step: grid.Step}
+		known := make([]int, len(tr.Feeds)) // postings retrieved so far, a prefix
+		models := first[j.k]
+		learnRNG := rand.New(rand.NewPCG(runSeed, 3))
+		for ws := sum.EvalFrom; ws.Before(sum.EvalTo.Add(feeds.Period)); ws = ws.Add(feeds.Period) {
+			if err := ctx.Err(); err != nil {
+				return Result{}, err
+			}
+			if j.mode == "weekly" && ws.After(sum.EvalFrom) {
+				models = relearn(fcfg, s, postings, known, sum.LearnFrom, sum.EvalFrom, ws, learnRNG)
+			}
+			if err := pl.week(s, ws, models); err != nil {
+				return Result{}, fmt.Errorf("feedseval: %s at %g/day, seed %d, week of %s: %w", j.policy, j.perDay, seed, ws.Format(time.DateOnly), err)
+			}
+		}
+		r := measure(s, tr, first[j.k], grid, sum.EvalFrom, sum.EvalTo, slow[j.k])
+		r.Learning, r.Policy, r.PerDay, r.Seed = j.mode, j.policy, j.perDay, seed
+		return r, nil
+	}
+	sum.Results = make([]Result, len(jobs))
+	var mu sync.Mutex // progress
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(cmp.Or(cfg.Workers, runtime.GOMAXPROCS(0)))
+	for i, j := range jobs {
+		g.Go(func() error {
+			r, err := one(gctx, j)
+			if err != nil {
+				return err
+			}
+			sum.Results[i] = r
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(progress, "feeds: learned %-6s %-17s %4g/day seed %-3d mean %-10s max %-12s polls/feed/day %.2f\n",
+				r.Learning, r.Policy, r.PerDay, r.Seed, r.Mean.Round(time.Second), r.Max.Round(time.Second), r.PollsPerFeedDay)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
@@ -218,11 +278,11 @@ func relearn(fcfg feeds.Config, s *schedule, postings [][]time.Time, known []int
 	return feeds.LearnRecent(fcfg, seen, from, polled, ws, rng)
 }
 
-// learn validates, finds the learning and evaluation windows of the
-// trace's year and learns every feed's model on the learning weeks.
-func learn(cfg Config, fcfg feeds.Config, tr *feedtrace.Trace) (*Summary, []feeds.Model, feeds.Grid, []feeds.Bounds, error) {
-	fail := func(err error) (*Summary, []feeds.Model, feeds.Grid, []feeds.Bounds, error) {
-		return nil, nil, feeds.Grid{}, nil, err
+// learn validates and finds the learning and evaluation windows of the
+// trace's year, the planning grid and the feeds' bounds.
+func learn(cfg Config, fcfg feeds.Config, tr *feedtrace.Trace) (*Summary, feeds.Grid, []feeds.Bounds, error) {
+	fail := func(err error) (*Summary, feeds.Grid, []feeds.Bounds, error) {
+		return nil, feeds.Grid{}, nil, err
 	}
 	if err := cfg.Validate(); err != nil {
 		return fail(err)
@@ -245,9 +305,7 @@ func learn(cfg Config, fcfg feeds.Config, tr *feedtrace.Trace) (*Summary, []feed
 	// first Monday after LearnWeeks of learning.
 	sum.EvalFrom = weekStart(sum.LearnFrom.Add(time.Duration(cfg.LearnWeeks)*feeds.Period - time.Nanosecond)).Add(feeds.Period)
 	sum.EvalTo = sum.LearnFrom.AddDate(1, 0, 0)
-	postings := make([][]time.Time, len(tr.Feeds))
-	for i, f := range tr.Feeds {
-		postings[i] = f.Postings
+	for _, f := range tr.Feeds {
 		for _, p := range f.Postings {
 			switch {
 			case p.Before(sum.EvalFrom):
@@ -267,17 +325,30 @@ func learn(cfg Config, fcfg feeds.Config, tr *feedtrace.Trace) (*Summary, []feed
 			return fail(err)
 		}
 	}
-	// The models are what the live planner (feeds.PlanAll) learns, from
-	// the learning weeks: LearnRecent at the evaluation's start, every
-	// feed's postings known up to then. The clusters describe those weeks.
-	rng := rand.New(rand.NewPCG(cfg.Seed, 1))
-	_, sum.Clusters = feeds.LearnAll(fcfg, postings, sum.LearnFrom, sum.EvalFrom, rng)
+	return sum, grid, bounds, nil
+}
+
+// postingTimes are the trace's feeds' posting times, feed by feed.
+func postingTimes(tr *feedtrace.Trace) [][]time.Time {
+	out := make([][]time.Time, len(tr.Feeds))
+	for i, f := range tr.Feeds {
+		out[i] = f.Postings
+	}
+	return out
+}
+
+// learnModels learns every feed's model for one seed as the live planner
+// (feeds.PlanAll) does, from the learning weeks: LearnRecent at the
+// evaluation's start, every feed's postings known up to then. It also
+// returns the clusters of those weeks, for the report.
+func learnModels(fcfg feeds.Config, postings [][]time.Time, sum *Summary, seed uint64) ([]feeds.Model, []feeds.Daily) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	_, clusters := feeds.LearnAll(fcfg, postings, sum.LearnFrom, sum.EvalFrom, rng)
 	known := make([]time.Time, len(postings))
 	for i := range known {
 		known[i] = sum.EvalFrom
 	}
-	models := feeds.LearnRecent(fcfg, postings, sum.LearnFrom, known, sum.EvalFrom, rng)
-	return sum, models, grid, bounds, nil
+	return feeds.LearnRecent(fcfg, postings, sum.LearnFrom, known, sum.EvalFrom, rng), clusters
 }
 
 // slowQuarter marks the quarter of the feeds with the lowest learned rate.
