@@ -259,11 +259,12 @@ func observe(ctx context.Context, db *repo.DB, url string, fcfg feeds.Config, kn
 }
 
 // planOnce learns on the learning weeks and plans one policy at one budget
-// for the first evaluation week, as Run's "once" pass does.
+// for the first evaluation week, as Run's "once" pass does with the first
+// seed.
 func planOnce(cfg Config, fcfg feeds.Config, tr *feedtrace.Trace, policy string, perDay float64) (*Summary, *schedule, error) {
 	c := cfg
 	c.PerDay, c.WICHorizons, c.Relearn = []float64{perDay}, nil, false
-	sum, grid, bounds, err := learn(c, fcfg, tr)
+	sum, grid, bounds, err := prepare(c, fcfg, tr)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -127,7 +127,7 @@ func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace
 		progress = io.Discard
 	}
 	start := time.Now()
-	sum, grid, bounds, err := learn(cfg, fcfg, tr)
+	sum, grid, bounds, err := prepare(cfg, fcfg, tr)
 	if err != nil {
 		return nil, err
 	}
@@ -278,9 +278,9 @@ func relearn(fcfg feeds.Config, s *schedule, postings [][]time.Time, known []int
 	return feeds.LearnRecent(fcfg, seen, from, polled, ws, rng)
 }
 
-// learn validates and finds the learning and evaluation windows of the
+// prepare validates and finds the learning and evaluation windows of the
 // trace's year, the planning grid and the feeds' bounds.
-func learn(cfg Config, fcfg feeds.Config, tr *feedtrace.Trace) (*Summary, feeds.Grid, []feeds.Bounds, error) {
+func prepare(cfg Config, fcfg feeds.Config, tr *feedtrace.Trace) (*Summary, feeds.Grid, []feeds.Bounds, error) {
 	fail := func(err error) (*Summary, feeds.Grid, []feeds.Bounds, error) {
 		return nil, feeds.Grid{}, nil, err
 	}
