@@ -112,15 +112,20 @@ func Combined(total int, weights []float64, models []Model, g Grid, bounds []Bou
 		rate  float64
 		polls int
 	}
-	placed := map[placement][]int{}
-	delays := map[placement]time.Duration{}
-	place := func(i, k int) placement {
+	type placed struct {
+		plan  []int
+		delay time.Duration
+	}
+	placements := map[placement]placed{}
+	place := func(i, k int) placed {
 		p := placement{models[i].Shape, models[i].Rate, k}
-		if _, ok := placed[p]; !ok {
-			plan := Place(models[i], g, k, starts)
-			placed[p], delays[p] = plan, ExpectedDelay(models[i], g, plan)
+		pl, ok := placements[p]
+		if !ok {
+			pl.plan = Place(models[i], g, k, starts)
+			pl.delay = ExpectedDelay(models[i], g, pl.plan)
+			placements[p] = pl
 		}
-		return p
+		return pl
 	}
 	costs := map[key]float64{}
 	cost := func(i, k int) float64 {
@@ -129,7 +134,7 @@ func Combined(total int, weights []float64, models []Model, g Grid, bounds []Bou
 		}
 		c := evenCost(weights[i]*models[i].Rate, 0) // no poll
 		if k > 0 {
-			c = weights[i] * models[i].Rate * float64(delays[place(i, k)])
+			c = weights[i] * models[i].Rate * float64(place(i, k).delay)
 		}
 		costs[key{i, k}] = c
 		return c
@@ -137,7 +142,7 @@ func Combined(total int, weights []float64, models []Model, g Grid, bounds []Bou
 	exchange(m, bounds, cost)
 	out := make([][]int, len(m))
 	for i, k := range m {
-		out[i] = slices.Clone(placed[place(i, k)])
+		out[i] = slices.Clone(place(i, k).plan)
 	}
 	return m, out, nil
 }
