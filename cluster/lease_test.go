@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltaq/deltaq/cluster/clustertest"
 	"github.com/deltaq/deltaq/cluster/natstest"
 )
 
@@ -23,11 +24,10 @@ func testConfig(url, node string, shards int) Config {
 func ticked(t *testing.T, ms []*Member, cond func() bool) {
 	t.Helper()
 	ctx := t.Context()
-	deadline := time.Now().Add(60 * time.Second)
 	var failed error
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("leases did not settle (the last failed tick: %v)", failed)
+	clustertest.Until(t, "leases did not settle", 60*time.Second, func() error {
+		if cond() {
+			return nil
 		}
 		for _, m := range ms {
 			if err := m.leases.Tick(ctx); err != nil {
@@ -35,7 +35,8 @@ func ticked(t *testing.T, ms []*Member, cond func() bool) {
 				failed = err
 			}
 		}
-	}
+		return fmt.Errorf("the last failed tick: %v", failed)
+	})
 }
 
 func TestLeasesSplitShardsFairlyAndOutliveADeadNode(t *testing.T) {

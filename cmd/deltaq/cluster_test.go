@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"net"
 	"net/http/httptest"
@@ -313,15 +314,12 @@ func TestClusterProcessesCrawlWhatOneProcessCrawls(t *testing.T) {
 // hang, not a measurement.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(clusterHang)
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not happen within %v", what, clusterHang)
+	clustertest.Until(t, fmt.Sprintf("%s did not happen within %v", what, clusterHang), clusterHang, func() error {
+		if !cond() {
+			return errors.New("not yet")
 		}
-		<-tick.C
-	}
+		return nil
+	})
 }
 
 // inFlightBound is the most pages a node killed with kill -9 can have
