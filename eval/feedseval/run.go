@@ -150,21 +150,22 @@ func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace
 	type job struct {
 		mode   string
 		perDay float64
-		pi     int
-		policy string
+		pi     int // the policy's index in names
 		k      int // the seed's index
 	}
+	names := policies(cfg.WICHorizons)
 	var jobs []job
 	for _, mode := range modes {
 		for _, perDay := range cfg.PerDay {
-			for pi, policy := range policies(cfg.WICHorizons) {
+			for pi := range names {
 				for k := range cfg.Seeds {
-					jobs = append(jobs, job{mode, perDay, pi, policy, k})
+					jobs = append(jobs, job{mode, perDay, pi, k})
 				}
 			}
 		}
 	}
 	one := func(ctx context.Context, j job) (Result, error) {
+		policy := names[j.pi]
 		seed := cfg.Seed + uint64(j.k)
 		runSeed := seed ^ uint64(j.perDay*1000)<<8 ^ uint64(j.pi)
 		var horizon time.Duration
@@ -172,7 +173,7 @@ func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace
 			horizon = cfg.WICHorizons[j.pi-base]
 		}
 		total := feeds.WeeklyPolls(j.perDay, len(tr.Feeds))
-		pl, err := newPlanner(j.policy, fcfg, grid, bounds, total, horizon, rand.New(rand.NewPCG(runSeed, 2)))
+		pl, err := newPlanner(policy, fcfg, grid, bounds, total, horizon, rand.New(rand.NewPCG(runSeed, 2)))
 		if err != nil {
 			return Result{}, err
 		}
@@ -188,11 +189,11 @@ func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace
 				models = relearn(fcfg, s, postings, known, sum.LearnFrom, sum.EvalFrom, ws, learnRNG)
 			}
 			if err := pl.week(s, ws, models); err != nil {
-				return Result{}, fmt.Errorf("feedseval: %s at %g/day, seed %d, week of %s: %w", j.policy, j.perDay, seed, ws.Format(time.DateOnly), err)
+				return Result{}, fmt.Errorf("feedseval: %s at %g/day, seed %d, week of %s: %w", policy, j.perDay, seed, ws.Format(time.DateOnly), err)
 			}
 		}
 		r := measure(s, tr, first[j.k], grid, sum.EvalFrom, sum.EvalTo, slow[j.k])
-		r.Learning, r.Policy, r.PerDay, r.Seed = j.mode, j.policy, j.perDay, seed
+		r.Learning, r.Policy, r.PerDay, r.Seed = j.mode, policy, j.perDay, seed
 		return r, nil
 	}
 	sum.Results = make([]Result, len(jobs))
