@@ -2,7 +2,6 @@ package feedseval
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,15 +50,14 @@ func (s *Summary) find(learning, policy string, perDay float64) (Result, bool) {
 	return m, true
 }
 
-// meanRange is the lowest and highest of the seeds' mean delays.
+// meanRange is the lowest and highest of the seeds' mean delays; policy
+// must have run.
 func (s *Summary) meanRange(learning, policy string, perDay float64) (lo, hi time.Duration) {
-	for i, r := range s.runs(learning, policy, perDay) {
-		if i == 0 || r.Mean < lo {
-			lo = r.Mean
-		}
-		hi = max(hi, r.Mean)
+	var means []time.Duration
+	for _, r := range s.runs(learning, policy, perDay) {
+		means = append(means, r.Mean)
 	}
-	return lo, hi
+	return slices.Min(means), slices.Max(means)
 }
 
 func (s *Summary) budgets() []float64 {
@@ -109,12 +107,11 @@ func (s *Summary) Targets() []Target {
 			// Each seed's own ratio, its combined against its cgm-age.
 			cs, gs := s.runs(l, Combined, 1), s.runs(l, CGMAge, 1)
 			if len(cs) > 1 && len(cs) == len(gs) {
-				lo, hi := math.Inf(1), math.Inf(-1)
+				ratios := make([]float64, len(cs))
 				for i := range cs {
-					x := cs[i].Mean.Seconds() / gs[i].Mean.Seconds()
-					lo, hi = min(lo, x), max(hi, x)
+					ratios[i] = cs[i].Mean.Seconds() / gs[i].Mean.Seconds()
 				}
-				measured += fmt.Sprintf(" (mean of %d seeds; each seed's ratio %.3f–%.3f)", len(cs), lo, hi)
+				measured += fmt.Sprintf(" (mean of %d seeds; each seed's ratio %.3f–%.3f)", len(cs), slices.Min(ratios), slices.Max(ratios))
 			}
 			out = append(out, Target{
 				Name:     fmt.Sprintf("learned %s: combined ≤ 0.67 × cgm-age mean delay at 1/day", l),
