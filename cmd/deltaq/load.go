@@ -46,21 +46,26 @@ func checkInputs(cmd *cobra.Command, inputs map[string][]string) error {
 				continue
 			}
 			if _, err := os.Stat(path); err != nil {
-				field := "--" + name
-				if f := cmd.Flags().Lookup(name); f != nil {
-					if key, ok := flagKey(f); ok {
-						field += " (" + key + ")"
-					}
-				}
 				var pe *fs.PathError
 				if errors.As(err, &pe) {
 					err = pe.Err
 				}
-				return fmt.Errorf("%s = %s: %w", field, path, err)
+				return fmt.Errorf("%s = %s: %w", flagAndKey(cmd, name), path, err)
 			}
 		}
 	}
 	return nil
+}
+
+// flagAndKey names cmd's flag as --name, with the configuration key it
+// sets if any: "--log (eval.ads.log)".
+func flagAndKey(cmd *cobra.Command, name string) string {
+	if f := cmd.Flags().Lookup(name); f != nil {
+		if key, ok := flagKey(f); ok {
+			return "--" + name + " (" + key + ")"
+		}
+	}
+	return "--" + name
 }
 
 // loadRepo loads cmd's configuration, runs check (nil for none) on it
