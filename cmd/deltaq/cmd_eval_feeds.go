@@ -34,15 +34,16 @@ func (a *app) newEvalFeedsCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(a.stderr, "feeds: %d feeds, %d postings\n", len(tr.Feeds), tr.Postings())
-			sum, err := feedseval.Run(cmd.Context(), cfg.Eval.Feeds, cfg.Feeds, tr, a.stderr)
+			p := a.tracker()
+			sum, err := feedseval.Run(cmd.Context(), cfg.Eval.Feeds, cfg.Feeds, tr, p)
 			if err != nil {
-				return err
+				return interrupted(cmd.Context(), p, err)
 			}
 			if w := cfg.Eval.Feeds.CrawlWeeks; w > 0 {
 				cc := feedseval.CrawlConfigs{Crawler: cfg.Crawler, Frontier: cfg.Frontier, Repo: cfg.Repo}
-				c, err := feedseval.CrawlCheck(cmd.Context(), cfg.Eval.Feeds, cfg.Feeds, cc, tr, w, 1, cfg.Eval.Feeds.CrawlItems, a.stderr)
+				c, err := feedseval.CrawlCheck(cmd.Context(), cfg.Eval.Feeds, cfg.Feeds, cc, tr, w, 1, cfg.Eval.Feeds.CrawlItems, p)
 				if err != nil {
-					return err
+					return interrupted(cmd.Context(), p, err)
 				}
 				sum.Crawl = &c
 			}

@@ -1,6 +1,7 @@
 package feedseval
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,7 +11,9 @@ import (
 
 	"github.com/deltaq/deltaq/eval/feedtrace"
 	"github.com/deltaq/deltaq/feeds"
+	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/internal/datasets"
+	tracker "github.com/deltaq/deltaq/internal/progress"
 )
 
 func testFeedsConfig() feeds.Config {
@@ -29,9 +32,20 @@ func TestOnePollADayOnTheRealTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := Config{Feeds: "unused", CrawlItems: 20, Seed: 1, Seeds: 2, LearnWeeks: 8, PerDay: []float64{1}, WICHorizons: []time.Duration{365 * 24 * time.Hour}}
-	sum, err := Run(t.Context(), cfg, testFeedsConfig(), tr, nil)
+	var lines strings.Builder
+	sum, err := Run(t.Context(), cfg, testFeedsConfig(), tr, tracker.New(&lines, clock.NewManual(time.Time{}), time.Hour))
 	if err != nil {
 		t.Fatal(err)
+	}
+	runs, weeks := len(sum.Results), len(sum.weekStarts())
+	for _, want := range []string{
+		fmt.Sprintf("feeds: %d runs of %d weeks\n", runs, weeks),
+		"feeds: learned once   combined ",
+		fmt.Sprintf("feeds: %d/%d runs done, week %d/%d (100.0%%)", runs, runs, runs*weeks, runs*weeks),
+	} {
+		if !strings.Contains(lines.String(), want) {
+			t.Errorf("progress lacks %q:\n%s", want, lines.String())
+		}
 	}
 	if !sum.EvalFrom.Equal(time.Date(2025, 3, 3, 0, 0, 0, 0, time.UTC)) || sum.EvalPostings+sum.LearnPostings != tr.Postings() {
 		t.Fatalf("evaluation from %s with %d+%d postings", sum.EvalFrom, sum.LearnPostings, sum.EvalPostings)

@@ -17,6 +17,7 @@ import (
 	"github.com/deltaq/deltaq/eval/feedtrace"
 	"github.com/deltaq/deltaq/feeds"
 	"github.com/deltaq/deltaq/internal/clock"
+	tracker "github.com/deltaq/deltaq/internal/progress"
 )
 
 // Config is eval.feeds in configs/default.yaml.
@@ -122,10 +123,10 @@ type Summary struct {
 // then (no look-ahead; relearn), all policies alike; otherwise the first
 // model serves the whole year. Every run is repeated for each of the
 // Seeds seeds, Workers at once; Results keeps them in a fixed order.
+// progress (a *progress.Tracker, or any writer; nil for none) gets a line
+// per finished run and, every few seconds, the weeks done and an ETA.
 func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace, progress io.Writer) (*Summary, error) {
-	if progress == nil {
-		progress = io.Discard
-	}
+	prog := tracker.From(progress)
 	start := time.Now()
 	sum, grid, bounds, err := prepare(cfg, fcfg, tr)
 	if err != nil {
@@ -154,6 +155,7 @@ func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace
 		k      int // the seed's index
 	}
 	names := policies(cfg.WICHorizons)
+	weeks := sum.weekStarts()
 	var jobs []job
 	for _, mode := range modes {
 		for _, perDay := range cfg.PerDay {
@@ -181,10 +183,11 @@ func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace
 		known := make([]int, len(tr.Feeds)) // postings retrieved so far, a prefix
 		models := first[j.k]
 		learnRNG := rand.New(rand.NewPCG(runSeed, 3))
-		for ws := sum.EvalFrom; ws.Before(sum.EvalTo.Add(feeds.Period)); ws = ws.Add(feeds.Period) {
+		for _, ws := range weeks {
 			if err := ctx.Err(); err != nil {
 				return Result{}, err
 			}
+			prog.Step()
 			if j.mode == "weekly" && ws.After(sum.EvalFrom) {
 				models = relearn(fcfg, s, postings, known, sum.LearnFrom, sum.EvalFrom, ws, learnRNG)
 			}
@@ -197,7 +200,8 @@ func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace
 		return r, nil
 	}
 	sum.Results = make([]Result, len(jobs))
-	var mu sync.Mutex // progress
+	prog.Stage("feeds", len(jobs), len(weeks), "week")
+	var mu sync.Mutex // the runs' lines
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cmp.Or(cfg.Workers, runtime.GOMAXPROCS(0)))
 	for i, j := range jobs {
@@ -209,8 +213,9 @@ func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace
 			sum.Results[i] = r
 			mu.Lock()
 			defer mu.Unlock()
-			fmt.Fprintf(progress, "feeds: learned %-6s %-17s %4g/day seed %-3d mean %-10s max %-12s polls/feed/day %.2f\n",
+			fmt.Fprintf(prog, "feeds: learned %-6s %-17s %4g/day seed %-3d mean %-10s max %-12s polls/feed/day %.2f\n",
 				r.Learning, r.Policy, r.PerDay, r.Seed, r.Mean.Round(time.Second), r.Max.Round(time.Second), r.PollsPerFeedDay)
+			prog.RunDone()
 			return nil
 		})
 	}
@@ -219,6 +224,16 @@ func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
+}
+
+// weekStarts are the Mondays a schedule is planned at: from EvalFrom
+// through the week EvalTo falls in.
+func (s *Summary) weekStarts() []time.Time {
+	var weeks []time.Time
+	for ws := s.EvalFrom; ws.Before(s.EvalTo.Add(feeds.Period)); ws = ws.Add(feeds.Period) {
+		weeks = append(weeks, ws)
+	}
+	return weeks
 }
 
 // lastPoll returns feed i's last poll before t (zero if none).
