@@ -94,8 +94,11 @@
 // "f/<id>" the Feed (validators for conditional GET, counts, the newest
 // feeds.seen_kept item keys, feeds.history_kept posting times, 64 recent
 // delays), "i/<id>/<first seen>/<hash>" the newest feeds.seen_kept items
-// and "p/<id>" the plan a poller made and follows (SavePlans, SavedPlan:
-// what `deltaq feeds explain` shows).
+// "p/<id>" the plan a poller made and follows (SavePlans, SavedPlan:
+// what `deltaq feeds explain` shows), and "r/<first seen, complemented>/<id>/<hash>"
+// the river's index of every feed's items, newest first, so that River reads
+// the items it returns and not every item stored (1,000 feeds of 500 items:
+// 0.73 ms, where scanning them all took 1.94 s; BenchmarkRiver).
 // A poll's result is one batch: after kill -9 a feed is as before or after
 // a poll. A body that does not parse changes nothing but the feed's last
 // error.

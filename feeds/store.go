@@ -1,6 +1,7 @@
 package feeds
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,6 +11,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,9 +22,16 @@ import (
 )
 
 // Bucket is the repository bucket the feed state lives in (repo/FORMAT.md):
-// "f/<id>" a Feed, "i/<id>/<first seen>/<key hash>" a StoredItem. Values are
-// a format byte and JSON.
+// "f/<id>" a Feed, "i/<id>/<first seen>/<key hash>" a StoredItem (a format
+// byte and JSON), and the river's index of every feed's items, newest
+// first: "r/<first seen, complemented>/<id>/<key hash>" the item's key,
+// written, trimmed and removed in the batches that write, trim and remove
+// the item.
 const Bucket = "feeds"
+
+// riverIndexed marks a bucket whose river index covers every item: a
+// repository written before the index existed gets it once, at NewStore.
+const riverIndexed = "v/river"
 
 const formatV1 = 1
 
@@ -95,12 +104,52 @@ var ErrUnknownFeed = errors.New("feeds: unknown feed")
 // delaysKept bounds Feed.Delays.
 const delaysKept = 64
 
-// NewStore returns the store over db.
-func NewStore(db *repo.DB, cfg Config) (*Store, error) {
+// NewStore returns the store over db, indexing the river first if the
+// repository predates its index.
+func NewStore(ctx context.Context, db *repo.DB, cfg Config) (*Store, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Store{db: db, cfg: cfg}, nil
+	s := &Store{db: db, cfg: cfg}
+	if err := s.indexRiver(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// indexRiver adds every stored item to the river index, in batches, then
+// marks the index complete; a crash before the mark redoes it.
+func (s *Store) indexRiver(ctx context.Context) error {
+	if _, err := s.db.Bucket(Bucket, riverIndexed); !errors.Is(err, repo.ErrNotFound) {
+		return err
+	}
+	b := s.db.NewBatch(ctx)
+	defer func() { b.Close() }()
+	n := 0
+	for kv, err := range s.db.BucketScan(ctx, Bucket, "i/") {
+		if err != nil {
+			return err
+		}
+		item := string(kv[0])
+		rk, err := riverKey(item)
+		if err != nil {
+			return err
+		}
+		if err := b.PutBucket(Bucket, rk, []byte(item)); err != nil {
+			return err
+		}
+		if n++; n%10000 == 0 {
+			if err := b.Commit(); err != nil {
+				return err
+			}
+			b.Close()
+			b = s.db.NewBatch(ctx)
+		}
+	}
+	if err := b.PutBucket(Bucket, riverIndexed, []byte{formatV1}); err != nil {
+		return err
+	}
+	return b.Commit()
 }
 
 // IDOf is a feed's id: the first 16 hex digits of SHA-256 of its URL.
@@ -236,7 +285,7 @@ func (s *Store) Remove(ctx context.Context, id string) (Feed, int, error) {
 		if err != nil {
 			return Feed{}, 0, err
 		}
-		if err := b.DeleteBucket(Bucket, string(kv[0])); err != nil {
+		if err := deleteItem(b, string(kv[0])); err != nil {
 			return Feed{}, 0, err
 		}
 		items++
@@ -360,7 +409,6 @@ func (s *Store) addItems(ctx context.Context, b *repo.Batch, f *Feed, items []It
 		seen[k] = true
 	}
 	var added []StoredItem
-	var addedKeys []string
 	// Feeds list newest first; store oldest first so first-seen order and
 	// history stay in posting order.
 	for _, it := range slices.Backward(items) {
@@ -375,10 +423,16 @@ func (s *Store) addItems(ctx context.Context, b *repo.Batch, f *Feed, items []It
 			return nil, err
 		}
 		k := itemKey16(f.ID, at, it.Key)
+		rk, err := riverKey(k)
+		if err != nil {
+			return nil, err
+		}
 		if err := b.PutBucket(Bucket, k, v); err != nil {
 			return nil, err
 		}
-		addedKeys = append(addedKeys, k)
+		if err := b.PutBucket(Bucket, rk, []byte(k)); err != nil {
+			return nil, err
+		}
 		f.Seen = append(f.Seen, it.Key)
 		f.History = append(f.History, posted)
 		if !prevFetch.IsZero() {
@@ -396,12 +450,15 @@ func (s *Store) addItems(ctx context.Context, b *repo.Batch, f *Feed, items []It
 	if over := len(f.Delays) - delaysKept; over > 0 {
 		f.Delays = slices.Clone(f.Delays[over:])
 	}
-	return added, s.trimItems(ctx, b, f.ID, addedKeys)
+	return added, s.trimItems(ctx, b, f.ID, added)
 }
 
-// trimItems keeps the newest feeds.seen_kept items of a feed: those
-// committed (the scan) and those this batch adds (added, all newer).
-func (s *Store) trimItems(ctx context.Context, b *repo.Batch, id string, added []string) error {
+// trimItems keeps the newest feeds.seen_kept items of a feed (itemOrder):
+// those committed (the scan) and those this batch adds (added, first seen
+// after them). Keys order items by first-seen time alone, so when the cut
+// falls among the items of one poll, those are read and ordered by their
+// posting times.
+func (s *Store) trimItems(ctx context.Context, b *repo.Batch, id string, added []StoredItem) error {
 	var keys []string
 	for kv, err := range s.db.BucketScan(ctx, Bucket, "i/"+id+"/") {
 		if err != nil {
@@ -409,46 +466,144 @@ func (s *Store) trimItems(ctx context.Context, b *repo.Batch, id string, added [
 		}
 		keys = append(keys, string(kv[0]))
 	}
-	keys = append(keys, added...)
-	for i := 0; i < len(keys)-s.cfg.SeenKept; i++ {
-		if err := b.DeleteBucket(Bucket, keys[i]); err != nil {
+	pending := make(map[string]StoredItem, len(added))
+	for _, it := range added {
+		k := itemKey16(id, it.FirstSeen, it.Key)
+		keys = append(keys, k)
+		pending[k] = it
+	}
+	over := len(keys) - s.cfg.SeenKept
+	if over <= 0 {
+		return nil
+	}
+	// The poll at the cut: keys[lo:hi] share its first-seen time.
+	stamp := func(k string) string { return k[len("i/")+len(id)+1:][:16] }
+	lo, hi := over, over
+	if over < len(keys) && stamp(keys[over-1]) == stamp(keys[over]) {
+		for lo > 0 && stamp(keys[lo-1]) == stamp(keys[over]) {
+			lo--
+		}
+		for hi < len(keys) && stamp(keys[hi]) == stamp(keys[over]) {
+			hi++
+		}
+		run := make([]StoredItem, hi-lo)
+		for i, k := range keys[lo:hi] {
+			it, ok := pending[k]
+			if !ok {
+				v, err := s.db.Bucket(Bucket, k)
+				if err != nil {
+					return err
+				}
+				if it, err = decodeItem([]byte(k), v); err != nil {
+					return err
+				}
+			}
+			run[i] = it
+		}
+		slices.SortFunc(run, itemOrder)
+		for i, it := range run {
+			keys[lo+i] = itemKey16(id, it.FirstSeen, it.Key)
+		}
+	}
+	for _, k := range keys[:over] {
+		if err := deleteItem(b, k); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Items returns feed id's stored items first seen after since, oldest first.
-func (s *Store) Items(ctx context.Context, id string, since time.Time) ([]StoredItem, error) {
-	return s.scanItems(ctx, "i/"+id+"/", since)
-}
-
-// River returns every feed's items first seen after since, newest first,
-// at most limit.
-func (s *Store) River(ctx context.Context, since time.Time, limit int) ([]StoredItem, error) {
-	all, err := s.scanItems(ctx, "i/", since)
+// deleteItem deletes the item stored under key and its river entry.
+func deleteItem(b *repo.Batch, key string) error {
+	rk, err := riverKey(key)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	slices.SortStableFunc(all, func(a, b StoredItem) int { return b.FirstSeen.Compare(a.FirstSeen) })
-	return all[:min(len(all), limit)], nil
+	if err := b.DeleteBucket(Bucket, key); err != nil {
+		return err
+	}
+	return b.DeleteBucket(Bucket, rk)
 }
 
-func (s *Store) scanItems(ctx context.Context, prefix string, since time.Time) ([]StoredItem, error) {
+// Items returns feed id's stored items first seen after since, oldest
+// first (itemOrder).
+func (s *Store) Items(ctx context.Context, id string, since time.Time) ([]StoredItem, error) {
 	var out []StoredItem
-	for kv, err := range s.db.BucketScan(ctx, Bucket, prefix) {
+	for kv, err := range s.db.BucketScan(ctx, Bucket, "i/"+id+"/") {
 		if err != nil {
 			return nil, err
 		}
-		var it StoredItem
-		if err := decode(kv[1], &it); err != nil {
-			return nil, fmt.Errorf("feeds: item %s: %w", kv[0], err)
+		it, err := decodeItem(kv[0], kv[1])
+		if err != nil {
+			return nil, err
 		}
 		if it.FirstSeen.After(since) {
 			out = append(out, it)
 		}
 	}
+	slices.SortFunc(out, itemOrder)
 	return out, nil
+}
+
+// River returns every feed's items first seen after since, newest first
+// (itemOrder reversed), at most limit. It reads the river index from its
+// newest end, so it costs the items it returns, not the items stored.
+func (s *Store) River(ctx context.Context, since time.Time, limit int) ([]StoredItem, error) {
+	var keys []string
+	var stamp string // the first-seen part of the last index key taken
+	for kv, err := range s.db.BucketScan(ctx, Bucket, "r/") {
+		if err != nil {
+			return nil, err
+		}
+		at, err := riverTime(kv[0])
+		if err != nil {
+			return nil, err
+		}
+		if !at.After(since) {
+			break
+		}
+		// Past the limit, only the items first seen with the last one
+		// taken: which of them are newest is decided by their posting
+		// times, below.
+		if len(keys) >= limit && string(kv[0][2:2+16]) != stamp {
+			break
+		}
+		keys = append(keys, string(kv[1]))
+		stamp = string(kv[0][2 : 2+16])
+	}
+	out := make([]StoredItem, 0, len(keys))
+	for _, k := range keys {
+		v, err := s.db.Bucket(Bucket, k)
+		if errors.Is(err, repo.ErrNotFound) {
+			continue // trimmed while its entry was being indexed
+		}
+		if err != nil {
+			return nil, err
+		}
+		it, err := decodeItem([]byte(k), v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	slices.SortFunc(out, func(a, b StoredItem) int { return itemOrder(b, a) })
+	return out[:min(len(out), limit)], nil
+}
+
+// itemOrder orders items by first-seen time, then, among the items one poll
+// found, by posting time, then by feed and key: the keys alone order a
+// poll's items by a hash.
+func itemOrder(a, b StoredItem) int {
+	return cmp.Or(a.FirstSeen.Compare(b.FirstSeen), a.Posted.Compare(b.Posted),
+		cmp.Compare(a.FeedID, b.FeedID), cmp.Compare(a.Key, b.Key))
+}
+
+func decodeItem(key, v []byte) (StoredItem, error) {
+	var it StoredItem
+	if err := decode(v, &it); err != nil {
+		return StoredItem{}, fmt.Errorf("feeds: item %s: %w", key, err)
+	}
+	return it, nil
 }
 
 func (s *Store) put(b *repo.Batch, f *Feed) error {
@@ -464,6 +619,33 @@ func (s *Store) put(b *repo.Batch, f *Feed) error {
 func itemKey16(id string, at time.Time, key string) string {
 	h := sha256.Sum256([]byte(key))
 	return fmt.Sprintf("i/%s/%016x/%s", id, uint64(at.UnixNano()), hex.EncodeToString(h[:6]))
+}
+
+// riverKey is the river index's key for the item stored under itemKey
+// ("i/<id>/<first seen>/<hash>"): "r/<first seen, complemented>/<id>/<hash>",
+// so that the newest items come first in key order.
+func riverKey(itemKey string) (string, error) {
+	parts := strings.Split(itemKey, "/")
+	if len(parts) != 4 || parts[0] != "i" {
+		return "", fmt.Errorf("feeds: item key %q: want i/<id>/<first seen>/<hash>", itemKey)
+	}
+	ns, err := strconv.ParseUint(parts[2], 16, 64)
+	if err != nil || len(parts[2]) != 16 {
+		return "", fmt.Errorf("feeds: item key %q: first seen %q is not 16 hex digits", itemKey, parts[2])
+	}
+	return fmt.Sprintf("r/%016x/%s/%s", ^ns, parts[1], parts[3]), nil
+}
+
+// riverTime is the first-seen time of a river index key.
+func riverTime(key []byte) (time.Time, error) {
+	if len(key) < 2+16 {
+		return time.Time{}, fmt.Errorf("feeds: river key %q: want r/<first seen>/<id>/<hash>", key)
+	}
+	ns, err := strconv.ParseUint(string(key[2:2+16]), 16, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("feeds: river key %q: %w", key, err)
+	}
+	return time.Unix(0, int64(^ns)).UTC(), nil
 }
 
 func encode(v any) ([]byte, error) {

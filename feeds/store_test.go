@@ -30,7 +30,7 @@ func openStore(t *testing.T, fs vfs.FS, dir string) (*Store, *repo.DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewStore(db, testConfig())
+	s, err := NewStore(t.Context(), db, testConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,4 +451,121 @@ func TestDiscoverOffersAdvertisedFeeds(t *testing.T) {
 	if len(offers) != 2 || offers[0].URL != "http://a.test/feed.xml" || offers[0].Pages != 2 || offers[1].URL != "http://a.test/comments.xml" {
 		t.Fatalf("offers %+v: want a.test's two feeds, the one on two pages first, and not the subscribed b.test/atom", offers)
 	}
+}
+
+// TestRiverIsNewestFirstAndFollowsTheItems reads the river of two feeds:
+// newest first by first-seen time and, among one poll's items, by posting
+// time (the items' keys alone would order them by a hash); cut at the limit
+// and at since; without the items trimmed past feeds.seen_kept or removed
+// with their feed; and the same after the index is rebuilt from the items,
+// as for a repository written before the index.
+func TestRiverIsNewestFirstAndFollowsTheItems(t *testing.T) {
+	s, db := openStore(t, vfs.NewMem(), "")
+	defer db.Close()
+	var ids []string
+	for _, u := range []string{"http://x.test/a.atom", "http://x.test/b.atom"} {
+		f, _, err := s.Add(t.Context(), u, AddOptions{}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, f.ID)
+	}
+	// a: two polls of 30 items each, one a minute apart, 60 > seen_kept
+	// (50); b: one poll of 5 items, between a's two.
+	published := func(first time.Time, n int) []time.Time {
+		ts := make([]time.Time, n)
+		for i := range ts {
+			ts[i] = first.Add(time.Duration(i) * time.Minute)
+		}
+		return ts
+	}
+	polls := []struct {
+		feed  int
+		at    time.Time
+		first int
+		times []time.Time
+	}{
+		{0, t0, 0, published(t0.Add(-2*time.Hour), 30)},
+		{1, t0.Add(time.Minute), 0, published(t0.Add(-time.Hour), 5)},
+		{0, t0.Add(2 * time.Minute), 30, published(t0.Add(-90*time.Minute), 30)},
+	}
+	for _, p := range polls {
+		if _, err := s.Record(t.Context(), ids[p.feed], Fetch{At: p.at, Status: 200, Body: atomFrom(p.first, p.times)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(when string) {
+		t.Helper()
+		all, err := s.River(t.Context(), time.Time{}, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(all) != 50+5 {
+			t.Fatalf("%s: river of %d items, want a's newest 50 and b's 5", when, len(all))
+		}
+		for i := 1; i < len(all); i++ {
+			if itemOrder(all[i-1], all[i]) <= 0 {
+				t.Fatalf("%s: river item %d (%s first seen %s, posted %s) before %d (%s, %s, %s)", when,
+					i-1, all[i-1].Key, all[i-1].FirstSeen, all[i-1].Posted, i, all[i].Key, all[i].FirstSeen, all[i].Posted)
+			}
+		}
+		if all[0].Key != "g:urn:e59" || all[29].Key != "g:urn:e30" || all[30].Key != "g:urn:e4" || all[54].Key != "g:urn:e10" {
+			t.Errorf("%s: river runs %s…%s, %s…%s; want a's e59…e30, then b's e4…e0, then a's e29…e10", when, all[0].Key, all[29].Key, all[30].Key, all[54].Key)
+		}
+		if top, err := s.River(t.Context(), time.Time{}, 3); err != nil || len(top) != 3 || top[2].Key != "g:urn:e57" {
+			t.Errorf("%s: river of 3: %+v, %v; want e59, e58, e57", when, top, err)
+		}
+		if since, err := s.River(t.Context(), t0, 1000); err != nil || len(since) != 35 || since[34].FeedID != ids[1] {
+			t.Errorf("%s: river since a's first poll: %d items, %v; want the 35 of the two later polls", when, len(since), err)
+		}
+		items, err := s.Items(t.Context(), ids[1], time.Time{})
+		if err != nil || len(items) != 5 || items[0].Key != "g:urn:e0" || items[4].Key != "g:urn:e4" {
+			t.Errorf("%s: b's items %+v, %v; want e0…e4, oldest first", when, items, err)
+		}
+		if i, r := countKeys(t, db, "i/"), countKeys(t, db, "r/"); i != 55 || r != 55 {
+			t.Errorf("%s: %d items and %d river entries stored, want 55 of each", when, i, r)
+		}
+	}
+	check("as written")
+
+	// Drop the index and its mark, as a repository written before it.
+	b := db.NewBatch(t.Context())
+	for kv, err := range db.BucketScan(t.Context(), Bucket, "r/") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.DeleteBucket(Bucket, string(kv[0]))
+	}
+	b.DeleteBucket(Bucket, riverIndexed)
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	if all, err := s.River(t.Context(), time.Time{}, 1000); err != nil || len(all) != 0 {
+		t.Fatalf("river without its index: %d items, %v", len(all), err)
+	}
+	s, err := NewStore(t.Context(), db, testConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("rebuilt")
+
+	if _, _, err := s.Remove(t.Context(), ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if all, err := s.River(t.Context(), time.Time{}, 1000); err != nil || len(all) != 5 || countKeys(t, db, "r/") != 5 {
+		t.Errorf("river after removing a: %d items (%d entries), %v; want b's 5", len(all), countKeys(t, db, "r/"), err)
+	}
+}
+
+func countKeys(t *testing.T, db *repo.DB, prefix string) int {
+	t.Helper()
+	n := 0
+	for _, err := range db.BucketScan(t.Context(), Bucket, prefix) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	return n
 }

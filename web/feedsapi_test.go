@@ -18,7 +18,7 @@ import (
 func newFeedStore(t *testing.T) (*repo.DB, *feeds.Store) {
 	t.Helper()
 	db := memRepo(t)
-	st, err := feeds.NewStore(db, feeds.Config{Step: 5 * time.Minute, Starts: 1, MinInterval: time.Minute, MaxInterval: time.Hour,
+	st, err := feeds.NewStore(t.Context(), db, feeds.Config{Step: 5 * time.Minute, Starts: 1, MinInterval: time.Minute, MaxInterval: time.Hour,
 		Clusters: 1, ClusterMinPostings: 1, ClusterIterations: 1, SeenKept: 10, HistoryKept: 10, MaxItems: 10, MaxBytes: 1 << 20, LearnWindow: 24 * time.Hour, PollsPerDay: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -78,7 +78,7 @@ to their hosts and fetches them in turn.`,
 				return err
 			}
 			defer engine.Close()
-			st, err := feeds.NewStore(db, cfg.Feeds)
+			st, err := feeds.NewStore(ctx, db, cfg.Feeds)
 			if err != nil {
 				return err
 			}

@@ -36,7 +36,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 			return err
 		}
 		defer db.Close()
-		st, err := feeds.NewStore(db, cfg.Feeds)
+		st, err := feeds.NewStore(cmd.Context(), db, cfg.Feeds)
 		if err != nil {
 			return err
 		}

@@ -155,7 +155,7 @@ func TestFeedsExplainShowsThePollersPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	st, err := feeds.NewStore(db, cfg.Feeds)
+	st, err := feeds.NewStore(t.Context(), db, cfg.Feeds)
 	if err != nil {
 		t.Fatal(err)
 	}

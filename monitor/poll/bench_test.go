@@ -34,7 +34,7 @@ func BenchmarkInstant(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer db.Close()
-			st, err := feeds.NewStore(db, cfg.Feeds)
+			st, err := feeds.NewStore(b.Context(), db, cfg.Feeds)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -137,7 +137,7 @@ func open(t *testing.T, dir string, cfg *configs.Config, clk *clock.Manual, w *w
 	}
 	e := &env{cfg: cfg, clk: clk, db: db}
 	t.Cleanup(e.close)
-	if e.feeds, err = feeds.NewStore(db, cfg.Feeds); err != nil {
+	if e.feeds, err = feeds.NewStore(t.Context(), db, cfg.Feeds); err != nil {
 		t.Fatal(err)
 	}
 	e.watches, err = watch.New(db, cfg.Watch, notify.NewOutbox(db, cfg.Notify), watch.Options{Clock: clk.Now,

@@ -1,0 +1,81 @@
+package feeds
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/deltaq/deltaq/repo"
+)
+
+// BenchmarkRiver reads the river's newest riverLimit items, and the items
+// of the last hour, from a store of many feeds each holding
+// feeds.seen_kept (500) items, the default: what GET /api/v1/river does on
+// every request, and a feed reader polling /feeds/river.atom with ?since.
+//
+//	go test ./feeds -run '^$' -bench River -benchtime 20x
+func BenchmarkRiver(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("feeds=%d", n), func(b *testing.B) {
+			s, last := riverStore(b, n, 500)
+			for _, c := range []struct {
+				name  string
+				since time.Time
+			}{{"newest-200", time.Time{}}, {"last-hour", last.Add(-time.Hour)}} {
+				b.Run(c.name, func(b *testing.B) {
+					got := 0
+					for b.Loop() {
+						items, err := s.River(b.Context(), c.since, 200)
+						if err != nil {
+							b.Fatal(err)
+						}
+						got = len(items)
+					}
+					b.ReportMetric(float64(got), "items")
+				})
+			}
+		})
+	}
+}
+
+// riverStore returns a store on disk of n feeds, each polled until it
+// holds kept items (50 new ones a poll, one poll per feed a minute), and
+// the time of the last poll.
+func riverStore(b *testing.B, n, kept int) (*Store, time.Time) {
+	b.Helper()
+	db, err := repo.Open(b.TempDir(), repo.Config{VersionsKept: 1, FetchLogKept: 2, StatsKept: 1, CacheBytes: 64 << 20}, repo.Options{FS: vfs.Default})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	cfg := testConfig()
+	cfg.SeenKept, cfg.MaxItems = kept, 50
+	s, err := NewStore(b.Context(), db, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ids := make([]string, n)
+	for i := range ids {
+		f, _, err := s.Add(b.Context(), fmt.Sprintf("http://x%d.test/feed.atom", i), AddOptions{}, t0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids[i] = f.ID
+	}
+	at := t0
+	for poll := range kept / cfg.MaxItems {
+		published := make([]time.Time, cfg.MaxItems)
+		for i := range ids {
+			at = at.Add(time.Minute)
+			for k := range published {
+				published[k] = at.Add(time.Duration(k-len(published)) * time.Second)
+			}
+			if _, err := s.Record(b.Context(), ids[i], Fetch{At: at, Status: 200, Body: atomFrom(poll*cfg.MaxItems, published)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	return s, at
+}
