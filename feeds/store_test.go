@@ -264,16 +264,11 @@ func TestAddAgainKeepsWhatItIsNotGiven(t *testing.T) {
 func TestRemoveTakesTheFeedAndOnlyIt(t *testing.T) {
 	s, db := openStore(t, vfs.NewMem(), "")
 	defer db.Close()
-	var ids []string
-	for _, u := range []string{"http://x.test/a.atom", "http://x.test/b.atom"} {
-		f, _, err := s.Add(t.Context(), u, AddOptions{}, t0)
-		if err != nil {
+	ids := subscribe(t, s, "http://x.test/a.atom", "http://x.test/b.atom")
+	for _, id := range ids {
+		if _, err := s.Record(t.Context(), id, Fetch{At: t0, Status: 200, Body: atom(t0.Add(-2*time.Hour), t0.Add(-time.Hour))}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Record(t.Context(), f.ID, Fetch{At: t0, Status: 200, Body: atom(t0.Add(-2*time.Hour), t0.Add(-time.Hour))}); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, f.ID)
 	}
 	list, err := s.List(t.Context())
 	if err != nil {
@@ -462,14 +457,7 @@ func TestDiscoverOffersAdvertisedFeeds(t *testing.T) {
 func TestRiverIsNewestFirstAndFollowsTheItems(t *testing.T) {
 	s, db := openStore(t, vfs.NewMem(), "")
 	defer db.Close()
-	var ids []string
-	for _, u := range []string{"http://x.test/a.atom", "http://x.test/b.atom"} {
-		f, _, err := s.Add(t.Context(), u, AddOptions{}, t0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, f.ID)
-	}
+	ids := subscribe(t, s, "http://x.test/a.atom", "http://x.test/b.atom")
 	// a: two polls of 30 items each, one a minute apart, 60 > seen_kept
 	// (50); b: one poll of 5 items, between a's two.
 	published := func(first time.Time, n int) []time.Time {
@@ -558,6 +546,21 @@ func TestRiverIsNewestFirstAndFollowsTheItems(t *testing.T) {
 	}
 }
 
+// subscribe adds the feeds at t0 and returns their ids.
+func subscribe(t *testing.T, s *Store, urls ...string) []string {
+	t.Helper()
+	var ids []string
+	for _, u := range urls {
+		f, _, err := s.Add(t.Context(), u, AddOptions{}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, f.ID)
+	}
+	return ids
+}
+
+// countKeys counts the feed bucket's keys that start with prefix.
 func countKeys(t *testing.T, db *repo.DB, prefix string) int {
 	t.Helper()
 	n := 0
