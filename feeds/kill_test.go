@@ -47,6 +47,11 @@ func TestFeedStateSurvivesKill9(t *testing.T) {
 	if last := items[len(items)-1].Key; last != fmt.Sprintf("g:urn:e%d", f.Fetches-1) {
 		t.Fatalf("newest stored item %s, want the one of poll %d", last, f.Fetches-1)
 	}
+	// The river's index was written in the same batches as the items.
+	river, err := s.River(t.Context(), time.Time{}, 2*wantSeen)
+	if err != nil || len(river) != wantSeen || countKeys(t, db, "r/") != wantSeen || river[0].Key != items[len(items)-1].Key {
+		t.Fatalf("river after kill -9: %d items (%d entries), %v; want the %d items, newest first", len(river), countKeys(t, db, "r/"), err, wantSeen)
+	}
 }
 
 func killChild(t *testing.T, dir string) {
