@@ -550,7 +550,7 @@ func (s *Store) Items(ctx context.Context, id string, since time.Time) ([]Stored
 // newest end, so it costs the items it returns, not the items stored.
 func (s *Store) River(ctx context.Context, since time.Time, limit int) ([]StoredItem, error) {
 	var keys []string
-	var stamp string // the first-seen part of the last index key taken
+	var last time.Time // first seen of the last item taken
 	for kv, err := range s.db.BucketScan(ctx, Bucket, "r/") {
 		if err != nil {
 			return nil, err
@@ -565,11 +565,11 @@ func (s *Store) River(ctx context.Context, since time.Time, limit int) ([]Stored
 		// Past the limit, only the items first seen with the last one
 		// taken: which of them are newest is decided by their posting
 		// times, below.
-		if len(keys) >= limit && string(kv[0][2:2+16]) != stamp {
+		if len(keys) >= limit && !at.Equal(last) {
 			break
 		}
 		keys = append(keys, string(kv[1]))
-		stamp = string(kv[0][2 : 2+16])
+		last = at
 	}
 	out := make([]StoredItem, 0, len(keys))
 	for _, k := range keys {
