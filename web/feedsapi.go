@@ -22,14 +22,16 @@ type FeedStore interface {
 	Remove(ctx context.Context, id string) (feeds.Feed, int, error)
 }
 
-// riverLimit bounds the river: the newest items only.
+// riverLimit bounds the river: the newest items only. Items are ordered by
+// when deltaq first saw them, and those of one poll by posting time
+// (feeds.Store.River).
 const riverLimit = 200
 
 // feedsRoutes adds the aggregator's routes:
 //
 //	GET /api/v1/feeds                    every subscribed feed
-//	GET /api/v1/feeds/{id}/items?since=  a feed's items first seen after since (RFC 3339 or Unix seconds)
-//	GET /api/v1/river?since=             every feed's items, newest first; ?format=atom re-exports it
+//	GET /api/v1/feeds/{id}/items?since=  a feed's items first seen after since (RFC 3339 or Unix seconds), oldest first
+//	GET /api/v1/river?since=             every feed's newest items, newest first; ?format=atom re-exports it
 //	GET /feeds/river.atom                the river as Atom, for feed readers
 func (s *Server) feedsRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/v1/feeds", s.handleFeeds)
