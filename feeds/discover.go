@@ -19,7 +19,7 @@ type Offer struct {
 // subscribed, at most limit of them, the most advertised first.
 func (s *Store) Discover(ctx context.Context, limit int) ([]Offer, error) {
 	subscribed := map[string]bool{}
-	list, err := s.List(ctx)
+	list, err := s.Subscriptions(ctx)
 	if err != nil {
 		return nil, err
 	}

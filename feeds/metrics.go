@@ -31,7 +31,7 @@ func (c storeCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c storeCollector) Collect(ch chan<- prometheus.Metric) {
-	list, err := c.s.List(context.Background())
+	list, err := c.s.Subscriptions(context.Background())
 	if err != nil {
 		ch <- prometheus.NewInvalidMetric(delayDesc, err)
 		return

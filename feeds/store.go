@@ -22,8 +22,9 @@ import (
 )
 
 // Bucket is the repository bucket the feed state lives in (repo/FORMAT.md):
-// "f/<id>" a Feed, "i/<id>/<first seen>/<key hash>" a StoredItem (a format
-// byte and JSON), and the river's index of every feed's items, newest
+// "f/<id>" a Feed's record and "l/<id>" its lists (Seen, History),
+// "i/<id>/<first seen>/<key hash>" a StoredItem (a format byte and JSON
+// each), and the river's index of every feed's items, newest
 // first: "r/<first seen, complemented>/<id>/<key hash>" the item's key,
 // written, trimmed and removed in the batches that write, trim and remove
 // the item.
@@ -32,6 +33,10 @@ const Bucket = "feeds"
 // riverIndexed marks a bucket whose river index covers every item: a
 // repository written before the index existed gets it once, at NewStore.
 const riverIndexed = "v/river"
+
+// listsApart marks a bucket whose feeds keep Seen and History under
+// "l/<id>": a repository written before gets them moved once, at NewStore.
+const listsApart = "v/lists"
 
 const formatV1 = 1
 
@@ -62,10 +67,20 @@ type Feed struct {
 
 	// Seen holds the keys of the newest items, oldest first, at most
 	// feeds.seen_kept; History the posting times, at most feeds.history_kept.
+	// Both are stored apart from the rest ("l/<id>"): Subscriptions leaves
+	// them out, and Postings counts History.
+	Seen     []string    `json:"seen,omitempty"`
+	History  []time.Time `json:"history,omitempty"`
+	Postings int         `json:"postings"`
+	// Delays are the recent observed delays (first seen − posting time),
+	// at most 64.
+	Delays []time.Duration `json:"delays"`
+}
+
+// feedLists are a feed's long lists, "l/<id>".
+type feedLists struct {
 	Seen    []string    `json:"seen"`
 	History []time.Time `json:"history"`
-	// Delays are the recent observed delays (first seen − posting time).
-	Delays []time.Duration `json:"delays"`
 }
 
 // StoredItem is an item as kept for the items and river APIs.
@@ -111,10 +126,51 @@ func NewStore(ctx context.Context, db *repo.DB, cfg Config) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{db: db, cfg: cfg}
+	if err := s.moveLists(ctx); err != nil {
+		return nil, err
+	}
 	if err := s.indexRiver(ctx); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// moveLists rewrites every feed record that holds its lists (a repository
+// written before they were kept apart) as a record and its lists, each
+// feed in one batch, then marks the bucket; a crash before the mark
+// redoes it, and a feed already moved reads the same either way.
+func (s *Store) moveLists(ctx context.Context) error {
+	if _, err := s.db.Bucket(Bucket, listsApart); !errors.Is(err, repo.ErrNotFound) {
+		return err
+	}
+	var ids []string
+	for kv, err := range s.db.BucketScan(ctx, Bucket, "f/") {
+		if err != nil {
+			return err
+		}
+		ids = append(ids, string(kv[0][len("f/"):]))
+	}
+	for _, id := range ids {
+		f, err := s.Get(id)
+		if err != nil {
+			return err
+		}
+		b := s.db.NewBatch(ctx)
+		err = s.put(b, &f, true)
+		if err == nil {
+			err = b.Commit()
+		}
+		b.Close()
+		if err != nil {
+			return err
+		}
+	}
+	b := s.db.NewBatch(ctx)
+	defer b.Close()
+	if err := b.PutBucket(Bucket, listsApart, []byte{formatV1}); err != nil {
+		return err
+	}
+	return b.Commit()
 }
 
 // indexRiver adds every stored item to the river index, in batches, then
@@ -236,7 +292,7 @@ func (s *Store) add(ctx context.Context, rawURL string, o AddOptions, now time.T
 	}
 	b := s.db.NewBatch(ctx)
 	defer b.Close()
-	if err := s.put(b, &f); err != nil {
+	if err := s.put(b, &f, false); err != nil { // settings alone
 		return Feed{}, false, err
 	}
 	if err := b.Commit(); err != nil {
@@ -254,8 +310,28 @@ func deref[T any](p *T, otherwise T) T {
 	return *p
 }
 
-// Get returns the feed with id.
+// Get returns the feed with id, with its lists.
 func (s *Store) Get(id string) (Feed, error) {
+	f, err := s.record(id)
+	if err != nil {
+		return Feed{}, err
+	}
+	return f, s.readLists(&f)
+}
+
+// Subscription returns the feed with id without its lists, as
+// Subscriptions does.
+func (s *Store) Subscription(id string) (Feed, error) {
+	f, err := s.record(id)
+	if err != nil {
+		return Feed{}, err
+	}
+	withoutLists(&f)
+	return f, nil
+}
+
+// record reads feed id's record.
+func (s *Store) record(id string) (Feed, error) {
 	v, err := s.db.Bucket(Bucket, "f/"+id)
 	if errors.Is(err, repo.ErrNotFound) {
 		return Feed{}, fmt.Errorf("%w: %s", ErrUnknownFeed, id)
@@ -264,7 +340,38 @@ func (s *Store) Get(id string) (Feed, error) {
 		return Feed{}, err
 	}
 	var f Feed
-	return f, decode(v, &f)
+	if err := decode(v, &f); err != nil {
+		return Feed{}, fmt.Errorf("feeds: feed %s: %w", id, err)
+	}
+	return f, nil
+}
+
+// withoutLists drops the lists a record written before they were kept
+// apart holds, counting its postings.
+func withoutLists(f *Feed) {
+	if f.Seen != nil || f.History != nil {
+		f.Postings = len(f.History)
+		f.Seen, f.History = nil, nil
+	}
+}
+
+// readLists reads f's lists, unless its record held them (one written
+// before they were kept apart).
+func (s *Store) readLists(f *Feed) error {
+	v, err := s.db.Bucket(Bucket, "l/"+f.ID)
+	if errors.Is(err, repo.ErrNotFound) {
+		f.Postings = len(f.History)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var l feedLists
+	if err := decode(v, &l); err != nil {
+		return fmt.Errorf("feeds: lists of feed %s: %w", f.ID, err)
+	}
+	f.Seen, f.History, f.Postings = l.Seen, l.History, len(l.History)
+	return nil
 }
 
 // Remove unsubscribes from feed id: its record, its items and the
@@ -290,7 +397,7 @@ func (s *Store) Remove(ctx context.Context, id string) (Feed, int, error) {
 		}
 		items++
 	}
-	for _, key := range []string{"f/" + id, "p/" + id} {
+	for _, key := range []string{"f/" + id, "l/" + id, "p/" + id} {
 		if err := b.DeleteBucket(Bucket, key); err != nil {
 			return Feed{}, 0, err
 		}
@@ -302,8 +409,24 @@ func (s *Store) Remove(ctx context.Context, id string) (Feed, int, error) {
 	return f, items, nil
 }
 
-// List returns every feed, by id.
+// List returns every feed with its lists, by id: what planning reads.
 func (s *Store) List(ctx context.Context) ([]Feed, error) {
+	list, err := s.Subscriptions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range list {
+		if err := s.readLists(&list[i]); err != nil {
+			return nil, err
+		}
+	}
+	return list, nil
+}
+
+// Subscriptions returns every feed without its lists (Seen and History
+// nil; Postings counts History), by id: what listing them and their
+// metrics read.
+func (s *Store) Subscriptions(ctx context.Context) ([]Feed, error) {
 	var out []Feed
 	for kv, err := range s.db.BucketScan(ctx, Bucket, "f/") {
 		if err != nil {
@@ -313,6 +436,7 @@ func (s *Store) List(ctx context.Context) ([]Feed, error) {
 		if err := decode(kv[1], &f); err != nil {
 			return nil, fmt.Errorf("feeds: feed %s: %w", kv[0], err)
 		}
+		withoutLists(&f)
 		out = append(out, f)
 	}
 	return out, nil
@@ -394,7 +518,9 @@ func (s *Store) Record(ctx context.Context, id string, r Fetch) (Update, error) 
 	default:
 		f.LastError = fmt.Sprintf("HTTP %d", r.Status)
 	}
-	if err := s.put(b, &f); err != nil {
+	// The lists change with new items only: a poll that found none (most
+	// are 304s) rewrites the small record alone.
+	if err := s.put(b, &f, len(up.New) > 0); err != nil {
 		return Update{}, err
 	}
 	if err := b.Commit(); err != nil {
@@ -606,12 +732,26 @@ func decodeItem(key, v []byte) (StoredItem, error) {
 	return it, nil
 }
 
-func (s *Store) put(b *repo.Batch, f *Feed) error {
-	v, err := encode(f)
+// put writes f's record and, withLists, its lists apart.
+func (s *Store) put(b *repo.Batch, f *Feed, withLists bool) error {
+	f.Postings = len(f.History)
+	record := *f
+	record.Seen, record.History = nil, nil
+	v, err := encode(record)
 	if err != nil {
 		return err
 	}
-	return b.PutBucket(Bucket, "f/"+f.ID, v)
+	if err := b.PutBucket(Bucket, "f/"+f.ID, v); err != nil {
+		return err
+	}
+	if !withLists {
+		return nil
+	}
+	lists, err := encode(feedLists{Seen: f.Seen, History: f.History})
+	if err != nil {
+		return err
+	}
+	return b.PutBucket(Bucket, "l/"+f.ID, lists)
 }
 
 // itemKey16 orders a feed's items by first-seen time: 16 hex digits of

@@ -1,6 +1,7 @@
 package feeds
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -78,4 +79,62 @@ func riverStore(b *testing.B, n, kept int) (*Store, time.Time) {
 		}
 	}
 	return s, at
+}
+
+// BenchmarkList reads every feed of a store of 1,000 feeds, each holding
+// the default feeds.seen_kept (500) item keys, feeds.history_kept (2,000)
+// posting times and 64 delays: with their lists (List: what planning
+// reads) and without (Subscriptions: what GET /api/v1/feeds, `deltaq
+// feeds list`, a /metrics scrape and the poller's refresh read).
+//
+//	go test ./feeds -run '^$' -bench List -benchtime 5x
+func BenchmarkList(b *testing.B) {
+	s := listStore(b, 1000)
+	for _, c := range []struct {
+		name string
+		read func(context.Context) ([]Feed, error)
+	}{{"with-lists", s.List}, {"subscriptions", s.Subscriptions}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := c.read(b.Context()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// listStore returns a store of n feeds with full lists.
+func listStore(b *testing.B, n int) *Store {
+	b.Helper()
+	db, err := repo.Open(b.TempDir(), repo.Config{VersionsKept: 1, FetchLogKept: 2, StatsKept: 1, CacheBytes: 64 << 20}, repo.Options{FS: vfs.Default})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	s, err := NewStore(b.Context(), db, testConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	batch := db.NewBatch(b.Context())
+	defer batch.Close()
+	for i := range n {
+		f := Feed{ID: IDOf(fmt.Sprint(i)), URL: fmt.Sprintf("http://x%d.test/feed.atom", i), Weight: 1, MinInterval: time.Minute, MaxInterval: time.Hour, LastFetch: t0}
+		for k := range 2000 {
+			f.History = append(f.History, t0.Add(time.Duration(k)*time.Hour+time.Duration(k)))
+		}
+		for k := range 500 {
+			f.Seen = append(f.Seen, fmt.Sprintf("g:https://github.com/owner/repo/commit/%040d", k))
+		}
+		for k := range delaysKept {
+			f.Delays = append(f.Delays, time.Duration(k)*time.Minute)
+		}
+		if err := s.put(batch, &f, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := batch.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	return s
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -571,4 +572,83 @@ func countKeys(t *testing.T, db *repo.DB, prefix string) int {
 		n++
 	}
 	return n
+}
+
+// TestListsAreKeptApart polls a feed and reads it back: Get and List
+// carry its item keys and posting times, Subscriptions and Subscription
+// only their count, from a record that does not hold them; a record written
+// before the lists were kept apart is moved when the store opens, and reads
+// the same; Remove takes the lists too.
+func TestListsAreKeptApart(t *testing.T) {
+	s, db := openStore(t, vfs.NewMem(), "")
+	defer db.Close()
+	ids := subscribe(t, s, "http://x.test/a.atom", "http://x.test/b.atom")
+	if _, err := s.Record(t.Context(), ids[0], Fetch{At: t0, Status: 200, Body: atom(t0.Add(-3*time.Hour), t0.Add(-2*time.Hour), t0.Add(-time.Hour))}); err != nil {
+		t.Fatal(err)
+	}
+	full, err := s.Get(ids[0])
+	if err != nil || len(full.Seen) != 3 || len(full.History) != 3 || full.Postings != 3 {
+		t.Fatalf("Get: %d seen, %d history, %d postings, %v; want 3 of each", len(full.Seen), len(full.History), full.Postings, err)
+	}
+	check := func(when string) {
+		t.Helper()
+		v, err := db.Bucket(Bucket, "f/"+ids[0])
+		if err != nil || strings.Contains(string(v), `"history"`) || strings.Contains(string(v), `"seen"`) {
+			t.Errorf("%s: the feed's record holds its lists: %s (%v)", when, v, err)
+		}
+		subs, err := s.Subscriptions(t.Context())
+		if err != nil || len(subs) != 2 {
+			t.Fatalf("%s: Subscriptions: %d, %v", when, len(subs), err)
+		}
+		one, err := s.Subscription(ids[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []Feed{subs[slices.IndexFunc(subs, func(f Feed) bool { return f.ID == ids[0] })], one} {
+			if f.Seen != nil || f.History != nil || f.Postings != 3 || f.Fetches != 1 || f.URL != full.URL {
+				t.Errorf("%s: subscription %+v; want no lists, 3 postings, 1 fetch", when, f)
+			}
+		}
+		list, err := s.List(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := list[slices.IndexFunc(list, func(f Feed) bool { return f.ID == ids[0] })]
+		if !slices.Equal(got.Seen, full.Seen) || !slices.EqualFunc(got.History, full.History, time.Time.Equal) || got.Postings != 3 {
+			t.Errorf("%s: List's feed %v %v, want Get's %v %v", when, got.Seen, got.History, full.Seen, full.History)
+		}
+	}
+	check("as written")
+
+	// The record as stored before: the lists inside, none apart, no mark.
+	old, err := encode(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := db.NewBatch(t.Context())
+	b.PutBucket(Bucket, "f/"+ids[0], old)
+	b.DeleteBucket(Bucket, "l/"+ids[0])
+	b.DeleteBucket(Bucket, listsApart)
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	if f, err := s.Subscription(ids[0]); err != nil || f.Seen != nil || f.Postings != 3 {
+		t.Errorf("an old record's subscription: %d seen, %d postings, %v; want none and 3", len(f.Seen), f.Postings, err)
+	}
+	if f, err := s.Get(ids[0]); err != nil || len(f.Seen) != 3 || len(f.History) != 3 {
+		t.Errorf("Get of an old record: %d seen, %d history, %v; want 3 of each", len(f.Seen), len(f.History), err)
+	}
+	s, err = NewStore(t.Context(), db, testConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("moved")
+
+	if _, _, err := s.Remove(t.Context(), ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if n := countKeys(t, db, "l/"); n != 1 {
+		t.Errorf("after Remove: %d feeds' lists stored, want b's alone", n)
+	}
 }

@@ -14,8 +14,8 @@ import (
 // FeedStore is what the feed routes read and, on the admin listener,
 // change (feeds.Store).
 type FeedStore interface {
-	List(ctx context.Context) ([]feeds.Feed, error)
-	Get(id string) (feeds.Feed, error)
+	Subscriptions(ctx context.Context) ([]feeds.Feed, error)
+	Subscription(id string) (feeds.Feed, error)
 	Items(ctx context.Context, id string, since time.Time) ([]feeds.StoredItem, error)
 	River(ctx context.Context, since time.Time, limit int) ([]feeds.StoredItem, error)
 	Add(ctx context.Context, rawURL string, o feeds.AddOptions, now time.Time) (f feeds.Feed, isNew bool, err error)
@@ -142,11 +142,11 @@ type feedView struct {
 func viewOf(f feeds.Feed) feedView {
 	return feedView{ID: f.ID, URL: f.URL, Title: f.Title, Weight: f.Weight,
 		MinInterval: f.MinInterval.String(), MaxInterval: f.MaxInterval.String(), LastFetch: f.LastFetch,
-		LastStatus: f.LastStatus, LastError: f.LastError, Fetches: f.Fetches, NotModified: f.NotModified, Postings: len(f.History)}
+		LastStatus: f.LastStatus, LastError: f.LastError, Fetches: f.Fetches, NotModified: f.NotModified, Postings: f.Postings}
 }
 
 func (s *Server) handleFeeds(w http.ResponseWriter, r *http.Request) {
-	list, err := s.deps.Feeds.List(r.Context())
+	list, err := s.deps.Feeds.Subscriptions(r.Context())
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -164,7 +164,7 @@ func (s *Server) handleFeedItems(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
-	if _, err := s.deps.Feeds.Get(id); errors.Is(err, feeds.ErrUnknownFeed) {
+	if _, err := s.deps.Feeds.Subscription(id); errors.Is(err, feeds.ErrUnknownFeed) {
 		writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Field: "id", Value: id, Message: "no subscribed feed has this id"})
 		return
 	} else if err != nil {

@@ -73,7 +73,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 				if err != nil {
 					return asFlagError(err)
 				}
-				fmt.Fprintf(a.stdout, "%s %s (weight %g, every %s to %s; %d postings known)\n", f.ID, f.URL, f.Weight, f.MinInterval, f.MaxInterval, len(f.History))
+				fmt.Fprintf(a.stdout, "%s %s (weight %g, every %s to %s; %d postings known)\n", f.ID, f.URL, f.Weight, f.MinInterval, f.MaxInterval, f.Postings)
 				return nil
 			})
 		},
@@ -122,7 +122,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
-				list, err := st.List(ctx)
+				list, err := st.Subscriptions(ctx)
 				if err != nil {
 					return err
 				}
@@ -136,7 +136,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
-				list, err := st.List(ctx)
+				list, err := st.Subscriptions(ctx)
 				if err != nil {
 					return err
 				}
@@ -147,7 +147,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 					if !f.LastFetch.IsZero() {
 						last = f.LastFetch.UTC().Format(time.RFC3339)
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%g\t%d\t%d\t%d\t%s\t%s\n", f.ID, f.URL, f.Weight, f.Fetches, f.NotModified, len(f.History), last, f.LastError)
+					fmt.Fprintf(tw, "%s\t%s\t%g\t%d\t%d\t%d\t%s\t%s\n", f.ID, f.URL, f.Weight, f.Fetches, f.NotModified, f.Postings, last, f.LastError)
 				}
 				return tw.Flush()
 			})
@@ -189,7 +189,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				list, err := st.List(ctx)
+				list, err := st.Subscriptions(ctx)
 				if err != nil {
 					return err
 				}
@@ -206,7 +206,11 @@ func (a *app) newFeedsCmd() *cobra.Command {
 				}
 				source := "the poller's plan of " + made.UTC().Format(time.DateTime) + " UTC"
 				if !ok || now.Sub(made) >= cfg.Monitor.Replan {
-					plans, err := feeds.PlanAll(cfg.Feeds, list, now, feedPlanSeed)
+					all, err := st.List(ctx) // with the histories planning reads; in list's order, by id
+					if err != nil {
+						return err
+					}
+					plans, err := feeds.PlanAll(cfg.Feeds, all, now, feedPlanSeed)
 					if err != nil {
 						return err
 					}
@@ -308,7 +312,7 @@ func (a *app) explainFeed(p feeds.Planned, cfg feeds.Config, source string) {
 // result into the feed store. It prints the crawl's summary, which says
 // why a feed was not fetched.
 func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, st *feeds.Store) error {
-	list, err := st.List(ctx)
+	list, err := st.Subscriptions(ctx)
 	if err != nil {
 		return err
 	}

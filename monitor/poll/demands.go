@@ -47,7 +47,7 @@ func (p *Poller) read(ctx context.Context) (*demands, error) {
 	// what WIC keeps per demand: a window's trackers keep its π.
 	instants := func(dur time.Duration) int { return min(int(dur/inst), p.cfg.MaxLookback) }
 	if p.feeds != nil {
-		list, err := p.feeds.List(ctx)
+		list, err := p.feeds.Subscriptions(ctx) // the histories are read to plan
 		if err != nil {
 			return nil, fmt.Errorf("poll: feeds: %w", err)
 		}
@@ -110,9 +110,9 @@ func pagesOnly(string) float64 { return 1 }
 
 // feedSet names what a plan depends on besides the posting history: the
 // feeds, their weights and bounds. A change re-plans at once.
-func (d *demands) feedSet() string {
+func feedSet(list []feeds.Feed) string {
 	var b strings.Builder
-	for _, f := range d.feeds {
+	for _, f := range list {
 		fmt.Fprintf(&b, "%s %g %s %s\n", f.ID, f.Weight, f.MinInterval, f.MaxInterval)
 	}
 	return b.String()
