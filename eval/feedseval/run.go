@@ -187,13 +187,13 @@ func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace
 			if err := ctx.Err(); err != nil {
 				return Result{}, err
 			}
-			prog.Step()
 			if j.mode == "weekly" && ws.After(sum.EvalFrom) {
 				models = relearn(fcfg, s, postings, known, sum.LearnFrom, sum.EvalFrom, ws, learnRNG)
 			}
 			if err := pl.week(s, ws, models); err != nil {
 				return Result{}, fmt.Errorf("feedseval: %s at %g/day, seed %d, week of %s: %w", policy, j.perDay, seed, ws.Format(time.DateOnly), err)
 			}
+			prog.Step()
 		}
 		r := measure(s, tr, first[j.k], grid, sum.EvalFrom, sum.EvalTo, slow[j.k])
 		r.Learning, r.Policy, r.PerDay, r.Seed = j.mode, policy, j.perDay, seed
