@@ -136,9 +136,10 @@ func NewStore(ctx context.Context, db *repo.DB, cfg Config) (*Store, error) {
 }
 
 // moveLists rewrites every feed record that holds its lists (a repository
-// written before they were kept apart) as a record and its lists, each
-// feed in one batch, then marks the bucket; a crash before the mark
-// redoes it, and a feed already moved reads the same either way.
+// written before they were kept apart) as a record and its lists, a feed's
+// two in one batch (of many feeds: each commit is synced), then marks the
+// bucket; a crash before the mark redoes it, and a feed already moved
+// reads the same either way.
 func (s *Store) moveLists(ctx context.Context) error {
 	if _, err := s.db.Bucket(Bucket, listsApart); !errors.Is(err, repo.ErrNotFound) {
 		return err
@@ -150,23 +151,23 @@ func (s *Store) moveLists(ctx context.Context) error {
 		}
 		ids = append(ids, string(kv[0][len("f/"):]))
 	}
-	for _, id := range ids {
+	b := s.db.NewBatch(ctx)
+	defer func() { b.Close() }()
+	for i, id := range ids {
 		f, err := s.Get(id)
 		if err != nil {
 			return err
 		}
-		b := s.db.NewBatch(ctx)
-		err = s.put(b, &f, true)
-		if err == nil {
-			err = b.Commit()
-		}
-		b.Close()
-		if err != nil {
+		if err := s.put(b, &f, true); err != nil {
 			return err
 		}
+		if (i+1)%256 == 0 {
+			if err := b.Commit(); err != nil {
+				return err
+			}
+			b = s.db.NewBatch(ctx)
+		}
 	}
-	b := s.db.NewBatch(ctx)
-	defer b.Close()
 	if err := b.PutBucket(Bucket, listsApart, []byte{formatV1}); err != nil {
 		return err
 	}
@@ -198,7 +199,6 @@ func (s *Store) indexRiver(ctx context.Context) error {
 			if err := b.Commit(); err != nil {
 				return err
 			}
-			b.Close()
 			b = s.db.NewBatch(ctx)
 		}
 	}
