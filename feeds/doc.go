@@ -96,7 +96,7 @@
 // feeds.seen_kept item keys, feeds.history_kept posting times), apart so
 // that listing the feeds (Subscriptions: the API, the CLI, /metrics, the
 // poller's refresh) does not read them (1,000 feeds with full lists:
-// 25 ms, 1.16 s with them; BenchmarkList), "i/<id>/<first seen>/<hash>"
+// 13 ms, 0.83 s with them; BenchmarkList), "i/<id>/<first seen>/<hash>"
 // the newest feeds.seen_kept items, "p/<id>" the plan a poller made and
 // follows (SavePlans, SavedPlan: what `deltaq feeds explain` shows), and
 // "r/<first seen, complemented>/<id>/<hash>" the river's index of every
