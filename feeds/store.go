@@ -119,8 +119,9 @@ var ErrUnknownFeed = errors.New("feeds: unknown feed")
 // delaysKept bounds Feed.Delays.
 const delaysKept = 64
 
-// NewStore returns the store over db, indexing the river first if the
-// repository predates its index.
+// NewStore returns the store over db, first bringing a repository written
+// before the lists were kept apart or the river indexed up to date
+// (moveLists, indexRiver).
 func NewStore(ctx context.Context, db *repo.DB, cfg Config) (*Store, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
