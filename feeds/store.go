@@ -138,72 +138,81 @@ func NewStore(ctx context.Context, db *repo.DB, cfg Config) (*Store, error) {
 
 // moveLists rewrites every feed record that holds its lists (a repository
 // written before they were kept apart) as a record and its lists, a feed's
-// two in one batch (of many feeds: each commit is synced), then marks the
-// bucket; a crash before the mark redoes it, and a feed already moved
-// reads the same either way.
+// two in one batch; a feed already moved reads the same either way.
 func (s *Store) moveLists(ctx context.Context) error {
-	if _, err := s.db.Bucket(Bucket, listsApart); !errors.Is(err, repo.ErrNotFound) {
-		return err
-	}
-	var ids []string
-	for kv, err := range s.db.BucketScan(ctx, Bucket, "f/") {
-		if err != nil {
-			return err
-		}
-		ids = append(ids, string(kv[0][len("f/"):]))
-	}
-	b := s.db.NewBatch(ctx)
-	defer func() { b.Close() }()
-	for i, id := range ids {
-		f, err := s.Get(id)
-		if err != nil {
-			return err
-		}
-		if err := s.put(b, &f, true); err != nil {
-			return err
-		}
-		if (i+1)%256 == 0 {
-			if err := b.Commit(); err != nil {
+	return s.upgrade(ctx, listsApart, 256, func(batch func() *repo.Batch, done func() error) error {
+		var ids []string
+		for kv, err := range s.db.BucketScan(ctx, Bucket, "f/") {
+			if err != nil {
 				return err
 			}
-			b = s.db.NewBatch(ctx)
+			ids = append(ids, string(kv[0][len("f/"):]))
 		}
-	}
-	if err := b.PutBucket(Bucket, listsApart, []byte{formatV1}); err != nil {
-		return err
-	}
-	return b.Commit()
+		for _, id := range ids {
+			f, err := s.Get(id)
+			if err != nil {
+				return err
+			}
+			if err := s.put(batch(), &f, true); err != nil {
+				return err
+			}
+			if err := done(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
-// indexRiver adds every stored item to the river index, in batches, then
-// marks the index complete; a crash before the mark redoes it.
+// indexRiver adds every stored item to the river index.
 func (s *Store) indexRiver(ctx context.Context) error {
-	if _, err := s.db.Bucket(Bucket, riverIndexed); !errors.Is(err, repo.ErrNotFound) {
+	return s.upgrade(ctx, riverIndexed, 10000, func(batch func() *repo.Batch, done func() error) error {
+		for kv, err := range s.db.BucketScan(ctx, Bucket, "i/") {
+			if err != nil {
+				return err
+			}
+			item := string(kv[0])
+			rk, err := riverKey(item)
+			if err != nil {
+				return err
+			}
+			if err := batch().PutBucket(Bucket, rk, []byte(item)); err != nil {
+				return err
+			}
+			if err := done(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// upgrade brings a repository written before the layout marked by mark up
+// to date, once: unless the bucket holds mark, update writes through
+// batch(), calling done after each unit of work, and every per units are
+// committed (each commit is synced); mark is set in the last batch, so a
+// crash before it redoes the update, which must come out the same again.
+func (s *Store) upgrade(ctx context.Context, mark string, per int, update func(batch func() *repo.Batch, done func() error) error) error {
+	if _, err := s.db.Bucket(Bucket, mark); !errors.Is(err, repo.ErrNotFound) {
 		return err
 	}
 	b := s.db.NewBatch(ctx)
 	defer func() { b.Close() }()
 	n := 0
-	for kv, err := range s.db.BucketScan(ctx, Bucket, "i/") {
-		if err != nil {
+	done := func() error {
+		if n++; n%per != 0 {
+			return nil
+		}
+		if err := b.Commit(); err != nil {
 			return err
 		}
-		item := string(kv[0])
-		rk, err := riverKey(item)
-		if err != nil {
-			return err
-		}
-		if err := b.PutBucket(Bucket, rk, []byte(item)); err != nil {
-			return err
-		}
-		if n++; n%10000 == 0 {
-			if err := b.Commit(); err != nil {
-				return err
-			}
-			b = s.db.NewBatch(ctx)
-		}
+		b = s.db.NewBatch(ctx)
+		return nil
 	}
-	if err := b.PutBucket(Bucket, riverIndexed, []byte{formatV1}); err != nil {
+	if err := update(func() *repo.Batch { return b }, done); err != nil {
+		return err
+	}
+	if err := b.PutBucket(Bucket, mark, []byte{formatV1}); err != nil {
 		return err
 	}
 	return b.Commit()
