@@ -425,12 +425,18 @@ func (s *Store) List(ctx context.Context) ([]Feed, error) {
 	if err != nil {
 		return nil, err
 	}
+	return list, s.WithLists(list)
+}
+
+// WithLists reads the lists of feeds Subscriptions returned, in place:
+// for a caller that planning needs them for only now and then.
+func (s *Store) WithLists(list []Feed) error {
 	for i := range list {
 		if err := s.readLists(&list[i]); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return list, nil
+	return nil
 }
 
 // Subscriptions returns every feed without its lists (Seen and History

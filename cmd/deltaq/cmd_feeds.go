@@ -206,11 +206,10 @@ func (a *app) newFeedsCmd() *cobra.Command {
 				}
 				source := "the poller's plan of " + made.UTC().Format(time.DateTime) + " UTC"
 				if !ok || now.Sub(made) >= cfg.Monitor.Replan {
-					all, err := st.List(ctx) // with the histories planning reads; in list's order, by id
-					if err != nil {
+					if err := st.WithLists(list); err != nil { // the histories planning reads
 						return err
 					}
-					plans, err := feeds.PlanAll(cfg.Feeds, all, now, feedPlanSeed)
+					plans, err := feeds.PlanAll(cfg.Feeds, list, now, feedPlanSeed)
 					if err != nil {
 						return err
 					}

@@ -24,23 +24,20 @@ type plan struct {
 	due map[string][]time.Time
 }
 
-// makePlan plans the subscribed feeds at now, reading their histories,
-// and stores the plan for `deltaq feeds explain`; owe then sets what each
-// URL is owed.
-func (p *Poller) makePlan(ctx context.Context, now time.Time) (*plan, error) {
-	if p.feeds == nil {
-		return &plan{at: now, set: feedSet(nil), due: map[string][]time.Time{}}, nil
-	}
-	list, err := p.feeds.List(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("poll: feeds: %w", err)
-	}
-	// The feeds read monitors (it warns of the others).
-	list = slices.DeleteFunc(list, func(f feeds.Feed) bool { _, err := urlnorm.Normalize(f.URL); return err != nil })
-	pl := &plan{at: now, set: feedSet(list), due: map[string][]time.Time{}}
-	if len(list) == 0 {
+// makePlan plans d's feeds at now, reading their histories, and stores
+// the plan for `deltaq feeds explain`; owe then sets what each URL is
+// owed.
+func (p *Poller) makePlan(ctx context.Context, d *demands, now time.Time) (*plan, error) {
+	pl := &plan{at: now, set: feedSet(d.feeds), due: map[string][]time.Time{}}
+	if len(d.feeds) == 0 {
 		return pl, nil
 	}
+	// A copy: the demands kept between plans hold no histories.
+	list := slices.Clone(d.feeds)
+	if err := p.feeds.WithLists(list); err != nil {
+		return nil, fmt.Errorf("poll: feeds: %w", err)
+	}
+	var err error
 	if pl.byFeed, err = feeds.PlanAll(p.feedsCfg, list, now, p.seed); err != nil {
 		return nil, fmt.Errorf("poll: plan: %w", err)
 	}

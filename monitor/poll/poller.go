@@ -104,7 +104,7 @@ func New(ctx context.Context, db *repo.DB, cfg monitor.Config, opts Options) (*P
 	if err := p.rebuild(d, now); err != nil {
 		return nil, err
 	}
-	pl, err := p.makePlan(ctx, now)
+	pl, err := p.makePlan(ctx, d, now)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +196,7 @@ func (p *Poller) Refresh(ctx context.Context) error {
 	if feedSet(d.feeds) != old.set || now.Sub(old.at) >= p.cfg.Replan {
 		// Planning learns over every feed's history: outside the lock, so
 		// picks and fetches go on meanwhile.
-		if pl, err = p.makePlan(ctx, now); err != nil {
+		if pl, err = p.makePlan(ctx, d, now); err != nil {
 			return err
 		}
 		p.logger.Info("feeds planned", "feeds", len(d.feeds), "at", now)
