@@ -551,6 +551,7 @@ func (s *Store) addItems(ctx context.Context, b *repo.Batch, f *Feed, items []It
 		seen[k] = true
 	}
 	var added []StoredItem
+	var keys []string // added's
 	// Feeds list newest first; store oldest first so first-seen order and
 	// history stay in posting order.
 	for _, it := range slices.Backward(items) {
@@ -580,7 +581,7 @@ func (s *Store) addItems(ctx context.Context, b *repo.Batch, f *Feed, items []It
 		if !prevFetch.IsZero() {
 			f.Delays = append(f.Delays, at.Sub(posted))
 		}
-		added = append(added, si)
+		added, keys = append(added, si), append(keys, k)
 	}
 	// Forget the oldest keys and the items stored under them.
 	if over := len(f.Seen) - s.cfg.SeenKept; over > 0 {
@@ -592,7 +593,17 @@ func (s *Store) addItems(ctx context.Context, b *repo.Batch, f *Feed, items []It
 	if over := len(f.Delays) - delaysKept; over > 0 {
 		f.Delays = slices.Clone(f.Delays[over:])
 	}
-	return added, s.trimItems(ctx, b, f.ID, added)
+	stored := make([]keyedItem, len(added))
+	for i := range added {
+		stored[i] = keyedItem{keys[i], &added[i]}
+	}
+	return added, s.trimItems(ctx, b, f.ID, stored)
+}
+
+// keyedItem is an item's key and, once read, the item.
+type keyedItem struct {
+	key  string
+	item *StoredItem
 }
 
 // trimItems keeps the newest feeds.seen_kept items of a feed (itemOrder):
@@ -600,55 +611,48 @@ func (s *Store) addItems(ctx context.Context, b *repo.Batch, f *Feed, items []It
 // after them). Keys order items by first-seen time alone, so when the cut
 // falls among the items of one poll, those are read and ordered by their
 // posting times.
-func (s *Store) trimItems(ctx context.Context, b *repo.Batch, id string, added []StoredItem) error {
-	var keys []string
+func (s *Store) trimItems(ctx context.Context, b *repo.Batch, id string, added []keyedItem) error {
+	var all []keyedItem
 	for kv, err := range s.db.BucketScan(ctx, Bucket, "i/"+id+"/") {
 		if err != nil {
 			return err
 		}
-		keys = append(keys, string(kv[0]))
+		all = append(all, keyedItem{key: string(kv[0])})
 	}
-	pending := make(map[string]StoredItem, len(added))
-	for _, it := range added {
-		k := itemKey16(id, it.FirstSeen, it.Key)
-		keys = append(keys, k)
-		pending[k] = it
-	}
-	over := len(keys) - s.cfg.SeenKept
+	all = append(all, added...)
+	over := len(all) - s.cfg.SeenKept
 	if over <= 0 {
 		return nil
 	}
-	// The poll at the cut: keys[lo:hi] share its first-seen time.
-	stamp := func(k string) string { return k[len("i/")+len(id)+1:][:16] }
-	lo, hi := over, over
-	if over < len(keys) && stamp(keys[over-1]) == stamp(keys[over]) {
-		for lo > 0 && stamp(keys[lo-1]) == stamp(keys[over]) {
+	// The poll at the cut: all[lo:hi] share its first-seen time.
+	stamp := func(k keyedItem) string { return k.key[len("i/")+len(id)+1:][:16] }
+	if over < len(all) && stamp(all[over-1]) == stamp(all[over]) {
+		lo, hi := over, over
+		for lo > 0 && stamp(all[lo-1]) == stamp(all[over]) {
 			lo--
 		}
-		for hi < len(keys) && stamp(keys[hi]) == stamp(keys[over]) {
+		for hi < len(all) && stamp(all[hi]) == stamp(all[over]) {
 			hi++
 		}
-		run := make([]StoredItem, hi-lo)
-		for i, k := range keys[lo:hi] {
-			it, ok := pending[k]
-			if !ok {
-				v, err := s.db.Bucket(Bucket, k)
-				if err != nil {
-					return err
-				}
-				if it, err = decodeItem([]byte(k), v); err != nil {
-					return err
-				}
+		run := all[lo:hi]
+		for i := range run {
+			if run[i].item != nil {
+				continue
 			}
-			run[i] = it
+			v, err := s.db.Bucket(Bucket, run[i].key)
+			if err != nil {
+				return err
+			}
+			it, err := decodeItem([]byte(run[i].key), v)
+			if err != nil {
+				return err
+			}
+			run[i].item = &it
 		}
-		slices.SortFunc(run, itemOrder)
-		for i, it := range run {
-			keys[lo+i] = itemKey16(id, it.FirstSeen, it.Key)
-		}
+		slices.SortFunc(run, func(a, b keyedItem) int { return itemOrder(*a.item, *b.item) })
 	}
-	for _, k := range keys[:over] {
-		if err := deleteItem(b, k); err != nil {
+	for _, k := range all[:over] {
+		if err := deleteItem(b, k.key); err != nil {
 			return err
 		}
 	}
