@@ -140,7 +140,7 @@ func NewStore(ctx context.Context, db *repo.DB, cfg Config) (*Store, error) {
 // written before they were kept apart) as a record and its lists, a feed's
 // two in one batch; a feed already moved reads the same either way.
 func (s *Store) moveLists(ctx context.Context) error {
-	return s.upgrade(ctx, listsApart, 256, func(batch func() *repo.Batch, done func() error) error {
+	return s.db.Upgrade(ctx, Bucket, listsApart, 256, func(batch func() *repo.Batch, done func() error) error {
 		var ids []string
 		for kv, err := range s.db.BucketScan(ctx, Bucket, "f/") {
 			if err != nil {
@@ -166,7 +166,7 @@ func (s *Store) moveLists(ctx context.Context) error {
 
 // indexRiver adds every stored item to the river index.
 func (s *Store) indexRiver(ctx context.Context) error {
-	return s.upgrade(ctx, riverIndexed, 10000, func(batch func() *repo.Batch, done func() error) error {
+	return s.db.Upgrade(ctx, Bucket, riverIndexed, 10000, func(batch func() *repo.Batch, done func() error) error {
 		for kv, err := range s.db.BucketScan(ctx, Bucket, "i/") {
 			if err != nil {
 				return err
@@ -185,37 +185,6 @@ func (s *Store) indexRiver(ctx context.Context) error {
 		}
 		return nil
 	})
-}
-
-// upgrade brings a repository written before the layout marked by mark up
-// to date, once: unless the bucket holds mark, update writes through
-// batch(), calling done after each unit of work, and every per units are
-// committed (each commit is synced); mark is set in the last batch, so a
-// crash before it redoes the update, which must come out the same again.
-func (s *Store) upgrade(ctx context.Context, mark string, per int, update func(batch func() *repo.Batch, done func() error) error) error {
-	if _, err := s.db.Bucket(Bucket, mark); !errors.Is(err, repo.ErrNotFound) {
-		return err
-	}
-	b := s.db.NewBatch(ctx)
-	defer func() { b.Close() }()
-	n := 0
-	done := func() error {
-		if n++; n%per != 0 {
-			return nil
-		}
-		if err := b.Commit(); err != nil {
-			return err
-		}
-		b = s.db.NewBatch(ctx)
-		return nil
-	}
-	if err := update(func() *repo.Batch { return b }, done); err != nil {
-		return err
-	}
-	if err := b.PutBucket(Bucket, mark, []byte{formatV1}); err != nil {
-		return err
-	}
-	return b.Commit()
 }
 
 // IDOf is a feed's id: the first 16 hex digits of SHA-256 of its URL.

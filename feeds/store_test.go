@@ -652,35 +652,3 @@ func TestListsAreKeptApart(t *testing.T) {
 		t.Errorf("after Remove: %d feeds' lists stored, want b's alone", n)
 	}
 }
-
-// TestUpgradeCommitsInBatchesAndOnce runs an update of five writes two a
-// batch: every write lands, the mark is set, and a second run does
-// nothing.
-func TestUpgradeCommitsInBatchesAndOnce(t *testing.T) {
-	s, db := openStore(t, vfs.NewMem(), "")
-	defer db.Close()
-	runs := 0
-	update := func(batch func() *repo.Batch, done func() error) error {
-		runs++
-		for i := range 5 {
-			if err := batch().PutBucket(Bucket, fmt.Sprintf("x/%d", i), []byte{1}); err != nil {
-				return err
-			}
-			if err := done(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for range 2 {
-		if err := s.upgrade(t.Context(), "v/test", 2, update); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n := countKeys(t, db, "x/"); n != 5 || runs != 1 {
-		t.Errorf("%d of 5 writes stored after %d runs; want all after one", n, runs)
-	}
-	if _, err := db.Bucket(Bucket, "v/test"); err != nil {
-		t.Errorf("the mark: %v", err)
-	}
-}
