@@ -93,6 +93,11 @@ func New(db *repo.DB, cfg Config, outbox *notify.Outbox, opts Options) (*Engine,
 	} else if n > 0 {
 		e.logger.Info("moved groups to one key per member", "n", n)
 	}
+	if n, err := e.indexUsers(context.Background()); err != nil {
+		return nil, err
+	} else if n > 0 {
+		e.logger.Info("listed the sentinels under their users", "n", n)
+	}
 	return e, nil
 }
 
@@ -281,6 +286,9 @@ func (e *Engine) install(ctx context.Context, spec Spec, now time.Time, f *Fetch
 		if err := put(b, k, v); err != nil {
 			return nil, err
 		}
+	}
+	if err := b.PutBucket(bucket, userKey(s.User, s.ID), nil); err != nil {
+		return nil, err
 	}
 	if err := b.Commit(); err != nil {
 		return nil, fmt.Errorf("watch: install on %s: %w", spec.URL, err)

@@ -14,17 +14,44 @@ import (
 // Get returns one sentinel; repo.ErrNotFound if there is none.
 func (e *Engine) Get(ctx context.Context, id string) (*Sentinel, error) { return e.sentinel(id) }
 
-// List returns the sentinels of user ("" for all), in install order.
+// List returns the sentinels of user ("" for all), in install order. A
+// user's are read through their list (u/), not found among everyone's.
 func (e *Engine) List(ctx context.Context, user string) ([]*Sentinel, error) {
 	var out []*Sentinel
-	err := scan(ctx, &reader{db: e.db}, sentinelPrefix, func(_ string, s *Sentinel) error {
-		if user == "" || s.User == user {
+	var err error
+	if user == "" {
+		err = scan(ctx, &reader{db: e.db}, sentinelPrefix, func(_ string, s *Sentinel) error {
 			out = append(out, s)
-		}
-		return nil
-	})
+			return nil
+		})
+	} else {
+		out, err = e.listUser(ctx, user)
+	}
 	slices.SortFunc(out, func(a, b *Sentinel) int { return a.Installed.Compare(b.Installed) })
 	return out, err
+}
+
+// listUser reads the sentinels on user's list.
+func (e *Engine) listUser(ctx context.Context, user string) ([]*Sentinel, error) {
+	prefix := userKey(user, "")
+	var out []*Sentinel
+	for kv, err := range e.db.BucketScan(ctx, bucket, prefix) {
+		if err != nil {
+			return nil, err
+		}
+		s, err := e.sentinel(strings.TrimPrefix(string(kv[0]), prefix))
+		if errors.Is(err, repo.ErrNotFound) {
+			continue // removed since the scan began
+		}
+		if err != nil {
+			return nil, err
+		}
+		// A user name holding 0x00 would read a longer name's list too.
+		if s.User == user {
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }
 
 // History returns a sentinel's kept changes, oldest first.
@@ -80,6 +107,9 @@ func (e *Engine) Remove(ctx context.Context, id string) error {
 		}
 	}
 	if err := b.DeleteBucket(bucket, sentinelPrefix+id); err != nil {
+		return err
+	}
+	if err := b.DeleteBucket(bucket, userKey(s.User, id)); err != nil {
 		return err
 	}
 	for kv, err := range e.db.BucketScan(ctx, bucket, historyPrefix+id+"/") {

@@ -27,8 +27,13 @@ const (
 	textPrefix     = "x/"   // x/KEY → keptText of the same copy, for the page diff
 	sumPrefix      = "m/"   // m/KEY → MD5 (hex) of the group's last copy
 	historyPrefix  = "h/"   // h/ID/STAMP → Change
+	userPrefix     = "u/"   // u/USER 0x00 ID → nothing: a user's sentinels, for List
 	seqKey         = "seq/" // the last sentinel number given out
+	usersMark      = "v/users"
 )
+
+// userKey is sentinel id's entry in user's list.
+func userKey(user, id string) string { return userPrefix + user + "\x00" + id }
 
 // group is one watched page (WebCQ §6.1.1): its sentinels sit in constant
 // tables under t/KEY, each member under n/KEY, so that an install writes
@@ -207,6 +212,26 @@ func (e *Engine) migrateGroups(ctx context.Context) (int, error) {
 		}
 	}
 	return len(old), nil
+}
+
+// indexUsers lists every sentinel of a repository written before the
+// users' lists (u/) under its user, once (usersMark), so that List reads a
+// user's sentinels alone; it returns how many it listed.
+func (e *Engine) indexUsers(ctx context.Context) (int, error) {
+	n := 0
+	err := e.db.Upgrade(ctx, bucket, usersMark, 1000, func(batch func() *repo.Batch, done func() error) error {
+		return scan(ctx, &reader{db: e.db}, sentinelPrefix, func(_ string, s *Sentinel) error {
+			if err := batch().PutBucket(bucket, userKey(s.User, s.ID), nil); err != nil {
+				return err
+			}
+			n++
+			return done()
+		})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("watch: list the sentinels under their users: %w", err)
+	}
+	return n, nil
 }
 
 // any reports whether some key under prefix other than except exists.

@@ -250,3 +250,70 @@ func readAll(t *testing.T, e *Engine, ids []string) stored {
 	}
 	return out
 }
+
+// A user's sentinels are listed through the user's list, which installs
+// and removals keep, and which opening a repository written before it
+// builds once.
+func TestListReadsTheUsersList(t *testing.T) {
+	db := openRepo(t)
+	s := newSite(t)
+	e := newEngine(t, db, nil, newClock(t0), Options{})
+	u := s.set("/a", htmlPage(article))
+	ids := map[string][]string{}
+	for i, user := range []string{"ann", "bob", "ann", "", "ann"} {
+		sn, err := e.Install(t.Context(), Spec{User: user, URL: u, Type: Words, Every: time.Duration(i+1) * time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[user] = append(ids[user], sn.ID)
+	}
+	listed := func(e *Engine, user string) []string {
+		t.Helper()
+		ss, err := e.List(t.Context(), user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, s := range ss {
+			out = append(out, s.ID)
+		}
+		return out
+	}
+	if got := listed(e, "ann"); !reflect.DeepEqual(got, ids["ann"]) {
+		t.Errorf("ann's sentinels %v, want %v in install order", got, ids["ann"])
+	}
+	if got := listed(e, ""); len(got) != 5 {
+		t.Errorf("everyone's sentinels: %v, want 5", got)
+	}
+	if err := e.Remove(t.Context(), ids["ann"][1]); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{ids["ann"][0], ids["ann"][2]}
+	if got := listed(e, "ann"); !reflect.DeepEqual(got, want) {
+		t.Errorf("after a removal ann's sentinels %v, want %v", got, want)
+	}
+	if n := len(keysUnder(t, db, userPrefix)); n != 4 {
+		t.Errorf("%d entries in the users' lists for 4 sentinels", n)
+	}
+
+	// A repository written before the lists: they are built at open.
+	b := db.NewBatch(t.Context())
+	for k := range keysUnder(t, db, userPrefix) {
+		b.DeleteBucket(bucket, k)
+	}
+	b.DeleteBucket(bucket, usersMark)
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	if got := listed(e, "ann"); len(got) != 0 {
+		t.Fatalf("without the lists ann has %v", got)
+	}
+	again := newEngine(t, db, nil, newClock(t0), Options{})
+	if got := listed(again, "ann"); !reflect.DeepEqual(got, want) {
+		t.Errorf("after the lists were built ann's sentinels %v, want %v", got, want)
+	}
+	if got := listed(again, "bob"); !reflect.DeepEqual(got, ids["bob"]) {
+		t.Errorf("bob's sentinels %v, want %v", got, ids["bob"])
+	}
+}
