@@ -412,10 +412,19 @@ func (s *Store) WithLists(list []Feed) error {
 // nil; Postings counts History), by id: what listing them and their
 // metrics read.
 func (s *Store) Subscriptions(ctx context.Context) ([]Feed, error) {
+	return s.SubscriptionsAfter(ctx, "", -1)
+}
+
+// SubscriptionsAfter is a page of Subscriptions: at most limit feeds (all
+// for a negative limit) whose ids sort after after ("" from the first).
+func (s *Store) SubscriptionsAfter(ctx context.Context, after string, limit int) ([]Feed, error) {
 	var out []Feed
-	for kv, err := range s.db.BucketScan(ctx, Bucket, "f/") {
+	for kv, err := range s.db.BucketScanAfter(ctx, Bucket, "f/", after) {
 		if err != nil {
 			return nil, err
+		}
+		if len(out) == limit {
+			break
 		}
 		var f Feed
 		if err := decode(kv[1], &f); err != nil {

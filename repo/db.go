@@ -697,10 +697,26 @@ func (db *DB) BucketOrCreate(ctx context.Context, bucket, key string, create fun
 // BucketScan yields every (key, value) of a bucket whose key starts with
 // prefix, in key order. The yielded slices are only valid during the call.
 func (db *DB) BucketScan(ctx context.Context, bucket, prefix string) iter.Seq2[[2][]byte, error] {
+	return db.BucketScanAfter(ctx, bucket, prefix, "")
+}
+
+// BucketScanAfter is BucketScan over the keys that sort after
+// prefix+after, for reading a bucket page by page: after is the last key
+// of the page before, without the prefix ("": from the first).
+func (db *DB) BucketScanAfter(ctx context.Context, bucket, prefix, after string) iter.Seq2[[2][]byte, error] {
 	full := bucketKey(bucket, prefix)
+	if after == "" {
+		return db.bucketScan(ctx, bucket, full, full)
+	}
+	// The first key after K is K followed by a zero byte.
+	return db.bucketScan(ctx, bucket, full, bucketKey(bucket, prefix+after+"\x00"))
+}
+
+// bucketScan yields the keys with the full prefix from lower on.
+func (db *DB) bucketScan(ctx context.Context, bucket string, full, lower []byte) iter.Seq2[[2][]byte, error] {
 	n := len(bucketKey(bucket, ""))
 	return func(yield func([2][]byte, error) bool) {
-		for e, err := range scan(ctx, db.r(), full) {
+		for e, err := range scanRange(ctx, db.r(), lower, prefixEnd(full), false) {
 			if err != nil {
 				yield([2][]byte{}, fmt.Errorf("repo: scan bucket %s: %w", bucket, err))
 				return

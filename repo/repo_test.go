@@ -407,6 +407,19 @@ func TestBucketsAndMeta(t *testing.T) {
 	if !slices.Equal(keys, []string{"ad/1", "ad/2"}) {
 		t.Fatalf("BucketScan(ads, ad/) = %v", keys)
 	}
+	// A page after a key: the keys after it under the prefix, not it.
+	for after, want := range map[string][]string{"": {"ad/1", "ad/2"}, "0": {"ad/1", "ad/2"}, "1": {"ad/2"}, "2": nil} {
+		var got []string
+		for kv, err := range db.BucketScanAfter(t.Context(), "ads", "ad/", after) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, string(kv[0]))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("BucketScanAfter(ads, ad/, %q) = %v, want %v", after, got, want)
+		}
+	}
 	if v, err := db.Meta("index.watermark"); err != nil || !bytes.Equal(v, []byte{7}) {
 		t.Fatalf("Meta = %v, %v", v, err)
 	}

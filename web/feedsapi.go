@@ -14,7 +14,7 @@ import (
 // FeedStore is what the feed routes read and, on the admin listener,
 // change (feeds.Store).
 type FeedStore interface {
-	Subscriptions(ctx context.Context) ([]feeds.Feed, error)
+	SubscriptionsAfter(ctx context.Context, after string, limit int) ([]feeds.Feed, error)
 	Subscription(id string) (feeds.Feed, error)
 	Items(ctx context.Context, id string, since time.Time) ([]feeds.StoredItem, error)
 	River(ctx context.Context, since time.Time, limit int) ([]feeds.StoredItem, error)
@@ -27,9 +27,13 @@ type FeedStore interface {
 // (feeds.Store.River).
 const riverLimit = 200
 
+// feedsPage is the most feeds one answer of GET /api/v1/feeds lists, and
+// how many it lists unless ?limit= asks for fewer.
+const feedsPage = 1000
+
 // feedsRoutes adds the aggregator's routes:
 //
-//	GET /api/v1/feeds                    every subscribed feed
+//	GET /api/v1/feeds?limit=&after=      the subscribed feeds by id, a page at a time: "next" is the after of the next page
 //	GET /api/v1/feeds/{id}/items?since=  a feed's items first seen after since (RFC 3339 or Unix seconds), oldest first
 //	GET /api/v1/river?since=             every feed's newest items, newest first; ?format=atom re-exports it
 //	GET /feeds/river.atom                the river as Atom, for feed readers
@@ -146,16 +150,28 @@ func viewOf(f feeds.Feed) feedView {
 }
 
 func (s *Server) handleFeeds(w http.ResponseWriter, r *http.Request) {
-	list, err := s.deps.Feeds.Subscriptions(r.Context())
+	limit, ok := limitParam(w, r, feedsPage, "")
+	if !ok {
+		return
+	}
+	// One more than the page: whether a next page exists, so that "next"
+	// never leads to an empty one.
+	list, err := s.deps.Feeds.SubscriptionsAfter(r.Context(), r.URL.Query().Get("after"), limit+1)
 	if err != nil {
 		s.fail(w, r, err)
 		return
+	}
+	answer := map[string]any{}
+	if len(list) > limit {
+		list = list[:limit]
+		answer["next"] = list[limit-1].ID
 	}
 	out := make([]feedView, 0, len(list))
 	for _, f := range list {
 		out = append(out, viewOf(f))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"feeds": out})
+	answer["feeds"] = out
+	writeJSON(w, http.StatusOK, answer)
 }
 
 func (s *Server) handleFeedItems(w http.ResponseWriter, r *http.Request) {
@@ -219,6 +235,22 @@ var (
 	sinceMin = time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)
 	sinceMax = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
 )
+
+// limitParam reads ?limit=, 1..most, default most; a bad one answers 400
+// naming it, its range, and (setting, e.g. " (a.b)") where most comes from.
+func limitParam(w http.ResponseWriter, r *http.Request, most int, setting string) (int, bool) {
+	v := r.URL.Query().Get("limit")
+	if v == "" {
+		return most, true
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > most {
+		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "limit", Value: v, Limit: fmt.Sprintf("1..%d", most),
+			Message: fmt.Sprintf("limit must be an integer in [1, %d]%s", most, setting)})
+		return 0, false
+	}
+	return n, true
+}
 
 // sinceParam reads ?since= (RFC 3339 or Unix seconds; absent means from
 // the start).

@@ -2,9 +2,13 @@ package web
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -152,5 +156,66 @@ func TestFeedSubscriptionsOnTheAdminListener(t *testing.T) {
 	}
 	if list, _ := st.List(t.Context()); len(list) != 0 {
 		t.Errorf("feeds after unsubscribing: %+v, want none", list)
+	}
+}
+
+// GET /api/v1/feeds lists the feeds a page at a time: each page's "next"
+// starts the following one, the last has none, and together they list
+// every feed once, by id.
+func TestFeedListPages(t *testing.T) {
+	db, st := newFeedStore(t)
+	t0 := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
+	var want []string
+	for i := range 5 {
+		f, _, err := st.Add(t.Context(), fmt.Sprintf("http://x.test/%d.atom", i), feeds.AddOptions{}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, f.ID)
+	}
+	slices.Sort(want)
+	h, err := New(testConfig, Deps{Search: &fakeSearch{}, Pages: db, Feeds: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(path string) (int, string) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		return rec.Code, rec.Body.String()
+	}
+	var got []string
+	var sizes []int
+	after := ""
+	for range 5 {
+		code, b := get("/api/v1/feeds?limit=2&after=" + url.QueryEscape(after))
+		var page struct {
+			Feeds []feedView
+			Next  *string
+		}
+		if code != 200 || json.Unmarshal([]byte(b), &page) != nil {
+			t.Fatalf("page after %q: %d %s", after, code, b)
+		}
+		sizes = append(sizes, len(page.Feeds))
+		for _, f := range page.Feeds {
+			got = append(got, f.ID)
+		}
+		if page.Next == nil {
+			break
+		}
+		after = *page.Next
+	}
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(sizes, []int{2, 2, 1}) {
+		t.Errorf("pages of %v listed %v, want %v in pages of 2, 2, 1", sizes, got, want)
+	}
+	if code, b := get("/api/v1/feeds?limit=4"); code != 200 || !strings.Contains(b, `"next":"`+want[3]+`"`) {
+		t.Errorf("limit 4 of 5: %d %s", code, b)
+	}
+	if code, b := get("/api/v1/feeds?limit=5"); code != 200 || strings.Contains(b, `"next"`) {
+		t.Errorf("limit 5 of 5 offers a next page, which would be empty: %d %s", code, b)
+	}
+	for _, v := range []string{"0", "1001", "two"} {
+		if code, b := get("/api/v1/feeds?limit=" + v); code != 400 || !strings.Contains(b, `"field":"limit","value":"`+v+`","limit":"1..1000"`) {
+			t.Errorf("limit=%s: %d %s", v, code, b)
+		}
 	}
 }

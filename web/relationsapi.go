@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -67,17 +66,7 @@ type relationFieldDiffJSON struct {
 
 // limit reads ?limit=, 1..relation.api_max_rows, default the maximum.
 func (api *relationsAPI) limit(w http.ResponseWriter, r *http.Request) (int, bool) {
-	v := r.URL.Query().Get("limit")
-	if v == "" {
-		return api.cfg.APIMaxRows, true
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > api.cfg.APIMaxRows {
-		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "limit", Value: v, Limit: fmt.Sprintf("1..%d", api.cfg.APIMaxRows),
-			Message: fmt.Sprintf("limit must be an integer in [1, %d] (relation.api_max_rows)", api.cfg.APIMaxRows)})
-		return 0, false
-	}
-	return n, true
+	return limitParam(w, r, api.cfg.APIMaxRows, " (relation.api_max_rows)")
 }
 
 func (api *relationsAPI) fail(w http.ResponseWriter, name string, err error) {
