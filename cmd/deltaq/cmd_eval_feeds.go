@@ -64,10 +64,12 @@ func (a *app) newEvalFeedsCmd() *cobra.Command {
 	cmd.Flags().Uint64("seed", 0, "first seed (eval.feeds.seed)")
 	cmd.Flags().Int("seeds", 0, "seeds each run is repeated with (eval.feeds.seeds)")
 	cmd.Flags().Bool("relearn", false, "also re-learn weekly (eval.feeds.relearn)")
+	cmd.Flags().Bool("hindsight", false, "also plan on models fitted to the evaluation weeks, a bound (eval.feeds.hindsight)")
 	cmd.Flags().Int("crawl-weeks", 0, "weeks played through the real crawler, 0 for none (eval.feeds.crawl_weeks)")
 	bind(cmd.Flags(), map[string]string{
 		"feeds": "eval.feeds.feeds", "learn-weeks": "eval.feeds.learn_weeks", "per-day": "eval.feeds.per_day",
-		"seed": "eval.feeds.seed", "seeds": "eval.feeds.seeds", "relearn": "eval.feeds.relearn", "crawl-weeks": "eval.feeds.crawl_weeks",
+		"seed": "eval.feeds.seed", "seeds": "eval.feeds.seeds", "relearn": "eval.feeds.relearn", "hindsight": "eval.feeds.hindsight",
+		"crawl-weeks": "eval.feeds.crawl_weeks",
 	})
 	return cmd
 }

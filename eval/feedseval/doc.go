@@ -21,7 +21,11 @@
 // window and bin-level refinement that best predicted the weeks before
 // (feeds.ChooseProfiling, a rolling origin), rates weighted by age
 // (feeds.rate_half_lives) and shrunk towards the pooled rate
-// (feeds.rate_priors), each feed's known only up to its last poll.
+// (feeds.rate_priors), each feed's known only up to its last poll. With
+// eval.feeds.hindsight every policy also plans the year on models fitted to
+// the evaluation weeks themselves: look-ahead no scheduler has, so not a
+// protocol but a bound, which says how much of the gap to the paper's ratio
+// is the learning's and how much the stationary model's own.
 //
 // Every run is repeated with eval.feeds.seeds seeds, eval.feeds.workers at
 // once: the k-means starts of the learning and the evenly spaced

@@ -107,3 +107,53 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		}
 	}
 }
+
+// TestHindsightPlansOnTheEvaluationWeeks shifts every feed's posting hour
+// by twelve hours when the evaluation starts: learned once, combined
+// polls at the old hours and waits half a day; with hindsight its models
+// are fitted to the new ones. Uniform, which uses no model, is unmoved,
+// and hindsight, a bound, sets no target.
+func TestHindsightPlansOnTheEvaluationWeeks(t *testing.T) {
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	evalFrom := time.Date(2025, 3, 3, 0, 0, 0, 0, time.UTC) // the Monday after 8 weeks
+	tr := &feedtrace.Trace{}
+	for i := range 12 {
+		f := feedtrace.Feed{Name: fmt.Sprintf("feed-%02d", i)}
+		for day := start; day.Year() == 2025; day = day.AddDate(0, 0, 1) {
+			hour := 2 * i
+			if !day.Before(evalFrom) {
+				hour = (hour + 12) % 24
+			}
+			for k := range 3 {
+				f.Postings = append(f.Postings, day.Add(time.Duration(hour)*time.Hour+time.Duration(7*k)*time.Minute))
+			}
+		}
+		tr.Feeds = append(tr.Feeds, f)
+	}
+	cfg := Config{Feeds: "unused", CrawlItems: 20, Seed: 1, Seeds: 1, LearnWeeks: 8, PerDay: []float64{1}, Hindsight: true}
+	sum, err := Run(t.Context(), cfg, testFeedsConfig(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	once, ok1 := sum.find(Once, Combined, 1)
+	hind, ok2 := sum.find(Hindsight, Combined, 1)
+	if !ok1 || !ok2 {
+		t.Fatalf("combined ran learned once %v, with hindsight %v", ok1, ok2)
+	}
+	if !(hind.Mean < time.Hour && once.Mean > 6*time.Hour) {
+		t.Errorf("combined's mean delay: learned once %s, with hindsight %s; want over 6 h and under 1 h", once.Mean, hind.Mean)
+	}
+	u1, _ := sum.find(Once, Uniform, 1)
+	u2, _ := sum.find(Hindsight, Uniform, 1)
+	if u1.Mean != u2.Mean || u1.Mean == 0 {
+		t.Errorf("uniform's mean delay: learned once %s, with hindsight %s; it plans on no model and should not move", u1.Mean, u2.Mean)
+	}
+	for _, tg := range sum.Targets() {
+		if strings.Contains(tg.Name, "hindsight") {
+			t.Errorf("hindsight sets a target: %q", tg.Name)
+		}
+	}
+	if f := sum.findings(); !strings.Contains(f, "- With hindsight (") || !strings.Contains(f, "learned once. The difference") {
+		t.Errorf("the findings do not compare hindsight with learning once:\n%s", f)
+	}
+}

@@ -38,6 +38,10 @@ type Config struct {
 	WICHorizons []time.Duration `mapstructure:"wic_horizons"`
 	// Relearn adds a second run in which every policy re-learns weekly.
 	Relearn bool `mapstructure:"relearn"`
+	// Hindsight adds a run in which every policy plans on models fitted to
+	// the evaluation weeks themselves: what no scheduler can know, the
+	// bound that shows how much of a policy's delay is its learning's.
+	Hindsight bool `mapstructure:"hindsight"`
 	// CrawlWeeks of the combined schedule at one poll per feed per day are
 	// also played through the real crawler (0: not), against feeds showing
 	// their latest CrawlItems postings.
@@ -82,10 +86,21 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// The learnings a policy's models come from (Result.Learning).
+const (
+	// Once learns on the first weeks and keeps the models (the paper's
+	// protocol).
+	Once = "once"
+	// Weekly re-learns every Monday from what the policy's polls retrieved.
+	Weekly = "weekly"
+	// Hindsight fits the models to the evaluation weeks themselves, once:
+	// the stationary model a perfect learner would reach, with look-ahead.
+	Hindsight = "hindsight"
+)
+
 // Result is one policy at one budget, measured on the evaluation weeks.
 type Result struct {
-	// Learning is "once" (learned on the first weeks, the paper's
-	// protocol) or "weekly" (re-learned every Monday from what was retrieved).
+	// Learning is Once, Weekly or Hindsight.
 	Learning string
 	Policy   string
 	PerDay   float64
@@ -121,8 +136,10 @@ type Summary struct {
 // the year, trace-driven as in Sia & Cho §5. With Relearn, every policy
 // re-learns each Monday from the postings its own polls have retrieved by
 // then (no look-ahead; relearn), all policies alike; otherwise the first
-// model serves the whole year. Every run is repeated for each of the
-// Seeds seeds, Workers at once; Results keeps them in a fixed order.
+// model serves the whole year. With Hindsight, every policy also plans the
+// whole year on models fitted to the evaluation weeks (hindsightModels).
+// Every run is repeated for each of the Seeds seeds, Workers at once;
+// Results keeps them in a fixed order.
 // progress (a *progress.Tracker, or any writer; nil for none) gets a line
 // per finished run and, every few seconds, the weeks done and an ETA.
 func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace, progress io.Writer) (*Summary, error) {
@@ -136,6 +153,7 @@ func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace
 	// Each seed's first models, and the slowest quarter of the feeds by them.
 	first := make([][]feeds.Model, cfg.Seeds)
 	slow := make([][]bool, cfg.Seeds)
+	var hindsight [][]feeds.Model
 	for k := range first {
 		var clusters []feeds.Daily
 		first[k], clusters = learnModels(fcfg, postings, sum, cfg.Seed+uint64(k))
@@ -143,10 +161,16 @@ func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace
 		if k == 0 {
 			sum.Clusters = clusters
 		}
+		if cfg.Hindsight {
+			hindsight = append(hindsight, hindsightModels(fcfg, postings, sum, cfg.Seed+uint64(k)))
+		}
 	}
-	modes := []string{"once"}
+	modes := []string{Once}
 	if cfg.Relearn {
-		modes = append(modes, "weekly")
+		modes = append(modes, Weekly)
+	}
+	if cfg.Hindsight {
+		modes = append(modes, Hindsight)
 	}
 	type job struct {
 		mode   string
@@ -182,12 +206,16 @@ func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace
 		s := &schedule{start: sum.EvalFrom, step: grid.Step}
 		known := make([]int, len(tr.Feeds)) // postings retrieved so far, a prefix
 		models := first[j.k]
+		if j.mode == Hindsight {
+			models = hindsight[j.k]
+		}
+		firstWeek := models // what the first week is planned on, for Result.Expected
 		learnRNG := rand.New(rand.NewPCG(runSeed, 3))
 		for _, ws := range weeks {
 			if err := ctx.Err(); err != nil {
 				return Result{}, err
 			}
-			if j.mode == "weekly" && ws.After(sum.EvalFrom) {
+			if j.mode == Weekly && ws.After(sum.EvalFrom) {
 				models = relearn(fcfg, s, postings, known, sum.LearnFrom, sum.EvalFrom, ws, learnRNG)
 			}
 			if err := pl.week(s, ws, models); err != nil {
@@ -195,7 +223,7 @@ func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace
 			}
 			prog.Step()
 		}
-		r := measure(s, tr, first[j.k], grid, sum.EvalFrom, sum.EvalTo, slow[j.k])
+		r := measure(s, tr, firstWeek, grid, sum.EvalFrom, sum.EvalTo, slow[j.k])
 		r.Learning, r.Policy, r.PerDay, r.Seed = j.mode, policy, j.perDay, seed
 		return r, nil
 	}
@@ -213,8 +241,8 @@ func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace
 			sum.Results[i] = r
 			mu.Lock()
 			defer mu.Unlock()
-			fmt.Fprintf(prog, "feeds: learned %-6s %-17s %4g/day seed %-3d mean %-10s max %-12s polls/feed/day %.2f\n",
-				r.Learning, r.Policy, r.PerDay, r.Seed, r.Mean.Round(time.Second), r.Max.Round(time.Second), r.PollsPerFeedDay)
+			fmt.Fprintf(prog, "feeds: %-14s %-17s %4g/day seed %-3d mean %-10s max %-12s polls/feed/day %.2f\n",
+				learnedAs(r.Learning), r.Policy, r.PerDay, r.Seed, r.Mean.Round(time.Second), r.Max.Round(time.Second), r.PollsPerFeedDay)
 			prog.RunDone()
 			return nil
 		})
@@ -365,6 +393,14 @@ func learnModels(fcfg feeds.Config, postings [][]time.Time, sum *Summary, seed u
 		known[i] = sum.EvalFrom
 	}
 	return feeds.LearnRecent(fcfg, postings, sum.LearnFrom, known, sum.EvalFrom, rng), clusters
+}
+
+// hindsightModels fits every feed's model to the evaluation weeks
+// themselves, for one seed: the rate of the whole evaluation and the
+// profile of all its postings, as feeds.LearnAll learns a window.
+func hindsightModels(fcfg feeds.Config, postings [][]time.Time, sum *Summary, seed uint64) []feeds.Model {
+	models, _ := feeds.LearnAll(fcfg, postings, sum.EvalFrom, sum.EvalTo, rand.New(rand.NewPCG(seed, 4)))
+	return models
 }
 
 // slowQuarter marks the quarter of the feeds with the lowest learned rate.
