@@ -34,21 +34,31 @@ type Config struct {
 	// Profile choices (ChooseProfiling): candidate windows (none: the
 	// learn window alone) and bin-level weights (BinProfiles; 0, the daily ×
 	// weekly shape, is always a candidate), chosen on the last holdout weeks.
-	ProfileWindows      []time.Duration `mapstructure:"profile_windows"`
-	BinWeights          []float64       `mapstructure:"bin_weights"`
-	ProfileHoldoutWeeks int             `mapstructure:"profile_holdout_weeks"`
+	ProfileWindows []time.Duration `mapstructure:"profile_windows"`
+	BinWeights     []float64       `mapstructure:"bin_weights"`
+	// PriorWeights are candidate weights of a feed's cluster and weekday
+	// prior (none: PriorWeight alone), chosen with the window and bin weight.
+	PriorWeights        []float64 `mapstructure:"prior_weights"`
+	ProfileHoldoutWeeks int       `mapstructure:"profile_holdout_weeks"`
 }
 
-// profilings is every candidate pair of a profile window and a bin weight.
+// profilings is every candidate of a profile window, a bin weight and a
+// prior weight.
 func (c Config) profilings() []Profiling {
 	windows := c.ProfileWindows
 	if len(windows) == 0 {
 		windows = []time.Duration{c.LearnWindow}
 	}
+	priors := c.PriorWeights
+	if len(priors) == 0 {
+		priors = []float64{c.PriorWeight}
+	}
 	var out []Profiling
 	for _, w := range windows {
 		for _, v := range append([]float64{0}, c.BinWeights...) {
-			out = append(out, Profiling{Window: w, Weight: v})
+			for _, p := range priors {
+				out = append(out, Profiling{Window: w, Weight: v, Prior: p})
+			}
 		}
 	}
 	return out
@@ -83,6 +93,11 @@ func (c Config) Validate() error {
 	}
 	if c.PriorWeight < 0 {
 		bad("prior_weight", c.PriorWeight, "must be ≥ 0")
+	}
+	for _, w := range c.PriorWeights {
+		if !(w >= 0) {
+			bad("prior_weights", w, "must each be ≥ 0")
+		}
 	}
 	if c.Floor < 0 || c.Floor >= 1 {
 		bad("floor", c.Floor, "must be in [0, 1)")
@@ -135,7 +150,7 @@ func (c Config) Validate() error {
 		}
 	}
 	if len(c.profilings()) > 1 && c.ProfileHoldoutWeeks < 1 {
-		bad("profile_holdout_weeks", c.ProfileHoldoutWeeks, "must be ≥ 1 to choose among several profile_windows and bin_weights")
+		bad("profile_holdout_weeks", c.ProfileHoldoutWeeks, "must be ≥ 1 to choose among several profile_windows, bin_weights and prior_weights")
 	}
 	if !(c.PollsPerDay > 0) {
 		bad("polls_per_day", c.PollsPerDay, "must be > 0")

@@ -47,8 +47,9 @@
 //     window among feeds.profile_windows and the weight of a bin-level
 //     refinement among feeds.bin_weights (BinProfiles: the week's 168
 //     hourly counts shrunk towards the daily × weekly product, which counts
-//     as that many postings) whose profiles best predicted the hours of
-//     the last weeks' postings (ChooseProfiling). Measured on the 2025
+//     as that many postings) and the weight of the cluster's and weekday
+//     prior among feeds.prior_weights, whose profiles best predicted the
+//     hours of the last weeks' postings (ChooseProfiling). Measured on the 2025
 //     commit feeds (learned weekly, one poll a day, combined ÷ Cho &
 //     Garcia-Molina's age-optimal under the same models): 8-week window
 //     0.737; 26 weeks 0.711; 26 weeks and one-week half-life, with
@@ -72,7 +73,13 @@
 //     the last 1–4 weeks' hours did no better, 0.689–0.704). Learned
 //     once from the first 8 weeks and kept all year, these estimates give
 //     0.725, where the learning window's plain counts (LearnAll) gave
-//     0.793, and they halve the longest wait (166 → 96 h). Re-planning
+//     0.793, and they halve the longest wait (166 → 96 h). The prior
+//     weight chosen among 8, 20 and 60 (seeds 1–5): learned once 0.754 →
+//     0.740, weekly 0.676 → 0.675; a fixed 8 gives weekly 0.652 but once
+//     0.764, and the holdout's likelihood does not pick it. With hindsight
+//     (the year's own rate and profile, kept all year) combined reaches
+//     0.58: most of the gap from learned once is what the first weeks do
+//     not say about the rest of the year. Re-planning
 //     every day from these estimates was worse (0.73–0.75): at a poll a day the aggregator
 //     learns too little within a day to act on it; posting times taken
 //     from the feed when plausible (never in the future, not back-dated past

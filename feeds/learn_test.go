@@ -199,7 +199,7 @@ func TestChooseProfilingOnPastWeeksOnly(t *testing.T) {
 	ps := profileFeeds(since, 3, 4)
 	now := since.Add(10 * Period)
 	seen := []time.Time{now, now, now}
-	cands := []Profiling{{Window: 8 * Period}, {Window: 8 * Period, Weight: 100}}
+	cands := []Profiling{{Window: 8 * Period, Prior: 20}, {Window: 8 * Period, Weight: 100, Prior: 20}}
 	got := ChooseProfiling(cfg, ps, seen, now, cands, 2, rand.New(rand.NewPCG(1, 1)))
 	if got.Weight != 100 {
 		t.Errorf("chose %+v, want the bin-level profile", got)
@@ -218,4 +218,30 @@ func TestChooseProfilingOnPastWeeksOnly(t *testing.T) {
 
 func testLearnConfig() Config {
 	return Config{Clusters: 2, ClusterMinPostings: 10, ClusterIterations: 20, PriorWeight: 20, Floor: 0.05, RateCount: 0.5, LearnWindow: 8 * Period}
+}
+
+// Four feeds that each keep an hour of their own, which two clusters
+// cannot: the prior weight that lets each feed's own hours win is chosen
+// over one that buries them under its cluster's (listed first, so a
+// choice that ignored the prior weight would keep it on the tie).
+func TestChooseProfilingChoosesThePriorWeight(t *testing.T) {
+	since := time.Date(2025, 1, 6, 0, 0, 0, 0, time.UTC)
+	cfg := testLearnConfig()
+	ps := make([][]time.Time, 4)
+	for i := range ps {
+		for d := range 70 {
+			day := since.AddDate(0, 0, d).Add(time.Duration(3+5*i) * time.Hour)
+			ps[i] = append(ps[i], day, day.Add(10*time.Minute))
+		}
+	}
+	now := since.Add(10 * Period)
+	seen := []time.Time{now, now, now, now}
+	cands := []Profiling{{Window: 6 * Period, Prior: 1000}, {Window: 6 * Period, Prior: 5}}
+	if got := ChooseProfiling(cfg, ps, seen, now, cands, 2, rand.New(rand.NewPCG(1, 1))); got.Prior != 5 {
+		t.Errorf("chose %+v, want the feeds' own hours (prior weight 5)", got)
+	}
+	cfg.ProfileWindows, cfg.BinWeights, cfg.PriorWeights = []time.Duration{6 * Period}, []float64{100}, []float64{5, 1000}
+	if got, want := len(cfg.profilings()), 4; got != want {
+		t.Errorf("%d candidates, want %d: one window × bin weights 0 and 100 × two prior weights", got, want)
+	}
 }

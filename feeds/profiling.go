@@ -36,16 +36,21 @@ func BinProfiles(models []Model, postings [][]time.Time, now time.Time, window t
 }
 
 // Profiling is one choice of how profiles are learned: the window of
-// postings, and the weight of BinProfiles' daily × weekly prior (0: the
-// daily × weekly shape alone).
+// postings, the weight of BinProfiles' daily × weekly prior (0: the
+// daily × weekly shape alone), and the weight, in postings, of a feed's
+// cluster's daily pattern and all feeds' weekday pattern against its own
+// (Prior.Weight; 0: its own alone).
 type Profiling struct {
 	Window time.Duration
 	Weight float64
+	Prior  float64
 }
 
 // Profiles learns every feed's model at now as LearnAll does over p's
-// window, refined bin by bin (BinProfiles) when p has a weight.
+// window with p's prior weight, refined bin by bin (BinProfiles) when p
+// has a weight.
 func Profiles(cfg Config, postings [][]time.Time, now time.Time, p Profiling, rng *rand.Rand) []Model {
+	cfg.PriorWeight = p.Prior
 	models, _ := LearnAll(cfg, postings, now.Add(-p.Window), now, rng)
 	if p.Weight > 0 {
 		BinProfiles(models, postings, now, p.Window, p.Weight, cfg.Floor)

@@ -18,8 +18,8 @@
 // its max interval is polled at once, one within its min interval is not
 // picked). With eval.feeds.relearn a second pass re-learns each Monday from
 // what each policy's own polls had retrieved by then: profiles over the
-// window and bin-level refinement that best predicted the weeks before
-// (feeds.ChooseProfiling, a rolling origin), rates weighted by age
+// window, bin-level refinement and prior weight that best predicted the
+// weeks before (feeds.ChooseProfiling, a rolling origin), rates weighted by age
 // (feeds.rate_half_lives) and shrunk towards the pooled rate
 // (feeds.rate_priors), each feed's known only up to its last poll. With
 // eval.feeds.hindsight every policy also plans the year on models fitted to
