@@ -13,32 +13,56 @@ import (
 // towards all feeds' weekday shares (Sia & Cho §5, learning posting rates
 // and patterns; clusters for sparse feeds). It also returns the centroids.
 func LearnAll(cfg Config, postings [][]time.Time, from, to time.Time, rng *rand.Rand) ([]Model, []Daily) {
-	counts := make([]Counts, len(postings))
-	var weekday [7]float64
+	f := fitWindow(cfg, postings, from, to, rng)
+	return f.models(cfg, cfg.PriorWeight), f.centroids
+}
+
+// windowFit is what LearnAll draws from a window before any weight
+// applies: each feed's counts, by hour and weekday and by bin of the week
+// (for BinProfiles), all feeds' weekday shares and the clusters.
+// Candidates that differ in their weights alone share one: counting and
+// clustering are most of the learning's cost.
+type windowFit struct {
+	counts    []Counts
+	bins      [][Bins]float64
+	weekday   [7]float64
+	centroids []Daily
+	assign    []int
+}
+
+func fitWindow(cfg Config, postings [][]time.Time, from, to time.Time, rng *rand.Rand) windowFit {
+	f := windowFit{counts: make([]Counts, len(postings)), bins: make([][Bins]float64, len(postings))}
 	total := 0.0
 	for i, p := range postings {
-		counts[i] = Count(p, from, to)
-		for d, v := range counts[i].Weekday {
-			weekday[d] += v
+		f.bins[i], _ = weekBins(p, from, to)
+		f.counts[i] = countsOf(&f.bins[i], to.Sub(from))
+		for d, v := range f.counts[i].Weekday {
+			f.weekday[d] += v
 			total += v
 		}
 	}
-	for d := range weekday {
+	for d := range f.weekday {
 		if total > 0 {
-			weekday[d] /= total
+			f.weekday[d] /= total
 		} else {
-			weekday[d] = 1.0 / 7
+			f.weekday[d] = 1.0 / 7
 		}
 	}
-	centroids, assign := Cluster(counts, cfg.Clusters, cfg.ClusterMinPostings, cfg.ClusterIterations, rng)
-	models := make([]Model, len(postings))
-	for i, c := range counts {
+	f.centroids, f.assign = Cluster(f.counts, cfg.Clusters, cfg.ClusterMinPostings, cfg.ClusterIterations, rng)
+	return f
+}
+
+// models learns every feed's model with the cluster's and weekday prior
+// worth priorWeight postings.
+func (f windowFit) models(cfg Config, priorWeight float64) []Model {
+	models := make([]Model, len(f.counts))
+	for i, c := range f.counts {
 		models[i] = Learn(c, Prior{
-			Daily: centroids[assign[i]], Weekday: weekday,
-			Weight: cfg.PriorWeight, Floor: cfg.Floor, RateCount: cfg.RateCount,
-		}, assign[i])
+			Daily: f.centroids[f.assign[i]], Weekday: f.weekday,
+			Weight: priorWeight, Floor: cfg.Floor, RateCount: cfg.RateCount,
+		}, f.assign[i])
 	}
-	return models, centroids
+	return models
 }
 
 // LearnRecent learns every feed's model at now as the live plan

@@ -50,15 +50,17 @@ type Counts struct {
 
 // Count bins the posting times in [from, to).
 func Count(times []time.Time, from, to time.Time) Counts {
-	c := Counts{Window: to.Sub(from)}
-	for _, t := range times {
-		if t.Before(from) || !t.Before(to) {
-			continue
-		}
-		b := BinOf(t)
-		c.Hour[b%24]++
-		c.Weekday[b/24]++
-		c.N++
+	bins, _ := weekBins(times, from, to)
+	return countsOf(&bins, to.Sub(from))
+}
+
+// countsOf sums a window's counts by bin of the week into Counts.
+func countsOf(bins *[Bins]float64, window time.Duration) Counts {
+	c := Counts{Window: window}
+	for b, v := range bins {
+		c.Hour[b%24] += v
+		c.Weekday[b/24] += v
+		c.N += int(v)
 	}
 	return c
 }

@@ -14,24 +14,30 @@ import (
 // they are many, and on the product of its habits for the rest. Rates are
 // kept.
 func BinProfiles(models []Model, postings [][]time.Time, now time.Time, window time.Duration, weight, floor float64) {
-	from := now.Add(-window)
-	for i := range models {
-		if i >= len(postings) {
-			return
+	for i := range min(len(models), len(postings)) {
+		bins, n := weekBins(postings[i], now.Add(-window), now)
+		binProfile(&models[i], &bins, n, weight, floor)
+	}
+}
+
+// weekBins counts the postings in [from, to) by bin of the week.
+func weekBins(postings []time.Time, from, to time.Time) (bins [Bins]float64, n float64) {
+	for _, t := range postings {
+		if !t.Before(from) && t.Before(to) {
+			bins[BinOf(t)]++
+			n++
 		}
-		var bins [Bins]float64
-		n := 0.0
-		for _, t := range postings[i] {
-			if !t.Before(from) && t.Before(now) {
-				bins[BinOf(t)]++
-				n++
-			}
-		}
-		prior := models[i].Shape
-		for b := range prior {
-			v := (bins[b] + weight*prior[b]/Bins) / (n + weight) * Bins
-			models[i].Shape[b] = (1-floor)*v + floor
-		}
+	}
+	return bins, n
+}
+
+// binProfile is BinProfiles for one model, given its feed's n postings
+// counted by bin.
+func binProfile(m *Model, bins *[Bins]float64, n, weight, floor float64) {
+	prior := m.Shape
+	for b := range prior {
+		v := (bins[b] + weight*prior[b]/Bins) / (n + weight) * Bins
+		m.Shape[b] = (1-floor)*v + floor
 	}
 }
 
@@ -50,10 +56,16 @@ type Profiling struct {
 // window with p's prior weight, refined bin by bin (BinProfiles) when p
 // has a weight.
 func Profiles(cfg Config, postings [][]time.Time, now time.Time, p Profiling, rng *rand.Rand) []Model {
-	cfg.PriorWeight = p.Prior
-	models, _ := LearnAll(cfg, postings, now.Add(-p.Window), now, rng)
+	return p.models(cfg, fitWindow(cfg, postings, now.Add(-p.Window), now, rng))
+}
+
+// models is Profiles on the window's fit.
+func (p Profiling) models(cfg Config, fit windowFit) []Model {
+	models := fit.models(cfg, p.Prior)
 	if p.Weight > 0 {
-		BinProfiles(models, postings, now, p.Window, p.Weight, cfg.Floor)
+		for i := range models {
+			binProfile(&models[i], &fit.bins[i], float64(fit.counts[i].N), p.Weight, cfg.Floor)
+		}
 	}
 	return models
 }
@@ -94,8 +106,17 @@ func ChooseProfiling(cfg Config, postings [][]time.Time, seen []time.Time, now t
 		if !tested {
 			continue // a week without postings scores every candidate 0: learning them for it is wasted
 		}
+		// One fit per window, which every candidate of that window
+		// shares: clustered once, not once per weight, so that the
+		// candidates also differ in their weights alone.
+		fits := map[time.Duration]windowFit{}
 		for c, p := range candidates {
-			models := Profiles(cfg, postings, from, p, rng)
+			fit, ok := fits[p.Window]
+			if !ok {
+				fit = fitWindow(cfg, postings, from.Add(-p.Window), from, rng)
+				fits[p.Window] = fit
+			}
+			models := p.models(cfg, fit)
 			for i, bins := range week {
 				for _, b := range bins {
 					score[c] += math.Log(models[i].Shape[b])
