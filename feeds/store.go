@@ -650,10 +650,20 @@ func deleteItem(b *repo.Batch, key string) error {
 }
 
 // Items returns feed id's stored items first seen after since, oldest
-// first (itemOrder).
+// first (itemOrder). Item keys order a feed's items by first-seen time, so
+// it reads from the first item after since, not every item stored.
 func (s *Store) Items(ctx context.Context, id string, since time.Time) ([]StoredItem, error) {
+	after := ""
+	switch {
+	case since.After(lastItemTime):
+		return nil, nil
+	case !since.Before(time.Unix(0, 0)):
+		// Past every key of a first-seen time at or before since: its
+		// hash is lower-case hex, so below 0xff.
+		after = fmt.Sprintf("%016x/\xff", uint64(since.UnixNano()))
+	}
 	var out []StoredItem
-	for kv, err := range s.db.BucketScan(ctx, Bucket, "i/"+id+"/") {
+	for kv, err := range s.db.BucketScanAfter(ctx, Bucket, "i/"+id+"/", after) {
 		if err != nil {
 			return nil, err
 		}
@@ -661,9 +671,7 @@ func (s *Store) Items(ctx context.Context, id string, since time.Time) ([]Stored
 		if err != nil {
 			return nil, err
 		}
-		if it.FirstSeen.After(since) {
-			out = append(out, it)
-		}
+		out = append(out, it)
 	}
 	slices.SortFunc(out, itemOrder)
 	return out, nil
@@ -758,6 +766,10 @@ func itemKey16(id string, at time.Time, key string) string {
 	h := sha256.Sum256([]byte(key))
 	return fmt.Sprintf("i/%s/%016x/%s", id, uint64(at.UnixNano()), hex.EncodeToString(h[:6]))
 }
+
+// lastItemTime is the latest first-seen time an item key can hold (Unix
+// nanoseconds in an int64).
+var lastItemTime = time.Unix(0, math.MaxInt64)
 
 // riverKey is the river index's key for the item stored under itemKey
 // ("i/<id>/<first seen>/<hash>"): "r/<first seen, complemented>/<id>/<hash>",

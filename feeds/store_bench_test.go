@@ -138,3 +138,36 @@ func listStore(b *testing.B, n int) *Store {
 	}
 	return s
 }
+
+// BenchmarkItems reads the items of a feed's last poll, and all of them,
+// from a feed holding feeds.seen_kept (500) items polled 50 at a time:
+// what GET /api/v1/feeds/{id}/items?since= does for a reader that keeps
+// up, and for one that starts over.
+//
+//	go test ./feeds -run '^$' -bench Items -benchtime 200x
+func BenchmarkItems(b *testing.B) {
+	s, last := riverStore(b, 1, 500)
+	feeds, err := s.Subscriptions(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		since time.Time
+		want  int
+	}{{"last-poll", last.Add(-time.Second), 50}, {"all", time.Time{}, 500}} {
+		b.Run(c.name, func(b *testing.B) {
+			got := 0
+			for b.Loop() {
+				items, err := s.Items(b.Context(), feeds[0].ID, c.since)
+				if err != nil {
+					b.Fatal(err)
+				}
+				got = len(items)
+			}
+			if got != c.want {
+				b.Fatalf("%d items, want %d", got, c.want)
+			}
+		})
+	}
+}

@@ -652,3 +652,57 @@ func TestListsAreKeptApart(t *testing.T) {
 		t.Errorf("after Remove: %d feeds' lists stored, want b's alone", n)
 	}
 }
+
+// Items reads a feed's items first seen after since: an item first seen
+// at since itself is not after it, and a since before 1970 or beyond the
+// keys' range reads all or none.
+func TestItemsSince(t *testing.T) {
+	s, db := openStore(t, vfs.NewMem(), "")
+	defer db.Close()
+	f, _, err := s.Add(t.Context(), "http://x.test/feed.atom", AddOptions{}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _, err := s.Add(t.Context(), "http://y.test/feed.atom", AddOptions{}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Three polls of two new items each, an hour apart; the other feed's
+	// items sort after this one's and must not be read with them.
+	for poll := range 3 {
+		at := t0.Add(time.Duration(poll) * time.Hour)
+		published := []time.Time{at.Add(-2 * time.Minute), at.Add(-time.Minute)}
+		for _, id := range []string{f.ID, other.ID} {
+			if _, err := s.Record(t.Context(), id, Fetch{At: at, Status: 200, Body: atomFrom(2*poll, published)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		since time.Time
+		want  []string
+	}{
+		{"zero", time.Time{}, []string{"e0", "e1", "e2", "e3", "e4", "e5"}},
+		{"before 1970", time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC), []string{"e0", "e1", "e2", "e3", "e4", "e5"}},
+		{"at the second poll", t0.Add(time.Hour), []string{"e4", "e5"}},
+		{"just before it", t0.Add(time.Hour - time.Nanosecond), []string{"e2", "e3", "e4", "e5"}},
+		{"after the last", t0.Add(2 * time.Hour), nil},
+		{"year 9999", time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC), nil},
+	} {
+		items, err := s.Items(t.Context(), f.ID, c.since)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range items {
+			if it.FeedID != f.ID {
+				t.Errorf("%s: item %s of feed %s", c.name, it.Key, it.FeedID)
+			}
+			got = append(got, strings.TrimPrefix(it.Key, "g:urn:"))
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: items %v, want %v", c.name, got, c.want)
+		}
+	}
+}
