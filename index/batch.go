@@ -106,7 +106,10 @@ func (ix *Index) CatchUp(ctx context.Context) (Stats, error) {
 
 // Run follows the change feed until ctx is done: it catches up, then waits
 // for a notification on notify (the crawler signals after a commit) or for
-// index.poll_interval, and catches up again. It returns nil when ctx is
+// index.poll_interval, and catches up again. After each pass it builds
+// the in-memory text field of the snapshot the pass left (warm), so that
+// the searches of a serving index find it ready rather than the first one
+// after each batch or merge waiting for it. It returns nil when ctx is
 // cancelled and the first error otherwise.
 func (ix *Index) Run(ctx context.Context, notify <-chan struct{}) error {
 	for {
@@ -116,6 +119,7 @@ func (ix *Index) Run(ctx context.Context, notify <-chan struct{}) error {
 			}
 			return err
 		}
+		ix.warm(ctx)
 		t := time.NewTimer(ix.cfg.PollInterval)
 		select {
 		case <-ctx.Done():
@@ -125,6 +129,22 @@ func (ix *Index) Run(ctx context.Context, notify <-chan struct{}) error {
 		case <-t.C:
 		}
 		t.Stop()
+	}
+}
+
+// warm builds the text field (snapText) of the index's current snapshot
+// unless it is built already. A failure is logged, not returned: the next
+// search builds it again, and reports the error if it recurs.
+func (ix *Index) warm(ctx context.Context) {
+	err := ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
+		_, err := ix.snapText(ctx, r)
+		return err
+	})
+	if err != nil && ctx.Err() == nil && !errors.Is(err, ErrClosed) {
+		ix.logger.Warn("building the text field of the current snapshot", "err", err)
+	}
+	if ix.warmed != nil {
+		ix.warmed()
 	}
 }
 

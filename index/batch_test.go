@@ -670,24 +670,60 @@ func TestRebuild(t *testing.T) {
 func TestRunFollowsTheFeed(t *testing.T) {
 	db := openRepo(t, t.TempDir())
 	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, Options{})
-	ix.cfg.PollInterval = time.Hour // only notifications wake it
 	passes := make(chan Stats)
 	ix.caughtUp = func(st Stats) { passes <- st }
-	ctx, cancel := context.WithCancel(t.Context())
-	notify := make(chan struct{}, 1)
-	done := make(chan error, 1)
-	go func() { done <- ix.Run(ctx, notify) }()
+	notify, stop := runIndex(t, ix)
 	<-passes // the first pass, on an empty feed
 	putPages(t, db, t0, smallCorpus...)
 	notify <- struct{}{}
 	if st := <-passes; st.Indexed != len(smallCorpus) {
 		t.Fatalf("stats %+v", st)
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("Run = %v after cancel", err)
-	}
+	stop()
 	agree(t, ix, db)
+}
+
+// runIndex starts ix.Run, woken by notifications alone (set its hooks
+// before), and returns the notification channel and a stop that cancels
+// Run and checks that it ended without an error.
+func runIndex(t *testing.T, ix *Index) (notify chan<- struct{}, stop func()) {
+	t.Helper()
+	ix.cfg.PollInterval = time.Hour
+	ctx, cancel := context.WithCancel(t.Context())
+	wake := make(chan struct{}, 1)
+	done := make(chan error, 1)
+	go func() { done <- ix.Run(ctx, wake) }()
+	return wake, func() {
+		t.Helper()
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("Run = %v after cancel", err)
+		}
+	}
+}
+
+// A serving index builds each new snapshot's text field as it follows the
+// feed, so that no search waits for it: after Run's pass over a batch,
+// with no search made, the text field holds the batch's pages.
+func TestRunBuildsTheTextFieldBeforeASearch(t *testing.T) {
+	db := openRepo(t, t.TempDir())
+	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, Options{})
+	warmed := make(chan struct{})
+	ix.warmed = func() { warmed <- struct{}{} }
+	notify, stop := runIndex(t, ix)
+	<-warmed // the first pass, on an empty feed
+	putPages(t, db, t0, smallCorpus...)
+	notify <- struct{}{}
+	<-warmed
+	ix.texts.mu.Lock()
+	st, built := ix.texts.cur, ix.texts.built
+	ix.texts.mu.Unlock()
+	if st == nil {
+		t.Errorf("after the pass no text field is built (%d builds), want one of the %d pages indexed", built, len(smallCorpus))
+	} else if st.n != uint64(len(smallCorpus)) {
+		t.Errorf("after the pass the text field holds %d pages, want the %d indexed", st.n, len(smallCorpus))
+	}
+	stop()
 }
 
 func TestRefreshPopularityKeepsTheIndexedCopy(t *testing.T) {

@@ -99,10 +99,11 @@ type Index struct {
 	// Test hooks: trace sees every per-term measurement; beforeCommit runs
 	// after the Bleve batch and before the repository commit (an error
 	// aborts the batch there, as a crash would); caughtUp sees the result
-	// of every CatchUp.
+	// of every CatchUp, and warmed the end of every warm.
 	trace        func(termTrace)
 	beforeCommit func() error
 	caughtUp     func(Stats)
+	warmed       func()
 	// readerHook sees the index snapshot the old copies ("before") and
 	// the new copies ("after") are scored on, while it is open.
 	readerHook func(stage string, r bindex.IndexReader)

@@ -30,9 +30,11 @@ import (
 //     Bleve's stored documents nor decompresses anything.
 //
 // It is built the first time a snapshot is searched, and replaced when a
-// search sees another snapshot (a batch or a merge); it is read-only
-// after that, but for each word's BM25 saturations, kept per posting from
-// the word's first search on. A build carries over from the last snapText
+// search sees another snapshot (a batch or a merge); a serving index
+// (Run) also builds it after each pass over the change feed (warm), so a
+// search waits only for a build already under way or for a snapshot that
+// came between passes. It is read-only after that, but for each word's
+// BM25 saturations, kept per posting from the word's first search on. A build carries over from the last snapText
 // the segments it held and derives a merge of them; it reads only the
 // others (snapbuild.go).
 // Size: 20 bytes per posting (8 in each direction, 4 for its
