@@ -118,10 +118,9 @@ func (s *Summary) Targets() []Target {
 		}
 		order.Measured = strings.Join(parts, "; ")
 		out = append(out, order)
-		c, ok1 := s.find(l, Combined, 1)
-		g, ok2 := s.find(l, CGMAge, 1)
-		if ok1 && ok2 && g.Mean > 0 {
-			r := c.Mean.Seconds() / g.Mean.Seconds()
+		if r, ok := s.ageRatio(l); ok {
+			c, _ := s.find(l, Combined, 1)
+			g, _ := s.find(l, CGMAge, 1)
 			measured := fmt.Sprintf("%s / %s = %.3f", hours(c.Mean), hours(g.Mean), r)
 			// Each seed's own ratio, its combined against its cgm-age.
 			cs, gs := s.runs(l, Combined, 1), s.runs(l, CGMAge, 1)
@@ -290,25 +289,29 @@ func (s *Summary) findings() string {
 	return b.String()
 }
 
+// ageRatio is combined's mean delay over cgm-age's at one poll a day,
+// learned as l: the paper's headline ratio. ok is false when either did
+// not run.
+func (s *Summary) ageRatio(l string) (float64, bool) {
+	c, ok1 := s.find(l, Combined, 1)
+	g, ok2 := s.find(l, CGMAge, 1)
+	if !ok1 || !ok2 || g.Mean <= 0 {
+		return 0, false
+	}
+	return c.Mean.Seconds() / g.Mean.Seconds(), true
+}
+
 // hindsightFinding compares combined / cgm-age with hindsight against
 // the learnings without it, at one poll a day: how much of the gap to the
 // paper's ratio is what the models could not know in advance.
 func (s *Summary) hindsightFinding() string {
-	ratio := func(l string) (float64, bool) {
-		c, ok1 := s.find(l, Combined, 1)
-		g, ok2 := s.find(l, CGMAge, 1)
-		if !ok1 || !ok2 || g.Mean <= 0 {
-			return 0, false
-		}
-		return c.Mean.Seconds() / g.Mean.Seconds(), true
-	}
-	h, ok := ratio(Hindsight)
+	h, ok := s.ageRatio(Hindsight)
 	if !ok {
 		return ""
 	}
 	var others []string
 	for _, l := range s.learnings() {
-		if r, ok := ratio(l); ok && l != Hindsight {
+		if r, ok := s.ageRatio(l); ok && l != Hindsight {
 			others = append(others, fmt.Sprintf("%.3f %s", r, learnedAs(l)))
 		}
 	}
