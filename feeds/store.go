@@ -660,7 +660,7 @@ func (s *Store) Items(ctx context.Context, id string, since time.Time) ([]Stored
 	case !since.Before(time.Unix(0, 0)):
 		// Past every key of a first-seen time at or before since: its
 		// hash is lower-case hex, so below 0xff.
-		after = fmt.Sprintf("%016x/\xff", uint64(since.UnixNano()))
+		after = itemTime(since) + "/\xff"
 	}
 	var out []StoredItem
 	for kv, err := range s.db.BucketScanAfter(ctx, Bucket, "i/"+id+"/", after) {
@@ -760,12 +760,16 @@ func (s *Store) put(b *repo.Batch, f *Feed, withLists bool) error {
 	return b.PutBucket(Bucket, "l/"+f.ID, lists)
 }
 
-// itemKey16 orders a feed's items by first-seen time: 16 hex digits of
-// nanoseconds since 1970 (2^63 fits), then a hash of the item key.
+// itemKey16 orders a feed's items by first-seen time (itemTime), then a
+// hash of the item key.
 func itemKey16(id string, at time.Time, key string) string {
 	h := sha256.Sum256([]byte(key))
-	return fmt.Sprintf("i/%s/%016x/%s", id, uint64(at.UnixNano()), hex.EncodeToString(h[:6]))
+	return "i/" + id + "/" + itemTime(at) + "/" + hex.EncodeToString(h[:6])
 }
+
+// itemTime is an item key's first-seen part: 16 hex digits of
+// nanoseconds since 1970 (2^63 fits).
+func itemTime(at time.Time) string { return fmt.Sprintf("%016x", uint64(at.UnixNano())) }
 
 // lastItemTime is the latest first-seen time an item key can hold (Unix
 // nanoseconds in an int64).
