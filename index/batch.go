@@ -105,13 +105,16 @@ func (ix *Index) CatchUp(ctx context.Context) (Stats, error) {
 }
 
 // Run follows the change feed until ctx is done: it catches up, then waits
-// for a notification on notify (the crawler signals after a commit) or for
-// index.poll_interval, and catches up again. After each pass it builds
-// the in-memory text field of the snapshot the pass left (warm), so that
-// the searches of a serving index find it ready rather than the first one
-// after each batch or merge waiting for it. It returns nil when ctx is
-// cancelled and the first error otherwise.
+// for a notification on notify (the crawler signals after a commit), for a
+// search that found a snapshot newer than the last built (a merge), or for
+// index.poll_interval, and catches up again. After each pass it builds the
+// in-memory text field of the snapshot the pass left (warm), and while it
+// runs searches do not wait for that: they search the last snapshot built
+// (snapText). It returns nil when ctx is cancelled and the first error
+// otherwise.
 func (ix *Index) Run(ctx context.Context, notify <-chan struct{}) error {
+	ix.texts.setServing(true)
+	defer ix.texts.setServing(false)
 	for {
 		if _, err := ix.CatchUp(ctx); err != nil {
 			if ctx.Err() != nil {
@@ -120,19 +123,26 @@ func (ix *Index) Run(ctx context.Context, notify <-chan struct{}) error {
 			return err
 		}
 		ix.warm(ctx)
+		// What the searches during the build told of is built now; a
+		// snapshot newer still, the next search tells of again.
+		select {
+		case <-ix.texts.stale:
+		default:
+		}
 		t := time.NewTimer(ix.cfg.PollInterval)
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return nil
 		case <-notify:
+		case <-ix.texts.stale:
 		case <-t.C:
 		}
 		t.Stop()
 	}
 }
 
-// warm builds the text field (snapText) of the index's current snapshot
+// warm builds the text field (snapText) of the index's newest snapshot
 // unless it is built already. A failure is logged, not returned: the next
 // search builds it again, and reports the error if it recurs.
 func (ix *Index) warm(ctx context.Context) {

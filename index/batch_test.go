@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -724,6 +726,92 @@ func TestRunBuildsTheTextFieldBeforeASearch(t *testing.T) {
 		t.Errorf("after the pass the text field holds %d pages, want the %d indexed", st.n, len(smallCorpus))
 	}
 	stop()
+}
+
+// A serving index's searches do not wait for the text field of a new
+// snapshot: while Run builds it, they search the last snapshot built, and
+// once it is built they find the new pages. Outside Run a search after
+// CatchUp finds them at once.
+func TestRunSearchesTheLastSnapshotBuiltDuringABuild(t *testing.T) {
+	db := openRepo(t, t.TempDir())
+	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, Options{})
+	var hold atomic.Bool
+	building, release := make(chan struct{}), make(chan struct{})
+	var released sync.Once
+	unblock := func() { released.Do(func() { close(release) }) }
+	t.Cleanup(unblock) // a failed test must not leave the build blocked: Close waits for it
+	ix.beforeBuild = func() {
+		if hold.Load() {
+			select {
+			case building <- struct{}{}:
+			case <-release:
+			}
+			<-release
+		}
+	}
+	warmed := make(chan struct{})
+	ix.warmed = func() {
+		select {
+		case warmed <- struct{}{}:
+		case <-t.Context().Done():
+		}
+	}
+	putPages(t, db, t0, smallCorpus...)
+	notify, stop := runIndex(t, ix)
+	<-warmed
+	found := func(word string) int {
+		t.Helper()
+		q, err := ParseQuery(word, ix.cfg.Limits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		type answer struct {
+			res Result
+			err error
+		}
+		done := make(chan answer, 1)
+		go func() {
+			res, err := ix.Search(t.Context(), q, 0, 10)
+			done <- answer{res, err}
+		}()
+		select {
+		case a := <-done:
+			if a.err != nil {
+				t.Fatalf("search %q: %v", word, a.err)
+			}
+			return int(a.res.Total)
+		case <-time.After(time.Minute):
+			t.Fatalf("search %q waited for the build under way", word)
+			return 0
+		}
+	}
+	if n := found("budget"); n != 3 {
+		t.Fatalf("budget: %d pages, want 3", n)
+	}
+
+	hold.Store(true)
+	putPages(t, db, t1, page{URL: "https://d.test/zebra", Title: "Zebra", Text: "A zebra crossing on a federal road."})
+	notify <- struct{}{}
+	<-building // Run has indexed the page and builds the new snapshot's text field
+	if n := found("zebra"); n != 0 {
+		t.Errorf("during the build zebra finds %d pages, want 0 (the last snapshot built)", n)
+	}
+	if n := found("budget"); n != 3 {
+		t.Errorf("during the build budget finds %d pages, want the last snapshot's 3", n)
+	}
+	hold.Store(false)
+	unblock()
+	<-warmed
+	if n := found("zebra"); n != 1 {
+		t.Errorf("after the build zebra finds %d pages, want 1", n)
+	}
+	stop()
+
+	putPages(t, db, t1.Add(time.Hour), page{URL: "https://d.test/okapi", Title: "Okapi", Text: "An okapi, not a zebra."})
+	catchUp(t, ix)
+	if n := found("okapi"); n != 1 {
+		t.Errorf("after CatchUp outside Run okapi finds %d pages, want 1", n)
+	}
 }
 
 func TestRefreshPopularityKeepsTheIndexedCopy(t *testing.T) {

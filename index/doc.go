@@ -46,7 +46,11 @@
 //     word (its id by hash), a page's text, title and URL and ~200 bytes
 //     more per page (about 40 MB for digitalgov-2023's week of 5,000
 //     pages, 14 MB of it the columns), replaced when a search sees
-//     another snapshot (a batch or a merge); its builds' time and
+//     another snapshot (a batch or a merge). A serving index (Run)
+//     builds it after each pass and searches the last one built
+//     meanwhile, keeping that snapshot open (Lucene's searcher manager
+//     with a warmer does the same), so no search waits for a build; a
+//     page is found once its snapshot's build ends. Its builds' time and
 //     segments are exported to Prometheus (metrics.go). Beside it, per search running
 //     at once, pooled: a page's score sums, 16 bytes per document number.
 //

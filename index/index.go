@@ -99,11 +99,13 @@ type Index struct {
 	// Test hooks: trace sees every per-term measurement; beforeCommit runs
 	// after the Bleve batch and before the repository commit (an error
 	// aborts the batch there, as a crash would); caughtUp sees the result
-	// of every CatchUp, and warmed the end of every warm.
+	// of every CatchUp, warmed the end of every warm, and beforeBuild the
+	// start of every build of a snapshot's text field.
 	trace        func(termTrace)
 	beforeCommit func() error
 	caughtUp     func(Stats)
 	warmed       func()
+	beforeBuild  func()
 	// readerHook sees the index snapshot the old copies ("before") and
 	// the new copies ("after") are scored on, while it is open.
 	readerHook func(stage string, r bindex.IndexReader)
@@ -206,7 +208,7 @@ func Open(dir string, cfg Config, db *repo.DB, opts Options) (*Index, error) {
 		observer:   opts.Observer,
 		est:        cfg.estimator(),
 		opened:     time.Now(),
-		texts:      snapTexts{metrics: newTextMetrics()},
+		texts:      snapTexts{metrics: newTextMetrics(), stale: make(chan struct{}, 1)},
 	}
 	if ix.clock == nil {
 		ix.clock = time.Now
@@ -430,9 +432,7 @@ func (ix *Index) setBleve(bi bleve.Index) {
 func (ix *Index) setBleveLocked(bi bleve.Index) {
 	// Segment ids start again in another Bleve index: nothing of the
 	// last snapText may be carried into its snapshots' (snapbuild.go).
-	ix.texts.mu.Lock()
-	ix.texts.cur = nil
-	ix.texts.mu.Unlock()
+	ix.texts.reset()
 	ix.mu.bi = bi
 	ix.mu.analyzer = bi.Mapping().AnalyzerNamed(AnalyzerName)
 }
@@ -452,6 +452,7 @@ func (ix *Index) Close() error {
 	if ix.mu.bi == nil {
 		return nil
 	}
+	ix.texts.reset() // its snapshot, before the index it belongs to
 	err := ix.mu.bi.Close()
 	ix.mu.bi = nil
 	if err != nil {

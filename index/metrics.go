@@ -18,7 +18,7 @@ func newTextMetrics() textMetrics {
 	return textMetrics{
 		seconds: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "deltaq_index_text_build_seconds",
-			Help: "Builds of the in-memory text field of each new index snapshot, which a search waits for unless the serving index built it after applying the batch.",
+			Help: "Builds of the in-memory text field of each new index snapshot, which a search waits for unless the index is serving, when searches use the last one built meanwhile.",
 			// From a carried build of a small index to a read of a large one.
 			Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10},
 		}),

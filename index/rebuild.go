@@ -155,6 +155,7 @@ func (ix *Index) swap(tmp string) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.mu.bi != nil {
+		ix.texts.reset()
 		if err := ix.mu.bi.Close(); err != nil {
 			return fmt.Errorf("index: rebuild: close old index: %w", err)
 		}

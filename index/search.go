@@ -120,11 +120,7 @@ func (ix *Index) Search(ctx context.Context, q Query, from, size int) (Result, e
 		return Result{}, fmt.Errorf("index: search: from = %d, size = %d: must be >= 0", from, size)
 	}
 	var out Result
-	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
-		st, err := ix.snapText(ctx, r)
-		if err != nil {
-			return err
-		}
+	err := ix.withText(ctx, func(r bindex.IndexReader, m mapping.IndexMapping, st *snapText) error {
 		ranked, docs, total, err := ix.match(ctx, r, m, st, q, from+size)
 		if err != nil {
 			return err
@@ -197,11 +193,7 @@ func (ix *Index) retrieve(ctx context.Context, q Query, limit int, ordered bool)
 	if limit < 0 {
 		return nil, nil, 0, 0, fmt.Errorf("index: retrieve: limit = %d: must be >= 0", limit)
 	}
-	err = ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
-		st, err := ix.snapText(ctx, r)
-		if err != nil {
-			return err
-		}
+	err = ix.withText(ctx, func(r bindex.IndexReader, m mapping.IndexMapping, st *snapText) error {
 		var n int
 		ranked, docs, n, err = ix.matchPages(ctx, r, m, st, q, limit, ordered)
 		total, snapshot = uint64(n), st.id
@@ -210,7 +202,7 @@ func (ix *Index) retrieve(ctx context.Context, q Query, limit int, ordered bool)
 	return ranked, docs, total, snapshot, err
 }
 
-// withSnapshot runs fn on a snapshot of the index.
+// withSnapshot runs fn on the newest snapshot of the index.
 func (ix *Index) withSnapshot(fn func(bindex.IndexReader, mapping.IndexMapping) error) error {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
@@ -223,6 +215,27 @@ func (ix *Index) withSnapshot(fn func(bindex.IndexReader, mapping.IndexMapping) 
 	}
 	defer r.Close()
 	return fn(r, ix.mu.bi.Mapping())
+}
+
+// withText runs fn on a snapshot of the index and its text field: the
+// newest snapshot, its text field built first if need be, or in a
+// serving index the last one built while a newer one's is not
+// (snapTexts.published).
+func (ix *Index) withText(ctx context.Context, fn func(bindex.IndexReader, mapping.IndexMapping, *snapText) error) error {
+	return ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
+		st, taken := ix.texts.published(r)
+		if taken {
+			defer st.held.Close()
+			return fn(st.held, m, st)
+		}
+		if st == nil {
+			var err error
+			if st, err = ix.snapText(ctx, r); err != nil {
+				return err
+			}
+		}
+		return fn(r, m, st)
+	})
 }
 
 // shown gives ranked pages (documents docs of st's snapshot r) as a
@@ -379,11 +392,7 @@ func (ix *Index) Shown(ctx context.Context, q Query, urls []string) (map[string]
 	if len(urls) == 0 {
 		return out, nil
 	}
-	err := ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
-		st, err := ix.snapText(ctx, r)
-		if err != nil {
-			return err
-		}
+	err := ix.withText(ctx, func(r bindex.IndexReader, _ mapping.IndexMapping, st *snapText) error {
 		ranked := make([]Ranked, 0, len(urls))
 		docs := make([]uint64, 0, len(urls))
 		for _, u := range urls {

@@ -182,13 +182,10 @@ type ShardResult struct {
 // additions).
 func (ix *Index) Stats(ctx context.Context, q Query, words []string) (MatchStats, error) {
 	var out MatchStats
-	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
-		st, err := ix.snapText(ctx, r)
-		if err != nil {
-			return err
-		}
+	err := ix.withText(ctx, func(r bindex.IndexReader, m mapping.IndexMapping, st *snapText) error {
 		var terms []qterm
 		if len(q.Terms) > 0 || len(q.Phrases) > 0 { // else words alone
+			var err error
 			if terms, _, err = ix.queryWords(ctx, r, m, st, q, true); err != nil {
 				return err
 			}
@@ -210,11 +207,7 @@ func (ix *Index) Stats(ctx context.Context, q Query, words []string) (MatchStats
 // searcher picks them) with their words.
 func (ix *Index) Feedback(ctx context.Context, q Query, gs *MatchStats, k int) (Feedback, error) {
 	var out Feedback
-	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
-		st, err := ix.snapText(ctx, r)
-		if err != nil {
-			return err
-		}
+	err := ix.withText(ctx, func(r bindex.IndexReader, m mapping.IndexMapping, st *snapText) error {
 		p, err := ix.planQuery(ctx, r, m, st, q, gs)
 		if err != nil {
 			return err
@@ -302,11 +295,7 @@ func (ix *Index) MatchShard(ctx context.Context, sq ShardQuery) (ShardResult, er
 	}
 	cfg := ix.cfg.Retrieval
 	var out ShardResult
-	err := ix.withSnapshot(func(r bindex.IndexReader, m mapping.IndexMapping) error {
-		st, err := ix.snapText(ctx, r)
-		if err != nil {
-			return err
-		}
+	err := ix.withText(ctx, func(r bindex.IndexReader, m mapping.IndexMapping, st *snapText) error {
 		p, err := ix.planQuery(ctx, r, m, st, sq.Query, sq.Stats)
 		if err != nil {
 			return err
@@ -441,11 +430,7 @@ func MergeShards(cfg RetrievalConfig, results []ShardResult, limit int) (ranked 
 // package index/fanout): its text field's words, each with its length,
 // the word and its df as varints.
 func (ix *Index) DFTable(ctx context.Context) (words, bytes int, err error) {
-	err = ix.withSnapshot(func(r bindex.IndexReader, _ mapping.IndexMapping) error {
-		st, err := ix.snapText(ctx, r)
-		if err != nil {
-			return err
-		}
+	err = ix.withText(ctx, func(r bindex.IndexReader, _ mapping.IndexMapping, st *snapText) error {
 		words = len(st.terms)
 		for t, w := range st.terms {
 			bytes += uvarintLen(uint64(len(w))) + len(w) + uvarintLen(uint64(st.termAt[t+1]-st.termAt[t]))

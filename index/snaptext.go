@@ -30,13 +30,18 @@ import (
 //     Bleve's stored documents nor decompresses anything.
 //
 // It is built the first time a snapshot is searched, and replaced when a
-// search sees another snapshot (a batch or a merge); a serving index
-// (Run) also builds it after each pass over the change feed (warm), so a
-// search waits only for a build already under way or for a snapshot that
-// came between passes. It is read-only after that, but for each word's
-// BM25 saturations, kept per posting from the word's first search on. A build carries over from the last snapText
-// the segments it held and derives a merge of them; it reads only the
-// others (snapbuild.go).
+// search sees another snapshot (a batch or a merge). A serving index
+// (Run) builds it after each pass over the change feed (warm), and its
+// searches do not wait for a build: until the new snapshot's is built
+// they search the last snapshot built, which the index keeps open for
+// them (snapTexts.published), and a search that finds a newer snapshot
+// (a merge) has Run build it. So in a serving index a page indexed is
+// found once its snapshot's build ends, tens of milliseconds after the
+// pass; elsewhere (CatchUp alone) every search sees the newest snapshot,
+// waiting for its build. It is read-only after that, but for each word's
+// BM25 saturations, kept per posting from the word's first search on. A
+// build carries over from the last snapText the segments it held and
+// derives a merge of them; it reads only the others (snapbuild.go).
 // Size: 20 bytes per posting (8 in each direction, 4 for its
 // occurrences' offset), 8 per occurrence (token), 4 per document number,
 // the dictionary's strings and a map entry (~40 bytes) per dictionary
@@ -52,6 +57,7 @@ import (
 // and at most 66–94 ms, merges included (BenchmarkSearchAfterBatch).
 type snapText struct {
 	snap    bindex.IndexReader         // the snapshot it describes
+	held    refCounted                 // snap, with a reference the snapTexts holds while it is current; nil if snap counts none
 	id      uint64                     // its number among the snapTexts this index built, from 1 (Retrieved.Snapshot)
 	n       uint64                     // live documents
 	meanLen float64                    // mean analyzed length of FieldText, 1 for an empty index
@@ -95,11 +101,94 @@ type termPosting struct {
 
 // snapTexts holds the snapText of the snapshot searched last.
 type snapTexts struct {
+	// build serializes the builds; a build holds it throughout, and mu
+	// only to publish what it built, so searches go on meanwhile.
+	build sync.Mutex
 	mu    sync.Mutex
 	cur   *snapText
 	built uint64
+	// serving is set while Run follows the change feed: searches then
+	// take cur rather than wait for a newer snapshot's build, and say
+	// so on stale, which Run answers with a pass and a build.
+	serving bool
+	stale   chan struct{} // buffered, 1
 	// What the builds took (metrics.go).
 	metrics textMetrics
+}
+
+// refCounted is a snapshot that counts its readers (Bleve's scorch
+// snapshots do): the snapTexts takes a reference on the current one so
+// that a serving index can search it after the index has moved on.
+type refCounted interface {
+	bindex.IndexReader
+	AddRef()
+	DecRef() error
+}
+
+// published returns the text field to search r with at once, and the
+// snapshot it describes: r's own when it is built; while the index
+// serves, the last one built, whose snapshot it takes a reference on for
+// the caller to close (taken true), when r is newer; nil when r's must be
+// built first.
+func (c *snapTexts) published(r bindex.IndexReader) (st *snapText, taken bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.cur == nil:
+		return nil, false
+	case c.cur.snap == r:
+		return c.cur, false
+	case !c.serving || c.cur.held == nil:
+		return nil, false
+	}
+	c.cur.held.AddRef()
+	select {
+	case c.stale <- struct{}{}:
+	default: // Run has been told already
+	}
+	return c.cur, true
+}
+
+// publish makes st, built for r, the current text field, taking a
+// reference on r when it counts them, and releases the one it held.
+func (c *snapTexts) publish(st *snapText, r bindex.IndexReader) {
+	if rc, ok := r.(refCounted); ok {
+		rc.AddRef()
+		st.held = rc
+	}
+	c.mu.Lock()
+	c.built++
+	st.id = c.built
+	old := c.cur
+	c.cur = st
+	c.mu.Unlock()
+	old.release()
+}
+
+// reset forgets the current text field and releases its snapshot, for
+// the Bleve index it came from is closing or being replaced.
+func (c *snapTexts) reset() {
+	c.mu.Lock()
+	old := c.cur
+	c.cur = nil
+	c.mu.Unlock()
+	old.release()
+}
+
+// release drops the reference the snapTexts held on st's snapshot (st
+// may be nil). Searches that took their own still read it.
+func (st *snapText) release() {
+	if st == nil || st.held == nil {
+		return
+	}
+	st.held.DecRef() // nothing to do about an error: the snapshot is gone either way
+}
+
+// setServing marks the index as serving (Run) or not.
+func (c *snapTexts) setServing(on bool) {
+	c.mu.Lock()
+	c.serving = on
+	c.mu.Unlock()
 }
 
 // snapText returns the in-memory text field of the snapshot r, building
@@ -108,19 +197,29 @@ type snapTexts struct {
 func (ix *Index) snapText(ctx context.Context, r bindex.IndexReader) (*snapText, error) {
 	c := &ix.texts
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.cur != nil && c.cur.snap == r {
-		return c.cur, nil
+	cur := c.cur
+	c.mu.Unlock()
+	if cur != nil && cur.snap == r {
+		return cur, nil
+	}
+	c.build.Lock()
+	defer c.build.Unlock()
+	c.mu.Lock()
+	cur = c.cur
+	c.mu.Unlock()
+	if cur != nil && cur.snap == r { // the build waited for
+		return cur, nil
+	}
+	if ix.beforeBuild != nil {
+		ix.beforeBuild()
 	}
 	start := time.Now()
-	st, err := buildSnapText(ctx, r, c.cur)
+	st, err := buildSnapText(ctx, r, cur)
 	if err != nil {
 		return nil, err
 	}
 	c.metrics.observe(time.Since(start), st.built)
-	c.built++
-	st.id = c.built
-	c.cur = st
+	c.publish(st, r)
 	return st, nil
 }
 
