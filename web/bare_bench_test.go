@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -174,6 +175,24 @@ const serversEnv = "DELTAQ_BENCH_SERVERS"
 // its servers, as JSON.
 const serversLine = "servers: "
 
+// profileEnv, set in the environment of go test, makes the server process
+// write a CPU profile of its serving to the file it names, each server's
+// samples labelled side=deltaq or side=bare (go tool pprof -tagfocus).
+const profileEnv = "DELTAQ_BENCH_SERVER_PROFILE"
+
+// labelled serves h on a server of its own whose connections carry the
+// pprof label side. A connection's goroutine reads the requests and writes
+// the answers as well, so from its first request on all of its HTTP work
+// carries the label, not only the handler's.
+func labelled(b *testing.B, side string, h http.Handler) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pprof.SetGoroutineLabels(pprof.WithLabels(r.Context(), pprof.Labels("side", side)))
+		h.ServeHTTP(w, r)
+	}))
+	b.Cleanup(srv.Close)
+	return srv
+}
+
 // servers is what the server process announces: the base URLs of
 // deltaq's server, the bare one and the control server that reports the
 // process's usage, and the queries to send.
@@ -195,7 +214,21 @@ func serve(b *testing.B) {
 		json.NewEncoder(w).Encode(u)
 	}))
 	defer ctl.Close()
-	line, err := json.Marshal(servers{s.srv.URL, bare.URL, ctl.URL, s.queries})
+	deltaqURL, bareURL := s.srv.URL, bare.URL
+	if file := os.Getenv(profileEnv); file != "" {
+		deltaqURL = labelled(b, "deltaq", s.srv.Config.Handler).URL
+		bareURL = labelled(b, "bare", bare.Config.Handler).URL
+		f, err := os.Create(file)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			b.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	line, err := json.Marshal(servers{deltaqURL, bareURL, ctl.URL, s.queries})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -283,6 +316,11 @@ func (srv servers) serverUsage(b *testing.B, client *http.Client) usage {
 // kernel keeps that account.
 //
 //	go test ./web -run '^$' -bench SearchVsBareBleve -benchtime 1x
+//
+// Where the server process spends it, by side (profileEnv):
+//
+//	DELTAQ_BENCH_SERVER_PROFILE=/tmp/srv.prof go test ./web -run '^$' -bench SearchVsBareBleve/clients=8 -benchtime 100x -o /tmp/web.test
+//	go tool pprof -tagfocus=side=deltaq -top /tmp/web.test /tmp/srv.prof
 func BenchmarkSearchVsBareBleve(b *testing.B) {
 	if os.Getenv(serversEnv) != "" {
 		serve(b)
