@@ -740,7 +740,7 @@ func TestRunSearchesTheLastSnapshotBuiltDuringABuild(t *testing.T) {
 	var released sync.Once
 	unblock := func() { released.Do(func() { close(release) }) }
 	t.Cleanup(unblock) // a failed test must not leave the build blocked: Close waits for it
-	ix.beforeBuild = func() {
+	ix.beforeBuild = func() error {
 		if hold.Load() {
 			select {
 			case building <- struct{}{}:
@@ -748,12 +748,15 @@ func TestRunSearchesTheLastSnapshotBuiltDuringABuild(t *testing.T) {
 			}
 			<-release
 		}
+		return nil
 	}
-	warmed := make(chan struct{})
+	// Run may make passes the test does not ask for (a merge found by a
+	// search), which must not block it.
+	warmed := make(chan struct{}, 1)
 	ix.warmed = func() {
 		select {
 		case warmed <- struct{}{}:
-		case <-t.Context().Done():
+		default:
 		}
 	}
 	putPages(t, db, t0, smallCorpus...)
@@ -801,7 +804,10 @@ func TestRunSearchesTheLastSnapshotBuiltDuringABuild(t *testing.T) {
 	}
 	hold.Store(false)
 	unblock()
-	<-warmed
+	deadline := time.Now().Add(time.Minute)
+	for found("zebra") == 0 && time.Now().Before(deadline) {
+		<-warmed
+	}
 	if n := found("zebra"); n != 1 {
 		t.Errorf("after the build zebra finds %d pages, want 1", n)
 	}
@@ -811,6 +817,56 @@ func TestRunSearchesTheLastSnapshotBuiltDuringABuild(t *testing.T) {
 	catchUp(t, ix)
 	if n := found("okapi"); n != 1 {
 		t.Errorf("after CatchUp outside Run okapi finds %d pages, want 1", n)
+	}
+}
+
+// After a build fails, a serving index's searches do not go on with the
+// last snapshot as if nothing were wrong: they build the new one
+// themselves, and report the error while it recurs.
+func TestRunSearchesReportAFailedBuild(t *testing.T) {
+	db := openRepo(t, t.TempDir())
+	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, Options{})
+	broken := errors.New("segment unreadable")
+	var failing atomic.Bool
+	failed := make(chan struct{}, 1)
+	ix.beforeBuild = func() error {
+		if failing.Load() {
+			select {
+			case failed <- struct{}{}:
+			default:
+			}
+			return broken
+		}
+		return nil
+	}
+	warmed := make(chan struct{}, 1) // a pass more than the test waits for must not block Run
+	ix.warmed = func() {
+		select {
+		case warmed <- struct{}{}:
+		default:
+		}
+	}
+	putPages(t, db, t0, smallCorpus...)
+	notify, stop := runIndex(t, ix)
+	defer stop()
+	<-warmed
+	q, err := ParseQuery("zebra", ix.cfg.Limits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := ix.Search(t.Context(), q, 0, 10); err != nil || res.Total != 0 {
+		t.Fatalf("before: %d pages, %v", res.Total, err)
+	}
+	failing.Store(true)
+	putPages(t, db, t1, page{URL: "https://d.test/zebra", Title: "Zebra", Text: "A zebra crossing on a federal road."})
+	notify <- struct{}{}
+	<-failed // Run's build
+	if _, err := ix.Search(t.Context(), q, 0, 10); !errors.Is(err, broken) {
+		t.Errorf("search after a failed build: %v, want %v", err, broken)
+	}
+	failing.Store(false)
+	if res, err := ix.Search(t.Context(), q, 0, 10); err != nil || res.Total != 1 {
+		t.Errorf("search once builds work again: %d pages, %v; want the new page", res.Total, err)
 	}
 }
 

@@ -100,12 +100,13 @@ type Index struct {
 	// after the Bleve batch and before the repository commit (an error
 	// aborts the batch there, as a crash would); caughtUp sees the result
 	// of every CatchUp, warmed the end of every warm, and beforeBuild the
-	// start of every build of a snapshot's text field.
+	// start of every build of a snapshot's text field (an error fails the
+	// build).
 	trace        func(termTrace)
 	beforeCommit func() error
 	caughtUp     func(Stats)
 	warmed       func()
-	beforeBuild  func()
+	beforeBuild  func() error
 	// readerHook sees the index snapshot the old copies ("before") and
 	// the new copies ("after") are scored on, while it is open.
 	readerHook func(stage string, r bindex.IndexReader)

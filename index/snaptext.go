@@ -57,7 +57,7 @@ import (
 // and at most 66–94 ms, merges included (BenchmarkSearchAfterBatch).
 type snapText struct {
 	snap    bindex.IndexReader         // the snapshot it describes
-	held    refCounted                 // snap, with a reference the snapTexts holds while it is current; nil if snap counts none
+	held    refCounted                 // snap, with a reference the snapTexts holds while it is current; nil unless built while serving
 	id      uint64                     // its number among the snapTexts this index built, from 1 (Retrieved.Snapshot)
 	n       uint64                     // live documents
 	meanLen float64                    // mean analyzed length of FieldText, 1 for an empty index
@@ -109,8 +109,10 @@ type snapTexts struct {
 	built uint64
 	// serving is set while Run follows the change feed: searches then
 	// take cur rather than wait for a newer snapshot's build, and say
-	// so on stale, which Run answers with a pass and a build.
+	// so on stale, which Run answers with a pass and a build. Not after
+	// a failed build: searches then build themselves and report it.
 	serving bool
+	failed  bool
 	stale   chan struct{} // buffered, 1
 	// What the builds took (metrics.go).
 	metrics textMetrics
@@ -138,7 +140,7 @@ func (c *snapTexts) published(r bindex.IndexReader) (st *snapText, taken bool) {
 		return nil, false
 	case c.cur.snap == r:
 		return c.cur, false
-	case !c.serving || c.cur.held == nil:
+	case !c.serving || c.failed || c.cur.held == nil:
 		return nil, false
 	}
 	c.cur.held.AddRef()
@@ -149,14 +151,17 @@ func (c *snapTexts) published(r bindex.IndexReader) (st *snapText, taken bool) {
 	return c.cur, true
 }
 
-// publish makes st, built for r, the current text field, taking a
-// reference on r when it counts them, and releases the one it held.
+// publish makes st, built for r, the current text field, and releases
+// the reference held on the last one's snapshot. While the index serves
+// it takes one on r, when r counts them; otherwise the snapshot is not
+// kept open after its searches, nor its files after a merge.
 func (c *snapTexts) publish(st *snapText, r bindex.IndexReader) {
-	if rc, ok := r.(refCounted); ok {
+	c.mu.Lock()
+	if rc, ok := r.(refCounted); ok && c.serving {
 		rc.AddRef()
 		st.held = rc
 	}
-	c.mu.Lock()
+	c.failed = false
 	c.built++
 	st.id = c.built
 	old := c.cur
@@ -210,12 +215,21 @@ func (ix *Index) snapText(ctx context.Context, r bindex.IndexReader) (*snapText,
 	if cur != nil && cur.snap == r { // the build waited for
 		return cur, nil
 	}
+	var err error
 	if ix.beforeBuild != nil {
-		ix.beforeBuild()
+		err = ix.beforeBuild()
 	}
 	start := time.Now()
-	st, err := buildSnapText(ctx, r, cur)
+	var st *snapText
+	if err == nil {
+		st, err = buildSnapText(ctx, r, cur)
+	}
 	if err != nil {
+		if ctx.Err() == nil { // a search given up on says nothing of the index
+			c.mu.Lock()
+			c.failed = true
+			c.mu.Unlock()
+		}
 		return nil, err
 	}
 	c.metrics.observe(time.Since(start), st.built)
