@@ -20,6 +20,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/blevesearch/bleve/v2/search/searcher"
 	bindex "github.com/blevesearch/bleve_index_api"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/deltaq/deltaq/internal/killtest"
 	"github.com/deltaq/deltaq/internal/querylog"
@@ -792,15 +793,23 @@ func TestRunSearchesTheLastSnapshotBuiltDuringABuild(t *testing.T) {
 		t.Fatalf("budget: %d pages, want 3", n)
 	}
 
+	reg := prometheus.NewPedanticRegistry()
+	if err := reg.Register(ix.Collector()); err != nil {
+		t.Fatal(err)
+	}
 	hold.Store(true)
 	putPages(t, db, t1, page{URL: "https://d.test/zebra", Title: "Zebra", Text: "A zebra crossing on a federal road."})
 	notify <- struct{}{}
 	<-building // Run has indexed the page and builds the new snapshot's text field
+	before := counterValue(t, reg, "deltaq_index_searches_on_last_built_total")
 	if n := found("zebra"); n != 0 {
 		t.Errorf("during the build zebra finds %d pages, want 0 (the last snapshot built)", n)
 	}
 	if n := found("budget"); n != 3 {
 		t.Errorf("during the build budget finds %d pages, want the last snapshot's 3", n)
+	}
+	if n := counterValue(t, reg, "deltaq_index_searches_on_last_built_total") - before; n != 2 {
+		t.Errorf("%v searches counted as answered from the last snapshot built, want the 2 made during the build", n)
 	}
 	hold.Store(false)
 	unblock()

@@ -51,7 +51,8 @@
 //     meanwhile, keeping that snapshot open (Lucene's searcher manager
 //     with a warmer does the same), so no search waits for a build; a
 //     page is found once its snapshot's build ends. Its builds' time and
-//     segments are exported to Prometheus (metrics.go). Beside it, per search running
+//     segments, and the searches answered from the last snapshot built,
+//     are exported to Prometheus (metrics.go). Beside it, per search running
 //     at once, pooled: a page's score sums, 16 bytes per document number.
 //
 // Retrieval (match.go): textbook BM25 over the text field (scored from

@@ -12,6 +12,9 @@ import (
 type textMetrics struct {
 	seconds  prometheus.Histogram
 	segments *prometheus.CounterVec
+	// lastBuilt counts the searches a serving index answered from the
+	// last snapshot built while a newer one's build was to come.
+	lastBuilt prometheus.Counter
 }
 
 func newTextMetrics() textMetrics {
@@ -26,6 +29,10 @@ func newTextMetrics() textMetrics {
 			Name: "deltaq_index_text_build_segments_total",
 			Help: "Segments of the snapshots built, by how they were had: read from the index, carried over from the last build, or derived from it (a merge).",
 		}, []string{"how"}),
+		lastBuilt: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "deltaq_index_searches_on_last_built_total",
+			Help: "Searches a serving index answered from the last snapshot whose text field was built, a newer snapshot's being built or to be built: the pages of its last pass were not found yet.",
+		}),
 	}
 }
 
@@ -39,11 +46,13 @@ func (m textMetrics) observe(took time.Duration, c buildCounts) {
 func (m textMetrics) Describe(ch chan<- *prometheus.Desc) {
 	m.seconds.Describe(ch)
 	m.segments.Describe(ch)
+	m.lastBuilt.Describe(ch)
 }
 
 func (m textMetrics) Collect(ch chan<- prometheus.Metric) {
 	m.seconds.Collect(ch)
 	m.segments.Collect(ch)
+	m.lastBuilt.Collect(ch)
 }
 
 // Collector exposes the builds of the in-memory text field to

@@ -44,3 +44,18 @@ func TestTextBuildMetrics(t *testing.T) {
 		t.Errorf("segments %v: want at least 2 read (the index's, the batch's) and 1 carried or derived", segs)
 	}
 }
+
+// counterValue is the value of the counter name in reg, 0 if absent.
+func counterValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == name && len(f.GetMetric()) == 1 {
+			return f.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	return 0
+}

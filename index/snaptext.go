@@ -144,6 +144,7 @@ func (c *snapTexts) published(r bindex.IndexReader) (st *snapText, taken bool) {
 		return nil, false
 	}
 	c.cur.held.AddRef()
+	c.metrics.lastBuilt.Inc()
 	select {
 	case c.stale <- struct{}{}:
 	default: // Run has been told already
