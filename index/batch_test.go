@@ -705,6 +705,25 @@ func runIndex(t *testing.T, ix *Index) (notify chan<- struct{}, stop func()) {
 	}
 }
 
+// serveSmallCorpus indexes smallCorpus under Run and returns once the
+// text field of that pass is built; warmed then tells of later passes.
+// It keeps one at most: Run may make passes a test does not ask for (a
+// merge found by a search), and must not block on them.
+func serveSmallCorpus(t *testing.T, ix *Index, db *repo.DB) (notify chan<- struct{}, warmed <-chan struct{}, stop func()) {
+	t.Helper()
+	w := make(chan struct{}, 1)
+	ix.warmed = func() {
+		select {
+		case w <- struct{}{}:
+		default:
+		}
+	}
+	putPages(t, db, t0, smallCorpus...)
+	notify, stop = runIndex(t, ix)
+	<-w
+	return notify, w, stop
+}
+
 // A serving index builds each new snapshot's text field as it follows the
 // feed, so that no search waits for it: after Run's pass over a batch,
 // with no search made, the text field holds the batch's pages.
@@ -751,18 +770,7 @@ func TestRunSearchesTheLastSnapshotBuiltDuringABuild(t *testing.T) {
 		}
 		return nil
 	}
-	// Run may make passes the test does not ask for (a merge found by a
-	// search), which must not block it.
-	warmed := make(chan struct{}, 1)
-	ix.warmed = func() {
-		select {
-		case warmed <- struct{}{}:
-		default:
-		}
-	}
-	putPages(t, db, t0, smallCorpus...)
-	notify, stop := runIndex(t, ix)
-	<-warmed
+	notify, warmed, stop := serveSmallCorpus(t, ix, db)
 	found := func(word string) int {
 		t.Helper()
 		q, err := ParseQuery(word, ix.cfg.Limits())
@@ -848,17 +856,8 @@ func TestRunSearchesReportAFailedBuild(t *testing.T) {
 		}
 		return nil
 	}
-	warmed := make(chan struct{}, 1) // a pass more than the test waits for must not block Run
-	ix.warmed = func() {
-		select {
-		case warmed <- struct{}{}:
-		default:
-		}
-	}
-	putPages(t, db, t0, smallCorpus...)
-	notify, stop := runIndex(t, ix)
+	notify, _, stop := serveSmallCorpus(t, ix, db)
 	defer stop()
-	<-warmed
 	q, err := ParseQuery("zebra", ix.cfg.Limits())
 	if err != nil {
 		t.Fatal(err)
