@@ -199,21 +199,16 @@ func (c *snapTexts) setServing(on bool) {
 
 // snapText returns the in-memory text field of the snapshot r, building
 // it if r is not the snapshot searched last. Searches on the same new
-// snapshot wait for one build.
+// snapshot wait for one build. Searches ask published first (withText),
+// so one whose field is built does not come here.
 func (ix *Index) snapText(ctx context.Context, r bindex.IndexReader) (*snapText, error) {
 	c := &ix.texts
-	c.mu.Lock()
-	cur := c.cur
-	c.mu.Unlock()
-	if cur != nil && cur.snap == r {
-		return cur, nil
-	}
 	c.build.Lock()
 	defer c.build.Unlock()
 	c.mu.Lock()
-	cur = c.cur
+	cur := c.cur
 	c.mu.Unlock()
-	if cur != nil && cur.snap == r { // the build waited for
+	if cur != nil && cur.snap == r { // built already, or by the build waited for
 		return cur, nil
 	}
 	var err error
