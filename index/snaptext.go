@@ -120,11 +120,11 @@ type snapTexts struct {
 
 // refCounted is a snapshot that counts its readers (Bleve's scorch
 // snapshots do): the snapTexts takes a reference on the current one so
-// that a serving index can search it after the index has moved on.
+// that a serving index can search it after the index has moved on. Close
+// drops a reference, as for every reader.
 type refCounted interface {
 	bindex.IndexReader
 	AddRef()
-	DecRef() error
 }
 
 // published returns the text field to search r with at once, and the
@@ -187,7 +187,7 @@ func (st *snapText) release() {
 	if st == nil || st.held == nil {
 		return
 	}
-	st.held.DecRef() // nothing to do about an error: the snapshot is gone either way
+	st.held.Close() // nothing to do about an error: the snapshot is gone either way
 }
 
 // setServing marks the index as serving (Run) or not.
