@@ -730,13 +730,7 @@ func serveSmallCorpus(t *testing.T, ix *Index, db *repo.DB) (notify chan<- struc
 func TestRunBuildsTheTextFieldBeforeASearch(t *testing.T) {
 	db := openRepo(t, t.TempDir())
 	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, Options{})
-	warmed := make(chan struct{})
-	ix.warmed = func() { warmed <- struct{}{} }
-	notify, stop := runIndex(t, ix)
-	<-warmed // the first pass, on an empty feed
-	putPages(t, db, t0, smallCorpus...)
-	notify <- struct{}{}
-	<-warmed
+	_, _, stop := serveSmallCorpus(t, ix, db)
 	ix.texts.mu.Lock()
 	st, built := ix.texts.cur, ix.texts.built
 	ix.texts.mu.Unlock()
