@@ -129,4 +129,5 @@
 //	ranked, total, err := ix.RetrieveRanked(ctx, q, 200) // URLs and scores for ranking
 //	res, err := ix.RetrieveUnordered(ctx, q, 200)        // the same, unsorted, with document numbers
 //	shown, err := ix.Shown(ctx, q, urls)           // titles and snippets of the page shown
+//	titled, err := ix.Titles(ctx, urls)            // the same without snippets
 package index

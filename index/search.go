@@ -129,7 +129,7 @@ func (ix *Index) Search(ctx context.Context, q Query, from, size int) (Result, e
 		if from >= len(ranked) {
 			return nil
 		}
-		out.Hits, err = ix.shown(ctx, r, st, q, ranked[from:], docs[from:])
+		out.Hits, err = ix.shown(ctx, r, st, &q, ranked[from:], docs[from:])
 		return err
 	})
 	out.Took = time.Since(start)
@@ -240,18 +240,23 @@ func (ix *Index) withText(ctx context.Context, fn func(bindex.IndexReader, mappi
 
 // shown gives ranked pages (documents docs of st's snapshot r) as a
 // result page shows them: from st's columns, with the highlighted
-// snippet cut from the stored text in memory.
-func (ix *Index) shown(ctx context.Context, r bindex.IndexReader, st *snapText, q Query, ranked []Ranked, docs []uint64) ([]Hit, error) {
+// snippet for q cut from the stored text in memory (none for a nil q).
+func (ix *Index) shown(ctx context.Context, r bindex.IndexReader, st *snapText, q *Query, ranked []Ranked, docs []uint64) ([]Hit, error) {
 	hits := make([]Hit, len(ranked))
-	locs, err := ix.locations(ctx, r, st, q, docs)
+	for i, rk := range ranked {
+		d := docs[i]
+		hits[i] = Hit{URL: rk.URL, Score: rk.Score, Title: st.titles[d], FetchedAt: st.fetched[d], Popularity: st.popularity[d]}
+	}
+	if q == nil {
+		return hits, nil
+	}
+	locs, err := ix.locations(ctx, r, st, *q, docs)
 	if err != nil {
 		return nil, err
 	}
 	var bufs snippetBufs
-	for i, rk := range ranked {
-		d := docs[i]
-		hits[i] = Hit{URL: rk.URL, Score: rk.Score, Title: st.titles[d], FetchedAt: st.fetched[d], Popularity: st.popularity[d]}
-		c := cutSnippetIn(st.storedText(d), locs[i], ix.cfg.SnippetBytes, &bufs)
+	for i := range hits {
+		c := cutSnippetIn(st.storedText(docs[i]), locs[i], ix.cfg.SnippetBytes, &bufs)
 		hits[i].Snippet, hits[i].SnippetText, hits[i].Highlights = c.HTML, c.Text, c.Spans
 	}
 	return hits, nil
@@ -388,6 +393,16 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapTe
 // snapshot's columns in memory. A URL no longer in the index has no
 // entry.
 func (ix *Index) Shown(ctx context.Context, q Query, urls []string) (map[string]Hit, error) {
+	return ix.shownByURL(ctx, &q, urls)
+}
+
+// Titles is Shown without the snippets: the pages of urls as a list of
+// links shows them.
+func (ix *Index) Titles(ctx context.Context, urls []string) (map[string]Hit, error) {
+	return ix.shownByURL(ctx, nil, urls)
+}
+
+func (ix *Index) shownByURL(ctx context.Context, q *Query, urls []string) (map[string]Hit, error) {
 	out := make(map[string]Hit, len(urls))
 	if len(urls) == 0 {
 		return out, nil

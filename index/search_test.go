@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -320,6 +321,19 @@ func TestShownPagesEqualSearchHits(t *testing.T) {
 		if g.Snippet != h.Snippet || !strings.Contains(g.Snippet, "<mark>") || g.Title != h.Title || g.Title == "" ||
 			!g.FetchedAt.Equal(h.FetchedAt) || g.Popularity != smallPopularity[h.URL] {
 			t.Errorf("%s: shown %+v, Search's hit %+v", h.URL, g, h)
+		}
+	}
+	titles, err := ix.Titles(t.Context(), chosen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(titles) != len(got) {
+		t.Fatalf("%d pages titled, %d shown", len(titles), len(got))
+	}
+	for u, g := range got {
+		g.Snippet, g.SnippetText, g.Highlights = "", "", nil // Titles cuts none
+		if h := titles[u]; !reflect.DeepEqual(h, g) {
+			t.Errorf("%s: titled %+v, want %+v", u, h, g)
 		}
 	}
 }
