@@ -6,7 +6,7 @@
 // Routes (method patterns):
 //
 //	GET /                    HTML search page (templates/, no external assets)
-//	GET /api/v1/search       JSON results: ?q=&page=&size=
+//	GET /api/v1/search       JSON results: ?q=&page=&size=&fields= (ResultFields: a partial response)
 //	GET /api/v1/page         JSON page report of ?url= (PageReport) *
 //	GET /opensearch.xml      OpenSearch description
 //	GET /healthz             liveness

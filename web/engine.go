@@ -139,6 +139,11 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 		cands, total, err = Retriever{Index: e.ix}.retrieveParsed(ctx, q, e.rank.Candidates(), false, (*buf)[:0])
 		*buf = cands
 		shown = e.ix.Shown
+		if !r.Fields.Wants(snippetFields) {
+			shown = func(ctx context.Context, _ index.Query, urls []string) (map[string]index.Hit, error) {
+				return e.ix.Titles(ctx, urls)
+			}
+		}
 	}
 	if err != nil {
 		return Response{}, inputError(err)

@@ -17,6 +17,9 @@ type Request struct {
 	Page  int // 1-based
 	Size  int
 	User  string // the user id cookie; "" for none
+	// Fields are the result fields to answer with (the API's fields
+	// parameter); the zero value is all of them.
+	Fields ResultFields
 }
 
 // Response is what the search API returns.

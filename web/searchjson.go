@@ -15,10 +15,10 @@ import (
 // years 0–9999) makes appendJSON report false, and the caller falls back to
 // encoding/json, which then behaves as it always did.
 
-// appendJSON appends r's JSON encoding and a newline (as json.Encoder
-// writes it) to b; ok is false when r holds a value only encoding/json
-// can judge.
-func (r *Response) appendJSON(b []byte) (_ []byte, ok bool) {
+// appendJSON appends r's JSON encoding, with fields of each result, and a
+// newline (as json.Encoder writes it) to b; ok is false when r holds a
+// value only encoding/json can judge.
+func (r *Response) appendJSON(b []byte, fields ResultFields) (_ []byte, ok bool) {
 	ok = true
 	b = append(b, `{"query":`...)
 	b = appendJSONString(b, r.Query)
@@ -43,7 +43,7 @@ func (r *Response) appendJSON(b []byte) (_ []byte, ok bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b, ok = r.Results[i].appendJSON(b, ok)
+			b, ok = r.Results[i].appendJSON(b, fields, ok)
 		}
 		b = append(b, ']')
 	}
@@ -78,55 +78,85 @@ func (r *Response) appendJSON(b []byte) (_ []byte, ok bool) {
 	return append(b, "}\n"...), ok
 }
 
-// appendJSON appends one result's encoding; ok carries the caller's.
-func (r *Result) appendJSON(b []byte, ok bool) ([]byte, bool) {
-	b = append(b, `{"url":`...)
-	b = appendJSONString(b, r.URL)
-	b = append(b, `,"title":`...)
-	b = appendJSONString(b, r.Title)
-	b = append(b, `,"snippet":`...)
-	b = appendJSONString(b, r.Snippet)
-	b = append(b, `,"snippet_text":`...)
-	b = appendJSONString(b, r.SnippetText)
-	b = append(b, `,"highlights":`...)
-	if r.Highlights == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, s := range r.Highlights {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"start":`...)
-			b = strconv.AppendInt(b, int64(s.Start), 10)
-			b = append(b, `,"end":`...)
-			b = strconv.AppendInt(b, int64(s.End), 10)
-			b = append(b, '}')
+// appendJSON appends one result's encoding with fields (ResultFields:
+// zero is all); ok carries the caller's, cleared only by a field written.
+func (r *Result) appendJSON(b []byte, fields ResultFields, ok bool) ([]byte, bool) {
+	b = append(b, '{')
+	// key writes a field's key, after a comma unless it is the first.
+	first := true
+	key := func(k string) {
+		if !first {
+			b = append(b, ',')
 		}
-		b = append(b, ']')
+		first = false
+		b = append(b, '"')
+		b = append(b, k...)
+		b = append(b, '"', ':')
 	}
-	b = append(b, `,"matched_terms":`...)
-	if r.MatchedTerms == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, t := range r.MatchedTerms {
-			if i > 0 {
-				b = append(b, ',')
+	if fields.Wants(FieldURL) {
+		key("url")
+		b = appendJSONString(b, r.URL)
+	}
+	if fields.Wants(FieldTitle) {
+		key("title")
+		b = appendJSONString(b, r.Title)
+	}
+	if fields.Wants(FieldSnippet) {
+		key("snippet")
+		b = appendJSONString(b, r.Snippet)
+	}
+	if fields.Wants(FieldSnippetText) {
+		key("snippet_text")
+		b = appendJSONString(b, r.SnippetText)
+	}
+	if fields.Wants(FieldHighlights) {
+		key("highlights")
+		if r.Highlights == nil {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i, s := range r.Highlights {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"start":`...)
+				b = strconv.AppendInt(b, int64(s.Start), 10)
+				b = append(b, `,"end":`...)
+				b = strconv.AppendInt(b, int64(s.End), 10)
+				b = append(b, '}')
 			}
-			b = appendJSONString(b, t)
+			b = append(b, ']')
 		}
-		b = append(b, ']')
 	}
-	b = append(b, `,"score":`...)
-	b, ok = appendJSONFloat(b, r.Score, ok)
-	b = append(b, `,"fetched_at":`...)
-	b, ok = appendJSONTime(b, r.FetchedAt, ok)
-	if r.Promoted {
-		b = append(b, `,"promoted":true`...)
+	if fields.Wants(FieldMatchedTerms) {
+		key("matched_terms")
+		if r.MatchedTerms == nil {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i, t := range r.MatchedTerms {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = appendJSONString(b, t)
+			}
+			b = append(b, ']')
+		}
 	}
-	if r.ClickURL != "" {
-		b = append(b, `,"click_url":`...)
+	if fields.Wants(FieldScore) {
+		key("score")
+		b, ok = appendJSONFloat(b, r.Score, ok)
+	}
+	if fields.Wants(FieldFetchedAt) {
+		key("fetched_at")
+		b, ok = appendJSONTime(b, r.FetchedAt, ok)
+	}
+	if r.Promoted && fields.Wants(FieldPromoted) {
+		key("promoted")
+		b = append(b, "true"...)
+	}
+	if r.ClickURL != "" && fields.Wants(FieldClickURL) {
+		key("click_url")
 		b = appendJSONString(b, r.ClickURL)
 	}
 	return append(b, '}'), ok

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -96,9 +97,85 @@ func TestSearchJSONIsEncodingJSON(t *testing.T) {
 				res.Partial = append(res.Partial, str())
 			}
 		}
-		got, ok := res.appendJSON(nil)
-		if want := encodingJSON(t, res); !ok || !bytes.Equal(got, want) {
+		got, ok := res.appendJSON(nil, 0)
+		want := encodingJSON(t, res)
+		if !ok || !bytes.Equal(got, want) {
 			t.Fatalf("response %d (ok %v):\n got %s\nwant %s", n, ok, got, want)
+		}
+		fields := ResultFields(rng.IntN(int(allResultFields)) + 1)
+		part, ok := res.appendJSON(nil, fields)
+		if !ok {
+			t.Fatalf("response %d, fields %b: not ok", n, fields)
+		}
+		checkFieldsOf(t, part, want, fields)
+	}
+}
+
+// checkFieldsOf checks that part is the response whole is, with only
+// fields of each result: the same keys in the same order, the same bytes.
+func checkFieldsOf(t *testing.T, part, whole []byte, fields ResultFields) {
+	t.Helper()
+	type response struct {
+		Results []json.RawMessage `json:"results"`
+	}
+	var p, w response
+	if err := json.Unmarshal(part, &p); err != nil {
+		t.Fatalf("fields %b: %v in %s", fields, err, part)
+	}
+	if err := json.Unmarshal(whole, &w); err != nil {
+		t.Fatal(err)
+	}
+	if rest := func(b []byte, results []json.RawMessage) string {
+		for _, r := range results {
+			b = bytes.Replace(b, r, nil, 1)
+		}
+		return string(b)
+	}; rest(part, p.Results) != rest(whole, w.Results) {
+		t.Fatalf("fields %b: the response around the results differs:\n got %s\nwant %s", fields, part, whole)
+	}
+	if len(p.Results) != len(w.Results) {
+		t.Fatalf("fields %b: %d results, want %d", fields, len(p.Results), len(w.Results))
+	}
+	for i := range w.Results {
+		var want []string // key:value, in order, of the fields asked for
+		dec := json.NewDecoder(bytes.NewReader(w.Results[i]))
+		for k, v := range members(t, dec) {
+			at := slices.Index(resultFieldNames[:], k)
+			if at < 0 {
+				t.Fatalf("result key %q is not a ResultFields name", k)
+			}
+			if fields&(1<<at) != 0 {
+				want = append(want, k+":"+string(v))
+			}
+		}
+		var got []string
+		for k, v := range members(t, json.NewDecoder(bytes.NewReader(p.Results[i]))) {
+			got = append(got, k+":"+string(v))
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("fields %b, result %d:\n got %q\nwant %q", fields, i, got, want)
+		}
+	}
+}
+
+// members yields the keys and raw values of the JSON object dec reads.
+func members(t *testing.T, dec *json.Decoder) func(yield func(string, json.RawMessage) bool) {
+	return func(yield func(string, json.RawMessage) bool) {
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+			t.Fatalf("not an object: %v %v", tok, err)
+		}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+			if !yield(tok.(string), v) {
+				return
+			}
 		}
 	}
 }
@@ -112,9 +189,16 @@ func TestSearchJSONDefersWhatEncodingJSONRefuses(t *testing.T) {
 		{Results: []Result{{FetchedAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}}},
 		{Results: []Result{{FetchedAt: time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC)}}},
 	} {
-		if _, ok := res.appendJSON(nil); ok {
+		if _, ok := res.appendJSON(nil, 0); ok {
 			t.Errorf("appendJSON accepted %+v", res)
 		}
+	}
+	// A value not written is not judged.
+	res := Response{Results: []Result{{Score: math.Inf(1), FetchedAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}}}
+	if b, ok := res.appendJSON(nil, FieldURL|FieldTitle); !ok {
+		t.Errorf("appendJSON without score and fetch time refused %+v", res)
+	} else if !json.Valid(b) {
+		t.Errorf("appendJSON wrote %s", b)
 	}
 }
 

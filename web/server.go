@@ -263,11 +263,8 @@ func (s *Server) timed(route string, h http.HandlerFunc) http.HandlerFunc {
 // against the limits.
 func (s *Server) parseSearch(r *http.Request, q url.Values) (Request, *InputError) {
 	req := Request{Query: queryText(q.Get("q")), Page: 1, Size: s.cfg.DefaultSize}
-	for _, field := range []string{"q", "page", "size"} {
-		if vs := q[field]; len(vs) > 1 {
-			return req, &InputError{Field: field, Value: strings.Join(vs, ", "), Limit: "once",
-				Message: fmt.Sprintf("given %d times: give it once", len(vs))}
-		}
+	if ie := givenOnce(q, "q", "page", "size"); ie != nil {
+		return req, ie
 	}
 	if n := len(q.Get("q")); n > s.cfg.MaxQueryBytes {
 		return req, &InputError{Field: "q", Value: fmt.Sprintf("%d bytes", n), Limit: fmt.Sprintf("<= %d bytes", s.cfg.MaxQueryBytes),
@@ -310,6 +307,17 @@ func (s *Server) parseSearch(r *http.Request, q url.Values) (Request, *InputErro
 	return req, nil
 }
 
+// givenOnce checks that none of the parameters is repeated.
+func givenOnce(q url.Values, params ...string) *InputError {
+	for _, p := range params {
+		if vs := q[p]; len(vs) > 1 {
+			return &InputError{Field: p, Value: strings.Join(vs, ", "), Limit: "once",
+				Message: fmt.Sprintf("given %d times: give it once", len(vs))}
+		}
+	}
+	return nil
+}
+
 // queryText is the q parameter as the engine and the pages see it: bytes
 // that are not UTF-8 become U+FFFD, so a UTF-8 document never echoes them.
 func queryText(q string) string {
@@ -333,7 +341,7 @@ func (s *Server) search(r *http.Request, req Request) (Response, error) {
 		res.Results = []Result{}
 	}
 	for i := range res.Results {
-		if r := &res.Results[i]; r.Highlights == nil {
+		if r := &res.Results[i]; r.Highlights == nil && req.Fields.Wants(snippetFields) {
 			r.SnippetText, r.Highlights, r.MatchedTerms = highlights(r.Snippet)
 		}
 	}
@@ -347,6 +355,9 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, ie := s.parseSearch(r, q)
+	if ie == nil { // the API's alone: the HTML page shows what it shows
+		req.Fields, ie = parseResultFields(q)
+	}
 	if ie != nil {
 		writeInputError(w, ie)
 		return
@@ -356,20 +367,22 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.writeSearchJSON(w, &res)
+	s.writeSearchJSON(w, &res, req.Fields)
 }
 
-// writeSearchJSON answers a search: Response.appendJSON's bytes, which are
-// encoding/json's, into a pooled buffer.
-func (s *Server) writeSearchJSON(w http.ResponseWriter, res *Response) {
+// writeSearchJSON answers a search with fields of each result:
+// Response.appendJSON's bytes, which are encoding/json's, into a pooled
+// buffer.
+func (s *Server) writeSearchJSON(w http.ResponseWriter, res *Response, fields ResultFields) {
 	buf, _ := s.jsonBufs.Get().(*[]byte)
 	if buf == nil {
 		buf = new([]byte)
 	}
 	defer s.jsonBufs.Put(buf)
-	b, ok := res.appendJSON((*buf)[:0])
+	b, ok := res.appendJSON((*buf)[:0], fields)
 	*buf = b
 	if !ok {
+		// A value encoding/json refuses, in a field written.
 		writeJSON(w, http.StatusOK, res)
 		return
 	}

@@ -132,6 +132,7 @@ func get(t *testing.T, srv *httptest.Server, path string) (int, string, http.Hea
 
 func TestBadSearchInputAnswers400NamingFieldAndLimit(t *testing.T) {
 	srv := newTestServer(t, &fakeSearch{total: 5}, nil)
+	const fieldsLimit = "comma-separated, each once, of url, title, snippet, snippet_text, highlights, matched_terms, score, fetched_at, promoted, click_url"
 	long := strings.Repeat("a", 1001)
 	for _, c := range []struct {
 		name, query                         string
@@ -153,6 +154,10 @@ func TestBadSearchInputAnswers400NamingFieldAndLimit(t *testing.T) {
 		{"semicolon", "q=x&size=5;x", CodeBadParameter, "query string", "q=x&size=5;x", "", "invalid semicolon separator"},
 		{"size twice", "q=x&size=5&size=abc", CodeBadParameter, "size", "5, abc", "once", "given 2 times"},
 		{"q twice", "q=x&q=y", CodeBadParameter, "q", "x, y", "once", "given 2 times"},
+		{"unknown field", "q=x&fields=url,body", CodeBadParameter, "fields", "body", fieldsLimit, `"body" is not a result field`},
+		{"field named twice", "q=x&fields=url,+title,url", CodeBadParameter, "fields", "url", fieldsLimit, `"url" is named twice`},
+		{"empty field", "q=x&fields=url,", CodeBadParameter, "fields", "", fieldsLimit, `"" is not a result field`},
+		{"fields twice", "q=x&fields=url&fields=title", CodeBadParameter, "fields", "url, title", "once", "given 2 times"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, body, h := get(t, srv, "/api/v1/search?"+c.query)
