@@ -197,6 +197,10 @@ func BenchmarkSearchHTTP(b *testing.B) {
 // apiPath is deltaq's JSON search path, a query to follow.
 const apiPath = "/api/v1/search?q="
 
+// apiTitlesPath is apiPath answering each result's URL, title and score
+// alone.
+const apiTitlesPath = "/api/v1/search?fields=url,title,score&q="
+
 // newClient returns an HTTP client keeping a connection per client
 // goroutine of sendAll, closed when b ends.
 func newClient(b *testing.B, clients int) *http.Client {
