@@ -7,13 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/deltaq/deltaq/ads"
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/eval/archive"
@@ -21,7 +19,6 @@ import (
 	"github.com/deltaq/deltaq/internal/datasets"
 	"github.com/deltaq/deltaq/internal/querylog"
 	"github.com/deltaq/deltaq/internal/urlnorm"
-	"github.com/deltaq/deltaq/ranking"
 	"github.com/deltaq/deltaq/repo"
 	"github.com/deltaq/deltaq/web"
 )
@@ -43,16 +40,7 @@ type pageText struct{ url, title, text string }
 // (pages, versions, links, the change feed) and builds the rest on it.
 func newStack(tb testing.TB) *stack {
 	tb.Helper()
-	cfg, err := configs.Load(configs.Sources{Env: []string{}})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	dir := tb.TempDir()
-	db, err := repo.Open(filepath.Join(dir, "repo"), cfg.Repo, repo.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
+	cfg, db := openDefaultRepo(tb)
 	a, err := archive.Open(datasets.Path(tb, "archives", "digitalgov-2023"))
 	if err != nil {
 		tb.Fatal(err)
@@ -88,45 +76,7 @@ func newStack(tb testing.TB) *stack {
 	if err := b.Commit(); err != nil {
 		tb.Fatal(err)
 	}
-	rank, err := ranking.NewStore(db, cfg.Ranking, ranking.StoreOptions{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if _, err := rank.ComputePageRank(context.Background()); err != nil {
-		tb.Fatal(err)
-	}
-	ix, err := index.Open(filepath.Join(dir, "index"), cfg.Index, db, index.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { ix.Close() })
-	if _, err := ix.CatchUp(context.Background()); err != nil {
-		tb.Fatal(err)
-	}
-	// One segment, as the bare server's, with no merge left running.
-	if err := ix.Compact(context.Background()); err != nil {
-		tb.Fatal(err)
-	}
-	adStore, err := ads.Open(context.Background(), db, cfg.Ads, ads.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	secret, err := rank.Secret(context.Background(), "")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	limits := cfg.Index.Limits()
-	searcher, err := ranking.NewSearcher(cfg.Ranking, web.Retriever{Index: ix, Limits: limits}, rank, secret, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	e := web.NewEngine(ix, searcher, adStore, web.EngineOptions{Limits: limits})
-	h, err := web.New(cfg.Server, web.Deps{Search: e, Pages: db})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	tb.Cleanup(srv.Close)
+	srv, e, ix := serveRepo(tb, cfg, db)
 	s := &stack{srv: srv, engine: e, ix: ix, cfg: cfg, pages: pages}
 	qs, err := querylog.Load(datasets.Path(tb, "querylogs", "trec-mq.tsv"), querylog.FormatTopics)
 	if err != nil {
