@@ -24,7 +24,7 @@ func (a *app) newServeCmd() *cobra.Command {
 		Use:   "serve --data DIR [--listen ADDR]",
 		Short: "Serve search over HTTP from a crawled repository",
 		Long: `Serve brings the index up to date with the repository under --data and
-answers search requests: GET /api/v1/search?q=&page=&size= (JSON), GET / (a
+answers search requests: GET /api/v1/search?q=&page=&size=&fields= (JSON), GET / (a
 search page), GET /api/v1/page?url= (what the repository knows of a page),
 /opensearch.xml, /healthz and /metrics. It stops gracefully on SIGINT/SIGTERM.
 
