@@ -56,6 +56,7 @@ const (
 type SearchIndex interface {
 	fanout.Shard
 	Shown(ctx context.Context, q index.Query, urls []string) (map[string]index.Hit, error)
+	Titles(ctx context.Context, urls []string) (map[string]index.Hit, error)
 }
 
 // SearchOptions are the non-configuration inputs of JoinSearch.
@@ -328,7 +329,17 @@ func (s *SearchNode) Retrieve(ctx context.Context, q index.Query, limit int) (hi
 // its index, the others' from the nodes alive (a page no node answers
 // for has no entry).
 func (s *SearchNode) Shown(ctx context.Context, q index.Query, urls []string) (map[string]index.Hit, error) {
-	out, err := s.ix.Shown(ctx, q, urls)
+	return s.shown(ctx, &q, urls)
+}
+
+// Titles is Shown without the snippets, which no node cuts.
+func (s *SearchNode) Titles(ctx context.Context, urls []string) (map[string]index.Hit, error) {
+	return s.shown(ctx, nil, urls)
+}
+
+// shown is Shown for q, Titles for a nil q.
+func (s *SearchNode) shown(ctx context.Context, q *index.Query, urls []string) (map[string]index.Hit, error) {
+	out, err := s.local(ctx, q, urls)
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +362,11 @@ func (s *SearchNode) Shown(ctx context.Context, q index.Query, urls []string) (m
 	for _, n := range nodes[1:] {
 		wg.Go(func() {
 			r := &remote{s: s, node: n.Name}
-			resp, err := r.call(ctx, fanout.Request{Op: fanout.OpShown, Query: q.String(), URLs: rest})
+			req := fanout.Request{Op: fanout.OpShown, URLs: rest, TitlesOnly: q == nil}
+			if q != nil {
+				req.Query = q.String()
+			}
+			resp, err := r.call(ctx, req)
 			if err != nil {
 				s.logger.Warn("search: titles and snippets", "peer", n.Name, "err", err)
 				return
@@ -376,6 +391,15 @@ func (s *SearchNode) Shown(ctx context.Context, q index.Query, urls []string) (m
 	return out, nil
 }
 
+// local is this node's pages of urls from its index, with snippets for
+// q, titles alone for a nil q.
+func (s *SearchNode) local(ctx context.Context, q *index.Query, urls []string) (map[string]index.Hit, error) {
+	if q == nil {
+		return s.ix.Titles(ctx, urls)
+	}
+	return s.ix.Shown(ctx, *q, urls)
+}
+
 // answer serves one request of another node.
 func (s *SearchNode) answer(ctx context.Context, data []byte) (resp fanout.Response) {
 	s.Stats.Served.Add(1)
@@ -397,7 +421,7 @@ func (s *SearchNode) answer(ctx context.Context, data []byte) (resp fanout.Respo
 		return fanout.Response{Error: err.Error()}
 	}
 	var q index.Query
-	if req.Query != "" || req.Op != fanout.OpStats {
+	if req.Query != "" || req.Op != fanout.OpStats && !req.TitlesOnly {
 		var err error
 		if q, err = index.ParseQuery(req.Query, s.opts.Limits); err != nil {
 			return errorResponse(err)
@@ -423,7 +447,11 @@ func (s *SearchNode) answer(ctx context.Context, data []byte) (resp fanout.Respo
 		}
 		return fanout.Response{Match: &res}
 	default: // fanout.OpShown (checkRequest knows no other)
-		shown, err := s.ix.Shown(ctx, q, req.URLs)
+		var titled *index.Query // nil: titles only
+		if !req.TitlesOnly {
+			titled = &q
+		}
+		shown, err := s.local(ctx, titled, req.URLs)
 		if err != nil {
 			return errorResponse(err)
 		}
@@ -453,6 +481,9 @@ func checkRequest(r fanout.Request) error {
 	}
 	if r.K < 0 || r.K > maxFeedback {
 		bad("k", r.K, fmt.Sprintf("must be in [0, %d]", maxFeedback))
+	}
+	if r.TitlesOnly && r.Op != fanout.OpShown {
+		bad("titles_only", true, "only for op shown")
 	}
 	if len(r.URLs) > maxShownURLs {
 		bad("urls", fmt.Sprintf("%d URLs", len(r.URLs)), fmt.Sprintf("at most %d", maxShownURLs))

@@ -39,6 +39,10 @@ func (emptyIndex) Shown(context.Context, index.Query, []string) (map[string]inde
 	return map[string]index.Hit{}, nil
 }
 
+func (emptyIndex) Titles(context.Context, []string) (map[string]index.Hit, error) {
+	return map[string]index.Hit{}, nil
+}
+
 // searchCluster is a cluster of one NATS server, under the default
 // configuration with one replica, whose search nodes serve empty indexes.
 type searchCluster struct {
@@ -126,6 +130,61 @@ func TestAPeersSnippetsAreCheckedBeforeUse(t *testing.T) {
 	}
 	if h := shown[bad.URL]; h.Title != bad.Title || h.Snippet != bad.Snippet || h.Highlights != nil || h.SnippetText != "" {
 		t.Errorf("bad hit: %+v, want its title and HTML snippet without highlights", h)
+	}
+}
+
+// TestTitlesAskPeersForNoSnippet: Titles asks the other nodes for the
+// titles alone (titles_only, no query), and takes what they send for
+// the pages asked.
+func TestTitlesAskPeersForNoSnippet(t *testing.T) {
+	sc := newSearchCluster(t)
+	ctx := t.Context()
+	peer := sc.join("peer")
+	if err := cluster.Beat(ctx, peer); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(sc.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	page := index.Hit{URL: "http://a.test/page", Title: "Page"}
+	asked := make(chan fanout.Request, 1)
+	sub, err := nc.Subscribe(cluster.SearchSubject("peer"), func(m *nats.Msg) {
+		var req fanout.Request
+		json.Unmarshal(m.Data, &req)
+		select {
+		case asked <- req:
+		default:
+		}
+		b, _ := json.Marshal(fanout.Response{Shown: []index.Hit{page}})
+		m.Respond(b)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	a := sc.join("a")
+	if err := cluster.Beat(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	titled, err := a.Titles(ctx, []string{page.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, ok := titled[page.URL]; !ok || h.Title != page.Title {
+		t.Errorf("titled %v: want the peer's page", titled)
+	}
+	select {
+	case req := <-asked:
+		if req.Op != fanout.OpShown || !req.TitlesOnly || req.Query != "" || !slices.Equal(req.URLs, []string{page.URL}) {
+			t.Errorf("the peer was asked %+v: want shown, titles_only, no query, the page", req)
+		}
+	default:
+		t.Fatal("the peer was not asked")
 	}
 }
 

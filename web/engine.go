@@ -29,7 +29,16 @@ type EngineOptions struct {
 // than one index: missing names the parts that did not answer.
 type Backend interface {
 	Retrieve(ctx context.Context, q index.Query, limit int) (hits []index.Hit, total uint64, missing []string, err error)
+	// Shown and Titles are index.Index's, over every part.
 	Shown(ctx context.Context, q index.Query, urls []string) (map[string]index.Hit, error)
+	Titles(ctx context.Context, urls []string) (map[string]index.Hit, error)
+}
+
+// shower gives a result page's pages by URL: with their snippets for q
+// (Shown) or without (Titles). A Backend is one, and so is index.Index.
+type shower interface {
+	Shown(ctx context.Context, q index.Query, urls []string) (map[string]index.Hit, error)
+	Titles(ctx context.Context, urls []string) (map[string]index.Hit, error)
 }
 
 // Engine answers a search request end to end: the index finds the
@@ -117,13 +126,13 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 		cands   []ranking.Candidate
 		total   int
 		missing []string
-		shown   func(context.Context, index.Query, []string) (map[string]index.Hit, error)
+		pages   shower = e.ix
 	)
 	if b := e.opts.Backend; b != nil {
 		var hits []index.Hit
 		var n uint64
 		hits, n, missing, err = b.Retrieve(ctx, q, e.rank.Candidates())
-		cands, total, shown = candidates(hits), int(n), b.Shown
+		cands, total, pages = candidates(hits), int(n), b
 	} else {
 		// The candidates live in a pooled buffer: Order copies what the
 		// page shows. It orders them itself: the index only selects them.
@@ -138,12 +147,6 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 		}()
 		cands, total, err = Retriever{Index: e.ix}.retrieveParsed(ctx, q, e.rank.Candidates(), false, (*buf)[:0])
 		*buf = cands
-		shown = e.ix.Shown
-		if !r.Fields.Wants(snippetFields) {
-			shown = func(ctx context.Context, _ index.Query, urls []string) (map[string]index.Hit, error) {
-				return e.ix.Titles(ctx, urls)
-			}
-		}
 	}
 	if err != nil {
 		return Response{}, inputError(err)
@@ -160,7 +163,12 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	for i, res := range page.Results {
 		urls[i] = res.URL
 	}
-	pages, err := shown(ctx, q, urls)
+	var shown map[string]index.Hit
+	if r.Fields.Wants(snippetFields) {
+		shown, err = pages.Shown(ctx, q, urls)
+	} else {
+		shown, err = pages.Titles(ctx, urls)
+	}
 	if err != nil {
 		return Response{}, fmt.Errorf("engine: shown results: %w", err)
 	}
@@ -172,7 +180,7 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	}
 	marks := 0
 	for _, res := range page.Results {
-		h := pages[res.URL]
+		h := shown[res.URL]
 		out.Results = append(out.Results, Result{
 			URL: res.URL, Title: h.Title, Snippet: h.Snippet, Score: res.Relevance,
 			FetchedAt: h.FetchedAt, Promoted: res.Promoted, ClickURL: res.ClickURL,
@@ -183,7 +191,7 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	terms := make([]string, 0, marks)
 	for i := range out.Results {
 		res := &out.Results[i]
-		if h := pages[res.URL]; h.Highlights != nil { // else the server parses the snippet
+		if h := shown[res.URL]; h.Highlights != nil { // else the server parses the snippet
 			from := len(terms)
 			terms = markedTerms(terms, h.SnippetText, h.Highlights)
 			res.SnippetText, res.Highlights, res.MatchedTerms = h.SnippetText, h.Highlights, terms[from:len(terms):len(terms)]

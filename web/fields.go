@@ -10,8 +10,8 @@ import (
 // fields parameter (a partial response, as Solr's fl or the Google APIs'
 // fields). Its zero value is every field. Fields left out are not
 // written, and when none of the snippet fields is asked for, Engine cuts
-// no snippet from its index (a cluster's nodes still do): a client that
-// lists links (or scores a run) pays for retrieval and ranking alone.
+// no snippet (nor does any node of a cluster): a client that lists links
+// (or scores a run) pays for retrieval and ranking alone.
 type ResultFields uint16
 
 // The fields of a Result, in the order its JSON writes them.

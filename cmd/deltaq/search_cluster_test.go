@@ -133,7 +133,14 @@ func serveNode(t *testing.T, dir, name string, args ...string) *serveProc {
 // search asks the process's search API for the first 10 results of q.
 func (p *serveProc) search(t *testing.T, q string) web.Response {
 	t.Helper()
-	resp, err := http.Get(p.base + "/api/v1/search?" + url.Values{"q": {q}, "size": {"10"}}.Encode())
+	return p.searchWith(t, url.Values{"q": {q}, "size": {"10"}})
+}
+
+// searchWith asks the process's search API with the parameters params.
+func (p *serveProc) searchWith(t *testing.T, params url.Values) web.Response {
+	t.Helper()
+	q := params.Get("q")
+	resp, err := http.Get(p.base + "/api/v1/search?" + params.Encode())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,6 +238,21 @@ func TestThreeServeNodesAnswerAsOneIndex(t *testing.T) {
 	}
 	t.Logf("%d queries (%d of more than 4 words, expanded by RM3) answered as one index", asked, long)
 
+	// Asked for URLs and titles alone, the nodes answer the same pages
+	// with the same titles, and nothing else.
+	for i, q := range qs[:10] {
+		w := single.search(t, q.Text)
+		got := nodes[i%3].searchWith(t, url.Values{"q": {q.Text}, "size": {"10"}, "fields": {"url,title"}})
+		if len(got.Results) != len(w.Results) {
+			t.Fatalf("%q with fields=url,title: %d results, one index %d", q.Text, len(got.Results), len(w.Results))
+		}
+		for k, r := range got.Results {
+			if r.URL != w.Results[k].URL || r.Title != w.Results[k].Title || r.Snippet != "" || r.Score != 0 {
+				t.Errorf("%q with fields=url,title, result %d: %+v; want %s titled %q alone", q.Text, k, r, w.Results[k].URL, w.Results[k].Title)
+			}
+		}
+	}
+
 	// A bad request to a node's subject: refused, named.
 	nc, err := nats.Connect(ns.URL())
 	if err != nil {
@@ -242,6 +264,7 @@ func TestThreeServeNodesAnswerAsOneIndex(t *testing.T) {
 		{`{"op":"drop","q":"web"}`, `op = "drop"`},
 		{`{"op":"match","q":"web","limit":1000000}`, "limit = 1000000"},
 		{`{"op":"match","q":"\"\""}`, "nothing to search for"},
+		{`{"op":"match","q":"web","titles_only":true}`, "titles_only = true: only for op shown"},
 	} {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		msg, err := nc.RequestWithContext(ctx, cluster.SearchSubject("n1"), []byte(c.req))
@@ -256,6 +279,26 @@ func TestThreeServeNodesAnswerAsOneIndex(t *testing.T) {
 		if !strings.Contains(resp.Error, c.want) {
 			t.Errorf("%s: answer %s, want an error mentioning %q", c.req, msg.Data, c.want)
 		}
+	}
+
+	// A node asked for titles alone cuts no snippet.
+	held := split[1][0]
+	titles, err := json.Marshal(fanout.Request{Op: fanout.OpShown, URLs: []string{held.URL}, TitlesOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	msg, err := nc.RequestWithContext(ctx, cluster.SearchSubject("n1"), titles)
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titled fanout.Response
+	if err := json.Unmarshal(msg.Data, &titled); err != nil || titled.Error != "" || len(titled.Shown) != 1 {
+		t.Fatalf("titles of %s from n1: %s (%v)", held.URL, msg.Data, err)
+	}
+	if h := titled.Shown[0]; h.URL != held.URL || h.Title == "" || h.Snippet != "" || h.SnippetText != "" {
+		t.Errorf("titles of %s from n1: %+v; want its title and no snippet", held.URL, h)
 	}
 
 	// A node that stops answering: partial results, named, not a hang.

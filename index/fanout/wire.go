@@ -19,6 +19,9 @@ type Request struct {
 	Terms []index.QueryTerm `json:"terms,omitempty"`
 	Limit int               `json:"limit,omitempty"`
 	URLs  []string          `json:"urls,omitempty"` // pages whose titles and snippets are asked
+	// TitlesOnly asks OpShown for the titles alone, no snippet cut (the
+	// query is then not needed).
+	TitlesOnly bool `json:"titles_only,omitempty"`
 }
 
 // The calls of a Request.
