@@ -427,8 +427,9 @@ func (w *discardWriter) Header() http.Header         { return w.h }
 func (w *discardWriter) WriteHeader(int)             {}
 func (w *discardWriter) Write(p []byte) (int, error) { w.n += len(p); return len(p), nil }
 
-// BenchmarkSearchHandler runs deltaq's search API, its HTML page and the
-// minimal Bleve server of BenchmarkSearchVsBareBleve as handlers in
+// BenchmarkSearchHandler runs deltaq's search API (api-titles: answering
+// URL, title and score alone), its HTML page and the minimal Bleve
+// server of BenchmarkSearchVsBareBleve as handlers in
 // process, without HTTP, over the same trec-mq queries: the CPU per
 // request of each handler alone (process CPU, so garbage collection
 // counts), which under a busy machine varies less than the wall time, and
@@ -448,6 +449,7 @@ func BenchmarkSearchHandler(b *testing.B) {
 		h          http.Handler
 	}{
 		{"api", apiPath, s.srv.Config.Handler},
+		{"api-titles", apiTitlesPath, s.srv.Config.Handler},
 		{"html", "/?q=", s.srv.Config.Handler},
 		{"bare", barePath, bare.Config.Handler},
 	} {
