@@ -76,15 +76,12 @@ func (sc *searchCluster) join(name string) *cluster.SearchNode {
 	return n
 }
 
-// TestAPeersSnippetsAreCheckedBeforeUse: titles and snippets another node
-// sends are taken for the pages asked only, and highlights that are not
-// spans of the snippet's text (which the web layer would slice) are
-// dropped, the page kept with its HTML snippet.
-func TestAPeersSnippetsAreCheckedBeforeUse(t *testing.T) {
-	sc := newSearchCluster(t)
+// besidePeer joins node "a" beside a search node "peer" whose requests
+// answer answers, here, by hand, and returns a, listing the peer.
+func (sc *searchCluster) besidePeer(answer nats.MsgHandler) *cluster.SearchNode {
+	t := sc.t
+	t.Helper()
 	ctx := t.Context()
-	// The peer is listed as a search node, and its requests are answered
-	// here, by hand.
 	peer := sc.join("peer")
 	if err := cluster.Beat(ctx, peer); err != nil {
 		t.Fatal(err)
@@ -93,24 +90,15 @@ func TestAPeersSnippetsAreCheckedBeforeUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
-	good := index.Hit{URL: "http://a.test/good", Title: "Good", Snippet: "a <mark>budget</mark>", SnippetText: "a budget", Highlights: []index.Span{{Start: 2, End: 8}}}
-	bad := index.Hit{URL: "http://a.test/bad", Title: "Bad", Snippet: "a <mark>budget</mark>", SnippetText: "a budget", Highlights: []index.Span{{Start: 2, End: 80}}}
-	stray := index.Hit{URL: "http://a.test/not-asked", Title: "Stray"}
-	sub, err := nc.Subscribe(cluster.SearchSubject("peer"), func(m *nats.Msg) {
-		b, _ := json.Marshal(fanout.Response{Shown: []index.Hit{good, bad, stray}})
-		m.Respond(b)
-	})
-	if err != nil {
+	t.Cleanup(nc.Close)
+	if _, err := nc.Subscribe(cluster.SearchSubject("peer"), answer); err != nil {
 		t.Fatal(err)
 	}
-	defer sub.Unsubscribe()
 	// Subscribe only queues the subscription: without the round trip, a
 	// request could reach the server first and find no one answering.
 	if err := nc.Flush(); err != nil {
 		t.Fatal(err)
 	}
-
 	a := sc.join("a")
 	if err := cluster.Beat(ctx, a); err != nil {
 		t.Fatal(err)
@@ -118,7 +106,22 @@ func TestAPeersSnippetsAreCheckedBeforeUse(t *testing.T) {
 	if nodes, _ := a.Nodes(); len(nodes) != 2 {
 		t.Fatalf("nodes %v: the peer is not listed", nodes)
 	}
-	shown, err := a.Shown(ctx, index.Query{Terms: []string{"budget"}}, []string{good.URL, bad.URL})
+	return a
+}
+
+// TestAPeersSnippetsAreCheckedBeforeUse: titles and snippets another node
+// sends are taken for the pages asked only, and highlights that are not
+// spans of the snippet's text (which the web layer would slice) are
+// dropped, the page kept with its HTML snippet.
+func TestAPeersSnippetsAreCheckedBeforeUse(t *testing.T) {
+	good := index.Hit{URL: "http://a.test/good", Title: "Good", Snippet: "a <mark>budget</mark>", SnippetText: "a budget", Highlights: []index.Span{{Start: 2, End: 8}}}
+	bad := index.Hit{URL: "http://a.test/bad", Title: "Bad", Snippet: "a <mark>budget</mark>", SnippetText: "a budget", Highlights: []index.Span{{Start: 2, End: 80}}}
+	stray := index.Hit{URL: "http://a.test/not-asked", Title: "Stray"}
+	a := newSearchCluster(t).besidePeer(func(m *nats.Msg) {
+		b, _ := json.Marshal(fanout.Response{Shown: []index.Hit{good, bad, stray}})
+		m.Respond(b)
+	})
+	shown, err := a.Shown(t.Context(), index.Query{Terms: []string{"budget"}}, []string{good.URL, bad.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,20 +140,9 @@ func TestAPeersSnippetsAreCheckedBeforeUse(t *testing.T) {
 // titles alone (titles_only, no query), and takes what they send for
 // the pages asked.
 func TestTitlesAskPeersForNoSnippet(t *testing.T) {
-	sc := newSearchCluster(t)
-	ctx := t.Context()
-	peer := sc.join("peer")
-	if err := cluster.Beat(ctx, peer); err != nil {
-		t.Fatal(err)
-	}
-	nc, err := nats.Connect(sc.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
 	page := index.Hit{URL: "http://a.test/page", Title: "Page"}
 	asked := make(chan fanout.Request, 1)
-	sub, err := nc.Subscribe(cluster.SearchSubject("peer"), func(m *nats.Msg) {
+	a := newSearchCluster(t).besidePeer(func(m *nats.Msg) {
 		var req fanout.Request
 		json.Unmarshal(m.Data, &req)
 		select {
@@ -160,18 +152,7 @@ func TestTitlesAskPeersForNoSnippet(t *testing.T) {
 		b, _ := json.Marshal(fanout.Response{Shown: []index.Hit{page}})
 		m.Respond(b)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Unsubscribe()
-	if err := nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	a := sc.join("a")
-	if err := cluster.Beat(ctx, a); err != nil {
-		t.Fatal(err)
-	}
-	titled, err := a.Titles(ctx, []string{page.URL})
+	titled, err := a.Titles(t.Context(), []string{page.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
