@@ -37,6 +37,14 @@ const (
 var resultFieldNames = [...]string{"url", "title", "snippet", "snippet_text", "highlights", "matched_terms",
 	"score", "fetched_at", "promoted", "click_url"}
 
+// resultFieldKeys are the names as a JSON object's keys: "url": …
+var resultFieldKeys = func() (keys [len(resultFieldNames)]string) {
+	for i, name := range resultFieldNames {
+		keys[i] = `"` + name + `":`
+	}
+	return keys
+}()
+
 // Wants reports whether any of g is in the set.
 func (f ResultFields) Wants(g ResultFields) bool { return f == 0 || f&g != 0 }
 

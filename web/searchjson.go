@@ -2,6 +2,7 @@ package web
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -82,35 +83,33 @@ func (r *Response) appendJSON(b []byte, fields ResultFields) (_ []byte, ok bool)
 // zero is all); ok carries the caller's, cleared only by a field written.
 func (r *Result) appendJSON(b []byte, fields ResultFields, ok bool) ([]byte, bool) {
 	b = append(b, '{')
-	// key writes a field's key, after a comma unless it is the first.
+	// field reports whether f is wanted and then writes its key, after a
+	// comma unless it is the first.
 	first := true
-	key := func(k string) {
+	field := func(f ResultFields) bool {
+		if !fields.Wants(f) {
+			return false
+		}
 		if !first {
 			b = append(b, ',')
 		}
 		first = false
-		b = append(b, '"')
-		b = append(b, k...)
-		b = append(b, '"', ':')
+		b = append(b, resultFieldKeys[bits.TrailingZeros16(uint16(f))]...)
+		return true
 	}
-	if fields.Wants(FieldURL) {
-		key("url")
+	if field(FieldURL) {
 		b = appendJSONString(b, r.URL)
 	}
-	if fields.Wants(FieldTitle) {
-		key("title")
+	if field(FieldTitle) {
 		b = appendJSONString(b, r.Title)
 	}
-	if fields.Wants(FieldSnippet) {
-		key("snippet")
+	if field(FieldSnippet) {
 		b = appendJSONString(b, r.Snippet)
 	}
-	if fields.Wants(FieldSnippetText) {
-		key("snippet_text")
+	if field(FieldSnippetText) {
 		b = appendJSONString(b, r.SnippetText)
 	}
-	if fields.Wants(FieldHighlights) {
-		key("highlights")
+	if field(FieldHighlights) {
 		if r.Highlights == nil {
 			b = append(b, "null"...)
 		} else {
@@ -128,8 +127,7 @@ func (r *Result) appendJSON(b []byte, fields ResultFields, ok bool) ([]byte, boo
 			b = append(b, ']')
 		}
 	}
-	if fields.Wants(FieldMatchedTerms) {
-		key("matched_terms")
+	if field(FieldMatchedTerms) {
 		if r.MatchedTerms == nil {
 			b = append(b, "null"...)
 		} else {
@@ -143,20 +141,16 @@ func (r *Result) appendJSON(b []byte, fields ResultFields, ok bool) ([]byte, boo
 			b = append(b, ']')
 		}
 	}
-	if fields.Wants(FieldScore) {
-		key("score")
+	if field(FieldScore) {
 		b, ok = appendJSONFloat(b, r.Score, ok)
 	}
-	if fields.Wants(FieldFetchedAt) {
-		key("fetched_at")
+	if field(FieldFetchedAt) {
 		b, ok = appendJSONTime(b, r.FetchedAt, ok)
 	}
-	if r.Promoted && fields.Wants(FieldPromoted) {
-		key("promoted")
+	if r.Promoted && field(FieldPromoted) {
 		b = append(b, "true"...)
 	}
-	if r.ClickURL != "" && fields.Wants(FieldClickURL) {
-		key("click_url")
+	if r.ClickURL != "" && field(FieldClickURL) {
 		b = appendJSONString(b, r.ClickURL)
 	}
 	return append(b, '}'), ok
