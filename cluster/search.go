@@ -420,8 +420,9 @@ func (s *SearchNode) answer(ctx context.Context, data []byte) (resp fanout.Respo
 	if err := checkRequest(req); err != nil {
 		return fanout.Response{Error: err.Error()}
 	}
+	// Statistics may be asked without a query, and titles need none.
 	var q index.Query
-	if req.Query != "" || req.Op != fanout.OpStats && !req.TitlesOnly {
+	if needsQuery := req.Op != fanout.OpStats && !req.TitlesOnly; req.Query != "" || needsQuery {
 		var err error
 		if q, err = index.ParseQuery(req.Query, s.opts.Limits); err != nil {
 			return errorResponse(err)
@@ -447,11 +448,11 @@ func (s *SearchNode) answer(ctx context.Context, data []byte) (resp fanout.Respo
 		}
 		return fanout.Response{Match: &res}
 	default: // fanout.OpShown (checkRequest knows no other)
-		var titled *index.Query // nil: titles only
-		if !req.TitlesOnly {
-			titled = &q
+		snippetsFor := &q
+		if req.TitlesOnly {
+			snippetsFor = nil
 		}
-		shown, err := s.local(ctx, titled, req.URLs)
+		shown, err := s.local(ctx, snippetsFor, req.URLs)
 		if err != nil {
 			return errorResponse(err)
 		}
