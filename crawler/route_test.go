@@ -1,7 +1,10 @@
 package crawler_test
 
 import (
+	"fmt"
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -183,5 +186,62 @@ func TestAdmitDoesNotRouteAgain(t *testing.T) {
 	}
 	if p, err := a.db.Page(url); err != nil || p.State != repo.StateQueued {
 		t.Errorf("%s: %+v, %v; want it recorded, queued", url, p, err)
+	}
+}
+
+// TestHandsOverEachURLOnce: a link every page of a site carries, to its
+// own host (HandOwn) or to another node's, is handed over once in the
+// whole crawl, not once per page it is found on, however the pages fall
+// into commit groups.
+func TestHandsOverEachURLOnce(t *testing.T) {
+	const pages = 8
+	srv := httptest.NewServer(smallWeb(pages, nil, func(host, path string, w http.ResponseWriter) bool {
+		if host != "a.test" || !strings.HasPrefix(path, "/p") {
+			return false
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><title>%s</title><body>", path)
+		for i := range pages {
+			fmt.Fprintf(w, `<a href="/p%d">page %d</a> `, i, i)
+		}
+		fmt.Fprint(w, `<a href="http://b.test/shared">shared</a></body></html>`)
+		return true
+	}))
+	defer srv.Close()
+	cfg := defaults(t)
+	loopback(cfg, srv, "a.test", "b.test")
+	unpolite(cfg, 4, "a.test")
+	cfg.Crawler.Sitemaps = false
+	r := &router{owns: map[string]bool{"a.test": true}}
+	a := newEnvWith(t, cfg, t.TempDir(), crawler.Options{Route: r.route, Handoff: r.handoff, RouteWait: time.Hour, HandOwn: true})
+	if _, err := a.c.Seed(t.Context(), a.f, []string{"http://a.test/", "http://b.test/"}); err != nil {
+		t.Fatal(err)
+	}
+	times := map[string]int{}
+	for round := 0; len(r.handed) > 0; round++ {
+		if round > 10 {
+			t.Fatalf("still handing over after %d rounds: %+v", round, r.handed)
+		}
+		var back []crawler.Handoff
+		for _, h := range r.handed {
+			times[h.URL]++
+			if r.route(h.URL) {
+				back = append(back, h)
+			}
+		}
+		r.handed = nil
+		if _, err := a.c.Admit(t.Context(), a.f, back); err != nil {
+			t.Fatal(err)
+		}
+		a.crawl(t)
+	}
+	// The two seeds, the home page's pages and secret, and the shared link.
+	if want := 2 + pages + 1 + 1; len(times) != want {
+		t.Errorf("handed over %d URLs, want %d: %v", len(times), want, times)
+	}
+	for u, n := range times {
+		if n != 1 {
+			t.Errorf("%s handed over %d times", u, n)
+		}
 	}
 }

@@ -28,10 +28,16 @@ type writer struct {
 	ctx    context.Context
 	onPage func() // after each committed page result
 	known  knownURLs
+	// handed remembers the URLs handed over (Options.Handoff): their
+	// owner records them, or takes them back through Admit (HandOwn), so
+	// a link most pages of a site share is handed over once, not once per
+	// page found on, each a message a cluster's deduplication drops.
+	handed knownURLs
 }
 
 func (c *Crawler) newWriter(ctx context.Context, f *frontier.Frontier) *writer {
-	return &writer{c: c, f: f, ctx: ctx, onPage: func() {}, known: knownURLs{m: map[string]struct{}{}}}
+	return &writer{c: c, f: f, ctx: ctx, onPage: func() {},
+		known: knownURLs{m: map[string]struct{}{}}, handed: knownURLs{m: map[string]struct{}{}}}
 }
 
 // maxKnown bounds knownURLs: about 5 MiB of URLs.
@@ -171,13 +177,6 @@ func (w *writer) commit(group []*result) error {
 	w.f.Publish(a.queued...)
 	for _, q := range a.queued {
 		w.known.add(q.URL)
-	}
-	if w.c.handOwn {
-		// Handed over to come back through Admit: found again meanwhile,
-		// they need not be handed over twice.
-		for _, h := range a.handoffs {
-			w.known.add(h.URL)
-		}
 	}
 	a.handOver()
 	for _, d := range dones {
@@ -599,7 +598,7 @@ func (a *apply) admit(src *repo.Page, target string, reason repo.Reason, hops in
 		return false, nil
 	}
 	if a.w.c.route != nil && !a.direct && !a.w.c.route(target) {
-		a.handoffs = append(a.handoffs, Handoff{URL: target, Source: src.URL, SourceDepth: src.Depth, Reason: reason})
+		a.handOff(Handoff{URL: target, Source: src.URL, SourceDepth: src.Depth, Reason: reason})
 		return false, nil
 	}
 	if a.w.known.has(target) {
@@ -612,7 +611,7 @@ func (a *apply) admit(src *repo.Page, target string, reason repo.Reason, hops in
 		return false, err
 	}
 	if a.w.c.handOwn && !a.direct {
-		a.handoffs = append(a.handoffs, Handoff{URL: target, Source: src.URL, SourceDepth: src.Depth, Reason: reason})
+		a.handOff(Handoff{URL: target, Source: src.URL, SourceDepth: src.Depth, Reason: reason})
 		return false, nil
 	}
 	host := urlnorm.Host(target)
@@ -707,6 +706,16 @@ type Handoff struct {
 	Source      string      `json:"source,omitempty"`
 	SourceDepth int         `json:"source_depth"`
 	Reason      repo.Reason `json:"reason"`
+}
+
+// handOff adds h to the batch's handoffs unless its URL was handed over
+// before, in this batch or an earlier one.
+func (a *apply) handOff(h Handoff) {
+	if a.w.handed.has(h.URL) {
+		return
+	}
+	a.w.handed.add(h.URL)
+	a.handoffs = append(a.handoffs, h)
 }
 
 // handOver passes the batch's handoffs on, after its commit.
