@@ -18,7 +18,9 @@ func connect(url, name string, opts ...nats.Option) (*nats.Conn, jetstream.JetSt
 	if err != nil {
 		return nil, nil, fmt.Errorf("cluster: connect %s: %w", url, err)
 	}
-	js, err := jetstream.New(nc, jetstream.WithDefaultTimeout(apiTimeout))
+	// A publish whose confirmation never comes (its reply lost) fails
+	// after the same time as a request, and is sent again.
+	js, err := jetstream.New(nc, jetstream.WithDefaultTimeout(apiTimeout), jetstream.WithPublishAsyncTimeout(apiTimeout))
 	if err != nil {
 		nc.Close()
 		return nil, nil, fmt.Errorf("cluster: jetstream: %w", err)

@@ -245,7 +245,7 @@ func TestThreeNodesCrawlWhatOneNodeCrawls(t *testing.T) {
 	if err := clustertest.Wait(t, "the cluster crawl", 15*time.Minute, g.Wait); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("the cluster crawl took %v (the single node's %v)", time.Since(start).Round(time.Second), soloTook.Round(time.Second))
+	t.Logf("the cluster crawl took %v (the single node's %v)", time.Since(start).Round(100*time.Millisecond), soloTook.Round(100*time.Millisecond))
 
 	var msgs, bytes int64
 	for _, n := range nodes {

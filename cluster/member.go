@@ -34,6 +34,12 @@ const (
 // deduplication, seen from the second publisher.
 const errDuplicateInProcess jetstream.ErrorCode = 10158
 
+// duplicateInProcess reports whether err is errDuplicateInProcess.
+func duplicateInProcess(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode == errDuplicateInProcess
+}
+
 // apiTimeout bounds a JetStream request made without a deadline of its
 // own. Creating a replicated stream or bucket waits for its servers to
 // agree: seconds on a loaded machine, once more than 30 s (the client's
@@ -380,30 +386,156 @@ func (m *Member) Run(ctx context.Context, c *crawler.Crawler, f *frontier.Fronti
 	return err
 }
 
-// publish sends each queued handoff to its shard's subject, its URL as
-// the message ID: JetStream drops a second copy within the Dedup window.
+// publishWindow bounds the handoffs published and not yet confirmed by
+// the stream. Waiting for each confirmation before the next publish held a
+// node to one handoff per round trip to the stream's replicas, while the
+// crawler's writer, and every admission behind it, waited for room in out.
+const publishWindow = 256
+
+// publish sends each queued handoff to its shard's subject, its URL as the
+// message ID (JetStream drops a second copy within the Dedup window), up to
+// publishWindow of them before the oldest is confirmed. A message to
+// acknowledge waits until every handoff queued before it is confirmed, so
+// a node killed between the two loses neither.
 func (m *Member) publish(ctx context.Context) error {
+	w := &window{m: m}
 	for {
+		oks, errs := w.oldest()
+		var err error
 		select {
 		case <-ctx.Done():
 			return nil
+		case ack := <-oks:
+			err = w.settle(ctx, ack, nil)
+		case e := <-errs:
+			err = w.settle(ctx, nil, e)
 		case it := <-m.out:
-			if it.ack != nil {
+			if it.ack == nil {
+				err = w.send(ctx, it.h)
+				break
+			}
+			if err = w.drain(ctx); err == nil {
 				// Counted in busy since fetched; the acker ends that.
 				select {
 				case m.acks <- *it.ack:
 				case <-ctx.Done():
-					return nil
 				}
-				continue
-			}
-			m.busy.Add(1)
-			err := m.publishOne(ctx, it.h)
-			m.busy.Add(-1)
-			if err != nil {
-				return err
 			}
 		}
+		if err != nil && ctx.Err() == nil {
+			return err
+		}
+	}
+}
+
+// window holds the handoffs published and not yet confirmed, oldest
+// first, each counted in busy until it is.
+type window struct {
+	m    *Member
+	sent []sent
+}
+
+type sent struct {
+	h      crawler.Handoff
+	bytes  int
+	future jetstream.PubAckFuture
+}
+
+// oldest returns the channels the oldest handoff's confirmation or error
+// arrives on; nil channels, never ready, when the window is empty.
+func (w *window) oldest() (<-chan *jetstream.PubAck, <-chan error) {
+	if len(w.sent) == 0 {
+		return nil, nil
+	}
+	return w.sent[0].future.Ok(), w.sent[0].future.Err()
+}
+
+// send publishes h without waiting for its confirmation, once the window
+// has room.
+func (w *window) send(ctx context.Context, h crawler.Handoff) error {
+	// Counted in busy from out to its confirmation (settle), or until it
+	// leaves here otherwise.
+	w.m.busy.Add(1)
+	inWindow := false
+	defer func() {
+		if !inWindow {
+			w.m.busy.Add(-1)
+		}
+	}()
+	if len(w.sent) == publishWindow {
+		if err := w.await(ctx); err != nil {
+			return err
+		}
+	}
+	data, err := json.Marshal(h)
+	if err != nil {
+		return fmt.Errorf("cluster: encode handoff %s: %w", h.URL, err)
+	}
+	f, err := w.m.js.PublishAsync(w.m.subjectOf(h.URL), data, jetstream.WithMsgID(h.URL))
+	if err != nil {
+		// Not sent (the connection down): sent again and again until the
+		// servers take it.
+		w.m.logger.Warn("publish again", "url", h.URL, "err", err)
+		return w.m.publishOne(ctx, h)
+	}
+	w.sent = append(w.sent, sent{h: h, bytes: len(data), future: f})
+	inWindow = true
+	return nil
+}
+
+// await waits for the oldest handoff's confirmation (settle).
+func (w *window) await(ctx context.Context) error {
+	oks, errs := w.oldest()
+	select {
+	case ack := <-oks:
+		return w.settle(ctx, ack, nil)
+	case err := <-errs:
+		return w.settle(ctx, nil, err)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// drain waits until every handoff in the window is confirmed.
+func (w *window) drain(ctx context.Context) error {
+	for len(w.sent) > 0 {
+		if err := w.await(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// settle takes the oldest handoff out of the window with its
+// confirmation, or sends it again, synchronously, after the error that
+// ended its wait (a timeout, the connection lost).
+func (w *window) settle(ctx context.Context, ack *jetstream.PubAck, err error) error {
+	s := w.sent[0]
+	w.sent = w.sent[1:]
+	defer w.m.busy.Add(-1)
+	switch {
+	case err == nil:
+		w.m.published(s.bytes, ack.Duplicate)
+		return nil
+	case duplicateInProcess(err):
+		w.m.published(0, true) // another node is storing the same URL
+		return nil
+	}
+	w.m.logger.Warn("publish again", "url", s.h.URL, "err", err)
+	return w.m.publishOne(ctx, s.h)
+}
+
+// subjectOf is the subject of the shard that owns url's host.
+func (m *Member) subjectOf(url string) string {
+	return linkSubject + strconv.Itoa(ShardOf(urlnorm.Host(url), m.cfg.Shards))
+}
+
+// published counts a handoff the stream confirmed.
+func (m *Member) published(bytes int, duplicate bool) {
+	m.stats.Published.Add(1)
+	m.stats.Bytes.Add(int64(bytes))
+	if duplicate {
+		m.stats.Duplicates.Add(1)
 	}
 }
 
@@ -411,30 +543,23 @@ func (m *Member) publish(ctx context.Context) error {
 // again after a timeout.
 const publishRetry = time.Second
 
-// publishOne publishes h, again and again while the servers cannot take
-// it (a server lost, the client reconnecting, a stream electing a
-// leader): a copy stored after all is dropped by its ID.
+// publishOne publishes h and waits for its confirmation, again and again
+// while the servers cannot take it (a server lost, the client
+// reconnecting, a stream electing a leader): a copy stored after all is
+// dropped by its ID.
 func (m *Member) publishOne(ctx context.Context, h crawler.Handoff) error {
 	data, err := json.Marshal(h)
 	if err != nil {
 		return fmt.Errorf("cluster: encode handoff %s: %w", h.URL, err)
 	}
-	subj := linkSubject + strconv.Itoa(ShardOf(urlnorm.Host(h.URL), m.cfg.Shards))
 	for {
-		ack, err := m.js.Publish(ctx, subj, data, jetstream.WithMsgID(h.URL))
-		var apiErr *jetstream.APIError
+		ack, err := m.js.Publish(ctx, m.subjectOf(h.URL), data, jetstream.WithMsgID(h.URL))
 		switch {
 		case err == nil:
-			m.stats.Published.Add(1)
-			m.stats.Bytes.Add(int64(len(data)))
-			if ack.Duplicate {
-				m.stats.Duplicates.Add(1)
-			}
+			m.published(len(data), ack.Duplicate)
 			return nil
-		case errors.As(err, &apiErr) && apiErr.ErrorCode == errDuplicateInProcess:
-			// Another node is storing the same URL at this moment.
-			m.stats.Published.Add(1)
-			m.stats.Duplicates.Add(1)
+		case duplicateInProcess(err):
+			m.published(0, true) // another node is storing the same URL
 			return nil
 		case ctx.Err() != nil:
 			return nil
