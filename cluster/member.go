@@ -634,7 +634,7 @@ func (r *receiver) follow(ctx context.Context) error {
 			case <-ctx.Done():
 				r.m.busy.Add(-1)
 			}
-		}, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+		}, jetstream.PullExpiry(pullExpiry), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 			r.m.logger.Warn("consuming", "shard", s, "err", err)
 		}))
 		if err != nil {
@@ -695,6 +695,13 @@ func (r *receiver) stop(s int) {
 	delete(r.consuming, s)
 	r.m.consumerStopped(s)
 }
+
+// pullExpiry is how long a consumer's pull request waits on the servers.
+// A pull that fails (no responders: the new consumer's leader not elected
+// yet) is sent again only once two heartbeats, half of this each, are
+// missed: with the client's 30 s default a shard's messages waited in the
+// stream until resync started its consumer afresh, two lease ticks later.
+const pullExpiry = 5 * time.Second
 
 // maxAdmit bounds the handoffs committed in one batch.
 const maxAdmit = 256
