@@ -435,6 +435,7 @@ type window struct {
 	sent []sent
 }
 
+// sent is a handoff in the window, with what settle needs of it.
 type sent struct {
 	h      crawler.Handoff
 	bytes  int
