@@ -36,24 +36,13 @@ func (r *Response) appendJSON(b []byte, fields ResultFields) (_ []byte, ok bool)
 	b = append(b, `,"size":`...)
 	b = strconv.AppendInt(b, int64(r.Size), 10)
 	b = append(b, `,"results":`...)
-	if r.Results == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range r.Results {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b, ok = r.Results[i].appendJSON(b, fields, ok)
-		}
-		b = append(b, ']')
-	}
+	b = appendJSONArray(b, r.Results, func(b []byte, res *Result) []byte {
+		b, ok = res.appendJSON(b, fields, ok)
+		return b
+	})
 	if len(r.Ads) > 0 {
-		b = append(b, `,"ads":[`...)
-		for i, a := range r.Ads {
-			if i > 0 {
-				b = append(b, ',')
-			}
+		b = append(b, `,"ads":`...)
+		b = appendJSONArray(b, r.Ads, func(b []byte, a *Ad) []byte {
 			b = append(b, `{"title":`...)
 			b = appendJSONString(b, a.Title)
 			b = append(b, `,"text":`...)
@@ -62,22 +51,34 @@ func (r *Response) appendJSON(b []byte, fields ResultFields) (_ []byte, ok bool)
 			b = appendJSONString(b, a.URL)
 			b = append(b, `,"click_url":`...)
 			b = appendJSONString(b, a.ClickURL)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
+			return append(b, '}')
+		})
 	}
 	if len(r.Partial) > 0 {
-		b = append(b, `,"partial":[`...)
-		for i, node := range r.Partial {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, node)
-		}
-		b = append(b, ']')
+		b = append(b, `,"partial":`...)
+		b = appendJSONArray(b, r.Partial, appendJSONStringAt)
 	}
 	return append(b, "}\n"...), ok
 }
+
+// appendJSONArray appends xs as a JSON array, each element by elem; a
+// nil slice is null, as encoding/json writes it.
+func appendJSONArray[T any](b []byte, xs []T, elem func([]byte, *T) []byte) []byte {
+	if xs == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = elem(b, &xs[i])
+	}
+	return append(b, ']')
+}
+
+// appendJSONStringAt is appendJSONString for an element of a []string.
+func appendJSONStringAt(b []byte, s *string) []byte { return appendJSONString(b, *s) }
 
 // appendJSON appends one result's encoding with fields (ResultFields:
 // zero is all); ok carries the caller's, cleared only by a field written.
@@ -110,36 +111,16 @@ func (r *Result) appendJSON(b []byte, fields ResultFields, ok bool) ([]byte, boo
 		b = appendJSONString(b, r.SnippetText)
 	}
 	if field(FieldHighlights) {
-		if r.Highlights == nil {
-			b = append(b, "null"...)
-		} else {
-			b = append(b, '[')
-			for i, s := range r.Highlights {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, `{"start":`...)
-				b = strconv.AppendInt(b, int64(s.Start), 10)
-				b = append(b, `,"end":`...)
-				b = strconv.AppendInt(b, int64(s.End), 10)
-				b = append(b, '}')
-			}
-			b = append(b, ']')
-		}
+		b = appendJSONArray(b, r.Highlights, func(b []byte, s *Span) []byte {
+			b = append(b, `{"start":`...)
+			b = strconv.AppendInt(b, int64(s.Start), 10)
+			b = append(b, `,"end":`...)
+			b = strconv.AppendInt(b, int64(s.End), 10)
+			return append(b, '}')
+		})
 	}
 	if field(FieldMatchedTerms) {
-		if r.MatchedTerms == nil {
-			b = append(b, "null"...)
-		} else {
-			b = append(b, '[')
-			for i, t := range r.MatchedTerms {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = appendJSONString(b, t)
-			}
-			b = append(b, ']')
-		}
+		b = appendJSONArray(b, r.MatchedTerms, appendJSONStringAt)
 	}
 	if field(FieldScore) {
 		b, ok = appendJSONFloat(b, r.Score, ok)
