@@ -335,75 +335,82 @@ func BenchmarkSearchVsBareBleve(b *testing.B) {
 	for _, clients := range []int{1, 8} {
 		for _, answer := range []struct{ name, path string }{{"full", apiPath}, {"titles", apiTitlesPath}} {
 			b.Run(fmt.Sprintf("clients=%d/answer=%s", clients, answer.name), func(b *testing.B) {
-				rounds := 0
-				for b.Loop() {
-					rounds++
-				}
-				// One pass over the queries by one side: the latencies, the
-				// server's usage and the client's CPU time.
-				pass := func(client *http.Client, base string) (ds []time.Duration, server usage, own time.Duration) {
-					server0, own0 := srv.serverUsage(b, ctl), cpuTime(b)
-					ds = sendAll(b, client, base, srv.Queries, clients)
-					return ds, srv.serverUsage(b, ctl).minus(server0), cpuTime(b) - own0
-				}
-				// Warm both (caches, connections), then measure in turns of
-				// one round each, the order reversed every round (ABBA): the
-				// CPU time of the same work drifts on a shared machine, and
-				// two runs one after the other would each take their drift
-				// whole into the ratio.
-				bases := [2]string{srv.Deltaq + answer.path, srv.Bare + barePath}
-				httpClients := [2]*http.Client{newClient(b, clients), newClient(b, clients)}
-				for side, base := range bases {
-					pass(httpClients[side], base)
-				}
-				var lat [2][]time.Duration
-				var server [2]usage
-				var own [2]time.Duration
-				ratios := make([]float64, rounds) // each round's, its two passes back to back
-				for round := range rounds {
-					var cpu [2]time.Duration
-					for k := range 2 {
-						side := k ^ round&1
-						ds, su, oc := pass(httpClients[side], bases[side])
-						lat[side] = append(lat[side], ds...)
-						server[side] = server[side].plus(su)
-						own[side] += oc
-						cpu[side] = su.CPU
-					}
-					ratios[round] = float64(cpu[0]) / float64(cpu[1])
-				}
-				requests := float64(rounds * len(srv.Queries))
-				perReq := func(d time.Duration) float64 { return float64(d) / 1e6 / requests }
-				dp50, dp99 := percentiles(lat[0])
-				bp50, bp99 := percentiles(lat[1])
-				b.ReportMetric(perReq(server[0].CPU), "deltaq-cpu-ms/req")
-				b.ReportMetric(perReq(server[1].CPU), "bare-cpu-ms/req")
-				b.ReportMetric(float64(server[0].CPU)/float64(server[1].CPU), "cpu-ratio")
-				// The spread of the rounds' own ratios: how far one round's
-				// machine drift moves the figure.
-				slices.Sort(ratios)
-				for _, q := range []struct {
-					name string
-					at   float64
-				}{{"p10", 0.1}, {"p50", 0.5}, {"p90", 0.9}} {
-					b.ReportMetric(quantile(ratios, q.at), "cpu-ratio-round-"+q.name)
-				}
-				b.ReportMetric(perReq(own[0]), "deltaq-client-cpu-ms/req")
-				b.ReportMetric(perReq(own[1]), "bare-client-cpu-ms/req")
-				b.ReportMetric(float64(server[0].CPU+own[0])/float64(server[1].CPU+own[1]), "with-client-cpu-ratio")
-				if !server[0].NoIO && !server[1].NoIO {
-					b.ReportMetric(float64(server[0].Writes)/requests, "deltaq-writes/req")
-					b.ReportMetric(float64(server[1].Writes)/requests, "bare-writes/req")
-					b.ReportMetric(float64(server[0].Written)/requests, "deltaq-written-B/req")
-					b.ReportMetric(float64(server[1].Written)/requests, "bare-written-B/req")
-				}
-				b.ReportMetric(dp50, "deltaq-p50-ms")
-				b.ReportMetric(dp99, "deltaq-p99-ms")
-				b.ReportMetric(bp50, "bare-p50-ms")
-				b.ReportMetric(bp99, "bare-p99-ms")
+				compareServers(b, srv, ctl, clients, answer.path)
 			})
 		}
 	}
+}
+
+// compareServers is one sub-benchmark of BenchmarkSearchVsBareBleve:
+// deltaq answering deltaqPath and the bare server, with clients
+// concurrent clients each, in turns of one round.
+func compareServers(b *testing.B, srv servers, ctl *http.Client, clients int, deltaqPath string) {
+	rounds := 0
+	for b.Loop() {
+		rounds++
+	}
+	// One pass over the queries by one side: the latencies, the
+	// server's usage and the client's CPU time.
+	pass := func(client *http.Client, base string) (ds []time.Duration, server usage, own time.Duration) {
+		server0, own0 := srv.serverUsage(b, ctl), cpuTime(b)
+		ds = sendAll(b, client, base, srv.Queries, clients)
+		return ds, srv.serverUsage(b, ctl).minus(server0), cpuTime(b) - own0
+	}
+	// Warm both (caches, connections), then measure in turns of
+	// one round each, the order reversed every round (ABBA): the
+	// CPU time of the same work drifts on a shared machine, and
+	// two runs one after the other would each take their drift
+	// whole into the ratio.
+	bases := [2]string{srv.Deltaq + deltaqPath, srv.Bare + barePath}
+	httpClients := [2]*http.Client{newClient(b, clients), newClient(b, clients)}
+	for side, base := range bases {
+		pass(httpClients[side], base)
+	}
+	var lat [2][]time.Duration
+	var server [2]usage
+	var own [2]time.Duration
+	ratios := make([]float64, rounds) // each round's, its two passes back to back
+	for round := range rounds {
+		var cpu [2]time.Duration
+		for k := range 2 {
+			side := k ^ round&1
+			ds, su, oc := pass(httpClients[side], bases[side])
+			lat[side] = append(lat[side], ds...)
+			server[side] = server[side].plus(su)
+			own[side] += oc
+			cpu[side] = su.CPU
+		}
+		ratios[round] = float64(cpu[0]) / float64(cpu[1])
+	}
+	requests := float64(rounds * len(srv.Queries))
+	perReq := func(d time.Duration) float64 { return float64(d) / 1e6 / requests }
+	dp50, dp99 := percentiles(lat[0])
+	bp50, bp99 := percentiles(lat[1])
+	b.ReportMetric(perReq(server[0].CPU), "deltaq-cpu-ms/req")
+	b.ReportMetric(perReq(server[1].CPU), "bare-cpu-ms/req")
+	b.ReportMetric(float64(server[0].CPU)/float64(server[1].CPU), "cpu-ratio")
+	// The spread of the rounds' own ratios: how far one round's
+	// machine drift moves the figure.
+	slices.Sort(ratios)
+	for _, q := range []struct {
+		name string
+		at   float64
+	}{{"p10", 0.1}, {"p50", 0.5}, {"p90", 0.9}} {
+		b.ReportMetric(quantile(ratios, q.at), "cpu-ratio-round-"+q.name)
+	}
+	b.ReportMetric(perReq(own[0]), "deltaq-client-cpu-ms/req")
+	b.ReportMetric(perReq(own[1]), "bare-client-cpu-ms/req")
+	b.ReportMetric(float64(server[0].CPU+own[0])/float64(server[1].CPU+own[1]), "with-client-cpu-ratio")
+	if !server[0].NoIO && !server[1].NoIO {
+		b.ReportMetric(float64(server[0].Writes)/requests, "deltaq-writes/req")
+		b.ReportMetric(float64(server[1].Writes)/requests, "bare-writes/req")
+		b.ReportMetric(float64(server[0].Written)/requests, "deltaq-written-B/req")
+		b.ReportMetric(float64(server[1].Written)/requests, "bare-written-B/req")
+	}
+	b.ReportMetric(dp50, "deltaq-p50-ms")
+	b.ReportMetric(dp99, "deltaq-p99-ms")
+	b.ReportMetric(bp50, "bare-p50-ms")
+	b.ReportMetric(bp99, "bare-p99-ms")
 }
 
 // expands reports whether the searcher expands q by RM3: it has more
