@@ -96,7 +96,14 @@
 //     and 0.677 with the rule chosen from its posting hours (a
 //     likelihood-ratio test; over the whole year it took the EU's for 5
 //     of 22 US-rule feeds, the US's for 6 of 22 EU-rule ones and a rule
-//     for 7 of 33 feeds without summer time), against 0.672; posting
+//     for 7 of 33 feeds without summer time), against 0.672. Choosing
+//     the profiles by the delay their plans (square-root allocation, then
+//     Place) would have given the holdout weeks' postings, where
+//     ChooseProfiling takes their likelihood, gave weekly 0.684 and once
+//     0.750: four weeks' delays choose more noisily than their
+//     likelihood. Clusters kept as the best of ten k-means++ starts
+//     (least within-cluster squares) gave 0.671 and 0.746 (each seed
+//     0.665–0.679 and 0.728–0.778), within the seeds' spread; posting
 //     times taken from the feed when plausible (never in the future, not
 //     back-dated past the previous poll), else the first-seen time
 //     (PostingTime);
