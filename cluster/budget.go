@@ -148,9 +148,12 @@ type nodeBudget struct {
 	share frontier.Quota
 	// shareFor is the period share was taken for; nodes is how many
 	// nodes that period's allocation covered, which an even split falls
-	// back to when the servers cannot be read.
+	// back to when the servers cannot be read. agreed is whether share
+	// is of the period's stored allocation, the one every node spends
+	// (not an even split, nor an allocation of this node's own making).
 	shareFor time.Time
 	nodes    int
+	agreed   bool
 }
 
 // Budget makes this node spend a share of the cluster's budget, cfg's
@@ -227,20 +230,25 @@ func (m *Member) quota(start time.Time) frontier.Quota {
 	b.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), m.RouteWait())
 	defer cancel()
-	shares, err := m.allocation(ctx, start, own)
+	shares, stored, err := m.allocation(ctx, start, own)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var share frontier.Quota
 	if err == nil {
 		share, b.nodes = shares[m.cfg.Node], max(len(shares), 1)
-		m.logger.Info("budget share", "period", start, "nodes", len(shares), "share", share)
+		if stored {
+			m.logger.Info("budget share", "period", start, "nodes", len(shares), "share", share)
+		} else {
+			m.logger.Warn("budget share: the period's allocation was replaced by a later one, an allocation of this node's own",
+				"period", start, "nodes", len(shares), "share", share)
+		}
 	} else {
 		for c := range share {
 			share[c] = b.global[c] / b.nodes
 		}
 		m.logger.Warn("budget share: allocation unreadable, an even split", "period", start, "nodes", b.nodes, "err", err)
 	}
-	b.share, b.shareFor = share, start
+	b.share, b.shareFor, b.agreed = share, start, err == nil && stored
 	return share
 }
 
@@ -255,8 +263,9 @@ type storedAllocation struct {
 // computes (allocate) and stores first, compare-and-set on the key's
 // revision, so that every node spends a share of the same allocation
 // however late each heartbeat was stored. A node asking for a period
-// older than the stored one (its clock behind) computes its own.
-func (m *Member) allocation(ctx context.Context, start time.Time, own NodeStatus) (map[string]frontier.Quota, error) {
+// older than the stored one (its clock behind, or asking late) computes
+// its own, and stored is false.
+func (m *Member) allocation(ctx context.Context, start time.Time, own NodeStatus) (_ map[string]frontier.Quota, stored bool, err error) {
 	kv := m.budget.allocs
 	for {
 		var rev uint64
@@ -264,26 +273,27 @@ func (m *Member) allocation(ctx context.Context, start time.Time, own NodeStatus
 		switch {
 		case errors.Is(err, jetstream.ErrKeyNotFound):
 		case err != nil:
-			return nil, err
+			return nil, false, err
 		default:
 			var a storedAllocation
 			switch err := json.Unmarshal(e.Value(), &a); {
 			case err != nil:
 				m.logger.Warn("budget allocation undecodable: replaced", "bucket", budgetBucket, "err", err)
 			case a.Period.Equal(start):
-				return a.Shares, nil
+				return a.Shares, true, nil
 			case a.Period.After(start):
-				return m.allocate(ctx, start, own)
+				shares, err := m.allocate(ctx, start, own)
+				return shares, false, err
 			}
 			rev = e.Revision()
 		}
 		shares, err := m.allocate(ctx, start, own)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		data, err := json.Marshal(storedAllocation{Period: start, Shares: shares})
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if rev == 0 {
 			_, err = kv.Create(ctx, budgetKey, data)
@@ -292,11 +302,11 @@ func (m *Member) allocation(ctx context.Context, start time.Time, own NodeStatus
 		}
 		switch {
 		case err == nil:
-			return shares, nil
+			return shares, true, nil
 		case errors.Is(err, jetstream.ErrKeyExists), errors.Is(err, jetstream.ErrKeyRevisionMismatch):
 			// Another node stored the period's allocation first: read it.
 		default:
-			return nil, err
+			return nil, false, err
 		}
 	}
 }

@@ -30,37 +30,53 @@ const (
 	budgetShards  = 12
 )
 
-// periodUse is one node's budget period: its share and the most of it
-// seen spent.
-type periodUse struct{ limit, used int }
+// periodUse is one node's budget period: its share, the most of it seen
+// spent, and whether the share was ever not of the period's stored
+// allocation (an even split or the node's own: cluster.Share).
+type periodUse struct {
+	limit, used int
+	apart       bool
+}
 
 // TestThreeNodesSpendTheClusterBudget crawls the loopback replay with
 // three nodes on a small budget, reading each node's frontier as the
 // crawl goes, once with the budget divided (Member.Budget) and once with
-// every node spending the whole budget, as nodes did before. Divided, in
-// every period the three shares must sum to the cluster's budget and no
-// node may hand out more than its share.
+// every node spending the whole budget, as nodes did before. No node may
+// hand out more than its share, and divided, in every period whose shares
+// are all of the period's stored allocation the three must sum to the
+// cluster's budget. A node that cannot read the allocation within a lease
+// tick, or asks after the next period's was stored (a machine so busy
+// that a node stalls for a second), takes a share apart, which the report
+// marks; at least one period must be whole.
 func TestThreeNodesSpendTheClusterBudget(t *testing.T) {
 	srv, hosts := testWeb(t)
 	for _, divided := range []bool{true, false} {
 		periods, use := crawlOnBudget(t, srv, hosts, divided)
 		var report strings.Builder
 		fmt.Fprintf(&report, "%-9s %-15s %-15s %s\n", "period", "share n0/n1/n2", "spent n0/n1/n2", "spent in all")
-		spentAll, most := 0, 0
+		spentAll, most, whole := 0, 0, 0
 		for _, p := range periods {
-			limits, spent := 0, 0
+			limits, spent, apart := 0, 0, false
 			var ls, ss []string
 			for i := range use {
 				u := use[i][p]
 				limits += u.limit
 				spent += u.used
-				ls, ss = append(ls, fmt.Sprint(u.limit)), append(ss, fmt.Sprint(u.used))
+				apart = apart || u.apart
+				l := fmt.Sprint(u.limit)
+				if u.apart {
+					l += "*"
+				}
+				ls, ss = append(ls, l), append(ss, fmt.Sprint(u.used))
 				if u.used > u.limit {
 					t.Errorf("period %s: node %d spent %d of a share of %d", p.Format("15:04:05"), i, u.used, u.limit)
 				}
 			}
-			if divided && limits != clusterBudget {
-				t.Errorf("period %s: shares %v sum to %d, want the cluster's budget %d", p.Format("15:04:05"), ls, limits, clusterBudget)
+			if divided && !apart {
+				whole++
+				if limits != clusterBudget {
+					t.Errorf("period %s: shares %v sum to %d, want the cluster's budget %d", p.Format("15:04:05"), ls, limits, clusterBudget)
+				}
 			}
 			fmt.Fprintf(&report, "%-9s %-15s %-15s %d\n", p.Format("15:04:05"), strings.Join(ls, "/"), strings.Join(ss, "/"), spent)
 			spentAll += spent
@@ -69,7 +85,10 @@ func TestThreeNodesSpendTheClusterBudget(t *testing.T) {
 		if len(periods) < budgetPeriods/2 {
 			t.Fatalf("only %d whole periods seen", len(periods))
 		}
-		how := "divided among the nodes"
+		if divided && whole == 0 {
+			t.Errorf("no period of %d had every share of its stored allocation", len(periods))
+		}
+		how := "divided among the nodes (*: a share apart from the period's stored allocation)"
 		if !divided {
 			how = "spent by every node"
 		}
@@ -168,14 +187,17 @@ func crawlOnBudget(t *testing.T, srv *httptest.Server, hosts []string, divided b
 		for crawlCtx.Err() == nil {
 			for i, n := range nodes {
 				p := time.Now().Truncate(time.Second)
-				limit := clusterBudget
+				limit, agreed := clusterBudget, true
 				if divided {
-					limit = cluster.Share(n.m, p).Total()
+					var q frontier.Quota
+					q, agreed = cluster.Share(n.m, p)
+					limit = q.Total()
 				}
 				st := n.f.Stats()
 				mu.Lock()
 				u := use[i][p]
 				u.limit = limit
+				u.apart = u.apart || !agreed
 				if st.PeriodStart.Equal(p) {
 					u.used = max(u.used, st.BudgetUsed)
 					if st.BudgetLimit != limit {

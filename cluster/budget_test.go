@@ -342,3 +342,35 @@ func TestANodeJoiningMidPeriodSpendsFromTheNextPeriod(t *testing.T) {
 		t.Errorf("the budgets sum to %d in the next period, want the cluster's %d", total, fcfg.Budget.Fetches)
 	}
 }
+
+// TestANodeAskingLateTakesAShareApart: a node that asks for a period
+// after the next period's allocation was stored (stalled on a busy
+// machine) cannot spend a share of the allocation the others spent, which
+// is gone; it takes one of its own making, reported as apart from the
+// stored allocation, and the next period it asks for in time is the
+// stored one's again.
+func TestANodeAskingLateTakesAShareApart(t *testing.T) {
+	bc := newBudgetCluster(t)
+	bc.join(t, "a", 60)
+	bc.join(t, "b", 20)
+	clk, p0 := bc.clk, bc.p0
+	a, b := bc.nodes["a"].m, bc.nodes["b"].m
+	bc.beat(t, "a", "b")
+	p1 := p0.Add(time.Minute)
+	clk.Set(p1)
+	if _, agreed := cluster.Share(a, p1); !agreed {
+		t.Error("a's share of p1, the first asked for: not the stored allocation's")
+	}
+	// b asks for p0 only now: p1's allocation has replaced it.
+	if _, agreed := cluster.Share(b, p0); agreed {
+		t.Error("b's share of p0, asked after p1's allocation was stored: reported as the stored allocation's")
+	}
+	qa, _ := cluster.Share(a, p1)
+	qb, agreed := cluster.Share(b, p1)
+	if !agreed {
+		t.Error("b's share of p1: not the stored allocation's")
+	}
+	if total := qa.Total() + qb.Total(); total != bc.fcfg.Budget.Fetches {
+		t.Errorf("a's and b's shares of p1 sum to %d, want the cluster's %d", total, bc.fcfg.Budget.Fetches)
+	}
+}

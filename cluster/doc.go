@@ -126,8 +126,11 @@
 // budget for one period when a node cannot read the allocation within a
 // lease tick (the frontier waits meanwhile): it takes an even split over
 // the nodes of the last allocation it read; or when a node's clock is
-// behind by a whole period, and it divides a period already stored
-// anew. Measured
+// behind by a whole period, or it asks for a period only after the next
+// period's allocation was stored (it stalled that long on a loaded
+// machine), and it divides the period anew, with a warning. Such a share
+// is apart from the period's stored allocation, and the test checks the
+// sum in the periods where no node took one. Measured
 // (TestThreeNodesSpendTheClusterBudget: 60 fetches per 1 s period, a
 // heartbeat every 2 s, three nodes crawling the loopback replay):
 // divided, 476–488 fetches in 9 whole periods in three runs, 52.9–54.2
