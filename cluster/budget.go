@@ -149,8 +149,7 @@ type nodeBudget struct {
 	// shareFor is the period share was taken for; nodes is how many
 	// nodes that period's allocation covered, which an even split falls
 	// back to when the servers cannot be read. agreed is whether share
-	// is of the period's stored allocation, the one every node spends
-	// (not an even split, nor an allocation of this node's own making).
+	// is of the period's stored allocation (shareOf).
 	shareFor time.Time
 	nodes    int
 	agreed   bool
@@ -218,13 +217,21 @@ func (ns NodeStatus) demandFor(start time.Time, margin time.Duration) frontier.D
 // until the next period. If the servers cannot be read within a lease
 // tick, it is an even split over the nodes of the last allocation.
 func (m *Member) quota(start time.Time) frontier.Quota {
+	share, _ := m.shareOf(start)
+	return share
+}
+
+// shareOf is quota, and whether the share is of the period's stored
+// allocation, the one every node spends (not an even split, nor an
+// allocation of this node's own making).
+func (m *Member) shareOf(start time.Time) (share frontier.Quota, agreed bool) {
 	b := m.budget
 	b.computing.Lock()
 	defer b.computing.Unlock()
 	b.mu.Lock()
 	if b.shareFor.Equal(start) {
 		defer b.mu.Unlock()
-		return b.share
+		return b.share, b.agreed
 	}
 	own := b.beat
 	b.mu.Unlock()
@@ -233,7 +240,6 @@ func (m *Member) quota(start time.Time) frontier.Quota {
 	shares, stored, err := m.allocation(ctx, start, own)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var share frontier.Quota
 	if err == nil {
 		share, b.nodes = shares[m.cfg.Node], max(len(shares), 1)
 		if stored {
@@ -248,8 +254,8 @@ func (m *Member) quota(start time.Time) frontier.Quota {
 		}
 		m.logger.Warn("budget share: allocation unreadable, an even split", "period", start, "nodes", b.nodes, "err", err)
 	}
-	b.share, b.shareFor, b.agreed = share, start, err == nil && stored
-	return share
+	b.share, b.shareFor, b.agreed = share, start, stored
+	return share, stored
 }
 
 // storedAllocation is the value of budgetKey.
@@ -264,8 +270,9 @@ type storedAllocation struct {
 // revision, so that every node spends a share of the same allocation
 // however late each heartbeat was stored. A node asking for a period
 // older than the stored one (its clock behind, or asking late) computes
-// its own, and stored is false.
-func (m *Member) allocation(ctx context.Context, start time.Time, own NodeStatus) (_ map[string]frontier.Quota, stored bool, err error) {
+// its own; the bool reports whether the shares are the stored ones (false
+// with every error).
+func (m *Member) allocation(ctx context.Context, start time.Time, own NodeStatus) (map[string]frontier.Quota, bool, error) {
 	kv := m.budget.allocs
 	for {
 		var rev uint64

@@ -18,13 +18,7 @@ func Heartbeats(m *Member, c *crawler.Crawler, f *frontier.Frontier) {
 // gets it, and whether it is of the period's stored allocation, the one
 // every node spends (false: an even split or an allocation of m's own,
 // taken when the servers were slow to answer or m asked late).
-func Share(m *Member, start time.Time) (q frontier.Quota, agreed bool) {
-	q = m.quota(start)
-	b := m.budget
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return q, b.shareFor.Equal(start) && b.agreed
-}
+func Share(m *Member, start time.Time) (q frontier.Quota, agreed bool) { return m.shareOf(start) }
 
 // Beat renews s's search heartbeat and lists the others, as Run does
 // every lease_ttl/3.
