@@ -152,16 +152,22 @@
 // window (about 100 bytes each).
 //
 // Bounds of what is built: the crawl is one pass over a fixed set of
-// nodes (`deltaq crawl --wait-nodes`). A shard that moves from one live
-// node to another (a node joining mid-crawl, or a lease lapsing while the
-// servers were unreachable for more than two thirds of lease_ttl) leaves
-// its jobs in the first node's queue, put back each lease tick (crawler
-// RouteWait), so that node never reports itself idle; a lease tick
-// therefore renews first and gives up after one period (lease_ttl/3), so
-// that a request lost while a server is lost and its buckets elect new
-// leaders does not hold back the next renewal. A re-crawl after the
-// first fetch is scheduled by the node that fetched, in its own
-// repository, and does not move.
+// nodes (`deltaq crawl --wait-nodes`). A node coming to a crawl that has
+// begun (a node's heartbeat says it is past WaitNodes) joins it without
+// waiting for that many nodes: those it waited for may have died since.
+// A NATS request lost while a server was killed made one node wait a
+// minute for its answer, miss the moment the two others began, and then
+// wait for ever for the node killed next; each look of WaitNodes now
+// gets half a lease tick, and each of Quiesce one. A shard that moves
+// from one live node to another (a node joining mid-crawl, or a lease
+// lapsing while the servers were unreachable for more than two thirds of
+// lease_ttl) leaves its jobs in the first node's queue, put back each
+// lease tick (crawler RouteWait), so that node never reports itself idle;
+// a lease tick therefore renews first and gives up after one period
+// (lease_ttl/3), so that a request lost while a server is lost and its
+// buckets elect new leaders does not hold back the next renewal. A
+// re-crawl after the first fetch is scheduled by the node that fetched,
+// in its own repository, and does not move.
 //
 // Search across nodes (search.go, `deltaq serve --cluster`): each node
 // serving search heartbeats in deltaq_searchers (node → "", lease_ttl;

@@ -93,6 +93,9 @@ type Member struct {
 	// busy counts handed-over URLs taken from out or from the stream and
 	// not yet published or committed, for Pending.
 	busy atomic.Int64
+	// crawling is set once WaitNodes has returned: the node's heartbeat
+	// tells a node waiting for the cluster that the crawl has begun.
+	crawling atomic.Bool
 	// consumers maps each shard whose subject this node consumes to the
 	// generation of its consumer, new each time the consumer is created
 	// (a delivery carries it: an acknowledgement reaches only the

@@ -29,6 +29,7 @@ type NodeStatus struct {
 	Published int64   `json:"published"` // handoffs sent to other shards
 	Received  int64   `json:"received"`  // handoffs taken from its shards
 	Idle      bool    `json:"idle"`      // frontier drained, no handoff of its own pending
+	Crawling  bool    `json:"crawling"`  // past WaitNodes: the crawl has begun
 	// The budget (Member.Budget; budget.go): the demand measured at this
 	// heartbeat and when, the one measured at the heartbeat before, the
 	// budget period this heartbeat is in, the demand that period is
@@ -290,7 +291,9 @@ func (m *Member) Quiesce(ctx context.Context) error {
 		if err := m.leases.clock.WaitUntil(ctx, m.leases.clock.Now().Add(m.RouteWait())); err != nil {
 			return err
 		}
-		ok, mark, err := m.idle(ctx)
+		lctx, cancel := context.WithTimeout(ctx, m.RouteWait())
+		ok, mark, err := m.idle(lctx)
+		cancel()
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -309,16 +312,27 @@ func (m *Member) Quiesce(ctx context.Context) error {
 	return nil
 }
 
-// WaitNodes returns once n nodes are alive and every shard is leased to
-// one of them in fair shares, so that a crawl starting then does not see
-// shards change hands; it returns ctx's error if ctx ends first. A
-// reading that fails as requests do while a server is lost is taken
-// again at the next look, as the member's other loops do.
+// WaitNodes returns once n nodes are alive, or a node alive has begun
+// crawling, and every shard is leased to one of them in fair shares, so
+// that a crawl starting then does not see shards change hands; it
+// returns ctx's error if ctx ends first. A node coming to a crawl that
+// has begun joins it: the nodes it waits for may have died since they
+// began, and it would wait for them forever. A reading that fails as
+// requests do while a server is lost is taken again at the next look, as
+// the member's other loops do.
+//
+// Each look gets half a lease tick: a request lost while a bucket elects
+// a leader would otherwise wait for the client's timeout (a minute), and
+// a node that waited so missed the moment the others began, then waited
+// for a node that had died meanwhile.
 func (m *Member) WaitNodes(ctx context.Context, n int) error {
 	for {
-		fair, err := m.fairlyLeased(ctx, n)
+		lctx, cancel := context.WithTimeout(ctx, m.RouteWait()/2)
+		fair, err := m.fairlyLeased(lctx, n)
+		cancel()
 		switch {
 		case err == nil && fair:
+			m.crawling.Store(true)
 			return nil
 		case err != nil && (ctx.Err() != nil || !isTransient(err) && !errors.Is(err, errListCut)):
 			return err
@@ -331,8 +345,9 @@ func (m *Member) WaitNodes(ctx context.Context, n int) error {
 	}
 }
 
-// fairlyLeased reports whether n nodes are alive and every shard is
-// leased to one of them in fair shares.
+// fairlyLeased reports whether this node is alive with n nodes, or with
+// a node that has begun crawling, and every shard is leased to one of
+// them in fair shares.
 func (m *Member) fairlyLeased(ctx context.Context, n int) (bool, error) {
 	nodes, err := readNodes(ctx, m.leases.nodes)
 	if err != nil {
@@ -342,8 +357,13 @@ func (m *Member) fairlyLeased(ctx context.Context, n int) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	_, alive := nodes[m.cfg.Node]
+	begun := false
+	for _, ns := range nodes {
+		begun = begun || ns.Crawling
+	}
 	share := (m.cfg.Shards + max(len(nodes), 1) - 1) / max(len(nodes), 1)
-	fair := len(nodes) >= n && len(owners) == m.cfg.Shards
+	fair := alive && (len(nodes) >= n || begun) && len(owners) == m.cfg.Shards
 	count := map[string]int{}
 	for _, o := range owners {
 		count[o]++
@@ -375,6 +395,7 @@ func (m *Member) statusOf(c *crawler.Crawler, f *frontier.Frontier) func() []byt
 			Fetched: c.Counters().Snapshot().Fetched(), Published: m.stats.Published.Load(),
 			Received: m.stats.Received.Load(),
 			Idle:     f.DrainedExcept(m.drainHorizon, m.fetchedElsewhere) && len(m.out) == 0 && m.busy.Load() == 0,
+			Crawling: m.crawling.Load(),
 		}
 		if m.budget != nil {
 			d := f.Demand() // may wait for the frontier's lock: timed after

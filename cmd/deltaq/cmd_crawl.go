@@ -128,7 +128,7 @@ to their hosts and fetches them in turn.`,
 	cmd.Flags().StringVar(&server, "server", "", "give the seeds to the crawl of a running deltaq run, at its admin listener, e.g. http://127.0.0.1:8081")
 	cmd.Flags().String("cluster", "", "NATS servers of a crawl cluster, nats://host:4222,...; this node crawls its shards of the hosts (cluster.url)")
 	cmd.Flags().String("node", "", "this node's name in the cluster (cluster.node)")
-	cmd.Flags().IntVar(&nodes, "wait-nodes", 1, "with --cluster: wait until this many nodes share the shards before crawling")
+	cmd.Flags().IntVar(&nodes, "wait-nodes", 1, "with --cluster: wait until this many nodes share the shards before crawling (or join a crawl other nodes have begun)")
 	cmd.Flags().StringArray("include", nil, "admit only URLs matching one of these regular expressions (crawler.include)")
 	cmd.Flags().StringArray("exclude", nil, "never admit URLs matching this regular expression; repeatable (crawler.exclude)")
 	addFetchFlags(cmd)
