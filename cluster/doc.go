@@ -13,11 +13,12 @@
 //	               (every TTL/3); a dead node's leases expire and the
 //	               others take them, each aiming at ⌈S / nodes alive⌉.
 //	deltaq_nodes   key-value bucket, node → heartbeat (NodeStatus: pages
-//	               fetched, rate, handoffs, idle, budget demand and share),
-//	               same TTL: how many nodes are alive, what `deltaq
-//	               cluster status` shows, how every node tells that the
-//	               whole crawl is over (Quiesce), and the demands the
-//	               budget is divided by (below).
+//	               fetched, rate, handoffs, idle, crawling, budget demand
+//	               and share), same TTL: how many nodes are alive, what
+//	               `deltaq cluster status` shows, whether the crawl has
+//	               begun (WaitNodes), how every node tells that the whole
+//	               crawl is over (Quiesce), and the demands the budget is
+//	               divided by (below).
 //	deltaq_budget  key-value bucket, one key: the latest period's
 //	               allocation of the budget, every node's share, written
 //	               by the first node to ask for the period (Member.Budget).
