@@ -73,19 +73,18 @@ func createAsset(ctx context.Context, create func(context.Context) error) error 
 	return err
 }
 
-// createBucket creates (or opens) the key-value bucket named name, with
-// entries expiring after ttl (0: never) and the cluster's replicas, on
-// disk, asking as createAsset does.
-func createBucket(ctx context.Context, js jetstream.JetStream, cfg Config, name string, ttl time.Duration) (jetstream.KeyValue, error) {
+// createBucket creates (or opens) the key-value bucket of kcfg (its
+// name, TTL and history; the others are the cluster's replicas, on disk),
+// asking as createAsset does.
+func createBucket(ctx context.Context, js jetstream.JetStream, cfg Config, kcfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	kcfg.Replicas, kcfg.Storage = cfg.Replicas, jetstream.FileStorage
 	var kv jetstream.KeyValue
 	err := createAsset(ctx, func(ctx context.Context) (err error) {
-		kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket: name, TTL: ttl, Replicas: cfg.Replicas, Storage: jetstream.FileStorage,
-		})
+		kv, err = js.CreateOrUpdateKeyValue(ctx, kcfg)
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("cluster: bucket %s: %w", name, err)
+		return nil, fmt.Errorf("cluster: bucket %s: %w", kcfg.Bucket, err)
 	}
 	return kv, nil
 }

@@ -18,10 +18,14 @@ import (
 
 // The bucket holding the allocation of the latest period asked for, under
 // one key: written once per period by the first node to ask, read by the
-// others, so that all spend shares of one allocation.
+// others, so that all spend shares of one allocation. The key keeps the
+// allocations of the last budgetHistory periods asked for, so that a node
+// asking for a period after the next one's was stored (stalled on a
+// loaded machine) still finds the one the others spent.
 const (
-	budgetBucket = "deltaq_budget"
-	budgetKey    = "allocation"
+	budgetBucket  = "deltaq_budget"
+	budgetKey     = "allocation"
+	budgetHistory = 16
 )
 
 // evenPart: of the budget for new URLs, one part in evenPart is split
@@ -163,7 +167,7 @@ type nodeBudget struct {
 func (m *Member) Budget(ctx context.Context, cfg frontier.Config) (func(start time.Time) frontier.Quota, error) {
 	b := &nodeBudget{global: frontier.QuotaOf(cfg), period: cfg.Budget.Period, margin: m.RouteWait() / 2, nodes: 1}
 	var err error
-	if b.allocs, err = createBucket(ctx, m.js, m.cfg, budgetBucket, 0); err != nil {
+	if b.allocs, err = createBucket(ctx, m.js, m.cfg, jetstream.KeyValueConfig{Bucket: budgetBucket, History: budgetHistory}); err != nil {
 		return nil, err
 	}
 	m.budget = b
@@ -245,8 +249,8 @@ func (m *Member) shareOf(start time.Time) (share frontier.Quota, agreed bool) {
 		if stored {
 			m.logger.Info("budget share", "period", start, "nodes", len(shares), "share", share)
 		} else {
-			m.logger.Warn("budget share: the period's allocation was replaced by a later one, an allocation of this node's own",
-				"period", start, "nodes", len(shares), "share", share)
+			m.logger.Warn("budget share: the period's allocation is no longer stored, an allocation of this node's own",
+				"period", start, "nodes", len(shares), "share", share, "kept", budgetHistory)
 		}
 	} else {
 		for c := range share {
@@ -269,9 +273,10 @@ type storedAllocation struct {
 // computes (allocate) and stores first, compare-and-set on the key's
 // revision, so that every node spends a share of the same allocation
 // however late each heartbeat was stored. A node asking for a period
-// older than the stored one (its clock behind, or asking late) computes
-// its own; the bool reports whether the shares are the stored ones (false
-// with every error).
+// older than the stored one (asking late) takes the period's from the
+// key's history (earlier); one older than the history, or than the
+// cluster (its clock behind), computes its own. The bool reports whether
+// the shares are the stored ones (false with every error).
 func (m *Member) allocation(ctx context.Context, start time.Time, own NodeStatus) (map[string]frontier.Quota, bool, error) {
 	kv := m.budget.allocs
 	for {
@@ -289,6 +294,9 @@ func (m *Member) allocation(ctx context.Context, start time.Time, own NodeStatus
 			case a.Period.Equal(start):
 				return a.Shares, true, nil
 			case a.Period.After(start):
+				if shares, ok, err := m.earlier(ctx, start); err != nil || ok {
+					return shares, ok, err
+				}
 				shares, err := m.allocate(ctx, start, own)
 				return shares, false, err
 			}
@@ -316,6 +324,22 @@ func (m *Member) allocation(ctx context.Context, start time.Time, own NodeStatus
 			return nil, false, err
 		}
 	}
+}
+
+// earlier is the stored allocation of the period starting at start among
+// the last budgetHistory stored; ok is false if it is not among them.
+func (m *Member) earlier(ctx context.Context, start time.Time) (shares map[string]frontier.Quota, ok bool, err error) {
+	history, err := m.budget.allocs.History(ctx, budgetKey)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, e := range slices.Backward(history) {
+		var a storedAllocation
+		if json.Unmarshal(e.Value(), &a) == nil && a.Period.Equal(start) {
+			return a.Shares, true, nil
+		}
+	}
+	return nil, false, nil
 }
 
 // allocate divides the period starting at start by the demands of the

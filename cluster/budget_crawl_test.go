@@ -45,9 +45,9 @@ type periodUse struct {
 // hand out more than its share, and divided, in every period whose shares
 // are all of the period's stored allocation the three must sum to the
 // cluster's budget. A node that cannot read the allocation within a lease
-// tick, or asks after the next period's was stored (a machine so busy
-// that a node stalls for a second), takes a share apart, which the report
-// marks; at least one period must be whole.
+// tick, or asks after 16 later periods' were stored (a machine so busy
+// that a node stalls for that many seconds), takes a share apart, which
+// the report marks; at least one period must be whole.
 func TestThreeNodesSpendTheClusterBudget(t *testing.T) {
 	srv, hosts := testWeb(t)
 	for _, divided := range []bool{true, false} {

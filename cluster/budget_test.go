@@ -343,34 +343,53 @@ func TestANodeJoiningMidPeriodSpendsFromTheNextPeriod(t *testing.T) {
 	}
 }
 
-// TestANodeAskingLateTakesAShareApart: a node that asks for a period
-// after the next period's allocation was stored (stalled on a busy
-// machine) cannot spend a share of the allocation the others spent, which
-// is gone; it takes one of its own making, reported as apart from the
-// stored allocation, and the next period it asks for in time is the
-// stored one's again.
-func TestANodeAskingLateTakesAShareApart(t *testing.T) {
+// TestANodeAskingLateSpendsTheStoredAllocation: a node that asks for a
+// period after later periods' allocations were stored (stalled on a busy
+// machine) spends its share of the allocation the others spent, found in
+// the bucket's history. One asking for a period older than the history
+// takes a share of its own making, reported as apart from the stored
+// allocation, and the next period it asks for in time is the stored
+// one's again.
+func TestANodeAskingLateSpendsTheStoredAllocation(t *testing.T) {
 	bc := newBudgetCluster(t)
 	bc.join(t, "a", 60)
 	bc.join(t, "b", 20)
-	clk, p0 := bc.clk, bc.p0
+	clk, p0, budget := bc.clk, bc.p0, bc.fcfg.Budget.Fetches
 	a, b := bc.nodes["a"].m, bc.nodes["b"].m
-	bc.beat(t, "a", "b")
-	p1 := p0.Add(time.Minute)
-	clk.Set(p1)
-	if _, agreed := cluster.Share(a, p1); !agreed {
-		t.Error("a's share of p1, the first asked for: not the stored allocation's")
+	period := func(k int) time.Time { return p0.Add(time.Duration(k) * time.Minute) }
+	shares := map[int]frontier.Quota{} // a's, by period
+	// a asks for each period in time, b for none: each period's
+	// allocation is stored by a. Heartbeats keep both alive (their TTL
+	// runs on the servers' clock).
+	for k := 0; k <= cluster.BudgetHistory+1; k++ {
+		bc.beat(t, "a", "b")
+		clk.Set(period(k))
+		q, agreed := cluster.Share(a, period(k))
+		if !agreed {
+			t.Fatalf("a's share of period %d, the first asked for: not the stored allocation's", k)
+		}
+		shares[k] = q
 	}
-	// b asks for p0 only now: p1's allocation has replaced it.
-	if _, agreed := cluster.Share(b, p0); agreed {
-		t.Error("b's share of p0, asked after p1's allocation was stored: reported as the stored allocation's")
+	last := cluster.BudgetHistory + 1
+	// b asks late for a period still kept, then for one kept no longer.
+	for _, late := range []struct {
+		k    int
+		kept bool
+	}{{last - cluster.BudgetHistory + 1, true}, {1, false}} {
+		qb, agreed := cluster.Share(b, period(late.k))
+		if agreed != late.kept {
+			t.Errorf("b's share of period %d, asked after %d later allocations were stored: stored allocation's = %v, want %v",
+				late.k, last-late.k, agreed, late.kept)
+		}
+		if sum := shares[late.k].Total() + qb.Total(); late.kept && sum != budget {
+			t.Errorf("a's and b's shares of period %d sum to %d, want the cluster's %d", late.k, sum, budget)
+		}
 	}
-	qa, _ := cluster.Share(a, p1)
-	qb, agreed := cluster.Share(b, p1)
+	qb, agreed := cluster.Share(b, period(last))
 	if !agreed {
-		t.Error("b's share of p1: not the stored allocation's")
+		t.Error("b's share of the current period: not the stored allocation's")
 	}
-	if total := qa.Total() + qb.Total(); total != bc.fcfg.Budget.Fetches {
-		t.Errorf("a's and b's shares of p1 sum to %d, want the cluster's %d", total, bc.fcfg.Budget.Fetches)
+	if sum := shares[last].Total() + qb.Total(); sum != budget {
+		t.Errorf("a's and b's shares of the current period sum to %d, want the cluster's %d", sum, budget)
 	}
 }

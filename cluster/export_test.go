@@ -20,6 +20,9 @@ func Heartbeats(m *Member, c *crawler.Crawler, f *frontier.Frontier) {
 // taken when the servers were slow to answer or m asked late).
 func Share(m *Member, start time.Time) (q frontier.Quota, agreed bool) { return m.shareOf(start) }
 
+// BudgetHistory is how many periods' allocations the budget bucket keeps.
+const BudgetHistory = budgetHistory
+
 // Beat renews s's search heartbeat and lists the others, as Run does
 // every lease_ttl/3.
 func Beat(ctx context.Context, s *SearchNode) error { return s.beat(ctx) }

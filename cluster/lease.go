@@ -58,10 +58,10 @@ func newLeases(ctx context.Context, js jetstream.JetStream, cfg Config, clk cloc
 	l := &Leases{cfg: cfg, clock: clk, logger: logger}
 	l.mu.held = map[int]lease{}
 	var err error
-	if l.shards, err = createBucket(ctx, js, cfg, shardBucket, cfg.LeaseTTL); err != nil {
+	if l.shards, err = createBucket(ctx, js, cfg, jetstream.KeyValueConfig{Bucket: shardBucket, TTL: cfg.LeaseTTL}); err != nil {
 		return nil, err
 	}
-	if l.nodes, err = createBucket(ctx, js, cfg, nodeBucket, cfg.LeaseTTL); err != nil {
+	if l.nodes, err = createBucket(ctx, js, cfg, jetstream.KeyValueConfig{Bucket: nodeBucket, TTL: cfg.LeaseTTL}); err != nil {
 		return nil, err
 	}
 	return l, nil

@@ -118,11 +118,11 @@ func JoinSearch(ctx context.Context, cfg Config, ix SearchIndex, opts SearchOpti
 	if s.clock == nil {
 		s.clock = clock.Real{}
 	}
-	if s.kv, err = createBucket(ctx, js, cfg, searchBucket, cfg.LeaseTTL); err != nil {
+	if s.kv, err = createBucket(ctx, js, cfg, jetstream.KeyValueConfig{Bucket: searchBucket, TTL: cfg.LeaseTTL}); err != nil {
 		nc.Close()
 		return nil, err
 	}
-	if s.members, err = createBucket(ctx, js, cfg, searchMemberBucket, 0); err != nil {
+	if s.members, err = createBucket(ctx, js, cfg, jetstream.KeyValueConfig{Bucket: searchMemberBucket}); err != nil {
 		nc.Close()
 		return nil, err
 	}
