@@ -108,7 +108,10 @@
 //     combination, against the choice's noise) gave weekly 0.676 and
 //     once 0.741 over all 48, 0.683 and 0.744 over the holdout's best 4,
 //     0.680 and 0.746 over its best 12: once a little better, weekly
-//     worse, neither beyond the seeds' spread; posting
+//     worse, neither beyond the seeds' spread. Half-lives of 24 h and
+//     48 h among the rate candidates were never chosen (the figures did
+//     not move); rate_holdout_weeks 4 and 12 gave weekly 0.688 and
+//     0.676; posting
 //     times taken from the feed when plausible (never in the future, not
 //     back-dated past the previous poll), else the first-seen time
 //     (PostingTime);
