@@ -62,11 +62,8 @@ func TestANodeJoinsACrawlThatHasBegun(t *testing.T) {
 
 	// Four lease ticks: time enough to split the shards, and no node has
 	// begun, so two nodes are not the three asked for.
-	short, cancelShort := context.WithTimeout(ctx, 4*time.Second)
-	err := n0.m.WaitNodes(short, 3)
-	cancelShort()
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("WaitNodes(3) with two nodes alive, none crawling: %v; want it to wait until its deadline", err)
+	if err := waitsOut(ctx, n0.m, 3, 4*time.Second); err != nil {
+		t.Fatalf("WaitNodes(3) with two nodes alive, none crawling: %v", err)
 	}
 	for _, n := range []*running{n0, n1} {
 		if err := n.m.WaitNodes(ctx, 2); err != nil {
@@ -82,11 +79,8 @@ func TestANodeJoinsACrawlThatHasBegun(t *testing.T) {
 	// share is not yet split off: it waits, even though the crawl has
 	// begun and the live nodes hold every shard.
 	n2 := join("n2")
-	short, cancelShort = context.WithTimeout(ctx, 2*time.Second)
-	err = n2.m.WaitNodes(short, 3)
-	cancelShort()
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("WaitNodes(3) of a node not yet heartbeating: %v; want it to wait until its deadline", err)
+	if err := waitsOut(ctx, n2.m, 3, 2*time.Second); err != nil {
+		t.Fatalf("WaitNodes(3) of a node not yet heartbeating: %v", err)
 	}
 	n2.run()
 	if err := n2.m.WaitNodes(ctx, 3); err != nil {
@@ -111,4 +105,19 @@ func TestANodeJoinsACrawlThatHasBegun(t *testing.T) {
 		}
 		return err
 	})
+}
+
+// waitsOut calls m.WaitNodes(n) for d and reports an error unless it kept
+// waiting until then.
+func waitsOut(ctx context.Context, m *cluster.Member, n int, d time.Duration) error {
+	short, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	err := m.WaitNodes(short, n)
+	switch {
+	case err == nil:
+		return errors.New("it returned, want it to wait")
+	case short.Err() == nil:
+		return fmt.Errorf("it failed before its deadline: %w", err)
+	}
+	return nil
 }
