@@ -20,10 +20,47 @@ type Cluster struct {
 	Servers []*server.Server
 }
 
+// A cluster port FreePorts found free can be taken before its server
+// binds it (go test runs packages in parallel, and every outgoing
+// connection takes a port from the same range); the server then never
+// becomes ready. Start shuts such a cluster down and tries other ports,
+// startAttempts times, giving each server readyWait to listen.
+const (
+	startAttempts = 3
+	readyWait     = 20 * time.Second
+)
+
 // Start starts n servers (n = 1 is a single server without clustering),
 // each with its own JetStream store under tb.TempDir(), and waits until
 // JetStream has a meta leader. They shut down when the test ends.
 func Start(tb testing.TB, n int) *Cluster {
+	tb.Helper()
+	var c *Cluster
+	for attempt := 1; ; attempt++ {
+		var err error
+		if c, err = start(tb, n); err == nil {
+			break
+		}
+		if attempt == startAttempts {
+			tb.Fatalf("natstest: %v, %d times", err, attempt)
+		}
+		tb.Logf("natstest: %v; trying other ports", err)
+	}
+	// The servers elect a JetStream meta leader among themselves and learn
+	// of each other; until then no replicated stream or bucket can be placed.
+	deadline := time.Now().Add(60 * time.Second)
+	for !c.hasLeader() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("natstest: no JetStream meta leader among %d servers", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return c
+}
+
+// start starts n servers on cluster ports found free, and shuts them all
+// down if one is not ready to serve within readyWait.
+func start(tb testing.TB, n int) (*Cluster, error) {
 	tb.Helper()
 	c := &Cluster{}
 	// Every server routes to every other, so the cluster ports are chosen
@@ -49,27 +86,27 @@ func Start(tb testing.TB, n int) *Cluster {
 		}
 		s, err := server.NewServer(opts)
 		if err != nil {
-			tb.Fatalf("natstest: server %d: %v", i, err)
+			c.shutdown()
+			return nil, fmt.Errorf("server %d: %w", i, err)
 		}
 		go s.Start()
-		tb.Cleanup(s.Shutdown)
 		c.Servers = append(c.Servers, s)
 	}
 	for i, s := range c.Servers {
-		if !s.ReadyForConnections(60 * time.Second) {
-			tb.Fatalf("natstest: server %d not ready", i)
+		if !s.ReadyForConnections(readyWait) {
+			c.shutdown()
+			return nil, fmt.Errorf("server %d (cluster port %d) not ready within %v", i, ports[i], readyWait)
 		}
 	}
-	// The servers elect a JetStream meta leader among themselves and learn
-	// of each other; until then no replicated stream or bucket can be placed.
-	deadline := time.Now().Add(60 * time.Second)
-	for !c.hasLeader() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("natstest: no JetStream meta leader among %d servers", n)
-		}
-		time.Sleep(20 * time.Millisecond)
+	tb.Cleanup(c.shutdown)
+	return c, nil
+}
+
+// shutdown shuts every server down.
+func (c *Cluster) shutdown() {
+	for _, s := range c.Servers {
+		s.Shutdown()
 	}
-	return c
 }
 
 // FreePorts finds n loopback ports free at the time of the call.
