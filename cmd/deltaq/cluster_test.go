@@ -47,10 +47,43 @@ func TestClusterFlagsGiveClearErrors(t *testing.T) {
 	}
 }
 
+// natsProc is one `deltaq cluster serve` process; exited is closed once
+// it has been reaped.
+type natsProc struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+}
+
+// kill kills the process if it still runs and waits until it is reaped.
+func (p *natsProc) kill() {
+	p.cmd.Process.Kill()
+	<-p.exited
+}
+
 // natsProcs starts a cluster of three `deltaq cluster serve` processes on
 // loopback and returns their client URLs, comma-separated, and the
-// processes.
-func natsProcs(t *testing.T, dir string) (string, []*exec.Cmd) {
+// processes. A port natstest.FreePorts found free can be taken before
+// its server binds it (packages test in parallel); the server then exits,
+// and the cluster is started again on other ports, three times at most.
+func natsProcs(t *testing.T, dir string) (string, []*natsProc) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		url, procs, err := startNATSProcs(t, dir, attempt)
+		if err == nil {
+			return url, procs
+		}
+		if attempt == 3 {
+			t.Fatalf("%v, %d times", err, attempt)
+		}
+		t.Logf("%v; trying other ports", err)
+	}
+}
+
+// startNATSProcs is one attempt of natsProcs: the processes, each with
+// its log and store in dir apart from other attempts', once every one
+// says it serves; or an error, with all of them killed, if one exits
+// first.
+func startNATSProcs(t *testing.T, dir string, attempt int) (string, []*natsProc, error) {
 	t.Helper()
 	ports := natstest.FreePorts(t, 6)
 	var routes, urls []string
@@ -58,29 +91,54 @@ func natsProcs(t *testing.T, dir string) (string, []*exec.Cmd) {
 		routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", ports[3+i]))
 		urls = append(urls, fmt.Sprintf("nats://127.0.0.1:%d", ports[i]))
 	}
-	var procs []*exec.Cmd
+	var procs []*natsProc
+	var logs []string
 	for i := range 3 {
+		name := fmt.Sprintf("nats-%d", i)
+		if attempt > 1 {
+			name = fmt.Sprintf("nats-%d-attempt-%d", i, attempt)
+		}
 		cmd := exec.Command(binary, "cluster", "serve", "--name", fmt.Sprintf("nats-%d", i),
 			"--listen", fmt.Sprintf("127.0.0.1:%d", ports[i]), "--cluster-listen", fmt.Sprintf("127.0.0.1:%d", ports[3+i]),
-			"--routes", strings.Join(routes, ","), "--store", filepath.Join(dir, fmt.Sprintf("nats-%d", i)))
-		cmd.Stderr = logFile(t, dir, fmt.Sprintf("nats-%d.log", i))
+			"--routes", strings.Join(routes, ","), "--store", filepath.Join(dir, name))
+		cmd.Stderr = logFile(t, dir, name+".log")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { stopProc(cmd) })
-		procs = append(procs, cmd)
+		p := &natsProc{cmd: cmd, exited: make(chan struct{})}
+		go func() {
+			cmd.Wait()
+			close(p.exited)
+		}()
+		t.Cleanup(p.kill)
+		procs = append(procs, p)
+		logs = append(logs, filepath.Join(dir, name+".log"))
 	}
-	for i := range 3 {
-		addr := fmt.Sprintf("127.0.0.1:%d", ports[i])
-		waitUntil(t, "NATS server "+addr+" accepting clients", func() bool {
-			c, err := net.Dial("tcp", addr)
-			if err == nil {
-				c.Close()
+	for i, p := range procs {
+		var failed error
+		waitUntil(t, fmt.Sprintf("NATS server %d serving", i), func() bool {
+			select {
+			case <-p.exited:
+				failed = fmt.Errorf("NATS server %d exited: %s", i, tail(fileText(logs[i]), 2000))
+				return true
+			default:
 			}
-			return err == nil
+			return strings.Contains(fileText(logs[i]), "cluster: NATS server nats-"+strconv.Itoa(i)+" serving")
 		})
+		if failed != nil {
+			for _, p := range procs {
+				p.kill()
+			}
+			return "", nil, failed
+		}
 	}
-	return strings.Join(urls, ","), procs
+	return strings.Join(urls, ","), procs, nil
+}
+
+// fileText is the file's content, empty if it cannot be read.
+func fileText(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
 }
 
 func logFile(t *testing.T, dir, name string) *os.File {
@@ -91,14 +149,6 @@ func logFile(t *testing.T, dir, name string) *os.File {
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
-}
-
-// stopProc kills a process still running and reaps it.
-func stopProc(cmd *exec.Cmd) {
-	if cmd.ProcessState == nil {
-		cmd.Process.Kill()
-		cmd.Wait()
-	}
 }
 
 // bothArchives serves the replay of both archives on loopback and returns
@@ -269,8 +319,7 @@ func waitNodes(t *testing.T, dir, url string, nodes []*crawlNode, killed map[int
 
 // nodeLog is what node i wrote to its standard error.
 func nodeLog(dir string, i int) string {
-	log, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("node-%d.err", i)))
-	return string(log)
+	return fileText(filepath.Join(dir, fmt.Sprintf("node-%d.err", i)))
 }
 
 func tail(s string, n int) string { return s[max(0, len(s)-n):] }
@@ -349,10 +398,7 @@ func TestClusterSurvivesAKilledNATSServerAndAKilledNode(t *testing.T) {
 		return n
 	}
 	waitUntil(t, "300 pages fetched", func() bool { return total() >= 300 })
-	if err := servers[0].Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	servers[0].Wait()
+	servers[0].kill()
 	t.Logf("NATS server 0 killed after %d pages", total())
 	waitUntil(t, "2,000 pages fetched", func() bool { return total() >= 2000 })
 	victim := 0
