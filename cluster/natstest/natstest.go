@@ -20,15 +20,9 @@ type Cluster struct {
 	Servers []*server.Server
 }
 
-// A cluster port FreePorts found free can be taken before its server
-// binds it (go test runs packages in parallel, and every outgoing
-// connection takes a port from the same range); the server then never
-// becomes ready. Start shuts such a cluster down and tries other ports,
-// startAttempts times, giving each server readyWait to listen.
-const (
-	startAttempts = 3
-	readyWait     = 20 * time.Second
-)
+// readyWait is how long Start gives each server to listen: a server whose
+// cluster port was taken never does (OnFreePorts).
+const readyWait = 20 * time.Second
 
 // Start starts n servers (n = 1 is a single server without clustering),
 // each with its own JetStream store under tb.TempDir(), and waits until
@@ -36,16 +30,12 @@ const (
 func Start(tb testing.TB, n int) *Cluster {
 	tb.Helper()
 	var c *Cluster
-	for attempt := 1; ; attempt++ {
-		var err error
-		if c, err = start(tb, n); err == nil {
-			break
-		}
-		if attempt == startAttempts {
-			tb.Fatalf("natstest: %v, %d times", err, attempt)
-		}
-		tb.Logf("natstest: %v; trying other ports", err)
-	}
+	// Every server routes to every other, so the cluster ports are chosen
+	// before any server starts.
+	OnFreePorts(tb, n, func(ports []int) (err error) {
+		c, err = start(tb, ports)
+		return err
+	})
 	// The servers elect a JetStream meta leader among themselves and learn
 	// of each other; until then no replicated stream or bucket can be placed.
 	deadline := time.Now().Add(60 * time.Second)
@@ -58,14 +48,34 @@ func Start(tb testing.TB, n int) *Cluster {
 	return c
 }
 
-// start starts n servers on cluster ports found free, and shuts them all
-// down if one is not ready to serve within readyWait.
-func start(tb testing.TB, n int) (*Cluster, error) {
+// startAttempts bounds OnFreePorts.
+const startAttempts = 3
+
+// OnFreePorts calls start with n loopback ports free at the time of the
+// call, and again with others while it fails, startAttempts times at
+// most: a port found free can be taken before start binds it (go test
+// runs packages in parallel, and every outgoing connection takes a port
+// from the same range). A start that fails must stop what it started.
+func OnFreePorts(tb testing.TB, n int, start func(ports []int) error) {
+	tb.Helper()
+	for attempt := 1; ; attempt++ {
+		err := start(FreePorts(tb, n))
+		if err == nil {
+			return
+		}
+		if attempt == startAttempts {
+			tb.Fatalf("natstest: %v, %d times", err, attempt)
+		}
+		tb.Logf("natstest: %v; trying other ports", err)
+	}
+}
+
+// start starts a server for each of ports, its cluster port, and shuts
+// them all down if one is not ready to serve within readyWait.
+func start(tb testing.TB, ports []int) (*Cluster, error) {
 	tb.Helper()
 	c := &Cluster{}
-	// Every server routes to every other, so the cluster ports are chosen
-	// before any server starts.
-	ports := FreePorts(tb, n)
+	n := len(ports)
 	var routes []*url.URL
 	for _, p := range ports {
 		routes = append(routes, &url.URL{Scheme: "nats-route", Host: fmt.Sprintf("127.0.0.1:%d", p)})

@@ -47,92 +47,59 @@ func TestClusterFlagsGiveClearErrors(t *testing.T) {
 	}
 }
 
-// natsProc is one `deltaq cluster serve` process; exited is closed once
-// it has been reaped.
-type natsProc struct {
-	cmd    *exec.Cmd
-	exited chan struct{}
-}
-
-// kill kills the process if it still runs and waits until it is reaped.
-func (p *natsProc) kill() {
-	p.cmd.Process.Kill()
-	<-p.exited
-}
-
 // natsProcs starts a cluster of three `deltaq cluster serve` processes on
 // loopback and returns their client URLs, comma-separated, and the
-// processes. A port natstest.FreePorts found free can be taken before
-// its server binds it (packages test in parallel); the server then exits,
-// and the cluster is started again on other ports, three times at most.
-func natsProcs(t *testing.T, dir string) (string, []*natsProc) {
+// processes. A server whose port was taken before it bound it exits, and
+// the cluster is started again on other ports (natstest.OnFreePorts),
+// each attempt's logs and stores in dir apart.
+func natsProcs(t *testing.T, dir string) (string, []*proc) {
 	t.Helper()
-	for attempt := 1; ; attempt++ {
-		url, procs, err := startNATSProcs(t, dir, attempt)
-		if err == nil {
-			return url, procs
+	var urls []string
+	var procs []*proc
+	attempt := 0
+	natstest.OnFreePorts(t, 6, func(ports []int) error {
+		attempt++
+		var routes []string
+		urls = nil
+		for i := range 3 {
+			routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", ports[3+i]))
+			urls = append(urls, fmt.Sprintf("nats://127.0.0.1:%d", ports[i]))
 		}
-		if attempt == 3 {
-			t.Fatalf("%v, %d times", err, attempt)
-		}
-		t.Logf("%v; trying other ports", err)
-	}
-}
-
-// startNATSProcs is one attempt of natsProcs: the processes, each with
-// its log and store in dir apart from other attempts', once every one
-// says it serves; or an error, with all of them killed, if one exits
-// first.
-func startNATSProcs(t *testing.T, dir string, attempt int) (string, []*natsProc, error) {
-	t.Helper()
-	ports := natstest.FreePorts(t, 6)
-	var routes, urls []string
-	for i := range 3 {
-		routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", ports[3+i]))
-		urls = append(urls, fmt.Sprintf("nats://127.0.0.1:%d", ports[i]))
-	}
-	var procs []*natsProc
-	var logs []string
-	for i := range 3 {
-		name := fmt.Sprintf("nats-%d", i)
-		if attempt > 1 {
-			name = fmt.Sprintf("nats-%d-attempt-%d", i, attempt)
-		}
-		cmd := exec.Command(binary, "cluster", "serve", "--name", fmt.Sprintf("nats-%d", i),
-			"--listen", fmt.Sprintf("127.0.0.1:%d", ports[i]), "--cluster-listen", fmt.Sprintf("127.0.0.1:%d", ports[3+i]),
-			"--routes", strings.Join(routes, ","), "--store", filepath.Join(dir, name))
-		cmd.Stderr = logFile(t, dir, name+".log")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		p := &natsProc{cmd: cmd, exited: make(chan struct{})}
-		go func() {
-			cmd.Wait()
-			close(p.exited)
-		}()
-		t.Cleanup(p.kill)
-		procs = append(procs, p)
-		logs = append(logs, filepath.Join(dir, name+".log"))
-	}
-	for i, p := range procs {
-		var failed error
-		waitUntil(t, fmt.Sprintf("NATS server %d serving", i), func() bool {
-			select {
-			case <-p.exited:
-				failed = fmt.Errorf("NATS server %d exited: %s", i, tail(fileText(logs[i]), 2000))
-				return true
-			default:
+		var logs []string
+		procs = nil
+		for i := range 3 {
+			name := fmt.Sprintf("nats-%d", i)
+			if attempt > 1 {
+				name = fmt.Sprintf("nats-%d-attempt-%d", i, attempt)
 			}
-			return strings.Contains(fileText(logs[i]), "cluster: NATS server nats-"+strconv.Itoa(i)+" serving")
-		})
-		if failed != nil {
-			for _, p := range procs {
-				p.kill()
-			}
-			return "", nil, failed
+			cmd := exec.Command(binary, "cluster", "serve", "--name", fmt.Sprintf("nats-%d", i),
+				"--listen", fmt.Sprintf("127.0.0.1:%d", ports[i]), "--cluster-listen", fmt.Sprintf("127.0.0.1:%d", ports[3+i]),
+				"--routes", strings.Join(routes, ","), "--store", filepath.Join(dir, name))
+			cmd.Stderr = logFile(t, dir, name+".log")
+			procs = append(procs, startProc(t, cmd, nil))
+			logs = append(logs, filepath.Join(dir, name+".log"))
 		}
-	}
-	return strings.Join(urls, ","), procs, nil
+		for i, p := range procs {
+			var failed error
+			waitUntil(t, fmt.Sprintf("NATS server %d serving", i), func() bool {
+				select {
+				case <-p.exited:
+					failed = fmt.Errorf("NATS server %d exited: %s", i, tail(fileText(logs[i]), 2000))
+					return true
+				default:
+				}
+				return strings.Contains(fileText(logs[i]), "cluster: NATS server nats-"+strconv.Itoa(i)+" serving")
+			})
+			if failed != nil {
+				for _, p := range procs {
+					p.kill()
+				}
+				return failed
+			}
+		}
+		return nil
+	})
+	return strings.Join(urls, ","), procs
 }
 
 // fileText is the file's content, empty if it cannot be read.
@@ -206,11 +173,9 @@ func union(t *testing.T, nodes []*crawlNode) clustertest.Union {
 // crawlNode is one `deltaq crawl --cluster` process and the pages it
 // reported fetched.
 type crawlNode struct {
-	cmd     *exec.Cmd
+	*proc
 	data    string
 	fetched atomic.Int64
-	done    chan error    // Wait's result, once
-	exited  chan struct{} // closed once Wait returned
 }
 
 // startNodes starts n crawl processes joining url.
@@ -218,38 +183,22 @@ func startNodes(t *testing.T, dir, url string, args []string, n int) []*crawlNod
 	t.Helper()
 	var nodes []*crawlNode
 	for i := range n {
-		nd := &crawlNode{data: filepath.Join(dir, fmt.Sprintf("node-%d", i)), done: make(chan error, 1), exited: make(chan struct{})}
-		nd.cmd = exec.Command(binary, append(args, "--data", nd.data, "--cluster", url,
+		nd := &crawlNode{data: filepath.Join(dir, fmt.Sprintf("node-%d", i))}
+		cmd := exec.Command(binary, append(args, "--data", nd.data, "--cluster", url,
 			"--node", fmt.Sprintf("n%d", i), "--wait-nodes", strconv.Itoa(n))...)
-		nd.cmd.Stdout = logFile(t, dir, fmt.Sprintf("node-%d.out", i))
-		stderr, err := nd.cmd.StderrPipe()
+		cmd.Stdout = logFile(t, dir, fmt.Sprintf("node-%d.out", i))
+		stderr, err := cmd.StderrPipe()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := nd.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
 		log := logFile(t, dir, fmt.Sprintf("node-%d.err", i))
-		go func() {
+		nd.proc = startProc(t, cmd, func() {
 			for sc := bufio.NewScanner(stderr); sc.Scan(); {
 				fmt.Fprintln(log, sc.Text())
 				var k int64
 				if _, err := fmt.Sscanf(sc.Text(), "crawl: %d fetched", &k); err == nil {
 					nd.fetched.Store(k)
 				}
-			}
-			err := nd.cmd.Wait()
-			close(nd.exited)
-			nd.done <- err
-		}()
-		// Only the goroutine above waits for the process: a second Wait
-		// would race with it on the process state.
-		t.Cleanup(func() {
-			select {
-			case <-nd.exited:
-			default:
-				nd.cmd.Process.Kill()
-				<-nd.exited
 			}
 		})
 		nodes = append(nodes, nd)
@@ -277,7 +226,10 @@ func waitNodes(t *testing.T, dir, url string, nodes []*crawlNode, killed map[int
 	for i, nd := range nodes {
 		if !killed[i] {
 			running++
-			go func() { exits <- exit{i, <-nd.done} }()
+			go func() {
+				<-nd.exited
+				exits <- exit{i, nd.err}
+			}()
 		}
 	}
 	deadline := time.After(clusterHang)
@@ -410,7 +362,7 @@ func TestClusterSurvivesAKilledNATSServerAndAKilledNode(t *testing.T) {
 	if err := nodes[victim].cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	<-nodes[victim].done
+	<-nodes[victim].exited
 	t.Logf("node %d killed after it reported %d pages", victim, nodes[victim].fetched.Load())
 	waitNodes(t, dir, url, nodes, map[int]bool{victim: true})
 
