@@ -15,12 +15,10 @@ import (
 
 // demo is a running `deltaq demo` process.
 type demo struct {
-	cmd     *exec.Cmd
-	base    string        // http://host:port of the search server
-	queries []string      // the sample queries it printed
-	key     string        // the watch API key it printed
-	exited  chan struct{} // closed when the process has exited
-	err     error         // its exit status, valid after exited
+	*proc
+	base    string   // http://host:port of the search server
+	queries []string // the sample queries it printed
+	key     string   // the watch API key it printed
 }
 
 // startDemo runs the real binary and waits until it reports searchable
@@ -32,24 +30,14 @@ func startDemo(t *testing.T) *demo {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	d := &demo{cmd: cmd, exited: make(chan struct{})}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-d.exited
-	})
 	lines := make(chan string)
-	go func() {
+	d := &demo{proc: startProc(t, cmd, func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
 			lines <- sc.Text()
 		}
 		close(lines)
-		d.err = cmd.Wait()
-		close(d.exited)
-	}()
+	})}
 	for line := range lines {
 		if rest, ok := strings.CutPrefix(line, "search: "); ok {
 			d.base = strings.TrimSuffix(rest, "/")

@@ -58,7 +58,7 @@ func fillData(t *testing.T, data string, pages []fanouteval.Page) {
 
 // serveProc is a running `deltaq serve`.
 type serveProc struct {
-	cmd   *exec.Cmd
+	*proc
 	base  string
 	admin chan string // the admin listener's URL, when the process prints it
 }
@@ -85,41 +85,31 @@ func startServeProc(t *testing.T, cmd *exec.Cmd) *serveProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
 	admin := make(chan string, 1)
-	// line notes the admin listener's address and reports the public one.
-	line := func(text string) (string, bool) {
-		if rest, ok := strings.CutPrefix(text, "admin: "); ok {
-			admin <- strings.TrimSuffix(strings.Fields(rest)[0], "/")
-		}
-		rest, ok := strings.CutPrefix(text, "search: ")
-		return strings.TrimSuffix(rest, "/"), ok
-	}
-	lines := bufio.NewScanner(stdout)
-	for lines.Scan() {
-		if base, ok := line(lines.Text()); ok {
-			go func() {
-				for lines.Scan() {
-					line(lines.Text())
+	bases := make(chan string, 1) // the public listener's URL, once
+	p := startProc(t, cmd, func() {
+		lines := bufio.NewScanner(stdout)
+		for lines.Scan() {
+			text := lines.Text()
+			if rest, ok := strings.CutPrefix(text, "admin: "); ok {
+				admin <- strings.TrimSuffix(strings.Fields(rest)[0], "/")
+			}
+			if rest, ok := strings.CutPrefix(text, "search: "); ok {
+				select {
+				case bases <- strings.TrimSuffix(rest, "/"):
+				default: // printed before
 				}
-				io.Copy(io.Discard, stdout)
-				cmd.Wait()
-				close(exited)
-			}()
-			return &serveProc{cmd: cmd, base: base, admin: admin}
+			}
 		}
+		io.Copy(io.Discard, stdout)
+	})
+	select {
+	case base := <-bases:
+		return &serveProc{proc: p, base: base, admin: admin}
+	case <-p.exited:
+		t.Fatalf("%s exited before listening: %v", cmd, p.err)
+		return nil
 	}
-	err = cmd.Wait()
-	close(exited)
-	t.Fatalf("%s exited before listening: %v", cmd, err)
-	return nil
 }
 
 // serveNode starts `deltaq serve` with args, its log in dir/name.log.
