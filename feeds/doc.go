@@ -111,10 +111,11 @@
 //     worse, neither beyond the seeds' spread. Half-lives of 24 h and
 //     48 h among the rate candidates were never chosen (the figures did
 //     not move); rate_holdout_weeks 4 and 12 gave weekly 0.688 and
-//     0.676; posting
-//     times taken from the feed when plausible (never in the future, not
-//     back-dated past the previous poll), else the first-seen time
-//     (PostingTime);
+//     0.676. Place from 64 starting phases instead of feeds.starts' 8
+//     gave weekly 0.672 and once 0.751: the refinement's local optima are
+//     not what is missing. Posting times are taken from the feed when
+//     plausible (never in the future, not back-dated past the previous
+//     poll), else the first-seen time (PostingTime);
 //   - the live plan (PlanAll): what `deltaq eval feeds` measured best,
 //     "combined" re-learned, with the same calls as the evaluation's weekly
 //     re-learning: models by LearnRecent (ChooseProfiling's profiles,
