@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 )
 
@@ -31,9 +32,13 @@ func decodeJSONBody(w http.ResponseWriter, r *http.Request, v any, limit int64, 
 	case errors.As(err, &tooBig):
 		writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: CodeBodyTooLarge, Field: "body",
 			Limit: fmt.Sprintf("at most %d bytes (%s)", tooBig.Limit, limitKey), Message: fmt.Sprintf("body over %d bytes", tooBig.Limit)})
+	case errors.As(err, &typeErr) && typeErr.Field == "":
+		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Value: "JSON " + typeErr.Value,
+			Limit: "must be one JSON object", Message: fmt.Sprintf("body: got JSON %s, want an object", typeErr.Value)})
 	case errors.As(err, &typeErr):
+		want := jsonKind(typeErr.Type)
 		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: typeErr.Field, Value: "JSON " + typeErr.Value,
-			Limit: "must be a JSON " + typeErr.Type.String(), Message: fmt.Sprintf("%s: got JSON %s, want %s", typeErr.Field, typeErr.Value, typeErr.Type)})
+			Limit: "must be a JSON " + want, Message: fmt.Sprintf("%s: got JSON %s, want %s", typeErr.Field, typeErr.Value, want)})
 	case errors.As(err, &syntaxErr):
 		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Limit: "must be valid JSON",
 			Message: fmt.Sprintf("bad JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)})
@@ -44,4 +49,28 @@ func decodeJSONBody(w http.ResponseWriter, r *http.Request, v any, limit int64, 
 		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Limit: "must be one JSON object", Message: err.Error()})
 	}
 	return false
+}
+
+// jsonKind names what a request field of Go type t holds in JSON's terms,
+// so that an error speaks the language of the request, not of its Go type.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "whole number"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Map, reflect.Struct:
+		return "object"
+	}
+	return t.String()
 }

@@ -1,0 +1,54 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestDecodeJSONBodyNamesWhatIsWrong: a request body that is not the one
+// object asked for is refused with the field, the value and the limit in
+// JSON's terms (not the Go types of the handler), and never decoded in
+// part.
+func TestDecodeJSONBodyNamesWhatIsWrong(t *testing.T) {
+	type request struct {
+		Name  string   `json:"name"`
+		Count int      `json:"count"`
+		Share *float64 `json:"share"`
+		Tags  []string `json:"tags"`
+	}
+	for _, tc := range []struct {
+		body   string
+		status int
+		want   apiError
+	}{
+		{`[]`, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Value: "JSON array", Limit: "must be one JSON object"}},
+		{`"x"`, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Value: "JSON string", Limit: "must be one JSON object"}},
+		{`{"count":"3"}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "count", Value: "JSON string", Limit: "must be a JSON whole number"}},
+		{`{"count":1.5}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "count", Value: "JSON number 1.5", Limit: "must be a JSON whole number"}},
+		{`{"share":"most"}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "share", Value: "JSON string", Limit: "must be a JSON number"}},
+		{`{"name":7}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "name", Value: "JSON number", Limit: "must be a JSON string"}},
+		{`{"tags":{}}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "tags", Value: "JSON object", Limit: "must be a JSON array"}},
+		{`{"colour":"red"}`, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "colour", Limit: "unknown field"}},
+		{`{"name":"a"} {"name":"b"}`, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Limit: "must be one JSON object"}},
+		{`{"name":`, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Limit: "must be one JSON object"}},
+		{`{"name":"` + strings.Repeat("a", 100) + `"}`, http.StatusRequestEntityTooLarge, apiError{Code: CodeBodyTooLarge, Field: "body", Limit: "at most 64 bytes (test.max_bytes)"}},
+	} {
+		w := httptest.NewRecorder()
+		var got request
+		if decodeJSONBody(w, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(tc.body)), &got, 64, "test.max_bytes") {
+			t.Errorf("%s: decoded as %+v, want refused", tc.body, got)
+			continue
+		}
+		var answer struct{ Error apiError }
+		if err := json.Unmarshal(w.Body.Bytes(), &answer); err != nil {
+			t.Fatalf("%s: answer %q: %v", tc.body, w.Body, err)
+		}
+		e := answer.Error
+		if w.Code != tc.status || e.Code != tc.want.Code || e.Field != tc.want.Field || e.Value != tc.want.Value || e.Limit != tc.want.Limit || e.Message == "" {
+			t.Errorf("%s: %d %+v, want %d %+v with a message", tc.body, w.Code, e, tc.status, tc.want)
+		}
+	}
+}
