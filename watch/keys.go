@@ -38,8 +38,9 @@ func (e *LimitError) Error() string {
 }
 
 // Allows checks spec against the key's limits, given how many sentinels
-// the user already has.
+// the user already has; a field spec leaves out counts at its default.
 func (k Key) Allows(spec Spec, installed int) error {
+	spec.withDefaults()
 	switch {
 	case installed >= k.MaxWatches:
 		return &LimitError{Field: "watches", Value: fmt.Sprint(installed + 1), Limit: fmt.Sprintf("at most %d", k.MaxWatches)}

@@ -148,7 +148,7 @@ func (p *page) scope(selector string) (scope, bool, error) {
 	}
 	compiled, err := compileSelector(selector)
 	if err != nil {
-		return scope{}, false, err
+		return scope{}, false, fmt.Errorf("watch: select %q: %w", selector, err)
 	}
 	d, err := p.document()
 	if err != nil {

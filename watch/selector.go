@@ -47,33 +47,30 @@ type step struct {
 	m    cascadia.Matcher
 }
 
-// compileSelector parses s for the walk; the errors name the selector and
-// what is refused.
+// compileSelector parses s for the walk; the errors say what is refused
+// (the callers name the selector).
 func compileSelector(s string) (*selector, error) {
-	fail := func(format string, a ...any) (*selector, error) {
-		return nil, fmt.Errorf("select %q: %s", s, fmt.Sprintf(format, a...))
-	}
 	alts, err := splitGroup(s)
 	if err != nil {
-		return fail("%v", err)
+		return nil, err
 	}
 	sel := &selector{}
 	for _, alt := range alts {
 		compounds, combs, err := splitCombinators(alt)
 		if err != nil {
-			return fail("%v", err)
+			return nil, err
 		}
 		if len(compounds) > maxSelectorSteps {
-			return fail("%d compound selectors in a row, at most %d", len(compounds), maxSelectorSteps)
+			return nil, fmt.Errorf("%d compound selectors in a row, at most %d", len(compounds), maxSelectorSteps)
 		}
 		steps := make([]step, len(compounds))
 		for i, c := range compounds {
 			if err := checkCompound(c, false); err != nil {
-				return fail("%v", err)
+				return nil, err
 			}
 			m, err := cascadia.Compile(c)
 			if err != nil {
-				return fail("%v", err)
+				return nil, err
 			}
 			steps[i] = step{comb: combs[i], m: m}
 		}

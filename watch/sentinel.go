@@ -1,11 +1,11 @@
 package watch
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,7 +37,16 @@ func ParseType(s string) (Type, error) {
 			return t, nil
 		}
 	}
-	return "", fmt.Errorf("type %q: must be one of any, links, images, words, keywords, regex, phrase, table, list", s)
+	return "", &FieldError{Field: "type", Value: s, Limit: "one of " + typeNames(Types)}
+}
+
+// typeNames lists types as "a, b, c".
+func typeNames(types []Type) string {
+	names := make([]string, len(types))
+	for i, t := range types {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
 }
 
 // Direction filters keyword flips.
@@ -62,7 +71,7 @@ const (
 type Spec struct {
 	User string `json:"user,omitempty"`
 	URL  string `json:"url"`
-	Type Type   `json:"type"`
+	Type Type   `json:"type"` // default any
 	// Selector is a CSS selector scoping the object (any type).
 	Selector string `json:"selector,omitempty"`
 	// Object is the phrase itself (phrase) or text identifying the table
@@ -77,7 +86,7 @@ type Spec struct {
 	// EveryN fires on every n-th detected change; 0 or 1 on each.
 	EveryN int `json:"every_n,omitempty"`
 	// Every is how often the user would like the page checked: a wish the
-	// scheduler weighs (urgency), not a timer.
+	// scheduler weighs (urgency), not a timer; default DefaultEvery.
 	Every  time.Duration   `json:"every"`
 	Mode   Mode            `json:"mode"`
 	Period time.Duration   `json:"period,omitempty"` // digest period
@@ -90,59 +99,121 @@ type Spec struct {
 // change, the one kind whose change is the page diff.
 func (s *Spec) diffsPage() bool { return s.Type == Any && s.Selector == "" }
 
-// FieldError is a spec refused for one field, named as the watch API and
-// the command line name it (url, type, select, keywords, ...); Err says
-// what is wrong, beginning with the field.
-type FieldError struct {
-	Field string
-	Err   error
+// DefaultEvery is the check interval a spec that names none wishes for.
+const DefaultEvery = 24 * time.Hour
+
+// withDefaults sets what a spec may leave out and that needs no
+// configuration: type any (the whole page), every DefaultEvery, mode eager.
+func (s *Spec) withDefaults() {
+	if s.Type == "" {
+		s.Type = Any
+	}
+	if s.Every == 0 {
+		s.Every = DefaultEvery
+	}
+	if s.Mode == "" {
+		s.Mode = Eager
+	}
 }
 
-func (e *FieldError) Error() string { return e.Err.Error() }
-func (e *FieldError) Unwrap() error { return e.Err }
+// ParseTimes sets the spec's Every, Period and Stop from their text as
+// the watch API and the command line take them: durations such as 30m or
+// 6h; until a date (YYYY-MM-DD, midnight UTC) or an RFC 3339 time. Empty
+// text leaves the field to its default.
+func (s *Spec) ParseTimes(every, period, until string) error {
+	for _, d := range []struct {
+		field, v string
+		to       *time.Duration
+	}{{"every", every, &s.Every}, {"period", period, &s.Period}} {
+		if d.v == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.v)
+		if err != nil {
+			return &FieldError{Field: d.field, Value: d.v, Limit: "a duration such as 30m or 6h"}
+		}
+		*d.to = v
+	}
+	if until == "" {
+		return nil
+	}
+	for _, layout := range []string{time.DateOnly, time.RFC3339} {
+		if t, err := time.Parse(layout, until); err == nil {
+			s.Stop = t
+			return nil
+		}
+	}
+	return &FieldError{Field: "until", Value: until, Limit: "a date (YYYY-MM-DD) or an RFC 3339 time"}
+}
 
-func fieldErr(field string, err error) error { return &FieldError{Field: field, Err: err} }
+// FieldError is a spec refused for one field, named as the watch API and
+// the command line name it (url, type, select, keywords, ...): the value
+// given as it was given (a count or a size where the value is long), what
+// the field must be, and the underlying error if one says more (a regex's
+// parse error).
+type FieldError struct {
+	Field, Value, Limit string
+	Err                 error
+}
+
+func (e *FieldError) Error() string {
+	v := e.Value
+	if strings.TrimSpace(v) == "" {
+		v = strconv.Quote(v) // an empty value shows as ""
+	}
+	msg := fmt.Sprintf("%s = %s: must be %s", e.Field, v, e.Limit)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *FieldError) Unwrap() error { return e.Err }
 
 // validate checks a spec and fills its defaults; errors (a *FieldError)
 // name the field, the value and the limit.
 func (s *Spec) validate(cfg Config, now time.Time) error {
+	s.withDefaults()
 	u, err := url.Parse(s.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fieldErr("url", fmt.Errorf("url %q: must be an absolute http(s) URL", s.URL))
+		return &FieldError{Field: "url", Value: s.URL, Limit: "an absolute http(s) URL"}
 	}
 	if _, err := ParseType(string(s.Type)); err != nil {
-		return fieldErr("type", err)
+		return err
 	}
 	if s.Selector != "" {
 		if _, err := compileSelector(s.Selector); err != nil {
-			return fieldErr("select", err)
+			return &FieldError{Field: "select", Value: s.Selector, Limit: "a CSS selector of the supported forms", Err: err}
 		}
 	}
 	switch s.Type {
 	case Keywords:
 		if len(s.Keywords) == 0 || len(s.Keywords) > cfg.MaxKeywords {
-			return fieldErr("keywords", fmt.Errorf("keywords: %d given, must be 1 to %d", len(s.Keywords), cfg.MaxKeywords))
+			return &FieldError{Field: "keywords", Value: fmt.Sprintf("%d keywords", len(s.Keywords)),
+				Limit: fmt.Sprintf("1 to %d keywords (watch.max_keywords)", cfg.MaxKeywords)}
 		}
 		for _, k := range s.Keywords {
 			if strings.TrimSpace(k) == "" {
-				return fieldErr("keywords", errors.New("keywords: an empty keyword"))
+				return &FieldError{Field: "keywords", Value: k, Limit: "words, none of them empty"}
 			}
 		}
 		if s.Direction != Both && s.Direction != Appear && s.Direction != Disappear {
-			return fieldErr("direction", fmt.Errorf("direction %q: must be appear, disappear or empty (both)", s.Direction))
+			return &FieldError{Field: "direction", Value: string(s.Direction), Limit: "appear, disappear or empty (both)"}
 		}
 	case Regex:
 		if s.Regex == "" || len(s.Regex) > cfg.MaxRegexBytes {
-			return fieldErr("regex", fmt.Errorf("regex: %d bytes, must be 1 to %d", len(s.Regex), cfg.MaxRegexBytes))
+			return &FieldError{Field: "regex", Value: fmt.Sprintf("%d bytes", len(s.Regex)),
+				Limit: fmt.Sprintf("1 to %d bytes (watch.max_regex_bytes)", cfg.MaxRegexBytes)}
 		}
 		// Go's regexp (RE2) runs in time linear in the input, so a regex
 		// needs a size limit but no evaluation timeout.
 		if _, err := regexp.Compile(s.Regex); err != nil {
-			return fieldErr("regex", fmt.Errorf("regex %q: %w", s.Regex, err))
+			return &FieldError{Field: "regex", Value: s.Regex, Limit: "an RE2 regular expression", Err: err}
 		}
 	case Phrase:
-		if s.Selector == "" && len(strings.Fields(s.Object)) < cfg.PhraseMinWords {
-			return fieldErr("object", fmt.Errorf("object %q: a phrase needs at least %d words (or a selector)", s.Object, cfg.PhraseMinWords))
+		if n := len(strings.Fields(s.Object)); s.Selector == "" && n < cfg.PhraseMinWords {
+			return &FieldError{Field: "object", Value: fmt.Sprintf("%d words", n),
+				Limit: fmt.Sprintf("at least %d words (watch.phrase_min_words), or a selector", cfg.PhraseMinWords)}
 		}
 	}
 	// A field only another type reads would be stored and never used, so
@@ -150,40 +221,36 @@ func (s *Spec) validate(cfg Config, now time.Time) error {
 	for _, f := range []struct {
 		name  string
 		set   bool
+		value string
 		types []Type
 	}{
-		{"keywords", len(s.Keywords) > 0, []Type{Keywords}},
-		{"direction", s.Direction != Both, []Type{Keywords}},
-		{"regex", s.Regex != "", []Type{Regex}},
-		{"object", s.Object != "", []Type{Phrase, Table, List}},
+		{"keywords", len(s.Keywords) > 0, strings.Join(s.Keywords, ", "), []Type{Keywords}},
+		{"direction", s.Direction != Both, string(s.Direction), []Type{Keywords}},
+		{"regex", s.Regex != "", s.Regex, []Type{Regex}},
+		{"object", s.Object != "", s.Object, []Type{Phrase, Table, List}},
 	} {
 		if f.set && !slices.Contains(f.types, s.Type) {
-			names := make([]string, len(f.types))
-			for i, t := range f.types {
-				names[i] = string(t)
-			}
-			return fieldErr(f.name, fmt.Errorf("%s: not read by type %s, only by %s", f.name, s.Type, strings.Join(names, ", ")))
+			return &FieldError{Field: f.name, Value: f.value,
+				Limit: fmt.Sprintf("left out for type %s: only type %s reads it", s.Type, typeNames(f.types))}
 		}
 	}
 	if !(s.MinChange >= 0 && s.MinChange <= 1) { // NaN too
-		return fieldErr("min_change", fmt.Errorf("min_change = %v: must be in [0, 1]", s.MinChange))
+		return &FieldError{Field: "min_change", Value: fmt.Sprint(s.MinChange), Limit: "in [0, 1]"}
 	}
 	if s.EveryN < 0 {
-		return fieldErr("every_n", fmt.Errorf("every_n = %d: must be ≥ 0", s.EveryN))
+		return &FieldError{Field: "every_n", Value: strconv.Itoa(s.EveryN), Limit: "≥ 0"}
 	}
-	if s.Every <= 0 {
-		return fieldErr("every", fmt.Errorf("every = %v: must be > 0", s.Every))
+	if s.Every < 0 {
+		return &FieldError{Field: "every", Value: s.Every.String(), Limit: "> 0"}
 	}
 	switch s.Mode {
-	case "":
-		s.Mode = Eager
 	case Eager:
 	case Digest:
 		if s.Period <= 0 {
-			return fieldErr("period", fmt.Errorf("period = %v: a digest needs a period > 0", s.Period))
+			return &FieldError{Field: "period", Value: s.Period.String(), Limit: "> 0 with mode digest"}
 		}
 	default:
-		return fieldErr("mode", fmt.Errorf("mode %q: must be eager or digest", s.Mode))
+		return &FieldError{Field: "mode", Value: string(s.Mode), Limit: "eager or digest"}
 	}
 	if s.Start.IsZero() {
 		s.Start = now
@@ -192,7 +259,7 @@ func (s *Spec) validate(cfg Config, now time.Time) error {
 		s.Stop = s.Start.Add(cfg.Duration)
 	}
 	if !s.Stop.After(s.Start) {
-		return fieldErr("until", fmt.Errorf("until %s: must be after the start %s", s.Stop.Format(time.RFC3339), s.Start.Format(time.RFC3339)))
+		return &FieldError{Field: "until", Value: s.Stop.Format(time.RFC3339), Limit: "after the start " + s.Start.Format(time.RFC3339)}
 	}
 	return nil
 }

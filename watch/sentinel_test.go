@@ -122,30 +122,40 @@ func TestInstallRejectsBadSpecs(t *testing.T) {
 	e := newEngine(t, db, nil, newClock(t0), Options{})
 	u := s.set("/a", htmlPage(article))
 	cases := []struct {
-		spec Spec
-		want string
+		spec         Spec
+		field, value string // the *FieldError's; no field: another error
+		want         string
 	}{
-		{Spec{URL: "ftp://x/", Type: Any, Every: time.Hour}, `url "ftp://x/"`},
-		{Spec{URL: u, Type: "colour", Every: time.Hour}, `type "colour"`},
-		{Spec{URL: u, Type: Regex, Regex: "(", Every: time.Hour}, `regex "("`},
-		{Spec{URL: u, Type: Regex, Regex: strings.Repeat("a", 257), Every: time.Hour}, "regex: 257 bytes, must be 1 to 256"},
-		{Spec{URL: u, Type: Phrase, Object: "too short", Every: time.Hour}, "at least 5 words"},
-		{Spec{URL: u, Type: Keywords, Every: time.Hour}, "keywords: 0 given, must be 1 to 8"},
-		{Spec{URL: u, Type: Any, Selector: "p[", Every: time.Hour}, `select "p["`},
-		{Spec{URL: u, Type: Any, Regex: "x", Every: time.Hour}, "regex: not read by type any, only by regex"},
-		{Spec{URL: u, Type: Phrase, Object: "the summit opens on March 3", Direction: Appear, Every: time.Hour}, "direction: not read by type phrase, only by keywords"},
-		{Spec{URL: u, Type: Links, Object: "Register", Every: time.Hour}, "object: not read by type links, only by phrase, table, list"},
-		{Spec{URL: u, Type: Regex, Regex: "x", Keywords: []string{"fees"}, Every: time.Hour}, "keywords: not read by type regex, only by keywords"},
-		{Spec{URL: u, Type: Any}, "every = 0s: must be > 0"},
-		{Spec{URL: u, Type: Any, Every: time.Hour, Mode: Digest}, "period = 0s"},
-		{Spec{URL: u, Type: Any, Every: time.Hour, MinChange: 2}, "min_change = 2"},
-		{Spec{URL: u, Type: Any, Every: time.Hour, MinChange: math.NaN()}, "min_change = NaN"},
-		{Spec{URL: u, Type: Any, Every: time.Hour, Start: t0, Stop: t0.Add(-time.Hour)}, "must be after the start"},
-		{Spec{URL: s.url + "/missing", Type: Any, Every: time.Hour}, "status 404"},
+		{Spec{URL: "ftp://x/", Type: Any, Every: time.Hour}, "url", "ftp://x/", "must be an absolute http(s) URL"},
+		{Spec{URL: u, Type: "colour", Every: time.Hour}, "type", "colour", "must be one of any, links"},
+		{Spec{URL: u, Type: Regex, Regex: "(", Every: time.Hour}, "regex", "(", "missing closing )"},
+		{Spec{URL: u, Type: Regex, Regex: strings.Repeat("a", 257), Every: time.Hour}, "regex", "257 bytes", "must be 1 to 256 bytes"},
+		{Spec{URL: u, Type: Phrase, Object: "too short", Every: time.Hour}, "object", "2 words", "at least 5 words"},
+		{Spec{URL: u, Type: Keywords, Every: time.Hour}, "keywords", "0 keywords", "must be 1 to 8 keywords"},
+		{Spec{URL: u, Type: Keywords, Keywords: []string{"fees", " "}, Every: time.Hour}, "keywords", " ", "none of them empty"},
+		{Spec{URL: u, Type: Any, Selector: "p[", Every: time.Hour}, "select", "p[", "unclosed"},
+		{Spec{URL: u, Type: Any, Regex: "x", Every: time.Hour}, "regex", "x", "left out for type any: only type regex reads it"},
+		{Spec{URL: u, Type: Phrase, Object: "the summit opens on March 3", Direction: Appear, Every: time.Hour}, "direction", "appear", "only type keywords reads it"},
+		{Spec{URL: u, Type: Links, Object: "Register", Every: time.Hour}, "object", "Register", "only type phrase, table, list reads it"},
+		{Spec{URL: u, Type: Regex, Regex: "x", Keywords: []string{"fees"}, Every: time.Hour}, "keywords", "fees", "only type keywords reads it"},
+		{Spec{URL: u, Type: Any, Every: -time.Hour}, "every", "-1h0m0s", "must be > 0"},
+		{Spec{URL: u, Type: Any, Every: time.Hour, Mode: Digest}, "period", "0s", "with mode digest"},
+		{Spec{URL: u, Type: Any, Every: time.Hour, Mode: "lazy"}, "mode", "lazy", "eager or digest"},
+		{Spec{URL: u, Type: Any, Every: time.Hour, EveryN: -1}, "every_n", "-1", "≥ 0"},
+		{Spec{URL: u, Type: Any, Every: time.Hour, MinChange: 2}, "min_change", "2", "in [0, 1]"},
+		{Spec{URL: u, Type: Any, Every: time.Hour, MinChange: math.NaN()}, "min_change", "NaN", "in [0, 1]"},
+		{Spec{URL: u, Type: Any, Every: time.Hour, Start: t0, Stop: t0.Add(-time.Hour)}, "until", t0.Add(-time.Hour).Format(time.RFC3339), "must be after the start"},
+		{Spec{URL: s.url + "/missing", Type: Any, Every: time.Hour}, "", "", "status 404"},
 	}
 	for _, tc := range cases {
-		if _, err := e.Install(t.Context(), tc.spec); err == nil || !strings.Contains(err.Error(), tc.want) {
+		_, err := e.Install(t.Context(), tc.spec)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Install(%+v) = %v, want an error containing %q", tc.spec, err, tc.want)
+			continue
+		}
+		var fe *FieldError
+		if got := errors.As(err, &fe); got != (tc.field != "") || got && (fe.Field != tc.field || fe.Value != tc.value) {
+			t.Errorf("Install(%+v) = %#v, want a FieldError on %q = %s", tc.spec, err, tc.field, tc.value)
 		}
 	}
 	_, err := e.Install(t.Context(), Spec{URL: u, Type: Phrase, Object: "words that are not on the page", Every: time.Hour})
@@ -154,6 +164,30 @@ func TestInstallRejectsBadSpecs(t *testing.T) {
 	}
 	if ss, _ := e.List(t.Context(), ""); len(ss) != 0 {
 		t.Errorf("%d sentinels stored after only bad installs", len(ss))
+	}
+}
+
+// TestInstallFillsDefaults: a spec that names only its page watches the
+// whole page for any change, wishing for a check a day, as `deltaq watch
+// add` does without flags; a key's limits count the defaults too.
+func TestInstallFillsDefaults(t *testing.T) {
+	db := openRepo(t)
+	s := newSite(t)
+	e := newEngine(t, db, nil, newClock(t0), Options{})
+	u := s.set("/a", htmlPage(article))
+	key := Key{User: "ada", MaxWatches: 1, MinEvery: time.Hour, MaxRegexBytes: 10}
+	if err := key.Allows(Spec{URL: u}, 0); err != nil {
+		t.Errorf("Allows(no every) under a 1h minimum = %v, want nil (the default is %v)", err, DefaultEvery)
+	}
+	if err := (Key{MaxWatches: 1, MinEvery: 2 * DefaultEvery, MaxRegexBytes: 10}).Allows(Spec{URL: u}, 0); err == nil {
+		t.Errorf("Allows(no every) under a %v minimum = nil, want the default %v refused", 2*DefaultEvery, DefaultEvery)
+	}
+	sn, err := e.Install(t.Context(), Spec{URL: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sn.Type != Any || sn.Every != DefaultEvery || sn.Mode != Eager || !sn.Stop.After(sn.Start) {
+		t.Errorf("installed %+v, want type any, every %v, mode eager and a stop after the start", sn.Spec, DefaultEvery)
 	}
 }
 

@@ -167,7 +167,8 @@ func (api *watchAPI) list(w http.ResponseWriter, r *http.Request, k watch.Key) {
 
 // watchRequest is the body of POST /api/v1/watches; durations are Go
 // duration strings ("1h30m"), until is a date (YYYY-MM-DD, midnight UTC)
-// or an RFC 3339 time.
+// or an RFC 3339 time (watch.Spec.ParseTimes). Only url is required: type
+// defaults to any (the whole page), every to watch.DefaultEvery.
 type watchRequest struct {
 	URL       string   `json:"url"`
 	Type      string   `json:"type"`
@@ -230,25 +231,10 @@ func (q *watchRequest) spec(user string, maxTargets int) (watch.Spec, error) {
 	s := watch.Spec{User: user, URL: q.URL, Type: watch.Type(q.Type), Selector: q.Select, Object: q.Object,
 		Keywords: q.Keywords, Direction: watch.Direction(q.Direction), Regex: q.Regex, MinChange: q.MinChange,
 		EveryN: q.EveryN, Mode: watch.Mode(q.Mode)}
+	if err := s.ParseTimes(q.Every, q.Period, q.Until); err != nil {
+		return s, err
+	}
 	var err error
-	for _, d := range []struct {
-		field, v string
-		to       *time.Duration
-	}{{"every", q.Every, &s.Every}, {"period", q.Period, &s.Period}} {
-		if d.v == "" {
-			continue
-		}
-		if *d.to, err = time.ParseDuration(d.v); err != nil {
-			return s, &InputError{Field: d.field, Value: d.v, Limit: "a duration such as 1h or 30m", Message: "not a duration"}
-		}
-	}
-	if q.Until != "" {
-		if s.Stop, err = time.Parse(time.RFC3339, q.Until); err != nil {
-			if s.Stop, err = time.Parse(time.DateOnly, q.Until); err != nil {
-				return s, &InputError{Field: "until", Value: q.Until, Limit: "YYYY-MM-DD or an RFC 3339 time", Message: "not a time"}
-			}
-		}
-	}
 	s.Notify, err = notify.ParseTargets(q.Notify, maxTargets)
 	return s, err
 }
@@ -318,7 +304,7 @@ func userError(err error) *InputError {
 	case errors.As(err, &qe):
 		return &InputError{Code: CodeBadQuery, Field: "query", Message: qe.Msg}
 	case errors.As(err, &fe):
-		return &InputError{Field: fe.Field, Message: err.Error()}
+		return &InputError{Field: fe.Field, Value: fe.Value, Limit: fe.Limit, Message: err.Error()}
 	case errors.As(err, &full):
 		return &InputError{Field: "alerts", Value: strconv.Itoa(full.Alerts), Limit: fmt.Sprintf("at most %d on this server (alert.max_alerts)", full.Max),
 			Message: "the server holds all the alerts it can; remove some first"}

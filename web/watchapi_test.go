@@ -146,11 +146,14 @@ func TestWatchAPI(t *testing.T) {
 		{`{"url":"` + e.pageURL + `","type":"words","every":"10m"}`, `"field":"every"`},
 		{`{"url":"` + e.pageURL + `","type":"regex","regex":"` + strings.Repeat("a", 21) + `","every":"2h"}`, `"field":"regex"`},
 		{`{"url":"` + e.pageURL + `","type":"colour","every":"2h"}`, `"field":"type"`},
-		// The spec's own checks name their field, not "spec".
-		{`{"url":"` + e.pageURL + `","type":"words","every":"2h","min_change":2}`, `"field":"min_change"`},
+		// The spec's own checks name their field, not "spec", with the
+		// value and the limit.
+		{`{"url":"` + e.pageURL + `","type":"words","every":"2h","min_change":2}`, `"field":"min_change","value":"2","limit":"in [0, 1]"`},
+		{`{"url":"ftp://x/","every":"2h"}`, `"field":"url","value":"ftp://x/","limit":"an absolute http(s) URL"`},
 		{`{"url":"` + e.pageURL + `","type":"words","every":"2h","select":"p:contains(x)"}`, `"field":"select"`},
 		{`{"url":"` + e.pageURL + `","type":"any","every":"2h","direction":"sideways"}`, `"field":"direction"`},
-		{`{"url":"` + e.pageURL + `","type":"words","every":"soon"}`, `"field":"every"`},
+		{`{"url":"` + e.pageURL + `","type":"words","every":"soon"}`, `"field":"every","value":"soon","limit":"a duration such as 30m or 6h"`},
+		{`{"url":"` + e.pageURL + `","type":"words","until":"soon"}`, `"field":"until","value":"soon"`},
 		{`{"url":"` + e.pageURL + `","type":"words","every":"2h","notify":["sms:1"]}`, `"field":"notify"`},
 		{`{"url":"` + e.pageURL + `","kind":"words"}`, `"field":"kind"`},
 	} {
@@ -158,7 +161,12 @@ func TestWatchAPI(t *testing.T) {
 			t.Errorf("POST %s: %d %s, want 400 naming %s", tc.body, code, body, tc.field)
 		}
 	}
-	e.call("POST", "/api/v1/watches", ada, `{"url":"`+e.pageURL+`","type":"links","every":"2h"}`, nil)
+	// Type and every left out: the whole page, a check a day wished for.
+	var deflt watchOut
+	if code, body := e.call("POST", "/api/v1/watches", ada, `{"url":"`+e.pageURL+`"}`, &deflt); code != http.StatusCreated ||
+		deflt.Type != "any" || deflt.Every != "24h0m0s" {
+		t.Errorf("POST with url alone: %d %s, want 201 with type any, every 24h0m0s", code, body)
+	}
 	if code, body := e.call("POST", "/api/v1/watches", ada, `{"url":"`+e.pageURL+`","type":"any","every":"2h"}`, nil); code != http.StatusBadRequest || !strings.Contains(body, `"field":"watches"`) {
 		t.Errorf("third watch on a two-watch key: %d %s", code, body)
 	}

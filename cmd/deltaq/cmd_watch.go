@@ -71,7 +71,7 @@ func (f *specFlags) add(cmd *cobra.Command) {
 	fs.StringVar(&f.regex, "regex", "", "regular expression (regex)")
 	fs.Float64Var(&f.minChange, "min-change", 0, "fire only when this fraction of the object changed")
 	fs.IntVar(&f.everyN, "every-n", 0, "fire on every n-th change")
-	fs.StringVar(&f.every, "every", "24h", "wished check interval (an urgency for the scheduler, not a timer)")
+	fs.StringVar(&f.every, "every", "", fmt.Sprintf("wished check interval (default %v; an urgency for the scheduler, not a timer)", watch.DefaultEvery))
 	fs.StringVar(&f.mode, "mode", "eager", "eager, or digest (one notification per --period)")
 	fs.StringVar(&f.period, "period", "", "digest period")
 	fs.StringSliceVar(&f.notify, "notify", nil, "webhook:URL, email:ADDR or feed (repeatable)")
@@ -84,22 +84,10 @@ func (f *specFlags) add(cmd *cobra.Command) {
 func (f *specFlags) spec(url string, maxTargets int) (watch.Spec, error) {
 	s := watch.Spec{User: f.user, URL: url, Type: watch.Type(f.typ), Selector: f.sel, Object: f.object, Keywords: f.keywords,
 		Direction: watch.Direction(f.direction), Regex: f.regex, MinChange: f.minChange, EveryN: f.everyN, Mode: watch.Mode(f.mode)}
+	if err := s.ParseTimes(f.every, f.period, f.until); err != nil {
+		return s, fmt.Errorf("--%w", err)
+	}
 	var err error
-	if s.Every, err = time.ParseDuration(f.every); err != nil {
-		return s, fmt.Errorf("--every %q: %w", f.every, err)
-	}
-	if f.period != "" {
-		if s.Period, err = time.ParseDuration(f.period); err != nil {
-			return s, fmt.Errorf("--period %q: %w", f.period, err)
-		}
-	}
-	if f.until != "" {
-		if s.Stop, err = time.Parse(time.DateOnly, f.until); err != nil {
-			if s.Stop, err = time.Parse(time.RFC3339, f.until); err != nil {
-				return s, fmt.Errorf("--until %q: want YYYY-MM-DD or an RFC 3339 time", f.until)
-			}
-		}
-	}
 	if s.Notify, err = notify.ParseTargets(f.notify, maxTargets); err != nil {
 		return s, fmt.Errorf("--%w", err)
 	}

@@ -51,10 +51,10 @@ func TestWatchCommands(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"watch", "add", u, "--type", "colour"}, `type "colour"`},
-		{[]string{"watch", "add", u, "--every", "soon"}, `--every "soon"`},
+		{[]string{"watch", "add", u, "--type", "colour"}, "type = colour: must be one of any"},
+		{[]string{"watch", "add", u, "--every", "soon"}, "--every = soon: must be a duration"},
 		{[]string{"watch", "add", u, "--notify", "sms:1"}, `notify "sms:1"`},
-		{[]string{"watch", "add", u, "--until", "tomorrow"}, `--until "tomorrow"`},
+		{[]string{"watch", "add", u, "--until", "tomorrow"}, "--until = tomorrow: must be a date"},
 		{[]string{"watch", "show", "w9"}, `no sentinel "w9" (deltaq watch list shows them)`},
 		{[]string{"watch", "rm", "w9"}, `no sentinel "w9"`},
 		{[]string{"alert", "rm", "a9"}, `no alert "a9" (deltaq alert list shows them)`},
