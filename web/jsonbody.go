@@ -62,11 +62,16 @@ func jsonKind(t reflect.Type) string {
 		return "string"
 	case reflect.Bool:
 		return "boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "whole number"
-	case reflect.Float32, reflect.Float64:
-		return "number"
+	// A number out of range is refused as of the wrong type too; the
+	// range says why.
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return fmt.Sprintf("whole number in [-2^%d, 2^%d)", t.Bits()-1, t.Bits()-1)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return fmt.Sprintf("whole number in [0, 2^%d)", t.Bits())
+	case reflect.Float32:
+		return "number of magnitude below 3.4e38"
+	case reflect.Float64:
+		return "number of magnitude below 1.8e308"
 	case reflect.Slice, reflect.Array:
 		return "array"
 	case reflect.Map, reflect.Struct:

@@ -26,9 +26,10 @@ func TestDecodeJSONBodyNamesWhatIsWrong(t *testing.T) {
 	}{
 		{`[]`, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Value: "JSON array", Limit: "must be one JSON object"}},
 		{`"x"`, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Value: "JSON string", Limit: "must be one JSON object"}},
-		{`{"count":"3"}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "count", Value: "JSON string", Limit: "must be a JSON whole number"}},
-		{`{"count":1.5}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "count", Value: "JSON number 1.5", Limit: "must be a JSON whole number"}},
-		{`{"share":"most"}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "share", Value: "JSON string", Limit: "must be a JSON number"}},
+		{`{"count":"3"}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "count", Value: "JSON string", Limit: "must be a JSON whole number in [-2^63, 2^63)"}},
+		{`{"count":1.5}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "count", Value: "JSON number 1.5", Limit: "must be a JSON whole number in [-2^63, 2^63)"}},
+		{`{"share":"most"}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "share", Value: "JSON string", Limit: "must be a JSON number of magnitude below 1.8e308"}},
+		{`{"share":1e400}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "share", Value: "JSON number 1e400", Limit: "must be a JSON number of magnitude below 1.8e308"}},
 		{`{"name":7}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "name", Value: "JSON number", Limit: "must be a JSON string"}},
 		{`{"tags":{}}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "tags", Value: "JSON object", Limit: "must be a JSON array"}},
 		{`{"colour":"red"}`, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "colour", Limit: "unknown field"}},
