@@ -22,7 +22,8 @@ type FeedStore interface {
 	Remove(ctx context.Context, id string) (feeds.Feed, int, error)
 }
 
-// riverLimit bounds the river: the newest items only. Items are ordered by
+// riverLimit bounds the river: the newest items only, fewer when ?limit=
+// asks. Items are ordered by
 // when deltaq first saw them, and those of one poll by posting time
 // (feeds.Store.River).
 const riverLimit = 200
@@ -35,8 +36,8 @@ const feedsPage = 1000
 //
 //	GET /api/v1/feeds?limit=&after=      the subscribed feeds by id, a page at a time: "next" is the after of the next page
 //	GET /api/v1/feeds/{id}/items?since=  a feed's items first seen after since (RFC 3339 or Unix seconds), oldest first
-//	GET /api/v1/river?since=             every feed's newest items, newest first; ?format=atom re-exports it
-//	GET /feeds/river.atom                the river as Atom, for feed readers
+//	GET /api/v1/river?since=&limit=      every feed's newest items, newest first; ?format=atom re-exports it
+//	GET /feeds/river.atom?since=&limit=  the river as Atom, for feed readers
 func (s *Server) feedsRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/v1/feeds", s.handleFeeds)
 	mux.HandleFunc("GET /api/v1/feeds/{id}/items", s.handleFeedItems)
@@ -211,7 +212,11 @@ func (s *Server) river(w http.ResponseWriter, r *http.Request, atom bool) {
 	if !ok {
 		return
 	}
-	items, err := s.deps.Feeds.River(r.Context(), since, riverLimit)
+	limit, ok := limitParam(w, r, riverLimit, "")
+	if !ok {
+		return
+	}
+	items, err := s.deps.Feeds.River(r.Context(), since, limit)
 	if err != nil {
 		s.fail(w, r, err)
 		return

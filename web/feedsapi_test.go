@@ -110,6 +110,25 @@ func TestFeedRoutes(t *testing.T) {
 	if code, _ = get("/api/v1/river?format=rss"); code != 400 {
 		t.Fatalf("unknown format: %d", code)
 	}
+	// ?limit= takes the newest items only, in JSON and Atom alike.
+	for _, path := range []string{"/api/v1/river?limit=1", "/feeds/river.atom?limit=1"} {
+		code, b = get(path)
+		n := strings.Count(b, "<entry>")
+		if !strings.Contains(path, "atom") {
+			if json.Unmarshal([]byte(b), &items) != nil {
+				t.Fatalf("%s: %s", path, b)
+			}
+			n = len(items.Items)
+		}
+		if code != 200 || n != 1 || !strings.Contains(b, "second") {
+			t.Errorf("%s: %d, %d items, want the newest alone\n%s", path, code, n, b)
+		}
+	}
+	for _, v := range []string{"0", "-1", "201", "many"} {
+		if code, b = get("/api/v1/river?limit=" + v); code != 400 || !strings.Contains(b, `"field":"limit","value":"`+v+`","limit":"1..200"`) {
+			t.Errorf("river limit=%s: %d %s, want 400 naming limit, the value and the range", v, code, b)
+		}
+	}
 }
 
 // TestFeedSubscriptionsOnTheAdminListener subscribes, changes and

@@ -103,7 +103,7 @@ func (api *relationsAPI) rows(w http.ResponseWriter, r *http.Request) {
 	if v := r.URL.Query().Get("stale_gt"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || math.IsNaN(f) {
-			writeError(w, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "stale_gt", Value: v, Message: "stale_gt must be a number (w·F̂)"})
+			writeError(w, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "stale_gt", Value: v, Limit: "a number", Message: "stale_gt must be a number (w·F̂)"})
 			return
 		}
 		staleGT = f

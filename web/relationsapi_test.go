@@ -150,7 +150,7 @@ func TestRelationAPIErrors(t *testing.T) {
 	for path, want := range map[string]string{
 		"/api/v1/relations/nope/rows":             `"field":"name","value":"nope"`,
 		"/api/v1/relations/shop/rows?limit=3":     `"field":"limit","value":"3","limit":"1..2"`,
-		"/api/v1/relations/shop/rows?stale_gt=x":  `"field":"stale_gt","value":"x"`,
+		"/api/v1/relations/shop/rows?stale_gt=x":  `"field":"stale_gt","value":"x","limit":"a number"`,
 		"/api/v1/relations/shop/changes?since=-1": `"field":"since","value":"-1"`,
 	} {
 		code, body, _ := get(t, srv, path)
