@@ -37,15 +37,24 @@ func (e *LimitError) Error() string {
 	return fmt.Sprintf("%s = %s: over this key's limit %s", e.Field, e.Value, e.Limit)
 }
 
+// Every is the check interval spec wishes for under this key: its own,
+// or when it names none DefaultEvery, or the key's shortest interval if
+// that is longer (a default the key refused would be no default).
+func (k Key) Every(spec Spec) time.Duration {
+	if spec.Every != 0 {
+		return spec.Every
+	}
+	return max(DefaultEvery, k.MinEvery)
+}
+
 // Allows checks spec against the key's limits, given how many sentinels
-// the user already has; a field spec leaves out counts at its default.
+// the user already has.
 func (k Key) Allows(spec Spec, installed int) error {
-	spec.withDefaults()
-	switch {
+	switch every := k.Every(spec); {
 	case installed >= k.MaxWatches:
 		return &LimitError{Field: "watches", Value: fmt.Sprint(installed + 1), Limit: fmt.Sprintf("at most %d", k.MaxWatches)}
-	case spec.Every < k.MinEvery:
-		return &LimitError{Field: "every", Value: spec.Every.String(), Limit: "at least " + k.MinEvery.String()}
+	case every < k.MinEvery:
+		return &LimitError{Field: "every", Value: every.String(), Limit: "at least " + k.MinEvery.String()}
 	case len(spec.Regex) > k.MaxRegexBytes:
 		return &LimitError{Field: "regex", Value: fmt.Sprintf("%d bytes", len(spec.Regex)), Limit: fmt.Sprintf("at most %d bytes", k.MaxRegexBytes)}
 	}

@@ -169,18 +169,26 @@ func TestInstallRejectsBadSpecs(t *testing.T) {
 
 // TestInstallFillsDefaults: a spec that names only its page watches the
 // whole page for any change, wishing for a check a day, as `deltaq watch
-// add` does without flags; a key's limits count the defaults too.
+// add` does without flags; under a key, the key's shortest interval if
+// longer.
 func TestInstallFillsDefaults(t *testing.T) {
 	db := openRepo(t)
 	s := newSite(t)
 	e := newEngine(t, db, nil, newClock(t0), Options{})
 	u := s.set("/a", htmlPage(article))
-	key := Key{User: "ada", MaxWatches: 1, MinEvery: time.Hour, MaxRegexBytes: 10}
-	if err := key.Allows(Spec{URL: u}, 0); err != nil {
-		t.Errorf("Allows(no every) under a 1h minimum = %v, want nil (the default is %v)", err, DefaultEvery)
-	}
-	if err := (Key{MaxWatches: 1, MinEvery: 2 * DefaultEvery, MaxRegexBytes: 10}).Allows(Spec{URL: u}, 0); err == nil {
-		t.Errorf("Allows(no every) under a %v minimum = nil, want the default %v refused", 2*DefaultEvery, DefaultEvery)
+	// A key's default is its shortest interval where that is longer.
+	for _, minEvery := range []time.Duration{time.Hour, 2 * DefaultEvery} {
+		key := Key{User: "ada", MaxWatches: 1, MinEvery: minEvery, MaxRegexBytes: 10}
+		want := max(DefaultEvery, minEvery)
+		if got := key.Every(Spec{URL: u}); got != want {
+			t.Errorf("key with min_every %v: Every(no every) = %v, want %v", minEvery, got, want)
+		}
+		if got := key.Every(Spec{URL: u, Every: 3 * time.Hour}); got != 3*time.Hour {
+			t.Errorf("key with min_every %v: Every(3h) = %v, want the spec's own", minEvery, got)
+		}
+		if err := key.Allows(Spec{URL: u}, 0); err != nil {
+			t.Errorf("key with min_every %v: Allows(no every) = %v, want nil", minEvery, err)
+		}
 	}
 	sn, err := e.Install(t.Context(), Spec{URL: u})
 	if err != nil {

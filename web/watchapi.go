@@ -168,7 +168,8 @@ func (api *watchAPI) list(w http.ResponseWriter, r *http.Request, k watch.Key) {
 // watchRequest is the body of POST /api/v1/watches; durations are Go
 // duration strings ("1h30m"), until is a date (YYYY-MM-DD, midnight UTC)
 // or an RFC 3339 time (watch.Spec.ParseTimes). Only url is required: type
-// defaults to any (the whole page), every to watch.DefaultEvery.
+// defaults to any (the whole page), every to the key's default
+// (watch.Key.Every).
 type watchRequest struct {
 	URL       string   `json:"url"`
 	Type      string   `json:"type"`
@@ -265,6 +266,7 @@ func (api *watchAPI) install(ctx context.Context, k watch.Key, q *watchRequest) 
 	if err != nil {
 		return nil, err
 	}
+	spec.Every = k.Every(spec)
 	defer api.creating.lock(k.User)()
 	mine, err := api.watches.List(ctx, k.User)
 	if err != nil {

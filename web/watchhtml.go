@@ -224,6 +224,9 @@ func (api *watchAPI) showList(w http.ResponseWriter, r *http.Request, k watch.Ke
 		return
 	}
 	if p.Form.Type == "" {
+		// The form offers the key's shortest interval, in sight and
+		// editable (the demo's key allows a minute, so its watches show
+		// changes while one looks).
 		p.Form = watchForm{Type: string(watch.Any), Every: k.MinEvery.String(), Notify: "feed"}
 	}
 	api.renderPage(w, "watches", code, p)
