@@ -23,9 +23,8 @@ type FeedStore interface {
 }
 
 // riverLimit bounds the river: the newest items only, fewer when ?limit=
-// asks. Items are ordered by
-// when deltaq first saw them, and those of one poll by posting time
-// (feeds.Store.River).
+// asks. Items are ordered by when deltaq first saw them, and those of one
+// poll by posting time (feeds.Store.River).
 const riverLimit = 200
 
 // feedsPage is the most feeds one answer of GET /api/v1/feeds lists, and
