@@ -148,7 +148,7 @@ func (api *relationsAPI) changes(w http.ResponseWriter, r *http.Request) {
 	if v := r.URL.Query().Get("since"); v != "" {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "since", Value: v, Message: "since must be a non-negative integer (a change's seq)"})
+			writeError(w, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "since", Value: v, Limit: "a whole number ≥ 0", Message: "since must be a non-negative integer (a change's seq)"})
 			return
 		}
 		since = n

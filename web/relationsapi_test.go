@@ -151,7 +151,7 @@ func TestRelationAPIErrors(t *testing.T) {
 		"/api/v1/relations/nope/rows":             `"field":"name","value":"nope"`,
 		"/api/v1/relations/shop/rows?limit=3":     `"field":"limit","value":"3","limit":"1..2"`,
 		"/api/v1/relations/shop/rows?stale_gt=x":  `"field":"stale_gt","value":"x","limit":"a number"`,
-		"/api/v1/relations/shop/changes?since=-1": `"field":"since","value":"-1"`,
+		"/api/v1/relations/shop/changes?since=-1": `"field":"since","value":"-1","limit":"a whole number ≥ 0"`,
 	} {
 		code, body, _ := get(t, srv, path)
 		if code < 400 || !strings.Contains(body, want) {
