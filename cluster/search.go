@@ -506,7 +506,7 @@ func checkRequest(r fanout.Request) error {
 func errorResponse(err error) fanout.Response {
 	var qe *index.QueryError
 	if errors.As(err, &qe) {
-		return fanout.Response{Error: qe.Msg, BadQuery: true}
+		return fanout.Response{Error: qe.Msg, BadQuery: true, QueryLimit: qe.Limit}
 	}
 	return fanout.Response{Error: err.Error()}
 }
@@ -539,7 +539,7 @@ func (r *remote) call(ctx context.Context, req fanout.Request) (fanout.Response,
 		return fanout.Response{}, fmt.Errorf("node %s: answer of %d bytes: %w", r.node, len(msg.Data), err)
 	}
 	if resp.BadQuery {
-		return resp, &index.QueryError{Msg: resp.Error}
+		return resp, &index.QueryError{Msg: resp.Error, Limit: resp.QueryLimit}
 	}
 	if resp.Error != "" {
 		return resp, fmt.Errorf("node %s: %s", r.node, resp.Error)

@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -133,6 +134,22 @@ func TestAPeersSnippetsAreCheckedBeforeUse(t *testing.T) {
 	}
 	if h := shown[bad.URL]; h.Title != bad.Title || h.Snippet != bad.Snippet || h.Highlights != nil || h.SnippetText != "" {
 		t.Errorf("bad hit: %+v, want its title and HTML snippet without highlights", h)
+	}
+}
+
+// TestAQueryAPeerRefusesIsRefusedWithItsLimit: a peer that refuses the
+// query itself (bad_query) makes the search refuse it, as an
+// *index.QueryError with the peer's message and limit, not as a node
+// missing.
+func TestAQueryAPeerRefusesIsRefusedWithItsLimit(t *testing.T) {
+	a := newSearchCluster(t).besidePeer(func(m *nats.Msg) {
+		b, _ := json.Marshal(fanout.Response{Error: `"?!" has no searchable words`, BadQuery: true, QueryLimit: index.SearchableLimit})
+		m.Respond(b)
+	})
+	_, _, missing, err := a.Retrieve(t.Context(), index.Query{Terms: []string{"?!"}}, 10)
+	var qe *index.QueryError
+	if !errors.As(err, &qe) || qe.Msg != `"?!" has no searchable words` || qe.Limit != index.SearchableLimit || len(missing) != 0 {
+		t.Errorf("Retrieve = %v (%#v), missing %v; want the peer's QueryError with its limit", err, qe, missing)
 	}
 }
 

@@ -46,15 +46,20 @@ type Limits struct {
 
 // QueryError is a problem with what the user typed in the query
 // parameter q. Msg names the problem and the limit without naming the
-// parameter (a server shows it beside "q"); Error prefixes "q: ". Servers
-// answer it with 400.
-type QueryError struct{ Msg string }
+// parameter (a server shows it beside "q"); Limit is what a query must be
+// (a server's error names it apart); Error prefixes "q: ". Servers answer
+// it with 400.
+type QueryError struct{ Msg, Limit string }
 
 func (e *QueryError) Error() string { return "q: " + e.Msg }
 
-func queryErr(format string, args ...any) error {
-	return &QueryError{Msg: fmt.Sprintf(format, args...)}
+func queryErr(limit, format string, args ...any) error {
+	return &QueryError{Msg: fmt.Sprintf(format, args...), Limit: limit}
 }
+
+// SearchableLimit is what a query whose words analysis leaves nothing of
+// lacks.
+const SearchableLimit = "at least one word other than stop words and punctuation"
 
 // maxExcerpt is the most characters of a query an error message repeats.
 const maxExcerpt = 60
@@ -76,13 +81,13 @@ func Excerpt(s string) string {
 func ParseQuery(s string, lim Limits) (Query, error) {
 	var q Query
 	if len(s) > lim.MaxBytes {
-		return q, queryErr("%s bytes: longer than the %s-byte limit", thousands(len(s)), thousands(lim.MaxBytes))
+		return q, queryErr(fmt.Sprintf("at most %s bytes", thousands(lim.MaxBytes)), "%s bytes: longer than the %s-byte limit", thousands(len(s)), thousands(lim.MaxBytes))
 	}
 	if !utf8.ValidString(s) {
-		return q, queryErr("not valid UTF-8")
+		return q, queryErr("valid UTF-8", "not valid UTF-8")
 	}
 	if strings.TrimSpace(s) == "" {
-		return q, queryErr("empty query")
+		return q, queryErr("at least one word", "empty query")
 	}
 	operators := 0
 	// add records one part, among the exclusions when it is negated.
@@ -116,7 +121,7 @@ func ParseQuery(s string, lim Limits) (Query, error) {
 		if s[i] == '"' {
 			end := strings.IndexByte(s[i+1:], '"')
 			if end < 0 {
-				return Query{}, queryErr("unclosed quote at byte %d", i+1)
+				return Query{}, queryErr(`quotes in pairs, each "phrase" closed`, "unclosed quote at byte %d", i+1)
 			}
 			phrase := strings.Join(strings.Fields(s[i+1:i+1+end]), " ")
 			i += end + 2
@@ -138,7 +143,7 @@ func ParseQuery(s string, lim Limits) (Query, error) {
 		if len(word) >= 5 && strings.EqualFold(word[:5], "site:") {
 			host := strings.ToLower(word[5:])
 			if host == "" || strings.ContainsAny(host, "/?#@") {
-				return Query{}, queryErr("site:%s: want a host name such as site:example.org", Excerpt(word[5:]))
+				return Query{}, queryErr("site:HOST, a host name such as site:example.org", "site:%s: want a host name such as site:example.org", Excerpt(word[5:]))
 			}
 			add(neg, &q.Sites, &q.ExcludeSites, host)
 			continue
@@ -146,10 +151,10 @@ func ParseQuery(s string, lim Limits) (Query, error) {
 		add(neg, &q.Terms, &q.ExcludeTerms, word)
 	}
 	if operators > lim.MaxTerms {
-		return Query{}, queryErr("%d phrases, exclusions and site: filters: more than the limit of %d", operators, lim.MaxTerms)
+		return Query{}, queryErr(fmt.Sprintf("at most %d phrases, exclusions and site: filters", lim.MaxTerms), "%d phrases, exclusions and site: filters: more than the limit of %d", operators, lim.MaxTerms)
 	}
 	if len(q.Terms) == 0 && len(q.Phrases) == 0 {
-		return Query{}, queryErr("nothing to search for: give at least one word or \"phrase\" (exclusions and site: only narrow a search)")
+		return Query{}, queryErr(`at least one word or "phrase"`, "nothing to search for: give at least one word or \"phrase\" (exclusions and site: only narrow a search)")
 	}
 	q.words = new(analyzedWords)
 	return q, nil

@@ -50,28 +50,29 @@ func equalQuery(a, b Query) bool {
 }
 
 func TestParseQueryErrorsNameTheProblem(t *testing.T) {
+	const site = "site:HOST, a host name such as site:example.org"
 	cases := []struct {
-		name string
-		in   string
-		want string
+		name        string
+		in          string
+		want, limit string
 	}{
-		{"an over-long query names the limit", strings.Repeat("a", 1200), "q: 1,200 bytes: longer than the 1,000-byte limit"},
-		{"an empty query", "   ", "q: empty query"},
-		{"only exclusions", "-budget -site:a.gov", "q: nothing to search for"},
-		{"only a site filter", "site:a.gov", "q: nothing to search for"},
-		{"an unclosed quote", `budget "plain language`, "q: unclosed quote at byte 8"},
-		{"too many operators names the limit", `a -b -c "d e" -f -g -h -i site:x.org site:y.org`, "q: 9 phrases, exclusions and site: filters: more than the limit of 8"},
-		{"a site: without a host", "budget site:", "q: site:: want a host name"},
-		{"a site: with a path", "budget site:a.gov/x", "q: site:a.gov/x: want a host name"},
-		{"a long bad site: is cut", "budget site:" + strings.Repeat("x/", 200), "q: site:" + strings.Repeat("x/", 30) + "…: want a host name"},
-		{"invalid UTF-8", "budg\xffet", "q: not valid UTF-8"},
+		{"an over-long query names the limit", strings.Repeat("a", 1200), "q: 1,200 bytes: longer than the 1,000-byte limit", "at most 1,000 bytes"},
+		{"an empty query", "   ", "q: empty query", "at least one word"},
+		{"only exclusions", "-budget -site:a.gov", "q: nothing to search for", `at least one word or "phrase"`},
+		{"only a site filter", "site:a.gov", "q: nothing to search for", `at least one word or "phrase"`},
+		{"an unclosed quote", `budget "plain language`, "q: unclosed quote at byte 8", `quotes in pairs, each "phrase" closed`},
+		{"too many operators names the limit", `a -b -c "d e" -f -g -h -i site:x.org site:y.org`, "q: 9 phrases, exclusions and site: filters: more than the limit of 8", "at most 8 phrases, exclusions and site: filters"},
+		{"a site: without a host", "budget site:", "q: site:: want a host name", site},
+		{"a site: with a path", "budget site:a.gov/x", "q: site:a.gov/x: want a host name", site},
+		{"a long bad site: is cut", "budget site:" + strings.Repeat("x/", 200), "q: site:" + strings.Repeat("x/", 30) + "…: want a host name", site},
+		{"invalid UTF-8", "budg\xffet", "q: not valid UTF-8", "valid UTF-8"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseQuery(tc.in, testLimits)
 			var qe *QueryError
-			if !errors.As(err, &qe) || !strings.HasPrefix(err.Error(), tc.want) {
-				t.Fatalf("error = %v, want a *QueryError starting %q", err, tc.want)
+			if !errors.As(err, &qe) || !strings.HasPrefix(err.Error(), tc.want) || qe.Limit != tc.limit {
+				t.Fatalf("error = %#v, want a *QueryError starting %q with the limit %q", err, tc.want, tc.limit)
 			}
 		})
 	}

@@ -115,7 +115,7 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	start := time.Now()
 	q, err := index.ParseQuery(r.Query, e.opts.Limits)
 	if err != nil {
-		return Response{}, inputError(err)
+		return Response{}, inputError(err, r.Query)
 	}
 	user := r.User
 	if user == "" {
@@ -149,7 +149,7 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 		*buf = cands
 	}
 	if err != nil {
-		return Response{}, inputError(err)
+		return Response{}, inputError(err, r.Query)
 	}
 	order := e.rank.Order
 	if e.opts.Backend == nil {
@@ -157,7 +157,7 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	}
 	page, err := order(ctx, user, r.Query, cands, total, r.Page, r.Size)
 	if err != nil {
-		return Response{}, inputError(err)
+		return Response{}, inputError(err, r.Query)
 	}
 	urls := make([]string, len(page.Results))
 	for i, res := range page.Results {
@@ -211,11 +211,12 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 }
 
 // inputError turns the index's query syntax errors and the ranking's
-// limits into the server's 400, named by the request's parameter.
-func inputError(err error) error {
+// limits into the server's 400, named by the request's parameter; query is
+// the q asked.
+func inputError(err error, query string) error {
 	var qe *index.QueryError
 	if errors.As(err, &qe) {
-		return &InputError{Code: CodeBadQuery, Field: "q", Message: qe.Msg}
+		return &InputError{Code: CodeBadQuery, Field: "q", Value: query, Limit: qe.Limit, Message: qe.Msg}
 	}
 	var re *ranking.RequestError
 	if errors.As(err, &re) {

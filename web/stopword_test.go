@@ -44,3 +44,32 @@ func TestStopWordQueriesAnswer200WithResults(t *testing.T) {
 		}
 	}
 }
+
+// TestBadQueriesNameTheirValueAndLimit runs refused queries through the
+// whole search path: each 400 names q, the query as asked and what a query
+// must be, whichever layer (parser, analysis) refused it.
+func TestBadQueriesNameTheirValueAndLimit(t *testing.T) {
+	srv := serveDefaultStack(t, map[string][2]string{
+		"http://a.test/form": {"Forms", "Every federal form in one place."},
+	})
+	for q, limit := range map[string]string{
+		`forms "unclosed`: `quotes in pairs, each "phrase" closed`,
+		"-forms":          `at least one word or "phrase"`,
+		"forms site:":     "site:HOST, a host name such as site:example.org",
+		"?! …":            "at least one word other than stop words and punctuation",
+	} {
+		res, err := http.Get(srv.URL + "/api/v1/search?q=" + url.QueryEscape(q))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Error struct{ Code, Field, Value, Limit, Message string }
+		}
+		err = json.NewDecoder(res.Body).Decode(&body)
+		res.Body.Close()
+		e := body.Error
+		if err != nil || res.StatusCode != http.StatusBadRequest || e.Code != "bad_query" || e.Field != "q" || e.Value != q || e.Limit != limit || e.Message == "" {
+			t.Errorf("%q: status %d, %+v, %v; want 400 bad_query on q = %q, limit %q", q, res.StatusCode, e, err, q, limit)
+		}
+	}
+}

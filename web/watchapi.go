@@ -304,7 +304,7 @@ func userError(err error) *InputError {
 	case errors.As(err, &le):
 		return &InputError{Field: le.Field, Value: le.Value, Limit: le.Limit, Message: "over this key's limit"}
 	case errors.As(err, &qe):
-		return &InputError{Code: CodeBadQuery, Field: "query", Message: qe.Msg}
+		return &InputError{Code: CodeBadQuery, Field: "query", Limit: qe.Limit, Message: qe.Msg}
 	case errors.As(err, &fe):
 		return &InputError{Field: fe.Field, Value: fe.Value, Limit: fe.Limit, Message: err.Error()}
 	case errors.As(err, &full):

@@ -43,6 +43,8 @@ type Response struct {
 	Shown    []index.Hit        `json:"shown,omitempty"`
 	Error    string             `json:"error,omitempty"`
 	BadQuery bool               `json:"bad_query,omitempty"`
+	// QueryLimit is the refused query's QueryError.Limit.
+	QueryLimit string `json:"query_limit,omitempty"`
 }
 
 // Measured is a shard whose calls are counted as the bytes their Request
