@@ -33,6 +33,9 @@ type InputError struct {
 	Value   string
 	Limit   string
 	Message string
+	// Whole marks a Message that already names the field, the value and
+	// the limit (a watch spec's refusal), which a page then shows alone.
+	Whole bool
 }
 
 func (e *InputError) Error() string {

@@ -306,7 +306,7 @@ func userError(err error) *InputError {
 	case errors.As(err, &qe):
 		return &InputError{Code: CodeBadQuery, Field: "query", Limit: qe.Limit, Message: qe.Msg}
 	case errors.As(err, &fe):
-		return &InputError{Field: fe.Field, Value: fe.Value, Limit: fe.Limit, Message: err.Error()}
+		return &InputError{Field: fe.Field, Value: fe.Value, Limit: fe.Limit, Message: fe.Error(), Whole: true}
 	case errors.As(err, &full):
 		return &InputError{Field: "alerts", Value: strconv.Itoa(full.Alerts), Limit: fmt.Sprintf("at most %d on this server (alert.max_alerts)", full.Max),
 			Message: "the server holds all the alerts it can; remove some first"}

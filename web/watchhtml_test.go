@@ -113,6 +113,12 @@ func TestWatchPagesAddShowDiffAndRemove(t *testing.T) {
 		!strings.Contains(body, `id="error">every = 10m0s: over this key&#39;s limit (limit: at least 1h0m0s)`) || !strings.Contains(body, `value="`+e.pageURL+`"`) {
 		t.Errorf("interval under the key's limit: %d, want 400 naming every and keeping the form\n%s", resp.StatusCode, body)
 	}
+	// A spec's own refusal reads once, as the command line prints it.
+	bad = url.Values{"csrf": {formToken(ada)}, "url": {"ftp://x/"}, "type": {"words"}, "every": {"2h"}, "notify": {"feed"}}
+	if resp, body := e.form("/watches", ada, bad, nil); resp.StatusCode != http.StatusBadRequest ||
+		!strings.Contains(body, `id="error">url = ftp://x/: must be an absolute http(s) URL</p>`) {
+		t.Errorf("an ftp URL: %d, want 400 saying url = ftp://x/: must be an absolute http(s) URL, once\n%s", resp.StatusCode, body)
+	}
 	resp, body := e.form("/watches", ada, add, nil)
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/watches/w1" {
 		t.Fatalf("add: %d %s %s", resp.StatusCode, resp.Header.Get("Location"), body)
