@@ -123,7 +123,7 @@ func (a *app) newWatchCmd() *cobra.Command {
 
 	var add specFlags
 	addCmd := &cobra.Command{
-		Use:   "add URL --type T [--select CSS] [--object TEXT] [--keywords a,b] [--every 1h] [--notify webhook:URL|email:ADDR|feed] [--until DATE]",
+		Use:   "add URL [--type T] [--select CSS] [--object TEXT] [--keywords a,b] [--every 1h] [--notify webhook:URL|email:ADDR|feed] [--until DATE]",
 		Short: "Install a sentinel", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withWatches(cmd, &dataDir, openRepo, func(ctx context.Context, e *watchEnv) error {
