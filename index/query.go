@@ -57,8 +57,8 @@ func queryErr(limit, format string, args ...any) error {
 	return &QueryError{Msg: fmt.Sprintf(format, args...), Limit: limit}
 }
 
-// SearchableLimit is what a query whose words analysis leaves nothing of
-// lacks.
+// SearchableLimit is the limit a query breaks when analysis leaves none
+// of its words (stop words and punctuation only).
 const SearchableLimit = "at least one word other than stop words and punctuation"
 
 // maxExcerpt is the most characters of a query an error message repeats.
