@@ -47,14 +47,16 @@ func (k Key) Every(spec Spec) time.Duration {
 	return max(DefaultEvery, k.MinEvery)
 }
 
-// Allows checks spec against the key's limits, given how many sentinels
-// the user already has.
-func (k Key) Allows(spec Spec, installed int) error {
-	switch every := k.Every(spec); {
+// Admit sets spec's interval to the one it wishes for under the key
+// (Every), so that what is installed is what was checked, and checks spec
+// against the key's limits, given how many sentinels the user already has.
+func (k Key) Admit(spec *Spec, installed int) error {
+	spec.Every = k.Every(*spec)
+	switch {
 	case installed >= k.MaxWatches:
 		return &LimitError{Field: "watches", Value: fmt.Sprint(installed + 1), Limit: fmt.Sprintf("at most %d", k.MaxWatches)}
-	case every < k.MinEvery:
-		return &LimitError{Field: "every", Value: every.String(), Limit: "at least " + k.MinEvery.String()}
+	case spec.Every < k.MinEvery:
+		return &LimitError{Field: "every", Value: spec.Every.String(), Limit: "at least " + k.MinEvery.String()}
 	case len(spec.Regex) > k.MaxRegexBytes:
 		return &LimitError{Field: "regex", Value: fmt.Sprintf("%d bytes", len(spec.Regex)), Limit: fmt.Sprintf("at most %d bytes", k.MaxRegexBytes)}
 	}

@@ -186,8 +186,8 @@ func TestInstallFillsDefaults(t *testing.T) {
 		if got := key.Every(Spec{URL: u, Every: 3 * time.Hour}); got != 3*time.Hour {
 			t.Errorf("key with min_every %v: Every(3h) = %v, want the spec's own", minEvery, got)
 		}
-		if err := key.Allows(Spec{URL: u}, 0); err != nil {
-			t.Errorf("key with min_every %v: Allows(no every) = %v, want nil", minEvery, err)
+		if err := key.Admit(&Spec{URL: u}, 0); err != nil {
+			t.Errorf("key with min_every %v: Admit(no every) = %v, want nil", minEvery, err)
 		}
 	}
 	sn, err := e.Install(t.Context(), Spec{URL: u})

@@ -266,13 +266,12 @@ func (api *watchAPI) install(ctx context.Context, k watch.Key, q *watchRequest) 
 	if err != nil {
 		return nil, err
 	}
-	spec.Every = k.Every(spec)
 	defer api.creating.lock(k.User)()
 	mine, err := api.watches.List(ctx, k.User)
 	if err != nil {
 		return nil, err
 	}
-	if err := k.Allows(spec, len(mine)); err != nil {
+	if err := k.Admit(&spec, len(mine)); err != nil {
 		return nil, err
 	}
 	return api.watches.Install(ctx, spec)
