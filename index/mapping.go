@@ -2,7 +2,6 @@ package index
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -153,10 +152,7 @@ func IndexedText(title, text string) string {
 // mainText undoes IndexedText: the main text of a page whose FieldText
 // is field.
 func mainText(title, field string) string {
-	if title == "" {
-		return field
-	}
-	return strings.TrimPrefix(field, title+"\n\n")
+	return field[mainTextStart(field, title):]
 }
 
 // newDocument maps a page to a Bleve document through the mapping, so the

@@ -46,7 +46,7 @@ func (p *IndexedPage) Snippet(terms []string, size int) string {
 			}
 		}
 	}
-	return cutSnippet(p.text, matches, size).Text
+	return cutPageSnippet(p.text, p.Title, matches, size, new(snippetBufs)).Text
 }
 
 // observe hands the batch's indexed pages to the observer. New is read

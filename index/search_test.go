@@ -364,3 +364,30 @@ func TestCheckHighlights(t *testing.T) {
 		}
 	}
 }
+
+// A result shows its title above its snippet, so the snippet comes from
+// the page's main text: around the matches there, or from its start when
+// only the title matches.
+func TestSnippetsAreCutFromTheMainText(t *testing.T) {
+	ix := smallIndex(t)
+	for _, tc := range []struct{ q, url, want string }{
+		{"budget report", "https://a.test/budget", "The federal <mark>budget</mark> <mark>report</mark> covers agency spending for the year."},
+		{"markup", "https://c.test/html", "Never trust &lt;script&gt;alert(1)&lt;/script&gt; in a budget page &amp; escape it."},
+	} {
+		q, err := ParseQuery(tc.q, ix.cfg.Limits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := ix.Search(t.Context(), q, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(res.Hits, func(h Hit) bool { return h.URL == tc.url })
+		if i < 0 {
+			t.Fatalf("%q: %s not found in %v", tc.q, tc.url, urls(res.Hits))
+		}
+		if h := res.Hits[i]; h.Snippet != tc.want {
+			t.Errorf("%q: snippet of %s = %q, want %q", tc.q, tc.url, h.Snippet, tc.want)
+		}
+	}
+}

@@ -51,6 +51,41 @@ func cutSnippet[T string | []byte](text T, matches []Span, size int) snippetCut 
 	return cutSnippetIn(text, matches, size, new(snippetBufs))
 }
 
+// cutPageSnippet is cutSnippetIn for a page's stored text,
+// IndexedText(title, text). A result shows its title above its snippet,
+// so the snippet is cut from the main text: around the matches there, or
+// from its start when only the title matches (what the page says, not its
+// title twice). A page without main text has its title cut.
+func cutPageSnippet[T string | []byte](stored T, title string, matches []Span, size int, bufs *snippetBufs) snippetCut {
+	start := mainTextStart(stored, title)
+	if start == 0 || start == len(stored) {
+		return cutSnippetIn(stored, matches, size, bufs)
+	}
+	inMain := matches[:0]
+	for _, m := range matches {
+		if m.Start >= start {
+			inMain = append(inMain, Span{m.Start - start, m.End - start})
+		}
+	}
+	return cutSnippetIn(stored[start:], inMain, size, bufs)
+}
+
+// mainTextStart is where the main text starts in stored, the text
+// IndexedText(title, text) made: after the title and the blank line, or 0
+// when stored does not start with them.
+func mainTextStart[T string | []byte](stored T, title string) int {
+	n := len(title)
+	if n == 0 || len(stored) < n+2 || stored[n] != '\n' || stored[n+1] != '\n' {
+		return 0
+	}
+	for i := range n {
+		if stored[i] != title[i] {
+			return 0
+		}
+	}
+	return n + 2
+}
+
 // snippetBufs are cutSnippetIn's working buffers, kept from one snippet
 // to the next of a result page (what it returns is copied out of them).
 type snippetBufs struct{ html, plain []byte }

@@ -25,6 +25,24 @@ func snippet[T string | []byte](text T, locs search.TermLocationMap, size int) s
 	return cutSnippet(text, matches, size).HTML
 }
 
+// spansOf is where words occur in text, ignoring ASCII case, as an
+// analyzer would find them.
+func spansOf(text string, words ...string) []Span {
+	lower := strings.ToLower(text)
+	var spans []Span
+	for _, w := range words {
+		for i := 0; ; {
+			j := strings.Index(lower[i:], w)
+			if j < 0 {
+				break
+			}
+			spans = append(spans, Span{i + j, i + j + len(w)})
+			i += j + len(w)
+		}
+	}
+	return spans
+}
+
 func TestSnippet(t *testing.T) {
 	text := strings.Repeat("früh ", 60) + "the budget line " + strings.Repeat("später ", 60)
 	at := strings.Index(text, "budget")
@@ -78,20 +96,6 @@ func TestSnippetTextIsWhatHTMLParsingReads(t *testing.T) {
 			t.Errorf("%s: %q: cut %q %v, parsed %q %v", name, c.HTML, c.Text, c.Spans, text, spans)
 		}
 	}
-	locsOf := func(text string, words ...string) []Span {
-		var locs []Span
-		for _, w := range words {
-			for i := 0; ; {
-				j := strings.Index(text[i:], w)
-				if j < 0 {
-					break
-				}
-				locs = append(locs, Span{i + j, i + j + len(w)})
-				i += j + len(w)
-			}
-		}
-		return locs
-	}
 	for _, text := range []string{
 		"  budget & <b>\"spending\"</b> 'report' &amp; budget  ",
 		"budget",
@@ -100,9 +104,9 @@ func TestSnippetTextIsWhatHTMLParsingReads(t *testing.T) {
 		"\u00a0\u2003budget &\u00a0",
 		strings.Repeat("früh ", 60) + "the budget & line " + strings.Repeat("später ", 60),
 	} {
-		check(text, cutSnippet(text, locsOf(text, "budget", "spending"), 80))
+		check(text, cutSnippet(text, spansOf(text, "budget", "spending"), 80))
 	}
-	if c := cutSnippet("a budget\r\nline", locsOf("a budget\r\nline", "budget"), 80); c.Spans != nil || c.Text != "" {
+	if c := cutSnippet("a budget\r\nline", spansOf("a budget\r\nline", "budget"), 80); c.Spans != nil || c.Text != "" {
 		t.Errorf("carriage return: plain %q %v, want none", c.Text, c.Spans)
 	}
 	fx := week0Index(t, ScoringBM25)
@@ -150,5 +154,26 @@ func TestEscapedIsHTMLEscapeString(t *testing.T) {
 		if got := string(appendEscaped(nil, []byte(s))); got != want {
 			t.Errorf("%q as bytes: got %q, want %q", s, got, want)
 		}
+	}
+}
+
+func TestCutPageSnippet(t *testing.T) {
+	stored := IndexedText("Budget office", "The office publishes the budget.")
+	for _, tc := range []struct {
+		title, words string
+		want         string
+	}{
+		{"Budget office", "budget", "The office publishes the <mark>budget</mark>."},
+		{"Budget office", "", "The office publishes the budget."},
+		// Not the title the text was made with: the whole text is cut.
+		{"Budget", "office", "Budget <mark>office</mark>\n\nThe <mark>office</mark> publishes the budget."},
+	} {
+		matches := spansOf(stored, strings.Fields(tc.words)...)
+		if got := cutPageSnippet(stored, tc.title, matches, 200, new(snippetBufs)).HTML; got != tc.want {
+			t.Errorf("title %q, matches of %q: %q, want %q", tc.title, tc.words, got, tc.want)
+		}
+	}
+	if got := cutPageSnippet("Only a title", "Only a title", nil, 200, new(snippetBufs)).HTML; got != "Only a title" {
+		t.Errorf("a page without main text: %q, want its title", got)
 	}
 }
