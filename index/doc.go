@@ -70,8 +70,9 @@
 // snapshot's columns in memory: no stored document is read per query. A
 // parsed Query remembers how the index analyzed its words, so the
 // snippets of the page shown reuse the retrieval's analysis. A snippet is
-// cut from the page's main text, below the title a result shows: around
-// its matches there, or from its start when only the title matches.
+// cut from the page's main text, below the title a result shows, after a
+// heading that repeats the title: around its matches there, or from its
+// start when only the title matches.
 // shard.go serves the same retrieval as one shard of a cluster: the
 // statistics of a query's words (Stats), the best pages for RM3 feedback
 // (Feedback) and the best pages scored with statistics given from outside

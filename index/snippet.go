@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -53,13 +54,17 @@ func cutSnippet[T string | []byte](text T, matches []Span, size int) snippetCut 
 
 // cutPageSnippet is cutSnippetIn for a page's stored text,
 // IndexedText(title, text). A result shows its title above its snippet,
-// so the snippet is cut from the main text: around the matches there, or
-// from its start when only the title matches (what the page says, not its
-// title twice). A page without main text has its title cut.
+// so the snippet is cut from the main text after a heading that repeats
+// the title: around the matches there, or from its start when only the
+// title matches (what the page says, not its title twice). A page without
+// more text has all of it cut.
 func cutPageSnippet[T string | []byte](stored T, title string, matches []Span, size int, bufs *snippetBufs) snippetCut {
 	start := mainTextStart(stored, title)
 	if start == 0 || start == len(stored) {
 		return cutSnippetIn(stored, matches, size, bufs)
+	}
+	if h := headingLen(stored[start:], title); start+h < len(stored) {
+		start += h
 	}
 	inMain := matches[:0]
 	for _, m := range matches {
@@ -84,6 +89,39 @@ func mainTextStart[T string | []byte](stored T, title string) int {
 		}
 	}
 	return n + 2
+}
+
+// titleSeparators end the part of a title that names the page, before the
+// site's name ("Page | Site").
+var titleSeparators = []string{" | ", " - ", " – ", " — ", " · ", " :: "}
+
+// headingLen is the length of the heading text starts with, and the
+// white space after it: text's first words when they are the title, or
+// the title's part before a separator (extraction joins a page's blocks
+// with spaces, so its main heading, most often the title again, is told
+// only by repeating it). 0 when text starts otherwise.
+func headingLen[T string | []byte](text T, title string) int {
+	n := 0
+	for n < len(text) && n < len(title) && text[n] == title[n] {
+		n++
+	}
+	for n > 0 && isSnippetSpace(title[n-1]) {
+		n--
+	}
+	if n == 0 || n < len(title) && !slices.ContainsFunc(titleSeparators, func(sep string) bool { return strings.HasPrefix(title[n:], sep) }) {
+		return 0
+	}
+	if n < len(text) {
+		var next [utf8.UTFMax]byte
+		r, _ := utf8.DecodeRune(next[:copy(next[:], text[n:])])
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return 0 // the title's words end inside one of text's
+		}
+	}
+	for n < len(text) && isSnippetSpace(text[n]) {
+		n++
+	}
+	return n
 }
 
 // snippetBufs are cutSnippetIn's working buffers, kept from one snippet

@@ -176,4 +176,22 @@ func TestCutPageSnippet(t *testing.T) {
 	if got := cutPageSnippet("Only a title", "Only a title", nil, 200, new(snippetBufs)).HTML; got != "Only a title" {
 		t.Errorf("a page without main text: %q, want its title", got)
 	}
+	// A heading that repeats the title, or its part before the site's
+	// name, is skipped too; words that only start like it are not.
+	for _, tc := range []struct{ title, text, words, want string }{
+		{"Budget office", "Budget office The office publishes the budget.", "budget", "The office publishes the <mark>budget</mark>."},
+		{"Budget office | City of Springfield", "Budget office The office publishes the budget.", "budget", "The office publishes the <mark>budget</mark>."},
+		{"Budget office — City", "Budget office  \n The office.", "office", "The <mark>office</mark>."},
+		{"Budget office | City", "Budget offices publish budgets.", "budget", "<mark>Budget</mark> offices publish <mark>budget</mark>s."},
+		{"Budget office | City", "Budget plans.", "budget", "<mark>Budget</mark> plans."},
+		{"Budget | City", "Budget", "budget", "<mark>Budget</mark>"},
+		{"Café über | City", "Café über alles.", "alles", "<mark>alles</mark>."},
+		{"Café über | City", "Café überall.", "café", "<mark>Café</mark> überall."},
+	} {
+		stored := IndexedText(tc.title, tc.text)
+		matches := spansOf(stored, strings.Fields(tc.words)...)
+		if got := cutPageSnippet(stored, tc.title, matches, 200, new(snippetBufs)).HTML; got != tc.want {
+			t.Errorf("title %q, text %q, matches of %q: %q, want %q", tc.title, tc.text, tc.words, got, tc.want)
+		}
+	}
 }
