@@ -57,6 +57,14 @@ func searchURLs(t *testing.T, ix *Index, q string) ([]string, uint64) {
 // firstURLs is searchURLs for the first n hits.
 func firstURLs(t *testing.T, ix *Index, q string, n int) ([]string, uint64) {
 	t.Helper()
+	res := mustSearch(t, ix, q, n)
+	return urls(res.Hits), res.Total
+}
+
+// mustSearch runs q on ix for its first n hits, failing the test on a parse
+// or search error.
+func mustSearch(t *testing.T, ix *Index, q string, n int) Result {
+	t.Helper()
 	pq, err := ParseQuery(q, ix.cfg.Limits())
 	if err != nil {
 		t.Fatalf("%q: %v", q, err)
@@ -65,7 +73,7 @@ func firstURLs(t *testing.T, ix *Index, q string, n int) ([]string, uint64) {
 	if err != nil {
 		t.Fatalf("%q: %v", q, err)
 	}
-	return urls(res.Hits), res.Total
+	return res
 }
 
 func TestSearchSyntax(t *testing.T) {
@@ -90,14 +98,7 @@ func TestSearchSyntax(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			q, err := ParseQuery(tc.q, ix.cfg.Limits())
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := ix.Search(t.Context(), q, 0, 10)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := mustSearch(t, ix, tc.q, 10)
 			if got := urls(res.Hits); !slices.Equal(got, tc.want) || res.Total != uint64(len(tc.want)) {
 				t.Fatalf("%s: %v (total %d), want %v", tc.q, got, res.Total, tc.want)
 			}
@@ -374,14 +375,7 @@ func TestSnippetsAreCutFromTheMainText(t *testing.T) {
 		{"budget report", "https://a.test/budget", "The federal <mark>budget</mark> <mark>report</mark> covers agency spending for the year."},
 		{"markup", "https://c.test/html", "Never trust &lt;script&gt;alert(1)&lt;/script&gt; in a budget page &amp; escape it."},
 	} {
-		q, err := ParseQuery(tc.q, ix.cfg.Limits())
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := ix.Search(t.Context(), q, 0, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := mustSearch(t, ix, tc.q, 10)
 		i := slices.IndexFunc(res.Hits, func(h Hit) bool { return h.URL == tc.url })
 		if i < 0 {
 			t.Fatalf("%q: %s not found in %v", tc.q, tc.url, urls(res.Hits))
