@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -373,5 +374,58 @@ func TestDeltaQReadsSitemapLastMod(t *testing.T) {
 	}
 	if whole.quiet != 0 || len(whole.changed) != 1 || math.Abs(whole.changed[0]-5) > 1e-9 {
 		t.Fatalf("without Last-Modified: evidence %+v, want a change within 5 weeks", whole)
+	}
+}
+
+// TestPagesWithoutStakeGoByTheirChanceOfChange: before any ΔQ_A was
+// measured, pages without stake in the workload all have the least prior
+// impact, and a re-fetch goes to the one likelier to have changed (always
+// under the posterior mean, most often under Thompson sampling's draws);
+// a page with a stake goes before either.
+func TestPagesWithoutStakeGoByTheirChanceOfChange(t *testing.T) {
+	const (
+		rarely = "http://a.test/rarely" // first by URL, where scores tie
+		often  = "http://b.test/often"
+		staked = "http://c.test/staked"
+	)
+	pages := &fakePages{logs: map[string][]repo.FetchRecord{
+		rarely: weekly(1, 0, 1, 0, 1, 0, 1, 0, 1, 0),
+		often:  weekly(1, 1, 1, 0, 1, 1, 1, 1, 0, 1),
+		staked: weekly(1, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+	}}
+	for _, u := range []string{rarely, often, staked} {
+		l := pages.logs[u]
+		pages.pages = append(pages.pages, repo.Page{URL: u, LastFetch: l[len(l)-1].At})
+	}
+	stake := func(u string) float64 {
+		if u == staked {
+			return 1e-6
+		}
+		return 0
+	}
+	for _, exploration := range Explorations() {
+		d := &DeltaQ{Window: 8, Exploration: exploration, Seed: 3, Importance: stake}
+		second := map[string]int{}
+		for h := range 100 { // plans an hour apart: Thompson draws anew
+			plan := Plan{Now: epoch.Add(11*week + time.Duration(h)*time.Hour), N: 2, Period: week}
+			got, err := d.Select(context.Background(), plan, pages)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 2 || got[0] != staked {
+				t.Fatalf("%s: picked %v, want %s first", exploration, got, staked)
+			}
+			second[got[1]]++
+		}
+		if exploration == "mean" && second[often] != 100 || second[often] <= second[rarely] {
+			t.Errorf("%s: second pick over 100 plans: %s %d times, %s %d times", exploration, often, second[often], rarely, second[rarely])
+		}
+	}
+	// The explanation says why such a page's impact is all but nothing.
+	const says = "after every page with a stake"
+	for impact, want := range map[float64]bool{minPriorImpact: true, 1e-6: false} {
+		if why := posteriorWhy(Config{}, Posterior{Impact: impact}); strings.Contains(why, says) != want {
+			t.Errorf("impact %g: explanation %q; want it to say %q: %v", impact, why, says, want)
+		}
 	}
 }

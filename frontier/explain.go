@@ -99,6 +99,9 @@ func posteriorWhy(cfg Config, p Posterior) string {
 	}
 	why := fmt.Sprintf("deltaq scores E[ΔQ_A] = %.4g: %s (change rate %.3g per period, its posterior pooled with the page's host and directory, over %.3g periods no sitemap speaks for) × E[ΔQ_A of one change] = %.4g (stake %.4g in the workload, and the ΔQ_A measured on past changes).",
 		p.Score, changes, p.Rate, p.Open, p.Impact, p.Stake)
+	if p.Impact <= minPriorImpact {
+		why += " With no stake, and no ΔQ_A above 0 measured on any page yet, its impact is the least there is: it goes after every page with a stake, by its chance of change."
+	}
 	if p.Overdue {
 		why += " Not re-fetched for frontier.max_interval: it goes first whatever its score."
 	}

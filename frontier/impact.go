@@ -122,10 +122,17 @@ func (f *impactFit) prior() impactPrior {
 // impactPosterior is the Gamma(shape, rate) posterior of 1/m.
 type impactPosterior struct{ shape, rate float64 }
 
+// minPriorImpact is m₀ where a + b·stake is not positive: a page without
+// stake before any change was measured. Not zero, so that such pages still
+// go by their chance of change, after every page with a stake; and a
+// normal float, not the smallest denormal, which multiplied by a change
+// count or a draw rounds to itself or to 0, and so lost that order.
+const minPriorImpact = 1e-300
+
 func (p impactPrior) posterior(o impactObservations) impactPosterior {
 	m0 := p.a + p.b*o.stake
 	if m0 <= 0 {
-		m0 = math.SmallestNonzeroFloat64
+		m0 = minPriorImpact
 	}
 	return impactPosterior{shape: 2 + float64(o.n), rate: m0 + o.sum}
 }
