@@ -57,7 +57,7 @@ func cutSnippet[T string | []byte](text T, matches []Span, size int) snippetCut 
 // so the snippet is cut from the main text after a heading that repeats
 // the title: around the matches there, or from its start when only the
 // title matches (what the page says, not its title twice). A page without
-// more text has all of it cut.
+// main text has its title cut, one with a heading alone the heading.
 func cutPageSnippet[T string | []byte](stored T, title string, matches []Span, size int, bufs *snippetBufs) snippetCut {
 	start := mainTextStart(stored, title)
 	if start == 0 || start == len(stored) {
