@@ -417,7 +417,7 @@ func TestPagesWithoutStakeGoByTheirChanceOfChange(t *testing.T) {
 			}
 			second[got[1]]++
 		}
-		if exploration == "mean" && second[often] != 100 || second[often] <= second[rarely] {
+		if (exploration == "mean" && second[often] != 100) || second[often] <= second[rarely] {
 			t.Errorf("%s: second pick over 100 plans: %s %d times, %s %d times", exploration, often, second[often], rarely, second[rarely])
 		}
 	}

@@ -25,8 +25,8 @@ func snippet[T string | []byte](text T, locs search.TermLocationMap, size int) s
 	return cutSnippet(text, matches, size).HTML
 }
 
-// spansOf is where words occur in text, ignoring ASCII case, as an
-// analyzer would find them.
+// spansOf is where words occur in text, ignoring case, as an analyzer
+// would find them (the texts here keep their byte lengths lower-cased).
 func spansOf(text string, words ...string) []Span {
 	lower := strings.ToLower(text)
 	var spans []Span
