@@ -43,16 +43,7 @@ type snippetCut struct {
 	Spans []Span
 }
 
-// cutSnippet cuts about size bytes of text around the densest group of
-// matches (byte ranges, in any order; it sorts them): the HTML, escaped
-// with each match in <mark>, the plain text and the matches' spans in it.
-// "…" marks a cut at either end. text may be the stored bytes themselves:
-// only the window is copied.
-func cutSnippet[T string | []byte](text T, matches []Span, size int) snippetCut {
-	return cutSnippetIn(text, matches, size, new(snippetBufs))
-}
-
-// cutPageSnippet is cutSnippetIn for a page's stored text,
+// cutPageSnippet is cutSnippet for a page's stored text,
 // IndexedText(title, text). A result shows its title above its snippet,
 // so the snippet is cut from the main text after a heading that repeats
 // the title: around the matches there, or from its start when only the
@@ -61,7 +52,7 @@ func cutSnippet[T string | []byte](text T, matches []Span, size int) snippetCut 
 func cutPageSnippet[T string | []byte](stored T, title string, matches []Span, size int, bufs *snippetBufs) snippetCut {
 	start := mainTextStart(stored, title)
 	if start == 0 || start == len(stored) {
-		return cutSnippetIn(stored, matches, size, bufs)
+		return cutSnippet(stored, matches, size, bufs)
 	}
 	if h := headingLen(stored[start:], title); start+h < len(stored) {
 		start += h
@@ -72,7 +63,7 @@ func cutPageSnippet[T string | []byte](stored T, title string, matches []Span, s
 			inMain = append(inMain, Span{m.Start - start, m.End - start})
 		}
 	}
-	return cutSnippetIn(stored[start:], inMain, size, bufs)
+	return cutSnippet(stored[start:], inMain, size, bufs)
 }
 
 // mainTextStart is where the main text starts in stored, the text
@@ -124,12 +115,16 @@ func headingLen[T string | []byte](text T, title string) int {
 	return n
 }
 
-// snippetBufs are cutSnippetIn's working buffers, kept from one snippet
+// snippetBufs are cutSnippet's working buffers, kept from one snippet
 // to the next of a result page (what it returns is copied out of them).
 type snippetBufs struct{ html, plain []byte }
 
-// cutSnippetIn is cutSnippet working in bufs.
-func cutSnippetIn[T string | []byte](text T, matches []Span, size int, bufs *snippetBufs) snippetCut {
+// cutSnippet cuts about size bytes of text around the densest group of
+// matches (byte ranges, in any order; it sorts them in place): the HTML,
+// escaped with each match in <mark>, the plain text and the matches' spans
+// in it. "…" marks a cut at either end. text may be the stored bytes
+// themselves: only the window is copied, into bufs.
+func cutSnippet[T string | []byte](text T, matches []Span, size int, bufs *snippetBufs) snippetCut {
 	spans := matches[:0]
 	for _, m := range matches {
 		if m.Start >= 0 && m.End <= len(text) && m.Start < m.End {

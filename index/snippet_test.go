@@ -22,7 +22,7 @@ func snippet[T string | []byte](text T, locs search.TermLocationMap, size int) s
 			matches = append(matches, Span{int(l.Start), int(l.End)})
 		}
 	}
-	return cutSnippet(text, matches, size).HTML
+	return cutSnippet(text, matches, size, new(snippetBufs)).HTML
 }
 
 // spansOf is where words occur in text, ignoring case, as an analyzer
@@ -104,9 +104,9 @@ func TestSnippetTextIsWhatHTMLParsingReads(t *testing.T) {
 		"\u00a0\u2003budget &\u00a0",
 		strings.Repeat("früh ", 60) + "the budget & line " + strings.Repeat("später ", 60),
 	} {
-		check(text, cutSnippet(text, spansOf(text, "budget", "spending"), 80))
+		check(text, cutSnippet(text, spansOf(text, "budget", "spending"), 80, new(snippetBufs)))
 	}
-	if c := cutSnippet("a budget\r\nline", spansOf("a budget\r\nline", "budget"), 80); c.Spans != nil || c.Text != "" {
+	if c := cutSnippet("a budget\r\nline", spansOf("a budget\r\nline", "budget"), 80, new(snippetBufs)); c.Spans != nil || c.Text != "" {
 		t.Errorf("carriage return: plain %q %v, want none", c.Text, c.Spans)
 	}
 	fx := week0Index(t, ScoringBM25)
