@@ -107,7 +107,7 @@ func compile(a *Alert, an analysis.Analyzer, lim index.Limits) (*compiled, error
 	add(&c.excluded, q.ExcludeTerms, false)
 	add(&c.excluded, q.ExcludePhrases, true)
 	if len(c.required) == 0 {
-		return nil, &index.QueryError{Msg: fmt.Sprintf("%q has no searchable words (only stop words or exclusions)", index.Excerpt(a.Query)), Limit: index.SearchableLimit}
+		return nil, index.NoSearchableWords(a.Query, "stop words or exclusions")
 	}
 	return c, nil
 }

@@ -226,7 +226,7 @@ func (ix *Index) queryWords(ctx context.Context, r bindex.IndexReader, m mapping
 		}
 	}
 	if len(words) == 0 {
-		return nil, false, queryErr(SearchableLimit, "%q has no searchable words (only punctuation)", Excerpt(q.String()))
+		return nil, false, NoSearchableWords(q.String(), "punctuation")
 	}
 	byTerm := map[string]int{}
 	for i, t := range words {

@@ -61,6 +61,13 @@ func queryErr(limit, format string, args ...any) error {
 // of its words (stop words and punctuation only).
 const SearchableLimit = "at least one word other than stop words and punctuation"
 
+// NoSearchableWords is the refusal of query when analysis leaves none of
+// its words; only says what it held instead ("stop words or
+// punctuation").
+func NoSearchableWords(query, only string) error {
+	return queryErr(SearchableLimit, "%q has no searchable words (only %s)", Excerpt(query), only)
+}
+
 // maxExcerpt is the most characters of a query an error message repeats.
 const maxExcerpt = 60
 

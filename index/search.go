@@ -67,7 +67,7 @@ func bleveQuery(q Query, a analysis.Analyzer) (query.Query, error) {
 		}
 	}
 	if len(must) == 0 {
-		return nil, queryErr(SearchableLimit, "%q has no searchable words (only stop words or punctuation)", Excerpt(q.String()))
+		return nil, NoSearchableWords(q.String(), "stop words or punctuation")
 	}
 	var mustNot []query.Query
 	for _, t := range q.ExcludeTerms {
