@@ -146,8 +146,11 @@ func IndexedText(title, text string) string {
 	if title == "" {
 		return text
 	}
-	return title + "\n\n" + text
+	return title + titleBreak + text
 }
+
+// titleBreak separates the title from the main text in IndexedText.
+const titleBreak = "\n\n"
 
 // mainText undoes IndexedText: the main text of a page whose FieldText
 // is field.

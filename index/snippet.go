@@ -70,16 +70,23 @@ func cutPageSnippet[T string | []byte](stored T, title string, matches []Span, s
 // IndexedText(title, text) made: after the title and the blank line, or 0
 // when stored does not start with them.
 func mainTextStart[T string | []byte](stored T, title string) int {
-	n := len(title)
-	if n == 0 || len(stored) < n+2 || stored[n] != '\n' || stored[n+1] != '\n' {
+	if title == "" || !hasPrefix(stored, title) || !hasPrefix(stored[len(title):], titleBreak) {
 		return 0
 	}
-	for i := range n {
-		if stored[i] != title[i] {
-			return 0
+	return len(title) + len(titleBreak)
+}
+
+// hasPrefix is strings.HasPrefix for stored text of either type.
+func hasPrefix[T string | []byte](s T, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := range len(prefix) {
+		if s[i] != prefix[i] {
+			return false
 		}
 	}
-	return n + 2
+	return true
 }
 
 // titleSeparators end the part of a title that names the page, before the
