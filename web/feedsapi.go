@@ -240,17 +240,13 @@ var (
 	sinceMax = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
 )
 
-// limitParam reads ?limit=, 1..most, default most; a bad one answers 400
-// naming it, its range, and (setting, e.g. " (a.b)") where most comes from.
+// limitParam reads ?limit=, in [1, most], default most; a bad one
+// answers 400 naming it, its range, and the setting most comes from, if
+// any.
 func limitParam(w http.ResponseWriter, r *http.Request, most int, setting string) (int, bool) {
-	v := r.URL.Query().Get("limit")
-	if v == "" {
-		return most, true
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > most {
-		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "limit", Value: v, Limit: fmt.Sprintf("1..%d", most),
-			Message: fmt.Sprintf("limit must be an integer in [1, %d]%s", most, setting)})
+	n, ie := wholeParam(r.URL.Query(), "limit", most, 1, most, setting)
+	if ie != nil {
+		writeInputError(w, ie)
 		return 0, false
 	}
 	return n, true

@@ -125,9 +125,13 @@ func TestFeedRoutes(t *testing.T) {
 		}
 	}
 	for _, v := range []string{"0", "-1", "201", "many"} {
-		if code, b = get("/api/v1/river?limit=" + v); code != 400 || !strings.Contains(b, `"field":"limit","value":"`+v+`","limit":"1..200"`) {
+		if code, b = get("/api/v1/river?limit=" + v); code != 400 || !strings.Contains(b, `"field":"limit","value":"`+v+`","limit":"`) ||
+			!strings.Contains(b, `in [1, 200]"`) {
 			t.Errorf("river limit=%s: %d %s, want 400 naming limit, the value and the range", v, code, b)
 		}
+	}
+	if code, b = get("/api/v1/river?limit=1&limit=2"); code != 400 || !strings.Contains(b, `"field":"limit","value":"1, 2","limit":"once"`) {
+		t.Errorf("river limit given twice: %d %s, want 400 naming limit", code, b)
 	}
 }
 
@@ -233,7 +237,8 @@ func TestFeedListPages(t *testing.T) {
 		t.Errorf("limit 5 of 5 offers a next page, which would be empty: %d %s", code, b)
 	}
 	for _, v := range []string{"0", "1001", "two"} {
-		if code, b := get("/api/v1/feeds?limit=" + v); code != 400 || !strings.Contains(b, `"field":"limit","value":"`+v+`","limit":"1..1000"`) {
+		if code, b := get("/api/v1/feeds?limit=" + v); code != 400 || !strings.Contains(b, `"field":"limit","value":"`+v+`","limit":"`) ||
+			!strings.Contains(b, `in [1, 1000]"`) {
 			t.Errorf("limit=%s: %d %s", v, code, b)
 		}
 	}

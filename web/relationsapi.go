@@ -64,9 +64,9 @@ type relationFieldDiffJSON struct {
 	Text   string `json:"text"` // "price 19.99 → 17.49"
 }
 
-// limit reads ?limit=, 1..relation.api_max_rows, default the maximum.
+// limit reads ?limit=, in [1, relation.api_max_rows], default the maximum.
 func (api *relationsAPI) limit(w http.ResponseWriter, r *http.Request) (int, bool) {
-	return limitParam(w, r, api.cfg.APIMaxRows, " (relation.api_max_rows)")
+	return limitParam(w, r, api.cfg.APIMaxRows, "relation.api_max_rows")
 }
 
 func (api *relationsAPI) fail(w http.ResponseWriter, name string, err error) {

@@ -149,7 +149,7 @@ func TestRelationAPIErrors(t *testing.T) {
 	srv, _ := newRelationEnv(t)
 	for path, want := range map[string]string{
 		"/api/v1/relations/nope/rows":             `"field":"name","value":"nope"`,
-		"/api/v1/relations/shop/rows?limit=3":     `"field":"limit","value":"3","limit":"1..2"`,
+		"/api/v1/relations/shop/rows?limit=3":     `"field":"limit","value":"3","limit":"in [1, 2] (relation.api_max_rows)"`,
 		"/api/v1/relations/shop/rows?stale_gt=x":  `"field":"stale_gt","value":"x","limit":"a number"`,
 		"/api/v1/relations/shop/changes?since=-1": `"field":"since","value":"-1","limit":"a whole number ≥ 0"`,
 	} {

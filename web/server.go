@@ -280,25 +280,11 @@ func (s *Server) parseSearch(r *http.Request, q url.Values) (Request, *InputErro
 	if req.Query == "" {
 		return req, &InputError{Code: CodeMissingParameter, Field: "q", Message: "missing: give a query"}
 	}
-	num := func(field string, def, lo, hi int) (int, *InputError) {
-		v := q.Get(field)
-		if v == "" {
-			return def, nil
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return 0, &InputError{Field: field, Value: v, Limit: fmt.Sprintf("a whole number in [%d, %d]", lo, hi), Message: fmt.Sprintf("%q is not a whole number", v)}
-		}
-		if n < lo || n > hi {
-			return 0, &InputError{Field: field, Value: v, Limit: fmt.Sprintf("in [%d, %d]", lo, hi), Message: fmt.Sprintf("%d is outside [%d, %d]", n, lo, hi)}
-		}
-		return n, nil
-	}
 	var ie *InputError
-	if req.Page, ie = num("page", 1, 1, s.cfg.Candidates); ie != nil {
+	if req.Page, ie = wholeParam(q, "page", 1, 1, s.cfg.Candidates, ""); ie != nil {
 		return req, ie
 	}
-	if req.Size, ie = num("size", s.cfg.DefaultSize, 1, s.cfg.MaxSize); ie != nil {
+	if req.Size, ie = wholeParam(q, "size", s.cfg.DefaultSize, 1, s.cfg.MaxSize, ""); ie != nil {
 		return req, ie
 	}
 	if u, ok := UserFromRequest(r); ok {
@@ -316,6 +302,32 @@ func givenOnce(q url.Values, params ...string) *InputError {
 		}
 	}
 	return nil
+}
+
+// wholeParam reads the whole-number parameter field of q, def when it is
+// absent. A value given twice, or not a whole number in [lo, hi], is an
+// error naming the range and, when setting is not empty, the
+// configuration key it comes from.
+func wholeParam(q url.Values, field string, def, lo, hi int, setting string) (int, *InputError) {
+	if ie := givenOnce(q, field); ie != nil {
+		return 0, ie
+	}
+	v := q.Get(field)
+	if v == "" {
+		return def, nil
+	}
+	limit := fmt.Sprintf("in [%d, %d]", lo, hi)
+	if setting != "" {
+		limit += " (" + setting + ")"
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, &InputError{Field: field, Value: v, Limit: "a whole number " + limit, Message: fmt.Sprintf("%q is not a whole number", v)}
+	}
+	if n < lo || n > hi {
+		return 0, &InputError{Field: field, Value: v, Limit: limit, Message: fmt.Sprintf("%d is outside [%d, %d]", n, lo, hi)}
+	}
+	return n, nil
 }
 
 // queryText is the q parameter as the engine and the pages see it: bytes
