@@ -115,24 +115,23 @@ func (s *clickSigner) parseClick(rawQuery string) (impression, error) {
 	if err != nil {
 		return impression{}, fmt.Errorf("%w: %v", ErrBadClick, err)
 	}
-	one := func(k string) (string, error) {
-		vs := q[k]
-		if len(vs) != 1 {
-			return "", fmt.Errorf("%w: parameter %s must appear once", ErrBadClick, k)
-		}
-		return vs[0], nil
-	}
 	var imp impression
-	var errs []error
+	var wrong []string // the parameters not given exactly once
 	get := func(k string) string {
-		v, err := one(k)
-		errs = append(errs, err)
-		return v
+		if vs := q[k]; len(vs) == 1 {
+			return vs[0]
+		}
+		wrong = append(wrong, k)
+		return ""
 	}
 	imp.ID = get("i")
 	ad, bid, issued, phrase, sig := get("a"), get("b"), get("t"), get("p"), get("s")
-	if err := errors.Join(errs...); err != nil {
-		return impression{}, err
+	switch len(wrong) {
+	case 0:
+	case 1:
+		return impression{}, fmt.Errorf("%w: parameter %s must appear once", ErrBadClick, wrong[0])
+	default:
+		return impression{}, fmt.Errorf("%w: parameters %s must each appear once", ErrBadClick, strings.Join(wrong, ", "))
 	}
 	if len(imp.ID) != b64.EncodedLen(impressionIDBytes) || strings.ContainsFunc(imp.ID, notB64) {
 		return impression{}, fmt.Errorf("%w: bad impression id", ErrBadClick)

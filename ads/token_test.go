@@ -26,6 +26,21 @@ func TestClickURLRoundTrip(t *testing.T) {
 	}
 }
 
+func TestClickURLNamesItsMissingParameters(t *testing.T) {
+	s := tokenStore()
+	_, good, _ := strings.Cut(s.clickURL(impression{ID: "AbCdEfGh_-123456", Ad: 1, Phrase: "shoes", Bid: 1, Issued: 5}), "?")
+	for q, want := range map[string]string{
+		"x=1":              "parameters i, a, b, t, p, s must each appear once",
+		good + "&b=2":      "parameter b must appear once",
+		good[:len(good)-1]: "signature does not verify",
+	} {
+		_, err := s.parseClick(q)
+		if !errors.Is(err, ErrBadClick) || !strings.HasSuffix(err.Error(), ": "+want) {
+			t.Errorf("parseClick(%q) = %v, want ErrBadClick ending %q", q, err, want)
+		}
+	}
+}
+
 func FuzzParseClick(f *testing.F) {
 	s := tokenStore()
 	_, good, _ := strings.Cut(s.clickURL(impression{ID: "AbCdEfGh_-123456", Ad: 1, Phrase: "shoes", Bid: 1, Issued: 5}), "?")
