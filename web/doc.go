@@ -35,8 +35,9 @@
 // them, and without one they are not served. PageReport is also what
 // `deltaq page explain` prints (WriteText, or JSON).
 //
-// Engine (engine.go) is the Searcher the binary wires: Boolean relevance
-// from the index (thesis §2.3), ranking's order with randomized promotion
+// Engine (engine.go) is the Searcher the binary wires: best-match
+// retrieval from the index (BM25 with a coordination rule and RM3
+// feedback, index/doc.go), ranking's order with randomized promotion
 // (§5.5), ads for the query phrase (ch. 6), snippets; it parses the query
 // once for retrieval and snippets (ranking.Searcher.Order). The user id
 // cookie (user.go) seeds a user's promotion shuffle and counts a monitored
@@ -46,7 +47,7 @@
 // a client can branch on:
 //
 //	{"error": {"code": "bad_parameter", "field": "size", "value": "500",
-//	           "limit": "in [1, 50]", "message": "500 is outside [1, 50]"}}
+//	           "limit": "in [1, 100]", "message": "500 is outside [1, 100]"}}
 //
 // Unknown /api/ paths answer 404 and known ones asked with another method
 // 405 (with Allow), both in that shape; every search runs under

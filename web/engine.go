@@ -42,7 +42,7 @@ type shower interface {
 }
 
 // Engine answers a search request end to end: the index finds the
-// relevant pages (thesis §2.3: Boolean relevance, then an order), ranking
+// relevant pages (best-match retrieval, index/doc.go), ranking
 // orders them by popularity and relevance and promotes unexplored pages at
 // random (§5.5), and ads are chosen for the query phrase (ch. 6). It is the
 // Searcher the binary wires; each part stays in its own package.
