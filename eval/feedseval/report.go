@@ -265,7 +265,7 @@ func (s *Summary) findings() string {
 		if u.Mean == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "- %s, 1 poll per feed per day: placement cuts the mean delay by %.0f %% against uniform, allocation by %.0f %%, both together by %.0f %%; combined's mean delay is %.2f × cgm-age's (the paper reports about half).\n",
+		fmt.Fprintf(&b, "- %s, 1 poll per feed per day: placement cuts the mean delay by %.0f %% against uniform, allocation by %.0f %%, both together by %.0f %%; combined's mean delay is %.3f × cgm-age's (the paper reports about half).\n",
 			upperFirst(learnedAs(l)), 100*(1-p.Mean.Seconds()/u.Mean.Seconds()), 100*(1-a.Mean.Seconds()/u.Mean.Seconds()), 100*(1-c.Mean.Seconds()/u.Mean.Seconds()), c.Mean.Seconds()/g.Mean.Seconds())
 		fmt.Fprintf(&b, "- Starvation: allocation-only's max delay is %s against uniform's %s (%.1f×); the slowest quarter of the feeds waits %s on average under allocation-only against %s under uniform.\n",
 			hours(a.Max), hours(u.Max), a.Max.Seconds()/u.Max.Seconds(), hours(a.SlowMean), hours(u.SlowMean))
