@@ -318,10 +318,14 @@ func (srv servers) serverUsage(b *testing.B, client *http.Client) usage {
 // (with-client-cpu-ratio). So are each server's write system calls and
 // the bytes they wrote per request (writes/req, written-B/req), where the
 // kernel keeps that account. On loopback the receiving side's TCP work
-// runs in the sender's system call, so bytes answered are the server's
-// CPU: the bare server padded to deltaq's 10.3 KB went from 0.105 to
-// 0.154 ms/req, while deltaq's answer sent in one writev instead of two
-// writes changed nothing that could be measured (2.041 against 2.046).
+// runs in the sender's system call: the bare server padded to deltaq's
+// 10.3 KB (one JSON string more to encode) went from 0.105 to 0.154
+// ms/req. Yet deltaq's own bytes are not where its time goes: its answer
+// without snippet_text and highlights (7.6 KB, the snippet once) gave
+// ratios of 2.151, 2.094 and 2.050 against the whole answer's 2.225,
+// 2.030 and 1.994 in the same runs, and its answer sent in one writev
+// instead of two writes changed nothing that could be measured (2.041
+// against 2.046).
 //
 //	go test ./web -run '^$' -bench SearchVsBareBleve -benchtime 1x
 //
