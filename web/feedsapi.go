@@ -244,7 +244,12 @@ var (
 // answers 400 naming it, its range, and the setting most comes from, if
 // any.
 func limitParam(w http.ResponseWriter, r *http.Request, most int, setting string) (int, bool) {
-	n, ie := wholeParam(r.URL.Query(), "limit", most, 1, most, setting)
+	q := r.URL.Query()
+	if ie := givenOnce(q, "limit"); ie != nil {
+		writeInputError(w, ie)
+		return 0, false
+	}
+	n, ie := wholeParam(q, "limit", most, 1, most, setting)
 	if ie != nil {
 		writeInputError(w, ie)
 		return 0, false

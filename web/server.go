@@ -304,14 +304,11 @@ func givenOnce(q url.Values, params ...string) *InputError {
 	return nil
 }
 
-// wholeParam reads the whole-number parameter field of q, def when it is
-// absent. A value given twice, or not a whole number in [lo, hi], is an
-// error naming the range and, when setting is not empty, the
-// configuration key it comes from.
+// wholeParam reads the whole-number parameter field of q (checked given
+// once by the caller), def when it is absent. A value that is not a whole
+// number in [lo, hi] is an error naming the range and, when setting is
+// not empty, the configuration key it comes from.
 func wholeParam(q url.Values, field string, def, lo, hi int, setting string) (int, *InputError) {
-	if ie := givenOnce(q, field); ie != nil {
-		return 0, ie
-	}
 	v := q.Get(field)
 	if v == "" {
 		return def, nil
