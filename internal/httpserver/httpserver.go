@@ -116,10 +116,11 @@ func Serve(ctx context.Context, ln net.Listener, cfg Config, h http.Handler, opt
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	addr := ln.Addr().String()
 	if opts.Ready != nil {
-		opts.Ready(ln.Addr().String())
+		opts.Ready(addr)
 	}
-	logger.Info("http server listening", "addr", ln.Addr().String())
+	logger.Info("http server listening", "addr", addr)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -132,6 +133,6 @@ func Serve(ctx context.Context, ln net.Listener, cfg Config, h http.Handler, opt
 	if err := srv.Shutdown(shut); err != nil {
 		return fmt.Errorf("http server: shutdown: %w", err)
 	}
-	logger.Info("http server stopped")
+	logger.Info("http server stopped", "addr", addr)
 	return nil
 }

@@ -1,8 +1,10 @@
 package httpserver
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -25,7 +27,11 @@ func TestServeAnswersAndShutsDownGracefully(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	addrc := make(chan string, 1)
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, "127.0.0.1:0", cfg, h, Options{Ready: func(a string) { addrc <- a }}) }()
+	var log bytes.Buffer // written by Run alone, read once it returned
+	logger := slog.New(slog.NewTextHandler(&log, nil))
+	go func() {
+		done <- Run(ctx, "127.0.0.1:0", cfg, h, Options{Ready: func(a string) { addrc <- a }, Logger: logger})
+	}()
 	addr := <-addrc
 	res, err := http.Get("http://" + addr + "/")
 	if err != nil {
@@ -56,6 +62,12 @@ func TestServeAnswersAndShutsDownGracefully(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+	// A process runs several servers: each line says which one.
+	for _, msg := range []string{"http server listening", "http server stopped"} {
+		if want := `msg="` + msg + `" addr=` + addr; !strings.Contains(log.String(), want) {
+			t.Errorf("log lacks %s:\n%s", want, log.String())
+		}
 	}
 }
 
