@@ -136,8 +136,11 @@ func (s Summary) String() string {
 	if e := s.Errors(); len(e) > 0 {
 		fmt.Fprintf(&b, "not fetched or errors: %s\n", kvList(e))
 	}
-	if s.Queued > 0 {
+	switch {
+	case s.Queued > 0 && len(s.Left) > 0:
 		fmt.Fprintf(&b, "left queued: %d URLs (%s)\n", s.Queued, kvList(s.Left))
+	case s.Queued > 0: // a run stopped without draining does not scan the queue for why
+		fmt.Fprintf(&b, "left queued: %d URLs\n", s.Queued)
 	}
 	if len(s.Refused) > 0 {
 		hosts := make([]string, 0, len(s.Refused))

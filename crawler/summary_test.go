@@ -1,6 +1,8 @@
 package crawler_test
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -165,4 +167,58 @@ func TestHostsReportsPagesQueueRobotsAndBackoffPerHost(t *testing.T) {
 	if b.Pages != 1 || b.Queued != 1 || b.ByOutcome["throttled"] != 1 || !b.BackoffUntil.After(time.Now()) || b.RobotsStatus != 404 {
 		t.Errorf("b.test = %+v", b)
 	}
+}
+
+// TestSummaryOfAStoppedRunCountsWhatIsLeft stops a long-running crawl (no
+// drain) while its host's politeness delay keeps seeds waiting: the summary
+// counts them without a reason, since such a run does not scan its queue
+// for why, rather than giving an empty one.
+func TestSummaryOfAStoppedRunCountsWhatIsLeft(t *testing.T) {
+	var log requestLog
+	srv := httptest.NewServer(log.wrap(smallWeb(1, nil, nil)))
+	defer srv.Close()
+	cfg := defaults(t)
+	cfg.Crawler.Sitemaps = false
+	loopback(cfg, srv, "a.test")
+	e := newEnv(t, cfg, t.TempDir(), nil)
+	if _, err := e.c.Seed(t.Context(), e.f, []string{"http://a.test/p1", "http://a.test/p2", "http://a.test/p3"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan crawler.Summary, 1)
+	go func() {
+		sum, err := e.c.Run(ctx, e.f, crawler.RunOptions{})
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		done <- sum
+	}()
+	for deadline := time.Now().Add(20 * time.Second); pagesRequested(log.all()) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no seed fetched within 20s; requests: %v", log.all())
+		}
+	}
+	cancel()
+	sum := <-done
+	if errs := sum.Errors(); len(errs) > 0 {
+		t.Errorf("errors %v: every seed is a page", errs)
+	}
+	if sum.Queued == 0 || len(sum.Left) != 0 {
+		t.Fatalf("queued %d, left %v: want seeds left queued by politeness, no reasons scanned", sum.Queued, sum.Left)
+	}
+	s := sum.String()
+	if want := fmt.Sprintf("left queued: %d URLs\n", sum.Queued); !strings.Contains(s, want) {
+		t.Errorf("summary lacks %q:\n%s", want, s)
+	}
+}
+
+// pagesRequested counts the requests for pages, not robots.txt.
+func pagesRequested(reqs []request) int {
+	n := 0
+	for _, r := range reqs {
+		if r.path != "/robots.txt" {
+			n++
+		}
+	}
+	return n
 }
