@@ -221,7 +221,7 @@ func (a *app) newEvalIRCmd() *cobra.Command {
 	var withBare bool
 	cmd := &cobra.Command{
 		Use:   "ir --data DIR [--archive DIR] --topics FILE --qrels FILE --out DIR [--bare]",
-		Short: "Score what users get against relevance judgements: nDCG@10, MAP, MRR, P@10, R@100 (trec_eval 9)",
+		Short: "Score what users get against relevance judgements: nDCG@10, MAP, MRR, P@10, R@100 (trec_eval 9), judged@10",
 		Long: `ir asks every topic (id<TAB>query lines) through the searcher deltaq serve
 answers with (best-match retrieval, popularity blend, randomized promotion)
 over the index under --data, writes TREC run files (docno = page URL) and
@@ -233,7 +233,9 @@ on loopback, with the real crawler and index (skipped if --data already
 holds pages); without it, --data must hold a crawled repository. --order,
 --blend-weight and --promotion override the ranking.* settings, as they
 would for deltaq serve. --bare adds the baseline: bare Bleve BM25 with the
-words ORed over the same pages.`,
+words ORed over the same pages. judged@10 is the share of the first 10
+places that the qrels judge: an unjudged page counts as not relevant, so
+compare variants whose judged@10 differ with care.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := a.loadEval(cmd, out, func(*configs.Config) map[string][]string {
@@ -322,8 +324,8 @@ words ORed over the same pages.`,
 				return err
 			}
 			for _, v := range sum.Variants {
-				fmt.Fprintf(a.stdout, "%s: %d topics: nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f  refused %d\n",
-					v.Name, sum.Judged, v.Mean.NDCG10, v.Mean.MAP, v.Mean.MRR, v.Mean.P10, v.Mean.R100, len(v.Refused))
+				fmt.Fprintf(a.stdout, "%s: %d topics: nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f  judged@10 %.4f  refused %d\n",
+					v.Name, sum.Judged, v.Mean.NDCG10, v.Mean.MAP, v.Mean.MRR, v.Mean.P10, v.Mean.R100, v.Mean.Judged10, len(v.Refused))
 			}
 			fmt.Fprintf(a.stdout, "done in %s; report: %s\n", sum.Took.Round(time.Millisecond), filepath.Join(out, "report.md"))
 			return nil

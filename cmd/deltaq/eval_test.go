@@ -62,11 +62,12 @@ func TestEvalIRScoresTheIndexAgainstQrels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Topic 1: perfect (nDCG 1, AP 1, RR 1, P@10 0.1, R@100 1); topic 2:
-	// nothing retrieved, all 0; topic 3 ("-cherry", nothing to search
-	// for) is refused: 0, and listed. Means over the 3 judged topics.
+	// Topic 1: perfect (nDCG 1, AP 1, RR 1, P@10 0.1, R@100 1, its one
+	// page judged: judged@10 0.1); topic 2: nothing retrieved, all 0;
+	// topic 3 ("-cherry", nothing to search for) is refused: 0, and
+	// listed. Means over the 3 judged topics.
 	for _, variant := range []string{"relevance", "blend", "served"} {
-		if !strings.Contains(stdout, variant+": 3 topics: nDCG@10 0.3333  MAP 0.3333  MRR 0.3333  P@10 0.0333  R@100 0.3333  refused 1") {
+		if !strings.Contains(stdout, variant+": 3 topics: nDCG@10 0.3333  MAP 0.3333  MRR 0.3333  P@10 0.0333  R@100 0.3333  judged@10 0.0333  refused 1") {
 			t.Fatalf("eval ir printed:\n%s", stdout)
 		}
 	}

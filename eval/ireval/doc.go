@@ -3,7 +3,11 @@
 // ranking.Searcher that `deltaq serve` answers with (retrieval by
 // index.Index, the popularity blend, randomized rank promotion), and the
 // resulting lists are scored with package trec's trec_eval 9 definitions
-// (nDCG@10 with gain/log2(rank+1), MAP, MRR, P@10, R@100).
+// (nDCG@10 with gain/log2(rank+1), MAP, MRR, P@10, R@100), beside judged@10,
+// the share of the first 10 places the judgements cover: measures over
+// pooled judgements count an unjudged page as not relevant, so a variant
+// that reaches pages no pooled system returned is under-scored, and
+// judged@10 shows by how much it strayed.
 //
 // Variants, each a ranking.Config derived from the configured one:
 //

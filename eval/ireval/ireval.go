@@ -149,8 +149,8 @@ func Run(ctx context.Context, opts Options, outDir string, w io.Writer) (*Summar
 			return nil, err
 		}
 		sum.Variants = append(sum.Variants, v)
-		fmt.Fprintf(track, "%-9s nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f\n",
-			v.Name, v.Mean.NDCG10, v.Mean.MAP, v.Mean.MRR, v.Mean.P10, v.Mean.R100)
+		fmt.Fprintf(track, "%-9s nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f  judged@10 %.4f\n",
+			v.Name, v.Mean.NDCG10, v.Mean.MAP, v.Mean.MRR, v.Mean.P10, v.Mean.R100, v.Mean.Judged10)
 	}
 	for _, sp := range specs {
 		s, err := ranking.NewSearcher(sp.cfg, opts.Retriever, opts.Stats, opts.Secret, opts.Logger)
@@ -198,8 +198,8 @@ func Run(ctx context.Context, opts Options, outDir string, w io.Writer) (*Summar
 		}
 		v.Mean, v.SD = meanSD(perUser)
 		sum.Variants = append(sum.Variants, v)
-		fmt.Fprintf(track, "%-9s nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f  (%d refused, %d users)\n",
-			v.Name, v.Mean.NDCG10, v.Mean.MAP, v.Mean.MRR, v.Mean.P10, v.Mean.R100, len(v.Refused), sp.users)
+		fmt.Fprintf(track, "%-9s nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f  judged@10 %.4f  (%d refused, %d users)\n",
+			v.Name, v.Mean.NDCG10, v.Mean.MAP, v.Mean.MRR, v.Mean.P10, v.Mean.R100, v.Mean.Judged10, len(v.Refused), sp.users)
 	}
 	sum.Took = time.Since(start)
 	if err := write(sum, opts, outDir); err != nil {
@@ -266,7 +266,9 @@ func refusal(err error) bool {
 }
 
 func meanSD(ms []trec.Measures) (mean, sd trec.Measures) {
-	get := func(m *trec.Measures) []*float64 { return []*float64{&m.NDCG10, &m.MAP, &m.MRR, &m.P10, &m.R100} }
+	get := func(m *trec.Measures) []*float64 {
+		return []*float64{&m.NDCG10, &m.MAP, &m.MRR, &m.P10, &m.R100, &m.Judged10}
+	}
 	n := float64(len(ms))
 	for i := range ms {
 		for k, p := range get(&ms[i]) {
@@ -291,13 +293,13 @@ func meanSD(ms []trec.Measures) (mean, sd trec.Measures) {
 // write writes report.md, results.csv and the per-topic nDCG@10 plot.
 func write(sum *Summary, opts Options, outDir string) error {
 	tb := report.NewTable("Retrieval effectiveness (trec_eval 9 definitions, means over every judged topic)",
-		"variant", "nDCG@10", "MAP", "MRR", "P@10", "R@100", "refused", "users")
+		"variant", "nDCG@10", "MAP", "MRR", "P@10", "R@100", "judged@10", "refused", "users")
 	for _, v := range sum.Variants {
 		users := 1
 		if v.Name == Served && opts.Ranking.Promotion.Rule != ranking.RuleNone {
 			users = opts.Users
 		}
-		tb.Add(v.Name, v.Mean.NDCG10, v.Mean.MAP, v.Mean.MRR, v.Mean.P10, v.Mean.R100, len(v.Refused), users)
+		tb.Add(v.Name, v.Mean.NDCG10, v.Mean.MAP, v.Mean.MRR, v.Mean.P10, v.Mean.R100, v.Mean.Judged10, len(v.Refused), users)
 	}
 	for _, v := range sum.Variants {
 		tb.Note("%s: %s.", v.Name, v.Description)
@@ -307,6 +309,7 @@ func write(sum *Summary, opts Options, outDir string) error {
 		tb.Note("Promotion's cost (blend − served): nDCG@10 %.4f, MAP %.4f, P@10 %.4f; served's standard deviation over users: nDCG@10 %.4f, MAP %.4f.",
 			blend.Mean.NDCG10-served.Mean.NDCG10, blend.Mean.MAP-served.Mean.MAP, blend.Mean.P10-served.Mean.P10, served.SD.NDCG10, served.SD.MAP)
 	}
+	tb.Note("judged@10: the share of the first 10 places holding a page the qrels judge. An unjudged page counts as not relevant, so a variant that places pages the judgements' pool did not hold is scored down by that alone: where two variants' judged@10 differ, their difference in the other measures is partly the pool's.")
 	tb.Note("%d topics asked, %d judged; a refused or unanswered judged topic scores 0 (trec_eval -c). Refused: %v.",
 		sum.Asked, sum.Judged, refusedList(sum.Variants[len(sum.Variants)-1].Refused))
 	tb.Note("Run files: run-bare.txt keeps Bleve's scores (ties: trec_eval orders them by URL descending); the others have score = depth+1−rank (depth %d), so trec_eval's order (score descending, ties by docno descending) is the served order, without ties; the searcher itself breaks equal scores by URL ascending.", opts.Depth)

@@ -1,7 +1,8 @@
 // Package trec reads and writes TREC run and qrels files and computes the
 // retrieval measures of `deltaq eval ir` exactly as trec_eval defines them:
 // nDCG@10 (ndcg_cut.10), MAP (map), MRR (recip_rank), P@10 (P_10) and R@100
-// (recall_100).
+// (recall_100), and how much of each run the judgements cover: judged@10,
+// P_10 with every judged document counted (trec_eval -l0).
 //
 // trec_eval's conventions, kept here: a run's documents are ordered by
 // score, descending, ties broken by docno in descending byte order (the

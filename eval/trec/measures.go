@@ -12,6 +12,11 @@ type Measures struct {
 	MRR    float64 // recip_rank
 	P10    float64 // P_10
 	R100   float64 // recall_100
+	// Judged10 is the share of the first 10 places holding a judged
+	// document (judged@10: P_10 at relevance level 0, trec_eval -l0). An
+	// unjudged document counts as not relevant, so a run that retrieves
+	// what the judgements' pool did not is scored low by that alone.
+	Judged10 float64
 }
 
 // Result holds per-topic measures and their means.
@@ -42,6 +47,7 @@ func Evaluate(run Run, qrels Qrels) Result {
 		res.Mean.MRR += m.MRR
 		res.Mean.P10 += m.P10
 		res.Mean.R100 += m.R100
+		res.Mean.Judged10 += m.Judged10
 	}
 	sort.Strings(res.Missing)
 	if n := float64(res.Evaluated); n > 0 {
@@ -50,12 +56,20 @@ func Evaluate(run Run, qrels Qrels) Result {
 		res.Mean.MRR /= n
 		res.Mean.P10 /= n
 		res.Mean.R100 /= n
+		res.Mean.Judged10 /= n
 	}
 	return res
 }
 
 func topicMeasures(hits []Hit, judged map[string]int) Measures {
 	var m Measures
+	judged10 := 0
+	for _, h := range hits[:min(10, len(hits))] {
+		if _, ok := judged[h.Doc]; ok {
+			judged10++
+		}
+	}
+	m.Judged10 = float64(judged10) / 10
 	numRel := 0
 	var gains []int // relevance values ≥ 1, for the ideal ranking
 	for _, rel := range judged {
@@ -86,7 +100,7 @@ func topicMeasures(hits []Hit, judged map[string]int) Measures {
 		}
 	}
 	if numRel == 0 {
-		return Measures{}
+		return Measures{Judged10: m.Judged10}
 	}
 	m.MAP = sumPrec / float64(numRel)
 	m.P10 = float64(relRet10) / 10

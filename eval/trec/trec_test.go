@@ -42,19 +42,21 @@ func TestMeasuresMatchHandComputedValues(t *testing.T) {
 	dcg := 1 + 2/math.Log2(3) + 1/math.Log2(6)
 	// Ideal: 2, 1, 1 → 2/log2(2) + 1/log2(3) + 1/log2(4).
 	idcg := 2 + 1/math.Log2(3) + 1/math.Log2(4)
-	want := Measures{NDCG10: dcg / idcg, MAP: wantAP, MRR: 1, P10: 0.3, R100: 1}
+	// Judged: a, b, c, d of the five; e is not.
+	want := Measures{NDCG10: dcg / idcg, MAP: wantAP, MRR: 1, P10: 0.3, R100: 1, Judged10: 0.4}
 	if !near(m, want) {
 		t.Fatalf("topic 1 = %+v\nwant      %+v", m, want)
 	}
-	if z := res.Topics["2"]; z != (Measures{}) {
-		t.Fatalf("topic without relevant documents = %+v, want zeros", z)
+	// Its two documents are judged all the same.
+	if z := res.Topics["2"]; z != (Measures{Judged10: 0.2}) {
+		t.Fatalf("topic without relevant documents = %+v, want zeros but judged@10 0.2", z)
 	}
 	// Topic 3 is judged but not in the run (refused): it scores 0 and
 	// counts in the means.
 	if z := res.Topics["3"]; z != (Measures{}) {
 		t.Fatalf("refused topic = %+v, want zeros", z)
 	}
-	mean := Measures{NDCG10: want.NDCG10 / 3, MAP: want.MAP / 3, MRR: 1.0 / 3, P10: 0.1, R100: 1.0 / 3}
+	mean := Measures{NDCG10: want.NDCG10 / 3, MAP: want.MAP / 3, MRR: 1.0 / 3, P10: 0.1, R100: 1.0 / 3, Judged10: 0.2}
 	if !near(res.Mean, mean) {
 		t.Fatalf("mean = %+v, want %+v", res.Mean, mean)
 	}
@@ -115,5 +117,5 @@ func TestBadFilesGiveLineNumbers(t *testing.T) {
 func near(a, b Measures) bool {
 	const eps = 1e-12
 	return math.Abs(a.NDCG10-b.NDCG10) < eps && math.Abs(a.MAP-b.MAP) < eps && math.Abs(a.MRR-b.MRR) < eps &&
-		math.Abs(a.P10-b.P10) < eps && math.Abs(a.R100-b.R100) < eps
+		math.Abs(a.P10-b.P10) < eps && math.Abs(a.R100-b.R100) < eps && math.Abs(a.Judged10-b.Judged10) < eps
 }
