@@ -195,7 +195,7 @@ func splitMargins(best []RunSummary) []SplitMargin {
 			MeanShare: r.MeanShare(), NewPerWeek: weeklyMean(r.NewFetched), DiscPerWeek: weeklyMean(r.DiscFetched)}
 		if base != nil {
 			m.BestFixed = splitLabel(base.Split)
-			m.Margin, _ = paired(r, *base)
+			m.Margin, _ = weekByWeek(r, *base)
 		}
 		out = append(out, m)
 	}

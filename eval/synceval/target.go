@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/deltaq/deltaq/eval/paired"
 )
 
 // Target compares deltaq with the baselines the way fig. 4.4 reads: the
@@ -122,7 +124,7 @@ func margins(best []RunSummary) []Margin {
 		if base == nil {
 			continue
 		}
-		if m, ok := paired(d, *base); ok {
+		if m, ok := weekByWeek(d, *base); ok {
 			out = append(out, m)
 		}
 	}
@@ -130,28 +132,13 @@ func margins(best []RunSummary) []Margin {
 	return out
 }
 
-// paired is run d against base week by week (weeks 1..W−1): the mean
+// weekByWeek is run d against base week by week (weeks 1..W−1): the mean
 // difference of their Q, its standard error and the weeks d is ahead.
 // ok is false when the two runs do not cover the same weeks, or too few.
-func paired(d, base RunSummary) (m Margin, ok bool) {
+func weekByWeek(d, base RunSummary) (m Margin, ok bool) {
 	if len(base.Q) != len(d.Q) || len(d.Q) < 3 {
 		return m, false
 	}
-	m = Margin{Budget: d.Budget, Baseline: Label(base), Weeks: len(d.Q) - 1}
-	diffs := make([]float64, 0, m.Weeks)
-	for w := 1; w < len(d.Q); w++ {
-		x := d.Q[w] - base.Q[w]
-		diffs = append(diffs, x)
-		m.Diff += x
-		if x > 0 {
-			m.Ahead++
-		}
-	}
-	m.Diff /= float64(m.Weeks)
-	var ss float64
-	for _, x := range diffs {
-		ss += (x - m.Diff) * (x - m.Diff)
-	}
-	m.StdErr = math.Sqrt(ss/float64(m.Weeks-1)) / math.Sqrt(float64(m.Weeks))
-	return m, true
+	diff := paired.Compare(d.Q[1:], base.Q[1:])
+	return Margin{Budget: d.Budget, Baseline: Label(base), Diff: diff.Mean, StdErr: diff.StdErr, Ahead: diff.Ahead, Weeks: diff.N}, true
 }

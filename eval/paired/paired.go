@@ -1,0 +1,70 @@
+// Package paired compares two systems measured on the same units (the
+// weeks of a replay, the topics of a judged collection): the mean of the
+// per-unit differences, its standard error and how many units each side
+// wins. Pairing removes what the units share (an easy topic is easy for
+// both), so the standard error of the differences is the one that says
+// whether a difference of means is more than the units' noise.
+//
+//	d := paired.Compare(deltaqQ, baselineQ) // same length, unit by unit
+//	fmt.Printf("%+.4f ± %.4f (%.1f s.e.), ahead in %d of %d", d.Mean, d.StdErr, d.Ratio(), d.Ahead, d.N)
+package paired
+
+import "math"
+
+// Diff is a − b over n paired units.
+type Diff struct {
+	N      int
+	Mean   float64 // mean of a[i] − b[i]
+	StdErr float64 // the differences' standard deviation / √N; 0 when N < 2
+	Ahead  int     // units where a > b
+	Behind int     // units where a < b
+}
+
+// Compare returns a − b unit by unit. a and b must be of one length.
+func Compare(a, b []float64) Diff {
+	if len(a) != len(b) {
+		panic("paired: a and b differ in length")
+	}
+	d := Diff{N: len(a)}
+	if d.N == 0 {
+		return d
+	}
+	diffs := make([]float64, d.N)
+	for i := range a {
+		x := a[i] - b[i]
+		diffs[i] = x
+		d.Mean += x
+		switch {
+		case x > 0:
+			d.Ahead++
+		case x < 0:
+			d.Behind++
+		}
+	}
+	d.Mean /= float64(d.N)
+	if d.N < 2 {
+		return d
+	}
+	var ss float64
+	for _, x := range diffs {
+		ss += (x - d.Mean) * (x - d.Mean)
+	}
+	d.StdErr = math.Sqrt(ss/float64(d.N-1)) / math.Sqrt(float64(d.N))
+	return d
+}
+
+// Ratio is Mean in standard errors: how far the difference stands out
+// from the units' noise (0 when StdErr is 0 and Mean is too; ±Inf when
+// only StdErr is).
+func (d Diff) Ratio() float64 {
+	if d.StdErr == 0 {
+		switch {
+		case d.Mean > 0:
+			return math.Inf(1)
+		case d.Mean < 0:
+			return math.Inf(-1)
+		}
+		return 0
+	}
+	return d.Mean / d.StdErr
+}
