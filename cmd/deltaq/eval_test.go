@@ -71,8 +71,23 @@ func TestEvalIRScoresTheIndexAgainstQrels(t *testing.T) {
 			t.Fatalf("eval ir printed:\n%s", stdout)
 		}
 	}
-	if rep, err := os.ReadFile(filepath.Join(out, "report.md")); err != nil || !strings.Contains(string(rep), "Refused: [3]") {
+	rep, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil || !strings.Contains(string(rep), "Refused: [3]") {
 		t.Fatalf("report.md does not list the refused topic: %v\n%s", err, rep)
+	}
+	// The three variants answer every topic alike here: paired over the
+	// 3 judged topics, no difference, and no topic either side wins.
+	for _, row := range []string{
+		"| blend − relevance | nDCG@10 | +0.0000 | 0.0000 | +0.0 | 0 | 0 | 3 |",
+		"| served − blend | MAP | +0.0000 | 0.0000 | +0.0 | 0 | 0 | 3 |",
+	} {
+		if !strings.Contains(string(rep), row) {
+			t.Errorf("report.md lacks the paired row %q:\n%s", row, rep)
+		}
+	}
+	if topics, err := os.ReadFile(filepath.Join(out, "topics.csv")); err != nil ||
+		!strings.Contains(string(topics), "1,relevance,1,1,1,0.1,1,0.1\n") || strings.Count(string(topics), "\n") != 1+3*3 {
+		t.Errorf("topics.csv: want a header and 3 topics × 3 variants, topic 1 perfect: %v\n%s", err, topics)
 	}
 	// Qrels that judge none of the topics asked would give a report of
 	// zeros: refused, naming both sides.
@@ -104,8 +119,9 @@ func TestEvalIRScoresTheIndexAgainstQrels(t *testing.T) {
 		t.Errorf("interrupted eval ir: err = %v", err)
 	}
 	report, err := os.ReadFile(filepath.Join(partial, "report.md"))
-	if err != nil || !strings.Contains(string(report), "**Partial: interrupted after 0 of 3 topics of variant relevance") {
-		t.Errorf("partial report.md: %v\n%s", err, report)
+	if err != nil || !strings.Contains(string(report), "**Partial: interrupted after 0 of 3 topics of variant relevance") ||
+		strings.Contains(string(report), "Paired differences") {
+		t.Errorf("partial report.md, which pairs nothing: %v\n%s", err, report)
 	}
 }
 

@@ -27,9 +27,16 @@
 // descending, docno descending on ties) is the served order and there are
 // no ties.
 //
+// The report also pairs the variants topic by topic (relevance against
+// bare-bm25, blend against relevance, served against blend): the mean
+// difference in nDCG@10 and MAP, its standard error over the topics
+// (package paired) and the topics each side wins, so that a difference of
+// means can be told from which topics happened to be judged.
+//
 // State: none beyond one evaluation's run lists (topics × depth URLs per
-// variant); it writes report.md, results.csv, the run files and
-// ndcg.svg/png into the output directory.
+// variant); it writes report.md, results.csv (the means), topics.csv (each
+// topic's measures per variant), the run files and ndcg.svg/png into the
+// output directory.
 //
 //	sum, err := ireval.Run(ctx, ireval.Options{Retriever: r, Stats: store, Ranking: cfg.Ranking,
 //		Secret: secret, Topics: topics, Qrels: qrels, Depth: 100, Users: 10}, out, progress)

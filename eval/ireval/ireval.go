@@ -14,6 +14,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/deltaq/deltaq/eval/paired"
 	"github.com/deltaq/deltaq/eval/report"
 	"github.com/deltaq/deltaq/eval/trec"
 	"github.com/deltaq/deltaq/index"
@@ -54,9 +55,11 @@ type Variant struct {
 	Mean        trec.Measures
 	// SD is the standard deviation of the means over the simulated users
 	// (zero without promotion).
-	SD      trec.Measures
-	Topics  map[string]trec.Measures // of the first user
-	Refused []string                 // topics the searcher refused, sorted
+	SD trec.Measures
+	// Topics are the measures of each judged topic, means over the
+	// simulated users.
+	Topics  map[string]trec.Measures
+	Refused []string // topics the first user's searcher refused, sorted
 }
 
 // Summary is the evaluation's result.
@@ -160,6 +163,7 @@ func Run(ctx context.Context, opts Options, outDir string, w io.Writer) (*Summar
 		v := Variant{Name: sp.name, Description: sp.desc}
 		track.Stage("ir "+sp.name, sp.users*len(opts.Topics), 1, "topic")
 		var perUser []trec.Measures
+		var topics []map[string]trec.Measures // each user's
 		for u := range sp.users {
 			user := fmt.Sprintf("eval-%d", u+1)
 			run, refused, searched, err := ask(ctx, s, user, opts.Topics, opts.Depth, track)
@@ -189,14 +193,16 @@ func Run(ctx context.Context, opts Options, outDir string, w io.Writer) (*Summar
 			}
 			res := trec.Evaluate(run, opts.Qrels)
 			perUser = append(perUser, res.Mean)
+			topics = append(topics, res.Topics)
 			if u == 0 {
-				v.Topics, v.Refused = res.Topics, refused
+				v.Refused = refused
 				if err := atomicfile.Write(filepath.Join(outDir, sp.file), func(w io.Writer) error { return run.Write(w, "deltaq-"+sp.name) }); err != nil {
 					return nil, err
 				}
 			}
 		}
 		v.Mean, v.SD = meanSD(perUser)
+		v.Topics = meanTopics(topics)
 		sum.Variants = append(sum.Variants, v)
 		fmt.Fprintf(track, "%-9s nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f  judged@10 %.4f  (%d refused, %d users)\n",
 			v.Name, v.Mean.NDCG10, v.Mean.MAP, v.Mean.MRR, v.Mean.P10, v.Mean.R100, v.Mean.Judged10, len(v.Refused), sp.users)
@@ -265,32 +271,62 @@ func refusal(err error) bool {
 	return errors.Is(err, ranking.ErrBadRequest) || errors.As(err, &qe)
 }
 
-func meanSD(ms []trec.Measures) (mean, sd trec.Measures) {
-	get := func(m *trec.Measures) []*float64 {
-		return []*float64{&m.NDCG10, &m.MAP, &m.MRR, &m.P10, &m.R100, &m.Judged10}
+// fields are m's measures, to compute with each alike.
+func fields(m *trec.Measures) []*float64 {
+	return []*float64{&m.NDCG10, &m.MAP, &m.MRR, &m.P10, &m.R100, &m.Judged10}
+}
+
+// meanTopics is each topic's measures averaged over the users' maps, as
+// the first user's plus the mean of each user's difference from it: users
+// who all agree give that value exactly, so the pairing finds no
+// difference where there is none.
+func meanTopics(perUser []map[string]trec.Measures) map[string]trec.Measures {
+	out := map[string]trec.Measures{}
+	if len(perUser) == 0 {
+		return out
 	}
+	n := float64(len(perUser))
+	for id, first := range perUser[0] {
+		var dev trec.Measures
+		for _, topics := range perUser {
+			m := topics[id]
+			for k, p := range fields(&m) {
+				*fields(&dev)[k] += *p - *fields(&first)[k]
+			}
+		}
+		mean := first
+		for k, p := range fields(&dev) {
+			*fields(&mean)[k] += *p / n
+		}
+		out[id] = mean
+	}
+	return out
+}
+
+func meanSD(ms []trec.Measures) (mean, sd trec.Measures) {
 	n := float64(len(ms))
 	for i := range ms {
-		for k, p := range get(&ms[i]) {
-			*get(&mean)[k] += *p / n
+		for k, p := range fields(&ms[i]) {
+			*fields(&mean)[k] += *p / n
 		}
 	}
 	if len(ms) < 2 {
 		return mean, sd
 	}
 	for i := range ms {
-		for k, p := range get(&ms[i]) {
-			d := *p - *get(&mean)[k]
-			*get(&sd)[k] += d * d / (n - 1)
+		for k, p := range fields(&ms[i]) {
+			d := *p - *fields(&mean)[k]
+			*fields(&sd)[k] += d * d / (n - 1)
 		}
 	}
-	for _, p := range get(&sd) {
+	for _, p := range fields(&sd) {
 		*p = math.Sqrt(*p)
 	}
 	return mean, sd
 }
 
-// write writes report.md, results.csv and the per-topic nDCG@10 plot.
+// write writes report.md, results.csv, topics.csv and the per-topic
+// nDCG@10 plot.
 func write(sum *Summary, opts Options, outDir string) error {
 	tb := report.NewTable("Retrieval effectiveness (trec_eval 9 definitions, means over every judged topic)",
 		"variant", "nDCG@10", "MAP", "MRR", "P@10", "R@100", "judged@10", "refused", "users")
@@ -317,13 +353,71 @@ func write(sum *Summary, opts Options, outDir string) error {
 	if sum.Partial != "" {
 		header += "\n\n" + sum.Partial
 	}
-	if err := report.WriteMarkdown(filepath.Join(outDir, "report.md"), header, tb); err != nil {
+	tables := []*report.Table{tb}
+	if sum.Partial == "" { // a partial variant's topics are not all the others'
+		tables = append(tables, pairedTable(sum))
+	}
+	if err := report.WriteMarkdown(filepath.Join(outDir, "report.md"), header, tables...); err != nil {
 		return err
 	}
 	if err := tb.WriteCSV(filepath.Join(outDir, "results.csv")); err != nil {
 		return err
 	}
+	if err := topicsTable(sum).WriteCSV(filepath.Join(outDir, "topics.csv")); err != nil {
+		return err
+	}
 	return plotTopics(sum, filepath.Join(outDir, "ndcg"))
+}
+
+// comparisons are the variant pairs the report tells apart, each the
+// step from the second to the first: what deltaq's retrieval adds to bare
+// BM25, what popularity adds to it, what promotion costs.
+var comparisons = [][2]string{{Relevance, BareBM25}, {Blend, Relevance}, {Served, Blend}}
+
+// pairedTable is each comparison's difference topic by topic, in nDCG@10
+// and MAP: whether a difference of means stands out from the topics'
+// noise.
+func pairedTable(sum *Summary) *report.Table {
+	tb := report.NewTable("Paired differences over the judged topics",
+		"comparison", "measure", "mean difference", "standard error", "difference / s.e.", "topics ahead", "topics behind", "topics")
+	for _, c := range comparisons {
+		a, b := sum.variant(c[0]), sum.variant(c[1])
+		if a.Name == "" || b.Name == "" {
+			continue
+		}
+		ids := slices.Sorted(maps.Keys(a.Topics))
+		for _, m := range []struct {
+			name string
+			of   func(trec.Measures) float64
+		}{{"nDCG@10", func(m trec.Measures) float64 { return m.NDCG10 }}, {"MAP", func(m trec.Measures) float64 { return m.MAP }}} {
+			x, y := make([]float64, len(ids)), make([]float64, len(ids))
+			for i, id := range ids {
+				x[i], y[i] = m.of(a.Topics[id]), m.of(b.Topics[id])
+			}
+			d := paired.Compare(x, y)
+			tb.Add(a.Name+" − "+b.Name, m.name, fmt.Sprintf("%+.4f", d.Mean), fmt.Sprintf("%.4f", d.StdErr),
+				fmt.Sprintf("%+.1f", d.Ratio()), d.Ahead, d.Behind, d.N)
+		}
+	}
+	tb.Note("Both variants answer the same topics, so their measures are paired topic by topic; the standard error is the per-topic differences' standard deviation over √topics. A difference within about two standard errors could be which topics were judged. served's per-topic measures are the means over its users; topics.csv has every topic's measures.")
+	return tb
+}
+
+// topicsTable is every variant's measures on every judged topic.
+func topicsTable(sum *Summary) *report.Table {
+	tb := report.NewTable("Measures per topic", "topic", "variant", "nDCG@10", "MAP", "MRR", "P@10", "R@100", "judged@10")
+	var ids []string
+	if len(sum.Variants) > 0 {
+		ids = slices.Sorted(maps.Keys(sum.Variants[0].Topics))
+	}
+	for _, id := range ids {
+		for _, v := range sum.Variants {
+			if m, ok := v.Topics[id]; ok {
+				tb.Add(id, v.Name, m.NDCG10, m.MAP, m.MRR, m.P10, m.R100, m.Judged10)
+			}
+		}
+	}
+	return tb
 }
 
 func refusedList(ids []string) string {
