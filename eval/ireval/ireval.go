@@ -59,7 +59,7 @@ type Variant struct {
 	// Topics are the measures of each judged topic, means over the
 	// simulated users.
 	Topics  map[string]trec.Measures
-	Refused []string // topics the first user's searcher refused, sorted
+	Refused []string // topics the searcher refused, sorted
 }
 
 // Summary is the evaluation's result.
