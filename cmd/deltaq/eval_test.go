@@ -76,10 +76,11 @@ func TestEvalIRScoresTheIndexAgainstQrels(t *testing.T) {
 		t.Fatalf("report.md does not list the refused topic: %v\n%s", err, rep)
 	}
 	// The three variants answer every topic alike here: paired over the
-	// 3 judged topics, no difference, and no topic either side wins.
+	// 3 judged topics, no difference (p = 1), and no topic either side
+	// wins.
 	for _, row := range []string{
-		"| blend − relevance | nDCG@10 | +0.0000 | 0.0000 | +0.0 | 0 | 0 | 3 |",
-		"| served − blend | MAP | +0.0000 | 0.0000 | +0.0 | 0 | 0 | 3 |",
+		"| blend − relevance | nDCG@10 | +0.0000 | 0.0000 | +0.0 | 1.0000 | 0 | 0 | 3 |",
+		"| served − blend | MAP | +0.0000 | 0.0000 | +0.0 | 1.0000 | 0 | 0 | 3 |",
 	} {
 		if !strings.Contains(string(rep), row) {
 			t.Errorf("report.md lacks the paired row %q:\n%s", row, rep)

@@ -30,8 +30,9 @@
 // The report also pairs the variants topic by topic (relevance against
 // bare-bm25, blend against relevance, served against blend): the mean
 // difference in nDCG@10 and MAP, its standard error over the topics
-// (package paired) and the topics each side wins, so that a difference of
-// means can be told from which topics happened to be judged.
+// (package paired), a paired randomization test's p-value and the topics
+// each side wins, so that a difference of means can be told from which
+// topics happened to be judged.
 //
 // State: none beyond one evaluation's run lists (topics × depth URLs per
 // variant); it writes report.md, results.csv (the means), topics.csv (each

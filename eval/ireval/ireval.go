@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -369,6 +370,10 @@ func write(sum *Summary, opts Options, outDir string) error {
 	return plotTopics(sum, filepath.Join(outDir, "ndcg"))
 }
 
+// signFlips is how many random sign assignments each p-value is estimated
+// from: its sampling error is at most 0.005.
+const signFlips = 10000
+
 // comparisons are the variant pairs the report tells apart, each the
 // step from the second to the first: what deltaq's retrieval adds to bare
 // BM25, what popularity adds to it, what promotion costs.
@@ -379,7 +384,9 @@ var comparisons = [][2]string{{Relevance, BareBM25}, {Blend, Relevance}, {Served
 // noise.
 func pairedTable(sum *Summary) *report.Table {
 	tb := report.NewTable("Paired differences over the judged topics",
-		"comparison", "measure", "mean difference", "standard error", "difference / s.e.", "topics ahead", "topics behind", "topics")
+		"comparison", "measure", "mean difference", "standard error", "difference / s.e.", "p (randomization)", "topics ahead", "topics behind", "topics")
+	// One fixed stream: the same runs give the same p-values.
+	rng := rand.New(rand.NewPCG(1, 1))
 	for _, c := range comparisons {
 		a, b := sum.variant(c[0]), sum.variant(c[1])
 		if a.Name == "" || b.Name == "" {
@@ -395,11 +402,12 @@ func pairedTable(sum *Summary) *report.Table {
 				x[i], y[i] = m.of(a.Topics[id]), m.of(b.Topics[id])
 			}
 			d := paired.Compare(x, y)
+			p := paired.SignFlipP(x, y, signFlips, rng)
 			tb.Add(a.Name+" − "+b.Name, m.name, fmt.Sprintf("%+.4f", d.Mean), fmt.Sprintf("%.4f", d.StdErr),
-				fmt.Sprintf("%+.1f", d.Ratio()), d.Ahead, d.Behind, d.N)
+				fmt.Sprintf("%+.1f", d.Ratio()), fmt.Sprintf("%.4f", p), d.Ahead, d.Behind, d.N)
 		}
 	}
-	tb.Note("Both variants answer the same topics, so their measures are paired topic by topic; the standard error is the per-topic differences' standard deviation over √topics. A difference within about two standard errors could be which topics were judged. served's per-topic measures are the means over its users; topics.csv has every topic's measures.")
+	tb.Note("Both variants answer the same topics, so their measures are paired topic by topic; the standard error is the per-topic differences' standard deviation over √topics. A difference within about two standard errors could be which topics were judged. p is two-sided, by a paired randomization test over %d random sign assignments of the per-topic differences (its floor is 1/%d). served's per-topic measures are the means over its users; topics.csv has every topic's measures.", signFlips, signFlips+1)
 	return tb
 }
 

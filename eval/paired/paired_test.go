@@ -2,6 +2,7 @@ package paired
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -42,4 +43,34 @@ func TestCompareRefusesUnpairedLists(t *testing.T) {
 		}
 	}()
 	Compare([]float64{1, 2}, []float64{1})
+}
+
+func TestSignFlipP(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	ones := make([]float64, 20)
+	for i := range ones {
+		ones[i] = 1
+	}
+	zeros := make([]float64, 20)
+	for _, c := range []struct {
+		name     string
+		a, b     []float64
+		rounds   int
+		want, by float64
+	}{
+		// No difference at all: every assignment is as extreme.
+		{"equal", []float64{1, 2, 3}, []float64{1, 2, 3}, 1000, 1, 0},
+		// Differences that cancel: observed 0, so p = 1.
+		{"cancelling", []float64{1, 0, 1, 0}, []float64{0, 1, 0, 1}, 1000, 1, 0},
+		// Differences 1, 2, 3: of the 8 sign patterns only all + and all
+		// − reach |6|, so p is 1/4.
+		{"small", []float64{1, 2, 3}, []float64{0, 0, 0}, 100000, 0.25, 0.01},
+		// Twenty topics all one ahead: 2 patterns in 2^20 are as extreme,
+		// so none of 10,000 rounds is, and p is its floor 1/10,001.
+		{"consistent", ones, zeros, 10000, 1.0 / 10001, 1e-9},
+	} {
+		if p := SignFlipP(c.a, c.b, c.rounds, rng); math.Abs(p-c.want) > c.by {
+			t.Errorf("%s: p = %v, want %v ± %v", c.name, p, c.want, c.by)
+		}
+	}
 }
