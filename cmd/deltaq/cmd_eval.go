@@ -324,8 +324,7 @@ compare variants whose judged@10 differ with care.`,
 				return err
 			}
 			for _, v := range sum.Variants {
-				fmt.Fprintf(a.stdout, "%s: %d topics: nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f  judged@10 %.4f  refused %d\n",
-					v.Name, sum.Judged, v.Mean.NDCG10, v.Mean.MAP, v.Mean.MRR, v.Mean.P10, v.Mean.R100, v.Mean.Judged10, len(v.Refused))
+				fmt.Fprintf(a.stdout, "%s: %d topics: %s  refused %d\n", v.Name, sum.Judged, v.Mean, len(v.Refused))
 			}
 			fmt.Fprintf(a.stdout, "done in %s; report: %s\n", sum.Took.Round(time.Millisecond), filepath.Join(out, "report.md"))
 			return nil

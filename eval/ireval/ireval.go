@@ -153,8 +153,7 @@ func Run(ctx context.Context, opts Options, outDir string, w io.Writer) (*Summar
 			return nil, err
 		}
 		sum.Variants = append(sum.Variants, v)
-		fmt.Fprintf(track, "%-9s nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f  judged@10 %.4f\n",
-			v.Name, v.Mean.NDCG10, v.Mean.MAP, v.Mean.MRR, v.Mean.P10, v.Mean.R100, v.Mean.Judged10)
+		fmt.Fprintf(track, "%-9s %s\n", v.Name, v.Mean)
 	}
 	for _, sp := range specs {
 		s, err := ranking.NewSearcher(sp.cfg, opts.Retriever, opts.Stats, opts.Secret, opts.Logger)
@@ -205,8 +204,7 @@ func Run(ctx context.Context, opts Options, outDir string, w io.Writer) (*Summar
 		v.Mean, v.SD = meanSD(perUser)
 		v.Topics = meanTopics(topics)
 		sum.Variants = append(sum.Variants, v)
-		fmt.Fprintf(track, "%-9s nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f  judged@10 %.4f  (%d refused, %d users)\n",
-			v.Name, v.Mean.NDCG10, v.Mean.MAP, v.Mean.MRR, v.Mean.P10, v.Mean.R100, v.Mean.Judged10, len(v.Refused), sp.users)
+		fmt.Fprintf(track, "%-9s %s  (%d refused, %d users)\n", v.Name, v.Mean, len(v.Refused), sp.users)
 	}
 	sum.Took = time.Since(start)
 	if err := write(sum, opts, outDir); err != nil {

@@ -1,6 +1,7 @@
 package trec
 
 import (
+	"fmt"
 	"math"
 	"sort"
 )
@@ -17,6 +18,13 @@ type Measures struct {
 	// unjudged document counts as not relevant, so a run that retrieves
 	// what the judgements' pool did not is scored low by that alone.
 	Judged10 float64
+}
+
+// String is m as one line, each measure to four places, as the evaluation
+// commands print it.
+func (m Measures) String() string {
+	return fmt.Sprintf("nDCG@10 %.4f  MAP %.4f  MRR %.4f  P@10 %.4f  R@100 %.4f  judged@10 %.4f",
+		m.NDCG10, m.MAP, m.MRR, m.P10, m.R100, m.Judged10)
 }
 
 // Result holds per-topic measures and their means.
