@@ -26,19 +26,27 @@ type Diff struct {
 	Behind int     // units where a < b
 }
 
-// Compare returns a − b unit by unit. a and b must be of one length.
-func Compare(a, b []float64) Diff {
+// differences is a[i] − b[i] for every unit. a and b must be of one
+// length: lists that do not pair are a caller's mistake, not data.
+func differences(a, b []float64) []float64 {
 	if len(a) != len(b) {
 		panic("paired: a and b differ in length")
 	}
-	d := Diff{N: len(a)}
+	diffs := make([]float64, len(a))
+	for i := range a {
+		diffs[i] = a[i] - b[i]
+	}
+	return diffs
+}
+
+// Compare returns a − b unit by unit. a and b must be of one length.
+func Compare(a, b []float64) Diff {
+	diffs := differences(a, b)
+	d := Diff{N: len(diffs)}
 	if d.N == 0 {
 		return d
 	}
-	diffs := make([]float64, d.N)
-	for i := range a {
-		x := a[i] - b[i]
-		diffs[i] = x
+	for _, x := range diffs {
 		d.Mean += x
 		switch {
 		case x > 0:
@@ -85,14 +93,10 @@ func (d Diff) Ratio() float64 {
 // must be independent of each other (topics are; a replay's weeks, which
 // carry the same pages over, are not).
 func SignFlipP(a, b []float64, rounds int, rng *rand.Rand) float64 {
-	if len(a) != len(b) {
-		panic("paired: a and b differ in length")
-	}
-	diffs := make([]float64, len(a))
+	diffs := differences(a, b)
 	observed := 0.0
-	for i := range a {
-		diffs[i] = a[i] - b[i]
-		observed += diffs[i]
+	for _, x := range diffs {
+		observed += x
 	}
 	observed = math.Abs(observed)
 	// Sums are compared, not means: the same order for the same n. The
