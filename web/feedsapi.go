@@ -245,11 +245,11 @@ var (
 // any.
 func limitParam(w http.ResponseWriter, r *http.Request, most int, setting string) (int, bool) {
 	q := r.URL.Query()
-	if ie := givenOnce(q, "limit"); ie != nil {
-		writeInputError(w, ie)
-		return 0, false
+	var n int
+	ie := givenOnce(q, "limit")
+	if ie == nil {
+		n, ie = wholeParam(q, "limit", most, 1, most, setting)
 	}
-	n, ie := wholeParam(q, "limit", most, 1, most, setting)
 	if ie != nil {
 		writeInputError(w, ie)
 		return 0, false
