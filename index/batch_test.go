@@ -1,9 +1,11 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -502,15 +504,23 @@ func TestSnapshotOfAnotherWorkloadIsReanalyzed(t *testing.T) {
 }
 
 // Deleting the index directory makes Open create a new generation that
-// re-applies the whole feed; the repository's snapshots belong to the old
-// generation, so nothing is measured as a re-download.
+// re-applies the whole feed, and say so (a first index over an empty
+// repository has nothing to replay and says nothing of it); the
+// repository's snapshots belong to the old generation, so nothing is
+// measured as a re-download.
 func TestRecreatedIndexReplaysTheFeedWithoutMeasuring(t *testing.T) {
 	dir := t.TempDir()
 	db := openRepo(t, filepath.Join(dir, "repo"))
 	wl := []querylog.Query{{Text: "federal budget", Count: 1}}
-	ix, err := Open(filepath.Join(dir, "ix"), testConfig(ScoringBM25), db, Options{Workload: wl})
+	var log bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&log, nil))
+	const replaying = "applying the change feed from the start"
+	ix, err := Open(filepath.Join(dir, "ix"), testConfig(ScoringBM25), db, Options{Workload: wl, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if strings.Contains(log.String(), replaying) {
+		t.Fatalf("a new index over an empty repository logged a replay:\n%s", log.String())
 	}
 	putPages(t, db, t0, smallCorpus...)
 	putPages(t, db, t1, smallCorpus[0])
@@ -519,9 +529,12 @@ func TestRecreatedIndexReplaysTheFeedWithoutMeasuring(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(dir, "ix")); err != nil {
 		t.Fatal(err)
 	}
-	ix = openIndex(t, filepath.Join(dir, "ix"), testConfig(ScoringBM25), db, Options{Workload: wl})
+	ix = openIndex(t, filepath.Join(dir, "ix"), testConfig(ScoringBM25), db, Options{Workload: wl, Logger: logger})
 	if ix.Watermark() != 0 {
 		t.Fatalf("watermark %d on a new index", ix.Watermark())
+	}
+	if !strings.Contains(log.String(), replaying) {
+		t.Fatalf("a new index over a repository with pages did not log the replay:\n%s", log.String())
 	}
 	st := catchUp(t, ix)
 	if st.Measured != 0 || st.Changes != len(smallCorpus)+1 {

@@ -248,6 +248,8 @@ func Open(dir string, cfg Config, db *repo.DB, opts Options) (*Index, error) {
 			seq = applied
 		}
 		ix.watermark.Store(seq)
+	case db.LastChangeSeq() == 0:
+		// A new index over a new repository: nothing to replay, nothing to say.
 	default:
 		// A new or replaced Bleve index: replay the whole feed.
 		ix.logger.Info("index generation differs from the repository's watermark; applying the change feed from the start",
