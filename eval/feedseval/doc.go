@@ -34,7 +34,9 @@
 // tables and targets are means over the seeds, with each seed's range.
 //
 // It writes report.md (targets, the Fig. 11 analog, the one-poll-a-day
-// tables, the learned daily patterns), results.csv
+// tables, the feeds where cgm-age is furthest ahead of combined with
+// their shares of the difference of the means, the learned daily
+// patterns), results.csv
 // (learning,policy,per_day,seed,mean_delay_s,max_delay_s,…, every run) and
 // mean/max delay plots. All of it is in memory; the trace is 48,000 times.
 //

@@ -77,6 +77,35 @@ func TestOnePollADayOnTheRealTrace(t *testing.T) {
 	if !(mean[Combined] < mean[AllocOnly] && mean[AllocOnly] < mean[Uniform] && mean[Combined] < mean[PlacementOnly] && mean[PlacementOnly] < mean[Uniform]) {
 		t.Errorf("mean delays: combined %s, allocation-only %s, placement-only %s, uniform %s", mean[Combined], mean[AllocOnly], mean[PlacementOnly], mean[Uniform])
 	}
+	// Each run's feed by feed delays add up to its mean, and the feeds'
+	// shares of combined's difference from cgm-age to the difference of
+	// the means over the seeds.
+	for _, r := range sum.Results {
+		var total float64
+		for _, d := range r.FeedDelay {
+			total += d
+		}
+		if got := seconds(total / float64(r.Postings)); (got - r.Mean).Abs() > time.Millisecond {
+			t.Errorf("%s seed %d: the feeds' delays give a mean of %s, the run's is %s", r.Policy, r.Seed, got, r.Mean)
+		}
+	}
+	gaps := sum.feedGaps("once", Combined, CGMAge, 1)
+	var shares time.Duration
+	for i, g := range gaps {
+		shares += g.Share
+		if i > 0 && g.Share > gaps[i-1].Share {
+			t.Errorf("feed %s's share %s comes after a smaller one, %s", g.Name, g.Share, gaps[i-1].Share)
+		}
+	}
+	posting := 0 // feeds with postings in the evaluation weeks
+	for _, n := range sum.FeedPostings {
+		if n > 0 {
+			posting++
+		}
+	}
+	if len(gaps) != posting || (shares-(mean[Combined]-mean[CGMAge])).Abs() > time.Millisecond {
+		t.Errorf("%d feeds' shares (of %d posting) add up to %s; combined's mean minus cgm-age's is %s", len(gaps), posting, shares, mean[Combined]-mean[CGMAge])
+	}
 	if mean[CGMFreshness] < mean[CGMAge] {
 		t.Errorf("cgm-freshness %s beat cgm-age %s: freshness ignores the fast feeds and should not", mean[CGMFreshness], mean[CGMAge])
 	}
@@ -92,6 +121,9 @@ func TestOnePollADayOnTheRealTrace(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(out, "report.md"))
 	if err != nil || !strings.Contains(string(md), "repeated with seeds 1–2") || !strings.Contains(string(md), "(mean of 2 seeds; each seed's ratio") {
 		t.Errorf("the report does not say the figures are means over seeds 1–2 (%v)", err)
+	}
+	if top := gaps[0]; !strings.Contains(string(md), "Where cgm-age is furthest ahead of combined") || !strings.Contains(string(md), "| "+top.Name+" |") {
+		t.Errorf("the report lacks the table of the feeds where cgm-age is furthest ahead, led by %s", top.Name)
 	}
 	if n := strings.Count(string(md), "wic-linear-365d mean "); n != 1 {
 		t.Errorf("the findings name WIC's mean delay %d times, want once, over the seeds", n)

@@ -118,6 +118,9 @@ type Result struct {
 	// same budget.
 	PollsPerFeedDay float64
 	Postings        int
+	// FeedDelay is each feed's postings' delays summed, in seconds, in the
+	// trace's feed order: where a policy's mean delay comes from.
+	FeedDelay []float64
 }
 
 // Summary is what Run measured.
@@ -126,6 +129,10 @@ type Summary struct {
 	LearnFrom, EvalFrom, EvalTo        time.Time
 	Clusters                           []feeds.Daily
 	Results                            []Result
+	// FeedNames and FeedPostings are each feed's name and postings in the
+	// evaluation weeks, in the trace's feed order.
+	FeedNames    []string
+	FeedPostings []int
 	// Crawl is the check through the real crawler, when run.
 	Crawl   *CrawlResult
 	Elapsed time.Duration
@@ -349,13 +356,16 @@ func prepare(cfg Config, fcfg feeds.Config, tr *feedtrace.Trace) (*Summary, feed
 	// first Monday after LearnWeeks of learning.
 	sum.EvalFrom = weekStart(sum.LearnFrom.Add(time.Duration(cfg.LearnWeeks)*feeds.Period - time.Nanosecond)).Add(feeds.Period)
 	sum.EvalTo = sum.LearnFrom.AddDate(1, 0, 0)
-	for _, f := range tr.Feeds {
+	sum.FeedPostings = make([]int, len(tr.Feeds))
+	for i, f := range tr.Feeds {
+		sum.FeedNames = append(sum.FeedNames, f.Name)
 		for _, p := range f.Postings {
 			switch {
 			case p.Before(sum.EvalFrom):
 				sum.LearnPostings++
 			case p.Before(sum.EvalTo):
 				sum.EvalPostings++
+				sum.FeedPostings[i]++
 			}
 		}
 	}
@@ -426,7 +436,7 @@ func slowQuarter(models []feeds.Model) []bool {
 }
 
 func measure(s *schedule, tr *feedtrace.Trace, models []feeds.Model, grid feeds.Grid, from, to time.Time, slow []bool) Result {
-	var r Result
+	r := Result{FeedDelay: make([]float64, len(tr.Feeds))}
 	var delays []time.Duration
 	var total, slowTotal float64 // seconds: a year of week-long delays overflows a Duration
 	slowN := 0
@@ -445,6 +455,7 @@ func measure(s *schedule, tr *feedtrace.Trace, models []feeds.Model, grid feeds.
 			d := next.Sub(p)
 			delays = append(delays, d)
 			total += d.Seconds()
+			r.FeedDelay[i] += d.Seconds()
 			if slow[i] {
 				slowTotal += d.Seconds()
 				slowN++
