@@ -77,7 +77,7 @@ func TestOnePollADayOnTheRealTrace(t *testing.T) {
 	if !(mean[Combined] < mean[AllocOnly] && mean[AllocOnly] < mean[Uniform] && mean[Combined] < mean[PlacementOnly] && mean[PlacementOnly] < mean[Uniform]) {
 		t.Errorf("mean delays: combined %s, allocation-only %s, placement-only %s, uniform %s", mean[Combined], mean[AllocOnly], mean[PlacementOnly], mean[Uniform])
 	}
-	// Each run's feed by feed delays add up to its mean, and the feeds'
+	// Each run's feed-by-feed delays add up to its mean, and the feeds'
 	// shares of combined's difference from cgm-age to the difference of
 	// the means over the seeds.
 	for _, r := range sum.Results {
@@ -90,6 +90,9 @@ func TestOnePollADayOnTheRealTrace(t *testing.T) {
 		}
 	}
 	gaps := sum.feedGaps("once", Combined, CGMAge, 1)
+	if len(gaps) == 0 {
+		t.Fatal("no feed's share of combined's difference from cgm-age")
+	}
 	var shares time.Duration
 	for i, g := range gaps {
 		shares += g.Share
