@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -26,6 +27,9 @@ type demo struct {
 func startDemo(t *testing.T) *demo {
 	t.Helper()
 	cmd := exec.Command(binary, "demo", "--listen", "127.0.0.1:0", "--log-level", "warn")
+	// The demo removes its data directory when it stops cleanly; one
+	// killed at the test's end leaves it, so it is made in the test's own.
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
