@@ -237,6 +237,7 @@ func Open(dir string, cfg Config, db *repo.DB, opts Options) (*Index, error) {
 	ix.setBleve(bi)
 	ix.generation = gen
 	wmGen, seq, err := readWatermark(db)
+	last := db.LastChangeSeq() // the feed's end, read once for both uses below
 	switch {
 	case err != nil:
 		bi.Close()
@@ -248,14 +249,14 @@ func Open(dir string, cfg Config, db *repo.DB, opts Options) (*Index, error) {
 			seq = applied
 		}
 		ix.watermark.Store(seq)
-	case db.LastChangeSeq() == 0:
+	case last == 0:
 		// A new index over a new repository: nothing to replay, nothing to say.
 	default:
 		// A new or replaced Bleve index: replay the whole feed.
 		ix.logger.Info("index generation differs from the repository's watermark; applying the change feed from the start",
 			"generation", gen, "watermark_generation", wmGen, "watermark", seq)
 	}
-	if last := db.LastChangeSeq(); last > ix.watermark.Load() {
+	if last > ix.watermark.Load() {
 		ix.recoverUntil = last
 	}
 	if len(opts.Workload) > 0 {
