@@ -76,6 +76,10 @@ type RetrievalConfig struct {
 	// FeedbackWeight is 1−λ of RM3: the feedback model's share of the
 	// expanded query, in [0, 1).
 	FeedbackWeight float64 `mapstructure:"feedback_weight"`
+	// FeedbackMaxDF leaves out of the feedback model the words new to the
+	// query that more than this share of the pages hold, in (0, 1]; 1
+	// keeps them all.
+	FeedbackMaxDF float64 `mapstructure:"feedback_max_df"`
 	// ProximityWeight weighs the proximity of words adjacent in the query;
 	// 0 turns it off.
 	ProximityWeight float64 `mapstructure:"proximity_weight"`
@@ -111,6 +115,9 @@ func (r RetrievalConfig) validate(bad func(key string, v any, limit string)) {
 	}
 	if !(r.FeedbackWeight >= 0 && r.FeedbackWeight < 1) {
 		bad("retrieval.feedback_weight", r.FeedbackWeight, "must be in [0, 1)")
+	}
+	if !(r.FeedbackMaxDF > 0 && r.FeedbackMaxDF <= 1) {
+		bad("retrieval.feedback_max_df", r.FeedbackMaxDF, "must be in (0, 1]")
 	}
 	if r.MinResults < 0 {
 		bad("retrieval.min_results", r.MinResults, "must be >= 0")

@@ -37,7 +37,7 @@ func testConfig(s Scoring) Config {
 		WorkloadFormat:    "auto",
 		// MinResults 1: on the tests' few pages a short query keeps its
 		// AND unless nothing has every word.
-		Retrieval: RetrievalConfig{K1: 1.2, B: 0.75, ShortQueryTerms: 4, MinResults: 1,
+		Retrieval: RetrievalConfig{K1: 1.2, B: 0.75, ShortQueryTerms: 4, MinResults: 1, FeedbackMaxDF: 1,
 			ProximityWindow: 8, ProximityDepth: 100},
 	}
 }

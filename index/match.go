@@ -38,6 +38,15 @@ import (
 //     them (rounded up). When fewer than min_results pages qualify, any
 //     page with at least one word does (OR): a best-match engine answers
 //     a question even when no page has all its words.
+//   - RM3 (Abdul-Jaleel et al. 2004): a longer query is expanded by the
+//     relevance model of its best feedback_docs pages (expand), cut to
+//     the feedback_terms likeliest words and interpolated with the
+//     query's own distribution, the model weighing feedback_weight
+//     (Interpolate). Words new to the query that more than
+//     feedback_max_df of the pages hold are left out: their idf is low,
+//     so they move scores little, yet their postings were most of what
+//     an expanded query read (on digitalgov-2023, "us" in 55 % of the
+//     pages, "new" in 57 %, "digital.gov" in 97 %).
 //   - Proximity: the best proximity_depth pages get, for each pair of
 //     words adjacent in the query, proximity_weight·min(idf)·c/(c+k1),
 //     c the number of their occurrences within proximity_window positions
@@ -873,43 +882,30 @@ func (ix *Index) expand(st *snapText, p *matchPlan, cands []candidate) {
 	}, p.n)
 }
 
-// applyModel interpolates the query's words with the relevance model:
-// (1−β)·P(w|q) + β·P(w|R), β = cfg.FeedbackWeight, the model's words
-// named by word and counted by df among n pages. Weights are scaled so the
-// query keeps its total weight; words new to the query come after its own
-// (first = math.MaxInt, out of the proximity pairs).
+// applyModel interpolates the query's words with the relevance model
+// (Interpolate), the model's words named by word and counted by df among n
+// pages. Words new to the query come after its own (first = math.MaxInt,
+// out of the proximity pairs).
 func applyModel(cfg RetrievalConfig, terms []qterm, model []RelevanceWord, word func(uint32) string, df func(uint32) uint64, n uint64) []qterm {
-	var modelSum, querySum float64
-	for _, m := range model {
-		modelSum += m.P
+	weights := make([]float64, len(terms))
+	byTerm := make(map[string]int, len(terms))
+	for i, t := range terms {
+		weights[i] = t.weight
+		byTerm[t.term] = i
 	}
-	for _, t := range terms {
-		querySum += t.weight
+	at := func(w uint32) int {
+		if i, ok := byTerm[word(w)]; ok {
+			return i
+		}
+		return -1
 	}
-	if modelSum == 0 || querySum == 0 {
-		return terms
-	}
-	beta := cfg.FeedbackWeight
-	byTerm := map[string]int{}
+	added := Interpolate(cfg, weights, model, at, df, n, maxMatchTerms-len(terms))
 	for i := range terms {
-		terms[i].weight = (1 - beta) * terms[i].weight / querySum
-		byTerm[terms[i].term] = i
+		terms[i].weight = weights[i]
 	}
-	for _, m := range model {
-		term := word(m.Word)
-		if i, ok := byTerm[term]; ok {
-			terms[i].weight += beta * m.P / modelSum
-			continue
-		}
-		if len(terms) == maxMatchTerms {
-			continue
-		}
+	for _, m := range added {
 		d := df(m.Word)
-		byTerm[term] = len(terms)
-		terms = append(terms, qterm{term: term, weight: beta * m.P / modelSum, first: math.MaxInt, df: d, idf: bm25IDF(n, d)})
-	}
-	for i := range terms {
-		terms[i].weight *= querySum
+		terms = append(terms, qterm{term: word(m.Word), weight: m.P, first: math.MaxInt, df: d, idf: bm25IDF(n, d)})
 	}
 	return terms
 }

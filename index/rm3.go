@@ -27,7 +27,7 @@ type RelevanceWord struct {
 // of the page's analyzed text and P(D|q) the page's share of the pages'
 // scores, cut to the k likeliest words, likeliest first, ties by the
 // smaller id. Each page adds its count of a word times its weight, in page
-// order, so the searcher (expand), a cluster's coordinator (ExpandTerms)
+// order, so the searcher (expand), a cluster's coordinator (NewFeedbackModel)
 // and an evaluation scoring pages outside any index get the same bits. A page
 // whose words do not ascend is sorted first, the counts of a word listed
 // twice added.
@@ -137,4 +137,57 @@ func sortedRelevanceModel(pages []feedbackList, k int) []RelevanceWord {
 		}
 		model = keepBest(model, k, RelevanceWord{word, v}, likelierWord)
 	}
+}
+
+// Interpolate is RM3's expanded query: (1−β)·P(w|q) + β·P(w|R), β =
+// cfg.FeedbackWeight. weights are the query's words' (their counts or
+// weights), rescaled in place so that the query keeps its total weight;
+// model is the relevance model, at(w) the position of its word w among
+// the query's words (-1: none), and df(w) how many of the n pages hold
+// it. The words new to the query come back in the model's order, with
+// their weights as P, at most room of them. A new word held by more than
+// cfg.FeedbackMaxDF of the pages is left out, and its P(w|R) out of the
+// model's mass: such a word's idf is low, so it moves a page's score
+// little, yet its postings would be most of what the expanded query
+// reads.
+func Interpolate(cfg RetrievalConfig, weights []float64, model []RelevanceWord, at func(uint32) int, df func(uint32) uint64, n uint64, room int) []RelevanceWord {
+	common := func(m RelevanceWord) bool {
+		return at(m.Word) < 0 && float64(df(m.Word)) > cfg.FeedbackMaxDF*float64(n)
+	}
+	var modelSum, querySum float64
+	for _, m := range model {
+		if !common(m) {
+			modelSum += m.P
+		}
+	}
+	for _, w := range weights {
+		querySum += w
+	}
+	if modelSum == 0 || querySum == 0 {
+		return nil
+	}
+	beta := cfg.FeedbackWeight
+	for i := range weights {
+		weights[i] = (1 - beta) * weights[i] / querySum
+	}
+	var added []RelevanceWord
+	for _, m := range model {
+		if common(m) {
+			continue
+		}
+		if i := at(m.Word); i >= 0 {
+			weights[i] += beta * m.P / modelSum
+			continue
+		}
+		if len(added) < room {
+			added = append(added, RelevanceWord{Word: m.Word, P: beta * m.P / modelSum})
+		}
+	}
+	for i := range weights {
+		weights[i] *= querySum
+	}
+	for i := range added {
+		added[i].P *= querySum
+	}
+	return added
 }

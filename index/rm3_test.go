@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -101,4 +102,58 @@ func permuted[T any](s []T, perm []int) []T {
 		out[i] = s[j]
 	}
 	return out
+}
+
+// TestInterpolateLeavesOutWordsMostPagesHold checks RM3's interpolation on
+// a query of two words and a model of four: a word of the query keeps its
+// place and gains the model's weight even when most pages hold it; a new
+// word held by more than feedback_max_df of the pages is left out, and
+// the others share the model's half of the weight in proportion to P(w|R);
+// room bounds the words added; feedback_max_df 1 keeps every word.
+func TestInterpolateLeavesOutWordsMostPagesHold(t *testing.T) {
+	const n = 100
+	df := map[uint32]uint64{1: 90, 2: 5, 3: 80, 4: 10} // by word
+	query := map[uint32]int{1: 0, 7: 1}                // word: position
+	at := func(w uint32) int {
+		if i, ok := query[w]; ok {
+			return i
+		}
+		return -1
+	}
+	model := []RelevanceWord{{1, 0.4}, {3, 0.3}, {2, 0.2}, {4, 0.1}}
+	cfg := RetrievalConfig{FeedbackWeight: 0.5, FeedbackMaxDF: 0.5}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
+
+	weights := []float64{1, 3} // counts: the query's total weight is 4
+	added := Interpolate(cfg, weights, model, at, func(w uint32) uint64 { return df[w] }, n, 10)
+	// Word 3 (80 of 100 pages) is out: the model's mass is 0.4+0.2+0.1.
+	const mass = 0.7
+	want := []float64{4 * (0.5*1/4 + 0.5*0.4/mass), 4 * (0.5 * 3 / 4)}
+	if !near(weights[0], want[0]) || !near(weights[1], want[1]) {
+		t.Errorf("query weights %v, want %v", weights, want)
+	}
+	wantAdded := []RelevanceWord{{2, 4 * 0.5 * 0.2 / mass}, {4, 4 * 0.5 * 0.1 / mass}}
+	if len(added) != len(wantAdded) {
+		t.Fatalf("added %v, want %v", added, wantAdded)
+	}
+	total := weights[0] + weights[1]
+	for i, m := range added {
+		if m.Word != wantAdded[i].Word || !near(m.P, wantAdded[i].P) {
+			t.Errorf("added %v, want %v", added, wantAdded)
+		}
+		total += m.P
+	}
+	if !near(total, 4) {
+		t.Errorf("the expanded query weighs %v, the query 4", total)
+	}
+
+	if added := Interpolate(cfg, []float64{1, 3}, model, at, func(w uint32) uint64 { return df[w] }, n, 1); len(added) != 1 || added[0].Word != 2 {
+		t.Errorf("room for 1 word: added %v, want word 2 alone", added)
+	}
+
+	cfg.FeedbackMaxDF = 1
+	added = Interpolate(cfg, []float64{1, 3}, model, at, func(w uint32) uint64 { return df[w] }, n, 10)
+	if got := len(added); got != 3 || added[0].Word != 3 {
+		t.Errorf("feedback_max_df 1: added %v, want words 3, 2 and 4", added)
+	}
 }

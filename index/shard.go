@@ -146,7 +146,7 @@ type ShardQuery struct {
 	// pages), as a search of the shard alone would.
 	Stats *MatchStats
 	// Terms, if set, replace Query's words: the query RM3 expanded from
-	// the cluster's best pages (ExpandTerms), with Stats.
+	// the cluster's best pages (FeedbackModel.ExpandTerms), with Stats.
 	Terms []QueryTerm
 	// Limit is how many pages the merge needs; the shard returns more when
 	// the proximity component or the OR fallback needs them (ShardResult).
@@ -241,39 +241,63 @@ func (ix *Index) Feedback(ctx context.Context, q Query, gs *MatchStats, k int) (
 	return out, err
 }
 
-// ExpandTerms is the searcher's RM3 expansion (expand) over a cluster's
-// feedback pages: docs are the best pages of all shards, best first
-// (score descending, URL ascending), of which the best feedback_docs are
-// the relevance model's; terms are the query's planned words. Words the
-// model adds come back with DF 0: the caller asks the shards for them.
-// The docs are valid (Feedback.Validate).
-func ExpandTerms(cfg RetrievalConfig, terms []QueryTerm, docs []FeedbackDoc) []QueryTerm {
+// FeedbackModel is the searcher's RM3 relevance model (expand) over a
+// cluster's feedback pages. Its words' df are the cluster's to count: the
+// coordinator asks the shards for those of Words before ExpandTerms.
+type FeedbackModel struct {
+	vocab []string // the pages' words, ascending: a word's id is its place
+	words []RelevanceWord
+}
+
+// NewFeedbackModel is the relevance model of the best feedback_docs of
+// docs, the best pages of all shards, best first (score descending, URL
+// ascending). The docs are valid (Feedback.Validate).
+func NewFeedbackModel(cfg RetrievalConfig, docs []FeedbackDoc) FeedbackModel {
 	docs = docs[:min(len(docs), cfg.FeedbackDocs)]
 	// Word ids ascend with the words' order, as in a snapshot's
 	// dictionary, so the model breaks ties as the searcher does.
-	var vocab []string
+	var m FeedbackModel
 	for _, d := range docs {
-		vocab = append(vocab, d.Words...)
+		m.vocab = append(m.vocab, d.Words...)
 	}
-	slices.Sort(vocab)
-	vocab = slices.Compact(vocab)
+	slices.Sort(m.vocab)
+	m.vocab = slices.Compact(m.vocab)
 	pages := make([]FeedbackPage, len(docs))
 	for i, d := range docs {
 		pages[i] = FeedbackPage{Score: d.Score, Length: d.Length, Words: make([]uint32, len(d.Words)), TFs: d.TFs}
 		for j, w := range d.Words {
-			id, _ := slices.BinarySearch(vocab, w)
+			id, _ := slices.BinarySearch(m.vocab, w)
 			pages[i].Words[j] = uint32(id)
 		}
 	}
-	qterms := make([]qterm, len(terms))
-	for i, t := range terms {
-		qterms[i] = t.planned(0) // applyModel reads words and weights, not the idf
+	if len(pages) > 0 {
+		m.words = RelevanceModel(pages, cfg.FeedbackTerms)
 	}
-	if len(pages) == 0 {
+	return m
+}
+
+// Words are the words the model may add to a query.
+func (m FeedbackModel) Words() []string {
+	out := make([]string, len(m.words))
+	for i, w := range m.words {
+		out[i] = m.vocab[w.Word]
+	}
+	return out
+}
+
+// ExpandTerms is the searcher's RM3 expansion (expand) of the query's
+// planned words with the model, gs holding the cluster's statistics of
+// every word of Words.
+func (m FeedbackModel) ExpandTerms(cfg RetrievalConfig, terms []QueryTerm, gs MatchStats) []QueryTerm {
+	if len(m.words) == 0 {
 		return terms
 	}
-	model := RelevanceModel(pages, cfg.FeedbackTerms)
-	qterms = applyModel(cfg, qterms, model, func(w uint32) string { return vocab[w] }, func(uint32) uint64 { return 0 }, 0)
+	qterms := make([]qterm, len(terms))
+	for i, t := range terms {
+		qterms[i] = t.planned(gs.Docs)
+	}
+	word := func(w uint32) string { return m.vocab[w] }
+	qterms = applyModel(cfg, qterms, m.words, word, func(w uint32) uint64 { return gs.DF[word(w)] }, gs.Docs)
 	out := make([]QueryTerm, len(qterms))
 	for i, t := range qterms {
 		out[i] = t.exported()

@@ -264,36 +264,20 @@ func (li *liveIndex) expand(ts []sterm, cands []scand) []sterm {
 		pages[i] = index.FeedbackPage{Score: c.score, Length: uint32(b.length), Words: b.terms, TFs: b.tf}
 	}
 	model := index.RelevanceModel(pages, li.r.FeedbackTerms)
-	var modelSum, querySum float64
-	for _, m := range model {
-		modelSum += m.P
+	weights := make([]float64, len(ts))
+	for i, t := range ts {
+		weights[i] = t.weight
 	}
-	for _, t := range ts {
-		querySum += t.weight
+	at := func(w uint32) int {
+		return slices.IndexFunc(ts, func(t sterm) bool { return t.id == w })
 	}
-	if modelSum == 0 || querySum == 0 {
-		return ts
-	}
-	beta := li.r.FeedbackWeight
+	added := index.Interpolate(li.r, weights, model, at, li.df, li.n, index.MaxMatchTerms-len(ts))
 	ts = slices.Clone(ts)
-	byTerm := map[uint32]int{}
 	for i := range ts {
-		ts[i].weight = (1 - beta) * ts[i].weight / querySum
-		byTerm[ts[i].id] = i
+		ts[i].weight = weights[i]
 	}
-	for _, m := range model {
-		if i, ok := byTerm[m.Word]; ok {
-			ts[i].weight += beta * m.P / modelSum
-			continue
-		}
-		if len(ts) == index.MaxMatchTerms {
-			continue
-		}
-		byTerm[m.Word] = len(ts)
-		ts = append(ts, sterm{id: m.Word, weight: beta * m.P / modelSum, first: -1, idf: index.MatchIDF(li.n, li.df(m.Word))})
-	}
-	for i := range ts {
-		ts[i].weight *= querySum
+	for _, m := range added {
+		ts = append(ts, sterm{id: m.Word, weight: m.P, first: -1, idf: index.MatchIDF(li.n, li.df(m.Word))})
 	}
 	return ts
 }

@@ -15,8 +15,10 @@
 //  2. feedback (queries RM3 expands: more than short_query_terms words):
 //     each node's best feedback_docs pages, scored with the cluster's
 //     statistics, with their words; the coordinator takes the best of
-//     all and builds the relevance model (index.ExpandTerms);
-//  3. statistics of the words the model added;
+//     all and builds the relevance model (index.NewFeedbackModel);
+//  3. statistics of the model's words new to the query, which the
+//     expansion needs (it leaves out words most pages hold), then the
+//     expanded query (FeedbackModel.ExpandTerms);
 //  4. match: each node's best pages scored with the cluster's statistics
 //     (and the expanded query), merged: the coordination rule's AND/OR
 //     choice on the summed counts, the proximity component on the best

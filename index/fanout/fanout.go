@@ -143,8 +143,8 @@ func (s *search) stats(ctx context.Context, q index.Query, words []string) (inde
 }
 
 // expand runs RM3 over the cluster: each node's best feedback_docs pages
-// scored with gs, the relevance model of the best of all, and the df of
-// the words it adds (added to gs). It returns nil when the searcher does
+// scored with gs, the relevance model of the best of all, the df of its
+// words new to gs (added to gs), and the query it expands to. It returns nil when the searcher does
 // not expand q.
 func (s *search) expand(ctx context.Context, q index.Query, gs *index.MatchStats) ([]index.QueryTerm, error) {
 	k := s.opts.Retrieval.FeedbackDocs
@@ -176,11 +176,11 @@ func (s *search) expand(ctx context.Context, q index.Query, gs *index.MatchStats
 		}
 		return cmp.Compare(a.URL, b.URL)
 	})
-	terms = index.ExpandTerms(s.opts.Retrieval, terms, docs)
+	model := index.NewFeedbackModel(s.opts.Retrieval, docs)
 	var added []string
-	for _, t := range terms {
-		if _, ok := gs.DF[t.Word]; !ok {
-			added = append(added, t.Word)
+	for _, w := range model.Words() {
+		if _, ok := gs.DF[w]; !ok {
+			added = append(added, w)
 		}
 	}
 	if len(added) > 0 {
@@ -192,6 +192,7 @@ func (s *search) expand(ctx context.Context, q index.Query, gs *index.MatchStats
 			gs.DF[w] = more.DF[w]
 		}
 	}
+	terms = model.ExpandTerms(s.opts.Retrieval, terms, *gs)
 	for i := range terms {
 		terms[i].DF = gs.DF[terms[i].Word]
 	}

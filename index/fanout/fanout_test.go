@@ -111,6 +111,9 @@ func TestFanOutWithGlobalStatisticsIsOneIndex(t *testing.T) {
 			cfg := indextest.Config()
 			cfg.Retrieval.MinResults = 10
 			cfg.Retrieval.FeedbackDocs, cfg.Retrieval.FeedbackTerms, cfg.Retrieval.FeedbackWeight = 5, 20, 0.5
+			// As the default: the expansion leaves out the words most
+			// pages hold, by the cluster's df of the model's words.
+			cfg.Retrieval.FeedbackMaxDF = 0.2
 			c.edit(&cfg.Retrieval)
 			single, nodes := cluster3(t, cfg, pages)
 			ctx := t.Context()
