@@ -2,8 +2,8 @@ package index
 
 import (
 	"cmp"
-	"math"
 	"slices"
+	"sync"
 )
 
 // FeedbackPage is one page of RM3's feedback set: its retrieval score, its
@@ -45,7 +45,7 @@ func RelevanceModel(pages []FeedbackPage, k int) []RelevanceWord {
 
 // ascendingWords sorts a page's words by id if they are not, and makes a
 // word listed twice one with the counts added: the same additions in the
-// same order, for the merge.
+// same order as the searcher's lists give.
 func ascendingWords(words []termPosting) []termPosting {
 	ascending := true
 	for i := 1; i < len(words) && ascending; i++ {
@@ -84,59 +84,77 @@ type feedbackList struct {
 	words  []termPosting
 }
 
-// sortedRelevanceModel is RelevanceModel over lists ascending by id: the
-// lists are merged, so each word's sum is complete where the merge meets
-// it, with no map or array by word id. Each word's sum starts from zero
-// and adds count × weight page by page, in page order.
+// sortedRelevanceModel is RelevanceModel over lists ascending by id. Each
+// word's sum starts from zero and adds count × weight page by page, in
+// page order, in a dense array by word id (wordSums); the words are then
+// offered to the model in the order they were met, which the model's
+// total order (likelierWord) makes irrelevant. A k-way merge of the lists
+// also sums without an array, but it visits every list for every word:
+// on a long query's five feedback pages it took 21 µs of a 182 µs search.
 func sortedRelevanceModel(pages []feedbackList, k int) []RelevanceWord {
 	var scoreSum float64
+	var words uint32 // one past the largest id
 	for _, p := range pages {
 		scoreSum += p.score
+		if n := len(p.words); n > 0 {
+			words = max(words, p.words[n-1].of+1)
+		}
 	}
-	// A cursor is a page's place in the merge: the word at its front
-	// (done: none left), the words after it, and what each token adds.
-	const done = math.MaxUint32
-	type cursor struct {
-		head uint32
-		rest []termPosting
-		w    float64
-	}
-	curs := make([]cursor, len(pages))
-	for i, p := range pages {
-		curs[i].head = done
-		if p.length > 0 && len(p.words) > 0 { // a page without text adds nothing
-			curs[i] = cursor{head: p.words[0].of, rest: p.words, w: p.score / scoreSum / float64(p.length)}
+	sums := wordSumsPool.Get().(*wordSums)
+	defer wordSumsPool.Put(sums)
+	sums.grow(words)
+	for _, p := range pages {
+		if p.length == 0 {
+			continue // a page without text adds nothing
+		}
+		w := p.score / scoreSum / float64(p.length)
+		for _, t := range p.words {
+			sums.add(t.of, float64(t.tf)*w)
 		}
 	}
 	model := make([]RelevanceWord, 0, k)
-	for {
-		word := uint32(done)
-		for _, c := range curs {
-			word = min(word, c.head)
-		}
-		if word == done {
-			return model
-		}
-		v := 0.0
-		for i := range curs {
-			c := &curs[i]
-			if c.head != word {
-				continue
-			}
-			v += float64(c.rest[0].tf) * c.w
-			if c.rest = c.rest[1:]; len(c.rest) > 0 {
-				c.head = c.rest[0].of
-			} else {
-				c.head = done
-			}
-		}
-		// Most words are no likelier than the k-th kept, and those tying it
-		// lose the tie: the words come by ascending id.
-		if len(model) == k && (k == 0 || v <= model[k-1].P) {
-			continue
-		}
-		model = keepBest(model, k, RelevanceWord{word, v}, likelierWord)
+	for _, word := range sums.met {
+		model = keepBest(model, k, RelevanceWord{word, sums.sum[word]}, likelierWord)
 	}
+	sums.clear()
+	return model
+}
+
+// wordSums is the relevance model's sums by word id while it is summed: a
+// dense array (8 bytes and a bit a word of the vocabulary, as a search's
+// page sums take 16 bytes a page), reused across queries and left all
+// zero after each, and the words met, in order.
+type wordSums struct {
+	sum  []float64
+	seen []uint64 // bit set: the word is in met
+	met  []uint32
+}
+
+var wordSumsPool = sync.Pool{New: func() any { return new(wordSums) }}
+
+// grow makes room for the ids below words.
+func (s *wordSums) grow(words uint32) {
+	if int(words) > len(s.sum) {
+		s.sum = make([]float64, words)
+		s.seen = make([]uint64, (words+63)/64)
+	}
+}
+
+func (s *wordSums) add(word uint32, v float64) {
+	if bit := uint64(1) << (word % 64); s.seen[word/64]&bit == 0 {
+		s.seen[word/64] |= bit
+		s.met = append(s.met, word)
+	}
+	s.sum[word] += v
+}
+
+// clear zeroes the sums of the words met.
+func (s *wordSums) clear() {
+	for _, word := range s.met {
+		s.sum[word] = 0
+		s.seen[word/64] = 0
+	}
+	s.met = s.met[:0]
 }
 
 // Interpolate is RM3's expanded query: (1−β)·P(w|q) + β·P(w|R), β =

@@ -10,7 +10,7 @@ import (
 // relevanceModelByMap is the relevance model as its definition reads,
 // summed per word in a map, each page adding count × weight in page
 // order, in whatever order a page lists its words: the reference for the
-// merge.
+// searcher's sums.
 func relevanceModelByMap(pages []FeedbackPage, k int) []RelevanceWord {
 	var scoreSum float64
 	for _, p := range pages {
@@ -33,8 +33,8 @@ func relevanceModelByMap(pages []FeedbackPage, k int) []RelevanceWord {
 	return model
 }
 
-// TestRelevanceModelIsTheMapsModel checks the relevance model summed by
-// merging pages' word lists against the one summed in a map, on seeded
+// TestRelevanceModelIsTheMapsModel checks the relevance model summed in
+// an array by word id against the one summed in a map, on seeded
 // random feedback pages with shared words, repeated words, an empty page
 // and ties: the same words with the same bits, for lists ascending by id
 // (sortedRelevanceModel, as the searcher has them) and for the same lists
@@ -84,7 +84,7 @@ func TestRelevanceModelIsTheMapsModel(t *testing.T) {
 		k := 1 + rng.IntN(40)
 		want := relevanceModelByMap(pages, k)
 		if got := sortedRelevanceModel(lists, k); !slices.Equal(got, want) {
-			t.Fatalf("round %d: merged %v, by map %v", round, got, want)
+			t.Fatalf("round %d: by id %v, by map %v", round, got, want)
 		}
 		if got := RelevanceModel(shuffled, k); !slices.Equal(got, want) {
 			t.Fatalf("round %d: shuffled pages %v, by map %v", round, got, want)
