@@ -114,7 +114,10 @@ func sortedRelevanceModel(pages []feedbackList, k int) []RelevanceWord {
 	}
 	model := make([]RelevanceWord, 0, k)
 	for _, word := range sums.met {
-		model = keepBest(model, k, RelevanceWord{word, sums.sum[word]}, likelierWord)
+		// Most words are less likely than the k-th kept.
+		if v := sums.sum[word]; len(model) < k || k > 0 && v >= model[k-1].P {
+			model = keepBest(model, k, RelevanceWord{word, v}, likelierWord)
+		}
 	}
 	sums.clear()
 	return model
