@@ -651,10 +651,10 @@ func semanticsSentence(cfg Config) string {
 		r := cfg.Index.Retrieval
 		return fmt.Sprintf("Semantics: the searcher's (eval.sync.semantics = searcher): a query is answered and scored as `deltaq serve` ranks it "+
 			"(index.Ranker.Match; best-match BM25 over deltaq's own statistics, k1 = %g, b = %g; all words of a query of at most %d words, "+
-			"a share %g of a longer one's (at least one), any word when fewer than %d pages qualify; RM3 from the best %d pages for longer queries), "+
+			"a share %g of a longer one's (at least one), any word when fewer than %d pages qualify; RM3 from the best %d pages for longer queries, without the words new to the query that more than %g of the pages hold), "+
 			"S(W[p], q) by the same formulas on the live copy under the live week's N and mean length. "+
 			"A(q, ·) is, on both sides, the first %d results (ranking.candidates: the searcher orders and pages no more); a page below them is never seen.",
-			r.K1, r.B, r.ShortQueryTerms, r.MinShouldMatch, r.MinResults, r.FeedbackDocs, cfg.Candidates)
+			r.K1, r.B, r.ShortQueryTerms, r.MinShouldMatch, r.MinResults, r.FeedbackDocs, r.FeedbackMaxDF, cfg.Candidates)
 	}
 	return fmt.Sprintf("Semantics: the thesis's (eval.sync.semantics = thesis): a query's terms ANDed, in Bleve's relevance order (index.Ranker.Rank); "+
 		"S is Bleve's %s conjunction score under the live week's statistics as one segment; the index's statistics are those of it compacted, every week (index.AssumeCompacted). "+
