@@ -537,6 +537,7 @@ func BenchmarkSearchHandler(b *testing.B) {
 		b.ReportMetric(float64(all(0))/float64(all(1)), "cpu-ratio")
 		b.ReportMetric(perReq(0, 0)/perReq(1, 0), "short-cpu-ratio")
 		b.ReportMetric(perReq(0, 1)/perReq(1, 1), "long-cpu-ratio")
+		b.ReportMetric(perReq(0, 1), "long-api-cpu-µs/req")
 		b.ReportMetric(float64(len(reqs[0][1])), "long-queries")
 	})
 }
