@@ -53,7 +53,8 @@
 //     page is found once its snapshot's build ends. Its builds' time and
 //     segments, and the searches answered from the last snapshot built,
 //     are exported to Prometheus (metrics.go). Beside it, per search running
-//     at once, pooled: a page's score sums, 16 bytes per document number.
+//     at once, pooled: a page's score sums, 16 bytes per document number,
+//     and for a long query RM3's word sums, 8 bytes per dictionary word.
 //
 // Retrieval (match.go): textbook BM25 over the text field (scored from
 // the in-memory postings) with the snapshot's mean length, a
