@@ -256,7 +256,7 @@ func (ix *Index) shown(ctx context.Context, r bindex.IndexReader, st *snapText, 
 	}
 	var bufs snippetBufs
 	for i := range hits {
-		c := cutPageSnippet(st.storedText(docs[i]), hits[i].Title, locs[i], ix.cfg.SnippetBytes, &bufs)
+		c := cutSnippetFrom(st.storedText(docs[i]), int(st.snippetAt[docs[i]]), locs[i], ix.cfg.SnippetBytes, &bufs)
 		hits[i].Snippet, hits[i].SnippetText, hits[i].Highlights = c.HTML, c.Text, c.Spans
 	}
 	return hits, nil

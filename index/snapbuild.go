@@ -442,7 +442,7 @@ func (st *snapText) mergeStored(ctx context.Context, parts []segPart, prev *snap
 	size := len(st.length)
 	st.urls, st.titles = make([]string, size), make([]string, size)
 	st.fetched, st.popularity = make([]time.Time, size), make([]float64, size)
-	st.textAt = make([]uint32, size+1)
+	st.textAt, st.snippetAt = make([]uint32, size+1), make([]uint32, size)
 	st.docs = make(map[string]uint64, st.n)
 	if prev != nil {
 		st.text = make([]byte, 0, len(prev.text)+len(prev.text)/8)
@@ -456,6 +456,7 @@ func (st *snapText) mergeStored(ctx context.Context, parts []segPart, prev *snap
 		for it := p.ss.DocNumbersLive().Iterator(); it.HasNext(); k++ {
 			local := uint64(it.Next())
 			doc := p.first + local
+			from := len(st.text) // where the document's text goes
 			var err error
 			switch {
 			case p.read == nil:
@@ -480,6 +481,7 @@ func (st *snapText) mergeStored(ctx context.Context, parts []segPart, prev *snap
 			st.urls[doc], st.titles[doc], st.fetched[doc], st.popularity[doc] = h.URL, h.Title, h.FetchedAt, h.Popularity
 			st.docs[h.URL] = doc
 			st.textAt[doc+1] = uint32(len(st.text))
+			st.snippetAt[doc] = uint32(snippetStart(st.text[from:], h.Title))
 		}
 	}
 	// Documents were visited in number order, each text appended: a

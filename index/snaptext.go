@@ -86,6 +86,7 @@ type snapText struct {
 	fetched    []time.Time // to the second
 	popularity []float64
 	textAt     []uint32 // stored text of document d: text[textAt[d]:textAt[d+1]]
+	snippetAt  []uint32 // where its snippet is cut from, in its stored text (snippetStart)
 	text       []byte
 }
 

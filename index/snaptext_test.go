@@ -133,9 +133,9 @@ func TestSnapTextIsBlevesAnalysis(t *testing.T) {
 				t.Errorf("%s: stored by number %q %+v (%v), by URL %q %q %v", url, stext, h, err, title, text, fetched)
 			}
 			if d, ok := st.liveDoc(url); !ok || d != doc || st.urls[doc] != url || string(st.storedText(doc)) != text || st.titles[doc] != title ||
-				!st.fetched[doc].Equal(h.FetchedAt) || st.popularity[doc] != h.Popularity {
-				t.Errorf("%s: columns %d %v %q %q %q %v %v, stored %q %q %v %v", url, d, ok, st.urls[doc], st.storedText(doc), st.titles[doc], st.fetched[doc], st.popularity[doc],
-					text, title, h.FetchedAt, h.Popularity)
+				!st.fetched[doc].Equal(h.FetchedAt) || st.popularity[doc] != h.Popularity || int(st.snippetAt[doc]) != snippetStart(text, title) {
+				t.Errorf("%s: columns %d %v %q %q %q %v %v %d, stored %q %q %v %v %d", url, d, ok, st.urls[doc], st.storedText(doc), st.titles[doc], st.fetched[doc], st.popularity[doc], st.snippetAt[doc],
+					text, title, h.FetchedAt, h.Popularity, snippetStart(text, title))
 			}
 			tokens := ix.Analyzer().Analyze([]byte(text))
 			want := map[string]uint32{}
@@ -467,7 +467,7 @@ func BenchmarkSnapText(b *testing.B) {
 				}
 				b.StopTimer()
 				withAll := heap()
-				st.urls, st.docs, st.titles, st.fetched, st.popularity, st.textAt, st.text = nil, nil, nil, nil, nil, nil, nil
+				st.urls, st.docs, st.titles, st.fetched, st.popularity, st.textAt, st.snippetAt, st.text = nil, nil, nil, nil, nil, nil, nil, nil
 				withText := heap()
 				runtime.KeepAlive(st)
 				st = nil

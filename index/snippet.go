@@ -50,12 +50,29 @@ type snippetCut struct {
 // title matches (what the page says, not its title twice). A page without
 // main text has its title cut, one with a heading alone the heading.
 func cutPageSnippet[T string | []byte](stored T, title string, matches []Span, size int, bufs *snippetBufs) snippetCut {
+	return cutSnippetFrom(stored, snippetStart(stored, title), matches, size, bufs)
+}
+
+// snippetStart is where cutPageSnippet cuts a page's stored text from:
+// after the title, the blank line and a heading that repeats the title;
+// 0 (the whole text) when the text is not a title and main text, or is a
+// title alone. A snapshot keeps it per page (snapText.snippetAt), so a
+// search does not read the title's bytes again.
+func snippetStart[T string | []byte](stored T, title string) int {
 	start := mainTextStart(stored, title)
 	if start == 0 || start == len(stored) {
-		return cutSnippet(stored, matches, size, bufs)
+		return 0
 	}
 	if h := headingLen(stored[start:], title); start+h < len(stored) {
 		start += h
+	}
+	return start
+}
+
+// cutSnippetFrom is cutSnippet for stored[start:], given matches in stored.
+func cutSnippetFrom[T string | []byte](stored T, start int, matches []Span, size int, bufs *snippetBufs) snippetCut {
+	if start == 0 {
+		return cutSnippet(stored, matches, size, bufs)
 	}
 	inMain := matches[:0]
 	for _, m := range matches {
