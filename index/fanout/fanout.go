@@ -144,8 +144,8 @@ func (s *search) stats(ctx context.Context, q index.Query, words []string) (inde
 
 // expand runs RM3 over the cluster: each node's best feedback_docs pages
 // scored with gs, the relevance model of the best of all, the df of its
-// words new to gs (added to gs), and the query it expands to. It returns nil when the searcher does
-// not expand q.
+// words new to gs (added to gs), and the query it expands to. It returns
+// nil when the searcher does not expand q.
 func (s *search) expand(ctx context.Context, q index.Query, gs *index.MatchStats) ([]index.QueryTerm, error) {
 	k := s.opts.Retrieval.FeedbackDocs
 	parts := make([]index.Feedback, len(s.live))
