@@ -43,21 +43,20 @@
 //     over the feeds, as chosen per feed it was noisier); the profile
 //     window among feeds.profile_windows, the weight of a bin-level
 //     refinement among feeds.bin_weights (BinProfiles: the week's 168
-//     hourly counts shrunk towards the daily × weekly product) and the
-//     weight of the cluster's and weekday prior among feeds.prior_weights,
-//     whose profiles best predicted the hours of the last weeks' postings
-//     (ChooseProfiling). The candidates of one window share its counts and
-//     clusters and differ in their weights alone (one fit a window, not one
-//     a candidate: planning 1,000 feeds 2.6× faster). On the 2025 commit
-//     feeds at one poll a day, combined ÷ Cho & Garcia-Molina's
-//     age-optimal is 0.672 re-learned weekly and 0.749 learned once from
-//     the first 8 weeks; with hindsight, the year's own rates and
-//     profiles, 0.58. The gap is
-//     which days and hours of the coming week a feed posts in, which its
-//     past weeks do not predict. RESULTS.md ("Feed polling") lists the
-//     alternatives measured, from estimation windows to follow-up polls
-//     after bursts, and what each gave.
-//     Posting times are taken from the feed when plausible
+//     hourly counts shrunk towards the daily × weekly product, which counts
+//     as that many postings) and the weight of the cluster's and weekday
+//     prior among feeds.prior_weights, whose profiles best predicted the
+//     hours of the last weeks' postings (ChooseProfiling). The candidates of
+//     one window share its counts and clusters and differ in their weights
+//     alone (one fit a window, not one a candidate: planning 1,000 feeds
+//     2.6× faster). On the 2025 commit feeds at one poll a day, combined ÷
+//     Cho & Garcia-Molina's age-optimal is 0.672 re-learned weekly and
+//     0.749 learned once from the first 8 weeks; with hindsight, the
+//     year's own rates and profiles, 0.58. The gap is which days and hours
+//     of the coming week a feed posts in, which its past weeks do not
+//     predict. RESULTS.md ("Feed polling") lists the alternatives measured,
+//     from estimation windows to follow-up polls after bursts, and what
+//     each gave. Posting times are taken from the feed when plausible
 //     (never in the future, not back-dated past the previous poll), else the
 //     first-seen time (PostingTime);
 //   - the live plan (PlanAll): what `deltaq eval feeds` measured best,
