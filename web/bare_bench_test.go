@@ -323,9 +323,11 @@ func (srv servers) serverUsage(b *testing.B, client *http.Client) usage {
 // ms/req. Yet deltaq's own bytes are not where its time goes: its answer
 // without snippet_text and highlights (7.6 KB, the snippet once) gave
 // ratios of 2.151, 2.094 and 2.050 against the whole answer's 2.225,
-// 2.030 and 1.994 in the same runs, and its answer sent in one writev
-// instead of two writes changed nothing that could be measured (2.041
-// against 2.046).
+// 2.030 and 1.994 in the same runs. Nor is the second write: with the
+// connection holding back what the handler writes until it returns (1.04
+// writes a request instead of 1.97), eight runs at 8 clients gave a median
+// ratio of 2.025 (1.954–2.149) against 2.060 (2.017–2.151) in the eight
+// alternating with them, a difference inside either's spread.
 //
 //	go test ./web -run '^$' -bench SearchVsBareBleve -benchtime 1x
 //
