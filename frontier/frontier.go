@@ -65,6 +65,11 @@ type Options struct {
 	// Arrival, required by frontier.split.adaptive, is what a new page's
 	// first indexing added (split.go).
 	Arrival Arrival
+	// Only, if set, confines the frontier to the queued URLs it reports:
+	// the others stay in the persisted queue, untouched, for a frontier
+	// without it. A poll of a few URLs sets it, so that what they link to
+	// is queued for a crawl and not fetched by the poll.
+	Only func(url string) bool
 }
 
 // Frontier decides what to fetch next. It is safe for concurrent use.
@@ -76,6 +81,7 @@ type Frontier struct {
 	policy     Policy
 	discoverer Discoverer
 	arrival    Arrival
+	only       func(url string) bool // nil: the whole queue
 	logger     *slog.Logger
 	// monitor picks monitoring polls every monitorInstant (monitor.go).
 	monitor        Monitor
@@ -109,7 +115,7 @@ func New(ctx context.Context, db *repo.DB, cfg Config, gate Gate, policy Policy,
 	if err := cfg.Validate(Policies()); err != nil {
 		return nil, err
 	}
-	f := &Frontier{db: db, cfg: cfg, clock: opts.Clock, gate: gate, policy: policy, discoverer: opts.Discoverer, arrival: opts.Arrival, logger: opts.Logger,
+	f := &Frontier{db: db, cfg: cfg, clock: opts.Clock, gate: gate, policy: policy, discoverer: opts.Discoverer, arrival: opts.Arrival, only: opts.Only, logger: opts.Logger,
 		monitor: opts.Monitor, monitorInstant: opts.MonitorInstant}
 	if cfg.Split.Adaptive && f.arrival == nil {
 		return nil, errors.New("frontier.split.adaptive = true: needs the index's measure of new pages (Options.Arrival), which a crawl without the index lacks")
@@ -174,8 +180,12 @@ func (f *Frontier) load(ctx context.Context) error {
 	return nil
 }
 
-// addLocked buffers a committed queue entry in its host's queue and, for
-// a re-fetch, marks its URL pending. It returns the host's queue.
+// Holds reports whether the frontier may hand out url (Options.Only).
+func (f *Frontier) Holds(url string) bool { return f.only == nil || f.only(url) }
+
+// addLocked buffers a committed queue entry in its host's queue, if the
+// frontier holds it, and, for a re-fetch, marks its URL pending. It
+// returns the host's queue.
 func (f *Frontier) addLocked(item repo.QueueItem) *hostQueue {
 	host := urlnorm.Host(item.URL)
 	h, ok := f.mu.hosts[host]
@@ -183,7 +193,9 @@ func (f *Frontier) addLocked(item repo.QueueItem) *hostQueue {
 		h = newHostQueue(host)
 		f.mu.hosts[host] = h
 	}
-	h.insert(entryOf(item), f.cfg.HostBuffer)
+	if f.Holds(item.URL) {
+		h.insert(entryOf(item), f.cfg.HostBuffer)
+	}
 	if item.Reason.Class() != repo.ClassNew {
 		f.mu.pending[item.URL] = struct{}{}
 	}
@@ -421,18 +433,29 @@ func (f *Frontier) anyReadyLocked(t time.Time, skip func(host string) bool) bool
 func (f *Frontier) refillLocked(h *hostQueue, class repo.QueueClass, last string) error {
 	h.more[class] = false
 	limit := f.cfg.HostBuffer + len(h.inflight) + 1
-	n := 0
-	for item, err := range f.db.QueueAfter(context.Background(), h.host, class, []byte(last), limit) {
-		if err != nil {
-			return err
+	for {
+		read, held := 0, 0
+		for item, err := range f.db.QueueAfter(context.Background(), h.host, class, []byte(last), limit) {
+			if err != nil {
+				return err
+			}
+			read++
+			last = string(item.Key())
+			if f.Holds(item.URL) {
+				held++
+				h.insert(entryOf(item), f.cfg.HostBuffer)
+			}
 		}
-		n++
-		h.insert(entryOf(item), f.cfg.HostBuffer)
+		if read < limit {
+			return nil
+		}
+		if held > 0 {
+			h.more[class] = true
+			return nil
+		}
+		// All read were entries the frontier does not hold (Options.Only):
+		// an empty buffer marked as having more would never refill.
 	}
-	if n >= limit {
-		h.more[class] = true
-	}
-	return nil
 }
 
 // usageKey names the metadata record of the current period's committed

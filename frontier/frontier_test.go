@@ -347,3 +347,72 @@ func queueLen(db *repo.DB) int {
 	}
 	return n
 }
+
+// A frontier given Options.Only hands out the URLs it holds, in order,
+// even where the entries it does not hold lie between them on disk beyond
+// its host buffer, and drains with those left queued for a frontier
+// without it.
+func TestOnlyHandsOutTheURLsItHoldsAndLeavesTheRestQueued(t *testing.T) {
+	db, err := repo.Open("", testRepoConfig, repo.Options{FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	clk := clock.NewManual(time.Unix(1000, 0))
+	cfg := Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 100, Period: time.Hour}, HostBuffer: 2, Window: 8, Exploration: "thompson", Changes: "accumulate"}
+	all := openFrontier(t, db, cfg, fixedGate{capacity: 1}, clk)
+	// On disk, by due time: h1, h2, u1 … u8, h3.
+	held := []string{"http://a.test/h1", "http://a.test/h2", "http://a.test/h3"}
+	add(t, db, all, held[:1], repo.ReasonLink, time.Unix(0, 0))
+	add(t, db, all, held[1:2], repo.ReasonLink, time.Unix(1, 0))
+	for i := range 8 {
+		add(t, db, all, []string{fmt.Sprintf("http://a.test/u%d", i+1)}, repo.ReasonLink, time.Unix(int64(2+i), 0))
+	}
+	add(t, db, all, held[2:], repo.ReasonLink, time.Unix(10, 0))
+
+	holds := map[string]bool{}
+	for _, u := range held {
+		holds[u] = true
+	}
+	f, err := New(t.Context(), db, cfg, fixedGate{capacity: 1}, Uniform{}, Options{Clock: clk, Only: func(url string) bool { return holds[url] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for {
+		job, ok := f.TryNext()
+		if !ok {
+			break
+		}
+		got = append(got, job.URL)
+		finish(t, db, f, job)
+	}
+	if strings.Join(got, " ") != strings.Join(held, " ") {
+		t.Errorf("handed out %v, want %v", got, held)
+	}
+	if !f.Drained(time.Hour) {
+		t.Error("not drained once every URL it holds was fetched")
+	}
+	if f.Holds("http://a.test/u1") || !f.Holds(held[0]) {
+		t.Error("Holds disagrees with Only")
+	}
+	if n := queueLen(db); n != 8 {
+		t.Errorf("%d entries left on disk, want the 8 it does not hold", n)
+	}
+	rest := openFrontier(t, db, cfg, fixedGate{capacity: 1}, clk)
+	n := 0
+	for {
+		job, ok := rest.TryNext()
+		if !ok {
+			break
+		}
+		if holds[job.URL] {
+			t.Errorf("%s handed out again", job.URL)
+		}
+		n++
+		finish(t, db, rest, job)
+	}
+	if n != 8 {
+		t.Errorf("a frontier without Only handed out %d of the 8 left", n)
+	}
+}
