@@ -174,8 +174,9 @@ type RunOptions struct {
 	// Run continues until ctx ends, waiting for new work.
 	Drain        bool
 	DrainHorizon time.Duration
-	// MaxPages stops the crawl after this many page fetches are committed;
-	// 0 means no limit.
+	// MaxPages stops the crawl once this many page fetches have committed,
+	// starting no more than that (robots.txt fetches aside); 0 means no
+	// limit.
 	MaxPages int
 	// Progress, if set, receives a progress line every ProgressEvery.
 	Progress      io.Writer
@@ -208,6 +209,7 @@ func (c *Crawler) Run(ctx context.Context, f *frontier.Frontier, ro RunOptions) 
 			stopTaking()
 		}
 	}
+	slots := &pageSlots{limit: int64(ro.MaxPages)}
 
 	g, gctx := errgroup.WithContext(ctx)
 	var workers sync.WaitGroup
@@ -215,7 +217,7 @@ func (c *Crawler) Run(ctx context.Context, f *frontier.Frontier, ro RunOptions) 
 		workers.Add(1)
 		g.Go(func() error {
 			defer workers.Done()
-			return c.work(nextCtx, gctx, f, results, frontier.NextOptions{Drain: ro.Drain, Horizon: ro.DrainHorizon})
+			return c.work(nextCtx, gctx, f, results, slots, frontier.NextOptions{Drain: ro.Drain, Horizon: ro.DrainHorizon})
 		})
 	}
 	g.Go(func() error {
@@ -249,10 +251,46 @@ func (c *Crawler) Run(ctx context.Context, f *frontier.Frontier, ro RunOptions) 
 	return sum, qerr
 }
 
+// pageSlots bounds the page jobs under way or done to RunOptions.MaxPages
+// (0: no bound), so that a run fetches MaxPages pages and not MaxPages
+// plus those in flight when the last committed. A job that ends without a
+// page result (deferred, a robots.txt fetch, cut short) gives its slot back.
+type pageSlots struct {
+	limit int64
+	taken atomic.Int64
+}
+
+func (s *pageSlots) take() bool {
+	if s.limit <= 0 {
+		return true
+	}
+	if s.taken.Add(1) > s.limit {
+		s.taken.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (s *pageSlots) giveBack() {
+	if s.limit > 0 {
+		s.taken.Add(-1)
+	}
+}
+
 // work takes jobs until told to stop.
-func (c *Crawler) work(nextCtx, ctx context.Context, f *frontier.Frontier, out chan<- *result, next frontier.NextOptions) error {
+func (c *Crawler) work(nextCtx, ctx context.Context, f *frontier.Frontier, out chan<- *result, slots *pageSlots, next frontier.NextOptions) error {
 	for {
+		if !slots.take() {
+			return nil // MaxPages: the rest are under way or done
+		}
 		job, err := f.Next(nextCtx, next)
+		if err == nil && nextCtx.Err() != nil {
+			// Told to stop as this job was handed out: it goes back to the
+			// queue unfetched, or the frontier would count it in flight
+			// for ever and the next run on it would never drain.
+			f.Defer(job, time.Time{})
+			return nil
+		}
 		if errors.Is(err, frontier.ErrDrained) || nextCtx.Err() != nil {
 			return nil
 		}
@@ -265,6 +303,7 @@ func (c *Crawler) work(nextCtx, ctx context.Context, f *frontier.Frontier, out c
 			return err
 		}
 		if r == nil {
+			slots.giveBack()
 			continue // deferred
 		}
 		if ctx.Err() != nil && r.job != nil {
@@ -272,6 +311,9 @@ func (c *Crawler) work(nextCtx, ctx context.Context, f *frontier.Frontier, out c
 			// queue rather than into the record as a timeout.
 			f.Defer(*r.job, time.Time{})
 			return nil
+		}
+		if r.job == nil {
+			slots.giveBack() // a robots.txt fetch; the job waits for its turn
 		}
 		if r.job != nil && r.res.outcome != repo.OutcomeThrottled {
 			// The request is over: its host slot need not wait for the

@@ -222,3 +222,49 @@ func pagesRequested(reqs []request) int {
 	}
 	return n
 }
+
+// A run stops at MaxPages: the pages it fetches are no more than that,
+// though more could start at once, and none are the links of its last
+// page. It leaves the frontier as it found it: the next run fetches what
+// was left, rather than waiting for ever on a job handed out as the first
+// stopped.
+func TestMaxPagesFetchesThatManyAndTheNextRunTakesTheRest(t *testing.T) {
+	seeds := map[string][]string{"one seed": {"http://a.test/"}, "four seeds": {"http://a.test/", "http://a.test/p0", "http://a.test/p1", "http://a.test/p2"}}
+	for name, seeds := range seeds {
+		t.Run(name, func(t *testing.T) {
+			var log requestLog
+			srv := httptest.NewServer(log.wrap(smallWeb(3, nil, nil)))
+			defer srv.Close()
+			cfg := defaults(t)
+			cfg.Crawler.Sitemaps = false
+			loopback(cfg, srv, "a.test")
+			unpolite(cfg, 4, "a.test")
+			e := newEnv(t, cfg, t.TempDir(), nil)
+			if _, err := e.c.Seed(t.Context(), e.f, seeds); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			max := len(seeds) / 2
+			if max == 0 {
+				max = 1
+			}
+			sum, err := e.c.Run(ctx, e.f, crawler.RunOptions{Drain: true, DrainHorizon: 10 * time.Second, MaxPages: max})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := pagesRequested(log.all()); n != max || sum.Fetched() != int64(max) {
+				t.Errorf("MaxPages %d: %d pages requested, %d fetched\n%s", max, n, sum.Fetched(), sum)
+			}
+			if sum.Queued < 1 || sum.Left["run stopped early"] != int64(sum.Queued) {
+				t.Errorf("queued %d, left %v: want all left as stopped early\n%s", sum.Queued, sum.Left, sum)
+			}
+			e.crawl(t)
+			for _, path := range []string{"/", "/p0", "/p1", "/p2"} {
+				if n := log.count("a.test", path); n != 1 {
+					t.Errorf("%s requested %d times over both runs, want once", path, n)
+				}
+			}
+		})
+	}
+}

@@ -26,7 +26,7 @@ type writer struct {
 	c      *Crawler
 	f      *frontier.Frontier
 	ctx    context.Context
-	onPage func() // after each committed page result
+	onPage func() // after each page result commits, before its links are published
 	known  knownURLs
 	// handed remembers the URLs handed over (Options.Handoff): their
 	// owner records them, or takes them back through Admit (HandOwn), so
@@ -174,6 +174,11 @@ func (w *writer) commit(group []*result) error {
 	if err := b.Commit(); err != nil {
 		return fmt.Errorf("crawler: commit: %w", err)
 	}
+	// MaxPages counts each page before its links are published, so that a
+	// run told to stop does not start on them.
+	for range dones {
+		w.onPage()
+	}
 	w.f.Publish(a.queued...)
 	for _, q := range a.queued {
 		w.known.add(q.URL)
@@ -181,7 +186,6 @@ func (w *writer) commit(group []*result) error {
 	a.handOver()
 	for _, d := range dones {
 		w.f.Done(d.job, frontier.DoneInfo{NotBefore: d.notBefore})
-		w.onPage()
 	}
 	if w.c.onFetched != nil && len(dones) > 0 {
 		urls := make([]string, len(dones))
