@@ -185,6 +185,7 @@ const (
 	leftBackoff    = "host backing off after 429/503"
 	leftNotDue     = "not due yet"
 	leftStopped    = "run stopped early"
+	leftNotHeld    = "not among the URLs asked for" // frontier.Options.Only
 	leftBudget     = "budget of the period spent"
 	leftPoliteness = "waiting for the host's politeness delay"
 )
@@ -205,6 +206,8 @@ func (c *Crawler) leftQueued(ctx context.Context, f *frontier.Frontier, horizon 
 		host := urlnorm.Host(item.URL)
 		info := c.hosts.peek(host)
 		switch {
+		case !f.Holds(item.URL):
+			left[leftNotHeld]++
 		case c.refused.refused(host):
 			left[leftRefused]++
 		case info != nil && now.Before(info.deferUntil):

@@ -223,6 +223,61 @@ func pagesRequested(reqs []request) int {
 	return n
 }
 
+// A crawl on a frontier confined to some URLs (frontier.Options.Only, as
+// `deltaq feeds poll` builds it) fetches those alone: what they link to
+// and what was queued before stay queued for a crawl, and the summary
+// says why.
+func TestAConfinedFrontierFetchesItsURLsAndQueuesWhatTheyLinkTo(t *testing.T) {
+	var log requestLog
+	srv := httptest.NewServer(log.wrap(smallWeb(3, nil, nil)))
+	defer srv.Close()
+	cfg := defaults(t)
+	cfg.Crawler.Sitemaps = false
+	loopback(cfg, srv, "a.test")
+	unpolite(cfg, 1, "a.test")
+	e := newEnv(t, cfg, t.TempDir(), nil)
+	const home = "http://a.test/"
+	if _, err := e.c.Seed(t.Context(), e.f, []string{"http://a.test/p1", home}); err != nil {
+		t.Fatal(err)
+	}
+	frontierOf := func(only func(string) bool) *frontier.Frontier {
+		t.Helper()
+		policy, err := frontier.NewPolicy(cfg.Frontier.Policy, cfg.Frontier, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := frontier.New(t.Context(), e.db, cfg.Frontier, e.c.Gate(), policy, frontier.Options{Only: only})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	run := func(f *frontier.Frontier) crawler.Summary {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		sum, err := e.c.Run(ctx, f, crawler.RunOptions{Drain: true, DrainHorizon: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the run did not drain")
+		}
+		return sum
+	}
+
+	sum := run(frontierOf(func(url string) bool { return url == home }))
+	if n := pagesRequested(log.all()); n != 1 || log.count("a.test", "/") != 1 || sum.Fetched() != 1 {
+		t.Errorf("%d pages requested, %d fetched: want the home page alone: %v\n%s", n, sum.Fetched(), log.all(), sum)
+	}
+	if sum.Queued != 4 || sum.Left["not among the URLs asked for"] != 4 { // /p0, /p1, /p2, /private/secret
+		t.Errorf("queued %d, left %v: want the 4 links, left as not asked for\n%s", sum.Queued, sum.Left, sum)
+	}
+	if sum := run(frontierOf(nil)); sum.Fetched() != 4 {
+		t.Errorf("the crawl after fetched %d pages, want the 4 left queued\n%s", sum.Fetched(), sum)
+	}
+}
+
 // A run stops at MaxPages: the pages it fetches are no more than that,
 // though more could start at once, and none are the links of its last
 // page. It leaves the frontier as it found it: the next run fetches what

@@ -306,17 +306,24 @@ func (a *app) explainFeed(p feeds.Planned, cfg feeds.Config, source string) {
 }
 
 // pollFeeds queues every feed in the crawler's frontier, unless it is
-// queued already (by a poll that ended before fetching it), crawls until
-// nothing more can be fetched within drainHorizon, and takes each stored
-// result into the feed store. It prints the crawl's summary, which says
-// why a feed was not fetched.
+// queued already (by a poll that ended before fetching it), crawls the
+// feeds until none is left that can be fetched within drainHorizon, and
+// takes each stored result into the feed store. The frontier holds the
+// feeds alone: what the poll finds (the feeds' items, the hosts' sitemaps)
+// and what was queued before stays queued for a crawl, since a poll of a
+// blog's feed is not a crawl of the blog. It prints the
+// crawl's summary, which says why a feed was not fetched.
 func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, st *feeds.Store) error {
 	list, err := st.Subscriptions(ctx)
 	if err != nil {
 		return err
 	}
-	logger := a.logger(cfg)
-	cr, err := newCrawl(ctx, db, cfg, logger, nil, nil)
+	subscribed := make(map[string]bool, len(list))
+	for _, f := range list {
+		subscribed[f.URL] = true
+	}
+	only := func(url string) bool { return subscribed[url] }
+	cr, err := newCrawlWith(ctx, db, cfg, a.logger(cfg), nil, nil, crawlParts{only: only})
 	if err != nil {
 		return err
 	}

@@ -195,12 +195,12 @@ func TestFeedsExplainShowsThePollersPlan(t *testing.T) {
 func TestFeedsPollFetchesEveryFeedAndSaysWhyNot(t *testing.T) {
 	var requests sync.Map // path → *atomic.Int64
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := requests.LoadOrStore(r.URL.Path, new(atomic.Int64))
+		n.(*atomic.Int64).Add(1)
 		if r.URL.Path != "/a.xml" && r.URL.Path != "/b.xml" {
 			http.NotFound(w, r)
 			return
 		}
-		n, _ := requests.LoadOrStore(r.URL.Path, new(atomic.Int64))
-		n.(*atomic.Int64).Add(1)
 		const etag = `"v1"`
 		if r.Header.Get("If-None-Match") == etag {
 			w.WriteHeader(http.StatusNotModified)
@@ -210,8 +210,9 @@ func TestFeedsPollFetchesEveryFeedAndSaysWhyNot(t *testing.T) {
 		w.Header().Set("Content-Type", "application/atom+xml")
 		at := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
 		fmt.Fprintf(w, `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>f</title><id>urn:%s</id><updated>%s</updated>`+
-			`<entry><id>urn:%[1]s:2</id><title>two</title><updated>%[2]s</updated></entry><entry><id>urn:%[1]s:1</id><title>one</title><updated>%[2]s</updated></entry></feed>`,
-			r.URL.Path, at)
+			`<entry><id>urn:%[1]s:2</id><title>two</title><updated>%[2]s</updated><link href="http://%[3]s/posts%[1]s/2"/></entry>`+
+			`<entry><id>urn:%[1]s:1</id><title>one</title><updated>%[2]s</updated><link href="http://%[3]s/posts%[1]s/1"/></entry></feed>`,
+			r.URL.Path, at, r.Host)
 	}))
 	defer site.Close()
 	gone := httptest.NewServer(http.NotFoundHandler())
@@ -238,7 +239,11 @@ func TestFeedsPollFetchesEveryFeedAndSaysWhyNot(t *testing.T) {
 		return n.(*atomic.Int64).Load()
 	}
 	// Both feeds are on one host, so the second waits its turn (1 s).
-	poll("2 of 2 feeds fetched, 4 new items")
+	// The items' links and the host's sitemap are queued for a crawl, not
+	// fetched by the poll.
+	if out := poll("2 of 2 feeds fetched, 4 new items"); !strings.Contains(out, "not among the URLs asked for 5") {
+		t.Errorf("the first poll does not leave the 4 items' links and the sitemap queued:\n%s", out)
+	}
 	poll("2 of 2 feeds fetched, 0 new items")
 	if a, b := polled("/a.xml"), polled("/b.xml"); a != 2 || b != 2 {
 		t.Errorf("feeds requested %d and %d times in two polls, want 2 each", a, b)
@@ -260,4 +265,13 @@ func TestFeedsPollFetchesEveryFeedAndSaysWhyNot(t *testing.T) {
 	if n := strings.Count(out, unreachable); n != 1 {
 		t.Errorf("the unreachable feed is queued %d times after two polls, want once:\n%s", n, out)
 	}
+	if !strings.Contains(out, site.URL+"/posts/a.xml/1") {
+		t.Errorf("an item's link is not queued after the polls:\n%s", out)
+	}
+	requests.Range(func(path, _ any) bool {
+		if p := path.(string); p != "/a.xml" && p != "/b.xml" && p != "/robots.txt" {
+			t.Errorf("the polls requested %s: a poll fetches the feeds alone", p)
+		}
+		return true
+	})
 }

@@ -129,13 +129,13 @@ type crawl struct {
 // workload for the re-fetch policy (index.StakeFunc where the index runs
 // beside the crawl); nil weighs every page 1.
 func newCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger, onCommit func(), importance frontier.Importance) (*crawl, error) {
-	return newCrawlWith(ctx, db, cfg, logger, onCommit, importance, nil, nil)
+	return newCrawlWith(ctx, db, cfg, logger, onCommit, importance, crawlParts{})
 }
 
 // newNodeCrawl is newCrawl for a node of a cluster: m routes each host to
 // its shard's node.
 func newNodeCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger, m *cluster.Member) (*crawl, error) {
-	return newCrawlWith(ctx, db, cfg, logger, nil, nil, nil, m)
+	return newCrawlWith(ctx, db, cfg, logger, nil, nil, crawlParts{member: m})
 }
 
 // feedPlanSeed seeds the feeds' plan (feeds.PlanAll's clustering) in the
@@ -156,13 +156,19 @@ func newMonitoredCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, lo
 	if err != nil {
 		return nil, err
 	}
-	return newCrawlWith(ctx, db, cfg, logger, onCommit, importance, p, nil)
+	return newCrawlWith(ctx, db, cfg, logger, onCommit, importance, crawlParts{poll: p})
 }
 
-// newCrawlWith wires a crawl whose frontier polls for p (nil: no
-// monitoring class) and whose hosts m routes to the nodes of a cluster
-// (nil: a single machine).
-func newCrawlWith(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger, onCommit func(), importance frontier.Importance, p *poll.Poller, m *cluster.Member) (*crawl, error) {
+// crawlParts are what some crawls add to newCrawl's wiring.
+type crawlParts struct {
+	poll   *poll.Poller          // polls of the monitoring class; nil: none
+	member *cluster.Member       // routes hosts to the nodes of a cluster; nil: a single machine
+	only   func(url string) bool // the queued URLs the crawl may fetch (frontier.Options.Only); nil: all
+}
+
+// newCrawlWith wires a crawl with parts.
+func newCrawlWith(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger, onCommit func(), importance frontier.Importance, parts crawlParts) (*crawl, error) {
+	p, m := parts.poll, parts.member
 	stats, err := discovery.Load(ctx, db, cfg.Discovery, cfg.Frontier.Budget.Period, logger)
 	if err != nil {
 		return nil, err
@@ -185,7 +191,7 @@ func newCrawlWith(ctx context.Context, db *repo.DB, cfg *configs.Config, logger 
 	if err != nil {
 		return nil, err
 	}
-	opts := frontier.Options{Logger: logger, Discoverer: stats}
+	opts := frontier.Options{Logger: logger, Discoverer: stats, Only: parts.only}
 	if p != nil {
 		opts.Monitor, opts.MonitorInstant = p, cfg.Monitor.Instant
 	}
