@@ -141,6 +141,7 @@ func (a *app) newWatchCmd() *cobra.Command {
 		},
 	}
 	add.add(addCmd)
+	addDialFlags(addCmd)
 
 	var test specFlags
 	testCmd := &cobra.Command{
@@ -160,6 +161,7 @@ func (a *app) newWatchCmd() *cobra.Command {
 		},
 	}
 	test.add(testCmd)
+	addDialFlags(testCmd)
 
 	var user string
 	listCmd := &cobra.Command{

@@ -80,3 +80,24 @@ func TestWatchCommands(t *testing.T) {
 		t.Errorf("watch rm: %v\n%s", err, out)
 	}
 }
+
+// watch add and watch test fetch through the crawler's dialer and take its
+// flags, so a page of a test web on loopback can be watched under its name.
+func TestWatchAddAndTestTakeTheDialFlags(t *testing.T) {
+	u, _ := changingPage(t, `<html><body><a href="/a">a</a></body></html>`)
+	addr := strings.TrimSuffix(strings.TrimPrefix(u, "http://"), "/fees")
+	const named = "http://fees.test/fees"
+	data := t.TempDir()
+	resolve := []string{"--data", data, "--resolve", "fees.test=" + addr}
+	if _, _, err := run(t, append([]string{"watch", "add", named, "--type", "links"}, resolve...)...); err == nil || !strings.Contains(err.Error(), "loopback") {
+		t.Errorf("watch add of a loopback page without --allow-private: %v, want it refused as loopback", err)
+	}
+	out, _, err := run(t, append([]string{"watch", "test", named, "--type", "links", "--allow-private"}, resolve...)...)
+	if err != nil || !strings.Contains(out, "http://fees.test/a") {
+		t.Errorf("watch test --resolve --allow-private: %v\n%s", err, out)
+	}
+	out, _, err = run(t, append([]string{"watch", "add", named, "--type", "links", "--allow-private"}, resolve...)...)
+	if err != nil || !strings.Contains(out, "installed w1: links sentinel on "+named) {
+		t.Errorf("watch add --resolve --allow-private: %v\n%s", err, out)
+	}
+}
