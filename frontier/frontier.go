@@ -70,6 +70,10 @@ type Options struct {
 	// without it. A poll of a few URLs sets it, so that what they link to
 	// is queued for a crawl and not fetched by the poll.
 	Only func(url string) bool
+	// DueNow hands out every entry as if it were due now, politeness and
+	// the budget still applying: a poll asked for now is not held back by
+	// a re-fetch of the same URL planned for later in the period.
+	DueNow bool
 }
 
 // Frontier decides what to fetch next. It is safe for concurrent use.
@@ -82,6 +86,7 @@ type Frontier struct {
 	discoverer Discoverer
 	arrival    Arrival
 	only       func(url string) bool // nil: the whole queue
+	dueNow     bool
 	logger     *slog.Logger
 	// monitor picks monitoring polls every monitorInstant (monitor.go).
 	monitor        Monitor
@@ -115,7 +120,7 @@ func New(ctx context.Context, db *repo.DB, cfg Config, gate Gate, policy Policy,
 	if err := cfg.Validate(Policies()); err != nil {
 		return nil, err
 	}
-	f := &Frontier{db: db, cfg: cfg, clock: opts.Clock, gate: gate, policy: policy, discoverer: opts.Discoverer, arrival: opts.Arrival, only: opts.Only, logger: opts.Logger,
+	f := &Frontier{db: db, cfg: cfg, clock: opts.Clock, gate: gate, policy: policy, discoverer: opts.Discoverer, arrival: opts.Arrival, only: opts.Only, dueNow: opts.DueNow, logger: opts.Logger,
 		monitor: opts.Monitor, monitorInstant: opts.MonitorInstant}
 	if cfg.Split.Adaptive && f.arrival == nil {
 		return nil, errors.New("frontier.split.adaptive = true: needs the index's measure of new pages (Options.Arrival), which a crawl without the index lacks")
@@ -372,7 +377,11 @@ func (f *Frontier) readyLocked(h *hostQueue) (int64, repo.QueueClass, bool) {
 		if len(h.buf[c]) == 0 || !f.mu.budget.admits(repo.QueueClass(c)) {
 			continue
 		}
-		if due := h.buf[c][0].due().UnixNano(); !found || due < best {
+		due := h.buf[c][0].due().UnixNano()
+		if f.dueNow {
+			due = 0
+		}
+		if !found || due < best {
 			best, class, found = due, repo.QueueClass(c), true
 		}
 	}

@@ -416,3 +416,32 @@ func TestOnlyHandsOutTheURLsItHoldsAndLeavesTheRestQueued(t *testing.T) {
 		t.Errorf("a frontier without Only handed out %d of the 8 left", n)
 	}
 }
+
+// DueNow hands out an entry planned for later at once, as a poll asked for
+// now needs; without it the entry waits for its time.
+func TestDueNowHandsOutAnEntryPlannedForLater(t *testing.T) {
+	db, err := repo.Open("", testRepoConfig, repo.Options{FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	clk := clock.NewManual(time.Unix(1000, 0))
+	cfg := Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 100, Period: time.Hour}, HostBuffer: 4, Window: 8, Exploration: "thompson", Changes: "accumulate"}
+	planned := openFrontier(t, db, cfg, fixedGate{capacity: 1}, clk)
+	add(t, db, planned, []string{"http://a.test/feed"}, repo.ReasonRecrawl, clk.Now().Add(40*time.Minute))
+	if job, ok := planned.TryNext(); ok {
+		t.Fatalf("%s handed out 40 minutes before it is due", job.URL)
+	}
+	now, err := New(t.Context(), db, cfg, fixedGate{capacity: 1}, Uniform{}, Options{Clock: clk, DueNow: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, ok := now.TryNext()
+	if !ok || job.URL != "http://a.test/feed" {
+		t.Fatalf("DueNow: TryNext = %q, %v; want the feed at once", job.URL, ok)
+	}
+	finish(t, db, now, job)
+	if n := queueLen(db); n != 0 {
+		t.Errorf("%d entries left: the planned entry is the one fetched", n)
+	}
+}

@@ -306,7 +306,8 @@ func (a *app) explainFeed(p feeds.Planned, cfg feeds.Config, source string) {
 }
 
 // pollFeeds queues every feed in the crawler's frontier, unless it is
-// queued already (by a poll that ended before fetching it), crawls the
+// queued already (by a poll that ended before fetching it, or for a
+// re-fetch planned later: it is fetched now all the same), crawls the
 // feeds until none is left that can be fetched within drainHorizon, and
 // takes each stored result into the feed store. The frontier holds the
 // feeds alone: what the poll finds (the feeds' items, the hosts' sitemaps)
@@ -323,7 +324,7 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 		subscribed[f.URL] = true
 	}
 	only := func(url string) bool { return subscribed[url] }
-	cr, err := newCrawlWith(ctx, db, cfg, a.logger(cfg), nil, nil, crawlParts{only: only})
+	cr, err := newCrawlWith(ctx, db, cfg, a.logger(cfg), nil, nil, crawlParts{only: only, dueNow: true})
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/deltaq/deltaq/configs"
+	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/feeds"
+	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -274,4 +276,63 @@ func TestFeedsPollFetchesEveryFeedAndSaysWhyNot(t *testing.T) {
 		}
 		return true
 	})
+}
+
+// A feed queued for a re-fetch later in the period (as `deltaq run` plans
+// them) is polled now: `feeds poll` is asked for every feed at once.
+func TestFeedsPollFetchesAFeedWhoseRefetchIsPlannedForLater(t *testing.T) {
+	var polls atomic.Int64
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/a.xml" {
+			http.NotFound(w, r)
+			return
+		}
+		polls.Add(1)
+		w.Header().Set("Content-Type", "application/atom+xml")
+		fmt.Fprintf(w, `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>f</title><id>urn:a</id><updated>%s</updated></feed>`,
+			time.Now().Add(-time.Hour).UTC().Format(time.RFC3339))
+	}))
+	defer site.Close()
+	feed := site.URL + "/a.xml"
+	data := t.TempDir()
+	if out, _, err := run(t, "feeds", "add", feed, "--data", data); err != nil {
+		t.Fatalf("feeds add: %v\n%s", err, out)
+	}
+	if out, _, err := run(t, "feeds", "poll", "--data", data, "--allow-private"); err != nil || polls.Load() != 1 {
+		t.Fatalf("first poll: %v, %d requests\n%s", err, polls.Load(), out)
+	}
+
+	cfg, err := configs.Load(configs.Sources{Env: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := repo.Open(filepath.Join(data, repoDir), cfg.Repo, repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := crawler.New(cfg.Crawler, db, crawler.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := frontier.New(t.Context(), db, cfg.Frontier, c.Gate(), frontier.Uniform{}, frontier.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := db.NewBatch(t.Context())
+	if _, err := f.Enqueue(b, feed, repo.ReasonRecrawl, time.Now().Add(40*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	db.Close()
+
+	out, _, err := run(t, "feeds", "poll", "--data", data, "--allow-private")
+	if err != nil || polls.Load() != 2 || !strings.Contains(out, "1 of 1 feeds fetched") {
+		t.Errorf("second poll: %v, %d requests in all, want 2\n%s", err, polls.Load(), out)
+	}
+	if out, _, err := run(t, "queue", "--data", data); err != nil || strings.Contains(out, feed) {
+		t.Errorf("the planned re-fetch is still queued after the poll fetched the feed: %v\n%s", err, out)
+	}
 }

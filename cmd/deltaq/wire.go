@@ -164,6 +164,7 @@ type crawlParts struct {
 	poll   *poll.Poller          // polls of the monitoring class; nil: none
 	member *cluster.Member       // routes hosts to the nodes of a cluster; nil: a single machine
 	only   func(url string) bool // the queued URLs the crawl may fetch (frontier.Options.Only); nil: all
+	dueNow bool                  // fetch them now, whenever they were planned for (frontier.Options.DueNow)
 }
 
 // newCrawlWith wires a crawl with parts.
@@ -191,7 +192,7 @@ func newCrawlWith(ctx context.Context, db *repo.DB, cfg *configs.Config, logger 
 	if err != nil {
 		return nil, err
 	}
-	opts := frontier.Options{Logger: logger, Discoverer: stats, Only: parts.only}
+	opts := frontier.Options{Logger: logger, Discoverer: stats, Only: parts.only, DueNow: parts.dueNow}
 	if p != nil {
 		opts.Monitor, opts.MonitorInstant = p, cfg.Monitor.Instant
 	}
