@@ -223,57 +223,68 @@ func pagesRequested(reqs []request) int {
 	return n
 }
 
+// smallWebCrawl serves smallWeb(3) on a.test (no sitemaps, perHost
+// requests at once) and seeds a crawler over it; the log has every request.
+func smallWebCrawl(t *testing.T, perHost int, seeds ...string) (*env, *requestLog) {
+	t.Helper()
+	log := &requestLog{}
+	srv := httptest.NewServer(log.wrap(smallWeb(3, nil, nil)))
+	t.Cleanup(srv.Close)
+	cfg := defaults(t)
+	cfg.Crawler.Sitemaps = false
+	loopback(cfg, srv, "a.test")
+	unpolite(cfg, perHost, "a.test")
+	e := newEnv(t, cfg, t.TempDir(), nil)
+	if _, err := e.c.Seed(t.Context(), e.f, seeds); err != nil {
+		t.Fatal(err)
+	}
+	return e, log
+}
+
+// runWithin runs a crawl on f that must end within a minute.
+func runWithin(t *testing.T, e *env, f *frontier.Frontier, ro crawler.RunOptions) crawler.Summary {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	sum, err := e.c.Run(ctx, f, ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the run did not end")
+	}
+	return sum
+}
+
 // A crawl on a frontier confined to some URLs (frontier.Options.Only, as
 // `deltaq feeds poll` builds it) fetches those alone: what they link to
 // and what was queued before stay queued for a crawl, and the summary
 // says why.
 func TestAConfinedFrontierFetchesItsURLsAndQueuesWhatTheyLinkTo(t *testing.T) {
-	var log requestLog
-	srv := httptest.NewServer(log.wrap(smallWeb(3, nil, nil)))
-	defer srv.Close()
-	cfg := defaults(t)
-	cfg.Crawler.Sitemaps = false
-	loopback(cfg, srv, "a.test")
-	unpolite(cfg, 1, "a.test")
-	e := newEnv(t, cfg, t.TempDir(), nil)
 	const home = "http://a.test/"
-	if _, err := e.c.Seed(t.Context(), e.f, []string{"http://a.test/p1", home}); err != nil {
-		t.Fatal(err)
-	}
+	e, log := smallWebCrawl(t, 1, "http://a.test/p1", home)
 	frontierOf := func(only func(string) bool) *frontier.Frontier {
 		t.Helper()
-		policy, err := frontier.NewPolicy(cfg.Frontier.Policy, cfg.Frontier, nil)
+		policy, err := frontier.NewPolicy(e.cfg.Frontier.Policy, e.cfg.Frontier, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := frontier.New(t.Context(), e.db, cfg.Frontier, e.c.Gate(), policy, frontier.Options{Only: only})
+		f, err := frontier.New(t.Context(), e.db, e.cfg.Frontier, e.c.Gate(), policy, frontier.Options{Only: only})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return f
 	}
-	run := func(f *frontier.Frontier) crawler.Summary {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-		defer cancel()
-		sum, err := e.c.Run(ctx, f, crawler.RunOptions{Drain: true, DrainHorizon: 10 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ctx.Err() != nil {
-			t.Fatal("the run did not drain")
-		}
-		return sum
-	}
+	drain := crawler.RunOptions{Drain: true, DrainHorizon: 10 * time.Second}
 
-	sum := run(frontierOf(func(url string) bool { return url == home }))
+	sum := runWithin(t, e, frontierOf(func(url string) bool { return url == home }), drain)
 	if n := pagesRequested(log.all()); n != 1 || log.count("a.test", "/") != 1 || sum.Fetched() != 1 {
 		t.Errorf("%d pages requested, %d fetched: want the home page alone: %v\n%s", n, sum.Fetched(), log.all(), sum)
 	}
 	if sum.Queued != 4 || sum.Left["not among the URLs asked for"] != 4 { // /p0, /p1, /p2, /private/secret
 		t.Errorf("queued %d, left %v: want the 4 links, left as not asked for\n%s", sum.Queued, sum.Left, sum)
 	}
-	if sum := run(frontierOf(nil)); sum.Fetched() != 4 {
+	if sum := runWithin(t, e, frontierOf(nil), drain); sum.Fetched() != 4 {
 		t.Errorf("the crawl after fetched %d pages, want the 4 left queued\n%s", sum.Fetched(), sum)
 	}
 }
@@ -284,32 +295,18 @@ func TestAConfinedFrontierFetchesItsURLsAndQueuesWhatTheyLinkTo(t *testing.T) {
 // was left, rather than waiting for ever on a job handed out as the first
 // stopped.
 func TestMaxPagesFetchesThatManyAndTheNextRunTakesTheRest(t *testing.T) {
-	seeds := map[string][]string{"one seed": {"http://a.test/"}, "four seeds": {"http://a.test/", "http://a.test/p0", "http://a.test/p1", "http://a.test/p2"}}
-	for name, seeds := range seeds {
-		t.Run(name, func(t *testing.T) {
-			var log requestLog
-			srv := httptest.NewServer(log.wrap(smallWeb(3, nil, nil)))
-			defer srv.Close()
-			cfg := defaults(t)
-			cfg.Crawler.Sitemaps = false
-			loopback(cfg, srv, "a.test")
-			unpolite(cfg, 4, "a.test")
-			e := newEnv(t, cfg, t.TempDir(), nil)
-			if _, err := e.c.Seed(t.Context(), e.f, seeds); err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-			defer cancel()
-			max := len(seeds) / 2
-			if max == 0 {
-				max = 1
-			}
-			sum, err := e.c.Run(ctx, e.f, crawler.RunOptions{Drain: true, DrainHorizon: 10 * time.Second, MaxPages: max})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n := pagesRequested(log.all()); n != max || sum.Fetched() != int64(max) {
-				t.Errorf("MaxPages %d: %d pages requested, %d fetched\n%s", max, n, sum.Fetched(), sum)
+	for _, c := range []struct {
+		seeds []string
+		limit int
+	}{
+		{[]string{"http://a.test/"}, 1},
+		{[]string{"http://a.test/", "http://a.test/p0", "http://a.test/p1", "http://a.test/p2"}, 2},
+	} {
+		t.Run(fmt.Sprintf("%d seeds", len(c.seeds)), func(t *testing.T) {
+			e, log := smallWebCrawl(t, 4, c.seeds...)
+			sum := runWithin(t, e, e.f, crawler.RunOptions{Drain: true, DrainHorizon: 10 * time.Second, MaxPages: c.limit})
+			if n := pagesRequested(log.all()); n != c.limit || sum.Fetched() != int64(c.limit) {
+				t.Errorf("MaxPages %d: %d pages requested, %d fetched\n%s", c.limit, n, sum.Fetched(), sum)
 			}
 			if sum.Queued < 1 || sum.Left["run stopped early"] != int64(sum.Queued) {
 				t.Errorf("queued %d, left %v: want all left as stopped early\n%s", sum.Queued, sum.Left, sum)

@@ -4,25 +4,22 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/feeds"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/repo"
 )
 
-// A subscribed feed is polled by `deltaq crawl` through the frontier's
-// monitoring class, and the poll's result reaches the feed store.
-func TestCrawlPollsSubscribedFeedsThroughTheFrontier(t *testing.T) {
-	t.Setenv("DELTAQ_CRAWLER_ALLOW_PRIVATE", "true") // the feed is on loopback
-	var polls atomic.Int64
+// countedFeed serves an Atom feed of two entries on loopback and counts
+// its requests.
+func countedFeed(t *testing.T) (string, *atomic.Int64) {
+	polls := new(atomic.Int64)
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/feed.xml" {
 			http.NotFound(w, r)
@@ -34,9 +31,17 @@ func TestCrawlPollsSubscribedFeedsThroughTheFrontier(t *testing.T) {
 		fmt.Fprintf(w, `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>f</title><id>urn:f</id><updated>%s</updated>`+
 			`<entry><id>urn:2</id><title>two</title><updated>%s</updated></entry><entry><id>urn:1</id><title>one</title><updated>%s</updated></entry></feed>`, at, at, at)
 	}))
-	defer site.Close()
+	t.Cleanup(site.Close)
+	return site.URL + "/feed.xml", polls
+}
+
+// A subscribed feed is polled by `deltaq crawl` through the frontier's
+// monitoring class, and the poll's result reaches the feed store.
+func TestCrawlPollsSubscribedFeedsThroughTheFrontier(t *testing.T) {
+	t.Setenv("DELTAQ_CRAWLER_ALLOW_PRIVATE", "true") // the feed is on loopback
+	feed, polls := countedFeed(t)
 	data := t.TempDir()
-	if out, _, err := run(t, "feeds", "add", site.URL+"/feed.xml", "--data", data); err != nil {
+	if out, _, err := run(t, "feeds", "add", feed, "--data", data); err != nil {
 		t.Fatalf("feeds add: %v\n%s", err, out)
 	}
 	out, _, err := run(t, "crawl", "--data", data)
@@ -50,7 +55,7 @@ func TestCrawlPollsSubscribedFeedsThroughTheFrontier(t *testing.T) {
 		t.Errorf("feed requested %d times, want 1", polls.Load())
 	}
 	out, _, err = run(t, "feeds", "list", "--data", data)
-	if err != nil || !strings.Contains(out, site.URL+"/feed.xml") {
+	if err != nil || !strings.Contains(out, feed) {
 		t.Fatalf("feeds list: %v\n%s", err, out)
 	}
 	// The list's columns: id, url, weight, fetches, not modified, postings.
@@ -62,7 +67,7 @@ func TestCrawlPollsSubscribedFeedsThroughTheFrontier(t *testing.T) {
 	if out, _, err := run(t, "feeds", "rm", fields[0], "--data", data); err != nil || !strings.Contains(out, "(2 items removed)") {
 		t.Fatalf("feeds rm: %v\n%s", err, out)
 	}
-	if _, _, err := run(t, "feeds", "rm", site.URL+"/feed.xml", "--data", data); err == nil || !strings.Contains(err.Error(), "unknown feed") {
+	if _, _, err := run(t, "feeds", "rm", feed, "--data", data); err == nil || !strings.Contains(err.Error(), "unknown feed") {
 		t.Errorf("feeds rm again, by URL: %v, want unknown feed", err)
 	}
 	if _, _, err := run(t, "crawl", "--data", data); err == nil || !strings.Contains(err.Error(), "nothing to crawl") {
@@ -148,14 +153,7 @@ func TestFeedsExplainShowsThePollersPlan(t *testing.T) {
 		t.Fatalf("feeds explain: %v\n%s", err, out)
 	}
 	after := time.Now()
-	cfg, err := configs.Load(configs.Sources{Env: []string{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := repo.Open(filepath.Join(data, repoDir), cfg.Repo, repo.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, db := openData(t, data)
 	defer db.Close()
 	st, err := feeds.NewStore(t.Context(), db, cfg.Feeds)
 	if err != nil {
@@ -281,19 +279,7 @@ func TestFeedsPollFetchesEveryFeedAndSaysWhyNot(t *testing.T) {
 // A feed queued for a re-fetch later in the period (as `deltaq run` plans
 // them) is polled now: `feeds poll` is asked for every feed at once.
 func TestFeedsPollFetchesAFeedWhoseRefetchIsPlannedForLater(t *testing.T) {
-	var polls atomic.Int64
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/a.xml" {
-			http.NotFound(w, r)
-			return
-		}
-		polls.Add(1)
-		w.Header().Set("Content-Type", "application/atom+xml")
-		fmt.Fprintf(w, `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>f</title><id>urn:a</id><updated>%s</updated></feed>`,
-			time.Now().Add(-time.Hour).UTC().Format(time.RFC3339))
-	}))
-	defer site.Close()
-	feed := site.URL + "/a.xml"
+	feed, polls := countedFeed(t)
 	data := t.TempDir()
 	if out, _, err := run(t, "feeds", "add", feed, "--data", data); err != nil {
 		t.Fatalf("feeds add: %v\n%s", err, out)
@@ -302,14 +288,7 @@ func TestFeedsPollFetchesAFeedWhoseRefetchIsPlannedForLater(t *testing.T) {
 		t.Fatalf("first poll: %v, %d requests\n%s", err, polls.Load(), out)
 	}
 
-	cfg, err := configs.Load(configs.Sources{Env: []string{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := repo.Open(filepath.Join(data, repoDir), cfg.Repo, repo.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, db := openData(t, data)
 	c, err := crawler.New(cfg.Crawler, db, crawler.Options{})
 	if err != nil {
 		t.Fatal(err)
