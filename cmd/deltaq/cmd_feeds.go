@@ -362,6 +362,7 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 		return err
 	}
 	var errs []error
+	var failed []string // fetched, and the fetch failed: HTTP 404, a timeout
 	fetched, newItems := 0, 0
 	for _, f := range list {
 		up, ok, err := st.Absorb(ctx, f.ID)
@@ -369,12 +370,19 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 			errs = append(errs, err)
 			continue
 		}
-		if ok {
-			fetched++
-			newItems += len(up.New)
+		if !ok {
+			continue
+		}
+		fetched++
+		newItems += len(up.New)
+		if g, err := st.Get(f.ID); err == nil && g.LastError != "" {
+			failed = append(failed, g.URL+": "+g.LastError)
 		}
 	}
 	fmt.Fprintf(a.stdout, "%d of %d feeds fetched, %d new items\n", fetched, len(list), newItems)
+	for _, x := range failed {
+		fmt.Fprintf(a.stdout, "  failed: %s\n", x)
+	}
 	return errors.Join(append(errs, refusedError(sum))...)
 }
 

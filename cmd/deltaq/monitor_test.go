@@ -315,3 +315,22 @@ func TestFeedsPollFetchesAFeedWhoseRefetchIsPlannedForLater(t *testing.T) {
 		t.Errorf("the planned re-fetch is still queued after the poll fetched the feed: %v\n%s", err, out)
 	}
 }
+
+// A feed whose fetch failed is counted as fetched and named with why.
+func TestFeedsPollNamesTheFeedsWhoseFetchFailed(t *testing.T) {
+	feed, _ := countedFeed(t)
+	gone := strings.TrimSuffix(feed, "/feed.xml") + "/gone.xml"
+	data := t.TempDir()
+	for _, u := range []string{feed, gone} {
+		if out, _, err := run(t, "feeds", "add", u, "--data", data); err != nil {
+			t.Fatalf("feeds add %s: %v\n%s", u, err, out)
+		}
+	}
+	out, _, err := run(t, "feeds", "poll", "--data", data, "--allow-private")
+	if err != nil || !strings.Contains(out, "2 of 2 feeds fetched, 2 new items\n  failed: "+gone+": fetch outcome gone\n") {
+		t.Errorf("feeds poll: %v\n%s", err, out)
+	}
+	if strings.Contains(out, "failed: "+feed) {
+		t.Errorf("the feed that answered is named as failed:\n%s", out)
+	}
+}
