@@ -312,8 +312,9 @@ func (a *app) explainFeed(p feeds.Planned, cfg feeds.Config, source string) {
 // takes each stored result into the feed store. The frontier holds the
 // feeds alone: what the poll finds (the feeds' items, the hosts' sitemaps)
 // and what was queued before stays queued for a crawl, since a poll of a
-// blog's feed is not a crawl of the blog. It prints the
-// crawl's summary, which says why a feed was not fetched.
+// blog's feed is not a crawl of the blog. It prints the crawl's summary,
+// which says why a feed was not fetched, and names the feeds whose fetch
+// failed.
 func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, st *feeds.Store) error {
 	list, err := st.Subscriptions(ctx)
 	if err != nil {
