@@ -48,10 +48,16 @@ poll feeds or watches.
 
 With --server, the seeds go to the crawl of a running deltaq run (or demo)
 through its admin listener (server.admin.listen), which widens its scope
-to their hosts and fetches them in turn.`,
+to their hosts and fetches them in turn; the flags of a crawl here
+(--max-pages, --include, --resolve, ...) are refused with it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if server != "" {
+				for _, name := range localCrawlFlags {
+					if cmd.Flags().Changed(name) {
+						return fmt.Errorf("--%s with --server: it shapes a crawl in this process, and --server gives the seeds to the running crawl, whose configuration applies", name)
+					}
+				}
 				return a.seedThrough(cmd.Context(), server, dataDir, seeds)
 			}
 			cfg, db, logger, err := a.loadRepo(cmd, dataDir, func(*configs.Config) error {
@@ -140,6 +146,10 @@ to their hosts and fetches them in turn.`,
 	})
 	return cmd
 }
+
+// localCrawlFlags shape a crawl in this process; with --server they would
+// be ignored.
+var localCrawlFlags = []string{"max-pages", "cluster", "node", "wait-nodes", "include", "exclude", "resolve", "allow-private", "politeness-overrides"}
 
 // addFetchFlags declares the flags that point a command's fetches at a
 // server of one's own, such as a replay on loopback: --resolve,

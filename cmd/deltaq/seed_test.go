@@ -61,3 +61,15 @@ func TestCrawlSeedsARunningCrawl(t *testing.T) {
 		t.Errorf("crawl --server --data: %v, want one or the other", err)
 	}
 }
+
+// The flags that shape a crawl in this process are refused with --server,
+// before any request, rather than ignored.
+func TestCrawlThroughServerRefusesTheLocalCrawlsFlags(t *testing.T) {
+	for _, flag := range [][]string{{"--max-pages", "5"}, {"--include", "^http://a"}, {"--resolve", "a.test=127.0.0.1:1"}, {"--allow-private"}} {
+		args := append([]string{"crawl", "--server", "http://127.0.0.1:1", "--seeds", "http://a.test/"}, flag...)
+		_, _, err := run(t, args...)
+		if err == nil || !strings.Contains(err.Error(), flag[0]+" with --server") {
+			t.Errorf("crawl --server %s: %v, want it refused naming the flag", strings.Join(flag, " "), err)
+		}
+	}
+}
