@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
-
 	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -17,11 +15,7 @@ import (
 // out no more than each period's total, plan exactly the period's
 // recrawl share, ask once per period, and report its demand.
 func TestQuotaBoundsEachPeriod(t *testing.T) {
-	db, err := repo.Open("", testRepoConfig, repo.Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := memDB(t)
 	// Six pages fetched before: the recrawl plan's candidates.
 	b := db.NewBatch(context.Background())
 	for i := range 6 {

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
-
 	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -27,11 +25,7 @@ func (d *fakeDiscoverer) FullRecrawlDue(site string, _ time.Time) bool {
 func (d *fakeDiscoverer) FullRecrawlDone(site string, _ time.Time) { d.done = append(d.done, site) }
 
 func TestDiscoveryShareAndFullRecrawls(t *testing.T) {
-	db, err := repo.Open("", testRepoConfig, repo.Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := memDB(t)
 	b := db.NewBatch(context.Background())
 	for _, h := range []string{"a.test", "b.test"} {
 		for i := range 5 {

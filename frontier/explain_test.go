@@ -6,17 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
-
 	"github.com/deltaq/deltaq/repo"
 )
 
 func TestExplainPageNamesThePolicyTheRepositoryWasCrawledUnder(t *testing.T) {
-	db, err := repo.Open("", testRepoConfig, repo.Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := memDB(t)
 	const u = "http://a.test/p"
 	t0 := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
 	b := db.NewBatch(t.Context())
@@ -71,11 +65,7 @@ func TestExplainPageNamesThePolicyTheRepositoryWasCrawledUnder(t *testing.T) {
 // score is highest, and the score is changes × impact. "low" was seen
 // unchanged at both re-fetches, "high" changed at both.
 func TestExplainPageGivesTheScoreThePlanRanksBy(t *testing.T) {
-	db, err := repo.Open("", testRepoConfig, repo.Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := memDB(t)
 	t0 := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
 	pages := []string{"http://a.test/low", "http://a.test/high", "http://a.test/queued"}
 	b := db.NewBatch(t.Context())

@@ -26,6 +26,18 @@ type fixedGate struct {
 
 func (g fixedGate) Capacity(string) int           { return g.capacity }
 func (g fixedGate) Interval(string) time.Duration { return g.interval }
+
+// memDB opens a repository in memory, closed when the test ends.
+func memDB(t testing.TB) *repo.DB {
+	t.Helper()
+	db, err := repo.Open("", testRepoConfig, repo.Options{FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 func openFrontier(t testing.TB, db *repo.DB, cfg Config, g Gate, c clock.Clock) *Frontier {
 	t.Helper()
 	f, err := New(context.Background(), db, cfg, g, Uniform{}, Options{Clock: c})
@@ -51,6 +63,21 @@ func add(t testing.TB, db *repo.DB, f *Frontier, urls []string, reason repo.Reas
 		t.Fatal(err)
 	}
 	f.Publish(items...)
+}
+
+// takeAll takes and finishes every job f hands out now, returning their
+// URLs in order.
+func takeAll(t testing.TB, db *repo.DB, f *Frontier) []string {
+	t.Helper()
+	var urls []string
+	for {
+		job, ok := f.TryNext()
+		if !ok {
+			return urls
+		}
+		urls = append(urls, job.URL)
+		finish(t, db, f, job)
+	}
 }
 
 func finish(t testing.TB, db *repo.DB, f *Frontier, job Job) {
@@ -171,11 +198,7 @@ func TestRandomOperationsHandOutEveryEntryExactlyOnce(t *testing.T) {
 }
 
 func TestConcurrentWorkersUnderRace(t *testing.T) {
-	db, err := repo.Open("", testRepoConfig, repo.Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := memDB(t)
 	f := openFrontier(t, db, Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 1 << 20, Period: time.Hour}, HostBuffer: 4, Window: 8, Exploration: "thompson", Changes: "accumulate"}, fixedGate{capacity: 2}, clock.Real{})
 	const n = 400
 	var urls []string
@@ -222,11 +245,7 @@ func TestConcurrentWorkersUnderRace(t *testing.T) {
 // politeness slot to the next job of its host while staying in flight,
 // and that releasing it again, or ending it, frees nothing more.
 func TestReleaseFreesTheHostSlotOnce(t *testing.T) {
-	db, err := repo.Open("", testRepoConfig, repo.Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := memDB(t)
 	clk := clock.NewManual(time.Unix(0, 0))
 	f := openFrontier(t, db, Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 10, Period: time.Hour}, HostBuffer: 4, Window: 8, Exploration: "thompson", Changes: "accumulate"}, fixedGate{capacity: 1}, clk)
 	add(t, db, f, []string{"http://a.test/1", "http://a.test/2", "http://a.test/3"}, repo.ReasonLink, clk.Now())
@@ -262,11 +281,7 @@ func TestReleaseFreesTheHostSlotOnce(t *testing.T) {
 }
 
 func TestNextEndsWithContext(t *testing.T) {
-	db, err := repo.Open("", testRepoConfig, repo.Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := memDB(t)
 	f := openFrontier(t, db, Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 10, Period: time.Hour}, HostBuffer: 4, Window: 8, Exploration: "thompson", Changes: "accumulate"}, fixedGate{capacity: 1}, clock.NewManual(time.Unix(0, 0)))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
@@ -353,11 +368,7 @@ func queueLen(db *repo.DB) int {
 // its host buffer, and drains with those left queued for a frontier
 // without it.
 func TestOnlyHandsOutTheURLsItHoldsAndLeavesTheRestQueued(t *testing.T) {
-	db, err := repo.Open("", testRepoConfig, repo.Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := memDB(t)
 	clk := clock.NewManual(time.Unix(1000, 0))
 	cfg := Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 100, Period: time.Hour}, HostBuffer: 2, Window: 8, Exploration: "thompson", Changes: "accumulate"}
 	all := openFrontier(t, db, cfg, fixedGate{capacity: 1}, clk)
@@ -378,16 +389,7 @@ func TestOnlyHandsOutTheURLsItHoldsAndLeavesTheRestQueued(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for {
-		job, ok := f.TryNext()
-		if !ok {
-			break
-		}
-		got = append(got, job.URL)
-		finish(t, db, f, job)
-	}
-	if strings.Join(got, " ") != strings.Join(held, " ") {
+	if got := takeAll(t, db, f); strings.Join(got, " ") != strings.Join(held, " ") {
 		t.Errorf("handed out %v, want %v", got, held)
 	}
 	if !f.Drained(time.Hour) {
@@ -399,32 +401,21 @@ func TestOnlyHandsOutTheURLsItHoldsAndLeavesTheRestQueued(t *testing.T) {
 	if n := queueLen(db); n != 8 {
 		t.Errorf("%d entries left on disk, want the 8 it does not hold", n)
 	}
-	rest := openFrontier(t, db, cfg, fixedGate{capacity: 1}, clk)
-	n := 0
-	for {
-		job, ok := rest.TryNext()
-		if !ok {
-			break
+	rest := takeAll(t, db, openFrontier(t, db, cfg, fixedGate{capacity: 1}, clk))
+	for _, u := range rest {
+		if holds[u] {
+			t.Errorf("%s handed out again", u)
 		}
-		if holds[job.URL] {
-			t.Errorf("%s handed out again", job.URL)
-		}
-		n++
-		finish(t, db, rest, job)
 	}
-	if n != 8 {
-		t.Errorf("a frontier without Only handed out %d of the 8 left", n)
+	if len(rest) != 8 {
+		t.Errorf("a frontier without Only handed out %d of the 8 left", len(rest))
 	}
 }
 
 // DueNow hands out an entry planned for later at once, as a poll asked for
 // now needs; without it the entry waits for its time.
 func TestDueNowHandsOutAnEntryPlannedForLater(t *testing.T) {
-	db, err := repo.Open("", testRepoConfig, repo.Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := memDB(t)
 	clk := clock.NewManual(time.Unix(1000, 0))
 	cfg := Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 100, Period: time.Hour}, HostBuffer: 4, Window: 8, Exploration: "thompson", Changes: "accumulate"}
 	planned := openFrontier(t, db, cfg, fixedGate{capacity: 1}, clk)

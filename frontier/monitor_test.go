@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
-
 	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -35,11 +33,7 @@ func TestUsageOfFewerClassesDecodes(t *testing.T) {
 // for a re-fetch (yes), a page the repository holds only as queued for its
 // first fetch (yes), and a URL the repository does not know (no).
 func TestOnItsWayKnowsQueuedPages(t *testing.T) {
-	db, err := repo.Open("", testRepoConfig, repo.Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := memDB(t)
 	const live, first, unknown = "http://a.test/live", "http://a.test/first", "http://a.test/unknown"
 	b := db.NewBatch(t.Context())
 	if err := b.PutPage(&repo.Page{URL: live, State: repo.StateLive, Fetches: 1}); err != nil {

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
-
 	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -122,11 +120,7 @@ type splitRun struct {
 
 func newSplitRun(t *testing.T, cfg Config, arrival Arrival, d Discoverer) *splitRun {
 	t.Helper()
-	db, err := repo.Open("", testRepoConfig, repo.Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := memDB(t)
 	b := db.NewBatch(context.Background())
 	for i := range 40 {
 		b.PutPage(&repo.Page{URL: fmt.Sprintf("http://a.test/%02d", i), State: repo.StateLive, Fetches: 1, LastFetch: epoch})
@@ -277,11 +271,7 @@ func TestAdaptiveSplitLeavesAnUnspentShare(t *testing.T) {
 // The adaptive split without the index's measure of new pages is refused
 // with an error naming the key.
 func TestAdaptiveSplitNeedsArrival(t *testing.T) {
-	db, err := repo.Open("", testRepoConfig, repo.Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := memDB(t)
 	cfg := Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 20, Period: time.Hour},
 		Split:      SplitConfig{Recrawl: 0.5, Discovery: 0.4, Adaptive: true, Step: 0.1, Floor: 0.1, Window: 1},
 		HostBuffer: 8, Window: 8, Exploration: "thompson", Changes: "accumulate"}
