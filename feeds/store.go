@@ -454,6 +454,10 @@ type Fetch struct {
 type Update struct {
 	New       []StoredItem
 	Truncated int
+	// Failed is why the poll failed, as recorded in the feed's LastError
+	// (a fetch outcome, an HTTP status, a body that is not a feed); empty
+	// when it succeeded.
+	Failed string
 }
 
 // BodyError is a fetched body that is not a feed Record can read
@@ -520,6 +524,7 @@ func (s *Store) Record(ctx context.Context, id string, r Fetch) (Update, error) 
 	if err := b.Commit(); err != nil {
 		return Update{}, err
 	}
+	up.Failed = f.LastError
 	return up, parseErr
 }
 

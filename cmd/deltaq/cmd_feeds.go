@@ -376,8 +376,8 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 		}
 		fetched++
 		newItems += len(up.New)
-		if g, err := st.Get(f.ID); err == nil && g.LastError != "" {
-			failed = append(failed, g.URL+": "+g.LastError)
+		if up.Failed != "" {
+			failed = append(failed, f.URL+": "+up.Failed)
 		}
 	}
 	fmt.Fprintf(a.stdout, "%d of %d feeds fetched, %d new items\n", fetched, len(list), newItems)
