@@ -169,7 +169,6 @@ type crawlParts struct {
 
 // newCrawlWith wires a crawl with parts.
 func newCrawlWith(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger, onCommit func(), importance frontier.Importance, parts crawlParts) (*crawl, error) {
-	p, m := parts.poll, parts.member
 	stats, err := discovery.Load(ctx, db, cfg.Discovery, cfg.Frontier.Budget.Period, logger)
 	if err != nil {
 		return nil, err
@@ -180,8 +179,8 @@ func newCrawlWith(ctx context.Context, db *repo.DB, cfg *configs.Config, logger 
 		}
 	}
 	copts := crawler.Options{}
-	if m != nil {
-		copts = m.CrawlerOptions()
+	if parts.member != nil {
+		copts = parts.member.CrawlerOptions()
 	}
 	copts.Logger, copts.OnCommit, copts.OnYield = logger, onCommit, onYield
 	c, err := crawler.New(cfg.Crawler, db, copts)
@@ -193,12 +192,12 @@ func newCrawlWith(ctx context.Context, db *repo.DB, cfg *configs.Config, logger 
 		return nil, err
 	}
 	opts := frontier.Options{Logger: logger, Discoverer: stats, Only: parts.only, DueNow: parts.dueNow}
-	if p != nil {
-		opts.Monitor, opts.MonitorInstant = p, cfg.Monitor.Instant
+	if parts.poll != nil {
+		opts.Monitor, opts.MonitorInstant = parts.poll, cfg.Monitor.Instant
 	}
-	if m != nil {
+	if parts.member != nil {
 		// A share of the cluster's budget.
-		if opts.Quota, err = m.Budget(ctx, cfg.Frontier); err != nil {
+		if opts.Quota, err = parts.member.Budget(ctx, cfg.Frontier); err != nil {
 			return nil, err
 		}
 	}
@@ -206,5 +205,5 @@ func newCrawlWith(ctx context.Context, db *repo.DB, cfg *configs.Config, logger 
 	if err != nil {
 		return nil, err
 	}
-	return &crawl{c: c, f: f, discovery: stats, poll: p}, nil
+	return &crawl{c: c, f: f, discovery: stats, poll: parts.poll}, nil
 }
