@@ -81,15 +81,24 @@ func newEnvWith(t testing.TB, cfg *configs.Config, dir string, opts crawler.Opti
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy, err := frontier.NewPolicy(cfg.Frontier.Policy, cfg.Frontier, nil)
+	e := &env{cfg: cfg, db: db, c: c}
+	e.f = e.frontier(t, frontier.Options{Clock: clk})
+	return e
+}
+
+// frontier builds another frontier over the env's repository, under the
+// configured policy.
+func (e *env) frontier(t testing.TB, opts frontier.Options) *frontier.Frontier {
+	t.Helper()
+	policy, err := frontier.NewPolicy(e.cfg.Frontier.Policy, e.cfg.Frontier, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := frontier.New(context.Background(), db, cfg.Frontier, c.Gate(), policy, frontier.Options{Clock: clk})
+	f, err := frontier.New(context.Background(), e.db, e.cfg.Frontier, e.c.Gate(), policy, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{cfg: cfg, db: db, c: c, f: f}
+	return f
 }
 
 func (e *env) crawl(t testing.TB, seeds ...string) crawler.Summary {

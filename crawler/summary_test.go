@@ -44,15 +44,8 @@ func TestSummarySaysWhyAHostWasRefusedAndKeepsItsURLsQueued(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy, err := frontier.NewPolicy(cfg.Frontier.Policy, cfg.Frontier, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := frontier.New(t.Context(), e.db, cfg.Frontier, c.Gate(), policy, frontier.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e = &env{cfg: cfg, db: e.db, c: c, f: f}
+	e = &env{cfg: cfg, db: e.db, c: c}
+	e.f = e.frontier(t, frontier.Options{})
 	sum = e.crawl(t)
 	if len(sum.Refused) != 0 || sum.New != 4 {
 		t.Errorf("resumed with allow_private: refused %v, %d new pages, want 4 (home, 2 pages, /private/secret)\n%s", sum.Refused, sum.New, sum)
@@ -263,28 +256,16 @@ func runWithin(t *testing.T, e *env, f *frontier.Frontier, ro crawler.RunOptions
 func TestAConfinedFrontierFetchesItsURLsAndQueuesWhatTheyLinkTo(t *testing.T) {
 	const home = "http://a.test/"
 	e, log := smallWebCrawl(t, 1, "http://a.test/p1", home)
-	frontierOf := func(only func(string) bool) *frontier.Frontier {
-		t.Helper()
-		policy, err := frontier.NewPolicy(e.cfg.Frontier.Policy, e.cfg.Frontier, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := frontier.New(t.Context(), e.db, e.cfg.Frontier, e.c.Gate(), policy, frontier.Options{Only: only})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
 	drain := crawler.RunOptions{Drain: true, DrainHorizon: 10 * time.Second}
 
-	sum := runWithin(t, e, frontierOf(func(url string) bool { return url == home }), drain)
+	sum := runWithin(t, e, e.frontier(t, frontier.Options{Only: func(url string) bool { return url == home }}), drain)
 	if n := pagesRequested(log.all()); n != 1 || log.count("a.test", "/") != 1 || sum.Fetched() != 1 {
 		t.Errorf("%d pages requested, %d fetched: want the home page alone: %v\n%s", n, sum.Fetched(), log.all(), sum)
 	}
 	if sum.Queued != 4 || sum.Left["not among the URLs asked for"] != 4 { // /p0, /p1, /p2, /private/secret
 		t.Errorf("queued %d, left %v: want the 4 links, left as not asked for\n%s", sum.Queued, sum.Left, sum)
 	}
-	if sum := runWithin(t, e, frontierOf(nil), drain); sum.Fetched() != 4 {
+	if sum := runWithin(t, e, e.frontier(t, frontier.Options{}), drain); sum.Fetched() != 4 {
 		t.Errorf("the crawl after fetched %d pages, want the 4 left queued\n%s", sum.Fetched(), sum)
 	}
 }
