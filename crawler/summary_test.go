@@ -12,6 +12,7 @@ import (
 
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/repo"
 )
 
 func TestSummarySaysWhyAHostWasRefusedAndKeepsItsURLsQueued(t *testing.T) {
@@ -299,5 +300,37 @@ func TestMaxPagesFetchesThatManyAndTheNextRunTakesTheRest(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A poll that hands out entries planned for later (frontier.Options.DueNow)
+// and runs out of budget says so of what it leaves, not that it was not
+// due: it would have fetched it now.
+func TestADueNowRunThatSpendsItsBudgetSaysSo(t *testing.T) {
+	e, log := smallWebCrawl(t, 1, "http://a.test/")
+	e.crawl(t)
+	before := pagesRequested(log.all())
+	// One fetch left in the period (the crawl's are counted in it).
+	e.cfg.Frontier.Budget.Fetches = e.f.Stats().BudgetUsed + 1
+	planned := []string{"http://a.test/p0", "http://a.test/p1"}
+	b := e.db.NewBatch(t.Context())
+	for _, u := range planned {
+		if _, err := e.f.Enqueue(b, u, repo.ReasonRecrawl, time.Now().Add(40*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+
+	held := func(url string) bool { return slices.Contains(planned, url) }
+	sum := runWithin(t, e, e.frontier(t, frontier.Options{Only: held, DueNow: true}),
+		crawler.RunOptions{Drain: true, DrainHorizon: 10 * time.Second})
+	if n := pagesRequested(log.all()) - before; n != 1 {
+		t.Errorf("%d pages requested, want the one the budget has left", n)
+	}
+	if sum.Left["budget of the period spent"] != 1 || sum.Left["not due yet"] != 0 {
+		t.Errorf("left %v: want the other planned page left for the budget\n%s", sum.Left, sum)
 	}
 }

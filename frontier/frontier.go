@@ -188,6 +188,15 @@ func (f *Frontier) load(ctx context.Context) error {
 // Holds reports whether the frontier may hand out url (Options.Only).
 func (f *Frontier) Holds(url string) bool { return f.only == nil || f.only(url) }
 
+// Due is when the frontier would hand out a queued entry due at due,
+// politeness and the budget aside: then, or at once under Options.DueNow.
+func (f *Frontier) Due(due time.Time) time.Time {
+	if f.dueNow {
+		return time.Time{}
+	}
+	return due
+}
+
 // addLocked buffers a committed queue entry in its host's queue, if the
 // frontier holds it, and, for a re-fetch, marks its URL pending. It
 // returns the host's queue.
