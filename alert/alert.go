@@ -51,8 +51,10 @@ type Alert struct {
 	// default a page is notified once, the first time it matches (new, or
 	// changed so that it now matches): a home or tag page that changes
 	// daily would otherwise notify daily. Watches follow a page's changes.
-	EveryChange bool      `json:"every_change,omitempty"`
-	Created     time.Time `json:"created"`
+	EveryChange bool `json:"every_change,omitempty"`
+	// Created is when the alert was added; it matches copies fetched
+	// then or later.
+	Created time.Time `json:"created"`
 }
 
 // word is one analyzed word of a phrase and its offset from the phrase's

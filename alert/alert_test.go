@@ -2,6 +2,7 @@ package alert
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/index/indextest"
 	"github.com/deltaq/deltaq/notify"
+	"github.com/deltaq/deltaq/notify/notifytest"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -20,26 +22,37 @@ var t0 = time.Date(2023, 3, 6, 12, 0, 0, 0, time.UTC)
 // matching is a matcher over a real repository and outbox, observing the
 // batches of a real index.
 type matching struct {
-	m  *Matcher
-	db *repo.DB
-	ob *notify.Outbox
-	ix *index.Index
+	m     *Matcher
+	db    *repo.DB
+	ob    *notify.Outbox
+	ix    *index.Index
+	ixDir string
+	now   time.Time // the matcher's clock: alerts added now are created at now
 }
 
 func newMatching(t *testing.T) *matching {
 	dir := t.TempDir()
-	db := openRepo(t, filepath.Join(dir, "db"))
-	ob := notify.NewOutbox(db, notifyConfig())
-	m, err := New(t.Context(), db, testConfig(), analyzer(t), indextest.Config().Limits(), ob, Options{Clock: func() time.Time { return t0 }})
+	mt := &matching{ixDir: filepath.Join(dir, "ix"), now: t0}
+	mt.db = openRepo(t, filepath.Join(dir, "db"))
+	mt.ob = notify.NewOutbox(mt.db, notifyConfig())
+	var err error
+	mt.m, err = New(t.Context(), mt.db, testConfig(), analyzer(t), indextest.Config().Limits(), mt.ob, Options{Clock: func() time.Time { return mt.now }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := index.Open(filepath.Join(dir, "ix"), indextest.Config(), db, index.Options{Observer: m})
+	mt.openIndex(t)
+	return mt
+}
+
+// openIndex opens the index in ixDir with the matcher as its observer.
+func (mt *matching) openIndex(t *testing.T) {
+	t.Helper()
+	ix, err := index.Open(mt.ixDir, indextest.Config(), mt.db, index.Options{Observer: mt.m})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
-	return &matching{m: m, db: db, ob: ob, ix: ix}
+	mt.ix = ix
 }
 
 // index commits pages at at and brings the index up to date.
@@ -308,5 +321,97 @@ func TestNotifiedSetsRoundTripAndRefuseDamage(t *testing.T) {
 		if got, err := decodeSeqs(bad); err == nil {
 			t.Errorf("decodeSeqs(%v) = %v, want an error", bad, got)
 		}
+	}
+}
+
+// TestReplayedChangeFeedNotifiesNothingAgain delivers an alert's matches
+// to a webhook, then drops the index and applies the change feed from the
+// start, as `deltaq serve` does over a data directory whose index/ is
+// gone: every page is indexed again, and nothing is sent again. A copy
+// fetched before an alert was made is not sent either, for an alert that
+// notifies every change and for one that notifies a page once.
+func TestReplayedChangeFeedNotifiesNothingAgain(t *testing.T) {
+	mt := newMatching(t)
+	hooks := notifytest.Webhooks(t)
+	deliver := notify.NewService(mt.ob, notify.Options{})
+	// sent delivers what is due and returns "alert URL change" of each
+	// webhook that arrived since the last call, sorted.
+	var seen int
+	sent := func() []string {
+		t.Helper()
+		if _, err := deliver.Drain(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		hs := hooks.Hooks()
+		var out []string
+		for _, h := range hs[seen:] {
+			out = append(out, h.Notification.Source+" "+h.Notification.URL+" "+h.Notification.Change)
+		}
+		seen = len(hs)
+		slices.Sort(out)
+		return out
+	}
+	const a, b, c, d = "https://a.example/", "https://b.example/", "https://c.example/", "https://d.example/"
+	hour, day := time.Hour, 24*time.Hour
+
+	// Before the alerts: a is indexed, c is fetched but not yet indexed.
+	mt.index(t, t0, page{a, "A", "Harbor news."})
+	putPages(t, mt.db, t0.Add(hour), page{c, "C", "Harbor fetched before the alerts."})
+	mt.now = t0.Add(2 * hour)
+	target := []notify.Target{{Kind: notify.Webhook, Addr: hooks.URL}}
+	every, err := mt.m.Add(t.Context(), Alert{Query: "harbor", Notify: target, EveryChange: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	once, err := mt.m.Add(t.Context(), Alert{Query: "harbor", Notify: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := func(al *Alert) string { return "alert:" + al.ID }
+	mt.index(t, t0.Add(day), page{a, "A", "Harbor news, day two."}, page{b, "B", "The harbor reopens."})
+	want := []string{src(every) + " " + a + " changed page", src(every) + " " + b + " new page",
+		src(once) + " " + a + " changed page", src(once) + " " + b + " new page"}
+	slices.Sort(want)
+	if got := sent(); !slices.Equal(got, want) {
+		t.Fatalf("before the replay, sent %q, want %q", got, want)
+	}
+
+	// The index is lost and rebuilt from the change feed.
+	if err := mt.ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(mt.ixDir); err != nil {
+		t.Fatal(err)
+	}
+	mt.openIndex(t)
+	st, err := mt.ix.CatchUp(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Indexed < 3 {
+		t.Fatalf("the replay indexed %d pages, want a, b and c again", st.Indexed)
+	}
+	if got := sent(); len(got) != 0 {
+		t.Errorf("the replay sent %q, want nothing", got)
+	}
+
+	// The rebuilt index notifies the next change as before.
+	mt.index(t, t0.Add(2*day), page{a, "A", "Harbor news, day three."})
+	if got, want := sent(), []string{src(every) + " " + a + " changed page"}; !slices.Equal(got, want) {
+		t.Errorf("after the replay, a change sent %q, want %q", got, want)
+	}
+
+	// A rebuild sends the copy the feed had not brought to the index
+	// yet, once, and nothing else.
+	putPages(t, mt.db, t0.Add(3*day), page{d, "D", "Harbor, a new page."})
+	if _, err := mt.ix.Rebuild(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mt.ix.CatchUp(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	want = []string{src(every) + " " + d + " new page", src(once) + " " + d + " new page"}
+	if got := sent(); !slices.Equal(got, want) {
+		t.Errorf("a rebuild sent %q, want %q", got, want)
 	}
 }

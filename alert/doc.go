@@ -45,7 +45,10 @@
 // and which of the two it is (Notification.Change: "new page" or
 // "changed page"). An alert notifies a page once, at its first match, as
 // Google Alerts sends a result once; Alert.EveryChange notifies each of
-// its matching changes. Which alerts have notified a page is one
+// its matching changes. Either kind matches only copies fetched at or
+// after the alert's creation (Alert.Created): a standing query tells what
+// is new to it, and an index catching up, or rebuilt from the change feed,
+// shows copies fetched before it. Which alerts have notified a page is one
 // repository value per page (n/H), read once per batch page that matches
 // any alert and written when it gains an alert, so the check costs a
 // read per matching page, not per match.

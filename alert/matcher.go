@@ -274,6 +274,7 @@ func (m *Matcher) observe(rb *repo.Batch, pages []index.IndexedPage) error {
 	var matched []uint32 // the slots matching one page
 	for i := range pages {
 		p := &pages[i]
+		fetched := p.At.UnixNano()
 		matched = matched[:0]
 		for term := range p.Terms {
 			id, ok := a.lookup(term)
@@ -283,7 +284,10 @@ func (m *Matcher) observe(rb *repo.Batch, pages []index.IndexedPage) error {
 			atomic.AddInt64(&a.df[id], 1)
 			verified += len(a.anchored[id])
 			for _, at := range a.anchored[id] {
-				if a.matches(at, p.URL, p.Terms) {
+				// A copy fetched before the alert was made is not news to
+				// it: the index rebuilt from the change feed, or catching
+				// up after the alert was added, shows such copies.
+				if a.slots[at].created <= fetched && a.matches(at, p.URL, p.Terms) {
 					matched = append(matched, at)
 				}
 			}

@@ -61,6 +61,9 @@ type slot struct {
 	metaStart, metaEnd     uint32
 	anchor                 uint32
 	user                   uint32
+	// created is Alert.Created in Unix nanoseconds: copies fetched
+	// before it are not the alert's news.
+	created int64
 }
 
 // pclause is a clause: its words in words[wordStart:wordEnd].
@@ -127,7 +130,7 @@ func (p *packed) intern(term string) uint32 {
 // add packs a compiled alert and its stored record (JSON), files it under
 // its anchor and returns its slot.
 func (p *packed) add(seq uint64, c *compiled, record []byte) uint32 {
-	s := slot{seq: seq, clauseStart: uint32(len(p.clauses)), metaStart: uint32(len(p.meta))}
+	s := slot{seq: seq, clauseStart: uint32(len(p.clauses)), metaStart: uint32(len(p.meta)), created: c.a.Created.UnixNano()}
 	for _, list := range []struct {
 		cs       []clause
 		excluded bool

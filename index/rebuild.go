@@ -110,7 +110,8 @@ func (ix *Index) fill(ctx context.Context, bi bleve.Index, gen uint64) (Stats, e
 }
 
 // indexPages indexes documents without measuring and records their
-// snapshots for generation gen.
+// snapshots for generation gen; the observer sees the copies no snapshot
+// names yet.
 func (ix *Index) indexPages(ctx context.Context, bi bleve.Index, gen uint64, pages []*pending) error {
 	b := bi.NewBatch()
 	for _, p := range pages {
@@ -125,6 +126,13 @@ func (ix *Index) indexPages(ctx context.Context, bi bleve.Index, gen uint64, pag
 	wl := ix.workload.Load()
 	rb := ix.db.NewBatch(ctx)
 	defer rb.Close()
+	// A copy the change feed has not brought to the index yet is seen
+	// here first, and the feed entries after it find its snapshot.
+	if ix.observer != nil {
+		if err := ix.observe(rb, pages); err != nil {
+			return err
+		}
+	}
 	var buf []byte
 	var scratch []uint64
 	for _, p := range pages {
@@ -245,7 +253,7 @@ func (ix *Index) storedPages(ctx context.Context, bi bleve.Index, m mapping.Inde
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, &pending{url: u, doc: d, at: pd.Fetched})
+		out = append(out, &pending{url: u, doc: d, at: pd.Fetched, title: pd.Title, text: pd.Text})
 	}
 	return out, nil
 }
