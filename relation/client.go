@@ -169,7 +169,10 @@ func (cl *Client) Item(ctx context.Context, id string) (Record, int, error) {
 	if cl.src.Item == "" {
 		return Record{}, 0, errors.New("relation: the source has no --item template to fetch by ID")
 	}
-	u := cl.src.itemURL(id)
+	u, err := cl.src.ItemURL(id)
+	if err != nil {
+		return Record{}, 0, fmt.Errorf("relation: %w", err)
+	}
 	body, header, n, err := cl.get(ctx, u)
 	if err != nil {
 		return Record{}, n, err

@@ -133,11 +133,26 @@ func (c *compiled) searchURL(keywords []string, page int) string {
 	return strings.NewReplacer("{q}", url.QueryEscape(strings.Join(keywords, " ")), "{page}", fmt.Sprint(page)).Replace(c.Search)
 }
 
-// itemURL fills the item template; a path ID is kept as a path, anything
-// else is query-escaped.
-func (c *compiled) itemURL(id string) string {
+// ItemURL fills the item template with id: a path ID is kept as a path,
+// anything else is path-escaped. An ID that makes a URL that does not
+// parse (a path ID with a bad %-escape or a control character, an ID
+// pasted into the host of "http://host{id}") is an error naming it.
+func (s Source) ItemURL(id string) (string, error) {
+	filled := strings.ReplaceAll(s.Item, "{id}", url.PathEscape(id))
 	if strings.HasPrefix(id, "/") {
-		return strings.ReplaceAll(c.Item, "{id}", id)
+		filled = strings.ReplaceAll(s.Item, "{id}", id)
 	}
-	return strings.ReplaceAll(c.Item, "{id}", url.PathEscape(id))
+	if _, err := url.Parse(filled); err != nil {
+		if ue := (*url.Error)(nil); errors.As(err, &ue) {
+			err = ue.Err // the URL is named already
+		}
+		return "", fmt.Errorf("ID %q makes the item URL %q, which does not parse: %w", id, filled, err)
+	}
+	return filled, nil
+}
+
+// CheckID refuses an ID whose item URL does not parse (see ItemURL).
+func (s Source) CheckID(id string) error {
+	_, err := s.ItemURL(id)
+	return err
 }

@@ -79,6 +79,12 @@ type Row struct {
 	LastSync time.Time         `json:"last_sync,omitzero"`
 	Rate     RateObservation   `json:"rate"`
 	Missing  bool              `json:"missing,omitempty"` // the source answered "no such item"
+	// FetchError is why the last fetch by ID got no answer (a status, a
+	// page that is not an item page, an ID that makes no URL), and
+	// FetchErrorAt when; both are cleared when the record is next read
+	// or answered missing. Such a record is fetched after the others.
+	FetchError   string    `json:"fetch_error,omitempty"`
+	FetchErrorAt time.Time `json:"fetch_error_at,omitzero"`
 }
 
 // FieldChange is one field's old and new value.
@@ -220,8 +226,10 @@ func (s *Store) Statuses(ctx context.Context) ([]Status, error) {
 const MaxIDBytes = 1024
 
 // ParseIDs reads an ids file: one ID a line, optionally a tab and a
-// weight; blank lines and # comments skipped.
-func ParseIDs(text string) (ids []string, weights []float64, err error) {
+// weight; blank lines and # comments skipped. check, when not nil,
+// refuses an ID (Source.CheckID: one that makes no item URL); its error
+// is named with the line.
+func ParseIDs(text string, check func(id string) error) (ids []string, weights []float64, err error) {
 	for n, line := range strings.Split(text, "\n") {
 		line = strings.TrimRight(line, "\r")
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
@@ -234,6 +242,11 @@ func ParseIDs(text string) (ids []string, weights []float64, err error) {
 			return nil, nil, fmt.Errorf("relation: ids line %d: empty id", n+1)
 		case len(id) > MaxIDBytes:
 			return nil, nil, fmt.Errorf("relation: ids line %d: id is %d bytes, the limit is %d", n+1, len(id), MaxIDBytes)
+		}
+		if check != nil {
+			if err := check(id); err != nil {
+				return nil, nil, fmt.Errorf("relation: ids line %d: %w", n+1, err)
+			}
 		}
 		weight := 1.0
 		if hasW {
@@ -249,15 +262,20 @@ func ParseIDs(text string) (ids []string, weights []float64, err error) {
 }
 
 // Add puts IDs into a relation; an ID already there keeps its record and
-// takes the new weight. It returns how many were new.
+// takes the new weight. It returns how many were new. An ID that makes no
+// item URL (Source.CheckID) is refused, and nothing is added.
 func (s *Store) Add(ctx context.Context, name string, ids []string, weights []float64) (int, error) {
-	if _, err := s.Definition(name); err != nil {
+	def, err := s.Definition(name)
+	if err != nil {
 		return 0, err
 	}
 	b := s.db.NewBatch(ctx)
 	defer b.Close()
 	added := 0
 	for i, id := range ids {
+		if err := def.Source.CheckID(id); err != nil {
+			return 0, fmt.Errorf("relation: add to %s: %w", name, err)
+		}
 		row := Row{ID: id, Weight: weights[i]}
 		v, err := b.Bucket(bucket, rowKey(name, id))
 		switch {
@@ -276,6 +294,31 @@ func (s *Store) Add(ctx context.Context, name string, ids []string, weights []fl
 		}
 	}
 	return added, b.Commit()
+}
+
+// Remove deletes the records of the IDs from a relation; the change log
+// keeps their past changes. It returns how many were there.
+func (s *Store) Remove(ctx context.Context, name string, ids []string) (int, error) {
+	if _, err := s.Definition(name); err != nil {
+		return 0, err
+	}
+	b := s.db.NewBatch(ctx)
+	defer b.Close()
+	removed := 0
+	for _, id := range ids {
+		_, err := b.Bucket(bucket, rowKey(name, id))
+		switch {
+		case errors.Is(err, repo.ErrNotFound):
+			continue
+		case err != nil:
+			return 0, err
+		}
+		if err := b.DeleteBucket(bucket, rowKey(name, id)); err != nil {
+			return 0, err
+		}
+		removed++
+	}
+	return removed, b.Commit()
 }
 
 // Rows returns a relation's records, by ID.

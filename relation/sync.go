@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/internal/words"
 )
 
@@ -72,9 +73,31 @@ type SyncReport struct {
 	Requests     int
 	Reached      int // records read (by search or by ID)
 	Changed      int // records whose fields changed
-	IDFetches    int
-	Missing      int
+	// IDFetches are the fetches by ID the source answered: a record read
+	// or answered missing.
+	IDFetches int
+	Missing   int
+	// FailedFetches are the fetches by ID that got no answer; Failures
+	// names the first MaxReportedFailures of them.
+	FailedFetches int
+	Failures      []FetchFailure
 }
+
+// FetchFailure is one fetch by ID that got no answer.
+type FetchFailure struct {
+	ID  string
+	Err error
+}
+
+// MaxReportedFailures bounds SyncReport.Failures: the rows keep every
+// record's last fetch error, the report only needs to show what went
+// wrong.
+const MaxReportedFailures = 10
+
+// maxConsecutiveFailures is how many fetches by ID in a row may fail
+// before a sync stops: past it the source itself looks down, and the
+// rest of the budget would be spent on failures.
+const maxConsecutiveFailures = 3
 
 // estimate prefers a count the source reported for the query, else the
 // local relation as a sample scaled by c (§4.1).
@@ -195,7 +218,10 @@ func Sync(ctx context.Context, st *Store, cl *Client, name string, now time.Time
 			}
 		}
 	}
-	// ID fetches: never-read records first, then the largest w·F̂.
+	// ID fetches: never-read records first, then the largest w·F̂; the
+	// missing after them, and last, the oldest failure first, the records
+	// whose last fetch failed, so that one record the source cannot
+	// answer does not take every sync's first fetch.
 	var rest []int
 	for i := range rows {
 		if !reached[i] {
@@ -203,6 +229,14 @@ func Sync(ctx context.Context, st *Store, cl *Client, name string, now time.Time
 		}
 	}
 	slices.SortStableFunc(rest, func(x, y int) int {
+		if fx, fy := rows[x].FetchError != "", rows[y].FetchError != ""; fx != fy {
+			if fy {
+				return -1
+			}
+			return 1
+		} else if fx {
+			return rows[x].FetchErrorAt.Compare(rows[y].FetchErrorAt)
+		}
 		if mx, my := rows[x].Missing, rows[y].Missing; mx != my {
 			if my {
 				return -1
@@ -217,24 +251,46 @@ func Sync(ctx context.Context, st *Store, cl *Client, name string, now time.Time
 		}
 		return cmp.Compare(tuples[y].Priority(t), tuples[x].Priority(t))
 	})
+	failedInRow := 0
 	for _, i := range rest {
 		if rep.Requests >= o.Budget || def.Source.Item == "" {
 			break
 		}
-		rec, n, err := cl.Item(ctx, rows[i].ID)
+		id := rows[i].ID
+		rec, n, err := cl.Item(ctx, id)
 		rep.Requests += n
-		rep.IDFetches++
+		var recs []Record
 		var missing []string
 		switch {
-		case errors.Is(err, ErrNotFound):
-			missing = []string{rows[i].ID}
-		case err != nil:
-			return rep, fmt.Errorf("relation: sync %s: fetch %s by ID: %w", name, rows[i].ID, err)
-		}
-		var recs []Record
-		if err == nil {
+		case err == nil:
 			recs = []Record{rec}
+		case errors.Is(err, ErrNotFound):
+			missing = []string{id}
+		case ctx.Err() != nil || errors.Is(err, ErrThrottled) || errors.Is(err, crawler.ErrRefusedAddress):
+			// The source (or the address guard, or the caller) refuses
+			// every request, not this record.
+			return rep, fmt.Errorf("relation: sync %s: fetch %s by ID: %w", name, id, err)
+		default:
+			rep.FailedFetches++
+			if len(rep.Failures) < MaxReportedFailures {
+				rep.Failures = append(rep.Failures, FetchFailure{ID: id, Err: err})
+			}
+			if err := s.fail(ctx, id, err, now); err != nil {
+				return rep, err
+			}
+			if n > 0 {
+				// A failure that sent nothing (an ID that makes no URL,
+				// a path robots.txt disallows) says nothing of the
+				// source.
+				failedInRow++
+			}
+			if failedInRow == maxConsecutiveFailures {
+				return rep, fmt.Errorf("relation: sync %s: %d fetches by ID failed in a row, the source looks down; the last, %s: %w", name, failedInRow, id, err)
+			}
+			continue
 		}
+		failedInRow = 0
+		rep.IDFetches++
 		if err := s.apply(ctx, recs, missing, nil, now); err != nil {
 			return rep, err
 		}
@@ -289,6 +345,7 @@ func (s *syncer) apply(ctx context.Context, recs []Record, missing []string, hit
 			s.rep.Changed++
 		}
 		r.Fields, r.Version, r.LastSync, r.Missing = rec.Fields, rec.Version(), at, false
+		r.FetchError, r.FetchErrorAt = "", time.Time{}
 		s.rows[s.index[rec.ID]] = r
 		obs.rows = append(obs.rows, r)
 		obs.changes = append(obs.changes, changes)
@@ -302,6 +359,7 @@ func (s *syncer) apply(ctx context.Context, recs []Record, missing []string, hit
 			s.rep.Changed++
 		}
 		r.Missing, r.LastSync = true, at
+		r.FetchError, r.FetchErrorAt = "", time.Time{}
 		s.rows[s.index[id]] = r
 		obs.rows = append(obs.rows, r)
 		obs.changes = append(obs.changes, changes)
@@ -311,6 +369,15 @@ func (s *syncer) apply(ctx context.Context, recs []Record, missing []string, hit
 		return nil
 	}
 	return s.st.commit(ctx, s.def.Name, obs)
+}
+
+// fail records on the row of id that its fetch by ID got no answer, so
+// that the next sync fetches it after the others.
+func (s *syncer) fail(ctx context.Context, id string, err error, at time.Time) error {
+	r := s.rows[s.index[id]]
+	r.FetchError, r.FetchErrorAt = err.Error(), at
+	s.rows[s.index[id]] = r
+	return s.st.commit(ctx, s.def.Name, observed{rows: []Row{r}, changes: [][]FieldChange{nil}, at: at})
 }
 
 // numericDelta is |after − before| when both parse as numbers, else 0.

@@ -5,7 +5,9 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,7 +37,7 @@ func shopRelation(t *testing.T, base string) (*Store, *repo.DB, string) {
 	if err := st.Create(t.Context(), def); err != nil {
 		t.Fatal(err)
 	}
-	ids, w, err := ParseIDs("a1\t3\na2\t1\n# comment\np1\n")
+	ids, w, err := ParseIDs("a1\t3\na2\t1\n# comment\np1\n", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,8 +206,146 @@ func TestStoreRejectsBadInput(t *testing.T) {
 	}
 	for _, bad := range []string{"a\tx", "\t2", "a\t-1", strings.Repeat("x", 2000), "a\t" + strings.Repeat("9x", 1<<20)} {
 		// The error names the line and repeats a bad weight only in part.
-		if _, _, err := ParseIDs(bad); err == nil || !strings.Contains(err.Error(), "line 1") || len(err.Error()) > 200 {
+		if _, _, err := ParseIDs(bad, nil); err == nil || !strings.Contains(err.Error(), "line 1") || len(err.Error()) > 200 {
 			t.Errorf("ParseIDs(%.20q): %.300v, want a short error naming line 1", bad, err)
 		}
+	}
+}
+
+// putRow stores a row as Add would have before it checked IDs.
+func putRow(t *testing.T, db *repo.DB, name string, r Row) {
+	t.Helper()
+	b := db.NewBatch(t.Context())
+	defer b.Close()
+	if err := putJSON(b, rowKey(name, r.ID), r); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func rowByID(t *testing.T, st *Store, name, id string) Row {
+	t.Helper()
+	rows, err := st.Rows(t.Context(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.ID == id {
+			return r
+		}
+	}
+	t.Fatalf("no row %s", id)
+	return Row{}
+}
+
+func TestSyncGoesOnPastAnUnfetchableRecord(t *testing.T) {
+	for _, c := range []struct {
+		name, id, want string
+		h              http.HandlerFunc // nil: the ID makes no URL, nothing is sent
+	}{
+		{"an item page that answers 500", "bad", "status 500", func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(http.StatusInternalServerError)
+		}},
+		{"an item page that is not HTML", "bad", "Content-Type", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"name":"bad"}`))
+		}},
+		{"an ID that makes no URL", "/%zz", "does not parse", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newShop()
+			ts := httptest.NewServer(s)
+			defer ts.Close()
+			st, db, _ := shopRelation(t, ts.URL)
+			defer db.Close()
+			if c.h != nil {
+				s.set("/item/"+c.id, c.h)
+			}
+			// The heaviest record, fetched first.
+			putRow(t, db, "fruit", Row{ID: c.id, Weight: 100})
+			cl, _ := NewClient(shopSource(ts.URL), ClientOptions{MaxBytes: 1 << 20})
+			rep, err := Sync(t.Context(), st, cl, "fruit", t0.Add(time.Hour), syncOpts(10))
+			if err != nil {
+				t.Fatalf("sync stopped at the record it cannot fetch: %v", err)
+			}
+			if rep.IDFetches != 3 || rep.Reached != 3 || rep.FailedFetches != 1 || len(rep.Failures) != 1 || rep.Failures[0].ID != c.id || !strings.Contains(rep.Failures[0].Err.Error(), c.want) {
+				t.Fatalf("%d ID fetches, %d read, %d failed %v; want 3, 3 and 1 naming %s: %s", rep.IDFetches, rep.Reached, rep.FailedFetches, rep.Failures, c.id, c.want)
+			}
+			if r := rowByID(t, st, "fruit", c.id); !strings.Contains(r.FetchError, c.want) || !r.FetchErrorAt.Equal(t0.Add(time.Hour)) || r.Version != "" {
+				t.Errorf("row %s after the failed fetch: %+v, want its error (%s) and when", c.id, r, c.want)
+			}
+		})
+	}
+}
+
+// TestSyncFetchesFailedRecordsLast: a record whose last fetch failed is
+// fetched after the others, and a read clears its error.
+func TestSyncFetchesFailedRecordsLast(t *testing.T) {
+	s := newShop()
+	var mu sync.Mutex
+	var items []string
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/item/") {
+			mu.Lock()
+			items = append(items, strings.TrimPrefix(r.URL.Path, "/item/"))
+			mu.Unlock()
+		}
+		s.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	st, db, _ := shopRelation(t, ts.URL)
+	defer db.Close()
+	s.set("/item/bad", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusInternalServerError) })
+	if _, err := st.Add(t.Context(), "fruit", []string{"bad"}, []float64{100}); err != nil {
+		t.Fatal(err)
+	}
+	cl, _ := NewClient(shopSource(ts.URL), ClientOptions{MaxBytes: 1 << 20})
+	// robots.txt, then the heaviest record, which fails, then a1.
+	if rep, err := Sync(t.Context(), st, cl, "fruit", t0.Add(time.Hour), syncOpts(3)); err != nil || rep.FailedFetches != 1 || rep.IDFetches != 1 {
+		t.Fatalf("first sync: %v, %+v; want bad failed and a1 read", err, rep)
+	}
+	mu.Lock()
+	items = nil
+	mu.Unlock()
+	if _, err := Sync(t.Context(), st, cl, "fruit", t0.Add(2*time.Hour), syncOpts(20)); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	got := slices.Clone(items)
+	mu.Unlock()
+	if len(got) < 2 || got[len(got)-1] != "bad" || !slices.Contains(got, "p1") {
+		t.Fatalf("second sync fetched %v by ID; want p1, never read, before bad, whose fetch failed", got)
+	}
+	s.set("/item/bad", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<html><h1>bad pear</h1><span id="price">0.10</span></html>`))
+	})
+	if _, err := Sync(t.Context(), st, cl, "fruit", t0.Add(3*time.Hour), syncOpts(20)); err != nil {
+		t.Fatal(err)
+	}
+	if r := rowByID(t, st, "fruit", "bad"); r.FetchError != "" || !r.FetchErrorAt.IsZero() || r.Fields["name"] != "bad pear" {
+		t.Errorf("row bad once the source answers: %+v, want it read and its error cleared", r)
+	}
+}
+
+func TestSyncStopsWhenTheSourceLooksDown(t *testing.T) {
+	s := newShop()
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	st, db, _ := shopRelation(t, ts.URL)
+	defer db.Close()
+	if _, err := st.Add(t.Context(), "fruit", []string{"b1", "b2", "b3", "b4"}, []float64{1, 1, 1, 1}); err != nil {
+		t.Fatal(err)
+	}
+	s.set("/item/", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusBadGateway) })
+	cl, _ := NewClient(shopSource(ts.URL), ClientOptions{MaxBytes: 1 << 20})
+	rep, err := Sync(t.Context(), st, cl, "fruit", t0.Add(time.Hour), syncOpts(50))
+	if err == nil || !strings.Contains(err.Error(), "looks down") || !strings.Contains(err.Error(), "status 502") {
+		t.Fatalf("error %v, want the sync stopped, the source looking down", err)
+	}
+	if rep.FailedFetches != maxConsecutiveFailures || rep.Requests != 1+maxConsecutiveFailures {
+		t.Errorf("%d failed fetches in %d requests, want %d and robots.txt", rep.FailedFetches, rep.Requests, maxConsecutiveFailures)
 	}
 }

@@ -24,7 +24,7 @@ func (a *app) newRelationCmd() *cobra.Command {
 		Use:   "relation",
 		Short: "Records kept fresh through a site's keyword search (Yang et al., SIGMOD 2010)",
 	}
-	cmd.AddCommand(a.newRelationCreateCmd(), a.newRelationAddCmd(), a.newRelationSyncCmd(), a.newRelationListCmd(), a.newRelationShowCmd())
+	cmd.AddCommand(a.newRelationCreateCmd(), a.newRelationAddCmd(), a.newRelationSyncCmd(), a.newRelationListCmd(), a.newRelationShowCmd(), a.newRelationRmCmd())
 	return cmd
 }
 
@@ -143,16 +143,21 @@ func (a *app) newRelationAddCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("--ids: %w", err)
 			}
-			ids, weights, err := relation.ParseIDs(string(text))
-			if err != nil {
-				return fmt.Errorf("--ids %s: %w", idsFile, err)
-			}
 			db, err := openRepo(dataDir, cfg, a.logger(cfg))
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			n, err := relation.NewStore(db).Add(cmd.Context(), args[0], ids, weights)
+			st := relation.NewStore(db)
+			def, err := st.Definition(args[0])
+			if err != nil {
+				return err
+			}
+			ids, weights, err := relation.ParseIDs(string(text), def.Source.CheckID)
+			if err != nil {
+				return fmt.Errorf("--ids %s: %w", idsFile, err)
+			}
+			n, err := st.Add(cmd.Context(), args[0], ids, weights)
 			if err != nil {
 				return err
 			}
@@ -162,6 +167,48 @@ func (a *app) newRelationAddCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory (repository)")
 	cmd.Flags().StringVar(&idsFile, "ids", "", "file of IDs")
+	return cmd
+}
+
+func (a *app) newRelationRmCmd() *cobra.Command {
+	var dataDir, idsFile string
+	cmd := &cobra.Command{
+		Use:   "rm NAME ID... | rm NAME --ids FILE",
+		Short: "Remove records by ID; their changes stay in the change log",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ids := slices.Clone(args[1:])
+			if idsFile != "" {
+				text, err := os.ReadFile(idsFile)
+				if err != nil {
+					return fmt.Errorf("--ids: %w", err)
+				}
+				fromFile, _, err := relation.ParseIDs(string(text), nil)
+				if err != nil {
+					return fmt.Errorf("--ids %s: %w", idsFile, err)
+				}
+				ids = append(ids, fromFile...)
+			}
+			if len(ids) == 0 {
+				return errors.New("give the IDs to remove as arguments or in --ids FILE")
+			}
+			slices.Sort(ids)
+			ids = slices.Compact(ids)
+			_, db, _, err := a.loadCrawledRepo(cmd, dataDir, nil)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			n, err := relation.NewStore(db).Remove(cmd.Context(), args[0], ids)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "relation %s: %d IDs given, %d removed, %d not in the relation; the change log is kept\n", args[0], len(ids), n, len(ids)-n)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dataDir, "data", "", "data directory (repository)")
+	cmd.Flags().StringVar(&idsFile, "ids", "", "file of IDs, as relation add reads it")
 	return cmd
 }
 
@@ -228,6 +275,16 @@ func (a *app) printSync(rep *relation.SyncReport, took time.Duration) {
 	}
 	fmt.Fprintf(a.stdout, "sent %d requests in %v: %d records read (%d by ID), %d changed, %d missing\n",
 		rep.Requests, took.Round(time.Millisecond), rep.Reached, rep.IDFetches, rep.Changed, rep.Missing)
+	if rep.FailedFetches == 0 {
+		return
+	}
+	fmt.Fprintf(a.stdout, "%d fetches by ID failed; those records are fetched after the others next time:\n", rep.FailedFetches)
+	for _, f := range rep.Failures {
+		fmt.Fprintf(a.stdout, "  %s: %v\n", f.ID, f.Err)
+	}
+	if more := rep.FailedFetches - len(rep.Failures); more > 0 {
+		fmt.Fprintf(a.stdout, "  and %d more (relation show gives each record's last fetch error)\n", more)
+	}
 }
 
 func (a *app) newRelationListCmd() *cobra.Command {
@@ -316,6 +373,9 @@ func (a *app) newRelationShowCmd() *cobra.Command {
 				}
 				if r.Missing {
 					fields = append(fields, "(missing at the source)")
+				}
+				if r.FetchError != "" {
+					fields = append(fields, fmt.Sprintf("(last fetch by ID failed %s: %s)", r.FetchErrorAt.Format(time.RFC3339), r.FetchError))
 				}
 				fmt.Fprintf(tw, "%s\t%.3g\t%.3g\t%s\t%s\n", r.ID, f[i], r.Rate.Rate(cfg.Relation.RatePrior, cfg.Relation.RatePriorWeight), last, strings.Join(sortedStrings(fields), " "))
 			}

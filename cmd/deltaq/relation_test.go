@@ -124,3 +124,76 @@ func TestRelationCommands(t *testing.T) {
 		t.Fatalf("GET /api/v1/relations from serve: %+v, want later synced by the server, 3 records", later.Relations)
 	}
 }
+
+// relationSite is a source for the relation commands: /item/ok is an item
+// page, /item/bad answers 500, /search finds nothing.
+func relationSite(t *testing.T) (cfgFile, data string) {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/item/ok":
+			fmt.Fprint(w, `<html><head><title>ok item</title></head></html>`)
+		case "/item/bad":
+			w.WriteHeader(http.StatusInternalServerError)
+		case "/search":
+			fmt.Fprint(w, `<html><p class="total" data-total="0"></p></html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	dir := t.TempDir()
+	data = filepath.Join(dir, "data")
+	cfgFile = filepath.Join(dir, "c.yaml")
+	os.WriteFile(cfgFile, []byte("crawler:\n  allow_private: true\n  resolve: [\"rel.test=127.0.0.1:"+port+"\"]\nrelation:\n  quota: 0\n  quota_period: 0s\n"), 0o644)
+	if _, _, err := run(t, "relation", "create", "items", "--config", cfgFile, "--data", data,
+		"--search", "http://rel.test/search?q={q}&page={page}", "--item", "http://rel.test{id}", "--extract", "title=css:a|css:title"); err != nil {
+		t.Fatal(err)
+	}
+	return cfgFile, data
+}
+
+// TestRelationSyncReportsFailedFetches: a record its source cannot answer
+// is named with its error by sync and show, does not stop the sync, and
+// can be removed.
+func TestRelationSyncReportsFailedFetches(t *testing.T) {
+	cfgFile, data := relationSite(t)
+	ids := filepath.Join(t.TempDir(), "ids")
+	os.WriteFile(ids, []byte("/item/bad\t9\n/item/ok\n"), 0o644)
+	if _, _, err := run(t, "relation", "add", "items", "--config", cfgFile, "--data", data, "--ids", ids); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := run(t, "relation", "sync", "items", "--config", cfgFile, "--data", data)
+	if err != nil || !strings.Contains(out, "1 records read (1 by ID)") || !strings.Contains(out, "1 fetches by ID failed") ||
+		!regexp.MustCompile(`(?m)^  /item/bad: relation: http://rel.test/item/bad: status 500$`).MatchString(out) {
+		t.Fatalf("sync past a record that answers 500:\n%s%v", out, err)
+	}
+	show, _, err := run(t, "relation", "show", "items", "--config", cfgFile, "--data", data)
+	if err != nil || !strings.Contains(show, "(last fetch by ID failed 20") || !strings.Contains(show, "status 500)") {
+		t.Fatalf("show gives no last fetch error:\n%s%v", show, err)
+	}
+	out, _, err = run(t, "relation", "rm", "items", "/item/bad", "/item/nope", "--config", cfgFile, "--data", data)
+	if err != nil || !strings.Contains(out, "2 IDs given, 1 removed, 1 not in the relation") {
+		t.Fatalf("rm:\n%s%v", out, err)
+	}
+	show, _, err = run(t, "relation", "show", "items", "--config", cfgFile, "--data", data)
+	if err != nil || !strings.Contains(show, "1 of 1 records shown") || strings.Contains(show, "/item/bad") {
+		t.Fatalf("show after rm:\n%s%v", show, err)
+	}
+}
+
+func TestRelationAddRefusesAnIDThatMakesNoItemURL(t *testing.T) {
+	cfgFile, data := relationSite(t)
+	ids := filepath.Join(t.TempDir(), "ids")
+	os.WriteFile(ids, []byte("/item/ok\nx y\n"), 0o644)
+	_, _, err := run(t, "relation", "add", "items", "--config", cfgFile, "--data", data, "--ids", ids)
+	if err == nil || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), `ID "x y"`) {
+		t.Fatalf("add of an ID that makes no URL with item http://rel.test{id}: %v, want an error naming line 2 and the ID", err)
+	}
+	show, _, err := run(t, "relation", "show", "items", "--config", cfgFile, "--data", data)
+	if err != nil || !strings.Contains(show, "0 of 0 records shown") {
+		t.Fatalf("show after the refused add:\n%s%v", show, err)
+	}
+}
