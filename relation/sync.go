@@ -170,7 +170,7 @@ func Sync(ctx context.Context, st *Store, cl *Client, name string, now time.Time
 		rep.IntervalNote = fmt.Sprintf("%d probes: a loop ends with every group just read, so E[F(L;kI)] = 0 for any I (§4.4 sets no bound)", len(plan.Probes))
 	} else if I, err := SearchInterval(FrequencyG(tuples, plan.Probes), o.Alpha, 1, 0.01); err == nil {
 		interval = I
-		rep.Interval = time.Duration(I * float64(o.Unit))
+		rep.Interval, rep.IntervalNote = intervalDuration(I, o.Unit)
 	} else {
 		rep.IntervalNote = err.Error()
 	}
@@ -296,6 +296,16 @@ func Sync(ctx context.Context, st *Store, cl *Client, name string, now time.Time
 		}
 	}
 	return rep, nil
+}
+
+// intervalDuration is I units as a duration, or, when that exceeds what a
+// duration holds (about 292 years; a conversion past it wraps around),
+// zero and a note saying so.
+func intervalDuration(I float64, unit time.Duration) (time.Duration, string) {
+	if d := I * float64(unit); d < math.MaxInt64 {
+		return time.Duration(d), ""
+	}
+	return 0, fmt.Sprintf("I = %.3g × %v exceeds the longest duration, about 292 years: the records change too seldom for any interval to matter", I, unit)
 }
 
 // GroupRead reports whether every tuple of a probe's group has been read

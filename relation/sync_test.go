@@ -349,3 +349,28 @@ func TestSyncStopsWhenTheSourceLooksDown(t *testing.T) {
 		t.Errorf("%d failed fetches in %d requests, want %d and robots.txt", rep.FailedFetches, rep.Requests, maxConsecutiveFailures)
 	}
 }
+
+func TestSyncIntervalPastTheLongestDuration(t *testing.T) {
+	s := newShop()
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	st, db, _ := shopRelation(t, ts.URL)
+	defer db.Close()
+	cl, _ := NewClient(shopSource(ts.URL), ClientOptions{MaxBytes: 1 << 20})
+	if _, err := Sync(t.Context(), st, cl, "fruit", t0.Add(time.Hour), syncOpts(10)); err != nil {
+		t.Fatal(err)
+	}
+	// A staleness target so loose that I is far past 292 years.
+	o := syncOpts(5)
+	o.DryRun, o.Alpha = true, 1e12
+	rep, err := Sync(t.Context(), st, cl, "fruit", t0.Add(72*time.Hour), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Probes) < 2 {
+		t.Fatalf("%d probes: the plan needs two for an interval", len(rep.Probes))
+	}
+	if rep.Interval != 0 || !strings.Contains(rep.IntervalNote, "exceeds the longest duration") {
+		t.Errorf("I = %v, note %q; want none, and a note saying it exceeds a duration", rep.Interval, rep.IntervalNote)
+	}
+}
