@@ -53,6 +53,10 @@ func (e *watchEnv) close() error {
 	return errors.Join(e.engine.Close(), e.db.Close())
 }
 
+// notifyUsage is the help of a --notify flag. The flag is a string array,
+// not a slice: a webhook URL may hold a comma.
+const notifyUsage = "webhook:URL, email:ADDR or feed (repeatable; a comma is part of the target)"
+
 // specFlags are the flags that describe a sentinel.
 type specFlags struct {
 	typ, sel, object, direction, regex, every, mode, period, until, user string
@@ -74,7 +78,7 @@ func (f *specFlags) add(cmd *cobra.Command) {
 	fs.StringVar(&f.every, "every", "", fmt.Sprintf("wished check interval (default %v; an urgency for the scheduler, not a timer)", watch.DefaultEvery))
 	fs.StringVar(&f.mode, "mode", "eager", "eager, or digest (one notification per --period)")
 	fs.StringVar(&f.period, "period", "", "digest period")
-	fs.StringSliceVar(&f.notify, "notify", nil, "webhook:URL, email:ADDR or feed (repeatable)")
+	fs.StringArrayVar(&f.notify, "notify", nil, notifyUsage)
 	fs.StringVar(&f.until, "until", "", "stop date (YYYY-MM-DD or RFC 3339; default watch.duration)")
 	fs.StringVar(&f.user, "user", "", "owner")
 }
@@ -278,7 +282,7 @@ func (a *app) newAlertCmd() *cobra.Command {
 			})
 		},
 	}
-	addCmd.Flags().StringSliceVar(&targets, "notify", nil, "webhook:URL, email:ADDR or feed (repeatable)")
+	addCmd.Flags().StringArrayVar(&targets, "notify", nil, notifyUsage)
 	addCmd.Flags().StringVar(&user, "user", "", "owner")
 	addCmd.Flags().BoolVar(&everyChange, "every-change", false, "notify every change of a matching page, not only its first match")
 	listCmd := &cobra.Command{

@@ -101,3 +101,22 @@ func TestWatchAddAndTestTakeTheDialFlags(t *testing.T) {
 		t.Errorf("watch add --resolve --allow-private: %v\n%s", err, out)
 	}
 }
+
+// A --notify value is one target even with a comma in it, as a webhook
+// URL may have: the flag is repeated for more targets, not split.
+func TestNotifyTakesACommaInAWebhookURL(t *testing.T) {
+	t.Setenv("DELTAQ_CRAWLER_ALLOW_PRIVATE", "true") // the page is on loopback
+	u, _ := changingPage(t, `<html><body><p>fees</p></body></html>`)
+	data := t.TempDir()
+	const hook = "webhook:https://hooks.example/a,b"
+	out, _, err := run(t, "watch", "add", u, "--notify", hook, "--notify", "feed", "--data", data)
+	if err != nil || !strings.Contains(out, "installed w1") {
+		t.Fatalf("watch add --notify %s: %v\n%s", hook, err, out)
+	}
+	if out, _, err = run(t, "watch", "show", "w1", "--data", data); err != nil || !strings.Contains(out, "https://hooks.example/a,b") {
+		t.Errorf("watch show: %v, want the webhook https://hooks.example/a,b\n%s", err, out)
+	}
+	if out, _, err = run(t, "alert", "add", "fees", "--notify", hook, "--data", data); err != nil || !strings.Contains(out, "added a1") {
+		t.Errorf("alert add --notify %s: %v\n%s", hook, err, out)
+	}
+}
