@@ -64,8 +64,12 @@ func (a *app) newRelationCreateCmd() *cobra.Command {
 				}
 			}
 			if len(src.Keywords) == 0 && len(src.Fields) > 0 {
-				first, _, _ := strings.Cut(src.Fields[0], "=")
-				src.Keywords = []string{first}
+				// The first field's name as the source reads it, trimmed.
+				first, err := relation.ParseField(src.Fields[0])
+				if err != nil {
+					return err
+				}
+				src.Keywords = []string{first.Name}
 			}
 			def.Name, def.Source, def.Created = args[0], src, time.Now().UTC()
 			db, err := openRepo(dataDir, cfg, a.logger(cfg))

@@ -197,3 +197,15 @@ func TestRelationAddRefusesAnIDThatMakesNoItemURL(t *testing.T) {
 		t.Fatalf("show after the refused add:\n%s%v", show, err)
 	}
 }
+
+// TestRelationCreateKeywordsDefaultToTheFirstFieldTrimmed: without
+// --keywords, the first --extract field's name is the keyword field, read
+// as --extract reads it, spaces trimmed.
+func TestRelationCreateKeywordsDefaultToTheFirstFieldTrimmed(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	out, _, err := run(t, "relation", "create", "spaced", "--data", data,
+		"--search", "http://rel.test/search?q={q}&page={page}", "--item", "http://rel.test{id}", "--extract", " t=css:a")
+	if err != nil || !strings.Contains(out, "keywords from t,") {
+		t.Fatalf("create with --extract ' t=css:a' and no --keywords:\n%s%v", out, err)
+	}
+}
