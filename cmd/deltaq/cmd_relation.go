@@ -136,10 +136,6 @@ func (a *app) newRelationAddCmd() *cobra.Command {
 		Short: "Add records by ID (one a line, optionally TAB weight)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := a.load(cmd)
-			if err != nil {
-				return err
-			}
 			if idsFile == "" {
 				return errors.New("--ids: a file of IDs is required")
 			}
@@ -147,7 +143,9 @@ func (a *app) newRelationAddCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("--ids: %w", err)
 			}
-			db, err := openRepo(dataDir, cfg, a.logger(cfg))
+			// The relation must exist, so the repository must: a mistyped
+			// --data is refused, not created empty.
+			_, db, _, err := a.loadCrawledRepo(cmd, dataDir, nil)
 			if err != nil {
 				return err
 			}

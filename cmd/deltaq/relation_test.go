@@ -209,3 +209,17 @@ func TestRelationCreateKeywordsDefaultToTheFirstFieldTrimmed(t *testing.T) {
 		t.Fatalf("create with --extract ' t=css:a' and no --keywords:\n%s%v", out, err)
 	}
 }
+
+func TestRelationAddRefusesADataDirectoryWithNoRepository(t *testing.T) {
+	dir := t.TempDir()
+	ids := filepath.Join(dir, "ids")
+	os.WriteFile(ids, []byte("a1\n"), 0o644)
+	typo := filepath.Join(dir, "nonexistent")
+	_, _, err := run(t, "relation", "add", "t2", "--data", typo, "--ids", ids)
+	if err == nil || !strings.Contains(err.Error(), "--data "+typo+": no repository there") {
+		t.Fatalf("add with a mistyped --data: %v, want no repository there", err)
+	}
+	if _, err := os.Stat(typo); !os.IsNotExist(err) {
+		t.Errorf("add with a mistyped --data created %s (%v)", typo, err)
+	}
+}
