@@ -64,8 +64,14 @@ type relationFieldDiffJSON struct {
 	Text   string `json:"text"` // "price 19.99 → 17.49"
 }
 
-// limit reads ?limit=, in [1, relation.api_max_rows], default the maximum.
-func (api *relationsAPI) limit(w http.ResponseWriter, r *http.Request) (int, bool) {
+// params checks that none of the request's parameters is repeated, as
+// search's are, then reads ?limit=, in [1, relation.api_max_rows], default
+// the maximum.
+func (api *relationsAPI) params(w http.ResponseWriter, r *http.Request, params ...string) (int, bool) {
+	if ie := givenOnce(r.URL.Query(), params...); ie != nil {
+		writeInputError(w, ie)
+		return 0, false
+	}
 	return limitParam(w, r, api.cfg.APIMaxRows, "relation.api_max_rows")
 }
 
@@ -95,7 +101,7 @@ func (api *relationsAPI) list(w http.ResponseWriter, r *http.Request) {
 
 func (api *relationsAPI) rows(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	limit, ok := api.limit(w, r)
+	limit, ok := api.params(w, r, "stale_gt")
 	if !ok {
 		return
 	}
@@ -126,6 +132,9 @@ func (api *relationsAPI) rows(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		j := relationRowJSON{ID: row.ID, Fields: row.Fields, Missing: row.Missing, Staleness: stale[i], Rate: row.Rate.Rate(opts.RatePrior, opts.RatePriorWeight)}
+		if j.Fields == nil {
+			j.Fields = map[string]string{} // never read: no fields, not null
+		}
 		if !row.LastSync.IsZero() {
 			t := row.LastSync
 			j.LastSync = &t
@@ -140,7 +149,7 @@ func (api *relationsAPI) rows(w http.ResponseWriter, r *http.Request) {
 
 func (api *relationsAPI) changes(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	limit, ok := api.limit(w, r)
+	limit, ok := api.params(w, r, "since")
 	if !ok {
 		return
 	}

@@ -152,10 +152,25 @@ func TestRelationAPIErrors(t *testing.T) {
 		"/api/v1/relations/shop/rows?limit=3":     `"field":"limit","value":"3","limit":"in [1, 2] (relation.api_max_rows)"`,
 		"/api/v1/relations/shop/rows?stale_gt=x":  `"field":"stale_gt","value":"x","limit":"a number"`,
 		"/api/v1/relations/shop/changes?since=-1": `"field":"since","value":"-1","limit":"a whole number ≥ 0"`,
+		// Every parameter given twice is refused, as limit is.
+		"/api/v1/relations/shop/rows?limit=1&limit=2":       `"field":"limit","value":"1, 2","limit":"once"`,
+		"/api/v1/relations/shop/rows?stale_gt=1&stale_gt=x": `"field":"stale_gt","value":"1, x","limit":"once"`,
+		"/api/v1/relations/shop/changes?since=1&since=x":    `"field":"since","value":"1, x","limit":"once"`,
 	} {
 		code, body, _ := get(t, srv, path)
 		if code < 400 || !strings.Contains(body, want) {
 			t.Errorf("GET %s: %d %s, want an error with %s", path, code, body, want)
 		}
+	}
+}
+
+func TestRelationRowsAPINeverReadRowHasEmptyFields(t *testing.T) {
+	srv, st := newRelationEnv(t)
+	if _, err := st.Add(t.Context(), "shop", []string{"gizmo"}, []float64{1}); err != nil {
+		t.Fatal(err)
+	}
+	code, body, _ := get(t, srv, "/api/v1/relations/shop/rows?limit=2")
+	if code != http.StatusOK || !strings.Contains(body, `{"id":"gizmo","fields":{}`) || strings.Contains(body, "null") {
+		t.Errorf("rows with gizmo never read: %d %s, want its fields {}", code, body)
 	}
 }
