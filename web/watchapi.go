@@ -291,7 +291,6 @@ func (api *watchAPI) fail(w http.ResponseWriter, err error) {
 func userError(err error) *InputError {
 	var ie *InputError
 	var le *watch.LimitError
-	var qe *index.QueryError
 	var te *notify.TargetError
 	var fe *watch.FieldError
 	var full *alert.FullError
@@ -302,8 +301,6 @@ func userError(err error) *InputError {
 		return &InputError{Field: "notify", Value: te.Value, Limit: te.Limit, Message: te.Error()}
 	case errors.As(err, &le):
 		return &InputError{Field: le.Field, Value: le.Value, Limit: le.Limit, Message: "over this key's limit"}
-	case errors.As(err, &qe):
-		return &InputError{Code: CodeBadQuery, Field: "query", Limit: qe.Limit, Message: qe.Msg}
 	case errors.As(err, &fe):
 		return &InputError{Field: fe.Field, Value: fe.Value, Limit: fe.Limit, Message: fe.Error(), Whole: true}
 	case errors.As(err, &full):
@@ -487,7 +484,14 @@ func (api *watchAPI) addAlert(ctx context.Context, k watch.Key, q alertRequest) 
 	if n := api.alerts.Count(k.User); n >= k.MaxWatches {
 		return nil, &InputError{Field: "alerts", Value: strconv.Itoa(n + 1), Limit: fmt.Sprintf("at most %d", k.MaxWatches), Message: "over this key's limit"}
 	}
-	return api.alerts.Add(ctx, a)
+	out, err := api.alerts.Add(ctx, a)
+	// The query's refusal names the request's field and repeats its value,
+	// as a search's does for q.
+	var qe *index.QueryError
+	if errors.As(err, &qe) {
+		return nil, &InputError{Code: CodeBadQuery, Field: "query", Value: q.Query, Limit: qe.Limit, Message: qe.Msg}
+	}
+	return out, err
 }
 
 // errNoSuchAlert answers an alert id that is not the user's (another

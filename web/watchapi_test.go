@@ -224,8 +224,11 @@ func TestAlertAPI(t *testing.T) {
 	if code, _ := e.call("DELETE", "/api/v1/alerts/"+every.ID, ada, "", nil); code != 204 {
 		t.Errorf("delete: %d", code)
 	}
-	if code, body := e.call("POST", "/api/v1/alerts", ada, `{"query":"\"unclosed"}`, nil); code != 400 || !strings.Contains(body, "bad_query") {
-		t.Errorf("bad query: %d %s", code, body)
+	// A refused query names the field and repeats the value, as other
+	// refusals do.
+	if code, body := e.call("POST", "/api/v1/alerts", ada, `{"query":"\"unclosed"}`, nil); code != 400 || !strings.Contains(body, "bad_query") ||
+		!strings.Contains(body, `"field":"query","value":"\"unclosed"`) {
+		t.Errorf("bad query: %d %s, want bad_query naming the field query and its value", code, body)
 	}
 	var list struct{ Alerts []alertJSON }
 	if e.call("GET", "/api/v1/alerts", ada, "", &list); len(list.Alerts) != 1 || !slices.Equal(list.Alerts[0].Notify, []string{"feed"}) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/deltaq/deltaq/alert"
 	"github.com/deltaq/deltaq/configs"
+	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/notify"
 	"github.com/deltaq/deltaq/repo"
 	"github.com/deltaq/deltaq/watch"
@@ -274,6 +275,12 @@ func (a *app) newAlertCmd() *cobra.Command {
 					return fmt.Errorf("--%w", err)
 				}
 				out, err := m.Add(ctx, alert.Alert{User: user, Query: args[0], Notify: to, EveryChange: everyChange})
+				// A refused query is named as the usage names it, not as
+				// search's parameter q.
+				var qe *index.QueryError
+				if errors.As(err, &qe) {
+					return fmt.Errorf("QUERY %q: %s (want %s)", index.Excerpt(args[0]), qe.Msg, qe.Limit)
+				}
 				if err != nil {
 					return err
 				}

@@ -59,7 +59,8 @@ func TestWatchCommands(t *testing.T) {
 		{[]string{"watch", "rm", "w9"}, `no sentinel "w9"`},
 		{[]string{"alert", "rm", "a9"}, `no alert "a9" (deltaq alert list shows them)`},
 		{[]string{"alert", "rm", "w1"}, `no alert "w1"`},
-		{[]string{"alert", "add", `"unclosed`}, "q:"},
+		{[]string{"alert", "add", `"unclosed`}, `QUERY "\"unclosed": unclosed quote at byte 1 (want quotes in pairs`},
+		{[]string{"alert", "add", ""}, `QUERY "": empty query (want at least one word)`},
 		{append([]string{"watch", "add", u}, slices.Repeat([]string{"--notify", "feed"}, 11)...), "--notify: (11 targets): at most 10 (notify.max_targets)"},
 		{append([]string{"alert", "add", "fees"}, slices.Repeat([]string{"--notify", "feed"}, 11)...), "--notify: (11 targets): at most 10 (notify.max_targets)"},
 	} {
