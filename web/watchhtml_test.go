@@ -173,7 +173,7 @@ func TestAlertPages(t *testing.T) {
 	e := newWatchEnv(t)
 	ada, bob := e.key("ada", 5), e.key("bob", 5)
 	if resp, body := e.form("/watches/alerts", ada, url.Values{"csrf": {formToken(ada)}, "query": {`"unclosed`}, "notify": {"feed"}}, nil); resp.StatusCode != http.StatusBadRequest ||
-		!strings.Contains(body, `id="error">query: `) || !strings.Contains(body, `value="&#34;unclosed"`) {
+		!strings.Contains(body, `id="error">query = &#34;unclosed: unclosed quote at byte 1`) || !strings.Contains(body, `value="&#34;unclosed"`) {
 		t.Errorf("bad query: %d, want 400 naming the query and keeping it\n%s", resp.StatusCode, body)
 	}
 	if resp, body := e.form("/watches/alerts", ada, url.Values{"csrf": {formToken(ada)}, "query": {"plain language"}, "notify": {"sms:1"}}, nil); resp.StatusCode != http.StatusBadRequest ||
