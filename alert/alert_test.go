@@ -180,10 +180,17 @@ func TestAddRejectsBadQueries(t *testing.T) {
 	if _, err := m.Add(t.Context(), Alert{Query: "the of and"}); !errors.As(err, &qe) || strings.HasPrefix(qe.Msg, "q:") {
 		t.Errorf("a stop-word query: %v, want a QueryError whose message does not start with q:", err)
 	}
-	if _, err := m.Add(t.Context(), Alert{Query: "ok"}); err != nil {
+	// An alert sent nowhere could never be read: its matches are kept
+	// only as its notifications.
+	var te *notify.TargetError
+	if _, err := m.Add(t.Context(), Alert{Query: "ok"}); !errors.As(err, &te) || !strings.Contains(err.Error(), "notify: (0 targets): at least 1") {
+		t.Errorf("an alert without a target: %v, want a TargetError naming notify and its 0 targets", err)
+	}
+	feed := []notify.Target{{Kind: notify.Feed}}
+	if _, err := m.Add(t.Context(), Alert{Query: "ok", Notify: feed}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Add(t.Context(), Alert{Query: "two"}); err == nil || !strings.Contains(err.Error(), "over alert.max_alerts = 1") {
+	if _, err := m.Add(t.Context(), Alert{Query: "two", Notify: feed}); err == nil || !strings.Contains(err.Error(), "over alert.max_alerts = 1") {
 		t.Errorf("past the limit: %v", err)
 	}
 }

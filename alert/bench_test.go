@@ -16,6 +16,7 @@ import (
 	"github.com/deltaq/deltaq/index/indextest"
 	"github.com/deltaq/deltaq/internal/datasets"
 	"github.com/deltaq/deltaq/internal/querylog"
+	"github.com/deltaq/deltaq/notify"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -36,7 +37,7 @@ func standingQueries(b *testing.B, n int) []Alert {
 		if i >= len(qs) {
 			q += " " + strings.Fields(qs[rng.IntN(len(qs))].Text)[0]
 		}
-		a := Alert{Query: q}
+		a := Alert{Query: q, Notify: []notify.Target{{Kind: notify.Feed}}}
 		if _, err := compile(&a, an, lim); err == nil {
 			out = append(out, a)
 		}
@@ -97,7 +98,9 @@ func BenchmarkAlertOverhead(b *testing.B) {
 		b.Run(fmt.Sprintf("alerts=%d", n), func(b *testing.B) {
 			dir := b.TempDir()
 			db := openRepo(b, filepath.Join(dir, "db"))
-			m, err := New(b.Context(), db, testConfig(), analyzer(b), indextest.Config().Limits(), nil, Options{})
+			// The alerts predate the pages' fetch times (2023-01-30 on).
+			created := func() time.Time { return time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC) }
+			m, err := New(b.Context(), db, testConfig(), analyzer(b), indextest.Config().Limits(), nil, Options{Clock: created})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -111,7 +111,12 @@ func alertSeq(id string) (uint64, error) {
 // enough for the word counts to tell common words from rare ones.
 const refileFirst = 500
 
-// Add validates and stores a new alert.
+// errNoTargets refuses an alert without a target: an alert keeps no
+// record of its matches but its notifications, so one sent nowhere could
+// never be read.
+var errNoTargets = &notify.TargetError{Value: "(0 targets)", Limit: "at least 1: webhook:URL, email:ADDR or feed (an alert's matches are kept only as its notifications)"}
+
+// Add validates and stores a new alert; it must have a notify target.
 func (m *Matcher) Add(ctx context.Context, a Alert) (*Alert, error) {
 	as, err := m.AddMany(ctx, []Alert{a})
 	if err != nil {
@@ -149,6 +154,9 @@ func (m *Matcher) AddMany(ctx context.Context, as []Alert) ([]Alert, error) {
 		c, err := compile(&out[i], m.analyzer, m.limits)
 		if err != nil {
 			return nil, err
+		}
+		if len(a.Notify) == 0 {
+			return nil, errNoTargets
 		}
 		cs[i] = c
 		v, err := json.Marshal(&a)

@@ -35,7 +35,7 @@ import (
 //	GET    /api/v1/watches/{id}/feed       Atom feed of the watch
 //	GET    /api/v1/feed                    Atom feed of the user
 //	GET    /api/v1/alerts                  my alerts
-//	POST   /api/v1/alerts                  {query, notify}
+//	POST   /api/v1/alerts                  {query, notify (at least one target), every_change}
 //	DELETE /api/v1/alerts/{id}
 type watchAPI struct {
 	watches *watch.Engine

@@ -218,7 +218,7 @@ func TestAlertAPI(t *testing.T) {
 		t.Fatalf("create alert: %d %s, want it answered as asked, notify [\"feed\"]", code, body)
 	}
 	var every alertJSON
-	if code, body := e.call("POST", "/api/v1/alerts", ada, `{"query":"accessibility","every_change":true}`, &every); code != 201 || a.EveryChange || !every.EveryChange {
+	if code, body := e.call("POST", "/api/v1/alerts", ada, `{"query":"accessibility","notify":["feed"],"every_change":true}`, &every); code != 201 || a.EveryChange || !every.EveryChange {
 		t.Errorf("create an alert on every change: %d %s; the first %+v; want every_change false, then true", code, body, a)
 	}
 	if code, _ := e.call("DELETE", "/api/v1/alerts/"+every.ID, ada, "", nil); code != 204 {
@@ -229,6 +229,11 @@ func TestAlertAPI(t *testing.T) {
 	if code, body := e.call("POST", "/api/v1/alerts", ada, `{"query":"\"unclosed"}`, nil); code != 400 || !strings.Contains(body, "bad_query") ||
 		!strings.Contains(body, `"field":"query","value":"\"unclosed"`) {
 		t.Errorf("bad query: %d %s, want bad_query naming the field query and its value", code, body)
+	}
+	// An alert sent nowhere could never be read: refused, naming notify.
+	if code, body := e.call("POST", "/api/v1/alerts", ada, `{"query":"accessibility","notify":[]}`, nil); code != 400 ||
+		!strings.Contains(body, `"field":"notify","value":"(0 targets)","limit":"at least 1`) {
+		t.Errorf("an alert without a target: %d %s, want 400 naming notify and its 0 targets", code, body)
 	}
 	var list struct{ Alerts []alertJSON }
 	if e.call("GET", "/api/v1/alerts", ada, "", &list); len(list.Alerts) != 1 || !slices.Equal(list.Alerts[0].Notify, []string{"feed"}) {
@@ -256,7 +261,7 @@ func TestKeyLimitsHoldUnderParallelRequests(t *testing.T) {
 	key := e.key("ada", limit)
 	for _, c := range []struct{ path, body, field string }{
 		{"/api/v1/watches", `{"url":"` + e.pageURL + `","type":"words","every":"2h"}`, `"field":"watches"`},
-		{"/api/v1/alerts", `{"query":"accessibility"}`, `"field":"alerts"`},
+		{"/api/v1/alerts", `{"query":"accessibility","notify":["feed"]}`, `"field":"alerts"`},
 	} {
 		codes := make([]int, parallel)
 		var wg sync.WaitGroup
@@ -338,12 +343,12 @@ func TestAlertsBeyondTheServersCapacityAnswer400(t *testing.T) {
 	for _, user := range []string{"ada", "bob"} {
 		k := e.key(user, 5)
 		for i := range 5 {
-			if code, body := e.call("POST", "/api/v1/alerts", k, fmt.Sprintf(`{"query":"word%d %s"}`, i, user), nil); code != 201 {
+			if code, body := e.call("POST", "/api/v1/alerts", k, fmt.Sprintf(`{"query":"word%d %s","notify":["feed"]}`, i, user), nil); code != 201 {
 				t.Fatalf("%s's alert %d: %d %s", user, i, code, body)
 			}
 		}
 	}
-	code, body := e.call("POST", "/api/v1/alerts", e.key("carol", 5), `{"query":"accessibility"}`, nil)
+	code, body := e.call("POST", "/api/v1/alerts", e.key("carol", 5), `{"query":"accessibility","notify":["feed"]}`, nil)
 	if code != http.StatusBadRequest || !strings.Contains(body, `"field":"alerts","value":"11","limit":"at most 10 on this server (alert.max_alerts)"`) {
 		t.Fatalf("an alert past the server's capacity: %d %s", code, body)
 	}

@@ -267,7 +267,7 @@ func (a *app) newAlertCmd() *cobra.Command {
 		})
 	}
 	addCmd := &cobra.Command{
-		Use: "add QUERY [--notify webhook:URL|email:ADDR|feed] [--user U] [--every-change]", Short: "Add a standing query", Args: cobra.ExactArgs(1),
+		Use: "add QUERY --notify webhook:URL|email:ADDR|feed [--user U] [--every-change]", Short: "Add a standing query", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withAlerts(cmd, openRepo, func(ctx context.Context, m *alert.Matcher, cfg *configs.Config) error {
 				to, err := notify.ParseTargets(targets, cfg.Notify.MaxTargets)
@@ -281,6 +281,10 @@ func (a *app) newAlertCmd() *cobra.Command {
 				if errors.As(err, &qe) {
 					return fmt.Errorf("QUERY %q: %s (want %s)", index.Excerpt(args[0]), qe.Msg, qe.Limit)
 				}
+				var te *notify.TargetError
+				if errors.As(err, &te) {
+					return fmt.Errorf("--%w", err)
+				}
 				if err != nil {
 					return err
 				}
@@ -289,7 +293,7 @@ func (a *app) newAlertCmd() *cobra.Command {
 			})
 		},
 	}
-	addCmd.Flags().StringArrayVar(&targets, "notify", nil, notifyUsage)
+	addCmd.Flags().StringArrayVar(&targets, "notify", nil, "at least one of: "+notifyUsage)
 	addCmd.Flags().StringVar(&user, "user", "", "owner")
 	addCmd.Flags().BoolVar(&everyChange, "every-change", false, "notify every change of a matching page, not only its first match")
 	listCmd := &cobra.Command{

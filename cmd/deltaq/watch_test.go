@@ -61,6 +61,7 @@ func TestWatchCommands(t *testing.T) {
 		{[]string{"alert", "rm", "w1"}, `no alert "w1"`},
 		{[]string{"alert", "add", `"unclosed`}, `QUERY "\"unclosed": unclosed quote at byte 1 (want quotes in pairs`},
 		{[]string{"alert", "add", ""}, `QUERY "": empty query (want at least one word)`},
+		{[]string{"alert", "add", "fees"}, "--notify: (0 targets): at least 1: webhook:URL, email:ADDR or feed"},
 		{append([]string{"watch", "add", u}, slices.Repeat([]string{"--notify", "feed"}, 11)...), "--notify: (11 targets): at most 10 (notify.max_targets)"},
 		{append([]string{"alert", "add", "fees"}, slices.Repeat([]string{"--notify", "feed"}, 11)...), "--notify: (11 targets): at most 10 (notify.max_targets)"},
 	} {
