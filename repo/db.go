@@ -9,6 +9,7 @@ import (
 	"iter"
 	"log/slog"
 	"math"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -93,7 +94,7 @@ func Open(dir string, cfg Config, opts Options) (*DB, error) {
 	cache := pebble.NewCache(cfg.CacheBytes)
 	popts := &pebble.Options{
 		Cache:  cache,
-		Logger: pebbleLogger{logger},
+		Logger: pebbleLogger{logger, dir},
 	}
 	if opts.FS != nil {
 		popts.FS = opts.FS
@@ -728,7 +729,11 @@ func (db *DB) bucketScan(ctx context.Context, bucket string, full, lower []byte)
 	}
 }
 
-type pebbleLogger struct{ l *slog.Logger }
+// pebbleLogger passes Pebble's messages to the repository's logger.
+type pebbleLogger struct {
+	l   *slog.Logger
+	dir string
+}
 
 func (p pebbleLogger) Infof(format string, args ...any) {
 	p.l.Debug(fmt.Sprintf(format, args...), "component", "pebble")
@@ -736,7 +741,18 @@ func (p pebbleLogger) Infof(format string, args ...any) {
 func (p pebbleLogger) Errorf(format string, args ...any) {
 	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
 }
+
+// Fatalf reports an error Pebble cannot go on from, most often a write
+// of its MANIFEST or log that failed (a full disk, an I/O error), and ends
+// the process, as Pebble requires of it: it must not return, and it may
+// be called from a background flush, where no caller could take an error.
+// It exits with status 1 and one line naming the directory and the error,
+// not a panic's stack trace: the write that failed is not applied, what
+// was stored before it is kept, and the repository opens again once the
+// cause is gone.
 func (p pebbleLogger) Fatalf(format string, args ...any) {
-	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
-	panic(fmt.Sprintf(format, args...))
+	msg := fmt.Sprintf(format, args...)
+	p.l.Error(msg, "component", "pebble")
+	fmt.Fprintf(os.Stderr, "repo: %s: %s; what was stored before is kept, and the repository opens once that is fixed\n", p.dir, msg)
+	os.Exit(1)
 }
