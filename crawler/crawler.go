@@ -254,7 +254,8 @@ func (c *Crawler) Run(ctx context.Context, f *frontier.Frontier, ro RunOptions) 
 // pageSlots bounds the page jobs under way or done to RunOptions.MaxPages
 // (0: no bound), so that a run fetches MaxPages pages and not MaxPages
 // plus those in flight when the last committed. A job that ends without a
-// page result (deferred, a robots.txt fetch, cut short) gives its slot back.
+// page fetched (deferred, a robots.txt fetch, disallowed, cut short) gives
+// its slot back.
 type pageSlots struct {
 	limit int64
 	taken atomic.Int64
@@ -312,8 +313,10 @@ func (c *Crawler) work(nextCtx, ctx context.Context, f *frontier.Frontier, out c
 			f.Defer(*r.job, time.Time{})
 			return nil
 		}
-		if r.job == nil {
-			slots.giveBack() // a robots.txt fetch; the job waits for its turn
+		if r.job == nil || r.res.outcome == repo.OutcomeDisallowed {
+			// A robots.txt fetch (the job waits for its turn), or a page
+			// robots.txt disallows: neither is a page fetched.
+			slots.giveBack()
 		}
 		if r.job != nil && r.res.outcome != repo.OutcomeThrottled {
 			// The request is over: its host slot need not wait for the

@@ -65,8 +65,9 @@ func (c *Counters) Snapshot() Snapshot {
 	return s
 }
 
-// Fetched is the number of page fetch results committed.
-func (s Snapshot) Fetched() int64 { return sum(s.Outcomes) }
+// Fetched is the number of page fetch results committed, but for the
+// URLs robots.txt disallowed, which make no request.
+func (s Snapshot) Fetched() int64 { return sum(s.Outcomes) - s.Disallowed() }
 
 // Errors counts the outcomes that are neither content nor not-modified
 // nor a robots.txt refusal, which is the site's answer, not a failure.

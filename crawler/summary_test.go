@@ -221,8 +221,14 @@ func pagesRequested(reqs []request) int {
 // requests at once) and seeds a crawler over it; the log has every request.
 func smallWebCrawl(t *testing.T, perHost int, seeds ...string) (*env, *requestLog) {
 	t.Helper()
+	return smallWebCrawlWith(t, nil, perHost, seeds...)
+}
+
+// smallWebCrawlWith is smallWebCrawl with robots.txt bodies by host.
+func smallWebCrawlWith(t *testing.T, robots map[string]string, perHost int, seeds ...string) (*env, *requestLog) {
+	t.Helper()
 	log := &requestLog{}
-	srv := httptest.NewServer(log.wrap(smallWeb(3, nil, nil)))
+	srv := httptest.NewServer(log.wrap(smallWeb(3, robots, nil)))
 	t.Cleanup(srv.Close)
 	cfg := defaults(t)
 	cfg.Crawler.Sitemaps = false
@@ -332,5 +338,29 @@ func TestADueNowRunThatSpendsItsBudgetSaysSo(t *testing.T) {
 	}
 	if sum.Left["budget of the period spent"] != 1 || sum.Left["not due yet"] != 0 {
 		t.Errorf("left %v: want the other planned page left for the budget\n%s", sum.Left, sum)
+	}
+}
+
+// A URL robots.txt disallows makes no request: it is not counted as a
+// page fetched, it spends none of the budget, and it takes none of
+// MaxPages, so a run told to fetch 4 pages fetches 4.
+func TestADisallowedURLIsNeitherFetchedNorSpent(t *testing.T) {
+	// The disallowed URL is a seed, so that it comes before the pages
+	// home links to: home, /p0, /p1 and /p2 are the 4 pages.
+	e, log := smallWebCrawlWith(t, map[string]string{"a.test": "User-agent: *\nDisallow: /private/\n"}, 1,
+		"http://a.test/private/secret", "http://a.test/")
+	sum := runWithin(t, e, e.f, crawler.RunOptions{Drain: true, DrainHorizon: 10 * time.Second, MaxPages: 4})
+	if n := pagesRequested(log.all()); n != 4 || sum.Fetched() != 4 {
+		t.Errorf("%d pages requested, %d counted as fetched: want 4 of each\n%s", n, sum.Fetched(), sum)
+	}
+	if sum.Disallowed() != 1 {
+		t.Errorf("%d disallowed, want /private/secret\n%s", sum.Disallowed(), sum)
+	}
+	spent := int64(0)
+	for _, n := range sum.ByClass {
+		spent += n
+	}
+	if used := e.f.Stats().BudgetUsed; spent != 4 || used != 4 {
+		t.Errorf("budget spent %d (summary), %d (frontier): want the 4 pages fetched\n%s", spent, used, sum)
 	}
 }

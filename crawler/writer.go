@@ -144,6 +144,7 @@ func (w *writer) runRounds(results <-chan *result) error {
 type done struct {
 	job       frontier.Job
 	notBefore time.Time
+	unfetched bool // robots.txt disallowed it: no request was made
 }
 
 func (w *writer) commit(group []*result) error {
@@ -176,8 +177,10 @@ func (w *writer) commit(group []*result) error {
 	}
 	// MaxPages counts each page before its links are published, so that a
 	// run told to stop does not start on them.
-	for range dones {
-		w.onPage()
+	for _, d := range dones {
+		if !d.unfetched {
+			w.onPage()
+		}
 	}
 	w.f.Publish(a.queued...)
 	for _, q := range a.queued {
@@ -185,7 +188,7 @@ func (w *writer) commit(group []*result) error {
 	}
 	a.handOver()
 	for _, d := range dones {
-		w.f.Done(d.job, frontier.DoneInfo{NotBefore: d.notBefore})
+		w.f.Done(d.job, frontier.DoneInfo{NotBefore: d.notBefore, Unfetched: d.unfetched})
 	}
 	if w.c.onFetched != nil && len(dones) > 0 {
 		urls := make([]string, len(dones))
@@ -400,10 +403,13 @@ func (a *apply) applyPage(r *result) (*done, error) {
 	if err := a.b.PutPage(&p); err != nil {
 		return nil, err
 	}
-	if err := a.w.f.Complete(a.b, job); err != nil {
+	d.unfetched = r.res.outcome == repo.OutcomeDisallowed
+	if err := a.w.f.Complete(a.b, job, !d.unfetched); err != nil {
 		return nil, err
 	}
-	c.counters.class(job.Class)
+	if !d.unfetched {
+		c.counters.class(job.Class)
+	}
 	return d, nil
 }
 

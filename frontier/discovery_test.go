@@ -77,7 +77,7 @@ func TestDiscoveryShareAndFullRecrawls(t *testing.T) {
 			t.Fatal("full re-crawl reported done before its pages were fetched")
 		}
 		b := db.NewBatch(context.Background())
-		if err := f.Complete(b, job); err != nil {
+		if err := f.Complete(b, job, true); err != nil {
 			t.Fatal(err)
 		}
 		b.Commit()

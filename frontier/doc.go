@@ -197,6 +197,9 @@
 //	f, err := frontier.New(ctx, db, cfg.Frontier, gate, frontier.Uniform{}, frontier.Options{})
 //	job, err := f.Next(ctx, false)   // waits for politeness and budget
 //	// ... fetch job.URL, then in the result's batch:
-//	err = f.Complete(batch, job)     // dequeue + count, atomically with the result
+//	err = f.Complete(batch, job, true) // dequeue + count, atomically with the result
 //	batch.Commit(); f.Done(job, frontier.DoneInfo{})
+//
+// A job robots.txt disallows makes no request: Complete(batch, job, false)
+// and DoneInfo{Unfetched: true} give its fetch back to the budget.
 package frontier

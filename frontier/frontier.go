@@ -480,12 +480,16 @@ func (f *Frontier) refillLocked(h *hostQueue, class repo.QueueClass, last string
 // fetches, so a restart does not grant a fresh budget.
 const usageKey = "frontier.usage"
 
-// Complete removes a job's entry from the queue and counts the fetch in the
-// period's persisted usage, both inside the caller's batch (the one that
-// commits the fetch result). Call Done after the batch committed.
-func (f *Frontier) Complete(b *repo.Batch, job Job) error {
+// Complete removes a job's entry from the queue and, if it was fetched,
+// counts the fetch in the period's persisted usage, both inside the
+// caller's batch (the one that commits the fetch result). Call Done after
+// the batch committed, with DoneInfo.Unfetched as !fetched.
+func (f *Frontier) Complete(b *repo.Batch, job Job, fetched bool) error {
 	if err := b.Dequeue([]byte(job.key)); err != nil {
 		return err
+	}
+	if !fetched {
+		return nil
 	}
 	f.mu.Lock()
 	u := &f.mu.usage
@@ -525,6 +529,11 @@ type DoneInfo struct {
 	// NotBefore pushes the host's next start later, e.g. a Crawl-delay or a
 	// back-off after 429. Zero keeps the politeness interval set at Next.
 	NotBefore time.Time
+	// Unfetched says no request was made (robots.txt disallows the URL):
+	// the fetch taken from the budget at Next is given back, as for a
+	// deferred job, but not the reservation of a planned re-fetch, whose
+	// entry is gone.
+	Unfetched bool
 }
 
 // Done returns a job's host slot after its result (including the removal of
@@ -540,6 +549,9 @@ func (f *Frontier) Done(job Job, info DoneInfo) {
 		return
 	}
 	f.mu.queued-- // Complete's dequeue has committed
+	if info.Unfetched && job.period.Equal(f.mu.budget.start) {
+		f.mu.budget.giveBack(job.Class, false)
+	}
 	if job.Class == repo.ClassNew {
 		f.mu.queuedNew--
 		f.mu.fetched++

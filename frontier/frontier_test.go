@@ -84,7 +84,7 @@ func finish(t testing.TB, db *repo.DB, f *Frontier, job Job) {
 	t.Helper()
 	b := db.NewBatch(context.Background())
 	defer b.Close()
-	if err := f.Complete(b, job); err != nil {
+	if err := f.Complete(b, job, true); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Commit(); err != nil {

@@ -246,7 +246,7 @@ func (s *scriptState) run(line string) string {
 		}
 		b := s.db.NewBatch(context.Background())
 		defer b.Close()
-		if err := s.f.Complete(b, job); err != nil {
+		if err := s.f.Complete(b, job, true); err != nil {
 			s.t.Fatal(err)
 		}
 		if err := b.PutPage(&repo.Page{URL: job.URL, State: repo.StateLive, Fetches: 1, LastFetch: s.clk.Now()}); err != nil {

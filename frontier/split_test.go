@@ -172,7 +172,7 @@ func (r *splitRun) period(recrawlGain float64) map[repo.QueueClass]int {
 				t.Fatal(err)
 			}
 		}
-		if err := r.f.Complete(b, job); err != nil {
+		if err := r.f.Complete(b, job, true); err != nil {
 			t.Fatal(err)
 		}
 		if err := b.Commit(); err != nil {
