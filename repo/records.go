@@ -134,14 +134,20 @@ func (p *Page) Indexable() bool {
 	return p.State == StateLive && !p.NoIndex && !p.Version.IsZero()
 }
 
+// Attempted reports whether the crawler ever recorded an attempt on the
+// page. Only then does LastOutcome say anything: its zero value is
+// OutcomeOK, which a page never fetched would otherwise claim. A robots.txt
+// refusal is an attempt without a fetch; a loaded page (PutFetched) is
+// live without a fetch count.
+func (p *Page) Attempted() bool { return p.Fetches > 0 || p.State != StateQueued }
+
 // LogValue renders a page compactly in logs.
 func (p *Page) LogValue() slog.Value {
-	return slog.GroupValue(
-		slog.String("url", p.URL),
-		slog.String("state", p.State.String()),
-		slog.String("outcome", p.LastOutcome.String()),
-		slog.Int("fetches", p.Fetches),
-	)
+	attrs := []slog.Attr{slog.String("url", p.URL), slog.String("state", p.State.String())}
+	if p.Attempted() {
+		attrs = append(attrs, slog.String("outcome", p.LastOutcome.String()))
+	}
+	return slog.GroupValue(append(attrs, slog.Int("fetches", p.Fetches))...)
 }
 
 const pageFormat = 1

@@ -142,6 +142,56 @@ func TestExplainReportIsReadableAsTextJSONAndHTML(t *testing.T) {
 	})
 }
 
+// TestAPageNeverFetchedHasNoLastOutcome: a queued page's outcome is the
+// zero value, OutcomeOK; the report used to say "last fetch: ok" of a page
+// with no fetch, in the text, the HTML view and /api/v1/page.
+func TestAPageNeverFetchedHasNoLastOutcome(t *testing.T) {
+	db := memRepo(t)
+	const queued, refused = "http://a.test/queued", "http://a.test/private"
+	at := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	b := db.NewBatch(t.Context())
+	b.PutPage(&repo.Page{URL: queued, State: repo.StateQueued, FirstSeen: at})
+	// robots.txt refused it: an attempt without a fetch, whose outcome counts.
+	b.PutPage(&repo.Page{URL: refused, State: repo.StateFailed, LastOutcome: repo.OutcomeDisallowed, FirstSeen: at})
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	srv := newTestServer(t, &fakeSearch{}, db)
+	for _, c := range []struct{ url, text, outcome string }{
+		{queued, "queued (never fetched)", ""},
+		{refused, "failed (last fetch: disallowed)", "disallowed"},
+	} {
+		rep, err := BuildPageReport(t.Context(), db, nil, c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text bytes.Buffer
+		if err := rep.WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		if flat := strings.Join(strings.Fields(text.String()), " "); !strings.Contains(flat, "state "+c.text) {
+			t.Errorf("%s: text lacks %q:\n%s", c.url, c.text, text.String())
+		}
+		code, body, _ := get(t, srv, "/api/v1/page?url="+url.QueryEscape(c.url))
+		var got map[string]any
+		if err := json.Unmarshal([]byte(body), &got); code != 200 || err != nil {
+			t.Fatalf("%s: /api/v1/page %d %v: %s", c.url, code, err, body)
+		}
+		if o, ok := got["last_outcome"]; c.outcome == "" && ok || c.outcome != "" && o != c.outcome {
+			t.Errorf("%s: /api/v1/page last_outcome = %v (present %v), want %q", c.url, o, ok, c.outcome)
+		}
+	}
+	s, err := New(testConfig, Deps{Search: &fakeSearch{}, Pages: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := httptest.NewServer(s)
+	t.Cleanup(html.Close)
+	if code, page, _ := get(t, html, "/explain?url="+url.QueryEscape(queued)); code != 200 || !strings.Contains(page, "queued (never fetched)") || strings.Contains(page, "last fetch: ok") {
+		t.Errorf("explain view of a queued page (%d) does not say it was never fetched:\n%s", code, page)
+	}
+}
+
 func TestAdminListenerTakesTheOperatorRoutes(t *testing.T) {
 	db, explain := explainedRepo(t)
 	cfg := testConfig

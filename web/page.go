@@ -27,9 +27,11 @@ type Pages interface {
 // the text of `deltaq page explain`. Enums are names, times RFC 3339,
 // durations milliseconds or Go duration text.
 type PageReport struct {
-	URL          string        `json:"url"`
-	State        string        `json:"state"`
-	LastOutcome  string        `json:"last_outcome"`
+	URL   string `json:"url"`
+	State string `json:"state"`
+	// LastOutcome is how the last fetch attempt ended; empty (and left out
+	// of the JSON) for a page never attempted.
+	LastOutcome  string        `json:"last_outcome,omitempty"`
 	HTTPStatus   int           `json:"http_status,omitempty"`
 	Depth        int           `json:"depth"`
 	Source       string        `json:"source,omitempty"`
@@ -182,11 +184,14 @@ func BuildPageReport(ctx context.Context, pages Pages, explain ExplainFunc, u st
 	if err != nil {
 		return nil, err
 	}
-	rep := &PageReport{URL: p.URL, State: p.State.String(), LastOutcome: p.LastOutcome.String(),
+	rep := &PageReport{URL: p.URL, State: p.State.String(),
 		HTTPStatus: p.HTTPStatus, Depth: p.Depth, Source: p.Source, FirstSeen: p.FirstSeen,
 		Fetches: p.Fetches, Changes: p.Changes, Title: p.Title, ContentType: p.ContentType,
 		ETag: p.ETag, LastModified: p.LastModified, NoIndex: p.NoIndex, RedirectTo: p.RedirectTo,
 		History: []fetchJSON{}, Versions: []versionJSON{}, LinksOut: []linkJSON{}, LinksIn: []string{}, DeltaQ: []deltaQJSON{}}
+	if p.Attempted() {
+		rep.LastOutcome = p.LastOutcome.String()
+	}
 	if !p.LastFetch.IsZero() {
 		rep.LastFetch = &p.LastFetch
 	}

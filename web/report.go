@@ -11,17 +11,26 @@ import (
 // maxTextLinks bounds the links listed by WriteText; the JSON has them all.
 const maxTextLinks = 20
 
+// FetchStatus says how the page's last fetch attempt ended, with its HTTP
+// status, or that there was none.
+func (r *PageReport) FetchStatus() string {
+	if r.LastOutcome == "" {
+		return "never fetched"
+	}
+	status := "last fetch: " + r.LastOutcome
+	if r.HTTPStatus != 0 {
+		status += fmt.Sprintf(", HTTP %d", r.HTTPStatus)
+	}
+	return status
+}
+
 // WriteText writes the report for a terminal: one section per part, names
 // for enums, times in UTC, durations in milliseconds.
 func (r *PageReport) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	line := func(format string, args ...any) { fmt.Fprintf(tw, format+"\n", args...) }
 	line("%s", r.URL)
-	status := r.LastOutcome
-	if r.HTTPStatus != 0 {
-		status += fmt.Sprintf(", HTTP %d", r.HTTPStatus)
-	}
-	line("  state\t%s (last fetch: %s)", r.State, status)
+	line("  state\t%s (%s)", r.State, r.FetchStatus())
 	if r.Title != "" {
 		line("  title\t%s", r.Title)
 	}

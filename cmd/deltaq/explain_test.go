@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,5 +71,42 @@ func TestPageExplainPrintsAReadableReport(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(js), &rep); err != nil || rep.State != "live" || rep.Recrawl.Policy != "deltaq" {
 		t.Fatalf("--json: %+v, %v\n%s", rep, err, js)
+	}
+}
+
+// TestAPageNeverFetchedReportsNoLastOutcome: a queued page used to print
+// "last fetch: ok" and export "last_outcome":"ok" with 0 fetches.
+func TestAPageNeverFetchedReportsNoLastOutcome(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := configs.Load(configs.Sources{Env: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := repo.Open(filepath.Join(dir, repoDir), cfg.Repo, repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := db.NewBatch(t.Context())
+	b.PutPage(&repo.Page{URL: "http://dead.test/", State: repo.StateQueued, FirstSeen: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)})
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	out, _, err := run(t, "page", "explain", "http://dead.test/", "--data", dir)
+	if flat := strings.Join(strings.Fields(out), " "); err != nil || !strings.Contains(flat, "state queued (never fetched)") || strings.Contains(out, "ok") {
+		t.Errorf("page explain: %v\n%s", err, out)
+	}
+	js, _, err := run(t, "page", "explain", "http://dead.test/", "--data", dir, "--json")
+	if err != nil || strings.Contains(js, "last_outcome") || !strings.Contains(js, `"fetches": 0`) {
+		t.Errorf("page explain --json: %v\n%s", err, js)
+	}
+	jsonl := filepath.Join(t.TempDir(), "pages.jsonl")
+	if out, _, err := run(t, "export", "--data", dir, "--out", jsonl, "--format", "jsonl"); err != nil {
+		t.Fatalf("export: %v\n%s", err, out)
+	}
+	line, err := os.ReadFile(jsonl)
+	if err != nil || strings.Contains(string(line), "last_outcome") || !strings.Contains(string(line), `"fetches":0`) {
+		t.Errorf("exported record: %v\n%s", err, line)
 	}
 }
