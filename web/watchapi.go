@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -37,6 +38,7 @@ import (
 //	GET    /api/v1/alerts                  my alerts
 //	POST   /api/v1/alerts                  {query, notify (at least one target), every_change}
 //	DELETE /api/v1/alerts/{id}
+//	GET    /api/v1/alerts/{id}/feed        Atom feed of the alert (notify: feed)
 type watchAPI struct {
 	watches *watch.Engine
 	alerts  *alert.Matcher // nil: no alert routes
@@ -100,6 +102,7 @@ func (api *watchAPI) routes(mux *http.ServeMux) {
 		mux.HandleFunc("GET /api/v1/alerts", api.authed(api.listAlerts))
 		mux.HandleFunc("POST /api/v1/alerts", api.authed(api.createAlert))
 		mux.HandleFunc("DELETE /api/v1/alerts/{id}", api.authed(api.removeAlert))
+		mux.HandleFunc("GET /api/v1/alerts/{id}/feed", api.authed(api.alertFeed))
 	}
 	api.htmlRoutes(mux)
 }
@@ -514,10 +517,24 @@ func (api *watchAPI) removeAlert(w http.ResponseWriter, r *http.Request, k watch
 // removeAlertOf removes k's user's alert id; errNoSuchAlert if they have
 // none by that id.
 func (api *watchAPI) removeAlertOf(ctx context.Context, k watch.Key, id string) error {
-	for _, a := range api.alerts.List(k.User) {
-		if a.ID == id {
-			return api.alerts.Remove(ctx, id)
-		}
+	if !api.ownsAlert(k, id) {
+		return errNoSuchAlert
 	}
-	return errNoSuchAlert
+	return api.alerts.Remove(ctx, id)
+}
+
+// ownsAlert reports whether k's user has an alert id.
+func (api *watchAPI) ownsAlert(k watch.Key, id string) bool {
+	return slices.ContainsFunc(api.alerts.List(k.User), func(a alert.Alert) bool { return a.ID == id })
+}
+
+// alertFeed serves the Atom feed of one of the user's alerts: its matches
+// notified to the feed target.
+func (api *watchAPI) alertFeed(w http.ResponseWriter, r *http.Request, k watch.Key) {
+	id := r.PathValue("id")
+	if !api.ownsAlert(k, id) {
+		writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Value: id, Message: "no such alert"})
+		return
+	}
+	api.writeFeed(w, r, "alert:"+id)
 }

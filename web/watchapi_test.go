@@ -28,6 +28,8 @@ type watchEnv struct {
 	srv     *httptest.Server
 	engine  *watch.Engine
 	matcher *alert.Matcher
+	db      *repo.DB
+	outbox  *notify.Outbox
 	page    func(body string)
 	pageURL string
 }
@@ -72,7 +74,7 @@ func newWatchEnv(t *testing.T) *watchEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &watchEnv{t: t, srv: httptest.NewServer(h), engine: e, matcher: al, pageURL: site.URL + "/a"}
+	env := &watchEnv{t: t, srv: httptest.NewServer(h), engine: e, matcher: al, db: db, outbox: ob, pageURL: site.URL + "/a"}
 	t.Cleanup(env.srv.Close)
 	env.page = func(b string) {
 		mu.Lock()
@@ -246,6 +248,28 @@ func TestAlertAPI(t *testing.T) {
 	if code, _ := e.call("DELETE", "/api/v1/alerts/"+a.ID, bob, "", nil); code != 404 {
 		t.Errorf("bob deletes ada's alert: %d", code)
 	}
+
+	// The alert's own feed holds what it sent to the feed target (as the
+	// matcher files it), for its owner alone.
+	b := e.db.NewBatch(t.Context())
+	n := &notify.Notification{ID: "n1", Source: "alert:" + a.ID, User: "ada", URL: "http://digital.gov/plain", Title: "Plain language",
+		Kind: "alert", Change: "new page", At: time.Now(), Targets: []notify.Target{{Kind: notify.Feed}}, Feeds: []string{"alert:" + a.ID, "user:ada"}}
+	if err := e.outbox.Enqueue(b, n); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	if code, body := e.call("GET", "/api/v1/alerts/"+a.ID+"/feed", ada, "", nil); code != 200 || !strings.Contains(body, "<feed") || !strings.Contains(body, "http://digital.gov/plain") {
+		t.Errorf("the alert's feed: %d %s, want Atom with the page it matched", code, body)
+	}
+	for _, c := range []struct{ key, id string }{{bob, a.ID}, {ada, "nope"}} {
+		if code, body := e.call("GET", "/api/v1/alerts/"+c.id+"/feed", c.key, "", nil); code != 404 || !strings.Contains(body, `"value":"`+c.id+`"`) {
+			t.Errorf("feed of alert %s by another user or unknown: %d %s, want 404 naming it", c.id, code, body)
+		}
+	}
+
 	if code, _ := e.call("DELETE", "/api/v1/alerts/"+a.ID, ada, "", nil); code != 204 {
 		t.Errorf("delete: %d", code)
 	}
