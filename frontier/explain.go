@@ -61,7 +61,8 @@ func ExplainPage(ctx context.Context, db *repo.DB, cfg Config, url string, now t
 	}
 	e := Explain(cfg, policy, log, ms, now)
 	e.URL, e.PolicyFromRepository = url, recorded
-	if policy != "deltaq" {
+	if rule, ok := baselineRules[policy]; ok {
+		e.Why = rule + " The thesis estimate, shown for comparison: " + e.Why
 		return e, nil
 	}
 	pol, err := NewPolicy(policy, cfg, importance)
@@ -84,6 +85,15 @@ func ExplainPage(ctx context.Context, db *repo.DB, cfg Config, url string, now t
 	}
 	e.Why += " The thesis estimate above (δQ_A from the page's own re-downloads) is shown for comparison; the policy does not rank by it."
 	return e, nil
+}
+
+// baselineRules say in a sentence how each policy but deltaq picks its
+// re-fetches: none of them ranks by δQ_A.
+var baselineRules = map[string]string{
+	"uniform":     "uniform re-fetches, each period, the pages fetched longest ago, whatever their changes or stakes.",
+	"sbr":         "sbr spreads the budget by the freshness-optimal allocation over each page's change rate, estimated from its own fetches (a change: shingles differing by at least frontier.tau), the most overdue first.",
+	"ebr":         "ebr spreads the budget by the freshness-optimal allocation weighted by each page's stake in the query workload and the share of its changes that reach frontier.tau (embarrassment).",
+	"lambdacrawl": "lambdacrawl re-fetches each page at the rate the harmonic-staleness optimum gives its change rate and its stake in the query workload.",
 }
 
 // posteriorWhy says in a sentence how the deltaq score of a page is made.

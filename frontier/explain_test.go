@@ -40,8 +40,8 @@ func TestExplainPageNamesThePolicyTheRepositoryWasCrawledUnder(t *testing.T) {
 	if !e.Measured || e.Samples != 2 || math.Abs(e.Rate-0.25) > 1e-12 || math.Abs(e.Priority-0.25*2) > 1e-12 {
 		t.Fatalf("estimate %+v, want δQ_A 0.25 from 2 re-downloads and priority 0.5 two hours after the last fetch", e)
 	}
-	if !strings.Contains(e.Why, "2 re-downloads") {
-		t.Fatalf("why = %q", e.Why)
+	if !strings.Contains(e.Why, "2 re-downloads") || !strings.HasPrefix(e.Why, "uniform re-fetches, each period, the pages fetched longest ago") {
+		t.Fatalf("why = %q, want uniform's rule, then the estimate from 2 re-downloads", e.Why)
 	}
 
 	// A frontier scheduling under deltaq records it; a later command
@@ -131,5 +131,14 @@ func TestExplainPageGivesTheScoreThePlanRanksBy(t *testing.T) {
 	}
 	if len(picked) != 1 || picked[0] != pages[1] {
 		t.Fatalf("Select picked %v; the explanation ranks %s first", picked, pages[1])
+	}
+}
+
+// Every policy but deltaq has its rule told by page explain.
+func TestEveryBaselineHasItsRuleExplained(t *testing.T) {
+	for _, name := range Policies() {
+		if _, ok := baselineRules[name]; ok == (name == "deltaq") {
+			t.Errorf("policy %s: rule given %v", name, ok)
+		}
 	}
 }
