@@ -167,6 +167,11 @@ func (c *Config) Validate() error {
 	if c.Frontier.Window > c.Repo.StatsKept {
 		errs = append(errs, fmt.Errorf("frontier.window = %d: must be <= repo.stats_kept (%d), the ΔQ measurements kept", c.Frontier.Window, c.Repo.StatsKept))
 	}
+	// Checked here too, not only when a crawl builds its frontier: a
+	// command would otherwise create its data directory first.
+	if c.Monitor.Instant > c.Frontier.Budget.Period {
+		errs = append(errs, fmt.Errorf("monitor.instant = %v: must be at most frontier.budget.period (%v), the period whose budget monitoring shares", c.Monitor.Instant, c.Frontier.Budget.Period))
+	}
 	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate(), c.Frontier.Validate(frontier.Policies()),
 		c.Index.Validate(), c.Discovery.Validate(), c.Ranking.Validate(), c.Ads.Validate(), c.Server.Validate(), c.Web.Replay.Validate(),
 		c.Web.Synth.Validate(), c.Demo.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate(), c.Eval.Sync.ValidateOwn(), c.Eval.Relation.Validate(), c.Relation.Validate(),

@@ -137,6 +137,9 @@ func TestBadEnvironmentNamesTheVariableKeyValueAndWhatIsAllowed(t *testing.T) {
 		{"DELTAQ_CRAWLER_POLITENESS=5", "environment variable DELTAQ_CRAWLER_POLITENESS names no setting"},
 		// A page of the search API holds no more than the ranking orders.
 		{"DELTAQ_RANKING_CANDIDATES=50", "server.max_size = 100: must be <= ranking.candidates (50), the results a search orders"},
+		// Refused when loaded, before a command creates its data
+		// directory, not when a crawl builds its frontier.
+		{"DELTAQ_FRONTIER_BUDGET_PERIOD=10s", "monitor.instant = 1m0s: must be at most frontier.budget.period (10s), the period whose budget monitoring shares"},
 	}
 	for _, c := range cases {
 		t.Run(c.env, func(t *testing.T) {
