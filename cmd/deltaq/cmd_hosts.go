@@ -179,7 +179,9 @@ The crawl and the server must be stopped (they hold the repository).`,
 			switch {
 			case host == "" && cmd.Flags().Changed("host"):
 				return errors.New("--host: empty")
-			case (host == "") == (len(args) == 0):
+			case host == "" && len(args) == 0:
+				return errors.New("nothing to remove: give the URLs of pages or --host HOST")
+			case host != "" && len(args) > 0:
 				return errors.New("give URLs to remove or --host HOST, not both")
 			}
 			urls := make([]string, len(args))
