@@ -2,7 +2,9 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/deltaq/deltaq/internal/urlnorm"
@@ -45,6 +47,52 @@ func RemovePages(ctx context.Context, db *repo.DB, urls []string, now time.Time)
 		}
 	}
 	return r, nil
+}
+
+// CheckHost checks that s names a host as the repository keys hosts:
+// host[:port] as urlnorm.Host gives it for a normalized http or https URL
+// (lowercase, IDNA in ASCII, no default port). It refuses anything else,
+// naming the host to give instead where there is one: a URL gives its host.
+func CheckHost(s string) error {
+	if strings.Contains(s, "://") {
+		n, err := urlnorm.Normalize(s)
+		if err != nil {
+			return fmt.Errorf("a URL, not a host[:port]: %w", err)
+		}
+		return fmt.Errorf("a URL, not a host[:port]: its host is %s", urlnorm.Host(n))
+	}
+	keyed := ""
+	for _, scheme := range []string{"http", "https"} {
+		n, err := urlnorm.Normalize(scheme + "://" + s + "/")
+		if err != nil {
+			return fmt.Errorf("not a host[:port]: %w", err)
+		}
+		switch h := urlnorm.Host(n); {
+		case h == s:
+			return nil
+		case keyed == "":
+			keyed = h
+		}
+	}
+	return fmt.Errorf("not a host[:port] as the repository keys hosts: give %s", keyed)
+}
+
+// HostKnown reports whether the repository holds a page of host, a queue
+// entry of it or its host record.
+func HostKnown(ctx context.Context, db *repo.DB, host string) (bool, error) {
+	for _, err := range db.HostPages(ctx, host) {
+		return err == nil, err
+	}
+	for class := range repo.NumClasses {
+		for _, err := range db.Queue(ctx, host, repo.QueueClass(class), 1) {
+			return err == nil, err
+		}
+	}
+	_, err := db.Host(host)
+	if errors.Is(err, repo.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // RemoveHost deletes every page of host, its queue and its host record.

@@ -103,7 +103,7 @@ func (a *app) newQueueCmd() *cobra.Command {
 				if host == "" && cmd.Flags().Changed("host") {
 					return errors.New("--host: empty")
 				}
-				return nil
+				return checkHostFlag(host)
 			})
 			if err != nil {
 				return err
@@ -113,6 +113,14 @@ func (a *app) newQueueCmd() *cobra.Command {
 			var items []repo.QueueItem
 			total := 0
 			if host != "" {
+				known, err := crawler.HostKnown(ctx, db, host)
+				if err != nil {
+					return err
+				}
+				if !known {
+					fmt.Fprintf(a.stdout, "host %s is unknown: the repository has no page, queue entry or record of it\n", host)
+					return nil
+				}
 				for class := range repo.NumClasses {
 					for it, err := range db.Queue(ctx, host, repo.QueueClass(class), 0) {
 						if err != nil {
@@ -184,6 +192,9 @@ The crawl and the server must be stopped (they hold the repository).`,
 			case host != "" && len(args) > 0:
 				return errors.New("give URLs to remove or --host HOST, not both")
 			}
+			if err := checkHostFlag(host); err != nil {
+				return err
+			}
 			urls := make([]string, len(args))
 			for i, raw := range args {
 				if urls[i], err = urlnorm.Normalize(raw); err != nil {
@@ -199,7 +210,13 @@ The crawl and the server must be stopped (they hold the repository).`,
 			ctx := cmd.Context()
 			var r crawler.Removed
 			if host != "" {
-				r, err = crawler.RemoveHost(ctx, db, host, time.Now())
+				var known bool
+				if known, err = crawler.HostKnown(ctx, db, host); err == nil && !known {
+					return fmt.Errorf("--host %s: unknown: the repository has no page, queue entry or record of it", host)
+				}
+				if err == nil {
+					r, err = crawler.RemoveHost(ctx, db, host, time.Now())
+				}
 			} else {
 				r, err = crawler.RemovePages(ctx, db, urls, time.Now())
 			}
@@ -221,6 +238,17 @@ The crawl and the server must be stopped (they hold the repository).`,
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory")
 	cmd.Flags().StringVar(&host, "host", "", "remove every page of this host (host[:port] as in the URLs)")
 	return cmd
+}
+
+// checkHostFlag checks a --host value (crawler.CheckHost); "" is no host.
+func checkHostFlag(host string) error {
+	if host == "" {
+		return nil
+	}
+	if err := crawler.CheckHost(host); err != nil {
+		return fmt.Errorf("--host %q: %w", host, err)
+	}
+	return nil
 }
 
 // catchUpIndex opens the index under dataDir, applies the change feed it

@@ -227,3 +227,38 @@ func TestRmSaysWhatIsWrongWithItsArguments(t *testing.T) {
 		}
 	}
 }
+
+// TestRmAndQueueRefuseAHostTheRepositoryDoesNotHold: rm --host of a URL, a
+// pattern, a default port or an unknown host used to print "removed 0
+// pages" and succeed; queue --host of an unknown host printed "0 of 0".
+func TestRmAndQueueRefuseAHostTheRepositoryDoesNotHold(t *testing.T) {
+	data, _ := crawlFruit(t, t.TempDir())
+	for _, c := range []struct{ host, want string }{
+		{"http://fruit.test/", `--host "http://fruit.test/": a URL, not a host[:port]: its host is fruit.test`},
+		{"*", `--host "*": not a host[:port]`},
+		{"FRUIT.test", `--host "FRUIT.test": not a host[:port] as the repository keys hosts: give fruit.test`},
+		{"fruit.test:80", "--host fruit.test:80: unknown: the repository has no page, queue entry or record of it"},
+		{"nosuch.test", "--host nosuch.test: unknown"},
+	} {
+		out, _, err := run(t, "rm", "--data", data, "--host", c.host)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(out, "removed") {
+			t.Errorf("rm --host %s: error %v, output %q; want %q", c.host, err, out, c.want)
+		}
+		if c.host == "*" || c.host == "http://fruit.test/" {
+			if _, _, err := run(t, "queue", "--data", data, "--host", c.host); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("queue --host %s: error %v, want %q", c.host, err, c.want)
+			}
+		}
+	}
+	out, _, err := run(t, "queue", "--data", data, "--host", "nosuch.test")
+	if err != nil || strings.TrimSpace(out) != "host nosuch.test is unknown: the repository has no page, queue entry or record of it" {
+		t.Errorf("queue --host nosuch.test: %v\n%s", err, out)
+	}
+	if got := fetchedPages(t, data); len(got) != 3 {
+		t.Errorf("after the refusals %d pages are live, want 3", len(got))
+	}
+	out, _, err = run(t, "queue", "--data", data, "--host", "fruit.test")
+	if err != nil || !strings.Contains(out, "queued URLs shown") {
+		t.Errorf("queue --host fruit.test: %v\n%s", err, out)
+	}
+}
