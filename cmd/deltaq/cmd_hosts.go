@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -208,6 +207,20 @@ The crawl and the server must be stopped (they hold the repository).`,
 			}
 			defer db.Close()
 			ctx := cmd.Context()
+			// The index is opened and brought up to date before anything
+			// is removed: an index rm cannot update must not fail it after
+			// the repository has changed.
+			var ix *index.Index
+			var before uint64
+			if _, err := os.Stat(indexPath(dataDir)); !errors.Is(err, fs.ErrNotExist) {
+				if ix, err = openIndex(dataDir, cfg, db, index.Options{Logger: logger}); err != nil {
+					return err
+				}
+				defer ix.Close()
+				if before, err = countUpToDate(ctx, ix); err != nil {
+					return err
+				}
+			}
 			var r crawler.Removed
 			if host != "" {
 				var known bool
@@ -224,15 +237,17 @@ The crawl and the server must be stopped (they hold the repository).`,
 				return err
 			}
 			fmt.Fprintf(a.stdout, "removed %d pages and %d queue entries\n", r.Pages, r.Queued)
-			if _, err := os.Stat(indexPath(dataDir)); errors.Is(err, fs.ErrNotExist) {
+			if ix == nil {
 				return nil // no index yet: the first one is built without them
 			}
-			st, err := catchUpIndex(ctx, dataDir, cfg, db, logger)
+			// Counted, not taken from the deletes applied: a page never
+			// fetched, or not indexable, has a delete but no document.
+			after, err := countUpToDate(ctx, ix)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "index updated: %d documents removed\n", st.Deleted)
-			return nil
+			fmt.Fprintf(a.stdout, "index updated: %d documents removed, %d left\n", int64(before)-int64(after), after)
+			return ix.Close()
 		},
 	}
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory")
@@ -251,16 +266,11 @@ func checkHostFlag(host string) error {
 	return nil
 }
 
-// catchUpIndex opens the index under dataDir, applies the change feed it
-// has not yet applied, and closes it.
-func catchUpIndex(ctx context.Context, dataDir string, cfg *configs.Config, db *repo.DB, logger *slog.Logger) (index.Stats, error) {
-	ix, err := openIndex(dataDir, cfg, db, index.Options{Logger: logger})
-	if err != nil {
-		return index.Stats{}, err
+// countUpToDate applies the change feed ix has not yet applied and
+// counts its documents.
+func countUpToDate(ctx context.Context, ix *index.Index) (uint64, error) {
+	if _, err := ix.CatchUp(ctx); err != nil {
+		return 0, err
 	}
-	st, err := ix.CatchUp(ctx)
-	if cerr := ix.Close(); err == nil {
-		err = cerr
-	}
-	return st, err
+	return ix.Count()
 }

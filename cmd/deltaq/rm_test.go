@@ -262,3 +262,52 @@ func TestRmAndQueueRefuseAHostTheRepositoryDoesNotHold(t *testing.T) {
 		t.Errorf("queue --host fruit.test: %v\n%s", err, out)
 	}
 }
+
+// TestRmCountsTheDocumentsItTookOutOfTheIndex: rm printed the deletes it
+// applied to the index, one per page removed, whether or not the page had
+// a document: removing pages never fetched "removed" documents.
+func TestRmCountsTheDocumentsItTookOutOfTheIndex(t *testing.T) {
+	data, _ := crawlFruit(t, t.TempDir())
+	_, db := openData(t, data)
+	now := time.Now()
+	b := db.NewBatch(t.Context())
+	for _, u := range []string{"http://fruit.test/q1", "http://fruit.test/q2", "http://fruit.test/q3"} {
+		b.PutPage(&repo.Page{URL: u, State: repo.StateQueued, FirstSeen: now})
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, _, err := run(t, "index", "rebuild", "--data", data); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := run(t, "rm", "--data", data, "http://fruit.test/q1")
+	if err != nil || !strings.Contains(out, "removed 1 pages") || !strings.Contains(out, "index updated: 0 documents removed, 3 left") {
+		t.Errorf("rm of a page never fetched: %v\n%s", err, out)
+	}
+	out, _, err = run(t, "rm", "--data", data, "--host", "fruit.test")
+	if err != nil || !strings.Contains(out, "removed 5 pages") || !strings.Contains(out, "index updated: 3 documents removed, 0 left") {
+		t.Errorf("rm --host: %v\n%s", err, out)
+	}
+}
+
+// TestRmChangesNothingWhenItCannotUpdateTheIndex: rm used to remove the
+// pages, then fail on an index it could not open, and exit with an error
+// after the change.
+func TestRmChangesNothingWhenItCannotUpdateTheIndex(t *testing.T) {
+	data, _ := crawlFruit(t, t.TempDir())
+	t.Setenv("DELTAQ_INDEX_SCORING", "tf-idf")
+	if _, _, err := run(t, "index", "rebuild", "--data", data); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DELTAQ_INDEX_SCORING", "bm25")
+	for _, args := range [][]string{{"http://fruit.test/c"}, {"--host", "fruit.test"}} {
+		out, _, err := run(t, append([]string{"rm", "--data", data}, args...)...)
+		if err == nil || !strings.Contains(err.Error(), `built with scoring model "tf-idf"`) || strings.Contains(out, "removed") {
+			t.Errorf("rm %q over an index of another scoring: error %v, output %q", args, err, out)
+		}
+	}
+	if got := fetchedPages(t, data); len(got) != 3 {
+		t.Errorf("after the failed rm %d pages are live, want 3: %v", len(got), got)
+	}
+}
