@@ -84,9 +84,28 @@ func TestAGroupRefusesAWordThatNamesNoCommand(t *testing.T) {
 			t.Errorf("%s alone: error %v, output %q; want its help", g.CommandPath(), err, out)
 		}
 	}
-	// One letter dropped from a command's name is suggested.
-	if _, _, err := run(t, "index", "rebuld"); err == nil || !strings.Contains(err.Error(), "did you mean rebuild?") {
-		t.Errorf("index rebuld: %v, want rebuild suggested", err)
+	// One letter dropped from a command's name is suggested, with or
+	// without the flags of the command meant after it: those flags used to
+	// be blamed ("unknown flag: --data").
+	for _, args := range [][]string{
+		{"index", "rebuld"},
+		{"index", "rebuld", "--data", "d"},
+		{"index", "rebuld", "--data=d", "--json"},
+	} {
+		if _, _, err := run(t, args...); err == nil || !strings.Contains(err.Error(), `unknown command "rebuld" for "deltaq index"; did you mean rebuild?`) {
+			t.Errorf("%q: %v, want rebuild suggested", args, err)
+		}
+	}
+	if _, _, err := run(t, "page", "explian", "http://a.test/", "--data", "d"); err == nil || !strings.Contains(err.Error(), `unknown command "explian" for "deltaq page"; did you mean explain?`) {
+		t.Errorf("page explian URL --data d: %v, want explain suggested", err)
+	}
+	// A flag the group lacks, with no word, is still the flag's fault; a
+	// command's own bad flag stays its own.
+	if _, _, err := run(t, "index", "--data", "d"); err == nil || !strings.Contains(err.Error(), "unknown flag: --data") {
+		t.Errorf("index --data d: %v, want the flag refused", err)
+	}
+	if _, _, err := run(t, "page", "explain", "http://a.test/", "--bogus"); err == nil || !strings.Contains(err.Error(), "unknown flag: --bogus") {
+		t.Errorf("page explain URL --bogus: %v, want the flag refused", err)
 	}
 }
 

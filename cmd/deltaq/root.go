@@ -67,7 +67,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 // feeds, watch, ...) fail on a word that names none of its commands, as
 // cobra does only for the root: otherwise `deltaq index rebuld` would
 // print the group's help and exit 0, and a script would take it for done.
-// Alone, a group still prints its help.
+// Alone, a group still prints its help; given flags and no word, it
+// refuses the flags it lacks.
 func refuseUnknownSubcommands(root *cobra.Command) {
 	eachCommand(root, func(cmd *cobra.Command) {
 		if !cmd.HasParent() || !cmd.HasSubCommands() || cmd.Runnable() {
@@ -76,6 +77,16 @@ func refuseUnknownSubcommands(root *cobra.Command) {
 		cmd.SuggestionsMinimumDistance = 2 // cobra's default, which it sets for the root alone
 		cmd.DisableFlagsInUseLine = true   // its usage says "deltaq index", not "deltaq index [flags]"
 		cmd.RunE = unknownSubcommand
+		// A word that names no command, followed by flags of the command
+		// meant (deltaq index rebuld --data d), fails the group's flag
+		// parsing first: name the word, not a flag the group lacks.
+		group := cmd
+		cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+			if words := c.Flags().Args(); c == group && len(words) > 0 {
+				return unknownSubcommand(c, words)
+			}
+			return err
+		})
 	})
 }
 
