@@ -46,7 +46,7 @@ func Hosts(ctx context.Context, db *repo.DB) ([]HostStats, error) {
 		h.Pages++
 		h.ByState[p.State.String()]++
 		h.Fetches += p.Fetches
-		if p.Fetches > 0 || p.State != repo.StateQueued {
+		if p.Attempted() {
 			h.ByOutcome[p.LastOutcome.String()]++
 		}
 		if p.LastFetch.After(h.LastFetch) {
