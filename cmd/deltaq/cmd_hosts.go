@@ -177,7 +177,9 @@ statistics) and its queue entries, or with --host every page of the host
 and the host's record, then brings the index up to date so the pages no
 longer show in search. Pages that link to a removed URL keep their links,
 so a later crawl may find it again: keep it out with crawler.exclude.
-The crawl and the server must be stopped (they hold the repository).`,
+An index rm cannot open or bring up to date fails rm before anything is
+removed. The crawl and the server must be stopped (they hold the
+repository).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := a.load(cmd)
 			if err != nil {
