@@ -33,13 +33,16 @@ func (a *app) newExportCmd() *cobra.Command {
 first; with --format jsonl, one JSON object per page, the page report of
 /api/v1/page: state, last outcome, times, counts, validators, fetch
 history, versions, links and ΔQ_A measurements. A --out ending in .gz
-is compressed: a WARC record by record (a gzip member each, as .warc.gz
+(in any case) is compressed: a WARC record by record (a gzip member each, as .warc.gz
 readers expect), JSON lines as one gzip stream.
 
 --out must lie outside the data directory, whose files export reads, and
 must not exist yet; --force replaces an existing file. The export is
-written to a temporary file beside --out and renamed into place once
-complete, so a failed or interrupted export leaves no partial file.`,
+written to a hidden temporary file beside --out and renamed into place
+once complete, so a failed or interrupted export leaves no partial file
+at --out. A failed export removes its temporary; one killed (kill -9, a
+crash) leaves it, and the next export to the same --out removes it.
+A new --out gets 0666 less the umask; one replaced keeps its mode.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, db, _, err := a.loadCrawledRepo(cmd, dataDir, func(*configs.Config) error {
@@ -54,9 +57,9 @@ complete, so a failed or interrupted export leaves no partial file.`,
 			defer db.Close()
 			ctx := cmd.Context()
 			pages, versions := 0, 0
-			// A name ending in .gz is compressed: a WARC record by record
-			// (.warc.gz), JSON lines as one stream.
-			gz := strings.HasSuffix(out, ".gz")
+			// A name ending in .gz, .GZ or any mix is compressed: a WARC
+			// record by record (.warc.gz), JSON lines as one stream.
+			gz := strings.HasSuffix(strings.ToLower(out), ".gz")
 			err = atomicfile.Write(out, func(w io.Writer) error {
 				bw := bufio.NewWriter(w)
 				ww, lines := warc.NewWriter(bw), io.Writer(bw)

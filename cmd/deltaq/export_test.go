@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,5 +84,49 @@ func TestExportNeverWritesOverItsDataOrAnExistingFile(t *testing.T) {
 	defer f.Close()
 	if recs, err := warc.Read(f); err != nil || len(recs) != 4 {
 		t.Errorf("export --force wrote %d records (%v), want a warcinfo and 3 responses", len(recs), err)
+	}
+}
+
+// TestExportCompressesAnOutNamedGzInAnyCase exports to pages.WARC.GZ and
+// pages.Jsonl.Gz: both are gzip, holding the warcinfo and the three pages,
+// and the three page records. The .gz check used to be case-sensitive, and
+// wrote such names uncompressed.
+func TestExportCompressesAnOutNamedGzInAnyCase(t *testing.T) {
+	dir := t.TempDir()
+	data, _ := crawlFruit(t, dir)
+	for _, c := range []struct {
+		file, format string
+		count        func(b []byte) (int, error)
+		want         int
+	}{
+		{"pages.WARC.GZ", "warc", func(b []byte) (int, error) {
+			recs, err := warc.Read(bytes.NewReader(b))
+			return len(recs), err
+		}, 4},
+		{"pages.Jsonl.Gz", "jsonl", func(b []byte) (int, error) {
+			return strings.Count(string(b), "\n"), nil
+		}, 3},
+	} {
+		out := filepath.Join(dir, c.file)
+		if _, _, err := run(t, "export", "--data", data, "--out", out, "--format", c.format); err != nil {
+			t.Fatalf("export %s: %v", c.file, err)
+		}
+		f, err := os.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Errorf("%s is not gzip: %v", c.file, err)
+			continue
+		}
+		b, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		if n, err := c.count(b); err != nil || n != c.want {
+			t.Errorf("%s holds %d records (%v), want %d", c.file, n, err, c.want)
+		}
 	}
 }
