@@ -297,9 +297,10 @@ func openBleve(dir string, s Scoring, mergeOnlyOnCompact bool) (bleve.Index, uin
 		}
 		return createBleve(dir, s, mergeOnlyOnCompact)
 	case errors.Is(err, bleve.ErrorIndexMetaMissing):
-		// Bleve writes its metadata before anything else: without it the
-		// directory is no index of ours, perhaps not ours at all.
-		return nil, 0, fmt.Errorf("index: open %s: %w", dir, err)
+		// A new index gets its metadata first, a copy (a backup) last:
+		// without it the directory is a copy cut short, or no index of
+		// ours at all, so it is not removed here; the user can tell.
+		return nil, 0, fmt.Errorf("index: open %s: %w: it holds no complete index (a copy or backup cut short leaves one so); if it is this repository's index, remove %s and run deltaq index rebuild, which makes it again from the repository", dir, err, dir)
 	default:
 		return nil, 0, fmt.Errorf("%w: open %s: %w", ErrDamaged, dir, err)
 	}

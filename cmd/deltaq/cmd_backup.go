@@ -21,7 +21,11 @@ func (a *app) newBackupCmd() *cobra.Command {
 		Long: `backup writes a Pebble checkpoint of the repository to OUT/repo and a copy
 of the index that agrees with it to OUT/index. OUT must not exist. It is a
 data directory: restore by using it as --data (or copying it where the data
-directory was).
+directory was). The backup is built in a hidden directory beside OUT
+(.OUT.tmp-*) and renamed to OUT once complete: a backup that fails or is
+interrupted leaves no OUT, and a retry may use the same name. Only a
+process killed outright (kill -9, a crash) leaves the hidden directory,
+to be removed by hand.
 
 With --data, the repository must not be in use: the index is brought up to
 date, then copied. With --server, the running deltaq serve, run or demo
@@ -41,10 +45,8 @@ absolute path there; indexing waits while the index is copied.`,
 			if err != nil {
 				return err
 			}
-			if _, err := os.Stat(out); err == nil {
-				return fmt.Errorf("backup %s: already exists; give a new directory", out)
-			} else if !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("backup %s: %w", out, err)
+			if err := backupAbsent(out); err != nil {
+				return err
 			}
 			logger := a.logger(cfg)
 			db, err := openCrawledRepo(dataDir, cfg, logger)
@@ -74,20 +76,56 @@ absolute path there; indexing waits while the index is copied.`,
 
 // backupData writes a backup of the open index and its repository, whose
 // data directory is dataDir, into out, a new data directory outside it
-// (web.BackupFunc).
-func backupData(ctx context.Context, ix *index.Index, dataDir, out string) error {
+// (web.BackupFunc). The backup is built in a hidden directory beside out
+// and renamed to out once complete, so a backup that fails or is
+// interrupted leaves no out that would pass for a data directory.
+func backupData(ctx context.Context, ix *index.Index, dataDir, out string) (err error) {
 	if inData(dataDir, out) {
 		// It would land among the repository's or the index's own files.
 		return fmt.Errorf("backup %s: inside the data directory %s; give a directory outside it: %w", out, dataDir, fs.ErrInvalid)
 	}
-	// Mkdir refuses an existing out (fs.ErrExist) as it makes it.
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+	if err := backupAbsent(out); err != nil {
+		return err
+	}
+	parent := filepath.Dir(out)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return fmt.Errorf("backup %s: %w", out, err)
 	}
-	if err := os.Mkdir(out, 0o755); err != nil {
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".tmp-*")
+	if err != nil {
 		return fmt.Errorf("backup %s: %w", out, err)
 	}
-	return ix.Backup(ctx, filepath.Join(out, repoDir), indexPath(out))
+	defer func() {
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
+	}()
+	// MkdirTemp makes it 0700; out is a data directory like any other.
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return fmt.Errorf("backup %s: %w", out, err)
+	}
+	if err := ix.Backup(ctx, filepath.Join(tmp, repoDir), indexPath(tmp)); err != nil {
+		return err
+	}
+	// Rename would replace an empty directory made at out meanwhile.
+	if err := backupAbsent(out); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		return fmt.Errorf("backup %s: %w", out, err)
+	}
+	return nil
+}
+
+// backupAbsent refuses an out that exists (fs.ErrExist): a backup goes
+// to a new directory.
+func backupAbsent(out string) error {
+	if _, err := os.Lstat(out); err == nil {
+		return fmt.Errorf("backup %s: already exists; give a new directory: %w", out, fs.ErrExist)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("backup %s: %w", out, err)
+	}
+	return nil
 }
 
 // backupThrough asks the server whose admin listener is at server to back

@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
 	"github.com/deltaq/deltaq/cluster"
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
@@ -85,6 +88,13 @@ func openRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (*repo.D
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("--data %s: %w", dataDir, err)
 	}
+	switch st, err := repoStateOf(dataDir); {
+	case err != nil:
+		return nil, err
+	case st == repoPartial:
+		// Pebble would make a new, empty database among these files.
+		return nil, errRepoPartial(dataDir)
+	}
 	return repo.Open(filepath.Join(dataDir, repoDir), cfg.Repo, repo.Options{Logger: logger})
 }
 
@@ -95,14 +105,57 @@ func openCrawledRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (
 	if dataDir == "" {
 		return nil, errNoData
 	}
-	_, err := os.Stat(filepath.Join(dataDir, repoDir))
-	if errors.Is(err, fs.ErrNotExist) {
+	switch st, err := repoStateOf(dataDir); {
+	case err != nil:
+		return nil, err
+	case st == repoAbsent:
 		return nil, fmt.Errorf("--data %s: no repository there (deltaq crawl or deltaq run makes one)", dataDir)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("--data %s: %w", dataDir, err)
+	case st != repoComplete:
+		return nil, errRepoPartial(dataDir)
 	}
 	return openRepo(dataDir, cfg, logger)
+}
+
+// repoState is what the repository directory of a data directory holds.
+type repoState int
+
+const (
+	repoAbsent   repoState = iota // no repository directory
+	repoEmpty                     // an empty directory
+	repoPartial                   // files, but no Pebble database: a copy or a backup cut short
+	repoComplete                  // a Pebble database
+)
+
+// repoStateOf looks at the repository directory under dataDir without
+// changing it. Pebble makes a database whole by placing its MANIFEST
+// marker last (a checkpoint writes OPTIONS first), so a directory with
+// files and no marker was never finished.
+func repoStateOf(dataDir string) (repoState, error) {
+	dir := filepath.Join(dataDir, repoDir)
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return repoAbsent, nil
+	case err != nil:
+		return 0, fmt.Errorf("--data %s: %w", dataDir, err)
+	case len(entries) == 0:
+		return repoEmpty, nil
+	}
+	desc, err := pebble.Peek(dir, vfs.Default)
+	if err != nil {
+		return 0, fmt.Errorf("--data %s: read %s: %w", dataDir, dir, err)
+	}
+	if !desc.Exists {
+		return repoPartial, nil
+	}
+	return repoComplete, nil
+}
+
+// errRepoPartial is the error of a data directory whose repository
+// directory holds no complete database.
+func errRepoPartial(dataDir string) error {
+	dir := filepath.Join(dataDir, repoDir)
+	return fmt.Errorf("--data %s: %s is not a complete repository (it has no Pebble MANIFEST; a backup or copy cut short leaves such a directory): use a complete backup, or remove %s to start a new repository", dataDir, dir, dir)
 }
 
 // openIndex opens the index under the data directory. A damaged index
