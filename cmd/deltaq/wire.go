@@ -4,14 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/cockroachdb/pebble/v2"
-	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/deltaq/deltaq/cluster"
 	"github.com/deltaq/deltaq/configs"
@@ -91,7 +87,7 @@ func openRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (*repo.D
 	switch st, err := repoStateOf(dataDir); {
 	case err != nil:
 		return nil, err
-	case st == repoPartial:
+	case st == repo.DirPartial:
 		// Pebble would make a new, empty database among these files.
 		return nil, errRepoPartial(dataDir)
 	}
@@ -108,47 +104,21 @@ func openCrawledRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (
 	switch st, err := repoStateOf(dataDir); {
 	case err != nil:
 		return nil, err
-	case st == repoAbsent:
+	case st == repo.DirAbsent:
 		return nil, fmt.Errorf("--data %s: no repository there (deltaq crawl or deltaq run makes one)", dataDir)
-	case st != repoComplete:
+	case st != repo.DirComplete:
 		return nil, errRepoPartial(dataDir)
 	}
 	return openRepo(dataDir, cfg, logger)
 }
 
-// repoState is what the repository directory of a data directory holds.
-type repoState int
-
-const (
-	repoAbsent   repoState = iota // no repository directory
-	repoEmpty                     // an empty directory
-	repoPartial                   // files, but no Pebble database: a copy or a backup cut short
-	repoComplete                  // a Pebble database
-)
-
-// repoStateOf looks at the repository directory under dataDir without
-// changing it. Pebble makes a database whole by placing its MANIFEST
-// marker last (a checkpoint writes OPTIONS first), so a directory with
-// files and no marker was never finished.
-func repoStateOf(dataDir string) (repoState, error) {
-	dir := filepath.Join(dataDir, repoDir)
-	entries, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return repoAbsent, nil
-	case err != nil:
-		return 0, fmt.Errorf("--data %s: %w", dataDir, err)
-	case len(entries) == 0:
-		return repoEmpty, nil
-	}
-	desc, err := pebble.Peek(dir, vfs.Default)
+// repoStateOf is what the repository directory under dataDir holds.
+func repoStateOf(dataDir string) (repo.DirState, error) {
+	st, err := repo.Inspect(filepath.Join(dataDir, repoDir))
 	if err != nil {
-		return 0, fmt.Errorf("--data %s: read %s: %w", dataDir, dir, err)
+		return 0, fmt.Errorf("--data %s: %w", dataDir, err)
 	}
-	if !desc.Exists {
-		return repoPartial, nil
-	}
-	return repoComplete, nil
+	return st, nil
 }
 
 // errRepoPartial is the error of a data directory whose repository
