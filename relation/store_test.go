@@ -1,19 +1,13 @@
 package relation
 
 import (
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 )
 
 func TestStoreRemoveKeepsTheChangeLog(t *testing.T) {
-	s := newShop()
-	ts := httptest.NewServer(s)
-	defer ts.Close()
-	st, db, _ := shopRelation(t, ts.URL)
-	defer db.Close()
-	cl, _ := NewClient(shopSource(ts.URL), ClientOptions{MaxBytes: 1 << 20})
+	s, st, cl := shopSync(t, ClientOptions{})
 	if _, err := Sync(t.Context(), st, cl, "fruit", t0.Add(time.Hour), syncOpts(10)); err != nil {
 		t.Fatal(err)
 	}

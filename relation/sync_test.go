@@ -29,6 +29,16 @@ func syncOpts(budget int) SyncOptions {
 	return SyncOptions{Budget: budget, Method: AllPages, MaxKeywords: 2, Pool: 20, Alpha: 0.5, RatePrior: 0.1, RatePriorWeight: 7, Unit: 24 * time.Hour}
 }
 
+// shopSync serves a shop, keeps its relation in a new repository, and
+// returns the shop, the relation's store and a client of the shop.
+func shopSync(t *testing.T, opts ClientOptions) (*shop, *Store, *Client) {
+	t.Helper()
+	s, ts, cl := newShopClient(t, opts)
+	st, db, _ := shopRelation(t, ts.URL)
+	t.Cleanup(func() { db.Close() })
+	return s, st, cl
+}
+
 func shopRelation(t *testing.T, base string) (*Store, *repo.DB, string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -99,12 +109,7 @@ func TestSyncRecordsFieldChanges(t *testing.T) {
 }
 
 func TestSyncDryRunSendsNothing(t *testing.T) {
-	s := newShop()
-	ts := httptest.NewServer(s)
-	defer ts.Close()
-	st, db, _ := shopRelation(t, ts.URL)
-	defer db.Close()
-	cl, _ := NewClient(shopSource(ts.URL), ClientOptions{MaxBytes: 1 << 20})
+	s, st, cl := shopSync(t, ClientOptions{})
 	if _, err := Sync(t.Context(), st, cl, "fruit", t0.Add(time.Hour), syncOpts(10)); err != nil {
 		t.Fatal(err)
 	}
@@ -351,12 +356,7 @@ func TestSyncStopsWhenTheSourceLooksDown(t *testing.T) {
 }
 
 func TestSyncIntervalPastTheLongestDuration(t *testing.T) {
-	s := newShop()
-	ts := httptest.NewServer(s)
-	defer ts.Close()
-	st, db, _ := shopRelation(t, ts.URL)
-	defer db.Close()
-	cl, _ := NewClient(shopSource(ts.URL), ClientOptions{MaxBytes: 1 << 20})
+	_, st, cl := shopSync(t, ClientOptions{})
 	if _, err := Sync(t.Context(), st, cl, "fruit", t0.Add(time.Hour), syncOpts(10)); err != nil {
 		t.Fatal(err)
 	}

@@ -8,21 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/repo"
 )
 
 func TestPageExplainPrintsAReadableReport(t *testing.T) {
 	dir := t.TempDir()
-	cfg, err := configs.Load(configs.Sources{Env: []string{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := repo.Open(filepath.Join(dir, repoDir), cfg.Repo, repo.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, db := openData(t, dir)
 	at := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
 	b := db.NewBatch(t.Context())
 	b.PutPage(&repo.Page{URL: "http://a.test/p", State: repo.StateLive, LastOutcome: repo.OutcomeOK, HTTPStatus: 200,
@@ -78,14 +70,7 @@ func TestPageExplainPrintsAReadableReport(t *testing.T) {
 // "last fetch: ok" and export "last_outcome":"ok" with 0 fetches.
 func TestAPageNeverFetchedReportsNoLastOutcome(t *testing.T) {
 	dir := t.TempDir()
-	cfg, err := configs.Load(configs.Sources{Env: []string{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := repo.Open(filepath.Join(dir, repoDir), cfg.Repo, repo.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, db := openData(t, dir)
 	b := db.NewBatch(t.Context())
 	b.PutPage(&repo.Page{URL: "http://dead.test/", State: repo.StateQueued, FirstSeen: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)})
 	if err := b.Commit(); err != nil {
