@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -38,9 +39,14 @@ func (c Config) checkSpec(spec *AdSpec) error {
 	return nil
 }
 
+// checkText checks an ad's title or text: valid UTF-8, printable, and
+// within its length.
 func checkText(field, v string, minRunes, maxRunes int) error {
 	if !utf8.ValidString(v) {
 		return &FieldError{Field: field, Limit: "must be valid UTF-8"}
+	}
+	if err := checkPrintable(field, v); err != nil {
+		return err
 	}
 	n := utf8.RuneCountInString(strings.TrimSpace(v))
 	if n < minRunes {
@@ -52,6 +58,28 @@ func checkText(field, v string, minRunes, maxRunes int) error {
 	return nil
 }
 
+// checkPrintable refuses the characters that would let an ad change how a
+// results page looks beyond its own words: C0 and C1 controls (BEL, ESC,
+// and the newline and tab too, since the page shows text on one line)
+// and the bidi controls, which can reverse the text after them, the "Ad"
+// label of the next ad included.
+func checkPrintable(field, v string) error {
+	for i, r := range v {
+		if unicode.IsControl(r) || isBidiControl(r) {
+			return &FieldError{Field: field, Value: fmt.Sprintf("U+%04X at byte %d", r, i),
+				Limit: "must not contain control characters (U+0000–U+001F, U+007F–U+009F) or bidi controls (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)"}
+		}
+	}
+	return nil
+}
+
+// isBidiControl reports whether r is an explicit directional mark,
+// embedding, override or isolate.
+func isBidiControl(r rune) bool {
+	return r == '\u200e' || r == '\u200f' || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
+}
+
+// checkURL checks an ad's target URL.
 func checkURL(v string) error {
 	if len(v) > MaxURLBytes {
 		return &FieldError{Field: "url", Value: fmt.Sprintf("(%d bytes)", len(v)), Limit: fmt.Sprintf("must have at most %d bytes", MaxURLBytes)}
