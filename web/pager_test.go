@@ -107,8 +107,12 @@ func pagerJSON(t *testing.T, s *stack, q string, size int) int {
 	if uint64(len(seen)) != reach {
 		t.Errorf("pages 1..%d hold %d results, total %d and pageable %d say %d", last, len(seen), first.Total, first.Pageable, reach)
 	}
-	if p := get(last + 1); len(p.Results) != 0 {
-		t.Errorf("page %d, after the last, has %d results", last+1, len(p.Results))
+	// The page after the last is empty, unless it is past what the
+	// ranking orders: TestAPageBeyondWhatASearchOrdersIsNamed.
+	if last*size < s.cfg.Ranking.Candidates {
+		if p := get(last + 1); len(p.Results) != 0 {
+			t.Errorf("page %d, after the last, has %d results", last+1, len(p.Results))
+		}
 	}
 	return last
 }
@@ -204,15 +208,31 @@ func pagerHTML(t *testing.T, s *stack, q string, size, last int) {
 }
 
 // TestAPageBeyondWhatASearchOrdersIsNamed asks the real engine for the
-// page after the deepest one ranking.candidates allows at size 1: the
+// page after the deepest one ranking.candidates allows at a size: the
 // answer is a 400 naming the page, its value and the limit, over JSON and
 // on the HTML page (a request past the ranking's limits was once blamed
-// on the query).
+// on the query, and at size 10 pages 21 to 200 were answered empty).
 func TestAPageBeyondWhatASearchOrdersIsNamed(t *testing.T) {
 	s := newStack(t)
-	deepest := s.cfg.Ranking.Candidates
+	for _, size := range []int{1, 10} {
+		pageBeyondIsNamed(t, s, size)
+	}
+}
+
+// pageBeyondIsNamed is TestAPageBeyondWhatASearchOrdersIsNamed at size.
+func pageBeyondIsNamed(t *testing.T, s *stack, size int) {
+	t.Helper()
+	deepest := (s.cfg.Ranking.Candidates + size - 1) / size
 	page := fmt.Sprint(deepest + 1)
-	res, err := http.Get(fmt.Sprintf("%s/api/v1/search?q=%s&size=1&page=%s", s.srv.URL, url.QueryEscape(s.queries[0]), page))
+	res, err := http.Get(fmt.Sprintf("%s/api/v1/search?q=%s&size=%d&page=%d", s.srv.URL, url.QueryEscape(s.queries[0]), size, deepest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("size %d, page %d, the deepest: status %d, want 200", size, deepest, res.StatusCode)
+	}
+	res, err = http.Get(fmt.Sprintf("%s/api/v1/search?q=%s&size=%d&page=%s", s.srv.URL, url.QueryEscape(s.queries[0]), size, page))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,11 +244,11 @@ func TestAPageBeyondWhatASearchOrdersIsNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := body.Error
-	if wantLimit := fmt.Sprintf("in [1, %d]", deepest); res.StatusCode != http.StatusBadRequest ||
+	if wantLimit := fmt.Sprintf("in [1, %d] (ranking.candidates = %d at size %d)", deepest, s.cfg.Ranking.Candidates, size); res.StatusCode != http.StatusBadRequest ||
 		e.Code != web.CodeBadParameter || e.Field != "page" || e.Value != page || e.Limit != wantLimit || !strings.Contains(e.Message, page) {
 		t.Fatalf("status %d, error %+v: want 400 %s naming page = %s, limit %q", res.StatusCode, e, web.CodeBadParameter, page, wantLimit)
 	}
-	res, err = http.Get(fmt.Sprintf("%s/?q=%s&size=1&page=%s", s.srv.URL, url.QueryEscape(s.queries[0]), page))
+	res, err = http.Get(fmt.Sprintf("%s/?q=%s&size=%d&page=%s", s.srv.URL, url.QueryEscape(s.queries[0]), size, page))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -281,10 +281,13 @@ func (s *Server) parseSearch(r *http.Request, q url.Values) (Request, *InputErro
 		return req, &InputError{Code: CodeMissingParameter, Field: "q", Message: "missing: give a query"}
 	}
 	var ie *InputError
-	if req.Page, ie = wholeParam(q, "page", 1, 1, s.cfg.Candidates, ""); ie != nil {
+	if req.Size, ie = wholeParam(q, "size", s.cfg.DefaultSize, 1, s.cfg.MaxSize, ""); ie != nil {
 		return req, ie
 	}
-	if req.Size, ie = wholeParam(q, "size", s.cfg.DefaultSize, 1, s.cfg.MaxSize, ""); ie != nil {
+	// Pages go as deep as the ranking orders results, and no deeper: the
+	// deepest page depends on the size.
+	deepest := (s.cfg.Candidates + req.Size - 1) / req.Size
+	if req.Page, ie = wholeParam(q, "page", 1, 1, deepest, fmt.Sprintf("ranking.candidates = %d at size %d", s.cfg.Candidates, req.Size)); ie != nil {
 		return req, ie
 	}
 	if u, ok := UserFromRequest(r); ok {

@@ -145,8 +145,9 @@ func TestBadSearchInputAnswers400NamingFieldAndLimit(t *testing.T) {
 		{"size zero", "q=x&size=0", CodeBadParameter, "size", "0", "in [1, 100]", "0 is outside [1, 100]"},
 		{"size over 100", "q=x&size=101", CodeBadParameter, "size", "101", "in [1, 100]", "101 is outside [1, 100]"},
 		{"size not a number", "q=x&size=ten", CodeBadParameter, "size", "ten", "a whole number in [1, 100]", `"ten" is not a whole number`},
-		{"page zero", "q=x&page=0", CodeBadParameter, "page", "0", "in [1, 1000]", "0 is outside [1, 1000]"},
-		{"page over 1000", "q=x&page=1001", CodeBadParameter, "page", "1001", "in [1, 1000]", "1001 is outside [1, 1000]"},
+		{"page zero", "q=x&page=0", CodeBadParameter, "page", "0", "in [1, 100] (ranking.candidates = 1000 at size 10)", "0 is outside [1, 100]"},
+		{"page past the ranking's 1000", "q=x&page=101", CodeBadParameter, "page", "101", "in [1, 100] (ranking.candidates = 1000 at size 10)", "101 is outside [1, 100]"},
+		{"page past the ranking's 1000 at size 100", "q=x&size=100&page=11", CodeBadParameter, "page", "11", "in [1, 10] (ranking.candidates = 1000 at size 100)", "11 is outside [1, 10]"},
 		{"syntax error from the engine", "q=%22unclosed", CodeBadQuery, "q", "", "", "unclosed quote"},
 		// A query string that does not parse used to read as a missing q
 		// or a default size.
