@@ -337,6 +337,11 @@ func queryText(q string) string {
 }
 
 func (s *Server) search(r *http.Request, req Request) (Response, error) {
+	if r.Method == http.MethodHead {
+		// HEAD asks for the headers alone: no search runs, so no ad
+		// counts an impression and no query joins the workload.
+		return Response{Query: req.Query, Page: req.Page, Size: req.Size, Results: []Result{}}, nil
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.SearchTimeout)
 	defer cancel()
 	start := time.Now()

@@ -504,3 +504,32 @@ func TestQueryValuesParsesOnceAndStillRefuses(t *testing.T) {
 		t.Fatalf("a Form filled by ParseForm passed as checked: %v", ie)
 	}
 }
+
+// A HEAD request runs no search, so it shows no ad (an impression that
+// would lower the ad's estimated CTR) and counts no query; its input is
+// still checked.
+func TestHeadRunsNoSearch(t *testing.T) {
+	fs := &fakeSearch{total: 5}
+	srv := newTestServer(t, fs, nil)
+	for _, path := range []string{"/api/v1/search?q=tar", "/?q=tar"} {
+		res, err := http.Head(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || fs.last.Query != "" {
+			t.Errorf("HEAD %s: status %d, the search asked %q: want 200 and no search", path, res.StatusCode, fs.last.Query)
+		}
+	}
+	res, err := http.Head(srv.URL + "/api/v1/search?q=tar&page=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusBadRequest {
+		t.Errorf("HEAD with page 0: status %d, want 400", res.StatusCode)
+	}
+	if code, _, _ := get(t, srv, "/api/v1/search?q=tar"); code != http.StatusOK || fs.last.Query != "tar" {
+		t.Errorf("GET: status %d, the search asked %q: want the query searched", code, fs.last.Query)
+	}
+}
