@@ -72,7 +72,16 @@ func (s *Store) Click(ctx context.Context, rawQuery string) (ClickResult, error)
 		if err != nil {
 			return ClickResult{}, err
 		}
-		return ClickResult{URL: a.URL, Outcome: ClickRevoked}, nil
+		adURL = a.URL
+	}
+	// An ad stored before its URL was checked as strictly as today is
+	// neither charged nor followed: the user would be sent to whatever a
+	// browser makes of it.
+	if err := checkURL(adURL); err != nil {
+		return ClickResult{}, fmt.Errorf("ads: ad %d has a target the server will not redirect to: %w", imp.Ad, err)
+	}
+	if la == nil {
+		return ClickResult{URL: adURL, Outcome: ClickRevoked}, nil
 	}
 	res := ClickResult{URL: adURL}
 	if now.Sub(time.Unix(imp.Issued, 0)) > s.cfg.ClickTTL {

@@ -84,11 +84,28 @@ func checkURL(v string) error {
 	if len(v) > MaxURLBytes {
 		return &FieldError{Field: "url", Value: fmt.Sprintf("(%d bytes)", len(v)), Limit: fmt.Sprintf("must have at most %d bytes", MaxURLBytes)}
 	}
+	// url.Parse is lenient: it keeps spaces, quotes and angle brackets,
+	// which would then reach a Location header and a page as they are.
+	for i, r := range v {
+		if r >= utf8.RuneSelf || !isURLByte(byte(r)) {
+			return &FieldError{Field: "url", Value: strconv.Quote(v),
+				Limit: fmt.Sprintf("must not contain %q (U+%04X, byte %d): a URL may hold only ASCII letters, digits and %s; percent-encode anything else", r, r, i, urlPunctuation)}
+		}
+	}
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 		return &FieldError{Field: "url", Value: strconv.Quote(v), Limit: "must be an absolute http or https URL without credentials"}
 	}
 	return nil
+}
+
+// urlPunctuation is the punctuation RFC 3986 allows in a URL: the
+// unreserved and reserved characters, and % for escapes.
+const urlPunctuation = "-._~:/?#[]@!$&'()*+,;=%"
+
+// isURLByte reports whether b may appear in a URL as it is.
+func isURLByte(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || strings.IndexByte(urlPunctuation, b) >= 0
 }
 
 func (c Config) checkTargets(in []Target) ([]Target, error) {

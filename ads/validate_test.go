@@ -40,3 +40,54 @@ func TestSubmitAdRefusesControlAndBidiCharacters(t *testing.T) {
 		}
 	})
 }
+
+// TestSubmitAdRefusesURLsABrowserWouldRepair: a URL with characters RFC
+// 3986 does not allow is refused, naming the first one, rather than stored
+// as typed and sent on in a Location header.
+func TestSubmitAdRefusesURLsABrowserWouldRepair(t *testing.T) {
+	e := newEnv(t, testConfig())
+	adv := e.advertiser(0, "")
+	for _, tc := range []struct{ url, char string }{
+		{`https://a.example/ spaced <tag>"`, `' ' (U+0020, byte 18)`},
+		{`https://a.example/"onmouseover`, `'"' (U+0022, byte 18)`},
+		{`https://a.example/<script>`, `'<' (U+003C, byte 18)`},
+		{"https://a.example/\r\nSet-Cookie: x=1", `'\r' (U+000D, byte 18)`},
+		{"https://a.example/\x7f", `'\x7f' (U+007F, byte 18)`},
+		{"https://a.example/a{b}", `'{' (U+007B, byte 19)`},
+		{"https://a.example/caf\u00e9", `'é' (U+00E9, byte 21)`},
+	} {
+		t.Run(tc.url, func(t *testing.T) {
+			spec := AdSpec{Title: "t", URL: tc.url, Targets: []Target{{Phrase: "p", Bid: Unit}}}
+			_, err := e.s.SubmitAd(t.Context(), adv.ID, spec)
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != "url" || !strings.Contains(fe.Limit, "must not contain "+tc.char) || !strings.Contains(fe.Limit, "percent-encode") {
+				t.Fatalf("err = %v, want url refused for %s", err, tc.char)
+			}
+		})
+	}
+	t.Run("accepts a URL with every kind of part", func(t *testing.T) {
+		spec := AdSpec{Title: "t", URL: "https://a.example:8443/p%20q/[x]?a=1&b=caf%C3%A9;c=~'d'#top", Targets: []Target{{Phrase: "p", Bid: Unit}}}
+		if _, err := e.s.SubmitAd(t.Context(), adv.ID, spec); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestClickRefusesAStoredURLThatIsNotWellFormed: an ad stored before URLs
+// were checked strictly is neither charged nor redirected to.
+func TestClickRefusesAStoredURLThatIsNotWellFormed(t *testing.T) {
+	e := newEnv(t, testConfig())
+	adv := e.advertiser(5, "")
+	ad := e.submit(adv.ID, 0.25, "shoes")
+	e.s.mu.Lock()
+	e.s.mu.ads[ad.ID].ad.URL = `https://a.example/ spaced <tag>"`
+	e.s.mu.Unlock()
+	_, q, _ := strings.Cut(e.selectAds("shoes", 1)[0].ClickURL, "?")
+	res, err := e.s.Click(t.Context(), q)
+	if err == nil || res.URL != "" {
+		t.Fatalf("Click = %+v, %v; want an error and no URL", res, err)
+	}
+	if got := e.spentToday(adv.ID); got != 0 {
+		t.Fatalf("spent %v on a click that went nowhere", got)
+	}
+}
