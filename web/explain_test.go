@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"html"
 	"math"
 	"net/http/httptest"
 	"net/url"
@@ -134,6 +135,18 @@ func TestExplainReportIsReadableAsTextJSONAndHTML(t *testing.T) {
 		}
 		if code, _, _ := get(t, srv, "/explain?url=ftp%3A%2F%2Fa.test%2F"); code != 400 {
 			t.Errorf("bad url: %d, want 400", code)
+		}
+		// A bad escape, or the page given twice, is named, not taken for
+		// no page or for the first one, as the JSON report does too.
+		for query, want := range map[string]string{
+			"url=%ZZ": "query string",
+			"url=http%3A%2F%2Fa.test%2F0&url=http%3A%2F%2Fa.test%2F1": "given 2 times",
+		} {
+			for _, path := range []string{"/explain?", "/api/v1/page?"} {
+				if code, page, _ := get(t, srv, path+query); code != 400 || !strings.Contains(html.UnescapeString(page), want) {
+					t.Errorf("%s%s: %d, want 400 saying %q\n%s", path, query, code, want, page)
+				}
+			}
 		}
 		_, results, _ := get(t, srv, "/?q=tar")
 		if !strings.Contains(results, `href="/explain?url=http%3a%2f%2fa.test%2f0"`) {

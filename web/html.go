@@ -15,7 +15,6 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/deltaq/deltaq/index"
-	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -119,14 +118,13 @@ type explainData struct {
 
 // handleExplain is the HTML view of the page report.
 func (s *Server) handleExplain(w http.ResponseWriter, r *http.Request) {
-	raw := r.URL.Query().Get("url")
-	u, err := urlnorm.Normalize(raw)
-	if raw == "" {
+	u, ie := readPageURL(r)
+	if ie != nil && ie.Code == CodeMissingParameter {
 		s.render(w, explainTemplate, http.StatusBadRequest, explainData{Error: "Give the page to explain: /explain?url=..."})
 		return
 	}
-	if err != nil {
-		s.render(w, explainTemplate, http.StatusBadRequest, explainData{Error: fmt.Sprintf("url %q: %v", raw, err)})
+	if ie != nil {
+		s.render(w, explainTemplate, http.StatusBadRequest, explainData{Error: ie.Error()})
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.SearchTimeout)

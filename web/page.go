@@ -144,17 +144,33 @@ func recrawlOf(e frontier.Explanation) *recrawlJSON {
 
 // pageURL reads and normalizes the url parameter, or answers 400.
 func pageURL(w http.ResponseWriter, r *http.Request) (string, bool) {
-	raw := r.URL.Query().Get("url")
-	if raw == "" {
-		writeInputError(w, &InputError{Code: CodeMissingParameter, Field: "url", Message: "missing: give the page URL"})
-		return "", false
-	}
-	u, err := urlnorm.Normalize(raw)
-	if err != nil {
-		writeInputError(w, &InputError{Field: "url", Value: raw, Limit: fmt.Sprintf("an http(s) URL of <= %d bytes", urlnorm.MaxLength), Message: err.Error()})
+	u, ie := readPageURL(r)
+	if ie != nil {
+		writeInputError(w, ie)
 		return "", false
 	}
 	return u, true
+}
+
+// readPageURL reads the url parameter of a page report (JSON or HTML):
+// given once, well escaped, an http(s) URL, which it returns normalized.
+func readPageURL(r *http.Request) (string, *InputError) {
+	q, ie := queryValues(r)
+	if ie == nil {
+		ie = givenOnce(q, "url")
+	}
+	if ie != nil {
+		return "", ie
+	}
+	raw := q.Get("url")
+	if raw == "" {
+		return "", &InputError{Code: CodeMissingParameter, Field: "url", Message: "missing: give the page URL"}
+	}
+	u, err := urlnorm.Normalize(raw)
+	if err != nil {
+		return "", &InputError{Field: "url", Value: raw, Limit: fmt.Sprintf("an http(s) URL of <= %d bytes", urlnorm.MaxLength), Message: err.Error()}
+	}
+	return u, nil
 }
 
 func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
