@@ -143,12 +143,12 @@ func TestAPeersSnippetsAreCheckedBeforeUse(t *testing.T) {
 // missing.
 func TestAQueryAPeerRefusesIsRefusedWithItsLimit(t *testing.T) {
 	a := newSearchCluster(t).besidePeer(func(m *nats.Msg) {
-		b, _ := json.Marshal(fanout.Response{Error: `"?!" has no searchable words`, BadQuery: true, QueryLimit: index.SearchableLimit})
+		b, _ := json.Marshal(fanout.Response{Error: `"?!" has no searchable words`, BadQuery: true, QueryLimit: "at least one word other than punctuation"})
 		m.Respond(b)
 	})
 	_, _, missing, err := a.Retrieve(t.Context(), index.Query{Terms: []string{"?!"}}, 10)
 	var qe *index.QueryError
-	if !errors.As(err, &qe) || qe.Msg != `"?!" has no searchable words` || qe.Limit != index.SearchableLimit || len(missing) != 0 {
+	if !errors.As(err, &qe) || qe.Msg != `"?!" has no searchable words` || qe.Limit != "at least one word other than punctuation" || len(missing) != 0 {
 		t.Errorf("Retrieve = %v (%#v), missing %v; want the peer's QueryError with its limit", err, qe, missing)
 	}
 }

@@ -57,15 +57,12 @@ func queryErr(limit, format string, args ...any) error {
 	return &QueryError{Msg: fmt.Sprintf(format, args...), Limit: limit}
 }
 
-// SearchableLimit is the limit a query breaks when analysis leaves none
-// of its words (stop words and punctuation only).
-const SearchableLimit = "at least one word other than stop words and punctuation"
-
 // NoSearchableWords is the refusal of query when analysis leaves none of
-// its words; only says what it held instead ("stop words or
-// punctuation").
+// its words; only says what it held instead, which the limit broken
+// names: the searcher answers stop words alone and refuses punctuation
+// alone, an alert refuses stop words too.
 func NoSearchableWords(query, only string) error {
-	return queryErr(SearchableLimit, "%q has no searchable words (only %s)", Excerpt(query), only)
+	return queryErr("at least one word other than "+only, "%q has no searchable words (only %s)", Excerpt(query), only)
 }
 
 // maxExcerpt is the most characters of a query an error message repeats.

@@ -56,7 +56,7 @@ func TestBadQueriesNameTheirValueAndLimit(t *testing.T) {
 		`forms "unclosed`: `quotes in pairs, each "phrase" closed`,
 		"-forms":          `at least one word or "phrase"`,
 		"forms site:":     "site:HOST, a host name such as site:example.org",
-		"?! …":            "at least one word other than stop words and punctuation",
+		"?! …":            "at least one word other than punctuation", // stop words alone are searched
 	} {
 		res, err := http.Get(srv.URL + "/api/v1/search?q=" + url.QueryEscape(q))
 		if err != nil {
