@@ -25,8 +25,14 @@ func (a *app) newServeCmd() *cobra.Command {
 		Short: "Serve search over HTTP from a crawled repository",
 		Long: `Serve brings the index up to date with the repository under --data and
 answers search requests: GET /api/v1/search?q=&page=&size=&fields= (JSON), GET / (a
-search page), GET /api/v1/page?url= (what the repository knows of a page),
-/opensearch.xml, /healthz and /metrics. It stops gracefully on SIGINT/SIGTERM.
+search page), the click redirects of results (/r) and ads (/c), GET
+/api/v1/page?url= and /explain?url= (what the repository knows of a page),
+/opensearch.xml, /healthz and /metrics. It also serves the ads API
+(/api/v1/ads/), watches and alerts (/api/v1/watches, /api/v1/alerts,
+/watches), feeds (/api/v1/feeds, /api/v1/river) and relations
+(/api/v1/relations); README.md lists them. With server.admin.listen set,
+/metrics, the page report, /explain and the feeds' and backups' changes move
+to that listener. It stops gracefully on SIGINT/SIGTERM.
 
 With --cluster the node answers its index's part of the cluster's searches
 over NATS, and its own searches fan out to every node serving search
