@@ -34,13 +34,15 @@ func wholeMicros(u float64) bool { return MoneyFromUnits(u).Units() == u }
 
 // UnitsIn converts an amount in currency units given for field (a request
 // or command-line field) to Money, refusing NaN and amounts outside
-// [0, MaxMoneyUnits], which Money cannot hold (the configured bounds are
-// the Store's to check), and amounts finer than one micro. Money is never
+// [0, MaxMoneyUnits], which Money cannot hold, and amounts finer than one
+// micro. A bid or a budget goes through Config.BidIn or Config.BudgetIn,
+// which check the configured range first, so that the error names the
+// range that applies. Money is never
 // rounded silently: a bid of 100.0000001 is a typo or a misunderstanding,
 // not 100, and a budget of 0.0000001 would round to 0, which means no
 // budget at all.
 func UnitsIn(field string, u float64) (Money, error) {
-	value := strconv.FormatFloat(u, 'g', -1, 64)
+	value := formatUnits(u)
 	if !(u >= 0 && u <= MaxMoneyUnits) {
 		return 0, &FieldError{Field: field, Value: value, Limit: fmt.Sprintf("must be in [0, %g]", MaxMoneyUnits)}
 	}
@@ -53,6 +55,10 @@ func UnitsIn(field string, u float64) (Money, error) {
 	}
 	return MoneyFromUnits(u), nil
 }
+
+// formatUnits formats an amount as given, for an error: the shortest form
+// that reads back as u, NaN and infinities included.
+func formatUnits(u float64) string { return strconv.FormatFloat(u, 'g', -1, 64) }
 
 // Units returns m in currency units.
 func (m Money) Units() float64 { return float64(m) / float64(Unit) }

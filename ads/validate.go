@@ -135,18 +135,47 @@ func (c Config) checkTargets(in []Target) ([]Target, error) {
 	return out, nil
 }
 
+// BidIn converts a bid in currency units given for field (a request or
+// command-line field) to Money, refusing NaN, bids outside [ads.min_bid,
+// ads.max_bid] and bids finer than one micro (UnitsIn).
+func (c Config) BidIn(field string, u float64) (Money, error) {
+	if !(u >= c.MinBid && u <= c.MaxBid) {
+		return 0, &FieldError{Field: field, Value: formatUnits(u), Limit: c.bidLimit()}
+	}
+	return UnitsIn(field, u)
+}
+
+// BudgetIn converts a daily budget in currency units given for field to
+// Money, refusing NaN, budgets outside [0, ads.max_daily_budget] and
+// budgets finer than one micro (UnitsIn).
+func (c Config) BudgetIn(field string, u float64) (Money, error) {
+	if !(u >= 0 && u <= c.MaxDailyBudget) {
+		return 0, &FieldError{Field: field, Value: formatUnits(u), Limit: c.budgetLimit()}
+	}
+	return UnitsIn(field, u)
+}
+
 func (c Config) checkBid(field string, b Money) error {
-	lo, hi := MoneyFromUnits(c.MinBid), MoneyFromUnits(c.MaxBid)
-	if b < lo || b > hi {
-		return &FieldError{Field: field, Value: b.String(), Limit: fmt.Sprintf("must be in [%s, %s] (ads.min_bid, ads.max_bid)", lo, hi)}
+	if b < MoneyFromUnits(c.MinBid) || b > MoneyFromUnits(c.MaxBid) {
+		return &FieldError{Field: field, Value: b.String(), Limit: c.bidLimit()}
 	}
 	return nil
 }
 
 func (c Config) checkBudget(field string, b Money) error {
-	hi := MoneyFromUnits(c.MaxDailyBudget)
-	if b < 0 || b > hi {
-		return &FieldError{Field: field, Value: b.String(), Limit: fmt.Sprintf("must be 0 (no budget) or in (0, %s] (ads.max_daily_budget)", hi)}
+	if b < 0 || b > MoneyFromUnits(c.MaxDailyBudget) {
+		return &FieldError{Field: field, Value: b.String(), Limit: c.budgetLimit()}
 	}
 	return nil
+}
+
+// bidLimit states the configured range of a bid, for every error about one.
+func (c Config) bidLimit() string {
+	return fmt.Sprintf("must be in [%s, %s] (ads.min_bid, ads.max_bid)", MoneyFromUnits(c.MinBid), MoneyFromUnits(c.MaxBid))
+}
+
+// budgetLimit states the configured range of a daily budget, for every
+// error about one.
+func (c Config) budgetLimit() string {
+	return fmt.Sprintf("must be 0 (no budget) or in (0, %s] (ads.max_daily_budget)", MoneyFromUnits(c.MaxDailyBudget))
 }

@@ -30,8 +30,8 @@ const adsAPIPrefix = "/api/v1/ads/"
 //	GET    /api/v1/ads/report    impressions, clicks, CTR and spend per ad and phrase
 //
 // Amounts are in currency units (bids per click, budgets per day), with
-// at most six decimals: ads.UnitsIn refuses finer amounts rather than round
-// them.
+// at most six decimals: ads.Config.BidIn and BudgetIn refuse finer
+// amounts rather than round them.
 // Answers: 401 without a valid key; 404 for an ad that does not exist or
 // belongs to someone else (never 403, which would confirm the id); 400
 // with {"error": {"code", "field", "value", "limit", "message"}} for bad JSON or values out of range;
@@ -209,7 +209,7 @@ func (api *adsAPI) apiCreate(w http.ResponseWriter, r *http.Request, adv ads.Adv
 	if req.Text != nil {
 		spec.Text = *req.Text
 	}
-	targets, err := targetsIn(*req.Targets)
+	targets, err := targetsIn(api.store.Config(), *req.Targets)
 	if err != nil {
 		api.apiFail(w, err)
 		return
@@ -239,7 +239,7 @@ func (api *adsAPI) apiUpdate(w http.ResponseWriter, r *http.Request, adv ads.Adv
 	}
 	u := ads.AdUpdate{Title: req.Title, Text: req.Text, URL: req.URL}
 	if req.Targets != nil {
-		targets, err := targetsIn(*req.Targets)
+		targets, err := targetsIn(api.store.Config(), *req.Targets)
 		if err != nil {
 			api.apiFail(w, err)
 			return
@@ -275,7 +275,7 @@ func (api *adsAPI) apiSetBudget(w http.ResponseWriter, r *http.Request, adv ads.
 		api.apiFail(w, &ads.FieldError{Field: "daily_budget", Limit: "must be set (0 removes the budget)"})
 		return
 	}
-	m, err := ads.UnitsIn("daily_budget", *req.DailyBudget)
+	m, err := api.store.Config().BudgetIn("daily_budget", *req.DailyBudget)
 	if err != nil {
 		api.apiFail(w, err)
 		return
@@ -322,16 +322,16 @@ func (api *adsAPI) decodeBody(w http.ResponseWriter, r *http.Request, v any) boo
 	return decodeJSONBody(w, r, v, api.maxBody, "ads.max_request_bytes")
 }
 
-// targetsIn converts wire targets, checking that every bid is a number in
-// a representable range (Store checks the configured bounds).
-func targetsIn(in []targetJSON) ([]ads.Target, error) {
+// targetsIn converts wire targets, checking that every bid is set and in
+// the configured range.
+func targetsIn(cfg ads.Config, in []targetJSON) ([]ads.Target, error) {
 	out := make([]ads.Target, len(in))
 	for i, t := range in {
 		field := fmt.Sprintf("targets[%d].bid", i)
 		if t.Bid == nil {
 			return nil, &ads.FieldError{Field: field, Limit: "must be set"}
 		}
-		m, err := ads.UnitsIn(field, *t.Bid)
+		m, err := cfg.BidIn(field, *t.Bid)
 		if err != nil {
 			return nil, err
 		}

@@ -396,3 +396,27 @@ func TestAdClickRedirectsChargesAndRejectsForgeries(t *testing.T) {
 		}
 	})
 }
+
+// TestAPIMoneyErrorsStateTheConfiguredRange: a bid or a budget out of
+// range, even one no amount could hold, is refused with the configured
+// range and the settings that set it.
+func TestAPIMoneyErrorsStateTheConfiguredRange(t *testing.T) {
+	e := newAdsEnv(t, adsTestConfig())
+	_, key := e.apiAdvertiser("acme")
+	const bidLimit = "must be in [0.01, 10] (ads.min_bid, ads.max_bid)"
+	const budgetLimit = "must be 0 (no budget) or in (0, 1000] (ads.max_daily_budget)"
+	for _, tc := range []struct {
+		method, path, body, field, value, limit string
+	}{
+		{"POST", adsAPIPrefix, `{"title":"t","url":"https://a.example/","targets":[{"phrase":"p","bid":-1}]}`, "targets[0].bid", "-1", bidLimit},
+		{"POST", adsAPIPrefix, `{"title":"t","url":"https://a.example/","targets":[{"phrase":"p","bid":1e300}]}`, "targets[0].bid", "1e+300", bidLimit},
+		{"POST", adsAPIPrefix, `{"title":"t","url":"https://a.example/","targets":[{"phrase":"p","bid":11}]}`, "targets[0].bid", "11", bidLimit},
+		{"PATCH", adsAPIPrefix + "account", `{"daily_budget":-1}`, "daily_budget", "-1", budgetLimit},
+		{"PATCH", adsAPIPrefix + "account", `{"daily_budget":1e12}`, "daily_budget", "1e+12", budgetLimit},
+	} {
+		var out errorBody
+		if code := e.call(tc.method, tc.path, key, tc.body, &out); code != 400 || out.Error.Field != tc.field || out.Error.Value != tc.value || out.Error.Limit != tc.limit {
+			t.Errorf("%s %s: %d %+v, want 400 on %s = %s: %s", tc.method, tc.body, code, out.Error, tc.field, tc.value, tc.limit)
+		}
+	}
+}
