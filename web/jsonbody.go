@@ -1,25 +1,36 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
 // decodeJSONBody reads one JSON object of at most limit bytes (the setting
 // limitKey) into v, rejecting unknown fields, and answers the error itself.
 func decodeJSONBody(w http.ResponseWriter, r *http.Request, v any, limit int64, limitKey string) bool {
-	body := http.MaxBytesReader(w, r.Body, limit)
-	dec := json.NewDecoder(body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
+	// The body is read whole (it is small, at most limit bytes) so that a
+	// type error can be placed in it again: see jsonPathAt.
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err == nil && len(bytes.TrimSpace(data)) == 0 {
+		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Value: "(empty)",
+			Limit: "must be one JSON object", Message: "body is empty; a JSON object is required"})
+		return false
+	}
 	if err == nil {
-		if _, extra := dec.Token(); extra != io.EOF {
-			err = errors.New("body must hold one JSON object")
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		err = dec.Decode(v)
+		if err == nil {
+			if _, extra := dec.Token(); extra != io.EOF {
+				err = errors.New("body must hold one JSON object")
+			}
 		}
 	}
 	if err == nil {
@@ -37,8 +48,9 @@ func decodeJSONBody(w http.ResponseWriter, r *http.Request, v any, limit int64, 
 			Limit: "must be one JSON object", Message: fmt.Sprintf("body: got JSON %s, want an object", typeErr.Value)})
 	case errors.As(err, &typeErr):
 		want := jsonKind(typeErr.Type)
-		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: typeErr.Field, Value: "JSON " + typeErr.Value,
-			Limit: "must be a JSON " + want, Message: fmt.Sprintf("%s: got JSON %s, want %s", typeErr.Field, typeErr.Value, want)})
+		field := jsonPathAt(data, typeErr.Field, typeErr.Offset)
+		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: field, Value: "JSON " + typeErr.Value,
+			Limit: "must be a JSON " + want, Message: fmt.Sprintf("%s: got JSON %s, want %s", field, typeErr.Value, want)})
 	case errors.As(err, &syntaxErr):
 		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Limit: "must be valid JSON",
 			Message: fmt.Sprintf("bad JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)})
@@ -78,4 +90,75 @@ func jsonKind(t reflect.Type) string {
 		return "object"
 	}
 	return t.String()
+}
+
+// jsonPathAt names the value of data that a type error is about, with the
+// array indices that encoding/json leaves out of UnmarshalTypeError.Field
+// ("targets.bid" becomes "targets[1].bid"). The error's Offset is the end
+// of the offending scalar, or just past the "{" or "[" that opens the
+// offending object or array, which is where a token reader stands after
+// reading it; so the value meant is the first one on the field's path that
+// ends there or later. Should none, the field is named as the error names
+// it.
+func jsonPathAt(data []byte, field string, offset int64) string {
+	type frame struct {
+		array   bool
+		index   int    // the next element's, in an array
+		key     string // the current member's, in an object
+		wantKey bool   // in an object, before a member's key
+	}
+	var stack []frame
+	path := func(withIndex bool) string {
+		var b strings.Builder
+		for _, f := range stack {
+			switch {
+			case f.array && withIndex:
+				b.WriteString("[" + strconv.Itoa(f.index) + "]")
+			case f.array:
+			case b.Len() == 0:
+				b.WriteString(f.key)
+			default:
+				b.WriteString("." + f.key)
+			}
+		}
+		return b.String()
+	}
+	// valueDone moves past a value of the innermost array or object.
+	valueDone := func() {
+		if n := len(stack); n > 0 {
+			stack[n-1].index++
+			stack[n-1].wantKey = !stack[n-1].array
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		if n := len(stack); n > 0 && !stack[n-1].array && stack[n-1].wantKey {
+			if key, ok := tok.(string); ok {
+				stack[n-1].key, stack[n-1].wantKey = key, false
+				continue
+			}
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			valueDone()
+			continue
+		}
+		// tok starts a value (or is one), at path.
+		if len(stack) > 0 && path(false) == field && dec.InputOffset() >= offset {
+			return path(true)
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, frame{wantKey: true})
+		case json.Delim('['):
+			stack = append(stack, frame{array: true})
+		default:
+			valueDone()
+		}
+	}
+	return field
 }

@@ -18,6 +18,11 @@ func TestDecodeJSONBodyNamesWhatIsWrong(t *testing.T) {
 		Count int      `json:"count"`
 		Share *float64 `json:"share"`
 		Tags  []string `json:"tags"`
+		Items []struct {
+			Bid  float64 `json:"bid"`
+			Tags []string
+		} `json:"items"`
+		Grid [][]int `json:"grid"`
 	}
 	for _, tc := range []struct {
 		body   string
@@ -32,6 +37,13 @@ func TestDecodeJSONBodyNamesWhatIsWrong(t *testing.T) {
 		{`{"share":1e400}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "share", Value: "JSON number 1e400", Limit: "must be a JSON number of magnitude below 1.8e308"}},
 		{`{"name":7}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "name", Value: "JSON number", Limit: "must be a JSON string"}},
 		{`{"tags":{}}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "tags", Value: "JSON object", Limit: "must be a JSON array"}},
+		{`{"tags":["a",1]}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "tags[1]", Value: "JSON number", Limit: "must be a JSON string"}},
+		{`{"items":[{"bid":1},{"bid":"2"}]}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "items[1].bid", Value: "JSON string", Limit: "must be a JSON number of magnitude below 1.8e308"}},
+		{`{"items":[{"bid":[1]}]}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "items[0].bid", Value: "JSON array", Limit: "must be a JSON number of magnitude below 1.8e308"}},
+		{`{"items":[{"Tags":[]},{"Tags":["x",{}]}]}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "items[1].Tags[1]", Value: "JSON object", Limit: "must be a JSON string"}},
+		{`{"grid":[[1],[2, 3, "4"]]}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "grid[1][2]", Value: "JSON string", Limit: "must be a JSON whole number in [-2^63, 2^63)"}},
+		{``, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Value: "(empty)", Limit: "must be one JSON object"}},
+		{" \n", http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Value: "(empty)", Limit: "must be one JSON object"}},
 		{`{"colour":"red"}`, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "colour", Limit: "unknown field"}},
 		{`{"name":"a"} {"name":"b"}`, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Limit: "must be one JSON object"}},
 		{`{"name":`, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Limit: "must be one JSON object"}},
