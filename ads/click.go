@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/deltaq/deltaq/repo"
@@ -67,7 +68,7 @@ func (s *Store) Click(ctx context.Context, rawQuery string) (ClickResult, error)
 	if la == nil {
 		a, err := s.storedAd(imp.Ad)
 		if errors.Is(err, ErrNotFound) {
-			return ClickResult{}, fmt.Errorf("%w: unknown ad %d", ErrBadClick, imp.Ad)
+			return ClickResult{}, &BadClickError{Field: "a", Value: strconv.FormatUint(imp.Ad, 10), Limit: "must name an ad of this server"}
 		}
 		if err != nil {
 			return ClickResult{}, err

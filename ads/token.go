@@ -22,6 +22,27 @@ const ClickPath = "/c"
 // signature does not verify.
 var ErrBadClick = errors.New("ads: bad click url")
 
+// BadClickError is a click URL refused: the parameter, what it held and
+// what it must be. It wraps ErrBadClick.
+type BadClickError struct {
+	Field string // a query parameter, or "query" for the whole
+	Value string // "" when showing it would not help (a signature)
+	Limit string
+}
+
+func (e *BadClickError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("%v: %s: %s", ErrBadClick, e.Field, e.Limit)
+	}
+	return fmt.Sprintf("%v: %s = %s: %s", ErrBadClick, e.Field, e.Value, e.Limit)
+}
+
+func (e *BadClickError) Unwrap() error { return ErrBadClick }
+
+// maxClickQuery bounds a click URL's query: room for the longest phrase
+// escaped and the other parameters.
+const maxClickQuery = 4*MaxPhraseBytes + 256
+
 // impression is what a click URL carries: one display of one ad for one
 // phrase, at the bid it had then. The URL is signed with HMAC-SHA-256
 // under the server secret, so none of it can be forged or altered: the
@@ -108,12 +129,12 @@ func (s *clickSigner) clickURL(imp impression) string {
 
 // parseClick decodes and verifies the query of a click URL.
 func (s *clickSigner) parseClick(rawQuery string) (impression, error) {
-	if len(rawQuery) > 4*MaxPhraseBytes+256 {
-		return impression{}, fmt.Errorf("%w: query of %d bytes", ErrBadClick, len(rawQuery))
+	if len(rawQuery) > maxClickQuery {
+		return impression{}, &BadClickError{Field: "query", Value: fmt.Sprintf("(%d bytes)", len(rawQuery)), Limit: fmt.Sprintf("must have at most %d bytes", maxClickQuery)}
 	}
 	q, err := url.ParseQuery(rawQuery)
 	if err != nil {
-		return impression{}, fmt.Errorf("%w: %v", ErrBadClick, err)
+		return impression{}, &BadClickError{Field: "query", Value: strconv.Quote(rawQuery), Limit: "must be a URL query (" + err.Error() + ")"}
 	}
 	var imp impression
 	var wrong []string // the parameters not given exactly once
@@ -129,31 +150,31 @@ func (s *clickSigner) parseClick(rawQuery string) (impression, error) {
 	switch len(wrong) {
 	case 0:
 	case 1:
-		return impression{}, fmt.Errorf("%w: parameter %s must appear once", ErrBadClick, wrong[0])
+		return impression{}, &BadClickError{Field: wrong[0], Value: fmt.Sprintf("(given %d times)", len(q[wrong[0]])), Limit: "must appear exactly once"}
 	default:
-		return impression{}, fmt.Errorf("%w: parameters %s must each appear once", ErrBadClick, strings.Join(wrong, ", "))
+		return impression{}, &BadClickError{Field: strings.Join(wrong, ", "), Limit: "must each appear exactly once"}
 	}
 	if len(imp.ID) != b64.EncodedLen(impressionIDBytes) || strings.ContainsFunc(imp.ID, notB64) {
-		return impression{}, fmt.Errorf("%w: bad impression id", ErrBadClick)
+		return impression{}, &BadClickError{Field: "i", Value: strconv.Quote(imp.ID), Limit: fmt.Sprintf("must be %d base64url characters", b64.EncodedLen(impressionIDBytes))}
 	}
 	if imp.Ad, err = strconv.ParseUint(ad, 10, 64); err != nil {
-		return impression{}, fmt.Errorf("%w: bad ad id", ErrBadClick)
+		return impression{}, &BadClickError{Field: "a", Value: strconv.Quote(ad), Limit: "must be an ad id (a whole number)"}
 	}
 	b, err := strconv.ParseInt(bid, 10, 64)
 	if err != nil || b <= 0 {
-		return impression{}, fmt.Errorf("%w: bad bid", ErrBadClick)
+		return impression{}, &BadClickError{Field: "b", Value: strconv.Quote(bid), Limit: "must be a bid in micros (a whole number > 0)"}
 	}
 	imp.Bid = Money(b)
 	if imp.Issued, err = strconv.ParseInt(issued, 10, 64); err != nil || imp.Issued < 0 {
-		return impression{}, fmt.Errorf("%w: bad time", ErrBadClick)
+		return impression{}, &BadClickError{Field: "t", Value: strconv.Quote(issued), Limit: "must be a time in Unix seconds (a whole number >= 0)"}
 	}
 	if len(phrase) > MaxPhraseBytes {
-		return impression{}, fmt.Errorf("%w: phrase too long", ErrBadClick)
+		return impression{}, &BadClickError{Field: "p", Value: fmt.Sprintf("(%d bytes)", len(phrase)), Limit: fmt.Sprintf("must have at most %d bytes", MaxPhraseBytes)}
 	}
 	imp.Phrase = phrase
 	want := s.sign(imp)
 	if !hmac.Equal([]byte(sig), []byte(want)) {
-		return impression{}, fmt.Errorf("%w: signature does not verify", ErrBadClick)
+		return impression{}, &BadClickError{Field: "s", Limit: "must be this server's signature of the other parameters"}
 	}
 	return imp, nil
 }

@@ -421,3 +421,34 @@ func TestAPIMoneyErrorsStateTheConfiguredRange(t *testing.T) {
 		}
 	}
 }
+
+// TestAdClickErrorsNameTheParameterAndTheLimit: a click URL refused says
+// which parameter is wrong, what it held and what it must be, like every
+// other error of the API.
+func TestAdClickErrorsNameTheParameterAndTheLimit(t *testing.T) {
+	e := newAdsEnv(t, adsTestConfig())
+	adv, _ := e.apiAdvertiser("acme")
+	if _, err := e.s.SubmitAd(t.Context(), adv.ID, ads.AdSpec{Title: "t", URL: "https://a.example/", Targets: []ads.Target{{Phrase: "shoes", Bid: ads.Unit}}}); err != nil {
+		t.Fatal(err)
+	}
+	good := e.selectAds("shoes", 1)[0].ClickURL
+	for _, tc := range []struct {
+		name, url            string
+		field, value, limit string
+	}{
+		{"a query of 2000 bytes", ads.ClickPath + "?" + strings.Repeat("a", 2000), "query", "(2000 bytes)", "must have at most 1056 bytes"},
+		{"no parameters", ads.ClickPath, "i, a, b, t, p, s", "", "must each appear exactly once"},
+		{"a bid that is not a number", strings.Replace(good, "b=", "b=x", 1), "b", `"x1000000"`, "must be a bid in micros (a whole number > 0)"},
+		{"a raised bid", strings.Replace(good, "b=", "b=9", 1), "s", "", "must be this server's signature of the other parameters"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := e.get(tc.url)
+			var body errorBody
+			decodeJSON(t, resp, &body)
+			got := body.Error
+			if resp.StatusCode != http.StatusBadRequest || got.Code != CodeBadLink || got.Field != tc.field || got.Value != tc.value || got.Limit != tc.limit || got.Message == "" {
+				t.Fatalf("status %d %+v, want 400 bad_link on %s = %s: %s", resp.StatusCode, got, tc.field, tc.value, tc.limit)
+			}
+		})
+	}
+}

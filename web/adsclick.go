@@ -20,9 +20,10 @@ func adClickHandler(store *ads.Store, logger *slog.Logger) http.Handler {
 			return
 		}
 		res, err := store.Click(r.Context(), r.URL.RawQuery)
+		var bad *ads.BadClickError
 		switch {
-		case errors.Is(err, ads.ErrBadClick):
-			writeError(w, http.StatusBadRequest, apiError{Code: CodeBadLink, Message: err.Error()})
+		case errors.As(err, &bad):
+			writeError(w, http.StatusBadRequest, apiError{Code: CodeBadLink, Field: bad.Field, Value: bad.Value, Limit: bad.Limit, Message: err.Error()})
 			return
 		case err != nil && res.URL == "":
 			logger.Error("ads click", "err", err)
