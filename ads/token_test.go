@@ -30,9 +30,9 @@ func TestClickURLNamesItsMissingParameters(t *testing.T) {
 	s := tokenStore()
 	_, good, _ := strings.Cut(s.clickURL(impression{ID: "AbCdEfGh_-123456", Ad: 1, Phrase: "shoes", Bid: 1, Issued: 5}), "?")
 	for q, want := range map[string]string{
-		"x=1":              "parameters i, a, b, t, p, s must each appear once",
-		good + "&b=2":      "parameter b must appear once",
-		good[:len(good)-1]: "signature does not verify",
+		"x=1":              "i, a, b, t, p, s: must each appear exactly once",
+		good + "&b=2":      "b = (given 2 times): must appear exactly once",
+		good[:len(good)-1]: "s: must be this server's signature of the other parameters",
 	} {
 		_, err := s.parseClick(q)
 		if !errors.Is(err, ErrBadClick) || !strings.HasSuffix(err.Error(), ": "+want) {

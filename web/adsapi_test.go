@@ -433,7 +433,7 @@ func TestAdClickErrorsNameTheParameterAndTheLimit(t *testing.T) {
 	}
 	good := e.selectAds("shoes", 1)[0].ClickURL
 	for _, tc := range []struct {
-		name, url            string
+		name, url           string
 		field, value, limit string
 	}{
 		{"a query of 2000 bytes", ads.ClickPath + "?" + strings.Repeat("a", 2000), "query", "(2000 bytes)", "must have at most 1056 bytes"},
