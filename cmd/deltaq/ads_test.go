@@ -1,6 +1,10 @@
 package main
 
 import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -21,5 +25,20 @@ func TestAdsCreateAdvertiserNamesItsFlagAndTheRange(t *testing.T) {
 				t.Fatalf("err = %v, want it to contain %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestAdsCreateAdvertiserRefusesADirectoryWithoutARepository: a mistyped
+// --data is refused and left uncreated, rather than given a fresh
+// repository and a key that the server, which needs a crawled repository,
+// never accepts.
+func TestAdsCreateAdvertiserRefusesADirectoryWithoutARepository(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "typo")
+	out, _, err := run(t, "ads", "create-advertiser", "--data", data, "--name", "X")
+	if err == nil || !strings.Contains(err.Error(), "--data "+data+": no repository there") {
+		t.Fatalf("err = %v (output %q), want it to say %s holds no repository", err, out, data)
+	}
+	if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("%s: %v, want it left uncreated", data, err)
 	}
 }

@@ -110,7 +110,7 @@ func (a *app) newAdsCmd() *cobra.Command {
 		Short: "Create an advertiser and print its API key (shown once; only its hash is stored)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, db, logger, err := a.loadRepo(cmd, dataDir, func(c *configs.Config) error {
+			cfg, db, logger, err := a.loadCrawledRepo(cmd, dataDir, func(c *configs.Config) error {
 				if name == "" {
 					return errors.New("--name: required")
 				}
