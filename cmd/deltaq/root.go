@@ -51,6 +51,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		a.newFeedsCmd(),
 		a.newWatchCmd(),
 		a.newAlertCmd(),
+		a.newNotifyCmd(),
 		a.newConfigCmd(),
 		a.newVersionCmd(),
 	)
