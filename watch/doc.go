@@ -81,7 +81,11 @@
 // the copy the crawler stored. Without a crawler (deltaq serve), Run
 // checks what a Planner (schedule.go) picks and fetches for itself:
 // UrgencyPlanner scores Σ min(1, elapsed/every) per group, the same
-// utility WIC gives the group's demands when the page is watched only.
+// utility WIC gives the group's demands when the page is watched only,
+// and picks among the groups due: those whose shortest interval has
+// passed since their last check. A failed check is counted, and the page
+// is tried again after its interval doubled per failure in a row (at most
+// the longer of the interval and a day).
 //
 // Everything one check records — objects, sentinel records, history, the
 // new copy and its notifications (notify.Outbox.Enqueue) — is one

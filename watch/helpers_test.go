@@ -46,21 +46,31 @@ type site struct {
 	url     string
 	mu      sync.Mutex
 	pages   map[string]string
+	status  map[string]int    // a path's answer when not 200
+	ctypes  map[string]string // a path's Content-Type when not HTML
 	fetches atomic.Int64
 }
 
 func newSite(t testing.TB) *site {
-	s := &site{pages: map[string]string{}}
+	s := &site{pages: map[string]string{}, status: map[string]int{}, ctypes: map[string]string{}}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.fetches.Add(1)
 		s.mu.Lock()
 		body, ok := s.pages[r.URL.Path]
+		status, ctype := s.status[r.URL.Path], s.ctypes[r.URL.Path]
 		s.mu.Unlock()
 		if !ok {
 			http.NotFound(w, r)
 			return
 		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if status != 0 {
+			http.Error(w, http.StatusText(status), status)
+			return
+		}
+		if ctype == "" {
+			ctype = "text/html; charset=utf-8"
+		}
+		w.Header().Set("Content-Type", ctype)
 		w.Write([]byte(body))
 	}))
 	t.Cleanup(srv.Close)
@@ -73,6 +83,20 @@ func (s *site) set(path, body string) string {
 	s.pages[path] = body
 	s.mu.Unlock()
 	return s.url + path
+}
+
+// answer makes path answer with status (0: 200 again).
+func (s *site) answer(path string, status int) {
+	s.mu.Lock()
+	s.status[path] = status
+	s.mu.Unlock()
+}
+
+// serveAs makes path's body go out with Content-Type ctype.
+func (s *site) serveAs(path, ctype string) {
+	s.mu.Lock()
+	s.ctypes[path] = ctype
+	s.mu.Unlock()
 }
 
 // fakeClock is a clock a test moves.

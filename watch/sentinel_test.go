@@ -463,14 +463,67 @@ func TestPlannerWeighsWishesNotTimers(t *testing.T) {
 		{Key: "daily-x3", LastCheck: t0, Every: []time.Duration{24 * time.Hour, 24 * time.Hour, 24 * time.Hour}},
 		{Key: "weekly", LastCheck: t0, Every: []time.Duration{7 * 24 * time.Hour}},
 	})
-	now := t0.Add(12 * time.Hour)
-	// hourly: 1; three daily sentinels: 3 × 0.5 = 1.5; weekly: 12/168.
+	// At 12 h only the hourly page is due: a wish is the earliest check.
+	if got := strings.Join(p.Next(t0.Add(12*time.Hour), 3), ","); got != "hourly" {
+		t.Errorf("Next at 12h = %s, want hourly alone", got)
+	}
+	now := t0.Add(25 * time.Hour)
+	// hourly: 1; three daily sentinels: 3 × 1 = 3; weekly (25/168) not due.
 	if got := strings.Join(p.Next(now, 2), ","); got != "daily-x3,hourly" {
-		t.Errorf("Next = %s, want the three half-due daily sentinels first", got)
+		t.Errorf("Next = %s, want the three due daily sentinels first", got)
 	}
 	p.Checked("daily-x3", now)
-	if got := strings.Join(p.Next(now, 2), ","); got != "hourly,weekly" {
+	if got := strings.Join(p.Next(now, 2), ","); got != "hourly" {
 		t.Errorf("after checking daily-x3: Next = %s", got)
+	}
+}
+
+// TestServeChecksAtTheWishedIntervalAndBacksOff runs the stand-alone
+// loop's ticks on a simulated clock, as `deltaq serve` with watch.tick
+// 2s would: a page wished for every hour is fetched once an hour, not
+// once a tick, and a page answering 503 is tried less and less often.
+func TestServeChecksAtTheWishedIntervalAndBacksOff(t *testing.T) {
+	db := openRepo(t)
+	s := newSite(t)
+	clk := newClock(t0)
+	e := newEngine(t, db, nil, clk, Options{})
+	u := s.set("/a", htmlPage(article))
+	if _, err := e.Install(t.Context(), Spec{URL: u, Type: Any, Every: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	p := NewUrgencyPlanner(nil)
+	ro := RunOptions{Tick: 2 * time.Second, Budget: 10}
+	run := func(d time.Duration) int64 {
+		t.Helper()
+		before := s.fetches.Load()
+		for end := clk.now().Add(d); clk.now().Before(end); clk.add(ro.Tick) {
+			if err := e.runTick(t.Context(), p, ro); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return s.fetches.Load() - before
+	}
+	if n := run(8 * time.Minute); n != 0 {
+		t.Errorf("%d fetches in the 8 minutes after the install, want 0 (every 1h)", n)
+	}
+	if n := run(3 * time.Hour); n != 3 {
+		t.Errorf("%d fetches in the next 3 hours, want 3 (every 1h)", n)
+	}
+	// Checked at 3h; the page fails at 4h, then after waits of 2h and
+	// 4h, at 6h and 10h; the next try is 8h later, at 18h.
+	s.answer("/a", http.StatusServiceUnavailable)
+	if n := run(14 * time.Hour); n != 3 {
+		t.Errorf("%d fetches of a page answering 503 in 14 hours, want 3 (back-off 2h, 4h)", n)
+	}
+	if f := p.Failures(u); f != 3 {
+		t.Errorf("Failures = %d, want 3", f)
+	}
+	s.answer("/a", 0)
+	if n := run(time.Hour); n != 1 {
+		t.Errorf("%d fetches in the hour after the page came back, want 1 (at 18h)", n)
+	}
+	if f := p.Failures(u); f != 0 {
+		t.Errorf("Failures after a good check = %d, want 0", f)
 	}
 }
 
