@@ -12,6 +12,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
+	"golang.org/x/net/html"
 
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/diff"
@@ -162,7 +163,39 @@ func (p *page) scope(selector string) (scope, bool, error) {
 	if sel.Length() == 0 {
 		return scope{}, false, nil
 	}
-	return scope{sel: sel, text: normalizeSpace(sel.Text())}, true, nil
+	return scope{sel: sel, text: selText(sel)}, true, nil
+}
+
+// selText is the text of the selected elements as the page text reads
+// it, spaces normalized: distinct elements, and the words on either side
+// of an element that separates words (p, div, td, li, br, ...), are kept
+// apart. goquery's Text joins them: cells 10 and 25 would read "1025",
+// as would 102 and 5, and the change would go unseen.
+func selText(sel *goquery.Selection) string {
+	var b strings.Builder
+	for _, n := range sel.Nodes {
+		writeText(&b, n)
+		b.WriteByte(' ')
+	}
+	return normalizeSpace(b.String())
+}
+
+// writeText writes the text under n, a space at each side of an element
+// that separates words.
+func writeText(b *strings.Builder, n *html.Node) {
+	switch n.Type {
+	case html.TextNode:
+		b.WriteString(n.Data)
+		return
+	case html.ElementNode:
+		if extract.SeparatesWords(n.DataAtom) {
+			b.WriteByte(' ')
+			defer b.WriteByte(' ')
+		}
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		writeText(b, c)
+	}
 }
 
 func normalizeSpace(s string) string { return strings.Join(diff.Fields(s), " ") }
@@ -367,7 +400,7 @@ func (p *page) block(sc scope, s *Spec) (Object, error) {
 	want := normalizeSpace(strings.ToLower(s.Object))
 	var found *goquery.Selection
 	cands.EachWithBreak(func(_ int, c *goquery.Selection) bool {
-		if want == "" || strings.Contains(normalizeSpace(strings.ToLower(c.Text())), want) {
+		if want == "" || strings.Contains(strings.ToLower(selText(c)), want) {
 			found = c
 			return false
 		}
@@ -381,13 +414,13 @@ func (p *page) block(sc scope, s *Spec) (Object, error) {
 		found.FindMatcher(rowTags).Each(func(_ int, tr *goquery.Selection) {
 			var cells []string
 			tr.ChildrenMatcher(cellTags).Each(func(_ int, c *goquery.Selection) {
-				cells = append(cells, normalizeSpace(c.Text()))
+				cells = append(cells, selText(c))
 			})
 			lines = append(lines, strings.Join(cells, " | "))
 		})
 	} else {
 		found.ChildrenMatcher(itemTags).Each(func(_ int, li *goquery.Selection) {
-			lines = append(lines, normalizeSpace(li.Text()))
+			lines = append(lines, selText(li))
 		})
 	}
 	return Object{Located: true, Text: strings.Join(lines, "\n")}, nil

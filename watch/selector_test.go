@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
@@ -186,5 +187,42 @@ func TestSelectorRefusesAPageBeyondTheExtractLimits(t *testing.T) {
 	}
 	if got, err := sel.match(d.Nodes[0], 100, 1000); err != nil || len(got) != 40 {
 		t.Errorf("within the limits: %d elements, %v", len(got), err)
+	}
+}
+
+// TestSelectedTextKeepsElementsApart: the text of several selected cells,
+// and of the blocks inside one element, keeps their words apart, so that
+// cells 10 and 25 changed to 102 and 5 are a change.
+func TestSelectedTextKeepsElementsApart(t *testing.T) {
+	db := openRepo(t)
+	s := newSite(t)
+	clk := newClock(t0)
+	e := newEngine(t, db, nil, clk, Options{})
+	fees := func(a, b string) string {
+		return htmlPage(`<table id="f"><tr><td>Fee</td><td>` + a + `</td></tr><tr><td>Late</td><td>` + b + `</td></tr></table>` +
+			`<div id="d"><p>one</p><p>two</p>three<br>four<ul><li>five</li><li>six</li></ul></div>`)
+	}
+	u := s.set("/f", fees("10", "25"))
+	spec := Spec{URL: u, Type: Any, Selector: "#f td:last-child", Every: time.Hour}
+	obj, err := e.Test(t.Context(), spec)
+	if err != nil || obj.Text != "10 25" {
+		t.Fatalf("Test = %q, %v; want the cells apart: 10 25", obj.Text, err)
+	}
+	obj, err = e.Test(t.Context(), Spec{URL: u, Type: Any, Selector: "#d", Every: time.Hour})
+	if want := "one two three four five six"; err != nil || obj.Text != want {
+		t.Fatalf("Test #d = %q, %v; want %q", obj.Text, err, want)
+	}
+	sn, err := e.Install(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.set("/f", fees("102", "5"))
+	clk.add(time.Hour)
+	if res, err := e.Check(t.Context(), u); err != nil || res.Changed != 1 {
+		t.Fatalf("Check = %+v, %v; want the cells' change", res, err)
+	}
+	h, err := e.History(t.Context(), sn.ID)
+	if err != nil || len(h) != 1 {
+		t.Fatalf("History = %+v, %v; want one change", h, err)
 	}
 }

@@ -55,3 +55,8 @@ func closesSelf(a atom.Atom) bool {
 	}
 	return false
 }
+
+// SeparatesWords reports whether the element a ends the word before it
+// and starts a new one (p, div, td, li, br, ...), as the page text reads
+// it; a watched part of a page is read the same way.
+func SeparatesWords(a atom.Atom) bool { return category(a)&catBlock != 0 }
