@@ -83,7 +83,9 @@
 // UrgencyPlanner scores Σ min(1, elapsed/every) per group, the same
 // utility WIC gives the group's demands when the page is watched only,
 // and picks among the groups due: those whose shortest interval has
-// passed since their last check. A failed check is counted, and the page
+// passed since their last check. A failed check (no answer, a status
+// other than 200, a copy that is not HTML or text, ErrNotPage) records
+// no change; it is counted, and the page
 // is tried again after its interval doubled per failure in a row (at most
 // the longer of the interval and a day).
 //

@@ -310,12 +310,13 @@ func (e *Engine) fetch(ctx context.Context, url string) (Fetched, error) {
 	return f, statusOK(url, f)
 }
 
-// statusOK accepts only a 200: any other answer is no copy of the page.
+// statusOK accepts only a 200 of an HTML or text page: any other answer
+// is no copy of the page, and its check a failed one, not a change.
 func statusOK(url string, f Fetched) error {
 	if f.Status != 200 {
 		return fmt.Errorf("watch: fetch %s: status %d", url, f.Status)
 	}
-	return nil
+	return pageType(url, f.ContentType)
 }
 
 // loadCopy reads and parses a group's kept copy (WebCQ §6.1.2 step 4).

@@ -5,6 +5,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
+	"mime"
 	"net/url"
 	"regexp"
 	"slices"
@@ -41,7 +42,28 @@ type page struct {
 	anchors []string
 }
 
+// ErrNotPage is a copy served as something other than an HTML or text
+// page (a PDF, an image): its bytes are no words to compare.
+var ErrNotPage = fmt.Errorf("%w: not an HTML or text page", ErrInvalid)
+
+// pageType accepts the Content-Type of an HTML or text page, or none (a
+// kept copy, a server that sends none).
+func pageType(rawURL, contentType string) error {
+	if contentType == "" {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err == nil && (mt == "text/html" || mt == "application/xhtml+xml" || strings.HasPrefix(mt, "text/")) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s has Content-Type %q; a sentinel reads text/html, application/xhtml+xml or text/*", ErrNotPage, rawURL, contentType)
+}
+
+// newPage parses one copy of rawURL, refusing one that is not a page.
 func newPage(rawURL string, body []byte, contentType string, lim extract.Limits) (*page, error) {
+	if err := pageType(rawURL, contentType); err != nil {
+		return nil, err
+	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("watch: url %q: %w", rawURL, err)

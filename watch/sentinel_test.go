@@ -3,6 +3,7 @@ package watch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -773,5 +774,48 @@ func TestInstallDoesNotHoldTheEngineWhileAPageAnswers(t *testing.T) {
 	}
 	if all, err := e.List(t.Context(), ""); err != nil || len(all) != 2 {
 		t.Fatalf("%d sentinels (%v), want 2", len(all), err)
+	}
+}
+
+// TestNonHTMLPageIsRefusedNotDiffed: a page served as a PDF is refused at
+// test and install, naming its Content-Type, and a watched page that
+// turns into one makes a failed check, not a change of its bytes.
+func TestNonHTMLPageIsRefusedNotDiffed(t *testing.T) {
+	db := openRepo(t)
+	s := newSite(t)
+	clk := newClock(t0)
+	e := newEngine(t, db, nil, clk, Options{})
+	pdf := "%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\nstream\nx\x9c\x03\x00 endstream\n%%EOF"
+	d := s.set("/doc.pdf", pdf)
+	s.serveAs("/doc.pdf", "application/pdf")
+	for name, try := range map[string]func() error{
+		"test":    func() error { _, err := e.Test(t.Context(), Spec{URL: d, Type: Words}); return err },
+		"install": func() error { _, err := e.Install(t.Context(), Spec{URL: d, Type: Words}); return err },
+	} {
+		err := try()
+		if !errors.Is(err, ErrNotPage) || !errors.Is(err, ErrInvalid) || !strings.Contains(fmt.Sprint(err), `"application/pdf"`) {
+			t.Errorf("%s on a PDF: %v; want ErrNotPage naming application/pdf", name, err)
+		}
+	}
+	u := s.set("/a", htmlPage(article))
+	sn, err := e.Install(t.Context(), Spec{URL: u, Type: Words, Every: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.set("/a", pdf)
+	s.serveAs("/a", "application/pdf")
+	clk.add(time.Hour)
+	p := NewUrgencyPlanner(nil)
+	if err := e.runTick(t.Context(), p, RunOptions{Tick: time.Minute, Budget: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if f := p.Failures(u); f != 1 {
+		t.Errorf("Failures = %d, want the PDF's check counted as failed", f)
+	}
+	if res, err := e.Check(t.Context(), u); !errors.Is(err, ErrNotPage) || res.Changed != 0 {
+		t.Errorf("Check = %+v, %v; want ErrNotPage and no change", res, err)
+	}
+	if h, err := e.History(t.Context(), sn.ID); err != nil || len(h) != 0 {
+		t.Errorf("History = %+v, %v; want no change from the PDF's bytes", h, err)
 	}
 }
