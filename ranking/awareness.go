@@ -86,11 +86,21 @@ func (s *Store) RecordClick(ctx context.Context, url, user string) (newlyAware b
 }
 
 func checkClick(url, user string) error {
-	switch {
-	case url == "" || len(url) > MaxURLLen || strings.IndexByte(url, 0) >= 0:
-		return fmt.Errorf("%w: url of %d bytes", ErrBadClick, len(url))
-	case user == "" || len(user) > MaxUserIDLen || strings.IndexByte(user, 0) >= 0:
-		return fmt.Errorf("%w: user id of %d bytes", ErrBadClick, len(user))
+	if limit, ok := clickURLOK(url); !ok {
+		return fmt.Errorf("%w: url of %d bytes: %s", ErrBadClick, len(url), limit)
+	}
+	if limit, ok := clickUserOK(user); !ok {
+		return fmt.Errorf("%w: user id of %d bytes: %s", ErrBadClick, len(user), limit)
 	}
 	return nil
+}
+
+// clickURLOK and clickUserOK check a click's URL and user id, and say
+// what they must be when they are not.
+func clickURLOK(url string) (limit string, ok bool) {
+	return fmt.Sprintf("1 to %d bytes, no NUL", MaxURLLen), url != "" && len(url) <= MaxURLLen && strings.IndexByte(url, 0) < 0
+}
+
+func clickUserOK(user string) (limit string, ok bool) {
+	return fmt.Sprintf("1 to %d bytes, no NUL", MaxUserIDLen), user != "" && len(user) <= MaxUserIDLen && strings.IndexByte(user, 0) < 0
 }

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // RedirectPath is where result links point; package web serves it.
@@ -21,6 +23,22 @@ var (
 	ErrBadLink      = errors.New("ranking: malformed click link")
 	ErrBadSignature = errors.New("ranking: bad click signature")
 )
+
+// BadLinkError is a malformed click link: the parameter at fault (or
+// "query" for the whole query string), its value where showing it helps,
+// and what it must be. It matches ErrBadLink.
+type BadLinkError struct {
+	Field, Value, Limit string
+}
+
+func (e *BadLinkError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("%v: %s: %s", ErrBadLink, e.Field, e.Limit)
+	}
+	return fmt.Sprintf("%v: %s = %s: %s", ErrBadLink, e.Field, e.Value, e.Limit)
+}
+
+func (e *BadLinkError) Unwrap() error { return ErrBadLink }
 
 // Click is what a result link carries: the target, the query it answered,
 // the 1-based rank it was shown at, and the user it was shown to.
@@ -135,37 +153,39 @@ func appendQueryEscape(b []byte, s string) []byte {
 // and with ErrBadSignature if the signature does not match (compared in
 // constant time).
 func (s *Signer) Verify(rawQuery string) (Click, error) {
+	params := []string{paramTarget, paramQuery, paramRank, paramUser, paramSig}
 	v, err := url.ParseQuery(rawQuery)
 	if err != nil {
-		return Click{}, fmt.Errorf("%w: %v", ErrBadLink, err)
+		return Click{}, &BadLinkError{Field: "query", Value: fmt.Sprintf("(%d bytes)", len(rawQuery)), Limit: "a query string: " + err.Error()}
 	}
 	for k, vs := range v {
-		switch k {
-		case paramTarget, paramQuery, paramRank, paramUser, paramSig:
-		default:
-			return Click{}, fmt.Errorf("%w: unknown parameter %q", ErrBadLink, k)
+		if !slices.Contains(params, k) {
+			return Click{}, &BadLinkError{Field: k, Limit: "not a parameter of a click link (" + strings.Join(params, ", ") + ")"}
 		}
 		if len(vs) != 1 {
-			return Click{}, fmt.Errorf("%w: parameter %q given %d times", ErrBadLink, k, len(vs))
+			return Click{}, &BadLinkError{Field: k, Value: strings.Join(vs, ", "), Limit: fmt.Sprintf("given %d times: once", len(vs))}
 		}
 	}
-	for _, k := range []string{paramTarget, paramQuery, paramRank, paramUser, paramSig} {
+	for _, k := range params {
 		if _, ok := v[k]; !ok {
-			return Click{}, fmt.Errorf("%w: missing parameter %q", ErrBadLink, k)
+			return Click{}, &BadLinkError{Field: k, Limit: "missing"}
 		}
 	}
 	c := Click{Target: v.Get(paramTarget), Query: v.Get(paramQuery), User: v.Get(paramUser)}
 	if c.Rank, err = strconv.Atoi(v.Get(paramRank)); err != nil || c.Rank < 1 || c.Rank > MaxCandidates {
-		return Click{}, fmt.Errorf("%w: rank %q: must be an integer in [1, %d]", ErrBadLink, v.Get(paramRank), MaxCandidates)
+		return Click{}, &BadLinkError{Field: paramRank, Value: v.Get(paramRank), Limit: fmt.Sprintf("an integer in [1, %d]", MaxCandidates)}
 	}
 	if len(c.Query) > MaxQueryLen {
-		return Click{}, fmt.Errorf("%w: query of %d bytes: must be at most %d", ErrBadLink, len(c.Query), MaxQueryLen)
+		return Click{}, &BadLinkError{Field: paramQuery, Value: fmt.Sprintf("(%d bytes)", len(c.Query)), Limit: fmt.Sprintf("at most %d bytes", MaxQueryLen)}
 	}
-	if err := checkClick(c.Target, c.User); err != nil {
-		return Click{}, fmt.Errorf("%w: %v", ErrBadLink, err)
+	if limit, ok := clickURLOK(c.Target); !ok {
+		return Click{}, &BadLinkError{Field: paramTarget, Value: fmt.Sprintf("(%d bytes)", len(c.Target)), Limit: limit}
+	}
+	if limit, ok := clickUserOK(c.User); !ok {
+		return Click{}, &BadLinkError{Field: paramUser, Value: fmt.Sprintf("(%d bytes)", len(c.User)), Limit: limit}
 	}
 	if u, err := url.Parse(c.Target); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Click{}, fmt.Errorf("%w: target is not an absolute http(s) URL", ErrBadLink)
+		return Click{}, &BadLinkError{Field: paramTarget, Value: c.Target, Limit: "an absolute http(s) URL"}
 	}
 	mac := s.sign(c)
 	sig, err := base64.RawURLEncoding.DecodeString(v.Get(paramSig))

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 
@@ -39,7 +40,12 @@ func NewRedirectHandler(signer *ranking.Signer, clicks ClickRecorder, logger *sl
 
 func (h *RedirectHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c, err := h.signer.Verify(r.URL.RawQuery)
-	if err != nil {
+	var bad *ranking.BadLinkError
+	switch {
+	case errors.As(err, &bad):
+		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadLink, Field: bad.Field, Value: bad.Value, Limit: bad.Limit, Message: err.Error()})
+		return
+	case err != nil:
 		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadLink, Message: err.Error()})
 		return
 	}

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -79,6 +80,22 @@ func TestRedirectHandler(t *testing.T) {
 		}
 		if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 			t.Fatalf("Content-Type %q", ct)
+		}
+	})
+	t.Run("a malformed link names the parameter, its value and the limit", func(t *testing.T) {
+		for target, want := range map[string]apiError{
+			strings.Replace(link, "n=3", "n=0", 1):         {Field: "n", Value: "0", Limit: fmt.Sprintf("an integer in [1, %d]", ranking.MaxCandidates)},
+			link + "&x=1":                                  {Field: "x", Limit: "not a parameter of a click link (u, q, n, id, s)"},
+			link + "&n=4":                                  {Field: "n", Value: "3, 4", Limit: "given 2 times: once"},
+			strings.Replace(link, "&s=", "&sig=", 1):       {Field: "sig", Limit: "not a parameter of a click link (u, q, n, id, s)"},
+			"/r?u=ftp%3A%2F%2Fa.test%2F&q=x&n=1&id=ab&s=x": {Field: "u", Value: "ftp://a.test/", Limit: "an absolute http(s) URL"},
+		} {
+			rec, _ := serve(target, validClick.User)
+			var body errorBody
+			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || rec.Code != http.StatusBadRequest || body.Error.Code != CodeBadLink ||
+				body.Error.Field != want.Field || body.Error.Value != want.Value || body.Error.Limit != want.Limit {
+				t.Errorf("%s: %d %s, want field %q, value %q, limit %q", target, rec.Code, rec.Body.String(), want.Field, want.Value, want.Limit)
+			}
 		}
 	})
 }
