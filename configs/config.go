@@ -172,6 +172,12 @@ func (c *Config) Validate() error {
 	if c.Monitor.Instant > c.Frontier.Budget.Period {
 		errs = append(errs, fmt.Errorf("monitor.instant = %v: must be at most frontier.budget.period (%v), the period whose budget monitoring shares", c.Monitor.Instant, c.Frontier.Budget.Period))
 	}
+	// Adding a watch over the API fetches its page within the request:
+	// a fetch as long as the write timeout would leave the client an
+	// empty reply rather than the fetch's error.
+	if c.Watch.FetchTimeout >= c.Server.HTTP.WriteTimeout {
+		errs = append(errs, fmt.Errorf("watch.fetch_timeout = %v: must be shorter than server.http.write_timeout (%v), within which adding a watch fetches its page", c.Watch.FetchTimeout, c.Server.HTTP.WriteTimeout))
+	}
 	errs = append(errs, c.Repo.Validate(), c.Crawler.Validate(), c.Frontier.Validate(frontier.Policies()),
 		c.Index.Validate(), c.Discovery.Validate(), c.Ranking.Validate(), c.Ads.Validate(), c.Server.Validate(), c.Web.Replay.Validate(),
 		c.Web.Synth.Validate(), c.Demo.Validate(), c.Eval.Ads.Validate(), c.Eval.Discovery.Validate(), c.Eval.Ranking.Validate(), c.Eval.Sync.ValidateOwn(), c.Eval.Relation.Validate(), c.Relation.Validate(),

@@ -140,6 +140,7 @@ func TestBadEnvironmentNamesTheVariableKeyValueAndWhatIsAllowed(t *testing.T) {
 		// Refused when loaded, before a command creates its data
 		// directory, not when a crawl builds its frontier.
 		{"DELTAQ_FRONTIER_BUDGET_PERIOD=10s", "monitor.instant = 1m0s: must be at most frontier.budget.period (10s), the period whose budget monitoring shares"},
+		{"DELTAQ_WATCH_FETCH_TIMEOUT=30s", "DELTAQ_WATCH_FETCH_TIMEOUT: watch.fetch_timeout = 30s: must be shorter than server.http.write_timeout (30s), within which adding a watch fetches its page"},
 	}
 	for _, c := range cases {
 		t.Run(c.env, func(t *testing.T) {
