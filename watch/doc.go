@@ -89,6 +89,12 @@
 // is tried again after its interval doubled per failure in a row (at most
 // the longer of the interval and a day).
 //
+// A page's text is read up to watch.extract.max_text_bytes. A words,
+// keywords or phrase sentinel with no selector is refused on a page whose
+// text is longer (TextCutError), and once its page grows past that its
+// table is not compared and the check's result says so (TextCut): words
+// past the cut would look removed. A selector reads the whole page.
+//
 // Everything one check records — objects, sentinel records, history, the
 // new copy and its notifications (notify.Outbox.Enqueue) — is one
 // repository batch: after kill -9 a check is either wholly recorded, with

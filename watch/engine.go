@@ -270,6 +270,9 @@ func (e *Engine) install(ctx context.Context, spec Spec, now time.Time, f *Fetch
 		if err != nil {
 			return nil, err
 		}
+		if cut := p.textCut(&s.Spec); cut != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, cut)
+		}
 		if !obj.Located {
 			return nil, fmt.Errorf("%w: %s sentinel, select %q, object %q on %s", ErrObjectNotFound, spec.Type, spec.Selector, spec.Object, spec.URL)
 		}
@@ -360,6 +363,10 @@ type CheckResult struct {
 	Changed   int  // tables whose object changed
 	Fired     int  // sentinels whose trigger held
 	BytesRead int64
+	// TextCut is set when a table reads the page's words and the page's
+	// text was cut at watch.extract.max_text_bytes; such tables were not
+	// compared (their words past the cut would look removed).
+	TextCut *TextCutError
 }
 
 // Check runs every sentinel of the group key on one fetch (WebCQ §6.1.2):
@@ -474,6 +481,12 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out
 	keepText := false // the next check's page diff will want cur's text
 	err = scan(ctx, r, tables, func(k string, t *table) error {
 		keepText = keepText || t.Spec.diffsPage()
+		if cut := cur.textCut(&t.Spec); cut != nil {
+			// Words past the cut are not seen: comparing would report
+			// them gone. The table keeps its object until the page fits.
+			res.TextCut = cut
+			return nil
+		}
 		obj, err := cur.extract(&t.Spec, &t.Object, e.cfg)
 		if err != nil {
 			return err

@@ -211,8 +211,14 @@ func (e *Engine) Test(ctx context.Context, spec Spec) (Object, error) {
 	default:
 		return Object{}, fmt.Errorf("watch: stored copy of %s: %w", spec.URL, err)
 	}
-	obj, err := Extract(e.cfg, spec, body, ctype)
-	if err == nil && !obj.Located {
+	obj, p, err := extractOn(e.cfg, spec, body, ctype)
+	if err != nil {
+		return obj, err
+	}
+	if cut := p.textCut(&spec); cut != nil {
+		return obj, fmt.Errorf("%w: %w", ErrInvalid, cut)
+	}
+	if !obj.Located {
 		err = fmt.Errorf("%w: select %q, object %q", ErrObjectNotFound, spec.Selector, strings.TrimSpace(spec.Object))
 	}
 	return obj, err
@@ -221,11 +227,18 @@ func (e *Engine) Test(ctx context.Context, spec Spec) (Object, error) {
 // Extract finds spec's object on one copy of its page, as a sentinel
 // installed on that copy would; Located is false if it is not there.
 func Extract(cfg Config, spec Spec, body []byte, contentType string) (Object, error) {
+	obj, _, err := extractOn(cfg, spec, body, contentType)
+	return obj, err
+}
+
+// extractOn is Extract, returning the parsed page too.
+func extractOn(cfg Config, spec Spec, body []byte, contentType string) (Object, *page, error) {
 	p, err := newPage(spec.URL, body, contentType, cfg.Extract)
 	if err != nil {
-		return Object{}, err
+		return Object{}, nil, err
 	}
-	return p.extract(&spec, nil, cfg)
+	obj, err := p.extract(&spec, nil, cfg)
+	return obj, p, err
 }
 
 // Equal reports whether two objects of a sentinel type are the same.

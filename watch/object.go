@@ -75,6 +75,32 @@ func newPage(rawURL string, body []byte, contentType string, lim extract.Limits)
 	return &page{url: u, body: body, doc: d, lim: lim}, nil
 }
 
+// TextCutError is a page whose text is longer than
+// watch.extract.max_text_bytes, for a sentinel that reads the page's
+// words (words, keywords or phrase with no selector): the words past the
+// cut are not seen, so a phrase there is not found and keywords there
+// never fire.
+type TextCutError struct {
+	URL       string
+	Limit     int // watch.extract.max_text_bytes
+	BodyBytes int // the page's size; its text is over Limit
+}
+
+func (e *TextCutError) Error() string {
+	return fmt.Sprintf("watch: the text of %s (a %d-byte page) is over watch.extract.max_text_bytes = %d bytes and is cut there: "+
+		"words, keywords and phrases past the cut are not seen; select the part to watch with a CSS selector, or raise the limit",
+		e.URL, e.BodyBytes, e.Limit)
+}
+
+// textCut is p's TextCutError if s reads the page text and it was cut,
+// else nil.
+func (p *page) textCut(s *Spec) *TextCutError {
+	if !p.doc.TextTruncated || s.Selector != "" || (s.Type != Words && s.Type != Keywords && s.Type != Phrase) {
+		return nil
+	}
+	return &TextCutError{URL: p.url.String(), Limit: p.lim.MaxTextBytes, BodyBytes: len(p.body)}
+}
+
 // md5 is the body's MD5 (hex); a check that already has it sets p.sum.
 func (p *page) md5() string {
 	if p.sum == "" {

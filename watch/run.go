@@ -55,6 +55,9 @@ func (e *Engine) runTick(ctx context.Context, p *UrgencyPlanner, ro RunOptions) 
 			continue
 		}
 		p.Checked(key, e.now())
+		if res.TextCut != nil {
+			e.logger.Warn("page text cut", "url", res.URL, "err", res.TextCut)
+		}
 		if res.Fired > 0 && ro.Fired != nil {
 			ro.Fired()
 		}

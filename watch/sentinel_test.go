@@ -819,3 +819,46 @@ func TestNonHTMLPageIsRefusedNotDiffed(t *testing.T) {
 		t.Errorf("History = %+v, %v; want no change from the PDF's bytes", h, err)
 	}
 }
+
+// TestCutTextIsReported: on a page under watch.max_body_bytes whose text
+// is over watch.extract.max_text_bytes, a sentinel reading the page's
+// words is refused, naming the limit, rather than "object not found" or
+// keywords that never fire; one installed before the page grew reports
+// the cut in its check's result, and no change (its keyword, past the cut,
+// did not disappear). A selector, or the MD5, reads all.
+func TestCutTextIsReported(t *testing.T) {
+	db := openRepo(t)
+	s := newSite(t)
+	clk := newClock(t0)
+	e := newEngine(t, db, nil, clk, Options{})
+	phrase := "opens on March 3 at the main hall"
+	big := htmlPage("<div>" + words(200_000, "filler") + `</div><p id="end">` + phrase + "</p>")
+	b := s.set("/big", big)
+	for name, try := range map[string]func() error{
+		"test phrase": func() error { _, err := e.Test(t.Context(), Spec{URL: b, Type: Phrase, Object: phrase}); return err },
+		"install keywords": func() error {
+			_, err := e.Install(t.Context(), Spec{URL: b, Type: Keywords, Keywords: []string{"hall"}})
+			return err
+		},
+	} {
+		err := try()
+		var cut *TextCutError
+		if !errors.As(err, &cut) || !errors.Is(err, ErrInvalid) || cut.Limit != 1<<20 || cut.BodyBytes != len(big) ||
+			!strings.Contains(err.Error(), "watch.extract.max_text_bytes = 1048576") {
+			t.Errorf("%s on a page of %d bytes: %v; want a TextCutError naming the limit", name, len(big), err)
+		}
+	}
+	if obj, err := e.Test(t.Context(), Spec{URL: b, Type: Phrase, Selector: "#end"}); err != nil || obj.Text != phrase {
+		t.Errorf("test with a selector = %q, %v; want the phrase", obj.Text, err)
+	}
+	u := s.set("/a", htmlPage(article))
+	if _, err := e.Install(t.Context(), Spec{URL: u, Type: Keywords, Keywords: []string{"hall"}, Every: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	s.set("/a", big)
+	clk.add(time.Hour)
+	res, err := e.Check(t.Context(), u)
+	if err != nil || res.TextCut == nil || res.TextCut.Limit != 1<<20 || res.TextCut.BodyBytes != len(big) || res.Changed != 0 {
+		t.Errorf("Check of the grown page = %+v, %v; want TextCut naming the limit and the page's size, and no change", res, err)
+	}
+}
