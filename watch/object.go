@@ -42,21 +42,23 @@ type page struct {
 	anchors []string
 }
 
-// ErrNotPage is a copy served as something other than an HTML or text
-// page (a PDF, an image): its bytes are no words to compare.
+// ErrNotPage is a copy served as something other than a page of text
+// (a PDF, an image): its bytes are no words to compare.
 var ErrNotPage = fmt.Errorf("%w: not an HTML or text page", ErrInvalid)
 
-// pageType accepts the Content-Type of an HTML or text page, or none (a
-// kept copy, a server that sends none).
+// pageType accepts the Content-Type of a page of text: HTML, text/*, XML
+// (a feed is watched as often as a page) or JSON; or none (a kept copy, a
+// server that sends none).
 func pageType(rawURL, contentType string) error {
 	if contentType == "" {
 		return nil
 	}
 	mt, _, err := mime.ParseMediaType(contentType)
-	if err == nil && (mt == "text/html" || mt == "application/xhtml+xml" || strings.HasPrefix(mt, "text/")) {
+	if err == nil && (strings.HasPrefix(mt, "text/") || mt == "application/xml" || strings.HasSuffix(mt, "+xml") ||
+		mt == "application/json" || strings.HasSuffix(mt, "+json")) {
 		return nil
 	}
-	return fmt.Errorf("%w: %s has Content-Type %q; a sentinel reads text/html, application/xhtml+xml or text/*", ErrNotPage, rawURL, contentType)
+	return fmt.Errorf("%w: %s has Content-Type %q; a sentinel reads text/*, XML (application/xml, */*+xml) or JSON", ErrNotPage, rawURL, contentType)
 }
 
 // newPage parses one copy of rawURL, refusing one that is not a page.

@@ -862,3 +862,18 @@ func TestCutTextIsReported(t *testing.T) {
 		t.Errorf("Check of the grown page = %+v, %v; want TextCut naming the limit and the page's size, and no change", res, err)
 	}
 }
+
+// A feed, an XML or JSON document and any text are pages to watch; a PDF,
+// an image or an archive are not.
+func TestPageTypeTakesTextXMLAndJSON(t *testing.T) {
+	for ct, ok := range map[string]bool{
+		"text/html; charset=utf-8": true, "application/xhtml+xml": true, "text/plain": true, "text/csv": true,
+		"application/atom+xml": true, "application/rss+xml": true, "application/xml": true,
+		"application/json": true, "application/ld+json": true, "": true,
+		"application/pdf": false, "image/png": false, "application/zip": false, "application/octet-stream": false, "text/html; =": false,
+	} {
+		if err := pageType("http://a.test/", ct); (err == nil) != ok {
+			t.Errorf("Content-Type %q: %v, want accepted %v", ct, err, ok)
+		}
+	}
+}
