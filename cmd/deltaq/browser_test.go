@@ -107,7 +107,9 @@ func browserText(t *testing.T, ctx context.Context, sel string) string {
 func startServe(t *testing.T) (base, key string) {
 	t.Helper()
 	data := t.TempDir()
-	out, _, err := run(t, "watch", "key", "ada", "--min-every", "1m", "--data", data)
+	// Watches as frequent as 1s: serve checks a page no sooner than its
+	// interval, and the tests wait for a check after a change.
+	out, _, err := run(t, "watch", "key", "ada", "--min-every", "1s", "--data", data)
 	if err != nil {
 		t.Fatalf("watch key: %v", err)
 	}
@@ -152,7 +154,7 @@ func TestBrowserWatchesAPageAndShowsItsDiff(t *testing.T) {
 		chromedp.WaitVisible(`#no-watches`),
 		chromedp.SendKeys(`#url`, page),
 		chromedp.SetValue(`#type`, "words"),
-		chromedp.SetValue(`#every`, "1h"),
+		chromedp.SetValue(`#every`, "2s"),
 		chromedp.SetValue(`#notify`, "feed"),
 		chromedp.Submit(`#add-watch`),
 		chromedp.WaitVisible(`#no-history`),
@@ -170,8 +172,9 @@ func TestBrowserWatchesAPageAndShowsItsDiff(t *testing.T) {
 	}
 
 	setPage(`<html><body><h1>Fees</h1><p>The filing fee is 55 dollars, due by April 10.</p></body></html>`)
-	// The serve loop checks the page within a few ticks; reload until the
-	// history shows the change (bounded by the browser's deadline).
+	// The serve loop checks the page again once its 2s have passed;
+	// reload until the history shows the change (bounded by the browser's
+	// deadline).
 	for {
 		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('#history a.side').length`))
 		if err != nil {
@@ -239,7 +242,7 @@ func TestBrowserAddsAndRemovesSearchAlerts(t *testing.T) {
 		t.Fatalf("browser: add a bad alert: %v", err)
 	}
 	text := func(sel string) string { return browserText(t, ctx, sel) }
-	if e := text(`#error`); !strings.HasPrefix(e, "query: ") || !strings.Contains(e, "quote") {
+	if e := text(`#error`); !strings.HasPrefix(e, `query = "plain language: `) || !strings.Contains(e, "quote") {
 		t.Errorf("unclosed quote: error %q, want one naming the query and the quote", e)
 	}
 	err = chromedp.Do(ctx,
