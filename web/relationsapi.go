@@ -48,6 +48,10 @@ type relationRowJSON struct {
 	Missing   bool              `json:"missing,omitempty"`
 	Staleness float64           `json:"staleness"` // w·F̂: weight × ½λ̂·age², age in relation.unit
 	Rate      float64           `json:"rate"`      // λ̂ per relation.unit
+	// FetchError is why the last fetch by ID got no answer, so a client
+	// sees a record the source keeps failing on, as `relation show` does.
+	FetchError   string     `json:"fetch_error,omitempty"`
+	FetchErrorAt *time.Time `json:"fetch_error_at,omitempty"`
 }
 
 type relationChangeJSON struct {
@@ -138,6 +142,10 @@ func (api *relationsAPI) rows(w http.ResponseWriter, r *http.Request) {
 		if !row.LastSync.IsZero() {
 			t := row.LastSync
 			j.LastSync = &t
+		}
+		if row.FetchError != "" {
+			t := row.FetchErrorAt
+			j.FetchError, j.FetchErrorAt = row.FetchError, &t
 		}
 		out = append(out, j)
 		if len(out) == limit {

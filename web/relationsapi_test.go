@@ -33,6 +33,8 @@ func newRelationEnv(t *testing.T) (*httptest.Server, *relation.Store) {
 			fmt.Fprintf(w, `<h1>widget</h1><span class="price">%s</span>`, price.Load())
 		case "/item/gadget":
 			fmt.Fprint(w, `<h1>gadget</h1><span class="price">5.00</span>`)
+		case "/item/broken":
+			http.Error(w, "down", http.StatusInternalServerError)
 		default:
 			fmt.Fprint(w, `<p class="total" data-total="0"></p>`)
 		}
@@ -71,6 +73,48 @@ func newRelationEnv(t *testing.T) (*httptest.Server, *relation.Store) {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv, st
+}
+
+func TestRelationRowsAPIShowsFetchErrors(t *testing.T) {
+	srv, st := newRelationEnv(t)
+	if _, err := st.Add(t.Context(), "shop", []string{"broken"}, []float64{1}); err != nil {
+		t.Fatal(err)
+	}
+	src, err := st.Definition("shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := relation.NewClient(src.Source, relationTestConfig.ClientOptions("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC)
+	if _, err := relation.Sync(t.Context(), st, cl, "shop", at, relationTestConfig.SyncOptions(false)); err != nil {
+		t.Fatal(err)
+	}
+	code, body, _ := get(t, srv, "/api/v1/relations/shop/rows")
+	if code != http.StatusOK {
+		t.Fatalf("rows: %d %s", code, body)
+	}
+	var out struct {
+		Rows []relationRowJSON `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(body), &out); err != nil {
+		t.Fatal(err)
+	}
+	// api_max_rows is 2: the widget, stalest, and the record never read.
+	if len(out.Rows) != 2 || out.Rows[0].ID != "widget" || out.Rows[1].ID != "broken" {
+		t.Fatalf("rows %+v, want widget and broken", out.Rows)
+	}
+	for _, r := range out.Rows {
+		failed := r.FetchError != "" || r.FetchErrorAt != nil
+		if want := r.ID == "broken"; failed != want {
+			t.Errorf("row %s: fetch error %q at %v, want one: %v", r.ID, r.FetchError, r.FetchErrorAt, want)
+		}
+		if r.ID == "broken" && (!strings.Contains(r.FetchError, "500") || !r.FetchErrorAt.Equal(at)) {
+			t.Errorf("broken: fetch error %q at %v, want the 500 at %v", r.FetchError, r.FetchErrorAt, at)
+		}
+	}
 }
 
 func TestRelationChangesAPI(t *testing.T) {
