@@ -43,10 +43,11 @@ func keyAd(id uint64) string           { return "a/" + hex16(id) }
 func keyOwned(adv, ad uint64) string   { return "o/" + hex16(adv) + "/" + hex16(ad) }
 func keyOwnedPrefix(adv uint64) string { return "o/" + hex16(adv) + "/" }
 func keyStats(ad uint64, phrase string) string {
-	return "s/" + hex16(ad) + "/" + phrase
+	return keyStatsPrefix(ad) + phrase
 }
-func keyPhrase(phrase string) string { return "q/" + phrase }
-func keySpend(adv uint64) string     { return "d/" + hex16(adv) }
+func keyStatsPrefix(ad uint64) string { return "s/" + hex16(ad) + "/" }
+func keyPhrase(phrase string) string  { return "q/" + phrase }
+func keySpend(adv uint64) string      { return "d/" + hex16(adv) }
 func keyClicked(issued int64, imp string) string {
 	return "x/" + hex16(uint64(issued)) + "/" + imp
 }

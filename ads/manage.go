@@ -456,7 +456,9 @@ func (s *Store) Ads(ctx context.Context, advertiserID uint64) ([]Ad, error) {
 }
 
 // Report returns the advertiser's budget, today's spend, and impressions,
-// clicks, CTR and spend of every (ad, phrase) pair.
+// clicks, CTR and spend of every (ad, phrase) pair. Phrases an ad no
+// longer targets are summed in one last row (Removed), so an ad's rows add
+// up to everything it was shown and charged.
 func (s *Store) Report(ctx context.Context, advertiserID uint64) (Report, error) {
 	r, err := s.Account(advertiserID)
 	if err != nil {
@@ -468,12 +470,17 @@ func (s *Store) Report(ctx context.Context, advertiserID uint64) (Report, error)
 	}
 	for _, a := range list {
 		ar := AdReport{Ad: a}
+		// targeted is the phrases listed in their own rows; every other
+		// stats record of the ad is a removed phrase's. Taken with the
+		// rows, so a concurrent update counts a phrase in one place.
+		targeted := map[string]bool{}
 		s.mu.RLock()
 		la := s.mu.ads[a.ID]
 		if la != nil {
 			for _, t := range la.ad.Targets {
 				if tg := la.targets[t.Phrase]; tg != nil {
 					ar.Phrases = append(ar.Phrases, tg.record().phraseStats(t.Phrase, tg.bid))
+					targeted[t.Phrase] = true
 				}
 			}
 		}
@@ -485,11 +492,47 @@ func (s *Store) Report(ctx context.Context, advertiserID uint64) (Report, error)
 					return Report{}, err
 				}
 				ar.Phrases = append(ar.Phrases, rec.phraseStats(t.Phrase, t.Bid))
+				targeted[t.Phrase] = true
 			}
+		}
+		removed, err := s.removedStats(ctx, a.ID, targeted)
+		if err != nil {
+			return Report{}, err
+		}
+		if removed != (statsRecord{}) {
+			row := removed.phraseStats(RemovedPhrases, 0)
+			row.Removed = true
+			ar.Phrases = append(ar.Phrases, row)
 		}
 		r.Ads = append(r.Ads, ar)
 	}
 	return r, nil
+}
+
+// removedStats sums the stats records of the ad's phrases not in
+// targeted. A dropped phrase's record is written when it leaves the index
+// (writeDetached) and never changes after, since a click on it is no
+// longer charged.
+func (s *Store) removedStats(ctx context.Context, adID uint64, targeted map[string]bool) (statsRecord, error) {
+	var sum statsRecord
+	prefix := keyStatsPrefix(adID)
+	for kv, err := range s.db.BucketScan(ctx, bucket, prefix) {
+		if err != nil {
+			return statsRecord{}, fmt.Errorf("ads: stats of ad %d: %w", adID, err)
+		}
+		key := string(kv[0])
+		if targeted[key[len(prefix):]] {
+			continue
+		}
+		var rec statsRecord
+		if err := decode(key, kv[1], &rec); err != nil {
+			return statsRecord{}, err
+		}
+		sum.Impressions += rec.Impressions
+		sum.Clicks += rec.Clicks
+		sum.Spend += rec.Spend
+	}
+	return sum, nil
 }
 
 // Account is Report without the per-ad statistics: budget, spend today
