@@ -385,6 +385,30 @@ func (c *Change) readRecord(d *decoder) {
 	c.Notification = d.string("notification")
 }
 
+// failureLog: count, then each run: first, last, count, kind, error.
+func (l *failureLog) appendRecord(b []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(l.Runs)))
+	for _, f := range l.Runs {
+		b = appendTime(appendTime(b, f.First), f.Last)
+		b = appendString(appendString(appendInt(b, int64(f.Count)), f.Kind), f.Error)
+	}
+	return b
+}
+
+func (l *failureLog) readRecord(d *decoder) {
+	if n := d.count("runs"); n > 0 {
+		l.Runs = make([]Failure, n)
+		for i := range l.Runs {
+			f := &l.Runs[i]
+			f.First = d.time("run.first")
+			f.Last = d.time("run.last")
+			f.Count = d.int("run.count")
+			f.Kind = d.string("run.kind")
+			f.Error = d.string("run.error")
+		}
+	}
+}
+
 func appendOps(b []byte, ops []diff.Op) []byte {
 	b = binary.AppendUvarint(b, uint64(len(ops)))
 	for _, op := range ops {

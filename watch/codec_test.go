@@ -41,7 +41,9 @@ func fullRecords() map[string]record {
 			Set: []string{"a", "b"}, Flag: true, Box: &Box{Before: []string{"x", "y"}, After: []string{"z"}}}},
 		"member": &member{ID: "w7", Every: -time.Second},
 		"change": &c,
-		"zero":   &Sentinel{},
+		"failures": &failureLog{Runs: []Failure{{First: at, Last: at.Add(time.Hour), Count: 3, Kind: FailStatus, Error: "watch: fetch https://x.gov/: status 503"},
+			{First: at.Add(2 * time.Hour), Last: at.Add(2 * time.Hour), Count: 1, Kind: FailTextCut, Error: "héllo"}}},
+		"zero": &Sentinel{},
 	}
 }
 

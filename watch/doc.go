@@ -25,6 +25,10 @@
 //     costs a 32-byte read (§6.2).
 //   - h/ID/N: the sentinel's N-th detected change; the newest
 //     watch.history_kept are kept.
+//   - f/ID: the sentinel's failed checks (failure.go), consecutive ones
+//     with the same error as one run with a count and its first and last
+//     times; the newest watch.history_kept runs are kept, apart from the
+//     changes, so that a page failing for weeks pushes no change out.
 //   - seq/: the last sentinel number given out.
 //
 // In memory: nothing beyond one check's two parsed copies and their word
@@ -87,7 +91,10 @@
 // other than 200, a copy that is not HTML or text, ErrNotPage) records
 // no change; it is counted, and the page
 // is tried again after its interval doubled per failure in a row (at most
-// the longer of the interval and a day).
+// the longer of the interval and a day). The failure is kept in the
+// history of the group's sentinels (f/ID), where its user sees it beside
+// the changes; it is no change, and notifies no one. A page text cut
+// under a words, keywords or phrase sentinel (below) is kept there too.
 //
 // A page's text is read up to watch.extract.max_text_bytes. A words,
 // keywords or phrase sentinel with no selector is refused on a page whose

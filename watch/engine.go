@@ -317,7 +317,7 @@ func (e *Engine) fetch(ctx context.Context, url string) (Fetched, error) {
 // is no copy of the page, and its check a failed one, not a change.
 func statusOK(url string, f Fetched) error {
 	if f.Status != 200 {
-		return fmt.Errorf("watch: fetch %s: status %d", url, f.Status)
+		return &StatusError{URL: url, Status: f.Status}
 	}
 	return pageType(url, f.ContentType)
 }
@@ -375,7 +375,9 @@ type CheckResult struct {
 // each member's trigger. The kept text is loaded and the page diffed once,
 // when the first table that compares whole pages needs it. Everything
 // it records — objects, sentinels, history, the new copy and the
-// notifications — is one repository batch.
+// notifications — is one repository batch. A check that gets no copy of
+// the page (no answer, an error status, not a page) returns the error and
+// keeps it in the failure history of the group's sentinels (Failures).
 func (e *Engine) Check(ctx context.Context, key string) (CheckResult, error) {
 	res := CheckResult{Key: key}
 	url, err := e.groupURL(key)
@@ -385,7 +387,7 @@ func (e *Engine) Check(ctx context.Context, key string) (CheckResult, error) {
 	res.URL = url
 	f, err := e.fetch(ctx, url)
 	if err != nil {
-		return res, err
+		return res, e.failed(ctx, key, err)
 	}
 	return e.checkCopy(ctx, res, f)
 }
@@ -400,7 +402,7 @@ func (e *Engine) CheckFetched(ctx context.Context, key string, f Fetched) (Check
 	}
 	res.URL = url
 	if err := statusOK(url, f); err != nil {
-		return res, err
+		return res, e.failed(ctx, key, err)
 	}
 	return e.checkCopy(ctx, res, f)
 }
@@ -453,7 +455,7 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out
 	}
 	cur, err := newPage(url, f.Body, f.ContentType, e.cfg.Extract)
 	if err != nil {
-		return res, err
+		return res, e.failedLocked(ctx, key, failureKind(err, FailParse), err)
 	}
 	cur.sum = sum
 	// One page diff per check, made when the first unscoped any-change
@@ -477,14 +479,16 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out
 	// The changes of the tables whose object changed, by table id; their
 	// members are read afterwards in one scan of the group's members.
 	changes := map[string]*tableChange{}
+	cut := map[string]bool{} // the tables not compared: their text was cut
 	tables := tablePrefix + key + "\x00"
 	keepText := false // the next check's page diff will want cur's text
 	err = scan(ctx, r, tables, func(k string, t *table) error {
 		keepText = keepText || t.Spec.diffsPage()
-		if cut := cur.textCut(&t.Spec); cut != nil {
+		if tc := cur.textCut(&t.Spec); tc != nil {
 			// Words past the cut are not seen: comparing would report
 			// them gone. The table keeps its object until the page fits.
-			res.TextCut = cut
+			res.TextCut = tc
+			cut[strings.TrimPrefix(k, tables)] = true
 			return nil
 		}
 		obj, err := cur.extract(&t.Spec, &t.Object, e.cfg)
@@ -518,6 +522,15 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out
 		}
 	}
 	e.stats.fired.Add(int64(res.Fired))
+	if res.TextCut != nil {
+		// The page was read, but not these tables: their members keep the
+		// cut in their failure history. A check that finds the page
+		// unchanged in between does not end the run: it compared nothing.
+		f := Failure{First: now, Last: now, Count: 1, Kind: FailTextCut, Error: failureText(res.TextCut)}
+		if _, err := e.putFailures(ctx, b, r, key, cut, f, time.Time{}); err != nil {
+			return res, err
+		}
+	}
 	g.LastCheck = now
 	if err := put(b, groupPrefix+key, &g); err != nil {
 		return res, err

@@ -112,6 +112,9 @@ func (e *Engine) Remove(ctx context.Context, id string) error {
 	if err := b.DeleteBucket(bucket, userKey(s.User, id)); err != nil {
 		return err
 	}
+	if err := b.DeleteBucket(bucket, failurePrefix+id); err != nil {
+		return err
+	}
 	for kv, err := range e.db.BucketScan(ctx, bucket, historyPrefix+id+"/") {
 		if err != nil {
 			return err

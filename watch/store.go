@@ -27,6 +27,7 @@ const (
 	textPrefix     = "x/"   // x/KEY → keptText of the same copy, for the page diff
 	sumPrefix      = "m/"   // m/KEY → MD5 (hex) of the group's last copy
 	historyPrefix  = "h/"   // h/ID/STAMP → Change
+	failurePrefix  = "f/"   // f/ID → failureLog: the sentinel's failed checks
 	userPrefix     = "u/"   // u/USER 0x00 ID → nothing: a user's sentinels, for List
 	seqKey         = "seq/" // the last sentinel number given out
 	usersMark      = "v/users"

@@ -31,7 +31,7 @@ import (
 //	                                       min_change, every_n, every, mode, period, notify, until}
 //	GET    /api/v1/watches/{id}            one watch and its evaluation record
 //	DELETE /api/v1/watches/{id}            remove
-//	GET    /api/v1/watches/{id}/history    detected changes
+//	GET    /api/v1/watches/{id}/history    detected changes and failed checks
 //	GET    /api/v1/watches/{id}/diff?n=N&view=side|changes&format=html|json
 //	GET    /api/v1/watches/{id}/feed       Atom feed of the watch
 //	GET    /api/v1/feed                    Atom feed of the user
@@ -343,7 +343,17 @@ func (api *watchAPI) history(w http.ResponseWriter, r *http.Request, _ watch.Key
 	if h == nil {
 		h = []watch.Change{} // no changes yet is [], not null
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"changes": h})
+	// Failed checks are kept apart from the changes, so that ?n= of the
+	// diff still counts changes.
+	fs, err := api.watches.Failures(r.Context(), s.ID)
+	if err != nil {
+		api.internal(w, err)
+		return
+	}
+	if fs == nil {
+		fs = []watch.Failure{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"changes": h, "failures": fs})
 }
 
 // diff shows the n-th kept change (default the latest) side by side or

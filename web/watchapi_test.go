@@ -31,6 +31,7 @@ type watchEnv struct {
 	db      *repo.DB
 	outbox  *notify.Outbox
 	page    func(body string)
+	answer  func(status int) // the page's status when not 200 (0: 200 again)
 	pageURL string
 }
 
@@ -42,9 +43,14 @@ func newWatchEnv(t *testing.T) *watchEnv {
 	t.Cleanup(func() { db.Close() })
 	var mu sync.Mutex
 	body := "<html><body><p>Apply by March 3.</p></body></html>"
+	status := 0
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
+		if status != 0 {
+			http.Error(w, http.StatusText(status), status)
+			return
+		}
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, body)
 	}))
@@ -79,6 +85,11 @@ func newWatchEnv(t *testing.T) *watchEnv {
 	env.page = func(b string) {
 		mu.Lock()
 		body = b
+		mu.Unlock()
+	}
+	env.answer = func(code int) {
+		mu.Lock()
+		status = code
 		mu.Unlock()
 	}
 	return env
@@ -176,8 +187,8 @@ func TestWatchAPI(t *testing.T) {
 		t.Errorf("another user's watch: %d, want 404", code)
 	}
 
-	if code, body := e.call("GET", "/api/v1/watches/"+s.ID+"/history", ada, "", nil); code != 200 || !strings.Contains(body, `{"changes":[]}`) {
-		t.Errorf("history of a watch without changes: %d %s, want changes []", code, body)
+	if code, body := e.call("GET", "/api/v1/watches/"+s.ID+"/history", ada, "", nil); code != 200 || !strings.Contains(body, `{"changes":[],"failures":[]}`) {
+		t.Errorf("history of a watch without changes: %d %s, want changes [] and failures []", code, body)
 	}
 	if code, body := e.call("GET", "/api/v1/watches/"+s.ID+"/diff?n=1", ada, "", nil); code != 400 || !strings.Contains(body, `"field":"n","value":"1","limit":"none: no changes recorded yet"`) {
 		t.Errorf("diff n=1 of a watch without changes: %d %s, want 400 saying there are none", code, body)
@@ -375,5 +386,39 @@ func TestAlertsBeyondTheServersCapacityAnswer400(t *testing.T) {
 	code, body := e.call("POST", "/api/v1/alerts", e.key("carol", 5), `{"query":"accessibility","notify":["feed"]}`, nil)
 	if code != http.StatusBadRequest || !strings.Contains(body, `"field":"alerts","value":"11","limit":"at most 10 on this server (alert.max_alerts)"`) {
 		t.Fatalf("an alert past the server's capacity: %d %s", code, body)
+	}
+}
+
+// TestFailedChecksShowInTheHistory: checks of a page that answers 503 are
+// in its watch's history, in the JSON API and on the watch's page, as one
+// entry with their count; they are no change, and put nothing in the feed.
+func TestFailedChecksShowInTheHistory(t *testing.T) {
+	e := newWatchEnv(t)
+	ada := e.key("ada", 5)
+	var s struct{ ID string }
+	if code, body := e.call("POST", "/api/v1/watches", ada, `{"url":"`+e.pageURL+`","every":"2h","notify":["feed"]}`, &s); code != http.StatusCreated {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	e.answer(http.StatusServiceUnavailable)
+	for range 2 {
+		if _, err := e.engine.Check(t.Context(), e.pageURL); err == nil {
+			t.Fatal("a check of a page answering 503 succeeded")
+		}
+	}
+	var hist struct {
+		Changes  []watch.Change
+		Failures []watch.Failure
+	}
+	if code, body := e.call("GET", "/api/v1/watches/"+s.ID+"/history", ada, "", &hist); code != 200 || len(hist.Changes) != 0 ||
+		len(hist.Failures) != 1 || hist.Failures[0].Count != 2 || hist.Failures[0].Kind != watch.FailStatus ||
+		!strings.Contains(hist.Failures[0].Error, "status 503") || !strings.Contains(body, `"failures":[{"first":"`) {
+		t.Errorf("history: %d %s; want no change and one failure entry of 2, status 503", code, body)
+	}
+	if resp, body := e.get("/watches/"+s.ID, ada); resp.StatusCode != 200 || !strings.Contains(body, `id="failures"`) ||
+		!strings.Contains(body, `<td class="count">2</td><td class="kind">status</td>`) || !strings.Contains(body, "status 503") {
+		t.Errorf("watch page: %d, want the failed checks listed\n%s", resp.StatusCode, body)
+	}
+	if code, body := e.call("GET", "/api/v1/watches/"+s.ID+"/feed", ada, "", nil); code != 200 || strings.Contains(body, "<entry>") {
+		t.Errorf("feed after failed checks: %d %s; want no entry", code, body)
 	}
 }

@@ -24,7 +24,7 @@ import (
 //	GET  /watches                    my watches and the form that adds one (or the key form)
 //	POST /watches                    add a watch
 //	POST /watches/key                keep a key in this browser; POST /watches/signout forgets it
-//	GET  /watches/{id}               a watch and its history
+//	GET  /watches/{id}               a watch, its history and its failed checks
 //	GET  /watches/{id}/diff?n=&view= one change, side by side or changes only
 //	POST /watches/{id}/delete        remove a watch
 //	GET  /watches/alerts             my search alerts and the form that adds one
@@ -75,6 +75,7 @@ type watchPage struct {
 	Form     watchForm
 	Sentinel *watch.Sentinel
 	History  []watch.Change
+	Failures []watch.Failure
 	// One change's difference: its number, the view and the rendered HTML
 	// (package diff escapes every text).
 	N       int
@@ -282,6 +283,10 @@ func (api *watchAPI) htmlShow(w http.ResponseWriter, r *http.Request, _ watch.Ke
 		return
 	}
 	p.Sentinel, p.History = s, h
+	if p.Failures, err = api.watches.Failures(r.Context(), s.ID); err != nil {
+		api.htmlInternal(w, err)
+		return
+	}
 	if p.Checked, err = api.watches.LastChecked(s); err != nil {
 		api.htmlInternal(w, err)
 		return

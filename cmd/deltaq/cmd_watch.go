@@ -205,18 +205,36 @@ func (a *app) newWatchCmd() *cobra.Command {
 		}
 		return a.printJSON(web.WatchJSON(s, checked[s.ID]))
 	})
-	historyCmd := byID("history ID", "Show a sentinel's detected changes", func(ctx context.Context, e *watchEnv, id string) error {
+	historyCmd := byID("history ID", "Show a sentinel's detected changes and failed checks", func(ctx context.Context, e *watchEnv, id string) error {
 		h, err := e.engine.History(ctx, id)
 		if err != nil {
 			return err
 		}
-		for _, c := range h {
+		fs, err := e.engine.Failures(ctx, id)
+		if err != nil {
+			return err
+		}
+		// Changes and failed checks in the order they happened: a run of
+		// failures where it began.
+		changes, failed := len(h), 0
+		for _, f := range fs {
+			failed += f.Count
+		}
+		for len(h) > 0 || len(fs) > 0 {
+			if len(fs) > 0 && (len(h) == 0 || fs[0].First.Before(h[0].At)) {
+				f := fs[0]
+				fs = fs[1:]
+				fmt.Fprintf(a.stdout, "%s\tfailed\t%d checks to %s\t%s\t%s\n", f.First.Format(time.RFC3339), f.Count, f.Last.Format(time.RFC3339), f.Kind, f.Error)
+				continue
+			}
+			c := h[0]
+			h = h[1:]
 			fmt.Fprintf(a.stdout, "%s\t%s\t%.0f%% changed\tfired %v\n", c.At.Format(time.RFC3339), c.Kind, 100*c.Fraction, c.Fired)
 			if c.Diff != nil {
 				fmt.Fprint(a.stdout, c.Diff.PlainText())
 			}
 		}
-		fmt.Fprintf(a.stdout, "%d changes\n", len(h))
+		fmt.Fprintf(a.stdout, "%d changes, %d failed checks\n", changes, failed)
 		return nil
 	})
 	rmCmd := byID("rm ID", "Remove a sentinel", func(ctx context.Context, e *watchEnv, id string) error {

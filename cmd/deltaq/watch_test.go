@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/deltaq/deltaq/notify"
 )
 
 // changingPage serves body as HTML on loopback until the test ends; set
@@ -120,5 +123,52 @@ func TestNotifyTakesACommaInAWebhookURL(t *testing.T) {
 	}
 	if out, _, err = run(t, "alert", "add", "fees", "--notify", hook, "--data", data); err != nil || !strings.Contains(out, "added a1") {
 		t.Errorf("alert add --notify %s: %v\n%s", hook, err, out)
+	}
+}
+
+// watch history shows the failed checks of a page beside its changes: a
+// page answering 503 twice is one line with the count, its kind and its
+// error, and the summary counts the failed checks.
+func TestWatchHistoryShowsFailedChecks(t *testing.T) {
+	t.Setenv("DELTAQ_CRAWLER_ALLOW_PRIVATE", "true") // the page is on loopback
+	var mu sync.Mutex
+	status := 0
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if status != 0 {
+			http.Error(w, http.StatusText(status), status)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<html><body><p>fees</p></body></html>`)
+	}))
+	t.Cleanup(site.Close)
+	u := site.URL + "/fees"
+	data := t.TempDir()
+	if out, _, err := run(t, "watch", "add", u, "--every", "1h", "--data", data); err != nil || !strings.Contains(out, "installed w1") {
+		t.Fatalf("watch add: %v\n%s", err, out)
+	}
+	mu.Lock()
+	status = http.StatusServiceUnavailable
+	mu.Unlock()
+	cfg, db := openData(t, data)
+	cfg.Crawler.AllowPrivate = true
+	e, err := openWatches(db, cfg, notify.NewOutbox(db, cfg.Notify), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := e.Check(t.Context(), u); err == nil {
+			t.Error("a check of a page answering 503 succeeded")
+		}
+	}
+	if err := errors.Join(e.Close(), db.Close()); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := run(t, "watch", "history", "w1", "--data", data)
+	if err != nil || !strings.Contains(out, "\tfailed\t2 checks to ") || !strings.Contains(out, "\tstatus\twatch: fetch "+u+": status 503") ||
+		!strings.Contains(out, "0 changes, 2 failed checks") {
+		t.Errorf("watch history: %v\n%s", err, out)
 	}
 }
