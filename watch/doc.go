@@ -30,6 +30,8 @@
 //     times; the newest watch.history_kept runs are kept, apart from the
 //     changes, so that a page failing for weeks pushes no change out.
 //   - seq/: the last sentinel number given out.
+//   - k/SHA256(key): an API key and its limits; fs/: the server's feed
+//     secret; ft/SHA256(token): the key a feed token is of (feedtoken.go).
 //
 // In memory: nothing beyond one check's two parsed copies and their word
 // splits (bounded by watch.max_body_bytes and watch.extract) and the

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/deltaq/deltaq/repo"
@@ -15,6 +16,13 @@ import (
 // keyPrefix: k/SHA256(secret) → Key. Only the hash is stored, so a read of
 // the repository does not give the keys away.
 const keyPrefix = "k/"
+
+// Feed tokens (feedtoken.go): fs/ holds the server's feed secret, and
+// ft/SHA256(token) → the hash of the key the token is of.
+const (
+	feedSecretKey   = "fs/"
+	feedTokenPrefix = "ft/"
+)
 
 // Key is an API key of the watch and alert API: whose it is and what it
 // may ask for.
@@ -28,6 +36,10 @@ type Key struct {
 	// so a size bound is what keeps a regex cheap; there is no timeout).
 	MaxRegexBytes int       `json:"max_regex_bytes"`
 	Created       time.Time `json:"created"`
+	// hash is SHA256(secret), set by Authenticate: what a feed token is
+	// made from (FeedToken). It is the key's name in the repository, not
+	// part of its record.
+	hash string
 }
 
 // LimitError is a spec over a key's limits.
@@ -102,10 +114,53 @@ func (e *Engine) CreateKey(ctx context.Context, k Key) (string, error) {
 
 // Authenticate returns the key whose secret this is.
 func (e *Engine) Authenticate(secret string) (Key, bool, error) {
+	return e.keyByHash(keyHash(secret))
+}
+
+// keyByHash returns the key stored under hash.
+func (e *Engine) keyByHash(hash string) (Key, bool, error) {
 	var k Key
-	ok, err := (&reader{db: e.db}).get(keyPrefix+keyHash(secret), &k)
+	ok, err := (&reader{db: e.db}).get(keyPrefix+hash, &k)
 	if err != nil && !errors.Is(err, repo.ErrNotFound) {
 		return Key{}, false, err
 	}
+	if ok {
+		k.hash = hash
+	}
 	return k, ok, nil
+}
+
+// ErrNoSuchKey is a secret that is no key of this repository.
+var ErrNoSuchKey = errors.New("watch: no such key")
+
+// RevokeKey deletes the key whose secret this is, and with it its feed
+// token: neither is accepted again. It returns the key revoked.
+func (e *Engine) RevokeKey(ctx context.Context, secret string) (Key, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	k, ok, err := e.Authenticate(strings.TrimSpace(secret))
+	if err != nil {
+		return k, err
+	}
+	if !ok {
+		return k, ErrNoSuchKey
+	}
+	b := e.db.NewBatch(ctx)
+	defer b.Close()
+	if err := b.DeleteBucket(bucket, keyPrefix+k.hash); err != nil {
+		return k, err
+	}
+	fs, found, err := e.feedSecret()
+	if err != nil {
+		return k, err
+	}
+	if found {
+		if err := b.DeleteBucket(bucket, feedTokenPrefix+keyHash(feedToken(fs, k.hash))); err != nil {
+			return k, err
+		}
+	}
+	if err := b.Commit(); err != nil {
+		return k, fmt.Errorf("watch: revoke the key of %q: %w", k.User, err)
+	}
+	return k, nil
 }

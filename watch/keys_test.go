@@ -1,8 +1,10 @@
 package watch
 
 import (
+	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCreateKeyNamesEveryBadLimit: each limit out of range is named with
@@ -23,5 +25,73 @@ func TestCreateKeyNamesEveryBadLimit(t *testing.T) {
 	}
 	if _, err := e.CreateKey(t.Context(), Key{User: "ada", MaxWatches: 1, MinEvery: 1, MaxRegexBytes: 1}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFeedTokenSurvivesAReopenAndDiesWithItsKey: a key's feed token is
+// the same after the engine is reopened and is accepted then; it is not
+// the key and does not hold it; another key's token is another; a revoked
+// key takes its token with it.
+func TestFeedTokenSurvivesAReopenAndDiesWithItsKey(t *testing.T) {
+	db := openRepo(t)
+	e := newEngine(t, db, nil, newClock(t0), Options{})
+	lim := Key{MaxWatches: 1, MinEvery: time.Hour, MaxRegexBytes: 1}
+	secret := func(user string) string {
+		k := lim
+		k.User = user
+		s, err := e.CreateKey(t.Context(), k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	adaKey, bobKey := secret("ada"), secret("bob")
+	token := func(e *Engine, secret string) string {
+		t.Helper()
+		k, ok, err := e.Authenticate(secret)
+		if err != nil || !ok {
+			t.Fatalf("Authenticate = %v, %v", ok, err)
+		}
+		tok, err := e.FeedToken(t.Context(), k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	ada, bob := token(e, adaKey), token(e, bobKey)
+	if !strings.HasPrefix(ada, FeedTokenPrefix) || ada == bob || strings.Contains(ada, strings.TrimPrefix(adaKey, "dqw_")) {
+		t.Fatalf("tokens %q and %q of keys %q and %q; want dqf_ tokens, apart, holding no key", ada, bob, adaKey, bobKey)
+	}
+	if _, err := e.FeedToken(t.Context(), Key{User: "ada"}); err == nil {
+		t.Error("FeedToken of a key not authenticated succeeded")
+	}
+	e2, err := New(db, testConfig(), nil, Options{Fetcher: fetcher(1 << 20)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	if again := token(e2, adaKey); again != ada {
+		t.Errorf("token after a reopen = %q, want %q", again, ada)
+	}
+	for tok, want := range map[string]string{ada: "ada", bob: "bob", adaKey: "", FeedTokenPrefix + "00": "", "": ""} {
+		k, ok, err := e2.AuthenticateFeed(tok)
+		if err != nil || ok != (want != "") || k.User != want {
+			t.Errorf("AuthenticateFeed(%q) = %q, %v, %v; want user %q", tok, k.User, ok, err, want)
+		}
+	}
+	if k, err := e2.RevokeKey(t.Context(), adaKey); err != nil || k.User != "ada" {
+		t.Fatalf("RevokeKey = %+v, %v", k, err)
+	}
+	if _, ok, err := e2.AuthenticateFeed(ada); ok || err != nil {
+		t.Errorf("the revoked key's token: accepted %v, %v", ok, err)
+	}
+	if _, ok, err := e2.Authenticate(adaKey); ok || err != nil {
+		t.Errorf("the revoked key: accepted %v, %v", ok, err)
+	}
+	if _, ok, _ := e2.AuthenticateFeed(bob); !ok {
+		t.Error("bob's token stopped working when ada's key was revoked")
+	}
+	if _, err := e2.RevokeKey(t.Context(), adaKey); !errors.Is(err, ErrNoSuchKey) {
+		t.Errorf("revoking it again: %v, want ErrNoSuchKey", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"sync"
@@ -24,7 +25,11 @@ import (
 // "Authorization: Bearer <key>" (keys from `deltaq watch key`); a user sees
 // and changes only their own watches and alerts, within the key's limits
 // (watches, shortest interval, regex size); a watch or an alert notifies
-// at most notify.max_targets targets.
+// at most notify.max_targets targets. A feed route also takes the key's
+// feed token as ?token= (watch.Engine.FeedToken), since a feed reader can
+// only fetch a URL; no other route takes it, so a token that leaks from a
+// reader's settings reads feeds and nothing else. The listings give each
+// feed's URL with the token in it.
 //
 //	GET    /api/v1/watches                 my watches
 //	POST   /api/v1/watches                 install {url, type, select, object, keywords, direction, regex,
@@ -96,13 +101,13 @@ func (api *watchAPI) routes(mux *http.ServeMux) {
 	mux.HandleFunc("DELETE /api/v1/watches/{id}", api.authed(api.owned(api.remove)))
 	mux.HandleFunc("GET /api/v1/watches/{id}/history", api.authed(api.owned(api.history)))
 	mux.HandleFunc("GET /api/v1/watches/{id}/diff", api.authed(api.owned(api.diff)))
-	mux.HandleFunc("GET /api/v1/watches/{id}/feed", api.authed(api.owned(api.feed)))
-	mux.HandleFunc("GET /api/v1/feed", api.authed(api.userFeed))
+	mux.HandleFunc("GET /api/v1/watches/{id}/feed", api.feedAuthed(api.owned(api.feed)))
+	mux.HandleFunc("GET /api/v1/feed", api.feedAuthed(api.userFeed))
 	if api.alerts != nil {
 		mux.HandleFunc("GET /api/v1/alerts", api.authed(api.listAlerts))
 		mux.HandleFunc("POST /api/v1/alerts", api.authed(api.createAlert))
 		mux.HandleFunc("DELETE /api/v1/alerts/{id}", api.authed(api.removeAlert))
-		mux.HandleFunc("GET /api/v1/alerts/{id}/feed", api.authed(api.alertFeed))
+		mux.HandleFunc("GET /api/v1/alerts/{id}/feed", api.feedAuthed(api.alertFeed))
 	}
 	api.htmlRoutes(mux)
 }
@@ -112,6 +117,12 @@ type sentinelFunc func(http.ResponseWriter, *http.Request, watch.Key, *watch.Sen
 
 func (api *watchAPI) authed(h keyFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" && r.URL.Query().Has("token") {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="deltaq-watch"`)
+			writeError(w, http.StatusUnauthorized, apiError{Code: CodeUnauthorized, Field: "token",
+				Message: "a feed token is taken by the feed routes only (/api/v1/feed, /api/v1/watches/{id}/feed, /api/v1/alerts/{id}/feed); send Authorization: Bearer KEY"})
+			return
+		}
 		secret, ok := bearerKey(w, r, "deltaq-watch")
 		if !ok {
 			return
@@ -128,6 +139,51 @@ func (api *watchAPI) authed(h keyFunc) http.HandlerFunc {
 		h(w, r, k)
 	}
 }
+
+// feedAuthed is authed for a feed route: without an Authorization header,
+// the key is the one whose feed token ?token= is.
+func (api *watchAPI) feedAuthed(h keyFunc) http.HandlerFunc {
+	bearer := api.authed(h)
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" || !r.URL.Query().Has("token") {
+			bearer(w, r)
+			return
+		}
+		k, ok, err := api.watches.AuthenticateFeed(r.URL.Query().Get("token"))
+		if err != nil {
+			api.internal(w, err)
+			return
+		}
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="deltaq-watch", error="invalid_token"`)
+			writeError(w, http.StatusUnauthorized, apiError{Code: CodeUnauthorized, Field: "token",
+				Message: "not the feed token of a valid key (deltaq watch feed-url KEY, or the feed URLs GET /api/v1/watches lists, give it; a revoked key's token is refused)"})
+			return
+		}
+		h(w, r, k)
+	}
+}
+
+// feedURLs makes the URLs of k's feeds, with k's feed token in them, on
+// the host r was sent to.
+type feedURLs struct {
+	base, token string
+}
+
+func (api *watchAPI) feedURLs(r *http.Request, k watch.Key) (feedURLs, error) {
+	token, err := api.watches.FeedToken(r.Context(), k)
+	if err != nil {
+		return feedURLs{}, err
+	}
+	base := "http://" + r.Host
+	if r.TLS != nil {
+		base = "https://" + r.Host
+	}
+	return feedURLs{base: base, token: token}, nil
+}
+
+// of is the URL of the feed at path.
+func (f feedURLs) of(path string) string { return f.base + path + "?token=" + url.QueryEscape(f.token) }
 
 // owned loads the {id} watch; another user's watch is answered as missing.
 func (api *watchAPI) owned(h sentinelFunc) keyFunc {
@@ -161,11 +217,18 @@ func (api *watchAPI) list(w http.ResponseWriter, r *http.Request, k watch.Key) {
 		api.internal(w, err)
 		return
 	}
+	feeds, err := api.feedURLs(r, k)
+	if err != nil {
+		api.internal(w, err)
+		return
+	}
 	out := make([]watchJSON, len(ss))
 	for i, sn := range ss {
 		out[i] = watchOut(sn, checked[sn.ID])
+		out[i].Feed = feeds.of("/api/v1/watches/" + sn.ID + "/feed")
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"watches": out})
+	// feed is the user's feed: every watch and alert that notifies one.
+	writeJSON(w, http.StatusOK, map[string]any{"watches": out, "feed": feeds.of("/api/v1/feed")})
 }
 
 // watchRequest is the body of POST /api/v1/watches; durations are Go
@@ -206,6 +269,9 @@ type watchJSON struct {
 	// Pending are the triggered changes waiting for the next digest.
 	Pending    int       `json:"pending"`
 	NextDigest time.Time `json:"next_digest,omitzero"`
+	// Feed is the URL of the watch's Atom feed with the key's feed token,
+	// for a feed reader; only the API's answers to the key's holder have it.
+	Feed string `json:"feed,omitempty"`
 }
 
 // WatchJSON is s as GET /api/v1/watches/{id} answers it, for the command
@@ -317,13 +383,20 @@ func userError(err error) *InputError {
 	return nil
 }
 
-func (api *watchAPI) show(w http.ResponseWriter, _ *http.Request, _ watch.Key, s *watch.Sentinel) {
+func (api *watchAPI) show(w http.ResponseWriter, r *http.Request, k watch.Key, s *watch.Sentinel) {
 	checked, err := api.watches.LastChecked(s)
 	if err != nil {
 		api.internal(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, watchOut(s, checked[s.ID]))
+	feeds, err := api.feedURLs(r, k)
+	if err != nil {
+		api.internal(w, err)
+		return
+	}
+	out := watchOut(s, checked[s.ID])
+	out.Feed = feeds.of("/api/v1/watches/" + s.ID + "/feed")
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (api *watchAPI) remove(w http.ResponseWriter, r *http.Request, _ watch.Key, s *watch.Sentinel) {
@@ -437,13 +510,19 @@ func (api *watchAPI) writeFeed(w http.ResponseWriter, r *http.Request, name stri
 	w.Write(b)
 }
 
-func (api *watchAPI) listAlerts(w http.ResponseWriter, _ *http.Request, k watch.Key) {
+func (api *watchAPI) listAlerts(w http.ResponseWriter, r *http.Request, k watch.Key) {
+	feeds, err := api.feedURLs(r, k)
+	if err != nil {
+		api.internal(w, err)
+		return
+	}
 	list := api.alerts.List(k.User)
 	out := make([]alertJSON, len(list))
 	for i := range list {
 		out[i] = alertOut(&list[i])
+		out[i].Feed = feeds.of("/api/v1/alerts/" + list[i].ID + "/feed")
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"alerts": out})
+	writeJSON(w, http.StatusOK, map[string]any{"alerts": out, "feed": feeds.of("/api/v1/feed")})
 }
 
 type alertRequest struct {
@@ -461,6 +540,8 @@ type alertJSON struct {
 	User string `json:"user"`
 	alertRequest
 	Created time.Time `json:"created"`
+	// Feed is the URL of the alert's Atom feed with the key's feed token.
+	Feed string `json:"feed,omitempty"`
 }
 
 func alertOut(a *alert.Alert) alertJSON {

@@ -71,7 +71,10 @@ type watchPage struct {
 	Types   []watch.Type
 	Watches []*watch.Sentinel
 	// Checked is when each watch's page was last checked, by watch ID.
-	Checked  map[string]time.Time
+	Checked map[string]time.Time
+	// Feed is the URL, with the key's feed token, of the user's feed (the
+	// lists) or of the watch's (a watch's page), for a feed reader.
+	Feed     string
 	Form     watchForm
 	Sentinel *watch.Sentinel
 	History  []watch.Change
@@ -224,6 +227,12 @@ func (api *watchAPI) showList(w http.ResponseWriter, r *http.Request, k watch.Ke
 		api.htmlInternal(w, err)
 		return
 	}
+	feeds, err := api.feedURLs(r, k)
+	if err != nil {
+		api.htmlInternal(w, err)
+		return
+	}
+	p.Feed = feeds.of("/api/v1/feed")
 	if p.Form.Type == "" {
 		// The form offers the key's shortest interval, in sight and
 		// editable (the demo's key allows a minute, so its watches show
@@ -276,7 +285,7 @@ func (api *watchAPI) htmlOwned(h sentinelPage) htmlFunc {
 	}
 }
 
-func (api *watchAPI) htmlShow(w http.ResponseWriter, r *http.Request, _ watch.Key, s *watch.Sentinel, p *watchPage) {
+func (api *watchAPI) htmlShow(w http.ResponseWriter, r *http.Request, k watch.Key, s *watch.Sentinel, p *watchPage) {
 	h, err := api.watches.History(r.Context(), s.ID)
 	if err != nil {
 		api.htmlInternal(w, err)
@@ -291,6 +300,12 @@ func (api *watchAPI) htmlShow(w http.ResponseWriter, r *http.Request, _ watch.Ke
 		api.htmlInternal(w, err)
 		return
 	}
+	feeds, err := api.feedURLs(r, k)
+	if err != nil {
+		api.htmlInternal(w, err)
+		return
+	}
+	p.Feed = feeds.of("/api/v1/watches/" + s.ID + "/feed")
 	api.renderPage(w, "watch", http.StatusOK, p)
 }
 
@@ -323,7 +338,13 @@ func (api *watchAPI) htmlRemove(w http.ResponseWriter, r *http.Request, _ watch.
 	http.Redirect(w, r, WatchPath, http.StatusSeeOther)
 }
 
-func (api *watchAPI) htmlAlerts(w http.ResponseWriter, _ *http.Request, k watch.Key, p *watchPage) {
+func (api *watchAPI) htmlAlerts(w http.ResponseWriter, r *http.Request, k watch.Key, p *watchPage) {
+	feeds, err := api.feedURLs(r, k)
+	if err != nil {
+		api.htmlInternal(w, err)
+		return
+	}
+	p.Feed = feeds.of("/api/v1/feed")
 	p.Alerts, p.AlertTo = api.alerts.List(k.User), "feed"
 	api.renderPage(w, "alerts", http.StatusOK, p)
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -265,7 +267,61 @@ func (a *app) newWatchCmd() *cobra.Command {
 	keyCmd.Flags().DurationVar(&key.MinEvery, "min-every", defaultKey.MinEvery, "shortest wished interval")
 	keyCmd.Flags().IntVar(&key.MaxRegexBytes, "max-regex-bytes", defaultKey.MaxRegexBytes, "longest regex")
 
-	cmd.AddCommand(addCmd, testCmd, listCmd, showCmd, historyCmd, rmCmd, keyCmd)
+	// A feed reader cannot send the key as a bearer header: feed-url
+	// gives the URLs it can subscribe to, with the key's feed token.
+	var base string
+	feedURLCmd := &cobra.Command{
+		Use: "feed-url KEY [--base URL]", Short: "Print the Atom feed URLs of a key's user, with its feed token, for a feed reader",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withWatches(cmd, &dataDir, openCrawledRepo, func(ctx context.Context, e *watchEnv) error {
+				k, ok, err := e.engine.Authenticate(strings.TrimSpace(args[0]))
+				if err != nil {
+					return err
+				}
+				if !ok {
+					return errors.New("KEY: no such key here (deltaq watch key USER makes one)")
+				}
+				token, err := e.engine.FeedToken(ctx, k)
+				if err != nil {
+					return err
+				}
+				if base == "" {
+					base = "http://" + e.cfg.Server.Listen
+				}
+				base = strings.TrimSuffix(base, "/")
+				feed := func(path string) string { return base + path + "?token=" + url.QueryEscape(token) }
+				fmt.Fprintf(a.stdout, "%s\tevery watch and alert of %s\n", feed("/api/v1/feed"), k.User)
+				ss, err := e.engine.List(ctx, k.User)
+				if err != nil {
+					return err
+				}
+				for _, s := range ss {
+					fmt.Fprintf(a.stdout, "%s\t%s %s on %s\n", feed("/api/v1/watches/"+s.ID+"/feed"), s.ID, s.Type, s.URL)
+				}
+				return nil
+			})
+		},
+	}
+	feedURLCmd.Flags().StringVar(&base, "base", "", "the server's URL as feed readers reach it (default http:// and server.listen)")
+	revokeCmd := &cobra.Command{
+		Use: "revoke-key KEY", Short: "Revoke an API key and its feed token", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withWatches(cmd, &dataDir, openCrawledRepo, func(ctx context.Context, e *watchEnv) error {
+				k, err := e.engine.RevokeKey(ctx, args[0])
+				if errors.Is(err, watch.ErrNoSuchKey) {
+					return errors.New("KEY: no such key here (revoked already, or made on another repository)")
+				}
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "revoked a key of %s and its feed token\n", k.User)
+				return nil
+			})
+		},
+	}
+
+	cmd.AddCommand(addCmd, testCmd, listCmd, showCmd, historyCmd, rmCmd, keyCmd, feedURLCmd, revokeCmd)
 	return cmd
 }
 

@@ -172,3 +172,37 @@ func TestWatchHistoryShowsFailedChecks(t *testing.T) {
 		t.Errorf("watch history: %v\n%s", err, out)
 	}
 }
+
+// watch feed-url prints the feed URLs a reader subscribes to, with the
+// key's feed token and not the key; watch revoke-key ends the key, and
+// feed-url then refuses it.
+func TestWatchFeedURLAndRevokeKey(t *testing.T) {
+	t.Setenv("DELTAQ_CRAWLER_ALLOW_PRIVATE", "true") // the page is on loopback
+	u, _ := changingPage(t, `<html><body><p>fees</p></body></html>`)
+	data := t.TempDir()
+	if out, _, err := run(t, "watch", "add", u, "--user", "ada", "--notify", "feed", "--data", data); err != nil || !strings.Contains(out, "installed w1") {
+		t.Fatalf("watch add: %v\n%s", err, out)
+	}
+	out, _, err := run(t, "watch", "key", "ada", "--data", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := strings.TrimSpace(out)
+	out, _, err = run(t, "watch", "feed-url", key, "--base", "https://dq.example/", "--data", data)
+	if err != nil || !strings.Contains(out, "https://dq.example/api/v1/feed?token=dqf_") || !strings.Contains(out, "every watch and alert of ada") ||
+		!strings.Contains(out, "https://dq.example/api/v1/watches/w1/feed?token=dqf_") || strings.Contains(out, strings.TrimPrefix(key, "dqw_")) {
+		t.Fatalf("watch feed-url: %v\n%s", err, out)
+	}
+	again, _, err := run(t, "watch", "feed-url", key, "--base", "https://dq.example", "--data", data)
+	if err != nil || again != out {
+		t.Errorf("watch feed-url a second time: %v\n%s\nwant the same URLs\n%s", err, again, out)
+	}
+	if out, _, err := run(t, "watch", "revoke-key", key, "--data", data); err != nil || !strings.Contains(out, "revoked a key of ada and its feed token") {
+		t.Errorf("watch revoke-key: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{{"watch", "feed-url", key}, {"watch", "revoke-key", key}} {
+		if _, _, err := run(t, append(args, "--data", data)...); err == nil || !strings.Contains(err.Error(), "KEY: no such key here") {
+			t.Errorf("%v after the revoke: %v, want KEY: no such key here", args, err)
+		}
+	}
+}

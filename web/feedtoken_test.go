@@ -1,0 +1,127 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deltaq/deltaq/notify"
+)
+
+// TestFeedTokenReadsFeedsOnly: the listings give each feed's URL with the
+// key's feed token, which a feed reader fetches without a bearer key; the
+// token reads its user's feeds and no one else's, is refused by every
+// route but the feeds, holds no key, and stops working with its key.
+func TestFeedTokenReadsFeedsOnly(t *testing.T) {
+	e := newWatchEnv(t)
+	ada, bob := e.key("ada", 5), e.key("bob", 5)
+	var w struct{ ID string }
+	if code, body := e.call("POST", "/api/v1/watches", ada, `{"url":"`+e.pageURL+`","every":"2h","notify":["feed"]}`, &w); code != http.StatusCreated {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	e.page("<html><body><p>Apply by April 10.</p></body></html>")
+	if _, err := e.engine.Check(t.Context(), e.pageURL); err != nil {
+		t.Fatal(err)
+	}
+	var a alertJSON
+	if code, body := e.call("POST", "/api/v1/alerts", ada, `{"query":"plain language","notify":["feed"]}`, &a); code != http.StatusCreated {
+		t.Fatalf("create alert: %d %s", code, body)
+	}
+	b := e.db.NewBatch(t.Context())
+	if err := e.outbox.Enqueue(b, &notify.Notification{ID: "n1", Source: "alert:" + a.ID, User: "ada", URL: "http://digital.gov/plain", Title: "Plain language",
+		Kind: "alert", Change: "new page", At: time.Now(), Targets: []notify.Target{{Kind: notify.Feed}}, Feeds: []string{"alert:" + a.ID, "user:ada"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+
+	var list struct {
+		Feed    string
+		Watches []struct{ ID, Feed string }
+	}
+	if code, body := e.call("GET", "/api/v1/watches", ada, "", &list); code != 200 || len(list.Watches) != 1 ||
+		list.Feed == "" || list.Watches[0].Feed != e.srv.URL+"/api/v1/watches/"+w.ID+"/feed?"+tokenQuery(t, list.Feed) {
+		t.Fatalf("GET /api/v1/watches: %d %s; want the user's feed URL and the watch's", code, body)
+	}
+	var alerts struct{ Alerts []struct{ Feed string } }
+	if code, body := e.call("GET", "/api/v1/alerts", ada, "", &alerts); code != 200 || len(alerts.Alerts) != 1 || alerts.Alerts[0].Feed == "" {
+		t.Fatalf("GET /api/v1/alerts: %d %s; want the alert's feed URL", code, body)
+	}
+	token := feedToken(t, list.Feed)
+	if strings.Contains(list.Feed, strings.TrimPrefix(ada, "dqw_")) || token == ada {
+		t.Errorf("feed URL %s holds the key %s", list.Feed, ada)
+	}
+	var bobList struct{ Feed string }
+	e.call("GET", "/api/v1/watches", bob, "", &bobList)
+	bobToken := feedToken(t, bobList.Feed)
+
+	// The right token reads each feed, as a reader would: no header.
+	for _, c := range []struct{ url, want string }{
+		{list.Watches[0].Feed, "April"}, {list.Feed, "http://digital.gov/plain"}, {alerts.Alerts[0].Feed, "http://digital.gov/plain"},
+	} {
+		if code, body := e.call("GET", strings.TrimPrefix(c.url, e.srv.URL), "", "", nil); code != 200 || !strings.Contains(body, "<feed") || !strings.Contains(body, c.want) {
+			t.Errorf("GET %s: %d %s; want the Atom feed with %s", c.url, code, body, c.want)
+		}
+	}
+	for _, c := range []struct {
+		name, method, path string
+		code               int
+		want               string
+	}{
+		{"a wrong token", "GET", "/api/v1/feed?token=dqf_0123", 401, `"field":"token","message":"not the feed token of a valid key`},
+		{"the key as a token", "GET", "/api/v1/feed?token=" + ada, 401, `"field":"token"`},
+		{"an empty token", "GET", "/api/v1/watches/" + w.ID + "/feed?token=", 401, `"field":"token"`},
+		{"the token on the list", "GET", "/api/v1/watches?token=" + token, 401, "a feed token is taken by the feed routes only"},
+		{"the token on the history", "GET", "/api/v1/watches/" + w.ID + "/history?token=" + token, 401, "feed routes only"},
+		{"the token on a delete", "DELETE", "/api/v1/watches/" + w.ID + "?token=" + token, 401, "feed routes only"},
+		{"the token on the alerts", "GET", "/api/v1/alerts?token=" + token, 401, "feed routes only"},
+		{"bob's token on ada's watch", "GET", "/api/v1/watches/" + w.ID + "/feed?token=" + bobToken, 404, "no such watch"},
+		{"bob's token on ada's alert", "GET", "/api/v1/alerts/" + a.ID + "/feed?token=" + bobToken, 404, "no such alert"},
+	} {
+		if code, body := e.call(c.method, c.path, "", "", nil); code != c.code || !strings.Contains(body, c.want) {
+			t.Errorf("%s: %d %s; want %d saying %s", c.name, code, body, c.code, c.want)
+		}
+	}
+	if code, body := e.call("GET", "/api/v1/feed?token="+bobToken, "", "", nil); code != 200 || strings.Contains(body, "April") || strings.Contains(body, "digital.gov") {
+		t.Errorf("bob's token on his own feed: %d %s; want his, without ada's entries", code, body)
+	}
+	if code, _ := e.call("GET", "/api/v1/watches/"+w.ID, ada, "", nil); code != 200 {
+		t.Errorf("the watch after a DELETE with the token: %d, want it still there", code)
+	}
+
+	// The pages give the same URLs.
+	for path, want := range map[string]string{"/watches": list.Feed, "/watches/" + w.ID: list.Watches[0].Feed, "/watches/alerts": list.Feed} {
+		if resp, body := e.get(path, ada); resp.StatusCode != 200 || !strings.Contains(body, `id="feed" href="`+want+`"`) {
+			t.Errorf("%s: %d, want a link to %s\n%s", path, resp.StatusCode, want, body)
+		}
+	}
+
+	if _, err := e.engine.RevokeKey(t.Context(), ada); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := e.call("GET", strings.TrimPrefix(list.Feed, e.srv.URL), "", "", nil); code != 401 || !strings.Contains(body, `"field":"token"`) {
+		t.Errorf("the revoked key's token: %d %s, want 401", code, body)
+	}
+	if code, _ := e.call("GET", "/api/v1/feed?token="+bobToken, "", "", nil); code != 200 {
+		t.Errorf("bob's token after ada's key was revoked: %d, want 200", code)
+	}
+}
+
+// feedToken is the token in a feed URL.
+func feedToken(t *testing.T, feed string) string {
+	t.Helper()
+	u, err := url.Parse(feed)
+	if err != nil || u.Query().Get("token") == "" {
+		t.Fatalf("feed URL %q: %v, want one with a token", feed, err)
+	}
+	return u.Query().Get("token")
+}
+
+// tokenQuery is the query of a feed URL, token=TOKEN.
+func tokenQuery(t *testing.T, feed string) string {
+	return "token=" + url.QueryEscape(feedToken(t, feed))
+}
