@@ -179,7 +179,15 @@ longer show in search. Pages that link to a removed URL keep their links,
 so a later crawl may find it again: keep it out with crawler.exclude.
 An index rm cannot open or bring up to date fails rm before anything is
 removed. The crawl and the server must be stopped (they hold the
-repository).`,
+repository).
+
+Each URL is looked up as the crawler normalizes URLs, so a fragment or an
+upper-case host does not matter. A URL the repository does not hold is
+named on stderr with the near URLs it does hold (the other scheme, with or
+without a trailing slash): suggested, never removed in its place. The
+pages of the URLs held are removed all the same, and rm then exits
+nonzero, so a script notices a mistyped URL; if no URL given is held, rm
+removes nothing.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := a.load(cmd)
 			if err != nil {
@@ -196,10 +204,18 @@ repository).`,
 			if err := checkHostFlag(host); err != nil {
 				return err
 			}
-			urls := make([]string, len(args))
-			for i, raw := range args {
-				if urls[i], err = urlnorm.Normalize(raw); err != nil {
+			// given maps each URL to the first form it was given in, for
+			// messages; a URL given twice is removed once.
+			var urls []string
+			given := map[string]string{}
+			for _, raw := range args {
+				u, err := urlnorm.Normalize(raw)
+				if err != nil {
 					return fmt.Errorf("URL %q: %w", raw, err)
+				}
+				if _, dup := given[u]; !dup {
+					given[u] = raw
+					urls = append(urls, u)
 				}
 			}
 			logger := a.logger(cfg)
@@ -209,6 +225,27 @@ repository).`,
 			}
 			defer db.Close()
 			ctx := cmd.Context()
+			// URLs not held are found before anything is removed, so a
+			// list that holds none of them changes nothing.
+			var missing []string
+			if host == "" {
+				if urls, missing, err = splitHeld(db, urls); err != nil {
+					return err
+				}
+				for _, u := range missing {
+					line, err := notHeld(db, given[u], u)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(a.stderr, "rm: %s\n", line)
+				}
+				switch {
+				case len(urls) == 0 && len(missing) == 1:
+					return errors.New("nothing removed: the URL given is not in the repository")
+				case len(urls) == 0:
+					return fmt.Errorf("nothing removed: none of the %d URLs given is in the repository", len(missing))
+				}
+			}
 			// The index is opened and brought up to date before anything
 			// is removed: an index rm cannot update must not fail it after
 			// the repository has changed.
@@ -239,22 +276,107 @@ repository).`,
 				return err
 			}
 			fmt.Fprintf(a.stdout, "removed %d pages and %d queue entries\n", r.Pages, r.Queued)
-			if ix == nil {
-				return nil // no index yet: the first one is built without them
+			// The index is brought up to date before a URL not held fails
+			// rm: the pages removed must leave search either way.
+			if ix != nil {
+				// Counted, not taken from the deletes applied: a page never
+				// fetched, or not indexable, has a delete but no document.
+				after, err := countUpToDate(ctx, ix)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "index updated: %d documents removed, %d left\n", int64(before)-int64(after), after)
+				if err := ix.Close(); err != nil {
+					return err
+				}
+			} // else no index yet: the first one is built without them
+			if len(missing) > 0 {
+				return fmt.Errorf("not in the repository: %d of the %d URLs given (named above); the other %d were removed",
+					len(missing), len(missing)+len(urls), len(urls))
 			}
-			// Counted, not taken from the deletes applied: a page never
-			// fetched, or not indexable, has a delete but no document.
-			after, err := countUpToDate(ctx, ix)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "index updated: %d documents removed, %d left\n", int64(before)-int64(after), after)
-			return ix.Close()
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory")
 	cmd.Flags().StringVar(&host, "host", "", "remove every page of this host (host[:port] as in the URLs)")
 	return cmd
+}
+
+// splitHeld splits normalized URLs into those the repository holds a page
+// of and those it does not, keeping their order.
+func splitHeld(db *repo.DB, urls []string) (held, missing []string, err error) {
+	for _, u := range urls {
+		switch _, err := db.Page(u); {
+		case err == nil:
+			held = append(held, u)
+		case errors.Is(err, repo.ErrNotFound):
+			missing = append(missing, u)
+		default:
+			return nil, nil, err
+		}
+	}
+	return held, missing, nil
+}
+
+// notHeld says that u, given as raw, is not in the repository, and names
+// the near URLs it does hold: a user who mistyped a URL learns which one
+// to give. They are only named; rm never removes one in u's place.
+func notHeld(db *repo.DB, raw, u string) (string, error) {
+	msg := u + ": not in the repository"
+	if raw != u { // quoted: what was given may hold spaces or control characters
+		msg = fmt.Sprintf("%q (as normalized, %s): not in the repository", raw, u)
+	}
+	var held []string
+	for _, v := range nearURLs(u) {
+		switch _, err := db.Page(v); {
+		case err == nil:
+			held = append(held, v)
+		case !errors.Is(err, repo.ErrNotFound):
+			return "", err
+		}
+	}
+	if len(held) > 0 {
+		msg += "; did you mean " + strings.Join(held, " or ") + "?"
+	}
+	return msg, nil
+}
+
+// nearURLs returns the URLs a normalized u is most often mistaken for when
+// typed or copied: the path with or without a trailing slash, the other
+// scheme, and both; each normalized, none equal to u.
+func nearURLs(u string) []string {
+	scheme, rest, _ := strings.Cut(u, "://")
+	other := "https"
+	if scheme == "https" {
+		other = "http"
+	}
+	i := strings.IndexByte(rest, '/') // a normalized URL always has a path
+	if i < 0 {
+		return nil
+	}
+	hostPort, path := rest[:i], rest[i:]
+	path, query, hasQuery := strings.Cut(path, "?")
+	paths := []string{path}
+	switch {
+	case path == "/": // the root has no form without the slash
+	case strings.HasSuffix(path, "/"):
+		paths = append(paths, strings.TrimSuffix(path, "/"))
+	default:
+		paths = append(paths, path+"/")
+	}
+	if hasQuery {
+		query = "?" + query
+	}
+	var out []string
+	for _, s := range []string{scheme, other} {
+		for _, p := range paths {
+			v, err := urlnorm.Normalize(s + "://" + hostPort + p + query)
+			if err == nil && v != u && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
 // checkHostFlag checks a --host value (crawler.CheckHost); "" is no host.

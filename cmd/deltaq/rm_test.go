@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -309,5 +310,80 @@ func TestRmChangesNothingWhenItCannotUpdateTheIndex(t *testing.T) {
 	}
 	if got := fetchedPages(t, data); len(got) != 3 {
 		t.Errorf("after the failed rm %d pages are live, want 3: %v", len(got), got)
+	}
+}
+
+// TestRmNamesEachURLItDoesNotHoldAndTheNearOneItDoes: rm given URLs the
+// repository does not hold (a trailing slash, the other scheme) printed
+// "removed 0 pages" and succeeded, so a mistyped URL went unnoticed. Now
+// each is named with the held URL it is near, which is left in place; the
+// URLs held are removed, and rm fails so a script notices.
+func TestRmNamesEachURLItDoesNotHoldAndTheNearOneItDoes(t *testing.T) {
+	data, _ := crawlFruit(t, t.TempDir())
+	if _, _, err := run(t, "index", "rebuild", "--data", data); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		url, stderr string
+	}{
+		{"http://fruit.test/c/", "rm: http://fruit.test/c/: not in the repository; did you mean http://fruit.test/c?\n"},
+		{"https://fruit.test/a", "rm: https://fruit.test/a: not in the repository; did you mean http://fruit.test/a?\n"},
+		{"https://fruit.test/a/", "rm: https://fruit.test/a/: not in the repository; did you mean http://fruit.test/a?\n"},
+		{"https://fruit.test/", "rm: https://fruit.test/: not in the repository; did you mean http://fruit.test/?\n"},
+		{"HTTP://Fruit.test/nosuch#top", `rm: "HTTP://Fruit.test/nosuch#top" (as normalized, http://fruit.test/nosuch): not in the repository` + "\n"},
+	} {
+		out, stderr, err := run(t, "rm", "--data", data, c.url)
+		if err == nil || err.Error() != "nothing removed: the URL given is not in the repository" || !strings.Contains(stderr, c.stderr) || out != "" {
+			t.Errorf("rm %s: error %v, output %q, stderr %q; want stderr %q", c.url, err, out, stderr, c.stderr)
+		}
+	}
+	out, stderr, err := run(t, "rm", "--data", data, "http://fruit.test/c/", "https://fruit.test/nosuch")
+	if err == nil || err.Error() != "nothing removed: none of the 2 URLs given is in the repository" || out != "" ||
+		!strings.Contains(stderr, "http://fruit.test/c/: not in the repository; did you mean http://fruit.test/c?") ||
+		!strings.Contains(stderr, "https://fruit.test/nosuch: not in the repository\n") {
+		t.Errorf("rm of two URLs not held: error %v, output %q, stderr %q", err, out, stderr)
+	}
+	if got := fetchedPages(t, data); len(got) != 3 {
+		t.Fatalf("after rm of URLs not held %d pages are live, want 3: %v", len(got), got)
+	}
+
+	// A partly wrong list: the URL held (after normalization) goes, from
+	// the index too; the near one suggested stays.
+	out, stderr, err = run(t, "rm", "--data", data, "http://fruit.test/c#top", "http://fruit.test/a/", "http://fruit.test/nosuch")
+	if err == nil || err.Error() != "not in the repository: 2 of the 3 URLs given (named above); the other 1 were removed" {
+		t.Errorf("rm of a partly wrong list: error %v, want it to fail naming 2 of 3", err)
+	}
+	if !strings.Contains(out, "removed 1 pages") || !strings.Contains(out, "index updated: 1 documents removed, 2 left") {
+		t.Errorf("rm of a partly wrong list printed %q, want 1 page and 1 document removed", out)
+	}
+	if want := "rm: http://fruit.test/a/: not in the repository; did you mean http://fruit.test/a?\nrm: http://fruit.test/nosuch: not in the repository\n"; !strings.Contains(stderr, want) {
+		t.Errorf("rm of a partly wrong list: stderr %q, want it to hold %q", stderr, want)
+	}
+	if got := fetchedPages(t, data); len(got) != 2 || !got["http://fruit.test/"] || !got["http://fruit.test/a"] {
+		t.Errorf("after rm of /c and two URLs not held, live pages are %v, want / and /a", got)
+	}
+	if got := searchData(t, data, "cherry"); len(got) != 0 {
+		t.Errorf("after rm, cherry still finds %v", got)
+	}
+
+	// One page given twice, in two forms, is removed once and rm succeeds.
+	out, stderr, err = run(t, "rm", "--data", data, "http://fruit.test/a", "http://FRUIT.test/a#x")
+	if err != nil || !strings.Contains(out, "removed 1 pages") || strings.Contains(stderr, "rm:") {
+		t.Errorf("rm of /a given twice: error %v, output %q, stderr %q", err, out, stderr)
+	}
+}
+
+func TestNearURLs(t *testing.T) {
+	for _, c := range []struct {
+		url  string
+		want []string
+	}{
+		{"http://a.test/", []string{"https://a.test/"}},
+		{"http://a.test/c", []string{"http://a.test/c/", "https://a.test/c", "https://a.test/c/"}},
+		{"https://a.test:8443/c/?x=1", []string{"https://a.test:8443/c?x=1", "http://a.test:8443/c/?x=1", "http://a.test:8443/c?x=1"}},
+	} {
+		if got := nearURLs(c.url); !slices.Equal(got, c.want) {
+			t.Errorf("nearURLs(%s) = %q, want %q", c.url, got, c.want)
+		}
 	}
 }
