@@ -119,7 +119,9 @@ func (s *Spec) withDefaults() {
 // ParseTimes sets the spec's Every, Period and Stop from their text as
 // the watch API and the command line take them: durations such as 30m or
 // 6h; until a date (YYYY-MM-DD, midnight UTC) or an RFC 3339 time. Empty
-// text leaves the field to its default.
+// text leaves the field to its default. An every of 0 is refused, not
+// read as the default: it would quietly become a day, where whoever wrote
+// it wanted checks as often as they come.
 func (s *Spec) ParseTimes(every, period, until string) error {
 	for _, d := range []struct {
 		field, v string
@@ -131,6 +133,9 @@ func (s *Spec) ParseTimes(every, period, until string) error {
 		v, err := time.ParseDuration(d.v)
 		if err != nil {
 			return &FieldError{Field: d.field, Value: d.v, Limit: "a duration such as 30m or 6h"}
+		}
+		if d.field == "every" && v <= 0 {
+			return &FieldError{Field: d.field, Value: d.v, Limit: "a duration > 0 such as 30m or 6h; leave it out for the default (" + DefaultEvery.String() + ")"}
 		}
 		*d.to = v
 	}

@@ -166,6 +166,7 @@ func TestWatchAPI(t *testing.T) {
 		{`{"url":"` + e.pageURL + `","type":"words","every":"2h","select":"p:contains(x)"}`, `"field":"select"`},
 		{`{"url":"` + e.pageURL + `","type":"any","every":"2h","direction":"sideways"}`, `"field":"direction"`},
 		{`{"url":"` + e.pageURL + `","type":"words","every":"soon"}`, `"field":"every","value":"soon","limit":"a duration such as 30m or 6h"`},
+		{`{"url":"` + e.pageURL + `","type":"words","every":"0s"}`, `"field":"every","value":"0s","limit":"a duration \u003e 0 such as 30m or 6h`},
 		{`{"url":"` + e.pageURL + `","type":"words","until":"soon"}`, `"field":"until","value":"soon"`},
 		{`{"url":"` + e.pageURL + `","type":"words","every":"2h","notify":["sms:1"]}`, `"field":"notify"`},
 		{`{"url":"` + e.pageURL + `","kind":"words"}`, `"field":"kind"`},

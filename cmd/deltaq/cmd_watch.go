@@ -163,7 +163,11 @@ func (a *app) newWatchCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return a.printJSON(obj)
+				out := testedObject{Object: obj}
+				if spec.Type == watch.Keywords {
+					out.Flag = &obj.Flag
+				}
+				return a.printJSON(out)
 			})
 		},
 	}
@@ -323,6 +327,14 @@ func (a *app) newWatchCmd() *cobra.Command {
 
 	cmd.AddCommand(addCmd, testCmd, listCmd, showCmd, historyCmd, rmCmd, keyCmd, feedURLCmd, revokeCmd)
 	return cmd
+}
+
+// testedObject is what watch test prints: the object, whose flag (all the
+// keywords are present) a keywords sentinel shows even when false, for
+// that is its whole object; the other types have no flag to show.
+type testedObject struct {
+	watch.Object
+	Flag *bool `json:"flag,omitempty"`
 }
 
 func (a *app) newAlertCmd() *cobra.Command {

@@ -56,6 +56,8 @@ func TestWatchCommands(t *testing.T) {
 	}{
 		{[]string{"watch", "add", u, "--type", "colour"}, "type = colour: must be one of any"},
 		{[]string{"watch", "add", u, "--every", "soon"}, "--every = soon: must be a duration"},
+		{[]string{"watch", "add", u, "--every", "0"}, "--every = 0: must be a duration > 0 such as 30m or 6h; leave it out for the default (24h0m0s)"},
+		{[]string{"watch", "add", u, "--every", "-1h"}, "--every = -1h: must be a duration > 0"},
 		{[]string{"watch", "add", u, "--notify", "sms:1"}, `notify "sms:1"`},
 		{[]string{"watch", "add", u, "--until", "tomorrow"}, "--until = tomorrow: must be a date"},
 		{[]string{"watch", "show", "w9"}, `no sentinel "w9" (deltaq watch list shows them)`},
@@ -203,6 +205,28 @@ func TestWatchFeedURLAndRevokeKey(t *testing.T) {
 	for _, args := range [][]string{{"watch", "feed-url", key}, {"watch", "revoke-key", key}} {
 		if _, _, err := run(t, append(args, "--data", data)...); err == nil || !strings.Contains(err.Error(), "KEY: no such key here") {
 			t.Errorf("%v after the revoke: %v, want KEY: no such key here", args, err)
+		}
+	}
+}
+
+// watch test shows a keywords sentinel's flag when it is false (the
+// keywords are not all on the page), which is all its object says; the
+// other types have no flag to show.
+func TestWatchTestShowsAFalseKeywordsFlag(t *testing.T) {
+	t.Setenv("DELTAQ_CRAWLER_ALLOW_PRIVATE", "true") // the page is on loopback
+	u, _ := changingPage(t, `<html><body><p>fees are due in March</p></body></html>`)
+	data := t.TempDir()
+	for _, c := range []struct {
+		args       []string
+		want, lack string
+	}{
+		{[]string{"--type", "keywords", "--keywords", "refund"}, `"flag": false`, ""},
+		{[]string{"--type", "keywords", "--keywords", "fees,march"}, `"flag": true`, ""},
+		{[]string{"--type", "words"}, `"set": [`, `"flag"`},
+	} {
+		out, _, err := run(t, append([]string{"watch", "test", u, "--data", data}, c.args...)...)
+		if err != nil || !strings.Contains(out, c.want) || (c.lack != "" && strings.Contains(out, c.lack)) {
+			t.Errorf("watch test %v: %v; want %s and no %q\n%s", c.args, err, c.want, c.lack, out)
 		}
 	}
 }
