@@ -150,6 +150,9 @@ type phraseJSON struct {
 	Clicks      int64   `json:"clicks"`
 	CTR         float64 `json:"ctr"`
 	Spend       float64 `json:"spend"`
+	// Removed marks the row summing the phrases the ad no longer targets,
+	// which an advertiser's own phrase could not be told from by name.
+	Removed bool `json:"removed,omitempty"`
 }
 
 type adReportJSON struct {
@@ -298,7 +301,7 @@ func (api *adsAPI) apiReport(w http.ResponseWriter, r *http.Request, adv ads.Adv
 		ar := adReportJSON{ID: a.Ad.ID, Title: a.Ad.Title, Status: a.Ad.Status, Phrases: []phraseJSON{}}
 		for _, p := range a.Phrases {
 			ar.Phrases = append(ar.Phrases, phraseJSON{Phrase: p.Phrase, Bid: p.Bid.Units(),
-				Impressions: p.Impressions, Clicks: p.Clicks, CTR: p.CTR(), Spend: p.Spend.Units()})
+				Impressions: p.Impressions, Clicks: p.Clicks, CTR: p.CTR(), Spend: p.Spend.Units(), Removed: p.Removed})
 		}
 		out.Ads = append(out.Ads, ar)
 	}

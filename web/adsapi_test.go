@@ -339,10 +339,20 @@ func TestAPIAccountAndReport(t *testing.T) {
 	if p.Phrase != "shoes" || p.Impressions != 5 || p.Clicks != 1 || p.CTR != 0.2 || p.Spend != 0.5 {
 		t.Fatalf("phrase stats %+v, want 5 impressions, 1 click, CTR 0.2, spend 0.5", p)
 	}
+	// The phrase dropped, its statistics stay, in a row marked removed.
+	if code := e.call("PATCH", adsAPIPrefix+itoa(ad.ID), key, `{"targets":[{"phrase":"boots","bid":0.5}]}`, &adJSON{}); code != 200 {
+		t.Fatalf("retarget: %d", code)
+	}
+	rep = reportJSON{}
+	e.call("GET", adsAPIPrefix+"report", key, "", &rep)
+	if ps := rep.Ads[0].Phrases; len(ps) != 2 || ps[0].Phrase != "boots" || ps[0].Removed || ps[0].Impressions != 0 ||
+		!ps[1].Removed || ps[1].Impressions != 5 || ps[1].Clicks != 1 || ps[1].Spend != 0.5 {
+		t.Fatalf("report after dropping shoes %+v, want boots and a removed row of 5 impressions, 1 click, 0.5 spent", ps)
+	}
 	if code := e.call("DELETE", adsAPIPrefix+itoa(ad.ID), key, "", &adJSON{}); code != 200 {
 		t.Fatal("revoke failed")
 	}
-	if e.call("GET", adsAPIPrefix+"report", key, "", &rep); rep.Ads[0].Status != ads.StatusRevoked || rep.Ads[0].Phrases[0].Clicks != 1 {
+	if e.call("GET", adsAPIPrefix+"report", key, "", &rep); rep.Ads[0].Status != ads.StatusRevoked || rep.Ads[0].Phrases[1].Clicks != 1 {
 		t.Fatalf("report of a revoked ad %+v, want its history", rep.Ads[0])
 	}
 }
