@@ -71,11 +71,11 @@ func failureText(err error) string {
 	if len(s) <= maxFailureText {
 		return s
 	}
-	s = s[:maxFailureText]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1]
+	cut := maxFailureText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut-- // not inside a rune
 	}
-	return s + "…"
+	return s[:cut] + "…"
 }
 
 // failureLog is a sentinel's failure runs, oldest first, at most

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -149,5 +150,21 @@ func TestCutTextIsKeptAsAFailure(t *testing.T) {
 	}
 	if fs, err := e.Failures(t.Context(), whole.ID); err != nil || len(fs) != 0 {
 		t.Errorf("whole-page sentinel's failures = %+v, %v; want none", fs, err)
+	}
+}
+
+// A kept error is cut at maxFailureText bytes, between runes, whatever
+// else the message holds.
+func TestFailureTextIsCutBetweenRunes(t *testing.T) {
+	for _, msg := range []string{
+		strings.Repeat("a", maxFailureText-1) + "é" + strings.Repeat("b", 50),
+		"\xff" + strings.Repeat("ü", maxFailureText),
+		strings.Repeat("c", maxFailureText),
+	} {
+		got := failureText(errors.New(msg))
+		body := strings.TrimSuffix(got, "…")
+		if len(body) > maxFailureText || !strings.HasPrefix(msg, body) || len(body) < maxFailureText-3 || (got != body) != (len(msg) > maxFailureText) {
+			t.Errorf("failureText of %d bytes = %d bytes %q…", len(msg), len(got), got[:min(20, len(got))])
+		}
 	}
 }
