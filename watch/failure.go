@@ -120,6 +120,15 @@ func (e *Engine) failed(ctx context.Context, key string, err error) error {
 	return e.failedLocked(ctx, key, failureKind(err, FailFetch), err)
 }
 
+// FetchFailed records that a fetch of group key's page made elsewhere
+// (the crawler's, under deltaq run) brought no copy to check, err saying
+// why, as a failed check of each of the group's sentinels, as a failed
+// fetch of the engine's own is. It returns err, joined with any error
+// recording it.
+func (e *Engine) FetchFailed(ctx context.Context, key string, err error) error {
+	return e.failed(ctx, key, err)
+}
+
 // failedLocked is failed with e.mu held and the kind named.
 func (e *Engine) failedLocked(ctx context.Context, key, kind string, err error) error {
 	r := &reader{db: e.db}

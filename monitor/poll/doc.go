@@ -30,7 +30,10 @@
 // of the instant's picks, by summed utility, each worth at least
 // monitor.min_utility; the frontier spreads frontier.split.monitor over the
 // period's instants and gives what an instant's picks leave to new URLs
-// (frontier/monitor.go).
+// (frontier/monitor.go). A watched URL's fetch that brought no copy (an
+// error status, no answer, robots.txt) is a failed check of its watches
+// (watch.Engine.FetchFailed), kept in their histories as the failures of
+// deltaq serve's own fetches are.
 //
 // State: in memory, the plan (each feed's model and one week of planned
 // times, feeds.polls_per_day·7 a feed on average), WIC's per-watch state

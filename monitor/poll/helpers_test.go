@@ -71,6 +71,13 @@ func (w *web) set(hostPath, ctype, body string) {
 	w.page[hostPath] = page{body: body, ctype: ctype}
 }
 
+// remove makes hostPath answer 404.
+func (w *web) remove(hostPath string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.page, hostPath)
+}
+
 func (w *web) html(hostPath, text string) {
 	w.set(hostPath, "text/html", "<html><body><p>"+text+"</p></body></html>")
 }

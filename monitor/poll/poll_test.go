@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/deltaq/deltaq/feeds"
 	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/repo"
+	"github.com/deltaq/deltaq/watch"
 )
 
 // Six watched pages with wishes of 1h … 6h, and ten new URLs waiting. The
@@ -162,6 +164,52 @@ func TestFeedAndWatchOnOneURLShareOneFetch(t *testing.T) {
 		if got[name] != want {
 			t.Errorf("metric %s = %g, want %g", name, got[name], want)
 		}
+	}
+}
+
+// A poll of a watched page that brought no copy (here a 404) is a failed
+// check in the watch's history, as a failed fetch of the watch's own is:
+// counted once per run of the same error, never a change, and a later
+// change still fires.
+func TestAFailedPollIsAFailedCheckOfTheWatch(t *testing.T) {
+	w := newWeb(t)
+	cfg := config(t, w, 100, time.Hour, 0.5, time.Hour, "a.test")
+	e, clk := fresh(t, cfg, w)
+	const u = "http://a.test/page"
+	w.html("a.test/page", "first")
+	e.watch(t, u, time.Hour)
+	e.start(t)
+	sentinels, err := e.watches.List(t.Context(), "")
+	if err != nil || len(sentinels) != 1 {
+		t.Fatalf("sentinels %v, %v", sentinels, err)
+	}
+	id := sentinels[0].ID
+	w.remove("a.test/page")
+	for i := 1; i <= 2; i++ {
+		clk.Set(t0.Add(time.Duration(i) * time.Hour))
+		if _, in := e.step(t); in.URLs != 1 || in.Failed != 1 || in.Fired != 0 {
+			t.Fatalf("poll %d of a page gone: ingested %+v, want 1 URL, 1 failed, none fired", i, in)
+		}
+	}
+	fails, err := e.watches.Failures(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fails) != 1 || fails[0].Kind != watch.FailStatus || fails[0].Count != 2 || !strings.Contains(fails[0].Error, "404") ||
+		!fails[0].First.Equal(t0.Add(time.Hour)) || !fails[0].Last.Equal(t0.Add(2*time.Hour)) {
+		t.Fatalf("failures %+v, want one run of two 404s, at 1h and 2h", fails)
+	}
+	w.html("a.test/page", "second")
+	clk.Set(t0.Add(3 * time.Hour))
+	if _, in := e.step(t); in.Failed != 0 || in.Fired != 1 {
+		t.Fatalf("poll of the page back and changed: ingested %+v, want it fired", in)
+	}
+	hist, err := e.watches.History(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fails, _ := e.watches.Failures(t.Context(), id); len(hist) != 1 || len(fails) != 1 {
+		t.Errorf("history %d changes and %d failure runs, want 1 and 1", len(hist), len(fails))
 	}
 }
 

@@ -378,15 +378,17 @@ func (p *Poller) Ingest(ctx context.Context) (Ingested, error) {
 		if len(d.groups[u]) == 0 {
 			continue
 		}
-		f, ok, err := p.stored(ctx, u)
+		f, fetchErr, err := p.stored(ctx, u)
 		if err != nil {
 			return in, err
 		}
-		if !ok {
-			continue
-		}
 		for _, key := range d.groups[u] {
-			res, err := p.watches.CheckFetched(ctx, key, f)
+			var res watch.CheckResult
+			if fetchErr != nil {
+				err = p.watches.FetchFailed(ctx, key, fetchErr)
+			} else if f != nil {
+				res, err = p.watches.CheckFetched(ctx, key, *f)
+			}
 			if err != nil {
 				in.Failed++
 				p.logger.Warn("watch check failed", "url", u, "err", err)
@@ -405,25 +407,41 @@ func (p *Poller) Ingest(ctx context.Context) (Ingested, error) {
 }
 
 // stored is the copy of u the crawler keeps, if its last fetch reached the
-// page (an answer, changed or not); a disallowed, failed or gone fetch has
-// no copy for the watches.
-func (p *Poller) stored(ctx context.Context, u string) (watch.Fetched, bool, error) {
+// page (an answer, changed or not). If it did not (an error status, no
+// answer, robots.txt), fetchErr says why, for the watches' histories; a
+// page the repository no longer holds, or with no copy yet, gives neither.
+func (p *Poller) stored(ctx context.Context, u string) (f *watch.Fetched, fetchErr, err error) {
 	pg, err := p.db.Page(u)
 	if errors.Is(err, repo.ErrNotFound) {
-		return watch.Fetched{}, false, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return watch.Fetched{}, false, fmt.Errorf("poll: page %s: %w", u, err)
+		return nil, nil, fmt.Errorf("poll: page %s: %w", u, err)
 	}
-	if (pg.LastOutcome != repo.OutcomeOK && pg.LastOutcome != repo.OutcomeNotModified) || pg.Version.IsZero() {
+	switch {
+	case pg.LastOutcome != repo.OutcomeOK && pg.LastOutcome != repo.OutcomeNotModified:
 		p.logger.Debug("no copy to check", "url", u, "outcome", pg.LastOutcome)
-		return watch.Fetched{}, false, nil
+		return nil, crawlFailure(pg), nil
+	case pg.Version.IsZero():
+		return nil, nil, nil
 	}
 	v, err := p.db.LatestVersion(ctx, u)
 	if err != nil {
-		return watch.Fetched{}, false, fmt.Errorf("poll: copy of %s: %w", u, err)
+		return nil, nil, fmt.Errorf("poll: copy of %s: %w", u, err)
 	}
-	return watch.Fetched{Status: 200, ContentType: v.ContentType, Body: v.Body}, true, nil
+	return &watch.Fetched{Status: 200, ContentType: v.ContentType, Body: v.Body}, nil, nil
+}
+
+// crawlFailure says why the crawler's last fetch of pg brought no copy: an
+// answer's status as the watches' own fetches report it, else the outcome.
+func crawlFailure(pg repo.Page) error {
+	switch {
+	case pg.HTTPStatus >= 300 && pg.LastOutcome != repo.OutcomeRedirect:
+		return &watch.StatusError{URL: pg.URL, Status: pg.HTTPStatus}
+	case pg.LastOutcome == repo.OutcomeRedirect:
+		return fmt.Errorf("poll: crawler fetch of %s: redirect to %s not followed (status %d)", pg.URL, pg.RedirectTo, pg.HTTPStatus)
+	}
+	return fmt.Errorf("poll: crawler fetch of %s: %s", pg.URL, pg.LastOutcome)
 }
 
 // edited reports whether watches or feeds changed since the demands were
