@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -276,10 +278,15 @@ func (a *app) newWatchCmd() *cobra.Command {
 	var base string
 	feedURLCmd := &cobra.Command{
 		Use: "feed-url KEY [--base URL]", Short: "Print the Atom feed URLs of a key's user, with its feed token, for a feed reader",
+		Long: "Print the Atom feed URLs of a key's user, with its feed token, for a feed reader.\n\n" + keyArgHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			secret, err := keyArg(cmd, args[0])
+			if err != nil {
+				return err
+			}
 			return a.withWatches(cmd, &dataDir, openCrawledRepo, func(ctx context.Context, e *watchEnv) error {
-				k, ok, err := e.engine.Authenticate(strings.TrimSpace(args[0]))
+				k, ok, err := e.engine.Authenticate(secret)
 				if err != nil {
 					return err
 				}
@@ -310,9 +317,14 @@ func (a *app) newWatchCmd() *cobra.Command {
 	feedURLCmd.Flags().StringVar(&base, "base", "", "the server's URL as feed readers reach it (default http:// and server.listen)")
 	revokeCmd := &cobra.Command{
 		Use: "revoke-key KEY", Short: "Revoke an API key and its feed token", Args: cobra.ExactArgs(1),
+		Long: "Revoke an API key and its feed token: neither is accepted again.\n\n" + keyArgHelp,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			secret, err := keyArg(cmd, args[0])
+			if err != nil {
+				return err
+			}
 			return a.withWatches(cmd, &dataDir, openCrawledRepo, func(ctx context.Context, e *watchEnv) error {
-				k, err := e.engine.RevokeKey(ctx, args[0])
+				k, err := e.engine.RevokeKey(ctx, secret)
 				if errors.Is(err, watch.ErrNoSuchKey) {
 					return errors.New("KEY: no such key here (revoked already, or made on another repository)")
 				}
@@ -423,3 +435,23 @@ func noSuch(err error, what, id, list string) error {
 // defaultKey holds the limits of a watch API key that the command line
 // does not set; the demo's key has them all.
 var defaultKey = watch.Key{MaxWatches: 100, MinEvery: time.Hour, MaxRegexBytes: 256}
+
+// keyArgHelp says how a command takes an API key.
+const keyArgHelp = `KEY is the key deltaq watch key printed, or - to read it from the first
+line of standard input, which keeps it out of the shell's history.`
+
+// keyArg is the API key given as arg, or, for "-", the first line of
+// standard input.
+func keyArg(cmd *cobra.Command, arg string) (string, error) {
+	if arg != "-" {
+		return strings.TrimSpace(arg), nil
+	}
+	line, err := bufio.NewReader(io.LimitReader(cmd.InOrStdin(), 4096)).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("KEY -: read standard input: %w", err)
+	}
+	if key := strings.TrimSpace(line); key != "" {
+		return key, nil
+	}
+	return "", errors.New("KEY -: standard input holds no key on its first line")
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -199,7 +200,22 @@ func TestWatchFeedURLAndRevokeKey(t *testing.T) {
 	if err != nil || again != out {
 		t.Errorf("watch feed-url a second time: %v\n%s\nwant the same URLs\n%s", err, again, out)
 	}
-	if out, _, err := run(t, "watch", "revoke-key", key, "--data", data); err != nil || !strings.Contains(out, "revoked a key of ada and its feed token") {
+	// Given as -, the key is read from standard input, as a paste leaves it.
+	fromStdin := func(stdin string, args ...string) (string, error) {
+		var stdout, stderr bytes.Buffer
+		cmd := newRootCmd(&stdout, &stderr)
+		cmd.SetIn(strings.NewReader(stdin))
+		cmd.SetArgs(append(args, "--data", data))
+		err := cmd.ExecuteContext(t.Context())
+		return stdout.String(), err
+	}
+	if piped, err := fromStdin(key+"\r\n", "watch", "feed-url", "-", "--base", "https://dq.example"); err != nil || piped != out {
+		t.Errorf("watch feed-url - with the key on stdin: %v\n%s\nwant\n%s", err, piped, out)
+	}
+	if _, err := fromStdin("\n"+key, "watch", "revoke-key", "-"); err == nil || !strings.Contains(err.Error(), "KEY -: standard input holds no key") {
+		t.Errorf("watch revoke-key - with an empty first line: %v, want refused", err)
+	}
+	if out, err := fromStdin(key, "watch", "revoke-key", "-"); err != nil || !strings.Contains(out, "revoked a key of ada and its feed token") {
 		t.Errorf("watch revoke-key: %v\n%s", err, out)
 	}
 	for _, args := range [][]string{{"watch", "feed-url", key}, {"watch", "revoke-key", key}} {
