@@ -52,11 +52,8 @@ func (o *Outbox) Feed(ctx context.Context, feed, self string) ([]byte, error) {
 	for i := len(entries) - 1; i >= 0; i-- {
 		n := entries[i]
 		var content bytes.Buffer
-		content.WriteString("<p>" + xmlText(n.Summary) + "</p>")
-		if n.Diff != nil {
-			if err := n.Diff.WriteHTML(&content, diff.ChangesOnly); err != nil {
-				return nil, err
-			}
+		if err := n.writeContent(&content); err != nil {
+			return nil, fmt.Errorf("notify: render feed %s entry %s: %w", feed, n.ID, err)
 		}
 		up := n.At.UTC().Format(time.RFC3339Nano)
 		if i == len(entries)-1 {
@@ -72,6 +69,28 @@ func (o *Outbox) Feed(ctx context.Context, feed, self string) ([]byte, error) {
 		return nil, fmt.Errorf("notify: render feed %s: %w", feed, err)
 	}
 	return append([]byte(xml.Header), out...), nil
+}
+
+// writeContent writes an entry's HTML: the summary, then the diff, or
+// each of a digest's diffs under its heading.
+func (n *Notification) writeContent(w *bytes.Buffer) error {
+	w.WriteString("<p>" + xmlText(n.Summary) + "</p>")
+	if len(n.Changes) == 0 {
+		if n.Diff == nil {
+			return nil
+		}
+		return n.Diff.WriteHTML(w, diff.ChangesOnly)
+	}
+	for i, c := range n.Changes {
+		w.WriteString("<h4>" + xmlText(n.heading(i)) + "</h4>")
+		if c.Diff == nil {
+			continue
+		}
+		if err := c.Diff.WriteHTML(w, diff.ChangesOnly); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func xmlText(s string) string {

@@ -27,6 +27,10 @@
 // under notify.webhook_timeout; any 2xx is accepted.
 // E-mail: SMTP (RFC 5321) to notify.smtp.addr, a plain-text body with the
 // changes-only diff.
+// A digest (package watch) carries each of its changes' diffs, oldest
+// first (Notification.Changes), and the e-mail body, the Atom entry and
+// the webhook JSON show every one under its time; their number is bounded
+// where the digest collects them (watch.digest_kept).
 //
 // WebCQ (Liu, Tang, Buttler, Pu): §5 the notification service (e-mail and
 // the personalized web bulletin, here the Atom feed per user and per

@@ -54,7 +54,9 @@ func sendEmail(ctx context.Context, cfg SMTPConfig, d *delivery, now time.Time) 
 	return c.Quit()
 }
 
-// message renders an RFC 5322 message with a plain-text body.
+// message renders an RFC 5322 message with a plain-text body: the URL,
+// the summary, then the diff, or each of a digest's diffs under its
+// heading.
 func message(from string, d *delivery, now time.Time) []byte {
 	var b strings.Builder
 	// Header values come partly from pages and users: a line break in one
@@ -72,7 +74,15 @@ func message(from string, d *delivery, now time.Time) []byte {
 	h("Content-Transfer-Encoding", "8bit")
 	b.WriteString("\r\n")
 	body := d.N.URL + "\n" + d.N.Summary + "\n"
-	if d.N.Diff != nil {
+	switch {
+	case len(d.N.Changes) > 0:
+		for i, c := range d.N.Changes {
+			body += "\n" + d.N.heading(i) + "\n"
+			if c.Diff != nil {
+				body += c.Diff.PlainText()
+			}
+		}
+	case d.N.Diff != nil:
 		body += "\n" + d.N.Diff.PlainText()
 	}
 	// SMTP lines end in CRLF, and a line that is a lone "." ends DATA

@@ -25,10 +25,34 @@ type Notification struct {
 	// Summary is a short plain-text account (a snippet for alerts).
 	Summary string `json:"summary,omitempty"`
 	// Diff is the changes-only difference; nil for alerts on new pages.
-	Diff    *diff.Result `json:"diff,omitempty"`
+	// In a digest it is the last change's, for receivers that read only it.
+	Diff *diff.Result `json:"diff,omitempty"`
+	// Changes are a digest's changes, oldest first, each with its own
+	// diff: changes-only diffs cannot be merged into one net diff. Nil for
+	// one change (an eager watch, an alert) and in notifications stored
+	// before digests carried them; those render Diff alone.
+	Changes []ChangeDiff `json:"changes,omitempty"`
 	Targets []Target     `json:"-"`
 	// Feeds are the Atom feeds that get an entry ("watch:ID", "user:NAME").
 	Feeds []string `json:"-"`
+}
+
+// ChangeDiff is one change of a digest: when it was seen, its one-line
+// account and its changes-only diff.
+type ChangeDiff struct {
+	At      time.Time    `json:"at"`
+	Summary string       `json:"summary,omitempty"`
+	Diff    *diff.Result `json:"diff,omitempty"` // nil when no text changed (keywords, lost, found)
+}
+
+// heading is the line that heads the i-th of n's changes in a body.
+func (n *Notification) heading(i int) string {
+	c := &n.Changes[i]
+	h := fmt.Sprintf("Change %d of %d, %s", i+1, len(n.Changes), c.At.UTC().Format(time.RFC3339))
+	if c.Summary != "" {
+		h += ": " + c.Summary
+	}
+	return h
 }
 
 // TargetKind says how a delivery travels.

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -289,5 +291,67 @@ func TestParseTargetsBoundsTheirNumber(t *testing.T) {
 	_, err = notify.ParseTargets([]string{"feed", "sms:1"}, 2)
 	if !errors.As(err, &te) || te.Value != "sms:1" || !strings.Contains(err.Error(), `notify "sms:1"`) {
 		t.Errorf("a bad target: %v, want it named", err)
+	}
+}
+
+// TestNotificationStoredBeforeChangesStillRenders: a delivery and a feed
+// entry written before notifications carried a digest's changes (JSON
+// without "changes", keys as repo/FORMAT.md gives them) still load, and
+// render the summary and the one diff as they did.
+func TestNotificationStoredBeforeChangesStillRenders(t *testing.T) {
+	db := openRepo(t)
+	mb := notifytest.SMTP(t)
+	rcv := notifytest.Webhooks(t)
+	cfg := testConfig()
+	cfg.SMTP.Addr = mb.Addr
+	ob := notify.NewOutbox(db, cfg)
+	at := time.Date(2023, 3, 1, 0, 0, 0, 0, time.UTC)
+	summary := `2023-02-28T10:00:00Z update: 1 runs added, 1 removed\n2023-02-28T22:00:00Z update: 1 runs added, 1 removed`
+	n := `{"id":"dw1-1","source":"watch:w1","url":"https://example.gov/a","title":"changed: example.gov/a","kind":"any",` +
+		`"change":"update","at":"2023-03-01T00:00:00Z","summary":"` + summary + `",` +
+		`"diff":{"words":[{"kind":"delete","text":"March 3","n":2},{"kind":"insert","text":"April 10","n":2}],"links":{},"fraction":0.5}}`
+	stamp := fmt.Sprintf("%016x", at.UnixNano())
+	b := db.NewBatch(t.Context())
+	defer b.Close()
+	for i, target := range []string{`{"kind":"webhook","addr":"` + rcv.URL + `"}`, `{"kind":"email","addr":"ada@example.org"}`} {
+		v := `{"n":` + n + `,"target":` + target + `,"index":` + strconv.Itoa(i) + `,"attempts":0,"due":"2023-03-01T00:00:00Z"}`
+		if err := b.PutBucket("notify", "o"+stamp+"/dw1-1/"+strconv.Itoa(i), []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.PutBucket("notify", "fwatch:w1\x00"+stamp+"/dw1-1", []byte(n)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := notify.NewService(ob, notify.Options{Client: noKeepAlive()}).Drain(t.Context()); err != nil || st.Delivered != 2 {
+		t.Fatalf("Drain = %+v, %v; want both old deliveries sent", st, err)
+	}
+
+	msgs := mb.Messages()
+	want := "https://example.gov/a\n" + strings.ReplaceAll(summary, `\n`, "\n") + "\n\n- March 3\n+ April 10\n"
+	if len(msgs) != 1 || strings.ReplaceAll(msgs[0].Body, "\r\n", "\n") != want {
+		t.Errorf("messages %+v, want one with the body\n%s", msgs, want)
+	}
+	hooks := rcv.Hooks()
+	if len(hooks) != 1 || hooks[0].Notification.Diff == nil || hooks[0].Notification.Changes != nil || strings.Contains(string(hooks[0].Body), `"changes"`) {
+		t.Errorf("hooks %+v, want one with the diff and no changes", hooks)
+	}
+	raw, err := ob.Feed(t.Context(), "watch:w1", "http://localhost/feeds/watch/w1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Entries []struct {
+			Content string `xml:"content"`
+		} `xml:"entry"`
+	}
+	if err := xml.Unmarshal(raw, &f); err != nil {
+		t.Fatalf("feed is not XML: %v\n%s", err, raw)
+	}
+	if len(f.Entries) != 1 || !strings.Contains(f.Entries[0].Content, "<del>March 3</del>") || !strings.Contains(f.Entries[0].Content, "<ins>April 10</ins>") ||
+		strings.Contains(f.Entries[0].Content, "<h4>") {
+		t.Errorf("entries %+v, want one with the diff and no change headings", f.Entries)
 	}
 }

@@ -743,7 +743,9 @@ func notificationID(prefix, id string, now time.Time) string {
 
 // notification builds the notification of one or more changes. Its ID is
 // the sentinel and the check time: the same change always has the same
-// idempotency key.
+// idempotency key. A digest carries every change's diff (Changes), since
+// changes-only diffs cannot be merged into the period's net diff; Diff
+// stays the last one's for receivers that read only it.
 func (e *Engine) notification(s *Sentinel, cs []Change, now time.Time, prefix string) *notify.Notification {
 	last := cs[len(cs)-1]
 	n := &notify.Notification{
@@ -753,8 +755,21 @@ func (e *Engine) notification(s *Sentinel, cs []Change, now time.Time, prefix st
 		Diff:  last.Diff,
 	}
 	var sums []string
+	if s.Mode == Digest {
+		n.Changes = make([]notify.ChangeDiff, 0, len(cs))
+	}
 	for _, c := range cs {
-		sums = append(sums, c.At.UTC().Format(time.RFC3339)+" "+c.summary())
+		sum := c.summary()
+		sums = append(sums, c.At.UTC().Format(time.RFC3339)+" "+sum)
+		if s.Mode == Digest {
+			n.Changes = append(n.Changes, notify.ChangeDiff{At: c.At, Summary: sum, Diff: c.Diff})
+		}
+	}
+	// Pending drops its oldest changes past watch.digest_kept (evaluate),
+	// which bounds a digest's body; a full one says so rather than pass
+	// for the whole period.
+	if s.Mode == Digest && len(cs) >= e.cfg.DigestKept {
+		sums = append(sums, fmt.Sprintf("(only the last %d changes of the period are kept, watch.digest_kept; any earlier ones are left out)", e.cfg.DigestKept))
 	}
 	n.Summary = strings.Join(sums, "\n")
 	for _, t := range s.Notify {
