@@ -20,7 +20,9 @@ type Change struct {
 	Fraction float64      `json:"fraction"`
 	Diff     *diff.Result `json:"diff,omitempty"`
 	// Fired is set when the trigger condition held; Notification names the
-	// notification that carried it (eager, or the digest).
+	// eager notification that carried it. A digest is sent after the
+	// change's entry is written and is not named here: it carries the
+	// change itself (notify.Notification.Changes).
 	Fired        bool   `json:"fired"`
 	Notification string `json:"notification,omitempty"`
 }
