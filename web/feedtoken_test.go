@@ -1,6 +1,7 @@
 package web
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -124,4 +125,53 @@ func feedToken(t *testing.T, feed string) string {
 // tokenQuery is the query of a feed URL, token=TOKEN.
 func tokenQuery(t *testing.T, feed string) string {
 	return "token=" + url.QueryEscape(feedToken(t, feed))
+}
+
+// TestFeedTokenWinsOnFeedRoutes: a feed URL pasted with a trailing space
+// or newline still reads the feed, and on a feed route the token is used
+// whatever Authorization header a reader or a proxy adds (Basic auth, a
+// stale bearer); elsewhere the token is still refused.
+func TestFeedTokenWinsOnFeedRoutes(t *testing.T) {
+	e := newWatchEnv(t)
+	ada := e.key("ada", 5)
+	var list struct{ Feed string }
+	if code, body := e.call("GET", "/api/v1/watches", ada, "", &list); code != 200 {
+		t.Fatalf("GET /api/v1/watches: %d %s", code, body)
+	}
+	token := url.QueryEscape(feedToken(t, list.Feed))
+	get := func(path, auth string) (int, string) {
+		req, err := http.NewRequestWithContext(t.Context(), "GET", e.srv.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := e.srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, c := range []struct {
+		name, path, auth string
+		code             int
+		want             string
+	}{
+		{"a trailing newline", "/api/v1/feed?token=" + token + "%0A", "", 200, "<feed"},
+		{"a trailing space", "/api/v1/feed?token=" + token + "%20", "", 200, "<feed"},
+		{"a leading space", "/api/v1/feed?token=+" + token, "", 200, "<feed"},
+		{"basic auth beside the token", "/api/v1/feed?token=" + token, "Basic YWRhOnB3", 200, "<feed"},
+		{"a stale bearer beside the token", "/api/v1/feed?token=" + token, "Bearer dqw_0123", 200, "<feed"},
+		{"a wrong token beside the right bearer", "/api/v1/feed?token=dqf_0123", "Bearer " + ada, 401, `"field":"token"`},
+		{"the bearer alone", "/api/v1/feed", "Bearer " + ada, 200, "<feed"},
+		{"the token with basic auth on the list", "/api/v1/watches?token=" + token, "Basic YWRhOnB3", 401, "missing bearer key"},
+		{"the token alone on the list", "/api/v1/watches?token=" + token, "", 401, "feed routes only"},
+	} {
+		if code, body := get(c.path, c.auth); code != c.code || !strings.Contains(body, c.want) {
+			t.Errorf("%s: %d %s; want %d with %s", c.name, code, body, c.code, c.want)
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,7 +28,8 @@ import (
 // (watches, shortest interval, regex size); a watch or an alert notifies
 // at most notify.max_targets targets. A feed route also takes the key's
 // feed token as ?token= (watch.Engine.FeedToken), since a feed reader can
-// only fetch a URL; no other route takes it, so a token that leaks from a
+// only fetch a URL; there the token wins over any Authorization header
+// (feedAuthed). No other route takes it, so a token that leaks from a
 // reader's settings reads feeds and nothing else. The listings give each
 // feed's URL with the token in it.
 //
@@ -140,16 +142,19 @@ func (api *watchAPI) authed(h keyFunc) http.HandlerFunc {
 	}
 }
 
-// feedAuthed is authed for a feed route: without an Authorization header,
-// the key is the one whose feed token ?token= is.
+// feedAuthed is authed for a feed route: given ?token=, the key is the one
+// whose feed token it is, whatever Authorization header came along, since
+// readers and proxies add Basic auth or a stale bearer to a URL that was
+// given with its token; without one, the bearer key. The token is trimmed
+// as a bearer key is: a copy and paste leaves a space or a newline.
 func (api *watchAPI) feedAuthed(h keyFunc) http.HandlerFunc {
 	bearer := api.authed(h)
 	return func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "" || !r.URL.Query().Has("token") {
+		if !r.URL.Query().Has("token") {
 			bearer(w, r)
 			return
 		}
-		k, ok, err := api.watches.AuthenticateFeed(r.URL.Query().Get("token"))
+		k, ok, err := api.watches.AuthenticateFeed(strings.TrimSpace(r.URL.Query().Get("token")))
 		if err != nil {
 			api.internal(w, err)
 			return
