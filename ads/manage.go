@@ -456,9 +456,10 @@ func (s *Store) Ads(ctx context.Context, advertiserID uint64) ([]Ad, error) {
 }
 
 // Report returns the advertiser's budget, today's spend, and impressions,
-// clicks, CTR and spend of every (ad, phrase) pair. Phrases an ad no
-// longer targets are summed in one last row (Removed), so an ad's rows add
-// up to everything it was shown and charged.
+// clicks, CTR and spend of every (ad, phrase) pair. Each phrase an ad no
+// longer targets but was shown for keeps a row of its own after the live
+// ones (Removed, bid 0), so an ad's rows add up to everything it was shown
+// and charged and still say which phrase earned what.
 func (s *Store) Report(ctx context.Context, advertiserID uint64) (Report, error) {
 	r, err := s.Account(advertiserID)
 	if err != nil {
@@ -499,40 +500,41 @@ func (s *Store) Report(ctx context.Context, advertiserID uint64) (Report, error)
 		if err != nil {
 			return Report{}, err
 		}
-		if removed != (statsRecord{}) {
-			row := removed.phraseStats(RemovedPhrases, 0)
-			row.Removed = true
-			ar.Phrases = append(ar.Phrases, row)
-		}
+		ar.Phrases = append(ar.Phrases, removed...)
 		r.Ads = append(r.Ads, ar)
 	}
 	return r, nil
 }
 
-// removedStats sums the stats records of the ad's phrases not in
-// targeted. A dropped phrase's record is written when it leaves the index
-// (writeDetached) and never changes after, since a click on it is no
-// longer charged.
-func (s *Store) removedStats(ctx context.Context, adID uint64, targeted map[string]bool) (statsRecord, error) {
-	var sum statsRecord
+// removedStats returns a row for each stats record of the ad whose phrase
+// is not in targeted, in phrase order. A dropped phrase's record is
+// written when it leaves the index (writeDetached) and never changes
+// after, since a click on it is no longer charged. A phrase dropped
+// before it was ever shown adds nothing to the totals and gets no row.
+func (s *Store) removedStats(ctx context.Context, adID uint64, targeted map[string]bool) ([]PhraseStats, error) {
+	var rows []PhraseStats
 	prefix := keyStatsPrefix(adID)
 	for kv, err := range s.db.BucketScan(ctx, bucket, prefix) {
 		if err != nil {
-			return statsRecord{}, fmt.Errorf("ads: stats of ad %d: %w", adID, err)
+			return nil, fmt.Errorf("ads: stats of ad %d: %w", adID, err)
 		}
 		key := string(kv[0])
-		if targeted[key[len(prefix):]] {
+		phrase := key[len(prefix):]
+		if targeted[phrase] {
 			continue
 		}
 		var rec statsRecord
 		if err := decode(key, kv[1], &rec); err != nil {
-			return statsRecord{}, err
+			return nil, err
 		}
-		sum.Impressions += rec.Impressions
-		sum.Clicks += rec.Clicks
-		sum.Spend += rec.Spend
+		if rec == (statsRecord{}) {
+			continue
+		}
+		row := rec.phraseStats(phrase, 0)
+		row.Removed = true
+		rows = append(rows, row)
 	}
-	return sum, nil
+	return rows, nil
 }
 
 // Account is Report without the per-ad statistics: budget, spend today

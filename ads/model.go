@@ -75,7 +75,7 @@ type AdSpec struct {
 // AdUpdate changes an ad; nil fields are left as they are. Targets, when
 // set, replaces the whole list: phrases kept keep their statistics and take
 // the new bid, phrases dropped stop competing (their statistics stay in the
-// report's Removed row), new phrases start fresh.
+// report, in a Removed row each), new phrases start fresh.
 type AdUpdate struct {
 	Title   *string
 	Text    *string
@@ -90,15 +90,13 @@ type PhraseStats struct {
 	Impressions int64 // n_ij
 	Clicks      int64 // s_ij
 	Spend       Money // charged for these clicks, all days
-	// Removed marks the row that sums the phrases the ad no longer
-	// targets; its Phrase is RemovedPhrases and its Bid zero.
+	// Removed marks a phrase the ad no longer targets; its Bid is zero.
+	// What was shown and charged for a phrase stays in the report after
+	// the phrase is dropped, so the report adds up to what the advertiser
+	// paid. A flag rather than a label in Phrase, since an advertiser may
+	// target any phrase, a label's spelling included.
 	Removed bool
 }
-
-// RemovedPhrases is the phrase of a report's Removed row. What was shown
-// and charged for a phrase stays in the report after the phrase is
-// dropped, so the report adds up to what the advertiser paid.
-const RemovedPhrases = "(removed phrases)"
 
 // CTR returns clicks per impression, 0 before the first impression.
 func (p PhraseStats) CTR() float64 {

@@ -1,19 +1,24 @@
 package ads
 
 import (
+	"slices"
 	"testing"
 )
 
 // TestReportKeepsTheStatisticsOfRemovedPhrases: a phrase dropped from an
 // ad (by an update, or before the ad was revoked) vanished from the
 // report with its impressions, clicks and spend, so the report no longer
-// added up to what the advertiser was charged. They now show in one row
-// per ad, and the report's totals equal the charges, also after a restart.
+// added up to what the advertiser was charged. They were then summed in
+// one row labelled "(removed phrases)", which lost which phrase earned
+// what and could not be told from a live phrase of that spelling. Each
+// removed phrase now has its own row, under its own name, after the live
+// ones, and the report's totals equal the charges, also after a restart.
 func TestReportKeepsTheStatisticsOfRemovedPhrases(t *testing.T) {
 	e := newEnv(t, testConfig())
 	adv := e.advertiser(0, "")
-	var charged Money
-	var shown int64
+	// earned is what each phrase was shown and charged, phrases being
+	// distinct across the two ads.
+	earned := map[string]PhraseStats{}
 	showAndClick := func(phrase string, n int) {
 		t.Helper()
 		var u string
@@ -23,13 +28,16 @@ func TestReportKeepsTheStatisticsOfRemovedPhrases(t *testing.T) {
 				t.Fatalf("%q shows %d ads, want 1", phrase, len(s))
 			}
 			u = s[0].ClickURL
-			shown++
 		}
 		res := e.click(u)
 		if res.Outcome != ClickCharged {
 			t.Fatalf("click on %q: %s, want charged", phrase, res.Outcome)
 		}
-		charged += res.Charged
+		p := earned[phrase]
+		p.Impressions += int64(n)
+		p.Clicks++
+		p.Spend += res.Charged
+		earned[phrase] = p
 	}
 	update := func(ad Ad, phrases ...string) {
 		t.Helper()
@@ -41,11 +49,21 @@ func TestReportKeepsTheStatisticsOfRemovedPhrases(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	removedRow := func(phrase string) PhraseStats {
+		p := earned[phrase]
+		p.Phrase, p.Removed = phrase, true
+		return p
+	}
 
-	kept := e.submit(adv.ID, 0.1, "a", "b")
+	// The old summed row's label, now an ordinary phrase an advertiser
+	// may target.
+	const label = "(removed phrases)"
+	kept := e.submit(adv.ID, 0.1, "a", "b", "f")
 	showAndClick("a", 2)
 	showAndClick("b", 3)
-	update(kept, "a") // b dropped
+	showAndClick("f", 6)
+	update(kept, "a", label) // b and f dropped
+	showAndClick(label, 1)
 	revoked := e.submit(adv.ID, 0.2, "c", "d")
 	showAndClick("c", 1)
 	showAndClick("d", 4)
@@ -54,47 +72,65 @@ func TestReportKeepsTheStatisticsOfRemovedPhrases(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	check := func(when string, wantRemoved map[uint64]PhraseStats) {
+	check := func(when string, wantLive map[uint64][]string, wantRemoved map[uint64][]PhraseStats) {
 		t.Helper()
 		r, err := e.s.Report(t.Context(), adv.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var spend Money
-		var impressions, clicks int64
+		var got PhraseStats
 		for _, ar := range r.Ads {
+			var live []string
 			var removed []PhraseStats
 			for _, p := range ar.Phrases {
-				spend += p.Spend
-				impressions += p.Impressions
-				clicks += p.Clicks
+				got.Spend += p.Spend
+				got.Impressions += p.Impressions
+				got.Clicks += p.Clicks
 				if p.Removed {
 					removed = append(removed, p)
+					continue
 				}
+				if len(removed) > 0 {
+					t.Errorf("%s: ad %d's live phrase %q follows a removed one: %+v", when, ar.Ad.ID, p.Phrase, ar.Phrases)
+				}
+				if e := earned[p.Phrase]; p.Impressions != e.Impressions || p.Clicks != e.Clicks || p.Spend != e.Spend {
+					t.Errorf("%s: ad %d's live phrase %+v, want what it earned %+v", when, ar.Ad.ID, p, e)
+				}
+				live = append(live, p.Phrase)
 			}
-			want, ok := wantRemoved[ar.Ad.ID]
-			switch {
-			case !ok && len(removed) > 0:
-				t.Errorf("%s: ad %d has a removed-phrases row %+v, want none", when, ar.Ad.ID, removed)
-			case ok && (len(removed) != 1 || removed[0] != want):
-				t.Errorf("%s: ad %d's removed phrases %+v, want one row %+v", when, ar.Ad.ID, removed, want)
+			if want := wantLive[ar.Ad.ID]; !slices.Equal(live, want) {
+				t.Errorf("%s: ad %d's live phrases %q, want %q", when, ar.Ad.ID, live, want)
+			}
+			if want := wantRemoved[ar.Ad.ID]; !slices.Equal(removed, want) {
+				t.Errorf("%s: ad %d's removed phrases %+v, want %+v", when, ar.Ad.ID, removed, want)
 			}
 		}
-		if spend != charged || impressions != shown || clicks != 4 {
-			t.Errorf("%s: the report adds up to spend %v, %d impressions, %d clicks; charged %v for %d impressions, 4 clicks",
-				when, spend, impressions, clicks, charged, shown)
+		var want PhraseStats
+		for _, p := range earned {
+			want.Spend += p.Spend
+			want.Impressions += p.Impressions
+			want.Clicks += p.Clicks
+		}
+		if got != want {
+			t.Errorf("%s: the report adds up to spend %v, %d impressions, %d clicks; charged %v for %d impressions, %d clicks",
+				when, got.Spend, got.Impressions, got.Clicks, want.Spend, want.Impressions, want.Clicks)
 		}
 	}
-	removedRow := func(impressions int64, spend float64) PhraseStats {
-		return PhraseStats{Phrase: RemovedPhrases, Removed: true, Impressions: impressions, Clicks: 1, Spend: MoneyFromUnits(spend)}
+	live := map[uint64][]string{kept.ID: {"a", label}, revoked.ID: {"c", "e"}}
+	removed := map[uint64][]PhraseStats{
+		kept.ID:    {removedRow("b"), removedRow("f")},
+		revoked.ID: {removedRow("d")},
 	}
-	want := map[uint64]PhraseStats{kept.ID: removedRow(3, 0.1), revoked.ID: removedRow(4, 0.2)}
-	check("after the phrases were removed", want)
+	check("after the phrases were removed", live, removed)
 	e.restart()
-	check("after a restart", want)
+	check("after a restart", live, removed)
 
 	// A phrase targeted again takes its statistics back (attachLocked),
 	// so they show in its own row, not twice.
-	update(kept, "a", "b")
-	check("after b was targeted again", map[uint64]PhraseStats{revoked.ID: removedRow(4, 0.2)})
+	update(kept, "a", "b", label)
+	live[kept.ID] = []string{"a", "b", label}
+	removed[kept.ID] = []PhraseStats{removedRow("f")}
+	check("after b was targeted again", live, removed)
+	e.restart()
+	check("after b was targeted again and a restart", live, removed)
 }

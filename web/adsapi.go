@@ -150,8 +150,8 @@ type phraseJSON struct {
 	Clicks      int64   `json:"clicks"`
 	CTR         float64 `json:"ctr"`
 	Spend       float64 `json:"spend"`
-	// Removed marks the row summing the phrases the ad no longer targets,
-	// which an advertiser's own phrase could not be told from by name.
+	// Removed marks a phrase the ad no longer targets, kept for what it
+	// was shown and charged; bid is 0.
 	Removed bool `json:"removed,omitempty"`
 }
 
