@@ -21,7 +21,7 @@ import (
 func (a *app) newServeCmd() *cobra.Command {
 	var dataDir string
 	cmd := &cobra.Command{
-		Use:   "serve --data DIR [--listen ADDR]",
+		Use:   "serve --data DIR [--listen ADDR] [--resolve HOST=ADDR] [--allow-private]",
 		Short: "Serve search over HTTP from a crawled repository",
 		Long: `Serve brings the index up to date with the repository under --data and
 answers search requests: GET /api/v1/search?q=&page=&size=&fields= (JSON), GET / (a
@@ -33,6 +33,11 @@ search page), the click redirects of results (/r) and ads (/c), GET
 (/api/v1/relations); README.md lists them. With server.admin.listen set,
 /metrics, the page report, /explain and the feeds' and backups' changes move
 to that listener. It stops gracefully on SIGINT/SIGTERM.
+
+What serve fetches itself (the watches' checks, relation syncs, webhooks)
+goes through the crawler's dialer: a watch added with --allow-private or
+--resolve needs the same flags here (or crawler.allow_private,
+crawler.resolve), or each of its checks is refused.
 
 With --cluster the node answers its index's part of the cluster's searches
 over NATS, and its own searches fan out to every node serving search
@@ -89,6 +94,7 @@ left out and the answer marked partial.`,
 	cmd.Flags().String("listen", "", "address to listen on (server.listen)")
 	cmd.Flags().String("cluster", "", "NATS servers of a cluster, nats://host:4222,...; search fans out to every node serving search (cluster.url)")
 	cmd.Flags().String("node", "", "this node's name in the cluster (cluster.node)")
+	addDialFlags(cmd)
 	bind(cmd.Flags(), map[string]string{
 		"listen":  "server.listen",
 		"cluster": "cluster.url",

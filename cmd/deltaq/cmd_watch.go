@@ -151,6 +151,7 @@ func (a *app) newWatchCmd() *cobra.Command {
 	}
 	add.add(addCmd)
 	addDialFlags(addCmd)
+	dialFlagsInstallOnly(addCmd)
 
 	var test specFlags
 	testCmd := &cobra.Command{

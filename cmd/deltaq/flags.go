@@ -61,6 +61,17 @@ func showDefaults(cmd *cobra.Command, defaults map[string]any) {
 	})
 }
 
+// dialFlagsInstallOnly notes in the help of cmd's --resolve and
+// --allow-private that they reach only cmd's own fetch: what cmd installs
+// is fetched again by serve or run, which refuse the same address unless
+// given the flags too.
+func dialFlagsInstallOnly(cmd *cobra.Command) {
+	for _, name := range []string{"resolve", "allow-private"} {
+		f := cmd.Flags().Lookup(name)
+		f.Usage += "; the install fetch only: serve and run need it too to check the page"
+	}
+}
+
 // eachCommand calls f on cmd and on every command under it.
 func eachCommand(cmd *cobra.Command, f func(*cobra.Command)) {
 	f(cmd)

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A watch on loopback added with --allow-private is checked by serve when
+// serve is given the flag too: the check fetches the page and finds its
+// change, where without the flag every check was refused by the address
+// guard.
+func TestServeAllowPrivateChecksALoopbackWatch(t *testing.T) {
+	u, set := changingPage(t, `<html><body><p id="fee">fee 0</p></body></html>`)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	if out, _, err := run(t, "watch", "add", u, "--select", "#fee", "--every", "1s", "--user", "ada", "--allow-private", "--data", data); err != nil || !strings.Contains(out, "installed w1") {
+		t.Fatalf("watch add: %v\n%s", err, out)
+	}
+	key, _, err := run(t, "watch", "key", "ada", "--data", data)
+	if err != nil {
+		t.Fatalf("watch key: %v", err)
+	}
+	set(`<html><body><p id="fee">fee 5</p></body></html>`)
+	cfgFile := filepath.Join(dir, "c.yaml")
+	os.WriteFile(cfgFile, []byte("watch:\n  tick: 100ms\n"), 0o644)
+	srv := serveNode(t, dir, "serve", "--data", data, "--config", cfgFile, "--allow-private")
+
+	var h struct {
+		Changes  []json.RawMessage `json:"changes"`
+		Failures []struct {
+			Error string `json:"error"`
+		} `json:"failures"`
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		req, _ := http.NewRequest("GET", srv.base+"/api/v1/watches/w1/history", nil)
+		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(key))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&h)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(h.Changes) > 0 || len(h.Failures) > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(h.Changes) != 1 || len(h.Failures) != 0 {
+		t.Fatalf("history of w1 under serve --allow-private: %d changes, failures %+v; want the change found, no failed check", len(h.Changes), h.Failures)
+	}
+}
