@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -14,12 +15,19 @@ import (
 
 // Atom (RFC 4287) structures, as much as a feed reader needs.
 type atomFeed struct {
-	XMLName xml.Name    `xml:"http://www.w3.org/2005/Atom feed"`
-	ID      string      `xml:"id"`
-	Title   string      `xml:"title"`
-	Updated string      `xml:"updated"`
+	XMLName xml.Name `xml:"http://www.w3.org/2005/Atom feed"`
+	ID      string   `xml:"id"`
+	Title   string   `xml:"title"`
+	Updated string   `xml:"updated"`
+	// Author is the feed's, so that no entry needs one (RFC 4287 §4.1.1
+	// wants one on the feed or on every entry).
+	Author  atomAuthor  `xml:"author"`
 	Link    atomLink    `xml:"link"`
 	Entries []atomEntry `xml:"entry"`
+}
+
+type atomAuthor struct {
+	Name string `xml:"name"`
 }
 
 type atomLink struct {
@@ -42,33 +50,41 @@ type atomContent struct {
 }
 
 // Feed renders the Atom feed named feed ("watch:ID", "user:NAME"), newest
-// entry first. self is the feed's own URL.
-func (o *Outbox) Feed(ctx context.Context, feed, self string) ([]byte, error) {
+// entry first, and returns when it was last updated: its newest entry's
+// time, or since, when the feed began (a watch's install, an alert's
+// creation), while it has none; not 1970, nor the time of the request,
+// which would make an empty feed new at every poll. self is the feed's
+// own absolute URL (RFC 4287 §4.2.7.2).
+func (o *Outbox) Feed(ctx context.Context, feed, self string, since time.Time) ([]byte, time.Time, error) {
 	entries, err := o.FeedEntries(ctx, feed)
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
-	f := atomFeed{ID: "urn:deltaq:feed:" + feed, Title: "deltaq " + feed, Link: atomLink{Href: self, Rel: "self"}, Updated: time.Unix(0, 0).UTC().Format(time.RFC3339)}
+	updated := since.UTC()
+	if len(entries) > 0 {
+		updated = entries[len(entries)-1].At.UTC()
+	}
+	// The feed's and the entries' names go into URNs escaped: a name may
+	// hold a space or "<" (user names made before they were checked), and
+	// an escaped name that needed none is the same, so no feed's id moves.
+	f := atomFeed{ID: "urn:deltaq:feed:" + url.PathEscape(feed), Title: "deltaq " + feed, Author: atomAuthor{Name: "deltaq"},
+		Link: atomLink{Href: self, Rel: "self"}, Updated: updated.Format(time.RFC3339Nano)}
 	for i := len(entries) - 1; i >= 0; i-- {
 		n := entries[i]
 		var content bytes.Buffer
 		if err := n.writeContent(&content); err != nil {
-			return nil, fmt.Errorf("notify: render feed %s entry %s: %w", feed, n.ID, err)
-		}
-		up := n.At.UTC().Format(time.RFC3339Nano)
-		if i == len(entries)-1 {
-			f.Updated = up
+			return nil, time.Time{}, fmt.Errorf("notify: render feed %s entry %s: %w", feed, n.ID, err)
 		}
 		f.Entries = append(f.Entries, atomEntry{
-			ID: "urn:deltaq:notification:" + n.ID, Title: n.Title, Updated: up,
+			ID: "urn:deltaq:notification:" + url.PathEscape(n.ID), Title: n.Title, Updated: n.At.UTC().Format(time.RFC3339Nano),
 			Link: atomLink{Href: n.URL}, Summary: n.Change, Content: atomContent{Type: "html", Body: content.String()},
 		})
 	}
 	out, err := xml.MarshalIndent(&f, "", " ")
 	if err != nil {
-		return nil, fmt.Errorf("notify: render feed %s: %w", feed, err)
+		return nil, time.Time{}, fmt.Errorf("notify: render feed %s: %w", feed, err)
 	}
-	return append([]byte(xml.Header), out...), nil
+	return append([]byte(xml.Header), out...), updated, nil
 }
 
 // writeContent writes an entry's HTML: the summary, then the diff, or

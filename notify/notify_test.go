@@ -226,7 +226,7 @@ func TestAtomFeedKeepsNewestEntries(t *testing.T) {
 	if err := svc.Run(ctx); err != context.Canceled {
 		t.Fatalf("Run = %v", err)
 	}
-	raw, err := ob.Feed(t.Context(), "watch:w1", "http://localhost/feeds/watch/w1")
+	raw, _, err := ob.Feed(t.Context(), "watch:w1", "http://localhost/feeds/watch/w1", time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +338,7 @@ func TestNotificationStoredBeforeChangesStillRenders(t *testing.T) {
 	if len(hooks) != 1 || hooks[0].Notification.Diff == nil || hooks[0].Notification.Changes != nil || strings.Contains(string(hooks[0].Body), `"changes"`) {
 		t.Errorf("hooks %+v, want one with the diff and no changes", hooks)
 	}
-	raw, err := ob.Feed(t.Context(), "watch:w1", "http://localhost/feeds/watch/w1")
+	raw, _, err := ob.Feed(t.Context(), "watch:w1", "http://localhost/feeds/watch/w1", time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,5 +353,57 @@ func TestNotificationStoredBeforeChangesStillRenders(t *testing.T) {
 	if len(f.Entries) != 1 || !strings.Contains(f.Entries[0].Content, "<del>March 3</del>") || !strings.Contains(f.Entries[0].Content, "<ins>April 10</ins>") ||
 		strings.Contains(f.Entries[0].Content, "<h4>") {
 		t.Errorf("entries %+v, want one with the diff and no change headings", f.Entries)
+	}
+}
+
+// TestFeedIsValidAtom: a feed has the author RFC 4287 §4.1.1 asks of it,
+// its absolute self link as given, ids that are URIs whatever the user's
+// name, and <updated> from its newest entry, or from when it began while
+// it has none, not 1970.
+func TestFeedIsValidAtom(t *testing.T) {
+	db := openRepo(t)
+	ob := notify.NewOutbox(db, testConfig())
+	began := time.Date(2023, 2, 1, 9, 0, 0, 0, time.UTC)
+	const self = "https://dq.example/api/v1/feed?token=dqf_1"
+	type feed struct {
+		ID      string `xml:"id"`
+		Updated string `xml:"updated"`
+		Author  string `xml:"author>name"`
+		Link    struct {
+			Href string `xml:"href,attr"`
+			Rel  string `xml:"rel,attr"`
+		} `xml:"link"`
+		Entries []struct {
+			ID      string `xml:"id"`
+			Updated string `xml:"updated"`
+		} `xml:"entry"`
+	}
+	read := func(name string) (feed, time.Time) {
+		t.Helper()
+		raw, updated, err := ob.Feed(t.Context(), name, self, began)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f feed
+		if err := xml.Unmarshal(raw, &f); err != nil {
+			t.Fatalf("feed is not XML: %v\n%s", err, raw)
+		}
+		return f, updated
+	}
+	f, updated := read("user:a b<&")
+	if f.Author != "deltaq" || f.Link.Href != self || f.Link.Rel != "self" || f.ID != "urn:deltaq:feed:user:a%20b%3C&" ||
+		f.Updated != "2023-02-01T09:00:00Z" || !updated.Equal(began) || len(f.Entries) != 0 {
+		t.Errorf("empty feed %+v, updated %v; want author deltaq, the self link, an escaped id and updated when it began", f, updated)
+	}
+	if f, _ := read("user:ada"); f.ID != "urn:deltaq:feed:user:ada" {
+		t.Errorf("id %s, want urn:deltaq:feed:user:ada as it always was", f.ID)
+	}
+	at := time.Date(2023, 3, 1, 10, 0, 0, 0, time.UTC)
+	n := sample("w1-1 x", at)
+	n.Feeds = []string{"user:ada"}
+	enqueue(t, db, ob, n)
+	f, updated = read("user:ada")
+	if f.Updated != "2023-03-01T10:00:00Z" || !updated.Equal(at) || len(f.Entries) != 1 || f.Entries[0].ID != "urn:deltaq:notification:w1-1%20x" {
+		t.Errorf("feed %+v, updated %v; want the entry's time and an escaped entry id", f, updated)
 	}
 }

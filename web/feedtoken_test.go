@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/xml"
 	"io"
 	"net/http"
 	"net/url"
@@ -173,5 +174,81 @@ func TestFeedTokenWinsOnFeedRoutes(t *testing.T) {
 		if code, body := get(c.path, c.auth); code != c.code || !strings.Contains(body, c.want) {
 			t.Errorf("%s: %d %s; want %d with %s", c.name, code, body, c.code, c.want)
 		}
+	}
+}
+
+// TestFeedAnswerIsSelfContainedAndNotCached: a feed's self link is its
+// absolute URL with the key's token, as the listings give it, whatever
+// query or header the request had; the answer is not for caches to keep
+// (its URL holds a token), and a reader's If-None-Match or
+// If-Modified-Since gets 304 until the feed changes.
+func TestFeedAnswerIsSelfContainedAndNotCached(t *testing.T) {
+	e := newWatchEnv(t)
+	ada := e.key("ada", 5)
+	var w struct{ ID string }
+	if code, body := e.call("POST", "/api/v1/watches", ada, `{"url":"`+e.pageURL+`","every":"2h","notify":["feed"]}`, &w); code != http.StatusCreated {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	var list struct {
+		Feed    string
+		Watches []struct{ Feed string }
+	}
+	e.call("GET", "/api/v1/watches", ada, "", &list)
+	get := func(path string, header map[string]string) (*http.Response, string) {
+		req, err := http.NewRequestWithContext(t.Context(), "GET", e.srv.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := e.srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	for _, c := range []struct{ name, path, auth, self string }{
+		{"the user's feed with an extra query", "/api/v1/feed?" + tokenQuery(t, list.Feed) + "&token2=x&utm=1", "", list.Feed},
+		{"the watch's feed by the bearer key", "/api/v1/watches/" + w.ID + "/feed?utm=1", "Bearer " + ada, list.Watches[0].Feed},
+	} {
+		resp, body := get(c.path, map[string]string{"Authorization": c.auth})
+		var f struct {
+			Updated string `xml:"updated"`
+			Author  string `xml:"author>name"`
+			Link    struct {
+				Href string `xml:"href,attr"`
+			} `xml:"link"`
+		}
+		if err := xml.Unmarshal([]byte(body), &f); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %v\n%s", c.name, resp.StatusCode, err, body)
+		}
+		if f.Link.Href != c.self || f.Author != "deltaq" || strings.HasPrefix(f.Updated, "1970") {
+			t.Errorf("%s: self %s, author %q, updated %s; want self %s, author deltaq, updated when it began", c.name, f.Link.Href, f.Author, f.Updated, c.self)
+		}
+		if cc := resp.Header.Get("Cache-Control"); !strings.Contains(cc, "no-store") {
+			t.Errorf("%s: Cache-Control %q, want no-store", c.name, cc)
+		}
+	}
+
+	path := strings.TrimPrefix(list.Watches[0].Feed, e.srv.URL)
+	first, _ := get(path, nil)
+	etag, modified := first.Header.Get("ETag"), first.Header.Get("Last-Modified")
+	if etag == "" || modified == "" {
+		t.Fatalf("feed answer: ETag %q, Last-Modified %q; want both", etag, modified)
+	}
+	for name, h := range map[string]map[string]string{"If-None-Match": {"If-None-Match": etag}, "If-Modified-Since": {"If-Modified-Since": modified}} {
+		if resp, body := get(path, h); resp.StatusCode != http.StatusNotModified || body != "" {
+			t.Errorf("%s of the unchanged feed: %d %q, want 304 and no body", name, resp.StatusCode, body)
+		}
+	}
+	e.page("<html><body><p>Apply by April 10.</p></body></html>")
+	if _, err := e.engine.Check(t.Context(), e.pageURL); err != nil {
+		t.Fatal(err)
+	}
+	if resp, body := get(path, map[string]string{"If-None-Match": etag}); resp.StatusCode != 200 || !strings.Contains(body, "April") {
+		t.Errorf("If-None-Match once the feed changed: %d, want 200 with the new entry\n%s", resp.StatusCode, body)
 	}
 }

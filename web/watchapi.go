@@ -1,7 +1,10 @@
 package web
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"html/template"
@@ -497,22 +500,38 @@ func pickDiff(h []watch.Change, r *http.Request) (*diff.Result, int, diff.View, 
 	return &d, n, view, nil
 }
 
-func (api *watchAPI) feed(w http.ResponseWriter, r *http.Request, _ watch.Key, s *watch.Sentinel) {
-	api.writeFeed(w, r, "watch:"+s.ID)
+func (api *watchAPI) feed(w http.ResponseWriter, r *http.Request, k watch.Key, s *watch.Sentinel) {
+	api.writeFeed(w, r, k, "watch:"+s.ID, "/api/v1/watches/"+s.ID+"/feed", s.Installed)
 }
 
 func (api *watchAPI) userFeed(w http.ResponseWriter, r *http.Request, k watch.Key) {
-	api.writeFeed(w, r, "user:"+k.User)
+	api.writeFeed(w, r, k, "user:"+k.User, "/api/v1/feed", k.Created)
 }
 
-func (api *watchAPI) writeFeed(w http.ResponseWriter, r *http.Request, name string) {
-	b, err := api.feeds.Feed(r.Context(), name, r.URL.String())
+// writeFeed answers the Atom feed name, served at path and begun at since
+// (its <updated> while it has no entries). Its self link is the feed's
+// URL as the listings give it, with k's token, not the request's URL,
+// which may be relative to a proxy or carry a reader's extra query.
+// The answer is not to be stored by caches (its URL holds a token), but a
+// reader's own If-None-Match (the ETag is the body's hash) or
+// If-Modified-Since (the feed's <updated>) gets 304, so that a poll of an
+// unchanged feed does not fetch it whole.
+func (api *watchAPI) writeFeed(w http.ResponseWriter, r *http.Request, k watch.Key, name, path string, since time.Time) {
+	feeds, err := api.feedURLs(r, k)
 	if err != nil {
 		api.internal(w, err)
 		return
 	}
+	b, updated, err := api.feeds.Feed(r.Context(), name, feeds.of(path), since)
+	if err != nil {
+		api.internal(w, err)
+		return
+	}
+	sum := sha256.Sum256(b)
 	w.Header().Set("Content-Type", "application/atom+xml; charset=utf-8")
-	w.Write(b)
+	w.Header().Set("Cache-Control", "private, no-store")
+	w.Header().Set("ETag", `"`+hex.EncodeToString(sum[:16])+`"`)
+	http.ServeContent(w, r, "", updated, bytes.NewReader(b))
 }
 
 func (api *watchAPI) listAlerts(w http.ResponseWriter, r *http.Request, k watch.Key) {
@@ -628,9 +647,11 @@ func (api *watchAPI) ownsAlert(k watch.Key, id string) bool {
 // notified to the feed target.
 func (api *watchAPI) alertFeed(w http.ResponseWriter, r *http.Request, k watch.Key) {
 	id := r.PathValue("id")
-	if !api.ownsAlert(k, id) {
+	mine := api.alerts.List(k.User)
+	i := slices.IndexFunc(mine, func(a alert.Alert) bool { return a.ID == id })
+	if i < 0 {
 		writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Value: id, Message: "no such alert"})
 		return
 	}
-	api.writeFeed(w, r, "alert:"+id)
+	api.writeFeed(w, r, k, "alert:"+id, "/api/v1/alerts/"+id+"/feed", mine[i].Created)
 }
