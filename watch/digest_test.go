@@ -97,7 +97,7 @@ func TestDigestCarriesEveryChangesDiff(t *testing.T) {
 	})
 
 	t.Run("the Atom entry shows each diff under its time", func(t *testing.T) {
-		raw, err := ob.Feed(t.Context(), "watch:"+digest.ID, "http://localhost/feed")
+		raw, _, err := ob.Feed(t.Context(), "watch:"+digest.ID, "http://localhost/feed", time.Time{})
 		if err != nil {
 			t.Fatal(err)
 		}

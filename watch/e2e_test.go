@@ -308,7 +308,7 @@ func TestEndToEndWeekAdvanceWithKill(t *testing.T) {
 	}
 
 	// The watch's Atom feed.
-	raw, err := w.ob.Feed(t.Context(), "watch:"+watchID, "http://localhost/feeds/watch/"+watchID)
+	raw, _, err := w.ob.Feed(t.Context(), "watch:"+watchID, "http://localhost/feeds/watch/"+watchID, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
