@@ -7,8 +7,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/deltaq/deltaq/repo"
 )
@@ -80,11 +82,52 @@ func keyHash(secret string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// CreateKey stores k and returns its secret, shown once.
+// MaxUserBytes is the longest user name a key is made for.
+const MaxUserBytes = 64
+
+// userLimit is what a user name may be: a name goes into feed URNs, URLs,
+// logs and every listing, so it is kept to characters none of them needs
+// to escape, as the names in use ("ada", "demo", "ops@example.org") are.
+var userLimit = fmt.Sprintf("1 to %d bytes of ASCII letters, digits, '.', '_', '-' and '@'", MaxUserBytes)
+
+// CheckUser refuses a user name a key may not be made for, naming the
+// value (cut, if long) and the limit.
+func CheckUser(user string) error {
+	ok := user != "" && len(user) <= MaxUserBytes
+	for i := 0; ok && i < len(user); i++ {
+		c := user[i]
+		ok = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("._-@", c) >= 0
+	}
+	if ok {
+		return nil
+	}
+	v := strconv.Quote(excerpt(user))
+	if len(user) > MaxUserBytes {
+		v += fmt.Sprintf(" (%d bytes)", len(user))
+	}
+	return &FieldError{Field: "user", Value: v, Limit: userLimit}
+}
+
+// excerpt is s cut to its first 40 bytes, on a rune, "…" marking a cut:
+// enough to recognize a value in an error message.
+func excerpt(s string) string {
+	const n = 40
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// CreateKey stores k and returns its secret, shown once; k.User must pass
+// CheckUser.
 func (e *Engine) CreateKey(ctx context.Context, k Key) (string, error) {
 	var bad []error
-	if k.User == "" {
-		bad = append(bad, errors.New("user: must be given"))
+	if err := CheckUser(k.User); err != nil {
+		bad = append(bad, err)
 	}
 	if k.MaxWatches <= 0 {
 		bad = append(bad, fmt.Errorf("max_watches = %d: must be > 0", k.MaxWatches))
@@ -96,7 +139,7 @@ func (e *Engine) CreateKey(ctx context.Context, k Key) (string, error) {
 		bad = append(bad, fmt.Errorf("max_regex_bytes = %d: must be > 0", k.MaxRegexBytes))
 	}
 	if err := errors.Join(bad...); err != nil {
-		return "", fmt.Errorf("watch: key for %q: %w", k.User, err)
+		return "", fmt.Errorf("watch: key for %q: %w", excerpt(k.User), err)
 	}
 	raw := make([]byte, 24)
 	if _, err := rand.Read(raw); err != nil {

@@ -95,3 +95,37 @@ func TestFeedTokenSurvivesAReopenAndDiesWithItsKey(t *testing.T) {
 		t.Errorf("revoking it again: %v, want ErrNoSuchKey", err)
 	}
 }
+
+// TestCreateKeyChecksTheUserName: a key is made for a user name of at
+// most MaxUserBytes letters, digits and . _ - @, the names in use; a name
+// with a space, markup, a control character or 5,000 bytes is refused,
+// naming the field, the value (cut) and the limit.
+func TestCreateKeyChecksTheUserName(t *testing.T) {
+	e := newEngine(t, openRepo(t), nil, newClock(t0), Options{})
+	lim := Key{MaxWatches: 1, MinEvery: time.Hour, MaxRegexBytes: 1}
+	for _, user := range []string{"ada", "demo", "carol", "ops@example.org", "a.b_c-D9", strings.Repeat("x", MaxUserBytes)} {
+		k := lim
+		k.User = user
+		if _, err := e.CreateKey(t.Context(), k); err != nil {
+			t.Errorf("CreateKey(%q): %v", user, err)
+		}
+	}
+	long := strings.Repeat("y", 5000)
+	for _, c := range []struct{ user, want string }{
+		{"", `user = "": must be 1 to 64 bytes of ASCII letters, digits`},
+		{"ada lovelace", `user = "ada lovelace": must be 1 to 64 bytes`},
+		{"<a&b>", `user = "<a&b>"`},
+		{"ada\n", `user = "ada\n"`},
+		{"zoë", `user = "zoë"`},
+		{strings.Repeat("x", MaxUserBytes+1), `(65 bytes): must be 1 to 64 bytes`},
+		{long, `user = "` + long[:40] + `…" (5000 bytes): must be`},
+	} {
+		k := lim
+		k.User = c.user
+		_, err := e.CreateKey(t.Context(), k)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != "user" || !strings.Contains(err.Error(), c.want) || len(err.Error()) > 300 {
+			t.Errorf("CreateKey(%.50q): %v; want a user FieldError saying %s", c.user, err, c.want)
+		}
+	}
+}

@@ -257,8 +257,18 @@ func (a *app) newWatchCmd() *cobra.Command {
 	var key watch.Key
 	keyCmd := &cobra.Command{
 		Use: "key USER [--max-watches N] [--min-every D] [--max-regex-bytes N]", Short: "Create an API key for /api/v1/watches and /api/v1/alerts",
+		Long: fmt.Sprintf("Create an API key for /api/v1/watches and /api/v1/alerts.\n\nUSER is %d bytes at most of ASCII letters, digits, '.', '_', '-' and '@'.", watch.MaxUserBytes),
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Checked before the repository is opened, and named as the
+			// usage names it.
+			if err := watch.CheckUser(args[0]); err != nil {
+				var fe *watch.FieldError
+				if errors.As(err, &fe) {
+					fe.Field = "USER"
+				}
+				return err
+			}
 			key.User = args[0]
 			return a.withWatches(cmd, &dataDir, openRepo, func(ctx context.Context, e *watchEnv) error {
 				secret, err := e.engine.CreateKey(ctx, key)
