@@ -104,6 +104,24 @@ func robotsKnown(status int) bool {
 	return status >= 200 && status < 500
 }
 
+// robotsDeferred counts the cached hosts a 5xx or unreachable robots.txt
+// defers at now. Hosts evicted from the cache are not counted: the
+// progress line that asks every tick must not scan the repository.
+func (c *hostCache) robotsDeferred(now time.Time) robotsWait {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	var w robotsWait
+	for _, h := range c.mu.m {
+		if now.Before(h.deferUntil) {
+			w.hosts++
+			if w.until.IsZero() || h.deferUntil.Before(w.until) {
+				w.until = h.deferUntil
+			}
+		}
+	}
+	return w
+}
+
 func (c *hostCache) put(host string, h *hostInfo) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

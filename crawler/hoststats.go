@@ -22,7 +22,12 @@ type HostStats struct {
 	LastFetch     time.Time
 	RobotsStatus  int // HTTP status of the last robots.txt fetch; 0 = none or unreachable
 	RobotsFetched time.Time
-	BackoffUntil  time.Time
+	// RobotsDeferredUntil is when a host whose robots.txt answered 5xx or
+	// was unreachable may be tried again (crawler.robots.error_defer); zero
+	// if robots.txt gave rules. It is kept apart from BackoffUntil, which
+	// only a page's 429/503 sets.
+	RobotsDeferredUntil time.Time
+	BackoffUntil        time.Time
 }
 
 // Hosts gathers the statistics of every host in the repository, sorted by
@@ -59,6 +64,9 @@ func Hosts(ctx context.Context, db *repo.DB) ([]HostStats, error) {
 		}
 		h := get(st.Host)
 		h.RobotsStatus, h.RobotsFetched, h.BackoffUntil = st.RobotsStatus, st.RobotsFetched, st.BackoffUntil
+		if !st.RobotsFetched.IsZero() && !robotsKnown(st.RobotsStatus) {
+			h.RobotsDeferredUntil = st.RobotsExpires // as hostCache.fromState defers it
+		}
 	}
 	for item, err := range db.AllQueued(ctx) {
 		if err != nil {

@@ -18,26 +18,33 @@ func TestProgressLineRateIsOverActiveTimeWithQueueAndETA(t *testing.T) {
 	tick := time.Second
 	end := time.Date(2026, 1, 1, 13, 0, 0, 0, time.UTC)
 	steps := []struct {
-		fetched int64
-		stats   frontier.Stats
-		want    []string
-		not     []string
+		fetched  int64
+		stats    frontier.Stats
+		deferred robotsWait
+		want     []string
+		not      []string
 	}{
-		{100, frontier.Stats{Queued: 300, BudgetLimit: 1000, BudgetUsed: 100, PeriodEnd: end},
+		{100, frontier.Stats{Queued: 300, BudgetLimit: 1000, BudgetUsed: 100, PeriodEnd: end}, robotsWait{},
 			[]string{"100 fetched (100.0/s active)", "300 queued", "ETA 3s"}, []string{"waiting"}},
-		{200, frontier.Stats{Queued: 1200, BudgetLimit: 250, BudgetUsed: 200, PeriodEnd: end},
+		{200, frontier.Stats{Queued: 1200, BudgetLimit: 250, BudgetUsed: 200, PeriodEnd: end}, robotsWait{},
 			[]string{"200 fetched (100.0/s active)", "1200 queued", "ETA 12s (more than this period's budget left)"}, nil},
 		// Budget spent: nothing fetched this tick. The rate holds and the
 		// line says what the crawl waits for instead of an ETA.
-		{200, frontier.Stats{Queued: 1200, BudgetLimit: 200, BudgetUsed: 200, PeriodEnd: end},
+		{200, frontier.Stats{Queued: 1200, BudgetLimit: 200, BudgetUsed: 200, PeriodEnd: end}, robotsWait{},
 			[]string{"200 fetched (100.0/s active)", "waiting: budget of 200 spent until 13:00:00"}, []string{"ETA"}},
-		{200, frontier.Stats{Queued: 1200, BudgetLimit: 1000, BudgetUsed: 200, PeriodEnd: end},
-			[]string{"(100.0/s active)", "waiting for hosts' politeness or back-off"}, []string{"ETA"}},
-		{300, frontier.Stats{Queued: 100, BudgetLimit: 1000, BudgetUsed: 300, PeriodEnd: end},
-			[]string{"300 fetched (100.0/s active)", "100 queued", "ETA 1s"}, []string{"waiting"}},
+		{200, frontier.Stats{Queued: 1200, BudgetLimit: 1000, BudgetUsed: 200, PeriodEnd: end}, robotsWait{},
+			[]string{"(100.0/s active)", "waiting for hosts' politeness or back-off"}, []string{"ETA", "robots.txt"}},
+		// Hosts deferred for their robots.txt wait an hour, not a
+		// politeness delay: the line names them and when the first goes on.
+		{200, frontier.Stats{Queued: 1200, BudgetLimit: 1000, BudgetUsed: 200, PeriodEnd: end}, robotsWait{hosts: 1, until: end},
+			[]string{"waiting for hosts' politeness or back-off; 1 host's robots.txt unreachable: deferred until 13:00:00 (crawler.robots.error_defer)"}, []string{"ETA"}},
+		{200, frontier.Stats{Queued: 1200, BudgetLimit: 1000, BudgetUsed: 200, PeriodEnd: end}, robotsWait{hosts: 3, until: end},
+			[]string{"; 3 hosts' robots.txt unreachable: deferred, the first until 13:00:00"}, []string{"ETA"}},
+		{300, frontier.Stats{Queued: 100, BudgetLimit: 1000, BudgetUsed: 300, PeriodEnd: end}, robotsWait{hosts: 1, until: end},
+			[]string{"300 fetched (100.0/s active)", "100 queued", "ETA 1s"}, []string{"waiting", "robots.txt"}},
 	}
 	for i, s := range steps {
-		line := p.line(fetched(s.fetched), s.stats, tick)
+		line := p.line(fetched(s.fetched), s.stats, s.deferred, tick)
 		for _, w := range s.want {
 			if !strings.Contains(line, w) {
 				t.Errorf("tick %d: %q lacks %q", i, line, w)

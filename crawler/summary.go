@@ -235,10 +235,19 @@ type progress struct {
 	started bool
 }
 
+// robotsWait is how many hosts a 5xx or unreachable robots.txt defers
+// (crawler.robots.error_defer), and when the first of them may go on.
+type robotsWait struct {
+	hosts int
+	until time.Time
+}
+
 // line renders one progress line. The rate is over active time only, so it
 // does not fall while the crawl waits for politeness or the next budget
-// period; the ETA divides the queue by that rate.
-func (p *progress) line(s Summary, st frontier.Stats, tick time.Duration) string {
+// period; the ETA divides the queue by that rate. A crawl that waits says
+// on what, naming hosts its robots.txt rule defers, as they wait far
+// longer than a politeness delay.
+func (p *progress) line(s Summary, st frontier.Stats, deferred robotsWait, tick time.Duration) string {
 	fetched := s.Fetched()
 	if fetched > p.last {
 		p.active += tick
@@ -256,6 +265,12 @@ func (p *progress) line(s Summary, st frontier.Stats, tick time.Duration) string
 		line += fmt.Sprintf(", waiting: budget of %d spent until %s", st.BudgetLimit, st.PeriodEnd.Format(time.TimeOnly))
 	case waiting:
 		line += ", waiting for hosts' politeness or back-off"
+		switch {
+		case deferred.hosts == 1:
+			line += "; 1 host's robots.txt unreachable: deferred until " + deferred.until.Format(time.TimeOnly) + " (crawler.robots.error_defer)"
+		case deferred.hosts > 1:
+			line += fmt.Sprintf("; %d hosts' robots.txt unreachable: deferred, the first until %s (crawler.robots.error_defer)", deferred.hosts, deferred.until.Format(time.TimeOnly))
+		}
 	case rate > 0 && st.Queued > 0:
 		eta := time.Duration(float64(st.Queued) / rate * float64(time.Second))
 		line += ", ETA " + eta.Round(time.Second).String()
@@ -288,7 +303,7 @@ func (c *Crawler) startProgress(f *frontier.Frontier, ro RunOptions, start time.
 				}
 				return
 			case <-t.C:
-				line := p.line(c.summary(start, before), f.Stats(), ro.ProgressEvery)
+				line := p.line(c.summary(start, before), f.Stats(), c.hosts.robotsDeferred(c.clock.Now()), ro.ProgressEvery)
 				if tty {
 					fmt.Fprintf(ro.Progress, "\r\033[K%s", line)
 				} else {

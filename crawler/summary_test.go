@@ -158,8 +158,44 @@ func TestHostsReportsPagesQueueRobotsAndBackoffPerHost(t *testing.T) {
 	if a.Pages != 5 || a.ByState["live"] != 4 || a.ByOutcome["disallowed"] != 1 || a.Queued != 0 || a.RobotsStatus != 200 {
 		t.Errorf("a.test = %+v", a)
 	}
-	if b.Pages != 1 || b.Queued != 1 || b.ByOutcome["throttled"] != 1 || !b.BackoffUntil.After(time.Now()) || b.RobotsStatus != 404 {
+	if b.Pages != 1 || b.Queued != 1 || b.ByOutcome["throttled"] != 1 || !b.BackoffUntil.After(time.Now()) || b.RobotsStatus != 404 || !b.RobotsDeferredUntil.IsZero() {
 		t.Errorf("b.test = %+v", b)
+	}
+}
+
+// A host whose robots.txt answers 503 is deferred for
+// crawler.robots.error_defer without a page's back-off: Hosts says until
+// when, so the listing need not show it as waiting on nothing.
+func TestHostsReportsARobotsDeferral(t *testing.T) {
+	srv := httptest.NewServer(smallWeb(1, nil, func(host, path string, w http.ResponseWriter) bool {
+		if path == "/robots.txt" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return true
+		}
+		return false
+	}))
+	defer srv.Close()
+	cfg := defaults(t)
+	loopback(cfg, srv, "c.test")
+	unpolite(cfg, 1, "c.test")
+	cfg.Crawler.Sitemaps = false
+	e := newEnv(t, cfg, t.TempDir(), nil)
+	before := time.Now()
+	sum := e.crawl(t, "http://c.test/")
+	if sum.Left["robots.txt unreachable, host deferred"] != 1 {
+		t.Fatalf("left %v: want the seed left queued, its host deferred", sum.Left)
+	}
+	hosts, err := crawler.Hosts(t.Context(), e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hosts) != 1 {
+		t.Fatalf("hosts = %+v", hosts)
+	}
+	h, deferral := hosts[0], cfg.Crawler.Robots.ErrorDefer
+	if h.RobotsStatus != http.StatusServiceUnavailable || !h.BackoffUntil.IsZero() ||
+		h.RobotsDeferredUntil.Before(before.Add(deferral)) || h.RobotsDeferredUntil.After(time.Now().Add(deferral)) {
+		t.Errorf("c.test = %+v, want robots.txt 503, no back-off, deferred for %s from the fetch", h, deferral)
 	}
 }
 

@@ -47,10 +47,7 @@ func (a *app) newHostsCmd() *cobra.Command {
 						robots = fmt.Sprint(h.RobotsStatus)
 					}
 				}
-				backoff := "-"
-				if h.BackoffUntil.After(now) {
-					backoff = h.BackoffUntil.Format(time.DateTime)
-				}
+				backoff := backingOff(h, now)
 				last := "-"
 				if !h.LastFetch.IsZero() {
 					last = h.LastFetch.Format(time.DateTime)
@@ -61,12 +58,26 @@ func (a *app) newHostsCmd() *cobra.Command {
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "%d hosts\n", len(hosts))
+			fmt.Fprintln(a.stdout, countOf(len(hosts), "host", "hosts"))
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory")
 	return cmd
+}
+
+// backingOff is when the crawl may fetch from h again, or "-": the later
+// of a page's 429/503 back-off and the deferral a 5xx or unreachable
+// robots.txt brings (crawler.robots.error_defer), marked as such since
+// nothing else in the row says why an hour goes by without a fetch.
+func backingOff(h crawler.HostStats, now time.Time) string {
+	switch {
+	case h.RobotsDeferredUntil.After(now) && !h.BackoffUntil.After(h.RobotsDeferredUntil):
+		return h.RobotsDeferredUntil.Format(time.DateTime) + " (robots.txt)"
+	case h.BackoffUntil.After(now):
+		return h.BackoffUntil.Format(time.DateTime)
+	}
+	return "-"
 }
 
 // notOK lists the outcomes other than ok and not_modified, e.g.
@@ -275,7 +286,7 @@ removes nothing.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "removed %d pages and %d queue entries\n", r.Pages, r.Queued)
+			fmt.Fprintf(a.stdout, "removed %s and %s\n", countOf(r.Pages, "page", "pages"), countOf(r.Queued, "queue entry", "queue entries"))
 			// The index is brought up to date before a URL not held fails
 			// rm: the pages removed must leave search either way.
 			if ix != nil {
@@ -285,14 +296,18 @@ removes nothing.`,
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(a.stdout, "index updated: %d documents removed, %d left\n", int64(before)-int64(after), after)
+				fmt.Fprintf(a.stdout, "index updated: %s removed, %d left\n", countOf(int64(before)-int64(after), "document", "documents"), after)
 				if err := ix.Close(); err != nil {
 					return err
 				}
 			} // else no index yet: the first one is built without them
 			if len(missing) > 0 {
-				return fmt.Errorf("not in the repository: %d of the %d URLs given (named above); the other %d were removed",
-					len(missing), len(missing)+len(urls), len(urls))
+				other := fmt.Sprintf("the other %d were removed", len(urls))
+				if len(urls) == 1 {
+					other = "the other was removed"
+				}
+				return fmt.Errorf("not in the repository: %d of the %d URLs given (named above); %s",
+					len(missing), len(missing)+len(urls), other)
 			}
 			return nil
 		},
@@ -300,6 +315,15 @@ removes nothing.`,
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory")
 	cmd.Flags().StringVar(&host, "host", "", "remove every page of this host (host[:port] as in the URLs)")
 	return cmd
+}
+
+// countOf says n with the noun's singular or plural, as a summary line
+// reads: "1 page", "0 pages", "2 pages".
+func countOf[N int | int64 | uint64](n N, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // splitHeld splits normalized URLs into those the repository holds a page
