@@ -60,7 +60,7 @@ func TestRmRemovesFromRepositoryAndIndexAndABackupKeepsWhatWasThere(t *testing.T
 	checkExports(t, data, fx)
 
 	out, _, err := run(t, "rm", "--data", data, "http://fruit.test/c")
-	if err != nil || !strings.Contains(out, "removed 1 pages") || !strings.Contains(out, "1 documents removed") {
+	if err != nil || out != "removed 1 page and 0 queue entries\nindex updated: 1 document removed, 2 left\n" {
 		t.Fatalf("rm: %v\n%s", err, out)
 	}
 	if got := searchData(t, data, "cherry"); len(got) != 0 {
@@ -108,7 +108,7 @@ func TestRmRemovesFromRepositoryAndIndexAndABackupKeepsWhatWasThere(t *testing.T
 		t.Errorf("the backup's index finds %v for apple, want / and /a", got)
 	}
 	out, _, err = run(t, "hosts", "--data", backup)
-	if err != nil || !strings.Contains(out, "1 hosts") || !strings.Contains(out, "fruit.test") {
+	if err != nil || !strings.Contains(out, "\n1 host\n") || !strings.Contains(out, "fruit.test") {
 		t.Errorf("hosts of the backup: %v\n%s", err, out)
 	}
 }
@@ -283,11 +283,16 @@ func TestRmCountsTheDocumentsItTookOutOfTheIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _, err := run(t, "rm", "--data", data, "http://fruit.test/q1")
-	if err != nil || !strings.Contains(out, "removed 1 pages") || !strings.Contains(out, "index updated: 0 documents removed, 3 left") {
+	if err != nil || out != "removed 1 page and 0 queue entries\nindex updated: 0 documents removed, 3 left\n" {
 		t.Errorf("rm of a page never fetched: %v\n%s", err, out)
 	}
+	out, _, err = run(t, "rm", "--data", data, "http://fruit.test/q2", "http://fruit.test/q3", "http://fruit.test/nosuch")
+	if err == nil || err.Error() != "not in the repository: 1 of the 3 URLs given (named above); the other 2 were removed" ||
+		out != "removed 2 pages and 0 queue entries\nindex updated: 0 documents removed, 3 left\n" {
+		t.Errorf("rm of two pages never fetched and a URL not held: error %v, output %q", err, out)
+	}
 	out, _, err = run(t, "rm", "--data", data, "--host", "fruit.test")
-	if err != nil || !strings.Contains(out, "removed 5 pages") || !strings.Contains(out, "index updated: 3 documents removed, 0 left") {
+	if err != nil || !strings.Contains(out, "removed 3 pages and") || !strings.Contains(out, "index updated: 3 documents removed, 0 left") {
 		t.Errorf("rm --host: %v\n%s", err, out)
 	}
 }
@@ -350,10 +355,10 @@ func TestRmNamesEachURLItDoesNotHoldAndTheNearOneItDoes(t *testing.T) {
 	// A partly wrong list: the URL held (after normalization) goes, from
 	// the index too; the near one suggested stays.
 	out, stderr, err = run(t, "rm", "--data", data, "http://fruit.test/c#top", "http://fruit.test/a/", "http://fruit.test/nosuch")
-	if err == nil || err.Error() != "not in the repository: 2 of the 3 URLs given (named above); the other 1 were removed" {
+	if err == nil || err.Error() != "not in the repository: 2 of the 3 URLs given (named above); the other was removed" {
 		t.Errorf("rm of a partly wrong list: error %v, want it to fail naming 2 of 3", err)
 	}
-	if !strings.Contains(out, "removed 1 pages") || !strings.Contains(out, "index updated: 1 documents removed, 2 left") {
+	if !strings.Contains(out, "removed 1 page and") || !strings.Contains(out, "index updated: 1 document removed, 2 left") {
 		t.Errorf("rm of a partly wrong list printed %q, want 1 page and 1 document removed", out)
 	}
 	if want := "rm: http://fruit.test/a/: not in the repository; did you mean http://fruit.test/a?\nrm: http://fruit.test/nosuch: not in the repository\n"; !strings.Contains(stderr, want) {
@@ -368,8 +373,27 @@ func TestRmNamesEachURLItDoesNotHoldAndTheNearOneItDoes(t *testing.T) {
 
 	// One page given twice, in two forms, is removed once and rm succeeds.
 	out, stderr, err = run(t, "rm", "--data", data, "http://fruit.test/a", "http://FRUIT.test/a#x")
-	if err != nil || !strings.Contains(out, "removed 1 pages") || strings.Contains(stderr, "rm:") {
+	if err != nil || !strings.Contains(out, "removed 1 page and") || strings.Contains(stderr, "rm:") {
 		t.Errorf("rm of /a given twice: error %v, output %q, stderr %q", err, out, stderr)
+	}
+}
+
+// TestRmCountsInWords: rm printed "removed 1 pages" and "1 documents
+// removed"; one of anything is now singular.
+func TestRmCountsInWords(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+	}{
+		{countOf(0, "page", "pages"), "0 pages"},
+		{countOf(1, "page", "pages"), "1 page"},
+		{countOf(2, "page", "pages"), "2 pages"},
+		{countOf(1, "queue entry", "queue entries"), "1 queue entry"},
+		{countOf(int64(1), "document", "documents"), "1 document"},
+		{countOf(uint64(1), "host", "hosts"), "1 host"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
 	}
 }
 
