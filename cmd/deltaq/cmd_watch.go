@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -289,11 +290,16 @@ func (a *app) newWatchCmd() *cobra.Command {
 	var base string
 	feedURLCmd := &cobra.Command{
 		Use: "feed-url KEY [--base URL]", Short: "Print the Atom feed URLs of a key's user, with its feed token, for a feed reader",
-		Long: "Print the Atom feed URLs of a key's user, with its feed token, for a feed reader.\n\n" + keyArgHelp,
+		Long: "Print the Atom feed URLs of a key's user (theirs, and each of their watches' and alerts'), with its feed token,\n" +
+			"for a feed reader. --base is the server's URL as feed readers reach it; without it, http:// and server.listen,\n" +
+			"with 127.0.0.1 for a wildcard address (0.0.0.0, ::, none), which only this machine reaches.\n\n" + keyArgHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			secret, err := keyArg(cmd, args[0])
 			if err != nil {
+				return err
+			}
+			if err := checkBase(base); err != nil {
 				return err
 			}
 			return a.withWatches(cmd, &dataDir, openCrawledRepo, func(ctx context.Context, e *watchEnv) error {
@@ -308,11 +314,15 @@ func (a *app) newWatchCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if base == "" {
-					base = "http://" + e.cfg.Server.Listen
+				root := strings.TrimSuffix(base, "/")
+				if root == "" {
+					var wildcard bool
+					root, wildcard = listenBase(e.cfg.Server.Listen)
+					if wildcard {
+						fmt.Fprintf(a.stderr, "server.listen %s is every address of this machine; the URLs use %s, which reaches it from here only: give --base, the server's URL as feed readers reach it\n", e.cfg.Server.Listen, root)
+					}
 				}
-				base = strings.TrimSuffix(base, "/")
-				feed := func(path string) string { return base + path + "?token=" + url.QueryEscape(token) }
+				feed := func(path string) string { return root + path + "?token=" + url.QueryEscape(token) }
 				fmt.Fprintf(a.stdout, "%s\tevery watch and alert of %s\n", feed("/api/v1/feed"), k.User)
 				ss, err := e.engine.List(ctx, k.User)
 				if err != nil {
@@ -321,11 +331,18 @@ func (a *app) newWatchCmd() *cobra.Command {
 				for _, s := range ss {
 					fmt.Fprintf(a.stdout, "%s\t%s %s on %s\n", feed("/api/v1/watches/"+s.ID+"/feed"), s.ID, s.Type, s.URL)
 				}
+				m, err := openAlerts(ctx, e.db, e.cfg, e.outbox, e.logger)
+				if err != nil {
+					return err
+				}
+				for _, al := range m.List(k.User) {
+					fmt.Fprintf(a.stdout, "%s\t%s alert %q\n", feed("/api/v1/alerts/"+al.ID+"/feed"), al.ID, al.Query)
+				}
 				return nil
 			})
 		},
 	}
-	feedURLCmd.Flags().StringVar(&base, "base", "", "the server's URL as feed readers reach it (default http:// and server.listen)")
+	feedURLCmd.Flags().StringVar(&base, "base", "", "the server's URL as feed readers reach it, such as https://deltaq.example (default http:// and server.listen)")
 	revokeCmd := &cobra.Command{
 		Use: "revoke-key KEY", Short: "Revoke an API key and its feed token", Args: cobra.ExactArgs(1),
 		Long: "Revoke an API key and its feed token: neither is accepted again.\n\n" + keyArgHelp,
@@ -441,6 +458,36 @@ func noSuch(err error, what, id, list string) error {
 		return fmt.Errorf("no %s %q (%s shows them)", what, id, list)
 	}
 	return err
+}
+
+// checkBase refuses a --base that is not an absolute http(s) URL to put
+// feed paths after: a query, a fragment, user info or a space in it would
+// break the URLs printed, and another scheme (javascript:) is no server.
+func checkBase(base string) error {
+	if base == "" {
+		return nil
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" || u.User != nil ||
+		u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(base, "#? \t\r\n") {
+		return fmt.Errorf("--base = %q: must be an absolute http:// or https:// URL with a host and no query, fragment, user info or spaces, such as https://deltaq.example",
+			index.Excerpt(base))
+	}
+	return nil
+}
+
+// listenBase is the URL of a server listening on listen (server.listen).
+// A wildcard host (0.0.0.0, ::, none) is no address to fetch, so it
+// becomes 127.0.0.1, and wildcard says so.
+func listenBase(listen string) (base string, wildcard bool) {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "http://" + listen, false
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		return "http://" + net.JoinHostPort("127.0.0.1", port), true
+	}
+	return "http://" + listen, false
 }
 
 // defaultKey holds the limits of a watch API key that the command line

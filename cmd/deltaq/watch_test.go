@@ -189,6 +189,9 @@ func TestWatchFeedURLAndRevokeKey(t *testing.T) {
 	if out, _, err := run(t, "watch", "add", u, "--user", "ada", "--notify", "feed", "--data", data); err != nil || !strings.Contains(out, "installed w1") {
 		t.Fatalf("watch add: %v\n%s", err, out)
 	}
+	if out, _, err := run(t, "alert", "add", "fees", "--user", "ada", "--notify", "feed", "--data", data); err != nil || !strings.Contains(out, "added a1") {
+		t.Fatalf("alert add: %v\n%s", err, out)
+	}
 	out, _, err := run(t, "watch", "key", "ada", "--data", data)
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +199,8 @@ func TestWatchFeedURLAndRevokeKey(t *testing.T) {
 	key := strings.TrimSpace(out)
 	out, _, err = run(t, "watch", "feed-url", key, "--base", "https://dq.example/", "--data", data)
 	if err != nil || !strings.Contains(out, "https://dq.example/api/v1/feed?token=dqf_") || !strings.Contains(out, "every watch and alert of ada") ||
-		!strings.Contains(out, "https://dq.example/api/v1/watches/w1/feed?token=dqf_") || strings.Contains(out, strings.TrimPrefix(key, "dqw_")) {
+		!strings.Contains(out, "https://dq.example/api/v1/watches/w1/feed?token=dqf_") || !strings.Contains(out, "https://dq.example/api/v1/alerts/a1/feed?token=dqf_") ||
+		!strings.Contains(out, `a1 alert "fees"`) || strings.Contains(out, strings.TrimPrefix(key, "dqw_")) {
 		t.Fatalf("watch feed-url: %v\n%s", err, out)
 	}
 	again, _, err := run(t, "watch", "feed-url", key, "--base", "https://dq.example", "--data", data)
@@ -246,6 +250,38 @@ func TestWatchTestShowsAFalseKeywordsFlag(t *testing.T) {
 		out, _, err := run(t, append([]string{"watch", "test", u, "--data", data}, c.args...)...)
 		if err != nil || !strings.Contains(out, c.want) || (c.lack != "" && strings.Contains(out, c.lack)) {
 			t.Errorf("watch test %v: %v; want %s and no %q\n%s", c.args, err, c.want, c.lack, out)
+		}
+	}
+}
+
+// watch feed-url takes as --base only an absolute http(s) URL to put the
+// feed paths after, and without one turns a wildcard server.listen into
+// 127.0.0.1, saying --base is the address feed readers reach.
+func TestWatchFeedURLBase(t *testing.T) {
+	data := t.TempDir()
+	out, _, err := run(t, "watch", "key", "ada", "--data", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := strings.TrimSpace(out)
+	for _, base := range []string{"javascript:alert(1)", "https://x/a b?x=1#f", "https://x/?x=1", "https://x/#f", "https://x/?", "ftp://x/", "/api", "dq.example",
+		"https://user:pw@x/", "https://", strings.Repeat("https://x/", 100) + "?"} {
+		_, _, err := run(t, "watch", "feed-url", key, "--base", base, "--data", data)
+		if err == nil || !strings.Contains(err.Error(), "--base = ") || !strings.Contains(err.Error(), "must be an absolute http:// or https:// URL with a host and no query, fragment") ||
+			len(err.Error()) > 300 {
+			t.Errorf("--base %.40q: %v; want it refused, naming --base, the value and the limit", base, err)
+		}
+	}
+	for _, c := range []struct{ listen, want, note string }{
+		{"0.0.0.0:18080", "http://127.0.0.1:18080/api/v1/feed?token=dqf_", "give --base, the server's URL as feed readers reach it"},
+		{":18080", "http://127.0.0.1:18080/api/v1/feed?token=dqf_", "give --base"},
+		{"[::]:18080", "http://127.0.0.1:18080/api/v1/feed?token=dqf_", "give --base"},
+		{"10.0.0.5:18080", "http://10.0.0.5:18080/api/v1/feed?token=dqf_", ""},
+	} {
+		t.Setenv("DELTAQ_SERVER_LISTEN", c.listen)
+		out, stderr, err := run(t, "watch", "feed-url", key, "--data", data)
+		if err != nil || !strings.HasPrefix(out, c.want) || (c.note == "") != (stderr == "") || !strings.Contains(stderr, c.note) {
+			t.Errorf("server.listen %s: %v\n%s%s\nwant %s and a note saying %q", c.listen, err, out, stderr, c.want, c.note)
 		}
 	}
 }
