@@ -169,7 +169,8 @@ func (e *Engine) groupKey(url, id string) string {
 }
 
 // ErrInvalid marks a spec that cannot be installed as given: a bad field,
-// or a page that cannot be fetched. The message names the field.
+// or a page that cannot be fetched or is not a page (ErrNotPage). The
+// message names the field.
 var ErrInvalid = errors.New("watch: invalid sentinel")
 
 // ErrObjectNotFound is returned when a sentinel's object is not on its page
@@ -243,7 +244,7 @@ func (e *Engine) install(ctx context.Context, spec Spec, now time.Time, f *Fetch
 			return nil, errGroupGone
 		}
 		if p, err = newPage(spec.URL, f.Body, f.ContentType, e.cfg.Extract); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 		g.LastCheck = now
 		if err := e.putCopy(b, key, p.md5(), f.Body); err != nil {

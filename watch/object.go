@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/md5"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"mime"
 	"net/url"
@@ -43,8 +44,10 @@ type page struct {
 }
 
 // ErrNotPage is a copy served as something other than a page of text
-// (a PDF, an image): its bytes are no words to compare.
-var ErrNotPage = fmt.Errorf("%w: not an HTML or text page", ErrInvalid)
+// (a PDF, an image): its bytes are no words to compare. It is the page's
+// answer, not the sentinel, that is wrong: a check records it as it is,
+// and only an install (whose spec names that page) marks it ErrInvalid.
+var ErrNotPage = errors.New("watch: not an HTML or text page")
 
 // pageType accepts the Content-Type of a page of text: HTML, text/*, XML
 // (a feed is watched as often as a page) or JSON; or none (a kept copy, a

@@ -793,8 +793,11 @@ func TestNonHTMLPageIsRefusedNotDiffed(t *testing.T) {
 		"install": func() error { _, err := e.Install(t.Context(), Spec{URL: d, Type: Words}); return err },
 	} {
 		err := try()
-		if !errors.Is(err, ErrNotPage) || !errors.Is(err, ErrInvalid) || !strings.Contains(fmt.Sprint(err), `"application/pdf"`) {
+		if !errors.Is(err, ErrNotPage) || !strings.Contains(fmt.Sprint(err), `"application/pdf"`) {
 			t.Errorf("%s on a PDF: %v; want ErrNotPage naming application/pdf", name, err)
+		}
+		if name == "install" && !errors.Is(err, ErrInvalid) {
+			t.Errorf("install on a PDF: %v; want it refused as invalid input (ErrInvalid)", err)
 		}
 	}
 	u := s.set("/a", htmlPage(article))
@@ -812,8 +815,13 @@ func TestNonHTMLPageIsRefusedNotDiffed(t *testing.T) {
 	if f := p.Failures(u); f != 1 {
 		t.Errorf("Failures = %d, want the PDF's check counted as failed", f)
 	}
-	if res, err := e.Check(t.Context(), u); !errors.Is(err, ErrNotPage) || res.Changed != 0 {
-		t.Errorf("Check = %+v, %v; want ErrNotPage and no change", res, err)
+	if res, err := e.Check(t.Context(), u); !errors.Is(err, ErrNotPage) || errors.Is(err, ErrInvalid) || res.Changed != 0 {
+		t.Errorf("Check = %+v, %v; want ErrNotPage, not ErrInvalid, and no change", res, err)
+	}
+	// The failed check blames the page's answer, not the sentinel.
+	if fs, err := e.Failures(t.Context(), sn.ID); err != nil || len(fs) != 1 || fs[0].Kind != FailNotPage ||
+		!strings.HasPrefix(fs[0].Error, "watch: not an HTML or text page: "+u) || strings.Contains(fs[0].Error, "invalid") {
+		t.Errorf("Failures = %+v, %v; want one not_page failure naming the page's Content-Type, not an invalid sentinel", fs, err)
 	}
 	if h, err := e.History(t.Context(), sn.ID); err != nil || len(h) != 0 {
 		t.Errorf("History = %+v, %v; want no change from the PDF's bytes", h, err)
