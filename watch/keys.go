@@ -15,6 +15,10 @@ import (
 	"github.com/deltaq/deltaq/repo"
 )
 
+// KeyPrefix starts every key, as FeedTokenPrefix starts every feed token:
+// a token given where a key is asked for is told apart, and named.
+const KeyPrefix = "dqw_"
+
 // keyPrefix: k/SHA256(secret) → Key. Only the hash is stored, so a read of
 // the repository does not give the keys away.
 const keyPrefix = "k/"
@@ -145,7 +149,7 @@ func (e *Engine) CreateKey(ctx context.Context, k Key) (string, error) {
 	if _, err := rand.Read(raw); err != nil {
 		return "", fmt.Errorf("watch: key: %w", err)
 	}
-	secret := "dqw_" + hex.EncodeToString(raw)
+	secret := KeyPrefix + hex.EncodeToString(raw)
 	k.Created = e.now()
 	b := e.db.NewBatch(ctx)
 	defer b.Close()

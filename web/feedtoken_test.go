@@ -170,6 +170,8 @@ func TestFeedTokenWinsOnFeedRoutes(t *testing.T) {
 		{"the bearer alone", "/api/v1/feed", "Bearer " + ada, 200, "<feed"},
 		{"the token with basic auth on the list", "/api/v1/watches?token=" + token, "Basic YWRhOnB3", 401, "missing bearer key"},
 		{"the token alone on the list", "/api/v1/watches?token=" + token, "", 401, "feed routes only"},
+		{"the token as the bearer key", "/api/v1/watches", "Bearer " + feedToken(t, list.Feed), 401, "a feed token (dqf_…) is not a key"},
+		{"the token as the bearer key of a feed", "/api/v1/feed", "Bearer " + feedToken(t, list.Feed), 401, "starts with dqw_"},
 	} {
 		if code, body := get(c.path, c.auth); code != c.code || !strings.Contains(body, c.want) {
 			t.Errorf("%s: %d %s; want %d with %s", c.name, code, body, c.code, c.want)

@@ -132,6 +132,12 @@ func (api *watchAPI) authed(h keyFunc) http.HandlerFunc {
 		if !ok {
 			return
 		}
+		if strings.HasPrefix(secret, watch.FeedTokenPrefix) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="deltaq-watch", error="invalid_token"`)
+			writeError(w, http.StatusUnauthorized, apiError{Code: CodeUnauthorized,
+				Message: "a feed token (" + watch.FeedTokenPrefix + "…) is not a key: it goes in a feed URL as ?token=; send the API key, which starts with " + watch.KeyPrefix + ", as Authorization: Bearer KEY"})
+			return
+		}
 		k, ok, err := api.watches.Authenticate(secret)
 		if err != nil {
 			api.internal(w, err)

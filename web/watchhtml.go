@@ -199,6 +199,10 @@ func (api *watchAPI) htmlFail(w http.ResponseWriter, name string, p *watchPage, 
 func (api *watchAPI) htmlKey(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, api.maxBody)
 	secret := strings.TrimSpace(r.PostFormValue("key"))
+	if strings.HasPrefix(secret, watch.FeedTokenPrefix) {
+		api.keyForm(w, "That is a feed token ("+watch.FeedTokenPrefix+"…), which goes in a feed reader's URL and only reads feeds; enter the API key, which starts with "+watch.KeyPrefix+" (keys come from `deltaq watch key USER`).")
+		return
+	}
 	if _, ok := api.keyOf(w, secret, "That key is not known here (keys come from `deltaq watch key USER`)."); !ok {
 		return
 	}

@@ -62,6 +62,11 @@ func TestWatchPagesKeepTheKeyInAStrictCookie(t *testing.T) {
 	if resp, body := e.form("/watches/key", "", url.Values{"key": {"dqw_wrong"}}, nil); resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, "not known") {
 		t.Errorf("wrong key: %d %s", resp.StatusCode, body)
 	}
+	// A feed token pasted for the key is named as one.
+	if resp, body := e.form("/watches/key", "", url.Values{"key": {" dqf_0123\n"}}, nil); resp.StatusCode != http.StatusUnauthorized ||
+		!strings.Contains(body, "That is a feed token (dqf_…)") || !strings.Contains(body, "starts with dqw_") || len(resp.Cookies()) != 0 {
+		t.Errorf("a feed token in the key form: %d %s; want 401 saying it is a feed token, not a key", resp.StatusCode, body)
+	}
 	if resp, _ := e.form("/watches/key", "", url.Values{"key": {ada}}, map[string]string{"Sec-Fetch-Site": "cross-site"}); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("key posted from another site: %d, want 403", resp.StatusCode)
 	}

@@ -499,17 +499,23 @@ const keyArgHelp = `KEY is the key deltaq watch key printed, or - to read it fro
 line of standard input, which keeps it out of the shell's history.`
 
 // keyArg is the API key given as arg, or, for "-", the first line of
-// standard input.
+// standard input. A feed token given instead is named as one: it looks
+// enough like a key to be pasted for one.
 func keyArg(cmd *cobra.Command, arg string) (string, error) {
-	if arg != "-" {
-		return strings.TrimSpace(arg), nil
+	name, key := "KEY", strings.TrimSpace(arg)
+	if arg == "-" {
+		name = "KEY -"
+		line, err := bufio.NewReader(io.LimitReader(cmd.InOrStdin(), 4096)).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", fmt.Errorf("KEY -: read standard input: %w", err)
+		}
+		if key = strings.TrimSpace(line); key == "" {
+			return "", errors.New("KEY -: standard input holds no key on its first line")
+		}
 	}
-	line, err := bufio.NewReader(io.LimitReader(cmd.InOrStdin(), 4096)).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return "", fmt.Errorf("KEY -: read standard input: %w", err)
+	if strings.HasPrefix(key, watch.FeedTokenPrefix) {
+		return "", fmt.Errorf("%s: a feed token (%s…), which goes in a feed reader's URL, not a key; give the key deltaq watch key printed, which starts with %s",
+			name, watch.FeedTokenPrefix, watch.KeyPrefix)
 	}
-	if key := strings.TrimSpace(line); key != "" {
-		return key, nil
-	}
-	return "", errors.New("KEY -: standard input holds no key on its first line")
+	return key, nil
 }

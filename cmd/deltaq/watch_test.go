@@ -225,6 +225,19 @@ func TestWatchFeedURLAndRevokeKey(t *testing.T) {
 	if out, err := fromStdin(key, "watch", "revoke-key", "-"); err != nil || !strings.Contains(out, "revoked a key of ada and its feed token") {
 		t.Errorf("watch revoke-key: %v\n%s", err, out)
 	}
+	// A feed token given for the key is named as one, not as an unknown key.
+	token := strings.Fields(out)[0][strings.Index(out, "token=")+len("token="):]
+	if !strings.HasPrefix(token, "dqf_") {
+		t.Fatalf("token %q in %s", token, out)
+	}
+	for _, args := range [][]string{{"watch", "feed-url", token}, {"watch", "revoke-key", token}} {
+		if _, _, err := run(t, append(args, "--data", data)...); err == nil || !strings.Contains(err.Error(), "KEY: a feed token (dqf_…)") || !strings.Contains(err.Error(), "starts with dqw_") {
+			t.Errorf("%v with the feed token: %v, want it named a feed token, not a key", args[:2], err)
+		}
+	}
+	if _, err := fromStdin(token+"\n", "watch", "revoke-key", "-"); err == nil || !strings.Contains(err.Error(), "KEY -: a feed token") {
+		t.Errorf("watch revoke-key - with the feed token on stdin: %v, want it named a feed token", err)
+	}
 	for _, args := range [][]string{{"watch", "feed-url", key}, {"watch", "revoke-key", key}} {
 		if _, _, err := run(t, append(args, "--data", data)...); err == nil || !strings.Contains(err.Error(), "KEY: no such key here") {
 			t.Errorf("%v after the revoke: %v, want KEY: no such key here", args, err)
