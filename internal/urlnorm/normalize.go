@@ -22,8 +22,8 @@ var (
 	// ErrUnsupportedScheme is returned for any scheme but http and https,
 	// and for a URL without a scheme.
 	ErrUnsupportedScheme = errors.New("urlnorm: unsupported scheme")
-	// ErrTooLong is returned when the input or the normalized URL is longer
-	// than allowed (MaxLength).
+	// ErrTooLong is returned, wrapped with the length and MaxLength, when
+	// the input or the normalized URL is longer than allowed.
 	ErrTooLong = errors.New("urlnorm: too long")
 	// ErrInvalid is returned for a URL that cannot name a page: an empty or
 	// malformed host, a bad port, a malformed SURT key.
@@ -35,7 +35,7 @@ var (
 func Normalize(raw string) (string, error) {
 	s := clean(raw)
 	if len(s) > maxInput {
-		return "", ErrTooLong
+		return "", tooLong(len(s), false)
 	}
 	r := split(s)
 	if r.scheme == "" {
@@ -107,7 +107,7 @@ func (res *Resolver) Base() string { return res.norm }
 func (res *Resolver) Resolve(ref string) (string, error) {
 	s := clean(ref)
 	if len(s) > maxInput {
-		return "", ErrTooLong
+		return "", tooLong(len(s), false)
 	}
 	r := split(s)
 	if r.scheme != "" && (r.hasAuth || (r.scheme != "http" && r.scheme != "https")) {
@@ -168,7 +168,7 @@ func build(r parts) (string, error) {
 		n += 1 + len(query)
 	}
 	if n > MaxLength {
-		return "", ErrTooLong
+		return "", tooLong(n, true)
 	}
 	var b strings.Builder
 	b.Grow(n)
@@ -272,6 +272,35 @@ func hasDotSegment(p string) bool {
 		}
 	}
 	return false
+}
+
+// tooLong is ErrTooLong naming the length and the limit. An input over
+// maxInput is named against MaxLength too: that is the limit a user can
+// act on, and such an input would have to shrink fourfold to meet it.
+func tooLong(n int, normalized bool) error {
+	what := "bytes"
+	if normalized {
+		what = "bytes once normalized"
+	}
+	return fmt.Errorf("%w: %d %s, more than the %d allowed", ErrTooLong, n, what, MaxLength)
+}
+
+// quoteRunes is how many characters of a URL Quote keeps.
+const quoteRunes = 100
+
+// Quote returns s quoted as with %q, its first 100 characters only and
+// "…" after the closing quote when it is longer: an error naming a URL
+// refused for its length would otherwise repeat all of it (up to
+// megabytes, from a command line or a request).
+func Quote(s string) string {
+	n := 0
+	for i := range s {
+		if n == quoteRunes {
+			return strconv.Quote(s[:i]) + "…"
+		}
+		n++
+	}
+	return strconv.Quote(s)
 }
 
 // trim shortens a string quoted in an error message.

@@ -132,6 +132,47 @@ func TestNormalizeKeepsLengthLimit(t *testing.T) {
 	}
 }
 
+// TestTooLongNamesTheLengthAndTheLimit: ErrTooLong said only "urlnorm:
+// too long", so a user could not tell how long a URL may be.
+func TestTooLongNamesTheLengthAndTheLimit(t *testing.T) {
+	prefix := "http://example.com/"
+	for _, c := range []struct {
+		name, in, want string
+	}{
+		{"a URL one byte over", prefix + strings.Repeat("a", MaxLength-len(prefix)+1), "urlnorm: too long: 2049 bytes once normalized, more than the 2048 allowed"},
+		{"a URL longer once escaped", prefix + strings.Repeat(" a", 600), "urlnorm: too long: 2419 bytes once normalized, more than the 2048 allowed"},
+		{"a huge input", prefix + strings.Repeat("a", 70000), "urlnorm: too long: 70019 bytes, more than the 2048 allowed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Normalize(c.in)
+			if !errors.Is(err, ErrTooLong) || err.Error() != c.want {
+				t.Errorf("Normalize: %v, want %q", err, c.want)
+			}
+			if _, err := Resolve(&url.URL{Scheme: "http", Host: "example.com", Path: "/"}, c.in); !errors.Is(err, ErrTooLong) || err.Error() != c.want {
+				t.Errorf("Resolve: %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestQuote(t *testing.T) {
+	long := "http://example.com/" + strings.Repeat("é", 200)
+	for _, c := range []struct {
+		name, in, want string
+	}{
+		{"a short URL is quoted whole", "http://example.com/a b", `"http://example.com/a b"`},
+		{"100 characters are quoted whole", long[:19+2*81], `"` + long[:19+2*81] + `"`},
+		{"a longer URL is cut at 100 characters, not bytes", long, `"` + long[:19+2*81] + `"…`},
+		{"control characters are escaped", "http://x/\n\x00" + strings.Repeat("a", 200), `"http://x/\n\x00` + strings.Repeat("a", 89) + `"…`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Quote(c.in); got != c.want {
+				t.Errorf("Quote = %s, want %s", got, c.want)
+			}
+		})
+	}
+}
+
 func TestNormalizeURL(t *testing.T) {
 	u, err := url.Parse("HTTP://Example.com:80/a/../%7eb?#f")
 	if err != nil {
