@@ -222,7 +222,7 @@ removes nothing.`,
 			for _, raw := range args {
 				u, err := urlnorm.Normalize(raw)
 				if err != nil {
-					return fmt.Errorf("URL %q: %w", raw, err)
+					return fmt.Errorf("URL %s: %w", urlnorm.Quote(raw), err)
 				}
 				if _, dup := given[u]; !dup {
 					given[u] = raw
@@ -348,7 +348,7 @@ func splitHeld(db *repo.DB, urls []string) (held, missing []string, err error) {
 func notHeld(db *repo.DB, raw, u string) (string, error) {
 	msg := u + ": not in the repository"
 	if raw != u { // quoted: what was given may hold spaces or control characters
-		msg = fmt.Sprintf("%q (as normalized, %s): not in the repository", raw, u)
+		msg = fmt.Sprintf("%s (as normalized, %s): not in the repository", urlnorm.Quote(raw), u)
 	}
 	var held []string
 	for _, v := range nearURLs(u) {

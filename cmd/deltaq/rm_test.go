@@ -17,6 +17,7 @@ import (
 
 	"github.com/deltaq/deltaq/eval/archive/archivetest"
 	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/internal/warc"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -226,6 +227,19 @@ func TestRmSaysWhatIsWrongWithItsArguments(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.lack) {
 			t.Errorf("rm %q: error %v, want %q", c.args, err, c.want)
 		}
+	}
+}
+
+// TestRmQuotesAnOverLongURLCut: a 70,000-byte URL given to rm was
+// repeated whole in the error (72 KB on stderr), which ended "urlnorm: too
+// long" without the limit. It is now quoted by its first 100 characters,
+// and the error names its length and the limit.
+func TestRmQuotesAnOverLongURLCut(t *testing.T) {
+	long := "http://fruit.test/" + strings.Repeat("a", 70000)
+	_, stderr, err := run(t, "rm", "--data", t.TempDir(), "http://fruit.test/a", long)
+	want := `URL "` + long[:100] + `"…: urlnorm: too long: 70018 bytes, more than the 2048 allowed`
+	if err == nil || err.Error() != want || !errors.Is(err, urlnorm.ErrTooLong) || len(stderr) > 300 {
+		t.Errorf("rm of a 70,000-byte URL: error %v, %d bytes on stderr; want %q", err, len(stderr), want)
 	}
 }
 
