@@ -30,7 +30,17 @@ var (
 	ErrThrottled  = errors.New("relation: the source keeps answering 429 Too Many Requests")
 	ErrGarbage    = errors.New("relation: the source's answer is not a result or item page")
 	ErrNotFound   = errors.New("relation: the source has no such item")
+	// ErrUnavailable marks a failure of the source rather than of one
+	// record: a network error or time-out, or a 5xx answer. Only these
+	// count towards a sync's stop rule; a 429 stops it at once
+	// (ErrThrottled).
+	ErrUnavailable = errors.New("relation: the source did not answer")
 )
+
+// unavailable is err marked ErrUnavailable, its message unchanged.
+type unavailable struct{ error }
+
+func (u unavailable) Unwrap() []error { return []error{u.error, ErrUnavailable} }
 
 // ClientOptions configure the requests to one source.
 type ClientOptions struct {
@@ -42,6 +52,9 @@ type ClientOptions struct {
 	Backoff   time.Duration // first wait after a 429 without Retry-After; doubles
 	Clock     clock.Clock   // nil: the wall clock
 	Logger    *slog.Logger
+	// MaxBytesKey is the setting MaxBytes comes from, named when a body
+	// exceeds it so the user knows what to raise; "" names none.
+	MaxBytesKey string
 }
 
 // Record is one record as the source shows it.
@@ -67,7 +80,11 @@ func (r Record) Version() string {
 
 // ResultPage is one page of a keyword query's results.
 type ResultPage struct {
-	Total    int // the count the source reports; -1 when it reports none
+	Total int // the count the source reports; -1 when it reports none
+	// NoTotal says why Total is -1 although the source has a --total
+	// selector. A missing count is not garbage: the hits are read all the
+	// same, and the query's server coverage stays estimated (§4.1).
+	NoTotal  error
 	Hits     []Record
 	Requests int // requests spent, 429 retries included
 }
@@ -137,10 +154,12 @@ func (cl *Client) Search(ctx context.Context, keywords []string, page int) (Resu
 	if cl.src.total != nil {
 		v, ok := cl.src.total.value(doc.Selection, nil)
 		total, perr := strconv.Atoi(strings.TrimSpace(strings.ReplaceAll(v, ",", "")))
-		if !ok || perr != nil || total < 0 {
-			return res, fmt.Errorf("%w: %s: total %s = %q: want a count", ErrGarbage, u, cl.src.total, v)
+		if ok && perr == nil && total >= 0 {
+			res.Total = total
+		} else {
+			res.NoTotal = fmt.Errorf("relation: %s: no count at --total %s (found %q), so |R_S(q)| is estimated from the local relation; "+
+				"a source that reports none takes --total ''", u, cl.src.total, v)
 		}
-		res.Total = total
 	}
 	var perr error
 	doc.FindMatcher(cl.src.hit.css).EachWithBreak(func(i int, hit *goquery.Selection) bool {
@@ -243,6 +262,8 @@ func (cl *Client) get(ctx context.Context, rawURL string) ([]byte, http.Header, 
 		switch {
 		case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
 			return nil, nil, requests, fmt.Errorf("%w: %s (%d)", ErrNotFound, rawURL, resp.StatusCode)
+		case resp.StatusCode >= 500:
+			return nil, nil, requests, unavailable{fmt.Errorf("relation: %s: status %d", rawURL, resp.StatusCode)}
 		case resp.StatusCode != http.StatusOK:
 			return nil, nil, requests, fmt.Errorf("relation: %s: status %d", rawURL, resp.StatusCode)
 		}
@@ -251,10 +272,14 @@ func (cl *Client) get(ctx context.Context, rawURL string) ([]byte, http.Header, 
 		}
 		body, err := io.ReadAll(io.LimitReader(resp.Body, cl.opts.MaxBytes+1))
 		if err != nil {
-			return nil, nil, requests, fmt.Errorf("relation: %s: read body: %w", rawURL, err)
+			return nil, nil, requests, unavailable{fmt.Errorf("relation: %s: read body: %w", rawURL, err)}
 		}
 		if int64(len(body)) > cl.opts.MaxBytes {
-			return nil, nil, requests, fmt.Errorf("%w: %s: body exceeds the limit of %d bytes", ErrGarbage, rawURL, cl.opts.MaxBytes)
+			limit := fmt.Sprintf("the limit of %d bytes", cl.opts.MaxBytes)
+			if cl.opts.MaxBytesKey != "" {
+				limit = fmt.Sprintf("%s = %d bytes", cl.opts.MaxBytesKey, cl.opts.MaxBytes)
+			}
+			return nil, nil, requests, fmt.Errorf("%w: %s: body exceeds %s", ErrGarbage, rawURL, limit)
 		}
 		return body, resp.Header, requests, nil
 	}
@@ -274,7 +299,7 @@ func (cl *Client) do(ctx context.Context, rawURL string) (*http.Response, error)
 	}
 	resp, err := cl.http.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("relation: %s: %w", rawURL, err)
+		return nil, unavailable{fmt.Errorf("relation: %s: %w", rawURL, err)}
 	}
 	return resp, nil
 }

@@ -98,5 +98,5 @@ func (c Config) SyncOptions(dryRun bool) SyncOptions {
 
 // ClientOptions are the configured options of a source's client.
 func (c Config) ClientOptions(userAgent string) ClientOptions {
-	return ClientOptions{HTTP: &http.Client{Timeout: c.Timeout}, Timeout: c.Timeout, UserAgent: userAgent, MaxBytes: c.MaxBytes, Retries: c.Retries, Backoff: c.Backoff}
+	return ClientOptions{HTTP: &http.Client{Timeout: c.Timeout}, Timeout: c.Timeout, UserAgent: userAgent, MaxBytes: c.MaxBytes, MaxBytesKey: "relation.max_bytes", Retries: c.Retries, Backoff: c.Backoff}
 }

@@ -57,6 +57,10 @@ type ProbeRun struct {
 	Sent     int     // requests sent
 	Reached  int     // records of the relation its results held
 	Reported int     // the total the source reported; -1 if none
+	// NoTotal says why Reported is -1 although the source has a --total
+	// selector (ResultPage.NoTotal): the probe was sent and read all the
+	// same, its |R_S(q)| left to the local estimate.
+	NoTotal error
 }
 
 // SyncReport is what one sync planned and did.
@@ -81,6 +85,9 @@ type SyncReport struct {
 	// names the first MaxReportedFailures of them.
 	FailedFetches int
 	Failures      []FetchFailure
+	// NoTotal counts the probes whose results lacked the --total count
+	// (ProbeRun.NoTotal says why).
+	NoTotal int
 }
 
 // FetchFailure is one fetch by ID that got no answer.
@@ -94,9 +101,11 @@ type FetchFailure struct {
 // wrong.
 const MaxReportedFailures = 10
 
-// maxConsecutiveFailures is how many fetches by ID in a row may fail
-// before a sync stops: past it the source itself looks down, and the
-// rest of the budget would be spent on failures.
+// maxConsecutiveFailures is how many fetches by ID in a row may fail with
+// ErrUnavailable before a sync stops: past it the source itself looks
+// down, and the rest of the budget would be spent on failures. Failures of
+// one record (a PDF, a body over relation.max_bytes, a 403) do not count:
+// the source answered.
 const maxConsecutiveFailures = 3
 
 // estimate prefers a count the source reported for the query, else the
@@ -197,6 +206,12 @@ func Sync(ctx context.Context, st *Store, cl *Client, name string, now time.Time
 			if err != nil {
 				return rep, fmt.Errorf("relation: sync %s: probe %q page %d: %w", name, pr.Query(), page, err)
 			}
+			if res.NoTotal != nil && pr.Reported < 0 && pr.NoTotal == nil {
+				// The count only steers later plans (§4.1 estimates it
+				// when missing): the probe's hits are read all the same.
+				pr.NoTotal = res.NoTotal
+				rep.NoTotal++
+			}
 			var hits map[string]float64
 			if res.Total >= 0 {
 				pr.Reported = res.Total
@@ -278,11 +293,15 @@ func Sync(ctx context.Context, st *Store, cl *Client, name string, now time.Time
 			if err := s.fail(ctx, id, err, now); err != nil {
 				return rep, err
 			}
-			if n > 0 {
-				// A failure that sent nothing (an ID that makes no URL,
-				// a path robots.txt disallows) says nothing of the
-				// source.
+			switch {
+			case errors.Is(err, ErrUnavailable):
 				failedInRow++
+			case n > 0:
+				// The source answered, if badly for this record: it is
+				// not down. A failure that sent nothing (an ID that
+				// makes no URL, a path robots.txt disallows) says
+				// nothing of the source either way.
+				failedInRow = 0
 			}
 			if failedInRow == maxConsecutiveFailures {
 				return rep, fmt.Errorf("relation: sync %s: %d fetches by ID failed in a row, the source looks down; the last, %s: %w", name, failedInRow, id, err)

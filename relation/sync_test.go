@@ -2,6 +2,7 @@ package relation
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -149,7 +150,7 @@ func TestSyncBadSourceLosesNothing(t *testing.T) {
 	}{
 		{"garbage", func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
-			w.Write([]byte("<html>\x00\x01 not a result page</html>"))
+			w.Write([]byte(`<html>\x00\x01 not a result page <p class="total" data-total="1"></p><li class="hit">no id</li></html>`))
 		}, ErrGarbage},
 		{"429", func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Retry-After", "0")
@@ -352,6 +353,94 @@ func TestSyncStopsWhenTheSourceLooksDown(t *testing.T) {
 	}
 	if rep.FailedFetches != maxConsecutiveFailures || rep.Requests != 1+maxConsecutiveFailures {
 		t.Errorf("%d failed fetches in %d requests, want %d and robots.txt", rep.FailedFetches, rep.Requests, maxConsecutiveFailures)
+	}
+}
+
+// Failures of single records (a PDF where an item page should be, a body
+// over relation.max_bytes) do not stop a sync however many there are in a
+// row: the source answered. Only outages count towards the stop rule.
+func TestSyncStopsOnlyOnOutages(t *testing.T) {
+	s := newShop()
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	st, db, _ := shopRelation(t, ts.URL)
+	defer db.Close()
+	if _, err := st.Add(t.Context(), "fruit", []string{"b1", "b2", "b3", "b4"}, []float64{9, 9, 9, 9}); err != nil {
+		t.Fatal(err)
+	}
+	s.set("/item/b1", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		w.Write([]byte("%PDF-1.7"))
+	})
+	s.set("/item/b2", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		w.Write([]byte("%PDF-1.7"))
+	})
+	big := func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<html>" + strings.Repeat("x", 5000) + "</html>"))
+	}
+	s.set("/item/b3", big)
+	s.set("/item/b4", big)
+	opts := Config{MaxBytes: 4096}.ClientOptions("deltaq")
+	cl, err := NewClient(shopSource(ts.URL), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Sync(t.Context(), st, cl, "fruit", t0.Add(time.Hour), syncOpts(50))
+	if err != nil {
+		t.Fatalf("sync stopped at records the source answered badly: %v", err)
+	}
+	if rep.FailedFetches != 4 || rep.IDFetches != 3 {
+		t.Errorf("%d failed fetches, %d answered; want b1-b4 failed and a1, a2, p1 read", rep.FailedFetches, rep.IDFetches)
+	}
+	for _, f := range rep.Failures {
+		if (f.ID == "b3" || f.ID == "b4") && !strings.Contains(f.Err.Error(), "body exceeds relation.max_bytes = 4096 bytes") {
+			t.Errorf("%s: %v, want the limit named by its setting", f.ID, f.Err)
+		}
+	}
+}
+
+// A result page without the --total count is one probe's problem: the
+// sync reads its hits, goes on with the other probes and the fetches by
+// ID, and says which probe lacked its count.
+func TestSyncGoesOnWithoutAReportedTotal(t *testing.T) {
+	s := newShop()
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	st, db, _ := shopRelation(t, ts.URL)
+	defer db.Close()
+	cl, _ := NewClient(shopSource(ts.URL), ClientOptions{MaxBytes: 1 << 20})
+	// The first sync reads the records by ID: their keywords make the
+	// probes of the next.
+	if _, err := Sync(t.Context(), st, cl, "fruit", t0.Add(time.Hour), syncOpts(50)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Add(t.Context(), "fruit", []string{"zz"}, []float64{1}); err != nil {
+		t.Fatal(err) // no search finds it: a fetch by ID must
+	}
+	s.set("/search", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<html><body><ol><li class="hit" data-id="a1"><b class="name">red apple</b> <i class="price">1.50</i></li></ol></body></html>`)
+	})
+	rep, err := Sync(t.Context(), st, cl, "fruit", t0.Add(72*time.Hour), syncOpts(50))
+	if err != nil {
+		t.Fatalf("a result page without its total stopped the sync: %v", err)
+	}
+	sent := 0
+	for _, pr := range rep.Probes {
+		if pr.Sent > 0 {
+			sent++
+			if pr.Reported != -1 || pr.NoTotal == nil || !strings.Contains(pr.NoTotal.Error(), "--total css:.total@data-total") {
+				t.Errorf("probe %q: reported %d, NoTotal %v; want -1 and why", pr.Query(), pr.Reported, pr.NoTotal)
+			}
+		}
+	}
+	if sent == 0 || rep.NoTotal != sent {
+		t.Errorf("%d probes sent, %d without a total reported; want every one sent", sent, rep.NoTotal)
+	}
+	if rep.IDFetches == 0 || rep.Missing != 1 {
+		t.Errorf("%d fetches by ID, %d missing; want zz fetched by ID and found missing", rep.IDFetches, rep.Missing)
 	}
 }
 

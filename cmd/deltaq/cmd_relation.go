@@ -277,6 +277,12 @@ func (a *app) printSync(rep *relation.SyncReport, took time.Duration) {
 	}
 	fmt.Fprintf(a.stdout, "sent %d requests in %v: %d records read (%d by ID), %d changed, %d missing\n",
 		rep.Requests, took.Round(time.Millisecond), rep.Reached, rep.IDFetches, rep.Changed, rep.Missing)
+	for _, pr := range rep.Probes {
+		if pr.NoTotal != nil {
+			fmt.Fprintf(a.stdout, "%d probes' results gave no count; the first, %q: %v\n", rep.NoTotal, pr.Query(), pr.NoTotal)
+			break
+		}
+	}
 	if rep.FailedFetches == 0 {
 		return
 	}
