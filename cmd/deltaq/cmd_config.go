@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/deltaq/deltaq/configs"
@@ -21,6 +23,26 @@ func (a *app) newConfigCmd() *cobra.Command {
 				return err
 			}
 			_, err = a.stdout.Write(out)
+			return err
+		},
+	}, &cobra.Command{
+		Use:   "check [--config FILE]",
+		Short: "Check the configuration (defaults, file, environment merged): print OK or every problem",
+		Long: `Check loads the configuration as every command does (the defaults, then
+--config FILE, then the DELTAQ_* environment) and validates it. It prints
+OK, or fails naming each problem: where it was set (FILE:LINE or the
+variable), the key, the value and the limit. Run it after editing a file,
+before a long crawl or a server reads it.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, err := configs.Load(a.sources(cmd)); err != nil {
+				return err
+			}
+			what := "the defaults (no --config)"
+			if a.configFile != "" {
+				what = a.configFile + " over the defaults"
+			}
+			_, err := fmt.Fprintf(a.stdout, "configuration OK: %s, with the DELTAQ_* environment\n", what)
 			return err
 		},
 	}, &cobra.Command{
