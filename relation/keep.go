@@ -94,7 +94,7 @@ func (k *Keeper) syncOne(ctx context.Context, clk clock.Clock, logger *slog.Logg
 	rep, err := Sync(ctx, k.Store, cl, def.Name, start.UTC(), k.Sync)
 	attrs := []any{"relation", def.Name, "took", clk.Now().Sub(start).Round(time.Millisecond)}
 	if rep != nil {
-		attrs = append(attrs, "requests", rep.Requests, "read", rep.Reached, "changed", rep.Changed, "missing", rep.Missing, "failed", rep.FailedFetches)
+		attrs = append(attrs, "requests", rep.Requests, "read", rep.Reached, "changed", rep.Changed, "missing", rep.Missing, "failed", rep.FailedFetches, "no_total", rep.NoTotal)
 	}
 	if err != nil {
 		logger.Warn("relation: sync", append(attrs, "err", err)...)
