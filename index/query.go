@@ -7,6 +7,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/deltaq/deltaq/internal/excerpt"
 )
 
 // Query is a parsed search: pages are ranked by how well they match the
@@ -71,12 +73,7 @@ const maxExcerpt = 60
 // Excerpt is s cut to its first maxExcerpt characters, "…" marking a cut:
 // enough to recognize a query in an error message, where a whole one (up
 // to index.max_query_bytes) would bury the message.
-func Excerpt(s string) string {
-	if utf8.RuneCountInString(s) <= maxExcerpt {
-		return s
-	}
-	return string([]rune(s)[:maxExcerpt]) + "…"
-}
+func Excerpt(s string) string { return excerpt.Of(s, maxExcerpt) }
 
 // ParseQuery parses s. An empty or over-long query, an unclosed quote, too
 // many phrases, exclusions and site: filters, or a query with nothing

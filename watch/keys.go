@@ -7,11 +7,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/deltaq/deltaq/internal/excerpt"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -105,26 +104,15 @@ func CheckUser(user string) error {
 	if ok {
 		return nil
 	}
-	v := strconv.Quote(excerpt(user))
+	v := excerpt.Quoted(user, maxUserExcerpt)
 	if len(user) > MaxUserBytes {
 		v += fmt.Sprintf(" (%d bytes)", len(user))
 	}
 	return &FieldError{Field: "user", Value: v, Limit: userLimit}
 }
 
-// excerpt is s cut to its first 40 bytes, on a rune, "…" marking a cut:
-// enough to recognize a value in an error message.
-func excerpt(s string) string {
-	const n = 40
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+// maxUserExcerpt is the most characters of a user name an error repeats.
+const maxUserExcerpt = 40
 
 // CreateKey stores k and returns its secret, shown once; k.User must pass
 // CheckUser.
@@ -143,7 +131,7 @@ func (e *Engine) CreateKey(ctx context.Context, k Key) (string, error) {
 		bad = append(bad, fmt.Errorf("max_regex_bytes = %d: must be > 0", k.MaxRegexBytes))
 	}
 	if err := errors.Join(bad...); err != nil {
-		return "", fmt.Errorf("watch: key for %q: %w", excerpt(k.User), err)
+		return "", fmt.Errorf("watch: key for %s: %w", excerpt.Quoted(k.User, maxUserExcerpt), err)
 	}
 	raw := make([]byte, 24)
 	if _, err := rand.Read(raw); err != nil {

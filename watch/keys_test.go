@@ -118,7 +118,7 @@ func TestCreateKeyChecksTheUserName(t *testing.T) {
 		{"ada\n", `user = "ada\n"`},
 		{"zoë", `user = "zoë"`},
 		{strings.Repeat("x", MaxUserBytes+1), `(65 bytes): must be 1 to 64 bytes`},
-		{long, `user = "` + long[:40] + `…" (5000 bytes): must be`},
+		{long, `user = "` + long[:40] + `"… (5000 bytes): must be`},
 	} {
 		k := lim
 		k.User = c.user

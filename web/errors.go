@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/deltaq/deltaq/internal/excerpt"
 )
 
 // Error codes of the JSON API: stable strings a client can branch on, in
@@ -66,14 +68,12 @@ type errorBody struct {
 	Error apiError `json:"error"`
 }
 
-// maxErrorValue bounds the value echoed in an error: enough to recognize
-// it, not the whole of a 2 KB URL or query.
+// maxErrorValue bounds the characters of a value echoed in an error:
+// enough to recognize it, not the whole of a 2 KB URL or query.
 const maxErrorValue = 200
 
 func writeError(w http.ResponseWriter, status int, e apiError) {
-	if len(e.Value) > maxErrorValue {
-		e.Value = strings.ToValidUTF8(e.Value[:maxErrorValue], "") + "…"
-	}
+	e.Value = excerpt.Of(e.Value, maxErrorValue)
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, status, errorBody{Error: e})
 }

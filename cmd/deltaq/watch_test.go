@@ -71,7 +71,7 @@ func TestWatchCommands(t *testing.T) {
 		{append([]string{"watch", "add", u}, slices.Repeat([]string{"--notify", "feed"}, 11)...), "--notify: (11 targets): at most 10 (notify.max_targets)"},
 		{append([]string{"alert", "add", "fees"}, slices.Repeat([]string{"--notify", "feed"}, 11)...), "--notify: (11 targets): at most 10 (notify.max_targets)"},
 		{[]string{"watch", "key", "ada lovelace"}, `USER = "ada lovelace": must be 1 to 64 bytes of ASCII letters, digits, '.', '_', '-' and '@'`},
-		{[]string{"watch", "key", strings.Repeat("a", 5000)}, `USER = "` + strings.Repeat("a", 40) + `…" (5000 bytes): must be 1 to 64 bytes`},
+		{[]string{"watch", "key", strings.Repeat("a", 5000)}, `USER = "` + strings.Repeat("a", 40) + `"… (5000 bytes): must be 1 to 64 bytes`},
 		{[]string{"watch", "key", "ada\x07"}, `USER = "ada\a": must be`},
 	} {
 		if _, _, err := run(t, append(c.args, "--data", data)...); err == nil || !strings.Contains(err.Error(), c.want) {

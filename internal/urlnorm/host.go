@@ -13,14 +13,14 @@ func normHost(h string) (string, error) {
 	if strings.HasPrefix(h, "[") {
 		a, err := netip.ParseAddr(strings.TrimSuffix(h[1:], "]"))
 		if err != nil || !a.Is6() || a.Zone() != "" {
-			return "", fmt.Errorf("%w: IPv6 literal %q", ErrInvalid, trim(h))
+			return "", fmt.Errorf("%w: IPv6 literal %s", ErrInvalid, Quote(h))
 		}
 		return "[" + a.String() + "]", nil
 	}
 	if strings.IndexByte(h, '%') >= 0 {
 		d, ok := unescapeHost(h)
 		if !ok {
-			return "", fmt.Errorf("%w: host %q has a bad escape", ErrInvalid, trim(h))
+			return "", fmt.Errorf("%w: host %s has a bad escape", ErrInvalid, Quote(h))
 		}
 		h = d
 	}
@@ -31,7 +31,7 @@ func normHost(h string) (string, error) {
 		// servers use (underscores, "--" in the third and fourth place).
 		a, err := idna.Lookup.ToASCII(h)
 		if err != nil {
-			return "", fmt.Errorf("%w: host %q: %w", ErrInvalid, trim(h), err)
+			return "", fmt.Errorf("%w: host %s: %w", ErrInvalid, Quote(h), err)
 		}
 		h = strings.TrimRight(a, ".")
 	}
@@ -45,13 +45,13 @@ func normHost(h string) (string, error) {
 		switch {
 		case c == '.':
 			if prevDot {
-				return "", fmt.Errorf("%w: host %q has an empty label", ErrInvalid, trim(h))
+				return "", fmt.Errorf("%w: host %s has an empty label", ErrInvalid, Quote(h))
 			}
 			prevDot = true
 			continue
 		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '_':
 		default:
-			return "", fmt.Errorf("%w: host %q has the character %q", ErrInvalid, trim(h), c)
+			return "", fmt.Errorf("%w: host %s has the character %q", ErrInvalid, Quote(h), c)
 		}
 		prevDot = false
 	}

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/deltaq/deltaq/internal/excerpt"
 )
 
 // MaxLength is the longest normalized URL accepted, in bytes. 2,048 bytes is
@@ -39,7 +41,7 @@ func Normalize(raw string) (string, error) {
 	}
 	r := split(s)
 	if r.scheme == "" {
-		return "", fmt.Errorf("%w: %q has no scheme", ErrUnsupportedScheme, trim(s))
+		return "", fmt.Errorf("%w: %s has no scheme", ErrUnsupportedScheme, Quote(s))
 	}
 	if !r.hasAuth {
 		// "http:example.com/a" and "http:/example.com/a": browsers read the
@@ -193,11 +195,11 @@ func hostPort(auth string, defaultPort int) (string, error) {
 	if strings.HasPrefix(auth, "[") {
 		end := strings.IndexByte(auth, ']')
 		if end < 0 {
-			return "", fmt.Errorf("%w: unterminated IPv6 literal in %q", ErrInvalid, trim(auth))
+			return "", fmt.Errorf("%w: unterminated IPv6 literal in %s", ErrInvalid, Quote(auth))
 		}
 		host, port = auth[:end+1], auth[end+1:]
 		if port != "" && port[0] != ':' {
-			return "", fmt.Errorf("%w: junk after IPv6 literal in %q", ErrInvalid, trim(auth))
+			return "", fmt.Errorf("%w: junk after IPv6 literal in %s", ErrInvalid, Quote(auth))
 		}
 	} else if i := strings.LastIndexByte(auth, ':'); i >= 0 {
 		host, port = auth[:i], auth[i:]
@@ -224,11 +226,11 @@ func parsePort(s string) (int, error) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < '0' || c > '9' {
-			return 0, fmt.Errorf("%w: port %q", ErrInvalid, trim(s))
+			return 0, fmt.Errorf("%w: port %s", ErrInvalid, Quote(s))
 		}
 		p = p*10 + int(c-'0')
 		if p > 65535 {
-			return 0, fmt.Errorf("%w: port %q out of range", ErrInvalid, trim(s))
+			return 0, fmt.Errorf("%w: port %s out of range", ErrInvalid, Quote(s))
 		}
 	}
 	return p, nil
@@ -292,22 +294,4 @@ const quoteRunes = 100
 // "…" after the closing quote when it is longer: an error naming a URL
 // refused for its length would otherwise repeat all of it (up to
 // megabytes, from a command line or a request).
-func Quote(s string) string {
-	n := 0
-	for i := range s {
-		if n == quoteRunes {
-			return strconv.Quote(s[:i]) + "…"
-		}
-		n++
-	}
-	return strconv.Quote(s)
-}
-
-// trim shortens a string quoted in an error message.
-func trim(s string) string {
-	const n = 80
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
-}
+func Quote(s string) string { return excerpt.Quoted(s, quoteRunes) }

@@ -114,7 +114,7 @@ func TestNormalizeRejects(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := Normalize(tc.in)
 			if !errors.Is(err, tc.want) {
-				t.Fatalf("Normalize(%q) = %q, %v; want error %v", trim(tc.in), got, err, tc.want)
+				t.Fatalf("Normalize(%s) = %q, %v; want error %v", Quote(tc.in), got, err, tc.want)
 			}
 		})
 	}

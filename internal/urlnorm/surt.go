@@ -32,7 +32,7 @@ func SURT(n string) (string, error) {
 func FromSURT(s string) (string, error) {
 	i := strings.IndexByte(s, ')')
 	if i < 0 {
-		return "", fmt.Errorf("%w: SURT key %q has no ')'", ErrInvalid, trim(s))
+		return "", fmt.Errorf("%w: SURT key %s has no ')'", ErrInvalid, Quote(s))
 	}
 	hk, rest := s[:i], s[i+1:]
 	scheme := "http://"
@@ -40,7 +40,7 @@ func FromSURT(s string) (string, error) {
 		scheme, rest = "https://", rest[1:]
 	}
 	if !strings.HasPrefix(rest, "/") {
-		return "", fmt.Errorf("%w: SURT key %q has no path", ErrInvalid, trim(s))
+		return "", fmt.Errorf("%w: SURT key %s has no path", ErrInvalid, Quote(s))
 	}
 	host, port := hk, ""
 	if strings.HasPrefix(hk, "[") {
