@@ -131,7 +131,9 @@ type SeedError struct {
 	Err error
 }
 
-func (e *SeedError) Error() string { return fmt.Sprintf("crawler: seed %q: %v", e.URL, e.Err) }
+func (e *SeedError) Error() string {
+	return fmt.Sprintf("crawler: seed %s: %v", urlnorm.Quote(e.URL), e.Err)
+}
 func (e *SeedError) Unwrap() error { return e.Err }
 
 // Seed admits start URLs: each URL not yet known is recorded and queued,

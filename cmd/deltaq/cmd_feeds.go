@@ -408,7 +408,7 @@ func asFlagError(err error) error {
 func feedURL(raw string) (string, error) {
 	u, err := urlnorm.Normalize(raw)
 	if err != nil {
-		return "", fmt.Errorf("URL %q: %w", raw, err)
+		return "", fmt.Errorf("URL %s: %w", urlnorm.Quote(raw), err)
 	}
 	return u, nil
 }

@@ -70,7 +70,7 @@ func (a *app) newPageCmd() *cobra.Command {
 			}
 			u, err := urlnorm.Normalize(args[0])
 			if err != nil {
-				return fmt.Errorf("URL %q: %w", args[0], err)
+				return fmt.Errorf("URL %s: %w", urlnorm.Quote(args[0]), err)
 			}
 			db, err := openCrawledRepo(dataDir, cfg, a.logger(cfg))
 			if err != nil {
