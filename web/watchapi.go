@@ -178,26 +178,42 @@ func (api *watchAPI) feedAuthed(h keyFunc) http.HandlerFunc {
 	}
 }
 
-// feedURLs makes the URLs of k's feeds, with k's feed token in them, on
-// the host r was sent to.
-type feedURLs struct {
-	base, token string
+// FeedURLs makes the URLs of a key's feeds, with its feed token in them,
+// on the server at Base (scheme and host, no trailing slash): the API's
+// listings and `deltaq watch feed-url` give the same URLs.
+type FeedURLs struct {
+	Base, Token string
 }
 
-func (api *watchAPI) feedURLs(r *http.Request, k watch.Key) (feedURLs, error) {
+// feedURLs is k's FeedURLs on the host r was sent to.
+func (api *watchAPI) feedURLs(r *http.Request, k watch.Key) (FeedURLs, error) {
 	token, err := api.watches.FeedToken(r.Context(), k)
 	if err != nil {
-		return feedURLs{}, err
+		return FeedURLs{}, err
 	}
 	base := "http://" + r.Host
 	if r.TLS != nil {
 		base = "https://" + r.Host
 	}
-	return feedURLs{base: base, token: token}, nil
+	return FeedURLs{Base: base, Token: token}, nil
 }
 
-// of is the URL of the feed at path.
-func (f feedURLs) of(path string) string { return f.base + path + "?token=" + url.QueryEscape(f.token) }
+// User is the URL of the feed of every watch and alert of the key's user.
+func (f FeedURLs) User() string { return f.of(userFeedPath) }
+
+// Watch is the URL of watch id's feed.
+func (f FeedURLs) Watch(id string) string { return f.of(watchFeedPath(id)) }
+
+// Alert is the URL of alert id's feed.
+func (f FeedURLs) Alert(id string) string { return f.of(alertFeedPath(id)) }
+
+func (f FeedURLs) of(path string) string { return f.Base + path + "?token=" + url.QueryEscape(f.Token) }
+
+// The feed routes' paths, as routes() serves them.
+const userFeedPath = "/api/v1/feed"
+
+func watchFeedPath(id string) string { return "/api/v1/watches/" + id + "/feed" }
+func alertFeedPath(id string) string { return "/api/v1/alerts/" + id + "/feed" }
 
 // owned loads the {id} watch; another user's watch is answered as missing.
 func (api *watchAPI) owned(h sentinelFunc) keyFunc {
@@ -239,10 +255,10 @@ func (api *watchAPI) list(w http.ResponseWriter, r *http.Request, k watch.Key) {
 	out := make([]watchJSON, len(ss))
 	for i, sn := range ss {
 		out[i] = watchOut(sn, checked[sn.ID])
-		out[i].Feed = feeds.of("/api/v1/watches/" + sn.ID + "/feed")
+		out[i].Feed = feeds.Watch(sn.ID)
 	}
 	// feed is the user's feed: every watch and alert that notifies one.
-	writeJSON(w, http.StatusOK, map[string]any{"watches": out, "feed": feeds.of("/api/v1/feed")})
+	writeJSON(w, http.StatusOK, map[string]any{"watches": out, "feed": feeds.User()})
 }
 
 // watchRequest is the body of POST /api/v1/watches; durations are Go
@@ -409,7 +425,7 @@ func (api *watchAPI) show(w http.ResponseWriter, r *http.Request, k watch.Key, s
 		return
 	}
 	out := watchOut(s, checked[s.ID])
-	out.Feed = feeds.of("/api/v1/watches/" + s.ID + "/feed")
+	out.Feed = feeds.Watch(s.ID)
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -507,11 +523,11 @@ func pickDiff(h []watch.Change, r *http.Request) (*diff.Result, int, diff.View, 
 }
 
 func (api *watchAPI) feed(w http.ResponseWriter, r *http.Request, k watch.Key, s *watch.Sentinel) {
-	api.writeFeed(w, r, k, "watch:"+s.ID, "/api/v1/watches/"+s.ID+"/feed", s.Installed)
+	api.writeFeed(w, r, k, "watch:"+s.ID, watchFeedPath(s.ID), s.Installed)
 }
 
 func (api *watchAPI) userFeed(w http.ResponseWriter, r *http.Request, k watch.Key) {
-	api.writeFeed(w, r, k, "user:"+k.User, "/api/v1/feed", k.Created)
+	api.writeFeed(w, r, k, "user:"+k.User, userFeedPath, k.Created)
 }
 
 // writeFeed answers the Atom feed name, served at path and begun at since
@@ -550,9 +566,9 @@ func (api *watchAPI) listAlerts(w http.ResponseWriter, r *http.Request, k watch.
 	out := make([]alertJSON, len(list))
 	for i := range list {
 		out[i] = alertOut(&list[i])
-		out[i].Feed = feeds.of("/api/v1/alerts/" + list[i].ID + "/feed")
+		out[i].Feed = feeds.Alert(list[i].ID)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"alerts": out, "feed": feeds.of("/api/v1/feed")})
+	writeJSON(w, http.StatusOK, map[string]any{"alerts": out, "feed": feeds.User()})
 }
 
 type alertRequest struct {
@@ -659,5 +675,5 @@ func (api *watchAPI) alertFeed(w http.ResponseWriter, r *http.Request, k watch.K
 		writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Value: id, Message: "no such alert"})
 		return
 	}
-	api.writeFeed(w, r, k, "alert:"+id, "/api/v1/alerts/"+id+"/feed", mine[i].Created)
+	api.writeFeed(w, r, k, "alert:"+id, alertFeedPath(id), mine[i].Created)
 }

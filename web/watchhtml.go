@@ -236,7 +236,7 @@ func (api *watchAPI) showList(w http.ResponseWriter, r *http.Request, k watch.Ke
 		api.htmlInternal(w, err)
 		return
 	}
-	p.Feed = feeds.of("/api/v1/feed")
+	p.Feed = feeds.User()
 	if p.Form.Type == "" {
 		// The form offers the key's shortest interval, in sight and
 		// editable (the demo's key allows a minute, so its watches show
@@ -309,7 +309,7 @@ func (api *watchAPI) htmlShow(w http.ResponseWriter, r *http.Request, k watch.Ke
 		api.htmlInternal(w, err)
 		return
 	}
-	p.Feed = feeds.of("/api/v1/watches/" + s.ID + "/feed")
+	p.Feed = feeds.Watch(s.ID)
 	api.renderPage(w, "watch", http.StatusOK, p)
 }
 
@@ -348,7 +348,7 @@ func (api *watchAPI) htmlAlerts(w http.ResponseWriter, r *http.Request, k watch.
 		api.htmlInternal(w, err)
 		return
 	}
-	p.Feed = feeds.of("/api/v1/feed")
+	p.Feed = feeds.User()
 	p.Alerts, p.AlertTo = api.alerts.List(k.User), "feed"
 	api.renderPage(w, "alerts", http.StatusOK, p)
 }

@@ -322,21 +322,21 @@ func (a *app) newWatchCmd() *cobra.Command {
 						fmt.Fprintf(a.stderr, "server.listen %s is every address of this machine; the URLs use %s, which reaches it from here only: give --base, the server's URL as feed readers reach it\n", e.cfg.Server.Listen, root)
 					}
 				}
-				feed := func(path string) string { return root + path + "?token=" + url.QueryEscape(token) }
-				fmt.Fprintf(a.stdout, "%s\tevery watch and alert of %s\n", feed("/api/v1/feed"), k.User)
+				feeds := web.FeedURLs{Base: root, Token: token}
+				fmt.Fprintf(a.stdout, "%s\tevery watch and alert of %s\n", feeds.User(), k.User)
 				ss, err := e.engine.List(ctx, k.User)
 				if err != nil {
 					return err
 				}
 				for _, s := range ss {
-					fmt.Fprintf(a.stdout, "%s\t%s %s on %s\n", feed("/api/v1/watches/"+s.ID+"/feed"), s.ID, s.Type, s.URL)
+					fmt.Fprintf(a.stdout, "%s\t%s %s on %s\n", feeds.Watch(s.ID), s.ID, s.Type, s.URL)
 				}
 				m, err := openAlerts(ctx, e.db, e.cfg, e.outbox, e.logger)
 				if err != nil {
 					return err
 				}
 				for _, al := range m.List(k.User) {
-					fmt.Fprintf(a.stdout, "%s\t%s alert %q\n", feed("/api/v1/alerts/"+al.ID+"/feed"), al.ID, al.Query)
+					fmt.Fprintf(a.stdout, "%s\t%s alert %q\n", feeds.Alert(al.ID), al.ID, al.Query)
 				}
 				return nil
 			})
