@@ -102,7 +102,7 @@ func Open(dir string, cfg Config, opts Options) (*DB, error) {
 	pdb, err := pebble.Open(dir, popts)
 	cache.Unref()
 	if lockedElsewhere(err) {
-		return nil, fmt.Errorf("%w: %s (a running deltaq serve, run, crawl or demo holds it; stop that first, or manage watches, alerts and ads through its HTTP API, and feeds, backups and seeds through its admin listener)", ErrInUse, dir)
+		return nil, fmt.Errorf("%w: %s (a running deltaq serve, run, crawl or demo holds it; stop that first, or manage watches, alerts and ads through its HTTP API, and feeds, backups, seeds and watch API keys through its admin listener)", ErrInUse, dir)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("repo: open %s: %w", dir, err)

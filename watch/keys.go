@@ -85,6 +85,9 @@ func keyHash(secret string) string {
 	return hex.EncodeToString(h[:])
 }
 
+// DefaultKeyLimits are the limits of a key made without naming them.
+var DefaultKeyLimits = Key{MaxWatches: 100, MinEvery: time.Hour, MaxRegexBytes: 256}
+
 // MaxUserBytes is the longest user name a key is made for.
 const MaxUserBytes = 64
 
@@ -122,13 +125,13 @@ func (e *Engine) CreateKey(ctx context.Context, k Key) (string, error) {
 		bad = append(bad, err)
 	}
 	if k.MaxWatches <= 0 {
-		bad = append(bad, fmt.Errorf("max_watches = %d: must be > 0", k.MaxWatches))
+		bad = append(bad, &FieldError{Field: "max_watches", Value: fmt.Sprint(k.MaxWatches), Limit: "> 0"})
 	}
 	if k.MinEvery <= 0 {
-		bad = append(bad, fmt.Errorf("min_every = %v: must be > 0", k.MinEvery))
+		bad = append(bad, &FieldError{Field: "min_every", Value: k.MinEvery.String(), Limit: "> 0"})
 	}
 	if k.MaxRegexBytes <= 0 {
-		bad = append(bad, fmt.Errorf("max_regex_bytes = %d: must be > 0", k.MaxRegexBytes))
+		bad = append(bad, &FieldError{Field: "max_regex_bytes", Value: fmt.Sprint(k.MaxRegexBytes), Limit: "> 0"})
 	}
 	if err := errors.Join(bad...); err != nil {
 		return "", fmt.Errorf("watch: key for %s: %w", excerpt.Quoted(k.User, maxUserExcerpt), err)

@@ -32,8 +32,8 @@ type Config struct {
 type AdminConfig struct {
 	// Listen is where /metrics, the page report and the explain view are
 	// served instead of on server.listen, the feed subscriptions changed,
-	// backups taken and seeds given; "" serves the first three on
-	// server.listen, and the last three nowhere.
+	// backups taken, seeds given and watch API keys made and revoked; ""
+	// serves the first three on server.listen, and the rest nowhere.
 	Listen string `mapstructure:"listen"`
 }
 

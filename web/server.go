@@ -52,8 +52,9 @@ type Deps struct {
 	// Feeds serves the aggregator's feeds, items and river (feedsapi.go);
 	// nil leaves them out.
 	Feeds FeedStore
-	// Watches serves /api/v1/watches (and the Atom feeds from Outbox);
-	// Alerts /api/v1/alerts. A nil Watches leaves all of them out.
+	// Watches serves /api/v1/watches (and the Atom feeds from Outbox),
+	// and on the admin listener /api/v1/keys; Alerts /api/v1/alerts. A nil
+	// Watches leaves all of them out.
 	Watches *watch.Engine
 	Alerts  *alert.Matcher
 	Outbox  *notify.Outbox
@@ -146,6 +147,9 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		}
 		if deps.Seed != nil {
 			s.seedRoutes(s.admin)
+		}
+		if s.watchAPI != nil {
+			s.watchAPI.keyRoutes(s.admin)
 		}
 	}
 	return s, nil

@@ -42,19 +42,23 @@ func postAdmin(ctx context.Context, server, path string, body, out any) error {
 	if err != nil {
 		return fmt.Errorf("--server %s: %w", server, err)
 	}
-	switch {
-	case res.StatusCode/100 == 2:
+	if res.StatusCode/100 == 2 {
 		if err := json.Unmarshal(answer, out); err != nil {
 			return fmt.Errorf("--server %s: answer %q: %w", server, answer, err)
 		}
 		return nil
-	case res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusMethodNotAllowed:
-		return fmt.Errorf("--server %s: no %s there (%s): give the admin listener (server.admin.listen) of a process that offers it", server, path, res.Status)
 	}
 	var refused struct { // web's errorBody
 		Error struct{ Field, Value, Message string }
 	}
-	if json.Unmarshal(answer, &refused) == nil && refused.Error.Message != "" {
+	named := json.Unmarshal(answer, &refused) == nil && refused.Error.Message != ""
+	switch {
+	case (res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusMethodNotAllowed) && refused.Error.Field == "":
+		// No route (a refusal of what was asked names its field).
+		return fmt.Errorf("--server %s: no %s there (%s): give the admin listener (server.admin.listen) of a process that offers it", server, path, res.Status)
+	case named && refused.Error.Value == "":
+		return fmt.Errorf("--server %s: %s: %s", server, refused.Error.Field, refused.Error.Message)
+	case named:
 		return fmt.Errorf("--server %s: %s %q: %s", server, refused.Error.Field, refused.Error.Value, refused.Error.Message)
 	}
 	return fmt.Errorf("--server %s: %s: %s", server, res.Status, bytes.TrimSpace(answer))

@@ -16,6 +16,7 @@ import (
 	"github.com/deltaq/deltaq/eval/synthweb"
 	"github.com/deltaq/deltaq/internal/httpserver"
 	"github.com/deltaq/deltaq/internal/querylog"
+	"github.com/deltaq/deltaq/watch"
 	"github.com/deltaq/deltaq/web"
 )
 
@@ -121,7 +122,7 @@ func (a *app) announce(ctx context.Context, s *services, addr string, queries []
 	// Keys are made from the command line, which cannot open the
 	// repository the demo holds, so the demo makes one to try watches
 	// and search alerts with.
-	k := defaultKey
+	k := watch.DefaultKeyLimits
 	k.User, k.MinEvery = "demo", instant
 	if key, err := s.watches.CreateKey(ctx, k); err != nil {
 		fmt.Fprintf(a.stderr, "demo: no API key for watches: %v\n", err)

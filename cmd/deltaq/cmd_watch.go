@@ -256,9 +256,10 @@ func (a *app) newWatchCmd() *cobra.Command {
 	})
 
 	var key watch.Key
+	var server string // the admin listener of a running server (--server)
 	keyCmd := &cobra.Command{
-		Use: "key USER [--max-watches N] [--min-every D] [--max-regex-bytes N]", Short: "Create an API key for /api/v1/watches and /api/v1/alerts",
-		Long: fmt.Sprintf("Create an API key for /api/v1/watches and /api/v1/alerts.\n\nUSER is %d bytes at most of ASCII letters, digits, '.', '_', '-' and '@'.", watch.MaxUserBytes),
+		Use: "key USER [--max-watches N] [--min-every D] [--max-regex-bytes N] [--server ADMIN_URL]", Short: "Create an API key for /api/v1/watches and /api/v1/alerts",
+		Long: fmt.Sprintf("Create an API key for /api/v1/watches and /api/v1/alerts.\n\nUSER is %d bytes at most of ASCII letters, digits, '.', '_', '-' and '@'.\n\n%s", watch.MaxUserBytes, serverKeyHelp),
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// Checked before the repository is opened, and named as the
@@ -271,6 +272,12 @@ func (a *app) newWatchCmd() *cobra.Command {
 				return err
 			}
 			key.User = args[0]
+			if server != "" {
+				if dataDir != "" {
+					return errDataAndServer
+				}
+				return a.makeKeyThrough(cmd, server, key)
+			}
 			return a.withWatches(cmd, &dataDir, openRepo, func(ctx context.Context, e *watchEnv) error {
 				secret, err := e.engine.CreateKey(ctx, key)
 				if err != nil {
@@ -281,9 +288,10 @@ func (a *app) newWatchCmd() *cobra.Command {
 			})
 		},
 	}
-	keyCmd.Flags().IntVar(&key.MaxWatches, "max-watches", defaultKey.MaxWatches, "most watches (and most alerts) for the key")
-	keyCmd.Flags().DurationVar(&key.MinEvery, "min-every", defaultKey.MinEvery, "shortest wished interval")
-	keyCmd.Flags().IntVar(&key.MaxRegexBytes, "max-regex-bytes", defaultKey.MaxRegexBytes, "longest regex")
+	keyCmd.Flags().IntVar(&key.MaxWatches, "max-watches", watch.DefaultKeyLimits.MaxWatches, "most watches (and most alerts) for the key")
+	keyCmd.Flags().DurationVar(&key.MinEvery, "min-every", watch.DefaultKeyLimits.MinEvery, "shortest wished interval")
+	keyCmd.Flags().IntVar(&key.MaxRegexBytes, "max-regex-bytes", watch.DefaultKeyLimits.MaxRegexBytes, "longest regex")
+	keyCmd.Flags().StringVar(&server, "server", "", "admin listener of a running server, e.g. http://127.0.0.1:8081")
 
 	// A feed reader cannot send the key as a bearer header: feed-url
 	// gives the URLs it can subscribe to, with the key's feed token.
@@ -344,12 +352,23 @@ func (a *app) newWatchCmd() *cobra.Command {
 	}
 	feedURLCmd.Flags().StringVar(&base, "base", "", "the server's URL as feed readers reach it, such as https://deltaq.example (default http:// and server.listen)")
 	revokeCmd := &cobra.Command{
-		Use: "revoke-key KEY", Short: "Revoke an API key and its feed token", Args: cobra.ExactArgs(1),
-		Long: "Revoke an API key and its feed token: neither is accepted again.\n\n" + keyArgHelp,
+		Use: "revoke-key KEY [--server ADMIN_URL]", Short: "Revoke an API key and its feed token", Args: cobra.ExactArgs(1),
+		Long: "Revoke an API key and its feed token: neither is accepted again.\n\n" + keyArgHelp + "\n\n" + serverKeyHelp,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			secret, err := keyArg(cmd, args[0])
 			if err != nil {
 				return err
+			}
+			if server != "" {
+				if dataDir != "" {
+					return errDataAndServer
+				}
+				var revoked struct{ User string }
+				if err := postAdmin(cmd.Context(), server, "/api/v1/keys/revoke", map[string]string{"key": secret}, &revoked); err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "revoked a key of %s and its feed token\n", revoked.User)
+				return nil
 			}
 			return a.withWatches(cmd, &dataDir, openCrawledRepo, func(ctx context.Context, e *watchEnv) error {
 				k, err := e.engine.RevokeKey(ctx, secret)
@@ -365,8 +384,28 @@ func (a *app) newWatchCmd() *cobra.Command {
 		},
 	}
 
+	revokeCmd.Flags().StringVar(&server, "server", "", "admin listener of a running server, e.g. http://127.0.0.1:8081")
+
 	cmd.AddCommand(addCmd, testCmd, listCmd, showCmd, historyCmd, rmCmd, keyCmd, feedURLCmd, revokeCmd)
 	return cmd
+}
+
+// serverKeyHelp says how the key commands reach a running server.
+const serverKeyHelp = `With --data, the repository must not be in use. With --server, the running
+deltaq serve, run or demo whose admin listener (server.admin.listen) is at
+ADMIN_URL does it, while it serves.`
+
+// makeKeyThrough asks the server whose admin listener is at server to make
+// key, and prints it.
+func (a *app) makeKeyThrough(cmd *cobra.Command, server string, key watch.Key) error {
+	body := map[string]any{"user": key.User, "max_watches": key.MaxWatches,
+		"min_every": key.MinEvery.String(), "max_regex_bytes": key.MaxRegexBytes}
+	var made web.MadeKey
+	if err := postAdmin(cmd.Context(), server, "/api/v1/keys", body, &made); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "%s\n", made.Key)
+	return nil
 }
 
 // testedObject is what watch test prints: the object, whose flag (all the
@@ -489,10 +528,6 @@ func listenBase(listen string) (base string, wildcard bool) {
 	}
 	return "http://" + listen, false
 }
-
-// defaultKey holds the limits of a watch API key that the command line
-// does not set; the demo's key has them all.
-var defaultKey = watch.Key{MaxWatches: 100, MinEvery: time.Hour, MaxRegexBytes: 256}
 
 // keyArgHelp says how a command takes an API key.
 const keyArgHelp = `KEY is the key deltaq watch key printed, or - to read it from the first

@@ -6,12 +6,16 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/deltaq/deltaq/eval/fanouteval"
 	"github.com/deltaq/deltaq/notify"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // changingPage serves body as HTML on loopback until the test ends; set
@@ -242,6 +246,66 @@ func TestWatchFeedURLAndRevokeKey(t *testing.T) {
 		if _, _, err := run(t, append(args, "--data", data)...); err == nil || !strings.Contains(err.Error(), "KEY: no such key here") {
 			t.Errorf("%v after the revoke: %v, want KEY: no such key here", args, err)
 		}
+	}
+}
+
+// TestWatchKeysOfARunningServer makes and revokes a key through the admin
+// listener of a running deltaq serve, which holds the repository that
+// --data would need: the key works on the public API at once and is
+// refused once revoked.
+func TestWatchKeysOfARunningServer(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	fillData(t, data, []fanouteval.Page{{URL: "http://fruit.test/", Host: "fruit.test", Title: "Fruit", Text: "Apples."}})
+	cfgFile := filepath.Join(dir, "serve.yaml")
+	if err := os.WriteFile(cfgFile, []byte("server:\n  admin:\n    listen: 127.0.0.1:0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := serveNode(t, dir, "serve", "--data", data, "--config", cfgFile)
+	admin := srv.adminBase(t)
+
+	if _, _, err := run(t, "watch", "key", "ada", "--data", data); !errors.Is(err, repo.ErrInUse) || !strings.Contains(err.Error(), "watch API keys through its admin listener") {
+		t.Fatalf("watch key --data while served: %v; want in use, pointing to the admin listener", err)
+	}
+	out, _, err := run(t, "watch", "key", "ada", "--min-every", "30m", "--server", admin)
+	key := strings.TrimSpace(out)
+	if err != nil || !strings.HasPrefix(key, "dqw_") {
+		t.Fatalf("watch key --server: %v\n%s", err, out)
+	}
+	watches := func() int {
+		req, _ := http.NewRequest("GET", srv.base+"/api/v1/watches", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if code := watches(); code != http.StatusOK {
+		t.Fatalf("the key made through the admin listener: %d", code)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"watch", "key", "ada", "--max-watches", "0", "--server", admin}, "max_watches"},
+		{[]string{"watch", "key", "ada", "--server", srv.base}, "admin listener"},
+		{[]string{"watch", "key", "ada", "--server", admin, "--data", data}, errDataAndServer.Error()},
+		{[]string{"watch", "revoke-key", key, "--server", admin, "--data", data}, errDataAndServer.Error()},
+	} {
+		if _, _, err := run(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v; want an error naming %s", c.args, err, c.want)
+		}
+	}
+	if out, _, err := run(t, "watch", "revoke-key", key, "--server", admin); err != nil || !strings.Contains(out, "revoked a key of ada") {
+		t.Fatalf("watch revoke-key --server: %v\n%s", err, out)
+	}
+	if code := watches(); code != http.StatusUnauthorized {
+		t.Errorf("the revoked key: %d; want 401", code)
+	}
+	if _, _, err := run(t, "watch", "revoke-key", key, "--server", admin); err == nil || !strings.Contains(err.Error(), "no such key") {
+		t.Errorf("revoking again: %v; want no such key", err)
 	}
 }
 
