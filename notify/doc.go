@@ -30,7 +30,8 @@
 // A digest (package watch) carries each of its changes' diffs, oldest
 // first (Notification.Changes), and the e-mail body, the Atom entry and
 // the webhook JSON show every one under its time; their number is bounded
-// where the digest collects them (watch.digest_kept).
+// where the digest collects them (watch.digest_kept), and those left out
+// are counted (Notification.ChangesDropped, "changes_dropped").
 //
 // WebCQ (Liu, Tang, Buttler, Pu): §5 the notification service (e-mail and
 // the personalized web bulletin, here the Atom feed per user and per

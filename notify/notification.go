@@ -32,7 +32,10 @@ type Notification struct {
 	// one change (an eager watch, an alert) and in notifications stored
 	// before digests carried them; those render Diff alone.
 	Changes []ChangeDiff `json:"changes,omitempty"`
-	Targets []Target     `json:"-"`
+	// ChangesDropped counts a digest's earlier changes of the period left
+	// out of Changes, which holds the last watch.digest_kept.
+	ChangesDropped int      `json:"changes_dropped,omitempty"`
+	Targets        []Target `json:"-"`
 	// Feeds are the Atom feeds that get an entry ("watch:ID", "user:NAME").
 	Feeds []string `json:"-"`
 }

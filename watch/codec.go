@@ -82,6 +82,9 @@ func (d *decoder) fail(field, format string, args ...any) {
 	}
 }
 
+// more says whether bytes are left: an optional last field follows.
+func (d *decoder) more() bool { return d.err == nil && d.off < len(d.b) }
+
 func (d *decoder) uvarint(field string) uint64 { return readVarint(d, field, binary.Uvarint) }
 
 func (d *decoder) varint(field string) int64 { return readVarint(d, field, binary.Varint) }
@@ -257,7 +260,8 @@ func (s *Spec) readRecord(d *decoder) {
 
 // Sentinel: id, spec, installed, last_eval, last_change, last_notified,
 // evaluations, changes, notifications, pending (count, then changes),
-// next_digest.
+// next_digest, and pending_dropped when it is not 0 (a record ending at
+// next_digest has none dropped: the form of repositories written before).
 func (s *Sentinel) appendRecord(b []byte) []byte {
 	b = s.Spec.appendRecord(appendString(b, s.ID))
 	for _, t := range []time.Time{s.Installed, s.LastEval, s.LastChange, s.LastNotified} {
@@ -270,7 +274,11 @@ func (s *Sentinel) appendRecord(b []byte) []byte {
 	for i := range s.Pending {
 		b = s.Pending[i].appendRecord(b)
 	}
-	return appendTime(b, s.NextDigest)
+	b = appendTime(b, s.NextDigest)
+	if s.PendingDropped != 0 {
+		b = appendInt(b, int64(s.PendingDropped))
+	}
+	return b
 }
 
 func (s *Sentinel) readRecord(d *decoder) {
@@ -290,6 +298,11 @@ func (s *Sentinel) readRecord(d *decoder) {
 		}
 	}
 	s.NextDigest = d.time("next_digest")
+	if d.more() {
+		if s.PendingDropped = d.int("pending_dropped"); s.PendingDropped <= 0 && d.err == nil {
+			d.fail("pending_dropped", "%d: written only when above 0", s.PendingDropped)
+		}
+	}
 }
 
 // Object: located, sum, text, set, flag, box (presence, before, after).

@@ -141,8 +141,9 @@ func TestDigestCarriesEveryChangesDiff(t *testing.T) {
 }
 
 // TestDigestPastDigestKeptSaysSo: a digest keeps the last
-// watch.digest_kept changes with their diffs and names the bound, so a
-// long period does not make an unbounded notification.
+// watch.digest_kept changes with their diffs, counts those it left out and
+// names the bound, so a long period does not make an unbounded
+// notification; the next period counts afresh.
 func TestDigestPastDigestKeptSaysSo(t *testing.T) {
 	db := openRepo(t)
 	s := newSite(t)
@@ -174,7 +175,33 @@ func TestDigestPastDigestKeptSaysSo(t *testing.T) {
 	if len(n.Changes) != kept || !slices.Equal(n.Changes[0].Diff.Added(), []string{"w2"}) {
 		t.Errorf("%d changes, the first adding %q; want the last %d, from w2", len(n.Changes), n.Changes[0].Diff.Added(), kept)
 	}
-	if want := fmt.Sprintf("only the last %d changes of the period are kept, watch.digest_kept", kept); !strings.Contains(n.Summary, want) {
-		t.Errorf("summary does not name the bound (%q):\n%s", want, n.Summary)
+	if want := fmt.Sprintf("earlier changes of the period left out: 2; only the last %d are kept, watch.digest_kept", kept); !strings.Contains(n.Summary, want) || n.ChangesDropped != 2 {
+		t.Errorf("summary does not count the 2 changes left out and name the bound (%q), changes_dropped %d:\n%s", want, n.ChangesDropped, n.Summary)
 	}
+	// The next period starts its count afresh: a digest that kept all its
+	// changes says none was left out.
+	for i := range kept {
+		clk.add(time.Hour)
+		s.set("/a", htmlPage(`<p id="x">`+words(19, "a")+fmt.Sprintf(" v%d", i)+`</p>`))
+		if _, err := e.Check(t.Context(), u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clk.add(24 * time.Hour)
+	if n, err := e.FlushDigests(t.Context()); err != nil || n != 1 {
+		t.Fatalf("second FlushDigests = %d, %v", n, err)
+	}
+	es, err = ob.FeedEntries(t.Context(), "watch:"+sn.ID)
+	if err != nil || len(es) != 2 {
+		t.Fatalf("feed entries = %d, %v; want 2", len(es), err)
+	}
+	for _, n := range es {
+		if len(n.Changes) == kept && n.Changes[0].Diff != nil && slices.Equal(n.Changes[0].Diff.Added(), []string{"v0"}) {
+			if strings.Contains(n.Summary, "left out") || n.ChangesDropped != 0 {
+				t.Errorf("a digest of all its period's %d changes says some were left out (%d):\n%s", kept, n.ChangesDropped, n.Summary)
+			}
+			return
+		}
+	}
+	t.Errorf("no second digest of the changes v0…v%d", kept-1)
 }

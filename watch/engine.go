@@ -666,6 +666,7 @@ func (e *Engine) evaluate(b *repo.Batch, r *reader, id string, tc *tableChange, 
 			s.Pending = append(s.Pending, c)
 			if over := len(s.Pending) - e.cfg.DigestKept; over > 0 {
 				s.Pending = s.Pending[over:]
+				s.PendingDropped += over
 			}
 			if s.NextDigest.IsZero() {
 				s.NextDigest = now.Add(s.Period)
@@ -718,7 +719,7 @@ func (e *Engine) flushDigest(b *repo.Batch, s *Sentinel, now time.Time) error {
 		return nil
 	}
 	n := e.notification(s, s.Pending, now, "d")
-	s.Pending = nil
+	s.Pending, s.PendingDropped = nil, 0
 	s.NextDigest = now.Add(s.Period)
 	return e.send(b, s, n, now)
 }
@@ -767,10 +768,12 @@ func (e *Engine) notification(s *Sentinel, cs []Change, now time.Time, prefix st
 		}
 	}
 	// Pending drops its oldest changes past watch.digest_kept (evaluate),
-	// which bounds a digest's body; a full one says so rather than pass
-	// for the whole period.
-	if s.Mode == Digest && len(cs) >= e.cfg.DigestKept {
-		sums = append(sums, fmt.Sprintf("(only the last %d changes of the period are kept, watch.digest_kept; any earlier ones are left out)", e.cfg.DigestKept))
+	// which bounds a digest's body; one that lost some says how many
+	// rather than pass for the whole period.
+	if s.Mode == Digest && s.PendingDropped > 0 {
+		n.ChangesDropped = s.PendingDropped
+		sums = append(sums, fmt.Sprintf("(earlier changes of the period left out: %d; only the last %d are kept, watch.digest_kept)",
+			s.PendingDropped, len(cs)))
 	}
 	n.Summary = strings.Join(sums, "\n")
 	for _, t := range s.Notify {

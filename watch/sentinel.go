@@ -288,9 +288,11 @@ type Sentinel struct {
 	ID string `json:"id"`
 	Spec
 	Record
-	// Pending holds triggered changes waiting for the next digest.
-	Pending    []Change  `json:"pending,omitempty"`
-	NextDigest time.Time `json:"next_digest,omitzero"`
+	// Pending holds triggered changes waiting for the next digest;
+	// PendingDropped counts those it let go, past watch.digest_kept.
+	Pending        []Change  `json:"pending,omitempty"`
+	PendingDropped int       `json:"pending_dropped,omitempty"`
+	NextDigest     time.Time `json:"next_digest,omitzero"`
 }
 
 // Record is a sentinel's evaluation record: when it was installed and
