@@ -298,13 +298,17 @@ type Sentinel struct {
 // Record is a sentinel's evaluation record: when it was installed and
 // last evaluated, and what it has found and told.
 type Record struct {
-	Installed     time.Time `json:"installed"`
-	LastEval      time.Time `json:"last_eval,omitzero"`
-	LastChange    time.Time `json:"last_change,omitzero"`
-	LastNotified  time.Time `json:"last_notified,omitzero"`
-	Evaluations   int       `json:"evaluations"`
-	Changes       int       `json:"changes"`
-	Notifications int       `json:"notifications"`
+	Installed    time.Time `json:"installed"`
+	LastEval     time.Time `json:"last_eval,omitzero"`
+	LastChange   time.Time `json:"last_change,omitzero"`
+	LastNotified time.Time `json:"last_notified,omitzero"`
+	// Evaluations counts the evaluations of the trigger condition, one per
+	// change of the object (WebCQ §4.3), so it equals Changes; a check
+	// that finds the page unchanged evaluates nothing (LastChecked says
+	// when the page was last checked).
+	Evaluations   int `json:"evaluations"`
+	Changes       int `json:"changes"`
+	Notifications int `json:"notifications"`
 }
 
 // active reports whether the sentinel runs at now (start and stop
