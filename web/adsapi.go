@@ -1,6 +1,8 @@
 package web
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -23,7 +25,7 @@ const adsAPIPrefix = "/api/v1/ads/"
 //	GET    /api/v1/ads/          list my ads
 //	POST   /api/v1/ads/          create an ad {title, text, url, targets: [{phrase, bid}]}
 //	GET    /api/v1/ads/{id}      one ad
-//	PATCH  /api/v1/ads/{id}      change title, text, url or targets (the whole list)
+//	PATCH  /api/v1/ads/{id}      change title, text, url or targets (the whole list); what it leaves out is kept, and text: null removes the text
 //	DELETE /api/v1/ads/{id}      revoke
 //	GET    /api/v1/ads/account   budget, spend today, next reset
 //	PATCH  /api/v1/ads/account   {daily_budget}: 0 removes the budget
@@ -98,11 +100,42 @@ type targetJSON struct {
 	Bid    *float64 `json:"bid"`
 }
 
+// adRequest is the body of an ad's submission (POST) or change (PATCH).
 type adRequest struct {
 	Title   *string       `json:"title"`
 	Text    *string       `json:"text"`
 	URL     *string       `json:"url"`
 	Targets *[]targetJSON `json:"targets"`
+}
+
+// adPatch is the body of an ad's change: what it leaves out is kept, and
+// what it gives as null is removed, as in a JSON merge patch (RFC 7396),
+// which encoding/json does not tell apart (both leave a pointer nil).
+type adPatch struct {
+	adRequest
+	null map[string]bool // "title", "text", "url", "targets"
+}
+
+// UnmarshalJSON reads the whole body, so that a type error's offset,
+// which names the member (jsonPathAt), is the body's.
+func (p *adPatch) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p.adRequest); err != nil {
+		return err
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(b, &members); err != nil {
+		return err
+	}
+	p.null = map[string]bool{}
+	for k, v := range members {
+		if string(v) == "null" {
+			// encoding/json matches member names to fields in any case.
+			p.null[strings.ToLower(k)] = true
+		}
+	}
+	return nil
 }
 
 type targetOut struct {
@@ -236,11 +269,22 @@ func (api *adsAPI) apiUpdate(w http.ResponseWriter, r *http.Request, adv ads.Adv
 		api.apiFail(w, err)
 		return
 	}
-	var req adRequest
+	var req adPatch
 	if !api.decodeBody(w, r, &req) {
 		return
 	}
+	// An ad cannot be without its title, its URL or its targets: null for
+	// one of them is refused, not taken as "keep". Its text may go.
+	for _, f := range []string{"title", "url", "targets"} {
+		if req.null[f] {
+			api.apiFail(w, &ads.FieldError{Field: f, Value: "null", Limit: "an ad must have one; leave " + f + " out to keep it"})
+			return
+		}
+	}
 	u := ads.AdUpdate{Title: req.Title, Text: req.Text, URL: req.URL}
+	if req.null["text"] {
+		u.Text = new(string)
+	}
 	if req.Targets != nil {
 		targets, err := targetsIn(api.store.Config(), *req.Targets)
 		if err != nil {

@@ -186,6 +186,29 @@ func TestAPIAdLifecycle(t *testing.T) {
 	if shown := e.selectAds("boots", 1); len(shown) != 1 {
 		t.Fatal("updated phrase not served")
 	}
+	// null removes what a merge patch removes: the text may go; an ad
+	// without a title, a URL or targets is refused, not kept as it was.
+	for _, field := range []string{"title", "url", "targets"} {
+		var out errorBody
+		if code := e.call("PATCH", path, key, `{"`+field+`":null}`, &out); code != 400 || out.Error.Field != field || out.Error.Value != "null" {
+			t.Errorf("PATCH %s null: %d %+v; want 400 on %s = null", field, code, out.Error, field)
+		}
+	}
+	for body, field := range map[string]string{
+		`{"title":7}`: "title",
+		`{"targets":[{"phrase":"a","bid":1},{"phrase":"b","bid":"x"}]}`: "targets[1].bid",
+		`{"Title":null}`:   "Title",
+		`{"colour":"red"}`: "colour",
+	} {
+		var typed errorBody
+		if code := e.call("PATCH", path, key, body, &typed); code != 400 || !strings.EqualFold(typed.Error.Field, field) {
+			t.Errorf("PATCH %s: %d %+v; want 400 naming %s", body, code, typed.Error, field)
+		}
+	}
+	var cleared adJSON
+	if code := e.call("PATCH", path, key, `{"text":null}`, &cleared); code != 200 || cleared.Text != "" || cleared.Title != "Shoes" || len(cleared.Targets) != 2 {
+		t.Fatalf("PATCH text null: %d %+v; want the text removed, the rest kept", code, cleared)
+	}
 	var revoked adJSON
 	if code := e.call("DELETE", path, key, "", &revoked); code != 200 || revoked.Status != ads.StatusRevoked || revoked.Revoked == nil {
 		t.Fatalf("revoke: %d %+v", code, revoked)
