@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/blevesearch/bleve/v2/search/searcher"
@@ -566,6 +568,37 @@ func TestOpenRefusesAnotherScoringModel(t *testing.T) {
 			t.Fatal("the rebuilt index does not use tf-idf")
 		}
 	})
+}
+
+// TestOpenRefusesAnIndexOfAnotherAnalyzer: an index whose text an older
+// deltaq analyzed with Bleve's plain English analyzer (no NFKC) is refused
+// with the command that rebuilds it, and a rebuild makes it current.
+func TestOpenRefusesAnIndexOfAnotherAnalyzer(t *testing.T) {
+	dir := t.TempDir()
+	db := openRepo(t, filepath.Join(dir, "repo"))
+	m, err := NewMapping(ScoringBM25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.DefaultMapping.Properties[FieldText].Fields[0].Analyzer = en.AnalyzerName
+	bi, err := bleve.NewUsing(filepath.Join(dir, "ix"), m, scorch.Name, scorch.Name, scorchConfig(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bi.Close()
+	_, err = Open(filepath.Join(dir, "ix"), testConfig(ScoringBM25), db, Options{})
+	if err == nil || !strings.Contains(err.Error(), `analyzes "text" with "en", not "deltaq_en"`) || !strings.Contains(err.Error(), "deltaq index rebuild") {
+		t.Fatalf("err = %v; want the analyzer and the rebuild named", err)
+	}
+	putPages(t, db, t0, smallCorpus...)
+	ix := openIndex(t, filepath.Join(dir, "ix"), testConfig(ScoringBM25), db, Options{Recreate: true})
+	if _, err := ix.Rebuild(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if a := ix.Mapping().AnalyzerNameForPath(FieldText); a != AnalyzerName {
+		t.Fatalf("rebuilt index analyzes text with %q", a)
+	}
+	agree(t, ix, db)
 }
 
 func TestOpenRefusesADirectoryThatIsNotAnIndex(t *testing.T) {

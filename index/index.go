@@ -283,7 +283,7 @@ func openBleve(dir string, s Scoring, mergeOnlyOnCompact bool) (bleve.Index, uin
 		}
 		if a := bi.Mapping().AnalyzerNameForPath(FieldText); a != AnalyzerName {
 			bi.Close()
-			return nil, 0, fmt.Errorf("%w: %s analyzes %q with %q, not %q: rebuild the index", errIncompatible, dir, FieldText, a, AnalyzerName)
+			return nil, 0, fmt.Errorf("%w: %s analyzes %q with %q, not %q, made by an older deltaq: rebuild the index (deltaq index rebuild)", errIncompatible, dir, FieldText, a, AnalyzerName)
 		}
 		v, err := bi.GetInternal(generationKey)
 		if err != nil || len(v) != 8 {

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
+	"github.com/blevesearch/bleve/v2/analysis/token/unicodenorm"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -40,9 +42,15 @@ const (
 
 	// AnalyzerName is the analyzer of FieldText: Bleve's English analyzer
 	// (unicode tokenizer, possessive filter, lower case, English stop
-	// words, Porter stemmer). The workload is split with it too (§4.6.1).
-	AnalyzerName = en.AnalyzerName
+	// words, Porter stemmer) after NFKC normalization, so that a word in
+	// compatibility characters (full-width ＦＥＥＳ, the ligature in
+	// ﬁling) is the word in plain letters, on a page and in a query. The
+	// workload is split with it too (§4.6.1).
+	AnalyzerName = "deltaq_en"
 )
+
+// nfkcFilterName is the token filter that normalizes a word to NFKC.
+const nfkcFilterName = "deltaq_nfkc"
 
 // Scoring names a Bleve scoring model (index.scoring).
 type Scoring string
@@ -102,11 +110,19 @@ func NewMapping(s Scoring) (*mapping.IndexMappingImpl, error) {
 	dm.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
 
 	im := bleve.NewIndexMapping()
-	if err := im.AddCustomAnalyzer(titleAnalyzerName, map[string]any{
-		"type":          custom.Name,
-		"tokenizer":     unicode.Name,
-		"token_filters": []string{en.PossessiveName, lowercase.Name, porter.Name},
-	}); err != nil {
+	err := errors.Join(
+		im.AddCustomTokenFilter(nfkcFilterName, map[string]any{"type": unicodenorm.Name, "form": unicodenorm.NFKC}),
+		im.AddCustomAnalyzer(AnalyzerName, map[string]any{
+			"type":          custom.Name,
+			"tokenizer":     unicode.Name,
+			"token_filters": []string{nfkcFilterName, en.PossessiveName, lowercase.Name, en.StopName, porter.Name},
+		}),
+		im.AddCustomAnalyzer(titleAnalyzerName, map[string]any{
+			"type":          custom.Name,
+			"tokenizer":     unicode.Name,
+			"token_filters": []string{nfkcFilterName, en.PossessiveName, lowercase.Name, porter.Name},
+		}))
+	if err != nil {
 		return nil, fmt.Errorf("index: mapping: %w", err)
 	}
 	im.DefaultMapping = dm

@@ -69,8 +69,8 @@ import (
 // pages a call asks for are sorted (sortBest), and only they (and pages
 // tied at the cut) are resolved to URLs.
 
-// titleAnalyzerName is the analyzer of FieldTitle: Bleve's English
-// analyzer without its stop-word filter, so titles keep "the", "who".
+// titleAnalyzerName is the analyzer of FieldTitle: AnalyzerName without
+// its stop-word filter, so titles keep "the", "who".
 const titleAnalyzerName = "deltaq_title"
 
 // qterm is one distinct analyzed word of a query.

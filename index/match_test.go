@@ -59,6 +59,39 @@ func TestOperatorsNarrowABestMatchQuery(t *testing.T) {
 	}
 }
 
+// TestCompatibilityCharactersAreTheirPlainLetters: a word in full-width
+// letters or with a ligature, on a page or in a query, is the word in
+// plain letters (NFKC), and full-width quotes, minus and colon are the
+// operators they look like. (Full-width digits are found from a query
+// only: on a page, Bleve's unicode tokenizer takes them for no word.)
+func TestCompatibilityCharactersAreTheirPlainLetters(t *testing.T) {
+	db := openRepo(t, t.TempDir())
+	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, Options{})
+	putPages(t, db, t0,
+		page{URL: "https://a.test/fees", Title: "Fees", Text: "Filing fees are due by the deadline in March."},
+		page{URL: "https://b.test/notice", Title: "お知らせ", Text: "ＤＥＡＤＬＩＮＥ：申請の\uFB01ling window closes in 2024."},
+		page{URL: "https://b.test/other", Title: "Other", Text: "Nothing about money here."},
+	)
+	catchUp(t, ix)
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"ｆｅｅｓ", []string{"https://a.test/fees"}},
+		{"ＦＥＥＳ", []string{"https://a.test/fees"}},
+		{"deadline", []string{"https://a.test/fees", "https://b.test/notice"}},
+		{"filing", []string{"https://a.test/fees", "https://b.test/notice"}},
+		{"２０２４", []string{"https://b.test/notice"}},
+		{"＂filing fees＂", []string{"https://a.test/fees"}},
+		{"deadline －fees", []string{"https://b.test/notice"}},
+		{"deadline ｓｉｔｅ：ｂ．ｔｅｓｔ", []string{"https://b.test/notice"}},
+	} {
+		if got, total := searchURLs(t, ix, tc.q); !slices.Equal(got, tc.want) || total != uint64(len(tc.want)) {
+			t.Errorf("%q: %v (total %d), want %v", tc.q, got, total, tc.want)
+		}
+	}
+}
+
 func TestALongQueryKeepsItsRarestWords(t *testing.T) {
 	ix := smallIndex(t)
 	ix.cfg.MaxQueryTerms = 2

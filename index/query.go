@@ -8,6 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/deltaq/deltaq/internal/excerpt"
 )
 
@@ -89,6 +91,12 @@ func ParseQuery(s string, lim Limits) (Query, error) {
 	}
 	if strings.TrimSpace(s) == "" {
 		return q, queryErr("at least one word", "empty query")
+	}
+	// Full-width quotes, minus signs and letters (＂ａ ｂ＂ －ｃ ｓｉｔｅ：)
+	// are the operators and words they look like, as the analyzer takes
+	// them (AnalyzerName).
+	if !norm.NFKC.IsNormalString(s) {
+		s = norm.NFKC.String(s)
 	}
 	operators := 0
 	// add records one part, among the exclusions when it is negated.
