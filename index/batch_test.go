@@ -571,8 +571,9 @@ func TestOpenRefusesAnotherScoringModel(t *testing.T) {
 }
 
 // TestOpenRefusesAnIndexOfAnotherAnalyzer: an index whose text an older
-// deltaq analyzed with Bleve's plain English analyzer (no NFKC) is refused
-// with the command that rebuilds it, and a rebuild makes it current.
+// deltaq analyzed with Bleve's plain English analyzer (no NFKC), or whose
+// titles keep no word positions, is refused with the command that
+// rebuilds it, and a rebuild makes it current.
 func TestOpenRefusesAnIndexOfAnotherAnalyzer(t *testing.T) {
 	dir := t.TempDir()
 	db := openRepo(t, filepath.Join(dir, "repo"))
@@ -581,7 +582,7 @@ func TestOpenRefusesAnIndexOfAnotherAnalyzer(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.DefaultMapping.Properties[FieldText].Fields[0].Analyzer = en.AnalyzerName
-	bi, err := bleve.NewUsing(filepath.Join(dir, "ix"), m, scorch.Name, scorch.Name, scorchConfig(false))
+	bi, err := bleve.NewUsing(filepath.Join(dir, "ix"), m, scorch.Name, scorch.Name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -590,12 +591,27 @@ func TestOpenRefusesAnIndexOfAnotherAnalyzer(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `analyzes "text" with "en", not "deltaq_en"`) || !strings.Contains(err.Error(), "deltaq index rebuild") {
 		t.Fatalf("err = %v; want the analyzer and the rebuild named", err)
 	}
+	// Nor is one that keeps no positions of title words.
+	m, err = NewMapping(ScoringBM25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.DefaultMapping.Properties[FieldTitle].Fields[0].IncludeTermVectors = false
+	bi, err = bleve.NewUsing(filepath.Join(dir, "ix2"), m, scorch.Name, scorch.Name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bi.Close()
+	_, err = Open(filepath.Join(dir, "ix2"), testConfig(ScoringBM25), db, Options{})
+	if err == nil || !strings.Contains(err.Error(), `keeps no word positions of "title"`) || !strings.Contains(err.Error(), "deltaq index rebuild") {
+		t.Fatalf("err = %v; want the title's positions and the rebuild named", err)
+	}
 	putPages(t, db, t0, smallCorpus...)
 	ix := openIndex(t, filepath.Join(dir, "ix"), testConfig(ScoringBM25), db, Options{Recreate: true})
 	if _, err := ix.Rebuild(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if a := ix.Mapping().AnalyzerNameForPath(FieldText); a != AnalyzerName {
+	if a := ix.Mapping().AnalyzerNameForPath(FieldText); a != AnalyzerName || !titlePositions(ix.Mapping()) {
 		t.Fatalf("rebuilt index analyzes text with %q", a)
 	}
 	agree(t, ix, db)

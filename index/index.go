@@ -285,6 +285,10 @@ func openBleve(dir string, s Scoring, mergeOnlyOnCompact bool) (bleve.Index, uin
 			bi.Close()
 			return nil, 0, fmt.Errorf("%w: %s analyzes %q with %q, not %q, made by an older deltaq: rebuild the index (deltaq index rebuild)", errIncompatible, dir, FieldText, a, AnalyzerName)
 		}
+		if !titlePositions(bi.Mapping()) {
+			bi.Close()
+			return nil, 0, fmt.Errorf("%w: %s keeps no word positions of %q, made by an older deltaq: rebuild the index (deltaq index rebuild)", errIncompatible, dir, FieldTitle)
+		}
 		v, err := bi.GetInternal(generationKey)
 		if err != nil || len(v) != 8 {
 			bi.Close()

@@ -82,7 +82,7 @@ func NewMapping(s Scoring) (*mapping.IndexMappingImpl, error) {
 	title.Analyzer = titleAnalyzerName
 	title.Store = true
 	title.IncludeInAll = false
-	title.IncludeTermVectors = false
+	title.IncludeTermVectors = true // positions: a phrase of stop words is matched in titles (match.go)
 	title.DocValues = false
 
 	text := bleve.NewTextFieldMapping()
@@ -136,6 +136,17 @@ func NewMapping(s Scoring) (*mapping.IndexMappingImpl, error) {
 		return nil, fmt.Errorf("index: mapping: %w", err)
 	}
 	return im, nil
+}
+
+// titlePositions says whether m keeps the positions of FieldTitle's
+// words, which phrases of stop words are matched with.
+func titlePositions(m mapping.IndexMapping) bool {
+	im, ok := m.(*mapping.IndexMappingImpl)
+	if !ok || im.DefaultMapping == nil {
+		return false
+	}
+	dm := im.DefaultMapping.Properties[FieldTitle]
+	return dm != nil && len(dm.Fields) > 0 && dm.Fields[0].IncludeTermVectors
 }
 
 // scoringOf returns the scoring model stored in a mapping.

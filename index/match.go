@@ -146,8 +146,8 @@ func (ix *Index) planQuery(ctx context.Context, r bindex.IndexReader, m mapping.
 	}
 	p.required = MatchRequired(cfg, len(p.terms))
 	for _, ph := range q.Phrases {
-		if len(ix.Analyzer().Analyze([]byte(ph))) > 1 {
-			p.phrases = append(p.phrases, textPhrase(ph))
+		if pq := ix.phraseQuery(m, ph, 2); pq != nil {
+			p.phrases = append(p.phrases, pq)
 		}
 	}
 	for _, t := range q.ExcludeTerms {
@@ -156,8 +156,8 @@ func (ix *Index) planQuery(ctx context.Context, r bindex.IndexReader, m mapping.
 		}
 	}
 	for _, ph := range q.ExcludePhrases {
-		if len(ix.Analyzer().Analyze([]byte(ph))) > 0 {
-			p.mustNot = append(p.mustNot, textPhrase(ph))
+		if pq := ix.phraseQuery(m, ph, 1); pq != nil {
+			p.mustNot = append(p.mustNot, pq)
 		}
 	}
 	for _, s := range q.ExcludeSites {
@@ -167,6 +167,25 @@ func (ix *Index) planQuery(ctx context.Context, r bindex.IndexReader, m mapping.
 		p.sites = append(p.sites, hostTerm(s))
 	}
 	return p, nil
+}
+
+// phraseQuery matches the pages that hold the phrase ph, when it has at
+// least min words: in FieldText, or, when ph is all stop words, which
+// FieldText does not keep, in FieldTitle, which does. Such a phrase found
+// only in a page's text is not found: better than taking the phrase for
+// no phrase and answering pages without it. Nil when ph has fewer words
+// (one word is a term, not a phrase, when it is wished for).
+func (ix *Index) phraseQuery(m mapping.IndexMapping, ph string, min int) query.Query {
+	if n := len(ix.Analyzer().Analyze([]byte(ph))); n > 0 {
+		if n < min {
+			return nil
+		}
+		return textPhrase(ph)
+	}
+	if ta := titleAnalyzer(m); ta != nil && len(ta.Analyze([]byte(ph))) >= min {
+		return titlePhrase(ph)
+	}
+	return nil
 }
 
 // queryText is the text of q's terms and phrases, as it is analyzed.

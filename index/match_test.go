@@ -92,6 +92,35 @@ func TestCompatibilityCharactersAreTheirPlainLetters(t *testing.T) {
 	}
 }
 
+// TestAPhraseOfStopWordsMustOccur: a phrase of stop words alone, which
+// the text field does not keep, is looked for in titles, which keep them:
+// a page whose title holds one of its words but not the phrase is not an
+// answer, and an excluded one excludes.
+func TestAPhraseOfStopWordsMustOccur(t *testing.T) {
+	db := openRepo(t, t.TempDir())
+	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, Options{})
+	putPages(t, db, t0,
+		page{URL: "https://a.test/home", Title: "Home of Zebra Site", Text: "Zebras and lions."},
+		page{URL: "https://a.test/quote", Title: "To Be or Not to Be", Text: "A zebra asks the question."},
+		page{URL: "https://a.test/plain", Title: "Plain", Text: "Nothing here but words."},
+	)
+	catchUp(t, ix)
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{`"to be or not to be"`, []string{"https://a.test/quote"}},
+		{`"of the"`, nil},
+		{`of`, []string{"https://a.test/home"}},
+		{`zebra "not to be"`, []string{"https://a.test/quote"}},
+		{`zebra -"not to be"`, []string{"https://a.test/home"}},
+	} {
+		if got, total := searchURLs(t, ix, tc.q); !slices.Equal(got, tc.want) || total != uint64(len(tc.want)) {
+			t.Errorf("%q: %v (total %d), want %v", tc.q, got, total, tc.want)
+		}
+	}
+}
+
 func TestALongQueryKeepsItsRarestWords(t *testing.T) {
 	ix := smallIndex(t)
 	ix.cfg.MaxQueryTerms = 2

@@ -14,9 +14,10 @@ import (
 )
 
 // Query is a parsed search: pages are ranked by how well they match the
-// terms and phrases (best match, match.go), every phrase must occur, no
-// excluded term or phrase may, and when sites are given the page's host
-// must be one of them.
+// terms and phrases (best match, match.go), every phrase must occur (one
+// of stop words alone in the title: phraseQuery), no excluded term or
+// phrase may, and when sites are given the page's host must be one of
+// them.
 //
 // Syntax: words are terms; "quoted words" are phrases; -word and
 // -"quoted words" exclude; site:host (repeatable, any one matches) and

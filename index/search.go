@@ -105,6 +105,13 @@ func textPhrase(p string) query.Query {
 	return pq
 }
 
+// titlePhrase matches pages whose FieldTitle has the phrase p.
+func titlePhrase(p string) query.Query {
+	pq := query.NewMatchPhraseQuery(p)
+	pq.SetField(FieldTitle)
+	return pq
+}
+
 // hostTerm matches pages on the host h.
 func hostTerm(h string) query.Query {
 	tq := query.NewTermQuery(h)
