@@ -219,7 +219,10 @@ func Open(dir string, cfg Config, db *repo.DB, opts Options) (*Index, error) {
 	var applied uint64
 	var hasApplied bool
 	if err == nil {
-		if applied, hasApplied, err = readApplied(bi); err != nil {
+		if applied, hasApplied, err = readApplied(bi); err == nil {
+			err = verifySegments(bi)
+		}
+		if err != nil {
 			bi.Close()
 			err = fmt.Errorf("%w: %s: %w", ErrDamaged, dir, err)
 		}
