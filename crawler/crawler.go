@@ -73,6 +73,9 @@ type Crawler struct {
 	counters Counters
 	refused  refusals
 	scope    *scope
+	// robotsWaits doubles the deferral of a host whose robots.txt fails
+	// again (robotsBackoff).
+	robotsWaits robotsBackoff
 
 	// A cluster node's routing (Options.Route).
 	route     func(string) bool

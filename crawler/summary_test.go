@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -160,6 +161,49 @@ func TestHostsReportsPagesQueueRobotsAndBackoffPerHost(t *testing.T) {
 	}
 	if b.Pages != 1 || b.Queued != 1 || b.ByOutcome["throttled"] != 1 || !b.BackoffUntil.After(time.Now()) || b.RobotsStatus != 404 || !b.RobotsDeferredUntil.IsZero() {
 		t.Errorf("b.test = %+v", b)
+	}
+}
+
+// TestARobotsFailureInARowDefersTwiceAsLong: each failure of a host's
+// robots.txt in a row defers it twice as long as the last, so a one-pass
+// crawl, which waits for hosts deferred within its horizon, ends even
+// when crawler.robots.error_defer is far shorter than the horizon: 100ms,
+// 200ms, 400ms, 800ms, then 1.6s, past the horizon of 1s.
+func TestARobotsFailureInARowDefersTwiceAsLong(t *testing.T) {
+	var robotsAsked atomic.Int32
+	srv := httptest.NewServer(smallWeb(1, nil, func(host, path string, w http.ResponseWriter) bool {
+		if path == "/robots.txt" {
+			robotsAsked.Add(1)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return true
+		}
+		return false
+	}))
+	defer srv.Close()
+	cfg := defaults(t)
+	loopback(cfg, srv, "c.test")
+	unpolite(cfg, 1, "c.test")
+	cfg.Crawler.Sitemaps = false
+	cfg.Crawler.Robots.ErrorDefer = 100 * time.Millisecond
+	e := newEnv(t, cfg, t.TempDir(), nil)
+	if _, err := e.c.Seed(t.Context(), e.f, []string{"http://c.test/"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	sum, err := e.c.Run(ctx, e.f, crawler.RunOptions{Drain: true, DrainHorizon: time.Second})
+	if err != nil || ctx.Err() != nil {
+		t.Fatalf("run: %v, %v; want it to end", err, ctx.Err())
+	}
+	if n := robotsAsked.Load(); n != 5 || sum.Left["robots.txt unreachable, host deferred"] != 1 {
+		t.Errorf("robots.txt asked %d times, left %v; want 5 times, then the seed left queued", n, sum.Left)
+	}
+	hosts, err := crawler.Hosts(t.Context(), e.db)
+	if err != nil || len(hosts) != 1 {
+		t.Fatalf("hosts %+v, %v", hosts, err)
+	}
+	if d := hosts[0].RobotsDeferredUntil.Sub(hosts[0].RobotsFetched); d != 1600*time.Millisecond {
+		t.Errorf("the last failure deferred the host %s, want 1.6s", d)
 	}
 }
 

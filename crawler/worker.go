@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/deltaq/deltaq/crawler/extract"
@@ -36,7 +37,8 @@ type result struct {
 	// A robots.txt fetch.
 	robotsHost     string
 	robotsScheme   string
-	robotsSitemaps []string // the Sitemap lines, parsed in the worker
+	robotsSitemaps []string      // the Sitemap lines, parsed in the worker
+	robotsDefer    time.Duration // how long a failed fetch defers the host
 }
 
 // handle does one job: the host's robots.txt first if it is unknown or
@@ -133,20 +135,22 @@ func (c *Crawler) fetchRobots(ctx context.Context, host, scheme string) *result 
 	if res.outcome == repo.OutcomeRefused {
 		c.refused.add(host, res.err)
 	}
-	st := c.robotsState(host, &res, c.clock.Now())
+	wait := c.robotsWaits.next(host, !robotsKnown(res.status), c.cfg.Robots.ErrorDefer)
+	st := c.robotsState(host, &res, c.clock.Now(), wait)
 	h := c.hosts.fromState(&st)
 	if old := c.hosts.peek(host); old != nil {
 		h.backoffUntil, h.backoffs = old.backoffUntil, old.backoffs
 	}
 	c.hosts.put(host, h)
-	return &result{res: res, robotsHost: host, robotsScheme: scheme, robotsSitemaps: h.sitemaps}
+	return &result{res: res, robotsHost: host, robotsScheme: scheme, robotsSitemaps: h.sitemaps, robotsDefer: wait}
 }
 
-// robotsState is the host record fields a robots.txt fetch sets.
-func (c *Crawler) robotsState(host string, res *response, now time.Time) repo.HostState {
+// robotsState is the host record fields a robots.txt fetch sets; wait is
+// how long a failed one defers the host.
+func (c *Crawler) robotsState(host string, res *response, now time.Time, wait time.Duration) repo.HostState {
 	st := repo.HostState{Host: host, RobotsStatus: res.status, RobotsFetched: now}
 	if !robotsKnown(res.status) {
-		st.RobotsExpires = now.Add(c.cfg.Robots.ErrorDefer)
+		st.RobotsExpires = now.Add(wait)
 		return st
 	}
 	st.RobotsExpires = now.Add(c.cfg.Robots.CacheTTL)
@@ -154,6 +158,41 @@ func (c *Crawler) robotsState(host string, res *response, now time.Time) repo.Ho
 		st.RobotsBody = res.body
 	}
 	return st
+}
+
+// maxRobotsDefer bounds the doubled deferral of a host whose robots.txt
+// keeps failing, unless crawler.robots.error_defer is longer still.
+const maxRobotsDefer = 24 * time.Hour
+
+// robotsBackoff remembers, per host whose robots.txt failed last time, how
+// long that failure deferred it, so that each failure in a row defers it
+// twice as long: a host that stays down is asked less and less often, and
+// a one-pass crawl, which waits for hosts deferred less than its horizon,
+// comes to an end however short crawler.robots.error_defer is. A restart
+// starts again from error_defer.
+type robotsBackoff struct {
+	mu   sync.Mutex
+	last map[string]time.Duration
+}
+
+// next is how long host is deferred after a robots.txt fetch, failed or
+// not (0 when it did not fail), given base, crawler.robots.error_defer.
+func (b *robotsBackoff) next(host string, failed bool, base time.Duration) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !failed {
+		delete(b.last, host)
+		return 0
+	}
+	d := base
+	if prev, ok := b.last[host]; ok {
+		d = min(2*prev, max(base, maxRobotsDefer))
+	}
+	if b.last == nil {
+		b.last = make(map[string]time.Duration)
+	}
+	b.last[host] = d
+	return d
 }
 
 // parse extracts what the writer needs from a body fetched from base; it
