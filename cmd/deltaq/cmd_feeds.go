@@ -362,27 +362,39 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 	if err != nil {
 		return err
 	}
+	// A feed whose fetch failed (an HTTP error, a timeout, a body too
+	// large or of the wrong type) and one whose body did not parse are
+	// alike to the user: not fetched, named with why, and the poll's exit
+	// is not 0. One the crawl did not get to stays queued and is not a
+	// failure: the summary above says why.
 	var errs []error
-	var failed []string // fetched, and the fetch failed: HTTP 404, a timeout
+	var failed []string
 	fetched, newItems := 0, 0
 	for _, f := range list {
 		up, ok, err := st.Absorb(ctx, f.ID)
-		if err != nil {
+		var bodyErr *feeds.BodyError
+		switch {
+		case errors.As(err, &bodyErr):
+			failed = append(failed, f.URL+": "+bodyErr.Err.Error())
+			continue
+		case err != nil:
 			errs = append(errs, err)
 			continue
-		}
-		if !ok {
+		case !ok:
+			continue
+		case up.Failed != "":
+			failed = append(failed, f.URL+": "+up.Failed)
 			continue
 		}
 		fetched++
 		newItems += len(up.New)
-		if up.Failed != "" {
-			failed = append(failed, f.URL+": "+up.Failed)
-		}
 	}
-	fmt.Fprintf(a.stdout, "%d of %d feeds fetched, %d new items\n", fetched, len(list), newItems)
+	fmt.Fprintf(a.stdout, "%d of %d feeds fetched, %d new items, %d failed\n", fetched, len(list), newItems, len(failed))
 	for _, x := range failed {
 		fmt.Fprintf(a.stdout, "  failed: %s\n", x)
+	}
+	if len(failed) > 0 {
+		errs = append(errs, fmt.Errorf("feeds poll: %d of %d feeds failed (named above)", len(failed), len(list)))
 	}
 	return errors.Join(append(errs, refusedError(sum))...)
 }

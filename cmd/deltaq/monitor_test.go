@@ -316,19 +316,33 @@ func TestFeedsPollFetchesAFeedWhoseRefetchIsPlannedForLater(t *testing.T) {
 	}
 }
 
-// A feed whose fetch failed is counted as fetched and named with why.
-func TestFeedsPollNamesTheFeedsWhoseFetchFailed(t *testing.T) {
+// A feed whose fetch failed (HTTP 404) and one whose body is not a feed
+// fail alike: neither is counted as fetched, both are named with why, and
+// the poll exits non-zero after its summary.
+func TestFeedsPollNamesTheFeedsThatFailedAndFails(t *testing.T) {
 	feed, _ := countedFeed(t)
-	gone := strings.TrimSuffix(feed, "/feed.xml") + "/gone.xml"
+	site := strings.TrimSuffix(feed, "/feed.xml")
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/rss+xml")
+		fmt.Fprint(w, "<html><body>not a feed</body></html>")
+	}))
+	defer page.Close()
+	gone, html := site+"/gone.xml", page.URL+"/page.xml"
 	data := t.TempDir()
-	for _, u := range []string{feed, gone} {
+	for _, u := range []string{feed, gone, html} {
 		if out, _, err := run(t, "feeds", "add", u, "--data", data); err != nil {
 			t.Fatalf("feeds add %s: %v\n%s", u, err, out)
 		}
 	}
 	out, _, err := run(t, "feeds", "poll", "--data", data, "--allow-private")
-	if err != nil || !strings.Contains(out, "2 of 2 feeds fetched, 2 new items\n  failed: "+gone+": fetch outcome gone\n") {
-		t.Errorf("feeds poll: %v\n%s", err, out)
+	if err == nil || !strings.Contains(err.Error(), "2 of 3 feeds failed") {
+		t.Errorf("feeds poll with two failing feeds: err = %v, want 2 of 3 feeds failed", err)
+	}
+	for _, want := range []string{"1 of 3 feeds fetched, 2 new items, 2 failed\n", "  failed: " + gone + ": fetch outcome gone\n",
+		"  failed: " + html + ": feeds: not an RSS or Atom feed: the body is an HTML page\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("feeds poll:\n%s\nwant %q", out, want)
+		}
 	}
 	if strings.Contains(out, "failed: "+feed) {
 		t.Errorf("the feed that answered is named as failed:\n%s", out)
