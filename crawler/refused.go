@@ -3,30 +3,30 @@ package crawler
 import (
 	"errors"
 	"maps"
+	"net/url"
 	"sync"
+
+	"github.com/deltaq/deltaq/repo"
 )
 
-// maxRefusedHosts bounds the hosts a crawl remembers as refused by the
-// address guard; more are counted, not named.
-const maxRefusedHosts = 64
+// maxNotedHosts bounds the hosts a crawl names as refused by the address
+// guard, or as unreachable; more are counted, not named.
+const maxNotedHosts = 64
 
-// refusals are the hosts the address guard refused during a crawl, so the
-// summary can say why nothing was fetched from them and how to allow it.
-type refusals struct {
+// hostNotes name, per host, why a crawl could not reach it (the first
+// reason seen), so that a crawl that fetched nothing can say why: the
+// hosts the address guard refused (and how to allow them), or the hosts
+// that did not answer.
+type hostNotes struct {
 	mu struct {
 		sync.Mutex
 		hosts map[string]string // host → why, e.g. "127.0.0.1:8080 is a loopback address"
-		more  int               // refused hosts beyond maxRefusedHosts
+		more  int               // hosts beyond maxNotedHosts
 	}
 }
 
-// add records that a connection to host was refused with err.
-func (r *refusals) add(host string, err error) {
-	why := "a non-public address"
-	var re *RefusedError
-	if errors.As(err, &re) {
-		why = re.Addr + " is a " + re.Kind + " address"
-	}
+// add records why host could not be reached, unless a reason is known.
+func (r *hostNotes) add(host, why string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.mu.hosts == nil {
@@ -35,24 +35,51 @@ func (r *refusals) add(host string, err error) {
 	if _, ok := r.mu.hosts[host]; ok {
 		return
 	}
-	if len(r.mu.hosts) >= maxRefusedHosts {
+	if len(r.mu.hosts) >= maxNotedHosts {
 		r.mu.more++
 		return
 	}
 	r.mu.hosts[host] = why
 }
 
-// snapshot copies the refused hosts and the count of those not named.
-func (r *refusals) snapshot() (map[string]string, int) {
+// snapshot copies the noted hosts and the count of those not named.
+func (r *hostNotes) snapshot() (map[string]string, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return maps.Clone(r.mu.hosts), r.mu.more
 }
 
-// refused reports whether host was refused.
-func (r *refusals) refused(host string) bool {
+// has reports whether host was noted.
+func (r *hostNotes) has(host string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	_, ok := r.mu.hosts[host]
 	return ok
+}
+
+// noteFailure records, for a fetch from host that failed before an answer,
+// why: a connection the address guard refused (c.refused), or one that
+// failed or timed out (c.unreachable).
+func (c *Crawler) noteFailure(host string, res *response) {
+	switch res.outcome {
+	case repo.OutcomeRefused:
+		why := "a non-public address"
+		var re *RefusedError
+		if errors.As(res.err, &re) {
+			why = re.Addr + " is a " + re.Kind + " address"
+		}
+		c.refused.add(host, why)
+	case repo.OutcomeNetworkError, repo.OutcomeTimeout:
+		if res.err == nil {
+			c.unreachable.add(host, res.outcome.String())
+			return
+		}
+		// The URL the error names is the host's, which the note is under.
+		err := res.err
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		c.unreachable.add(host, err.Error())
+	}
 }

@@ -113,6 +113,11 @@ type Summary struct {
 	// beyond those named.
 	Refused     map[string]string
 	RefusedMore int
+	// Unreachable maps each host a connection to failed or timed out to
+	// why (the first error); UnreachableMore counts hosts beyond those
+	// named.
+	Unreachable     map[string]string
+	UnreachableMore int
 }
 
 // PagesPerSecond is committed page fetches per second of wall time.
@@ -144,18 +149,35 @@ func (s Summary) String() string {
 		fmt.Fprintf(&b, "left queued: %d URLs\n", s.Queued)
 	}
 	if len(s.Refused) > 0 {
-		hosts := make([]string, 0, len(s.Refused))
-		for h, why := range s.Refused {
-			hosts = append(hosts, h+": "+why)
-		}
-		sort.Strings(hosts)
-		more := ""
-		if s.RefusedMore > 0 {
-			more = fmt.Sprintf(" and %d more hosts", s.RefusedMore)
-		}
-		fmt.Fprintf(&b, "refused by the address guard (crawler.allow_private is false): %s%s\n", strings.Join(hosts, "; "), more)
+		fmt.Fprintf(&b, "refused by the address guard (crawler.allow_private is false): %s\n", HostReasons(s.Refused, s.RefusedMore, 0))
+	}
+	if len(s.Unreachable) > 0 {
+		fmt.Fprintf(&b, "unreachable: %s\n", HostReasons(s.Unreachable, s.UnreachableMore, maxUnreachableShown))
 	}
 	return b.String()
+}
+
+// maxUnreachableShown is the most unreachable hosts a summary names: on a
+// wide crawl some hosts always time out, and their count says enough.
+const maxUnreachableShown = 5
+
+// HostReasons lists hosts with why ("host: why; host: why"), sorted, at
+// most limit of them when limit > 0, then how many more there were.
+func HostReasons(hosts map[string]string, more, limit int) string {
+	list := make([]string, 0, len(hosts))
+	for h, why := range hosts {
+		list = append(list, h+": "+why)
+	}
+	sort.Strings(list)
+	if limit > 0 && len(list) > limit {
+		more += len(list) - limit
+		list = list[:limit]
+	}
+	out := strings.Join(list, "; ")
+	if more > 0 {
+		out += fmt.Sprintf(" and %d more hosts", more)
+	}
+	return out
 }
 
 func kvList(m map[string]int64) string {
@@ -209,7 +231,7 @@ func (c *Crawler) leftQueued(ctx context.Context, f *frontier.Frontier, horizon 
 		switch {
 		case !f.Holds(item.URL):
 			left[leftNotHeld]++
-		case c.refused.refused(host):
+		case c.refused.has(host):
 			left[leftRefused]++
 		case info != nil && now.Before(info.deferUntil):
 			left[leftRobots]++

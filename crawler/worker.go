@@ -100,9 +100,7 @@ func (c *Crawler) handle(ctx context.Context, f *frontier.Frontier, job frontier
 	}
 	c.counters.requests.Add(1)
 	r.res = c.fetch.fetch(ctx, job.URL, validators)
-	if r.res.outcome == repo.OutcomeRefused {
-		c.refused.add(job.Host, r.res.err)
-	}
+	c.noteFailure(job.Host, &r.res)
 	if r.res.outcome == repo.OutcomeOK {
 		c.parse(r, u)
 	}
@@ -132,9 +130,7 @@ func conditional(p *repo.Page) http.Header {
 func (c *Crawler) fetchRobots(ctx context.Context, host, scheme string) *result {
 	c.counters.robots.Add(1)
 	res := c.robots.fetch(ctx, scheme+"://"+host+"/robots.txt", nil)
-	if res.outcome == repo.OutcomeRefused {
-		c.refused.add(host, res.err)
-	}
+	c.noteFailure(host, &res)
 	wait := c.robotsWaits.next(host, !robotsKnown(res.status), c.cfg.Robots.ErrorDefer)
 	st := c.robotsState(host, &res, c.clock.Now(), wait)
 	h := c.hosts.fromState(&st)

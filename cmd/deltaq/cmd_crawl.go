@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -179,20 +177,21 @@ func crawlInterrupted(ctx context.Context) error {
 }
 
 // refusedError explains a crawl that fetched nothing because the address
-// guard refused its hosts, and fails it: a zero summary and exit 0 would
-// read as an empty site.
+// guard refused its hosts or they did not answer, and fails it: a zero
+// summary and exit 0 would read as an empty site.
 func refusedError(sum crawler.Summary) error {
-	if len(sum.Refused) == 0 || sum.Fetched() > 0 {
+	switch {
+	case sum.Fetched() > 0:
 		return nil
+	case len(sum.Refused) > 0:
+		return fmt.Errorf("nothing fetched: the address guard refused %s; "+
+			"to crawl loopback or private addresses (your own test server), run again with --allow-private "+
+			"(or crawler.allow_private: true); the URLs stay queued", crawler.HostReasons(sum.Refused, sum.RefusedMore, 0))
+	case len(sum.Unreachable) > 0:
+		return fmt.Errorf("nothing fetched: no answer from %s; the URLs stay queued for the next run",
+			crawler.HostReasons(sum.Unreachable, sum.UnreachableMore, 0))
 	}
-	var hosts []string
-	for h, why := range sum.Refused {
-		hosts = append(hosts, h+" ("+why+")")
-	}
-	sort.Strings(hosts)
-	return fmt.Errorf("nothing fetched: the address guard refused %s; "+
-		"to crawl loopback or private addresses (your own test server), run again with --allow-private "+
-		"(or crawler.allow_private: true); the URLs stay queued", strings.Join(hosts, ", "))
+	return nil
 }
 
 // seedThrough gives seeds to the crawl of the running process whose admin

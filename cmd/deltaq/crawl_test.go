@@ -166,6 +166,32 @@ func TestCrawlOfALoopbackSeedSaysWhyAndHowToAllowIt(t *testing.T) {
 	}
 }
 
+// TestCrawlOfAHostThatDoesNotAnswerFails: a crawl whose only host refuses
+// connections fetches nothing, says why in its summary and its error, and
+// exits nonzero, so that a script does not take it for an empty site; the
+// seed stays queued.
+func TestCrawlOfAHostThatDoesNotAnswerFails(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now: connections are refused
+	data := t.TempDir()
+	out, _, err := run(t, "crawl", "--data", data, "--allow-private", "--seeds", "http://"+addr+"/")
+	if err == nil {
+		t.Fatalf("a crawl that fetched nothing from a host that does not answer succeeded:\n%s", out)
+	}
+	for _, want := range []string{"nothing fetched: no answer from " + addr + ": ", "connection refused", "stay queued"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if !strings.Contains(out, "unreachable: "+addr+": dial tcp "+addr) {
+		t.Errorf("summary does not name the host and the error:\n%s", out)
+	}
+}
+
 // TestWebReplayPrintsTheCrawlCommandThatFitsIt runs the crawl command that
 // `deltaq web replay` prints, as printed: it must reach the replay server
 // and crawl all of week 0 (at the default politeness of 1 s per request it
