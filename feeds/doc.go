@@ -84,7 +84,10 @@
 // "r/<first seen, complemented>/<id>/<hash>" the river's index of every
 // feed's items, newest first, so that River reads the items it returns
 // and not every item stored (1,000 feeds of 500 items: 0.73 ms, where
-// scanning them all took 1.94 s; BenchmarkRiver). A repository written
+// scanning them all took 1.94 s; BenchmarkRiver), and "x/<id>" the
+// crawler's last fetch of a removed feed's URL, so that subscribing to it
+// again starts from zero, not from the copy the removed feed had read
+// (Remove). A repository written
 // before the lists were apart or the river indexed is brought up to date
 // when the store opens.
 // A poll's result is one batch: after kill -9 a feed is as before or after

@@ -27,12 +27,19 @@ import (
 // each), and the river's index of every feed's items, newest
 // first: "r/<first seen, complemented>/<id>/<key hash>" the item's key,
 // written, trimmed and removed in the batches that write, trim and remove
-// the item.
+// the item; "x/<id>" the crawler's last fetch of a removed feed's URL
+// (Remove), until the URL is subscribed again.
 const Bucket = "feeds"
 
 // riverIndexed marks a bucket whose river index covers every item: a
 // repository written before the index existed gets it once, at NewStore.
 const riverIndexed = "v/river"
+
+// removedPrefix keys, "x/<id>", the crawler's last fetch of a feed when
+// it was removed (Remove): subscribing to the URL again takes no fetch up
+// to it (Feed.Resubscribed), so that the new subscription starts from zero
+// rather than from the copy the removed one had read.
+const removedPrefix = "x/"
 
 // listsApart marks a bucket whose feeds keep Seen and History under
 // "l/<id>": a repository written before gets them moved once, at NewStore.
@@ -53,6 +60,11 @@ type Feed struct {
 	// Validators for conditional GET.
 	ETag         string `json:"etag,omitempty"`
 	LastModified string `json:"last_modified,omitempty"`
+
+	// Resubscribed is the crawler's last fetch of the URL when an earlier
+	// subscription of it was removed: Absorb takes no fetch up to it, so a
+	// feed subscribed again starts from zero, not from the old copy.
+	Resubscribed time.Time `json:"resubscribed,omitzero"`
 
 	// Read is when the crawler stored the copy of the feed last parsed
 	// (Absorb): a copy stored after it is new to the feed, even when the
@@ -261,6 +273,9 @@ func (s *Store) add(ctx context.Context, rawURL string, o AddOptions, now time.T
 	case errors.Is(err, ErrUnknownFeed):
 		f = Feed{ID: IDOf(u), URL: u, Added: now, Weight: 1, MinInterval: s.cfg.MinInterval, MaxInterval: s.cfg.MaxInterval}
 		isNew = true
+		if f.Resubscribed, err = s.removed(f.ID); err != nil {
+			return Feed{}, false, err
+		}
 	case err != nil:
 		return Feed{}, false, err
 	}
@@ -273,6 +288,11 @@ func (s *Store) add(ctx context.Context, rawURL string, o AddOptions, now time.T
 	defer b.Close()
 	if err := s.put(b, &f, false); err != nil { // settings alone
 		return Feed{}, false, err
+	}
+	if !f.Resubscribed.IsZero() && isNew { // now in the record
+		if err := b.DeleteBucket(Bucket, removedPrefix+f.ID); err != nil {
+			return Feed{}, false, err
+		}
 	}
 	if err := b.Commit(); err != nil {
 		return Feed{}, false, err
@@ -353,10 +373,30 @@ func (s *Store) readLists(f *Feed) error {
 	return nil
 }
 
-// Remove unsubscribes from feed id: its record, its items and the
-// poller's plan go in one batch, and it returns the feed and how many
-// items went with it. A poll of it still in flight then finds it unknown
-// (Record) and stores nothing.
+// removed is the crawler's last fetch of feed id when it was removed
+// ("x/<id>"), zero if it never was.
+func (s *Store) removed(id string) (time.Time, error) {
+	v, err := s.db.Bucket(Bucket, removedPrefix+id)
+	if errors.Is(err, repo.ErrNotFound) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	var at time.Time
+	if err := decode(v, &at); err != nil {
+		return time.Time{}, fmt.Errorf("feeds: removal of feed %s: %w", id, err)
+	}
+	return at, nil
+}
+
+// Remove unsubscribes from feed id: its record, its lists (seen keys,
+// posting history), its items and their river entries and the poller's
+// plan go in one batch, and it returns the feed and how many items went
+// with it. What stays is when the crawler last fetched the URL
+// ("x/<id>"): the crawler keeps its copy, and a new subscription must
+// not take the removed one's state back from it (Absorb). A poll of the
+// feed still in flight then finds it unknown (Record) and stores nothing.
 func (s *Store) Remove(ctx context.Context, id string) (Feed, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -366,6 +406,22 @@ func (s *Store) Remove(ctx context.Context, id string) (Feed, int, error) {
 	}
 	b := s.db.NewBatch(ctx)
 	defer b.Close()
+	fetched := clock.Later(f.LastFetch, f.Resubscribed)
+	switch p, err := s.db.Page(f.URL); {
+	case err == nil:
+		fetched = clock.Later(fetched, p.LastFetch)
+	case !errors.Is(err, repo.ErrNotFound):
+		return Feed{}, 0, err
+	}
+	if !fetched.IsZero() {
+		v, err := encode(fetched)
+		if err != nil {
+			return Feed{}, 0, err
+		}
+		if err := b.PutBucket(Bucket, removedPrefix+id, v); err != nil {
+			return Feed{}, 0, err
+		}
+	}
 	items := 0
 	for kv, err := range s.db.BucketScan(ctx, Bucket, "i/"+id+"/") {
 		if err != nil {
@@ -836,7 +892,7 @@ func (s *Store) Absorb(ctx context.Context, id string) (Update, bool, error) {
 		return Update{}, false, err
 	}
 	p, err := s.db.Page(f.URL)
-	if errors.Is(err, repo.ErrNotFound) || err == nil && !p.LastFetch.After(f.LastFetch) {
+	if errors.Is(err, repo.ErrNotFound) || err == nil && !p.LastFetch.After(clock.Later(f.LastFetch, f.Resubscribed)) {
 		return Update{}, false, nil
 	}
 	if err != nil {

@@ -706,3 +706,79 @@ func TestItemsSince(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoveThenAddStartsFromZero removes a feed the crawler polled and
+// subscribes to it again: nothing of the removed feed is left (record,
+// lists, items, river entries, plan), and the new subscription does not
+// take the copy the removed feed had read back from the crawler; the next
+// fetch, though it answers 304, gives it the items as new.
+func TestRemoveThenAddStartsFromZero(t *testing.T) {
+	s, db := openStore(t, vfs.NewMem(), "")
+	defer db.Close()
+	const u = "http://x.test/feed.atom"
+	crawled := func(at, copyAt time.Time, body []byte) {
+		t.Helper()
+		b := db.NewBatch(t.Context())
+		defer b.Close()
+		p := &repo.Page{URL: u, State: repo.StateLive, LastFetch: at, Version: copyAt, LastOutcome: repo.OutcomeOK, HTTPStatus: 200, ETag: `"v1"`}
+		if body == nil {
+			p.LastOutcome, p.HTTPStatus = repo.OutcomeNotModified, 304
+		} else if err := b.AddVersion(u, &repo.Version{FetchedAt: at, ContentType: "application/atom+xml", Body: body}); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.PutPage(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, _, err := s.Add(t.Context(), u, AddOptions{}, t0.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crawled(t0, t0, atom(t0.Add(-2*time.Hour), t0.Add(-time.Hour)))
+	if up, _, err := s.Absorb(t.Context(), f.ID); err != nil || len(up.New) != 2 {
+		t.Fatalf("first poll: %d new, %v; want 2", len(up.New), err)
+	}
+	list, err := s.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans, err := PlanAll(testConfig(), list, t0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SavePlans(t.Context(), t0, plans); err != nil {
+		t.Fatal(err)
+	}
+	if _, items, err := s.Remove(t.Context(), f.ID); err != nil || items != 2 {
+		t.Fatalf("Remove: %d items, %v; want 2", items, err)
+	}
+	for _, prefix := range []string{"f/", "l/", "i/", "r/", "p/"} {
+		if n := countKeys(t, db, prefix); n != 0 {
+			t.Errorf("%d keys under %q after Remove, want none", n, prefix)
+		}
+	}
+	f, isNew, err := s.Add(t.Context(), u, AddOptions{}, t0.Add(time.Hour))
+	if err != nil || !isNew || f.Fetches != 0 || f.Postings != 0 || len(f.Seen) != 0 || !f.LastFetch.IsZero() || f.Title != "" {
+		t.Fatalf("subscribed again: new %v, %d fetches, %d postings, %d seen, last fetch %v, title %q, %v; want a feed never polled",
+			isNew, f.Fetches, f.Postings, len(f.Seen), f.LastFetch, f.Title, err)
+	}
+	if items, err := s.Items(t.Context(), f.ID, time.Time{}); err != nil || len(items) != 0 {
+		t.Errorf("items subscribed again: %d, %v; want none", len(items), err)
+	}
+	if river, err := s.River(t.Context(), time.Time{}, 10); err != nil || len(river) != 0 {
+		t.Errorf("river subscribed again: %d, %v; want none", len(river), err)
+	}
+	if _, absorbed, err := s.Absorb(t.Context(), f.ID); err != nil || absorbed {
+		t.Errorf("the removed feed's fetch: absorbed %v, %v; want not taken", absorbed, err)
+	}
+	crawled(t0.Add(2*time.Hour), t0, nil)
+	if up, absorbed, err := s.Absorb(t.Context(), f.ID); err != nil || !absorbed || len(up.New) != 2 {
+		t.Errorf("the first poll subscribed again, a 304: %d new, absorbed %v, %v; want the 2 items", len(up.New), absorbed, err)
+	}
+	if n := countKeys(t, db, "x/"); n != 0 {
+		t.Errorf("%d removal marks once subscribed again, want none", n)
+	}
+}

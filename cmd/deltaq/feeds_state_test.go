@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// `deltaq feeds rm` takes the feed's state and items, and subscribing to
+// it again starts from zero: no postings, no polls, and the next poll
+// finds the feed's items new, though the crawler kept its copy and the
+// feed answers 304.
+func TestFeedsRmThenAddStartsFromZero(t *testing.T) {
+	at := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/good" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("ETag", `"v1"`)
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("Content-Type", "application/atom+xml")
+		fmt.Fprintf(w, `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>f</title><id>urn:f</id><updated>%s</updated>`, at)
+		for i := range 5 {
+			fmt.Fprintf(w, `<entry><id>urn:%d</id><title>t%d</title><updated>%s</updated></entry>`, i, i, at)
+		}
+		fmt.Fprint(w, `</feed>`)
+	}))
+	defer site.Close()
+	feed, data := site.URL+"/good", t.TempDir()
+	step := func(want string, args ...string) string {
+		t.Helper()
+		out, _, err := run(t, append(args, "--data", data)...)
+		if err != nil || !strings.Contains(out, want) {
+			t.Fatalf("%s: %v\n%s\nwant %q", strings.Join(args, " "), err, out, want)
+		}
+		return out
+	}
+	step("0 postings known", "feeds", "add", feed)
+	step("1 of 1 feeds fetched, 5 new items", "feeds", "poll", "--allow-private")
+	step("(5 items removed)", "feeds", "rm", feed)
+	step("0 postings known", "feeds", "add", feed)
+	out := step(feed, "feeds", "list")
+	// The list's columns: id, url, weight, polls, 304, postings, last poll.
+	if fields := strings.Fields(strings.Split(strings.TrimSpace(out), "\n")[1]); len(fields) < 7 || fields[3] != "0" || fields[5] != "0" || fields[6] != "never" {
+		t.Errorf("feeds list subscribed again:\n%s\nwant no polls, no postings, never polled", out)
+	}
+	step("1 of 1 feeds fetched, 5 new items", "feeds", "poll", "--allow-private")
+}
