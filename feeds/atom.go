@@ -11,8 +11,9 @@ import (
 // reader can subscribe to what the aggregator collected: each entry keeps
 // its title and link, its id is the feed id and item key, and its updated
 // time is when the aggregator first saw it; the feed's updated time is the
-// newest of those.
-func WriteAtom(w io.Writer, title, self string, items []StoredItem) error {
+// newest of those. id is the feed's own, which must not move (RFC 4287
+// §4.2.6), and self the URL it is served at.
+func WriteAtom(w io.Writer, id, title, self string, items []StoredItem) error {
 	type link struct {
 		Rel  string `xml:"rel,attr,omitempty"`
 		Href string `xml:"href,attr"`
@@ -40,7 +41,7 @@ func WriteAtom(w io.Writer, title, self string, items []StoredItem) error {
 			updated = it.FirstSeen
 		}
 	}
-	f := feed{ID: self, Title: title, Link: link{Rel: "self", Href: self}, Updated: updated.UTC().Format(time.RFC3339)}
+	f := feed{ID: id, Title: title, Link: link{Rel: "self", Href: self}, Updated: updated.UTC().Format(time.RFC3339)}
 	for _, it := range items {
 		e := entry{ID: "urn:deltaq:item:" + it.FeedID + ":" + it.Key, Title: it.Title, Updated: it.FirstSeen.UTC().Format(time.RFC3339)}
 		if e.Title == "" {

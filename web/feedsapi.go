@@ -27,6 +27,26 @@ type FeedStore interface {
 // poll by posting time (feeds.Store.River).
 const riverLimit = 200
 
+// riverPath is where the river's Atom feed is served (feedsRoutes).
+const riverPath = "/feeds/river.atom"
+
+// riverID is the river feed's Atom id: a name, as the watch feeds' are
+// ("urn:deltaq:feed:" and the feed's name, notify.Outbox.Feed), not its
+// URL, which depends on the Host a request names and would change the
+// feed's identity with each name the server is reached by (RFC 4287
+// §4.2.6: an id never changes).
+const riverID = "urn:deltaq:feed:river"
+
+// requestBase is the scheme and host r was sent to, https when it came
+// over TLS, as the watch feeds' links are made (watchAPI.feedURLs): the
+// server's own name, where it knows none, is the one its client used.
+func requestBase(r *http.Request) string {
+	if r.TLS != nil {
+		return "https://" + r.Host
+	}
+	return "http://" + r.Host
+}
+
 // feedsPage is the most feeds one answer of GET /api/v1/feeds lists, and
 // how many it lists unless ?limit= asks for fewer.
 const feedsPage = 1000
@@ -41,7 +61,7 @@ func (s *Server) feedsRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/v1/feeds", s.handleFeeds)
 	mux.HandleFunc("GET /api/v1/feeds/{id}/items", s.handleFeedItems)
 	mux.HandleFunc("GET /api/v1/river", s.handleRiver)
-	mux.HandleFunc("GET /feeds/river.atom", func(w http.ResponseWriter, r *http.Request) { s.river(w, r, true) })
+	mux.HandleFunc("GET "+riverPath, func(w http.ResponseWriter, r *http.Request) { s.river(w, r, true) })
 }
 
 // feedsAdminRoutes adds the subscription changes, served on the admin
@@ -225,8 +245,7 @@ func (s *Server) river(w http.ResponseWriter, r *http.Request, atom bool) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/atom+xml; charset=utf-8")
-	self := "http://" + r.Host + "/feeds/river.atom"
-	if err := feeds.WriteAtom(w, "deltaq river", self, items); err != nil {
+	if err := feeds.WriteAtom(w, riverID, "deltaq river", requestBase(r)+riverPath, items); err != nil {
 		s.logger.Debug("river", "err", err)
 	}
 }

@@ -243,3 +243,43 @@ func TestFeedListPages(t *testing.T) {
 		}
 	}
 }
+
+// TestRiverAtomIDDoesNotComeFromTheHostHeader: the river's Atom id is the
+// same whatever Host a request names, and its self link is https when the
+// request came over TLS, as the watch feeds' links are.
+func TestRiverAtomIDDoesNotComeFromTheHostHeader(t *testing.T) {
+	db, st := newFeedStore(t)
+	h, err := New(testConfig, Deps{Search: &fakeSearch{}, Pages: db, Feeds: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		srv  *httptest.Server
+		self string
+	}{
+		{"over plain HTTP", httptest.NewServer(h), `<link rel="self" href="http://evil.example/feeds/river.atom">`},
+		{"over TLS", httptest.NewTLSServer(h), `<link rel="self" href="https://evil.example/feeds/river.atom">`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer c.srv.Close()
+			req, err := http.NewRequestWithContext(t.Context(), "GET", c.srv.URL+"/feeds/river.atom", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Host = "evil.example"
+			res, err := c.srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			if !strings.Contains(string(b), "<id>urn:deltaq:feed:river</id>") || strings.Contains(string(b), "<id>http") {
+				t.Errorf("river.atom with Host: evil.example has the id\n%s\nwant urn:deltaq:feed:river", b)
+			}
+			if !strings.Contains(string(b), c.self) {
+				t.Errorf("river.atom:\n%s\nwant the self link %s", b, c.self)
+			}
+		})
+	}
+}
