@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -38,12 +39,20 @@ var ErrNotAFeed = errors.New("feeds: not an RSS or Atom feed")
 // limit.
 var ErrTooLarge = errors.New("feeds: too large")
 
-// Parse reads an RSS 1.0/2.0 or Atom body with gofeed: at most maxBytes of
-// body, at most maxItems items in the feed's own order (the rest counted
-// in Truncated). A body that is HTML, or not a feed at all, is ErrNotAFeed;
-// a broken feed is an error naming what failed. Either way the caller's
-// stored state is untouched: Parse has none.
+// Parse is ParseAt for a body whose URL is not known: a relative item
+// link that no xml:base resolves stays as written.
 func Parse(body []byte, maxBytes int64, maxItems int) (*Parsed, error) {
+	return ParseAt(body, "", maxBytes, maxItems)
+}
+
+// ParseAt reads an RSS 1.0/2.0 or Atom body served at docURL (after
+// redirects) with gofeed: at most maxBytes of body, at most maxItems items
+// in the feed's own order (the rest counted in Truncated). Item links are
+// resolved against the document's base: its xml:base (gofeed resolves
+// Atom links against it), else docURL. A body that is HTML, or not a feed
+// at all, is ErrNotAFeed; a broken feed is an error naming what failed.
+// Either way the caller's stored state is untouched: ParseAt has none.
+func ParseAt(body []byte, docURL string, maxBytes int64, maxItems int) (*Parsed, error) {
 	if int64(len(body)) > maxBytes {
 		return nil, fmt.Errorf("%w: feed body of %d bytes, limit %d (feeds.max_bytes)", ErrTooLarge, len(body), maxBytes)
 	}
@@ -58,6 +67,10 @@ func Parse(body []byte, maxBytes int64, maxItems int) (*Parsed, error) {
 		}
 		return nil, fmt.Errorf("feeds: malformed feed: %w", err)
 	}
+	base, _ := url.Parse(docURL) // nil for a URL that does not parse: links as written
+	if base != nil && !base.IsAbs() {
+		base = nil
+	}
 	p := &Parsed{Title: strings.TrimSpace(f.Title)}
 	for _, it := range f.Items {
 		if it == nil {
@@ -67,7 +80,7 @@ func Parse(body []byte, maxBytes int64, maxItems int) (*Parsed, error) {
 			p.Truncated++
 			continue
 		}
-		item := Item{Key: itemKey(it), Title: strings.TrimSpace(it.Title), Link: strings.TrimSpace(it.Link)}
+		item := Item{Key: itemKey(it), Title: strings.TrimSpace(it.Title), Link: resolve(base, strings.TrimSpace(it.Link))}
 		switch {
 		case it.PublishedParsed != nil:
 			item.Published = it.PublishedParsed.UTC()
@@ -77,6 +90,19 @@ func Parse(body []byte, maxBytes int64, maxItems int) (*Parsed, error) {
 		p.Items = append(p.Items, item)
 	}
 	return p, nil
+}
+
+// resolve resolves an item's link against the document's base (nil: none
+// known), RFC 3986 §5.2; a link that does not parse stays as written.
+func resolve(base *url.URL, link string) string {
+	if base == nil || link == "" {
+		return link
+	}
+	ref, err := url.Parse(link)
+	if err != nil {
+		return link
+	}
+	return base.ResolveReference(ref).String()
 }
 
 // itemKey deduplicates by GUID, else link, else content hash.

@@ -494,6 +494,9 @@ func (s *Store) SubscriptionsAfter(ctx context.Context, after string, limit int)
 
 // Fetch is what one poll of a feed came to.
 type Fetch struct {
+	// URL is where Body was served from, after redirects, the base of its
+	// relative item links; "" for the feed's own URL.
+	URL    string
 	At     time.Time
 	Status int // 0 when the request failed
 	ETag   string
@@ -554,7 +557,7 @@ func (s *Store) Record(ctx context.Context, id string, r Fetch) (Update, error) 
 		if r.Status == 304 { // the body is a stored copy the feed has not read
 			f.NotModified++
 		}
-		p, err := Parse(r.Body, s.cfg.MaxBytes, s.cfg.MaxItems)
+		p, err := ParseAt(r.Body, cmp.Or(r.URL, f.URL), s.cfg.MaxBytes, s.cfg.MaxItems)
 		if err != nil {
 			parseErr = &BodyError{URL: f.URL, Err: err}
 			f.LastError = err.Error()

@@ -1,0 +1,65 @@
+package feeds
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// recordOne subscribes to feedURL, records body as its first poll, and
+// returns the items stored, oldest first.
+func recordOne(t *testing.T, s *Store, feedURL, body string) ([]StoredItem, Update) {
+	t.Helper()
+	f, _, err := s.Add(t.Context(), feedURL, AddOptions{}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, err := s.Record(t.Context(), f.ID, Fetch{At: t0, Status: 200, Body: []byte(body)})
+	if err != nil {
+		t.Fatalf("Record %s: %v", feedURL, err)
+	}
+	items, err := s.Items(t.Context(), f.ID, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items, up
+}
+
+// Relative item links are stored resolved against the document's base,
+// its xml:base or else the feed's URL, and re-published so.
+func TestRelativeLinksAreResolved(t *testing.T) {
+	s, db := openStore(t, vfs.NewMem(), "")
+	defer db.Close()
+	for _, c := range []struct{ name, url, body, want string }{
+		{"an Atom link against the feed's URL", "http://h.test/atom",
+			`<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>a</title><id>urn:a</id>` +
+				`<entry><id>urn:e1</id><title>e1</title><link href="/rel/e1"/><updated>2025-03-01T10:00:00Z</updated></entry></feed>`,
+			"http://h.test/rel/e1"},
+		{"an Atom link against its xml:base", "http://h.test/base.atom",
+			`<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom" xml:base="https://other.test/blog/"><title>a</title><id>urn:b</id>` +
+				`<entry><id>urn:e1</id><title>e1</title><link href="posts/e1"/><updated>2025-03-01T10:00:00Z</updated></entry></feed>`,
+			"https://other.test/blog/posts/e1"},
+		{"an RSS link against the feed's URL", "http://h.test/dir/feed.rss",
+			`<?xml version="1.0"?><rss version="2.0"><channel><title>r</title>` +
+				`<item><title>i1</title><guid>i1</guid><link>i1.html</link></item></channel></rss>`,
+			"http://h.test/dir/i1.html"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			items, _ := recordOne(t, s, c.url, c.body)
+			if len(items) != 1 || items[0].Link != c.want {
+				t.Fatalf("items %+v, want one linking %s", items, c.want)
+			}
+		})
+	}
+	river, err := s.River(t.Context(), time.Time{}, 10)
+	if err != nil || len(river) != 3 {
+		t.Fatalf("river: %d items, %v; want 3", len(river), err)
+	}
+	for _, it := range river {
+		if !strings.HasPrefix(it.Link, "http") {
+			t.Errorf("the river re-publishes the link %q unresolved", it.Link)
+		}
+	}
+}
