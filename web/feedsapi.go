@@ -18,7 +18,7 @@ type FeedStore interface {
 	Subscription(id string) (feeds.Feed, error)
 	Items(ctx context.Context, id string, since time.Time) ([]feeds.StoredItem, error)
 	River(ctx context.Context, since time.Time, limit int) ([]feeds.StoredItem, error)
-	Add(ctx context.Context, rawURL string, o feeds.AddOptions, now time.Time) (f feeds.Feed, isNew bool, err error)
+	Subscribe(ctx context.Context, rawURL string, o feeds.AddOptions, now time.Time) (f feeds.Feed, isNew bool, err error)
 	Remove(ctx context.Context, id string) (feeds.Feed, int, error)
 }
 
@@ -101,7 +101,7 @@ func (s *Server) handleSubscribe(w http.ResponseWriter, r *http.Request) {
 		writeInputError(w, bad)
 		return
 	}
-	f, isNew, err := s.deps.Feeds.Add(r.Context(), q.URL, o, time.Now())
+	f, isNew, err := s.deps.Feeds.Subscribe(r.Context(), q.URL, o, time.Now())
 	var se *feeds.SettingError
 	if errors.As(err, &se) {
 		writeInputError(w, &InputError{Field: se.Setting, Value: se.Value, Limit: se.Limit, Message: se.Setting + " must be " + se.Limit})

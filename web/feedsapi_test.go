@@ -163,6 +163,9 @@ func TestFeedSubscriptionsOnTheAdminListener(t *testing.T) {
 		`{"url": "` + u + `", "min_interval": "3h"}`:   `"field":"min_interval","value":"3h0m0s"`,
 		`{"url": "` + u + `", "max_interval": "-1h"}`:  `"field":"max_interval"`,
 		`{"url": "` + u + `", "every": "1h"}`:          `every`,
+		`{"url": "http:///nohost"}`:                    `"field":"url","value":"http:///nohost","limit":"an absolute http or https URL that names a host`,
+		`{"url": "http://user:pass@y.test/feed.xml"}`:  `"field":"url","value":"http://user:pass@y.test/feed.xml","limit":"without credentials`,
+		`{"url": "` + u + `", "min_interval": "1ns"}`:  `"field":"min_interval","value":"1ns","limit":"≥ feeds.step (5m0s)`,
 	} {
 		if code, b := send(t, admin, http.MethodPost, "/api/v1/feeds", body); code != http.StatusBadRequest || !strings.Contains(b, want) {
 			t.Errorf("POST %s: %d %s, want 400 with %s", body, code, b, want)

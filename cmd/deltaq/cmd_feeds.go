@@ -69,7 +69,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 				opts.MaxInterval = &within
 			}
 			return subscribing(cmd, nil, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
-				f, _, err := st.Add(ctx, args[0], opts, time.Now())
+				f, _, err := st.Subscribe(ctx, args[0], opts, time.Now())
 				if err != nil {
 					return asFlagError(err)
 				}
@@ -105,7 +105,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 				var bad []error
 				n := 0
 				for _, raw := range urls {
-					if _, _, err := st.Add(ctx, raw, feeds.AddOptions{}, time.Now()); err != nil {
+					if _, _, err := st.Subscribe(ctx, raw, feeds.AddOptions{}, time.Now()); err != nil {
 						bad = append(bad, err)
 						continue
 					}
@@ -250,7 +250,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 				for _, o := range offers {
 					fmt.Fprintf(a.stdout, "%s	(on %d pages, first %s)\n", o.URL, o.Pages, o.FoundOn)
 					if addFound {
-						if _, _, err := st.Add(ctx, o.URL, feeds.AddOptions{}, time.Now()); err != nil {
+						if _, _, err := st.Subscribe(ctx, o.URL, feeds.AddOptions{}, time.Now()); err != nil {
 							return err
 						}
 					}
