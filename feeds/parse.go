@@ -29,6 +29,9 @@ type Parsed struct {
 	Items []Item
 	// Truncated counts items beyond the limit, not read.
 	Truncated int
+	// LinksDropped counts item links dropped: not http or https once
+	// resolved (javascript:, file:, data:), or relative with no base.
+	LinksDropped int
 }
 
 // ErrNotAFeed is returned for a body that is not RSS or Atom: typically a
@@ -40,7 +43,7 @@ var ErrNotAFeed = errors.New("feeds: not an RSS or Atom feed")
 var ErrTooLarge = errors.New("feeds: too large")
 
 // Parse is ParseAt for a body whose URL is not known: a relative item
-// link that no xml:base resolves stays as written.
+// link that no xml:base resolves is dropped.
 func Parse(body []byte, maxBytes int64, maxItems int) (*Parsed, error) {
 	return ParseAt(body, "", maxBytes, maxItems)
 }
@@ -49,7 +52,9 @@ func Parse(body []byte, maxBytes int64, maxItems int) (*Parsed, error) {
 // redirects) with gofeed: at most maxBytes of body, at most maxItems items
 // in the feed's own order (the rest counted in Truncated). Item links are
 // resolved against the document's base: its xml:base (gofeed resolves
-// Atom links against it), else docURL. A body that is HTML, or not a feed
+// Atom links against it), else docURL; only http and https links are
+// kept (a javascript:, file: or unresolvable link is dropped, counted in
+// LinksDropped, and the item keeps its text). A body that is HTML, or not a feed
 // at all, is ErrNotAFeed; a broken feed is an error naming what failed.
 // Either way the caller's stored state is untouched: ParseAt has none.
 func ParseAt(body []byte, docURL string, maxBytes int64, maxItems int) (*Parsed, error) {
@@ -80,7 +85,12 @@ func ParseAt(body []byte, docURL string, maxBytes int64, maxItems int) (*Parsed,
 			p.Truncated++
 			continue
 		}
-		item := Item{Key: itemKey(it), Title: strings.TrimSpace(it.Title), Link: resolve(base, strings.TrimSpace(it.Link))}
+		item := Item{Key: itemKey(it), Title: strings.TrimSpace(it.Title)}
+		if raw := strings.TrimSpace(it.Link); raw != "" {
+			if item.Link = resolve(base, raw); item.Link == "" {
+				p.LinksDropped++
+			}
+		}
 		switch {
 		case it.PublishedParsed != nil:
 			item.Published = it.PublishedParsed.UTC()
@@ -93,16 +103,21 @@ func ParseAt(body []byte, docURL string, maxBytes int64, maxItems int) (*Parsed,
 }
 
 // resolve resolves an item's link against the document's base (nil: none
-// known), RFC 3986 §5.2; a link that does not parse stays as written.
+// known), RFC 3986 §5.2, and returns it if it is an http or https URL,
+// else "": a reader following a javascript: or file: link of a feed we
+// re-publish runs or reads what the feed chose.
 func resolve(base *url.URL, link string) string {
-	if base == nil || link == "" {
-		return link
-	}
 	ref, err := url.Parse(link)
 	if err != nil {
-		return link
+		return ""
 	}
-	return base.ResolveReference(ref).String()
+	if base != nil {
+		ref = base.ResolveReference(ref)
+	}
+	if s := strings.ToLower(ref.Scheme); s != "http" && s != "https" || ref.Host == "" {
+		return ""
+	}
+	return ref.String()
 }
 
 // itemKey deduplicates by GUID, else link, else content hash.

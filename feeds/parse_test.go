@@ -63,3 +63,33 @@ func TestRelativeLinksAreResolved(t *testing.T) {
 		}
 	}
 }
+
+// Item links that are not http or https once resolved are dropped: the
+// item keeps its key and title, and the poll counts the links dropped.
+func TestOnlyHTTPLinksAreKept(t *testing.T) {
+	s, db := openStore(t, vfs.NewMem(), "")
+	defer db.Close()
+	body := `<?xml version="1.0"?><rss version="2.0"><channel><title>r</title>` +
+		`<item><title>js</title><guid>1</guid><link>javascript:alert(1)</link></item>` +
+		`<item><title>file</title><guid>2</guid><link>file:///etc/passwd</link></item>` +
+		`<item><title>data</title><guid>3</guid><link>data:text/html,&lt;script&gt;alert(1)&lt;/script&gt;</link></item>` +
+		`<item><title>no host</title><guid>4</guid><link>http:/path-only</link></item>` +
+		`<item><title>web</title><guid>5</guid><link>HTTPS://h.test/ok</link></item></channel></rss>`
+	items, _ := recordOne(t, s, "http://h.test/feed.rss", body)
+	if len(items) != 5 {
+		t.Fatalf("%d items stored, want all 5, links or not", len(items))
+	}
+	for _, it := range items {
+		want := ""
+		if it.Title == "web" {
+			want = "https://h.test/ok"
+		}
+		if it.Link != want {
+			t.Errorf("item %q stored with link %q, want %q", it.Title, it.Link, want)
+		}
+	}
+	p, err := ParseAt([]byte(body), "http://h.test/feed.rss", 1<<20, 10)
+	if err != nil || p.LinksDropped != 4 {
+		t.Errorf("ParseAt: %d links dropped, %v; want 4", p.LinksDropped, err)
+	}
+}
