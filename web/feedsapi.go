@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/deltaq/deltaq/feeds"
@@ -62,6 +63,42 @@ func (s *Server) feedsRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/v1/feeds/{id}/items", s.handleFeedItems)
 	mux.HandleFunc("GET /api/v1/river", s.handleRiver)
 	mux.HandleFunc("GET "+riverPath, func(w http.ResponseWriter, r *http.Request) { s.river(w, r, true) })
+	// The methods no route takes: a subscription change on the public
+	// listener is told where subscriptions change. On the admin listener
+	// the change's own route (feedsAdminRoutes), naming its method, is
+	// the more specific and takes it.
+	mux.HandleFunc("/api/v1/feeds", s.feedsOtherMethod(mux, http.MethodPost, http.MethodGet, http.MethodHead))
+	mux.HandleFunc("/api/v1/feeds/{id}", s.feedsOtherMethod(mux, http.MethodDelete))
+}
+
+// feedsOtherMethod answers a method that no route of mux takes on a feeds
+// path: change (POST, DELETE), on the public listener, 405 saying that
+// subscriptions change on the admin listener (server.admin.listen); any
+// other, as apiFallback does for a path that exists (405 naming the
+// methods allowed) or does not (404).
+func (s *Server) feedsOtherMethod(mux *http.ServeMux, change string, allowed ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		onAdmin := s.admin != nil && mux == s.admin
+		if onAdmin {
+			allowed = append(allowed[:len(allowed):len(allowed)], change)
+		}
+		allow := strings.Join(allowed, ", ")
+		w.Header().Set("Allow", allow)
+		switch {
+		case r.Method == change && !onAdmin:
+			msg := "subscriptions change on the admin listener (server.admin.listen), not on this one"
+			if s.admin == nil {
+				msg += "; it is off: set server.admin.listen, or use deltaq feeds add and rm"
+			}
+			writeError(w, http.StatusMethodNotAllowed, apiError{Code: CodeMethodNotAllowed, Value: r.Method, Limit: allow, Message: msg})
+		case allow == "":
+			w.Header().Del("Allow")
+			writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Value: r.URL.Path, Message: "no API route " + r.URL.Path})
+		default:
+			writeError(w, http.StatusMethodNotAllowed, apiError{Code: CodeMethodNotAllowed, Value: r.Method,
+				Limit: allow, Message: fmt.Sprintf("%s does not accept %s", r.URL.Path, r.Method)})
+		}
+	}
 }
 
 // feedsAdminRoutes adds the subscription changes, served on the admin

@@ -142,8 +142,9 @@ func TestFeedSubscriptionsOnTheAdminListener(t *testing.T) {
 	db, st := newFeedStore(t)
 	public, admin := withAdmin(t, Deps{Pages: db, Feeds: st})
 	const u = "http://y.test/feed.xml"
-	if code, b := send(t, public, http.MethodPost, "/api/v1/feeds", `{"url": "`+u+`"}`); code < 400 {
-		t.Fatalf("POST on the public listener: %d %s, want refused", code, b)
+	if code, b := send(t, public, http.MethodPost, "/api/v1/feeds", `{"url": "`+u+`"}`); code != http.StatusMethodNotAllowed ||
+		!strings.Contains(b, "subscriptions change on the admin listener (server.admin.listen)") {
+		t.Fatalf("POST on the public listener: %d %s, want 405 naming the admin listener", code, b)
 	}
 	var f feedView
 	code, b := send(t, admin, http.MethodPost, "/api/v1/feeds", `{"url": "`+u+`", "weight": 2, "min_interval": "30m"}`)
@@ -282,6 +283,41 @@ func TestRiverAtomIDDoesNotComeFromTheHostHeader(t *testing.T) {
 			}
 			if !strings.Contains(string(b), c.self) {
 				t.Errorf("river.atom:\n%s\nwant the self link %s", b, c.self)
+			}
+		})
+	}
+}
+
+// TestFeedChangesElsewhereSayWhere: a subscription change on the public
+// listener is refused with 405 naming the admin listener (and, with it
+// off, saying so); other methods no route takes answer as any API path.
+func TestFeedChangesElsewhereSayWhere(t *testing.T) {
+	db, st := newFeedStore(t)
+	public, admin := withAdmin(t, Deps{Pages: db, Feeds: st})
+	h, err := New(testConfig, Deps{Search: &fakeSearch{}, Pages: db, Feeds: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := httptest.NewServer(h)
+	defer alone.Close()
+	for _, c := range []struct {
+		name         string
+		srv          *httptest.Server
+		method, path string
+		code         int
+		want         string
+	}{
+		{"POST on the public listener", public, "POST", "/api/v1/feeds", 405, `"message":"subscriptions change on the admin listener (server.admin.listen), not on this one"`},
+		{"DELETE on the public listener", public, "DELETE", "/api/v1/feeds/0123456789abcdef", 405, `subscriptions change on the admin listener (server.admin.listen)`},
+		{"POST with no admin listener", alone, "POST", "/api/v1/feeds", 405, `it is off: set server.admin.listen, or use deltaq feeds add and rm`},
+		{"PUT on the public listener", public, "PUT", "/api/v1/feeds", 405, `"limit":"GET, HEAD"`},
+		{"PUT on the admin listener", admin, "PUT", "/api/v1/feeds", 405, `"limit":"GET, HEAD, POST"`},
+		{"GET of a feed's path", public, "GET", "/api/v1/feeds/0123456789abcdef", 404, `no API route`},
+		{"DELETE of an unknown feed on the admin listener", admin, "DELETE", "/api/v1/feeds/0123456789abcdef", 404, `no subscribed feed has this id`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if code, b := send(t, c.srv, c.method, c.path, `{"url": "http://y.test/feed.xml"}`); code != c.code || !strings.Contains(b, c.want) {
+				t.Errorf("%s %s: %d %s, want %d with %s", c.method, c.path, code, b, c.code, c.want)
 			}
 		})
 	}

@@ -159,13 +159,9 @@ func (a *app) newFeedsCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
-				id := args[0]
-				if !feedIDPattern.MatchString(id) {
-					u, err := feedURL(id)
-					if err != nil {
-						return err
-					}
-					id = feeds.IDOf(u)
+				id, err := feedID(args[0])
+				if err != nil {
+					return err
 				}
 				f, items, err := st.Remove(ctx, id)
 				if errors.Is(err, feeds.ErrUnknownFeed) {
@@ -180,12 +176,12 @@ func (a *app) newFeedsCmd() *cobra.Command {
 		},
 	}
 	explain := &cobra.Command{
-		Use:   "explain URL",
+		Use:   "explain URL|ID",
 		Short: "A feed's learned rate and profile, its polls per week, the next planned polls and recent delays",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return with(cmd, func(ctx context.Context, cfg *configs.Config, _ *repo.DB, st *feeds.Store) error {
-				u, err := feedURL(args[0])
+				id, err := feedID(args[0])
 				if err != nil {
 					return err
 				}
@@ -193,9 +189,9 @@ func (a *app) newFeedsCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				i := slices.IndexFunc(list, func(f feeds.Feed) bool { return f.URL == u })
+				i := slices.IndexFunc(list, func(f feeds.Feed) bool { return f.ID == id })
 				if i < 0 {
-					return fmt.Errorf("%w: %s (add it with deltaq feeds add)", feeds.ErrUnknownFeed, u)
+					return fmt.Errorf("%w: %s (deltaq feeds list shows the subscriptions; add it with deltaq feeds add)", feeds.ErrUnknownFeed, args[0])
 				}
 				// The running poller's plan when it is current (made within
 				// monitor.replan); else the plan a poller starting now makes.
@@ -416,11 +412,16 @@ func asFlagError(err error) error {
 	return fmt.Errorf("--%s = %q: must be %s", strings.ReplaceAll(se.Setting, "_", "-"), se.Value, limit)
 }
 
-// feedURL normalizes a feed URL given by the user, naming it on error.
-func feedURL(raw string) (string, error) {
-	u, err := urlnorm.Normalize(raw)
-	if err != nil {
-		return "", fmt.Errorf("URL %s: %w", urlnorm.Quote(raw), err)
+// feedID is the id of the feed arg names, by URL or by id (as deltaq
+// feeds list shows it): what rm and explain take. Whether it is
+// subscribed is the store's to say.
+func feedID(arg string) (string, error) {
+	if feedIDPattern.MatchString(arg) {
+		return arg, nil
 	}
-	return u, nil
+	u, err := urlnorm.Normalize(arg)
+	if err != nil { // urlnorm's reason would be about URLs alone
+		return "", fmt.Errorf("%s: not a feed URL or ID of this repository (a feed's http or https URL, or its 16-digit ID as deltaq feeds list shows it)", urlnorm.Quote(arg))
+	}
+	return feeds.IDOf(u), nil
 }

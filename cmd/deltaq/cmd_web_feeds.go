@@ -18,7 +18,7 @@ func (a *app) newWebFeedsCmd() *cobra.Command {
 		items               int
 	)
 	cmd := &cobra.Command{
-		Use:   "feeds --data DIR --listen ADDR --speed N [--start 2025-03-03T00:00:00Z]",
+		Use:   "feeds --data DIR --listen ADDR --speed N [--start 2025-03-03T00:00:00Z|2025-03-03]",
 		Short: "Serve the real feed posting trace as Atom feeds, replayed N times as fast as real time",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -33,8 +33,11 @@ func (a *app) newWebFeedsCmd() *cobra.Command {
 				return fmt.Errorf("--items = %d: must be ≥ 1", items)
 			}
 			from, err := time.Parse(time.RFC3339, start)
+			if err != nil { // a date alone is its midnight UTC
+				from, err = time.Parse(time.DateOnly, start)
+			}
 			if err != nil {
-				return fmt.Errorf("--start %q: %w", start, err)
+				return fmt.Errorf("--start = %q: must be an RFC 3339 time or a date, e.g. 2025-03-03T00:00:00Z or 2025-03-03 (midnight UTC)", start)
 			}
 			if data == "" {
 				return errors.New("--data: the posting trace folder is required")
@@ -59,7 +62,7 @@ func (a *app) newWebFeedsCmd() *cobra.Command {
 	cmd.Flags().StringVar(&data, "data", "datasets/feeds", "posting trace folder")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8082", "address to listen on")
 	cmd.Flags().Float64Var(&speed, "speed", 1, "replayed seconds per wall-clock second")
-	cmd.Flags().StringVar(&start, "start", "2025-03-03T00:00:00Z", "replayed time at start (RFC 3339)")
+	cmd.Flags().StringVar(&start, "start", "2025-03-03T00:00:00Z", "replayed time at start (RFC 3339, or a date for its midnight UTC)")
 	cmd.Flags().IntVar(&items, "items", 20, "latest postings each feed shows")
 	return cmd
 }

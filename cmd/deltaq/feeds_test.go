@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/deltaq/deltaq/feeds"
 )
 
 // TestFeedsAddRefusesWhatItWouldNotKeepAsGiven: a URL without a host
@@ -30,5 +32,37 @@ func TestFeedsAddRefusesWhatItWouldNotKeepAsGiven(t *testing.T) {
 				t.Errorf("feeds list after the refused add: %v\n%s, want no feed", err, out)
 			}
 		})
+	}
+}
+
+// TestFeedsExplainTakesAnIDAsRmDoes: explain, like rm, takes a feed's URL
+// or its ID, and an argument that is neither says so.
+func TestFeedsExplainTakesAnIDAsRmDoes(t *testing.T) {
+	data := t.TempDir()
+	const u = "http://e.test/feed.xml"
+	if out, _, err := run(t, "feeds", "add", u, "--data", data); err != nil {
+		t.Fatalf("feeds add: %v\n%s", err, out)
+	}
+	id := feeds.IDOf(u)
+	if out, _, err := run(t, "feeds", "explain", id, "--data", data); err != nil || !strings.HasPrefix(out, u) {
+		t.Errorf("feeds explain %s: %v\n%s, want the feed %s explained", id, err, out, u)
+	}
+	for _, cmd := range []string{"explain", "rm"} {
+		_, _, err := run(t, "feeds", cmd, "yesterday", "--data", data)
+		if want := `"yesterday": not a feed URL or ID of this repository`; err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "urlnorm") {
+			t.Errorf("feeds %s yesterday: %v, want %q", cmd, err, want)
+		}
+	}
+	if out, _, err := run(t, "feeds", "rm", id, "--data", data); err != nil || !strings.Contains(out, "unsubscribed "+id) {
+		t.Errorf("feeds rm %s: %v\n%s", id, err, out)
+	}
+}
+
+// TestWebFeedsStartSaysTheFormat: a --start that is not a time names the
+// formats it takes, with examples.
+func TestWebFeedsStartSaysTheFormat(t *testing.T) {
+	_, _, err := run(t, "web", "feeds", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--start", "yesterday")
+	if want := `--start = "yesterday": must be an RFC 3339 time or a date, e.g. 2025-03-03T00:00:00Z or 2025-03-03`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("web feeds --start yesterday: %v, want %q", err, want)
 	}
 }
