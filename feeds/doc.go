@@ -68,9 +68,12 @@
 //     monitor/poll polls each feed at its planned times (Planned.Next, and
 //     Planned.Last when no fetch came after it), and `deltaq feeds explain`
 //     shows the same plan (the same seed);
-//   - parsing RSS 1.0/2.0 and Atom with gofeed (Parse): items keyed by GUID,
-//     else link, else content hash; bounded by feeds.max_bytes and
-//     feeds.max_items; HTML and non-feeds are ErrNotAFeed.
+//   - parsing RSS 1.0/2.0 and Atom with gofeed (Parse, ParseAt): UTF-16
+//     decoded first, an encoding no decoder knows is ErrEncoding naming it;
+//     items keyed by GUID, else link, else content hash; links resolved
+//     against xml:base or the feed's URL, http and https alone kept;
+//     bounded by feeds.max_bytes and feeds.max_items; HTML and non-feeds
+//     are ErrNotAFeed.
 //
 // State: Store keeps each feed in the repository bucket "feeds" (repo/FORMAT.md):
 // "f/<id>" the Feed's record (settings, validators for conditional GET,

@@ -7,10 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/mmcdole/gofeed"
+	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding/unicode"
 )
 
 // Item is one posting of a fetched feed.
@@ -38,6 +42,10 @@ type Parsed struct {
 // feed URL that now serves an HTML page.
 var ErrNotAFeed = errors.New("feeds: not an RSS or Atom feed")
 
+// ErrEncoding is returned for a body in a character encoding that cannot
+// be read: one its XML declaration names and no decoder knows.
+var ErrEncoding = errors.New("feeds: unreadable encoding")
+
 // ErrTooLarge is returned for a feed body or an OPML file over the size
 // limit.
 var ErrTooLarge = errors.New("feeds: too large")
@@ -64,6 +72,10 @@ func ParseAt(body []byte, docURL string, maxBytes int64, maxItems int) (*Parsed,
 	head := bytes.ToLower(bytes.TrimSpace(body[:min(len(body), 512)]))
 	if bytes.HasPrefix(head, []byte("<!doctype html")) || bytes.HasPrefix(head, []byte("<html")) {
 		return nil, fmt.Errorf("%w: the body is an HTML page", ErrNotAFeed)
+	}
+	body, err := toUTF8(body)
+	if err != nil {
+		return nil, err
 	}
 	f, err := gofeed.NewParser().Parse(bytes.NewReader(body))
 	if err != nil {
@@ -148,4 +160,53 @@ func PostingTime(published, firstSeen, prevFetch time.Time, skew time.Duration) 
 		return firstSeen, false
 	}
 	return published, true
+}
+
+// xmlEncoding matches the encoding an XML declaration names (group 2).
+var xmlEncoding = regexp.MustCompile(`^(\x{FEFF}?\s*<\?xml\s[^>]*?\bencoding\s*=\s*["'])([^"']*)(["'])`)
+
+// toUTF8 decodes a UTF-16 body (XML 1.0 Appendix F: a byte order mark, or
+// "<?" in either byte order) to UTF-8, which gofeed's XML decoder reads
+// and UTF-16 it does not, and names the declared encoding in the error
+// when no decoder knows it: gofeed would only say it found no feed. A
+// declaration of UTF-16 on a body that is not becomes UTF-8, as the bytes
+// say.
+func toUTF8(body []byte) ([]byte, error) {
+	var order unicode.Endianness
+	switch {
+	case bytes.HasPrefix(body, []byte{0xFE, 0xFF}), bytes.HasPrefix(body, []byte("\x00<\x00?")):
+		order = unicode.BigEndian
+	case bytes.HasPrefix(body, []byte{0xFF, 0xFE}), bytes.HasPrefix(body, []byte("<\x00?\x00")):
+		order = unicode.LittleEndian
+	default:
+		m := xmlEncoding.FindSubmatchIndex(body[:min(len(body), 512)])
+		if m == nil {
+			return body, nil
+		}
+		label := string(body[m[4]:m[5]])
+		if enc, _ := charset.Lookup(label); enc == nil {
+			return nil, fmt.Errorf("%w: the XML declaration names %.64q, an encoding not known", ErrEncoding, label)
+		}
+		if l := strings.ToLower(strings.TrimSpace(label)); strings.HasPrefix(l, "utf-16") || strings.HasPrefix(l, "utf16") {
+			return declareUTF8(body), nil
+		}
+		return body, nil
+	}
+	if len(body)%2 != 0 {
+		return nil, fmt.Errorf("%w: UTF-16 body of an odd number of bytes (%d)", ErrEncoding, len(body))
+	}
+	out, err := unicode.UTF16(order, unicode.UseBOM).NewDecoder().Bytes(body)
+	if err != nil {
+		return nil, fmt.Errorf("%w: UTF-16: %w", ErrEncoding, err)
+	}
+	return declareUTF8(out), nil
+}
+
+// declareUTF8 makes the encoding a body's XML declaration names UTF-8.
+func declareUTF8(body []byte) []byte {
+	m := xmlEncoding.FindSubmatchIndex(body[:min(len(body), 512)])
+	if m == nil {
+		return body
+	}
+	return slices.Concat(body[:m[4]], []byte("UTF-8"), body[m[5]:])
 }

@@ -1,9 +1,11 @@
 package feeds
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
@@ -92,4 +94,56 @@ func TestOnlyHTTPLinksAreKept(t *testing.T) {
 	if err != nil || p.LinksDropped != 4 {
 		t.Errorf("ParseAt: %d links dropped, %v; want 4", p.LinksDropped, err)
 	}
+}
+
+// utf16 encodes s as UTF-16 in the given byte order, with a byte order
+// mark when bom.
+func utf16Body(s string, bigEndian, bom bool) []byte {
+	var out []byte
+	put := func(c uint16) {
+		if bigEndian {
+			out = append(out, byte(c>>8), byte(c))
+		} else {
+			out = append(out, byte(c), byte(c>>8))
+		}
+	}
+	if bom {
+		put(0xFEFF)
+	}
+	for _, c := range utf16.Encode([]rune(s)) {
+		put(c)
+	}
+	return out
+}
+
+// A UTF-16 feed, with a byte order mark or without, is read; a feed in an
+// encoding no decoder knows is refused naming it.
+func TestUTF16FeedsAreRead(t *testing.T) {
+	doc := `<?xml version="1.0" encoding="UTF-16"?><rss version="2.0"><channel><title>Café</title>` +
+		`<item><title>Über 𝄞</title><guid>1</guid><link>http://h.test/1</link></item></channel></rss>`
+	for _, c := range []struct {
+		name           string
+		bigEndian, bom bool
+	}{{"little-endian with a BOM", false, true}, {"big-endian with a BOM", true, true}, {"little-endian without", false, false}, {"big-endian without", true, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := Parse(utf16Body(doc, c.bigEndian, c.bom), 1<<20, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Title != "Café" || len(p.Items) != 1 || p.Items[0].Title != "Über 𝄞" || p.Items[0].Link != "http://h.test/1" {
+				t.Errorf("parsed %q with %+v", p.Title, p.Items)
+			}
+		})
+	}
+	t.Run("UTF-8 declared as UTF-16", func(t *testing.T) {
+		if p, err := Parse([]byte(doc), 1<<20, 10); err != nil || len(p.Items) != 1 || p.Items[0].Title != "Über 𝄞" {
+			t.Errorf("parsed %+v, %v", p, err)
+		}
+	})
+	t.Run("an encoding not known", func(t *testing.T) {
+		bad := strings.Replace(doc, "UTF-16", "x-klingon", 1)
+		if _, err := Parse([]byte(bad), 1<<20, 10); !errors.Is(err, ErrEncoding) || !strings.Contains(err.Error(), `"x-klingon"`) {
+			t.Errorf("err = %v, want ErrEncoding naming x-klingon", err)
+		}
+	})
 }

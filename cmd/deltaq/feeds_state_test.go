@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 )
 
 // `deltaq feeds rm` takes the feed's state and items, and subscribing to
@@ -52,4 +53,32 @@ func TestFeedsRmThenAddStartsFromZero(t *testing.T) {
 		t.Errorf("feeds list subscribed again:\n%s\nwant no polls, no postings, never polled", out)
 	}
 	step("1 of 1 feeds fetched, 5 new items", "feeds", "poll", "--allow-private")
+}
+
+// A UTF-16 feed (XML declaration and byte order mark) polled over HTTP
+// gives its items.
+func TestFeedsPollReadsAUTF16Feed(t *testing.T) {
+	doc := `<?xml version="1.0" encoding="UTF-16"?><rss version="2.0"><channel><title>Café</title>` +
+		`<item><title>Über</title><guid>1</guid></item><item><title>two</title><guid>2</guid></item></channel></rss>`
+	body := []byte{0xFF, 0xFE}
+	for _, c := range utf16.Encode([]rune(doc)) {
+		body = append(body, byte(c), byte(c>>8))
+	}
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/utf16.rss" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/rss+xml")
+		w.Write(body)
+	}))
+	defer site.Close()
+	data := t.TempDir()
+	if out, _, err := run(t, "feeds", "add", site.URL+"/utf16.rss", "--data", data); err != nil {
+		t.Fatalf("feeds add: %v\n%s", err, out)
+	}
+	out, _, err := run(t, "feeds", "poll", "--data", data, "--allow-private")
+	if err != nil || !strings.Contains(out, "1 of 1 feeds fetched, 2 new items") || strings.Contains(out, "failed:") {
+		t.Errorf("feeds poll of a UTF-16 feed: %v\n%s", err, out)
+	}
 }
