@@ -51,23 +51,23 @@ func FuzzParse(f *testing.F) {
 }
 
 // FuzzReadOPML reads any subscription list: without a panic, an error or
-// the listed URLs, each one non-empty.
+// the feed outlines, each with a URL or a reason to skip it.
 func FuzzReadOPML(f *testing.F) {
 	var b bytes.Buffer
-	if err := WriteOPML(&b, []Feed{{URL: "http://a.test/feed"}, {URL: "http://b.test/atom.xml"}}); err != nil {
+	if err := WriteOPML(&b, []Feed{{URL: "http://a.test/feed", Weight: 1}, {URL: "http://b.test/atom.xml", Weight: 2}}); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(b.Bytes())
 	f.Add([]byte(`<opml version="2.0"><body><outline text="folder"><outline xmlUrl="http://c.test/rss"/></outline></body></opml>`))
 	f.Add([]byte(`<opml><body><outline xmlUrl=""><outline><outline xmlUrl="x"/></outline></outline></body>`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		urls, err := ReadOPML(bytes.NewReader(body), 1<<16)
+		outlines, err := ReadOPML(bytes.NewReader(body))
 		if err != nil {
 			return
 		}
-		for i, u := range urls {
-			if u == "" {
-				t.Fatalf("url %d is empty", i)
+		for i, o := range outlines {
+			if o.URL == "" && o.Skip == "" {
+				t.Fatalf("outline %d has no URL and no reason to skip it", i)
 			}
 		}
 	})

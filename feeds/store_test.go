@@ -365,30 +365,6 @@ func TestAFeedReadsTheCrawlersCopy(t *testing.T) {
 	}
 }
 
-func TestOPMLRoundTrip(t *testing.T) {
-	in := `<?xml version="1.0"?><opml version="1.0"><head><title>x</title></head><body>
-<outline text="folder"><outline text="a" type="rss" xmlUrl="http://a.test/feed"/></outline>
-<outline text="b" type="rss" xmlUrl="http://b.test/rss"/></body></opml>`
-	urls, err := ReadOPML(strings.NewReader(in), 1<<20)
-	if err != nil || len(urls) != 2 || urls[0] != "http://a.test/feed" || urls[1] != "http://b.test/rss" {
-		t.Fatalf("ReadOPML = %v, %v", urls, err)
-	}
-	var b strings.Builder
-	if err := WriteOPML(&b, []Feed{{URL: "http://a.test/feed", Title: "A"}, {URL: "http://b.test/rss"}}); err != nil {
-		t.Fatal(err)
-	}
-	back, err := ReadOPML(strings.NewReader(b.String()), 1<<20)
-	if err != nil || len(back) != 2 || back[1] != "http://b.test/rss" {
-		t.Fatalf("round trip = %v, %v\n%s", back, err, b.String())
-	}
-	if _, err := ReadOPML(strings.NewReader("<opml><body>"), 1<<20); err == nil {
-		t.Error("a truncated OPML was accepted")
-	}
-	if _, err := ReadOPML(strings.NewReader(in), 10); !errors.Is(err, ErrTooLarge) || err.Error() != "feeds: too large: OPML over 10 bytes (feeds.max_bytes)" {
-		t.Errorf("an OPML over the limit: %v", err)
-	}
-}
-
 func TestCollectorExportsDelays(t *testing.T) {
 	s, db := openStore(t, vfs.NewMem(), "")
 	defer db.Close()

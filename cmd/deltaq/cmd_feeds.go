@@ -58,16 +58,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 		Short: "Subscribe to a feed (again: change the settings given, keep the others and its state)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var opts feeds.AddOptions
-			if cmd.Flags().Changed("weight") {
-				opts.Weight = &weight
-			}
-			if cmd.Flags().Changed("min-interval") {
-				opts.MinInterval = &every
-			}
-			if cmd.Flags().Changed("max-interval") {
-				opts.MaxInterval = &within
-			}
+			opts := addOptions(cmd, weight, every, within)
 			return subscribing(cmd, nil, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
 				f, _, err := st.Subscribe(ctx, args[0], opts, time.Now())
 				if err != nil {
@@ -78,44 +69,38 @@ func (a *app) newFeedsCmd() *cobra.Command {
 			})
 		},
 	}
-	add.Flags().Float64Var(&weight, "weight", 1, "importance w_i of the feed, > 0")
-	add.Flags().DurationVar(&every, "min-interval", 0, "poll at most this often (default feeds.min_interval)")
-	add.Flags().DurationVar(&within, "max-interval", 0, "poll at least this often (default feeds.max_interval)")
 
 	imp := &cobra.Command{
 		Use:   "import FILE.opml",
 		Short: "Subscribe to every feed of an OPML list",
-		Args:  cobra.ExactArgs(1),
+		Long: `Subscribe to every feed of an OPML list. It counts the feeds newly
+subscribed, those already subscribed, the outlines that repeat a feed of
+the file, and lists those skipped, with why; any skipped outline makes
+the exit status non-zero.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// Read before the data directory is made: a file that is
 			// not there, or not OPML, leaves none made for it.
-			var urls []string
-			read := func(cfg *configs.Config) error {
+			var outlines []feeds.Outline
+			read := func(*configs.Config) error {
 				f, err := os.Open(args[0])
 				if err != nil {
 					return err
 				}
 				defer f.Close()
-				if urls, err = feeds.ReadOPML(f, cfg.Feeds.MaxBytes); err != nil {
+				if outlines, err = feeds.ReadOPML(f); err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
 				}
 				return nil
 			}
 			return subscribing(cmd, read, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
-				var bad []error
-				n := 0
-				for _, raw := range urls {
-					if _, _, err := st.Subscribe(ctx, raw, feeds.AddOptions{}, time.Now()); err != nil {
-						bad = append(bad, err)
-						continue
-					}
-					n++
-				}
-				fmt.Fprintf(a.stdout, "%d feeds subscribed, %d skipped\n", n, len(bad))
-				return errors.Join(bad...)
+				return a.importOPML(ctx, st, outlines)
 			})
 		},
 	}
+	add.Flags().Float64Var(&weight, "weight", 1, "importance w_i of the feed, > 0")
+	add.Flags().DurationVar(&every, "min-interval", 0, "poll at most this often, ≥ feeds.step (default feeds.min_interval)")
+	add.Flags().DurationVar(&within, "max-interval", 0, "poll at least this often (default feeds.max_interval)")
 	export := &cobra.Command{
 		Use:   "export",
 		Short: "Write the subscriptions as OPML to standard output",
@@ -393,6 +378,80 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 		errs = append(errs, fmt.Errorf("feeds poll: %d of %d feeds failed (named above)", len(failed), len(list)))
 	}
 	return errors.Join(append(errs, refusedError(sum))...)
+}
+
+// addOptions are the settings feeds add or import was given: nil for a
+// flag not given.
+func addOptions(cmd *cobra.Command, weight float64, every, within time.Duration) feeds.AddOptions {
+	var o feeds.AddOptions
+	if cmd.Flags().Changed("weight") {
+		o.Weight = &weight
+	}
+	if cmd.Flags().Changed("min-interval") {
+		o.MinInterval = &every
+	}
+	if cmd.Flags().Changed("max-interval") {
+		o.MaxInterval = &within
+	}
+	return o
+}
+
+// importOPML subscribes to the outlines' feeds and says what came of each: new,
+// already subscribed, a repeat of a feed earlier in the file (the same
+// URL once normalized: an upper-case host is the same host), or skipped
+// with why.
+func (a *app) importOPML(ctx context.Context, st *feeds.Store, outlines []feeds.Outline) error {
+	var skipped []string
+	skip := func(o feeds.Outline, why string) {
+		what := o.URL
+		if what == "" {
+			what = o.Title
+		}
+		skipped = append(skipped, fmt.Sprintf("line %d %s: %s", o.Line, urlnorm.Quote(what), why))
+	}
+	seen := make(map[string]bool, len(outlines))
+	fresh, already, repeats := 0, 0, 0
+	for _, o := range outlines {
+		if o.Skip != "" {
+			skip(o, o.Skip)
+			continue
+		}
+		u, err := urlnorm.Normalize(o.URL)
+		if err != nil {
+			skip(o, "not an http or https URL")
+			continue
+		}
+		if seen[u] {
+			repeats++
+			continue
+		}
+		seen[u] = true
+		_, isNew, err := st.Subscribe(ctx, o.URL, feeds.AddOptions{}, time.Now())
+		var se *feeds.SettingError
+		switch {
+		case errors.As(err, &se):
+			why := "must be " + se.Limit
+			if se.Setting != "url" {
+				why = fmt.Sprintf("%s = %q: %s", se.Setting, se.Value, why)
+			}
+			skip(o, why)
+			continue
+		case err != nil:
+			return err
+		case isNew:
+			fresh++
+		default:
+			already++
+		}
+	}
+	fmt.Fprintf(a.stdout, "%d feeds subscribed, %d already subscribed, %d repeated in the file, %d skipped\n", fresh, already, repeats, len(skipped))
+	for _, x := range skipped {
+		fmt.Fprintf(a.stdout, "  skipped: %s\n", x)
+	}
+	if len(skipped) > 0 {
+		return fmt.Errorf("feeds import: %d outlines skipped (listed above)", len(skipped))
+	}
+	return nil
 }
 
 // feedIDPattern matches a feed's id (feeds.IDOf).

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -64,5 +66,52 @@ func TestWebFeedsStartSaysTheFormat(t *testing.T) {
 	_, _, err := run(t, "web", "feeds", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--start", "yesterday")
 	if want := `--start = "yesterday": must be an RFC 3339 time or a date, e.g. 2025-03-03T00:00:00Z or 2025-03-03`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("web feeds --start yesterday: %v, want %q", err, want)
+	}
+}
+
+// TestFeedsImportCountsEachOutline: new subscriptions, those already
+// there, repeats within the file (an upper-case host is the same feed)
+// and skipped outlines are counted apart, the skipped ones listed with
+// why; importing the list again subscribes none anew.
+func TestFeedsImportCountsEachOutline(t *testing.T) {
+	dir := t.TempDir()
+	list := filepath.Join(dir, "list.opml")
+	opml := `<?xml version="1.0"?><opml version="2.0"><body>
+<outline text="Tech">
+ <outline text="a" xmlUrl="http://a.test/feed"/>
+ <outline text="A again" xmlUrl="http://A.TEST/feed"/>
+ <outline text="b" xmlurl="http://b.test/feed"/>
+</outline>
+<outline text="c" xmlUrl="http://c.test/feed"/>
+<outline text="c again" xmlUrl="http://c.test/feed"/>
+<outline text="lost" type="rss"/>
+<outline text="blank" xmlUrl=""/>
+<outline text="ftp" xmlUrl="ftp://d.test/feed"/>
+<outline text="pre" xmlUrl="http://pre.test/feed"/>
+</body></opml>`
+	if err := os.WriteFile(list, []byte(opml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	if out, _, err := run(t, "feeds", "add", "http://pre.test/feed", "--data", data); err != nil {
+		t.Fatalf("feeds add: %v\n%s", err, out)
+	}
+	out, _, err := run(t, "feeds", "import", list, "--data", data)
+	for _, want := range []string{
+		"3 feeds subscribed, 1 already subscribed, 2 repeated in the file, 3 skipped\n",
+		"  skipped: line 9 \"lost\": no xmlUrl\n",
+		"  skipped: line 10 \"blank\": empty xmlUrl\n",
+		"  skipped: line 11 \"ftp://d.test/feed\": not an http or https URL\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("feeds import:\n%s\nwant %q", out, want)
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), "3 outlines skipped") {
+		t.Errorf("feeds import with skipped outlines: %v, want an error counting them", err)
+	}
+	out, _, _ = run(t, "feeds", "import", list, "--data", data)
+	if !strings.Contains(out, "0 feeds subscribed, 4 already subscribed, 2 repeated in the file, 3 skipped\n") {
+		t.Errorf("feeds import again:\n%s\nwant none subscribed anew", out)
 	}
 }
