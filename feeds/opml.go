@@ -226,11 +226,13 @@ func (b *tokenBound) Read(p []byte) (int, error) {
 
 // WriteOPML writes the feeds as an OPML 2.0 subscription list: each an
 // outline whose text and title are the feed's title (its URL while it has
-// none).
+// none), with its weight and poll intervals as deltaq: attributes
+// (OPMLNamespace), so that ReadOPML, and `deltaq feeds import`, give them
+// back.
 func WriteOPML(w io.Writer, list []Feed) error {
 	var b strings.Builder
 	b.WriteString(xml.Header)
-	b.WriteString(`<opml version="2.0">` + "\n")
+	b.WriteString(`<opml version="2.0" xmlns:deltaq="` + OPMLNamespace + `">` + "\n")
 	b.WriteString("  <head>\n    <title>deltaq feeds</title>\n  </head>\n  <body>\n")
 	flush := func() error {
 		_, err := io.WriteString(w, b.String())
@@ -242,7 +244,9 @@ func WriteOPML(w io.Writer, list []Feed) error {
 		if t == "" {
 			t = f.URL
 		}
-		b.WriteString(`    <outline type="rss" text="` + attr(t) + `" title="` + attr(t) + `" xmlUrl="` + attr(f.URL) + `"/>` + "\n")
+		b.WriteString(`    <outline type="rss" text="` + attr(t) + `" title="` + attr(t) + `" xmlUrl="` + attr(f.URL) + `"`)
+		b.WriteString(` deltaq:weight="` + strconv.FormatFloat(f.Weight, 'g', -1, 64) + `"`)
+		b.WriteString(` deltaq:minInterval="` + f.MinInterval.String() + `" deltaq:maxInterval="` + f.MaxInterval.String() + `"/>` + "\n")
 		if b.Len() > 64<<10 {
 			if err := flush(); err != nil {
 				return err

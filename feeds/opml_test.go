@@ -9,6 +9,38 @@ import (
 	"time"
 )
 
+// TestOPMLRoundTrip: what WriteOPML writes, ReadOPML gives back: each
+// feed's URL, title, weight and poll intervals.
+func TestOPMLRoundTrip(t *testing.T) {
+	list := []Feed{
+		{URL: "http://a.test/feed?x=1&y=2", Title: `Go "blog" <news>`, Weight: 2.5, MinInterval: 30 * time.Minute, MaxInterval: 48 * time.Hour},
+		{URL: "http://b.test/rss", Weight: 1, MinInterval: 15 * time.Minute, MaxInterval: 168 * time.Hour},
+	}
+	var b bytes.Buffer
+	if err := WriteOPML(&b, list); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadOPML(&b)
+	if err != nil || len(back) != len(list) {
+		t.Fatalf("ReadOPML of an export = %+v, %v", back, err)
+	}
+	for i, o := range back {
+		f := list[i]
+		title := cmpOr(f.Title, f.URL)
+		if o.URL != f.URL || o.Title != title || o.Skip != "" || o.Options.Weight == nil || *o.Options.Weight != f.Weight ||
+			o.Options.MinInterval == nil || *o.Options.MinInterval != f.MinInterval || o.Options.MaxInterval == nil || *o.Options.MaxInterval != f.MaxInterval {
+			t.Errorf("outline %d = %+v, want %+v", i, o, f)
+		}
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
 // TestReadOPMLSaysWhatEachOutlineIs: folders are not feeds, a leaf
 // without xmlUrl and one with an empty xmlUrl are skipped with why, an
 // xmlurl in other letter case is read, and a deltaq: attribute that does

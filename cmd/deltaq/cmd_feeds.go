@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -71,14 +72,19 @@ func (a *app) newFeedsCmd() *cobra.Command {
 	}
 
 	imp := &cobra.Command{
-		Use:   "import FILE.opml",
-		Short: "Subscribe to every feed of an OPML list",
-		Long: `Subscribe to every feed of an OPML list. It counts the feeds newly
-subscribed, those already subscribed, the outlines that repeat a feed of
-the file, and lists those skipped, with why; any skipped outline makes
-the exit status non-zero.`,
+		Use:   "import FILE.opml [--weight W] [--min-interval D] [--max-interval D]",
+		Short: "Subscribe to every feed of an OPML list, with the settings its deltaq: attributes give (feeds export writes them)",
+		Long: `Subscribe to every feed of an OPML list. A feed's weight and poll intervals
+come from, first, the flags given here (they override the list); then the
+outline's deltaq:weight, deltaq:minInterval and deltaq:maxInterval
+attributes (namespace ` + feeds.OPMLNamespace + `, as feeds export writes them);
+then, for a feed already subscribed, its own settings, else the defaults.
+It counts the feeds newly subscribed, those already subscribed, the
+outlines that repeat a feed of the file, and lists those skipped, with
+why; any skipped outline makes the exit status non-zero.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			flags := addOptions(cmd, weight, every, within)
 			// Read before the data directory is made: a file that is
 			// not there, or not OPML, leaves none made for it.
 			var outlines []feeds.Outline
@@ -94,13 +100,15 @@ the exit status non-zero.`,
 				return nil
 			}
 			return subscribing(cmd, read, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
-				return a.importOPML(ctx, st, outlines)
+				return a.importOPML(ctx, st, outlines, flags)
 			})
 		},
 	}
-	add.Flags().Float64Var(&weight, "weight", 1, "importance w_i of the feed, > 0")
-	add.Flags().DurationVar(&every, "min-interval", 0, "poll at most this often, ≥ feeds.step (default feeds.min_interval)")
-	add.Flags().DurationVar(&within, "max-interval", 0, "poll at least this often (default feeds.max_interval)")
+	for _, c := range []*cobra.Command{add, imp} {
+		c.Flags().Float64Var(&weight, "weight", 1, "importance w_i of the feed, > 0")
+		c.Flags().DurationVar(&every, "min-interval", 0, "poll at most this often, ≥ feeds.step (default feeds.min_interval)")
+		c.Flags().DurationVar(&within, "max-interval", 0, "poll at least this often (default feeds.max_interval)")
+	}
 	export := &cobra.Command{
 		Use:   "export",
 		Short: "Write the subscriptions as OPML to standard output",
@@ -396,11 +404,12 @@ func addOptions(cmd *cobra.Command, weight float64, every, within time.Duration)
 	return o
 }
 
-// importOPML subscribes to the outlines' feeds and says what came of each: new,
+// importOPML subscribes to the outlines' feeds, each with its own
+// settings unless flags give them, and says what came of each: new,
 // already subscribed, a repeat of a feed earlier in the file (the same
 // URL once normalized: an upper-case host is the same host), or skipped
 // with why.
-func (a *app) importOPML(ctx context.Context, st *feeds.Store, outlines []feeds.Outline) error {
+func (a *app) importOPML(ctx context.Context, st *feeds.Store, outlines []feeds.Outline, flags feeds.AddOptions) error {
 	var skipped []string
 	skip := func(o feeds.Outline, why string) {
 		what := o.URL
@@ -426,7 +435,11 @@ func (a *app) importOPML(ctx context.Context, st *feeds.Store, outlines []feeds.
 			continue
 		}
 		seen[u] = true
-		_, isNew, err := st.Subscribe(ctx, o.URL, feeds.AddOptions{}, time.Now())
+		opts := o.Options
+		opts.Weight = cmp.Or(flags.Weight, opts.Weight)
+		opts.MinInterval = cmp.Or(flags.MinInterval, opts.MinInterval)
+		opts.MaxInterval = cmp.Or(flags.MaxInterval, opts.MaxInterval)
+		_, isNew, err := st.Subscribe(ctx, o.URL, opts, time.Now())
 		var se *feeds.SettingError
 		switch {
 		case errors.As(err, &se):

@@ -115,3 +115,42 @@ func TestFeedsImportCountsEachOutline(t *testing.T) {
 		t.Errorf("feeds import again:\n%s\nwant none subscribed anew", out)
 	}
 }
+
+// TestFeedsExportThenImportKeepsTheSettings: the weight and intervals of
+// each feed survive an export and an import into another repository; a
+// flag given to the import overrides the list's.
+func TestFeedsExportThenImportKeepsTheSettings(t *testing.T) {
+	data := t.TempDir()
+	for _, args := range [][]string{
+		{"http://a.test/feed", "--weight", "2.5", "--min-interval", "30m", "--max-interval", "48h"},
+		{"http://b.test/feed"},
+	} {
+		if out, _, err := run(t, append(append([]string{"feeds", "add"}, args...), "--data", data)...); err != nil {
+			t.Fatalf("feeds add: %v\n%s", err, out)
+		}
+	}
+	exported, _, err := run(t, "feeds", "export", "--data", data)
+	if err != nil {
+		t.Fatalf("feeds export: %v\n%s", err, exported)
+	}
+	file := filepath.Join(t.TempDir(), "export.opml")
+	if err := os.WriteFile(file, []byte(exported), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	if out, _, err := run(t, "feeds", "import", file, "--data", other); err != nil || !strings.Contains(out, "2 feeds subscribed") {
+		t.Fatalf("feeds import of the export: %v\n%s", err, out)
+	}
+	again, _, err := run(t, "feeds", "export", "--data", other)
+	if err != nil || again != exported {
+		t.Errorf("export after export and import: %v\n%s\nwant the first export\n%s", err, again, exported)
+	}
+	third := t.TempDir()
+	if out, _, err := run(t, "feeds", "import", file, "--weight", "4", "--data", third); err != nil {
+		t.Fatalf("feeds import --weight 4: %v\n%s", err, out)
+	}
+	out, _, err := run(t, "feeds", "export", "--data", third)
+	if err != nil || strings.Count(out, `deltaq:weight="4"`) != 2 || !strings.Contains(out, `deltaq:minInterval="30m0s" deltaq:maxInterval="48h0m0s"`) {
+		t.Errorf("export after import --weight 4: %v\n%s\nwant weight 4 for both, the intervals of the list", err, out)
+	}
+}
