@@ -10,6 +10,7 @@ import (
 
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/crawler/shingle"
+	"github.com/deltaq/deltaq/crawler/sitemap"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/repo"
@@ -502,6 +503,11 @@ func (a *apply) links(p *repo.Page, r *result, setOutLinks func(string, []repo.L
 		res, err := urlnorm.NewResolver(base)
 		if err != nil {
 			return nil, nil
+		}
+		if f := r.feed.Format; r.feed.Dropped > 0 && a.w.c.cfg.Sitemap.FeedItems > 0 && (f == sitemap.FormatRSS || f == sitemap.FormatAtom) {
+			// The feed aggregator reads the first feeds.max_items items
+			// alone; the links of the others are not offered either.
+			a.w.c.logger.Info("feed items past feeds.max_items not offered", "url", p.URL, "n", r.feed.Dropped, "limit", a.w.c.cfg.Sitemap.FeedItems)
 		}
 		for _, e := range r.feed.URLs {
 			u, err := res.Resolve(e.Loc)

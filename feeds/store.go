@@ -71,11 +71,13 @@ type Feed struct {
 	// crawler's own fetch found it unchanged.
 	Read time.Time `json:"read,omitzero"`
 
-	LastFetch   time.Time `json:"last_fetch"`
-	LastStatus  int       `json:"last_status,omitempty"`
-	LastError   string    `json:"last_error,omitempty"`
-	Fetches     int       `json:"fetches"`
-	NotModified int       `json:"not_modified"`
+	LastFetch  time.Time `json:"last_fetch"`
+	LastStatus int       `json:"last_status,omitempty"`
+	LastError  string    `json:"last_error,omitempty"`
+	// LastCuts is what the last body read left out or shortened.
+	LastCuts    Cuts `json:"last_cuts,omitzero"`
+	Fetches     int  `json:"fetches"`
+	NotModified int  `json:"not_modified"`
 
 	// Seen holds the keys of the newest items, oldest first, at most
 	// feeds.seen_kept; History the posting times, at most feeds.history_kept.
@@ -509,10 +511,33 @@ type Fetch struct {
 	Err  error // network failure
 }
 
+// Cuts is what reading a feed's body left out or shortened, with the
+// limits it kept to: the feed's state says so (Feed.LastCuts), since a cut
+// that nothing reports is a feed that seems to post less than it does.
+type Cuts struct {
+	// Items counts the items past MaxItems (feeds.max_items), not read;
+	// the crawler is not offered their links either.
+	Items    int `json:"items,omitempty"`
+	MaxItems int `json:"max_items,omitempty"`
+}
+
+// String says what was cut, naming the limits; "" for nothing.
+func (c Cuts) String() string {
+	var out []string
+	if c.Items > 0 {
+		out = append(out, fmt.Sprintf("%d items past feeds.max_items (%d) not read", c.Items, c.MaxItems))
+	}
+	return strings.Join(out, "; ")
+}
+
 // Update is what Record found.
 type Update struct {
-	New       []StoredItem
+	New []StoredItem
+	// Truncated counts the items past feeds.max_items, as Cuts.Items.
 	Truncated int
+	// Cuts is what the body read left out or shortened, as the feed's
+	// LastCuts; zero when no body was read.
+	Cuts Cuts
 	// Failed is why the poll failed, as recorded in the feed's LastError
 	// (a fetch outcome, an HTTP status, a body that is not a feed); empty
 	// when it succeeded.
@@ -569,6 +594,11 @@ func (s *Store) Record(ctx context.Context, id string, r Fetch) (Update, error) 
 			f.Title = p.Title
 		}
 		up.Truncated = p.Truncated
+		f.LastCuts = Cuts{Items: p.Truncated}
+		if p.Truncated > 0 {
+			f.LastCuts.MaxItems = s.cfg.MaxItems
+		}
+		up.Cuts = f.LastCuts
 		if up.New, err = s.addItems(ctx, b, &f, p.Items, r.At, prevFetch); err != nil {
 			return Update{}, err
 		}

@@ -82,3 +82,39 @@ func TestFeedsPollReadsAUTF16Feed(t *testing.T) {
 		t.Errorf("feeds poll of a UTF-16 feed: %v\n%s", err, out)
 	}
 }
+
+// A feed of more items than feeds.max_items (200) offers the crawler the
+// links of the items read alone.
+func TestFeedsPollQueuesTheLinksOfTheItemsRead(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/big.rss" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/rss+xml")
+		fmt.Fprint(w, `<?xml version="1.0"?><rss version="2.0"><channel><title>big</title>`)
+		for i := range 250 {
+			fmt.Fprintf(w, `<item><title>%d</title><guid>%d</guid><link>http://%s/posts/%d</link></item>`, i, i, r.Host, i)
+		}
+		fmt.Fprint(w, `</channel></rss>`)
+	}))
+	defer site.Close()
+	data := t.TempDir()
+	if out, _, err := run(t, "feeds", "add", site.URL+"/big.rss", "--data", data); err != nil {
+		t.Fatalf("feeds add: %v\n%s", err, out)
+	}
+	out, logged, err := run(t, "feeds", "poll", "--data", data, "--allow-private")
+	if err != nil || !strings.Contains(out, "200 new items") {
+		t.Fatalf("feeds poll: %v\n%s", err, out)
+	}
+	if !strings.Contains(logged, "feed items past feeds.max_items not offered") || !strings.Contains(logged, "n=50 limit=200") {
+		t.Errorf("the poll's log does not name the 50 items past the limit of 200:\n%s", logged)
+	}
+	out, _, err = run(t, "queue", "--data", data, "--limit", "1000")
+	if err != nil {
+		t.Fatalf("queue: %v\n%s", err, out)
+	}
+	if n := strings.Count(out, site.URL+"/posts/"); n != 200 || !strings.Contains(out, site.URL+"/posts/199\n") || strings.Contains(out, site.URL+"/posts/200\n") {
+		t.Errorf("%d item links queued, want the 200 of the items read:\n%.2000s", n, out)
+	}
+}

@@ -206,7 +206,11 @@ func newCrawlWith(ctx context.Context, db *repo.DB, cfg *configs.Config, logger 
 		copts = parts.member.CrawlerOptions()
 	}
 	copts.Logger, copts.OnCommit, copts.OnYield = logger, onCommit, onYield
-	c, err := crawler.New(cfg.Crawler, db, copts)
+	// The crawler offers the links of a feed's first feeds.max_items items
+	// alone: those the feed aggregator reads.
+	ccfg := cfg.Crawler
+	ccfg.Sitemap.FeedItems = cfg.Feeds.MaxItems
+	c, err := crawler.New(ccfg, db, copts)
 	if err != nil {
 		return nil, err
 	}

@@ -41,6 +41,13 @@ type Limits struct {
 	// MaxURLs caps the entries kept per file; further ones are counted in
 	// Result.Dropped.
 	MaxURLs int `mapstructure:"max_urls"`
+	// FeedItems, when > 0, caps the items of an RSS or Atom feed whose
+	// links are kept, counting items without a link too: it is
+	// feeds.max_items, set where the crawler is wired (cmd/deltaq), the
+	// items the feed aggregator reads of a feed, so that the crawler is
+	// offered the links of those items and not of the ones it leaves
+	// unread. Further items are counted in Result.Dropped.
+	FeedItems int `mapstructure:"-"`
 }
 
 // Validate reports every limit out of range, naming its key.
@@ -87,7 +94,8 @@ type Result struct {
 	URLs []URL
 	// Sitemaps are the child sitemaps of a sitemap index.
 	Sitemaps []URL
-	// Dropped counts entries beyond Limits.MaxURLs.
+	// Dropped counts entries beyond Limits.MaxURLs, and a feed's items
+	// beyond Limits.FeedItems.
 	Dropped int
 	// Skipped counts entries without a usable location.
 	Skipped int
@@ -174,6 +182,7 @@ type parser struct {
 	lim   Limits
 	depth int
 
+	items      int // a feed's items read (Limits.FeedItems)
 	entryDepth int // depth of the open entry element; 0 when none
 	field      string
 	fieldDepth int
@@ -357,6 +366,12 @@ func (p *parser) end() {
 
 // finish turns the collected fields of an entry into a URL.
 func (p *parser) finish() {
+	if f := p.res.Format; p.lim.FeedItems > 0 && (f == FormatRSS || f == FormatAtom) {
+		if p.items++; p.items > p.lim.FeedItems {
+			p.res.Dropped++
+			return
+		}
+	}
 	e := &p.cur
 	u := URL{Priority: 0.5}
 	switch p.res.Format {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -325,5 +326,37 @@ func checkURLs(t *testing.T, got, want []URL) {
 		if g.Loc != w.Loc || !g.LastMod.Equal(w.LastMod) || g.ChangeFreq != w.ChangeFreq || g.Priority != w.Priority {
 			t.Errorf("entry %d = %+v, want %+v", i, g, w)
 		}
+	}
+}
+
+// A feed's items past Limits.FeedItems give no links, counted as dropped,
+// whether the items before them had links or not; a sitemap is not a feed.
+func TestFeedItems(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<rss version="2.0"><channel><title>t</title>`)
+	for i := range 30 {
+		if i == 2 {
+			b.WriteString("<item><title>no link</title></item>\n")
+			continue
+		}
+		fmt.Fprintf(&b, "<item><link>https://example.com/%d</link></item>\n", i)
+	}
+	b.WriteString("</channel></rss>")
+	res, err := Parse([]byte(b.String()), Limits{MaxBytes: 1 << 20, MaxURLs: 100, FeedItems: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.URLs) != 9 || res.Dropped != 20 || res.Skipped != 1 || res.URLs[8].Loc != "https://example.com/9" {
+		t.Fatalf("kept %d (last %+v), dropped %d, skipped %d; want the 9 links of the first 10 items, 20 dropped, 1 skipped",
+			len(res.URLs), res.URLs[len(res.URLs)-1], res.Dropped, res.Skipped)
+	}
+	var set strings.Builder
+	set.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for range 30 {
+		set.WriteString("<url><loc>https://example.com/p</loc></url>\n")
+	}
+	set.WriteString("</urlset>")
+	if res, err := Parse([]byte(set.String()), Limits{MaxBytes: 1 << 20, MaxURLs: 100, FeedItems: 10}); err != nil || len(res.URLs) != 30 {
+		t.Fatalf("a sitemap of 30 URLs kept %d, %v; want 30", len(res.URLs), err)
 	}
 }
