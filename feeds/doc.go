@@ -72,8 +72,10 @@
 //     decoded first, an encoding no decoder knows is ErrEncoding naming it;
 //     items keyed by GUID, else link, else content hash; links resolved
 //     against xml:base or the feed's URL, http and https alone kept;
-//     bounded by feeds.max_bytes and feeds.max_items; HTML and non-feeds
-//     are ErrNotAFeed.
+//     bounded by feeds.max_bytes and feeds.max_items, and each item's
+//     title, link and key by MaxTitleBytes, MaxLinkBytes and MaxKeyBytes;
+//     what a read cut is the feed's LastCuts; HTML and non-feeds are
+//     ErrNotAFeed.
 //
 // State: Store keeps each feed in the repository bucket "feeds" (repo/FORMAT.md):
 // "f/<id>" the Feed's record (settings, validators for conditional GET,

@@ -11,16 +11,20 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mmcdole/gofeed"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding/unicode"
+
+	"github.com/deltaq/deltaq/internal/urlnorm"
 )
 
 // Item is one posting of a fetched feed.
 type Item struct {
 	// Key identifies the item across fetches: "g:" + GUID, else "l:" + link,
-	// else "h:" + a hash of title and content.
+	// else "h:" + a hash of title and content; a GUID or link too long for
+	// MaxKeyBytes is "g#" or "l#" + its SHA-256.
 	Key       string
 	Title     string
 	Link      string
@@ -34,9 +38,33 @@ type Parsed struct {
 	// Truncated counts items beyond the limit, not read.
 	Truncated int
 	// LinksDropped counts item links dropped: not http or https once
-	// resolved (javascript:, file:, data:), or relative with no base.
+	// resolved (javascript:, file:, data:), relative with no base, or
+	// longer than MaxLinkBytes.
 	LinksDropped int
+	// TitlesCut counts titles (the feed's and its items') cut at
+	// MaxTitleBytes; KeysHashed the GUIDs and links over MaxKeyBytes
+	// hashed into their item's key.
+	TitlesCut, KeysHashed int
 }
+
+// Bounds on what one item keeps, so that a feed cannot make its items
+// (stored, served by the API, re-published in the river) as long as it
+// likes. Summaries and contents are not kept: they only key an item with
+// neither GUID nor link, through a hash.
+const (
+	// MaxTitleBytes bounds a title; a longer one is cut at a UTF-8
+	// boundary and ends in "…". Titles are headlines: 1 KiB holds any
+	// real one several times over.
+	MaxTitleBytes = 1024
+	// MaxLinkBytes bounds a link, as the crawler bounds a URL
+	// (urlnorm.MaxLength); a longer link is dropped, as it would be cut
+	// into another URL.
+	MaxLinkBytes = urlnorm.MaxLength
+	// MaxKeyBytes bounds an item key. A GUID or link longer than that
+	// keys its item by its SHA-256 ("g#" or "l#" and 64 hex digits), as
+	// stable from poll to poll as the GUID itself.
+	MaxKeyBytes = 256
+)
 
 // ErrNotAFeed is returned for a body that is not RSS or Atom: typically a
 // feed URL that now serves an HTML page.
@@ -88,7 +116,8 @@ func ParseAt(body []byte, docURL string, maxBytes int64, maxItems int) (*Parsed,
 	if base != nil && !base.IsAbs() {
 		base = nil
 	}
-	p := &Parsed{Title: strings.TrimSpace(f.Title)}
+	p := &Parsed{}
+	p.Title = p.title(f.Title)
 	for _, it := range f.Items {
 		if it == nil {
 			continue
@@ -97,7 +126,7 @@ func ParseAt(body []byte, docURL string, maxBytes int64, maxItems int) (*Parsed,
 			p.Truncated++
 			continue
 		}
-		item := Item{Key: itemKey(it), Title: strings.TrimSpace(it.Title)}
+		item := Item{Key: p.itemKey(it), Title: p.title(it.Title)}
 		if raw := strings.TrimSpace(it.Link); raw != "" {
 			if item.Link = resolve(base, raw); item.Link == "" {
 				p.LinksDropped++
@@ -119,6 +148,9 @@ func ParseAt(body []byte, docURL string, maxBytes int64, maxItems int) (*Parsed,
 // else "": a reader following a javascript: or file: link of a feed we
 // re-publish runs or reads what the feed chose.
 func resolve(base *url.URL, link string) string {
+	if len(link) > MaxLinkBytes {
+		return ""
+	}
 	ref, err := url.Parse(link)
 	if err != nil {
 		return ""
@@ -129,16 +161,41 @@ func resolve(base *url.URL, link string) string {
 	if s := strings.ToLower(ref.Scheme); s != "http" && s != "https" || ref.Host == "" {
 		return ""
 	}
-	return ref.String()
+	if s := ref.String(); len(s) <= MaxLinkBytes {
+		return s
+	}
+	return ""
 }
 
-// itemKey deduplicates by GUID, else link, else content hash.
-func itemKey(it *gofeed.Item) string {
-	if g := strings.TrimSpace(it.GUID); g != "" {
-		return "g:" + g
+// title is t trimmed and cut at MaxTitleBytes, counted in TitlesCut.
+func (p *Parsed) title(t string) string {
+	t = strings.TrimSpace(t)
+	if len(t) <= MaxTitleBytes {
+		return t
 	}
-	if l := strings.TrimSpace(it.Link); l != "" {
-		return "l:" + l
+	p.TitlesCut++
+	const mark = "…"
+	cut := MaxTitleBytes - len(mark)
+	for cut > 0 && !utf8.RuneStart(t[cut]) {
+		cut--
+	}
+	return strings.TrimSpace(t[:cut]) + mark
+}
+
+// itemKey deduplicates by GUID, else link, else content hash; a GUID or
+// link over MaxKeyBytes is keyed by its hash, counted in KeysHashed.
+func (p *Parsed) itemKey(it *gofeed.Item) string {
+	for _, k := range []struct{ prefix, v string }{{"g", it.GUID}, {"l", it.Link}} {
+		v := strings.TrimSpace(k.v)
+		switch {
+		case v == "":
+			continue
+		case len(k.prefix)+1+len(v) > MaxKeyBytes:
+			p.KeysHashed++
+			h := sha256.Sum256([]byte(v))
+			return k.prefix + "#" + hex.EncodeToString(h[:])
+		}
+		return k.prefix + ":" + v
 	}
 	h := sha256.Sum256([]byte(it.Title + "\x00" + it.Description + "\x00" + it.Content))
 	return "h:" + hex.EncodeToString(h[:16])

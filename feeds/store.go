@@ -519,6 +519,12 @@ type Cuts struct {
 	// the crawler is not offered their links either.
 	Items    int `json:"items,omitempty"`
 	MaxItems int `json:"max_items,omitempty"`
+	// Titles counts titles cut at MaxTitleBytes; Links the item links
+	// dropped (not http or https, or over MaxLinkBytes); Keys the GUIDs
+	// and links over MaxKeyBytes hashed into their item's key.
+	Titles int `json:"titles,omitempty"`
+	Links  int `json:"links,omitempty"`
+	Keys   int `json:"keys,omitempty"`
 }
 
 // String says what was cut, naming the limits; "" for nothing.
@@ -526,6 +532,15 @@ func (c Cuts) String() string {
 	var out []string
 	if c.Items > 0 {
 		out = append(out, fmt.Sprintf("%d items past feeds.max_items (%d) not read", c.Items, c.MaxItems))
+	}
+	if c.Titles > 0 {
+		out = append(out, fmt.Sprintf("%d titles cut at %d bytes", c.Titles, MaxTitleBytes))
+	}
+	if c.Links > 0 {
+		out = append(out, fmt.Sprintf("%d item links dropped (not http or https, or over %d bytes)", c.Links, MaxLinkBytes))
+	}
+	if c.Keys > 0 {
+		out = append(out, fmt.Sprintf("%d GUIDs or links over %d bytes keyed by their hash", c.Keys, MaxKeyBytes))
 	}
 	return strings.Join(out, "; ")
 }
@@ -594,7 +609,7 @@ func (s *Store) Record(ctx context.Context, id string, r Fetch) (Update, error) 
 			f.Title = p.Title
 		}
 		up.Truncated = p.Truncated
-		f.LastCuts = Cuts{Items: p.Truncated}
+		f.LastCuts = Cuts{Items: p.Truncated, Titles: p.TitlesCut, Links: p.LinksDropped, Keys: p.KeysHashed}
 		if p.Truncated > 0 {
 			f.LastCuts.MaxItems = s.cfg.MaxItems
 		}
