@@ -134,13 +134,13 @@ why; any skipped outline makes the exit status non-zero.`,
 					return err
 				}
 				tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tURL\tWEIGHT\tPOLLS\t304\tPOSTINGS\tLAST POLL\tLAST ERROR")
+				fmt.Fprintln(tw, "ID\tURL\tWEIGHT\tPOLLS\t304\tPOSTINGS\tLAST POLL\tLAST ERROR\tLAST CUTS")
 				for _, f := range list {
 					last := "never"
 					if !f.LastFetch.IsZero() {
 						last = f.LastFetch.UTC().Format(time.RFC3339)
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%g\t%d\t%d\t%d\t%s\t%s\n", f.ID, f.URL, f.Weight, f.Fetches, f.NotModified, f.Postings, last, f.LastError)
+					fmt.Fprintf(tw, "%s\t%s\t%g\t%d\t%d\t%d\t%s\t%s\t%s\n", f.ID, f.URL, f.Weight, f.Fetches, f.NotModified, f.Postings, last, f.LastError, f.LastCuts)
 				}
 				return tw.Flush()
 			})
@@ -262,6 +262,9 @@ why; any skipped outline makes the exit status non-zero.`,
 func (a *app) explainFeed(p feeds.Planned, cfg feeds.Config, source string) {
 	f, m := p.Feed, p.Model
 	fmt.Fprintf(a.stdout, "%s  %s\n", f.URL, f.Title)
+	if c := f.LastCuts.String(); c != "" {
+		fmt.Fprintf(a.stdout, "last read cut: %s\n", c)
+	}
 	fmt.Fprintf(a.stdout, "rate λ̄: %.2f postings a day, profile learned from %d postings in the window of feeds.profile_windows that predicted the last %d weeks best (daily pattern: cluster %d)\n",
 		m.Rate*86400, m.Postings, cfg.ProfileHoldoutWeeks, m.Cluster)
 	var day [24]float64
@@ -358,6 +361,7 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 	// failure: the summary above says why.
 	var errs []error
 	var failed []string
+	var cut []string // fetched, and the read cut what the feed held (feeds.Cuts)
 	fetched, newItems := 0, 0
 	for _, f := range list {
 		up, ok, err := st.Absorb(ctx, f.ID)
@@ -377,10 +381,16 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 		}
 		fetched++
 		newItems += len(up.New)
+		if c := up.Cuts.String(); c != "" {
+			cut = append(cut, f.URL+": "+c)
+		}
 	}
 	fmt.Fprintf(a.stdout, "%d of %d feeds fetched, %d new items, %d failed\n", fetched, len(list), newItems, len(failed))
 	for _, x := range failed {
 		fmt.Fprintf(a.stdout, "  failed: %s\n", x)
+	}
+	for _, x := range cut {
+		fmt.Fprintf(a.stdout, "  cut: %s\n", x)
 	}
 	if len(failed) > 0 {
 		errs = append(errs, fmt.Errorf("feeds poll: %d of %d feeds failed (named above)", len(failed), len(list)))

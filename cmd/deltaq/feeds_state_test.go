@@ -107,6 +107,14 @@ func TestFeedsPollQueuesTheLinksOfTheItemsRead(t *testing.T) {
 	if err != nil || !strings.Contains(out, "200 new items") {
 		t.Fatalf("feeds poll: %v\n%s", err, out)
 	}
+	if !strings.Contains(out, "  cut: "+site.URL+"/big.rss: 50 items past feeds.max_items (200) not read\n") {
+		t.Errorf("feeds poll does not say 50 items were past the limit of 200:\n%s", out)
+	}
+	for _, show := range [][]string{{"feeds", "list"}, {"feeds", "explain", site.URL + "/big.rss"}} {
+		if out, _, err := run(t, append(show, "--data", data)...); err != nil || !strings.Contains(out, "50 items past feeds.max_items (200) not read") {
+			t.Errorf("%s does not show the cut: %v\n%s", strings.Join(show, " "), err, out)
+		}
+	}
 	if !strings.Contains(logged, "feed items past feeds.max_items not offered") || !strings.Contains(logged, "n=50 limit=200") {
 		t.Errorf("the poll's log does not name the 50 items past the limit of 200:\n%s", logged)
 	}
