@@ -198,12 +198,18 @@ type feedView struct {
 	Fetches     int       `json:"fetches"`
 	NotModified int       `json:"not_modified"`
 	Postings    int       `json:"postings_known"`
+	// LastCuts is what the last read of the feed cut (items past
+	// feeds.max_items, over-long titles, links and keys), and LastCut the
+	// same in words; both absent when nothing was cut.
+	LastCuts feeds.Cuts `json:"last_cuts,omitzero"`
+	LastCut  string     `json:"last_cut,omitempty"`
 }
 
 func viewOf(f feeds.Feed) feedView {
 	return feedView{ID: f.ID, URL: f.URL, Title: f.Title, Weight: f.Weight,
 		MinInterval: f.MinInterval.String(), MaxInterval: f.MaxInterval.String(), LastFetch: f.LastFetch,
-		LastStatus: f.LastStatus, LastError: f.LastError, Fetches: f.Fetches, NotModified: f.NotModified, Postings: f.Postings}
+		LastStatus: f.LastStatus, LastError: f.LastError, Fetches: f.Fetches, NotModified: f.NotModified, Postings: f.Postings,
+		LastCuts: f.LastCuts, LastCut: f.LastCuts.String()}
 }
 
 func (s *Server) handleFeeds(w http.ResponseWriter, r *http.Request) {

@@ -322,3 +322,61 @@ func TestFeedChangesElsewhereSayWhere(t *testing.T) {
 		})
 	}
 }
+
+// TestFeedListSaysWhatTheLastReadCut: a feed whose last read left items
+// past feeds.max_items out says how many, in numbers and in words; one
+// read whole says nothing of cuts.
+func TestFeedListSaysWhatTheLastReadCut(t *testing.T) {
+	db, st := newFeedStore(t)
+	t0 := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
+	record := func(u string, items int) {
+		f, _, err := st.Add(t.Context(), u, feeds.AddOptions{}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		b.WriteString(`<?xml version="1.0"?><rss version="2.0"><channel><title>X</title>`)
+		for i := range items {
+			fmt.Fprintf(&b, `<item><title>i%d</title><guid>%d</guid><link>http://x.test/%d</link></item>`, i, i, i)
+		}
+		b.WriteString(`</channel></rss>`)
+		if _, err := st.Record(t.Context(), f.ID, feeds.Fetch{At: t0, Status: 200, Body: []byte(b.String())}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	record("http://x.test/big.rss", 12) // the store reads 10 items at most
+	record("http://x.test/small.rss", 2)
+	h, err := New(testConfig, Deps{Search: &fakeSearch{}, Pages: db, Feeds: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	res, err := srv.Client().Get(srv.URL + "/api/v1/feeds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var list struct {
+		Feeds []struct {
+			URL      string
+			LastCuts *feeds.Cuts `json:"last_cuts"`
+			LastCut  string      `json:"last_cut"`
+		}
+	}
+	if err := json.NewDecoder(res.Body).Decode(&list); err != nil || len(list.Feeds) != 2 {
+		t.Fatalf("/api/v1/feeds: %v, %+v", err, list)
+	}
+	for _, f := range list.Feeds {
+		switch f.URL {
+		case "http://x.test/big.rss":
+			if f.LastCuts == nil || f.LastCuts.Items != 2 || f.LastCuts.MaxItems != 10 || !strings.Contains(f.LastCut, "2 items past feeds.max_items (10)") {
+				t.Errorf("big feed: cuts %+v, %q; want 2 items past the 10 read", f.LastCuts, f.LastCut)
+			}
+		default:
+			if f.LastCuts != nil || f.LastCut != "" {
+				t.Errorf("%s, read whole: cuts %+v, %q; want none", f.URL, f.LastCuts, f.LastCut)
+			}
+		}
+	}
+}
