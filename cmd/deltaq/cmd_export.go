@@ -42,7 +42,9 @@ written to a hidden temporary file beside --out and renamed into place
 once complete, so a failed or interrupted export leaves no partial file
 at --out. A failed export removes its temporary; one killed (kill -9, a
 crash) leaves it, and the next export to the same --out removes it.
-A new --out gets 0666 less the umask; one replaced keeps its mode.`,
+A new --out gets 0666 less the umask; one replaced keeps its mode.
+--out - writes the export to standard output instead, and the summary
+line to standard error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, db, _, err := a.loadCrawledRepo(cmd, dataDir, func(*configs.Config) error {
@@ -60,7 +62,7 @@ A new --out gets 0666 less the umask; one replaced keeps its mode.`,
 			// A name ending in .gz, .GZ or any mix is compressed: a WARC
 			// record by record (.warc.gz), JSON lines as one stream.
 			gz := strings.HasSuffix(strings.ToLower(out), ".gz")
-			err = atomicfile.Write(out, func(w io.Writer) error {
+			write := func(w io.Writer) error {
 				bw := bufio.NewWriter(w)
 				ww, lines := warc.NewWriter(bw), io.Writer(bw)
 				if gz && format == "warc" {
@@ -112,16 +114,25 @@ A new --out gets 0666 less the umask; one replaced keeps its mode.`,
 					}
 				}
 				return bw.Flush()
-			})
+			}
+			// "-" is standard output; the summary then goes to stderr so
+			// that stdout holds only the export.
+			summary := a.stdout
+			if out == "-" {
+				summary = a.stderr
+				err = write(a.stdout)
+			} else {
+				err = atomicfile.Write(out, write)
+			}
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "exported %d pages, %d versions as %s to %s\n", pages, versions, format, out)
+			fmt.Fprintf(summary, "exported %d pages, %d versions as %s to %s\n", pages, versions, format, out)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory")
-	cmd.Flags().StringVar(&out, "out", "", "output file")
+	cmd.Flags().StringVar(&out, "out", "", "output file; - writes to standard output (the summary then goes to stderr)")
 	cmd.Flags().StringVar(&format, "format", "warc", "warc (page versions) or jsonl (page records)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace --out if it exists")
 	return cmd
@@ -133,6 +144,9 @@ A new --out gets 0666 less the umask; one replaced keeps its mode.`,
 // data directory, however it is reached through symbolic links), nor an
 // existing file unless force.
 func checkExportOut(out, dataDir string, force bool) error {
+	if out == "-" {
+		return nil
+	}
 	if out == "" {
 		return errors.New("--out: an output file is required")
 	}

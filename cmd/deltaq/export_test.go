@@ -130,3 +130,22 @@ func TestExportCompressesAnOutNamedGzInAnyCase(t *testing.T) {
 		}
 	}
 }
+
+func TestExportOutDashWritesTheExportToStdoutAndTheSummaryToStderr(t *testing.T) {
+	dir := t.TempDir()
+	data, _ := crawlFruit(t, dir)
+	t.Chdir(dir)
+	stdout, stderr, err := run(t, "export", "--data", data, "--out", "-", "--format", "jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "-")); !os.IsNotExist(err) {
+		t.Errorf("export --out - made a file named -: %v", err)
+	}
+	if !strings.HasPrefix(stdout, "{") || strings.Contains(stdout, "exported") {
+		t.Errorf("stdout holds more than the JSON lines: %q", stdout)
+	}
+	if !strings.Contains(stderr, "exported") || !strings.Contains(stderr, "to -") {
+		t.Errorf("stderr = %q, want the summary", stderr)
+	}
+}
