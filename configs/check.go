@@ -33,12 +33,26 @@ func isSection(t reflect.Type) bool {
 // does not fit t. src is a file name (a line number is added) or a
 // variable or flag name.
 func checkNode(src, key string, n *yaml.Node, t reflect.Type) []error {
+	errs, _ := prune(src, key, n, t, nil)
+	return errs
+}
+
+// prune is checkNode that also takes out of n every value that does not
+// fit, so that what is left decodes and the rest of the settings can be
+// validated: an unknown key, and a value of the wrong kind, which keeps
+// its default. A list with a bad item goes whole, as a part of it would
+// pass for the setting. fits is false if n itself must go; the key of
+// each value taken out is added to dropped, if not nil.
+func prune(src, key string, n *yaml.Node, t reflect.Type, dropped map[string]bool) (errs []error, fits bool) {
 	at := src
 	if n.Line > 0 {
 		at = fmt.Sprintf("%s:%d", src, n.Line)
 	}
-	bad := func(want string) []error {
-		return []error{fmt.Errorf("%s: %s = %s: %s", at, key, shown(n), want)}
+	bad := func(want string) ([]error, bool) {
+		if dropped != nil {
+			dropped[key] = true
+		}
+		return []error{fmt.Errorf("%s: %s = %s: %s", at, key, shown(n), want)}, false
 	}
 	if n.Kind == yaml.AliasNode {
 		n = n.Alias
@@ -48,7 +62,7 @@ func checkNode(src, key string, n *yaml.Node, t reflect.Type) []error {
 		if n.Kind != yaml.MappingNode {
 			return bad("must be a section with the keys " + strings.Join(fieldKeys(t), ", "))
 		}
-		var errs []error
+		kept := n.Content[:0:0]
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			ft, ok := fieldType(t, k.Value)
@@ -57,18 +71,29 @@ func checkNode(src, key string, n *yaml.Node, t reflect.Type) []error {
 					src, k.Line, key, k.Value, key, strings.Join(fieldKeys(t), ", ")))
 				continue
 			}
-			errs = append(errs, checkNode(src, key+"."+strings.ToLower(k.Value), v, ft)...)
+			verrs, ok := prune(src, key+"."+strings.ToLower(k.Value), v, ft, dropped)
+			errs = append(errs, verrs...)
+			if ok {
+				kept = append(kept, k, v)
+			}
 		}
-		return errs
+		n.Content = kept
+		return errs, true
 	case t.Kind() == reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
 			return bad("must be a list")
 		}
-		var errs []error
 		for i, c := range n.Content {
-			errs = append(errs, checkNode(src, fmt.Sprintf("%s[%d]", key, i), c, t.Elem())...)
+			cerrs, _ := prune(src, fmt.Sprintf("%s[%d]", key, i), c, t.Elem(), nil)
+			errs = append(errs, cerrs...)
 		}
-		return errs
+		if len(errs) > 0 {
+			if dropped != nil {
+				dropped[key] = true
+			}
+			return errs, false
+		}
+		return nil, true
 	}
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
 		return bad("must be " + scalarWant(t))
@@ -76,7 +101,7 @@ func checkNode(src, key string, n *yaml.Node, t reflect.Type) []error {
 	if !scalarFits(n.Value, t) {
 		return bad("must be " + scalarWant(t))
 	}
-	return nil
+	return nil, true
 }
 
 // scalarFits reports whether s decodes into a value of type t.
@@ -222,18 +247,22 @@ func yamlProblem(err error) string {
 	return msg
 }
 
-// checkFile checks a parsed configuration file against Config and records
-// where each key it sets was written.
-func checkFile(name string, doc *yaml.Node, origin map[string]string) error {
+// checkFile checks a parsed configuration file against Config, takes out
+// of doc every value that does not fit (prune) and records where each key
+// it sets was written. It returns the problems found; the key of each
+// value taken out is added to dropped.
+func checkFile(name string, doc *yaml.Node, origin map[string]string, dropped map[string]bool) []error {
 	if len(doc.Content) == 0 {
 		return nil // an empty file sets nothing
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return fmt.Errorf("%s:%d: the file must be a mapping of sections (log, crawler, ...), not %s", name, root.Line, shown(root))
+		doc.Content = nil
+		return []error{fmt.Errorf("%s:%d: the file must be a mapping of sections (log, crawler, ...), not %s", name, root.Line, shown(root))}
 	}
 	t := reflect.TypeFor[Config]()
 	var errs []error
+	kept := root.Content[:0:0]
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		ft, ok := fieldType(t, k.Value)
@@ -242,10 +271,32 @@ func checkFile(name string, doc *yaml.Node, origin map[string]string) error {
 				name, k.Line, k.Value, strings.Join(fieldKeys(t), ", ")))
 			continue
 		}
-		errs = append(errs, checkNode(name, strings.ToLower(k.Value), v, ft)...)
-		recordOrigins(name, strings.ToLower(k.Value), v, origin)
+		key := strings.ToLower(k.Value)
+		verrs, ok := prune(name, key, v, ft, dropped)
+		errs = append(errs, verrs...)
+		if ok {
+			kept = append(kept, k, v)
+			recordOrigins(name, key, v, origin)
+		}
 	}
-	return errors.Join(errs...)
+	root.Content = kept
+	return errs
+}
+
+// unaliased is a copy of n with each alias replaced by what it names, for
+// writing n out again after prune: the anchor an alias names may have
+// been taken out.
+func unaliased(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.AliasNode {
+		return unaliased(n.Alias)
+	}
+	c := *n
+	c.Anchor = ""
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, x := range n.Content {
+		c.Content[i] = unaliased(x)
+	}
+	return &c
 }
 
 // recordOrigins notes FILE:LINE for every key under n.
@@ -376,4 +427,50 @@ func withOrigins(err error, origin map[string]string) error {
 		}
 	}
 	return errors.New(strings.Join(lines, "\n"))
+}
+
+// withoutKeys drops the lines of a validation error that name one of keys,
+// or a key under it: those values were refused and left at their default.
+// A key is named at the start of a line, or, if it has a dot, anywhere in
+// it (a limit taken from another key). It returns nil if no line is left.
+func withoutKeys(err error, keys map[string]bool) error {
+	if len(keys) == 0 {
+		return err
+	}
+	var kept []string
+	for line := range strings.SplitSeq(err.Error(), "\n") {
+		if !namesAny(line, keys) {
+			kept = append(kept, line)
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(kept, "\n"))
+}
+
+// namesAny reports whether line names one of keys, as withoutKeys means.
+func namesAny(line string, keys map[string]bool) bool {
+	isKeyByte := func(c byte) bool {
+		return c == '_' || c == '.' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
+	for k := range keys {
+		for i := 0; ; {
+			j := strings.Index(line[i:], k)
+			if j < 0 {
+				break
+			}
+			start, end := i+j, i+j+len(k)
+			i = start + 1
+			if start > 0 && (isKeyByte(line[start-1]) || !strings.Contains(k, ".")) {
+				continue
+			}
+			// A key under k follows with a dot, an item with a bracket.
+			if end < len(line) && line[end] != '.' && isKeyByte(line[end]) {
+				continue
+			}
+			return true
+		}
+	}
+	return false
 }

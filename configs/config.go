@@ -202,16 +202,20 @@ type Sources struct {
 // EnvPrefix starts every environment variable that sets a key.
 const EnvPrefix = "DELTAQ"
 
-// Load builds the effective configuration and validates it.
+// Load builds the effective configuration and validates it. It reports
+// every problem at once: the values that do not fit their key (of the
+// wrong kind, or under a key that does not exist), which keep their
+// default, then what Validate finds in the settings that did fit.
 func Load(src Sources) (*Config, error) {
-	origin := map[string]string{}
-	v, err := newViper(src, origin)
+	l := loading{origin: map[string]string{}, dropped: map[string]bool{}}
+	v, err := l.newViper(src)
 	if err != nil {
 		return nil, err
 	}
 	var cfg Config
 	if err := v.UnmarshalExact(&cfg, viper.DecodeHook(decodeHook())); err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		// The checks of check.go should leave nothing mapstructure refuses.
+		return nil, fmt.Errorf("config: invalid:\n%w", errors.Join(append(l.errs, err)...))
 	}
 	// One query length limit, the index's, serves the search API too, and
 	// one depth of results, the ranking's, limits its pages.
@@ -224,10 +228,29 @@ func Load(src Sources) (*Config, error) {
 	cfg.Eval.Sync.Index, cfg.Eval.Sync.Repo = cfg.Index, cfg.Repo
 	cfg.Eval.Sync.Discovery = cfg.Discovery
 	cfg.Eval.Sync.Candidates = cfg.Ranking.Candidates
+	errs := l.errs
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("config: invalid:\n%w", withOrigins(err, origin))
+		// A refused value was left at its default: what Validate says
+		// of that default is not what the user wrote.
+		if err := withoutKeys(err, l.dropped); err != nil {
+			errs = append(errs, withOrigins(err, l.origin))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("config: invalid:\n%w", errors.Join(errs...))
 	}
 	return &cfg, nil
+}
+
+// loading is what Load learns while it lays down the settings.
+type loading struct {
+	// origin is where each key that is not a default was set.
+	origin map[string]string
+	// dropped holds the keys whose value was refused and left out.
+	dropped map[string]bool
+	// errs are the refused values and unknown keys, each named where it
+	// was set.
+	errs []error
 }
 
 // Effective returns the merged settings as YAML, for `deltaq config print`.
@@ -246,9 +269,11 @@ func Effective(src Sources) ([]byte, error) {
 }
 
 // newViper lays down the defaults, the file, the environment and the
-// flags, checking each against Config first (check.go). origin receives
-// where each key that is not a default was set.
-func newViper(src Sources, origin map[string]string) (*viper.Viper, error) {
+// flags, checking each against Config first (check.go). A value that does
+// not fit is left out, noted in l, and the rest laid down; an error
+// returned is one that stops loading: a file that cannot be read or is not
+// YAML.
+func (l *loading) newViper(src Sources) (*viper.Viper, error) {
 	v := viper.NewWithOptions(viper.KeyDelimiter("."))
 	v.SetConfigType("yaml")
 	if err := v.ReadConfig(bytes.NewReader(DefaultYAML)); err != nil {
@@ -263,8 +288,12 @@ func newViper(src Sources, origin map[string]string) (*viper.Viper, error) {
 		if err != nil {
 			return nil, fmt.Errorf("config: %w", err)
 		}
-		if err := checkFile(src.File, doc, origin); err != nil {
-			return nil, fmt.Errorf("config: invalid:\n%w", err)
+		if errs := checkFile(src.File, doc, l.origin, l.dropped); len(errs) > 0 {
+			l.errs = append(l.errs, errs...)
+			// What fits is laid down without what was taken out.
+			if data, err = yaml.Marshal(unaliased(doc)); err != nil {
+				return nil, fmt.Errorf("config: %s: %w", src.File, err)
+			}
 		}
 		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
 			return nil, fmt.Errorf("config: %s: %w", src.File, err)
@@ -278,7 +307,6 @@ func newViper(src Sources, origin map[string]string) (*viper.Viper, error) {
 	for _, k := range v.AllKeys() {
 		known[envName(k)] = k
 	}
-	var errs []error
 	for _, kv := range env {
 		name, val, ok := strings.Cut(kv, "=")
 		if !ok || !strings.HasPrefix(name, EnvPrefix+"_") {
@@ -286,16 +314,10 @@ func newViper(src Sources, origin map[string]string) (*viper.Viper, error) {
 		}
 		key, ok := known[name]
 		if !ok {
-			errs = append(errs, fmt.Errorf("environment variable %s names no setting", name))
+			l.errs = append(l.errs, fmt.Errorf("environment variable %s names no setting", name))
 			continue
 		}
-		x, err := setting(name, key, val)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		v.Set(key, x)
-		origin[key] = name
+		l.set(v, name, key, func() (any, error) { return setting(name, key, val) })
 	}
 	// Flags last: viper's Set outranks everything else, so flags set after
 	// the environment win over it.
@@ -305,25 +327,33 @@ func newViper(src Sources, origin map[string]string) (*viper.Viper, error) {
 			if !ok {
 				return
 			}
-			var x any
-			var err error
-			if sv, ok := f.Value.(pflag.SliceValue); ok {
-				x, err = listSetting("--"+f.Name, key, sv.GetSlice())
-			} else {
-				x, err = setting("--"+f.Name, key, f.Value.String())
-			}
-			if err != nil {
-				errs = append(errs, err)
-				return
-			}
-			v.Set(key, x)
-			origin[key] = "--" + f.Name
+			l.set(v, "--"+f.Name, key, func() (any, error) {
+				if sv, ok := f.Value.(pflag.SliceValue); ok {
+					return listSetting("--"+f.Name, key, sv.GetSlice())
+				}
+				return setting("--"+f.Name, key, f.Value.String())
+			})
 		})
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("config: invalid:\n%w", err)
-	}
 	return v, nil
+}
+
+// set sets key to the value read from src, if it fits; if not, the key
+// keeps the value it had, and is noted as refused if that is its default.
+func (l *loading) set(v *viper.Viper, src, key string, read func() (any, error)) {
+	x, err := read()
+	if err != nil {
+		l.errs = append(l.errs, err)
+		if _, set := l.origin[key]; !set {
+			// Left at its default, not at a value an earlier source gave.
+			l.dropped[key] = true
+		}
+		return
+	}
+	v.Set(key, x)
+	l.origin[key] = src
+	// A later source set what an earlier one got wrong.
+	delete(l.dropped, key)
 }
 
 // envName is the environment variable for a key: crawler.limits.max_depth →

@@ -73,6 +73,31 @@ var expectedErrors = []struct {
 		`testdata/bad_log.bad.yaml:2: log.level = "loud": must be one of debug, info, warn, error`,
 		"testdata/bad_log.bad.yaml:4: repo.versions_kept = 0: must be >= 1",
 	}},
+	// A value of the wrong kind hides nothing else: the values that fit
+	// are validated too.
+	{"every_problem.bad.yaml", []string{
+		`testdata/every_problem.bad.yaml:3: crawler.politeness.min_delay = "2 seconds": must be a duration such as 500ms, 2s or 1h30m`,
+		`testdata/every_problem.bad.yaml:10: log.level = "loud": must be one of debug, info, warn, error`,
+		"testdata/every_problem.bad.yaml:6: crawler.limits.max_body_bytes = -1: must be > 0",
+		"testdata/every_problem.bad.yaml:5: crawler.limits.max_url_length = 99999: must be <= 2048, the longest URL the repository normalizes",
+		`testdata/every_problem.bad.yaml:8: server.listen = "notanaddr": must be host:port`,
+	}},
+	// Nor does a misspelled key.
+	{"unknown_key_and_more.bad.yaml", []string{
+		"testdata/unknown_key_and_more.bad.yaml:2: log.levl: no such setting; log has level, format",
+		`testdata/unknown_key_and_more.bad.yaml:3: log.format = "xml": must be text or json`,
+		"testdata/unknown_key_and_more.bad.yaml:6: crawler.politeness.per_host = 0: must be >= 1",
+	}},
+	// A refused value keeps its default, which is not what the user
+	// wrote: nothing is said of the default (watch.fetch_timeout = 20s is
+	// not shorter than the 10s written for server.http.write_timeout).
+	// An alias keeps its value when the anchor's value is taken out.
+	{"refused_anchor.bad.yaml", []string{
+		`testdata/refused_anchor.bad.yaml:3: crawler.limits.max_depth = "5s": must be a whole number`,
+	}},
+	{"refused_keeps_default.bad.yaml", []string{
+		`testdata/refused_keeps_default.bad.yaml:5: watch.fetch_timeout = "soon": must be a duration such as 500ms, 2s or 1h30m`,
+	}},
 }
 
 // expectedSyntaxErrors are files that are not YAML at all: one line, at the
@@ -150,6 +175,31 @@ func TestBadEnvironmentNamesTheVariableKeyValueAndWhatIsAllowed(t *testing.T) {
 				t.Errorf("error:\n%v\nwant:\n%s", err, want)
 			}
 		})
+	}
+}
+
+// TestBadVariablesAndFlagsHideNoOtherProblem: a value of the wrong kind,
+// from the file, a variable or a flag, is reported with every other.
+func TestBadVariablesAndFlagsHideNoOtherProblem(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	writeFile(t, file, "log:\n  level: loud\n")
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	fs.String("max-depth", "", "")
+	if err := fs.Parse([]string{"--max-depth=deep"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(Sources{File: file, Env: []string{
+		"DELTAQ_CRAWLER_ALLOW_PRIVATE=maybe",
+		"DELTAQ_CRAWLER_POLITENESS_PER_HOST=0",
+	}, Flags: fs, FlagKeys: map[string]string{"max-depth": "crawler.limits.max_depth"}})
+	want := "config: invalid:\n" + strings.Join([]string{
+		`DELTAQ_CRAWLER_ALLOW_PRIVATE: crawler.allow_private = "maybe": must be true or false`,
+		`--max-depth: crawler.limits.max_depth = "deep": must be a whole number`,
+		file + `:2: log.level = "loud": must be one of debug, info, warn, error`,
+		"DELTAQ_CRAWLER_POLITENESS_PER_HOST: crawler.politeness.per_host = 0: must be >= 1",
+	}, "\n")
+	if err == nil || err.Error() != want {
+		t.Errorf("error:\n%v\nwant:\n%s", err, want)
 	}
 }
 

@@ -12,7 +12,11 @@
 // checked against the shape of Config (check.go): a number where a section
 // belongs, a word where a duration belongs or an unknown key is reported
 // with where it was written (FILE:LINE, DELTAQ_* variable or --flag), and
-// every validation message is prefixed the same way. A list set through
+// every validation message is prefixed the same way. Such a value is left
+// out and its key keeps its default, so that the rest is decoded and
+// validated: one load reports every problem, the values that do not fit
+// and then what Validate finds in those that do (but nothing about the
+// defaults the refused values left in place). A list set through
 // the environment or a flag is comma-separated (a,b), each item as written:
 // [/]calendar/ is one regular expression, not a YAML list. A list of
 // sections (crawler.politeness.overrides) is a YAML flow list

@@ -30,6 +30,20 @@ func TestConfigCheck(t *testing.T) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
 	}
+	// A value of the wrong kind and a misspelled key hide no other problem.
+	mixed := filepath.Join(dir, "mixed.yaml")
+	os.WriteFile(mixed, []byte("crawler:\n  politeness:\n    min_delay: 2 seconds\nlog:\n  levl: x\n  level: loud\nserver:\n  listen: notanaddr\n"), 0o644)
+	_, _, err = run(t, "config", "check", "--config", mixed)
+	for _, want := range []string{
+		mixed + `:3: crawler.politeness.min_delay = "2 seconds": must be a duration such as 500ms, 2s or 1h30m`,
+		mixed + ":5: log.levl: no such setting",
+		mixed + `:6: log.level = "loud": must be one of debug, info, warn, error`,
+		mixed + `:8: server.listen = "notanaddr": must be host:port`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("config check of %s: error lacks %q:\n%v", mixed, want, err)
+		}
+	}
 	t.Setenv("DELTAQ_FRONTIER_BUDGET_FETCHES", "0")
 	if _, _, err := run(t, "config", "check", "--config", good); err == nil || !strings.Contains(err.Error(), "DELTAQ_FRONTIER_BUDGET_FETCHES") {
 		t.Errorf("config check with a bad variable: %v, want it named", err)
