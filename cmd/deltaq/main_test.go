@@ -58,6 +58,25 @@ func TestConfigPrintShowsEffectiveValues(t *testing.T) {
 	}
 }
 
+// TestAMissingArgumentIsNamed: a command given too few arguments says
+// which it takes, with its usage line, rather than only how many.
+func TestAMissingArgumentIsNamed(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"backup", "--data", "d"}, "usage: deltaq backup (--data DIR | --server ADMIN_URL) OUT"},
+		{[]string{"page", "explain", "--data", "d"}, "usage: deltaq page explain URL"},
+		{[]string{"cluster", "forget", "--cluster", "nats://127.0.0.1:1"}, "NODE"},
+		{[]string{"watch", "key", "ada", "bob"}, "usage: deltaq watch key USER"},
+	} {
+		_, _, err := run(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), "arg(s)") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v; want the count refused with %q", c.args, err, c.want)
+		}
+	}
+}
+
 // TestAGroupRefusesAWordThatNamesNoCommand walks the command tree: every
 // group of commands (deltaq index, feeds, ...) given a word that names none
 // of its commands fails naming the word and the group, with the command

@@ -61,7 +61,26 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		showDefaults(root, defaults)
 	}
 	refuseUnknownSubcommands(root)
+	usageInArgErrors(root)
 	return root
+}
+
+// usageInArgErrors makes a command given too few or too many arguments
+// say which it takes: cobra's "accepts 1 arg(s), received 0" does not name
+// the OUT, URL or NODE that is missing; the usage line does.
+func usageInArgErrors(root *cobra.Command) {
+	eachCommand(root, func(cmd *cobra.Command) {
+		check := cmd.Args
+		if check == nil {
+			return
+		}
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return fmt.Errorf("%w; usage: %s", err, c.UseLine())
+			}
+			return nil
+		}
+	})
 }
 
 // refuseUnknownSubcommands makes every group of commands (deltaq index,
