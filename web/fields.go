@@ -66,6 +66,9 @@ func parseResultFields(q url.Values) (ResultFields, *InputError) {
 			i++
 		}
 		switch {
+		case name == "":
+			// The empty name alone would make an error without a value.
+			return 0, fieldsError(v, "names an empty field: two commas in a row, or one at an end")
 		case i == len(resultFieldNames):
 			return 0, fieldsError(name, "is not a result field")
 		case f&(1<<i) != 0:

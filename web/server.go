@@ -325,6 +325,9 @@ func wholeParam(q url.Values, field string, def, lo, hi int, setting string) (in
 		limit += " (" + setting + ")"
 	}
 	n, err := strconv.Atoi(v)
+	if errors.Is(err, strconv.ErrRange) { // a whole number, far out of range
+		return 0, &InputError{Field: field, Value: v, Limit: limit, Message: fmt.Sprintf("%s is outside [%d, %d]", v, lo, hi)}
+	}
 	if err != nil {
 		return 0, &InputError{Field: field, Value: v, Limit: "a whole number " + limit, Message: fmt.Sprintf("%q is not a whole number", v)}
 	}

@@ -145,6 +145,7 @@ func TestBadSearchInputAnswers400NamingFieldAndLimit(t *testing.T) {
 		{"size zero", "q=x&size=0", CodeBadParameter, "size", "0", "in [1, 100]", "0 is outside [1, 100]"},
 		{"size over 100", "q=x&size=101", CodeBadParameter, "size", "101", "in [1, 100]", "101 is outside [1, 100]"},
 		{"size not a number", "q=x&size=ten", CodeBadParameter, "size", "ten", "a whole number in [1, 100]", `"ten" is not a whole number`},
+		{"page a whole number out of int's range", "q=x&page=99999999999999999999", CodeBadParameter, "page", "99999999999999999999", "in [1, 100] (ranking.candidates = 1000 at size 10)", "99999999999999999999 is outside [1, 100]"},
 		{"page zero", "q=x&page=0", CodeBadParameter, "page", "0", "in [1, 100] (ranking.candidates = 1000 at size 10)", "0 is outside [1, 100]"},
 		{"page past the ranking's 1000", "q=x&page=101", CodeBadParameter, "page", "101", "in [1, 100] (ranking.candidates = 1000 at size 10)", "101 is outside [1, 100]"},
 		{"page past the ranking's 1000 at size 100", "q=x&size=100&page=11", CodeBadParameter, "page", "11", "in [1, 10] (ranking.candidates = 1000 at size 100)", "11 is outside [1, 10]"},
@@ -157,7 +158,8 @@ func TestBadSearchInputAnswers400NamingFieldAndLimit(t *testing.T) {
 		{"q twice", "q=x&q=y", CodeBadParameter, "q", "x, y", "once", "given 2 times"},
 		{"unknown field", "q=x&fields=url,body", CodeBadParameter, "fields", "body", fieldsLimit, `"body" is not a result field`},
 		{"field named twice", "q=x&fields=url,+title,url", CodeBadParameter, "fields", "url", fieldsLimit, `"url" is named twice`},
-		{"empty field", "q=x&fields=url,", CodeBadParameter, "fields", "", fieldsLimit, `"" is not a result field`},
+		{"empty field", "q=x&fields=url,", CodeBadParameter, "fields", "url,", fieldsLimit, `"url," names an empty field`},
+		{"empty field between commas", "q=x&fields=url,,title", CodeBadParameter, "fields", "url,,title", fieldsLimit, `"url,,title" names an empty field`},
 		{"fields twice", "q=x&fields=url&fields=title", CodeBadParameter, "fields", "url, title", "once", "given 2 times"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
