@@ -127,9 +127,8 @@ func (a *app) newQueueCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if !known {
-					fmt.Fprintf(a.stdout, "host %s is unknown: the repository has no page, queue entry or record of it\n", host)
-					return nil
+				if !known { // refused as rm --host refuses it: a script must not read it as an empty queue
+					return unknownHost(host)
 				}
 				for class := range repo.NumClasses {
 					for it, err := range db.Queue(ctx, host, repo.QueueClass(class), 0) {
@@ -275,7 +274,7 @@ removes nothing.`,
 			if host != "" {
 				var known bool
 				if known, err = crawler.HostKnown(ctx, db, host); err == nil && !known {
-					return fmt.Errorf("--host %s: unknown: the repository has no page, queue entry or record of it", host)
+					return unknownHost(host)
 				}
 				if err == nil {
 					r, err = crawler.RemoveHost(ctx, db, host, time.Now())
@@ -421,4 +420,9 @@ func countUpToDate(ctx context.Context, ix *index.Index) (uint64, error) {
 		return 0, err
 	}
 	return ix.Count()
+}
+
+// unknownHost refuses --host naming a host the repository knows nothing of.
+func unknownHost(host string) error {
+	return fmt.Errorf("--host %s: unknown: the repository has no page, queue entry or record of it", host)
 }
