@@ -3,6 +3,7 @@ package crawler
 import (
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"time"
 
@@ -151,9 +152,26 @@ func newPoliteness(cfg PolitenessConfig, hosts *hostCache) *politeness {
 	return p
 }
 
+// override is the override for host (host[:port], as URLs name it): the
+// one naming it with its port, else one naming its host name alone, which
+// holds on every port (a test web's 127.0.0.1 whatever port it listens on).
+func (p *politeness) override(host string) (HostOverride, bool) {
+	if o, ok := p.overrides[host]; ok {
+		return o, true
+	}
+	if name, _, err := net.SplitHostPort(host); err == nil {
+		if o, ok := p.overrides[name]; ok {
+			return o, true
+		}
+		o, ok := p.overrides["["+name+"]"] // an IPv6 address as a URL writes it
+		return o, ok
+	}
+	return HostOverride{}, false
+}
+
 // Capacity implements frontier.Gate.
 func (p *politeness) Capacity(host string) int {
-	if o, ok := p.overrides[host]; ok {
+	if o, ok := p.override(host); ok {
 		return o.PerHost
 	}
 	return p.cfg.PerHost
@@ -162,7 +180,7 @@ func (p *politeness) Capacity(host string) int {
 // Interval implements frontier.Gate.
 func (p *politeness) Interval(host string) time.Duration {
 	d := p.cfg.MinDelay
-	if o, ok := p.overrides[host]; ok {
+	if o, ok := p.override(host); ok {
 		d = o.MinDelay
 	}
 	if h := p.hosts.peek(host); h != nil && h.delay > d {

@@ -154,7 +154,7 @@ var localCrawlFlags = []string{"max-pages", "cluster", "node", "wait-nodes", "in
 // --allow-private and --politeness-overrides.
 func addFetchFlags(cmd *cobra.Command) {
 	addDialFlags(cmd)
-	cmd.Flags().String("politeness-overrides", "", "per-host politeness as a YAML list, e.g. '[{host: tldr-en.test, min_delay: 0s, per_host: 8}]' for a replay on loopback (crawler.politeness.overrides)")
+	cmd.Flags().String("politeness-overrides", "", "per-host politeness as a YAML list, e.g. '[{host: tldr-en.test, min_delay: 0s, per_host: 8}]' for a replay on loopback; host is host:port, or the host name for all its ports (crawler.politeness.overrides)")
 	bind(cmd.Flags(), map[string]string{"politeness-overrides": "crawler.politeness.overrides"})
 }
 
