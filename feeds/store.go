@@ -951,6 +951,10 @@ func (s *Store) Absorb(ctx context.Context, id string) (Update, bool, error) {
 		r.Status = 304 // not modified, or a 200 with the stored body byte for byte
 	}
 	switch {
+	case p.LastOutcome == repo.OutcomeRedirect && p.RedirectTo != "":
+		// The crawler queues the target as a URL of its own, and a feed is
+		// read from its subscribed URL alone: a moved feed says where to.
+		r.Err = fmt.Errorf("fetch outcome redirect: HTTP %d to %s; subscribe to that URL (deltaq feeds add %s)", p.HTTPStatus, p.RedirectTo, p.RedirectTo)
 	case p.LastOutcome != repo.OutcomeOK && p.LastOutcome != repo.OutcomeNotModified:
 		r.Err = fmt.Errorf("fetch outcome %s", p.LastOutcome)
 	case p.Version.After(f.Read):

@@ -348,3 +348,30 @@ func TestFeedsPollNamesTheFeedsThatFailedAndFails(t *testing.T) {
 		t.Errorf("the feed that answered is named as failed:\n%s", out)
 	}
 }
+
+// A feed that redirects is named as failed with where it redirects, and
+// how to subscribe there: the crawler does not follow a redirect within a
+// fetch, and the feed is read from its subscribed URL alone.
+func TestFeedsPollNamesWhereAFeedRedirects(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/old.xml":
+			http.Redirect(w, r, "/new.xml", http.StatusMovedPermanently)
+		case "/new.xml":
+			w.Header().Set("Content-Type", "application/rss+xml")
+			fmt.Fprint(w, `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><item><guid>a</guid><title>a</title></item></channel></rss>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer site.Close()
+	data := t.TempDir()
+	if out, _, err := run(t, "feeds", "add", site.URL+"/old.xml", "--data", data); err != nil {
+		t.Fatalf("feeds add: %v\n%s", err, out)
+	}
+	out, _, err := run(t, "feeds", "poll", "--data", data, "--allow-private")
+	want := "failed: " + site.URL + "/old.xml: fetch outcome redirect: HTTP 301 to " + site.URL + "/new.xml; subscribe to that URL (deltaq feeds add " + site.URL + "/new.xml)"
+	if err == nil || !strings.Contains(out, want) {
+		t.Errorf("feeds poll of a moved feed: %v\n%s\nwant %q", err, out, want)
+	}
+}
