@@ -30,6 +30,30 @@ type HostStats struct {
 	BackoffUntil        time.Time
 }
 
+// robotsDeferredUntil is when a host whose robots.txt answered 5xx or was
+// unreachable may be tried again, as hostCache.fromState defers it; zero
+// if robots.txt gave rules or was never fetched.
+func robotsDeferredUntil(st *repo.HostState) time.Time {
+	if st.RobotsFetched.IsZero() || robotsKnown(st.RobotsStatus) {
+		return time.Time{}
+	}
+	return st.RobotsExpires
+}
+
+// HostWait is until when a host's record holds back its URLs whatever
+// they are due, and why: "robots.txt" (a failed robots.txt defers the
+// host) or "back-off" (it answered 429 or 503); zero when it holds
+// nothing back.
+func HostWait(st repo.HostState) (until time.Time, why string) {
+	if t := robotsDeferredUntil(&st); !t.IsZero() {
+		until, why = t, "robots.txt"
+	}
+	if st.BackoffUntil.After(until) {
+		until, why = st.BackoffUntil, "back-off"
+	}
+	return until, why
+}
+
 // Hosts gathers the statistics of every host in the repository, sorted by
 // host. It scans the pages, the host records and the queue once each and
 // holds one HostStats per host.
@@ -64,9 +88,7 @@ func Hosts(ctx context.Context, db *repo.DB) ([]HostStats, error) {
 		}
 		h := get(st.Host)
 		h.RobotsStatus, h.RobotsFetched, h.BackoffUntil = st.RobotsStatus, st.RobotsFetched, st.BackoffUntil
-		if !st.RobotsFetched.IsZero() && !robotsKnown(st.RobotsStatus) {
-			h.RobotsDeferredUntil = st.RobotsExpires // as hostCache.fromState defers it
-		}
+		h.RobotsDeferredUntil = robotsDeferredUntil(&st)
 	}
 	for item, err := range db.AllQueued(ctx) {
 		if err != nil {

@@ -104,7 +104,11 @@ func (a *app) newQueueCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "queue --data DIR [--host HOST] [--limit N]",
 		Short: "List queued URLs in due order: when, which budget class, why queued",
-		Args:  cobra.NoArgs,
+		Long: `List queued URLs in due order: when, which budget class, why queued.
+A URL whose host is held back past the URL's due time (its robots.txt
+failed, or it answered 429 or 503) shows when the host may be asked again,
+and why: "(host: robots.txt)" or "(host: back-off)".`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, db, _, err := a.loadCrawledRepo(cmd, dataDir, func(*configs.Config) error {
 				if limit < 1 {
@@ -154,8 +158,25 @@ func (a *app) newQueueCmd() *cobra.Command {
 			items = earliest(items, limit)
 			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "DUE\tCLASS\tREASON\tURL")
+			waits := map[string]hostWait{}
 			for _, it := range items {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", it.Due.Format(time.DateTime), it.Reason.Class(), it.Reason, it.URL)
+				// A URL due before its host may be asked again waits for
+				// the host: show when, and why, as deltaq hosts does.
+				h := urlnorm.Host(it.URL)
+				w, ok := waits[h]
+				if !ok {
+					st, err := db.Host(h)
+					if err != nil && !errors.Is(err, repo.ErrNotFound) {
+						return err
+					}
+					w.until, w.why = crawler.HostWait(st)
+					waits[h] = w
+				}
+				due := it.Due.Format(time.DateTime)
+				if w.until.After(it.Due) {
+					due = w.until.Format(time.DateTime) + " (host: " + w.why + ")"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", due, it.Reason.Class(), it.Reason, it.URL)
 			}
 			if err := tw.Flush(); err != nil {
 				return err
@@ -168,6 +189,12 @@ func (a *app) newQueueCmd() *cobra.Command {
 	cmd.Flags().StringVar(&host, "host", "", "only this host (host[:port] as in the URLs)")
 	cmd.Flags().IntVar(&limit, "limit", 50, "URLs listed at most")
 	return cmd
+}
+
+// hostWait is until when a host holds its URLs back, and why.
+type hostWait struct {
+	until time.Time
+	why   string
 }
 
 // earliest keeps the n items due first, in due order: the order the

@@ -46,4 +46,10 @@ func TestHostsShowsTheRobotsDeferral(t *testing.T) {
 	if until.Before(before.Add(time.Hour).Truncate(time.Second)) || until.After(time.Now().Add(time.Hour)) {
 		t.Errorf("deferred until %s, want an hour after the crawl (%s)", until, before)
 	}
+	// The queue shows the seed waiting until then, for its host, not due
+	// at a time already past.
+	out, _, err = run(t, "queue", "--data", data)
+	if want := m[1] + " (host: robots.txt)"; err != nil || !strings.Contains(out, want) || !strings.Contains(out, srv.URL+"/") {
+		t.Errorf("queue: %v\n%s\nwant the seed due %s", err, out, want)
+	}
 }
