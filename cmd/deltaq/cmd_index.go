@@ -14,6 +14,7 @@ import (
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/urlnorm"
+	"github.com/deltaq/deltaq/repo"
 	"github.com/deltaq/deltaq/web"
 )
 
@@ -81,6 +82,14 @@ func (a *app) newPageCmd() *cobra.Command {
 				return frontier.ExplainPage(ctx, db, cfg.Frontier, url, time.Now(), nil)
 			}
 			rep, err := web.BuildPageReport(cmd.Context(), db, explain, u)
+			if errors.Is(err, repo.ErrNotFound) {
+				// As rm says it: with the near URLs the repository holds.
+				msg, nerr := notHeld(db, args[0], u)
+				if nerr != nil {
+					return nerr
+				}
+				return errors.New(msg)
+			}
 			if err != nil {
 				return fmt.Errorf("page %s: %w", u, err)
 			}

@@ -51,6 +51,11 @@ func TestPageExplainPrintsAReadableReport(t *testing.T) {
 			t.Errorf("output carries %q:\n%s", raw, out)
 		}
 	}
+	// A URL not held is named with the near ones held, as rm names them.
+	if _, _, err := run(t, "page", "explain", "https://a.test/p/", "--data", dir); err == nil ||
+		err.Error() != "https://a.test/p/: not in the repository; did you mean http://a.test/p?" {
+		t.Errorf("page explain of a URL not held: %v; want the near URL named", err)
+	}
 	js, _, err := run(t, "page", "explain", "http://a.test/p", "--data", dir, "--json")
 	if err != nil {
 		t.Fatal(err)
