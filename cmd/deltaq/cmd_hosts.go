@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -132,7 +133,7 @@ and why: "(host: robots.txt)" or "(host: back-off)".`,
 					return err
 				}
 				if !known { // refused as rm --host refuses it: a script must not read it as an empty queue
-					return unknownHost(host)
+					return unknownHost(ctx, db, host)
 				}
 				for class := range repo.NumClasses {
 					for it, err := range db.Queue(ctx, host, repo.QueueClass(class), 0) {
@@ -301,7 +302,7 @@ removes nothing.`,
 			if host != "" {
 				var known bool
 				if known, err = crawler.HostKnown(ctx, db, host); err == nil && !known {
-					return unknownHost(host)
+					return unknownHost(ctx, db, host)
 				}
 				if err == nil {
 					r, err = crawler.RemoveHost(ctx, db, host, time.Now())
@@ -449,7 +450,32 @@ func countUpToDate(ctx context.Context, ix *index.Index) (uint64, error) {
 	return ix.Count()
 }
 
-// unknownHost refuses --host naming a host the repository knows nothing of.
-func unknownHost(host string) error {
-	return fmt.Errorf("--host %s: unknown: the repository has no page, queue entry or record of it", host)
+// unknownHost refuses --host naming a host the repository knows nothing
+// of, naming the hosts it holds of the same name on other ports (or with
+// a port, when host has none): 127.0.0.1 for 127.0.0.1:18081.
+func unknownHost(ctx context.Context, db *repo.DB, host string) error {
+	err := fmt.Errorf("--host %s: unknown: the repository has no page, queue entry or record of it", host)
+	hosts, serr := crawler.Hosts(ctx, db)
+	if serr != nil {
+		return errors.Join(err, serr)
+	}
+	name := hostName(host)
+	var near []string
+	for _, h := range hosts {
+		if hostName(h.Host) == name {
+			near = append(near, h.Host)
+		}
+	}
+	if len(near) > 0 {
+		return fmt.Errorf("%w; did you mean %s?", err, strings.Join(near, " or "))
+	}
+	return err
+}
+
+// hostName is host[:port] without its port.
+func hostName(host string) string {
+	if name, _, err := net.SplitHostPort(host); err == nil {
+		return name
+	}
+	return host
 }

@@ -252,7 +252,7 @@ func TestRmAndQueueRefuseAHostTheRepositoryDoesNotHold(t *testing.T) {
 		{"http://fruit.test/", `--host "http://fruit.test/": a URL, not a host[:port]: its host is fruit.test`},
 		{"*", `--host "*": not a host[:port]`},
 		{"FRUIT.test", `--host "FRUIT.test": not a host[:port] as the repository keys hosts: give fruit.test`},
-		{"fruit.test:80", "--host fruit.test:80: unknown: the repository has no page, queue entry or record of it"},
+		{"fruit.test:80", "--host fruit.test:80: unknown: the repository has no page, queue entry or record of it; did you mean fruit.test?"},
 		{"nosuch.test", "--host nosuch.test: unknown"},
 	} {
 		out, _, err := run(t, "rm", "--data", data, "--host", c.host)
@@ -264,6 +264,9 @@ func TestRmAndQueueRefuseAHostTheRepositoryDoesNotHold(t *testing.T) {
 				t.Errorf("queue --host %s: error %v, want %q", c.host, err, c.want)
 			}
 		}
+	}
+	if _, _, err := run(t, "queue", "--data", data, "--host", "fruit.test:8080"); err == nil || !strings.HasSuffix(err.Error(), "; did you mean fruit.test?") {
+		t.Errorf("queue --host fruit.test:8080: %v; want fruit.test suggested", err)
 	}
 	out, _, err := run(t, "queue", "--data", data, "--host", "nosuch.test")
 	if err == nil || err.Error() != "--host nosuch.test: unknown: the repository has no page, queue entry or record of it" || out != "" {
