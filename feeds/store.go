@@ -926,6 +926,24 @@ func decode(v []byte, into any) error {
 	return json.Unmarshal(v[1:], into)
 }
 
+// fetchFailure says what the crawler's failed fetch of a feed means, with
+// the setting that decided it; "" when the outcome's name says it all.
+func fetchFailure(p repo.Page) string {
+	switch p.LastOutcome {
+	case repo.OutcomeTooLarge:
+		return "the body is over crawler.limits.max_body_bytes"
+	case repo.OutcomeBadContentType:
+		return "its Content-Type is none of crawler.content_types (a feed is served as application/rss+xml, application/atom+xml or text/xml)"
+	case repo.OutcomeTimeout:
+		return "no whole answer within crawler.timeouts (request, connect, response_header)"
+	case repo.OutcomeHTTPError, repo.OutcomeGone, repo.OutcomeThrottled:
+		if p.HTTPStatus != 0 {
+			return fmt.Sprintf("HTTP %d", p.HTTPStatus)
+		}
+	}
+	return ""
+}
+
 // Absorb takes the crawler's latest fetch of feed id from the repository
 // (the page record and its stored body) into the feed's state, if the
 // crawler fetched it since the feed last recorded a poll: the crawler does
@@ -957,6 +975,9 @@ func (s *Store) Absorb(ctx context.Context, id string) (Update, bool, error) {
 		r.Err = fmt.Errorf("fetch outcome redirect: HTTP %d to %s; subscribe to that URL (deltaq feeds add %s)", p.HTTPStatus, p.RedirectTo, p.RedirectTo)
 	case p.LastOutcome != repo.OutcomeOK && p.LastOutcome != repo.OutcomeNotModified:
 		r.Err = fmt.Errorf("fetch outcome %s", p.LastOutcome)
+		if why := fetchFailure(p); why != "" {
+			r.Err = fmt.Errorf("fetch outcome %s: %s", p.LastOutcome, why)
+		}
 	case p.Version.After(f.Read):
 		v, err := s.db.LatestVersion(ctx, f.URL)
 		if err != nil {

@@ -338,7 +338,7 @@ func TestFeedsPollNamesTheFeedsThatFailedAndFails(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "2 of 3 feeds failed") {
 		t.Errorf("feeds poll with two failing feeds: err = %v, want 2 of 3 feeds failed", err)
 	}
-	for _, want := range []string{"1 of 3 feeds fetched, 2 new items, 2 failed\n", "  failed: " + gone + ": fetch outcome gone\n",
+	for _, want := range []string{"1 of 3 feeds fetched, 2 new items, 2 failed\n", "  failed: " + gone + ": fetch outcome gone: HTTP 404\n",
 		"  failed: " + html + ": feeds: not an RSS or Atom feed: the body is an HTML page\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("feeds poll:\n%s\nwant %q", out, want)
@@ -351,12 +351,16 @@ func TestFeedsPollNamesTheFeedsThatFailedAndFails(t *testing.T) {
 
 // A feed that redirects is named as failed with where it redirects, and
 // how to subscribe there: the crawler does not follow a redirect within a
-// fetch, and the feed is read from its subscribed URL alone.
+// fetch, and the feed is read from its subscribed URL alone. One served
+// as a type the crawler does not read is named with the setting.
 func TestFeedsPollNamesWhereAFeedRedirects(t *testing.T) {
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/old.xml":
 			http.Redirect(w, r, "/new.xml", http.StatusMovedPermanently)
+		case "/plain.xml":
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			fmt.Fprint(w, `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title></channel></rss>`)
 		case "/new.xml":
 			w.Header().Set("Content-Type", "application/rss+xml")
 			fmt.Fprint(w, `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><item><guid>a</guid><title>a</title></item></channel></rss>`)
@@ -366,12 +370,18 @@ func TestFeedsPollNamesWhereAFeedRedirects(t *testing.T) {
 	}))
 	defer site.Close()
 	data := t.TempDir()
-	if out, _, err := run(t, "feeds", "add", site.URL+"/old.xml", "--data", data); err != nil {
-		t.Fatalf("feeds add: %v\n%s", err, out)
+	for _, u := range []string{site.URL + "/old.xml", site.URL + "/plain.xml"} {
+		if out, _, err := run(t, "feeds", "add", u, "--data", data); err != nil {
+			t.Fatalf("feeds add: %v\n%s", err, out)
+		}
 	}
 	out, _, err := run(t, "feeds", "poll", "--data", data, "--allow-private")
-	want := "failed: " + site.URL + "/old.xml: fetch outcome redirect: HTTP 301 to " + site.URL + "/new.xml; subscribe to that URL (deltaq feeds add " + site.URL + "/new.xml)"
-	if err == nil || !strings.Contains(out, want) {
-		t.Errorf("feeds poll of a moved feed: %v\n%s\nwant %q", err, out, want)
+	for _, want := range []string{
+		"failed: " + site.URL + "/old.xml: fetch outcome redirect: HTTP 301 to " + site.URL + "/new.xml; subscribe to that URL (deltaq feeds add " + site.URL + "/new.xml)",
+		"failed: " + site.URL + "/plain.xml: fetch outcome bad_content_type: its Content-Type is none of crawler.content_types",
+	} {
+		if err == nil || !strings.Contains(out, want) {
+			t.Errorf("feeds poll: %v\n%s\nwant %q", err, out, want)
+		}
 	}
 }
