@@ -64,10 +64,8 @@ func (s *scope) allows(u string) bool {
 // ruledOut reports whether the URL rules keep u out: it matches an
 // exclude rule, or there are include rules and it matches none.
 func (s *scope) ruledOut(u string) bool {
-	for _, r := range s.exclude {
-		if r.MatchString(u) {
-			return true
-		}
+	if s.excluded(u) {
+		return true
 	}
 	if len(s.include) == 0 {
 		return false
@@ -78,6 +76,16 @@ func (s *scope) ruledOut(u string) bool {
 		}
 	}
 	return true
+}
+
+// excluded reports whether u matches an exclude rule.
+func (s *scope) excluded(u string) bool {
+	for _, r := range s.exclude {
+		if r.MatchString(u) {
+			return true
+		}
+	}
+	return false
 }
 
 // addSeeds records the hosts of seeds in b; publish makes them effective

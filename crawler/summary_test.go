@@ -145,6 +145,58 @@ func TestURLRulesKeepURLsOutOfTheCrawl(t *testing.T) {
 	}
 }
 
+// TestIncludeRulesDoNotKeepOutTheSitemapsRobotsNames: the sitemaps
+// robots.txt names are how pages are found, as robots.txt is, so include
+// rules, which choose pages, do not keep them out: the page only a
+// sitemap lists is found. An exclude rule still keeps a sitemap out.
+func TestIncludeRulesDoNotKeepOutTheSitemapsRobotsNames(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		exclude []string
+		fetched []string
+	}{
+		// /sitemap.xml, the place sitemaps are looked for, is one too.
+		{"include alone", nil, []string{"/", "/fromsitemap", "/sitemap.xml", "/sm.xml"}},
+		{"the sitemaps excluded", []string{`sm\.xml`, `sitemap\.xml`}, []string{"/"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var log requestLog
+			srv := httptest.NewServer(log.wrap(smallWeb(2, nil, func(host, path string, w http.ResponseWriter) bool {
+				switch path {
+				case "/robots.txt":
+					fmt.Fprint(w, "User-agent: *\nAllow: /\nSitemap: http://a.test/sm.xml\n")
+				case "/sm.xml":
+					w.Header().Set("Content-Type", "application/xml")
+					fmt.Fprint(w, `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://a.test/fromsitemap</loc></url></urlset>`)
+				case "/sitemap.xml":
+					http.NotFound(w, nil)
+				default:
+					return false
+				}
+				return true
+			})))
+			defer srv.Close()
+			cfg := defaults(t)
+			loopback(cfg, srv, "a.test")
+			unpolite(cfg, 1, "a.test")
+			cfg.Crawler.Sitemaps = true
+			cfg.Crawler.Include, cfg.Crawler.Exclude = []string{`/fromsitemap$`, `^http://a\.test/$`}, c.exclude
+			e := newEnv(t, cfg, t.TempDir(), nil)
+			e.crawl(t, "http://a.test/")
+			var got []string
+			for _, r := range log.all() {
+				if r.path != "/robots.txt" {
+					got = append(got, r.path)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, c.fetched) {
+				t.Errorf("fetched %v, want %v", got, c.fetched)
+			}
+		})
+	}
+}
+
 func TestHostsReportsPagesQueueRobotsAndBackoffPerHost(t *testing.T) {
 	e, _ := crawlDisallowedAndThrottled(t)
 	hosts, err := crawler.Hosts(t.Context(), e.db)

@@ -227,6 +227,10 @@ type apply struct {
 	// and without routing them again: Admit, taking back what was handed
 	// over (see Admit).
 	direct bool
+	// sitemapFiles admits the sitemaps robots.txt names: like robots.txt
+	// they are how pages are found, not pages, so the include rules, which
+	// choose pages, do not keep them out (an exclude rule still does).
+	sitemapFiles bool
 }
 
 type yieldOf struct {
@@ -281,6 +285,8 @@ func (a *apply) applyRobots(r *result) error {
 	// First contact: queue the sitemaps robots.txt names, and /sitemap.xml.
 	maps := append([]string{r.robotsScheme + "://" + r.robotsHost + "/sitemap.xml"}, r.robotsSitemaps...)
 	src := &repo.Page{URL: r.robotsScheme + "://" + r.robotsHost + "/robots.txt"}
+	a.sitemapFiles = true
+	defer func() { a.sitemapFiles = false }()
 	for _, m := range maps {
 		n, err := urlnorm.Normalize(m)
 		if err != nil {
@@ -605,7 +611,7 @@ func (a *apply) admit(src *repo.Page, target string, reason repo.Reason, hops in
 	if reason != repo.ReasonSeed && !a.w.c.scope.allows(target) {
 		return false, nil // seeds define the scope; everything else must fall in it
 	}
-	if reason != repo.ReasonSeed && a.w.c.scope.ruledOut(target) {
+	if reason != repo.ReasonSeed && (a.sitemapFiles && a.w.c.scope.excluded(target) || !a.sitemapFiles && a.w.c.scope.ruledOut(target)) {
 		a.w.c.counters.excluded.Add(1)
 		return false, nil
 	}
