@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -12,11 +14,19 @@ import (
 
 // connect connects to the cluster's NATS servers at url as a client named
 // name, with opts, and opens JetStream on the connection, whose requests
-// time out after apiTimeout unless their context ends first.
+// time out after apiTimeout unless their context ends first. An error
+// names the setting, cluster.url, and why the servers could not be
+// reached.
 func connect(url, name string, opts ...nats.Option) (*nats.Conn, jetstream.JetStream, error) {
-	nc, err := nats.Connect(url, append([]nats.Option{nats.Name(name)}, opts...)...)
+	d := &recordingDialer{d: net.Dialer{Timeout: nats.GetDefaultOptions().Timeout}}
+	nc, err := nats.Connect(url, append([]nats.Option{nats.Name(name), nats.SetCustomDialer(d)}, opts...)...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cluster: connect %s: %w", url, err)
+		if last := d.lastErr(); last != nil && errors.Is(err, nats.ErrNoServers) {
+			// NATS answers "no servers available" for a refused
+			// connection; the dial error says which address and why.
+			err = fmt.Errorf("%w: %w", last, err)
+		}
+		return nil, nil, fmt.Errorf("cluster.url: connect %s: %w", url, err)
 	}
 	// A publish whose confirmation never comes (its reply lost) fails
 	// after the same time as a request, and is sent again.
@@ -26,6 +36,31 @@ func connect(url, name string, opts ...nats.Option) (*nats.Conn, jetstream.JetSt
 		return nil, nil, fmt.Errorf("cluster: jetstream: %w", err)
 	}
 	return nc, js, nil
+}
+
+// recordingDialer dials as NATS does by default (a TCP connection within
+// its default timeout) and keeps the last failure, which nats.Connect
+// replaces with ErrNoServers when a server refuses the connection.
+type recordingDialer struct {
+	d    net.Dialer
+	mu   sync.Mutex
+	last error
+}
+
+func (r *recordingDialer) Dial(network, address string) (net.Conn, error) {
+	c, err := r.d.Dial(network, address)
+	if err != nil {
+		r.mu.Lock()
+		r.last = err
+		r.mu.Unlock()
+	}
+	return c, err
+}
+
+func (r *recordingDialer) lastErr() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.last
 }
 
 // assetAttempts bounds how often Join asks for a bucket or the stream, and

@@ -55,7 +55,8 @@ type Options struct {
 	Clock  clock.Clock // nil means the wall clock
 	Logger *slog.Logger
 	// Repo is the node's repository, which Run needs: a handed-over URL
-	// already fetched here is acknowledged at once, not held.
+	// already fetched here is acknowledged at once, not held. A node may
+	// join first and give it with UseRepo before Run.
 	Repo *repo.DB
 	// DrainHorizon: a node whose queued work is due no sooner than this
 	// reports itself idle (crawler.RunOptions.DrainHorizon); 0 means
@@ -168,6 +169,11 @@ func Join(ctx context.Context, cfg Config, opts Options) (*Member, error) {
 
 // Close disconnects from the servers.
 func (m *Member) Close() { m.nc.Close() }
+
+// UseRepo gives Run the node's repository (Options.Repo), for a node that
+// joins before it opens it: a cluster it cannot reach then leaves nothing
+// on disk. It must be called before Run.
+func (m *Member) UseRepo(db *repo.DB) { m.db = db }
 
 // Leases are the member's shard leases.
 func (m *Member) Leases() *Leases { return m.leases }
@@ -346,7 +352,7 @@ func (m *Member) Run(ctx context.Context, c *crawler.Crawler, f *frontier.Fronti
 	defer end()
 	defer context.AfterFunc(ctx, end)()
 	if m.db == nil {
-		return errors.New("cluster: Run needs Options.Repo")
+		return errors.New("cluster: Run needs the node's repository (Options.Repo or UseRepo)")
 	}
 	m.leases.status = m.statusOf(c, f)
 	r := newReceiver(m, handoffBuffer)

@@ -122,15 +122,20 @@ func (a *app) loadCluster(cmd *cobra.Command) (*configs.Config, error) {
 	return cfg, nil
 }
 
-// crawlNode runs `deltaq crawl` as one node of a cluster: join, wait for
-// the other nodes, seed (handing other shards' seeds over), crawl until
-// the whole cluster is idle, leave.
-func (a *app) crawlNode(ctx context.Context, db *repo.DB, cfg *configs.Config, logger *slog.Logger, seeds []string, maxPages, nodes int) error {
-	m, err := cluster.Join(ctx, cfg.Cluster, cluster.Options{Logger: logger, DrainHorizon: drainHorizon, Repo: db})
-	if err != nil {
-		return err
-	}
-	defer m.Close()
+// joinCluster joins the crawl cluster of cfg.Cluster as a node whose
+// repository is not open yet (crawlNode gives it): `deltaq crawl
+// --cluster` joins before it makes its data directory, so that a cluster
+// it cannot reach leaves nothing behind.
+func joinCluster(ctx context.Context, cfg *configs.Config, logger *slog.Logger) (*cluster.Member, error) {
+	return cluster.Join(ctx, cfg.Cluster, cluster.Options{Logger: logger, DrainHorizon: drainHorizon})
+}
+
+// crawlNode runs `deltaq crawl` as one node of a cluster, joined as m
+// (joinCluster) with db its repository: wait for the other nodes, seed
+// (handing other shards' seeds over), crawl until the whole cluster is
+// idle, leave. The caller closes m.
+func (a *app) crawlNode(ctx context.Context, m *cluster.Member, db *repo.DB, cfg *configs.Config, logger *slog.Logger, seeds []string, maxPages, nodes int) error {
+	m.UseRepo(db)
 	cr, err := newNodeCrawl(ctx, db, cfg, logger, m)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deltaq/deltaq/cluster"
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/feeds"
@@ -58,7 +59,9 @@ to their hosts and fetches them in turn; the flags of a crawl here
 				}
 				return a.seedThrough(cmd.Context(), server, dataDir, seeds)
 			}
-			cfg, db, logger, err := a.loadRepo(cmd, dataDir, func(*configs.Config) error {
+			ctx := cmd.Context()
+			var member *cluster.Member
+			cfg, db, logger, err := a.loadRepo(cmd, dataDir, func(cfg *configs.Config) error {
 				if maxPages < 0 {
 					return fmt.Errorf("--max-pages = %d: must be >= 0", maxPages)
 				}
@@ -66,16 +69,31 @@ to their hosts and fetches them in turn; the flags of a crawl here
 					return fmt.Errorf("--wait-nodes = %d: must be >= 1", nodes)
 				}
 				// Before the data directory is made: a bad seed leaves none.
-				_, err := crawler.NormalizeSeeds(seeds)
+				if _, err := crawler.NormalizeSeeds(seeds); err != nil {
+					return err
+				}
+				if cfg.Cluster.URL == "" {
+					return nil
+				}
+				if dataDir == "" {
+					return errNoData
+				}
+				// Joined before the data directory is made: a cluster
+				// this node cannot reach leaves none.
+				var err error
+				member, err = joinCluster(ctx, cfg, a.logger(cfg))
 				return err
 			})
 			if err != nil {
+				if member != nil {
+					member.Close()
+				}
 				return err
 			}
 			defer db.Close()
-			ctx := cmd.Context()
-			if cfg.Cluster.URL != "" {
-				return a.crawlNode(ctx, db, cfg, logger, seeds, maxPages, nodes)
+			if member != nil {
+				defer member.Close()
+				return a.crawlNode(ctx, member, db, cfg, logger, seeds, maxPages, nodes)
 			}
 			engine, err := openWatches(db, cfg, notify.NewOutbox(db, cfg.Notify), logger)
 			if err != nil {
