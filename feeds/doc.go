@@ -92,12 +92,31 @@
 // scanning them all took 1.94 s; BenchmarkRiver), and "x/<id>" the
 // crawler's last fetch of a removed feed's URL, so that subscribing to it
 // again starts from zero, not from the copy the removed feed had read
-// (Remove). A repository written
+// (Remove), and "u/<IDOf(url)>" the id of a feed a permanent redirect
+// moved to url (a feed keeps the id of the URL it was subscribed at), so
+// that adding or naming the new URL finds it (Add, Lookup). A repository written
 // before the lists were apart or the river indexed is brought up to date
 // when the store opens.
 // A poll's result is one batch: after kill -9 a feed is as before or after
 // a poll. A body that does not parse changes nothing but the feed's last
 // error.
+//
+// Redirects (Absorb): the crawler does not follow them within a fetch; it
+// records the redirect and queues the target as a URL of its own. A
+// permanent one (301, 308) moves the subscription, in one batch, to the
+// target: the feed keeps its id, weight, intervals, seen keys, posting
+// history and items; its URL becomes the target, MovedFrom the URL it
+// had, the poll's Update.Moves says so, and the next poll fetches the
+// target (this one reads it already if the crawler fetched it after the
+// redirect). It is not followed, the feed staying where it is with a
+// RedirectError as its last error, when the target is not an http or
+// https URL, has credentials, is another subscription's URL (named), comes
+// back to a URL of the chain followed since the feed's last fetch that
+// was not a redirect (a loop: A → B → A moves once, to B), or makes the
+// chain longer than crawler.limits.max_redirects (LimitRedirects). A
+// temporary one (302, 303, 307) keeps the URL and reads the target's copy
+// if the crawler fetched it after the redirect; else the poll fails,
+// saying so.
 //
 //	plans, _ := feeds.PlanAll(cfg, list, now, seed) // all of the below at once: plans[i].Next
 //	models := feeds.LearnRecent(cfg, postings, since, lastPolls, now, rng)

@@ -41,6 +41,12 @@ const riverIndexed = "v/river"
 // rather than from the copy the removed one had read.
 const removedPrefix = "x/"
 
+// movedPrefix keys, "u/<IDOf(url)>", the id of the feed a permanent
+// redirect moved to url: a feed keeps the id of the URL it was subscribed
+// at, so that looking a URL up (Add, Lookup) reads this first. Written and
+// deleted in the batch that moves or removes the feed.
+const movedPrefix = "u/"
+
 // listsApart marks a bucket whose feeds keep Seen and History under
 // "l/<id>": a repository written before gets them moved once, at NewStore.
 const listsApart = "v/lists"
@@ -70,6 +76,16 @@ type Feed struct {
 	// (Absorb): a copy stored after it is new to the feed, even when the
 	// crawler's own fetch found it unchanged.
 	Read time.Time `json:"read,omitzero"`
+
+	// MovedFrom is the URL the feed was subscribed at before a permanent
+	// redirect (301, 308) moved it to URL, Moved when; empty for a feed
+	// never moved. Redirects are the URLs it was moved from since its last
+	// fetch that was not a redirect, oldest first: a chain longer than the
+	// store's redirect limit, or one coming back to a URL of it (a loop),
+	// is not followed (Absorb).
+	MovedFrom string    `json:"moved_from,omitempty"`
+	Moved     time.Time `json:"moved,omitzero"`
+	Redirects []string  `json:"redirects,omitempty"`
 
 	LastFetch  time.Time `json:"last_fetch"`
 	LastStatus int       `json:"last_status,omitempty"`
@@ -120,7 +136,19 @@ type Store struct {
 	mu sync.Mutex
 	// edits counts the subscriptions added, changed or removed (Edits).
 	edits atomic.Uint64
+	// maxRedirects bounds the permanent redirects followed in a row
+	// (LimitRedirects).
+	maxRedirects atomic.Int64
 }
+
+// DefaultMaxRedirects is the redirects a feed follows in a row unless
+// LimitRedirects says otherwise: crawler.limits.max_redirects' default.
+const DefaultMaxRedirects = 5
+
+// LimitRedirects sets how many permanent redirects in a row a feed
+// follows (crawler.limits.max_redirects): one more is not followed, and
+// the feed stays at the URL it reached, its last error saying why.
+func (s *Store) LimitRedirects(n int) { s.maxRedirects.Store(int64(max(n, 0))) }
 
 // Edits counts the subscriptions added, changed or removed through this
 // store since it was opened, so that a poller in the same process reads
@@ -141,6 +169,7 @@ func NewStore(ctx context.Context, db *repo.DB, cfg Config) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{db: db, cfg: cfg}
+	s.maxRedirects.Store(DefaultMaxRedirects)
 	if err := s.moveLists(ctx); err != nil {
 		return nil, err
 	}
@@ -270,7 +299,11 @@ func (s *Store) add(ctx context.Context, rawURL string, o AddOptions, now time.T
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f, err = s.Get(IDOf(u))
+	id, err := s.movedTo(u)
+	if err != nil {
+		return Feed{}, false, err
+	}
+	f, err = s.Get(cmp.Or(id, IDOf(u)))
 	switch {
 	case errors.Is(err, ErrUnknownFeed):
 		f = Feed{ID: IDOf(u), URL: u, Added: now, Weight: 1, MinInterval: s.cfg.MinInterval, MaxInterval: s.cfg.MaxInterval}
@@ -420,7 +453,14 @@ func (s *Store) Remove(ctx context.Context, id string) (Feed, int, error) {
 		if err != nil {
 			return Feed{}, 0, err
 		}
-		if err := b.PutBucket(Bucket, removedPrefix+id, v); err != nil {
+		// Under the id a new subscription of the URL gets (Add): the
+		// feed's own, unless a redirect moved it.
+		if err := b.PutBucket(Bucket, removedPrefix+IDOf(f.URL), v); err != nil {
+			return Feed{}, 0, err
+		}
+	}
+	if IDOf(f.URL) != id {
+		if err := b.DeleteBucket(Bucket, movedPrefix+IDOf(f.URL)); err != nil {
 			return Feed{}, 0, err
 		}
 	}
@@ -557,6 +597,9 @@ type Update struct {
 	// (a fetch outcome, an HTTP status, a body that is not a feed); empty
 	// when it succeeded.
 	Failed string
+	// Moves are the permanent redirects the feed followed in this poll,
+	// oldest first: its URL is the last one's To.
+	Moves []Move
 }
 
 // BodyError is a fetched body that is not a feed Record can read
@@ -583,6 +626,9 @@ func (s *Store) Record(ctx context.Context, id string, r Fetch) (Update, error) 
 	}
 	prevFetch := f.LastFetch
 	f.LastFetch, f.LastStatus, f.LastError = r.At, r.Status, ""
+	if re := (*RedirectError)(nil); !errors.As(r.Err, &re) {
+		f.Redirects = nil // a chain of redirects ends at a fetch that is not one
+	}
 	f.Fetches++
 	var up Update
 	var parseErr error
@@ -952,6 +998,15 @@ func fetchFailure(p repo.Page) string {
 // found it unchanged: the crawler may have fetched the URL (a link of a
 // crawled page) before the feed was subscribed. It reports whether there
 // was a new fetch.
+//
+// A redirect is followed as a feed reader does. A permanent one (301,
+// 308) moves the subscription to the target (follow): the feed keeps its
+// id, settings, seen keys, history and items, its URL becomes the target
+// and MovedFrom the URL before, and if the crawler fetched the target
+// after the redirect, that fetch is read at once (Update.Moves says so).
+// A temporary one (302, 303, 307) keeps the URL and reads the copy of the
+// target the crawler fetched after the redirect, if any. A
+// redirect not followed is the poll's error, a RedirectError saying why.
 func (s *Store) Absorb(ctx context.Context, id string) (Update, bool, error) {
 	f, err := s.Get(id)
 	if err != nil {
@@ -969,10 +1024,43 @@ func (s *Store) Absorb(ctx context.Context, id string) (Update, bool, error) {
 		r.Status = 304 // not modified, or a 200 with the stored body byte for byte
 	}
 	switch {
+	case p.LastOutcome == repo.OutcomeRedirect && p.RedirectTo != "" && permanent(p.HTTPStatus):
+		// The crawler queues the target as a URL of its own: the feed
+		// moves there, and reads it if the crawler fetched it since.
+		mv, err := s.follow(ctx, id, p)
+		var refused *RedirectError
+		switch {
+		case errors.As(err, &refused):
+			r.Err = err
+		case err != nil:
+			return Update{}, false, err
+		case mv == nil: // moved meanwhile by another poll
+			return Update{}, false, nil
+		default:
+			up, _, err := s.Absorb(ctx, id)
+			up.Moves = append([]Move{*mv}, up.Moves...)
+			return up, true, err
+		}
 	case p.LastOutcome == repo.OutcomeRedirect && p.RedirectTo != "":
-		// The crawler queues the target as a URL of its own, and a feed is
-		// read from its subscribed URL alone: a moved feed says where to.
-		r.Err = fmt.Errorf("fetch outcome redirect: HTTP %d to %s; subscribe to that URL (deltaq feeds add %s)", p.HTTPStatus, p.RedirectTo, p.RedirectTo)
+		// A temporary redirect: the feed stays, and reads the target's
+		// copy if the crawler fetched it after the redirect.
+		t, err := s.db.Page(p.RedirectTo)
+		if err != nil && !errors.Is(err, repo.ErrNotFound) {
+			return Update{}, false, err
+		}
+		if err != nil || t.LastFetch.Before(p.LastFetch) ||
+			t.LastOutcome != repo.OutcomeOK && t.LastOutcome != repo.OutcomeNotModified || t.Version.IsZero() {
+			r.Err = &RedirectError{From: f.URL, To: p.RedirectTo, Status: p.HTTPStatus,
+				Why: "a temporary redirect, and the crawler has not fetched the target since; the feed stays at its URL"}
+			break
+		}
+		v, err := s.db.LatestVersion(ctx, p.RedirectTo)
+		if err != nil {
+			return Update{}, false, err
+		}
+		r.Status, r.Body, r.URL = 200, v.Body, p.RedirectTo
+	case p.LastOutcome == repo.OutcomeRedirect:
+		r.Err = fmt.Errorf("fetch outcome redirect: HTTP %d to a URL that is not http or https (or not a URL); not followed", p.HTTPStatus)
 	case p.LastOutcome != repo.OutcomeOK && p.LastOutcome != repo.OutcomeNotModified:
 		r.Err = fmt.Errorf("fetch outcome %s", p.LastOutcome)
 		if why := fetchFailure(p); why != "" {

@@ -1,0 +1,182 @@
+package feeds
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/deltaq/deltaq/repo"
+)
+
+// fetchedAs stores what the crawler would after fetching u at at: a 200
+// storing body as a new copy, or, with a redirect status, the redirect
+// to target it recorded and queued.
+func fetchedAs(t *testing.T, db *repo.DB, u string, at time.Time, status int, target string, body []byte) {
+	t.Helper()
+	b := db.NewBatch(t.Context())
+	defer b.Close()
+	p := &repo.Page{URL: u, State: repo.StateLive, LastFetch: at, LastOutcome: repo.OutcomeOK, HTTPStatus: status}
+	if target != "" {
+		p.State, p.LastOutcome, p.RedirectTo = repo.StateRedirect, repo.OutcomeRedirect, target
+	} else {
+		p.Version = at
+		if err := b.AddVersion(u, &repo.Version{FetchedAt: at, ContentType: "application/atom+xml", Body: body}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.PutPage(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A permanent redirect moves the subscription: the feed keeps its id,
+// settings, history and items, its URL becomes the target, the URL it
+// had is kept, and the target's fetch is read at once; the feed is found
+// by either URL, and subscribing to the target again is the same feed.
+func TestAPermanentRedirectMovesTheFeed(t *testing.T) {
+	for _, status := range []int{301, 308} {
+		s, db := openStore(t, vfs.NewMem(), "")
+		const a, b = "http://old.test/feed", "http://new.test/feed.atom"
+		w := 3.5
+		f, _, err := s.Add(t.Context(), a, AddOptions{Weight: &w}, t0.Add(-time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		posted := []time.Time{t0.Add(-3 * time.Hour), t0.Add(-2 * time.Hour)}
+		fetchedAs(t, db, a, t0, 200, "", atom(posted...))
+		if up, _, err := s.Absorb(t.Context(), f.ID); err != nil || len(up.New) != 2 {
+			t.Fatalf("HTTP %d: first poll: %d new, %v", status, len(up.New), err)
+		}
+		fetchedAs(t, db, a, t0.Add(time.Hour), status, b, nil)
+		fetchedAs(t, db, b, t0.Add(time.Hour+time.Minute), 200, "", atom(append(posted, t0.Add(30*time.Minute))...))
+		up, absorbed, err := s.Absorb(t.Context(), f.ID)
+		if err != nil || !absorbed || len(up.Moves) != 1 || up.Moves[0].From != a || up.Moves[0].To != b || len(up.New) != 1 || up.Failed != "" {
+			t.Fatalf("HTTP %d to the new URL: moves %v, %d new, failed %q, %v; want moved %s → %s and its 1 new item", status, up.Moves, len(up.New), up.Failed, err, a, b)
+		}
+		got, err := s.Get(f.ID)
+		if err != nil || got.URL != b || got.MovedFrom != a || got.Weight != w || got.Postings != 3 || got.LastError != "" {
+			t.Fatalf("HTTP %d: the moved feed: %+v, %v; want at %s, moved from %s, weight %g, 3 postings", status, got, err, b, a, w)
+		}
+		if items, err := s.Items(t.Context(), f.ID, time.Time{}); err != nil || len(items) != 3 {
+			t.Errorf("HTTP %d: items after the move: %d, %v; want the 3", status, len(items), err)
+		}
+		for _, u := range []string{a, b} {
+			if id, err := s.Lookup(u); err != nil || id != f.ID {
+				t.Errorf("HTTP %d: Lookup(%s) = %q, %v; want the feed %s", status, u, id, err, f.ID)
+			}
+		}
+		if again, isNew, err := s.Add(t.Context(), b, AddOptions{}, t0.Add(2*time.Hour)); err != nil || isNew || again.ID != f.ID || again.Weight != w {
+			t.Errorf("HTTP %d: subscribing to the new URL: id %s, new %v, weight %g, %v; want the moved feed", status, again.ID, isNew, again.Weight, err)
+		}
+		// The next poll reads the new URL.
+		fetchedAs(t, db, b, t0.Add(3*time.Hour), 200, "", atom(append(posted, t0.Add(30*time.Minute), t0.Add(150*time.Minute))...))
+		if up, _, err := s.Absorb(t.Context(), f.ID); err != nil || len(up.New) != 1 || len(up.Moves) != 0 {
+			t.Errorf("HTTP %d: the poll after the move: %d new, moves %v, %v; want 1 new from %s", status, len(up.New), up.Moves, err, b)
+		}
+		if list, err := s.Subscriptions(t.Context()); err != nil || len(list) != 1 {
+			t.Errorf("HTTP %d: %d subscriptions, %v; want the one", status, len(list), err)
+		}
+		if _, _, err := s.Remove(t.Context(), f.ID); err != nil {
+			t.Fatal(err)
+		}
+		if n := countKeys(t, db, movedPrefix); n != 0 {
+			t.Errorf("HTTP %d: %d URL index keys after Remove, want none", status, n)
+		}
+		db.Close()
+	}
+}
+
+// A redirect loop (A → B → A) moves the feed once, to B, and no further:
+// every poll after it says it is a loop, naming the URLs, and the feed
+// stays at B.
+func TestARedirectLoopDoesNotMoveForever(t *testing.T) {
+	s, db := openStore(t, vfs.NewMem(), "")
+	defer db.Close()
+	const a, b = "http://x.test/a", "http://x.test/b"
+	f, _, err := s.Add(t.Context(), a, AddOptions{}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		at := t0.Add(time.Duration(i+1) * time.Hour)
+		fetchedAs(t, db, a, at, 301, b, nil)
+		fetchedAs(t, db, b, at.Add(time.Minute), 301, a, nil)
+		up, _, err := s.Absorb(t.Context(), f.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "redirect loop (" + a + " → " + b + " → " + a + ")"
+		if !strings.Contains(up.Failed, want) {
+			t.Errorf("poll %d: failed %q, want %q", i, up.Failed, want)
+		}
+		if got, _ := s.Get(f.ID); got.URL != b || !strings.Contains(got.LastError, want) {
+			t.Errorf("poll %d: feed at %s, last error %q; want it at %s, saying %q", i, got.URL, got.LastError, b, want)
+		}
+	}
+	// A chain longer than the limit stops where it is.
+	s.LimitRedirects(1)
+	const c, d = "http://x.test/c", "http://x.test/d"
+	g, _, err := s.Add(t.Context(), c, AddOptions{}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetchedAs(t, db, c, t0.Add(time.Hour), 308, d, nil)
+	fetchedAs(t, db, d, t0.Add(time.Hour+time.Minute), 301, "http://x.test/e", nil)
+	up, _, err := s.Absorb(t.Context(), g.ID)
+	if want := "more than 1 redirects in a row (crawler.limits.max_redirects"; err != nil || len(up.Moves) != 1 || !strings.Contains(up.Failed, want) {
+		t.Errorf("a chain over the limit: moves %v, failed %q, %v; want one move, then %q", up.Moves, up.Failed, err, want)
+	}
+}
+
+// A redirect to another subscription's URL is not followed: the error
+// names that feed, and both stay as they were.
+func TestARedirectToAnotherSubscriptionIsRefused(t *testing.T) {
+	s, db := openStore(t, vfs.NewMem(), "")
+	defer db.Close()
+	const a, b = "http://x.test/a", "http://y.test/b"
+	ids := subscribe(t, s, a, b)
+	fetchedAs(t, db, a, t0.Add(time.Hour), 301, b, nil)
+	up, _, err := s.Absorb(t.Context(), ids[0])
+	if want := b + " is the URL of feed " + ids[1] + " already"; err != nil || len(up.Moves) != 0 || !strings.Contains(up.Failed, want) {
+		t.Fatalf("a redirect to %s: moves %v, failed %q, %v; want %q", b, up.Moves, up.Failed, err, want)
+	}
+	for i, u := range []string{a, b} {
+		if got, err := s.Get(ids[i]); err != nil || got.URL != u || got.MovedFrom != "" {
+			t.Errorf("feed %s: at %s, moved from %q, %v; want it at %s, never moved", ids[i], got.URL, got.MovedFrom, err, u)
+		}
+	}
+	if n := countKeys(t, db, movedPrefix); n != 0 {
+		t.Errorf("%d URL index keys after a refused move, want none", n)
+	}
+}
+
+// A temporary redirect keeps the URL: the target's copy is read if the
+// crawler fetched it after the redirect, else the poll says so.
+func TestATemporaryRedirectReadsTheTargetAndStays(t *testing.T) {
+	s, db := openStore(t, vfs.NewMem(), "")
+	defer db.Close()
+	const a, b = "http://x.test/a", "http://x.test/elsewhere"
+	f, _, err := s.Add(t.Context(), a, AddOptions{}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetchedAs(t, db, a, t0.Add(time.Hour), 302, b, nil)
+	fetchedAs(t, db, b, t0.Add(time.Hour+time.Minute), 200, "", atom(t0.Add(-time.Hour), t0.Add(-time.Minute)))
+	up, _, err := s.Absorb(t.Context(), f.ID)
+	if err != nil || len(up.New) != 2 || len(up.Moves) != 0 || up.Failed != "" {
+		t.Fatalf("a 302 to a target fetched since: %d new, moves %v, failed %q, %v; want its 2 items, no move", len(up.New), up.Moves, up.Failed, err)
+	}
+	fetchedAs(t, db, a, t0.Add(2*time.Hour), 307, b, nil)
+	up, _, err = s.Absorb(t.Context(), f.ID)
+	if want := "a temporary redirect, and the crawler has not fetched the target"; err != nil || !strings.Contains(up.Failed, want) {
+		t.Errorf("a 307 to a target not fetched since: failed %q, %v; want %q", up.Failed, err, want)
+	}
+	if got, _ := s.Get(f.ID); got.URL != a || got.MovedFrom != "" {
+		t.Errorf("after temporary redirects: at %s, moved from %q; want it at %s", got.URL, got.MovedFrom, a)
+	}
+}
