@@ -41,6 +41,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
+		st.LimitRedirects(cfg.Crawler.Limits.MaxRedirects)
 		return run(cmd.Context(), cfg, db, st)
 	}
 	// with opens the repository, which must be there, and the feed store
@@ -134,13 +135,13 @@ why; any skipped outline makes the exit status non-zero.`,
 					return err
 				}
 				tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tURL\tWEIGHT\tPOLLS\t304\tPOSTINGS\tLAST POLL\tLAST ERROR\tLAST CUTS")
+				fmt.Fprintln(tw, "ID\tURL\tWEIGHT\tPOLLS\t304\tPOSTINGS\tLAST POLL\tLAST ERROR\tLAST CUTS\tMOVED FROM")
 				for _, f := range list {
 					last := "never"
 					if !f.LastFetch.IsZero() {
 						last = f.LastFetch.UTC().Format(time.RFC3339)
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%g\t%d\t%d\t%d\t%s\t%s\t%s\n", f.ID, f.URL, f.Weight, f.Fetches, f.NotModified, f.Postings, last, f.LastError, f.LastCuts)
+					fmt.Fprintf(tw, "%s\t%s\t%g\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", f.ID, f.URL, f.Weight, f.Fetches, f.NotModified, f.Postings, last, f.LastError, f.LastCuts, f.MovedFrom)
 				}
 				return tw.Flush()
 			})
@@ -152,7 +153,7 @@ why; any skipped outline makes the exit status non-zero.`,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
-				id, err := feedID(args[0])
+				id, err := feedID(st, args[0])
 				if err != nil {
 					return err
 				}
@@ -174,7 +175,7 @@ why; any skipped outline makes the exit status non-zero.`,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return with(cmd, func(ctx context.Context, cfg *configs.Config, _ *repo.DB, st *feeds.Store) error {
-				id, err := feedID(args[0])
+				id, err := feedID(st, args[0])
 				if err != nil {
 					return err
 				}
@@ -262,6 +263,9 @@ why; any skipped outline makes the exit status non-zero.`,
 func (a *app) explainFeed(p feeds.Planned, cfg feeds.Config, source string) {
 	f, m := p.Feed, p.Model
 	fmt.Fprintf(a.stdout, "%s  %s\n", f.URL, f.Title)
+	if f.MovedFrom != "" {
+		fmt.Fprintf(a.stdout, "moved from %s on %s (a permanent redirect followed)\n", f.MovedFrom, f.Moved.UTC().Format(time.RFC3339))
+	}
 	if c := f.LastCuts.String(); c != "" {
 		fmt.Fprintf(a.stdout, "last read cut: %s\n", c)
 	}
@@ -316,7 +320,29 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 	for _, f := range list {
 		subscribed[f.URL] = true
 	}
-	only := func(url string) bool { return subscribed[url] }
+	// A feed's URL, or the target of a redirect from one (a chain of at
+	// most crawler.limits.max_redirects), which the crawler queues as a
+	// URL of its own: fetched in this poll, the feed reads it at once.
+	only := func(url string) bool {
+		if subscribed[url] {
+			return true
+		}
+		p, err := db.Page(url)
+		for range cfg.Crawler.Limits.MaxRedirects {
+			if err != nil || p.Hops == 0 || p.Source == "" {
+				return false
+			}
+			src, err := db.Page(p.Source)
+			if err != nil || src.RedirectTo != p.URL {
+				return false
+			}
+			if subscribed[src.URL] {
+				return true
+			}
+			p = src
+		}
+		return false
+	}
 	cr, err := newCrawlWith(ctx, db, cfg, a.logger(cfg), nil, nil, crawlParts{only: only, dueNow: true})
 	if err != nil {
 		return err
@@ -362,9 +388,13 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 	var errs []error
 	var failed []string
 	var cut []string // fetched, and the read cut what the feed held (feeds.Cuts)
+	var moved []string
 	fetched, newItems := 0, 0
 	for _, f := range list {
 		up, ok, err := st.Absorb(ctx, f.ID)
+		for _, m := range up.Moves {
+			moved = append(moved, m.String())
+		}
 		var bodyErr *feeds.BodyError
 		switch {
 		case errors.As(err, &bodyErr):
@@ -391,6 +421,9 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 	}
 	for _, x := range cut {
 		fmt.Fprintf(a.stdout, "  cut: %s\n", x)
+	}
+	for _, x := range moved {
+		fmt.Fprintf(a.stdout, "  moved: %s; polled there from now on\n", x)
 	}
 	if len(failed) > 0 {
 		errs = append(errs, fmt.Errorf("feeds poll: %d of %d feeds failed (named above)", len(failed), len(list)))
@@ -495,9 +528,10 @@ func asFlagError(err error) error {
 }
 
 // feedID is the id of the feed arg names, by URL or by id (as deltaq
-// feeds list shows it): what rm and explain take. Whether it is
-// subscribed is the store's to say.
-func feedID(arg string) (string, error) {
+// feeds list shows it): what rm and explain take. A URL is the feed's
+// now, or the one a redirect moved it from (feeds.Store.Lookup). Whether
+// it is subscribed is the store's to say.
+func feedID(st *feeds.Store, arg string) (string, error) {
 	if feedIDPattern.MatchString(arg) {
 		return arg, nil
 	}
@@ -505,5 +539,9 @@ func feedID(arg string) (string, error) {
 	if err != nil { // urlnorm's reason would be about URLs alone
 		return "", fmt.Errorf("%s: not a feed URL or ID of this repository (a feed's http or https URL, or its 16-digit ID as deltaq feeds list shows it)", urlnorm.Quote(arg))
 	}
-	return feeds.IDOf(u), nil
+	id, err := st.Lookup(u)
+	if errors.Is(err, feeds.ErrUnknownFeed) {
+		return feeds.IDOf(u), nil
+	}
+	return id, err
 }

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/deltaq/deltaq/feeds"
 )
@@ -152,5 +158,149 @@ func TestFeedsExportThenImportKeepsTheSettings(t *testing.T) {
 	out, _, err := run(t, "feeds", "export", "--data", third)
 	if err != nil || strings.Count(out, `deltaq:weight="4"`) != 2 || !strings.Contains(out, `deltaq:minInterval="30m0s" deltaq:maxInterval="48h0m0s"`) {
 		t.Errorf("export after import --weight 4: %v\n%s\nwant weight 4 for both, the intervals of the list", err, out)
+	}
+}
+
+// redirectSite serves an Atom feed of n entries at each path of feeds
+// and answers each path of moves with its status and Location; it counts
+// the requests of each path.
+type redirectSite struct {
+	*httptest.Server
+	mu    sync.Mutex
+	feeds map[string]int
+	moves map[string]string // path → "status location"
+	asked map[string]int
+}
+
+func newRedirectSite(t *testing.T) *redirectSite {
+	s := &redirectSite{feeds: map[string]int{}, moves: map[string]string{}, asked: map[string]int{}}
+	at := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.asked[r.URL.Path]++
+		if mv, ok := s.moves[r.URL.Path]; ok {
+			status, loc, _ := strings.Cut(mv, " ")
+			code, _ := strconv.Atoi(status)
+			w.Header().Set("Location", loc)
+			w.WriteHeader(code)
+			return
+		}
+		n, ok := s.feeds[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/atom+xml")
+		fmt.Fprintf(w, `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>f</title><id>urn:f</id><updated>%s</updated>`, at)
+		for i := range n {
+			fmt.Fprintf(w, `<entry><id>urn:%d</id><title>t%d</title><updated>%s</updated></entry>`, i, i, at)
+		}
+		fmt.Fprint(w, `</feed>`)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *redirectSite) set(path string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.feeds[path] = n
+}
+
+func (s *redirectSite) move(path string, status int, to string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.moves[path] = fmt.Sprintf("%d %s", status, to)
+}
+
+func (s *redirectSite) requests(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.asked[path]
+}
+
+// feedsStep runs deltaq with --data data and wants every one of want in
+// its output, and an error only if failing.
+func feedsStep(t *testing.T, data string, failing bool, want []string, args ...string) string {
+	t.Helper()
+	out, _, err := run(t, append(args, "--data", data)...)
+	if (err != nil) != failing {
+		t.Fatalf("%s: %v (want failing %v)\n%s", strings.Join(args, " "), err, failing, out)
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) && (err == nil || !strings.Contains(err.Error(), w)) {
+			t.Fatalf("%s: %v\n%s\nwant %q", strings.Join(args, " "), err, out, w)
+		}
+	}
+	return out
+}
+
+// A feed that answers 301 is moved to the target: the poll says so and
+// reads the target at once, the list and explain show the URL it had,
+// and the next poll fetches the target alone, its new items flowing in.
+func TestFeedsPollFollowsAPermanentRedirect(t *testing.T) {
+	site := newRedirectSite(t)
+	old, moved := site.URL+"/old.atom", site.URL+"/new.atom"
+	site.set("/old.atom", 2)
+	data := t.TempDir()
+	feedsStep(t, data, false, []string{"0 postings known"}, "feeds", "add", old)
+	feedsStep(t, data, false, []string{"1 of 1 feeds fetched, 2 new items"}, "feeds", "poll", "--allow-private")
+	site.move("/old.atom", 301, "/new.atom")
+	site.set("/new.atom", 3)
+	feedsStep(t, data, false, []string{"1 of 1 feeds fetched, 1 new items", "moved: " + old + " → " + moved + " (HTTP 301)"}, "feeds", "poll", "--allow-private")
+	out := feedsStep(t, data, false, []string{moved}, "feeds", "list")
+	if row := strings.Fields(strings.Split(strings.TrimSpace(out), "\n")[1]); len(row) < 8 || row[1] != moved || row[len(row)-1] != old || row[5] != "3" {
+		t.Errorf("feeds list after the move:\n%s\nwant the feed at %s with its 3 postings, moved from %s", out, moved, old)
+	}
+	feedsStep(t, data, false, []string{moved, "moved from " + old}, "feeds", "explain", moved)
+	feedsStep(t, data, false, []string{moved, "moved from " + old}, "feeds", "explain", old)
+	oldAsked := site.requests("/old.atom")
+	site.set("/new.atom", 5)
+	feedsStep(t, data, false, []string{"1 of 1 feeds fetched, 2 new items"}, "feeds", "poll", "--allow-private")
+	if n := site.requests("/old.atom"); n != oldAsked {
+		t.Errorf("the poll after the move asked the old URL %d more times, want none", n-oldAsked)
+	}
+	feedsStep(t, data, false, []string{feeds.IDOf(old) + " " + moved, "5 postings known"}, "feeds", "add", moved)
+	if out := feedsStep(t, data, false, nil, "feeds", "list"); strings.Count(out, "\n") != 2 {
+		t.Errorf("feeds list after adding the new URL again:\n%s\nwant the one feed", out)
+	}
+}
+
+// A redirect loop (a → b → a) moves the feed once and no further: each
+// poll fails naming the loop, and the feed stays at b.
+func TestFeedsPollStopsAtARedirectLoop(t *testing.T) {
+	site := newRedirectSite(t)
+	a, b := site.URL+"/a", site.URL+"/b"
+	site.move("/a", 301, "/b")
+	site.move("/b", 308, "/a")
+	data := t.TempDir()
+	feedsStep(t, data, false, nil, "feeds", "add", a)
+	loop := "redirect loop (" + a + " → " + b + " → " + a + ")"
+	for range 3 {
+		feedsStep(t, data, true, []string{loop}, "feeds", "poll", "--allow-private")
+		out := feedsStep(t, data, false, []string{loop}, "feeds", "list")
+		if row := strings.Fields(strings.Split(strings.TrimSpace(out), "\n")[1]); row[1] != b {
+			t.Fatalf("feeds list after a poll of the loop:\n%s\nwant the feed at %s", out, b)
+		}
+	}
+}
+
+// A redirect to the URL of another subscription is not followed, and
+// the error names that feed.
+func TestFeedsPollRefusesARedirectToAnotherSubscription(t *testing.T) {
+	site := newRedirectSite(t)
+	a, b := site.URL+"/a", site.URL+"/b"
+	site.set("/a", 1)
+	site.set("/b", 1)
+	data := t.TempDir()
+	feedsStep(t, data, false, nil, "feeds", "add", a)
+	feedsStep(t, data, false, nil, "feeds", "add", b)
+	site.move("/a", 301, "/b")
+	want := b + " is the URL of feed " + feeds.IDOf(b) + " already"
+	feedsStep(t, data, true, []string{"failed: " + a, want}, "feeds", "poll", "--allow-private")
+	out := feedsStep(t, data, false, nil, "feeds", "list")
+	if strings.Count(out, a+" ") != 1 || strings.Count(out, b+" ") != 2 {
+		t.Errorf("feeds list after the refused move:\n%s\nwant %s and %s each subscribed at its own URL", out, a, b)
 	}
 }

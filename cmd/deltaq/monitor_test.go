@@ -349,10 +349,10 @@ func TestFeedsPollNamesTheFeedsThatFailedAndFails(t *testing.T) {
 	}
 }
 
-// A feed that redirects is named as failed with where it redirects, and
-// how to subscribe there: the crawler does not follow a redirect within a
-// fetch, and the feed is read from its subscribed URL alone. One served
-// as a type the crawler does not read is named with the setting.
+// A feed that redirects for good is moved there, and the poll says so:
+// the crawler does not follow a redirect within a fetch but queues the
+// target, and the feed reads it. One served as a type the crawler does
+// not read is named as failed with the setting.
 func TestFeedsPollNamesWhereAFeedRedirects(t *testing.T) {
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -377,7 +377,8 @@ func TestFeedsPollNamesWhereAFeedRedirects(t *testing.T) {
 	}
 	out, _, err := run(t, "feeds", "poll", "--data", data, "--allow-private")
 	for _, want := range []string{
-		"failed: " + site.URL + "/old.xml: fetch outcome redirect: HTTP 301 to " + site.URL + "/new.xml; subscribe to that URL (deltaq feeds add " + site.URL + "/new.xml)",
+		"  moved: " + site.URL + "/old.xml → " + site.URL + "/new.xml (HTTP 301)",
+		"1 of 2 feeds fetched, 1 new items, 1 failed",
 		"failed: " + site.URL + "/plain.xml: fetch outcome bad_content_type: its Content-Type is none of crawler.content_types",
 	} {
 		if err == nil || !strings.Contains(out, want) {
