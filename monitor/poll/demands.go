@@ -109,11 +109,12 @@ func (p *Poller) read(ctx context.Context) (*demands, error) {
 func pagesOnly(string) float64 { return 1 }
 
 // feedSet names what a plan depends on besides the posting history: the
-// feeds, their weights and bounds. A change re-plans at once.
+// feeds, their URLs (a redirect moves a feed, and its polls go to the new
+// one), weights and bounds. A change re-plans at once.
 func feedSet(list []feeds.Feed) string {
 	var b strings.Builder
 	for _, f := range list {
-		fmt.Fprintf(&b, "%s %g %s %s\n", f.ID, f.Weight, f.MinInterval, f.MaxInterval)
+		fmt.Fprintf(&b, "%s %s %g %s %s\n", f.ID, f.URL, f.Weight, f.MinInterval, f.MaxInterval)
 	}
 	return b.String()
 }

@@ -34,7 +34,13 @@ type web struct {
 	hits map[string]int
 }
 
-type page struct{ body, ctype string }
+// page is what a path answers: a body of a type, or a redirect (status
+// and Location).
+type page struct {
+	body, ctype string
+	status      int
+	location    string
+}
 
 func newWeb(t *testing.T) *web {
 	w := &web{page: map[string]page{}, hits: map[string]int{}}
@@ -50,6 +56,11 @@ func newWeb(t *testing.T) *web {
 		w.mu.Unlock()
 		if !ok {
 			http.NotFound(rw, r)
+			return
+		}
+		if p.location != "" {
+			rw.Header().Set("Location", p.location)
+			rw.WriteHeader(p.status)
 			return
 		}
 		rw.Header().Set("Content-Type", p.ctype)
@@ -69,6 +80,13 @@ func (w *web) set(hostPath, ctype, body string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.page[hostPath] = page{body: body, ctype: ctype}
+}
+
+// redirect makes hostPath answer status with Location to.
+func (w *web) redirect(hostPath string, status int, to string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.page[hostPath] = page{status: status, location: to}
 }
 
 // remove makes hostPath answer 404.

@@ -641,3 +641,74 @@ func TestRunReadsAFeedSubscribedOrRemovedMeanwhileAtTheNextInstant(t *testing.T)
 		t.Errorf("Run after cancel = %v, want context.Canceled", err)
 	}
 }
+
+// A feed that answers 301 moves to the target (feeds.Store.Absorb), and
+// the poller plans its polls at the new URL from then on: the items
+// posted there reach the feed, and the old URL is not polled again.
+func TestAMovedFeedIsPolledAtItsNewURL(t *testing.T) {
+	w := newWeb(t)
+	cfg := config(t, w, 1000, time.Hour, 0.5, time.Minute, "a.test", "b.test")
+	e, clk := fresh(t, cfg, w)
+	w.set("a.test/feed.xml", "application/atom+xml", atom(2, t0))
+	f, _, err := e.feeds.Add(t.Context(), "http://a.test/feed.xml", feeds.AddOptions{MaxInterval: new(time.Hour)}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.start(t)
+	minute := 0
+	// until steps a minute at a time, reading the demands again after
+	// an edit as Run does, until done holds, for at most 3 hours.
+	until := func(what string, done func() bool) {
+		t.Helper()
+		for end := minute + 180; !done(); {
+			if minute == end {
+				t.Fatalf("%s: not within 3 hours", what)
+			}
+			minute++
+			clk.Set(t0.Add(time.Duration(minute) * time.Minute))
+			e.step(t)
+			if err := e.p.Refresh(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	postings := func() int {
+		g, err := e.feeds.Get(f.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.Postings
+	}
+	until("the first poll", func() bool { return postings() == 2 })
+	w.redirect("a.test/feed.xml", 301, "http://b.test/feed.xml")
+	w.set("b.test/feed.xml", "application/atom+xml", atom(3, t0.Add(time.Hour)))
+	moved := 0
+	for end := minute + 180; moved == 0; {
+		if minute == end {
+			t.Fatal("the move: not within 3 hours")
+		}
+		minute++
+		clk.Set(t0.Add(time.Duration(minute) * time.Minute))
+		_, in := e.step(t)
+		moved = in.Moved
+		if err := e.p.Refresh(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if g, _ := e.feeds.Get(f.ID); moved != 1 || g.URL != "http://b.test/feed.xml" {
+		t.Fatalf("after the 301: %d moved, the feed at %s; want 1 moved to http://b.test/feed.xml", moved, g.URL)
+	}
+	if g, _ := e.feeds.Get(f.ID); g.MovedFrom != "http://a.test/feed.xml" {
+		t.Errorf("moved from %q, want http://a.test/feed.xml", g.MovedFrom)
+	}
+	oldPolls := w.count("a.test/feed.xml")
+	w.set("b.test/feed.xml", "application/atom+xml", atom(4, t0.Add(2*time.Hour)))
+	until("the 4th item, posted at the new URL", func() bool { return postings() == 4 })
+	until("another poll of the new URL", func() bool { return w.count("b.test/feed.xml") >= 3 })
+	if n := w.count("a.test/feed.xml"); n != oldPolls {
+		t.Errorf("the old URL was polled %d more times after the move, want none", n-oldPolls)
+	}
+	if e.p.Due("http://a.test/feed.xml") != nil {
+		t.Errorf("polls still planned at the old URL: %v", e.p.Due("http://a.test/feed.xml"))
+	}
+}

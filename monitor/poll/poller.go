@@ -348,6 +348,10 @@ type Ingested struct {
 	NewItems int // feed items seen for the first time
 	Fired    int // sentinel triggers that held
 	Failed   int // feeds or checks that could not use the fetch (logged)
+	// Moved counts the feeds a permanent redirect moved to a new URL
+	// (logged; feeds.Update.Moves): the demands are read again at the
+	// next instant, and the feed is polled at its new URL from then on.
+	Moved int
 }
 
 // Ingest hands every monitored URL the crawler fetched since the last call
@@ -374,6 +378,10 @@ func (p *Poller) Ingest(ctx context.Context) (Ingested, error) {
 				p.logger.Warn("feed poll not absorbed", "url", u, "err", err)
 			}
 			in.NewItems += len(up.New)
+			for _, m := range up.Moves {
+				in.Moved++
+				p.logger.Info("feed moved by a permanent redirect", "id", id, "from", m.From, "to", m.To, "status", m.Status)
+			}
 		}
 		if len(d.groups[u]) == 0 {
 			continue
