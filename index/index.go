@@ -92,9 +92,12 @@ type Index struct {
 	texts     snapTexts // the text field of the snapshot searched last, in memory (snaptext.go)
 	slots     sync.Pool // *[]accumulator: retrieval's sums, one per document number (match.go)
 	cands     sync.Pool // *[]candidate: retrieval's candidates (match.go)
+	snippets  sync.Pool // *snippetBufs: the snippets' matches and text (search.go)
 	hists     atomic.Pointer[histogramSet]
 	// assumed is the compaction AssumeCompacted recorded (compact.go).
 	assumed atomic.Pointer[assumedCompaction]
+	// health is the damage searches' failures led to (health.go).
+	health health
 
 	// Test hooks: trace sees every per-term measurement; beforeCommit runs
 	// after the Bleve batch and before the repository commit (an error

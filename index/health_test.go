@@ -1,0 +1,72 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCheckFailureMarksADamagedIndex: a search failure is checked against
+// the segments' CRC-32s: while they are sound it is not damage (nor is a
+// refused query or a search given up); once a segment file is
+// overwritten under the open index, it is, for good, named with the
+// directory and the rebuild.
+func TestCheckFailureMarksADamagedIndex(t *testing.T) {
+	dir := t.TempDir()
+	db := openRepo(t, filepath.Join(dir, "repo"))
+	ixDir := filepath.Join(dir, "ix")
+	ix := openIndex(t, ixDir, testConfig(ScoringBM25), db, Options{})
+	putPages(t, db, t0, smallCorpus...)
+	catchUp(t, ix)
+	ix.Close()
+	ix = openIndex(t, ixDir, testConfig(ScoringBM25), db, Options{})
+
+	failed := errors.New("a search failed")
+	for _, err := range []error{nil, &QueryError{Msg: "unclosed quote"}, context.DeadlineExceeded, ErrClosed, failed} {
+		if d := ix.CheckFailure(err); d != nil {
+			t.Fatalf("CheckFailure(%v) of a sound index = %v", err, d)
+		}
+	}
+	if d := ix.Damaged(); d != nil {
+		t.Fatalf("Damaged of a sound index = %v", d)
+	}
+
+	segments, err := filepath.Glob(filepath.Join(ixDir, "store", "*.zap"))
+	if err != nil || len(segments) == 0 {
+		t.Fatalf("segments %v, %v", segments, err)
+	}
+	f, err := os.OpenFile(segments[0], os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("stray bytes"), 40); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The check ran a moment ago and found the segments sound: within
+	// recheckEvery a failure is not checked again.
+	if d := ix.CheckFailure(failed); d != nil {
+		t.Fatalf("CheckFailure within recheckEvery of a sound check = %v", d)
+	}
+	ix.health.checked = ix.health.checked.Add(-recheckEvery)
+	d := ix.CheckFailure(failed)
+	if !errors.Is(d, ErrDamaged) {
+		t.Fatalf("CheckFailure after the damage = %v, want ErrDamaged", d)
+	}
+	for _, want := range []string{ixDir, filepath.Base(segments[0]), "deltaq index rebuild"} {
+		if !strings.Contains(d.Error(), want) {
+			t.Errorf("%q lacks %q", d, want)
+		}
+	}
+	if got := ix.Damaged(); got != d {
+		t.Errorf("Damaged = %v, want %v", got, d)
+	}
+	if got := ix.CheckFailure(context.Canceled); got != d {
+		t.Errorf("CheckFailure of any failure once damaged = %v, want %v", got, d)
+	}
+}
