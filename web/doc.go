@@ -9,7 +9,7 @@
 //	GET /api/v1/search       JSON results: ?q=&page=&size=&fields= (ResultFields: a partial response)
 //	GET /api/v1/page         JSON page report of ?url= (PageReport) *
 //	GET /opensearch.xml      OpenSearch description
-//	GET /healthz             liveness
+//	GET /healthz             liveness: "ok", or 503 once a search found the index damaged (IndexHealth)
 //	GET /metrics             Prometheus (search latency, plus what the binary registers) *
 //	GET /explain             HTML page report of ?url=: fetches, ΔQ_A, δQ_A, priority, why *
 //	GET /r                   signed result click (ranking.RedirectPath): awareness, then 302 (thesis §5.4)

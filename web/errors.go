@@ -23,6 +23,7 @@ const (
 	CodeNotFound         = "not_found"
 	CodeMethodNotAllowed = "method_not_allowed"
 	CodeTimeout          = "timeout"
+	CodeIndexDamaged     = "index_damaged" // the index cannot be read: rebuild it (503)
 	CodeInternal         = "internal"
 )
 

@@ -83,6 +83,9 @@ func (s *Server) handleHTML(w http.ResponseWriter, r *http.Request, explain bool
 		case err != nil:
 			if ie, ok := asInputError(err); ok {
 				data.Error, code = ie.Error(), http.StatusBadRequest
+			} else if d := s.damaged(err); d != nil {
+				s.logger.Error("search failed: the index is damaged", "err", err)
+				data.Error, code = "The search index is damaged and cannot answer; the operator must rebuild it (deltaq index rebuild).", http.StatusServiceUnavailable
 			} else {
 				s.logger.Error("search failed", "err", err)
 				data.Error, code = "The search failed; please try again.", http.StatusInternalServerError

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -163,10 +164,7 @@ func (s *Server) routes(operator bool) *http.ServeMux {
 	mux.HandleFunc("GET /{$}", s.timed("page", s.htmlHandler(operator)))
 	mux.HandleFunc("GET /api/v1/search", s.timed("api", s.handleSearch))
 	mux.HandleFunc("GET /opensearch.xml", s.handleOpenSearch)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		fmt.Fprintln(w, "ok")
-	})
+	mux.HandleFunc("GET /healthz", s.handleHealthz)
 	if s.clicks != nil {
 		mux.Handle("GET "+ranking.RedirectPath, s.clicks)
 	}
@@ -189,6 +187,46 @@ func (s *Server) routes(operator bool) *http.ServeMux {
 		mux.HandleFunc("GET /explain", s.handleExplain)
 	}
 	return mux
+}
+
+// IndexHealth is a Searcher that can tell that its index is damaged
+// (Engine is one, for index.Index): /healthz then answers 503, and so does
+// a search that fails for it, both with the reason and the way out.
+type IndexHealth interface {
+	// Damaged returns the damage found, nil while none is known.
+	Damaged() error
+	// CheckFailure is told of a failed search and returns the damage if
+	// that is why it failed, nil if not.
+	CheckFailure(err error) error
+}
+
+// handleHealthz answers "ok", or 503 naming the damage once a search has
+// found the index damaged (IndexHealth): a load balancer then takes the
+// server out, where it used to keep sending it searches that all failed.
+// It reads an atomic; it does not read the index.
+func (s *Server) handleHealthz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if h, ok := s.deps.Search.(IndexHealth); ok {
+		if err := h.Damaged(); err != nil {
+			w.Header().Set("Cache-Control", "no-store")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, err)
+			return
+		}
+	}
+	fmt.Fprintln(w, "ok")
+}
+
+// damaged returns the index's damage if that is why a search failed
+// with err (IndexHealth), nil otherwise.
+func (s *Server) damaged(err error) error {
+	if _, ok := asInputError(err); ok {
+		return nil
+	}
+	if h, ok := s.deps.Search.(IndexHealth); ok {
+		return h.CheckFailure(err)
+	}
+	return nil
 }
 
 // ServeHTTP serves the public listener.
@@ -343,7 +381,16 @@ func queryText(q string) string {
 	return strings.TrimSpace(strings.ToValidUTF8(q, "\uFFFD"))
 }
 
-func (s *Server) search(r *http.Request, req Request) (Response, error) {
+func (s *Server) search(r *http.Request, req Request) (res Response, err error) {
+	defer func() {
+		// A segment overwritten while the index serves can make Bleve
+		// read out of bounds: the request fails (and damaged tells why)
+		// rather than the connection being dropped.
+		if p := recover(); p != nil {
+			s.logger.Error("search panicked", "query", req.Query, "panic", p, "stack", string(debug.Stack()))
+			res, err = Response{}, fmt.Errorf("web: search failed: %v", p)
+		}
+	}()
 	if r.Method == http.MethodHead {
 		// HEAD asks for the headers alone: no search runs, so no ad
 		// counts an impression and no query joins the workload.
@@ -352,7 +399,7 @@ func (s *Server) search(r *http.Request, req Request) (Response, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.SearchTimeout)
 	defer cancel()
 	start := time.Now()
-	res, err := s.deps.Search.Search(ctx, req)
+	res, err = s.deps.Search.Search(ctx, req)
 	if err != nil {
 		return res, err
 	}
@@ -388,6 +435,11 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := s.search(r, req)
 	if err != nil {
+		if d := s.damaged(err); d != nil {
+			s.logger.Error("search failed: the index is damaged", "url", r.URL.String(), "err", err)
+			writeError(w, http.StatusServiceUnavailable, apiError{Code: CodeIndexDamaged, Message: d.Error()})
+			return
+		}
 		s.fail(w, r, err)
 		return
 	}
