@@ -115,8 +115,10 @@
 // was not a redirect (a loop: A → B → A moves once, to B), or makes the
 // chain longer than crawler.limits.max_redirects (LimitRedirects). A
 // temporary one (302, 303, 307) keeps the URL and reads the target's copy
-// if the crawler fetched it after the redirect; else the poll fails,
-// saying so.
+// if the crawler fetched it since the feed's last poll; else the poll
+// fails, saying so, Update.Awaits names the target (the poller asks for
+// it, `deltaq feeds poll` fetches it with the feeds), and Absorb reads it
+// once the crawler has.
 //
 //	plans, _ := feeds.PlanAll(cfg, list, now, seed) // all of the below at once: plans[i].Next
 //	models := feeds.LearnRecent(cfg, postings, since, lastPolls, now, rng)

@@ -156,7 +156,8 @@ func TestARedirectToAnotherSubscriptionIsRefused(t *testing.T) {
 }
 
 // A temporary redirect keeps the URL: the target's copy is read if the
-// crawler fetched it after the redirect, else the poll says so.
+// crawler fetched it since the feed's last poll, else the poll says so
+// and awaits the target, which is read once fetched.
 func TestATemporaryRedirectReadsTheTargetAndStays(t *testing.T) {
 	s, db := openStore(t, vfs.NewMem(), "")
 	defer db.Close()
@@ -173,8 +174,17 @@ func TestATemporaryRedirectReadsTheTargetAndStays(t *testing.T) {
 	}
 	fetchedAs(t, db, a, t0.Add(2*time.Hour), 307, b, nil)
 	up, _, err = s.Absorb(t.Context(), f.ID)
-	if want := "a temporary redirect, and the crawler has not fetched the target"; err != nil || !strings.Contains(up.Failed, want) {
-		t.Errorf("a 307 to a target not fetched since: failed %q, %v; want %q", up.Failed, err, want)
+	if want := "a temporary redirect, and the crawler has not fetched the target"; err != nil || !strings.Contains(up.Failed, want) || up.Awaits != b {
+		t.Errorf("a 307 to a target not fetched since: failed %q, awaits %q, %v; want %q, awaiting %s", up.Failed, up.Awaits, err, want, b)
+	}
+	// The target fetched since is read, though the URL was not fetched again.
+	fetchedAs(t, db, b, t0.Add(2*time.Hour+time.Minute), 200, "", atom(t0.Add(-time.Hour), t0.Add(-time.Minute), t0.Add(time.Hour)))
+	up, absorbed, err := s.Absorb(t.Context(), f.ID)
+	if err != nil || !absorbed || len(up.New) != 1 || up.Failed != "" {
+		t.Errorf("the awaited target fetched: absorbed %v, %d new, failed %q, %v; want its 1 new item", absorbed, len(up.New), up.Failed, err)
+	}
+	if _, absorbed, err := s.Absorb(t.Context(), f.ID); err != nil || absorbed {
+		t.Errorf("again with no fetch since: absorbed %v, %v; want nothing new", absorbed, err)
 	}
 	if got, _ := s.Get(f.ID); got.URL != a || got.MovedFrom != "" {
 		t.Errorf("after temporary redirects: at %s, moved from %q; want it at %s", got.URL, got.MovedFrom, a)

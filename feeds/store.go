@@ -600,6 +600,9 @@ type Update struct {
 	// Moves are the permanent redirects the feed followed in this poll,
 	// oldest first: its URL is the last one's To.
 	Moves []Move
+	// Awaits is the target of a temporary redirect the crawler has not
+	// fetched since the feed's last poll: once it has, Absorb reads it.
+	Awaits string
 }
 
 // BodyError is a fetched body that is not a feed Record can read
@@ -1005,7 +1008,9 @@ func fetchFailure(p repo.Page) string {
 // and MovedFrom the URL before, and if the crawler fetched the target
 // after the redirect, that fetch is read at once (Update.Moves says so).
 // A temporary one (302, 303, 307) keeps the URL and reads the copy of the
-// target the crawler fetched after the redirect, if any. A
+// target the crawler fetched since the feed's last poll, if any; else the
+// poll fails and Update.Awaits names the target, which Absorb reads once
+// the crawler fetched it. A
 // redirect not followed is the poll's error, a RedirectError saying why.
 func (s *Store) Absorb(ctx context.Context, id string) (Update, bool, error) {
 	f, err := s.Get(id)
@@ -1013,11 +1018,27 @@ func (s *Store) Absorb(ctx context.Context, id string) (Update, bool, error) {
 		return Update{}, false, err
 	}
 	p, err := s.db.Page(f.URL)
-	if errors.Is(err, repo.ErrNotFound) || err == nil && !p.LastFetch.After(clock.Later(f.LastFetch, f.Resubscribed)) {
+	if errors.Is(err, repo.ErrNotFound) {
 		return Update{}, false, nil
 	}
 	if err != nil {
 		return Update{}, false, err
+	}
+	since := clock.Later(f.LastFetch, f.Resubscribed)
+	// temporary is the target of the temporary redirect the URL answers,
+	// if the crawler fetched it since the feed's last poll.
+	var temporary *repo.Page
+	if p.LastOutcome == repo.OutcomeRedirect && p.RedirectTo != "" && !permanent(p.HTTPStatus) {
+		switch t, err := s.db.Page(p.RedirectTo); {
+		case err == nil && t.LastFetch.After(since) && !t.Version.IsZero() &&
+			(t.LastOutcome == repo.OutcomeOK || t.LastOutcome == repo.OutcomeNotModified):
+			temporary = &t
+		case err != nil && !errors.Is(err, repo.ErrNotFound):
+			return Update{}, false, err
+		}
+	}
+	if !p.LastFetch.After(since) && temporary == nil {
+		return Update{}, false, nil
 	}
 	r := Fetch{At: p.LastFetch, Status: p.HTTPStatus, ETag: p.ETag, LastModified: p.LastModified}
 	if p.LastOutcome == repo.OutcomeNotModified || p.LastOutcome == repo.OutcomeOK && !p.Version.Equal(p.LastFetch) {
@@ -1043,21 +1064,21 @@ func (s *Store) Absorb(ctx context.Context, id string) (Update, bool, error) {
 		}
 	case p.LastOutcome == repo.OutcomeRedirect && p.RedirectTo != "":
 		// A temporary redirect: the feed stays, and reads the target's
-		// copy if the crawler fetched it after the redirect.
-		t, err := s.db.Page(p.RedirectTo)
-		if err != nil && !errors.Is(err, repo.ErrNotFound) {
-			return Update{}, false, err
-		}
-		if err != nil || t.LastFetch.Before(p.LastFetch) ||
-			t.LastOutcome != repo.OutcomeOK && t.LastOutcome != repo.OutcomeNotModified || t.Version.IsZero() {
+		// copy if the crawler fetched it since the feed's last poll (a
+		// poll of the target read is one of the feed); else the poll
+		// waits for the target (Update.Awaits).
+		if temporary == nil {
 			r.Err = &RedirectError{From: f.URL, To: p.RedirectTo, Status: p.HTTPStatus,
-				Why: "a temporary redirect, and the crawler has not fetched the target since; the feed stays at its URL"}
-			break
+				Why: "a temporary redirect, and the crawler has not fetched the target since the feed's last poll; the feed stays at its URL and reads the target once it has"}
+			up, err := s.Record(ctx, id, r)
+			up.Awaits = p.RedirectTo
+			return up, true, err
 		}
 		v, err := s.db.LatestVersion(ctx, p.RedirectTo)
 		if err != nil {
 			return Update{}, false, err
 		}
+		r.At = clock.Later(p.LastFetch, temporary.LastFetch)
 		r.Status, r.Body, r.URL = 200, v.Body, p.RedirectTo
 	case p.LastOutcome == repo.OutcomeRedirect:
 		r.Err = fmt.Errorf("fetch outcome redirect: HTTP %d to a URL that is not http or https (or not a URL); not followed", p.HTTPStatus)
