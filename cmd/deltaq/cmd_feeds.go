@@ -317,8 +317,24 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 		return err
 	}
 	subscribed := make(map[string]bool, len(list))
+	urls := make([]string, 0, len(list)) // to poll: the feeds' and the targets below
 	for _, f := range list {
 		subscribed[f.URL] = true
+		urls = append(urls, f.URL)
+	}
+	// A feed that answered a temporary redirect is likely to again: its
+	// target is fetched too, so that the feed reads it (feeds.Store.Absorb
+	// reads a target fetched since the feed's last poll). The crawler
+	// queues a target it has not seen itself, but not one it knows.
+	for _, f := range list {
+		p, err := db.Page(f.URL)
+		if err != nil && !errors.Is(err, repo.ErrNotFound) {
+			return err
+		}
+		if err == nil && p.LastOutcome == repo.OutcomeRedirect && p.RedirectTo != "" && p.HTTPStatus != 301 && p.HTTPStatus != 308 && !subscribed[p.RedirectTo] {
+			subscribed[p.RedirectTo] = true
+			urls = append(urls, p.RedirectTo)
+		}
 	}
 	// A feed's URL, or the target of a redirect from one (a chain of at
 	// most crawler.limits.max_redirects), which the crawler queues as a
@@ -351,18 +367,18 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 	b := db.NewBatch(ctx)
 	defer b.Close()
 	var queued []repo.QueueItem
-	for _, f := range list {
-		p, err := db.Page(f.URL)
+	for _, u := range urls {
+		p, err := db.Page(u)
 		switch {
 		case errors.Is(err, repo.ErrNotFound):
-			fresh = append(fresh, f.URL)
+			fresh = append(fresh, u)
 			continue
 		case err != nil:
 			return err
 		case cr.f.RecordOnItsWay(&p):
 			continue
 		}
-		it, err := cr.f.Enqueue(b, f.URL, repo.ReasonRecrawl, time.Now())
+		it, err := cr.f.Enqueue(b, u, repo.ReasonRecrawl, time.Now())
 		if err != nil {
 			return err
 		}

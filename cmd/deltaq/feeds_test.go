@@ -304,3 +304,24 @@ func TestFeedsPollRefusesARedirectToAnotherSubscription(t *testing.T) {
 		t.Errorf("feeds list after the refused move:\n%s\nwant %s and %s each subscribed at its own URL", out, a, b)
 	}
 }
+
+// A feed that answers a temporary redirect stays at its URL and reads
+// the target in every poll, though after the first the crawler knows the
+// target and does not queue it again itself.
+func TestFeedsPollReadsTheTargetOfATemporaryRedirect(t *testing.T) {
+	site := newRedirectSite(t)
+	a := site.URL + "/a"
+	site.move("/a", 302, "/b")
+	site.set("/b", 2)
+	data := t.TempDir()
+	feedsStep(t, data, false, nil, "feeds", "add", a)
+	feedsStep(t, data, false, []string{"1 of 1 feeds fetched, 2 new items"}, "feeds", "poll", "--allow-private")
+	site.set("/b", 3)
+	out := feedsStep(t, data, false, []string{"1 of 1 feeds fetched, 1 new items"}, "feeds", "poll", "--allow-private")
+	if strings.Contains(out, "moved:") {
+		t.Errorf("a temporary redirect moved the feed:\n%s", out)
+	}
+	if out := feedsStep(t, data, false, nil, "feeds", "list"); strings.Fields(strings.Split(out, "\n")[1])[1] != a {
+		t.Errorf("feeds list after temporary redirects:\n%s\nwant the feed at %s", out, a)
+	}
+}

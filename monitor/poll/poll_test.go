@@ -712,3 +712,51 @@ func TestAMovedFeedIsPolledAtItsNewURL(t *testing.T) {
 		t.Errorf("polls still planned at the old URL: %v", e.p.Due("http://a.test/feed.xml"))
 	}
 }
+
+// A feed that answers a temporary redirect stays at its URL and reads
+// the target: when the crawler has not fetched the target since the
+// feed's poll, the poller asks for it, and the feed reads it once
+// fetched.
+func TestAFeedReadsTheTargetOfATemporaryRedirect(t *testing.T) {
+	w := newWeb(t)
+	cfg := config(t, w, 1000, time.Hour, 0.5, time.Minute, "a.test", "b.test")
+	e, clk := fresh(t, cfg, w)
+	w.redirect("a.test/feed.xml", 302, "http://b.test/feed.xml")
+	w.set("b.test/feed.xml", "application/atom+xml", atom(2, t0))
+	f, _, err := e.feeds.Add(t.Context(), "http://a.test/feed.xml", feeds.AddOptions{MaxInterval: new(time.Hour)}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.start(t)
+	minute, awaited := 0, 0
+	until := func(what string, done func() bool) {
+		t.Helper()
+		for end := minute + 180; !done(); {
+			if minute == end {
+				t.Fatalf("%s: not within 3 hours", what)
+			}
+			minute++
+			clk.Set(t0.Add(time.Duration(minute) * time.Minute))
+			_, in := e.step(t)
+			awaited += in.Awaited
+		}
+	}
+	postings := func() int {
+		g, err := e.feeds.Get(f.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.Postings
+	}
+	until("the first read of the target", func() bool { return postings() == 2 })
+	// The target is known now: the crawler does not queue it again for
+	// the next redirect, and the poller asks for it.
+	w.set("b.test/feed.xml", "application/atom+xml", atom(3, t0.Add(2*time.Hour)))
+	until("the 3rd item, read through the redirect", func() bool { return postings() == 3 })
+	if awaited == 0 {
+		t.Errorf("no poll awaited the target, want the second to")
+	}
+	if g, _ := e.feeds.Get(f.ID); g.URL != "http://a.test/feed.xml" || g.MovedFrom != "" {
+		t.Errorf("after temporary redirects the feed is at %s, moved from %q; want it at http://a.test/feed.xml", g.URL, g.MovedFrom)
+	}
+}

@@ -67,6 +67,11 @@ type Poller struct {
 		// fetched holds the monitored URLs fetched since the last Ingest:
 		// at most one entry per monitored URL.
 		fetched map[string]time.Time
+		// awaited holds, per target of a feed's temporary redirect the
+		// crawler has not fetched since the feed's poll
+		// (feeds.Update.Awaits), the feeds that read it once fetched:
+		// Pick asks for it, and Ingest hands its fetch to them.
+		awaited map[string][]string
 	}
 	stats struct {
 		picked, ingested, newItems, fired, failed atomic.Int64
@@ -175,6 +180,7 @@ func (p *Poller) rebuild(d *demands, now time.Time) error {
 	if p.mu.fetched == nil {
 		p.mu.fetched = map[string]time.Time{}
 		p.mu.lastFetch = map[string]time.Time{}
+		p.mu.awaited = map[string][]string{}
 	}
 	return nil
 }
@@ -268,6 +274,18 @@ func (p *Poller) Pick(_ context.Context, now time.Time, n int, skip func(url str
 			p.logger.Debug("poll picked", "url", u, "planned", p.mu.plan.due[u][0])
 		}
 	}
+	// Then the targets of temporary redirects feeds wait for: the poll
+	// that found the redirect is not done until the target is read.
+	for _, u := range slices.Sorted(maps.Keys(p.mu.awaited)) {
+		if len(out) == n {
+			break
+		}
+		if !picked[u] && !skip(u) {
+			out = append(out, u)
+			picked[u] = true
+			p.logger.Debug("poll picked", "url", u, "awaited_by", p.mu.awaited[u])
+		}
+	}
 	s := p.mu.sched
 	for _, c := range s.Pick(n-len(out), func(u string) bool { return !picked[u] && s.Utility(u) >= p.cfg.MinUtility && !skip(u) }) {
 		out = append(out, c.URL)
@@ -283,6 +301,10 @@ func (p *Poller) Fetched(url string, at time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.monitoredLocked(url) {
+		if len(p.mu.awaited[url]) > 0 {
+			p.mu.fetched[url] = at
+			p.wakeLocked()
+		}
 		return
 	}
 	p.advanceLocked(at) // the fetch resets the demands at its own instant
@@ -290,6 +312,11 @@ func (p *Poller) Fetched(url string, at time.Time) {
 	p.mu.plan.served(url, at)
 	p.mu.lastFetch[url] = clock.Later(p.mu.lastFetch[url], at)
 	p.mu.fetched[url] = at
+	p.wakeLocked()
+}
+
+// wakeLocked wakes Run to ingest.
+func (p *Poller) wakeLocked() {
 	select {
 	case p.wake <- struct{}{}:
 	default:
@@ -308,6 +335,11 @@ func (p *Poller) urlsLocked() int {
 	n := len(p.mu.d.groups)
 	for u := range p.mu.d.feedIDs {
 		if len(p.mu.d.groups[u]) == 0 {
+			n++
+		}
+	}
+	for u := range p.mu.awaited {
+		if !p.monitoredLocked(u) {
 			n++
 		}
 	}
@@ -348,6 +380,10 @@ type Ingested struct {
 	NewItems int // feed items seen for the first time
 	Fired    int // sentinel triggers that held
 	Failed   int // feeds or checks that could not use the fetch (logged)
+	// Awaited counts the feeds whose URL answered a temporary redirect to
+	// a target not fetched since: Pick asks for the target, and the next
+	// Ingest after its fetch hands it to them.
+	Awaited int
 	// Moved counts the feeds a permanent redirect moved to a new URL
 	// (logged; feeds.Update.Moves): the demands are read again at the
 	// next instant, and the feed is polled at its new URL from then on.
@@ -364,6 +400,13 @@ func (p *Poller) Ingest(ctx context.Context) (Ingested, error) {
 	fetched := p.mu.fetched
 	p.mu.fetched = map[string]time.Time{}
 	d := p.mu.d
+	awaiting := map[string][]string{} // the feeds awaiting each URL fetched
+	for u := range fetched {
+		if ids := p.mu.awaited[u]; len(ids) > 0 {
+			awaiting[u] = ids
+			delete(p.mu.awaited, u)
+		}
+	}
 	p.mu.Unlock()
 	var in Ingested
 	for _, u := range slices.SortedFunc(maps.Keys(fetched), cmp.Compare[string]) {
@@ -371,7 +414,13 @@ func (p *Poller) Ingest(ctx context.Context) (Ingested, error) {
 			return in, err
 		}
 		in.URLs++
-		for _, id := range d.feedIDs[u] {
+		ids := d.feedIDs[u]
+		for _, id := range awaiting[u] {
+			if !slices.Contains(ids, id) {
+				ids = append(slices.Clip(ids), id)
+			}
+		}
+		for _, id := range ids {
 			up, _, err := p.feeds.Absorb(ctx, id)
 			if err != nil {
 				in.Failed++
@@ -381,6 +430,11 @@ func (p *Poller) Ingest(ctx context.Context) (Ingested, error) {
 			for _, m := range up.Moves {
 				in.Moved++
 				p.logger.Info("feed moved by a permanent redirect", "id", id, "from", m.From, "to", m.To, "status", m.Status)
+			}
+			if up.Awaits != "" {
+				in.Awaited++
+				p.await(up.Awaits, id)
+				p.logger.Debug("feed awaits the target of a temporary redirect", "id", id, "from", u, "target", up.Awaits)
 			}
 		}
 		if len(d.groups[u]) == 0 {
@@ -412,6 +466,15 @@ func (p *Poller) Ingest(ctx context.Context) (Ingested, error) {
 		p.fired()
 	}
 	return in, nil
+}
+
+// await has feed id wait for the crawler's next fetch of target.
+func (p *Poller) await(target, id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !slices.Contains(p.mu.awaited[target], id) {
+		p.mu.awaited[target] = append(p.mu.awaited[target], id)
+	}
 }
 
 // stored is the copy of u the crawler keeps, if its last fetch reached the
