@@ -1,12 +1,15 @@
 package feeds
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
+	"github.com/deltaq/deltaq/internal/killtest"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -188,5 +191,74 @@ func TestATemporaryRedirectReadsTheTargetAndStays(t *testing.T) {
 	}
 	if got, _ := s.Get(f.ID); got.URL != a || got.MovedFrom != "" {
 		t.Errorf("after temporary redirects: at %s, moved from %q; want it at %s", got.URL, got.MovedFrom, a)
+	}
+}
+
+// TestMovesSurviveKill9 moves a feed by a permanent redirect again and
+// again in a child process, kills it with SIGKILL mid-stream, and checks
+// that every move the child reported is there after reopening, and that
+// the URL index agrees with the feed: a move is one batch.
+func TestMovesSurviveKill9(t *testing.T) {
+	if dir := os.Getenv("FEEDS_MOVE_KILL_CHILD"); dir != "" {
+		moveChild(t, dir)
+		return
+	}
+	dir := t.TempDir()
+	cmd := killtest.Child("TestMovesSurviveKill9", "FEEDS_MOVE_KILL_CHILD", dir)
+	acked := killtest.KillAfter(t, cmd, false, killtest.Prefixed("moved "), 40)
+	if acked < 40 {
+		t.Fatalf("child moved the feed only %d times before exiting", acked)
+	}
+	s, db := openStore(t, nil, dir)
+	defer db.Close()
+	id := IDOf(movingURL(0))
+	f, err := s.Get(id)
+	if err != nil {
+		t.Fatalf("reopen after kill -9: %v", err)
+	}
+	var at int
+	if _, err := fmt.Sscanf(f.URL, movingURL(-1)+"%d", &at); err != nil || at < acked {
+		t.Fatalf("after %d moves acknowledged the feed is at %s, want at least %s", acked, f.URL, movingURL(acked))
+	}
+	if f.MovedFrom != movingURL(at-1) {
+		t.Errorf("the feed at %s moved from %s, want %s", f.URL, f.MovedFrom, movingURL(at-1))
+	}
+	if n := countKeys(t, db, movedPrefix); n != 1 {
+		t.Errorf("%d URL index keys, want the one of %s", n, f.URL)
+	}
+	if got, err := s.Lookup(f.URL); err != nil || got != id {
+		t.Errorf("Lookup(%s) = %q, %v; want %s", f.URL, got, err, id)
+	}
+	if items, err := s.Items(t.Context(), id, time.Time{}); err != nil || len(items) != min(f.Postings, testConfig().SeenKept) {
+		t.Errorf("%d items, %v; want one a move read, %d", len(items), err, f.Postings)
+	}
+}
+
+// movingURL is the feed's URL after n moves; movingURL(-1) its prefix.
+func movingURL(n int) string {
+	if n < 0 {
+		return "http://x.test/feed"
+	}
+	return fmt.Sprintf("http://x.test/feed%d", n)
+}
+
+func moveChild(t *testing.T, dir string) {
+	s, db := openStore(t, nil, dir)
+	defer db.Close()
+	f, _, err := s.Add(t.Context(), movingURL(0), AddOptions{}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var published []time.Time
+	for i := 0; ; i++ {
+		at := t0.Add(time.Duration(i) * time.Hour)
+		published = append(published, at.Add(-time.Minute))
+		fetchedAs(t, db, movingURL(i), at, 301, movingURL(i+1), nil)
+		fetchedAs(t, db, movingURL(i+1), at.Add(time.Minute), 200, "", atomFrom(max(0, len(published)-20), published[max(0, len(published)-20):]))
+		up, _, err := s.Absorb(t.Context(), f.ID)
+		if err != nil || len(up.Moves) != 1 || up.Failed != "" {
+			t.Fatalf("move %d: moves %v, failed %q, %v", i, up.Moves, up.Failed, err)
+		}
+		fmt.Printf("moved %d\n", i+1)
 	}
 }
