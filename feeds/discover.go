@@ -25,6 +25,9 @@ func (s *Store) Discover(ctx context.Context, limit int) ([]Offer, error) {
 	}
 	for _, f := range list {
 		subscribed[f.URL] = true
+		if f.MovedFrom != "" { // the URL a redirect moved it from is the same feed
+			subscribed[f.MovedFrom] = true
+		}
 	}
 	found := map[string]*Offer{}
 	for p, err := range s.db.Pages(ctx) {

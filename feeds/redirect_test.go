@@ -262,3 +262,33 @@ func moveChild(t *testing.T, dir string) {
 		fmt.Printf("moved %d\n", i+1)
 	}
 }
+
+// The URL a feed moved from is not offered by Discover: pages still
+// advertise it, but it is the same feed.
+func TestDiscoverDoesNotOfferTheURLAFeedMovedFrom(t *testing.T) {
+	s, db := openStore(t, vfs.NewMem(), "")
+	defer db.Close()
+	const a, b = "http://x.test/old.xml", "http://x.test/new.xml"
+	batch := db.NewBatch(t.Context())
+	if err := batch.PutPage(&repo.Page{URL: "http://x.test/"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := batch.SetOutLinks("http://x.test/", []repo.Link{{URL: a, Kind: repo.LinkFeed}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := batch.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	batch.Close()
+	f, _, err := s.Add(t.Context(), a, AddOptions{}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetchedAs(t, db, a, t0.Add(time.Hour), 301, b, nil)
+	if up, _, err := s.Absorb(t.Context(), f.ID); err != nil || len(up.Moves) != 1 {
+		t.Fatalf("the move: %v, %v", up.Moves, err)
+	}
+	if offers, err := s.Discover(t.Context(), 10); err != nil || len(offers) != 0 {
+		t.Errorf("Discover after the move: %+v, %v; want no offer of %s", offers, err, a)
+	}
+}
