@@ -292,3 +292,28 @@ func TestDiscoverDoesNotOfferTheURLAFeedMovedFrom(t *testing.T) {
 		t.Errorf("Discover after the move: %+v, %v; want no offer of %s", offers, err, a)
 	}
 }
+
+// A redirect recorded with a target that is not an http or https URL, or
+// with credentials, is not followed, and the error says which.
+func TestARedirectToAURLAFeedCannotHaveIsRefused(t *testing.T) {
+	for _, c := range []struct{ target, want string }{
+		{"ftp://x.test/feed", "not an absolute http or https URL"},
+		{"http://user:pass@x.test/feed", "it has credentials (user:pass@)"},
+	} {
+		s, db := openStore(t, vfs.NewMem(), "")
+		const a = "http://x.test/a"
+		f, _, err := s.Add(t.Context(), a, AddOptions{}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fetchedAs(t, db, a, t0.Add(time.Hour), 301, c.target, nil)
+		up, _, err := s.Absorb(t.Context(), f.ID)
+		if err != nil || len(up.Moves) != 0 || !strings.Contains(up.Failed, "HTTP 301 to "+c.target+", not followed: "+c.want) {
+			t.Errorf("a redirect to %s: moves %v, failed %q, %v; want %q", c.target, up.Moves, up.Failed, err, c.want)
+		}
+		if got, _ := s.Get(f.ID); got.URL != a {
+			t.Errorf("a redirect to %s: the feed is at %s, want %s", c.target, got.URL, a)
+		}
+		db.Close()
+	}
+}
