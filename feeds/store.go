@@ -982,7 +982,14 @@ func fetchFailure(p repo.Page) string {
 	case repo.OutcomeTooLarge:
 		return "the body is over crawler.limits.max_body_bytes"
 	case repo.OutcomeBadContentType:
-		return "its Content-Type is none of crawler.content_types (a feed is served as application/rss+xml, application/atom+xml or text/xml)"
+		// A feed's poll reads more types than crawler.content_types
+		// (crawler.feedTypes, a body that looks like XML); a refusal
+		// names the type that was neither.
+		const why = "is none of crawler.content_types (a feed is served as application/rss+xml, application/atom+xml or text/xml; a feed's poll reads text/plain, application/octet-stream and a body of any type that looks like XML too)"
+		if p.ContentType != "" {
+			return fmt.Sprintf("its Content-Type %s %s", p.ContentType, why)
+		}
+		return "its Content-Type " + why
 	case repo.OutcomeTimeout:
 		return "no whole answer within crawler.timeouts (request, connect, response_header)"
 	case repo.OutcomeHTTPError, repo.OutcomeGone, repo.OutcomeThrottled:
