@@ -55,8 +55,8 @@ const (
 // fanned-out search and the titles and snippets of its pages.
 type SearchIndex interface {
 	fanout.Shard
-	Shown(ctx context.Context, q index.Query, urls []string) (map[string]index.Hit, error)
-	Titles(ctx context.Context, urls []string) (map[string]index.Hit, error)
+	Shown(ctx context.Context, q index.Query, urls []string) ([]index.Hit, error)
+	Titles(ctx context.Context, urls []string) ([]index.Hit, error)
 }
 
 // SearchOptions are the non-configuration inputs of JoinSearch.
@@ -325,37 +325,36 @@ func (s *SearchNode) Retrieve(ctx context.Context, q index.Query, limit int) (hi
 	return hits, uint64(res.Total), missing, nil
 }
 
-// Shown returns the titles and snippets of urls: this node's pages from
-// its index, the others' from the nodes alive (a page no node answers
-// for has no entry).
-func (s *SearchNode) Shown(ctx context.Context, q index.Query, urls []string) (map[string]index.Hit, error) {
+// Shown returns the titles and snippets of urls, one for each in its
+// place: this node's pages from its index, the others' from the nodes
+// alive (a page no node answers for has the zero Hit).
+func (s *SearchNode) Shown(ctx context.Context, q index.Query, urls []string) ([]index.Hit, error) {
 	return s.shown(ctx, &q, urls)
 }
 
 // Titles is Shown without the snippets, which no node cuts.
-func (s *SearchNode) Titles(ctx context.Context, urls []string) (map[string]index.Hit, error) {
+func (s *SearchNode) Titles(ctx context.Context, urls []string) ([]index.Hit, error) {
 	return s.shown(ctx, nil, urls)
 }
 
 // shown is Shown for q, Titles for a nil q.
-func (s *SearchNode) shown(ctx context.Context, q *index.Query, urls []string) (map[string]index.Hit, error) {
+func (s *SearchNode) shown(ctx context.Context, q *index.Query, urls []string) ([]index.Hit, error) {
 	out, err := s.local(ctx, q, urls)
 	if err != nil {
 		return nil, err
 	}
 	var rest []string
-	for _, u := range urls {
-		if _, ok := out[u]; !ok {
+	asked := map[string]bool{}
+	for i, u := range urls {
+		if out[i].URL == "" && !asked[u] {
 			rest = append(rest, u)
+			asked[u] = true
 		}
 	}
 	if len(rest) == 0 {
 		return out, nil
 	}
-	asked := make(map[string]bool, len(rest))
-	for _, u := range rest {
-		asked[u] = true
-	}
+	got := make(map[string]index.Hit, len(rest))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	nodes, _ := s.Nodes()
@@ -383,17 +382,22 @@ func (s *SearchNode) shown(ctx context.Context, q *index.Query, urls []string) (
 					s.logger.Warn("search: snippet highlights refused", "peer", n.Name, "err", err)
 					h.SnippetText, h.Highlights = "", nil
 				}
-				out[h.URL] = h
+				got[h.URL] = h
 			}
 		})
 	}
 	wg.Wait()
+	for i, u := range urls {
+		if h, ok := got[u]; ok && out[i].URL == "" {
+			out[i] = h
+		}
+	}
 	return out, nil
 }
 
 // local is this node's pages of urls from its index, with snippets for
 // q, titles alone for a nil q.
-func (s *SearchNode) local(ctx context.Context, q *index.Query, urls []string) (map[string]index.Hit, error) {
+func (s *SearchNode) local(ctx context.Context, q *index.Query, urls []string) ([]index.Hit, error) {
 	if q == nil {
 		return s.ix.Titles(ctx, urls)
 	}
@@ -457,8 +461,8 @@ func (s *SearchNode) answer(ctx context.Context, data []byte) (resp fanout.Respo
 			return errorResponse(err)
 		}
 		resp := fanout.Response{Shown: make([]index.Hit, 0, len(shown))}
-		for _, u := range req.URLs {
-			if h, ok := shown[u]; ok {
+		for _, h := range shown {
+			if h.URL != "" { // a page this node holds
 				resp.Shown = append(resp.Shown, h)
 			}
 		}

@@ -36,12 +36,12 @@ func (emptyIndex) MatchShard(context.Context, index.ShardQuery) (index.ShardResu
 	return index.ShardResult{}, nil
 }
 
-func (emptyIndex) Shown(context.Context, index.Query, []string) (map[string]index.Hit, error) {
-	return map[string]index.Hit{}, nil
+func (emptyIndex) Shown(_ context.Context, _ index.Query, urls []string) ([]index.Hit, error) {
+	return make([]index.Hit, len(urls)), nil
 }
 
-func (emptyIndex) Titles(context.Context, []string) (map[string]index.Hit, error) {
-	return map[string]index.Hit{}, nil
+func (emptyIndex) Titles(_ context.Context, urls []string) ([]index.Hit, error) {
+	return make([]index.Hit, len(urls)), nil
 }
 
 // searchCluster is a cluster of one NATS server, under the default
@@ -126,13 +126,13 @@ func TestAPeersSnippetsAreCheckedBeforeUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(shown) != 2 {
-		t.Fatalf("shown %v: want the two pages asked", shown)
+	if len(shown) != 2 || shown[0].URL != good.URL || shown[1].URL != bad.URL {
+		t.Fatalf("shown %v: want the two pages asked, in their order", shown)
 	}
-	if h := shown[good.URL]; h.SnippetText != good.SnippetText || len(h.Highlights) != 1 {
+	if h := shown[0]; h.SnippetText != good.SnippetText || len(h.Highlights) != 1 {
 		t.Errorf("good hit: %+v, want it as sent", h)
 	}
-	if h := shown[bad.URL]; h.Title != bad.Title || h.Snippet != bad.Snippet || h.Highlights != nil || h.SnippetText != "" {
+	if h := shown[1]; h.Title != bad.Title || h.Snippet != bad.Snippet || h.Highlights != nil || h.SnippetText != "" {
 		t.Errorf("bad hit: %+v, want its title and HTML snippet without highlights", h)
 	}
 }
@@ -173,7 +173,7 @@ func TestTitlesAskPeersForNoSnippet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h, ok := titled[page.URL]; !ok || h.Title != page.Title {
+	if len(titled) != 1 || titled[0].URL != page.URL || titled[0].Title != page.Title {
 		t.Errorf("titled %v: want the peer's page", titled)
 	}
 	select {

@@ -969,7 +969,10 @@ func TestRefreshPopularityKeepsTheIndexedCopy(t *testing.T) {
 	}
 	q, _ := ParseQuery("budget", ix.cfg.Limits())
 	shown, err := ix.Shown(t.Context(), q, []string{smallCorpus[0].URL})
-	if h := shown[smallCorpus[0].URL]; err != nil || h.Popularity != 0.75 || !h.FetchedAt.Equal(t0) {
+	if err != nil || len(shown) != 1 {
+		t.Fatalf("shown %+v, %v", shown, err)
+	}
+	if h := shown[0]; h.URL != smallCorpus[0].URL || h.Popularity != 0.75 || !h.FetchedAt.Equal(t0) {
 		t.Fatalf("shown %+v, %v", shown, err)
 	}
 	if st := catchUp(t, ix); st.Measured != 1 {

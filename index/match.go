@@ -303,13 +303,15 @@ func bm25IDF(n, df uint64) float64 {
 // returned (limit < 0: all), with their document numbers. total is the
 // number of qualifying pages.
 func (ix *Index) match(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, st *snapText, q Query, limit int) (ranked []Ranked, docs []uint64, total int, err error) {
-	return ix.matchPages(ctx, r, m, st, q, limit, true)
+	return ix.matchPages(ctx, r, m, st, q, limit, true, nil, nil)
 }
 
 // matchPages is match; unless ordered, the pages it returns (the same
 // ones) are in no particular order, for a caller that orders them
-// itself: the best limit are selected, not sorted.
-func (ix *Index) matchPages(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, st *snapText, q Query, limit int, ordered bool) (ranked []Ranked, docs []uint64, total int, err error) {
+// itself: the best limit are selected, not sorted. The pages and their
+// document numbers are written over ranked and docs, whose arrays are
+// reused when large enough.
+func (ix *Index) matchPages(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, st *snapText, q Query, limit int, ordered bool, ranked []Ranked, docs []uint64) (_ []Ranked, _ []uint64, total int, err error) {
 	cfg := ix.cfg.Retrieval
 	p, err := ix.planQuery(ctx, r, m, st, q, nil)
 	if err != nil {
@@ -392,7 +394,7 @@ func (ix *Index) matchPages(ctx context.Context, r bindex.IndexReader, m mapping
 	// Equal scores in URL order (Bleve's document numbers depend on how
 	// segments merged). cands are in score order already, so an
 	// insertion sort only reorders runs of equal scores, in place.
-	ranked, docs = make([]Ranked, len(cands)), make([]uint64, len(cands))
+	ranked, docs = slices.Grow(ranked[:0], len(cands))[:len(cands)], slices.Grow(docs[:0], len(cands))[:len(cands)]
 	for i, c := range cands {
 		ranked[i], docs[i] = Ranked{URL: st.urls[c.doc], Score: c.score}, c.doc
 		for j := i; ordered && j > 0 && rankedBefore(ranked[j], ranked[j-1]); j-- {

@@ -136,7 +136,7 @@ func (ix *Index) Search(ctx context.Context, q Query, from, size int) (Result, e
 		if from >= len(ranked) {
 			return nil
 		}
-		out.Hits, err = ix.shown(ctx, r, st, &q, ranked[from:], docs[from:])
+		out.Hits, err = ix.shown(ctx, r, st, &q, ranked[from:], docs[from:], nil)
 		return err
 	})
 	out.Took = time.Since(start)
@@ -162,7 +162,7 @@ func (ix *Index) Retrieve(ctx context.Context, q Query, limit int) ([]Hit, uint6
 // RetrieveRanked is Retrieve without the hits' empty display fields: a
 // fifth of the memory for the few hundred candidates a search ranks.
 func (ix *Index) RetrieveRanked(ctx context.Context, q Query, limit int) ([]Ranked, uint64, error) {
-	ranked, _, total, _, err := ix.retrieve(ctx, q, limit, true)
+	ranked, _, total, _, err := ix.retrieve(ctx, q, limit, true, nil, nil)
 	return ranked, total, err
 }
 
@@ -173,7 +173,7 @@ type Retrieved struct {
 	// Docs numbers each page within Snapshot: its document number there.
 	// Equal Snapshot values (never 0) are the same snapshot of this
 	// index, so a caller may keep data by (Snapshot, document number).
-	Docs     []uint32
+	Docs     []uint64
 	Snapshot uint64
 }
 
@@ -182,27 +182,30 @@ type Retrieved struct {
 // they are selected from the matches without being sorted, with their
 // document numbers.
 func (ix *Index) RetrieveUnordered(ctx context.Context, q Query, limit int) (Retrieved, error) {
-	var out Retrieved
-	var docs []uint64
+	return ix.RetrieveUnorderedInto(ctx, q, limit, Retrieved{})
+}
+
+// RetrieveUnorderedInto is RetrieveUnordered writing its pages and
+// document numbers over buf's, whose arrays it reuses when large enough:
+// a server pools them rather than allocating a few kilobytes per search
+// for the garbage collector to reclaim.
+func (ix *Index) RetrieveUnorderedInto(ctx context.Context, q Query, limit int, buf Retrieved) (Retrieved, error) {
+	out := Retrieved{Pages: buf.Pages, Docs: buf.Docs}
 	var err error
-	out.Pages, docs, out.Total, out.Snapshot, err = ix.retrieve(ctx, q, limit, false)
+	out.Pages, out.Docs, out.Total, out.Snapshot, err = ix.retrieve(ctx, q, limit, false, out.Pages, out.Docs)
 	if err != nil {
 		return Retrieved{}, err
-	}
-	out.Docs = make([]uint32, len(docs))
-	for i, d := range docs {
-		out.Docs[i] = uint32(d) // snapText numbers at most MaxUint32 documents
 	}
 	return out, nil
 }
 
-func (ix *Index) retrieve(ctx context.Context, q Query, limit int, ordered bool) (ranked []Ranked, docs []uint64, total uint64, snapshot uint64, err error) {
+func (ix *Index) retrieve(ctx context.Context, q Query, limit int, ordered bool, ranked []Ranked, docs []uint64) (_ []Ranked, _ []uint64, total uint64, snapshot uint64, err error) {
 	if limit < 0 {
 		return nil, nil, 0, 0, fmt.Errorf("index: retrieve: limit = %d: must be >= 0", limit)
 	}
 	err = ix.withText(ctx, func(r bindex.IndexReader, m mapping.IndexMapping, st *snapText) error {
 		var n int
-		ranked, docs, n, err = ix.matchPages(ctx, r, m, st, q, limit, ordered)
+		ranked, docs, n, err = ix.matchPages(ctx, r, m, st, q, limit, ordered, ranked, docs)
 		total, snapshot = uint64(n), st.id
 		return err
 	})
@@ -247,9 +250,13 @@ func (ix *Index) withText(ctx context.Context, fn func(bindex.IndexReader, mappi
 
 // shown gives ranked pages (documents docs of st's snapshot r) as a
 // result page shows them: from st's columns, with the highlighted
-// snippet for q cut from the stored text in memory (none for a nil q).
-func (ix *Index) shown(ctx context.Context, r bindex.IndexReader, st *snapText, q *Query, ranked []Ranked, docs []uint64) ([]Hit, error) {
-	hits := make([]Hit, len(ranked))
+// snippet for q cut from the stored text in memory (none for a nil q),
+// written over hits[:len(ranked)] (nil: a new slice).
+func (ix *Index) shown(ctx context.Context, r bindex.IndexReader, st *snapText, q *Query, ranked []Ranked, docs []uint64, hits []Hit) ([]Hit, error) {
+	if hits == nil {
+		hits = make([]Hit, len(ranked))
+	}
+	hits = hits[:len(ranked)]
 	for i, rk := range ranked {
 		d := docs[i]
 		hits[i] = Hit{URL: rk.URL, Score: rk.Score, Title: st.titles[d], FetchedAt: st.fetched[d], Popularity: st.popularity[d]}
@@ -257,13 +264,18 @@ func (ix *Index) shown(ctx context.Context, r bindex.IndexReader, st *snapText, 
 	if q == nil {
 		return hits, nil
 	}
-	locs, err := ix.locations(ctx, r, st, *q, docs)
+	// The buffers are pooled: what a result keeps is copied out of them.
+	bufs, _ := ix.snippets.Get().(*snippetBufs)
+	if bufs == nil {
+		bufs = new(snippetBufs)
+	}
+	defer ix.snippets.Put(bufs)
+	locs, err := ix.locations(ctx, r, st, *q, docs, bufs)
 	if err != nil {
 		return nil, err
 	}
-	var bufs snippetBufs
 	for i := range hits {
-		c := cutSnippetFrom(st.storedText(docs[i]), int(st.snippetAt[docs[i]]), locs[i], ix.cfg.SnippetBytes, &bufs)
+		c := cutSnippetFrom(st.storedText(docs[i]), int(st.snippetAt[docs[i]]), locs[i], ix.cfg.SnippetBytes, bufs)
 		hits[i].Snippet, hits[i].SnippetText, hits[i].Highlights = c.HTML, c.Text, c.Spans
 	}
 	return hits, nil
@@ -333,9 +345,15 @@ func storedIn(ss *scorch.SegmentSnapshot, local uint64, h *Hit, withText func([]
 // locations returns, for each of the documents docs, where the query's
 // words occur in FieldText (byte ranges in the stored text), for
 // snippets: from st, r's text field in memory, or when st is nil from
-// Bleve's term vectors.
-func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapText, q Query, docs []uint64) ([][]Span, error) {
-	out := make([][]Span, len(docs))
+// Bleve's term vectors. The answer lives in bufs (nil: fresh ones) until
+// their next use.
+func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapText, q Query, docs []uint64, bufs *snippetBufs) ([][]Span, error) {
+	if bufs == nil {
+		bufs = new(snippetBufs)
+	}
+	out := slices.Grow(bufs.locs[:0], len(docs))[:len(docs)]
+	clear(out)
+	bufs.locs = out
 	seen := map[string]bool{}
 	if st != nil { // from memory, page by page, in one buffer
 		var words []uint32
@@ -345,7 +363,8 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapTe
 			}
 			seen[term] = true
 		}
-		spans := make([]Span, 0, 64)
+		spans := bufs.spans[:0]
+		defer func() { bufs.spans = spans[:0] }()
 		for i, doc := range docs {
 			from := len(spans)
 			for _, t := range words {
@@ -395,37 +414,43 @@ func (ix *Index) locations(ctx context.Context, r bindex.IndexReader, st *snapTe
 	return out, nil
 }
 
-// Shown returns the pages of urls as a result page shows them, keyed by
-// URL: title, fetch time, popularity and the snippet for q, from the
-// snapshot's columns in memory. A URL no longer in the index has no
-// entry.
-func (ix *Index) Shown(ctx context.Context, q Query, urls []string) (map[string]Hit, error) {
+// Shown returns the pages of urls as a result page shows them, one for
+// each URL in its place: title, fetch time, popularity and the snippet
+// for q, from the snapshot's columns in memory. A URL no longer in the
+// index has the zero Hit (URL "").
+func (ix *Index) Shown(ctx context.Context, q Query, urls []string) ([]Hit, error) {
 	return ix.shownByURL(ctx, &q, urls)
 }
 
 // Titles is Shown without the snippets: the pages of urls as a list of
 // links shows them.
-func (ix *Index) Titles(ctx context.Context, urls []string) (map[string]Hit, error) {
+func (ix *Index) Titles(ctx context.Context, urls []string) ([]Hit, error) {
 	return ix.shownByURL(ctx, nil, urls)
 }
 
-func (ix *Index) shownByURL(ctx context.Context, q *Query, urls []string) (map[string]Hit, error) {
-	out := make(map[string]Hit, len(urls))
+func (ix *Index) shownByURL(ctx context.Context, q *Query, urls []string) ([]Hit, error) {
+	out := make([]Hit, len(urls))
 	if len(urls) == 0 {
 		return out, nil
 	}
 	err := ix.withText(ctx, func(r bindex.IndexReader, _ mapping.IndexMapping, st *snapText) error {
 		ranked := make([]Ranked, 0, len(urls))
 		docs := make([]uint64, 0, len(urls))
-		for _, u := range urls {
+		at := make([]int, 0, len(urls)) // the place in urls of each page held
+		for i, u := range urls {
 			if doc, ok := st.liveDoc(u); ok {
 				ranked = append(ranked, Ranked{URL: u})
 				docs = append(docs, doc)
+				at = append(at, i)
 			}
 		}
-		hits, err := ix.shown(ctx, r, st, q, ranked, docs)
-		for _, h := range hits {
-			out[h.URL] = h
+		// The pages held are shown at the front of out, then each moved
+		// to its place, which is never before where it was shown.
+		_, err := ix.shown(ctx, r, st, q, ranked, docs, out)
+		for k := len(at) - 1; k >= 0; k-- {
+			if i := at[k]; i != k {
+				out[i], out[k] = out[k], Hit{}
+			}
 		}
 		return err
 	})

@@ -314,11 +314,12 @@ func TestShownPagesEqualSearchHits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 {
-		t.Fatalf("%d pages shown, want the 2 indexed", len(got))
+	// One for each URL in its place, the zero Hit for the one not held.
+	if len(got) != 3 || got[0].URL != chosen[0] || got[1].URL != chosen[1] || !reflect.DeepEqual(got[2], Hit{}) {
+		t.Fatalf("shown %+v: want the 2 indexed in their places, then the zero Hit", got)
 	}
-	for _, h := range []Hit{all.Hits[0], all.Hits[2]} {
-		g := got[h.URL]
+	for i, h := range []Hit{all.Hits[2], all.Hits[0]} {
+		g := got[i]
 		if g.Snippet != h.Snippet || !strings.Contains(g.Snippet, "<mark>") || g.Title != h.Title || g.Title == "" ||
 			!g.FetchedAt.Equal(h.FetchedAt) || g.Popularity != smallPopularity[h.URL] {
 			t.Errorf("%s: shown %+v, Search's hit %+v", h.URL, g, h)
@@ -331,10 +332,10 @@ func TestShownPagesEqualSearchHits(t *testing.T) {
 	if len(titles) != len(got) {
 		t.Fatalf("%d pages titled, %d shown", len(titles), len(got))
 	}
-	for u, g := range got {
+	for i, g := range got {
 		g.Snippet, g.SnippetText, g.Highlights = "", "", nil // Titles cuts none
-		if h := titles[u]; !reflect.DeepEqual(h, g) {
-			t.Errorf("%s: titled %+v, want %+v", u, h, g)
+		if h := titles[i]; !reflect.DeepEqual(h, g) {
+			t.Errorf("%s: titled %+v, want %+v", chosen[i], h, g)
 		}
 	}
 }

@@ -382,11 +382,11 @@ func TestOccurrencesAreTheTermVectors(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			mem, err := ix.locations(t.Context(), r, st, q, docs)
+			mem, err := ix.locations(t.Context(), r, st, q, docs, nil)
 			if err != nil {
 				return err
 			}
-			vectors, err := ix.locations(t.Context(), r, nil, q, docs)
+			vectors, err := ix.locations(t.Context(), r, nil, q, docs, nil)
 			if err != nil {
 				return err
 			}

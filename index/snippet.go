@@ -141,7 +141,11 @@ func headingLen[T string | []byte](text T, title string) int {
 
 // snippetBufs are cutSnippet's working buffers, kept from one snippet
 // to the next of a result page (what it returns is copied out of them).
-type snippetBufs struct{ html, plain []byte }
+type snippetBufs struct {
+	html, plain []byte
+	spans       []Span   // the matches of every page shown, one page after another
+	locs        [][]Span // each page's part of spans
+}
 
 // cutSnippet cuts about size bytes of text around the densest group of
 // matches (byte ranges, in any order; it sorts them in place): the HTML,

@@ -30,15 +30,16 @@ type EngineOptions struct {
 type Backend interface {
 	Retrieve(ctx context.Context, q index.Query, limit int) (hits []index.Hit, total uint64, missing []string, err error)
 	// Shown and Titles are index.Index's, over every part.
-	Shown(ctx context.Context, q index.Query, urls []string) (map[string]index.Hit, error)
-	Titles(ctx context.Context, urls []string) (map[string]index.Hit, error)
+	Shown(ctx context.Context, q index.Query, urls []string) ([]index.Hit, error)
+	Titles(ctx context.Context, urls []string) ([]index.Hit, error)
 }
 
-// shower gives a result page's pages by URL: with their snippets for q
-// (Shown) or without (Titles). A Backend is one, and so is index.Index.
+// shower gives a result page's pages, one for each URL in its place:
+// with their snippets for q (Shown) or without (Titles). A Backend is
+// one, and so is index.Index.
 type shower interface {
-	Shown(ctx context.Context, q index.Query, urls []string) (map[string]index.Hit, error)
-	Titles(ctx context.Context, urls []string) (map[string]index.Hit, error)
+	Shown(ctx context.Context, q index.Query, urls []string) ([]index.Hit, error)
+	Titles(ctx context.Context, urls []string) ([]index.Hit, error)
 }
 
 // Engine answers a search request end to end: the index finds the
@@ -47,11 +48,11 @@ type shower interface {
 // random (§5.5), and ads are chosen for the query phrase (ch. 6). It is the
 // Searcher the binary wires; each part stays in its own package.
 type Engine struct {
-	ix    *index.Index
-	rank  *ranking.Searcher
-	ads   *ads.Store // nil: no ads
-	opts  EngineOptions
-	cands sync.Pool // *[]ranking.Candidate: one search's candidates
+	ix   *index.Index
+	rank *ranking.Searcher
+	ads  *ads.Store // nil: no ads
+	opts EngineOptions
+	bufs sync.Pool // *searchBufs: one search's buffers
 }
 
 // NewEngine builds an engine. adStore may be nil.
@@ -72,33 +73,41 @@ func (r Retriever) Retrieve(ctx context.Context, query string, limit int) ([]ran
 	if err != nil {
 		return nil, 0, err
 	}
-	return r.retrieveParsed(ctx, q, limit, true, nil)
-}
-
-// retrieveParsed is Retrieve for a parsed query, the candidates best
-// first if ordered, else in no particular order (the ranking orders them
-// in any case); they are appended to cands.
-func (r Retriever) retrieveParsed(ctx context.Context, q index.Query, limit int, ordered bool, cands []ranking.Candidate) ([]ranking.Candidate, int, error) {
-	if ordered {
-		ranked, total, err := r.Index.RetrieveRanked(ctx, q, limit)
-		if err != nil {
-			return nil, 0, err
-		}
-		for _, rk := range ranked {
-			cands = append(cands, ranking.Candidate{URL: rk.URL, Relevance: rk.Score})
-		}
-		return cands, int(total), nil
-	}
-	res, err := r.Index.RetrieveUnordered(ctx, q, limit)
+	ranked, total, err := r.Index.RetrieveRanked(ctx, q, limit)
 	if err != nil {
 		return nil, 0, err
 	}
+	cands := make([]ranking.Candidate, len(ranked))
+	for i, rk := range ranked {
+		cands[i] = ranking.Candidate{URL: rk.URL, Relevance: rk.Score}
+	}
+	return cands, int(total), nil
+}
+
+// searchBufs are one search's retrieved pages and their candidates,
+// pooled by the engine: the ranking copies what the page shows.
+type searchBufs struct {
+	got   index.Retrieved
+	cands []ranking.Candidate
+}
+
+// retrieve returns up to limit pages relevant to q as candidates in no
+// particular order (the ranking orders them), in bufs.
+func (e *Engine) retrieve(ctx context.Context, q index.Query, limit int, bufs *searchBufs) ([]ranking.Candidate, int, error) {
+	got, err := e.ix.RetrieveUnorderedInto(ctx, q, limit, bufs.got)
+	if err != nil {
+		return nil, 0, err
+	}
+	bufs.got = got
 	// Keyed by the snapshot's document numbers: the ranking finds each
 	// page's statistics once per snapshot.
-	for i, rk := range res.Pages {
-		cands = append(cands, ranking.Candidate{URL: rk.URL, Relevance: rk.Score, Space: res.Snapshot, Key: res.Docs[i]})
+	cands := bufs.cands[:0]
+	for i, rk := range got.Pages {
+		// snapText numbers at most MaxUint32 documents.
+		cands = append(cands, ranking.Candidate{URL: rk.URL, Relevance: rk.Score, Space: got.Snapshot, Key: uint32(got.Docs[i])})
 	}
-	return cands, int(res.Total), nil
+	bufs.cands = cands
+	return cands, int(got.Total), nil
 }
 
 // candidates are retrieved hits as the ranking orders them.
@@ -134,19 +143,18 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 		hits, n, missing, err = b.Retrieve(ctx, q, e.rank.Candidates())
 		cands, total, pages = candidates(hits), int(n), b
 	} else {
-		// The candidates live in a pooled buffer: Order copies what the
+		// The candidates live in pooled buffers: Order copies what the
 		// page shows. It orders them itself: the index only selects them.
-		buf, _ := e.cands.Get().(*[]ranking.Candidate)
-		if buf == nil {
-			buf = new([]ranking.Candidate)
+		bufs, _ := e.bufs.Get().(*searchBufs)
+		if bufs == nil {
+			bufs = new(searchBufs)
 		}
 		defer func() {
-			clear(*buf) // drop the URLs
-			*buf = (*buf)[:0]
-			e.cands.Put(buf)
+			clear(bufs.got.Pages) // drop the URLs
+			clear(bufs.cands)
+			e.bufs.Put(bufs)
 		}()
-		cands, total, err = Retriever{Index: e.ix}.retrieveParsed(ctx, q, e.rank.Candidates(), false, (*buf)[:0])
-		*buf = cands
+		cands, total, err = e.retrieve(ctx, q, e.rank.Candidates(), bufs)
 	}
 	if err != nil {
 		return Response{}, inputError(err, r.Query)
@@ -163,7 +171,7 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	for i, res := range page.Results {
 		urls[i] = res.URL
 	}
-	var shown map[string]index.Hit
+	var shown []index.Hit
 	if r.Fields.Wants(snippetFields) {
 		shown, err = pages.Shown(ctx, q, urls)
 	} else {
@@ -179,8 +187,8 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 		out.Results = make([]Result, 0, len(page.Results))
 	}
 	marks := 0
-	for _, res := range page.Results {
-		h := shown[res.URL]
+	for i, res := range page.Results {
+		h := shown[i]
 		out.Results = append(out.Results, Result{
 			URL: res.URL, Title: h.Title, Snippet: h.Snippet, Score: res.Relevance,
 			FetchedAt: h.FetchedAt, Promoted: res.Promoted, ClickURL: res.ClickURL,
@@ -191,7 +199,7 @@ func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	terms := make([]string, 0, marks)
 	for i := range out.Results {
 		res := &out.Results[i]
-		if h := shown[res.URL]; h.Highlights != nil { // else the server parses the snippet
+		if h := shown[i]; h.Highlights != nil { // else the server parses the snippet
 			from := len(terms)
 			terms = markedTerms(terms, h.SnippetText, h.Highlights)
 			res.SnippetText, res.Highlights, res.MatchedTerms = h.SnippetText, h.Highlights, terms[from:len(terms):len(terms)]
