@@ -151,6 +151,10 @@ func (ix *Index) warm(ctx context.Context) {
 		return err
 	})
 	if err != nil && ctx.Err() == nil && !errors.Is(err, ErrClosed) {
+		// Damage found here fails searches too: mark it now.
+		if d := ix.CheckFailure(err); d != nil {
+			err = d
+		}
 		ix.logger.Warn("building the text field of the current snapshot", "err", err)
 	}
 	if ix.warmed != nil {

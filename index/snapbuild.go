@@ -89,8 +89,16 @@ type buildCounts struct {
 
 // buildSnapText makes the in-memory text field of the snapshot r,
 // carrying what it can from prev, the snapText of an earlier snapshot of
-// the same index (nil for none).
-func buildSnapText(ctx context.Context, r bindex.IndexReader, prev *snapText) (*snapText, error) {
+// the same index (nil for none). A panic reading the segments is an
+// error: zapx reads a segment damaged since the index opened out of
+// bounds, and the index's refresh builds this too, where a panic would
+// end the server rather than fail one search.
+func buildSnapText(ctx context.Context, r bindex.IndexReader, prev *snapText) (st *snapText, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			st, err = nil, fmt.Errorf("index: reading the snapshot's text: a segment could not be read (%v)", p)
+		}
+	}()
 	n, err := r.DocCount()
 	if err != nil {
 		return nil, fmt.Errorf("index: doc count: %w", err)
@@ -99,7 +107,7 @@ func buildSnapText(ctx context.Context, r bindex.IndexReader, prev *snapText) (*
 	if err != nil {
 		return nil, err
 	}
-	st := &snapText{snap: r, n: n, meanLen: 1}
+	st = &snapText{snap: r, n: n, meanLen: 1}
 	parts, size, err := st.plan(ctx, segs, prev)
 	if err != nil {
 		return nil, err
