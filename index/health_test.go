@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/deltaq/deltaq/internal/segdamage"
 )
 
 // TestCheckFailureMarksADamagedIndex: a search failure is checked against
@@ -15,14 +17,7 @@ import (
 // overwritten under the open index, it is, for good, named with the
 // directory and the rebuild.
 func TestCheckFailureMarksADamagedIndex(t *testing.T) {
-	dir := t.TempDir()
-	db := openRepo(t, filepath.Join(dir, "repo"))
-	ixDir := filepath.Join(dir, "ix")
-	ix := openIndex(t, ixDir, testConfig(ScoringBM25), db, Options{})
-	putPages(t, db, t0, smallCorpus...)
-	catchUp(t, ix)
-	ix.Close()
-	ix = openIndex(t, ixDir, testConfig(ScoringBM25), db, Options{})
+	ix, ixDir := reopenedSmallIndex(t)
 
 	failed := errors.New("a search failed")
 	for _, err := range []error{nil, &QueryError{Msg: "unclosed quote"}, context.DeadlineExceeded, ErrClosed, failed} {
@@ -75,6 +70,19 @@ func TestCheckFailureMarksADamagedIndex(t *testing.T) {
 // text of a snapshot whose segment files were overwritten after the index
 // opened, marks the damage, so /healthz says so before a search fails.
 func TestTheRefreshMarksADamagedIndex(t *testing.T) {
+	ix, ixDir := reopenedSmallIndex(t) // nothing read into memory yet
+
+	segdamage.Overwrite(t, ixDir)
+	ix.warm(t.Context())
+	if d := ix.Damaged(); !errors.Is(d, ErrDamaged) {
+		t.Fatalf("after the refresh read the damaged segments: Damaged = %v, want ErrDamaged", d)
+	}
+}
+
+// reopenedSmallIndex is smallCorpus indexed, closed and opened again (Open
+// checked its segments), and the index's directory.
+func reopenedSmallIndex(t *testing.T) (*Index, string) {
+	t.Helper()
 	dir := t.TempDir()
 	db := openRepo(t, filepath.Join(dir, "repo"))
 	ixDir := filepath.Join(dir, "ix")
@@ -82,35 +90,5 @@ func TestTheRefreshMarksADamagedIndex(t *testing.T) {
 	putPages(t, db, t0, smallCorpus...)
 	catchUp(t, ix)
 	ix.Close()
-	ix = openIndex(t, ixDir, testConfig(ScoringBM25), db, Options{}) // nothing read into memory yet
-
-	segments, err := filepath.Glob(filepath.Join(ixDir, "store", "*.zap"))
-	if err != nil || len(segments) == 0 {
-		t.Fatalf("segments %v, %v", segments, err)
-	}
-	const footer = 20 // zap's footer, kept: what locates the rest
-	for _, s := range segments {
-		st, err := os.Stat(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		junk := make([]byte, st.Size()-footer)
-		for i := range junk {
-			junk[i] = byte(0xA5 ^ i)
-		}
-		f, err := os.OpenFile(s, os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.WriteAt(junk, 0); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ix.warm(t.Context())
-	if d := ix.Damaged(); !errors.Is(d, ErrDamaged) {
-		t.Fatalf("after the refresh read the damaged segments: Damaged = %v, want ErrDamaged", d)
-	}
+	return openIndex(t, ixDir, testConfig(ScoringBM25), db, Options{}), ixDir
 }

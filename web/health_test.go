@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/deltaq/deltaq/ads"
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/internal/segdamage"
 	"github.com/deltaq/deltaq/ranking"
 	"github.com/deltaq/deltaq/repo"
 	"github.com/deltaq/deltaq/web"
@@ -97,39 +97,6 @@ func get(t *testing.T, srv *httptest.Server, path string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// damageSegments overwrites every byte of each segment file of the index
-// in dir but its footer, in place, as a stray write or a bad sector
-// would: the file keeps its length, and the index, which opened it
-// sound, reads the new bytes through its memory mapping.
-func damageSegments(t *testing.T, dir string) {
-	t.Helper()
-	segments, err := filepath.Glob(filepath.Join(dir, "store", "*.zap"))
-	if err != nil || len(segments) == 0 {
-		t.Fatalf("segments %v, %v", segments, err)
-	}
-	const footer = 20 // zap's footer: what locates the rest, kept so the file still opens
-	for _, s := range segments {
-		st, err := os.Stat(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		junk := make([]byte, st.Size()-footer)
-		for i := range junk {
-			junk[i] = byte(0xA5 ^ i)
-		}
-		f, err := os.OpenFile(s, os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.WriteAt(junk, 0); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // TestADamagedIndexAnswers503 builds an index on disk, opens it again
 // (Open checks its segments) and serves it; then overwrites its segment
 // files. The searches that read them fail, and where they used to answer
@@ -168,7 +135,7 @@ func TestADamagedIndexAnswers503(t *testing.T) {
 		t.Fatalf("/healthz before the damage: %d %s", code, body)
 	}
 
-	damageSegments(t, dir)
+	segdamage.Overwrite(t, dir)
 	wants := []string{dir, "damaged", "deltaq index rebuild"}
 	for range 2 { // the second answers from what the first found
 		code, body := get(t, srv, phrase)
