@@ -60,8 +60,17 @@
 //
 // What the web says back is data, not an error: 404/410 (gone), robots
 // exclusion, bodies over crawler.limits.max_body_bytes (too_large, never
-// silently truncated), other content types, 429/503 (that host alone
-// backs off, honouring Retry-After, doubling up to backoff_max). Redirects
+// silently truncated), other content types (bad_content_type, the body
+// unread and the type recorded in Page.ContentType), 429/503 (that host
+// alone backs off, honouring Retry-After, doubling up to backoff_max). A
+// subscribed feed's URL (frontier.Feed: the poller's feeds, or those
+// `deltaq feeds poll` fetches) is fetched as a feed reader fetches it,
+// whatever the reason it was queued for: served as text/plain,
+// application/octet-stream, text/xml or application/xml, or with any other
+// type if its body looks like XML (sniffXML), the body is read, kept as
+// the page's copy and parsed as a feed, never indexed, and the feed's
+// parser (package feeds) says whether it is a feed. Other URLs keep
+// crawler.content_types. Redirects
 // are not followed inside a fetch: each target is a new URL with its own
 // robots check and politeness slot, and chains stop at max_redirects.
 // Connections to loopback, private and link-local addresses are refused at

@@ -109,13 +109,19 @@ const accept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 // a body served as gzip without Content-Encoding (a .xml.gz sitemap) stays
 // compressed for crawler/sitemap, which decompresses through its own limit.
 func (f *fetcher) fetch(ctx context.Context, url string, hdr http.Header) response {
+	return f.fetchAs(ctx, url, hdr, false)
+}
+
+// fetchAs is fetch; feed fetches a subscribed feed's URL as a feed reader
+// does (feedAccepts).
+func (f *fetcher) fetchAs(ctx context.Context, url string, hdr http.Header, feed bool) response {
 	start := f.clock.Now()
-	res := f.get(ctx, url, hdr)
+	res := f.get(ctx, url, hdr, feed)
 	res.took = f.clock.Now().Sub(start)
 	return res
 }
 
-func (f *fetcher) get(ctx context.Context, url string, hdr http.Header) response {
+func (f *fetcher) get(ctx context.Context, url string, hdr http.Header, feed bool) response {
 	res := response{url: url}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -138,11 +144,20 @@ func (f *fetcher) get(ctx context.Context, url string, hdr http.Header) response
 	res.header = r.Header
 	res.contentType = r.Header.Get("Content-Type")
 	res.outcome = statusOutcome(res.status)
+	// sniff: a feed's body of a type neither list takes is read, and kept
+	// only if it looks like XML.
+	sniff := false
 	if !f.robots && res.outcome == repo.OutcomeOK {
-		// Refused on its headers: the body is never read.
 		if !f.accepts(res.contentType) {
-			res.outcome = repo.OutcomeBadContentType
-			return res
+			switch {
+			case feed && feedAccepts(res.contentType):
+			case feed:
+				sniff = true
+			default:
+				// Refused on its headers: the body is never read.
+				res.outcome = repo.OutcomeBadContentType
+				return res
+			}
 		}
 		if r.ContentLength > int64(f.maxBody) {
 			res.outcome = repo.OutcomeTooLarge
@@ -164,6 +179,10 @@ func (f *fetcher) get(ctx context.Context, url string, hdr http.Header) response
 			res.outcome = repo.OutcomeTooLarge
 			res.body = nil
 		}
+	}
+	if sniff && res.outcome == repo.OutcomeOK && !sniffXML(res.body) {
+		res.outcome = repo.OutcomeBadContentType
+		res.body = nil
 	}
 	return res
 }
@@ -191,6 +210,73 @@ func (f *fetcher) accepts(ct string) bool {
 		return false
 	}
 	return f.types[mt]
+}
+
+// feedTypes are the Content-Types a subscribed feed's URL is fetched with
+// besides crawler.content_types: feeds are often served with a generic
+// type (raw file hosting: text/plain, application/octet-stream) or a
+// generic XML one, and a feed reader is judged by whether it reads the
+// feed. Whether the body is a feed is the feed parser's to say.
+var feedTypes = map[string]bool{
+	"text/plain":               true,
+	"application/octet-stream": true,
+	"text/xml":                 true,
+	"application/xml":          true,
+}
+
+// feedAccepts reports whether a feed served with Content-Type ct is read
+// without looking at its body (feedTypes).
+func feedAccepts(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && feedTypes[mt]
+}
+
+// sniffXML reports whether body looks like an XML document: after a
+// byte-order mark and white space, an XML declaration, a comment, a
+// doctype or an element. A subscribed feed's body served with a type
+// neither crawler.content_types nor feedTypes lists is read only if it
+// does, as are bodies served as text/plain or application/octet-stream
+// when the crawler parses them.
+func sniffXML(body []byte) bool {
+	b := body[:min(len(body), 1024)]
+	switch {
+	case bytes.HasPrefix(b, []byte("\xef\xbb\xbf")): // UTF-8 BOM
+		b = b[3:]
+	case bytes.HasPrefix(b, []byte("\xff\xfe")), bytes.HasPrefix(b, []byte("\xfe\xff")):
+		// UTF-16: the first character after the BOM, one byte of each pair.
+		b = utf16Bytes(b[2:], b[0] == 0xff)
+	}
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if len(b) < 2 || b[0] != '<' {
+		return false
+	}
+	c := b[1]
+	if c == '?' || c == '!' {
+		return bytes.HasPrefix(b, []byte("<?xml")) || bytes.HasPrefix(b, []byte("<!--")) || bytes.HasPrefix(b, []byte("<!DOCTYPE")) && !bytes.HasPrefix(bytes.ToLower(b), []byte("<!doctype html"))
+	}
+	if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_') {
+		return false
+	}
+	// An element: HTML is not XML for this purpose.
+	return !bytes.HasPrefix(bytes.ToLower(b), []byte("<html"))
+}
+
+// utf16Bytes keeps the low byte of each UTF-16 code unit of b (little
+// endian when le), enough to see ASCII markup.
+func utf16Bytes(b []byte, le bool) []byte {
+	out := make([]byte, 0, len(b)/2)
+	for i := 0; i+1 < len(b); i += 2 {
+		lo, hi := b[i], b[i+1]
+		if !le {
+			lo, hi = hi, lo
+		}
+		if hi != 0 {
+			out = append(out, '?')
+			continue
+		}
+		out = append(out, lo)
+	}
+	return out
 }
 
 func statusOutcome(status int) repo.Outcome {

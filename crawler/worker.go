@@ -33,6 +33,9 @@ type result struct {
 	bodyHash uint64
 	noIndex  bool
 	noFollow bool
+	// asFeed marks a fetch of a subscribed feed's URL (frontier.Feed),
+	// made as a feed reader makes it (fetcher.fetchAs).
+	asFeed bool
 
 	// A robots.txt fetch.
 	robotsHost     string
@@ -99,7 +102,8 @@ func (c *Crawler) handle(ctx context.Context, f *frontier.Frontier, job frontier
 		}
 	}
 	c.counters.requests.Add(1)
-	r.res = c.fetch.fetch(ctx, job.URL, validators)
+	r.asFeed = f.Feed(job.URL)
+	r.res = c.fetch.fetchAs(ctx, job.URL, validators, r.asFeed)
 	c.noteFailure(job.Host, &r.res)
 	if r.res.outcome == repo.OutcomeOK {
 		c.parse(r, u)
@@ -198,8 +202,13 @@ func (c *Crawler) parse(r *result, base *url.URL) {
 	h.Write(r.res.body)
 	r.bodyHash = h.Sum64()
 	mt, _, _ := mime.ParseMediaType(r.res.contentType)
-	switch mt {
-	case "application/xml", "text/xml", "application/rss+xml", "application/atom+xml":
+	// A feed's body served with a type only a feed is fetched with
+	// (text/plain, application/octet-stream, a sniffed one), or one that
+	// looks like XML whatever its type, is read as a feed, never indexed
+	// as a page.
+	xmlFeed := r.asFeed && (!c.fetch.accepts(r.res.contentType) || sniffXML(r.res.body))
+	switch {
+	case xmlFeed, mt == "application/xml", mt == "text/xml", mt == "application/rss+xml", mt == "application/atom+xml":
 		r.noIndex = true
 		feed, err := sitemap.Parse(r.res.body, c.cfg.Sitemap)
 		r.feed = feed // never nil: what was read before an error

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/crawler/shingle"
@@ -385,8 +387,16 @@ func (a *apply) applyPage(r *result) (*done, error) {
 				return nil, err
 			}
 		}
+	case repo.OutcomeBadContentType:
+		// The body was refused, but the type it came with is what the
+		// record, `deltaq page explain` and a feed's error name.
+		p.ContentType = refusedType(r.res.contentType)
+		c.logger.Debug("Content-Type refused", "url", p.URL, "content_type", p.ContentType, "feed", r.asFeed)
+		if p.Version.IsZero() {
+			p.State = repo.StateFailed
+		}
 		fallthrough
-	default: // disallowed, too large, bad content type, refused, limit
+	default: // disallowed, too large, refused, limit
 		if p.Version.IsZero() {
 			p.State = repo.StateFailed
 		}
@@ -418,6 +428,25 @@ func (a *apply) applyPage(r *result) (*done, error) {
 		c.counters.class(job.Class)
 	}
 	return d, nil
+}
+
+// maxRefusedType bounds the Content-Type a refused response leaves on its
+// page record: a header may be up to 1 MiB long.
+const maxRefusedType = 200
+
+// refusedType is the Content-Type of a refused response as recorded: ""
+// when none was sent, else at most maxRefusedType bytes, whole UTF-8
+// characters, marked with "…" when cut.
+func refusedType(ct string) string {
+	ct = strings.ToValidUTF8(strings.TrimSpace(ct), "\uFFFD")
+	if len(ct) <= maxRefusedType {
+		return ct
+	}
+	cut := maxRefusedType
+	for cut > 0 && !utf8.RuneStart(ct[cut]) {
+		cut--
+	}
+	return ct[:cut] + "…"
 }
 
 // yield records N(x) as observed (thesis §3.2): a re-fetch of an old page

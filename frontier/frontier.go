@@ -74,6 +74,10 @@ type Options struct {
 	// the budget still applying: a poll asked for now is not held back by
 	// a re-fetch of the same URL planned for later in the period.
 	DueNow bool
+	// Feed, if set, reports whether url is a subscribed feed's, which the
+	// crawler fetches as a feed reader does (Frontier.Feed). Without it a
+	// Monitor that is a FeedMonitor says.
+	Feed func(url string) bool
 }
 
 // Frontier decides what to fetch next. It is safe for concurrent use.
@@ -87,6 +91,7 @@ type Frontier struct {
 	arrival    Arrival
 	only       func(url string) bool // nil: the whole queue
 	dueNow     bool
+	feed       func(url string) bool // nil: no URL is a feed's
 	logger     *slog.Logger
 	// monitor picks monitoring polls every monitorInstant (monitor.go).
 	monitor        Monitor
@@ -121,7 +126,10 @@ func New(ctx context.Context, db *repo.DB, cfg Config, gate Gate, policy Policy,
 		return nil, err
 	}
 	f := &Frontier{db: db, cfg: cfg, clock: opts.Clock, gate: gate, policy: policy, discoverer: opts.Discoverer, arrival: opts.Arrival, only: opts.Only, dueNow: opts.DueNow, logger: opts.Logger,
-		monitor: opts.Monitor, monitorInstant: opts.MonitorInstant}
+		monitor: opts.Monitor, monitorInstant: opts.MonitorInstant, feed: opts.Feed}
+	if fm, ok := opts.Monitor.(FeedMonitor); ok && f.feed == nil {
+		f.feed = fm.Feed
+	}
 	if cfg.Split.Adaptive && f.arrival == nil {
 		return nil, errors.New("frontier.split.adaptive = true: needs the index's measure of new pages (Options.Arrival), which a crawl without the index lacks")
 	}

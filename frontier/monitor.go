@@ -26,6 +26,25 @@ type Monitor interface {
 	Watched() int
 }
 
+// FeedMonitor is a Monitor that knows which of its URLs are subscribed
+// feeds' (package monitor/poll's Poller is one): the frontier's Feed asks
+// it, unless Options.Feed is set.
+type FeedMonitor interface {
+	Monitor
+	// Feed reports whether url is a subscribed feed's, or one a feed
+	// waits to read (the target of its temporary redirect).
+	Feed(url string) bool
+}
+
+// Feed reports whether url is a subscribed feed's (Options.Feed, else the
+// Monitor's, if it is a FeedMonitor). The crawler fetches such a URL as a
+// feed reader does, whatever the reason it was queued for: a feed is often
+// served as text/plain or application/octet-stream, and whether it is one
+// is for the feed's parser to say. Any fetch of it serves its polls.
+func (f *Frontier) Feed(url string) bool {
+	return f.feed != nil && f.feed(url)
+}
+
 // monitorShareLocked is the monitoring class's fetches this period.
 func (f *Frontier) monitorShareLocked() int {
 	return f.mu.budget.share[repo.ClassMonitor]

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deltaq/deltaq/feeds"
+	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/monitor"
@@ -118,3 +119,16 @@ func feedSet(list []feeds.Feed) string {
 	}
 	return b.String()
 }
+
+// Feed implements frontier.FeedMonitor: url is a subscribed feed's, or the
+// target of a temporary redirect a feed waits to read. The crawler fetches
+// it as a feed reader does, taking the Content-Types feeds are often served
+// with (text/plain, application/octet-stream) and leaving it to the feed's
+// parser to say whether the body is a feed.
+func (p *Poller) Feed(url string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.mu.d.feedIDs[url]) > 0 || len(p.mu.awaited[url]) > 0
+}
+
+var _ frontier.FeedMonitor = (*Poller)(nil)

@@ -4,7 +4,11 @@
 // URL to its feeds and watches. Polls go through the frontier and the
 // crawler like any fetch, so the budget, robots.txt and per-host politeness
 // apply to every one of them; several feeds and watches on one URL share
-// one fetch.
+// one fetch. The poller tells the frontier which URLs are feeds' (Feed, a
+// frontier.FeedMonitor), and the crawler fetches those as a feed reader
+// does: a feed served as text/plain or application/octet-stream, or with
+// any type if its body looks like XML, is read, and package feeds says
+// whether it is a feed.
 //
 // Feeds (plan.go) follow feeds.PlanAll, the schedule `deltaq eval feeds`
 // measured best (Sia & Cho's allocation and placement at once, rates
