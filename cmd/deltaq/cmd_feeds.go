@@ -359,7 +359,11 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 		}
 		return false
 	}
-	cr, err := newCrawlWith(ctx, db, cfg, a.logger(cfg), nil, nil, crawlParts{only: only, dueNow: true})
+	// What the poll fetches, the feeds and their redirects' targets, is
+	// fetched as a feed reader does: served as text/plain or
+	// application/octet-stream, or with any type if the body looks like
+	// XML, it is read, and the feed parser says whether it is a feed.
+	cr, err := newCrawlWith(ctx, db, cfg, a.logger(cfg), nil, nil, crawlParts{only: only, dueNow: true, feed: only})
 	if err != nil {
 		return err
 	}

@@ -351,8 +351,9 @@ func TestFeedsPollNamesTheFeedsThatFailedAndFails(t *testing.T) {
 
 // A feed that redirects for good is moved there, and the poll says so:
 // the crawler does not follow a redirect within a fetch but queues the
-// target, and the feed reads it. One served as a type the crawler does
-// not read is named as failed with the setting.
+// target, and the feed reads it. One served as text/plain is read as a
+// feed; one served as a type neither a crawl nor a feed's poll reads, whose
+// body is not XML, is named as failed with the type and the setting.
 func TestFeedsPollNamesWhereAFeedRedirects(t *testing.T) {
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -361,6 +362,9 @@ func TestFeedsPollNamesWhereAFeedRedirects(t *testing.T) {
 		case "/plain.xml":
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			fmt.Fprint(w, `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title></channel></rss>`)
+		case "/feed.json":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"version": "https://jsonfeed.org/version/1.1", "items": []}`)
 		case "/new.xml":
 			w.Header().Set("Content-Type", "application/rss+xml")
 			fmt.Fprint(w, `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><item><guid>a</guid><title>a</title></item></channel></rss>`)
@@ -370,7 +374,7 @@ func TestFeedsPollNamesWhereAFeedRedirects(t *testing.T) {
 	}))
 	defer site.Close()
 	data := t.TempDir()
-	for _, u := range []string{site.URL + "/old.xml", site.URL + "/plain.xml"} {
+	for _, u := range []string{site.URL + "/old.xml", site.URL + "/plain.xml", site.URL + "/feed.json"} {
 		if out, _, err := run(t, "feeds", "add", u, "--data", data); err != nil {
 			t.Fatalf("feeds add: %v\n%s", err, out)
 		}
@@ -378,8 +382,8 @@ func TestFeedsPollNamesWhereAFeedRedirects(t *testing.T) {
 	out, _, err := run(t, "feeds", "poll", "--data", data, "--allow-private")
 	for _, want := range []string{
 		"  moved: " + site.URL + "/old.xml → " + site.URL + "/new.xml (HTTP 301)",
-		"1 of 2 feeds fetched, 1 new items, 1 failed",
-		"failed: " + site.URL + "/plain.xml: fetch outcome bad_content_type: its Content-Type is none of crawler.content_types",
+		"2 of 3 feeds fetched, 1 new items, 1 failed",
+		"failed: " + site.URL + "/feed.json: fetch outcome bad_content_type: its Content-Type application/json is none of crawler.content_types",
 	} {
 		if err == nil || !strings.Contains(out, want) {
 			t.Errorf("feeds poll: %v\n%s\nwant %q", err, out, want)

@@ -188,6 +188,7 @@ type crawlParts struct {
 	member *cluster.Member       // routes hosts to the nodes of a cluster; nil: a single machine
 	only   func(url string) bool // the queued URLs the crawl may fetch (frontier.Options.Only); nil: all
 	dueNow bool                  // fetch them now, whenever they were planned for (frontier.Options.DueNow)
+	feed   func(url string) bool // the subscribed feeds' URLs, fetched as a feed reader does (frontier.Options.Feed); nil: the poller's
 }
 
 // newCrawlWith wires a crawl with parts.
@@ -218,7 +219,7 @@ func newCrawlWith(ctx context.Context, db *repo.DB, cfg *configs.Config, logger 
 	if err != nil {
 		return nil, err
 	}
-	opts := frontier.Options{Logger: logger, Discoverer: stats, Only: parts.only, DueNow: parts.dueNow}
+	opts := frontier.Options{Logger: logger, Discoverer: stats, Only: parts.only, DueNow: parts.dueNow, Feed: parts.feed}
 	if parts.poll != nil {
 		opts.Monitor, opts.MonitorInstant = parts.poll, cfg.Monitor.Instant
 	}
