@@ -28,6 +28,7 @@ import (
 
 	"github.com/deltaq/deltaq/internal/killtest"
 	"github.com/deltaq/deltaq/internal/querylog"
+	"github.com/deltaq/deltaq/internal/segdamage"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -666,20 +667,7 @@ func TestADamagedIndexIsRebuiltFromTheRepository(t *testing.T) {
 		// sector leaves them: the file keeps its length and its footer,
 		// and Bleve opens it, so only its checksum tells.
 		"overwritten segment bytes": func(t *testing.T, dir string) {
-			segments, err := filepath.Glob(filepath.Join(dir, "store", "*.zap"))
-			if err != nil || len(segments) == 0 {
-				t.Fatalf("segments %v, %v", segments, err)
-			}
-			f, err := os.OpenFile(segments[0], os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := f.WriteAt([]byte("stray bytes"), 40); err != nil {
-				t.Fatal(err)
-			}
-			if err := f.Close(); err != nil {
-				t.Fatal(err)
-			}
+			segdamage.Stray(t, dir)
 		},
 		"garbage root": func(t *testing.T, dir string) {
 			if err := os.WriteFile(filepath.Join(dir, "store", "root.bolt"), []byte("not a bolt database"), 0o644); err != nil {

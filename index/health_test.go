@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,20 +28,7 @@ func TestCheckFailureMarksADamagedIndex(t *testing.T) {
 		t.Fatalf("Damaged of a sound index = %v", d)
 	}
 
-	segments, err := filepath.Glob(filepath.Join(ixDir, "store", "*.zap"))
-	if err != nil || len(segments) == 0 {
-		t.Fatalf("segments %v, %v", segments, err)
-	}
-	f, err := os.OpenFile(segments[0], os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteAt([]byte("stray bytes"), 40); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	segment := segdamage.Stray(t, ixDir)
 	// The check ran a moment ago and found the segments sound: within
 	// recheckEvery a failure is not checked again.
 	if d := ix.CheckFailure(failed); d != nil {
@@ -53,7 +39,7 @@ func TestCheckFailureMarksADamagedIndex(t *testing.T) {
 	if !errors.Is(d, ErrDamaged) {
 		t.Fatalf("CheckFailure after the damage = %v, want ErrDamaged", d)
 	}
-	for _, want := range []string{ixDir, filepath.Base(segments[0]), "deltaq index rebuild"} {
+	for _, want := range []string{ixDir, filepath.Base(segment), "deltaq index rebuild"} {
 		if !strings.Contains(d.Error(), want) {
 			t.Errorf("%q lacks %q", d, want)
 		}

@@ -18,11 +18,7 @@ const footer = 20
 // that opened it sound reads the new bytes through its memory mapping.
 func Overwrite(t testing.TB, dir string) {
 	t.Helper()
-	segments, err := filepath.Glob(filepath.Join(dir, "store", "*.zap"))
-	if err != nil || len(segments) == 0 {
-		t.Fatalf("segments of %s: %v, %v", dir, segments, err)
-	}
-	for _, s := range segments {
+	for _, s := range list(t, dir) {
 		st, err := os.Stat(s)
 		if err != nil {
 			t.Fatal(err)
@@ -42,4 +38,33 @@ func Overwrite(t testing.TB, dir string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// Stray overwrites a few bytes inside the first segment file of the index
+// in dir, as a single stray write would: the file keeps its length and
+// its footer, so only its checksum tells. It returns the file's path.
+func Stray(t testing.TB, dir string) string {
+	t.Helper()
+	segment := list(t, dir)[0]
+	f, err := os.OpenFile(segment, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("stray bytes"), 40); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return segment
+}
+
+// list is the segment files of the index in dir, at least one.
+func list(t testing.TB, dir string) []string {
+	t.Helper()
+	segments, err := filepath.Glob(filepath.Join(dir, "store", "*.zap"))
+	if err != nil || len(segments) == 0 {
+		t.Fatalf("segments of %s: %v, %v", dir, segments, err)
+	}
+	return segments
 }
