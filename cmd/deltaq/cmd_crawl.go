@@ -11,7 +11,6 @@ import (
 	"github.com/deltaq/deltaq/cluster"
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
-	"github.com/deltaq/deltaq/feeds"
 	"github.com/deltaq/deltaq/notify"
 )
 
@@ -100,7 +99,7 @@ to their hosts and fetches them in turn; the flags of a crawl here
 				return err
 			}
 			defer engine.Close()
-			st, err := feeds.NewStore(ctx, db, cfg.Feeds)
+			st, err := openFeedStore(ctx, db, cfg)
 			if err != nil {
 				return err
 			}

@@ -37,11 +37,10 @@ func (a *app) newFeedsCmd() *cobra.Command {
 			return err
 		}
 		defer db.Close()
-		st, err := feeds.NewStore(cmd.Context(), db, cfg.Feeds)
+		st, err := openFeedStore(cmd.Context(), db, cfg)
 		if err != nil {
 			return err
 		}
-		st.LimitRedirects(cfg.Crawler.Limits.MaxRedirects)
 		return run(cmd.Context(), cfg, db, st)
 	}
 	// with opens the repository, which must be there, and the feed store
@@ -564,4 +563,16 @@ func feedID(st *feeds.Store, arg string) (string, error) {
 		return feeds.IDOf(u), nil
 	}
 	return id, err
+}
+
+// openFeedStore opens the feed store as every command that polls feeds
+// uses it: with cfg.Feeds, and following as many permanent redirects in a
+// row as the crawler does (crawler.limits.max_redirects).
+func openFeedStore(ctx context.Context, db *repo.DB, cfg *configs.Config) (*feeds.Store, error) {
+	st, err := feeds.NewStore(ctx, db, cfg.Feeds)
+	if err != nil {
+		return nil, err
+	}
+	st.LimitRedirects(cfg.Crawler.Limits.MaxRedirects)
+	return st, nil
 }

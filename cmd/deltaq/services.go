@@ -129,7 +129,7 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 		s.close(ctx)
 		return nil, err
 	}
-	if s.feeds, err = feeds.NewStore(ctx, db, cfg.Feeds); err != nil {
+	if s.feeds, err = openFeedStore(ctx, db, cfg); err != nil {
 		s.close(ctx)
 		return nil, err
 	}
