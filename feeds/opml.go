@@ -1,6 +1,7 @@
 package feeds
 
 import (
+	"cmp"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -15,8 +16,9 @@ import (
 // OPMLNamespace is the XML namespace of the attributes WriteOPML puts on
 // a feed's outline for its own settings, and ReadOPML reads back:
 // deltaq:weight (a number > 0, w_i), deltaq:minInterval and
-// deltaq:maxInterval (Go durations, e.g. 15m0s, 168h0m0s). Other feed
-// readers ignore attributes of a namespace they do not know.
+// deltaq:maxInterval (Go durations, e.g. 15m0s, 168h0m0s), and
+// deltaq:name, the feed's own name where text is not (Outline.Name).
+// Other feed readers ignore attributes of a namespace they do not know.
 const OPMLNamespace = "urn:deltaq:opml"
 
 // MaxOPMLFeeds bounds one import: the feed outlines (those with an
@@ -37,6 +39,11 @@ type Outline struct {
 	Line int // where it starts in the file
 	// URL is the xmlUrl as written; Title the text attribute, else title.
 	URL, Title string
+	// Name is the subscriber's name for the feed: Title, unless a
+	// deltaq:name attribute says otherwise. WriteOPML writes
+	// deltaq:name="" for a feed without a name, whose text is then its
+	// title or URL, so that the list read back leaves it unnamed.
+	Name string
 	// Folders are the titles of the outlines it sits in, outermost first.
 	Folders []string
 	// Options are the settings the deltaq: attributes give (OPMLNamespace);
@@ -144,6 +151,7 @@ func outlineOf(t xml.StartElement, line int, folders []string) (Outline, bool) {
 	o := Outline{Line: line, Folders: append([]string(nil), folders...)}
 	isFeed := false
 	var text, title string
+	var name *string
 	var bad []string
 	for _, a := range t.Attr {
 		switch {
@@ -153,6 +161,9 @@ func outlineOf(t xml.StartElement, line int, folders []string) (Outline, bool) {
 			text = strings.TrimSpace(a.Value)
 		case a.Name.Space == "" && a.Name.Local == "title":
 			title = strings.TrimSpace(a.Value)
+		case a.Name.Space == OPMLNamespace && a.Name.Local == "name":
+			v := strings.TrimSpace(a.Value)
+			name = &v
 		case a.Name.Space == OPMLNamespace && a.Name.Local == "weight":
 			w, err := strconv.ParseFloat(a.Value, 64)
 			if err != nil {
@@ -177,6 +188,7 @@ func outlineOf(t xml.StartElement, line int, folders []string) (Outline, bool) {
 	if o.Title == "" {
 		o.Title = title
 	}
+	o.Name = deref(name, o.Title)
 	if len(o.URL) > 4*2048 { // far over any URL Add takes: kept only in part
 		o.URL = o.URL[:4*2048]
 	}
@@ -225,10 +237,12 @@ func (b *tokenBound) Read(p []byte) (int, error) {
 }
 
 // WriteOPML writes the feeds as an OPML 2.0 subscription list: each an
-// outline whose text and title are the feed's title (its URL while it has
-// none), with its weight and poll intervals as deltaq: attributes
-// (OPMLNamespace), so that ReadOPML, and `deltaq feeds import`, give them
-// back.
+// outline whose text and title are the feed's name (its title while it
+// has none, its URL while it has neither), with its weight and poll
+// intervals as deltaq: attributes (OPMLNamespace), inside outlines for
+// its folders, so that ReadOPML, and `deltaq feeds import`, give them
+// back. Folders come in the order of their first feed in list, each
+// feed of a folder within it in list order.
 func WriteOPML(w io.Writer, list []Feed) error {
 	var b strings.Builder
 	b.WriteString(xml.Header)
@@ -239,22 +253,78 @@ func WriteOPML(w io.Writer, list []Feed) error {
 		b.Reset()
 		return err
 	}
-	for _, f := range list {
-		t := f.Title
-		if t == "" {
-			t = f.URL
-		}
-		b.WriteString(`    <outline type="rss" text="` + attr(t) + `" title="` + attr(t) + `" xmlUrl="` + attr(f.URL) + `"`)
-		b.WriteString(` deltaq:weight="` + strconv.FormatFloat(f.Weight, 'g', -1, 64) + `"`)
-		b.WriteString(` deltaq:minInterval="` + f.MinInterval.String() + `" deltaq:maxInterval="` + f.MaxInterval.String() + `"/>` + "\n")
-		if b.Len() > 64<<10 {
-			if err := flush(); err != nil {
-				return err
+	var write func(f *opmlFolder, indent string) error
+	write = func(f *opmlFolder, indent string) error {
+		for _, e := range f.entries {
+			if sub := e.folder; sub != nil {
+				b.WriteString(indent + `<outline text="` + attr(sub.title) + `" title="` + attr(sub.title) + `">` + "\n")
+				if err := write(sub, indent+"  "); err != nil {
+					return err
+				}
+				b.WriteString(indent + "</outline>\n")
+				continue
+			}
+			writeFeedOutline(&b, indent, e.feed)
+			if b.Len() > 64<<10 {
+				if err := flush(); err != nil {
+					return err
+				}
 			}
 		}
+		return nil
+	}
+	if err := write(fileByFolder(list), "    "); err != nil {
+		return err
 	}
 	b.WriteString("  </body>\n</opml>\n")
 	return flush()
+}
+
+// writeFeedOutline writes f's outline, at indent.
+func writeFeedOutline(b *strings.Builder, indent string, f *Feed) {
+	t := cmp.Or(f.Name, f.Title, f.URL)
+	b.WriteString(indent + `<outline type="rss" text="` + attr(t) + `" title="` + attr(t) + `" xmlUrl="` + attr(f.URL) + `"`)
+	if f.Name == "" { // the text is not its name (Outline.Name)
+		b.WriteString(` deltaq:name=""`)
+	}
+	b.WriteString(` deltaq:weight="` + strconv.FormatFloat(f.Weight, 'g', -1, 64) + `"`)
+	b.WriteString(` deltaq:minInterval="` + f.MinInterval.String() + `" deltaq:maxInterval="` + f.MaxInterval.String() + `"/>` + "\n")
+}
+
+// opmlFolder is one folder of an export, the body the outermost: its
+// feeds and folders in the order they first appear in the list.
+type opmlFolder struct {
+	title   string
+	entries []opmlEntry
+	sub     map[string]*opmlFolder // the folders in entries, by title
+}
+
+// opmlEntry is a feed or a folder of an opmlFolder.
+type opmlEntry struct {
+	feed   *Feed
+	folder *opmlFolder
+}
+
+// fileByFolder files the feeds of list by their folders (Feed.Folders).
+func fileByFolder(list []Feed) *opmlFolder {
+	body := &opmlFolder{}
+	for i := range list {
+		at := body
+		for _, title := range list[i].Folders {
+			sub := at.sub[title]
+			if sub == nil {
+				sub = &opmlFolder{title: title}
+				if at.sub == nil {
+					at.sub = make(map[string]*opmlFolder)
+				}
+				at.sub[title] = sub
+				at.entries = append(at.entries, opmlEntry{folder: sub})
+			}
+			at = sub
+		}
+		at.entries = append(at.entries, opmlEntry{feed: &list[i]})
+	}
+	return body
 }
 
 // attr escapes s for an attribute value in double quotes.

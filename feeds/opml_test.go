@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // TestOPMLRoundTrip: what WriteOPML writes, ReadOPML gives back: each
@@ -134,5 +137,144 @@ func TestReadOPMLTakesALargeExport(t *testing.T) {
 	over.WriteString("</body></opml>")
 	if _, err := ReadOPML(strings.NewReader(over.String())); err == nil || !strings.Contains(err.Error(), "more than 100000 feeds") {
 		t.Errorf("a list of %d feeds: %v, want refused", MaxOPMLFeeds+1, err)
+	}
+}
+
+// TestWriteOPMLFilesFeedsInFolders: each folder is written once, where
+// its first feed of the list is, holding its feeds and folders in list
+// order; each feed's text is its name, else its title, else its URL, and
+// only its name reads back as one.
+func TestWriteOPMLFilesFeedsInFolders(t *testing.T) {
+	list := []Feed{
+		{URL: "http://a.test/feed", Name: "A", Folders: []string{"Tech", "Go"}},
+		{URL: "http://b.test/feed", Title: "B's own title"},
+		{URL: "http://c.test/feed", Name: "C & co", Folders: []string{"Tech"}},
+		{URL: "http://d.test/feed", Name: "D", Folders: []string{"Tech", "Go"}},
+		{URL: "http://e.test/feed", Folders: []string{"News"}},
+	}
+	var b bytes.Buffer
+	if err := WriteOPML(&b, list); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), `<outline text="Tech"`); n != 1 {
+		t.Errorf("the folder Tech is written %d times, want once:\n%s", n, b.String())
+	}
+	back, err := ReadOPML(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range back {
+		got = append(got, fmt.Sprintf("%s %q %q %q", o.URL, o.Title, o.Name, o.Folders))
+	}
+	want := []string{
+		`http://a.test/feed "A" "A" ["Tech" "Go"]`,
+		`http://d.test/feed "D" "D" ["Tech" "Go"]`,
+		`http://c.test/feed "C & co" "C & co" ["Tech"]`,
+		`http://b.test/feed "B's own title" "" []`,
+		`http://e.test/feed "http://e.test/feed" "" ["News"]`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("ReadOPML of the export:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestImportedNamesAndFoldersSurviveAnExport: an OPML list subscribed
+// into a store keeps each new feed's name and folders, a name over
+// MaxTitleBytes cut as titles are and folders past MaxFolders dropped,
+// while a feed subscribed before keeps its own (none); the store's
+// export, subscribed into an empty store, gives the same names and
+// folders.
+func TestImportedNamesAndFoldersSurviveAnExport(t *testing.T) {
+	long := strings.Repeat("é", MaxTitleBytes) // 2 bytes each: twice the bound
+	var deep, deepOpen, deepClose strings.Builder
+	for i := range MaxFolders + 2 {
+		fmt.Fprintf(&deepOpen, `<outline text="level %d">`, i)
+		deepClose.WriteString(`</outline>`)
+		if i < MaxFolders {
+			fmt.Fprintf(&deep, "level %d/", i)
+		}
+	}
+	in := `<?xml version="1.0"?><opml version="2.0"><body>
+<outline text="Tech"><outline title="Go">
+  <outline text="The Go blog" xmlUrl="http://go.test/feed"/>
+</outline></outline>
+<outline text="Already here" xmlUrl="http://pre.test/feed"/>
+<outline xmlUrl="http://untitled.test/feed"/>
+<outline text="` + long + `" xmlUrl="http://long.test/feed"/>
+` + deepOpen.String() + `<outline text="Deep" xmlUrl="http://deep.test/feed"/>` + deepClose.String() + `
+</body></opml>`
+	subscribe := func(s *Store, outlines []Outline) {
+		t.Helper()
+		for _, o := range outlines {
+			if _, _, err := s.Subscribe(t.Context(), o.URL, AddOptions{Name: o.Name, Folders: o.Folders}, t0); err != nil {
+				t.Fatalf("Subscribe(%s): %v", o.URL, err)
+			}
+		}
+	}
+	labels := func(s *Store) map[string]string {
+		t.Helper()
+		list, err := s.Subscriptions(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make(map[string]string, len(list))
+		for _, f := range list {
+			out[f.URL] = fmt.Sprintf("%q %q", f.Name, f.Folders)
+		}
+		return out
+	}
+	first, _ := openStore(t, vfs.NewMem(), "")
+	if _, _, err := first.Subscribe(t.Context(), "http://pre.test/feed", AddOptions{}, t0); err != nil {
+		t.Fatal(err)
+	}
+	outlines, err := ReadOPML(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	subscribe(first, outlines)
+	cut := strings.Repeat("é", (MaxTitleBytes-len("…"))/2) + "…"
+	folders := strings.Split(strings.TrimSuffix(deep.String(), "/"), "/")
+	want := map[string]string{
+		"http://go.test/feed":       fmt.Sprintf("%q %q", "The Go blog", []string{"Tech", "Go"}),
+		"http://pre.test/feed":      `"" []`,
+		"http://untitled.test/feed": `"" []`,
+		"http://long.test/feed":     fmt.Sprintf("%q []", cut),
+		"http://deep.test/feed":     fmt.Sprintf("%q %q", "Deep", folders),
+	}
+	if got := labels(first); !maps.Equal(got, want) {
+		t.Fatalf("names and folders after the import:\n%v\nwant\n%v", got, want)
+	}
+	list, err := first.Subscriptions(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteOPML(&b, list); err != nil {
+		t.Fatal(err)
+	}
+	exported, err := ReadOPML(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, _ := openStore(t, vfs.NewMem(), "")
+	subscribe(second, exported)
+	if got := labels(second); !maps.Equal(got, want) {
+		t.Errorf("names and folders after the export was imported into an empty store:\n%v\nwant\n%v", got, want)
+	}
+}
+
+// TestAFeedRecordWithoutNameOrFoldersDecodes: a record written before
+// feeds had a name and folders reads as a feed with neither, and one
+// with neither is written without the keys.
+func TestAFeedRecordWithoutNameOrFoldersDecodes(t *testing.T) {
+	var f Feed
+	old := `{"id":"0123456789abcdef","url":"http://a.test/feed","title":"A","weight":1,"min_interval":900000000000,"max_interval":604800000000000,"added":"2025-03-03T12:00:00Z","last_fetch":"0001-01-01T00:00:00Z","fetches":0,"not_modified":0,"postings":0,"delays":null}`
+	if err := decode(append([]byte{formatV1}, old...), &f); err != nil || f.URL != "http://a.test/feed" || f.Name != "" || f.Folders != nil {
+		t.Fatalf("an older record: %+v, %v", f, err)
+	}
+	b, err := encode(f)
+	if err != nil || bytes.Contains(b, []byte(`"name"`)) || bytes.Contains(b, []byte(`"folders"`)) {
+		t.Errorf("a feed without name or folders written as %s, %v; want neither key", b, err)
 	}
 }

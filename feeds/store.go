@@ -63,6 +63,14 @@ type Feed struct {
 	MaxInterval time.Duration `json:"max_interval"`
 	Added       time.Time     `json:"added"`
 
+	// Name is the subscriber's own name for the feed (an OPML outline's
+	// text), where Title is the one the feed's document gives; Folders
+	// are the folders it is filed in, outermost first. Both are set when
+	// it is subscribed (AddOptions), cut and kept as labelsOf bounds them;
+	// a record written before they were kept has neither.
+	Name    string   `json:"name,omitempty"`
+	Folders []string `json:"folders,omitempty"`
+
 	// Validators for conditional GET.
 	ETag         string `json:"etag,omitempty"`
 	LastModified string `json:"last_modified,omitempty"`
@@ -242,6 +250,32 @@ func IDOf(u string) string {
 type AddOptions struct {
 	Weight                   *float64
 	MinInterval, MaxInterval *time.Duration
+	// Name and Folders are what the subscriber calls the feed and where
+	// they file it (Feed.Name, Feed.Folders): an OPML outline's text and
+	// the outlines around it. A new subscription takes them; one already
+	// there keeps its own, so that a list imported again, or one from
+	// another reader that files feeds its own way, relabels nothing.
+	Name    string
+	Folders []string
+}
+
+// MaxFolders bounds the folder levels a feed keeps (Feed.Folders): the
+// outermost, which place it in the tree; deeper ones are dropped. Feed
+// readers nest two or three levels; eight is room to spare.
+const MaxFolders = 8
+
+// labelsOf is the name and folders o gives, bounded as a feed keeps them:
+// each cut at MaxTitleBytes as a title is, at most MaxFolders folders.
+// Nothing is refused: an import of a list with over-long names keeps
+// every feed.
+func labelsOf(o AddOptions) (string, []string) {
+	var p Parsed // its title cut, not counted anywhere
+	name := p.title(o.Name)
+	var folders []string
+	for _, f := range o.Folders[:min(len(o.Folders), MaxFolders)] {
+		folders = append(folders, p.title(f))
+	}
+	return name, folders
 }
 
 // SettingError is a subscription setting Add refuses: which one (url,
@@ -307,6 +341,7 @@ func (s *Store) add(ctx context.Context, rawURL string, o AddOptions, now time.T
 	switch {
 	case errors.Is(err, ErrUnknownFeed):
 		f = Feed{ID: IDOf(u), URL: u, Added: now, Weight: 1, MinInterval: s.cfg.MinInterval, MaxInterval: s.cfg.MaxInterval}
+		f.Name, f.Folders = labelsOf(o)
 		isNew = true
 		if f.Resubscribed, err = s.removed(f.ID); err != nil {
 			return Feed{}, false, err

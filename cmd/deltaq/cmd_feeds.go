@@ -79,6 +79,9 @@ come from, first, the flags given here (they override the list); then the
 outline's deltaq:weight, deltaq:minInterval and deltaq:maxInterval
 attributes (namespace ` + feeds.OPMLNamespace + `, as feeds export writes them);
 then, for a feed already subscribed, its own settings, else the defaults.
+A new subscription keeps the outline's text as its name and the outlines
+around it as its folders (feeds export writes them back); one already
+subscribed keeps its own.
 It counts the feeds newly subscribed, those already subscribed, the
 outlines that repeat a feed of the file, and lists those skipped, with
 why; any skipped outline makes the exit status non-zero.`,
@@ -134,13 +137,14 @@ why; any skipped outline makes the exit status non-zero.`,
 					return err
 				}
 				tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tURL\tWEIGHT\tPOLLS\t304\tPOSTINGS\tLAST POLL\tLAST ERROR\tLAST CUTS\tMOVED FROM")
+				fmt.Fprintln(tw, "ID\tURL\tWEIGHT\tPOLLS\t304\tPOSTINGS\tLAST POLL\tLAST ERROR\tLAST CUTS\tMOVED FROM\tNAME\tFOLDER")
 				for _, f := range list {
 					last := "never"
 					if !f.LastFetch.IsZero() {
 						last = f.LastFetch.UTC().Format(time.RFC3339)
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%g\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", f.ID, f.URL, f.Weight, f.Fetches, f.NotModified, f.Postings, last, f.LastError, f.LastCuts, f.MovedFrom)
+					fmt.Fprintf(tw, "%s\t%s\t%g\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", f.ID, f.URL, f.Weight, f.Fetches, f.NotModified, f.Postings, last, f.LastError, f.LastCuts, f.MovedFrom,
+						f.Name, strings.Join(f.Folders, "/"))
 				}
 				return tw.Flush()
 			})
@@ -501,6 +505,7 @@ func (a *app) importOPML(ctx context.Context, st *feeds.Store, outlines []feeds.
 		opts.Weight = cmp.Or(flags.Weight, opts.Weight)
 		opts.MinInterval = cmp.Or(flags.MinInterval, opts.MinInterval)
 		opts.MaxInterval = cmp.Or(flags.MaxInterval, opts.MaxInterval)
+		opts.Name, opts.Folders = o.Name, o.Folders // a new subscription's only
 		_, isNew, err := st.Subscribe(ctx, o.URL, opts, time.Now())
 		var se *feeds.SettingError
 		switch {

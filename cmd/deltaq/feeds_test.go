@@ -161,6 +161,60 @@ func TestFeedsExportThenImportKeepsTheSettings(t *testing.T) {
 	}
 }
 
+// TestFeedsImportKeepsNamesAndFolders: import keeps each new feed's
+// outline text as its name and the outlines around it as its folders,
+// which list shows and export writes back as nested outlines; a feed
+// subscribed before keeps having no name; the export imported into an
+// empty repository exports the same again.
+func TestFeedsImportKeepsNamesAndFolders(t *testing.T) {
+	list := filepath.Join(t.TempDir(), "list.opml")
+	opml := `<?xml version="1.0"?><opml version="2.0"><body>
+<outline text="Tech"><outline text="Go">
+ <outline text="The Go blog" xmlUrl="http://go.test/feed"/>
+</outline></outline>
+<outline text="Mine" xmlUrl="http://pre.test/feed"/>
+</body></opml>`
+	if err := os.WriteFile(list, []byte(opml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	if out, _, err := run(t, "feeds", "add", "http://pre.test/feed", "--data", data); err != nil {
+		t.Fatalf("feeds add: %v\n%s", err, out)
+	}
+	if out, _, err := run(t, "feeds", "import", list, "--data", data); err != nil || !strings.Contains(out, "1 feeds subscribed, 1 already subscribed") {
+		t.Fatalf("feeds import: %v\n%s", err, out)
+	}
+	out, _, err := run(t, "feeds", "list", "--data", data)
+	if err != nil || !strings.Contains(out, "The Go blog  Tech/Go\n") || strings.Contains(out, "Mine") {
+		t.Errorf("feeds list: %v\n%s\nwant the Go blog named and in Tech/Go, the feed subscribed before unnamed", err, out)
+	}
+	exported, _, err := run(t, "feeds", "export", "--data", data)
+	if err != nil {
+		t.Fatalf("feeds export: %v\n%s", err, exported)
+	}
+	for _, want := range []string{
+		`<outline text="Tech" title="Tech">`,
+		`<outline text="Go" title="Go">`,
+		`<outline type="rss" text="The Go blog" title="The Go blog" xmlUrl="http://go.test/feed" deltaq:weight=`,
+		`<outline type="rss" text="http://pre.test/feed" title="http://pre.test/feed" xmlUrl="http://pre.test/feed" deltaq:name="" deltaq:weight=`,
+	} {
+		if !strings.Contains(exported, want) {
+			t.Errorf("feeds export:\n%s\nwant %s", exported, want)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "export.opml")
+	if err := os.WriteFile(file, []byte(exported), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	if out, _, err := run(t, "feeds", "import", file, "--data", other); err != nil || !strings.Contains(out, "2 feeds subscribed") {
+		t.Fatalf("feeds import of the export: %v\n%s", err, out)
+	}
+	if again, _, err := run(t, "feeds", "export", "--data", other); err != nil || again != exported {
+		t.Errorf("export after export and import: %v\n%s\nwant the first export\n%s", err, again, exported)
+	}
+}
+
 // redirectSite serves an Atom feed of n entries at each path of feeds
 // and answers each path of moves with its status and Location; it counts
 // the requests of each path.
