@@ -203,13 +203,23 @@ type feedView struct {
 	// same in words; both absent when nothing was cut.
 	LastCuts feeds.Cuts `json:"last_cuts,omitzero"`
 	LastCut  string     `json:"last_cut,omitempty"`
+	// Name and Folders are the subscriber's name for the feed and the
+	// folders it is filed in, outermost first (feeds.Feed.Name, as an
+	// OPML import gives them); absent when it has none.
+	Name    string   `json:"name,omitempty"`
+	Folders []string `json:"folders,omitempty"`
+	// MovedFrom is the URL a permanent redirect moved the feed from, and
+	// Moved when; both absent for a feed never moved, so that a client
+	// holding the old URL can tell why it is not listed.
+	MovedFrom string    `json:"moved_from,omitempty"`
+	Moved     time.Time `json:"moved,omitzero"`
 }
 
 func viewOf(f feeds.Feed) feedView {
-	return feedView{ID: f.ID, URL: f.URL, Title: f.Title, Weight: f.Weight,
+	return feedView{ID: f.ID, URL: f.URL, Title: f.Title, Name: f.Name, Folders: f.Folders, Weight: f.Weight,
 		MinInterval: f.MinInterval.String(), MaxInterval: f.MaxInterval.String(), LastFetch: f.LastFetch,
 		LastStatus: f.LastStatus, LastError: f.LastError, Fetches: f.Fetches, NotModified: f.NotModified, Postings: f.Postings,
-		LastCuts: f.LastCuts, LastCut: f.LastCuts.String()}
+		LastCuts: f.LastCuts, LastCut: f.LastCuts.String(), MovedFrom: f.MovedFrom, Moved: f.Moved}
 }
 
 func (s *Server) handleFeeds(w http.ResponseWriter, r *http.Request) {

@@ -380,3 +380,80 @@ func TestFeedListSaysWhatTheLastReadCut(t *testing.T) {
 		}
 	}
 }
+
+// TestFeedListSaysWhereAFeedMoved: a feed a permanent redirect moved
+// shows the URL it moved from and when; one never moved shows neither,
+// and shows the name and folders it was subscribed with.
+func TestFeedListSaysWhereAFeedMoved(t *testing.T) {
+	db, st := newFeedStore(t)
+	t0 := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
+	const old, moved, stayed = "http://old.test/feed", "http://new.test/feed", "http://stay.test/feed"
+	f, _, err := st.Add(t.Context(), old, feeds.AddOptions{}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.Add(t.Context(), stayed, feeds.AddOptions{Name: "Stays", Folders: []string{"Tech", "Go"}}, t0); err != nil {
+		t.Fatal(err)
+	}
+	// What the crawler stores when the old URL answers 301 and the new
+	// one the feed.
+	b := db.NewBatch(t.Context())
+	defer b.Close()
+	at := t0.Add(time.Hour)
+	pages := []*repo.Page{
+		{URL: old, State: repo.StateRedirect, LastFetch: at, LastOutcome: repo.OutcomeRedirect, HTTPStatus: 301, RedirectTo: moved},
+		{URL: moved, State: repo.StateLive, LastFetch: at.Add(time.Minute), LastOutcome: repo.OutcomeOK, HTTPStatus: 200, Version: at.Add(time.Minute)},
+	}
+	body := `<?xml version="1.0"?><rss version="2.0"><channel><title>Moved</title><item><guid>a</guid><title>a</title></item></channel></rss>`
+	if err := b.AddVersion(moved, &repo.Version{FetchedAt: at.Add(time.Minute), ContentType: "application/rss+xml", Body: []byte(body)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pages {
+		if err := b.PutPage(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if up, _, err := st.Absorb(t.Context(), f.ID); err != nil || len(up.Moves) != 1 {
+		t.Fatalf("Absorb after the 301: moves %v, %v; want the feed moved", up.Moves, err)
+	}
+	h, err := New(testConfig, Deps{Search: &fakeSearch{}, Pages: db, Feeds: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	res, err := srv.Client().Get(srv.URL + "/api/v1/feeds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var list struct{ Feeds []map[string]any }
+	if err := json.NewDecoder(res.Body).Decode(&list); err != nil || len(list.Feeds) != 2 {
+		t.Fatalf("/api/v1/feeds: %v, %+v", err, list)
+	}
+	for _, v := range list.Feeds {
+		switch v["url"] {
+		case moved:
+			if v["moved_from"] != old || v["moved"] != at.Format(time.RFC3339) {
+				t.Errorf("the moved feed: moved_from %v, moved %v; want %s, %s", v["moved_from"], v["moved"], old, at.Format(time.RFC3339))
+			}
+			if _, ok := v["name"]; ok {
+				t.Errorf("the moved feed, subscribed without a name, shows one: %v", v)
+			}
+		case stayed:
+			for _, key := range []string{"moved_from", "moved"} {
+				if _, ok := v[key]; ok {
+					t.Errorf("the feed never moved shows %q: %v", key, v)
+				}
+			}
+			if v["name"] != "Stays" || !reflect.DeepEqual(v["folders"], []any{"Tech", "Go"}) {
+				t.Errorf("the named feed: name %v, folders %v; want Stays in Tech/Go", v["name"], v["folders"])
+			}
+		default:
+			t.Errorf("an unexpected feed: %v", v)
+		}
+	}
+}
