@@ -53,6 +53,9 @@ type Poller struct {
 	// installsRead and editsRead are the watches' Installs and the feeds'
 	// Edits as of the last read of the demands.
 	installsRead, editsRead atomic.Uint64
+	// maxRedirects bounds the redirects a watched page's check follows in
+	// a row (LimitRedirects).
+	maxRedirects atomic.Int64
 
 	mu struct {
 		sync.Mutex
@@ -71,7 +74,15 @@ type Poller struct {
 		// crawler has not fetched since the feed's poll
 		// (feeds.Update.Awaits), the feeds that read it once fetched:
 		// Pick asks for it, and Ingest hands its fetch to them.
-		awaited map[string][]string
+		awaited waits
+		// awaitedChecks is awaited for watches: per redirect target a
+		// watched page's check waits for (watchredirect.go), the watched
+		// URLs checked again once it is fetched.
+		awaitedChecks waits
+		// checkSince is, per watched URL whose check awaits targets,
+		// when the fetch that found its redirect was made: the targets'
+		// copies must be as new (throughRedirects).
+		checkSince map[string]time.Time
 	}
 	stats struct {
 		picked, ingested, newItems, fired, failed atomic.Int64
@@ -94,6 +105,7 @@ func New(ctx context.Context, db *repo.DB, cfg monitor.Config, opts Options) (*P
 	}
 	p := &Poller{db: db, cfg: cfg, feeds: opts.Feeds, feedsCfg: opts.FeedsConfig, watches: opts.Watches,
 		clock: opts.Clock, logger: opts.Logger, fired: opts.Fired, seed: opts.Seed, wake: make(chan struct{}, 1)}
+	p.maxRedirects.Store(feeds.DefaultMaxRedirects)
 	if p.clock == nil {
 		p.clock = clock.Real{}
 	}
@@ -180,7 +192,9 @@ func (p *Poller) rebuild(d *demands, now time.Time) error {
 	if p.mu.fetched == nil {
 		p.mu.fetched = map[string]time.Time{}
 		p.mu.lastFetch = map[string]time.Time{}
-		p.mu.awaited = map[string][]string{}
+		p.mu.awaited = waits{}
+		p.mu.awaitedChecks = waits{}
+		p.mu.checkSince = map[string]time.Time{}
 	}
 	return nil
 }
@@ -231,6 +245,11 @@ func (p *Poller) Refresh(ctx context.Context) error {
 			return fmt.Errorf("poll: demand %s: %w", k, err)
 		}
 	}
+	for u := range p.mu.checkSince {
+		if len(d.groups[u]) == 0 {
+			delete(p.mu.checkSince, u) // no longer watched: its wait ends with it
+		}
+	}
 	p.mu.d = d
 	return nil
 }
@@ -274,16 +293,16 @@ func (p *Poller) Pick(_ context.Context, now time.Time, n int, skip func(url str
 			p.logger.Debug("poll picked", "url", u, "planned", p.mu.plan.due[u][0])
 		}
 	}
-	// Then the targets of temporary redirects feeds wait for: the poll
+	// Then the targets of redirects feeds and watches wait for: the poll
 	// that found the redirect is not done until the target is read.
-	for _, u := range slices.Sorted(maps.Keys(p.mu.awaited)) {
+	for _, u := range p.awaitedTargetsLocked() {
 		if len(out) == n {
 			break
 		}
 		if !picked[u] && !skip(u) {
 			out = append(out, u)
 			picked[u] = true
-			p.logger.Debug("poll picked", "url", u, "awaited_by", p.mu.awaited[u])
+			p.logger.Debug("poll picked", "url", u, "awaited_by", slices.Concat(p.mu.awaited[u], p.mu.awaitedChecks[u]))
 		}
 	}
 	s := p.mu.sched
@@ -301,7 +320,7 @@ func (p *Poller) Fetched(url string, at time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.monitoredLocked(url) {
-		if len(p.mu.awaited[url]) > 0 {
+		if p.awaitedLocked(url) {
 			p.mu.fetched[url] = at
 			p.wakeLocked()
 		}
@@ -338,7 +357,7 @@ func (p *Poller) urlsLocked() int {
 			n++
 		}
 	}
-	for u := range p.mu.awaited {
+	for _, u := range p.awaitedTargetsLocked() {
 		if !p.monitoredLocked(u) {
 			n++
 		}
@@ -380,9 +399,10 @@ type Ingested struct {
 	NewItems int // feed items seen for the first time
 	Fired    int // sentinel triggers that held
 	Failed   int // feeds or checks that could not use the fetch (logged)
-	// Awaited counts the feeds whose URL answered a temporary redirect to
-	// a target not fetched since: Pick asks for the target, and the next
-	// Ingest after its fetch hands it to them.
+	// Awaited counts the feeds whose URL answered a temporary redirect,
+	// and the watched URLs that answered a redirect, to a target not
+	// fetched since: Pick asks for the target, and the next Ingest after
+	// its fetch hands it to them.
 	Awaited int
 	// Moved counts the feeds a permanent redirect moved to a new URL
 	// (logged; feeds.Update.Moves): the demands are read again at the
@@ -393,29 +413,30 @@ type Ingested struct {
 // Ingest hands every monitored URL the crawler fetched since the last call
 // to its feeds (feeds.Store.Absorb: the same path `deltaq feeds poll`
 // takes) and its watch groups (watch.Engine.CheckFetched, on the copy the
-// crawler stored). A feed that does not parse or a page that cannot be
-// checked is logged and counted; repository errors end the call.
+// crawler stored, through the redirects the URL answered:
+// watchredirect.go), and a redirect target fetched to the feeds and
+// watched URLs that awaited it. A feed that does not parse or a page that
+// cannot be checked is logged and counted; repository errors end the call.
 func (p *Poller) Ingest(ctx context.Context) (Ingested, error) {
 	p.mu.Lock()
 	fetched := p.mu.fetched
 	p.mu.fetched = map[string]time.Time{}
 	d := p.mu.d
-	awaiting := map[string][]string{} // the feeds awaiting each URL fetched
-	for u := range fetched {
-		if ids := p.mu.awaited[u]; len(ids) > 0 {
-			awaiting[u] = ids
-			delete(p.mu.awaited, u)
-		}
-	}
+	feedsAwaiting := p.mu.awaited.take(fetched)
+	checksAwaiting := p.mu.awaitedChecks.take(fetched)
 	p.mu.Unlock()
 	var in Ingested
+	// The watched URLs to check: those fetched, and those whose check
+	// awaited a target fetched; each once, however many of its chain's
+	// pages were fetched.
+	check := map[string]bool{}
 	for _, u := range slices.SortedFunc(maps.Keys(fetched), cmp.Compare[string]) {
 		if err := ctx.Err(); err != nil {
 			return in, err
 		}
 		in.URLs++
 		ids := d.feedIDs[u]
-		for _, id := range awaiting[u] {
+		for _, id := range feedsAwaiting[u] {
 			if !slices.Contains(ids, id) {
 				ids = append(slices.Clip(ids), id)
 			}
@@ -437,25 +458,18 @@ func (p *Poller) Ingest(ctx context.Context) (Ingested, error) {
 				p.logger.Debug("feed awaits the target of a temporary redirect", "id", id, "from", u, "target", up.Awaits)
 			}
 		}
-		if len(d.groups[u]) == 0 {
-			continue
+		for _, w := range append([]string{u}, checksAwaiting[u]...) {
+			if len(d.groups[w]) > 0 {
+				check[w] = true
+			}
 		}
-		f, fetchErr, err := p.stored(ctx, u)
-		if err != nil {
+	}
+	for _, u := range slices.Sorted(maps.Keys(check)) {
+		if err := ctx.Err(); err != nil {
 			return in, err
 		}
-		for _, key := range d.groups[u] {
-			var res watch.CheckResult
-			if fetchErr != nil {
-				err = p.watches.FetchFailed(ctx, key, fetchErr)
-			} else if f != nil {
-				res, err = p.watches.CheckFetched(ctx, key, *f)
-			}
-			if err != nil {
-				in.Failed++
-				p.logger.Warn("watch check failed", "url", u, "err", err)
-			}
-			in.Fired += res.Fired
+		if err := p.check(ctx, u, d.groups[u], &in); err != nil {
+			return in, err
 		}
 	}
 	p.stats.ingested.Add(int64(in.URLs))
@@ -468,49 +482,156 @@ func (p *Poller) Ingest(ctx context.Context) (Ingested, error) {
 	return in, nil
 }
 
+// check runs watch groups on watched URL u over the crawler's copy
+// (stored), or has them wait for the redirect target the copy is behind.
+func (p *Poller) check(ctx context.Context, u string, groups []string, in *Ingested) error {
+	p.mu.Lock()
+	since := p.mu.checkSince[u]
+	p.mu.Unlock()
+	c, err := p.stored(ctx, u, since)
+	if err != nil {
+		return err
+	}
+	if len(c.awaits) > 0 {
+		in.Awaited++
+		p.awaitCheck(c.awaits, u, c.seen)
+		p.logger.Debug("watched page awaits the targets of its redirects", "url", u, "targets", c.awaits)
+		return nil
+	}
+	if !since.IsZero() {
+		p.mu.Lock()
+		delete(p.mu.checkSince, u)
+		p.mu.Unlock()
+	}
+	for _, key := range groups {
+		var res watch.CheckResult
+		var err error
+		if c.failure != nil {
+			err = p.watches.FetchFailed(ctx, key, c.failure)
+		} else if c.page != nil {
+			res, err = p.watches.CheckFetched(ctx, key, *c.page)
+		}
+		if err != nil {
+			in.Failed++
+			p.logger.Warn("watch check failed", "url", u, "err", err)
+		}
+		in.Fired += res.Fired
+	}
+	return nil
+}
+
+// waits is, per redirect target the crawler has not fetched since the
+// poll that found the redirect, who reads its next fetch (feed ids, or
+// watched URLs): one entry per target and reader.
+type waits map[string][]string
+
+func (w waits) add(target, who string) {
+	if !slices.Contains(w[target], who) {
+		w[target] = append(w[target], who)
+	}
+}
+
+// take removes the targets fetched and returns who waited for them.
+func (w waits) take(fetched map[string]time.Time) waits {
+	out := waits{}
+	for u := range fetched {
+		if who := w[u]; len(who) > 0 {
+			out[u] = who
+			delete(w, u)
+		}
+	}
+	return out
+}
+
 // await has feed id wait for the crawler's next fetch of target.
 func (p *Poller) await(target, id string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !slices.Contains(p.mu.awaited[target], id) {
-		p.mu.awaited[target] = append(p.mu.awaited[target], id)
+	p.mu.awaited.add(target, id)
+}
+
+// awaitCheck has the watches on URL u wait for the crawler's next fetch
+// of targets, pages u's redirects lead to; seen is when the redirect was
+// seen, kept until the wait ends.
+func (p *Poller) awaitCheck(targets []string, u string, seen time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, t := range targets {
+		p.mu.awaitedChecks.add(t, u)
 	}
+	p.mu.checkSince[u] = seen
+}
+
+// awaitedLocked reports whether a feed or a watched URL waits for url.
+func (p *Poller) awaitedLocked(url string) bool {
+	return len(p.mu.awaited[url]) > 0 || len(p.mu.awaitedChecks[url]) > 0
+}
+
+// awaitedTargetsLocked is every URL a feed or watched URL waits for, in
+// order.
+func (p *Poller) awaitedTargetsLocked() []string {
+	all := slices.Concat(slices.Collect(maps.Keys(p.mu.awaited)), slices.Collect(maps.Keys(p.mu.awaitedChecks)))
+	slices.Sort(all)
+	return slices.Compact(all)
+}
+
+// storedCopy is what the crawler's last fetch of a watched URL gives its
+// watches: the copy to check, why there is none (failure, for the
+// watches' histories), or the redirect targets to fetch first (awaits,
+// their copies to be as new as seen). All zero: no copy yet.
+type storedCopy struct {
+	page    *watch.Fetched
+	failure error
+	awaits  []string
+	seen    time.Time
 }
 
 // stored is the copy of u the crawler keeps, if its last fetch reached the
-// page (an answer, changed or not). If it did not (an error status, no
-// answer, robots.txt), fetchErr says why, for the watches' histories; a
-// page the repository no longer holds, or with no copy yet, gives neither.
-func (p *Poller) stored(ctx context.Context, u string) (f *watch.Fetched, fetchErr, err error) {
+// page (an answer, changed or not); if u answered a redirect, the copy of
+// the page its redirects lead to (throughRedirects, since the redirect
+// was seen at since, if not zero, or later). If the fetch did not
+// reach it (an error status, no answer, robots.txt, a redirect not
+// followed), failure says why; a page the repository no longer holds, or
+// with no copy yet, gives neither.
+func (p *Poller) stored(ctx context.Context, u string, since time.Time) (storedCopy, error) {
 	pg, err := p.db.Page(u)
 	if errors.Is(err, repo.ErrNotFound) {
-		return nil, nil, nil
+		return storedCopy{}, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("poll: page %s: %w", u, err)
+		return storedCopy{}, fmt.Errorf("poll: page %s: %w", u, err)
+	}
+	if pg.LastOutcome == repo.OutcomeRedirect {
+		end, c, err := p.throughRedirects(pg, since)
+		if err != nil || c.failure != nil || len(c.awaits) > 0 {
+			return c, err
+		}
+		pg = end
 	}
 	switch {
 	case pg.LastOutcome != repo.OutcomeOK && pg.LastOutcome != repo.OutcomeNotModified:
-		p.logger.Debug("no copy to check", "url", u, "outcome", pg.LastOutcome)
-		return nil, crawlFailure(pg), nil
+		p.logger.Debug("no copy to check", "url", u, "fetched", pg.URL, "outcome", pg.LastOutcome)
+		failure := crawlFailure(pg)
+		if pg.URL != u {
+			failure = fmt.Errorf("%w (watched page %s redirects there)", failure, u)
+		}
+		return storedCopy{failure: failure}, nil
 	case pg.Version.IsZero():
-		return nil, nil, nil
+		return storedCopy{}, nil
 	}
-	v, err := p.db.LatestVersion(ctx, u)
+	v, err := p.db.LatestVersion(ctx, pg.URL)
 	if err != nil {
-		return nil, nil, fmt.Errorf("poll: copy of %s: %w", u, err)
+		return storedCopy{}, fmt.Errorf("poll: copy of %s: %w", pg.URL, err)
 	}
-	return &watch.Fetched{Status: 200, ContentType: v.ContentType, Body: v.Body}, nil, nil
+	return storedCopy{page: &watch.Fetched{Status: 200, ContentType: v.ContentType, Body: v.Body}}, nil
 }
 
-// crawlFailure says why the crawler's last fetch of pg brought no copy: an
-// answer's status as the watches' own fetches report it, else the outcome.
+// crawlFailure says why the crawler's last fetch of pg, not a redirect,
+// brought no copy: an answer's status as the watches' own fetches report
+// it, else the outcome.
 func crawlFailure(pg repo.Page) error {
-	switch {
-	case pg.HTTPStatus >= 300 && pg.LastOutcome != repo.OutcomeRedirect:
+	if pg.HTTPStatus >= 300 {
 		return &watch.StatusError{URL: pg.URL, Status: pg.HTTPStatus}
-	case pg.LastOutcome == repo.OutcomeRedirect:
-		return fmt.Errorf("poll: crawler fetch of %s: redirect to %s not followed (status %d)", pg.URL, pg.RedirectTo, pg.HTTPStatus)
 	}
 	return fmt.Errorf("poll: crawler fetch of %s: %s", pg.URL, pg.LastOutcome)
 }
