@@ -24,8 +24,9 @@ func NewGrid(step time.Duration) (Grid, error) {
 // Slots is the number of slots in a Period.
 func (g Grid) Slots() int { return g.slots }
 
-// curve holds prefix sums of λ over three periods, so an interval that
-// wraps round the week is a plain difference: lam[x] = ∫_0^x λ, mom[x] =
+// curve holds prefix sums of λ over four periods, from a week before the
+// plan's week to two after, so an interval that wraps round the week is a
+// plain difference: lam[x] = ∫_0^x λ, mom[x] =
 // ∫_0^x t·λ(t) dt, in slots (λ constant within a slot).
 type curve struct {
 	n        int
@@ -33,9 +34,9 @@ type curve struct {
 }
 
 func newCurve(m Model, g Grid) curve {
-	c := curve{n: g.slots, lam: make([]float64, 3*g.slots+1), mom: make([]float64, 3*g.slots+1)}
+	c := curve{n: g.slots, lam: make([]float64, 4*g.slots+1), mom: make([]float64, 4*g.slots+1)}
 	perSlot := m.Rate * g.Step.Seconds()
-	for x := range 3 * g.slots {
+	for x := range 4 * g.slots {
 		slot := x % g.slots
 		bin := int(time.Duration(slot) * g.Step / time.Hour)
 		v := perSlot * m.Shape[bin%Bins]
@@ -47,7 +48,7 @@ func newCurve(m Model, g Grid) curve {
 
 // cost is the expected total delay, in slots, of the postings made in
 // (a, b] when the next poll is at b (Lemma 1: ∫_a^b λ(t)(b − t) dt);
-// a and b are slot indices in [−n, 2n).
+// a and b are slot indices in [−n, 3n).
 func (c curve) cost(a, b int) float64 {
 	a, b = a+c.n, b+c.n
 	return delay(float64(b), c.lam[a], c.lam[b], c.mom[a], c.mom[b])
@@ -240,4 +241,82 @@ func (c curve) neighbours(plan []int, j int) (before, after int) {
 		after += c.n
 	}
 	return before, after
+}
+
+// Continue adapts a periodic plan (sorted slots in [0, g.Slots())) to the
+// week it is followed in, [from, from + g.Slots()) with from in [0,
+// g.Slots()), given the feed's last poll before it at slot last (from
+// minus up to a week; earlier is taken as a week). A periodic plan assumes
+// the week before ended with its own last poll; after a re-plan it ended
+// with the old plan's, and a feed whose first interval comes out much
+// longer or shorter than planned pays for the difference (delay grows with
+// the square of an interval). Continue moves the polls, by the same
+// refinement as Place, to minimise the delay of the postings from last to
+// the window's end: those since last wait for the first poll, and those
+// after the window's last poll for the next window's first, taken where
+// plan puts it. The first poll comes at most longest slots after last (0:
+// no bound; the feed's max interval), or at from if that is already past.
+// It returns the polls' slots, in [from, from + g.Slots()).
+func Continue(m Model, g Grid, plan []int, from, last, longest int) []int {
+	n := g.slots
+	out := make([]int, 0, len(plan))
+	for _, s := range plan { // plan's polls within the window, in order
+		if s < from {
+			s += n
+		}
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	if len(out) == 0 {
+		return out
+	}
+	last = min(max(last, from-n), from-1)
+	latest := from + n - 1
+	if longest > 0 {
+		latest = min(max(last+longest, from), latest)
+	}
+	out[0] = min(out[0], latest)
+	if len(out) < n && m.Rate > 0 {
+		newCurve(m, g).continued(out, from, last, latest)
+	}
+	return out
+}
+
+// continued is Continue's refinement of plan (sorted, in [from, from+n),
+// in place; the first poll at most at latest).
+func (c curve) continued(plan []int, from, last, latest int) {
+	n := c.n
+	next := plan[0] + n
+	around := func(j int) (a, b int) {
+		a, b = last, next
+		if j > 0 {
+			a = plan[j-1]
+		}
+		if j < len(plan)-1 {
+			b = plan[j+1]
+		}
+		return a, b
+	}
+	for sweep := 0; sweep < 200; sweep++ {
+		moved := false
+		for j := range plan {
+			a, b := around(j)
+			lo, hi := max(a+1, from), min(b-1, from+n-1) // within the window
+			if j == 0 {
+				hi = min(hi, latest)
+			}
+			best, bestV := plan[j], c.cost(a, plan[j])+c.cost(plan[j], b)
+			for x := lo; x <= hi; x++ {
+				if v := c.cost(a, x) + c.cost(x, b); v < bestV-1e-12 {
+					best, bestV = x, v
+				}
+			}
+			if best != plan[j] {
+				plan[j], moved = best, true
+			}
+		}
+		if !moved {
+			return
+		}
+	}
 }

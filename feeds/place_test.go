@@ -95,3 +95,101 @@ func TestRefineSkipsOnlySettledPoints(t *testing.T) {
 		t.Errorf("%d of 3000 plans differ", differed)
 	}
 }
+
+// continuedCost is the objective Continue minimises, summed slot by slot
+// from the model (not from curve's prefix sums): each slot's postings, at
+// its middle, wait for the first poll after the slot, or for next.
+func continuedCost(m Model, g Grid, plan []int, last, end, next int) float64 {
+	total := 0.0
+	for x := last; x < end; x++ {
+		collector := next
+		for _, p := range plan {
+			if p > x {
+				collector = p
+				break
+			}
+		}
+		bin := int(time.Duration(((x%g.Slots())+g.Slots())%g.Slots()) * g.Step / time.Hour)
+		total += m.Rate * g.Step.Seconds() * m.Shape[bin] * (float64(collector) - float64(x) - 0.5)
+	}
+	return total
+}
+
+// TestContinueAdaptsAPlanToTheLastPoll: Continue keeps the number of polls
+// and the window, never costs more than the periodic plan from the same
+// last poll, leaves no poll that a move between its neighbours would make
+// cheaper, and keeps a placed plan as it is when the week before ended
+// where that plan ends it.
+func TestContinueAdaptsAPlanToTheLastPoll(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	g := hourGrid(t)
+	n := g.Slots()
+	for trial := range 200 {
+		m := randomModel(rng)
+		polls := 1 + rng.IntN(12)
+		plan := Place(m, g, polls, 4)
+		from := rng.IntN(n)
+		if trial%4 == 0 {
+			from = 0
+		}
+		// The periodic plan's own polls in the window, and the one before.
+		unrolled := Continue(Model{}, g, plan, from, 0, 0) // a rate of 0 moves nothing
+		if len(unrolled) != len(plan) || unrolled[0] < from || unrolled[len(unrolled)-1] >= from+n {
+			t.Fatalf("trial %d: plan %v unrolled from %d = %v", trial, plan, from, unrolled)
+		}
+		if same := Continue(m, g, plan, from, unrolled[len(unrolled)-1]-n, 0); !slices.Equal(same, unrolled) {
+			t.Errorf("trial %d: the placed plan %v, continued from its own last poll, moved: %v → %v", trial, plan, unrolled, same)
+		}
+		last := from - 1 - rng.IntN(n)
+		got := Continue(m, g, plan, from, last, 0)
+		if len(got) != polls || !slices.IsSorted(got) || got[0] < from || got[len(got)-1] >= from+n {
+			t.Fatalf("trial %d: Continue from %d, last poll %d = %v; want %d sorted polls in [%d, %d)", trial, from, last, got, polls, from, from+n)
+		}
+		next := unrolled[0] + n
+		cost := func(p []int) float64 { return continuedCost(m, g, p, last, from+n, next) }
+		if cost(got) > cost(unrolled)*(1+1e-9) {
+			t.Errorf("trial %d: continued plan %v costs %g, the periodic one %v %g", trial, got, cost(got), unrolled, cost(unrolled))
+		}
+		for j := range got {
+			lo, hi := max(from, last+1), from+n-1
+			if j > 0 {
+				lo = got[j-1] + 1
+			}
+			if j < len(got)-1 {
+				hi = got[j+1] - 1
+			}
+			for x := lo; x <= hi; x++ {
+				moved := slices.Clone(got)
+				moved[j] = x
+				if cost(moved) < cost(got)*(1-1e-9) {
+					t.Fatalf("trial %d: moving poll %d of %v to %d lowers the cost %g → %g", trial, j, got, x, cost(got), cost(moved))
+				}
+			}
+		}
+	}
+}
+
+// TestContinueCatchesUpAfterALongGap: of two feeds alike, polled daily,
+// the one last polled five days ago is polled at once and the one polled
+// an hour ago not before half a day.
+func TestContinueCatchesUpAfterALongGap(t *testing.T) {
+	g := hourGrid(t)
+	var m Model
+	m.Rate = 4.0 / 3600
+	for b := range m.Shape {
+		m.Shape[b] = 1
+	}
+	plan := Place(m, g, 7, 4) // once a day, round the clock
+	from := 50
+	recent := Continue(m, g, plan, from, from-1, 0)
+	stale := Continue(m, g, plan, from, from-120, 0)
+	if stale[0] >= recent[0] {
+		t.Errorf("first poll after a poll 120 h ago at slot %d, after one 1 h ago at %d: want the stale feed first", stale[0], recent[0])
+	}
+	if stale[0] != from {
+		t.Errorf("first poll after five days at slot %d, want at once (%d)", stale[0], from)
+	}
+	if recent[0]-(from-1) < 12 {
+		t.Errorf("first poll %d h after a poll 1 h ago, want about a day's gap (polled daily)", recent[0]-(from-1))
+	}
+}

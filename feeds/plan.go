@@ -17,9 +17,10 @@ type Planned struct {
 	Model        Model
 	PollsPerWeek int
 	Slots        []int // grid slots from Monday 00:00 UTC
-	// Last is the latest planned poll before now (zero: none), so that a
-	// planner starting late (a restart, a re-plan) still owes a poll the
-	// feed missed.
+	// Last is, for a feed never polled, the latest planned poll before now
+	// (zero: none), so that a planner starting late (a restart, a re-plan)
+	// still owes it a poll. A polled feed's Next are continued from its
+	// last poll (Continue) and owe nothing before now.
 	Last time.Time
 	Next []time.Time // the planned polls from now on, one week's worth
 }
@@ -33,7 +34,9 @@ func WeeklyPolls(perDay float64, n int) int { return int(perDay*7*float64(n) + 0
 // profiles over the window chosen on the past weeks, rates following drift from the
 // postings since then up to the feed's last poll), then feeds.polls_per_day
 // per feed on average allocated and placed at once (Combined) within each
-// feed's own interval bounds, weighted by each feed's weight. The seed
+// feed's own interval bounds, weighted by each feed's weight, and each
+// polled feed's week from now continued from its last poll (Continue), as
+// the evaluation continues each week's plan from the week before. The seed
 // seeds the clustering of the daily patterns: the same seed, feeds and now
 // give the same plan.
 func PlanAll(cfg Config, list []Feed, now time.Time, seed uint64) ([]Planned, error) {
@@ -66,9 +69,29 @@ func PlanAll(cfg Config, list []Feed, now time.Time, seed uint64) ([]Planned, er
 	}
 	ws := now.UTC().Truncate(24 * time.Hour)
 	ws = ws.AddDate(0, 0, -((int(ws.Weekday()) + 6) % 7)) // Monday 00:00 UTC
+	// now's slot, rounded up so that no poll is placed before now
+	from := int((now.Sub(ws) + grid.Step - 1) / grid.Step)
+	if from >= grid.Slots() {
+		ws, from = ws.Add(Period), from-grid.Slots()
+	}
 	out := make([]Planned, len(list))
 	for i, f := range list {
 		p := Planned{Feed: f, Model: models[i], PollsPerWeek: alloc[i], Slots: plan[i]}
+		if !f.LastFetch.IsZero() && len(plan[i]) > 0 {
+			// The week from now, from where the feed's last poll left it:
+			// nothing is owed, the first poll comes as early as the
+			// postings waiting since then call for.
+			d := f.LastFetch.Sub(ws)
+			last := int(d / grid.Step)
+			if d%grid.Step < 0 { // the slot the poll fell in, before ws too
+				last--
+			}
+			for _, s := range Continue(models[i], grid, plan[i], from, last, int(f.MaxInterval/grid.Step)) {
+				p.Next = append(p.Next, ws.Add(time.Duration(s)*grid.Step))
+			}
+			out[i] = p
+			continue
+		}
 		for _, week := range []time.Time{ws.Add(-Period), ws, ws.Add(Period)} {
 			for _, s := range plan[i] {
 				switch t := week.Add(time.Duration(s) * grid.Step); {

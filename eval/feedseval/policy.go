@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deltaq/deltaq/feeds"
+	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/monitor"
 )
 
@@ -103,6 +104,12 @@ func (p *planner) week(s *schedule, ws time.Time, models []feeds.Model) error {
 		_, plan, err := feeds.Combined(p.total, ones(len(models)), models, p.grid, p.bounds, p.cfg.Starts)
 		if err != nil {
 			return err
+		}
+		for i := range plan {
+			// From where last week's plan left the feed; the learning
+			// weeks count as retrieved up to s.start (relearn).
+			l := clock.Later(s.lastPoll(i, ws), s.start)
+			plan[i] = feeds.Continue(models[i], p.grid, plan[i], 0, -int((ws.Sub(l)+p.grid.Step-1)/p.grid.Step), p.longest())
 		}
 		s.weeks = append(s.weeks, plan)
 		return nil
@@ -281,3 +288,6 @@ func (s *schedule) polls(i int, from, to time.Time) int {
 	}
 	return n
 }
+
+// longest is the most slots between a feed's polls, its max interval.
+func (p *planner) longest() int { return int(p.cfg.MaxInterval / p.grid.Step) }
