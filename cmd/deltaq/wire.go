@@ -179,6 +179,7 @@ func newMonitoredCrawl(ctx context.Context, db *repo.DB, cfg *configs.Config, lo
 	if err != nil {
 		return nil, err
 	}
+	p.LimitRedirects(cfg.Crawler.Limits.MaxRedirects) // a watched page's, as a feed's (openFeedStore)
 	return newCrawlWith(ctx, db, cfg, logger, onCommit, importance, crawlParts{poll: p})
 }
 

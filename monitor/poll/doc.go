@@ -13,9 +13,10 @@
 // Feeds (plan.go) follow feeds.PlanAll, the schedule `deltaq eval feeds`
 // measured best (Sia & Cho's allocation and placement at once, rates
 // following drift): feeds.polls_per_day per feed on average, within each
-// feed's bounds. A feed URL is due at each planned time (Planned.Next; and
-// Planned.Last, the planned poll before the plan was made, if no fetch came
-// after it, so a restart or re-plan does not forget a missed poll). Each
+// feed's bounds. A feed URL is due at each planned time (Planned.Next,
+// continued from the feed's last poll, so a restart or re-plan after a
+// long gap polls it early; and for a feed never polled Planned.Last, the
+// planned poll before the plan was made, if no fetch came after it). Each
 // instant, due feed URLs are picked first within the monitoring share, the
 // longest overdue first: the plan has already weighed the feeds (w·λ·delay
 // in Combined), so the poll owed longest is the one it wanted earliest,
@@ -37,18 +38,27 @@
 // (frontier/monitor.go). A watched URL's fetch that brought no copy (an
 // error status, no answer, robots.txt) is a failed check of its watches
 // (watch.Engine.FetchFailed), kept in their histories as the failures of
-// deltaq serve's own fetches are.
+// deltaq serve's own fetches are. A watched URL whose fetch answered a
+// redirect is checked on the copy of the page its redirects lead to
+// (watchredirect.go), each page of the chain fetched at or after the
+// redirect was seen; a target not fetched since is awaited as a feed's
+// temporary redirect target is (Pick asks the crawler for it, Ingest checks
+// once it is fetched), and a loop, a chain past
+// crawler.limits.max_redirects (LimitRedirects) or a target that is not
+// http or https is a failed check saying which.
 //
 // State: in memory, the plan (each feed's model and one week of planned
 // times, feeds.polls_per_day·7 a feed on average), WIC's per-watch state
 // (the π over its window, 8 bytes per instant of a watch's wish, capped at
-// monitor.max_lookback), the demands and, until Ingest, the set of
-// monitored URLs fetched (at most one entry each). In Pebble only the plan,
+// monitor.max_lookback), the demands, until Ingest, the set of monitored
+// URLs fetched (at most one entry each), and the redirect targets feeds
+// and watched pages wait for (one entry per target and reader) with, per
+// waiting watched URL, when its redirect was seen. In Pebble only the plan,
 // written to the feed store at each planning (feeds.Store.SavePlans) for
 // `deltaq feeds explain`. The demands are read from the feed and watch
 // stores; a restart plans the feeds anew from their stored history and
-// last polls (a poll planned before the restart and not made is owed at
-// once), rebuilds every watched URL's utility by replaying the instants
+// last polls (each feed's week continued from its last poll; a feed never
+// polled is owed a poll planned before the restart at once), rebuilds every watched URL's utility by replaying the instants
 // since its last fetch (the page record, the group's last check), at most
 // monitor.max_lookback of them, and the first Ingest reads every monitored
 // page the crawler has fetched, so a poll committed but not yet read when
