@@ -193,3 +193,31 @@ func TestContinueCatchesUpAfterALongGap(t *testing.T) {
 		t.Errorf("first poll %d h after a poll 1 h ago, want about a day's gap (polled daily)", recent[0]-(from-1))
 	}
 }
+
+// TestContinueKeepsTheMaxInterval: a feed polled once a week, posting in
+// one hour of the week, is polled after that hour unless that is further
+// from its last poll than its max interval; one overdue is polled at once.
+func TestContinueKeepsTheMaxInterval(t *testing.T) {
+	g := hourGrid(t)
+	var m Model
+	m.Rate = 1.0 / 3600
+	m.Shape[150] = Bins // Sunday 06:00
+	plan := Place(m, g, 1, 4)
+	if !slices.Equal(plan, []int{151}) {
+		t.Fatalf("placed %v, want just after the posting hour [151]", plan)
+	}
+	if got := Continue(m, g, plan, 0, -1, 0); !slices.Equal(got, []int{151}) {
+		t.Errorf("no bound: %v, want [151]", got)
+	}
+	for _, c := range []struct{ last, longest, want int }{
+		{-10, 168, 151}, // the peak is within the bound
+		{-10, 100, 90},  // it is not: as late as the bound lets
+		{-100, 0, 151},  // no bound: last week's posting (hour -18) waits for the peak
+		{-100, 168, 0},  // bound before the peak: at once, for last week's posting
+		{-200, 168, 0},  // overdue
+	} {
+		if got := Continue(m, g, plan, 0, c.last, c.longest); !slices.Equal(got, []int{c.want}) {
+			t.Errorf("last poll at %d, longest %d: %v, want [%d]", c.last, c.longest, got, c.want)
+		}
+	}
+}
