@@ -13,8 +13,8 @@ import (
 )
 
 const rssBody = `<?xml version="1.0" encoding="utf-8"?>
-<rss version="2.0"><channel><title>t</title>
-<item><guid>a</guid><title>A</title><link>/posts/a</link></item>
+<rss version="2.0"><channel xml:base="/blog/"><title>t</title>
+<item><guid>a</guid><title>A</title><link>posts/a</link></item>
 </channel></rss>`
 
 // typedFeeds serves the same RSS body at /<name> with each Content-Type of
@@ -118,6 +118,10 @@ func TestFeedURLFetchedWhateverItsContentType(t *testing.T) {
 				if n != "page.html" && (string(v.Body) != rssBody || !p.NoIndex) {
 					t.Errorf("%s served as %s: stored %q, noindex %v; want the feed's body, not indexed", n, wantType[n], v.Body, p.NoIndex)
 				}
+			}
+			// The item's link is relative to the channel's xml:base.
+			if _, err := e.db.Page(srv.URL + "/blog/posts/a"); err != nil {
+				t.Errorf("the feed's link under xml:base: %v, want it queued at /blog/posts/a", err)
 			}
 		})
 	}

@@ -22,7 +22,10 @@
 // fatal. Malformed XML returns the entries read so far together with the
 // error. Locations are returned as written: resolve them with
 // urlnorm.Resolve against the sitemap's own URL, which also makes relative
-// Atom links absolute.
+// Atom links absolute. A feed item's link is first resolved against the
+// xml:base in effect at its element (inherited by descendants, a relative
+// one resolved against its parent's, an unparsable or overlong one
+// ignored), so it is relative to the document's URL only if every base is.
 //
 //	res, err := sitemap.Parse(body, sitemap.Limits{MaxBytes: 50 << 20, MaxURLs: 50000})
 //	for _, u := range res.URLs { n, err := urlnorm.Resolve(sitemapURL, u.Loc); ... }

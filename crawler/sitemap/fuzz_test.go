@@ -19,6 +19,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(`<urlset><url><loc>https://a/</loc><lastmod>2023-01-01</lastmod><priority>0.3</priority></url></urlset>`))
+	f.Add([]byte(`<feed xml:base="../a/"><entry xml:base="b/.."><link xml:base="//h/c/" href="d"/></entry></feed>`))
 	f.Add([]byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		lim := Limits{MaxBytes: 1 << 16, MaxURLs: 10}

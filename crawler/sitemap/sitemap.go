@@ -105,7 +105,8 @@ type Result struct {
 
 // URL is one entry.
 type URL struct {
-	// Loc is the location as written, trimmed; it may be relative in feeds.
+	// Loc is the location as written, trimmed; a feed item's link is
+	// resolved against the xml:base in effect, and may still be relative.
 	Loc string
 	// LastMod is <lastmod>, or a feed item's <updated>, <pubDate>,
 	// <dc:date> or <published>, in UTC; zero when absent or unreadable.
@@ -189,6 +190,7 @@ type parser struct {
 	text       strings.Builder
 	overflow   bool
 	cur        entry
+	base       *xmlBase // the xml:base in effect; nil when none
 }
 
 // entry collects the fields of one <url>, <sitemap>, <item> or <entry>.
@@ -197,6 +199,7 @@ type entry struct {
 	lastmod, updated, published  string
 	changefreq, priority         string
 	hasPermaLinkFalse, hasAtomLk bool
+	linkBase                     *xmlBase // the xml:base in effect at link's element
 }
 
 func (p *parser) run(r io.Reader) error {
@@ -224,11 +227,13 @@ func (p *parser) run(r io.Reader) error {
 			if p.depth > MaxDepth {
 				return fmt.Errorf("sitemap: elements nested deeper than %d", MaxDepth)
 			}
+			p.pushBase(t)
 			if err := p.start(t); err != nil {
 				return err
 			}
 		case xml.EndElement:
 			p.end()
+			p.popBase()
 			p.depth--
 		case xml.CharData:
 			if p.field != "" && !p.overflow {
@@ -321,7 +326,7 @@ func (p *parser) atomLink(t xml.StartElement) {
 		}
 	}
 	if href != "" && (rel == "" || rel == "alternate") {
-		p.cur.link, p.cur.hasAtomLk = href, true
+		p.cur.link, p.cur.linkBase, p.cur.hasAtomLk = href, p.base, true
 	}
 }
 
@@ -354,6 +359,9 @@ func (p *parser) end() {
 		}
 		if dst != nil && *dst == "" {
 			*dst = v
+			if dst == &p.cur.link {
+				p.cur.linkBase = p.base
+			}
 		}
 		p.field = ""
 		return
@@ -374,11 +382,12 @@ func (p *parser) finish() {
 	}
 	e := &p.cur
 	u := URL{Priority: 0.5}
+	fromLink := false
 	switch p.res.Format {
 	case FormatURLSet, FormatIndex:
 		u.Loc = e.loc
 	default:
-		u.Loc = e.link
+		u.Loc, fromLink = e.link, e.link != ""
 		if u.Loc == "" && !e.hasPermaLinkFalse && looksAbsolute(e.guid) {
 			u.Loc = e.guid
 		}
@@ -408,6 +417,11 @@ func (p *parser) finish() {
 	if len(p.res.URLs)+len(p.res.Sitemaps) >= p.lim.MaxURLs {
 		p.res.Dropped++
 		return
+	}
+	if fromLink {
+		// Only kept links are resolved, so a flood of dropped items costs
+		// no composition of bases.
+		u.Loc = p.resolveLink(u.Loc, e.linkBase)
 	}
 	*list = append(*list, u)
 }
