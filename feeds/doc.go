@@ -29,9 +29,12 @@
 //     ended with the old plan's, so the first interval comes out longer or
 //     shorter than placed. Continue refines the week's polls from the
 //     feed's real last poll by the same rule, the postings after the
-//     week's last poll waiting for the next week's first. On the 2025
+//     week's last poll waiting for the next week's first, and the first
+//     poll within the feed's max interval of the last (re-plans broke that
+//     bound: a feed polled once a week could wait almost two). On the 2025
 //     commit feeds, re-learned weekly, it cut the mean delay at one poll
-//     a day from 6.599 h to 6.579 h (RESULTS.md, "Feed polling");
+//     a day from 6.599 h to 6.559 h, half of it through the bound and one
+//     feed's burst (RESULTS.md, "Feed polling");
 //   - learning (§5): rates from a window of posting times, daily patterns
 //     clustered by k-means on 24-hour share vectors (Cluster), sparse feeds
 //     shrunk towards their cluster's pattern (LearnAll). §5 keeps a fixed
