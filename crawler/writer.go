@@ -604,6 +604,9 @@ func (a *apply) sitemapDate(u string, lastMod time.Time) error {
 // redirect records a redirect with setOutLinks and admits its target as a
 // new URL one hop further along the chain.
 func (a *apply) redirect(p *repo.Page, r *result, setOutLinks func(string, []repo.Link) error) ([]string, error) {
+	// An earlier fetch's target is not where the URL leads now: a redirect
+	// with no usable Location records none.
+	p.RedirectTo = ""
 	loc := r.res.header.Get("Location")
 	base, err := url.Parse(p.URL)
 	if err != nil || loc == "" {
