@@ -110,11 +110,12 @@ func (ix *Index) CatchUp(ctx context.Context) (Stats, error) {
 // index.poll_interval, and catches up again. After each pass it builds the
 // in-memory text field of the snapshot the pass left (warm), and while it
 // runs searches do not wait for that: they search the last snapshot built
-// (snapText). It returns nil when ctx is cancelled and the first error
-// otherwise.
+// (snapText). Every index.scrub_every it checks the segments (Scrub). It
+// returns nil when ctx is cancelled and the first error otherwise.
 func (ix *Index) Run(ctx context.Context, notify <-chan struct{}) error {
 	ix.texts.setServing(true)
 	defer ix.texts.setServing(false)
+	nextScrub := ix.clock().Add(ix.cfg.ScrubEvery) // Open has just checked
 	for {
 		if _, err := ix.CatchUp(ctx); err != nil {
 			if ctx.Err() != nil {
@@ -123,6 +124,10 @@ func (ix *Index) Run(ctx context.Context, notify <-chan struct{}) error {
 			return err
 		}
 		ix.warm(ctx)
+		if ix.cfg.ScrubEvery > 0 && !ix.clock().Before(nextScrub) {
+			ix.Scrub() // damage is logged and marked; searches and /healthz answer it
+			nextScrub = ix.clock().Add(ix.cfg.ScrubEvery)
+		}
 		// What the searches during the build told of is built now; a
 		// snapshot newer still, the next search tells of again.
 		select {

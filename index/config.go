@@ -19,6 +19,10 @@ type Config struct {
 	// PollInterval is how long Run waits for a notification before looking
 	// at the change feed again.
 	PollInterval time.Duration `mapstructure:"poll_interval"`
+	// ScrubEvery is how often Run checks the segments against their
+	// CRC-32s (Scrub), so that damage is found before a search reads the
+	// damaged part; 0 never.
+	ScrubEvery time.Duration `mapstructure:"scrub_every"`
 	// HistogramBuckets is the number of rank buckets of each H_q (§4.6.1).
 	HistogramBuckets int `mapstructure:"histogram_buckets"`
 	// HistogramBatches rebuilds H_q after this many applied batches.
@@ -144,6 +148,9 @@ func (c Config) Validate() error {
 	}
 	if c.BatchSize < 1 || c.BatchSize > 100000 {
 		bad("batch_size", c.BatchSize, "must be in [1, 100000]")
+	}
+	if c.ScrubEvery != 0 && c.ScrubEvery < MinScrubEvery {
+		bad("scrub_every", c.ScrubEvery, fmt.Sprintf("must be 0 (never) or at least %v: each scrub reads the whole index", MinScrubEvery))
 	}
 	if c.PollInterval <= 0 {
 		bad("poll_interval", c.PollInterval, "must be > 0")

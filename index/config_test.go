@@ -3,10 +3,11 @@ package index
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestConfigValidateNamesEveryProblem(t *testing.T) {
-	err := Config{Scoring: "cosine", InspectionC: -1, RankCutoff: -1}.Validate()
+	err := Config{Scoring: "cosine", InspectionC: -1, RankCutoff: -1, ScrubEvery: 10 * time.Second}.Validate()
 	if err == nil {
 		t.Fatal("zero config accepted")
 	}
@@ -14,6 +15,7 @@ func TestConfigValidateNamesEveryProblem(t *testing.T) {
 		`index.scoring = "cosine": must be "bm25" or "tf-idf"`,
 		"index.batch_size = 0: must be in [1, 100000]",
 		"index.poll_interval = 0s: must be > 0",
+		"index.scrub_every = 10s: must be 0 (never) or at least 1m0s: each scrub reads the whole index",
 		"index.histogram_buckets = 0: must be in [1, 32]",
 		"index.histogram_batches = 0: must be >= 1",
 		"index.histogram_interval = 0s: must be > 0",

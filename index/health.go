@@ -87,13 +87,32 @@ func (ix *Index) CheckFailure(err error) error {
 	if errors.As(err, &qe) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrClosed) {
 		return nil
 	}
+	return ix.verify(err, false)
+}
+
+// MinScrubEvery is the shortest index.scrub_every: a scrub reads the
+// whole index.
+const MinScrubEvery = time.Minute
+
+// Scrub checks the segments of the current snapshot against their
+// CRC-32s now, as CheckFailure does after a failed search, and returns
+// the DamageError if one does not match, marking the index damaged; nil
+// if all match. Run scrubs every index.scrub_every: the snapshot held in
+// memory answers most searches without reading every segment, so damage
+// can otherwise go unseen until a search happens to read it.
+func (ix *Index) Scrub() error { return ix.verify(nil, true) }
+
+// verify is CheckFailure's and Scrub's check, one at a time; a check
+// after a failed search (searchErr) is skipped within recheckEvery of the
+// last, a scrub (always) never.
+func (ix *Index) verify(searchErr error, always bool) error {
 	h := &ix.health
 	h.check.Lock()
 	defer h.check.Unlock()
 	if d := ix.Damaged(); d != nil { // found by the check waited for
 		return d
 	}
-	if !h.checked.IsZero() && time.Since(h.checked) < recheckEvery {
+	if !always && !h.checked.IsZero() && time.Since(h.checked) < recheckEvery {
 		return nil
 	}
 	h.checked = time.Now()
@@ -109,6 +128,10 @@ func (ix *Index) CheckFailure(err error) error {
 	}
 	d := &damage{bi: bi, err: &DamageError{Dir: ix.dir, Err: verr}}
 	ix.health.damaged.Store(d)
-	ix.logger.Error("index damaged: a search failed and a segment's checksum does not match", "dir", ix.dir, "search_err", err, "err", verr)
+	if searchErr != nil {
+		ix.logger.Error("index damaged: a search failed and a segment's checksum does not match", "dir", ix.dir, "search_err", searchErr, "err", verr)
+	} else {
+		ix.logger.Error("index damaged: a scrub found a segment's checksum does not match", "dir", ix.dir, "err", verr)
+	}
 	return d.err
 }

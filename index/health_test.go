@@ -5,7 +5,9 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/deltaq/deltaq/internal/segdamage"
 )
@@ -77,4 +79,51 @@ func reopenedSmallIndex(t *testing.T) (*Index, string) {
 	catchUp(t, ix)
 	ix.Close()
 	return openIndex(t, ixDir, testConfig(ScoringBM25), db, Options{}), ixDir
+}
+
+// TestScrubFindsDamageNoSearchRead: Scrub finds a sound index sound, and
+// segment files overwritten under the open index damaged, with no search
+// failing first.
+func TestScrubFindsDamageNoSearchRead(t *testing.T) {
+	ix, ixDir := reopenedSmallIndex(t)
+	if err := ix.Scrub(); err != nil || ix.Damaged() != nil {
+		t.Fatalf("Scrub of a sound index = %v, Damaged = %v; want neither", err, ix.Damaged())
+	}
+	segdamage.Overwrite(t, ixDir)
+	err := ix.Scrub()
+	if !errors.Is(err, ErrDamaged) || ix.Damaged() != err {
+		t.Fatalf("Scrub after the damage = %v, Damaged = %v; want ErrDamaged, both", err, ix.Damaged())
+	}
+}
+
+// TestRunScrubsEveryScrubEvery: a serving index whose segment files are
+// overwritten after it built the text field of its snapshot, so that no
+// search or refresh reads them again, is found damaged by Run once
+// index.scrub_every has passed on its clock, and not before.
+func TestRunScrubsEveryScrubEvery(t *testing.T) {
+	db := openRepo(t, t.TempDir())
+	ixDir := tempDir(t, "ix")
+	var now atomic.Int64
+	now.Store(t0.UnixNano())
+	cfg := testConfig(ScoringBM25)
+	cfg.ScrubEvery = time.Hour
+	ix := openIndex(t, ixDir, cfg, db, Options{Clock: func() time.Time { return time.Unix(0, now.Load()) }})
+	notify, warmed, stop := serveSmallCorpus(t, ix, db)
+	defer stop()
+	segdamage.Overwrite(t, ixDir)
+	pass := func() { // one more pass of Run, and the scrub check after it
+		notify <- struct{}{}
+		<-warmed
+		notify <- struct{}{}
+		<-warmed
+	}
+	pass()
+	if d := ix.Damaged(); d != nil {
+		t.Fatalf("within index.scrub_every of the start: Damaged = %v, want none yet", d)
+	}
+	now.Add(int64(time.Hour))
+	pass()
+	if d := ix.Damaged(); !errors.Is(d, ErrDamaged) {
+		t.Fatalf("index.scrub_every after the start: Damaged = %v, want ErrDamaged", d)
+	}
 }
