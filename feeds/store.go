@@ -257,6 +257,10 @@ type AddOptions struct {
 	// another reader that files feeds its own way, relabels nothing.
 	Name    string
 	Folders []string
+	// SetName and SetFolders make Name and Folders replace those of a
+	// feed already subscribed too (`feeds add --name`, `--folder`: the
+	// subscriber renaming or refiling it); an import sets neither.
+	SetName, SetFolders bool
 }
 
 // MaxFolders bounds the folder levels a feed keeps (Feed.Folders): the
@@ -348,6 +352,14 @@ func (s *Store) add(ctx context.Context, rawURL string, o AddOptions, now time.T
 		}
 	case err != nil:
 		return Feed{}, false, err
+	default:
+		name, folders := labelsOf(o)
+		if o.SetName {
+			f.Name = name
+		}
+		if o.SetFolders {
+			f.Folders = folders
+		}
 	}
 	f.Weight = deref(o.Weight, f.Weight)
 	f.MinInterval, f.MaxInterval = deref(o.MinInterval, f.MinInterval), deref(o.MaxInterval, f.MaxInterval)

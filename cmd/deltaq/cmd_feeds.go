@@ -53,23 +53,34 @@ func (a *app) newFeedsCmd() *cobra.Command {
 	var (
 		weight        float64
 		every, within time.Duration
+		name, folder  string
 	)
 	add := &cobra.Command{
-		Use:   "add URL [--weight W] [--min-interval D] [--max-interval D]",
+		Use:   "add URL [--weight W] [--min-interval D] [--max-interval D] [--name NAME] [--folder A/B]",
 		Short: "Subscribe to a feed (again: change the settings given, keep the others and its state)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts := addOptions(cmd, weight, every, within)
+			opts.Name, opts.SetName = name, cmd.Flags().Changed("name")
+			if opts.SetFolders = cmd.Flags().Changed("folder"); folder != "" {
+				opts.Folders = strings.Split(strings.Trim(folder, "/"), "/")
+			}
 			return subscribing(cmd, nil, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
 				f, _, err := st.Subscribe(ctx, args[0], opts, time.Now())
 				if err != nil {
 					return asFlagError(err)
 				}
-				fmt.Fprintf(a.stdout, "%s %s (weight %g, every %s to %s; %d postings known)\n", f.ID, f.URL, f.Weight, f.MinInterval, f.MaxInterval, f.Postings)
+				fmt.Fprintf(a.stdout, "%s %s (weight %g, every %s to %s; %d postings known)", f.ID, f.URL, f.Weight, f.MinInterval, f.MaxInterval, f.Postings)
+				if f.Name != "" || len(f.Folders) > 0 {
+					fmt.Fprintf(a.stdout, " %q in %q", f.Name, "/"+strings.Join(f.Folders, "/"))
+				}
+				fmt.Fprintln(a.stdout)
 				return nil
 			})
 		},
 	}
+	add.Flags().StringVar(&name, "name", "", "your name for the feed (again: renames it)")
+	add.Flags().StringVar(&folder, "folder", "", "the folder to file it in, as A/B for B inside A (again: refiles it; \"\" for none)")
 
 	imp := &cobra.Command{
 		Use:   "import FILE.opml [--weight W] [--min-interval D] [--max-interval D]",

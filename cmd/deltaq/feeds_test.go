@@ -379,3 +379,45 @@ func TestFeedsPollReadsTheTargetOfATemporaryRedirect(t *testing.T) {
 		t.Errorf("feeds list after temporary redirects:\n%s\nwant the feed at %s", out, a)
 	}
 }
+
+// TestFeedsAddNamesAndRefilesAFeed: `feeds add --name --folder` names and
+// files a new feed, renames or refiles one already subscribed when given
+// again (keeping what is not given), and --folder "" takes it out of its
+// folders.
+func TestFeedsAddNamesAndRefilesAFeed(t *testing.T) {
+	data := t.TempDir()
+	add := func(args ...string) string {
+		t.Helper()
+		out, _, err := run(t, append([]string{"feeds", "add", "http://go.test/feed", "--data", data}, args...)...)
+		if err != nil {
+			t.Fatalf("feeds add %v: %v\n%s", args, err, out)
+		}
+		return out
+	}
+	list := func() string {
+		t.Helper()
+		out, _, err := run(t, "feeds", "list", "--data", data)
+		if err != nil {
+			t.Fatalf("feeds list: %v\n%s", err, out)
+		}
+		return out
+	}
+	if out := add("--name", "The Go blog", "--folder", "Tech/Go"); !strings.Contains(out, `"The Go blog" in "/Tech/Go"`) {
+		t.Errorf("feeds add --name --folder said:\n%s", out)
+	}
+	if out := list(); !strings.Contains(out, "The Go blog  Tech/Go\n") {
+		t.Errorf("feeds list after add:\n%s\nwant the feed named and in Tech/Go", out)
+	}
+	add("--weight", "2") // neither given: both kept
+	if out := list(); !strings.Contains(out, "The Go blog  Tech/Go\n") {
+		t.Errorf("feeds list after add --weight:\n%s\nwant the name and folders kept", out)
+	}
+	add("--name", "Go news")
+	if out := list(); !strings.Contains(out, "Go news  Tech/Go\n") {
+		t.Errorf("feeds list after add --name:\n%s\nwant it renamed, its folders kept", out)
+	}
+	add("--folder", "")
+	if out := list(); !strings.Contains(out, "Go news  \n") || strings.Contains(out, "Tech") {
+		t.Errorf("feeds list after add --folder \"\":\n%s\nwant it in no folder", out)
+	}
+}
