@@ -122,6 +122,11 @@ type subscribeRequest struct {
 	Weight      *float64 `json:"weight"`
 	MinInterval string   `json:"min_interval"`
 	MaxInterval string   `json:"max_interval"`
+	// Name and Folders name and file the feed, as `feeds add --name
+	// --folder` do: given, they replace a subscribed feed's own ("" and []
+	// clear them).
+	Name    *string   `json:"name"`
+	Folders *[]string `json:"folders"`
 }
 
 func (s *Server) handleSubscribe(w http.ResponseWriter, r *http.Request) {
@@ -129,7 +134,13 @@ func (s *Server) handleSubscribe(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSONBody(w, r, &q, maxSubscribeBytes, "a subscription request") {
 		return
 	}
-	o := feeds.AddOptions{Weight: q.Weight}
+	o := feeds.AddOptions{Weight: q.Weight, SetName: q.Name != nil, SetFolders: q.Folders != nil}
+	if q.Name != nil {
+		o.Name = *q.Name
+	}
+	if q.Folders != nil {
+		o.Folders = *q.Folders
+	}
 	var bad *InputError
 	if o.MinInterval, bad = optionalDuration("min_interval", q.MinInterval); bad == nil {
 		o.MaxInterval, bad = optionalDuration("max_interval", q.MaxInterval)

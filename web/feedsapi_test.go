@@ -155,6 +155,16 @@ func TestFeedSubscriptionsOnTheAdminListener(t *testing.T) {
 	if code != http.StatusOK || json.Unmarshal([]byte(b), &f) != nil || f.Weight != 2 || f.MinInterval != "30m0s" || f.MaxInterval != "2h0m0s" {
 		t.Fatalf("change max_interval: %d %s, want 200 keeping weight 2 and 30m", code, b)
 	}
+	f = feedView{}
+	code, b = send(t, admin, http.MethodPost, "/api/v1/feeds", `{"url": "`+u+`", "name": "Y news", "folders": ["Tech", "Y"]}`)
+	if code != http.StatusOK || json.Unmarshal([]byte(b), &f) != nil || f.Name != "Y news" || !slices.Equal(f.Folders, []string{"Tech", "Y"}) || f.Weight != 2 {
+		t.Fatalf("name and file it: %d %s, want 200 with the name and folders, weight 2 kept", code, b)
+	}
+	f = feedView{}
+	code, b = send(t, admin, http.MethodPost, "/api/v1/feeds", `{"url": "`+u+`", "folders": []}`)
+	if code != http.StatusOK || json.Unmarshal([]byte(b), &f) != nil || f.Name != "Y news" || len(f.Folders) != 0 {
+		t.Fatalf("take it out of its folders: %d %s, want 200 with the name kept and no folders", code, b)
+	}
 	edits := st.Edits()
 	for body, want := range map[string]string{
 		`{"url": "ftp://y.test/feed"}`:                 `"field":"url"`,
