@@ -24,6 +24,17 @@ func NewGrid(step time.Duration) (Grid, error) {
 // Slots is the number of slots in a Period.
 func (g Grid) Slots() int { return g.slots }
 
+// SlotOf is the slot t falls in, counted from weekStart: negative before
+// it, and past Slots() after the week.
+func (g Grid) SlotOf(weekStart, t time.Time) int {
+	d := t.Sub(weekStart)
+	s := int(d / g.Step)
+	if d%g.Step < 0 {
+		s--
+	}
+	return s
+}
+
 // curve holds prefix sums of λ over four periods, from a week before the
 // plan's week to two after, so an interval that wraps round the week is a
 // plain difference: lam[x] = ∫_0^x λ, mom[x] =
@@ -190,9 +201,13 @@ func refine(c curve, plan []int) float64 {
 }
 
 // bestBetween returns the slot in (a, b) where a poll costs least with
-// polls at a and b, cur unless another is better by more than 1e-12:
-// c.cost(a, x) + c.cost(x, b), with what does not depend on x read once.
-func (c curve) bestBetween(a, b, cur int) int {
+// polls at a and b, cur unless another is better by more than 1e-12.
+func (c curve) bestBetween(a, b, cur int) int { return c.bestIn(a, b, a+1, b-1, cur) }
+
+// bestIn is bestBetween over the slots [lo, hi] alone (within (a, b), cur
+// among them): c.cost(a, x) + c.cost(x, b), with what does not depend on x
+// read once.
+func (c curve) bestIn(a, b, lo, hi, cur int) int {
 	a, b, cur = a+c.n, b+c.n, cur+c.n
 	lam, mom := c.lam[a:b+1], c.mom[a:b+1]
 	lamA, momA, lamB, momB, fb := lam[0], mom[0], lam[len(lam)-1], mom[len(mom)-1], float64(b)
@@ -200,7 +215,7 @@ func (c curve) bestBetween(a, b, cur int) int {
 		return delay(float64(a+i), lamA, lam[i], momA, mom[i]) + delay(fb, lam[i], lamB, mom[i], momB)
 	}
 	best, bestV := cur-a, cost(cur-a)
-	for i := 1; i < len(lam)-1; i++ {
+	for i := lo + c.n - a; i <= hi+c.n-a; i++ {
 		if v := cost(i); v < bestV-1e-12 {
 			best, bestV = i, v
 		}
@@ -305,13 +320,7 @@ func (c curve) continued(plan []int, from, last, latest int) {
 			if j == 0 {
 				hi = min(hi, latest)
 			}
-			best, bestV := plan[j], c.cost(a, plan[j])+c.cost(plan[j], b)
-			for x := lo; x <= hi; x++ {
-				if v := c.cost(a, x) + c.cost(x, b); v < bestV-1e-12 {
-					best, bestV = x, v
-				}
-			}
-			if best != plan[j] {
+			if best := c.bestIn(a, b, lo, hi, plan[j]); best != plan[j] {
 				plan[j], moved = best, true
 			}
 		}

@@ -81,11 +81,7 @@ func PlanAll(cfg Config, list []Feed, now time.Time, seed uint64) ([]Planned, er
 			// The week from now, from where the feed's last poll left it:
 			// nothing is owed, the first poll comes as early as the
 			// postings waiting since then call for.
-			d := f.LastFetch.Sub(ws)
-			last := int(d / grid.Step)
-			if d%grid.Step < 0 { // the slot the poll fell in, before ws too
-				last--
-			}
+			last := grid.SlotOf(ws, f.LastFetch)
 			for _, s := range Continue(models[i], grid, plan[i], from, last, int(f.MaxInterval/grid.Step)) {
 				p.Next = append(p.Next, ws.Add(time.Duration(s)*grid.Step))
 			}

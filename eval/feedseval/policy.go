@@ -108,8 +108,8 @@ func (p *planner) week(s *schedule, ws time.Time, models []feeds.Model) error {
 		for i := range plan {
 			// From where last week's plan left the feed; the learning
 			// weeks count as retrieved up to s.start (relearn).
-			l := clock.Later(s.lastPoll(i, ws), s.start)
-			plan[i] = feeds.Continue(models[i], p.grid, plan[i], 0, -int((ws.Sub(l)+p.grid.Step-1)/p.grid.Step), p.longest())
+			last := p.grid.SlotOf(ws, clock.Later(s.lastPoll(i, ws), s.start))
+			plan[i] = feeds.Continue(models[i], p.grid, plan[i], 0, last, p.longest())
 		}
 		s.weeks = append(s.weeks, plan)
 		return nil
