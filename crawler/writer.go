@@ -605,16 +605,11 @@ func (a *apply) sitemapDate(u string, lastMod time.Time) error {
 // new URL one hop further along the chain.
 func (a *apply) redirect(p *repo.Page, r *result, setOutLinks func(string, []repo.Link) error) ([]string, error) {
 	// An earlier fetch's target is not where the URL leads now: a redirect
-	// with no usable Location records none.
+	// with no usable Location records none, and no out-link to it either.
 	p.RedirectTo = ""
-	loc := r.res.header.Get("Location")
-	base, err := url.Parse(p.URL)
-	if err != nil || loc == "" {
-		return nil, nil
-	}
-	target, err := urlnorm.Resolve(base, loc)
-	if err != nil || target == p.URL {
-		return nil, nil
+	target, ok := redirectTarget(p.URL, r.res.header.Get("Location"))
+	if !ok {
+		return nil, setOutLinks(p.URL, nil)
 	}
 	p.RedirectTo = target
 	if err := setOutLinks(p.URL, []repo.Link{{URL: target, Kind: repo.LinkRedirect}}); err != nil {
@@ -629,6 +624,20 @@ func (a *apply) redirect(p *repo.Page, r *result, setOutLinks func(string, []rep
 		return nil, err
 	}
 	return []string{target}, nil
+}
+
+// redirectTarget is where a redirect from u with Location loc leads, if
+// anywhere usable: not missing, resolvable, and not u itself.
+func redirectTarget(u, loc string) (string, bool) {
+	base, err := url.Parse(u)
+	if err != nil || loc == "" {
+		return "", false
+	}
+	target, err := urlnorm.Resolve(base, loc)
+	if err != nil || target == u {
+		return "", false
+	}
+	return target, true
 }
 
 // admit records and queues target if it is new and within the limits; it
