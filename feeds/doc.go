@@ -130,7 +130,10 @@
 // if the crawler fetched it since the feed's last poll; else the poll
 // fails, saying so, Update.Awaits names the target (the poller asks for
 // it, `deltaq feeds poll` fetches it with the feeds), and Absorb reads it
-// once the crawler has.
+// once the crawler has. The wait is part of the feed's state
+// (Feed.Awaits), so a restarted poller asks for the target again; a
+// target that brought no copy, or that robots.txt keeps the crawler
+// from, fails the poll and ends it.
 //
 //	plans, _ := feeds.PlanAll(cfg, list, now, seed) // all of the below at once: plans[i].Next
 //	models := feeds.LearnRecent(cfg, postings, since, lastPolls, now, rng)

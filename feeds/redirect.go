@@ -154,7 +154,7 @@ func (s *Store) follow(ctx context.Context, id string, p repo.Page) (*Move, erro
 	}
 	mv := &Move{From: f.URL, To: to, Status: p.HTTPStatus, At: p.LastFetch}
 	f.MovedFrom, f.Moved, f.Redirects, f.URL = f.URL, p.LastFetch, chain, to
-	f.LastFetch, f.LastStatus, f.LastError = p.LastFetch, p.HTTPStatus, ""
+	f.LastFetch, f.LastStatus, f.LastError, f.Awaits = p.LastFetch, p.HTTPStatus, "", ""
 	f.Fetches++
 	f.ETag, f.LastModified, f.Read, f.Resubscribed = "", "", time.Time{}, time.Time{}
 	if err := s.put(b, &f, false); err != nil {

@@ -186,11 +186,84 @@ func TestATemporaryRedirectReadsTheTargetAndStays(t *testing.T) {
 	if err != nil || !absorbed || len(up.New) != 1 || up.Failed != "" {
 		t.Errorf("the awaited target fetched: absorbed %v, %d new, failed %q, %v; want its 1 new item", absorbed, len(up.New), up.Failed, err)
 	}
-	if _, absorbed, err := s.Absorb(t.Context(), f.ID); err != nil || absorbed {
-		t.Errorf("again with no fetch since: absorbed %v, %v; want nothing new", absorbed, err)
+	if up, absorbed, err := s.Absorb(t.Context(), f.ID); err != nil || absorbed || up.Awaits != "" {
+		t.Errorf("again with no fetch since: absorbed %v, awaits %q, %v; want nothing new, nothing awaited", absorbed, up.Awaits, err)
 	}
 	if got, _ := s.Get(f.ID); got.URL != a || got.MovedFrom != "" {
 		t.Errorf("after temporary redirects: at %s, moved from %q; want it at %s", got.URL, got.MovedFrom, a)
+	}
+}
+
+// failedAs stores what the crawler would after a fetch of u at at that
+// brought no copy: outcome and status (robots.txt's refusal records no
+// fetch time, so at is zero for it).
+func failedAs(t *testing.T, db *repo.DB, u string, at time.Time, outcome repo.Outcome, status int) {
+	t.Helper()
+	b := db.NewBatch(t.Context())
+	defer b.Close()
+	if err := b.PutPage(&repo.Page{URL: u, State: repo.StateLive, LastFetch: at, LastOutcome: outcome, HTTPStatus: status}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A feed waiting for the target of a temporary redirect still waits after
+// the store is reopened, so that a restarted poller asks for the target
+// again; the wait ends when the target's fetch answers, read or failed,
+// and a target robots.txt keeps the crawler from fails the poll.
+func TestTheTargetAwaitedSurvivesAReopenAndEnds(t *testing.T) {
+	fs := vfs.NewMem()
+	s, db := openStore(t, fs, "")
+	const a, b = "http://x.test/a", "http://x.test/elsewhere"
+	f, _, err := s.Add(t.Context(), a, AddOptions{}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetchedAs(t, db, a, t0.Add(time.Hour), 302, b, nil)
+	if up, _, err := s.Absorb(t.Context(), f.ID); err != nil || up.Awaits != b {
+		t.Fatalf("a 302 to a target never fetched: awaits %q, %v; want %s", up.Awaits, err, b)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, db = openStore(t, fs, "")
+	defer db.Close()
+	up, absorbed, err := s.Absorb(t.Context(), f.ID)
+	if err != nil || absorbed || up.Awaits != b {
+		t.Errorf("after a reopen, nothing fetched: absorbed %v, awaits %q, %v; want still awaiting %s", absorbed, up.Awaits, err, b)
+	}
+	failedAs(t, db, b, t0.Add(2*time.Hour), repo.OutcomeHTTPError, 404)
+	up, absorbed, err = s.Absorb(t.Context(), f.ID)
+	if want := "to " + b + ", whose fetch brought no copy (outcome http_error: HTTP 404)"; err != nil || !absorbed || !strings.Contains(up.Failed, want) || up.Awaits != "" {
+		t.Errorf("the awaited target answered 404: absorbed %v, failed %q, awaits %q, %v; want a failed poll saying %q, no longer awaiting", absorbed, up.Failed, up.Awaits, err, want)
+	}
+	if up, absorbed, err := s.Absorb(t.Context(), f.ID); err != nil || absorbed || up.Awaits != "" {
+		t.Errorf("again with no fetch since: absorbed %v, awaits %q, %v; want nothing", absorbed, up.Awaits, err)
+	}
+	// The URL redirects again; robots.txt now keeps the crawler from the
+	// target: the poll fails at once instead of waiting for a fetch that
+	// will not come.
+	fetchedAs(t, db, a, t0.Add(3*time.Hour), 307, b, nil)
+	failedAs(t, db, b, time.Time{}, repo.OutcomeDisallowed, 0)
+	up, absorbed, err = s.Absorb(t.Context(), f.ID)
+	if want := "robots.txt keeps the crawler from"; err != nil || !absorbed || !strings.Contains(up.Failed, want) || up.Awaits != "" {
+		t.Errorf("a 307 to a disallowed target: absorbed %v, failed %q, awaits %q, %v; want a failed poll saying %q, not awaiting", absorbed, up.Failed, up.Awaits, err, want)
+	}
+	// A wait the target turns disallowed during ends in the same failure.
+	fetchedAs(t, db, b, t0.Add(3*time.Hour-time.Minute), 200, "", atom(t0))
+	fetchedAs(t, db, a, t0.Add(4*time.Hour), 307, b, nil)
+	if up, _, err := s.Absorb(t.Context(), f.ID); err != nil || up.Awaits != b {
+		t.Fatalf("a 307 to a target last fetched before the feed's last poll: awaits %q, %v; want %s", up.Awaits, err, b)
+	}
+	failedAs(t, db, b, time.Time{}, repo.OutcomeDisallowed, 0)
+	up, absorbed, err = s.Absorb(t.Context(), f.ID)
+	if want := "robots.txt keeps the crawler from"; err != nil || !absorbed || !strings.Contains(up.Failed, want) || up.Awaits != "" {
+		t.Errorf("the awaited target disallowed: absorbed %v, failed %q, awaits %q, %v; want a failed poll saying %q, not awaiting", absorbed, up.Failed, up.Awaits, err, want)
+	}
+	if got, _ := s.Get(f.ID); got.URL != a || got.Awaits != "" {
+		t.Errorf("after the waits: at %s, awaits %q; want at %s, awaiting nothing", got.URL, got.Awaits, a)
 	}
 }
 

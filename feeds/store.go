@@ -98,6 +98,10 @@ type Feed struct {
 	LastFetch  time.Time `json:"last_fetch"`
 	LastStatus int       `json:"last_status,omitempty"`
 	LastError  string    `json:"last_error,omitempty"`
+	// Awaits is the target of the temporary redirect the last poll found
+	// and could not read yet (Update.Awaits), kept so that a restarted
+	// poller asks for it again; empty once the target is read or fails.
+	Awaits string `json:"awaits,omitempty"`
 	// LastCuts is what the last body read left out or shortened.
 	LastCuts    Cuts `json:"last_cuts,omitzero"`
 	Fetches     int  `json:"fetches"`
@@ -596,6 +600,9 @@ type Fetch struct {
 	// fetched otherwise.
 	Copy time.Time
 	Err  error // network failure
+	// Awaits is the target of a temporary redirect the poll waits for
+	// (Absorb): the feed's Awaits.
+	Awaits string
 }
 
 // Cuts is what reading a feed's body left out or shortened, with the
@@ -675,7 +682,7 @@ func (s *Store) Record(ctx context.Context, id string, r Fetch) (Update, error) 
 		return Update{}, err
 	}
 	prevFetch := f.LastFetch
-	f.LastFetch, f.LastStatus, f.LastError = r.At, r.Status, ""
+	f.LastFetch, f.LastStatus, f.LastError, f.Awaits = r.At, r.Status, "", r.Awaits
 	if re := (*RedirectError)(nil); !errors.As(r.Err, &re) {
 		f.Redirects = nil // a chain of redirects ends at a fetch that is not one
 	}
@@ -724,7 +731,7 @@ func (s *Store) Record(ctx context.Context, id string, r Fetch) (Update, error) 
 	if err := b.Commit(); err != nil {
 		return Update{}, err
 	}
-	up.Failed = f.LastError
+	up.Failed, up.Awaits = f.LastError, f.Awaits
 	return up, parseErr
 }
 
@@ -1063,9 +1070,12 @@ func fetchFailure(p repo.Page) string {
 // after the redirect, that fetch is read at once (Update.Moves says so).
 // A temporary one (302, 303, 307) keeps the URL and reads the copy of the
 // target the crawler fetched since the feed's last poll, if any; else the
-// poll fails and Update.Awaits names the target, which Absorb reads once
-// the crawler fetched it. A
-// redirect not followed is the poll's error, a RedirectError saying why.
+// poll fails and Update.Awaits names the target (kept as Feed.Awaits, so
+// Absorb names it again after a restart though nothing was fetched),
+// which Absorb reads once the crawler fetched it. A target whose fetch
+// brought no copy, or that robots.txt keeps the crawler from, fails the
+// poll and ends the wait. A redirect not followed is the poll's error, a
+// RedirectError saying why.
 func (s *Store) Absorb(ctx context.Context, id string) (Update, bool, error) {
 	f, err := s.Get(id)
 	if err != nil {
@@ -1079,19 +1089,26 @@ func (s *Store) Absorb(ctx context.Context, id string) (Update, bool, error) {
 		return Update{}, false, err
 	}
 	since := clock.Later(f.LastFetch, f.Resubscribed)
-	// temporary is the target of the temporary redirect the URL answers,
-	// if the crawler fetched it since the feed's last poll.
-	var temporary *repo.Page
-	if p.LastOutcome == repo.OutcomeRedirect && p.RedirectTo != "" && !permanent(p.HTTPStatus) {
+	// target is the page of the temporary redirect the URL answers, if the
+	// crawler fetched it since the feed's last poll or robots.txt keeps
+	// the crawler from it (which records no fetch time).
+	var target *repo.Page
+	temporary := p.LastOutcome == repo.OutcomeRedirect && p.RedirectTo != "" && !permanent(p.HTTPStatus)
+	if temporary {
 		switch t, err := s.db.Page(p.RedirectTo); {
-		case err == nil && t.LastFetch.After(since) && !t.Version.IsZero() &&
-			(t.LastOutcome == repo.OutcomeOK || t.LastOutcome == repo.OutcomeNotModified):
-			temporary = &t
+		case err == nil && (t.LastFetch.After(since) || t.LastOutcome == repo.OutcomeDisallowed):
+			target = &t
 		case err != nil && !errors.Is(err, repo.ErrNotFound):
 			return Update{}, false, err
 		}
 	}
-	if !p.LastFetch.After(since) && temporary == nil {
+	// waiting: the feed's last poll found this redirect and waits for
+	// its target (a restarted poller learns it here).
+	waiting := temporary && f.Awaits == p.RedirectTo
+	if !p.LastFetch.After(since) && (target == nil || !waiting && !target.LastFetch.After(since)) {
+		if waiting {
+			return Update{Awaits: f.Awaits}, false, nil
+		}
 		return Update{}, false, nil
 	}
 	r := Fetch{At: p.LastFetch, Status: p.HTTPStatus, ETag: p.ETag, LastModified: p.LastModified}
@@ -1116,23 +1133,30 @@ func (s *Store) Absorb(ctx context.Context, id string) (Update, bool, error) {
 			up.Moves = append([]Move{*mv}, up.Moves...)
 			return up, true, err
 		}
-	case p.LastOutcome == repo.OutcomeRedirect && p.RedirectTo != "":
+	case temporary && target == nil:
 		// A temporary redirect: the feed stays, and reads the target's
-		// copy if the crawler fetched it since the feed's last poll (a
-		// poll of the target read is one of the feed); else the poll
-		// waits for the target (Update.Awaits).
-		if temporary == nil {
-			r.Err = &RedirectError{From: f.URL, To: p.RedirectTo, Status: p.HTTPStatus,
-				Why: "a temporary redirect, and the crawler has not fetched the target since the feed's last poll; the feed stays at its URL and reads the target once it has"}
-			up, err := s.Record(ctx, id, r)
-			up.Awaits = p.RedirectTo
-			return up, true, err
+		// copy once the crawler fetched it (a poll of the target read is
+		// one of the feed); till then the poll waits for it
+		// (Update.Awaits).
+		r.Err = &RedirectError{From: f.URL, To: p.RedirectTo, Status: p.HTTPStatus,
+			Why: "a temporary redirect, and the crawler has not fetched the target since the feed's last poll; the feed stays at its URL and reads the target once it has"}
+		r.Awaits = p.RedirectTo
+	case temporary && target.LastOutcome == repo.OutcomeDisallowed:
+		r.Err = &RedirectError{From: f.URL, To: p.RedirectTo, Status: p.HTTPStatus,
+			Why: "a temporary redirect to a URL robots.txt keeps the crawler from"}
+	case temporary && (target.Version.IsZero() || target.LastOutcome != repo.OutcomeOK && target.LastOutcome != repo.OutcomeNotModified):
+		r.At = clock.Later(p.LastFetch, target.LastFetch)
+		why := target.LastOutcome.String()
+		if w := fetchFailure(*target); w != "" {
+			why += ": " + w
 		}
+		r.Err = fmt.Errorf("fetch outcome redirect: HTTP %d to %s, whose fetch brought no copy (outcome %s)", p.HTTPStatus, p.RedirectTo, why)
+	case temporary:
 		v, err := s.db.LatestVersion(ctx, p.RedirectTo)
 		if err != nil {
 			return Update{}, false, err
 		}
-		r.At = clock.Later(p.LastFetch, temporary.LastFetch)
+		r.At = clock.Later(p.LastFetch, target.LastFetch)
 		r.Status, r.Body, r.URL = 200, v.Body, p.RedirectTo
 	case p.LastOutcome == repo.OutcomeRedirect:
 		r.Err = fmt.Errorf("fetch outcome redirect: HTTP %d to a URL that is not http or https (or not a URL); not followed", p.HTTPStatus)

@@ -283,6 +283,9 @@ func (a *app) explainFeed(p feeds.Planned, cfg feeds.Config, source string) {
 	if c := f.LastCuts.String(); c != "" {
 		fmt.Fprintf(a.stdout, "last read cut: %s\n", c)
 	}
+	if f.Awaits != "" {
+		fmt.Fprintf(a.stdout, "awaits %s, where its URL redirects for now: read once the crawler fetched it\n", f.Awaits)
+	}
 	fmt.Fprintf(a.stdout, "rate λ̄: %.2f postings a day, profile learned from %d postings in the window of feeds.profile_windows that predicted the last %d weeks best (daily pattern: cluster %d)\n",
 		m.Rate*86400, m.Postings, cfg.ProfileHoldoutWeeks, m.Cluster)
 	var day [24]float64

@@ -15,6 +15,7 @@ import (
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/feeds"
 	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/monitor/poll"
 	"github.com/deltaq/deltaq/repo"
 	"github.com/deltaq/deltaq/watch"
 )
@@ -758,5 +759,71 @@ func TestAFeedReadsTheTargetOfATemporaryRedirect(t *testing.T) {
 	}
 	if g, _ := e.feeds.Get(f.ID); g.URL != "http://a.test/feed.xml" || g.MovedFrom != "" {
 		t.Errorf("after temporary redirects the feed is at %s, moved from %q; want it at http://a.test/feed.xml", g.URL, g.MovedFrom)
+	}
+}
+
+// A feed waiting for the target of a temporary redirect when the process
+// ends still waits after a restart: the new poller asks for the target at
+// once, rather than leaving the feed unread until its next planned poll.
+func TestAFeedAwaitingATargetStillAwaitsItAfterARestart(t *testing.T) {
+	w := newWeb(t)
+	dir := t.TempDir()
+	cfg := config(t, w, 1000, time.Hour, 0.5, time.Minute, "a.test", "b.test")
+	clk := clock.NewManual(t0)
+	e := open(t, dir, cfg, clk, w)
+	w.redirect("a.test/feed.xml", 302, "http://b.test/feed.xml")
+	w.set("b.test/feed.xml", "application/atom+xml", atom(2, t0))
+	f, _, err := e.feeds.Add(t.Context(), "http://a.test/feed.xml", feeds.AddOptions{MaxInterval: new(time.Hour)}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.start(t)
+	postings := func() int {
+		g, err := e.feeds.Get(f.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.Postings
+	}
+	// until steps minute by minute until done says an instant's ingest
+	// is what it waits for.
+	minute := 0
+	until := func(what string, done func(poll.Ingested) bool) {
+		t.Helper()
+		for end := minute + 180; ; {
+			if minute == end {
+				t.Fatalf("%s: not within 3 hours", what)
+			}
+			minute++
+			clk.Set(t0.Add(time.Duration(minute) * time.Minute))
+			if _, in := e.step(t); done(in) {
+				return
+			}
+		}
+	}
+	until("the first read of the target", func(poll.Ingested) bool { return postings() == 2 })
+	// The target is known now: the next poll awaits it, and the process
+	// ends before the crawler fetched it.
+	w.set("b.test/feed.xml", "application/atom+xml", atom(3, t0.Add(time.Hour)))
+	targetFetches := w.count("b.test/feed.xml")
+	until("a poll awaiting the target", func(in poll.Ingested) bool { return in.Awaited > 0 })
+	if got := w.count("b.test/feed.xml"); got != targetFetches {
+		t.Fatalf("the target requested %d times since the first read, want none yet: it is awaited", got-targetFetches)
+	}
+	e.close()
+
+	e = open(t, dir, cfg, clk, w)
+	e.start(t)
+	polls := w.count("a.test/feed.xml")
+	for range 3 {
+		minute++
+		clk.Set(t0.Add(time.Duration(minute) * time.Minute))
+		e.step(t)
+	}
+	if got := postings(); got != 3 {
+		t.Errorf("3 minutes after the restart the feed has read %d postings, want the 3rd, the awaited target's", got)
+	}
+	if got := w.count("a.test/feed.xml"); got != polls {
+		t.Errorf("the feed's URL requested %d times after the restart, want none: the target is what was awaited", got-polls)
 	}
 }
