@@ -1,6 +1,7 @@
 package monitoreval
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -27,6 +28,9 @@ func TestTradeOffDirection(t *testing.T) {
 	}
 	if sum.Pages[sum.Weekly] == 0 || sum.Changes[sum.Weekly] < sum.Pages[sum.Weekly] || sum.Instants[sum.Weekly] != 47 {
 		t.Fatalf("weekly instance: %d pages, %d changes, %d instants", sum.Pages[sum.Weekly], sum.Changes[sum.Weekly], sum.Instants[sum.Weekly])
+	}
+	if sum.WeeklyLists == 0 || sum.WeeklyLists >= sum.Pages[sum.Weekly] {
+		t.Errorf("weekly instance: %d list pages of %d; want some, and articles besides", sum.WeeklyLists, sum.Pages[sum.Weekly])
 	}
 	if len(sum.Synthetic) != 2 || sum.Changes[sum.Synthetic[0]] != sum.Changes[sum.Synthetic[1]] {
 		t.Fatalf("synthetic settings %q with %v changes: want one web under two lives", sum.Synthetic, sum.Changes)
@@ -68,6 +72,10 @@ func TestTradeOffDirection(t *testing.T) {
 	out := t.TempDir()
 	if err := sum.Write(out, cfg); err != nil {
 		t.Fatal(err)
+	}
+	report, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if want := fmt.Sprintf("author lists): %d of them; every other page is Overwrite", sum.WeeklyLists); err != nil || !strings.Contains(string(report), want) {
+		t.Errorf("report.md does not say %q (%v)", want, err)
 	}
 	for _, f := range []string{"report.md", "results.csv", "captured-weekly.svg", "tradeoff-synthetic-unbounded-append.png", "tradeoff-synthetic-overwrite.png"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {

@@ -133,8 +133,12 @@ func (s *Summary) Write(dir string, cfg Config) error {
 		"π comes from the real changes through the paper's noise protocol (§5.2): each change removed with probability FPN = %g and a spurious one inserted at a random instant, then spread as a Gaussian of s.d. σ instants. "+
 		"A change counts as captured when a later fetch finds it still on the page (life with the real changes); its delay is the instants between. Round-robin fetches C pages an instant in a fixed cycle. Seed %d.\n\n", cfg.FPN, cfg.Seed)
 	if s.Weekly != "" {
-		fmt.Fprintf(&b, "- **%s** (real): one instant is one week (%d weekly transitions); %d pages with at least one real body change, %d changes. List pages are Change-window-Append (Z = 10 on the home page, 20 on news, events, topic and author lists); every other page is Overwrite. σ = %g weeks.\n",
-			s.Weekly, s.Instants[s.Weekly], s.Pages[s.Weekly], s.Changes[s.Weekly], cfg.WeeklySigma)
+		lists := fmt.Sprintf("list pages, Change-window-Append (Z = 10 on the home page, 20 on the news, events, topic and author lists): %d of them; every other page is Overwrite", s.WeeklyLists)
+		if s.WeeklyLists == 0 {
+			lists = "none of them a list page by digitalgov's paths (the home page and the news, events, topic and author lists), so every page is Overwrite"
+		}
+		fmt.Fprintf(&b, "- **%s** (real): one instant is one week (%d weekly transitions); %d pages with at least one real body change, %d changes; %s. σ = %g weeks.\n",
+			s.Weekly, s.Instants[s.Weekly], s.Pages[s.Weekly], s.Changes[s.Weekly], lists, cfg.WeeklySigma)
 	}
 	if len(s.Synthetic) > 0 {
 		a := cfg.Auction

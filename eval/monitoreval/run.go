@@ -133,6 +133,9 @@ type Summary struct {
 	// synthetic web's, one per life of eval.monitor.synth_lives.
 	Weekly    string
 	Synthetic []string
+	// WeeklyLists counts the weekly setting's list pages (lifeOf):
+	// digitalgov's paths, which another archive need not have.
+	WeeklyLists int
 	// Exact is, per synthetic setting, r=0 and r=1 at figure_c with exact
 	// π (no FPN, no spread): how much of r=0's delayed captures the noise
 	// protocol causes, and how much the web itself.
@@ -190,6 +193,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Summary, error) 
 		w := weekly(a)
 		settings = append(settings, setting{w, cfg.WeeklyC, cfg.WeeklySigma})
 		sum.Weekly = w.name
+		for _, pg := range w.pages {
+			if pg.life.Kind == monitor.ChangeWindowAppend {
+				sum.WeeklyLists++
+			}
+		}
 	}
 	for _, l := range cfg.SynthLives {
 		// The same seed for every life: one web, scored under each.
