@@ -714,6 +714,20 @@ func TestAMovedFeedIsPolledAtItsNewURL(t *testing.T) {
 	}
 }
 
+// redirectedFeed subscribes to http://a.test/feed.xml, polled at least
+// hourly, which redirects (302) to http://b.test/feed.xml, a feed of 2
+// items.
+func redirectedFeed(t *testing.T, e *env, w *web) feeds.Feed {
+	t.Helper()
+	w.redirect("a.test/feed.xml", 302, "http://b.test/feed.xml")
+	w.set("b.test/feed.xml", "application/atom+xml", atom(2, t0))
+	f, _, err := e.feeds.Add(t.Context(), "http://a.test/feed.xml", feeds.AddOptions{MaxInterval: new(time.Hour)}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // A feed that answers a temporary redirect stays at its URL and reads
 // the target: when the crawler has not fetched the target since the
 // feed's poll, the poller asks for it, and the feed reads it once
@@ -722,12 +736,7 @@ func TestAFeedReadsTheTargetOfATemporaryRedirect(t *testing.T) {
 	w := newWeb(t)
 	cfg := config(t, w, 1000, time.Hour, 0.5, time.Minute, "a.test", "b.test")
 	e, clk := fresh(t, cfg, w)
-	w.redirect("a.test/feed.xml", 302, "http://b.test/feed.xml")
-	w.set("b.test/feed.xml", "application/atom+xml", atom(2, t0))
-	f, _, err := e.feeds.Add(t.Context(), "http://a.test/feed.xml", feeds.AddOptions{MaxInterval: new(time.Hour)}, t0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := redirectedFeed(t, e, w)
 	e.start(t)
 	minute, awaited := 0, 0
 	until := func(what string, done func() bool) {
@@ -771,12 +780,7 @@ func TestAFeedAwaitingATargetStillAwaitsItAfterARestart(t *testing.T) {
 	cfg := config(t, w, 1000, time.Hour, 0.5, time.Minute, "a.test", "b.test")
 	clk := clock.NewManual(t0)
 	e := open(t, dir, cfg, clk, w)
-	w.redirect("a.test/feed.xml", 302, "http://b.test/feed.xml")
-	w.set("b.test/feed.xml", "application/atom+xml", atom(2, t0))
-	f, _, err := e.feeds.Add(t.Context(), "http://a.test/feed.xml", feeds.AddOptions{MaxInterval: new(time.Hour)}, t0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := redirectedFeed(t, e, w)
 	e.start(t)
 	postings := func() int {
 		g, err := e.feeds.Get(f.ID)
