@@ -185,7 +185,7 @@ why; any skipped outline makes the exit status non-zero.`,
 	}
 	explain := &cobra.Command{
 		Use:   "explain URL|ID",
-		Short: "A feed's learned rate and profile, its polls per week, the next planned polls and recent delays",
+		Short: "A feed's learned rate and profile, its posting history, its polls per week, the next planned polls and recent delays",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return with(cmd, func(ctx context.Context, cfg *configs.Config, _ *repo.DB, st *feeds.Store) error {
@@ -200,6 +200,9 @@ why; any skipped outline makes the exit status non-zero.`,
 				i := slices.IndexFunc(list, func(f feeds.Feed) bool { return f.ID == id })
 				if i < 0 {
 					return fmt.Errorf("%w: %s (deltaq feeds list shows the subscriptions; add it with deltaq feeds add)", feeds.ErrUnknownFeed, args[0])
+				}
+				if err := st.WithLists(list[i : i+1]); err != nil { // its posting history, explained below
+					return err
 				}
 				// The running poller's plan when it is current (made within
 				// monitor.replan); else the plan a poller starting now makes.
@@ -288,6 +291,13 @@ func (a *app) explainFeed(p feeds.Planned, cfg feeds.Config, source string) {
 	}
 	fmt.Fprintf(a.stdout, "rate λ̄: %.2f postings a day, profile learned from %d postings in the window of feeds.profile_windows that predicted the last %d weeks best (daily pattern: cluster %d)\n",
 		m.Rate*86400, m.Postings, cfg.ProfileHoldoutWeeks, m.Cluster)
+	if len(f.History) == 0 {
+		fmt.Fprintln(a.stdout, "posting history: none yet")
+	} else {
+		// Says when a rate follows recent weeks that had no postings.
+		fmt.Fprintf(a.stdout, "posting history: %d postings kept (feeds.history_kept), the newest at %s\n",
+			len(f.History), slices.MaxFunc(f.History, time.Time.Compare).UTC().Format(time.RFC3339))
+	}
 	var day [24]float64
 	for b, v := range m.Shape {
 		day[b%24] += v / 7

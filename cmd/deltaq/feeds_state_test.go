@@ -126,3 +126,31 @@ func TestFeedsPollQueuesTheLinksOfTheItemsRead(t *testing.T) {
 		t.Errorf("%d item links queued, want the 200 of the items read:\n%.2000s", n, out)
 	}
 }
+
+// TestFeedsExplainSaysHowOldTheHistoryIs: explain says how many postings a
+// feed's history keeps and when the newest was posted, so that a rate far
+// below what its items suggest is seen to come from old postings.
+func TestFeedsExplainSaysHowOldTheHistoryIs(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/rss+xml")
+		fmt.Fprint(w, `<?xml version="1.0"?><rss version="2.0"><channel><title>old</title>`+
+			`<item><guid>2</guid><pubDate>Wed, 02 Jun 2021 10:30:00 GMT</pubDate></item>`+
+			`<item><guid>1</guid><pubDate>Tue, 01 Jun 2021 08:00:00 GMT</pubDate></item></channel></rss>`)
+	}))
+	defer site.Close()
+	data := t.TempDir()
+	u := site.URL + "/old.rss"
+	if out, _, err := run(t, "feeds", "add", u, "--data", data); err != nil {
+		t.Fatalf("feeds add: %v\n%s", err, out)
+	}
+	if out, _, err := run(t, "feeds", "explain", u, "--data", data); err != nil || !strings.Contains(out, "\nposting history: none yet\n") {
+		t.Errorf("feeds explain before a poll: %v\n%s, want no history", err, out)
+	}
+	if out, _, err := run(t, "feeds", "poll", "--data", data, "--allow-private"); err != nil || !strings.Contains(out, "2 new items") {
+		t.Fatalf("feeds poll: %v\n%s", err, out)
+	}
+	out, _, err := run(t, "feeds", "explain", u, "--data", data)
+	if want := "\nposting history: 2 postings kept (feeds.history_kept), the newest at 2021-06-02T10:30:00Z\n"; err != nil || !strings.Contains(out, want) {
+		t.Errorf("feeds explain after the poll: %v\n%s, want %q", err, out, want)
+	}
+}
