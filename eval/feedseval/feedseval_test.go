@@ -192,3 +192,30 @@ func TestHindsightPlansOnTheEvaluationWeeks(t *testing.T) {
 		t.Errorf("the findings do not compare hindsight with learning once:\n%s", f)
 	}
 }
+
+// TestTheAgeRatioTargetSaysHowFarTheSeedsAreFromTheBar: over three seeds
+// whose ratios are 0.65, 0.66 and 0.67, the target names their range, their
+// mean 0.66, its standard error 0.01/√3 and that the mean is 1.7 standard
+// errors under the bar.
+func TestTheAgeRatioTargetSaysHowFarTheSeedsAreFromTheBar(t *testing.T) {
+	s := &Summary{}
+	for seed, ratio := range []float64{0.65, 0.66, 0.67} {
+		age := 10 * time.Hour
+		for _, p := range []struct {
+			name string
+			mean time.Duration
+		}{{Combined, time.Duration(ratio * float64(age))}, {CGMAge, age}} {
+			s.Results = append(s.Results, Result{Learning: Weekly, Policy: p.name, PerDay: 1, Seed: uint64(seed + 1), Mean: p.mean})
+		}
+	}
+	var got *Target
+	for _, tg := range s.Targets() {
+		if strings.Contains(tg.Name, "× cgm-age") {
+			got = &tg
+		}
+	}
+	want := "(mean of 3 seeds; each seed's ratio 0.650–0.670, their mean 0.6600 ± 0.0058 s.e., -1.7 s.e. from 0.67)"
+	if got == nil || !got.Met || !strings.Contains(got.Measured, want) {
+		t.Errorf("the ratio target: %+v, want it met and measured as %q", got, want)
+	}
+}
