@@ -294,7 +294,7 @@ func (a *app) explainFeed(p feeds.Planned, cfg feeds.Config, source string) {
 	if len(f.History) == 0 {
 		fmt.Fprintln(a.stdout, "posting history: none yet")
 	} else {
-		// Says when a rate follows recent weeks that had no postings.
+		// The newest posting's time shows when a low rate comes from old postings.
 		fmt.Fprintf(a.stdout, "posting history: %d postings kept (feeds.history_kept), the newest at %s\n",
 			len(f.History), slices.MaxFunc(f.History, time.Time.Compare).UTC().Format(time.RFC3339))
 	}
