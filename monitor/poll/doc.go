@@ -53,9 +53,11 @@
 // monitor.max_lookback), the demands, until Ingest, the set of monitored
 // URLs fetched (at most one entry each), and the redirect targets feeds
 // and watched pages wait for (one entry per target and reader) with, per
-// waiting watched URL, when its redirect was seen. In Pebble only the plan,
-// written to the feed store at each planning (feeds.Store.SavePlans) for
-// `deltaq feeds explain`. The demands are read from the feed and watch
+// waiting watched URL, when its redirect was first seen. In Pebble the
+// plan, written to the feed store at each planning (feeds.Store.SavePlans)
+// for `deltaq feeds explain`, and that first sighting while the check
+// waits (bucket poll, 9 bytes a waiting watched URL), so that a restart
+// judges the targets' copies against it again. The demands are read from the feed and watch
 // stores; a restart plans the feeds anew from their stored history and
 // last polls (each feed's week continued from its last poll; a feed never
 // polled is owed a poll planned before the restart at once), rebuilds every watched URL's utility by replaying the instants

@@ -130,8 +130,15 @@ func New(ctx context.Context, db *repo.DB, cfg monitor.Config, opts Options) (*P
 	// A fetch committed but not yet ingested when the last run ended
 	// (kill -9 between the two) is ingested by the first Ingest: feeds
 	// absorb only what is newer than their last poll, and a watch whose
-	// kept copy matches stops at its MD5.
+	// kept copy matches stops at its MD5. A watched page's check that
+	// waited for its redirect's targets judges them against the redirect's
+	// first sighting again.
 	maps.Copy(p.mu.fetched, d.crawled)
+	since, err := p.loadWaits(ctx, d.groups)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(p.mu.checkSince, since)
 	p.logger.Info("monitoring demands loaded", "feeds", len(d.feeds), "watch_demands", len(d.byKey), "urls", p.Watched())
 	return p, nil
 }
@@ -245,13 +252,15 @@ func (p *Poller) Refresh(ctx context.Context) error {
 			return fmt.Errorf("poll: demand %s: %w", k, err)
 		}
 	}
+	var ended []string
 	for u := range p.mu.checkSince {
 		if len(d.groups[u]) == 0 {
 			delete(p.mu.checkSince, u) // no longer watched: its wait ends with it
+			ended = append(ended, u)
 		}
 	}
 	p.mu.d = d
-	return nil
+	return p.endWaits(ctx, ended...)
 }
 
 // advanceLocked moves WIC to the instant containing now, folding each
@@ -494,14 +503,11 @@ func (p *Poller) check(ctx context.Context, u string, groups []string, in *Inges
 	}
 	if len(c.awaits) > 0 {
 		in.Awaited++
-		p.awaitCheck(c.awaits, u, c.seen)
 		p.logger.Debug("watched page awaits the targets of its redirects", "url", u, "targets", c.awaits)
+		if p.awaitCheck(c.awaits, u, c.seen) {
+			return p.keepWait(ctx, u, c.seen)
+		}
 		return nil
-	}
-	if !since.IsZero() {
-		p.mu.Lock()
-		delete(p.mu.checkSince, u)
-		p.mu.Unlock()
 	}
 	for _, key := range groups {
 		var res watch.CheckResult
@@ -517,7 +523,13 @@ func (p *Poller) check(ctx context.Context, u string, groups []string, in *Inges
 		}
 		in.Fired += res.Fired
 	}
-	return nil
+	if since.IsZero() {
+		return nil
+	}
+	p.mu.Lock()
+	delete(p.mu.checkSince, u)
+	p.mu.Unlock()
+	return p.endWaits(ctx, u)
 }
 
 // waits is, per redirect target the crawler has not fetched since the
@@ -552,14 +564,19 @@ func (p *Poller) await(target, id string) {
 
 // awaitCheck has the watches on URL u wait for the crawler's next fetch
 // of targets, pages u's redirects lead to; seen is when the redirect was
-// seen, kept until the wait ends.
-func (p *Poller) awaitCheck(targets []string, u string, seen time.Time) {
+// first seen, kept until the wait ends. It reports whether seen is new,
+// to be kept in the repository (keepWait).
+func (p *Poller) awaitCheck(targets []string, u string, seen time.Time) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, t := range targets {
 		p.mu.awaitedChecks.add(t, u)
 	}
+	if p.mu.checkSince[u].Equal(seen) {
+		return false
+	}
 	p.mu.checkSince[u] = seen
+	return true
 }
 
 // awaitedLocked reports whether a feed or a watched URL waits for url.

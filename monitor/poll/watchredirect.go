@@ -1,6 +1,8 @@
 package poll
 
 import (
+	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/url"
@@ -88,6 +90,68 @@ func (p *Poller) throughRedirects(pg repo.Page, since time.Time) (end repo.Page,
 		pg = next
 	}
 	return pg, c, nil
+}
+
+// A check's first sighting (checkSince) is kept in the repository while the
+// check waits, so that a restart goes on with it: bucket waitBucket, key
+// waitPrefix + the watched URL, value waitFormat and the sighting's Unix
+// nanoseconds (8 bytes, big-endian). Without it a restarted poller would
+// judge the targets against the watched page's last poll, and a target
+// fetched between the sighting and that poll would be asked for again.
+const (
+	waitBucket = "poll"
+	waitPrefix = "w/"
+	waitFormat = 0x01
+)
+
+// loadWaits reads the kept first sightings of the URLs watched in groups;
+// those of URLs no longer watched are removed.
+func (p *Poller) loadWaits(ctx context.Context, groups map[string][]string) (map[string]time.Time, error) {
+	since := map[string]time.Time{}
+	var gone []string
+	for kv, err := range p.db.BucketScan(ctx, waitBucket, waitPrefix) {
+		if err != nil {
+			return nil, fmt.Errorf("poll: redirect waits: %w", err)
+		}
+		u := strings.TrimPrefix(string(kv[0]), waitPrefix)
+		if len(groups[u]) == 0 {
+			gone = append(gone, u)
+			continue
+		}
+		v := kv[1]
+		if len(v) != 9 || v[0] != waitFormat {
+			return nil, fmt.Errorf("poll: redirect wait of %s: %d bytes starting %#x, want 9 starting %#02x", u, len(v), v[:min(len(v), 1)], waitFormat)
+		}
+		since[u] = time.Unix(0, int64(binary.BigEndian.Uint64(v[1:])))
+	}
+	return since, p.endWaits(ctx, gone...)
+}
+
+// keepWait keeps u's first sighting seen while its check waits.
+func (p *Poller) keepWait(ctx context.Context, u string, seen time.Time) error {
+	b := p.db.NewBatch(ctx)
+	defer b.Close()
+	v := binary.BigEndian.AppendUint64([]byte{waitFormat}, uint64(seen.UnixNano()))
+	if err := b.PutBucket(waitBucket, waitPrefix+u, v); err != nil {
+		return err
+	}
+	return b.Commit()
+}
+
+// endWaits removes the kept first sightings of urls: their checks no
+// longer wait.
+func (p *Poller) endWaits(ctx context.Context, urls ...string) error {
+	if len(urls) == 0 {
+		return nil
+	}
+	b := p.db.NewBatch(ctx)
+	defer b.Close()
+	for _, u := range urls {
+		if err := b.DeleteBucket(waitBucket, waitPrefix+u); err != nil {
+			return err
+		}
+	}
+	return b.Commit()
 }
 
 // webURL reports whether s is an absolute http or https URL.

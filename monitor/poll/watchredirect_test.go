@@ -8,6 +8,7 @@ import (
 
 	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/monitor/poll"
+	"github.com/deltaq/deltaq/repo"
 	"github.com/deltaq/deltaq/watch"
 )
 
@@ -183,5 +184,125 @@ func TestARedirectAWatchCannotFollowIsAFailureSayingWhy(t *testing.T) {
 				t.Errorf("%s was requested %d times, want never", tc.neverRequested, w.count(tc.neverRequested))
 			}
 		})
+	}
+}
+
+// A watched page's check that waits for its redirect's target keeps when
+// it first saw the redirect across a restart. Here the process dies after
+// the crawler fetched the target and, a poll later, the watched page, but
+// before either fetch was read: the target's copy is older than the
+// watched page's last fetch, yet newer than the redirect's first
+// sighting, so the restarted poller checks the watch on it at once
+// instead of asking for the target again.
+func TestAWatchedPagesWaitKeepsItsFirstSightingAcrossARestart(t *testing.T) {
+	w := newWeb(t)
+	dir := t.TempDir()
+	cfg := config(t, w, 1000, time.Hour, 0.5, time.Minute, "a.test", "b.test")
+	cfg.Monitor.MinUtility = 0.5 // the watched page is polled once half its wish has passed
+	clk := clock.NewManual(t0)
+	e := open(t, dir, cfg, clk, w)
+	const watched, target = "http://a.test/page", "http://b.test/page"
+	w.redirect("a.test/page", 302, target)
+	w.html("b.test/page", "first")
+	e.watch(t, watched, 10*time.Minute)
+	e.start(t)
+	m := &minutes{e: e, clk: clk}
+	m.until(t, "a check awaiting the target", func() bool { return m.sum.Awaited > 0 })
+	if m.sum.Fired != 0 || m.sum.Failed != 0 {
+		t.Fatalf("ingested %+v before the target changed, want none fired or failed", m.sum)
+	}
+	sighted, err := e.db.Page(watched)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.html("b.test/page", "second")
+	// The next instant fetches the target the check waits for; the
+	// process dies before reading it.
+	m.at++
+	clk.Set(t0.Add(time.Duration(m.at) * time.Minute))
+	targets := w.count("b.test/page")
+	if _, err := e.f.PlanMonitor(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	e.crawl(t)
+	if got := w.count("b.test/page") - targets; got != 1 || mustPage(t, e, watched).LastFetch.After(sighted.LastFetch) {
+		t.Fatalf("the instant after the wait requested the target %d times (polled the watched page again: %t); want once, alone",
+			got, mustPage(t, e, watched).LastFetch.After(sighted.LastFetch))
+	}
+	if got := keptWaits(t, e); got != 1 {
+		t.Fatalf("%d redirect waits kept in the repository, want the watched page's", got)
+	}
+	e.close()
+
+	// Restarted once the watch is due again: its poll answers the same
+	// redirect, after the target's unread fetch.
+	e = open(t, dir, cfg, clk, w)
+	e.start(t)
+	m = &minutes{e: e, clk: clk, at: m.at + 10}
+	targets = w.count("b.test/page")
+	m.until(t, "the watch fires on the target's change", func() bool { return m.sum.Fired > 0 })
+	if !mustPage(t, e, watched).LastFetch.After(sighted.LastFetch) {
+		t.Fatalf("the watched page was not polled again after the restart; the test needs it to be")
+	}
+	if got := w.count("b.test/page") - targets; got != 0 || m.sum.Awaited != 0 {
+		t.Errorf("after the restart the target was requested %d times and %d checks awaited it; want none: its fetch is newer than the redirect's first sighting",
+			got, m.sum.Awaited)
+	}
+	if got := keptWaits(t, e); got != 0 {
+		t.Errorf("%d redirect waits kept after the check ran, want none", got)
+	}
+}
+
+// keptWaits counts the first sightings the repository keeps for checks
+// that wait (repo/FORMAT.md, bucket poll).
+func keptWaits(t *testing.T, e *env) int {
+	t.Helper()
+	n := 0
+	for _, err := range e.db.BucketScan(t.Context(), "poll", "w/") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	return n
+}
+
+func mustPage(t *testing.T, e *env, u string) repo.Page {
+	t.Helper()
+	pg, err := e.db.Page(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pg
+}
+
+// A kept first sighting of a URL no longer watched is dropped when the
+// poller starts; one that does not decode stops it with an error naming
+// the URL, the size and the format it should have.
+func TestKeptRedirectWaitsAreDroppedOrRefusedAtStart(t *testing.T) {
+	w := newWeb(t)
+	cfg := config(t, w, 1000, time.Hour, 0.5, time.Minute, "a.test")
+	e, _ := fresh(t, cfg, w)
+	w.html("a.test/page", "watched")
+	e.watch(t, "http://a.test/page", 10*time.Minute)
+	put := func(u string, v []byte) {
+		b := e.db.NewBatch(t.Context())
+		if err := b.PutBucket("poll", "w/"+u, v); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("http://gone.test/page", []byte{1, 0, 0, 0, 0, 0, 0, 0, 1})
+	e.start(t)
+	if got := keptWaits(t, e); got != 0 {
+		t.Errorf("%d redirect waits kept after the start, want the unwatched URL's dropped", got)
+	}
+	put("http://a.test/page", []byte{1, 2, 3})
+	_, err := poll.New(t.Context(), e.db, cfg.Monitor, poll.Options{Watches: e.watches, Clock: e.clk})
+	want := "poll: redirect wait of http://a.test/page: 3 bytes starting 0x01, want 9 starting 0x01"
+	if err == nil || err.Error() != want {
+		t.Errorf("start over a malformed wait: %v, want %q", err, want)
 	}
 }
