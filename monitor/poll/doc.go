@@ -57,8 +57,8 @@
 // plan, written to the feed store at each planning (feeds.Store.SavePlans)
 // for `deltaq feeds explain`, and that first sighting while the check
 // waits (bucket poll, 9 bytes a waiting watched URL), so that a restart
-// judges the targets' copies against it again. The demands are read from the feed and watch
-// stores; a restart plans the feeds anew from their stored history and
+// judges the targets' copies against it again. The demands are read from
+// the feed and watch stores; a restart plans the feeds anew from their stored history and
 // last polls (each feed's week continued from its last poll; a feed never
 // polled is owed a poll planned before the restart at once), rebuilds every watched URL's utility by replaying the instants
 // since its last fetch (the page record, the group's last check), at most
