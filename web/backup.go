@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"path/filepath"
@@ -14,11 +15,19 @@ import (
 // dir, a new data directory (an absolute path on the server's machine),
 // while the server runs. An error wrapping fs.ErrExist means dir is
 // there already; one wrapping fs.ErrInvalid, that dir is no place for a
-// backup (inside the data directory).
+// backup (inside the data directory, or a path the server cannot make:
+// a parent that is a file, no permission).
 type BackupFunc func(ctx context.Context, dir string) error
 
 // maxBackupBytes bounds a backup request's body.
 const maxBackupBytes = 16 << 10
+
+// Bounds of dir: Linux's PATH_MAX and NAME_MAX, checked here so that the
+// answer names them rather than the system's "file name too long".
+const (
+	maxBackupPath    = 4096
+	maxBackupElement = 255
+)
 
 // backupRoutes adds the backup, served on the admin listener only: it
 // writes where the operator says on the server's disk.
@@ -45,6 +54,18 @@ func (s *Server) handleBackup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	dir := filepath.Clean(q.Dir)
+	if len(dir) > maxBackupPath {
+		writeInputError(w, &InputError{Field: "dir", Value: dir, Limit: fmt.Sprintf("at most %d bytes", maxBackupPath),
+			Message: fmt.Sprintf("dir is %d bytes long, longer than a path may be", len(dir))})
+		return
+	}
+	for _, name := range strings.Split(dir, string(filepath.Separator)) {
+		if len(name) > maxBackupElement {
+			writeInputError(w, &InputError{Field: "dir", Value: dir, Limit: fmt.Sprintf("names of at most %d bytes between slashes", maxBackupElement),
+				Message: fmt.Sprintf("dir names a %d-byte file name, longer than one may be", len(name))})
+			return
+		}
+	}
 	start := time.Now()
 	err := s.deps.Backup(r.Context(), dir)
 	if errors.Is(err, fs.ErrExist) {
@@ -52,12 +73,12 @@ func (s *Server) handleBackup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if errors.Is(err, fs.ErrInvalid) {
-		writeInputError(w, &InputError{Field: "dir", Value: dir, Limit: "a new directory outside the server's data directory", Message: err.Error()})
+		writeInputError(w, &InputError{Field: "dir", Value: dir, Limit: "a new directory the server can make, outside its data directory", Message: err.Error()})
 		return
 	}
 	if err != nil {
-		// Only the operator reaches this listener, and what went wrong
-		// (a directory not writable, a full disk) is theirs to mend.
+		// The directory was made; what went wrong (a full disk, a
+		// failing repository) is the server's.
 		s.logger.Error("backup failed", "dir", dir, "err", err)
 		writeError(w, http.StatusInternalServerError, apiError{Code: CodeInternal, Field: "dir", Value: dir, Message: err.Error()})
 		return

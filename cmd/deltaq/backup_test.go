@@ -59,6 +59,17 @@ func TestBackupOfARunningServer(t *testing.T) {
 	if _, err := os.Stat(inside); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("%s after the refusal: %v, want nothing there", inside, err)
 	}
+	// A directory under a file cannot be made: the request's fault,
+	// answered as such, not as the server's.
+	afile := filepath.Join(dir, "afile")
+	if err := os.WriteFile(afile, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	under := filepath.Join(afile, "bk")
+	if _, _, err := run(t, "backup", "--server", srv.adminBase(t), under); err == nil ||
+		!strings.Contains(err.Error(), `dir "`+under+`": backup `+under+`: cannot make it`) || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("a backup into %s: %v, want it refused naming dir", under, err)
+	}
 
 	got := searchData(t, backup, "apple")
 	slices.Sort(got)

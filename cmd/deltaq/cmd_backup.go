@@ -89,11 +89,11 @@ func backupData(ctx context.Context, ix *index.Index, dataDir, out string) (err 
 	}
 	parent := filepath.Dir(out)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("backup %s: %w", out, err)
+		return noPlace(out, err)
 	}
 	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("backup %s: %w", out, err)
+		return noPlace(out, err)
 	}
 	defer func() {
 		if err != nil {
@@ -123,10 +123,28 @@ func backupAbsent(out string) error {
 	if _, err := os.Lstat(out); err == nil {
 		return fmt.Errorf("backup %s: already exists; give a new directory: %w", out, fs.ErrExist)
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("backup %s: %w", out, err)
+		return noPlace(out, err)
 	}
 	return nil
 }
+
+// noPlace is the error of an out that cannot be made (a parent that is a
+// file, a path too long, no permission): it wraps fs.ErrInvalid as well
+// as err, for the admin listener to answer it as the request's fault.
+func noPlace(out string, err error) error {
+	return &noPlaceError{out: out, err: err}
+}
+
+type noPlaceError struct {
+	out string
+	err error
+}
+
+func (e *noPlaceError) Error() string {
+	return fmt.Sprintf("backup %s: cannot make it: %v", e.out, e.err)
+}
+
+func (e *noPlaceError) Unwrap() []error { return []error{e.err, fs.ErrInvalid} }
 
 // backupThrough asks the server whose admin listener is at server to back
 // itself up into out (made absolute here: the server's working directory
