@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -203,7 +204,7 @@ func (e *Engine) Install(ctx context.Context, spec Spec) (*Sentinel, error) {
 		if fetch {
 			got, err := e.fetch(ctx, spec.URL)
 			if err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+				return nil, fmt.Errorf("%w: %w", ErrInvalid, e.unfetchable(spec.URL, err))
 			}
 			f = &got
 		}
@@ -312,6 +313,18 @@ func (e *Engine) fetch(ctx context.Context, url string) (Fetched, error) {
 		return f, err
 	}
 	return f, statusOK(url, f)
+}
+
+// unfetchable is the refusal of a URL whose page the install could not
+// fetch. A failed lookup is told without the resolver's address, which
+// is the server's business, not the user's.
+func (e *Engine) unfetchable(url string, err error) error {
+	var de *net.DNSError
+	if errors.As(err, &de) {
+		err = fmt.Errorf("lookup %s: %s", de.Name, de.Err)
+	}
+	return &FieldError{Field: "url", Value: url, Err: err,
+		Limit: fmt.Sprintf("a page that answers 200 with HTML or text within watch.fetch_timeout (%v)", e.cfg.FetchTimeout)}
 }
 
 // statusOK accepts only a 200 of an HTML or text page: any other answer

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/notify"
 )
 
@@ -132,7 +134,7 @@ func (s *Spec) ParseTimes(every, period, until string) error {
 		}
 		v, err := time.ParseDuration(d.v)
 		if err != nil {
-			return &FieldError{Field: d.field, Value: d.v, Limit: "a duration such as 30m or 6h"}
+			return &FieldError{Field: d.field, Value: d.v, Limit: fmt.Sprintf("a duration such as 30m or 6h, at most %dh", math.MaxInt64/int64(time.Hour))}
 		}
 		if d.field == "every" && v <= 0 {
 			return &FieldError{Field: d.field, Value: d.v, Limit: "a duration > 0 such as 30m or 6h; leave it out for the default (" + DefaultEvery.String() + ")"}
@@ -179,6 +181,9 @@ func (e *FieldError) Unwrap() error { return e.Err }
 // name the field, the value and the limit.
 func (s *Spec) validate(cfg Config, now time.Time) error {
 	s.withDefaults()
+	if len(s.URL) > urlnorm.MaxLength {
+		return &FieldError{Field: "url", Value: fmt.Sprintf("%d bytes", len(s.URL)), Limit: fmt.Sprintf("at most %d bytes", urlnorm.MaxLength)}
+	}
 	u, err := url.Parse(s.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return &FieldError{Field: "url", Value: s.URL, Limit: "an absolute http(s) URL"}

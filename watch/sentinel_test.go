@@ -146,7 +146,8 @@ func TestInstallRejectsBadSpecs(t *testing.T) {
 		{Spec{URL: u, Type: Any, Every: time.Hour, MinChange: 2}, "min_change", "2", "in [0, 1]"},
 		{Spec{URL: u, Type: Any, Every: time.Hour, MinChange: math.NaN()}, "min_change", "NaN", "in [0, 1]"},
 		{Spec{URL: u, Type: Any, Every: time.Hour, Start: t0, Stop: t0.Add(-time.Hour)}, "until", t0.Add(-time.Hour).Format(time.RFC3339), "must be after the start"},
-		{Spec{URL: s.url + "/missing", Type: Any, Every: time.Hour}, "", "", "status 404"},
+		{Spec{URL: "http://x.test/" + strings.Repeat("a", 2035), Type: Any, Every: time.Hour}, "url", "2049 bytes", "must be at most 2048 bytes"},
+		{Spec{URL: s.url + "/missing", Type: Any, Every: time.Hour}, "url", s.url + "/missing", "must be a page that answers 200 with HTML or text within watch.fetch_timeout (10s): watch: fetch " + s.url + "/missing: status 404"},
 	}
 	for _, tc := range cases {
 		_, err := e.Install(t.Context(), tc.spec)

@@ -165,15 +165,31 @@ func TestWatchAPI(t *testing.T) {
 		{`{"url":"ftp://x/","every":"2h"}`, `"field":"url","value":"ftp://x/","limit":"an absolute http(s) URL"`},
 		{`{"url":"` + e.pageURL + `","type":"words","every":"2h","select":"p:contains(x)"}`, `"field":"select"`},
 		{`{"url":"` + e.pageURL + `","type":"any","every":"2h","direction":"sideways"}`, `"field":"direction"`},
-		{`{"url":"` + e.pageURL + `","type":"words","every":"soon"}`, `"field":"every","value":"soon","limit":"a duration such as 30m or 6h"`},
+		{`{"url":"` + e.pageURL + `","type":"words","every":"soon"}`, `"field":"every","value":"soon","limit":"a duration such as 30m or 6h, at most 2562047h"`},
 		{`{"url":"` + e.pageURL + `","type":"words","every":"0s"}`, `"field":"every","value":"0s","limit":"a duration \u003e 0 such as 30m or 6h`},
 		{`{"url":"` + e.pageURL + `","type":"words","until":"soon"}`, `"field":"until","value":"soon"`},
 		{`{"url":"` + e.pageURL + `","type":"words","every":"2h","notify":["sms:1"]}`, `"field":"notify"`},
 		{`{"url":"` + e.pageURL + `","kind":"words"}`, `"field":"kind"`},
+		{`{"url":"` + e.pageURL + `","every":"9999999999h"}`, `"field":"every","value":"9999999999h","limit":"a duration such as 30m or 6h, at most 2562047h"`},
+		{`{"url":"http://x.test/` + strings.Repeat("a", 2100) + `"}`, `"field":"url","value":"2114 bytes","limit":"at most 2048 bytes"`},
 	} {
 		if code, body := e.call("POST", "/api/v1/watches", ada, tc.body, nil); code != http.StatusBadRequest || !strings.Contains(body, tc.field) {
 			t.Errorf("POST %s: %d %s, want 400 naming %s", tc.body, code, body, tc.field)
 		}
+	}
+	// A page that cannot be fetched is refused naming url, the value and
+	// what the page must do; a failed lookup without the resolver's
+	// address.
+	e.answer(http.StatusNotFound)
+	if code, body := e.call("POST", "/api/v1/watches", ada, `{"url":"`+e.pageURL+`/gone"}`, nil); code != http.StatusBadRequest ||
+		!strings.Contains(body, `"field":"url","value":"`+e.pageURL+`/gone","limit":"a page that answers 200 with HTML or text within watch.fetch_timeout (5s)"`) ||
+		!strings.Contains(body, "404") {
+		t.Errorf("POST a page that answers 404: %d %s, want 400 naming url and the status", code, body)
+	}
+	e.answer(0)
+	if code, body := e.call("POST", "/api/v1/watches", ada, `{"url":"http://nosuch.invalid/"}`, nil); code != http.StatusBadRequest ||
+		!strings.Contains(body, `"field":"url","value":"http://nosuch.invalid/"`) || !strings.Contains(body, "lookup nosuch.invalid: ") || strings.Contains(body, ":53") {
+		t.Errorf("POST a page of an unknown host: %d %s, want 400 naming url and the lookup, not the resolver", code, body)
 	}
 	// Type and every left out: the whole page, a check a day wished for.
 	var deflt watchOut
