@@ -18,6 +18,18 @@ func decodeJSONBody(w http.ResponseWriter, r *http.Request, v any, limit int64, 
 	// The body is read whole (it is small, at most limit bytes) so that a
 	// type error can be placed in it again: see jsonPathAt.
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var tooBig *http.MaxBytesError
+	if err != nil && !errors.As(err, &tooBig) {
+		// The client stopped sending before the end (or the read timed
+		// out): what came is not what was sent, so none of it is decoded.
+		msg := "the body could not be read whole"
+		if r.ContentLength > 0 {
+			msg = fmt.Sprintf("the body ended after %d of its %d bytes (Content-Length)", len(data), r.ContentLength)
+		}
+		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Value: fmt.Sprintf("%d bytes", len(data)),
+			Limit: "the whole body, within server.http.read_timeout", Message: msg})
+		return false
+	}
 	if err == nil && len(bytes.TrimSpace(data)) == 0 {
 		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Value: "(empty)",
 			Limit: "must be one JSON object", Message: "body is empty; a JSON object is required"})
@@ -36,7 +48,6 @@ func decodeJSONBody(w http.ResponseWriter, r *http.Request, v any, limit int64, 
 	if err == nil {
 		return true
 	}
-	var tooBig *http.MaxBytesError
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	switch {

@@ -2,10 +2,13 @@ package web
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // TestDecodeJSONBodyNamesWhatIsWrong: a request body that is not the one
@@ -62,6 +65,39 @@ func TestDecodeJSONBodyNamesWhatIsWrong(t *testing.T) {
 		e := answer.Error
 		if w.Code != tc.status || e.Code != tc.want.Code || e.Field != tc.want.Field || e.Value != tc.want.Value || e.Limit != tc.want.Limit || e.Message == "" {
 			t.Errorf("%s: %d %+v, want %d %+v with a message", tc.body, w.Code, e, tc.status, tc.want)
+		}
+	}
+}
+
+// TestDecodeJSONBodyRefusesABodyCutShort: a body whose sender stopped
+// before its Content-Length, or that did not arrive in time, is refused
+// saying so, even where what came would decode.
+func TestDecodeJSONBodyRefusesABodyCutShort(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"connection closed", io.ErrUnexpectedEOF},
+		{"read timed out", os.ErrDeadlineExceeded},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/", io.MultiReader(strings.NewReader(`{"name":"a"}`), iotest.ErrReader(tc.err)))
+		r.ContentLength = 40
+		w := httptest.NewRecorder()
+		var got struct {
+			Name string `json:"name"`
+		}
+		if decodeJSONBody(w, r, &got, 64, "test.max_bytes") {
+			t.Errorf("%s: decoded as %+v, want refused", tc.name, got)
+			continue
+		}
+		var answer struct{ Error apiError }
+		if err := json.Unmarshal(w.Body.Bytes(), &answer); err != nil {
+			t.Fatalf("%s: answer %q: %v", tc.name, w.Body, err)
+		}
+		want := apiError{Code: CodeBadBody, Field: "body", Value: "12 bytes", Limit: "the whole body, within server.http.read_timeout",
+			Message: "the body ended after 12 of its 40 bytes (Content-Length)"}
+		if w.Code != http.StatusBadRequest || answer.Error != want || got.Name != "" {
+			t.Errorf("%s: %d %+v (decoded %+v), want 400 %+v", tc.name, w.Code, answer.Error, got, want)
 		}
 	}
 }

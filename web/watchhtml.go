@@ -152,7 +152,12 @@ func (api *watchAPI) form(h htmlFunc) http.HandlerFunc {
 	return api.page(func(w http.ResponseWriter, r *http.Request, k watch.Key, p *watchPage) {
 		r.Body = http.MaxBytesReader(w, r.Body, api.maxBody)
 		if err := r.ParseForm(); err != nil {
-			p.Error = &InputError{Field: "form", Limit: "watch.max_request_bytes", Message: err.Error()}
+			p.Error = &InputError{Field: "form", Limit: "a URL-encoded form", Message: err.Error()}
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				p.Error.Limit = fmt.Sprintf("at most %d bytes (watch.max_request_bytes)", tooBig.Limit)
+				p.Error.Message = fmt.Sprintf("the form is over %d bytes", tooBig.Limit)
+			}
 			api.renderPage(w, "message", http.StatusBadRequest, p)
 			return
 		}

@@ -118,6 +118,21 @@ func TestWatchPagesAddShowDiffAndRemove(t *testing.T) {
 		!strings.Contains(body, `id="error">every = 10m0s: over this key&#39;s limit (limit: at least 1h0m0s)`) || !strings.Contains(body, `value="`+e.pageURL+`"`) {
 		t.Errorf("interval under the key's limit: %d, want 400 naming every and keeping the form\n%s", resp.StatusCode, body)
 	}
+	// A form that cannot be read is refused naming what it must be.
+	for body, want := range map[string]string{
+		"csrf=%zz&url=%":                   `form: invalid URL escape &#34;%zz&#34; (limit: a URL-encoded form)`,
+		"url=" + strings.Repeat("a", 5000): `form: the form is over 4096 bytes (limit: at most 4096 bytes (watch.max_request_bytes))`,
+	} {
+		req, err := http.NewRequestWithContext(t.Context(), "POST", e.srv.URL+"/watches", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		if resp, page := e.browse(req, ada); resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, want) {
+			t.Errorf("a form of %.20q…: %d, want 400 saying %s\n%s", body, resp.StatusCode, want, page)
+		}
+	}
 	// A spec's own refusal reads once, as the command line prints it.
 	bad = url.Values{"csrf": {formToken(ada)}, "url": {"ftp://x/"}, "type": {"words"}, "every": {"2h"}, "notify": {"feed"}}
 	if resp, body := e.form("/watches", ada, bad, nil); resp.StatusCode != http.StatusBadRequest ||
