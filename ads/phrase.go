@@ -60,6 +60,21 @@ func NormalizePhrase(q string) string {
 	return b.String()
 }
 
+// hasWord reports whether phrase holds a word a search can match: a
+// letter, a digit or a connector such as _. The index's analyzers (Bleve's
+// unicode tokenizer, Unicode word boundaries) keep runs of those and drop
+// the rest, and the searcher refuses a query they leave no word of, so a
+// phrase of other punctuation and symbols alone ("+-:^~*?") names a query
+// no one is ever shown ads for.
+func hasWord(phrase string) bool {
+	for _, r := range phrase {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Pc, r) {
+			return true
+		}
+	}
+	return false
+}
+
 // isPlainASCII reports whether q is ASCII, for which NFKC is the identity.
 func isPlainASCII(q string) bool {
 	for i := 0; i < len(q); i++ {

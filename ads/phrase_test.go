@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	bleveunicode "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 )
 
 func TestNormalizePhrase(t *testing.T) {
@@ -46,4 +48,25 @@ func FuzzNormalizePhrase(f *testing.F) {
 			t.Fatalf("NormalizePhrase(%q) = %q: stray spaces", s, n)
 		}
 	})
+}
+
+// TestHasWordAgreesWithTheIndexTokenizer: a phrase has a word when the
+// tokenizer of the index's analyzers finds one in it, so no phrase a
+// search could match is refused, and punctuation and symbols alone are.
+// The one way they part: a few letters Unicode word boundaries do not
+// count as words (〆) pass, which costs an advertiser nothing.
+func TestHasWordAgreesWithTheIndexTokenizer(t *testing.T) {
+	tok := bleveunicode.NewUnicodeTokenizer()
+	lettersNotWords := map[string]bool{"〆": true}
+	for _, p := range []string{
+		"shoes", "c++", "3", "node.js", "straße", "你好", "カタカナ", "مرحبا", "½", "②", "x²",
+		"+-:^~*?\\/()[]{}", "\ufffd", "€ ★", "...", "-", "'\"", "🙂", "\u0301", "_", "#1",
+		"‿", "＿", "a_b", "©", "%", "@", "°", "µ", "ǅ", "Ⅻ", "٣", "〆", "ー", "·",
+	} {
+		p = NormalizePhrase(p)
+		words := len(tok.Tokenize([]byte(p))) > 0
+		if got := hasWord(p); got != words && !(got && lettersNotWords[p]) {
+			t.Errorf("hasWord(%q) = %v; the tokenizer finds words: %v", p, got, words)
+		}
+	}
 }

@@ -39,13 +39,10 @@ func (c Config) checkSpec(spec *AdSpec) error {
 	return nil
 }
 
-// checkText checks an ad's title or text: valid UTF-8, printable, and
+// checkText checks an ad's title or text: well formed (checkChars) and
 // within its length.
 func checkText(field, v string, minRunes, maxRunes int) error {
-	if !utf8.ValidString(v) {
-		return &FieldError{Field: field, Limit: "must be valid UTF-8"}
-	}
-	if err := checkPrintable(field, v); err != nil {
+	if err := checkChars(field, v); err != nil {
 		return err
 	}
 	n := utf8.RuneCountInString(strings.TrimSpace(v))
@@ -56,6 +53,15 @@ func checkText(field, v string, minRunes, maxRunes int) error {
 		return &FieldError{Field: field, Value: fmt.Sprintf("(%d characters)", utf8.RuneCountInString(v)), Limit: fmt.Sprintf("must have at most %d characters", maxRunes)}
 	}
 	return nil
+}
+
+// checkChars checks what an advertiser writes that a results page shows
+// (a title, a text, a target phrase): valid UTF-8 and printable.
+func checkChars(field, v string) error {
+	if !utf8.ValidString(v) {
+		return &FieldError{Field: field, Limit: "must be valid UTF-8"}
+	}
+	return checkPrintable(field, v)
 }
 
 // checkPrintable refuses the characters that would let an ad change how a
@@ -115,11 +121,19 @@ func (c Config) checkTargets(in []Target) ([]Target, error) {
 	out := make([]Target, len(in))
 	seen := make(map[string]int, len(in))
 	for i, t := range in {
-		p := NormalizePhrase(t.Phrase)
 		field := fmt.Sprintf("targets[%d].phrase", i)
+		// A phrase is checked as a title is before it is normalized:
+		// NormalizePhrase would turn a NUL into a space and invalid
+		// UTF-8 into U+FFFD, and store something other than what was given.
+		if err := checkChars(field, t.Phrase); err != nil {
+			return nil, err
+		}
+		p := NormalizePhrase(t.Phrase)
 		switch {
 		case p == "":
 			return nil, &FieldError{Field: field, Value: strconv.Quote(t.Phrase), Limit: "must not be empty"}
+		case !hasWord(p):
+			return nil, &FieldError{Field: field, Value: strconv.Quote(t.Phrase), Limit: "must contain a letter, a digit or _: search finds no words in other punctuation and symbols alone"}
 		case len(p) > MaxPhraseBytes:
 			return nil, &FieldError{Field: field, Value: fmt.Sprintf("(%d bytes)", len(p)), Limit: fmt.Sprintf("must have at most %d bytes after normalization", MaxPhraseBytes)}
 		}

@@ -91,3 +91,52 @@ func TestClickRefusesAStoredURLThatIsNotWellFormed(t *testing.T) {
 		t.Fatalf("spent %v on a click that went nowhere", got)
 	}
 }
+
+// TestPhrasesAreCheckedAsTitlesAre: a target phrase is refused for what a
+// title is refused for (invalid UTF-8, control and bidi characters), and
+// for holding no word a search could match, naming targets[i].phrase, on
+// submission and on change alike; nothing is stored instead.
+func TestPhrasesAreCheckedAsTitlesAre(t *testing.T) {
+	e := newEnv(t, testConfig())
+	adv := e.advertiser(0, "")
+	kept := e.submit(adv.ID, 1, "shoes")
+	const noWord = "must contain a letter, a digit or _: search finds no words in other punctuation and symbols alone"
+	for _, tc := range []struct {
+		name, phrase, value, limit string
+	}{
+		{"a NUL after a replacement character", "\ufffd\x00", "U+0000 at byte 3", "must not contain control characters"},
+		{"a tab", "red\tshoes", "U+0009 at byte 3", "must not contain control characters"},
+		{"a right-to-left override", "shoes\u202e", "U+202E at byte 5", "bidi controls"},
+		{"invalid UTF-8", "sho\xffes", "", "must be valid UTF-8"},
+		{"query syntax alone", `+-:^~*?\/()[]{}`, `"+-:^~*?\\/()[]{}"`, noWord},
+		{"a lone replacement character", "\ufffd", "\"\ufffd\"", noWord},
+		{"symbols alone", "€ ★", `"€ ★"`, noWord},
+	} {
+		targets := []Target{{Phrase: "boots", Bid: Unit}, {Phrase: tc.phrase, Bid: Unit}}
+		check := func(t *testing.T, err error) {
+			t.Helper()
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != "targets[1].phrase" || fe.Value != tc.value || !strings.Contains(fe.Limit, tc.limit) {
+				t.Fatalf("err = %v, want targets[1].phrase = %s refused: %s", err, tc.value, tc.limit)
+			}
+		}
+		t.Run("SubmitAd refuses "+tc.name, func(t *testing.T) {
+			_, err := e.s.SubmitAd(t.Context(), adv.ID, AdSpec{Title: "t", URL: "https://a.example/", Targets: targets})
+			check(t, err)
+		})
+		t.Run("UpdateAd refuses "+tc.name, func(t *testing.T) {
+			_, err := e.s.UpdateAd(t.Context(), adv.ID, kept.ID, AdUpdate{Targets: &targets})
+			check(t, err)
+			if a, err := e.s.Ad(adv.ID, kept.ID); err != nil || len(a.Targets) != 1 || a.Targets[0].Phrase != "shoes" {
+				t.Fatalf("ad after the refused change: %+v, %v; want its one phrase kept", a, err)
+			}
+		})
+	}
+	t.Run("accepts words of any script, with punctuation", func(t *testing.T) {
+		for _, p := range []string{"c++", "Straße", "你好", "ＡＢＣ 3", "node.js?"} {
+			if _, err := e.s.UpdateAd(t.Context(), adv.ID, kept.ID, AdUpdate{Targets: &[]Target{{Phrase: p, Bid: Unit}}}); err != nil {
+				t.Errorf("%q: %v", p, err)
+			}
+		}
+	})
+}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/deltaq/deltaq/internal/excerpt"
 )
 
 // RedirectPath is where result links point; package web serves it.
@@ -17,6 +19,25 @@ const RedirectPath = "/r"
 
 // MaxQueryLen bounds the query carried by a click link, in bytes.
 const MaxQueryLen = 4096
+
+// MaxLinkQueryLen bounds a click link's whole query string, in bytes: the
+// longest Link writes, every byte of the user, the query and the target
+// escaped (%XX), the largest rank and the signature. Verify refuses a
+// longer one before it parses it, as ads.ClickPath refuses a click URL
+// over its own bound.
+const MaxLinkQueryLen = len(paramUser+"=&"+paramRank+"=&"+paramQuery+"=&"+paramSig+"=&"+paramTarget+"=") +
+	3*(MaxUserIDLen+MaxQueryLen+MaxURLLen) + maxRankDigits + signatureLen
+
+const (
+	// maxRankDigits is the length of MaxCandidates, the largest rank.
+	maxRankDigits = 6
+	// signatureLen is the length of a signature, base64 without padding.
+	signatureLen = (sha256.Size*8 + 5) / 6
+)
+
+// maxExcerpt is the most characters of a parameter's name or value an
+// error repeats: a bad link may be MaxLinkQueryLen bytes long.
+const maxExcerpt = 60
 
 // Errors from Verify.
 var (
@@ -26,7 +47,8 @@ var (
 
 // BadLinkError is a malformed click link: the parameter at fault (or
 // "query" for the whole query string), its value where showing it helps,
-// and what it must be. It matches ErrBadLink.
+// and what it must be. A name or value is cut to maxExcerpt characters.
+// It matches ErrBadLink.
 type BadLinkError struct {
 	Field, Value, Limit string
 }
@@ -148,11 +170,15 @@ func appendQueryEscape(b []byte, s string) []byte {
 }
 
 // Verify checks a click link's raw query string and returns the click it
-// carries. It fails with ErrBadLink if a parameter is missing, repeated,
-// unknown or out of bounds, or the target is not an absolute http(s) URL,
-// and with ErrBadSignature if the signature does not match (compared in
-// constant time).
+// carries. It fails with ErrBadLink if the query string is longer than
+// MaxLinkQueryLen, a parameter is missing, repeated, unknown or out of
+// bounds, or the target is not an absolute http(s) URL, and with
+// ErrBadSignature if the signature does not match (compared in constant
+// time).
 func (s *Signer) Verify(rawQuery string) (Click, error) {
+	if len(rawQuery) > MaxLinkQueryLen {
+		return Click{}, &BadLinkError{Field: "query", Value: fmt.Sprintf("(%d bytes)", len(rawQuery)), Limit: fmt.Sprintf("at most %d bytes", MaxLinkQueryLen)}
+	}
 	params := []string{paramTarget, paramQuery, paramRank, paramUser, paramSig}
 	v, err := url.ParseQuery(rawQuery)
 	if err != nil {
@@ -160,10 +186,10 @@ func (s *Signer) Verify(rawQuery string) (Click, error) {
 	}
 	for k, vs := range v {
 		if !slices.Contains(params, k) {
-			return Click{}, &BadLinkError{Field: k, Limit: "not a parameter of a click link (" + strings.Join(params, ", ") + ")"}
+			return Click{}, &BadLinkError{Field: excerpt.Of(k, maxExcerpt), Limit: "not a parameter of a click link (" + strings.Join(params, ", ") + ")"}
 		}
 		if len(vs) != 1 {
-			return Click{}, &BadLinkError{Field: k, Value: strings.Join(vs, ", "), Limit: fmt.Sprintf("given %d times: once", len(vs))}
+			return Click{}, &BadLinkError{Field: k, Value: excerpt.Of(strings.Join(vs, ", "), maxExcerpt), Limit: fmt.Sprintf("given %d times: once", len(vs))}
 		}
 	}
 	for _, k := range params {
@@ -173,7 +199,7 @@ func (s *Signer) Verify(rawQuery string) (Click, error) {
 	}
 	c := Click{Target: v.Get(paramTarget), Query: v.Get(paramQuery), User: v.Get(paramUser)}
 	if c.Rank, err = strconv.Atoi(v.Get(paramRank)); err != nil || c.Rank < 1 || c.Rank > MaxCandidates {
-		return Click{}, &BadLinkError{Field: paramRank, Value: v.Get(paramRank), Limit: fmt.Sprintf("an integer in [1, %d]", MaxCandidates)}
+		return Click{}, &BadLinkError{Field: paramRank, Value: excerpt.Of(v.Get(paramRank), maxExcerpt), Limit: fmt.Sprintf("an integer in [1, %d]", MaxCandidates)}
 	}
 	if len(c.Query) > MaxQueryLen {
 		return Click{}, &BadLinkError{Field: paramQuery, Value: fmt.Sprintf("(%d bytes)", len(c.Query)), Limit: fmt.Sprintf("at most %d bytes", MaxQueryLen)}
@@ -185,7 +211,7 @@ func (s *Signer) Verify(rawQuery string) (Click, error) {
 		return Click{}, &BadLinkError{Field: paramUser, Value: fmt.Sprintf("(%d bytes)", len(c.User)), Limit: limit}
 	}
 	if u, err := url.Parse(c.Target); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Click{}, &BadLinkError{Field: paramTarget, Value: c.Target, Limit: "an absolute http(s) URL"}
+		return Click{}, &BadLinkError{Field: paramTarget, Value: excerpt.Of(c.Target, maxExcerpt), Limit: "an absolute http(s) URL"}
 	}
 	mac := s.sign(c)
 	sig, err := base64.RawURLEncoding.DecodeString(v.Get(paramSig))

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -148,5 +149,56 @@ func TestAppendQueryEscapeIsQueryEscape(t *testing.T) {
 		if want := "prefix" + url.QueryEscape(s); got != want {
 			t.Errorf("appendQueryEscape(%q)\n got %q\nwant %q", s, got, want)
 		}
+	}
+}
+
+// TestVerifyBoundsTheQueryAndWhatItEchoes: a query string longer than any
+// link Link writes is refused by its length alone, naming the limit, and
+// no refusal repeats more than an excerpt of a parameter's name or value,
+// however long the one given.
+func TestVerifyBoundsTheQueryAndWhatItEchoes(t *testing.T) {
+	s := newSigner(t)
+	t.Run("the longest link Link writes verifies", func(t *testing.T) {
+		if n := len(strconv.Itoa(MaxCandidates)); n != maxRankDigits {
+			t.Fatalf("MaxCandidates has %d digits, maxRankDigits says %d", n, maxRankDigits)
+		}
+		c := Click{
+			Target: "https://a.test/" + strings.Repeat("/", MaxURLLen-len("https://a.test/")),
+			Query:  strings.Repeat("é", MaxQueryLen/2),
+			Rank:   MaxCandidates,
+			User:   strings.Repeat("/", MaxUserIDLen),
+		}
+		raw := rawQuery(s.Link(c))
+		if len(raw) > MaxLinkQueryLen {
+			t.Fatalf("a link of %d bytes, over MaxLinkQueryLen = %d", len(raw), MaxLinkQueryLen)
+		}
+		if got, err := s.Verify(raw); err != nil || got != c {
+			t.Fatalf("Verify = %v, want the click back", err)
+		}
+	})
+	limit := fmt.Sprintf("at most %d bytes", MaxLinkQueryLen)
+	long := strings.Repeat("a", 20000)
+	good := rawQuery(s.Link(validClick))
+	for _, tc := range []struct {
+		name, raw           string
+		field, value, limit string
+	}{
+		{"a query of 60,000 bytes", strings.Repeat("a", 60000), "query", "(60000 bytes)", limit},
+		{"a query one byte over the limit", good + "&x=" + strings.Repeat("a", MaxLinkQueryLen-len(good)-2), "query", fmt.Sprintf("(%d bytes)", MaxLinkQueryLen+1), limit},
+		{"a parameter name of 20,000 bytes", long, strings.Repeat("a", maxExcerpt) + "…", "", "not a parameter of a click link (u, q, n, id, s)"},
+		{"a repeated parameter of 20,000 bytes", good + "&n=" + long, "n", "3, " + strings.Repeat("a", maxExcerpt-3) + "…", "given 2 times: once"},
+		{"a rank of 20,000 digits", strings.Replace(good, "n=3", "n="+strings.Repeat("9", 20000), 1), "n", strings.Repeat("9", maxExcerpt) + "…", fmt.Sprintf("an integer in [1, %d]", MaxCandidates)},
+		{"a target of 4,000 bytes that is not http", strings.Replace(good, "u=https", "u=ftp"+strings.Repeat("x", 4000), 1), "u", "ftp" + strings.Repeat("x", maxExcerpt-3) + "…", "an absolute http(s) URL"},
+	} {
+		t.Run("refuses "+tc.name, func(t *testing.T) {
+			_, err := s.Verify(tc.raw)
+			var bad *BadLinkError
+			if !errors.As(err, &bad) || bad.Field != tc.field || bad.Value != tc.value || bad.Limit != tc.limit {
+				t.Fatalf("Verify = %.300v, want %s = %s: %s", err, tc.field, tc.value, tc.limit)
+			}
+			if n := len(err.Error()); n > 400 {
+				t.Fatalf("the error has %d bytes, want a short excerpt of what was given", n)
+			}
+		})
 	}
 }

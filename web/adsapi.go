@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,10 +37,13 @@ const adsAPIPrefix = "/api/v1/ads/"
 // Amounts are in currency units (bids per click, budgets per day), with
 // at most six decimals: ads.Config.BidIn and BudgetIn refuse finer
 // amounts rather than round them.
-// Answers: 401 without a valid key; 404 for an ad that does not exist or
-// belongs to someone else (never 403, which would confirm the id); 400
-// with {"error": {"code", "field", "value", "limit", "message"}} for bad JSON or values out of range;
-// 413 for a body over ads.max_request_bytes.
+// Answers: 401 without a valid key; 404 naming the id for an ad that does
+// not exist or belongs to someone else (never 403, which would confirm
+// the id); 400 with {"error": {"code", "field", "value", "limit",
+// "message"}} for bad JSON, values out of range, or an id not in the form
+// the API writes (a positive decimal number without leading zeros); 405
+// with Allow for a method a path does not take; 413 for a body over
+// ads.max_request_bytes.
 type adsAPI struct {
 	store   *ads.Store
 	maxBody int64 // ads.max_request_bytes
@@ -52,12 +58,46 @@ func (api *adsAPI) routes(mux *http.ServeMux) {
 		mux.HandleFunc("GET "+collection, api.authed(api.apiList))
 		mux.HandleFunc("POST "+collection, api.authed(api.apiCreate))
 	}
-	mux.HandleFunc("GET "+adsAPIPrefix+"account", api.authed(api.apiAccount))
-	mux.HandleFunc("PATCH "+adsAPIPrefix+"account", api.authed(api.apiSetBudget))
-	mux.HandleFunc("GET "+adsAPIPrefix+"report", api.authed(api.apiReport))
-	mux.HandleFunc("GET "+adsAPIPrefix+"{id}", api.authed(api.withAdID(api.apiGet)))
-	mux.HandleFunc("PATCH "+adsAPIPrefix+"{id}", api.authed(api.withAdID(api.apiUpdate)))
-	mux.HandleFunc("DELETE "+adsAPIPrefix+"{id}", api.authed(api.withAdID(api.apiRevoke)))
+	// One route per path, each dispatching on the method itself: with
+	// method patterns, the mux would take DELETE /account for an ad id
+	// ("DELETE .../{id}"), and list every method of both paths in Allow.
+	mux.Handle(adsAPIPrefix+"account", byMethod{
+		http.MethodGet:   api.authed(api.apiAccount),
+		http.MethodPatch: api.authed(api.apiSetBudget),
+	})
+	mux.Handle(adsAPIPrefix+"report", byMethod{
+		http.MethodGet: api.authed(api.apiReport),
+	})
+	mux.Handle(adsAPIPrefix+"{id}", byMethod{
+		http.MethodGet:    api.authed(api.withAdID(api.apiGet)),
+		http.MethodPatch:  api.authed(api.withAdID(api.apiUpdate)),
+		http.MethodDelete: api.authed(api.withAdID(api.apiRevoke)),
+	})
+}
+
+// byMethod serves a path by the request's method (HEAD as GET), and any
+// other method with 405 and the Allow list, as apiFallback answers for
+// the mux's method patterns.
+type byMethod map[string]http.HandlerFunc
+
+func (m byMethod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	method := r.Method
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
+	if h, ok := m[method]; ok {
+		h(w, r)
+		return
+	}
+	allowed := slices.Sorted(maps.Keys(m))
+	if m[http.MethodGet] != nil {
+		allowed = append(allowed, http.MethodHead)
+		slices.Sort(allowed)
+	}
+	allow := strings.Join(allowed, ", ")
+	w.Header().Set("Allow", allow)
+	writeError(w, http.StatusMethodNotAllowed, apiError{Code: CodeMethodNotAllowed, Value: r.Method,
+		Limit: allow, Message: fmt.Sprintf("%s does not accept %s", r.URL.Path, r.Method)})
 }
 
 type apiFunc func(w http.ResponseWriter, r *http.Request, adv ads.Advertiser)
@@ -80,17 +120,40 @@ func (api *adsAPI) authed(h apiFunc) http.HandlerFunc {
 	}
 }
 
-// withAdID parses the {id} path segment; an id that does not parse is
-// answered like an ad that does not exist.
+// withAdID parses the {id} path segment (parseAdID); an id that does not
+// parse is answered 400 naming it.
 func (api *adsAPI) withAdID(h adFunc) apiFunc {
 	return func(w http.ResponseWriter, r *http.Request, adv ads.Advertiser) {
-		id, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
-		if err != nil {
-			api.apiFail(w, ads.ErrNotFound)
+		id, ie := parseAdID(r.PathValue("id"))
+		if ie != nil {
+			writeInputError(w, ie)
 			return
 		}
 		h(w, r, adv, id)
 	}
+}
+
+// adIDForm is what an ad id in a path must be.
+var adIDForm = "a positive decimal number without leading zeros, at most " + strconv.FormatUint(math.MaxUint64, 10)
+
+// parseAdID reads an ad id in the one form the API writes it (adOut,
+// Location): digits without a sign, spaces or leading zeros, so that one
+// ad has one path and /01 is not ad 1.
+func parseAdID(v string) (uint64, *InputError) {
+	bad := &InputError{Field: "id", Value: v, Limit: adIDForm, Message: "id must be an ad id: " + adIDForm}
+	if v == "" || v[0] < '1' || v[0] > '9' {
+		return 0, bad
+	}
+	for i := 1; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return 0, bad
+		}
+	}
+	id, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, bad
+	}
+	return id, nil
 }
 
 // Wire formats.
@@ -260,13 +323,13 @@ func (api *adsAPI) apiCreate(w http.ResponseWriter, r *http.Request, adv ads.Adv
 
 func (api *adsAPI) apiGet(w http.ResponseWriter, r *http.Request, adv ads.Advertiser, id uint64) {
 	a, err := api.store.Ad(adv.ID, id)
-	api.answerAd(w, http.StatusOK, a, err)
+	api.answerAdID(w, id, a, err)
 }
 
 func (api *adsAPI) apiUpdate(w http.ResponseWriter, r *http.Request, adv ads.Advertiser, id uint64) {
 	// Ownership first: another advertiser's id is 404 whatever the body.
 	if _, err := api.store.Ad(adv.ID, id); err != nil {
-		api.apiFail(w, err)
+		api.adFail(w, id, err)
 		return
 	}
 	var req adPatch
@@ -294,12 +357,12 @@ func (api *adsAPI) apiUpdate(w http.ResponseWriter, r *http.Request, adv ads.Adv
 		u.Targets = &targets
 	}
 	a, err := api.store.UpdateAd(r.Context(), adv.ID, id, u)
-	api.answerAd(w, http.StatusOK, a, err)
+	api.answerAdID(w, id, a, err)
 }
 
 func (api *adsAPI) apiRevoke(w http.ResponseWriter, r *http.Request, adv ads.Advertiser, id uint64) {
 	a, err := api.store.RevokeAd(r.Context(), adv.ID, id)
-	api.answerAd(w, http.StatusOK, a, err)
+	api.answerAdID(w, id, a, err)
 }
 
 func (api *adsAPI) apiAccount(w http.ResponseWriter, r *http.Request, adv ads.Advertiser) {
@@ -361,6 +424,28 @@ func (api *adsAPI) answerAd(w http.ResponseWriter, code int, a ads.Ad, err error
 		return
 	}
 	writeJSON(w, code, adOut(a))
+}
+
+// answerAdID answers a request on ad id with a (200), or with err if
+// there is one (adFail).
+func (api *adsAPI) answerAdID(w http.ResponseWriter, id uint64, a ads.Ad, err error) {
+	if err != nil {
+		api.adFail(w, id, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, adOut(a))
+}
+
+// adFail answers err for a request on ad id: an ad that does not exist,
+// or is another advertiser's, is 404 naming the id, in the same words
+// for both so that the answer does not confirm someone else's ad.
+func (api *adsAPI) adFail(w http.ResponseWriter, id uint64, err error) {
+	if errors.Is(err, ads.ErrNotFound) {
+		v := strconv.FormatUint(id, 10)
+		writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Field: "id", Value: v, Message: "none of your ads has id " + v})
+		return
+	}
+	api.apiFail(w, err)
 }
 
 // decodeBody reads one JSON object of at most ads.max_request_bytes into

@@ -244,12 +244,12 @@ func TestAPIHidesOtherAdvertisersAds(t *testing.T) {
 			}
 		})
 	}
-	t.Run("a missing id is 404 too", func(t *testing.T) {
+	t.Run("a missing id is 404 too, a malformed one 400", func(t *testing.T) {
 		if code := e.call("GET", adsAPIPrefix+"424242", bob, "", &errorBody{}); code != http.StatusNotFound {
 			t.Fatalf("status %d, want 404", code)
 		}
-		if code := e.call("GET", adsAPIPrefix+"abc", bob, "", &errorBody{}); code != http.StatusNotFound {
-			t.Fatalf("non-numeric id: status %d, want 404", code)
+		if code := e.call("GET", adsAPIPrefix+"abc", bob, "", &errorBody{}); code != http.StatusBadRequest {
+			t.Fatalf("non-numeric id: status %d, want 400", code)
 		}
 	})
 	var list struct{ Ads []adJSON }

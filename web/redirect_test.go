@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -172,4 +173,45 @@ func TestUserIDCookie(t *testing.T) {
 			t.Fatalf("got %q", got)
 		}
 	})
+}
+
+// TestRedirectBoundsWhatItEchoes: a query string longer than any click
+// link is refused naming its length and the limit, and a bad parameter's
+// name or value is echoed as an excerpt, so a 60 KB query gets a short
+// answer rather than itself twice over.
+func TestRedirectBoundsWhatItEchoes(t *testing.T) {
+	srv := httptest.NewServer(NewRedirectHandler(newSigner(t), &clickLog{}, nil))
+	defer srv.Close()
+	long := strings.Repeat("a", 20000)
+	for _, tc := range []struct {
+		name, query  string
+		field, value string
+		limit        string
+	}{
+		{"a query of 60,000 bytes", strings.Repeat("a", 60000), "query", "(60000 bytes)", fmt.Sprintf("at most %d bytes", ranking.MaxLinkQueryLen)},
+		{"a parameter name of 20,000 bytes", long, "", "", "not a parameter of a click link (u, q, n, id, s)"},
+		{"a rank of 20,000 bytes", "u=https%3A%2F%2Fa.test%2F&q=x&id=ab&s=x&n=" + long, "n", "", fmt.Sprintf("an integer in [1, %d]", ranking.MaxCandidates)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := srv.Client().Get(srv.URL + ranking.RedirectPath + "?" + tc.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			raw, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(raw) > 1024 {
+				t.Fatalf("a body of %d bytes, want a short excerpt of what was given", len(raw))
+			}
+			var body errorBody
+			if err := json.Unmarshal(raw, &body); err != nil || resp.StatusCode != http.StatusBadRequest || body.Error.Code != CodeBadLink || body.Error.Limit != tc.limit {
+				t.Fatalf("%d %s, want 400 bad_link with limit %q", resp.StatusCode, raw, tc.limit)
+			}
+			if tc.field != "" && body.Error.Field != tc.field || tc.value != "" && body.Error.Value != tc.value {
+				t.Fatalf("%s, want %s = %s", raw, tc.field, tc.value)
+			}
+		})
+	}
 }
