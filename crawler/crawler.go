@@ -162,11 +162,13 @@ func (c *Crawler) Seed(ctx context.Context, f *frontier.Frontier, urls []string)
 
 // NormalizeSeeds returns urls normalized as Seed admits them, or a
 // *SeedError for the first that is not a URL the crawler can fetch: a
-// caller can refuse bad seeds before it opens or creates anything.
+// caller can refuse bad seeds before it opens or creates anything. Seeds
+// are given, not found in pages (urlnorm.NormalizeGiven): one holding a
+// control character is refused, not taken for the URL without it.
 func NormalizeSeeds(urls []string) ([]string, error) {
 	norm := make([]string, 0, len(urls))
 	for _, raw := range urls {
-		u, err := urlnorm.Normalize(raw)
+		u, err := urlnorm.NormalizeGiven(raw)
 		if err != nil {
 			return nil, &SeedError{URL: raw, Err: err}
 		}

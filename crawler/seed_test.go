@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,5 +73,29 @@ func TestSeedWhileRunning(t *testing.T) {
 	}
 	if p, err := e.db.Page("http://b.test/news"); err != nil || p.Title != "/news" {
 		t.Errorf("the page of the seed given while running: %+v, %v", p, err)
+	}
+}
+
+// TestSeedsWithAControlCharacterAreRefused: a seed with a NUL in it was
+// normalized as a link in a page is, the NUL trimmed, and admitted as the
+// URL without it. It is a SeedError naming it, and the seeds given with it
+// are not admitted.
+func TestSeedsWithAControlCharacterAreRefused(t *testing.T) {
+	for _, bad := range []string{"http://a.test/\x00", "\x00http://a.test/", "http://a.test/x\ty", "http://a.test/\x7f"} {
+		_, err := crawler.NormalizeSeeds([]string{"http://b.test/", bad})
+		var se *crawler.SeedError
+		if !errors.As(err, &se) || se.URL != bad || !errors.Is(err, urlnorm.ErrControl) || !strings.Contains(err.Error(), urlnorm.Quote(bad)) {
+			t.Errorf("NormalizeSeeds(%q): %v, want a SeedError naming it and ErrControl", bad, err)
+		}
+	}
+	if got, err := crawler.NormalizeSeeds([]string{" http://a.test/x\n"}); err != nil || len(got) != 1 || got[0] != "http://a.test/x" {
+		t.Errorf("a seed with a space before and a newline after: %q, %v; want it trimmed", got, err)
+	}
+	e := newEnv(t, defaults(t), t.TempDir(), nil)
+	if n, err := e.c.Seed(t.Context(), e.f, []string{"http://b.test/", "http://a.test/\x00"}); !errors.Is(err, urlnorm.ErrControl) || n != 0 {
+		t.Errorf("Seed with a NUL: %d new, %v; want ErrControl", n, err)
+	}
+	if n, err := e.c.Seed(t.Context(), e.f, []string{"http://a.test/", "http://b.test/"}); err != nil || n != 2 {
+		t.Errorf("Seed after the refusal: %d new, %v; want both new, nothing admitted before", n, err)
 	}
 }

@@ -153,7 +153,8 @@ func pageURL(w http.ResponseWriter, r *http.Request) (string, bool) {
 }
 
 // readPageURL reads the url parameter of a page report (JSON or HTML):
-// given once, well escaped, an http(s) URL, which it returns normalized.
+// given once, well escaped, an http(s) URL without control characters
+// (urlnorm.NormalizeGiven), which it returns normalized.
 func readPageURL(r *http.Request) (string, *InputError) {
 	q, ie := queryValues(r)
 	if ie == nil {
@@ -166,9 +167,9 @@ func readPageURL(r *http.Request) (string, *InputError) {
 	if raw == "" {
 		return "", &InputError{Code: CodeMissingParameter, Field: "url", Message: "missing: give the page URL"}
 	}
-	u, err := urlnorm.Normalize(raw)
+	u, err := urlnorm.NormalizeGiven(raw)
 	if err != nil {
-		return "", &InputError{Field: "url", Value: raw, Limit: fmt.Sprintf("an http(s) URL of <= %d bytes", urlnorm.MaxLength), Message: err.Error()}
+		return "", &InputError{Field: "url", Value: raw, Limit: fmt.Sprintf("an http(s) URL of <= %d bytes with %s", urlnorm.MaxLength, urlnorm.GivenRule), Message: err.Error()}
 	}
 	return u, nil
 }

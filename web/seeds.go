@@ -12,7 +12,8 @@ import (
 
 // SeedFunc admits start URLs into the crawl the server's process runs
 // (deltaq run, demo), returning how many were new; a URL that cannot be
-// crawled is a *crawler.SeedError, and then none is admitted.
+// crawled is a *crawler.SeedError (crawler.NormalizeSeeds), and then none
+// is admitted.
 type SeedFunc func(ctx context.Context, urls []string) (int, error)
 
 // Bounds of a seeding request.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/feeds"
+	"github.com/deltaq/deltaq/internal/excerpt"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -62,7 +64,9 @@ func (a *app) newFeedsCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts := addOptions(cmd, weight, every, within)
 			opts.Name, opts.SetName = name, cmd.Flags().Changed("name")
-			if opts.SetFolders = cmd.Flags().Changed("folder"); folder != "" {
+			// "" and "/" file it in no folder; "A//B" names an empty
+			// one, which the store refuses.
+			if opts.SetFolders = cmd.Flags().Changed("folder"); strings.Trim(folder, "/") != "" {
 				opts.Folders = strings.Split(strings.Trim(folder, "/"), "/")
 			}
 			return subscribing(cmd, nil, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
@@ -515,7 +519,13 @@ func (a *app) importOPML(ctx context.Context, st *feeds.Store, outlines []feeds.
 			skip(o, o.Skip)
 			continue
 		}
-		u, err := urlnorm.Normalize(o.URL)
+		// As Subscribe reads it, so that a URL it refuses is no
+		// repeat of, and no first for, the one it would be taken for.
+		u, err := urlnorm.NormalizeGiven(o.URL)
+		if errors.Is(err, urlnorm.ErrControl) {
+			skip(o, "must be a URL with "+urlnorm.GivenRule)
+			continue
+		}
 		if err != nil {
 			skip(o, "not an http or https URL")
 			continue
@@ -562,17 +572,26 @@ func (a *app) importOPML(ctx context.Context, st *feeds.Store, outlines []feeds.
 var feedIDPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
 
 // asFlagError names a setting the feed store refuses as the flag of feeds
-// add that gives it.
+// add that gives it: folders (their count) and folders[i] as --folder,
+// level i+1. A value is repeated cut to its first 200 characters.
 func asFlagError(err error) error {
 	var se *feeds.SettingError
 	if !errors.As(err, &se) {
 		return err
 	}
+	value := excerpt.Quoted(se.Value, 200)
 	if se.Setting == "url" {
-		return fmt.Errorf("URL %.200q: must be %s", se.Value, se.Limit) // a long URL repeated in part
+		return fmt.Errorf("URL %s: must be %s", value, se.Limit)
+	}
+	if rest, ok := strings.CutPrefix(se.Setting, "folders"); ok {
+		if rest == "" {
+			return fmt.Errorf("--folder: %s: must be %s", se.Value, se.Limit)
+		}
+		i, _ := strconv.Atoi(strings.Trim(rest, "[]"))
+		return fmt.Errorf("--folder: level %d = %s: must be %s", i+1, value, se.Limit)
 	}
 	limit := strings.ReplaceAll(se.Limit, "max_interval", "--max-interval")
-	return fmt.Errorf("--%s = %q: must be %s", strings.ReplaceAll(se.Setting, "_", "-"), se.Value, limit)
+	return fmt.Errorf("--%s = %s: must be %s", strings.ReplaceAll(se.Setting, "_", "-"), value, limit)
 }
 
 // feedID is the id of the feed arg names, by URL or by id (as deltaq

@@ -34,6 +34,12 @@
 //
 // Normalize is idempotent: Normalize(Normalize(x)) == Normalize(x).
 //
+// That leniency is for links in pages. A URL a user types or an API is
+// sent (a seed, a feed subscription, a page looked up) goes through
+// NormalizeGiven, which refuses one holding an ASCII control character
+// (ErrControl) rather than dropping it and taking the URL for another;
+// only the space, tabs and newlines around it are trimmed.
+//
 // # SURT keys
 //
 // SURT (Sort-friendly URI Reordering Transform) rewrites a normalized URL so
