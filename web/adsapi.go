@@ -94,10 +94,7 @@ func (m byMethod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		allowed = append(allowed, http.MethodHead)
 		slices.Sort(allowed)
 	}
-	allow := strings.Join(allowed, ", ")
-	w.Header().Set("Allow", allow)
-	writeError(w, http.StatusMethodNotAllowed, apiError{Code: CodeMethodNotAllowed, Value: r.Method,
-		Limit: allow, Message: fmt.Sprintf("%s does not accept %s", r.URL.Path, r.Method)})
+	methodNotAllowed(w, r, strings.Join(allowed, ", "))
 }
 
 type apiFunc func(w http.ResponseWriter, r *http.Request, adv ads.Advertiser)

@@ -111,13 +111,19 @@ func apiFallback(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) boo
 	h.ServeHTTP(rec, r)
 	switch rec.status {
 	case http.StatusMethodNotAllowed:
-		w.Header().Set("Allow", rec.header.Get("Allow"))
-		writeError(w, rec.status, apiError{Code: CodeMethodNotAllowed, Value: r.Method,
-			Limit: rec.header.Get("Allow"), Message: fmt.Sprintf("%s does not accept %s", r.URL.Path, r.Method)})
+		methodNotAllowed(w, r, rec.header.Get("Allow"))
 	default:
 		writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Value: r.URL.Path, Message: "no API route " + r.URL.Path})
 	}
 	return true
+}
+
+// methodNotAllowed answers 405 for a path that takes only the methods
+// allow lists (comma-separated, as the Allow header has them).
+func methodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
+	w.Header().Set("Allow", allow)
+	writeError(w, http.StatusMethodNotAllowed, apiError{Code: CodeMethodNotAllowed, Value: r.Method,
+		Limit: allow, Message: fmt.Sprintf("%s does not accept %s", r.URL.Path, r.Method)})
 }
 
 // bearerKey reads "Authorization: Bearer <key>"; without one it answers

@@ -1,10 +1,12 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,7 +27,9 @@ type FeedStore interface {
 
 // riverLimit bounds the river: the newest items only, fewer when ?limit=
 // asks. Items are ordered by when deltaq first saw them, and those of one
-// poll by posting time (feeds.Store.River).
+// poll by posting time (feeds.Store.River). It bounds ?limit= on a feed's
+// items too, which without one are all the feed keeps (feeds.seen_kept),
+// as they were before they took a limit.
 const riverLimit = 200
 
 // riverPath is where the river's Atom feed is served (feedsRoutes).
@@ -54,15 +58,17 @@ const feedsPage = 1000
 
 // feedsRoutes adds the aggregator's routes:
 //
-//	GET /api/v1/feeds?limit=&after=      the subscribed feeds by id, a page at a time: "next" is the after of the next page
-//	GET /api/v1/feeds/{id}/items?since=  a feed's items first seen after since (RFC 3339 or Unix seconds), oldest first
-//	GET /api/v1/river?since=&limit=      every feed's newest items, newest first; ?format=atom re-exports it
-//	GET /feeds/river.atom?since=&limit=  the river as Atom, for feed readers
+//	GET /api/v1/feeds?limit=&after=                   the subscribed feeds by id, a page at a time: "next" is the after of the next page
+//	GET /api/v1/feeds/{id}/items?since=&limit=&format= a feed's items first seen after since (RFC 3339 or Unix seconds), oldest first, the newest limit if given; ?format=atom re-exports them
+//	GET /api/v1/river?since=&limit=&format=           every feed's newest items, newest first; ?format=atom re-exports it
+//	GET /feeds/river.atom?since=&limit=               the river as Atom, for feed readers
+//
+// The items and the river take the same parameters, read by itemsQuery.
 func (s *Server) feedsRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/v1/feeds", s.handleFeeds)
 	mux.HandleFunc("GET /api/v1/feeds/{id}/items", s.handleFeedItems)
 	mux.HandleFunc("GET /api/v1/river", s.handleRiver)
-	mux.HandleFunc("GET "+riverPath, func(w http.ResponseWriter, r *http.Request) { s.river(w, r, true) })
+	mux.HandleFunc("GET "+riverPath, s.handleRiverAtom)
 	// The methods no route takes: a subscription change on the public
 	// listener is told where subscriptions change. On the admin listener
 	// the change's own route (feedsAdminRoutes), naming its method, is
@@ -95,8 +101,7 @@ func (s *Server) feedsOtherMethod(mux *http.ServeMux, change string, allowed ...
 			w.Header().Del("Allow")
 			writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Value: r.URL.Path, Message: "no API route " + r.URL.Path})
 		default:
-			writeError(w, http.StatusMethodNotAllowed, apiError{Code: CodeMethodNotAllowed, Value: r.Method,
-				Limit: allow, Message: fmt.Sprintf("%s does not accept %s", r.URL.Path, r.Method)})
+			methodNotAllowed(w, r, allow)
 		}
 	}
 }
@@ -258,60 +263,102 @@ func (s *Server) handleFeeds(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, answer)
 }
 
+// handleFeedItems answers a feed's items first seen after since, oldest
+// first: every one the feed keeps, or the newest limit, as the river
+// holds the newest.
 func (s *Server) handleFeedItems(w http.ResponseWriter, r *http.Request) {
-	since, ok := sinceParam(w, r)
+	q, ok := itemsQuery(w, r, 0, "json", "atom")
 	if !ok {
 		return
 	}
 	id := r.PathValue("id")
-	if _, err := s.deps.Feeds.Subscription(id); errors.Is(err, feeds.ErrUnknownFeed) {
+	f, err := s.deps.Feeds.Subscription(id)
+	if errors.Is(err, feeds.ErrUnknownFeed) {
 		writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Field: "id", Value: id, Message: "no subscribed feed has this id"})
 		return
 	} else if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	items, err := s.deps.Feeds.Items(r.Context(), id, since)
+	items, err := s.deps.Feeds.Items(r.Context(), id, q.since)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"items": orEmpty(items)})
+	if q.limit > 0 {
+		items = items[max(len(items)-q.limit, 0):]
+	}
+	title := cmp.Or(f.Name, f.Title, f.URL)
+	s.writeItems(w, q, items, riverID+":"+f.ID, title, requestBase(r)+"/api/v1/feeds/"+f.ID+"/items?format=atom")
 }
 
 func (s *Server) handleRiver(w http.ResponseWriter, r *http.Request) {
-	switch f := r.URL.Query().Get("format"); f {
-	case "", "json":
-		s.river(w, r, false)
-	case "atom":
-		s.river(w, r, true)
-	default:
-		writeInputError(w, &InputError{Field: "format", Value: f, Limit: "json or atom", Message: "unknown format"})
+	if q, ok := itemsQuery(w, r, riverLimit, "json", "atom"); ok {
+		s.river(w, r, q)
 	}
 }
 
-func (s *Server) river(w http.ResponseWriter, r *http.Request, atom bool) {
-	since, ok := sinceParam(w, r)
-	if !ok {
-		return
+// handleRiverAtom serves the river at riverPath: Atom, which a format
+// parameter, if given, must ask for.
+func (s *Server) handleRiverAtom(w http.ResponseWriter, r *http.Request) {
+	if q, ok := itemsQuery(w, r, riverLimit, "atom"); ok {
+		s.river(w, r, q)
 	}
-	limit, ok := limitParam(w, r, riverLimit, "")
-	if !ok {
-		return
-	}
-	items, err := s.deps.Feeds.River(r.Context(), since, limit)
+}
+
+func (s *Server) river(w http.ResponseWriter, r *http.Request, q itemQuery) {
+	items, err := s.deps.Feeds.River(r.Context(), q.since, q.limit)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if !atom {
+	s.writeItems(w, q, items, riverID, "deltaq river", requestBase(r)+riverPath)
+}
+
+// writeItems answers items in the format q asks: JSON, or an Atom feed
+// with id, title and self (feeds.WriteAtom).
+func (s *Server) writeItems(w http.ResponseWriter, q itemQuery, items []feeds.StoredItem, id, title, self string) {
+	if q.format != "atom" {
 		writeJSON(w, http.StatusOK, map[string]any{"items": orEmpty(items)})
 		return
 	}
 	w.Header().Set("Content-Type", "application/atom+xml; charset=utf-8")
-	if err := feeds.WriteAtom(w, riverID, "deltaq river", requestBase(r)+riverPath, items); err != nil {
-		s.logger.Debug("river", "err", err)
+	if err := feeds.WriteAtom(w, id, title, self, items); err != nil {
+		s.logger.Debug("items", "id", id, "err", err)
 	}
+}
+
+// itemQuery is what a request for items (a feed's, the river) asks.
+type itemQuery struct {
+	since  time.Time // items first seen after it; zero for all
+	limit  int       // the newest this many, in [1, riverLimit]; 0 for all
+	format string    // one of the route's formats
+}
+
+// itemsQuery reads the parameters of a request for items, each given
+// once: since (sinceValue), limit (in [1, riverLimit], def when absent)
+// and format, one of formats, the first when absent; a bad one answers
+// 400 naming it.
+func itemsQuery(w http.ResponseWriter, r *http.Request, def int, formats ...string) (itemQuery, bool) {
+	q, ie := queryValues(r)
+	if ie == nil {
+		ie = givenOnce(q, "format", "limit", "since")
+	}
+	iq := itemQuery{format: cmp.Or(q.Get("format"), formats[0])}
+	if ie == nil && !slices.Contains(formats, iq.format) {
+		ie = &InputError{Field: "format", Value: iq.format, Limit: strings.Join(formats, " or "), Message: "unknown format"}
+	}
+	if ie == nil {
+		iq.limit, ie = wholeParam(q, "limit", def, 1, riverLimit, "")
+	}
+	if ie == nil {
+		iq.since, ie = sinceValue(q.Get("since"))
+	}
+	if ie != nil {
+		writeInputError(w, ie)
+		return itemQuery{}, false
+	}
+	return iq, true
 }
 
 // sinceMin and sinceMax bound the times an RFC 3339 since can write,
@@ -340,28 +387,26 @@ func limitParam(w http.ResponseWriter, r *http.Request, most int, setting string
 	return n, true
 }
 
-// sinceParam reads ?since= (RFC 3339 or Unix seconds; absent means from
-// the start).
-func sinceParam(w http.ResponseWriter, r *http.Request) (time.Time, bool) {
-	v := r.URL.Query().Get("since")
+// sinceValue reads since, an RFC 3339 time or Unix seconds; "" means
+// from the start.
+func sinceValue(v string) (time.Time, *InputError) {
 	if v == "" {
-		return time.Time{}, true
+		return time.Time{}, nil
 	}
 	t, err := time.Parse(time.RFC3339, v)
 	if err == nil {
-		return t, true
+		return t, nil
 	}
 	lo, hi := sinceMin.Unix(), sinceMax.Unix()
 	msg := "not a time"
-	if n, nerr := strconv.ParseInt(v, 10, 64); nerr == nil {
-		if n >= lo && n <= hi {
-			return time.Unix(n, 0), true
+	if n, nerr := strconv.ParseInt(v, 10, 64); nerr == nil || errors.Is(nerr, strconv.ErrRange) {
+		if nerr == nil && n >= lo && n <= hi {
+			return time.Unix(n, 0), nil
 		}
 		msg = "out of range"
 	}
-	writeInputError(w, &InputError{Field: "since", Value: v,
-		Limit: fmt.Sprintf("an RFC 3339 time or Unix seconds in [%d, %d] (years 0000 to 9999)", lo, hi), Message: msg})
-	return time.Time{}, false
+	return time.Time{}, &InputError{Field: "since", Value: v,
+		Limit: fmt.Sprintf("an RFC 3339 time or Unix seconds in [%d, %d] (years 0000 to 9999)", lo, hi), Message: msg}
 }
 
 func orEmpty(items []feeds.StoredItem) []feeds.StoredItem {

@@ -87,9 +87,9 @@ func TestFeedRoutes(t *testing.T) {
 		if code, b = get(path + "?since=253402300799"); code != 200 || !strings.Contains(b, `"items":[]`) {
 			t.Errorf("%s since the end of 9999 in Unix seconds: %d %s, want no items", path, code, b)
 		}
-		for _, v := range []string{"253402300800", "9223372036854775807", "-9223372036854775808"} {
-			if code, b = get(path + "?since=" + v); code != 400 || !strings.Contains(b, `"field":"since","value":"`+v+`","limit":"an RFC 3339 time or Unix seconds in [-62167219200, 253402300799]`) {
-				t.Errorf("%s since=%s: %d %s, want 400 naming since, the value and the range", path, v, code, b)
+		for _, v := range []string{"253402300800", "9223372036854775807", "-9223372036854775808", "-99999999999999999999"} {
+			if code, b = get(path + "?since=" + v); code != 400 || !strings.Contains(b, `"field":"since","value":"`+v+`","limit":"an RFC 3339 time or Unix seconds in [-62167219200, 253402300799] (years 0000 to 9999)","message":"out of range"`) {
+				t.Errorf("%s since=%s: %d %s, want 400 naming since, the value and the range, out of range", path, v, code, b)
 			}
 		}
 	}

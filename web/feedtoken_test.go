@@ -77,6 +77,7 @@ func TestFeedTokenReadsFeedsOnly(t *testing.T) {
 		{"a wrong token", "GET", "/api/v1/feed?token=dqf_0123", 401, `"field":"token","message":"not the feed token of a valid key`},
 		{"the key as a token", "GET", "/api/v1/feed?token=" + ada, 401, `"field":"token"`},
 		{"an empty token", "GET", "/api/v1/watches/" + w.ID + "/feed?token=", 401, `"field":"token"`},
+		{"the token twice", "GET", "/api/v1/feed?token=" + token + "&token=dqf_0123", 400, `"field":"token","value":"` + token + `, dqf_0123","limit":"once"`},
 		{"the token on the list", "GET", "/api/v1/watches?token=" + token, 401, "a feed token is taken by the feed routes only"},
 		{"the token on the history", "GET", "/api/v1/watches/" + w.ID + "/history?token=" + token, 401, "feed routes only"},
 		{"the token on a delete", "DELETE", "/api/v1/watches/" + w.ID + "?token=" + token, 401, "feed routes only"},

@@ -159,11 +159,16 @@ func (api *watchAPI) authed(h keyFunc) http.HandlerFunc {
 func (api *watchAPI) feedAuthed(h keyFunc) http.HandlerFunc {
 	bearer := api.authed(h)
 	return func(w http.ResponseWriter, r *http.Request) {
-		if !r.URL.Query().Has("token") {
+		q := r.URL.Query()
+		if !q.Has("token") {
 			bearer(w, r)
 			return
 		}
-		k, ok, err := api.watches.AuthenticateFeed(strings.TrimSpace(r.URL.Query().Get("token")))
+		if ie := givenOnce(q, "token"); ie != nil {
+			writeInputError(w, ie)
+			return
+		}
+		k, ok, err := api.watches.AuthenticateFeed(strings.TrimSpace(q.Get("token")))
 		if err != nil {
 			api.internal(w, err)
 			return
