@@ -30,10 +30,14 @@ func newFeedStore(t *testing.T) (*repo.DB, *feeds.Store) {
 	return db, st
 }
 
-func TestFeedRoutes(t *testing.T) {
+// feedServer serves the feed routes over a store holding one feed,
+// http://x.test/feed.atom, added with o and polled once at 12:00 on
+// 3 March 2025, which found its two items, "first" and "second".
+func feedServer(t *testing.T, o feeds.AddOptions) (*httptest.Server, feeds.Feed) {
+	t.Helper()
 	db, st := newFeedStore(t)
 	t0 := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
-	f, _, err := st.Add(t.Context(), "http://x.test/feed.atom", feeds.AddOptions{}, t0)
+	f, _, err := st.Add(t.Context(), "http://x.test/feed.atom", o, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +52,12 @@ func TestFeedRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return srv, f
+}
+
+func TestFeedRoutes(t *testing.T) {
+	srv, f := feedServer(t, feeds.AddOptions{})
 	get := func(path string) (int, string) {
 		res, err := srv.Client().Get(srv.URL + path)
 		if err != nil {

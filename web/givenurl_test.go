@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -122,24 +121,7 @@ func TestFeedSubscriptionRefusesANameOrFoldersItWouldCut(t *testing.T) {
 // ignored limit and format, however wrong. Both now read them as the river
 // does.
 func TestFeedItemsAndTheRiverCheckTheirParameters(t *testing.T) {
-	db, st := newFeedStore(t)
-	t0 := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
-	f, _, err := st.Add(t.Context(), "http://x.test/feed.atom", feeds.AddOptions{Name: "X news"}, t0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := `<?xml version="1.0"?><rss version="2.0"><channel><title>X</title>
-<item><title>second</title><guid>b</guid><link>http://x.test/b</link><pubDate>Mon, 03 Mar 2025 11:00:00 GMT</pubDate></item>
-<item><title>first</title><guid>a</guid><link>http://x.test/a</link><pubDate>Mon, 03 Mar 2025 10:00:00 GMT</pubDate></item></channel></rss>`
-	if _, err := st.Record(t.Context(), f.ID, feeds.Fetch{At: t0, Status: 200, Body: []byte(body)}); err != nil {
-		t.Fatal(err)
-	}
-	h, err := New(testConfig, Deps{Search: &fakeSearch{}, Pages: db, Feeds: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
+	srv, f := feedServer(t, feeds.AddOptions{Name: "X news"})
 	items := "/api/v1/feeds/" + f.ID + "/items"
 	for _, c := range []struct{ path, want string }{
 		{"/api/v1/river?since=1&since=abc", `"field":"since","value":"1, abc","limit":"once"`},
