@@ -128,6 +128,11 @@ func (s Summary) PagesPerSecond() float64 {
 	return float64(s.Fetched()) / s.Elapsed.Seconds()
 }
 
+// Deferred is how many URLs were left queued because their host did not
+// answer for its robots.txt or asked to back off (429/503): a later run
+// fetches them once the host is due again.
+func (s Summary) Deferred() int64 { return s.Left[leftRobots] + s.Left[leftBackoff] }
+
 // String renders the summary for the end of a command.
 func (s Summary) String() string {
 	var b strings.Builder

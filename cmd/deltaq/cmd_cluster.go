@@ -131,10 +131,10 @@ func joinCluster(ctx context.Context, cfg *configs.Config, logger *slog.Logger) 
 }
 
 // crawlNode runs `deltaq crawl` as one node of a cluster, joined as m
-// (joinCluster) with db its repository: wait for the other nodes, seed
+// (joinCluster) with db its repository, for cmd: wait for the other nodes, seed
 // (handing other shards' seeds over), crawl until the whole cluster is
 // idle, leave. The caller closes m.
-func (a *app) crawlNode(ctx context.Context, m *cluster.Member, db *repo.DB, cfg *configs.Config, logger *slog.Logger, seeds []string, maxPages, nodes int) error {
+func (a *app) crawlNode(ctx context.Context, cmd *cobra.Command, m *cluster.Member, db *repo.DB, cfg *configs.Config, logger *slog.Logger, seeds []string, maxPages, nodes int) error {
 	m.UseRepo(db)
 	cr, err := newNodeCrawl(ctx, db, cfg, logger, m)
 	if err != nil {
@@ -186,7 +186,7 @@ func (a *app) crawlNode(ctx context.Context, m *cluster.Member, db *repo.DB, cfg
 		return merr
 	}
 	if ctx.Err() != nil {
-		return crawlInterrupted(ctx)
+		return crawlInterrupted(ctx, cmd)
 	}
 	if qerr != nil && !errors.Is(qerr, context.Canceled) {
 		return qerr

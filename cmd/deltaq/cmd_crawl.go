@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -36,7 +37,9 @@ robots.txt and per-host politeness, and stores every fetch in the repository
 under --data. It also polls the subscribed feeds and watched pages worth a
 poll now (frontier.split.monitor). It stops when the queue is drained or
 --max-pages pages were fetched, printing progress on stderr and a summary at
-the end. Run it again without --seeds to resume where it stopped.
+the end. Run it again without --seeds to resume where it stopped, with
+--resolve, --allow-private and --politeness-overrides again if they were
+given: the repository keeps the queue, not the flags.
 
 With --cluster the crawl is one node of several sharing the hosts through
 NATS JetStream (see deltaq cluster): give every node the same seeds; each
@@ -92,7 +95,7 @@ to their hosts and fetches them in turn; the flags of a crawl here
 			defer db.Close()
 			if member != nil {
 				defer member.Close()
-				return a.crawlNode(ctx, member, db, cfg, logger, seeds, maxPages, nodes)
+				return a.crawlNode(ctx, cmd, member, db, cfg, logger, seeds, maxPages, nodes)
 			}
 			engine, err := openWatches(db, cfg, notify.NewOutbox(db, cfg.Notify), logger)
 			if err != nil {
@@ -138,7 +141,7 @@ to their hosts and fetches them in turn; the flags of a crawl here
 					polls, in.URLs, in.NewItems, in.Fired, in.Failed)
 			}
 			if ctx.Err() != nil {
-				return crawlInterrupted(ctx)
+				return crawlInterrupted(ctx, cmd)
 			}
 			return refusedError(sum)
 		},
@@ -189,13 +192,30 @@ func addDialFlags(cmd *cobra.Command) {
 // crawlInterrupted ends a crawl stopped by a signal. What it fetched is
 // committed, but the exit status must not say it finished: a script that
 // runs a crawl and then an evaluation would read a part as the whole.
-func crawlInterrupted(ctx context.Context) error {
-	return fmt.Errorf("crawl interrupted; what it fetched is kept, run again without --seeds to resume: %w", context.Cause(ctx))
+func crawlInterrupted(ctx context.Context, cmd *cobra.Command) error {
+	return fmt.Errorf("crawl interrupted; what it fetched is kept, %s: %w", resumeHint(cmd), context.Cause(ctx))
+}
+
+// resumeHint says how to resume cmd's crawl: without --seeds, and with
+// the flags that point its fetches at a server of one's own again, since
+// the repository keeps the queue but not them.
+func resumeHint(cmd *cobra.Command) string {
+	var again []string
+	for _, name := range []string{"resolve", "allow-private", "politeness-overrides"} {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			again = append(again, "--"+name)
+		}
+	}
+	if len(again) == 0 {
+		return "run again without --seeds to resume"
+	}
+	return "run again without --seeds, with " + strings.Join(again, ", ") + " as before, to resume"
 }
 
 // refusedError explains a crawl that fetched nothing because the address
-// guard refused its hosts or they did not answer, and fails it: a zero
-// summary and exit 0 would read as an empty site.
+// guard refused its hosts, they did not answer, or they are deferred from
+// an earlier run that they did not answer, and fails it: a zero summary
+// and exit 0 would read as an empty site, or a finished crawl.
 func refusedError(sum crawler.Summary) error {
 	switch {
 	case sum.Fetched() > 0:
@@ -207,6 +227,9 @@ func refusedError(sum crawler.Summary) error {
 	case len(sum.Unreachable) > 0:
 		return fmt.Errorf("nothing fetched: no answer from %s; the URLs stay queued for the next run",
 			crawler.HostReasons(sum.Unreachable, sum.UnreachableMore, 0))
+	case sum.Deferred() > 0:
+		return fmt.Errorf("nothing fetched: the queue waits for hosts that did not answer for robots.txt "+
+			"(crawler.robots.error_defer) or asked to back off (URLs waiting: %d); they stay queued: run again once the hosts are due", sum.Deferred())
 	}
 	return nil
 }

@@ -190,6 +190,18 @@ func TestCrawlOfAHostThatDoesNotAnswerFails(t *testing.T) {
 	if !strings.Contains(out, "unreachable: "+addr+": dial tcp "+addr) {
 		t.Errorf("summary does not name the host and the error:\n%s", out)
 	}
+	// Resumed at once, the host is deferred and nothing is asked of it:
+	// that fails too, rather than reading as a finished crawl.
+	out, _, err = run(t, "crawl", "--data", data, "--allow-private")
+	var waiting int
+	if err == nil || !strings.Contains(err.Error(), "nothing fetched: the queue waits for hosts that did not answer for robots.txt") {
+		t.Fatalf("the resumed crawl: %v\n%s, want it to fail naming the deferred hosts", err, out)
+	}
+	_, count, _ := strings.Cut(err.Error(), "(URLs waiting: ")
+	if _, serr := fmt.Sscanf(count, "%d)", &waiting); serr != nil || waiting < 1 ||
+		!strings.Contains(out, fmt.Sprintf("(robots.txt unreachable, host deferred %d)", waiting)) {
+		t.Errorf("the resumed crawl: %v\n%s, want the URLs waiting counted as the summary counts them", err, out)
+	}
 }
 
 // TestWebReplayPrintsTheCrawlCommandThatFitsIt runs the crawl command that
@@ -342,7 +354,7 @@ func TestAnInterruptedCrawlKeepsWhatItFetchedAndFails(t *testing.T) {
 		"[{host: " + strings.TrimPrefix(srv.URL, "http://") + ", min_delay: 0s, per_host: 1}]",
 		"--seeds", srv.URL + "/p0"})
 	err := root.ExecuteContext(ctx)
-	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "run again without --seeds to resume") {
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "run again without --seeds, with --allow-private, --politeness-overrides as before, to resume") {
 		t.Fatalf("interrupted crawl: err = %v, want the interruption and how to resume", err)
 	}
 	if kept := len(fetchedPages(t, data)); kept < 4 {
