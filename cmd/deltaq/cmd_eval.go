@@ -422,5 +422,8 @@ func interrupted(ctx context.Context, p *progress.Tracker, err error) error {
 	if !errors.Is(err, ctx.Err()) {
 		err = fmt.Errorf("%v: %w", err, ctx.Err())
 	}
-	return fmt.Errorf("interrupted (%s); nothing written, the report needs every run: %w", p.Status(), err)
+	if st := p.Status(); st != "" {
+		return fmt.Errorf("interrupted (%s); nothing written, the report needs every run: %w", st, err)
+	}
+	return fmt.Errorf("interrupted; nothing written, the report needs every run: %w", err)
 }

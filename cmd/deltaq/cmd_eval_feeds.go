@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/eval/feedseval"
 	"github.com/deltaq/deltaq/eval/feedtrace"
+	"github.com/deltaq/deltaq/eval/report"
 )
 
 func (a *app) newEvalFeedsCmd() *cobra.Command {
@@ -26,9 +26,13 @@ func (a *app) newEvalFeedsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
+			// Made before the run, so that a --out that cannot be made
+			// fails now, not minutes later; removed again if left empty.
+			tidy, err := report.OutDir(out)
+			if err != nil {
 				return fmt.Errorf("--out: %w", err)
 			}
+			defer tidy()
 			tr, err := feedtrace.Load(cmd.Context(), cfg.Eval.Feeds.Feeds)
 			if err != nil {
 				return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/eval/monitoreval"
+	"github.com/deltaq/deltaq/eval/report"
 )
 
 func (a *app) newEvalMonitorCmd() *cobra.Command {
@@ -25,12 +25,17 @@ func (a *app) newEvalMonitorCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
+			// Made before the run, so that a --out that cannot be made
+			// fails now, not minutes later; removed again if left empty.
+			tidy, err := report.OutDir(out)
+			if err != nil {
 				return fmt.Errorf("--out: %w", err)
 			}
-			sum, err := monitoreval.Run(cmd.Context(), cfg.Eval.Monitor, a.stderr)
+			defer tidy()
+			p := a.tracker()
+			sum, err := monitoreval.Run(cmd.Context(), cfg.Eval.Monitor, p)
 			if err != nil {
-				return err
+				return interrupted(cmd.Context(), p, err)
 			}
 			if err := sum.Write(out, cfg.Eval.Monitor); err != nil {
 				return err

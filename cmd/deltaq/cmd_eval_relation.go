@@ -28,16 +28,17 @@ func (a *app) newEvalRelationCmd() *cobra.Command {
 				return err
 			}
 			var sum *relationeval.Summary
+			p := a.tracker()
 			switch synth {
 			case "citations":
-				sum, err = relationeval.RunSynth(cmd.Context(), cfg.Eval.Relation.Synth, out, a.stderr)
+				sum, err = relationeval.RunSynth(cmd.Context(), cfg.Eval.Relation.Synth, out, p)
 			case "":
-				sum, err = relationeval.RunArchive(cmd.Context(), cfg.Eval.Relation.Archive, out, a.stderr)
+				sum, err = relationeval.RunArchive(cmd.Context(), cfg.Eval.Relation.Archive, out, p)
 			default:
 				return fmt.Errorf("--synth %q: the only synthetic model is citations", synth)
 			}
 			if err != nil {
-				return err
+				return interrupted(cmd.Context(), p, err)
 			}
 			met := 0
 			for _, t := range sum.Targets {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/deltaq/deltaq/ads"
+	"github.com/deltaq/deltaq/eval/report"
 	tracker "github.com/deltaq/deltaq/internal/progress"
 )
 
@@ -80,9 +80,11 @@ func Run(ctx context.Context, cfg Config, outDir string, progress io.Writer) (*S
 			}
 		}
 	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
+	tidy, err := report.OutDir(outDir)
+	if err != nil {
 		return nil, fmt.Errorf("adsim: %w", err)
 	}
+	defer tidy() // interrupted before the report: no empty outDir
 	fmt.Fprintf(progress, "adsim: %d phrases, %d queries a day, %d advertisers, %d ads\n",
 		len(w.phrases), len(w.base), len(w.budget), w.nAds)
 

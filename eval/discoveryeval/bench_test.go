@@ -14,7 +14,7 @@ func BenchmarkLoadSite(b *testing.B) {
 	var s *site
 	for b.Loop() {
 		var err error
-		if s, err = loadSite(b.Context(), cfg, dir); err != nil {
+		if s, err = openSite(b, cfg, dir); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -26,7 +26,7 @@ func BenchmarkLoadSite(b *testing.B) {
 func BenchmarkEvaluate(b *testing.B) {
 	dir := datasets.Path(b, "archives", "tldr-en")
 	cfg := testConfig()
-	s, err := loadSite(b.Context(), cfg, dir)
+	s, err := openSite(b, cfg, dir)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,7 +1,10 @@
 package discoveryeval
 
 import (
+	"testing"
+
 	"github.com/deltaq/deltaq/crawler/extract"
+	"github.com/deltaq/deltaq/eval/archive"
 )
 
 // testConfig is the configuration the tests run with: the thesis's
@@ -20,4 +23,13 @@ func testConfig() Config {
 		Workers:                2,
 		Extract:                extract.Limits{MaxLinks: 5000, MaxTextBytes: 1 << 20, MaxDepth: 512, MaxNodes: 500000},
 	}
+}
+
+// openSite opens the archive in dir and builds its H_t, as Run does.
+func openSite(tb testing.TB, cfg Config, dir string) (*site, error) {
+	a, err := archive.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return loadSite(tb.Context(), cfg, a, nil)
 }

@@ -19,7 +19,7 @@ func TestRealArchiveSmoke(t *testing.T) {
 	dir := datasets.Path(t, "archives", "tldr-en")
 	cfg := testConfig()
 
-	s, err := loadSite(t.Context(), cfg, dir)
+	s, err := openSite(t, cfg, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"time"
 
 	"github.com/deltaq/deltaq/discovery"
+	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/eval/report"
 	tracker "github.com/deltaq/deltaq/internal/progress"
 )
 
@@ -93,15 +94,32 @@ func Run(ctx context.Context, cfg Config, archiveDirs []string, outDir string, p
 	if progress == nil {
 		progress = io.Discard
 	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
+	tidy, err := report.OutDir(outDir)
+	if err != nil {
 		return nil, fmt.Errorf("discoveryeval: %w", err)
+	}
+	defer tidy() // interrupted before the report: no empty outDir
+	// Every archive is opened first: a bad one fails the run at once, and
+	// the progress counts the page versions of them all, parsing being
+	// most of the time (H_t and the replays follow each archive's).
+	var archives []*archive.Archive
+	versions := 0
+	for _, dir := range archiveDirs {
+		a, err := archive.Open(dir)
+		if err != nil {
+			return nil, fmt.Errorf("discoveryeval: %w", err)
+		}
+		archives = append(archives, a)
+		versions += a.NumIntervals()
 	}
 	var results []*siteResult
 	prog := tracker.From(progress)
-	prog.Stage("discovery", len(archiveDirs), 1, "archive")
-	for _, dir := range archiveDirs {
+	progress = prog
+	prog.Stage("discovery", versions, 1, "page version")
+	for i, a := range archives {
+		archives[i] = nil // its pages are parsed into s: let the bodies go
 		t0 := time.Now()
-		s, err := loadSite(ctx, cfg, dir)
+		s, err := loadSite(ctx, cfg, a, prog)
 		if err != nil {
 			return nil, err
 		}
@@ -114,8 +132,6 @@ func Run(ctx context.Context, cfg Config, archiveDirs []string, outDir string, p
 		}
 		fmt.Fprintf(progress, "%s: algorithms evaluated in %v\n", s.name, time.Since(t1).Round(time.Millisecond))
 		results = append(results, r)
-		prog.Step()
-		prog.RunDone()
 	}
 	sum := &Summary{}
 	for _, r := range results {

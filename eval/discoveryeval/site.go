@@ -14,6 +14,7 @@ import (
 	"github.com/deltaq/deltaq/discovery"
 	"github.com/deltaq/deltaq/eval/archive"
 	replayserver "github.com/deltaq/deltaq/eval/replay"
+	tracker "github.com/deltaq/deltaq/internal/progress"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 )
 
@@ -51,14 +52,10 @@ type linkCounts struct {
 	byKind    map[extract.Kind]int
 }
 
-// loadSite opens the archive in dir and builds every week's H_t. Each
-// distinct interval body is parsed once, by cfg.Workers goroutines; a
+// loadSite builds every week's H_t of archive a. Each distinct interval
+// body is parsed once, by cfg.Workers goroutines, and counted by prog; a
 // week's graph keeps the links whose target exists that week.
-func loadSite(ctx context.Context, cfg Config, dir string) (*site, error) {
-	a, err := archive.Open(dir)
-	if err != nil {
-		return nil, fmt.Errorf("discoveryeval: %w", err)
-	}
+func loadSite(ctx context.Context, cfg Config, a *archive.Archive, prog *tracker.Tracker) (*site, error) {
 	s := &site{name: a.Name(), host: a.Name() + ".test", meta: a.Meta()}
 	base := "http://" + s.host
 	urls := a.URLs()
@@ -122,6 +119,8 @@ func loadSite(ctx context.Context, cfg Config, dir string) (*site, error) {
 				}
 				slices.Sort(out)
 				links[jb.p.ID] = slices.Compact(out)
+				prog.Step()
+				prog.RunDone()
 			}
 		})
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/eval/report"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/index/fanout"
 	"github.com/deltaq/deltaq/internal/progress"
@@ -103,9 +104,11 @@ func Run(ctx context.Context, opts Options, out string, p *progress.Tracker) (Su
 	if opts.HostShards < 1 {
 		return Summary{}, fmt.Errorf("fanouteval: cluster.shards = %d: must be >= 1", opts.HostShards)
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	tidy, err := report.OutDir(out)
+	if err != nil {
 		return Summary{}, fmt.Errorf("fanouteval: %w", err)
 	}
+	defer tidy() // interrupted before the report: no empty out
 	tmp, err := os.MkdirTemp("", "deltaq-fanout-")
 	if err != nil {
 		return Summary{}, fmt.Errorf("fanouteval: %w", err)

@@ -106,7 +106,7 @@ func TestScoreFollowsLife(t *testing.T) {
 func TestExactPiDelaysOnlyCrowdedInstants(t *testing.T) {
 	life := monitor.Life{Kind: monitor.UnboundedAppend}
 	calm := &instance{n: 6, pages: []page{{url: "a", life: life, changes: []int{1, 3}}, {url: "b", life: life, changes: []int{2, 3, 6}}}}
-	x, err := exact(calm, 2)
+	x, err := exact(t.Context(), calm, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestExactPiDelaysOnlyCrowdedInstants(t *testing.T) {
 	// At instant 2 all three change and C=2 fetches two: the third ("c",
 	// last by URL) waits until its change at 4.
 	crowded := &instance{n: 4, pages: []page{{url: "a", life: life, changes: []int{2}}, {url: "b", life: life, changes: []int{2}}, {url: "c", life: life, changes: []int{2, 4}}}}
-	if x, err = exact(crowded, 2); err != nil {
+	if x, err = exact(t.Context(), crowded, 2, nil); err != nil {
 		t.Fatal(err)
 	}
 	if x.Crowded != 0.25 || x.R0.Delays[2] != 1 || x.R0.ZeroDelay != 0.75 {

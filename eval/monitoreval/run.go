@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/deltaq/deltaq/eval/archive"
+	tracker "github.com/deltaq/deltaq/internal/progress"
 	"github.com/deltaq/deltaq/monitor"
 )
 
@@ -169,20 +170,22 @@ type Exact struct {
 }
 
 // Run sweeps C and r on the real weekly archive (if given) and on the
-// SYNTHETIC auction web.
+// SYNTHETIC auction web. progress (a *progress.Tracker, or any writer; nil
+// for none) gets a line per run and, every few seconds, the runs and
+// instants of the current setting done with an ETA.
 func Run(ctx context.Context, cfg Config, progress io.Writer) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if progress == nil {
-		progress = io.Discard
-	}
+	prog := tracker.From(progress)
 	start := time.Now()
 	sum := &Summary{Pages: map[string]int{}, Changes: map[string]int{}, Instants: map[string]int{}, Exact: map[string]*Exact{}}
 	type setting struct {
 		in    *instance
 		cs    []int
 		sigma float64
+		unit  string        // what an instant is: a week, or the synthetic web's minute
+		exact *monitor.Life // the life of figure_c's exact-π runs, if any
 	}
 	var settings []setting
 	if cfg.Archive != "" {
@@ -191,7 +194,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Summary, error) 
 			return nil, err
 		}
 		w := weekly(a)
-		settings = append(settings, setting{w, cfg.WeeklyC, cfg.WeeklySigma})
+		settings = append(settings, setting{in: w, cs: cfg.WeeklyC, sigma: cfg.WeeklySigma, unit: "week"})
 		sum.Weekly = w.name
 		for _, pg := range w.pages {
 			if pg.life.Kind == monitor.ChangeWindowAppend {
@@ -203,41 +206,50 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Summary, error) 
 		// The same seed for every life: one web, scored under each.
 		life := synthLives[l]
 		synth := auction(cfg.Auction, life, rand.New(rand.NewPCG(cfg.Seed, 7)))
-		settings = append(settings, setting{synth, cfg.SynthC, cfg.Sigma})
-		sum.Synthetic = append(sum.Synthetic, synth.name)
+		st := setting{in: synth, cs: cfg.SynthC, sigma: cfg.Sigma, unit: "instant"}
 		if slices.Contains(cfg.SynthC, cfg.FigureC) {
-			x, err := exact(synth, cfg.FigureC)
-			if err != nil {
-				return nil, err
-			}
-			x.Life = life
-			sum.Exact[synth.name] = x
+			st.exact = &life
 		}
+		settings = append(settings, st)
+		sum.Synthetic = append(sum.Synthetic, synth.name)
 	}
 	for _, st := range settings {
 		in := st.in
 		sum.Pages[in.name] = len(in.pages)
 		sum.Changes[in.name] = in.totalChanges()
 		sum.Instants[in.name] = in.n
+		// One stage per setting: its runs share its number of instants,
+		// so the ETA counts instants, the runs' real cost.
+		runs := len(st.cs) * len(cfg.R)
+		if st.exact != nil {
+			runs += 2
+		}
+		prog.Stage("monitor ("+in.name+")", runs, in.n, st.unit)
+		if st.exact != nil {
+			x, err := exact(ctx, in, cfg.FigureC, prog)
+			if err != nil {
+				return nil, err
+			}
+			x.Life = *st.exact
+			sum.Exact[in.name] = x
+		}
 		est := estimates(in, cfg.FPN, st.sigma, cfg.Seed)
 		for _, c := range st.cs {
 			for _, r := range cfg.R {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-				res, err := runWIC(in, est, c, r)
+				res, err := runWIC(ctx, in, est, c, r, prog)
 				if err != nil {
 					return nil, err
 				}
 				sum.Results = append(sum.Results, res)
-				fmt.Fprintf(progress, "monitor: %-40s C=%-4d r=%-5g captured %.3f, zero-delay %.3f\n", in.name, c, r, res.Captured, res.ZeroDelay)
+				fmt.Fprintf(prog, "monitor: %-40s C=%-4d r=%-5g captured %.3f, zero-delay %.3f\n", in.name, c, r, res.Captured, res.ZeroDelay)
+				prog.RunDone()
 			}
 			rr := roundRobin(in, c)
 			sum.Results = append(sum.Results, rr)
 		}
 	}
 	var err error
-	if sum.Sweep, err = sweepBids(ctx, cfg, progress); err != nil {
+	if sum.Sweep, err = sweepBids(ctx, cfg, prog); err != nil {
 		return nil, err
 	}
 	sum.Elapsed = time.Since(start)
@@ -257,8 +269,11 @@ func estimates(in *instance, fpn, sigma float64, seed uint64) []estimate {
 // sweepBids runs r=0 and r=1 at figure_c on the synthetic web drawn anew
 // with each mean number of bids of eval.monitor.bids_sweep, under each
 // life: how busy a web has to be for the paper's figures at C=8 to hold.
-func sweepBids(ctx context.Context, cfg Config, progress io.Writer) ([]SweepRow, error) {
+func sweepBids(ctx context.Context, cfg Config, prog *tracker.Tracker) ([]SweepRow, error) {
 	var out []SweepRow
+	if len(cfg.BidsSweep) > 0 {
+		prog.Stage("monitor (bids sweep)", 2*len(cfg.BidsSweep)*len(cfg.SynthLives), cfg.Auction.Instants, "instant")
+	}
 	for _, bids := range cfg.BidsSweep {
 		a := cfg.Auction
 		a.MeanBids = bids
@@ -270,13 +285,15 @@ func sweepBids(ctx context.Context, cfg Config, progress io.Writer) ([]SweepRow,
 			est := estimates(in, cfg.FPN, cfg.Sigma, cfg.Seed)
 			row := SweepRow{MeanBids: bids, Life: lifeTitle(synthLives[l]), PerInstant: float64(in.totalChanges()) / float64(in.n)}
 			var err error
-			if row.R0, err = runWIC(in, est, cfg.FigureC, 0); err != nil {
+			if row.R0, err = runWIC(ctx, in, est, cfg.FigureC, 0, prog); err != nil {
 				return nil, err
 			}
-			if row.R1, err = runWIC(in, est, cfg.FigureC, 1); err != nil {
+			prog.RunDone()
+			if row.R1, err = runWIC(ctx, in, est, cfg.FigureC, 1, prog); err != nil {
 				return nil, err
 			}
-			fmt.Fprintf(progress, "monitor: sweep, mean bids %-4g %-16s C=%-4d r=1/r=0 captured %.2f, zero-delay r=0 %.3f\n", bids, row.Life, cfg.FigureC, captureRatio(row.R0, row.R1), row.R0.ZeroDelay)
+			prog.RunDone()
+			fmt.Fprintf(prog, "monitor: sweep, mean bids %-4g %-16s C=%-4d r=1/r=0 captured %.2f, zero-delay r=0 %.3f\n", bids, row.Life, cfg.FigureC, captureRatio(row.R0, row.R1), row.R0.ZeroDelay)
 			out = append(out, row)
 		}
 	}
@@ -284,8 +301,8 @@ func sweepBids(ctx context.Context, cfg Config, progress io.Writer) ([]SweepRow,
 }
 
 // exact runs r=0 and r=1 at C with exact π and counts how crowded the
-// instants are.
-func exact(in *instance, c int) (*Exact, error) {
+// instants are; prog counts the two runs.
+func exact(ctx context.Context, in *instance, c int, prog *tracker.Tracker) (*Exact, error) {
 	est := make([]estimate, len(in.pages))
 	changing := make([]int, in.n+1)
 	for i, p := range in.pages {
@@ -302,18 +319,21 @@ func exact(in *instance, c int) (*Exact, error) {
 	}
 	x.Crowded /= float64(in.n)
 	var err error
-	if x.R0, err = runWIC(in, est, c, 0); err != nil {
+	if x.R0, err = runWIC(ctx, in, est, c, 0, prog); err != nil {
 		return nil, err
 	}
-	if x.R1, err = runWIC(in, est, c, 1); err != nil {
+	prog.RunDone()
+	if x.R1, err = runWIC(ctx, in, est, c, 1, prog); err != nil {
 		return nil, err
 	}
+	prog.RunDone()
 	return x, nil
 }
 
 // runWIC schedules in with the monitor package's WIC (urgency r^t) from
 // the noisy estimates and scores the schedule against the real changes.
-func runWIC(in *instance, est []estimate, c int, r float64) (Result, error) {
+// prog counts its instants; the caller counts the run done.
+func runWIC(ctx context.Context, in *instance, est []estimate, c int, r float64, prog *tracker.Tracker) (Result, error) {
 	s, err := monitor.NewScheduler(in.n + 1)
 	if err != nil {
 		return Result{}, err
@@ -328,6 +348,9 @@ func runWIC(in *instance, est []estimate, c int, r float64) (Result, error) {
 	cursor := make([]int, len(in.pages))
 	fetches := make([][]int, len(in.pages))
 	for j := 1; j <= in.n; j++ {
+		if err := ctx.Err(); err != nil {
+			return Result{}, err
+		}
 		s.Advance(func(url string) float64 {
 			i := index[url]
 			e := est[i]
@@ -343,6 +366,7 @@ func runWIC(in *instance, est []estimate, c int, r float64) (Result, error) {
 			i := index[ch.URL]
 			fetches[i] = append(fetches[i], j)
 		}
+		prog.Step()
 	}
 	return score(in, fetches, c, r), nil
 }

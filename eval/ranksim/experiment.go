@@ -123,7 +123,9 @@ func (e *experiment) run(ctx context.Context, workers int, progress io.Writer) e
 	}
 	total := len(e.simOrder) + len(e.anaOrder)
 	prog := tracker.From(progress)
-	prog.Stage("ranksim", total, 1, "simulation or analysis")
+	// One unit for a simulation and an analysis alike: a run, which the
+	// Tracker pluralises by adding "s" ("76 of 177 runs done").
+	prog.Stage("ranksim", total, 1, "run")
 	var mu sync.Mutex
 	done := 0
 	report := func(label, result string, took time.Duration) {

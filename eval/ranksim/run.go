@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -52,9 +51,11 @@ func Run(ctx context.Context, cfg Config, outDir string, progress io.Writer) (*S
 	if cfg.Quick {
 		p = quickPlan()
 	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
+	tidy, err := report.OutDir(outDir)
+	if err != nil {
 		return nil, fmt.Errorf("ranksim: %w", err)
 	}
+	defer tidy() // interrupted before the report: no empty outDir
 	e := newExperiment(p, cfg.Seed)
 	newBuilder(e).all() // declare
 	if progress != nil {

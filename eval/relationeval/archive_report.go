@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/deltaq/deltaq/eval/replay"
 	"github.com/deltaq/deltaq/eval/report"
+	tracker "github.com/deltaq/deltaq/internal/progress"
 	"github.com/deltaq/deltaq/relation"
 )
 
@@ -29,15 +29,19 @@ type probeQuality struct {
 
 // RunArchive tracks the pages of the logged commands through the replay's
 // added search over every weekly transition, for each budget and method,
-// and writes report.md, results.csv and plots into outDir.
+// and writes report.md, results.csv and plots into outDir. progress (a
+// *progress.Tracker, or any writer; nil for none) gets the probe plans and
+// weeks done with an ETA.
 func RunArchive(ctx context.Context, cfg ArchiveConfig, outDir string, progress io.Writer) (*Summary, error) {
 	if err := (Config{Synth: validSynth, Archive: cfg}).Validate(); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
+	tidy, err := report.OutDir(outDir)
+	if err != nil {
 		return nil, fmt.Errorf("relationeval: %w", err)
 	}
+	defer tidy()
 	w, err := openWorld(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -57,10 +61,9 @@ func runArchive(ctx context.Context, w *world, cfg ArchiveConfig, progress io.Wr
 	if weeks < 2 {
 		return nil, nil, 0, fmt.Errorf("relationeval: --archive %s has %d weeks: at least 2 are needed", cfg.Archive, weeks)
 	}
+	prog := tracker.From(progress)
 	say := func(format string, args ...any) {
-		if progress != nil {
-			fmt.Fprintf(progress, "relation archive: "+format+"\n", args...)
-		}
+		fmt.Fprintf(prog, "relation archive: "+format+"\n", args...)
 	}
 	totalChanges := 0
 	for _, c := range w.changes {
@@ -70,7 +73,9 @@ func runArchive(ctx context.Context, w *world, cfg ArchiveConfig, progress io.Wr
 
 	// Fig. 3 analogue on week 0: coverage and speed-up against k.
 	var quality []probeQuality
-	for _, m := range []relation.Method{relation.AllPages, relation.FirstPage} {
+	methods := []relation.Method{relation.AllPages, relation.FirstPage}
+	prog.Stage("relation archive, week 0", len(methods)*len(cfg.Pools), 1, "probe plan")
+	for _, m := range methods {
 		for _, k := range cfg.Pools {
 			q, err := measureProbes(ctx, w, cfg, m, k)
 			if err != nil {
@@ -78,6 +83,8 @@ func runArchive(ctx context.Context, w *world, cfg ArchiveConfig, progress io.Wr
 			}
 			quality = append(quality, q)
 			say("week 0, %s, k=%d: %d probes, coverage %.3f (expected %.3f), speed-up %.2f", m, k, q.probes, q.covered, q.expected, q.speedup)
+			prog.Step()
+			prog.RunDone()
 		}
 	}
 
@@ -87,6 +94,9 @@ func runArchive(ctx context.Context, w *world, cfg ArchiveConfig, progress io.Wr
 			runs = append(runs, newTracked(w, cfg, m, b))
 		}
 	}
+	// Each week runs every (budget, method) in turn: the weeks are the
+	// units.
+	prog.Stage(fmt.Sprintf("relation archive, %d runs", len(runs)), weeks-1, 1, "week")
 	for wk := 1; wk < weeks; wk++ {
 		if err := w.srv.SetWeek(wk); err != nil {
 			return nil, nil, 0, err
@@ -108,9 +118,8 @@ func runArchive(ctx context.Context, w *world, cfg ArchiveConfig, progress io.Wr
 			r.atSync = append(r.atSync, f)
 			r.weekly = append(r.weekly, r.tracker.Area()-before)
 		}
-		if wk%10 == 0 || wk == weeks-1 {
-			say("week %d/%d done", wk, weeks-1)
-		}
+		prog.Step()
+		prog.RunDone()
 	}
 	return runs, quality, totalChanges, nil
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	tracker "github.com/deltaq/deltaq/internal/progress"
 	"github.com/deltaq/deltaq/relation"
 )
 
@@ -32,8 +33,9 @@ func citations(rng *rand.Rand) int {
 
 // runSynth simulates one seed of Fig. 2: papers with Poisson citation
 // updates, synchronised by Naive 1, Naive 2 and Greedy at QueriesPerUnit
-// requests per unit, all three over the same update events.
-func runSynth(ctx context.Context, c SynthConfig, seed uint64) (*synthRun, error) {
+// requests per unit, all three over the same update events. prog counts
+// the time units.
+func runSynth(ctx context.Context, c SynthConfig, seed uint64, prog *tracker.Tracker) (*synthRun, error) {
 	rng := rand.New(rand.NewPCG(seed, 0xf16_2))
 	tuples := make([]relation.Tuple, c.Papers)
 	weights := make([]float64, c.Papers)
@@ -128,6 +130,7 @@ func runSynth(ctx context.Context, c SynthConfig, seed uint64) (*synthRun, error
 				}
 				run.curves[m] = append(run.curves[m], f)
 			}
+			prog.Step()
 		}
 	}
 	for m := range trackers {

@@ -4,35 +4,39 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/deltaq/deltaq/eval/report"
+	tracker "github.com/deltaq/deltaq/internal/progress"
 )
 
 // RunSynth re-runs Fig. 2 of the paper (§5.2) over cfg.Seeds seeds and
 // writes report.md, results.csv and fig2-freshness.{svg,png} into outDir.
-// progress, if not nil, receives one line per seed.
+// progress (a *progress.Tracker, or any writer; nil for none) gets one
+// line per seed and, every few seconds, the time units done with an ETA.
 func RunSynth(ctx context.Context, cfg SynthConfig, outDir string, progress io.Writer) (*Summary, error) {
 	if err := (Config{Synth: cfg, Archive: validArchive}).Validate(); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
+	tidy, err := report.OutDir(outDir)
+	if err != nil {
 		return nil, fmt.Errorf("relationeval: %w", err)
 	}
+	defer tidy()
+	prog := tracker.From(progress)
+	prog.Stage("relation synth", cfg.Seeds, cfg.Units, "time unit")
 	runs := make([]*synthRun, cfg.Seeds)
 	for s := range runs {
-		r, err := runSynth(ctx, cfg, cfg.Seed+uint64(s))
+		r, err := runSynth(ctx, cfg, cfg.Seed+uint64(s), prog)
 		if err != nil {
 			return nil, fmt.Errorf("relationeval: seed %d: %w", cfg.Seed+uint64(s), err)
 		}
 		runs[s] = r
-		if progress != nil {
-			fmt.Fprintf(progress, "relation synth: seed %d/%d: time-averaged F(L) %s\n", s+1, cfg.Seeds, r)
-		}
+		fmt.Fprintf(prog, "relation synth: seed %d/%d: time-averaged F(L) %s\n", s+1, cfg.Seeds, r)
+		prog.RunDone()
 	}
 	// The seed-averaged curve, as Fig. 2 plots one line per method.
 	var mean [3][]float64

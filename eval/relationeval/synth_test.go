@@ -13,7 +13,7 @@ func smallSynth() SynthConfig {
 }
 
 func TestSynthGreedyBeatsNaives(t *testing.T) {
-	r, err := runSynth(t.Context(), smallSynth(), 7)
+	r, err := runSynth(t.Context(), smallSynth(), 7, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

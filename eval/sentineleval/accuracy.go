@@ -3,11 +3,11 @@ package sentineleval
 import (
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"strings"
 
 	"github.com/deltaq/deltaq/diff"
+	tracker "github.com/deltaq/deltaq/internal/progress"
 	"github.com/deltaq/deltaq/watch"
 )
 
@@ -67,8 +67,9 @@ type tracked struct {
 // week, and scores each sentinel's detections against the truth of the
 // transition: for any change, the archive's body hash; for phrases, the
 // word alignment of the two copies; for the other types, the object
-// extracted from each week's copy in the archive directly.
-func runAccuracy(ctx context.Context, s *served, cfg Config, queries [][]string, tmp string, progress io.Writer) (out []accuracyRow, err error) {
+// extracted from each week's copy in the archive directly. prog counts
+// the pages installed and the weeks replayed.
+func runAccuracy(ctx context.Context, s *served, cfg Config, queries [][]string, tmp string, prog *tracker.Tracker) (out []accuracyRow, err error) {
 	rng := rand.New(rand.NewPCG(cfg.Seed, 7))
 	a := s.a
 	week0 := a.Week(0)
@@ -92,7 +93,9 @@ func runAccuracy(ctx context.Context, s *served, cfg Config, queries [][]string,
 	}
 	defer e.Close()
 	var ts []*tracked
-	for _, pg := range week0[:min(cfg.AccuracyPages, len(week0))] {
+	chosen := week0[:min(cfg.AccuracyPages, len(week0))]
+	prog.Stage(fmt.Sprintf("sentinels: accuracy %s, install", a.Name()), len(chosen), 1, "page")
+	for _, pg := range chosen {
 		p, err := newPageInfo(s.host, pg.URL, pg.Body, extractLimits)
 		if err != nil {
 			return nil, err
@@ -104,6 +107,9 @@ func runAccuracy(ctx context.Context, s *served, cfg Config, queries [][]string,
 			}
 			sn, err := e.Install(ctx, spec)
 			if err != nil {
+				if ctx.Err() != nil {
+					return nil, interrupted(ctx, err)
+				}
 				continue // an object the generator picked but the page lacks
 			}
 			tr := &tracked{id: sn.ID, spec: spec, page: p}
@@ -113,6 +119,8 @@ func runAccuracy(ctx context.Context, s *served, cfg Config, queries [][]string,
 			}
 			ts = append(ts, tr)
 		}
+		prog.Step()
+		prog.RunDone()
 	}
 	rows := map[watch.Type]*accuracyRow{}
 	for _, t := range watch.Types {
@@ -125,6 +133,7 @@ func runAccuracy(ctx context.Context, s *served, cfg Config, queries [][]string,
 	if err != nil {
 		return nil, err
 	}
+	prog.Stage(fmt.Sprintf("sentinels: accuracy %s", a.Name()), a.Weeks()-1, 1, "week")
 	for w := 1; w < a.Weeks(); w++ {
 		if err := s.rs.SetWeek(w); err != nil {
 			return nil, err
@@ -134,7 +143,7 @@ func runAccuracy(ctx context.Context, s *served, cfg Config, queries [][]string,
 				continue // the page is gone this week
 			}
 			if _, err := e.Check(ctx, g.Key); err != nil {
-				return nil, fmt.Errorf("sentinels: week %d: %w", w, err)
+				return nil, interrupted(ctx, fmt.Errorf("sentinels: week %d: %w", w, err))
 			}
 		}
 		for _, tr := range ts {
@@ -169,7 +178,8 @@ func runAccuracy(ctx context.Context, s *served, cfg Config, queries [][]string,
 			}
 			row.add(detected, truth)
 		}
-		fmt.Fprintf(progress, "  %s week %d of %d\n", a.Name(), w, a.Weeks()-1)
+		prog.Step()
+		prog.RunDone()
 	}
 	for _, t := range watch.Types {
 		out = append(out, *rows[t])

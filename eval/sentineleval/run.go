@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deltaq/deltaq/eval/report"
+	tracker "github.com/deltaq/deltaq/internal/progress"
 	"github.com/deltaq/deltaq/internal/querylog"
 )
 
@@ -24,15 +25,20 @@ type Summary struct {
 
 // Run runs the throughput sweep and the accuracy replay and writes
 // report.md, results.csv, split.csv, accuracy.csv and the plots into out.
+// progress (a *progress.Tracker, or any writer; nil for none) gets the
+// installs, checks and weeks done with an ETA, and a line per run.
 func Run(ctx context.Context, cfg Config, out string, progress io.Writer) (Summary, error) {
 	start := time.Now()
 	sum := Summary{Speedups: map[string]float64{}}
 	if err := cfg.Validate(); err != nil {
 		return sum, err
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	prog := tracker.From(progress)
+	tidy, err := report.OutDir(out)
+	if err != nil {
 		return sum, fmt.Errorf("sentinels: %w", err)
 	}
+	defer tidy() // after tmp is removed: out is left only if written to
 	tmp, err := os.MkdirTemp(out, "tmp-")
 	if err != nil {
 		return sum, fmt.Errorf("sentinels: %w", err)
@@ -72,7 +78,7 @@ func Run(ctx context.Context, cfg Config, out string, progress io.Writer) (Summa
 			}
 			pages = append(pages, pi)
 		}
-		fmt.Fprintf(progress, "throughput: %s week %d → %d, %d pages\n", s.a.Name(), cfg.Week, cfg.Week+1, len(pages))
+		fmt.Fprintf(prog, "throughput: %s week %d → %d, %d pages\n", s.a.Name(), cfg.Week, cfg.Week+1, len(pages))
 		for _, n := range cfg.Sentinels {
 			for _, dist := range cfg.Dists {
 				runs := throughputRuns(cfg.Groups)
@@ -86,7 +92,7 @@ func Run(ctx context.Context, cfg Config, out string, progress io.Writer) (Summa
 					for k < len(runs) && runs[k].placement == runs[0].placement {
 						k++
 					}
-					pr, err := runPlacement(ctx, s, pages, cfg, n, dist, runs[0].placement, runs[:k], queries, tmp, progress)
+					pr, err := runPlacement(ctx, s, pages, cfg, n, dist, runs[0].placement, runs[:k], queries, tmp, prog)
 					if err != nil {
 						return sum, err
 					}
@@ -95,7 +101,7 @@ func Run(ctx context.Context, cfg Config, out string, progress io.Writer) (Summa
 						if r.Group != "none" && r.Speedup > 0 {
 							sum.Speedups[fmt.Sprintf("%d/%s/%s", n, dist, r.Group)] = r.Speedup
 						}
-						fmt.Fprintf(progress, "  N=%d %s group %s (placed for %d): %.0f sentinels/s (×%.1f, %.1f–%.1f over %d passes), install %.0f µs/sentinel, %.0f B read per check\n",
+						fmt.Fprintf(prog, "  N=%d %s group %s (placed for %d): %.0f sentinels/s (×%.1f, %.1f–%.1f over %d passes), install %.0f µs/sentinel, %.0f B read per check\n",
 							n, dist, r.Group, r.Placement, r.PerSec, r.Speedup, r.SpeedupLow, r.SpeedupHigh, r.Passes, r.InstallUS, r.BytesCheck)
 						rows = append(rows, r)
 					}
@@ -111,8 +117,8 @@ func Run(ctx context.Context, cfg Config, out string, progress io.Writer) (Summa
 			if err != nil {
 				return sum, err
 			}
-			fmt.Fprintf(progress, "accuracy: %s, %d pages × %d types, %d transitions\n", s.a.Name(), cfg.AccuracyPages, 9, s.a.Weeks()-1)
-			r, err := runAccuracy(ctx, s, cfg, queries, tmp, progress)
+			fmt.Fprintf(prog, "accuracy: %s, %d pages × %d types, %d transitions\n", s.a.Name(), cfg.AccuracyPages, 9, s.a.Weeks()-1)
+			r, err := runAccuracy(ctx, s, cfg, queries, tmp, prog)
 			s.close()
 			if err != nil {
 				return sum, err

@@ -69,7 +69,7 @@ func TestAccuracyOfAnyChangeIsExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.close()
-	rows, err := runAccuracy(t.Context(), s, Config{AccuracyPages: 20, Seed: 3}, [][]string{{"command"}}, t.TempDir(), &strings.Builder{})
+	rows, err := runAccuracy(t.Context(), s, Config{AccuracyPages: 20, Seed: 3}, [][]string{{"command"}}, t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,3 +79,13 @@ func tempRepo(dir string) (*repo.DB, func() error, error) {
 	}
 	return db, func() error { return errors.Join(db.Close(), os.RemoveAll(d)) }, nil
 }
+
+// interrupted is err, unless ctx was cancelled (Ctrl-C): then whatever
+// failed failed for that, and the error is the cancellation's cause, not
+// an invalid sentinel or a failed check that would blame the page.
+func interrupted(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("sentinels: %w", context.Cause(ctx))
+	}
+	return err
+}

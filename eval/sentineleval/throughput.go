@@ -3,7 +3,6 @@ package sentineleval
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	tracker "github.com/deltaq/deltaq/internal/progress"
 	"github.com/deltaq/deltaq/repo"
 	"github.com/deltaq/deltaq/watch"
 )
@@ -89,8 +89,9 @@ type pass struct {
 
 func (p pass) unchanged() time.Duration { return p.all - p.changed }
 
-// checkPass opens a checkpoint and checks every group once, timing it.
-func checkPass(ctx context.Context, s *served, dir string, gs []watch.Group, ungrouped bool) (pass, watch.Stats, error) {
+// checkPass opens a checkpoint and checks every group once, timing it;
+// prog counts the checks.
+func checkPass(ctx context.Context, s *served, dir string, gs []watch.Group, ungrouped bool, prog *tracker.Tracker) (pass, watch.Stats, error) {
 	var p pass
 	db, err := repo.Open(dir, repoConfig, repo.Options{})
 	if err != nil {
@@ -107,12 +108,14 @@ func checkPass(ctx context.Context, s *served, dir string, gs []watch.Group, ung
 		t := time.Now()
 		res, err := e.Check(ctx, gr.Key)
 		if err != nil {
-			return p, watch.Stats{}, fmt.Errorf("sentinels: check %s: %w", gr.URL, err)
+			return p, watch.Stats{}, interrupted(ctx, fmt.Errorf("sentinels: check %s: %w", gr.URL, err))
 		}
 		if !res.Unchanged {
 			p.changed += time.Since(t)
 			p.changedChecks++
 		}
+		prog.Step()
+		prog.RunDone()
 	}
 	p.all = time.Since(start)
 	return p, e.Stats(), nil
@@ -137,10 +140,10 @@ type installed struct {
 // under the same load; the grouped row's speedup is the median of the
 // repetitions' ratios (doc.go). The placement and the objects depend on
 // (seed, n, g) only, so both runs watch the same sentinels.
-func runPlacement(ctx context.Context, s *served, pages []*pageInfo, cfg Config, n int, dist string, g int, runs []throughputRun, queries [][]string, tmp string, progress io.Writer) ([]throughputRow, error) {
+func runPlacement(ctx context.Context, s *served, pages []*pageInfo, cfg Config, n int, dist string, g int, runs []throughputRun, queries [][]string, tmp string, prog *tracker.Tracker) ([]throughputRow, error) {
 	var ins []*installed
 	for _, run := range runs {
-		in, err := install(ctx, s, pages, cfg, n, dist, g, run.ungrouped, queries, tmp, progress)
+		in, err := install(ctx, s, pages, cfg, n, dist, g, run.ungrouped, queries, tmp, prog)
 		if err != nil {
 			return nil, err
 		}
@@ -154,13 +157,18 @@ func runPlacement(ctx context.Context, s *served, pages []*pageInfo, cfg Config,
 	if err := s.rs.SetWeek(cfg.Week + 1); err != nil {
 		return nil, err
 	}
+	checks := 0
+	for _, in := range ins {
+		checks += len(in.gs) * max(1, cfg.Repeats)
+	}
+	prog.Stage(fmt.Sprintf("sentinels: check N=%d %s placed for group %d", n, dist, g), checks, 1, "check")
 	for r := range max(1, cfg.Repeats) {
 		for k := range ins {
 			in := ins[k]
 			if r%2 == 1 {
 				in = ins[len(ins)-1-k]
 			}
-			p, st, err := checkPass(ctx, s, in.cps[r], in.gs, in.ungrouped)
+			p, st, err := checkPass(ctx, s, in.cps[r], in.gs, in.ungrouped, prog)
 			if err != nil {
 				return nil, err
 			}
@@ -228,8 +236,8 @@ func median(xs []float64) float64 {
 
 // install installs n sentinels placed for group size g on week cfg.Week
 // into a new repository and keeps cfg.Repeats checkpoints of it, one per
-// check pass (a pass changes what it checks).
-func install(ctx context.Context, s *served, pages []*pageInfo, cfg Config, n int, dist string, g int, ungrouped bool, queries [][]string, tmp string, progress io.Writer) (in *installed, err error) {
+// check pass (a pass changes what it checks). prog counts the installs.
+func install(ctx context.Context, s *served, pages []*pageInfo, cfg Config, n int, dist string, g int, ungrouped bool, queries [][]string, tmp string, prog *tracker.Tracker) (in *installed, err error) {
 	group := strconv.Itoa(g)
 	if ungrouped {
 		group = "none"
@@ -256,6 +264,7 @@ func install(ctx context.Context, s *served, pages []*pageInfo, cfg Config, n in
 		return nil, err
 	}
 	defer e.Close()
+	prog.Stage(fmt.Sprintf("sentinels: install N=%d %s, group %s", n, dist, group), n, 1, "sentinel")
 	seen := map[int]bool{}
 	var total time.Duration
 	var window time.Duration
@@ -274,12 +283,16 @@ func install(ctx context.Context, s *served, pages []*pageInfo, cfg Config, n in
 		_, err := e.Install(ctx, spec)
 		d := time.Since(start)
 		if err != nil {
+			if ctx.Err() != nil {
+				// Interrupted: the fetch was cut short, the spec is fine.
+				return nil, interrupted(ctx, err)
+			}
 			// A generated object the page does not have (a regex whose
 			// word sits in markup): fall back to a words sentinel.
 			spec, _ = specFor(watch.Words, p, queries, rng)
 			start = time.Now()
 			if _, err = e.Install(ctx, spec); err != nil {
-				return nil, fmt.Errorf("sentinels: install %d on %s: %w", i, p.url, err)
+				return nil, interrupted(ctx, fmt.Errorf("sentinels: install %d on %s: %w", i, p.url, err))
 			}
 			d = time.Since(start)
 		}
@@ -289,9 +302,8 @@ func install(ctx context.Context, s *served, pages []*pageInfo, cfg Config, n in
 			row.Windows = append(row.Windows, float64(window.Microseconds())/1000)
 			window = 0
 		}
-		if (i+1)%10000 == 0 {
-			fmt.Fprintf(progress, "  installed %d of %d\n", i+1, n)
-		}
+		prog.Step()
+		prog.RunDone()
 	}
 	row.Pages = len(seen)
 	row.PageBytes /= float64(len(seen))

@@ -149,7 +149,8 @@
 // the weeks against the second) and the workload's knee, as SVG and PNG.
 // Progress goes week by week through internal/progress; an interrupted
 // sweep writes the runs that finished, its report marked partial
-// (Summary.Missing), and returns an error naming the missing runs.
+// (Summary.Missing) and listing only the plots those runs could draw, and
+// returns an error naming the missing runs and the plots not drawn.
 // The report adds, per policy, the share of fetches that found a change,
 // deltaq's paired weekly margins over the best baseline, and the wall
 // time by stage and the peak memory.

@@ -2,6 +2,7 @@ package synceval
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -227,7 +228,8 @@ func (h *harness) write(sum *Summary, results []*runResult, outDir string) error
 	if err := h.writeCSV(sum, filepath.Join(outDir, "results.csv")); err != nil {
 		return err
 	}
-	if err := h.writePlots(sum, results, outDir); err != nil {
+	sum.plots = h.writePlots(sum, results, outDir)
+	if err := errors.Join(sum.plots.failed...); err != nil {
 		return err
 	}
 	return h.writeReport(sum, results, outDir)
@@ -504,7 +506,7 @@ func (h *harness) markdown(sum *Summary, results []*runResult) string {
 			st.Compact.Round(time.Second), st.Rank.Round(time.Second)))
 	_ = tm.Markdown(&b)
 
-	fmt.Fprintf(&b, "Plots: quality-vs-budget.svg (fig. 4.4: mean Q on x, B on y), q-per-week-B*.svg, forecast.svg (fig. 4.3), workload-knee.svg.\n")
+	b.WriteString(sum.plots.markdown())
 	if att := h.arch.Meta().Attribution; att != "" {
 		fmt.Fprintf(&b, "\nArchive: %s\n", att)
 	}
@@ -521,10 +523,62 @@ func countSweep(runs []RunSummary) int {
 	return n
 }
 
-// writePlots draws fig. 4.4, Q per week, fig. 4.3 and the knee.
-func (h *harness) writePlots(sum *Summary, results []*runResult, outDir string) error {
+// plots are the figures writePlots drew, by file name without extension,
+// and those it did not, each with why: a partial report lists only what
+// is there.
+type plots struct {
+	drawn    []string
+	notDrawn []string // "q-per-week-B2.svg (no run at B = 2 finished)"
+	failed   []error  // the plots that could not be written, also in notDrawn
+}
+
+// plotCaptions say what a figure shows, in the report's list of plots.
+var plotCaptions = map[string]string{
+	"quality-vs-budget": " (fig. 4.4: mean Q on x, B on y)",
+	"forecast":          " (fig. 4.3)",
+}
+
+// markdown is report.md's line naming the plots.
+func (p plots) markdown() string {
+	var b strings.Builder
+	if len(p.drawn) > 0 {
+		names := make([]string, len(p.drawn))
+		for i, n := range p.drawn {
+			names[i] = n + ".svg" + plotCaptions[n]
+		}
+		fmt.Fprintf(&b, "Plots: %s.", strings.Join(names, ", "))
+	}
+	if len(p.notDrawn) > 0 {
+		if b.Len() > 0 {
+			b.WriteString(" ")
+		}
+		fmt.Fprintf(&b, "Not drawn: %s.", strings.Join(p.notDrawn, "; "))
+	}
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// writePlots draws fig. 4.4, Q per week, fig. 4.3 and the knee, each as
+// far as the finished runs allow: a plot with nothing to draw is listed as
+// not drawn, with why, and so is one that could not be written, whose
+// error is also kept in failed; the others are drawn all the same.
+func (h *harness) writePlots(sum *Summary, results []*runResult, outDir string) plots {
+	var ps plots
+	draw := func(name string, pl report.Plot) {
+		if err := pl.Write(filepath.Join(outDir, name)); err != nil {
+			ps.notDrawn = append(ps.notDrawn, fmt.Sprintf("%s.svg (%v)", name, err))
+			ps.failed = append(ps.failed, fmt.Errorf("synceval: plot %s: %w", name, err))
+			return
+		}
+		ps.drawn = append(ps.drawn, name)
+	}
+	skip := func(name, why string) { ps.notDrawn = append(ps.notDrawn, name+".svg ("+why+")") }
+
 	// Fig. 4.4: quality on x, budget on y, one line per policy.
 	var series []report.Series
+	points := 0
 	for _, l := range h.lines() {
 		var rs []RunSummary
 		for _, r := range sum.Best {
@@ -541,12 +595,14 @@ func (h *harness) writePlots(sum *Summary, results []*runResult, outDir string) 
 			s.X = append(s.X, r.MeanQ)
 			s.Y = append(s.Y, float64(r.Budget))
 		}
+		points += len(rs)
 		series = append(series, s)
 	}
-	fig := report.Plot{Title: sum.Archive + ": repository quality vs re-downloads (fig. 4.4), " + h.historyLabel(),
-		X: "mean repository quality Q", Y: "B, re-downloads per week", Series: series}
-	if err := fig.Write(filepath.Join(outDir, "quality-vs-budget")); err != nil {
-		return err
+	if points == 0 {
+		skip("quality-vs-budget", "no policy's run finished")
+	} else {
+		draw("quality-vs-budget", report.Plot{Title: sum.Archive + ": repository quality vs re-downloads (fig. 4.4), " + h.historyLabel(),
+			X: "mean repository quality Q", Y: "B, re-downloads per week", Series: series})
 	}
 
 	// Q per week, one plot per budget.
@@ -563,18 +619,33 @@ func (h *harness) writePlots(sum *Summary, results []*runResult, outDir string) 
 			}
 			ss = append(ss, s)
 		}
-		pl := report.Plot{Title: fmt.Sprintf("%s: Q(W^L) per week, B = %d, %s", sum.Archive, bu, h.historyLabel()), X: "week", Y: "Q", Series: ss}
-		if err := pl.Write(filepath.Join(outDir, fmt.Sprintf("q-per-week-B%d", bu))); err != nil {
-			return err
+		name := fmt.Sprintf("q-per-week-B%d", bu)
+		if len(ss) == 0 {
+			skip(name, fmt.Sprintf("no run at B = %d finished", bu))
+			continue
 		}
+		draw(name, report.Plot{Title: fmt.Sprintf("%s: Q(W^L) per week, B = %d, %s", sum.Archive, bu, h.historyLabel()), X: "week", Y: "Q", Series: ss})
 	}
 
-	// Fig. 4.3.
+	// Fig. 4.3, from the all-pages run.
+	var allRun *runResult
 	for _, r := range results {
-		if r.Spec.All && len(r.Forecast) > 0 {
-			if err := forecastPlot(sum.Archive, r.Forecast, h.c.weeks(), filepath.Join(outDir, "forecast")); err != nil {
-				return err
-			}
+		if r.Spec.All {
+			allRun = r
+		}
+	}
+	switch {
+	case allRun == nil && !h.cfg.Forecast && h.cfg.History != "whole":
+		skip("forecast", "no all-pages run: eval.sync.forecast is off")
+	case allRun == nil:
+		skip("forecast", "the all-pages run did not finish")
+	case len(allRun.Forecast) == 0:
+		skip("forecast", "no page re-downloaded in both halves")
+	default:
+		if fp, ok := forecastPlot(sum.Archive, allRun.Forecast, h.c.weeks()); ok {
+			draw("forecast", fp)
+		} else {
+			skip("forecast", "no page with δQ_A > 0")
 		}
 	}
 
@@ -591,15 +662,16 @@ func (h *harness) writePlots(sum *Summary, results []*runResult, outDir string) 
 		ss = append(ss, report.Series{Name: fmt.Sprintf("knee: %d kept", len(h.wl.queries)), Style: report.Points,
 			X: []float64{float64(len(h.wl.queries))}, Y: []float64{h.wl.threshold}})
 	}
-	kp := report.Plot{Title: sum.Archive + ": queries by relevance to week 0", X: "query rank", Y: "Σ_p S(W_0[p], q)", LogY: true, Series: ss}
-	return kp.Write(filepath.Join(outDir, "workload-knee"))
+	draw("workload-knee", report.Plot{Title: sum.Archive + ": queries by relevance to week 0", X: "query rank", Y: "Σ_p S(W_0[p], q)", LogY: true, Series: ss})
+	return ps
 }
 
 // forecastPlot draws δQ_A over the first half against the second, log-log,
 // with the diagonal; a zero in one half is drawn on that axis's edge
 // (a third of the smallest positive value), and pages are coloured by
-// quartile of their distance to the diagonal, as in fig. 4.3.
-func forecastPlot(name string, pages []forecastPage, weeks int, path string) error {
+// quartile of their distance to the diagonal, as in fig. 4.3. ok is false
+// when no page has δQ_A > 0 in a half: nothing to draw.
+func forecastPlot(name string, pages []forecastPage, weeks int) (pl report.Plot, ok bool) {
 	lo := math.Inf(1)
 	for _, p := range pages {
 		for _, v := range []float64{p.First, p.Second} {
@@ -609,7 +681,7 @@ func forecastPlot(name string, pages []forecastPage, weeks int, path string) err
 		}
 	}
 	if math.IsInf(lo, 1) {
-		return nil
+		return report.Plot{}, false
 	}
 	edge := lo / 3
 	type pt struct{ x, y, d float64 }
@@ -638,10 +710,9 @@ func forecastPlot(name string, pages []forecastPage, weeks int, path string) err
 		}
 		ss = append(ss, s)
 	}
-	pl := report.Plot{Title: fmt.Sprintf("%s: δQ_A per page, weeks 1–%d vs %d–%d (fig. 4.3)", name, weeks/2-1, weeks/2, weeks-1),
+	return report.Plot{Title: fmt.Sprintf("%s: δQ_A per page, weeks 1–%d vs %d–%d (fig. 4.3)", name, weeks/2-1, weeks/2, weeks-1),
 		X: fmt.Sprintf("δQ_A, weeks 1–%d", weeks/2-1), Y: fmt.Sprintf("δQ_A, weeks %d–%d", weeks/2, weeks-1),
-		LogX: true, LogY: true, Diagonal: true, Series: ss, Width: 14, Height: 14}
-	return pl.Write(path)
+		LogX: true, LogY: true, Diagonal: true, Series: ss, Width: 14, Height: 14}, true
 }
 
 // semanticsSentence states what a query means in the report

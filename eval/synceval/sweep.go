@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/eval/report"
 	"github.com/deltaq/deltaq/index"
 	tracker "github.com/deltaq/deltaq/internal/progress"
 	"github.com/deltaq/deltaq/internal/querylog"
@@ -60,6 +61,8 @@ type Summary struct {
 	MaxRSS int64
 	// IdealBytes is the memory the ideal side of eq. 4.5 holds (quality.go).
 	IdealBytes int
+	// plots are the figures written, and those not, for report.md.
+	plots plots
 }
 
 // WorkloadSummary describes the filtered workload (§4.7).
@@ -137,9 +140,11 @@ func Run(ctx context.Context, cfg Config, outDir string, progress io.Writer) (su
 	if progress == nil {
 		progress = io.Discard
 	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
+	tidy, err := report.OutDir(outDir)
+	if err != nil {
 		return nil, fmt.Errorf("synceval: %w", err)
 	}
+	defer tidy() // interrupted before any run finished: no empty outDir
 	workers := cfg.Workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -351,10 +356,12 @@ func (h *harness) writePartial(ctx context.Context, specs []runSpec, results []*
 		return nil, err
 	}
 	// A plot may need runs that are missing (a policy at two budgets); the
-	// tables do not.
+	// tables do not. The report lists the plots drawn, and the warning
+	// those not, with why.
+	sum.plots = h.writePlots(sum, done, outDir)
 	plots := ""
-	if err := h.writePlots(sum, done, outDir); err != nil {
-		plots = fmt.Sprintf(" (plots not drawn: %v)", err)
+	if nd := sum.plots.notDrawn; len(nd) > 0 {
+		plots = fmt.Sprintf(" (plots not drawn: %s)", strings.Join(nd, "; "))
 	}
 	if err := h.writeReport(sum, done, outDir); err != nil {
 		return nil, err

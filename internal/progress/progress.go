@@ -136,10 +136,17 @@ func (t *Tracker) lineLocked(now time.Time) string {
 }
 
 // Status says how far the current stage got, for the message of an
-// interrupted job: "adsim: 12 of 40 simulations done".
+// interrupted job: "adsim: 12 of 40 simulations done"; "" before a stage
+// of anything to count has started.
 func (t *Tracker) Status() string {
+	if t == nil {
+		return ""
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.mu.runs == 0 {
+		return ""
+	}
 	if t.mu.perRun > 1 {
 		return fmt.Sprintf("%s: %d of %d runs done", t.mu.stage, t.mu.runsDone, t.mu.runs)
 	}

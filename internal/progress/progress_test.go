@@ -77,3 +77,26 @@ func TestOneUnitPerRunCountsTheRunsAsUnits(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
+
+// TestStatusIsEmptyUntilAStageCountsSomething: an interruption before any
+// stage, or in a stage of nothing, has no count to report, rather than
+// ": 0 of 0 s done".
+func TestStatusIsEmptyUntilAStageCountsSomething(t *testing.T) {
+	var out strings.Builder
+	p := New(&out, nil, time.Second)
+	if st := p.Status(); st != "" {
+		t.Errorf("Status before a stage = %q, want empty", st)
+	}
+	p.Stage("empty", 0, 1, "run")
+	if st := p.Status(); st != "" {
+		t.Errorf("Status of a stage of nothing = %q, want empty", st)
+	}
+	p.Stage("sims", 4, 1, "simulation")
+	p.Step()
+	if st, want := p.Status(), "sims: 1 of 4 simulations done"; st != want {
+		t.Errorf("Status = %q, want %q", st, want)
+	}
+	if st := (*Tracker)(nil).Status(); st != "" {
+		t.Errorf("a nil Tracker's Status = %q, want empty", st)
+	}
+}
