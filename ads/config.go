@@ -46,6 +46,10 @@ type Config struct {
 }
 
 // Validate reports every problem in c, each naming its key, value and limit.
+// maxRecentClicks bounds recent_clicks: its ring of ids is allocated
+// whole when the store opens.
+const maxRecentClicks = 1 << 22
+
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(key string, v any, limit string) {
@@ -98,8 +102,8 @@ func (c Config) Validate() error {
 	if c.ClickTTL < time.Minute {
 		bad("click_ttl", c.ClickTTL, "must be >= 1m")
 	}
-	if c.RecentClicks < 1 {
-		bad("recent_clicks", c.RecentClicks, "must be >= 1")
+	if c.RecentClicks < 1 || c.RecentClicks > maxRecentClicks {
+		bad("recent_clicks", c.RecentClicks, fmt.Sprintf("must be in [1, %d]: the ids are held in memory", maxRecentClicks))
 	}
 	if c.FlushInterval < time.Second {
 		bad("flush_interval", c.FlushInterval, "must be >= 1s")

@@ -10,6 +10,12 @@ func TestConfigValidate(t *testing.T) {
 	if err := testConfig().Validate(); err != nil {
 		t.Fatalf("good config: %v", err)
 	}
+	// A ring of ids allocated whole: a huge one would exhaust memory.
+	huge := testConfig()
+	huge.RecentClicks = 1 << 62
+	if err := huge.Validate(); err == nil || !strings.Contains(err.Error(), "ads.recent_clicks = 4611686018427387904: must be in [1, 4194304]") {
+		t.Errorf("recent_clicks 2^62: %v, want it refused naming the limit", err)
+	}
 	bad := Config{
 		Policy: "ucb", PerQuery: 0, TimeZone: "Mars/Olympus", QueryCount: "week",
 		MaxAdsPerAdvertiser: 0, MaxPhrasesPerAd: 0, MinBid: 0, MaxBid: -1, MaxDailyBudget: 0,
@@ -31,7 +37,7 @@ func TestConfigValidate(t *testing.T) {
 		"ads.max_daily_budget = 0: must be in",
 		"ads.secret = (5 bytes): must be empty or at least 32 bytes",
 		"ads.click_ttl = 1s: must be >= 1m",
-		"ads.recent_clicks = 0: must be >= 1",
+		"ads.recent_clicks = 0: must be in [1, 4194304]",
 		"ads.flush_interval = 0s: must be >= 1s",
 		"ads.max_request_bytes = 10: must be >= 1024",
 	} {

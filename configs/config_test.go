@@ -82,6 +82,14 @@ var expectedErrors = []struct {
 		"testdata/every_problem.bad.yaml:5: crawler.limits.max_url_length = 99999: must be <= 2048, the longest URL the repository normalizes",
 		`testdata/every_problem.bad.yaml:8: server.listen = "notanaddr": must be host:port`,
 	}},
+	// Sizes that would be allocated whole, or as many goroutines, are
+	// bounded: each of these crashed or exhausted memory at run time.
+	{"huge.bad.yaml", []string{
+		"testdata/huge.bad.yaml:3: crawler.politeness.global = 1000000000: must be in [1, 4096]: a fetch worker each",
+		"testdata/huge.bad.yaml:5: crawler.limits.max_body_bytes = 9223372036854775807: must be <= 1073741824 (1 GiB): a body is held in memory whole",
+		"testdata/huge.bad.yaml:7: crawler.extract.max_text_bytes = 9223372036854775807: must be <= 1073741824 (1 GiB), the text being held in memory whole",
+		"testdata/huge.bad.yaml:9: ads.recent_clicks = 10000000000: must be in [1, 4194304]: the ids are held in memory",
+	}},
 	// Nor does a misspelled key.
 	{"unknown_key_and_more.bad.yaml", []string{
 		"testdata/unknown_key_and_more.bad.yaml:2: log.levl: no such setting; log has level, format",

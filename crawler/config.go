@@ -90,6 +90,12 @@ type TimeoutsConfig struct {
 }
 
 // Validate reports every problem in c, each naming its key.
+// Upper bounds of settings that size what is held in memory at once.
+const (
+	maxBodyBytesLimit = 1 << 30
+	maxGlobalFetches  = 4096
+)
+
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(key string, v any, limit string) {
@@ -135,8 +141,8 @@ func (c Config) Validate() error {
 	if p.PerHost < 1 {
 		bad("politeness.per_host", p.PerHost, "must be >= 1")
 	}
-	if p.Global < 1 {
-		bad("politeness.global", p.Global, "must be >= 1")
+	if p.Global < 1 || p.Global > maxGlobalFetches {
+		bad("politeness.global", p.Global, fmt.Sprintf("must be in [1, %d]: a fetch worker each", maxGlobalFetches))
 	}
 	if p.BackoffInitial <= 0 {
 		bad("politeness.backoff_initial", p.BackoffInitial, "must be > 0")
@@ -168,6 +174,9 @@ func (c Config) Validate() error {
 		if f.v <= 0 {
 			bad(f.key, f.v, "must be > 0")
 		}
+	}
+	if l.MaxBodyBytes > maxBodyBytesLimit {
+		bad("limits.max_body_bytes", l.MaxBodyBytes, fmt.Sprintf("must be <= %d (1 GiB): a body is held in memory whole", maxBodyBytesLimit))
 	}
 	if l.MaxRedirects < 0 {
 		bad("limits.max_redirects", l.MaxRedirects, "must be >= 0")

@@ -19,6 +19,9 @@ type Limits struct {
 	MaxNodes int `mapstructure:"max_nodes"`
 }
 
+// MaxTextBytesLimit is the largest max_text_bytes a configuration may set.
+const MaxTextBytesLimit = 1 << 30
+
 // Validate reports every limit out of range, naming its key.
 func (l Limits) Validate() error {
 	var errs []error
@@ -34,6 +37,10 @@ func (l Limits) Validate() error {
 		if f.v <= 0 {
 			errs = append(errs, fmt.Errorf("%s = %d: must be > 0", f.key, f.v))
 		}
+	}
+	// The text is gathered in one buffer of this capacity.
+	if l.MaxTextBytes > MaxTextBytesLimit {
+		errs = append(errs, fmt.Errorf("extract.max_text_bytes = %d: must be <= %d (1 GiB), the text being held in memory whole", l.MaxTextBytes, MaxTextBytesLimit))
 	}
 	return errors.Join(errs...)
 }

@@ -410,6 +410,11 @@ func TestHTMLRejectsBadArguments(t *testing.T) {
 			t.Errorf("error %q does not name %q", err, key)
 		}
 	}
+	huge := testLimits
+	huge.MaxTextBytes = 1 << 62
+	if err := huge.Validate(); err == nil || !strings.Contains(err.Error(), "extract.max_text_bytes = 4611686018427387904: must be <= 1073741824") {
+		t.Errorf("max_text_bytes 2^62: %v, want it refused naming the limit", err)
+	}
 	var target interface{ Unwrap() []error }
 	if !errors.As(err, &target) || len(target.Unwrap()) != 4 {
 		t.Errorf("want all four problems joined, got %v", err)

@@ -67,6 +67,9 @@ func Run(ctx context.Context, cfg Config, out string, progress io.Writer) (Summa
 			return sum, err
 		}
 		defer s.close()
+		if last := s.a.Weeks() - 2; cfg.Week > last {
+			return sum, fmt.Errorf("sentinels: eval.sentinels.week = %d: must be ≤ %d, the last week of %s with a week after it to check", cfg.Week, last, cfg.Archive)
+		}
 		var pages []*pageInfo
 		for _, p := range s.a.Week(cfg.Week) {
 			if _, ok := s.a.Lookup(p.URL, cfg.Week+1); !ok {

@@ -1,12 +1,14 @@
 package sentineleval
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/internal/datasets"
 	"github.com/deltaq/deltaq/watch"
 )
@@ -138,6 +140,28 @@ func TestMedianIgnoresAMinorityOfStalls(t *testing.T) {
 	} {
 		if got := median(c.xs); got != c.want {
 			t.Errorf("median(%v) = %v, want %v", c.xs, got, c.want)
+		}
+	}
+}
+
+// TestAWeekWithoutAWeekAfterItIsRefused: the checks run on the week after
+// the one installed on; the archive's last week has none, and a week
+// past it none either. Refused naming the key and the last week, where
+// it used to divide by zero placing sentinels on no pages.
+func TestAWeekWithoutAWeekAfterItIsRefused(t *testing.T) {
+	dir := datasets.Path(t, "archives", "digitalgov-2023")
+	a, err := archive.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := a.Weeks() - 2
+	for _, week := range []int{last + 1, last + 10} {
+		cfg := Config{Archive: dir, Sentinels: []int{10}, Dists: []string{"uniform"}, Groups: []string{"none"}, ZipfAlpha: 1, Week: week,
+			AccuracyPages: 1, Seed: 1, Repeats: 1}
+		_, err := Run(t.Context(), cfg, t.TempDir(), nil)
+		want := fmt.Sprintf("eval.sentinels.week = %d: must be ≤ %d", week, last)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("week %d: %v, want %q", week, err, want)
 		}
 	}
 }
