@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -139,7 +140,7 @@ func (a *app) newRelationAddCmd() *cobra.Command {
 			if idsFile == "" {
 				return errors.New("--ids: a file of IDs is required")
 			}
-			text, err := os.ReadFile(idsFile)
+			text, err := readIDsFile(idsFile)
 			if err != nil {
 				return fmt.Errorf("--ids: %w", err)
 			}
@@ -181,7 +182,7 @@ func (a *app) newRelationRmCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ids := slices.Clone(args[1:])
 			if idsFile != "" {
-				text, err := os.ReadFile(idsFile)
+				text, err := readIDsFile(idsFile)
 				if err != nil {
 					return fmt.Errorf("--ids: %w", err)
 				}
@@ -400,4 +401,25 @@ func (a *app) newRelationShowCmd() *cobra.Command {
 func sortedStrings(s []string) []string {
 	slices.Sort(s)
 	return s
+}
+
+// maxIDsFileBytes bounds a file of IDs (relation add and rm --ids): read
+// whole, a file with no end (/dev/zero) must not exhaust memory first.
+const maxIDsFileBytes = 256 << 20
+
+// readIDsFile reads a file of IDs of at most maxIDsFileBytes.
+func readIDsFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	text, err := io.ReadAll(io.LimitReader(f, maxIDsFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(text) > maxIDsFileBytes {
+		return nil, fmt.Errorf("%s: over %d bytes (256 MiB), the most a file of IDs may hold", path, maxIDsFileBytes)
+	}
+	return text, nil
 }

@@ -223,3 +223,15 @@ func TestRelationAddRefusesADataDirectoryWithNoRepository(t *testing.T) {
 		t.Errorf("add with a mistyped --data created %s (%v)", typo, err)
 	}
 }
+
+// TestRelationIDsFromAFileWithoutEndAreRefused: --ids /dev/zero used to
+// read until memory ran out; the file is read up to its bound and refused
+// naming it, before the repository is opened.
+func TestRelationIDsFromAFileWithoutEndAreRefused(t *testing.T) {
+	for _, verb := range []string{"add", "rm"} {
+		_, _, err := run(t, "relation", verb, "items", "--data", filepath.Join(t.TempDir(), "none"), "--ids", "/dev/zero")
+		if err == nil || !strings.Contains(err.Error(), "--ids: /dev/zero: over 268435456 bytes (256 MiB)") {
+			t.Errorf("relation %s --ids /dev/zero: %v, want it refused naming the bound", verb, err)
+		}
+	}
+}
