@@ -602,7 +602,7 @@ func feedID(st *feeds.Store, arg string) (string, error) {
 	if feedIDPattern.MatchString(arg) {
 		return arg, nil
 	}
-	u, err := urlnorm.Normalize(arg)
+	u, err := urlnorm.NormalizeGiven(arg)
 	if err != nil { // urlnorm's reason would be about URLs alone
 		return "", fmt.Errorf("%s: not a feed URL or ID of this repository (a feed's http or https URL, or its 16-digit ID as deltaq feeds list shows it)", urlnorm.Quote(arg))
 	}

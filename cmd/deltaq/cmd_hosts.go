@@ -247,7 +247,7 @@ removes nothing.`,
 			var urls []string
 			given := map[string]string{}
 			for _, raw := range args {
-				u, err := urlnorm.Normalize(raw)
+				u, err := urlnorm.NormalizeGiven(raw)
 				if err != nil {
 					return fmt.Errorf("URL %s: %w", urlnorm.Quote(raw), err)
 				}

@@ -69,7 +69,7 @@ func (a *app) newPageCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			u, err := urlnorm.Normalize(args[0])
+			u, err := urlnorm.NormalizeGiven(args[0])
 			if err != nil {
 				return fmt.Errorf("URL %s: %w", urlnorm.Quote(args[0]), err)
 			}

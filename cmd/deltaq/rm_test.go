@@ -60,6 +60,13 @@ func TestRmRemovesFromRepositoryAndIndexAndABackupKeepsWhatWasThere(t *testing.T
 
 	checkExports(t, data, fx)
 
+	// A control character is refused, not dropped: "/\x01" is not "/".
+	if _, _, err := run(t, "rm", "--data", data, "http://fruit.test/\x01"); err == nil || !strings.Contains(err.Error(), "has 0x01 at byte 18") {
+		t.Errorf("rm of a URL with a control character: %v, want it refused naming the byte", err)
+	}
+	if _, _, err := run(t, "page", "explain", "--data", data, "http://fruit.test/\x01"); err == nil || !strings.Contains(err.Error(), "has 0x01 at byte 18") {
+		t.Errorf("page explain of a URL with a control character: %v, want it refused naming the byte", err)
+	}
 	out, _, err := run(t, "rm", "--data", data, "http://fruit.test/c")
 	if err != nil || out != "removed 1 page and 0 queue entries\nindex updated: 1 document removed, 2 left\n" {
 		t.Fatalf("rm: %v\n%s", err, out)
