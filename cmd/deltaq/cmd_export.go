@@ -141,8 +141,8 @@ line to standard error.`,
 // checkExportOut refuses an --out whose writing would destroy data. The
 // rename that ends an export replaces whatever file is at out, so out must
 // not be a file of the repository or the index (or anything else in the
-// data directory, however it is reached through symbolic links), nor an
-// existing file unless force.
+// data directory, however it is reached through symbolic links), nor a
+// device, pipe or socket, nor an existing file unless force.
 func checkExportOut(out, dataDir string, force bool) error {
 	if out == "-" {
 		return nil
@@ -163,6 +163,9 @@ func checkExportOut(out, dataDir string, force bool) error {
 		return fmt.Errorf("--out %s: %w", out, err)
 	case fi.IsDir():
 		return fmt.Errorf("--out %s: is a directory; give a file name", out)
+	case !fi.Mode().IsRegular() && fi.Mode()&fs.ModeSymlink == 0:
+		// The rename would put a plain file where a device or a pipe was.
+		return fmt.Errorf("--out %s: is not a regular file (%s), which the export would replace, --force or not; give a file name, or - for standard output", out, fi.Mode().Type())
 	case !force:
 		return fmt.Errorf("--out %s: already exists; give --force to replace it", out)
 	}

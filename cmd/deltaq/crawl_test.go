@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -201,6 +202,16 @@ func TestCrawlOfAHostThatDoesNotAnswerFails(t *testing.T) {
 	if _, serr := fmt.Sscanf(count, "%d)", &waiting); serr != nil || waiting < 1 ||
 		!strings.Contains(out, fmt.Sprintf("(robots.txt unreachable, host deferred %d)", waiting)) {
 		t.Errorf("the resumed crawl: %v\n%s, want the URLs waiting counted as the summary counts them", err, out)
+	}
+	// The repository's own directory given as --data, one level too
+	// deep, is refused: a second database would be made inside it.
+	inner := filepath.Join(data, "repo")
+	if _, _, err := run(t, "crawl", "--data", inner, "--allow-private", "--seeds", "http://"+addr+"/"); err == nil ||
+		!strings.Contains(err.Error(), "--data "+inner+": is a repository itself; give the data directory that holds it ("+data+")") {
+		t.Errorf("crawl --data %s: %v, want it refused", inner, err)
+	}
+	if _, err := os.Stat(filepath.Join(inner, "repo")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s/repo after the refusal: %v, want nothing made there", inner, err)
 	}
 }
 

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/deltaq/deltaq/internal/warc"
@@ -61,6 +63,18 @@ func TestExportNeverWritesOverItsDataOrAnExistingFile(t *testing.T) {
 	}
 	if got := searchData(t, data, "cherry"); len(got) != 1 {
 		t.Errorf("after the refused exports, cherry finds %v, want /c", got)
+	}
+
+	// A pipe (as a device would be) is not replaced, --force or not.
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(t, "export", "--data", data, "--out", fifo, "--force"); err == nil || !strings.Contains(err.Error(), "--out "+fifo+": is not a regular file (p---------)") {
+		t.Errorf("export --force over a pipe: %v, want it refused", err)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		t.Errorf("the pipe after the refused export: %v, %v; want it there still", fi, err)
 	}
 
 	out := filepath.Join(dir, "pages.warc")

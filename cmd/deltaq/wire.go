@@ -81,6 +81,11 @@ func openRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (*repo.D
 	if dataDir == "" {
 		return nil, errNoData
 	}
+	// A repository directory given as --data would get a second database
+	// made inside the first.
+	if st, err := repo.Inspect(dataDir); err == nil && st == repo.DirComplete {
+		return nil, fmt.Errorf("--data %s: is a repository itself; give the data directory that holds it (%s)", dataDir, filepath.Dir(filepath.Clean(dataDir)))
+	}
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("--data %s: %w", dataDir, err)
 	}
