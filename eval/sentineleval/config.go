@@ -43,14 +43,18 @@ type Config struct {
 }
 
 // Validate reports every problem, naming the key.
+// maxSentinels bounds a run's sentinels: each is installed and held in
+// a repository and in memory (the paper's largest run is 1,000,000).
+const maxSentinels = 10_000_000
+
 func (c Config) Validate() error {
 	var errs []error
 	if c.Archive == "" && len(c.Sentinels) > 0 {
 		errs = append(errs, errors.New("eval.sentinels.archive: required"))
 	}
 	for _, n := range c.Sentinels {
-		if n <= 0 {
-			errs = append(errs, fmt.Errorf("eval.sentinels.sentinels: %d: must be > 0", n))
+		if n <= 0 || n > maxSentinels {
+			errs = append(errs, fmt.Errorf("eval.sentinels.sentinels: %d: must be in [1, %d]", n, maxSentinels))
 		}
 	}
 	for _, d := range c.Dists {

@@ -118,8 +118,9 @@ func TestEachGroupSizeHasItsOwnUngroupedBaseline(t *testing.T) {
 }
 
 func TestValidateNamesKeys(t *testing.T) {
-	err := Config{Sentinels: []int{0}, Dists: []string{"gauss"}, Groups: []string{"seven"}}.Validate()
-	for _, want := range []string{"eval.sentinels.archive: required", "sentinels: 0", `dists: "gauss"`, `groups: "seven"`, "zipf_alpha = 0", "repeats = 0"} {
+	err := Config{Sentinels: []int{0, 999999999999}, Dists: []string{"gauss"}, Groups: []string{"seven"}}.Validate()
+	for _, want := range []string{"eval.sentinels.archive: required", "sentinels: 0: must be in [1, 10000000]", "sentinels: 999999999999: must be in [1, 10000000]",
+		`dists: "gauss"`, `groups: "seven"`, "zipf_alpha = 0", "repeats = 0"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate = %v, want %q", err, want)
 		}

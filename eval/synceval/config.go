@@ -118,6 +118,10 @@ var (
 
 // Validate reports every problem in c, each naming its key, the value and
 // the limit, including those of the component configurations.
+// maxWorkers bounds the runs evaluated at once: each holds its own
+// repository, index and replay in memory.
+const maxWorkers = 256
+
 func (c Config) Validate() error {
 	return errors.Join(c.ValidateOwn(), c.validateComponents())
 }
@@ -181,8 +185,8 @@ func (c Config) ValidateOwn() error {
 		bad("max_queries", c.MaxQueries, "must be >= 0 (0: no cap)")
 	}
 	errs = append(errs, validateSplits(c.Splits, c.Pages))
-	if c.Workers < 0 {
-		bad("workers", c.Workers, "must be >= 0 (0: GOMAXPROCS)")
+	if c.Workers < 0 || c.Workers > maxWorkers {
+		bad("workers", c.Workers, fmt.Sprintf("must be in [0, %d] (0: GOMAXPROCS)", maxWorkers))
 	}
 	if c.CrawlParallel < 1 {
 		bad("crawl_parallel", c.CrawlParallel, "must be >= 1")

@@ -192,3 +192,18 @@ func TestSplitRunsAreReproducible(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkersAreBounded: each worker holds a run's repository, index and
+// replay, so --workers 100000 ran out of memory; it is refused naming
+// the bound.
+func TestWorkersAreBounded(t *testing.T) {
+	cfg := defaults(t)
+	cfg.Workers = 100000
+	if err := cfg.ValidateOwn(); err == nil || !strings.Contains(err.Error(), "workers = 100000: must be in [0, 256] (0: GOMAXPROCS)") {
+		t.Errorf("workers 100000: %v, want it refused naming the bound", err)
+	}
+	cfg.Workers = 256
+	if err := cfg.ValidateOwn(); err != nil {
+		t.Errorf("workers 256: %v", err)
+	}
+}
