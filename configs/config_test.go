@@ -402,3 +402,12 @@ func TestEffectiveUsesTheYAMLKeyNames(t *testing.T) {
 		}
 	}
 }
+
+// TestAFileWithoutEndIsRefused: --config /dev/zero was read until memory
+// ran out; a file is read up to MaxFileBytes and refused beyond.
+func TestAFileWithoutEndIsRefused(t *testing.T) {
+	_, err := Load(Sources{File: "/dev/zero"})
+	if err == nil || !strings.Contains(err.Error(), "/dev/zero: over 4194304 bytes (4 MiB)") {
+		t.Errorf("Load of /dev/zero: %v, want it refused naming the bound", err)
+	}
+}
