@@ -1,6 +1,7 @@
 package configs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -213,7 +214,38 @@ func parseFile(name string, data []byte) (*yaml.Node, error) {
 		}
 		return nil, fmt.Errorf("%s:%d: not valid YAML: %s", name, line, yamlProblem(err))
 	}
+	// A file is one mapping of sections: a bare value or a list would
+	// fail later in the loader without a line, and a second document
+	// (after ---) would be ignored, its settings with it.
+	if len(doc.Content) > 0 && doc.Content[0].Kind != yaml.MappingNode {
+		root := doc.Content[0]
+		return nil, fmt.Errorf("%s:%d: must be a mapping of sections (crawler:, log:, ...) at the top, not a %s", name, root.Line, kindName(root.Kind))
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var first, second yaml.Node
+	if dec.Decode(&first) == nil && dec.Decode(&second) == nil && !emptyDocument(&second) {
+		return nil, fmt.Errorf("%s:%d: a second YAML document (after ---): a configuration file holds one", name, second.Line)
+	}
 	return &doc, nil
+}
+
+// emptyDocument reports whether doc holds nothing: a "---" that ends a
+// file, say.
+func emptyDocument(doc *yaml.Node) bool {
+	return len(doc.Content) == 0 || len(doc.Content) == 1 && doc.Content[0].Kind == yaml.ScalarNode && doc.Content[0].Tag == "!!null"
+}
+
+// kindName names a YAML node's kind as a message speaks of it.
+func kindName(k yaml.Kind) string {
+	switch k {
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.ScalarNode:
+		return "single value"
+	case yaml.AliasNode:
+		return "alias"
+	}
+	return "mapping"
 }
 
 // badLine is the first line at which data stops being valid YAML. yaml

@@ -114,6 +114,8 @@ var expectedSyntaxErrors = []struct{ file, want string }{
 	{"not_yaml.bad.yaml", "config: testdata/not_yaml.bad.yaml:1: not valid YAML: did not find expected ',' or ']'"},
 	{"unclosed_list.bad.yaml", "config: testdata/unclosed_list.bad.yaml:4: not valid YAML: did not find expected ',' or ']'"},
 	{"tab_indent.bad.yaml", "config: testdata/tab_indent.bad.yaml:4: not valid YAML: a tab in the indentation (YAML indents with spaces only)"},
+	{"top_scalar.bad.yaml", "config: testdata/top_scalar.bad.yaml:1: must be a mapping of sections (crawler:, log:, ...) at the top, not a single value"},
+	{"two_documents.bad.yaml", "config: testdata/two_documents.bad.yaml:3: a second YAML document (after ---): a configuration file holds one"},
 }
 
 func TestBadFilesNameTheFileLineKeyValueAndWhatIsAllowed(t *testing.T) {
