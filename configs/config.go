@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"reflect"
 	"strings"
@@ -34,6 +33,7 @@ import (
 	"github.com/deltaq/deltaq/feeds"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/internal/boundedfile"
 	"github.com/deltaq/deltaq/monitor"
 	"github.com/deltaq/deltaq/notify"
 	"github.com/deltaq/deltaq/ranking"
@@ -273,23 +273,6 @@ func Effective(src Sources) ([]byte, error) {
 // a file without end (/dev/zero) must not be read until memory runs out.
 const MaxFileBytes = 4 << 20
 
-// readFile reads the configuration file name, of at most MaxFileBytes.
-func readFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("%s: over %d bytes (4 MiB), the most a configuration file may hold", name, MaxFileBytes)
-	}
-	return data, nil
-}
-
 // newViper lays down the defaults, the file, the environment and the
 // flags, checking each against Config first (check.go). A value that does
 // not fit is left out, noted in l, and the rest laid down; an error
@@ -302,7 +285,7 @@ func (l *loading) newViper(src Sources) (*viper.Viper, error) {
 		return nil, fmt.Errorf("config: embedded defaults: %w", err)
 	}
 	if src.File != "" {
-		data, err := readFile(src.File)
+		data, err := boundedfile.Read(src.File, MaxFileBytes, "a configuration file")
 		if err != nil {
 			return nil, fmt.Errorf("config: %w", err)
 		}

@@ -3,10 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/internal/boundedfile"
 	"github.com/deltaq/deltaq/relation"
 )
 
@@ -140,7 +139,7 @@ func (a *app) newRelationAddCmd() *cobra.Command {
 			if idsFile == "" {
 				return errors.New("--ids: a file of IDs is required")
 			}
-			text, err := readIDsFile(idsFile)
+			text, err := boundedfile.Read(idsFile, maxIDsFileBytes, "a file of IDs")
 			if err != nil {
 				return fmt.Errorf("--ids: %w", err)
 			}
@@ -182,7 +181,7 @@ func (a *app) newRelationRmCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ids := slices.Clone(args[1:])
 			if idsFile != "" {
-				text, err := readIDsFile(idsFile)
+				text, err := boundedfile.Read(idsFile, maxIDsFileBytes, "a file of IDs")
 				if err != nil {
 					return fmt.Errorf("--ids: %w", err)
 				}
@@ -406,20 +405,3 @@ func sortedStrings(s []string) []string {
 // maxIDsFileBytes bounds a file of IDs (relation add and rm --ids): read
 // whole, a file with no end (/dev/zero) must not exhaust memory first.
 const maxIDsFileBytes = 256 << 20
-
-// readIDsFile reads a file of IDs of at most maxIDsFileBytes.
-func readIDsFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	text, err := io.ReadAll(io.LimitReader(f, maxIDsFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(text) > maxIDsFileBytes {
-		return nil, fmt.Errorf("%s: over %d bytes (256 MiB), the most a file of IDs may hold", path, maxIDsFileBytes)
-	}
-	return text, nil
-}
