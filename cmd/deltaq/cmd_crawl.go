@@ -167,7 +167,10 @@ to their hosts and fetches them in turn; the flags of a crawl here
 
 // localCrawlFlags shape a crawl in this process; with --server they would
 // be ignored.
-var localCrawlFlags = []string{"max-pages", "cluster", "node", "wait-nodes", "include", "exclude", "resolve", "allow-private", "politeness-overrides"}
+var localCrawlFlags = append([]string{"max-pages", "cluster", "node", "wait-nodes", "include", "exclude"}, fetchFlags...)
+
+// fetchFlags are the flags addFetchFlags declares.
+var fetchFlags = []string{"resolve", "allow-private", "politeness-overrides"}
 
 // addFetchFlags declares the flags that point a command's fetches at a
 // server of one's own, such as a replay on loopback: --resolve,
@@ -201,7 +204,7 @@ func crawlInterrupted(ctx context.Context, cmd *cobra.Command) error {
 // the repository keeps the queue but not them.
 func resumeHint(cmd *cobra.Command) string {
 	var again []string
-	for _, name := range []string{"resolve", "allow-private", "politeness-overrides"} {
+	for _, name := range fetchFlags {
 		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
 			again = append(again, "--"+name)
 		}
