@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -93,6 +94,34 @@ var fruitPages = []fanouteval.Page{
 // anything hidden beside it, so the retry into the same OUT succeeds and
 // opens as a data directory. A failed backup used to leave OUT, empty or
 // half written: a retry was refused, and commands took it for a backup.
+// TestABackupThroughASilentServerEnds asks for a backup from a listener
+// that accepts and never answers: the command gives up after --timeout,
+// naming it, rather than waiting for ever.
+func TestABackupThroughASilentServerEnds(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, unanswered, until the test ends
+		}
+	}()
+	out := filepath.Join(t.TempDir(), "b")
+	_, _, err = run(t, "backup", "--server", "http://"+ln.Addr().String(), "--timeout", "300ms", out)
+	if err == nil || !strings.Contains(err.Error(), "no answer to POST /api/v1/backup within 300ms (--timeout)") {
+		t.Fatalf("backup through a silent server: %v, want it to give up after --timeout", err)
+	}
+	if _, _, err := run(t, "backup", "--server", "http://"+ln.Addr().String(), "--timeout", "0s", out); err == nil || !strings.Contains(err.Error(), "--timeout 0s") {
+		t.Errorf("backup --timeout 0s: %v, want it refused", err)
+	}
+}
+
 func TestABackupThatFailsLeavesNoDirectory(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +16,7 @@ import (
 
 func (a *app) newBackupCmd() *cobra.Command {
 	var dataDir, server string
+	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "backup (--data DIR | --server ADMIN_URL) OUT",
 		Short: "Copy the repository (a Pebble checkpoint) and the index into OUT, a data directory of its own",
@@ -31,7 +33,9 @@ With --data, the repository must not be in use: the index is brought up to
 date, then copied. With --server, the running deltaq serve, run or demo
 whose admin listener (server.admin.listen) is at ADMIN_URL writes the
 backup itself, on its own machine, while it serves: OUT is taken as an
-absolute path there; indexing waits while the index is copied.`,
+absolute path there; indexing waits while the index is copied. The
+command waits for it at most --timeout; a server that has not answered by
+then is asked to stop, and leaves no OUT.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := args[0]
@@ -39,7 +43,10 @@ absolute path there; indexing waits while the index is copied.`,
 				if dataDir != "" {
 					return errDataAndServer
 				}
-				return a.backupThrough(cmd.Context(), server, out)
+				if timeout <= 0 {
+					return fmt.Errorf("--timeout %s: must be more than 0", timeout)
+				}
+				return a.backupThrough(cmd.Context(), server, out, timeout)
 			}
 			cfg, err := a.load(cmd)
 			if err != nil {
@@ -71,6 +78,7 @@ absolute path there; indexing waits while the index is copied.`,
 	}
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory")
 	cmd.Flags().StringVar(&server, "server", "", "admin listener of a running server, e.g. http://127.0.0.1:8081")
+	cmd.Flags().DurationVar(&timeout, "timeout", time.Hour, "with --server, how long to wait for the server's backup")
 	return cmd
 }
 
@@ -149,7 +157,7 @@ func (e *noPlaceError) Unwrap() []error { return []error{e.err, fs.ErrInvalid} }
 // backupThrough asks the server whose admin listener is at server to back
 // itself up into out (made absolute here: the server's working directory
 // is not this one).
-func (a *app) backupThrough(ctx context.Context, server, out string) error {
+func (a *app) backupThrough(ctx context.Context, server, out string, timeout time.Duration) error {
 	abs, err := filepath.Abs(out)
 	if err != nil {
 		return fmt.Errorf("backup %s: %w", out, err)
@@ -158,7 +166,7 @@ func (a *app) backupThrough(ctx context.Context, server, out string) error {
 		Dir    string `json:"dir"`
 		TookMS int64  `json:"took_ms"`
 	}
-	if err := postAdmin(ctx, server, "/api/v1/backup", map[string]string{"dir": abs}, &done); err != nil {
+	if err := postAdmin(ctx, server, "/api/v1/backup", timeout, "--timeout", map[string]string{"dir": abs}, &done); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "backup written by %s to %s in %d ms (repository checkpoint and index); use it as --data to restore\n", server, done.Dir, done.TookMS)

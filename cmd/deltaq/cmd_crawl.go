@@ -247,7 +247,7 @@ func (a *app) seedThrough(ctx context.Context, server, dataDir string, seeds []s
 		return errors.New("--server: give --seeds to hand to the running crawl")
 	}
 	var admitted struct{ Given, New int }
-	if err := postAdmin(ctx, server, "/api/v1/seeds", map[string][]string{"urls": seeds}, &admitted); err != nil {
+	if err := postAdmin(ctx, server, "/api/v1/seeds", adminAnswerTimeout, quickAdminLimit, map[string][]string{"urls": seeds}, &admitted); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "%d of %d seeds new to the crawl of %s\n", admitted.New, admitted.Given, server)

@@ -364,7 +364,7 @@ func (a *app) newWatchCmd() *cobra.Command {
 					return errDataAndServer
 				}
 				var revoked struct{ User string }
-				if err := postAdmin(cmd.Context(), server, "/api/v1/keys/revoke", map[string]string{"key": secret}, &revoked); err != nil {
+				if err := postAdmin(cmd.Context(), server, "/api/v1/keys/revoke", adminAnswerTimeout, quickAdminLimit, map[string]string{"key": secret}, &revoked); err != nil {
 					return err
 				}
 				fmt.Fprintf(a.stdout, "revoked a key of %s and its feed token\n", revoked.User)
@@ -401,7 +401,7 @@ func (a *app) makeKeyThrough(cmd *cobra.Command, server string, key watch.Key) e
 	body := map[string]any{"user": key.User, "max_watches": key.MaxWatches,
 		"min_every": key.MinEvery.String(), "max_regex_bytes": key.MaxRegexBytes}
 	var made web.MadeKey
-	if err := postAdmin(cmd.Context(), server, "/api/v1/keys", body, &made); err != nil {
+	if err := postAdmin(cmd.Context(), server, "/api/v1/keys", adminAnswerTimeout, quickAdminLimit, body, &made); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "%s\n", made.Key)
