@@ -85,7 +85,8 @@ type Spec struct {
 	// MinChange fires only when at least this fraction of the object
 	// changed (WebCQ's "> 50 % of the object" trigger); 0 fires on any.
 	MinChange float64 `json:"min_change,omitempty"`
-	// EveryN fires on every n-th detected change; 0 or 1 on each.
+	// EveryN fires on every n-th detected change; 0 or 1 on each. At
+	// most MaxEveryN.
 	EveryN int `json:"every_n,omitempty"`
 	// Every is how often the user would like the page checked: a wish the
 	// scheduler weighs (urgency), not a timer; default DefaultEvery.
@@ -179,8 +180,17 @@ func (e *FieldError) Unwrap() error { return e.Err }
 
 // validate checks a spec and fills its defaults; errors (a *FieldError)
 // name the field, the value and the limit.
+// MaxEveryN bounds Spec.EveryN: a page checked every minute changes at
+// most about 525,600 times a year, so a larger n would never fire.
+const MaxEveryN = 1_000_000
+
 func (s *Spec) validate(cfg Config, now time.Time) error {
 	s.withDefaults()
+	if s.User != "" { // no owner: a watch of the operator's
+		if err := CheckUser(s.User); err != nil {
+			return err
+		}
+	}
 	if len(s.URL) > urlnorm.MaxLength {
 		return &FieldError{Field: "url", Value: fmt.Sprintf("%d bytes", len(s.URL)), Limit: fmt.Sprintf("at most %d bytes", urlnorm.MaxLength)}
 	}
@@ -247,8 +257,8 @@ func (s *Spec) validate(cfg Config, now time.Time) error {
 	if !(s.MinChange >= 0 && s.MinChange <= 1) { // NaN too
 		return &FieldError{Field: "min_change", Value: fmt.Sprint(s.MinChange), Limit: "in [0, 1]"}
 	}
-	if s.EveryN < 0 {
-		return &FieldError{Field: "every_n", Value: strconv.Itoa(s.EveryN), Limit: "≥ 0"}
+	if s.EveryN < 0 || s.EveryN > MaxEveryN {
+		return &FieldError{Field: "every_n", Value: strconv.Itoa(s.EveryN), Limit: fmt.Sprintf("≥ 0 and ≤ %d", MaxEveryN)}
 	}
 	if s.Every < 0 {
 		return &FieldError{Field: "every", Value: s.Every.String(), Limit: "> 0"}

@@ -143,6 +143,8 @@ func TestInstallRejectsBadSpecs(t *testing.T) {
 		{Spec{URL: u, Type: Any, Every: time.Hour, Mode: Digest}, "period", "0s", "with mode digest"},
 		{Spec{URL: u, Type: Any, Every: time.Hour, Mode: "lazy"}, "mode", "lazy", "eager or digest"},
 		{Spec{URL: u, Type: Any, Every: time.Hour, EveryN: -1}, "every_n", "-1", "≥ 0"},
+		{Spec{URL: u, Type: Any, Every: time.Hour, EveryN: MaxEveryN + 1}, "every_n", "1000001", "≤ 1000000"},
+		{Spec{User: "ada\x00", URL: u, Type: Any, Every: time.Hour}, "user", `"ada\x00"`, "must be 1 to 64 bytes of ASCII letters"},
 		{Spec{URL: u, Type: Any, Every: time.Hour, MinChange: 2}, "min_change", "2", "in [0, 1]"},
 		{Spec{URL: u, Type: Any, Every: time.Hour, MinChange: math.NaN()}, "min_change", "NaN", "in [0, 1]"},
 		{Spec{URL: u, Type: Any, Every: time.Hour, Start: t0, Stop: t0.Add(-time.Hour)}, "until", t0.Add(-time.Hour).Format(time.RFC3339), "must be after the start"},

@@ -434,6 +434,11 @@ func (a *app) newAlertCmd() *cobra.Command {
 	addCmd := &cobra.Command{
 		Use: "add QUERY --notify webhook:URL|email:ADDR|feed [--user U] [--every-change]", Short: "Add a standing query", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if user != "" { // no owner: an alert of the operator's
+				if err := watch.CheckUser(user); err != nil {
+					return fmt.Errorf("--%w", err)
+				}
+			}
 			return withAlerts(cmd, openRepo, func(ctx context.Context, m *alert.Matcher, cfg *configs.Config) error {
 				to, err := notify.ParseTargets(targets, cfg.Notify.MaxTargets)
 				if err != nil {

@@ -77,6 +77,8 @@ func TestWatchCommands(t *testing.T) {
 		{[]string{"watch", "key", "ada lovelace"}, `USER = "ada lovelace": must be 1 to 64 bytes of ASCII letters, digits, '.', '_', '-' and '@'`},
 		{[]string{"watch", "key", strings.Repeat("a", 5000)}, `USER = "` + strings.Repeat("a", 40) + `"… (5000 bytes): must be 1 to 64 bytes`},
 		{[]string{"watch", "key", "ada\x07"}, `USER = "ada\a": must be`},
+		{[]string{"watch", "add", u, "--user", "ada\x07"}, `user = "ada\a": must be 1 to 64 bytes`},
+		{[]string{"alert", "add", "fees", "--notify", "feed", "--user", "ada lovelace"}, `--user = "ada lovelace": must be 1 to 64 bytes`},
 	} {
 		if _, _, err := run(t, append(c.args, "--data", data)...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: err = %v, want %q", c.args, err, c.want)
