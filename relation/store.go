@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/deltaq/deltaq/repo"
 )
@@ -225,6 +227,20 @@ func (s *Store) Statuses(ctx context.Context) ([]Status, error) {
 // MaxIDBytes bounds a record ID.
 const MaxIDBytes = 1024
 
+// checkIDText refuses an ID that is not printable UTF-8 text: an ID is
+// shown in listings and reports and goes into item URLs, and a NUL or an
+// invalid byte in one is a file that is not an ids file.
+func checkIDText(id string) error {
+	if !utf8.ValidString(id) {
+		return fmt.Errorf("id %.60q is not valid UTF-8", id)
+	}
+	if i := strings.IndexFunc(id, unicode.IsControl); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(id[i:])
+		return fmt.Errorf("id %.60q holds the control character %U at byte %d; an id is printable text", id, r, i)
+	}
+	return nil
+}
+
 // ParseIDs reads an ids file: one ID a line, optionally a tab and a
 // weight; blank lines and # comments skipped. check, when not nil,
 // refuses an ID (Source.CheckID: one that makes no item URL); its error
@@ -242,6 +258,9 @@ func ParseIDs(text string, check func(id string) error) (ids []string, weights [
 			return nil, nil, fmt.Errorf("relation: ids line %d: empty id", n+1)
 		case len(id) > MaxIDBytes:
 			return nil, nil, fmt.Errorf("relation: ids line %d: id is %d bytes, the limit is %d", n+1, len(id), MaxIDBytes)
+		}
+		if err := checkIDText(id); err != nil {
+			return nil, nil, fmt.Errorf("relation: ids line %d: %w", n+1, err)
 		}
 		if check != nil {
 			if err := check(id); err != nil {
@@ -273,6 +292,9 @@ func (s *Store) Add(ctx context.Context, name string, ids []string, weights []fl
 	defer b.Close()
 	added := 0
 	for i, id := range ids {
+		if err := checkIDText(id); err != nil {
+			return 0, fmt.Errorf("relation: add to %s: %w", name, err)
+		}
 		if err := def.Source.CheckID(id); err != nil {
 			return 0, fmt.Errorf("relation: add to %s: %w", name, err)
 		}

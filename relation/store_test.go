@@ -40,6 +40,9 @@ func TestStoreAddRefusesAnIDThatMakesNoItemURL(t *testing.T) {
 	if _, err := st.Add(t.Context(), "fruit", []string{"/ok", "x y"}, []float64{1, 1}); err == nil || !strings.Contains(err.Error(), `ID "x y"`) {
 		t.Fatalf("add of x y with item http://shop.test{id}: %v, want an error naming the ID", err)
 	}
+	if _, err := st.Add(t.Context(), "fruit", []string{"/ok", "/a\x00"}, []float64{1, 1}); err == nil || !strings.Contains(err.Error(), "control character U+0000 at byte 2") {
+		t.Fatalf("add of an ID with NUL: %v, want it refused, naming the byte", err)
+	}
 	if rows, _ := st.Rows(t.Context(), "fruit"); len(rows) != 0 {
 		t.Errorf("a refused add stored %+v", rows)
 	}

@@ -210,7 +210,7 @@ func TestStoreRejectsBadInput(t *testing.T) {
 	if _, err := st.Rows(t.Context(), "nope"); !errors.Is(err, ErrNoRelation) {
 		t.Errorf("rows of a missing relation: %v", err)
 	}
-	for _, bad := range []string{"a\tx", "\t2", "a\t-1", strings.Repeat("x", 2000), "a\t" + strings.Repeat("9x", 1<<20)} {
+	for _, bad := range []string{"a\tx", "\t2", "a\t-1", strings.Repeat("x", 2000), "a\t" + strings.Repeat("9x", 1<<20), "a\x00b", "a\xffb", "a\u0085b"} {
 		// The error names the line and repeats a bad weight only in part.
 		if _, _, err := ParseIDs(bad, nil); err == nil || !strings.Contains(err.Error(), "line 1") || len(err.Error()) > 200 {
 			t.Errorf("ParseIDs(%.20q): %.300v, want a short error naming line 1", bad, err)
