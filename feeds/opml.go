@@ -44,7 +44,8 @@ type Outline struct {
 	// deltaq:name="" for a feed without a name, whose text is then its
 	// title or URL, so that the list read back leaves it unnamed.
 	Name string
-	// Folders are the titles of the outlines it sits in, outermost first.
+	// Folders are the titles of the outlines it sits in, outermost first:
+	// at most MaxFolders, the levels a feed keeps.
 	Folders []string
 	// Options are the settings the deltaq: attributes give (OPMLNamespace);
 	// nil for those not given.
@@ -127,7 +128,7 @@ func ReadOPML(r io.Reader) ([]Outline, error) {
 				top := stack[len(stack)-1]
 				stack, folders = stack[:len(stack)-1], folders[:len(folders)-1]
 				if top.outline < 0 && top.children == 0 { // neither a feed nor a folder
-					out = append(out, Outline{Line: top.line, Title: top.title, Folders: append([]string(nil), folders...), Skip: "no xmlUrl"})
+					out = append(out, Outline{Line: top.line, Title: top.title, Folders: outerFolders(folders), Skip: "no xmlUrl"})
 				}
 			}
 			if depth == inBody {
@@ -148,7 +149,7 @@ func ReadOPML(r io.Reader) ([]Outline, error) {
 // outlineOf reads an <outline> element's attributes: whether it is a
 // feed (has an xmlUrl), and if so its URL, title and settings.
 func outlineOf(t xml.StartElement, line int, folders []string) (Outline, bool) {
-	o := Outline{Line: line, Folders: append([]string(nil), folders...)}
+	o := Outline{Line: line, Folders: outerFolders(folders)}
 	isFeed := false
 	var text, title string
 	var name *string
@@ -199,6 +200,13 @@ func outlineOf(t xml.StartElement, line int, folders []string) (Outline, bool) {
 		o.Skip = strings.Join(bad, "; ")
 	}
 	return o, isFeed
+}
+
+// outerFolders copies the outermost MaxFolders of folders, the levels a
+// feed keeps: a list nested thousands deep would otherwise cost a copy
+// of every level for each outline in it.
+func outerFolders(folders []string) []string {
+	return append([]string(nil), folders[:min(len(folders), MaxFolders)]...)
 }
 
 // opmlError says what a file that did not read as OPML holds.

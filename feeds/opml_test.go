@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -137,6 +138,30 @@ func TestReadOPMLTakesALargeExport(t *testing.T) {
 	over.WriteString("</body></opml>")
 	if _, err := ReadOPML(strings.NewReader(over.String())); err == nil || !strings.Contains(err.Error(), "more than 100000 feeds") {
 		t.Errorf("a list of %d feeds: %v, want refused", MaxOPMLFeeds+1, err)
+	}
+}
+
+// TestReadOPMLKeepsTheOuterFoldersOfADeepList reads a list of feeds
+// nested inside one another 20,000 deep: each keeps the outermost
+// MaxFolders titles, as a feed does, and not a copy of every level.
+func TestReadOPMLKeepsTheOuterFoldersOfADeepList(t *testing.T) {
+	const deep = 20000
+	var b strings.Builder
+	b.WriteString("<opml><body>")
+	for i := range deep {
+		fmt.Fprintf(&b, `<outline text="f%d" xmlUrl="http://%d.test/">`, i, i)
+	}
+	b.WriteString(strings.Repeat("</outline>", deep) + "</body></opml>")
+	got, err := ReadOPML(strings.NewReader(b.String()))
+	if err != nil || len(got) != deep {
+		t.Fatalf("ReadOPML of a list %d deep: %d outlines, %v", deep, len(got), err)
+	}
+	want := []string{"f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7"}[:MaxFolders]
+	if last := got[deep-1]; !slices.Equal(last.Folders, want) || last.URL != fmt.Sprintf("http://%d.test/", deep-1) {
+		t.Errorf("the deepest outline: %s in %q, want in %q", last.URL, last.Folders, want)
+	}
+	if third := got[2]; !slices.Equal(third.Folders, []string{"f0", "f1"}) {
+		t.Errorf("the third outline is in %q, want [f0 f1]", third.Folders)
 	}
 }
 
