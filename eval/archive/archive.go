@@ -50,11 +50,11 @@ func Open(dir string) (*Archive, error) {
 	if err != nil {
 		return nil, fmt.Errorf("archive: open %s: %s: %w", dir, MetaFile, err)
 	}
-	blob, err := readZstd(filepath.Join(dir, BlobsFile))
+	blob, err := readZstd(filepath.Join(dir, BlobsFile), maxBlobBytes)
 	if err != nil {
 		return nil, fmt.Errorf("archive: open %s: %s: %w", dir, BlobsFile, err)
 	}
-	manifest, err := readZstd(filepath.Join(dir, ManifestFile))
+	manifest, err := readZstd(filepath.Join(dir, ManifestFile), maxManifestBytes)
 	if err != nil {
 		return nil, fmt.Errorf("archive: open %s: %s: %w", dir, ManifestFile, err)
 	}

@@ -12,10 +12,15 @@ import (
 )
 
 const (
-	// maxDecoded bounds one decompressed file. Offsets and lengths are kept
-	// in 32 bits (see interval), so a larger blob stream could not be
-	// indexed; the two real archives decompress to 31 MB and 72 MB.
-	maxDecoded = math.MaxUint32
+	// maxBlobBytes bounds the decompressed blob stream. Offsets and
+	// lengths are kept in 32 bits (see interval), so a larger one could
+	// not be indexed; the two real archives' decompress to 31 MB and 72 MB.
+	maxBlobBytes = math.MaxUint32
+
+	// maxManifestBytes bounds the decompressed manifest: about 8 million
+	// intervals at the real archives' 130 bytes a line, where they hold
+	// 10,000 and 14,000 (1.3 MB and 1.9 MB).
+	maxManifestBytes = 1 << 30
 
 	// maxWindow bounds the zstd window the decoder accepts. The archives are
 	// written with the standard 8 MiB window (no --long); anything far larger
@@ -30,26 +35,28 @@ const (
 	maxPreallocRatio = 256
 )
 
-// readZstd reads and fully decompresses the zstd file at path.
-func readZstd(path string) ([]byte, error) {
+// readZstd reads and fully decompresses the zstd file at path, refusing
+// one that decompresses to more than limit bytes.
+func readZstd(path string, limit uint64) ([]byte, error) {
 	comp, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return decompress(comp)
+	return decompress(comp, limit)
 }
 
-// decompress decodes a zstd stream (one frame in practice) into a single
-// buffer sized from the frame header when the header is plausible.
-func decompress(comp []byte) ([]byte, error) {
+// decompress decodes a zstd stream (one frame in practice) of at most
+// limit bytes into a single buffer sized from the frame header when the
+// header is plausible.
+func decompress(comp []byte, limit uint64) ([]byte, error) {
 	var h zstd.Header
 	if err := h.Decode(comp); err != nil {
 		return nil, corruptf("not a zstd stream: %w", err)
 	}
 	prealloc := 64 << 10
 	if h.HasFCS {
-		if h.FrameContentSize > maxDecoded {
-			return nil, corruptf("frame content size %d exceeds the %d byte limit", h.FrameContentSize, uint64(maxDecoded))
+		if h.FrameContentSize > limit {
+			return nil, corruptf("frame content size %d exceeds the %d byte limit", h.FrameContentSize, limit)
 		}
 		prealloc = int(min(h.FrameContentSize, uint64(len(comp))*maxPreallocRatio))
 	}
@@ -68,8 +75,8 @@ func decompress(comp []byte) ([]byte, error) {
 		}
 		n, err := dec.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
-		if uint64(len(buf)) > maxDecoded {
-			return nil, corruptf("decompressed size exceeds the %d byte limit", uint64(maxDecoded))
+		if uint64(len(buf)) > limit {
+			return nil, corruptf("decompressed size exceeds the %d byte limit", limit)
 		}
 		if errors.Is(err, io.EOF) {
 			break

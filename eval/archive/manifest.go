@@ -12,6 +12,11 @@ import (
 // bytes of the body's SHA-256.
 const hashLen = 16
 
+// maxManifestLine bounds one manifest line, which holds a URL path and
+// five short fields: the real archives' longest is 229 bytes. It keeps a
+// damaged line from being decoded, and quoted in the error, whole.
+const maxManifestLine = 16 << 10
+
 // interval is one manifest line, packed: the page urls[url] had the body
 // blob[off:off+n] in weeks first..last inclusive. 16 bytes per interval;
 // the hash lives in index.hashes at the interval's position.
@@ -65,6 +70,9 @@ func parseManifest(data []byte, weeks int, blobLen int) (*index, error) {
 		data = rest
 		if len(line) == 0 {
 			return nil, corruptf("line %d: empty line", lineNo)
+		}
+		if len(line) > maxManifestLine {
+			return nil, corruptf("line %d: %d bytes, over the %d a manifest line may be", lineNo, len(line), maxManifestLine)
 		}
 		l := manifestLine{First: -1, Last: -1, Off: -1, Len: -1}
 		if err := json.Unmarshal(line, &l); err != nil {

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/deltaq/deltaq/eval/archive/archivetest"
 )
@@ -101,6 +104,7 @@ func TestOpenRejectsDamagedArchives(t *testing.T) {
 		{"a URL with a query string", manifestOf(line("/a?b", 0, 0, 0, 5)), false, `byte '?' must be percent-encoded`},
 		{"a URL with a malformed escape", manifestOf(line("/a%5", 0, 0, 0, 5)), false, "malformed percent escape"},
 		{"a line that is not JSON", manifestOf(line("/a", 0, 0, 0, 5), `{"url":`), false, "line 2: unexpected end of JSON input"},
+		{"a manifest line over the limit", manifestOf(line("/"+strings.Repeat("a", maxManifestLine), 0, 0, 0, 5)), false, fmt.Sprintf("line 1: %d bytes, over the %d a manifest line may be", maxManifestLine+72, maxManifestLine)},
 		{"a blank line inside the manifest", manifestOf(line("/a", 0, 0, 0, 5), "", line("/b", 0, 0, 0, 5)), false, "line 2: empty line"},
 	}
 	for _, tc := range cases {
@@ -224,4 +228,41 @@ func FuzzParseManifest(f *testing.F) {
 			t.Fatalf("index shape: %d urls, %d starts, %d hash bytes, %d intervals", len(ix.urls), len(ix.start), len(ix.hashes), len(ix.ivs))
 		}
 	})
+}
+
+// TestDecompressHoldsToItsLimit: a stream over the limit is refused,
+// whether its frame header says so or only its content shows it.
+func TestDecompressHoldsToItsLimit(t *testing.T) {
+	data := bytes.Repeat([]byte("manifest "), 100_000) // more than a block: streamed, the header has no size
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withSize := enc.EncodeAll(data, nil) // the header gives the content size
+	var streamed bytes.Buffer            // the header does not
+	w, err := zstd.NewWriter(&streamed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		comp []byte
+		want string
+	}{
+		{"sized", withSize, "frame content size 900000 exceeds the 899999 byte limit"},
+		{"streamed", streamed.Bytes(), "decompressed size exceeds the 899999 byte limit"},
+	} {
+		if _, err := decompress(tc.comp, uint64(len(data)-1)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: decompress over its limit: %v, want %q", tc.name, err, tc.want)
+		}
+		if got, err := decompress(tc.comp, uint64(len(data))); err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%s: decompress at its limit: %d bytes, %v", tc.name, len(got), err)
+		}
+	}
 }
