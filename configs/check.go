@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -99,18 +100,28 @@ func prune(src, key string, n *yaml.Node, t reflect.Type, dropped map[string]boo
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
 		return bad("must be " + scalarWant(t))
 	}
-	if !scalarFits(n.Value, t) {
+	if fits, outOfRange := scalarFits(n.Value, t); !fits {
+		if outOfRange {
+			return bad("must be " + rangeWant(t))
+		}
 		return bad("must be " + scalarWant(t))
 	}
 	return nil, true
 }
 
-// scalarFits reports whether s decodes into a value of type t.
-func scalarFits(s string, t reflect.Type) bool {
+// durationSyntax is the form time.ParseDuration reads; a value of this
+// form it refuses is too long for a time.Duration.
+var durationSyntax = regexp.MustCompile(`^[-+]?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
+
+// scalarFits reports whether s decodes into a value of type t and, if it
+// does not, whether s has the form of one but is out of t's range.
+func scalarFits(s string, t reflect.Type) (fits, outOfRange bool) {
 	var err error
 	switch {
 	case t == durationType:
-		_, err = time.ParseDuration(s)
+		if _, err = time.ParseDuration(s); err != nil && durationSyntax.MatchString(s) && strings.ContainsAny(s, "0123456789") {
+			return false, true
+		}
 	case t.Kind() == reflect.Bool:
 		_, err = strconv.ParseBool(s)
 	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
@@ -122,10 +133,25 @@ func scalarFits(s string, t reflect.Type) bool {
 		// every range check written as v < lo || v > hi.
 		var f float64
 		if f, err = strconv.ParseFloat(s, t.Bits()); err == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
-			return false
+			return false, false
 		}
 	}
-	return err == nil
+	return err == nil, errors.Is(err, strconv.ErrRange)
+}
+
+// rangeWant says what range a value of type t is held to, for a value of
+// the right form beyond it.
+func rangeWant(t reflect.Type) string {
+	switch {
+	case t == durationType:
+		return fmt.Sprintf("a duration of at most %s", time.Duration(math.MaxInt64))
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+		lo := int64(-1) << (t.Bits() - 1)
+		return fmt.Sprintf("a whole number from %d to %d", lo, ^lo)
+	case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64:
+		return fmt.Sprintf("a whole number from 0 to %d", ^uint64(0)>>(64-t.Bits()))
+	}
+	return "a finite number" // a float beyond ±1.8e308
 }
 
 // scalarWant says what a value of type t looks like.

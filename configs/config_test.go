@@ -54,6 +54,11 @@ var expectedErrors = []struct {
 		`testdata/bad_scalars.bad.yaml:3: crawler.politeness.min_delay = "fast": must be a duration such as 500ms, 2s or 1h30m`,
 		`testdata/bad_scalars.bad.yaml:4: crawler.politeness.global = "many": must be a whole number`,
 	}},
+	{"out_of_range.bad.yaml", []string{
+		`testdata/out_of_range.bad.yaml:3: crawler.politeness.min_delay = "3000000h": must be a duration of at most 2562047h47m16.854775807s`,
+		"testdata/out_of_range.bad.yaml:5: crawler.limits.max_depth = 99999999999999999999: must be a whole number from -9223372036854775808 to 9223372036854775807",
+		`testdata/out_of_range.bad.yaml:7: frontier.tau = "1e400": must be a finite number`,
+	}},
 	{"bad_list_items.bad.yaml", []string{
 		`testdata/bad_list_items.bad.yaml:3: eval.sync.taus[1] = "high": must be a finite number`,
 		"testdata/bad_list_items.bad.yaml:4: eval.sync.budgets = 100: must be a list",
@@ -64,7 +69,8 @@ var expectedErrors = []struct {
 	}},
 	{"bad_resolve.bad.yaml", []string{
 		`testdata/bad_resolve.bad.yaml:3: crawler.resolve[0] = "tldr-en.test": want HOST=ADDR, e.g. tldr-en.test=127.0.0.1:8081`,
-		`testdata/bad_resolve.bad.yaml:3: crawler.resolve[1] = "x.test=127.0.0.1": ADDR must be host:port: address 127.0.0.1: missing port in address`,
+		`testdata/bad_resolve.bad.yaml:3: crawler.resolve[1] = "x.test=127.0.0.1": ADDR must be host:port: missing port in address`,
+		`testdata/bad_resolve.bad.yaml:3: crawler.resolve[2] = "y.test=127.0.0.1:99999": ADDR must be host:port: the port "99999" is not a number from 0 to 65535`,
 	}},
 	{"bad_rules.bad.yaml", []string{
 		`testdata/bad_rules.bad.yaml:3: crawler.exclude[0] = "/p(": must be a Go regular expression (RE2): missing closing ): ` + "`/p(`",
@@ -80,7 +86,7 @@ var expectedErrors = []struct {
 		`testdata/every_problem.bad.yaml:10: log.level = "loud": must be one of debug, info, warn, error`,
 		"testdata/every_problem.bad.yaml:6: crawler.limits.max_body_bytes = -1: must be > 0",
 		"testdata/every_problem.bad.yaml:5: crawler.limits.max_url_length = 99999: must be <= 2048, the longest URL the repository normalizes",
-		`testdata/every_problem.bad.yaml:8: server.listen = "notanaddr": must be host:port`,
+		`testdata/every_problem.bad.yaml:8: server.listen = "notanaddr": must be host:port: missing port in address`,
 	}},
 	// Sizes that would be allocated whole, or as many goroutines, are
 	// bounded: each of these crashed or exhausted memory at run time.
