@@ -3,14 +3,14 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/deltaq/deltaq/internal/hostport"
 )
 
 // ServerConfig says how to run one NATS server with JetStream for a
@@ -84,13 +84,9 @@ func Serve(ctx context.Context, cfg ServerConfig, ready func(url string)) error 
 
 // splitAddr parses host:port for the flag named flag.
 func splitAddr(flag, addr string) (string, int, error) {
-	host, p, err := net.SplitHostPort(addr)
+	host, port, err := hostport.Split(addr)
 	if err != nil {
-		return "", 0, fmt.Errorf("%s = %q: must be host:port: %w", flag, addr, err)
-	}
-	port, err := strconv.Atoi(p)
-	if err != nil || port < 0 || port > 65535 {
-		return "", 0, fmt.Errorf("%s = %q: the port must be in [0, 65535]", flag, addr)
+		return "", 0, fmt.Errorf("%s = %q: must be %s: %w", flag, addr, hostport.Rule, err)
 	}
 	return host, port, nil
 }

@@ -3,7 +3,7 @@ package crawler
 import (
 	"errors"
 	"fmt"
-	"net"
+
 	"regexp"
 	"strings"
 	"time"
@@ -11,6 +11,7 @@ import (
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/crawler/shingle"
 	"github.com/deltaq/deltaq/crawler/sitemap"
+	"github.com/deltaq/deltaq/internal/hostport"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 )
 
@@ -224,8 +225,8 @@ func ParseResolve(s string) (host, addr string, err error) {
 	if strings.ContainsAny(h, "/: ") {
 		return "", "", errors.New("HOST must be a bare host name without port or path")
 	}
-	if _, _, err := net.SplitHostPort(a); err != nil {
-		return "", "", fmt.Errorf("ADDR must be host:port: %w", err)
+	if _, _, err := hostport.Split(a); err != nil {
+		return "", "", fmt.Errorf("ADDR must be %s: %w", hostport.Rule, err)
 	}
 	return h, a, nil
 }

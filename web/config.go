@@ -3,10 +3,9 @@ package web
 import (
 	"errors"
 	"fmt"
-	"net"
-	"strconv"
 	"time"
 
+	"github.com/deltaq/deltaq/internal/hostport"
 	"github.com/deltaq/deltaq/internal/httpserver"
 )
 
@@ -43,13 +42,13 @@ func (c Config) Validate() error {
 	bad := func(key string, v any, limit string) {
 		errs = append(errs, fmt.Errorf("server.%s = %v: %s", key, v, limit))
 	}
-	if _, port, err := net.SplitHostPort(c.Listen); err != nil || !validPort(port) {
-		bad("listen", fmt.Sprintf("%q", c.Listen), "must be host:port")
+	if _, _, err := hostport.Split(c.Listen); err != nil {
+		bad("listen", fmt.Sprintf("%q", c.Listen), "must be "+hostport.Rule+": "+err.Error())
 	}
 	if c.Admin.Listen != "" {
-		if _, port, err := net.SplitHostPort(c.Admin.Listen); err != nil || !validPort(port) {
-			bad("admin.listen", fmt.Sprintf("%q", c.Admin.Listen), `must be host:port, or "" for no admin listener`)
-		} else if c.Admin.Listen == c.Listen && port != "0" { // port 0: each listener gets a free port of its own
+		if _, port, err := hostport.Split(c.Admin.Listen); err != nil {
+			bad("admin.listen", fmt.Sprintf("%q", c.Admin.Listen), "must be "+hostport.Rule+`, or "" for no admin listener: `+err.Error())
+		} else if c.Admin.Listen == c.Listen && port != 0 { // port 0: each listener gets a free port of its own
 			bad("admin.listen", fmt.Sprintf("%q", c.Admin.Listen), "must differ from server.listen")
 		}
 	}
@@ -69,10 +68,4 @@ func (c Config) Validate() error {
 		bad("default_size", c.DefaultSize, "must be in [1, server.max_size]")
 	}
 	return errors.Join(append(errs, c.HTTP.Validate("server.http."))...)
-}
-
-// validPort reports whether p is a TCP port number (0: any free port).
-func validPort(p string) bool {
-	n, err := strconv.Atoi(p)
-	return err == nil && n >= 0 && n <= 65535
 }

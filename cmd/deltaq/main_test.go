@@ -149,7 +149,7 @@ func TestBadInputGivesClearErrors(t *testing.T) {
 		{[]string{"crawl", "--data", t.TempDir()}, "nothing to crawl"},
 		{[]string{"web", "replay", "--archive", t.TempDir()}, "--archive"},
 		{[]string{"demo", "--listen", "bad"}, `server.listen = "bad": must be host:port`},
-		{[]string{"serve", "--data", t.TempDir(), "--listen", "127.0.0.1:99999"}, `server.listen = "127.0.0.1:99999": must be host:port`},
+		{[]string{"serve", "--data", t.TempDir(), "--listen", "127.0.0.1:99999"}, `server.listen = "127.0.0.1:99999": must be host:port: the port "99999" is not a number from 0 to 65535`},
 		{[]string{"config", "print", "--config", "/nonexistent.yaml"}, "nonexistent.yaml"},
 		// Numbers that parse but mean nothing: NaN passes a range check
 		// written v < lo || v > hi, and money cannot hold 1e300.
