@@ -161,6 +161,7 @@ func (rd *reader) detect() error {
 	cols := 0
 	firstNo := 0
 	allIntID, allNumCount := true, true
+	notID, notCount := 0, 0 // the first line whose first column is no id, whose second is no count
 	seen := 0
 	for seen < detectLines && rd.next() {
 		text := bytes.Clone(rd.sc.Bytes())
@@ -179,11 +180,11 @@ func (rd *reader) detect() error {
 		}
 		if n == 2 {
 			a, b, _ := bytes.Cut(text, []byte("\t"))
-			if _, err := strconv.ParseUint(string(a), 10, 64); err != nil {
-				allIntID = false
+			if _, err := strconv.ParseUint(string(a), 10, 64); err != nil && allIntID {
+				allIntID, notID = false, rd.no
 			}
-			if _, err := parseCount(string(b)); err != nil {
-				allNumCount = false
+			if _, err := parseCount(string(b)); err != nil && allNumCount {
+				allNumCount, notCount = false, rd.no
 			}
 		}
 	}
@@ -202,7 +203,8 @@ func (rd *reader) detect() error {
 	case cols == 2 && allIntID && allNumCount:
 		return fmt.Errorf("%w: %s: both columns are numbers (query<TAB>count or qid<TAB>query?); give the format", ErrAmbiguous, rd.name)
 	case cols == 2:
-		return fmt.Errorf("querylog: %s: two columns, but neither every second column is a count nor every first an integer id", rd.name)
+		return fmt.Errorf("querylog: %s: two columns, but neither every second column is a count (line %d's is not) nor every first an integer id (line %d's is not)",
+			rd.name, notCount, notID)
 	default:
 		return fmt.Errorf("querylog: %s:%d: %d tab-separated columns: want 2 (query, count or qid, query) or 3 (user, time, query)",
 			rd.name, firstNo, cols)

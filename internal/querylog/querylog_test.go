@@ -147,6 +147,8 @@ func TestFixtures(t *testing.T) {
 			input: "a\tb\tc\td\n", wantErr: "fixture:1: 4 tab-separated columns"},
 		{name: "auto refuses lines where both columns are numbers", format: FormatAuto,
 			input: "1\t2\n3\t4\n", wantErr: "format is ambiguous"},
+		{name: "auto names the lines that fit neither two-column format", format: FormatAuto,
+			input: "tax\t1\n7\tforms\n", wantErr: "neither every second column is a count (line 2's is not) nor every first an integer id (line 1's is not)"},
 		{name: "a line after the detection window is still checked", format: FormatAuto,
 			input: strings.Repeat("a\t1\n", detectLines+5) + "b\n", wantErr: "fixture:1006: 1 columns: want 2"},
 	}
