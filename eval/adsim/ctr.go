@@ -2,6 +2,7 @@ package adsim
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -66,7 +67,9 @@ func ParseCTRItems(r io.Reader) ([]CTRItem, error) {
 		}
 		items = append(items, it)
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("line %d: longer than %d bytes, where a line is a campaign, three counts and a rate", line+1, bufio.MaxScanTokenSize)
+	} else if err != nil {
 		return nil, err
 	}
 	if len(items) == 0 {

@@ -61,4 +61,8 @@ func TestParseCTRItemsRejectsBadFiles(t *testing.T) {
 			t.Errorf("accepted %q", bad)
 		}
 	}
+	long := "campaign\titem_id\timpressions\tclicks\tctr\nmen\t0\t10\t1\t0.1\n" + strings.Repeat("0", 1<<20)
+	if _, err := ParseCTRItems(strings.NewReader(long)); err == nil || !strings.Contains(err.Error(), "line 3: longer than 65536 bytes") {
+		t.Errorf("a 1 MiB line: %v, want it named with the limit", err)
+	}
 }
