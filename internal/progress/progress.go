@@ -28,6 +28,10 @@ type Tracker struct {
 		runsDone    int
 		unitsDone   int
 		start, last time.Time
+		// printed is the count of units and runs the last line showed,
+		// so that a run's end, forced after a timed line that showed
+		// the same counts, is not printed twice.
+		printed [2]int
 	}
 }
 
@@ -72,11 +76,20 @@ func (t *Tracker) Stage(name string, runs, perRun int, unit string) {
 	t.mu.stage, t.mu.unit, t.mu.runs, t.mu.perRun = name, unit, runs, perRun
 	t.mu.runsDone, t.mu.unitsDone = 0, 0
 	t.mu.start, t.mu.last = now, now
+	t.mu.printed = [2]int{}
 	if perRun > 1 {
-		fmt.Fprintf(t.w, "%s: %d runs of %d %ss\n", name, runs, perRun, unit)
+		fmt.Fprintf(t.w, "%s: %s of %s\n", name, counted(runs, "run"), counted(perRun, unit))
 	} else {
-		fmt.Fprintf(t.w, "%s: %d %ss\n", name, runs, unit)
+		fmt.Fprintf(t.w, "%s: %s\n", name, counted(runs, unit))
 	}
+}
+
+// counted is n units, in the plural but for one: "1 week", "3 weeks".
+func counted(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
 }
 
 // Step counts one unit done, printing a line if Every has passed.
@@ -103,10 +116,14 @@ func (t *Tracker) RunDone() {
 
 func (t *Tracker) printLocked(force bool) {
 	now := t.clock.Now()
-	if !force && now.Sub(t.mu.last) < t.every {
+	counts := [2]int{t.mu.unitsDone, t.mu.runsDone}
+	if t.mu.perRun <= 1 {
+		counts[1] = 0 // the runs are the units: the line shows only these
+	}
+	if counts == t.mu.printed || !force && now.Sub(t.mu.last) < t.every {
 		return
 	}
-	t.mu.last = now
+	t.mu.last, t.mu.printed = now, counts
 	fmt.Fprintln(t.w, t.lineLocked(now))
 }
 
@@ -150,5 +167,5 @@ func (t *Tracker) Status() string {
 	if t.mu.perRun > 1 {
 		return fmt.Sprintf("%s: %d of %d runs done", t.mu.stage, t.mu.runsDone, t.mu.runs)
 	}
-	return fmt.Sprintf("%s: %d of %d %ss done", t.mu.stage, t.mu.unitsDone, t.mu.runs, t.mu.unit)
+	return fmt.Sprintf("%s: %d of %s done", t.mu.stage, t.mu.unitsDone, counted(t.mu.runs, t.mu.unit))
 }

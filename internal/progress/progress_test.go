@@ -72,7 +72,15 @@ func TestOneUnitPerRunCountsTheRunsAsUnits(t *testing.T) {
 	clk.Advance(3 * time.Second)
 	p.Step()
 	p.RunDone()
-	want := "adsim: 4 simulations\nadsim: simulation 1/4 (25.0%), 3s, ETA 9s\n"
+	for range 3 { // each printed by Step, its RunDone adding nothing new
+		clk.Advance(3 * time.Second)
+		p.Step()
+		p.RunDone()
+	}
+	p.Stage("ranksim", 1, 1, "run")
+	want := "adsim: 4 simulations\nadsim: simulation 1/4 (25.0%), 3s, ETA 9s\n" +
+		"adsim: simulation 2/4 (50.0%), 6s, ETA 6s\nadsim: simulation 3/4 (75.0%), 9s, ETA 3s\nadsim: simulation 4/4 (100.0%), 12s\n" +
+		"ranksim: 1 run\n"
 	if out.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
 	}
