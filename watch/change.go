@@ -107,8 +107,17 @@ func (c *Change) summary() string {
 	if c.Diff == nil {
 		return c.Kind
 	}
-	return fmt.Sprintf("%s: %d runs added, %d removed, %d links added, %d removed; %.0f%% of the object changed",
-		c.Kind, len(c.Diff.Added()), len(c.Diff.Removed()), len(c.Diff.Links.Added), len(c.Diff.Links.Removed), 100*c.Fraction)
+	return fmt.Sprintf("%s: %s added, %d removed, %s added, %d removed; %.0f%% of the object changed",
+		c.Kind, counted(len(c.Diff.Added()), "text run"), len(c.Diff.Removed()),
+		counted(len(c.Diff.Links.Added), "link"), len(c.Diff.Links.Removed), 100*c.Fraction)
+}
+
+// counted is n things, in the plural but for one: "1 link", "2 links".
+func counted(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // fires evaluates the sentinel's trigger condition on a change of its
