@@ -65,8 +65,13 @@ func prune(src, key string, n *yaml.Node, t reflect.Type, dropped map[string]boo
 			return bad("must be a section with the keys " + strings.Join(fieldKeys(t), ", "))
 		}
 		kept := n.Content[:0:0]
+		seen := make(map[string]int)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
+			if err := repeated(src, key+".", k, seen); err != nil {
+				errs = append(errs, err)
+				continue
+			}
 			ft, ok := fieldType(t, k.Value)
 			if !ok {
 				errs = append(errs, fmt.Errorf("%s:%d: %s.%s: no such setting; %s has %s",
@@ -321,8 +326,13 @@ func checkFile(name string, doc *yaml.Node, origin map[string]string, dropped ma
 	t := reflect.TypeFor[Config]()
 	var errs []error
 	kept := root.Content[:0:0]
+	seen := make(map[string]int)
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
+		if err := repeated(name, "", k, seen); err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		ft, ok := fieldType(t, k.Value)
 		if !ok {
 			errs = append(errs, fmt.Errorf("%s:%d: %s: no such section; the sections are %s",
@@ -339,6 +349,19 @@ func checkFile(name string, doc *yaml.Node, origin map[string]string, dropped ma
 	}
 	root.Content = kept
 	return errs
+}
+
+// repeated refuses k, a key of the section at prefix in file src, when
+// seen has it already (keys match regardless of case, as viper's do); it
+// records k's line otherwise. A YAML parser would take the last of two,
+// silently, or refuse the file without saying which setting.
+func repeated(src, prefix string, k *yaml.Node, seen map[string]int) error {
+	lower := strings.ToLower(k.Value)
+	if first, ok := seen[lower]; ok {
+		return fmt.Errorf("%s:%d: %s%s: given a second time (first at line %d); give each key once", src, k.Line, prefix, lower, first)
+	}
+	seen[lower] = k.Line
+	return nil
 }
 
 // unaliased is a copy of n with each alias replaced by what it names, for

@@ -54,6 +54,11 @@ var expectedErrors = []struct {
 		`testdata/bad_scalars.bad.yaml:3: crawler.politeness.min_delay = "fast": must be a duration such as 500ms, 2s or 1h30m`,
 		`testdata/bad_scalars.bad.yaml:4: crawler.politeness.global = "many": must be a whole number`,
 	}},
+	{"duplicate_keys.bad.yaml", []string{
+		"testdata/duplicate_keys.bad.yaml:3: log.level: given a second time (first at line 2); give each key once",
+		"testdata/duplicate_keys.bad.yaml:7: crawler.limits.max_depth: given a second time (first at line 6); give each key once",
+		"testdata/duplicate_keys.bad.yaml:8: log: given a second time (first at line 1); give each key once",
+	}},
 	{"out_of_range.bad.yaml", []string{
 		`testdata/out_of_range.bad.yaml:3: crawler.politeness.min_delay = "3000000h": must be a duration of at most 2562047h47m16.854775807s`,
 		"testdata/out_of_range.bad.yaml:5: crawler.limits.max_depth = 99999999999999999999: must be a whole number from -9223372036854775808 to 9223372036854775807",
