@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -62,6 +63,9 @@ func Serve(ctx context.Context, cfg ServerConfig, ready func(url string)) error 
 			opts.Routes = append(opts.Routes, u)
 		}
 	}
+	if err := portsFree(cfg); err != nil {
+		return err
+	}
 	s, err := server.NewServer(opts)
 	if err != nil {
 		return fmt.Errorf("cluster: NATS server: %w", err)
@@ -79,6 +83,26 @@ func Serve(ctx context.Context, cfg ServerConfig, ready func(url string)) error 
 		ready(s.ClientURL())
 	}
 	<-ctx.Done()
+	return nil
+}
+
+// portsFree refuses addresses the server could not listen on: NATS
+// reports a port it cannot take by ending the process with a log line of
+// its own, so each is tried here first (and let go at once).
+func portsFree(cfg ServerConfig) error {
+	if cfg.Cluster != "" && cfg.Cluster == cfg.Listen && !strings.HasSuffix(cfg.Listen, ":0") {
+		return fmt.Errorf("--cluster-listen = %q: must differ from --listen: routes and clients need a port each", cfg.Cluster)
+	}
+	for _, a := range []struct{ flag, addr string }{{"--listen", cfg.Listen}, {"--cluster-listen", cfg.Cluster}} {
+		if a.addr == "" {
+			continue
+		}
+		ln, err := net.Listen("tcp", a.addr)
+		if err != nil {
+			return fmt.Errorf("%s = %q: cannot listen there: %w", a.flag, a.addr, err)
+		}
+		ln.Close()
+	}
 	return nil
 }
 
