@@ -193,6 +193,22 @@ func TestHindsightPlansOnTheEvaluationWeeks(t *testing.T) {
 	}
 }
 
+// TestATraceWithNothingToEvaluateIsRefused: postings only in the
+// learning weeks leave no delay to measure; the run says so rather than
+// reporting every policy at 0.
+func TestATraceWithNothingToEvaluateIsRefused(t *testing.T) {
+	start := time.Date(2025, 1, 6, 9, 0, 0, 0, time.UTC)
+	f := feedtrace.Feed{Name: "early"}
+	for d := range 20 {
+		f.Postings = append(f.Postings, start.AddDate(0, 0, d))
+	}
+	cfg := Config{Feeds: "unused", CrawlItems: 20, Seed: 1, Seeds: 1, LearnWeeks: 8, PerDay: []float64{1}}
+	_, err := Run(t.Context(), cfg, testFeedsConfig(), &feedtrace.Trace{Feeds: []feedtrace.Feed{f}}, nil)
+	if want := "no posting of the trace falls in the evaluation weeks, 2025-03-03 to 2026-01-01"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a trace of January alone: %v, want %q", err, want)
+	}
+}
+
 // TestTheAgeRatioTargetSaysHowFarTheSeedsAreFromTheBar: over three seeds
 // whose ratios are 0.65, 0.66 and 0.67, the target names their range, their
 // mean 0.66, its standard error 0.01/√3 and that the mean is 1.7 standard

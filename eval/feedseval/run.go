@@ -369,6 +369,10 @@ func prepare(cfg Config, fcfg feeds.Config, tr *feedtrace.Trace) (*Summary, feed
 			}
 		}
 	}
+	if sum.EvalPostings == 0 {
+		return fail(fmt.Errorf("feedseval: no posting of the trace falls in the evaluation weeks, %s to %s (eval.feeds.learn_weeks = %d after the first posting's year begins): there is nothing to measure",
+			sum.EvalFrom.Format(time.DateOnly), sum.EvalTo.Format(time.DateOnly), cfg.LearnWeeks))
+	}
 	grid, err := feeds.NewGrid(fcfg.Step)
 	if err != nil {
 		return fail(err)

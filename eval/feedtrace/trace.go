@@ -32,6 +32,14 @@ type Trace struct {
 // maxLine bounds one TSV line; the real lines are under 300 bytes.
 const maxLine = 64 << 10
 
+// A posting time outside [minPosting, maxPosting) is a damaged line: the
+// trace's feeds are Atom feeds (RFC 4287, 2005), and the year a posting
+// falls in sets the evaluation's year.
+var (
+	minPosting = time.Date(2005, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxPosting = time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
 // Load reads feeds.tsv and commit-feeds.tsv.zst from dir.
 func Load(ctx context.Context, dir string) (*Trace, error) {
 	meta, err := os.ReadFile(filepath.Join(dir, "feeds.tsv"))
@@ -89,13 +97,21 @@ func readPostings(ctx context.Context, r io.Reader, byName map[string]*Feed) err
 			return fmt.Errorf("feedtrace: commit-feeds line %d: no tab", n)
 		}
 		name := string(line[:tab])
-		rest := line[tab+1:]
-		if t2 := bytes.IndexByte(rest, '\t'); t2 >= 0 {
-			rest = rest[:t2]
-		}
+		rest, offset, hasOffset := bytes.Cut(line[tab+1:], []byte("\t"))
 		sec, err := strconv.ParseInt(string(rest), 10, 64)
 		if err != nil {
-			return fmt.Errorf("feedtrace: commit-feeds line %d: unix_time %q: %w", n, rest, err)
+			return fmt.Errorf("feedtrace: commit-feeds line %d: unix_time %.40q: %w", n, rest, err)
+		}
+		if sec < minPosting.Unix() || sec >= maxPosting.Unix() {
+			return fmt.Errorf("feedtrace: commit-feeds line %d: unix_time %d: must be from %s to before %s",
+				n, sec, minPosting.Format(time.DateOnly), maxPosting.Format(time.DateOnly))
+		}
+		if hasOffset {
+			// Read for its check alone: a line whose offset is damaged
+			// may be damaged in its time too.
+			if m, err := strconv.Atoi(string(offset)); err != nil || m < -12*60 || m > 14*60 {
+				return fmt.Errorf("feedtrace: commit-feeds line %d: utc_offset_minutes %.40q: must be whole minutes from -720 to 840", n, offset)
+			}
 		}
 		feed := byName[name]
 		if feed == nil {

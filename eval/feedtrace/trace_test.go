@@ -1,6 +1,7 @@
 package feedtrace
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -26,5 +27,30 @@ func TestLoadReadsTheRealTrace(t *testing.T) {
 				t.Fatalf("feed %s: posting %d at %s is outside 2025 or out of order", f.Name, i, p)
 			}
 		}
+	}
+}
+
+// TestReadPostingsRefusesADamagedLine: a time or an offset no posting
+// can have is refused, naming the line, where it would have moved the
+// evaluation's year or been kept.
+func TestReadPostingsRefusesADamagedLine(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{"a/b\t0\t60", "line 2: unix_time 0: must be from 2005-01-01 to before 2100-01-01"},
+		{"a/b\t-9223372036854775808\t60", "line 2: unix_time -9223372036854775808: must be from"},
+		{"a/b\t99999999999\t60", "line 2: unix_time 99999999999: must be from"},
+		{"a/b\tsoon\t60", `line 2: unix_time "soon"`},
+		{"a/b\t1736781369\t9999", `line 2: utc_offset_minutes "9999": must be whole minutes from -720 to 840`},
+		{"a/b\t1736781369\t+1h", `line 2: utc_offset_minutes "+1h"`},
+		{"c/d\t1736781369\t60", `line 2: feed "c/d" is not in feeds.tsv`},
+	} {
+		feeds := map[string]*Feed{"a/b": {Name: "a/b"}}
+		in := "feed\tunix_time\tutc_offset_minutes\n" + tc.line + "\n"
+		if err := readPostings(t.Context(), strings.NewReader(in), feeds); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.line, err, tc.want)
+		}
+	}
+	feeds := map[string]*Feed{"a/b": {Name: "a/b"}}
+	if err := readPostings(t.Context(), strings.NewReader("a/b\t1736781369\t-300\na/b\t1737833220\n"), feeds); err != nil || len(feeds["a/b"].Postings) != 2 {
+		t.Errorf("two good lines, one without an offset: %v, %d postings", err, len(feeds["a/b"].Postings))
 	}
 }
