@@ -47,18 +47,22 @@ type ArchiveConfig struct {
 func (c Config) Validate() error {
 	var errs []error
 	s := c.Synth
-	positive := func(key string, v int) {
-		if v < 1 {
-			errs = append(errs, fmt.Errorf("eval.relation.%s = %d: must be >= 1", key, v))
+	// within bounds a size the runs hold in memory or loop over, far
+	// beyond the paper's (its defaults in the comments of SynthConfig).
+	within := func(key string, v, most int) {
+		if v < 1 || v > most {
+			errs = append(errs, fmt.Errorf("eval.relation.%s = %d: must be in [1, %d]", key, v, most))
 		}
 	}
-	positive("synth.papers", s.Papers)
-	positive("synth.groups", s.Groups)
-	positive("synth.max_group", s.MaxGroup)
-	positive("synth.queries_per_unit", s.QueriesPerUnit)
-	positive("synth.units", s.Units)
-	positive("synth.seeds", s.Seeds)
-	if s.Groups*s.MaxGroup < s.Papers {
+	const maxPapers = 10_000_000
+	within("synth.papers", s.Papers, maxPapers)
+	within("synth.groups", s.Groups, maxPapers)
+	within("synth.max_group", s.MaxGroup, maxPapers)
+	within("synth.queries_per_unit", s.QueriesPerUnit, 1_000_000)
+	within("synth.units", s.Units, 1_000_000)
+	within("synth.seeds", s.Seeds, 1000)
+	inBounds := func(v int) bool { return v >= 1 && v <= maxPapers } // then the product cannot overflow
+	if inBounds(s.Groups) && inBounds(s.MaxGroup) && s.Groups*s.MaxGroup < s.Papers {
 		errs = append(errs, fmt.Errorf("eval.relation.synth.groups × max_group = %d: must be >= papers (%d)", s.Groups*s.MaxGroup, s.Papers))
 	}
 	if !(s.Attachment > 0) {
@@ -69,22 +73,18 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("eval.relation.archive.budgets: at least one budget is required"))
 	}
 	for i, b := range a.Budgets {
-		if b < 1 {
-			errs = append(errs, fmt.Errorf("eval.relation.archive.budgets[%d] = %d: must be >= 1", i, b))
-		}
+		within(fmt.Sprintf("archive.budgets[%d]", i), b, 1_000_000)
 	}
-	positive("archive.page_size", a.PageSize)
-	if a.MaxResults < a.PageSize {
-		errs = append(errs, fmt.Errorf("eval.relation.archive.max_results = %d: must be >= page_size (%d)", a.MaxResults, a.PageSize))
+	within("archive.page_size", a.PageSize, 10_000)
+	if a.MaxResults < a.PageSize || a.MaxResults > 1_000_000 {
+		errs = append(errs, fmt.Errorf("eval.relation.archive.max_results = %d: must be in [page_size (%d), 1000000]", a.MaxResults, a.PageSize))
 	}
 	if a.MaxKeywords < 1 || a.MaxKeywords > 2 {
 		errs = append(errs, fmt.Errorf("eval.relation.archive.max_keywords = %d: must be 1 or 2", a.MaxKeywords))
 	}
-	positive("archive.pool", a.Pool)
+	within("archive.pool", a.Pool, 100_000)
 	for i, k := range a.Pools {
-		if k < 1 {
-			errs = append(errs, fmt.Errorf("eval.relation.archive.pools[%d] = %d: must be >= 1", i, k))
-		}
+		within(fmt.Sprintf("archive.pools[%d]", i), k, 100_000)
 	}
 	if a.RatePriorWeight < 0 {
 		errs = append(errs, fmt.Errorf("eval.relation.archive.rate_prior_weight = %v: must be >= 0", a.RatePriorWeight))

@@ -76,6 +76,19 @@ func TestSynthConfigErrorsNameTheKey(t *testing.T) {
 	if err == nil || !contains(err.Error(), "eval.relation.synth.groups × max_group = 100") {
 		t.Errorf("error %v does not name groups × max_group", err)
 	}
+	// Sizes a run allocates or loops over are bounded: 2^62 groups of 4
+	// papers made groups × max_group overflow to 0.
+	c = smallSynth()
+	c.Groups, c.MaxGroup, c.Units = 1<<62, 4, 1<<40
+	_, err = RunSynth(t.Context(), c, t.TempDir(), nil)
+	for _, want := range []string{"eval.relation.synth.groups = 4611686018427387904: must be in [1, 10000000]", "eval.relation.synth.units = 1099511627776: must be in [1, 1000000]"} {
+		if err == nil || !contains(err.Error(), want) {
+			t.Errorf("error %v, want %q", err, want)
+		}
+	}
+	if err != nil && contains(err.Error(), "× max_group") {
+		t.Errorf("error %v: an overflowed product was checked", err)
+	}
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
