@@ -302,24 +302,126 @@ func (e *SettingError) Error() string {
 // feed's at once (Absorb); a copy that is not a feed is the feed's last
 // error. isNew reports whether the feed was not subscribed before.
 func (s *Store) Add(ctx context.Context, rawURL string, o AddOptions, now time.Time) (f Feed, isNew bool, err error) {
-	f, isNew, err = s.add(ctx, rawURL, o, now)
-	if err != nil || !isNew {
-		return f, isNew, err
-	}
-	_, absorbed, err := s.Absorb(ctx, f.ID)
-	var bodyErr *BodyError
-	switch {
-	case errors.As(err, &bodyErr): // recorded as the feed's last error
-	case err != nil:
-		return f, true, err
-	case !absorbed:
-		return f, true, nil
-	}
-	f, err = s.Get(f.ID)
-	return f, true, err
+	return one(s.addMany(ctx, []Subscription{{URL: rawURL, Options: o}}, now, false))
 }
 
-func (s *Store) add(ctx context.Context, rawURL string, o AddOptions, now time.Time) (f Feed, isNew bool, err error) {
+// Subscription is one feed to subscribe to (SubscribeMany): its URL as
+// given and its settings.
+type Subscription struct {
+	URL     string
+	Options AddOptions
+}
+
+// Subscribed is what came of one Subscription: the feed as stored and
+// whether it was not subscribed before, or the *SettingError that refused
+// it, nothing stored.
+type Subscribed struct {
+	Feed Feed
+	New  bool
+	Err  error
+}
+
+// one is the outcome of addMany for one subscription, as Add returns it.
+func one(out []Subscribed, err error) (Feed, bool, error) {
+	if len(out) == 0 {
+		return Feed{}, false, err
+	}
+	return out[0].Feed, out[0].New, cmp.Or(err, out[0].Err)
+}
+
+// subscribeBatch bounds the subscriptions one batch holds: its commit
+// syncs the write-ahead log, about a millisecond, which a commit for each
+// feed makes most of an import's time; and s.mu is held while a batch is
+// made, so a poll of another feed waits for this many record reads at most.
+const subscribeBatch = 1000
+
+// addMany adds subs in order, each as Add alone would, after the refusals
+// of Subscribe (checkSubscription) if checked; a setting refused is that
+// subscription's Err. It writes them in batches (addBatch), each
+// committed whole or not at all: on an error, or once ctx is done, the
+// subscriptions of the batches committed are stored and returned with
+// the error, and none after them.
+func (s *Store) addMany(ctx context.Context, subs []Subscription, now time.Time, checked bool) ([]Subscribed, error) {
+	out := make([]Subscribed, 0, len(subs))
+	for len(out) < len(subs) {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		done, absorb, err := s.addBatch(ctx, subs[len(out):min(len(subs), len(out)+subscribeBatch)], now, checked)
+		out = append(out, done...)
+		if err != nil {
+			return out, err
+		}
+		if absorb {
+			last := &out[len(out)-1]
+			if last.Feed, err = s.absorbNew(ctx, last.Feed); err != nil {
+				return out, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// addBatch adds subs in order in one batch, up to and including the
+// first new feed the crawler holds a copy of: that one reads it (absorb,
+// then absorbNew) before the next subscription is looked up, since a
+// permanent redirect there moves the feed (follow), maybe to a URL a
+// later one names, which must find it moved as it would one at a time.
+// It returns the outcome of those it added; none on an error.
+func (s *Store) addBatch(ctx context.Context, subs []Subscription, now time.Time, checked bool) (out []Subscribed, absorb bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.db.NewBatch(ctx)
+	defer b.Close()
+	// The records b holds, by id: a feed subscribed twice in one batch
+	// reads the first one's, as it would have read it committed.
+	written := make(map[string]Feed)
+	for _, sub := range subs {
+		if absorb {
+			break
+		}
+		f, isNew, err := s.addLocked(b, sub, now, checked, written)
+		var se *SettingError
+		switch {
+		case errors.As(err, &se):
+			out = append(out, Subscribed{Err: err})
+			continue
+		case err != nil:
+			return nil, false, err
+		}
+		out = append(out, Subscribed{Feed: f, New: isNew})
+		if isNew {
+			switch _, err := s.db.Page(f.URL); {
+			case err == nil:
+				absorb = true
+			case !errors.Is(err, repo.ErrNotFound):
+				return nil, false, err
+			}
+		}
+	}
+	if b.Empty() {
+		return out, false, nil
+	}
+	if err := b.Commit(); err != nil {
+		return nil, false, err
+	}
+	for _, r := range out {
+		if r.Err == nil {
+			s.edits.Add(1)
+		}
+	}
+	return out, absorb, nil
+}
+
+// addLocked writes to b the record sub gives its feed, new or already
+// there (read from written if b holds it, and put there).
+func (s *Store) addLocked(b *repo.Batch, sub Subscription, now time.Time, checked bool, written map[string]Feed) (f Feed, isNew bool, err error) {
+	rawURL, o := sub.URL, sub.Options
+	if checked {
+		if err := s.checkSubscription(rawURL, o); err != nil {
+			return Feed{}, false, err
+		}
+	}
 	u, err := urlnorm.Normalize(rawURL)
 	if err != nil {
 		limit := "an absolute http or https URL"
@@ -328,24 +430,19 @@ func (s *Store) add(ctx context.Context, rawURL string, o AddOptions, now time.T
 		}
 		return Feed{}, false, &SettingError{Setting: "url", Value: rawURL, Limit: limit}
 	}
-	if w := o.Weight; w != nil && !(*w > 0 && *w <= math.MaxFloat64) {
-		return Feed{}, false, &SettingError{Setting: "weight", Value: strconv.FormatFloat(*w, 'g', -1, 64), Limit: "a finite number > 0"}
+	if err := checkValues(o); err != nil {
+		return Feed{}, false, err
 	}
-	for _, iv := range []struct {
-		setting string
-		d       *time.Duration
-	}{{"min_interval", o.MinInterval}, {"max_interval", o.MaxInterval}} {
-		if iv.d != nil && *iv.d <= 0 {
-			return Feed{}, false, &SettingError{Setting: iv.setting, Value: iv.d.String(), Limit: "a duration > 0"}
-		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	id, err := s.movedTo(u)
+	moved, err := s.movedTo(u)
 	if err != nil {
 		return Feed{}, false, err
 	}
-	f, err = s.Get(cmp.Or(id, IDOf(u)))
+	id := cmp.Or(moved, IDOf(u))
+	if w, ok := written[id]; ok {
+		f, err = w, nil
+	} else {
+		f, err = s.Get(id)
+	}
 	switch {
 	case errors.Is(err, ErrUnknownFeed):
 		f = Feed{ID: IDOf(u), URL: u, Added: now, Weight: 1, MinInterval: s.cfg.MinInterval, MaxInterval: s.cfg.MaxInterval}
@@ -368,10 +465,8 @@ func (s *Store) add(ctx context.Context, rawURL string, o AddOptions, now time.T
 	f.Weight = deref(o.Weight, f.Weight)
 	f.MinInterval, f.MaxInterval = deref(o.MinInterval, f.MinInterval), deref(o.MaxInterval, f.MaxInterval)
 	if f.MinInterval > f.MaxInterval {
-		return Feed{}, false, &SettingError{Setting: "min_interval", Value: f.MinInterval.String(), Limit: "≤ max_interval (" + f.MaxInterval.String() + ")"}
+		return Feed{}, false, minOverMax(f.MinInterval, f.MaxInterval)
 	}
-	b := s.db.NewBatch(ctx)
-	defer b.Close()
 	if err := s.put(b, &f, false); err != nil { // settings alone
 		return Feed{}, false, err
 	}
@@ -380,11 +475,46 @@ func (s *Store) add(ctx context.Context, rawURL string, o AddOptions, now time.T
 			return Feed{}, false, err
 		}
 	}
-	if err := b.Commit(); err != nil {
-		return Feed{}, false, err
-	}
-	s.edits.Add(1)
+	written[f.ID] = f
 	return f, isNew, nil
+}
+
+// absorbNew reads the copy the crawler stored of feed f, just subscribed
+// (Absorb), and returns the feed as it is then; a copy that is not a feed
+// is the feed's last error.
+func (s *Store) absorbNew(ctx context.Context, f Feed) (Feed, error) {
+	_, absorbed, err := s.Absorb(ctx, f.ID)
+	var bodyErr *BodyError
+	switch {
+	case errors.As(err, &bodyErr): // recorded as the feed's last error
+	case err != nil:
+		return f, err
+	case !absorbed:
+		return f, nil
+	}
+	return s.Get(f.ID)
+}
+
+// checkValues refuses a weight that is not a finite number > 0 and an
+// interval that is not > 0, whatever the feed.
+func checkValues(o AddOptions) error {
+	if w := o.Weight; w != nil && !(*w > 0 && *w <= math.MaxFloat64) {
+		return &SettingError{Setting: "weight", Value: strconv.FormatFloat(*w, 'g', -1, 64), Limit: "a finite number > 0"}
+	}
+	for _, iv := range []struct {
+		setting string
+		d       *time.Duration
+	}{{"min_interval", o.MinInterval}, {"max_interval", o.MaxInterval}} {
+		if iv.d != nil && *iv.d <= 0 {
+			return &SettingError{Setting: iv.setting, Value: iv.d.String(), Limit: "a duration > 0"}
+		}
+	}
+	return nil
+}
+
+// minOverMax refuses a feed's min interval over its max.
+func minOverMax(lo, hi time.Duration) error {
+	return &SettingError{Setting: "min_interval", Value: lo.String(), Limit: "≤ max_interval (" + hi.String() + ")"}
 }
 
 // deref is *p, or otherwise when p is nil.

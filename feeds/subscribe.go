@@ -26,10 +26,17 @@ import (
 // SetFolders) that Add would cut are refused too (checkLabels); an
 // import's, from a list another reader wrote, are cut as Add cuts them.
 func (s *Store) Subscribe(ctx context.Context, rawURL string, o AddOptions, now time.Time) (Feed, bool, error) {
-	if err := s.checkSubscription(rawURL, o); err != nil {
-		return Feed{}, false, err
-	}
-	return s.Add(ctx, rawURL, o, now)
+	return one(s.addMany(ctx, []Subscription{{URL: rawURL, Options: o}}, now, true))
+}
+
+// SubscribeMany is Subscribe for each of subs in order (an import of a
+// list), a refusal that subscription's Err, with the subscriptions
+// written a thousand to a batch rather than one: each batch is committed
+// whole or not at all, so that after an error, or once ctx is done, the
+// feeds of the batches committed are stored, those returned with the
+// error, and none after them.
+func (s *Store) SubscribeMany(ctx context.Context, subs []Subscription, now time.Time) ([]Subscribed, error) {
+	return s.addMany(ctx, subs, now, true)
 }
 
 func (s *Store) checkSubscription(rawURL string, o AddOptions) error {
@@ -50,14 +57,39 @@ func (s *Store) checkSubscription(rawURL string, o AddOptions) error {
 			return &SettingError{Setting: "url", Value: rawURL, Limit: "an absolute http or https URL that names a host (http://HOST/...)"}
 		}
 	}
+	return s.cfg.checkStep(o)
+}
+
+// checkStep refuses a poll interval under feeds.step: polls fall on a
+// grid of that step. One not > 0 is checkValues' to refuse.
+func (c Config) checkStep(o AddOptions) error {
 	for _, iv := range []struct {
 		setting string
 		d       *time.Duration
 	}{{"min_interval", o.MinInterval}, {"max_interval", o.MaxInterval}} {
-		if iv.d != nil && *iv.d > 0 && *iv.d < s.cfg.Step {
+		if iv.d != nil && *iv.d > 0 && *iv.d < c.Step {
 			return &SettingError{Setting: iv.setting, Value: iv.d.String(),
-				Limit: "≥ feeds.step (" + s.cfg.Step.String() + "): polls are placed on a grid of that step"}
+				Limit: "≥ feeds.step (" + c.Step.String() + "): polls are placed on a grid of that step"}
 		}
+	}
+	return nil
+}
+
+// CheckOptions refuses, as Subscribe would, a weight or poll interval of
+// o that no feed can take, whatever its URL and whatever is stored: a
+// weight that is not a finite number > 0, an interval not > 0 or under
+// feeds.step, a min interval over the max given. The command line checks
+// its flags with it once, before an import reads its list, rather than
+// refusing each outline for them.
+func (c Config) CheckOptions(o AddOptions) error {
+	if err := checkValues(o); err != nil {
+		return err
+	}
+	if err := c.checkStep(o); err != nil {
+		return err
+	}
+	if o.MinInterval != nil && o.MaxInterval != nil && *o.MinInterval > *o.MaxInterval {
+		return minOverMax(*o.MinInterval, *o.MaxInterval)
 	}
 	return nil
 }

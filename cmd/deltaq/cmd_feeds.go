@@ -104,9 +104,14 @@ why; any skipped outline makes the exit status non-zero.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			flags := addOptions(cmd, weight, every, within)
 			// Read before the data directory is made: a file that is
-			// not there, or not OPML, leaves none made for it.
+			// not there, or not OPML, leaves none made for it; a flag
+			// no feed can take is refused once, before the file is read.
 			var outlines []feeds.Outline
-			read := func(*configs.Config) error {
+			read := func(cfg *configs.Config) error {
+				// Worded as feeds add refuses it.
+				if err := cfg.Feeds.CheckOptions(flags); err != nil {
+					return asFlagError(err)
+				}
 				f, err := os.Open(args[0])
 				if err != nil {
 					return err
@@ -502,60 +507,66 @@ func addOptions(cmd *cobra.Command, weight float64, every, within time.Duration)
 // settings unless flags give them, and says what came of each: new,
 // already subscribed, a repeat of a feed earlier in the file (the same
 // URL once normalized: an upper-case host is the same host), or skipped
-// with why.
+// with why. The feeds are subscribed in one call (SubscribeMany), which
+// writes them in batches: should it fail part-way, the feeds it stored
+// are found already subscribed by the import run again.
 func (a *app) importOPML(ctx context.Context, st *feeds.Store, outlines []feeds.Outline, flags feeds.AddOptions) error {
-	var skipped []string
-	skip := func(o feeds.Outline, why string) {
-		what := o.URL
-		if what == "" {
-			what = o.Title
-		}
-		skipped = append(skipped, fmt.Sprintf("line %d %s: %s", o.Line, urlnorm.Quote(what), why))
-	}
+	// Each outline's skip reason, or its subscription's index in subs
+	// (repeat for a repeat of a feed earlier in the file).
+	const repeat = -1
+	why := make([]string, len(outlines))
+	sub := make([]int, len(outlines))
+	var subs []feeds.Subscription
 	seen := make(map[string]bool, len(outlines))
-	fresh, already, repeats := 0, 0, 0
-	for _, o := range outlines {
-		if o.Skip != "" {
-			skip(o, o.Skip)
-			continue
-		}
-		// As Subscribe reads it, so that a URL it refuses is no
+	for i, o := range outlines {
+		// As Subscribe reads the URL, so that a URL it refuses is no
 		// repeat of, and no first for, the one it would be taken for.
 		u, err := urlnorm.NormalizeGiven(o.URL)
-		if errors.Is(err, urlnorm.ErrControl) {
-			skip(o, "must be a URL with "+urlnorm.GivenRule)
-			continue
+		switch {
+		case o.Skip != "":
+			why[i] = o.Skip
+		case errors.Is(err, urlnorm.ErrControl):
+			why[i] = "must be a URL with " + urlnorm.GivenRule
+		case err != nil:
+			why[i] = "not an http or https URL"
+		case seen[u]:
+			sub[i] = repeat
+		default:
+			seen[u] = true
+			opts := o.Options
+			opts.Weight = cmp.Or(flags.Weight, opts.Weight)
+			opts.MinInterval = cmp.Or(flags.MinInterval, opts.MinInterval)
+			opts.MaxInterval = cmp.Or(flags.MaxInterval, opts.MaxInterval)
+			opts.Name, opts.Folders = o.Name, o.Folders // a new subscription's only
+			sub[i] = len(subs)
+			subs = append(subs, feeds.Subscription{URL: o.URL, Options: opts})
 		}
-		if err != nil {
-			skip(o, "not an http or https URL")
-			continue
-		}
-		if seen[u] {
-			repeats++
-			continue
-		}
-		seen[u] = true
-		opts := o.Options
-		opts.Weight = cmp.Or(flags.Weight, opts.Weight)
-		opts.MinInterval = cmp.Or(flags.MinInterval, opts.MinInterval)
-		opts.MaxInterval = cmp.Or(flags.MaxInterval, opts.MaxInterval)
-		opts.Name, opts.Folders = o.Name, o.Folders // a new subscription's only
-		_, isNew, err := st.Subscribe(ctx, o.URL, opts, time.Now())
+	}
+	done, err := st.SubscribeMany(ctx, subs, time.Now())
+	if err != nil {
+		return err
+	}
+	var skipped []string
+	fresh, already, repeats := 0, 0, 0
+	for i, o := range outlines {
 		var se *feeds.SettingError
 		switch {
-		case errors.As(err, &se):
-			why := "must be " + se.Limit
+		case why[i] != "":
+		case sub[i] == repeat:
+			repeats++
+		case errors.As(done[sub[i]].Err, &se):
+			why[i] = "must be " + se.Limit
 			if se.Setting != "url" {
-				why = fmt.Sprintf("%s = %q: %s", se.Setting, se.Value, why)
+				why[i] = fmt.Sprintf("%s = %q: %s", se.Setting, se.Value, why[i])
 			}
-			skip(o, why)
-			continue
-		case err != nil:
-			return err
-		case isNew:
+		case done[sub[i]].New:
 			fresh++
 		default:
 			already++
+		}
+		if why[i] != "" {
+			what := cmp.Or(o.URL, o.Title)
+			skipped = append(skipped, fmt.Sprintf("line %d %s: %s", o.Line, urlnorm.Quote(what), why[i]))
 		}
 	}
 	fmt.Fprintf(a.stdout, "%d feeds subscribed, %d already subscribed, %d repeated in the file, %d skipped\n", fresh, already, repeats, len(skipped))

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -119,6 +121,85 @@ func TestFeedsImportCountsEachOutline(t *testing.T) {
 	out, _, _ = run(t, "feeds", "import", list, "--data", data)
 	if !strings.Contains(out, "0 feeds subscribed, 4 already subscribed, 2 repeated in the file, 3 skipped\n") {
 		t.Errorf("feeds import again:\n%s\nwant none subscribed anew", out)
+	}
+}
+
+// TestFeedsImportRefusesABadFlagOnce: a weight or interval flag no feed
+// can take was reported once for each outline, as a skip; it is refused
+// once, naming the flag, the value and the limit, before the list is read
+// or the data directory made, in the words feeds add refuses it with.
+func TestFeedsImportRefusesABadFlagOnce(t *testing.T) {
+	list := filepath.Join(t.TempDir(), "list.opml")
+	opml := `<?xml version="1.0"?><opml version="2.0"><body>
+<outline text="a" xmlUrl="http://a.test/feed"/>
+<outline text="b" xmlUrl="http://b.test/feed"/>
+<outline text="c" xmlUrl="http://c.test/feed"/>
+</body></opml>`
+	if err := os.WriteFile(list, []byte(opml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "missing.opml")
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--weight", "0"}, `--weight = "0": must be a finite number > 0`},
+		{[]string{"--weight", "-1"}, `--weight = "-1": must be a finite number > 0`},
+		{[]string{"--weight", "NaN"}, `--weight = "NaN": must be a finite number > 0`},
+		{[]string{"--min-interval", "0s"}, `--min-interval = "0s": must be a duration > 0`},
+		{[]string{"--max-interval", "1m"}, `--max-interval = "1m0s": must be ≥ feeds.step (5m0s)`},
+		{[]string{"--min-interval", "2h", "--max-interval", "1h"}, `--min-interval = "2h0m0s": must be ≤ --max-interval (1h0m0s)`},
+	} {
+		t.Run(strings.Join(c.flags, " "), func(t *testing.T) {
+			for _, file := range []string{list, missing} {
+				data := filepath.Join(t.TempDir(), "data")
+				out, _, err := run(t, append(append([]string{"feeds", "import", file}, c.flags...), "--data", data)...)
+				if err == nil || !strings.Contains(err.Error(), c.want) || strings.Count(err.Error(), "must be") != 1 || out != "" {
+					t.Errorf("feeds import %s: %v\n%s\nwant only %q", filepath.Base(file), err, out, c.want)
+				}
+				if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("feeds import %s: the data directory after the refusal: %v; want none made", filepath.Base(file), err)
+				}
+			}
+			_, _, err := run(t, append(append([]string{"feeds", "add", "http://a.test/feed"}, c.flags...), "--data", t.TempDir())...)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("feeds add: %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestFeedsImportOfManyFeeds imports a list longer than a batch of the
+// store's: every feed is subscribed with its name, a feed subscribed
+// before and a repeat are counted as such, and the import run again finds
+// them all subscribed.
+func TestFeedsImportOfManyFeeds(t *testing.T) {
+	const n = 2500
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0"?><opml version="2.0"><body>` + "\n")
+	for i := range n {
+		fmt.Fprintf(&b, `<outline text="f%d" xmlUrl="http://h%d.test/feed"/>`+"\n", i, i)
+	}
+	b.WriteString(`<outline text="again" xmlUrl="http://H1.test/feed"/></body></opml>`)
+	list := filepath.Join(t.TempDir(), "list.opml")
+	if err := os.WriteFile(list, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	if out, _, err := run(t, "feeds", "add", "http://h7.test/feed", "--name", "Mine", "--data", data); err != nil {
+		t.Fatalf("feeds add: %v\n%s", err, out)
+	}
+	out, _, err := run(t, "feeds", "import", list, "--data", data)
+	if want := fmt.Sprintf("%d feeds subscribed, 1 already subscribed, 1 repeated in the file, 0 skipped\n", n-1); err != nil || out != want {
+		t.Fatalf("feeds import: %v\n%s\nwant %q", err, out, want)
+	}
+	out, _, err = run(t, "feeds", "list", "--data", data)
+	if err != nil || strings.Count(out, "\n") != n+1 || !strings.Contains(out, " f2499 ") || !strings.Contains(out, " Mine ") {
+		t.Errorf("feeds list: %v, %d lines; want the %d feeds, f2499 named, h7 still Mine", err, strings.Count(out, "\n"), n)
+	}
+	out, _, err = run(t, "feeds", "import", list, "--data", data)
+	if want := fmt.Sprintf("0 feeds subscribed, %d already subscribed, 1 repeated in the file, 0 skipped\n", n); err != nil || out != want {
+		t.Errorf("feeds import again: %v\n%s\nwant %q", err, out, want)
 	}
 }
 
