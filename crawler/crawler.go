@@ -164,13 +164,18 @@ func (c *Crawler) Seed(ctx context.Context, f *frontier.Frontier, urls []string)
 // *SeedError for the first that is not a URL the crawler can fetch: a
 // caller can refuse bad seeds before it opens or creates anything. Seeds
 // are given, not found in pages (urlnorm.NormalizeGiven): one holding a
-// control character is refused, not taken for the URL without it.
+// control character is refused, not taken for the URL without it. One
+// with port 0 is refused too: nothing can be fetched there, and it would
+// stay queued, unreachable, run after run.
 func NormalizeSeeds(urls []string) ([]string, error) {
 	norm := make([]string, 0, len(urls))
 	for _, raw := range urls {
 		u, err := urlnorm.NormalizeGiven(raw)
 		if err != nil {
 			return nil, &SeedError{URL: raw, Err: err}
+		}
+		if _, port, err := net.SplitHostPort(urlnorm.Host(u)); err == nil && port == "0" {
+			return nil, &SeedError{URL: raw, Err: errors.New("port 0: no server can be reached there; give the site's port, or none for the scheme's default")}
 		}
 		norm = append(norm, u)
 	}

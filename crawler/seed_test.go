@@ -99,3 +99,21 @@ func TestSeedsWithAControlCharacterAreRefused(t *testing.T) {
 		t.Errorf("Seed after the refusal: %d new, %v; want both new, nothing admitted before", n, err)
 	}
 }
+
+// TestSeedsWithPortZeroAreRefused: a seed with port 0 was admitted and
+// stayed queued, unreachable, run after run. It is a SeedError naming it,
+// however the 0 is written; other ports, and none, are kept.
+func TestSeedsWithPortZeroAreRefused(t *testing.T) {
+	for _, bad := range []string{"http://example.com:0/", "https://example.com:00/a", "http://127.0.0.1:0", "http://[::1]:0/"} {
+		_, err := crawler.NormalizeSeeds([]string{"http://b.test/", bad})
+		var se *crawler.SeedError
+		if !errors.As(err, &se) || se.URL != bad || !strings.Contains(err.Error(), urlnorm.Quote(bad)+": port 0") {
+			t.Errorf("NormalizeSeeds(%q): %v, want a SeedError naming it and port 0", bad, err)
+		}
+	}
+	for in, want := range map[string]string{"http://a.test:8080/": "http://a.test:8080/", "http://a.test:80/": "http://a.test/", "http://a.test:/": "http://a.test/", "http://a.test:10/": "http://a.test:10/"} {
+		if got, err := crawler.NormalizeSeeds([]string{in}); err != nil || len(got) != 1 || got[0] != want {
+			t.Errorf("NormalizeSeeds(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
