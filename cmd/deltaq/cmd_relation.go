@@ -51,10 +51,12 @@ func (a *app) newRelationCreateCmd() *cobra.Command {
 					return err
 				}
 			}
-			if src.PageSize == 0 {
+			// Only a flag left out takes the configured value: a 0 given
+			// is the source's check to refuse, not a default to fill in.
+			if !cmd.Flags().Changed("page-size") {
 				src.PageSize = cfg.Relation.PageSize
 			}
-			if src.MaxResults == 0 {
+			if !cmd.Flags().Changed("max-results") {
 				src.MaxResults = cfg.Relation.MaxResults
 			}
 			src.Quota, src.QuotaPeriod = cfg.Relation.Quota, cfg.Relation.QuotaPeriod
@@ -72,6 +74,10 @@ func (a *app) newRelationCreateCmd() *cobra.Command {
 				src.Keywords = []string{first.Name}
 			}
 			def.Name, def.Source, def.Created = args[0], src, time.Now().UTC()
+			// Before the data directory is made: a refused relation leaves none.
+			if err := def.Validate(); err != nil {
+				return err
+			}
 			db, err := openRepo(dataDir, cfg, a.logger(cfg))
 			if err != nil {
 				return err

@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -233,5 +235,45 @@ func TestRelationIDsFromAFileWithoutEndAreRefused(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "--ids: /dev/zero: over 268435456 bytes (256 MiB)") {
 			t.Errorf("relation %s --ids /dev/zero: %v, want it refused naming the bound", verb, err)
 		}
+	}
+}
+
+// TestRelationCreateRefusesAPageSizeOrMaxResultsOf0: --page-size 0 and
+// --max-results 0 were taken for the flags left out, and the configured
+// values created instead. They are refused naming the flag, the value and
+// the limit, before a data directory is made; flags left out still take
+// the configured values.
+func TestRelationCreateRefusesAPageSizeOrMaxResultsOf0(t *testing.T) {
+	t.Setenv("DELTAQ_RELATION_PAGE_SIZE", "5")
+	t.Setenv("DELTAQ_RELATION_MAX_RESULTS", "20")
+	create := func(data string, flags ...string) (string, error) {
+		out, _, err := run(t, append([]string{"relation", "create", "r", "--data", data,
+			"--search", "http://rel.test/search?q={q}&page={page}", "--extract", "t=css:a"}, flags...)...)
+		return out, err
+	}
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--page-size", "0"}, "--page-size 0, --max-results 20: relation: page size = 0: must be >= 1"},
+		{[]string{"--max-results", "0"}, "--page-size 5, --max-results 0: relation: max results = 0: must be >= the page size 5"},
+		{[]string{"--page-size", "0", "--max-results", "0"}, "page size = 0: must be >= 1"},
+		{[]string{"--page-size", "-1"}, "page size = -1: must be >= 1"},
+	} {
+		data := filepath.Join(t.TempDir(), "data")
+		if _, err := create(data, c.flags...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("create with %q: %v, want %q", c.flags, err, c.want)
+		}
+		if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s after the refused create with %q: %v, want nothing there", data, c.flags, err)
+		}
+	}
+	out, err := create(filepath.Join(t.TempDir(), "data"))
+	if err != nil || !strings.Contains(out, "p=5, K=20") {
+		t.Fatalf("create without --page-size and --max-results:\n%s%v; want the configured p=5, K=20", out, err)
+	}
+	out, err = create(filepath.Join(t.TempDir(), "data"), "--page-size", "4", "--max-results", "8")
+	if err != nil || !strings.Contains(out, "p=4, K=8") {
+		t.Fatalf("create with --page-size 4 --max-results 8:\n%s%v", out, err)
 	}
 }
