@@ -39,6 +39,11 @@ then is asked to stop, and leaves no OUT.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := args[0]
+			if out == "" {
+				// The backup would be built beside the working directory
+				// and then fail to be renamed to no name.
+				return errors.New("OUT: empty; give the new directory to write the backup to")
+			}
 			if server != "" {
 				if dataDir != "" {
 					return errDataAndServer

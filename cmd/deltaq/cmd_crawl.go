@@ -53,6 +53,9 @@ to their hosts and fetches them in turn; the flags of a crawl here
 (--max-pages, --include, --resolve, ...) are refused with it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkSeedsGiven(cmd, seeds); err != nil {
+				return err
+			}
 			if server != "" {
 				for _, name := range localCrawlFlags {
 					if cmd.Flags().Changed(name) {
@@ -190,6 +193,21 @@ func addDialFlags(cmd *cobra.Command) {
 		"resolve":       "crawler.resolve",
 		"allow-private": "crawler.allow_private",
 	})
+}
+
+// checkSeedsGiven refuses a --seeds given without a URL in it ("", or
+// only commas and spaces): the flag would read as left out, and the
+// command resume the previous crawl instead of starting the one meant.
+func checkSeedsGiven(cmd *cobra.Command, seeds []string) error {
+	if !cmd.Flags().Changed("seeds") {
+		return nil
+	}
+	for _, s := range seeds {
+		if strings.TrimSpace(s) != "" {
+			return nil
+		}
+	}
+	return fmt.Errorf("--seeds %q: empty; give at least one URL, or leave --seeds out to resume", strings.Join(seeds, ","))
 }
 
 // crawlInterrupted ends a crawl stopped by a signal. What it fetched is

@@ -155,6 +155,9 @@ within frontier.budget) and serves search over the
 same repository; the index follows each committed fetch.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkSeedsGiven(cmd, seeds); err != nil {
+				return err
+			}
 			cfg, err := a.load(cmd)
 			if err != nil {
 				return err

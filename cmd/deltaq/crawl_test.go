@@ -167,6 +167,36 @@ func TestCrawlOfALoopbackSeedSaysWhyAndHowToAllowIt(t *testing.T) {
 	}
 }
 
+// TestCrawlWithAnEmptySeedsDoesNotResume: --seeds "" (or only commas and
+// spaces) read as --seeds left out, and the crawl resumed the queue of
+// the previous one. It is refused, and the queue is left as it was.
+func TestCrawlWithAnEmptySeedsDoesNotResume(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><title>home</title><body>a page on loopback</body></html>")
+	}))
+	defer srv.Close()
+	data := t.TempDir()
+	// Without --allow-private the seed is refused and stays queued.
+	if _, _, err := run(t, "crawl", "--data", data, "--seeds", srv.URL+"/"); err == nil {
+		t.Fatal("the crawl of a loopback seed without --allow-private succeeded")
+	}
+	for _, seeds := range []string{"", " , ,"} {
+		out, _, err := run(t, "crawl", "--data", data, "--allow-private", "--seeds", seeds)
+		if want := fmt.Sprintf("--seeds %q: empty; give at least one URL, or leave --seeds out to resume", seeds); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("crawl --seeds %q: %v\n%s; want %q", seeds, err, out, want)
+		}
+	}
+	if out, _, err := run(t, "queue", "--data", data); err != nil || !strings.Contains(out, "1 of 1 queued URLs shown") {
+		t.Errorf("queue after the refused crawls: %v\n%s; want the seed still queued", err, out)
+	}
+	// A fresh directory: run resuming this queue would serve until the
+	// test's end.
+	if _, _, err := run(t, "run", "--data", t.TempDir(), "--seeds", ""); err == nil || !strings.Contains(err.Error(), `--seeds "": empty`) {
+		t.Errorf("run --seeds \"\": %v, want it refused", err)
+	}
+}
+
 // TestCrawlOfAHostThatDoesNotAnswerFails: a crawl whose only host refuses
 // connections fetches nothing, says why in its summary and its error, and
 // exits nonzero, so that a script does not take it for an empty site; the

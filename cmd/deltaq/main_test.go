@@ -115,6 +115,27 @@ func TestAGroupRefusesAWordThatNamesNoCommand(t *testing.T) {
 			t.Errorf("%q: %v, want rebuild suggested", args, err)
 		}
 	}
+	// cobra's own groups are groups too: completion, and help, whose words
+	// name a command.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"completion", "bogus"}, `unknown command "bogus" for "deltaq completion" (commands: bash, fish, powershell, zsh;`},
+		{[]string{"help", "bogus"}, `help bogus: unknown command "bogus" for "deltaq" (commands: ads, alert, backup,`},
+		{[]string{"help", "crwal"}, `help crwal: unknown command "crwal" for "deltaq"; did you mean crawl?`},
+		{[]string{"help", "index", "bogus"}, `help index bogus: unknown command "bogus" for "deltaq index" (commands: rebuild;`},
+		{[]string{"help", "crawl", "bogus"}, `help crawl bogus: unknown command "bogus" for "deltaq crawl" (deltaq crawl has no commands)`},
+	} {
+		if out, _, err := run(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v\n%s; want an error containing %s", c.args, err, out, c.want)
+		}
+	}
+	for _, args := range [][]string{{"help"}, {"help", "index"}, {"help", "completion"}} {
+		if out, _, err := run(t, args...); err != nil || !strings.Contains(out, "Available Commands:") {
+			t.Errorf("%q: error %v, output %q; want the help", args, err, out)
+		}
+	}
 	if _, _, err := run(t, "page", "explian", "http://a.test/", "--data", "d"); err == nil || !strings.Contains(err.Error(), `unknown command "explian" for "deltaq page"; did you mean explain?`) {
 		t.Errorf("page explian URL --data d: %v, want explain suggested", err)
 	}
@@ -147,6 +168,15 @@ func TestBadInputGivesClearErrors(t *testing.T) {
 		{[]string{"crawl", "--data", t.TempDir(), "--seeds", "http://a.test/", "--wait-nodes", "3"}, "--wait-nodes 3: only a cluster node reads it"},
 		{[]string{"serve", "--data", t.TempDir(), "--node", "n1"}, "--node n1: only a cluster node reads it"},
 		{[]string{"crawl", "--data", t.TempDir()}, "nothing to crawl"},
+		// An empty --seeds is no seed, not --seeds left out.
+		{[]string{"crawl", "--data", t.TempDir(), "--seeds", ""}, `--seeds "": empty; give at least one URL, or leave --seeds out to resume`},
+		{[]string{"crawl", "--data", t.TempDir(), "--seeds", " , ,"}, `--seeds " , ,": empty`},
+		{[]string{"crawl", "--server", "http://127.0.0.1:1", "--seeds", ""}, `--seeds "": empty`},
+		// Nothing can be fetched at port 0.
+		{[]string{"crawl", "--data", t.TempDir(), "--seeds", "http://example.com:0/"}, `seed "http://example.com:0/": port 0`},
+		// An empty OUT used to fail renaming the backup to no name.
+		{[]string{"backup", "--data", t.TempDir(), ""}, "OUT: empty; give the new directory to write the backup to"},
+		{[]string{"backup", "--server", "http://127.0.0.1:1", ""}, "OUT: empty"},
 		{[]string{"web", "replay", "--archive", t.TempDir()}, "--archive"},
 		{[]string{"demo", "--listen", "bad"}, `server.listen = "bad": must be host:port`},
 		{[]string{"serve", "--data", t.TempDir(), "--listen", "127.0.0.1:99999"}, `server.listen = "127.0.0.1:99999": must be host:port: the port "99999" is not a number from 0 to 65535`},

@@ -60,9 +60,37 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	if defaults, err := configs.Defaults(); err == nil {
 		showDefaults(root, defaults)
 	}
+	// cobra adds its help and completion commands as it executes; added
+	// now, they get the checks below like every other command.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	refuseUnknownHelpTopics(root)
 	refuseUnknownSubcommands(root)
 	usageInArgErrors(root)
 	return root
+}
+
+// refuseUnknownHelpTopics makes `deltaq help WORD...` fail when the words
+// name no command: cobra's help printed "Unknown help topic" and the root's
+// usage, or the help of the command the first words named, and exited 0.
+func refuseUnknownHelpTopics(root *cobra.Command) {
+	for _, help := range root.Commands() {
+		if help.Name() != "help" {
+			continue
+		}
+		help.Run = nil
+		help.RunE = func(c *cobra.Command, args []string) error {
+			cmd, rest, err := root.Find(args)
+			if err != nil { // the first word names no command
+				cmd, rest = root, args
+			}
+			if len(rest) > 0 {
+				return fmt.Errorf("help %s: %w", strings.Join(args, " "), unknownSubcommand(cmd, rest))
+			}
+			cmd.InitDefaultHelpFlag() // for its help to list -h, as cobra's help does
+			return cmd.Help()
+		}
+	}
 }
 
 // usageInArgErrors makes a command given too few or too many arguments
@@ -96,6 +124,7 @@ func refuseUnknownSubcommands(root *cobra.Command) {
 		}
 		cmd.SuggestionsMinimumDistance = 2 // cobra's default, which it sets for the root alone
 		cmd.DisableFlagsInUseLine = true   // its usage says "deltaq index", not "deltaq index [flags]"
+		cmd.Args = nil                     // cobra's completion has NoArgs, which would name the word without the commands
 		cmd.RunE = unknownSubcommand
 		// A word that names no command, followed by flags of the command
 		// meant (deltaq index rebuld --data d), fails the group's flag
@@ -111,7 +140,8 @@ func refuseUnknownSubcommands(root *cobra.Command) {
 }
 
 // unknownSubcommand is a group's RunE: its help when given no word, else
-// an error naming the word and the commands it is close to.
+// an error naming the word, the commands it is close to and the commands
+// there are.
 func unknownSubcommand(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return cmd.Help()
@@ -120,7 +150,16 @@ func unknownSubcommand(cmd *cobra.Command, args []string) error {
 	if near := cmd.SuggestionsFor(args[0]); len(near) > 0 {
 		msg += "; did you mean " + strings.Join(near, " or ") + "?"
 	}
-	return fmt.Errorf("%s (%s --help lists them)", msg, cmd.CommandPath())
+	var names []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
+		}
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("%s (%s has no commands)", msg, cmd.CommandPath())
+	}
+	return fmt.Errorf("%s (commands: %s; %s --help describes them)", msg, strings.Join(names, ", "), cmd.CommandPath())
 }
 
 // load builds the effective configuration for cmd: defaults, --config file,
