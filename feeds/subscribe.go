@@ -55,6 +55,8 @@ func (s *Store) checkSubscription(rawURL string, o AddOptions) error {
 				Limit: "without credentials (user:pass@): feeds are fetched without them, and the URL is stored without them"}
 		case u.Host == "":
 			return &SettingError{Setting: "url", Value: rawURL, Limit: "an absolute http or https URL that names a host (http://HOST/...)"}
+		case strings.TrimLeft(u.Port(), "0") == "" && u.Port() != "":
+			return &SettingError{Setting: "url", Value: rawURL, Limit: "a URL of a port a server can answer on, not 0 (give none for the scheme's default)"}
 		}
 	}
 	return s.cfg.checkStep(o)

@@ -35,6 +35,14 @@ func TestSubscribeRefusesAURLWithAControlCharacter(t *testing.T) {
 	if f, _, err := s.Subscribe(t.Context(), " http://a.test/feed\n", AddOptions{}, t0); err != nil || f.URL != "http://a.test/feed" {
 		t.Errorf("a URL with a space before and a newline after: %+v, %v; want it trimmed and subscribed", f, err)
 	}
+	// Nothing answers on port 0: such a feed would fail every poll.
+	for _, u := range []string{"http://a.test:0/feed", "https://a.test:00/feed"} {
+		_, _, err := s.Subscribe(t.Context(), u, AddOptions{}, t0)
+		var se *SettingError
+		if !errors.As(err, &se) || se.Setting != "url" || !strings.Contains(se.Limit, "not 0") {
+			t.Errorf("Subscribe(%q): %v, want a SettingError on url naming port 0", u, err)
+		}
+	}
 }
 
 // TestSubscribeRefusesANameOrFoldersItWouldCut: a name or folders the
