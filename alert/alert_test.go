@@ -422,3 +422,29 @@ func TestReplayedChangeFeedNotifiesNothingAgain(t *testing.T) {
 		t.Errorf("a rebuild sent %q, want %q", got, want)
 	}
 }
+
+// TestPackedRefusesAlertsPastItsOffsets: the packed arrays are reached
+// through uint32 offsets; alerts that would take one past its limit are
+// refused, counting what is held, rather than wrapping the offsets.
+func TestPackedRefusesAlertsPastItsOffsets(t *testing.T) {
+	mt := newMatching(t)
+	m := mt.m
+	if _, err := m.Add(t.Context(), Alert{Query: `"harbor report" -draft`, Notify: []notify.Target{{Kind: notify.Feed}}}); err != nil {
+		t.Fatal(err)
+	}
+	a := Alert{ID: "a2", Query: "lantern meadow orchard", Notify: []notify.Target{{Kind: notify.Feed}}}
+	c, err := compile(&a, m.analyzer, m.limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := []byte(`{"id":"a2"}`)
+	p := m.mu.alerts
+	held := max(len(p.meta), len(p.words), len(p.clauses))
+	need := max(len(p.meta)+len(record), len(p.words)+3, len(p.clauses)+3)
+	if err := p.fits([]*compiled{c}, [][]byte{record}, need); err != nil {
+		t.Errorf("an alert that just fits (held %d, limit %d): %v", held, need, err)
+	}
+	if err := p.fits([]*compiled{c}, [][]byte{record}, need-1); !errors.Is(err, errPackedFull) {
+		t.Errorf("an alert one past the limit: %v, want errPackedFull", err)
+	}
+}

@@ -168,6 +168,9 @@ func (m *Matcher) AddMany(ctx context.Context, as []Alert) ([]Alert, error) {
 			return nil, err
 		}
 	}
+	if err := m.mu.alerts.fits(cs, records, maxPacked); err != nil {
+		return nil, err
+	}
 	if err := b.PutBucket(bucket, seqKey, []byte(strconv.FormatUint(seq, 10))); err != nil {
 		return nil, err
 	}

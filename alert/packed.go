@@ -3,7 +3,9 @@ package alert
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"hash/maphash"
+	"math"
 	"slices"
 	"sync/atomic"
 
@@ -126,6 +128,31 @@ func (p *packed) intern(term string) uint32 {
 	p.anchored = append(p.anchored, nil)
 	return id
 }
+
+// errPackedFull refuses alerts whose records, words or clauses would take
+// the packed arrays past the uint32 offsets that reach them.
+var errPackedFull = errors.New("alert: the alerts held would pass 4 GiB of records, words or clauses in memory; remove some first")
+
+// fits reports errPackedFull if cs and their records would take an array
+// past limit entries (maxPacked) beside the alerts held; the space of
+// removed ones counts until compacted.
+func (p *packed) fits(cs []*compiled, records [][]byte, limit int) error {
+	meta, words, clauses := len(p.meta), len(p.words), len(p.clauses)
+	for i, c := range cs {
+		meta += len(records[i])
+		for _, cl := range append(c.required[:len(c.required):len(c.required)], c.excluded...) {
+			words += len(cl.words)
+			clauses++
+		}
+	}
+	if max(meta, words, clauses) > limit {
+		return errPackedFull
+	}
+	return nil
+}
+
+// maxPacked is the longest a packed array may grow.
+const maxPacked = math.MaxUint32
 
 // add packs a compiled alert and its stored record (JSON), files it under
 // its anchor and returns its slot.
