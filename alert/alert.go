@@ -29,14 +29,30 @@ func (e *FullError) Error() string {
 	return fmt.Sprintf("alert: %d alerts with the new ones: over alert.max_alerts = %d", e.Alerts, e.Max)
 }
 
+// Upper bounds of the settings.
+const (
+	// Alerts are held in memory, about 200 bytes each, and packed reaches
+	// their slots, clauses and records through uint32 offsets: the
+	// records' 4 GiB allow 429 bytes an alert at this bound.
+	maxAlerts = 10000000
+	// Every notification carries a snippet this long, and cutting one
+	// adds it to offsets into the page text.
+	maxSnippetBytes = 1 << 16
+)
+
 // Validate reports every value out of range, naming its key.
 func (c Config) Validate() error {
 	var errs []error
-	if c.MaxAlerts <= 0 {
-		errs = append(errs, fmt.Errorf("alert.max_alerts = %d: must be > 0", c.MaxAlerts))
-	}
-	if c.SnippetBytes <= 0 {
-		errs = append(errs, fmt.Errorf("alert.snippet_bytes = %d: must be > 0", c.SnippetBytes))
+	for _, f := range []struct {
+		key     string
+		v, most int
+	}{{"max_alerts", c.MaxAlerts, maxAlerts}, {"snippet_bytes", c.SnippetBytes, maxSnippetBytes}} {
+		switch {
+		case f.v <= 0:
+			errs = append(errs, fmt.Errorf("alert.%s = %d: must be > 0", f.key, f.v))
+		case f.v > f.most:
+			errs = append(errs, fmt.Errorf("alert.%s = %d: must be in [1, %d]", f.key, f.v, f.most))
+		}
 	}
 	return errors.Join(errs...)
 }

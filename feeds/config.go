@@ -64,11 +64,48 @@ func (c Config) profilings() []Profiling {
 	return out
 }
 
+// Upper bounds of the settings, far beyond any sensible use: each is a
+// loop count, a length of a feed's record or a body held in memory.
+const (
+	// Each start refines every placement once more; a week has 10,080
+	// slots at a 1m step, and more starts than slots between two polls
+	// only repeat phases.
+	maxStarts = 10000
+	// Seeding k-means++ costs O(feeds·k²); the paper finds six patterns.
+	maxClusters = 1000
+	// Each Lloyd iteration is O(feeds·k·24).
+	maxClusterIterations = 100000
+	// Item keys live in the feed's record, read and rewritten whole on
+	// each poll, and as many items stay stored per feed.
+	maxSeenKept = 100000
+	// Posting times live in the feed's record too; a million is one a
+	// minute over the longest profile window, a year.
+	maxHistoryKept = 1000000
+	// A feed needing more postings than a feed keeps would never be
+	// clustered.
+	maxClusterMinPostings = maxHistoryKept
+	// A feed body is held in memory whole.
+	maxFeedBytes = 1 << 30
+	// One poll a second; WeeklyPolls turns it, times 7 and the feeds,
+	// into an int.
+	maxPollsPerDay = 86400
+	// Holdout week k starts k·Period back, a time.Duration that overflows
+	// past 15,250 weeks, and each week learns every candidate anew.
+	maxHoldoutWeeks = 1000
+)
+
 // Validate names every bad key, its value and the limit.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(key string, v any, limit string) {
 		errs = append(errs, fmt.Errorf("feeds.%s = %v: %s", key, v, limit))
+	}
+	// atMost refuses v above hi, naming the key's range; the lower bounds
+	// are checked on their own, each with its reason.
+	atMost := func(key string, v, lo, hi int64) {
+		if v > hi {
+			bad(key, v, fmt.Sprintf("must be in [%d, %d]", lo, hi))
+		}
 	}
 	if c.Step <= 0 || Period%c.Step != 0 {
 		bad("step", c.Step, "must be > 0 and divide one week")
@@ -76,6 +113,7 @@ func (c Config) Validate() error {
 	if c.Starts < 1 {
 		bad("starts", c.Starts, "must be ≥ 1")
 	}
+	atMost("starts", int64(c.Starts), 1, maxStarts)
 	if c.MinInterval <= 0 {
 		bad("min_interval", c.MinInterval, "must be > 0")
 	}
@@ -85,12 +123,15 @@ func (c Config) Validate() error {
 	if c.Clusters < 1 {
 		bad("clusters", c.Clusters, "must be ≥ 1")
 	}
+	atMost("clusters", int64(c.Clusters), 1, maxClusters)
 	if c.ClusterMinPostings < 1 {
 		bad("cluster_min_postings", c.ClusterMinPostings, "must be ≥ 1")
 	}
+	atMost("cluster_min_postings", int64(c.ClusterMinPostings), 1, maxClusterMinPostings)
 	if c.ClusterIterations < 1 {
 		bad("cluster_iterations", c.ClusterIterations, "must be ≥ 1")
 	}
+	atMost("cluster_iterations", int64(c.ClusterIterations), 1, maxClusterIterations)
 	if c.PriorWeight < 0 {
 		bad("prior_weight", c.PriorWeight, "must be ≥ 0")
 	}
@@ -108,9 +149,11 @@ func (c Config) Validate() error {
 	if c.SeenKept < 1 {
 		bad("seen_kept", c.SeenKept, "must be ≥ 1")
 	}
+	atMost("seen_kept", int64(c.SeenKept), 1, maxSeenKept)
 	if c.HistoryKept < 1 {
 		bad("history_kept", c.HistoryKept, "must be ≥ 1")
 	}
+	atMost("history_kept", int64(c.HistoryKept), 1, maxHistoryKept)
 	if c.MaxItems < 1 {
 		bad("max_items", c.MaxItems, "must be ≥ 1")
 	}
@@ -120,6 +163,7 @@ func (c Config) Validate() error {
 	if c.MaxBytes < 1 {
 		bad("max_bytes", c.MaxBytes, "must be ≥ 1")
 	}
+	atMost("max_bytes", c.MaxBytes, 1, maxFeedBytes)
 	if c.ClockSkew < 0 {
 		bad("clock_skew", c.ClockSkew, "must be ≥ 0")
 	}
@@ -139,6 +183,7 @@ func (c Config) Validate() error {
 	if (len(c.RateHalfLives) > 1 || len(c.RatePriors) > 0) && c.RateHoldoutWeeks < 1 {
 		bad("rate_holdout_weeks", c.RateHoldoutWeeks, "must be ≥ 1 to choose among several rate_half_lives or rate_priors")
 	}
+	atMost("rate_holdout_weeks", int64(c.RateHoldoutWeeks), 0, maxHoldoutWeeks)
 	for _, w := range c.ProfileWindows {
 		if w < 24*time.Hour {
 			bad("profile_windows", w, "must each be ≥ 24h")
@@ -152,8 +197,12 @@ func (c Config) Validate() error {
 	if len(c.profilings()) > 1 && c.ProfileHoldoutWeeks < 1 {
 		bad("profile_holdout_weeks", c.ProfileHoldoutWeeks, "must be ≥ 1 to choose among several profile_windows, bin_weights and prior_weights")
 	}
+	atMost("profile_holdout_weeks", int64(c.ProfileHoldoutWeeks), 0, maxHoldoutWeeks)
 	if !(c.PollsPerDay > 0) {
 		bad("polls_per_day", c.PollsPerDay, "must be > 0")
+	}
+	if c.PollsPerDay > maxPollsPerDay {
+		bad("polls_per_day", c.PollsPerDay, fmt.Sprintf("must be in (0, %d]", maxPollsPerDay))
 	}
 	return errors.Join(errs...)
 }

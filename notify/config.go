@@ -40,18 +40,34 @@ type SMTPConfig struct {
 	Timeout time.Duration `mapstructure:"timeout"`
 }
 
+// Upper bounds of the settings, far beyond any sensible use.
+const (
+	// Retries come at most backoff_max apart: at 1h, 1,000 attempts keep
+	// a delivery retrying for six weeks.
+	maxAttempts = 1000
+	// One pass holds its deliveries, notifications and all, in memory.
+	maxBatch = 10000
+	// A feed's entries are read and rendered whole on each request.
+	maxFeedEntries = 10000
+	// Each change is one delivery per target.
+	maxTargets = 1000
+)
+
 // Validate reports every value out of range, naming its key.
 func (c Config) Validate() error {
 	var errs []error
-	positive := func(key string, v int64) {
-		if v <= 0 {
+	within := func(key string, v, most int64) {
+		switch {
+		case v <= 0:
 			errs = append(errs, fmt.Errorf("notify.%s = %d: must be > 0", key, v))
+		case v > most:
+			errs = append(errs, fmt.Errorf("notify.%s = %d: must be in [1, %d]", key, v, most))
 		}
 	}
-	positive("max_attempts", int64(c.MaxAttempts))
-	positive("batch", int64(c.Batch))
-	positive("feed_entries", int64(c.FeedEntries))
-	positive("max_targets", int64(c.MaxTargets))
+	within("max_attempts", int64(c.MaxAttempts), maxAttempts)
+	within("batch", int64(c.Batch), maxBatch)
+	within("feed_entries", int64(c.FeedEntries), maxFeedEntries)
+	within("max_targets", int64(c.MaxTargets), maxTargets)
 	for _, d := range []struct {
 		key string
 		v   time.Duration

@@ -30,15 +30,44 @@ type Config struct {
 	APIMaxRows      int           `mapstructure:"api_max_rows"`
 }
 
+// Upper bounds of the settings, far beyond any sensible use.
+const (
+	// A sync plans up to a probe per request and reports each.
+	maxBudget = 1000000
+	// Each probe picked scores up to pool²/2 keyword pairs.
+	maxPool = 10000
+	// A query costs ⌈min(hits, K)/p⌉ requests, an int from a float; real
+	// search interfaces stop near 1,000 results.
+	maxResults = 1000000
+	// Requests per quota_period: a million a minute throttles nothing.
+	maxQuota = 1000000
+	// A response body is held in memory whole.
+	maxBodyBytes = 1 << 30
+	// A source that keeps answering 429 holds the request that long;
+	// without Retry-After the wait doubles per retry, 2s·2^29 being 34
+	// years and 2s·2^33 past a time.Duration.
+	maxRetries = 30
+	// One API response's rows are held in memory and encoded whole.
+	maxAPIRows = 100000
+)
+
 // Validate reports every problem, naming the key, the value and the limit.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(key string, v any, limit string) {
 		errs = append(errs, fmt.Errorf("relation.%s = %v: %s", key, v, limit))
 	}
+	// atMost refuses v above hi, naming the key's range; the lower bounds
+	// are checked on their own, each with its reason.
+	atMost := func(key string, v, lo, hi int64) {
+		if v > hi {
+			bad(key, v, fmt.Sprintf("must be in [%d, %d]", lo, hi))
+		}
+	}
 	if c.Budget < 1 {
 		bad("budget", c.Budget, "must be >= 1")
 	}
+	atMost("budget", int64(c.Budget), 1, maxBudget)
 	if c.SyncEvery != 0 && c.SyncEvery < time.Minute {
 		bad("sync_every", c.SyncEvery, "must be 0 (off) or >= 1m")
 	}
@@ -51,6 +80,7 @@ func (c Config) Validate() error {
 	if c.Pool < 1 {
 		bad("pool", c.Pool, "must be >= 1")
 	}
+	atMost("pool", int64(c.Pool), 1, maxPool)
 	if !(c.Alpha > 0) {
 		bad("alpha", c.Alpha, "must be > 0")
 	}
@@ -69,24 +99,29 @@ func (c Config) Validate() error {
 	if c.MaxResults < c.PageSize {
 		bad("max_results", c.MaxResults, fmt.Sprintf("must be >= page_size (%d)", c.PageSize))
 	}
+	atMost("max_results", int64(c.MaxResults), int64(c.PageSize), maxResults)
 	if c.Quota < 0 || c.QuotaPeriod < 0 || (c.Quota > 0) != (c.QuotaPeriod > 0) {
 		bad("quota", fmt.Sprintf("%d per %v", c.Quota, c.QuotaPeriod), "want both quota and quota_period > 0, or both 0")
 	}
+	atMost("quota", int64(c.Quota), 0, maxQuota)
 	if c.Timeout <= 0 {
 		bad("timeout", c.Timeout, "must be > 0")
 	}
 	if c.MaxBytes < 1 {
 		bad("max_bytes", c.MaxBytes, "must be >= 1")
 	}
+	atMost("max_bytes", c.MaxBytes, 1, maxBodyBytes)
 	if c.Retries < 0 {
 		bad("retries", c.Retries, "must be >= 0")
 	}
+	atMost("retries", int64(c.Retries), 0, maxRetries)
 	if c.Backoff < 0 {
 		bad("backoff", c.Backoff, "must be >= 0")
 	}
 	if c.APIMaxRows < 1 {
 		bad("api_max_rows", c.APIMaxRows, "must be >= 1")
 	}
+	atMost("api_max_rows", int64(c.APIMaxRows), 1, maxAPIRows)
 	return errors.Join(errs...)
 }
 

@@ -3,6 +3,7 @@ package watch
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/deltaq/deltaq/crawler/extract"
@@ -46,22 +47,56 @@ type Config struct {
 	Extract extract.Limits `mapstructure:"extract"`
 }
 
+// Upper bounds of the settings, far beyond any sensible use.
+const (
+	// A box copies this many words on each side, and locate tries each of
+	// B's suffixes in turn: quadratic in it.
+	maxContextWords = 1000
+	// Only compared with a phrase's words: a larger minimum refuses every
+	// phrase sentinel.
+	maxPhraseMinWords = 10000
+	// A page is held in memory whole, and so is its kept copy unpacked.
+	maxBodyBytes = 1 << 30
+	// RE2 runs in time proportional to the regex times the page.
+	maxRegexBytes = 1 << 16
+	// The kept match text is stored with the sentinel and diffed on each
+	// check.
+	maxMatchBytes = 1 << 26
+	// Each keyword is a search of the whole page text.
+	maxKeywords = 1000
+	// History reads a sentinel's kept changes whole, and its failure runs
+	// live in its page's record, read and rewritten on each check.
+	maxHistoryKept = 100000
+	// Pending changes live in the sentinel's record, read and rewritten on
+	// each evaluation, and go out in one notification.
+	maxDigestKept = 10000
+	// Checks run one after another within a tick.
+	maxChecksPerTick = 100000
+	// An API request body is read into memory whole, by any client.
+	maxRequestBytes = 1 << 24
+)
+
 // Validate reports every value out of range, naming its key.
 func (c Config) Validate() error {
 	var errs []error
+	// max is math.MaxInt64 for the durations, whose own type bounds them.
 	for _, f := range []struct {
-		key string
-		v   int64
+		key    string
+		v, max int64
 	}{
-		{"context_words", int64(c.ContextWords)}, {"phrase_min_words", int64(c.PhraseMinWords)},
-		{"max_body_bytes", c.MaxBodyBytes}, {"fetch_timeout", int64(c.FetchTimeout)},
-		{"max_regex_bytes", int64(c.MaxRegexBytes)}, {"max_match_bytes", int64(c.MaxMatchBytes)},
-		{"max_keywords", int64(c.MaxKeywords)}, {"duration", int64(c.Duration)},
-		{"history_kept", int64(c.HistoryKept)}, {"digest_kept", int64(c.DigestKept)}, {"max_request_bytes", c.MaxRequestBytes},
-		{"tick", int64(c.Tick)}, {"checks_per_tick", int64(c.ChecksPerTick)},
+		{"context_words", int64(c.ContextWords), maxContextWords}, {"phrase_min_words", int64(c.PhraseMinWords), maxPhraseMinWords},
+		{"max_body_bytes", c.MaxBodyBytes, maxBodyBytes}, {"fetch_timeout", int64(c.FetchTimeout), math.MaxInt64},
+		{"max_regex_bytes", int64(c.MaxRegexBytes), maxRegexBytes}, {"max_match_bytes", int64(c.MaxMatchBytes), maxMatchBytes},
+		{"max_keywords", int64(c.MaxKeywords), maxKeywords}, {"duration", int64(c.Duration), math.MaxInt64},
+		{"history_kept", int64(c.HistoryKept), maxHistoryKept}, {"digest_kept", int64(c.DigestKept), maxDigestKept},
+		{"max_request_bytes", c.MaxRequestBytes, maxRequestBytes},
+		{"tick", int64(c.Tick), math.MaxInt64}, {"checks_per_tick", int64(c.ChecksPerTick), maxChecksPerTick},
 	} {
-		if f.v <= 0 {
+		switch {
+		case f.v <= 0:
 			errs = append(errs, fmt.Errorf("watch.%s = %d: must be > 0", f.key, f.v))
+		case f.v > f.max:
+			errs = append(errs, fmt.Errorf("watch.%s = %d: must be in [1, %d]", f.key, f.v, f.max))
 		}
 	}
 	if c.Diff.Timeout < 0 {
