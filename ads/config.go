@@ -45,15 +45,33 @@ type Config struct {
 	MaxRequestBytes int64 `mapstructure:"max_request_bytes"`
 }
 
-// Validate reports every problem in c, each naming its key, value and limit.
 // maxRecentClicks bounds recent_clicks: its ring of ids is allocated
 // whole when the store opens.
 const maxRecentClicks = 1 << 22
 
+// Upper bounds, far above any real use: an advertiser's ads and their
+// phrases are held in memory and matched against queries, and a request
+// body is read whole.
+const (
+	maxAdsPerAdvertiser = 1_000_000
+	maxPhrasesPerAd     = 10_000
+	maxRequestBytes     = 64 << 20
+)
+
+// Validate reports every problem in c, each naming its key, value and limit.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(key string, v any, limit string) {
 		errs = append(errs, fmt.Errorf("ads.%s = %v: %s", key, v, limit))
+	}
+	// Below lo as a lower bound, above hi with the whole range.
+	between := func(key string, v, lo, hi int64) {
+		switch {
+		case v < lo:
+			bad(key, v, fmt.Sprintf("must be >= %d", lo))
+		case v > hi:
+			bad(key, v, fmt.Sprintf("must be in [%d, %d]", lo, hi))
+		}
 	}
 	if _, err := PolicyByName(c.Policy); err != nil {
 		bad("policy", fmt.Sprintf("%q", c.Policy), "must be one of "+policyNames())
@@ -71,12 +89,8 @@ func (c Config) Validate() error {
 	default:
 		bad("query_count", fmt.Sprintf("%q", c.QueryCount), "must be day or total")
 	}
-	if c.MaxAdsPerAdvertiser < 1 {
-		bad("max_ads_per_advertiser", c.MaxAdsPerAdvertiser, "must be >= 1")
-	}
-	if c.MaxPhrasesPerAd < 1 {
-		bad("max_phrases_per_ad", c.MaxPhrasesPerAd, "must be >= 1")
-	}
+	between("max_ads_per_advertiser", int64(c.MaxAdsPerAdvertiser), 1, maxAdsPerAdvertiser)
+	between("max_phrases_per_ad", int64(c.MaxPhrasesPerAd), 1, maxPhrasesPerAd)
 	// Amounts are micros (Money): a configured bound finer than that
 	// would be rounded where UnitsIn refuses the same amount in a request.
 	micros := func(key string, v float64) {
@@ -108,9 +122,7 @@ func (c Config) Validate() error {
 	if c.FlushInterval < time.Second {
 		bad("flush_interval", c.FlushInterval, "must be >= 1s")
 	}
-	if c.MaxRequestBytes < 1024 {
-		bad("max_request_bytes", c.MaxRequestBytes, "must be >= 1024")
-	}
+	between("max_request_bytes", c.MaxRequestBytes, 1024, maxRequestBytes)
 	return errors.Join(errs...)
 }
 

@@ -79,27 +79,44 @@ type DemoConfig struct {
 	PortTries        int                   `mapstructure:"port_tries"`
 }
 
+// Upper bounds of the demo's counts, far above any real use: the sample
+// queries are drawn in a loop of a few draws per query and site, and the
+// ports tried are 16-bit.
+const (
+	maxDemoQueries = 100_000
+	maxPortTries   = 65535
+)
+
+// between is key's problem when v is outside [lo, hi]: below lo as a lower
+// bound, above hi with the whole range; nil inside.
+func between(key string, v, lo, hi int) error {
+	switch {
+	case v < lo:
+		return fmt.Errorf("%s = %d: must be >= %d", key, v, lo)
+	case v > hi:
+		return fmt.Errorf("%s = %d: must be in [%d, %d]", key, v, lo, hi)
+	}
+	return nil
+}
+
 // Validate reports every problem in the demo settings.
 func (d DemoConfig) Validate() error {
 	var errs []error
 	if d.MinDelay < 0 {
 		errs = append(errs, fmt.Errorf("demo.min_delay = %v: must be >= 0", d.MinDelay))
 	}
-	if d.PerHost < 1 {
-		errs = append(errs, fmt.Errorf("demo.per_host = %d: must be >= 1", d.PerHost))
-	}
-	if d.Queries < 1 {
-		errs = append(errs, fmt.Errorf("demo.queries = %d: must be >= 1", d.Queries))
-	}
+	// per_host becomes a crawler.politeness.overrides entry, bounded as its per_host is.
+	errs = append(errs, between("demo.per_host", d.PerHost, 1, crawler.MaxFetches), between("demo.queries", d.Queries, 1, maxDemoQueries))
 	if d.PageRankInterval < time.Minute {
 		errs = append(errs, fmt.Errorf("demo.pagerank_interval = %v: must be >= 1m", d.PageRankInterval))
 	}
-	if d.PortTries < 0 {
-		errs = append(errs, fmt.Errorf("demo.port_tries = %d: must be >= 0", d.PortTries))
-	}
+	errs = append(errs, between("demo.port_tries", d.PortTries, 0, maxPortTries))
 	f := frontier.Config{Policy: d.Policy, Budget: d.Budget, Split: d.Split, HostBuffer: 1, Window: 1, Exploration: frontier.Explorations()[0], Changes: frontier.ChangeModels()[0]}
 	if err := f.Validate(frontier.Policies()); err != nil {
-		errs = append(errs, fmt.Errorf("demo: %w", err))
+		// The frontier names its keys frontier.*: here they are demo.*.
+		for line := range strings.SplitSeq(err.Error(), "\n") {
+			errs = append(errs, errors.New("demo."+strings.TrimPrefix(line, "frontier.")))
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -140,9 +157,8 @@ func (r ReplayConfig) Validate() error {
 	if r.CrawlMinDelay < 0 {
 		errs = append(errs, fmt.Errorf("web.replay.crawl_min_delay = %v: must be >= 0", r.CrawlMinDelay))
 	}
-	if r.CrawlPerHost < 1 {
-		errs = append(errs, fmt.Errorf("web.replay.crawl_per_host = %d: must be >= 1", r.CrawlPerHost))
-	}
+	// crawl_per_host is printed as a crawler.politeness.overrides entry.
+	errs = append(errs, between("web.replay.crawl_per_host", r.CrawlPerHost, 1, crawler.MaxFetches))
 	return errors.Join(errs...)
 }
 

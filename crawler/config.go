@@ -90,17 +90,38 @@ type TimeoutsConfig struct {
 	Idle           time.Duration `mapstructure:"idle"`
 }
 
-// Validate reports every problem in c, each naming its key.
 // Upper bounds of settings that size what is held in memory at once.
 const (
 	maxBodyBytesLimit = 1 << 30
-	maxGlobalFetches  = 4096
+	// MaxFetches bounds the requests in flight: across all hosts (a fetch
+	// worker each), and so to any one host.
+	MaxFetches = 4096
 )
 
+// Upper bounds of the other counts, far above any real use, so that none
+// is taken as a limit to allocate, cache or loop up to.
+const (
+	// A robots.txt body is read whole, its buffer sized up front from a
+	// declared length; robots.Parse reads only its first 500 KiB.
+	maxRobotsBytes   = 64 << 20
+	maxRobotsEntries = 1_000_000 // parsed rule sets held in memory
+	maxRedirects     = 1000
+	maxPagesPerHost  = 1_000_000_000
+	maxDepth         = 100_000
+	maxRetries       = 1000 // each waits up to politeness.backoff_max
+)
+
+// Validate reports every problem in c, each naming its key.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(key string, v any, limit string) {
 		errs = append(errs, fmt.Errorf("crawler.%s = %v: %s", key, v, limit))
+	}
+	// The lower bounds are checked with each key's own message below.
+	atMost := func(key string, v, lo, hi int) {
+		if v > hi {
+			bad(key, v, fmt.Sprintf("must be in [%d, %d]", lo, hi))
+		}
 	}
 	if strings.TrimSpace(c.UserAgent) == "" {
 		bad("user_agent", fmt.Sprintf("%q", c.UserAgent), "must not be empty")
@@ -142,8 +163,8 @@ func (c Config) Validate() error {
 	if p.PerHost < 1 {
 		bad("politeness.per_host", p.PerHost, "must be >= 1")
 	}
-	if p.Global < 1 || p.Global > maxGlobalFetches {
-		bad("politeness.global", p.Global, fmt.Sprintf("must be in [1, %d]: a fetch worker each", maxGlobalFetches))
+	if p.Global < 1 || p.Global > MaxFetches {
+		bad("politeness.global", p.Global, fmt.Sprintf("must be in [1, %d]: a fetch worker each", MaxFetches))
 	}
 	if p.BackoffInitial <= 0 {
 		bad("politeness.backoff_initial", p.BackoffInitial, "must be > 0")
@@ -161,6 +182,7 @@ func (c Config) Validate() error {
 		if o.PerHost < 1 {
 			bad(fmt.Sprintf("politeness.overrides[%d].per_host", i), o.PerHost, "must be >= 1")
 		}
+		atMost(fmt.Sprintf("politeness.overrides[%d].per_host", i), o.PerHost, 1, MaxFetches)
 	}
 	l := c.Limits
 	positive := []struct {
@@ -187,6 +209,20 @@ func (c Config) Validate() error {
 	}
 	if l.MaxRetries < 0 {
 		bad("limits.max_retries", l.MaxRetries, "must be >= 0")
+	}
+	for _, f := range []struct {
+		key       string
+		v, lo, hi int
+	}{
+		{"robots.max_bytes", c.Robots.MaxBytes, 1024, maxRobotsBytes},
+		{"robots.cache_entries", c.Robots.MaxCapacity, 1, maxRobotsEntries},
+		{"politeness.per_host", p.PerHost, 1, MaxFetches},
+		{"limits.max_redirects", l.MaxRedirects, 0, maxRedirects},
+		{"limits.max_pages_per_host", l.MaxPagesPerHost, 1, maxPagesPerHost},
+		{"limits.max_depth", l.MaxDepth, 0, maxDepth},
+		{"limits.max_retries", l.MaxRetries, 0, maxRetries},
+	} {
+		atMost(f.key, f.v, f.lo, f.hi)
 	}
 	if l.MaxURLLength > urlnorm.MaxLength {
 		bad("limits.max_url_length", l.MaxURLLength, fmt.Sprintf("must be <= %d, the longest URL the repository normalizes", urlnorm.MaxLength))

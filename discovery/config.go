@@ -27,6 +27,14 @@ type Config struct {
 	TrackedPerSite int `mapstructure:"tracked_per_site"`
 }
 
+// Upper bounds, far above any real use. Δ is in periods of the frontier's
+// budget, at least a second each; the pages tracked are held in memory for
+// every site.
+const (
+	maxFullRecrawlEvery = 100_000
+	maxTrackedPerSite   = 1_000_000
+)
+
 // Validate reports every setting out of range, each naming its key.
 func (c Config) Validate() error {
 	var errs []error
@@ -38,12 +46,17 @@ func (c Config) Validate() error {
 	}
 	if c.FullRecrawlEvery < 1 {
 		errs = append(errs, fmt.Errorf("discovery.full_recrawl_every = %d: must be >= 1", c.FullRecrawlEvery))
+	} else if c.FullRecrawlEvery > maxFullRecrawlEvery {
+		errs = append(errs, fmt.Errorf("discovery.full_recrawl_every = %d: must be in [1, %d]", c.FullRecrawlEvery, maxFullRecrawlEvery))
 	}
 	if c.PerSite < 1 {
 		errs = append(errs, fmt.Errorf("discovery.per_site = %d: must be >= 1", c.PerSite))
 	}
+	// per_site is at most tracked_per_site, and so bounded too.
 	if c.TrackedPerSite < c.PerSite || c.TrackedPerSite < 1 {
 		errs = append(errs, fmt.Errorf("discovery.tracked_per_site = %d: must be >= discovery.per_site (%d) and >= 1", c.TrackedPerSite, c.PerSite))
+	} else if c.TrackedPerSite > maxTrackedPerSite {
+		errs = append(errs, fmt.Errorf("discovery.tracked_per_site = %d: must be in [discovery.per_site (%d), %d]", c.TrackedPerSite, c.PerSite, maxTrackedPerSite))
 	}
 	return errors.Join(errs...)
 }

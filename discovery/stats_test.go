@@ -242,6 +242,33 @@ func TestConfigValidate(t *testing.T) {
 	})
 }
 
+// TestConfigUpperBounds: Δ or the pages tracked per site past their bound
+// are refused with the key and the range, and accepted at the bound.
+func TestConfigUpperBounds(t *testing.T) {
+	for _, tc := range []struct {
+		key, lo string
+		bound   int
+		set     func(*Config, int)
+	}{
+		{"discovery.full_recrawl_every", "1", maxFullRecrawlEvery, func(c *Config, v int) { c.FullRecrawlEvery = v }},
+		{"discovery.tracked_per_site", "discovery.per_site (2)", maxTrackedPerSite, func(c *Config, v int) { c.TrackedPerSite = v }},
+	} {
+		for _, v := range []int{1 << 62, tc.bound + 1} {
+			c := testConfig()
+			tc.set(&c, v)
+			want := fmt.Sprintf("%s = %d: must be in [%s, %d]", tc.key, v, tc.lo, tc.bound)
+			if err := c.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("Validate() = %v, want %q", err, want)
+			}
+		}
+		c := testConfig()
+		tc.set(&c, tc.bound)
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s = %d (the bound): %v", tc.key, tc.bound, err)
+		}
+	}
+}
+
 // TestStatsFedFullRecrawlsIsODWin feeds Stats every page's yield of each
 // full re-crawl, as the crawler would record them, and checks it ranks and
 // estimates exactly as OD-WIN does (§3.6.4), including for a page whose

@@ -58,11 +58,26 @@ type SplitConfig struct {
 	Window   int     `mapstructure:"window"`
 }
 
+// Upper bounds, far above any real use.
+const (
+	// maxFetches is ten thousand times the default budget: over a 1h
+	// period, 280,000 fetches a second.
+	maxFetches = 1_000_000_000
+	// maxSplitWindow is periods of gains kept and averaged.
+	maxSplitWindow = 10_000
+)
+
 // Validate reports every problem in c, each naming its key.
 func (c Config) Validate(policies []string) error {
 	var errs []error
 	bad := func(key string, v any, limit string) {
 		errs = append(errs, fmt.Errorf("frontier.%s = %v: %s", key, v, limit))
+	}
+	// Below 1 each key has its own message.
+	atMost := func(key string, v, hi int) {
+		if v > hi {
+			bad(key, v, fmt.Sprintf("must be in [1, %d]", hi))
+		}
 	}
 	if !slices.Contains(policies, c.Policy) {
 		bad("policy", fmt.Sprintf("%q", c.Policy), fmt.Sprintf("must be one of %v", policies))
@@ -70,6 +85,7 @@ func (c Config) Validate(policies []string) error {
 	if c.Budget.Fetches < 1 {
 		bad("budget.fetches", c.Budget.Fetches, "must be >= 1")
 	}
+	atMost("budget.fetches", c.Budget.Fetches, maxFetches)
 	if c.Budget.Period < time.Second {
 		bad("budget.period", c.Budget.Period, "must be >= 1s")
 	}
@@ -98,6 +114,8 @@ func (c Config) Validate(policies []string) error {
 			bad("split.window", c.Split.Window, "must be >= 1 with split.adaptive")
 		}
 	}
+	// Refused with adaptive off too: no use of the setting needs more.
+	atMost("split.window", c.Split.Window, maxSplitWindow)
 	if c.Tau < 0 || c.Tau > 1 {
 		bad("tau", c.Tau, "must be in [0, 1]")
 	}

@@ -94,6 +94,40 @@ type RetrievalConfig struct {
 	ProximityDepth int `mapstructure:"proximity_depth"`
 }
 
+// Upper bounds, far above any real use, of the settings that set work per
+// query or per measured page, or a size held in memory.
+const (
+	// maxHistogramBatches: past it the histograms are rebuilt only by
+	// histogram_interval.
+	maxHistogramBatches = 1_000_000
+	// maxRankCutoff bounds the terms summed one by one for each query
+	// word of each re-downloaded page.
+	maxRankCutoff = 10_000
+	// maxWorkloadTerms bounds |Q′|, held in memory.
+	maxWorkloadTerms = 100_000_000
+	// maxQueryBytes: a query is read, parsed and analysed whole.
+	maxQueryBytes = 1 << 20
+	// maxSnippetBytes: every result of a page carries one.
+	maxSnippetBytes = 64 << 10
+	// maxPagesPerQuery bounds min_results, pages a query keeps aside and
+	// looks up among its candidates, and proximity_depth, pages whose
+	// positions a query reads.
+	maxPagesPerQuery = 10_000
+	// maxProximityWindow is positions, far past any page's text.
+	maxProximityWindow = 100_000
+)
+
+// between reports v outside [lo, hi] through bad: below lo as a lower
+// bound, above hi with the whole range.
+func between(bad func(key string, v any, limit string), key string, v, lo, hi int) {
+	switch {
+	case v < lo:
+		bad(key, v, fmt.Sprintf("must be >= %d", lo))
+	case v > hi:
+		bad(key, v, fmt.Sprintf("must be in [%d, %d]", lo, hi))
+	}
+}
+
 // validate reports r's problems through bad.
 func (r RetrievalConfig) validate(bad func(key string, v any, limit string)) {
 	if !(r.K1 > 0 && r.K1 <= 10) {
@@ -105,9 +139,8 @@ func (r RetrievalConfig) validate(bad func(key string, v any, limit string)) {
 	if !(r.TitleWeight >= 0 && r.TitleWeight <= 100) {
 		bad("retrieval.title_weight", r.TitleWeight, "must be in [0, 100]")
 	}
-	if r.ShortQueryTerms < 1 {
-		bad("retrieval.short_query_terms", r.ShortQueryTerms, "must be >= 1")
-	}
+	// A query has at most maxMatchTerms distinct words.
+	between(bad, "retrieval.short_query_terms", r.ShortQueryTerms, 1, maxMatchTerms)
 	if !(r.MinShouldMatch >= 0 && r.MinShouldMatch <= 1) {
 		bad("retrieval.min_should_match", r.MinShouldMatch, "must be in [0, 1]")
 	}
@@ -123,18 +156,12 @@ func (r RetrievalConfig) validate(bad func(key string, v any, limit string)) {
 	if !(r.FeedbackMaxDF > 0 && r.FeedbackMaxDF <= 1) {
 		bad("retrieval.feedback_max_df", r.FeedbackMaxDF, "must be in (0, 1]")
 	}
-	if r.MinResults < 0 {
-		bad("retrieval.min_results", r.MinResults, "must be >= 0")
-	}
+	between(bad, "retrieval.min_results", r.MinResults, 0, maxPagesPerQuery)
 	if !(r.ProximityWeight >= 0 && r.ProximityWeight <= 100) {
 		bad("retrieval.proximity_weight", r.ProximityWeight, "must be in [0, 100]")
 	}
-	if r.ProximityWindow < 1 {
-		bad("retrieval.proximity_window", r.ProximityWindow, "must be >= 1")
-	}
-	if r.ProximityDepth < 0 {
-		bad("retrieval.proximity_depth", r.ProximityDepth, "must be >= 0")
-	}
+	between(bad, "retrieval.proximity_window", r.ProximityWindow, 1, maxProximityWindow)
+	between(bad, "retrieval.proximity_depth", r.ProximityDepth, 0, maxPagesPerQuery)
 }
 
 // Validate reports every problem in c, each naming its key.
@@ -158,30 +185,20 @@ func (c Config) Validate() error {
 	if c.HistogramBuckets < 1 || c.HistogramBuckets > 32 {
 		bad("histogram_buckets", c.HistogramBuckets, "must be in [1, 32]")
 	}
-	if c.HistogramBatches < 1 {
-		bad("histogram_batches", c.HistogramBatches, "must be >= 1")
-	}
+	between(bad, "histogram_batches", c.HistogramBatches, 1, maxHistogramBatches)
 	if c.HistogramInterval <= 0 {
 		bad("histogram_interval", c.HistogramInterval, "must be > 0")
 	}
-	if c.RankCutoff < 0 {
-		bad("rank_cutoff", c.RankCutoff, "must be >= 0")
-	}
+	between(bad, "rank_cutoff", c.RankCutoff, 0, maxRankCutoff)
 	if !(c.InspectionC > 0) || math.IsInf(c.InspectionC, 0) {
 		bad("inspection_c", c.InspectionC, "must be a finite number > 0")
 	}
-	if c.WorkloadMaxTerms < 1 {
-		bad("workload_max_terms", c.WorkloadMaxTerms, "must be >= 1")
-	}
-	if c.MaxQueryBytes < 1 {
-		bad("max_query_bytes", c.MaxQueryBytes, "must be >= 1")
-	}
+	between(bad, "workload_max_terms", c.WorkloadMaxTerms, 1, maxWorkloadTerms)
+	between(bad, "max_query_bytes", c.MaxQueryBytes, 1, maxQueryBytes)
 	if c.MaxQueryTerms < 1 || c.MaxQueryTerms > maxMatchTerms {
 		bad("max_query_terms", c.MaxQueryTerms, fmt.Sprintf("must be in [1, %d]", maxMatchTerms))
 	}
-	if c.SnippetBytes < 16 {
-		bad("snippet_bytes", c.SnippetBytes, "must be >= 16")
-	}
+	between(bad, "snippet_bytes", c.SnippetBytes, 16, maxSnippetBytes)
 	c.Retrieval.validate(bad)
 	if _, err := querylog.ParseFormat(c.WorkloadFormat); err != nil {
 		bad("workload_format", fmt.Sprintf("%q", c.WorkloadFormat), err.Error())

@@ -24,11 +24,27 @@ type Config struct {
 	Replan time.Duration `mapstructure:"replan"`
 }
 
+// Upper bounds of max_lookback: a demand without an O(1) form keeps a ring
+// of that many π (8 MB at maxLookback), and the poller steps back over
+// max_lookback × instant, a time.Duration: maxLookbackYears keeps it clear
+// of overflow (292 years) while the default week of minutes fits even the
+// longest instant, 168h.
+const (
+	maxLookback      = 1_000_000
+	maxLookbackYears = 200
+)
+
 // Validate names every bad key, its value and the limit.
 func (c Config) Validate() error {
 	var errs []error
+	hi := maxLookback
+	if c.Instant >= time.Second {
+		hi = min(hi, int(maxLookbackYears*365*24*time.Hour/c.Instant))
+	}
 	if c.MaxLookback < 1 {
 		errs = append(errs, fmt.Errorf("monitor.max_lookback = %d: must be ≥ 1 instant", c.MaxLookback))
+	} else if c.MaxLookback > hi {
+		errs = append(errs, fmt.Errorf("monitor.max_lookback = %d: must be in [1, %d]: at most %d instants, spanning at most %d years of monitor.instant (%v)", c.MaxLookback, hi, maxLookback, maxLookbackYears, c.Instant))
 	}
 	if c.Instant < time.Second {
 		errs = append(errs, fmt.Errorf("monitor.instant = %v: must be ≥ 1s", c.Instant))

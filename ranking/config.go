@@ -87,11 +87,21 @@ const MinSecretLen = 32
 // pages' statistics.
 const MaxCandidates = 100000
 
+// maxIterations bounds pagerank.max_iterations, each a pass over every
+// link: far more than even a damping near 1 needs to converge.
+const maxIterations = 100_000
+
 // Validate reports every problem in c, each naming its key.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(key string, v any, limit string) {
 		errs = append(errs, fmt.Errorf("ranking.%s = %v: %s", key, v, limit))
+	}
+	// Below 1 each key has its own message.
+	atMost := func(key string, v, hi int) {
+		if v > hi {
+			bad(key, v, fmt.Sprintf("must be in [1, %d]", hi))
+		}
 	}
 	switch c.Order {
 	case OrderBlend, OrderPopularity:
@@ -111,9 +121,12 @@ func (c Config) Validate() error {
 	default:
 		bad("promotion.rule", fmt.Sprintf("%q", c.Promotion.Rule), "must be selective, uniform or none")
 	}
+	// k−1 results are never displaced: past the most candidates a
+	// query has, k would turn promotion off.
 	if c.Promotion.K < 1 {
 		bad("promotion.k", c.Promotion.K, "must be >= 1")
 	}
+	atMost("promotion.k", c.Promotion.K, MaxCandidates)
 	if !(c.Promotion.R >= 0 && c.Promotion.R <= 1) {
 		bad("promotion.r", c.Promotion.R, "must be in [0, 1]")
 	}
@@ -129,6 +142,7 @@ func (c Config) Validate() error {
 	if c.PageRank.MaxIterations < 1 {
 		bad("pagerank.max_iterations", c.PageRank.MaxIterations, "must be >= 1")
 	}
+	atMost("pagerank.max_iterations", c.PageRank.MaxIterations, maxIterations)
 	if c.PageRank.Interval < time.Minute {
 		bad("pagerank.interval", c.PageRank.Interval, "must be >= 1m")
 	}

@@ -1,6 +1,7 @@
 package ranking
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -46,4 +47,31 @@ func TestConfigValidate(t *testing.T) {
 			t.Fatalf("Validate() = %v, want three problems", err)
 		}
 	})
+}
+
+// TestConfigUpperBounds: k or the iteration cap past its bound is refused
+// with the key and the range, and accepted at the bound.
+func TestConfigUpperBounds(t *testing.T) {
+	for _, tc := range []struct {
+		key   string
+		bound int
+		set   func(*Config, int)
+	}{
+		{"ranking.promotion.k", MaxCandidates, func(c *Config, v int) { c.Promotion.K = v }},
+		{"ranking.pagerank.max_iterations", maxIterations, func(c *Config, v int) { c.PageRank.MaxIterations = v }},
+	} {
+		for _, v := range []int{1 << 62, tc.bound + 1} {
+			c := testConfig()
+			tc.set(&c, v)
+			want := fmt.Sprintf("%s = %d: must be in [1, %d]", tc.key, v, tc.bound)
+			if err := c.Validate(); err == nil || err.Error() != want {
+				t.Errorf("Validate() = %v, want %q", err, want)
+			}
+		}
+		c := testConfig()
+		tc.set(&c, tc.bound)
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s = %d (the bound): %v", tc.key, tc.bound, err)
+		}
+	}
 }

@@ -37,20 +37,34 @@ type Config struct {
 	CacheBytes   int64 `mapstructure:"cache_bytes"`
 }
 
+// Upper bounds, far above any real use: the kept records of a page are
+// read back whole (Versions with their bodies, FetchLog, the statistics
+// of every page a plan weighs), and the block cache takes memory.
+const (
+	maxVersionsKept = 1000
+	maxFetchLogKept = 100_000
+	maxStatsKept    = 10_000
+	maxCacheBytes   = 1 << 40 // 1 TiB; Pebble fills it on demand
+)
+
 // Validate reports every problem in c, each naming its key.
 func (c Config) Validate() error {
 	var errs []error
-	if c.VersionsKept < 1 {
-		errs = append(errs, fmt.Errorf("repo.versions_kept = %d: must be >= 1", c.VersionsKept))
-	}
-	if c.FetchLogKept < 2 {
-		errs = append(errs, fmt.Errorf("repo.fetch_log_kept = %d: must be >= 2", c.FetchLogKept))
-	}
-	if c.StatsKept < 1 {
-		errs = append(errs, fmt.Errorf("repo.stats_kept = %d: must be >= 1", c.StatsKept))
-	}
-	if c.CacheBytes < 1<<20 {
-		errs = append(errs, fmt.Errorf("repo.cache_bytes = %d: must be >= 1048576", c.CacheBytes))
+	for _, f := range []struct {
+		key       string
+		v, lo, hi int64
+	}{
+		{"versions_kept", int64(c.VersionsKept), 1, maxVersionsKept},
+		{"fetch_log_kept", int64(c.FetchLogKept), 2, maxFetchLogKept},
+		{"stats_kept", int64(c.StatsKept), 1, maxStatsKept},
+		{"cache_bytes", c.CacheBytes, 1 << 20, maxCacheBytes},
+	} {
+		switch {
+		case f.v < f.lo:
+			errs = append(errs, fmt.Errorf("repo.%s = %d: must be >= %d", f.key, f.v, f.lo))
+		case f.v > f.hi:
+			errs = append(errs, fmt.Errorf("repo.%s = %d: must be in [%d, %d]", f.key, f.v, f.lo, f.hi))
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -22,6 +22,15 @@ type Limits struct {
 // MaxTextBytesLimit is the largest max_text_bytes a configuration may set.
 const MaxTextBytesLimit = 1 << 30
 
+// Upper bounds of the counts, far above any real page. A hostile page
+// drives each to its limit: the links are kept and stored, and a watch's
+// selector walks the tree recursively, a stack frame per level.
+const (
+	maxLinksLimit = 1_000_000
+	maxDepthLimit = 100_000
+	maxNodesLimit = 100_000_000
+)
+
 // Validate reports every limit out of range, naming its key.
 func (l Limits) Validate() error {
 	var errs []error
@@ -41,6 +50,18 @@ func (l Limits) Validate() error {
 	// The text is gathered in one buffer of this capacity.
 	if l.MaxTextBytes > MaxTextBytesLimit {
 		errs = append(errs, fmt.Errorf("extract.max_text_bytes = %d: must be <= %d (1 GiB), the text being held in memory whole", l.MaxTextBytes, MaxTextBytesLimit))
+	}
+	for _, f := range []struct {
+		key   string
+		v, hi int
+	}{
+		{"extract.max_links", l.MaxLinks, maxLinksLimit},
+		{"extract.max_depth", l.MaxDepth, maxDepthLimit},
+		{"extract.max_nodes", l.MaxNodes, maxNodesLimit},
+	} {
+		if f.v > f.hi {
+			errs = append(errs, fmt.Errorf("%s = %d: must be in [1, %d]", f.key, f.v, f.hi))
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -418,6 +419,35 @@ func TestHTMLRejectsBadArguments(t *testing.T) {
 	var target interface{ Unwrap() []error }
 	if !errors.As(err, &target) || len(target.Unwrap()) != 4 {
 		t.Errorf("want all four problems joined, got %v", err)
+	}
+}
+
+// TestLimitsUpperBounds: a count far past any page is refused with its key
+// and range; the bound itself is accepted. The same Limits bound
+// crawler.extract, watch.extract and eval.discovery.extract.
+func TestLimitsUpperBounds(t *testing.T) {
+	for _, tc := range []struct {
+		key   string
+		bound int
+		set   func(*Limits, int)
+	}{
+		{"extract.max_links", maxLinksLimit, func(l *Limits, v int) { l.MaxLinks = v }},
+		{"extract.max_depth", maxDepthLimit, func(l *Limits, v int) { l.MaxDepth = v }},
+		{"extract.max_nodes", maxNodesLimit, func(l *Limits, v int) { l.MaxNodes = v }},
+	} {
+		for _, v := range []int{1 << 62, tc.bound + 1} {
+			l := testLimits
+			tc.set(&l, v)
+			want := fmt.Sprintf("%s = %d: must be in [1, %d]", tc.key, v, tc.bound)
+			if err := l.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("Validate() = %v, want %q", err, want)
+			}
+		}
+		l := testLimits
+		tc.set(&l, tc.bound)
+		if err := l.Validate(); err != nil {
+			t.Errorf("%s = %d (the bound): %v", tc.key, tc.bound, err)
+		}
 	}
 }
 

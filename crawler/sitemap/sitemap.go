@@ -50,14 +50,30 @@ type Limits struct {
 	FeedItems int `mapstructure:"-"`
 }
 
+// Upper bounds of Limits, a hundred times the sitemaps.org limits: a gzip
+// bomb is decompressed up to MaxBytes, and the entries kept are held in
+// memory.
+const (
+	maxBytesLimit = 4 << 30
+	maxURLsLimit  = 5_000_000
+)
+
 // Validate reports every limit out of range, naming its key.
 func (l Limits) Validate() error {
 	var errs []error
-	if l.MaxBytes <= 0 {
-		errs = append(errs, fmt.Errorf("sitemap.max_bytes = %d: must be > 0", l.MaxBytes))
-	}
-	if l.MaxURLs <= 0 {
-		errs = append(errs, fmt.Errorf("sitemap.max_urls = %d: must be > 0", l.MaxURLs))
+	for _, f := range []struct {
+		key   string
+		v, hi int64
+	}{
+		{"sitemap.max_bytes", l.MaxBytes, maxBytesLimit},
+		{"sitemap.max_urls", int64(l.MaxURLs), maxURLsLimit},
+	} {
+		switch {
+		case f.v <= 0:
+			errs = append(errs, fmt.Errorf("%s = %d: must be > 0", f.key, f.v))
+		case f.v > f.hi:
+			errs = append(errs, fmt.Errorf("%s = %d: must be in [1, %d]", f.key, f.v, f.hi))
+		}
 	}
 	return errors.Join(errs...)
 }

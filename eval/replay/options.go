@@ -33,6 +33,10 @@ type Options struct {
 	Logger *slog.Logger `mapstructure:"-"`
 }
 
+// maxSearchResults bounds K, far past the pages of any archive; page_size,
+// at most K, with it.
+const maxSearchResults = 100_000
+
 // Validate reports every problem with o, each naming the key, the value
 // and the limit. Archive names in RobotsExtra are checked by New, which
 // knows the archives.
@@ -54,6 +58,8 @@ func (o Options) Validate() error {
 		}
 		if o.Search.MaxResults < o.Search.PageSize {
 			errs = append(errs, fmt.Errorf("web.replay.search.max_results = %d: must be >= page_size (%d)", o.Search.MaxResults, o.Search.PageSize))
+		} else if o.Search.MaxResults > maxSearchResults {
+			errs = append(errs, fmt.Errorf("web.replay.search.max_results = %d: must be in [page_size (%d), %d]", o.Search.MaxResults, o.Search.PageSize, maxSearchResults))
 		}
 	}
 	return errors.Join(errs...)

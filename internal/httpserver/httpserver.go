@@ -30,6 +30,10 @@ type Config struct {
 	ShutdownTimeout   time.Duration `mapstructure:"shutdown_timeout"`
 }
 
+// maxHeaderBytes bounds max_header_bytes: a client may make each
+// connection buffer that much, 16 times net/http's default.
+const maxHeaderBytes = 16 << 20
+
 // Validate reports every problem in c, naming keys under prefix.
 func (c Config) Validate(prefix string) error {
 	var errs []error
@@ -49,6 +53,8 @@ func (c Config) Validate(prefix string) error {
 	}
 	if c.MaxHeaderBytes < 4096 {
 		errs = append(errs, fmt.Errorf("%smax_header_bytes = %d: must be >= 4096", prefix, c.MaxHeaderBytes))
+	} else if c.MaxHeaderBytes > maxHeaderBytes {
+		errs = append(errs, fmt.Errorf("%smax_header_bytes = %d: must be in [4096, %d]", prefix, c.MaxHeaderBytes, maxHeaderBytes))
 	}
 	return errors.Join(errs...)
 }

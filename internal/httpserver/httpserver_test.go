@@ -97,3 +97,26 @@ func TestConfigValidateNamesKeys(t *testing.T) {
 		t.Fatalf("Validate() = %v", err)
 	}
 }
+
+// TestConfigBoundsHeaderBytes: a header limit past the bound, memory a
+// client can make each connection hold, is refused with the key and the
+// range; the bound is accepted.
+func TestConfigBoundsHeaderBytes(t *testing.T) {
+	valid := Config{ReadHeaderTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second,
+		IdleTimeout: time.Second, MaxHeaderBytes: 65536, ShutdownTimeout: time.Second}
+	for _, tc := range []struct {
+		v    int
+		want string // "" when accepted
+	}{
+		{1 << 62, "server.http.max_header_bytes = 4611686018427387904: must be in [4096, 16777216]"},
+		{maxHeaderBytes + 1, "server.http.max_header_bytes = 16777217: must be in [4096, 16777216]"},
+		{maxHeaderBytes, ""},
+	} {
+		c := valid
+		c.MaxHeaderBytes = tc.v
+		err := c.Validate("server.http.")
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || err.Error() != tc.want) {
+			t.Errorf("max_header_bytes = %d: Validate() = %v, want %q", tc.v, err, tc.want)
+		}
+	}
+}
