@@ -77,11 +77,45 @@ type Config struct {
 	Workers int `mapstructure:"workers"`
 }
 
+// Upper bounds, far beyond the thesis's settings (configs/default.yaml),
+// on what the simulation allocates, loops over or multiplies.
+const (
+	// maxDays bounds days and lifetime_days: every simulation keeps two
+	// numbers per day and replays a day's queries each day.
+	maxDays = 10_000
+	// maxRepetitions bounds the simulations of each point.
+	maxRepetitions = 10_000
+	// maxQueriesPerDay bounds a day's query instances: the world and every
+	// running simulation hold one int32 each (400 MB apiece at the bound).
+	maxQueriesPerDay = 100_000_000
+	// maxAdsPerPhrase bounds the advertisers drawn, P·ads_per_phrase /
+	// phrases_per_advertiser for P phrases, and the ads ranked per query.
+	maxAdsPerPhrase = 1000
+	// maxPhrasesPerAdvertiser bounds the Poisson draw of an advertiser's
+	// phrases, whose cost grows with its mean.
+	maxPhrasesPerAdvertiser = 10_000
+	// maxBudgetFactor keeps a budget, factor × fair-share spend, within the
+	// int64 micros of ads.Money, past which it would come out as one click.
+	maxBudgetFactor = 10_000
+	// maxWorkers bounds the simulation goroutines.
+	maxWorkers = 256
+)
+
 // Validate reports every problem in c, each naming its key under eval.ads.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(key string, v any, limit string) {
 		errs = append(errs, fmt.Errorf("eval.ads.%s = %v: %s", key, v, limit))
+	}
+	// inRange checks lo <= v <= hi; note, if any, follows the range.
+	inRange := func(key string, v, lo, hi int, note string) {
+		if v < lo || v > hi {
+			limit := fmt.Sprintf("must be in [%d, %d]", lo, hi)
+			if note != "" {
+				limit += " " + note
+			}
+			bad(key, v, limit)
+		}
 	}
 	if c.Log == "" {
 		bad("log", `""`, "must name a query log")
@@ -89,20 +123,14 @@ func (c Config) Validate() error {
 	if c.CTRFile == "" {
 		bad("ctr_file", `""`, "must name the CTR distribution file")
 	}
-	if c.Days < 1 {
-		bad("days", c.Days, "must be >= 1")
+	inRange("days", c.Days, 1, maxDays, "")
+	inRange("repetitions", c.Repetitions, 1, maxRepetitions, "")
+	inRange("queries_per_day", c.QueriesPerDay, 0, maxQueriesPerDay, "(0: the log's counts)")
+	if !(c.AdsPerPhrase > 0 && c.AdsPerPhrase <= maxAdsPerPhrase) {
+		bad("ads_per_phrase", c.AdsPerPhrase, fmt.Sprintf("must be in (0, %d]", maxAdsPerPhrase))
 	}
-	if c.Repetitions < 1 {
-		bad("repetitions", c.Repetitions, "must be >= 1")
-	}
-	if c.QueriesPerDay < 0 {
-		bad("queries_per_day", c.QueriesPerDay, "must be >= 0 (0: the log's counts)")
-	}
-	if c.AdsPerPhrase <= 0 {
-		bad("ads_per_phrase", c.AdsPerPhrase, "must be > 0")
-	}
-	if c.PhrasesPerAdvertiser < 1 {
-		bad("phrases_per_advertiser", c.PhrasesPerAdvertiser, "must be >= 1")
+	if !(c.PhrasesPerAdvertiser >= 1 && c.PhrasesPerAdvertiser <= maxPhrasesPerAdvertiser) {
+		bad("phrases_per_advertiser", c.PhrasesPerAdvertiser, fmt.Sprintf("must be in [1, %d]", maxPhrasesPerAdvertiser))
 	}
 	if c.PopularityExponent < 0 || c.PopularityExponent > 2 {
 		bad("popularity_exponent", c.PopularityExponent, "must be in [0, 2]")
@@ -119,8 +147,8 @@ func (c Config) Validate() error {
 	if c.BudgetFactorMin <= 0 {
 		bad("budget_factor_min", c.BudgetFactorMin, "must be > 0")
 	}
-	if c.BudgetFactorMax < c.BudgetFactorMin {
-		bad("budget_factor_max", c.BudgetFactorMax, "must be >= eval.ads.budget_factor_min")
+	if !(c.BudgetFactorMax >= c.BudgetFactorMin && c.BudgetFactorMax <= maxBudgetFactor) {
+		bad("budget_factor_max", c.BudgetFactorMax, fmt.Sprintf("must be in [eval.ads.budget_factor_min, %d]", maxBudgetFactor))
 	}
 	if c.CTRPriorStrength <= 0 {
 		bad("ctr_prior_strength", c.CTRPriorStrength, "must be > 0")
@@ -164,25 +192,19 @@ func (c Config) Validate() error {
 		}
 	}
 	if len(c.Lifetimes) > 0 {
-		if c.LifetimeDays < 2 {
-			bad("lifetime_days", c.LifetimeDays, "must be >= 2")
-		}
+		inRange("lifetime_days", c.LifetimeDays, 2, maxDays, "")
 		if c.SteadyFrom < 0 || c.SteadyFrom >= c.LifetimeDays {
 			bad("steady_from", c.SteadyFrom, "must be in [0, eval.ads.lifetime_days)")
 		}
 	}
 	for i, q := range c.SensitivityQueriesPerDay {
-		if q < 1 {
-			bad(fmt.Sprintf("sensitivity_queries_per_day[%d]", i), q, "must be >= 1")
-		}
+		inRange(fmt.Sprintf("sensitivity_queries_per_day[%d]", i), q, 1, maxQueriesPerDay, "")
 	}
 	for i, k := range c.SensitivityCTRScales {
 		if k <= 0 {
 			bad(fmt.Sprintf("sensitivity_ctr_scales[%d]", i), k, "must be > 0")
 		}
 	}
-	if c.Workers < 0 {
-		bad("workers", c.Workers, "must be >= 0 (0: GOMAXPROCS)")
-	}
+	inRange("workers", c.Workers, 0, maxWorkers, "(0: GOMAXPROCS)")
 	return errors.Join(errs...)
 }

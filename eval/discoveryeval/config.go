@@ -46,19 +46,32 @@ type Config struct {
 	Extract extract.Limits `mapstructure:"extract"`
 }
 
+// Upper bounds, far beyond the thesis's settings (configs/default.yaml).
+const (
+	// maxTrackedPerSite bounds the page estimates the live Stats keeps
+	// per site: discovery.tracked_per_site's bound, which discovery.NewStats
+	// checks the value against again.
+	maxTrackedPerSite = 1_000_000
+	// maxWorkers bounds the goroutines parsing archive pages.
+	maxWorkers = 256
+)
+
 // Validate reports every setting out of range, each naming its key.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	inRange := func(key string, v, lo, hi int) {
+		if v < lo || v > hi {
+			bad("eval.discovery.%s = %d: must be in [%d, %d]", key, v, lo, hi)
+		}
+	}
 	if math.IsNaN(c.Alpha) || c.Alpha < 0 || c.Alpha > 1 {
 		bad("discovery.alpha = %v: must be in [0, 1]", c.Alpha)
 	}
 	if math.IsNaN(c.EpsilonB) || c.EpsilonB < 0 || c.EpsilonB >= 1 {
 		bad("discovery.epsilon_b = %v: must be in [0, 1)", c.EpsilonB)
 	}
-	if c.TrackedPerSite < 1 {
-		bad("eval.discovery.tracked_per_site = %d: must be >= 1", c.TrackedPerSite)
-	}
+	inRange("tracked_per_site", c.TrackedPerSite, 1, maxTrackedPerSite)
 	positive := func(key string, v []int) {
 		if len(v) == 0 {
 			bad("eval.discovery.%s = []: must list at least one value", key)
@@ -81,9 +94,7 @@ func (c Config) Validate() error {
 	if slices.ContainsFunc(c.CoverFractions, func(r float64) bool { return math.IsNaN(r) || r <= 0 || r > 1 }) {
 		bad("eval.discovery.cover_fractions = %v: every value must be in (0, 1]", c.CoverFractions)
 	}
-	if c.Workers < 1 {
-		bad("eval.discovery.workers = %d: must be >= 1", c.Workers)
-	}
+	inRange("workers", c.Workers, 1, maxWorkers)
 	if err := c.Extract.Validate(); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			bad("eval.discovery.%s", line)

@@ -243,7 +243,7 @@ func TestConfigValidate(t *testing.T) {
 	for _, want := range []string{
 		"discovery.alpha = 1.5: must be in [0, 1]",
 		"discovery.epsilon_b = -1: must be in [0, 1)",
-		"eval.discovery.tracked_per_site = 0: must be >= 1",
+		"eval.discovery.tracked_per_site = 0: must be in [1, 1000000]",
 		"eval.discovery.budgets = []: must list at least one value",
 		"eval.discovery.curve_budgets = [1 0]: every value must be >= 1",
 		"eval.discovery.cover_fractions = [0]: every value must be in (0, 1]",
@@ -251,6 +251,34 @@ func TestConfigValidate(t *testing.T) {
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v\nmissing %q", err, want)
+		}
+	}
+}
+
+// TestConfigValidateUpperBounds: tracked_per_site and workers are refused
+// past their bounds, naming the key and the range, and accepted at them.
+func TestConfigValidateUpperBounds(t *testing.T) {
+	for _, tc := range []struct {
+		key   string
+		set   func(*Config, int)
+		bound int
+		limit string
+	}{
+		{"tracked_per_site", func(c *Config, v int) { c.TrackedPerSite = v }, maxTrackedPerSite, "must be in [1, 1000000]"},
+		{"workers", func(c *Config, v int) { c.Workers = v }, maxWorkers, "must be in [1, 256]"},
+	} {
+		for _, v := range []int{1 << 62, tc.bound + 1} {
+			cfg := testConfig()
+			tc.set(&cfg, v)
+			want := fmt.Sprintf("eval.discovery.%s = %d: %s", tc.key, v, tc.limit)
+			if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s = %d: %v, want %q", tc.key, v, err, want)
+			}
+		}
+		cfg := testConfig()
+		tc.set(&cfg, tc.bound)
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("%s = %d (the bound): %v", tc.key, tc.bound, err)
 		}
 	}
 }

@@ -25,27 +25,34 @@ type Config struct {
 	StaleWeeks int `mapstructure:"stale_weeks"`
 }
 
+// Upper bounds; Run checks week and week + stale_weeks against the
+// archives' own weeks.
+const (
+	// maxWeek is the last week an archive can hold (eval/archive keeps
+	// weeks in 16 bits): it bounds week and stale_weeks, so their sum
+	// cannot overflow.
+	maxWeek = 1<<16 - 1
+	// maxMaxQueries is far above any query log's queries; a cap at or
+	// above the log asks every query, as 0 does.
+	maxMaxQueries = 10_000_000
+)
+
 // Validate reports every problem, each naming its key.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(key string, v any, limit string) {
 		errs = append(errs, fmt.Errorf("eval.fanout.%s = %v: %s", key, v, limit))
 	}
-	if c.Shards < 1 || c.Shards > 64 {
-		bad("shards", c.Shards, "must be in [1, 64]")
+	inRange := func(key string, v, lo, hi int, note string) {
+		if v < lo || v > hi {
+			bad(key, v, fmt.Sprintf("must be in [%d, %d]%s", lo, hi, note))
+		}
 	}
-	if c.Week < 0 {
-		bad("week", c.Week, "must be >= 0")
-	}
-	if c.MaxQueries < 0 {
-		bad("max_queries", c.MaxQueries, "must be >= 0 (0 = all)")
-	}
-	if c.Depth < 1 || c.Depth > 1000 {
-		bad("depth", c.Depth, "must be in [1, 1000]")
-	}
-	if c.StaleWeeks < 0 {
-		bad("stale_weeks", c.StaleWeeks, "must be >= 0 (0 = off)")
-	}
+	inRange("shards", c.Shards, 1, 64, "")
+	inRange("week", c.Week, 0, maxWeek, "")
+	inRange("max_queries", c.MaxQueries, 0, maxMaxQueries, " (0 = all)")
+	inRange("depth", c.Depth, 1, 1000, "")
+	inRange("stale_weeks", c.StaleWeeks, 0, maxWeek, " (0 = off)")
 	if c.Timeout <= 0 {
 		bad("timeout", c.Timeout, "must be > 0")
 	}

@@ -51,19 +51,26 @@ type Config struct {
 
 // Validate names every bad key, its value and the limit.
 func (c Config) Validate() error {
+	// Upper bounds, far beyond the defaults (configs/default.yaml).
+	const (
+		// maxWorkers bounds the runs at once, each with its own schedules.
+		maxWorkers = 256
+		// maxCrawlItems bounds the postings a replayed feed shows (GitHub's
+		// commit feeds show 20): the feed is rendered afresh on every poll.
+		maxCrawlItems = 10_000
+	)
 	var errs []error
+	inRange := func(key string, v, lo, hi int, note string) {
+		if v < lo || v > hi {
+			errs = append(errs, fmt.Errorf("eval.feeds.%s = %d: must be in [%d, %d]%s", key, v, lo, hi, note))
+		}
+	}
 	if c.Feeds == "" {
 		errs = append(errs, errors.New("eval.feeds.feeds is empty: give the posting trace's folder"))
 	}
-	if c.Seeds < 1 || c.Seeds > 100 {
-		errs = append(errs, fmt.Errorf("eval.feeds.seeds = %d: must be in [1, 100]", c.Seeds))
-	}
-	if c.Workers < 0 {
-		errs = append(errs, fmt.Errorf("eval.feeds.workers = %d: must be ≥ 0 (0: GOMAXPROCS)", c.Workers))
-	}
-	if c.LearnWeeks < 1 || c.LearnWeeks > 40 {
-		errs = append(errs, fmt.Errorf("eval.feeds.learn_weeks = %d: must be in [1, 40]", c.LearnWeeks))
-	}
+	inRange("seeds", c.Seeds, 1, 100, "")
+	inRange("workers", c.Workers, 0, maxWorkers, " (0: GOMAXPROCS)")
+	inRange("learn_weeks", c.LearnWeeks, 1, 40, "")
 	if len(c.PerDay) == 0 {
 		errs = append(errs, errors.New("eval.feeds.per_day is empty: give at least one budget"))
 	}
@@ -72,12 +79,8 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("eval.feeds.per_day = %g: must be in (0, 96] polls per feed per day", p))
 		}
 	}
-	if c.CrawlWeeks < 0 || c.CrawlWeeks > 40 {
-		errs = append(errs, fmt.Errorf("eval.feeds.crawl_weeks = %d: must be in [0, 40]", c.CrawlWeeks))
-	}
-	if c.CrawlItems < 1 {
-		errs = append(errs, fmt.Errorf("eval.feeds.crawl_items = %d: must be ≥ 1", c.CrawlItems))
-	}
+	inRange("crawl_weeks", c.CrawlWeeks, 0, 40, "")
+	inRange("crawl_items", c.CrawlItems, 1, maxCrawlItems, "")
 	for _, h := range c.WICHorizons {
 		if h < time.Minute {
 			errs = append(errs, fmt.Errorf("eval.feeds.wic_horizons = %s: must be ≥ 1m", h))

@@ -191,7 +191,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 	cfg.SynthLives = []string{"append", "sideways"}
 	cfg.BidsSweep = []float64{8, -1}
 	err := cfg.Validate()
-	for _, want := range []string{"eval.monitor.synth_lives = sideways: must be append or overwrite", "eval.monitor.bids_sweep = -1: must be > 0"} {
+	for _, want := range []string{"eval.monitor.synth_lives = sideways: must be append or overwrite", "eval.monitor.bids_sweep = -1: must be in (0, 10000]"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v, want it to say %q", err, want)
 		}
@@ -224,5 +224,40 @@ func TestEveryCFindingNamesWhereBothFiguresHold(t *testing.T) {
 	s.Results = s.Results[4:] // C=8 alone
 	if got := s.everyCFinding(web); !strings.Contains(got, "at no C swept") {
 		t.Errorf("finding %q: want none", got)
+	}
+}
+
+// TestConfigValidateUpperBounds: every size the runs allocate or loop over
+// is refused past its bound, naming the key and the range, and accepted at
+// the bound.
+func TestConfigValidateUpperBounds(t *testing.T) {
+	for _, tc := range []struct {
+		key   string
+		set   func(*Config, int) any // sets the key to v, returns it as stored
+		bound int
+		limit string
+	}{
+		{"sigma", func(c *Config, v int) any { c.Sigma = float64(v); return c.Sigma }, maxSigma, "must be in [0, 1000]"},
+		{"weekly_sigma", func(c *Config, v int) any { c.WeeklySigma = float64(v); return c.WeeklySigma }, maxSigma, "must be in [0, 1000]"},
+		{"weekly_c[1]", func(c *Config, v int) any { c.WeeklyC[1] = v; return v }, maxC, "must be in [1, 100000]"},
+		{"synth_c[0]", func(c *Config, v int) any { c.SynthC[0] = v; return v }, maxC, "must be in [1, 100000]"},
+		{"figure_c", func(c *Config, v int) any { c.FigureC = v; return v }, maxC, "must be in [1, 100000]"},
+		{"bids_sweep", func(c *Config, v int) any { c.BidsSweep[0] = float64(v); return c.BidsSweep[0] }, maxMeanBids, "must be in (0, 10000]"},
+		{"auction.pages", func(c *Config, v int) any { c.Auction.Pages = v; return v }, maxPages, "must be in [1, 1000000]"},
+		{"auction.instants", func(c *Config, v int) any { c.Auction.Instants = v; return v }, maxInstants, "must be in [2, 1000000]"},
+		{"auction.mean_bids", func(c *Config, v int) any { c.Auction.MeanBids = float64(v); return c.Auction.MeanBids }, maxMeanBids, "must be in (0, 10000]"},
+	} {
+		for _, v := range []int{1 << 62, tc.bound + 1} {
+			cfg := testConfig(t)
+			want := fmt.Sprintf("eval.monitor.%s = %v: %s", tc.key, tc.set(&cfg, v), tc.limit)
+			if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s = %d: %v, want %q", tc.key, v, err, want)
+			}
+		}
+		cfg := testConfig(t)
+		tc.set(&cfg, tc.bound)
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("%s = %d (the bound): %v", tc.key, tc.bound, err)
+		}
 	}
 }

@@ -44,6 +44,23 @@ type Config struct {
 	FigureC int `mapstructure:"figure_c"`
 }
 
+// Upper bounds, far beyond the paper's settings (configs/default.yaml).
+const (
+	// maxSigma bounds the noise's spread in instants: each change is
+	// spread over 2·⌈3σ⌉+1 instants.
+	maxSigma = 1000
+	// maxC bounds the monitorings per instant: each pick keeps a heap of
+	// C choices.
+	maxC = 100_000
+)
+
+// inRange reports v outside [lo, hi] (or NaN) to bad, naming the range.
+func inRange[T int | float64](bad func(key string, v any, limit string), key string, v, lo, hi T) {
+	if !(v >= lo && v <= hi) {
+		bad(key, v, fmt.Sprintf("must be in [%v, %v]", lo, hi))
+	}
+}
+
 // Validate names every bad key, its value and the limit.
 func (c Config) Validate() error {
 	var errs []error
@@ -53,12 +70,8 @@ func (c Config) Validate() error {
 	if c.FPN < 0 || c.FPN > 1 {
 		bad("fpn", c.FPN, "must be in [0, 1]")
 	}
-	if c.Sigma < 0 {
-		bad("sigma", c.Sigma, "must be ≥ 0")
-	}
-	if c.WeeklySigma < 0 {
-		bad("weekly_sigma", c.WeeklySigma, "must be ≥ 0")
-	}
+	inRange(bad, "sigma", c.Sigma, 0, maxSigma)
+	inRange(bad, "weekly_sigma", c.WeeklySigma, 0, maxSigma)
 	if len(c.R) == 0 {
 		bad("r", c.R, "give at least one r")
 	}
@@ -67,12 +80,11 @@ func (c Config) Validate() error {
 			bad("r", r, "must be in [0, 1]")
 		}
 	}
-	for _, cs := range [][]int{c.WeeklyC, c.SynthC} {
-		for _, v := range cs {
-			if v < 1 {
-				bad("weekly_c/synth_c", v, "must be ≥ 1")
-			}
-		}
+	for i, v := range c.WeeklyC {
+		inRange(bad, fmt.Sprintf("weekly_c[%d]", i), v, 1, maxC)
+	}
+	for i, v := range c.SynthC {
+		inRange(bad, fmt.Sprintf("synth_c[%d]", i), v, 1, maxC)
 	}
 	if len(c.SynthLives) == 0 {
 		bad("synth_lives", c.SynthLives, "give at least one of append, overwrite")
@@ -83,14 +95,10 @@ func (c Config) Validate() error {
 		}
 	}
 	for _, b := range c.BidsSweep {
-		if !(b > 0) {
-			bad("bids_sweep", b, "must be > 0")
-		}
+		validMeanBids(bad, "bids_sweep", b)
 	}
 	c.Auction.validate(bad)
-	if c.FigureC < 1 {
-		bad("figure_c", c.FigureC, "must be ≥ 1")
-	}
+	inRange(bad, "figure_c", c.FigureC, 1, maxC)
 	return errors.Join(errs...)
 }
 

@@ -12,6 +12,15 @@ import (
 // minutesPerDay converts auction durations, given in days, to instants.
 const minutesPerDay = 1440
 
+// Upper bounds of the synthetic web, far beyond the paper's 7,550 pages
+// over a day of minutes: every run walks every page at every instant.
+const (
+	maxPages    = 1_000_000
+	maxInstants = 1_000_000 // about two years of minutes
+	// maxMeanBids bounds the geometric draw of each page's bids.
+	maxMeanBids = 10_000
+)
+
 // AuctionConfig shapes the SYNTHETIC auction web standing in for the
 // paper's 7,550 auction pages (§5): one day of one-minute instants; each
 // page is one auction live at some time in that day, its bid history
@@ -39,12 +48,8 @@ type AuctionConfig struct {
 
 // validate names the bad auction keys.
 func (a AuctionConfig) validate(bad func(key string, v any, limit string)) {
-	if a.Pages < 1 {
-		bad("auction.pages", a.Pages, "must be ≥ 1")
-	}
-	if a.Instants < 2 {
-		bad("auction.instants", a.Instants, "must be ≥ 2")
-	}
+	inRange(bad, "auction.pages", a.Pages, 1, maxPages)
+	inRange(bad, "auction.instants", a.Instants, 2, maxInstants)
 	if len(a.Durations) == 0 || len(a.Durations) != len(a.Shares) {
 		bad("auction.durations", a.Durations, fmt.Sprintf("need one share each (auction.shares has %d)", len(a.Shares)))
 	}
@@ -63,9 +68,7 @@ func (a AuctionConfig) validate(bad func(key string, v any, limit string)) {
 			bad("auction.durations", d, "must be ≥ 1 day")
 		}
 	}
-	if !(a.MeanBids > 0) {
-		bad("auction.mean_bids", a.MeanBids, "must be > 0")
-	}
+	validMeanBids(bad, "auction.mean_bids", a.MeanBids)
 	if !(a.Stage > 0 && a.Stage <= 0.5) {
 		bad("auction.stage", a.Stage, "must be in (0, 0.5]")
 	}
@@ -74,6 +77,14 @@ func (a AuctionConfig) validate(bad func(key string, v any, limit string)) {
 	}
 	if !(a.Snipe > 0) {
 		bad("auction.snipe", a.Snipe, "must be > 0")
+	}
+}
+
+// validMeanBids reports a mean number of bids per auction outside
+// (0, maxMeanBids] (eval.monitor.auction.mean_bids, bids_sweep).
+func validMeanBids(bad func(key string, v any, limit string), key string, b float64) {
+	if !(b > 0 && b <= maxMeanBids) {
+		bad(key, b, fmt.Sprintf("must be in (0, %d]", maxMeanBids))
 	}
 }
 

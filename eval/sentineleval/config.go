@@ -42,13 +42,30 @@ type Config struct {
 	Seed uint64 `mapstructure:"seed"`
 }
 
-// Validate reports every problem, naming the key.
-// maxSentinels bounds a run's sentinels: each is installed and held in
-// a repository and in memory (the paper's largest run is 1,000,000).
-const maxSentinels = 10_000_000
+// Upper bounds, far beyond the paper's settings (configs/default.yaml).
+const (
+	// maxSentinels bounds a run's sentinels: each is installed and held in
+	// a repository and in memory (the paper's largest run is 1,000,000).
+	maxSentinels = 10_000_000
+	// maxWeek is the last week an archive can hold (eval/archive keeps
+	// weeks in 16 bits); Run checks week against the archive's own.
+	maxWeek = 1<<16 - 1
+	// maxAccuracyPages bounds the pages given one sentinel of every type;
+	// past week 0's pages it means all of them.
+	maxAccuracyPages = 1_000_000
+	// maxRepeats bounds the check passes, each on its own checkpoint of
+	// the installed repository.
+	maxRepeats = 1000
+)
 
+// Validate reports every problem, naming the key.
 func (c Config) Validate() error {
 	var errs []error
+	inRange := func(key string, v, lo, hi int) {
+		if v < lo || v > hi {
+			errs = append(errs, fmt.Errorf("eval.sentinels.%s = %d: must be in [%d, %d]", key, v, lo, hi))
+		}
+	}
 	if c.Archive == "" && len(c.Sentinels) > 0 {
 		errs = append(errs, errors.New("eval.sentinels.archive: required"))
 	}
@@ -70,29 +87,25 @@ func (c Config) Validate() error {
 	if c.ZipfAlpha <= 0 {
 		errs = append(errs, fmt.Errorf("eval.sentinels.zipf_alpha = %v: must be > 0", c.ZipfAlpha))
 	}
-	if c.Repeats < 1 {
-		errs = append(errs, fmt.Errorf("eval.sentinels.repeats = %d: must be ≥ 1", c.Repeats))
-	}
-	if c.Week < 0 {
-		errs = append(errs, fmt.Errorf("eval.sentinels.week = %d: must be ≥ 0", c.Week))
-	}
-	if c.AccuracyPages < 0 {
-		errs = append(errs, fmt.Errorf("eval.sentinels.accuracy_pages = %d: must be ≥ 0", c.AccuracyPages))
-	}
+	inRange("repeats", c.Repeats, 1, maxRepeats)
+	inRange("week", c.Week, 0, maxWeek)
+	inRange("accuracy_pages", c.AccuracyPages, 0, maxAccuracyPages)
 	if c.AccuracyPages > 0 && len(c.AccuracyArchives) > 0 && c.Queries == "" {
 		errs = append(errs, errors.New("eval.sentinels.queries: required for keyword sentinels"))
 	}
 	return errors.Join(errs...)
 }
 
-// groupSize parses a group setting; 0 means none (ungrouped).
+// groupSize parses a group setting; 0 means none (ungrouped). A group
+// holds at most maxSentinels, so that placement's page count, rounded up
+// from sentinels / group, cannot overflow.
 func groupSize(g string) (int, error) {
 	if g == "none" {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(g)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("eval.sentinels.groups: %q: must be none or a positive number", g)
+	if err != nil || n <= 0 || n > maxSentinels {
+		return 0, fmt.Errorf("eval.sentinels.groups: %q: must be none or a number in [1, %d]", g, maxSentinels)
 	}
 	return n, nil
 }

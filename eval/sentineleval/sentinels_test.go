@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -123,6 +124,40 @@ func TestValidateNamesKeys(t *testing.T) {
 		`dists: "gauss"`, `groups: "seven"`, "zipf_alpha = 0", "repeats = 0"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate = %v, want %q", err, want)
+		}
+	}
+}
+
+// TestValidateUpperBounds: each count a run loops over, allocates or
+// indexes weeks with is refused past its bound, naming the key and the
+// range, and accepted at the bound.
+func TestValidateUpperBounds(t *testing.T) {
+	valid := func() Config {
+		return Config{Archive: "a", Sentinels: []int{5000}, Dists: []string{"uniform", "zipf"}, Groups: []string{"none", "10"},
+			ZipfAlpha: 1, Week: 20, AccuracyArchives: []string{"a"}, AccuracyPages: 300, Queries: "q", Repeats: 7, Seed: 1}
+	}
+	for _, tc := range []struct {
+		set   func(*Config, int)
+		bound int
+		want  string // the error, %d the value
+	}{
+		{func(c *Config, v int) { c.Week = v }, maxWeek, "eval.sentinels.week = %d: must be in [0, 65535]"},
+		{func(c *Config, v int) { c.AccuracyPages = v }, maxAccuracyPages, "eval.sentinels.accuracy_pages = %d: must be in [0, 1000000]"},
+		{func(c *Config, v int) { c.Repeats = v }, maxRepeats, "eval.sentinels.repeats = %d: must be in [1, 1000]"},
+		{func(c *Config, v int) { c.Groups = []string{strconv.Itoa(v)} }, maxSentinels, `eval.sentinels.groups: "%d": must be none or a number in [1, 10000000]`},
+	} {
+		for _, v := range []int{1 << 62, tc.bound + 1} {
+			cfg := valid()
+			tc.set(&cfg, v)
+			want := fmt.Sprintf(tc.want, v)
+			if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%d: %v, want %q", v, err, want)
+			}
+		}
+		cfg := valid()
+		tc.set(&cfg, tc.bound)
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("%d (the bound): %v", tc.bound, err)
 		}
 	}
 }

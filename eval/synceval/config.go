@@ -118,9 +118,18 @@ var (
 
 // Validate reports every problem in c, each naming its key, the value and
 // the limit, including those of the component configurations.
-// maxWorkers bounds the runs evaluated at once: each holds its own
-// repository, index and replay in memory.
-const maxWorkers = 256
+// Upper bounds of the eval.sync keys.
+const (
+	// maxWorkers bounds the runs evaluated at once: each holds its own
+	// repository, index and replay in memory.
+	maxWorkers = 256
+	// maxCrawlParallel: crawl_parallel sets the replay host's
+	// crawler.politeness.global and per_host, bounded by this.
+	maxCrawlParallel = crawler.MaxFetches
+	// maxMaxQueries is far above any query log's distinct queries; a cap
+	// at or above the workload keeps every query, as 0 does.
+	maxMaxQueries = 10_000_000
+)
 
 func (c Config) Validate() error {
 	return errors.Join(c.ValidateOwn(), c.validateComponents())
@@ -132,6 +141,11 @@ func (c Config) ValidateOwn() error {
 	var errs []error
 	bad := func(key string, v any, limit string) {
 		errs = append(errs, fmt.Errorf("eval.sync.%s = %v: %s", key, v, limit))
+	}
+	inRange := func(key string, v, lo, hi int, note string) {
+		if v < lo || v > hi {
+			bad(key, v, fmt.Sprintf("must be in [%d, %d]%s", lo, hi, note))
+		}
 	}
 	if strings.TrimSpace(c.Archive) == "" {
 		bad("archive", `""`, "must name an archive directory")
@@ -181,16 +195,10 @@ func (c Config) ValidateOwn() error {
 	if !slices.Contains(filters, c.Filter) {
 		bad("filter", fmt.Sprintf("%q", c.Filter), fmt.Sprintf("must be one of %v", filters))
 	}
-	if c.MaxQueries < 0 {
-		bad("max_queries", c.MaxQueries, "must be >= 0 (0: no cap)")
-	}
+	inRange("max_queries", c.MaxQueries, 0, maxMaxQueries, " (0: no cap)")
 	errs = append(errs, validateSplits(c.Splits, c.Pages))
-	if c.Workers < 0 || c.Workers > maxWorkers {
-		bad("workers", c.Workers, fmt.Sprintf("must be in [0, %d] (0: GOMAXPROCS)", maxWorkers))
-	}
-	if c.CrawlParallel < 1 {
-		bad("crawl_parallel", c.CrawlParallel, "must be >= 1")
-	}
+	inRange("workers", c.Workers, 0, maxWorkers, " (0: GOMAXPROCS)")
+	inRange("crawl_parallel", c.CrawlParallel, 1, maxCrawlParallel, "")
 	return errors.Join(errs...)
 }
 

@@ -207,3 +207,32 @@ func TestWorkersAreBounded(t *testing.T) {
 		t.Errorf("workers 256: %v", err)
 	}
 }
+
+// TestSettingsAreBounded: crawl_parallel (crawler.politeness.global's
+// bound: a fetch worker each) and max_queries are refused past their
+// bounds, naming the key and the range, and accepted at them.
+func TestSettingsAreBounded(t *testing.T) {
+	for _, tc := range []struct {
+		key   string
+		set   func(*synceval.Config, int)
+		bound int
+		limit string
+	}{
+		{"crawl_parallel", func(c *synceval.Config, v int) { c.CrawlParallel = v }, 4096, "must be in [1, 4096]"},
+		{"max_queries", func(c *synceval.Config, v int) { c.MaxQueries = v }, 10_000_000, "must be in [0, 10000000] (0: no cap)"},
+	} {
+		for _, v := range []int{1 << 62, tc.bound + 1} {
+			cfg := defaults(t)
+			tc.set(&cfg, v)
+			want := fmt.Sprintf("eval.sync.%s = %d: %s", tc.key, v, tc.limit)
+			if err := cfg.ValidateOwn(); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s = %d: %v, want %q", tc.key, v, err, want)
+			}
+		}
+		cfg := defaults(t)
+		tc.set(&cfg, tc.bound)
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("%s = %d (the bound): %v", tc.key, tc.bound, err)
+		}
+	}
+}
