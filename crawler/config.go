@@ -3,7 +3,6 @@ package crawler
 import (
 	"errors"
 	"fmt"
-
 	"regexp"
 	"strings"
 	"time"

@@ -116,8 +116,6 @@ var (
 	sources  = []string{"whole", "own"}
 )
 
-// Validate reports every problem in c, each naming its key, the value and
-// the limit, including those of the component configurations.
 // Upper bounds of the eval.sync keys.
 const (
 	// maxWorkers bounds the runs evaluated at once: each holds its own
@@ -131,6 +129,8 @@ const (
 	maxMaxQueries = 10_000_000
 )
 
+// Validate reports every problem in c, each naming its key, the value and
+// the limit, including those of the component configurations.
 func (c Config) Validate() error {
 	return errors.Join(c.ValidateOwn(), c.validateComponents())
 }
