@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/deltaq/deltaq/diff"
+	"github.com/deltaq/deltaq/internal/plural"
 )
 
 // Change is one detected change of a table's object, as kept in a
@@ -108,16 +109,8 @@ func (c *Change) summary() string {
 		return c.Kind
 	}
 	return fmt.Sprintf("%s: %s added, %d removed, %s added, %d removed; %.0f%% of the object changed",
-		c.Kind, counted(len(c.Diff.Added()), "text run"), len(c.Diff.Removed()),
-		counted(len(c.Diff.Links.Added), "link"), len(c.Diff.Links.Removed), 100*c.Fraction)
-}
-
-// counted is n things, in the plural but for one: "1 link", "2 links".
-func counted(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
+		c.Kind, plural.Count(len(c.Diff.Added()), "text run"), len(c.Diff.Removed()),
+		plural.Count(len(c.Diff.Links.Added), "link"), len(c.Diff.Links.Removed), 100*c.Fraction)
 }
 
 // fires evaluates the sentinel's trigger condition on a change of its

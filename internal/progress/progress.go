@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/deltaq/deltaq/internal/clock"
+	"github.com/deltaq/deltaq/internal/plural"
 )
 
 // DefaultEvery is how often From's trackers print.
@@ -78,18 +79,10 @@ func (t *Tracker) Stage(name string, runs, perRun int, unit string) {
 	t.mu.start, t.mu.last = now, now
 	t.mu.printed = [2]int{}
 	if perRun > 1 {
-		fmt.Fprintf(t.w, "%s: %s of %s\n", name, counted(runs, "run"), counted(perRun, unit))
+		fmt.Fprintf(t.w, "%s: %s of %s\n", name, plural.Count(runs, "run"), plural.Count(perRun, unit))
 	} else {
-		fmt.Fprintf(t.w, "%s: %s\n", name, counted(runs, unit))
+		fmt.Fprintf(t.w, "%s: %s\n", name, plural.Count(runs, unit))
 	}
-}
-
-// counted is n units, in the plural but for one: "1 week", "3 weeks".
-func counted(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return fmt.Sprintf("%d %ss", n, unit)
 }
 
 // Step counts one unit done, printing a line if Every has passed.
@@ -167,5 +160,5 @@ func (t *Tracker) Status() string {
 	if t.mu.perRun > 1 {
 		return fmt.Sprintf("%s: %d of %d runs done", t.mu.stage, t.mu.runsDone, t.mu.runs)
 	}
-	return fmt.Sprintf("%s: %d of %s done", t.mu.stage, t.mu.unitsDone, counted(t.mu.runs, t.mu.unit))
+	return fmt.Sprintf("%s: %d of %s done", t.mu.stage, t.mu.unitsDone, plural.Count(t.mu.runs, t.mu.unit))
 }
