@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds"
 )
 
 // Config holds the ads settings; the defaults live in configs/default.yaml
@@ -66,11 +68,8 @@ func (c Config) Validate() error {
 	}
 	// Below lo as a lower bound, above hi with the whole range.
 	between := func(key string, v, lo, hi int64) {
-		switch {
-		case v < lo:
-			bad(key, v, fmt.Sprintf("must be >= %d", lo))
-		case v > hi:
-			bad(key, v, fmt.Sprintf("must be in [%d, %d]", lo, hi))
+		if limit := bounds.Limit(v, lo, hi); limit != "" {
+			bad(key, v, limit)
 		}
 	}
 	if _, err := PolicyByName(c.Policy); err != nil {

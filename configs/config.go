@@ -34,6 +34,7 @@ import (
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/boundedfile"
+	"github.com/deltaq/deltaq/internal/bounds"
 	"github.com/deltaq/deltaq/monitor"
 	"github.com/deltaq/deltaq/notify"
 	"github.com/deltaq/deltaq/ranking"
@@ -90,11 +91,8 @@ const (
 // between is key's problem when v is outside [lo, hi]: below lo as a lower
 // bound, above hi with the whole range; nil inside.
 func between(key string, v, lo, hi int) error {
-	switch {
-	case v < lo:
-		return fmt.Errorf("%s = %d: must be >= %d", key, v, lo)
-	case v > hi:
-		return fmt.Errorf("%s = %d: must be in [%d, %d]", key, v, lo, hi)
+	if limit := bounds.Limit(int64(v), int64(lo), int64(hi)); limit != "" {
+		return fmt.Errorf("%s = %d: %s", key, v, limit)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/crawler/shingle"
 	"github.com/deltaq/deltaq/crawler/sitemap"
+	"github.com/deltaq/deltaq/internal/bounds"
 	"github.com/deltaq/deltaq/internal/hostport"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 )
@@ -118,8 +119,8 @@ func (c Config) Validate() error {
 	}
 	// The lower bounds are checked with each key's own message below.
 	atMost := func(key string, v, lo, hi int) {
-		if v > hi {
-			bad(key, v, fmt.Sprintf("must be in [%d, %d]", lo, hi))
+		if limit := bounds.Over(int64(v), int64(lo), int64(hi)); limit != "" {
+			bad(key, v, limit)
 		}
 	}
 	if strings.TrimSpace(c.UserAgent) == "" {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds"
 )
 
 // Config is the feeds section of configs/default.yaml; the defaults and
@@ -103,8 +105,8 @@ func (c Config) Validate() error {
 	// atMost refuses v above hi, naming the key's range; the lower bounds
 	// are checked on their own, each with its reason.
 	atMost := func(key string, v, lo, hi int64) {
-		if v > hi {
-			bad(key, v, fmt.Sprintf("must be in [%d, %d]", lo, hi))
+		if limit := bounds.Over(v, lo, hi); limit != "" {
+			bad(key, v, limit)
 		}
 	}
 	if c.Step <= 0 || Period%c.Step != 0 {

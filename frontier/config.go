@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds"
 )
 
 // Config holds the frontier's settings; defaults live in
@@ -75,8 +77,8 @@ func (c Config) Validate(policies []string) error {
 	}
 	// Below 1 each key has its own message.
 	atMost := func(key string, v, hi int) {
-		if v > hi {
-			bad(key, v, fmt.Sprintf("must be in [1, %d]", hi))
+		if limit := bounds.Over(int64(v), 1, int64(hi)); limit != "" {
+			bad(key, v, limit)
 		}
 	}
 	if !slices.Contains(policies, c.Policy) {

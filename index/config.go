@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"fmt"
+	"github.com/deltaq/deltaq/internal/bounds"
 	"github.com/deltaq/deltaq/internal/querylog"
 	"math"
 	"time"
@@ -120,11 +121,8 @@ const (
 // between reports v outside [lo, hi] through bad: below lo as a lower
 // bound, above hi with the whole range.
 func between(bad func(key string, v any, limit string), key string, v, lo, hi int) {
-	switch {
-	case v < lo:
-		bad(key, v, fmt.Sprintf("must be >= %d", lo))
-	case v > hi:
-		bad(key, v, fmt.Sprintf("must be in [%d, %d]", lo, hi))
+	if limit := bounds.Limit(int64(v), int64(lo), int64(hi)); limit != "" {
+		bad(key, v, limit)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds"
 )
 
 // Result orders (ranking.order).
@@ -99,8 +101,8 @@ func (c Config) Validate() error {
 	}
 	// Below 1 each key has its own message.
 	atMost := func(key string, v, hi int) {
-		if v > hi {
-			bad(key, v, fmt.Sprintf("must be in [1, %d]", hi))
+		if limit := bounds.Over(int64(v), 1, int64(hi)); limit != "" {
+			bad(key, v, limit)
 		}
 	}
 	switch c.Order {

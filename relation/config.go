@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds"
 )
 
 // Config holds the defaults of user relations; they live in
@@ -60,8 +62,8 @@ func (c Config) Validate() error {
 	// atMost refuses v above hi, naming the key's range; the lower bounds
 	// are checked on their own, each with its reason.
 	atMost := func(key string, v, lo, hi int64) {
-		if v > hi {
-			bad(key, v, fmt.Sprintf("must be in [%d, %d]", lo, hi))
+		if limit := bounds.Over(v, lo, hi); limit != "" {
+			bad(key, v, limit)
 		}
 	}
 	if c.Budget < 1 {

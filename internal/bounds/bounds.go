@@ -1,0 +1,24 @@
+// Package bounds words what a numeric setting must be when it is out of
+// range, the same way in every package's Validate.
+package bounds
+
+import "fmt"
+
+// Limit says what v must be when it is outside [lo, hi], "" inside: below
+// lo the bound it broke ("must be >= 1"), above hi the whole range
+// ("must be in [1, 4096]").
+func Limit(v, lo, hi int64) string {
+	if v < lo {
+		return fmt.Sprintf("must be >= %d", lo)
+	}
+	return Over(v, lo, hi)
+}
+
+// Over says the range [lo, hi] when v is above hi, "" otherwise: for a
+// setting whose values below lo are refused with a message of their own.
+func Over(v, lo, hi int64) string {
+	if v > hi {
+		return fmt.Sprintf("must be in [%d, %d]", lo, hi)
+	}
+	return ""
+}

@@ -1,0 +1,22 @@
+package bounds
+
+import "testing"
+
+func TestLimitAndOver(t *testing.T) {
+	for _, tc := range []struct {
+		v           int64
+		limit, over string
+	}{
+		{0, "must be >= 1", ""},
+		{1, "", ""},
+		{4096, "", ""},
+		{4097, "must be in [1, 4096]", "must be in [1, 4096]"},
+	} {
+		if got := Limit(tc.v, 1, 4096); got != tc.limit {
+			t.Errorf("Limit(%d, 1, 4096) = %q, want %q", tc.v, got, tc.limit)
+		}
+		if got := Over(tc.v, 1, 4096); got != tc.over {
+			t.Errorf("Over(%d, 1, 4096) = %q, want %q", tc.v, got, tc.over)
+		}
+	}
+}
