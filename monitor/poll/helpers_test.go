@@ -150,6 +150,9 @@ type env struct {
 	feeds   *feeds.Store
 	watches *watch.Engine
 	fired   func() // the poller's Options.Fired
+	// waits, when set before start, receives each deadline the poller's
+	// Run waits for, as it starts to wait (see run).
+	waits chan time.Time
 }
 
 // open starts a process over the repository in dir (created if new). The
@@ -184,7 +187,11 @@ func (e *env) start(t *testing.T) {
 	t.Helper()
 	ctx := t.Context()
 	var err error
-	if e.p, err = poll.New(ctx, e.db, e.cfg.Monitor, poll.Options{Feeds: e.feeds, FeedsConfig: e.cfg.Feeds, Watches: e.watches, Clock: e.clk, Seed: 1, Fired: e.fired}); err != nil {
+	var pollClock clock.Clock = e.clk
+	if e.waits != nil {
+		pollClock = clock.Reporting{Manual: e.clk, Waits: e.waits}
+	}
+	if e.p, err = poll.New(ctx, e.db, e.cfg.Monitor, poll.Options{Feeds: e.feeds, FeedsConfig: e.cfg.Feeds, Watches: e.watches, Clock: pollClock, Seed: 1, Fired: e.fired}); err != nil {
 		t.Fatal(err)
 	}
 	if e.c, err = crawler.New(e.cfg.Crawler, e.db, crawler.Options{Clock: e.clk}); err != nil {
@@ -198,6 +205,59 @@ func (e *env) start(t *testing.T) {
 		Monitor: e.p, MonitorInstant: e.cfg.Monitor.Instant}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// running is the poller's Run in its own goroutine.
+type running struct {
+	t      *testing.T
+	waits  <-chan time.Time
+	done   chan error
+	cancel context.CancelFunc
+	once   sync.Once
+	err    error // what Run returned, once stop has been called
+}
+
+// reportWaits makes the poller start builds tell each of Run's waits on
+// a channel, so that a test moves the clock only once Run has finished a
+// round. Call it before start.
+func (e *env) reportWaits() { e.waits = make(chan time.Time) }
+
+// run starts Run and waits for its first round. Run is stopped, and
+// waited for, before the repository closes, even if the test fails.
+func (e *env) run(t *testing.T) *running {
+	t.Helper()
+	if e.waits == nil {
+		t.Fatal("run without reportWaits before start")
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	r := &running{t: t, waits: e.waits, done: make(chan error, 1), cancel: cancel}
+	go func() { r.done <- e.p.Run(ctx) }()
+	t.Cleanup(func() { r.stop() }) // after open's, so it runs before the close
+	r.round()
+	return r
+}
+
+// round waits until Run has finished a round and waits for the clock.
+func (r *running) round() {
+	r.t.Helper()
+	select {
+	case <-r.waits:
+	case err := <-r.done:
+		r.done <- err // for stop
+		r.t.Fatalf("Run returned %v before waiting for the clock", err)
+	case <-time.After(time.Minute): // a guard against a hang, not a measure
+		r.t.Fatal("Run did not finish a round within a minute")
+	}
+}
+
+// stop cancels Run and returns what it returned; a second call returns
+// the same.
+func (r *running) stop() error {
+	r.once.Do(func() {
+		r.cancel()
+		r.err = <-r.done
+	})
+	return r.err
 }
 
 func (e *env) close() {

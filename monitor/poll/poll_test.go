@@ -581,23 +581,21 @@ func TestRunReadsAWatchInstalledMeanwhileAtTheNextInstant(t *testing.T) {
 	cfg := config(t, w, 100, time.Hour, 0.5, time.Minute, "a.test")
 	e, clk := fresh(t, cfg, w)
 	w.html("a.test/p", "watched")
+	e.reportWaits()
 	e.start(t)
 	e.watch(t, "http://a.test/p", 10*time.Minute) // after the poller's first read
 	if st := e.p.Stats(); st.Demands != 0 {
 		t.Fatalf("before Run: %d demands, want 0 (not read yet)", st.Demands)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- e.p.Run(ctx) }()
+	r := e.run(t)
 	for i := 1; e.p.Stats().Demands == 0; i++ {
 		if i > 3 {
 			t.Fatalf("after %d instants the watch installed meanwhile is not read (refresh %s)", i, cfg.Monitor.Refresh)
 		}
 		clk.Set(t0.Add(time.Duration(i) * cfg.Monitor.Instant))
-		time.Sleep(10 * time.Millisecond)
+		r.round()
 	}
-	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
+	if err := r.stop(); !errors.Is(err, context.Canceled) {
 		t.Errorf("Run after cancel = %v, want context.Canceled", err)
 	}
 }
@@ -610,17 +608,17 @@ func TestRunReadsAFeedSubscribedOrRemovedMeanwhileAtTheNextInstant(t *testing.T)
 	cfg := config(t, w, 100, time.Hour, 0.5, time.Minute, "a.test")
 	e, clk := fresh(t, cfg, w)
 	w.set("a.test/feed.xml", "application/atom+xml", atom(2, t0))
+	e.reportWaits()
 	e.start(t)
 	f, _, err := e.feeds.Add(t.Context(), "http://a.test/feed.xml", feeds.AddOptions{}, t0) // after the poller's first read
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- e.p.Run(ctx) }()
+	r := e.run(t)
 	instant := 0
-	// within advances the clock an instant at a time until demands is
-	// what the poller holds, for at most 3 instants.
+	// within advances the clock an instant at a time, each time until
+	// Run has finished its round, until demands is what the poller holds,
+	// for at most 3 instants.
 	within := func(what string, demands int) {
 		t.Helper()
 		for i := 0; e.p.Stats().Demands != demands; i++ {
@@ -629,7 +627,7 @@ func TestRunReadsAFeedSubscribedOrRemovedMeanwhileAtTheNextInstant(t *testing.T)
 			}
 			instant++
 			clk.Set(t0.Add(time.Duration(instant) * cfg.Monitor.Instant))
-			time.Sleep(10 * time.Millisecond)
+			r.round()
 		}
 	}
 	within("a feed subscribed meanwhile", 1)
@@ -637,8 +635,7 @@ func TestRunReadsAFeedSubscribedOrRemovedMeanwhileAtTheNextInstant(t *testing.T)
 		t.Fatal(err)
 	}
 	within("a feed removed meanwhile", 0)
-	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
+	if err := r.stop(); !errors.Is(err, context.Canceled) {
 		t.Errorf("Run after cancel = %v, want context.Canceled", err)
 	}
 }
