@@ -765,10 +765,18 @@ func runIndex(t *testing.T, ix *Index) (notify chan<- struct{}, stop func()) {
 	wake := make(chan struct{}, 1)
 	done := make(chan error, 1)
 	go func() { done <- ix.Run(ctx, wake) }()
+	var once sync.Once
+	var err error
+	end := func() error {
+		once.Do(func() { cancel(); err = <-done })
+		return err
+	}
+	// Should the test fail first, Run still ends before the repository
+	// closes: this cleanup runs before those registered earlier.
+	t.Cleanup(func() { end() })
 	return wake, func() {
 		t.Helper()
-		cancel()
-		if err := <-done; err != nil {
+		if err := end(); err != nil {
 			t.Fatalf("Run = %v after cancel", err)
 		}
 	}

@@ -222,24 +222,27 @@ type running struct {
 // round. Call it before start.
 func (e *env) reportWaits() { e.waits = make(chan time.Time) }
 
-// run starts Run and waits for its first round. Run is stopped, and
-// waited for, before the repository closes, even if the test fails.
+// run starts Run and, if reportWaits was called before start, waits for
+// its first round. Run is stopped, and waited for, before the repository
+// closes, even if the test fails.
 func (e *env) run(t *testing.T) *running {
 	t.Helper()
-	if e.waits == nil {
-		t.Fatal("run without reportWaits before start")
-	}
 	ctx, cancel := context.WithCancel(t.Context())
 	r := &running{t: t, waits: e.waits, done: make(chan error, 1), cancel: cancel}
 	go func() { r.done <- e.p.Run(ctx) }()
 	t.Cleanup(func() { r.stop() }) // after open's, so it runs before the close
-	r.round()
+	if e.waits != nil {
+		r.round()
+	}
 	return r
 }
 
 // round waits until Run has finished a round and waits for the clock.
 func (r *running) round() {
 	r.t.Helper()
+	if r.waits == nil {
+		r.t.Fatal("round without reportWaits before start")
+	}
 	select {
 	case <-r.waits:
 	case err := <-r.done:

@@ -493,9 +493,7 @@ func TestRunIngestsAsFetchesComplete(t *testing.T) {
 		}
 	}
 	e.start(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- e.p.Run(ctx) }()
+	r := e.run(t)
 	w.html("a.test/p", "after")
 	clk.Set(t0.Add(10 * time.Minute)) // the refresh is due an hour on: only a fetch wakes Run now
 	if queued, err := e.f.PlanMonitor(t.Context()); err != nil || queued != 1 {
@@ -510,8 +508,7 @@ func TestRunIngestsAsFetchesComplete(t *testing.T) {
 	if st := e.p.Stats(); st.Fired != 1 {
 		t.Errorf("poller stats %+v, want 1 trigger", st)
 	}
-	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
+	if err := r.stop(); !errors.Is(err, context.Canceled) {
 		t.Errorf("Run after cancel = %v, want context.Canceled", err)
 	}
 }
