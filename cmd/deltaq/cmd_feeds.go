@@ -69,7 +69,9 @@ func (a *app) newFeedsCmd() *cobra.Command {
 			if opts.SetFolders = cmd.Flags().Changed("folder"); strings.Trim(folder, "/") != "" {
 				opts.Folders = strings.Split(strings.Trim(folder, "/"), "/")
 			}
-			return subscribing(cmd, nil, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
+			// A flag no feed can take makes no data directory.
+			check := func(cfg *configs.Config) error { return asFlagError(cfg.Feeds.CheckOptions(opts)) }
+			return subscribing(cmd, check, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
 				f, _, err := st.Subscribe(ctx, args[0], opts, time.Now())
 				if err != nil {
 					return asFlagError(err)
