@@ -1,10 +1,11 @@
 package ads
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds/boundstest"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -52,29 +53,11 @@ func TestConfigValidate(t *testing.T) {
 // its bound is refused with the key and the range, and accepted at the
 // bound.
 func TestConfigUpperBounds(t *testing.T) {
-	for _, tc := range []struct {
-		key       string
-		lo, bound int64
-		set       func(*Config, int64)
-	}{
-		{"ads.max_ads_per_advertiser", 1, maxAdsPerAdvertiser, func(c *Config, v int64) { c.MaxAdsPerAdvertiser = int(v) }},
-		{"ads.max_phrases_per_ad", 1, maxPhrasesPerAd, func(c *Config, v int64) { c.MaxPhrasesPerAd = int(v) }},
-		{"ads.max_request_bytes", 1024, maxRequestBytes, func(c *Config, v int64) { c.MaxRequestBytes = v }},
-	} {
-		for _, v := range []int64{1 << 62, tc.bound + 1} {
-			c := testConfig()
-			tc.set(&c, v)
-			want := fmt.Sprintf("%s = %d: must be in [%d, %d]", tc.key, v, tc.lo, tc.bound)
-			if err := c.Validate(); err == nil || err.Error() != want {
-				t.Errorf("Validate() = %v, want %q", err, want)
-			}
-		}
-		c := testConfig()
-		tc.set(&c, tc.bound)
-		if err := c.Validate(); err != nil {
-			t.Errorf("%s = %d (the bound): %v", tc.key, tc.bound, err)
-		}
-	}
+	boundstest.CheckExact(t, "ads.", testConfig, (*Config).Validate, []boundstest.Setting[Config]{
+		{Key: "max_ads_per_advertiser", Lo: 1, Hi: maxAdsPerAdvertiser, Set: func(c *Config, v int64) { c.MaxAdsPerAdvertiser = int(v) }},
+		{Key: "max_phrases_per_ad", Lo: 1, Hi: maxPhrasesPerAd, Set: func(c *Config, v int64) { c.MaxPhrasesPerAd = int(v) }},
+		{Key: "max_request_bytes", Lo: 1024, Hi: maxRequestBytes, Set: func(c *Config, v int64) { c.MaxRequestBytes = v }},
+	})
 }
 
 // TestConfigValidateRefusesBoundsFinerThanAMicro: a bound the Store would

@@ -2,10 +2,10 @@ package configs
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/internal/bounds/boundstest"
 )
 
 // TestDemoAndReplayUpperBounds: each count of the demo and replay settings
@@ -13,28 +13,21 @@ import (
 // naming the variable, the key and the range; the bound is accepted. The
 // demo's budget and split are named as demo keys, not as the frontier's.
 func TestDemoAndReplayUpperBounds(t *testing.T) {
-	for _, tc := range []struct {
-		key, lo string
-		bound   int
-	}{
-		{"demo.per_host", "1", crawler.MaxFetches},
-		{"demo.budget.fetches", "1", 1_000_000_000},
-		{"demo.split.window", "1", 10_000},
-		{"demo.queries", "1", maxDemoQueries},
-		{"demo.port_tries", "0", maxPortTries},
-		{"web.replay.crawl_per_host", "1", crawler.MaxFetches},
-		{"web.replay.search.max_results", "page_size (10)", 100_000},
-	} {
-		env := envName(tc.key)
-		for _, v := range []int{1 << 62, tc.bound + 1} {
-			_, err := Load(Sources{Env: []string{fmt.Sprintf("%s=%d", env, v)}})
-			want := fmt.Sprintf("%s: %s = %d: must be in [%s, %d]", env, tc.key, v, tc.lo, tc.bound)
-			if err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("Load() = %v, want %q", err, want)
-			}
-		}
-		if _, err := Load(Sources{Env: []string{fmt.Sprintf("%s=%d", env, tc.bound)}}); err != nil {
-			t.Errorf("%s = %d (the bound): %v", tc.key, tc.bound, err)
-		}
+	// Each setting is set through its variable, which the error names
+	// before the key.
+	viaEnv := func(key string, lo, hi int64, limit string) boundstest.Setting[Sources] {
+		env := envName(key)
+		return boundstest.Setting[Sources]{Key: env + ": " + key, Lo: lo, Hi: hi, Limit: limit,
+			Set: func(s *Sources, v int64) { s.Env = []string{fmt.Sprintf("%s=%d", env, v)} }}
 	}
+	load := func(s *Sources) error { _, err := Load(*s); return err }
+	boundstest.Check(t, "", func() Sources { return Sources{} }, load, []boundstest.Setting[Sources]{
+		viaEnv("demo.per_host", 1, crawler.MaxFetches, ""),
+		viaEnv("demo.budget.fetches", 1, 1_000_000_000, ""),
+		viaEnv("demo.split.window", 1, 10_000, ""),
+		viaEnv("demo.queries", 1, maxDemoQueries, ""),
+		viaEnv("demo.port_tries", 0, maxPortTries, ""),
+		viaEnv("web.replay.crawl_per_host", 1, crawler.MaxFetches, ""),
+		viaEnv("web.replay.search.max_results", 0, 100_000, "must be in [page_size (10), 100000]"),
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltaq/deltaq/internal/bounds/boundstest"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -245,28 +246,11 @@ func TestConfigValidate(t *testing.T) {
 // TestConfigUpperBounds: Δ or the pages tracked per site past their bound
 // are refused with the key and the range, and accepted at the bound.
 func TestConfigUpperBounds(t *testing.T) {
-	for _, tc := range []struct {
-		key, lo string
-		bound   int
-		set     func(*Config, int)
-	}{
-		{"discovery.full_recrawl_every", "1", maxFullRecrawlEvery, func(c *Config, v int) { c.FullRecrawlEvery = v }},
-		{"discovery.tracked_per_site", "discovery.per_site (2)", maxTrackedPerSite, func(c *Config, v int) { c.TrackedPerSite = v }},
-	} {
-		for _, v := range []int{1 << 62, tc.bound + 1} {
-			c := testConfig()
-			tc.set(&c, v)
-			want := fmt.Sprintf("%s = %d: must be in [%s, %d]", tc.key, v, tc.lo, tc.bound)
-			if err := c.Validate(); err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("Validate() = %v, want %q", err, want)
-			}
-		}
-		c := testConfig()
-		tc.set(&c, tc.bound)
-		if err := c.Validate(); err != nil {
-			t.Errorf("%s = %d (the bound): %v", tc.key, tc.bound, err)
-		}
-	}
+	boundstest.Check(t, "discovery.", testConfig, (*Config).Validate, []boundstest.Setting[Config]{
+		{Key: "full_recrawl_every", Lo: 1, Hi: maxFullRecrawlEvery, Set: func(c *Config, v int64) { c.FullRecrawlEvery = int(v) }},
+		{Key: "tracked_per_site", Hi: maxTrackedPerSite, Limit: fmt.Sprintf("must be in [discovery.per_site (2), %d]", maxTrackedPerSite),
+			Set: func(c *Config, v int64) { c.TrackedPerSite = int(v) }},
+	})
 }
 
 // TestStatsFedFullRecrawlsIsODWin feeds Stats every page's yield of each

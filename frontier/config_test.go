@@ -2,9 +2,10 @@ package frontier
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds/boundstest"
 )
 
 // TestConfigUpperBounds: a budget or window past its bound is refused with
@@ -15,28 +16,14 @@ func TestConfigUpperBounds(t *testing.T) {
 			Split:      SplitConfig{Recrawl: 0.4, Discovery: 0.2, Adaptive: adaptive, Step: 0.05, Floor: 0.05, Window: 4},
 			HostBuffer: 4, Window: 8, Exploration: "thompson", Changes: "accumulate"}
 	}
-	for _, tc := range []struct {
-		key   string
-		bound int
-		set   func(*Config, int)
-	}{
-		{"budget.fetches", maxFetches, func(c *Config, v int) { c.Budget.Fetches = v }},
-		{"split.window", maxSplitWindow, func(c *Config, v int) { c.Split.Window = v }},
-	} {
-		for _, adaptive := range []bool{false, true} {
-			for _, v := range []int{1 << 62, tc.bound + 1} {
-				c := valid(adaptive)
-				tc.set(&c, v)
-				want := fmt.Sprintf("frontier.%s = %d: must be in [1, %d]", tc.key, v, tc.bound)
-				if err := c.Validate(Policies()); err == nil || !strings.Contains(err.Error(), want) {
-					t.Errorf("adaptive %v: Validate() = %v, want %q", adaptive, err, want)
-				}
-			}
-			c := valid(adaptive)
-			tc.set(&c, tc.bound)
-			if err := c.Validate(Policies()); err != nil {
-				t.Errorf("adaptive %v: frontier.%s = %d (the bound): %v", adaptive, tc.key, tc.bound, err)
-			}
-		}
+	for _, adaptive := range []bool{false, true} {
+		t.Run(fmt.Sprintf("adaptive %v", adaptive), func(t *testing.T) {
+			fresh := func() Config { return valid(adaptive) }
+			validate := func(c *Config) error { return c.Validate(Policies()) }
+			boundstest.Check(t, "frontier.", fresh, validate, []boundstest.Setting[Config]{
+				{Key: "budget.fetches", Lo: 1, Hi: maxFetches, Set: func(c *Config, v int64) { c.Budget.Fetches = int(v) }},
+				{Key: "split.window", Lo: 1, Hi: maxSplitWindow, Set: func(c *Config, v int64) { c.Split.Window = int(v) }},
+			})
+		})
 	}
 }

@@ -1,10 +1,11 @@
 package index
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds/boundstest"
 )
 
 func TestConfigValidateNamesEveryProblem(t *testing.T) {
@@ -43,33 +44,16 @@ func TestConfigValidateNamesEveryProblem(t *testing.T) {
 // measured page, or a size held in memory, is refused past its bound with
 // the key and the range, and accepted at the bound.
 func TestConfigUpperBounds(t *testing.T) {
-	for _, tc := range []struct {
-		key       string
-		lo, bound int
-		set       func(*Config, int)
-	}{
-		{"histogram_batches", 1, maxHistogramBatches, func(c *Config, v int) { c.HistogramBatches = v }},
-		{"rank_cutoff", 0, maxRankCutoff, func(c *Config, v int) { c.RankCutoff = v }},
-		{"workload_max_terms", 1, maxWorkloadTerms, func(c *Config, v int) { c.WorkloadMaxTerms = v }},
-		{"max_query_bytes", 1, maxQueryBytes, func(c *Config, v int) { c.MaxQueryBytes = v }},
-		{"snippet_bytes", 16, maxSnippetBytes, func(c *Config, v int) { c.SnippetBytes = v }},
-		{"retrieval.short_query_terms", 1, maxMatchTerms, func(c *Config, v int) { c.Retrieval.ShortQueryTerms = v }},
-		{"retrieval.min_results", 0, maxPagesPerQuery, func(c *Config, v int) { c.Retrieval.MinResults = v }},
-		{"retrieval.proximity_window", 1, maxProximityWindow, func(c *Config, v int) { c.Retrieval.ProximityWindow = v }},
-		{"retrieval.proximity_depth", 0, maxPagesPerQuery, func(c *Config, v int) { c.Retrieval.ProximityDepth = v }},
-	} {
-		for _, v := range []int{1 << 62, tc.bound + 1} {
-			c := testConfig(ScoringBM25)
-			tc.set(&c, v)
-			want := fmt.Sprintf("index.%s = %d: must be in [%d, %d]", tc.key, v, tc.lo, tc.bound)
-			if err := c.Validate(); err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("Validate() = %v, want %q", err, want)
-			}
-		}
-		c := testConfig(ScoringBM25)
-		tc.set(&c, tc.bound)
-		if err := c.Validate(); err != nil {
-			t.Errorf("index.%s = %d (the bound): %v", tc.key, tc.bound, err)
-		}
-	}
+	fresh := func() Config { return testConfig(ScoringBM25) }
+	boundstest.Check(t, "index.", fresh, (*Config).Validate, []boundstest.Setting[Config]{
+		{Key: "histogram_batches", Lo: 1, Hi: maxHistogramBatches, Set: func(c *Config, v int64) { c.HistogramBatches = int(v) }},
+		{Key: "rank_cutoff", Lo: 0, Hi: maxRankCutoff, Set: func(c *Config, v int64) { c.RankCutoff = int(v) }},
+		{Key: "workload_max_terms", Lo: 1, Hi: maxWorkloadTerms, Set: func(c *Config, v int64) { c.WorkloadMaxTerms = int(v) }},
+		{Key: "max_query_bytes", Lo: 1, Hi: maxQueryBytes, Set: func(c *Config, v int64) { c.MaxQueryBytes = int(v) }},
+		{Key: "snippet_bytes", Lo: 16, Hi: maxSnippetBytes, Set: func(c *Config, v int64) { c.SnippetBytes = int(v) }},
+		{Key: "retrieval.short_query_terms", Lo: 1, Hi: maxMatchTerms, Set: func(c *Config, v int64) { c.Retrieval.ShortQueryTerms = int(v) }},
+		{Key: "retrieval.min_results", Lo: 0, Hi: maxPagesPerQuery, Set: func(c *Config, v int64) { c.Retrieval.MinResults = int(v) }},
+		{Key: "retrieval.proximity_window", Lo: 1, Hi: maxProximityWindow, Set: func(c *Config, v int64) { c.Retrieval.ProximityWindow = int(v) }},
+		{Key: "retrieval.proximity_depth", Lo: 0, Hi: maxPagesPerQuery, Set: func(c *Config, v int64) { c.Retrieval.ProximityDepth = int(v) }},
+	})
 }

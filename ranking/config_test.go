@@ -1,10 +1,11 @@
 package ranking
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds/boundstest"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -52,26 +53,8 @@ func TestConfigValidate(t *testing.T) {
 // TestConfigUpperBounds: k or the iteration cap past its bound is refused
 // with the key and the range, and accepted at the bound.
 func TestConfigUpperBounds(t *testing.T) {
-	for _, tc := range []struct {
-		key   string
-		bound int
-		set   func(*Config, int)
-	}{
-		{"ranking.promotion.k", MaxCandidates, func(c *Config, v int) { c.Promotion.K = v }},
-		{"ranking.pagerank.max_iterations", maxIterations, func(c *Config, v int) { c.PageRank.MaxIterations = v }},
-	} {
-		for _, v := range []int{1 << 62, tc.bound + 1} {
-			c := testConfig()
-			tc.set(&c, v)
-			want := fmt.Sprintf("%s = %d: must be in [1, %d]", tc.key, v, tc.bound)
-			if err := c.Validate(); err == nil || err.Error() != want {
-				t.Errorf("Validate() = %v, want %q", err, want)
-			}
-		}
-		c := testConfig()
-		tc.set(&c, tc.bound)
-		if err := c.Validate(); err != nil {
-			t.Errorf("%s = %d (the bound): %v", tc.key, tc.bound, err)
-		}
-	}
+	boundstest.CheckExact(t, "ranking.", testConfig, (*Config).Validate, []boundstest.Setting[Config]{
+		{Key: "promotion.k", Lo: 1, Hi: MaxCandidates, Set: func(c *Config, v int64) { c.Promotion.K = int(v) }},
+		{Key: "pagerank.max_iterations", Lo: 1, Hi: maxIterations, Set: func(c *Config, v int64) { c.PageRank.MaxIterations = int(v) }},
+	})
 }

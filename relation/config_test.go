@@ -1,10 +1,10 @@
 package relation
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds/boundstest"
 )
 
 // validConfig is configs/default.yaml's relation section.
@@ -21,31 +21,13 @@ func TestValidateBoundsEachSetting(t *testing.T) {
 	if err := validConfig().Validate(); err != nil {
 		t.Fatalf("validConfig().Validate() = %v", err)
 	}
-	for _, b := range []struct {
-		key, limit string
-		bound      int64
-		set        func(*Config, int64)
-	}{
-		{"budget", "must be in [1, 1000000]", 1000000, func(c *Config, v int64) { c.Budget = int(v) }},
-		{"pool", "must be in [1, 10000]", 10000, func(c *Config, v int64) { c.Pool = int(v) }},
-		{"max_results", "must be in [10, 1000000]", 1000000, func(c *Config, v int64) { c.MaxResults = int(v) }},
-		{"quota", "must be in [0, 1000000]", 1000000, func(c *Config, v int64) { c.Quota = int(v) }},
-		{"max_bytes", "must be in [1, 1073741824]", 1 << 30, func(c *Config, v int64) { c.MaxBytes = v }},
-		{"retries", "must be in [0, 30]", 30, func(c *Config, v int64) { c.Retries = int(v) }},
-		{"api_max_rows", "must be in [1, 100000]", 100000, func(c *Config, v int64) { c.APIMaxRows = int(v) }},
-	} {
-		for _, v := range []int64{1 << 62, b.bound + 1} {
-			c := validConfig()
-			b.set(&c, v)
-			want := fmt.Sprintf("relation.%s = %d: %s", b.key, v, b.limit)
-			if err := c.Validate(); err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("%s = %d: Validate() = %v, want %q", b.key, v, err, want)
-			}
-		}
-		c := validConfig()
-		b.set(&c, b.bound)
-		if err := c.Validate(); err != nil {
-			t.Errorf("%s = %d (the bound): Validate() = %v, want nil", b.key, b.bound, err)
-		}
-	}
+	boundstest.Check(t, "relation.", validConfig, (*Config).Validate, []boundstest.Setting[Config]{
+		{Key: "budget", Lo: 1, Hi: 1000000, Set: func(c *Config, v int64) { c.Budget = int(v) }},
+		{Key: "pool", Lo: 1, Hi: 10000, Set: func(c *Config, v int64) { c.Pool = int(v) }},
+		{Key: "max_results", Lo: 10, Hi: 1000000, Set: func(c *Config, v int64) { c.MaxResults = int(v) }},
+		{Key: "quota", Lo: 0, Hi: 1000000, Set: func(c *Config, v int64) { c.Quota = int(v) }},
+		{Key: "max_bytes", Lo: 1, Hi: 1 << 30, Set: func(c *Config, v int64) { c.MaxBytes = v }},
+		{Key: "retries", Lo: 0, Hi: 30, Set: func(c *Config, v int64) { c.Retries = int(v) }},
+		{Key: "api_max_rows", Lo: 1, Hi: 100000, Set: func(c *Config, v int64) { c.APIMaxRows = int(v) }},
+	})
 }

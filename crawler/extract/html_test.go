@@ -2,7 +2,6 @@ package extract
 
 import (
 	"errors"
-	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltaq/deltaq/internal/bounds/boundstest"
 	"golang.org/x/net/html/atom"
 )
 
@@ -426,29 +426,12 @@ func TestHTMLRejectsBadArguments(t *testing.T) {
 // and range; the bound itself is accepted. The same Limits bound
 // crawler.extract, watch.extract and eval.discovery.extract.
 func TestLimitsUpperBounds(t *testing.T) {
-	for _, tc := range []struct {
-		key   string
-		bound int
-		set   func(*Limits, int)
-	}{
-		{"extract.max_links", maxLinksLimit, func(l *Limits, v int) { l.MaxLinks = v }},
-		{"extract.max_depth", maxDepthLimit, func(l *Limits, v int) { l.MaxDepth = v }},
-		{"extract.max_nodes", maxNodesLimit, func(l *Limits, v int) { l.MaxNodes = v }},
-	} {
-		for _, v := range []int{1 << 62, tc.bound + 1} {
-			l := testLimits
-			tc.set(&l, v)
-			want := fmt.Sprintf("%s = %d: must be in [1, %d]", tc.key, v, tc.bound)
-			if err := l.Validate(); err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("Validate() = %v, want %q", err, want)
-			}
-		}
-		l := testLimits
-		tc.set(&l, tc.bound)
-		if err := l.Validate(); err != nil {
-			t.Errorf("%s = %d (the bound): %v", tc.key, tc.bound, err)
-		}
-	}
+	fresh := func() Limits { return testLimits }
+	boundstest.Check(t, "extract.", fresh, (*Limits).Validate, []boundstest.Setting[Limits]{
+		{Key: "max_links", Lo: 1, Hi: maxLinksLimit, Set: func(l *Limits, v int64) { l.MaxLinks = int(v) }},
+		{Key: "max_depth", Lo: 1, Hi: maxDepthLimit, Set: func(l *Limits, v int64) { l.MaxDepth = int(v) }},
+		{Key: "max_nodes", Lo: 1, Hi: maxNodesLimit, Set: func(l *Limits, v int64) { l.MaxNodes = int(v) }},
+	})
 }
 
 func TestEmptyBody(t *testing.T) {

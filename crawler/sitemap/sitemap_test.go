@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds/boundstest"
 )
 
 var testLimits = Limits{MaxBytes: 50 << 20, MaxURLs: 50000}
@@ -205,28 +207,11 @@ func TestLimitsValidate(t *testing.T) {
 // TestLimitsUpperBounds: a limit far past the sitemaps.org ones is refused
 // with its key and range; the bound itself is accepted.
 func TestLimitsUpperBounds(t *testing.T) {
-	for _, tc := range []struct {
-		key   string
-		bound int64
-		set   func(*Limits, int64)
-	}{
-		{"sitemap.max_bytes", maxBytesLimit, func(l *Limits, v int64) { l.MaxBytes = v }},
-		{"sitemap.max_urls", maxURLsLimit, func(l *Limits, v int64) { l.MaxURLs = int(v) }},
-	} {
-		for _, v := range []int64{1 << 62, tc.bound + 1} {
-			l := testLimits
-			tc.set(&l, v)
-			want := fmt.Sprintf("%s = %d: must be in [1, %d]", tc.key, v, tc.bound)
-			if err := l.Validate(); err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("Validate() = %v, want %q", err, want)
-			}
-		}
-		l := testLimits
-		tc.set(&l, tc.bound)
-		if err := l.Validate(); err != nil {
-			t.Errorf("%s = %d (the bound): %v", tc.key, tc.bound, err)
-		}
-	}
+	fresh := func() Limits { return testLimits }
+	boundstest.Check(t, "sitemap.", fresh, (*Limits).Validate, []boundstest.Setting[Limits]{
+		{Key: "max_bytes", Lo: 1, Hi: maxBytesLimit, Set: func(l *Limits, v int64) { l.MaxBytes = v }},
+		{Key: "max_urls", Lo: 1, Hi: maxURLsLimit, Set: func(l *Limits, v int64) { l.MaxURLs = int(v) }},
+	})
 }
 
 func TestDates(t *testing.T) {

@@ -1,9 +1,10 @@
 package adsim
 
 import (
-	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/deltaq/deltaq/internal/bounds/boundstest"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -41,33 +42,21 @@ func TestConfigValidate(t *testing.T) {
 // over or multiplies is refused past its bound, naming the key and the
 // range, and accepted at the bound.
 func TestConfigValidateUpperBounds(t *testing.T) {
-	for _, tc := range []struct {
-		key   string
-		set   func(*Config, int) any // sets the key to v, returns it as stored
-		bound int
-		limit string
-	}{
-		{"days", func(c *Config, v int) any { c.Days = v; return c.Days }, maxDays, "must be in [1, 10000]"},
-		{"repetitions", func(c *Config, v int) any { c.Repetitions = v; return c.Repetitions }, maxRepetitions, "must be in [1, 10000]"},
-		{"queries_per_day", func(c *Config, v int) any { c.QueriesPerDay = v; return c.QueriesPerDay }, maxQueriesPerDay, "must be in [0, 100000000] (0: the log's counts)"},
-		{"sensitivity_queries_per_day[0]", func(c *Config, v int) any { c.SensitivityQueriesPerDay = []int{v}; return v }, maxQueriesPerDay, "must be in [1, 100000000]"},
-		{"ads_per_phrase", func(c *Config, v int) any { c.AdsPerPhrase = float64(v); return c.AdsPerPhrase }, maxAdsPerPhrase, "must be in (0, 1000]"},
-		{"phrases_per_advertiser", func(c *Config, v int) any { c.PhrasesPerAdvertiser = float64(v); return c.PhrasesPerAdvertiser }, maxPhrasesPerAdvertiser, "must be in [1, 10000]"},
-		{"budget_factor_max", func(c *Config, v int) any { c.BudgetFactorMax = float64(v); return c.BudgetFactorMax }, maxBudgetFactor, "must be in [eval.ads.budget_factor_min, 10000]"},
-		{"lifetime_days", func(c *Config, v int) any { c.LifetimeDays = v; return c.LifetimeDays }, maxDays, "must be in [2, 10000]"},
-		{"workers", func(c *Config, v int) any { c.Workers = v; return c.Workers }, maxWorkers, "must be in [0, 256] (0: GOMAXPROCS)"},
-	} {
-		for _, v := range []int{1 << 62, tc.bound + 1} {
-			cfg := smallConfig(t)
-			want := fmt.Sprintf("eval.ads.%s = %v: %s", tc.key, tc.set(&cfg, v), tc.limit)
-			if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("%s = %d: %v, want %q", tc.key, v, err, want)
-			}
-		}
-		cfg := smallConfig(t)
-		tc.set(&cfg, tc.bound)
-		if err := cfg.Validate(); err != nil {
-			t.Errorf("%s = %d (the bound): %v", tc.key, tc.bound, err)
-		}
-	}
+	fresh := func() Config { return smallConfig(t) }
+	boundstest.Check(t, "eval.ads.", fresh, (*Config).Validate, []boundstest.Setting[Config]{
+		{Key: "days", Hi: maxDays, Limit: "must be in [1, 10000]", Set: func(c *Config, v int64) { c.Days = int(v) }},
+		{Key: "repetitions", Hi: maxRepetitions, Limit: "must be in [1, 10000]", Set: func(c *Config, v int64) { c.Repetitions = int(v) }},
+		{Key: "queries_per_day", Hi: maxQueriesPerDay, Limit: "must be in [0, 100000000] (0: the log's counts)",
+			Set: func(c *Config, v int64) { c.QueriesPerDay = int(v) }},
+		{Key: "sensitivity_queries_per_day[0]", Hi: maxQueriesPerDay, Limit: "must be in [1, 100000000]",
+			Set: func(c *Config, v int64) { c.SensitivityQueriesPerDay = []int{int(v)} }},
+		{Key: "ads_per_phrase", Hi: maxAdsPerPhrase, Limit: "must be in (0, 1000]", Float: true,
+			Set: func(c *Config, v int64) { c.AdsPerPhrase = float64(v) }},
+		{Key: "phrases_per_advertiser", Hi: maxPhrasesPerAdvertiser, Limit: "must be in [1, 10000]", Float: true,
+			Set: func(c *Config, v int64) { c.PhrasesPerAdvertiser = float64(v) }},
+		{Key: "budget_factor_max", Hi: maxBudgetFactor, Limit: "must be in [eval.ads.budget_factor_min, 10000]", Float: true,
+			Set: func(c *Config, v int64) { c.BudgetFactorMax = float64(v) }},
+		{Key: "lifetime_days", Hi: maxDays, Limit: "must be in [2, 10000]", Set: func(c *Config, v int64) { c.LifetimeDays = int(v) }},
+		{Key: "workers", Hi: maxWorkers, Limit: "must be in [0, 256] (0: GOMAXPROCS)", Set: func(c *Config, v int64) { c.Workers = int(v) }},
+	})
 }

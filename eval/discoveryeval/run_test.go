@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/deltaq/deltaq/eval/archive/archivetest"
+	"github.com/deltaq/deltaq/internal/bounds/boundstest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -258,29 +259,10 @@ func TestConfigValidate(t *testing.T) {
 // TestConfigValidateUpperBounds: tracked_per_site and workers are refused
 // past their bounds, naming the key and the range, and accepted at them.
 func TestConfigValidateUpperBounds(t *testing.T) {
-	for _, tc := range []struct {
-		key   string
-		set   func(*Config, int)
-		bound int
-		limit string
-	}{
-		{"tracked_per_site", func(c *Config, v int) { c.TrackedPerSite = v }, maxTrackedPerSite, "must be in [1, 1000000]"},
-		{"workers", func(c *Config, v int) { c.Workers = v }, maxWorkers, "must be in [1, 256]"},
-	} {
-		for _, v := range []int{1 << 62, tc.bound + 1} {
-			cfg := testConfig()
-			tc.set(&cfg, v)
-			want := fmt.Sprintf("eval.discovery.%s = %d: %s", tc.key, v, tc.limit)
-			if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("%s = %d: %v, want %q", tc.key, v, err, want)
-			}
-		}
-		cfg := testConfig()
-		tc.set(&cfg, tc.bound)
-		if err := cfg.Validate(); err != nil {
-			t.Errorf("%s = %d (the bound): %v", tc.key, tc.bound, err)
-		}
-	}
+	boundstest.Check(t, "eval.discovery.", testConfig, (*Config).Validate, []boundstest.Setting[Config]{
+		{Key: "tracked_per_site", Hi: maxTrackedPerSite, Limit: "must be in [1, 1000000]", Set: func(c *Config, v int64) { c.TrackedPerSite = int(v) }},
+		{Key: "workers", Hi: maxWorkers, Limit: "must be in [1, 256]", Set: func(c *Config, v int64) { c.Workers = int(v) }},
+	})
 }
 
 func TestPaginated(t *testing.T) {

@@ -1,10 +1,10 @@
 package fanouteval
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds/boundstest"
 )
 
 // TestValidateUpperBounds: week, stale_weeks and max_queries are refused
@@ -13,28 +13,9 @@ func TestValidateUpperBounds(t *testing.T) {
 	valid := func() Config {
 		return Config{Shards: 3, Week: 0, MaxQueries: 0, Seed: 1, Depth: 10, Timeout: 10 * time.Second, StaleWeeks: 1}
 	}
-	for _, tc := range []struct {
-		key   string
-		set   func(*Config, int)
-		bound int
-		limit string
-	}{
-		{"week", func(c *Config, v int) { c.Week = v }, maxWeek, "must be in [0, 65535]"},
-		{"stale_weeks", func(c *Config, v int) { c.StaleWeeks = v }, maxWeek, "must be in [0, 65535] (0 = off)"},
-		{"max_queries", func(c *Config, v int) { c.MaxQueries = v }, maxMaxQueries, "must be in [0, 10000000] (0 = all)"},
-	} {
-		for _, v := range []int{1 << 62, tc.bound + 1} {
-			cfg := valid()
-			tc.set(&cfg, v)
-			want := fmt.Sprintf("eval.fanout.%s = %d: %s", tc.key, v, tc.limit)
-			if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("%s = %d: %v, want %q", tc.key, v, err, want)
-			}
-		}
-		cfg := valid()
-		tc.set(&cfg, tc.bound)
-		if err := cfg.Validate(); err != nil {
-			t.Errorf("%s = %d (the bound): %v", tc.key, tc.bound, err)
-		}
-	}
+	boundstest.Check(t, "eval.fanout.", valid, (*Config).Validate, []boundstest.Setting[Config]{
+		{Key: "week", Hi: maxWeek, Limit: "must be in [0, 65535]", Set: func(c *Config, v int64) { c.Week = int(v) }},
+		{Key: "stale_weeks", Hi: maxWeek, Limit: "must be in [0, 65535] (0 = off)", Set: func(c *Config, v int64) { c.StaleWeeks = int(v) }},
+		{Key: "max_queries", Hi: maxMaxQueries, Limit: "must be in [0, 10000000] (0 = all)", Set: func(c *Config, v int64) { c.MaxQueries = int(v) }},
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deltaq/deltaq/internal/bounds/boundstest"
 	"github.com/deltaq/deltaq/internal/datasets"
 	"github.com/deltaq/deltaq/monitor"
 )
@@ -231,33 +232,16 @@ func TestEveryCFindingNamesWhereBothFiguresHold(t *testing.T) {
 // is refused past its bound, naming the key and the range, and accepted at
 // the bound.
 func TestConfigValidateUpperBounds(t *testing.T) {
-	for _, tc := range []struct {
-		key   string
-		set   func(*Config, int) any // sets the key to v, returns it as stored
-		bound int
-		limit string
-	}{
-		{"sigma", func(c *Config, v int) any { c.Sigma = float64(v); return c.Sigma }, maxSigma, "must be in [0, 1000]"},
-		{"weekly_sigma", func(c *Config, v int) any { c.WeeklySigma = float64(v); return c.WeeklySigma }, maxSigma, "must be in [0, 1000]"},
-		{"weekly_c[1]", func(c *Config, v int) any { c.WeeklyC[1] = v; return v }, maxC, "must be in [1, 100000]"},
-		{"synth_c[0]", func(c *Config, v int) any { c.SynthC[0] = v; return v }, maxC, "must be in [1, 100000]"},
-		{"figure_c", func(c *Config, v int) any { c.FigureC = v; return v }, maxC, "must be in [1, 100000]"},
-		{"bids_sweep", func(c *Config, v int) any { c.BidsSweep[0] = float64(v); return c.BidsSweep[0] }, maxMeanBids, "must be in (0, 10000]"},
-		{"auction.pages", func(c *Config, v int) any { c.Auction.Pages = v; return v }, maxPages, "must be in [1, 1000000]"},
-		{"auction.instants", func(c *Config, v int) any { c.Auction.Instants = v; return v }, maxInstants, "must be in [2, 1000000]"},
-		{"auction.mean_bids", func(c *Config, v int) any { c.Auction.MeanBids = float64(v); return c.Auction.MeanBids }, maxMeanBids, "must be in (0, 10000]"},
-	} {
-		for _, v := range []int{1 << 62, tc.bound + 1} {
-			cfg := testConfig(t)
-			want := fmt.Sprintf("eval.monitor.%s = %v: %s", tc.key, tc.set(&cfg, v), tc.limit)
-			if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("%s = %d: %v, want %q", tc.key, v, err, want)
-			}
-		}
-		cfg := testConfig(t)
-		tc.set(&cfg, tc.bound)
-		if err := cfg.Validate(); err != nil {
-			t.Errorf("%s = %d (the bound): %v", tc.key, tc.bound, err)
-		}
-	}
+	fresh := func() Config { return testConfig(t) }
+	boundstest.Check(t, "eval.monitor.", fresh, (*Config).Validate, []boundstest.Setting[Config]{
+		{Key: "sigma", Hi: maxSigma, Limit: "must be in [0, 1000]", Float: true, Set: func(c *Config, v int64) { c.Sigma = float64(v) }},
+		{Key: "weekly_sigma", Hi: maxSigma, Limit: "must be in [0, 1000]", Float: true, Set: func(c *Config, v int64) { c.WeeklySigma = float64(v) }},
+		{Key: "weekly_c[1]", Hi: maxC, Limit: "must be in [1, 100000]", Set: func(c *Config, v int64) { c.WeeklyC[1] = int(v) }},
+		{Key: "synth_c[0]", Hi: maxC, Limit: "must be in [1, 100000]", Set: func(c *Config, v int64) { c.SynthC[0] = int(v) }},
+		{Key: "figure_c", Hi: maxC, Limit: "must be in [1, 100000]", Set: func(c *Config, v int64) { c.FigureC = int(v) }},
+		{Key: "bids_sweep", Hi: maxMeanBids, Limit: "must be in (0, 10000]", Float: true, Set: func(c *Config, v int64) { c.BidsSweep[0] = float64(v) }},
+		{Key: "auction.pages", Hi: maxPages, Limit: "must be in [1, 1000000]", Set: func(c *Config, v int64) { c.Auction.Pages = int(v) }},
+		{Key: "auction.instants", Hi: maxInstants, Limit: "must be in [2, 1000000]", Set: func(c *Config, v int64) { c.Auction.Instants = int(v) }},
+		{Key: "auction.mean_bids", Hi: maxMeanBids, Limit: "must be in (0, 10000]", Float: true, Set: func(c *Config, v int64) { c.Auction.MeanBids = float64(v) }},
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/internal/bounds/boundstest"
 	"github.com/deltaq/deltaq/internal/datasets"
 	"github.com/deltaq/deltaq/watch"
 )
@@ -136,29 +137,25 @@ func TestValidateUpperBounds(t *testing.T) {
 		return Config{Archive: "a", Sentinels: []int{5000}, Dists: []string{"uniform", "zipf"}, Groups: []string{"none", "10"},
 			ZipfAlpha: 1, Week: 20, AccuracyArchives: []string{"a"}, AccuracyPages: 300, Queries: "q", Repeats: 7, Seed: 1}
 	}
-	for _, tc := range []struct {
-		set   func(*Config, int)
-		bound int
-		want  string // the error, %d the value
-	}{
-		{func(c *Config, v int) { c.Week = v }, maxWeek, "eval.sentinels.week = %d: must be in [0, 65535]"},
-		{func(c *Config, v int) { c.AccuracyPages = v }, maxAccuracyPages, "eval.sentinels.accuracy_pages = %d: must be in [0, 1000000]"},
-		{func(c *Config, v int) { c.Repeats = v }, maxRepeats, "eval.sentinels.repeats = %d: must be in [1, 1000]"},
-		{func(c *Config, v int) { c.Groups = []string{strconv.Itoa(v)} }, maxSentinels, `eval.sentinels.groups: "%d": must be none or a number in [1, 10000000]`},
-	} {
-		for _, v := range []int{1 << 62, tc.bound + 1} {
-			cfg := valid()
-			tc.set(&cfg, v)
-			want := fmt.Sprintf(tc.want, v)
-			if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("%d: %v, want %q", v, err, want)
-			}
-		}
+	boundstest.Check(t, "eval.sentinels.", valid, (*Config).Validate, []boundstest.Setting[Config]{
+		{Key: "week", Hi: maxWeek, Limit: "must be in [0, 65535]", Set: func(c *Config, v int64) { c.Week = int(v) }},
+		{Key: "accuracy_pages", Hi: maxAccuracyPages, Limit: "must be in [0, 1000000]", Set: func(c *Config, v int64) { c.AccuracyPages = int(v) }},
+		{Key: "repeats", Hi: maxRepeats, Limit: "must be in [1, 1000]", Set: func(c *Config, v int64) { c.Repeats = int(v) }},
+	})
+	// A group is a list entry: its error quotes the value after the key
+	// rather than reading "key = value".
+	for _, v := range boundstest.Past(maxSentinels) {
 		cfg := valid()
-		tc.set(&cfg, tc.bound)
-		if err := cfg.Validate(); err != nil {
-			t.Errorf("%d (the bound): %v", tc.bound, err)
+		cfg.Groups = []string{strconv.FormatInt(v, 10)}
+		want := fmt.Sprintf(`eval.sentinels.groups: "%d": must be none or a number in [1, 10000000]`, v)
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%d: %v, want %q", v, err, want)
 		}
+	}
+	cfg := valid()
+	cfg.Groups = []string{strconv.Itoa(maxSentinels)}
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("%d (the bound): %v", maxSentinels, err)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/deltaq/deltaq/eval/archive/archivetest"
 	"github.com/deltaq/deltaq/eval/synceval"
+	"github.com/deltaq/deltaq/internal/bounds/boundstest"
 )
 
 // TestSplitSweep replays an archive whose site grows (new pages linked
@@ -212,27 +213,18 @@ func TestWorkersAreBounded(t *testing.T) {
 // bound: a fetch worker each) and max_queries are refused past their
 // bounds, naming the key and the range, and accepted at them.
 func TestSettingsAreBounded(t *testing.T) {
-	for _, tc := range []struct {
-		key   string
-		set   func(*synceval.Config, int)
-		bound int
-		limit string
-	}{
-		{"crawl_parallel", func(c *synceval.Config, v int) { c.CrawlParallel = v }, 4096, "must be in [1, 4096]"},
-		{"max_queries", func(c *synceval.Config, v int) { c.MaxQueries = v }, 10_000_000, "must be in [0, 10000000] (0: no cap)"},
-	} {
-		for _, v := range []int{1 << 62, tc.bound + 1} {
-			cfg := defaults(t)
-			tc.set(&cfg, v)
-			want := fmt.Sprintf("eval.sync.%s = %d: %s", tc.key, v, tc.limit)
-			if err := cfg.ValidateOwn(); err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("%s = %d: %v, want %q", tc.key, v, err, want)
-			}
+	type C = synceval.Config
+	// ValidateOwn is what must refuse a value past the bound, and the whole
+	// Validate what must accept the bound.
+	validate := func(c *C) error {
+		if err := c.ValidateOwn(); err != nil {
+			return err
 		}
-		cfg := defaults(t)
-		tc.set(&cfg, tc.bound)
-		if err := cfg.Validate(); err != nil {
-			t.Errorf("%s = %d (the bound): %v", tc.key, tc.bound, err)
-		}
+		return c.Validate()
 	}
+	fresh := func() C { return defaults(t) }
+	boundstest.Check(t, "eval.sync.", fresh, validate, []boundstest.Setting[C]{
+		{Key: "crawl_parallel", Lo: 1, Hi: 4096, Set: func(c *C, v int64) { c.CrawlParallel = int(v) }},
+		{Key: "max_queries", Hi: 10_000_000, Limit: "must be in [0, 10000000] (0: no cap)", Set: func(c *C, v int64) { c.MaxQueries = int(v) }},
+	})
 }

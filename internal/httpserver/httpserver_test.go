@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds/boundstest"
 )
 
 var cfg = Config{ReadHeaderTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second,
@@ -102,21 +104,12 @@ func TestConfigValidateNamesKeys(t *testing.T) {
 // client can make each connection hold, is refused with the key and the
 // range; the bound is accepted.
 func TestConfigBoundsHeaderBytes(t *testing.T) {
-	valid := Config{ReadHeaderTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second,
-		IdleTimeout: time.Second, MaxHeaderBytes: 65536, ShutdownTimeout: time.Second}
-	for _, tc := range []struct {
-		v    int
-		want string // "" when accepted
-	}{
-		{1 << 62, "server.http.max_header_bytes = 4611686018427387904: must be in [4096, 16777216]"},
-		{maxHeaderBytes + 1, "server.http.max_header_bytes = 16777217: must be in [4096, 16777216]"},
-		{maxHeaderBytes, ""},
-	} {
-		c := valid
-		c.MaxHeaderBytes = tc.v
-		err := c.Validate("server.http.")
-		if tc.want == "" && err != nil || tc.want != "" && (err == nil || err.Error() != tc.want) {
-			t.Errorf("max_header_bytes = %d: Validate() = %v, want %q", tc.v, err, tc.want)
-		}
+	fresh := func() Config {
+		return Config{ReadHeaderTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second,
+			IdleTimeout: time.Second, MaxHeaderBytes: 65536, ShutdownTimeout: time.Second}
 	}
+	validate := func(c *Config) error { return c.Validate("server.http.") }
+	boundstest.CheckExact(t, "server.http.", fresh, validate, []boundstest.Setting[Config]{
+		{Key: "max_header_bytes", Hi: maxHeaderBytes, Limit: "must be in [4096, 16777216]", Set: func(c *Config, v int64) { c.MaxHeaderBytes = int(v) }},
+	})
 }
