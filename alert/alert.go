@@ -9,6 +9,7 @@ import (
 	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/internal/bounds"
 	"github.com/deltaq/deltaq/notify"
 )
 
@@ -47,11 +48,10 @@ func (c Config) Validate() error {
 		key     string
 		v, most int
 	}{{"max_alerts", c.MaxAlerts, maxAlerts}, {"snippet_bytes", c.SnippetBytes, maxSnippetBytes}} {
-		switch {
-		case f.v <= 0:
+		if f.v <= 0 {
 			errs = append(errs, fmt.Errorf("alert.%s = %d: must be > 0", f.key, f.v))
-		case f.v > f.most:
-			errs = append(errs, fmt.Errorf("alert.%s = %d: must be in [1, %d]", f.key, f.v, f.most))
+		} else if limit := bounds.Over(int64(f.v), 1, int64(f.most)); limit != "" {
+			errs = append(errs, fmt.Errorf("alert.%s = %d: %s", f.key, f.v, limit))
 		}
 	}
 	return errors.Join(errs...)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds"
 )
 
 // Config bounds delivery. Defaults live in configs/default.yaml (notify).
@@ -57,11 +59,10 @@ const (
 func (c Config) Validate() error {
 	var errs []error
 	within := func(key string, v, most int64) {
-		switch {
-		case v <= 0:
+		if v <= 0 {
 			errs = append(errs, fmt.Errorf("notify.%s = %d: must be > 0", key, v))
-		case v > most:
-			errs = append(errs, fmt.Errorf("notify.%s = %d: must be in [1, %d]", key, v, most))
+		} else if limit := bounds.Over(v, 1, most); limit != "" {
+			errs = append(errs, fmt.Errorf("notify.%s = %d: %s", key, v, limit))
 		}
 	}
 	within("max_attempts", int64(c.MaxAttempts), maxAttempts)

@@ -18,6 +18,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/deltaq/deltaq/internal/bounds"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 )
 
@@ -59,11 +60,8 @@ func (c Config) Validate() error {
 		{"stats_kept", int64(c.StatsKept), 1, maxStatsKept},
 		{"cache_bytes", c.CacheBytes, 1 << 20, maxCacheBytes},
 	} {
-		switch {
-		case f.v < f.lo:
-			errs = append(errs, fmt.Errorf("repo.%s = %d: must be >= %d", f.key, f.v, f.lo))
-		case f.v > f.hi:
-			errs = append(errs, fmt.Errorf("repo.%s = %d: must be in [%d, %d]", f.key, f.v, f.lo, f.hi))
+		if limit := bounds.Limit(f.v, f.lo, f.hi); limit != "" {
+			errs = append(errs, fmt.Errorf("repo.%s = %d: %s", f.key, f.v, limit))
 		}
 	}
 	return errors.Join(errs...)

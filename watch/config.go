@@ -3,11 +3,11 @@ package watch
 import (
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/diff"
+	"github.com/deltaq/deltaq/internal/bounds"
 )
 
 // Config bounds sentinels and checks. Defaults live in
@@ -79,24 +79,31 @@ const (
 // Validate reports every value out of range, naming its key.
 func (c Config) Validate() error {
 	var errs []error
-	// max is math.MaxInt64 for the durations, whose own type bounds them.
 	for _, f := range []struct {
 		key    string
 		v, max int64
 	}{
 		{"context_words", int64(c.ContextWords), maxContextWords}, {"phrase_min_words", int64(c.PhraseMinWords), maxPhraseMinWords},
-		{"max_body_bytes", c.MaxBodyBytes, maxBodyBytes}, {"fetch_timeout", int64(c.FetchTimeout), math.MaxInt64},
+		{"max_body_bytes", c.MaxBodyBytes, maxBodyBytes},
 		{"max_regex_bytes", int64(c.MaxRegexBytes), maxRegexBytes}, {"max_match_bytes", int64(c.MaxMatchBytes), maxMatchBytes},
-		{"max_keywords", int64(c.MaxKeywords), maxKeywords}, {"duration", int64(c.Duration), math.MaxInt64},
+		{"max_keywords", int64(c.MaxKeywords), maxKeywords},
 		{"history_kept", int64(c.HistoryKept), maxHistoryKept}, {"digest_kept", int64(c.DigestKept), maxDigestKept},
 		{"max_request_bytes", c.MaxRequestBytes, maxRequestBytes},
-		{"tick", int64(c.Tick), math.MaxInt64}, {"checks_per_tick", int64(c.ChecksPerTick), maxChecksPerTick},
+		{"checks_per_tick", int64(c.ChecksPerTick), maxChecksPerTick},
 	} {
-		switch {
-		case f.v <= 0:
+		if f.v <= 0 {
 			errs = append(errs, fmt.Errorf("watch.%s = %d: must be > 0", f.key, f.v))
-		case f.v > f.max:
-			errs = append(errs, fmt.Errorf("watch.%s = %d: must be in [1, %d]", f.key, f.v, f.max))
+		} else if limit := bounds.Over(f.v, 1, f.max); limit != "" {
+			errs = append(errs, fmt.Errorf("watch.%s = %d: %s", f.key, f.v, limit))
+		}
+	}
+	// Durations, shown as such; their own type bounds them.
+	for _, d := range []struct {
+		key string
+		v   time.Duration
+	}{{"fetch_timeout", c.FetchTimeout}, {"duration", c.Duration}, {"tick", c.Tick}} {
+		if d.v <= 0 {
+			errs = append(errs, fmt.Errorf("watch.%s = %v: must be > 0", d.key, d.v))
 		}
 	}
 	if c.Diff.Timeout < 0 {

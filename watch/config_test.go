@@ -1,7 +1,9 @@
 package watch
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/deltaq/deltaq/internal/bounds/boundstest"
 )
@@ -22,4 +24,17 @@ func TestValidateBoundsEachSetting(t *testing.T) {
 		{Key: "checks_per_tick", Lo: 1, Hi: 100000, Set: func(c *Config, v int64) { c.ChecksPerTick = int(v) }},
 		{Key: "max_request_bytes", Lo: 1, Hi: 1 << 24, Set: func(c *Config, v int64) { c.MaxRequestBytes = v }},
 	})
+}
+
+// TestValidateShowsDurationsAsDurations: a duration not > 0 is named as
+// a duration, not as a count of nanoseconds.
+func TestValidateShowsDurationsAsDurations(t *testing.T) {
+	c := testConfig()
+	c.FetchTimeout, c.Duration, c.Tick = -5*time.Second, 0, -time.Minute
+	err := c.Validate()
+	for _, want := range []string{"watch.fetch_timeout = -5s: must be > 0", "watch.duration = 0s: must be > 0", "watch.tick = -1m0s: must be > 0"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() = %v, want %q", err, want)
+		}
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds"
 )
 
 // Limits bound the work and output of HTML for one page.
@@ -59,8 +61,8 @@ func (l Limits) Validate() error {
 		{"extract.max_depth", l.MaxDepth, maxDepthLimit},
 		{"extract.max_nodes", l.MaxNodes, maxNodesLimit},
 	} {
-		if f.v > f.hi {
-			errs = append(errs, fmt.Errorf("%s = %d: must be in [1, %d]", f.key, f.v, f.hi))
+		if limit := bounds.Over(int64(f.v), 1, int64(f.hi)); limit != "" {
+			errs = append(errs, fmt.Errorf("%s = %d: %s", f.key, f.v, limit))
 		}
 	}
 	return errors.Join(errs...)
