@@ -145,8 +145,10 @@ func (c Config) Validate() error {
 	if c.Floor < 0 || c.Floor >= 1 {
 		bad("floor", c.Floor, "must be in [0, 1)")
 	}
-	if c.RateCount < 0 {
-		bad("rate_count", c.RateCount, "must be ≥ 0")
+	// More pseudo-postings than a feed keeps postings would drown every
+	// feed's own count: a rate of no feed at all.
+	if c.RateCount < 0 || c.RateCount > maxHistoryKept {
+		bad("rate_count", c.RateCount, fmt.Sprintf("must be in [0, %d]", maxHistoryKept))
 	}
 	if c.SeenKept < 1 {
 		bad("seen_kept", c.SeenKept, "must be ≥ 1")

@@ -18,6 +18,7 @@ func TestValidateBoundsEachSetting(t *testing.T) {
 		{Key: "seen_kept", Lo: 1, Hi: 100000, Set: func(c *Config, v int64) { c.SeenKept = int(v) }},
 		{Key: "history_kept", Lo: 1, Hi: 1000000, Set: func(c *Config, v int64) { c.HistoryKept = int(v) }},
 		{Key: "max_bytes", Lo: 1, Hi: 1 << 30, Set: func(c *Config, v int64) { c.MaxBytes = v }},
+		{Key: "rate_count", Hi: 1000000, Limit: "must be in [0, 1000000]", Float: true, Set: func(c *Config, v int64) { c.RateCount = float64(v) }},
 		{Key: "polls_per_day", Hi: 86400, Limit: "must be in (0, 86400]", Float: true, Set: func(c *Config, v int64) { c.PollsPerDay = float64(v) }},
 		{Key: "rate_holdout_weeks", Lo: 0, Hi: 1000, Set: func(c *Config, v int64) { c.RateHoldoutWeeks = int(v) }},
 		{Key: "profile_holdout_weeks", Lo: 0, Hi: 1000, Set: func(c *Config, v int64) { c.ProfileHoldoutWeeks = int(v) }},

@@ -115,6 +115,15 @@ func (c Config) Validate(policies []string) error {
 		if c.Split.Window < 1 {
 			bad("split.window", c.Split.Window, "must be >= 1 with split.adaptive")
 		}
+	} else {
+		// Unused with adaptive off, yet refused past what adaptive could
+		// ever take, so that turning it on finds no nonsense waiting.
+		if c.Split.Step < 0 || c.Split.Step > 1 {
+			bad("split.step", c.Split.Step, "must be in [0, 1]")
+		}
+		if c.Split.Floor < 0 || c.Split.Floor > 0.5 {
+			bad("split.floor", c.Split.Floor, "must be in [0, 0.5]")
+		}
 	}
 	// Refused with adaptive off too: no use of the setting needs more.
 	atMost("split.window", c.Split.Window, maxSplitWindow)

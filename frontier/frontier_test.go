@@ -305,6 +305,29 @@ func TestConfigValidateNamesEveryBadKey(t *testing.T) {
 	}
 }
 
+// The adaptive split's step and floor are refused past what adaptive
+// could take even while it is off; 0, their value in a literal, is not.
+func TestConfigValidateBoundsTheSplitStepAndFloorWithAdaptiveOff(t *testing.T) {
+	valid := Config{Policy: "uniform", Budget: BudgetConfig{Fetches: 10, Period: time.Hour}, HostBuffer: 4, Window: 8, Exploration: "thompson", Changes: "accumulate"}
+	if err := valid.Validate([]string{"uniform"}); err != nil {
+		t.Fatalf("step and floor 0 with adaptive off: %v", err)
+	}
+	for _, tc := range []struct {
+		split SplitConfig
+		want  string
+	}{
+		{SplitConfig{Step: 1e300}, "frontier.split.step = 1e+300: must be in [0, 1]"},
+		{SplitConfig{Step: -0.1}, "frontier.split.step = -0.1: must be in [0, 1]"},
+		{SplitConfig{Floor: 0.6}, "frontier.split.floor = 0.6: must be in [0, 0.5]"},
+	} {
+		c := valid
+		c.Split = tc.split
+		if err := c.Validate([]string{"uniform"}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: Validate() = %v, want %q", tc.split, err, tc.want)
+		}
+	}
+}
+
 // BenchmarkMemoryPerQueuedURL reports the heap held per queued URL once the
 // queue is loaded: only per-host heads stay in memory, the rest in Pebble.
 // The repository is reopened before measuring so that its memtable and

@@ -53,6 +53,11 @@ const (
 	maxAPIRows = 100000
 )
 
+// MaxRatePrior bounds a prior rate λ̂ (updates per unit): at a million a
+// unit every record has changed between any two reads, and more only
+// brings the staleness sums (w·λ·I) nearer to overflow.
+const MaxRatePrior = 1e6
+
 // Validate reports every problem, naming the key, the value and the limit.
 func (c Config) Validate() error {
 	var errs []error
@@ -83,11 +88,13 @@ func (c Config) Validate() error {
 		bad("pool", c.Pool, "must be >= 1")
 	}
 	atMost("pool", int64(c.Pool), 1, maxPool)
+	// No upper bound: an α past every g(I) gets no interval reported
+	// (ErrNoInterval), and the sync goes on.
 	if !(c.Alpha > 0) {
 		bad("alpha", c.Alpha, "must be > 0")
 	}
-	if c.RatePrior < 0 {
-		bad("rate_prior", c.RatePrior, "must be >= 0")
+	if !(c.RatePrior >= 0 && c.RatePrior <= MaxRatePrior) {
+		bad("rate_prior", c.RatePrior, fmt.Sprintf("must be in [0, %g]", MaxRatePrior))
 	}
 	if c.RatePriorWeight < 0 {
 		bad("rate_prior_weight", c.RatePriorWeight, "must be >= 0")

@@ -29,5 +29,11 @@ func TestValidateBoundsEachSetting(t *testing.T) {
 		{Key: "max_bytes", Lo: 1, Hi: 1 << 30, Set: func(c *Config, v int64) { c.MaxBytes = v }},
 		{Key: "retries", Lo: 0, Hi: 30, Set: func(c *Config, v int64) { c.Retries = int(v) }},
 		{Key: "api_max_rows", Lo: 1, Hi: 100000, Set: func(c *Config, v int64) { c.APIMaxRows = int(v) }},
+		{Key: "rate_prior", Hi: MaxRatePrior, Limit: "must be in [0, 1e+06]", Float: true, Set: func(c *Config, v int64) { c.RatePrior = float64(v) }},
+	})
+	// A sync's own options, which eval relation builds without a Config.
+	opts := func() SyncOptions { return validConfig().SyncOptions(false) }
+	boundstest.Check(t, "relation.", opts, (*SyncOptions).Validate, []boundstest.Setting[SyncOptions]{
+		{Key: "rate_prior", Hi: MaxRatePrior, Limit: "must be in [0, 1e+06]", Float: true, Set: func(o *SyncOptions, v int64) { o.RatePrior = float64(v) }},
 	})
 }

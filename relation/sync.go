@@ -36,16 +36,19 @@ type SyncOptions struct {
 func (o SyncOptions) Validate() error {
 	var errs []error
 	if o.Budget < 1 {
-		errs = append(errs, fmt.Errorf("--budget %d: must be >= 1 request", o.Budget))
+		errs = append(errs, fmt.Errorf("--budget = %d: must be >= 1 request", o.Budget))
 	}
 	if o.Unit <= 0 {
-		errs = append(errs, fmt.Errorf("relation.unit %v: must be > 0", o.Unit))
+		errs = append(errs, fmt.Errorf("relation.unit = %v: must be > 0", o.Unit))
 	}
 	if !(o.Alpha > 0) {
-		errs = append(errs, fmt.Errorf("relation.alpha %v: must be > 0", o.Alpha))
+		errs = append(errs, fmt.Errorf("relation.alpha = %v: must be > 0", o.Alpha))
 	}
-	if o.RatePrior < 0 || o.RatePriorWeight < 0 {
-		errs = append(errs, fmt.Errorf("relation.rate_prior %v, rate_prior_weight %v: must be >= 0", o.RatePrior, o.RatePriorWeight))
+	if !(o.RatePrior >= 0 && o.RatePrior <= MaxRatePrior) {
+		errs = append(errs, fmt.Errorf("relation.rate_prior = %v: must be in [0, %g]", o.RatePrior, MaxRatePrior))
+	}
+	if o.RatePriorWeight < 0 {
+		errs = append(errs, fmt.Errorf("relation.rate_prior_weight = %v: must be >= 0", o.RatePriorWeight))
 	}
 	return errors.Join(errs...)
 }

@@ -135,8 +135,8 @@ func (c Config) Validate() error {
 	if c.PopularityExponent < 0 || c.PopularityExponent > 2 {
 		bad("popularity_exponent", c.PopularityExponent, "must be in [0, 2]")
 	}
-	if c.BidMedian <= 0 {
-		bad("bid_median", c.BidMedian, "must be > 0")
+	if !(c.BidMedian > 0 && c.BidMedian <= ads.MaxMoneyUnits) {
+		bad("bid_median", c.BidMedian, fmt.Sprintf("must be in (0, %g]", float64(ads.MaxMoneyUnits)))
 	}
 	if c.BidSigma < 0 || c.BidSigma > 3 {
 		bad("bid_sigma", c.BidSigma, "must be in [0, 3]")

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deltaq/deltaq/ads"
 	"github.com/deltaq/deltaq/internal/bounds/boundstest"
 )
 
@@ -56,6 +57,7 @@ func TestConfigValidateUpperBounds(t *testing.T) {
 			Set: func(c *Config, v int64) { c.PhrasesPerAdvertiser = float64(v) }},
 		{Key: "budget_factor_max", Hi: maxBudgetFactor, Limit: "must be in [eval.ads.budget_factor_min, 10000]", Float: true,
 			Set: func(c *Config, v int64) { c.BudgetFactorMax = float64(v) }},
+		{Key: "bid_median", Hi: ads.MaxMoneyUnits, Limit: "must be in (0, 1e+09]", Float: true, Set: func(c *Config, v int64) { c.BidMedian = float64(v) }},
 		{Key: "lifetime_days", Hi: maxDays, Limit: "must be in [2, 10000]", Set: func(c *Config, v int64) { c.LifetimeDays = int(v) }},
 		{Key: "workers", Hi: maxWorkers, Limit: "must be in [0, 256] (0: GOMAXPROCS)", Set: func(c *Config, v int64) { c.Workers = int(v) }},
 	})

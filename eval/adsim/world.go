@@ -153,7 +153,9 @@ func newWorld(cfg Config, l *QueryLog, dist *CTRDistribution, ctrScale float64) 
 	// Ids in phrase order, so a phrase's ads are sorted by id.
 	slices.SortStableFunc(pairs, func(a, b pair) int { return cmp.Compare(a.phrase, b.phrase) })
 	for n, p := range pairs {
-		bid := ads.MoneyFromUnits(cfg.BidMedian * math.Exp(cfg.BidSigma*rng.NormFloat64()))
+		// Held in [0.01, ads.MaxMoneyUnits]: σ's far tail must not
+		// overflow the sums of a day's charges.
+		bid := ads.MoneyFromUnits(min(cfg.BidMedian*math.Exp(cfg.BidSigma*rng.NormFloat64()), ads.MaxMoneyUnits))
 		bid = max(bid, ads.MoneyFromUnits(0.01))
 		ctr := min(1, ctrScale*dist.Draw(rng))
 		w.ads[p.phrase] = append(w.ads[p.phrase], adSpec{id: uint64(n + 1), adv: p.adv, bid: bid, ctr: ctr})
@@ -173,7 +175,7 @@ func newWorld(cfg Config, l *QueryLog, dist *CTRDistribution, ctrScale float64) 
 		budgeted := rng.Float64() < cfg.BudgetedFraction
 		factor := math.Exp(lo + (hi-lo)*rng.Float64())
 		if budgeted {
-			w.budget[i] = max(ads.Micro, maxBid[i], ads.MoneyFromUnits(factor*w.fair[i]))
+			w.budget[i] = max(ads.Micro, maxBid[i], ads.MoneyFromUnits(min(factor*w.fair[i], ads.MaxMoneyUnits)))
 		}
 	}
 	return w, nil

@@ -242,6 +242,7 @@ func TestConfigValidateUpperBounds(t *testing.T) {
 		{Key: "bids_sweep", Hi: maxMeanBids, Limit: "must be in (0, 10000]", Float: true, Set: func(c *Config, v int64) { c.BidsSweep[0] = float64(v) }},
 		{Key: "auction.pages", Hi: maxPages, Limit: "must be in [1, 1000000]", Set: func(c *Config, v int64) { c.Auction.Pages = int(v) }},
 		{Key: "auction.instants", Hi: maxInstants, Limit: "must be in [2, 1000000]", Set: func(c *Config, v int64) { c.Auction.Instants = int(v) }},
+		{Key: "auction.durations", Hi: maxDurationDays, Limit: "must be in [1, 3650]", Set: func(c *Config, v int64) { c.Auction.Durations, c.Auction.Shares = []int{int(v)}, []float64{1} }},
 		{Key: "auction.mean_bids", Hi: maxMeanBids, Limit: "must be in (0, 10000]", Float: true, Set: func(c *Config, v int64) { c.Auction.MeanBids = float64(v) }},
 	})
 }

@@ -17,6 +17,9 @@ const minutesPerDay = 1440
 const (
 	maxPages    = 1_000_000
 	maxInstants = 1_000_000 // about two years of minutes
+	// A listing of ten years outlasts the longest run five times over;
+	// its minutes (1440 × days) stay far inside an int.
+	maxDurationDays = 3650
 	// maxMeanBids bounds the geometric draw of each page's bids.
 	maxMeanBids = 10_000
 )
@@ -64,9 +67,7 @@ func (a AuctionConfig) validate(bad func(key string, v any, limit string)) {
 		bad("auction.shares", a.Shares, "must sum to 1")
 	}
 	for _, d := range a.Durations {
-		if d < 1 {
-			bad("auction.durations", d, "must be ≥ 1 day")
-		}
+		inRange(bad, "auction.durations", d, 1, maxDurationDays)
 	}
 	validMeanBids(bad, "auction.mean_bids", a.MeanBids)
 	if !(a.Stage > 0 && a.Stage <= 0.5) {
@@ -75,6 +76,8 @@ func (a AuctionConfig) validate(bad func(key string, v any, limit string)) {
 	if a.Early < 0 || a.Late < 0 || a.Early+a.Late > 1 {
 		bad("auction.early/late", fmt.Sprintf("%g/%g", a.Early, a.Late), "must be ≥ 0 and sum to at most 1")
 	}
+	// No upper bound: a draw is 1 − stage·u^(1/snipe), in the stage
+	// for any snipe > 0.
 	if !(a.Snipe > 0) {
 		bad("auction.snipe", a.Snipe, "must be > 0")
 	}

@@ -3,6 +3,8 @@ package relationeval
 import (
 	"errors"
 	"fmt"
+
+	"github.com/deltaq/deltaq/relation"
 )
 
 // Config holds the evaluation's settings; defaults live in
@@ -65,8 +67,12 @@ func (c Config) Validate() error {
 	if inBounds(s.Groups) && inBounds(s.MaxGroup) && s.Groups*s.MaxGroup < s.Papers {
 		errs = append(errs, fmt.Errorf("eval.relation.synth.groups × max_group = %d: must be >= papers (%d)", s.Groups*s.MaxGroup, s.Papers))
 	}
-	if !(s.Attachment > 0) {
-		errs = append(errs, fmt.Errorf("eval.relation.synth.attachment = %v: must be > 0", s.Attachment))
+	// The simulated updates grow with attachment (λ = attachment × a
+	// paper's citations, per unit); a paper gaining a thousand times its
+	// citations a unit is past any literature, and 1e300 never ends.
+	const maxAttachment = 1000
+	if !(s.Attachment > 0 && s.Attachment <= maxAttachment) {
+		errs = append(errs, fmt.Errorf("eval.relation.synth.attachment = %v: must be in (0, %d]", s.Attachment, maxAttachment))
 	}
 	a := c.Archive
 	if len(a.Budgets) == 0 {
@@ -89,8 +95,8 @@ func (c Config) Validate() error {
 	if a.RatePriorWeight < 0 {
 		errs = append(errs, fmt.Errorf("eval.relation.archive.rate_prior_weight = %v: must be >= 0", a.RatePriorWeight))
 	}
-	if a.RatePrior < 0 {
-		errs = append(errs, fmt.Errorf("eval.relation.archive.rate_prior = %v: must be >= 0", a.RatePrior))
+	if !(a.RatePrior >= 0 && a.RatePrior <= relation.MaxRatePrior) {
+		errs = append(errs, fmt.Errorf("eval.relation.archive.rate_prior = %v: must be in [0, %g]", a.RatePrior, relation.MaxRatePrior))
 	}
 	return errors.Join(errs...)
 }

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/deltaq/deltaq/internal/bounds/boundstest"
+	"github.com/deltaq/deltaq/relation"
 )
 
 // A scaled-down Fig. 2: the full run is `deltaq eval relation --synth`.
@@ -89,6 +92,16 @@ func TestSynthConfigErrorsNameTheKey(t *testing.T) {
 	if err != nil && contains(err.Error(), "× max_group") {
 		t.Errorf("error %v: an overflowed product was checked", err)
 	}
+}
+
+// The rates a run draws from are bounded: an attachment of 1e300 drew
+// updates a 1e-300th of a unit apart, and the run never ended.
+func TestConfigBoundsTheRates(t *testing.T) {
+	fresh := func() Config { return Config{Synth: smallSynth(), Archive: tldrLike(t)} }
+	boundstest.Check(t, "eval.relation.", fresh, (*Config).Validate, []boundstest.Setting[Config]{
+		{Key: "synth.attachment", Hi: 1000, Limit: "must be in (0, 1000]", Float: true, Set: func(c *Config, v int64) { c.Synth.Attachment = float64(v) }},
+		{Key: "archive.rate_prior", Hi: relation.MaxRatePrior, Limit: "must be in [0, 1e+06]", Float: true, Set: func(c *Config, v int64) { c.Archive.RatePrior = float64(v) }},
+	})
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
