@@ -31,7 +31,7 @@ type Config struct {
 // budget, at least a second each; the pages tracked are held in memory for
 // every site.
 const (
-	maxFullRecrawlEvery = 100_000
+	MaxFullRecrawlEvery = 100_000
 	maxTrackedPerSite   = 1_000_000
 )
 
@@ -46,8 +46,8 @@ func (c Config) Validate() error {
 	}
 	if c.FullRecrawlEvery < 1 {
 		errs = append(errs, fmt.Errorf("discovery.full_recrawl_every = %d: must be >= 1", c.FullRecrawlEvery))
-	} else if c.FullRecrawlEvery > maxFullRecrawlEvery {
-		errs = append(errs, fmt.Errorf("discovery.full_recrawl_every = %d: must be in [1, %d]", c.FullRecrawlEvery, maxFullRecrawlEvery))
+	} else if c.FullRecrawlEvery > MaxFullRecrawlEvery {
+		errs = append(errs, fmt.Errorf("discovery.full_recrawl_every = %d: must be in [1, %d]", c.FullRecrawlEvery, MaxFullRecrawlEvery))
 	}
 	if c.PerSite < 1 {
 		errs = append(errs, fmt.Errorf("discovery.per_site = %d: must be >= 1", c.PerSite))

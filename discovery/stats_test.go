@@ -247,7 +247,7 @@ func TestConfigValidate(t *testing.T) {
 // are refused with the key and the range, and accepted at the bound.
 func TestConfigUpperBounds(t *testing.T) {
 	boundstest.Check(t, "discovery.", testConfig, (*Config).Validate, []boundstest.Setting[Config]{
-		{Key: "full_recrawl_every", Lo: 1, Hi: maxFullRecrawlEvery, Set: func(c *Config, v int64) { c.FullRecrawlEvery = int(v) }},
+		{Key: "full_recrawl_every", Lo: 1, Hi: MaxFullRecrawlEvery, Set: func(c *Config, v int64) { c.FullRecrawlEvery = int(v) }},
 		{Key: "tracked_per_site", Hi: maxTrackedPerSite, Limit: fmt.Sprintf("must be in [discovery.per_site (2), %d]", maxTrackedPerSite),
 			Set: func(c *Config, v int64) { c.TrackedPerSite = int(v) }},
 	})

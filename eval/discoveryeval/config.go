@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/deltaq/deltaq/crawler/extract"
+	"github.com/deltaq/deltaq/discovery"
 )
 
 // Config holds the settings of the discovery evaluation; the defaults live
@@ -85,9 +86,18 @@ func (c Config) Validate() error {
 	}
 	positive("budgets", c.Budgets)
 	positive("curve_budgets", c.CurveBudgets)
-	positive("table_recrawl_every", c.TableRecrawlEvery)
-	positive("figure_recrawl_every", c.FigureRecrawlEvery)
-	positive("upper_bound_recrawl_every", c.UpperBoundRecrawlEvery)
+	// The intervals are Δ of discovery.full_recrawl_every (§3.6.4–5),
+	// bounded as it is, and refused here at once rather than when a run
+	// reaches them.
+	for _, r := range []struct {
+		key string
+		v   []int
+	}{{"table_recrawl_every", c.TableRecrawlEvery}, {"figure_recrawl_every", c.FigureRecrawlEvery}, {"upper_bound_recrawl_every", c.UpperBoundRecrawlEvery}} {
+		positive(r.key, r.v)
+		if slices.ContainsFunc(r.v, func(d int) bool { return d > discovery.MaxFullRecrawlEvery }) {
+			bad("eval.discovery.%s = %v: every value must be in [1, %d]", r.key, r.v, discovery.MaxFullRecrawlEvery)
+		}
+	}
 	if len(c.CoverFractions) == 0 {
 		bad("eval.discovery.cover_fractions = []: must list at least one value")
 	}

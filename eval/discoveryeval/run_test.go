@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deltaq/deltaq/discovery"
 	"github.com/deltaq/deltaq/eval/archive/archivetest"
 	"github.com/deltaq/deltaq/internal/bounds/boundstest"
 )
@@ -263,6 +264,22 @@ func TestConfigValidateUpperBounds(t *testing.T) {
 		{Key: "tracked_per_site", Hi: maxTrackedPerSite, Limit: "must be in [1, 1000000]", Set: func(c *Config, v int64) { c.TrackedPerSite = int(v) }},
 		{Key: "workers", Hi: maxWorkers, Limit: "must be in [1, 256]", Set: func(c *Config, v int64) { c.Workers = int(v) }},
 	})
+	// The re-crawl intervals are discovery's Δ, bounded as it is: refused
+	// when the configuration is checked, not when a run reaches them.
+	for _, hi := range []int{discovery.MaxFullRecrawlEvery + 1, discovery.MaxFullRecrawlEvery} {
+		c := testConfig()
+		c.TableRecrawlEvery, c.FigureRecrawlEvery, c.UpperBoundRecrawlEvery = []int{2, hi}, []int{hi}, []int{hi, 1}
+		err := c.Validate()
+		for _, want := range []string{
+			fmt.Sprintf("eval.discovery.table_recrawl_every = [2 %d]: every value must be in [1, 100000]", hi),
+			fmt.Sprintf("eval.discovery.figure_recrawl_every = [%d]: every value must be in [1, 100000]", hi),
+			fmt.Sprintf("eval.discovery.upper_bound_recrawl_every = [%d 1]: every value must be in [1, 100000]", hi),
+		} {
+			if refused := err != nil && strings.Contains(err.Error(), want); refused != (hi > discovery.MaxFullRecrawlEvery) {
+				t.Errorf("intervals up to %d: Validate() = %v; want %q only past the bound", hi, err, want)
+			}
+		}
+	}
 }
 
 func TestPaginated(t *testing.T) {
