@@ -62,9 +62,9 @@ type SplitConfig struct {
 
 // Upper bounds, far above any real use.
 const (
-	// maxFetches is ten thousand times the default budget: over a 1h
-	// period, 280,000 fetches a second.
-	maxFetches = 1_000_000_000
+	// MaxFetches bounds budget.fetches: ten thousand times the default
+	// budget, over a 1h period 280,000 fetches a second.
+	MaxFetches = 1_000_000_000
 	// maxSplitWindow is periods of gains kept and averaged.
 	maxSplitWindow = 10_000
 )
@@ -87,7 +87,7 @@ func (c Config) Validate(policies []string) error {
 	if c.Budget.Fetches < 1 {
 		bad("budget.fetches", c.Budget.Fetches, "must be >= 1")
 	}
-	atMost("budget.fetches", c.Budget.Fetches, maxFetches)
+	atMost("budget.fetches", c.Budget.Fetches, MaxFetches)
 	if c.Budget.Period < time.Second {
 		bad("budget.period", c.Budget.Period, "must be >= 1s")
 	}

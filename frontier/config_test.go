@@ -21,7 +21,7 @@ func TestConfigUpperBounds(t *testing.T) {
 			fresh := func() Config { return valid(adaptive) }
 			validate := func(c *Config) error { return c.Validate(Policies()) }
 			boundstest.Check(t, "frontier.", fresh, validate, []boundstest.Setting[Config]{
-				{Key: "budget.fetches", Lo: 1, Hi: maxFetches, Set: func(c *Config, v int64) { c.Budget.Fetches = int(v) }},
+				{Key: "budget.fetches", Lo: 1, Hi: MaxFetches, Set: func(c *Config, v int64) { c.Budget.Fetches = int(v) }},
 				{Key: "split.window", Lo: 1, Hi: maxSplitWindow, Set: func(c *Config, v int64) { c.Split.Window = int(v) }},
 			})
 		})

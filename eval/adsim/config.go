@@ -186,9 +186,11 @@ func (c Config) Validate() error {
 			bad(fmt.Sprintf("prior_accuracies[%d]", i), v, "must be in (0, 1)")
 		}
 	}
+	// A lifetime past the longest run is an ad that lives forever; more
+	// would overflow the query index it ends at.
 	for i, l := range c.Lifetimes {
-		if l <= 0 {
-			bad(fmt.Sprintf("lifetimes[%d]", i), l, "must be > 0 days")
+		if !(l > 0 && l <= maxDays) {
+			bad(fmt.Sprintf("lifetimes[%d]", i), l, fmt.Sprintf("must be in (0, %d] days", maxDays))
 		}
 	}
 	if len(c.Lifetimes) > 0 {
@@ -200,6 +202,7 @@ func (c Config) Validate() error {
 	for i, q := range c.SensitivityQueriesPerDay {
 		inRange(fmt.Sprintf("sensitivity_queries_per_day[%d]", i), q, 1, maxQueriesPerDay, "")
 	}
+	// No upper bound: a CTR drawn is held at 1 whatever the scale.
 	for i, k := range c.SensitivityCTRScales {
 		if k <= 0 {
 			bad(fmt.Sprintf("sensitivity_ctr_scales[%d]", i), k, "must be > 0")

@@ -28,7 +28,7 @@ func TestConfigValidate(t *testing.T) {
 		"eval.ads.per_query = [2 40]: must list the values of C, including 1",
 		"eval.ads.per_query[1] = 40: must be in [1, 32]",
 		"eval.ads.prior_accuracies[0] = 1: must be in (0, 1)",
-		"eval.ads.lifetimes[0] = -1: must be > 0 days",
+		"eval.ads.lifetimes[0] = -1: must be in (0, 10000] days",
 		"eval.ads.lifetime_days = 1: must be in [2, 10000]",
 		"eval.ads.steady_from = 5: must be in [0, eval.ads.lifetime_days)",
 		"eval.ads.budget_factor_max = 1: must be in [eval.ads.budget_factor_min, 10000]",
@@ -58,6 +58,7 @@ func TestConfigValidateUpperBounds(t *testing.T) {
 		{Key: "budget_factor_max", Hi: maxBudgetFactor, Limit: "must be in [eval.ads.budget_factor_min, 10000]", Float: true,
 			Set: func(c *Config, v int64) { c.BudgetFactorMax = float64(v) }},
 		{Key: "bid_median", Hi: ads.MaxMoneyUnits, Limit: "must be in (0, 1e+09]", Float: true, Set: func(c *Config, v int64) { c.BidMedian = float64(v) }},
+		{Key: "lifetimes[0]", Hi: maxDays, Limit: "must be in (0, 10000] days", Float: true, Set: func(c *Config, v int64) { c.Lifetimes = []float64{float64(v)} }},
 		{Key: "lifetime_days", Hi: maxDays, Limit: "must be in [2, 10000]", Set: func(c *Config, v int64) { c.LifetimeDays = int(v) }},
 		{Key: "workers", Hi: maxWorkers, Limit: "must be in [0, 256] (0: GOMAXPROCS)", Set: func(c *Config, v int64) { c.Workers = int(v) }},
 	})

@@ -167,9 +167,10 @@ func (c Config) ValidateOwn() error {
 	if len(c.Budgets) == 0 {
 		bad("budgets", "[]", "must list at least one budget")
 	}
+	// A budget is a run's frontier.budget.fetches, bounded as it is.
 	for _, b := range c.Budgets {
-		if b < 1 {
-			bad("budgets", b, "every budget must be >= 1 fetch per week")
+		if b < 1 || b > frontier.MaxFetches {
+			bad("budgets", b, fmt.Sprintf("every budget must be in [1, %d] fetches per week", frontier.MaxFetches))
 		}
 	}
 	if len(c.Taus) == 0 && (slices.Contains(c.Policies, "sbr") || slices.Contains(c.Policies, "ebr")) {

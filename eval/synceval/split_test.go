@@ -209,9 +209,10 @@ func TestWorkersAreBounded(t *testing.T) {
 	}
 }
 
-// TestSettingsAreBounded: crawl_parallel (crawler.politeness.global's
-// bound: a fetch worker each) and max_queries are refused past their
-// bounds, naming the key and the range, and accepted at them.
+// TestSettingsAreBounded: budgets (frontier.budget.fetches' bound),
+// crawl_parallel (crawler.politeness.global's: a fetch worker each) and
+// max_queries are refused past their bounds, naming the key and the
+// range, and accepted at them.
 func TestSettingsAreBounded(t *testing.T) {
 	type C = synceval.Config
 	// ValidateOwn is what must refuse a value past the bound, and the whole
@@ -224,6 +225,7 @@ func TestSettingsAreBounded(t *testing.T) {
 	}
 	fresh := func() C { return defaults(t) }
 	boundstest.Check(t, "eval.sync.", fresh, validate, []boundstest.Setting[C]{
+		{Key: "budgets", Hi: 1_000_000_000, Limit: "every budget must be in [1, 1000000000] fetches per week", Set: func(c *C, v int64) { c.Budgets = []int{int(v)} }},
 		{Key: "crawl_parallel", Lo: 1, Hi: 4096, Set: func(c *C, v int64) { c.CrawlParallel = int(v) }},
 		{Key: "max_queries", Hi: 10_000_000, Limit: "must be in [0, 10000000] (0: no cap)", Set: func(c *C, v int64) { c.MaxQueries = int(v) }},
 	})
