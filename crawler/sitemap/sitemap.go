@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/net/html/charset"
+
+	"github.com/deltaq/deltaq/internal/bounds"
 )
 
 // MaxDepth bounds element nesting. Sitemaps nest four deep and feeds
@@ -68,11 +70,10 @@ func (l Limits) Validate() error {
 		{"sitemap.max_bytes", l.MaxBytes, maxBytesLimit},
 		{"sitemap.max_urls", int64(l.MaxURLs), maxURLsLimit},
 	} {
-		switch {
-		case f.v <= 0:
+		if f.v <= 0 {
 			errs = append(errs, fmt.Errorf("%s = %d: must be > 0", f.key, f.v))
-		case f.v > f.hi:
-			errs = append(errs, fmt.Errorf("%s = %d: must be in [1, %d]", f.key, f.v, f.hi))
+		} else if limit := bounds.Over(f.v, 1, f.hi); limit != "" {
+			errs = append(errs, fmt.Errorf("%s = %d: %s", f.key, f.v, limit))
 		}
 	}
 	return errors.Join(errs...)

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/deltaq/deltaq/ads"
+	"github.com/deltaq/deltaq/internal/bounds"
 )
 
 // Config holds the simulation's settings; the defaults live in
@@ -109,8 +110,7 @@ func (c Config) Validate() error {
 	}
 	// inRange checks lo <= v <= hi; note, if any, follows the range.
 	inRange := func(key string, v, lo, hi int, note string) {
-		if v < lo || v > hi {
-			limit := fmt.Sprintf("must be in [%d, %d]", lo, hi)
+		if limit := bounds.Within(int64(v), int64(lo), int64(hi)); limit != "" {
 			if note != "" {
 				limit += " " + note
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/deltaq/deltaq/crawler/extract"
 	"github.com/deltaq/deltaq/discovery"
+	"github.com/deltaq/deltaq/internal/bounds"
 )
 
 // Config holds the settings of the discovery evaluation; the defaults live
@@ -62,8 +63,8 @@ func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	inRange := func(key string, v, lo, hi int) {
-		if v < lo || v > hi {
-			bad("eval.discovery.%s = %d: must be in [%d, %d]", key, v, lo, hi)
+		if limit := bounds.Within(int64(v), int64(lo), int64(hi)); limit != "" {
+			bad("eval.discovery.%s = %d: %s", key, v, limit)
 		}
 	}
 	if math.IsNaN(c.Alpha) || c.Alpha < 0 || c.Alpha > 1 {

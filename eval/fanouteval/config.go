@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds"
 )
 
 // Config is eval.fanout in configs/default.yaml.
@@ -44,8 +46,8 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("eval.fanout.%s = %v: %s", key, v, limit))
 	}
 	inRange := func(key string, v, lo, hi int, note string) {
-		if v < lo || v > hi {
-			bad(key, v, fmt.Sprintf("must be in [%d, %d]%s", lo, hi, note))
+		if limit := bounds.Within(int64(v), int64(lo), int64(hi)); limit != "" {
+			bad(key, v, limit+note)
 		}
 	}
 	inRange("shards", c.Shards, 1, 64, "")

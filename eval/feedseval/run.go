@@ -16,6 +16,7 @@ import (
 
 	"github.com/deltaq/deltaq/eval/feedtrace"
 	"github.com/deltaq/deltaq/feeds"
+	"github.com/deltaq/deltaq/internal/bounds"
 	"github.com/deltaq/deltaq/internal/clock"
 	tracker "github.com/deltaq/deltaq/internal/progress"
 )
@@ -61,8 +62,8 @@ func (c Config) Validate() error {
 	)
 	var errs []error
 	inRange := func(key string, v, lo, hi int, note string) {
-		if v < lo || v > hi {
-			errs = append(errs, fmt.Errorf("eval.feeds.%s = %d: must be in [%d, %d]%s", key, v, lo, hi, note))
+		if limit := bounds.Within(int64(v), int64(lo), int64(hi)); limit != "" {
+			errs = append(errs, fmt.Errorf("eval.feeds.%s = %d: %s%s", key, v, limit, note))
 		}
 	}
 	if c.Feeds == "" {

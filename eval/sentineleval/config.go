@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/deltaq/deltaq/internal/bounds"
 )
 
 // Config holds the settings of the sentinel evaluation; the defaults live
@@ -62,8 +64,8 @@ const (
 func (c Config) Validate() error {
 	var errs []error
 	inRange := func(key string, v, lo, hi int) {
-		if v < lo || v > hi {
-			errs = append(errs, fmt.Errorf("eval.sentinels.%s = %d: must be in [%d, %d]", key, v, lo, hi))
+		if limit := bounds.Within(int64(v), int64(lo), int64(hi)); limit != "" {
+			errs = append(errs, fmt.Errorf("eval.sentinels.%s = %d: %s", key, v, limit))
 		}
 	}
 	if c.Archive == "" && len(c.Sentinels) > 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/deltaq/deltaq/discovery"
 	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/index"
+	"github.com/deltaq/deltaq/internal/bounds"
 	"github.com/deltaq/deltaq/internal/querylog"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -143,8 +144,8 @@ func (c Config) ValidateOwn() error {
 		errs = append(errs, fmt.Errorf("eval.sync.%s = %v: %s", key, v, limit))
 	}
 	inRange := func(key string, v, lo, hi int, note string) {
-		if v < lo || v > hi {
-			bad(key, v, fmt.Sprintf("must be in [%d, %d]%s", lo, hi, note))
+		if limit := bounds.Within(int64(v), int64(lo), int64(hi)); limit != "" {
+			bad(key, v, limit+note)
 		}
 	}
 	if strings.TrimSpace(c.Archive) == "" {

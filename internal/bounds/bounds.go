@@ -14,6 +14,15 @@ func Limit(v, lo, hi int64) string {
 	return Over(v, lo, hi)
 }
 
+// Within says the range [lo, hi] when v is outside it on either side, ""
+// inside: for a setting whose range is the whole message.
+func Within(v, lo, hi int64) string {
+	if v < lo || v > hi {
+		return fmt.Sprintf("must be in [%d, %d]", lo, hi)
+	}
+	return ""
+}
+
 // Over says the range [lo, hi] when v is above hi, "" otherwise: for a
 // setting whose values below lo are refused with a message of their own.
 func Over(v, lo, hi int64) string {

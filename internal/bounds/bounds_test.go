@@ -15,6 +15,13 @@ func TestLimitAndOver(t *testing.T) {
 		if got := Limit(tc.v, 1, 4096); got != tc.limit {
 			t.Errorf("Limit(%d, 1, 4096) = %q, want %q", tc.v, got, tc.limit)
 		}
+		within := tc.over
+		if tc.v < 1 {
+			within = "must be in [1, 4096]"
+		}
+		if got := Within(tc.v, 1, 4096); got != within {
+			t.Errorf("Within(%d, 1, 4096) = %q, want %q", tc.v, got, within)
+		}
 		if got := Over(tc.v, 1, 4096); got != tc.over {
 			t.Errorf("Over(%d, 1, 4096) = %q, want %q", tc.v, got, tc.over)
 		}
