@@ -140,9 +140,11 @@ func (p *packed) fits(cs []*compiled, records [][]byte, limit int) error {
 	meta, words, clauses := len(p.meta), len(p.words), len(p.clauses)
 	for i, c := range cs {
 		meta += len(records[i])
-		for _, cl := range append(c.required[:len(c.required):len(c.required)], c.excluded...) {
-			words += len(cl.words)
-			clauses++
+		for _, cls := range [][]clause{c.required, c.excluded} {
+			for _, cl := range cls {
+				words += len(cl.words)
+			}
+			clauses += len(cls)
 		}
 	}
 	if max(meta, words, clauses) > limit {
