@@ -48,9 +48,7 @@ func (c Config) Validate() error {
 		key     string
 		v, most int
 	}{{"max_alerts", c.MaxAlerts, maxAlerts}, {"snippet_bytes", c.SnippetBytes, maxSnippetBytes}} {
-		if f.v <= 0 {
-			errs = append(errs, fmt.Errorf("alert.%s = %d: must be > 0", f.key, f.v))
-		} else if limit := bounds.Over(int64(f.v), 1, int64(f.most)); limit != "" {
+		if limit := bounds.Positive(int64(f.v), int64(f.most)); limit != "" {
 			errs = append(errs, fmt.Errorf("alert.%s = %d: %s", f.key, f.v, limit))
 		}
 	}

@@ -59,9 +59,7 @@ const (
 func (c Config) Validate() error {
 	var errs []error
 	within := func(key string, v, most int64) {
-		if v <= 0 {
-			errs = append(errs, fmt.Errorf("notify.%s = %d: must be > 0", key, v))
-		} else if limit := bounds.Over(v, 1, most); limit != "" {
+		if limit := bounds.Positive(v, most); limit != "" {
 			errs = append(errs, fmt.Errorf("notify.%s = %d: %s", key, v, limit))
 		}
 	}

@@ -91,9 +91,7 @@ func (c Config) Validate() error {
 		{"max_request_bytes", c.MaxRequestBytes, maxRequestBytes},
 		{"checks_per_tick", int64(c.ChecksPerTick), maxChecksPerTick},
 	} {
-		if f.v <= 0 {
-			errs = append(errs, fmt.Errorf("watch.%s = %d: must be > 0", f.key, f.v))
-		} else if limit := bounds.Over(f.v, 1, f.max); limit != "" {
+		if limit := bounds.Positive(f.v, f.max); limit != "" {
 			errs = append(errs, fmt.Errorf("watch.%s = %d: %s", f.key, f.v, limit))
 		}
 	}

@@ -70,9 +70,7 @@ func (l Limits) Validate() error {
 		{"sitemap.max_bytes", l.MaxBytes, maxBytesLimit},
 		{"sitemap.max_urls", int64(l.MaxURLs), maxURLsLimit},
 	} {
-		if f.v <= 0 {
-			errs = append(errs, fmt.Errorf("%s = %d: must be > 0", f.key, f.v))
-		} else if limit := bounds.Over(f.v, 1, f.hi); limit != "" {
+		if limit := bounds.Positive(f.v, f.hi); limit != "" {
 			errs = append(errs, fmt.Errorf("%s = %d: %s", f.key, f.v, limit))
 		}
 	}

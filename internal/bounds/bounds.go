@@ -14,6 +14,16 @@ func Limit(v, lo, hi int64) string {
 	return Over(v, lo, hi)
 }
 
+// Positive says what a count that must be positive, at most hi, must be
+// when v is not: "must be > 0" at 0 or below, the range [1, hi] above hi;
+// "" inside.
+func Positive(v, hi int64) string {
+	if v <= 0 {
+		return "must be > 0"
+	}
+	return Over(v, 1, hi)
+}
+
 // Within says the range [lo, hi] when v is outside it on either side, ""
 // inside: for a setting whose range is the whole message.
 func Within(v, lo, hi int64) string {

@@ -22,6 +22,13 @@ func TestLimitAndOver(t *testing.T) {
 		if got := Within(tc.v, 1, 4096); got != within {
 			t.Errorf("Within(%d, 1, 4096) = %q, want %q", tc.v, got, within)
 		}
+		positive := tc.limit
+		if tc.v < 1 {
+			positive = "must be > 0"
+		}
+		if got := Positive(tc.v, 4096); got != positive {
+			t.Errorf("Positive(%d, 4096) = %q, want %q", tc.v, got, positive)
+		}
 		if got := Over(tc.v, 1, 4096); got != tc.over {
 			t.Errorf("Over(%d, 1, 4096) = %q, want %q", tc.v, got, tc.over)
 		}
