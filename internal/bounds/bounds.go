@@ -1,15 +1,25 @@
 // Package bounds words what a numeric setting must be when it is out of
-// range, the same way in every package's Validate.
+// range, the same way in every package's Validate, and gathers a
+// Validate's problems so that all of them are reported at once.
 package bounds
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
+
+// Number is what a bound applies to: counts, sizes, durations in their
+// integer form, and rates. %v words each as %d or %g would.
+type Number interface {
+	~int | ~int64 | ~float64
+}
 
 // Limit says what v must be when it is outside [lo, hi], "" inside: below
 // lo the bound it broke ("must be >= 1"), above hi the whole range
-// ("must be in [1, 4096]").
-func Limit(v, lo, hi int64) string {
-	if v < lo {
-		return fmt.Sprintf("must be >= %d", lo)
+// ("must be in [1, 4096]"). NaN is outside every range.
+func Limit[T Number](v, lo, hi T) string {
+	if !(v >= lo) {
+		return fmt.Sprintf("must be >= %v", lo)
 	}
 	return Over(v, lo, hi)
 }
@@ -17,7 +27,7 @@ func Limit(v, lo, hi int64) string {
 // Positive says what a count that must be positive, at most hi, must be
 // when v is not: "must be > 0" at 0 or below, the range [1, hi] above hi;
 // "" inside.
-func Positive(v, hi int64) string {
+func Positive[T ~int | ~int64](v, hi T) string {
 	if v <= 0 {
 		return "must be > 0"
 	}
@@ -26,18 +36,61 @@ func Positive(v, hi int64) string {
 
 // Within says the range [lo, hi] when v is outside it on either side, ""
 // inside: for a setting whose range is the whole message.
-func Within(v, lo, hi int64) string {
-	if v < lo || v > hi {
-		return fmt.Sprintf("must be in [%d, %d]", lo, hi)
+func Within[T Number](v, lo, hi T) string {
+	if !(v >= lo && v <= hi) {
+		return fmt.Sprintf("must be in [%v, %v]", lo, hi)
 	}
 	return ""
 }
 
-// Over says the range [lo, hi] when v is above hi, "" otherwise: for a
-// setting whose values below lo are refused with a message of their own.
-func Over(v, lo, hi int64) string {
-	if v > hi {
-		return fmt.Sprintf("must be in [%d, %d]", lo, hi)
+// Over says the range [lo, hi] when v is above hi (or NaN), "" otherwise:
+// for a setting whose values below lo are refused with a message of their
+// own.
+func Over[T Number](v, lo, hi T) string {
+	if !(v <= hi) {
+		return fmt.Sprintf("must be in [%v, %v]", lo, hi)
 	}
 	return ""
 }
+
+// Note follows a limit that is not "" with note, which says what a value
+// in the range means, such as "(0: GOMAXPROCS)"; "" stays "".
+func Note(limit, note string) string {
+	if limit == "" {
+		return ""
+	}
+	return limit + " " + note
+}
+
+// Report gathers the problems one Validate finds, each worded
+// "<prefix><key> = <value>: <limit>", the configuration key, what it was
+// set to and what it must be.
+type Report struct {
+	prefix string
+	errs   []error
+}
+
+// NewReport starts a Report for the keys under prefix, such as "feeds.".
+func NewReport(prefix string) *Report { return &Report{prefix: prefix} }
+
+// Add reports that key, set to v, must be what limit says. An empty limit,
+// which Limit, Over, Within and Positive return for a value in range,
+// reports nothing, so a bound is checked and reported in one call.
+func (r *Report) Add(key string, v any, limit string) {
+	if limit != "" {
+		r.errs = append(r.errs, fmt.Errorf("%s%s = %v: %s", r.prefix, key, v, limit))
+	}
+}
+
+// Include reports errs as they are worded, leaving out nils: problems that
+// are not one key's value, or another Validate's.
+func (r *Report) Include(errs ...error) {
+	for _, err := range errs {
+		if err != nil {
+			r.errs = append(r.errs, err)
+		}
+	}
+}
+
+// Err joins every problem reported, nil when there is none.
+func (r *Report) Err() error { return errors.Join(r.errs...) }

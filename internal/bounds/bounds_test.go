@@ -1,6 +1,10 @@
 package bounds
 
-import "testing"
+import (
+	"errors"
+	"math"
+	"testing"
+)
 
 func TestLimitAndOver(t *testing.T) {
 	for _, tc := range []struct {
@@ -32,5 +36,50 @@ func TestLimitAndOver(t *testing.T) {
 		if got := Over(tc.v, 1, 4096); got != tc.over {
 			t.Errorf("Over(%d, 1, 4096) = %q, want %q", tc.v, got, tc.over)
 		}
+	}
+}
+
+// Floats are worded as %g would, and NaN, which every comparison fails, is
+// outside every range rather than inside.
+func TestFloatsAndNaN(t *testing.T) {
+	nan := math.NaN()
+	for _, tc := range []struct {
+		name, got, want string
+	}{
+		{"Within(0.5, 0, 1)", Within(0.5, 0, 1), ""},
+		{"Within(1.5e7, 0, 1e6)", Within(1.5e7, 0, 1e6), "must be in [0, 1e+06]"},
+		{"Within(NaN, 0, 1)", Within(nan, 0, 1), "must be in [0, 1]"},
+		{"Over(NaN, 0, 1)", Over(nan, 0, 1), "must be in [0, 1]"},
+		{"Limit(NaN, 0.5, 1)", Limit(nan, 0.5, 1), "must be >= 0.5"},
+		{"Limit(2.5, 0.5, 1)", Limit(2.5, 0.5, 1), "must be in [0.5, 1]"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s = %q, want %q", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+func TestReportNamesEachKeyAndSkipsWhatIsInRange(t *testing.T) {
+	r := NewReport("feeds.")
+	if r.Err() != nil {
+		t.Fatalf("an empty report: %v, want nil", r.Err())
+	}
+	r.Add("starts", 0, Limit(0, 1, 64))
+	r.Add("clusters", 6, Over(6, 1, 100))
+	r.Include(nil)
+	r.Include(errors.New("feeds.step: must divide one week"))
+	r.Add("floor", 1.5, Within(1.5, 0, 1))
+	want := "feeds.starts = 0: must be >= 1\nfeeds.step: must divide one week\nfeeds.floor = 1.5: must be in [0, 1]"
+	if err := r.Err(); err == nil || err.Error() != want {
+		t.Errorf("report:\n%v\nwant:\n%s", err, want)
+	}
+}
+
+func TestNoteFollowsOnlyALimit(t *testing.T) {
+	if got, want := Note(Within(300, 0, 256), "(0: GOMAXPROCS)"), "must be in [0, 256] (0: GOMAXPROCS)"; got != want {
+		t.Errorf("Note past the range = %q, want %q", got, want)
+	}
+	if got := Note(Within(0, 0, 256), "(0: GOMAXPROCS)"); got != "" {
+		t.Errorf("Note in range = %q, want \"\"", got)
 	}
 }
