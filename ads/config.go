@@ -1,7 +1,6 @@
 package ads
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -62,67 +61,58 @@ const (
 
 // Validate reports every problem in c, each naming its key, value and limit.
 func (c Config) Validate() error {
-	var errs []error
-	bad := func(key string, v any, limit string) {
-		errs = append(errs, fmt.Errorf("ads.%s = %v: %s", key, v, limit))
-	}
-	// Below lo as a lower bound, above hi with the whole range.
-	between := func(key string, v, lo, hi int64) {
-		if limit := bounds.Limit(v, lo, hi); limit != "" {
-			bad(key, v, limit)
-		}
-	}
+	report := bounds.NewReport("ads.")
 	if _, err := PolicyByName(c.Policy); err != nil {
-		bad("policy", fmt.Sprintf("%q", c.Policy), "must be one of "+policyNames())
+		report.Add("policy", fmt.Sprintf("%q", c.Policy), "must be one of "+policyNames())
 	}
 	if c.PerQuery < 1 || c.PerQuery > MaxPerQuery {
-		bad("per_query", c.PerQuery, fmt.Sprintf("must be in [1, %d]", MaxPerQuery))
+		report.Add("per_query", c.PerQuery, fmt.Sprintf("must be in [1, %d]", MaxPerQuery))
 	}
 	if c.TimeZone == "" {
-		bad("time_zone", `""`, "must name an IANA time zone, e.g. UTC")
+		report.Add("time_zone", `""`, "must name an IANA time zone, e.g. UTC")
 	} else if _, err := time.LoadLocation(c.TimeZone); err != nil {
-		bad("time_zone", fmt.Sprintf("%q", c.TimeZone), "must name an IANA time zone, e.g. UTC")
+		report.Add("time_zone", fmt.Sprintf("%q", c.TimeZone), "must name an IANA time zone, e.g. UTC")
 	}
 	switch c.QueryCount {
 	case QueryCountDay, QueryCountTotal:
 	default:
-		bad("query_count", fmt.Sprintf("%q", c.QueryCount), "must be day or total")
+		report.Add("query_count", fmt.Sprintf("%q", c.QueryCount), "must be day or total")
 	}
-	between("max_ads_per_advertiser", int64(c.MaxAdsPerAdvertiser), 1, maxAdsPerAdvertiser)
-	between("max_phrases_per_ad", int64(c.MaxPhrasesPerAd), 1, maxPhrasesPerAd)
+	report.Add("max_ads_per_advertiser", c.MaxAdsPerAdvertiser, bounds.Limit(c.MaxAdsPerAdvertiser, 1, maxAdsPerAdvertiser))
+	report.Add("max_phrases_per_ad", c.MaxPhrasesPerAd, bounds.Limit(c.MaxPhrasesPerAd, 1, maxPhrasesPerAd))
 	// Amounts are micros (Money): a configured bound finer than that
 	// would be rounded where UnitsIn refuses the same amount in a request.
 	micros := func(key string, v float64) {
 		if v >= Micro.Units() && v <= MaxMoneyUnits && !wholeMicros(v) {
-			bad(key, v, "must have at most 6 decimals (whole micros)")
+			report.Add(key, v, "must have at most 6 decimals (whole micros)")
 		}
 	}
 	micros("min_bid", c.MinBid)
 	micros("max_bid", c.MaxBid)
 	micros("max_daily_budget", c.MaxDailyBudget)
 	if c.MinBid < 1e-6 {
-		bad("min_bid", c.MinBid, "must be >= 0.000001 (one micro)")
+		report.Add("min_bid", c.MinBid, "must be >= 0.000001 (one micro)")
 	}
 	if c.MaxBid < c.MinBid || c.MaxBid > MaxMoneyUnits {
-		bad("max_bid", c.MaxBid, fmt.Sprintf("must be in [ads.min_bid, %g]", MaxMoneyUnits))
+		report.Add("max_bid", c.MaxBid, fmt.Sprintf("must be in [ads.min_bid, %g]", MaxMoneyUnits))
 	}
 	if c.MaxDailyBudget < 1e-6 || c.MaxDailyBudget > MaxMoneyUnits {
-		bad("max_daily_budget", c.MaxDailyBudget, fmt.Sprintf("must be in [0.000001, %g]", MaxMoneyUnits))
+		report.Add("max_daily_budget", c.MaxDailyBudget, fmt.Sprintf("must be in [0.000001, %g]", MaxMoneyUnits))
 	}
 	if c.Secret != "" && len(c.Secret) < 32 {
-		bad("secret", fmt.Sprintf("(%d bytes)", len(c.Secret)), "must be empty or at least 32 bytes")
+		report.Add("secret", fmt.Sprintf("(%d bytes)", len(c.Secret)), "must be empty or at least 32 bytes")
 	}
 	if c.ClickTTL < time.Minute {
-		bad("click_ttl", c.ClickTTL, "must be >= 1m")
+		report.Add("click_ttl", c.ClickTTL, "must be >= 1m")
 	}
 	if c.RecentClicks < 1 || c.RecentClicks > maxRecentClicks {
-		bad("recent_clicks", c.RecentClicks, fmt.Sprintf("must be in [1, %d]: the ids are held in memory", maxRecentClicks))
+		report.Add("recent_clicks", c.RecentClicks, fmt.Sprintf("must be in [1, %d]: the ids are held in memory", maxRecentClicks))
 	}
 	if c.FlushInterval < time.Second {
-		bad("flush_interval", c.FlushInterval, "must be >= 1s")
+		report.Add("flush_interval", c.FlushInterval, "must be >= 1s")
 	}
-	between("max_request_bytes", c.MaxRequestBytes, 1024, maxRequestBytes)
-	return errors.Join(errs...)
+	report.Add("max_request_bytes", c.MaxRequestBytes, bounds.Limit(c.MaxRequestBytes, 1024, maxRequestBytes))
+	return report.Err()
 }
 
 // Values of Config.QueryCount.

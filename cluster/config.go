@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds"
 )
 
 // Config says how a node joins a cluster. Every node of a cluster must
@@ -48,27 +50,24 @@ func (c Config) Validate() error {
 func (c Config) ValidateSettings() error { return c.validate(false) }
 
 func (c Config) validate(joining bool) error {
-	var errs []error
-	bad := func(key string, v any, limit string) {
-		errs = append(errs, fmt.Errorf("cluster.%s = %v: %s", key, v, limit))
-	}
+	report := bounds.NewReport("cluster.")
 	if (joining || c.Node != "") && (c.Node == "" || strings.ContainsAny(c.Node, ". *>")) {
-		bad("node", fmt.Sprintf("%q", c.Node), "must be a non-empty name without dots, spaces, '*' or '>'")
+		report.Add("node", fmt.Sprintf("%q", c.Node), "must be a non-empty name without dots, spaces, '*' or '>'")
 	}
 	if c.Shards < 1 || c.Shards > 4096 {
-		bad("shards", c.Shards, "must be in [1, 4096]")
+		report.Add("shards", c.Shards, "must be in [1, 4096]")
 	}
 	if c.Replicas != 1 && c.Replicas != 3 && c.Replicas != 5 {
-		bad("replicas", c.Replicas, "must be 1, 3 or 5")
+		report.Add("replicas", c.Replicas, "must be 1, 3 or 5")
 	}
 	if c.LeaseTTL < time.Second {
-		bad("lease_ttl", c.LeaseTTL, "must be >= 1s")
+		report.Add("lease_ttl", c.LeaseTTL, "must be >= 1s")
 	}
 	if c.Dedup < time.Second {
-		bad("dedup", c.Dedup, "must be >= 1s")
+		report.Add("dedup", c.Dedup, "must be >= 1s")
 	}
 	if c.SearchTimeout < 0 || c.SearchTimeout > time.Minute {
-		bad("search_timeout", c.SearchTimeout, "must be in (0, 1m]")
+		report.Add("search_timeout", c.SearchTimeout, "must be in (0, 1m]")
 	}
-	return errors.Join(errs...)
+	return report.Err()
 }

@@ -113,76 +113,65 @@ const (
 
 // Validate reports every problem in c, each naming its key.
 func (c Config) Validate() error {
-	var errs []error
-	bad := func(key string, v any, limit string) {
-		errs = append(errs, fmt.Errorf("crawler.%s = %v: %s", key, v, limit))
-	}
+	report := bounds.NewReport("crawler.")
 	// The lower bounds are checked with each key's own message below.
-	atMost := func(key string, v, lo, hi int) {
-		if limit := bounds.Over(int64(v), int64(lo), int64(hi)); limit != "" {
-			bad(key, v, limit)
-		}
-	}
 	if strings.TrimSpace(c.UserAgent) == "" {
-		bad("user_agent", fmt.Sprintf("%q", c.UserAgent), "must not be empty")
+		report.Add("user_agent", fmt.Sprintf("%q", c.UserAgent), "must not be empty")
 	}
 	for i, r := range c.Resolve {
 		if _, _, err := ParseResolve(r); err != nil {
-			bad(fmt.Sprintf("resolve[%d]", i), fmt.Sprintf("%q", r), err.Error())
+			report.Add(fmt.Sprintf("resolve[%d]", i), fmt.Sprintf("%q", r), err.Error())
 		}
 	}
 	if c.Scope != ScopeSeedHosts && c.Scope != ScopeAll {
-		bad("scope", fmt.Sprintf("%q", c.Scope), fmt.Sprintf("must be %q or %q", ScopeSeedHosts, ScopeAll))
+		report.Add("scope", fmt.Sprintf("%q", c.Scope), fmt.Sprintf("must be %q or %q", ScopeSeedHosts, ScopeAll))
 	}
 	for key, rules := range map[string][]string{"include": c.Include, "exclude": c.Exclude} {
 		for i, r := range rules {
 			if _, err := regexp.Compile(r); err != nil {
-				bad(fmt.Sprintf("%s[%d]", key, i), fmt.Sprintf("%q", r), "must be a Go regular expression (RE2): "+strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+				report.Add(fmt.Sprintf("%s[%d]", key, i), fmt.Sprintf("%q", r), "must be a Go regular expression (RE2): "+strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 			}
 		}
 	}
 	if len(c.ContentTypes) == 0 {
-		bad("content_types", "[]", "must list at least one media type")
+		report.Add("content_types", "[]", "must list at least one media type")
 	}
 	if c.Robots.CacheTTL <= 0 {
-		bad("robots.cache_ttl", c.Robots.CacheTTL, "must be > 0")
+		report.Add("robots.cache_ttl", c.Robots.CacheTTL, "must be > 0")
 	}
 	if c.Robots.MaxBytes < 1024 {
-		bad("robots.max_bytes", c.Robots.MaxBytes, "must be >= 1024")
+		report.Add("robots.max_bytes", c.Robots.MaxBytes, "must be >= 1024")
 	}
 	if c.Robots.ErrorDefer <= 0 {
-		bad("robots.error_defer", c.Robots.ErrorDefer, "must be > 0")
+		report.Add("robots.error_defer", c.Robots.ErrorDefer, "must be > 0")
 	}
 	if c.Robots.MaxCapacity < 1 {
-		bad("robots.cache_entries", c.Robots.MaxCapacity, "must be >= 1")
+		report.Add("robots.cache_entries", c.Robots.MaxCapacity, "must be >= 1")
 	}
 	p := c.Politeness
 	if p.MinDelay < 0 {
-		bad("politeness.min_delay", p.MinDelay, "must be >= 0")
+		report.Add("politeness.min_delay", p.MinDelay, "must be >= 0")
 	}
 	if p.PerHost < 1 {
-		bad("politeness.per_host", p.PerHost, "must be >= 1")
+		report.Add("politeness.per_host", p.PerHost, "must be >= 1")
 	}
 	if p.Global < 1 || p.Global > MaxFetches {
-		bad("politeness.global", p.Global, fmt.Sprintf("must be in [1, %d]: a fetch worker each", MaxFetches))
+		report.Add("politeness.global", p.Global, fmt.Sprintf("must be in [1, %d]: a fetch worker each", MaxFetches))
 	}
 	if p.BackoffInitial <= 0 {
-		bad("politeness.backoff_initial", p.BackoffInitial, "must be > 0")
+		report.Add("politeness.backoff_initial", p.BackoffInitial, "must be > 0")
 	}
 	if p.BackoffMax < p.BackoffInitial {
-		bad("politeness.backoff_max", p.BackoffMax, "must be >= politeness.backoff_initial")
+		report.Add("politeness.backoff_max", p.BackoffMax, "must be >= politeness.backoff_initial")
 	}
 	for i, o := range p.Overrides {
 		if o.Host == "" {
-			bad(fmt.Sprintf("politeness.overrides[%d].host", i), `""`, "must name a host")
+			report.Add(fmt.Sprintf("politeness.overrides[%d].host", i), `""`, "must name a host")
 		}
 		if o.MinDelay < 0 {
-			bad(fmt.Sprintf("politeness.overrides[%d].min_delay", i), o.MinDelay, "must be >= 0")
+			report.Add(fmt.Sprintf("politeness.overrides[%d].min_delay", i), o.MinDelay, "must be >= 0")
 		}
-		if o.PerHost < 1 {
-			bad(fmt.Sprintf("politeness.overrides[%d].per_host", i), o.PerHost, "must be >= 1")
-		}
-		atMost(fmt.Sprintf("politeness.overrides[%d].per_host", i), o.PerHost, 1, MaxFetches)
+		report.Add(fmt.Sprintf("politeness.overrides[%d].per_host", i), o.PerHost, bounds.Limit(o.PerHost, 1, MaxFetches))
 	}
 	l := c.Limits
 	positive := []struct {
@@ -195,20 +184,20 @@ func (c Config) Validate() error {
 	}
 	for _, f := range positive {
 		if f.v <= 0 {
-			bad(f.key, f.v, "must be > 0")
+			report.Add(f.key, f.v, "must be > 0")
 		}
 	}
 	if l.MaxBodyBytes > maxBodyBytesLimit {
-		bad("limits.max_body_bytes", l.MaxBodyBytes, fmt.Sprintf("must be <= %d (1 GiB): a body is held in memory whole", maxBodyBytesLimit))
+		report.Add("limits.max_body_bytes", l.MaxBodyBytes, fmt.Sprintf("must be <= %d (1 GiB): a body is held in memory whole", maxBodyBytesLimit))
 	}
 	if l.MaxRedirects < 0 {
-		bad("limits.max_redirects", l.MaxRedirects, "must be >= 0")
+		report.Add("limits.max_redirects", l.MaxRedirects, "must be >= 0")
 	}
 	if l.MaxDepth < 0 {
-		bad("limits.max_depth", l.MaxDepth, "must be >= 0")
+		report.Add("limits.max_depth", l.MaxDepth, "must be >= 0")
 	}
 	if l.MaxRetries < 0 {
-		bad("limits.max_retries", l.MaxRetries, "must be >= 0")
+		report.Add("limits.max_retries", l.MaxRetries, "must be >= 0")
 	}
 	for _, f := range []struct {
 		key       string
@@ -222,10 +211,10 @@ func (c Config) Validate() error {
 		{"limits.max_depth", l.MaxDepth, 0, maxDepth},
 		{"limits.max_retries", l.MaxRetries, 0, maxRetries},
 	} {
-		atMost(f.key, f.v, f.lo, f.hi)
+		report.Add(f.key, f.v, bounds.Over(f.v, f.lo, f.hi))
 	}
 	if l.MaxURLLength > urlnorm.MaxLength {
-		bad("limits.max_url_length", l.MaxURLLength, fmt.Sprintf("must be <= %d, the longest URL the repository normalizes", urlnorm.MaxLength))
+		report.Add("limits.max_url_length", l.MaxURLLength, fmt.Sprintf("must be <= %d, the longest URL the repository normalizes", urlnorm.MaxLength))
 	}
 	t := c.Timeouts
 	for _, f := range []struct {
@@ -239,14 +228,14 @@ func (c Config) Validate() error {
 		{"timeouts.idle", t.Idle},
 	} {
 		if f.v <= 0 {
-			bad(f.key, f.v, "must be > 0")
+			report.Add(f.key, f.v, "must be > 0")
 		}
 	}
 	// The parser packages name their keys relative to their own section.
 	for _, err := range []error{c.Extract.Validate(), c.Sitemap.Validate(), c.Shingle.Validate()} {
-		errs = append(errs, prefixed("crawler.", err)...)
+		report.Include(prefixed("crawler.", err)...)
 	}
-	return errors.Join(errs...)
+	return report.Err()
 }
 
 // ParseResolve splits a HOST=ADDR mapping, as given to --resolve, into the

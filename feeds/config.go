@@ -1,7 +1,6 @@
 package feeds
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -98,115 +97,106 @@ const (
 
 // Validate names every bad key, its value and the limit.
 func (c Config) Validate() error {
-	var errs []error
-	bad := func(key string, v any, limit string) {
-		errs = append(errs, fmt.Errorf("feeds.%s = %v: %s", key, v, limit))
-	}
-	// atMost refuses v above hi, naming the key's range; the lower bounds
-	// are checked on their own, each with its reason.
-	atMost := func(key string, v, lo, hi int64) {
-		if limit := bounds.Over(v, lo, hi); limit != "" {
-			bad(key, v, limit)
-		}
-	}
+	report := bounds.NewReport("feeds.")
+	// The lower bounds are checked on their own, each with its reason.
 	if c.Step <= 0 || Period%c.Step != 0 {
-		bad("step", c.Step, "must be > 0 and divide one week")
+		report.Add("step", c.Step, "must be > 0 and divide one week")
 	}
 	if c.Starts < 1 {
-		bad("starts", c.Starts, "must be ≥ 1")
+		report.Add("starts", c.Starts, "must be ≥ 1")
 	}
-	atMost("starts", int64(c.Starts), 1, maxStarts)
+	report.Add("starts", c.Starts, bounds.Over(c.Starts, 1, maxStarts))
 	if c.MinInterval <= 0 {
-		bad("min_interval", c.MinInterval, "must be > 0")
+		report.Add("min_interval", c.MinInterval, "must be > 0")
 	}
 	if c.MaxInterval < c.MinInterval {
-		bad("max_interval", c.MaxInterval, "must be ≥ min_interval")
+		report.Add("max_interval", c.MaxInterval, "must be ≥ min_interval")
 	}
 	if c.Clusters < 1 {
-		bad("clusters", c.Clusters, "must be ≥ 1")
+		report.Add("clusters", c.Clusters, "must be ≥ 1")
 	}
-	atMost("clusters", int64(c.Clusters), 1, maxClusters)
+	report.Add("clusters", c.Clusters, bounds.Over(c.Clusters, 1, maxClusters))
 	if c.ClusterMinPostings < 1 {
-		bad("cluster_min_postings", c.ClusterMinPostings, "must be ≥ 1")
+		report.Add("cluster_min_postings", c.ClusterMinPostings, "must be ≥ 1")
 	}
-	atMost("cluster_min_postings", int64(c.ClusterMinPostings), 1, maxClusterMinPostings)
+	report.Add("cluster_min_postings", c.ClusterMinPostings, bounds.Over(c.ClusterMinPostings, 1, maxClusterMinPostings))
 	if c.ClusterIterations < 1 {
-		bad("cluster_iterations", c.ClusterIterations, "must be ≥ 1")
+		report.Add("cluster_iterations", c.ClusterIterations, "must be ≥ 1")
 	}
-	atMost("cluster_iterations", int64(c.ClusterIterations), 1, maxClusterIterations)
+	report.Add("cluster_iterations", c.ClusterIterations, bounds.Over(c.ClusterIterations, 1, maxClusterIterations))
 	if c.PriorWeight < 0 {
-		bad("prior_weight", c.PriorWeight, "must be ≥ 0")
+		report.Add("prior_weight", c.PriorWeight, "must be ≥ 0")
 	}
 	for _, w := range c.PriorWeights {
 		if !(w >= 0) {
-			bad("prior_weights", w, "must each be ≥ 0")
+			report.Add("prior_weights", w, "must each be ≥ 0")
 		}
 	}
 	if c.Floor < 0 || c.Floor >= 1 {
-		bad("floor", c.Floor, "must be in [0, 1)")
+		report.Add("floor", c.Floor, "must be in [0, 1)")
 	}
 	// More pseudo-postings than a feed keeps postings would drown every
 	// feed's own count: a rate of no feed at all.
 	if c.RateCount < 0 || c.RateCount > maxHistoryKept {
-		bad("rate_count", c.RateCount, fmt.Sprintf("must be in [0, %d]", maxHistoryKept))
+		report.Add("rate_count", c.RateCount, fmt.Sprintf("must be in [0, %d]", maxHistoryKept))
 	}
 	if c.SeenKept < 1 {
-		bad("seen_kept", c.SeenKept, "must be ≥ 1")
+		report.Add("seen_kept", c.SeenKept, "must be ≥ 1")
 	}
-	atMost("seen_kept", int64(c.SeenKept), 1, maxSeenKept)
+	report.Add("seen_kept", c.SeenKept, bounds.Over(c.SeenKept, 1, maxSeenKept))
 	if c.HistoryKept < 1 {
-		bad("history_kept", c.HistoryKept, "must be ≥ 1")
+		report.Add("history_kept", c.HistoryKept, "must be ≥ 1")
 	}
-	atMost("history_kept", int64(c.HistoryKept), 1, maxHistoryKept)
+	report.Add("history_kept", c.HistoryKept, bounds.Over(c.HistoryKept, 1, maxHistoryKept))
 	if c.MaxItems < 1 {
-		bad("max_items", c.MaxItems, "must be ≥ 1")
+		report.Add("max_items", c.MaxItems, "must be ≥ 1")
 	}
 	if c.MaxItems > c.SeenKept {
-		bad("max_items", c.MaxItems, fmt.Sprintf("must be ≤ feeds.seen_kept (%d), or items read but forgotten would come back as new", c.SeenKept))
+		report.Add("max_items", c.MaxItems, fmt.Sprintf("must be ≤ feeds.seen_kept (%d), or items read but forgotten would come back as new", c.SeenKept))
 	}
 	if c.MaxBytes < 1 {
-		bad("max_bytes", c.MaxBytes, "must be ≥ 1")
+		report.Add("max_bytes", c.MaxBytes, "must be ≥ 1")
 	}
-	atMost("max_bytes", c.MaxBytes, 1, maxFeedBytes)
+	report.Add("max_bytes", c.MaxBytes, bounds.Over(c.MaxBytes, 1, maxFeedBytes))
 	if c.ClockSkew < 0 {
-		bad("clock_skew", c.ClockSkew, "must be ≥ 0")
+		report.Add("clock_skew", c.ClockSkew, "must be ≥ 0")
 	}
 	if c.LearnWindow < 24*time.Hour {
-		bad("learn_window", c.LearnWindow, "must be ≥ 24h")
+		report.Add("learn_window", c.LearnWindow, "must be ≥ 24h")
 	}
 	for _, h := range c.RateHalfLives {
 		if h < time.Hour {
-			bad("rate_half_lives", h, "must each be ≥ 1h")
+			report.Add("rate_half_lives", h, "must each be ≥ 1h")
 		}
 	}
 	for _, p := range c.RatePriors {
 		if p <= 0 {
-			bad("rate_priors", p, "must each be > 0")
+			report.Add("rate_priors", p, "must each be > 0")
 		}
 	}
 	if (len(c.RateHalfLives) > 1 || len(c.RatePriors) > 0) && c.RateHoldoutWeeks < 1 {
-		bad("rate_holdout_weeks", c.RateHoldoutWeeks, "must be ≥ 1 to choose among several rate_half_lives or rate_priors")
+		report.Add("rate_holdout_weeks", c.RateHoldoutWeeks, "must be ≥ 1 to choose among several rate_half_lives or rate_priors")
 	}
-	atMost("rate_holdout_weeks", int64(c.RateHoldoutWeeks), 0, maxHoldoutWeeks)
+	report.Add("rate_holdout_weeks", c.RateHoldoutWeeks, bounds.Over(c.RateHoldoutWeeks, 0, maxHoldoutWeeks))
 	for _, w := range c.ProfileWindows {
 		if w < 24*time.Hour {
-			bad("profile_windows", w, "must each be ≥ 24h")
+			report.Add("profile_windows", w, "must each be ≥ 24h")
 		}
 	}
 	for _, v := range c.BinWeights {
 		if !(v > 0) {
-			bad("bin_weights", v, "must each be > 0")
+			report.Add("bin_weights", v, "must each be > 0")
 		}
 	}
 	if len(c.profilings()) > 1 && c.ProfileHoldoutWeeks < 1 {
-		bad("profile_holdout_weeks", c.ProfileHoldoutWeeks, "must be ≥ 1 to choose among several profile_windows, bin_weights and prior_weights")
+		report.Add("profile_holdout_weeks", c.ProfileHoldoutWeeks, "must be ≥ 1 to choose among several profile_windows, bin_weights and prior_weights")
 	}
-	atMost("profile_holdout_weeks", int64(c.ProfileHoldoutWeeks), 0, maxHoldoutWeeks)
+	report.Add("profile_holdout_weeks", c.ProfileHoldoutWeeks, bounds.Over(c.ProfileHoldoutWeeks, 0, maxHoldoutWeeks))
 	if !(c.PollsPerDay > 0) {
-		bad("polls_per_day", c.PollsPerDay, "must be > 0")
+		report.Add("polls_per_day", c.PollsPerDay, "must be > 0")
 	}
 	if c.PollsPerDay > maxPollsPerDay {
-		bad("polls_per_day", c.PollsPerDay, fmt.Sprintf("must be in (0, %d]", maxPollsPerDay))
+		report.Add("polls_per_day", c.PollsPerDay, fmt.Sprintf("must be in (0, %d]", maxPollsPerDay))
 	}
-	return errors.Join(errs...)
+	return report.Err()
 }

@@ -1,7 +1,6 @@
 package frontier
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -71,79 +70,71 @@ const (
 
 // Validate reports every problem in c, each naming its key.
 func (c Config) Validate(policies []string) error {
-	var errs []error
-	bad := func(key string, v any, limit string) {
-		errs = append(errs, fmt.Errorf("frontier.%s = %v: %s", key, v, limit))
-	}
+	report := bounds.NewReport("frontier.")
 	// Below 1 each key has its own message.
-	atMost := func(key string, v, hi int) {
-		if limit := bounds.Over(int64(v), 1, int64(hi)); limit != "" {
-			bad(key, v, limit)
-		}
-	}
 	if !slices.Contains(policies, c.Policy) {
-		bad("policy", fmt.Sprintf("%q", c.Policy), fmt.Sprintf("must be one of %v", policies))
+		report.Add("policy", fmt.Sprintf("%q", c.Policy), fmt.Sprintf("must be one of %v", policies))
 	}
 	if c.Budget.Fetches < 1 {
-		bad("budget.fetches", c.Budget.Fetches, "must be >= 1")
+		report.Add("budget.fetches", c.Budget.Fetches, "must be >= 1")
 	}
-	atMost("budget.fetches", c.Budget.Fetches, MaxFetches)
+	report.Add("budget.fetches", c.Budget.Fetches, bounds.Over(c.Budget.Fetches, 1, MaxFetches))
 	if c.Budget.Period < time.Second {
-		bad("budget.period", c.Budget.Period, "must be >= 1s")
+		report.Add("budget.period", c.Budget.Period, "must be >= 1s")
 	}
 	if c.Split.Recrawl < 0 || c.Split.Recrawl > 1 {
-		bad("split.recrawl", c.Split.Recrawl, "must be in [0, 1]")
+		report.Add("split.recrawl", c.Split.Recrawl, "must be in [0, 1]")
 	}
 	if c.Split.Discovery < 0 || c.Split.Discovery > 1 {
-		bad("split.discovery", c.Split.Discovery, "must be in [0, 1]")
+		report.Add("split.discovery", c.Split.Discovery, "must be in [0, 1]")
 	}
 	if c.Split.Monitor < 0 || c.Split.Monitor > 1 {
-		bad("split.monitor", c.Split.Monitor, "must be in [0, 1]")
+		report.Add("split.monitor", c.Split.Monitor, "must be in [0, 1]")
 	}
 	if s := c.Split.Recrawl + c.Split.Discovery; s > 1 {
-		bad("split.recrawl + split.discovery", s, "must be <= 1")
+		report.Add("split.recrawl + split.discovery", s, "must be <= 1")
 	} else if s += c.Split.Monitor; s > 1 {
-		bad("split.recrawl + split.discovery + split.monitor", s, "must be <= 1")
+		report.Add("split.recrawl + split.discovery + split.monitor", s, "must be <= 1")
 	}
 	if c.Split.Adaptive {
 		if c.Split.Step <= 0 || c.Split.Step > 1 {
-			bad("split.step", c.Split.Step, "must be in (0, 1] with split.adaptive")
+			report.Add("split.step", c.Split.Step, "must be in (0, 1] with split.adaptive")
 		}
 		if pool := c.Split.Recrawl + c.Split.Discovery; c.Split.Floor < 0 || 2*c.Split.Floor > pool {
-			bad("split.floor", c.Split.Floor, fmt.Sprintf("must be in [0, (split.recrawl + split.discovery)/2 = %v] with split.adaptive", pool/2))
+			report.Add("split.floor", c.Split.Floor, fmt.Sprintf("must be in [0, (split.recrawl + split.discovery)/2 = %v] with split.adaptive", pool/2))
 		}
 		if c.Split.Window < 1 {
-			bad("split.window", c.Split.Window, "must be >= 1 with split.adaptive")
+			report.Add("split.window", c.Split.Window, "must be >= 1 with split.adaptive")
 		}
 	} else {
 		// Unused with adaptive off, yet refused past what adaptive could
 		// ever take, so that turning it on finds no nonsense waiting.
 		if c.Split.Step < 0 || c.Split.Step > 1 {
-			bad("split.step", c.Split.Step, "must be in [0, 1]")
+			report.Add("split.step", c.Split.Step, "must be in [0, 1]")
 		}
 		if c.Split.Floor < 0 || c.Split.Floor > 0.5 {
-			bad("split.floor", c.Split.Floor, "must be in [0, 0.5]")
+			report.Add("split.floor", c.Split.Floor, "must be in [0, 0.5]")
 		}
 	}
 	// Refused with adaptive off too: no use of the setting needs more.
-	atMost("split.window", c.Split.Window, maxSplitWindow)
+	report.Add("split.window", c.Split.Window, bounds.Over(c.Split.Window, 1, maxSplitWindow))
 	if c.Tau < 0 || c.Tau > 1 {
-		bad("tau", c.Tau, "must be in [0, 1]")
+		report.Add("tau", c.Tau, "must be in [0, 1]")
 	}
 	if !slices.Contains(ChangeModels(), c.Changes) {
-		bad("changes", fmt.Sprintf("%q", c.Changes), fmt.Sprintf("must be one of %v", ChangeModels()))
+		report.Add("changes", fmt.Sprintf("%q", c.Changes), fmt.Sprintf("must be one of %v", ChangeModels()))
 	}
 	if !slices.Contains(Explorations(), c.Exploration) {
-		bad("exploration", fmt.Sprintf("%q", c.Exploration), fmt.Sprintf("must be one of %v", Explorations()))
+		report.Add("exploration", fmt.Sprintf("%q", c.Exploration), fmt.Sprintf("must be one of %v", Explorations()))
 	}
 	if c.MaxInterval < 0 {
-		bad("max_interval", c.MaxInterval, "must be >= 0 (0: no bound)")
+		report.Add("max_interval", c.MaxInterval, "must be >= 0 (0: no bound)")
 	}
 	if c.Window < 1 {
-		bad("window", c.Window, "must be >= 1")
+		report.Add("window", c.Window, "must be >= 1")
 	}
 	if c.HostBuffer < 1 || c.HostBuffer > 1024 {
-		bad("host_buffer", c.HostBuffer, "must be in [1, 1024]")
+		report.Add("host_buffer", c.HostBuffer, "must be in [1, 1024]")
 	}
-	return errors.Join(errs...)
+	return report.Err()
 }

@@ -1,12 +1,12 @@
 package index
 
 import (
-	"errors"
 	"fmt"
-	"github.com/deltaq/deltaq/internal/bounds"
-	"github.com/deltaq/deltaq/internal/querylog"
 	"math"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds"
+	"github.com/deltaq/deltaq/internal/querylog"
 )
 
 // Config holds the index's settings; the defaults live in
@@ -118,90 +118,79 @@ const (
 	maxProximityWindow = 100_000
 )
 
-// between reports v outside [lo, hi] through bad: below lo as a lower
-// bound, above hi with the whole range.
-func between(bad func(key string, v any, limit string), key string, v, lo, hi int) {
-	if limit := bounds.Limit(int64(v), int64(lo), int64(hi)); limit != "" {
-		bad(key, v, limit)
-	}
-}
-
-// validate reports r's problems through bad.
-func (r RetrievalConfig) validate(bad func(key string, v any, limit string)) {
+// validate reports r's problems to report.
+func (r RetrievalConfig) validate(report *bounds.Report) {
 	if !(r.K1 > 0 && r.K1 <= 10) {
-		bad("retrieval.k1", r.K1, "must be in (0, 10]")
+		report.Add("retrieval.k1", r.K1, "must be in (0, 10]")
 	}
 	if !(r.B >= 0 && r.B <= 1) {
-		bad("retrieval.b", r.B, "must be in [0, 1]")
+		report.Add("retrieval.b", r.B, "must be in [0, 1]")
 	}
 	if !(r.TitleWeight >= 0 && r.TitleWeight <= 100) {
-		bad("retrieval.title_weight", r.TitleWeight, "must be in [0, 100]")
+		report.Add("retrieval.title_weight", r.TitleWeight, "must be in [0, 100]")
 	}
 	// A query has at most maxMatchTerms distinct words.
-	between(bad, "retrieval.short_query_terms", r.ShortQueryTerms, 1, maxMatchTerms)
+	report.Add("retrieval.short_query_terms", r.ShortQueryTerms, bounds.Limit(r.ShortQueryTerms, 1, maxMatchTerms))
 	if !(r.MinShouldMatch >= 0 && r.MinShouldMatch <= 1) {
-		bad("retrieval.min_should_match", r.MinShouldMatch, "must be in [0, 1]")
+		report.Add("retrieval.min_should_match", r.MinShouldMatch, "must be in [0, 1]")
 	}
 	if r.FeedbackDocs < 0 || r.FeedbackDocs > 100 {
-		bad("retrieval.feedback_docs", r.FeedbackDocs, "must be in [0, 100]")
+		report.Add("retrieval.feedback_docs", r.FeedbackDocs, "must be in [0, 100]")
 	}
 	if r.FeedbackTerms < 0 || r.FeedbackTerms > maxMatchTerms {
-		bad("retrieval.feedback_terms", r.FeedbackTerms, fmt.Sprintf("must be in [0, %d]", maxMatchTerms))
+		report.Add("retrieval.feedback_terms", r.FeedbackTerms, fmt.Sprintf("must be in [0, %d]", maxMatchTerms))
 	}
 	if !(r.FeedbackWeight >= 0 && r.FeedbackWeight < 1) {
-		bad("retrieval.feedback_weight", r.FeedbackWeight, "must be in [0, 1)")
+		report.Add("retrieval.feedback_weight", r.FeedbackWeight, "must be in [0, 1)")
 	}
 	if !(r.FeedbackMaxDF > 0 && r.FeedbackMaxDF <= 1) {
-		bad("retrieval.feedback_max_df", r.FeedbackMaxDF, "must be in (0, 1]")
+		report.Add("retrieval.feedback_max_df", r.FeedbackMaxDF, "must be in (0, 1]")
 	}
-	between(bad, "retrieval.min_results", r.MinResults, 0, maxPagesPerQuery)
+	report.Add("retrieval.min_results", r.MinResults, bounds.Limit(r.MinResults, 0, maxPagesPerQuery))
 	if !(r.ProximityWeight >= 0 && r.ProximityWeight <= 100) {
-		bad("retrieval.proximity_weight", r.ProximityWeight, "must be in [0, 100]")
+		report.Add("retrieval.proximity_weight", r.ProximityWeight, "must be in [0, 100]")
 	}
-	between(bad, "retrieval.proximity_window", r.ProximityWindow, 1, maxProximityWindow)
-	between(bad, "retrieval.proximity_depth", r.ProximityDepth, 0, maxPagesPerQuery)
+	report.Add("retrieval.proximity_window", r.ProximityWindow, bounds.Limit(r.ProximityWindow, 1, maxProximityWindow))
+	report.Add("retrieval.proximity_depth", r.ProximityDepth, bounds.Limit(r.ProximityDepth, 0, maxPagesPerQuery))
 }
 
 // Validate reports every problem in c, each naming its key.
 func (c Config) Validate() error {
-	var errs []error
-	bad := func(key string, v any, limit string) {
-		errs = append(errs, fmt.Errorf("index.%s = %v: %s", key, v, limit))
-	}
+	report := bounds.NewReport("index.")
 	if c.Scoring != ScoringBM25 && c.Scoring != ScoringTFIDF {
-		bad("scoring", fmt.Sprintf("%q", c.Scoring), fmt.Sprintf("must be %q or %q", ScoringBM25, ScoringTFIDF))
+		report.Add("scoring", fmt.Sprintf("%q", c.Scoring), fmt.Sprintf("must be %q or %q", ScoringBM25, ScoringTFIDF))
 	}
 	if c.BatchSize < 1 || c.BatchSize > 100000 {
-		bad("batch_size", c.BatchSize, "must be in [1, 100000]")
+		report.Add("batch_size", c.BatchSize, "must be in [1, 100000]")
 	}
 	if c.ScrubEvery != 0 && c.ScrubEvery < MinScrubEvery {
-		bad("scrub_every", c.ScrubEvery, fmt.Sprintf("must be 0 (never) or at least %v: each scrub reads the whole index", MinScrubEvery))
+		report.Add("scrub_every", c.ScrubEvery, fmt.Sprintf("must be 0 (never) or at least %v: each scrub reads the whole index", MinScrubEvery))
 	}
 	if c.PollInterval <= 0 {
-		bad("poll_interval", c.PollInterval, "must be > 0")
+		report.Add("poll_interval", c.PollInterval, "must be > 0")
 	}
 	if c.HistogramBuckets < 1 || c.HistogramBuckets > 32 {
-		bad("histogram_buckets", c.HistogramBuckets, "must be in [1, 32]")
+		report.Add("histogram_buckets", c.HistogramBuckets, "must be in [1, 32]")
 	}
-	between(bad, "histogram_batches", c.HistogramBatches, 1, maxHistogramBatches)
+	report.Add("histogram_batches", c.HistogramBatches, bounds.Limit(c.HistogramBatches, 1, maxHistogramBatches))
 	if c.HistogramInterval <= 0 {
-		bad("histogram_interval", c.HistogramInterval, "must be > 0")
+		report.Add("histogram_interval", c.HistogramInterval, "must be > 0")
 	}
-	between(bad, "rank_cutoff", c.RankCutoff, 0, maxRankCutoff)
+	report.Add("rank_cutoff", c.RankCutoff, bounds.Limit(c.RankCutoff, 0, maxRankCutoff))
 	if !(c.InspectionC > 0) || math.IsInf(c.InspectionC, 0) {
-		bad("inspection_c", c.InspectionC, "must be a finite number > 0")
+		report.Add("inspection_c", c.InspectionC, "must be a finite number > 0")
 	}
-	between(bad, "workload_max_terms", c.WorkloadMaxTerms, 1, maxWorkloadTerms)
-	between(bad, "max_query_bytes", c.MaxQueryBytes, 1, maxQueryBytes)
+	report.Add("workload_max_terms", c.WorkloadMaxTerms, bounds.Limit(c.WorkloadMaxTerms, 1, maxWorkloadTerms))
+	report.Add("max_query_bytes", c.MaxQueryBytes, bounds.Limit(c.MaxQueryBytes, 1, maxQueryBytes))
 	if c.MaxQueryTerms < 1 || c.MaxQueryTerms > maxMatchTerms {
-		bad("max_query_terms", c.MaxQueryTerms, fmt.Sprintf("must be in [1, %d]", maxMatchTerms))
+		report.Add("max_query_terms", c.MaxQueryTerms, fmt.Sprintf("must be in [1, %d]", maxMatchTerms))
 	}
-	between(bad, "snippet_bytes", c.SnippetBytes, 16, maxSnippetBytes)
-	c.Retrieval.validate(bad)
+	report.Add("snippet_bytes", c.SnippetBytes, bounds.Limit(c.SnippetBytes, 16, maxSnippetBytes))
+	c.Retrieval.validate(report)
 	if _, err := querylog.ParseFormat(c.WorkloadFormat); err != nil {
-		bad("workload_format", fmt.Sprintf("%q", c.WorkloadFormat), err.Error())
+		report.Add("workload_format", fmt.Sprintf("%q", c.WorkloadFormat), err.Error())
 	}
-	return errors.Join(errs...)
+	return report.Err()
 }
 
 // Limits returns the query limits of the configuration.

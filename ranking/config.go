@@ -1,7 +1,6 @@
 package ranking
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -95,64 +94,56 @@ const maxIterations = 100_000
 
 // Validate reports every problem in c, each naming its key.
 func (c Config) Validate() error {
-	var errs []error
-	bad := func(key string, v any, limit string) {
-		errs = append(errs, fmt.Errorf("ranking.%s = %v: %s", key, v, limit))
-	}
+	report := bounds.NewReport("ranking.")
 	// Below 1 each key has its own message.
-	atMost := func(key string, v, hi int) {
-		if limit := bounds.Over(int64(v), 1, int64(hi)); limit != "" {
-			bad(key, v, limit)
-		}
-	}
 	switch c.Order {
 	case OrderBlend, OrderPopularity:
 	default:
-		bad("order", fmt.Sprintf("%q", c.Order), "must be blend or popularity")
+		report.Add("order", fmt.Sprintf("%q", c.Order), "must be blend or popularity")
 	}
 	if !(c.BlendWeight >= 0 && c.BlendWeight <= 1) {
-		bad("blend_weight", c.BlendWeight, "must be in [0, 1]")
+		report.Add("blend_weight", c.BlendWeight, "must be in [0, 1]")
 	}
 	switch c.Popularity {
 	case SourcePageRank, SourceInLinks, SourceClicks:
 	default:
-		bad("popularity", fmt.Sprintf("%q", c.Popularity), "must be pagerank, inlinks or clicks")
+		report.Add("popularity", fmt.Sprintf("%q", c.Popularity), "must be pagerank, inlinks or clicks")
 	}
 	switch c.Promotion.Rule {
 	case RuleSelective, RuleUniform, RuleNone:
 	default:
-		bad("promotion.rule", fmt.Sprintf("%q", c.Promotion.Rule), "must be selective, uniform or none")
+		report.Add("promotion.rule", fmt.Sprintf("%q", c.Promotion.Rule), "must be selective, uniform or none")
 	}
 	// k−1 results are never displaced: past the most candidates a
 	// query has, k would turn promotion off.
 	if c.Promotion.K < 1 {
-		bad("promotion.k", c.Promotion.K, "must be >= 1")
+		report.Add("promotion.k", c.Promotion.K, "must be >= 1")
 	}
-	atMost("promotion.k", c.Promotion.K, MaxCandidates)
+	report.Add("promotion.k", c.Promotion.K, bounds.Over(c.Promotion.K, 1, MaxCandidates))
 	if !(c.Promotion.R >= 0 && c.Promotion.R <= 1) {
-		bad("promotion.r", c.Promotion.R, "must be in [0, 1]")
+		report.Add("promotion.r", c.Promotion.R, "must be in [0, 1]")
 	}
 	if !(c.MonitoredFraction >= 0 && c.MonitoredFraction <= 1) {
-		bad("monitored_fraction", c.MonitoredFraction, "must be in [0, 1]")
+		report.Add("monitored_fraction", c.MonitoredFraction, "must be in [0, 1]")
 	}
 	if !(c.PageRank.Damping > 0 && c.PageRank.Damping < 1) {
-		bad("pagerank.damping", c.PageRank.Damping, "must be in (0, 1)")
+		report.Add("pagerank.damping", c.PageRank.Damping, "must be in (0, 1)")
 	}
 	if !(c.PageRank.Tolerance > 0 && c.PageRank.Tolerance < 1) {
-		bad("pagerank.tolerance", c.PageRank.Tolerance, "must be in (0, 1)")
+		report.Add("pagerank.tolerance", c.PageRank.Tolerance, "must be in (0, 1)")
 	}
 	if c.PageRank.MaxIterations < 1 {
-		bad("pagerank.max_iterations", c.PageRank.MaxIterations, "must be >= 1")
+		report.Add("pagerank.max_iterations", c.PageRank.MaxIterations, "must be >= 1")
 	}
-	atMost("pagerank.max_iterations", c.PageRank.MaxIterations, maxIterations)
+	report.Add("pagerank.max_iterations", c.PageRank.MaxIterations, bounds.Over(c.PageRank.MaxIterations, 1, maxIterations))
 	if c.PageRank.Interval < time.Minute {
-		bad("pagerank.interval", c.PageRank.Interval, "must be >= 1m")
+		report.Add("pagerank.interval", c.PageRank.Interval, "must be >= 1m")
 	}
 	if c.Candidates < 1 || c.Candidates > MaxCandidates {
-		bad("candidates", c.Candidates, fmt.Sprintf("must be in [1, %d]", MaxCandidates))
+		report.Add("candidates", c.Candidates, fmt.Sprintf("must be in [1, %d]", MaxCandidates))
 	}
 	if c.Secret != "" && len(c.Secret) < MinSecretLen {
-		bad("secret", fmt.Sprintf("(%d bytes)", len(c.Secret)), fmt.Sprintf("must be empty or at least %d bytes", MinSecretLen))
+		report.Add("secret", fmt.Sprintf("(%d bytes)", len(c.Secret)), fmt.Sprintf("must be empty or at least %d bytes", MinSecretLen))
 	}
-	return errors.Join(errs...)
+	return report.Err()
 }

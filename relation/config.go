@@ -1,7 +1,6 @@
 package relation
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -60,78 +59,69 @@ const MaxRatePrior = 1e6
 
 // Validate reports every problem, naming the key, the value and the limit.
 func (c Config) Validate() error {
-	var errs []error
-	bad := func(key string, v any, limit string) {
-		errs = append(errs, fmt.Errorf("relation.%s = %v: %s", key, v, limit))
-	}
-	// atMost refuses v above hi, naming the key's range; the lower bounds
-	// are checked on their own, each with its reason.
-	atMost := func(key string, v, lo, hi int64) {
-		if limit := bounds.Over(v, lo, hi); limit != "" {
-			bad(key, v, limit)
-		}
-	}
+	report := bounds.NewReport("relation.")
+	// The lower bounds are checked on their own, each with its reason.
 	if c.Budget < 1 {
-		bad("budget", c.Budget, "must be >= 1")
+		report.Add("budget", c.Budget, "must be >= 1")
 	}
-	atMost("budget", int64(c.Budget), 1, maxBudget)
+	report.Add("budget", c.Budget, bounds.Over(c.Budget, 1, maxBudget))
 	if c.SyncEvery != 0 && c.SyncEvery < time.Minute {
-		bad("sync_every", c.SyncEvery, "must be 0 (off) or >= 1m")
+		report.Add("sync_every", c.SyncEvery, "must be 0 (off) or >= 1m")
 	}
 	if c.Method != 1 && c.Method != 2 {
-		bad("method", c.Method, "must be 1 or 2")
+		report.Add("method", c.Method, "must be 1 or 2")
 	}
 	if c.MaxKeywords < 1 || c.MaxKeywords > 2 {
-		bad("max_keywords", c.MaxKeywords, "must be 1 or 2")
+		report.Add("max_keywords", c.MaxKeywords, "must be 1 or 2")
 	}
 	if c.Pool < 1 {
-		bad("pool", c.Pool, "must be >= 1")
+		report.Add("pool", c.Pool, "must be >= 1")
 	}
-	atMost("pool", int64(c.Pool), 1, maxPool)
+	report.Add("pool", c.Pool, bounds.Over(c.Pool, 1, maxPool))
 	// No upper bound: an α past every g(I) gets no interval reported
 	// (ErrNoInterval), and the sync goes on.
 	if !(c.Alpha > 0) {
-		bad("alpha", c.Alpha, "must be > 0")
+		report.Add("alpha", c.Alpha, "must be > 0")
 	}
 	if !(c.RatePrior >= 0 && c.RatePrior <= MaxRatePrior) {
-		bad("rate_prior", c.RatePrior, fmt.Sprintf("must be in [0, %g]", MaxRatePrior))
+		report.Add("rate_prior", c.RatePrior, fmt.Sprintf("must be in [0, %g]", MaxRatePrior))
 	}
 	if c.RatePriorWeight < 0 {
-		bad("rate_prior_weight", c.RatePriorWeight, "must be >= 0")
+		report.Add("rate_prior_weight", c.RatePriorWeight, "must be >= 0")
 	}
 	if c.Unit <= 0 {
-		bad("unit", c.Unit, "must be > 0")
+		report.Add("unit", c.Unit, "must be > 0")
 	}
 	if c.PageSize < 1 {
-		bad("page_size", c.PageSize, "must be >= 1")
+		report.Add("page_size", c.PageSize, "must be >= 1")
 	}
 	if c.MaxResults < c.PageSize {
-		bad("max_results", c.MaxResults, fmt.Sprintf("must be >= page_size (%d)", c.PageSize))
+		report.Add("max_results", c.MaxResults, fmt.Sprintf("must be >= page_size (%d)", c.PageSize))
 	}
-	atMost("max_results", int64(c.MaxResults), int64(c.PageSize), maxResults)
+	report.Add("max_results", c.MaxResults, bounds.Over(c.MaxResults, c.PageSize, maxResults))
 	if c.Quota < 0 || c.QuotaPeriod < 0 || (c.Quota > 0) != (c.QuotaPeriod > 0) {
-		bad("quota", fmt.Sprintf("%d per %v", c.Quota, c.QuotaPeriod), "want both quota and quota_period > 0, or both 0")
+		report.Add("quota", fmt.Sprintf("%d per %v", c.Quota, c.QuotaPeriod), "want both quota and quota_period > 0, or both 0")
 	}
-	atMost("quota", int64(c.Quota), 0, maxQuota)
+	report.Add("quota", c.Quota, bounds.Over(c.Quota, 0, maxQuota))
 	if c.Timeout <= 0 {
-		bad("timeout", c.Timeout, "must be > 0")
+		report.Add("timeout", c.Timeout, "must be > 0")
 	}
 	if c.MaxBytes < 1 {
-		bad("max_bytes", c.MaxBytes, "must be >= 1")
+		report.Add("max_bytes", c.MaxBytes, "must be >= 1")
 	}
-	atMost("max_bytes", c.MaxBytes, 1, maxBodyBytes)
+	report.Add("max_bytes", c.MaxBytes, bounds.Over(c.MaxBytes, 1, maxBodyBytes))
 	if c.Retries < 0 {
-		bad("retries", c.Retries, "must be >= 0")
+		report.Add("retries", c.Retries, "must be >= 0")
 	}
-	atMost("retries", int64(c.Retries), 0, maxRetries)
+	report.Add("retries", c.Retries, bounds.Over(c.Retries, 0, maxRetries))
 	if c.Backoff < 0 {
-		bad("backoff", c.Backoff, "must be >= 0")
+		report.Add("backoff", c.Backoff, "must be >= 0")
 	}
 	if c.APIMaxRows < 1 {
-		bad("api_max_rows", c.APIMaxRows, "must be >= 1")
+		report.Add("api_max_rows", c.APIMaxRows, "must be >= 1")
 	}
-	atMost("api_max_rows", int64(c.APIMaxRows), 1, maxAPIRows)
-	return errors.Join(errs...)
+	report.Add("api_max_rows", c.APIMaxRows, bounds.Over(c.APIMaxRows, 1, maxAPIRows))
+	return report.Err()
 }
 
 // SyncOptions are the configured options of one sync.

@@ -1,10 +1,10 @@
 package web
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
+	"github.com/deltaq/deltaq/internal/bounds"
 	"github.com/deltaq/deltaq/internal/hostport"
 	"github.com/deltaq/deltaq/internal/httpserver"
 )
@@ -38,34 +38,32 @@ type AdminConfig struct {
 
 // Validate reports every problem in c, each naming its key.
 func (c Config) Validate() error {
-	var errs []error
-	bad := func(key string, v any, limit string) {
-		errs = append(errs, fmt.Errorf("server.%s = %v: %s", key, v, limit))
-	}
+	report := bounds.NewReport("server.")
 	if _, _, err := hostport.Split(c.Listen); err != nil {
-		bad("listen", fmt.Sprintf("%q", c.Listen), "must be "+hostport.Rule+": "+err.Error())
+		report.Add("listen", fmt.Sprintf("%q", c.Listen), "must be "+hostport.Rule+": "+err.Error())
 	}
 	if c.Admin.Listen != "" {
 		if _, port, err := hostport.Split(c.Admin.Listen); err != nil {
-			bad("admin.listen", fmt.Sprintf("%q", c.Admin.Listen), "must be "+hostport.Rule+`, or "" for no admin listener: `+err.Error())
+			report.Add("admin.listen", fmt.Sprintf("%q", c.Admin.Listen), "must be "+hostport.Rule+`, or "" for no admin listener: `+err.Error())
 		} else if c.Admin.Listen == c.Listen && port != 0 { // port 0: each listener gets a free port of its own
-			bad("admin.listen", fmt.Sprintf("%q", c.Admin.Listen), "must differ from server.listen")
+			report.Add("admin.listen", fmt.Sprintf("%q", c.Admin.Listen), "must differ from server.listen")
 		}
 	}
 	if c.SearchTimeout <= 0 {
-		bad("search_timeout", c.SearchTimeout, "must be > 0")
+		report.Add("search_timeout", c.SearchTimeout, "must be > 0")
 	}
 	if c.MaxQueryBytes < 1 {
-		errs = append(errs, fmt.Errorf("index.max_query_bytes = %d: must be >= 1", c.MaxQueryBytes))
+		report.Include(fmt.Errorf("index.max_query_bytes = %d: must be >= 1", c.MaxQueryBytes))
 	}
 	if c.MaxSize < 1 {
-		bad("max_size", c.MaxSize, "must be >= 1")
+		report.Add("max_size", c.MaxSize, "must be >= 1")
 	}
 	if c.MaxSize > c.Candidates {
-		bad("max_size", c.MaxSize, fmt.Sprintf("must be <= ranking.candidates (%d), the results a search orders", c.Candidates))
+		report.Add("max_size", c.MaxSize, fmt.Sprintf("must be <= ranking.candidates (%d), the results a search orders", c.Candidates))
 	}
 	if c.DefaultSize < 1 || c.DefaultSize > c.MaxSize {
-		bad("default_size", c.DefaultSize, "must be in [1, server.max_size]")
+		report.Add("default_size", c.DefaultSize, "must be in [1, server.max_size]")
 	}
-	return errors.Join(append(errs, c.HTTP.Validate("server.http."))...)
+	report.Include(c.HTTP.Validate("server.http."))
+	return report.Err()
 }
