@@ -1,7 +1,6 @@
 package adsim
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 
@@ -104,110 +103,98 @@ const (
 
 // Validate reports every problem in c, each naming its key under eval.ads.
 func (c Config) Validate() error {
-	var errs []error
-	bad := func(key string, v any, limit string) {
-		errs = append(errs, fmt.Errorf("eval.ads.%s = %v: %s", key, v, limit))
-	}
-	// inRange checks lo <= v <= hi; note, if any, follows the range.
-	inRange := func(key string, v, lo, hi int, note string) {
-		if limit := bounds.Within(int64(v), int64(lo), int64(hi)); limit != "" {
-			if note != "" {
-				limit += " " + note
-			}
-			bad(key, v, limit)
-		}
-	}
+	report := bounds.NewReport("eval.ads.")
 	if c.Log == "" {
-		bad("log", `""`, "must name a query log")
+		report.Add("log", `""`, "must name a query log")
 	}
 	if c.CTRFile == "" {
-		bad("ctr_file", `""`, "must name the CTR distribution file")
+		report.Add("ctr_file", `""`, "must name the CTR distribution file")
 	}
-	inRange("days", c.Days, 1, maxDays, "")
-	inRange("repetitions", c.Repetitions, 1, maxRepetitions, "")
-	inRange("queries_per_day", c.QueriesPerDay, 0, maxQueriesPerDay, "(0: the log's counts)")
+	report.Add("days", c.Days, bounds.Within(c.Days, 1, maxDays))
+	report.Add("repetitions", c.Repetitions, bounds.Within(c.Repetitions, 1, maxRepetitions))
+	report.Add("queries_per_day", c.QueriesPerDay, bounds.Note(bounds.Within(c.QueriesPerDay, 0, maxQueriesPerDay), "(0: the log's counts)"))
 	if !(c.AdsPerPhrase > 0 && c.AdsPerPhrase <= maxAdsPerPhrase) {
-		bad("ads_per_phrase", c.AdsPerPhrase, fmt.Sprintf("must be in (0, %d]", maxAdsPerPhrase))
+		report.Add("ads_per_phrase", c.AdsPerPhrase, fmt.Sprintf("must be in (0, %d]", maxAdsPerPhrase))
 	}
 	if !(c.PhrasesPerAdvertiser >= 1 && c.PhrasesPerAdvertiser <= maxPhrasesPerAdvertiser) {
-		bad("phrases_per_advertiser", c.PhrasesPerAdvertiser, fmt.Sprintf("must be in [1, %d]", maxPhrasesPerAdvertiser))
+		report.Add("phrases_per_advertiser", c.PhrasesPerAdvertiser, fmt.Sprintf("must be in [1, %d]", maxPhrasesPerAdvertiser))
 	}
 	if c.PopularityExponent < 0 || c.PopularityExponent > 2 {
-		bad("popularity_exponent", c.PopularityExponent, "must be in [0, 2]")
+		report.Add("popularity_exponent", c.PopularityExponent, "must be in [0, 2]")
 	}
 	if !(c.BidMedian > 0 && c.BidMedian <= ads.MaxMoneyUnits) {
-		bad("bid_median", c.BidMedian, fmt.Sprintf("must be in (0, %g]", float64(ads.MaxMoneyUnits)))
+		report.Add("bid_median", c.BidMedian, fmt.Sprintf("must be in (0, %g]", float64(ads.MaxMoneyUnits)))
 	}
 	if c.BidSigma < 0 || c.BidSigma > 3 {
-		bad("bid_sigma", c.BidSigma, "must be in [0, 3]")
+		report.Add("bid_sigma", c.BidSigma, "must be in [0, 3]")
 	}
 	if c.BudgetedFraction < 0 || c.BudgetedFraction > 1 {
-		bad("budgeted_fraction", c.BudgetedFraction, "must be in [0, 1]")
+		report.Add("budgeted_fraction", c.BudgetedFraction, "must be in [0, 1]")
 	}
 	if c.BudgetFactorMin <= 0 {
-		bad("budget_factor_min", c.BudgetFactorMin, "must be > 0")
+		report.Add("budget_factor_min", c.BudgetFactorMin, "must be > 0")
 	}
 	if !(c.BudgetFactorMax >= c.BudgetFactorMin && c.BudgetFactorMax <= maxBudgetFactor) {
-		bad("budget_factor_max", c.BudgetFactorMax, fmt.Sprintf("must be in [eval.ads.budget_factor_min, %d]", maxBudgetFactor))
+		report.Add("budget_factor_max", c.BudgetFactorMax, fmt.Sprintf("must be in [eval.ads.budget_factor_min, %d]", maxBudgetFactor))
 	}
 	if c.CTRPriorStrength <= 0 {
-		bad("ctr_prior_strength", c.CTRPriorStrength, "must be > 0")
+		report.Add("ctr_prior_strength", c.CTRPriorStrength, "must be > 0")
 	}
 	if c.QueryCount != ads.QueryCountDay && c.QueryCount != ads.QueryCountTotal {
-		bad("query_count", fmt.Sprintf("%q", c.QueryCount), "must be day or total")
+		report.Add("query_count", fmt.Sprintf("%q", c.QueryCount), "must be day or total")
 	}
 	checkPolicies := func(key string, names []string) {
 		if len(names) == 0 {
-			bad(key, "[]", "must list at least one policy")
+			report.Add(key, "[]", "must list at least one policy")
 		}
 		for i, n := range names {
 			if _, err := ads.PolicyByName(n); err != nil {
-				bad(fmt.Sprintf("%s[%d]", key, i), fmt.Sprintf("%q", n), "must be one of greedy, mix, bmix, bmix-e, bmix-t, bmix-et")
+				report.Add(fmt.Sprintf("%s[%d]", key, i), fmt.Sprintf("%q", n), "must be one of greedy, mix, bmix, bmix-e, bmix-t, bmix-et")
 			}
 		}
 	}
 	checkPolicies("policies", c.Policies)
 	checkPolicies("extension_policies", c.ExtensionPolicies)
 	if len(c.PerQuery) == 0 || !slices.Contains(c.PerQuery, 1) {
-		bad("per_query", c.PerQuery, "must list the values of C, including 1")
+		report.Add("per_query", c.PerQuery, "must list the values of C, including 1")
 	}
 	for i, v := range c.PerQuery {
 		if v < 1 || v > ads.MaxPerQuery {
-			bad(fmt.Sprintf("per_query[%d]", i), v, fmt.Sprintf("must be in [1, %d]", ads.MaxPerQuery))
+			report.Add(fmt.Sprintf("per_query[%d]", i), v, fmt.Sprintf("must be in [1, %d]", ads.MaxPerQuery))
 		}
 	}
 	for i, p := range c.PriorFractions {
 		if p < 0 || p > 1 {
-			bad(fmt.Sprintf("prior_fractions[%d]", i), p, "must be in [0, 1]")
+			report.Add(fmt.Sprintf("prior_fractions[%d]", i), p, "must be in [0, 1]")
 		}
 	}
 	for i, v := range c.PriorAccuracies {
 		if v <= 0 || v >= 1 {
-			bad(fmt.Sprintf("prior_accuracies[%d]", i), v, "must be in (0, 1)")
+			report.Add(fmt.Sprintf("prior_accuracies[%d]", i), v, "must be in (0, 1)")
 		}
 	}
 	// A lifetime past the longest run is an ad that lives forever; more
 	// would overflow the query index it ends at.
 	for i, l := range c.Lifetimes {
 		if !(l > 0 && l <= maxDays) {
-			bad(fmt.Sprintf("lifetimes[%d]", i), l, fmt.Sprintf("must be in (0, %d] days", maxDays))
+			report.Add(fmt.Sprintf("lifetimes[%d]", i), l, fmt.Sprintf("must be in (0, %d] days", maxDays))
 		}
 	}
 	if len(c.Lifetimes) > 0 {
-		inRange("lifetime_days", c.LifetimeDays, 2, maxDays, "")
+		report.Add("lifetime_days", c.LifetimeDays, bounds.Within(c.LifetimeDays, 2, maxDays))
 		if c.SteadyFrom < 0 || c.SteadyFrom >= c.LifetimeDays {
-			bad("steady_from", c.SteadyFrom, "must be in [0, eval.ads.lifetime_days)")
+			report.Add("steady_from", c.SteadyFrom, "must be in [0, eval.ads.lifetime_days)")
 		}
 	}
 	for i, q := range c.SensitivityQueriesPerDay {
-		inRange(fmt.Sprintf("sensitivity_queries_per_day[%d]", i), q, 1, maxQueriesPerDay, "")
+		report.Add(fmt.Sprintf("sensitivity_queries_per_day[%d]", i), q, bounds.Within(q, 1, maxQueriesPerDay))
 	}
 	// No upper bound: a CTR drawn is held at 1 whatever the scale.
 	for i, k := range c.SensitivityCTRScales {
 		if k <= 0 {
-			bad(fmt.Sprintf("sensitivity_ctr_scales[%d]", i), k, "must be > 0")
+			report.Add(fmt.Sprintf("sensitivity_ctr_scales[%d]", i), k, "must be > 0")
 		}
 	}
-	inRange("workers", c.Workers, 0, maxWorkers, "(0: GOMAXPROCS)")
-	return errors.Join(errs...)
+	report.Add("workers", c.Workers, bounds.Note(bounds.Within(c.Workers, 0, maxWorkers), "(0: GOMAXPROCS)"))
+	return report.Err()
 }

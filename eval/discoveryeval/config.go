@@ -60,29 +60,22 @@ const (
 
 // Validate reports every setting out of range, each naming its key.
 func (c Config) Validate() error {
-	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	inRange := func(key string, v, lo, hi int) {
-		if limit := bounds.Within(int64(v), int64(lo), int64(hi)); limit != "" {
-			bad("eval.discovery.%s = %d: %s", key, v, limit)
-		}
-	}
+	report := bounds.NewReport("eval.discovery.")
+	// α and ε_b are the discovery section's own keys, checked here as the
+	// runs use them.
 	if math.IsNaN(c.Alpha) || c.Alpha < 0 || c.Alpha > 1 {
-		bad("discovery.alpha = %v: must be in [0, 1]", c.Alpha)
+		report.Include(fmt.Errorf("discovery.alpha = %v: must be in [0, 1]", c.Alpha))
 	}
 	if math.IsNaN(c.EpsilonB) || c.EpsilonB < 0 || c.EpsilonB >= 1 {
-		bad("discovery.epsilon_b = %v: must be in [0, 1)", c.EpsilonB)
+		report.Include(fmt.Errorf("discovery.epsilon_b = %v: must be in [0, 1)", c.EpsilonB))
 	}
-	inRange("tracked_per_site", c.TrackedPerSite, 1, maxTrackedPerSite)
+	report.Add("tracked_per_site", c.TrackedPerSite, bounds.Within(c.TrackedPerSite, 1, maxTrackedPerSite))
 	positive := func(key string, v []int) {
 		if len(v) == 0 {
-			bad("eval.discovery.%s = []: must list at least one value", key)
+			report.Add(key, "[]", "must list at least one value")
 		}
-		for _, x := range v {
-			if x < 1 {
-				bad("eval.discovery.%s = %v: every value must be >= 1", key, v)
-				return
-			}
+		if slices.ContainsFunc(v, func(x int) bool { return x < 1 }) {
+			report.Add(key, v, "every value must be >= 1")
 		}
 	}
 	positive("budgets", c.Budgets)
@@ -96,20 +89,20 @@ func (c Config) Validate() error {
 	}{{"table_recrawl_every", c.TableRecrawlEvery}, {"figure_recrawl_every", c.FigureRecrawlEvery}, {"upper_bound_recrawl_every", c.UpperBoundRecrawlEvery}} {
 		positive(r.key, r.v)
 		if slices.ContainsFunc(r.v, func(d int) bool { return d > discovery.MaxFullRecrawlEvery }) {
-			bad("eval.discovery.%s = %v: every value must be in [1, %d]", r.key, r.v, discovery.MaxFullRecrawlEvery)
+			report.Add(r.key, r.v, fmt.Sprintf("every value must be in [1, %d]", discovery.MaxFullRecrawlEvery))
 		}
 	}
 	if len(c.CoverFractions) == 0 {
-		bad("eval.discovery.cover_fractions = []: must list at least one value")
+		report.Add("cover_fractions", "[]", "must list at least one value")
 	}
 	if slices.ContainsFunc(c.CoverFractions, func(r float64) bool { return math.IsNaN(r) || r <= 0 || r > 1 }) {
-		bad("eval.discovery.cover_fractions = %v: every value must be in (0, 1]", c.CoverFractions)
+		report.Add("cover_fractions", c.CoverFractions, "every value must be in (0, 1]")
 	}
-	inRange("workers", c.Workers, 1, maxWorkers)
+	report.Add("workers", c.Workers, bounds.Within(c.Workers, 1, maxWorkers))
 	if err := c.Extract.Validate(); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
-			bad("eval.discovery.%s", line)
+			report.Include(errors.New("eval.discovery." + line))
 		}
 	}
-	return errors.Join(errs...)
+	return report.Err()
 }

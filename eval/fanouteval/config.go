@@ -1,8 +1,6 @@
 package fanouteval
 
 import (
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/deltaq/deltaq/internal/bounds"
@@ -41,22 +39,14 @@ const (
 
 // Validate reports every problem, each naming its key.
 func (c Config) Validate() error {
-	var errs []error
-	bad := func(key string, v any, limit string) {
-		errs = append(errs, fmt.Errorf("eval.fanout.%s = %v: %s", key, v, limit))
-	}
-	inRange := func(key string, v, lo, hi int, note string) {
-		if limit := bounds.Within(int64(v), int64(lo), int64(hi)); limit != "" {
-			bad(key, v, limit+note)
-		}
-	}
-	inRange("shards", c.Shards, 1, 64, "")
-	inRange("week", c.Week, 0, maxWeek, "")
-	inRange("max_queries", c.MaxQueries, 0, maxMaxQueries, " (0 = all)")
-	inRange("depth", c.Depth, 1, 1000, "")
-	inRange("stale_weeks", c.StaleWeeks, 0, maxWeek, " (0 = off)")
+	report := bounds.NewReport("eval.fanout.")
+	report.Add("shards", c.Shards, bounds.Within(c.Shards, 1, 64))
+	report.Add("week", c.Week, bounds.Within(c.Week, 0, maxWeek))
+	report.Add("max_queries", c.MaxQueries, bounds.Note(bounds.Within(c.MaxQueries, 0, maxMaxQueries), "(0 = all)"))
+	report.Add("depth", c.Depth, bounds.Within(c.Depth, 1, 1000))
+	report.Add("stale_weeks", c.StaleWeeks, bounds.Note(bounds.Within(c.StaleWeeks, 0, maxWeek), "(0 = off)"))
 	if c.Timeout <= 0 {
-		bad("timeout", c.Timeout, "must be > 0")
+		report.Add("timeout", c.Timeout, "must be > 0")
 	}
-	return errors.Join(errs...)
+	return report.Err()
 }

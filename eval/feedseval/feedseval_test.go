@@ -135,7 +135,7 @@ func TestOnePollADayOnTheRealTrace(t *testing.T) {
 
 func TestConfigErrorsNameTheKey(t *testing.T) {
 	err := Config{LearnWeeks: 0, PerDay: []float64{-1}, WICHorizons: []time.Duration{time.Second}, Workers: -1}.Validate()
-	for _, want := range []string{"eval.feeds.feeds is empty", "eval.feeds.learn_weeks = 0", "eval.feeds.per_day = -1", "eval.feeds.wic_horizons = 1s",
+	for _, want := range []string{`eval.feeds.feeds = "": give the posting trace's folder`, "eval.feeds.learn_weeks = 0", "eval.feeds.per_day = -1", "eval.feeds.wic_horizons = 1s",
 		"eval.feeds.seeds = 0: must be in [1, 100]", "eval.feeds.workers = -1"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v, want %q", err, want)

@@ -60,34 +60,29 @@ func (c Config) Validate() error {
 		// commit feeds show 20): the feed is rendered afresh on every poll.
 		maxCrawlItems = 10_000
 	)
-	var errs []error
-	inRange := func(key string, v, lo, hi int, note string) {
-		if limit := bounds.Within(int64(v), int64(lo), int64(hi)); limit != "" {
-			errs = append(errs, fmt.Errorf("eval.feeds.%s = %d: %s%s", key, v, limit, note))
-		}
-	}
+	report := bounds.NewReport("eval.feeds.")
 	if c.Feeds == "" {
-		errs = append(errs, errors.New("eval.feeds.feeds is empty: give the posting trace's folder"))
+		report.Add("feeds", `""`, "give the posting trace's folder")
 	}
-	inRange("seeds", c.Seeds, 1, 100, "")
-	inRange("workers", c.Workers, 0, maxWorkers, " (0: GOMAXPROCS)")
-	inRange("learn_weeks", c.LearnWeeks, 1, 40, "")
+	report.Add("seeds", c.Seeds, bounds.Within(c.Seeds, 1, 100))
+	report.Add("workers", c.Workers, bounds.Note(bounds.Within(c.Workers, 0, maxWorkers), "(0: GOMAXPROCS)"))
+	report.Add("learn_weeks", c.LearnWeeks, bounds.Within(c.LearnWeeks, 1, 40))
 	if len(c.PerDay) == 0 {
-		errs = append(errs, errors.New("eval.feeds.per_day is empty: give at least one budget"))
+		report.Add("per_day", "[]", "give at least one budget")
 	}
 	for _, p := range c.PerDay {
 		if !(p > 0) || p > 96 {
-			errs = append(errs, fmt.Errorf("eval.feeds.per_day = %g: must be in (0, 96] polls per feed per day", p))
+			report.Add("per_day", p, "must be in (0, 96] polls per feed per day")
 		}
 	}
-	inRange("crawl_weeks", c.CrawlWeeks, 0, 40, "")
-	inRange("crawl_items", c.CrawlItems, 1, maxCrawlItems, "")
+	report.Add("crawl_weeks", c.CrawlWeeks, bounds.Within(c.CrawlWeeks, 0, 40))
+	report.Add("crawl_items", c.CrawlItems, bounds.Within(c.CrawlItems, 1, maxCrawlItems))
 	for _, h := range c.WICHorizons {
 		if h < time.Minute {
-			errs = append(errs, fmt.Errorf("eval.feeds.wic_horizons = %s: must be ≥ 1m", h))
+			report.Add("wic_horizons", h, "must be ≥ 1m")
 		}
 	}
-	return errors.Join(errs...)
+	return report.Err()
 }
 
 // The learnings a policy's models come from (Result.Learning).

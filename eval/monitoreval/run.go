@@ -2,7 +2,6 @@ package monitoreval
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deltaq/deltaq/eval/archive"
+	"github.com/deltaq/deltaq/internal/bounds"
 	tracker "github.com/deltaq/deltaq/internal/progress"
 	"github.com/deltaq/deltaq/monitor"
 )
@@ -54,52 +54,38 @@ const (
 	maxC = 100_000
 )
 
-// inRange reports v outside [lo, hi] (or NaN) to bad, naming the range.
-func inRange[T int | float64](bad func(key string, v any, limit string), key string, v, lo, hi T) {
-	if !(v >= lo && v <= hi) {
-		bad(key, v, fmt.Sprintf("must be in [%v, %v]", lo, hi))
-	}
-}
-
 // Validate names every bad key, its value and the limit.
 func (c Config) Validate() error {
-	var errs []error
-	bad := func(key string, v any, limit string) {
-		errs = append(errs, fmt.Errorf("eval.monitor.%s = %v: %s", key, v, limit))
-	}
-	if c.FPN < 0 || c.FPN > 1 {
-		bad("fpn", c.FPN, "must be in [0, 1]")
-	}
-	inRange(bad, "sigma", c.Sigma, 0, maxSigma)
-	inRange(bad, "weekly_sigma", c.WeeklySigma, 0, maxSigma)
+	report := bounds.NewReport("eval.monitor.")
+	report.Add("fpn", c.FPN, bounds.Within(c.FPN, 0, 1))
+	report.Add("sigma", c.Sigma, bounds.Within(c.Sigma, 0, maxSigma))
+	report.Add("weekly_sigma", c.WeeklySigma, bounds.Within(c.WeeklySigma, 0, maxSigma))
 	if len(c.R) == 0 {
-		bad("r", c.R, "give at least one r")
+		report.Add("r", c.R, "give at least one r")
 	}
 	for _, r := range c.R {
-		if r < 0 || r > 1 {
-			bad("r", r, "must be in [0, 1]")
-		}
+		report.Add("r", r, bounds.Within(r, 0, 1))
 	}
 	for i, v := range c.WeeklyC {
-		inRange(bad, fmt.Sprintf("weekly_c[%d]", i), v, 1, maxC)
+		report.Add(fmt.Sprintf("weekly_c[%d]", i), v, bounds.Within(v, 1, maxC))
 	}
 	for i, v := range c.SynthC {
-		inRange(bad, fmt.Sprintf("synth_c[%d]", i), v, 1, maxC)
+		report.Add(fmt.Sprintf("synth_c[%d]", i), v, bounds.Within(v, 1, maxC))
 	}
 	if len(c.SynthLives) == 0 {
-		bad("synth_lives", c.SynthLives, "give at least one of append, overwrite")
+		report.Add("synth_lives", c.SynthLives, "give at least one of append, overwrite")
 	}
 	for _, l := range c.SynthLives {
 		if _, ok := synthLives[l]; !ok {
-			bad("synth_lives", l, "must be append or overwrite")
+			report.Add("synth_lives", l, "must be append or overwrite")
 		}
 	}
 	for _, b := range c.BidsSweep {
-		validMeanBids(bad, "bids_sweep", b)
+		validMeanBids(report, "bids_sweep", b)
 	}
-	c.Auction.validate(bad)
-	inRange(bad, "figure_c", c.FigureC, 1, maxC)
-	return errors.Join(errs...)
+	c.Auction.validate(report)
+	report.Add("figure_c", c.FigureC, bounds.Within(c.FigureC, 1, maxC))
+	return report.Err()
 }
 
 // synthLives are the lives eval.monitor.synth_lives may name.

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/deltaq/deltaq/internal/bounds"
 	"github.com/deltaq/deltaq/monitor"
 )
 
@@ -50,44 +51,44 @@ type AuctionConfig struct {
 }
 
 // validate names the bad auction keys.
-func (a AuctionConfig) validate(bad func(key string, v any, limit string)) {
-	inRange(bad, "auction.pages", a.Pages, 1, maxPages)
-	inRange(bad, "auction.instants", a.Instants, 2, maxInstants)
+func (a AuctionConfig) validate(report *bounds.Report) {
+	report.Add("auction.pages", a.Pages, bounds.Within(a.Pages, 1, maxPages))
+	report.Add("auction.instants", a.Instants, bounds.Within(a.Instants, 2, maxInstants))
 	if len(a.Durations) == 0 || len(a.Durations) != len(a.Shares) {
-		bad("auction.durations", a.Durations, fmt.Sprintf("need one share each (auction.shares has %d)", len(a.Shares)))
+		report.Add("auction.durations", a.Durations, fmt.Sprintf("need one share each (auction.shares has %d)", len(a.Shares)))
 	}
 	sum := 0.0
 	for _, s := range a.Shares {
 		if s < 0 {
-			bad("auction.shares", s, "must be ≥ 0")
+			report.Add("auction.shares", s, "must be ≥ 0")
 		}
 		sum += s
 	}
 	if math.Abs(sum-1) > 1e-6 {
-		bad("auction.shares", a.Shares, "must sum to 1")
+		report.Add("auction.shares", a.Shares, "must sum to 1")
 	}
 	for _, d := range a.Durations {
-		inRange(bad, "auction.durations", d, 1, maxDurationDays)
+		report.Add("auction.durations", d, bounds.Within(d, 1, maxDurationDays))
 	}
-	validMeanBids(bad, "auction.mean_bids", a.MeanBids)
+	validMeanBids(report, "auction.mean_bids", a.MeanBids)
 	if !(a.Stage > 0 && a.Stage <= 0.5) {
-		bad("auction.stage", a.Stage, "must be in (0, 0.5]")
+		report.Add("auction.stage", a.Stage, "must be in (0, 0.5]")
 	}
 	if a.Early < 0 || a.Late < 0 || a.Early+a.Late > 1 {
-		bad("auction.early/late", fmt.Sprintf("%g/%g", a.Early, a.Late), "must be ≥ 0 and sum to at most 1")
+		report.Add("auction.early/late", fmt.Sprintf("%g/%g", a.Early, a.Late), "must be ≥ 0 and sum to at most 1")
 	}
 	// No upper bound: a draw is 1 − stage·u^(1/snipe), in the stage
 	// for any snipe > 0.
 	if !(a.Snipe > 0) {
-		bad("auction.snipe", a.Snipe, "must be > 0")
+		report.Add("auction.snipe", a.Snipe, "must be > 0")
 	}
 }
 
 // validMeanBids reports a mean number of bids per auction outside
 // (0, maxMeanBids] (eval.monitor.auction.mean_bids, bids_sweep).
-func validMeanBids(bad func(key string, v any, limit string), key string, b float64) {
+func validMeanBids(report *bounds.Report, key string, b float64) {
 	if !(b > 0 && b <= maxMeanBids) {
-		bad(key, b, fmt.Sprintf("must be in (0, %d]", maxMeanBids))
+		report.Add(key, b, fmt.Sprintf("must be in (0, %d]", maxMeanBids))
 	}
 }
 

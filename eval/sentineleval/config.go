@@ -1,7 +1,6 @@
 package sentineleval
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -62,40 +61,32 @@ const (
 
 // Validate reports every problem, naming the key.
 func (c Config) Validate() error {
-	var errs []error
-	inRange := func(key string, v, lo, hi int) {
-		if limit := bounds.Within(int64(v), int64(lo), int64(hi)); limit != "" {
-			errs = append(errs, fmt.Errorf("eval.sentinels.%s = %d: %s", key, v, limit))
-		}
-	}
+	report := bounds.NewReport("eval.sentinels.")
 	if c.Archive == "" && len(c.Sentinels) > 0 {
-		errs = append(errs, errors.New("eval.sentinels.archive: required"))
+		report.Add("archive", `""`, "required")
 	}
 	for _, n := range c.Sentinels {
-		if n <= 0 || n > maxSentinels {
-			errs = append(errs, fmt.Errorf("eval.sentinels.sentinels: %d: must be in [1, %d]", n, maxSentinels))
-		}
+		report.Add("sentinels", n, bounds.Within(n, 1, maxSentinels))
 	}
 	for _, d := range c.Dists {
 		if d != "uniform" && d != "zipf" {
-			errs = append(errs, fmt.Errorf("eval.sentinels.dists: %q: must be uniform or zipf", d))
+			report.Add("dists", fmt.Sprintf("%q", d), "must be uniform or zipf")
 		}
 	}
 	for _, g := range c.Groups {
-		if _, err := groupSize(g); err != nil {
-			errs = append(errs, err)
-		}
+		_, err := groupSize(g)
+		report.Include(err)
 	}
-	if c.ZipfAlpha <= 0 {
-		errs = append(errs, fmt.Errorf("eval.sentinels.zipf_alpha = %v: must be > 0", c.ZipfAlpha))
+	if !(c.ZipfAlpha > 0) {
+		report.Add("zipf_alpha", c.ZipfAlpha, "must be > 0")
 	}
-	inRange("repeats", c.Repeats, 1, maxRepeats)
-	inRange("week", c.Week, 0, maxWeek)
-	inRange("accuracy_pages", c.AccuracyPages, 0, maxAccuracyPages)
+	report.Add("repeats", c.Repeats, bounds.Within(c.Repeats, 1, maxRepeats))
+	report.Add("week", c.Week, bounds.Within(c.Week, 0, maxWeek))
+	report.Add("accuracy_pages", c.AccuracyPages, bounds.Within(c.AccuracyPages, 0, maxAccuracyPages))
 	if c.AccuracyPages > 0 && len(c.AccuracyArchives) > 0 && c.Queries == "" {
-		errs = append(errs, errors.New("eval.sentinels.queries: required for keyword sentinels"))
+		report.Add("queries", `""`, "required for keyword sentinels")
 	}
-	return errors.Join(errs...)
+	return report.Err()
 }
 
 // groupSize parses a group setting; 0 means none (ungrouped). A group
@@ -107,7 +98,7 @@ func groupSize(g string) (int, error) {
 	}
 	n, err := strconv.Atoi(g)
 	if err != nil || n <= 0 || n > maxSentinels {
-		return 0, fmt.Errorf("eval.sentinels.groups: %q: must be none or a number in [1, %d]", g, maxSentinels)
+		return 0, fmt.Errorf("eval.sentinels.groups = %q: must be none or a number in [1, %d]", g, maxSentinels)
 	}
 	return n, nil
 }

@@ -121,8 +121,8 @@ func TestEachGroupSizeHasItsOwnUngroupedBaseline(t *testing.T) {
 
 func TestValidateNamesKeys(t *testing.T) {
 	err := Config{Sentinels: []int{0, 999999999999}, Dists: []string{"gauss"}, Groups: []string{"seven"}}.Validate()
-	for _, want := range []string{"eval.sentinels.archive: required", "sentinels: 0: must be in [1, 10000000]", "sentinels: 999999999999: must be in [1, 10000000]",
-		`dists: "gauss"`, `groups: "seven"`, "zipf_alpha = 0", "repeats = 0"} {
+	for _, want := range []string{`eval.sentinels.archive = "": required`, "sentinels = 0: must be in [1, 10000000]", "sentinels = 999999999999: must be in [1, 10000000]",
+		`dists = "gauss"`, `groups = "seven"`, "zipf_alpha = 0", "repeats = 0"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate = %v, want %q", err, want)
 		}
@@ -147,7 +147,7 @@ func TestValidateUpperBounds(t *testing.T) {
 	for _, v := range boundstest.Past(maxSentinels) {
 		cfg := valid()
 		cfg.Groups = []string{strconv.FormatInt(v, 10)}
-		want := fmt.Sprintf(`eval.sentinels.groups: "%d": must be none or a number in [1, 10000000]`, v)
+		want := fmt.Sprintf(`eval.sentinels.groups = "%d": must be none or a number in [1, 10000000]`, v)
 		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%d: %v, want %q", v, err, want)
 		}

@@ -139,85 +139,78 @@ func (c Config) Validate() error {
 // ValidateOwn checks the eval.sync keys alone (the components are
 // validated in their own sections).
 func (c Config) ValidateOwn() error {
-	var errs []error
-	bad := func(key string, v any, limit string) {
-		errs = append(errs, fmt.Errorf("eval.sync.%s = %v: %s", key, v, limit))
-	}
-	inRange := func(key string, v, lo, hi int, note string) {
-		if limit := bounds.Within(int64(v), int64(lo), int64(hi)); limit != "" {
-			bad(key, v, limit+note)
-		}
-	}
+	report := bounds.NewReport("eval.sync.")
 	if strings.TrimSpace(c.Archive) == "" {
-		bad("archive", `""`, "must name an archive directory")
+		report.Add("archive", `""`, "must name an archive directory")
 	}
 	if strings.TrimSpace(c.Log) == "" {
-		bad("log", `""`, "must name a query log")
+		report.Add("log", `""`, "must name a query log")
 	}
 	if _, err := querylog.ParseFormat(c.LogFormat); err != nil {
-		bad("log_format", fmt.Sprintf("%q", c.LogFormat), err.Error())
+		report.Add("log_format", fmt.Sprintf("%q", c.LogFormat), err.Error())
 	}
 	if len(c.Policies) == 0 {
-		bad("policies", "[]", "must list at least one policy")
+		report.Add("policies", "[]", "must list at least one policy")
 	}
 	for _, p := range c.Policies {
 		if !slices.Contains(frontier.Policies(), p) {
-			bad("policies", fmt.Sprintf("%q", p), fmt.Sprintf("must be one of %v", frontier.Policies()))
+			report.Add("policies", fmt.Sprintf("%q", p), fmt.Sprintf("must be one of %v", frontier.Policies()))
 		}
 	}
 	if len(c.Budgets) == 0 {
-		bad("budgets", "[]", "must list at least one budget")
+		report.Add("budgets", "[]", "must list at least one budget")
 	}
 	// A budget is a run's frontier.budget.fetches, bounded as it is.
 	for _, b := range c.Budgets {
 		if b < 1 || b > frontier.MaxFetches {
-			bad("budgets", b, fmt.Sprintf("every budget must be in [1, %d] fetches per week", frontier.MaxFetches))
+			report.Add("budgets", b, fmt.Sprintf("every budget must be in [1, %d] fetches per week", frontier.MaxFetches))
 		}
 	}
 	if len(c.Taus) == 0 && (slices.Contains(c.Policies, "sbr") || slices.Contains(c.Policies, "ebr")) {
-		bad("taus", "[]", "must list at least one τ when sbr or ebr is compared")
+		report.Add("taus", "[]", "must list at least one τ when sbr or ebr is compared")
 	}
 	for _, t := range c.Taus {
 		if math.IsNaN(t) || t < 0 || t > 1 {
-			bad("taus", t, "every τ must be in [0, 1]")
+			report.Add("taus", t, "every τ must be in [0, 1]")
 		}
 	}
 	if !slices.Contains(pageSets, c.Pages) {
-		bad("pages", fmt.Sprintf("%q", c.Pages), fmt.Sprintf("must be one of %v", pageSets))
+		report.Add("pages", fmt.Sprintf("%q", c.Pages), fmt.Sprintf("must be one of %v", pageSets))
 	}
 	if !slices.Contains(sources, c.History) {
-		bad("history", fmt.Sprintf("%q", c.History), fmt.Sprintf("must be one of %v", sources))
+		report.Add("history", fmt.Sprintf("%q", c.History), fmt.Sprintf("must be one of %v", sources))
 	}
 	if !slices.Contains(reranks, c.Rerank) {
-		bad("rerank", fmt.Sprintf("%q", c.Rerank), fmt.Sprintf("must be one of %v", reranks))
+		report.Add("rerank", fmt.Sprintf("%q", c.Rerank), fmt.Sprintf("must be one of %v", reranks))
 	}
 	if !slices.Contains(semanticsValues, c.Semantics) {
-		bad("semantics", fmt.Sprintf("%q", c.Semantics), fmt.Sprintf("must be one of %v", semanticsValues))
+		report.Add("semantics", fmt.Sprintf("%q", c.Semantics), fmt.Sprintf("must be one of %v", semanticsValues))
 	}
 	if !slices.Contains(filters, c.Filter) {
-		bad("filter", fmt.Sprintf("%q", c.Filter), fmt.Sprintf("must be one of %v", filters))
+		report.Add("filter", fmt.Sprintf("%q", c.Filter), fmt.Sprintf("must be one of %v", filters))
 	}
-	inRange("max_queries", c.MaxQueries, 0, maxMaxQueries, " (0: no cap)")
-	errs = append(errs, validateSplits(c.Splits, c.Pages))
-	inRange("workers", c.Workers, 0, maxWorkers, " (0: GOMAXPROCS)")
-	inRange("crawl_parallel", c.CrawlParallel, 1, maxCrawlParallel, "")
-	return errors.Join(errs...)
+	report.Add("max_queries", c.MaxQueries, bounds.Note(bounds.Within(c.MaxQueries, 0, maxMaxQueries), "(0: no cap)"))
+	report.Include(validateSplits(c.Splits, c.Pages))
+	report.Add("workers", c.Workers, bounds.Note(bounds.Within(c.Workers, 0, maxWorkers), "(0: GOMAXPROCS)"))
+	report.Add("crawl_parallel", c.CrawlParallel, bounds.Within(c.CrawlParallel, 1, maxCrawlParallel))
+	return report.Err()
 }
 
 func (c Config) validateComponents() error {
-	errs := []error{c.Crawler.Validate(), c.Index.Validate(), c.Repo.Validate()}
+	report := bounds.NewReport("")
+	report.Include(c.Crawler.Validate(), c.Index.Validate(), c.Repo.Validate())
 	if c.Semantics == SemanticsSearcher {
 		// S(W[p], q) is computed from the archive's analysed text, which
 		// has neither titles apart nor positions (searcher.go).
 		r := c.Index.Retrieval
 		if r.TitleWeight != 0 {
-			errs = append(errs, fmt.Errorf("index.retrieval.title_weight = %v: must be 0 under eval.sync.semantics %q (the live scores have no title field)", r.TitleWeight, c.Semantics))
+			report.Include(fmt.Errorf("index.retrieval.title_weight = %v: must be 0 under eval.sync.semantics %q (the live scores have no title field)", r.TitleWeight, c.Semantics))
 		}
 		if r.ProximityWeight != 0 {
-			errs = append(errs, fmt.Errorf("index.retrieval.proximity_weight = %v: must be 0 under eval.sync.semantics %q (the live scores have no positions)", r.ProximityWeight, c.Semantics))
+			report.Include(fmt.Errorf("index.retrieval.proximity_weight = %v: must be 0 under eval.sync.semantics %q (the live scores have no positions)", r.ProximityWeight, c.Semantics))
 		}
 		if c.Candidates < 1 {
-			errs = append(errs, fmt.Errorf("ranking.candidates = %d: must be >= 1 under eval.sync.semantics %q (the results a user sees)", c.Candidates, c.Semantics))
+			report.Include(fmt.Errorf("ranking.candidates = %d: must be >= 1 under eval.sync.semantics %q (the results a user sees)", c.Candidates, c.Semantics))
 		}
 	}
 	// The frontier is validated with the harness's overrides (policy and
@@ -230,9 +223,9 @@ func (c Config) validateComponents() error {
 	if slices.Contains(c.Splits, splitAdaptive) {
 		f.Split = adaptiveSplit(c.Frontier.Split)
 	}
-	errs = append(errs, f.Validate(frontier.Policies()))
+	report.Include(f.Validate(frontier.Policies()))
 	if len(c.Splits) > 0 {
-		errs = append(errs, c.Discovery.Validate())
+		report.Include(c.Discovery.Validate())
 	}
-	return errors.Join(errs...)
+	return report.Err()
 }

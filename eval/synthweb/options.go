@@ -1,10 +1,11 @@
 package synthweb
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds"
 )
 
 // configPrefix is where Config lives in configs/default.yaml; validation
@@ -91,57 +92,44 @@ const (
 
 // Validate reports every problem with c at once, each naming its key.
 func (c Config) Validate() error {
-	var errs []error
-	bad := func(key string, v any, limit string) {
-		errs = append(errs, fmt.Errorf("%s.%s = %v: %s", configPrefix, key, v, limit))
-	}
-	if c.Sites < 1 || c.Sites > maxSites {
-		bad("sites", c.Sites, fmt.Sprintf("must be in [1, %d]", maxSites))
-	}
-	if c.PagesPerSite < 1 || c.PagesPerSite > maxPagesPerSite {
-		bad("pages_per_site", c.PagesPerSite, fmt.Sprintf("must be in [1, %d]", maxPagesPerSite))
-	}
-	if c.Sections < 1 || c.Sections > maxSections {
-		bad("sections", c.Sections, fmt.Sprintf("must be in [1, %d]", maxSections))
-	}
-	if c.PageSize < 1 || c.PageSize > maxPageSize {
-		bad("page_size", c.PageSize, fmt.Sprintf("must be in [1, %d]", maxPageSize))
-	}
-	if c.FeedSize < 1 || c.FeedSize > maxPageSize {
-		bad("feed_size", c.FeedSize, fmt.Sprintf("must be in [1, %d]", maxPageSize))
-	}
+	report := bounds.NewReport(configPrefix + ".")
+	report.Add("sites", c.Sites, bounds.Within(c.Sites, 1, maxSites))
+	report.Add("pages_per_site", c.PagesPerSite, bounds.Within(c.PagesPerSite, 1, maxPagesPerSite))
+	report.Add("sections", c.Sections, bounds.Within(c.Sections, 1, maxSections))
+	report.Add("page_size", c.PageSize, bounds.Within(c.PageSize, 1, maxPageSize))
+	report.Add("feed_size", c.FeedSize, bounds.Within(c.FeedSize, 1, maxPageSize))
 	if !(c.TimeScale > 0 && c.TimeScale <= maxTimeScale) {
-		bad("time_scale", c.TimeScale, fmt.Sprintf("must be in (0, %g]", float64(maxTimeScale)))
+		report.Add("time_scale", c.TimeScale, fmt.Sprintf("must be in (0, %g]", float64(maxTimeScale)))
 	}
 	// Floors of one model second keep the number of buckets and event
 	// windows a request walks proportional to elapsed model seconds.
 	if c.FastChangeInterval < minInterval {
-		bad("fast_change_interval", c.FastChangeInterval, "must be >= 1s")
+		report.Add("fast_change_interval", c.FastChangeInterval, "must be >= 1s")
 	}
 	if c.SlowChangeInterval < c.FastChangeInterval || c.SlowChangeInterval <= 0 {
-		bad("slow_change_interval", c.SlowChangeInterval,
+		report.Add("slow_change_interval", c.SlowChangeInterval,
 			fmt.Sprintf("must be > 0 and >= fast_change_interval (%v)", c.FastChangeInterval))
 	}
 	if !(c.ChangeRateShape > 0 && c.ChangeRateShape <= maxShape) {
-		bad("change_rate_shape", c.ChangeRateShape, fmt.Sprintf("must be in (0, %d]", maxShape))
+		report.Add("change_rate_shape", c.ChangeRateShape, fmt.Sprintf("must be in (0, %d]", maxShape))
 	}
 	if !(c.MajorChangeFraction >= 0 && c.MajorChangeFraction <= 1) {
-		bad("major_change_fraction", c.MajorChangeFraction, "must be in [0, 1]")
+		report.Add("major_change_fraction", c.MajorChangeFraction, "must be in [0, 1]")
 	}
 	if c.NewArticleInterval < minInterval {
-		bad("new_article_interval", c.NewArticleInterval, "must be >= 1s")
+		report.Add("new_article_interval", c.NewArticleInterval, "must be >= 1s")
 	}
 	if !(c.ChainFraction >= 0 && c.ChainFraction < 1) {
-		bad("chain_fraction", c.ChainFraction, "must be in [0, 1)")
+		report.Add("chain_fraction", c.ChainFraction, "must be in [0, 1)")
 	}
 	if !(c.DeleteFraction >= 0 && c.DeleteFraction <= 1) {
-		bad("delete_fraction", c.DeleteFraction, "must be in [0, 1]")
+		report.Add("delete_fraction", c.DeleteFraction, "must be in [0, 1]")
 	}
 	if c.MeanLifetime <= 0 {
-		bad("mean_lifetime", c.MeanLifetime, "must be > 0")
+		report.Add("mean_lifetime", c.MeanLifetime, "must be > 0")
 	}
 	if c.CrawlDelay < 0 {
-		bad("crawl_delay", c.CrawlDelay, "must be >= 0")
+		report.Add("crawl_delay", c.CrawlDelay, "must be >= 0")
 	}
-	return errors.Join(errs...)
+	return report.Err()
 }
