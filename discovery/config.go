@@ -1,9 +1,10 @@
 package discovery
 
 import (
-	"errors"
 	"fmt"
 	"math"
+
+	"github.com/deltaq/deltaq/internal/bounds"
 )
 
 // Config holds the discovery settings; the defaults live in
@@ -37,26 +38,20 @@ const (
 
 // Validate reports every setting out of range, each naming its key.
 func (c Config) Validate() error {
-	var errs []error
-	if math.IsNaN(c.Alpha) || c.Alpha < 0 || c.Alpha > 1 {
-		errs = append(errs, fmt.Errorf("discovery.alpha = %v: must be in [0, 1]", c.Alpha))
-	}
+	report := bounds.NewReport("discovery.")
+	report.Add("alpha", c.Alpha, bounds.Within(c.Alpha, 0, 1))
 	if math.IsNaN(c.EpsilonB) || c.EpsilonB < 0 || c.EpsilonB >= 1 {
-		errs = append(errs, fmt.Errorf("discovery.epsilon_b = %v: must be in [0, 1)", c.EpsilonB))
+		report.Add("epsilon_b", c.EpsilonB, "must be in [0, 1)")
 	}
-	if c.FullRecrawlEvery < 1 {
-		errs = append(errs, fmt.Errorf("discovery.full_recrawl_every = %d: must be >= 1", c.FullRecrawlEvery))
-	} else if c.FullRecrawlEvery > MaxFullRecrawlEvery {
-		errs = append(errs, fmt.Errorf("discovery.full_recrawl_every = %d: must be in [1, %d]", c.FullRecrawlEvery, MaxFullRecrawlEvery))
-	}
+	report.Add("full_recrawl_every", c.FullRecrawlEvery, bounds.Limit(c.FullRecrawlEvery, 1, MaxFullRecrawlEvery))
 	if c.PerSite < 1 {
-		errs = append(errs, fmt.Errorf("discovery.per_site = %d: must be >= 1", c.PerSite))
+		report.Add("per_site", c.PerSite, "must be >= 1")
 	}
 	// per_site is at most tracked_per_site, and so bounded too.
 	if c.TrackedPerSite < c.PerSite || c.TrackedPerSite < 1 {
-		errs = append(errs, fmt.Errorf("discovery.tracked_per_site = %d: must be >= discovery.per_site (%d) and >= 1", c.TrackedPerSite, c.PerSite))
+		report.Add("tracked_per_site", c.TrackedPerSite, fmt.Sprintf("must be >= discovery.per_site (%d) and >= 1", c.PerSite))
 	} else if c.TrackedPerSite > maxTrackedPerSite {
-		errs = append(errs, fmt.Errorf("discovery.tracked_per_site = %d: must be in [discovery.per_site (%d), %d]", c.TrackedPerSite, c.PerSite, maxTrackedPerSite))
+		report.Add("tracked_per_site", c.TrackedPerSite, fmt.Sprintf("must be in [discovery.per_site (%d), %d]", c.PerSite, maxTrackedPerSite))
 	}
-	return errors.Join(errs...)
+	return report.Err()
 }

@@ -1,9 +1,10 @@
 package monitor
 
 import (
-	"errors"
 	"fmt"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds"
 )
 
 // Config is the monitor section of configs/default.yaml.
@@ -36,27 +37,27 @@ const (
 
 // Validate names every bad key, its value and the limit.
 func (c Config) Validate() error {
-	var errs []error
+	report := bounds.NewReport("monitor.")
 	hi := maxLookback
 	if c.Instant >= time.Second {
 		hi = min(hi, int(maxLookbackYears*365*24*time.Hour/c.Instant))
 	}
 	if c.MaxLookback < 1 {
-		errs = append(errs, fmt.Errorf("monitor.max_lookback = %d: must be ≥ 1 instant", c.MaxLookback))
+		report.Add("max_lookback", c.MaxLookback, "must be ≥ 1 instant")
 	} else if c.MaxLookback > hi {
-		errs = append(errs, fmt.Errorf("monitor.max_lookback = %d: must be in [1, %d]: at most %d instants, spanning at most %d years of monitor.instant (%v)", c.MaxLookback, hi, maxLookback, maxLookbackYears, c.Instant))
+		report.Add("max_lookback", c.MaxLookback, fmt.Sprintf("must be in [1, %d]: at most %d instants, spanning at most %d years of monitor.instant (%v)", hi, maxLookback, maxLookbackYears, c.Instant))
 	}
 	if c.Instant < time.Second {
-		errs = append(errs, fmt.Errorf("monitor.instant = %v: must be ≥ 1s", c.Instant))
+		report.Add("instant", c.Instant, "must be ≥ 1s")
 	}
 	if !(c.MinUtility >= 0) || c.MinUtility > 1e9 {
-		errs = append(errs, fmt.Errorf("monitor.min_utility = %g: must be in [0, 1e9]", c.MinUtility))
+		report.Add("min_utility", c.MinUtility, "must be in [0, 1e9]")
 	}
 	if c.Refresh < c.Instant {
-		errs = append(errs, fmt.Errorf("monitor.refresh = %v: must be ≥ monitor.instant (%v)", c.Refresh, c.Instant))
+		report.Add("refresh", c.Refresh, fmt.Sprintf("must be ≥ monitor.instant (%v)", c.Instant))
 	}
 	if c.Replan < c.Refresh || c.Replan > 7*24*time.Hour {
-		errs = append(errs, fmt.Errorf("monitor.replan = %v: must be in [monitor.refresh (%v), 168h]: a plan holds one week of polls", c.Replan, c.Refresh))
+		report.Add("replan", c.Replan, fmt.Sprintf("must be in [monitor.refresh (%v), 168h]: a plan holds one week of polls", c.Refresh))
 	}
-	return errors.Join(errs...)
+	return report.Err()
 }
