@@ -47,11 +47,12 @@ type Key struct {
 	hash string
 }
 
-// LimitError is a spec over a key's limits.
+// LimitError is a spec outside its API key's limits: more watches, a
+// shorter interval or a longer regex than the key allows.
 type LimitError struct{ Field, Value, Limit string }
 
 func (e *LimitError) Error() string {
-	return fmt.Sprintf("%s = %s: over this key's limit %s", e.Field, e.Value, e.Limit)
+	return fmt.Sprintf("%s = %s: this API key allows %s", e.Field, e.Value, e.Limit)
 }
 
 // Every is the check interval spec wishes for under this key: its own,

@@ -404,7 +404,7 @@ func userError(err error) *InputError {
 	case errors.As(err, &te):
 		return &InputError{Field: "notify", Value: te.Value, Limit: te.Limit, Message: te.Error()}
 	case errors.As(err, &le):
-		return &InputError{Field: le.Field, Value: le.Value, Limit: le.Limit, Message: "over this key's limit"}
+		return &InputError{Field: le.Field, Value: le.Value, Limit: le.Limit, Message: le.Error(), Whole: true}
 	case errors.As(err, &fe):
 		return &InputError{Field: fe.Field, Value: fe.Value, Limit: fe.Limit, Message: fe.Error(), Whole: true}
 	case errors.As(err, &full):
@@ -627,7 +627,7 @@ func (api *watchAPI) addAlert(ctx context.Context, k watch.Key, q alertRequest) 
 	a := alert.Alert{User: k.User, Query: q.Query, Notify: targets, EveryChange: q.EveryChange}
 	defer api.creating.lock(k.User)()
 	if n := api.alerts.Count(k.User); n >= k.MaxWatches {
-		return nil, &InputError{Field: "alerts", Value: strconv.Itoa(n + 1), Limit: fmt.Sprintf("at most %d", k.MaxWatches), Message: "over this key's limit"}
+		return nil, &watch.LimitError{Field: "alerts", Value: strconv.Itoa(n + 1), Limit: fmt.Sprintf("at most %d", k.MaxWatches)}
 	}
 	out, err := api.alerts.Add(ctx, a)
 	// The query's refusal names the request's field and repeats its value,

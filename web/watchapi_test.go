@@ -156,8 +156,8 @@ func TestWatchAPI(t *testing.T) {
 		t.Errorf("GET the watch: %d %s; want url, type words, every 2h0m0s, until 2030-01-02T00:00:00Z, notify [feed], last checked at install", code, body)
 	}
 	for _, tc := range []struct{ body, field string }{
-		{`{"url":"` + e.pageURL + `","type":"words","every":"10m"}`, `"field":"every"`},
-		{`{"url":"` + e.pageURL + `","type":"regex","regex":"` + strings.Repeat("a", 21) + `","every":"2h"}`, `"field":"regex"`},
+		{`{"url":"` + e.pageURL + `","type":"words","every":"10m"}`, `"field":"every","value":"10m0s","limit":"at least 1h0m0s","message":"every = 10m0s: this API key allows at least 1h0m0s"`},
+		{`{"url":"` + e.pageURL + `","type":"regex","regex":"` + strings.Repeat("a", 21) + `","every":"2h"}`, `"field":"regex","value":"21 bytes","limit":"at most 20 bytes","message":"regex = 21 bytes: this API key allows at most 20 bytes"`},
 		{`{"url":"` + e.pageURL + `","type":"colour","every":"2h"}`, `"field":"type"`},
 		// The spec's own checks name their field, not "spec", with the
 		// value and the limit.
@@ -312,8 +312,8 @@ func TestKeyLimitsHoldUnderParallelRequests(t *testing.T) {
 	const limit, parallel = 5, 40
 	key := e.key("ada", limit)
 	for _, c := range []struct{ path, body, field string }{
-		{"/api/v1/watches", `{"url":"` + e.pageURL + `","type":"words","every":"2h"}`, `"field":"watches"`},
-		{"/api/v1/alerts", `{"query":"accessibility","notify":["feed"]}`, `"field":"alerts"`},
+		{"/api/v1/watches", `{"url":"` + e.pageURL + `","type":"words","every":"2h"}`, `"field":"watches","value":"6","limit":"at most 5","message":"watches = 6: this API key allows at most 5"`},
+		{"/api/v1/alerts", `{"query":"accessibility","notify":["feed"]}`, `"field":"alerts","value":"6","limit":"at most 5","message":"alerts = 6: this API key allows at most 5"`},
 	} {
 		codes := make([]int, parallel)
 		var wg sync.WaitGroup

@@ -115,7 +115,7 @@ func TestWatchPagesAddShowDiffAndRemove(t *testing.T) {
 
 	bad := url.Values{"csrf": {formToken(ada)}, "url": {e.pageURL}, "type": {"words"}, "every": {"10m"}, "notify": {"feed"}}
 	if resp, body := e.form("/watches", ada, bad, nil); resp.StatusCode != http.StatusBadRequest ||
-		!strings.Contains(body, `id="error">every = 10m0s: over this key&#39;s limit (limit: at least 1h0m0s)`) || !strings.Contains(body, `value="`+e.pageURL+`"`) {
+		!strings.Contains(body, `id="error">every = 10m0s: this API key allows at least 1h0m0s<`) || !strings.Contains(body, `value="`+e.pageURL+`"`) {
 		t.Errorf("interval under the key's limit: %d, want 400 naming every and keeping the form\n%s", resp.StatusCode, body)
 	}
 	// A form that cannot be read is refused naming what it must be.
