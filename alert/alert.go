@@ -1,7 +1,6 @@
 package alert
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -43,16 +42,10 @@ const (
 
 // Validate reports every value out of range, naming its key.
 func (c Config) Validate() error {
-	var errs []error
-	for _, f := range []struct {
-		key     string
-		v, most int
-	}{{"max_alerts", c.MaxAlerts, maxAlerts}, {"snippet_bytes", c.SnippetBytes, maxSnippetBytes}} {
-		if limit := bounds.Positive(int64(f.v), int64(f.most)); limit != "" {
-			errs = append(errs, fmt.Errorf("alert.%s = %d: %s", f.key, f.v, limit))
-		}
-	}
-	return errors.Join(errs...)
+	report := bounds.NewReport("alert.")
+	report.Add("max_alerts", c.MaxAlerts, bounds.Positive(c.MaxAlerts, maxAlerts))
+	report.Add("snippet_bytes", c.SnippetBytes, bounds.Positive(c.SnippetBytes, maxSnippetBytes))
+	return report.Err()
 }
 
 // Alert is a standing query.

@@ -1,7 +1,6 @@
 package notify
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -57,26 +56,21 @@ const (
 
 // Validate reports every value out of range, naming its key.
 func (c Config) Validate() error {
-	var errs []error
-	within := func(key string, v, most int64) {
-		if limit := bounds.Positive(v, most); limit != "" {
-			errs = append(errs, fmt.Errorf("notify.%s = %d: %s", key, v, limit))
-		}
-	}
-	within("max_attempts", int64(c.MaxAttempts), maxAttempts)
-	within("batch", int64(c.Batch), maxBatch)
-	within("feed_entries", int64(c.FeedEntries), maxFeedEntries)
-	within("max_targets", int64(c.MaxTargets), maxTargets)
+	report := bounds.NewReport("notify.")
+	report.Add("max_attempts", c.MaxAttempts, bounds.Positive(c.MaxAttempts, maxAttempts))
+	report.Add("batch", c.Batch, bounds.Positive(c.Batch, maxBatch))
+	report.Add("feed_entries", c.FeedEntries, bounds.Positive(c.FeedEntries, maxFeedEntries))
+	report.Add("max_targets", c.MaxTargets, bounds.Positive(c.MaxTargets, maxTargets))
 	for _, d := range []struct {
 		key string
 		v   time.Duration
 	}{{"backoff_base", c.BackoffBase}, {"backoff_max", c.BackoffMax}, {"webhook_timeout", c.WebhookTimeout}, {"poll", c.Poll}, {"smtp.timeout", c.SMTP.Timeout}} {
 		if d.v <= 0 {
-			errs = append(errs, fmt.Errorf("notify.%s = %v: must be > 0", d.key, d.v))
+			report.Add(d.key, d.v, "must be > 0")
 		}
 	}
 	if c.BackoffMax < c.BackoffBase {
-		errs = append(errs, fmt.Errorf("notify.backoff_max = %v: must be ≥ notify.backoff_base (%v)", c.BackoffMax, c.BackoffBase))
+		report.Add("backoff_max", c.BackoffMax, fmt.Sprintf("must be ≥ notify.backoff_base (%v)", c.BackoffBase))
 	}
-	return errors.Join(errs...)
+	return report.Err()
 }

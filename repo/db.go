@@ -50,21 +50,12 @@ const (
 
 // Validate reports every problem in c, each naming its key.
 func (c Config) Validate() error {
-	var errs []error
-	for _, f := range []struct {
-		key       string
-		v, lo, hi int64
-	}{
-		{"versions_kept", int64(c.VersionsKept), 1, maxVersionsKept},
-		{"fetch_log_kept", int64(c.FetchLogKept), 2, maxFetchLogKept},
-		{"stats_kept", int64(c.StatsKept), 1, maxStatsKept},
-		{"cache_bytes", c.CacheBytes, 1 << 20, maxCacheBytes},
-	} {
-		if limit := bounds.Limit(f.v, f.lo, f.hi); limit != "" {
-			errs = append(errs, fmt.Errorf("repo.%s = %d: %s", f.key, f.v, limit))
-		}
-	}
-	return errors.Join(errs...)
+	report := bounds.NewReport("repo.")
+	report.Add("versions_kept", c.VersionsKept, bounds.Limit(c.VersionsKept, 1, maxVersionsKept))
+	report.Add("fetch_log_kept", c.FetchLogKept, bounds.Limit(c.FetchLogKept, 2, maxFetchLogKept))
+	report.Add("stats_kept", c.StatsKept, bounds.Limit(c.StatsKept, 1, maxStatsKept))
+	report.Add("cache_bytes", c.CacheBytes, bounds.Limit(c.CacheBytes, 1<<20, maxCacheBytes))
+	return report.Err()
 }
 
 // Options are the non-configuration inputs of Open.

@@ -1,7 +1,6 @@
 package watch
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -78,37 +77,31 @@ const (
 
 // Validate reports every value out of range, naming its key.
 func (c Config) Validate() error {
-	var errs []error
-	for _, f := range []struct {
-		key    string
-		v, max int64
-	}{
-		{"context_words", int64(c.ContextWords), maxContextWords}, {"phrase_min_words", int64(c.PhraseMinWords), maxPhraseMinWords},
-		{"max_body_bytes", c.MaxBodyBytes, maxBodyBytes},
-		{"max_regex_bytes", int64(c.MaxRegexBytes), maxRegexBytes}, {"max_match_bytes", int64(c.MaxMatchBytes), maxMatchBytes},
-		{"max_keywords", int64(c.MaxKeywords), maxKeywords},
-		{"history_kept", int64(c.HistoryKept), maxHistoryKept}, {"digest_kept", int64(c.DigestKept), maxDigestKept},
-		{"max_request_bytes", c.MaxRequestBytes, maxRequestBytes},
-		{"checks_per_tick", int64(c.ChecksPerTick), maxChecksPerTick},
-	} {
-		if limit := bounds.Positive(f.v, f.max); limit != "" {
-			errs = append(errs, fmt.Errorf("watch.%s = %d: %s", f.key, f.v, limit))
-		}
-	}
+	report := bounds.NewReport("watch.")
+	report.Add("context_words", c.ContextWords, bounds.Positive(c.ContextWords, maxContextWords))
+	report.Add("phrase_min_words", c.PhraseMinWords, bounds.Positive(c.PhraseMinWords, maxPhraseMinWords))
+	report.Add("max_body_bytes", c.MaxBodyBytes, bounds.Positive(c.MaxBodyBytes, maxBodyBytes))
+	report.Add("max_regex_bytes", c.MaxRegexBytes, bounds.Positive(c.MaxRegexBytes, maxRegexBytes))
+	report.Add("max_match_bytes", c.MaxMatchBytes, bounds.Positive(c.MaxMatchBytes, maxMatchBytes))
+	report.Add("max_keywords", c.MaxKeywords, bounds.Positive(c.MaxKeywords, maxKeywords))
+	report.Add("history_kept", c.HistoryKept, bounds.Positive(c.HistoryKept, maxHistoryKept))
+	report.Add("digest_kept", c.DigestKept, bounds.Positive(c.DigestKept, maxDigestKept))
+	report.Add("max_request_bytes", c.MaxRequestBytes, bounds.Positive(c.MaxRequestBytes, maxRequestBytes))
+	report.Add("checks_per_tick", c.ChecksPerTick, bounds.Positive(c.ChecksPerTick, maxChecksPerTick))
 	// Durations, shown as such; their own type bounds them.
 	for _, d := range []struct {
 		key string
 		v   time.Duration
 	}{{"fetch_timeout", c.FetchTimeout}, {"duration", c.Duration}, {"tick", c.Tick}} {
 		if d.v <= 0 {
-			errs = append(errs, fmt.Errorf("watch.%s = %v: must be > 0", d.key, d.v))
+			report.Add(d.key, d.v, "must be > 0")
 		}
 	}
 	if c.Diff.Timeout < 0 {
-		errs = append(errs, fmt.Errorf("watch.diff.timeout = %v: must be ≥ 0", c.Diff.Timeout))
+		report.Add("diff.timeout", c.Diff.Timeout, "must be ≥ 0")
 	}
 	if err := c.Extract.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("watch.%w", err))
+		report.Include(fmt.Errorf("watch.%w", err))
 	}
-	return errors.Join(errs...)
+	return report.Err()
 }

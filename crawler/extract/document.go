@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -35,37 +34,17 @@ const (
 
 // Validate reports every limit out of range, naming its key.
 func (l Limits) Validate() error {
-	var errs []error
-	for _, f := range []struct {
-		key string
-		v   int
-	}{
-		{"extract.max_links", l.MaxLinks},
-		{"extract.max_text_bytes", l.MaxTextBytes},
-		{"extract.max_depth", l.MaxDepth},
-		{"extract.max_nodes", l.MaxNodes},
-	} {
-		if f.v <= 0 {
-			errs = append(errs, fmt.Errorf("%s = %d: must be > 0", f.key, f.v))
-		}
-	}
+	report := bounds.NewReport("extract.")
+	report.Add("max_links", l.MaxLinks, bounds.Positive(l.MaxLinks, maxLinksLimit))
 	// The text is gathered in one buffer of this capacity.
-	if l.MaxTextBytes > MaxTextBytesLimit {
-		errs = append(errs, fmt.Errorf("extract.max_text_bytes = %d: must be <= %d (1 GiB), the text being held in memory whole", l.MaxTextBytes, MaxTextBytesLimit))
+	if l.MaxTextBytes <= 0 {
+		report.Add("max_text_bytes", l.MaxTextBytes, "must be > 0")
+	} else if l.MaxTextBytes > MaxTextBytesLimit {
+		report.Add("max_text_bytes", l.MaxTextBytes, fmt.Sprintf("must be <= %d (1 GiB), the text being held in memory whole", MaxTextBytesLimit))
 	}
-	for _, f := range []struct {
-		key   string
-		v, hi int
-	}{
-		{"extract.max_links", l.MaxLinks, maxLinksLimit},
-		{"extract.max_depth", l.MaxDepth, maxDepthLimit},
-		{"extract.max_nodes", l.MaxNodes, maxNodesLimit},
-	} {
-		if limit := bounds.Over(int64(f.v), 1, int64(f.hi)); limit != "" {
-			errs = append(errs, fmt.Errorf("%s = %d: %s", f.key, f.v, limit))
-		}
-	}
-	return errors.Join(errs...)
+	report.Add("max_depth", l.MaxDepth, bounds.Positive(l.MaxDepth, maxDepthLimit))
+	report.Add("max_nodes", l.MaxNodes, bounds.Positive(l.MaxNodes, maxNodesLimit))
+	return report.Err()
 }
 
 // Document is what one HTML page says.

@@ -62,19 +62,10 @@ const (
 
 // Validate reports every limit out of range, naming its key.
 func (l Limits) Validate() error {
-	var errs []error
-	for _, f := range []struct {
-		key   string
-		v, hi int64
-	}{
-		{"sitemap.max_bytes", l.MaxBytes, maxBytesLimit},
-		{"sitemap.max_urls", int64(l.MaxURLs), maxURLsLimit},
-	} {
-		if limit := bounds.Positive(f.v, f.hi); limit != "" {
-			errs = append(errs, fmt.Errorf("%s = %d: %s", f.key, f.v, limit))
-		}
-	}
-	return errors.Join(errs...)
+	report := bounds.NewReport("sitemap.")
+	report.Add("max_bytes", l.MaxBytes, bounds.Positive(l.MaxBytes, maxBytesLimit))
+	report.Add("max_urls", l.MaxURLs, bounds.Positive(l.MaxURLs, maxURLsLimit))
+	return report.Err()
 }
 
 // Format is the kind of document parsed.
