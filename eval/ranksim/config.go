@@ -1,9 +1,6 @@
 package ranksim
 
-import (
-	"errors"
-	"fmt"
-)
+import "github.com/deltaq/deltaq/internal/bounds"
 
 // Config holds the evaluation's settings; defaults live in
 // configs/default.yaml under "eval.ranking".
@@ -23,9 +20,7 @@ const MaxWorkers = 256
 
 // Validate reports every problem in c, each naming its key.
 func (c Config) Validate() error {
-	var errs []error
-	if c.Workers < 0 || c.Workers > MaxWorkers {
-		errs = append(errs, fmt.Errorf("eval.ranking.workers = %d: must be in [0, %d]", c.Workers, MaxWorkers))
-	}
-	return errors.Join(errs...)
+	report := bounds.NewReport("eval.ranking.")
+	report.Add("workers", c.Workers, bounds.Within(c.Workers, 0, MaxWorkers))
+	return report.Err()
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/deltaq/deltaq/internal/bounds"
 	"github.com/deltaq/deltaq/relation"
 )
 
@@ -47,56 +48,49 @@ type ArchiveConfig struct {
 
 // Validate reports every problem, each naming its key, value and limit.
 func (c Config) Validate() error {
-	var errs []error
+	report := bounds.NewReport("eval.relation.")
 	s := c.Synth
-	// within bounds a size the runs hold in memory or loop over, far
+	// The sizes the runs hold in memory or loop over are bounded far
 	// beyond the paper's (its defaults in the comments of SynthConfig).
-	within := func(key string, v, most int) {
-		if v < 1 || v > most {
-			errs = append(errs, fmt.Errorf("eval.relation.%s = %d: must be in [1, %d]", key, v, most))
-		}
-	}
 	const maxPapers = 10_000_000
-	within("synth.papers", s.Papers, maxPapers)
-	within("synth.groups", s.Groups, maxPapers)
-	within("synth.max_group", s.MaxGroup, maxPapers)
-	within("synth.queries_per_unit", s.QueriesPerUnit, 1_000_000)
-	within("synth.units", s.Units, 1_000_000)
-	within("synth.seeds", s.Seeds, 1000)
+	report.Add("synth.papers", s.Papers, bounds.Within(s.Papers, 1, maxPapers))
+	report.Add("synth.groups", s.Groups, bounds.Within(s.Groups, 1, maxPapers))
+	report.Add("synth.max_group", s.MaxGroup, bounds.Within(s.MaxGroup, 1, maxPapers))
+	report.Add("synth.queries_per_unit", s.QueriesPerUnit, bounds.Within(s.QueriesPerUnit, 1, 1_000_000))
+	report.Add("synth.units", s.Units, bounds.Within(s.Units, 1, 1_000_000))
+	report.Add("synth.seeds", s.Seeds, bounds.Within(s.Seeds, 1, 1000))
 	inBounds := func(v int) bool { return v >= 1 && v <= maxPapers } // then the product cannot overflow
 	if inBounds(s.Groups) && inBounds(s.MaxGroup) && s.Groups*s.MaxGroup < s.Papers {
-		errs = append(errs, fmt.Errorf("eval.relation.synth.groups × max_group = %d: must be >= papers (%d)", s.Groups*s.MaxGroup, s.Papers))
+		report.Add("synth.groups × max_group", s.Groups*s.MaxGroup, fmt.Sprintf("must be >= papers (%d)", s.Papers))
 	}
 	// The simulated updates grow with attachment (λ = attachment × a
 	// paper's citations, per unit); a paper gaining a thousand times its
 	// citations a unit is past any literature, and 1e300 never ends.
 	const maxAttachment = 1000
 	if !(s.Attachment > 0 && s.Attachment <= maxAttachment) {
-		errs = append(errs, fmt.Errorf("eval.relation.synth.attachment = %v: must be in (0, %d]", s.Attachment, maxAttachment))
+		report.Add("synth.attachment", s.Attachment, fmt.Sprintf("must be in (0, %d]", maxAttachment))
 	}
 	a := c.Archive
 	if len(a.Budgets) == 0 {
-		errs = append(errs, errors.New("eval.relation.archive.budgets: at least one budget is required"))
+		report.Include(errors.New("eval.relation.archive.budgets: at least one budget is required"))
 	}
 	for i, b := range a.Budgets {
-		within(fmt.Sprintf("archive.budgets[%d]", i), b, 1_000_000)
+		report.Add(fmt.Sprintf("archive.budgets[%d]", i), b, bounds.Within(b, 1, 1_000_000))
 	}
-	within("archive.page_size", a.PageSize, 10_000)
+	report.Add("archive.page_size", a.PageSize, bounds.Within(a.PageSize, 1, 10_000))
 	if a.MaxResults < a.PageSize || a.MaxResults > 1_000_000 {
-		errs = append(errs, fmt.Errorf("eval.relation.archive.max_results = %d: must be in [page_size (%d), 1000000]", a.MaxResults, a.PageSize))
+		report.Add("archive.max_results", a.MaxResults, fmt.Sprintf("must be in [page_size (%d), 1000000]", a.PageSize))
 	}
 	if a.MaxKeywords < 1 || a.MaxKeywords > 2 {
-		errs = append(errs, fmt.Errorf("eval.relation.archive.max_keywords = %d: must be 1 or 2", a.MaxKeywords))
+		report.Add("archive.max_keywords", a.MaxKeywords, "must be 1 or 2")
 	}
-	within("archive.pool", a.Pool, 100_000)
+	report.Add("archive.pool", a.Pool, bounds.Within(a.Pool, 1, 100_000))
 	for i, k := range a.Pools {
-		within(fmt.Sprintf("archive.pools[%d]", i), k, 100_000)
+		report.Add(fmt.Sprintf("archive.pools[%d]", i), k, bounds.Within(k, 1, 100_000))
 	}
 	if a.RatePriorWeight < 0 {
-		errs = append(errs, fmt.Errorf("eval.relation.archive.rate_prior_weight = %v: must be >= 0", a.RatePriorWeight))
+		report.Add("archive.rate_prior_weight", a.RatePriorWeight, "must be >= 0")
 	}
-	if !(a.RatePrior >= 0 && a.RatePrior <= relation.MaxRatePrior) {
-		errs = append(errs, fmt.Errorf("eval.relation.archive.rate_prior = %v: must be in [0, %g]", a.RatePrior, relation.MaxRatePrior))
-	}
-	return errors.Join(errs...)
+	report.Add("archive.rate_prior", a.RatePrior, bounds.Within(a.RatePrior, 0, relation.MaxRatePrior))
+	return report.Err()
 }

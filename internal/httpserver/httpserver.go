@@ -10,13 +10,14 @@ package httpserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/bounds"
 )
 
 // Config holds the server's limits; defaults live in configs/default.yaml
@@ -36,7 +37,7 @@ const maxHeaderBytes = 16 << 20
 
 // Validate reports every problem in c, naming keys under prefix.
 func (c Config) Validate(prefix string) error {
-	var errs []error
+	report := bounds.NewReport(prefix)
 	for _, f := range []struct {
 		key string
 		v   time.Duration
@@ -48,15 +49,11 @@ func (c Config) Validate(prefix string) error {
 		{"shutdown_timeout", c.ShutdownTimeout},
 	} {
 		if f.v <= 0 {
-			errs = append(errs, fmt.Errorf("%s%s = %v: must be > 0", prefix, f.key, f.v))
+			report.Add(f.key, f.v, "must be > 0")
 		}
 	}
-	if c.MaxHeaderBytes < 4096 {
-		errs = append(errs, fmt.Errorf("%smax_header_bytes = %d: must be >= 4096", prefix, c.MaxHeaderBytes))
-	} else if c.MaxHeaderBytes > maxHeaderBytes {
-		errs = append(errs, fmt.Errorf("%smax_header_bytes = %d: must be in [4096, %d]", prefix, c.MaxHeaderBytes, maxHeaderBytes))
-	}
-	return errors.Join(errs...)
+	report.Add("max_header_bytes", c.MaxHeaderBytes, bounds.Limit(c.MaxHeaderBytes, 4096, maxHeaderBytes))
+	return report.Err()
 }
 
 // Options are the non-configuration inputs of Run.
