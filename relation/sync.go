@@ -196,24 +196,37 @@ func Sync(ctx context.Context, st *Store, cl *Client, name string, now time.Time
 
 	s := &syncer{st: st, def: def, rows: rows, index: index, rep: rep, o: o, unit: unit}
 	reached := make([]bool, len(rows))
-	for pi := range rep.Probes {
-		pr := &rep.Probes[pi]
+	if err := s.probe(ctx, cl, reached, now); err != nil {
+		return rep, err
+	}
+	if def.Source.Item == "" {
+		return rep, nil
+	}
+	return rep, s.fetchByID(ctx, cl, idFetchOrder(rows, tuples, reached, t), now)
+}
+
+// probe sends the planned probes in their order, each page while the
+// budget lasts and its group has a record not yet reached, and commits
+// each page's records as it comes; reached marks the rows read.
+func (s *syncer) probe(ctx context.Context, cl *Client, reached []bool, now time.Time) error {
+	for pi := range s.rep.Probes {
+		pr := &s.rep.Probes[pi]
 		pages := pr.Requests
-		if o.Method == FirstPage {
+		if s.o.Method == FirstPage {
 			pages = 1
 		}
-		for page := 1; page <= pages && rep.Requests < o.Budget && !GroupRead(pr.Tuples, reached); page++ {
+		for page := 1; page <= pages && s.rep.Requests < s.o.Budget && !GroupRead(pr.Tuples, reached); page++ {
 			res, err := cl.Search(ctx, pr.Keywords, page)
-			rep.Requests += res.Requests
+			s.rep.Requests += res.Requests
 			pr.Sent += res.Requests
 			if err != nil {
-				return rep, fmt.Errorf("relation: sync %s: probe %q page %d: %w", name, pr.Query(), page, err)
+				return fmt.Errorf("relation: sync %s: probe %q page %d: %w", s.def.Name, pr.Query(), page, err)
 			}
 			if res.NoTotal != nil && pr.Reported < 0 && pr.NoTotal == nil {
 				// The count only steers later plans (§4.1 estimates it
 				// when missing): the probe's hits are read all the same.
 				pr.NoTotal = res.NoTotal
-				rep.NoTotal++
+				s.rep.NoTotal++
 			}
 			var hits map[string]float64
 			if res.Total >= 0 {
@@ -222,24 +235,29 @@ func Sync(ctx context.Context, st *Store, cl *Client, name string, now time.Time
 			}
 			var recs []Record
 			for _, h := range res.Hits {
-				if i, ok := index[h.ID]; ok && !reached[i] {
+				if i, ok := s.index[h.ID]; ok && !reached[i] {
 					reached[i] = true
 					pr.Reached++
 					recs = append(recs, h)
 				}
 			}
 			if err := s.apply(ctx, recs, nil, hits, now); err != nil {
-				return rep, err
+				return err
 			}
 			if len(res.Hits) < cl.Interface().PageSize {
 				break
 			}
 		}
 	}
-	// ID fetches: never-read records first, then the largest w·F̂; the
-	// missing after them, and last, the oldest failure first, the records
-	// whose last fetch failed, so that one record the source cannot
-	// answer does not take every sync's first fetch.
+	return nil
+}
+
+// idFetchOrder is the rows no probe reached, in the order they are
+// fetched by ID: never-read records first, then the largest w·F̂ at t;
+// the missing after them, and last, the oldest failure first, the records
+// whose last fetch failed, so that one record the source cannot answer
+// does not take every sync's first fetch.
+func idFetchOrder(rows []Row, tuples []Tuple, reached []bool, t float64) []int {
 	var rest []int
 	for i := range rows {
 		if !reached[i] {
@@ -269,14 +287,22 @@ func Sync(ctx context.Context, st *Store, cl *Client, name string, now time.Time
 		}
 		return cmp.Compare(tuples[y].Priority(t), tuples[x].Priority(t))
 	})
+	return rest
+}
+
+// fetchByID fetches the rows of order by ID while the budget lasts and
+// commits each; it stops at a refusal of every request (throttling, the
+// address guard, ctx) and when maxConsecutiveFailures fetches in a row
+// found the source unavailable.
+func (s *syncer) fetchByID(ctx context.Context, cl *Client, order []int, now time.Time) error {
 	failedInRow := 0
-	for _, i := range rest {
-		if rep.Requests >= o.Budget || def.Source.Item == "" {
+	for _, i := range order {
+		if s.rep.Requests >= s.o.Budget {
 			break
 		}
-		id := rows[i].ID
+		id := s.rows[i].ID
 		rec, n, err := cl.Item(ctx, id)
-		rep.Requests += n
+		s.rep.Requests += n
 		var recs []Record
 		var missing []string
 		switch {
@@ -287,14 +313,14 @@ func Sync(ctx context.Context, st *Store, cl *Client, name string, now time.Time
 		case ctx.Err() != nil || errors.Is(err, ErrThrottled) || errors.Is(err, crawler.ErrRefusedAddress):
 			// The source (or the address guard, or the caller) refuses
 			// every request, not this record.
-			return rep, fmt.Errorf("relation: sync %s: fetch %s by ID: %w", name, id, err)
+			return fmt.Errorf("relation: sync %s: fetch %s by ID: %w", s.def.Name, id, err)
 		default:
-			rep.FailedFetches++
-			if len(rep.Failures) < MaxReportedFailures {
-				rep.Failures = append(rep.Failures, FetchFailure{ID: id, Err: err})
+			s.rep.FailedFetches++
+			if len(s.rep.Failures) < MaxReportedFailures {
+				s.rep.Failures = append(s.rep.Failures, FetchFailure{ID: id, Err: err})
 			}
 			if err := s.fail(ctx, id, err, now); err != nil {
-				return rep, err
+				return err
 			}
 			switch {
 			case errors.Is(err, ErrUnavailable):
@@ -307,17 +333,17 @@ func Sync(ctx context.Context, st *Store, cl *Client, name string, now time.Time
 				failedInRow = 0
 			}
 			if failedInRow == maxConsecutiveFailures {
-				return rep, fmt.Errorf("relation: sync %s: %d fetches by ID failed in a row, the source looks down; the last, %s: %w", name, failedInRow, id, err)
+				return fmt.Errorf("relation: sync %s: %d fetches by ID failed in a row, the source looks down; the last, %s: %w", s.def.Name, failedInRow, id, err)
 			}
 			continue
 		}
 		failedInRow = 0
-		rep.IDFetches++
+		s.rep.IDFetches++
 		if err := s.apply(ctx, recs, missing, nil, now); err != nil {
-			return rep, err
+			return err
 		}
 	}
-	return rep, nil
+	return nil
 }
 
 // intervalDuration is I units as a duration, or, when that exceeds what a
