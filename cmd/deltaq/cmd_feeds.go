@@ -24,45 +24,96 @@ import (
 	"github.com/deltaq/deltaq/repo"
 )
 
+// feedsCommands builds the feeds subcommands, which share the data
+// directory their parent's --data names.
+type feedsCommands struct {
+	a       *app
+	dataDir string
+}
+
+// feedsRun is what a subcommand does with the configuration, the
+// repository and the feed store open.
+type feedsRun = func(ctx context.Context, cfg *configs.Config, db *repo.DB, st *feeds.Store) error
+
 func (a *app) newFeedsCmd() *cobra.Command {
-	var dataDir string
+	fc := &feedsCommands{a: a}
 	cmd := &cobra.Command{
 		Use:   "feeds",
 		Short: "Subscribe to RSS/Atom feeds and see when each is polled and why (Sia & Cho)",
 	}
-	cmd.PersistentFlags().StringVar(&dataDir, "data", "", "data directory (repository)")
-	type feedsRun = func(ctx context.Context, cfg *configs.Config, db *repo.DB, st *feeds.Store) error
-	type loader = func(*cobra.Command, string, func(*configs.Config) error) (*configs.Config, *repo.DB, *slog.Logger, error)
-	open := func(cmd *cobra.Command, load loader, check func(*configs.Config) error, run feedsRun) error {
-		cfg, db, _, err := load(cmd, dataDir, check)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		st, err := openFeedStore(cmd.Context(), db, cfg)
-		if err != nil {
-			return err
-		}
-		return run(cmd.Context(), cfg, db, st)
+	cmd.PersistentFlags().StringVar(&fc.dataDir, "data", "", "data directory (repository)")
+	cmd.AddCommand(fc.addCmd(), fc.importCmd(), fc.exportCmd(), fc.listCmd(), fc.rmCmd(), fc.explainCmd(), fc.pollCmd(), fc.discoverCmd())
+	return cmd
+}
+
+// open loads the configuration and the repository with load, after check
+// (nil for none) has passed, opens the feed store and runs run.
+func (fc *feedsCommands) open(cmd *cobra.Command, load func(*cobra.Command, string, func(*configs.Config) error) (*configs.Config, *repo.DB, *slog.Logger, error),
+	check func(*configs.Config) error, run feedsRun) error {
+	cfg, db, _, err := load(cmd, fc.dataDir, check)
+	if err != nil {
+		return err
 	}
-	// with opens the repository, which must be there, and the feed store
-	// for one subcommand; subscribing creates the repository if need be,
-	// after check (nil for none) has passed.
-	with := func(cmd *cobra.Command, run feedsRun) error { return open(cmd, a.loadCrawledRepo, nil, run) }
-	subscribing := func(cmd *cobra.Command, check func(*configs.Config) error, run feedsRun) error {
-		return open(cmd, a.loadRepo, check, run)
+	defer db.Close()
+	st, err := openFeedStore(cmd.Context(), db, cfg)
+	if err != nil {
+		return err
 	}
+	return run(cmd.Context(), cfg, db, st)
+}
+
+// with opens the repository, which must be there, and the feed store for
+// one subcommand.
+func (fc *feedsCommands) with(cmd *cobra.Command, run feedsRun) error {
+	return fc.open(cmd, fc.a.loadCrawledRepo, nil, run)
+}
+
+// subscribing is with for a subcommand that subscribes: it creates the
+// repository if need be, after check (nil for none) has passed.
+func (fc *feedsCommands) subscribing(cmd *cobra.Command, check func(*configs.Config) error, run feedsRun) error {
+	return fc.open(cmd, fc.a.loadRepo, check, run)
+}
+
+// subscriptionFlags are the settings feeds add and feeds import take.
+type subscriptionFlags struct {
+	weight        float64
+	every, within time.Duration
+}
+
+func (sf *subscriptionFlags) register(c *cobra.Command) {
+	c.Flags().Float64Var(&sf.weight, "weight", 1, "importance w_i of the feed, > 0")
+	c.Flags().DurationVar(&sf.every, "min-interval", 0, "poll at most this often, ≥ feeds.step (default feeds.min_interval)")
+	c.Flags().DurationVar(&sf.within, "max-interval", 0, "poll at least this often (default feeds.max_interval)")
+}
+
+// options are the settings cmd was given: nil for a flag not given.
+func (sf subscriptionFlags) options(cmd *cobra.Command) feeds.AddOptions {
+	var o feeds.AddOptions
+	if cmd.Flags().Changed("weight") {
+		o.Weight = &sf.weight
+	}
+	if cmd.Flags().Changed("min-interval") {
+		o.MinInterval = &sf.every
+	}
+	if cmd.Flags().Changed("max-interval") {
+		o.MaxInterval = &sf.within
+	}
+	return o
+}
+
+// addCmd is feeds add.
+func (fc *feedsCommands) addCmd() *cobra.Command {
+	a := fc.a
 	var (
-		weight        float64
-		every, within time.Duration
-		name, folder  string
+		sf           subscriptionFlags
+		name, folder string
 	)
 	add := &cobra.Command{
 		Use:   "add URL [--weight W] [--min-interval D] [--max-interval D] [--name NAME] [--folder A/B]",
 		Short: "Subscribe to a feed (again: change the settings given, keep the others and its state)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts := addOptions(cmd, weight, every, within)
+			opts := sf.options(cmd)
 			opts.Name, opts.SetName = name, cmd.Flags().Changed("name")
 			// "" and "/" file it in no folder; "A//B" names an empty
 			// one, which the store refuses.
@@ -71,7 +122,7 @@ func (a *app) newFeedsCmd() *cobra.Command {
 			}
 			// A flag no feed can take makes no data directory.
 			check := func(cfg *configs.Config) error { return asFlagError(cfg.Feeds.CheckOptions(opts)) }
-			return subscribing(cmd, check, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
+			return fc.subscribing(cmd, check, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
 				f, _, err := st.Subscribe(ctx, args[0], opts, time.Now())
 				if err != nil {
 					return asFlagError(err)
@@ -87,7 +138,14 @@ func (a *app) newFeedsCmd() *cobra.Command {
 	}
 	add.Flags().StringVar(&name, "name", "", "your name for the feed (again: renames it)")
 	add.Flags().StringVar(&folder, "folder", "", "the folder to file it in, as A/B for B inside A (again: refiles it; \"\" for none)")
+	sf.register(add)
+	return add
+}
 
+// importCmd is feeds import.
+func (fc *feedsCommands) importCmd() *cobra.Command {
+	a := fc.a
+	var sf subscriptionFlags
 	imp := &cobra.Command{
 		Use:   "import FILE.opml [--weight W] [--min-interval D] [--max-interval D]",
 		Short: "Subscribe to every feed of an OPML list, with the settings its deltaq: attributes give (feeds export writes them)",
@@ -104,7 +162,7 @@ outlines that repeat a feed of the file, and lists those skipped, with
 why; any skipped outline makes the exit status non-zero.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			flags := addOptions(cmd, weight, every, within)
+			flags := sf.options(cmd)
 			// Read before the data directory is made: a file that is
 			// not there, or not OPML, leaves none made for it; a flag
 			// no feed can take is refused once, before the file is read.
@@ -124,22 +182,24 @@ why; any skipped outline makes the exit status non-zero.`,
 				}
 				return nil
 			}
-			return subscribing(cmd, read, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
+			return fc.subscribing(cmd, read, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
 				return a.importOPML(ctx, st, outlines, flags)
 			})
 		},
 	}
-	for _, c := range []*cobra.Command{add, imp} {
-		c.Flags().Float64Var(&weight, "weight", 1, "importance w_i of the feed, > 0")
-		c.Flags().DurationVar(&every, "min-interval", 0, "poll at most this often, ≥ feeds.step (default feeds.min_interval)")
-		c.Flags().DurationVar(&within, "max-interval", 0, "poll at least this often (default feeds.max_interval)")
-	}
+	sf.register(imp)
+	return imp
+}
+
+// exportCmd is feeds export.
+func (fc *feedsCommands) exportCmd() *cobra.Command {
+	a := fc.a
 	export := &cobra.Command{
 		Use:   "export",
 		Short: "Write the subscriptions as OPML to standard output",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
+			return fc.with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
 				list, err := st.Subscriptions(ctx)
 				if err != nil {
 					return err
@@ -148,12 +208,18 @@ why; any skipped outline makes the exit status non-zero.`,
 			})
 		},
 	}
+	return export
+}
+
+// listCmd is feeds list.
+func (fc *feedsCommands) listCmd() *cobra.Command {
+	a := fc.a
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List the subscriptions with their last poll",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
+			return fc.with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
 				list, err := st.Subscriptions(ctx)
 				if err != nil {
 					return err
@@ -172,12 +238,18 @@ why; any skipped outline makes the exit status non-zero.`,
 			})
 		},
 	}
+	return list
+}
+
+// rmCmd is feeds rm.
+func (fc *feedsCommands) rmCmd() *cobra.Command {
+	a := fc.a
 	rm := &cobra.Command{
 		Use:   "rm URL|ID",
 		Short: "Unsubscribe from a feed: its state and items go",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
+			return fc.with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
 				id, err := feedID(st, args[0])
 				if err != nil {
 					return err
@@ -194,12 +266,18 @@ why; any skipped outline makes the exit status non-zero.`,
 			})
 		},
 	}
+	return rm
+}
+
+// explainCmd is feeds explain.
+func (fc *feedsCommands) explainCmd() *cobra.Command {
+	a := fc.a
 	explain := &cobra.Command{
 		Use:   "explain URL|ID",
 		Short: "A feed's learned rate and profile, its posting history, its polls per week, the next planned polls and recent delays",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return with(cmd, func(ctx context.Context, cfg *configs.Config, _ *repo.DB, st *feeds.Store) error {
+			return fc.with(cmd, func(ctx context.Context, cfg *configs.Config, _ *repo.DB, st *feeds.Store) error {
 				id, err := feedID(st, args[0])
 				if err != nil {
 					return err
@@ -239,17 +317,29 @@ why; any skipped outline makes the exit status non-zero.`,
 			})
 		},
 	}
+	return explain
+}
+
+// pollCmd is feeds poll.
+func (fc *feedsCommands) pollCmd() *cobra.Command {
+	a := fc.a
 	poll := &cobra.Command{
 		Use:   "poll [--resolve HOST=ADDR] [--allow-private] [--politeness-overrides YAML]",
 		Short: "Poll every subscribed feed once through the crawler (robots, politeness, conditional GET) and record what is new",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return with(cmd, func(ctx context.Context, cfg *configs.Config, db *repo.DB, st *feeds.Store) error {
+			return fc.with(cmd, func(ctx context.Context, cfg *configs.Config, db *repo.DB, st *feeds.Store) error {
 				return a.pollFeeds(ctx, cfg, db, st)
 			})
 		},
 	}
 	addFetchFlags(poll)
+	return poll
+}
+
+// discoverCmd is feeds discover.
+func (fc *feedsCommands) discoverCmd() *cobra.Command {
+	a := fc.a
 	var addFound bool
 	var limit int
 	discover := &cobra.Command{
@@ -257,7 +347,7 @@ why; any skipped outline makes the exit status non-zero.`,
 		Short: "Feeds the crawled pages advertise (<link rel=alternate>) that are not subscribed; --add subscribes them",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
+			return fc.with(cmd, func(ctx context.Context, _ *configs.Config, _ *repo.DB, st *feeds.Store) error {
 				if limit < 1 {
 					return fmt.Errorf("--limit = %d: must be ≥ 1", limit)
 				}
@@ -284,8 +374,7 @@ why; any skipped outline makes the exit status non-zero.`,
 	}
 	discover.Flags().BoolVar(&addFound, "add", false, "subscribe to the feeds found")
 	discover.Flags().IntVar(&limit, "limit", 100, "feeds listed at most")
-	cmd.AddCommand(add, imp, export, list, rm, explain, poll, discover)
-	return cmd
+	return discover
 }
 
 func (a *app) explainFeed(p feeds.Planned, cfg feeds.Config, source string) {
@@ -487,22 +576,6 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 		errs = append(errs, fmt.Errorf("feeds poll: %d of %d feeds failed (named above)", len(failed), len(list)))
 	}
 	return errors.Join(append(errs, refusedError(sum))...)
-}
-
-// addOptions are the settings feeds add or import was given: nil for a
-// flag not given.
-func addOptions(cmd *cobra.Command, weight float64, every, within time.Duration) feeds.AddOptions {
-	var o feeds.AddOptions
-	if cmd.Flags().Changed("weight") {
-		o.Weight = &weight
-	}
-	if cmd.Flags().Changed("min-interval") {
-		o.MinInterval = &every
-	}
-	if cmd.Flags().Changed("max-interval") {
-		o.MaxInterval = &within
-	}
-	return o
 }
 
 // importOPML subscribes to the outlines' feeds, each with its own
