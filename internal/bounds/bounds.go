@@ -8,8 +8,8 @@ import (
 	"fmt"
 )
 
-// Number is what a bound applies to: counts, sizes, durations in their
-// integer form, and rates. %v words each as %d or %g would.
+// Number is what a bound applies to: counts, sizes, durations and rates,
+// each worded as %v words its type (4096, 0.5, 1m0s).
 type Number interface {
 	~int | ~int64 | ~float64
 }

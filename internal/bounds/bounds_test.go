@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"testing"
+	"time"
 )
 
 func TestLimitAndOver(t *testing.T) {
@@ -39,7 +40,7 @@ func TestLimitAndOver(t *testing.T) {
 	}
 }
 
-// Floats are worded as %g would, and NaN, which every comparison fails, is
+// Floats and durations are worded as their types are, and NaN, which every comparison fails, is
 // outside every range rather than inside.
 func TestFloatsAndNaN(t *testing.T) {
 	nan := math.NaN()
@@ -52,6 +53,7 @@ func TestFloatsAndNaN(t *testing.T) {
 		{"Over(NaN, 0, 1)", Over(nan, 0, 1), "must be in [0, 1]"},
 		{"Limit(NaN, 0.5, 1)", Limit(nan, 0.5, 1), "must be >= 0.5"},
 		{"Limit(2.5, 0.5, 1)", Limit(2.5, 0.5, 1), "must be in [0.5, 1]"},
+		{"Within(90s, 1s, 1m)", Within(90*time.Second, time.Second, time.Minute), "must be in [1s, 1m0s]"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s = %q, want %q", tc.name, tc.got, tc.want)
