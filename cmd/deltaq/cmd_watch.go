@@ -126,17 +126,40 @@ func (a *app) withWatches(cmd *cobra.Command, dataDir *string, open repoOpener, 
 	return err
 }
 
-func (a *app) newWatchCmd() *cobra.Command {
-	var dataDir string
-	cmd := &cobra.Command{Use: "watch", Short: "Sentinels on web pages: tell me when this page, or this part of it, changes (WebCQ)"}
-	cmd.PersistentFlags().StringVar(&dataDir, "data", "", "data directory")
+// watchCommands builds the watch subcommands, which share the data
+// directory their parent's --data names.
+type watchCommands struct {
+	a       *app
+	dataDir string
+}
 
+func (a *app) newWatchCmd() *cobra.Command {
+	wc := &watchCommands{a: a}
+	cmd := &cobra.Command{Use: "watch", Short: "Sentinels on web pages: tell me when this page, or this part of it, changes (WebCQ)"}
+	cmd.PersistentFlags().StringVar(&wc.dataDir, "data", "", "data directory")
+	cmd.AddCommand(wc.addCmd(), wc.testCmd(), wc.listCmd(), wc.showCmd(), wc.historyCmd(), wc.rmCmd(), wc.keyCmd(), wc.feedURLCmd(), wc.revokeCmd())
+	return cmd
+}
+
+// byID is a subcommand that runs fn on the sentinel its one argument
+// names, and says so when there is none.
+func (wc *watchCommands) byID(use, short string, fn func(ctx context.Context, e *watchEnv, id string) error) *cobra.Command {
+	return &cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(1), RunE: func(cmd *cobra.Command, args []string) error {
+		return wc.a.withWatches(cmd, &wc.dataDir, openCrawledRepo, func(ctx context.Context, e *watchEnv) error {
+			return noSuch(fn(ctx, e, args[0]), "sentinel", args[0], "deltaq watch list")
+		})
+	}}
+}
+
+// addCmd is watch add.
+func (wc *watchCommands) addCmd() *cobra.Command {
+	a := wc.a
 	var add specFlags
 	addCmd := &cobra.Command{
 		Use:   "add URL [--type T] [--select CSS] [--object TEXT] [--keywords a,b] [--every 1h] [--notify webhook:URL|email:ADDR|feed] [--until DATE]",
 		Short: "Install a sentinel", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withWatches(cmd, &dataDir, openRepo, func(ctx context.Context, e *watchEnv) error {
+			return a.withWatches(cmd, &wc.dataDir, openRepo, func(ctx context.Context, e *watchEnv) error {
 				spec, err := add.spec(args[0], e.cfg.Notify.MaxTargets)
 				if err != nil {
 					return err
@@ -153,12 +176,17 @@ func (a *app) newWatchCmd() *cobra.Command {
 	add.add(addCmd)
 	addDialFlags(addCmd)
 	dialFlagsInstallOnly(addCmd)
+	return addCmd
+}
 
+// testCmd is watch test.
+func (wc *watchCommands) testCmd() *cobra.Command {
+	a := wc.a
 	var test specFlags
 	testCmd := &cobra.Command{
 		Use: "test URL --type T [...]", Short: "Show what a sentinel would track on the stored copy of the page", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withWatches(cmd, &dataDir, openRepo, func(ctx context.Context, e *watchEnv) error {
+			return a.withWatches(cmd, &wc.dataDir, openRepo, func(ctx context.Context, e *watchEnv) error {
 				spec, err := test.spec(args[0], e.cfg.Notify.MaxTargets)
 				if err != nil {
 					return err
@@ -177,12 +205,17 @@ func (a *app) newWatchCmd() *cobra.Command {
 	}
 	test.add(testCmd)
 	addDialFlags(testCmd)
+	return testCmd
+}
 
+// listCmd is watch list.
+func (wc *watchCommands) listCmd() *cobra.Command {
+	a := wc.a
 	var user string
 	listCmd := &cobra.Command{
 		Use: "list [--user U]", Short: "List sentinels", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withWatches(cmd, &dataDir, openCrawledRepo, func(ctx context.Context, e *watchEnv) error {
+			return a.withWatches(cmd, &wc.dataDir, openCrawledRepo, func(ctx context.Context, e *watchEnv) error {
 				ss, err := e.engine.List(ctx, user)
 				if err != nil {
 					return err
@@ -196,15 +229,13 @@ func (a *app) newWatchCmd() *cobra.Command {
 		},
 	}
 	listCmd.Flags().StringVar(&user, "user", "", "only this user's")
+	return listCmd
+}
 
-	byID := func(use, short string, fn func(ctx context.Context, e *watchEnv, id string) error) *cobra.Command {
-		return &cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(1), RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withWatches(cmd, &dataDir, openCrawledRepo, func(ctx context.Context, e *watchEnv) error {
-				return noSuch(fn(ctx, e, args[0]), "sentinel", args[0], "deltaq watch list")
-			})
-		}}
-	}
-	showCmd := byID("show ID", "Show a sentinel and its evaluation record", func(ctx context.Context, e *watchEnv, id string) error {
+// showCmd is watch show.
+func (wc *watchCommands) showCmd() *cobra.Command {
+	a := wc.a
+	return wc.byID("show ID", "Show a sentinel and its evaluation record", func(ctx context.Context, e *watchEnv, id string) error {
 		s, err := e.engine.Get(ctx, id)
 		if err != nil {
 			return err
@@ -215,7 +246,12 @@ func (a *app) newWatchCmd() *cobra.Command {
 		}
 		return a.printJSON(web.WatchJSON(s, checked[s.ID]))
 	})
-	historyCmd := byID("history ID", "Show a sentinel's detected changes and failed checks", func(ctx context.Context, e *watchEnv, id string) error {
+}
+
+// historyCmd is watch history.
+func (wc *watchCommands) historyCmd() *cobra.Command {
+	a := wc.a
+	return wc.byID("history ID", "Show a sentinel's detected changes and failed checks", func(ctx context.Context, e *watchEnv, id string) error {
 		h, err := e.engine.History(ctx, id)
 		if err != nil {
 			return err
@@ -247,14 +283,23 @@ func (a *app) newWatchCmd() *cobra.Command {
 		fmt.Fprintf(a.stdout, "%d changes, %d failed checks\n", changes, failed)
 		return nil
 	})
-	rmCmd := byID("rm ID", "Remove a sentinel", func(ctx context.Context, e *watchEnv, id string) error {
+}
+
+// rmCmd is watch rm.
+func (wc *watchCommands) rmCmd() *cobra.Command {
+	a := wc.a
+	return wc.byID("rm ID", "Remove a sentinel", func(ctx context.Context, e *watchEnv, id string) error {
 		if err := e.engine.Remove(ctx, id); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stdout, "removed %s\n", id)
 		return nil
 	})
+}
 
+// keyCmd is watch key.
+func (wc *watchCommands) keyCmd() *cobra.Command {
+	a := wc.a
 	var key watch.Key
 	var server string // the admin listener of a running server (--server)
 	keyCmd := &cobra.Command{
@@ -273,12 +318,12 @@ func (a *app) newWatchCmd() *cobra.Command {
 			}
 			key.User = args[0]
 			if server != "" {
-				if dataDir != "" {
+				if wc.dataDir != "" {
 					return errDataAndServer
 				}
 				return a.makeKeyThrough(cmd, server, key)
 			}
-			return a.withWatches(cmd, &dataDir, openRepo, func(ctx context.Context, e *watchEnv) error {
+			return a.withWatches(cmd, &wc.dataDir, openRepo, func(ctx context.Context, e *watchEnv) error {
 				secret, err := e.engine.CreateKey(ctx, key)
 				if err != nil {
 					return err
@@ -292,9 +337,14 @@ func (a *app) newWatchCmd() *cobra.Command {
 	keyCmd.Flags().DurationVar(&key.MinEvery, "min-every", watch.DefaultKeyLimits.MinEvery, "shortest wished interval")
 	keyCmd.Flags().IntVar(&key.MaxRegexBytes, "max-regex-bytes", watch.DefaultKeyLimits.MaxRegexBytes, "longest regex")
 	keyCmd.Flags().StringVar(&server, "server", "", "admin listener of a running server, e.g. http://127.0.0.1:8081")
+	return keyCmd
+}
 
-	// A feed reader cannot send the key as a bearer header: feed-url
-	// gives the URLs it can subscribe to, with the key's feed token.
+// feedURLCmd is watch feed-url. A feed reader cannot send the key as a
+// bearer header: feed-url gives the URLs it can subscribe to, with the
+// key's feed token.
+func (wc *watchCommands) feedURLCmd() *cobra.Command {
+	a := wc.a
 	var base string
 	feedURLCmd := &cobra.Command{
 		Use: "feed-url KEY [--base URL]", Short: "Print the Atom feed URLs of a key's user, with its feed token, for a feed reader",
@@ -310,7 +360,7 @@ func (a *app) newWatchCmd() *cobra.Command {
 			if err := checkBase(base); err != nil {
 				return err
 			}
-			return a.withWatches(cmd, &dataDir, openCrawledRepo, func(ctx context.Context, e *watchEnv) error {
+			return a.withWatches(cmd, &wc.dataDir, openCrawledRepo, func(ctx context.Context, e *watchEnv) error {
 				k, ok, err := e.engine.Authenticate(secret)
 				if err != nil {
 					return err
@@ -351,6 +401,13 @@ func (a *app) newWatchCmd() *cobra.Command {
 		},
 	}
 	feedURLCmd.Flags().StringVar(&base, "base", "", "the server's URL as feed readers reach it, such as https://deltaq.example (default http:// and server.listen)")
+	return feedURLCmd
+}
+
+// revokeCmd is watch revoke-key.
+func (wc *watchCommands) revokeCmd() *cobra.Command {
+	a := wc.a
+	var server string // the admin listener of a running server (--server)
 	revokeCmd := &cobra.Command{
 		Use: "revoke-key KEY [--server ADMIN_URL]", Short: "Revoke an API key and its feed token", Args: cobra.ExactArgs(1),
 		Long: "Revoke an API key and its feed token: neither is accepted again.\n\n" + keyArgHelp + "\n\n" + serverKeyHelp,
@@ -360,7 +417,7 @@ func (a *app) newWatchCmd() *cobra.Command {
 				return err
 			}
 			if server != "" {
-				if dataDir != "" {
+				if wc.dataDir != "" {
 					return errDataAndServer
 				}
 				var revoked struct{ User string }
@@ -370,7 +427,7 @@ func (a *app) newWatchCmd() *cobra.Command {
 				fmt.Fprintf(a.stdout, "revoked a key of %s and its feed token\n", revoked.User)
 				return nil
 			}
-			return a.withWatches(cmd, &dataDir, openCrawledRepo, func(ctx context.Context, e *watchEnv) error {
+			return a.withWatches(cmd, &wc.dataDir, openCrawledRepo, func(ctx context.Context, e *watchEnv) error {
 				k, err := e.engine.RevokeKey(ctx, secret)
 				if errors.Is(err, watch.ErrNoSuchKey) {
 					return errors.New("KEY: no such key here (revoked already, or made on another repository)")
@@ -383,11 +440,8 @@ func (a *app) newWatchCmd() *cobra.Command {
 			})
 		},
 	}
-
 	revokeCmd.Flags().StringVar(&server, "server", "", "admin listener of a running server, e.g. http://127.0.0.1:8081")
-
-	cmd.AddCommand(addCmd, testCmd, listCmd, showCmd, historyCmd, rmCmd, keyCmd, feedURLCmd, revokeCmd)
-	return cmd
+	return revokeCmd
 }
 
 // serverKeyHelp says how the key commands reach a running server.
