@@ -75,10 +75,7 @@ func (c Config) Validate(policies []string) error {
 	if !slices.Contains(policies, c.Policy) {
 		report.Add("policy", fmt.Sprintf("%q", c.Policy), fmt.Sprintf("must be one of %v", policies))
 	}
-	if c.Budget.Fetches < 1 {
-		report.Add("budget.fetches", c.Budget.Fetches, "must be >= 1")
-	}
-	report.Add("budget.fetches", c.Budget.Fetches, bounds.Over(c.Budget.Fetches, 1, MaxFetches))
+	report.Add("budget.fetches", c.Budget.Fetches, bounds.Limit(c.Budget.Fetches, 1, MaxFetches))
 	if c.Budget.Period < time.Second {
 		report.Add("budget.period", c.Budget.Period, "must be >= 1s")
 	}

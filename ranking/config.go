@@ -95,7 +95,6 @@ const maxIterations = 100_000
 // Validate reports every problem in c, each naming its key.
 func (c Config) Validate() error {
 	report := bounds.NewReport("ranking.")
-	// Below 1 each key has its own message.
 	switch c.Order {
 	case OrderBlend, OrderPopularity:
 	default:
@@ -116,10 +115,7 @@ func (c Config) Validate() error {
 	}
 	// k−1 results are never displaced: past the most candidates a
 	// query has, k would turn promotion off.
-	if c.Promotion.K < 1 {
-		report.Add("promotion.k", c.Promotion.K, "must be >= 1")
-	}
-	report.Add("promotion.k", c.Promotion.K, bounds.Over(c.Promotion.K, 1, MaxCandidates))
+	report.Add("promotion.k", c.Promotion.K, bounds.Limit(c.Promotion.K, 1, MaxCandidates))
 	if !(c.Promotion.R >= 0 && c.Promotion.R <= 1) {
 		report.Add("promotion.r", c.Promotion.R, "must be in [0, 1]")
 	}
@@ -132,10 +128,7 @@ func (c Config) Validate() error {
 	if !(c.PageRank.Tolerance > 0 && c.PageRank.Tolerance < 1) {
 		report.Add("pagerank.tolerance", c.PageRank.Tolerance, "must be in (0, 1)")
 	}
-	if c.PageRank.MaxIterations < 1 {
-		report.Add("pagerank.max_iterations", c.PageRank.MaxIterations, "must be >= 1")
-	}
-	report.Add("pagerank.max_iterations", c.PageRank.MaxIterations, bounds.Over(c.PageRank.MaxIterations, 1, maxIterations))
+	report.Add("pagerank.max_iterations", c.PageRank.MaxIterations, bounds.Limit(c.PageRank.MaxIterations, 1, maxIterations))
 	if c.PageRank.Interval < time.Minute {
 		report.Add("pagerank.interval", c.PageRank.Interval, "must be >= 1m")
 	}

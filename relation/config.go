@@ -61,10 +61,7 @@ const MaxRatePrior = 1e6
 func (c Config) Validate() error {
 	report := bounds.NewReport("relation.")
 	// The lower bounds are checked on their own, each with its reason.
-	if c.Budget < 1 {
-		report.Add("budget", c.Budget, "must be >= 1")
-	}
-	report.Add("budget", c.Budget, bounds.Over(c.Budget, 1, maxBudget))
+	report.Add("budget", c.Budget, bounds.Limit(c.Budget, 1, maxBudget))
 	if c.SyncEvery != 0 && c.SyncEvery < time.Minute {
 		report.Add("sync_every", c.SyncEvery, "must be 0 (off) or >= 1m")
 	}
@@ -74,10 +71,7 @@ func (c Config) Validate() error {
 	if c.MaxKeywords < 1 || c.MaxKeywords > 2 {
 		report.Add("max_keywords", c.MaxKeywords, "must be 1 or 2")
 	}
-	if c.Pool < 1 {
-		report.Add("pool", c.Pool, "must be >= 1")
-	}
-	report.Add("pool", c.Pool, bounds.Over(c.Pool, 1, maxPool))
+	report.Add("pool", c.Pool, bounds.Limit(c.Pool, 1, maxPool))
 	// No upper bound: an α past every g(I) gets no interval reported
 	// (ErrNoInterval), and the sync goes on.
 	if !(c.Alpha > 0) {
@@ -106,21 +100,12 @@ func (c Config) Validate() error {
 	if c.Timeout <= 0 {
 		report.Add("timeout", c.Timeout, "must be > 0")
 	}
-	if c.MaxBytes < 1 {
-		report.Add("max_bytes", c.MaxBytes, "must be >= 1")
-	}
-	report.Add("max_bytes", c.MaxBytes, bounds.Over(c.MaxBytes, 1, maxBodyBytes))
-	if c.Retries < 0 {
-		report.Add("retries", c.Retries, "must be >= 0")
-	}
-	report.Add("retries", c.Retries, bounds.Over(c.Retries, 0, maxRetries))
+	report.Add("max_bytes", c.MaxBytes, bounds.Limit(c.MaxBytes, 1, maxBodyBytes))
+	report.Add("retries", c.Retries, bounds.Limit(c.Retries, 0, maxRetries))
 	if c.Backoff < 0 {
 		report.Add("backoff", c.Backoff, "must be >= 0")
 	}
-	if c.APIMaxRows < 1 {
-		report.Add("api_max_rows", c.APIMaxRows, "must be >= 1")
-	}
-	report.Add("api_max_rows", c.APIMaxRows, bounds.Over(c.APIMaxRows, 1, maxAPIRows))
+	report.Add("api_max_rows", c.APIMaxRows, bounds.Limit(c.APIMaxRows, 1, maxAPIRows))
 	return report.Err()
 }
 
