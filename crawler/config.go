@@ -217,20 +217,11 @@ func (c Config) Validate() error {
 		report.Add("limits.max_url_length", l.MaxURLLength, fmt.Sprintf("must be <= %d, the longest URL the repository normalizes", urlnorm.MaxLength))
 	}
 	t := c.Timeouts
-	for _, f := range []struct {
-		key string
-		v   time.Duration
-	}{
-		{"timeouts.request", t.Request},
-		{"timeouts.connect", t.Connect},
-		{"timeouts.tls_handshake", t.TLSHandshake},
-		{"timeouts.response_header", t.ResponseHeader},
-		{"timeouts.idle", t.Idle},
-	} {
-		if f.v <= 0 {
-			report.Add(f.key, f.v, "must be > 0")
-		}
-	}
+	report.Add("timeouts.request", t.Request, bounds.AboveZero(t.Request))
+	report.Add("timeouts.connect", t.Connect, bounds.AboveZero(t.Connect))
+	report.Add("timeouts.tls_handshake", t.TLSHandshake, bounds.AboveZero(t.TLSHandshake))
+	report.Add("timeouts.response_header", t.ResponseHeader, bounds.AboveZero(t.ResponseHeader))
+	report.Add("timeouts.idle", t.Idle, bounds.AboveZero(t.Idle))
 	// The parser packages name their keys relative to their own section.
 	for _, err := range []error{c.Extract.Validate(), c.Sitemap.Validate(), c.Shingle.Validate()} {
 		report.Include(prefixed("crawler.", err)...)

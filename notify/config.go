@@ -61,14 +61,11 @@ func (c Config) Validate() error {
 	report.Add("batch", c.Batch, bounds.Positive(c.Batch, maxBatch))
 	report.Add("feed_entries", c.FeedEntries, bounds.Positive(c.FeedEntries, maxFeedEntries))
 	report.Add("max_targets", c.MaxTargets, bounds.Positive(c.MaxTargets, maxTargets))
-	for _, d := range []struct {
-		key string
-		v   time.Duration
-	}{{"backoff_base", c.BackoffBase}, {"backoff_max", c.BackoffMax}, {"webhook_timeout", c.WebhookTimeout}, {"poll", c.Poll}, {"smtp.timeout", c.SMTP.Timeout}} {
-		if d.v <= 0 {
-			report.Add(d.key, d.v, "must be > 0")
-		}
-	}
+	report.Add("backoff_base", c.BackoffBase, bounds.AboveZero(c.BackoffBase))
+	report.Add("backoff_max", c.BackoffMax, bounds.AboveZero(c.BackoffMax))
+	report.Add("webhook_timeout", c.WebhookTimeout, bounds.AboveZero(c.WebhookTimeout))
+	report.Add("poll", c.Poll, bounds.AboveZero(c.Poll))
+	report.Add("smtp.timeout", c.SMTP.Timeout, bounds.AboveZero(c.SMTP.Timeout))
 	if c.BackoffMax < c.BackoffBase {
 		report.Add("backoff_max", c.BackoffMax, fmt.Sprintf("must be ≥ notify.backoff_base (%v)", c.BackoffBase))
 	}

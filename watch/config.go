@@ -89,14 +89,9 @@ func (c Config) Validate() error {
 	report.Add("max_request_bytes", c.MaxRequestBytes, bounds.Positive(c.MaxRequestBytes, maxRequestBytes))
 	report.Add("checks_per_tick", c.ChecksPerTick, bounds.Positive(c.ChecksPerTick, maxChecksPerTick))
 	// Durations, shown as such; their own type bounds them.
-	for _, d := range []struct {
-		key string
-		v   time.Duration
-	}{{"fetch_timeout", c.FetchTimeout}, {"duration", c.Duration}, {"tick", c.Tick}} {
-		if d.v <= 0 {
-			report.Add(d.key, d.v, "must be > 0")
-		}
-	}
+	report.Add("fetch_timeout", c.FetchTimeout, bounds.AboveZero(c.FetchTimeout))
+	report.Add("duration", c.Duration, bounds.AboveZero(c.Duration))
+	report.Add("tick", c.Tick, bounds.AboveZero(c.Tick))
 	if c.Diff.Timeout < 0 {
 		report.Add("diff.timeout", c.Diff.Timeout, "must be ≥ 0")
 	}

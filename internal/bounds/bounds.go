@@ -24,12 +24,21 @@ func Limit[T Number](v, lo, hi T) string {
 	return Over(v, lo, hi)
 }
 
+// AboveZero says "must be > 0" when v is not (NaN included), "" when it
+// is: for a duration or a rate whose one bound is that it is positive.
+func AboveZero[T Number](v T) string {
+	if !(v > 0) {
+		return "must be > 0"
+	}
+	return ""
+}
+
 // Positive says what a count that must be positive, at most hi, must be
 // when v is not: "must be > 0" at 0 or below, the range [1, hi] above hi;
 // "" inside.
 func Positive[T ~int | ~int64](v, hi T) string {
-	if v <= 0 {
-		return "must be > 0"
+	if limit := AboveZero(v); limit != "" {
+		return limit
 	}
 	return Over(v, 1, hi)
 }

@@ -53,6 +53,9 @@ func TestFloatsAndNaN(t *testing.T) {
 		{"Over(NaN, 0, 1)", Over(nan, 0, 1), "must be in [0, 1]"},
 		{"Limit(NaN, 0.5, 1)", Limit(nan, 0.5, 1), "must be >= 0.5"},
 		{"Limit(2.5, 0.5, 1)", Limit(2.5, 0.5, 1), "must be in [0.5, 1]"},
+		{"AboveZero(NaN)", AboveZero(nan), "must be > 0"},
+		{"AboveZero(-1s)", AboveZero(-time.Second), "must be > 0"},
+		{"AboveZero(1ns)", AboveZero(time.Nanosecond), ""},
 		{"Within(90s, 1s, 1m)", Within(90*time.Second, time.Second, time.Minute), "must be in [1s, 1m0s]"},
 	} {
 		if tc.got != tc.want {

@@ -38,20 +38,11 @@ const maxHeaderBytes = 16 << 20
 // Validate reports every problem in c, naming keys under prefix.
 func (c Config) Validate(prefix string) error {
 	report := bounds.NewReport(prefix)
-	for _, f := range []struct {
-		key string
-		v   time.Duration
-	}{
-		{"read_header_timeout", c.ReadHeaderTimeout},
-		{"read_timeout", c.ReadTimeout},
-		{"write_timeout", c.WriteTimeout},
-		{"idle_timeout", c.IdleTimeout},
-		{"shutdown_timeout", c.ShutdownTimeout},
-	} {
-		if f.v <= 0 {
-			report.Add(f.key, f.v, "must be > 0")
-		}
-	}
+	report.Add("read_header_timeout", c.ReadHeaderTimeout, bounds.AboveZero(c.ReadHeaderTimeout))
+	report.Add("read_timeout", c.ReadTimeout, bounds.AboveZero(c.ReadTimeout))
+	report.Add("write_timeout", c.WriteTimeout, bounds.AboveZero(c.WriteTimeout))
+	report.Add("idle_timeout", c.IdleTimeout, bounds.AboveZero(c.IdleTimeout))
+	report.Add("shutdown_timeout", c.ShutdownTimeout, bounds.AboveZero(c.ShutdownTimeout))
 	report.Add("max_header_bytes", c.MaxHeaderBytes, bounds.Limit(c.MaxHeaderBytes, 4096, maxHeaderBytes))
 	return report.Err()
 }
