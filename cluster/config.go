@@ -66,7 +66,9 @@ func (c Config) validate(joining bool) error {
 	if c.Dedup < time.Second {
 		report.Add("dedup", c.Dedup, "must be >= 1s")
 	}
-	if c.SearchTimeout < 0 || c.SearchTimeout > time.Minute {
+	// A node that joins only to crawl never fans out a search, so Join
+	// lets it leave the timeout unset; a whole configuration sets it.
+	if (c.SearchTimeout != 0 || !joining) && (c.SearchTimeout <= 0 || c.SearchTimeout > time.Minute) {
 		report.Add("search_timeout", c.SearchTimeout, "must be in (0, 1m]")
 	}
 	return report.Err()

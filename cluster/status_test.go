@@ -9,17 +9,27 @@ import (
 )
 
 func TestSettingsWithoutAURLNeedNoNodeButStillTheirLimits(t *testing.T) {
-	if err := (Config{Shards: 12, Replicas: 3, LeaseTTL: 15 * time.Second, Dedup: time.Minute}).ValidateSettings(); err != nil {
+	if err := (Config{Shards: 12, Replicas: 3, LeaseTTL: 15 * time.Second, Dedup: time.Minute, SearchTimeout: 2 * time.Second}).ValidateSettings(); err != nil {
 		t.Errorf("ValidateSettings() of a single machine's settings = %v", err)
 	}
 	err := Config{Node: "a b", Shards: 5000, Replicas: 3, LeaseTTL: time.Second, Dedup: time.Second}.ValidateSettings()
-	for _, want := range []string{`cluster.node = "a b"`, "cluster.shards = 5000"} {
+	for _, want := range []string{`cluster.node = "a b"`, "cluster.shards = 5000", "cluster.search_timeout = 0s: must be in (0, 1m]"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ValidateSettings() = %v, want it to name %q", err, want)
 		}
 	}
 	if err := (Config{URL: "nats://x", Shards: 1, Replicas: 1, LeaseTTL: time.Second, Dedup: time.Second}).Validate(); err == nil || !strings.Contains(err.Error(), "cluster.node") {
 		t.Errorf("Validate() of a joining node without a name = %v", err)
+	}
+	// A node that joins only to crawl may leave the search timeout unset,
+	// but not set it out of range.
+	crawler := Config{URL: "nats://x", Node: "n0", Shards: 1, Replicas: 1, LeaseTTL: time.Second, Dedup: time.Second}
+	if err := crawler.Validate(); err != nil {
+		t.Errorf("Validate() of a crawl-only node = %v", err)
+	}
+	crawler.SearchTimeout = -time.Second
+	if err := crawler.Validate(); err == nil || !strings.Contains(err.Error(), "cluster.search_timeout = -1s: must be in (0, 1m]") {
+		t.Errorf("Validate() with a negative search timeout = %v", err)
 	}
 }
 

@@ -71,6 +71,7 @@ var expectedErrors = []struct {
 	{"negative_delay.bad.yaml", []string{
 		"testdata/negative_delay.bad.yaml:3: crawler.politeness.min_delay = -1s: must be >= 0",
 		"testdata/negative_delay.bad.yaml:4: crawler.politeness.per_host = 0: must be >= 1",
+		"testdata/negative_delay.bad.yaml:6: cluster.search_timeout = 0s: must be in (0, 1m]",
 	}},
 	{"bad_resolve.bad.yaml", []string{
 		`testdata/bad_resolve.bad.yaml:3: crawler.resolve[0] = "tldr-en.test": want HOST=ADDR, e.g. tldr-en.test=127.0.0.1:8081`,
