@@ -33,16 +33,13 @@ type Config struct {
 // every site.
 const (
 	MaxFullRecrawlEvery = 100_000
-	maxTrackedPerSite   = 1_000_000
+	MaxTrackedPerSite   = 1_000_000
 )
 
 // Validate reports every setting out of range, each naming its key.
 func (c Config) Validate() error {
 	report := bounds.NewReport("discovery.")
-	report.Add("alpha", c.Alpha, bounds.Within(c.Alpha, 0, 1))
-	if math.IsNaN(c.EpsilonB) || c.EpsilonB < 0 || c.EpsilonB >= 1 {
-		report.Add("epsilon_b", c.EpsilonB, "must be in [0, 1)")
-	}
+	report.Include(c.ValidateEstimates())
 	report.Add("full_recrawl_every", c.FullRecrawlEvery, bounds.Limit(c.FullRecrawlEvery, 1, MaxFullRecrawlEvery))
 	if c.PerSite < 1 {
 		report.Add("per_site", c.PerSite, "must be >= 1")
@@ -50,8 +47,20 @@ func (c Config) Validate() error {
 	// per_site is at most tracked_per_site, and so bounded too.
 	if c.TrackedPerSite < c.PerSite || c.TrackedPerSite < 1 {
 		report.Add("tracked_per_site", c.TrackedPerSite, fmt.Sprintf("must be >= discovery.per_site (%d) and >= 1", c.PerSite))
-	} else if c.TrackedPerSite > maxTrackedPerSite {
-		report.Add("tracked_per_site", c.TrackedPerSite, fmt.Sprintf("must be in [discovery.per_site (%d), %d]", c.PerSite, maxTrackedPerSite))
+	} else if c.TrackedPerSite > MaxTrackedPerSite {
+		report.Add("tracked_per_site", c.TrackedPerSite, fmt.Sprintf("must be in [discovery.per_site (%d), %d]", c.PerSite, MaxTrackedPerSite))
+	}
+	return report.Err()
+}
+
+// ValidateEstimates reports α and ε_b out of range: the settings of the
+// estimates alone, which the discovery evaluation runs with its own
+// budgets and intervals.
+func (c Config) ValidateEstimates() error {
+	report := bounds.NewReport("discovery.")
+	report.Add("alpha", c.Alpha, bounds.Within(c.Alpha, 0, 1))
+	if math.IsNaN(c.EpsilonB) || c.EpsilonB < 0 || c.EpsilonB >= 1 {
+		report.Add("epsilon_b", c.EpsilonB, "must be in [0, 1)")
 	}
 	return report.Err()
 }

@@ -248,7 +248,7 @@ func TestConfigValidate(t *testing.T) {
 func TestConfigUpperBounds(t *testing.T) {
 	boundstest.Check(t, "discovery.", testConfig, (*Config).Validate, []boundstest.Setting[Config]{
 		{Key: "full_recrawl_every", Lo: 1, Hi: MaxFullRecrawlEvery, Set: func(c *Config, v int64) { c.FullRecrawlEvery = int(v) }},
-		{Key: "tracked_per_site", Hi: maxTrackedPerSite, Limit: fmt.Sprintf("must be in [discovery.per_site (2), %d]", maxTrackedPerSite),
+		{Key: "tracked_per_site", Hi: MaxTrackedPerSite, Limit: fmt.Sprintf("must be in [discovery.per_site (2), %d]", MaxTrackedPerSite),
 			Set: func(c *Config, v int64) { c.TrackedPerSite = int(v) }},
 	})
 }

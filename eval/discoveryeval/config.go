@@ -48,28 +48,18 @@ type Config struct {
 	Extract extract.Limits `mapstructure:"extract"`
 }
 
-// Upper bounds, far beyond the thesis's settings (configs/default.yaml).
-const (
-	// maxTrackedPerSite bounds the page estimates the live Stats keeps
-	// per site: discovery.tracked_per_site's bound, which discovery.NewStats
-	// checks the value against again.
-	maxTrackedPerSite = 1_000_000
-	// maxWorkers bounds the goroutines parsing archive pages.
-	maxWorkers = 256
-)
+// maxWorkers bounds the goroutines parsing archive pages.
+const maxWorkers = 256
 
 // Validate reports every setting out of range, each naming its key.
 func (c Config) Validate() error {
 	report := bounds.NewReport("eval.discovery.")
 	// α and ε_b are the discovery section's own keys, checked here as the
 	// runs use them.
-	if math.IsNaN(c.Alpha) || c.Alpha < 0 || c.Alpha > 1 {
-		report.Include(fmt.Errorf("discovery.alpha = %v: must be in [0, 1]", c.Alpha))
-	}
-	if math.IsNaN(c.EpsilonB) || c.EpsilonB < 0 || c.EpsilonB >= 1 {
-		report.Include(fmt.Errorf("discovery.epsilon_b = %v: must be in [0, 1)", c.EpsilonB))
-	}
-	report.Add("tracked_per_site", c.TrackedPerSite, bounds.Within(c.TrackedPerSite, 1, maxTrackedPerSite))
+	report.Include(discovery.Config{Alpha: c.Alpha, EpsilonB: c.EpsilonB}.ValidateEstimates())
+	// The live Stats of the "OD-WIN (Stats)" row keeps as many pages as
+	// discovery.tracked_per_site may.
+	report.Add("tracked_per_site", c.TrackedPerSite, bounds.Within(c.TrackedPerSite, 1, discovery.MaxTrackedPerSite))
 	positive := func(key string, v []int) {
 		if len(v) == 0 {
 			report.Add(key, "[]", "must list at least one value")

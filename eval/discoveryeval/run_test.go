@@ -261,7 +261,7 @@ func TestConfigValidate(t *testing.T) {
 // past their bounds, naming the key and the range, and accepted at them.
 func TestConfigValidateUpperBounds(t *testing.T) {
 	boundstest.Check(t, "eval.discovery.", testConfig, (*Config).Validate, []boundstest.Setting[Config]{
-		{Key: "tracked_per_site", Hi: maxTrackedPerSite, Limit: "must be in [1, 1000000]", Set: func(c *Config, v int64) { c.TrackedPerSite = int(v) }},
+		{Key: "tracked_per_site", Hi: discovery.MaxTrackedPerSite, Limit: "must be in [1, 1000000]", Set: func(c *Config, v int64) { c.TrackedPerSite = int(v) }},
 		{Key: "workers", Hi: maxWorkers, Limit: "must be in [1, 256]", Set: func(c *Config, v int64) { c.Workers = int(v) }},
 	})
 	// The re-crawl intervals are discovery's Δ, bounded as it is: refused
