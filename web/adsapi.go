@@ -77,7 +77,8 @@ func (api *adsAPI) routes(mux *http.ServeMux) {
 
 // byMethod serves a path by the request's method (HEAD as GET), and any
 // other method with 405 and the Allow list, as apiFallback answers for
-// the mux's method patterns.
+// the mux's method patterns. Its routes take no query parameters, which
+// serve checks only for method patterns.
 type byMethod map[string]http.HandlerFunc
 
 func (m byMethod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -86,6 +87,10 @@ func (m byMethod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		method = http.MethodGet
 	}
 	if h, ok := m[method]; ok {
+		if ie := onlyParams(method+" "+r.Pattern, r, r.URL.Query(), nil); ie != nil {
+			writeInputError(w, ie)
+			return
+		}
 		h(w, r)
 		return
 	}

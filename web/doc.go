@@ -50,8 +50,10 @@
 //	           "limit": "in [1, 100]", "message": "500 is outside [1, 100]"}}
 //
 // Unknown /api/ paths answer 404 and known ones asked with another method
-// 405 (with Allow), both in that shape; every search runs under
-// server.search_timeout.
+// 405 (with Allow), both in that shape; a query parameter the route does
+// not take answers 400 naming the ones it does (params.go), except on the
+// Atom feeds, to which feed readers add their own. Every search runs
+// under server.search_timeout.
 //
 // State: none of its own beyond the request; the search latency histogram
 // lives in the registry it is given.

@@ -99,11 +99,11 @@ func (s *statusOnly) Header() http.Header         { return s.header }
 func (s *statusOnly) Write(b []byte) (int, error) { return len(b), nil }
 func (s *statusOnly) WriteHeader(code int)        { s.status = code }
 
-// apiFallback answers in JSON when no route of mux takes an /api/ request:
-// 404 for an unknown path, 405 (with Allow) for a known path and another
+// apiFallback answers in JSON when no route takes an /api/ request, h
+// being the mux's handler for it and pattern "" (ServeMux.Handler): 404
+// for an unknown path, 405 (with Allow) for a known path and another
 // method. It reports false when a route takes the request.
-func apiFallback(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) bool {
-	h, pattern := mux.Handler(r)
+func apiFallback(h http.Handler, pattern string, w http.ResponseWriter, r *http.Request) bool {
 	if pattern != "" {
 		return false
 	}

@@ -245,11 +245,17 @@ func (s *Server) Admin() http.Handler {
 func serve(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if strings.HasPrefix(r.URL.Path, "/api/") {
-		if _, ie := queryValues(r); ie != nil {
+		q, ie := queryValues(r)
+		if ie != nil {
 			writeInputError(w, ie)
 			return
 		}
-		if apiFallback(mux, w, r) {
+		h, pattern := mux.Handler(r)
+		if apiFallback(h, pattern, w, r) {
+			return
+		}
+		if ie := unknownParam(pattern, r, q); ie != nil {
+			writeInputError(w, ie)
 			return
 		}
 	}

@@ -161,6 +161,8 @@ func TestBadSearchInputAnswers400NamingFieldAndLimit(t *testing.T) {
 		{"empty field", "q=x&fields=url,", CodeBadParameter, "fields", "url,", fieldsLimit, `"url," names an empty field`},
 		{"empty field between commas", "q=x&fields=url,,title", CodeBadParameter, "fields", "url,,title", fieldsLimit, `"url,,title" names an empty field`},
 		{"fields twice", "q=x&fields=url&fields=title", CodeBadParameter, "fields", "url, title", "once", "given 2 times"},
+		// A misspelt parameter was ignored: ?sizee=3 gave the default 10.
+		{"a parameter search does not take", "q=x&sizee=3", CodeBadParameter, "sizee", "3", "q, page, size, fields", "not a parameter of GET /api/v1/search, which takes q, page, size, fields"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, body, h := get(t, srv, "/api/v1/search?"+c.query)

@@ -467,6 +467,10 @@ func (api *watchAPI) history(w http.ResponseWriter, r *http.Request, _ watch.Key
 // diff shows the n-th kept change (default the latest) side by side or
 // changes only, as HTML or JSON.
 func (api *watchAPI) diff(w http.ResponseWriter, r *http.Request, _ watch.Key, s *watch.Sentinel) {
+	if ie := givenOnce(r.URL.Query(), "n", "view", "format"); ie != nil {
+		writeInputError(w, ie)
+		return
+	}
 	h, err := api.watches.History(r.Context(), s.ID)
 	if err != nil {
 		api.internal(w, err)

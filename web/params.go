@@ -1,0 +1,71 @@
+package web
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// apiParams lists the query parameters of each API route that takes any,
+// by its pattern. serve refuses a parameter its route does not take, so
+// that a misspelt ?sizee=3 is not read as the default size, as a JSON
+// body's unknown field is not. A route absent takes none. Each handler
+// checks the values it reads.
+var apiParams = map[string][]string{
+	"GET /api/v1/search":                           {"q", "page", "size", "fields"},
+	"GET /api/v1/page":                             {"url"},
+	"GET /api/v1/feeds":                            {"limit", "after"},
+	"GET /api/v1/feeds/{id}/items":                 itemParams,
+	"GET /api/v1/river":                            itemParams,
+	"GET " + relationsAPIPrefix + "{name}/rows":    {"limit", "stale_gt"},
+	"GET " + relationsAPIPrefix + "{name}/changes": {"limit", "since"},
+	"GET /api/v1/watches/{id}/diff":                {"n", "view", "format"},
+}
+
+// itemParams are the parameters of a request for feed items (itemsQuery).
+var itemParams = []string{"since", "limit", "format"}
+
+// readerRoutes are the Atom feeds of watches and alerts. Feed readers add
+// parameters of their own to a feed's URL (cache busters, tracking), so
+// any is let through; the route reads ?token=.
+var readerRoutes = map[string]bool{
+	"GET " + userFeedPath:           true,
+	"GET /api/v1/watches/{id}/feed": true,
+	"GET /api/v1/alerts/{id}/feed":  true,
+}
+
+// unknownParam reports the first parameter of q, in name order, that the
+// API route pattern does not take. A pattern without a method dispatches
+// on it itself (byMethod) or answers 405, and is not checked here.
+func unknownParam(pattern string, r *http.Request, q url.Values) *InputError {
+	if !strings.Contains(pattern, " ") || readerRoutes[pattern] {
+		return nil
+	}
+	return onlyParams(pattern, r, q, apiParams[pattern])
+}
+
+// onlyParams reports the first parameter of q, in name order, that is not
+// one of params, the parameters of route.
+func onlyParams(route string, r *http.Request, q url.Values, params []string) *InputError {
+	for _, name := range slices.Sorted(maps.Keys(q)) {
+		if slices.Contains(params, name) {
+			continue
+		}
+		// A feed token sent without a bearer key, to a route that wants
+		// one, is a credential problem, which the route's authentication
+		// answers (401, watchAPI.authed).
+		if scheme, _, _ := strings.Cut(r.Header.Get("Authorization"), " "); name == "token" && !strings.EqualFold(scheme, "Bearer") {
+			continue
+		}
+		limit := "none"
+		if len(params) > 0 {
+			limit = strings.Join(params, ", ")
+		}
+		return &InputError{Field: name, Value: q.Get(name), Limit: limit,
+			Message: fmt.Sprintf("not a parameter of %s, which takes %s", route, limit)}
+	}
+	return nil
+}
