@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
 	"github.com/deltaq/deltaq/notify"
+	"github.com/deltaq/deltaq/repo"
 )
 
 // drainHorizon is how long a one-pass crawl waits for work that is queued
@@ -100,53 +102,7 @@ to their hosts and fetches them in turn; the flags of a crawl here
 				defer member.Close()
 				return a.crawlNode(ctx, cmd, member, db, cfg, logger, seeds, maxPages, nodes)
 			}
-			engine, err := openWatches(db, cfg, notify.NewOutbox(db, cfg.Notify), logger)
-			if err != nil {
-				return err
-			}
-			defer engine.Close()
-			st, err := openFeedStore(ctx, db, cfg)
-			if err != nil {
-				return err
-			}
-			cr, err := newMonitoredCrawl(ctx, db, cfg, logger, nil, nil, st, engine, nil)
-			if err != nil {
-				return err
-			}
-			polls, err := cr.f.PlanMonitor(ctx) // the feeds and watches worth a poll now
-			if err != nil {
-				return err
-			}
-			if len(seeds) > 0 {
-				n, err := cr.c.Seed(ctx, cr.f, seeds)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(a.stderr, "crawl: %d of %d seeds new\n", n, len(seeds))
-			} else if cr.f.Drained(drainHorizon) {
-				return errors.New("nothing to crawl: the queue is empty; give --seeds")
-			}
-			sum, err := cr.c.Run(ctx, cr.f, crawler.RunOptions{
-				Drain: true, DrainHorizon: drainHorizon, MaxPages: maxPages,
-				Progress: a.stderr, ProgressEvery: time.Second,
-			})
-			fmt.Fprint(a.stdout, sum)
-			if err != nil {
-				return err
-			}
-			if cr.poll != nil {
-				// Read what was fetched even after an interrupt: it is local.
-				in, err := cr.poll.Ingest(context.WithoutCancel(ctx))
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(a.stdout, "monitoring: %d polls queued, %d polled URLs read, %d new feed items, %d watch triggers, %d failed\n",
-					polls, in.URLs, in.NewItems, in.Fired, in.Failed)
-			}
-			if ctx.Err() != nil {
-				return crawlInterrupted(ctx, cmd)
-			}
-			return refusedError(sum)
+			return a.crawlLocal(ctx, cmd, db, cfg, logger, seeds, maxPages)
 		},
 	}
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory (repository and index)")
@@ -166,6 +122,59 @@ to their hosts and fetches them in turn; the flags of a crawl here
 		"node":    "cluster.node",
 	})
 	return cmd
+}
+
+// crawlLocal crawls in this process alone: the seeds, what the queue
+// holds, and the feeds and watches worth a poll now, whose results it
+// reads at the end.
+func (a *app) crawlLocal(ctx context.Context, cmd *cobra.Command, db *repo.DB, cfg *configs.Config, logger *slog.Logger, seeds []string, maxPages int) error {
+	engine, err := openWatches(db, cfg, notify.NewOutbox(db, cfg.Notify), logger)
+	if err != nil {
+		return err
+	}
+	defer engine.Close()
+	st, err := openFeedStore(ctx, db, cfg)
+	if err != nil {
+		return err
+	}
+	cr, err := newMonitoredCrawl(ctx, db, cfg, logger, nil, nil, st, engine, nil)
+	if err != nil {
+		return err
+	}
+	polls, err := cr.f.PlanMonitor(ctx) // the feeds and watches worth a poll now
+	if err != nil {
+		return err
+	}
+	if len(seeds) > 0 {
+		n, err := cr.c.Seed(ctx, cr.f, seeds)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stderr, "crawl: %d of %d seeds new\n", n, len(seeds))
+	} else if cr.f.Drained(drainHorizon) {
+		return errors.New("nothing to crawl: the queue is empty; give --seeds")
+	}
+	sum, err := cr.c.Run(ctx, cr.f, crawler.RunOptions{
+		Drain: true, DrainHorizon: drainHorizon, MaxPages: maxPages,
+		Progress: a.stderr, ProgressEvery: time.Second,
+	})
+	fmt.Fprint(a.stdout, sum)
+	if err != nil {
+		return err
+	}
+	if cr.poll != nil {
+		// Read what was fetched even after an interrupt: it is local.
+		in, err := cr.poll.Ingest(context.WithoutCancel(ctx))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "monitoring: %d polls queued, %d polled URLs read, %d new feed items, %d watch triggers, %d failed\n",
+			polls, in.URLs, in.NewItems, in.Fired, in.Failed)
+	}
+	if ctx.Err() != nil {
+		return crawlInterrupted(ctx, cmd)
+	}
+	return refusedError(sum)
 }
 
 // localCrawlFlags shape a crawl in this process; with --server they would

@@ -443,35 +443,66 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 	if err != nil {
 		return err
 	}
-	subscribed := make(map[string]bool, len(list))
-	urls := make([]string, 0, len(list)) // to poll: the feeds' and the targets below
+	urls, subscribed, err := pollURLs(db, list)
+	if err != nil {
+		return err
+	}
+	// What the poll fetches, the feeds and their redirects' targets, is
+	// fetched as a feed reader does: served as text/plain or
+	// application/octet-stream, or with any type if the body looks like
+	// XML, it is read, and the feed parser says whether it is a feed.
+	only := fromFeed(db, subscribed, cfg.Crawler.Limits.MaxRedirects)
+	cr, err := newCrawlWith(ctx, db, cfg, a.logger(cfg), nil, nil, crawlParts{only: only, dueNow: true, feed: only})
+	if err != nil {
+		return err
+	}
+	if err := queueNow(ctx, db, cr, urls); err != nil {
+		return err
+	}
+	sum, err := cr.c.Run(ctx, cr.f, crawler.RunOptions{Drain: true, DrainHorizon: drainHorizon, Progress: a.stderr, ProgressEvery: 10 * time.Second})
+	fmt.Fprint(a.stdout, sum)
+	if err != nil {
+		return err
+	}
+	return errors.Join(a.absorbPolls(ctx, st, list), refusedError(sum))
+}
+
+// pollURLs lists what a poll fetches: the feeds' URLs, and the target of
+// each feed's last temporary redirect, since a feed that answered one is
+// likely to again and feeds.Store.Absorb reads a target fetched since the
+// feed's last poll. The crawler queues a target it has not seen itself,
+// but not one it knows. subscribed holds them all.
+func pollURLs(db *repo.DB, list []feeds.Feed) (urls []string, subscribed map[string]bool, err error) {
+	subscribed = make(map[string]bool, len(list))
+	urls = make([]string, 0, len(list))
 	for _, f := range list {
 		subscribed[f.URL] = true
 		urls = append(urls, f.URL)
 	}
-	// A feed that answered a temporary redirect is likely to again: its
-	// target is fetched too, so that the feed reads it (feeds.Store.Absorb
-	// reads a target fetched since the feed's last poll). The crawler
-	// queues a target it has not seen itself, but not one it knows.
 	for _, f := range list {
 		p, err := db.Page(f.URL)
 		if err != nil && !errors.Is(err, repo.ErrNotFound) {
-			return err
+			return nil, nil, err
 		}
 		if err == nil && p.LastOutcome == repo.OutcomeRedirect && p.RedirectTo != "" && p.HTTPStatus != 301 && p.HTTPStatus != 308 && !subscribed[p.RedirectTo] {
 			subscribed[p.RedirectTo] = true
 			urls = append(urls, p.RedirectTo)
 		}
 	}
-	// A feed's URL, or the target of a redirect from one (a chain of at
-	// most crawler.limits.max_redirects), which the crawler queues as a
-	// URL of its own: fetched in this poll, the feed reads it at once.
-	only := func(url string) bool {
+	return urls, subscribed, nil
+}
+
+// fromFeed reports whether a URL is one of subscribed, or the target of a
+// redirect from one (a chain of at most maxRedirects), which the crawler
+// queues as a URL of its own: fetched in this poll, the feed reads it at
+// once.
+func fromFeed(db *repo.DB, subscribed map[string]bool, maxRedirects int) func(string) bool {
+	return func(url string) bool {
 		if subscribed[url] {
 			return true
 		}
 		p, err := db.Page(url)
-		for range cfg.Crawler.Limits.MaxRedirects {
+		for range maxRedirects {
 			if err != nil || p.Hops == 0 || p.Source == "" {
 				return false
 			}
@@ -486,14 +517,12 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 		}
 		return false
 	}
-	// What the poll fetches, the feeds and their redirects' targets, is
-	// fetched as a feed reader does: served as text/plain or
-	// application/octet-stream, or with any type if the body looks like
-	// XML, it is read, and the feed parser says whether it is a feed.
-	cr, err := newCrawlWith(ctx, db, cfg, a.logger(cfg), nil, nil, crawlParts{only: only, dueNow: true, feed: only})
-	if err != nil {
-		return err
-	}
+}
+
+// queueNow queues urls in cr's frontier to be fetched at once: a known
+// page as a re-crawl, unless it is on its way already, and a new one as
+// a seed.
+func queueNow(ctx context.Context, db *repo.DB, cr *crawl, urls []string) error {
 	var fresh []string
 	b := db.NewBatch(ctx)
 	defer b.Close()
@@ -519,19 +548,17 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 		return err
 	}
 	cr.f.Publish(queued...)
-	if _, err := cr.c.Seed(ctx, cr.f, fresh); err != nil {
-		return err
-	}
-	sum, err := cr.c.Run(ctx, cr.f, crawler.RunOptions{Drain: true, DrainHorizon: drainHorizon, Progress: a.stderr, ProgressEvery: 10 * time.Second})
-	fmt.Fprint(a.stdout, sum)
-	if err != nil {
-		return err
-	}
-	// A feed whose fetch failed (an HTTP error, a timeout, a body too
-	// large or of the wrong type) and one whose body did not parse are
-	// alike to the user: not fetched, named with why, and the poll's exit
-	// is not 0. One the crawl did not get to stays queued and is not a
-	// failure: the summary above says why.
+	_, err := cr.c.Seed(ctx, cr.f, fresh)
+	return err
+}
+
+// absorbPolls takes each feed's stored result into st and prints what
+// came of the poll. A feed whose fetch failed (an HTTP error, a timeout,
+// a body too large or of the wrong type) and one whose body did not parse
+// are alike to the user: not fetched, named with why, and the poll's exit
+// is not 0. One the crawl did not get to stays queued and is not a
+// failure: the crawl's summary says why.
+func (a *app) absorbPolls(ctx context.Context, st *feeds.Store, list []feeds.Feed) error {
 	var errs []error
 	var failed []string
 	var cut []string // fetched, and the read cut what the feed held (feeds.Cuts)
@@ -575,7 +602,7 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 	if len(failed) > 0 {
 		errs = append(errs, fmt.Errorf("feeds poll: %d of %d feeds failed (named above)", len(failed), len(list)))
 	}
-	return errors.Join(append(errs, refusedError(sum))...)
+	return errors.Join(errs...)
 }
 
 // importOPML subscribes to the outlines' feeds, each with its own
