@@ -79,11 +79,31 @@ func (c *corpus) weeks() int { return len(c.live) }
 // loadCorpus parses and analyses every distinct body of a on workers
 // goroutines.
 func loadCorpus(ctx context.Context, a *archive.Archive, an analysis.Analyzer, lim extract.Limits, workers int) (*corpus, error) {
+	paths := a.URLs()
+	c, err := newCorpus(a, paths)
+	if err != nil {
+		return nil, err
+	}
+	raws, bodyOf, ivBody := distinctBodies(a, paths)
+	out, err := analyseBodies(ctx, c.host, raws, an, lim, workers)
+	if err != nil {
+		return nil, err
+	}
+	c.setBodies(out, bodyOf)
+	aliasOf := c.addAliases(out, paths)
+	c.setLive(a, paths, ivBody, out, aliasOf)
+	c.countVocab()
+	return c, nil
+}
+
+// newCorpus starts a's corpus with its weeks' dates and the URLs of its
+// paths, which take the first URL ids so that an archive URL's id is its
+// position in paths.
+func newCorpus(a *archive.Archive, paths []string) (*corpus, error) {
 	c := &corpus{name: a.Name(), host: strings.ToLower(a.Name()) + ".test", byURL: map[string]int32{}}
 	for w := range a.Weeks() {
 		c.dates = append(c.dates, a.Date(w))
 	}
-	paths := a.URLs()
 	for i, p := range paths {
 		u, err := urlnorm.Normalize("http://" + c.host + p)
 		if err != nil {
@@ -92,37 +112,55 @@ func loadCorpus(ctx context.Context, a *archive.Archive, an analysis.Analyzer, l
 		c.urls = append(c.urls, u)
 		c.byURL[u] = int32(i)
 	}
+	return c, nil
+}
 
-	// Distinct bodies, in manifest order, keyed by their hash.
-	type raw struct {
-		path string
-		data []byte
-	}
-	var raws []raw
-	bodyOf := map[string]int32{}
-	ivBody := make([][]int32, len(paths)) // by URL: body of each interval
+// rawBody is a distinct archived body before analysis, with the path it
+// was first archived under: the base its relative links resolve against.
+type rawBody struct {
+	path string
+	data []byte
+}
+
+// distinctBodies lists the archive's distinct bodies, in manifest order,
+// so that a body archived under several paths or weeks is analysed once.
+// bodyOf is a body's position in raws by its hash, and ivBody[i][j] that
+// of the body of paths[i]'s j-th interval.
+func distinctBodies(a *archive.Archive, paths []string) (raws []rawBody, bodyOf map[string]int32, ivBody [][]int32) {
+	bodyOf = map[string]int32{}
+	ivBody = make([][]int32, len(paths))
 	for i, p := range paths {
 		for _, iv := range a.Intervals(p) {
 			b, ok := bodyOf[iv.Hash]
 			if !ok {
 				b = int32(len(raws))
 				bodyOf[iv.Hash] = b
-				raws = append(raws, raw{p, iv.Body})
+				raws = append(raws, rawBody{p, iv.Body})
 			}
 			ivBody[i] = append(ivBody[i], b)
 		}
 	}
+	return raws, bodyOf, ivBody
+}
 
-	// Analyse in parallel; term strings become ids afterwards, in sorted
-	// order, so that ids do not depend on scheduling.
-	type analysed struct {
-		indexable bool
-		length    int
-		terms     []string
-		tf        []uint32
-		aliases   []string // same-host links with a query string
-	}
-	out := make([]analysed, len(raws))
+// analysedBody is a body as the extractor and the analyzer leave it. Its
+// terms are still strings: ids are given once every body is analysed, in
+// sorted order, so that they do not depend on scheduling.
+type analysedBody struct {
+	indexable bool
+	length    int
+	terms     []string
+	tf        []uint32
+	aliases   []string // same-host links with a query string
+}
+
+// analyseBodies extracts and analyses raws on workers goroutines, as the
+// crawler and the index would on host; out[i] is raws[i]'s, so the result
+// does not depend on the schedule. The first error, or the end of ctx,
+// keeps further bodies from starting; a body the extractor rejects is no
+// error, since the crawler skips it too.
+func analyseBodies(ctx context.Context, host string, raws []rawBody, an analysis.Analyzer, lim extract.Limits, workers int) ([]analysedBody, error) {
+	out := make([]analysedBody, len(raws))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(1, workers))
 	for i, r := range raws {
@@ -130,7 +168,7 @@ func loadCorpus(ctx context.Context, a *archive.Archive, an analysis.Analyzer, l
 			break
 		}
 		g.Go(func() error {
-			base, err := url.Parse("http://" + c.host + r.path)
+			base, err := url.Parse("http://" + host + r.path)
 			if err != nil {
 				return fmt.Errorf("synceval: %s: %w", r.path, err)
 			}
@@ -138,7 +176,7 @@ func loadCorpus(ctx context.Context, a *archive.Archive, an analysis.Analyzer, l
 			if err != nil {
 				return nil // the crawler neither indexes nor follows it
 			}
-			out[i].aliases = queryLinks(d, c.host)
+			out[i].aliases = queryLinks(d, host)
 			if d.Robots.NoIndex {
 				return nil
 			}
@@ -153,17 +191,13 @@ func loadCorpus(ctx context.Context, a *archive.Archive, an analysis.Analyzer, l
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	seen := map[string]struct{}{}
-	for _, o := range out {
-		for _, t := range o.terms {
-			seen[t] = struct{}{}
-		}
-	}
-	c.terms = make([]string, 0, len(seen))
-	for t := range seen {
-		c.terms = append(c.terms, t)
-	}
-	slices.Sort(c.terms)
+	return out, nil
+}
+
+// setBodies builds the vocabulary of out and stores its bodies with their
+// terms as ids; bodyOf, the bodies' positions by hash, becomes byHash.
+func (c *corpus) setBodies(out []analysedBody, bodyOf map[string]int32) {
+	c.terms = sortedUnion(out, func(o analysedBody) []string { return o.terms })
 	c.termID = make(map[string]uint32, len(c.terms))
 	for i, t := range c.terms {
 		c.termID[t] = uint32(i)
@@ -178,24 +212,17 @@ func loadCorpus(ctx context.Context, a *archive.Archive, an analysis.Analyzer, l
 		// o.terms is sorted and ids follow string order, so b.terms is too.
 		c.bodies[i] = b
 	}
+}
 
-	// Query-string aliases: the replay server answers a path whatever its
-	// query string, so a link such as /resources/x/?dg makes a page of the
-	// live web, with the body of /resources/x/, in every week where a page
-	// links to it and its path exists.
-	aliasSet := map[string]struct{}{}
-	for _, o := range out {
-		for _, al := range o.aliases {
-			aliasSet[al] = struct{}{}
-		}
-	}
-	aliases := make([]string, 0, len(aliasSet))
-	for al := range aliasSet {
-		aliases = append(aliases, al)
-	}
-	slices.Sort(aliases)
-	aliasOf := map[int32][]int32{} // archive URL → its aliases' URL ids
-	for _, al := range aliases {
+// addAliases gives a URL id, after the archive's, to every query-string
+// alias of an archived path that some body links to, and returns the
+// aliases' ids by the id of their path. The replay server answers a path
+// whatever its query string, so a link such as /resources/x/?dg makes a
+// page of the live web, with the body of /resources/x/, in every week
+// where a page links to it and its path exists.
+func (c *corpus) addAliases(out []analysedBody, paths []string) map[int32][]int32 {
+	aliasOf := map[int32][]int32{}
+	for _, al := range sortedUnion(out, func(o analysedBody) []string { return o.aliases }) {
 		if _, dup := c.byURL[al]; dup {
 			continue
 		}
@@ -212,25 +239,31 @@ func loadCorpus(ctx context.Context, a *archive.Archive, an analysis.Analyzer, l
 		c.byURL[al] = id
 		aliasOf[int32(path)] = append(aliasOf[int32(path)], id)
 	}
+	return aliasOf
+}
 
-	// Each week's indexable pages (in URL id order) and vocabulary size.
-	linked := make([]map[int32]bool, a.Weeks()) // aliases some page links to, by week
-	for i := range paths {
-		for j, iv := range a.Intervals(paths[i]) {
-			for _, al := range out[ivBody[i][j]].aliases {
-				id, ok := c.byURL[al]
-				if !ok || int(id) < len(paths) {
-					continue
-				}
-				for w := iv.First; w <= iv.Last; w++ {
-					if linked[w] == nil {
-						linked[w] = map[int32]bool{}
-					}
-					linked[w][id] = true
-				}
-			}
+// sortedUnion returns the distinct strings field holds over out, sorted,
+// so that what is built from them does not depend on scheduling.
+func sortedUnion(out []analysedBody, field func(analysedBody) []string) []string {
+	set := map[string]struct{}{}
+	for _, o := range out {
+		for _, s := range field(o) {
+			set[s] = struct{}{}
 		}
 	}
+	all := make([]string, 0, len(set))
+	for s := range set {
+		all = append(all, s)
+	}
+	slices.Sort(all)
+	return all
+}
+
+// setLive sets each week's indexable pages, ascending by URL id: every
+// archived path whose body that week is indexable, and with it those of
+// its aliases (aliasOf) some page of the week links to.
+func (c *corpus) setLive(a *archive.Archive, paths []string, ivBody [][]int32, out []analysedBody, aliasOf map[int32][]int32) {
+	linked := c.linkedAliases(a, paths, ivBody, out)
 	c.live = make([][]doc, a.Weeks())
 	for i := range paths {
 		for j, iv := range a.Intervals(paths[i]) {
@@ -251,11 +284,41 @@ func loadCorpus(ctx context.Context, a *archive.Archive, an analysis.Analyzer, l
 	for _, docs := range c.live {
 		slices.SortFunc(docs, func(x, y doc) int { return int(x.url - y.url) })
 	}
+}
+
+// linkedAliases returns, by week, the URL ids of the aliases some page of
+// that week links to: an alias is on the live web only while linked.
+func (c *corpus) linkedAliases(a *archive.Archive, paths []string, ivBody [][]int32, out []analysedBody) []map[int32]bool {
+	linked := make([]map[int32]bool, a.Weeks())
+	for i := range paths {
+		for j, iv := range a.Intervals(paths[i]) {
+			for _, al := range out[ivBody[i][j]].aliases {
+				id, ok := c.byURL[al]
+				if !ok || int(id) < len(paths) {
+					continue
+				}
+				for w := iv.First; w <= iv.Last; w++ {
+					if linked[w] == nil {
+						linked[w] = map[int32]bool{}
+					}
+					linked[w][id] = true
+				}
+			}
+		}
+	}
+	return linked
+}
+
+// countVocab sets each week's vocabulary size: the distinct terms over
+// its live pages, the cardinality its text field would have indexed as
+// one segment. A term's stamp is the last week that counted it, which
+// saves clearing a set between weeks.
+func (c *corpus) countVocab() {
 	stamp := make([]int32, len(c.terms))
 	for i := range stamp {
 		stamp[i] = -1
 	}
-	c.vocab = make([]int, a.Weeks())
+	c.vocab = make([]int, len(c.live))
 	for w, docs := range c.live {
 		n := 0
 		for _, d := range docs {
@@ -268,7 +331,6 @@ func loadCorpus(ctx context.Context, a *archive.Archive, an analysis.Analyzer, l
 		}
 		c.vocab[w] = n
 	}
-	return c, nil
 }
 
 // queryLinks returns the links of d to host that carry a query string, as

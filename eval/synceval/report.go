@@ -271,16 +271,49 @@ func (h *harness) writeCSV(sum *Summary, path string) error {
 	return t.WriteCSV(path)
 }
 
-// markdown renders report.md.
+// markdown renders report.md, one section after another. A section that
+// depends on part of the sweep (deltaq and a baseline, a split sweep, the
+// all-pages run) is left out when there is nothing to show.
 func (h *harness) markdown(sum *Summary, results []*runResult) string {
 	var b strings.Builder
+	h.writeIntro(&b, sum)
+	_ = h.workloadTable(sum.Workload).Markdown(&b)
+	_ = week0Table(sum.Week0).Markdown(&b)
+	_ = h.meanQTable(sum).Markdown(&b)
+	_ = h.changedTable(sum).Markdown(&b)
+	if sum.Target.Baseline != "" {
+		_ = targetTable(sum.Target).Markdown(&b)
+	}
+	if len(sum.Margins) > 0 {
+		_ = marginsTable(sum.Margins).Markdown(&b)
+	}
+	if len(sum.SplitMargins) > 0 {
+		_ = h.splitTable(sum).Markdown(&b)
+	}
+	_ = runsTable(sum.Runs).Markdown(&b)
+	h.writeQPerWeek(&b, sum.Best)
+	if sum.Forecast.Pages > 0 {
+		_ = h.forecastTable(sum.Forecast).Markdown(&b)
+	}
+	_ = h.wallTimeTable(sum, results).Markdown(&b)
+	b.WriteString(sum.plots.markdown())
+	if att := h.arch.Meta().Attribution; att != "" {
+		fmt.Fprintf(&b, "\nArchive: %s\n", att)
+	}
+	return b.String()
+}
+
+// writeIntro writes the report's title and the paragraphs that say what
+// was measured and under which settings, so that the tables below can be
+// read without the configuration at hand. A partial report says so first.
+func (h *harness) writeIntro(w io.Writer, sum *Summary) {
 	cfg := h.cfg
-	fmt.Fprintf(&b, "# Synchronization: repository quality under a re-download budget — %s, %s\n\n", sum.Archive, h.historyLabel())
+	fmt.Fprintf(w, "# Synchronization: repository quality under a re-download budget — %s, %s\n\n", sum.Archive, h.historyLabel())
 	if len(sum.Missing) > 0 {
-		fmt.Fprintf(&b, "**Partial: the evaluation was interrupted. This report and results.csv hold the %d runs that finished; "+
+		fmt.Fprintf(w, "**Partial: the evaluation was interrupted. This report and results.csv hold the %d runs that finished; "+
 			"%d did not: %s.**\n\n", len(sum.Runs), len(sum.Missing), strings.Join(sum.Missing, ", "))
 	}
-	fmt.Fprintf(&b, "Thesis §4.7 on the `%s` archive (%d weeks, %s → %s) with the query log `%s`. "+
+	fmt.Fprintf(w, "Thesis §4.7 on the `%s` archive (%d weeks, %s → %s) with the query log `%s`. "+
 		"Every run starts from the same fully synchronized repository of week 0 and may re-download B pages a week "+
 		"through the real frontier, crawler (on the replay server) and index for weeks 1–%d; after each week's crawl "+
 		"the index catches up (measuring ΔQ_A) and Q(W^L) of eq. 4.5 is measured against that week's live pages: "+
@@ -291,24 +324,29 @@ func (h *harness) markdown(sum *Summary, results []*runResult) string {
 		filepath.Base(cfg.Log), h.c.weeks()-1, semanticsSentence(cfg), cfg.Index.InspectionC)
 	switch cfg.Pages {
 	case "persistent":
-		fmt.Fprintf(&b, "Pages: only the %d pages present in every week are replayed (eval.sync.pages = persistent), as in the thesis's data sets (§4.7). ", len(h.c.live[0]))
+		fmt.Fprintf(w, "Pages: only the %d pages present in every week are replayed (eval.sync.pages = persistent), as in the thesis's data sets (§4.7). ", len(h.c.live[0]))
 	default:
-		fmt.Fprintf(&b, "Pages: every page of the archive is replayed (eval.sync.pages = all); pages created after week 0 count as missing, and re-downloads cannot find them. ")
+		fmt.Fprintf(w, "Pages: every page of the archive is replayed (eval.sync.pages = all); pages created after week 0 count as missing, and re-downloads cannot find them. ")
 	}
 	switch cfg.History {
 	case "whole":
-		fmt.Fprintf(&b, "Estimates: every policy estimates its per-page parameters (λ for SBR and LambdaCrawl, d(p) for EBR, δQ_A for deltaq) "+
+		fmt.Fprintf(w, "Estimates: every policy estimates its per-page parameters (λ for SBR and LambdaCrawl, d(p) for EBR, δQ_A for deltaq) "+
 			"from the whole archive, as the thesis does (§4.7.2), by reading the fetch log and ΔQ_A measurements of the run that "+
 			"re-downloads every page every week (eval.sync.history = whole): hindsight no deployed crawler has; what each run re-downloads, and when, is its own. "+
 			"The deltaq policy therefore ranks by its posterior means, does not explore (frontier.exploration = mean) and does not read sitemaps (frontier.sitemap_lastmod = false).\n\n")
 	default:
-		fmt.Fprintf(&b, "Estimates: every policy learns only from its own re-downloads, as a deployed crawler must (eval.sync.history = own); "+
+		fmt.Fprintf(w, "Estimates: every policy learns only from its own re-downloads, as a deployed crawler must (eval.sync.history = own); "+
 			"pages not yet re-downloaded take the policy's prior. The deltaq policy explores by frontier.exploration = %s "+
 			"and reads sitemap <lastmod> dates: %v (frontier.sitemap_lastmod).\n\n", cfg.Frontier.Exploration, cfg.Frontier.SitemapLastMod)
 	}
+}
 
+// workloadTable accounts for every query string of the log: how many the
+// analyzer, the vocabulary, week 0 and the filter each dropped, so that a
+// small workload can be traced to its cause.
+func (h *harness) workloadTable(ws WorkloadSummary) *report.Table {
+	cfg := h.cfg
 	wt := report.NewTable("Workload (§4.7)", "what", "value")
-	ws := sum.Workload
 	wt.Add("distinct query strings in the log", ws.LogStrings)
 	wt.Add("Σ counts", ws.LogTotal)
 	wt.Add("strings without a searchable word", ws.NoTerms)
@@ -337,22 +375,25 @@ func (h *harness) markdown(sum *Summary, results []*runResult) string {
 	} else {
 		wt.Note("eval.sync.filter = none: every query matching a week-0 page is kept.")
 	}
-	_ = wt.Markdown(&b)
+	return wt
+}
 
-	w0 := report.NewTable("Week 0 (the repository every run starts from)", "what", "value")
-	w0.Add("pages fetched", sum.Week0.Fetched)
-	w0.Add("documents indexed", int(sum.Week0.Indexed))
-	w0.Add("indexable live pages", sum.Week0.Live)
-	w0.Add("Q(W^L) at week 0", q(sum.Week0.Q))
-	w0.Add("wall time", sum.Week0.Took.Round(time.Millisecond).String())
-	_ = w0.Markdown(&b)
+// week0Table describes the repository every run starts from; its Q should
+// be 1, and anything less means the week-0 crawl missed pages.
+func week0Table(w0 Week0Summary) *report.Table {
+	t := report.NewTable("Week 0 (the repository every run starts from)", "what", "value")
+	t.Add("pages fetched", w0.Fetched)
+	t.Add("documents indexed", int(w0.Indexed))
+	t.Add("indexable live pages", w0.Live)
+	t.Add("Q(W^L) at week 0", q(w0.Q))
+	t.Add("wall time", w0.Took.Round(time.Millisecond).String())
+	return t
+}
 
-	// Mean Q by policy × budget.
-	budgets := h.budgets()
-	cols := []string{"policy"}
-	for _, bu := range budgets {
-		cols = append(cols, fmt.Sprintf("B=%d", bu))
-	}
+// meanQTable is the headline result: mean Q of the reported run per policy
+// and budget, with each budget as a share of the site and the all-pages
+// run's Q as the ceiling the policies are read against.
+func (h *harness) meanQTable(sum *Summary) *report.Table {
 	mt := h.byPolicyAndBudget(sum, "Mean Q over weeks 1–"+strconv.Itoa(h.c.weeks()-1)+" by policy and budget B (re-downloads per week)",
 		func(r RunSummary) string {
 			if usesTau(r.Policy) {
@@ -362,60 +403,70 @@ func (h *harness) markdown(sum *Summary, results []*runResult) string {
 		})
 	pages := len(h.c.live[0])
 	var shares []string
-	for _, bu := range budgets {
+	for _, bu := range h.budgets() {
 		shares = append(shares, fmt.Sprintf("%d = %.1f %%", bu, 100*float64(bu)/float64(pages)))
 	}
 	mt.Note("B as a share of week 0's %d pages: %s. For SBR and EBR each cell is the best τ of %v at that budget (§4.7.3).",
-		pages, strings.Join(shares, ", "), cfg.Taus)
+		pages, strings.Join(shares, ", "), h.cfg.Taus)
 	for _, r := range sum.Runs {
 		if r.All {
 			mt.Note("Re-downloading every page every week (B = %d): mean Q %s.", r.Budget, q(r.MeanQ))
 		}
 	}
-	_ = mt.Markdown(&b)
+	return mt
+}
 
+// changedTable shows how often each policy's fetches found the page
+// changed: a fetch of an unchanged page spends budget for nothing.
+func (h *harness) changedTable(sum *Summary) *report.Table {
 	ct := h.byPolicyAndBudget(sum, "Fraction of fetches that found the page changed, by policy and budget",
 		func(r RunSummary) string { return fmt.Sprintf("%.3f", r.ChangedShare()) })
 	ct.Note("Over weeks 1–%d, the runs of the table above (a change: the body differs from the stored copy).", h.c.weeks()-1)
-	_ = ct.Markdown(&b)
+	return ct
+}
 
-	// Target.
-	tg := sum.Target
+// targetTable reports the budget deltaq needs to match the best baseline
+// at the largest budget swept, and its ratio to that budget: how much
+// re-downloading deltaq saves.
+func targetTable(tg Target) *report.Table {
 	tt := report.NewTable("deltaq against the best baseline", "what", "value")
-	if tg.Baseline != "" {
-		tt.Add("largest budget B_max", tg.MaxBudget)
-		tt.Add("best baseline at B_max", fmt.Sprintf("%s, mean Q %s", tg.Baseline, q(tg.BaselineQ)))
-		tt.Add("deltaq at B_max", q(tg.DeltaqAtMax))
-		switch {
-		case !tg.Reached:
-			tt.Add("smallest B where deltaq reaches it", "not reached at any budget swept")
-		case tg.AtMost:
-			tt.Add("smallest B where deltaq reaches it", fmt.Sprintf("≤ %.0f (already at the smallest budget)", tg.Budget))
-			tt.Add("ratio B / B_max", fmt.Sprintf("≤ %.3f", tg.Ratio))
-		default:
-			tt.Add("smallest B where deltaq reaches it", fmt.Sprintf("%.1f", tg.Budget))
-			tt.Add("ratio B / B_max", fmt.Sprintf("%.3f", tg.Ratio))
-		}
-		tt.Note("Between the two swept budgets whose mean Q bracket the baseline's, B is interpolated linearly in (mean Q, B).")
-		_ = tt.Markdown(&b)
+	tt.Add("largest budget B_max", tg.MaxBudget)
+	tt.Add("best baseline at B_max", fmt.Sprintf("%s, mean Q %s", tg.Baseline, q(tg.BaselineQ)))
+	tt.Add("deltaq at B_max", q(tg.DeltaqAtMax))
+	switch {
+	case !tg.Reached:
+		tt.Add("smallest B where deltaq reaches it", "not reached at any budget swept")
+	case tg.AtMost:
+		tt.Add("smallest B where deltaq reaches it", fmt.Sprintf("≤ %.0f (already at the smallest budget)", tg.Budget))
+		tt.Add("ratio B / B_max", fmt.Sprintf("≤ %.3f", tg.Ratio))
+	default:
+		tt.Add("smallest B where deltaq reaches it", fmt.Sprintf("%.1f", tg.Budget))
+		tt.Add("ratio B / B_max", fmt.Sprintf("%.3f", tg.Ratio))
 	}
-	if len(sum.Margins) > 0 {
-		gt := report.NewTable("deltaq against the best baseline at each budget, week by week",
-			"B", "best baseline", "mean Q_deltaq − Q_baseline", "standard error", "difference / s.e.", "weeks deltaq ahead")
-		for _, m := range sum.Margins {
-			gt.Add(m.Budget, m.Baseline, fmt.Sprintf("%+.6f", m.Diff), fmt.Sprintf("%.6f", m.StdErr),
-				fmt.Sprintf("%+.1f", m.Diff/m.StdErr), fmt.Sprintf("%d of %d", m.Ahead, m.Weeks))
-		}
-		gt.Note("Both policies replay the same weeks, so the weekly differences are paired; the standard error is their standard deviation over √weeks.")
-		_ = gt.Markdown(&b)
-	}
-	if len(sum.SplitMargins) > 0 {
-		_ = h.splitTable(sum).Markdown(&b)
-	}
+	tt.Note("Between the two swept budgets whose mean Q bracket the baseline's, B is interpolated linearly in (mean Q, B).")
+	return tt
+}
 
-	// Every run.
+// marginsTable says whether deltaq's lead over the best baseline at each
+// budget is larger than the weeks' noise: the difference in units of its
+// standard error.
+func marginsTable(ms []Margin) *report.Table {
+	gt := report.NewTable("deltaq against the best baseline at each budget, week by week",
+		"B", "best baseline", "mean Q_deltaq − Q_baseline", "standard error", "difference / s.e.", "weeks deltaq ahead")
+	for _, m := range ms {
+		gt.Add(m.Budget, m.Baseline, fmt.Sprintf("%+.6f", m.Diff), fmt.Sprintf("%.6f", m.StdErr),
+			fmt.Sprintf("%+.1f", m.Diff/m.StdErr), fmt.Sprintf("%d of %d", m.Ahead, m.Weeks))
+	}
+	gt.Note("Both policies replay the same weeks, so the weekly differences are paired; the standard error is their standard deviation over √weeks.")
+	return gt
+}
+
+// runsTable lists every run of the sweep, not only the reported ones, so
+// that a best τ can be checked against its neighbours and a run's worst
+// week and largest weekly spend seen.
+func runsTable(runs []RunSummary) *report.Table {
 	rt := report.NewTable("Every run", "policy", "τ", "B", "mean Q", "min Q", "fetches/week (max)", "wall time")
-	for _, r := range sum.Runs {
+	for _, r := range runs {
 		pol, tau := r.Policy, ""
 		if r.All {
 			pol = "all pages (" + r.Policy + ")"
@@ -433,47 +484,59 @@ func (h *harness) markdown(sum *Summary, results []*runResult) string {
 		}
 		rt.Add(pol, tau, r.Budget, q(r.MeanQ), q(minQ), maxF, r.Took.Round(time.Millisecond).String())
 	}
-	_ = rt.Markdown(&b)
+	return rt
+}
 
-	// Per-week Q, one table per budget.
-	fmt.Fprintf(&b, "### Q per week\n\n<details><summary>one table per budget (policies at their best τ)</summary>\n\n")
-	for _, bu := range budgets {
+// writeQPerWeek writes Q week by week, one table per budget with a column
+// per reported run, in a collapsed block: the means above hide the weeks
+// in which a policy falls behind, and a row per week would bury the rest
+// of the report.
+func (h *harness) writeQPerWeek(w io.Writer, best []RunSummary) {
+	fmt.Fprintf(w, "### Q per week\n\n<details><summary>one table per budget (policies at their best τ)</summary>\n\n")
+	for _, bu := range h.budgets() {
 		var runs []RunSummary
 		cols := []string{"week"}
-		for _, r := range sum.Best {
+		for _, r := range best {
 			if r.Budget == bu {
 				runs = append(runs, r)
 				cols = append(cols, Label(r))
 			}
 		}
 		t := report.NewTable(fmt.Sprintf("B = %d", bu), cols...)
-		for w := 1; w < h.c.weeks(); w++ {
-			row := []any{w}
+		for wk := 1; wk < h.c.weeks(); wk++ {
+			row := []any{wk}
 			for _, r := range runs {
-				row = append(row, q(r.Q[w]))
+				row = append(row, q(r.Q[wk]))
 			}
 			t.Add(row...)
 		}
-		_ = t.Markdown(&b)
+		_ = t.Markdown(w)
 	}
-	fmt.Fprintf(&b, "</details>\n\n")
+	fmt.Fprintf(w, "</details>\n\n")
+}
 
-	if sum.Forecast.Pages > 0 {
-		f := sum.Forecast
-		ft := report.NewTable("Forecastability of δQ_A (fig. 4.3, forecast.svg)", "what", "value")
-		ft.Add("pages re-downloaded in both halves", f.Pages)
-		ft.Add("δQ_A = 0 in both halves (not plotted)", f.BothZero)
-		ft.Add("δQ_A = 0 in one half (on the edges)", f.OneZero)
-		ft.Add("δQ_A < 0 in a half (not drawable)", f.Negative)
-		ft.Add("δQ_A > 0 in both halves", f.Positive)
-		ft.Add("correlation of ln δQ_A, first vs second half", f.LogCorrelation)
-		ft.Add("within a factor of 2 of the diagonal", fmt.Sprintf("%.1f %%", 100*f.WithinFactor2))
-		ft.Note("From the run that re-downloads every page every week: δQ_A(p) over weeks 1–%d against weeks %d–%d, "+
-			"each the mean of ΔQ_A(p, t)/(t − LR(p, t)) over the half's re-downloads (frontier.EstimateOf), ΔQ_A measured "+
-			"by the index during its batch updates (§4.6).", h.c.weeks()/2-1, h.c.weeks()/2, h.c.weeks()-1)
-		_ = ft.Markdown(&b)
-	}
+// forecastTable summarizes fig. 4.3 in numbers: deltaq ranks by δQ_A
+// measured in the past, which pays only if a page's δQ_A in one half of
+// the archive predicts it in the other.
+func (h *harness) forecastTable(f ForecastSummary) *report.Table {
+	ft := report.NewTable("Forecastability of δQ_A (fig. 4.3, forecast.svg)", "what", "value")
+	ft.Add("pages re-downloaded in both halves", f.Pages)
+	ft.Add("δQ_A = 0 in both halves (not plotted)", f.BothZero)
+	ft.Add("δQ_A = 0 in one half (on the edges)", f.OneZero)
+	ft.Add("δQ_A < 0 in a half (not drawable)", f.Negative)
+	ft.Add("δQ_A > 0 in both halves", f.Positive)
+	ft.Add("correlation of ln δQ_A, first vs second half", f.LogCorrelation)
+	ft.Add("within a factor of 2 of the diagonal", fmt.Sprintf("%.1f %%", 100*f.WithinFactor2))
+	ft.Note("From the run that re-downloads every page every week: δQ_A(p) over weeks 1–%d against weeks %d–%d, "+
+		"each the mean of ΔQ_A(p, t)/(t − LR(p, t)) over the half's re-downloads (frontier.EstimateOf), ΔQ_A measured "+
+		"by the index during its batch updates (§4.6).", h.c.weeks()/2-1, h.c.weeks()/2, h.c.weeks()-1)
+	return ft
+}
 
+// wallTimeTable reports what the evaluation cost in time and memory, and
+// where the sweep's time went by stage, to size the next run and to see
+// which stage to speed up.
+func (h *harness) wallTimeTable(sum *Summary, results []*runResult) *report.Table {
 	tm := report.NewTable("Wall time", "what", "value")
 	tm.Add("preparation (archive, workload, ideal answers, week-0 crawl)", sum.Prepare.Round(time.Millisecond).String())
 	sweep := fmt.Sprintf("sweep: %d policy × budget (× τ) runs of %d weeks", countSweep(sum.Runs), h.c.weeks())
@@ -504,13 +567,7 @@ func (h *harness) markdown(sum *Summary, results []*runResult) string {
 	tm.Add("sweep runs' time by stage (summed over runs): plan, crawl, index, compact, rank",
 		fmt.Sprintf("%v, %v, %v, %v, %v", st.Plan.Round(time.Second), st.Crawl.Round(time.Second), st.Index.Round(time.Second),
 			st.Compact.Round(time.Second), st.Rank.Round(time.Second)))
-	_ = tm.Markdown(&b)
-
-	b.WriteString(sum.plots.markdown())
-	if att := h.arch.Meta().Attribution; att != "" {
-		fmt.Fprintf(&b, "\nArchive: %s\n", att)
-	}
-	return b.String()
+	return tm
 }
 
 func countSweep(runs []RunSummary) int {
