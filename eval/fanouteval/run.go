@@ -94,16 +94,10 @@ type shardSet struct {
 // report into out.
 func Run(ctx context.Context, opts Options, out string, p *progress.Tracker) (Summary, error) {
 	start := time.Now()
-	cfg := opts.Config
-	if err := cfg.Validate(); err != nil {
+	if err := opts.check(); err != nil {
 		return Summary{}, err
 	}
-	if len(opts.Archives) == 0 || len(opts.Queries) == 0 || len(opts.Partitions) == 0 {
-		return Summary{}, errors.New("fanouteval: archives, queries and partitions are required")
-	}
-	if opts.HostShards < 1 {
-		return Summary{}, fmt.Errorf("fanouteval: cluster.shards = %d: must be >= 1", opts.HostShards)
-	}
+	cfg := opts.Config
 	tidy, err := report.OutDir(out)
 	if err != nil {
 		return Summary{}, fmt.Errorf("fanouteval: %w", err)
@@ -118,156 +112,20 @@ func Run(ctx context.Context, opts Options, out string, p *progress.Tracker) (Su
 	if err != nil {
 		return Summary{}, fmt.Errorf("fanouteval: %w", err)
 	}
-	at := opts.Archives[0].Date(cfg.Week)
-	var closers []func() error
-	defer func() {
-		for _, c := range closers {
-			c()
-		}
-	}()
-	open := func(name string, part []Page) (*index.Index, error) {
-		ix, close, err := Build(ctx, filepath.Join(tmp, name), opts.Index, opts.Repo, part, at, opts.Logger)
-		if err != nil {
-			return nil, err
-		}
-		closers = append(closers, close)
-		return ix, nil
-	}
-	indexes := 1 + len(opts.Partitions)*cfg.Shards
-	if cfg.StaleWeeks > 0 {
-		indexes *= 2
-	}
-	p.Stage("index", indexes, 1, "index build")
-	built := func() {
-		p.Step()
-		p.RunDone()
-	}
-	single, err := open("single", pages)
-	if err != nil {
-		return Summary{}, fmt.Errorf("fanouteval: single index: %w", err)
-	}
-	built()
-	// build splits pages over the nodes by part, one index each.
-	build := func(name string, part Partition, pages []Page) (*shardSet, error) {
-		set := &shardSet{}
-		split := make([][]Page, cfg.Shards)
-		for _, pg := range pages {
-			s := part.NodeOf(pg, cfg.Shards, opts.HostShards)
-			split[s] = append(split[s], pg)
-		}
-		for s := range split {
-			ix, err := open(fmt.Sprintf("%s-%d", name, s), split[s])
-			if err != nil {
-				return nil, fmt.Errorf("fanouteval: %s node %d: %w", name, s, err)
-			}
-			words, size, err := ix.DFTable(ctx)
-			if err != nil {
-				return nil, err
-			}
-			set.words, set.size = set.words+words, set.size+size
-			m := &fanout.Measured{Shard: ix}
-			set.ixs = append(set.ixs, ix)
-			set.nodes = append(set.nodes, fanout.Node{Name: fmt.Sprintf("%s-%d", name, s), Shard: m})
-			set.meas = append(set.meas, m)
-			set.pages = append(set.pages, len(split[s]))
-			built()
-		}
-		return set, nil
-	}
-	// The periodic exchange's case: statistics published at Week, pages
-	// (and the single index compared with) StaleWeeks later.
-	var later *index.Index
-	var laterPages []Page
-	if cfg.StaleWeeks > 0 {
-		if laterPages, err = ExtractWeek(opts.Archives, cfg.Week+cfg.StaleWeeks, opts.Extract); err != nil {
-			return Summary{}, fmt.Errorf("fanouteval: eval.fanout.stale_weeks: %w", err)
-		}
-		if later, err = open("single-later", laterPages); err != nil {
-			return Summary{}, fmt.Errorf("fanouteval: single index: %w", err)
-		}
-		built()
+	e := &evaluation{opts: opts, cfg: cfg, dir: tmp, at: opts.Archives[0].Date(cfg.Week), p: p, pages: pages}
+	defer e.close() // runs before RemoveAll: the indexes close before their directory goes
+	if err := e.buildSingles(ctx); err != nil {
+		return Summary{}, err
 	}
 	queries := sample(opts.Queries, cfg.MaxQueries, cfg.Seed)
 	sum := Summary{Pages: len(pages), Queries: len(queries)}
-	var rows []*Row
-	for _, part := range opts.Partitions {
-		set, err := build(string(part), part, pages)
-		if err != nil {
-			return sum, err
-		}
-		for _, st := range []fanout.Statistics{fanout.Local, fanout.Global} {
-			rows = append(rows, &Row{Partition: part, Statistics: st, set: set})
-		}
-		if later != nil {
-			now, err := build(string(part)+"-later", part, laterPages)
-			if err != nil {
-				return sum, err
-			}
-			stale := &shardSet{ixs: now.ixs, meas: now.meas, pages: now.pages, words: set.words, size: set.size}
-			for i, n := range now.nodes {
-				stale.nodes = append(stale.nodes, fanout.Node{Name: n.Name, Shard: staleStats{Shard: n.Shard, published: set.ixs[i]}})
-			}
-			rows = append(rows, &Row{Partition: part, Statistics: fanout.Global, StaleWeeks: cfg.StaleWeeks, set: stale})
-		}
+	if err := e.buildRows(ctx); err != nil {
+		return sum, err
 	}
-	for _, row := range rows {
-		row.ShardPages, row.MinOverlap, row.Hist = row.set.pages, 1, make([]int, cfg.Depth+1)
-		row.DFTableWords, row.DFTableBytes = row.set.words/cfg.Shards, row.set.size/cfg.Shards
+	if err := e.ask(ctx, queries, &sum); err != nil {
+		return sum, err
 	}
-	limits := opts.Index.Limits()
-	p.Stage("ask", len(queries), 1, "query run")
-	for _, lq := range queries {
-		if err := ctx.Err(); err != nil {
-			return sum, err
-		}
-		p.Step()
-		p.RunDone()
-		q, err := index.ParseQuery(lq.Text, limits)
-		if err != nil {
-			sum.Refused++
-			continue
-		}
-		want, _, err := single.Retrieve(ctx, q, cfg.Depth)
-		if err != nil {
-			var qe *index.QueryError
-			if errors.As(err, &qe) {
-				sum.Refused++
-				continue
-			}
-			return sum, err
-		}
-		var wantLater []index.Hit
-		if later != nil {
-			if wantLater, _, err = later.Retrieve(ctx, q, cfg.Depth); err != nil {
-				return sum, err
-			}
-		}
-		for _, row := range rows {
-			set := row.set
-			var bytes0 int64
-			for _, m := range set.meas {
-				bytes0 += m.Bytes.Load()
-			}
-			res, err := fanout.Search(ctx, set.nodes, q, cfg.Depth, fanout.Options{
-				Retrieval: opts.Index.Retrieval, Statistics: row.Statistics, Timeout: cfg.Timeout})
-			if err != nil {
-				return sum, fmt.Errorf("fanouteval: %s/%s %q: %w", row.Partition, row.Statistics, lq.Text, err)
-			}
-			if res.Partial() {
-				return sum, fmt.Errorf("fanouteval: %s/%s %q: partial: %v", row.Partition, row.Statistics, lq.Text, res.Missing)
-			}
-			var bytes int64
-			for _, m := range set.meas {
-				bytes += m.Bytes.Load()
-			}
-			if row.StaleWeeks > 0 {
-				row.add(wantLater, res.Ranked, res.Rounds, bytes-bytes0)
-			} else {
-				row.add(want, res.Ranked, res.Rounds, bytes-bytes0)
-			}
-		}
-	}
-	for _, row := range rows {
+	for _, row := range e.rows {
 		row.finish()
 		sum.Rows = append(sum.Rows, *row)
 	}
@@ -276,6 +134,235 @@ func Run(ctx context.Context, opts Options, out string, p *progress.Tracker) (Su
 		return sum, err
 	}
 	return sum, nil
+}
+
+// check refuses options Run cannot evaluate before it creates the out
+// directory or builds anything.
+func (o Options) check() error {
+	if err := o.Config.Validate(); err != nil {
+		return err
+	}
+	if len(o.Archives) == 0 || len(o.Queries) == 0 || len(o.Partitions) == 0 {
+		return errors.New("fanouteval: archives, queries and partitions are required")
+	}
+	if o.HostShards < 1 {
+		return fmt.Errorf("fanouteval: cluster.shards = %d: must be >= 1", o.HostShards)
+	}
+	return nil
+}
+
+// evaluation is one Run's indexes and rows. It keeps the close of every
+// index it builds, so that Run releases them all however it returns.
+type evaluation struct {
+	opts    Options
+	cfg     Config
+	dir     string    // the indexes' temporary directory
+	at      time.Time // when the pages count as fetched: Config.Week's date
+	p       *progress.Tracker
+	closers []func() error
+
+	pages, laterPages []Page       // laterPages: the week StaleWeeks later
+	single, later     *index.Index // later: nil unless StaleWeeks > 0
+	rows              []*Row
+}
+
+// close releases every index built. Their errors are dropped: the
+// indexes were only read, and their directory is removed next.
+func (e *evaluation) close() {
+	for _, c := range e.closers {
+		c()
+	}
+}
+
+// open builds an index of part under the temporary directory and keeps
+// its close for close.
+func (e *evaluation) open(ctx context.Context, name string, part []Page) (*index.Index, error) {
+	ix, release, err := Build(ctx, filepath.Join(e.dir, name), e.opts.Index, e.opts.Repo, part, e.at, e.opts.Logger)
+	if err != nil {
+		return nil, err
+	}
+	e.closers = append(e.closers, release)
+	return ix, nil
+}
+
+// step reports one unit of the current stage (an index built, a query
+// asked) done.
+func (e *evaluation) step() {
+	e.p.Step()
+	e.p.RunDone()
+}
+
+// buildSingles opens the index stage, counting every index the run will
+// build, and builds the single index the splits are compared with and,
+// with StaleWeeks, the later week's single index that the stale rows are
+// compared with.
+func (e *evaluation) buildSingles(ctx context.Context) error {
+	indexes := 1 + len(e.opts.Partitions)*e.cfg.Shards
+	if e.cfg.StaleWeeks > 0 {
+		indexes *= 2
+	}
+	e.p.Stage("index", indexes, 1, "index build")
+	var err error
+	if e.single, err = e.open(ctx, "single", e.pages); err != nil {
+		return fmt.Errorf("fanouteval: single index: %w", err)
+	}
+	e.step()
+	if e.cfg.StaleWeeks == 0 {
+		return nil
+	}
+	// The periodic exchange's case: statistics published at Week, pages
+	// (and the single index compared with) StaleWeeks later.
+	if e.laterPages, err = ExtractWeek(e.opts.Archives, e.cfg.Week+e.cfg.StaleWeeks, e.opts.Extract); err != nil {
+		return fmt.Errorf("fanouteval: eval.fanout.stale_weeks: %w", err)
+	}
+	if e.later, err = e.open(ctx, "single-later", e.laterPages); err != nil {
+		return fmt.Errorf("fanouteval: single index: %w", err)
+	}
+	e.step()
+	return nil
+}
+
+// buildSplit splits pages over the nodes by part, one index each, and
+// sums the df tables the nodes would publish.
+func (e *evaluation) buildSplit(ctx context.Context, name string, part Partition, pages []Page) (*shardSet, error) {
+	set := &shardSet{}
+	split := make([][]Page, e.cfg.Shards)
+	for _, pg := range pages {
+		s := part.NodeOf(pg, e.cfg.Shards, e.opts.HostShards)
+		split[s] = append(split[s], pg)
+	}
+	for s := range split {
+		ix, err := e.open(ctx, fmt.Sprintf("%s-%d", name, s), split[s])
+		if err != nil {
+			return nil, fmt.Errorf("fanouteval: %s node %d: %w", name, s, err)
+		}
+		words, size, err := ix.DFTable(ctx)
+		if err != nil {
+			return nil, err
+		}
+		set.words, set.size = set.words+words, set.size+size
+		m := &fanout.Measured{Shard: ix}
+		set.ixs = append(set.ixs, ix)
+		set.nodes = append(set.nodes, fanout.Node{Name: fmt.Sprintf("%s-%d", name, s), Shard: m})
+		set.meas = append(set.meas, m)
+		set.pages = append(set.pages, len(split[s]))
+		e.step()
+	}
+	return set, nil
+}
+
+// buildRows builds every partition's split and gives it a row per
+// statistics compared: each shard's own, the cluster's and, with
+// StaleWeeks, the cluster's as published before the later week's split.
+func (e *evaluation) buildRows(ctx context.Context) error {
+	for _, part := range e.opts.Partitions {
+		set, err := e.buildSplit(ctx, string(part), part, e.pages)
+		if err != nil {
+			return err
+		}
+		for _, st := range []fanout.Statistics{fanout.Local, fanout.Global} {
+			e.rows = append(e.rows, &Row{Partition: part, Statistics: st, set: set})
+		}
+		if e.later != nil {
+			now, err := e.buildSplit(ctx, string(part)+"-later", part, e.laterPages)
+			if err != nil {
+				return err
+			}
+			e.rows = append(e.rows, &Row{Partition: part, Statistics: fanout.Global, StaleWeeks: e.cfg.StaleWeeks, set: staleSet(set, now)})
+		}
+	}
+	for _, row := range e.rows {
+		row.ShardPages, row.MinOverlap, row.Hist = row.set.pages, 1, make([]int, e.cfg.Depth+1)
+		row.DFTableWords, row.DFTableBytes = row.set.words/e.cfg.Shards, row.set.size/e.cfg.Shards
+	}
+	return nil
+}
+
+// staleSet is the split now with each node's statistics taken from its
+// counterpart in published, the earlier week's split, as a periodic
+// exchange would give them; the df table sizes are published's, the
+// tables that exchange would have sent.
+func staleSet(published, now *shardSet) *shardSet {
+	stale := &shardSet{ixs: now.ixs, meas: now.meas, pages: now.pages, words: published.words, size: published.size}
+	for i, n := range now.nodes {
+		stale.nodes = append(stale.nodes, fanout.Node{Name: n.Name, Shard: staleStats{Shard: n.Shard, published: published.ixs[i]}})
+	}
+	return stale
+}
+
+// ask asks each query of the single indexes and of every row's split and
+// adds the comparison to the row. Queries the single index refuses are
+// counted in sum.Refused and compared by no row; any other failure ends
+// the run.
+func (e *evaluation) ask(ctx context.Context, queries []querylog.Query, sum *Summary) error {
+	limits := e.opts.Index.Limits()
+	e.p.Stage("ask", len(queries), 1, "query run")
+	for _, lq := range queries {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e.step()
+		q, err := index.ParseQuery(lq.Text, limits)
+		if err != nil {
+			sum.Refused++
+			continue
+		}
+		want, _, err := e.single.Retrieve(ctx, q, e.cfg.Depth)
+		if err != nil {
+			var qe *index.QueryError
+			if errors.As(err, &qe) {
+				sum.Refused++
+				continue
+			}
+			return err
+		}
+		var wantLater []index.Hit
+		if e.later != nil {
+			if wantLater, _, err = e.later.Retrieve(ctx, q, e.cfg.Depth); err != nil {
+				return err
+			}
+		}
+		for _, row := range e.rows {
+			rowWant := want
+			if row.StaleWeeks > 0 {
+				rowWant = wantLater
+			}
+			if err := e.compare(ctx, row, q, lq.Text, rowWant); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// compare asks q of row's split through fanout.Search, the code serve
+// --cluster runs, and adds its top k, rounds and coordination bytes to
+// row against want, the single index's top k. An error or a partial
+// answer ends the run.
+func (e *evaluation) compare(ctx context.Context, row *Row, q index.Query, text string, want []index.Hit) error {
+	set := row.set
+	bytes0 := set.bytes()
+	res, err := fanout.Search(ctx, set.nodes, q, e.cfg.Depth, fanout.Options{
+		Retrieval: e.opts.Index.Retrieval, Statistics: row.Statistics, Timeout: e.cfg.Timeout})
+	if err != nil {
+		return fmt.Errorf("fanouteval: %s/%s %q: %w", row.Partition, row.Statistics, text, err)
+	}
+	if res.Partial() {
+		return fmt.Errorf("fanouteval: %s/%s %q: partial: %v", row.Partition, row.Statistics, text, res.Missing)
+	}
+	row.add(want, res.Ranked, res.Rounds, set.bytes()-bytes0)
+	return nil
+}
+
+// bytes is the JSON size of every request and answer s's shards have
+// counted so far; its difference across a search is that search's
+// coordination.
+func (s *shardSet) bytes() int64 {
+	var n int64
+	for _, m := range s.meas {
+		n += m.Bytes.Load()
+	}
+	return n
 }
 
 // staleStats is a node whose statistics are those it published earlier,
