@@ -216,9 +216,7 @@ func (a *app) newEvalAdsCmd() *cobra.Command {
 }
 
 func (a *app) newEvalIRCmd() *cobra.Command {
-	var dataDir, archiveDir, topicsFile, qrelsFile, out string
-	var depth, users int
-	var withBare bool
+	var f irFlags
 	cmd := &cobra.Command{
 		Use:   "ir --data DIR [--archive DIR] --topics FILE --qrels FILE --out DIR [--bare]",
 		Short: "Score what users get against relevance judgements: nDCG@10, MAP, MRR, P@10, R@100 (trec_eval 9), judged@10",
@@ -238,106 +236,40 @@ places that the qrels judge: an unjudged page counts as not relevant, so
 compare variants whose judged@10 differ with care.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.loadEval(cmd, out, func(*configs.Config) map[string][]string {
-				return map[string][]string{"archive": {archiveDir}} // --topics and --qrels are read below, their errors named
+			cfg, err := a.loadEval(cmd, f.out, func(*configs.Config) map[string][]string {
+				return map[string][]string{"archive": {f.archiveDir}} // --topics and --qrels are read below, their errors named
 			})
 			if err != nil {
 				return err
 			}
-			if topicsFile == "" {
+			if f.topicsFile == "" {
 				return errors.New("--topics: a topics file (qid<TAB>query) is required")
 			}
-			if qrelsFile == "" {
+			if f.qrelsFile == "" {
 				return errors.New("--qrels: a qrels file is required")
 			}
-			if err := ireval.CheckUsers(users); err != nil {
+			if err := ireval.CheckUsers(f.users); err != nil {
 				return fmt.Errorf("--%w", err)
 			}
-			topics, err := readFile(topicsFile, trec.ReadTopics)
+			topics, err := readFile(f.topicsFile, trec.ReadTopics)
 			if err != nil {
 				return fmt.Errorf("--topics: %w", err)
 			}
-			qrels, err := readFile(qrelsFile, trec.ReadQrels)
+			qrels, err := readFile(f.qrelsFile, trec.ReadQrels)
 			if err != nil {
 				return fmt.Errorf("--qrels: %w", err)
 			}
-			logger := a.logger(cfg)
-			// With --archive the pages are crawled into --data, which may be
-			// new; without, they must be there already.
-			open := openCrawledRepo
-			if archiveDir != "" {
-				open = openRepo
-			}
-			db, err := open(dataDir, cfg, logger)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			ctx := cmd.Context()
-			if archiveDir != "" {
-				if err := a.crawlArchive(ctx, archiveDir, db, cfg, logger); err != nil {
-					return err
-				}
-			}
-			ix, err := openIndex(dataDir, cfg, db, index.Options{Logger: logger})
-			if err != nil {
-				return err
-			}
-			defer ix.Close()
-			if _, err := ix.CatchUp(ctx); err != nil {
-				return err
-			}
-			if err := ix.Compact(ctx); err != nil {
-				return err
-			}
-			store, err := ranking.NewStore(db, cfg.Ranking, ranking.StoreOptions{Logger: logger})
-			if err != nil {
-				return err
-			}
-			if _, err := store.ComputePageRank(ctx); err != nil {
-				return err
-			}
-			pages, err := ix.Count()
-			if err != nil {
-				return err
-			}
-			var bare *ireval.Bare
-			if withBare {
-				dir, err := os.MkdirTemp("", "deltaq-bare-")
-				if err != nil {
-					return err
-				}
-				defer os.RemoveAll(dir)
-				if bare, err = ireval.NewBare(ctx, filepath.Join(dir, "index"), db); err != nil {
-					return err
-				}
-				defer bare.Close()
-			}
-			header := fmt.Sprintf("# deltaq eval ir\n\nIndex: %s, %d pages; topics: %s; qrels: %s; depth %d; index.retrieval %+v.",
-				dataDir, pages, topicsFile, qrelsFile, depth, cfg.Index.Retrieval)
-			sum, err := ireval.Run(ctx, ireval.Options{
-				Retriever: web.Retriever{Index: ix, Limits: cfg.Index.Limits()}, Stats: store, Ranking: cfg.Ranking,
-				Secret: []byte("deltaq eval ir: fixed promotion secret"), Topics: topics, Qrels: qrels,
-				Depth: depth, Users: users, Bare: bare, Header: header, Logger: logger,
-			}, out, a.tracker())
-			if err != nil {
-				return err
-			}
-			for _, v := range sum.Variants {
-				fmt.Fprintf(a.stdout, "%s: %d topics: %s  refused %d\n", v.Name, sum.Judged, v.Mean, len(v.Refused))
-			}
-			fmt.Fprintf(a.stdout, "done in %s; report: %s\n", sum.Took.Round(time.Millisecond), filepath.Join(out, "report.md"))
-			return nil
+			return a.evalIR(cmd.Context(), cfg, f, topics, qrels)
 		},
 	}
-	cmd.Flags().StringVar(&dataDir, "data", "", "data directory whose index is searched")
-	cmd.Flags().StringVar(&archiveDir, "archive", "", "archive whose week 0 is crawled into --data first")
-	cmd.Flags().StringVar(&topicsFile, "topics", "", "topics file: id<TAB>query lines")
-	cmd.Flags().StringVar(&qrelsFile, "qrels", "", "qrels file: topic iteration docno relevance")
-	cmd.Flags().StringVar(&out, "out", "", "output directory")
-	cmd.Flags().IntVar(&depth, "depth", 100, "results kept per topic, 100..ranking.candidates")
-	cmd.Flags().IntVar(&users, "users", 10, "simulated users per topic under promotion")
-	cmd.Flags().BoolVar(&withBare, "bare", false, "also score bare Bleve BM25 (words ORed) on the same pages, as the baseline")
+	cmd.Flags().StringVar(&f.dataDir, "data", "", "data directory whose index is searched")
+	cmd.Flags().StringVar(&f.archiveDir, "archive", "", "archive whose week 0 is crawled into --data first")
+	cmd.Flags().StringVar(&f.topicsFile, "topics", "", "topics file: id<TAB>query lines")
+	cmd.Flags().StringVar(&f.qrelsFile, "qrels", "", "qrels file: topic iteration docno relevance")
+	cmd.Flags().StringVar(&f.out, "out", "", "output directory")
+	cmd.Flags().IntVar(&f.depth, "depth", 100, "results kept per topic, 100..ranking.candidates")
+	cmd.Flags().IntVar(&f.users, "users", 10, "simulated users per topic under promotion")
+	cmd.Flags().BoolVar(&f.withBare, "bare", false, "also score bare Bleve BM25 (words ORed) on the same pages, as the baseline")
 	cmd.Flags().String("order", "", "result order (ranking.order)")
 	cmd.Flags().Float64("blend-weight", 0, "popularity weight (ranking.blend_weight)")
 	cmd.Flags().String("promotion", "", "promotion rule (ranking.promotion.rule)")
@@ -345,6 +277,85 @@ compare variants whose judged@10 differ with care.`,
 		"order": "ranking.order", "blend-weight": "ranking.blend_weight", "promotion": "ranking.promotion.rule",
 	})
 	return cmd
+}
+
+// irFlags are the flags of deltaq eval ir.
+type irFlags struct {
+	dataDir, archiveDir, topicsFile, qrelsFile, out string
+	depth, users                                    int
+	withBare                                        bool
+}
+
+// evalIR crawls the archive's week 0 into the repository if asked, brings
+// its index and PageRank up to date, and scores the searcher's variants
+// (and with --bare the baseline) on the topics against the qrels.
+func (a *app) evalIR(ctx context.Context, cfg *configs.Config, f irFlags, topics []trec.Topic, qrels trec.Qrels) error {
+	logger := a.logger(cfg)
+	// With --archive the pages are crawled into --data, which may be
+	// new; without, they must be there already.
+	open := openCrawledRepo
+	if f.archiveDir != "" {
+		open = openRepo
+	}
+	db, err := open(f.dataDir, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if f.archiveDir != "" {
+		if err := a.crawlArchive(ctx, f.archiveDir, db, cfg, logger); err != nil {
+			return err
+		}
+	}
+	ix, err := openIndex(f.dataDir, cfg, db, index.Options{Logger: logger})
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	if _, err := ix.CatchUp(ctx); err != nil {
+		return err
+	}
+	if err := ix.Compact(ctx); err != nil {
+		return err
+	}
+	store, err := ranking.NewStore(db, cfg.Ranking, ranking.StoreOptions{Logger: logger})
+	if err != nil {
+		return err
+	}
+	if _, err := store.ComputePageRank(ctx); err != nil {
+		return err
+	}
+	pages, err := ix.Count()
+	if err != nil {
+		return err
+	}
+	var bare *ireval.Bare
+	if f.withBare {
+		dir, err := os.MkdirTemp("", "deltaq-bare-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		if bare, err = ireval.NewBare(ctx, filepath.Join(dir, "index"), db); err != nil {
+			return err
+		}
+		defer bare.Close()
+	}
+	header := fmt.Sprintf("# deltaq eval ir\n\nIndex: %s, %d pages; topics: %s; qrels: %s; depth %d; index.retrieval %+v.",
+		f.dataDir, pages, f.topicsFile, f.qrelsFile, f.depth, cfg.Index.Retrieval)
+	sum, err := ireval.Run(ctx, ireval.Options{
+		Retriever: web.Retriever{Index: ix, Limits: cfg.Index.Limits()}, Stats: store, Ranking: cfg.Ranking,
+		Secret: []byte("deltaq eval ir: fixed promotion secret"), Topics: topics, Qrels: qrels,
+		Depth: f.depth, Users: f.users, Bare: bare, Header: header, Logger: logger,
+	}, f.out, a.tracker())
+	if err != nil {
+		return err
+	}
+	for _, v := range sum.Variants {
+		fmt.Fprintf(a.stdout, "%s: %d topics: %s  refused %d\n", v.Name, sum.Judged, v.Mean, len(v.Refused))
+	}
+	fmt.Fprintf(a.stdout, "done in %s; report: %s\n", sum.Took.Round(time.Millisecond), filepath.Join(f.out, "report.md"))
+	return nil
 }
 
 // crawlArchive crawls week 0 of the archive in dir into db through a

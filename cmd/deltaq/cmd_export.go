@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/internal/atomicfile"
 	"github.com/deltaq/deltaq/internal/warc"
+	"github.com/deltaq/deltaq/repo"
 	"github.com/deltaq/deltaq/web"
 )
 
@@ -57,64 +59,9 @@ line to standard error.`,
 				return err
 			}
 			defer db.Close()
-			ctx := cmd.Context()
-			pages, versions := 0, 0
-			// A name ending in .gz, .GZ or any mix is compressed: a WARC
-			// record by record (.warc.gz), JSON lines as one stream.
-			gz := strings.HasSuffix(strings.ToLower(out), ".gz")
-			write := func(w io.Writer) error {
-				bw := bufio.NewWriter(w)
-				ww, lines := warc.NewWriter(bw), io.Writer(bw)
-				if gz && format == "warc" {
-					ww = warc.NewGzipWriter(bw)
-				}
-				var zw *gzip.Writer
-				if gz && format == "jsonl" {
-					zw = gzip.NewWriter(bw)
-					lines = zw
-				}
-				enc := json.NewEncoder(lines)
-				if format == "warc" {
-					if err := ww.Info(time.Now(), "deltaq export"); err != nil {
-						return err
-					}
-				}
-				for p, err := range db.Pages(ctx) {
-					if err != nil {
-						return err
-					}
-					pages++
-					if format == "jsonl" {
-						rep, err := web.BuildPageReport(ctx, db, nil, p.URL)
-						if err != nil {
-							return err
-						}
-						versions += len(rep.Versions)
-						if err := enc.Encode(rep); err != nil {
-							return fmt.Errorf("export %s: %w", p.URL, err)
-						}
-						continue
-					}
-					vs, err := db.Versions(ctx, p.URL, true)
-					if err != nil {
-						return err
-					}
-					slices.Reverse(vs) // oldest first
-					versions += len(vs)
-					for _, v := range vs {
-						// A version is stored for content the crawl accepted: a 2xx.
-						if err := ww.Response(p.URL, v.FetchedAt, 200, v.ContentType, v.Body); err != nil {
-							return err
-						}
-					}
-				}
-				if zw != nil {
-					if err := zw.Close(); err != nil {
-						return err
-					}
-				}
-				return bw.Flush()
-			}
+			// A name ending in .gz, .GZ or any mix is compressed.
+			e := &exporter{db: db, format: format, gz: strings.HasSuffix(strings.ToLower(out), ".gz")}
+			write := func(w io.Writer) error { return e.write(cmd.Context(), w) }
 			// "-" is standard output; the summary then goes to stderr so
 			// that stdout holds only the export.
 			summary := a.stdout
@@ -127,7 +74,7 @@ line to standard error.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(summary, "exported %d pages, %d versions as %s to %s\n", pages, versions, format, out)
+			fmt.Fprintf(summary, "exported %d pages, %d versions as %s to %s\n", e.pages, e.versions, format, out)
 			return nil
 		},
 	}
@@ -136,6 +83,71 @@ line to standard error.`,
 	cmd.Flags().StringVar(&format, "format", "warc", "warc (page versions) or jsonl (page records)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace --out if it exists")
 	return cmd
+}
+
+// exporter writes every page of a repository in one format, counting
+// what it wrote for the summary.
+type exporter struct {
+	db              *repo.DB
+	format          string // warc or jsonl
+	gz              bool   // compressed: a WARC record by record (.warc.gz), JSON lines as one stream
+	pages, versions int
+}
+
+// write writes the export to w: with warc, an info record and a response
+// record per stored version, oldest first; with jsonl, each page's report.
+func (e *exporter) write(ctx context.Context, w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	ww, lines := warc.NewWriter(bw), io.Writer(bw)
+	if e.gz && e.format == "warc" {
+		ww = warc.NewGzipWriter(bw)
+	}
+	var zw *gzip.Writer
+	if e.gz && e.format == "jsonl" {
+		zw = gzip.NewWriter(bw)
+		lines = zw
+	}
+	enc := json.NewEncoder(lines)
+	if e.format == "warc" {
+		if err := ww.Info(time.Now(), "deltaq export"); err != nil {
+			return err
+		}
+	}
+	for p, err := range e.db.Pages(ctx) {
+		if err != nil {
+			return err
+		}
+		e.pages++
+		if e.format == "jsonl" {
+			rep, err := web.BuildPageReport(ctx, e.db, nil, p.URL)
+			if err != nil {
+				return err
+			}
+			e.versions += len(rep.Versions)
+			if err := enc.Encode(rep); err != nil {
+				return fmt.Errorf("export %s: %w", p.URL, err)
+			}
+			continue
+		}
+		vs, err := e.db.Versions(ctx, p.URL, true)
+		if err != nil {
+			return err
+		}
+		slices.Reverse(vs) // oldest first
+		e.versions += len(vs)
+		for _, v := range vs {
+			// A version is stored for content the crawl accepted: a 2xx.
+			if err := ww.Response(p.URL, v.FetchedAt, 200, v.ContentType, v.Body); err != nil {
+				return err
+			}
+		}
+	}
+	if zw != nil {
+		if err := zw.Close(); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
 }
 
 // checkExportOut refuses an --out whose writing would destroy data. The

@@ -242,106 +242,129 @@ removes nothing.`,
 			if err := checkHostFlag(host); err != nil {
 				return err
 			}
-			// given maps each URL to the first form it was given in, for
-			// messages; a URL given twice is removed once.
-			var urls []string
-			given := map[string]string{}
-			for _, raw := range args {
-				u, err := urlnorm.NormalizeGiven(raw)
-				if err != nil {
-					return fmt.Errorf("URL %s: %w", urlnorm.Quote(raw), err)
-				}
-				if _, dup := given[u]; !dup {
-					given[u] = raw
-					urls = append(urls, u)
-				}
-			}
-			logger := a.logger(cfg)
-			db, err := openCrawledRepo(dataDir, cfg, logger)
+			urls, given, err := normalizeGivenURLs(args)
 			if err != nil {
 				return err
 			}
-			defer db.Close()
-			ctx := cmd.Context()
-			// URLs not held are found before anything is removed, so a
-			// list that holds none of them changes nothing.
-			var missing []string
-			if host == "" {
-				if urls, missing, err = splitHeld(db, urls); err != nil {
-					return err
-				}
-				for _, u := range missing {
-					line, err := notHeld(db, given[u], u)
-					if err != nil {
-						return err
-					}
-					fmt.Fprintf(a.stderr, "rm: %s\n", line)
-				}
-				switch {
-				case len(urls) == 0 && len(missing) == 1:
-					return errors.New("nothing removed: the URL given is not in the repository")
-				case len(urls) == 0:
-					return fmt.Errorf("nothing removed: none of the %d URLs given is in the repository", len(missing))
-				}
-			}
-			// The index is opened and brought up to date before anything
-			// is removed: an index rm cannot update must not fail it after
-			// the repository has changed.
-			var ix *index.Index
-			var before uint64
-			if _, err := os.Stat(indexPath(dataDir)); !errors.Is(err, fs.ErrNotExist) {
-				if ix, err = openIndex(dataDir, cfg, db, index.Options{Logger: logger}); err != nil {
-					return err
-				}
-				defer ix.Close()
-				if before, err = countUpToDate(ctx, ix); err != nil {
-					return err
-				}
-			}
-			var r crawler.Removed
-			if host != "" {
-				var known bool
-				if known, err = crawler.HostKnown(ctx, db, host); err == nil && !known {
-					return unknownHost(ctx, db, host)
-				}
-				if err == nil {
-					r, err = crawler.RemoveHost(ctx, db, host, time.Now())
-				}
-			} else {
-				r, err = crawler.RemovePages(ctx, db, urls, time.Now())
-			}
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "removed %s and %s\n", countOf(r.Pages, "page", "pages"), countOf(r.Queued, "queue entry", "queue entries"))
-			// The index is brought up to date before a URL not held fails
-			// rm: the pages removed must leave search either way.
-			if ix != nil {
-				// Counted, not taken from the deletes applied: a page never
-				// fetched, or not indexable, has a delete but no document.
-				after, err := countUpToDate(ctx, ix)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(a.stdout, "index updated: %s removed, %d left\n", countOf(int64(before)-int64(after), "document", "documents"), after)
-				if err := ix.Close(); err != nil {
-					return err
-				}
-			} // else no index yet: the first one is built without them
-			if len(missing) > 0 {
-				other := fmt.Sprintf("the other %d were removed", len(urls))
-				if len(urls) == 1 {
-					other = "the other was removed"
-				}
-				return fmt.Errorf("not in the repository: %d of the %d URLs given (named above); %s",
-					len(missing), len(missing)+len(urls), other)
-			}
-			return nil
+			return a.rm(cmd.Context(), cfg, dataDir, host, urls, given)
 		},
 	}
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory")
 	cmd.Flags().StringVar(&host, "host", "", "remove every page of this host (host[:port] as in the URLs)")
 	return cmd
+}
+
+// normalizeGivenURLs normalizes the URLs given to rm as the crawler does;
+// given maps each to the first form it was given in, for messages, and a
+// URL given twice is removed once.
+func normalizeGivenURLs(args []string) (urls []string, given map[string]string, err error) {
+	given = map[string]string{}
+	for _, raw := range args {
+		u, err := urlnorm.NormalizeGiven(raw)
+		if err != nil {
+			return nil, nil, fmt.Errorf("URL %s: %w", urlnorm.Quote(raw), err)
+		}
+		if _, dup := given[u]; !dup {
+			given[u] = raw
+			urls = append(urls, u)
+		}
+	}
+	return urls, given, nil
+}
+
+// rm removes the pages urls, or with host every page of the host, from
+// the repository under dataDir and brings its index up to date; see
+// deltaq rm's help.
+func (a *app) rm(ctx context.Context, cfg *configs.Config, dataDir, host string, urls []string, given map[string]string) error {
+	logger := a.logger(cfg)
+	db, err := openCrawledRepo(dataDir, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var missing []string
+	if host == "" {
+		if urls, missing, err = a.held(db, urls, given); err != nil {
+			return err
+		}
+	}
+	// The index is opened and brought up to date before anything is
+	// removed: an index rm cannot update must not fail it after the
+	// repository has changed.
+	var ix *index.Index
+	var before uint64
+	if _, err := os.Stat(indexPath(dataDir)); !errors.Is(err, fs.ErrNotExist) {
+		if ix, err = openIndex(dataDir, cfg, db, index.Options{Logger: logger}); err != nil {
+			return err
+		}
+		defer ix.Close()
+		if before, err = countUpToDate(ctx, ix); err != nil {
+			return err
+		}
+	}
+	var r crawler.Removed
+	if host != "" {
+		var known bool
+		if known, err = crawler.HostKnown(ctx, db, host); err == nil && !known {
+			return unknownHost(ctx, db, host)
+		}
+		if err == nil {
+			r, err = crawler.RemoveHost(ctx, db, host, time.Now())
+		}
+	} else {
+		r, err = crawler.RemovePages(ctx, db, urls, time.Now())
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "removed %s and %s\n", countOf(r.Pages, "page", "pages"), countOf(r.Queued, "queue entry", "queue entries"))
+	// The index is brought up to date before a URL not held fails rm: the
+	// pages removed must leave search either way.
+	if ix != nil {
+		// Counted, not taken from the deletes applied: a page never
+		// fetched, or not indexable, has a delete but no document.
+		after, err := countUpToDate(ctx, ix)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "index updated: %s removed, %d left\n", countOf(int64(before)-int64(after), "document", "documents"), after)
+		if err := ix.Close(); err != nil {
+			return err
+		}
+	} // else no index yet: the first one is built without them
+	if len(missing) > 0 {
+		other := fmt.Sprintf("the other %d were removed", len(urls))
+		if len(urls) == 1 {
+			other = "the other was removed"
+		}
+		return fmt.Errorf("not in the repository: %d of the %d URLs given (named above); %s",
+			len(missing), len(missing)+len(urls), other)
+	}
+	return nil
+}
+
+// held splits urls into those db holds and those it does not, naming each
+// of the latter on stderr with the near URLs it holds. They are found
+// before anything is removed, so a list that holds none of them changes
+// nothing: that is an error.
+func (a *app) held(db *repo.DB, urls []string, given map[string]string) (held, missing []string, err error) {
+	if held, missing, err = splitHeld(db, urls); err != nil {
+		return nil, nil, err
+	}
+	for _, u := range missing {
+		line, err := notHeld(db, given[u], u)
+		if err != nil {
+			return nil, nil, err
+		}
+		fmt.Fprintf(a.stderr, "rm: %s\n", line)
+	}
+	switch {
+	case len(held) == 0 && len(missing) == 1:
+		return nil, nil, errors.New("nothing removed: the URL given is not in the repository")
+	case len(held) == 0:
+		return nil, nil, fmt.Errorf("nothing removed: none of the %d URLs given is in the repository", len(missing))
+	}
+	return held, missing, nil
 }
 
 // countOf says n with the noun's singular or plural, as a summary line
