@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -324,10 +325,11 @@ func (a *apply) applyPage(r *result) (*done, error) {
 	rec := repo.FetchRecord{At: a.now, Took: r.res.took, Reason: job.Reason, Outcome: r.res.outcome,
 		HTTPStatus: r.res.status, Bytes: len(r.res.body), Difference: -1}
 	p.LastOutcome, p.HTTPStatus = r.res.outcome, r.res.status
-	d := &done{job: job}
-	var newURLs []string
 	c.counters.outcome(r.res.outcome)
-	if r.res.outcome != repo.OutcomeDisallowed {
+	// A URL robots.txt disallowed was never requested: there is no fetch
+	// to count, log or spend the budget on.
+	fetched := r.res.outcome != repo.OutcomeDisallowed
+	if fetched {
 		p.LastFetch = a.now
 		p.Fetches++
 	}
@@ -335,81 +337,12 @@ func (a *apply) applyPage(r *result) (*done, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch r.res.outcome {
-	case repo.OutcomeOK:
-		p.Failures = 0
-		a.calm(job.Host, h)
-		changed, err := a.storeContent(&p, r, &rec)
-		if err != nil {
-			return nil, err
-		}
-		if p.Fetches == 1 {
-			c.counters.newPages.Add(1)
-		} else if changed {
-			c.counters.changed.Add(1)
-		} else {
-			c.counters.unchanged.Add(1)
-		}
-		if newURLs, err = a.links(&p, r, setOutLinks); err != nil {
-			return nil, err
-		}
-	case repo.OutcomeNotModified:
-		p.Failures = 0
-		a.calm(job.Host, h)
-		c.counters.unchanged.Add(1)
-	case repo.OutcomeGone:
-		p.Failures = 0
-		p.State = repo.StateGone
-		a.calm(job.Host, h)
-		if err := setOutLinks(p.URL, nil); err != nil {
-			return nil, err
-		}
-	case repo.OutcomeRedirect:
-		p.Failures = 0
-		p.State = repo.StateRedirect
-		a.calm(job.Host, h)
-		if newURLs, err = a.redirect(&p, r, setOutLinks); err != nil {
-			return nil, err
-		}
-	case repo.OutcomeThrottled:
-		h.Backoffs++
-		wait, given := retryAfter(r.res.header, a.now)
-		h.BackoffUntil = a.now.Add(c.gate.backoff(h.Backoffs, wait, given))
-		d.notBefore = h.BackoffUntil
-		a.publishBackoff(job.Host, h)
-		if err := a.retry(&p, job, h.BackoffUntil); err != nil {
-			return nil, err
-		}
-	case repo.OutcomeNetworkError, repo.OutcomeTimeout, repo.OutcomeHTTPError:
-		if r.res.outcome != repo.OutcomeHTTPError || r.res.status >= 500 {
-			wait := c.gate.backoff(p.Failures+1, 0, false)
-			if err := a.retry(&p, job, a.now.Add(wait)); err != nil {
-				return nil, err
-			}
-		}
-	case repo.OutcomeBadContentType:
-		// The body was refused, but the type it came with is what the
-		// record, `deltaq page explain` and a feed's error name.
-		p.ContentType = refusedType(r.res.contentType)
-		c.logger.Debug("Content-Type refused", "url", p.URL, "content_type", p.ContentType, "feed", r.asFeed)
-		if p.Version.IsZero() {
-			p.State = repo.StateFailed
-		}
-		fallthrough
-	default: // disallowed, too large, refused, limit
-		if p.Version.IsZero() {
-			p.State = repo.StateFailed
-		}
+	newURLs, notBefore, err := a.applyOutcome(&p, r, h, &rec, setOutLinks)
+	if err != nil {
+		return nil, err
 	}
-	switch {
-	case p.Indexable() && (!wasIndexable || p.TextHash != oldTextHash):
-		a.b.AppendChange(p.URL, repo.ChangeUpsert, a.now)
-		a.changes++
-	case wasIndexable && !p.Indexable():
-		a.b.AppendChange(p.URL, repo.ChangeDelete, a.now)
-		a.changes++
-	}
-	if r.res.outcome != repo.OutcomeDisallowed {
+	a.feedChange(&p, wasIndexable, oldTextHash)
+	if fetched {
 		if err := logFetch(p.URL, &rec); err != nil {
 			return nil, err
 		}
@@ -420,14 +353,105 @@ func (a *apply) applyPage(r *result) (*done, error) {
 	if err := a.b.PutPage(&p); err != nil {
 		return nil, err
 	}
-	d.unfetched = r.res.outcome == repo.OutcomeDisallowed
-	if err := a.w.f.Complete(a.b, job, !d.unfetched); err != nil {
+	if err := a.w.f.Complete(a.b, job, fetched); err != nil {
 		return nil, err
 	}
-	if !d.unfetched {
+	if fetched {
 		c.counters.class(job.Class)
 	}
-	return d, nil
+	return &done{job: job, notBefore: notBefore, unfetched: !fetched}, nil
+}
+
+// applyOutcome updates p, its host's record h and the fetch line rec as
+// the response's outcome calls for. Only a 200 and a redirect lead to new
+// URLs, which it returns; only a throttled host sets a time before which
+// the job must not be handed out again, which it returns too.
+func (a *apply) applyOutcome(p *repo.Page, r *result, h *repo.HostState, rec *repo.FetchRecord, setOutLinks func(string, []repo.Link) error) (newURLs []string, notBefore time.Time, err error) {
+	c := a.w.c
+	job := *r.job
+	switch r.res.outcome {
+	case repo.OutcomeOK:
+		a.calm(p, job.Host, h)
+		newURLs, err = a.applyContent(p, r, rec, setOutLinks)
+	case repo.OutcomeNotModified:
+		a.calm(p, job.Host, h)
+		c.counters.unchanged.Add(1)
+	case repo.OutcomeGone:
+		p.State = repo.StateGone
+		a.calm(p, job.Host, h)
+		err = setOutLinks(p.URL, nil)
+	case repo.OutcomeRedirect:
+		p.State = repo.StateRedirect
+		a.calm(p, job.Host, h)
+		newURLs, err = a.redirect(p, r, setOutLinks)
+	case repo.OutcomeThrottled:
+		notBefore, err = a.throttle(p, job, h, r.res.header)
+	case repo.OutcomeNetworkError, repo.OutcomeTimeout, repo.OutcomeHTTPError:
+		if r.res.outcome != repo.OutcomeHTTPError || r.res.status >= 500 {
+			wait := c.gate.backoff(p.Failures+1, 0, false)
+			err = a.retry(p, job, a.now.Add(wait))
+		}
+	case repo.OutcomeBadContentType:
+		// The body was refused, but the type it came with is what the
+		// record, `deltaq page explain` and a feed's error name.
+		p.ContentType = refusedType(r.res.contentType)
+		c.logger.Debug("Content-Type refused", "url", p.URL, "content_type", p.ContentType, "feed", r.asFeed)
+		fallthrough
+	default: // disallowed, too large, refused, limit
+		if p.Version.IsZero() {
+			p.State = repo.StateFailed
+		}
+	}
+	return newURLs, notBefore, err
+}
+
+// applyContent stores a 200 response's body and out-links on p, admits
+// the new URLs among the links and returns them. The page counts as new
+// on its first fetch, else as changed or unchanged by its stored copy.
+func (a *apply) applyContent(p *repo.Page, r *result, rec *repo.FetchRecord, setOutLinks func(string, []repo.Link) error) ([]string, error) {
+	changed, err := a.storeContent(p, r, rec)
+	if err != nil {
+		return nil, err
+	}
+	if p.Fetches == 1 {
+		a.w.c.counters.newPages.Add(1)
+	} else if changed {
+		a.w.c.counters.changed.Add(1)
+	} else {
+		a.w.c.counters.unchanged.Add(1)
+	}
+	return a.links(p, r, setOutLinks)
+}
+
+// throttle backs a host off after it asked to be left alone, for as long
+// as its Retry-After or the next step of the back-off says, and queues
+// another attempt at p for when that ends. It returns that time: the job
+// must not be handed out before it either.
+func (a *apply) throttle(p *repo.Page, job frontier.Job, h *repo.HostState, header http.Header) (time.Time, error) {
+	h.Backoffs++
+	wait, given := retryAfter(header, a.now)
+	until := a.now.Add(a.w.c.gate.backoff(h.Backoffs, wait, given))
+	h.BackoffUntil = until
+	a.publishBackoff(job.Host, h)
+	return until, a.retry(p, job, until)
+}
+
+// feedChange tells the index what a fetch changed, through the change
+// feed: an upsert when p became indexable or its text changed, a delete
+// when it stopped being indexable. Text hashes, not versions, decide, so
+// that a change of markup alone gives the index nothing to redo.
+func (a *apply) feedChange(p *repo.Page, wasIndexable bool, oldTextHash uint64) {
+	var kind repo.ChangeKind
+	switch {
+	case p.Indexable() && (!wasIndexable || p.TextHash != oldTextHash):
+		kind = repo.ChangeUpsert
+	case wasIndexable && !p.Indexable():
+		kind = repo.ChangeDelete
+	default:
+		return
+	}
+	a.b.AppendChange(p.URL, kind, a.now)
+	a.changes++
 }
 
 // maxRefusedType bounds the Content-Type a refused response leaves on its
@@ -728,8 +752,10 @@ func (a *apply) retry(p *repo.Page, job frontier.Job, due time.Time) error {
 	return nil
 }
 
-// calm clears a host's back-off after a successful response.
-func (a *apply) calm(host string, h *repo.HostState) {
+// calm clears p's failure count, which limits its retries, and its
+// host's back-off after a successful response.
+func (a *apply) calm(p *repo.Page, host string, h *repo.HostState) {
+	p.Failures = 0
 	if h.Backoffs == 0 && h.BackoffUntil.IsZero() {
 		return
 	}
