@@ -435,7 +435,9 @@ func (e *Engine) groupURL(key string) (string, error) {
 	return g.URL, nil
 }
 
-// checkCopy runs a group's check on its page's fetched copy f.
+// checkCopy runs a group's check on its page's fetched copy f. It holds
+// e.mu from the MD5 read to the commit: the check is one read-modify-write
+// of the group's records.
 // The result is named so that the deferred count reaches every return.
 func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out CheckResult, _ error) {
 	key, url := res.Key, res.URL
@@ -472,13 +474,44 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out
 		return res, e.failedLocked(ctx, key, failureKind(err, FailParse), err)
 	}
 	cur.sum = sum
-	// One page diff per check, made when the first unscoped any-change
-	// table needs it. Only that diff reads the kept copy's text, so a
-	// page watched for keywords or a table never decodes it.
+	b := e.db.NewBatch(ctx)
+	defer b.Close()
+	found, err := e.compareTables(ctx, b, r, &res, cur, now, e.pageDiffOnce(r, &g, kept, cur))
+	if err != nil {
+		return res, err
+	}
+	if err := e.recordTables(ctx, b, r, &res, &found, now); err != nil {
+		return res, err
+	}
+	g.LastCheck = now
+	if err := put(b, groupPrefix+key, &g); err != nil {
+		return res, err
+	}
+	if err := e.putCopy(b, key, sum, f.Body); err != nil {
+		return res, err
+	}
+	if found.keepText {
+		if err := e.putKeptText(b, key, cur); err != nil {
+			return res, err
+		}
+	}
+	if err := b.Commit(); err != nil {
+		return res, fmt.Errorf("watch: check %s: %w", url, err)
+	}
+	delete(e.checked, key) // the group's LastCheck says it now
+	return res, nil
+}
+
+// pageDiffOnce returns the page diff as compare asks for it: one per
+// check, made when the first unscoped any-change table needs it and kept
+// for the rest. Only that diff reads the kept copy's text, so a page
+// watched for keywords or a table never decodes it. kept is the kept
+// copy's MD5, which says whether the text stored beside it is its own.
+func (e *Engine) pageDiffOnce(r *reader, g *group, kept []byte, cur *page) func() (*diff.Result, error) {
 	var pageDiff *diff.Result
-	pageLevel := func() (*diff.Result, error) {
+	return func() (*diff.Result, error) {
 		if pageDiff == nil {
-			old, err := e.keptPage(r, &g, string(kept))
+			old, err := e.keptPage(r, g, string(kept))
 			if err != nil {
 				return nil, err
 			}
@@ -488,21 +521,34 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out
 		}
 		return pageDiff, nil
 	}
-	b := e.db.NewBatch(ctx)
-	defer b.Close()
+}
+
+// tableScan is what a check's pass over its group's tables leaves for
+// the writes after it.
+type tableScan struct {
 	// The changes of the tables whose object changed, by table id; their
 	// members are read afterwards in one scan of the group's members.
-	changes := map[string]*tableChange{}
-	cut := map[string]bool{} // the tables not compared: their text was cut
-	tables := tablePrefix + key + "\x00"
-	keepText := false // the next check's page diff will want cur's text
-	err = scan(ctx, r, tables, func(k string, t *table) error {
-		keepText = keepText || t.Spec.diffsPage()
+	changes  map[string]*tableChange
+	cut      map[string]bool // the tables not compared: their text was cut
+	keepText bool            // the next check's page diff will want cur's text
+}
+
+// compareTables extracts each of the group's tables' objects from cur
+// and compares it with the cached one (WebCQ §3.2–3.3), counting the
+// changes in res. Only a table whose object or phrase box differs is
+// rewritten in b, so that a check writes nothing for the tables a change
+// did not touch. A table whose words were cut is not compared, so that
+// the words past the cut do not look removed. The caller holds e.mu.
+func (e *Engine) compareTables(ctx context.Context, b *repo.Batch, r *reader, res *CheckResult, cur *page, now time.Time, pageLevel func() (*diff.Result, error)) (tableScan, error) {
+	found := tableScan{changes: map[string]*tableChange{}, cut: map[string]bool{}}
+	tables := tablePrefix + res.Key + "\x00"
+	err := scan(ctx, r, tables, func(k string, t *table) error {
+		found.keepText = found.keepText || t.Spec.diffsPage()
 		if tc := cur.textCut(&t.Spec); tc != nil {
 			// Words past the cut are not seen: comparing would report
 			// them gone. The table keeps its object until the page fits.
 			res.TextCut = tc
-			cut[strings.TrimPrefix(k, tables)] = true
+			found.cut[strings.TrimPrefix(k, tables)] = true
 			return nil
 		}
 		obj, err := cur.extract(&t.Spec, &t.Object, e.cfg)
@@ -520,48 +566,39 @@ func (e *Engine) checkCopy(ctx context.Context, res CheckResult, f Fetched) (out
 		if err != nil {
 			return err
 		}
-		c.At, c.URL = now, url
+		c.At, c.URL = now, res.URL
 		t.Object = obj
 		res.Changed++
 		e.stats.changed.Add(1)
-		changes[strings.TrimPrefix(k, tables)] = &tableChange{c: c, shared: c.appendShared([]byte{formatV1})}
+		found.changes[strings.TrimPrefix(k, tables)] = &tableChange{c: c, shared: c.appendShared([]byte{formatV1})}
 		return e.putRecord(b, k, t)
 	})
-	if err != nil {
-		return res, err
-	}
-	if len(changes) > 0 {
-		if res.Fired, err = e.evaluateMembers(ctx, b, r, key, changes, now); err != nil {
-			return res, err
+	return found, err
+}
+
+// recordTables passes what compareTables found on to the tables'
+// members, in b: a changed table's members have their triggers evaluated
+// (counted in res.Fired), and a cut table's members keep the cut in their
+// failure history, since their sentinels were not checked. The caller
+// holds e.mu.
+func (e *Engine) recordTables(ctx context.Context, b *repo.Batch, r *reader, res *CheckResult, found *tableScan, now time.Time) error {
+	if len(found.changes) > 0 {
+		var err error
+		if res.Fired, err = e.evaluateMembers(ctx, b, r, res.Key, found.changes, now); err != nil {
+			return err
 		}
 	}
 	e.stats.fired.Add(int64(res.Fired))
 	if res.TextCut != nil {
-		// The page was read, but not these tables: their members keep the
-		// cut in their failure history. A check that finds the page
-		// unchanged in between does not end the run: it compared nothing.
+		// The page was read, but not these tables. A check that finds
+		// the page unchanged in between does not end the run: it
+		// compared nothing.
 		f := Failure{First: now, Last: now, Count: 1, Kind: FailTextCut, Error: failureText(res.TextCut)}
-		if _, err := e.putFailures(ctx, b, r, key, cut, f, time.Time{}); err != nil {
-			return res, err
+		if _, err := e.putFailures(ctx, b, r, res.Key, found.cut, f, time.Time{}); err != nil {
+			return err
 		}
 	}
-	g.LastCheck = now
-	if err := put(b, groupPrefix+key, &g); err != nil {
-		return res, err
-	}
-	if err := e.putCopy(b, key, sum, f.Body); err != nil {
-		return res, err
-	}
-	if keepText {
-		if err := e.putKeptText(b, key, cur); err != nil {
-			return res, err
-		}
-	}
-	if err := b.Commit(); err != nil {
-		return res, fmt.Errorf("watch: check %s: %w", url, err)
-	}
-	delete(e.checked, key) // the group's LastCheck says it now
-	return res, nil
+	return nil
 }
 
 // LastChecked is when the page of each of ss was last checked, by
