@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http/httptest"
@@ -79,19 +80,7 @@ func CrawlCheck(ctx context.Context, cfg Config, fcfg feeds.Config, cc CrawlConf
 		return res, err
 	}
 	from, to := sum.EvalFrom, sum.EvalFrom.Add(time.Duration(weeks)*feeds.Period)
-
-	// The polls, grouped by time.
-	polls := map[time.Time][]int{}
-	for i := range tr.Feeds {
-		for t, ok := s.nextPoll(i, from); ok && t.Before(to); t, ok = s.nextPoll(i, t.Add(time.Nanosecond)) {
-			polls[t] = append(polls[t], i)
-		}
-	}
-	times := make([]time.Time, 0, len(polls))
-	for t := range polls {
-		times = append(times, t)
-	}
-	slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
+	polls, times := pollTimes(s, len(tr.Feeds), from, to)
 
 	clk := clock.NewManual(from.Add(-time.Second))
 	srv, err := feedreplay.New(tr, feedreplay.Options{Now: clk.Now, Items: items})
@@ -100,101 +89,202 @@ func CrawlCheck(ctx context.Context, cfg Config, fcfg feeds.Config, cc CrawlConf
 	}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
-	_, port, err := net.SplitHostPort(ts.Listener.Addr().String())
+	rc, err := cc.forReplay(ts.Listener.Addr())
 	if err != nil {
 		return res, err
 	}
-	ccfg := cc.Crawler
-	ccfg.AllowPrivate = true
-	ccfg.Sitemaps = false
-	ccfg.Resolve = append(slices.Clone(ccfg.Resolve), feedreplay.Host+"=127.0.0.1:"+port)
-	ccfg.Politeness.Overrides = append(slices.Clone(ccfg.Politeness.Overrides),
-		crawler.HostOverride{Host: feedreplay.Host, MinDelay: 0, PerHost: 4})
-	ccfg.Politeness.Global = 4
-	frcfg := cc.Frontier
-	frcfg.Budget = frontier.BudgetConfig{Fetches: 1 << 20, Period: feeds.Period}
-	frcfg.Split = frontier.SplitConfig{Recrawl: 1}
-	frcfg.Spread = false
-	db, err := repo.Open("", cc.Repo, repo.Options{FS: vfs.NewMem()})
+	db, err := repo.Open("", rc.Repo, repo.Options{FS: vfs.NewMem()})
 	if err != nil {
 		return res, err
 	}
 	defer db.Close()
-	cr, err := crawler.New(ccfg, db, crawler.Options{Clock: clk})
+	c, err := newCrawlCheck(ctx, rc, fcfg, db, clk, tr, srv)
 	if err != nil {
 		return res, err
 	}
-	policy, err := frontier.NewPolicy(frcfg.Policy, frcfg, nil)
-	if err != nil {
+	if err := c.prime(ctx); err != nil {
 		return res, err
-	}
-	fr, err := frontier.New(ctx, db, frcfg, cr.Gate(), policy, frontier.Options{Clock: clk})
-	if err != nil {
-		return res, err
-	}
-	urls := make([]string, len(tr.Feeds))
-	for i, f := range tr.Feeds {
-		if urls[i], err = urlnorm.Normalize(srv.URL(f.Name)); err != nil {
-			return res, err
-		}
-	}
-	// A first fetch of every feed just before the window: what is out by
-	// then is history, not a posting to measure.
-	if _, err := cr.Seed(ctx, fr, urls); err != nil {
-		return res, err
-	}
-	if _, err := cr.Run(ctx, fr, crawler.RunOptions{Drain: true}); err != nil {
-		return res, err
-	}
-	firstSeen := map[string]time.Time{}
-	known := make([]map[string]bool, len(tr.Feeds))
-	for i := range tr.Feeds {
-		known[i] = map[string]bool{}
-		if err := observe(ctx, db, urls[i], fcfg, known[i], nil, time.Time{}); err != nil {
-			return res, err
-		}
 	}
 	for n, t := range times {
-		clk.Set(t)
-		b := db.NewBatch(ctx)
-		var items []repo.QueueItem
-		for _, i := range polls[t] {
-			it, err := fr.Enqueue(b, urls[i], repo.ReasonRecrawl, t)
-			if err != nil {
-				b.Close()
-				return res, err
-			}
-			items = append(items, it)
-		}
-		if err := b.Commit(); err != nil {
-			b.Close()
+		if err := c.poll(ctx, &res, polls[t], t); err != nil {
 			return res, err
-		}
-		b.Close()
-		fr.Publish(items...)
-		run, err := cr.Run(ctx, fr, crawler.RunOptions{Drain: true})
-		if err != nil {
-			return res, err
-		}
-		res.Polls += len(polls[t])
-		res.Fetched += int(run.Fetched())
-		for _, i := range polls[t] {
-			if err := observe(ctx, db, urls[i], fcfg, known[i], firstSeen, t); err != nil {
-				return res, err
-			}
-			log, err := db.FetchLog(ctx, urls[i])
-			if err != nil {
-				return res, err
-			}
-			if len(log) > 0 && log[len(log)-1].Outcome == repo.OutcomeNotModified {
-				res.NotModified++
-			}
 		}
 		if n%100 == 0 {
 			fmt.Fprintf(progress, "feeds crawl check: %s, %d of %d poll times, %d fetched, %d not modified\n",
 				t.Format(time.DateTime), n+1, len(times), res.Fetched, res.NotModified)
 		}
 	}
+	res.tally(tr, s, c.firstSeen, from, to)
+	return res, nil
+}
+
+// pollTimes groups the polls s plans for feeds 0 to n-1 in [from, to) by
+// time and returns those times in order: all the feeds due at one instant
+// are queued together, so one crawl fetches them on one clock reading.
+func pollTimes(s *schedule, n int, from, to time.Time) (map[time.Time][]int, []time.Time) {
+	polls := map[time.Time][]int{}
+	for i := range n {
+		for t, ok := s.nextPoll(i, from); ok && t.Before(to); t, ok = s.nextPoll(i, t.Add(time.Nanosecond)) {
+			polls[t] = append(polls[t], i)
+		}
+	}
+	return polls, slices.SortedFunc(maps.Keys(polls), time.Time.Compare)
+}
+
+// forReplay points the configs at the replay server listening on addr.
+// Every feed is on the one replay host, so the crawler resolves it to
+// loopback, may fetch there, fetches no sitemaps and lets the host take
+// several fetches at once with no delay between them; the frontier's budget
+// is too large to hold a poll back, all of it goes to recrawls, and nothing
+// is spread over the period, so each poll is fetched when it is planned.
+// The lists are cloned so that the caller's configs are left as they were.
+func (cc CrawlConfigs) forReplay(addr net.Addr) (CrawlConfigs, error) {
+	_, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return CrawlConfigs{}, err
+	}
+	c := &cc.Crawler
+	c.AllowPrivate = true
+	c.Sitemaps = false
+	c.Resolve = append(slices.Clone(c.Resolve), feedreplay.Host+"=127.0.0.1:"+port)
+	c.Politeness.Overrides = append(slices.Clone(c.Politeness.Overrides),
+		crawler.HostOverride{Host: feedreplay.Host, MinDelay: 0, PerHost: 4})
+	c.Politeness.Global = 4
+	f := &cc.Frontier
+	f.Budget = frontier.BudgetConfig{Fetches: 1 << 20, Period: feeds.Period}
+	f.Split = frontier.SplitConfig{Recrawl: 1}
+	f.Spread = false
+	return cc, nil
+}
+
+// crawlCheck is the crawl side of CrawlCheck: the crawler and frontier on
+// the manual clock over the check's repository, each feed's URL, and what
+// the stored copies have shown so far.
+type crawlCheck struct {
+	fcfg feeds.Config
+	clk  *clock.Manual
+	db   *repo.DB
+	cr   *crawler.Crawler
+	fr   *frontier.Frontier
+	urls []string // feed i's normalised replay URL
+	// known holds the item keys each feed's stored copies have shown, and
+	// firstSeen the poll time of those that first showed after prime.
+	known     []map[string]bool
+	firstSeen map[string]time.Time
+}
+
+// newCrawlCheck builds the crawler and frontier over db from configs already
+// pointed at the replay server srv. It closes nothing, even on an error:
+// db and the test server behind srv belong to CrawlCheck, which closes
+// them when it returns.
+func newCrawlCheck(ctx context.Context, cc CrawlConfigs, fcfg feeds.Config, db *repo.DB, clk *clock.Manual, tr *feedtrace.Trace, srv *feedreplay.Server) (*crawlCheck, error) {
+	cr, err := crawler.New(cc.Crawler, db, crawler.Options{Clock: clk})
+	if err != nil {
+		return nil, err
+	}
+	policy, err := frontier.NewPolicy(cc.Frontier.Policy, cc.Frontier, nil)
+	if err != nil {
+		return nil, err
+	}
+	fr, err := frontier.New(ctx, db, cc.Frontier, cr.Gate(), policy, frontier.Options{Clock: clk})
+	if err != nil {
+		return nil, err
+	}
+	urls := make([]string, len(tr.Feeds))
+	for i, f := range tr.Feeds {
+		if urls[i], err = urlnorm.Normalize(srv.URL(f.Name)); err != nil {
+			return nil, err
+		}
+	}
+	known := make([]map[string]bool, len(tr.Feeds))
+	for i := range known {
+		known[i] = map[string]bool{}
+	}
+	return &crawlCheck{fcfg: fcfg, clk: clk, db: db, cr: cr, fr: fr, urls: urls, known: known, firstSeen: map[string]time.Time{}}, nil
+}
+
+// prime fetches every feed once just before the window and marks what the
+// stored copies show as known: what is out by then is history, not a
+// posting to measure, so no later poll may date it.
+func (c *crawlCheck) prime(ctx context.Context) error {
+	if _, err := c.cr.Seed(ctx, c.fr, c.urls); err != nil {
+		return err
+	}
+	if _, err := c.drain(ctx); err != nil {
+		return err
+	}
+	for i, url := range c.urls {
+		if err := observe(ctx, c.db, url, c.fcfg, c.known[i], nil, time.Time{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drain runs the crawler until the frontier has nothing left due, so that
+// every queued poll is fetched and stored before its copy is read.
+func (c *crawlCheck) drain(ctx context.Context) (crawler.Summary, error) {
+	return c.cr.Run(ctx, c.fr, crawler.RunOptions{Drain: true})
+}
+
+// poll plays the polls of the feeds due at t: it sets the clock to t, queues
+// them, drains the crawler and dates the items their stored copies show for
+// the first time by t. It counts into res as it goes, so that a check that
+// fails part way still reports the polls made up to the failure.
+func (c *crawlCheck) poll(ctx context.Context, res *CrawlResult, due []int, t time.Time) error {
+	c.clk.Set(t)
+	items, err := c.enqueue(ctx, due, t)
+	if err != nil {
+		return err
+	}
+	c.fr.Publish(items...)
+	run, err := c.drain(ctx)
+	if err != nil {
+		return err
+	}
+	res.Polls += len(due)
+	res.Fetched += int(run.Fetched())
+	for _, i := range due {
+		if err := observe(ctx, c.db, c.urls[i], c.fcfg, c.known[i], c.firstSeen, t); err != nil {
+			return err
+		}
+		log, err := c.db.FetchLog(ctx, c.urls[i])
+		if err != nil {
+			return err
+		}
+		if len(log) > 0 && log[len(log)-1].Outcome == repo.OutcomeNotModified {
+			res.NotModified++
+		}
+	}
+	return nil
+}
+
+// enqueue queues a recrawl of each feed due at t in one batch and returns
+// the committed entries, which the frontier hands out only once published.
+// The batch is closed on every path before the caller publishes.
+func (c *crawlCheck) enqueue(ctx context.Context, due []int, t time.Time) ([]repo.QueueItem, error) {
+	b := c.db.NewBatch(ctx)
+	defer b.Close()
+	var items []repo.QueueItem
+	for _, i := range due {
+		it, err := c.fr.Enqueue(b, c.urls[i], repo.ReasonRecrawl, t)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, it)
+	}
+	if err := b.Commit(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+// tally compares, over the postings made in [from, to) whose next poll
+// under s falls inside the window, the trace-driven delay to that poll with
+// the delay firstSeen gives for the postings the crawler saw, and fills in
+// r's posting counts, means and ratio. The delays are summed in seconds,
+// as measure does, since a long window's sum overflows a Duration.
+func (r *CrawlResult) tally(tr *feedtrace.Trace, s *schedule, firstSeen map[string]time.Time, from, to time.Time) {
 	var traceSum, traceSeen, crawlSum float64
 	for i, f := range tr.Feeds {
 		for k, p := range f.Postings {
@@ -205,29 +295,28 @@ func CrawlCheck(ctx context.Context, cfg Config, fcfg feeds.Config, cc CrawlConf
 			if !ok || !next.Before(to) {
 				continue
 			}
-			res.Postings++
+			r.Postings++
 			traceSum += next.Sub(p).Seconds()
 			seen, ok := firstSeen[fmt.Sprintf("g:urn:deltaq:feed:%s:%d", f.Name, k)]
 			if !ok {
-				res.Missed++
+				r.Missed++
 				continue
 			}
-			res.Seen++
+			r.Seen++
 			traceSeen += next.Sub(p).Seconds()
 			crawlSum += seen.Sub(p).Seconds()
 		}
 	}
-	if res.Postings > 0 {
-		res.TraceMean = seconds(traceSum / float64(res.Postings))
+	if r.Postings > 0 {
+		r.TraceMean = seconds(traceSum / float64(r.Postings))
 	}
-	if res.Seen > 0 {
-		res.CrawlMean = seconds(crawlSum / float64(res.Seen))
-		res.TraceMeanSeen = seconds(traceSeen / float64(res.Seen))
+	if r.Seen > 0 {
+		r.CrawlMean = seconds(crawlSum / float64(r.Seen))
+		r.TraceMeanSeen = seconds(traceSeen / float64(r.Seen))
 	}
 	if traceSeen > 0 {
-		res.Ratio = crawlSum / traceSeen
+		r.Ratio = crawlSum / traceSeen
 	}
-	return res, nil
 }
 
 // observe parses the stored copy of a feed and dates the items it has not
