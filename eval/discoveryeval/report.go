@@ -174,14 +174,64 @@ func thesisCellFor(alg string, k int) (thesisCell, bool) {
 	return cells[i], true
 }
 
+// writeSite writes one archive's section: its data, each of the thesis's
+// tables and figures beside ours, and why the numbers differ.
 func writeSite(b *doc, cfg Config, r *siteResult, a SiteSummary) {
-	s := r.s
 	b.printf("## %s\n\n", a.Name)
-	if d := s.meta.Description; d != "" {
+	if d := r.s.meta.Description; d != "" {
 		b.printf("%s\n\n", d)
 	}
+	direct, k90 := directNewPages(r.s), greedyK90(r.greedy)
+	writeData(b, r.s, a, direct)
+	writeTable32(b, cfg, r, a)
+	writePartialCovers(b, r, a, k90)
+	writeUpperBound(b, cfg, r)
+	writeTarget(b, cfg, a)
+	writeFigures(b, cfg, r, a)
+	writeTopCoverers(b, r)
+	writeWhy(b, cfg, r, a, direct, k90)
+}
 
-	// Data.
+// directNewPages sums, over all weeks, the new pages an old page links to
+// directly, which §3.5.1 puts at about 40 % in the thesis's data.
+func directNewPages(s *site) int {
+	direct := 0
+	for _, w := range s.weeks {
+		direct += w.direct
+	}
+	return direct
+}
+
+// greedyK90 returns the smallest k at which every week's GREEDY cover,
+// cut at k pages, reaches 90 % of all new pages, the point the thesis
+// reads off fig. 3.2(b); -1 if none does.
+func greedyK90(greedy []float64) int {
+	for k, c := range greedy {
+		if c >= 90-1e-9 {
+			return k + 1
+		}
+	}
+	return -1
+}
+
+// countShare formats n with its share of total in percent, for the counts
+// that are a part of the new pages.
+func countShare(n, total int) string {
+	return fmt.Sprintf("%d (%s %%)", n, pct(100*ratio(n, total)))
+}
+
+// thesisPct returns the thesis's figure for key, or a dash where the
+// thesis has none to compare with.
+func thesisPct[K comparable](figures map[K]float64, key K) string {
+	if v, ok := figures[key]; ok {
+		return pct(v)
+	}
+	return "—"
+}
+
+// writeData writes the archive's measures beside archive.json's own, so a
+// reader can check that the pages and links read here are the archive's.
+func writeData(b *doc, s *site, a SiteSummary, direct int) {
 	last := len(s.weeks) - 1
 	data := report.NewTable("Data", "measure", "here", "archive.json")
 	data.Add("weeks", len(s.weeks), len(s.meta.Weeks))
@@ -192,12 +242,8 @@ func writeSite(b *doc, cfg Config, r *siteResult, a SiteSummary) {
 	}
 	data.Add("created pages, weeks 1..last (present, absent the week before)", a.Created, archCreated)
 	data.Add("new pages Σ|Y_t| (never seen before)", a.NewPages, "")
-	direct := 0
-	for _, w := range s.weeks {
-		direct += w.direct
-	}
-	data.Add("new pages linked directly from an old page", fmt.Sprintf("%d (%s %%)", direct, pct(100*ratio(direct, a.NewPages))), "")
-	data.Add("orphans (covered by no old page)", fmt.Sprintf("%d (%s %%)", a.Orphans, pct(100*ratio(a.Orphans, a.NewPages))), "")
+	data.Add("new pages linked directly from an old page", countShare(direct, a.NewPages), "")
+	data.Add("orphans (covered by no old page)", countShare(a.Orphans, a.NewPages), "")
 	e0, e1 := archiveEdges(s)
 	data.Add("site-internal links, week 0 / last week", fmt.Sprintf("%d / %d", s.weeks[0].edges, s.weeks[last].edges), fmt.Sprintf("%s / %s", e0, e1))
 	data.Add("links kept from archived bodies (anchor / canonical / feed / refresh)",
@@ -207,8 +253,11 @@ func writeSite(b *doc, cfg Config, r *siteResult, a SiteSummary) {
 		"archive.json counts every href (anchors and <link href>); a meta refresh adds no link of its own where the " +
 		"redirect stub's canonical link already points to the same page.")
 	b.table(data)
+}
 
-	// Table 3.2.
+// writeTable32 writes Table 3.2 with the thesis's cell beside each of
+// ours, wherever the thesis has the same algorithm and budget.
+func writeTable32(b *doc, cfg Config, r *siteResult, a SiteSummary) {
 	t := report.NewTable("Table 3.2: covers produced by the history-based algorithms",
 		"algorithm", "budget k", "depth", "thesis", "overhead %", "thesis", "coverage %", "thesis")
 	for _, alg := range tableOrder {
@@ -224,48 +273,44 @@ func writeSite(b *doc, cfg Config, r *siteResult, a SiteSummary) {
 	}
 	t.Note("Scored weeks: %d per Δ. One site, so every total is over the weeks of %s alone.", r.table["Optimal"][0].weeks, a.Name)
 	b.table(t)
+}
 
-	// GREEDY feasibility.
+// writePartialCovers writes GREEDY's ρ-partial covers (§3.5.3.3), which
+// say what a cover costs when it need not reach every new page, and where
+// GREEDY reaches 90 % (k90, or -1).
+func writePartialCovers(b *doc, r *siteResult, a SiteSummary, k90 int) {
 	g := report.NewTable("GREEDY's ρ-partial covers (§3.5.3.3), every week t ≥ 1",
 		"ρ", "mean cover size", "overhead % (totals)", "mean weekly overhead %", "thesis overhead %")
 	for _, pc := range r.partial {
-		th := "—"
-		if v, ok := thesisPartialOverhead[pc.rho]; ok {
-			th = pct(v)
-		}
-		g.Add(fmt.Sprintf("%.0f %%", 100*pc.rho), fmt.Sprintf("%.2f", pc.m.depth()), pct(pc.m.overhead()), pct(pc.meanWeekly), th)
-	}
-	k90 := -1
-	for k, c := range r.greedy {
-		if c >= 90-1e-9 {
-			k90 = k + 1
-			break
-		}
+		g.Add(fmt.Sprintf("%.0f %%", 100*pc.rho), fmt.Sprintf("%.2f", pc.m.depth()), pct(pc.m.overhead()), pct(pc.meanWeekly),
+			thesisPct(thesisPartialOverhead, pc.rho))
 	}
 	if k90 > 0 {
 		g.Note("Cutting every week's greedy cover at k = %d old pages already covers 90 %% of all new pages (thesis: k = %d; fig. 3.2b is plotted as %s.svg).",
 			k90, thesisK90, plotName("greedy", a.Name, 0))
 	}
 	b.table(g)
+}
 
-	// §3.6.5.
+// writeUpperBound writes §3.6.5's bound, the most any history-based
+// algorithm can find with full re-crawls every w weeks.
+func writeUpperBound(b *doc, cfg Config, r *siteResult) {
 	u := report.NewTable("Upper bound on history-based algorithms (§3.6.5): re-fetch every page that ever linked to a new page",
 		"full re-crawl every w weeks", "new pages found %", "thesis %", "mean pages re-fetched per week", "overhead %")
 	for j, w := range cfg.UpperBoundRecrawlEvery {
 		m := r.upper[j]
-		th := "—"
-		if v, ok := thesisUpperBound[w]; ok {
-			th = pct(v)
-		}
 		name := fmt.Sprintf("periodic, w = %d", w)
 		if w == 1 {
 			name = "full (w = 1)"
 		}
-		u.Add(name, pct(m.coverage()), th, fmt.Sprintf("%.2f", m.depth()), pct(m.overhead()))
+		u.Add(name, pct(m.coverage()), thesisPct(thesisUpperBound, w), fmt.Sprintf("%.2f", m.depth()), pct(m.overhead()))
 	}
 	b.table(u)
+}
 
-	// Target.
+// writeTarget writes how far OD-WIN falls behind the best history-based
+// algorithm at each budget, against the project's target of TargetPoints.
+func writeTarget(b *doc, cfg Config, a SiteSummary) {
 	tg := report.NewTable(fmt.Sprintf("Target: OD-WIN within %d coverage points of the best history-based algorithm", TargetPoints),
 		"budget k", "OD-WIN %", "best, same re-crawls %", "gap", "met", "best of all, with OD-ALL %", "gap", "met")
 	yes := func(ok bool) string {
@@ -285,16 +330,17 @@ func writeSite(b *doc, cfg Config, r *siteResult, a SiteSummary) {
 		"Overall: %s against the same re-crawls, %s against all.",
 		deltaList(cfg.TableRecrawlEvery), yes(a.TargetMetSameRecrawls), yes(a.TargetMet))
 	b.table(tg)
+}
 
-	// Figures.
+// writeFigures links the plots writePlots draws, and gives each coverage
+// curve's numbers as a table, which the plots only show.
+func writeFigures(b *doc, cfg Config, r *siteResult, a SiteSummary) {
 	b.WriteString("### Figures\n\n")
 	for _, delta := range cfg.FigureRecrawlEvery {
-		name := plotName("coverage", a.Name, delta)
-		b.printf("- %s analogue, re-crawl every %d week(s): [%s.svg](%s.svg) ([png](%s.png))\n", figureName(delta), delta, name, name, name)
+		figureLink(b, fmt.Sprintf("%s analogue, re-crawl every %d week(s)", figureName(delta), delta), plotName("coverage", a.Name, delta))
 	}
 	if len(r.greedy) > 0 {
-		name := plotName("greedy", a.Name, 0)
-		b.printf("- fig. 3.2(b) analogue, GREEDY coverage at cover size k: [%s.svg](%s.svg) ([png](%s.png))\n", name, name, name)
+		figureLink(b, "fig. 3.2(b) analogue, GREEDY coverage at cover size k", plotName("greedy", a.Name, 0))
 	}
 	b.WriteString("\n")
 	for j, delta := range cfg.FigureRecrawlEvery {
@@ -311,15 +357,22 @@ func writeSite(b *doc, cfg Config, r *siteResult, a SiteSummary) {
 		c.Note("Each cell: average cover size / coverage %%.")
 		b.table(c)
 	}
+}
 
-	// Top coverers.
+// figureLink writes a list item linking plot name in both of the formats
+// writePlots draws it in.
+func figureLink(b *doc, label, name string) {
+	b.printf("- %s: [%s.svg](%s.svg) ([png](%s.png))\n", label, name, name, name)
+}
+
+// writeTopCoverers lists the old pages that led to the most new pages,
+// the pages a history-based algorithm should learn to re-fetch.
+func writeTopCoverers(b *doc, r *siteResult) {
 	tc := report.NewTable("Old pages that led to the most new pages", "page", "new pages covered, all weeks", "weeks with N(x) ≠ ∅")
 	for _, c := range r.top {
-		tc.Add(strings.TrimPrefix(c.url, "http://"+s.host), c.covered, c.weeks)
+		tc.Add(strings.TrimPrefix(c.url, "http://"+r.s.host), c.covered, c.weeks)
 	}
 	b.table(tc)
-
-	writeWhy(b, cfg, r, a, direct, k90)
 }
 
 func curveHeader() []string {

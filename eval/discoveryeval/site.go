@@ -56,33 +56,75 @@ type linkCounts struct {
 // body is parsed once, by cfg.Workers goroutines, and counted by prog; a
 // week's graph keeps the links whose target exists that week.
 func loadSite(ctx context.Context, cfg Config, a *archive.Archive, prog *tracker.Tracker) (*site, error) {
-	s := &site{name: a.Name(), host: a.Name() + ".test", meta: a.Meta()}
-	base := "http://" + s.host
-	urls := a.URLs()
-	abs := make([]string, len(urls)) // the normalized absolute URL of each page
-	byAbs := make(map[string]int32, len(urls))
-	for i, u := range urls {
+	l := &siteLoader{
+		s: &site{name: a.Name(), host: a.Name() + ".test", meta: a.Meta()},
+		a: a,
+	}
+	if err := l.indexPages(); err != nil {
+		return nil, err
+	}
+	if err := l.parseIntervals(ctx, cfg, prog); err != nil {
+		return nil, err
+	}
+	if err := l.walkWeeks(ctx); err != nil {
+		return nil, err
+	}
+	return l.s, nil
+}
+
+// siteLoader carries loadSite's work from one step to the next: the
+// pages' absolute URLs and every interval's links, computed once, from
+// which each week's graph is built.
+type siteLoader struct {
+	s     *site
+	a     *archive.Archive
+	urls  []string         // the archive's URLs, sorted
+	abs   []string         // the normalized absolute URL of each page
+	byAbs map[string]int32 // the index of each page by abs
+	// links[id] are the out-links of interval id as page indices, sorted
+	// and without repeats.
+	links [][]int32
+	// The weeks walked so far: seen marks the pages of any earlier week
+	// (X_t), present those of week t, before those of week t−1.
+	seen, present, before []bool
+}
+
+// indexPages gives every archived page its absolute URL as the extractor
+// writes it, so that a parsed link finds its target page by a map lookup.
+func (l *siteLoader) indexPages() error {
+	base := "http://" + l.s.host
+	l.urls = l.a.URLs()
+	l.abs = make([]string, len(l.urls))
+	l.byAbs = make(map[string]int32, len(l.urls))
+	for i, u := range l.urls {
 		n, err := urlnorm.Normalize(base + u)
 		if err != nil {
-			return nil, fmt.Errorf("discoveryeval: %s: page %q: %w", s.name, u, err)
+			return fmt.Errorf("discoveryeval: %s: page %q: %w", l.s.name, u, err)
 		}
-		abs[i] = n
-		byAbs[n] = int32(i)
+		l.abs[i] = n
+		l.byAbs[n] = int32(i)
 	}
+	return nil
+}
 
-	// Parse every interval once: its out-links as page indices.
+// parseIntervals parses every interval once, by cfg.Workers goroutines
+// that each take the next one in turn, as parsing is most of a run's
+// time; it counts the links kept by kind and each interval on prog. It
+// stops at the first error and checks ctx only every 256 intervals, often
+// enough to stop soon when cancelled.
+func (l *siteLoader) parseIntervals(ctx context.Context, cfg Config, prog *tracker.Tracker) error {
 	type job struct {
 		page int32
 		p    archive.Page
 	}
 	var jobs []job
-	for i, u := range urls {
-		for _, p := range a.Intervals(u) {
+	for i, u := range l.urls {
+		for _, p := range l.a.Intervals(u) {
 			jobs = append(jobs, job{int32(i), p})
 		}
 	}
-	links := make([][]int32, a.NumIntervals())
-	kinds := make([][4]int, a.NumIntervals())
+	l.links = make([][]int32, l.a.NumIntervals())
+	kinds := make([][4]int, l.a.NumIntervals())
 	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	for range cfg.Workers {
@@ -98,116 +140,161 @@ func loadSite(ctx context.Context, cfg Config, a *archive.Archive, prog *tracker
 					}
 				}
 				jb := jobs[j]
-				pageURL, err := url.Parse(abs[jb.page])
+				out, err := l.outLinks(cfg, jb.page, jb.p, &kinds[jb.p.ID])
 				if err != nil {
-					return fmt.Errorf("discoveryeval: %s: %w", s.name, err)
+					return err
 				}
-				doc, err := extract.HTML(jb.p.Body, replayserver.PageContentType, pageURL, cfg.Extract)
-				if err != nil {
-					return fmt.Errorf("discoveryeval: %s: parse %s (weeks %d-%d): %w", s.name, jb.p.URL, jb.p.First, jb.p.Last, err)
-				}
-				var out []int32
-				for _, l := range doc.Links {
-					to, ok := byAbs[l.URL]
-					if !ok || to == jb.page {
-						continue // another host, not an archived page, or itself
-					}
-					out = append(out, to)
-					if k := int(l.Kind) - 1; k >= 0 && k < 4 {
-						kinds[jb.p.ID][k]++
-					}
-				}
-				slices.Sort(out)
-				links[jb.p.ID] = slices.Compact(out)
+				l.links[jb.p.ID] = out
 				prog.Step()
 				prog.RunDone()
 			}
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return err
 	}
-	s.links = linkCounts{intervals: len(jobs), byKind: map[extract.Kind]int{}}
+	l.s.links = linkCounts{intervals: len(jobs), byKind: map[extract.Kind]int{}}
 	for _, k := range kinds {
 		for i, n := range k {
-			s.links.byKind[extract.Kind(i+1)] += n
+			l.s.links.byKind[extract.Kind(i+1)] += n
 		}
 	}
+	return nil
+}
 
-	// Walk the weeks: G_t, then H_t against every earlier week's pages.
-	weeks := a.Weeks()
+// outLinks parses interval p of page and returns the archived pages it
+// links to, sorted and without repeats; it adds each link kept to kinds by
+// kind. Links to other hosts, to pages never archived and to the page
+// itself are dropped, as no week's graph could hold them.
+func (l *siteLoader) outLinks(cfg Config, page int32, p archive.Page, kinds *[4]int) ([]int32, error) {
+	pageURL, err := url.Parse(l.abs[page])
+	if err != nil {
+		return nil, fmt.Errorf("discoveryeval: %s: %w", l.s.name, err)
+	}
+	doc, err := extract.HTML(p.Body, replayserver.PageContentType, pageURL, cfg.Extract)
+	if err != nil {
+		return nil, fmt.Errorf("discoveryeval: %s: parse %s (weeks %d-%d): %w", l.s.name, p.URL, p.First, p.Last, err)
+	}
+	var out []int32
+	for _, lk := range doc.Links {
+		to, ok := l.byAbs[lk.URL]
+		if !ok || to == page {
+			continue // another host, not an archived page, or itself
+		}
+		out = append(out, to)
+		if k := int(lk.Kind) - 1; k >= 0 && k < 4 {
+			kinds[k]++
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// walkWeeks builds G_t, then H_t against every earlier week's pages, for
+// each week in order, since X_t is what the weeks before t have seen. It
+// checks ctx once a week.
+func (l *siteLoader) walkWeeks(ctx context.Context) error {
+	s := l.s
+	weeks := l.a.Weeks()
 	s.dates = make([]time.Time, weeks)
 	s.cover = make([]*discovery.Bipartite, weeks)
 	s.oldPresent = make([][]string, weeks)
 	s.weeks = make([]weekStats, weeks)
-	seen := make([]bool, len(urls))    // in some week before t: X_t
-	present := make([]bool, len(urls)) // in week t
-	before := make([]bool, len(urls))  // in week t−1
+	l.seen = make([]bool, len(l.urls))
+	l.present = make([]bool, len(l.urls))
+	l.before = make([]bool, len(l.urls))
 	for t := range weeks {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
-		s.dates[t] = a.Date(t)
-		clear(present)
-		var pages []archive.Page
-		var idx []int32
-		for p := range a.Pages(t) {
-			i, ok := slices.BinarySearch(urls, p.URL)
-			if !ok {
-				return nil, fmt.Errorf("discoveryeval: %s: week %d page %q is not among the archive's URLs", s.name, t, p.URL)
-			}
-			present[i] = true
-			pages = append(pages, p)
-			idx = append(idx, int32(i))
+		s.dates[t] = l.a.Date(t)
+		pages, idx, err := l.weekPages(t)
+		if err != nil {
+			return err
 		}
-		gr := discovery.NewGraph(len(pages))
-		node := make(map[int32]int, len(pages))
-		for _, i := range idx {
-			node[i] = gr.AddPage(abs[i])
-		}
-		ws := weekStats{pages: len(pages)}
-		for k, p := range pages {
-			from := node[idx[k]]
-			for _, to := range links[p.ID] {
-				if present[to] {
-					gr.AddLink(from, node[to])
-				}
-			}
-			if t > 0 && !before[idx[k]] {
-				ws.created++
-			}
-		}
-		ws.edges = gr.Edges()
+		gr, ws := l.weekGraph(t, pages, idx)
 		if t > 0 {
-			direct := map[int32]bool{}
-			for k, p := range pages {
-				if !seen[idx[k]] {
-					continue
-				}
-				for _, to := range links[p.ID] {
-					if present[to] && !seen[to] {
-						direct[to] = true
-					}
-				}
-			}
-			ws.direct = len(direct)
-			h := discovery.Cover(gr, func(u string) bool { return seen[byAbs[u]] })
-			s.cover[t] = h
-			ws.newPages = len(h.New)
-			ws.orphans = len(h.Orphans)
-			var old []string
-			for _, i := range idx {
-				if seen[i] {
-					old = append(old, abs[i])
-				}
-			}
-			s.oldPresent[t] = old
+			l.coverWeek(t, gr, pages, idx, &ws)
 		}
 		s.weeks[t] = ws
 		for _, i := range idx {
-			seen[i] = true
+			l.seen[i] = true
 		}
-		copy(before, present)
+		copy(l.before, l.present)
 	}
-	return s, nil
+	return nil
+}
+
+// weekPages returns the pages of week t with their page indices and marks
+// them present. A page missing from the archive's URLs means the archive
+// contradicts itself, which fails the load.
+func (l *siteLoader) weekPages(t int) ([]archive.Page, []int32, error) {
+	clear(l.present)
+	var pages []archive.Page
+	var idx []int32
+	for p := range l.a.Pages(t) {
+		i, ok := slices.BinarySearch(l.urls, p.URL)
+		if !ok {
+			return nil, nil, fmt.Errorf("discoveryeval: %s: week %d page %q is not among the archive's URLs", l.s.name, t, p.URL)
+		}
+		l.present[i] = true
+		pages = append(pages, p)
+		idx = append(idx, int32(i))
+	}
+	return pages, idx, nil
+}
+
+// weekGraph builds G_t from week t's pages, keeping only the links whose
+// target exists that week, and starts the week's statistics: its pages,
+// edges and the pages created since t−1.
+func (l *siteLoader) weekGraph(t int, pages []archive.Page, idx []int32) (*discovery.Graph, weekStats) {
+	gr := discovery.NewGraph(len(pages))
+	node := make(map[int32]int, len(pages))
+	for _, i := range idx {
+		node[i] = gr.AddPage(l.abs[i])
+	}
+	ws := weekStats{pages: len(pages)}
+	for k, p := range pages {
+		from := node[idx[k]]
+		for _, to := range l.links[p.ID] {
+			if l.present[to] {
+				gr.AddLink(from, node[to])
+			}
+		}
+		if t > 0 && !l.before[idx[k]] {
+			ws.created++
+		}
+	}
+	ws.edges = gr.Edges()
+	return gr, ws
+}
+
+// coverWeek builds H_t of week t ≥ 1 from its graph gr against the pages
+// seen before t, and records what the algorithms and the report need of
+// it: the new pages, the orphans, the new pages an old page links to
+// directly, and the old pages a full re-crawl re-fetches.
+func (l *siteLoader) coverWeek(t int, gr *discovery.Graph, pages []archive.Page, idx []int32, ws *weekStats) {
+	direct := map[int32]bool{}
+	for k, p := range pages {
+		if !l.seen[idx[k]] {
+			continue
+		}
+		for _, to := range l.links[p.ID] {
+			if l.present[to] && !l.seen[to] {
+				direct[to] = true
+			}
+		}
+	}
+	ws.direct = len(direct)
+	h := discovery.Cover(gr, func(u string) bool { return l.seen[l.byAbs[u]] })
+	l.s.cover[t] = h
+	ws.newPages = len(h.New)
+	ws.orphans = len(h.Orphans)
+	var old []string
+	for _, i := range idx {
+		if l.seen[i] {
+			old = append(old, l.abs[i])
+		}
+	}
+	l.s.oldPresent[t] = old
 }
