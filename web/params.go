@@ -54,10 +54,11 @@ func onlyParams(route string, r *http.Request, q url.Values, params []string) *I
 		if slices.Contains(params, name) {
 			continue
 		}
-		// A feed token sent without a bearer key, to a route that wants
-		// one, is a credential problem, which the route's authentication
-		// answers (401, watchAPI.authed).
-		if scheme, _, _ := strings.Cut(r.Header.Get("Authorization"), " "); name == "token" && !strings.EqualFold(scheme, "Bearer") {
+		// A feed token sent without a bearer key, to a watch route, is a
+		// credential problem, which the route's authentication answers
+		// (401, watchAPI.authed, saying where a token goes). Elsewhere it
+		// is a parameter like any other.
+		if scheme, _, _ := strings.Cut(r.Header.Get("Authorization"), " "); name == "token" && watchKeyRoute(route) && !strings.EqualFold(scheme, "Bearer") {
 			continue
 		}
 		limit := "none"
@@ -68,4 +69,11 @@ func onlyParams(route string, r *http.Request, q url.Values, params []string) *I
 			Message: fmt.Sprintf("not a parameter of %s, which takes %s", route, limit)}
 	}
 	return nil
+}
+
+// watchKeyRoute reports whether route, a mux pattern, is one of the watch
+// API's, which watchAPI.authed guards.
+func watchKeyRoute(route string) bool {
+	_, path, _ := strings.Cut(route, " ")
+	return strings.HasPrefix(path, "/api/v1/watches") || strings.HasPrefix(path, "/api/v1/alerts")
 }

@@ -71,6 +71,14 @@ func TestAdvertiserRoutesTakeNoParameters(t *testing.T) {
 		out.Error.Message != "not a parameter of GET /api/v1/ads/account, which takes none" {
 		t.Fatalf("account with ?budget=5: %d %+v, want 400 naming budget", code, out.Error)
 	}
+	// An advertiser's key is a bearer key only: a ?token= is a parameter
+	// the route does not take, with a key or without.
+	for _, k := range []string{key, ""} {
+		out = errorBody{}
+		if code := e.call("GET", adsAPIPrefix+"account?token=x", k, "", &out); code != 400 || out.Error.Field != "token" {
+			t.Fatalf("account with ?token=x, key %q: %d %+v, want 400 naming token", k, code, out.Error)
+		}
+	}
 	if code := e.call("GET", adsAPIPrefix+"account", key, "", nil); code != 200 {
 		t.Fatalf("account: %d, want 200", code)
 	}

@@ -163,6 +163,9 @@ func TestBadSearchInputAnswers400NamingFieldAndLimit(t *testing.T) {
 		{"fields twice", "q=x&fields=url&fields=title", CodeBadParameter, "fields", "url, title", "once", "given 2 times"},
 		// A misspelt parameter was ignored: ?sizee=3 gave the default 10.
 		{"a parameter search does not take", "q=x&sizee=3", CodeBadParameter, "sizee", "3", "q, page, size, fields", "not a parameter of GET /api/v1/search, which takes q, page, size, fields"},
+		// Search takes no key: a watch feed token sent to it is as foreign
+		// as any other parameter.
+		{"a feed token", "q=x&token=tok_abc", CodeBadParameter, "token", "tok_abc", "q, page, size, fields", "not a parameter of GET /api/v1/search, which takes q, page, size, fields"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, body, h := get(t, srv, "/api/v1/search?"+c.query)
