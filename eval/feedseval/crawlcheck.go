@@ -124,7 +124,7 @@ func CrawlCheck(ctx context.Context, cfg Config, fcfg feeds.Config, cc CrawlConf
 func pollTimes(s *schedule, n int, from, to time.Time) (map[time.Time][]int, []time.Time) {
 	polls := map[time.Time][]int{}
 	for i := range n {
-		for t, ok := s.nextPoll(i, from); ok && t.Before(to); t, ok = s.nextPoll(i, t.Add(time.Nanosecond)) {
+		for t := range s.pollsIn(i, from, to) {
 			polls[t] = append(polls[t], i)
 		}
 	}

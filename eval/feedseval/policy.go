@@ -2,6 +2,7 @@ package feedseval
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -280,10 +281,21 @@ func (s *schedule) nextPoll(i int, t time.Time) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// pollsIn yields feed i's polls in [from, to), in order.
+func (s *schedule) pollsIn(i int, from, to time.Time) iter.Seq[time.Time] {
+	return func(yield func(time.Time) bool) {
+		for t, ok := s.nextPoll(i, from); ok && t.Before(to); t, ok = s.nextPoll(i, t.Add(time.Nanosecond)) {
+			if !yield(t) {
+				return
+			}
+		}
+	}
+}
+
 // polls counts feed i's polls in [from, to).
 func (s *schedule) polls(i int, from, to time.Time) int {
 	n := 0
-	for t, ok := s.nextPoll(i, from); ok && t.Before(to); t, ok = s.nextPoll(i, t.Add(time.Nanosecond)) {
+	for range s.pollsIn(i, from, to) {
 		n++
 	}
 	return n
