@@ -95,12 +95,51 @@ func clearly(a, b Stat) bool {
 	return math.Abs(a.Mean-b.Mean) > 2*se
 }
 
+// write writes the report (report.md), every measured point (results.csv)
+// and the figures to dir.
 func (r *results) write(dir string, sum *Summary) error {
-	cfg, w := r.cfg, r.w
-	qc := cfg.QueryCount
-	var tables []*report.Table
+	cfg := r.cfg
+	tables := []*report.Table{r.setupTable(sum), r.byDayTable(), r.totalsTable(sum), r.perCTable()}
+	if len(sum.Match) > 0 {
+		tables = append(tables, r.matchTable(sum))
+	}
+	if len(cfg.PriorFractions) > 0 && len(cfg.PriorAccuracies) > 0 {
+		tables = append(tables, r.priorTable())
+	}
+	if len(cfg.Lifetimes) > 0 {
+		tables = append(tables, r.lifetimeTable())
+	}
+	tables = append(tables, r.queryCountTable())
+	if len(cfg.SensitivityQueriesPerDay) > 0 && len(cfg.SensitivityCTRScales) > 0 {
+		tables = append(tables, r.sensitivityTable())
+	}
+	tables = append(tables, r.claims(sum))
 
-	// Setup.
+	header := r.header(sum)
+	if err := report.WriteMarkdown(filepath.Join(dir, "report.md"), header, tables...); err != nil {
+		return err
+	}
+	if err := r.csv().WriteCSV(filepath.Join(dir, "results.csv")); err != nil {
+		return err
+	}
+	return r.plots(dir)
+}
+
+// policyRow is a table row: the leading cells, then "mean ± sd" of stat(p)
+// for each of policies, in order.
+func policyRow(policies []string, stat func(p string) Stat, lead ...any) []any {
+	row := lead
+	for _, p := range policies {
+		row = append(row, pm(stat(p)))
+	}
+	return row
+}
+
+// setupTable describes the simulated world: the query log, advertisers,
+// ads, true CTRs, bids and budgets, and how many query orders each point
+// averages.
+func (r *results) setupTable(sum *Summary) *report.Table {
+	cfg, w := r.cfg, r.w
 	setup := report.NewTable("Setup", "item", "value")
 	setup.Add("query log", fmt.Sprintf("%s (%s): %d records, %d empty queries dropped, %d distinct phrases", sum.Log, r.log.Format, r.log.Lines, r.log.Empty, len(r.log.Phrases)))
 	setup.Add("queries per day", fmt.Sprintf("%d (log frequencies scaled to eval.ads.queries_per_day = %d; every phrase at least once)", len(w.base), cfg.QueriesPerDay))
@@ -118,131 +157,128 @@ func (r *results) write(dir string, sum *Summary) error {
 	setup.Add("CTR source", fmt.Sprintf("%s: %d items, pooled CTR %s, smoothed with Beta(μS, (1−μ)S), S = %s; between-item variance (method of moments) %s", fileName(cfg.CTRFile), len(w.ctr.Items), report.Cell(w.ctr.Mean), report.Cell(w.ctr.Strength), report.Cell(w.ctr.BetweenItemVariance())))
 	setup.Add("bids b_ij", fmt.Sprintf("log-normal, median %s, σ %s; quartiles %s / %s / %s", report.Cell(cfg.BidMedian), report.Cell(cfg.BidSigma), report.Cell(quantile(bids, 0.25)), report.Cell(quantile(bids, 0.5)), report.Cell(quantile(bids, 0.75))))
 	setup.Add("budgets d_i", fmt.Sprintf("fair-share spend × log-uniform factor in [%s, %s]", report.Cell(cfg.BudgetFactorMin), report.Cell(cfg.BudgetFactorMax)))
-	setup.Add("n_j", fmt.Sprintf("%q (ads.query_count)", qc))
+	setup.Add("n_j", fmt.Sprintf("%q (ads.query_count)", cfg.QueryCount))
 	setup.Add("repetitions", fmt.Sprintf("%d random query orders per point, seed %d; ± is the standard deviation", cfg.Repetitions, cfg.Seed))
-	tables = append(tables, setup)
+	return setup
+}
 
-	// Fig. 6.3.
-	byDay := report.NewTable("Fig. 6.3: revenue per day, C = 1 (currency units)", append([]string{"day"}, cfg.Policies...)...)
+// byDayTable is fig. 6.3: each policy's revenue per day at C = 1.
+func (r *results) byDayTable() *report.Table {
+	cfg := r.cfg
+	t := report.NewTable("Fig. 6.3: revenue per day, C = 1 (currency units)", append([]string{"day"}, cfg.Policies...)...)
 	for d := range cfg.Days {
-		row := []any{d + 1}
-		for _, p := range cfg.Policies {
-			row = append(row, pm(r.day(p, d)))
-		}
-		byDay.Add(row...)
+		t.Add(policyRow(cfg.Policies, func(p string) Stat { return r.day(p, d) }, d+1)...)
 	}
-	tables = append(tables, byDay)
+	return t
+}
 
-	totals := report.NewTable(fmt.Sprintf("Total revenue over %d days, C = 1", cfg.Days), "policy", "revenue", "vs greedy", "budgeted advertisers out of budget at day end")
-	for _, t := range sum.Totals {
-		totals.Add(t.Policy, pm(t.Total), pct(t.VsGreedy), fmt.Sprintf("%.1f %%", 100*t.Exhausted))
+// totalsTable is fig. 6.3 summed over the days, each policy against GREEDY,
+// with how often budgets run out. When GREEDY runs, a last row shows it
+// with ties broken by age instead of bid, since the tie rule is what
+// decides GREEDY's choices.
+func (r *results) totalsTable(sum *Summary) *report.Table {
+	cfg, qc := r.cfg, r.cfg.QueryCount
+	t := report.NewTable(fmt.Sprintf("Total revenue over %d days, C = 1", cfg.Days), "policy", "revenue", "vs greedy", "budgeted advertisers out of budget at day end")
+	for _, x := range sum.Totals {
+		t.Add(x.Policy, pm(x.Total), pct(x.VsGreedy), fmt.Sprintf("%.1f %%", 100*x.Exhausted))
 	}
 	if slices.Contains(cfg.Policies, "greedy") {
 		old := r.total(expTies, "greedy-oldest", 1, 0, 0, qc)
-		totals.Add("greedy, ties to the oldest ad (comparison only)", pm(old), pct(old.Mean/r.total(expPerQuery, "greedy", 1, 0, 0, qc).Mean-1), "")
-		totals.Note("GREEDY ranks by ĉ·b; after one display nearly every ad has ĉ = 0 (CTRs are about 0.5 %%), so the tie rule decides what it shows until an ad is clicked. The server's rule (higher bid first) makes GREEDY show the highest bidder; the last row breaks those ties by age instead, which is closer to a GREEDY that fixates on arbitrary ads (§6.7.2).")
+		t.Add("greedy, ties to the oldest ad (comparison only)", pm(old), pct(old.Mean/r.total(expPerQuery, "greedy", 1, 0, 0, qc).Mean-1), "")
+		t.Note("GREEDY ranks by ĉ·b; after one display nearly every ad has ĉ = 0 (CTRs are about 0.5 %%), so the tie rule decides what it shows until an ad is clicked. The server's rule (higher bid first) makes GREEDY show the highest bidder; the last row breaks those ties by age instead, which is closer to a GREEDY that fixates on arbitrary ads (§6.7.2).")
 	}
-	tables = append(tables, totals)
+	return t
+}
 
-	// Fig. 6.4.
-	perC := report.NewTable(fmt.Sprintf("Fig. 6.4: total revenue over %d days against C", cfg.Days), append([]string{"C"}, cfg.Policies...)...)
+// perCTable is fig. 6.4: each policy's total revenue against C, the ads
+// shown per query.
+func (r *results) perCTable() *report.Table {
+	cfg, qc := r.cfg, r.cfg.QueryCount
+	t := report.NewTable(fmt.Sprintf("Fig. 6.4: total revenue over %d days against C", cfg.Days), append([]string{"C"}, cfg.Policies...)...)
 	for _, c := range sortedInts(cfg.PerQuery) {
-		row := []any{c}
-		for _, p := range cfg.Policies {
-			row = append(row, pm(r.total(expPerQuery, p, c, 0, 0, qc)))
-		}
-		perC.Add(row...)
+		t.Add(policyRow(cfg.Policies, func(p string) Stat { return r.total(expPerQuery, p, c, 0, 0, qc) }, c)...)
 	}
-	tables = append(tables, perC)
-	if len(sum.Match) > 0 {
-		m := report.NewTable("Ads per query GREEDY needs to earn what BMIX-E earns", "C (bmix-e)", "bmix-e revenue", "C greedy needs", "ratio")
-		for _, x := range sum.Match {
-			m.Add(x.C, x.BMIXE, x.GreedyC, x.Ratio)
-		}
-		m.Note("Linear interpolation between the measured values of C; n/a: GREEDY does not reach it with C <= %d. The thesis: \"GREEDY must display almost twice as many ads as BMIX-E to generate the same amount of revenue\" (§6.7.2).", slices.Max(cfg.PerQuery))
-		tables = append(tables, m)
-	}
+	return t
+}
 
-	// Fig. 6.5.
-	if len(cfg.PriorFractions) > 0 && len(cfg.PriorAccuracies) > 0 {
-		pt := report.NewTable(fmt.Sprintf("Fig. 6.5: total revenue over %d days with Beta priors, C = 1", cfg.Days), append([]string{"p", "v"}, cfg.ExtensionPolicies...)...)
-		row := []any{0.0, "none"}
-		for _, p := range cfg.ExtensionPolicies {
-			row = append(row, pm(r.total(expPerQuery, p, 1, 0, 0, qc)))
-		}
-		pt.Add(row...)
-		for _, p := range cfg.PriorFractions {
-			for _, v := range cfg.PriorAccuracies {
-				row := []any{p, v}
-				for _, name := range cfg.ExtensionPolicies {
-					row = append(row, pm(r.total(expPrior, name, 1, p, v, qc)))
-				}
-				pt.Add(row...)
-			}
-		}
-		pt.Note("A fraction p of the (ad, phrase) pairs gets a prior of accuracy v (§6.8.1): the prior mean is drawn from Beta(mean c, variance c(1−v)) around the true CTR c, and the prior is the Beta with that mean and variance mean·(1−v). Its α + β also counts as evidence in the exploration terms.")
-		tables = append(tables, pt)
+// matchTable reads fig. 6.4 the thesis's way: how many ads per query
+// GREEDY needs to earn what BMIX-E earns with C.
+func (r *results) matchTable(sum *Summary) *report.Table {
+	t := report.NewTable("Ads per query GREEDY needs to earn what BMIX-E earns", "C (bmix-e)", "bmix-e revenue", "C greedy needs", "ratio")
+	for _, x := range sum.Match {
+		t.Add(x.C, x.BMIXE, x.GreedyC, x.Ratio)
 	}
+	t.Note("Linear interpolation between the measured values of C; n/a: GREEDY does not reach it with C <= %d. The thesis: \"GREEDY must display almost twice as many ads as BMIX-E to generate the same amount of revenue\" (§6.7.2).", slices.Max(r.cfg.PerQuery))
+	return t
+}
 
-	// Fig. 6.6.
-	if len(cfg.Lifetimes) > 0 {
-		lt := report.NewTable(fmt.Sprintf("Fig. 6.6: revenue per day in steady state (days %d–%d of %d) against mean ad lifetime λ, C = 1", cfg.SteadyFrom+1, cfg.LifetimeDays, cfg.LifetimeDays), append([]string{"λ (days)"}, cfg.ExtensionPolicies...)...)
-		for _, l := range cfg.Lifetimes {
-			row := []any{l}
-			for _, p := range cfg.ExtensionPolicies {
-				row = append(row, pm(r.steady(p, l)))
-			}
-			lt.Add(row...)
+// priorTable is fig. 6.5: total revenue at C = 1 when a fraction p of the
+// ads has a prior of accuracy v, below a first row without priors.
+func (r *results) priorTable() *report.Table {
+	cfg, qc := r.cfg, r.cfg.QueryCount
+	t := report.NewTable(fmt.Sprintf("Fig. 6.5: total revenue over %d days with Beta priors, C = 1", cfg.Days), append([]string{"p", "v"}, cfg.ExtensionPolicies...)...)
+	t.Add(policyRow(cfg.ExtensionPolicies, func(p string) Stat { return r.total(expPerQuery, p, 1, 0, 0, qc) }, 0.0, "none")...)
+	for _, p := range cfg.PriorFractions {
+		for _, v := range cfg.PriorAccuracies {
+			t.Add(policyRow(cfg.ExtensionPolicies, func(name string) Stat { return r.total(expPrior, name, 1, p, v, qc) }, p, v)...)
 		}
-		lt.Note("Ads are revoked as a Poisson process: each lives an exponentially distributed time with mean λ days, and an identical ad (same advertiser, bid and true CTR, no history) replaces it when revoked (§6.8.3).")
-		tables = append(tables, lt)
 	}
+	t.Note("A fraction p of the (ad, phrase) pairs gets a prior of accuracy v (§6.8.1): the prior mean is drawn from Beta(mean c, variance c(1−v)) around the true CTR c, and the prior is the Beta with that mean and variance mean·(1−v). Its α + β also counts as evidence in the exploration terms.")
+	return t
+}
 
-	// n_j ablation.
+// lifetimeTable is fig. 6.6: steady-state revenue per day at C = 1 against
+// the mean lifetime of an ad.
+func (r *results) lifetimeTable() *report.Table {
+	cfg := r.cfg
+	t := report.NewTable(fmt.Sprintf("Fig. 6.6: revenue per day in steady state (days %d–%d of %d) against mean ad lifetime λ, C = 1", cfg.SteadyFrom+1, cfg.LifetimeDays, cfg.LifetimeDays), append([]string{"λ (days)"}, cfg.ExtensionPolicies...)...)
+	for _, l := range cfg.Lifetimes {
+		t.Add(policyRow(cfg.ExtensionPolicies, func(p string) Stat { return r.steady(p, l) }, l)...)
+	}
+	t.Note("Ads are revoked as a Poisson process: each lives an exponentially distributed time with mean λ days, and an identical ad (same advertiser, bid and true CTR, no history) replaces it when revoked (§6.8.3).")
+	return t
+}
+
+// queryCountTable compares the configured reading of n_j with the other
+// one, for every policy that uses n_j (all but GREEDY).
+func (r *results) queryCountTable() *report.Table {
+	cfg, qc := r.cfg, r.cfg.QueryCount
 	other := otherQueryCount(qc)
-	nj := report.NewTable(fmt.Sprintf("What n_j counts: total revenue over %d days, C = 1", cfg.Days), "policy", "n_j = "+qc+" (used above)", "n_j = "+other, "difference")
+	t := report.NewTable(fmt.Sprintf("What n_j counts: total revenue over %d days, C = 1", cfg.Days), "policy", "n_j = "+qc+" (used above)", "n_j = "+other, "difference")
 	for _, p := range cfg.Policies {
 		if p == "greedy" {
 			continue
 		}
 		a, b := r.total(expPerQuery, p, 1, 0, 0, qc), r.total(expQueryCount, p, 1, 0, 0, other)
-		nj.Add(p, pm(a), pm(b), pct(b.Mean/a.Mean-1))
+		t.Add(p, pm(a), pm(b), pct(b.Mean/a.Mean-1))
 	}
-	nj.Note("§6.5 defines n_j as the queries of the phrase \"so far in the day\" while n_ij and ĉ_ij carry over from day to day (§6.6.3); \"total\" counts n_j over the same span as n_ij, as UCB does.")
-	tables = append(tables, nj)
+	t.Note("§6.5 defines n_j as the queries of the phrase \"so far in the day\" while n_ij and ĉ_ij carry over from day to day (§6.6.3); \"total\" counts n_j over the same span as n_ij, as UCB does.")
+	return t
+}
 
-	if len(cfg.SensitivityQueriesPerDay) > 0 && len(cfg.SensitivityCTRScales) > 0 {
-		cols := append([]string{"queries per day", "CTR × k"}, cfg.ExtensionPolicies...)
-		cols = append(cols, "best")
-		st := report.NewTable(fmt.Sprintf("Sensitivity: total revenue over %d days, C = 1, with more traffic and higher CTRs", cfg.Days), cols...)
-		for _, q := range sortedInts(cfg.SensitivityQueriesPerDay) {
-			for _, k := range cfg.SensitivityCTRScales {
-				row := []any{q, k}
-				best, bestV := "", math.Inf(-1)
-				for _, p := range cfg.ExtensionPolicies {
-					s := r.sensitivity(scenario{q, k}, p)
-					row = append(row, pm(s))
-					if s.Mean > bestV {
-						best, bestV = p, s.Mean
-					}
+// sensitivityTable is the traffic × CTR-scale grid: total revenue at C = 1
+// per policy at each grid point, and which policy earns most there.
+func (r *results) sensitivityTable() *report.Table {
+	cfg := r.cfg
+	cols := append([]string{"queries per day", "CTR × k"}, cfg.ExtensionPolicies...)
+	cols = append(cols, "best")
+	t := report.NewTable(fmt.Sprintf("Sensitivity: total revenue over %d days, C = 1, with more traffic and higher CTRs", cfg.Days), cols...)
+	for _, q := range sortedInts(cfg.SensitivityQueriesPerDay) {
+		for _, k := range cfg.SensitivityCTRScales {
+			row := []any{q, k}
+			best, bestV := "", math.Inf(-1)
+			for _, p := range cfg.ExtensionPolicies {
+				s := r.sensitivity(scenario{q, k}, p)
+				row = append(row, pm(s))
+				if s.Mean > bestV {
+					best, bestV = p, s.Mean
 				}
-				st.Add(append(row, best)...)
 			}
+			t.Add(append(row, best)...)
 		}
-		st.Note("Each grid point is its own world (same seed): the log's frequencies scaled to that many queries a day, every true CTR multiplied by k (capped at 1), budgets from the scaled fair share. Exploration pays only when an ad can collect enough clicks within the horizon to be told apart from its rivals: impressions per ad × CTR.")
-		tables = append(tables, st)
 	}
-
-	tables = append(tables, r.claims(sum))
-
-	header := r.header(sum)
-	if err := report.WriteMarkdown(filepath.Join(dir, "report.md"), header, tables...); err != nil {
-		return err
-	}
-	if err := r.csv().WriteCSV(filepath.Join(dir, "results.csv")); err != nil {
-		return err
-	}
-	return r.plots(dir)
+	t.Note("Each grid point is its own world (same seed): the log's frequencies scaled to that many queries a day, every true CTR multiplied by k (capped at 1), budgets from the scaled fair share. Exploration pays only when an ad can collect enough clicks within the horizon to be told apart from its rivals: impressions per ad × CTR.")
+	return t
 }
 
 func (r *results) header(sum *Summary) string {
