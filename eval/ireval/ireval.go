@@ -96,121 +96,183 @@ func CheckUsers(n int) error {
 // Run evaluates the variants and writes the report into outDir; w shows
 // each variant's progress (a *progress.Tracker, or any writer) and means.
 func Run(ctx context.Context, opts Options, outDir string, w io.Writer) (*Summary, error) {
-	start := time.Now()
-	track := progress.From(w)
-	if opts.Depth < 100 || opts.Depth > opts.Ranking.Candidates {
-		return nil, fmt.Errorf("ireval: depth = %d: must be in [100, ranking.candidates = %d] (R@100 needs 100)", opts.Depth, opts.Ranking.Candidates)
+	e := &evaluation{opts: opts, outDir: outDir, start: time.Now(), track: progress.From(w)}
+	if err := opts.check(); err != nil {
+		return nil, err
 	}
-	if err := CheckUsers(opts.Users); err != nil {
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, fmt.Errorf("ireval: %w", err)
 	}
+	e.sum = &Summary{Judged: len(opts.Qrels), Asked: len(opts.Topics)}
+	if opts.Bare != nil {
+		if err := e.bare(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for _, sp := range specs(opts) {
+		partial, err := e.variant(ctx, sp)
+		if partial {
+			return e.sum, err
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	e.sum.Took = time.Since(e.start)
+	if err := write(e.sum, opts, outDir); err != nil {
+		return nil, err
+	}
+	return e.sum, nil
+}
+
+// check reports the first of opts' inputs an evaluation cannot run on.
+func (opts Options) check() error {
+	if opts.Depth < 100 || opts.Depth > opts.Ranking.Candidates {
+		return fmt.Errorf("ireval: depth = %d: must be in [100, ranking.candidates = %d] (R@100 needs 100)", opts.Depth, opts.Ranking.Candidates)
+	}
+	if err := CheckUsers(opts.Users); err != nil {
+		return fmt.Errorf("ireval: %w", err)
+	}
 	if len(opts.Topics) == 0 {
-		return nil, errors.New("ireval: no topics")
+		return errors.New("ireval: no topics")
 	}
 	if !slices.ContainsFunc(opts.Topics, func(t trec.Topic) bool { return opts.Qrels[t.ID] != nil }) {
 		// Every mean would be over the qrels' topics, none of them asked:
 		// a report of zeros that looks like a result.
 		ids := slices.Sorted(maps.Keys(opts.Qrels))
-		return nil, fmt.Errorf("ireval: none of the %d topics (ids such as %q) has a judgment in the qrels (topics such as %q)",
+		return fmt.Errorf("ireval: none of the %d topics (ids such as %q) has a judgment in the qrels (topics such as %q)",
 			len(opts.Topics), opts.Topics[0].ID, ids[:min(3, len(ids))])
 	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return nil, fmt.Errorf("ireval: %w", err)
-	}
+	return nil
+}
+
+// spec is one searcher variant to evaluate: its ranking, how many
+// simulated users ask each topic, and the run file it writes.
+type spec struct {
+	name, desc string
+	cfg        ranking.Config
+	users      int
+	file       string
+}
+
+// specs are the searcher variants derived from opts.Ranking, in report
+// order: relevance, blend, served. Without promotion every user would see
+// the same list, so served is asked by one.
+func specs(opts Options) []spec {
 	relevance := opts.Ranking
 	relevance.Order, relevance.BlendWeight, relevance.Promotion.Rule = ranking.OrderBlend, 0, ranking.RuleNone
 	blend := opts.Ranking
 	blend.Promotion.Rule = ranking.RuleNone
-	specs := []struct {
-		name, desc string
-		cfg        ranking.Config
-		users      int
-		file       string
-	}{
+	sps := []spec{
 		{Relevance, "best-match relevance alone (blend weight 0, promotion off)", relevance, 1, "run-relevance.txt"},
 		{Blend, fmt.Sprintf("order %s, blend weight %g, %s popularity; promotion off", blend.Order, blend.BlendWeight, blend.Popularity), blend, 1, "run-blend.txt"},
 		{Served, servedDescription(opts.Ranking), opts.Ranking, opts.Users, "run.txt"},
 	}
 	if opts.Ranking.Promotion.Rule == ranking.RuleNone {
-		specs[2].users = 1
+		sps[2].users = 1
 	}
-	sum := &Summary{Judged: len(opts.Qrels), Asked: len(opts.Topics)}
-	if opts.Bare != nil {
-		run := trec.Run{}
-		track.Stage(BareBM25, len(opts.Topics), 1, "topic")
-		for _, t := range opts.Topics {
-			track.Step()
-			track.RunDone()
-			hits, err := opts.Bare.Search(ctx, t.Query, opts.Depth)
-			if err != nil {
-				return nil, err
-			}
-			run[t.ID] = hits
+	return sps
+}
+
+// evaluation is one Run's state shared by its steps: the inputs, the
+// progress shown and the summary the variants are added to.
+type evaluation struct {
+	opts   Options
+	outDir string
+	start  time.Time
+	track  *progress.Tracker
+	sum    *Summary
+}
+
+// bare evaluates the bare-Bleve baseline, writes run-bare.txt and adds
+// the variant to the summary.
+func (e *evaluation) bare(ctx context.Context) error {
+	opts := e.opts
+	run := trec.Run{}
+	e.track.Stage(BareBM25, len(opts.Topics), 1, "topic")
+	for _, t := range opts.Topics {
+		e.track.Step()
+		e.track.RunDone()
+		hits, err := opts.Bare.Search(ctx, t.Query, opts.Depth)
+		if err != nil {
+			return err
+		}
+		run[t.ID] = hits
+	}
+	res := trec.Evaluate(run, opts.Qrels)
+	v := Variant{Name: BareBM25, Description: "bare Bleve 2.6.1: one field, Bleve's BM25, words ORed (the data README's anchor)", Mean: res.Mean, Topics: res.Topics}
+	if err := atomicfile.Write(filepath.Join(e.outDir, "run-bare.txt"), func(w io.Writer) error { return run.Write(w, "bare-bm25") }); err != nil {
+		return err
+	}
+	e.sum.Variants = append(e.sum.Variants, v)
+	fmt.Fprintf(e.track, "%-9s %s\n", v.Name, v.Mean)
+	return nil
+}
+
+// variant evaluates sp over its simulated users, writes the first user's
+// run file and adds the variant to the summary. Interrupted, it writes the
+// partial report and returns partial true with the error to return beside
+// the summary.
+func (e *evaluation) variant(ctx context.Context, sp spec) (partial bool, err error) {
+	opts := e.opts
+	s, err := ranking.NewSearcher(sp.cfg, opts.Retriever, opts.Stats, opts.Secret, opts.Logger)
+	if err != nil {
+		return false, err
+	}
+	v := Variant{Name: sp.name, Description: sp.desc}
+	e.track.Stage("ir "+sp.name, sp.users*len(opts.Topics), 1, "topic")
+	var perUser []trec.Measures
+	var topics []map[string]trec.Measures // each user's
+	for u := range sp.users {
+		user := fmt.Sprintf("eval-%d", u+1)
+		run, refused, searched, err := ask(ctx, s, user, opts.Topics, opts.Depth, e.track)
+		if err != nil && ctx.Err() != nil {
+			v.Refused = refused
+			return e.interrupted(v, run, sp.name, u, searched, err)
+		}
+		if err != nil {
+			return false, err
 		}
 		res := trec.Evaluate(run, opts.Qrels)
-		v := Variant{Name: BareBM25, Description: "bare Bleve 2.6.1: one field, Bleve's BM25, words ORed (the data README's anchor)", Mean: res.Mean, Topics: res.Topics}
-		if err := atomicfile.Write(filepath.Join(outDir, "run-bare.txt"), func(w io.Writer) error { return run.Write(w, "bare-bm25") }); err != nil {
-			return nil, err
-		}
-		sum.Variants = append(sum.Variants, v)
-		fmt.Fprintf(track, "%-9s %s\n", v.Name, v.Mean)
-	}
-	for _, sp := range specs {
-		s, err := ranking.NewSearcher(sp.cfg, opts.Retriever, opts.Stats, opts.Secret, opts.Logger)
-		if err != nil {
-			return nil, err
-		}
-		v := Variant{Name: sp.name, Description: sp.desc}
-		track.Stage("ir "+sp.name, sp.users*len(opts.Topics), 1, "topic")
-		var perUser []trec.Measures
-		var topics []map[string]trec.Measures // each user's
-		for u := range sp.users {
-			user := fmt.Sprintf("eval-%d", u+1)
-			run, refused, searched, err := ask(ctx, s, user, opts.Topics, opts.Depth, track)
-			if err != nil && ctx.Err() != nil {
-				// Interrupted: score the topics searched and write what
-				// there is.
-				judged := trec.Qrels{}
-				for _, t := range opts.Topics[:searched] {
-					if q, ok := opts.Qrels[t.ID]; ok {
-						judged[t.ID] = q
-					}
-				}
-				res := trec.Evaluate(run, judged)
-				v.Mean, v.Topics, v.Refused = res.Mean, res.Topics, refused
-				sum.Variants = append(sum.Variants, v)
-				sum.Partial = fmt.Sprintf("**Partial: interrupted after %d of %d topics of variant %s (user %d); its means are over the topics searched; later variants did not run.**",
-					searched, len(opts.Topics), sp.name, u+1)
-				sum.Took = time.Since(start)
-				if werr := write(sum, opts, outDir); werr != nil {
-					return nil, werr
-				}
-				return sum, fmt.Errorf("ireval: interrupted: %d of %d topics searched (variant %s), partial report in %s: %w",
-					searched, len(opts.Topics), sp.name, outDir, err)
-			}
-			if err != nil {
-				return nil, err
-			}
-			res := trec.Evaluate(run, opts.Qrels)
-			perUser = append(perUser, res.Mean)
-			topics = append(topics, res.Topics)
-			if u == 0 {
-				v.Refused = refused
-				if err := atomicfile.Write(filepath.Join(outDir, sp.file), func(w io.Writer) error { return run.Write(w, "deltaq-"+sp.name) }); err != nil {
-					return nil, err
-				}
+		perUser = append(perUser, res.Mean)
+		topics = append(topics, res.Topics)
+		if u == 0 {
+			v.Refused = refused
+			if err := atomicfile.Write(filepath.Join(e.outDir, sp.file), func(w io.Writer) error { return run.Write(w, "deltaq-"+sp.name) }); err != nil {
+				return false, err
 			}
 		}
-		v.Mean, v.SD = meanSD(perUser)
-		v.Topics = meanTopics(topics)
-		sum.Variants = append(sum.Variants, v)
-		fmt.Fprintf(track, "%-9s %s  (%d refused, %d users)\n", v.Name, v.Mean, len(v.Refused), sp.users)
 	}
-	sum.Took = time.Since(start)
-	if err := write(sum, opts, outDir); err != nil {
-		return nil, err
+	v.Mean, v.SD = meanSD(perUser)
+	v.Topics = meanTopics(topics)
+	e.sum.Variants = append(e.sum.Variants, v)
+	fmt.Fprintf(e.track, "%-9s %s  (%d refused, %d users)\n", v.Name, v.Mean, len(v.Refused), sp.users)
+	return false, nil
+}
+
+// interrupted scores the topics user u+1 searched of variant name before
+// err stopped it, adds v with those measures to the summary and writes the
+// partial report. It returns partial true and the error to return beside
+// the summary, or false and the report's write error.
+func (e *evaluation) interrupted(v Variant, run trec.Run, name string, u, searched int, err error) (bool, error) {
+	opts := e.opts
+	judged := trec.Qrels{}
+	for _, t := range opts.Topics[:searched] {
+		if q, ok := opts.Qrels[t.ID]; ok {
+			judged[t.ID] = q
+		}
 	}
-	return sum, nil
+	res := trec.Evaluate(run, judged)
+	v.Mean, v.Topics = res.Mean, res.Topics
+	e.sum.Variants = append(e.sum.Variants, v)
+	e.sum.Partial = fmt.Sprintf("**Partial: interrupted after %d of %d topics of variant %s (user %d); its means are over the topics searched; later variants did not run.**",
+		searched, len(opts.Topics), name, u+1)
+	e.sum.Took = time.Since(e.start)
+	if werr := write(e.sum, opts, e.outDir); werr != nil {
+		return false, werr
+	}
+	return true, fmt.Errorf("ireval: interrupted: %d of %d topics searched (variant %s), partial report in %s: %w",
+		searched, len(opts.Topics), name, e.outDir, err)
 }
 
 // variant returns the variant named name.
