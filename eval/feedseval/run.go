@@ -149,115 +149,154 @@ type Summary struct {
 // progress (a *progress.Tracker, or any writer; nil for none) gets a line
 // per finished run and, every few seconds, the weeks done and an ETA.
 func Run(ctx context.Context, cfg Config, fcfg feeds.Config, tr *feedtrace.Trace, progress io.Writer) (*Summary, error) {
-	prog := tracker.From(progress)
 	start := time.Now()
 	sum, grid, bounds, err := prepare(cfg, fcfg, tr)
 	if err != nil {
 		return nil, err
 	}
-	postings := postingTimes(tr)
-	// Each seed's first models, and the slowest quarter of the feeds by them.
-	first := make([][]feeds.Model, cfg.Seeds)
-	slow := make([][]bool, cfg.Seeds)
-	var hindsight [][]feeds.Model
-	for k := range first {
-		var clusters []feeds.Daily
-		first[k], clusters = learnModels(fcfg, postings, sum, cfg.Seed+uint64(k))
-		slow[k] = slowQuarter(first[k])
-		if k == 0 {
-			sum.Clusters = clusters
-		}
-		if cfg.Hindsight {
-			hindsight = append(hindsight, hindsightModels(fcfg, postings, sum, cfg.Seed+uint64(k)))
-		}
-	}
-	modes := []string{Once}
-	if cfg.Relearn {
-		modes = append(modes, Weekly)
-	}
-	if cfg.Hindsight {
-		modes = append(modes, Hindsight)
-	}
-	type job struct {
-		mode   string
-		perDay float64
-		pi     int // the policy's index in names
-		k      int // the seed's index
-	}
-	names := policies(cfg.WICHorizons)
-	weeks := sum.weekStarts()
-	var jobs []job
-	for _, mode := range modes {
-		for _, perDay := range cfg.PerDay {
-			for pi := range names {
-				for k := range cfg.Seeds {
-					jobs = append(jobs, job{mode, perDay, pi, k})
-				}
-			}
-		}
-	}
-	one := func(ctx context.Context, j job) (Result, error) {
-		policy := names[j.pi]
-		seed := cfg.Seed + uint64(j.k)
-		runSeed := seed ^ uint64(j.perDay*1000)<<8 ^ uint64(j.pi)
-		var horizon time.Duration
-		if base := len(policies(nil)); j.pi >= base {
-			horizon = cfg.WICHorizons[j.pi-base]
-		}
-		total := feeds.WeeklyPolls(j.perDay, len(tr.Feeds))
-		pl, err := newPlanner(policy, fcfg, grid, bounds, total, horizon, rand.New(rand.NewPCG(runSeed, 2)))
-		if err != nil {
-			return Result{}, err
-		}
-		s := &schedule{start: sum.EvalFrom, step: grid.Step}
-		known := make([]int, len(tr.Feeds)) // postings retrieved so far, a prefix
-		models := first[j.k]
-		if j.mode == Hindsight {
-			models = hindsight[j.k]
-		}
-		firstWeek := models // what the first week is planned on, for Result.Expected
-		learnRNG := rand.New(rand.NewPCG(runSeed, 3))
-		for _, ws := range weeks {
-			if err := ctx.Err(); err != nil {
-				return Result{}, err
-			}
-			if j.mode == Weekly && ws.After(sum.EvalFrom) {
-				models = relearn(fcfg, s, postings, known, sum.LearnFrom, sum.EvalFrom, ws, learnRNG)
-			}
-			if err := pl.week(s, ws, models); err != nil {
-				return Result{}, fmt.Errorf("feedseval: %s at %g/day, seed %d, week of %s: %w", policy, j.perDay, seed, ws.Format(time.DateOnly), err)
-			}
-			prog.Step()
-		}
-		r := measure(s, tr, firstWeek, grid, sum.EvalFrom, sum.EvalTo, slow[j.k])
-		r.Learning, r.Policy, r.PerDay, r.Seed = j.mode, policy, j.perDay, seed
-		return r, nil
-	}
-	sum.Results = make([]Result, len(jobs))
-	prog.Stage("feeds", len(jobs), len(weeks), "week")
-	var mu sync.Mutex // the runs' lines
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(cmp.Or(cfg.Workers, runtime.GOMAXPROCS(0)))
-	for i, j := range jobs {
-		g.Go(func() error {
-			r, err := one(gctx, j)
-			if err != nil {
-				return err
-			}
-			sum.Results[i] = r
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintf(prog, "feeds: %-14s %-17s %4g/day seed %-3d mean %-10s max %-12s polls/feed/day %.2f\n",
-				learnedAs(r.Learning), r.Policy, r.PerDay, r.Seed, r.Mean.Round(time.Second), r.Max.Round(time.Second), r.PollsPerFeedDay)
-			prog.RunDone()
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	e := &evaluation{cfg: cfg, fcfg: fcfg, tr: tr, sum: sum, grid: grid, bounds: bounds,
+		postings: postingTimes(tr), names: policies(cfg.WICHorizons), weeks: sum.weekStarts(), prog: tracker.From(progress)}
+	e.learnFirst()
+	if err := e.runAll(ctx, e.runs()); err != nil {
 		return nil, err
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
+}
+
+// evaluation is what Run's runs share, read-only once learnFirst is done.
+type evaluation struct {
+	cfg      Config
+	fcfg     feeds.Config
+	tr       *feedtrace.Trace
+	sum      *Summary
+	grid     feeds.Grid
+	bounds   []feeds.Bounds
+	postings [][]time.Time // each feed's posting times
+	names    []string      // the policies, base ones first, then WIC's horizons
+	weeks    []time.Time   // the Mondays planned at
+	prog     *tracker.Tracker
+	// Each seed's first models, the slowest quarter of the feeds by them,
+	// and with Hindsight its models fitted to the evaluation weeks.
+	first, hindsight [][]feeds.Model
+	slow             [][]bool
+}
+
+// run is one policy at one budget, learned one way, with one seed.
+type run struct {
+	mode   string
+	perDay float64
+	pi     int // the policy's index in names
+	k      int // the seed's index
+}
+
+// learnFirst learns every seed's first models from the learning weeks.
+// The first seed's clusters are the ones the report shows.
+func (e *evaluation) learnFirst() {
+	e.first = make([][]feeds.Model, e.cfg.Seeds)
+	e.slow = make([][]bool, e.cfg.Seeds)
+	for k := range e.first {
+		var clusters []feeds.Daily
+		e.first[k], clusters = learnModels(e.fcfg, e.postings, e.sum, e.cfg.Seed+uint64(k))
+		e.slow[k] = slowQuarter(e.first[k])
+		if k == 0 {
+			e.sum.Clusters = clusters
+		}
+		if e.cfg.Hindsight {
+			e.hindsight = append(e.hindsight, hindsightModels(e.fcfg, e.postings, e.sum, e.cfg.Seed+uint64(k)))
+		}
+	}
+}
+
+// runs lists every run, in the order Results keeps them: by learning
+// mode, budget, policy and seed.
+func (e *evaluation) runs() []run {
+	modes := []string{Once}
+	if e.cfg.Relearn {
+		modes = append(modes, Weekly)
+	}
+	if e.cfg.Hindsight {
+		modes = append(modes, Hindsight)
+	}
+	var runs []run
+	for _, mode := range modes {
+		for _, perDay := range e.cfg.PerDay {
+			for pi := range e.names {
+				for k := range e.cfg.Seeds {
+					runs = append(runs, run{mode, perDay, pi, k})
+				}
+			}
+		}
+	}
+	return runs
+}
+
+// runAll makes runs, Workers at once, into sum.Results in their order,
+// with a progress line per finished run.
+func (e *evaluation) runAll(ctx context.Context, runs []run) error {
+	e.sum.Results = make([]Result, len(runs))
+	e.prog.Stage("feeds", len(runs), len(e.weeks), "week")
+	var mu sync.Mutex // the runs' lines
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(cmp.Or(e.cfg.Workers, runtime.GOMAXPROCS(0)))
+	for i, j := range runs {
+		g.Go(func() error {
+			r, err := e.one(gctx, j)
+			if err != nil {
+				return err
+			}
+			e.sum.Results[i] = r
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(e.prog, "feeds: %-14s %-17s %4g/day seed %-3d mean %-10s max %-12s polls/feed/day %.2f\n",
+				learnedAs(r.Learning), r.Policy, r.PerDay, r.Seed, r.Mean.Round(time.Second), r.Max.Round(time.Second), r.PollsPerFeedDay)
+			e.prog.RunDone()
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// one plans run j's policy week by week over the evaluation weeks, on its
+// mode's models (re-learned each Monday but the first when Weekly), and
+// measures the delays. Its random streams depend on the run alone, so
+// that results do not depend on which runs go at once.
+func (e *evaluation) one(ctx context.Context, j run) (Result, error) {
+	policy := e.names[j.pi]
+	seed := e.cfg.Seed + uint64(j.k)
+	runSeed := seed ^ uint64(j.perDay*1000)<<8 ^ uint64(j.pi)
+	var horizon time.Duration
+	if base := len(policies(nil)); j.pi >= base {
+		horizon = e.cfg.WICHorizons[j.pi-base]
+	}
+	total := feeds.WeeklyPolls(j.perDay, len(e.tr.Feeds))
+	pl, err := newPlanner(policy, e.fcfg, e.grid, e.bounds, total, horizon, rand.New(rand.NewPCG(runSeed, 2)))
+	if err != nil {
+		return Result{}, err
+	}
+	s := &schedule{start: e.sum.EvalFrom, step: e.grid.Step}
+	known := make([]int, len(e.tr.Feeds)) // postings retrieved so far, a prefix
+	models := e.first[j.k]
+	if j.mode == Hindsight {
+		models = e.hindsight[j.k]
+	}
+	firstWeek := models // what the first week is planned on, for Result.Expected
+	learnRNG := rand.New(rand.NewPCG(runSeed, 3))
+	for _, ws := range e.weeks {
+		if err := ctx.Err(); err != nil {
+			return Result{}, err
+		}
+		if j.mode == Weekly && ws.After(e.sum.EvalFrom) {
+			models = relearn(e.fcfg, s, e.postings, known, e.sum.LearnFrom, e.sum.EvalFrom, ws, learnRNG)
+		}
+		if err := pl.week(s, ws, models); err != nil {
+			return Result{}, fmt.Errorf("feedseval: %s at %g/day, seed %d, week of %s: %w", policy, j.perDay, seed, ws.Format(time.DateOnly), err)
+		}
+		e.prog.Step()
+	}
+	r := measure(s, e.tr, firstWeek, e.grid, e.sum.EvalFrom, e.sum.EvalTo, e.slow[j.k])
+	r.Learning, r.Policy, r.PerDay, r.Seed = j.mode, policy, j.perDay, seed
+	return r, nil
 }
 
 // weekStarts are the Mondays a schedule is planned at: from EvalFrom
