@@ -91,14 +91,14 @@ func (c *wordCursor) seek(doc uint32) bool {
 	return lo < len(l) && l[lo].of == doc
 }
 
-// bestMatches appends to cands the k best pages of p (compareCandidates
-// order, unsorted) as accumulate followed by sortBest(cands, k) finds
-// them, scoring only the pages that can be among them. p must be
-// prunable.
-func (ix *Index) bestMatches(ctx context.Context, st *snapText, p *matchPlan, k int, cands []candidate) ([]candidate, error) {
+// wordCursors returns a cursor on each of p's words that a page has,
+// lowest bound first, and sum, where sum[j] bounds the score of a page
+// holding only curs[:j+1]: bestMatches skips a page whose words cannot
+// beat the k-th best.
+func (ix *Index) wordCursors(st *snapText, p *matchPlan) (curs []wordCursor, sum []float64) {
 	cfg := ix.cfg.Retrieval
 	k1, b := cfg.K1, cfg.B
-	curs := make([]wordCursor, 0, len(p.terms))
+	curs = make([]wordCursor, 0, len(p.terms))
 	for i, t := range p.terms {
 		id, ok := st.term(t.term)
 		if !ok {
@@ -107,10 +107,6 @@ func (ix *Index) bestMatches(ctx context.Context, st *snapText, p *matchPlan, k 
 		w, sats := t.idf*t.weight, st.saturations(id, k1, b, p.meanLen)
 		curs = append(curs, wordCursor{list: st.postingsOf(id), sats: sats.v, term: i, w: w, bound: w * sats.max * boundSlack})
 	}
-	if k <= 0 || len(curs) == 0 {
-		return cands, nil
-	}
-	// Lowest bound first; sum[j] bounds a page holding only curs[:j+1].
 	slices.SortStableFunc(curs, func(a, c wordCursor) int {
 		switch {
 		case a.bound < c.bound:
@@ -120,11 +116,23 @@ func (ix *Index) bestMatches(ctx context.Context, st *snapText, p *matchPlan, k 
 		}
 		return 0
 	})
-	sum := make([]float64, len(curs))
+	sum = make([]float64, len(curs))
 	acc := 0.0
 	for j, c := range curs {
 		acc += c.bound
 		sum[j] = acc * boundSlack
+	}
+	return curs, sum
+}
+
+// bestMatches appends to cands the k best pages of p (compareCandidates
+// order, unsorted) as accumulate followed by sortBest(cands, k) finds
+// them, scoring only the pages that can be among them. p must be
+// prunable.
+func (ix *Index) bestMatches(ctx context.Context, st *snapText, p *matchPlan, k int, cands []candidate) ([]candidate, error) {
+	curs, sum := ix.wordCursors(st, p)
+	if k <= 0 || len(curs) == 0 {
+		return cands, nil
 	}
 	base := len(cands)
 	best := cands // best[base:] is a heap, worst on top, of at most k pages
