@@ -114,7 +114,6 @@ const (
 // Validate reports every problem in c, each naming its key.
 func (c Config) Validate() error {
 	report := bounds.NewReport("crawler.")
-	// The lower bounds are checked with each key's own message below.
 	if strings.TrimSpace(c.UserAgent) == "" {
 		report.Add("user_agent", fmt.Sprintf("%q", c.UserAgent), "must not be empty")
 	}
@@ -136,25 +135,52 @@ func (c Config) Validate() error {
 	if len(c.ContentTypes) == 0 {
 		report.Add("content_types", "[]", "must list at least one media type")
 	}
-	if c.Robots.CacheTTL <= 0 {
-		report.Add("robots.cache_ttl", c.Robots.CacheTTL, "must be > 0")
+	c.Robots.validate(report)
+	c.Politeness.validate(report)
+	c.Limits.validate(report)
+	t := c.Timeouts
+	report.Add("timeouts.request", t.Request, bounds.AboveZero(t.Request))
+	report.Add("timeouts.connect", t.Connect, bounds.AboveZero(t.Connect))
+	report.Add("timeouts.tls_handshake", t.TLSHandshake, bounds.AboveZero(t.TLSHandshake))
+	report.Add("timeouts.response_header", t.ResponseHeader, bounds.AboveZero(t.ResponseHeader))
+	report.Add("timeouts.idle", t.Idle, bounds.AboveZero(t.Idle))
+	// The parser packages name their keys relative to their own section.
+	for _, err := range []error{c.Extract.Validate(), c.Sitemap.Validate(), c.Shingle.Validate()} {
+		report.Include(prefixed("crawler.", err)...)
 	}
-	if c.Robots.MaxBytes < 1024 {
-		report.Add("robots.max_bytes", c.Robots.MaxBytes, "must be >= 1024")
+	return report.Err()
+}
+
+// The sections' checks below give each lower bound its own message and
+// add the upper bound, if any, with bounds.Over.
+
+// validate adds r's problems to report, under robots.
+func (r RobotsConfig) validate(report *bounds.Report) {
+	if r.CacheTTL <= 0 {
+		report.Add("robots.cache_ttl", r.CacheTTL, "must be > 0")
 	}
-	if c.Robots.ErrorDefer <= 0 {
-		report.Add("robots.error_defer", c.Robots.ErrorDefer, "must be > 0")
+	if r.MaxBytes < 1024 {
+		report.Add("robots.max_bytes", r.MaxBytes, "must be >= 1024")
 	}
-	if c.Robots.MaxCapacity < 1 {
-		report.Add("robots.cache_entries", c.Robots.MaxCapacity, "must be >= 1")
+	report.Add("robots.max_bytes", r.MaxBytes, bounds.Over(r.MaxBytes, 1024, maxRobotsBytes))
+	if r.ErrorDefer <= 0 {
+		report.Add("robots.error_defer", r.ErrorDefer, "must be > 0")
 	}
-	p := c.Politeness
+	if r.MaxCapacity < 1 {
+		report.Add("robots.cache_entries", r.MaxCapacity, "must be >= 1")
+	}
+	report.Add("robots.cache_entries", r.MaxCapacity, bounds.Over(r.MaxCapacity, 1, maxRobotsEntries))
+}
+
+// validate adds p's problems to report, under politeness.
+func (p PolitenessConfig) validate(report *bounds.Report) {
 	if p.MinDelay < 0 {
 		report.Add("politeness.min_delay", p.MinDelay, "must be >= 0")
 	}
 	if p.PerHost < 1 {
 		report.Add("politeness.per_host", p.PerHost, "must be >= 1")
 	}
+	report.Add("politeness.per_host", p.PerHost, bounds.Over(p.PerHost, 1, MaxFetches))
 	if p.Global < 1 || p.Global > MaxFetches {
 		report.Add("politeness.global", p.Global, fmt.Sprintf("must be in [1, %d]: a fetch worker each", MaxFetches))
 	}
@@ -173,60 +199,39 @@ func (c Config) Validate() error {
 		}
 		report.Add(fmt.Sprintf("politeness.overrides[%d].per_host", i), o.PerHost, bounds.Limit(o.PerHost, 1, MaxFetches))
 	}
-	l := c.Limits
-	positive := []struct {
-		key string
-		v   int
-	}{
-		{"limits.max_body_bytes", l.MaxBodyBytes},
-		{"limits.max_url_length", l.MaxURLLength},
-		{"limits.max_pages_per_host", l.MaxPagesPerHost},
-	}
-	for _, f := range positive {
-		if f.v <= 0 {
-			report.Add(f.key, f.v, "must be > 0")
-		}
+}
+
+// validate adds l's problems to report, under limits.
+func (l LimitsConfig) validate(report *bounds.Report) {
+	if l.MaxBodyBytes <= 0 {
+		report.Add("limits.max_body_bytes", l.MaxBodyBytes, "must be > 0")
 	}
 	if l.MaxBodyBytes > maxBodyBytesLimit {
 		report.Add("limits.max_body_bytes", l.MaxBodyBytes, fmt.Sprintf("must be <= %d (1 GiB): a body is held in memory whole", maxBodyBytesLimit))
 	}
-	if l.MaxRedirects < 0 {
-		report.Add("limits.max_redirects", l.MaxRedirects, "must be >= 0")
-	}
-	if l.MaxDepth < 0 {
-		report.Add("limits.max_depth", l.MaxDepth, "must be >= 0")
-	}
-	if l.MaxRetries < 0 {
-		report.Add("limits.max_retries", l.MaxRetries, "must be >= 0")
-	}
-	for _, f := range []struct {
-		key       string
-		v, lo, hi int
-	}{
-		{"robots.max_bytes", c.Robots.MaxBytes, 1024, maxRobotsBytes},
-		{"robots.cache_entries", c.Robots.MaxCapacity, 1, maxRobotsEntries},
-		{"politeness.per_host", p.PerHost, 1, MaxFetches},
-		{"limits.max_redirects", l.MaxRedirects, 0, maxRedirects},
-		{"limits.max_pages_per_host", l.MaxPagesPerHost, 1, maxPagesPerHost},
-		{"limits.max_depth", l.MaxDepth, 0, maxDepth},
-		{"limits.max_retries", l.MaxRetries, 0, maxRetries},
-	} {
-		report.Add(f.key, f.v, bounds.Over(f.v, f.lo, f.hi))
+	if l.MaxURLLength <= 0 {
+		report.Add("limits.max_url_length", l.MaxURLLength, "must be > 0")
 	}
 	if l.MaxURLLength > urlnorm.MaxLength {
 		report.Add("limits.max_url_length", l.MaxURLLength, fmt.Sprintf("must be <= %d, the longest URL the repository normalizes", urlnorm.MaxLength))
 	}
-	t := c.Timeouts
-	report.Add("timeouts.request", t.Request, bounds.AboveZero(t.Request))
-	report.Add("timeouts.connect", t.Connect, bounds.AboveZero(t.Connect))
-	report.Add("timeouts.tls_handshake", t.TLSHandshake, bounds.AboveZero(t.TLSHandshake))
-	report.Add("timeouts.response_header", t.ResponseHeader, bounds.AboveZero(t.ResponseHeader))
-	report.Add("timeouts.idle", t.Idle, bounds.AboveZero(t.Idle))
-	// The parser packages name their keys relative to their own section.
-	for _, err := range []error{c.Extract.Validate(), c.Sitemap.Validate(), c.Shingle.Validate()} {
-		report.Include(prefixed("crawler.", err)...)
+	if l.MaxPagesPerHost <= 0 {
+		report.Add("limits.max_pages_per_host", l.MaxPagesPerHost, "must be > 0")
 	}
-	return report.Err()
+	report.Add("limits.max_pages_per_host", l.MaxPagesPerHost, bounds.Over(l.MaxPagesPerHost, 1, maxPagesPerHost))
+	for _, f := range []struct {
+		key   string
+		v, hi int
+	}{
+		{"limits.max_redirects", l.MaxRedirects, maxRedirects},
+		{"limits.max_depth", l.MaxDepth, maxDepth},
+		{"limits.max_retries", l.MaxRetries, maxRetries},
+	} {
+		if f.v < 0 {
+			report.Add(f.key, f.v, "must be >= 0")
+		}
+		report.Add(f.key, f.v, bounds.Over(f.v, 0, f.hi))
+	}
 }
 
 // ParseResolve splits a HOST=ADDR mapping, as given to --resolve, into the
