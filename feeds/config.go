@@ -98,68 +98,56 @@ const (
 // Validate names every bad key, its value and the limit.
 func (c Config) Validate() error {
 	report := bounds.NewReport("feeds.")
-	// The lower bounds are checked on their own, each with its reason.
+	c.validatePlanning(report)
+	c.validateClustering(report)
+	c.validateRates(report)
+	c.validateProfiles(report)
+	c.validateStorage(report)
+	return report.Err()
+}
+
+// atLeastOne reports a count under 1 with a message of its own and one
+// over its upper bound hi with the range.
+func atLeastOne[T int | int64](report *bounds.Report, key string, v, hi T) {
+	if v < 1 {
+		report.Add(key, v, "must be ≥ 1")
+	}
+	report.Add(key, v, bounds.Over(v, 1, hi))
+}
+
+// validatePlanning checks the keys of the polls' allocation and placement.
+func (c Config) validatePlanning(report *bounds.Report) {
 	if c.Step <= 0 || Period%c.Step != 0 {
 		report.Add("step", c.Step, "must be > 0 and divide one week")
 	}
-	if c.Starts < 1 {
-		report.Add("starts", c.Starts, "must be ≥ 1")
-	}
-	report.Add("starts", c.Starts, bounds.Over(c.Starts, 1, maxStarts))
+	atLeastOne(report, "starts", c.Starts, maxStarts)
 	if c.MinInterval <= 0 {
 		report.Add("min_interval", c.MinInterval, "must be > 0")
 	}
 	if c.MaxInterval < c.MinInterval {
 		report.Add("max_interval", c.MaxInterval, "must be ≥ min_interval")
 	}
-	if c.Clusters < 1 {
-		report.Add("clusters", c.Clusters, "must be ≥ 1")
+	if !(c.PollsPerDay > 0) {
+		report.Add("polls_per_day", c.PollsPerDay, "must be > 0")
 	}
-	report.Add("clusters", c.Clusters, bounds.Over(c.Clusters, 1, maxClusters))
-	if c.ClusterMinPostings < 1 {
-		report.Add("cluster_min_postings", c.ClusterMinPostings, "must be ≥ 1")
+	if c.PollsPerDay > maxPollsPerDay {
+		report.Add("polls_per_day", c.PollsPerDay, fmt.Sprintf("must be in (0, %d]", maxPollsPerDay))
 	}
-	report.Add("cluster_min_postings", c.ClusterMinPostings, bounds.Over(c.ClusterMinPostings, 1, maxClusterMinPostings))
-	if c.ClusterIterations < 1 {
-		report.Add("cluster_iterations", c.ClusterIterations, "must be ≥ 1")
-	}
-	report.Add("cluster_iterations", c.ClusterIterations, bounds.Over(c.ClusterIterations, 1, maxClusterIterations))
-	if c.PriorWeight < 0 {
-		report.Add("prior_weight", c.PriorWeight, "must be ≥ 0")
-	}
-	for _, w := range c.PriorWeights {
-		if !(w >= 0) {
-			report.Add("prior_weights", w, "must each be ≥ 0")
-		}
-	}
-	if c.Floor < 0 || c.Floor >= 1 {
-		report.Add("floor", c.Floor, "must be in [0, 1)")
-	}
+}
+
+// validateClustering checks the keys of the sparse feeds' shared profiles.
+func (c Config) validateClustering(report *bounds.Report) {
+	atLeastOne(report, "clusters", c.Clusters, maxClusters)
+	atLeastOne(report, "cluster_min_postings", c.ClusterMinPostings, maxClusterMinPostings)
+	atLeastOne(report, "cluster_iterations", c.ClusterIterations, maxClusterIterations)
+}
+
+// validateRates checks the keys of a feed's posting rate estimate.
+func (c Config) validateRates(report *bounds.Report) {
 	// More pseudo-postings than a feed keeps postings would drown every
 	// feed's own count: a rate of no feed at all.
 	if c.RateCount < 0 || c.RateCount > maxHistoryKept {
 		report.Add("rate_count", c.RateCount, fmt.Sprintf("must be in [0, %d]", maxHistoryKept))
-	}
-	if c.SeenKept < 1 {
-		report.Add("seen_kept", c.SeenKept, "must be ≥ 1")
-	}
-	report.Add("seen_kept", c.SeenKept, bounds.Over(c.SeenKept, 1, maxSeenKept))
-	if c.HistoryKept < 1 {
-		report.Add("history_kept", c.HistoryKept, "must be ≥ 1")
-	}
-	report.Add("history_kept", c.HistoryKept, bounds.Over(c.HistoryKept, 1, maxHistoryKept))
-	if c.MaxItems < 1 {
-		report.Add("max_items", c.MaxItems, "must be ≥ 1")
-	}
-	if c.MaxItems > c.SeenKept {
-		report.Add("max_items", c.MaxItems, fmt.Sprintf("must be ≤ feeds.seen_kept (%d), or items read but forgotten would come back as new", c.SeenKept))
-	}
-	if c.MaxBytes < 1 {
-		report.Add("max_bytes", c.MaxBytes, "must be ≥ 1")
-	}
-	report.Add("max_bytes", c.MaxBytes, bounds.Over(c.MaxBytes, 1, maxFeedBytes))
-	if c.ClockSkew < 0 {
-		report.Add("clock_skew", c.ClockSkew, "must be ≥ 0")
 	}
 	if c.LearnWindow < 24*time.Hour {
 		report.Add("learn_window", c.LearnWindow, "must be ≥ 24h")
@@ -178,6 +166,21 @@ func (c Config) Validate() error {
 		report.Add("rate_holdout_weeks", c.RateHoldoutWeeks, "must be ≥ 1 to choose among several rate_half_lives or rate_priors")
 	}
 	report.Add("rate_holdout_weeks", c.RateHoldoutWeeks, bounds.Over(c.RateHoldoutWeeks, 0, maxHoldoutWeeks))
+}
+
+// validateProfiles checks the keys of a feed's periodic profile estimate.
+func (c Config) validateProfiles(report *bounds.Report) {
+	if c.PriorWeight < 0 {
+		report.Add("prior_weight", c.PriorWeight, "must be ≥ 0")
+	}
+	for _, w := range c.PriorWeights {
+		if !(w >= 0) {
+			report.Add("prior_weights", w, "must each be ≥ 0")
+		}
+	}
+	if c.Floor < 0 || c.Floor >= 1 {
+		report.Add("floor", c.Floor, "must be in [0, 1)")
+	}
 	for _, w := range c.ProfileWindows {
 		if w < 24*time.Hour {
 			report.Add("profile_windows", w, "must each be ≥ 24h")
@@ -192,11 +195,21 @@ func (c Config) Validate() error {
 		report.Add("profile_holdout_weeks", c.ProfileHoldoutWeeks, "must be ≥ 1 to choose among several profile_windows, bin_weights and prior_weights")
 	}
 	report.Add("profile_holdout_weeks", c.ProfileHoldoutWeeks, bounds.Over(c.ProfileHoldoutWeeks, 0, maxHoldoutWeeks))
-	if !(c.PollsPerDay > 0) {
-		report.Add("polls_per_day", c.PollsPerDay, "must be > 0")
+}
+
+// validateStorage checks the keys that bound what a poll reads and what
+// a feed's record keeps.
+func (c Config) validateStorage(report *bounds.Report) {
+	atLeastOne(report, "seen_kept", c.SeenKept, maxSeenKept)
+	atLeastOne(report, "history_kept", c.HistoryKept, maxHistoryKept)
+	if c.MaxItems < 1 {
+		report.Add("max_items", c.MaxItems, "must be ≥ 1")
 	}
-	if c.PollsPerDay > maxPollsPerDay {
-		report.Add("polls_per_day", c.PollsPerDay, fmt.Sprintf("must be in (0, %d]", maxPollsPerDay))
+	if c.MaxItems > c.SeenKept {
+		report.Add("max_items", c.MaxItems, fmt.Sprintf("must be ≤ feeds.seen_kept (%d), or items read but forgotten would come back as new", c.SeenKept))
 	}
-	return report.Err()
+	atLeastOne(report, "max_bytes", c.MaxBytes, maxFeedBytes)
+	if c.ClockSkew < 0 {
+		report.Add("clock_skew", c.ClockSkew, "must be ≥ 0")
+	}
 }
