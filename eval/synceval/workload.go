@@ -58,12 +58,27 @@ type workload struct {
 // a week-0 page.
 func buildWorkload(c *corpus, qs []querylog.Query, an analysis.Analyzer, m model, useKnee bool) *workload {
 	wl := &workload{logStrings: len(qs)}
-	type cand struct {
-		query
-		ok bool
-	}
+	known := wl.scorable(wl.analyse(c, qs, an, m))
+	scoreWeek0(c, m, known)
+	wl.keep(known, useKnee)
+	wl.tally()
+	return wl
+}
+
+// candidate is one distinct term list of the log, its strings' counts
+// summed; ok is false when the model cannot answer it.
+type candidate struct {
+	query
+	ok bool
+}
+
+// analyse turns each log string into its analysed words and merges the
+// strings whose words are the same set. A word no week-0 page has makes a
+// candidate unanswerable, unless the model is the searcher, which keeps
+// such words (unknownWords), and then only when all its words are.
+func (wl *workload) analyse(c *corpus, qs []querylog.Query, an analysis.Analyzer, m model) []candidate {
 	byKey := map[string]int{}
-	var cands []cand
+	var cands []candidate
 	unknown := unknownWords{base: uint32(len(c.terms)), ids: map[string]uint32{}}
 	var buf strings.Builder
 	for _, q := range qs {
@@ -90,7 +105,7 @@ func buildWorkload(c *corpus, qs []querylog.Query, an analysis.Analyzer, m model
 			cands[i].strings++
 			continue
 		}
-		cd := cand{query: query{text: q.Text, freq: q.Count, strings: 1}, ok: true}
+		cd := candidate{query: query{text: q.Text, freq: q.Count, strings: 1}, ok: true}
 		anyKnown := false
 		for _, w := range words {
 			id, known := c.termID[w]
@@ -110,8 +125,12 @@ func buildWorkload(c *corpus, qs []querylog.Query, an analysis.Analyzer, m model
 		byKey[key] = len(cands)
 		cands = append(cands, cd)
 	}
+	return cands
+}
 
-	// Score every candidate over week 0.
+// scorable returns the candidates the model can answer that users asked,
+// counting the unanswerable ones.
+func (wl *workload) scorable(cands []candidate) []query {
 	var known []query
 	for _, cd := range cands {
 		if !cd.ok {
@@ -123,20 +142,31 @@ func buildWorkload(c *corpus, qs []querylog.Query, an analysis.Analyzer, m model
 		}
 		known = append(known, cd.query)
 	}
-	ws := m.newWeekScorer(c, 0, known)
+	return known
+}
+
+// scoreWeek0 sets each query's week0, the sum of the scores of its
+// week-0 results a user can see.
+func scoreWeek0(c *corpus, m model, qs []query) {
+	ws := m.newWeekScorer(c, 0, qs)
 	var answer []float64 // scratch
-	for i := range known {
-		q := &known[i]
+	for i := range qs {
+		q := &qs[i]
 		answer = answer[:0]
 		ws.answer(q, func(_ doc, s float64) { answer = append(answer, s) })
 		if n := m.visible(len(answer)); n < len(answer) {
-			// Only the results a user can see count.
 			answer = topDescending(answer, n)
 		}
 		for _, s := range answer {
 			q.week0 += s
 		}
 	}
+}
+
+// keep keeps the queries that match a week-0 page, with useKnee only
+// those scoring at or above the knee of all their scores, in descending
+// week0 order (ties by text, so that runs agree).
+func (wl *workload) keep(known []query, useKnee bool) {
 	var scores []float64
 	var positive []query
 	for _, q := range known {
@@ -163,8 +193,6 @@ func buildWorkload(c *corpus, qs []querylog.Query, an analysis.Analyzer, m model
 		}
 		return cmp.Compare(a.text, b.text)
 	})
-	wl.tally()
-	return wl
 }
 
 // sample keeps n of the queries, drawn without replacement with
