@@ -153,13 +153,62 @@ type sim struct {
 	ghostsLive bool
 }
 
+// simulate runs spec day by day, the warm-up then the measurement window,
+// and returns what the window measured.
 func simulate(ctx context.Context, spec runSpec) (runResult, error) {
-	c := spec.Community
-	if err := c.validate(); err != nil {
+	if err := spec.Community.validate(); err != nil {
 		return runResult{}, err
 	}
 	spec.Policy = spec.Policy.normalized()
-	s := &sim{
+	r := newSimRun(spec)
+	for day := range spec.WarmupDays + spec.MeasureDays {
+		if day%32 == 0 {
+			if err := ctx.Err(); err != nil {
+				return runResult{}, err
+			}
+		}
+		r.day(day)
+	}
+	return r.result()
+}
+
+// simRun is one simulation in progress: the community's state, the daily
+// rates, and what has been measured so far.
+type simRun struct {
+	s    *sim
+	life *rand.Rand // page ages and deaths, from the community seed
+	// pDeath is a page's probability of retiring in a day; vMon and vAll
+	// are the monitored users' and all users' visits per day.
+	pDeath, vMon, vAll float64
+	useGhosts          bool // measure TBP with probes
+	// zeroSum sums z/n over the measured days; batchQ and batchN are each
+	// QPC batch's quality sum and visits.
+	zeroSum float64
+	batchQ  [qpcBatches]float64
+	batchN  [qpcBatches]int64
+}
+
+// newSimRun sets up spec (validated, its policy normalized) at the start
+// of the warm-up.
+func newSimRun(spec runSpec) *simRun {
+	c := spec.Community
+	s := newSim(spec)
+	life := rand.New(rand.NewPCG(spec.CommunitySeed, 0x6c696665))
+	s.startAges(life)
+	return &simRun{
+		s:         s,
+		life:      life,
+		pDeath:    -math.Expm1(-1 / c.LifetimeDays),
+		vMon:      c.MonitoredVisits(),
+		vAll:      math.Round(c.VisitsPerDay),
+		useGhosts: spec.Ghosts > 0 && spec.Surf == 0 && spec.Policy.Rule != Ideal,
+	}
+}
+
+// newSim is spec's community with every page unaware and not yet aged.
+func newSim(spec runSpec) *sim {
+	c := spec.Community
+	return &sim{
 		spec:  spec,
 		n:     c.Pages,
 		m:     c.Monitored,
@@ -171,11 +220,15 @@ func simulate(ctx context.Context, spec runSpec) (runResult, error) {
 		isDir: make([]bool, c.Pages),
 		pos:   newAlias(rankWeights(c.Pages)),
 	}
-	life := rand.New(rand.NewPCG(spec.CommunitySeed, 0x6c696665))
-	// Start in the steady state of ages (exponential, §5.6.1), everyone
-	// unaware; the warm-up brings awareness to its steady state.
+}
+
+// startAges starts in the steady state of ages (exponential, §5.6.1),
+// everyone unaware, so every page is listed among the zero-awareness
+// pages, oldest first; the warm-up brings awareness to its steady state.
+func (s *sim) startAges(life *rand.Rand) {
+	lifetime := s.spec.Community.LifetimeDays
 	for p := range s.birth {
-		s.birth[p] = -int32(life.ExpFloat64() * c.LifetimeDays)
+		s.birth[p] = -int32(life.ExpFloat64() * lifetime)
 		s.zero = append(s.zero, int32(p))
 	}
 	slices.SortFunc(s.zero, func(a, b int32) int {
@@ -187,90 +240,106 @@ func simulate(ctx context.Context, spec runSpec) (runResult, error) {
 	for _, p := range s.zero {
 		s.zeroBorn = append(s.zeroBorn, s.birth[p])
 	}
+}
 
-	pDeath := -math.Expm1(-1 / c.LifetimeDays)
-	vMon := c.MonitoredVisits()
-	vAll := math.Round(c.VisitsPerDay)
-	useGhosts := spec.Ghosts > 0 && spec.Surf == 0 && spec.Policy.Rule != Ideal
-	var res runResult
-	zeroSum := 0.0
-	var batchQ [qpcBatches]float64
-	var batchN [qpcBatches]int64
-	days := spec.WarmupDays + spec.MeasureDays
-	for day := range days {
-		if day%32 == 0 {
-			if err := ctx.Err(); err != nil {
-				return runResult{}, err
-			}
-		}
-		measuring := day >= spec.WarmupDays
-		batch := 0
+// day simulates one day: the ranking is rebuilt from yesterday's
+// popularity, the probes are released (on the first measured day) and
+// placed, the day's visits are made, and then pages retire.
+func (r *simRun) day(day int) {
+	s, spec := r.s, r.s.spec
+	measuring := day >= spec.WarmupDays
+	batch := 0
+	if measuring {
+		batch = (day - spec.WarmupDays) * qpcBatches / spec.MeasureDays
+	}
+	s.snapshot()
+	if r.useGhosts && day == spec.WarmupDays {
+		s.startGhosts(day)
+	}
+	if s.ghostsLive {
+		s.placeGhosts()
+	}
+	r.visits(day, measuring, batch)
+	if measuring {
+		r.zeroSum += float64(len(s.zero)) / float64(s.n)
+	}
+	s.retire(r.life, r.pDeath, day)
+	if spec.trace != nil {
+		spec.trace(day, s)
+	}
+}
+
+// visits makes the day's visits. The first ones, v = v_u·m/u on average
+// (its fraction drawn as a coin), are the monitored users': they spread
+// awareness and reach the probes. The rest bring the day to v_u visits
+// (QPCSample if fewer) and only measure QPC. When measuring, every visit
+// adds to QPC batch batch.
+func (r *simRun) visits(day int, measuring bool, batch int) {
+	s := r.s
+	nMon := int(r.vMon)
+	if s.rng.Float64() < r.vMon-float64(nMon) {
+		nMon++
+	}
+	nAll := max(nMon, int(min(r.vAll, float64(s.spec.QPCSample))))
+	for i := range nAll {
+		page, sl := s.visit()
 		if measuring {
-			batch = (day - spec.WarmupDays) * qpcBatches / spec.MeasureDays
+			r.batchQ[batch] += s.q[page]
+			r.batchN[batch]++
 		}
-		s.snapshot()
-		if useGhosts && day == spec.WarmupDays {
-			s.ghosts = make([]ghost, spec.Ghosts)
-			for i := range s.ghosts {
-				s.ghosts[i].born = int32(day)
+		if i < nMon {
+			if s.rng.IntN(s.m) >= int(s.count[page]) {
+				s.count[page]++
+				s.markDirty(page)
 			}
-			s.ghostsLive = true
-		}
-		if s.ghostsLive {
-			s.placeGhosts()
-		}
-		nMon := int(vMon)
-		if s.rng.Float64() < vMon-float64(nMon) {
-			nMon++
-		}
-		nAll := max(nMon, int(min(vAll, float64(spec.QPCSample))))
-		for i := range nAll {
-			page, sl := s.visit()
-			if measuring {
-				batchQ[batch] += s.q[page]
-				batchN[batch]++
+			if s.ghostsLive && sl.kind != slotOther {
+				s.ghostVisit(sl, day)
 			}
-			if i < nMon {
-				if s.rng.IntN(s.m) >= int(s.count[page]) {
-					s.count[page]++
-					s.markDirty(page)
-				}
-				if s.ghostsLive && sl.kind != slotOther {
-					s.ghostVisit(sl, day)
-				}
-			}
-		}
-		if measuring {
-			zeroSum += float64(len(s.zero)) / float64(s.n)
-		}
-		// Retirement: each page independently with probability 1 − e^(−λ)
-		// per day, replaced by a new page of equal quality and zero
-		// awareness.
-		for p := geometric(life, pDeath, s.n); p < s.n; p += 1 + geometric(life, pDeath, s.n) {
-			s.count[p] = 0
-			s.birth[p] = int32(day + 1)
-			s.markDirty(int32(p))
-		}
-		if spec.trace != nil {
-			spec.trace(day, s)
 		}
 	}
-	res.ZeroShare = zeroSum / float64(spec.MeasureDays)
+}
+
+// result is QPC, its batches, the zero-awareness share and the probes'
+// TBP over the measurement window.
+func (r *simRun) result() (runResult, error) {
+	s := r.s
+	var res runResult
+	res.ZeroShare = r.zeroSum / float64(s.spec.MeasureDays)
 	for b := range qpcBatches {
-		res.QualitySum += batchQ[b]
-		res.Visits += batchN[b]
-		if batchN[b] > 0 {
-			res.Batches = append(res.Batches, batchQ[b]/float64(batchN[b]))
+		res.QualitySum += r.batchQ[b]
+		res.Visits += r.batchN[b]
+		if r.batchN[b] > 0 {
+			res.Batches = append(res.Batches, r.batchQ[b]/float64(r.batchN[b]))
 		}
 	}
 	if s.ghostsLive {
 		res.TBPDone, res.TBPSum = s.ghostDone, s.ghostSum
-		res.TBPExposure = float64(len(s.ghosts)) * float64(spec.MeasureDays)
+		res.TBPExposure = float64(len(s.ghosts)) * float64(s.spec.MeasureDays)
 	}
 	if res.Visits == 0 {
 		return runResult{}, fmt.Errorf("ranksim: no visits measured")
 	}
 	return res, nil
+}
+
+// startGhosts releases the probes, all born on day.
+func (s *sim) startGhosts(day int) {
+	s.ghosts = make([]ghost, s.spec.Ghosts)
+	for i := range s.ghosts {
+		s.ghosts[i].born = int32(day)
+	}
+	s.ghostsLive = true
+}
+
+// retire retires each page independently with probability pDeath
+// (1 − e^(−λ) per day) and replaces it by a new page of equal quality and
+// zero awareness, born tomorrow.
+func (s *sim) retire(life *rand.Rand, pDeath float64, day int) {
+	for p := geometric(life, pDeath, s.n); p < s.n; p += 1 + geometric(life, pDeath, s.n) {
+		s.count[p] = 0
+		s.birth[p] = int32(day + 1)
+		s.markDirty(int32(p))
+	}
 }
 
 func (s *sim) markDirty(p int32) {
