@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/deltaq/deltaq/diff"
+	"github.com/deltaq/deltaq/eval/archive"
 	tracker "github.com/deltaq/deltaq/internal/progress"
 	"github.com/deltaq/deltaq/watch"
 )
@@ -71,8 +72,7 @@ type tracked struct {
 // the pages installed and the weeks replayed.
 func runAccuracy(ctx context.Context, s *served, cfg Config, queries [][]string, tmp string, prog *tracker.Tracker) (out []accuracyRow, err error) {
 	rng := rand.New(rand.NewPCG(cfg.Seed, 7))
-	a := s.a
-	week0 := a.Week(0)
+	week0 := s.a.Week(0)
 	rng.Shuffle(len(week0), func(i, j int) { week0[i], week0[j] = week0[j], week0[i] })
 	if err := s.rs.SetWeek(0); err != nil {
 		return nil, err
@@ -86,29 +86,55 @@ func runAccuracy(ctx context.Context, s *served, cfg Config, queries [][]string,
 			err = cerr
 		}
 	}()
-	wcfg := watchConfig()
-	e, err := watch.New(db, wcfg, nil, watch.Options{Fetcher: s.fetcher()})
+	r := &accuracyRun{s: s, wcfg: watchConfig(), prog: prog}
+	r.e, err = watch.New(db, r.wcfg, nil, watch.Options{Fetcher: s.fetcher()})
 	if err != nil {
 		return nil, err
 	}
-	defer e.Close()
-	var ts []*tracked
-	chosen := week0[:min(cfg.AccuracyPages, len(week0))]
-	prog.Stage(fmt.Sprintf("sentinels: accuracy %s, install", a.Name()), len(chosen), 1, "page")
-	for _, pg := range chosen {
-		p, err := newPageInfo(s.host, pg.URL, pg.Body, extractLimits)
+	defer r.e.Close()
+	if err := r.install(ctx, week0[:min(cfg.AccuracyPages, len(week0))], queries, rng); err != nil {
+		return nil, err
+	}
+	r.newRows()
+	if err := r.replay(ctx); err != nil {
+		return nil, err
+	}
+	for _, t := range watch.Types {
+		out = append(out, *r.rows[t])
+	}
+	return out, nil
+}
+
+// accuracyRun is the state runAccuracy's steps share: the served archive,
+// the engine holding the sentinels, the sentinels tracked and their rows.
+type accuracyRun struct {
+	s    *served
+	e    *watch.Engine
+	wcfg watch.Config
+	prog *tracker.Tracker
+	ts   []*tracked
+	rows map[watch.Type]*accuracyRow
+}
+
+// install puts one sentinel of each type on each of the pages, its object
+// picked by specFor, and tracks it; a type whose object the page lacks is
+// skipped.
+func (r *accuracyRun) install(ctx context.Context, pages []archive.Page, queries [][]string, rng *rand.Rand) error {
+	r.prog.Stage(fmt.Sprintf("sentinels: accuracy %s, install", r.s.a.Name()), len(pages), 1, "page")
+	for _, pg := range pages {
+		p, err := newPageInfo(r.s.host, pg.URL, pg.Body, extractLimits)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, t := range watch.Types {
 			spec, ok := specFor(t, p, queries, rng)
 			if !ok {
 				continue
 			}
-			sn, err := e.Install(ctx, spec)
+			sn, err := r.e.Install(ctx, spec)
 			if err != nil {
 				if ctx.Err() != nil {
-					return nil, interrupted(ctx, err)
+					return interrupted(ctx, err)
 				}
 				continue // an object the generator picked but the page lacks
 			}
@@ -117,74 +143,102 @@ func runAccuracy(ctx context.Context, s *served, cfg Config, queries [][]string,
 				tr.start = index(p.words, strings.Fields(spec.Object))
 				tr.end = tr.start + len(strings.Fields(spec.Object))
 			}
-			ts = append(ts, tr)
+			r.ts = append(r.ts, tr)
 		}
-		prog.Step()
-		prog.RunDone()
+		r.prog.Step()
+		r.prog.RunDone()
 	}
-	rows := map[watch.Type]*accuracyRow{}
+	return nil
+}
+
+// newRows starts a row for every type, counting the sentinels installed.
+func (r *accuracyRun) newRows() {
+	r.rows = map[watch.Type]*accuracyRow{}
 	for _, t := range watch.Types {
-		rows[t] = &accuracyRow{Archive: a.Name(), Type: t}
+		r.rows[t] = &accuracyRow{Archive: r.s.a.Name(), Type: t}
 	}
-	for _, tr := range ts {
-		rows[tr.spec.Type].Sentinels++
+	for _, tr := range r.ts {
+		r.rows[tr.spec.Type].Sentinels++
 	}
-	gs, err := e.Groups(ctx)
+}
+
+// replay serves every week after week 0 in turn, checks the groups on it
+// and scores the sentinels on the transition into it.
+func (r *accuracyRun) replay(ctx context.Context) error {
+	gs, err := r.e.Groups(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	prog.Stage(fmt.Sprintf("sentinels: accuracy %s", a.Name()), a.Weeks()-1, 1, "week")
+	a := r.s.a
+	r.prog.Stage(fmt.Sprintf("sentinels: accuracy %s", a.Name()), a.Weeks()-1, 1, "week")
 	for w := 1; w < a.Weeks(); w++ {
-		if err := s.rs.SetWeek(w); err != nil {
-			return nil, err
+		if err := r.s.rs.SetWeek(w); err != nil {
+			return err
 		}
-		for _, g := range gs {
-			if _, ok := a.Lookup(strings.TrimPrefix(g.URL, s.host), w); !ok {
-				continue // the page is gone this week
-			}
-			if _, err := e.Check(ctx, g.Key); err != nil {
-				return nil, interrupted(ctx, fmt.Errorf("sentinels: week %d: %w", w, err))
-			}
+		if err := r.check(ctx, gs, w); err != nil {
+			return err
 		}
-		for _, tr := range ts {
-			if tr.gone || tr.failed {
-				continue
-			}
-			prev, ok1 := a.Lookup(tr.page.path, w-1)
-			cur, ok2 := a.Lookup(tr.page.path, w)
-			if !ok1 || !ok2 {
-				tr.gone = true
-				rows[tr.spec.Type].Gone++
-				continue
-			}
-			sn, err := e.Get(ctx, tr.id)
-			if err != nil {
-				return nil, err
-			}
-			detected := sn.Changes > tr.changes
-			tr.changes = sn.Changes
-			row := rows[tr.spec.Type]
-			truth, mustFail, err := tr.truth(wcfg, prev.Body, cur.Body, prev.Hash != cur.Hash)
-			if err != nil {
-				return nil, err
-			}
-			if mustFail {
-				row.MustFail++
-				if detected {
-					row.MustFailReported++
-				}
-				tr.failed = true
-				continue
-			}
-			row.add(detected, truth)
+		if err := r.score(ctx, w); err != nil {
+			return err
 		}
-		prog.Step()
-		prog.RunDone()
+		r.prog.Step()
+		r.prog.RunDone()
 	}
-	for _, t := range watch.Types {
-		out = append(out, *rows[t])
+	return nil
+}
+
+// check checks every group once on week w, skipping those whose page is
+// gone that week.
+func (r *accuracyRun) check(ctx context.Context, gs []watch.Group, w int) error {
+	for _, g := range gs {
+		if _, ok := r.s.a.Lookup(strings.TrimPrefix(g.URL, r.s.host), w); !ok {
+			continue // the page is gone this week
+		}
+		if _, err := r.e.Check(ctx, g.Key); err != nil {
+			return interrupted(ctx, fmt.Errorf("sentinels: week %d: %w", w, err))
+		}
 	}
-	return out, nil
+	return nil
+}
+
+// score scores the sentinels still followed on the transition from week
+// w−1 to w. A sentinel whose page is gone counts in Gone, and a phrase
+// the box must fail counts in MustFail; neither is scored after that.
+func (r *accuracyRun) score(ctx context.Context, w int) error {
+	a := r.s.a
+	for _, tr := range r.ts {
+		if tr.gone || tr.failed {
+			continue
+		}
+		prev, ok1 := a.Lookup(tr.page.path, w-1)
+		cur, ok2 := a.Lookup(tr.page.path, w)
+		if !ok1 || !ok2 {
+			tr.gone = true
+			r.rows[tr.spec.Type].Gone++
+			continue
+		}
+		sn, err := r.e.Get(ctx, tr.id)
+		if err != nil {
+			return err
+		}
+		detected := sn.Changes > tr.changes
+		tr.changes = sn.Changes
+		row := r.rows[tr.spec.Type]
+		truth, mustFail, err := tr.truth(r.wcfg, prev.Body, cur.Body, prev.Hash != cur.Hash)
+		if err != nil {
+			return err
+		}
+		if mustFail {
+			row.MustFail++
+			if detected {
+				row.MustFailReported++
+			}
+			tr.failed = true
+			continue
+		}
+		row.add(detected, truth)
+	}
+	return nil
 }
 
 // truth says whether the sentinel's object changed between two copies,
