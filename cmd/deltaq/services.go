@@ -65,21 +65,14 @@ type serviceOptions struct {
 }
 
 // openServices opens everything over an already open repository.
-func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs.Config, logger *slog.Logger, opts serviceOptions) (*services, error) {
+func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs.Config, logger *slog.Logger, opts serviceOptions) (_ *services, err error) {
 	s := &services{cfg: cfg, logger: logger, db: db, reg: prometheus.NewRegistry()}
-	var err error
 	if s.rank, err = ranking.NewStore(db, cfg.Ranking, ranking.StoreOptions{Logger: logger}); err != nil {
 		return nil, err
 	}
-	workload := opts.workload
-	if workload == nil && cfg.Index.WorkloadLog != "" {
-		format, err := querylog.ParseFormat(cfg.Index.WorkloadFormat)
-		if err != nil {
-			return nil, err
-		}
-		if workload, err = querylog.Load(cfg.Index.WorkloadLog, format); err != nil {
-			return nil, fmt.Errorf("index.workload_log: %w", err)
-		}
+	workload, err := loadWorkload(cfg, opts.workload)
+	if err != nil {
+		return nil, err
 	}
 	s.outbox = notify.NewOutbox(db, cfg.Notify)
 	if s.alerts, err = openAlerts(ctx, db, cfg, s.outbox, logger); err != nil {
@@ -90,60 +83,91 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 	}); err != nil {
 		return nil, err
 	}
+	// From here on, a failure closes what is open.
+	defer func() {
+		if err != nil {
+			s.close(ctx)
+		}
+	}()
 	s.stakes = s.ix.StakeFunc(logger)
 	if s.ads, err = ads.Open(ctx, db, cfg.Ads, ads.Options{Logger: logger}); err != nil {
-		s.ix.Close()
 		return nil, err
 	}
 	secret, err := s.rank.Secret(ctx, cfg.Ranking.Secret)
 	if err != nil {
-		s.close(ctx)
 		return nil, err
 	}
 	if s.watches, err = openWatches(db, cfg, s.outbox, logger); err != nil {
-		s.close(ctx)
 		return nil, err
 	}
 	// Webhook URLs come from users: they go through the crawler's dialer too.
 	dial, err := crawler.DialContext(cfg.Crawler)
 	if err != nil {
-		s.close(ctx)
 		return nil, err
 	}
 	s.notifier = notify.NewService(s.outbox, notify.Options{Logger: logger, Client: &http.Client{Transport: &http.Transport{DialContext: dial}}})
+	if s.feeds, err = openFeedStore(ctx, db, cfg); err != nil {
+		return nil, err
+	}
+	if s.handler, err = s.newHandler(dataDir, secret, opts); err != nil {
+		return nil, err
+	}
+	s.reg.MustRegister(s.feeds.Collector(), s.ix.Collector())
+	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "deltaq_index_lag", Help: "Change-feed entries the index has yet to apply."},
+			func() float64 { return float64(s.ix.Lag()) }))
+	return s, nil
+}
+
+// loadWorkload returns the queries the index measures ΔQ over: given,
+// as the demo gives its own, else index.workload_log's, else none.
+func loadWorkload(cfg *configs.Config, given []querylog.Query) ([]querylog.Query, error) {
+	if given != nil || cfg.Index.WorkloadLog == "" {
+		return given, nil
+	}
+	format, err := querylog.ParseFormat(cfg.Index.WorkloadFormat)
+	if err != nil {
+		return nil, err
+	}
+	workload, err := querylog.Load(cfg.Index.WorkloadLog, format)
+	if err != nil {
+		return nil, fmt.Errorf("index.workload_log: %w", err)
+	}
+	return workload, nil
+}
+
+// newHandler builds the searcher over the open services and the HTTP
+// handler that serves it with the rest: pages, ads, feeds, watches,
+// alerts, relations and backups. secret signs the result links.
+func (s *services) newHandler(dataDir string, secret []byte, opts serviceOptions) (*web.Server, error) {
+	cfg := s.cfg
 	limits := cfg.Index.Limits()
 	var backend web.Backend
 	if opts.backend != nil {
+		var err error
 		if backend, err = opts.backend(s.ix); err != nil {
-			s.close(ctx)
 			return nil, err
 		}
 	}
-	searcher, err := ranking.NewSearcher(cfg.Ranking, web.Retriever{Index: s.ix, Limits: limits}, s.rank, secret, logger)
+	searcher, err := ranking.NewSearcher(cfg.Ranking, web.Retriever{Index: s.ix, Limits: limits}, s.rank, secret, s.logger)
 	if err != nil {
-		s.close(ctx)
 		return nil, err
 	}
 	signer, err := ranking.NewSigner(secret)
 	if err != nil {
-		s.close(ctx)
 		return nil, err
 	}
-	if s.feeds, err = openFeedStore(ctx, db, cfg); err != nil {
-		s.close(ctx)
-		return nil, err
-	}
-	relations := relation.NewStore(db)
+	relations := relation.NewStore(s.db)
 	if cfg.Relation.SyncEvery > 0 {
-		s.relations = &relation.Keeper{Store: relations, Every: cfg.Relation.SyncEvery, Sync: cfg.Relation.SyncOptions(false), Logger: logger,
-			Client: func(def relation.Definition) (*relation.Client, error) { return relationClient(cfg, def, logger) }}
+		s.relations = &relation.Keeper{Store: relations, Every: cfg.Relation.SyncEvery, Sync: cfg.Relation.SyncOptions(false), Logger: s.logger,
+			Client: func(def relation.Definition) (*relation.Client, error) { return relationClient(cfg, def, s.logger) }}
 	}
-	h, err := web.New(cfg.Server, web.Deps{
+	return web.New(cfg.Server, web.Deps{
 		Search:   web.NewEngine(s.ix, searcher, s.ads, web.EngineOptions{Limits: limits, Backend: backend}),
-		Pages:    db,
+		Pages:    s.db,
 		Explain:  s.explain,
 		Registry: s.reg,
-		Logger:   logger,
+		Logger:   s.logger,
 		Signer:   signer,
 		Clicks:   s.rank,
 		Ads:      s.ads,
@@ -157,16 +181,6 @@ func openServices(ctx context.Context, dataDir string, db *repo.DB, cfg *configs
 		Backup:         func(ctx context.Context, dir string) error { return backupData(ctx, s.ix, dataDir, dir) },
 		Seed:           opts.seed,
 	})
-	if err != nil {
-		s.close(ctx)
-		return nil, err
-	}
-	s.handler = h
-	s.reg.MustRegister(s.feeds.Collector(), s.ix.Collector())
-	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "deltaq_index_lag", Help: "Change-feed entries the index has yet to apply."},
-			func() float64 { return float64(s.ix.Lag()) }))
-	return s, nil
 }
 
 // explain is the page report's recrawl section: the page's δQ_A estimate,
