@@ -44,11 +44,42 @@ func Run(ctx context.Context, cfg Config, out string, progress io.Writer) (Summa
 		return sum, fmt.Errorf("sentinels: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	var queries [][]string
-	if cfg.Queries != "" {
-		qs, err := querylog.Load(cfg.Queries, querylog.FormatAuto)
+	queries, err := loadQueries(cfg.Queries)
+	if err != nil {
+		return sum, err
+	}
+	r := &evalRun{cfg: cfg, queries: queries, tmp: tmp, prog: prog, speedups: sum.Speedups}
+	var rows []throughputRow
+	if len(cfg.Sentinels) > 0 {
+		s, err := serve(cfg.Archive)
 		if err != nil {
 			return sum, err
+		}
+		defer s.close() // on return, before tmp is removed
+		if rows, err = r.throughput(ctx, s); err != nil {
+			return sum, err
+		}
+	}
+	acc, err := r.accuracy(ctx)
+	if err != nil {
+		return sum, err
+	}
+	sum.rows = rows
+	if err := write(out, cfg, rows, acc); err != nil {
+		return sum, err
+	}
+	sum.Took = time.Since(start)
+	return sum, nil
+}
+
+// loadQueries is the words of each query of the log at path, for keyword
+// sentinels; with no log, or no words in it, one two-word query.
+func loadQueries(path string) ([][]string, error) {
+	var queries [][]string
+	if path != "" {
+		qs, err := querylog.Load(path, querylog.FormatAuto)
+		if err != nil {
+			return nil, err
 		}
 		var texts []string
 		for _, q := range qs {
@@ -59,82 +90,122 @@ func Run(ctx context.Context, cfg Config, out string, progress io.Writer) (Summa
 	if len(queries) == 0 {
 		queries = [][]string{{"plain", "language"}}
 	}
+	return queries, nil
+}
 
+// evalRun is the state Run's steps share: the settings, the queries
+// keyword sentinels draw on, the scratch directory and the speedups found
+// so far, which are the Summary's.
+type evalRun struct {
+	cfg      Config
+	queries  [][]string
+	tmp      string
+	prog     *tracker.Tracker
+	speedups map[string]float64
+}
+
+// throughput runs the sweep on s: every number of sentinels, spread by
+// every dist, placed for every group size, on the pages of cfg.Week
+// still there the week after.
+func (r *evalRun) throughput(ctx context.Context, s *served) ([]throughputRow, error) {
+	pages, err := r.pages(s)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(r.prog, "throughput: %s week %d → %d, %d pages\n", s.a.Name(), r.cfg.Week, r.cfg.Week+1, len(pages))
 	var rows []throughputRow
-	if len(cfg.Sentinels) > 0 {
-		s, err := serve(cfg.Archive)
-		if err != nil {
-			return sum, err
-		}
-		defer s.close()
-		if last := s.a.Weeks() - 2; cfg.Week > last {
-			return sum, fmt.Errorf("sentinels: eval.sentinels.week = %d: must be ≤ %d, the last week of %s with a week after it to check", cfg.Week, last, cfg.Archive)
-		}
-		var pages []*pageInfo
-		for _, p := range s.a.Week(cfg.Week) {
-			if _, ok := s.a.Lookup(p.URL, cfg.Week+1); !ok {
-				continue
-			}
-			pi, err := newPageInfo(s.host, p.URL, p.Body, extractLimits)
+	for _, n := range r.cfg.Sentinels {
+		for _, dist := range r.cfg.Dists {
+			rs, err := r.placements(ctx, s, pages, n, dist)
 			if err != nil {
-				return sum, err
+				return nil, err
 			}
-			pages = append(pages, pi)
-		}
-		fmt.Fprintf(prog, "throughput: %s week %d → %d, %d pages\n", s.a.Name(), cfg.Week, cfg.Week+1, len(pages))
-		for _, n := range cfg.Sentinels {
-			for _, dist := range cfg.Dists {
-				runs := throughputRuns(cfg.Groups)
-				for len(runs) > 0 {
-					if err := ctx.Err(); err != nil {
-						return sum, err
-					}
-					// The runs of one placement: its ungrouped baseline
-					// and its grouped run, measured together.
-					k := 1
-					for k < len(runs) && runs[k].placement == runs[0].placement {
-						k++
-					}
-					pr, err := runPlacement(ctx, s, pages, cfg, n, dist, runs[0].placement, runs[:k], queries, tmp, prog)
-					if err != nil {
-						return sum, err
-					}
-					runs = runs[k:]
-					for _, r := range pr {
-						if r.Group != "none" && r.Speedup > 0 {
-							sum.Speedups[fmt.Sprintf("%d/%s/%s", n, dist, r.Group)] = r.Speedup
-						}
-						fmt.Fprintf(prog, "  N=%d %s group %s (placed for %d): %.0f sentinels/s (×%.1f, %.1f–%.1f over %d passes), install %.0f µs/sentinel, %.0f B read per check\n",
-							n, dist, r.Group, r.Placement, r.PerSec, r.Speedup, r.SpeedupLow, r.SpeedupHigh, r.Passes, r.InstallUS, r.BytesCheck)
-						rows = append(rows, r)
-					}
-				}
-			}
+			rows = append(rows, rs...)
 		}
 	}
+	return rows, nil
+}
 
-	var acc []accuracyRow
-	if cfg.AccuracyPages > 0 {
-		for _, dir := range cfg.AccuracyArchives {
-			s, err := serve(dir)
-			if err != nil {
-				return sum, err
-			}
-			fmt.Fprintf(prog, "accuracy: %s, %d pages × %d types, %d transitions\n", s.a.Name(), cfg.AccuracyPages, 9, s.a.Weeks()-1)
-			r, err := runAccuracy(ctx, s, cfg, queries, tmp, prog)
-			s.close()
-			if err != nil {
-				return sum, err
-			}
-			acc = append(acc, r...)
+// pages are the pages of cfg.Week that the archive still holds in the
+// week after, the checks' week; cfg.Week must leave such a week.
+func (r *evalRun) pages(s *served) ([]*pageInfo, error) {
+	if last := s.a.Weeks() - 2; r.cfg.Week > last {
+		return nil, fmt.Errorf("sentinels: eval.sentinels.week = %d: must be ≤ %d, the last week of %s with a week after it to check", r.cfg.Week, last, r.cfg.Archive)
+	}
+	var pages []*pageInfo
+	for _, p := range s.a.Week(r.cfg.Week) {
+		if _, ok := s.a.Lookup(p.URL, r.cfg.Week+1); !ok {
+			continue
+		}
+		pi, err := newPageInfo(s.host, p.URL, p.Body, extractLimits)
+		if err != nil {
+			return nil, err
+		}
+		pages = append(pages, pi)
+	}
+	return pages, nil
+}
+
+// placements runs n sentinels spread by dist once per placement, in
+// throughputRuns' order, stopping between placements if ctx is done.
+func (r *evalRun) placements(ctx context.Context, s *served, pages []*pageInfo, n int, dist string) ([]throughputRow, error) {
+	var rows []throughputRow
+	runs := throughputRuns(r.cfg.Groups)
+	for len(runs) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		// The runs of one placement: its ungrouped baseline
+		// and its grouped run, measured together.
+		k := 1
+		for k < len(runs) && runs[k].placement == runs[0].placement {
+			k++
+		}
+		pr, err := runPlacement(ctx, s, pages, r.cfg, n, dist, runs[0].placement, runs[:k], r.queries, r.tmp, r.prog)
+		if err != nil {
+			return nil, err
+		}
+		runs = runs[k:]
+		for _, row := range pr {
+			r.record(n, dist, row)
+			rows = append(rows, row)
 		}
 	}
-	sum.rows = rows
-	if err := write(out, cfg, rows, acc); err != nil {
-		return sum, err
+	return rows, nil
+}
+
+// record keeps a grouped run's speedup for the Summary, keyed
+// "N/dist/group", and gives every run its line on prog.
+func (r *evalRun) record(n int, dist string, row throughputRow) {
+	if row.Group != "none" && row.Speedup > 0 {
+		r.speedups[fmt.Sprintf("%d/%s/%s", n, dist, row.Group)] = row.Speedup
 	}
-	sum.Took = time.Since(start)
-	return sum, nil
+	fmt.Fprintf(r.prog, "  N=%d %s group %s (placed for %d): %.0f sentinels/s (×%.1f, %.1f–%.1f over %d passes), install %.0f µs/sentinel, %.0f B read per check\n",
+		n, dist, row.Group, row.Placement, row.PerSec, row.Speedup, row.SpeedupLow, row.SpeedupHigh, row.Passes, row.InstallUS, row.BytesCheck)
+}
+
+// accuracy runs the accuracy replay on each of cfg.AccuracyArchives in
+// turn, each served only while it is replayed; with AccuracyPages 0 it
+// runs none.
+func (r *evalRun) accuracy(ctx context.Context) ([]accuracyRow, error) {
+	if r.cfg.AccuracyPages <= 0 {
+		return nil, nil
+	}
+	var acc []accuracyRow
+	for _, dir := range r.cfg.AccuracyArchives {
+		s, err := serve(dir)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(r.prog, "accuracy: %s, %d pages × %d types, %d transitions\n", s.a.Name(), r.cfg.AccuracyPages, 9, s.a.Weeks()-1)
+		rows, err := runAccuracy(ctx, s, r.cfg, r.queries, r.tmp, r.prog)
+		s.close()
+		if err != nil {
+			return nil, err
+		}
+		acc = append(acc, rows...)
+	}
+	return acc, nil
 }
 
 func write(out string, cfg Config, rows []throughputRow, acc []accuracyRow) error {
