@@ -622,105 +622,159 @@ func (p plots) markdown() string {
 // not drawn, with why, and so is one that could not be written, whose
 // error is also kept in failed; the others are drawn all the same.
 func (h *harness) writePlots(sum *Summary, results []*runResult, outDir string) plots {
-	var ps plots
-	draw := func(name string, pl report.Plot) {
-		if err := pl.Write(filepath.Join(outDir, name)); err != nil {
-			ps.notDrawn = append(ps.notDrawn, fmt.Sprintf("%s.svg (%v)", name, err))
-			ps.failed = append(ps.failed, fmt.Errorf("synceval: plot %s: %w", name, err))
-			return
-		}
-		ps.drawn = append(ps.drawn, name)
-	}
-	skip := func(name, why string) { ps.notDrawn = append(ps.notDrawn, name+".svg ("+why+")") }
+	pw := &plotWriter{dir: outDir}
+	h.plotQualityVsBudget(pw, sum)
+	h.plotQPerWeek(pw, sum)
+	h.plotForecast(pw, sum, results)
+	h.plotKnee(pw, sum)
+	return pw.plots
+}
 
-	// Fig. 4.4: quality on x, budget on y, one line per policy.
+// plotWriter writes figures into dir and keeps the tally writePlots
+// returns.
+type plotWriter struct {
+	dir   string
+	plots plots
+}
+
+// draw writes pl as name.svg and name.png; one that cannot be written is
+// listed as not drawn and its error kept in failed.
+func (pw *plotWriter) draw(name string, pl report.Plot) {
+	if err := pl.Write(filepath.Join(pw.dir, name)); err != nil {
+		pw.plots.notDrawn = append(pw.plots.notDrawn, fmt.Sprintf("%s.svg (%v)", name, err))
+		pw.plots.failed = append(pw.plots.failed, fmt.Errorf("synceval: plot %s: %w", name, err))
+		return
+	}
+	pw.plots.drawn = append(pw.plots.drawn, name)
+}
+
+// skip lists name as not drawn, because of why.
+func (pw *plotWriter) skip(name, why string) {
+	pw.plots.notDrawn = append(pw.plots.notDrawn, name+".svg ("+why+")")
+}
+
+// addPoint appends (x, y) to s.
+func addPoint(s *report.Series, x, y float64) {
+	s.X = append(s.X, x)
+	s.Y = append(s.Y, y)
+}
+
+// plotQualityVsBudget draws fig. 4.4: quality on x, budget on y, one line
+// per policy (and split), unless no run finished.
+func (h *harness) plotQualityVsBudget(pw *plotWriter, sum *Summary) {
 	var series []report.Series
 	points := 0
 	for _, l := range h.lines() {
-		var rs []RunSummary
-		for _, r := range sum.Best {
-			if r.Policy == l.policy && r.Split == l.split {
-				rs = append(rs, r)
-			}
-		}
-		slices.SortFunc(rs, func(a, b RunSummary) int { return cmp.Compare(a.Budget, b.Budget) })
-		s := report.Series{Name: l.name(), Style: report.LinesPoints}
-		if usesTau(l.policy) {
-			s.Name += " (best τ)"
-		}
-		for _, r := range rs {
-			s.X = append(s.X, r.MeanQ)
-			s.Y = append(s.Y, float64(r.Budget))
-		}
-		points += len(rs)
+		s := qualityVsBudgetSeries(l, sum.Best)
+		points += len(s.X)
 		series = append(series, s)
 	}
 	if points == 0 {
-		skip("quality-vs-budget", "no policy's run finished")
-	} else {
-		draw("quality-vs-budget", report.Plot{Title: sum.Archive + ": repository quality vs re-downloads (fig. 4.4), " + h.historyLabel(),
-			X: "mean repository quality Q", Y: "B, re-downloads per week", Series: series})
+		pw.skip("quality-vs-budget", "no policy's run finished")
+		return
 	}
+	pw.draw("quality-vs-budget", report.Plot{Title: sum.Archive + ": repository quality vs re-downloads (fig. 4.4), " + h.historyLabel(),
+		X: "mean repository quality Q", Y: "B, re-downloads per week", Series: series})
+}
 
-	// Q per week, one plot per budget.
+// qualityVsBudgetSeries is l's line in fig. 4.4: its reported runs (best)
+// in order of budget. A line with none is still returned, empty: it is not
+// drawn, but keeps the colour and dashes of the lines after it.
+func qualityVsBudgetSeries(l line, best []RunSummary) report.Series {
+	var rs []RunSummary
+	for _, r := range best {
+		if r.Policy == l.policy && r.Split == l.split {
+			rs = append(rs, r)
+		}
+	}
+	slices.SortFunc(rs, func(a, b RunSummary) int { return cmp.Compare(a.Budget, b.Budget) })
+	s := report.Series{Name: l.name(), Style: report.LinesPoints}
+	if usesTau(l.policy) {
+		s.Name += " (best τ)"
+	}
+	for _, r := range rs {
+		addPoint(&s, r.MeanQ, float64(r.Budget))
+	}
+	return s
+}
+
+// plotQPerWeek draws Q per week, one plot per budget with a line per
+// reported run at it; a budget no run finished at is skipped.
+func (h *harness) plotQPerWeek(pw *plotWriter, sum *Summary) {
 	for _, bu := range h.budgets() {
 		var ss []report.Series
 		for _, r := range sum.Best {
-			if r.Budget != bu {
-				continue
+			if r.Budget == bu {
+				ss = append(ss, qPerWeekSeries(r))
 			}
-			s := report.Series{Name: Label(r), Style: report.Lines}
-			for w := 1; w < len(r.Q); w++ {
-				s.X = append(s.X, float64(w))
-				s.Y = append(s.Y, r.Q[w])
-			}
-			ss = append(ss, s)
 		}
 		name := fmt.Sprintf("q-per-week-B%d", bu)
 		if len(ss) == 0 {
-			skip(name, fmt.Sprintf("no run at B = %d finished", bu))
+			pw.skip(name, fmt.Sprintf("no run at B = %d finished", bu))
 			continue
 		}
-		draw(name, report.Plot{Title: fmt.Sprintf("%s: Q(W^L) per week, B = %d, %s", sum.Archive, bu, h.historyLabel()), X: "week", Y: "Q", Series: ss})
+		pw.draw(name, report.Plot{Title: fmt.Sprintf("%s: Q(W^L) per week, B = %d, %s", sum.Archive, bu, h.historyLabel()), X: "week", Y: "Q", Series: ss})
 	}
+}
 
-	// Fig. 4.3, from the all-pages run.
+// qPerWeekSeries is r's line in its Q-per-week plot, from week 1: week 0
+// is the repository before any re-download, the same for every run.
+func qPerWeekSeries(r RunSummary) report.Series {
+	s := report.Series{Name: Label(r), Style: report.Lines}
+	for w := 1; w < len(r.Q); w++ {
+		addPoint(&s, float64(w), r.Q[w])
+	}
+	return s
+}
+
+// plotForecast draws fig. 4.3 from the all-pages run, or says why there
+// is nothing to draw.
+func (h *harness) plotForecast(pw *plotWriter, sum *Summary, results []*runResult) {
+	allRun := allPagesRun(results)
+	switch {
+	case allRun == nil && !h.cfg.Forecast && h.cfg.History != "whole":
+		pw.skip("forecast", "no all-pages run: eval.sync.forecast is off")
+	case allRun == nil:
+		pw.skip("forecast", "the all-pages run did not finish")
+	case len(allRun.Forecast) == 0:
+		pw.skip("forecast", "no page re-downloaded in both halves")
+	default:
+		if fp, ok := forecastPlot(sum.Archive, allRun.Forecast, h.c.weeks()); ok {
+			pw.draw("forecast", fp)
+		} else {
+			pw.skip("forecast", "no page with δQ_A > 0")
+		}
+	}
+}
+
+// allPagesRun is the finished run that re-fetched every page every week
+// (the last, were there several), or nil.
+func allPagesRun(results []*runResult) *runResult {
 	var allRun *runResult
 	for _, r := range results {
 		if r.Spec.All {
 			allRun = r
 		}
 	}
-	switch {
-	case allRun == nil && !h.cfg.Forecast && h.cfg.History != "whole":
-		skip("forecast", "no all-pages run: eval.sync.forecast is off")
-	case allRun == nil:
-		skip("forecast", "the all-pages run did not finish")
-	case len(allRun.Forecast) == 0:
-		skip("forecast", "no page re-downloaded in both halves")
-	default:
-		if fp, ok := forecastPlot(sum.Archive, allRun.Forecast, h.c.weeks()); ok {
-			draw("forecast", fp)
-		} else {
-			skip("forecast", "no page with δQ_A > 0")
-		}
-	}
+	return allRun
+}
 
-	// The workload's knee.
+// plotKnee draws the workload's knee: the queries' summed week-0 scores,
+// highest first, on a log scale, with the point the filter cut at marked
+// when it is the knee filter.
+func (h *harness) plotKnee(pw *plotWriter, sum *Summary) {
 	scores := slices.Clone(h.wl.scores)
 	sortDescending(scores)
 	all := report.Series{Name: "summed week-0 score", Style: report.Lines}
 	for i, s := range scores {
-		all.X = append(all.X, float64(i+1))
-		all.Y = append(all.Y, s)
+		addPoint(&all, float64(i+1), s)
 	}
 	ss := []report.Series{all}
 	if h.cfg.Filter == "knee" {
 		ss = append(ss, report.Series{Name: fmt.Sprintf("knee: %d kept", len(h.wl.queries)), Style: report.Points,
 			X: []float64{float64(len(h.wl.queries))}, Y: []float64{h.wl.threshold}})
 	}
-	draw("workload-knee", report.Plot{Title: sum.Archive + ": queries by relevance to week 0", X: "query rank", Y: "Σ_p S(W_0[p], q)", LogY: true, Series: ss})
-	return ps
+	pw.draw("workload-knee", report.Plot{Title: sum.Archive + ": queries by relevance to week 0", X: "query rank", Y: "Σ_p S(W_0[p], q)", LogY: true, Series: ss})
 }
 
 // forecastPlot draws δQ_A over the first half against the second, log-log,
