@@ -151,25 +151,12 @@ func (c Config) Validate() error {
 	return report.Err()
 }
 
-// The sections' checks below give each lower bound its own message and
-// add the upper bound, if any, with bounds.Over.
-
 // validate adds r's problems to report, under robots.
 func (r RobotsConfig) validate(report *bounds.Report) {
-	if r.CacheTTL <= 0 {
-		report.Add("robots.cache_ttl", r.CacheTTL, "must be > 0")
-	}
-	if r.MaxBytes < 1024 {
-		report.Add("robots.max_bytes", r.MaxBytes, "must be >= 1024")
-	}
-	report.Add("robots.max_bytes", r.MaxBytes, bounds.Over(r.MaxBytes, 1024, maxRobotsBytes))
-	if r.ErrorDefer <= 0 {
-		report.Add("robots.error_defer", r.ErrorDefer, "must be > 0")
-	}
-	if r.MaxCapacity < 1 {
-		report.Add("robots.cache_entries", r.MaxCapacity, "must be >= 1")
-	}
-	report.Add("robots.cache_entries", r.MaxCapacity, bounds.Over(r.MaxCapacity, 1, maxRobotsEntries))
+	report.Add("robots.cache_ttl", r.CacheTTL, bounds.AboveZero(r.CacheTTL))
+	report.Add("robots.max_bytes", r.MaxBytes, bounds.Limit(r.MaxBytes, 1024, maxRobotsBytes))
+	report.Add("robots.error_defer", r.ErrorDefer, bounds.AboveZero(r.ErrorDefer))
+	report.Add("robots.cache_entries", r.MaxCapacity, bounds.Limit(r.MaxCapacity, 1, maxRobotsEntries))
 }
 
 // validate adds p's problems to report, under politeness.
@@ -177,16 +164,11 @@ func (p PolitenessConfig) validate(report *bounds.Report) {
 	if p.MinDelay < 0 {
 		report.Add("politeness.min_delay", p.MinDelay, "must be >= 0")
 	}
-	if p.PerHost < 1 {
-		report.Add("politeness.per_host", p.PerHost, "must be >= 1")
-	}
-	report.Add("politeness.per_host", p.PerHost, bounds.Over(p.PerHost, 1, MaxFetches))
+	report.Add("politeness.per_host", p.PerHost, bounds.Limit(p.PerHost, 1, MaxFetches))
 	if p.Global < 1 || p.Global > MaxFetches {
 		report.Add("politeness.global", p.Global, fmt.Sprintf("must be in [1, %d]: a fetch worker each", MaxFetches))
 	}
-	if p.BackoffInitial <= 0 {
-		report.Add("politeness.backoff_initial", p.BackoffInitial, "must be > 0")
-	}
+	report.Add("politeness.backoff_initial", p.BackoffInitial, bounds.AboveZero(p.BackoffInitial))
 	if p.BackoffMax < p.BackoffInitial {
 		report.Add("politeness.backoff_max", p.BackoffMax, "must be >= politeness.backoff_initial")
 	}
@@ -215,23 +197,10 @@ func (l LimitsConfig) validate(report *bounds.Report) {
 	if l.MaxURLLength > urlnorm.MaxLength {
 		report.Add("limits.max_url_length", l.MaxURLLength, fmt.Sprintf("must be <= %d, the longest URL the repository normalizes", urlnorm.MaxLength))
 	}
-	if l.MaxPagesPerHost <= 0 {
-		report.Add("limits.max_pages_per_host", l.MaxPagesPerHost, "must be > 0")
-	}
-	report.Add("limits.max_pages_per_host", l.MaxPagesPerHost, bounds.Over(l.MaxPagesPerHost, 1, maxPagesPerHost))
-	for _, f := range []struct {
-		key   string
-		v, hi int
-	}{
-		{"limits.max_redirects", l.MaxRedirects, maxRedirects},
-		{"limits.max_depth", l.MaxDepth, maxDepth},
-		{"limits.max_retries", l.MaxRetries, maxRetries},
-	} {
-		if f.v < 0 {
-			report.Add(f.key, f.v, "must be >= 0")
-		}
-		report.Add(f.key, f.v, bounds.Over(f.v, 0, f.hi))
-	}
+	report.Add("limits.max_pages_per_host", l.MaxPagesPerHost, bounds.Positive(l.MaxPagesPerHost, maxPagesPerHost))
+	report.Add("limits.max_redirects", l.MaxRedirects, bounds.Limit(l.MaxRedirects, 0, maxRedirects))
+	report.Add("limits.max_depth", l.MaxDepth, bounds.Limit(l.MaxDepth, 0, maxDepth))
+	report.Add("limits.max_retries", l.MaxRetries, bounds.Limit(l.MaxRetries, 0, maxRetries))
 }
 
 // ParseResolve splits a HOST=ADDR mapping, as given to --resolve, into the
