@@ -107,7 +107,8 @@ func (c Config) Validate() error {
 }
 
 // atLeastOne reports a count under 1 with a message of its own and one
-// over its upper bound hi with the range.
+// over its upper bound hi with the range: bounds.Limit(v, 1, hi), worded
+// with the ≥ of this package's other messages.
 func atLeastOne[T int | int64](report *bounds.Report, key string, v, hi T) {
 	if v < 1 {
 		report.Add(key, v, "must be ≥ 1")
