@@ -466,8 +466,7 @@ func (r *results) plots(dir string) error {
 	for _, p := range cfg.Policies {
 		se := report.Series{Name: p, Style: report.LinesPoints}
 		for d := range cfg.Days {
-			se.X = append(se.X, float64(d+1))
-			se.Y = append(se.Y, r.day(p, d).Mean)
+			se.Add(float64(d+1), r.day(p, d).Mean)
 		}
 		s = append(s, se)
 	}
@@ -478,8 +477,7 @@ func (r *results) plots(dir string) error {
 	for _, p := range cfg.Policies {
 		se := report.Series{Name: p, Style: report.LinesPoints}
 		for _, c := range sortedInts(cfg.PerQuery) {
-			se.X = append(se.X, float64(c))
-			se.Y = append(se.Y, r.total(expPerQuery, p, c, 0, 0, qc).Mean)
+			se.Add(float64(c), r.total(expPerQuery, p, c, 0, 0, qc).Mean)
 		}
 		s = append(s, se)
 	}
@@ -492,8 +490,7 @@ func (r *results) plots(dir string) error {
 			for _, name := range cfg.ExtensionPolicies {
 				se := report.Series{Name: name, Style: report.LinesPoints}
 				for _, v := range cfg.PriorAccuracies {
-					se.X = append(se.X, v)
-					se.Y = append(se.Y, r.total(expPrior, name, 1, p, v, qc).Mean)
+					se.Add(v, r.total(expPrior, name, 1, p, v, qc).Mean)
 				}
 				s = append(s, se)
 			}
@@ -508,8 +505,7 @@ func (r *results) plots(dir string) error {
 		for _, name := range cfg.ExtensionPolicies {
 			se := report.Series{Name: name, Style: report.LinesPoints}
 			for _, l := range cfg.Lifetimes {
-				se.X = append(se.X, l)
-				se.Y = append(se.Y, r.steady(name, l).Mean)
+				se.Add(l, r.steady(name, l).Mean)
 			}
 			s = append(s, se)
 		}

@@ -69,8 +69,7 @@ func writePlots(cfg Config, r *siteResult, a SiteSummary, outDir string) error {
 			ms := r.curves[j][alg]
 			sr := report.Series{Name: alg, Style: report.LinesPoints}
 			for _, m := range ms {
-				sr.X = append(sr.X, m.depth())
-				sr.Y = append(sr.Y, m.coverage())
+				sr.Add(m.depth(), m.coverage())
 			}
 			p.Series = append(p.Series, sr)
 		}
@@ -81,8 +80,7 @@ func writePlots(cfg Config, r *siteResult, a SiteSummary, outDir string) error {
 	if len(r.greedy) > 0 {
 		sr := report.Series{Name: "GREEDY", Style: report.Lines}
 		for k, c := range r.greedy {
-			sr.X = append(sr.X, float64(k+1))
-			sr.Y = append(sr.Y, c)
+			sr.Add(float64(k+1), c)
 		}
 		p := report.Plot{
 			Title: fmt.Sprintf("%s: new pages covered by GREEDY covers cut at k (cf. fig. 3.2b)", a.Name),

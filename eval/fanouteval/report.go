@@ -46,8 +46,7 @@ func write(out string, opts Options, sum Summary) error {
 		}
 		s := report.Series{Name: name}
 		for i, n := range r.Hist {
-			s.X = append(s.X, float64(i))
-			s.Y = append(s.Y, float64(n)/float64(max(r.Compared, 1)))
+			s.Add(float64(i), float64(n)/float64(max(r.Compared, 1)))
 		}
 		series = append(series, s)
 	}

@@ -513,8 +513,7 @@ func plotTopics(sum *Summary, path string) error {
 	for _, v := range sum.Variants {
 		s := report.Series{Name: v.Name, Style: report.Points}
 		for i, id := range ids {
-			s.X = append(s.X, float64(i+1))
-			s.Y = append(s.Y, v.Topics[id].NDCG10)
+			s.Add(float64(i+1), v.Topics[id].NDCG10)
 		}
 		p.Series = append(p.Series, s)
 	}

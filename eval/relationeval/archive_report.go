@@ -288,10 +288,8 @@ func plotQuality(quality []probeQuality, outDir string) error {
 			sp[q.method] = &report.Series{Name: q.method.String(), Style: report.LinesPoints}
 			order = append(order, q.method)
 		}
-		cov[q.method].X = append(cov[q.method].X, float64(q.pool))
-		cov[q.method].Y = append(cov[q.method].Y, q.covered)
-		sp[q.method].X = append(sp[q.method].X, float64(q.pool))
-		sp[q.method].Y = append(sp[q.method].Y, q.speedup)
+		cov[q.method].Add(float64(q.pool), q.covered)
+		sp[q.method].Add(float64(q.pool), q.speedup)
 	}
 	var cs, ss []report.Series
 	for _, m := range order {

@@ -148,8 +148,7 @@ func positive(series []report.Series) []report.Series {
 		out[i] = report.Series{Name: s.Name, Style: s.Style}
 		for j := range s.X {
 			if s.Y[j] > 0 {
-				out[i].X = append(out[i].X, s.X[j])
-				out[i].Y = append(out[i].Y, s.Y[j])
+				out[i].Add(s.X[j], s.Y[j])
 			}
 		}
 	}

@@ -34,6 +34,12 @@ type Series struct {
 	Style Style
 }
 
+// Add appends the point (x, y) to s.
+func (s *Series) Add(x, y float64) {
+	s.X = append(s.X, x)
+	s.Y = append(s.Y, y)
+}
+
 // Plot is a figure with one or more series.
 type Plot struct {
 	Title      string

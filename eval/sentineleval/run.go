@@ -272,13 +272,11 @@ func write(out string, cfg Config, rows []throughputRow, acc []accuracyRow) erro
 			series[key] = &report.Series{Name: key, Style: report.LinesPoints}
 			order = append(order, key)
 		}
-		series[key].X = append(series[key].X, float64(r.Placement))
-		series[key].Y = append(series[key].Y, r.PerSec)
+		series[key].Add(float64(r.Placement), r.PerSec)
 		if len(r.Windows) > 1 {
 			s := report.Series{Name: fmt.Sprintf("%s group %s", key, r.Group), Style: report.Lines}
 			for i, v := range r.Windows {
-				s.X = append(s.X, float64((i+1)*1000))
-				s.Y = append(s.Y, v)
+				s.Add(float64((i+1)*1000), v)
 			}
 			is.Series = append(is.Series, s)
 		}

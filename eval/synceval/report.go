@@ -653,12 +653,6 @@ func (pw *plotWriter) skip(name, why string) {
 	pw.plots.notDrawn = append(pw.plots.notDrawn, name+".svg ("+why+")")
 }
 
-// addPoint appends (x, y) to s.
-func addPoint(s *report.Series, x, y float64) {
-	s.X = append(s.X, x)
-	s.Y = append(s.Y, y)
-}
-
 // plotQualityVsBudget draws fig. 4.4: quality on x, budget on y, one line
 // per policy (and split), unless no run finished.
 func (h *harness) plotQualityVsBudget(pw *plotWriter, sum *Summary) {
@@ -693,7 +687,7 @@ func qualityVsBudgetSeries(l line, best []RunSummary) report.Series {
 		s.Name += " (best τ)"
 	}
 	for _, r := range rs {
-		addPoint(&s, r.MeanQ, float64(r.Budget))
+		s.Add(r.MeanQ, float64(r.Budget))
 	}
 	return s
 }
@@ -722,7 +716,7 @@ func (h *harness) plotQPerWeek(pw *plotWriter, sum *Summary) {
 func qPerWeekSeries(r RunSummary) report.Series {
 	s := report.Series{Name: Label(r), Style: report.Lines}
 	for w := 1; w < len(r.Q); w++ {
-		addPoint(&s, float64(w), r.Q[w])
+		s.Add(float64(w), r.Q[w])
 	}
 	return s
 }
@@ -767,7 +761,7 @@ func (h *harness) plotKnee(pw *plotWriter, sum *Summary) {
 	sortDescending(scores)
 	all := report.Series{Name: "summed week-0 score", Style: report.Lines}
 	for i, s := range scores {
-		addPoint(&all, float64(i+1), s)
+		all.Add(float64(i+1), s)
 	}
 	ss := []report.Series{all}
 	if h.cfg.Filter == "knee" {
@@ -816,8 +810,7 @@ func forecastPlot(name string, pages []forecastPage, weeks int) (pl report.Plot,
 	for k := range 4 {
 		s := report.Series{Name: names[k], Style: report.Points}
 		for i := k * len(pts) / 4; i < (k+1)*len(pts)/4; i++ {
-			s.X = append(s.X, pts[i].x)
-			s.Y = append(s.Y, pts[i].y)
+			s.Add(pts[i].x, pts[i].y)
 		}
 		ss = append(ss, s)
 	}
