@@ -85,10 +85,11 @@ func (s *Server) feedsRoutes(mux *http.ServeMux) {
 func (s *Server) feedsOtherMethod(mux *http.ServeMux, change string, allowed ...string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		onAdmin := s.admin != nil && mux == s.admin
+		methods := allowed
 		if onAdmin {
-			allowed = append(allowed[:len(allowed):len(allowed)], change)
+			methods = append(slices.Clip(allowed), change)
 		}
-		allow := strings.Join(allowed, ", ")
+		allow := strings.Join(methods, ", ")
 		w.Header().Set("Allow", allow)
 		switch {
 		case r.Method == change && !onAdmin:

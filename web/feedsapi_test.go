@@ -331,6 +331,9 @@ func TestFeedChangesElsewhereSayWhere(t *testing.T) {
 		{"POST with no admin listener", alone, "POST", "/api/v1/feeds", 405, `it is off: set server.admin.listen, or use deltaq feeds add and rm`},
 		{"PUT on the public listener", public, "PUT", "/api/v1/feeds", 405, `"limit":"GET, HEAD"`},
 		{"PUT on the admin listener", admin, "PUT", "/api/v1/feeds", 405, `"limit":"GET, HEAD, POST"`},
+		{"PUT on the admin listener again", admin, "PUT", "/api/v1/feeds", 405, `"limit":"GET, HEAD, POST"`},
+		{"PUT of a feed on the admin listener", admin, "PUT", "/api/v1/feeds/0123456789abcdef", 405, `"limit":"DELETE"`},
+		{"PUT of a feed on the admin listener again", admin, "PUT", "/api/v1/feeds/0123456789abcdef", 405, `"limit":"DELETE"`},
 		{"GET of a feed's path", public, "GET", "/api/v1/feeds/0123456789abcdef", 404, `no API route`},
 		{"DELETE of an unknown feed on the admin listener", admin, "DELETE", "/api/v1/feeds/0123456789abcdef", 404, `no subscribed feed has this id`},
 	} {
