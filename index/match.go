@@ -239,22 +239,13 @@ func (ix *Index) queryTerms(q Query, text []byte) []string {
 // occurrences, with its document frequency on the snapshot in that field
 // when localDF is set.
 func (ix *Index) queryWords(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, st *snapText, q Query, localDF bool) (terms []qterm, titleOnly bool, err error) {
-	text := queryText(q)
-	field := FieldText
-	words := ix.queryTerms(q, text)
-	if len(words) == 0 {
-		if ta := titleAnalyzer(m); ta != nil {
-			// The title's analyzer reads the text as the text
-			// analyzer leaves it (lower case, in place).
-			ix.Analyzer().Analyze(text)
-			for _, tok := range ta.Analyze(text) {
-				words = append(words, string(tok.Term))
-			}
-			field, titleOnly = FieldTitle, true
-		}
+	words, titleOnly, err := ix.analyzeQuery(m, q)
+	if err != nil {
+		return nil, false, err
 	}
-	if len(words) == 0 {
-		return nil, false, NoSearchableWords(q.String(), "punctuation")
+	field := FieldText
+	if titleOnly {
+		field = FieldTitle
 	}
 	byTerm := map[string]int{}
 	for i, t := range words {
@@ -283,10 +274,40 @@ func (ix *Index) queryWords(ctx context.Context, r bindex.IndexReader, m mapping
 	return terms, titleOnly, nil
 }
 
+// analyzeQuery is queryWords' analysis: q's words with the text field's
+// analyzer, or, when they are all stop words, with the title's
+// (titleOnly); a *QueryError when none is left.
+func (ix *Index) analyzeQuery(m mapping.IndexMapping, q Query) (words []string, titleOnly bool, err error) {
+	text := queryText(q)
+	words = ix.queryTerms(q, text)
+	if len(words) == 0 {
+		if ta := titleAnalyzer(m); ta != nil {
+			// The title's analyzer reads the text as the text
+			// analyzer leaves it (lower case, in place).
+			ix.Analyzer().Analyze(text)
+			for _, tok := range ta.Analyze(text) {
+				words = append(words, string(tok.Term))
+			}
+			titleOnly = true
+		}
+	}
+	if len(words) == 0 {
+		return nil, false, NoSearchableWords(q.String(), "punctuation")
+	}
+	return words, titleOnly, nil
+}
+
+// CheckQuery returns the *QueryError a search for q would give when
+// analysis leaves none of its words, without searching.
+func (ix *Index) CheckQuery(q Query) error {
+	_, _, err := ix.analyzeQuery(ix.Mapping(), q)
+	return err
+}
+
 // titleAnalyzer is the title field's analyzer, nil for an index built
-// before the title was searchable.
+// before the title was searchable (or none open).
 func titleAnalyzer(m mapping.IndexMapping) analysis.Analyzer {
-	if m.AnalyzerNameForPath(FieldTitle) != titleAnalyzerName {
+	if m == nil || m.AnalyzerNameForPath(FieldTitle) != titleAnalyzerName {
 		return nil
 	}
 	return m.AnalyzerNamed(titleAnalyzerName)

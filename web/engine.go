@@ -119,6 +119,19 @@ func candidates(hits []index.Hit) []ranking.Candidate {
 	return out
 }
 
+// Check implements Searcher: it parses and analyzes r's query as Search
+// does.
+func (e *Engine) Check(r Request) error {
+	q, err := index.ParseQuery(r.Query, e.opts.Limits)
+	if err == nil {
+		err = e.ix.CheckQuery(q)
+	}
+	if err != nil {
+		return inputError(err, r.Query)
+	}
+	return nil
+}
+
 // Search implements Searcher.
 func (e *Engine) Search(ctx context.Context, r Request) (Response, error) {
 	start := time.Now()

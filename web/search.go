@@ -9,6 +9,10 @@ import (
 // by the ranking (with randomized promotion), with ads.
 type Searcher interface {
 	Search(ctx context.Context, r Request) (Response, error)
+	// Check returns the error Search would give r's query for its
+	// syntax, without searching: a HEAD request answers as its GET
+	// would, and runs no search.
+	Check(r Request) error
 }
 
 // Request is one validated search request.

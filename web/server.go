@@ -399,7 +399,11 @@ func (s *Server) search(r *http.Request, req Request) (res Response, err error) 
 	}()
 	if r.Method == http.MethodHead {
 		// HEAD asks for the headers alone: no search runs, so no ad
-		// counts an impression and no query joins the workload.
+		// counts an impression and no query joins the workload. The
+		// query is checked, for the status its GET would get.
+		if err := s.deps.Search.Check(req); err != nil {
+			return Response{}, err
+		}
 		return Response{Query: req.Query, Page: req.Page, Size: req.Size, Results: []Result{}}, nil
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.SearchTimeout)

@@ -37,10 +37,17 @@ type fakeSearch struct {
 	last     Request
 }
 
+func (f *fakeSearch) Check(r Request) error {
+	if strings.Contains(r.Query, `"unclosed`) {
+		return fmt.Errorf("parse: %w", &InputError{Code: CodeBadQuery, Field: "q", Message: "unclosed quote"})
+	}
+	return nil
+}
+
 func (f *fakeSearch) Search(_ context.Context, r Request) (Response, error) {
 	f.last = r
-	if strings.Contains(r.Query, `"unclosed`) {
-		return Response{}, fmt.Errorf("parse: %w", &InputError{Code: CodeBadQuery, Field: "q", Message: "unclosed quote"})
+	if err := f.Check(r); err != nil {
+		return Response{}, err
 	}
 	var res Response
 	res.Total, res.TotalExact, res.Pageable, res.Partial = uint64(f.total), !f.estimate, f.pageable, f.partial
@@ -528,13 +535,15 @@ func TestHeadRunsNoSearch(t *testing.T) {
 			t.Errorf("HEAD %s: status %d, the search asked %q: want 200 and no search", path, res.StatusCode, fs.last.Query)
 		}
 	}
-	res, err := http.Head(srv.URL + "/api/v1/search?q=tar&page=0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusBadRequest {
-		t.Errorf("HEAD with page 0: status %d, want 400", res.StatusCode)
+	for _, path := range []string{"/api/v1/search?q=tar&page=0", "/api/v1/search?q=%22unclosed", "/?q=%22unclosed"} {
+		res, err := http.Head(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusBadRequest || fs.last.Query != "" {
+			t.Errorf("HEAD %s: status %d, the search asked %q: want 400, as its GET, and no search", path, res.StatusCode, fs.last.Query)
+		}
 	}
 	if code, _, _ := get(t, srv, "/api/v1/search?q=tar"); code != http.StatusOK || fs.last.Query != "tar" {
 		t.Errorf("GET: status %d, the search asked %q: want the query searched", code, fs.last.Query)

@@ -71,5 +71,13 @@ func TestBadQueriesNameTheirValueAndLimit(t *testing.T) {
 		if err != nil || res.StatusCode != http.StatusBadRequest || e.Code != "bad_query" || e.Field != "q" || e.Value != q || e.Limit != limit || e.Message == "" {
 			t.Errorf("%q: status %d, %+v, %v; want 400 bad_query on q = %q, limit %q", q, res.StatusCode, e, err, q, limit)
 		}
+		// HEAD runs no search but answers as GET does.
+		if res, err = http.Head(srv.URL + "/api/v1/search?q=" + url.QueryEscape(q)); err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusBadRequest {
+			t.Errorf("HEAD %q: status %d, want 400 as GET", q, res.StatusCode)
+		}
 	}
 }
