@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"reflect"
-	"strconv"
 	"strings"
 )
 
@@ -35,7 +34,27 @@ func decodeJSONBody(w http.ResponseWriter, r *http.Request, v any, limit int64, 
 			Limit: "must be one JSON object", Message: "body is empty; a JSON object is required"})
 		return false
 	}
+	if err == nil && string(bytes.TrimSpace(data)) == "null" {
+		// encoding/json decodes null into a struct as nothing at all.
+		writeError(w, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Value: "JSON null",
+			Limit: "must be one JSON object", Message: "body: got JSON null, want an object"})
+		return false
+	}
 	if err == nil {
+		// Before decoding: encoding/json keeps a member given twice
+		// (the last), and names an unknown one without its path.
+		if me := refusedMember(data, v); me != nil {
+			limit := "given once (member names match in any case)"
+			switch {
+			case me.twice:
+			case len(me.allowed) == 0:
+				limit = "none"
+			default:
+				limit = "one of " + strings.Join(me.allowed, ", ")
+			}
+			writeError(w, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: me.path, Limit: limit, Message: me.Error()})
+			return false
+		}
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
 		err = dec.Decode(v)
@@ -112,64 +131,30 @@ func jsonKind(t reflect.Type) string {
 // ends there or later. Should none, the field is named as the error names
 // it.
 func jsonPathAt(data []byte, field string, offset int64) string {
-	type frame struct {
-		array   bool
-		index   int    // the next element's, in an array
-		key     string // the current member's, in an object
-		wantKey bool   // in an object, before a member's key
-	}
-	var stack []frame
-	path := func(withIndex bool) string {
-		var b strings.Builder
-		for _, f := range stack {
-			switch {
-			case f.array && withIndex:
-				b.WriteString("[" + strconv.Itoa(f.index) + "]")
-			case f.array:
-			case b.Len() == 0:
-				b.WriteString(f.key)
-			default:
-				b.WriteString("." + f.key)
-			}
-		}
-		return b.String()
-	}
-	// valueDone moves past a value of the innermost array or object.
-	valueDone := func() {
-		if n := len(stack); n > 0 {
-			stack[n-1].index++
-			stack[n-1].wantKey = !stack[n-1].array
-		}
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	w := newJSONWalk(data, nil)
 	for {
-		tok, err := dec.Token()
-		if err != nil {
-			break
+		if _, err := w.next(); err != nil {
+			return field
 		}
-		if n := len(stack); n > 0 && !stack[n-1].array && stack[n-1].wantKey {
-			if key, ok := tok.(string); ok {
-				stack[n-1].key, stack[n-1].wantKey = key, false
-				continue
-			}
-		}
-		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
-			stack = stack[:len(stack)-1]
-			valueDone()
-			continue
-		}
-		// tok starts a value (or is one), at path.
-		if len(stack) > 0 && path(false) == field && dec.InputOffset() >= offset {
-			return path(true)
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, frame{wantKey: true})
-		case json.Delim('['):
-			stack = append(stack, frame{array: true})
-		default:
-			valueDone()
+		if len(w.stack) > 0 && w.path(false) == field && w.dec.InputOffset() >= offset {
+			return w.path(true)
 		}
 	}
-	return field
+}
+
+// refusedMember returns the first member of data, an object decoding into
+// v, that is given twice or that its struct type does not take, nil if
+// none is (or data is not JSON, which decoding reports).
+func refusedMember(data []byte, v any) *jsonMemberError {
+	w := newJSONWalk(data, reflect.TypeOf(v))
+	for {
+		_, err := w.next()
+		var me *jsonMemberError
+		if errors.As(err, &me) {
+			return me
+		}
+		if err != nil {
+			return nil
+		}
+	}
 }

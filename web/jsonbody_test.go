@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -47,7 +48,12 @@ func TestDecodeJSONBodyNamesWhatIsWrong(t *testing.T) {
 		{`{"grid":[[1],[2, 3, "4"]]}`, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "grid[1][2]", Value: "JSON string", Limit: "must be a JSON whole number in [-2^63, 2^63)"}},
 		{``, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Value: "(empty)", Limit: "must be one JSON object"}},
 		{" \n", http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Value: "(empty)", Limit: "must be one JSON object"}},
-		{`{"colour":"red"}`, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "colour", Limit: "unknown field"}},
+		{`{"colour":"red"}`, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "colour", Limit: "one of name, count, share, tags, items, grid"}},
+		{`{"items":[{"bid":1},{"bidd":2}]}`, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "items[1].bidd", Limit: "one of bid, Tags"}},
+		{`{"name":"a","name":"b"}`, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "name", Limit: "given once (member names match in any case)"}},
+		{`{"count":1,"Count":0}`, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "Count", Limit: "given once (member names match in any case)"}},
+		{`{"items":[{},{"bid":1,"BID":2}]}`, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "items[1].BID", Limit: "given once (member names match in any case)"}},
+		{`null`, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Value: "JSON null", Limit: "must be one JSON object"}},
 		{`{"name":"a"} {"name":"b"}`, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Limit: "must be one JSON object"}},
 		{`{"name":`, http.StatusBadRequest, apiError{Code: CodeBadBody, Field: "body", Limit: "must be one JSON object"}},
 		{`{"name":"` + strings.Repeat("a", 100) + `"}`, http.StatusRequestEntityTooLarge, apiError{Code: CodeBodyTooLarge, Field: "body", Limit: "at most 64 bytes (test.max_bytes)"}},
@@ -99,5 +105,28 @@ func TestDecodeJSONBodyRefusesABodyCutShort(t *testing.T) {
 		if w.Code != http.StatusBadRequest || answer.Error != want || got.Name != "" {
 			t.Errorf("%s: %d %+v (decoded %+v), want 400 %+v", tc.name, w.Code, answer.Error, got, want)
 		}
+	}
+}
+
+// TestDecodeJSONBodyTakesEachObjectsOwnMembers: the same name in two
+// objects (elements of an array, or an object and one inside it) is not
+// given twice, and a member in another case is the field's, as
+// encoding/json reads it.
+func TestDecodeJSONBodyTakesEachObjectsOwnMembers(t *testing.T) {
+	type item struct {
+		Name string `json:"name"`
+		Bid  float64
+	}
+	var got struct {
+		Name  string `json:"name"`
+		Items []item `json:"items"`
+	}
+	body := `{"NAME":"a","items":[{"name":"b","bid":1},{"name":"c","Bid":2}]}`
+	w := httptest.NewRecorder()
+	if !decodeJSONBody(w, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body)), &got, 128, "test.max_bytes") {
+		t.Fatalf("%s refused: %d %s", body, w.Code, w.Body)
+	}
+	if want := []item{{"b", 1}, {"c", 2}}; got.Name != "a" || !slices.Equal(got.Items, want) {
+		t.Errorf("decoded %+v, want name a and items %+v", got, want)
 	}
 }
