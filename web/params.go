@@ -38,13 +38,18 @@ var readerRoutes = map[string]bool{
 }
 
 // unknownParam reports the first parameter of q, in name order, that the
-// API route pattern does not take. A pattern without a method dispatches
-// on it itself (byMethod) or answers 405, and is not checked here.
+// API route pattern does not take, or else the first it takes that is
+// given more than once (none takes a list that way). A pattern without a
+// method dispatches on it itself (byMethod) or answers 405, and is not
+// checked here.
 func unknownParam(pattern string, r *http.Request, q url.Values) *InputError {
 	if !strings.Contains(pattern, " ") || readerRoutes[pattern] {
 		return nil
 	}
-	return onlyParams(pattern, r, q, apiParams[pattern])
+	if ie := onlyParams(pattern, r, q, apiParams[pattern]); ie != nil {
+		return ie
+	}
+	return givenOnce(q, apiParams[pattern]...)
 }
 
 // onlyParams reports the first parameter of q, in name order, that is not

@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -81,5 +82,33 @@ func TestAdvertiserRoutesTakeNoParameters(t *testing.T) {
 	}
 	if code := e.call("GET", adsAPIPrefix+"account", key, "", nil); code != 200 {
 		t.Fatalf("account: %d, want 200", code)
+	}
+}
+
+// TestRoutesTakeEachParameterOnce: an API route's parameter given twice is
+// refused naming it and both values, whichever route, where the handler
+// would read one of them.
+func TestRoutesTakeEachParameterOnce(t *testing.T) {
+	db, st := newFeedStore(t)
+	h, err := New(testConfig, Deps{Search: &fakeSearch{}, Pages: db, Feeds: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	for _, c := range []struct{ path, field, value string }{
+		{"/api/v1/feeds?after=a&after=b", "after", "a, b"},
+		{"/api/v1/feeds?limit=2&after=a&limit=3", "limit", "2, 3"},
+		{"/api/v1/river?since=1&since=2", "since", "1, 2"},
+		{"/api/v1/page?url=http://a.test/&url=http://b.test/", "url", "http://a.test/, http://b.test/"},
+	} {
+		code, body := send(t, srv, "GET", c.path, "")
+		var got errorBody
+		if err := json.Unmarshal([]byte(body), &got); err != nil {
+			t.Fatalf("%s: not JSON: %s", c.path, body)
+		}
+		if g := got.Error; code != http.StatusBadRequest || g.Code != CodeBadParameter || g.Field != c.field || g.Value != c.value || g.Limit != "once" {
+			t.Errorf("%s: %d %+v, want 400 on %s = %q, limit once", c.path, code, g, c.field, c.value)
+		}
 	}
 }

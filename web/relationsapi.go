@@ -68,14 +68,9 @@ type relationFieldDiffJSON struct {
 	Text   string `json:"text"` // "price 19.99 → 17.49"
 }
 
-// params checks that none of the request's parameters is repeated, as
-// search's are, then reads ?limit=, in [1, relation.api_max_rows], default
-// the maximum.
-func (api *relationsAPI) params(w http.ResponseWriter, r *http.Request, params ...string) (int, bool) {
-	if ie := givenOnce(r.URL.Query(), params...); ie != nil {
-		writeInputError(w, ie)
-		return 0, false
-	}
+// limit reads ?limit=, in [1, relation.api_max_rows], default the
+// maximum. serve has checked that no parameter is repeated (apiParams).
+func (api *relationsAPI) limit(w http.ResponseWriter, r *http.Request) (int, bool) {
 	return limitParam(w, r, api.cfg.APIMaxRows, "relation.api_max_rows")
 }
 
@@ -105,7 +100,7 @@ func (api *relationsAPI) list(w http.ResponseWriter, r *http.Request) {
 
 func (api *relationsAPI) rows(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	limit, ok := api.params(w, r, "stale_gt")
+	limit, ok := api.limit(w, r)
 	if !ok {
 		return
 	}
@@ -157,7 +152,7 @@ func (api *relationsAPI) rows(w http.ResponseWriter, r *http.Request) {
 
 func (api *relationsAPI) changes(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	limit, ok := api.params(w, r, "since")
+	limit, ok := api.limit(w, r)
 	if !ok {
 		return
 	}

@@ -465,10 +465,14 @@ func (api *watchAPI) history(w http.ResponseWriter, r *http.Request, _ watch.Key
 }
 
 // diff shows the n-th kept change (default the latest) side by side or
-// changes only, as HTML or JSON.
+// changes only, as HTML or JSON. serve has checked that no parameter is
+// repeated (apiParams).
 func (api *watchAPI) diff(w http.ResponseWriter, r *http.Request, _ watch.Key, s *watch.Sentinel) {
-	if ie := givenOnce(r.URL.Query(), "n", "view", "format"); ie != nil {
-		writeInputError(w, ie)
+	// The format is checked first: a bad one is the request's mistake
+	// whether or not a change is recorded.
+	format := r.URL.Query().Get("format")
+	if format != "" && format != "json" && format != "html" {
+		writeInputError(w, &InputError{Field: "format", Value: format, Limit: "json or html", Message: "unknown format"})
 		return
 	}
 	h, err := api.watches.History(r.Context(), s.ID)
@@ -485,20 +489,17 @@ func (api *watchAPI) diff(w http.ResponseWriter, r *http.Request, _ watch.Key, s
 		}
 		return
 	}
-	switch f := r.URL.Query().Get("format"); f {
-	case "", "json":
-		if view == diff.ChangesOnly {
-			*d = d.ChangesOnly()
-		}
-		writeJSON(w, http.StatusOK, d)
-	case "html":
+	if format == "html" {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		if err := d.WriteHTML(w, view); err != nil {
 			api.logger.Debug("write diff", "err", err)
 		}
-	default:
-		writeInputError(w, &InputError{Field: "format", Value: f, Limit: "json or html", Message: "unknown format"})
+		return
 	}
+	if view == diff.ChangesOnly {
+		*d = d.ChangesOnly()
+	}
+	writeJSON(w, http.StatusOK, d)
 }
 
 // pickDiff reads ?n= (default the latest change) and ?view= (side or

@@ -210,6 +210,9 @@ func TestWatchAPI(t *testing.T) {
 	if code, body := e.call("GET", "/api/v1/watches/"+s.ID+"/diff?n=1", ada, "", nil); code != 400 || !strings.Contains(body, `"field":"n","value":"1","limit":"none: no changes recorded yet"`) {
 		t.Errorf("diff n=1 of a watch without changes: %d %s, want 400 saying there are none", code, body)
 	}
+	if code, body := e.call("GET", "/api/v1/watches/"+s.ID+"/diff?format=bogus", ada, "", nil); code != 400 || !strings.Contains(body, `"field":"format","value":"bogus","limit":"json or html"`) {
+		t.Errorf("diff in an unknown format of a watch without changes: %d %s, want 400 naming the format", code, body)
+	}
 	e.page("<html><body><p>Apply by April 10.</p></body></html>")
 	if _, err := e.engine.Check(t.Context(), e.pageURL); err != nil {
 		t.Fatal(err)
