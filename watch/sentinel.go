@@ -265,6 +265,9 @@ func (s *Spec) validate(cfg Config, now time.Time) error {
 	}
 	switch s.Mode {
 	case Eager:
+		if s.Period != 0 {
+			return &FieldError{Field: "period", Value: s.Period.String(), Limit: "left out for mode eager: only mode digest reads it"}
+		}
 	case Digest:
 		if s.Period <= 0 {
 			return &FieldError{Field: "period", Value: s.Period.String(), Limit: "> 0 with mode digest"}

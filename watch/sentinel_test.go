@@ -141,6 +141,8 @@ func TestInstallRejectsBadSpecs(t *testing.T) {
 		{Spec{URL: u, Type: Regex, Regex: "x", Keywords: []string{"fees"}, Every: time.Hour}, "keywords", "fees", "only type keywords reads it"},
 		{Spec{URL: u, Type: Any, Every: -time.Hour}, "every", "-1h0m0s", "must be > 0"},
 		{Spec{URL: u, Type: Any, Every: time.Hour, Mode: Digest}, "period", "0s", "with mode digest"},
+		{Spec{URL: u, Type: Any, Every: time.Hour, Period: -time.Second}, "period", "-1s", "left out for mode eager: only mode digest reads it"},
+		{Spec{URL: u, Type: Any, Every: time.Hour, Mode: Eager, Period: time.Hour}, "period", "1h0m0s", "left out for mode eager"},
 		{Spec{URL: u, Type: Any, Every: time.Hour, Mode: "lazy"}, "mode", "lazy", "eager or digest"},
 		{Spec{URL: u, Type: Any, Every: time.Hour, EveryN: -1}, "every_n", "-1", "≥ 0"},
 		{Spec{URL: u, Type: Any, Every: time.Hour, EveryN: MaxEveryN + 1}, "every_n", "1000001", "≤ 1000000"},
