@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -228,10 +229,12 @@ func Load(src Sources) (*Config, error) {
 		return nil, err
 	}
 	var cfg Config
-	if err := v.UnmarshalExact(&cfg, viper.DecodeHook(decodeHook())); err != nil {
+	var md mapstructure.Metadata
+	if err := v.UnmarshalExact(&cfg, viper.DecodeHook(decodeHook()), func(c *mapstructure.DecoderConfig) { c.Metadata = &md }); err != nil {
 		// The checks of check.go should leave nothing mapstructure refuses.
 		return nil, fmt.Errorf("config: invalid:\n%w", errors.Join(append(l.errs, err)...))
 	}
+	inheritOverrides(&cfg.Crawler.Politeness, md.Unset)
 	// One query length limit, the index's, serves the search API too, and
 	// one depth of results, the ranking's, limits its pages.
 	cfg.Server.MaxQueryBytes = cfg.Index.MaxQueryBytes
@@ -255,6 +258,22 @@ func Load(src Sources) (*Config, error) {
 		return nil, fmt.Errorf("config: invalid:\n%w", errors.Join(errs...))
 	}
 	return &cfg, nil
+}
+
+// inheritOverrides gives each politeness override the key it leaves out
+// (unset, as mapstructure names the fields no input set) from the
+// politeness settings it overrides: {host: a.test, per_host: 1} keeps
+// the delay, where a zero would drop it.
+func inheritOverrides(p *crawler.PolitenessConfig, unset []string) {
+	for i := range p.Overrides {
+		o, key := &p.Overrides[i], fmt.Sprintf("crawler.politeness.overrides[%d].", i)
+		if slices.Contains(unset, key+"min_delay") {
+			o.MinDelay = p.MinDelay
+		}
+		if slices.Contains(unset, key+"per_host") {
+			o.PerHost = p.PerHost
+		}
+	}
 }
 
 // loading is what Load learns while it lays down the settings.

@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"github.com/deltaq/deltaq/crawler"
 )
 
 func TestDefaultsLoadAndValidate(t *testing.T) {
@@ -423,5 +425,29 @@ func TestAFileWithoutEndIsRefused(t *testing.T) {
 	_, err := Load(Sources{File: "/dev/zero"})
 	if err == nil || !strings.Contains(err.Error(), "/dev/zero: over 4194304 bytes (4 MiB)") {
 		t.Errorf("Load of /dev/zero: %v, want it refused naming the bound", err)
+	}
+}
+
+// TestPolitenessOverridesKeepWhatTheyLeaveOut: an override that names one
+// of min_delay and per_host keeps the other from crawler.politeness, so
+// that {host, per_host} does not drop the delay to zero; one that names
+// both, 0s included, is taken as written.
+func TestPolitenessOverridesKeepWhatTheyLeaveOut(t *testing.T) {
+	cfg, err := Load(Sources{Env: []string{
+		"DELTAQ_CRAWLER_POLITENESS_MIN_DELAY=3s",
+		"DELTAQ_CRAWLER_POLITENESS_PER_HOST=2",
+		"DELTAQ_CRAWLER_POLITENESS_OVERRIDES=[{host: a.test, per_host: 5}, {host: b.test, min_delay: 0s}, {host: c.test, min_delay: 0s, per_host: 8}, {host: d.test}]",
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []crawler.HostOverride{
+		{Host: "a.test", MinDelay: 3 * time.Second, PerHost: 5},
+		{Host: "b.test", MinDelay: 0, PerHost: 2},
+		{Host: "c.test", MinDelay: 0, PerHost: 8},
+		{Host: "d.test", MinDelay: 3 * time.Second, PerHost: 2},
+	}
+	if got := cfg.Crawler.Politeness.Overrides; !slices.Equal(got, want) {
+		t.Errorf("overrides = %+v, want %+v", got, want)
 	}
 }

@@ -64,7 +64,8 @@ type PolitenessConfig struct {
 }
 
 // HostOverride replaces the politeness settings for one host, for example
-// a loopback test web that may be fetched without delay.
+// a loopback test web that may be fetched without delay. Loaded from a
+// configuration, a key it leaves out keeps PolitenessConfig's value.
 type HostOverride struct {
 	Host     string        `mapstructure:"host"`
 	MinDelay time.Duration `mapstructure:"min_delay"`
