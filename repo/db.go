@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -98,6 +99,12 @@ func Open(dir string, cfg Config, opts Options) (*DB, error) {
 	popts := &pebble.Options{
 		Cache:  cache,
 		Logger: pebbleLogger{logger, dir},
+		// Pebble's default ends the process at a damaged file. The
+		// read that found it fails instead, with the file named, and
+		// what else is stored stays readable (a server keeps serving).
+		EventListener: &pebble.EventListener{DataCorruption: func(info pebble.DataCorruptionInfo) {
+			logger.Error("repository damaged: restore it from a backup (deltaq backup)", "component", "pebble", "dir", dir, "file", info.Path, "err", firstLine(fmt.Sprint(info.Details)))
+		}},
 	}
 	if opts.FS != nil {
 		popts.FS = opts.FS
@@ -750,12 +757,24 @@ func (p pebbleLogger) Errorf(format string, args ...any) {
 // the process, as Pebble requires of it: it must not return, and it may
 // be called from a background flush, where no caller could take an error.
 // It exits with status 1 and one line naming the directory and the error,
-// not a panic's stack trace: the write that failed is not applied, what
+// not the error's stack trace: the write that failed is not applied, what
 // was stored before it is kept, and the repository opens again once the
-// cause is gone.
+// cause is gone. A damaged file is not fixed that way: that line says to
+// restore a backup.
 func (p pebbleLogger) Fatalf(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	p.l.Error(msg, "component", "pebble")
-	fmt.Fprintf(os.Stderr, "repo: %s: %s; what was stored before is kept, and the repository opens once that is fixed\n", p.dir, msg)
+	advice := "what was stored before is kept, and the repository opens once that is fixed"
+	if strings.Contains(msg, "corruption") {
+		advice = "a file of the repository is damaged: restore it from a backup (deltaq backup)"
+	}
+	fmt.Fprintf(os.Stderr, "repo: %s: %s; %s\n", p.dir, firstLine(msg), advice)
 	os.Exit(1)
+}
+
+// firstLine is the first line of s, an error's text: Pebble's errors
+// carry their stack after it.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
