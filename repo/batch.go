@@ -48,6 +48,9 @@ func (b *Batch) Commit() error {
 		return errors.New("repo: commit of a closed batch")
 	}
 	defer b.Close()
+	if err := b.db.checkSpace(); err != nil {
+		return err
+	}
 	if len(b.changes) == 0 {
 		if err := b.b.Commit(pebble.Sync); err != nil {
 			return fmt.Errorf("repo: commit: %w", err)

@@ -37,6 +37,11 @@ type Config struct {
 	FetchLogKept int   `mapstructure:"fetch_log_kept"`
 	StatsKept    int   `mapstructure:"stats_kept"`
 	CacheBytes   int64 `mapstructure:"cache_bytes"`
+	// MinFreeBytes is the free space of the repository's disk below
+	// which a commit is refused (0: never). Pebble panics when a write
+	// of its log fails for want of space; refused before, the commit is
+	// an error its caller reports, and what is stored stays readable.
+	MinFreeBytes int64 `mapstructure:"min_free_bytes"`
 }
 
 // Upper bounds, far above any real use: the kept records of a page are
@@ -47,6 +52,7 @@ const (
 	maxFetchLogKept = 100_000
 	maxStatsKept    = 10_000
 	maxCacheBytes   = 1 << 40 // 1 TiB; Pebble fills it on demand
+	maxMinFreeBytes = 1 << 50 // 1 PiB
 )
 
 // Validate reports every problem in c, each naming its key.
@@ -56,6 +62,7 @@ func (c Config) Validate() error {
 	report.Add("fetch_log_kept", c.FetchLogKept, bounds.Limit(c.FetchLogKept, 2, maxFetchLogKept))
 	report.Add("stats_kept", c.StatsKept, bounds.Limit(c.StatsKept, 1, maxStatsKept))
 	report.Add("cache_bytes", c.CacheBytes, bounds.Limit(c.CacheBytes, 1<<20, maxCacheBytes))
+	report.Add("min_free_bytes", c.MinFreeBytes, bounds.Limit(c.MinFreeBytes, 0, maxMinFreeBytes))
 	return report.Err()
 }
 
@@ -70,6 +77,8 @@ type Options struct {
 // DB is the repository. It is safe for concurrent use.
 type DB struct {
 	pdb    *pebble.DB
+	dir    string
+	fs     vfs.FS // the repository's file system, for its free space
 	cfg    Config
 	cache  *pebble.Cache
 	logger *slog.Logger
@@ -106,6 +115,7 @@ func Open(dir string, cfg Config, opts Options) (*DB, error) {
 			logger.Error("repository damaged: restore it from a backup (deltaq backup)", "component", "pebble", "dir", dir, "file", info.Path, "err", firstLine(fmt.Sprint(info.Details)))
 		}},
 	}
+	popts.FS = vfs.Default
 	if opts.FS != nil {
 		popts.FS = opts.FS
 	}
@@ -127,7 +137,7 @@ func Open(dir string, cfg Config, opts Options) (*DB, error) {
 		pdb.Close()
 		return nil, fmt.Errorf("repo: zstd decoder: %w", err)
 	}
-	db := &DB{pdb: pdb, cfg: cfg, cache: cache, logger: logger.With("component", "repo"), zenc: zenc, zdec: zdec}
+	db := &DB{pdb: pdb, dir: dir, fs: popts.FS, cfg: cfg, cache: cache, logger: logger.With("component", "repo"), zenc: zenc, zdec: zdec}
 	db.queueSeq.Store(uint64(time.Now().UnixNano()))
 	if db.nextSeq, err = db.loadNextSeq(); err != nil {
 		db.Close()
@@ -737,6 +747,35 @@ func (db *DB) bucketScan(ctx context.Context, bucket string, full, lower []byte)
 			}
 		}
 	}
+}
+
+// SpaceError is a commit refused because the repository's disk has less
+// free space than repo.min_free_bytes.
+type SpaceError struct {
+	Dir       string
+	Free, Min uint64
+}
+
+func (e *SpaceError) Error() string {
+	return fmt.Sprintf("repo: %s: %d MiB free on its disk, under repo.min_free_bytes (%d MiB): nothing more is written until space is freed; what is stored is kept",
+		e.Dir, e.Free>>20, e.Min>>20)
+}
+
+// checkSpace refuses a commit while the disk has less than
+// cfg.MinFreeBytes free. A file system that cannot tell (in memory) is
+// not checked.
+func (db *DB) checkSpace() error {
+	if db.cfg.MinFreeBytes <= 0 {
+		return nil
+	}
+	u, err := db.fs.GetDiskUsage(db.dir)
+	if err != nil {
+		return nil
+	}
+	if min := uint64(db.cfg.MinFreeBytes); u.AvailBytes < min {
+		return &SpaceError{Dir: db.dir, Free: u.AvailBytes, Min: min}
+	}
+	return nil
 }
 
 // pebbleLogger passes Pebble's messages to the repository's logger.
