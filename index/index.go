@@ -362,7 +362,7 @@ func createBleve(dir string, s Scoring, mergeOnlyOnCompact bool) (bleve.Index, u
 // (MaxSegmentSize 1), so only Compact's forced merge merges. Each open gets
 // its own map: Bleve writes the index path into it.
 func scorchConfig(mergeOnlyOnCompact bool) map[string]any {
-	c := map[string]any{"unsafe_batch": true}
+	c := map[string]any{"unsafe_batch": true, "asyncErrorCallbackName": asyncErrors}
 	if mergeOnlyOnCompact {
 		c["scorchMergePlanOptions"] = map[string]any{"MaxSegmentSize": 1}
 	}
@@ -379,9 +379,11 @@ func scorchConfig(mergeOnlyOnCompact bool) map[string]any {
 var keptSnapshots int
 
 // applyBleve applies b and returns a function that blocks until Bleve has
-// persisted it (or ctx is done). Nothing that depends on the batch being
-// durable — the watermark above all — may be committed before it returns.
+// persisted it (or ctx is done, or Bleve reports that it failed to write
+// to disk). Nothing that depends on the batch being durable — the
+// watermark above all — may be committed before it returns.
 func applyBleve(bi bleve.Index, b *bleve.Batch) (func(context.Context) error, error) {
+	start := time.Now()
 	done := make(chan error, 1)
 	b.SetPersistedCallback(func(err error) {
 		select {
@@ -393,14 +395,26 @@ func applyBleve(bi bleve.Index, b *bleve.Batch) (func(context.Context) error, er
 		return nil, err
 	}
 	return func(ctx context.Context) error {
-		select {
-		case err := <-done:
-			return err
-		case <-ctx.Done():
-			return ctx.Err()
+		tick := time.NewTicker(persistCheck)
+		defer tick.Stop()
+		for {
+			select {
+			case err := <-done:
+				return err
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-tick.C:
+				if err := failedSince(bi, start); err != nil {
+					return fmt.Errorf("cannot write the index to disk (Bleve retries until it can): %w", err)
+				}
+			}
 		}
 	}, nil
 }
+
+// persistCheck is how often a wait for a batch to reach the disk looks for
+// Bleve's report that it cannot.
+const persistCheck = 250 * time.Millisecond
 
 // applyBleveWait is applyBleve for a batch with nothing to do while Bleve
 // writes it: it returns once the batch is on disk.
