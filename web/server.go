@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -496,9 +497,16 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(true)
+	if err := enc.Encode(v); err != nil {
+		// A value encoding/json refuses (NaN, ±Inf): written as it
+		// went, the answer would be a status over an empty body.
+		writeError(w, http.StatusInternalServerError, apiError{Code: CodeInternal, Message: "the answer could not be written as JSON: " + err.Error()})
+		return
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(code)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(true)
-	enc.Encode(v)
+	w.Write(b.Bytes())
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -547,5 +548,17 @@ func TestHeadRunsNoSearch(t *testing.T) {
 	}
 	if code, _, _ := get(t, srv, "/api/v1/search?q=tar"); code != http.StatusOK || fs.last.Query != "tar" {
 		t.Errorf("GET: status %d, the search asked %q: want the query searched", code, fs.last.Query)
+	}
+}
+
+// TestWriteJSONRefusesWhatJSONCannotHold: an answer holding a value JSON
+// has no number for is a 500 naming why, not a 200 over an empty body.
+func TestWriteJSONRefusesWhatJSONCannotHold(t *testing.T) {
+	w := httptest.NewRecorder()
+	writeJSON(w, http.StatusOK, map[string]float64{"score": math.NaN()})
+	var got errorBody
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || w.Code != http.StatusInternalServerError || got.Error.Code != CodeInternal ||
+		!strings.Contains(got.Error.Message, "NaN") {
+		t.Errorf("%d %q (%v), want 500 internal naming NaN", w.Code, w.Body, err)
 	}
 }
