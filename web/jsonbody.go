@@ -12,7 +12,8 @@ import (
 )
 
 // decodeJSONBody reads one JSON object of at most limit bytes (the setting
-// limitKey) into v, rejecting unknown fields, and answers the error itself.
+// limitKey) into v, rejecting unknown members and members given twice,
+// and answers the error itself.
 func decodeJSONBody(w http.ResponseWriter, r *http.Request, v any, limit int64, limitKey string) bool {
 	// The body is read whole (it is small, at most limit bytes) so that a
 	// type error can be placed in it again: see jsonPathAt.
