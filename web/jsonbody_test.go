@@ -110,23 +110,24 @@ func TestDecodeJSONBodyRefusesABodyCutShort(t *testing.T) {
 
 // TestDecodeJSONBodyTakesEachObjectsOwnMembers: the same name in two
 // objects (elements of an array, or an object and one inside it) is not
-// given twice, and a member in another case is the field's, as
-// encoding/json reads it.
+// given twice, a member in another case is the field's, as encoding/json
+// reads it, and a map's keys differing in case are two.
 func TestDecodeJSONBodyTakesEachObjectsOwnMembers(t *testing.T) {
 	type item struct {
 		Name string `json:"name"`
 		Bid  float64
 	}
 	var got struct {
-		Name  string `json:"name"`
-		Items []item `json:"items"`
+		Name   string         `json:"name"`
+		Items  []item         `json:"items"`
+		Counts map[string]int `json:"counts"`
 	}
-	body := `{"NAME":"a","items":[{"name":"b","bid":1},{"name":"c","Bid":2}]}`
+	body := `{"NAME":"a","items":[{"name":"b","bid":1},{"name":"c","Bid":2}],"counts":{"x":1,"X":2}}`
 	w := httptest.NewRecorder()
 	if !decodeJSONBody(w, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body)), &got, 128, "test.max_bytes") {
 		t.Fatalf("%s refused: %d %s", body, w.Code, w.Body)
 	}
-	if want := []item{{"b", 1}, {"c", 2}}; got.Name != "a" || !slices.Equal(got.Items, want) {
-		t.Errorf("decoded %+v, want name a and items %+v", got, want)
+	if want := []item{{"b", 1}, {"c", 2}}; got.Name != "a" || !slices.Equal(got.Items, want) || got.Counts["x"] != 1 || got.Counts["X"] != 2 {
+		t.Errorf("decoded %+v, want name a, items %+v and counts x 1, X 2", got, want)
 	}
 }

@@ -89,14 +89,17 @@ func (w *jsonWalk) next() (json.Token, error) {
 }
 
 // member takes key, the name of the next member of object f. As
-// encoding/json does, it matches names to a struct's fields in any case.
+// encoding/json does, it matches names to a struct's fields in any case
+// (a map's keys, or those of an object of unknown type, exactly).
 func (w *jsonWalk) member(f *jsonFrame, key string) error {
 	f.key, f.wantKey = key, false
-	if slices.ContainsFunc(f.keys, func(k string) bool { return strings.EqualFold(k, key) }) {
+	isStruct := f.t != nil && f.t.Kind() == reflect.Struct
+	same := func(k string) bool { return k == key || isStruct && strings.EqualFold(k, key) }
+	if slices.ContainsFunc(f.keys, same) {
 		return &jsonMemberError{path: w.path(true), twice: true}
 	}
 	f.keys = append(f.keys, key)
-	if f.t != nil && f.t.Kind() == reflect.Struct {
+	if isStruct {
 		if _, ok := jsonField(f.t, key); !ok {
 			return &jsonMemberError{path: w.path(true), allowed: jsonFieldNames(f.t)}
 		}
