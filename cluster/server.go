@@ -48,6 +48,10 @@ func Serve(ctx context.Context, cfg ServerConfig, ready func(url string)) error 
 	if cfg.Cluster == "" && len(cfg.Routes) > 0 {
 		return fmt.Errorf("--routes %s: routes join a cluster, which needs --cluster-listen", strings.Join(cfg.Routes, ","))
 	}
+	// NATS would end the process: a JetStream cluster needs routes.
+	if cfg.Cluster != "" && len(cfg.Routes) == 0 {
+		return fmt.Errorf("--cluster-listen %s: a cluster needs --routes naming the other servers; leave both out to serve alone", cfg.Cluster)
+	}
 	opts := &server.Options{ServerName: cfg.Name, Host: host, Port: port, JetStream: true, StoreDir: cfg.StoreDir, NoSigs: true}
 	if cfg.Cluster != "" {
 		chost, cport, err := splitAddr("--cluster-listen", cfg.Cluster)
@@ -90,7 +94,7 @@ func Serve(ctx context.Context, cfg ServerConfig, ready func(url string)) error 
 // reports a port it cannot take by ending the process with a log line of
 // its own, so each is tried here first (and let go at once).
 func portsFree(cfg ServerConfig) error {
-	if cfg.Cluster != "" && cfg.Cluster == cfg.Listen && !strings.HasSuffix(cfg.Listen, ":0") {
+	if cfg.Cluster != "" && cfg.Cluster == cfg.Listen {
 		return fmt.Errorf("--cluster-listen = %q: must differ from --listen: routes and clients need a port each", cfg.Cluster)
 	}
 	for _, a := range []struct{ flag, addr string }{{"--listen", cfg.Listen}, {"--cluster-listen", cfg.Cluster}} {
@@ -106,11 +110,20 @@ func portsFree(cfg ServerConfig) error {
 	return nil
 }
 
-// splitAddr parses host:port for the flag named flag.
+// splitAddr parses host:port for the flag named flag. Port 0 is refused:
+// NATS reads it not as "any free port" but as its default client port,
+// 4222, or, for routes, as no route listener at all.
 func splitAddr(flag, addr string) (string, int, error) {
 	host, port, err := hostport.Split(addr)
 	if err != nil {
 		return "", 0, fmt.Errorf("%s = %q: must be %s: %w", flag, addr, hostport.Rule, err)
+	}
+	if port == 0 {
+		reads := "its default 4222"
+		if flag == "--cluster-listen" {
+			reads = "no route listener"
+		}
+		return "", 0, fmt.Errorf("%s = %q: must have a port in [1, 65535]; NATS reads 0 as %s", flag, addr, reads)
 	}
 	return host, port, nil
 }

@@ -35,8 +35,11 @@ func TestClusterFlagsGiveClearErrors(t *testing.T) {
 		{[]string{"cluster", "forget", "n1"}, "--cluster"},
 		{[]string{"cluster", "forget", "--cluster", "nats://127.0.0.1:1", "n1"}, "cluster.url: connect nats://127.0.0.1:1"},
 		{[]string{"cluster", "serve", "--listen", "nohost", "--store", t.TempDir()}, `--listen = "nohost"`},
-		{[]string{"cluster", "serve", "--listen", "127.0.0.1:0"}, "--store"},
-		{[]string{"cluster", "serve", "--listen", "127.0.0.1:0", "--store", t.TempDir(), "--cluster-listen", "127.0.0.1:0", "--routes", "http://x"}, `--routes: "http://x"`},
+		{[]string{"cluster", "serve", "--listen", "127.0.0.1:4333"}, "--store"},
+		{[]string{"cluster", "serve", "--listen", "127.0.0.1:4333", "--store", t.TempDir(), "--cluster-listen", "127.0.0.1:6333", "--routes", "http://x"}, `--routes: "http://x"`},
+		{[]string{"cluster", "serve", "--listen", "127.0.0.1:0", "--store", t.TempDir()}, `--listen = "127.0.0.1:0": must have a port in [1, 65535]`},
+		{[]string{"cluster", "serve", "--listen", "127.0.0.1:4333", "--store", t.TempDir(), "--cluster-listen", "127.0.0.1:0", "--routes", "nats-route://127.0.0.1:6222"}, `--cluster-listen = "127.0.0.1:0": must have a port in [1, 65535]`},
+		{[]string{"cluster", "serve", "--listen", "127.0.0.1:4333", "--store", t.TempDir(), "--cluster-listen", "127.0.0.1:6333"}, "--cluster-listen 127.0.0.1:6333: a cluster needs --routes"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			_, _, err := run(t, c.args...)
