@@ -18,6 +18,9 @@ func (a *app) newEvalRelationCmd() *cobra.Command {
 		Short: "Relations kept fresh through keyword search: Fig. 2 re-run, or real pages through the replay's added search (Yang et al., SIGMOD 2010)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkRelationMode(cmd, synth); err != nil {
+				return err
+			}
 			cfg, err := a.loadEval(cmd, out, func(c *configs.Config) map[string][]string {
 				if synth != "" {
 					return nil // the synthetic model reads no file
@@ -63,4 +66,20 @@ func (a *app) newEvalRelationCmd() *cobra.Command {
 		"budgets": "eval.relation.archive.budgets", "seeds": "eval.relation.synth.seeds",
 	})
 	return cmd
+}
+
+// checkRelationMode refuses a flag of the mode eval relation does not run,
+// which would otherwise be dropped without a word: the synthetic model
+// reads no archive, and the archive replay has no seeds.
+func checkRelationMode(cmd *cobra.Command, synth string) error {
+	unread, mode, reads := []string{"seeds"}, "without --synth", "--synth citations"
+	if synth != "" {
+		unread, mode, reads = []string{"archive", "log", "budgets"}, "with --synth "+synth, "the archive replay (no --synth)"
+	}
+	for _, name := range unread {
+		if cmd.Flags().Changed(name) {
+			return fmt.Errorf("--%s %s: only %s reads it", name, mode, reads)
+		}
+	}
+	return nil
 }
