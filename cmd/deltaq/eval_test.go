@@ -254,3 +254,37 @@ func TestInterruptedEvalSyncWritesTheFinishedRunsMarkedPartial(t *testing.T) {
 		t.Errorf("results.csv has %d runs, want the 2 finished:\n%s", n, csv)
 	}
 }
+
+// TestEvalDiscoveryRefusesAnArchiveGivenTwice: one archive named twice,
+// the same way or another, is refused naming the flag and the value,
+// where it used to be evaluated twice, its rows doubled.
+func TestEvalDiscoveryRefusesAnArchiveGivenTwice(t *testing.T) {
+	// A site of three weeks with a page new in each of the last two.
+	page := func(body string) string { return "<html><title>t</title><body>" + body + "</body></html>" }
+	fx := archivetest.Fixture{Name: "fruit", Weeks: 3, Intervals: []archivetest.Interval{
+		{URL: "/", First: 0, Last: 0, Body: page(`<a href="/a">a</a>`)},
+		{URL: "/", First: 1, Last: 1, Body: page(`<a href="/a">a</a> <a href="/d">d</a>`)},
+		{URL: "/", First: 2, Last: 2, Body: page(`<a href="/a">a</a> <a href="/d">d</a> <a href="/e">e</a>`)},
+		{URL: "/a", First: 0, Last: 2, Body: page("apple")},
+		{URL: "/d", First: 1, Last: 2, Body: page("date")},
+		{URL: "/e", First: 2, Last: 2, Body: page("elderberry")},
+	}}
+	dir := filepath.Join(t.TempDir(), "fruit")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	archivetest.Write(t, dir, fx)
+	if _, _, err := run(t, "eval", "discovery", "--archive", dir, "--out", t.TempDir()); err != nil {
+		t.Fatalf("the archive once: %v", err)
+	}
+	for _, again := range []string{dir, dir + "/.", dir + "/../fruit"} {
+		out := filepath.Join(t.TempDir(), "out")
+		_, _, err := run(t, "eval", "discovery", "--archive", dir, "--archive", again, "--out", out)
+		if want := "--archive = " + again + ": given twice"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--archive %s --archive %s: %v, want %q", dir, again, err, want)
+		}
+		if _, err := os.Stat(filepath.Join(out, "report.md")); err == nil {
+			t.Errorf("--archive %s --archive %s: a report written", dir, again)
+		}
+	}
+}

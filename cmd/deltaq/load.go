@@ -34,11 +34,11 @@ func (a *app) loadEval(cmd *cobra.Command, out string, inputs func(*configs.Conf
 	return cfg, nil
 }
 
-// checkInputs refuses an input path that is not there, naming its flag
-// and the configuration key the flag sets: the value may come from either,
-// and a package that fails to open it deep in a run can name only the
-// path. Empty paths are left to the command, which knows whether the
-// input is required.
+// checkInputs refuses an input path that is not there, or given twice,
+// naming its flag and the configuration key the flag sets: the value may
+// come from either, and a package that fails to open it deep in a run can
+// name only the path. Empty paths are left to the command, which knows
+// whether the input is required.
 func checkInputs(cmd *cobra.Command, inputs map[string][]string) error {
 	for _, name := range slices.Sorted(maps.Keys(inputs)) {
 		for _, path := range inputs[name] {
@@ -53,6 +53,34 @@ func checkInputs(cmd *cobra.Command, inputs map[string][]string) error {
 				return fmt.Errorf("%s = %s: %w", flagAndKey(cmd, name), path, err)
 			}
 		}
+		if err := distinctPaths(flagAndKey(cmd, name), inputs[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// distinctPaths refuses a path given twice to the repeatable flag, however
+// named (realPath): an archive given twice would be evaluated twice, its
+// rows doubled and its plots written over. The paths exist.
+func distinctPaths(flag string, paths []string) error {
+	seen := make(map[string]string, len(paths))
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		real, err := realPath(p)
+		if err != nil {
+			return fmt.Errorf("%s = %s: %w", flag, p, err)
+		}
+		if first, ok := seen[real]; ok {
+			also := ""
+			if first != p {
+				also = " (also as " + first + ")"
+			}
+			return fmt.Errorf("%s = %s: given twice%s; give each once", flag, p, also)
+		}
+		seen[real] = p
 	}
 	return nil
 }
