@@ -629,12 +629,13 @@ func (a *app) importOPML(ctx context.Context, st *feeds.Store, outlines []feeds.
 			why[i] = o.Skip
 		case errors.Is(err, urlnorm.ErrControl):
 			why[i] = "must be a URL with " + urlnorm.GivenRule
-		case err != nil:
-			why[i] = "not an http or https URL"
-		case seen[u]:
+		case err == nil && seen[u]:
 			sub[i] = repeat
 		default:
-			seen[u] = true
+			// A URL NormalizeGiven refuses (too long, not http) goes on,
+			// matched with none, for SubscribeMany to refuse with the
+			// reason feeds add gives.
+			seen[u] = err == nil
 			opts := o.Options
 			opts.Weight = cmp.Or(flags.Weight, opts.Weight)
 			opts.MinInterval = cmp.Or(flags.MinInterval, opts.MinInterval)

@@ -114,7 +114,7 @@ func TestFeedsImportCountsEachOutline(t *testing.T) {
 		"3 feeds subscribed, 1 already subscribed, 2 repeated in the file, 3 skipped\n",
 		"  skipped: line 9 \"lost\": no xmlUrl\n",
 		"  skipped: line 10 \"blank\": empty xmlUrl\n",
-		"  skipped: line 11 \"ftp://d.test/feed\": not an http or https URL\n",
+		"  skipped: line 11 \"ftp://d.test/feed\": must be an absolute http or https URL\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("feeds import:\n%s\nwant %q", out, want)
@@ -126,6 +126,33 @@ func TestFeedsImportCountsEachOutline(t *testing.T) {
 	out, _, _ = run(t, "feeds", "import", list, "--data", data)
 	if !strings.Contains(out, "0 feeds subscribed, 4 already subscribed, 2 repeated in the file, 3 skipped\n") {
 		t.Errorf("feeds import again:\n%s\nwant none subscribed anew", out)
+	}
+}
+
+// TestFeedsImportSkipsAURLWithFeedsAddsReason: a URL feeds add refuses
+// is skipped by an import for the same reason, where one too long used
+// to be called not an http or https URL.
+func TestFeedsImportSkipsAURLWithFeedsAddsReason(t *testing.T) {
+	dir := t.TempDir()
+	for _, u := range []string{"http://a.test/" + strings.Repeat("a", 3000), "ftp://d.test/feed"} {
+		_, _, err := run(t, "feeds", "add", u, "--data", dir)
+		if err == nil {
+			t.Fatalf("feeds add %.40s…: subscribed", u)
+		}
+		i := strings.LastIndex(err.Error(), ": must be ")
+		if i < 0 {
+			t.Fatalf("feeds add %.40s…: %v, want why", u, err)
+		}
+		why := err.Error()[i:]
+		list := filepath.Join(t.TempDir(), "list.opml")
+		opml := `<?xml version="1.0"?><opml version="2.0"><body><outline text="x" xmlUrl="` + u + `"/></body></opml>`
+		if err := os.WriteFile(list, []byte(opml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, _, err := run(t, "feeds", "import", list, "--data", dir)
+		if err == nil || !strings.Contains(out, "0 feeds subscribed") || !strings.Contains(out, why+"\n") {
+			t.Errorf("feeds import of %.40s…: %v\n%.300s\nwant it skipped%s", u, err, out, why)
+		}
 	}
 }
 
