@@ -28,7 +28,7 @@ delivery has yet. A receiver checks the Deltaq-Signature header,
 the key's bytes (the hex decoded), and may refuse old timestamps as replays.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withWatches(cmd, &dataDir, openRepo, func(ctx context.Context, e *watchEnv) error {
+			return a.withWatches(cmd, &dataDir, openKeyRepo, func(ctx context.Context, e *watchEnv) error {
 				key, err := notify.NewService(e.outbox, notify.Options{Logger: e.logger}).Secret(ctx)
 				if err != nil {
 					return err

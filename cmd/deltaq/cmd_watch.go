@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -36,8 +38,9 @@ type watchEnv struct {
 // openWatchEnv opens the watch environment of dataDir, the repository with
 // open: openCrawledRepo for the commands that list, show or remove watches
 // and alerts, which must not create an empty repository at a mistyped path
-// and report on it; openRepo for those that add a watch, an alert or an API
-// key, or try a watch out before adding it, which may start a repository.
+// and report on it; openRepo for those that add a watch or an alert, or try
+// a watch out before adding it, which may start a repository; openKeyRepo
+// for those that print a key (watch key, notify secret).
 func (a *app) openWatchEnv(cmd *cobra.Command, dataDir string, open repoOpener) (*watchEnv, error) {
 	cfg, err := a.load(cmd)
 	if err != nil {
@@ -53,6 +56,18 @@ func (a *app) openWatchEnv(cmd *cobra.Command, dataDir string, open repoOpener) 
 		return nil, err
 	}
 	return e, nil
+}
+
+// openKeyRepo opens the repository a key is made in and printed from. A
+// data directory that is there may start one (a key made before the first
+// serve is served), but one that is not is a mistyped --data, refused as
+// openCrawledRepo refuses it: the key printed would be in no repository
+// the server uses.
+func openKeyRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (*repo.DB, error) {
+	if _, err := os.Stat(dataDir); errors.Is(err, fs.ErrNotExist) {
+		return openCrawledRepo(dataDir, cfg, logger)
+	}
+	return openRepo(dataDir, cfg, logger)
 }
 
 func (e *watchEnv) close() error {
@@ -323,7 +338,7 @@ func (wc *watchCommands) keyCmd() *cobra.Command {
 				}
 				return a.makeKeyThrough(cmd, server, key)
 			}
-			return a.withWatches(cmd, &wc.dataDir, openRepo, func(ctx context.Context, e *watchEnv) error {
+			return a.withWatches(cmd, &wc.dataDir, openKeyRepo, func(ctx context.Context, e *watchEnv) error {
 				secret, err := e.engine.CreateKey(ctx, key)
 				if err != nil {
 					return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -362,5 +363,28 @@ func TestWatchFeedURLBase(t *testing.T) {
 		if err != nil || !strings.HasPrefix(out, c.want) || (c.note == "") != (stderr == "") || !strings.Contains(stderr, c.note) {
 			t.Errorf("server.listen %s: %v\n%s%s\nwant %s and a note saying %q", c.listen, err, out, stderr, c.want, c.note)
 		}
+	}
+}
+
+// TestKeysAreNotMadeInADataDirectoryThatIsNotThere: watch key and notify
+// secret given a --data that does not exist refuse it as ads
+// create-advertiser does and leave it uncreated, rather than start a
+// repository there and print a key no server uses.
+func TestKeysAreNotMadeInADataDirectoryThatIsNotThere(t *testing.T) {
+	for _, args := range [][]string{{"watch", "key", "ada"}, {"notify", "secret"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "typo")
+			_, _, want := run(t, "ads", "create-advertiser", "--data", data, "--name", "X")
+			if want == nil {
+				t.Fatalf("ads create-advertiser --data %s: no error", data)
+			}
+			out, _, err := run(t, append(args, "--data", data)...)
+			if err == nil || err.Error() != want.Error() {
+				t.Errorf("--data %s: %v (output %q), want %q as ads create-advertiser", data, err, out, want)
+			}
+			if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%s: %v, want it left uncreated", data, err)
+			}
+		})
 	}
 }
