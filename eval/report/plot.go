@@ -156,15 +156,24 @@ func (p Plot) build() (*plot.Plot, error) {
 		d.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
 		pl.Add(d)
 	}
-	// A logarithmic axis over a single value has no decade to tick and
-	// gonum panics on it: widen such an axis to a factor of ten around the
-	// value.
-	if p.LogX && xlo == xhi && xlo > 0 {
-		pl.X.Min, pl.X.Max = xlo/math.Sqrt(10), xhi*math.Sqrt(10)
-	}
-	if p.LogY && ylo == yhi && ylo > 0 {
-		pl.Y.Min, pl.Y.Max = ylo/math.Sqrt(10), yhi*math.Sqrt(10)
-	}
+	// A logarithmic axis over a single value has no decade to tick, and
+	// one over none (every value 0, not drawable) runs from 0; gonum
+	// panics on either. Such an axis spans a factor of ten around the
+	// value, or from 1 to 10.
+	logAxis(&pl.X, p.LogX, xlo, xhi)
+	logAxis(&pl.Y, p.LogY, ylo, yhi)
 	pl.Add(plotter.NewGrid())
 	return pl, nil
+}
+
+// logAxis sets the range of a, logarithmic when isLog, over the values
+// [lo, hi] drawn on it (lo > hi for none) where gonum could not draw it.
+func logAxis(a *plot.Axis, isLog bool, lo, hi float64) {
+	switch {
+	case !isLog:
+	case lo > hi:
+		a.Min, a.Max = 1, 10
+	case lo == hi:
+		a.Min, a.Max = lo/math.Sqrt(10), hi*math.Sqrt(10)
+	}
 }

@@ -95,3 +95,21 @@ func TestLogAxisOverASingleValueIsDrawn(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLogAxisWithNothingToDrawIsDrawnEmpty: a log axis whose every value
+// is 0 (a run that found nothing new) is drawn empty, where gonum
+// panicked on an axis from 0 to 0.
+func TestLogAxisWithNothingToDrawIsDrawnEmpty(t *testing.T) {
+	for _, p := range []Plot{
+		{LogY: true, Series: []Series{{Name: "none new", X: []float64{1, 2, 3}, Y: []float64{0, 0, 0}}}},
+		{LogX: true, LogY: true, Series: []Series{{Name: "none", X: []float64{0}, Y: []float64{0}, Style: Points}}},
+	} {
+		path := filepath.Join(t.TempDir(), "p")
+		if err := p.Write(path); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(path + ".svg"); err != nil || fi.Size() == 0 {
+			t.Errorf("%+v: svg %v", p, err)
+		}
+	}
+}
