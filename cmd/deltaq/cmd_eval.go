@@ -359,15 +359,10 @@ func (a *app) evalIR(ctx context.Context, cfg *configs.Config, f irFlags, topics
 }
 
 // crawlArchive crawls week 0 of the archive in dir into db through a
-// replay server on loopback, unless db already holds pages.
+// replay server on loopback, unless db already holds pages: then they
+// must be the archive's (its front page among them), or the evaluation
+// would judge pages the qrels do not name.
 func (a *app) crawlArchive(ctx context.Context, dir string, db *repo.DB, cfg *configs.Config, logger *slog.Logger) error {
-	for _, err := range db.Pages(ctx) {
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(a.stderr, "eval ir: --data already holds pages; not crawling --archive again")
-		return nil
-	}
 	ar, err := archive.Open(dir)
 	if err != nil {
 		return fmt.Errorf("--archive %s: %w", dir, err)
@@ -375,6 +370,19 @@ func (a *app) crawlArchive(ctx context.Context, dir string, db *repo.DB, cfg *co
 	srv, err := replay.New([]*archive.Archive{ar}, replay.Options{Logger: logger})
 	if err != nil {
 		return err
+	}
+	for page, err := range db.Pages(ctx) {
+		if err != nil {
+			return err
+		}
+		for _, h := range srv.Hosts() {
+			if _, err := db.Page("http://" + h + "/"); err != nil {
+				return fmt.Errorf("--data holds pages (%s, …) but not --archive %s's front page http://%s/ (%v): give an empty --data, or the one the archive was crawled into",
+					page.URL, dir, h, err)
+			}
+		}
+		fmt.Fprintln(a.stderr, "eval ir: --data already holds the archive's pages; not crawling --archive again")
+		return nil
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

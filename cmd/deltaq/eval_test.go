@@ -148,6 +148,24 @@ func TestEvalIRWithArchiveCrawlsIntoANewDataDirectory(t *testing.T) {
 	if !strings.Contains(stdout, "relevance: 1 topics: nDCG@10 1.0000") {
 		t.Errorf("eval ir printed:\n%s", stdout)
 	}
+	// Again on the same data: the archive's pages are there, and read.
+	stdout, stderr, err := run(t, "eval", "ir", "--archive", ar, "--data", data, "--topics", topics, "--qrels", qrels, "--out", filepath.Join(dir, "out2"))
+	if err != nil || !strings.Contains(stdout, "nDCG@10 1.0000") || !strings.Contains(stderr, "already holds the archive's pages") {
+		t.Errorf("eval ir again: %v\n%s%s", err, stdout, stderr)
+	}
+	// Another archive on the same data would judge pages its qrels do
+	// not name: refused.
+	veg := filepath.Join(dir, "veg")
+	if err := os.Mkdir(veg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	archivetest.Write(t, veg, archivetest.Fixture{Name: "veg", Weeks: 1, Intervals: []archivetest.Interval{
+		{URL: "/", First: 0, Last: 0, Body: "<html><title>veg</title><body>kale</body></html>"},
+	}})
+	_, _, err = run(t, "eval", "ir", "--archive", veg, "--data", data, "--topics", topics, "--qrels", qrels, "--out", filepath.Join(dir, "out3"))
+	if want := "but not --archive " + veg + "'s front page http://veg.test/"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("eval ir of another archive on the same data: %v, want %q", err, want)
+	}
 }
 
 // syncFixture writes a five-week archive whose pages change, and a query
