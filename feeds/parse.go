@@ -138,6 +138,11 @@ func ParseAt(body []byte, docURL string, maxBytes int64, maxItems int) (*Parsed,
 		case it.UpdatedParsed != nil:
 			item.Published = it.UpdatedParsed.UTC()
 		}
+		// A date past year 9999 (or before year 1) is none: the stored
+		// item's JSON has no such years, and no posting is dated there.
+		if y := item.Published.Year(); y < 1 || y > 9999 {
+			item.Published = time.Time{}
+		}
 		p.Items = append(p.Items, item)
 	}
 	return p, nil

@@ -66,6 +66,29 @@ func TestRelativeLinksAreResolved(t *testing.T) {
 	}
 }
 
+// An item dated past year 9999 (here Dec 31 9999 at UTC−12, year 10000
+// in UTC) is stored undated, posted when first seen, beside a dated
+// one; its date used to fail every poll's store of the feed.
+func TestDatesPastYear9999AreNone(t *testing.T) {
+	s, db := openStore(t, vfs.NewMem(), "")
+	defer db.Close()
+	items, _ := recordOne(t, s, "http://h.test/far.rss", `<?xml version="1.0"?><rss version="2.0"><channel><title>r</title>`+
+		`<item><title>far</title><guid>far</guid><pubDate>Fri, 31 Dec 9999 23:59:59 -1200</pubDate></item>`+
+		`<item><title>near</title><guid>near</guid><pubDate>Sat, 01 Mar 2025 10:00:00 +0000</pubDate></item></channel></rss>`)
+	if len(items) != 2 {
+		t.Fatalf("stored %+v, want both items", items)
+	}
+	for _, it := range items {
+		want := time.Time{}
+		if it.Title == "near" {
+			want = time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+		}
+		if !it.Published.Equal(want) {
+			t.Errorf("%s: published %v, want %v", it.Title, it.Published, want)
+		}
+	}
+}
+
 // Item links that are not http or https once resolved are dropped: the
 // item keeps its key and title, and the poll counts the links dropped.
 func TestOnlyHTTPLinksAreKept(t *testing.T) {
