@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -18,20 +19,31 @@ func WriteAtom(w io.Writer, id, title, self string, items []StoredItem) error {
 		Rel  string `xml:"rel,attr,omitempty"`
 		Href string `xml:"href,attr"`
 	}
+	type content struct {
+		Type string `xml:"type,attr"`
+		Body string `xml:",chardata"`
+	}
 	type entry struct {
-		ID        string `xml:"id"`
-		Title     string `xml:"title"`
-		Link      *link  `xml:"link,omitempty"`
-		Updated   string `xml:"updated"`
-		Published string `xml:"published,omitempty"`
+		ID        string   `xml:"id"`
+		Title     string   `xml:"title"`
+		Link      *link    `xml:"link,omitempty"`
+		Content   *content `xml:"content,omitempty"`
+		Updated   string   `xml:"updated"`
+		Published string   `xml:"published,omitempty"`
+	}
+	type author struct {
+		Name string `xml:"name"`
 	}
 	type feed struct {
 		XMLName xml.Name `xml:"http://www.w3.org/2005/Atom feed"`
 		ID      string   `xml:"id"`
 		Title   string   `xml:"title"`
-		Link    link     `xml:"link"`
-		Updated string   `xml:"updated"`
-		Entries []entry  `xml:"entry"`
+		// Author is the feed's, so that no entry needs one (RFC 4287
+		// §4.1.1 wants one on the feed or on every entry).
+		Author  author  `xml:"author"`
+		Link    link    `xml:"link"`
+		Updated string  `xml:"updated"`
+		Entries []entry `xml:"entry"`
 	}
 	// An empty feed was never updated: the Unix epoch, as the
 	// notification feeds say it, rather than year 1.
@@ -41,14 +53,18 @@ func WriteAtom(w io.Writer, id, title, self string, items []StoredItem) error {
 			updated = it.FirstSeen
 		}
 	}
-	f := feed{ID: id, Title: title, Link: link{Rel: "self", Href: self}, Updated: updated.UTC().Format(time.RFC3339)}
+	f := feed{ID: id, Title: title, Author: author{Name: "deltaq"}, Link: link{Rel: "self", Href: self}, Updated: updated.UTC().Format(time.RFC3339)}
 	for _, it := range items {
-		e := entry{ID: "urn:deltaq:item:" + it.FeedID + ":" + it.Key, Title: it.Title, Updated: it.FirstSeen.UTC().Format(time.RFC3339)}
+		e := entry{ID: "urn:deltaq:item:" + it.FeedID + ":" + iriEscape(it.Key), Title: it.Title, Updated: it.FirstSeen.UTC().Format(time.RFC3339)}
 		if e.Title == "" {
 			e.Title = it.Key
 		}
 		if it.Link != "" {
 			e.Link = &link{Href: it.Link}
+		} else {
+			// An entry without a link must have content (RFC 4287
+			// §4.1.1.2); the item's title is all it keeps.
+			e.Content = &content{Type: "text", Body: e.Title}
 		}
 		if !it.Published.IsZero() {
 			e.Published = it.Published.UTC().Format(time.RFC3339)
@@ -64,4 +80,27 @@ func WriteAtom(w io.Writer, id, title, self string, items []StoredItem) error {
 		return fmt.Errorf("feeds: atom: %w", err)
 	}
 	return nil
+}
+
+// iriEscape percent-encodes what an IRI may not hold (RFC 3987): spaces
+// and controls, <>"{}|\^` and a % that starts no escape. Item keys are
+// GUIDs and links as their feeds wrote them; a key that is a valid IRI
+// already, as nearly all are, keeps its entry id.
+func iriEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		valid := c > ' ' && c != 0x7f && !strings.ContainsRune("<>\"{}|\\^`", rune(c)) &&
+			(c != '%' || i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]))
+		if valid {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
