@@ -45,15 +45,7 @@ func WriteAtom(w io.Writer, id, title, self string, items []StoredItem) error {
 		Updated string  `xml:"updated"`
 		Entries []entry `xml:"entry"`
 	}
-	// An empty feed was never updated: the Unix epoch, as the
-	// notification feeds say it, rather than year 1.
-	updated := time.Unix(0, 0)
-	for _, it := range items {
-		if it.FirstSeen.After(updated) {
-			updated = it.FirstSeen
-		}
-	}
-	f := feed{ID: id, Title: title, Author: author{Name: "deltaq"}, Link: link{Rel: "self", Href: self}, Updated: updated.UTC().Format(time.RFC3339)}
+	f := feed{ID: id, Title: title, Author: author{Name: "deltaq"}, Link: link{Rel: "self", Href: self}, Updated: AtomUpdated(items).UTC().Format(time.RFC3339)}
 	for _, it := range items {
 		e := entry{ID: "urn:deltaq:item:" + it.FeedID + ":" + iriEscape(it.Key), Title: it.Title, Updated: it.FirstSeen.UTC().Format(time.RFC3339)}
 		if e.Title == "" {
@@ -80,6 +72,19 @@ func WriteAtom(w io.Writer, id, title, self string, items []StoredItem) error {
 		return fmt.Errorf("feeds: atom: %w", err)
 	}
 	return nil
+}
+
+// AtomUpdated is the updated time of items' Atom feed: the newest item's
+// first sight, or, for a feed without items, which was never updated, the
+// Unix epoch (as the notification feeds say it), rather than year 1.
+func AtomUpdated(items []StoredItem) time.Time {
+	updated := time.Unix(0, 0)
+	for _, it := range items {
+		if it.FirstSeen.After(updated) {
+			updated = it.FirstSeen
+		}
+	}
+	return updated
 }
 
 // iriEscape percent-encodes what an IRI may not hold (RFC 3987): spaces

@@ -1,8 +1,11 @@
 package web
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -290,7 +293,7 @@ func (s *Server) handleFeedItems(w http.ResponseWriter, r *http.Request) {
 		items = items[max(len(items)-q.limit, 0):]
 	}
 	title := cmp.Or(f.Name, f.Title, f.URL)
-	s.writeItems(w, q, items, riverID+":"+f.ID, title, requestBase(r)+"/api/v1/feeds/"+f.ID+"/items?format=atom")
+	s.writeItems(w, r, q, items, riverID+":"+f.ID, title, requestBase(r)+"/api/v1/feeds/"+f.ID+"/items?format=atom")
 }
 
 func (s *Server) handleRiver(w http.ResponseWriter, r *http.Request) {
@@ -313,20 +316,34 @@ func (s *Server) river(w http.ResponseWriter, r *http.Request, q itemQuery) {
 		s.fail(w, r, err)
 		return
 	}
-	s.writeItems(w, q, items, riverID, "deltaq river", requestBase(r)+riverPath)
+	s.writeItems(w, r, q, items, riverID, "deltaq river", requestBase(r)+riverPath)
 }
 
 // writeItems answers items in the format q asks: JSON, or an Atom feed
-// with id, title and self (feeds.WriteAtom).
-func (s *Server) writeItems(w http.ResponseWriter, q itemQuery, items []feeds.StoredItem, id, title, self string) {
+// with id, title and self (feeds.WriteAtom), served conditionally
+// (serveAtom).
+func (s *Server) writeItems(w http.ResponseWriter, r *http.Request, q itemQuery, items []feeds.StoredItem, id, title, self string) {
 	if q.format != "atom" {
 		writeJSON(w, http.StatusOK, map[string]any{"items": orEmpty(items)})
 		return
 	}
-	w.Header().Set("Content-Type", "application/atom+xml; charset=utf-8")
-	if err := feeds.WriteAtom(w, id, title, self, items); err != nil {
-		s.logger.Debug("items", "id", id, "err", err)
+	var b bytes.Buffer
+	if err := feeds.WriteAtom(&b, id, title, self, items); err != nil {
+		s.fail(w, r, err)
+		return
 	}
+	serveAtom(w, r, b.Bytes(), feeds.AtomUpdated(items))
+}
+
+// serveAtom answers the Atom document b, last updated at updated. A
+// reader's own If-None-Match (the ETag is the body's hash) or
+// If-Modified-Since gets 304, so that a poll of an unchanged feed does
+// not fetch it whole.
+func serveAtom(w http.ResponseWriter, r *http.Request, b []byte, updated time.Time) {
+	sum := sha256.Sum256(b)
+	w.Header().Set("Content-Type", "application/atom+xml; charset=utf-8")
+	w.Header().Set("ETag", `"`+hex.EncodeToString(sum[:16])+`"`)
+	http.ServeContent(w, r, "", updated, bytes.NewReader(b))
 }
 
 // itemQuery is what a request for items (a feed's, the river) asks.

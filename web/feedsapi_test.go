@@ -479,3 +479,70 @@ func TestFeedListSaysWhereAFeedMoved(t *testing.T) {
 		}
 	}
 }
+
+// TestFeedAtomIsServedConditionally: the river and a feed's items as
+// Atom carry an ETag and Last-Modified, a reader's If-None-Match or
+// If-Modified-Since gets 304 while nothing changed, and 200 once an item
+// came.
+func TestFeedAtomIsServedConditionally(t *testing.T) {
+	db, st := newFeedStore(t)
+	t0 := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
+	f, _, err := st.Add(t.Context(), "http://x.test/feed.rss", feeds.AddOptions{}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := func(at time.Time, guids ...string) {
+		var b strings.Builder
+		b.WriteString(`<?xml version="1.0"?><rss version="2.0"><channel><title>X</title>`)
+		for _, g := range guids {
+			fmt.Fprintf(&b, `<item><title>%s</title><guid>%s</guid></item>`, g, g)
+		}
+		b.WriteString(`</channel></rss>`)
+		if _, err := st.Record(t.Context(), f.ID, feeds.Fetch{At: at, Status: 200, Body: []byte(b.String())}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	record(t0, "a")
+	h, err := New(testConfig, Deps{Search: &fakeSearch{}, Pages: db, Feeds: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	get := func(path, header, value string) (int, string, string) {
+		req, err := http.NewRequestWithContext(t.Context(), "GET", srv.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if header != "" {
+			req.Header.Set(header, value)
+		}
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode, res.Header.Get("ETag"), res.Header.Get("Last-Modified")
+	}
+	paths := []string{"/feeds/river.atom", "/api/v1/river?format=atom", "/api/v1/feeds/" + f.ID + "/items?format=atom"}
+	etags := map[string]string{}
+	for _, p := range paths {
+		code, etag, modified := get(p, "", "")
+		if code != 200 || etag == "" || modified == "" {
+			t.Fatalf("%s: %d, ETag %q, Last-Modified %q; want 200 with both", p, code, etag, modified)
+		}
+		etags[p] = etag
+		if code, _, _ := get(p, "If-None-Match", etag); code != http.StatusNotModified {
+			t.Errorf("%s with If-None-Match %s: %d, want 304", p, etag, code)
+		}
+		if code, _, _ := get(p, "If-Modified-Since", modified); code != http.StatusNotModified {
+			t.Errorf("%s with If-Modified-Since %s: %d, want 304", p, modified, code)
+		}
+	}
+	record(t0.Add(time.Hour), "a", "b")
+	for _, p := range paths {
+		if code, etag, _ := get(p, "If-None-Match", etags[p]); code != 200 || etag == etags[p] {
+			t.Errorf("%s after a new item, with the old ETag: %d, ETag %q; want 200 with another", p, code, etag)
+		}
+	}
+}

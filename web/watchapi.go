@@ -1,10 +1,7 @@
 package web
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"html/template"
@@ -559,11 +556,8 @@ func (api *watchAPI) writeFeed(w http.ResponseWriter, r *http.Request, k watch.K
 		api.internal(w, err)
 		return
 	}
-	sum := sha256.Sum256(b)
-	w.Header().Set("Content-Type", "application/atom+xml; charset=utf-8")
 	w.Header().Set("Cache-Control", "private, no-store")
-	w.Header().Set("ETag", `"`+hex.EncodeToString(sum[:16])+`"`)
-	http.ServeContent(w, r, "", updated, bytes.NewReader(b))
+	serveAtom(w, r, b, updated)
 }
 
 func (api *watchAPI) listAlerts(w http.ResponseWriter, r *http.Request, k watch.Key) {
