@@ -500,11 +500,20 @@ func (api *watchAPI) diff(w http.ResponseWriter, r *http.Request, _ watch.Key, s
 }
 
 // pickDiff reads ?n= (default the latest change) and ?view= (side or
-// changes, default changes) and returns a copy of that change's
-// difference and its number; a change without one is CodeNotFound.
+// changes, default changes), each given once in a query string that
+// parses, and returns a copy of that change's difference and its number;
+// a change without one is CodeNotFound. The watch page's diff reads it
+// too, which serve's check of API parameters does not see.
 func pickDiff(h []watch.Change, r *http.Request) (*diff.Result, int, diff.View, *InputError) {
+	q, ie := queryValues(r)
+	if ie == nil {
+		ie = givenOnce(q, "n", "view")
+	}
+	if ie != nil {
+		return nil, 0, 0, ie
+	}
 	n := len(h)
-	if v := r.URL.Query().Get("n"); v != "" {
+	if v := q.Get("n"); v != "" {
 		var err error
 		if n, err = strconv.Atoi(v); err != nil || n < 1 || n > len(h) {
 			limit := fmt.Sprintf("1 to %d", len(h))
@@ -515,7 +524,7 @@ func pickDiff(h []watch.Change, r *http.Request) (*diff.Result, int, diff.View, 
 		}
 	}
 	view := diff.ChangesOnly
-	switch v := r.URL.Query().Get("view"); v {
+	switch v := q.Get("view"); v {
 	case "", "changes":
 	case "side":
 		view = diff.SideBySide

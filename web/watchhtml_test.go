@@ -166,6 +166,8 @@ func TestWatchPagesAddShowDiffAndRemove(t *testing.T) {
 		{"?n=1&view=changes", 200, []string{`<div class="diff changes-only">`, "<del>march</del>", "<ins>april</ins>", `id="to-side"`}},
 		{"?n=2", 400, []string{`id="error">n = 2: no such change (limit: 1 to 1)`}},
 		{"?view=wide", 400, []string{`id="error">view = wide: unknown view`}},
+		{"?n=1&n=2", 400, []string{`id="error">n = 1, 2: given 2 times`}},
+		{"?n=%zz", 400, []string{`id="error">query string = n=%zz:`}},
 	} {
 		resp, body := e.get("/watches/w1/diff"+c.query, ada)
 		if resp.StatusCode != c.code {
