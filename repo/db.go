@@ -757,7 +757,7 @@ type SpaceError struct {
 }
 
 func (e *SpaceError) Error() string {
-	return fmt.Sprintf("repo: %s: %d MiB free on its disk, under repo.min_free_bytes (%d MiB): nothing more is written until space is freed; what is stored is kept",
+	return fmt.Sprintf("repo: %s: %d MiB free on its disk, under repo.min_free_bytes (%d MiB): nothing more is written until space is freed or the setting lowered; what is stored is kept",
 		e.Dir, e.Free>>20, e.Min>>20)
 }
 
