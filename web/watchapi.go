@@ -465,9 +465,14 @@ func (api *watchAPI) history(w http.ResponseWriter, r *http.Request, _ watch.Key
 // changes only, as HTML or JSON. serve has checked that no parameter is
 // repeated (apiParams).
 func (api *watchAPI) diff(w http.ResponseWriter, r *http.Request, _ watch.Key, s *watch.Sentinel) {
+	q, ie := queryValues(r)
+	if ie != nil {
+		writeInputError(w, ie)
+		return
+	}
 	// The format is checked first: a bad one is the request's mistake
 	// whether or not a change is recorded.
-	format := r.URL.Query().Get("format")
+	format := q.Get("format")
 	if format != "" && format != "json" && format != "html" {
 		writeInputError(w, &InputError{Field: "format", Value: format, Limit: "json or html", Message: "unknown format"})
 		return
@@ -477,7 +482,7 @@ func (api *watchAPI) diff(w http.ResponseWriter, r *http.Request, _ watch.Key, s
 		api.internal(w, err)
 		return
 	}
-	d, _, view, ie := pickDiff(h, r)
+	d, _, view, ie := pickDiff(h, q)
 	if ie != nil {
 		if ie.Code == CodeNotFound {
 			writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Message: ie.Message})
@@ -500,16 +505,13 @@ func (api *watchAPI) diff(w http.ResponseWriter, r *http.Request, _ watch.Key, s
 }
 
 // pickDiff reads ?n= (default the latest change) and ?view= (side or
-// changes, default changes), each given once in a query string that
-// parses, and returns a copy of that change's difference and its number;
-// a change without one is CodeNotFound. The watch page's diff reads it
-// too, which serve's check of API parameters does not see.
-func pickDiff(h []watch.Change, r *http.Request) (*diff.Result, int, diff.View, *InputError) {
-	q, ie := queryValues(r)
-	if ie == nil {
-		ie = givenOnce(q, "n", "view")
-	}
-	if ie != nil {
+// changes, default changes) of q, the request's parsed query string
+// (queryValues), each given once, and returns a copy of that change's
+// difference and its number; a change without one is CodeNotFound. The
+// watch page's diff reads it too, which serve's check of API parameters
+// does not see.
+func pickDiff(h []watch.Change, q url.Values) (*diff.Result, int, diff.View, *InputError) {
+	if ie := givenOnce(q, "n", "view"); ie != nil {
 		return nil, 0, 0, ie
 	}
 	n := len(h)

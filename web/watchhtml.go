@@ -325,7 +325,12 @@ func (api *watchAPI) htmlDiff(w http.ResponseWriter, r *http.Request, _ watch.Ke
 		return
 	}
 	p.Sentinel = s
-	d, n, view, ie := pickDiff(h, r)
+	q, ie := queryValues(r)
+	if ie != nil {
+		api.htmlFail(w, "diff", p, ie)
+		return
+	}
+	d, n, view, ie := pickDiff(h, q)
 	if ie != nil {
 		api.htmlFail(w, "diff", p, ie)
 		return
