@@ -91,11 +91,13 @@ func (a *app) newEvalSyncCmd() *cobra.Command {
 			}
 			p := a.tracker()
 			sum, err := synceval.Run(cmd.Context(), cfg.Eval.Sync, out, p)
-			if err != nil && sum != nil {
-				return err // interrupted; the finished runs were written
-			}
 			if err != nil {
-				return interrupted(cmd.Context(), p, err)
+				// Interrupted, synceval writes the runs that finished and
+				// says so (or that none had); only how far it got is added.
+				if st := p.Status(); sum == nil && cmd.Context().Err() != nil && st != "" {
+					return fmt.Errorf("interrupted (%s): %w", st, err)
+				}
+				return err
 			}
 			for _, r := range sum.Best {
 				fmt.Fprintf(a.stdout, "%-12s B=%-5d mean Q %.6f\n", synceval.Label(r), r.Budget, r.MeanQ)

@@ -70,12 +70,13 @@ stale_weeks later.`,
 			}
 			header := fmt.Sprintf("# deltaq eval fanout\n\nArchives %s, week %d; log %s (%d queries); %d nodes, by host: %d host shards (cluster.shards) dealt to them; eval.fanout %+v; index.retrieval %+v.",
 				strings.Join(names, " + "), cfg.Eval.Fanout.Week, filepath.Base(logPath), len(queries), cfg.Eval.Fanout.Shards, cfg.Cluster.Shards, cfg.Eval.Fanout, cfg.Index.Retrieval)
+			p := a.tracker()
 			sum, err := fanouteval.Run(cmd.Context(), fanouteval.Options{
 				Config: cfg.Eval.Fanout, Index: cfg.Index, Repo: cfg.Repo, Extract: cfg.Crawler.Extract,
 				Archives: archives, Queries: queries, Partitions: partitions, HostShards: cfg.Cluster.Shards, Header: header, Logger: a.logger(cfg),
-			}, out, a.tracker())
+			}, out, p)
 			if err != nil {
-				return err
+				return interrupted(cmd.Context(), p, err)
 			}
 			for _, r := range sum.Rows {
 				stats := r.Statistics.String()

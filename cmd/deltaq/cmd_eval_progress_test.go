@@ -141,3 +141,33 @@ func TestInterruptedEvalSyncListsOnlyThePlotsItDrew(t *testing.T) {
 		t.Errorf("the warning does not name the plot not drawn and why: %v", err)
 	}
 }
+
+// README: interrupted, the evaluations other than sync and ir "say how far
+// they got"; eval fanout returned the bare cancellation instead.
+func TestInterruptedEvalFanoutSaysHowFarItGot(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out", "fanout")
+	_, err := interruptEval(t, "index: ", "eval", "fanout", "--out", out,
+		"--archive", datasets.Path(t, "archives", "tldr-en"), "--log", datasets.Path(t, "querylogs", "trec-mq.tsv"),
+		"--shards", "2", "--partition", "host", "--max-queries", "20")
+	if !regexp.MustCompile(`interrupted \(index: \d+ of \d+ index builds done\)`).MatchString(err.Error()) {
+		t.Errorf("the interruption does not say how far the fan-out evaluation got: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the interrupted evaluation left the output directory it created: %v", err)
+	}
+}
+
+// Interrupted before any run finished, eval sync writes nothing, and says
+// so without the other evaluations' reason: its report would have held the
+// runs that finished.
+func TestInterruptedEvalSyncBeforeAnyRunSaysHowFarItGot(t *testing.T) {
+	cfg := syncFixture(t, "    workers: 1\n")
+	_, err := interruptEval(t, "runs of", "eval", "sync", "--config", cfg, "--out", filepath.Join(t.TempDir(), "out"))
+	if !regexp.MustCompile(`^interrupted \(.*: 0 of \d+ runs done\): synceval: interrupted before any of \d+ runs finished; nothing written`).MatchString(err.Error()) {
+		t.Errorf("err = %v, want how far the sweep got and that nothing was written", err)
+	}
+	if strings.Contains(err.Error(), "needs every run") {
+		t.Errorf("err = %v: eval sync writes the runs that finished, its report does not need every run", err)
+	}
+}
