@@ -154,9 +154,10 @@ come from, first, the flags given here (they override the list); then the
 outline's deltaq:weight, deltaq:minInterval and deltaq:maxInterval
 attributes (namespace ` + feeds.OPMLNamespace + `, as feeds export writes them);
 then, for a feed already subscribed, its own settings, else the defaults.
-A new subscription keeps the outline's text as its name and the outlines
-around it as its folders (feeds export writes them back); one already
-subscribed keeps its own.
+A new subscription keeps the outline's text as its name (a deltaq:name
+attribute, which feeds export writes, overrides it; deltaq:name="" leaves
+the feed unnamed) and the outlines around it as its folders (feeds export
+writes them back); one already subscribed keeps its own.
 It counts the feeds newly subscribed, those already subscribed, the
 outlines that repeat a feed of the file, and lists those skipped, with
 why; any skipped outline makes the exit status non-zero.`,
