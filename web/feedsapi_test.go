@@ -546,3 +546,38 @@ func TestFeedAtomIsServedConditionally(t *testing.T) {
 		}
 	}
 }
+
+// TestFeedAtomTakesAReadersOwnParameters: feed readers add parameters of
+// their own to a feed's URL, so the items as Atom let one through, as
+// the watch feeds do; asked for JSON, the same routes refuse it, and
+// every route still refuses a parameter it reads given twice.
+func TestFeedAtomTakesAReadersOwnParameters(t *testing.T) {
+	db, st := newFeedStore(t)
+	f, _, err := st.Add(t.Context(), "http://x.test/feed.rss", feeds.AddOptions{}, time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(testConfig, Deps{Search: &fakeSearch{}, Pages: db, Feeds: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	items := "/api/v1/feeds/" + f.ID + "/items"
+	for _, c := range []struct {
+		path string
+		code int
+	}{
+		{"/feeds/river.atom?utm_source=reader", 200},
+		{"/api/v1/river?format=atom&utm_source=reader", 200},
+		{items + "?format=atom&_=1733480000", 200},
+		{"/api/v1/river?utm_source=reader", 400},
+		{items + "?_=1733480000", 400},
+		{"/api/v1/river?format=atom&limit=1&limit=2", 400},
+		{items + "?format=atom&format=json", 400},
+	} {
+		if code, body := send(t, srv, "GET", c.path, ""); code != c.code {
+			t.Errorf("%s: %d %s, want %d", c.path, code, body, c.code)
+		}
+	}
+}

@@ -37,13 +37,22 @@ var readerRoutes = map[string]bool{
 	"GET /api/v1/alerts/{id}/feed":  true,
 }
 
+// atomRoutes answer their items as an Atom feed to ?format=atom, a URL a
+// feed reader subscribes to and adds its own parameters to, as to
+// readerRoutes'. Asked for JSON they refuse a parameter they do not take.
+// itemsQuery checks the parameters they read either way.
+var atomRoutes = map[string]bool{
+	"GET /api/v1/feeds/{id}/items": true,
+	"GET /api/v1/river":            true,
+}
+
 // unknownParam reports the first parameter of q, in name order, that the
 // API route pattern does not take, or else the first it takes that is
 // given more than once (none takes a list that way). A pattern without a
 // method dispatches on it itself (byMethod) or answers 405, and is not
 // checked here.
 func unknownParam(pattern string, r *http.Request, q url.Values) *InputError {
-	if !strings.Contains(pattern, " ") || readerRoutes[pattern] {
+	if !strings.Contains(pattern, " ") || readerRoutes[pattern] || atomRoutes[pattern] && q.Get("format") == "atom" {
 		return nil
 	}
 	if ie := onlyParams(pattern, r, q, apiParams[pattern]); ie != nil {
