@@ -235,3 +235,20 @@ func TestTheAgeRatioTargetSaysHowFarTheSeedsAreFromTheBar(t *testing.T) {
 		t.Errorf("the ratio target: %+v, want it met and measured as %q", got, want)
 	}
 }
+
+// TestAPostingOutsideTheYearIsRefused: one posting on the last days of
+// the year before moves the whole evaluation to that year, where the
+// rest of the trace would be dropped unmeasured; the run is refused,
+// naming the postings that fall outside and the year.
+func TestAPostingOutsideTheYearIsRefused(t *testing.T) {
+	start := time.Date(2025, 1, 6, 9, 0, 0, 0, time.UTC)
+	f := feedtrace.Feed{Name: "stray", Postings: []time.Time{time.Date(2024, 12, 30, 0, 0, 0, 0, time.UTC)}}
+	for d := range 300 {
+		f.Postings = append(f.Postings, start.AddDate(0, 0, d))
+	}
+	cfg := Config{Feeds: "unused", CrawlItems: 20, Seed: 1, Seeds: 1, LearnWeeks: 8, PerDay: []float64{1}}
+	_, err := Run(t.Context(), cfg, testFeedsConfig(), &feedtrace.Trace{Feeds: []feedtrace.Feed{f}}, nil)
+	if want := "300 postings (the first: feed stray at 2025-01-06T09:00:00Z) fall after 2025-01-01"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a trace with a stray posting in 2024: %v, want %q", err, want)
+	}
+}

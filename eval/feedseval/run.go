@@ -395,6 +395,7 @@ func prepare(cfg Config, fcfg feeds.Config, tr *feedtrace.Trace) (*Summary, feed
 	sum.EvalFrom = weekStart(sum.LearnFrom.Add(time.Duration(cfg.LearnWeeks)*feeds.Period - time.Nanosecond)).Add(feeds.Period)
 	sum.EvalTo = sum.LearnFrom.AddDate(1, 0, 0)
 	sum.FeedPostings = make([]int, len(tr.Feeds))
+	late, lateFeed, lateAt := 0, "", time.Time{}
 	for i, f := range tr.Feeds {
 		sum.FeedNames = append(sum.FeedNames, f.Name)
 		for _, p := range f.Postings {
@@ -404,8 +405,20 @@ func prepare(cfg Config, fcfg feeds.Config, tr *feedtrace.Trace) (*Summary, feed
 			case p.Before(sum.EvalTo):
 				sum.EvalPostings++
 				sum.FeedPostings[i]++
+			default:
+				if late == 0 {
+					lateFeed, lateAt = f.Name, p
+				}
+				late++
 			}
 		}
+	}
+	if late > 0 {
+		// The evaluation is one calendar year, the first posting's: a
+		// posting past it would be dropped unmeasured, and a stray early
+		// one would move the whole evaluation to its year.
+		return fail(fmt.Errorf("feedseval: %d postings (the first: feed %s at %s) fall after %s, the end of the first posting's year %d (first posting %s): the trace must cover one calendar year",
+			late, lateFeed, lateAt.Format(time.RFC3339), sum.EvalTo.Format(time.DateOnly), first.Year(), first.Format(time.RFC3339)))
 	}
 	if sum.EvalPostings == 0 {
 		return fail(fmt.Errorf("feedseval: no posting of the trace falls in the evaluation weeks, %s to %s (eval.feeds.learn_weeks = %d after the first posting's year begins): there is nothing to measure",
