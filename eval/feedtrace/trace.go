@@ -48,6 +48,7 @@ func Load(ctx context.Context, dir string) (*Trace, error) {
 	}
 	byName := map[string]*Feed{}
 	tr := &Trace{}
+	firstLine := map[string]int{} // feed name → the feeds.tsv line that gave it
 	for i, line := range strings.Split(strings.TrimSpace(string(meta)), "\n") {
 		if i == 0 {
 			continue // header
@@ -56,6 +57,12 @@ func Load(ctx context.Context, dir string) (*Trace, error) {
 		if len(cols) < 17 {
 			return nil, fmt.Errorf("feedtrace: feeds.tsv line %d: %d columns, want 17", i+1, len(cols))
 		}
+		// A feed listed twice would be evaluated twice, one copy
+		// without postings, polled all the same.
+		if at, dup := firstLine[cols[0]]; dup {
+			return nil, fmt.Errorf("feedtrace: feeds.tsv line %d: feed %q again (first on line %d)", i+1, cols[0], at)
+		}
+		firstLine[cols[0]] = i + 1
 		tr.Feeds = append(tr.Feeds, Feed{Name: cols[0], AtomURL: cols[16]})
 	}
 	slices.SortFunc(tr.Feeds, func(a, b Feed) int { return strings.Compare(a.Name, b.Name) })

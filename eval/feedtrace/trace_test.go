@@ -1,6 +1,9 @@
 package feedtrace
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -52,5 +55,32 @@ func TestReadPostingsRefusesADamagedLine(t *testing.T) {
 	feeds := map[string]*Feed{"a/b": {Name: "a/b"}}
 	if err := readPostings(t.Context(), strings.NewReader("a/b\t1736781369\t-300\na/b\t1737833220\n"), feeds); err != nil || len(feeds["a/b"].Postings) != 2 {
 		t.Errorf("two good lines, one without an offset: %v, %d postings", err, len(feeds["a/b"].Postings))
+	}
+}
+
+// TestLoadRefusesAFeedListedTwice: a feed named on two lines of
+// feeds.tsv would be evaluated twice, one copy without postings.
+func TestLoadRefusesAFeedListedTwice(t *testing.T) {
+	dir := t.TempDir()
+	real := datasets.Path(t, "feeds")
+	meta, err := os.ReadFile(filepath.Join(real, "feeds.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(meta), "\n")
+	meta = append(meta, lines[1]...)
+	if err := os.WriteFile(filepath.Join(dir, "feeds.tsv"), meta, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	postings, err := os.ReadFile(filepath.Join(real, "commit-feeds.tsv.zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "commit-feeds.tsv.zst"), postings, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf(`feeds.tsv line %d: feed "BurntSushi/ripgrep" again (first on line 2)`, len(lines))
+	if _, err := Load(t.Context(), dir); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Load = %v, want %q", err, want)
 	}
 }
