@@ -62,8 +62,8 @@ func TestReadPostingsRefusesADamagedLine(t *testing.T) {
 // feeds.tsv would be evaluated twice, one copy without postings.
 func TestLoadRefusesAFeedListedTwice(t *testing.T) {
 	dir := t.TempDir()
-	real := datasets.Path(t, "feeds")
-	meta, err := os.ReadFile(filepath.Join(real, "feeds.tsv"))
+	src := datasets.Path(t, "feeds")
+	meta, err := os.ReadFile(filepath.Join(src, "feeds.tsv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestLoadRefusesAFeedListedTwice(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "feeds.tsv"), meta, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	postings, err := os.ReadFile(filepath.Join(real, "commit-feeds.tsv.zst"))
+	postings, err := os.ReadFile(filepath.Join(src, "commit-feeds.tsv.zst"))
 	if err != nil {
 		t.Fatal(err)
 	}
