@@ -98,6 +98,17 @@ func TestEvalIRScoresTheIndexAgainstQrels(t *testing.T) {
 		!strings.Contains(err.Error(), `none of the 3 topics (ids such as "1") has a judgment in the qrels (topics such as ["9"])`) {
 		t.Fatalf("qrels judging no topic asked: %v", err)
 	}
+	// A judged topic the topics file does not ask scores 0 in every mean:
+	// the report names it.
+	two := filepath.Join(dir, "two.tsv")
+	os.WriteFile(two, []byte("1\tcherry\n2\tdurian\n"), 0o644)
+	if _, _, err := run(t, "eval", "ir", "--data", data, "--topics", two, "--qrels", qrels, "--out", filepath.Join(dir, "out3")); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := os.ReadFile(filepath.Join(dir, "out3", "report.md")); err != nil || !strings.Contains(string(rep), "2 topics asked, 3 judged") ||
+		!strings.Contains(string(rep), "Judged but not asked (scored 0): [3].") {
+		t.Errorf("report.md does not name the judged topic not asked: %v\n%s", err, rep)
+	}
 	runFile, err := os.ReadFile(filepath.Join(out, "run.txt"))
 	if err != nil || !strings.HasPrefix(string(runFile), "1 Q0 http://fruit.test/c 1 ") {
 		t.Fatalf("run.txt = %q, %v", runFile, err)

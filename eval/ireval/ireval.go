@@ -407,8 +407,8 @@ func write(sum *Summary, opts Options, outDir string) error {
 			blend.Mean.NDCG10-served.Mean.NDCG10, blend.Mean.MAP-served.Mean.MAP, blend.Mean.P10-served.Mean.P10, served.SD.NDCG10, served.SD.MAP)
 	}
 	tb.Note("judged@10: the share of the first 10 places holding a page the qrels judge. An unjudged page counts as not relevant, so a variant that places pages the judgements' pool did not hold is scored down by that alone: where two variants' judged@10 differ, their difference in the other measures is partly the pool's.")
-	tb.Note("%d topics asked, %d judged; a refused or unanswered judged topic scores 0 (trec_eval -c). Refused: %v.",
-		sum.Asked, sum.Judged, refusedList(sum.Variants[len(sum.Variants)-1].Refused))
+	tb.Note("%d topics asked, %d judged; a refused or unanswered judged topic scores 0 (trec_eval -c). Refused: %v. Judged but not asked (scored 0): %v.",
+		sum.Asked, sum.Judged, refusedList(sum.Variants[len(sum.Variants)-1].Refused), refusedList(notAsked(opts)))
 	tb.Note("Run files: run-bare.txt keeps Bleve's scores (ties: trec_eval orders them by URL descending); the others have score = depth+1−rank (depth %d), so trec_eval's order (score descending, ties by docno descending) is the served order, without ties; the searcher itself breaks equal scores by URL ascending.", opts.Depth)
 	header := opts.Header
 	if sum.Partial != "" {
@@ -518,4 +518,21 @@ func plotTopics(sum *Summary, path string) error {
 		p.Series = append(p.Series, s)
 	}
 	return p.Write(path)
+}
+
+// notAsked are the qrels' topics that no topic of opts asks, sorted: each
+// scores 0 in every mean.
+func notAsked(opts Options) []string {
+	asked := make(map[string]bool, len(opts.Topics))
+	for _, t := range opts.Topics {
+		asked[t.ID] = true
+	}
+	var out []string
+	for id := range opts.Qrels {
+		if !asked[id] {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -55,6 +55,11 @@ func eachLine(r io.Reader, what string, fn func(n int, line string) error) error
 	for sc.Scan() {
 		n++
 		line := sc.Text()
+		if n == 1 {
+			// A UTF-8 byte order mark would otherwise stay in the first
+			// topic id, which then matches no judgment.
+			line = strings.TrimPrefix(line, "\ufeff")
+		}
 		if strings.TrimSpace(line) == "" {
 			continue
 		}

@@ -119,3 +119,16 @@ func near(a, b Measures) bool {
 	return math.Abs(a.NDCG10-b.NDCG10) < eps && math.Abs(a.MAP-b.MAP) < eps && math.Abs(a.MRR-b.MRR) < eps &&
 		math.Abs(a.P10-b.P10) < eps && math.Abs(a.R100-b.R100) < eps && math.Abs(a.Judged10-b.Judged10) < eps
 }
+
+// TestReadTopicsDropsAByteOrderMark: a topics file saved with a UTF-8
+// byte order mark gives its first topic the id the qrels know, not one
+// with the mark, which no judgment matches.
+func TestReadTopicsDropsAByteOrderMark(t *testing.T) {
+	topics, err := ReadTopics(strings.NewReader("\ufeff40\tada accessible\n389\tpeace corps website\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(topics) != 2 || topics[0].ID != "40" {
+		t.Errorf("topics = %q, want the first id 40", topics)
+	}
+}
