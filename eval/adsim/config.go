@@ -155,6 +155,14 @@ func (c Config) Validate() error {
 	}
 	checkPolicies("policies", c.Policies)
 	checkPolicies("extension_policies", c.ExtensionPolicies)
+	bounds.Distinct(report, "policies", c.Policies)
+	bounds.Distinct(report, "extension_policies", c.ExtensionPolicies)
+	bounds.Distinct(report, "per_query", c.PerQuery)
+	bounds.Distinct(report, "prior_fractions", c.PriorFractions)
+	bounds.Distinct(report, "prior_accuracies", c.PriorAccuracies)
+	bounds.Distinct(report, "lifetimes", c.Lifetimes)
+	bounds.Distinct(report, "sensitivity_queries_per_day", c.SensitivityQueriesPerDay)
+	bounds.Distinct(report, "sensitivity_ctr_scales", c.SensitivityCTRScales)
 	if len(c.PerQuery) == 0 || !slices.Contains(c.PerQuery, 1) {
 		report.Add("per_query", c.PerQuery, "must list the values of C, including 1")
 	}

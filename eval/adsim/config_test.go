@@ -63,3 +63,15 @@ func TestConfigValidateUpperBounds(t *testing.T) {
 		{Key: "workers", Hi: maxWorkers, Limit: "must be in [0, 256] (0: GOMAXPROCS)", Set: func(c *Config, v int64) { c.Workers = int(v) }},
 	})
 }
+
+// TestConfigValidateRefusesRepeats: a policy listed twice would be
+// simulated twice, its column shown twice and its rows counted as two
+// repetitions (n = 2, sd 0) of one.
+func TestConfigValidateRefusesRepeats(t *testing.T) {
+	cfg := smallConfig(t)
+	cfg.Policies = []string{"greedy", "bmix", "greedy"}
+	want := `eval.ads.policies[2] = greedy: given twice (also policies[0])`
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Validate() = %v, want %q", err, want)
+	}
+}

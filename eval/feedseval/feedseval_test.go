@@ -252,3 +252,13 @@ func TestAPostingOutsideTheYearIsRefused(t *testing.T) {
 		t.Errorf("a trace with a stray posting in 2024: %v, want %q", err, want)
 	}
 }
+
+// TestConfigRefusesARepeatedBudget: --per-day 1,1 would run every policy
+// twice at one budget and report the copies as "the mean of 2 seeds".
+func TestConfigRefusesARepeatedBudget(t *testing.T) {
+	cfg := Config{Feeds: "x", CrawlItems: 20, Seed: 1, Seeds: 1, LearnWeeks: 8, PerDay: []float64{1, 2, 1}}
+	want := "eval.feeds.per_day[2] = 1: given twice (also per_day[0])"
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Validate() = %v, want %q", err, want)
+	}
+}

@@ -75,6 +75,8 @@ func (c Config) Validate() error {
 			report.Add("per_day", p, "must be in (0, 96] polls per feed per day")
 		}
 	}
+	bounds.Distinct(report, "per_day", c.PerDay)
+	bounds.Distinct(report, "wic_horizons", c.WICHorizons)
 	report.Add("crawl_weeks", c.CrawlWeeks, bounds.Within(c.CrawlWeeks, 0, 40))
 	report.Add("crawl_items", c.CrawlItems, bounds.Within(c.CrawlItems, 1, maxCrawlItems))
 	for _, h := range c.WICHorizons {

@@ -74,6 +74,7 @@ func (c Config) Validate() error {
 	if len(a.Budgets) == 0 {
 		report.Include(errors.New("eval.relation.archive.budgets: at least one budget is required"))
 	}
+	bounds.Distinct(report, "archive.budgets", a.Budgets)
 	for i, b := range a.Budgets {
 		report.Add(fmt.Sprintf("archive.budgets[%d]", i), b, bounds.Within(b, 1, 1_000_000))
 	}

@@ -174,6 +174,10 @@ func (c Config) ValidateOwn() error {
 			report.Add("taus", t, "every τ must be in [0, 1]")
 		}
 	}
+	bounds.Distinct(report, "policies", c.Policies)
+	bounds.Distinct(report, "budgets", c.Budgets)
+	bounds.Distinct(report, "taus", c.Taus)
+	bounds.Distinct(report, "splits", c.Splits)
 	if !slices.Contains(pageSets, c.Pages) {
 		report.Add("pages", fmt.Sprintf("%q", c.Pages), fmt.Sprintf("must be one of %v", pageSets))
 	}

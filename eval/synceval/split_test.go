@@ -230,3 +230,14 @@ func TestSettingsAreBounded(t *testing.T) {
 		{Key: "max_queries", Hi: 10_000_000, Limit: "must be in [0, 10000000] (0: no cap)", Set: func(c *C, v int64) { c.MaxQueries = int(v) }},
 	})
 }
+
+// TestValidateRefusesRepeatedBudgets: a budget listed twice would be
+// swept twice, its rows in results.csv and the report doubled.
+func TestValidateRefusesRepeatedBudgets(t *testing.T) {
+	cfg := defaults(t)
+	cfg.Budgets = []int{25, 25}
+	want := "eval.sync.budgets[1] = 25: given twice (also budgets[0])"
+	if err := cfg.ValidateOwn(); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("ValidateOwn() = %v, want %q", err, want)
+	}
+}

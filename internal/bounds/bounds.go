@@ -103,3 +103,18 @@ func (r *Report) Include(errs ...error) {
 
 // Err joins every problem reported, nil when there is none.
 func (r *Report) Err() error { return errors.Join(r.errs...) }
+
+// Distinct checks the list under key for a value given twice: each value
+// of such a list is a run, a column or a row of a report, and a repeated
+// one would be evaluated and reported twice, its copies counted as
+// independent samples. It adds one problem per repeat to r.
+func Distinct[T comparable](r *Report, key string, vs []T) {
+	first := make(map[T]int, len(vs))
+	for i, v := range vs {
+		if at, dup := first[v]; dup {
+			r.Add(fmt.Sprintf("%s[%d]", key, i), v, fmt.Sprintf("given twice (also %s[%d]): give each value once", key, at))
+			continue
+		}
+		first[v] = i
+	}
+}
