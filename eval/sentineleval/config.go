@@ -77,6 +77,9 @@ func (c Config) Validate() error {
 		_, err := groupSize(g)
 		report.Include(err)
 	}
+	bounds.Distinct(report, "sentinels", c.Sentinels)
+	bounds.Distinct(report, "dists", c.Dists)
+	bounds.Distinct(report, "accuracy_archives", c.AccuracyArchives)
 	if !(c.ZipfAlpha > 0) {
 		report.Add("zipf_alpha", c.ZipfAlpha, "must be > 0")
 	}
