@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -35,12 +36,23 @@ func ReadCTRItems(path string) ([]CTRItem, error) {
 	return items, nil
 }
 
+// maxImpressions bounds one item's impressions (the real file's are
+// about 300), so that the pooled sums cannot overflow.
+const maxImpressions = 1 << 40
+
 // ParseCTRItems reads campaign<TAB>item_id<TAB>impressions<TAB>clicks<TAB>ctr
-// lines after one header line.
+// lines after one header line. An item given twice, a ctr that is not
+// clicks/impressions to its 6 decimals, and a file without a single click
+// (every true CTR would be 0) are refused.
 func ParseCTRItems(r io.Reader) ([]CTRItem, error) {
 	sc := bufio.NewScanner(r)
 	var items []CTRItem
-	line := 0
+	type key struct {
+		campaign string
+		item     int
+	}
+	seen := map[key]int{} // (campaign, item) → the line that gave it
+	line, clicks := 0, 0
 	for sc.Scan() {
 		line++
 		text := strings.TrimRight(sc.Text(), "\r")
@@ -65,6 +77,19 @@ func ParseCTRItems(r io.Reader) ([]CTRItem, error) {
 		if e1 != nil || e2 != nil || e3 != nil || it.Impressions <= 0 || it.Clicks < 0 || it.Clicks > it.Impressions {
 			return nil, fmt.Errorf("line %d: want item, impressions > 0 and 0 <= clicks <= impressions", line)
 		}
+		if it.Impressions > maxImpressions {
+			return nil, fmt.Errorf("line %d: impressions %d: must be at most %d", line, it.Impressions, maxImpressions)
+		}
+		ctr, err := strconv.ParseFloat(f[4], 64)
+		if want := float64(it.Clicks) / float64(it.Impressions); err != nil || math.IsNaN(ctr) || math.Abs(ctr-want) > 1e-6 {
+			return nil, fmt.Errorf("line %d: ctr %q: must be clicks/impressions = %.6f", line, f[4], want)
+		}
+		k := key{it.Campaign, it.Item}
+		if at, dup := seen[k]; dup {
+			return nil, fmt.Errorf("line %d: campaign %s item %d again (first on line %d)", line, it.Campaign, it.Item, at)
+		}
+		seen[k] = line
+		clicks += it.Clicks
 		items = append(items, it)
 	}
 	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
@@ -74,6 +99,9 @@ func ParseCTRItems(r io.Reader) ([]CTRItem, error) {
 	}
 	if len(items) == 0 {
 		return nil, fmt.Errorf("no items")
+	}
+	if clicks == 0 {
+		return nil, fmt.Errorf("%d items, no click in any: the pooled CTR, and every true CTR drawn, would be 0", len(items))
 	}
 	return items, nil
 }

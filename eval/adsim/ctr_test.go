@@ -66,3 +66,22 @@ func TestParseCTRItemsRejectsBadFiles(t *testing.T) {
 		t.Errorf("a 1 MiB line: %v, want it named with the limit", err)
 	}
 }
+
+// TestParseCTRItemsRejectsInconsistentFiles: files whose lines each look
+// right but that would make a wrong world: an item twice, a ctr column
+// that is not clicks/impressions, impressions whose sum overflows into a
+// negative pooled CTR, and no click at all (every true CTR 0).
+func TestParseCTRItemsRejectsInconsistentFiles(t *testing.T) {
+	const h = "campaign\titem_id\timpressions\tclicks\tctr\n"
+	for _, tc := range []struct{ in, want string }{
+		{h + "men\t0\t272\t4\t0.014706\nmen\t0\t272\t4\t0.014706\n", "line 3: campaign men item 0 again (first on line 2)"},
+		{h + "men\t0\t272\t4\tNaN\n", `line 2: ctr "NaN": must be clicks/impressions = 0.014706`},
+		{h + "men\t0\t272\t4\t0.9\n", `line 2: ctr "0.9"`},
+		{h + "men\t0\t9223372036854775807\t1\t0.000000\nmen\t1\t9223372036854775807\t1\t0.000000\n", "line 2: impressions 9223372036854775807: must be at most 1099511627776"},
+		{h + "men\t0\t272\t0\t0.000000\nmen\t1\t300\t0\t0\n", "2 items, no click in any"},
+	} {
+		if _, err := ParseCTRItems(strings.NewReader(tc.in)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
