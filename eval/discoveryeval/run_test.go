@@ -298,3 +298,21 @@ func TestPaginated(t *testing.T) {
 		t.Errorf("section = %q", got)
 	}
 }
+
+// TestRunRejectsTwoArchivesOfOneName: two copies of an archive in two
+// directories would share their rows' label and plot files.
+func TestRunRejectsTwoArchivesOfOneName(t *testing.T) {
+	var dirs []string
+	for _, d := range []string{"a", "b"} {
+		dir := filepath.Join(t.TempDir(), d)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		archivetest.Write(t, dir, fixture("tiny", tinySite()))
+		dirs = append(dirs, dir)
+	}
+	_, err := Run(t.Context(), tinyConfig(), dirs, t.TempDir(), nil)
+	if want := `are both named "tiny"`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Run = %v, want %q", err, want)
+	}
+}
