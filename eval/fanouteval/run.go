@@ -148,6 +148,23 @@ func (o Options) check() error {
 	if o.HostShards < 1 {
 		return fmt.Errorf("fanouteval: cluster.shards = %d: must be >= 1", o.HostShards)
 	}
+	// An archive is served as <name>.test: two of one name would put
+	// every URL in the corpus twice. A partition given twice would be
+	// evaluated and reported twice.
+	names := map[string]bool{}
+	for _, a := range o.Archives {
+		if names[a.Name()] {
+			return fmt.Errorf("fanouteval: two archives are named %q (archive.json \"name\"), so both would be host %s.test: give archives of distinct names", a.Name(), a.Name())
+		}
+		names[a.Name()] = true
+	}
+	parts := map[Partition]bool{}
+	for _, p := range o.Partitions {
+		if parts[p] {
+			return fmt.Errorf("fanouteval: --partition %s given twice: give each once", p)
+		}
+		parts[p] = true
+	}
 	return nil
 }
 
