@@ -113,7 +113,7 @@ func Read(r io.Reader, name string, format Format) (*Log, error) {
 	}
 	rd.pending = nil
 	for rd.next() {
-		if err := rd.line(rd.no, rd.sc.Bytes()); err != nil {
+		if err := rd.line(rd.no, rd.current()); err != nil {
 			return nil, err
 		}
 	}
@@ -145,6 +145,17 @@ func (rd *reader) next() bool {
 	return true
 }
 
+// current is the current line; on the first, without a UTF-8 byte order
+// mark, which would otherwise become part of the first query (or make
+// its id no integer).
+func (rd *reader) current() []byte {
+	b := rd.sc.Bytes()
+	if rd.no == 1 {
+		b = bytes.TrimPrefix(b, []byte("\ufeff"))
+	}
+	return b
+}
+
 func (rd *reader) err() error {
 	if err := rd.sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
@@ -164,7 +175,7 @@ func (rd *reader) detect() error {
 	notID, notCount := 0, 0 // the first line whose first column is no id, whose second is no count
 	seen := 0
 	for seen < detectLines && rd.next() {
-		text := bytes.Clone(rd.sc.Bytes())
+		text := bytes.Clone(rd.current())
 		rd.pending = append(rd.pending, numberedLine{rd.no, text})
 		text = bytes.TrimSuffix(text, []byte("\r"))
 		if len(text) == 0 {

@@ -233,3 +233,17 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestReadDropsAByteOrderMark: a log saved with a UTF-8 byte order mark
+// has the same first query as without it, in every format.
+func TestReadDropsAByteOrderMark(t *testing.T) {
+	for _, in := range []string{"\ufeffpython\t4515280\nnode\t3798713\n", "\ufeff40\tpython\n389\tnode\n"} {
+		l, err := Read(strings.NewReader(in), "log", FormatAuto)
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		if len(l.Queries) != 2 || l.Queries[0].Text != "python" {
+			t.Errorf("%q: queries %+v, want python first", in, l.Queries)
+		}
+	}
+}
