@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"maps"
+	"math"
 	"mime"
 	"net"
 	"net/http"
@@ -312,14 +313,22 @@ func classify(ctx context.Context, err error) repo.Outcome {
 	}
 }
 
+// maxRetryAfterSeconds is the longest Retry-After, in seconds, that a
+// time.Duration holds.
+const maxRetryAfterSeconds = math.MaxInt64 / int64(time.Second)
+
 // retryAfter reads a Retry-After header, in seconds or as an HTTP date.
 func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0, false
 	}
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second, true
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil && s >= 0 {
+		// More seconds than a Duration holds is the longest wait there
+		// is, not an overflow to a negative (or arbitrary) one.
+		return time.Duration(min(s, maxRetryAfterSeconds)) * time.Second, true
+	} else if errors.Is(err, strconv.ErrRange) && strings.Trim(strings.TrimPrefix(v, "+"), "0123456789") == "" {
+		return time.Duration(maxRetryAfterSeconds) * time.Second, true
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		return max(0, t.Sub(now)), true
