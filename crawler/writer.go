@@ -369,6 +369,7 @@ func (a *apply) applyPage(r *result) (*done, error) {
 func (a *apply) applyOutcome(p *repo.Page, r *result, h *repo.HostState, rec *repo.FetchRecord, setOutLinks func(string, []repo.Link) error) (newURLs []string, notBefore time.Time, err error) {
 	c := a.w.c
 	job := *r.job
+	requeued := false // a retry was queued
 	switch r.res.outcome {
 	case repo.OutcomeOK:
 		a.calm(p, job.Host, h)
@@ -385,11 +386,11 @@ func (a *apply) applyOutcome(p *repo.Page, r *result, h *repo.HostState, rec *re
 		a.calm(p, job.Host, h)
 		newURLs, err = a.redirect(p, r, setOutLinks)
 	case repo.OutcomeThrottled:
-		notBefore, err = a.throttle(p, job, h, r.res.header)
+		notBefore, requeued, err = a.throttle(p, job, h, r.res.header)
 	case repo.OutcomeNetworkError, repo.OutcomeTimeout, repo.OutcomeHTTPError:
 		if r.res.outcome != repo.OutcomeHTTPError || r.res.status >= 500 {
 			wait := c.gate.backoff(p.Failures+1, 0, false)
-			err = a.retry(p, job, a.now.Add(wait))
+			requeued, err = a.retry(p, job, a.now.Add(wait))
 		}
 	case repo.OutcomeBadContentType:
 		// The body was refused, but the type it came with is what the
@@ -401,6 +402,12 @@ func (a *apply) applyOutcome(p *repo.Page, r *result, h *repo.HostState, rec *re
 		if p.Version.IsZero() {
 			p.State = repo.StateFailed
 		}
+	}
+	if p.State == repo.StateQueued && !requeued {
+		// Fetched, never successfully, and queued no more (a 403, a 304
+		// nobody asked for, the last retry spent): "queued" would read as
+		// on its way to a fetch, which every re-fetch path skips for ever.
+		p.State = repo.StateFailed
 	}
 	return newURLs, notBefore, err
 }
@@ -427,13 +434,14 @@ func (a *apply) applyContent(p *repo.Page, r *result, rec *repo.FetchRecord, set
 // as its Retry-After or the next step of the back-off says, and queues
 // another attempt at p for when that ends. It returns that time: the job
 // must not be handed out before it either.
-func (a *apply) throttle(p *repo.Page, job frontier.Job, h *repo.HostState, header http.Header) (time.Time, error) {
+func (a *apply) throttle(p *repo.Page, job frontier.Job, h *repo.HostState, header http.Header) (time.Time, bool, error) {
 	h.Backoffs++
 	wait, given := retryAfter(header, a.now)
 	until := a.now.Add(a.w.c.gate.backoff(h.Backoffs, wait, given))
 	h.BackoffUntil = until
 	a.publishBackoff(job.Host, h)
-	return until, a.retry(p, job, until)
+	requeued, err := a.retry(p, job, until)
+	return until, requeued, err
 }
 
 // feedChange tells the index what a fetch changed, through the change
@@ -735,10 +743,10 @@ func rootOf(p *repo.Page) string {
 }
 
 // retry queues another attempt at due, unless the page failed too often.
-func (a *apply) retry(p *repo.Page, job frontier.Job, due time.Time) error {
+func (a *apply) retry(p *repo.Page, job frontier.Job, due time.Time) (bool, error) {
 	p.Failures++
 	if p.Failures > a.w.c.cfg.Limits.MaxRetries {
-		return nil
+		return false, nil
 	}
 	reason := job.Reason
 	if reason.IsFirstFetch() {
@@ -746,10 +754,10 @@ func (a *apply) retry(p *repo.Page, job frontier.Job, due time.Time) error {
 	}
 	item, err := a.w.f.Enqueue(a.b, p.URL, reason, due)
 	if err != nil {
-		return err
+		return false, err
 	}
 	a.queued = append(a.queued, item)
-	return nil
+	return true, nil
 }
 
 // calm clears p's failure count, which limits its retries, and its
