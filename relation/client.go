@@ -120,10 +120,15 @@ func NewClient(src Source, opts ClientOptions) (*Client, error) {
 	if opts.Retries < 0 || opts.Backoff < 0 {
 		return nil, fmt.Errorf("relation: retries = %d, backoff = %v: must be >= 0", opts.Retries, opts.Backoff)
 	}
-	cl := &Client{src: c, opts: opts, http: opts.HTTP, clk: opts.Clock, log: opts.Logger}
-	if cl.http == nil {
-		cl.http = &http.Client{Timeout: opts.Timeout}
+	cl := &Client{src: c, opts: opts, clk: opts.Clock, log: opts.Logger}
+	hc := http.Client{Timeout: opts.Timeout}
+	if opts.HTTP != nil {
+		hc = *opts.HTTP
 	}
+	// Every hop of a redirect is a request to the source like the first:
+	// robots.txt and the quota apply to it.
+	hc.CheckRedirect = cl.checkRedirect
+	cl.http = &hc
 	if cl.clk == nil {
 		cl.clk = clock.Real{}
 	}
@@ -221,6 +226,11 @@ func (cl *Client) fields(sel *goquery.Selection, header func(string) string, hit
 	return out
 }
 
+// maxRetryWait is the longest Retry-After a request waits out; a source
+// asking for longer ends the request with ErrThrottled (the crawler
+// bounds it the same way, by crawler.politeness.backoff_max).
+const maxRetryWait = time.Hour
+
 // get sends one GET under the quota and robots.txt, retrying 429s, and
 // returns an HTML body read through the size limit.
 func (cl *Client) get(ctx context.Context, rawURL string) ([]byte, http.Header, int, error) {
@@ -254,6 +264,11 @@ func (cl *Client) get(ctx context.Context, rawURL string) ([]byte, http.Header, 
 			if attempt >= cl.opts.Retries {
 				return nil, nil, requests, fmt.Errorf("%w: %s after %d retries", ErrThrottled, rawURL, attempt)
 			}
+			if wait > maxRetryWait {
+				// Waiting it out would hold the sync (and relation sync,
+				// or serve's sync loop) for as long as the source says.
+				return nil, nil, requests, fmt.Errorf("%w: %s asks to wait %v (Retry-After %q), more than %v", ErrThrottled, rawURL, wait, resp.Header.Get("Retry-After"), maxRetryWait)
+			}
 			cl.log.Info("source throttles; backing off", "url", rawURL, "took", wait)
 			cl.defer_(wait)
 			continue
@@ -285,6 +300,29 @@ func (cl *Client) get(ctx context.Context, rawURL string) ([]byte, http.Header, 
 	}
 }
 
+// maxRedirects is how many redirects one request follows (net/http's
+// default).
+const maxRedirects = 10
+
+// checkRedirect lets a request follow a redirect to a URL robots.txt
+// allows, after waiting for the quota.
+func (cl *Client) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("relation: stopped after %d redirects", maxRedirects)
+	}
+	if via[0].URL.Path == "/robots.txt" {
+		return nil // robots.txt itself: followed (RFC 9309 §2.3.1.2), and robotsFor would ask for it again
+	}
+	rules, _, err := cl.robotsFor(req.Context(), req.URL)
+	if err != nil {
+		return err
+	}
+	if !rules.g.Allowed(req.URL.RequestURI()) {
+		return fmt.Errorf("%w: %s, where %s redirects%s", ErrDisallowed, req.URL, via[0].URL, rules.why)
+	}
+	return cl.waitQuota(req.Context())
+}
+
 // do waits for the quota and sends the request.
 func (cl *Client) do(ctx context.Context, rawURL string) (*http.Response, error) {
 	if err := cl.waitQuota(ctx); err != nil {
@@ -298,6 +336,9 @@ func (cl *Client) do(ctx context.Context, rawURL string) (*http.Response, error)
 		req.Header.Set("User-Agent", cl.opts.UserAgent)
 	}
 	resp, err := cl.http.Do(req)
+	if errors.Is(err, ErrDisallowed) {
+		return nil, err // a redirect robots.txt refuses: the record's, not the source's failure
+	}
 	if err != nil {
 		return nil, unavailable{fmt.Errorf("relation: %s: %w", rawURL, err)}
 	}

@@ -39,8 +39,9 @@
 //	              template ({id}), p and K, CSS selectors for hits, IDs,
 //	              the reported total and the fields (extract.go)
 //	opensearch.go a source's search template from an OpenSearch description
-//	client.go     requests to a source: robots.txt (crawler/robots), a
-//	              per-source quota, back-off on 429 (Retry-After or
+//	client.go     requests to a source: robots.txt (crawler/robots) and a
+//	              per-source quota on every request and redirect hop,
+//	              back-off on 429 (Retry-After up to an hour, or
 //	              doubling), a body limit; garbage is an error, not data
 //	store.go      definitions, records, field-level changes, reported hit
 //	              counts in the repository's relation bucket (FORMAT.md)
