@@ -242,7 +242,7 @@ func (c *Crawler) leftQueued(ctx context.Context, f *frontier.Frontier, horizon 
 			left[leftRobots]++
 		case info != nil && now.Before(info.backoffUntil):
 			left[leftBackoff]++
-		case f.Due(item.Due).After(now.Add(horizon)):
+		case f.Due(item).After(now.Add(horizon)):
 			left[leftNotDue]++
 		case stopped:
 			left[leftStopped]++

@@ -70,9 +70,11 @@ type Options struct {
 	// without it. A poll of a few URLs sets it, so that what they link to
 	// is queued for a crawl and not fetched by the poll.
 	Only func(url string) bool
-	// DueNow hands out every entry as if it were due now, politeness and
-	// the budget still applying: a poll asked for now is not held back by
-	// a re-fetch of the same URL planned for later in the period.
+	// DueNow hands out every entry queued before the frontier was made as
+	// if it were due now, politeness and the budget still applying: a poll
+	// asked for now is not held back by a re-fetch of the same URL planned
+	// for later in the period. A retry queued after a failure in the run
+	// still waits out its back-off.
 	DueNow bool
 	// Feed, if set, reports whether url is a subscribed feed's, which the
 	// crawler fetches as a feed reader does (Frontier.Feed). Without it a
@@ -91,8 +93,12 @@ type Frontier struct {
 	arrival    Arrival
 	only       func(url string) bool // nil: the whole queue
 	dueNow     bool
-	feed       func(url string) bool // nil: no URL is a feed's
-	logger     *slog.Logger
+	// started is when the frontier was made: Options.DueNow holds for the
+	// entries queued by then, not for those this run queues later (a retry
+	// waits out its back-off).
+	started time.Time
+	feed    func(url string) bool // nil: no URL is a feed's
+	logger  *slog.Logger
 	// monitor picks monitoring polls every monitorInstant (monitor.go).
 	monitor        Monitor
 	monitorInstant time.Duration
@@ -140,6 +146,7 @@ func New(ctx context.Context, db *repo.DB, cfg Config, gate Gate, policy Policy,
 	if f.clock == nil {
 		f.clock = clock.Real{}
 	}
+	f.started = f.clock.Now()
 	if f.logger == nil {
 		f.logger = slog.New(slog.DiscardHandler)
 	}
@@ -196,13 +203,21 @@ func (f *Frontier) load(ctx context.Context) error {
 // Holds reports whether the frontier may hand out url (Options.Only).
 func (f *Frontier) Holds(url string) bool { return f.only == nil || f.only(url) }
 
-// Due is when the frontier would hand out a queued entry due at due,
-// politeness and the budget aside: then, or at once under Options.DueNow.
-func (f *Frontier) Due(due time.Time) time.Time {
-	if f.dueNow {
+// Due is when the frontier would hand out a queued item, politeness and
+// the budget aside: when it is due, or at once under Options.DueNow if
+// it was queued before the frontier was made.
+func (f *Frontier) Due(item repo.QueueItem) time.Time {
+	if f.dueAtOnce(item.Enqueued) {
 		return time.Time{}
 	}
-	return due
+	return item.Due
+}
+
+// dueAtOnce reports whether an entry queued at enqueued is handed out as
+// if due now (Options.DueNow): one queued before the frontier was made.
+// A retry this run queues after a failure waits out its back-off.
+func (f *Frontier) dueAtOnce(enqueued time.Time) bool {
+	return f.dueNow && !enqueued.After(f.started)
 }
 
 // addLocked buffers a committed queue entry in its host's queue, if the
@@ -394,8 +409,9 @@ func (f *Frontier) readyLocked(h *hostQueue) (int64, repo.QueueClass, bool) {
 		if len(h.buf[c]) == 0 || !f.mu.budget.admits(repo.QueueClass(c)) {
 			continue
 		}
-		due := h.buf[c][0].due().UnixNano()
-		if f.dueNow {
+		head := h.buf[c][0]
+		due := head.due().UnixNano()
+		if f.dueAtOnce(head.enqueued) {
 			due = 0
 		}
 		if !found || due < best {

@@ -13,13 +13,15 @@ type entry struct {
 	key    string
 	url    string
 	reason repo.Reason
+	// enqueued is when the entry was queued (repo.QueueEntry.Enqueued).
+	enqueued time.Time
 	// requesting marks an in-flight entry whose request may still be
 	// under way: handed out and not yet Released.
 	requesting bool
 }
 
 func entryOf(it repo.QueueItem) entry {
-	return entry{key: string(it.Key()), url: it.URL, reason: it.Reason}
+	return entry{key: string(it.Key()), url: it.URL, reason: it.Reason, enqueued: it.Enqueued}
 }
 
 func (e entry) due() time.Time { return repo.QueueKeyDue(e.key) }
