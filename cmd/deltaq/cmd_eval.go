@@ -363,7 +363,8 @@ func (a *app) evalIR(ctx context.Context, cfg *configs.Config, f irFlags, topics
 // crawlArchive crawls week 0 of the archive in dir into db through a
 // replay server on loopback, unless db already holds pages: then they
 // must be the archive's (its front page among them), or the evaluation
-// would judge pages the qrels do not name.
+// would judge pages the qrels do not name, and a crawl of them that was
+// interrupted (URLs still queued) is resumed, not judged part-done.
 func (a *app) crawlArchive(ctx context.Context, dir string, db *repo.DB, cfg *configs.Config, logger *slog.Logger) error {
 	ar, err := archive.Open(dir)
 	if err != nil {
@@ -373,6 +374,7 @@ func (a *app) crawlArchive(ctx context.Context, dir string, db *repo.DB, cfg *co
 	if err != nil {
 		return err
 	}
+	held := false
 	for page, err := range db.Pages(ctx) {
 		if err != nil {
 			return err
@@ -383,8 +385,8 @@ func (a *app) crawlArchive(ctx context.Context, dir string, db *repo.DB, cfg *co
 					page.URL, dir, h, err)
 			}
 		}
-		fmt.Fprintln(a.stderr, "eval ir: --data already holds the archive's pages; not crawling --archive again")
-		return nil
+		held = true
+		break
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -406,8 +408,18 @@ func (a *app) crawlArchive(ctx context.Context, dir string, db *repo.DB, cfg *co
 	if err != nil {
 		return err
 	}
-	if _, err := cr.c.Seed(ctx, cr.f, seeds); err != nil {
-		return err
+	switch {
+	case held && cr.f.Drained(drainHorizon):
+		fmt.Fprintln(a.stderr, "eval ir: --data already holds the archive's pages; not crawling --archive again")
+		return nil
+	case held:
+		// An earlier crawl into --data was interrupted: judging its
+		// pages would score part of the archive as the whole.
+		fmt.Fprintln(a.stderr, "eval ir: --data holds part of the archive's crawl, URLs still queued; resuming it")
+	default:
+		if _, err := cr.c.Seed(ctx, cr.f, seeds); err != nil {
+			return err
+		}
 	}
 	sum, err := cr.c.Run(ctx, cr.f, crawler.RunOptions{Drain: true, DrainHorizon: drainHorizon, Progress: a.stderr, ProgressEvery: time.Second})
 	fmt.Fprint(a.stderr, sum)

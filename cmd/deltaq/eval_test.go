@@ -317,3 +317,39 @@ func TestEvalDiscoveryRefusesAnArchiveGivenTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalIRWithArchiveResumesAnInterruptedCrawl: a crawl of the archive
+// into --data cut short (here by --max-pages, as by Ctrl-C or kill -9)
+// leaves the front page stored and the rest queued; eval ir again on that
+// --data finishes the crawl before judging, instead of scoring the part
+// crawled as the whole archive.
+func TestEvalIRWithArchiveResumesAnInterruptedCrawl(t *testing.T) {
+	dir := t.TempDir()
+	ar := filepath.Join(dir, "fruit")
+	if err := os.Mkdir(ar, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	archivetest.Write(t, ar, fruit())
+	_, rs := replaytest.Fixture(t, fruit(), replay.Options{})
+	srv := httptest.NewServer(rs)
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	data := filepath.Join(dir, "data")
+	cfgFile := filepath.Join(dir, "c.yaml")
+	os.WriteFile(cfgFile, []byte("crawler:\n  sitemaps: false\n  politeness:\n    overrides:\n      - {host: fruit.test, min_delay: 0s, per_host: 2}\n"), 0o644)
+	if _, _, err := run(t, "crawl", "--config", cfgFile, "--data", data, "--allow-private", "--max-pages", "1",
+		"--resolve", "fruit.test=127.0.0.1:"+port, "--seeds", "http://fruit.test/"); err != nil {
+		t.Fatal(err)
+	}
+	srv.Close()
+	topics := filepath.Join(dir, "topics.tsv")
+	os.WriteFile(topics, []byte("1\tcherry\n"), 0o644)
+	qrels := filepath.Join(dir, "qrels.txt")
+	os.WriteFile(qrels, []byte("1 0 http://fruit.test/c 1\n"), 0o644)
+	stdout, stderr, err := run(t, "eval", "ir", "--archive", ar, "--data", data, "--topics", topics, "--qrels", qrels, "--out", filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "relevance: 1 topics: nDCG@10 1.0000") {
+		t.Errorf("eval ir over a crawl cut short judged it part-done:\n%s%s", stdout, stderr)
+	}
+}
