@@ -465,7 +465,14 @@ func (a *app) pollFeeds(ctx context.Context, cfg *configs.Config, db *repo.DB, s
 	if err != nil {
 		return err
 	}
-	return errors.Join(a.absorbPolls(ctx, st, list), refusedError(sum))
+	// Read what was fetched even after an interrupt: it is local.
+	absorbed := a.absorbPolls(context.WithoutCancel(ctx), st, list)
+	if ctx.Err() != nil {
+		// As an interrupted crawl: the exit status must not say that
+		// every feed was polled.
+		return errors.Join(absorbed, fmt.Errorf("feeds poll interrupted; the feeds fetched are read and kept, the others stay queued: run it again to poll them: %w", context.Cause(ctx)))
+	}
+	return errors.Join(absorbed, refusedError(sum))
 }
 
 // pollURLs lists what a poll fetches: the feeds' URLs, and the target of

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -537,5 +539,45 @@ func TestFeedsAddNamesAndRefilesAFeed(t *testing.T) {
 	add("--folder", "")
 	if out := list(); !strings.Contains(out, "Go news  \n") || strings.Contains(out, "Tech") {
 		t.Errorf("feeds list after add --folder \"\":\n%s\nwant it in no folder", out)
+	}
+}
+
+// TestAnInterruptedFeedsPollFails: a poll stopped by a signal reads and
+// keeps the feeds it fetched, and fails (exit 130 from main) as an
+// interrupted crawl does, where it used to exit 0 with "2 of 5 feeds
+// fetched", as if the others had nothing to fetch.
+func TestAnInterruptedFeedsPollFails(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		if served.Add(1) == 2 {
+			cancel() // as Ctrl-C would, with the second feed asked for
+		}
+		w.Header().Set("Content-Type", "application/atom+xml")
+		fmt.Fprintf(w, `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>f</title><id>%[1]s</id><updated>2025-01-01T00:00:00Z</updated>`+
+			`<entry><title>one</title><id>%[1]s/1</id><link href="%[1]s/1"/><updated>2025-01-01T00:00:00Z</updated></entry></feed>`, r.URL.Path)
+	}))
+	defer srv.Close()
+	data := t.TempDir()
+	for i := range 5 {
+		if _, _, err := run(t, "feeds", "add", fmt.Sprintf("%s/f%d.atom", srv.URL, i), "--data", data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr strings.Builder
+	root := newRootCmd(&stdout, &stderr)
+	root.SetArgs([]string{"feeds", "poll", "--data", data, "--allow-private", "--politeness-overrides",
+		"[{host: " + strings.TrimPrefix(srv.URL, "http://") + ", min_delay: 0s, per_host: 1}]"})
+	err := root.ExecuteContext(ctx)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "feeds poll interrupted") {
+		t.Fatalf("interrupted feeds poll: err = %v, want the interruption\n%s%s", err, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "of 5 feeds fetched") || strings.Contains(stdout.String(), "5 of 5 feeds fetched") {
+		t.Errorf("interrupted feeds poll printed:\n%s\nwant the feeds fetched before the interruption read", stdout.String())
 	}
 }
