@@ -95,6 +95,11 @@ type DB struct {
 	nextSeq  uint64 // guarded by commitMu
 }
 
+// inUse is the error of a repository directory another process holds.
+func inUse(dir string) error {
+	return fmt.Errorf("%w: %s (a running deltaq serve, run, crawl or demo holds it; stop that first, or manage watches, alerts and ads through its HTTP API, and feeds, backups, seeds and watch API keys through its admin listener)", ErrInUse, dir)
+}
+
 // Open opens (creating if needed) the repository in dir.
 func Open(dir string, cfg Config, opts Options) (*DB, error) {
 	if err := cfg.Validate(); err != nil {
@@ -122,7 +127,7 @@ func Open(dir string, cfg Config, opts Options) (*DB, error) {
 	pdb, err := pebble.Open(dir, popts)
 	cache.Unref()
 	if lockedElsewhere(err) {
-		return nil, fmt.Errorf("%w: %s (a running deltaq serve, run, crawl or demo holds it; stop that first, or manage watches, alerts and ads through its HTTP API, and feeds, backups, seeds and watch API keys through its admin listener)", ErrInUse, dir)
+		return nil, inUse(dir)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("repo: open %s: %w", dir, err)

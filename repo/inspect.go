@@ -40,6 +40,12 @@ func Inspect(dir string) (DirState, error) {
 		return 0, fmt.Errorf("repo: inspect %s: %w", dir, err)
 	}
 	if !desc.Exists {
+		// Pebble takes its lock before it writes the MANIFEST: a process
+		// making the repository right now leaves, for a moment, what a
+		// copy cut short leaves, and it is no copy to remove.
+		if heldElsewhere(dir) {
+			return 0, inUse(dir)
+		}
 		return DirPartial, nil
 	}
 	return DirComplete, nil

@@ -7,8 +7,11 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // holderEnv, set in the environment of the test binary, makes
@@ -89,5 +92,60 @@ func TestOpenNamesAnotherProcessHoldingTheRepository(t *testing.T) {
 	defer db.Close()
 	if _, err := db.Page("http://a.test/"); err != nil {
 		t.Fatalf("the page stored before: %v", err)
+	}
+}
+
+// lockHolderEnv, set in the environment of the test binary, makes
+// TestInspectNamesAProcessMakingTheRepository the process that holds the
+// lock of the directory it names, as Pebble does from before it writes a
+// new database's MANIFEST, until its stdin closes.
+const lockHolderEnv = "DELTAQ_REPO_LOCK_HOLDER"
+
+// TestInspectNamesAProcessMakingTheRepository: a repository directory
+// with Pebble's LOCK and no MANIFEST yet, locked by another process, is a
+// repository being made (a second crawl started beside the first), not a
+// copy cut short: Inspect says it is in use, where it said DirPartial and
+// the commands told the user to remove the directory.
+func TestInspectNamesAProcessMakingTheRepository(t *testing.T) {
+	if dir := os.Getenv(lockHolderEnv); dir != "" {
+		l, err := vfs.Default.Lock(filepath.Join(dir, "LOCK"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		os.Stdout.WriteString("holding\n")
+		bufio.NewReader(os.Stdin).ReadString('\n')
+		return
+	}
+	dir := t.TempDir()
+	holder := exec.Command(os.Args[0], "-test.run=^TestInspectNamesAProcessMakingTheRepository$", "-test.count=1")
+	holder.Env = append(os.Environ(), lockHolderEnv+"="+dir)
+	stdin, err := holder.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Wait()
+	defer stdin.Close()
+	if line, _ := bufio.NewReader(stdout).ReadString('\n'); strings.TrimSpace(line) != "holding" {
+		t.Fatalf("holder said %q", line)
+	}
+	st, err := Inspect(dir)
+	if !errors.Is(err, ErrInUse) || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("Inspect of a directory being made by another process: %v, %v; want ErrInUse naming %s", st, err, dir)
+	}
+	stdin.Close()
+	if err := holder.Wait(); err != nil {
+		t.Fatalf("holder: %v", err)
+	}
+	// Once the holder is gone, what it left is a directory cut short.
+	if st, err := Inspect(dir); err != nil || st != DirPartial {
+		t.Fatalf("Inspect after the holder ended: %v, %v; want DirPartial", st, err)
 	}
 }
