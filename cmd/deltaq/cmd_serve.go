@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -51,6 +52,13 @@ left out and the answer marked partial.`,
 				return err
 			}
 			defer db.Close()
+			// Listen before the index catches up, which may take long: a
+			// port taken is said at once, not after the catch-up.
+			ln, err := httpserver.Listen(cfg.Server.Listen, 0)
+			if err != nil {
+				return err
+			}
+			defer ln.Close()
 			ctx := cmd.Context()
 			var node *cluster.SearchNode
 			opts := serviceOptions{}
@@ -81,7 +89,7 @@ left out and the answer marked partial.`,
 				g.Go(func() error { return node.Run(gctx) })
 				fmt.Fprintf(a.stderr, "cluster: node %s serves its index and fans searches out\n", cfg.Cluster.Node)
 			}
-			a.serveLoops(g, gctx, s, cfg, nil, 0, nil)
+			a.serveLoops(g, gctx, s, cfg, nil, ln, 0, nil)
 			err = ignoreCanceled(g.Wait())
 			if node != nil {
 				fmt.Fprintf(a.stderr, "cluster: %d search requests sent (%d bytes), %d answered (%d refused)\n",
@@ -105,8 +113,9 @@ left out and the answer marked partial.`,
 
 // serveLoops starts what a serving process runs until ctx ends: the index
 // following the repository, PageRank, ads bookkeeping, notifications,
-// relation syncs, the watches' checks and the HTTP server.
-func (a *app) serveLoops(g *errgroup.Group, ctx context.Context, s *services, cfg *configs.Config, notify <-chan struct{}, tryPorts int, onListen func(addr string)) {
+// relation syncs, the watches' checks and the HTTP server, on ln if it is
+// not nil, else on server.listen (trying tryPorts ports past it).
+func (a *app) serveLoops(g *errgroup.Group, ctx context.Context, s *services, cfg *configs.Config, notify <-chan struct{}, ln net.Listener, tryPorts int, onListen func(addr string)) {
 	g.Go(func() error { return s.ix.Run(ctx, notify) })
 	g.Go(func() error { return s.rank.RunPageRank(ctx, cfg.Ranking.PageRank.Interval, s.ix) })
 	g.Go(func() error { return s.ads.Run(ctx) })
@@ -128,7 +137,7 @@ func (a *app) serveLoops(g *errgroup.Group, ctx context.Context, s *services, cf
 		})
 	}
 	g.Go(func() error {
-		return httpserver.Run(ctx, cfg.Server.Listen, cfg.Server.HTTP, s.handler, httpserver.Options{
+		opts := httpserver.Options{
 			Logger:       s.logger,
 			TryNextPorts: tryPorts,
 			Ready: func(addr string) {
@@ -137,7 +146,11 @@ func (a *app) serveLoops(g *errgroup.Group, ctx context.Context, s *services, cf
 					onListen(addr)
 				}
 			},
-		})
+		}
+		if ln != nil {
+			return httpserver.Serve(ctx, ln, cfg.Server.HTTP, s.handler, opts)
+		}
+		return httpserver.Run(ctx, cfg.Server.Listen, cfg.Server.HTTP, s.handler, opts)
 	})
 }
 
@@ -229,7 +242,7 @@ func (a *app) runEngine(ctx context.Context, cfg *configs.Config, dataDir string
 	if ready != nil {
 		onListen = func(addr string) { ready(s, addr) }
 	}
-	a.serveLoops(g, gctx, s, cfg, notify, tryPorts, onListen)
+	a.serveLoops(g, gctx, s, cfg, notify, nil, tryPorts, onListen)
 	return ignoreCanceled(g.Wait())
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -54,5 +55,25 @@ func TestServeAllowPrivateChecksALoopbackWatch(t *testing.T) {
 	}
 	if len(h.Changes) != 1 || len(h.Failures) != 0 {
 		t.Fatalf("history of w1 under serve --allow-private: %d changes, failures %+v; want the change found, no failed check", len(h.Changes), h.Failures)
+	}
+}
+
+// TestServeSaysAPortTakenBeforeCatchingUp: serve listens before it brings
+// the index up to date, so a --listen address in use stops it at once,
+// where it used to apply the whole change feed first (hours on a large
+// repository) and only then fail.
+func TestServeSaysAPortTakenBeforeCatchingUp(t *testing.T) {
+	data, _ := crawlFruit(t, t.TempDir())
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	_, stderr, err := run(t, "serve", "--data", data, "--listen", taken.Addr().String())
+	if err == nil || !strings.Contains(err.Error(), "address already in use") {
+		t.Fatalf("serve on a port taken: %v, want the address in use", err)
+	}
+	if strings.Contains(stderr, "index:") {
+		t.Errorf("serve caught the index up before finding its port taken:\n%s", stderr)
 	}
 }
