@@ -47,8 +47,12 @@ func (a *app) newRelationCreateCmd() *cobra.Command {
 				if src.Search != "" {
 					return errors.New("--search and --opensearch: give one")
 				}
-				if src.Search, err = relation.ResolveOpenSearch(cmd.Context(), &http.Client{Timeout: cfg.Relation.Timeout}, openSearch, cfg.Relation.MaxBytes); err != nil {
+				client, err := sourceHTTP(cfg)
+				if err != nil {
 					return err
+				}
+				if src.Search, err = relation.ResolveOpenSearch(cmd.Context(), client, openSearch, cfg.Relation.MaxBytes); err != nil {
+					return allowPrivateHint(err, "read a description")
 				}
 			}
 			// Only a flag left out takes the configured value: a 0 given
@@ -106,22 +110,42 @@ func (a *app) newRelationCreateCmd() *cobra.Command {
 	f.StringVar(&quota, "quota", "", "requests per period, e.g. 10/5m (default relation.quota per relation.quota_period)")
 	f.StringVar(&def.Weight, "weight", "1", "w(r): 1, column (the ids file's second column) or field:NAME")
 	f.StringVar(&def.Dissimilarity, "dissimilarity", "changed", "changed, or abs:NAME for a numeric field")
+	addDialFlags(cmd) // --opensearch is fetched
 	return cmd
 }
 
-// relationClient is the client of a relation's source. It fetches
-// through the crawler's dialer, as watches do: the same crawler.resolve
-// mapping, and the same refusal of non-public addresses unless
-// crawler.allow_private.
+// relationClient is the client of a relation's source, fetching through
+// sourceHTTP.
 func relationClient(cfg *configs.Config, def relation.Definition, logger *slog.Logger) (*relation.Client, error) {
-	dial, err := crawler.DialContext(cfg.Crawler)
+	client, err := sourceHTTP(cfg)
 	if err != nil {
 		return nil, err
 	}
 	opts := cfg.Relation.ClientOptions(cfg.Crawler.UserAgent)
 	opts.Logger = logger
-	opts.HTTP.Transport = &http.Transport{DialContext: dial}
+	opts.HTTP = client
 	return relation.NewClient(def.Source, opts)
+}
+
+// allowPrivateHint adds to err, if the crawler's dialer refused an
+// address, how to let it through to do what.
+func allowPrivateHint(err error, what string) error {
+	if !errors.Is(err, crawler.ErrRefusedAddress) {
+		return err
+	}
+	return fmt.Errorf("%w; to %s from loopback or private addresses (your own test server), run again with --allow-private (or crawler.allow_private: true)", err, what)
+}
+
+// sourceHTTP is the HTTP client of requests to a relation's source (its
+// OpenSearch description, searches, items). It dials through the
+// crawler's dialer, as watches do: the same crawler.resolve mapping, and
+// the same refusal of non-public addresses unless crawler.allow_private.
+func sourceHTTP(cfg *configs.Config) (*http.Client, error) {
+	dial, err := crawler.DialContext(cfg.Crawler)
+	if err != nil {
+		return nil, err
+	}
+	return &http.Client{Timeout: cfg.Relation.Timeout, Transport: &http.Transport{DialContext: dial}}, nil
 }
 
 // parseQuota reads N/PERIOD.
@@ -247,10 +271,7 @@ func (a *app) newRelationSyncCmd() *cobra.Command {
 			if rep != nil {
 				a.printSync(rep, time.Since(start))
 			}
-			if errors.Is(err, crawler.ErrRefusedAddress) {
-				err = fmt.Errorf("%w; to sync from loopback or private addresses (your own test server), run again with --allow-private (or crawler.allow_private: true)", err)
-			}
-			return err
+			return allowPrivateHint(err, "sync")
 		},
 	}
 	cmd.Flags().StringVar(&dataDir, "data", "", "data directory (repository)")

@@ -277,3 +277,29 @@ func TestRelationCreateRefusesAPageSizeOrMaxResultsOf0(t *testing.T) {
 		t.Fatalf("create with --page-size 4 --max-results 8:\n%s%v", out, err)
 	}
 }
+
+// TestRelationCreateFetchesTheOpenSearchDescriptionThroughTheCrawlersDialer:
+// the description is fetched as the relation's searches are, so a
+// loopback or private address is refused unless --allow-private, and
+// --resolve points a host at a server of one's own.
+func TestRelationCreateFetchesTheOpenSearchDescriptionThroughTheCrawlersDialer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<?xml version="1.0"?><OpenSearchDescription xmlns="http://a9.com/-/spec/opensearch/1.1/">`+
+			`<Url type="text/html" template="http://os.test/s?q={searchTerms}&amp;p={startPage}"/></OpenSearchDescription>`)
+	}))
+	defer srv.Close()
+	create := func(data string, flags ...string) (string, error) {
+		out, _, err := run(t, append([]string{"relation", "create", "r", "--data", data, "--item", "http://os.test{id}",
+			"--extract", "t=css:a"}, flags...)...)
+		return out, err
+	}
+	dir := t.TempDir()
+	if _, err := create(filepath.Join(dir, "a"), "--opensearch", srv.URL+"/d.xml"); err == nil || !strings.Contains(err.Error(), "to read a description from loopback or private addresses (your own test server), run again with --allow-private") {
+		t.Fatalf("--opensearch on loopback without --allow-private: %v, want the dialer's refusal", err)
+	}
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	out, err := create(filepath.Join(dir, "b"), "--opensearch", "http://os.test/d.xml", "--allow-private", "--resolve", "os.test=127.0.0.1:"+port)
+	if err != nil || !strings.Contains(out, "http://os.test/s?q={q}&p={page}") {
+		t.Fatalf("--opensearch through --resolve and --allow-private:\n%s%v", out, err)
+	}
+}
