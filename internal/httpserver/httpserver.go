@@ -125,6 +125,11 @@ func Serve(ctx context.Context, ln net.Listener, cfg Config, h http.Handler, opt
 	shut, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shut); err != nil {
+		// Said here, not only returned: a process stopping on a signal
+		// keeps the first error of its loops, the signal's, and a request
+		// cut short would go unmentioned.
+		logger.Warn("http server: requests still in flight after shutdown_timeout are cut", "addr", addr, "shutdown_timeout", cfg.ShutdownTimeout, "err", err)
+		srv.Close()
 		return fmt.Errorf("http server: shutdown: %w", err)
 	}
 	logger.Info("http server stopped", "addr", addr)

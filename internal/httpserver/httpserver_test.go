@@ -113,3 +113,45 @@ func TestConfigBoundsHeaderBytes(t *testing.T) {
 		{Key: "max_header_bytes", Hi: maxHeaderBytes, Limit: "must be in [4096, 16777216]", Set: func(c *Config, v int64) { c.MaxHeaderBytes = int(v) }},
 	})
 }
+
+// TestShutdownSaysWhatItCut: a request still running when
+// shutdown_timeout ends is cut, and the log says so, since the process
+// stopping on a signal reports the signal and not Serve's error.
+func TestShutdownSaysWhatItCut(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(entered)
+		<-release
+	})
+	short := cfg
+	short.ShutdownTimeout = 50 * time.Millisecond
+	ctx, cancel := context.WithCancel(t.Context())
+	addrc := make(chan string, 1)
+	done := make(chan error, 1)
+	var log bytes.Buffer // written by Run alone, read once it returned
+	go func() {
+		done <- Run(ctx, "127.0.0.1:0", short, h, Options{Ready: func(a string) { addrc <- a }, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	}()
+	addr := <-addrc
+	cut := make(chan error, 1)
+	go func() {
+		client := http.Client{Timeout: 10 * time.Second} // bounds the test if the request is never cut
+		res, err := client.Get("http://" + addr + "/")
+		if err == nil {
+			res.Body.Close()
+		}
+		cut <- err
+	}()
+	<-entered
+	cancel()
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "shutdown") {
+		t.Fatalf("Run = %v, want the shutdown's error", err)
+	}
+	if !strings.Contains(log.String(), "requests still in flight after shutdown_timeout are cut") {
+		t.Errorf("log does not say a request was cut:\n%s", log.String())
+	}
+	if err := <-cut; err == nil {
+		t.Errorf("the request cut at shutdown got an answer")
+	}
+}
