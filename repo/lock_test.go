@@ -51,40 +51,14 @@ func TestOpenNamesAnotherProcessHoldingTheRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	holder := exec.Command(os.Args[0], "-test.run=^TestOpenNamesAnotherProcessHoldingTheRepository$", "-test.count=1")
-	holder.Env = append(os.Environ(), holderEnv+"="+dir)
-	stdin, err := holder.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := holder.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waited := false
-	t.Cleanup(func() { // on an early failure
-		if !waited {
-			stdin.Close()
-			holder.Wait()
-		}
-	})
-	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "holding\n" {
-		t.Fatalf("holder said %q, %v", line, err)
-	}
+	release := startHolder(t, "TestOpenNamesAnotherProcessHoldingTheRepository", holderEnv, dir)
 
 	_, err = Open(dir, testConfig(), Options{})
 	if !errors.Is(err, ErrInUse) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "another process") {
 		t.Fatalf("open while another process holds it: %v, want ErrInUse naming %s", err, dir)
 	}
 
-	stdin.Close()
-	waited = true
-	if err := holder.Wait(); err != nil {
-		t.Fatalf("holder: %v", err)
-	}
+	release()
 	db, err = Open(dir, testConfig(), Options{})
 	if err != nil {
 		t.Fatalf("open after the holder ended: %v", err)
@@ -118,8 +92,26 @@ func TestInspectNamesAProcessMakingTheRepository(t *testing.T) {
 		return
 	}
 	dir := t.TempDir()
-	holder := exec.Command(os.Args[0], "-test.run=^TestInspectNamesAProcessMakingTheRepository$", "-test.count=1")
-	holder.Env = append(os.Environ(), lockHolderEnv+"="+dir)
+	release := startHolder(t, "TestInspectNamesAProcessMakingTheRepository", lockHolderEnv, dir)
+	st, err := Inspect(dir)
+	if !errors.Is(err, ErrInUse) || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("Inspect of a directory being made by another process: %v, %v; want ErrInUse naming %s", st, err, dir)
+	}
+	release()
+	// Once the holder is gone, what it left is a directory cut short.
+	if st, err := Inspect(dir); err != nil || st != DirPartial {
+		t.Fatalf("Inspect after the holder ended: %v, %v; want DirPartial", st, err)
+	}
+}
+
+// startHolder runs test again in a child process, with env set to dir,
+// and returns once the child says it is holding dir. release ends the
+// child (it holds until its stdin closes) and waits for it; it runs at
+// the end of the test too, if the test did not call it.
+func startHolder(t *testing.T, test, env, dir string) (release func()) {
+	t.Helper()
+	holder := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	holder.Env = append(os.Environ(), env+"="+dir)
 	stdin, err := holder.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -131,21 +123,20 @@ func TestInspectNamesAProcessMakingTheRepository(t *testing.T) {
 	if err := holder.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer holder.Wait()
-	defer stdin.Close()
-	if line, _ := bufio.NewReader(stdout).ReadString('\n'); strings.TrimSpace(line) != "holding" {
-		t.Fatalf("holder said %q", line)
+	released := false
+	release = func() {
+		if released {
+			return
+		}
+		released = true
+		stdin.Close()
+		if err := holder.Wait(); err != nil {
+			t.Errorf("holder: %v", err)
+		}
 	}
-	st, err := Inspect(dir)
-	if !errors.Is(err, ErrInUse) || !strings.Contains(err.Error(), dir) {
-		t.Fatalf("Inspect of a directory being made by another process: %v, %v; want ErrInUse naming %s", st, err, dir)
+	t.Cleanup(release)
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "holding\n" {
+		t.Fatalf("holder said %q, %v", line, err)
 	}
-	stdin.Close()
-	if err := holder.Wait(); err != nil {
-		t.Fatalf("holder: %v", err)
-	}
-	// Once the holder is gone, what it left is a directory cut short.
-	if st, err := Inspect(dir); err != nil || st != DirPartial {
-		t.Fatalf("Inspect after the holder ended: %v, %v; want DirPartial", st, err)
-	}
+	return release
 }
