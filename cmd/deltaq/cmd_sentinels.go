@@ -19,7 +19,11 @@ func (a *app) newEvalSentinelsCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := a.loadEval(cmd, out, func(c *configs.Config) map[string][]string {
-				return map[string][]string{"archive": {c.Eval.Sentinels.Archive}}
+				in := map[string][]string{"archive": {c.Eval.Sentinels.Archive}}
+				if c.Eval.Sentinels.AccuracyPages > 0 { // else the accuracy table is left out
+					in["accuracy-archives"] = c.Eval.Sentinels.AccuracyArchives
+				}
+				return in
 			})
 			if err != nil {
 				return err

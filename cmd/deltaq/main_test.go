@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/deltaq/deltaq/internal/datasets"
 )
 
 // binary is the deltaq executable built for tests that run it as a real
@@ -210,7 +212,9 @@ func TestBadInputGivesClearErrors(t *testing.T) {
 		{[]string{"eval", "feeds", "--feeds", "/nonexistent/f", "--out", t.TempDir()}, "--feeds (eval.feeds.feeds) = /nonexistent/f: no such"},
 		{[]string{"eval", "monitor", "--archive", "/nonexistent/a", "--out", t.TempDir()}, "--archive (eval.monitor.archive) = /nonexistent/a: no such"},
 		{[]string{"eval", "relation", "--archive", "/nonexistent/a", "--out", t.TempDir()}, "--archive (eval.relation.archive.archive) = /nonexistent/a: no such"},
-		{[]string{"eval", "sentinels", "--archive", "/nonexistent/a", "--out", t.TempDir()}, "--archive (eval.sentinels.archive) = /nonexistent/a: no such"},
+		{[]string{"eval", "sentinels", "--archive", "/nonexistent/a", "--accuracy-pages", "0", "--out", t.TempDir()}, "--archive (eval.sentinels.archive) = /nonexistent/a: no such"},
+		{[]string{"eval", "sentinels", "--archive", datasets.Path(t, "archives", "tldr-en"), "--accuracy-archives", "/nonexistent/b", "--out", t.TempDir()},
+			"--accuracy-archives (eval.sentinels.accuracy_archives) = /nonexistent/b: no such"},
 		{[]string{"eval", "fanout", "--archive", "/nonexistent/a", "--log", "x", "--out", t.TempDir()}, "--archive = /nonexistent/a: no such"},
 		{[]string{"eval", "ir", "--archive", "/nonexistent/a", "--data", t.TempDir(), "--topics", "t", "--qrels", "q", "--out", t.TempDir()}, "--archive = /nonexistent/a: no such"},
 		{[]string{"eval", "ir", "--data", t.TempDir(), "--topics", "t", "--qrels", "q", "--out", t.TempDir(), "--users", "100000000"}, "--users = 100000000: must be in [1, 1000]"},
