@@ -89,11 +89,17 @@ func Load(ctx context.Context, dir string) (*Trace, error) {
 }
 
 func readPostings(ctx context.Context, r io.Reader, byName map[string]*Feed) error {
-	sc := bufio.NewScanner(r)
+	src := &readErr{r: r}
+	sc := bufio.NewScanner(src)
 	sc.Buffer(make([]byte, 4096), maxLine)
 	for n := 1; sc.Scan(); n++ {
 		if n%10000 == 0 && ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if src.err != nil {
+			// The scanner hands over the line the stream broke in
+			// before its error: the fault is the stream's, not a value's.
+			return fmt.Errorf("feedtrace: commit-feeds.tsv.zst breaks off by line %d (a copy cut short?): %w", n, src.err)
 		}
 		line := sc.Bytes()
 		if n == 1 && bytes.HasPrefix(line, []byte("feed\t")) {
@@ -130,6 +136,21 @@ func readPostings(ctx context.Context, r io.Reader, byName map[string]*Feed) err
 		return fmt.Errorf("feedtrace: commit-feeds: %w", err)
 	}
 	return nil
+}
+
+// readErr is r, keeping the first error its reads returned other than
+// io.EOF.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }
 
 // Postings returns the number of postings in the trace.

@@ -84,3 +84,27 @@ func TestLoadRefusesAFeedListedTwice(t *testing.T) {
 		t.Errorf("Load = %v, want %q", err, want)
 	}
 }
+
+// TestLoadSaysAStreamCutShortIsCutShort: a commit-feeds.tsv.zst cut in
+// two is refused for the stream's end, not for the value in the half
+// line the stream broke off in.
+func TestLoadSaysAStreamCutShortIsCutShort(t *testing.T) {
+	dir := t.TempDir()
+	src := datasets.Path(t, "feeds")
+	for _, name := range []string{"feeds.tsv", "commit-feeds.tsv.zst"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "commit-feeds.tsv.zst" {
+			b = b[:len(b)/2]
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := Load(t.Context(), dir)
+	if err == nil || !strings.Contains(err.Error(), "commit-feeds.tsv.zst breaks off by line") || strings.Contains(err.Error(), "unix_time") {
+		t.Errorf("Load of a stream cut in two: %v, want it to say the stream breaks off", err)
+	}
+}
