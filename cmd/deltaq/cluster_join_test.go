@@ -181,4 +181,15 @@ func TestClusterCrawlNodeJoinsThenCrawls(t *testing.T) {
 	if pages := fetchedPages(t, data); !pages[srv.URL+"/"] {
 		t.Errorf("the node's repository does not hold %s/: %v", srv.URL, pages)
 	}
+	// The same seeds again, into a new repository, on the same NATS
+	// store: JetStream drops the handoffs as duplicates within
+	// cluster.dedup, and the crawl says why it fetched nothing.
+	out, _, err = run(t, "crawl", "--config", cfgFile, "--data", filepath.Join(dir, "again"), "--allow-private",
+		"--cluster", ns.URL(), "--node", "a", "--seeds", srv.URL+"/")
+	if err != nil {
+		t.Fatalf("second crawl: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "every URL handed off was queued by the cluster within cluster.dedup (24h0m0s) before") {
+		t.Errorf("a crawl of seeds the cluster queued before does not say why it fetched nothing:\n%s", out)
+	}
 }

@@ -179,6 +179,11 @@ func (a *app) crawlNode(ctx context.Context, cmd *cobra.Command, m *cluster.Memb
 	st := m.Stats()
 	fmt.Fprintf(a.stdout, "cluster: node %s; %d handoffs published (%d duplicates, %d bytes), %d received, %d new, %d lost, %d left to the next reader\n",
 		cfg.Cluster.Node, st.Published.Load(), st.Duplicates.Load(), st.Bytes.Load(), st.Received.Load(), st.Admitted.Load(), st.Lost.Load(), st.StaleAcks.Load())
+	if pub := st.Published.Load(); pub > 0 && st.Duplicates.Load() == pub && st.Received.Load() == 0 && sum.Requests == 0 {
+		// The cluster's memory of URLs queued, not an empty site: a
+		// second crawl of the same seeds on the same NATS store.
+		fmt.Fprintf(a.stdout, "cluster: every URL handed off was queued by the cluster within cluster.dedup (%s) before, so none was fetched again; to crawl them anew, use a new NATS store (cluster serve --store) or wait out cluster.dedup\n", cfg.Cluster.Dedup)
+	}
 	if err != nil {
 		return err
 	}
