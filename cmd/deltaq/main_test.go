@@ -10,7 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +24,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(signalChildEnv) != "" {
+		os.Exit(m.Run()) // the child of TestASecondSignalStopsAtOnce needs no binary
+	}
 	dir, err := os.MkdirTemp("", "deltaq-bin")
 	if err != nil {
 		panic(err)
@@ -310,5 +315,33 @@ func TestCommandsThatReadARepositoryRefuseADirectoryWithout(t *testing.T) {
 				t.Fatalf("%s: %v, want it left uncreated", data, err)
 			}
 		})
+	}
+}
+
+// signalChildEnv, set in the environment of the test binary, makes
+// TestASecondSignalStopsAtOnce the process that signals itself.
+const signalChildEnv = "DELTAQ_TEST_SIGNAL_CHILD"
+
+// TestASecondSignalStopsAtOnce: the first SIGINT cancels the command's
+// context; the second, for a stop that takes too long, ends the process
+// at once, where it used to be caught and ignored until the stop ended.
+func TestASecondSignalStopsAtOnce(t *testing.T) {
+	if os.Getenv(signalChildEnv) != "" {
+		ctx := stopOnSignal(io.Discard)
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		<-ctx.Done()
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		time.Sleep(30 * time.Second) // a stop that takes long
+		os.Exit(0)                   // reached only if the second signal was caught
+	}
+	child := exec.Command(os.Args[0], "-test.run=^TestASecondSignalStopsAtOnce$", "-test.count=1")
+	child.Env = append(os.Environ(), signalChildEnv+"=1")
+	err := child.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("child: %v, want it ended by the second SIGINT", err)
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGINT {
+		t.Fatalf("child: %v, want it ended by the second SIGINT", err)
 	}
 }
