@@ -329,6 +329,12 @@ func (c *Crawler) work(nextCtx, ctx context.Context, f *frontier.Frontier, out c
 			f.Defer(*r.job, time.Time{})
 			return nil
 		}
+		if ctx.Err() != nil && r.res.err != nil {
+			// A robots.txt fetch cut short by the stop says nothing of the
+			// host: recorded, it would defer the host in the next run as a
+			// failed robots.txt does. The next run asks again.
+			return nil
+		}
 		if r.job == nil || r.res.outcome == repo.OutcomeDisallowed {
 			// A robots.txt fetch (the job waits for its turn), or a page
 			// robots.txt disallows: neither is a page fetched.
