@@ -12,6 +12,7 @@ import (
 	"github.com/deltaq/deltaq/discovery"
 	"github.com/deltaq/deltaq/eval/archive"
 	"github.com/deltaq/deltaq/eval/report"
+	"github.com/deltaq/deltaq/internal/bounds"
 	tracker "github.com/deltaq/deltaq/internal/progress"
 )
 
@@ -104,21 +105,19 @@ func Run(ctx context.Context, cfg Config, archiveDirs []string, outDir string, p
 	// most of the time (H_t and the replays follow each archive's).
 	var archives []*archive.Archive
 	versions := 0
-	dirOf := map[string]string{} // archive name → the directory that gave it
 	for _, dir := range archiveDirs {
 		a, err := archive.Open(dir)
 		if err != nil {
 			return nil, fmt.Errorf("discoveryeval: %w", err)
 		}
-		// The name labels the archive's rows, section and plot files: two
-		// archives of one name would share them, the second's plots
-		// written over the first's.
-		if first, dup := dirOf[a.Name()]; dup {
-			return nil, fmt.Errorf("discoveryeval: archives %s and %s are both named %q (archive.json \"name\"): give archives of distinct names", first, dir, a.Name())
-		}
-		dirOf[a.Name()] = dir
 		archives = append(archives, a)
 		versions += a.NumIntervals()
+	}
+	// The name labels the archive's rows, section and plot files: two
+	// archives of one name would share them, the second's plots written
+	// over the first's.
+	for i, at := range bounds.Repeats(archives, (*archive.Archive).Name) {
+		return nil, fmt.Errorf("discoveryeval: archives %s and %s are both named %q (archive.json \"name\"): give archives of distinct names", archiveDirs[at], archiveDirs[i], archives[i].Name())
 	}
 	var results []*siteResult
 	prog := tracker.From(progress)

@@ -15,6 +15,7 @@ import (
 	"github.com/deltaq/deltaq/eval/report"
 	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/index/fanout"
+	"github.com/deltaq/deltaq/internal/bounds"
 	"github.com/deltaq/deltaq/internal/progress"
 	"github.com/deltaq/deltaq/internal/querylog"
 	"github.com/deltaq/deltaq/repo"
@@ -151,19 +152,12 @@ func (o Options) check() error {
 	// An archive is served as <name>.test: two of one name would put
 	// every URL in the corpus twice. A partition given twice would be
 	// evaluated and reported twice.
-	names := map[string]bool{}
-	for _, a := range o.Archives {
-		if names[a.Name()] {
-			return fmt.Errorf("fanouteval: two archives are named %q (archive.json \"name\"), so both would be host %s.test: give archives of distinct names", a.Name(), a.Name())
-		}
-		names[a.Name()] = true
+	for i := range bounds.Repeats(o.Archives, (*archive.Archive).Name) {
+		name := o.Archives[i].Name()
+		return fmt.Errorf("fanouteval: two archives are named %q (archive.json \"name\"), so both would be host %s.test: give archives of distinct names", name, name)
 	}
-	parts := map[Partition]bool{}
-	for _, p := range o.Partitions {
-		if parts[p] {
-			return fmt.Errorf("fanouteval: --partition %s given twice: give each once", p)
-		}
-		parts[p] = true
+	for i := range bounds.Repeats(o.Partitions, func(p Partition) Partition { return p }) {
+		return fmt.Errorf("fanouteval: --partition %s given twice: give each once", o.Partitions[i])
 	}
 	return nil
 }

@@ -48,9 +48,6 @@ func validateSplits(splits []string, pages string) error {
 	if len(splits) > 0 && pages != "all" {
 		errs = append(errs, fmt.Errorf("eval.sync.splits = %v: needs eval.sync.pages = all (%q replays no new page for discovery to find)", splits, pages))
 	}
-	if n := len(splits); n > 0 && len(slices.Compact(slices.Clone(splits))) != n {
-		errs = append(errs, fmt.Errorf("eval.sync.splits = %v: an entry is listed twice", splits))
-	}
 	return errors.Join(errs...)
 }
 

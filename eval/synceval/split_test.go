@@ -241,3 +241,19 @@ func TestValidateRefusesRepeatedBudgets(t *testing.T) {
 		t.Errorf("ValidateOwn() = %v, want %q", err, want)
 	}
 }
+
+// TestValidateRefusesRepeatedSplits: a repeated split is refused, and
+// reported once.
+func TestValidateRefusesRepeatedSplits(t *testing.T) {
+	cfg := defaults(t)
+	cfg.Pages = "all"
+	cfg.Splits = []string{"0.5", "0.5", "adaptive"}
+	err := cfg.ValidateOwn()
+	want := "eval.sync.splits[1] = 0.5: given twice (also splits[0])"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("ValidateOwn() = %v, want %q", err, want)
+	}
+	if n := strings.Count(err.Error(), "twice"); n != 1 {
+		t.Errorf("ValidateOwn() = %v: the repeat reported %d times, want once", err, n)
+	}
+}

@@ -6,6 +6,7 @@ package bounds
 import (
 	"errors"
 	"fmt"
+	"iter"
 )
 
 // Number is what a bound applies to: counts, sizes, durations and rates,
@@ -109,12 +110,26 @@ func (r *Report) Err() error { return errors.Join(r.errs...) }
 // one would be evaluated and reported twice, its copies counted as
 // independent samples. It adds one problem per repeat to r.
 func Distinct[T comparable](r *Report, key string, vs []T) {
-	first := make(map[T]int, len(vs))
-	for i, v := range vs {
-		if at, dup := first[v]; dup {
-			r.Add(fmt.Sprintf("%s[%d]", key, i), v, fmt.Sprintf("given twice (also %s[%d]): give each value once", key, at))
-			continue
+	for i, at := range Repeats(vs, func(v T) T { return v }) {
+		r.Add(fmt.Sprintf("%s[%d]", key, i), vs[i], fmt.Sprintf("given twice (also %s[%d]): give each value once", key, at))
+	}
+}
+
+// Repeats yields, for each element of vs whose key an earlier element
+// already had, its index and the index of the first element of that key:
+// the two places a message about the repeat should name.
+func Repeats[T any, K comparable](vs []T, key func(T) K) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		first := make(map[K]int, len(vs))
+		for i, v := range vs {
+			k := key(v)
+			if at, dup := first[k]; dup {
+				if !yield(i, at) {
+					return
+				}
+				continue
+			}
+			first[k] = i
 		}
-		first[v] = i
 	}
 }

@@ -3,6 +3,8 @@ package bounds
 import (
 	"errors"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -86,5 +88,41 @@ func TestNoteFollowsOnlyALimit(t *testing.T) {
 	}
 	if got := Note(Within(0, 0, 256), "(0: GOMAXPROCS)"); got != "" {
 		t.Errorf("Note in range = %q, want \"\"", got)
+	}
+}
+
+// TestRepeats: each repeat is yielded with the first place of its key, in
+// order, however many times and however far apart a key comes back.
+func TestRepeats(t *testing.T) {
+	vs := []string{"a", "B", "b", "c", "A", "a", "d"}
+	type pair struct{ i, at int }
+	var got []pair
+	for i, at := range Repeats(vs, strings.ToLower) {
+		got = append(got, pair{i, at})
+	}
+	if want := []pair{{2, 1}, {4, 0}, {5, 0}}; !slices.Equal(got, want) {
+		t.Errorf("Repeats(%q, ToLower) = %v, want %v", vs, got, want)
+	}
+	for range Repeats(vs, strings.ToLower) {
+		break // a range stopped early must not be yielded to again
+	}
+}
+
+// TestDistinct: one problem per repeat, naming both places.
+func TestDistinct(t *testing.T) {
+	var r Report
+	Distinct(&r, "per_day", []int{1, 2, 1, 4, 1})
+	err := r.Err()
+	if err == nil {
+		t.Fatal("Distinct(1, 2, 1, 4, 1) reported nothing")
+	}
+	for _, want := range []string{"per_day[2] = 1: given twice (also per_day[0])", "per_day[4] = 1: given twice (also per_day[0])"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Distinct error %q lacks %q", err, want)
+		}
+	}
+	r = Report{}
+	if Distinct(&r, "per_day", []int{1, 2, 4}); r.Err() != nil {
+		t.Errorf("Distinct(1, 2, 4) = %v, want nil", r.Err())
 	}
 }
