@@ -34,7 +34,6 @@
 //
 //	a, err := archive.Open(filepath.Join(data, "archives", "tldr-en"))
 //	if err != nil { ... }
-//	if err := a.Verify(ctx); err != nil { ... } // optional: re-hash every body
 //	p, ok := a.Lookup("/common/tar.html", 12)   // p.Body, p.Hash, p.First, p.Last
 //	for p := range a.Pages(12) { ... }           // the week's pages, sorted by URL
 package archive
