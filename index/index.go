@@ -230,6 +230,11 @@ func Open(dir string, cfg Config, db *repo.DB, opts Options) (*Index, error) {
 			err = fmt.Errorf("%w: %s: %w", ErrDamaged, dir, err)
 		}
 	}
+	if errors.Is(err, ErrDamaged) || errors.Is(err, bleve.ErrorIndexMetaMissing) {
+		if perr := accessProblem(dir); perr != nil {
+			return nil, fmt.Errorf("index: open %s: %w: deltaq must be able to read and write every file of the index: run it as the user who owns them, or give it that access", dir, perr)
+		}
+	}
 	if (errors.Is(err, errIncompatible) || errors.Is(err, ErrDamaged)) && opts.Recreate {
 		ix.logger.Info("discarding an index that cannot be used", "dir", dir, "err", err)
 		if err := os.RemoveAll(dir); err != nil {

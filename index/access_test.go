@@ -1,0 +1,110 @@
+//go:build unix
+
+package index
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// accessChildEnv names the index directory a child of
+// TestOpenNamesAPermissionProblem opens as a user who does not own it.
+const accessChildEnv = "DELTAQ_INDEX_ACCESS_CHILD"
+
+// TestOpenNamesAPermissionProblem: an index whose files this process may
+// not write is refused as a permission problem, naming the file, not as
+// damaged; and Recreate, which discards a damaged index, leaves it be.
+// Root may write any file, so as root the open runs in a child process
+// of user nobody.
+func TestOpenNamesAPermissionProblem(t *testing.T) {
+	if dir := os.Getenv(accessChildEnv); dir != "" {
+		_, err := Open(dir, testConfig(ScoringBM25), openRepo(t, t.TempDir()), Options{Recreate: true})
+		if err == nil {
+			t.Fatal("Open succeeded")
+		}
+		if errors.Is(err, ErrDamaged) || !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("Open = %v, want a permission error, not ErrDamaged", err)
+		}
+		os.Stdout.WriteString(err.Error() + "\n")
+		return
+	}
+
+	base := t.TempDir()
+	ixDir := filepath.Join(base, "ix")
+	ix := openIndex(t, ixDir, testConfig(ScoringBM25), openRepo(t, t.TempDir()), Options{})
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var out string
+	if os.Geteuid() != 0 {
+		if err := filepath.WalkDir(ixDir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			return os.Chmod(path, 0o400)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(ixDir, testConfig(ScoringBM25), openRepo(t, t.TempDir()), Options{Recreate: true})
+		if err == nil || errors.Is(err, ErrDamaged) || !errors.Is(err, fs.ErrPermission) {
+			t.Fatalf("Open = %v, want a permission error, not ErrDamaged", err)
+		}
+		out = err.Error()
+	} else {
+		out = runAsNobody(t, base, ixDir)
+	}
+	if !strings.Contains(out, "permission denied") || !strings.Contains(out, ixDir) || strings.Contains(out, "rebuild") {
+		t.Errorf("Open's error %q: want it to say permission denied, name a file of %s and offer no rebuild", out, ixDir)
+	}
+	if _, err := os.Stat(filepath.Join(ixDir, "index_meta.json")); err != nil {
+		t.Errorf("the index after the refused open: %v, want it left in place", err)
+	}
+}
+
+// runAsNobody runs TestOpenNamesAPermissionProblem's child part on ixDir
+// as user nobody (65534), from a copy of the test binary under base, which
+// it makes searchable by all, and returns the child's output.
+func runAsNobody(t *testing.T, base, ixDir string) string {
+	t.Helper()
+	for _, dir := range []string{filepath.Dir(base), base} {
+		if err := os.Chmod(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(base, "index.test")
+	copyFile(t, os.Args[0], bin, 0o755)
+	cmd := exec.Command(bin, "-test.run=^TestOpenNamesAPermissionProblem$")
+	cmd.Env = append(os.Environ(), accessChildEnv+"="+ixDir, "TMPDIR=/tmp", "HOME=/tmp")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the child as nobody: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+func copyFile(t *testing.T, from, to string, mode os.FileMode) {
+	t.Helper()
+	src, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
