@@ -218,30 +218,7 @@ func Open(dir string, cfg Config, db *repo.DB, opts Options) (*Index, error) {
 		ix.clock = time.Now
 	}
 	ix.mergeOnlyOnCompact = opts.MergeOnlyOnCompact
-	bi, gen, err := openBleve(dir, cfg.Scoring, ix.mergeOnlyOnCompact)
-	var applied uint64
-	var hasApplied bool
-	if err == nil {
-		if applied, hasApplied, err = readApplied(bi); err == nil {
-			err = verifySegments(bi)
-		}
-		if err != nil {
-			bi.Close()
-			err = fmt.Errorf("%w: %s: %w", ErrDamaged, dir, err)
-		}
-	}
-	if errors.Is(err, ErrDamaged) || errors.Is(err, bleve.ErrorIndexMetaMissing) {
-		if perr := accessProblem(dir); perr != nil {
-			return nil, fmt.Errorf("index: open %s: %w: deltaq must be able to read and write every file of the index: run it as the user who owns them, or give it that access", dir, perr)
-		}
-	}
-	if (errors.Is(err, errIncompatible) || errors.Is(err, ErrDamaged)) && opts.Recreate {
-		ix.logger.Info("discarding an index that cannot be used", "dir", dir, "err", err)
-		if err := os.RemoveAll(dir); err != nil {
-			return nil, fmt.Errorf("index: %w", err)
-		}
-		bi, gen, err = createBleve(dir, cfg.Scoring, ix.mergeOnlyOnCompact)
-	}
+	bi, gen, applied, hasApplied, err := ix.openChecked(opts.Recreate)
 	if err != nil {
 		return nil, err
 	}
@@ -280,6 +257,40 @@ func Open(dir string, cfg Config, db *repo.DB, opts Options) (*Index, error) {
 	}
 	ix.logger.Info("index open", "dir", dir, "scoring", cfg.Scoring, "n", n, "watermark", ix.watermark.Load())
 	return ix, nil
+}
+
+// openChecked opens the Bleve index in ix.dir and checks it: the change
+// sequence it applied last (applied, when hasApplied) and its segments'
+// checksums. With recreate, an index this configuration cannot use or
+// cannot read is discarded and made anew; one it may not read or write
+// is refused as such whatever recreate says, for a change of owner or
+// mode mends it.
+func (ix *Index) openChecked(recreate bool) (bi bleve.Index, gen, applied uint64, hasApplied bool, err error) {
+	dir := ix.dir
+	bi, gen, err = openBleve(dir, ix.cfg.Scoring, ix.mergeOnlyOnCompact)
+	if err == nil {
+		if applied, hasApplied, err = readApplied(bi); err == nil {
+			err = verifySegments(bi)
+		}
+		if err != nil {
+			bi.Close()
+			err = fmt.Errorf("%w: %s: %w", ErrDamaged, dir, err)
+		}
+	}
+	if errors.Is(err, ErrDamaged) || errors.Is(err, bleve.ErrorIndexMetaMissing) {
+		if perr := accessProblem(dir); perr != nil {
+			return nil, 0, 0, false, fmt.Errorf("index: open %s: %w: deltaq must be able to read and write every file of the index: run it as the user who owns them, or give it that access", dir, perr)
+		}
+	}
+	if (errors.Is(err, errIncompatible) || errors.Is(err, ErrDamaged)) && recreate {
+		ix.logger.Info("discarding an index that cannot be used", "dir", dir, "err", err)
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, 0, 0, false, fmt.Errorf("index: %w", err)
+		}
+		bi, gen, err = createBleve(dir, ix.cfg.Scoring, ix.mergeOnlyOnCompact)
+		return bi, gen, 0, false, err
+	}
+	return bi, gen, applied, hasApplied, err
 }
 
 // openBleve opens or creates the Bleve index in dir and returns its generation.
