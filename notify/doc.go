@@ -24,7 +24,9 @@
 //
 // Webhooks: POST of the notification as JSON, signed with HMAC-SHA256 over
 // "timestamp.body" (headers Deltaq-Timestamp, Deltaq-Signature: sha256=hex),
-// under notify.webhook_timeout; any 2xx is accepted.
+// under notify.webhook_timeout; any 2xx is accepted. A redirect is not
+// followed (it would turn the POST into a GET, or take the signed body to
+// another host): a 3xx answer is a failed attempt that names where it led.
 // E-mail: SMTP (RFC 5321) to notify.smtp.addr, a plain-text body with the
 // changes-only diff.
 // A digest (package watch) carries each of its changes' diffs, oldest

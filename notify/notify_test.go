@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -145,6 +147,33 @@ func TestDeadLetterAfterMaxAttemptsAndRetry(t *testing.T) {
 			t.Errorf("dead after retry = %d", n)
 		}
 	})
+}
+
+func TestWebhookRedirectIsAFailedAttempt(t *testing.T) {
+	for _, code := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		t.Run(strconv.Itoa(code), func(t *testing.T) {
+			var reached atomic.Int32
+			mux := http.NewServeMux()
+			mux.HandleFunc("/hook", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/moved", code) })
+			mux.HandleFunc("/moved", func(http.ResponseWriter, *http.Request) { reached.Add(1) })
+			srv := httptest.NewServer(mux)
+			defer srv.Close()
+			db := openRepo(t)
+			ob := notify.NewOutbox(db, testConfig())
+			svc := notify.NewService(ob, notify.Options{Client: srv.Client()})
+			enqueue(t, db, ob, sample("n1", time.Now(), notify.Target{Kind: notify.Webhook, Addr: srv.URL + "/hook"}))
+			st, err := svc.Once(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Delivered != 0 || st.Failed != 1 || reached.Load() != 0 {
+				t.Fatalf("stats %+v, redirect target reached %d times; want one failed attempt and the target not reached", st, reached.Load())
+			}
+			if p, _ := ob.Pending(t.Context()); p != 1 {
+				t.Errorf("pending = %d, want the delivery kept for its retry", p)
+			}
+		})
+	}
 }
 
 func TestEmailThroughRealSMTPServer(t *testing.T) {

@@ -19,7 +19,8 @@ type Options struct {
 	// Clock tells the time; nil is the wall clock.
 	Clock clock.Clock
 	// Client sends webhooks; nil is a client with no proxy and
-	// Config.WebhookTimeout per request.
+	// Config.WebhookTimeout per request. Its redirects are not followed,
+	// whatever its CheckRedirect says.
 	Client *http.Client
 }
 
@@ -51,6 +52,13 @@ func NewService(ob *Outbox, opts Options) *Service {
 	if s.client == nil {
 		s.client = &http.Client{Transport: &http.Transport{}}
 	}
+	// A redirect followed would turn the POST into a GET (301, 302, 303)
+	// that a 2xx answer then counts as delivered, and would send the
+	// signed body to a host the target did not name: an answer of 3xx is
+	// a failed attempt instead.
+	c := *s.client
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	s.client = &c
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

@@ -37,7 +37,8 @@ func Verify(secret []byte, ts string, body []byte, signature string) bool {
 	return hmac.Equal([]byte(Sign(secret, ts, body)), []byte(signature))
 }
 
-// postWebhook sends one notification; only a 2xx answer is success.
+// postWebhook sends one notification; only a 2xx answer is success, and
+// a redirect is not followed.
 func postWebhook(ctx context.Context, client *http.Client, secret []byte, d *delivery, now time.Time, timeout time.Duration) error {
 	body, err := json.Marshal(&d.N)
 	if err != nil {
@@ -60,6 +61,10 @@ func postWebhook(ctx context.Context, client *http.Client, secret []byte, d *del
 	}
 	defer resp.Body.Close()
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // let the connection be reused
+	if resp.StatusCode/100 == 3 {
+		return fmt.Errorf("notify: webhook %s: status %d, a redirect to %q, which a webhook does not follow (give the URL it leads to)",
+			d.Target.Addr, resp.StatusCode, resp.Header.Get("Location"))
+	}
 	if resp.StatusCode/100 != 2 {
 		return fmt.Errorf("notify: webhook %s: status %d", d.Target.Addr, resp.StatusCode)
 	}
