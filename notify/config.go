@@ -2,6 +2,8 @@ package notify
 
 import (
 	"fmt"
+	"net"
+	"net/mail"
 	"time"
 
 	"github.com/deltaq/deltaq/internal/bounds"
@@ -68,6 +70,14 @@ func (c Config) Validate() error {
 	report.Add("smtp.timeout", c.SMTP.Timeout, bounds.AboveZero(c.SMTP.Timeout))
 	if c.BackoffMax < c.BackoffBase {
 		report.Add("backoff_max", c.BackoffMax, fmt.Sprintf("must be ≥ notify.backoff_base (%v)", c.BackoffBase))
+	}
+	// Both are read only when an e-mail is sent: a mistake here would
+	// show as every e-mail failing until it is dead-lettered.
+	if _, port, err := net.SplitHostPort(c.SMTP.Addr); c.SMTP.Addr != "" && (err != nil || port == "") {
+		report.Add("smtp.addr", fmt.Sprintf("%q", c.SMTP.Addr), `must be host:port, such as localhost:25, or "" (no e-mail)`)
+	}
+	if a, err := mail.ParseAddress(c.SMTP.From); err != nil || a.Address != c.SMTP.From {
+		report.Add("smtp.from", fmt.Sprintf("%q", c.SMTP.From), "must be a bare e-mail address, such as deltaq@example.org")
 	}
 	return report.Err()
 }

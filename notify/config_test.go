@@ -1,6 +1,7 @@
 package notify_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/deltaq/deltaq/internal/bounds/boundstest"
@@ -17,4 +18,29 @@ func TestValidateBoundsEachSetting(t *testing.T) {
 		{Key: "feed_entries", Lo: 1, Hi: 10000, Set: func(c *notify.Config, v int64) { c.FeedEntries = int(v) }},
 		{Key: "max_targets", Lo: 1, Hi: 1000, Set: func(c *notify.Config, v int64) { c.MaxTargets = int(v) }},
 	})
+}
+
+// TestValidateSMTP: a relay address without a port, or a sender that is no
+// bare address, is refused when the configuration loads, not by every
+// e-mail's delivery.
+func TestValidateSMTP(t *testing.T) {
+	for _, tc := range []struct {
+		addr, from, want string
+	}{
+		{"", "deltaq@localhost", ""},
+		{"127.0.0.1:2525", "deltaq@localhost", ""},
+		{"[::1]:25", "alerts@example.org", ""},
+		{"localhost", "deltaq@localhost", `notify.smtp.addr = "localhost": must be host:port`},
+		{"localhost:", "deltaq@localhost", `notify.smtp.addr = "localhost:": must be host:port`},
+		{"127.0.0.1:25", "deltaq", `notify.smtp.from = "deltaq": must be a bare e-mail address`},
+		{"127.0.0.1:25", "Deltaq <deltaq@localhost>", `notify.smtp.from = "Deltaq <deltaq@localhost>": must be a bare e-mail address`},
+		{"127.0.0.1:25", "a@b\r\nRCPT TO:<c@d>", `notify.smtp.from = "a@b\r\nRCPT TO:<c@d>": must be a bare e-mail address`},
+	} {
+		c := testConfig()
+		c.SMTP.Addr, c.SMTP.From = tc.addr, tc.from
+		err := c.Validate()
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("smtp.addr %q, smtp.from %q: Validate() = %v, want %q", tc.addr, tc.from, err, tc.want)
+		}
+	}
 }
