@@ -29,6 +29,10 @@ func sendEmail(ctx context.Context, cfg SMTPConfig, d *delivery, now time.Time) 
 	if err := conn.SetDeadline(deadline); err != nil {
 		return fmt.Errorf("notify: smtp %s: %w", cfg.Addr, err)
 	}
+	// A relay that stops answering must not hold a stopping server for
+	// notify.smtp.timeout: cancelling ctx ends the session at once.
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Now()) })
+	defer stop()
 	host, _, _ := net.SplitHostPort(cfg.Addr)
 	c, err := smtp.NewClient(conn, host)
 	if err != nil {

@@ -1,11 +1,14 @@
 package notify_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -199,6 +202,64 @@ func TestEmailThroughRealSMTPServer(t *testing.T) {
 		if !strings.Contains(m.Body, want) {
 			t.Errorf("body lacks %q:\n%s", want, m.Body)
 		}
+	}
+}
+
+// TestEmailToAHungRelayStopsWithItsContext: a relay that takes the message
+// and never answers holds a stopping service no longer than the stop
+// itself, not notify.smtp.timeout, and the delivery stays for the next run.
+func TestEmailToAHungRelayStopsWithItsContext(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got := make(chan struct{})
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		r := bufio.NewReader(c)
+		fmt.Fprint(c, "220 localhost ESMTP\r\n")
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			switch cmd := strings.ToUpper(strings.TrimSpace(line)); {
+			case cmd == "DATA":
+				fmt.Fprint(c, "354 go ahead\r\n")
+			case cmd == ".":
+				close(got) // the message is in; no answer ever comes
+				io.Copy(io.Discard, r)
+				return
+			case strings.HasPrefix(cmd, "EHLO"), strings.HasPrefix(cmd, "HELO"), strings.HasPrefix(cmd, "MAIL"), strings.HasPrefix(cmd, "RCPT"):
+				fmt.Fprint(c, "250 ok\r\n")
+			}
+		}
+	}()
+	db := openRepo(t)
+	cfg := testConfig()
+	cfg.SMTP.Addr, cfg.SMTP.Timeout = l.Addr().String(), time.Hour
+	ob := notify.NewOutbox(db, cfg)
+	enqueue(t, db, ob, sample("n1", time.Now(), notify.Target{Kind: notify.Email, Addr: "ada@example.org"}))
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- notify.NewService(ob, notify.Options{}).Run(ctx) }()
+	<-got
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Run = %v, want context.Canceled", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Run still waiting for the relay a minute after its context was cancelled")
+	}
+	if p, _ := ob.Pending(t.Context()); p != 1 {
+		t.Errorf("pending = %d, want the delivery kept for the next run", p)
 	}
 }
 
