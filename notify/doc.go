@@ -28,7 +28,8 @@
 // followed (it would turn the POST into a GET, or take the signed body to
 // another host): a 3xx answer is a failed attempt that names where it led.
 // E-mail: SMTP (RFC 5321) to notify.smtp.addr, a plain-text body with the
-// changes-only diff.
+// changes-only diff, quoted-printable so that no line of it is too long
+// for a relay.
 // A digest (package watch) carries each of its changes' diffs, oldest
 // first (Notification.Changes), and the e-mail body, the Atom entry and
 // the webhook JSON show every one under its time; their number is bounded

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"mime"
+	"mime/quotedprintable"
 	"net"
 	"net/smtp"
 	"strings"
@@ -75,7 +76,7 @@ func message(from string, d *delivery, now time.Time) []byte {
 	h(HeaderIdempotency, d.N.ID)
 	h("MIME-Version", "1.0")
 	h("Content-Type", `text/plain; charset="utf-8"`)
-	h("Content-Transfer-Encoding", "8bit")
+	h("Content-Transfer-Encoding", "quoted-printable")
 	b.WriteString("\r\n")
 	body := d.N.URL + "\n" + d.N.Summary + "\n"
 	switch {
@@ -89,8 +90,13 @@ func message(from string, d *delivery, now time.Time) []byte {
 	case d.N.Diff != nil:
 		body += "\n" + d.N.Diff.PlainText()
 	}
-	// SMTP lines end in CRLF, and a line that is a lone "." ends DATA
-	// (net/smtp's writer dot-stuffs, so only the line ends need fixing).
-	b.WriteString(strings.ReplaceAll(strings.ReplaceAll(body, "\r\n", "\n"), "\n", "\r\n"))
+	// A diff's run of words is one line however long it is, and a line of
+	// a message may hold at most 998 bytes (RFC 5322 §2.1.1): relays
+	// refuse longer ones. Quoted-printable wraps the lines and ends them in
+	// CRLF; a reader unwraps them. A line that is a lone "." would end
+	// DATA, but net/smtp's writer dot-stuffs.
+	qp := quotedprintable.NewWriter(&b)
+	qp.Write([]byte(body)) // a strings.Builder does not fail
+	qp.Close()
 	return []byte(b.String())
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net"
 	"net/http"
@@ -260,6 +261,35 @@ func TestEmailToAHungRelayStopsWithItsContext(t *testing.T) {
 	}
 	if p, _ := ob.Pending(t.Context()); p != 1 {
 		t.Errorf("pending = %d, want the delivery kept for the next run", p)
+	}
+}
+
+// TestEmailOfALongRunOfWords: a diff's run of words is one line however
+// long, and a relay refuses a line over its limit (RFC 5322: 998 bytes;
+// go-smtp's 2,000); the e-mail still goes, and reads as the whole run.
+func TestEmailOfALongRunOfWords(t *testing.T) {
+	db := openRepo(t)
+	mb := notifytest.SMTP(t)
+	cfg := testConfig()
+	cfg.SMTP.Addr = mb.Addr
+	ob := notify.NewOutbox(db, cfg)
+	words := make([]string, 1000)
+	for i := range words {
+		words[i] = "wörd" + strconv.Itoa(i) + "=x"
+	}
+	long := strings.Join(words, " ")
+	n := sample("n1", time.Now(), notify.Target{Kind: notify.Email, Addr: "ada@example.org"})
+	d := diff.Text("deadline March 3", "deadline "+long, diff.Options{})
+	n.Diff = &d
+	enqueue(t, db, ob, n)
+	var log strings.Builder
+	st, err := notify.NewService(ob, notify.Options{Logger: slog.New(slog.NewTextHandler(&log, nil))}).Drain(t.Context())
+	if err != nil || st.Delivered != 1 {
+		t.Fatalf("Drain = %+v, %v\n%s", st, err, log.String())
+	}
+	msgs := mb.Messages()
+	if len(msgs) != 1 || !strings.Contains(msgs[0].Body, "+ "+long+"\r\n") {
+		t.Fatalf("messages %+v, want one whose body has the added run whole", msgs)
 	}
 }
 

@@ -7,10 +7,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"mime/quotedprintable"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/mail"
+	"strings"
 	"sync"
 	"testing"
 
@@ -23,7 +25,7 @@ import (
 type Mail struct {
 	From, To string
 	Header   mail.Header
-	Body     string
+	Body     string // decoded as a mail reader shows it (quoted-printable undone)
 }
 
 // Mailbox is a running SMTP server and the messages it accepted.
@@ -79,7 +81,11 @@ func (s *session) Data(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	body, err := io.ReadAll(m.Body)
+	r = m.Body
+	if strings.EqualFold(m.Header.Get("Content-Transfer-Encoding"), "quoted-printable") {
+		r = quotedprintable.NewReader(r)
+	}
+	body, err := io.ReadAll(r)
 	if err != nil {
 		return err
 	}
