@@ -50,13 +50,14 @@ const (
 	OutcomeBadContentType                // not a media type we accept
 	OutcomeLimit                         // depth, URL length or pages-per-host limit
 	OutcomeRefused                       // address guard: private or loopback address
+	OutcomeBadEncoding                   // a Content-Encoding not undone: unknown, or a body that does not decode
 	NumOutcomes           = iota
 )
 
 var outcomeNames = [...]string{
 	"ok", "not_modified", "gone", "redirect", "http_error", "throttled",
 	"network_error", "timeout", "disallowed", "too_large", "bad_content_type",
-	"limit", "refused",
+	"limit", "refused", "bad_encoding",
 }
 
 func (o Outcome) String() string {
