@@ -59,9 +59,14 @@
 // bytes at any eval.sync.crawl_parallel; a live crawl commits at once.
 //
 // What the web says back is data, not an error: 404/410 (gone), robots
-// exclusion, bodies over crawler.limits.max_body_bytes (too_large, never
-// silently truncated), other content types (bad_content_type, the body
-// unread and the type recorded in Page.ContentType), 429/503 (that host
+// exclusion, bodies over crawler.limits.max_body_bytes as sent or decoded
+// (too_large, never silently truncated, so a decompression bomb stops at
+// the limit), other content types (bad_content_type, the body unread and
+// the type recorded in Page.ContentType), a Content-Encoding the crawler
+// cannot undo (bad_encoding: it decodes gzip, x-gzip and deflate, zlib or
+// raw, stacked up to four deep, besides the gzip the transport asks for
+// and undoes; a body that does not decode fails too, and neither is stored
+// as the page), 429/503 (that host
 // alone backs off, honouring Retry-After, doubling up to backoff_max). A
 // subscribed feed's URL (frontier.Feed: the poller's feeds, or those
 // `deltaq feeds poll` fetches) is fetched as a feed reader fetches it,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"math"
@@ -25,7 +26,8 @@ import (
 type fetcher struct {
 	client    *http.Client
 	userAgent string
-	maxBody   int // bytes read at most
+	maxBody   int    // bytes read at most
+	limitKey  string // the setting maxBody comes from, for errors
 	types     map[string]bool
 	// robots marks the robots.txt fetcher: it follows redirects, takes any
 	// content type, and cuts a longer body to maxBody rather than refusing it.
@@ -95,9 +97,10 @@ func newFetcher(cfg Config, transport http.RoundTripper, clk clock.Clock, robots
 	for _, t := range cfg.ContentTypes {
 		types[strings.ToLower(t)] = true
 	}
-	f := &fetcher{client: client, userAgent: cfg.UserAgent, maxBody: cfg.Limits.MaxBodyBytes, types: types, robots: robots, clock: clk}
+	f := &fetcher{client: client, userAgent: cfg.UserAgent, maxBody: cfg.Limits.MaxBodyBytes, limitKey: "crawler.limits.max_body_bytes",
+		types: types, robots: robots, clock: clk}
 	if robots {
-		f.maxBody = cfg.Robots.MaxBytes
+		f.maxBody, f.limitKey = cfg.Robots.MaxBytes, "crawler.robots.max_bytes"
 	}
 	return f
 }
@@ -106,9 +109,11 @@ func newFetcher(cfg Config, transport http.RoundTripper, clk clock.Clock, robots
 const accept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 
 // fetch GETs url with the given extra headers. The transport decodes a
-// gzip transfer it asked for, and the read limit bounds the decoded size;
-// a body served as gzip without Content-Encoding (a .xml.gz sitemap) stays
-// compressed for crawler/sitemap, which decompresses through its own limit.
+// gzip transfer it asked for, the fetcher any other Content-Encoding it
+// knows (encoding.go), and the read limit bounds both the body as sent
+// and decoded; a body served as gzip without Content-Encoding (a .xml.gz
+// sitemap) stays compressed for crawler/sitemap, which decompresses
+// through its own limit.
 func (f *fetcher) fetch(ctx context.Context, url string, hdr http.Header) response {
 	return f.fetchAs(ctx, url, hdr, false)
 }
@@ -162,23 +167,50 @@ func (f *fetcher) get(ctx context.Context, url string, hdr http.Header, feed boo
 		}
 		if r.ContentLength > int64(f.maxBody) {
 			res.outcome = repo.OutcomeTooLarge
+			res.err = f.overLimit("body")
 			return res
 		}
 	}
+	body, declared, encoding := io.Reader(r.Body), r.ContentLength, ""
+	if res.outcome == repo.OutcomeOK {
+		// Only a body that is kept is decoded; an error status's is not.
+		var codings []string
+		encoding, codings, err = contentEncoding(r.Header)
+		if err != nil {
+			res.outcome, res.err = repo.OutcomeBadEncoding, err
+			return res
+		}
+		if len(codings) > 0 {
+			over := f.overLimit(fmt.Sprintf("body as sent with Content-Encoding %q", encoding))
+			body, declared = newDecoder(r.Body, encoding, codings, f.maxBody+1, over), -1
+		}
+	}
 	// One byte over the limit tells a body at the limit from a larger one.
-	res.body, err = readBody(r.Body, r.ContentLength, f.maxBody+1)
-	if err != nil {
+	res.body, err = readBody(body, declared, f.maxBody+1)
+	var over *limitError // sent larger than the limit: larger still decoded
+	var bad *encodingError
+	switch {
+	case errors.As(err, &over):
+	case errors.As(err, &bad):
+		res.body, res.err, res.outcome = nil, err, repo.OutcomeBadEncoding
+		return res
+	case err != nil:
 		res.body = nil
 		res.err = err
 		res.outcome = classify(ctx, err)
 		return res
 	}
-	if len(res.body) > f.maxBody {
+	if len(res.body) > f.maxBody || over != nil {
 		if f.robots {
-			res.body = res.body[:f.maxBody] // RFC 9309 §2.5: parse the first 500 KiB
+			res.body = res.body[:min(len(res.body), f.maxBody)] // RFC 9309 §2.5: parse the first 500 KiB
 		} else if res.outcome == repo.OutcomeOK {
 			res.outcome = repo.OutcomeTooLarge
 			res.body = nil
+			if over != nil {
+				res.err = over
+			} else {
+				res.err = f.overLimit(decodedBody(encoding))
+			}
 		}
 	}
 	if sniff && res.outcome == repo.OutcomeOK && !sniffXML(res.body) {
@@ -186,6 +218,20 @@ func (f *fetcher) get(ctx context.Context, url string, hdr http.Header, feed boo
 		res.body = nil
 	}
 	return res
+}
+
+// overLimit is the error of a body over the fetcher's limit; what says
+// which body.
+func (f *fetcher) overLimit(what string) *limitError {
+	return &limitError{what: what, key: f.limitKey, limit: f.maxBody}
+}
+
+// decodedBody names a body read with its Content-Encoding undone.
+func decodedBody(encoding string) string {
+	if encoding == "" {
+		return "body"
+	}
+	return fmt.Sprintf("body decoded from Content-Encoding %q", encoding)
 }
 
 // readBody reads at most limit bytes of body, into one allocation when the

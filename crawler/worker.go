@@ -136,9 +136,9 @@ func (c *Crawler) fetchRobots(ctx context.Context, host, scheme string) *result 
 	res := c.robots.fetch(ctx, scheme+"://"+host+"/robots.txt", nil)
 	if res.err != nil && res.status >= 200 && res.status < 300 {
 		// A 2xx whose body was cut short (a reset, a time-out mid-body)
-		// was not read: its rules are unknown, which RFC 9309 §2.3.1.4
-		// reads as unreachable (the host waits), not as the empty file
-		// that allows everything.
+		// or did not decode (bad_encoding) was not read: its rules are
+		// unknown, which RFC 9309 §2.3.1.4 reads as unreachable (the host
+		// waits), not as the empty file that allows everything.
 		res.status = 0
 	}
 	c.noteFailure(host, &res)
