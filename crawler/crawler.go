@@ -71,11 +71,11 @@ type Crawler struct {
 	onCommit func()
 	onYield  func(string, repo.DiscoveryYield)
 	counters Counters
-	// refused and unreachable name the hosts the address guard refused
-	// and those that did not answer (noteFailure).
-	refused     hostNotes
-	unreachable hostNotes
-	scope       *scope
+	// refused names the hosts the address guard refused; reach follows
+	// which hosts answer (noteReach).
+	refused hostNotes
+	reach   hostReach
+	scope   *scope
 	// robotsWaits doubles the deferral of a host whose robots.txt fails
 	// again (robotsBackoff).
 	robotsWaits robotsBackoff
@@ -251,7 +251,7 @@ func (c *Crawler) Run(ctx context.Context, f *frontier.Frontier, ro RunOptions) 
 	stopProgress()
 	sum := c.summary(start, before)
 	sum.Refused, sum.RefusedMore = c.refused.snapshot()
-	sum.Unreachable, sum.UnreachableMore = c.unreachable.snapshot()
+	sum.Unreachable, sum.UnreachableMore = c.reach.unreachable()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return sum, err
 	}

@@ -89,8 +89,13 @@
 // What a run did: Summary counts fetches, outcomes (robots.txt refusals
 // apart from errors) and URLs excluded, and a drained run says how many URLs
 // are left queued and why (address refused, robots.txt unreachable, back-off,
-// not due, budget spent). The progress line gives the rate over the time
-// fetches were committed, the queue and an ETA, or what the crawl waits for.
+// not due, budget spent). It names the hosts that do not answer: those
+// whose latest attempt got no whole HTTP answer (a connection refused or
+// reset, a malformed response, a time-out) and that never answered, or failed
+// their last three attempts in a row; one bad answer from a host that
+// serves its pages is that page's failure, retried, not the host's. The
+// progress line gives the rate over the time fetches were committed, the
+// queue and an ETA, or what the crawl waits for.
 // Hosts gathers per-host statistics; RemovePages and RemoveHost take pages
 // out of the repository and the queue (repo.Batch.RemovePage tells the index).
 //

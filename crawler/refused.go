@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"context"
 	"errors"
 	"maps"
 	"net/url"
@@ -15,8 +16,8 @@ const maxNotedHosts = 64
 
 // hostNotes name, per host, why a crawl could not reach it (the first
 // reason seen), so that a crawl that fetched nothing can say why: the
-// hosts the address guard refused (and how to allow them), or the hosts
-// that did not answer.
+// hosts the address guard refused (and how to allow them). Those that do
+// not answer are hostReach's.
 type hostNotes struct {
 	mu struct {
 		sync.Mutex
@@ -57,10 +58,14 @@ func (r *hostNotes) has(host string) bool {
 	return ok
 }
 
-// noteFailure records, for a fetch from host that failed before an answer,
-// why: a connection the address guard refused (c.refused), or one that
-// failed or timed out (c.unreachable).
-func (c *Crawler) noteFailure(host string, res *response) {
+// noteReach records whether a fetch from host got a whole answer, and if
+// not, why: a connection the address guard refused (c.refused), or one
+// that failed, timed out or was not answered in HTTP (c.reach). A fetch
+// cut short by the crawl's stop says nothing of the host.
+func (c *Crawler) noteReach(ctx context.Context, host string, res *response) {
+	if ctx.Err() != nil {
+		return
+	}
 	switch res.outcome {
 	case repo.OutcomeRefused:
 		why := "a non-public address"
@@ -71,7 +76,7 @@ func (c *Crawler) noteFailure(host string, res *response) {
 		c.refused.add(host, why)
 	case repo.OutcomeNetworkError, repo.OutcomeTimeout:
 		if res.err == nil {
-			c.unreachable.add(host, res.outcome.String())
+			c.reach.fail(host, res.outcome.String())
 			return
 		}
 		// The URL the error names is the host's, which the note is under.
@@ -80,6 +85,8 @@ func (c *Crawler) noteFailure(host string, res *response) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		c.unreachable.add(host, err.Error())
+		c.reach.fail(host, err.Error())
+	default:
+		c.reach.answer(host)
 	}
 }

@@ -113,8 +113,12 @@ type Summary struct {
 	// beyond those named.
 	Refused     map[string]string
 	RefusedMore int
-	// Unreachable maps each host a connection to failed or timed out to
-	// why (the first error); UnreachableMore counts hosts beyond those
+	// Unreachable maps each host that does not answer to why: one whose
+	// latest attempt got no whole HTTP answer (refused, reset, malformed,
+	// timed out, cut short), having never answered, or having failed its
+	// last three attempts in a row (hostReach). Its why is the first
+	// error of those. A host that answers its pages but one is not named:
+	// that page is retried. UnreachableMore counts hosts beyond those
 	// named.
 	Unreachable     map[string]string
 	UnreachableMore int

@@ -104,7 +104,7 @@ func (c *Crawler) handle(ctx context.Context, f *frontier.Frontier, job frontier
 	c.counters.requests.Add(1)
 	r.asFeed = f.Feed(job.URL)
 	r.res = c.fetch.fetchAs(ctx, job.URL, validators, r.asFeed)
-	c.noteFailure(job.Host, &r.res)
+	c.noteReach(ctx, job.Host, &r.res)
 	if r.res.outcome == repo.OutcomeOK {
 		c.parse(r, u)
 	}
@@ -141,7 +141,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, host, scheme string) *result 
 		// waits), not as the empty file that allows everything.
 		res.status = 0
 	}
-	c.noteFailure(host, &res)
+	c.noteReach(ctx, host, &res)
 	wait := c.robotsWaits.next(host, !robotsKnown(res.status), c.cfg.Robots.ErrorDefer)
 	st := c.robotsState(host, &res, c.clock.Now(), wait)
 	h := c.hosts.fromState(&st)
