@@ -758,3 +758,23 @@ func TestRemoveThenAddStartsFromZero(t *testing.T) {
 		t.Errorf("%d removal marks once subscribed again, want none", n)
 	}
 }
+
+// TestFetchFailureSaysWhy: a failed fetch whose outcome's name alone does
+// not say what went wrong is explained, with the setting or the header
+// that decided it.
+func TestFetchFailureSaysWhy(t *testing.T) {
+	for _, c := range []struct {
+		p    repo.Page
+		want string
+	}{
+		{repo.Page{LastOutcome: repo.OutcomeTooLarge}, "crawler.limits.max_body_bytes"},
+		{repo.Page{LastOutcome: repo.OutcomeBadEncoding}, "Content-Encoding is none the crawler undoes"},
+		{repo.Page{LastOutcome: repo.OutcomeTimeout}, "crawler.timeouts"},
+		{repo.Page{LastOutcome: repo.OutcomeBadContentType, ContentType: "image/png"}, "its Content-Type image/png is none of crawler.content_types"},
+		{repo.Page{LastOutcome: repo.OutcomeHTTPError, HTTPStatus: 500}, "HTTP 500"},
+	} {
+		if got := fetchFailure(c.p); !strings.Contains(got, c.want) {
+			t.Errorf("fetchFailure(outcome %s) = %q, want %q", c.p.LastOutcome, got, c.want)
+		}
+	}
+}
