@@ -52,13 +52,11 @@ left out and the answer marked partial.`,
 				return err
 			}
 			defer db.Close()
-			// Listen before the index catches up, which may take long: a
-			// port taken is said at once, not after the catch-up.
-			ln, err := httpserver.Listen(cfg.Server.Listen, 0)
+			lns, err := listenBeforeCatchUp(&cfg.Server)
 			if err != nil {
 				return err
 			}
-			defer ln.Close()
+			defer lns.close()
 			ctx := cmd.Context()
 			var node *cluster.SearchNode
 			opts := serviceOptions{}
@@ -89,7 +87,7 @@ left out and the answer marked partial.`,
 				g.Go(func() error { return node.Run(gctx) })
 				fmt.Fprintf(a.stderr, "cluster: node %s serves its index and fans searches out\n", cfg.Cluster.Node)
 			}
-			a.serveLoops(g, gctx, s, cfg, nil, ln, 0, nil)
+			a.serveLoops(g, gctx, s, cfg, nil, lns, 0, nil)
 			err = ignoreCanceled(g.Wait())
 			if node != nil {
 				fmt.Fprintf(a.stderr, "cluster: %d search requests sent (%d bytes), %d answered (%d refused)\n",
@@ -111,20 +109,60 @@ left out and the answer marked partial.`,
 	return cmd
 }
 
+// listeners are the sockets of a serving process opened before it starts
+// serving; a nil one is opened when serving starts.
+type listeners struct {
+	search, admin net.Listener
+}
+
+// listenBeforeCatchUp opens server.listen and, when set,
+// server.admin.listen: the index's catch-up may take long, and a port
+// taken is said at once rather than after it. A client that connects
+// meanwhile waits in the accept queue.
+func listenBeforeCatchUp(cfg *web.Config) (listeners, error) {
+	var lns listeners
+	var err error
+	if lns.search, err = httpserver.Listen(cfg.Listen, 0); err != nil {
+		return lns, err
+	}
+	if cfg.Admin.Listen != "" {
+		if lns.admin, err = httpserver.Listen(cfg.Admin.Listen, 0); err != nil {
+			lns.close()
+			return listeners{}, fmt.Errorf("server.admin.listen: %w", err)
+		}
+	}
+	return lns, nil
+}
+
+// close closes what is open; http.Server closes them again when serving
+// ends, to no effect.
+func (l listeners) close() {
+	for _, ln := range []net.Listener{l.search, l.admin} {
+		if ln != nil {
+			ln.Close()
+		}
+	}
+}
+
 // serveLoops starts what a serving process runs until ctx ends: the index
 // following the repository, PageRank, ads bookkeeping, notifications,
-// relation syncs, the watches' checks and the HTTP server, on ln if it is
-// not nil, else on server.listen (trying tryPorts ports past it).
-func (a *app) serveLoops(g *errgroup.Group, ctx context.Context, s *services, cfg *configs.Config, notify <-chan struct{}, ln net.Listener, tryPorts int, onListen func(addr string)) {
+// relation syncs, the watches' checks and the HTTP servers, on lns where
+// they are open, else on server.listen (trying tryPorts ports past it) and
+// server.admin.listen.
+func (a *app) serveLoops(g *errgroup.Group, ctx context.Context, s *services, cfg *configs.Config, notify <-chan struct{}, lns listeners, tryPorts int, onListen func(addr string)) {
 	g.Go(func() error { return s.ix.Run(ctx, notify) })
 	g.Go(func() error { return s.rank.RunPageRank(ctx, cfg.Ranking.PageRank.Interval, s.ix) })
 	g.Go(func() error { return s.ads.Run(ctx) })
 	if admin := s.handler.Admin(); admin != nil {
 		g.Go(func() error {
-			return httpserver.Run(ctx, cfg.Server.Admin.Listen, cfg.Server.HTTP, admin, httpserver.Options{
+			opts := httpserver.Options{
 				Logger: s.logger,
 				Ready:  func(addr string) { fmt.Fprintf(a.stdout, "admin: http://%s/ (metrics, page reports, explain)\n", addr) },
-			})
+			}
+			if lns.admin != nil {
+				return httpserver.Serve(ctx, lns.admin, cfg.Server.HTTP, admin, opts)
+			}
+			return httpserver.Run(ctx, cfg.Server.Admin.Listen, cfg.Server.HTTP, admin, opts)
 		})
 	}
 	g.Go(func() error { return s.notifier.Run(ctx) })
@@ -147,8 +185,8 @@ func (a *app) serveLoops(g *errgroup.Group, ctx context.Context, s *services, cf
 				}
 			},
 		}
-		if ln != nil {
-			return httpserver.Serve(ctx, ln, cfg.Server.HTTP, s.handler, opts)
+		if lns.search != nil {
+			return httpserver.Serve(ctx, lns.search, cfg.Server.HTTP, s.handler, opts)
 		}
 		return httpserver.Run(ctx, cfg.Server.Listen, cfg.Server.HTTP, s.handler, opts)
 	})
@@ -242,7 +280,7 @@ func (a *app) runEngine(ctx context.Context, cfg *configs.Config, dataDir string
 	if ready != nil {
 		onListen = func(addr string) { ready(s, addr) }
 	}
-	a.serveLoops(g, gctx, s, cfg, notify, nil, tryPorts, onListen)
+	a.serveLoops(g, gctx, s, cfg, notify, listeners{}, tryPorts, onListen)
 	return ignoreCanceled(g.Wait())
 }
 

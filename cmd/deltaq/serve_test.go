@@ -77,3 +77,27 @@ func TestServeSaysAPortTakenBeforeCatchingUp(t *testing.T) {
 		t.Errorf("serve caught the index up before finding its port taken:\n%s", stderr)
 	}
 }
+
+// TestServeSaysAnAdminPortTakenBeforeCatchingUp: the admin listener is
+// opened beside the search one, before the catch-up, so a
+// server.admin.listen in use stops serve at once and names the key.
+func TestServeSaysAnAdminPortTakenBeforeCatchingUp(t *testing.T) {
+	dir := t.TempDir()
+	data, _ := crawlFruit(t, dir)
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	cfgFile := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(cfgFile, []byte("server:\n  admin:\n    listen: "+taken.Addr().String()+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := run(t, "serve", "--data", data, "--config", cfgFile, "--listen", "127.0.0.1:0")
+	if err == nil || !strings.Contains(err.Error(), "server.admin.listen") || !strings.Contains(err.Error(), "address already in use") {
+		t.Fatalf("serve on an admin port taken: %v, want server.admin.listen in use", err)
+	}
+	if strings.Contains(stderr, "index:") {
+		t.Errorf("serve caught the index up before finding its admin port taken:\n%s", stderr)
+	}
+}
