@@ -76,7 +76,7 @@ func (api *adsAPI) routes(mux *http.ServeMux) {
 }
 
 // byMethod serves a path by the request's method (HEAD as GET), and any
-// other method with 405 and the Allow list, as apiFallback answers for
+// other method with 405 and the Allow list, as noRoute answers for
 // the mux's method patterns. Its routes take no query parameters, which
 // serve checks only for method patterns.
 type byMethod map[string]http.HandlerFunc

@@ -52,8 +52,10 @@
 // Unknown /api/ paths answer 404 and known ones asked with another method
 // 405 (with Allow), both in that shape; a query parameter the route does
 // not take answers 400 naming the ones it does (params.go), except on the
-// Atom feeds, to which feed readers add their own. Every search runs
-// under server.search_timeout.
+// Atom feeds, to which feed readers add their own. Outside /api/ a method
+// a path does not take answers 405 (with Allow) on the search page, which
+// shows the error, except on the click links (/r, /c), whose errors are
+// all JSON. Every search runs under server.search_timeout.
 //
 // State: none of its own beyond the request; the search latency histogram
 // lives in the registry it is given.

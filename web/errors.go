@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/deltaq/deltaq/ads"
 	"github.com/deltaq/deltaq/internal/excerpt"
+	"github.com/deltaq/deltaq/ranking"
 )
 
 // Error codes of the JSON API: stable strings a client can branch on, in
@@ -81,15 +83,34 @@ func writeError(w http.ResponseWriter, status int, e apiError) {
 
 // writeInputError answers 400 for bad input.
 func writeInputError(w http.ResponseWriter, ie *InputError) {
+	writeRefusal(w, http.StatusBadRequest, ie)
+}
+
+// writeRefusal answers status in JSON with what ie says.
+func writeRefusal(w http.ResponseWriter, status int, ie *InputError) {
 	code := ie.Code
 	if code == "" {
 		code = CodeBadParameter
 	}
-	writeError(w, http.StatusBadRequest, apiError{Code: code, Field: ie.Field, Value: ie.Value, Limit: ie.Limit, Message: ie.Message})
+	writeError(w, status, apiError{Code: code, Field: ie.Field, Value: ie.Value, Limit: ie.Limit, Message: ie.Message})
 }
 
+// refuse answers a request refused before any route took it in the form
+// the path's other errors take: JSON under /api/ and on the click links,
+// the search page showing the error elsewhere.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, ie *InputError) {
+	if isAPI(r) || r.URL.Path == ranking.RedirectPath || r.URL.Path == ads.ClickPath {
+		writeRefusal(w, status, ie)
+		return
+	}
+	s.render(w, pageTemplate, status, pageData{Error: ie.Error()})
+}
+
+func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
+
 // statusOnly keeps the status and headers a handler sets and drops its
-// body: the mux's own 404 and 405 answers, re-answered in JSON.
+// body: the mux's own 404 and 405 answers, re-answered in the project's
+// form.
 type statusOnly struct {
 	header http.Header
 	status int
@@ -99,31 +120,43 @@ func (s *statusOnly) Header() http.Header         { return s.header }
 func (s *statusOnly) Write(b []byte) (int, error) { return len(b), nil }
 func (s *statusOnly) WriteHeader(code int)        { s.status = code }
 
-// apiFallback answers in JSON when no route takes an /api/ request, h
-// being the mux's handler for it and pattern "" (ServeMux.Handler): 404
-// for an unknown path, 405 (with Allow) for a known path and another
-// method. It reports false when a route takes the request.
-func apiFallback(h http.Handler, pattern string, w http.ResponseWriter, r *http.Request) bool {
+// noRoute answers a request no route of the mux takes, h being the mux's
+// handler for it and pattern "" (ServeMux.Handler): 405 (with Allow) for
+// a known path and another method, in JSON under /api/ and on the search
+// page elsewhere; 404 for an unknown path, in JSON under /api/ and the
+// mux's plain text elsewhere. It reports false when a route takes the
+// request.
+func (s *Server) noRoute(h http.Handler, pattern string, w http.ResponseWriter, r *http.Request) bool {
 	if pattern != "" {
 		return false
 	}
 	rec := &statusOnly{header: http.Header{}, status: http.StatusOK}
 	h.ServeHTTP(rec, r)
-	switch rec.status {
-	case http.StatusMethodNotAllowed:
-		methodNotAllowed(w, r, rec.header.Get("Allow"))
-	default:
+	switch {
+	case rec.status == http.StatusMethodNotAllowed:
+		allow := rec.header.Get("Allow")
+		w.Header().Set("Allow", allow)
+		s.refuse(w, r, http.StatusMethodNotAllowed, methodRefusal(r, allow))
+	case isAPI(r):
 		writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Value: r.URL.Path, Message: "no API route " + r.URL.Path})
+	default:
+		h.ServeHTTP(w, r)
 	}
 	return true
 }
 
-// methodNotAllowed answers 405 for a path that takes only the methods
-// allow lists (comma-separated, as the Allow header has them).
+// methodNotAllowed answers 405 in JSON for a path that takes only the
+// methods allow lists (comma-separated, as the Allow header has them).
 func methodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
 	w.Header().Set("Allow", allow)
-	writeError(w, http.StatusMethodNotAllowed, apiError{Code: CodeMethodNotAllowed, Value: r.Method,
-		Limit: allow, Message: fmt.Sprintf("%s does not accept %s", r.URL.Path, r.Method)})
+	writeRefusal(w, http.StatusMethodNotAllowed, methodRefusal(r, allow))
+}
+
+// methodRefusal says why r's method is refused on a path that takes only
+// the methods allow lists.
+func methodRefusal(r *http.Request, allow string) *InputError {
+	return &InputError{Code: CodeMethodNotAllowed, Field: "method", Value: r.Method, Limit: allow,
+		Message: fmt.Sprintf("%s does not accept %s", r.URL.Path, r.Method)}
 }
 
 // bearerKey reads "Authorization: Bearer <key>"; without one it answers

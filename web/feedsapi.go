@@ -83,7 +83,7 @@ func (s *Server) feedsRoutes(mux *http.ServeMux) {
 // feedsOtherMethod answers a method that no route of mux takes on a feeds
 // path: change (POST, DELETE), on the public listener, 405 saying that
 // subscriptions change on the admin listener (server.admin.listen); any
-// other, as apiFallback does for a path that exists (405 naming the
+// other, as noRoute does for a path that exists (405 naming the
 // methods allowed) or does not (404).
 func (s *Server) feedsOtherMethod(mux *http.ServeMux, change string, allowed ...string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {

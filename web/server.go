@@ -231,7 +231,7 @@ func (s *Server) damaged(err error) error {
 }
 
 // ServeHTTP serves the public listener.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { serve(s.public, w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serve(s.public, w, r) }
 
 // Admin returns the handler of the admin listener (server.admin.listen):
 // every public route plus the operator's. It is nil when the admin
@@ -240,21 +240,24 @@ func (s *Server) Admin() http.Handler {
 	if s.admin == nil {
 		return nil
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { serve(s.admin, w, r) })
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serve(s.admin, w, r) })
 }
 
-func serve(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
+func (s *Server) serve(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	if strings.HasPrefix(r.URL.Path, "/api/") {
-		q, ie := queryValues(r)
-		if ie != nil {
+	var q url.Values
+	if isAPI(r) {
+		var ie *InputError
+		if q, ie = queryValues(r); ie != nil {
 			writeInputError(w, ie)
 			return
 		}
-		h, pattern := mux.Handler(r)
-		if apiFallback(h, pattern, w, r) {
-			return
-		}
+	}
+	h, pattern := mux.Handler(r)
+	if s.noRoute(h, pattern, w, r) {
+		return
+	}
+	if isAPI(r) {
 		if ie := unknownParam(pattern, r, q); ie != nil {
 			writeInputError(w, ie)
 			return

@@ -18,6 +18,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/deltaq/deltaq/internal/httpserver"
+	"github.com/deltaq/deltaq/ranking"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -226,6 +227,63 @@ func TestUnknownAPIPathsAndMethodsAnswerJSON(t *testing.T) {
 	// Outside /api/ the page routes keep plain answers.
 	if code, body, _ := get(t, srv, "/nope"); code != 404 || strings.HasPrefix(body, "{") {
 		t.Fatalf("/nope: %d %q", code, body)
+	}
+}
+
+// TestMethodNotAllowedAnswersInTheFormOfThePath: a method a path does not
+// take answers 405 with Allow, on the search page outside /api/ (where it
+// was net/http's plain text) and in JSON under /api/ and on the click
+// links, whose other errors are JSON too.
+func TestMethodNotAllowedAnswersInTheFormOfThePath(t *testing.T) {
+	h, err := New(testConfig, Deps{Search: &fakeSearch{}, Pages: memRepo(t), Signer: newSigner(t), Clicks: &clickLog{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	public := httptest.NewServer(h)
+	t.Cleanup(public.Close)
+	_, admin := withAdmin(t, Deps{})
+	for _, c := range []struct {
+		name        string
+		srv         *httptest.Server
+		method, url string
+		json        bool
+		allow       string
+	}{
+		{"POST of the search page", public, "POST", "/", false, "GET, HEAD"},
+		{"DELETE of the health check", public, "DELETE", "/healthz", false, "GET, HEAD"},
+		{"PUT of the explain view on the admin listener", admin, "PUT", "/explain?url=http://a.test/", false, "GET, HEAD"},
+		{"POST of a result click", public, "POST", ranking.RedirectPath, true, "GET, HEAD"},
+		{"POST of the search API", public, "POST", "/api/v1/search?q=x", true, "GET, HEAD"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req, _ := http.NewRequestWithContext(t.Context(), c.method, c.srv.URL+c.url, nil)
+			res, err := c.srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			body, ctype := string(b), res.Header.Get("Content-Type")
+			if res.StatusCode != http.StatusMethodNotAllowed || res.Header.Get("Allow") != c.allow {
+				t.Fatalf("status %d, Allow %q; want 405, Allow %q", res.StatusCode, res.Header.Get("Allow"), c.allow)
+			}
+			path, _, _ := strings.Cut(c.url, "?")
+			if c.json {
+				var e errorBody
+				if err := json.Unmarshal(b, &e); err != nil || !strings.HasPrefix(ctype, "application/json") {
+					t.Fatalf("%s: not a JSON error (%v): %s", ctype, err, body)
+				}
+				want := apiError{Code: CodeMethodNotAllowed, Field: "method", Value: c.method, Limit: c.allow, Message: path + " does not accept " + c.method}
+				if e.Error != want {
+					t.Fatalf("error %+v, want %+v", e.Error, want)
+				}
+				return
+			}
+			want := `<p class="error" id="error">method: ` + path + " does not accept " + c.method + " (limit " + c.allow + ")</p>"
+			if !strings.HasPrefix(ctype, "text/html") || !strings.Contains(body, want) {
+				t.Fatalf("%s, want the search page with %s:\n%s", ctype, want, body)
+			}
+		})
 	}
 }
 
