@@ -138,11 +138,16 @@ func (s *Server) noRoute(h http.Handler, pattern string, w http.ResponseWriter, 
 		w.Header().Set("Allow", allow)
 		s.refuse(w, r, http.StatusMethodNotAllowed, methodRefusal(r, allow))
 	case isAPI(r):
-		writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Value: r.URL.Path, Message: "no API route " + r.URL.Path})
+		noAPIRoute(w, r)
 	default:
 		h.ServeHTTP(w, r)
 	}
 	return true
+}
+
+// noAPIRoute answers 404 in JSON for an /api/ path no route takes.
+func noAPIRoute(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Value: r.URL.Path, Message: "no API route " + r.URL.Path})
 }
 
 // methodNotAllowed answers 405 in JSON for a path that takes only the

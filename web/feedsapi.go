@@ -100,10 +100,10 @@ func (s *Server) feedsOtherMethod(mux *http.ServeMux, change string, allowed ...
 			if s.admin == nil {
 				msg += "; it is off: set server.admin.listen, or use deltaq feeds add and rm"
 			}
-			writeError(w, http.StatusMethodNotAllowed, apiError{Code: CodeMethodNotAllowed, Value: r.Method, Limit: allow, Message: msg})
+			writeError(w, http.StatusMethodNotAllowed, apiError{Code: CodeMethodNotAllowed, Field: "method", Value: r.Method, Limit: allow, Message: msg})
 		case allow == "":
 			w.Header().Del("Allow")
-			writeError(w, http.StatusNotFound, apiError{Code: CodeNotFound, Value: r.URL.Path, Message: "no API route " + r.URL.Path})
+			noAPIRoute(w, r)
 		default:
 			methodNotAllowed(w, r, allow)
 		}

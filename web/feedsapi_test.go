@@ -326,7 +326,7 @@ func TestFeedChangesElsewhereSayWhere(t *testing.T) {
 		code         int
 		want         string
 	}{
-		{"POST on the public listener", public, "POST", "/api/v1/feeds", 405, `"message":"subscriptions change on the admin listener (server.admin.listen), not on this one"`},
+		{"POST on the public listener", public, "POST", "/api/v1/feeds", 405, `"field":"method","value":"POST","limit":"GET, HEAD","message":"subscriptions change on the admin listener (server.admin.listen), not on this one"`},
 		{"DELETE on the public listener", public, "DELETE", "/api/v1/feeds/0123456789abcdef", 405, `subscriptions change on the admin listener (server.admin.listen)`},
 		{"POST with no admin listener", alone, "POST", "/api/v1/feeds", 405, `it is off: set server.admin.listen, or use deltaq feeds add and rm`},
 		{"PUT on the public listener", public, "PUT", "/api/v1/feeds", 405, `"limit":"GET, HEAD"`},
