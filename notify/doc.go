@@ -29,7 +29,9 @@
 // another host): a 3xx answer is a failed attempt that names where it led.
 // E-mail: SMTP (RFC 5321) to notify.smtp.addr, a plain-text body with the
 // changes-only diff, quoted-printable so that no line of it is too long
-// for a relay.
+// for a relay; the Subject is the title cut to 200 characters (the body
+// begins with the whole URL), its header lines folded under 78 bytes. An
+// e-mail target is an address of at most 254 bytes (RFC 5321).
 // A digest (package watch) carries each of its changes' diffs, oldest
 // first (Notification.Changes), and the e-mail body, the Atom entry and
 // the webhook JSON show every one under its time; their number is bounded

@@ -67,10 +67,10 @@ func message(from string, d *delivery, now time.Time) []byte {
 	// Header values come partly from pages and users: a line break in one
 	// would start a header of its own.
 	oneLine := strings.NewReplacer("\r", " ", "\n", " ")
-	h := func(k, v string) { b.WriteString(k + ": " + oneLine.Replace(v) + "\r\n") }
+	h := func(k, v string) { b.WriteString(fold(k+": "+oneLine.Replace(v)) + "\r\n") }
 	h("From", from)
 	h("To", d.Target.Addr)
-	h("Subject", mime.QEncoding.Encode("utf-8", d.N.Title))
+	h("Subject", subject(d.N.Title))
 	h("Date", now.UTC().Format(time.RFC1123Z))
 	h("Message-ID", "<"+d.N.ID+"@deltaq>")
 	h(HeaderIdempotency, d.N.ID)
@@ -99,4 +99,42 @@ func message(from string, d *delivery, now time.Time) []byte {
 	qp.Write([]byte(body)) // a strings.Builder does not fail
 	qp.Close()
 	return []byte(b.String())
+}
+
+// subjectRunes bounds the Subject. A title carries the watched URL, which
+// may run to thousands of bytes, where a mail reader shows a line of it;
+// the body begins with the whole URL.
+const subjectRunes = 200
+
+// subject is the title, cut to subjectRunes with an ellipsis, as RFC 2047
+// encoded-words where it needs them; each word is at most 75 bytes, so
+// fold can bring every line of the header under the limit.
+func subject(title string) string {
+	if r := []rune(title); len(r) > subjectRunes {
+		title = string(r[:subjectRunes-1]) + "…"
+	}
+	return mime.QEncoding.Encode("utf-8", title)
+}
+
+// fold breaks a header line at its spaces so that no line is longer than
+// 78 bytes where its words allow (RFC 5322 §2.2.3): a reader unfolds it by
+// taking out each CRLF before a space. It never leaves a line of spaces
+// alone, which RFC 5322 forbids.
+func fold(line string) string {
+	const width = 78
+	var b strings.Builder
+	n := 0 // bytes on the current line
+	for i, w := range strings.Split(line, " ") {
+		if i > 0 {
+			if w != "" && n+1+len(w) > width {
+				b.WriteString("\r\n")
+				n = 0
+			}
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
 }

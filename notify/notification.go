@@ -116,6 +116,10 @@ func ParseTargets(in []string, max int) ([]Target, error) {
 	return out, nil
 }
 
+// maxAddress is the longest e-mail address a relay must accept: a path
+// is at most 256 bytes with its angle brackets.
+const maxAddress = 254
+
 // ParseTarget reads "webhook:URL", "email:ADDR" or "feed".
 func ParseTarget(s string) (Target, error) {
 	kind, addr, _ := strings.Cut(s, ":")
@@ -130,6 +134,10 @@ func ParseTarget(s string) (Target, error) {
 		a, err := mail.ParseAddress(addr)
 		if err != nil {
 			return Target{}, fmt.Errorf("notify %q: not an e-mail address: %w", s, err)
+		}
+		// It goes into RCPT TO and the To header, whose lines are bounded.
+		if len(a.Address) > maxAddress {
+			return Target{}, fmt.Errorf("notify %q: the e-mail address is %d bytes, at most %d (RFC 5321 §4.5.3.1.3)", s, len(a.Address), maxAddress)
 		}
 		return Target{Kind: Email, Addr: a.Address}, nil
 	case Feed:

@@ -375,7 +375,7 @@ func TestAtomFeedKeepsNewestEntries(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	for _, s := range []string{"webhook:ftp://x", "email:not an address", "feed:x", "sms:123", "webhook:/relative"} {
+	for _, s := range []string{"webhook:ftp://x", "email:not an address", "feed:x", "sms:123", "webhook:/relative", "email:" + strings.Repeat("a", 243) + "@example.org"} {
 		if _, err := notify.ParseTarget(s); err == nil || !strings.Contains(err.Error(), s) {
 			t.Errorf("ParseTarget(%q) = %v, want an error quoting it", s, err)
 		}
@@ -525,5 +525,51 @@ func TestFeedIsValidAtom(t *testing.T) {
 	f, updated = read("user:ada")
 	if f.Updated != "2023-03-01T10:00:00Z" || !updated.Equal(at) || len(f.Entries) != 1 || f.Entries[0].ID != "urn:deltaq:notification:w1-1%20x" {
 		t.Errorf("feed %+v, updated %v; want the entry's time and an escaped entry id", f, updated)
+	}
+}
+
+// TestEmailOfALongTitle: a title carries the watched URL, which may be
+// thousands of bytes, and a relay refuses a header line over its limit
+// (RFC 5322: 998 bytes; go-smtp's 2,000). The e-mail still goes, no line
+// of it over 998 bytes, its Subject the title's start and its body the
+// whole URL.
+func TestEmailOfALongTitle(t *testing.T) {
+	long := "https://example.gov/" + strings.Repeat("a", 2100)
+	for name, title := range map[string]string{
+		"ascii":     "any sentinel w1: " + long + " changed",
+		"non-ascii": strings.Repeat("é", 400),
+		"spaced":    strings.Repeat("word ", 500),
+	} {
+		t.Run(name, func(t *testing.T) {
+			db := openRepo(t)
+			mb := notifytest.SMTP(t)
+			cfg := testConfig()
+			cfg.SMTP.Addr = mb.Addr
+			ob := notify.NewOutbox(db, cfg)
+			n := sample("n1", time.Now(), notify.Target{Kind: notify.Email, Addr: "ada@example.org"})
+			n.URL, n.Title = long, title
+			enqueue(t, db, ob, n)
+			var log strings.Builder
+			st, err := notify.NewService(ob, notify.Options{Logger: slog.New(slog.NewTextHandler(&log, nil))}).Drain(t.Context())
+			if err != nil || st.Delivered != 1 {
+				t.Fatalf("Drain = %+v, %v\n%s", st, err, log.String())
+			}
+			m := mb.Messages()[0]
+			for i, line := range strings.Split(string(m.Raw), "\r\n") {
+				if len(line) > 998 {
+					t.Errorf("line %d is %d bytes: %.80s…", i+1, len(line), line)
+				}
+			}
+			subject, err := new(mime.WordDecoder).DecodeHeader(m.Header.Get("Subject"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := []rune(subject); len(r) < 100 || !strings.HasPrefix(title, string(r[:len(r)-1])) || r[len(r)-1] != '…' {
+				t.Errorf("Subject %q, want the title's start and an ellipsis", subject)
+			}
+			if !strings.HasPrefix(m.Body, long+"\r\n") {
+				t.Errorf("body does not begin with the whole URL: %.100s", m.Body)
+			}
+		})
 	}
 }

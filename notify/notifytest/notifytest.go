@@ -26,6 +26,7 @@ type Mail struct {
 	From, To string
 	Header   mail.Header
 	Body     string // decoded as a mail reader shows it (quoted-printable undone)
+	Raw      []byte // as it came, header and body, lines ending in CRLF
 }
 
 // Mailbox is a running SMTP server and the messages it accepted.
@@ -77,7 +78,11 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	return nil
 }
 func (s *session) Data(r io.Reader) error {
-	m, err := mail.ReadMessage(r)
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	m, err := mail.ReadMessage(bytes.NewReader(raw))
 	if err != nil {
 		return err
 	}
@@ -90,7 +95,7 @@ func (s *session) Data(r io.Reader) error {
 		return err
 	}
 	s.mb.mu.Lock()
-	s.mb.msgs = append(s.mb.msgs, Mail{From: s.from, To: s.to, Header: m.Header, Body: string(body)})
+	s.mb.msgs = append(s.mb.msgs, Mail{From: s.from, To: s.to, Header: m.Header, Body: string(body), Raw: raw})
 	s.mb.mu.Unlock()
 	return nil
 }
