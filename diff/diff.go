@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
+
+	"github.com/deltaq/deltaq/internal/plural"
 )
 
 // Kind says whether a run of tokens is common to both copies, only in the
@@ -19,6 +21,9 @@ const (
 	Equal  Kind = "equal"
 	Insert Kind = "insert"
 	Delete Kind = "delete"
+	// Omitted ends a diff cut to Options.MaxBytes (Capped): N counts the
+	// changed tokens left out, and Text says so.
+	Omitted Kind = "omitted"
 )
 
 // Op is one run of tokens, joined by a space (words) or a newline (lines).
@@ -53,6 +58,9 @@ type Options struct {
 	// Timeout bounds the alignment of one diff; past it go-diff returns a
 	// coarser diff that is still correct. Zero means no bound.
 	Timeout time.Duration `mapstructure:"timeout"`
+	// MaxBytes bounds the text each view of a kept diff carries (Capped).
+	// Zero means no bound.
+	MaxBytes int `mapstructure:"max_bytes"`
 }
 
 // Text diffs two texts at word and at line granularity.
@@ -374,6 +382,53 @@ func runs(ops []Op, k Kind) []string {
 		}
 	}
 	return out
+}
+
+// Capped keeps, in the word view and in the line view, the runs up to max
+// bytes of text, the run that crosses it cut after its last whole token;
+// one Omitted run counts the changed tokens left out. A page rewritten
+// whole would otherwise make a diff twice its size in each view, carried
+// by every notification, feed entry and history entry of the change.
+// Links are bounded where they are extracted. max ≤ 0 keeps all.
+func (r Result) Capped(max int) Result {
+	if max <= 0 {
+		return r
+	}
+	r.Words = capOps(r.Words, " ", "word", max)
+	r.Lines = capOps(r.Lines, "\n", "line", max)
+	return r
+}
+
+// capOps is Capped of one view, whose tokens are joined by sep.
+func capOps(ops []Op, sep, unit string, max int) []Op {
+	left := max
+	for i, op := range ops {
+		if len(op.Text) <= left {
+			left -= len(op.Text)
+			continue
+		}
+		out := ops[:i:i] // appending copies: the caller's ops stay whole
+		omitted := 0
+		if op.Kind != Equal {
+			omitted = op.N
+		}
+		if j := strings.LastIndex(op.Text[:left+1], sep); j > 0 && op.Kind != Equal {
+			kept := op.Text[:j]
+			n := strings.Count(kept, sep) + 1
+			out = append(out, Op{Kind: op.Kind, Text: kept, N: n})
+			omitted -= n
+		}
+		for _, rest := range ops[i+1:] {
+			if rest.Kind != Equal {
+				omitted += rest.N
+			}
+		}
+		if omitted > 0 {
+			out = append(out, Op{Kind: Omitted, Text: Elided + " " + plural.Count(omitted, "more "+unit) + " changed", N: omitted})
+		}
+		return out
+	}
+	return ops
 }
 
 // ChangesOnly keeps the changed runs and at most contextTokens tokens of

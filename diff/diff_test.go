@@ -288,3 +288,25 @@ func TestChangesOnlyKeepsContextTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestCappedKeepsWholeTokensAndCountsTheRest: each view keeps its runs up
+// to the bound, the run that crosses it cut after its last whole token,
+// and counts the changed tokens it left out; the result it was cut from
+// stays whole.
+func TestCappedKeepsWholeTokensAndCountsTheRest(t *testing.T) {
+	r := Text("a b c", "a x y z c", Options{})
+	c := r.Capped(6)
+	want := []Op{{Equal, "a", 1}, {Delete, "b", 1}, {Insert, "x y", 2}, {Omitted, "… 1 more word changed", 1}}
+	if !slices.Equal(c.Words, want) {
+		t.Errorf("words = %+v, want %+v", c.Words, want)
+	}
+	if want := []Op{{Delete, "a b c", 1}, {Omitted, "… 1 more line changed", 1}}; !slices.Equal(c.Lines, want) {
+		t.Errorf("lines = %+v, want %+v", c.Lines, want)
+	}
+	if r.Words[2].Text != "x y z" || !slices.Equal(r.Capped(0).Words, r.Words) || !slices.Equal(r.Capped(100).Words, r.Words) {
+		t.Errorf("capping changed the result it was cut from, or cut it under no bound or a large one: %+v", r.Words)
+	}
+	if got := c.PlainText(); !strings.Contains(got, "+ x y\n… 1 more word changed\n") {
+		t.Errorf("plain text = %q, want the count after the kept runs", got)
+	}
+}

@@ -31,7 +31,9 @@
 // rune buffers, safe for concurrent use, that a diff of more than 16,384
 // tokens does not return to. Bounds: the inputs are bounded by the caller
 // (extracted text, at most extract.max_text_bytes); the diff's time by
-// Options.Timeout, after which go-diff returns a coarser but correct diff.
+// Options.Timeout, after which go-diff returns a coarser but correct diff;
+// the diff a caller keeps by Result.Capped (Options.MaxBytes), which ends
+// each view with an Omitted run counting the changed tokens it left out.
 //
 //	d := diff.Text(oldText, newText, diff.Options{Timeout: time.Second})
 //	d.Links = diff.Sets(oldLinks, newLinks)

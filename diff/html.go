@@ -45,7 +45,7 @@ func (r Result) WriteHTML(w io.Writer, v View) error {
 // writeOps writes the runs of one side; only "" writes both sides merged.
 func writeOps(b *strings.Builder, ops []Op, only Kind) {
 	for i, op := range ops {
-		if op.Kind != Equal && only != "" && op.Kind != only {
+		if (op.Kind == Insert || op.Kind == Delete) && only != "" && op.Kind != only {
 			continue
 		}
 		if i > 0 {
@@ -85,6 +85,8 @@ func (r Result) PlainText() string {
 			b.WriteString("+ " + op.Text + "\n")
 		case Delete:
 			b.WriteString("- " + op.Text + "\n")
+		case Omitted:
+			b.WriteString(op.Text + "\n")
 		}
 	}
 	for _, l := range r.Links.Added {

@@ -91,6 +91,7 @@ func compare(s *Spec, old, cur *Object, page func() (*diff.Result, error), opts 
 	default:
 		c.Kind = "update"
 	}
+	d = d.Capped(opts.MaxBytes)
 	c.Diff = &d
 	return c, nil
 }

@@ -73,6 +73,9 @@ const (
 	maxChecksPerTick = 100000
 	// An API request body is read into memory whole, by any client.
 	maxRequestBytes = 1 << 24
+	// Each view of a change's diff is kept in its history entries and
+	// sent whole in each of its notifications.
+	maxDiffBytes = 1 << 26
 )
 
 // Validate reports every value out of range, naming its key.
@@ -92,6 +95,7 @@ func (c Config) Validate() error {
 	report.Add("fetch_timeout", c.FetchTimeout, bounds.AboveZero(c.FetchTimeout))
 	report.Add("duration", c.Duration, bounds.AboveZero(c.Duration))
 	report.Add("tick", c.Tick, bounds.AboveZero(c.Tick))
+	report.Add("diff.max_bytes", c.Diff.MaxBytes, bounds.Positive(c.Diff.MaxBytes, maxDiffBytes))
 	if c.Diff.Timeout < 0 {
 		report.Add("diff.timeout", c.Diff.Timeout, "must be ≥ 0")
 	}

@@ -23,6 +23,7 @@ func TestValidateBoundsEachSetting(t *testing.T) {
 		{Key: "digest_kept", Lo: 1, Hi: 10000, Set: func(c *Config, v int64) { c.DigestKept = int(v) }},
 		{Key: "checks_per_tick", Lo: 1, Hi: 100000, Set: func(c *Config, v int64) { c.ChecksPerTick = int(v) }},
 		{Key: "max_request_bytes", Lo: 1, Hi: 1 << 24, Set: func(c *Config, v int64) { c.MaxRequestBytes = v }},
+		{Key: "diff.max_bytes", Lo: 1, Hi: 1 << 26, Set: func(c *Config, v int64) { c.Diff.MaxBytes = int(v) }},
 	})
 }
 

@@ -60,7 +60,10 @@
 //   - §4.1–4.3: content-only differences (package diff) at word and line
 //     granularity, computed once per page for the page-level types and per
 //     table otherwise; the per-change record with its kind (insert,
-//     delete, update; appeared/disappeared; lost/found).
+//     delete, update; appeared/disappeared; lost/found). Its diff is cut
+//     to watch.diff.max_bytes of text a view (diff.Result.Capped), which
+//     counts the changed words left out: the history, the feed entries and
+//     the notifications carry it as kept.
 //   - §5 notification conditions: eager, or a periodic digest (mode
 //     digest, one notification per period with every triggered change).
 //     Trigger conditions: min_change (the fraction of the object changed,

@@ -22,7 +22,7 @@ import (
 func testConfig() Config {
 	return Config{ContextWords: 10, PhraseMinWords: 5, MaxBodyBytes: 4 << 20, FetchTimeout: 10 * time.Second,
 		MaxRegexBytes: 256, MaxMatchBytes: 4096, MaxKeywords: 8, Duration: 365 * 24 * time.Hour,
-		HistoryKept: 3, DigestKept: 10, MaxRequestBytes: 1 << 16, Tick: time.Minute, ChecksPerTick: 10, Diff: diff.Options{Timeout: time.Second},
+		HistoryKept: 3, DigestKept: 10, MaxRequestBytes: 1 << 16, Tick: time.Minute, ChecksPerTick: 10, Diff: diff.Options{Timeout: time.Second, MaxBytes: 64 << 10},
 		Extract: extract.Limits{MaxLinks: 5000, MaxTextBytes: 1 << 20, MaxDepth: 512, MaxNodes: 500000}}
 }
 

@@ -23,7 +23,7 @@ import (
 func watchConfig() watch.Config {
 	return watch.Config{ContextWords: 10, PhraseMinWords: 5, MaxBodyBytes: 8 << 20, FetchTimeout: 30 * time.Second,
 		MaxRegexBytes: 512, MaxMatchBytes: 64 << 10, MaxKeywords: 8, Duration: 365 * 24 * time.Hour,
-		HistoryKept: 4, DigestKept: 4, MaxRequestBytes: 1 << 16, Tick: time.Minute, ChecksPerTick: 10, Diff: diff.Options{Timeout: time.Second}, Extract: extractLimits}
+		HistoryKept: 4, DigestKept: 4, MaxRequestBytes: 1 << 16, Tick: time.Minute, ChecksPerTick: 10, Diff: diff.Options{Timeout: time.Second, MaxBytes: 64 << 10}, Extract: extractLimits}
 }
 
 var extractLimits = extract.Limits{MaxLinks: 5000, MaxTextBytes: 1 << 20, MaxDepth: 512, MaxNodes: 500000}
