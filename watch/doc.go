@@ -88,7 +88,9 @@
 // WIC demand on the page, the frontier's monitoring class fetches the
 // pages it picks under the one budget, and CheckFetched checks a group on
 // the copy the crawler stored. Without a crawler (deltaq serve), Run
-// checks what a Planner (schedule.go) picks and fetches for itself:
+// checks what a Planner (schedule.go) picks and fetches for itself
+// (HTTPFetcher, which follows crawler.limits.max_redirects redirects in a
+// row and refuses a chain as monitor/poll does, internal/redirect):
 // UrgencyPlanner scores Σ min(1, elapsed/every) per group, the same
 // utility WIC gives the group's demands when the page is watched only,
 // and picks among the groups due: those whose shortest interval has

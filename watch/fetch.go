@@ -2,9 +2,12 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+
+	"github.com/deltaq/deltaq/internal/redirect"
 )
 
 // Fetched is one fetch of a watched page.
@@ -20,10 +23,32 @@ type Fetcher interface {
 	Fetch(ctx context.Context, url string) (Fetched, error)
 }
 
-// HTTPFetcher fetches with GET through Client, reading at most MaxBytes.
+// HTTPFetcher fetches with GET through Client, reading at most MaxBytes
+// and following at most MaxRedirects redirects in a row
+// (crawler.limits.max_redirects, as a check on the crawler's fetches
+// does); Client's own CheckRedirect is not used.
 type HTTPFetcher struct {
-	Client   *http.Client
-	MaxBytes int64
+	Client       *http.Client
+	MaxBytes     int64
+	MaxRedirects int
+}
+
+// redirectError is a redirect a fetch does not follow, and why.
+type redirectError struct{ why string }
+
+func (e *redirectError) Error() string { return e.why }
+
+// checkRedirect judges the redirect to req as a check on the crawler's
+// fetches judges it (redirect.Refusal); via holds the requests so far.
+func (f HTTPFetcher) checkRedirect(req *http.Request, via []*http.Request) error {
+	chain := make([]string, len(via))
+	for i, r := range via {
+		chain[i] = r.URL.String()
+	}
+	if why := redirect.Refusal(chain, req.URL.String(), f.MaxRedirects); why != "" {
+		return &redirectError{why}
+	}
+	return nil
 }
 
 // Fetch gets url. A body longer than MaxBytes is an error, not a
@@ -33,7 +58,12 @@ func (f HTTPFetcher) Fetch(ctx context.Context, url string) (Fetched, error) {
 	if err != nil {
 		return Fetched{}, fmt.Errorf("watch: fetch %s: %w", url, err)
 	}
-	resp, err := f.Client.Do(req)
+	client := *f.Client
+	client.CheckRedirect = f.checkRedirect
+	resp, err := client.Do(req)
+	if re := (*redirectError)(nil); errors.As(err, &re) {
+		return Fetched{}, fmt.Errorf("watch: fetch %s: %w; not followed", url, re)
+	}
 	if err != nil {
 		return Fetched{}, fmt.Errorf("watch: fetch %s: %w", url, err)
 	}

@@ -110,7 +110,9 @@ func newClock(t time.Time) *fakeClock {
 func (c *fakeClock) now() time.Time      { return time.Unix(0, c.t.Load()).UTC() }
 func (c *fakeClock) add(d time.Duration) { c.t.Add(int64(d)) }
 func loopbackClient() *http.Client       { return &http.Client{Timeout: 10 * time.Second} }
-func fetcher(max int64) HTTPFetcher      { return HTTPFetcher{Client: loopbackClient(), MaxBytes: max} }
+func fetcher(max int64) HTTPFetcher {
+	return HTTPFetcher{Client: loopbackClient(), MaxBytes: max, MaxRedirects: 5}
+}
 func htmlPage(body string) string {
 	return "<!doctype html><html><head><title>t</title></head><body>" + body + "</body></html>"
 }

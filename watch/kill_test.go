@@ -46,7 +46,7 @@ func diskRepo(t testing.TB, dir string) *repo.DB {
 }
 
 func replayFetcher(addr string) HTTPFetcher {
-	return HTTPFetcher{Client: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: dialTo(addr)}}, MaxBytes: 4 << 20}
+	return HTTPFetcher{Client: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: dialTo(addr)}}, MaxBytes: 4 << 20, MaxRedirects: 5}
 }
 
 // killPages are the digitalgov pages watched: some that change from

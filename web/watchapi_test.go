@@ -59,7 +59,7 @@ func newWatchEnv(t *testing.T) *watchEnv {
 	wcfg := watch.Config{ContextWords: 10, PhraseMinWords: 5, MaxBodyBytes: 1 << 20, FetchTimeout: 5 * time.Second, MaxRegexBytes: 512,
 		MaxMatchBytes: 4096, MaxKeywords: 8, Duration: 24 * time.Hour * 365, HistoryKept: 10, DigestKept: 10, MaxRequestBytes: 4096, Tick: time.Minute, ChecksPerTick: 10,
 		Diff: diff.Options{Timeout: time.Second, MaxBytes: 64 << 10}, Extract: extract.Limits{MaxLinks: 100, MaxTextBytes: 1 << 16, MaxDepth: 64, MaxNodes: 10000}}
-	e, err := watch.New(db, wcfg, ob, watch.Options{Fetcher: watch.HTTPFetcher{Client: site.Client(), MaxBytes: 1 << 20}})
+	e, err := watch.New(db, wcfg, ob, watch.Options{Fetcher: watch.HTTPFetcher{Client: site.Client(), MaxBytes: 1 << 20, MaxRedirects: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -208,7 +208,7 @@ func openWatches(db *repo.DB, cfg *configs.Config, ob *notify.Outbox, logger *sl
 		return nil, err
 	}
 	client := &http.Client{Timeout: cfg.Watch.FetchTimeout, Transport: &http.Transport{DialContext: dial}}
-	return watch.New(db, cfg.Watch, ob, watch.Options{Logger: logger, Fetcher: watch.HTTPFetcher{Client: client, MaxBytes: cfg.Watch.MaxBodyBytes}})
+	return watch.New(db, cfg.Watch, ob, watch.Options{Logger: logger, Fetcher: watch.HTTPFetcher{Client: client, MaxBytes: cfg.Watch.MaxBodyBytes, MaxRedirects: cfg.Crawler.Limits.MaxRedirects}})
 }
 
 func (s *services) close(ctx context.Context) {

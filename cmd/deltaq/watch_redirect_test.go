@@ -69,8 +69,10 @@ func watchChecked(t *testing.T, limit, hops int) (crawlOut, history string) {
 	}
 	cfg, db := openData(t, data)
 	e, err := watch.New(db, cfg.Watch, notify.NewOutbox(db, cfg.Notify), watch.Options{
-		Clock:   func() time.Time { return time.Now().Add(-2 * time.Hour) },
-		Fetcher: watch.HTTPFetcher{Client: &http.Client{Timeout: 10 * time.Second}, MaxBytes: cfg.Watch.MaxBodyBytes},
+		Clock: func() time.Time { return time.Now().Add(-2 * time.Hour) },
+		// Installing fetches the page through the whole chain, whatever
+		// limit the crawl is given.
+		Fetcher: watch.HTTPFetcher{Client: &http.Client{Timeout: 10 * time.Second}, MaxBytes: cfg.Watch.MaxBodyBytes, MaxRedirects: hops},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -59,7 +59,7 @@ func (s *served) fetcher() watch.HTTPFetcher {
 		var d net.Dialer
 		return d.DialContext(ctx, network, addr)
 	}, MaxIdleConnsPerHost: 4}
-	return watch.HTTPFetcher{Client: &http.Client{Timeout: 30 * time.Second, Transport: tr}, MaxBytes: 8 << 20}
+	return watch.HTTPFetcher{Client: &http.Client{Timeout: 30 * time.Second, Transport: tr}, MaxBytes: 8 << 20, MaxRedirects: 5}
 }
 
 // repoConfig is the repository of every run; only the watch bucket is used.

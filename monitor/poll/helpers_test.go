@@ -169,7 +169,7 @@ func open(t *testing.T, dir string, cfg *configs.Config, clk *clock.Manual, w *w
 		t.Fatal(err)
 	}
 	e.watches, err = watch.New(db, cfg.Watch, notify.NewOutbox(db, cfg.Notify), watch.Options{Clock: clk.Now,
-		Fetcher: watch.HTTPFetcher{Client: w.client(), MaxBytes: cfg.Watch.MaxBodyBytes}})
+		Fetcher: watch.HTTPFetcher{Client: w.client(), MaxBytes: cfg.Watch.MaxBodyBytes, MaxRedirects: cfg.Crawler.Limits.MaxRedirects}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,11 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"net/url"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/deltaq/deltaq/internal/redirect"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -17,10 +16,11 @@ import (
 // inside a fetch: it records the page as a redirect (repo.OutcomeRedirect,
 // RedirectTo) and queues the target as a URL of its own, so robots.txt,
 // politeness and the budget apply to the target as to any URL. A watch's
-// own fetch (watch.HTTPFetcher, deltaq serve) follows redirects as net/http
-// does; a check on the crawler's fetch follows them through the repository,
-// so both check the page the watched URL leads to, and the watch stays on
-// the URL its user gave.
+// own fetch (watch.HTTPFetcher, deltaq serve) follows redirects inside
+// the fetch; a check on the crawler's fetch follows them through the
+// repository. Both check the page the watched URL leads to, judge the
+// chain alike (internal/redirect), and keep the watch on the URL its user
+// gave.
 
 // LimitRedirects sets how many redirects in a row a watched page's check
 // follows (crawler.limits.max_redirects, the bound of the crawler's own
@@ -57,17 +57,13 @@ func (p *Poller) throughRedirects(pg repo.Page, since time.Time) (end repo.Page,
 	for pg.LastOutcome == repo.OutcomeRedirect {
 		to := pg.RedirectTo
 		var why string
-		switch {
-		case !webURL(to):
+		if redirect.WebURL(to) {
+			why = redirect.Refusal(chain, to, most)
+		} else {
 			// The crawler keeps no Location it could not resolve to an
 			// http or https URL other than the page's own.
 			why = fmt.Sprintf("%s answered a redirect (status %d) to no http or https URL (the Location is missing, of another scheme, or %s itself)",
 				strings.Join(chain, " → "), pg.HTTPStatus, pg.URL)
-		case slices.Contains(chain, to):
-			why = fmt.Sprintf("a redirect loop (%s → %s)", strings.Join(chain, " → "), to)
-		case len(chain) > most:
-			why = fmt.Sprintf("more than crawler.limits.max_redirects = %d redirects in a row (%s → %s)",
-				most, strings.Join(chain, " → "), to)
 		}
 		if why != "" {
 			if len(c.awaits) > 0 {
@@ -152,10 +148,4 @@ func (p *Poller) endWaits(ctx context.Context, urls ...string) error {
 		}
 	}
 	return b.Commit()
-}
-
-// webURL reports whether s is an absolute http or https URL.
-func webURL(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && u.Host != "" && (strings.EqualFold(u.Scheme, "http") || strings.EqualFold(u.Scheme, "https"))
 }
