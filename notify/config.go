@@ -54,6 +54,9 @@ const (
 	maxFeedEntries = 10000
 	// Each change is one delivery per target.
 	maxTargets = 1000
+	// A notification a week late is hardly news, and a due time must stay
+	// within the nanosecond stamps of the outbox's keys.
+	maxBackoff = 7 * 24 * time.Hour
 )
 
 // Validate reports every value out of range, naming its key.
@@ -71,6 +74,7 @@ func (c Config) Validate() error {
 	if c.BackoffMax < c.BackoffBase {
 		report.Add("backoff_max", c.BackoffMax, fmt.Sprintf("must be ≥ notify.backoff_base (%v)", c.BackoffBase))
 	}
+	report.Add("backoff_max", c.BackoffMax, bounds.Over(c.BackoffMax, c.BackoffBase, maxBackoff))
 	// Both are read only when an e-mail is sent: a mistake here would
 	// show as every e-mail failing until it is dead-lettered.
 	if _, port, err := net.SplitHostPort(c.SMTP.Addr); c.SMTP.Addr != "" && (err != nil || port == "") {

@@ -3,6 +3,7 @@ package notify_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deltaq/deltaq/internal/bounds/boundstest"
 	"github.com/deltaq/deltaq/notify"
@@ -42,5 +43,20 @@ func TestValidateSMTP(t *testing.T) {
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("smtp.addr %q, smtp.from %q: Validate() = %v, want %q", tc.addr, tc.from, err, tc.want)
 		}
+	}
+}
+
+// TestValidateBoundsBackoffMax: a wait between attempts of more than a
+// week is refused with its key, its value and its range; a week is taken.
+func TestValidateBoundsBackoffMax(t *testing.T) {
+	c := testConfig()
+	c.MaxAttempts, c.BackoffMax = 40, 1<<62
+	want := "notify.backoff_max = 1281023h53m38.427387904s: must be in [1m0s, 168h0m0s]"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Validate() = %v, want %q", err, want)
+	}
+	c.BackoffMax = 168 * time.Hour
+	if err := c.Validate(); err != nil {
+		t.Errorf("Validate() of a week = %v, want nil", err)
 	}
 }

@@ -19,7 +19,7 @@
 // it again after restart, with the same idempotency key (the notification
 // ID, in the Idempotency-Key header and the Message-ID), so a receiver can
 // drop the repeat. A failed attempt is moved to now + backoff, doubling
-// from notify.backoff_base up to notify.backoff_max; after
+// from notify.backoff_base up to notify.backoff_max (at most a week); after
 // notify.max_attempts it moves to the dead-letter list, which Retry empties.
 //
 // Webhooks: POST of the notification as JSON, signed with HMAC-SHA256 over

@@ -170,13 +170,18 @@ func (o *Outbox) failed(ctx context.Context, d *delivery, now time.Time, cause e
 }
 
 // backoff is the wait after the given number of failed attempts:
-// BackoffBase·2^(attempts−1), at most BackoffMax.
+// BackoffBase·2^(attempts−1), at most BackoffMax. It stops doubling at
+// the cap rather than past it, where a large BackoffMax would let the
+// wait wrap round to a negative one: a retry at once, again and again.
 func (o *Outbox) backoff(attempts int) time.Duration {
-	w := o.cfg.BackoffBase
-	for i := 1; i < attempts && w < o.cfg.BackoffMax; i++ {
+	w, most := o.cfg.BackoffBase, o.cfg.BackoffMax
+	for i := 1; i < attempts && w < most; i++ {
+		if w > most/2 {
+			return most
+		}
 		w *= 2
 	}
-	return min(w, o.cfg.BackoffMax)
+	return min(w, most)
 }
 
 // DeadLetter is a delivery that gave up.
