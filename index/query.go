@@ -151,9 +151,15 @@ func ParseQuery(s string, lim Limits) (Query, error) {
 		}
 		word := s[start:i]
 		if len(word) >= 5 && strings.EqualFold(word[:5], "site:") {
+			// The messages say what is wrong; the limit, which a caller
+			// shows beside them, says what is wanted.
+			const siteLimit = "site:HOST, a host name such as site:example.org"
 			host := strings.ToLower(word[5:])
-			if host == "" || strings.ContainsAny(host, "/?#@") {
-				return Query{}, queryErr("site:HOST, a host name such as site:example.org", "site:%s: want a host name such as site:example.org", Excerpt(word[5:]))
+			if host == "" {
+				return Query{}, queryErr(siteLimit, "site: with no host name")
+			}
+			if strings.ContainsAny(host, "/?#@") {
+				return Query{}, queryErr(siteLimit, "site:%s: not a host name", Excerpt(word[5:]))
 			}
 			add(neg, &q.Sites, &q.ExcludeSites, host)
 			continue
@@ -164,7 +170,7 @@ func ParseQuery(s string, lim Limits) (Query, error) {
 		return Query{}, queryErr(fmt.Sprintf("at most %d phrases, exclusions and site: filters", lim.MaxTerms), "%d phrases, exclusions and site: filters: more than the limit of %d", operators, lim.MaxTerms)
 	}
 	if len(q.Terms) == 0 && len(q.Phrases) == 0 {
-		return Query{}, queryErr(`at least one word or "phrase"`, "nothing to search for: give at least one word or \"phrase\" (exclusions and site: only narrow a search)")
+		return Query{}, queryErr(`at least one word or "phrase"`, "nothing to search for: exclusions and site: only narrow a search")
 	}
 	q.words = new(analyzedWords)
 	return q, nil

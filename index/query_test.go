@@ -62,9 +62,9 @@ func TestParseQueryErrorsNameTheProblem(t *testing.T) {
 		{"only a site filter", "site:a.gov", "q: nothing to search for", `at least one word or "phrase"`},
 		{"an unclosed quote", `budget "plain language`, "q: unclosed quote at byte 8", `quotes in pairs, each "phrase" closed`},
 		{"too many operators names the limit", `a -b -c "d e" -f -g -h -i site:x.org site:y.org`, "q: 9 phrases, exclusions and site: filters: more than the limit of 8", "at most 8 phrases, exclusions and site: filters"},
-		{"a site: without a host", "budget site:", "q: site:: want a host name", site},
-		{"a site: with a path", "budget site:a.gov/x", "q: site:a.gov/x: want a host name", site},
-		{"a long bad site: is cut", "budget site:" + strings.Repeat("x/", 200), "q: site:" + strings.Repeat("x/", 30) + "…: want a host name", site},
+		{"a site: without a host", "budget site:", "q: site: with no host name", site},
+		{"a site: with a path", "budget site:a.gov/x", "q: site:a.gov/x: not a host name", site},
+		{"a long bad site: is cut", "budget site:" + strings.Repeat("x/", 200), "q: site:" + strings.Repeat("x/", 30) + "…: not a host name", site},
 		{"invalid UTF-8", "budg\xffet", "q: not valid UTF-8", "valid UTF-8"},
 	}
 	for _, tc := range cases {
