@@ -20,7 +20,8 @@ type Config struct {
 	BackoffMax time.Duration `mapstructure:"backoff_max"`
 	// WebhookTimeout bounds one webhook request.
 	WebhookTimeout time.Duration `mapstructure:"webhook_timeout"`
-	// Batch is the most deliveries one pass reads.
+	// Batch is the most deliveries one pass reads, and the most dead
+	// letters one commit of Retry moves.
 	Batch int `mapstructure:"batch"`
 	// FeedEntries is how many entries each Atom feed keeps.
 	FeedEntries int `mapstructure:"feed_entries"`

@@ -44,8 +44,9 @@
 // retries. The eager and periodic notification conditions are evaluated by
 // package watch; this package delivers what they release.
 //
-// Bounds: one pass reads at most notify.batch deliveries; memory does not
-// grow with the outbox.
+// Bounds: one pass reads at most notify.batch deliveries, and Retry
+// commits the dead letters it moves notify.batch at a time; memory does
+// not grow with the outbox or the dead-letter list.
 //
 //	ob := notify.NewOutbox(db, cfg.Notify)
 //	b := db.NewBatch(ctx)

@@ -26,6 +26,9 @@ const (
 type Outbox struct {
 	db  *repo.DB
 	cfg Config
+	// retried, if set, is told of each of Retry's commits: the dead
+	// letters it moved. Tests watch Retry's batches with it.
+	retried func(moved int)
 }
 
 // NewOutbox returns the outbox over db.
@@ -209,33 +212,61 @@ func (o *Outbox) DeadLetters(ctx context.Context) ([]DeadLetter, error) {
 }
 
 // Retry moves every dead letter back to the outbox, due at now, with its
-// attempts reset.
+// attempts reset, and returns how many it moved. It commits every
+// Config.Batch letters, so its memory does not grow with the list. Each
+// letter leaves the list in the batch that queues it: a crash part-way
+// leaves each one dead or queued, never both nor neither, and the next
+// Retry moves the rest.
 func (o *Outbox) Retry(ctx context.Context, now time.Time) (int, error) {
 	b := o.db.NewBatch(ctx)
-	defer b.Close()
-	n := 0
+	defer func() { b.Close() }()
+	moved, inBatch := 0, 0
 	for kv, err := range o.db.BucketScan(ctx, bucket, deadPrefix) {
 		if err != nil {
-			return 0, err
+			return moved, err
 		}
 		var d delivery
 		if err := json.Unmarshal(kv[1], &d); err != nil {
-			return 0, fmt.Errorf("notify: decode dead letter %q: %w", kv[0], err)
+			return moved, fmt.Errorf("notify: decode dead letter %q: %w", kv[0], err)
 		}
 		d.Attempts, d.Due = 0, now
 		v, err := json.Marshal(&d)
 		if err != nil {
-			return 0, err
+			return moved, err
 		}
 		if err := b.DeleteBucket(bucket, string(kv[0])); err != nil {
-			return 0, err
+			return moved, err
 		}
 		if err := b.PutBucket(bucket, pendingKey(now, d.N.ID, d.Index), v); err != nil {
-			return 0, err
+			return moved, err
 		}
-		n++
+		if inBatch++; inBatch == o.cfg.Batch {
+			if err := o.commitRetried(b, inBatch); err != nil {
+				return moved, err
+			}
+			moved += inBatch
+			b.Close()
+			b, inBatch = o.db.NewBatch(ctx), 0
+		}
 	}
-	return n, b.Commit()
+	if err := o.commitRetried(b, inBatch); err != nil {
+		return moved, err
+	}
+	return moved + inBatch, nil
+}
+
+// commitRetried commits b, which moved n dead letters.
+func (o *Outbox) commitRetried(b *repo.Batch, n int) error {
+	if n == 0 {
+		return nil
+	}
+	if err := b.Commit(); err != nil {
+		return err
+	}
+	if o.retried != nil {
+		o.retried(n)
+	}
+	return nil
 }
 
 // secret returns the webhook signing key, making it on first use.
