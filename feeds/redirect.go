@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/deltaq/deltaq/internal/redirect"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -115,11 +115,10 @@ func (s *Store) follow(ctx context.Context, id string, p repo.Page) (*Move, erro
 	refuse := func(why string, args ...any) error {
 		return &RedirectError{From: f.URL, To: p.RedirectTo, Status: p.HTTPStatus, Why: fmt.Sprintf(why, args...)}
 	}
-	t, err := url.Parse(p.RedirectTo)
-	if err != nil || !strings.EqualFold(t.Scheme, "http") && !strings.EqualFold(t.Scheme, "https") || t.Host == "" {
+	if !redirect.WebURL(p.RedirectTo) {
 		return nil, refuse("not an absolute http or https URL")
 	}
-	if t.User != nil {
+	if t, _ := url.Parse(p.RedirectTo); t.User != nil {
 		return nil, refuse("it has credentials (user:pass@), and feeds are fetched without them")
 	}
 	to, err := urlnorm.Normalize(p.RedirectTo)
@@ -127,12 +126,8 @@ func (s *Store) follow(ctx context.Context, id string, p repo.Page) (*Move, erro
 		return nil, refuse("not an http or https URL a feed can have (%v)", err)
 	}
 	chain := append(slices.Clone(f.Redirects), f.URL)
-	if slices.Contains(chain, to) {
-		return nil, refuse("a redirect loop (%s → %s); the feed stays at %s", strings.Join(chain, " → "), to, f.URL)
-	}
-	if most := int(s.maxRedirects.Load()); len(chain) > most {
-		return nil, refuse("more than %d redirects in a row (crawler.limits.max_redirects: %s → %s); the feed stays at %s",
-			most, strings.Join(chain, " → "), to, f.URL)
+	if why := redirect.Refusal(chain, to, int(s.maxRedirects.Load())); why != "" {
+		return nil, refuse("%s; the feed stays at %s", why, f.URL)
 	}
 	switch other, err := s.ownerOf(to); {
 	case err != nil:

@@ -131,7 +131,7 @@ func TestARedirectLoopDoesNotMoveForever(t *testing.T) {
 	fetchedAs(t, db, c, t0.Add(time.Hour), 308, d, nil)
 	fetchedAs(t, db, d, t0.Add(time.Hour+time.Minute), 301, "http://x.test/e", nil)
 	up, _, err := s.Absorb(t.Context(), g.ID)
-	if want := "more than 1 redirects in a row (crawler.limits.max_redirects"; err != nil || len(up.Moves) != 1 || !strings.Contains(up.Failed, want) {
+	if want := "more than crawler.limits.max_redirects = 1 redirects in a row ("; err != nil || len(up.Moves) != 1 || !strings.Contains(up.Failed, want) {
 		t.Errorf("a chain over the limit: moves %v, failed %q, %v; want one move, then %q", up.Moves, up.Failed, err, want)
 	}
 }

@@ -1,7 +1,8 @@
-// Package redirect judges a chain of redirects the same way wherever a
-// watched page's is followed: on the crawler's fetches (monitor/poll) and
-// on a watch's own (watch.HTTPFetcher, deltaq serve), so that a check
-// fails alike, and says alike why, under either.
+// Package redirect judges a chain of redirects the same way wherever one
+// is followed outside the crawler's queue: a watched page's on the
+// crawler's fetches (monitor/poll) and on a watch's own (watch.HTTPFetcher,
+// deltaq serve), and a feed's permanent moves (feeds), so that each fails
+// alike, and says alike why.
 package redirect
 
 import (
