@@ -71,11 +71,11 @@ type Crawler struct {
 	onCommit func()
 	onYield  func(string, repo.DiscoveryYield)
 	counters Counters
-	// refused names the hosts the address guard refused; reach follows
-	// which hosts answer (noteReach).
-	refused hostNotes
-	reach   hostReach
-	scope   *scope
+	// reach follows which hosts answer, across runs (noteReach); runs
+	// numbers the runs, whose own notes (runNotes) their summaries read.
+	reach hostReach
+	runs  atomic.Uint64
+	scope *scope
 	// robotsWaits doubles the deferral of a host whose robots.txt fails
 	// again (robotsBackoff).
 	robotsWaits robotsBackoff
@@ -212,6 +212,7 @@ type RunOptions struct {
 func (c *Crawler) Run(ctx context.Context, f *frontier.Frontier, ro RunOptions) (Summary, error) {
 	start := c.clock.Now()
 	before := c.counters.Snapshot()
+	notes := &runNotes{seq: c.runs.Add(1)}
 	// nextCtx stops workers from taking new jobs (MaxPages reached); ctx
 	// also aborts the fetches in flight.
 	nextCtx, stopTaking := context.WithCancel(ctx)
@@ -232,7 +233,7 @@ func (c *Crawler) Run(ctx context.Context, f *frontier.Frontier, ro RunOptions) 
 		workers.Add(1)
 		g.Go(func() error {
 			defer workers.Done()
-			return c.work(nextCtx, gctx, f, results, slots, frontier.NextOptions{Drain: ro.Drain, Horizon: ro.DrainHorizon})
+			return c.work(nextCtx, gctx, notes, f, results, slots, frontier.NextOptions{Drain: ro.Drain, Horizon: ro.DrainHorizon})
 		})
 	}
 	g.Go(func() error {
@@ -250,8 +251,8 @@ func (c *Crawler) Run(ctx context.Context, f *frontier.Frontier, ro RunOptions) 
 	err := g.Wait()
 	stopProgress()
 	sum := c.summary(start, before)
-	sum.Refused, sum.RefusedMore = c.refused.snapshot()
-	sum.Unreachable, sum.UnreachableMore = c.reach.unreachable()
+	sum.Refused, sum.RefusedMore = notes.refused.snapshot()
+	sum.Unreachable, sum.UnreachableMore = c.reach.unreachable(notes.seq)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return sum, err
 	}
@@ -295,7 +296,7 @@ func (s *pageSlots) giveBack() {
 }
 
 // work takes jobs until told to stop.
-func (c *Crawler) work(nextCtx, ctx context.Context, f *frontier.Frontier, out chan<- *result, slots *pageSlots, next frontier.NextOptions) error {
+func (c *Crawler) work(nextCtx, ctx context.Context, notes *runNotes, f *frontier.Frontier, out chan<- *result, slots *pageSlots, next frontier.NextOptions) error {
 	for {
 		if !slots.take() {
 			return nil // MaxPages: the rest are under way or done
@@ -314,7 +315,7 @@ func (c *Crawler) work(nextCtx, ctx context.Context, f *frontier.Frontier, out c
 		if err != nil {
 			return err
 		}
-		r, err := c.handle(ctx, f, job)
+		r, err := c.handle(ctx, notes, f, job)
 		if err != nil {
 			f.Defer(job, time.Time{})
 			return err

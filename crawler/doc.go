@@ -93,7 +93,10 @@
 // whose latest attempt got no whole HTTP answer (a connection refused or
 // reset, a malformed response, a time-out) and that never answered, or failed
 // their last three attempts in a row; one bad answer from a host that
-// serves its pages is that page's failure, retried, not the host's. The
+// serves its pages is that page's failure, retried, not the host's. A
+// crawler that runs more than once (deltaq serve, deltaq run) summarizes
+// each run apart: it names only the hosts that run asked, though whether
+// a host answers is judged on every run's attempts. The
 // progress line gives the rate over the time fetches were committed, the
 // queue and an ETA, or what the crawl waits for.
 // Hosts gathers per-host statistics; RemovePages and RemoveHost take pages

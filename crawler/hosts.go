@@ -19,6 +19,7 @@ type hostInfo struct {
 	delay        time.Duration // Crawl-delay, 0 if none
 	expires      time.Time     // robots.txt must be fetched again after this
 	deferUntil   time.Time     // robots.txt answered 5xx or was unreachable
+	refused      bool          // the address guard refused it (kept in memory only)
 	backoffUntil time.Time     // throttled (429/503)
 	backoffs     int
 }

@@ -20,6 +20,11 @@ const unreachableAfter = 3
 // unreachableAfter attempts all failed so. Any HTTP answer counts, an error status too:
 // the host is there. It holds a few bytes per host asked, as the
 // frontier holds a queue per host.
+//
+// It is kept across the runs of one crawler (deltaq serve, deltaq run):
+// a host that served its pages in an earlier run answers, and one failure
+// now is that page's, not the host's. Each attempt is stamped with its
+// run, and a run names only the hosts it asked itself.
 type hostReach struct {
 	mu struct {
 		sync.Mutex
@@ -31,10 +36,12 @@ type reachState struct {
 	answered bool   // some attempt got an HTTP answer
 	failed   int    // the latest attempts, in a row, that got none
 	why      string // the first failure of those
+	run      uint64 // the run of the latest attempt (runNotes.seq)
 }
 
-// stateLocked returns host's entry, made on first use; the caller holds mu.
-func (r *hostReach) stateLocked(host string) *reachState {
+// stateLocked returns host's entry, made on first use and stamped with
+// run; the caller holds mu.
+func (r *hostReach) stateLocked(host string, run uint64) *reachState {
 	if r.mu.hosts == nil {
 		r.mu.hosts = map[string]*reachState{}
 	}
@@ -43,37 +50,38 @@ func (r *hostReach) stateLocked(host string) *reachState {
 		s = &reachState{}
 		r.mu.hosts[host] = s
 	}
+	s.run = run
 	return s
 }
 
-// answer records an HTTP answer from host.
-func (r *hostReach) answer(host string) {
+// answer records an HTTP answer from host in run.
+func (r *hostReach) answer(host string, run uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := r.stateLocked(host)
+	s := r.stateLocked(host, run)
 	s.answered, s.failed, s.why = true, 0, ""
 }
 
-// fail records an attempt at host that got no answer, and why.
-func (r *hostReach) fail(host, why string) {
+// fail records an attempt at host in run that got no answer, and why.
+func (r *hostReach) fail(host, why string, run uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := r.stateLocked(host)
+	s := r.stateLocked(host, run)
 	if s.failed == 0 {
 		s.why = why
 	}
 	s.failed++
 }
 
-// unreachable names the hosts unreachable now, each with the first
-// failure of its latest run of them: at most maxNotedHosts, in host
-// order, and how many more there are.
-func (r *hostReach) unreachable() (map[string]string, int) {
+// unreachable names the hosts run asked that are unreachable now, each
+// with the first failure of its latest run of them: at most
+// maxNotedHosts, in host order, and how many more there are.
+func (r *hostReach) unreachable(run uint64) (map[string]string, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var hosts []string
 	for h, s := range r.mu.hosts {
-		if s.failed > 0 && (!s.answered || s.failed >= unreachableAfter) {
+		if s.run == run && s.failed > 0 && (!s.answered || s.failed >= unreachableAfter) {
 			hosts = append(hosts, h)
 		}
 	}

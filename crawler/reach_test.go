@@ -23,12 +23,12 @@ func TestHostReachRule(t *testing.T) {
 		var r hostReach
 		for i, c := range tc.attempts {
 			if c == 'a' {
-				r.answer("h")
+				r.answer("h", 1)
 			} else {
-				r.fail("h", string(rune('0'+i)))
+				r.fail("h", string(rune('0'+i)), 1)
 			}
 		}
-		got, more := r.unreachable()
+		got, more := r.unreachable(1)
 		why, ok := got["h"]
 		if ok != tc.want || more != 0 {
 			t.Errorf("%s (%s): unreachable %v (%d more), want %v", tc.name, tc.attempts, ok, more, tc.want)
@@ -54,10 +54,26 @@ func stripF(attempts string) string {
 func TestHostReachNamesABoundedSet(t *testing.T) {
 	var r hostReach
 	for i := range maxNotedHosts + 3 {
-		r.fail(string(rune('A'+i%26))+string(rune('a'+i/26)), "refused")
+		r.fail(string(rune('A'+i%26))+string(rune('a'+i/26)), "refused", 1)
 	}
-	named, more := r.unreachable()
+	named, more := r.unreachable(1)
 	if len(named) != maxNotedHosts || more != 3 {
 		t.Errorf("%d hosts unreachable: %d named, %d more; want %d and 3", maxNotedHosts+3, len(named), more, maxNotedHosts)
+	}
+}
+
+// TestHostReachAcrossRuns: a run names only the hosts it asked, while
+// what earlier runs saw still decides whether a host answers.
+func TestHostReachAcrossRuns(t *testing.T) {
+	var r hostReach
+	r.fail("gone", "refused", 1)
+	r.answer("served", 1)
+	r.fail("served", "reset", 2)
+	if named, _ := r.unreachable(2); len(named) != 0 {
+		t.Errorf("run 2 names %v: want neither the host only run 1 asked nor one that served pages in run 1 and failed once", named)
+	}
+	r.fail("gone", "refused", 3)
+	if named, _ := r.unreachable(3); named["gone"] != "refused" {
+		t.Errorf("run 3 names %v, want gone, asked again and failing still", named)
 	}
 }

@@ -14,6 +14,14 @@ import (
 // guard, or as unreachable; more are counted, not named.
 const maxNotedHosts = 64
 
+// runNotes is what one Run noted of the hosts it asked, for its summary:
+// a crawler that runs again (deltaq serve, deltaq run) starts each run
+// with new notes, so that no run names another's hosts.
+type runNotes struct {
+	seq     uint64    // the run's number, stamped on the hosts it asks (hostReach)
+	refused hostNotes // the hosts the address guard refused
+}
+
 // hostNotes name, per host, why a crawl could not reach it (the first
 // reason seen), so that a crawl that fetched nothing can say why: the
 // hosts the address guard refused (and how to allow them). Those that do
@@ -50,19 +58,12 @@ func (r *hostNotes) snapshot() (map[string]string, int) {
 	return maps.Clone(r.mu.hosts), r.mu.more
 }
 
-// has reports whether host was noted.
-func (r *hostNotes) has(host string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	_, ok := r.mu.hosts[host]
-	return ok
-}
-
-// noteReach records whether a fetch from host got a whole answer, and if
-// not, why: a connection the address guard refused (c.refused), or one
-// that failed, timed out or was not answered in HTTP (c.reach). A fetch
-// cut short by the crawl's stop says nothing of the host.
-func (c *Crawler) noteReach(ctx context.Context, host string, res *response) {
+// noteReach records whether a fetch from host in the run of notes got a
+// whole answer, and if not, why: a connection the address guard refused
+// (notes.refused), or one that failed, timed out or was not answered in
+// HTTP (c.reach). A fetch cut short by the crawl's stop says nothing of
+// the host.
+func (c *Crawler) noteReach(ctx context.Context, notes *runNotes, host string, res *response) {
 	if ctx.Err() != nil {
 		return
 	}
@@ -73,10 +74,10 @@ func (c *Crawler) noteReach(ctx context.Context, host string, res *response) {
 		if errors.As(res.err, &re) {
 			why = re.Addr + " is a " + re.Kind + " address"
 		}
-		c.refused.add(host, why)
+		notes.refused.add(host, why)
 	case repo.OutcomeNetworkError, repo.OutcomeTimeout:
 		if res.err == nil {
-			c.reach.fail(host, res.outcome.String())
+			c.reach.fail(host, res.outcome.String(), notes.seq)
 			return
 		}
 		// The URL the error names is the host's, which the note is under.
@@ -85,8 +86,8 @@ func (c *Crawler) noteReach(ctx context.Context, host string, res *response) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		c.reach.fail(host, err.Error())
+		c.reach.fail(host, err.Error(), notes.seq)
 	default:
-		c.reach.answer(host)
+		c.reach.answer(host, notes.seq)
 	}
 }

@@ -108,18 +108,19 @@ type Summary struct {
 	// why, as reason → URLs.
 	Queued int
 	Left   map[string]int64
-	// Refused maps each host the address guard refused to why (its
-	// address and the kind of address); RefusedMore counts hosts refused
-	// beyond those named.
+	// Refused maps each host the address guard refused in this run to
+	// why (its address and the kind of address); RefusedMore counts hosts
+	// refused beyond those named. A crawler that runs again names in each
+	// run only the hosts that run asked, here and in Unreachable.
 	Refused     map[string]string
 	RefusedMore int
-	// Unreachable maps each host that does not answer to why: one whose
-	// latest attempt got no whole HTTP answer (refused, reset, malformed,
-	// timed out, cut short), having never answered, or having failed its
-	// last three attempts in a row (hostReach). Its why is the first
-	// error of those. A host that answers its pages but one is not named:
-	// that page is retried. UnreachableMore counts hosts beyond those
-	// named.
+	// Unreachable maps each host this run asked that does not answer to
+	// why: one whose latest attempt got no whole HTTP answer (refused,
+	// reset, malformed, timed out, cut short), having never answered, or
+	// having failed its last three attempts in a row, in this run or
+	// earlier ones (hostReach). Its why is the first error of those. A
+	// host that answers its pages but one is not named: that page is
+	// retried. UnreachableMore counts hosts beyond those named.
 	Unreachable     map[string]string
 	UnreachableMore int
 }
@@ -240,7 +241,7 @@ func (c *Crawler) leftQueued(ctx context.Context, f *frontier.Frontier, horizon 
 		switch {
 		case !f.Holds(item.URL):
 			left[leftNotHeld]++
-		case c.refused.has(host):
+		case info != nil && info.refused:
 			left[leftRefused]++
 		case info != nil && now.Before(info.deferUntil):
 			left[leftRobots]++

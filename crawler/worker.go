@@ -46,8 +46,8 @@ type result struct {
 
 // handle does one job: the host's robots.txt first if it is unknown or
 // stale, then the robots check, the fetch and the parse. It returns nil if
-// the job was deferred (put back) without a fetch.
-func (c *Crawler) handle(ctx context.Context, f *frontier.Frontier, job frontier.Job) (*result, error) {
+// the job was deferred (put back) without a fetch. notes are its run's.
+func (c *Crawler) handle(ctx context.Context, notes *runNotes, f *frontier.Frontier, job frontier.Job) (*result, error) {
 	now := c.clock.Now()
 	if c.route != nil && !c.route(job.URL) {
 		// Its shard is not this crawler's now (a lease lapsed or moved):
@@ -71,7 +71,7 @@ func (c *Crawler) handle(ctx context.Context, f *frontier.Frontier, job frontier
 	} else if stale {
 		// The robots.txt request takes this job's politeness slot; the job
 		// waits for the next one.
-		r := c.fetchRobots(ctx, job.Host, u.Scheme)
+		r := c.fetchRobots(ctx, notes, job.Host, u.Scheme)
 		f.Defer(job, now.Add(c.gate.Interval(job.Host)))
 		return r, nil
 	}
@@ -104,7 +104,7 @@ func (c *Crawler) handle(ctx context.Context, f *frontier.Frontier, job frontier
 	c.counters.requests.Add(1)
 	r.asFeed = f.Feed(job.URL)
 	r.res = c.fetch.fetchAs(ctx, job.URL, validators, r.asFeed)
-	c.noteReach(ctx, job.Host, &r.res)
+	c.noteReach(ctx, notes, job.Host, &r.res)
 	if r.res.outcome == repo.OutcomeOK {
 		c.parse(r, u)
 	}
@@ -131,7 +131,7 @@ func conditional(p *repo.Page) http.Header {
 // fetchRobots fetches a host's robots.txt and publishes what it says to the
 // host cache at once, so the host's other jobs see it before the writer
 // commits it.
-func (c *Crawler) fetchRobots(ctx context.Context, host, scheme string) *result {
+func (c *Crawler) fetchRobots(ctx context.Context, notes *runNotes, host, scheme string) *result {
 	c.counters.robots.Add(1)
 	res := c.robots.fetch(ctx, scheme+"://"+host+"/robots.txt", nil)
 	if res.err != nil && res.status >= 200 && res.status < 300 {
@@ -141,10 +141,11 @@ func (c *Crawler) fetchRobots(ctx context.Context, host, scheme string) *result 
 		// waits), not as the empty file that allows everything.
 		res.status = 0
 	}
-	c.noteReach(ctx, host, &res)
+	c.noteReach(ctx, notes, host, &res)
 	wait := c.robotsWaits.next(host, !robotsKnown(res.status), c.cfg.Robots.ErrorDefer)
 	st := c.robotsState(host, &res, c.clock.Now(), wait)
 	h := c.hosts.fromState(&st)
+	h.refused = res.outcome == repo.OutcomeRefused
 	if old := c.hosts.peek(host); old != nil {
 		h.backoffUntil, h.backoffs = old.backoffUntil, old.backoffs
 	}
