@@ -305,9 +305,19 @@ type HostState struct {
 	BackoffUntil  time.Time // throttled (429/503) until
 	Backoffs      int       // consecutive throttled responses
 	Pages         int       // URLs of this host in the repository
+	// RobotsUnreachableSince is when a refresh of robots.txt first found
+	// it unreachable while the rules fetched at RobotsFetched, kept in
+	// RobotsStatus and RobotsBody, stay in use (RFC 9309 §2.4); zero
+	// otherwise.
+	RobotsUnreachableSince time.Time
 }
 
-const hostFormat = 1
+// hostFormat 2 adds RobotsUnreachableSince; format 1, without it, is
+// still read.
+const (
+	hostFormat   = 2
+	hostFormatV1 = 1
+)
 
 func (h *HostState) encode() []byte {
 	e := encoder{b: make([]byte, 0, 64+len(h.Host)+len(h.RobotsBody))}
@@ -321,12 +331,16 @@ func (h *HostState) encode() []byte {
 	e.time(h.BackoffUntil)
 	e.uvarint(uint64(h.Backoffs))
 	e.uvarint(uint64(h.Pages))
+	e.time(h.RobotsUnreachableSince)
 	return e.b
 }
 
 func decodeHost(b []byte) (HostState, error) {
 	d := decoder{b: b, what: "host"}
-	d.version(hostFormat)
+	format := d.byte()
+	if d.err == nil && format != hostFormat && format != hostFormatV1 {
+		return HostState{}, fmt.Errorf("%w: host: format version %d, want %d or %d", ErrCorrupt, format, hostFormat, hostFormatV1)
+	}
 	var h HostState
 	h.Host = d.str()
 	h.RobotsStatus = int(d.uvarint())
@@ -337,6 +351,9 @@ func decodeHost(b []byte) (HostState, error) {
 	h.BackoffUntil = d.time()
 	h.Backoffs = int(d.uvarint())
 	h.Pages = int(d.uvarint())
+	if format == hostFormat {
+		h.RobotsUnreachableSince = d.time()
+	}
 	return h, d.err
 }
 
