@@ -75,6 +75,12 @@ var expectedErrors = []struct {
 		"testdata/negative_delay.bad.yaml:4: crawler.politeness.per_host = 0: must be >= 1",
 		"testdata/negative_delay.bad.yaml:6: cluster.search_timeout = 0s: must be in (0, 1m]",
 	}},
+	{"robots_stale_negative.bad.yaml", []string{
+		"testdata/robots_stale_negative.bad.yaml:3: crawler.robots.stale_for = -1h0m0s: must be >= 0s",
+	}},
+	{"robots_stale_long.bad.yaml", []string{
+		"testdata/robots_stale_long.bad.yaml:3: crawler.robots.stale_for = 9000h0m0s: must be in [0s, 8760h0m0s]",
+	}},
 	{"bad_resolve.bad.yaml", []string{
 		`testdata/bad_resolve.bad.yaml:3: crawler.resolve[0] = "tldr-en.test": want HOST=ADDR, e.g. tldr-en.test=127.0.0.1:8081`,
 		`testdata/bad_resolve.bad.yaml:3: crawler.resolve[1] = "x.test=127.0.0.1": ADDR must be host:port: missing port in address`,

@@ -45,10 +45,14 @@ const (
 
 // RobotsConfig says how robots.txt is obeyed and cached.
 type RobotsConfig struct {
-	Obey        bool          `mapstructure:"obey"`
-	CacheTTL    time.Duration `mapstructure:"cache_ttl"`
-	MaxBytes    int           `mapstructure:"max_bytes"`
-	ErrorDefer  time.Duration `mapstructure:"error_defer"`
+	Obey       bool          `mapstructure:"obey"`
+	CacheTTL   time.Duration `mapstructure:"cache_ttl"`
+	MaxBytes   int           `mapstructure:"max_bytes"`
+	ErrorDefer time.Duration `mapstructure:"error_defer"`
+	// StaleFor is how long after a refresh first finds robots.txt
+	// unreachable the rules fetched before stay in use (RFC 9309 §2.4);
+	// 0 defers the host at the first failed refresh.
+	StaleFor    time.Duration `mapstructure:"stale_for"`
 	MaxCapacity int           `mapstructure:"cache_entries"`
 }
 
@@ -106,10 +110,13 @@ const (
 	// declared length; robots.Parse reads only its first 500 KiB.
 	maxRobotsBytes   = 64 << 20
 	maxRobotsEntries = 1_000_000 // parsed rule sets held in memory
-	maxRedirects     = 1000
-	maxPagesPerHost  = 1_000_000_000
-	maxDepth         = 100_000
-	maxRetries       = 1000 // each waits up to politeness.backoff_max
+	// Rules a site has not been able to confirm for a year are its past
+	// owner's, not its own.
+	maxRobotsStale  = 365 * 24 * time.Hour
+	maxRedirects    = 1000
+	maxPagesPerHost = 1_000_000_000
+	maxDepth        = 100_000
+	maxRetries      = 1000 // each waits up to politeness.backoff_max
 )
 
 // Validate reports every problem in c, each naming its key.
@@ -157,6 +164,7 @@ func (r RobotsConfig) validate(report *bounds.Report) {
 	report.Add("robots.cache_ttl", r.CacheTTL, bounds.AboveZero(r.CacheTTL))
 	report.Add("robots.max_bytes", r.MaxBytes, bounds.Limit(r.MaxBytes, 1024, maxRobotsBytes))
 	report.Add("robots.error_defer", r.ErrorDefer, bounds.AboveZero(r.ErrorDefer))
+	report.Add("robots.stale_for", r.StaleFor, bounds.Limit(r.StaleFor, 0, maxRobotsStale))
 	report.Add("robots.cache_entries", r.MaxCapacity, bounds.Limit(r.MaxCapacity, 1, maxRobotsEntries))
 }
 

@@ -253,6 +253,7 @@ func (c *Crawler) Run(ctx context.Context, f *frontier.Frontier, ro RunOptions) 
 	sum := c.summary(start, before)
 	sum.Refused, sum.RefusedMore = notes.refused.snapshot()
 	sum.Unreachable, sum.UnreachableMore = c.reach.unreachable(notes.seq)
+	sum.StaleRobots, sum.StaleRobotsMore = notes.stale.snapshot()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return sum, err
 	}

@@ -86,6 +86,16 @@
 // Within the host scope (crawler.scope), crawler.include and
 // crawler.exclude rules keep URLs out (scope.go).
 //
+// robots.txt (RFC 9309): fetched before a host's first page and again
+// once crawler.robots.cache_ttl has passed. A 5xx or unreachable one
+// defers the host (crawler.robots.error_defer, doubled per failure in a
+// row), unless the host gave rules before: then, as §2.4 allows while
+// the file is unreachable, the host is crawled under those rules for up
+// to crawler.robots.stale_for from the first failed refresh, asked again
+// on the same doubling schedule; the host record keeps the rules and
+// since when (repo.HostState.RobotsUnreachableSince), so a restart does
+// too, and the summary and Hosts name such hosts.
+//
 // What a run did: Summary counts fetches, outcomes (robots.txt refusals
 // apart from errors) and URLs excluded, and a drained run says how many URLs
 // are left queued and why (address refused, robots.txt unreachable, back-off,

@@ -28,6 +28,19 @@ type HostStats struct {
 	// only a page's 429/503 sets.
 	RobotsDeferredUntil time.Time
 	BackoffUntil        time.Time
+	// RobotsUnreachableSince is when a refresh of robots.txt first found
+	// it unreachable while the rules fetched at RobotsFetched stay in use
+	// (crawler.robots.stale_for); zero otherwise.
+	RobotsUnreachableSince time.Time
+}
+
+// StaleRobots says that h's cached rules are in use while its robots.txt
+// is unreachable, and since when, or "" if they are not.
+func (h HostStats) StaleRobots() string {
+	if h.RobotsUnreachableSince.IsZero() {
+		return ""
+	}
+	return staleRules(h.RobotsFetched, h.RobotsUnreachableSince)
 }
 
 // robotsDeferredUntil is when a host whose robots.txt answered 5xx or was
@@ -88,7 +101,7 @@ func Hosts(ctx context.Context, db *repo.DB) ([]HostStats, error) {
 		}
 		h := get(st.Host)
 		h.RobotsStatus, h.RobotsFetched, h.BackoffUntil = st.RobotsStatus, st.RobotsFetched, st.BackoffUntil
-		h.RobotsDeferredUntil = robotsDeferredUntil(&st)
+		h.RobotsDeferredUntil, h.RobotsUnreachableSince = robotsDeferredUntil(&st), st.RobotsUnreachableSince
 	}
 	for item, err := range db.AllQueued(ctx) {
 		if err != nil {

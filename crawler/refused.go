@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/url"
 	"sync"
+	"time"
 
 	"github.com/deltaq/deltaq/repo"
 )
@@ -20,6 +21,25 @@ const maxNotedHosts = 64
 type runNotes struct {
 	seq     uint64    // the run's number, stamped on the hosts it asks (hostReach)
 	refused hostNotes // the hosts the address guard refused
+	stale   hostNotes // the hosts crawled under cached rules, robots.txt unreachable
+}
+
+// noteStale notes whether a host's robots.txt state st, just fetched,
+// keeps the rules fetched before in use (keepRules), and since when;
+// rules fetched again clear the note.
+func (n *runNotes) noteStale(st *repo.HostState) {
+	if st.RobotsUnreachableSince.IsZero() {
+		n.stale.drop(st.Host)
+		return
+	}
+	n.stale.add(st.Host, staleRules(st.RobotsFetched, st.RobotsUnreachableSince))
+}
+
+// staleRules says that the rules fetched at fetched are in use while
+// robots.txt has been unreachable since since, as the summary and deltaq
+// hosts say it.
+func staleRules(fetched, since time.Time) string {
+	return "rules of " + fetched.UTC().Format(time.DateTime) + " UTC in use, robots.txt unreachable since " + since.UTC().Format(time.DateTime) + " UTC"
 }
 
 // hostNotes name, per host, why a crawl could not reach it (the first
@@ -49,6 +69,13 @@ func (r *hostNotes) add(host, why string) {
 		return
 	}
 	r.mu.hosts[host] = why
+}
+
+// drop forgets host's note, if it is named.
+func (r *hostNotes) drop(host string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.mu.hosts, host)
 }
 
 // snapshot copies the noted hosts and the count of those not named.

@@ -6,10 +6,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -90,5 +94,88 @@ func TestARobotsTxtFetchCutByAStopDefersNothing(t *testing.T) {
 	}
 	if !h.RobotsExpires.IsZero() {
 		t.Errorf("a robots.txt cut by the stop recorded status %d, the host deferred until %s; want nothing recorded", h.RobotsStatus, h.RobotsExpires)
+	}
+}
+
+// TestAnUnreachableRobotsRefreshKeepsTheCachedRules: when robots.txt,
+// fetched before, is unreachable as its cached copy expires, the host is
+// crawled under the rules it gave (RFC 9309 §2.4) rather than deferred,
+// and the summary and Hosts say so and since when; a restart keeps them,
+// and the refresh is retried after crawler.robots.error_defer. Past
+// crawler.robots.stale_for from the first failed refresh, the host is
+// deferred as one whose robots.txt was never read.
+func TestAnUnreachableRobotsRefreshKeepsTheCachedRules(t *testing.T) {
+	var down atomic.Bool
+	robots := map[string]string{"s.test": "User-agent: *\nDisallow: /private/\n"}
+	log := &requestLog{}
+	srv := httptest.NewServer(log.wrap(smallWeb(3, robots, func(host, path string, w http.ResponseWriter) bool {
+		if path == "/robots.txt" && down.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return true
+		}
+		return false
+	})))
+	t.Cleanup(srv.Close)
+	cfg := defaults(t)
+	loopback(cfg, srv, "s.test")
+	unpolite(cfg, 1, "s.test")
+	cfg.Crawler.Sitemaps = false
+	cfg.Crawler.Robots.StaleFor = 48 * time.Hour
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk := clock.NewManual(start)
+	e := newEnv(t, cfg, t.TempDir(), clk)
+	e.crawl(t, "http://s.test/p0")
+
+	down.Store(true)
+	clk.Advance(cfg.Crawler.Robots.CacheTTL + time.Hour)
+	failed := clk.Now()
+	sum := e.crawl(t, "http://s.test/p1", "http://s.test/private/secret")
+	if sum.New != 1 || sum.Disallowed() != 1 || sum.Queued != 0 {
+		t.Errorf("refresh failed: %d new, %d disallowed, %d left queued (%v); want /p1 fetched and /private/secret disallowed under the cached rules\n%s",
+			sum.New, sum.Disallowed(), sum.Queued, sum.Left, sum)
+	}
+	want := "rules of 2026-01-01 00:00:00 UTC in use, robots.txt unreachable since 2026-01-02 01:00:00 UTC"
+	if got := sum.StaleRobots["s.test"]; got != want || !strings.Contains(sum.String(), "cached rules obeyed (crawler.robots.stale_for): s.test: "+want) {
+		t.Errorf("summary names stale rules %q, want %q\n%s", got, want, sum)
+	}
+	checkHost := func(when string, since time.Time, deferred bool) {
+		t.Helper()
+		hosts, err := crawler.Hosts(t.Context(), e.db)
+		if err != nil || len(hosts) != 1 {
+			t.Fatalf("%s: hosts %+v, %v", when, hosts, err)
+		}
+		h := hosts[0]
+		if deferred != !h.RobotsDeferredUntil.IsZero() || !h.RobotsUnreachableSince.Equal(since) {
+			t.Errorf("%s: robots.txt %d, deferred until %v, unreachable since %v; want deferred %v, unreachable since %v", when, h.RobotsStatus, h.RobotsDeferredUntil, h.RobotsUnreachableSince, deferred, since)
+		}
+		if !deferred && (h.RobotsStatus != http.StatusOK || !h.RobotsFetched.Equal(start) || h.StaleRobots() != want) {
+			t.Errorf("%s: robots.txt %d of %v (%q), want the 200 of %v in use: %q", when, h.RobotsStatus, h.RobotsFetched, h.StaleRobots(), start, want)
+		}
+	}
+	checkHost("refresh failed", failed, false)
+
+	// A restart keeps the cached rules, and asks again only once
+	// crawler.robots.error_defer has passed.
+	c, err := crawler.New(cfg.Crawler, e.db, crawler.Options{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e = &env{cfg: cfg, db: e.db, c: c}
+	e.f = e.frontier(t, frontier.Options{Clock: clk})
+	clk.Advance(cfg.Crawler.Robots.ErrorDefer / 2)
+	if sum := e.crawl(t, "http://s.test/p2"); sum.New != 1 || sum.Robots != 0 {
+		t.Errorf("after a restart: %d new, %d robots.txt requests; want /p2 fetched under the cached rules, robots.txt not asked before error_defer\n%s", sum.New, sum.Robots, sum)
+	}
+	checkHost("after a restart", failed, false)
+
+	// Past stale_for, a failed refresh defers the host.
+	clk.Set(failed.Add(cfg.Crawler.Robots.StaleFor))
+	sum = e.crawl(t, "http://s.test/")
+	if sum.Robots != 1 || sum.New != 0 || sum.Left["robots.txt unreachable, host deferred"] != 1 || len(sum.StaleRobots) != 0 {
+		t.Errorf("past stale_for: %d robots.txt requests, %d new, left %v, stale %v; want the host deferred\n%s", sum.Robots, sum.New, sum.Left, sum.StaleRobots, sum)
+	}
+	checkHost("past stale_for", time.Time{}, true)
+	if n := log.count("s.test", "/robots.txt"); n != 3 {
+		t.Errorf("robots.txt asked %d times, want 3: the first fetch, the failed refresh, the one past stale_for", n)
 	}
 }

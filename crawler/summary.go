@@ -123,6 +123,13 @@ type Summary struct {
 	// retried. UnreachableMore counts hosts beyond those named.
 	Unreachable     map[string]string
 	UnreachableMore int
+	// StaleRobots maps each host this run crawled under the robots.txt
+	// rules it fetched before, because a refresh found robots.txt
+	// unreachable (crawler.robots.stale_for), to when those rules were
+	// fetched and since when robots.txt is unreachable; StaleRobotsMore
+	// counts hosts beyond those named.
+	StaleRobots     map[string]string
+	StaleRobotsMore int
 }
 
 // PagesPerSecond is committed page fetches per second of wall time.
@@ -163,6 +170,9 @@ func (s Summary) String() string {
 	}
 	if len(s.Unreachable) > 0 {
 		fmt.Fprintf(&b, "unreachable: %s\n", HostReasons(s.Unreachable, s.UnreachableMore, maxUnreachableShown))
+	}
+	if len(s.StaleRobots) > 0 {
+		fmt.Fprintf(&b, "robots.txt unreachable, cached rules obeyed (crawler.robots.stale_for): %s\n", HostReasons(s.StaleRobots, s.StaleRobotsMore, maxUnreachableShown))
 	}
 	return b.String()
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/deltaq/deltaq/crawler/shingle"
 	"github.com/deltaq/deltaq/crawler/sitemap"
 	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/internal/clock"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -71,7 +72,10 @@ func (c *Crawler) handle(ctx context.Context, notes *runNotes, f *frontier.Front
 	} else if stale {
 		// The robots.txt request takes this job's politeness slot; the job
 		// waits for the next one.
-		r := c.fetchRobots(ctx, notes, job.Host, u.Scheme)
+		r, err := c.fetchRobots(ctx, notes, job.Host, u.Scheme)
+		if err != nil {
+			return nil, err
+		}
 		f.Defer(job, now.Add(c.gate.Interval(job.Host)))
 		return r, nil
 	}
@@ -131,7 +135,7 @@ func conditional(p *repo.Page) http.Header {
 // fetchRobots fetches a host's robots.txt and publishes what it says to the
 // host cache at once, so the host's other jobs see it before the writer
 // commits it.
-func (c *Crawler) fetchRobots(ctx context.Context, notes *runNotes, host, scheme string) *result {
+func (c *Crawler) fetchRobots(ctx context.Context, notes *runNotes, host, scheme string) (*result, error) {
 	c.counters.robots.Add(1)
 	res := c.robots.fetch(ctx, scheme+"://"+host+"/robots.txt", nil)
 	if res.err != nil && res.status >= 200 && res.status < 300 {
@@ -142,22 +146,36 @@ func (c *Crawler) fetchRobots(ctx context.Context, notes *runNotes, host, scheme
 		res.status = 0
 	}
 	c.noteReach(ctx, notes, host, &res)
+	prev := repo.HostState{Host: host}
+	if !robotsKnown(res.status) {
+		// Only a failure may keep the rules fetched before, which the
+		// host's record holds (the cache holds them parsed).
+		var err error
+		if prev, err = c.db.Host(host); err != nil && !errors.Is(err, repo.ErrNotFound) {
+			return nil, fmt.Errorf("crawler: host %s: %w", host, err)
+		}
+	}
 	wait := c.robotsWaits.next(host, !robotsKnown(res.status), c.cfg.Robots.ErrorDefer)
-	st := c.robotsState(host, &res, c.clock.Now(), wait)
+	st := c.robotsState(&prev, &res, c.clock.Now(), wait)
+	notes.noteStale(&st)
 	h := c.hosts.fromState(&st)
 	h.refused = res.outcome == repo.OutcomeRefused
 	if old := c.hosts.peek(host); old != nil {
 		h.backoffUntil, h.backoffs = old.backoffUntil, old.backoffs
 	}
 	c.hosts.put(host, h)
-	return &result{res: res, robotsHost: host, robotsScheme: scheme, robotsSitemaps: h.sitemaps, robotsDefer: wait}
+	return &result{res: res, robotsHost: host, robotsScheme: scheme, robotsSitemaps: h.sitemaps, robotsDefer: wait}, nil
 }
 
-// robotsState is the host record fields a robots.txt fetch sets; wait is
-// how long a failed one defers the host.
-func (c *Crawler) robotsState(host string, res *response, now time.Time, wait time.Duration) repo.HostState {
-	st := repo.HostState{Host: host, RobotsStatus: res.status, RobotsFetched: now}
+// robotsState is the host record's robots.txt fields after a fetch that
+// got res, given the record before it (prev); wait is how long a failed
+// one defers the host.
+func (c *Crawler) robotsState(prev *repo.HostState, res *response, now time.Time, wait time.Duration) repo.HostState {
+	st := repo.HostState{Host: prev.Host, RobotsStatus: res.status, RobotsFetched: now}
 	if !robotsKnown(res.status) {
+		if kept, ok := c.keepRules(prev, res, now, wait); ok {
+			return kept
+		}
 		st.RobotsExpires = now.Add(wait)
 		return st
 	}
@@ -166,6 +184,30 @@ func (c *Crawler) robotsState(host string, res *response, now time.Time, wait ti
 		st.RobotsBody = res.body
 	}
 	return st
+}
+
+// keepRules is prev's robots.txt fields kept after a refresh that found
+// robots.txt unreachable, and whether they are: RFC 9309 §2.4 lets a
+// crawler use its cached copy past a day while the file is unreachable,
+// so a host that gave rules before is crawled under them, and asked again
+// after wait (doubled per failure, robotsBackoff), for up to
+// crawler.robots.stale_for from the first failed refresh. A host that
+// gave none, or whose rules are past that, is deferred (ok false); so is
+// one the address guard refused, which this run may not ask at all.
+func (c *Crawler) keepRules(prev *repo.HostState, res *response, now time.Time, wait time.Duration) (repo.HostState, bool) {
+	if res.outcome == repo.OutcomeRefused || prev.RobotsFetched.IsZero() || !robotsKnown(prev.RobotsStatus) {
+		return repo.HostState{}, false
+	}
+	since := prev.RobotsUnreachableSince
+	if since.IsZero() {
+		since = now
+	}
+	if now.Sub(since) >= c.cfg.Robots.StaleFor {
+		return repo.HostState{}, false
+	}
+	end := since.Add(c.cfg.Robots.StaleFor) // the last refresh comes no later than the bound
+	return repo.HostState{Host: prev.Host, RobotsStatus: prev.RobotsStatus, RobotsBody: prev.RobotsBody,
+		RobotsFetched: prev.RobotsFetched, RobotsExpires: clock.Earlier(now.Add(wait), end), RobotsUnreachableSince: since}, true
 }
 
 // maxRobotsDefer bounds the doubled deferral of a host whose robots.txt

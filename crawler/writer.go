@@ -280,8 +280,9 @@ func (a *apply) applyRobots(r *result) error {
 		return err
 	}
 	first := h.RobotsFetched.IsZero()
-	st := a.w.c.robotsState(r.robotsHost, &r.res, a.now, r.robotsDefer)
+	st := a.w.c.robotsState(h, &r.res, a.now, r.robotsDefer)
 	h.RobotsStatus, h.RobotsBody, h.RobotsFetched, h.RobotsExpires = st.RobotsStatus, st.RobotsBody, st.RobotsFetched, st.RobotsExpires
+	h.RobotsUnreachableSince = st.RobotsUnreachableSince
 	if !first || !a.w.c.cfg.Sitemaps {
 		return nil
 	}

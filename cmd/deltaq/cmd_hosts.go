@@ -48,6 +48,9 @@ func (a *app) newHostsCmd() *cobra.Command {
 						robots = fmt.Sprint(h.RobotsStatus)
 					}
 				}
+				if stale := h.StaleRobots(); stale != "" {
+					robots += " (" + stale + ")"
+				}
 				backoff := backingOff(h, now)
 				last := "-"
 				if !h.LastFetch.IsZero() {
