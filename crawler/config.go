@@ -145,6 +145,7 @@ func (c Config) Validate() error {
 	}
 	c.Robots.validate(report)
 	c.Politeness.validate(report)
+	c.robotsOutlastTheWait(report)
 	c.Limits.validate(report)
 	t := c.Timeouts
 	report.Add("timeouts.request", t.Request, bounds.AboveZero(t.Request))
@@ -157,6 +158,29 @@ func (c Config) Validate() error {
 		report.Include(prefixed("crawler.", err)...)
 	}
 	return report.Err()
+}
+
+// minRobotsTTL is the shortest crawler.robots.cache_ttl: rules must last
+// until the job that fetched them is fetched itself (robotsOutlastTheWait).
+const minRobotsTTL = time.Minute
+
+// robotsOutlastTheWait refuses rules that expire before the job that
+// fetched them comes back: that job waits one politeness interval after
+// the robots.txt request, and if the rules are stale by then it fetches
+// robots.txt again, and again, and never its page. The interval is
+// min_delay, or a longer override's; twice it leaves room for the queue.
+func (c Config) robotsOutlastTheWait(report *bounds.Report) {
+	ttl, longest := c.Robots.CacheTTL, c.Politeness.MinDelay
+	for _, o := range c.Politeness.Overrides {
+		longest = max(longest, o.MinDelay)
+	}
+	switch {
+	case ttl <= 0: // refused by RobotsConfig.validate
+	case ttl < minRobotsTTL:
+		report.Add("robots.cache_ttl", ttl, fmt.Sprintf("must be >= %v", minRobotsTTL))
+	case ttl <= 2*longest:
+		report.Add("robots.cache_ttl", ttl, fmt.Sprintf("must be more than twice the longest politeness min_delay (%v): a page waits that long after its host's robots.txt is fetched, and would find it stale", longest))
+	}
 }
 
 // validate adds r's problems to report, under robots.
