@@ -350,24 +350,16 @@ func TestAtomFeedKeepsNewestEntries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f struct {
-		Entries []struct {
-			ID      string `xml:"id"`
-			Content string `xml:"content"`
-		} `xml:"entry"`
-	}
-	if err := xml.Unmarshal(raw, &f); err != nil {
-		t.Fatalf("feed is not XML: %v\n%s", err, raw)
-	}
+	entries := notifytest.Entries(t, raw)
 	var ids []string
-	for _, e := range f.Entries {
+	for _, e := range entries {
 		ids = append(ids, strings.TrimPrefix(e.ID, "urn:deltaq:notification:"))
 	}
 	if got := strings.Join(ids, ","); got != "e4,e3,e2" {
 		t.Errorf("entries %s, want the newest three, newest first", got)
 	}
-	if !strings.Contains(f.Entries[0].Content, "<ins>April 10</ins>") {
-		t.Errorf("entry content lacks the diff: %s", f.Entries[0].Content)
+	if !strings.Contains(entries[0].Content, "<ins>April 10</ins>") {
+		t.Errorf("entry content lacks the diff: %s", entries[0].Content)
 	}
 	if es, _ := ob.FeedEntries(t.Context(), "user:ada"); len(es) != 3 {
 		t.Errorf("user feed has %d entries, want 3", len(es))
@@ -462,17 +454,10 @@ func TestNotificationStoredBeforeChangesStillRenders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f struct {
-		Entries []struct {
-			Content string `xml:"content"`
-		} `xml:"entry"`
-	}
-	if err := xml.Unmarshal(raw, &f); err != nil {
-		t.Fatalf("feed is not XML: %v\n%s", err, raw)
-	}
-	if len(f.Entries) != 1 || !strings.Contains(f.Entries[0].Content, "<del>March 3</del>") || !strings.Contains(f.Entries[0].Content, "<ins>April 10</ins>") ||
-		strings.Contains(f.Entries[0].Content, "<h4>") {
-		t.Errorf("entries %+v, want one with the diff and no change headings", f.Entries)
+	entries := notifytest.Entries(t, raw)
+	if len(entries) != 1 || !strings.Contains(entries[0].Content, "<del>March 3</del>") || !strings.Contains(entries[0].Content, "<ins>April 10</ins>") ||
+		strings.Contains(entries[0].Content, "<h4>") {
+		t.Errorf("entries %+v, want one with the diff and no change headings", entries)
 	}
 }
 

@@ -1,7 +1,6 @@
 package watch
 
 import (
-	"encoding/xml"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,15 +74,8 @@ func TestAHugeChangeCarriesABoundedDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f struct {
-		Entries []struct {
-			Content string `xml:"content"`
-		} `xml:"entry"`
-	}
-	if err := xml.Unmarshal(raw, &f); err != nil {
-		t.Fatalf("feed is not XML: %v", err)
-	}
-	if len(f.Entries) != 1 || len(f.Entries[0].Content) > 3*max || !strings.Contains(f.Entries[0].Content, "more words changed") {
+	entries := notifytest.Entries(t, raw)
+	if len(entries) != 1 || len(entries[0].Content) > 3*max || !strings.Contains(entries[0].Content, "more words changed") {
 		t.Errorf("feed of %d bytes, want one entry of at most %d saying how many words it left out", len(raw), 3*max)
 	}
 }

@@ -1,7 +1,6 @@
 package watch
 
 import (
-	"encoding/xml"
 	"fmt"
 	"slices"
 	"strings"
@@ -101,15 +100,8 @@ func TestDigestCarriesEveryChangesDiff(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var f struct {
-			Entries []struct {
-				Content string `xml:"content"`
-			} `xml:"entry"`
-		}
-		if err := xml.Unmarshal(raw, &f); err != nil {
-			t.Fatalf("feed is not XML: %v\n%s", err, raw)
-		}
-		if len(f.Entries) != 1 || !inOrder(f.Entries[0].Content, wantHTML) {
+		entries := notifytest.Entries(t, raw)
+		if len(entries) != 1 || !inOrder(entries[0].Content, wantHTML) {
 			t.Errorf("want one entry with %q in order; feed:\n%s", wantHTML, raw)
 		}
 	})

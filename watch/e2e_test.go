@@ -1,7 +1,6 @@
 package watch
 
 import (
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"html"
@@ -312,19 +311,9 @@ func TestEndToEndWeekAdvanceWithKill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var feed struct {
-		Entries []struct {
-			Link struct {
-				Href string `xml:"href,attr"`
-			} `xml:"link"`
-			Content string `xml:"content"`
-		} `xml:"entry"`
-	}
-	if err := xml.Unmarshal(raw, &feed); err != nil {
-		t.Fatal(err)
-	}
-	if len(feed.Entries) != 1 || feed.Entries[0].Link.Href != changed || !strings.Contains(feed.Entries[0].Content, "<ins>"+html.EscapeString(wantAdded[0])+"</ins>") {
-		t.Errorf("watch feed = %+v, want one entry for %s inserting %q", feed.Entries, changed, wantAdded[0])
+	entries := notifytest.Entries(t, raw)
+	if len(entries) != 1 || entries[0].Link.Href != changed || !strings.Contains(entries[0].Content, "<ins>"+html.EscapeString(wantAdded[0])+"</ins>") {
+		t.Errorf("watch feed = %+v, want one entry for %s inserting %q", entries, changed, wantAdded[0])
 	}
 
 	// E-mail: each notification once, up to repeats with the same key.

@@ -6,6 +6,7 @@ package notifytest
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"io"
 	"mime/quotedprintable"
 	"net"
@@ -208,4 +209,27 @@ func (r *Receiver) record(w http.ResponseWriter, req *http.Request, body []byte)
 		return r.mu.held
 	}
 	return nil
+}
+
+// Entry is one entry of an Atom feed of the outbox, as a feed reader
+// reads it.
+type Entry struct {
+	ID   string `xml:"id"`
+	Link struct {
+		Href string `xml:"href,attr"`
+	} `xml:"link"`
+	Content string `xml:"content"`
+}
+
+// Entries reads the entries of the Atom feed raw, failing tb when it is
+// not XML.
+func Entries(tb testing.TB, raw []byte) []Entry {
+	tb.Helper()
+	var f struct {
+		Entries []Entry `xml:"entry"`
+	}
+	if err := xml.Unmarshal(raw, &f); err != nil {
+		tb.Fatalf("feed is not XML: %v\n%s", err, raw)
+	}
+	return f.Entries
 }
