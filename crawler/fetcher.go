@@ -174,15 +174,9 @@ func (f *fetcher) get(ctx context.Context, url string, hdr http.Header, feed boo
 	body, declared, encoding := io.Reader(r.Body), r.ContentLength, ""
 	if res.outcome == repo.OutcomeOK {
 		// Only a body that is kept is decoded; an error status's is not.
-		var codings []string
-		encoding, codings, err = contentEncoding(r.Header)
-		if err != nil {
+		if body, declared, encoding, err = f.decoding(r); err != nil {
 			res.outcome, res.err = repo.OutcomeBadEncoding, err
 			return res
-		}
-		if len(codings) > 0 {
-			over := f.overLimit(fmt.Sprintf("body as sent with Content-Encoding %q", encoding))
-			body, declared = newDecoder(r.Body, encoding, codings, f.maxBody+1, over), -1
 		}
 	}
 	// One byte over the limit tells a body at the limit from a larger one.
@@ -201,23 +195,41 @@ func (f *fetcher) get(ctx context.Context, url string, hdr http.Header, feed boo
 		return res
 	}
 	if len(res.body) > f.maxBody || over != nil {
-		if f.robots {
-			res.body = res.body[:min(len(res.body), f.maxBody)] // RFC 9309 §2.5: parse the first 500 KiB
-		} else if res.outcome == repo.OutcomeOK {
-			res.outcome = repo.OutcomeTooLarge
-			res.body = nil
-			if over != nil {
-				res.err = over
-			} else {
-				res.err = f.overLimit(decodedBody(encoding))
-			}
-		}
+		f.overflow(&res, over, encoding)
 	}
 	if sniff && res.outcome == repo.OutcomeOK && !sniffXML(res.body) {
 		res.outcome = repo.OutcomeBadContentType
 		res.body = nil
 	}
 	return res
+}
+
+// decoding returns r's body with the Content-Encoding the transport left
+// undone, the length it declares (-1 once decoded: unknown) and the
+// Content-Encoding; an error names a coding the fetcher cannot undo.
+func (f *fetcher) decoding(r *http.Response) (io.Reader, int64, string, error) {
+	encoding, codings, err := contentEncoding(r.Header)
+	if err != nil || len(codings) == 0 {
+		return r.Body, r.ContentLength, encoding, err
+	}
+	over := f.overLimit(fmt.Sprintf("body as sent with Content-Encoding %q", encoding))
+	return newDecoder(r.Body, encoding, codings, f.maxBody+1, over), -1, encoding, nil
+}
+
+// overflow settles a body past the limit: robots.txt is cut to it (RFC
+// 9309 §2.5: parse the first 500 KiB); a page's is too large, its error
+// naming the limit and the body that passed it: as sent (over), or
+// decoded from encoding.
+func (f *fetcher) overflow(res *response, over *limitError, encoding string) {
+	switch {
+	case f.robots:
+		res.body = res.body[:min(len(res.body), f.maxBody)]
+	case res.outcome != repo.OutcomeOK:
+	case over != nil:
+		res.outcome, res.body, res.err = repo.OutcomeTooLarge, nil, over
+	default:
+		res.outcome, res.body, res.err = repo.OutcomeTooLarge, nil, f.overLimit(decodedBody(encoding))
+	}
 }
 
 // overLimit is the error of a body over the fetcher's limit; what says
