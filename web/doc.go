@@ -55,7 +55,8 @@
 // Atom feeds, to which feed readers add their own. Outside /api/ a method
 // a path does not take answers 405 (with Allow) on the search page, which
 // shows the error, except on the click links (/r, /c), whose errors are
-// all JSON. Every search runs under server.search_timeout.
+// all JSON; a path that does not exist answers 404 on the search page.
+// Every search runs under server.search_timeout.
 //
 // State: none of its own beyond the request; the search latency histogram
 // lives in the registry it is given.

@@ -122,10 +122,9 @@ func (s *statusOnly) WriteHeader(code int)        { s.status = code }
 
 // noRoute answers a request no route of the mux takes, h being the mux's
 // handler for it and pattern "" (ServeMux.Handler): 405 (with Allow) for
-// a known path and another method, in JSON under /api/ and on the search
-// page elsewhere; 404 for an unknown path, in JSON under /api/ and the
-// mux's plain text elsewhere. It reports false when a route takes the
-// request.
+// a known path and another method, 404 for an unknown path, in JSON under
+// /api/ and on the search page elsewhere. It reports false when a route
+// takes the request.
 func (s *Server) noRoute(h http.Handler, pattern string, w http.ResponseWriter, r *http.Request) bool {
 	if pattern != "" {
 		return false
@@ -140,7 +139,7 @@ func (s *Server) noRoute(h http.Handler, pattern string, w http.ResponseWriter, 
 	case isAPI(r):
 		noAPIRoute(w, r)
 	default:
-		h.ServeHTTP(w, r)
+		s.refuse(w, r, http.StatusNotFound, &InputError{Code: CodeNotFound, Field: "path", Value: r.URL.Path, Message: "no page at " + r.URL.Path})
 	}
 	return true
 }

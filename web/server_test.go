@@ -224,9 +224,11 @@ func TestUnknownAPIPathsAndMethodsAnswerJSON(t *testing.T) {
 			}
 		})
 	}
-	// Outside /api/ the page routes keep plain answers.
-	if code, body, _ := get(t, srv, "/nope"); code != 404 || strings.HasPrefix(body, "{") {
-		t.Fatalf("/nope: %d %q", code, body)
+	// Outside /api/ an unknown path is the search page, saying so (it was
+	// net/http's plain text).
+	want := `<p class="error" id="error">path: no page at /nope&lt;b&gt;</p>`
+	if code, body, _ := get(t, srv, "/nope<b>"); code != 404 || !strings.Contains(body, want) || !strings.Contains(body, `<form`) {
+		t.Fatalf("/nope<b>: %d, want 404 and the search page with %s:\n%s", code, want, body)
 	}
 }
 
