@@ -69,6 +69,13 @@ func (c *Counters) Snapshot() Snapshot {
 // URLs robots.txt disallowed, which make no request.
 func (s Snapshot) Fetched() int64 { return sum(s.Outcomes) - s.Disallowed() }
 
+// Answered is the number of page fetches that got an HTTP answer: those
+// Fetched counts but for the ones that failed before any (a connection
+// refused or reset, a time-out, an address the guard refused).
+func (s Snapshot) Answered() int64 {
+	return s.Fetched() - s.Outcomes[repo.OutcomeNetworkError.String()] - s.Outcomes[repo.OutcomeTimeout.String()] - s.Outcomes[repo.OutcomeRefused.String()]
+}
+
 // Errors counts the outcomes that are neither content nor not-modified
 // nor a robots.txt refusal, which is the site's answer, not a failure.
 func (s Snapshot) Errors() map[string]int64 {

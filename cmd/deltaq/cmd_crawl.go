@@ -13,6 +13,7 @@ import (
 	"github.com/deltaq/deltaq/cluster"
 	"github.com/deltaq/deltaq/configs"
 	"github.com/deltaq/deltaq/crawler"
+	"github.com/deltaq/deltaq/internal/plural"
 	"github.com/deltaq/deltaq/notify"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -245,10 +246,11 @@ func resumeHint(cmd *cobra.Command) string {
 // refusedError explains a crawl that fetched nothing because the address
 // guard refused its hosts, they did not answer, or they are deferred from
 // an earlier run that they did not answer, and fails it: a zero summary
-// and exit 0 would read as an empty site, or a finished crawl.
+// and exit 0 would read as an empty site, or a finished crawl. Requests
+// that all failed before an HTTP answer fetched nothing either.
 func refusedError(sum crawler.Summary) error {
 	switch {
-	case sum.Fetched() > 0:
+	case sum.Answered() > 0:
 		return nil
 	case len(sum.Refused) > 0:
 		return fmt.Errorf("nothing fetched: the address guard refused %s; "+
@@ -260,6 +262,9 @@ func refusedError(sum crawler.Summary) error {
 	case sum.Deferred() > 0:
 		return fmt.Errorf("nothing fetched: the queue waits for hosts that did not answer for robots.txt "+
 			"(crawler.robots.error_defer) or asked to back off (URLs waiting: %d); they stay queued: run again once the hosts are due", sum.Deferred())
+	case sum.Fetched() > 0:
+		return fmt.Errorf("nothing fetched: no request got an HTTP answer (%s failed before one); the URLs stay queued for the next run",
+			plural.Count(int(sum.Fetched()), "request"))
 	}
 	return nil
 }

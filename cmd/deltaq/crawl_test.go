@@ -197,6 +197,47 @@ func TestCrawlWithAnEmptySeedsDoesNotResume(t *testing.T) {
 	}
 }
 
+// TestCrawlOfPagesThatAllFailBeforeAnAnswerFails: a host whose robots.txt
+// answers but whose every page drops the connection gave the crawl
+// nothing, and the crawl fails so, where it exited 0 because its failed
+// requests counted as fetched: naming the host once it failed three times
+// in a row (unreachable), saying how many requests failed before that.
+func TestCrawlOfPagesThatAllFailBeforeAnAnswerFails(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.Write([]byte("User-agent: *\nAllow: /\n"))
+			return
+		}
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			conn.Close()
+		}
+	}))
+	defer srv.Close()
+	t.Setenv("DELTAQ_CRAWLER_LIMITS_MAX_RETRIES", "0")
+	t.Setenv("DELTAQ_CRAWLER_POLITENESS_MIN_DELAY", "0s")
+	t.Setenv("DELTAQ_CRAWLER_SITEMAPS", "false")
+	host := strings.TrimPrefix(srv.URL, "http://")
+	for _, c := range []struct {
+		seeds []string
+		want  string
+	}{
+		{[]string{"/a", "/b", "/c"}, "nothing fetched: no answer from " + host},
+		{[]string{"/a"}, "nothing fetched: no request got an HTTP answer (1 request failed before one)"},
+	} {
+		var seeds []string
+		for _, s := range c.seeds {
+			seeds = append(seeds, srv.URL+s)
+		}
+		out, _, err := run(t, "crawl", "--data", t.TempDir(), "--allow-private", "--seeds", strings.Join(seeds, ","))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("crawl of %d pages that dropped the connection: %v, want %q\n%s", len(seeds), err, c.want, out)
+		}
+		if want := fmt.Sprintf("network_error %d", len(seeds)); !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 // TestCrawlOfAHostThatDoesNotAnswerFails: a crawl whose only host refuses
 // connections fetches nothing, says why in its summary and its error, and
 // exits nonzero, so that a script does not take it for an empty site; the
