@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -238,7 +239,7 @@ func (s *syncer) probe(ctx context.Context, cl *Client, reached []bool, now time
 				if i, ok := s.index[h.ID]; ok && !reached[i] {
 					reached[i] = true
 					pr.Reached++
-					recs = append(recs, h)
+					recs = append(recs, withUnshown(h, s.rows[i]))
 				}
 			}
 			if err := s.apply(ctx, recs, nil, hits, now); err != nil {
@@ -250,6 +251,29 @@ func (s *syncer) probe(ctx context.Context, cl *Client, reached []bool, now time
 		}
 	}
 	return nil
+}
+
+// withUnshown is a search hit with the fields it does not show taken
+// from the stored row. A hit is a partial view of its record (a field
+// only the item page carries, a header:): a field it lacks is not known
+// to be removed, where one it shows empty is. An item page shows the
+// whole record, so what it lacks is gone.
+func withUnshown(hit Record, r Row) Record {
+	var fields map[string]string
+	for k, v := range r.Fields {
+		if _, ok := hit.Fields[k]; ok {
+			continue
+		}
+		if fields == nil {
+			fields = make(map[string]string, len(r.Fields))
+			maps.Copy(fields, hit.Fields)
+		}
+		fields[k] = v
+	}
+	if fields != nil {
+		hit.Fields = fields
+	}
+	return hit
 }
 
 // idFetchOrder is the rows no probe reached, in the order they are

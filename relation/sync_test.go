@@ -109,6 +109,58 @@ func TestSyncRecordsFieldChanges(t *testing.T) {
 	}
 }
 
+// A field the search hits do not show (here the item page's heading) is
+// not read as removed when a probe reaches the record: it keeps the value
+// the item page gave, and no change is logged.
+func TestSyncKeepsFieldsTheHitsDoNotShow(t *testing.T) {
+	s := newShop()
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	st, db := openStore(t, t.TempDir())
+	defer db.Close()
+	src := shopSource(ts.URL)
+	src.Fields = append(src.Fields, "heading=css:h1")
+	if err := st.Create(t.Context(), Definition{Name: "fruit", Source: src, Weight: "1", Dissimilarity: "changed", Created: t0}); err != nil {
+		t.Fatal(err)
+	}
+	ids, w, err := ParseIDs("a1\na2\np1\n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Add(t.Context(), "fruit", ids, w); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := NewClient(src, ClientOptions{MaxBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := Sync(t.Context(), st, cl, "fruit", t0.Add(time.Hour), syncOpts(10)); err != nil || rep.IDFetches != 3 {
+		t.Fatalf("first sync: %+v, %v; want 3 ID fetches", rep, err)
+	}
+	rep, err := Sync(t.Context(), st, cl, "fruit", t0.Add(48*time.Hour), syncOpts(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Probes) == 0 || rep.Probes[0].Reached == 0 {
+		t.Fatalf("second sync reached nothing by search: %+v", rep.Probes)
+	}
+	if rep.Changed != 0 {
+		t.Errorf("%d records changed, want 0: the shop changed nothing", rep.Changed)
+	}
+	if changes, _ := st.Changes(t.Context(), "fruit", 0, 10); len(changes) != 0 {
+		t.Errorf("changes %+v, want none", changes)
+	}
+	rows, err := st.Rows(t.Context(), "fruit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.ID == "a1" && r.Fields["heading"] != "red apple" {
+			t.Errorf("a1's fields after the probe: %v, want heading kept as red apple", r.Fields)
+		}
+	}
+}
+
 func TestSyncDryRunSendsNothing(t *testing.T) {
 	s, st, cl := shopSync(t, ClientOptions{})
 	if _, err := Sync(t.Context(), st, cl, "fruit", t0.Add(time.Hour), syncOpts(10)); err != nil {
