@@ -150,6 +150,10 @@ func (api *relationsAPI) rows(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"name": name, "total": len(rows), "rows": out})
 }
 
+// sinceForm is what the since of /changes must be: a seq, which is a
+// uint64.
+var sinceForm = "a whole number from 0 to " + strconv.FormatUint(math.MaxUint64, 10)
+
 func (api *relationsAPI) changes(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	limit, ok := api.limit(w, r)
@@ -160,7 +164,7 @@ func (api *relationsAPI) changes(w http.ResponseWriter, r *http.Request) {
 	if v := r.URL.Query().Get("since"); v != "" {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "since", Value: v, Limit: "a whole number ≥ 0", Message: "since must be a non-negative integer (a change's seq)"})
+			writeError(w, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "since", Value: v, Limit: sinceForm, Message: "since must be " + sinceForm + " (a change's seq)"})
 			return
 		}
 		since = n

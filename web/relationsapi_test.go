@@ -195,7 +195,10 @@ func TestRelationAPIErrors(t *testing.T) {
 		"/api/v1/relations/nope/rows":             `"field":"name","value":"nope"`,
 		"/api/v1/relations/shop/rows?limit=3":     `"field":"limit","value":"3","limit":"in [1, 2] (relation.api_max_rows)"`,
 		"/api/v1/relations/shop/rows?stale_gt=x":  `"field":"stale_gt","value":"x","limit":"a number"`,
-		"/api/v1/relations/shop/changes?since=-1": `"field":"since","value":"-1","limit":"a whole number ≥ 0"`,
+		"/api/v1/relations/shop/changes?since=-1": `"field":"since","value":"-1","limit":"a whole number from 0 to 18446744073709551615"`,
+		// A seq past what a seq can be is refused for its size, not for
+		// its sign.
+		"/api/v1/relations/shop/changes?since=18446744073709551616": `"limit":"a whole number from 0 to 18446744073709551615","message":"since must be a whole number from 0 to 18446744073709551615 (a change's seq)"`,
 		// Every parameter given twice is refused, as limit is.
 		"/api/v1/relations/shop/rows?limit=1&limit=2":       `"field":"limit","value":"1, 2","limit":"once"`,
 		"/api/v1/relations/shop/rows?stale_gt=1&stale_gt=x": `"field":"stale_gt","value":"1, x","limit":"once"`,
