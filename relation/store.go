@@ -31,8 +31,9 @@ var (
 type Definition struct {
 	Name   string `json:"name"`
 	Source Source `json:"source"`
-	// Weight is w(r): "1", "field:NAME" (a numeric field) or "column"
-	// (the second column of the ids file).
+	// Weight is w(r): "1", "field:NAME" (a numeric field; a record whose
+	// field is not a finite number >= 0 weighs 1) or "column" (the second
+	// column of the ids file).
 	Weight string `json:"weight"`
 	// Dissimilarity is "changed" or "abs:FIELD" (|Δ| of a numeric field,
 	// §3.1's citation example).
@@ -269,15 +270,26 @@ func ParseIDs(text string, check func(id string) error) (ids []string, weights [
 		}
 		weight := 1.0
 		if hasW {
-			weight, err = strconv.ParseFloat(strings.TrimSpace(w), 64)
-			if err != nil || weight < 0 || math.IsInf(weight, 0) || math.IsNaN(weight) {
-				return nil, nil, fmt.Errorf("relation: ids line %d: weight %.40q: must be a number >= 0", n+1, strings.TrimSpace(w))
+			var ok bool
+			if weight, ok = parseWeight(w); !ok {
+				return nil, nil, fmt.Errorf("relation: ids line %d: weight %.40q: must be a finite number >= 0", n+1, strings.TrimSpace(w))
 			}
 		}
 		ids = append(ids, id)
 		weights = append(weights, weight)
 	}
 	return ids, weights, nil
+}
+
+// parseWeight reads a weight w(r), from the ids file's second column or
+// a field: a finite number >= 0; ok is false for anything else ("NaN",
+// "Inf" and a number past float64's range among them).
+func parseWeight(s string) (w float64, ok bool) {
+	w, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || w < 0 || math.IsInf(w, 0) || math.IsNaN(w) {
+		return 0, false
+	}
+	return w, true
 }
 
 // Add puts IDs into a relation; an ID already there keeps its record and

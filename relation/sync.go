@@ -487,9 +487,9 @@ func rowWeight(def Definition, r Row) float64 {
 	case def.Weight == "column":
 		return r.Weight
 	case strings.HasPrefix(def.Weight, "field:"):
-		v, err := strconv.ParseFloat(strings.TrimSpace(r.Fields[strings.TrimPrefix(def.Weight, "field:")]), 64)
-		if err != nil || v < 0 {
-			return 1 // not read yet, or not a number: neutral
+		v, ok := parseWeight(r.Fields[strings.TrimPrefix(def.Weight, "field:")])
+		if !ok {
+			return 1 // not read yet, or not a weight: neutral
 		}
 		return v
 	}

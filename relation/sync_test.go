@@ -161,6 +161,59 @@ func TestSyncKeepsFieldsTheHitsDoNotShow(t *testing.T) {
 	}
 }
 
+// A weight field the source fills with "NaN" or "Inf" is not a weight: it
+// counts as 1, as a field that is not a number does, and neither the
+// plan nor the staleness of the rows turns infinite or NaN.
+func TestSyncWeightFieldNotFiniteIsNeutral(t *testing.T) {
+	s := newShop()
+	s.items["a1"] = [2]string{"red apple", "Inf"}
+	s.items["a2"] = [2]string{"green apple", "NaN"}
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	st, db := openStore(t, t.TempDir())
+	defer db.Close()
+	def := Definition{Name: "fruit", Source: shopSource(ts.URL), Weight: "field:price", Dissimilarity: "changed", Created: t0}
+	if err := st.Create(t.Context(), def); err != nil {
+		t.Fatal(err)
+	}
+	ids, w, err := ParseIDs("a1\na2\np1\n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Add(t.Context(), "fruit", ids, w); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := NewClient(def.Source, ClientOptions{MaxBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := Sync(t.Context(), st, cl, "fruit", t0.Add(time.Hour), syncOpts(10)); err != nil || rep.IDFetches != 3 {
+		t.Fatalf("first sync: %+v, %v; want 3 ID fetches", rep, err)
+	}
+	now := t0.Add(48 * time.Hour)
+	dry := syncOpts(10)
+	dry.DryRun = true
+	rep, err := Sync(t.Context(), st, cl, "fruit", now, dry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pr := range rep.Probes {
+		if math.IsNaN(pr.A) || math.IsInf(pr.A, 0) {
+			t.Errorf("probe %q: a_i = %g, want a finite cost", pr.Query(), pr.A)
+		}
+	}
+	rows, err := st.Rows(t.Context(), "fruit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sorted, stale := Stalest(def, rows, now, dry)
+	for i, r := range sorted {
+		if math.IsNaN(stale[i]) || math.IsInf(stale[i], 0) {
+			t.Errorf("%s (price %s): w·F̂ = %g, want it finite", r.ID, r.Fields["price"], stale[i])
+		}
+	}
+}
+
 func TestSyncDryRunSendsNothing(t *testing.T) {
 	s, st, cl := shopSync(t, ClientOptions{})
 	if _, err := Sync(t.Context(), st, cl, "fruit", t0.Add(time.Hour), syncOpts(10)); err != nil {
