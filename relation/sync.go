@@ -462,14 +462,18 @@ func (s *syncer) fail(ctx context.Context, id string, err error, at time.Time) e
 	return s.st.commit(ctx, s.def.Name, observed{rows: []Row{r}, changes: [][]FieldChange{nil}, at: at})
 }
 
-// numericDelta is |after − before| when both parse as numbers, else 0.
+// numericDelta is |after − before| when both parse as finite numbers and
+// so does the difference, else 0: "NaN" or "Inf" from the source is no
+// count of updates, and would make the rate, which the row stores, one
+// JSON cannot hold.
 func numericDelta(before, after string) float64 {
 	b, err1 := strconv.ParseFloat(strings.TrimSpace(before), 64)
 	a, err2 := strconv.ParseFloat(strings.TrimSpace(after), 64)
-	if err1 != nil || err2 != nil {
+	d := math.Abs(a - b)
+	if err1 != nil || err2 != nil || math.IsNaN(d) || math.IsInf(d, 0) {
 		return 0
 	}
-	return math.Abs(a - b)
+	return d
 }
 
 // rowKeywords are the words of the relation's keyword fields.

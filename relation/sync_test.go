@@ -214,6 +214,46 @@ func TestSyncWeightFieldNotFiniteIsNeutral(t *testing.T) {
 	}
 }
 
+// A numeric field that turns "NaN" or "Inf" is a change but counts no
+// update under abs:: the sync stores it, and the rate stays finite.
+func TestSyncNumericFieldNotFiniteCountsNoUpdates(t *testing.T) {
+	s := newShop()
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	st, db, _ := shopRelation(t, ts.URL) // dissimilarity abs:price
+	defer db.Close()
+	cl, err := NewClient(shopSource(ts.URL), ClientOptions{MaxBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := Sync(t.Context(), st, cl, "fruit", t0.Add(time.Hour), syncOpts(10)); err != nil || rep.IDFetches != 3 {
+		t.Fatalf("first sync: %+v, %v; want 3 ID fetches", rep, err)
+	}
+	s.mu.Lock()
+	s.items["a1"] = [2]string{"red apple", "NaN"}
+	s.items["a2"] = [2]string{"green apple", "Inf"}
+	s.mu.Unlock()
+	rep, err := Sync(t.Context(), st, cl, "fruit", t0.Add(48*time.Hour), syncOpts(2))
+	if err != nil {
+		t.Fatalf("second sync: %v", err)
+	}
+	if rep.Changed != 2 {
+		t.Errorf("%d records changed, want 2 (a1's and a2's price)", rep.Changed)
+	}
+	rows, err := st.Rows(t.Context(), "fruit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.ID == "p1" {
+			continue
+		}
+		if r.Rate.Syncs != 1 || r.Rate.Updates != 0 {
+			t.Errorf("%s (price %s): rate observation %+v, want one sync counting no update", r.ID, r.Fields["price"], r.Rate)
+		}
+	}
+}
+
 func TestSyncDryRunSendsNothing(t *testing.T) {
 	s, st, cl := shopSync(t, ClientOptions{})
 	if _, err := Sync(t.Context(), st, cl, "fruit", t0.Add(time.Hour), syncOpts(10)); err != nil {
