@@ -97,7 +97,7 @@ type DB struct {
 
 // inUse is the error of a repository directory another process holds.
 func inUse(dir string) error {
-	return fmt.Errorf("%w: %s (a running deltaq serve, run, crawl or demo holds it; stop that first, or manage watches, alerts and ads through its HTTP API, and feeds, backups, seeds and watch API keys through its admin listener)", ErrInUse, dir)
+	return fmt.Errorf("%w: %s (another deltaq command holds it: one that has not finished, such as a crawl or a relation sync, or a running serve, run or demo; let it finish or stop it first; a server's watches, alerts and ads are managed through its HTTP API, and its feeds, backups, seeds and watch API keys through its admin listener)", ErrInUse, dir)
 }
 
 // Open opens (creating if needed) the repository in dir.
