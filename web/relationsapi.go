@@ -107,8 +107,10 @@ func (api *relationsAPI) rows(w http.ResponseWriter, r *http.Request) {
 	staleGT := math.Inf(-1)
 	if v := r.URL.Query().Get("stale_gt"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(f) {
-			writeError(w, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "stale_gt", Value: v, Limit: "a number", Message: "stale_gt must be a number (w·F̂)"})
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			// A staleness w·F̂ is finite: Inf would select nothing, and
+			// 1e400 was refused as no number while Inf was taken.
+			writeError(w, http.StatusBadRequest, apiError{Code: CodeBadParameter, Field: "stale_gt", Value: v, Limit: "a finite number", Message: "stale_gt must be a finite number (w·F̂)"})
 			return
 		}
 		staleGT = f

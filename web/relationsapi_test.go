@@ -192,10 +192,12 @@ func TestRelationRowsAPI(t *testing.T) {
 func TestRelationAPIErrors(t *testing.T) {
 	srv, _ := newRelationEnv(t)
 	for path, want := range map[string]string{
-		"/api/v1/relations/nope/rows":             `"field":"name","value":"nope"`,
-		"/api/v1/relations/shop/rows?limit=3":     `"field":"limit","value":"3","limit":"in [1, 2] (relation.api_max_rows)"`,
-		"/api/v1/relations/shop/rows?stale_gt=x":  `"field":"stale_gt","value":"x","limit":"a number"`,
-		"/api/v1/relations/shop/changes?since=-1": `"field":"since","value":"-1","limit":"a whole number from 0 to 18446744073709551615"`,
+		"/api/v1/relations/nope/rows":                `"field":"name","value":"nope"`,
+		"/api/v1/relations/shop/rows?limit=3":        `"field":"limit","value":"3","limit":"in [1, 2] (relation.api_max_rows)"`,
+		"/api/v1/relations/shop/rows?stale_gt=x":     `"field":"stale_gt","value":"x","limit":"a finite number"`,
+		"/api/v1/relations/shop/rows?stale_gt=Inf":   `"field":"stale_gt","value":"Inf","limit":"a finite number"`,
+		"/api/v1/relations/shop/rows?stale_gt=1e400": `"field":"stale_gt","value":"1e400","limit":"a finite number"`,
+		"/api/v1/relations/shop/changes?since=-1":    `"field":"since","value":"-1","limit":"a whole number from 0 to 18446744073709551615"`,
 		// A seq past what a seq can be is refused for its size, not for
 		// its sign.
 		"/api/v1/relations/shop/changes?since=18446744073709551616": `"limit":"a whole number from 0 to 18446744073709551615","message":"since must be a whole number from 0 to 18446744073709551615 (a change's seq)"`,
