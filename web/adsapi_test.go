@@ -275,6 +275,7 @@ func TestAPIRejectsBadInputNamingTheField(t *testing.T) {
 		{"two objects", goodAd + goodAd, "body"},
 		{"an unknown field, e.g. a self-made prior", `{"title":"t","url":"https://a.example/","targets":[{"phrase":"p","bid":1}],"prior":{"alpha":1}}`, "prior"},
 		{"a bid that is a string", `{"title":"t","url":"https://a.example/","targets":[{"phrase":"p","bid":"1"}]}`, "targets[0].bid"},
+		{"a bid past a float64's range", `{"title":"t","url":"https://a.example/","targets":[{"phrase":"p","bid":1e400}]}`, "targets[0].bid"},
 		{"a second bid that is a string", `{"title":"t","url":"https://a.example/","targets":[{"phrase":"p","bid":1},{"phrase":"q","bid":"1"}]}`, "targets[1].bid"},
 		{"no title", `{"url":"https://a.example/","targets":[{"phrase":"p","bid":1}]}`, "title"},
 		{"a blank title", `{"title":"  ","url":"https://a.example/","targets":[{"phrase":"p","bid":1}]}`, "title"},

@@ -54,7 +54,11 @@ func (e *jsonMemberError) Error() string {
 // newJSONWalk walks data, which decodes into a value of type t (nil: not
 // known).
 func newJSONWalk(data []byte, t reflect.Type) *jsonWalk {
-	return &jsonWalk{dec: json.NewDecoder(bytes.NewReader(data)), root: deref(t)}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	// Numbers as written: as float64s, one past its range (1e400) would
+	// end the walk before the value a type error is about.
+	dec.UseNumber()
+	return &jsonWalk{dec: dec, root: deref(t)}
 }
 
 // next returns the next token that starts a value (or is one), with the
