@@ -42,17 +42,24 @@ func shopSync(t *testing.T, opts ClientOptions) (*shop, *Store, *Client) {
 
 func shopRelation(t *testing.T, base string) (*Store, *repo.DB, string) {
 	t.Helper()
+	def := Definition{Name: "fruit", Source: shopSource(base), Weight: "column", Dissimilarity: "abs:price", Created: t0}
+	return relationOf(t, def, "a1\t3\na2\t1\n# comment\np1\n")
+}
+
+// relationOf keeps def's relation, of the three records ids lists (as an
+// ids file), in a new repository in its own directory.
+func relationOf(t *testing.T, def Definition, ids string) (*Store, *repo.DB, string) {
+	t.Helper()
 	dir := t.TempDir()
 	st, db := openStore(t, dir)
-	def := Definition{Name: "fruit", Source: shopSource(base), Weight: "column", Dissimilarity: "abs:price", Created: t0}
 	if err := st.Create(t.Context(), def); err != nil {
 		t.Fatal(err)
 	}
-	ids, w, err := ParseIDs("a1\t3\na2\t1\n# comment\np1\n", nil)
+	list, w, err := ParseIDs(ids, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := st.Add(t.Context(), "fruit", ids, w); err != nil || n != 3 {
+	if n, err := st.Add(t.Context(), def.Name, list, w); err != nil || n != 3 {
 		t.Fatalf("add: %d, %v", n, err)
 	}
 	return st, db, dir
@@ -116,20 +123,10 @@ func TestSyncKeepsFieldsTheHitsDoNotShow(t *testing.T) {
 	s := newShop()
 	ts := httptest.NewServer(s)
 	defer ts.Close()
-	st, db := openStore(t, t.TempDir())
-	defer db.Close()
 	src := shopSource(ts.URL)
 	src.Fields = append(src.Fields, "heading=css:h1")
-	if err := st.Create(t.Context(), Definition{Name: "fruit", Source: src, Weight: "1", Dissimilarity: "changed", Created: t0}); err != nil {
-		t.Fatal(err)
-	}
-	ids, w, err := ParseIDs("a1\na2\np1\n", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Add(t.Context(), "fruit", ids, w); err != nil {
-		t.Fatal(err)
-	}
+	st, db, _ := relationOf(t, Definition{Name: "fruit", Source: src, Weight: "1", Dissimilarity: "changed", Created: t0}, "a1\na2\np1\n")
+	defer db.Close()
 	cl, err := NewClient(src, ClientOptions{MaxBytes: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
@@ -170,19 +167,9 @@ func TestSyncWeightFieldNotFiniteIsNeutral(t *testing.T) {
 	s.items["a2"] = [2]string{"green apple", "NaN"}
 	ts := httptest.NewServer(s)
 	defer ts.Close()
-	st, db := openStore(t, t.TempDir())
-	defer db.Close()
 	def := Definition{Name: "fruit", Source: shopSource(ts.URL), Weight: "field:price", Dissimilarity: "changed", Created: t0}
-	if err := st.Create(t.Context(), def); err != nil {
-		t.Fatal(err)
-	}
-	ids, w, err := ParseIDs("a1\na2\np1\n", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Add(t.Context(), "fruit", ids, w); err != nil {
-		t.Fatal(err)
-	}
+	st, db, _ := relationOf(t, def, "a1\na2\np1\n")
+	defer db.Close()
 	cl, err := NewClient(def.Source, ClientOptions{MaxBytes: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
