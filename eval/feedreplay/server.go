@@ -1,12 +1,12 @@
 package feedreplay
 
 import (
+	"bytes"
 	"fmt"
 	"html"
 	"math"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -87,44 +87,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return -1
 	})
-	etag := fmt.Sprintf(`"%d"`, n)
-	h := w.Header()
-	h.Set("ETag", etag)
 	var last time.Time
 	if n > 0 {
 		last = f.Postings[n-1]
-		h.Set("Last-Modified", last.UTC().Format(http.TimeFormat))
 	}
-	if notModified(r, etag, last) {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	body := s.atom(f, n, now)
+	// ServeContent answers If-None-Match (weak comparison, "*") and else
+	// If-Modified-Since with 304 (RFC 9110 §13.2.2), and HEAD without a body.
+	h := w.Header()
+	h.Set("ETag", fmt.Sprintf(`"%d"`, n))
 	h.Set("Content-Type", "application/atom+xml; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	if r.Method == http.MethodHead {
-		return
-	}
-	w.Write(body)
-}
-
-// notModified: If-None-Match decides when present, else If-Modified-Since
-// (RFC 9110 §13.2.2).
-func notModified(r *http.Request, etag string, last time.Time) bool {
-	if inm := r.Header.Get("If-None-Match"); inm != "" {
-		for _, t := range strings.Split(inm, ",") {
-			if strings.TrimSpace(t) == etag {
-				return true
-			}
-		}
-		return false
-	}
-	if ims := r.Header.Get("If-Modified-Since"); ims != "" && !last.IsZero() {
-		if t, err := http.ParseTime(ims); err == nil && !last.Truncate(time.Second).After(t) {
-			return true
-		}
-	}
-	return false
+	http.ServeContent(w, r, "", last, bytes.NewReader(s.atom(f, n, now)))
 }
 
 // atom renders the latest Items of the first n postings, newest first.

@@ -113,3 +113,35 @@ func TestSpeedStopsWhereDurationsEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestConditionalGetMatchesWeakAndAnyTags: If-None-Match compares entity
+// tags weakly and "*" matches any feed there is (RFC 9110 §13.1.2); a
+// weakened tag of an unchanged feed, or "*", got the whole feed again.
+func TestConditionalGetMatchesWeakAndAnyTags(t *testing.T) {
+	tr, err := feedtrace.Load(t.Context(), datasets.Path(t, "feeds"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := tr.Feeds[0]
+	srv, err := New(tr, Options{Now: clock.NewManual(f.Postings[30]).Now, Items: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	path := "/" + f.Name + ".atom"
+	res, _ := get(t, ts, path, "")
+	etag := res.Header.Get("ETag")
+	for _, inm := range [][]string{{"W/" + etag}, {"*"}, {`"other", W/` + etag}} {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, ts.URL+path, nil)
+		req.Header["If-None-Match"] = inm
+		res, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusNotModified {
+			t.Errorf("If-None-Match %q for an unchanged feed (ETag %s): status %d, want 304", inm, etag, res.StatusCode)
+		}
+	}
+}
