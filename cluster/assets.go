@@ -119,9 +119,22 @@ func createBucket(ctx context.Context, js jetstream.JetStream, cfg Config, kcfg 
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("cluster: bucket %s: %w", kcfg.Bucket, err)
+		return nil, assetError(cfg, "bucket "+kcfg.Bucket, err)
 	}
 	return kv, nil
+}
+
+// assetError is the error of creating asset (a bucket or the stream).
+// A server that runs alone refuses to keep more than one copy (10074,
+// "replicas > 1 not supported in non-clustered mode"): the error then
+// names the setting that asked for them.
+func assetError(cfg Config, asset string, err error) error {
+	var api *jetstream.APIError
+	if errors.As(err, &api) && api.ErrorCode == 10074 {
+		return fmt.Errorf("cluster: %s: cluster.replicas = %d: the NATS server at %s runs alone and keeps one copy (set cluster.replicas: 1 for a single server): %w",
+			asset, cfg.Replicas, cfg.URL, err)
+	}
+	return fmt.Errorf("cluster: %s: %w", asset, err)
 }
 
 // notReady reports whether err is what a JetStream server answers while

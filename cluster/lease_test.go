@@ -106,3 +106,21 @@ func TestConfigRejectsBadValuesByKey(t *testing.T) {
 		t.Error("Join accepted an empty config")
 	}
 }
+
+// TestJoinNamesReplicasASingleServerCannotHold: a NATS server that runs
+// alone holds one copy of each stream and bucket; a node asking it for
+// cluster.replicas = 3 (the default) was told only "replicas > 1 not
+// supported in non-clustered mode" of a bucket, naming no setting.
+func TestJoinNamesReplicasASingleServerCannotHold(t *testing.T) {
+	nc := natstest.Start(t, 1)
+	m, err := Join(t.Context(), testConfig(nc.URL(), "a", 4), Options{})
+	if err == nil {
+		m.Close()
+		t.Fatal("a single server took cluster.replicas = 3")
+	}
+	for _, want := range []string{"cluster.replicas = 3", nc.URL(), "cluster.replicas: 1"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Join: %v; want it to name %q", err, want)
+		}
+	}
+}

@@ -162,7 +162,7 @@ func Join(ctx context.Context, cfg Config, opts Options) (*Member, error) {
 	})
 	if err != nil {
 		nc.Close()
-		return nil, fmt.Errorf("cluster: stream %s: %w", linkStream, err)
+		return nil, assetError(cfg, "stream "+linkStream, err)
 	}
 	return m, nil
 }
