@@ -64,7 +64,56 @@ func newLeases(ctx context.Context, js jetstream.JetStream, cfg Config, clk cloc
 	if l.nodes, err = createBucket(ctx, js, cfg, jetstream.KeyValueConfig{Bucket: nodeBucket, TTL: cfg.LeaseTTL}); err != nil {
 		return nil, err
 	}
+	if err := l.nameFree(ctx); err != nil {
+		return nil, err
+	}
 	return l, nil
+}
+
+// nameFree refuses a node name another running node has: two nodes of one
+// name would take each other's leases every tick, and count as one node.
+// A heartbeat of this name renewed before it expires is a running node's;
+// one left to expire is a node of this name that was killed, and the node
+// restarted in its place waits for it, at most a LeaseTTL (a node stopped
+// with Ctrl-C or SIGTERM deletes its heartbeat as it leaves).
+func (l *Leases) nameFree(ctx context.Context) error {
+	seen, err := l.nodes.Get(ctx, l.cfg.Node)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cluster: heartbeat of %s: %w", l.cfg.Node, err)
+	}
+	w, err := l.nodes.Watch(ctx, l.cfg.Node, jetstream.UpdatesOnly())
+	if err != nil {
+		return fmt.Errorf("cluster: heartbeat of %s: %w", l.cfg.Node, err)
+	}
+	defer w.Stop()
+	l.logger.Info("a heartbeat of this node's name: waiting up to cluster.lease_ttl for it to expire (a killed node's) or be renewed (a running node's)", "ttl", l.cfg.LeaseTTL)
+	expired := time.NewTimer(l.cfg.LeaseTTL)
+	defer expired.Stop()
+	updates := w.Updates()
+	for {
+		select {
+		case e, ok := <-updates:
+			if !ok {
+				updates = nil // the watch ended: wait out the heartbeat
+				continue
+			}
+			if e == nil || e.Revision() <= seen.Revision() {
+				continue
+			}
+			if e.Operation() != jetstream.KeyValuePut {
+				return nil // the node left
+			}
+			return fmt.Errorf("cluster.node = %q: a node of that name is running in the cluster at %s (its heartbeat was renewed within cluster.lease_ttl = %s); give each node its own name",
+				l.cfg.Node, l.cfg.URL, l.cfg.LeaseTTL)
+		case <-expired.C:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 func shardKey(s int) string { return "s" + strconv.Itoa(s) }

@@ -124,3 +124,48 @@ func TestJoinNamesReplicasASingleServerCannotHold(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinRefusesTheNameOfARunningNode: a second node given the name of a
+// running one took its leases every tick and was counted as the same
+// node, so that both waited for ever for --wait-nodes 2; it is refused,
+// naming cluster.node. A node of that name that was killed, its heartbeat
+// left to expire, is no obstacle once the heartbeat has expired.
+func TestJoinRefusesTheNameOfARunningNode(t *testing.T) {
+	nc := natstest.Start(t, 1)
+	cfg := testConfig(nc.URL(), "a", 4)
+	cfg.Replicas = 1
+	running, err := Join(t.Context(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(t.Context())
+	done := make(chan error)
+	go func() { done <- running.leases.run(ctx, func() {}) }()
+	clustertest.Until(t, "the running node's heartbeat", 10*time.Second, func() error {
+		_, err := running.leases.nodes.Get(t.Context(), "a")
+		return err
+	})
+	if m, err := Join(t.Context(), cfg, Options{}); err == nil || !strings.Contains(err.Error(), `cluster.node = "a": a node of that name is running`) {
+		if m != nil {
+			m.Close()
+		}
+		t.Fatalf("a second node named a: %v; want it refused, naming cluster.node", err)
+	}
+	stop()
+	<-done
+
+	// The node is killed after one heartbeat: it never renews it.
+	if err := running.leases.Tick(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	running.Close()
+	start := time.Now()
+	m, err := Join(t.Context(), cfg, Options{})
+	if err != nil {
+		t.Fatalf("a node restarted under a killed one's name: %v", err)
+	}
+	m.Close()
+	if took := time.Since(start); took > cfg.LeaseTTL+time.Second {
+		t.Errorf("the restarted node waited %s, more than cluster.lease_ttl (%s)", took, cfg.LeaseTTL)
+	}
+}
