@@ -42,6 +42,13 @@ func TestProgressLineRateIsOverActiveTimeWithQueueAndETA(t *testing.T) {
 			[]string{"; 3 hosts' robots.txt unreachable: deferred, the first until 13:00:00"}, []string{"ETA"}},
 		{300, frontier.Stats{Queued: 100, BudgetLimit: 1000, BudgetUsed: 300, PeriodEnd: end}, robotsWait{hosts: 1, until: end},
 			[]string{"300 fetched (100.0/s active)", "100 queued", "ETA 1s"}, []string{"waiting", "robots.txt"}},
+		// Nothing queued: no host's politeness holds the crawl, which
+		// waits for its last fetches, then for new URLs (a cluster node
+		// for the other nodes' handoffs, a continuous crawl for seeds).
+		{300, frontier.Stats{Queued: 0, InFlight: 2, BudgetLimit: 1000, BudgetUsed: 300, PeriodEnd: end}, robotsWait{},
+			[]string{"0 queued, waiting for 2 requests in flight"}, []string{"politeness", "ETA"}},
+		{300, frontier.Stats{Queued: 0, BudgetLimit: 1000, BudgetUsed: 300, PeriodEnd: end}, robotsWait{},
+			[]string{"0 queued, waiting for new URLs"}, []string{"politeness", "ETA"}},
 	}
 	for i, s := range steps {
 		line := p.line(fetched(s.fetched), s.stats, s.deferred, tick)

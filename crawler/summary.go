@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/deltaq/deltaq/frontier"
+	"github.com/deltaq/deltaq/internal/plural"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 	"github.com/deltaq/deltaq/repo"
 )
@@ -295,7 +296,8 @@ type robotsWait struct {
 // does not fall while the crawl waits for politeness or the next budget
 // period; the ETA divides the queue by that rate. A crawl that waits says
 // on what, naming hosts its robots.txt rule defers, as they wait far
-// longer than a politeness delay.
+// longer than a politeness delay; one with nothing queued waits for its
+// requests in flight or for new URLs.
 func (p *progress) line(s Summary, st frontier.Stats, deferred robotsWait, tick time.Duration) string {
 	fetched := s.Fetched()
 	if fetched > p.last {
@@ -312,6 +314,10 @@ func (p *progress) line(s Summary, st frontier.Stats, deferred robotsWait, tick 
 	switch {
 	case waiting && st.BudgetLimit > 0 && st.BudgetUsed >= st.BudgetLimit:
 		line += fmt.Sprintf(", waiting: budget of %d spent until %s", st.BudgetLimit, st.PeriodEnd.Format(time.TimeOnly))
+	case waiting && st.Queued == 0 && st.InFlight > 0:
+		line += ", waiting for " + plural.Count(st.InFlight, "request") + " in flight"
+	case waiting && st.Queued == 0: // a run that does not drain: a cluster node, a continuous crawl
+		line += ", waiting for new URLs"
 	case waiting:
 		line += ", waiting for hosts' politeness or back-off"
 		switch {
