@@ -41,8 +41,8 @@ type result struct {
 	// A robots.txt fetch.
 	robotsHost     string
 	robotsScheme   string
-	robotsSitemaps []string      // the Sitemap lines, parsed in the worker
-	robotsDefer    time.Duration // how long a failed fetch defers the host
+	robotsSitemaps []string       // the Sitemap lines, parsed in the worker
+	robotsState    repo.HostState // the record's robots.txt fields the fetch sets (robotsState)
 }
 
 // handle does one job: the host's robots.txt first if it is unknown or
@@ -150,8 +150,10 @@ func (c *Crawler) fetchRobots(ctx context.Context, notes *runNotes, host, scheme
 	if !robotsKnown(res.status) {
 		// Only a failure may keep the rules fetched before, which the
 		// host's record holds (the cache holds them parsed).
-		var err error
-		if prev, err = c.db.Host(host); err != nil && !errors.Is(err, repo.ErrNotFound) {
+		switch stored, err := c.db.Host(host); {
+		case err == nil:
+			prev = stored
+		case !errors.Is(err, repo.ErrNotFound):
 			return nil, fmt.Errorf("crawler: host %s: %w", host, err)
 		}
 	}
@@ -164,7 +166,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, notes *runNotes, host, scheme
 		h.backoffUntil, h.backoffs = old.backoffUntil, old.backoffs
 	}
 	c.hosts.put(host, h)
-	return &result{res: res, robotsHost: host, robotsScheme: scheme, robotsSitemaps: h.sitemaps, robotsDefer: wait}, nil
+	return &result{res: res, robotsHost: host, robotsScheme: scheme, robotsSitemaps: h.sitemaps, robotsState: st}, nil
 }
 
 // robotsState is the host record's robots.txt fields after a fetch that

@@ -280,7 +280,9 @@ func (a *apply) applyRobots(r *result) error {
 		return err
 	}
 	first := h.RobotsFetched.IsZero()
-	st := a.w.c.robotsState(h, &r.res, a.now, r.robotsDefer)
+	// What the worker decided from the same record, so that the store
+	// and the host cache hold one state, stamped at one time.
+	st := &r.robotsState
 	h.RobotsStatus, h.RobotsBody, h.RobotsFetched, h.RobotsExpires = st.RobotsStatus, st.RobotsBody, st.RobotsFetched, st.RobotsExpires
 	h.RobotsUnreachableSince = st.RobotsUnreachableSince
 	if !first || !a.w.c.cfg.Sitemaps {
