@@ -83,12 +83,28 @@ const (
 // ready yet, runs out of attempts or of assetAttempts·assetWait, or ctx
 // ends.
 func createAsset(ctx context.Context, create func(context.Context) error) error {
+	return askAsset(ctx, create, notReady)
+}
+
+// readAsset runs read as createAsset runs create. A bucket just created
+// may have no replica answering reads yet (no responders), which it also
+// waits out; createAsset does not, as a server without JetStream answers
+// the same.
+func readAsset(ctx context.Context, read func(context.Context) error) error {
+	return askAsset(ctx, read, func(err error) bool {
+		return notReady(err) || errors.Is(err, nats.ErrNoResponders)
+	})
+}
+
+// askAsset is createAsset and readAsset, asking again after a pause when
+// notReady(err).
+func askAsset(ctx context.Context, ask func(context.Context) error, notReady func(error) bool) error {
 	ctx, cancel := context.WithTimeout(ctx, assetAttempts*assetWait)
 	defer cancel()
 	var err error
 	for attempt := 0; attempt < assetAttempts; {
 		actx, cancelAttempt := context.WithTimeout(ctx, assetWait)
-		err = create(actx)
+		err = ask(actx)
 		cancelAttempt()
 		switch {
 		case err == nil || ctx.Err() != nil:

@@ -77,7 +77,11 @@ func newLeases(ctx context.Context, js jetstream.JetStream, cfg Config, clk cloc
 // restarted in its place waits for it, at most a LeaseTTL (a node stopped
 // with Ctrl-C or SIGTERM deletes its heartbeat as it leaves).
 func (l *Leases) nameFree(ctx context.Context) error {
-	seen, err := l.nodes.Get(ctx, l.cfg.Node)
+	var seen jetstream.KeyValueEntry
+	err := readAsset(ctx, func(ctx context.Context) (err error) {
+		seen, err = l.nodes.Get(ctx, l.cfg.Node)
+		return err
+	})
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil
 	}
