@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http/httptest"
 	"os"
@@ -196,13 +197,17 @@ func startNodes(t *testing.T, dir, url string, args []string, n int) []*crawlNod
 		}
 		log := logFile(t, dir, fmt.Sprintf("node-%d.err", i))
 		nd.proc = startProc(t, cmd, func() {
-			for sc := bufio.NewScanner(stderr); sc.Scan(); {
+			sc := bufio.NewScanner(stderr)
+			for sc.Scan() {
 				fmt.Fprintln(log, sc.Text())
 				var k int64
 				if _, err := fmt.Sscanf(sc.Text(), "crawl: %d fetched", &k); err == nil {
 					nd.fetched.Store(k)
 				}
 			}
+			// A line too long for the scanner: keep the rest, or the
+			// node would block writing to a full pipe.
+			io.Copy(log, stderr)
 		})
 		nodes = append(nodes, nd)
 	}
@@ -215,9 +220,7 @@ const clusterHang = 5 * time.Minute
 
 // waitNodes waits for every node still running to exit and fails the
 // test at the first that failed, whichever it is: the others may be
-// waiting for it (--wait-nodes). On a hang it shows the cluster's status
-// (`deltaq cluster status` against url), then the log and the goroutines
-// of each node that had not ended.
+// waiting for it (--wait-nodes). On a hang it shows what hangReport does.
 func waitNodes(t *testing.T, dir, url string, nodes []*crawlNode, killed map[int]bool) {
 	t.Helper()
 	type exit struct {
@@ -243,33 +246,65 @@ func waitNodes(t *testing.T, dir, url string, nodes []*crawlNode, killed map[int
 				t.Fatalf("node %d: %v\n%s", e.node, e.err, tail(nodeLog(dir, e.node), 20000))
 			}
 		case <-deadline:
-			status, err := exec.Command(binary, "cluster", "status", "--cluster", url).CombinedOutput()
-			if err != nil {
-				status = fmt.Appendf(status, "(%v)", err)
-			}
-			// Each Go process prints its goroutines on SIGQUIT: why it hangs.
-			var hung []int
-			for i, nd := range nodes {
-				select {
-				case <-nd.exited:
-				default:
-					if !killed[i] {
-						hung = append(hung, i)
-						nd.cmd.Process.Signal(syscall.SIGQUIT)
-					}
-				}
-			}
-			for range running {
-				<-exits
-			}
-			var b strings.Builder
-			for _, i := range hung {
-				log, dump, _ := strings.Cut(nodeLog(dir, i), "SIGQUIT")
-				fmt.Fprintf(&b, "\nnode %d, its log's end:\n%s\nits goroutines:\n%s\n", i, tail(log, 8000), dump[:min(len(dump), 40000)])
-			}
-			t.Fatalf("the cluster crawl did not end within %v; the cluster's status:\n%s%s", clusterHang, status, b.String())
+			t.Fatalf("the cluster crawl did not end within %v; %s", clusterHang, hangReport(dir, url, nodes, killed))
 		}
 	}
+}
+
+// waitFetched waits until the nodes have reported n pages fetched in all.
+// It fails at once if a node not in killed exits first (the others may
+// wait for it), and on a hang shows what hangReport does.
+func waitFetched(t *testing.T, dir, url string, nodes []*crawlNode, killed map[int]bool, n int64) {
+	t.Helper()
+	for deadline := time.Now().Add(clusterHang); ; time.Sleep(20 * time.Millisecond) {
+		var total int64
+		for i, nd := range nodes {
+			total += nd.fetched.Load()
+			select {
+			case <-nd.exited:
+				if !killed[i] {
+					t.Fatalf("node %d exited (%v) before the nodes fetched %d pages\n%s", i, nd.err, n, tail(nodeLog(dir, i), 20000))
+				}
+			default:
+			}
+		}
+		if total >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the nodes fetched %d pages, not %d, within %v; %s", total, n, clusterHang, hangReport(dir, url, nodes, killed))
+		}
+	}
+}
+
+// hangReport describes a cluster crawl that hangs: the cluster's status
+// (`deltaq cluster status` against url), then the log and the goroutines
+// of each node still running, which it stops.
+func hangReport(dir, url string, nodes []*crawlNode, killed map[int]bool) string {
+	status, err := exec.Command(binary, "cluster", "status", "--cluster", url).CombinedOutput()
+	if err != nil {
+		status = fmt.Appendf(status, "(%v)", err)
+	}
+	// Each Go process prints its goroutines on SIGQUIT, and exits: why it hangs.
+	var hung []int
+	for i, nd := range nodes {
+		select {
+		case <-nd.exited:
+		default:
+			if !killed[i] {
+				hung = append(hung, i)
+				nd.cmd.Process.Signal(syscall.SIGQUIT)
+			}
+		}
+	}
+	b := strings.Builder{}
+	fmt.Fprintf(&b, "the cluster's status:\n%s", status)
+	for _, i := range hung {
+		<-nodes[i].exited
+		log, dump, _ := strings.Cut(nodeLog(dir, i), "SIGQUIT")
+		fmt.Fprintf(&b, "\nnode %d, its log's end:\n%s\nits goroutines:\n%s\n", i, tail(log, 8000), dump[:min(len(dump), 40000)])
+	}
+	return b.String()
 }
 
 // nodeLog is what node i wrote to its standard error.
@@ -352,10 +387,10 @@ func TestClusterSurvivesAKilledNATSServerAndAKilledNode(t *testing.T) {
 		}
 		return n
 	}
-	waitUntil(t, "300 pages fetched", func() bool { return total() >= 300 })
+	waitFetched(t, dir, url, nodes, nil, 300)
 	servers[0].kill()
 	t.Logf("NATS server 0 killed after %d pages", total())
-	waitUntil(t, "2,000 pages fetched", func() bool { return total() >= 2000 })
+	waitFetched(t, dir, url, nodes, nil, 2000)
 	victim := 0
 	for i, nd := range nodes {
 		if nd.fetched.Load() > nodes[victim].fetched.Load() {
