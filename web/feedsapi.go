@@ -340,6 +340,12 @@ func (s *Server) writeItems(w http.ResponseWriter, r *http.Request, q itemQuery,
 // If-Modified-Since gets 304, so that a poll of an unchanged feed does
 // not fetch it whole.
 func serveAtom(w http.ResponseWriter, r *http.Request, b []byte, updated time.Time) {
+	// ServeContent reads the first If-None-Match line only; a list split
+	// over several lines is one list (RFC 9110 §5.3).
+	if tags := r.Header.Values("If-None-Match"); len(tags) > 1 {
+		r = r.Clone(r.Context())
+		r.Header.Set("If-None-Match", strings.Join(tags, ", "))
+	}
 	sum := sha256.Sum256(b)
 	w.Header().Set("Content-Type", "application/atom+xml; charset=utf-8")
 	w.Header().Set("ETag", `"`+hex.EncodeToString(sum[:16])+`"`)

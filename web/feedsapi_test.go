@@ -482,8 +482,8 @@ func TestFeedListSaysWhereAFeedMoved(t *testing.T) {
 
 // TestFeedAtomIsServedConditionally: the river and a feed's items as
 // Atom carry an ETag and Last-Modified, a reader's If-None-Match or
-// If-Modified-Since gets 304 while nothing changed, and 200 once an item
-// came.
+// If-Modified-Since gets 304 while nothing changed (an ETag on a second
+// If-None-Match line too), and 200 once an item came.
 func TestFeedAtomIsServedConditionally(t *testing.T) {
 	db, st := newFeedStore(t)
 	t0 := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
@@ -509,13 +509,13 @@ func TestFeedAtomIsServedConditionally(t *testing.T) {
 	}
 	srv := httptest.NewServer(h)
 	defer srv.Close()
-	get := func(path, header, value string) (int, string, string) {
+	get := func(path, header string, values ...string) (int, string, string) {
 		req, err := http.NewRequestWithContext(t.Context(), "GET", srv.URL+path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if header != "" {
-			req.Header.Set(header, value)
+		for _, v := range values {
+			req.Header.Add(header, v)
 		}
 		res, err := srv.Client().Do(req)
 		if err != nil {
@@ -527,13 +527,16 @@ func TestFeedAtomIsServedConditionally(t *testing.T) {
 	paths := []string{"/feeds/river.atom", "/api/v1/river?format=atom", "/api/v1/feeds/" + f.ID + "/items?format=atom"}
 	etags := map[string]string{}
 	for _, p := range paths {
-		code, etag, modified := get(p, "", "")
+		code, etag, modified := get(p, "")
 		if code != 200 || etag == "" || modified == "" {
 			t.Fatalf("%s: %d, ETag %q, Last-Modified %q; want 200 with both", p, code, etag, modified)
 		}
 		etags[p] = etag
 		if code, _, _ := get(p, "If-None-Match", etag); code != http.StatusNotModified {
 			t.Errorf("%s with If-None-Match %s: %d, want 304", p, etag, code)
+		}
+		if code, _, _ := get(p, "If-None-Match", `"older"`, etag); code != http.StatusNotModified {
+			t.Errorf("%s with If-None-Match %s on a second line: %d, want 304", p, etag, code)
 		}
 		if code, _, _ := get(p, "If-Modified-Since", modified); code != http.StatusNotModified {
 			t.Errorf("%s with If-Modified-Since %s: %d, want 304", p, modified, code)
