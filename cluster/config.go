@@ -49,10 +49,16 @@ func (c Config) Validate() error {
 // cluster's state): the node name may be empty.
 func (c Config) ValidateSettings() error { return c.validate(false) }
 
+// nodeRule is what validNode asks of a node's name: it is a NATS subject
+// token (SearchSubject) and a key of the cluster's buckets.
+const nodeRule = "must be a non-empty name without dots, spaces, '*' or '>'"
+
+func validNode(name string) bool { return name != "" && !strings.ContainsAny(name, ". *>") }
+
 func (c Config) validate(joining bool) error {
 	report := bounds.NewReport("cluster.")
-	if (joining || c.Node != "") && (c.Node == "" || strings.ContainsAny(c.Node, ". *>")) {
-		report.Add("node", fmt.Sprintf("%q", c.Node), "must be a non-empty name without dots, spaces, '*' or '>'")
+	if (joining || c.Node != "") && !validNode(c.Node) {
+		report.Add("node", fmt.Sprintf("%q", c.Node), nodeRule)
 	}
 	if c.Shards < 1 || c.Shards > 4096 {
 		report.Add("shards", c.Shards, "must be in [1, 4096]")

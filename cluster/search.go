@@ -192,6 +192,9 @@ func (s *SearchNode) Run(ctx context.Context) error {
 // stopped without leaving and will not come back. A node with a heartbeat
 // is serving, and is not forgotten.
 func ForgetSearchNode(ctx context.Context, url, node string) error {
+	if !validNode(node) {
+		return fmt.Errorf("cluster: node %q: %s, as cluster.node", node, nodeRule)
+	}
 	nc, js, err := connect(url, "deltaq-forget")
 	if err != nil {
 		return err

@@ -267,6 +267,11 @@ func TestANodeThatStopsWithoutLeavingIsNamedMissing(t *testing.T) {
 	if err := cluster.ForgetSearchNode(ctx, sc.URL, "zz"); err == nil || !strings.Contains(err.Error(), `"zz" is not a member`) {
 		t.Errorf("forget an unknown node: %v; want a refusal that names it", err)
 	}
+	for _, bad := range []string{"", "c.d", "c*", "c d"} {
+		if err := cluster.ForgetSearchNode(ctx, sc.URL, bad); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q: must be a non-empty name without dots", bad)) {
+			t.Errorf("forget %q: %v; want a refusal that names it and the rule", bad, err)
+		}
+	}
 	if err := cluster.ForgetSearchNode(ctx, sc.URL, "c"); err != nil {
 		t.Fatal(err)
 	}
