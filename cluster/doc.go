@@ -23,6 +23,10 @@
 //	               allocation of the budget, every node's share, written
 //	               by the first node to ask for the period (Member.Budget),
 //	               with the 15 periods' before it in the key's history.
+//	deltaq_cluster key-value bucket, one key: the shard count and lease
+//	               TTL every crawl node must share, as the first node to
+//	               join stored them (agreeSettings); a node with others is
+//	               refused, naming both.
 //	DELTAQ_LINKS   stream, subjects deltaq.links.<N>, work-queue retention:
 //	               every URL new to the node that found it, for its own
 //	               shards too (crawler HandOwn), one message each with the

@@ -53,10 +53,14 @@ type lease struct {
 	until time.Time // held until then unless renewed
 }
 
-// newLeases creates (or opens) the buckets.
+// newLeases creates (or opens) the buckets, once cfg agrees with the
+// cluster's shared settings: the buckets' TTL is cfg's lease TTL.
 func newLeases(ctx context.Context, js jetstream.JetStream, cfg Config, clk clock.Clock, logger *slog.Logger) (*Leases, error) {
 	l := &Leases{cfg: cfg, clock: clk, logger: logger}
 	l.mu.held = map[int]lease{}
+	if err := agreeSettings(ctx, js, cfg); err != nil {
+		return nil, err
+	}
 	var err error
 	if l.shards, err = createBucket(ctx, js, cfg, jetstream.KeyValueConfig{Bucket: shardBucket, TTL: cfg.LeaseTTL}); err != nil {
 		return nil, err

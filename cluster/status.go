@@ -60,8 +60,9 @@ type ShardStatus struct {
 }
 
 // ReadStatus connects to url and reads the cluster's state, its crawl's
-// and its search's, whichever has run; shards says how many there are
-// (cluster.shards).
+// and its search's, whichever has run. It shows the cluster's shard count,
+// as its first crawl node stored it; shards (cluster.shards) where it
+// stored none.
 func ReadStatus(ctx context.Context, url string, shards int) (*Status, error) {
 	nc, js, err := connect(url, "deltaq-status")
 	if err != nil {
@@ -93,6 +94,17 @@ func ReadStatus(ctx context.Context, url string, shards int) (*Status, error) {
 	lags, err := shardLags(ctx, js)
 	if err != nil {
 		return nil, err
+	}
+	if kv, err := js.KeyValue(ctx, settingsBucket); err == nil {
+		stored, err := readSettings(ctx, kv)
+		switch {
+		case err == nil:
+			shards = stored.Shards
+		case !errors.Is(err, jetstream.ErrKeyNotFound):
+			return nil, err
+		}
+	} else if !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return nil, fmt.Errorf("cluster: bucket %s: %w", settingsBucket, err)
 	}
 	for s := range shards {
 		st.Shards = append(st.Shards, ShardStatus{Shard: s, Owner: owners[s], Lag: lags[s]})
