@@ -38,10 +38,19 @@ type Op struct {
 type SetChange struct {
 	Added   []string `json:"added,omitempty"`
 	Removed []string `json:"removed,omitempty"`
+	// AddedOmitted and RemovedOmitted count the members left out of Added
+	// and Removed by Result.Capped.
+	AddedOmitted   int `json:"added_omitted,omitempty"`
+	RemovedOmitted int `json:"removed_omitted,omitempty"`
 }
 
 // Empty reports whether nothing was added or removed.
-func (s SetChange) Empty() bool { return len(s.Added) == 0 && len(s.Removed) == 0 }
+func (s SetChange) Empty() bool {
+	return len(s.Added) == 0 && len(s.Removed) == 0 && s.AddedOmitted == 0 && s.RemovedOmitted == 0
+}
+
+// Omitted is how many members Result.Capped left out.
+func (s SetChange) Omitted() int { return s.AddedOmitted + s.RemovedOmitted }
 
 // Result is the difference between two copies.
 type Result struct {
@@ -58,7 +67,8 @@ type Options struct {
 	// Timeout bounds the alignment of one diff; past it go-diff returns a
 	// coarser diff that is still correct. Zero means no bound.
 	Timeout time.Duration `mapstructure:"timeout"`
-	// MaxBytes bounds the text each view of a kept diff carries (Capped).
+	// MaxBytes bounds the text each view of a kept diff carries, and the
+	// URLs of its links (Capped).
 	// Zero means no bound.
 	MaxBytes int `mapstructure:"max_bytes"`
 }
@@ -386,17 +396,35 @@ func runs(ops []Op, k Kind) []string {
 
 // Capped keeps, in the word view and in the line view, the runs up to max
 // bytes of text, the run that crosses it cut after its last whole token;
-// one Omitted run counts the changed tokens left out. A page rewritten
-// whole would otherwise make a diff twice its size in each view, carried
-// by every notification, feed entry and history entry of the change.
-// Links are bounded where they are extracted. max ≤ 0 keeps all.
+// one Omitted run counts the changed tokens left out. It keeps the links
+// added, then the links removed, up to max bytes of URLs, and counts the
+// others (SetChange.AddedOmitted, RemovedOmitted). A page rewritten whole
+// would otherwise make a diff twice its size in each view, and its
+// thousands of links another, carried by every notification, feed entry
+// and history entry of the change. max ≤ 0 keeps all.
 func (r Result) Capped(max int) Result {
 	if max <= 0 {
 		return r
 	}
 	r.Words = capOps(r.Words, " ", "word", max)
 	r.Lines = capOps(r.Lines, "\n", "line", max)
+	left := max
+	r.Links.Added, r.Links.AddedOmitted = capSet(r.Links.Added, r.Links.AddedOmitted, &left)
+	r.Links.Removed, r.Links.RemovedOmitted = capSet(r.Links.Removed, r.Links.RemovedOmitted, &left)
 	return r
+}
+
+// capSet keeps the members of set that fit in *left bytes, in order,
+// taking their bytes from it, and adds the others to omitted.
+func capSet(set []string, omitted int, left *int) ([]string, int) {
+	for i, m := range set {
+		if len(m) > *left {
+			*left = 0
+			return set[:i:i], omitted + len(set) - i
+		}
+		*left -= len(m)
+	}
+	return set, omitted
 }
 
 // capOps is Capped of one view, whose tokens are joined by sep.

@@ -310,3 +310,40 @@ func TestCappedKeepsWholeTokensAndCountsTheRest(t *testing.T) {
 		t.Errorf("plain text = %q, want the count after the kept runs", got)
 	}
 }
+
+// TestCappedKeepsLinksUpToTheBound: the links added, then the links
+// removed, are kept while their URLs fit the bound; the others are
+// counted, and said so in the plain text and the HTML.
+func TestCappedKeepsLinksUpToTheBound(t *testing.T) {
+	r := Result{Links: SetChange{Added: []string{"aaaa", "bbbb", "cccc"}, Removed: []string{"dd", "ee"}}}
+	for _, c := range []struct {
+		max                          int
+		added, removed               []string
+		addedOmitted, removedOmitted int
+	}{
+		{0, r.Links.Added, r.Links.Removed, 0, 0},
+		{100, r.Links.Added, r.Links.Removed, 0, 0},
+		{14, r.Links.Added, []string{"dd"}, 0, 1},
+		{9, []string{"aaaa", "bbbb"}, nil, 1, 2},
+		{3, nil, nil, 3, 2},
+	} {
+		got := r.Capped(c.max).Links
+		if !slices.Equal(got.Added, c.added) || !slices.Equal(got.Removed, c.removed) || got.AddedOmitted != c.addedOmitted || got.RemovedOmitted != c.removedOmitted {
+			t.Errorf("Capped(%d).Links = %+v, want added %q, removed %q, %d and %d omitted", c.max, got, c.added, c.removed, c.addedOmitted, c.removedOmitted)
+		}
+	}
+	if again := r.Capped(9).Capped(4).Links; !slices.Equal(again.Added, []string{"aaaa"}) || again.Omitted() != 4 {
+		t.Errorf("a capped diff capped again: %+v, want aaaa kept and 4 omitted", again)
+	}
+	c := r.Capped(9)
+	if got := c.PlainText(); !strings.HasSuffix(got, "+ link bbbb\n… 3 more links added or removed\n") {
+		t.Errorf("plain text = %q, want the count after the kept links", got)
+	}
+	var b strings.Builder
+	if err := c.WriteHTML(&b, ChangesOnly); err != nil || !strings.Contains(b.String(), `<p class="links-omitted">… 3 more links added or removed</p>`) {
+		t.Errorf("HTML = %q, %v; want the count of links left out", b.String(), err)
+	}
+	if (Result{Links: SetChange{RemovedOmitted: 1}}).Links.Empty() {
+		t.Error("links with one left out count as no change")
+	}
+}

@@ -33,7 +33,9 @@
 // (extracted text, at most extract.max_text_bytes); the diff's time by
 // Options.Timeout, after which go-diff returns a coarser but correct diff;
 // the diff a caller keeps by Result.Capped (Options.MaxBytes), which ends
-// each view with an Omitted run counting the changed tokens it left out.
+// each view with an Omitted run counting the changed tokens it left out,
+// and counts the links it left out (SetChange.AddedOmitted,
+// RemovedOmitted).
 //
 //	d := diff.Text(oldText, newText, diff.Options{Timeout: time.Second})
 //	d.Links = diff.Sets(oldLinks, newLinks)

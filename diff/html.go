@@ -5,6 +5,8 @@ import (
 	"html"
 	"io"
 	"strings"
+
+	"github.com/deltaq/deltaq/internal/plural"
 )
 
 // View is how WriteHTML lays a difference out (§4.2).
@@ -38,6 +40,9 @@ func (r Result) WriteHTML(w io.Writer, v View) error {
 	}
 	writeLinks(&b, "links added", "ins", r.Links.Added)
 	writeLinks(&b, "links removed", "del", r.Links.Removed)
+	if n := r.Links.Omitted(); n > 0 {
+		b.WriteString(`<p class="links-omitted">` + html.EscapeString(linksOmitted(n)) + "</p>\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -95,5 +100,13 @@ func (r Result) PlainText() string {
 	for _, l := range r.Links.Removed {
 		b.WriteString("- link " + l + "\n")
 	}
+	if n := r.Links.Omitted(); n > 0 {
+		b.WriteString(linksOmitted(n) + "\n")
+	}
 	return b.String()
+}
+
+// linksOmitted says how many links Result.Capped left out.
+func linksOmitted(n int) string {
+	return Elided + " " + plural.Count(n, "more link") + " added or removed"
 }

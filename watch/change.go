@@ -111,7 +111,7 @@ func (c *Change) summary() string {
 	}
 	return fmt.Sprintf("%s: %s added, %d removed, %s added, %d removed; %.0f%% of the object changed",
 		c.Kind, plural.Count(len(c.Diff.Added()), "text run"), len(c.Diff.Removed()),
-		plural.Count(len(c.Diff.Links.Added), "link"), len(c.Diff.Links.Removed), 100*c.Fraction)
+		plural.Count(len(c.Diff.Links.Added)+c.Diff.Links.AddedOmitted, "link"), len(c.Diff.Links.Removed)+c.Diff.Links.RemovedOmitted, 100*c.Fraction)
 }
 
 // fires evaluates the sentinel's trigger condition on a change of its

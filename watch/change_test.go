@@ -16,4 +16,9 @@ func TestChangeSummaryCountsInWords(t *testing.T) {
 	if got, want := c.summary(), "update: 1 text run added, 1 removed, 2 links added, 0 removed; 25% of the object changed"; got != want {
 		t.Errorf("summary = %q, want %q", got, want)
 	}
+	// Links a capped diff left out still count.
+	c.Diff.Links.AddedOmitted, c.Diff.Links.RemovedOmitted = 3, 1
+	if got, want := c.summary(), "update: 1 text run added, 1 removed, 5 links added, 1 removed; 25% of the object changed"; got != want {
+		t.Errorf("summary of a capped diff = %q, want %q", got, want)
+	}
 }

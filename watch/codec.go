@@ -157,21 +157,29 @@ func (d *decoder) float(field string) float64 {
 	return v
 }
 
-func (d *decoder) bool(field string) bool {
+func (d *decoder) bool(field string) bool { return d.small(field, 1) == 1 }
+
+// small reads one byte in [0, max]: a boolean, or a presence that says
+// which fields follow.
+func (d *decoder) small(field string, max byte) byte {
 	if d.err != nil {
-		return false
+		return 0
 	}
 	if d.off >= len(d.b) {
-		d.fail(field, "truncated boolean")
-		return false
+		d.fail(field, "truncated byte")
+		return 0
 	}
 	v := d.b[d.off]
-	if v > 1 {
+	if v > max && max == 1 {
 		d.fail(field, "boolean byte %d: want 0 or 1", v)
-		return false
+		return 0
+	}
+	if v > max {
+		d.fail(field, "byte %d: want 0 to %d", v, max)
+		return 0
 	}
 	d.off++
-	return v == 1
+	return v
 }
 
 func (d *decoder) time(field string) time.Time {
@@ -356,7 +364,8 @@ func (m *member) readRecord(d *decoder) {
 }
 
 // Change: at, url, type, kind, fraction, diff (presence, then words and
-// lines as ops, links added and removed, fraction), fired, notification.
+// lines as ops, links added and removed, with presence 2 the counts of
+// links added and removed left out, then fraction), fired, notification.
 // Fired and notification come last: they are all that differs between
 // the history entries a change writes for the members of one table
 // (appendShared).
@@ -372,8 +381,15 @@ func (c *Change) appendShared(b []byte) []byte {
 	if c.Diff == nil {
 		return append(b, 0)
 	}
-	b = appendOps(appendOps(append(b, 1), c.Diff.Words), c.Diff.Lines)
-	b = appendStrings(appendStrings(b, c.Diff.Links.Added), c.Diff.Links.Removed)
+	links := c.Diff.Links
+	if links.Omitted() == 0 {
+		b = appendOps(appendOps(append(b, 1), c.Diff.Words), c.Diff.Lines)
+		b = appendStrings(appendStrings(b, links.Added), links.Removed)
+	} else {
+		b = appendOps(appendOps(append(b, 2), c.Diff.Words), c.Diff.Lines)
+		b = appendStrings(appendStrings(b, links.Added), links.Removed)
+		b = appendInt(appendInt(b, int64(links.AddedOmitted)), int64(links.RemovedOmitted))
+	}
 	return appendFloat(b, c.Diff.Fraction)
 }
 
@@ -388,10 +404,14 @@ func (c *Change) readRecord(d *decoder) {
 	c.Type = Type(d.string("type"))
 	c.Kind = d.string("kind")
 	c.Fraction = d.float("fraction")
-	if d.bool("diff") {
+	if presence := d.small("diff", 2); presence > 0 {
 		c.Diff = &diff.Result{Words: readOps(d, "diff.words"), Lines: readOps(d, "diff.lines")}
 		c.Diff.Links.Added = d.strings("diff.links.added")
 		c.Diff.Links.Removed = d.strings("diff.links.removed")
+		if presence == 2 {
+			c.Diff.Links.AddedOmitted = d.int("diff.links.added_omitted")
+			c.Diff.Links.RemovedOmitted = d.int("diff.links.removed_omitted")
+		}
 		c.Diff.Fraction = d.float("diff.fraction")
 	}
 	c.Fired = d.bool("fired")

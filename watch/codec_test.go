@@ -28,6 +28,9 @@ func fullRecords() map[string]record {
 		Fraction: 0.25,
 	}
 	c := Change{At: at, URL: "https://x.gov/", Type: Phrase, Kind: "update", Fraction: 0.5, Diff: d, Fired: true, Notification: "w7-17"}
+	capped := c
+	capped.Diff = &diff.Result{Words: d.Words, Lines: d.Lines, Fraction: d.Fraction,
+		Links: diff.SetChange{Added: d.Links.Added, AddedOmitted: 4, RemovedOmitted: 300}}
 	spec := Spec{User: "ann", URL: "https://x.gov/", Type: Keywords, Selector: "#main p", Object: "héllo \x00 wörld",
 		Keywords: []string{"plain", "language"}, Direction: Appear, Regex: `a+[^<]{0,4}`, MinChange: 0.3, EveryN: 3,
 		Every: 90 * time.Minute, Mode: Digest, Period: 24 * time.Hour,
@@ -41,6 +44,8 @@ func fullRecords() map[string]record {
 			Set: []string{"a", "b"}, Flag: true, Box: &Box{Before: []string{"x", "y"}, After: []string{"z"}}}},
 		"member": &member{ID: "w7", Every: -time.Second},
 		"change": &c,
+		// Links left out (diff.Result.Capped): a presence byte of 2.
+		"capped change": &capped,
 		"failures": &failureLog{Runs: []Failure{{First: at, Last: at.Add(time.Hour), Count: 3, Kind: FailStatus, Error: "watch: fetch https://x.gov/: status 503"},
 			{First: at.Add(2 * time.Hour), Last: at.Add(2 * time.Hour), Count: 1, Kind: FailTextCut, Error: "héllo"}}},
 		"zero": &Sentinel{},

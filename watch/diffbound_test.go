@@ -1,6 +1,8 @@
 package watch
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,7 +17,8 @@ import (
 // words rewritten whole made a diff of twice that in each of its views,
 // sent whole in the webhook body and kept whole in the feed and the
 // history. Each view now carries at most watch.diff.max_bytes of text and
-// ends by counting the changed words it left out.
+// ends by counting the changed words it left out; the links added and
+// removed carry at most as many bytes of URLs, and count the others.
 func TestAHugeChangeCarriesABoundedDiff(t *testing.T) {
 	db := openRepo(t)
 	s := newSite(t)
@@ -28,7 +31,11 @@ func TestAHugeChangeCarriesABoundedDiff(t *testing.T) {
 		for i := range ws {
 			ws[i] = prefix + strconv.Itoa(i)
 		}
-		return htmlPage("<p>" + strings.Join(ws, " ") + "</p>")
+		var links strings.Builder
+		for i := range 3000 { // about 150 KB of URLs
+			fmt.Fprintf(&links, `<a href="/%s-pages/section/item-%d"></a>`, prefix, i)
+		}
+		return htmlPage("<p>" + strings.Join(ws, " ") + "</p>" + links.String())
 	}
 	u := s.set("/a", page("old"))
 	w, err := e.Install(t.Context(), Spec{URL: u, Type: Any, Every: time.Hour, Notify: []notify.Target{{Kind: notify.Webhook, Addr: hook.URL}, {Kind: notify.Feed}}})
@@ -57,11 +64,19 @@ func TestAHugeChangeCarriesABoundedDiff(t *testing.T) {
 				return false
 			}
 		}
-		return true
+		n := 0
+		for _, l := range slices.Concat(d.Links.Added, d.Links.Removed) {
+			n += len(l)
+		}
+		return n <= max && len(d.Links.Added) > 0 && len(d.Links.Added)+d.Links.AddedOmitted == 3000 && d.Links.RemovedOmitted == 3000
 	}
+	// The words, the lines and the links: three views of at most max
+	// bytes each, and their markup (the feed's HTML shows a link's URL
+	// twice, as its target and its text).
+	bodyMax, entryMax := 4*max, 5*max
 	hooks := hook.Hooks()
-	if len(hooks) != 1 || len(hooks[0].Body) > 3*max || hooks[0].Notification.Diff == nil || !bounded(hooks[0].Notification.Diff) {
-		t.Fatalf("webhook bodies %d, first %d bytes; want one of at most %d, its diff bounded", len(hooks), len(hooks[0].Body), 3*max)
+	if len(hooks) != 1 || len(hooks[0].Body) > bodyMax || hooks[0].Notification.Diff == nil || !bounded(hooks[0].Notification.Diff) {
+		t.Fatalf("webhook bodies %d, first %d bytes; want one of at most %d, its diff bounded", len(hooks), len(hooks[0].Body), bodyMax)
 	}
 	if !strings.Contains(hooks[0].Notification.Diff.Words[len(hooks[0].Notification.Diff.Words)-1].Text, "more words changed") {
 		t.Errorf("the diff does not say how many words it left out: %+v", hooks[0].Notification.Diff.Words[len(hooks[0].Notification.Diff.Words)-1])
@@ -75,7 +90,7 @@ func TestAHugeChangeCarriesABoundedDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	entries := notifytest.Entries(t, raw)
-	if len(entries) != 1 || len(entries[0].Content) > 3*max || !strings.Contains(entries[0].Content, "more words changed") {
-		t.Errorf("feed of %d bytes, want one entry of at most %d saying how many words it left out", len(raw), 3*max)
+	if len(entries) != 1 || len(entries[0].Content) > entryMax || !strings.Contains(entries[0].Content, "more words changed") || !strings.Contains(entries[0].Content, "more links added or removed") {
+		t.Errorf("feed of %d bytes, %d entries; want one of at most %d bytes saying how many words and links it left out", len(raw), len(entries), entryMax)
 	}
 }
