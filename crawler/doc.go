@@ -66,7 +66,9 @@
 // cannot undo (bad_encoding: it decodes gzip, x-gzip and deflate, zlib or
 // raw, stacked up to four deep, besides the gzip the transport asks for
 // and undoes; a body that does not decode fails too, and neither is stored
-// as the page), 429/503 (that host
+// as the page), a body that is no text whatever its type says (not_text:
+// a PDF, an image or bytes no text has, as extract.BinaryType sniffs it,
+// never parsed as a page), 429/503 (that host
 // alone backs off, honouring Retry-After, doubling up to backoff_max). A
 // subscribed feed's URL (frontier.Feed: the poller's feeds, or those
 // `deltaq feeds poll` fetches) is fetched as a feed reader fetches it,

@@ -269,6 +269,14 @@ func (c *Crawler) parse(r *result, base *url.URL) {
 		}
 		return
 	}
+	// A misconfigured server sends a PDF or an image as text/html: parsed,
+	// its bytes would be indexed as words. (A sitemap or feed above may be
+	// gzip: its parser decompresses it.)
+	if bt := extract.BinaryType(r.res.body); bt != "" {
+		r.res.outcome, r.res.body = repo.OutcomeNotText, nil
+		r.res.err = fmt.Errorf("the body is %s, not the %q it was sent as", bt, r.res.contentType)
+		return
+	}
 	doc, err := extract.HTML(r.res.body, r.res.contentType, base, c.cfg.Extract)
 	if err != nil {
 		c.logger.Debug("extract failed", "url", r.job.URL, "err", err)

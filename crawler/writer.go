@@ -401,7 +401,7 @@ func (a *apply) applyOutcome(p *repo.Page, r *result, h *repo.HostState, rec *re
 		p.ContentType = refusedType(r.res.contentType)
 		c.logger.Debug("Content-Type refused", "url", p.URL, "content_type", p.ContentType, "feed", r.asFeed)
 		fallthrough
-	case repo.OutcomeTooLarge, repo.OutcomeBadEncoding:
+	case repo.OutcomeTooLarge, repo.OutcomeBadEncoding, repo.OutcomeNotText:
 		if r.res.err != nil { // names the limit, or the Content-Encoding
 			c.logger.Debug("body refused", "url", p.URL, "outcome", r.res.outcome, "err", r.res.err)
 		}

@@ -1165,6 +1165,8 @@ func fetchFailure(p repo.Page) string {
 	switch p.LastOutcome {
 	case repo.OutcomeTooLarge:
 		return "the body is over crawler.limits.max_body_bytes"
+	case repo.OutcomeNotText:
+		return "the body is no text (a PDF, an image, an archive), whatever its Content-Type says"
 	case repo.OutcomeBadEncoding:
 		return "its Content-Encoding is none the crawler undoes (gzip, x-gzip, deflate), or the body does not decode as it says"
 	case repo.OutcomeBadContentType:

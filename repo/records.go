@@ -51,13 +51,14 @@ const (
 	OutcomeLimit                         // depth, URL length or pages-per-host limit
 	OutcomeRefused                       // address guard: private or loopback address
 	OutcomeBadEncoding                   // a Content-Encoding not undone: unknown, or a body that does not decode
+	OutcomeNotText                       // a body sent as text that is none (a PDF, an image; extract.BinaryType)
 	NumOutcomes           = iota
 )
 
 var outcomeNames = [...]string{
 	"ok", "not_modified", "gone", "redirect", "http_error", "throttled",
 	"network_error", "timeout", "disallowed", "too_large", "bad_content_type",
-	"limit", "refused", "bad_encoding",
+	"limit", "refused", "bad_encoding", "not_text",
 }
 
 func (o Outcome) String() string {

@@ -41,6 +41,10 @@
 // values and Robots.Union combines the two. Page-level nofollow is
 // Document.Robots.NoFollow; the crawler must check it besides Link.NoFollow.
 //
+// A body served as HTML or text may be none: BinaryType says which
+// bodies the caller should refuse before parsing (a PDF, an image, bytes
+// no text has).
+//
 //	doc, err := extract.HTML(body, resp.Header.Get("Content-Type"), finalURL, lim)
 //	doc.Robots = doc.Robots.Union(extract.RobotsTag(resp.Header.Values("X-Robots-Tag")...))
 //	for _, l := range doc.Links {
