@@ -64,10 +64,15 @@ func pageType(rawURL, contentType string) error {
 	return fmt.Errorf("%w: %s has Content-Type %q; a sentinel reads text/*, XML (application/xml, */*+xml) or JSON", ErrNotPage, rawURL, contentType)
 }
 
-// newPage parses one copy of rawURL, refusing one that is not a page.
+// newPage parses one copy of rawURL, refusing one that is not a page: by
+// its Content-Type, or by its bytes (a PDF or an image sent as text/html
+// would make a change of garbage words).
 func newPage(rawURL string, body []byte, contentType string, lim extract.Limits) (*page, error) {
 	if err := pageType(rawURL, contentType); err != nil {
 		return nil, err
+	}
+	if bt := extract.BinaryType(body); bt != "" {
+		return nil, fmt.Errorf("%w: %s: the body is %s, not the %q it was sent as", ErrNotPage, rawURL, bt, contentType)
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil {

@@ -784,7 +784,8 @@ func TestInstallDoesNotHoldTheEngineWhileAPageAnswers(t *testing.T) {
 
 // TestNonHTMLPageIsRefusedNotDiffed: a page served as a PDF is refused at
 // test and install, naming its Content-Type, and a watched page that
-// turns into one makes a failed check, not a change of its bytes.
+// turns into one makes a failed check, not a change of its bytes; so
+// does a PDF sent as text/html, by its bytes.
 func TestNonHTMLPageIsRefusedNotDiffed(t *testing.T) {
 	db := openRepo(t)
 	s := newSite(t)
@@ -830,6 +831,13 @@ func TestNonHTMLPageIsRefusedNotDiffed(t *testing.T) {
 	}
 	if h, err := e.History(t.Context(), sn.ID); err != nil || len(h) != 0 {
 		t.Errorf("History = %+v, %v; want no change from the PDF's bytes", h, err)
+	}
+	s.serveAs("/a", "text/html")
+	if res, err := e.Check(t.Context(), u); !errors.Is(err, ErrNotPage) || !strings.Contains(fmt.Sprint(err), `the body is application/pdf, not the "text/html" it was sent as`) || res.Changed != 0 {
+		t.Errorf("Check of a PDF sent as text/html = %+v, %v; want ErrNotPage naming what the body is, and no change", res, err)
+	}
+	if h, err := e.History(t.Context(), sn.ID); err != nil || len(h) != 0 {
+		t.Errorf("History = %+v, %v; want no change from the PDF's bytes sent as text/html", h, err)
 	}
 }
 
