@@ -6,12 +6,13 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"context"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -119,25 +120,10 @@ func TestContentEncodingIsUndone(t *testing.T) {
 	cfg.Crawler.Politeness.MinDelay = 0
 	cfg.Crawler.Limits.MaxBodyBytes = maxBody
 	e := newEnv(t, cfg, t.TempDir(), nil)
-	var urls []string
-	only := map[string]bool{}
-	for path := range want {
-		urls = append(urls, srv.URL+path)
-		only[srv.URL+path] = true
-	}
-	e.f = e.frontier(t, frontier.Options{Only: func(u string) bool { return only[u] }})
-	sum := e.crawl(t, urls...)
+	sum, indexed := e.crawlOnly(t, srv.URL, slices.Collect(maps.Keys(want)))
 	t.Logf("%s", sum)
 
 	ctx := context.Background()
-	changes, err := e.db.Changes(ctx, 0, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	indexed := map[string]bool{}
-	for _, c := range changes {
-		indexed[c.URL] = c.Kind == repo.ChangeUpsert
-	}
 	for path, w := range want {
 		u := srv.URL + path
 		p, err := e.db.Page(u)

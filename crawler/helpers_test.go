@@ -120,6 +120,29 @@ func (e *env) crawl(t testing.TB, seeds ...string) crawler.Summary {
 	return sum
 }
 
+// crawlOnly crawls the paths under base and nothing else (what they link
+// to stays queued), and reports which URLs were handed to the index.
+func (e *env) crawlOnly(t testing.TB, base string, paths []string) (crawler.Summary, map[string]bool) {
+	t.Helper()
+	var urls []string
+	only := map[string]bool{}
+	for _, p := range paths {
+		urls = append(urls, base+p)
+		only[base+p] = true
+	}
+	e.f = e.frontier(t, frontier.Options{Only: func(u string) bool { return only[u] }})
+	sum := e.crawl(t, urls...)
+	changes, err := e.db.Changes(context.Background(), 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	indexed := map[string]bool{}
+	for _, c := range changes {
+		indexed[c.URL] = c.Kind == repo.ChangeUpsert
+	}
+	return sum, indexed
+}
+
 // requestLog records every request a test server receives.
 type requestLog struct {
 	mu   sync.Mutex

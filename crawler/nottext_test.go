@@ -1,13 +1,13 @@
 package crawler_test
 
 import (
-	"context"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/deltaq/deltaq/frontier"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -49,24 +49,7 @@ func TestABodyThatIsNoTextIsNotIndexed(t *testing.T) {
 	cfg.Crawler.Sitemaps = false
 	cfg.Crawler.Politeness.MinDelay = 0
 	e := newEnv(t, cfg, t.TempDir(), nil)
-	var urls []string
-	only := map[string]bool{}
-	for path := range want {
-		urls = append(urls, srv.URL+path)
-		only[srv.URL+path] = true
-	}
-	e.f = e.frontier(t, frontier.Options{Only: func(u string) bool { return only[u] }})
-	sum := e.crawl(t, urls...)
-
-	ctx := context.Background()
-	changes, err := e.db.Changes(ctx, 0, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	indexed := map[string]bool{}
-	for _, c := range changes {
-		indexed[c.URL] = c.Kind == repo.ChangeUpsert
-	}
+	sum, indexed := e.crawlOnly(t, srv.URL, slices.Collect(maps.Keys(want)))
 	for path, outcome := range want {
 		u := srv.URL + path
 		p, err := e.db.Page(u)
