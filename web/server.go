@@ -162,8 +162,8 @@ func New(cfg Config, deps Deps) (*Server, error) {
 // the search page).
 func (s *Server) routes(operator bool) *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", s.timed("page", s.htmlHandler(operator)))
-	mux.HandleFunc("GET /api/v1/search", s.timed("api", s.handleSearch))
+	mux.HandleFunc("GET /{$}", s.timed("page", headersOnly(s.htmlHandler(operator))))
+	mux.HandleFunc("GET /api/v1/search", s.timed("api", headersOnly(s.handleSearch)))
 	mux.HandleFunc("GET /opensearch.xml", s.handleOpenSearch)
 	mux.HandleFunc("GET /healthz", s.handleHealthz)
 	if s.clicks != nil {
@@ -300,6 +300,41 @@ type statusWriter struct {
 func (w *statusWriter) WriteHeader(code int) {
 	w.code = code
 	w.ResponseWriter.WriteHeader(code)
+}
+
+// headersOnly answers a HEAD request with the headers h sets and no
+// body. A search answers HEAD without searching (Server.search), so the
+// body h renders is not its GET's, and a Content-Length sent with a HEAD
+// must be the GET's (RFC 9110 §8.6): none is sent.
+func headersOnly(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodHead {
+			w = &bodyless{ResponseWriter: w}
+		}
+		h(w, r)
+	}
+}
+
+// bodyless drops the body written to it and the Content-Length set for
+// it; net/http measures none for a HEAD whose handler wrote nothing.
+type bodyless struct {
+	http.ResponseWriter
+	wroteHeader bool
+}
+
+func (w *bodyless) WriteHeader(code int) {
+	if !w.wroteHeader {
+		w.wroteHeader = true
+		w.Header().Del("Content-Length")
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *bodyless) Write(p []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	return len(p), nil
 }
 
 func (s *Server) timed(route string, h http.HandlerFunc) http.HandlerFunc {
