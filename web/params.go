@@ -79,8 +79,12 @@ func onlyParams(route string, r *http.Request, q url.Values, params []string) *I
 		if len(params) > 0 {
 			limit = strings.Join(params, ", ")
 		}
-		return &InputError{Field: name, Value: q.Get(name), Limit: limit,
-			Message: fmt.Sprintf("not a parameter of %s, which takes %s", route, limit)}
+		msg := fmt.Sprintf("not a parameter of %s, which takes %s", route, limit)
+		if name == "" {
+			// "?=x" or a stray "&=": the error has no field to name.
+			msg = fmt.Sprintf("a parameter with no name (%q) is %s", "="+q.Get(name), msg)
+		}
+		return &InputError{Field: name, Value: q.Get(name), Limit: limit, Message: msg}
 	}
 	return nil
 }
