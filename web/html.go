@@ -67,9 +67,7 @@ func (s *Server) handleHTML(w http.ResponseWriter, r *http.Request, explain bool
 	if ie != nil {
 		data.Error, code = ie.Error(), http.StatusBadRequest
 	} else if strings.TrimSpace(data.Query) != "" {
-		// The cookie seeds this user's promotion order; a new visitor's
-		// first page must use the id the cookie will carry to the next.
-		user := UserID(w, r)
+		user, carried := pageUser(w, r, q)
 		req, ie := s.parseSearch(r, q)
 		req.User = user
 		var res Response
@@ -93,7 +91,7 @@ func (s *Server) handleHTML(w http.ResponseWriter, r *http.Request, explain bool
 		default:
 			data.Response = &res
 			data.First = (req.Page-1)*req.Size + 1
-			s.paginate(&data, req, res)
+			s.paginate(&data, req, res, carried)
 		}
 	}
 	s.render(w, pageTemplate, code, data)
@@ -144,9 +142,30 @@ func (s *Server) handleExplain(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// pageUser is the user id that seeds the promotion order of a search
+// page, and the id its links to other pages carry ("" for none). The
+// cookie's, if the request has one; else a new visitor's, whose first page
+// must use the id the cookie will carry to the next. A browser that keeps
+// no cookie would get a new id, and so another order, on every page:
+// results would repeat from one page to the next and others never show.
+// So a page without the cookie carries its id in its page links (u), and
+// a request without the cookie that gives one uses it, setting no cookie
+// (a link shared does not give its id to the one who opens it).
+func pageUser(w http.ResponseWriter, r *http.Request, q url.Values) (user, carried string) {
+	if id, ok := UserFromRequest(r); ok {
+		return id, ""
+	}
+	if id := q.Get("u"); len(q["u"]) == 1 && validUserID(id) {
+		return id, id
+	}
+	id := UserID(w, r)
+	return id, id
+}
+
 // paginate fills the links to neighbouring result pages, no further than
-// the results go: Pageable, when the ranking orders fewer than Total.
-func (s *Server) paginate(d *pageData, req Request, res Response) {
+// the results go: Pageable, when the ranking orders fewer than Total. Each
+// carries user as u, when set (pageUser).
+func (s *Server) paginate(d *pageData, req Request, res Response, user string) {
 	total := res.Total
 	if res.Truncated() {
 		total = uint64(res.Pageable)
@@ -157,6 +176,9 @@ func (s *Server) paginate(d *pageData, req Request, res Response) {
 		v := url.Values{"q": {req.Query}, "page": {strconv.Itoa(p)}}
 		if req.Size != s.cfg.DefaultSize {
 			v.Set("size", strconv.Itoa(req.Size))
+		}
+		if user != "" {
+			v.Set("u", user)
 		}
 		return "/?" + v.Encode()
 	}
