@@ -123,6 +123,9 @@ func Open(dir string, cfg Config, opts Options) (*DB, error) {
 	popts.FS = vfs.Default
 	if opts.FS != nil {
 		popts.FS = opts.FS
+	} else if err := dirAccessProblem(dir); err != nil {
+		cache.Unref()
+		return nil, fmt.Errorf("repo: open %s: %w: deltaq must be able to read and write the repository directory: run it as the user who owns it, or give it that access", dir, err)
 	}
 	pdb, err := pebble.Open(dir, popts)
 	cache.Unref()

@@ -9,3 +9,7 @@ func lockedElsewhere(error) bool { return false }
 // heldElsewhere reports whether another process holds the lock of the
 // repository directory dir; only Unix systems are asked.
 func heldElsewhere(string) bool { return false }
+
+// dirAccessProblem reports no permission problem: only Unix systems are
+// asked.
+func dirAccessProblem(string) error { return nil }

@@ -5,6 +5,7 @@ package repo
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -33,4 +34,18 @@ func heldElsewhere(dir string) bool {
 		return false
 	}
 	return lk.Type != unix.F_UNLCK
+}
+
+// dirAccessProblem returns, as an error wrapping fs.ErrPermission or
+// EROFS, that this process may not read, write and search the directory
+// dir; nil otherwise, when the open's own error, if any, stands. Pebble
+// retries a flush it cannot write without end, so opening a repository
+// with an unflushed log in a directory it may not write would hang
+// instead of failing.
+func dirAccessProblem(dir string) error {
+	err := unix.Access(dir, unix.R_OK|unix.W_OK|unix.X_OK)
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, unix.EROFS) {
+		return &fs.PathError{Op: "access", Path: dir, Err: err}
+	}
+	return nil
 }

@@ -1,0 +1,126 @@
+//go:build unix
+
+package repo
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// accessChildEnv names the repository directory a child of
+// TestOpenRefusesADirectoryItMayNotWrite opens as a user who may not
+// write it.
+const accessChildEnv = "DELTAQ_REPO_ACCESS_CHILD"
+
+// TestOpenRefusesADirectoryItMayNotWrite: a repository whose directory this
+// process may not write, with pages still in its log (as every closed
+// repository has), is refused at once as a permission problem naming the
+// directory; Pebble would retry flushing the log there without end. Root
+// may write any directory, so as root the open runs in a child process of
+// user nobody.
+func TestOpenRefusesADirectoryItMayNotWrite(t *testing.T) {
+	if dir := os.Getenv(accessChildEnv); dir != "" {
+		os.Stdout.WriteString(openWithin(t, dir, 20*time.Second) + "\n")
+		return
+	}
+	base := t.TempDir()
+	dir := filepath.Join(base, "repo")
+	db, err := Open(dir, testConfig(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := db.NewBatch(t.Context())
+	if err := b.PutPage(&Page{URL: "http://a.test/", State: StateLive}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+
+	var out string
+	if os.Geteuid() != 0 {
+		out = openWithin(t, dir, 20*time.Second)
+	} else {
+		out = runChildAsNobody(t, base, dir)
+	}
+	if !strings.Contains(out, "permission denied") || !strings.Contains(out, dir) {
+		t.Errorf("Open's error %q: want it to say permission denied and name %s", out, dir)
+	}
+}
+
+// openWithin opens the repository in dir, which must fail with a
+// permission error within limit, and returns the error's text.
+func openWithin(t *testing.T, dir string, limit time.Duration) string {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		db, err := Open(dir, testConfig(), Options{})
+		if err == nil {
+			db.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !errors.Is(err, fs.ErrPermission) {
+			t.Fatalf("Open = %v, want a permission error", err)
+		}
+		return err.Error()
+	case <-time.After(limit):
+		t.Fatalf("Open of a directory it may not write still running after %v", limit)
+		return ""
+	}
+}
+
+// runChildAsNobody runs TestOpenRefusesADirectoryItMayNotWrite's child part
+// on dir as user nobody (65534), from a copy of the test binary under
+// base, which it makes searchable by all, and returns the child's output.
+func runChildAsNobody(t *testing.T, base, dir string) string {
+	t.Helper()
+	for _, d := range []string{filepath.Dir(base), base} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := filepath.WalkDir(dir, func(path string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(path, 65534, 65534)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(base, "repo.test")
+	src, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-test.run=^TestOpenRefusesADirectoryItMayNotWrite$")
+	cmd.Env = append(os.Environ(), accessChildEnv+"="+dir, "TMPDIR=/tmp", "HOME=/tmp")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the child as nobody: %v\n%s", err, out)
+	}
+	return string(out)
+}
