@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/deltaq/deltaq/repo"
 )
 
 // accessChildEnv names the index directory a child of
@@ -78,10 +80,18 @@ func runAsNobody(t *testing.T, base, ixDir string) string {
 			t.Fatal(err)
 		}
 	}
+	return runTestAsNobody(t, base, "TestOpenNamesAPermissionProblem", accessChildEnv+"="+ixDir)
+}
+
+// runTestAsNobody runs the test named test of a copy of the test binary
+// under base as user nobody (65534), with env added to its environment,
+// and returns its output.
+func runTestAsNobody(t *testing.T, base, test, env string) string {
+	t.Helper()
 	bin := filepath.Join(base, "index.test")
 	copyFile(t, os.Args[0], bin, 0o755)
-	cmd := exec.Command(bin, "-test.run=^TestOpenNamesAPermissionProblem$")
-	cmd.Env = append(os.Environ(), accessChildEnv+"="+ixDir, "TMPDIR=/tmp", "HOME=/tmp")
+	cmd := exec.Command(bin, "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), env, "TMPDIR=/tmp", "HOME=/tmp")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -107,4 +117,73 @@ func copyFile(t *testing.T, from, to string, mode os.FileMode) {
 	if err := dst.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// rebuildChildEnv names the data directory a child of
+// TestRebuildKeepsTheNewIndexWhenTheOldOneStays rebuilds the index of.
+const rebuildChildEnv = "DELTAQ_INDEX_REBUILD_CHILD"
+
+// TestRebuildKeepsTheNewIndexWhenTheOldOneStays: a rebuild whose old index
+// directory cannot be removed (it is read-only) succeeds all the same, with
+// the new index in place, open and recorded in the repository, rather than
+// failing after the swap. Root may remove any file, so as root the rebuild
+// runs in a child process of user nobody, who owns the data directory.
+func TestRebuildKeepsTheNewIndexWhenTheOldOneStays(t *testing.T) {
+	if base := os.Getenv(rebuildChildEnv); base != "" {
+		rebuildReadOnlyIndex(t, base)
+		return
+	}
+	base := filepath.Join(t.TempDir(), "data")
+	db, err := repo.Open(filepath.Join(base, "repo"), repoConfig(), repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := openIndex(t, filepath.Join(base, "ix"), testConfig(ScoringBM25), db, Options{})
+	putPages(t, db, t0, smallCorpus...)
+	catchUp(t, ix)
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{filepath.Join(base, "ix", "store"), filepath.Join(base, "ix")} {
+		if err := os.Chmod(dir, 0o555); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Join(base, "ix.old"), 0o755) })
+	if os.Geteuid() != 0 {
+		rebuildReadOnlyIndex(t, base)
+		return
+	}
+	for _, dir := range []string{filepath.Dir(filepath.Dir(base)), filepath.Dir(base)} {
+		if err := os.Chmod(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := filepath.WalkDir(base, func(path string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(path, 65534, 65534)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Log(runTestAsNobody(t, filepath.Dir(base), "TestRebuildKeepsTheNewIndexWhenTheOldOneStays", rebuildChildEnv+"="+base))
+}
+
+// rebuildReadOnlyIndex rebuilds the index under base, whose directory is
+// read-only, and checks the rebuilt index is the one in use.
+func rebuildReadOnlyIndex(t *testing.T, base string) {
+	db := openRepo(t, filepath.Join(base, "repo"))
+	ix := openIndex(t, filepath.Join(base, "ix"), testConfig(ScoringBM25), db, Options{})
+	st, err := ix.Rebuild(t.Context())
+	if err != nil {
+		t.Fatalf("Rebuild = %v, want the new index kept", err)
+	}
+	if st.Indexed != len(smallCorpus) || ix.Watermark() != db.LastChangeSeq() {
+		t.Fatalf("stats %+v, watermark %d, want %d", st, ix.Watermark(), db.LastChangeSeq())
+	}
+	agree(t, ix, db)
 }

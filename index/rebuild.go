@@ -179,8 +179,10 @@ func (ix *Index) swap(tmp string) error {
 	if err := os.Rename(tmp, ix.dir); err != nil {
 		return fmt.Errorf("index: rebuild: %w", err)
 	}
+	// The new index is in place: an old one left behind is only space, and
+	// failing here would leave the rebuilt index unopened and unrecorded.
 	if err := os.RemoveAll(old); err != nil {
-		return fmt.Errorf("index: rebuild: %w", err)
+		ix.logger.Warn("the old index could not be removed after the rebuild; remove it yourself", "dir", old, "err", err)
 	}
 	bi, err := bleve.OpenUsing(ix.dir, scorchConfig(ix.mergeOnlyOnCompact))
 	if err != nil {
