@@ -187,3 +187,24 @@ func rebuildReadOnlyIndex(t *testing.T, base string) {
 	}
 	agree(t, ix, db)
 }
+
+// TestOpenCallsASymlinkLoopNoPermissionProblem: an index path that is a
+// symbolic link loop is no matter of owner or mode, so Open does not say
+// it is one; and it leaves the link be.
+func TestOpenCallsASymlinkLoopNoPermissionProblem(t *testing.T) {
+	base := t.TempDir()
+	ixDir := filepath.Join(base, "ix")
+	if err := os.Symlink("ix", ixDir); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(ixDir, testConfig(ScoringBM25), openRepo(t, filepath.Join(base, "repo")), Options{Recreate: true})
+	if err == nil {
+		t.Fatal("Open succeeded")
+	}
+	if errors.Is(err, fs.ErrPermission) || strings.Contains(err.Error(), "user who owns") {
+		t.Errorf("Open = %v, want no permission problem named", err)
+	}
+	if _, err := os.Lstat(ixDir); err != nil {
+		t.Errorf("the link after the refused open: %v, want it left in place", err)
+	}
+}

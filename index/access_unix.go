@@ -29,7 +29,9 @@ func accessProblem(dir string) error {
 		if d.IsDir() {
 			mode |= unix.X_OK
 		}
-		if err := unix.Access(path, mode); err != nil {
+		// Only a refusal is ours to name: a symbolic link loop, say, is
+		// not mended by a change of owner or mode.
+		if err := unix.Access(path, mode); errors.Is(err, fs.ErrPermission) {
 			return &fs.PathError{Op: "access", Path: path, Err: err}
 		}
 		return nil
