@@ -152,7 +152,10 @@ func TestRebuildKeepsTheNewIndexWhenTheOldOneStays(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Cleanup(func() { os.Chmod(filepath.Join(base, "ix.old"), 0o755) })
+	t.Cleanup(func() { // the old index stays, read-only: let TempDir remove it
+		os.Chmod(filepath.Join(base, "ix.old"), 0o755)
+		os.Chmod(filepath.Join(base, "ix.old", "store"), 0o755)
+	})
 	if os.Geteuid() != 0 {
 		rebuildReadOnlyIndex(t, base)
 		return
