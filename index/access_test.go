@@ -4,15 +4,13 @@ package index
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/deltaq/deltaq/internal/nobodytest"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -60,62 +58,13 @@ func TestOpenNamesAPermissionProblem(t *testing.T) {
 		}
 		out = err.Error()
 	} else {
-		out = runAsNobody(t, base, ixDir)
+		out = nobodytest.Run(t, base, "TestOpenNamesAPermissionProblem", accessChildEnv+"="+ixDir)
 	}
 	if !strings.Contains(out, "permission denied") || !strings.Contains(out, ixDir) || strings.Contains(out, "rebuild") {
 		t.Errorf("Open's error %q: want it to say permission denied, name a file of %s and offer no rebuild", out, ixDir)
 	}
 	if _, err := os.Stat(filepath.Join(ixDir, "index_meta.json")); err != nil {
 		t.Errorf("the index after the refused open: %v, want it left in place", err)
-	}
-}
-
-// runAsNobody runs TestOpenNamesAPermissionProblem's child part on ixDir
-// as user nobody (65534), from a copy of the test binary under base, which
-// it makes searchable by all, and returns the child's output.
-func runAsNobody(t *testing.T, base, ixDir string) string {
-	t.Helper()
-	for _, dir := range []string{filepath.Dir(base), base} {
-		if err := os.Chmod(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return runTestAsNobody(t, base, "TestOpenNamesAPermissionProblem", accessChildEnv+"="+ixDir)
-}
-
-// runTestAsNobody runs the test named test of a copy of the test binary
-// under base as user nobody (65534), with env added to its environment,
-// and returns its output.
-func runTestAsNobody(t *testing.T, base, test, env string) string {
-	t.Helper()
-	bin := filepath.Join(base, "index.test")
-	copyFile(t, os.Args[0], bin, 0o755)
-	cmd := exec.Command(bin, "-test.run=^"+test+"$")
-	cmd.Env = append(os.Environ(), env, "TMPDIR=/tmp", "HOME=/tmp")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the child as nobody: %v\n%s", err, out)
-	}
-	return string(out)
-}
-
-func copyFile(t *testing.T, from, to string, mode os.FileMode) {
-	t.Helper()
-	src, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -160,20 +109,8 @@ func TestRebuildKeepsTheNewIndexWhenTheOldOneStays(t *testing.T) {
 		rebuildReadOnlyIndex(t, base)
 		return
 	}
-	for _, dir := range []string{filepath.Dir(filepath.Dir(base)), filepath.Dir(base)} {
-		if err := os.Chmod(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := filepath.WalkDir(base, func(path string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(path, 65534, 65534)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	t.Log(runTestAsNobody(t, filepath.Dir(base), "TestRebuildKeepsTheNewIndexWhenTheOldOneStays", rebuildChildEnv+"="+base))
+	nobodytest.Own(t, base)
+	t.Log(nobodytest.Run(t, filepath.Dir(base), "TestRebuildKeepsTheNewIndexWhenTheOldOneStays", rebuildChildEnv+"="+base))
 }
 
 // rebuildReadOnlyIndex rebuilds the index under base, whose directory is

@@ -3,16 +3,15 @@
 package repo
 
 import (
-	"context"
 	"errors"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/deltaq/deltaq/internal/nobodytest"
 )
 
 // accessChildEnv names the repository directory a child of
@@ -56,7 +55,8 @@ func TestOpenRefusesADirectoryItMayNotWrite(t *testing.T) {
 	if os.Geteuid() != 0 {
 		out = openWithin(t, dir, 20*time.Second)
 	} else {
-		out = runChildAsNobody(t, base, dir)
+		nobodytest.Own(t, dir)
+		out = nobodytest.Run(t, base, "TestOpenRefusesADirectoryItMayNotWrite", accessChildEnv+"="+dir)
 	}
 	if !strings.Contains(out, "permission denied") || !strings.Contains(out, dir) {
 		t.Errorf("Open's error %q: want it to say permission denied and name %s", out, dir)
@@ -85,42 +85,4 @@ func openWithin(t *testing.T, dir string, limit time.Duration) string {
 		t.Fatalf("Open of a directory it may not write still running after %v", limit)
 		return ""
 	}
-}
-
-// runChildAsNobody runs TestOpenRefusesADirectoryItMayNotWrite's child part
-// on dir as user nobody (65534), from a copy of the test binary under
-// base, which it makes searchable by all, and returns the child's output.
-func runChildAsNobody(t *testing.T, base, dir string) string {
-	t.Helper()
-	for _, d := range []string{filepath.Dir(base), base} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := filepath.WalkDir(dir, func(path string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(path, 65534, 65534)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(base, "repo.test")
-	src, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, src, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-test.run=^TestOpenRefusesADirectoryItMayNotWrite$")
-	cmd.Env = append(os.Environ(), accessChildEnv+"="+dir, "TMPDIR=/tmp", "HOME=/tmp")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the child as nobody: %v\n%s", err, out)
-	}
-	return string(out)
 }
