@@ -372,14 +372,6 @@ func TestHTMLPaginationAndUserCookie(t *testing.T) {
 	b, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	page := string(b)
-	for _, want := range []string{`35 results in`, `start="11"`, `href="/?page=1&amp;q=tar" rel="prev"`, `href="/?page=3&amp;q=tar" rel="next"`, `<span aria-current="page">2</span>`, "Result &lt;b&gt;10&lt;/b&gt;"} {
-		if !strings.Contains(page, want) {
-			t.Errorf("page 2 lacks %q", want)
-		}
-	}
-	if strings.Contains(page, `page=5`) {
-		t.Error("links past the last page (4)")
-	}
 	var uid string
 	for _, c := range res.Cookies() {
 		if c.Name == UserCookie {
@@ -392,10 +384,29 @@ func TestHTMLPaginationAndUserCookie(t *testing.T) {
 	if fs.last.User != uid {
 		t.Errorf("a new visitor's first search ran as user %q, not the id its cookie got (%q)", fs.last.User, uid)
 	}
-	req, _ := http.NewRequest("GET", "/", nil)
+	// Asked without the cookie, the page links carry its id (pageUser).
+	for _, want := range []string{`35 results in`, `start="11"`, `href="/?page=1&amp;q=tar&amp;u=` + uid + `" rel="prev"`, `href="/?page=3&amp;q=tar&amp;u=` + uid + `" rel="next"`, `<span aria-current="page">2</span>`, "Result &lt;b&gt;10&lt;/b&gt;"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page 2 lacks %q", want)
+		}
+	}
+	if strings.Contains(page, `page=5`) {
+		t.Error("links past the last page (4)")
+	}
+	req, _ := http.NewRequest("GET", srv.URL+"/?q=tar&page=2", nil)
 	req.AddCookie(&http.Cookie{Name: UserCookie, Value: uid})
 	if got, ok := UserFromRequest(req); !ok || got != uid {
 		t.Fatalf("the user id cookie set (%q) is not one ranking accepts", uid)
+	}
+	// With the cookie, they carry none.
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if want := `href="/?page=3&amp;q=tar" rel="next"`; !strings.Contains(string(b), want) || fs.last.User != uid {
+		t.Errorf("page 2 asked with the cookie: user %q, want %q, and links like %q", fs.last.User, uid, want)
 	}
 	// The home page without a query shows the form and no results.
 	code, home, _ := get(t, srv, "/")
