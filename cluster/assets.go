@@ -86,17 +86,18 @@ func createAsset(ctx context.Context, create func(context.Context) error) error 
 	return askAsset(ctx, create, notReady)
 }
 
-// readAsset runs read as createAsset runs create. A bucket just created
-// may have no replica answering reads yet (no responders), which it also
-// waits out; createAsset does not, as a server without JetStream answers
-// the same.
-func readAsset(ctx context.Context, read func(context.Context) error) error {
-	return askAsset(ctx, read, func(err error) bool {
-		return notReady(err) || errors.Is(err, nats.ErrNoResponders)
+// useAsset runs use, a read or a write of a bucket just created, as
+// createAsset runs create. The bucket's replicas may not answer yet: no
+// responders to a read, no response from the stream to a write, which it
+// also waits out; createAsset does not, as a server without JetStream
+// answers the same.
+func useAsset(ctx context.Context, use func(context.Context) error) error {
+	return askAsset(ctx, use, func(err error) bool {
+		return notReady(err) || errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse)
 	})
 }
 
-// askAsset is createAsset and readAsset, asking again after a pause when
+// askAsset is createAsset and useAsset, asking again after a pause when
 // notReady(err).
 func askAsset(ctx context.Context, ask func(context.Context) error, notReady func(error) bool) error {
 	ctx, cancel := context.WithTimeout(ctx, assetAttempts*assetWait)

@@ -23,7 +23,7 @@ func TestAskAssetRetriesOnlyTimeoutsAndAClusterForming(t *testing.T) {
 		name      string
 		errs      []error // what each attempt returns; nil after the list
 		cancel    bool
-		read      bool // readAsset, not createAsset
+		use       bool // useAsset, not createAsset
 		wantCalls int  // 0: not checked
 		wantErr   error
 		wantTook  time.Duration
@@ -39,10 +39,12 @@ func TestAskAssetRetriesOnlyTimeoutsAndAClusterForming(t *testing.T) {
 		{"a cluster that does not form is asked until the time runs out", forming, false, false, 0, noPeers, assetAttempts * assetWait},
 		// A server without JetStream has no responders for a creation.
 		{"no responders to a creation is final", []error{nats.ErrNoResponders}, false, false, 1, nats.ErrNoResponders, 0},
-		// A bucket just created, its replicas not yet answering reads.
+		// A bucket just created, its replicas not yet answering.
 		{"no responders to a read is asked again after a pause", []error{nats.ErrNoResponders, nats.ErrNoResponders}, false, true, 3, nil, 2 * assetPause},
+		{"no response to a write is asked again after a pause", []error{fmt.Errorf("kv: %w", jetstream.ErrNoStreamResponse)}, false, true, 2, nil, assetPause},
 		{"a read's timeout is asked again", []error{nats.ErrTimeout}, false, true, 2, nil, 0},
 		{"a key not found is a read's answer", []error{jetstream.ErrKeyNotFound}, false, true, 1, jetstream.ErrKeyNotFound, 0},
+		{"a key that exists is a write's answer", []error{jetstream.ErrKeyExists}, false, true, 1, jetstream.ErrKeyExists, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -54,8 +56,8 @@ func TestAskAssetRetriesOnlyTimeoutsAndAClusterForming(t *testing.T) {
 				}
 				calls, start := 0, time.Now()
 				ask := createAsset
-				if c.read {
-					ask = readAsset
+				if c.use {
+					ask = useAsset
 				}
 				err := ask(ctx, func(context.Context) error {
 					calls++

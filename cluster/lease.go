@@ -82,7 +82,7 @@ func newLeases(ctx context.Context, js jetstream.JetStream, cfg Config, clk cloc
 // with Ctrl-C or SIGTERM deletes its heartbeat as it leaves).
 func (l *Leases) nameFree(ctx context.Context) error {
 	var seen jetstream.KeyValueEntry
-	err := readAsset(ctx, func(ctx context.Context) (err error) {
+	err := useAsset(ctx, func(ctx context.Context) (err error) {
 		seen, err = l.nodes.Get(ctx, l.cfg.Node)
 		return err
 	})

@@ -42,7 +42,7 @@ func agreeSettings(ctx context.Context, js jetstream.JetStream, cfg Config) erro
 	if err != nil {
 		return err
 	}
-	err = createAsset(ctx, func(ctx context.Context) error {
+	err = useAsset(ctx, func(ctx context.Context) error {
 		_, err := kv.Create(ctx, settingsKey, b)
 		return err
 	})
@@ -73,7 +73,7 @@ func agreeSettings(ctx context.Context, js jetstream.JetStream, cfg Config) erro
 // settingsBucket; jetstream.ErrKeyNotFound if no node stored them.
 func readSettings(ctx context.Context, kv jetstream.KeyValue) (sharedSettings, error) {
 	var e jetstream.KeyValueEntry
-	err := readAsset(ctx, func(ctx context.Context) (err error) {
+	err := useAsset(ctx, func(ctx context.Context) (err error) {
 		e, err = kv.Get(ctx, settingsKey)
 		return err
 	})
