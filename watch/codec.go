@@ -382,12 +382,13 @@ func (c *Change) appendShared(b []byte) []byte {
 		return append(b, 0)
 	}
 	links := c.Diff.Links
-	if links.Omitted() == 0 {
-		b = appendOps(appendOps(append(b, 1), c.Diff.Words), c.Diff.Lines)
-		b = appendStrings(appendStrings(b, links.Added), links.Removed)
-	} else {
-		b = appendOps(appendOps(append(b, 2), c.Diff.Words), c.Diff.Lines)
-		b = appendStrings(appendStrings(b, links.Added), links.Removed)
+	presence := byte(1)
+	if links.Omitted() > 0 {
+		presence = 2
+	}
+	b = appendOps(appendOps(append(b, presence), c.Diff.Words), c.Diff.Lines)
+	b = appendStrings(appendStrings(b, links.Added), links.Removed)
+	if presence == 2 {
 		b = appendInt(appendInt(b, int64(links.AddedOmitted)), int64(links.RemovedOmitted))
 	}
 	return appendFloat(b, c.Diff.Fraction)
