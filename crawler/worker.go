@@ -264,7 +264,11 @@ func (c *Crawler) parse(r *result, base *url.URL) {
 		r.noIndex = true
 		feed, err := sitemap.Parse(r.res.body, c.cfg.Sitemap)
 		r.feed = feed // never nil: what was read before an error
-		if err != nil {
+		switch {
+		case errors.Is(err, sitemap.ErrFeedTooLarge):
+			// The feed aggregator refuses it whole; no link of it is offered.
+			c.logger.Info("feed over feeds.max_bytes: its links not offered", "url", r.job.URL, "err", err)
+		case err != nil:
 			c.logger.Debug("sitemap or feed unreadable", "url", r.job.URL, "err", err)
 		}
 		return

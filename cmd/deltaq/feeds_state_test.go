@@ -86,19 +86,7 @@ func TestFeedsPollReadsAUTF16Feed(t *testing.T) {
 // A feed of more items than feeds.max_items (200) offers the crawler the
 // links of the items read alone.
 func TestFeedsPollQueuesTheLinksOfTheItemsRead(t *testing.T) {
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/big.rss" {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "application/rss+xml")
-		fmt.Fprint(w, `<?xml version="1.0"?><rss version="2.0"><channel><title>big</title>`)
-		for i := range 250 {
-			fmt.Fprintf(w, `<item><title>%d</title><guid>%d</guid><link>http://%s/posts/%d</link></item>`, i, i, r.Host, i)
-		}
-		fmt.Fprint(w, `</channel></rss>`)
-	}))
-	defer site.Close()
+	site := bigFeedSite(t)
 	data := t.TempDir()
 	if out, _, err := run(t, "feeds", "add", site.URL+"/big.rss", "--data", data); err != nil {
 		t.Fatalf("feeds add: %v\n%s", err, out)
@@ -124,6 +112,50 @@ func TestFeedsPollQueuesTheLinksOfTheItemsRead(t *testing.T) {
 	}
 	if n := strings.Count(out, site.URL+"/posts/"); n != 200 || !strings.Contains(out, site.URL+"/posts/199\n") || strings.Contains(out, site.URL+"/posts/200\n") {
 		t.Errorf("%d item links queued, want the 200 of the items read:\n%.2000s", n, out)
+	}
+}
+
+// bigFeedSite serves /big.rss: an RSS feed of 250 items of about 100
+// bytes, each linking to its post on the site.
+func bigFeedSite(t *testing.T) *httptest.Server {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/big.rss" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/rss+xml")
+		fmt.Fprint(w, `<?xml version="1.0"?><rss version="2.0"><channel><title>big</title>`)
+		for i := range 250 {
+			fmt.Fprintf(w, `<item><title>%d</title><guid>%d</guid><link>http://%s/posts/%d</link></item>`, i, i, r.Host, i)
+		}
+		fmt.Fprint(w, `</channel></rss>`)
+	}))
+	t.Cleanup(site.Close)
+	return site
+}
+
+// A feed over feeds.max_bytes, which the feed aggregator refuses whole,
+// offers the crawler none of its links either: they used to be queued.
+func TestFeedsPollQueuesNoLinkOfAFeedOverMaxBytes(t *testing.T) {
+	t.Setenv("DELTAQ_FEEDS_MAX_BYTES", "4096")
+	site := bigFeedSite(t)
+	data := t.TempDir()
+	if out, _, err := run(t, "feeds", "add", site.URL+"/big.rss", "--data", data); err != nil {
+		t.Fatalf("feeds add: %v\n%s", err, out)
+	}
+	out, logged, _ := run(t, "feeds", "poll", "--data", data, "--allow-private")
+	if !strings.Contains(out, "limit 4096 (feeds.max_bytes)") {
+		t.Errorf("feeds poll does not name the limit of 4096 bytes:\n%s", out)
+	}
+	if !strings.Contains(logged, "feed over feeds.max_bytes: its links not offered") {
+		t.Errorf("the poll's log does not say the feed's links were not offered:\n%s", logged)
+	}
+	out, _, err := run(t, "queue", "--data", data, "--limit", "1000")
+	if err != nil {
+		t.Fatalf("queue: %v\n%s", err, out)
+	}
+	if n := strings.Count(out, site.URL+"/posts/"); n != 0 {
+		t.Errorf("%d item links of a feed over feeds.max_bytes queued, want none:\n%.2000s", n, out)
 	}
 }
 

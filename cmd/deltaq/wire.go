@@ -214,9 +214,10 @@ func newCrawlWith(ctx context.Context, db *repo.DB, cfg *configs.Config, logger 
 	}
 	copts.Logger, copts.OnCommit, copts.OnYield = logger, onCommit, onYield
 	// The crawler offers the links of a feed's first feeds.max_items items
-	// alone: those the feed aggregator reads.
+	// alone, and none of a feed over feeds.max_bytes: those the feed
+	// aggregator reads.
 	ccfg := cfg.Crawler
-	ccfg.Sitemap.FeedItems = cfg.Feeds.MaxItems
+	ccfg.Sitemap.FeedItems, ccfg.Sitemap.FeedBytes = cfg.Feeds.MaxItems, cfg.Feeds.MaxBytes
 	c, err := crawler.New(ccfg, db, copts)
 	if err != nil {
 		return nil, err

@@ -31,6 +31,9 @@ var (
 	// ErrTooLarge is returned when the decompressed body exceeds
 	// Limits.MaxBytes.
 	ErrTooLarge = errors.New("sitemap: too large")
+	// ErrFeedTooLarge is returned for an RSS or Atom body over
+	// Limits.FeedBytes.
+	ErrFeedTooLarge = errors.New("sitemap: feed too large")
 	// ErrUnknownFormat is returned when the root element is none of
 	// urlset, sitemapindex, rss, rdf:RDF, feed.
 	ErrUnknownFormat = errors.New("sitemap: unknown format")
@@ -50,6 +53,12 @@ type Limits struct {
 	// offered the links of those items and not of the ones it leaves
 	// unread. Further items are counted in Result.Dropped.
 	FeedItems int `mapstructure:"-"`
+	// FeedBytes, when > 0, is the largest RSS or Atom body, in bytes as
+	// given to Parse, whose links are kept: it is feeds.max_bytes, set
+	// where FeedItems is, since the feed aggregator refuses a larger feed
+	// whole. A larger feed stops at its root element with ErrFeedTooLarge
+	// and keeps nothing.
+	FeedBytes int64 `mapstructure:"-"`
 }
 
 // Upper bounds of Limits, a hundred times the sitemaps.org limits: a gzip
@@ -149,9 +158,9 @@ func Parse(body []byte, lim Limits) (*Result, error) {
 			return res, fmt.Errorf("sitemap: %w", err)
 		}
 	}
-	p := parser{res: res, lim: lim}
+	p := parser{res: res, lim: lim, size: int64(len(body))}
 	err := p.run(br)
-	if err != nil && !errors.Is(err, ErrTooLarge) {
+	if err != nil && !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrFeedTooLarge) {
 		// Measure the rest without keeping it, so that a bomb that is
 		// also malformed is still reported as too large.
 		if _, derr := io.Copy(io.Discard, br); errors.Is(derr, ErrTooLarge) {
@@ -187,6 +196,7 @@ func (c *capReader) Read(p []byte) (int, error) {
 type parser struct {
 	res   *Result
 	lim   Limits
+	size  int64 // bytes given to Parse (Limits.FeedBytes)
 	depth int
 
 	items      int // a feed's items read (Limits.FeedItems)
@@ -267,6 +277,9 @@ func (p *parser) start(t xml.StartElement) error {
 			p.res.Format = FormatAtom
 		default:
 			return fmt.Errorf("%w: root element <%s>", ErrUnknownFormat, t.Name.Local)
+		}
+		if f := p.res.Format; p.lim.FeedBytes > 0 && p.size > p.lim.FeedBytes && (f == FormatRSS || f == FormatAtom) {
+			return fmt.Errorf("%w: %s feed of %d bytes, limit %d (feeds.max_bytes)", ErrFeedTooLarge, f, p.size, p.lim.FeedBytes)
 		}
 		return nil
 	}

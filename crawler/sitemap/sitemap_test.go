@@ -372,3 +372,36 @@ func TestFeedItems(t *testing.T) {
 		t.Fatalf("a sitemap of 30 URLs kept %d, %v; want 30", len(res.URLs), err)
 	}
 }
+
+// An RSS or Atom body over Limits.FeedBytes keeps no link, and says so
+// naming its size and the limit; a sitemap of that size is read whole.
+func TestFeedBytes(t *testing.T) {
+	var rss, atom, set strings.Builder
+	rss.WriteString(`<rss version="2.0"><channel><title>t</title>`)
+	atom.WriteString(`<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>`)
+	set.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for i := range 30 {
+		fmt.Fprintf(&rss, "<item><link>https://example.com/%d</link></item>\n", i)
+		fmt.Fprintf(&atom, `<entry><link href="https://example.com/%d"/></entry>`+"\n", i)
+		fmt.Fprintf(&set, "<url><loc>https://example.com/%d</loc></url>\n", i)
+	}
+	rss.WriteString("</channel></rss>")
+	atom.WriteString("</feed>")
+	set.WriteString("</urlset>")
+	lim := Limits{MaxBytes: 1 << 20, MaxURLs: 100, FeedBytes: 1000}
+	for _, body := range []string{rss.String(), atom.String()} {
+		res, err := Parse([]byte(body), lim)
+		want := fmt.Sprintf("feed of %d bytes, limit 1000 (feeds.max_bytes)", len(body))
+		if !errors.Is(err, ErrFeedTooLarge) || !strings.Contains(err.Error(), want) || len(res.URLs) != 0 {
+			t.Errorf("a %s of %d bytes: %d links kept, %v; want none and an error with %q", res.Format, len(body), len(res.URLs), err, want)
+		}
+	}
+	lim.FeedBytes = int64(rss.Len())
+	if res, err := Parse([]byte(rss.String()), lim); err != nil || len(res.URLs) != 30 {
+		t.Errorf("a feed of exactly the limit kept %d links, %v; want 30", len(res.URLs), err)
+	}
+	lim.FeedBytes = 1000
+	if res, err := Parse([]byte(set.String()), lim); err != nil || len(res.URLs) != 30 {
+		t.Errorf("a sitemap over the feed limit kept %d links, %v; want 30", len(res.URLs), err)
+	}
+}
