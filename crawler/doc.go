@@ -94,9 +94,10 @@
 // row), unless the host gave rules before: then, as §2.4 allows while
 // the file is unreachable, the host is crawled under those rules for up
 // to crawler.robots.stale_for from the first failed refresh, asked again
-// on the same doubling schedule; the host record keeps the rules and
-// since when (repo.HostState.RobotsUnreachableSince), so a restart does
-// too, and the summary and Hosts name such hosts.
+// on the same doubling schedule; the host record keeps the rules, since
+// when (repo.HostState.RobotsUnreachableSince) and the last wait
+// (RobotsRetryWait), so a restart does too, and the summary and Hosts
+// name such hosts.
 //
 // What a run did: Summary counts fetches, outcomes (robots.txt refusals
 // apart from errors) and URLs excluded, and a drained run says how many URLs

@@ -3,6 +3,7 @@ package crawler_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -177,5 +178,56 @@ func TestAnUnreachableRobotsRefreshKeepsTheCachedRules(t *testing.T) {
 	checkHost("past stale_for", time.Time{}, true)
 	if n := log.count("s.test", "/robots.txt"); n != 3 {
 		t.Errorf("robots.txt asked %d times, want 3: the first fetch, the failed refresh, the one past stale_for", n)
+	}
+}
+
+// TestARestartGoesOnDoublingARobotsFailure: the wait a failed robots.txt
+// put off its host is kept in the host's record, so the next failure in a
+// row after a restart defers the host twice as long, as it would have
+// without the restart; a restart used to start again from
+// crawler.robots.error_defer. A host with rules fetched before, crawled
+// under them (crawler.robots.stale_for), doubles its retries the same way.
+func TestARestartGoesOnDoublingARobotsFailure(t *testing.T) {
+	var down atomic.Bool
+	srv := httptest.NewServer(smallWeb(3, nil, func(host, path string, w http.ResponseWriter) bool {
+		if path == "/robots.txt" && (host == "c.test" || down.Load()) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return true
+		}
+		return false
+	}))
+	defer srv.Close()
+	cfg := defaults(t)
+	loopback(cfg, srv, "c.test", "k.test")
+	unpolite(cfg, 1, "c.test", "k.test")
+	cfg.Crawler.Sitemaps = false
+	clk := clock.NewManual(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	e := newEnv(t, cfg, t.TempDir(), clk)
+	e.crawl(t, "http://k.test/p0")
+	down.Store(true)
+	clk.Advance(cfg.Crawler.Robots.CacheTTL + time.Hour)
+	base := cfg.Crawler.Robots.ErrorDefer
+	for i, want := range []time.Duration{base, 2 * base, 4 * base} {
+		if i > 0 {
+			// A new crawler on the same repository: nothing in memory.
+			c, err := crawler.New(cfg.Crawler, e.db, crawler.Options{Clock: clk})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e = &env{cfg: cfg, db: e.db, c: c}
+			e.f = e.frontier(t, frontier.Options{Clock: clk})
+		}
+		now := clk.Now()
+		e.crawl(t, "http://c.test/", fmt.Sprintf("http://k.test/p%d", i+1))
+		for _, host := range []string{"c.test", "k.test"} {
+			st, err := e.db.Host(host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := st.RobotsExpires.Sub(now); got != want || st.RobotsRetryWait != want {
+				t.Errorf("failure %d of %s (after %d restarts): asked again after %s, retry wait %s; want %s", i+1, host, i, got, st.RobotsRetryWait, want)
+			}
+		}
+		clk.Advance(want + time.Minute)
 	}
 }

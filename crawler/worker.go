@@ -157,7 +157,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, notes *runNotes, host, scheme
 			return nil, fmt.Errorf("crawler: host %s: %w", host, err)
 		}
 	}
-	wait := c.robotsWaits.next(host, !robotsKnown(res.status), c.cfg.Robots.ErrorDefer)
+	wait := c.robotsWaits.next(host, !robotsKnown(res.status), c.cfg.Robots.ErrorDefer, prev.RobotsRetryWait)
 	st := c.robotsState(&prev, &res, c.clock.Now(), wait)
 	notes.noteStale(&st)
 	h := c.hosts.fromState(&st)
@@ -176,9 +176,10 @@ func (c *Crawler) robotsState(prev *repo.HostState, res *response, now time.Time
 	st := repo.HostState{Host: prev.Host, RobotsStatus: res.status, RobotsFetched: now}
 	if !robotsKnown(res.status) {
 		if kept, ok := c.keepRules(prev, res, now, wait); ok {
+			kept.RobotsRetryWait = wait
 			return kept
 		}
-		st.RobotsExpires = now.Add(wait)
+		st.RobotsExpires, st.RobotsRetryWait = now.Add(wait), wait
 		return st
 	}
 	st.RobotsExpires = now.Add(c.cfg.Robots.CacheTTL)
@@ -220,16 +221,19 @@ const maxRobotsDefer = 24 * time.Hour
 // long that failure deferred it, so that each failure in a row defers it
 // twice as long: a host that stays down is asked less and less often, and
 // a one-pass crawl, which waits for hosts deferred less than its horizon,
-// comes to an end however short crawler.robots.error_defer is. A restart
-// starts again from error_defer.
+// comes to an end however short crawler.robots.error_defer is. The host's
+// record keeps the wait too (RobotsRetryWait), which a restart goes on
+// from.
 type robotsBackoff struct {
 	mu   sync.Mutex
 	last map[string]time.Duration
 }
 
 // next is how long host is deferred after a robots.txt fetch, failed or
-// not (0 when it did not fail), given base, crawler.robots.error_defer.
-func (b *robotsBackoff) next(host string, failed bool, base time.Duration) time.Duration {
+// not (0 when it did not fail), given base, crawler.robots.error_defer,
+// and stored, the wait its record holds, used when this process has
+// none.
+func (b *robotsBackoff) next(host string, failed bool, base, stored time.Duration) time.Duration {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !failed {
@@ -237,7 +241,11 @@ func (b *robotsBackoff) next(host string, failed bool, base time.Duration) time.
 		return 0
 	}
 	d := base
-	if prev, ok := b.last[host]; ok {
+	prev, ok := b.last[host]
+	if !ok && stored > 0 {
+		prev, ok = stored, true
+	}
+	if ok {
 		d = min(2*prev, max(base, maxRobotsDefer))
 	}
 	if b.last == nil {

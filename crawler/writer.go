@@ -284,7 +284,7 @@ func (a *apply) applyRobots(r *result) error {
 	// and the host cache hold one state, stamped at one time.
 	st := &r.robotsState
 	h.RobotsStatus, h.RobotsBody, h.RobotsFetched, h.RobotsExpires = st.RobotsStatus, st.RobotsBody, st.RobotsFetched, st.RobotsExpires
-	h.RobotsUnreachableSince = st.RobotsUnreachableSince
+	h.RobotsUnreachableSince, h.RobotsRetryWait = st.RobotsUnreachableSince, st.RobotsRetryWait
 	if !first || !a.w.c.cfg.Sitemaps {
 		return nil
 	}

@@ -311,12 +311,17 @@ type HostState struct {
 	// RobotsStatus and RobotsBody, stay in use (RFC 9309 §2.4); zero
 	// otherwise.
 	RobotsUnreachableSince time.Time
+	// RobotsRetryWait is how long the last failed robots.txt fetch put off
+	// the next, which the next failure in a row doubles; zero after one
+	// that succeeded.
+	RobotsRetryWait time.Duration
 }
 
-// hostFormat 2 adds RobotsUnreachableSince; format 1, without it, is
-// still read.
+// hostFormat 3 adds RobotsRetryWait, and format 2 RobotsUnreachableSince;
+// formats 1 and 2, without them, are still read.
 const (
-	hostFormat   = 2
+	hostFormat   = 3
+	hostFormatV2 = 2
 	hostFormatV1 = 1
 )
 
@@ -333,14 +338,15 @@ func (h *HostState) encode() []byte {
 	e.uvarint(uint64(h.Backoffs))
 	e.uvarint(uint64(h.Pages))
 	e.time(h.RobotsUnreachableSince)
+	e.uvarint(uint64(max(h.RobotsRetryWait, 0)))
 	return e.b
 }
 
 func decodeHost(b []byte) (HostState, error) {
 	d := decoder{b: b, what: "host"}
 	format := d.byte()
-	if d.err == nil && format != hostFormat && format != hostFormatV1 {
-		return HostState{}, fmt.Errorf("%w: host: format version %d, want %d or %d", ErrCorrupt, format, hostFormat, hostFormatV1)
+	if d.err == nil && (format < hostFormatV1 || format > hostFormat) {
+		return HostState{}, fmt.Errorf("%w: host: format version %d, want %d to %d", ErrCorrupt, format, hostFormatV1, hostFormat)
 	}
 	var h HostState
 	h.Host = d.str()
@@ -352,8 +358,11 @@ func decodeHost(b []byte) (HostState, error) {
 	h.BackoffUntil = d.time()
 	h.Backoffs = int(d.uvarint())
 	h.Pages = int(d.uvarint())
-	if format == hostFormat {
+	if format >= hostFormatV2 {
 		h.RobotsUnreachableSince = d.time()
+	}
+	if format >= hostFormat {
+		h.RobotsRetryWait = time.Duration(d.uvarint())
 	}
 	return h, d.err
 }
