@@ -98,7 +98,11 @@ func ordered(hits []Hit) []Hit {
 }
 
 // Write writes the run in TREC format, "topic Q0 docno rank score tag",
-// topics in lexical order and hits in evaluation order.
+// topics in lexical order and hits in evaluation order. Each score is
+// written in full (the shortest text that reads back as the same float):
+// trec_eval orders by the score it reads, so scores rounded to equal text
+// would be reordered by docno and the file would no longer be the list
+// Evaluate scored.
 func (r Run) Write(w io.Writer, tag string) error {
 	topics := make([]string, 0, len(r))
 	for t := range r {
@@ -111,7 +115,7 @@ func (r Run) Write(w io.Writer, tag string) error {
 			if strings.ContainsAny(h.Doc, " \t\n") {
 				return fmt.Errorf("trec: run: topic %s: docno %q contains white space", t, h.Doc)
 			}
-			fmt.Fprintf(bw, "%s Q0 %s %d %.6f %s\n", t, h.Doc, i+1, h.Score, tag)
+			fmt.Fprintf(bw, "%s Q0 %s %d %s %s\n", t, h.Doc, i+1, strconv.FormatFloat(h.Score, 'f', -1, 64), tag)
 		}
 	}
 	return bw.Flush()

@@ -81,7 +81,7 @@ func TestRunRoundTripAndOrdering(t *testing.T) {
 	if err := run.Write(&buf, "deltaq"); err != nil {
 		t.Fatal(err)
 	}
-	want := "1 Q0 z 1 0.000000 deltaq\n2 Q0 a 1 5.000000 deltaq\n2 Q0 c 2 1.000000 deltaq\n2 Q0 b 3 1.000000 deltaq\n"
+	want := "1 Q0 z 1 0 deltaq\n2 Q0 a 1 5 deltaq\n2 Q0 c 2 1 deltaq\n2 Q0 b 3 1 deltaq\n"
 	if buf.String() != want {
 		t.Fatalf("run file:\n%s\nwant\n%s", buf.String(), want)
 	}
@@ -91,6 +91,26 @@ func TestRunRoundTripAndOrdering(t *testing.T) {
 	}
 	if err := (Run{"1": {{"bad doc", 1}}}).Write(&buf, "x"); err == nil {
 		t.Fatal("a docno with a space was written")
+	}
+}
+
+// TestWrittenRunScoresAsEvaluated: scores apart by less than the sixth
+// decimal are written apart, so that trec_eval, which orders the file by
+// the scores it reads (ties by docno descending), scores the list Evaluate
+// scored: here a above b, not b above a.
+func TestWrittenRunScoresAsEvaluated(t *testing.T) {
+	run := Run{"t": {{"b", 0.1234561}, {"a", 0.1234564}}}
+	qrels := Qrels{"t": {"a": 1}}
+	var buf bytes.Buffer
+	if err := run.Write(&buf, "x"); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRun(strings.NewReader(buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := Evaluate(back, qrels).Topics["t"], Evaluate(run, qrels).Topics["t"]; got != want {
+		t.Fatalf("the written run scores %+v, the run %+v; file:\n%s", got, want, buf.String())
 	}
 }
 
