@@ -111,10 +111,17 @@ func (r Run) Write(w io.Writer, tag string) error {
 	sort.Strings(topics)
 	bw := bufio.NewWriter(w)
 	for _, t := range topics {
+		seen := map[string]bool{}
 		for i, h := range ordered(r[t]) {
 			if strings.ContainsAny(h.Doc, " \t\n") {
 				return fmt.Errorf("trec: run: topic %s: docno %q contains white space", t, h.Doc)
 			}
+			if seen[h.Doc] {
+				// trec_eval refuses such a file, and Evaluate would count
+				// the document's relevance twice.
+				return fmt.Errorf("trec: run: topic %s: docno %s retrieved twice", t, h.Doc)
+			}
+			seen[h.Doc] = true
 			fmt.Fprintf(bw, "%s Q0 %s %d %s %s\n", t, h.Doc, i+1, strconv.FormatFloat(h.Score, 'f', -1, 64), tag)
 		}
 	}
@@ -124,11 +131,16 @@ func (r Run) Write(w io.Writer, tag string) error {
 // ReadRun reads a run file.
 func ReadRun(r io.Reader) (Run, error) {
 	run := Run{}
+	first := map[[2]string]int{} // (topic, docno) → the line that gave it
 	err := eachLine(r, "run", func(n int, line string) error {
 		f := strings.Fields(line)
 		if len(f) != 6 {
 			return fmt.Errorf("trec: run line %d: want 6 fields (topic Q0 docno rank score tag), got %d", n, len(f))
 		}
+		if at, dup := first[[2]string{f[0], f[2]}]; dup {
+			return fmt.Errorf("trec: run line %d: document %s retrieved twice for topic %s (first on line %d)", n, f[2], f[0], at)
+		}
+		first[[2]string{f[0], f[2]}] = n
 		s, err := strconv.ParseFloat(f[4], 64)
 		if err != nil {
 			return fmt.Errorf("trec: run line %d: score %q: %w", n, f[4], err)

@@ -92,6 +92,9 @@ func TestRunRoundTripAndOrdering(t *testing.T) {
 	if err := (Run{"1": {{"bad doc", 1}}}).Write(&buf, "x"); err == nil {
 		t.Fatal("a docno with a space was written")
 	}
+	if err := (Run{"1": {{"d", 2}, {"d", 1}}}).Write(&buf, "x"); err == nil || !strings.Contains(err.Error(), "docno d retrieved twice") {
+		t.Fatalf("a docno retrieved twice was written (err %v): trec_eval refuses the file", err)
+	}
 }
 
 // TestWrittenRunScoresAsEvaluated: scores apart by less than the sixth
@@ -123,6 +126,7 @@ func TestBadFilesGiveLineNumbers(t *testing.T) {
 		{"1 0 a 1\n1 0 a 0\n", "qrels line 2: document a judged twice", func(s string) error { _, err := ReadQrels(strings.NewReader(s)); return err }},
 		{"1 0 a x\n", `qrels line 1: relevance "x"`, func(s string) error { _, err := ReadQrels(strings.NewReader(s)); return err }},
 		{"1 Q0 a 1 nan? t\n", "run line 1: score", func(s string) error { _, err := ReadRun(strings.NewReader(s)); return err }},
+		{"1 Q0 a 1 2 t\n2 Q0 a 1 2 t\n1 Q0 a 2 1 t\n", "run line 3: document a retrieved twice for topic 1 (first on line 1)", func(s string) error { _, err := ReadRun(strings.NewReader(s)); return err }},
 		{"no tab here\n", "topics line 1", func(s string) error { _, err := ReadTopics(strings.NewReader(s)); return err }},
 		{"1\ttar\n2\tzip\n\n1\ttar again\n", "topics line 4: topic 1 again (first on line 1)", func(s string) error { _, err := ReadTopics(strings.NewReader(s)); return err }},
 		{"1\ttar\n" + strings.Repeat("x", maxLine+1) + "\n", "topics line 2: longer than the 1048576-byte limit", func(s string) error { _, err := ReadTopics(strings.NewReader(s)); return err }},
