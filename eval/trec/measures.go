@@ -14,7 +14,8 @@ type Measures struct {
 	P10    float64 // P_10
 	R100   float64 // recall_100
 	// Judged10 is the share of the first 10 places holding a judged
-	// document (judged@10: P_10 at relevance level 0, trec_eval -l0). An
+	// document (judged@10: P_10 at relevance level 0, trec_eval -l0; a
+	// negative qrels value is not a judgement there). An
 	// unjudged document counts as not relevant, so a run that retrieves
 	// what the judgements' pool did not is scored low by that alone.
 	Judged10 float64
@@ -73,7 +74,9 @@ func topicMeasures(hits []Hit, judged map[string]int) Measures {
 	var m Measures
 	judged10 := 0
 	for _, h := range hits[:min(10, len(hits))] {
-		if _, ok := judged[h.Doc]; ok {
+		// A negative value is trec_eval's "pooled but not judged", which
+		// -l0 does not count.
+		if rel, ok := judged[h.Doc]; ok && rel >= 0 {
 			judged10++
 		}
 	}

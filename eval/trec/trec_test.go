@@ -97,6 +97,17 @@ func TestRunRoundTripAndOrdering(t *testing.T) {
 	}
 }
 
+// TestNegativeJudgementIsNotJudged: trec_eval reads a negative qrels
+// value as a pooled document left unjudged, so P_10 at -l0, judged@10,
+// does not count it.
+func TestNegativeJudgementIsNotJudged(t *testing.T) {
+	qrels := Qrels{"t": {"a": 1, "u": -1, "n": 0}}
+	m := Evaluate(Run{"t": {{"a", 3}, {"u", 2}, {"n", 1}}}, qrels).Topics["t"]
+	if m.Judged10 != 0.2 || m.P10 != 0.1 {
+		t.Fatalf("judged@10 = %v, P@10 = %v; want 0.2 (a and n) and 0.1", m.Judged10, m.P10)
+	}
+}
+
 // TestWrittenRunScoresAsEvaluated: scores apart by less than the sixth
 // decimal are written apart, so that trec_eval, which orders the file by
 // the scores it reads (ties by docno descending), scores the list Evaluate
