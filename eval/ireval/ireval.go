@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/deltaq/deltaq/eval/paired"
@@ -61,6 +62,10 @@ type Variant struct {
 	// simulated users.
 	Topics  map[string]trec.Measures
 	Refused []string // topics the searcher refused, sorted
+	// Unanswered are the topics asked and answered with no page (the first
+	// user's), sorted: scored 0, they have no line in the run file, which
+	// trec_eval then scores only under -c.
+	Unanswered []string
 }
 
 // Summary is the evaluation's result.
@@ -200,7 +205,8 @@ func (e *evaluation) bare(ctx context.Context) error {
 		run[t.ID] = hits
 	}
 	res := trec.Evaluate(run, opts.Qrels)
-	v := Variant{Name: BareBM25, Description: "bare Bleve 2.6.1: one field, Bleve's BM25, words ORed (the data README's anchor)", Mean: res.Mean, Topics: res.Topics}
+	v := Variant{Name: BareBM25, Description: "bare Bleve 2.6.1: one field, Bleve's BM25, words ORed (the data README's anchor)", Mean: res.Mean, Topics: res.Topics,
+		Unanswered: unanswered(run)}
 	if err := atomicfile.Write(filepath.Join(e.outDir, "run-bare.txt"), func(w io.Writer) error { return run.Write(w, "bare-bm25") }); err != nil {
 		return err
 	}
@@ -237,7 +243,7 @@ func (e *evaluation) variant(ctx context.Context, sp spec) (partial bool, err er
 		perUser = append(perUser, res.Mean)
 		topics = append(topics, res.Topics)
 		if u == 0 {
-			v.Refused = refused
+			v.Refused, v.Unanswered = refused, unanswered(run)
 			if err := atomicfile.Write(filepath.Join(e.outDir, sp.file), func(w io.Writer) error { return run.Write(w, "deltaq-"+sp.name) }); err != nil {
 				return false, err
 			}
@@ -326,6 +332,18 @@ func ask(ctx context.Context, s *ranking.Searcher, user string, topics []trec.To
 	return run, refused, len(topics), nil
 }
 
+// unanswered are run's topics with no page, sorted.
+func unanswered(run trec.Run) []string {
+	var out []string
+	for id, hits := range run {
+		if len(hits) == 0 {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // refusal tells a refused query (the user's input) from a failure.
 func refusal(err error) bool {
 	var qe *index.QueryError
@@ -409,6 +427,11 @@ func write(sum *Summary, opts Options, outDir string) error {
 	tb.Note("judged@10: the share of the first 10 places holding a page the qrels judge. An unjudged page counts as not relevant, so a variant that places pages the judgements' pool did not hold is scored down by that alone: where two variants' judged@10 differ, their difference in the other measures is partly the pool's.")
 	tb.Note("%d topics asked, %d judged; a refused or unanswered judged topic scores 0 (trec_eval -c). Refused: %v. Judged but not asked (scored 0): %v.",
 		sum.Asked, sum.Judged, refusedList(sum.Variants[len(sum.Variants)-1].Refused), refusedList(notAsked(opts)))
+	none := make([]string, len(sum.Variants))
+	for i, v := range sum.Variants {
+		none[i] = v.Name + " " + refusedList(v.Unanswered)
+	}
+	tb.Note("Answered with no page (scored 0; the run files have no line for them, so trec_eval counts them only with -c): %s.", strings.Join(none, ", "))
 	tb.Note("Run files: run-bare.txt keeps Bleve's scores (ties: trec_eval orders them by URL descending); the others have score = depth+1−rank (depth %d), so trec_eval's order (score descending, ties by docno descending) is the served order, without ties; the searcher itself breaks equal scores by URL ascending.", opts.Depth)
 	header := opts.Header
 	if sum.Partial != "" {
