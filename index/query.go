@@ -21,7 +21,8 @@ import (
 //
 // Syntax: words are terms; "quoted words" are phrases; -word and
 // -"quoted words" exclude; site:host (repeatable, any one matches) and
-// -site:host filter by host.
+// -site:host filter by host. Typographic quotes (“ ” „ ‟ « ») and minus
+// signs (− –) pasted from a word processor are these operators too.
 type Query struct {
 	Terms          []string
 	Phrases        []string
@@ -118,9 +119,9 @@ func ParseQuery(s string, lim Limits) (Query, error) {
 			continue
 		}
 		neg := false
-		if s[i] == '-' {
+		if isMinus(r) {
 			neg = true
-			i++
+			i += w
 			if i >= len(s) {
 				break
 			}
@@ -128,13 +129,14 @@ func ParseQuery(s string, lim Limits) (Query, error) {
 				continue // a lone "-" means nothing
 			}
 		}
-		if s[i] == '"' {
-			end := strings.IndexByte(s[i+1:], '"')
+		if r, w := utf8.DecodeRuneInString(s[i:]); isQuote(r) {
+			end := strings.IndexFunc(s[i+w:], isQuote)
 			if end < 0 {
 				return Query{}, queryErr(`quotes in pairs, each "phrase" closed`, "unclosed quote at byte %d", i+1)
 			}
-			phrase := strings.Join(strings.Fields(s[i+1:i+1+end]), " ")
-			i += end + 2
+			phrase := strings.Join(strings.Fields(s[i+w:i+w+end]), " ")
+			_, cw := utf8.DecodeRuneInString(s[i+w+end:])
+			i += w + end + cw
 			if phrase == "" {
 				continue
 			}
@@ -144,7 +146,7 @@ func ParseQuery(s string, lim Limits) (Query, error) {
 		start := i
 		for i < len(s) {
 			r, w := utf8.DecodeRuneInString(s[i:])
-			if unicode.IsSpace(r) || r == '"' {
+			if unicode.IsSpace(r) || isQuote(r) {
 				break
 			}
 			i += w
@@ -175,6 +177,24 @@ func ParseQuery(s string, lim Limits) (Query, error) {
 	q.words = new(analyzedWords)
 	return q, nil
 }
+
+// isQuote reports whether r opens or closes a phrase: '"' and the
+// typographic quotes a word processor puts in its place (“…”, „…“, «…»,
+// »…«), any one closing any other, so a phrase holds no quote mark and
+// String can write it between '"'.
+func isQuote(r rune) bool {
+	switch r {
+	case '"', '“', '”', '„', '‟', '«', '»':
+		return true
+	}
+	return false
+}
+
+// isMinus reports whether r excludes the word or phrase it starts: '-'
+// and the minus sign and en dash a word processor puts in its place.
+// Within a word ("1990–2000") or alone ("1990 – 2000") it is no operator,
+// as '-' is not.
+func isMinus(r rune) bool { return r == '-' || r == '−' || r == '–' }
 
 // String renders the query in the syntax ParseQuery reads.
 func (q Query) String() string {

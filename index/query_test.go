@@ -25,6 +25,10 @@ func TestParseQuery(t *testing.T) {
 		{"a lone minus means nothing", "budget - report", Query{Terms: []string{"budget", "report"}}},
 		{"an empty phrase is dropped", `budget ""`, Query{Terms: []string{"budget"}}},
 		{"a hyphen inside a word stays", "e-mail", Query{Terms: []string{"e-mail"}}},
+		{"typographic quotes make phrases", `“plain language” „erste Fassung“ «projet de loi» »zweite«`, Query{Phrases: []string{"plain language", "erste Fassung", "projet de loi", "zweite"}}},
+		{"a typographic minus excludes", `budget −draft –“first draft” ‟final”`, Query{Terms: []string{"budget"}, Phrases: []string{"final"}, ExcludeTerms: []string{"draft"}, ExcludePhrases: []string{"first draft"}}},
+		{"a dash between or inside words is no operator", "1990 – 2000 1990–2000 a−b", Query{Terms: []string{"1990", "2000", "1990–2000", "a−b"}}},
+		{"a quote ends a word", `budget„plain language“`, Query{Terms: []string{"budget"}, Phrases: []string{"plain language"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -61,6 +65,7 @@ func TestParseQueryErrorsNameTheProblem(t *testing.T) {
 		{"only exclusions", "-budget -site:a.gov", "q: nothing to search for", `at least one word or "phrase"`},
 		{"only a site filter", "site:a.gov", "q: nothing to search for", `at least one word or "phrase"`},
 		{"an unclosed quote", `budget "plain language`, "q: unclosed quote at byte 8", `quotes in pairs, each "phrase" closed`},
+		{"an unclosed typographic quote", `budget “plain language`, "q: unclosed quote at byte 8", `quotes in pairs, each "phrase" closed`},
 		{"too many operators names the limit", `a -b -c "d e" -f -g -h -i site:x.org site:y.org`, "q: 9 phrases, exclusions and site: filters: more than the limit of 8", "at most 8 phrases, exclusions and site: filters"},
 		{"a site: without a host", "budget site:", "q: site: with no host name", site},
 		{"a site: with a path", "budget site:a.gov/x", "q: site:a.gov/x: not a host name", site},
@@ -90,6 +95,7 @@ func FuzzParseQuery(f *testing.F) {
 	f.Add(`federal "plain language" -draft site:a.gov`)
 	f.Add(`-"x`)
 	f.Add(`""""`)
+	f.Add(`„a“ −b –“c d” « e »`)
 	f.Fuzz(func(t *testing.T, s string) {
 		q, err := ParseQuery(s, Limits{MaxBytes: 4096, MaxTerms: 64})
 		if err != nil {

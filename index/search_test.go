@@ -90,6 +90,8 @@ func TestSearchSyntax(t *testing.T) {
 		{"a phrase in the wrong order does not match", `"websites federal"`, nil},
 		{"an excluded term removes pages", "federal -draft", []string{"https://a.test/budget", "https://a.test/plain", "https://b.test/access"}},
 		{"an excluded phrase removes pages", `federal -"plain language"`, []string{"https://a.test/budget", "https://b.test/draft"}},
+		{"typographic quotes and minus signs are operators", `federal −„plain language“ –draft`, []string{"https://a.test/budget"}},
+		{"a typographic phrase needs the words in order", `“websites federal”`, nil},
 		{"site: keeps one host", "federal site:b.test", []string{"https://b.test/access", "https://b.test/draft"}},
 		{"repeated site: is OR", "budget site:a.test site:c.test", []string{"https://a.test/budget", "https://c.test/html"}},
 		{"-site: drops a host", "budget -site:a.test", []string{"https://b.test/draft", "https://c.test/html"}},
