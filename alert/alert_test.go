@@ -94,6 +94,8 @@ func TestAlertsMatchNewAndChangedPagesAsSearchWould(t *testing.T) {
 	phraseOrder := add(`"language plain"`)
 	noDraft := add(`accessibility -draft`)
 	onSite := add(`accessibility site:b.example`)
+	onParent := add(`accessibility site:EXAMPLE.`)
+	offSite := add(`accessibility -site:A.example`)
 	stemmed := add(`websites`)
 
 	mt.index(t, t0,
@@ -115,6 +117,8 @@ func TestAlertsMatchNewAndChangedPagesAsSearchWould(t *testing.T) {
 		{phraseOrder, "a phrase in the wrong order", nil},
 		{noDraft, "an exclusion", []string{"https://a.example/acc changed page", "https://b.example/acc new page"}},
 		{onSite, "a site filter", []string{"https://b.example/acc new page"}},
+		{onParent, "a site filter keeps subdomains", []string{"https://a.example/acc new page", "https://b.example/acc new page"}},
+		{offSite, "a site exclusion", []string{"https://b.example/acc new page"}},
 		{stemmed, "the index's stemming", []string{"https://a.example/pl new page", "https://b.example/acc new page"}},
 	}
 	for _, tc := range cases {
@@ -151,8 +155,8 @@ func TestAlertsMatchNewAndChangedPagesAsSearchWould(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(m2.List("ada")); got != 4 {
-		t.Errorf("reloaded %d alerts, want 4", got)
+	if got := len(m2.List("ada")); got != 6 {
+		t.Errorf("reloaded %d alerts, want 6", got)
 	}
 }
 

@@ -6,8 +6,8 @@
 // -exclusions, site:) and analyzed with the index's own analyzer, and an
 // alert matches a page that a search requiring every word would find:
 // every term's words present, each phrase's words at their relative
-// positions, no excluded term or phrase, the host among the site:
-// filters. Search itself ranks best matches and may also show pages that
+// positions, no excluded term or phrase, the host one of the site:
+// hosts or a subdomain of one (index.SitePattern). Search itself ranks best matches and may also show pages that
 // hold only some of the words (index/match.go); an alert firing on those
 // would fire on most pages. A query of stop words only, which search
 // looks up in titles, is refused.

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"hash/maphash"
 	"math"
+	"regexp"
 	"slices"
 	"sync/atomic"
 
 	bindex "github.com/blevesearch/bleve_index_api"
 
+	"github.com/deltaq/deltaq/index"
 	"github.com/deltaq/deltaq/internal/urlnorm"
 )
 
@@ -80,7 +82,9 @@ type pword struct {
 	off int32
 }
 
-type siteFilter struct{ sites, notSites []string }
+// siteFilter is an alert's site: and -site: hosts as index.SiteRegexp
+// matches them (a host and its subdomains); nil: none given.
+type siteFilter struct{ sites, notSites *regexp.Regexp }
 
 func newPacked() *packed {
 	return &packed{seed: maphash.MakeSeed(), byHash: map[uint64]uint32{}, sites: map[uint32]siteFilter{}, every: map[uint32]bool{},
@@ -191,7 +195,7 @@ func (p *packed) add(seq uint64, c *compiled, record []byte) uint32 {
 		p.slots = append(p.slots, s)
 	}
 	if len(c.sites) > 0 || len(c.notSites) > 0 {
-		p.sites[at] = siteFilter{sites: c.sites, notSites: c.notSites}
+		p.sites[at] = siteFilter{sites: index.SiteRegexp(c.sites), notSites: index.SiteRegexp(c.notSites)}
 	}
 	if c.a.EveryChange {
 		p.every[at] = true
@@ -317,7 +321,7 @@ func (p *packed) snippetTerms(at uint32) []string {
 func (p *packed) matches(at uint32, url string, terms bindex.TokenFrequencies) bool {
 	if f, ok := p.sites[at]; ok {
 		host := urlnorm.Host(url)
-		if slices.Contains(f.notSites, host) || len(f.sites) > 0 && !slices.Contains(f.sites, host) {
+		if f.notSites != nil && f.notSites.MatchString(host) || f.sites != nil && !f.sites.MatchString(host) {
 			return false
 		}
 	}

@@ -54,7 +54,7 @@ import (
 //     tf).
 //   - Quotes, -exclusions and site: filter: a "phrase" must occur as a
 //     phrase (its words are also scored), an excluded word or phrase must
-//     not occur, and site: keeps the given hosts.
+//     not occur, and site: keeps the given hosts and their subdomains.
 //   - A query whose words are all stop words ("the who") searches the
 //     titles for them, the only field that keeps them.
 //   - A query of more than index.max_query_terms distinct words keeps the
@@ -161,10 +161,10 @@ func (ix *Index) planQuery(ctx context.Context, r bindex.IndexReader, m mapping.
 		}
 	}
 	for _, s := range q.ExcludeSites {
-		p.mustNot = append(p.mustNot, hostTerm(s))
+		p.mustNot = append(p.mustNot, siteQuery(s))
 	}
 	for _, s := range q.Sites {
-		p.sites = append(p.sites, hostTerm(s))
+		p.sites = append(p.sites, siteQuery(s))
 	}
 	return p, nil
 }

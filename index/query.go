@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/deltaq/deltaq/internal/excerpt"
+	"github.com/deltaq/deltaq/internal/urlnorm"
 )
 
 // Query is a parsed search: pages are ranked by how well they match the
@@ -21,7 +23,8 @@ import (
 //
 // Syntax: words are terms; "quoted words" are phrases; -word and
 // -"quoted words" exclude; site:host (repeatable, any one matches) and
-// -site:host filter by host. Typographic quotes (“ ” „ ‟ « ») and minus
+// -site:host filter by host, its subdomains included (SitePattern).
+// Typographic quotes (“ ” „ ‟ « ») and minus
 // signs (− –) pasted from a word processor are these operators too.
 type Query struct {
 	Terms          []string
@@ -156,11 +159,13 @@ func ParseQuery(s string, lim Limits) (Query, error) {
 			// The messages say what is wrong; the limit, which a caller
 			// shows beside them, says what is wanted.
 			const siteLimit = "site:HOST, a host name such as site:example.org"
-			host := strings.ToLower(word[5:])
-			if host == "" {
+			if word[5:] == "" {
 				return Query{}, queryErr(siteLimit, "site: with no host name")
 			}
-			if strings.ContainsAny(host, "/?#@") {
+			// The host as the index stores it (urlnorm.Host): "Bücher.DE."
+			// is xn--bcher-kva.de.
+			host, err := urlnorm.NormalizeHost(word[5:])
+			if err != nil || strings.ContainsAny(word[5:], "/?#@") {
 				return Query{}, queryErr(siteLimit, "site:%s: not a host name", Excerpt(word[5:]))
 			}
 			add(neg, &q.Sites, &q.ExcludeSites, host)
@@ -176,6 +181,38 @@ func ParseQuery(s string, lim Limits) (Query, error) {
 	}
 	q.words = new(analyzedWords)
 	return q, nil
+}
+
+// SitePattern is the regular expression (RE2 syntax, matching a whole
+// host[:port] as FieldHost holds it) of the hosts site:site keeps and
+// -site:site drops, site as ParseQuery normalized it: the host and its
+// subdomains, as in every web search engine, with the same port.
+func SitePattern(site string) string {
+	p := regexp.QuoteMeta(site)
+	host := site
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.HasSuffix(host, "]") {
+		host = host[:i]
+	}
+	// An IP address has no subdomains: "site:0.0.1" is not 127.0.0.1's
+	// parent. A host name's last label is never all digits (WHATWG URL
+	// reads such a host as IPv4).
+	if strings.HasPrefix(host, "[") || strings.Trim(host[strings.LastIndexByte(host, '.')+1:], "0123456789") == "" {
+		return p
+	}
+	return `(.+\.)?` + p
+}
+
+// SiteRegexp matches the hosts on any of sites (SitePattern); nil when
+// there are none.
+func SiteRegexp(sites []string) *regexp.Regexp {
+	if len(sites) == 0 {
+		return nil
+	}
+	ps := make([]string, len(sites))
+	for i, s := range sites {
+		ps[i] = SitePattern(s)
+	}
+	return regexp.MustCompile(`^(?:` + strings.Join(ps, "|") + `)$`)
 }
 
 // isQuote reports whether r opens or closes a phrase: '"' and the

@@ -21,6 +21,7 @@ func TestParseQuery(t *testing.T) {
 		{"a minus excludes a phrase", `budget -"first draft"`, Query{Terms: []string{"budget"}, ExcludePhrases: []string{"first draft"}}},
 		{"site: repeats as alternatives", "budget site:a.gov SITE:B.gov", Query{Terms: []string{"budget"}, Sites: []string{"a.gov", "b.gov"}}},
 		{"-site: excludes a host", "budget -site:a.gov", Query{Terms: []string{"budget"}, ExcludeSites: []string{"a.gov"}}},
+		{"site: takes a host as the index stores it", "budget site:Bücher.DE. -site:WWW.A.gov.", Query{Terms: []string{"budget"}, Sites: []string{"xn--bcher-kva.de"}, ExcludeSites: []string{"www.a.gov"}}},
 		{"spaces inside a phrase collapse", `"  plain   language "`, Query{Phrases: []string{"plain language"}}},
 		{"a lone minus means nothing", "budget - report", Query{Terms: []string{"budget", "report"}}},
 		{"an empty phrase is dropped", `budget ""`, Query{Terms: []string{"budget"}}},
@@ -69,6 +70,8 @@ func TestParseQueryErrorsNameTheProblem(t *testing.T) {
 		{"too many operators names the limit", `a -b -c "d e" -f -g -h -i site:x.org site:y.org`, "q: 9 phrases, exclusions and site: filters: more than the limit of 8", "at most 8 phrases, exclusions and site: filters"},
 		{"a site: without a host", "budget site:", "q: site: with no host name", site},
 		{"a site: with a path", "budget site:a.gov/x", "q: site:a.gov/x: not a host name", site},
+		{"a site: with an empty label", "budget site:a..gov", "q: site:a..gov: not a host name", site},
+		{"a site: with a wildcard", "budget site:*.gov", "q: site:*.gov: not a host name", site},
 		{"a long bad site: is cut", "budget site:" + strings.Repeat("x/", 200), "q: site:" + strings.Repeat("x/", 30) + "…: not a host name", site},
 		{"invalid UTF-8", "budg\xffet", "q: not valid UTF-8", "valid UTF-8"},
 	}

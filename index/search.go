@@ -53,7 +53,7 @@ type Result struct {
 // best-match retrieval, for Ranker.Rank (the ΔQ evaluation's answers):
 // terms are analyzed with the text field's analyzer and must all match (a
 // match query with the AND operator); phrases are match_phrase queries; exclusions are must-not;
-// sites filter on the host keyword without affecting the score. It returns
+// sites filter on the host keyword (siteQuery) without affecting the score. It returns
 // a *QueryError if nothing positive is left after analysis (only stop
 // words or punctuation).
 func bleveQuery(q Query, a analysis.Analyzer) (query.Query, error) {
@@ -77,13 +77,13 @@ func bleveQuery(q Query, a analysis.Analyzer) (query.Query, error) {
 		mustNot = append(mustNot, textPhrase(p))
 	}
 	for _, s := range q.ExcludeSites {
-		mustNot = append(mustNot, hostTerm(s))
+		mustNot = append(mustNot, siteQuery(s))
 	}
 	bq := query.NewBooleanQuery(must, nil, mustNot)
 	if len(q.Sites) > 0 {
 		var sites []query.Query
 		for _, s := range q.Sites {
-			sites = append(sites, hostTerm(s))
+			sites = append(sites, siteQuery(s))
 		}
 		bq.AddFilter(query.NewDisjunctionQuery(sites))
 	}
@@ -112,11 +112,14 @@ func titlePhrase(p string) query.Query {
 	return pq
 }
 
-// hostTerm matches pages on the host h.
-func hostTerm(h string) query.Query {
-	tq := query.NewTermQuery(h)
-	tq.SetField(FieldHost)
-	return tq
+// siteQuery matches the pages on site s or a subdomain of it
+// (SitePattern). A regexp over the host keyword: it walks every distinct
+// host, few beside the pages, where a term query per subdomain would
+// need them listed.
+func siteQuery(s string) query.Query {
+	rq := query.NewRegexpQuery(SitePattern(s))
+	rq.SetField(FieldHost)
+	return rq
 }
 
 // Search returns hits from..from+size of q, best match first (match.go),

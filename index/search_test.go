@@ -7,6 +7,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/deltaq/deltaq/internal/urlnorm"
 )
 
 var smallCorpus = []page{
@@ -385,6 +390,54 @@ func TestSnippetsAreCutFromTheMainText(t *testing.T) {
 		}
 		if h := res.Hits[i]; h.Snippet != tc.want {
 			t.Errorf("%q: snippet of %s = %q, want %q", tc.q, tc.url, h.Snippet, tc.want)
+		}
+	}
+}
+
+// TestSiteKeepsTheHostAndItsSubdomains: site: and -site: take a host as a
+// user types it (any case, a trailing dot, Unicode) and match it and its
+// subdomains, in best-match search and in the Bleve query Rank runs; an
+// IP address has no subdomains.
+func TestSiteKeepsTheHostAndItsSubdomains(t *testing.T) {
+	db := openRepo(t, t.TempDir())
+	ix := openIndex(t, tempDir(t, "ix"), testConfig(ScoringBM25), db, Options{})
+	var pages []page
+	for _, u := range []string{"https://a.test/", "https://www.a.test/", "https://docs.www.a.test/", "https://ba.test/",
+		"https://bücher.de/", "https://www.bücher.de/", "http://127.0.0.1:8080/", "http://a.test:8080/"} {
+		pages = append(pages, page{URL: must[string](t)(urlnorm.Normalize(u)), Title: "Budget", Text: "The budget of the year."})
+	}
+	putPages(t, db, t0, pages...)
+	catchUp(t, ix)
+	all := []string{"http://127.0.0.1:8080/", "http://a.test:8080/", "https://a.test/", "https://ba.test/", "https://docs.www.a.test/",
+		"https://www.a.test/", "https://www.xn--bcher-kva.de/", "https://xn--bcher-kva.de/"}
+	without := func(drop ...string) []string {
+		return slices.DeleteFunc(slices.Clone(all), func(u string) bool { return slices.Contains(drop, u) })
+	}
+	for q, want := range map[string][]string{
+		"budget site:a.test":           {"https://a.test/", "https://docs.www.a.test/", "https://www.a.test/"},
+		"budget site:A.Test.":          {"https://a.test/", "https://docs.www.a.test/", "https://www.a.test/"},
+		"budget site:www.a.test":       {"https://docs.www.a.test/", "https://www.a.test/"},
+		"budget site:a.test:8080":      {"http://a.test:8080/"},
+		"budget site:bücher.de":        {"https://www.xn--bcher-kva.de/", "https://xn--bcher-kva.de/"},
+		"budget site:XN--BCHER-KVA.DE": {"https://www.xn--bcher-kva.de/", "https://xn--bcher-kva.de/"},
+		"budget site:ba.test site:de":  {"https://ba.test/", "https://www.xn--bcher-kva.de/", "https://xn--bcher-kva.de/"},
+		"budget site:127.0.0.1:8080":   {"http://127.0.0.1:8080/"},
+		"budget site:0.0.1:8080":       nil,
+		"budget -site:a.test":          without("https://a.test/", "https://docs.www.a.test/", "https://www.a.test/"),
+		"budget -site:Bücher.de.":      without("https://www.xn--bcher-kva.de/", "https://xn--bcher-kva.de/"),
+	} {
+		if got, _ := searchURLs(t, ix, q); !slices.Equal(got, want) {
+			t.Errorf("%q: %v, want %v", q, got, want)
+		}
+		pq := must[Query](t)(ParseQuery(q, ix.cfg.Limits()))
+		bq := must[query.Query](t)(bleveQuery(pq, ix.Analyzer()))
+		res := must[*bleve.SearchResult](t)(ix.bleve().Search(bleve.NewSearchRequestOptions(bq, 100, 0, false)))
+		var got []string
+		for _, h := range res.Hits {
+			got = append(got, h.ID)
+		}
+		if slices.Sort(got); !slices.Equal(got, want) {
+			t.Errorf("%q, as a Bleve query: %v, want %v", q, got, want)
 		}
 	}
 }

@@ -105,3 +105,9 @@ func Host(n string) string {
 	}
 	return h
 }
+
+// NormalizeHost returns host[:port] as a user types it (a site: filter) in
+// the form Host gives of a normalized URL: the host rules of Normalize
+// (lower case, IDNA A-labels, no trailing dot, RFC 5952 IPv6), the port
+// kept, since without a scheme no port is the default.
+func NormalizeHost(hostport string) (string, error) { return hostPort(hostport, -1) }
