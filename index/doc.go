@@ -67,7 +67,7 @@
 // ranking.candidates are still scored in full, so its blend and
 // promotion see exactly the best candidates), optional title and proximity
 // components; quotes, -exclusions and site: filter; a stop-word query
-// searches the titles. Search and Shown read what they show from the
+// searches the titles, and excludes its excluded stop words there. Search and Shown read what they show from the
 // snapshot's columns in memory: no stored document is read per query. A
 // parsed Query remembers how the index analyzed its words, so the
 // snippets of the page shown reuse the retrieval's analysis. A snippet is

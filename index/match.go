@@ -56,7 +56,9 @@ import (
 //     phrase (its words are also scored), an excluded word or phrase must
 //     not occur, and site: keeps the given hosts and their subdomains.
 //   - A query whose words are all stop words ("the who") searches the
-//     titles for them, the only field that keeps them.
+//     titles for them, the only field that keeps them, and its excluded
+//     stop words too ("the -the" finds nothing); beside other words a
+//     stop word is ignored, excluded or not.
 //   - A query of more than index.max_query_terms distinct words keeps the
 //     max_query_terms rarest (highest idf), first occurrence breaking ties.
 //
@@ -151,8 +153,16 @@ func (ix *Index) planQuery(ctx context.Context, r bindex.IndexReader, m mapping.
 		}
 	}
 	for _, t := range q.ExcludeTerms {
-		if len(ix.Analyzer().Analyze([]byte(t))) > 0 {
+		switch {
+		case len(ix.Analyzer().Analyze([]byte(t))) > 0:
 			p.mustNot = append(p.mustNot, textMatch(t))
+		case p.titleOnly:
+			// An excluded stop word is read as a wanted one is: in the
+			// titles when the query's words are stop words alone ("the
+			// -the" finds nothing), ignored beside other words.
+			if pq := ix.phraseQuery(m, t, 1); pq != nil {
+				p.mustNot = append(p.mustNot, pq)
+			}
 		}
 	}
 	for _, ph := range q.ExcludePhrases {

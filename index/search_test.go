@@ -178,6 +178,10 @@ func TestStopWordQuerySearchesTitles(t *testing.T) {
 		`"you should"`:     {"https://d.test/you"},
 		"you should":       {"https://d.test/you"},
 		"the -site:d.test": nil,
+		"the -the":         nil,
+		"you -you":         nil,
+		"you -the":         {"https://d.test/you"},
+		"band -the":        {"https://d.test/who"}, // beside other words a stop word is ignored, excluded or not
 	} {
 		pq, err := ParseQuery(q, ix.cfg.Limits())
 		if err != nil {
