@@ -24,8 +24,8 @@ import (
 // Syntax: words are terms; "quoted words" are phrases; -word and
 // -"quoted words" exclude; site:host (repeatable, any one matches) and
 // -site:host filter by host, its subdomains included (SitePattern).
-// Typographic quotes (“ ” „ ‟ « ») and minus
-// signs (− –) pasted from a word processor are these operators too.
+// Typographic quotes (“ ” „ ‟ « ») and minus signs (− –) pasted from a
+// word processor are these operators too.
 type Query struct {
 	Terms          []string
 	Phrases        []string
