@@ -71,3 +71,69 @@ func TestDamagedTableFailsTheReadNotTheProcess(t *testing.T) {
 		t.Errorf("log:\n%s\nwant the damage named with its file", log.String())
 	}
 }
+
+// TestOpenOfADamagedRepositoryNamesTheRemedy: a repository whose MANIFEST
+// is cut short or whose table is cut short or gone does not open, and the error names
+// the directory and says how to get the data back: a backup used as
+// --data, or a new repository.
+func TestOpenOfADamagedRepositoryNamesTheRemedy(t *testing.T) {
+	for name, damage := range map[string]func(t *testing.T, dir string){
+		"a MANIFEST cut short": func(t *testing.T, dir string) {
+			manifests, _ := filepath.Glob(filepath.Join(dir, "MANIFEST-*"))
+			for _, m := range manifests {
+				if err := os.Truncate(m, 10); err != nil {
+					t.Fatal(err)
+				}
+			}
+		},
+		"a table cut short": func(t *testing.T, dir string) {
+			tables, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
+			if len(tables) == 0 {
+				t.Fatal("no table written")
+			}
+			for _, tb := range tables {
+				if err := os.Truncate(tb, 100); err != nil {
+					t.Fatal(err)
+				}
+			}
+		},
+		"a table missing": func(t *testing.T, dir string) {
+			tables, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
+			if len(tables) == 0 {
+				t.Fatal("no table written")
+			}
+			for _, tb := range tables {
+				if err := os.Remove(tb); err != nil {
+					t.Fatal(err)
+				}
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			db, err := Open(dir, testConfig(), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			commit(t, db, func(b *Batch) error { return b.PutBucket("test", "k", []byte("v")) })
+			if err := db.pdb.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			damage(t, dir)
+			db, err = Open(dir, testConfig(), Options{})
+			if err == nil {
+				db.Close()
+				t.Fatal("Open of the damaged repository succeeded")
+			}
+			t.Log(err)
+			for _, want := range []string{"repo: open " + dir + ": ", "the repository is damaged", "deltaq backup", "as --data", "move " + dir + " aside"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("Open = %v, want it to say %q", err, want)
+				}
+			}
+		})
+	}
+}

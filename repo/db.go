@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"iter"
 	"log/slog"
 	"math"
@@ -117,7 +118,7 @@ func Open(dir string, cfg Config, opts Options) (*DB, error) {
 		// read that found it fails instead, with the file named, and
 		// what else is stored stays readable (a server keeps serving).
 		EventListener: &pebble.EventListener{DataCorruption: func(info pebble.DataCorruptionInfo) {
-			logger.Error("repository damaged: restore it from a backup (deltaq backup)", "component", "pebble", "dir", dir, "file", info.Path, "err", firstLine(fmt.Sprint(info.Details)))
+			logger.Error("repository damaged: "+restoreAdvice, "component", "pebble", "dir", dir, "file", info.Path, "err", firstLine(fmt.Sprint(info.Details)))
 		}},
 	}
 	popts.FS = vfs.Default
@@ -131,6 +132,9 @@ func Open(dir string, cfg Config, opts Options) (*DB, error) {
 	cache.Unref()
 	if lockedElsewhere(err) {
 		return nil, inUse(dir)
+	}
+	if err != nil && damaged(err) {
+		return nil, fmt.Errorf("repo: open %s: %w: the repository is damaged: %s; without a backup, move %s aside and crawl again into a new repository (deltaq crawl makes one; then deltaq index rebuild)", dir, err, restoreAdvice, dir)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("repo: open %s: %w", dir, err)
@@ -813,10 +817,24 @@ func (p pebbleLogger) Fatalf(format string, args ...any) {
 	p.l.Error(msg, "component", "pebble")
 	advice := "what was stored before is kept, and the repository opens once that is fixed"
 	if strings.Contains(msg, "corruption") {
-		advice = "a file of the repository is damaged: restore it from a backup (deltaq backup)"
+		advice = "a file of the repository is damaged: " + restoreAdvice
 	}
 	fmt.Fprintf(os.Stderr, "repo: %s: %s; %s\n", p.dir, firstLine(msg), advice)
 	os.Exit(1)
+}
+
+// restoreAdvice is the way back from a damaged repository: unlike the
+// index, it is the data itself, and only a copy of it brings it back.
+const restoreAdvice = "restore it from a backup made with deltaq backup (use the backup as --data, or copy it where the data directory is)"
+
+// damaged reports whether err, from pebble.Open, is damage to the
+// repository's files. Pebble marks what it finds malformed (a MANIFEST or
+// log cut short) as corruption, but its consistency check reports a table
+// the MANIFEST lists and the directory lacks as a file that does not
+// exist, and one of another size only in words.
+func damaged(err error) bool {
+	return pebble.IsCorruptionError(err) || errors.Is(err, fs.ErrNotExist) ||
+		strings.Contains(err.Error(), "object size mismatch")
 }
 
 // firstLine is the first line of s, an error's text: Pebble's errors
