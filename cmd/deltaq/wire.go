@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/deltaq/deltaq/cluster"
 	"github.com/deltaq/deltaq/configs"
@@ -72,14 +73,28 @@ func realPath(p string) (string, error) {
 // errNoData is the error of a command given no --data.
 var errNoData = errors.New("--data: a data directory is required")
 
+// dataDirProblem is what makes dataDir no data directory, before anything
+// is made or read there: none given, or a symbolic link loop, which the
+// commands that make one would report as "mkdir: file exists" and those
+// that read one as a repository they cannot inspect.
+func dataDirProblem(dataDir string) error {
+	if dataDir == "" {
+		return errNoData
+	}
+	if _, err := os.Stat(dataDir); errors.Is(err, syscall.ELOOP) {
+		return fmt.Errorf("--data %s: is a symbolic link loop (%w): point the link at a directory, or give --data another path", dataDir, err)
+	}
+	return nil
+}
+
 // repoOpener opens the repository under a data directory: openRepo or
 // openCrawledRepo.
 type repoOpener = func(dataDir string, cfg *configs.Config, logger *slog.Logger) (*repo.DB, error)
 
 // openRepo opens (creating) the repository under the data directory.
 func openRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (*repo.DB, error) {
-	if dataDir == "" {
-		return nil, errNoData
+	if err := dataDirProblem(dataDir); err != nil {
+		return nil, err
 	}
 	// A repository directory given as --data would get a second database
 	// made inside the first.
@@ -103,8 +118,8 @@ func openRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (*repo.D
 // commands that read one, which must be there: a mistyped --data would
 // otherwise be created empty and read as a repository with nothing in it.
 func openCrawledRepo(dataDir string, cfg *configs.Config, logger *slog.Logger) (*repo.DB, error) {
-	if dataDir == "" {
-		return nil, errNoData
+	if err := dataDirProblem(dataDir); err != nil {
+		return nil, err
 	}
 	switch st, err := repoStateOf(dataDir); {
 	case err != nil:
