@@ -148,3 +148,27 @@ func TestOpenCallsASymlinkLoopNoPermissionProblem(t *testing.T) {
 		t.Errorf("the link after the refused open: %v, want it left in place", err)
 	}
 }
+
+// TestOpenOfAFileCallsItNoDirectory: an index path that is a plain file
+// is refused as a file, not called an index cut short, with the way out;
+// and Recreate leaves the file be, for it is no index of ours.
+func TestOpenOfAFileCallsItNoDirectory(t *testing.T) {
+	base := t.TempDir()
+	ixPath := filepath.Join(base, "ix")
+	if err := os.WriteFile(ixPath, []byte("someone's notes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(ixPath, testConfig(ScoringBM25), openRepo(t, filepath.Join(base, "repo")), Options{Recreate: true})
+	if err == nil {
+		t.Fatal("Open succeeded")
+	}
+	t.Log(err)
+	for _, want := range []string{"index: open " + ixPath + ": ", "is a file, not a directory", "move it away", "deltaq index rebuild"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Open = %v, want it to say %q", err, want)
+		}
+	}
+	if b, err := os.ReadFile(ixPath); err != nil || string(b) != "someone's notes" {
+		t.Errorf("the file after the refused open: %q, %v; want it left as it was", b, err)
+	}
+}

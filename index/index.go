@@ -322,6 +322,10 @@ func openBleve(dir string, s Scoring, mergeOnlyOnCompact bool) (bleve.Index, uin
 			return nil, 0, fmt.Errorf("index: %w", err)
 		}
 		return createBleve(dir, s, mergeOnlyOnCompact)
+	case errors.Is(err, bleve.ErrorIndexMetaMissing) && notDir(dir):
+		// Bleve reads a file's index_meta.json as missing metadata; a
+		// file is no copy cut short, and it may be anyone's: kept.
+		return nil, 0, fmt.Errorf("index: open %s: is a file, not a directory: the index is a directory deltaq makes; move it away (it is no index) and run deltaq index rebuild, which makes the index there from the repository", dir)
 	case errors.Is(err, bleve.ErrorIndexMetaMissing):
 		// A new index gets its metadata first, a copy (a backup) last:
 		// without it the directory is a copy cut short, or no index of
@@ -440,6 +444,12 @@ func applyBleveWait(ctx context.Context, bi bleve.Index, b *bleve.Batch) error {
 		return err
 	}
 	return persisted(ctx)
+}
+
+// notDir reports whether path is there and is no directory.
+func notDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir()
 }
 
 func emptyDir(dir string) bool {
