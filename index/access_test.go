@@ -82,6 +82,18 @@ func TestRebuildKeepsTheNewIndexWhenTheOldOneStays(t *testing.T) {
 		rebuildReadOnlyIndex(t, base)
 		return
 	}
+	base := readOnlyIndexData(t)
+	if os.Geteuid() != 0 {
+		rebuildReadOnlyIndex(t, base)
+		return
+	}
+	t.Log(nobodytest.Run(t, filepath.Dir(base), "TestRebuildKeepsTheNewIndexWhenTheOldOneStays", rebuildChildEnv+"="+base))
+}
+
+// readOnlyIndexData makes a data directory, owned by nobody when the test
+// runs as root, whose index directory and store are read-only, and
+// returns it.
+func readOnlyIndexData(t *testing.T) string {
 	base := filepath.Join(t.TempDir(), "data")
 	db, err := repo.Open(filepath.Join(base, "repo"), repoConfig(), repo.Options{})
 	if err != nil {
@@ -101,16 +113,51 @@ func TestRebuildKeepsTheNewIndexWhenTheOldOneStays(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Cleanup(func() { // the old index stays, read-only: let TempDir remove it
-		os.Chmod(filepath.Join(base, "ix.old"), 0o755)
-		os.Chmod(filepath.Join(base, "ix.old", "store"), 0o755)
+	t.Cleanup(func() { // old indexes stay, read-only: let TempDir remove them
+		filepath.WalkDir(base, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				os.Chmod(path, 0o755)
+			}
+			return nil
+		})
 	})
-	if os.Geteuid() != 0 {
-		rebuildReadOnlyIndex(t, base)
+	if os.Geteuid() == 0 {
+		nobodytest.Own(t, base)
+	}
+	return base
+}
+
+// rebuildAgainChildEnv names the data directory a child of
+// TestRebuildMovesAsideTheOldIndexAnEarlierOneLeft rebuilds the index of.
+const rebuildAgainChildEnv = "DELTAQ_INDEX_REBUILD_AGAIN_CHILD"
+
+// TestRebuildMovesAsideTheOldIndexAnEarlierOneLeft: the read-only old
+// index a rebuild left (ix.old) stops no later rebuild, which used to fail
+// at the swap, after the whole build, on removing it: the leftover is
+// moved aside, kept whole, and the new index is in place and in use.
+func TestRebuildMovesAsideTheOldIndexAnEarlierOneLeft(t *testing.T) {
+	if base := os.Getenv(rebuildAgainChildEnv); base != "" {
+		rebuildTwice(t, base)
 		return
 	}
-	nobodytest.Own(t, base)
-	t.Log(nobodytest.Run(t, filepath.Dir(base), "TestRebuildKeepsTheNewIndexWhenTheOldOneStays", rebuildChildEnv+"="+base))
+	base := readOnlyIndexData(t)
+	if os.Geteuid() != 0 {
+		rebuildTwice(t, base)
+		return
+	}
+	t.Log(nobodytest.Run(t, filepath.Dir(base), "TestRebuildMovesAsideTheOldIndexAnEarlierOneLeft", rebuildAgainChildEnv+"="+base))
+}
+
+// rebuildTwice rebuilds the read-only index under base, which leaves it
+// as ix.old, then rebuilds again, and checks the leftover was moved aside.
+func rebuildTwice(t *testing.T, base string) {
+	// Each in a subtest of its own, which closes its repository.
+	for _, name := range []string{"first", "again"} {
+		t.Run(name, func(t *testing.T) { rebuildReadOnlyIndex(t, base) })
+	}
+	if _, err := os.Stat(filepath.Join(base, "ix.old.1", "index_meta.json")); err != nil {
+		t.Errorf("the leftover old index: %v, want it moved aside to ix.old.1, whole", err)
+	}
 }
 
 // rebuildReadOnlyIndex rebuilds the index under base, whose directory is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"time"
 
@@ -29,8 +30,12 @@ func (ix *Index) Rebuild(ctx context.Context) (Stats, error) {
 	start := time.Now()
 	seq := ix.db.LastChangeSeq()
 	tmp := ix.dir + ".rebuild"
-	if err := os.RemoveAll(tmp); err != nil {
-		return Stats{}, fmt.Errorf("index: rebuild: %w", err)
+	// Before the build, not at the swap: a leftover that stays must not
+	// cost the user a whole rebuild to learn of.
+	for _, left := range []string{tmp, ix.oldDir()} {
+		if err := ix.clearLeftover(left); err != nil {
+			return Stats{}, err
+		}
 	}
 	nbi, gen, err := createBleve(tmp, ix.cfg.Scoring, ix.mergeOnlyOnCompact)
 	if err != nil {
@@ -158,6 +163,39 @@ func (ix *Index) indexPages(ctx context.Context, bi bleve.Index, gen uint64, pag
 	return nil
 }
 
+// oldDir is where a rebuild moves the index it replaces.
+func (ix *Index) oldDir() string { return ix.dir + ".old" }
+
+// maxAside bounds the names clearLeftover tries for one leftover.
+const maxAside = 100
+
+// clearLeftover removes path, left by an earlier rebuild: an unfinished
+// build, or the index one replaced and could not remove. Both are
+// superseded copies of what the repository makes again, so removing them
+// loses nothing. One this process may not remove (read-only, another
+// user's) is moved aside under a free name and named in a warning rather
+// than failing every later rebuild; only if that fails too does the
+// rebuild stop, saying what to remove.
+func (ix *Index) clearLeftover(path string) error {
+	rerr := os.RemoveAll(path)
+	if rerr == nil {
+		return nil
+	}
+	var merr error = fs.ErrExist
+	for i := 1; i <= maxAside && errors.Is(merr, fs.ErrExist); i++ {
+		aside := fmt.Sprintf("%s.%d", path, i)
+		if _, err := os.Lstat(aside); !errors.Is(err, fs.ErrNotExist) {
+			continue // taken (or unknowable): try the next name
+		}
+		if merr = os.Rename(path, aside); merr == nil {
+			ix.logger.Warn("a directory an earlier rebuild left could not be removed; it is moved aside, a superseded copy of the index: remove it yourself",
+				"dir", aside, "left_as", path, "err", rerr)
+			return nil
+		}
+	}
+	return fmt.Errorf("index: rebuild: %s, left by an earlier rebuild, could not be removed (%w) nor moved aside (%v): it is a superseded copy of the index; remove it and run the rebuild again", path, rerr, merr)
+}
+
 // swap replaces the index directory with tmp and reopens it.
 func (ix *Index) swap(tmp string) error {
 	ix.mu.Lock()
@@ -169,10 +207,7 @@ func (ix *Index) swap(tmp string) error {
 		}
 		ix.mu.bi = nil
 	}
-	old := ix.dir + ".old"
-	if err := os.RemoveAll(old); err != nil {
-		return fmt.Errorf("index: rebuild: %w", err)
-	}
+	old := ix.oldDir() // cleared by Rebuild
 	if err := os.Rename(ix.dir, old); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("index: rebuild: %w", err)
 	}
@@ -182,7 +217,7 @@ func (ix *Index) swap(tmp string) error {
 	// The new index is in place: an old one left behind is only space, and
 	// failing here would leave the rebuilt index unopened and unrecorded.
 	if err := os.RemoveAll(old); err != nil {
-		ix.logger.Warn("the old index could not be removed after the rebuild; remove it yourself", "dir", old, "err", err)
+		ix.logger.Warn("the old index could not be removed after the rebuild; it is a superseded copy: remove it yourself (the next rebuild moves it aside)", "dir", old, "err", err)
 	}
 	bi, err := bleve.OpenUsing(ix.dir, scorchConfig(ix.mergeOnlyOnCompact))
 	if err != nil {
