@@ -78,16 +78,24 @@ const rebuildChildEnv = "DELTAQ_INDEX_REBUILD_CHILD"
 // failing after the swap. Root may remove any file, so as root the rebuild
 // runs in a child process of user nobody, who owns the data directory.
 func TestRebuildKeepsTheNewIndexWhenTheOldOneStays(t *testing.T) {
-	if base := os.Getenv(rebuildChildEnv); base != "" {
-		rebuildReadOnlyIndex(t, base)
+	rebuildAsOwner(t, rebuildChildEnv, rebuildReadOnlyIndex)
+}
+
+// rebuildAsOwner runs rebuild on a data directory of readOnlyIndexData as
+// the user who owns it: in this process, or, as root, who may remove any
+// file, in a child process of user nobody running the test t again with
+// childEnv naming the directory.
+func rebuildAsOwner(t *testing.T, childEnv string, rebuild func(*testing.T, string)) {
+	if base := os.Getenv(childEnv); base != "" {
+		rebuild(t, base)
 		return
 	}
 	base := readOnlyIndexData(t)
 	if os.Geteuid() != 0 {
-		rebuildReadOnlyIndex(t, base)
+		rebuild(t, base)
 		return
 	}
-	t.Log(nobodytest.Run(t, filepath.Dir(base), "TestRebuildKeepsTheNewIndexWhenTheOldOneStays", rebuildChildEnv+"="+base))
+	t.Log(nobodytest.Run(t, filepath.Dir(base), t.Name(), childEnv+"="+base))
 }
 
 // readOnlyIndexData makes a data directory, owned by nobody when the test
@@ -136,16 +144,7 @@ const rebuildAgainChildEnv = "DELTAQ_INDEX_REBUILD_AGAIN_CHILD"
 // at the swap, after the whole build, on removing it: the leftover is
 // moved aside, kept whole, and the new index is in place and in use.
 func TestRebuildMovesAsideTheOldIndexAnEarlierOneLeft(t *testing.T) {
-	if base := os.Getenv(rebuildAgainChildEnv); base != "" {
-		rebuildTwice(t, base)
-		return
-	}
-	base := readOnlyIndexData(t)
-	if os.Geteuid() != 0 {
-		rebuildTwice(t, base)
-		return
-	}
-	t.Log(nobodytest.Run(t, filepath.Dir(base), "TestRebuildMovesAsideTheOldIndexAnEarlierOneLeft", rebuildAgainChildEnv+"="+base))
+	rebuildAsOwner(t, rebuildAgainChildEnv, rebuildTwice)
 }
 
 // rebuildTwice rebuilds the read-only index under base, which leaves it
