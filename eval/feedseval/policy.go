@@ -63,7 +63,10 @@ type planner struct {
 	grid   feeds.Grid
 	bounds []feeds.Bounds
 	total  int // polls per week, all feeds
-	rng    *rand.Rand
+	// phases are the evenly spaced policies' phases, one per feed, kept
+	// for the run: a feed whose allocation changes stays evenly spaced
+	// across the week's boundary, never more than its longer interval.
+	phases []float64
 	// WIC's scheduler, kept across weeks: its g carries over.
 	wic     *monitor.Scheduler
 	index   map[string]int // WIC's URL → feed
@@ -72,8 +75,14 @@ type planner struct {
 }
 
 func newPlanner(policy string, cfg feeds.Config, grid feeds.Grid, bounds []feeds.Bounds, total int, horizon time.Duration, rng *rand.Rand) (*planner, error) {
-	p := &planner{policy: policy, cfg: cfg, grid: grid, bounds: bounds, total: total, horizon: horizon, rng: rng}
+	p := &planner{policy: policy, cfg: cfg, grid: grid, bounds: bounds, total: total, horizon: horizon}
 	if policy != wicName(horizon) {
+		// Drawn once per feed: no policy gets a lucky or unlucky common
+		// clock time.
+		p.phases = make([]float64, len(bounds))
+		for i := range p.phases {
+			p.phases[i] = rng.Float64()
+		}
 		return p, nil
 	}
 	s, err := monitor.NewScheduler(1)
@@ -129,7 +138,7 @@ func (p *planner) week(s *schedule, ws time.Time, models []feeds.Model) error {
 		if last != nil {
 			prev = last[i]
 		}
-		plan[i] = p.place(m, models[i], prev)
+		plan[i] = p.place(i, m, models[i], prev)
 	}
 	s.weeks = append(s.weeks, plan)
 	return nil
@@ -170,20 +179,19 @@ func ones(n int) []float64 {
 	return out
 }
 
-// place returns a feed's weekly slots for m polls; prev is its last plan.
-func (p *planner) place(m int, model feeds.Model, prev []int) []int {
+// place returns feed i's weekly slots for m polls; prev is its last plan.
+func (p *planner) place(i, m int, model feeds.Model, prev []int) []int {
 	if p.policy == PlacementOnly {
 		if len(prev) == m {
 			return feeds.Refine(model, p.grid, prev)
 		}
 		return feeds.Place(model, p.grid, m, p.cfg.Starts)
 	}
-	// Evenly spaced from a random phase per feed, drawn once: no policy
-	// gets a lucky or unlucky common clock time.
+	// Evenly spaced from the feed's phase (phases).
 	if len(prev) == m {
 		return prev
 	}
-	return feeds.UniformPlan(p.grid, m, p.rng.Float64())
+	return feeds.UniformPlan(p.grid, m, p.phases[i])
 }
 
 // wicWeek runs the monitor package's scheduler over the week's instants

@@ -68,3 +68,49 @@ func TestWICKeepsEveryFeedsBounds(t *testing.T) {
 		t.Errorf("polls: fast feed %d (at most %d), slow feed %d (at least %d)", len(s.times[0]), weeks*fast.Max, len(s.times[1]), weeks)
 	}
 }
+
+// TestEvenlySpacedKeepsPhaseAcrossWeeks re-plans allocation-only when the
+// feeds' rates swap, so one feed goes from two polls a week to one and the
+// other from one to two. Each keeps its phase: the gap across the weeks'
+// boundary is at most the longer of its two intervals, never past its max
+// interval (one week), whatever the seed.
+func TestEvenlySpacedKeepsPhaseAcrossWeeks(t *testing.T) {
+	grid, err := feeds.NewGrid(5 * time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := feeds.BoundsFor(15*time.Minute, 7*24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounds := []feeds.Bounds{b, b}
+	week := feeds.Period.Seconds()
+	rates := [][]float64{{4 / week, 1 / week}, {1 / week, 4 / week}} // 2 and 1 polls, then 1 and 2
+	start := time.Date(2025, 3, 3, 0, 0, 0, 0, time.UTC)
+	for seed := range uint64(50) {
+		p, err := newPlanner(AllocOnly, feeds.Config{}, grid, bounds, 3, 0, rand.New(rand.NewPCG(seed, 2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &schedule{start: start, step: grid.Step}
+		for w, rs := range rates {
+			models := []feeds.Model{{Rate: rs[0]}, {Rate: rs[1]}}
+			if err := p.week(s, start.Add(time.Duration(w)*feeds.Period), models); err != nil {
+				t.Fatal(err)
+			}
+		}
+		boundary := start.Add(feeds.Period)
+		for i := range bounds {
+			last := s.lastPoll(i, boundary)
+			next, ok := s.nextPoll(i, boundary)
+			if !ok {
+				t.Fatalf("seed %d, feed %d: no poll in the second week", seed, i)
+			}
+			longer := feeds.Period / time.Duration(min(len(s.weeks[0][i]), len(s.weeks[1][i])))
+			if gap := next.Sub(last); gap > longer+grid.Step || gap > feeds.Period/time.Duration(b.Min) {
+				t.Errorf("seed %d, feed %d: %d then %d polls a week, no poll from %s to %s (%s)",
+					seed, i, len(s.weeks[0][i]), len(s.weeks[1][i]), last, next, gap)
+			}
+		}
+	}
+}
