@@ -138,31 +138,12 @@ func (h *harness) open(ctx context.Context, dir string, spec runSpec) (e *env, e
 		crawler.HostOverride{Host: h.c.host, MinDelay: 0, PerHost: h.cfg.CrawlParallel})
 	ccfg.Politeness.Global = h.cfg.CrawlParallel
 
-	fcfg := h.cfg.Frontier
-	fcfg.Policy = spec.Policy
-	fcfg.Tau = spec.Tau
-	fcfg.Budget = frontier.BudgetConfig{Fetches: spec.Budget, Period: week}
-	fcfg.Split = h.frontierSplit(spec.Split)
-	fcfg.Spread = false
-	// One host holds every page: refill its queue from Pebble in large
-	// steps (each refill scans past the entries already dequeued).
-	fcfg.HostBuffer = 1024
+	fcfg := h.frontierConfig(spec)
 
 	icfg := h.cfg.Index
 	icfg.BatchSize = oneBatch
 
 	rcfg := h.cfg.Repo
-	if h.whole != nil {
-		// Estimates from every re-download of the archive (§4.7.2). No
-		// page's estimate depends on the run's own re-downloads, so there
-		// is no §7.2 trap to explore out of: deltaq ranks by its
-		// posterior means.
-		fcfg.Window = max(fcfg.Window, h.c.weeks())
-		fcfg.Exploration = "mean"
-		// The thesis's setting: estimates from the archive's history
-		// alone, not from this run's reading of sitemaps.
-		fcfg.SitemapLastMod = false
-	}
 	if spec.All {
 		// Fig. 4.3 and eval.sync.history "whole" need every
 		// re-download's fetch record and ΔQ_A.
@@ -198,6 +179,34 @@ func (h *harness) open(ctx context.Context, dir string, spec runSpec) (e *env, e
 		return e, err
 	}
 	return e, nil
+}
+
+// frontierConfig is the frontier of one run: the configured one with the
+// run's policy, τ, budget and split.
+func (h *harness) frontierConfig(spec runSpec) frontier.Config {
+	fcfg := h.cfg.Frontier
+	fcfg.Policy = spec.Policy
+	fcfg.Tau = spec.Tau
+	fcfg.Budget = frontier.BudgetConfig{Fetches: spec.Budget, Period: week}
+	fcfg.Split = h.frontierSplit(spec.Split)
+	fcfg.Spread = false
+	// One host holds every page: refill its queue from Pebble in large
+	// steps (each refill scans past the entries already dequeued).
+	fcfg.HostBuffer = 1024
+	// The replay's sitemap dates each page by the week its archived copy
+	// changed: read each week, it would tell the deltaq policy, and no
+	// other, the true change of every page, fetched or not. Every policy
+	// learns from its own page re-downloads alone.
+	fcfg.SitemapLastMod = false
+	if h.whole != nil {
+		// Estimates from every re-download of the archive (§4.7.2). No
+		// page's estimate depends on the run's own re-downloads, so there
+		// is no §7.2 trap to explore out of: deltaq ranks by its
+		// posterior means.
+		fcfg.Window = max(fcfg.Window, h.c.weeks())
+		fcfg.Exploration = "mean"
+	}
+	return fcfg
 }
 
 // close stops the run's components.

@@ -333,12 +333,13 @@ func (h *harness) writeIntro(w io.Writer, sum *Summary) {
 		fmt.Fprintf(w, "Estimates: every policy estimates its per-page parameters (λ for SBR and LambdaCrawl, d(p) for EBR, δQ_A for deltaq) "+
 			"from the whole archive, as the thesis does (§4.7.2), by reading the fetch log and ΔQ_A measurements of the run that "+
 			"re-downloads every page every week (eval.sync.history = whole): hindsight no deployed crawler has; what each run re-downloads, and when, is its own. "+
-			"The deltaq policy therefore ranks by its posterior means, does not explore (frontier.exploration = mean) and does not read sitemaps (frontier.sitemap_lastmod = false).\n\n")
+			"The deltaq policy therefore ranks by its posterior means and does not explore (frontier.exploration = mean). ")
 	default:
 		fmt.Fprintf(w, "Estimates: every policy learns only from its own re-downloads, as a deployed crawler must (eval.sync.history = own); "+
-			"pages not yet re-downloaded take the policy's prior. The deltaq policy explores by frontier.exploration = %s "+
-			"and reads sitemap <lastmod> dates: %v (frontier.sitemap_lastmod).\n\n", cfg.Frontier.Exploration, cfg.Frontier.SitemapLastMod)
+			"pages not yet re-downloaded take the policy's prior. The deltaq policy explores by frontier.exploration = %s. ", cfg.Frontier.Exploration)
 	}
+	fmt.Fprint(w, "No policy reads the sitemap's <lastmod> dates (frontier.sitemap_lastmod is off): the replay dates each page "+
+		"by the week its archived copy changed, which would tell the deltaq policy alone the true change of pages it did not fetch.\n\n")
 }
 
 // workloadTable accounts for every query string of the log: how many the
