@@ -339,7 +339,10 @@ func (h *harness) writeIntro(w io.Writer, sum *Summary) {
 			"pages not yet re-downloaded take the policy's prior. The deltaq policy explores by frontier.exploration = %s. ", cfg.Frontier.Exploration)
 	}
 	fmt.Fprint(w, "No policy reads the sitemap's <lastmod> dates (frontier.sitemap_lastmod is off): the replay dates each page "+
-		"by the week its archived copy changed, which would tell the deltaq policy alone the true change of pages it did not fetch.\n\n")
+		"by the week its archived copy changed, which would tell the deltaq policy alone the true change of pages it did not fetch. "+
+		"The queries Q is measured on are also those the policies that read queries learn from (deltaq's ΔQ_A, over their words Q′; "+
+		"μ(p) of EBR and LambdaCrawl), as in the thesis: Q is defined over the workload a search engine knows from its log, "+
+		"and the log is read as counts, with no tie to the archive's weeks to split it by.\n\n")
 }
 
 // workloadTable accounts for every query string of the log: how many the
