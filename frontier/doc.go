@@ -78,7 +78,12 @@
 // digitalgov-2023 it reached mean Q 0.9962 at B = 400 against 0.9988 for
 // accumulate, which is the default; online (eval.sync.history own)
 // accumulate was ahead at 8 of 10 archive × budget pairs, by up to 0.0009
-// (digitalgov-2023, B = 100), and behind by at most 0.00004.
+// (digitalgov-2023, B = 100), and behind by at most 0.00004. (This and
+// the other online figures of this documentation were measured while
+// eval sync let the deltaq policy read the replay's sitemap <lastmod>
+// dates, each page's true change week, which no baseline read; RESULTS.md
+// has deltaq's figures without them, behind the best baseline at most
+// budgets.)
 //
 // Exploration is Thompson sampling (Thompson 1933; for ranking B items per
 // round, as here, the batch form of Russo et al.'s tutorial, 2018): each
