@@ -61,7 +61,7 @@
 //     one window share its counts and clusters and differ in their weights
 //     alone (one fit a window, not one a candidate: planning 1,000 feeds
 //     2.6× faster). On the 2025 commit feeds at one poll a day, combined ÷
-//     Cho & Garcia-Molina's age-optimal is 0.672 re-learned weekly and
+//     Cho & Garcia-Molina's age-optimal is 0.676 re-learned weekly and
 //     0.749 learned once from the first 8 weeks; with hindsight, the
 //     year's own rates and profiles, 0.58. The gap is which days and hours
 //     of the coming week a feed posts in, which its past weeks do not
