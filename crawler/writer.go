@@ -282,9 +282,7 @@ func (a *apply) applyRobots(r *result) error {
 	first := h.RobotsFetched.IsZero()
 	// What the worker decided from the same record, so that the store
 	// and the host cache hold one state, stamped at one time.
-	st := &r.robotsState
-	h.RobotsStatus, h.RobotsBody, h.RobotsFetched, h.RobotsExpires = st.RobotsStatus, st.RobotsBody, st.RobotsFetched, st.RobotsExpires
-	h.RobotsUnreachableSince, h.RobotsRetryWait = st.RobotsUnreachableSince, st.RobotsRetryWait
+	h.SetRobots(&r.robotsState)
 	if !first || !a.w.c.cfg.Sitemaps {
 		return nil
 	}

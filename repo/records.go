@@ -317,6 +317,14 @@ type HostState struct {
 	RobotsRetryWait time.Duration
 }
 
+// SetRobots sets h's robots.txt fields to st's, leaving its politeness,
+// back-off and page count as they are. A robots.txt field added to
+// HostState is copied here, in the one place that replaces them.
+func (h *HostState) SetRobots(st *HostState) {
+	h.RobotsStatus, h.RobotsBody, h.RobotsFetched, h.RobotsExpires = st.RobotsStatus, st.RobotsBody, st.RobotsFetched, st.RobotsExpires
+	h.RobotsUnreachableSince, h.RobotsRetryWait = st.RobotsUnreachableSince, st.RobotsRetryWait
+}
+
 // hostFormat 3 adds RobotsRetryWait, and format 2 RobotsUnreachableSince;
 // formats 1 and 2, without them, are still read.
 const (
