@@ -137,6 +137,40 @@ func TestImpactModelRecoversStakes(t *testing.T) {
 	}
 }
 
+// TestImpactPriorKeepsTheStakeWhenMeasurementsIgnoreIt: ΔQ_A measured
+// on changes as the index records them, most near 0 and a few far larger,
+// whatever the page's stake. The prior of a page never seen changing must
+// still grow with its stake: least squares with a free intercept fitted a
+// slope near 0 and gave every page one prior, so the stake no longer
+// ranked the pages.
+func TestImpactPriorKeepsTheStakeWhenMeasurementsIgnoreIt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var fit impactFit
+	var sum float64
+	for i := range 400 {
+		x := 1e-4 * rng.Float64()
+		if rng.IntN(20) == 0 {
+			x = 1e4 * rng.ExpFloat64()
+		}
+		sum += x
+		fit.add(impactObservations{sum: x, n: 1, stake: math.Pow(10, float64(i%6))})
+	}
+	p := fit.prior()
+	low := p.posterior(impactObservations{stake: 10}).mean()
+	high := p.posterior(impactObservations{stake: 1e4}).mean()
+	if high < 20*low {
+		t.Fatalf("prior mean impact %.4g at stake 1e4, %.4g at stake 10: want it to grow with the stake", high, low)
+	}
+	// The priors of the pages observed add up to their observations.
+	var prior float64
+	for i := range 400 {
+		prior += p.a + p.b*math.Pow(10, float64(i%6))
+	}
+	if math.Abs(prior-sum) > 1e-9*sum {
+		t.Fatalf("priors sum to %.6g, observations to %.6g", prior, sum)
+	}
+}
+
 // deltaqWorld is a set of pages re-fetched under a DeltaQ policy, week
 // by week: pages change at given rates and the policy's picks become the
 // pages' fetch logs and ΔQ_A measurements.
@@ -243,8 +277,9 @@ func TestDeltaQThompsonExploresUncertainHighStakePages(t *testing.T) {
 	pages.logs[uncertainBig] = weekly(0)
 	pages.logs[uncertainSmall] = weekly(0)
 	pages.logs[knownBig] = weekly(make([]float64, 52)...)
-	// Neighbours that change and matter, so that the pooled prior is not
-	// degenerate.
+	// Neighbours that change and matter as much as the big pages, so that
+	// the pooled priors are not degenerate and the big pages' prior impact
+	// is what the neighbours' changes measured.
 	for i := range 30 {
 		u := fmt.Sprintf("http://a.test/d/busy%02d", i)
 		diffs := make([]float64, 20)
@@ -259,7 +294,7 @@ func TestDeltaQThompsonExploresUncertainHighStakePages(t *testing.T) {
 				pages.dqs[u] = append(pages.dqs[u], repo.DeltaQ{At: r.At, Value: 3})
 			}
 		}
-		stake[u] = 1
+		stake[u] = 10
 	}
 	for u, l := range pages.logs {
 		pages.pages = append(pages.pages, repo.Page{URL: u, LastFetch: l[len(l)-1].At})
