@@ -85,13 +85,22 @@
 // has deltaq's figures without them, behind the best baseline at most
 // budgets.)
 //
+// A plan ranks the pages by E[ΔQ_A(p, t)]·(t − LR(p, t)), λ·m·a² at age a:
+// twice the loss the stale copy has accrued under accumulate. So a
+// page is re-fetched at intervals ∝ 1/√(λ·m), the spacing that loses
+// least for the budget; ranked by E[ΔQ_A] alone, the thesis's P(p, t),
+// the pages with the largest stakes came back at intervals ∝ 1/(λ·m),
+// before they had changed.
+//
 // Exploration is Thompson sampling (Thompson 1933; for ranking B items per
 // round, as here, the batch form of Russo et al.'s tutorial, 2018): each
-// period every page is scored with a draw from its posteriors instead of
-// their means. A page whose posterior is narrow and low is rarely drawn
-// high; one seen little, with a large stake, often is. Every page keeps a
-// positive chance of a re-fetch, and frontier.max_interval bounds the wait
-// outright.
+// period every page is scored with a draw of its change rate instead of
+// its mean. A page whose rate posterior is narrow and low is rarely drawn
+// high; one seen little often is. Every page keeps a positive chance of a
+// re-fetch, and frontier.max_interval bounds the wait outright. The
+// impact is taken at its posterior mean: its prior comes from the stake,
+// which needs no fetch, and draws from its heavy-tailed posterior made
+// the picks noise.
 //
 // A deltaq plan streams the candidates three times (sitemaps, pooled
 // evidence, scores) and holds only the distinct evidence patterns, one

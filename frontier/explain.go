@@ -107,8 +107,8 @@ func posteriorWhy(cfg Config, p Posterior) string {
 	default:
 		changes = fmt.Sprintf("E[changes since the last fetch] = %.3g", p.Changes)
 	}
-	why := fmt.Sprintf("deltaq scores E[ΔQ_A] = %.4g: %s (change rate %.3g per period, its posterior pooled with the page's host and directory, over %.3g periods no sitemap speaks for) × E[ΔQ_A of one change] = %.4g (stake %.4g in the workload, and the ΔQ_A measured on past changes).",
-		p.Score, changes, p.Rate, p.Open, p.Impact, p.Stake)
+	why := fmt.Sprintf("deltaq expects a re-fetch now to gain E[ΔQ_A] = %.4g: %s (change rate %.3g per period, its posterior pooled with the page's host and directory, over %.3g periods no sitemap speaks for) × E[ΔQ_A of one change] = %.4g (stake %.4g in the workload, and the ΔQ_A measured on past changes). It ranks the page by that gain × those %.3g periods = %.4g, the loss its copy has accrued.",
+		p.Score, changes, p.Rate, p.Open, p.Impact, p.Stake, p.Open, p.Priority)
 	if p.Impact <= minPriorImpact {
 		why += " With no stake, and no ΔQ_A above 0 measured on any page yet, its impact is the least there is: it goes after every page with a stake, by its chance of change."
 	}
@@ -116,7 +116,7 @@ func posteriorWhy(cfg Config, p Posterior) string {
 		why += " Not re-fetched for frontier.max_interval: it goes first whatever its score."
 	}
 	if cfg.Exploration == "thompson" {
-		why += " Each period's plan ranks by one draw from these posteriors (Thompson sampling), so an uncertain page is sometimes picked above its mean."
+		why += " Each period's plan ranks by one draw of the change rate from its posterior (Thompson sampling), so a page whose rate is uncertain is sometimes picked above its mean."
 	}
 	return why
 }

@@ -1,11 +1,8 @@
 package frontier
 
 import (
-	"math"
-	"math/rand/v2"
 	"time"
 
-	"github.com/deltaq/deltaq/internal/randdist"
 	"github.com/deltaq/deltaq/repo"
 )
 
@@ -130,8 +127,3 @@ func (p impactPrior) posterior(o impactObservations) impactPosterior {
 
 // mean is E[m].
 func (p impactPosterior) mean() float64 { return p.rate / (p.shape - 1) }
-
-// sample draws m.
-func (p impactPosterior) sample(rng *rand.Rand) float64 {
-	return p.rate * math.Exp(-randdist.LogGamma(rng, p.shape))
-}

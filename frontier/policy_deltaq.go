@@ -24,14 +24,17 @@ import (
 //	E[ΔQ_A(p, t)] = P(p changed since LR(p, t)) · E[ΔQ_A | a change]
 //
 // with both factors posteriors pooled over alike pages (changemodel.go,
-// impact.go). With Exploration "thompson" the score is computed from one
-// draw of each posterior per page and period (Thompson sampling: Thompson,
-// Biometrika 1933; Russo et al., "A tutorial on Thompson sampling", 2018),
-// so a page is re-fetched with the probability that it is among the best
-// N, and pages whose posteriors are wide and whose stake is large are
-// revisited; with "mean", from the posterior means (no exploration, the
-// setting when the estimates do not depend on the policy's own
-// re-downloads). A page not re-fetched for MaxInterval goes first, oldest
+// impact.go), and ranks them by that gain times the periods since LR
+// (priority). With Exploration "thompson" the change rate is one draw
+// from its posterior (Thompson sampling: Thompson, Biometrika 1933; Russo
+// et al., "A tutorial on Thompson sampling", 2018), so pages whose rate is
+// uncertain are revisited; with "mean", its posterior mean (no
+// exploration, the setting when the estimates do not depend on the
+// policy's own re-downloads). Only the rate is drawn: it is what a
+// re-fetch teaches. The impact's prior comes from the stake, known of
+// every page without a fetch, and its posterior has an infinite variance
+// (1/m is Gamma with shape 2), so its draws in the far tail decided the
+// picks alone. A page not re-fetched for MaxInterval goes first, oldest
 // first, whatever its score (thesis §7.2: a page never re-fetched never
 // changes its estimate); the bound holds whenever C/N periods fit in it,
 // C the candidates.
@@ -43,9 +46,8 @@ import (
 // the stale copy drifts further with each: E[ΔQ_A] = E[N]·m = E[λ]·(t −
 // LR)·m, the thesis's δQ_A(p)·(t − LR) with δQ_A = λ·m (§4.7.1), and a
 // change known from a sitemap counts E[N | N ≥ 1] = λa/(1 − e^(−λa)).
-// Under overwrite, pages that change every period all score m and the
-// highest N are re-fetched every period while the next ones wait without
-// bound; under accumulate their scores grow with their wait.
+// Under overwrite, pages that change every period all gain m, and only
+// their wait (priority) orders them.
 //
 // With SitemapLastMod, the sitemaps (and feeds: every XML candidate) are
 // re-fetched each period, oldest first, with at most a quarter of the
@@ -231,7 +233,7 @@ func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, 
 			return nil, err
 		}
 		p := v.page
-		imp := f.posterior(v, post)
+		impact := f.posterior(v, post).mean()
 		age := plan.periods(p.LastFetch)
 		var score float64
 		switch {
@@ -240,14 +242,24 @@ func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, 
 		case d.Exploration == "thompson":
 			src.Seed(d.Seed^urlHash(p.URL), period)
 			lambda := f.grid.sample(post, rng.Float64(), rng.Float64())
-			score = d.changes(lambda, v.open, v.changed) * imp.sample(rng)
+			score = priority(d.changes(lambda, v.open, v.changed)*impact, v.open)
 		default:
-			score = d.meanChanges(f.grid, post, v) * imp.mean()
+			score = priority(d.meanChanges(f.grid, post, v)*impact, v.open)
 		}
 		top.offer(p.URL, score, age)
 	}
 	return append(f.feeds, top.urls()...), nil
 }
+
+// priority is what a plan ranks a page by: its expected gain from a
+// re-fetch now times the periods its copy has been open to change. Under
+// accumulate that is twice the loss the stale copy has accrued since LR,
+// λ·m·a²/2, and a plan that takes the pages above a threshold of it
+// re-fetches each at intervals T ∝ 1/√(λ·m), the spacing that makes the
+// summed loss Σ λ·m·T/2 least for the budget Σ 1/T. Ranked by the gain
+// alone, λ·m·a, a page came back at intervals ∝ 1/(λ·m): the pages with
+// the largest stakes were re-fetched before they had changed.
+func priority(gain, open float64) float64 { return gain * open }
 
 // bound is MaxInterval in periods (+Inf without one).
 func (d *DeltaQ) bound(plan Plan) float64 {
@@ -269,8 +281,11 @@ type Posterior struct {
 	Stake   float64 // the page's stake in the workload (Importance)
 	Impact  float64 // E[m], the expected ΔQ_A of one change
 	// Score is Changes·Impact, the page's expected ΔQ_A from a re-fetch
-	// now: the mean the plan ranks by (Thompson sampling draws around it).
+	// now.
 	Score float64
+	// Priority is Score·Open, what the plan ranks by at the posterior
+	// means (Thompson sampling draws the change rate around its mean).
+	Priority float64
 	// Overdue: not re-fetched for frontier.max_interval, so it goes first.
 	Overdue bool
 }
@@ -300,6 +315,7 @@ func (d *DeltaQ) Explain(ctx context.Context, plan Plan, pages Pages, url string
 			Changes: d.meanChanges(f.grid, rates, v), Stake: v.obs.stake, Impact: imp.mean(),
 			Overdue: plan.periods(p.LastFetch) >= d.bound(plan)}
 		post.Score = post.Changes * post.Impact
+		post.Priority = priority(post.Score, post.Open)
 		return post, true, nil
 	}
 	return Posterior{}, false, nil

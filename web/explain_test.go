@@ -97,8 +97,9 @@ func TestExplainReportIsReadableAsTextJSONAndHTML(t *testing.T) {
 				Policy, PolicySource, Period string
 				Priority                     float64
 				Posterior                    *struct {
-					Changes, Impact, Stake float64
-					Gain                   float64 `json:"expected_delta_q"`
+					Changes, Impact, Stake, Priority float64
+					Gain                             float64 `json:"expected_delta_q"`
+					Open                             float64 `json:"open_periods"`
 				}
 			} `json:"recrawl"`
 		}
@@ -109,8 +110,9 @@ func TestExplainReportIsReadableAsTextJSONAndHTML(t *testing.T) {
 		if r := got.Recrawl; r.Policy != "deltaq" || r.PolicySource != "repository" || r.Period != "1h0m0s" || r.Priority != 0.5 {
 			t.Fatalf("recrawl = %+v", r)
 		}
-		if p := got.Recrawl.Posterior; p == nil || p.Stake != 1 || p.Gain <= 0 || math.Abs(p.Gain-p.Changes*p.Impact) > 1e-12 {
-			t.Fatalf("posterior = %+v, want stake 1 and expected ΔQ_A = changes × impact > 0", p)
+		if p := got.Recrawl.Posterior; p == nil || p.Stake != 1 || p.Gain <= 0 || math.Abs(p.Gain-p.Changes*p.Impact) > 1e-12 ||
+			p.Open <= 0 || math.Abs(p.Priority-p.Gain*p.Open) > 1e-12 {
+			t.Fatalf("posterior = %+v, want stake 1, expected ΔQ_A = changes × impact > 0 and priority = that × open periods", p)
 		}
 	})
 
@@ -125,7 +127,7 @@ func TestExplainReportIsReadableAsTextJSONAndHTML(t *testing.T) {
 		if code != 200 {
 			t.Fatalf("status %d", code)
 		}
-		for _, want := range []string{"Pebble notes", "deltaq (recorded by the last crawl)", "0.25 per period of 1h0m0s", "12.5 ms", "shingle difference 0.500", `id="posterior"`} {
+		for _, want := range []string{"Pebble notes", "deltaq (recorded by the last crawl)", "0.25 per period of 1h0m0s", "12.5 ms", "shingle difference 0.500", `id="posterior"`, "periods open = "} {
 			if !strings.Contains(page, want) {
 				t.Errorf("explain view lacks %q", want)
 			}

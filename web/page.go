@@ -118,6 +118,7 @@ type posteriorJSON struct {
 	Stake        float64 `json:"stake"`
 	Impact       float64 `json:"impact"` // E[ΔQ_A of one change]
 	ExpectedGain float64 `json:"expected_delta_q"`
+	Priority     float64 `json:"priority"` // expected_delta_q × open_periods: what the plan ranks by
 	Overdue      bool    `json:"overdue"`
 }
 
@@ -137,7 +138,7 @@ func recrawlOf(e frontier.Explanation) *recrawlJSON {
 	}
 	if p := e.Posterior; p != nil {
 		r.Posterior = &posteriorJSON{ChangeRate: p.Rate, OpenPeriods: p.Open, KnownChange: p.KnownChange, Changes: p.Changes,
-			Stake: p.Stake, Impact: p.Impact, ExpectedGain: p.Score, Overdue: p.Overdue}
+			Stake: p.Stake, Impact: p.Impact, ExpectedGain: p.Score, Priority: p.Priority, Overdue: p.Overdue}
 	}
 	return r
 }
