@@ -73,17 +73,18 @@
 // 1), and is learned from the ΔQ_A measured on past changes of all pages
 // (impact.go). Both posteriors pool evidence across alike pages, so a page
 // seen once is judged by its neighbours and not by its single
-// observation. Overwrite starves pages that change every period (they all
-// score m, and the same N win every period): with hindsight on
-// digitalgov-2023 it reached mean Q 0.9962 at B = 400 against 0.9988 for
-// accumulate, which is the default; online (eval.sync.history own)
-// accumulate was ahead at 8 of 10 archive × budget pairs, by up to 0.0009
-// (digitalgov-2023, B = 100), and behind by at most 0.00004. (This and
-// the other online figures of this documentation were measured while
-// eval sync let the deltaq policy read the replay's sitemap <lastmod>
-// dates, each page's true change week, which no baseline read; RESULTS.md
-// has deltaq's figures without them, behind the best baseline at most
-// budgets.)
+// observation. Under overwrite, pages that change every period all gain
+// m: ranked by that gain alone, the same N won every period, and with
+// hindsight on digitalgov-2023 overwrite reached mean Q 0.9962 at B = 400
+// against 0.9988 for accumulate, which is the default; online
+// (eval.sync.history own) accumulate was ahead at 8 of 10 archive ×
+// budget pairs, by up to 0.0009 (digitalgov-2023, B = 100), and behind by
+// at most 0.00004. (These figures predate the ranking by the gain times
+// the wait, below, and the online ones, like the other online figures of
+// this documentation, were measured while eval sync let the deltaq policy
+// read the replay's sitemap <lastmod> dates, each page's true change
+// week, which no baseline read. RESULTS.md has deltaq's figures without
+// them.)
 //
 // A plan ranks the pages by E[ΔQ_A(p, t)]·(t − LR(p, t)), λ·m·a² at age a:
 // twice the loss the stale copy has accrued under accumulate. So a
