@@ -336,12 +336,10 @@ func TestDeltaQThompsonExploresUncertainHighStakePages(t *testing.T) {
 	imp := func(u string) float64 { return stake[u] }
 	for _, changes := range ChangeModels() {
 		picks := map[string]int{}
+		thompson := &DeltaQ{Window: 8, Exploration: "thompson", Changes: changes, Seed: 7, Importance: imp}
 		mean := &DeltaQ{Window: 8, Exploration: "mean", Changes: changes, Importance: imp}
 		meanPicked := 0
 		for wk := range 200 {
-			// No page is re-fetched here, so each period draws with
-			// another seed, as re-fetches would.
-			thompson := &DeltaQ{Window: 8, Exploration: "thompson", Changes: changes, Seed: uint64(wk), Importance: imp}
 			plan := Plan{Now: epoch.Add(time.Duration(60+wk) * 24 * time.Hour * 7), N: 5, Period: week}
 			got, err := thompson.Select(context.Background(), plan, pages)
 			if err != nil {
@@ -473,10 +471,10 @@ func TestPagesWithoutStakeGoByTheirChanceOfChange(t *testing.T) {
 		return 0
 	}
 	for _, exploration := range Explorations() {
+		d := &DeltaQ{Window: 8, Exploration: exploration, Seed: 3, Importance: stake}
 		second := map[string]int{}
-		for seed := range 100 { // Thompson draws anew with each seed
-			d := &DeltaQ{Window: 8, Exploration: exploration, Seed: uint64(seed), Importance: stake}
-			plan := Plan{Now: epoch.Add(11 * week), N: 2, Period: week}
+		for h := range 100 { // plans an hour apart: Thompson draws anew
+			plan := Plan{Now: epoch.Add(11*week + time.Duration(h)*time.Hour), N: 2, Period: week}
 			got, err := d.Select(context.Background(), plan, pages)
 			if err != nil {
 				t.Fatal(err)
