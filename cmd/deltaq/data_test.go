@@ -34,3 +34,30 @@ func TestADataDirectoryThatIsASymlinkLoopIsNamed(t *testing.T) {
 		t.Errorf("the link after the refusals: %q, %v; want it left as it was", target, err)
 	}
 }
+
+// TestARepositoryOrIndexThatIsASymlinkLoopIsNamed: in a data directory, a
+// repo or index that is a symbolic link loop is named as one, by the
+// commands that make them and those that read them, and left as it was.
+func TestARepositoryOrIndexThatIsASymlinkLoopIsNamed(t *testing.T) {
+	for _, sub := range []string{"repo", "index"} {
+		data := t.TempDir()
+		loop := filepath.Join(data, sub)
+		if err := os.Symlink(sub, loop); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"crawl", "--seeds", "http://fruit.test/"},
+			{"hosts"},
+			{"index", "rebuild"},
+			{"serve", "--listen", "127.0.0.1:0"},
+		} {
+			_, _, err := run(t, append(args, "--data", data)...)
+			if want := loop + " is a symbolic link loop"; err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: deltaq %s: %v, want it to say %q", sub, strings.Join(args, " "), err, want)
+			}
+		}
+		if target, err := os.Readlink(loop); err != nil || target != sub {
+			t.Errorf("%s after the refusals: %q, %v; want it left as it was", sub, target, err)
+		}
+	}
+}

@@ -74,17 +74,30 @@ func realPath(p string) (string, error) {
 var errNoData = errors.New("--data: a data directory is required")
 
 // dataDirProblem is what makes dataDir no data directory, before anything
-// is made or read there: none given, or a symbolic link loop, which the
-// commands that make one would report as "mkdir: file exists" and those
-// that read one as a repository they cannot inspect.
+// is made or read there: none given, or a symbolic link loop, at dataDir
+// or at the repository or index in it, which the commands that make one
+// would report as "mkdir: file exists" and those that read one as a
+// repository they cannot inspect.
 func dataDirProblem(dataDir string) error {
 	if dataDir == "" {
 		return errNoData
 	}
-	if _, err := os.Stat(dataDir); errors.Is(err, syscall.ELOOP) {
-		return fmt.Errorf("--data %s: is a symbolic link loop (%w): point the link at a directory, or give --data another path", dataDir, err)
+	if isLinkLoop(dataDir) {
+		return fmt.Errorf("--data %s: is a symbolic link loop: point the link at a directory, or give --data another path", dataDir)
+	}
+	for _, sub := range []string{repoDir, indexDir} {
+		if p := filepath.Join(dataDir, sub); isLinkLoop(p) {
+			return fmt.Errorf("--data %s: %s is a symbolic link loop: point the link at a directory, or remove it", dataDir, p)
+		}
 	}
 	return nil
+}
+
+// isLinkLoop reports whether path is a symbolic link that never reaches a
+// file.
+func isLinkLoop(path string) bool {
+	_, err := os.Stat(path)
+	return errors.Is(err, syscall.ELOOP)
 }
 
 // repoOpener opens the repository under a data directory: openRepo or
