@@ -87,21 +87,24 @@
 // them.)
 //
 // A plan ranks the pages by E[ΔQ_A(p, t)]·(t − LR(p, t)), λ·m·a² at age a:
-// twice the loss the stale copy has accrued under accumulate. So a
-// page is re-fetched at intervals ∝ 1/√(λ·m), the spacing that loses
-// least for the budget; ranked by E[ΔQ_A] alone, the thesis's P(p, t),
-// the pages with the largest stakes came back at intervals ∝ 1/(λ·m),
-// before they had changed.
+// twice the loss λ·m·a²/2 the stale copy has accrued under accumulate. A
+// plan that takes the pages above a threshold of it re-fetches each at
+// intervals T ∝ 1/√(λ·m), the spacing that makes the summed loss
+// Σ λ·m·T/2 least for the budget Σ 1/T. Ranked by E[ΔQ_A] alone, the
+// thesis's P(p, t), a page came back at intervals ∝ 1/(λ·m): the pages
+// with the largest stakes were re-fetched before they had changed.
 //
 // Exploration is Thompson sampling (Thompson 1933; for ranking B items per
 // round, as here, the batch form of Russo et al.'s tutorial, 2018): each
 // period every page is scored with a draw of its change rate instead of
 // its mean. A page whose rate posterior is narrow and low is rarely drawn
 // high; one seen little often is. Every page keeps a positive chance of a
-// re-fetch, and frontier.max_interval bounds the wait outright. The
-// impact is taken at its posterior mean: its prior comes from the stake,
-// which needs no fetch, and draws from its heavy-tailed posterior made
-// the picks noise.
+// re-fetch, and frontier.max_interval bounds the wait outright. Only the
+// rate is drawn, since it is what a re-fetch teaches; the impact is taken
+// at its posterior mean. Its prior comes from the stake, known of every
+// page without a fetch, and its posterior has an infinite variance (1/m
+// is Gamma with shape 2), so its draws in the far tail decided the picks
+// alone.
 //
 // A deltaq plan streams the candidates three times (sitemaps, pooled
 // evidence, scores) and holds only the distinct evidence patterns, one

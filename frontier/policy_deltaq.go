@@ -30,14 +30,11 @@ import (
 // et al., "A tutorial on Thompson sampling", 2018), so pages whose rate is
 // uncertain are revisited; with "mean", its posterior mean (no
 // exploration, the setting when the estimates do not depend on the
-// policy's own re-downloads). Only the rate is drawn: it is what a
-// re-fetch teaches. The impact's prior comes from the stake, known of
-// every page without a fetch, and its posterior has an infinite variance
-// (1/m is Gamma with shape 2), so its draws in the far tail decided the
-// picks alone. A page not re-fetched for MaxInterval goes first, oldest
-// first, whatever its score (thesis §7.2: a page never re-fetched never
-// changes its estimate); the bound holds whenever C/N periods fit in it,
-// C the candidates.
+// policy's own re-downloads). Only the rate is drawn (doc.go says why).
+// A page not re-fetched for MaxInterval goes first, oldest first,
+// whatever its score (thesis §7.2: a page never re-fetched never changes
+// its estimate); the bound holds whenever C/N periods fit in it, C the
+// candidates.
 //
 // Changes says how the changes since LR add up. With "overwrite" a copy
 // replaced after several changes gains what the last one is worth:
@@ -235,30 +232,26 @@ func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, 
 		p := v.page
 		impact := f.posterior(v, post).mean()
 		age := plan.periods(p.LastFetch)
-		var score float64
+		var changes float64
 		switch {
 		case age >= bound:
-			score = math.Inf(1)
+			top.offer(p.URL, math.Inf(1), age)
+			continue
 		case d.Exploration == "thompson":
 			src.Seed(d.Seed^urlHash(p.URL), period)
 			lambda := f.grid.sample(post, rng.Float64(), rng.Float64())
-			score = priority(d.changes(lambda, v.open, v.changed)*impact, v.open)
+			changes = d.changes(lambda, v.open, v.changed)
 		default:
-			score = priority(d.meanChanges(f.grid, post, v)*impact, v.open)
+			changes = d.meanChanges(f.grid, post, v)
 		}
-		top.offer(p.URL, score, age)
+		top.offer(p.URL, priority(changes*impact, v.open), age)
 	}
 	return append(f.feeds, top.urls()...), nil
 }
 
 // priority is what a plan ranks a page by: its expected gain from a
-// re-fetch now times the periods its copy has been open to change. Under
-// accumulate that is twice the loss the stale copy has accrued since LR,
-// λ·m·a²/2, and a plan that takes the pages above a threshold of it
-// re-fetches each at intervals T ∝ 1/√(λ·m), the spacing that makes the
-// summed loss Σ λ·m·T/2 least for the budget Σ 1/T. Ranked by the gain
-// alone, λ·m·a, a page came back at intervals ∝ 1/(λ·m): the pages with
-// the largest stakes were re-fetched before they had changed.
+// re-fetch now times the periods its copy has been open to change, so
+// that a page comes back at intervals ∝ 1/√(λ·m) (doc.go says why).
 func priority(gain, open float64) float64 { return gain * open }
 
 // bound is MaxInterval in periods (+Inf without one).
