@@ -123,6 +123,7 @@ func (a *app) newEvalSyncCmd() *cobra.Command {
 	cmd.Flags().IntSlice("budgets", nil, "re-downloads per week (eval.sync.budgets)")
 	cmd.Flags().Float64Slice("taus", nil, "τ for SBR and EBR (eval.sync.taus)")
 	cmd.Flags().Uint64("seed", 0, "seed of the workload sample (eval.sync.seed)")
+	cmd.Flags().Int("seeds", 0, "runs of a policy that draws at random, one per seed (eval.sync.seeds)")
 	cmd.Flags().String("history", "", "whole or own (eval.sync.history)")
 	cmd.Flags().String("pages", "", "persistent or all (eval.sync.pages)")
 	cmd.Flags().String("semantics", "", "searcher or thesis (eval.sync.semantics)")
@@ -135,6 +136,7 @@ func (a *app) newEvalSyncCmd() *cobra.Command {
 		"budgets":   "eval.sync.budgets",
 		"taus":      "eval.sync.taus",
 		"seed":      "eval.sync.seed",
+		"seeds":     "eval.sync.seeds",
 		"history":   "eval.sync.history",
 		"pages":     "eval.sync.pages",
 		"semantics": "eval.sync.semantics",

@@ -207,7 +207,9 @@ func syncFixture(t *testing.T, extra string) string {
 	os.WriteFile(log, []byte("apple\t30\npear\t20\nseeds\t2\n"), 0o644)
 	cfg := filepath.Join(dir, "sync.yaml")
 	os.WriteFile(cfg, []byte("eval:\n  sync:\n    archive: "+arch+"\n    log: "+log+
-		"\n    filter: none\n    pages: all\n    policies: [uniform, deltaq]\n    budgets: [1, 2]\n"+extra), 0o644)
+		// One seed: a run per policy and budget, which the progress
+		// tests count.
+		"\n    filter: none\n    pages: all\n    policies: [uniform, deltaq]\n    budgets: [1, 2]\n    seeds: 1\n"+extra), 0o644)
 	return cfg
 }
 

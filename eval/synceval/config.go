@@ -65,9 +65,15 @@ type Config struct {
 	// MaxQueries caps the filtered workload by a weighted sample without
 	// replacement (probability ∝ f_q, seeded by Seed); 0 keeps all.
 	MaxQueries int `mapstructure:"max_queries"`
-	// Seed seeds the workload sample, the only randomness of an
-	// evaluation: the same configuration gives the same results (doc.go).
+	// Seed seeds the workload sample: the same configuration gives the
+	// same results (doc.go).
 	Seed uint64 `mapstructure:"seed"`
+	// Seeds is how many times a policy whose plans draw at random (deltaq
+	// under frontier.exploration thompson) is run at each budget, with
+	// frontier.seed, frontier.seed + 1, …: its reported mean Q is their
+	// mean, and its margins count how far the seeds' results spread
+	// (target.go).
+	Seeds int `mapstructure:"seeds"`
 	// Splits, when set, sweep the split of B between re-crawl and OD-WIN
 	// discovery (split.go): each entry a fixed discovery share of B in
 	// [0, 1] (the policy's re-crawl gets the rest) or "adaptive"
@@ -128,6 +134,9 @@ const (
 	// maxMaxQueries is far above any query log's distinct queries; a cap
 	// at or above the workload keeps every query, as 0 does.
 	maxMaxQueries = 10_000_000
+	// maxSeeds bounds eval.sync.seeds: each seed is a whole run per
+	// budget, and a hundred already measure a policy's spread closely.
+	maxSeeds = 100
 )
 
 // Validate reports every problem in c, each naming its key, the value and
@@ -193,11 +202,21 @@ func (c Config) ValidateOwn() error {
 	if !slices.Contains(filters, c.Filter) {
 		report.Add("filter", fmt.Sprintf("%q", c.Filter), fmt.Sprintf("must be one of %v", filters))
 	}
+	report.Add("seeds", c.Seeds, bounds.Within(c.Seeds, 1, maxSeeds))
 	report.Add("max_queries", c.MaxQueries, bounds.Note(bounds.Within(c.MaxQueries, 0, maxMaxQueries), "(0: no cap)"))
 	report.Include(validateSplits(c.Splits, c.Pages))
 	report.Add("workers", c.Workers, bounds.Note(bounds.Within(c.Workers, 0, maxWorkers), "(0: GOMAXPROCS)"))
 	report.Add("crawl_parallel", c.CrawlParallel, bounds.Within(c.CrawlParallel, 1, maxCrawlParallel))
 	return report.Err()
+}
+
+// seeded reports whether policy's plans draw at random, so that its runs
+// are repeated with Seeds seeds: deltaq's Thompson sampling. The other
+// policies, and deltaq ranking by its posterior means (as it does with
+// hindsight: harness.frontierConfig), plan the same from the same
+// history.
+func (c Config) seeded(policy string) bool {
+	return policy == "deltaq" && c.History != "whole" && c.Frontier.Exploration == "thompson"
 }
 
 func (c Config) validateComponents() error {

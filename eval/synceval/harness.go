@@ -187,6 +187,9 @@ func (h *harness) frontierConfig(spec runSpec) frontier.Config {
 	fcfg := h.cfg.Frontier
 	fcfg.Policy = spec.Policy
 	fcfg.Tau = spec.Tau
+	if spec.Seeded {
+		fcfg.Seed = spec.Seed
+	}
 	fcfg.Budget = frontier.BudgetConfig{Fetches: spec.Budget, Period: week}
 	fcfg.Split = h.frontierSplit(spec.Split)
 	fcfg.Spread = false

@@ -27,3 +27,15 @@ func TestNoRunReadsSitemapDates(t *testing.T) {
 		}
 	}
 }
+
+// TestSeededRunsUseTheirSeed: each seed's run plans with its own
+// frontier.seed; a run that is not seeded keeps the configured one.
+func TestSeededRunsUseTheirSeed(t *testing.T) {
+	h := &harness{cfg: Config{Frontier: frontier.Config{Seed: 3}}, c: &corpus{live: make([][]doc, 3), dates: make([]time.Time, 3)}}
+	if got := h.frontierConfig(runSpec{Policy: "deltaq", Budget: 5, Seeded: true, Seed: 9}).Seed; got != 9 {
+		t.Errorf("seeded run: frontier.seed %d, want 9", got)
+	}
+	if got := h.frontierConfig(runSpec{Policy: "uniform", Budget: 5}).Seed; got != 3 {
+		t.Errorf("run not seeded: frontier.seed %d, want the configured 3", got)
+	}
+}

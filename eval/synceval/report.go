@@ -49,7 +49,8 @@ func (h *harness) summarize(specs []runSpec, results []*runResult) *Summary {
 	for _, r := range results {
 		rs := RunSummary{Policy: r.Spec.Policy, Tau: r.Spec.Tau, Budget: r.Spec.Budget, All: r.Spec.All,
 			MeanQ: r.MeanQ, Q: r.Q, Fetched: r.Fetched, Changed: r.Changed, Took: r.Took, Reranked: r.Reranked, Kept: r.Kept,
-			Split: r.Spec.Split, Shares: r.Shares, NewFetched: r.NewFetched, DiscFetched: r.DiscFetched}
+			Split: r.Spec.Split, Shares: r.Shares, NewFetched: r.NewFetched, DiscFetched: r.DiscFetched,
+			Seeded: r.Spec.Seeded, Seed: r.Spec.Seed}
 		sum.Runs = append(sum.Runs, rs)
 		if r.Spec.All {
 			sum.Forecast = summarizeForecast(r.Forecast)
@@ -64,8 +65,9 @@ func (h *harness) summarize(specs []runSpec, results []*runResult) *Summary {
 }
 
 // bestRuns keeps, per policy, budget and split, the run with the highest
-// mean Q (for SBR and EBR the best τ; ties go to the smaller τ), in the
-// order the policies and budgets first appear.
+// mean Q (for SBR and EBR the best τ; ties go to the smaller τ), a seeded
+// policy's seeds as one run (meanOfSeeds), in the order the policies and
+// budgets first appear.
 func bestRuns(runs []RunSummary) []RunSummary {
 	type key struct {
 		policy string
@@ -74,7 +76,7 @@ func bestRuns(runs []RunSummary) []RunSummary {
 	}
 	pos := map[key]int{}
 	var best []RunSummary
-	for _, r := range runs {
+	for _, r := range seedMeans(runs) {
 		if r.All {
 			continue
 		}
@@ -90,6 +92,37 @@ func bestRuns(runs []RunSummary) []RunSummary {
 		}
 	}
 	return best
+}
+
+// seedMeans replaces the runs of a seeded policy at each τ, budget and
+// split by their meanOfSeeds, where the first of them was.
+func seedMeans(runs []RunSummary) []RunSummary {
+	type key struct {
+		policy string
+		tau    float64
+		budget int
+		split  string
+	}
+	seeds := map[key][]RunSummary{}
+	for _, r := range runs {
+		if r.Seeded {
+			k := key{r.Policy, r.Tau, r.Budget, r.Split}
+			seeds[k] = append(seeds[k], r)
+		}
+	}
+	var out []RunSummary
+	for _, r := range runs {
+		if !r.Seeded {
+			out = append(out, r)
+			continue
+		}
+		k := key{r.Policy, r.Tau, r.Budget, r.Split}
+		if rs, ok := seeds[k]; ok {
+			out = append(out, meanOfSeeds(rs))
+			delete(seeds, k)
+		}
+	}
+	return out
 }
 
 func summarizeForecast(pages []forecastPage) ForecastSummary {
@@ -247,7 +280,7 @@ func (h *harness) writeReport(sum *Summary, results []*runResult, outDir string)
 // It holds nothing that depends on the machine (no wall times), so the
 // same configuration gives the same bytes (Config.Seed).
 func (h *harness) writeCSV(sum *Summary, path string) error {
-	t := report.NewTable("", "archive", "policy", "tau", "split", "budget", "week", "fetched", "changed", "first_fetches", "discovery_fetches", "discovery_share", "q")
+	t := report.NewTable("", "archive", "policy", "tau", "split", "seed", "budget", "week", "fetched", "changed", "first_fetches", "discovery_fetches", "discovery_share", "q")
 	for _, r := range sum.Runs {
 		pol, tau := r.Policy, ""
 		if r.All {
@@ -256,16 +289,20 @@ func (h *harness) writeCSV(sum *Summary, path string) error {
 		if usesTau(r.Policy) {
 			tau = strconv.FormatFloat(r.Tau, 'f', 1, 64)
 		}
+		seed := ""
+		if r.Seeded {
+			seed = strconv.FormatUint(r.Seed, 10)
+		}
 		total, changed, first, disc := 0, 0, 0, 0
 		for w := range r.Q {
-			t.Add(sum.Archive, pol, tau, r.Split, r.Budget, w, r.Fetched[w], r.Changed[w], r.NewFetched[w], r.DiscFetched[w],
+			t.Add(sum.Archive, pol, tau, r.Split, seed, r.Budget, w, r.Fetched[w], r.Changed[w], r.NewFetched[w], r.DiscFetched[w],
 				strconv.FormatFloat(r.Shares[w], 'f', 4, 64), q(r.Q[w]))
 			total += r.Fetched[w]
 			changed += r.Changed[w]
 			first += r.NewFetched[w]
 			disc += r.DiscFetched[w]
 		}
-		t.Add(sum.Archive, pol, tau, r.Split, r.Budget, "mean", total, changed, first, disc,
+		t.Add(sum.Archive, pol, tau, r.Split, seed, r.Budget, "mean", total, changed, first, disc,
 			strconv.FormatFloat(r.MeanShare(), 'f', 4, 64), q(r.MeanQ))
 	}
 	return t.WriteCSV(path)
@@ -400,8 +437,15 @@ func week0Table(w0 Week0Summary) *report.Table {
 func (h *harness) meanQTable(sum *Summary) *report.Table {
 	mt := h.byPolicyAndBudget(sum, "Mean Q over weeks 1–"+strconv.Itoa(h.c.weeks()-1)+" by policy and budget B (re-downloads per week)",
 		func(r RunSummary) string {
-			if usesTau(r.Policy) {
+			switch {
+			case usesTau(r.Policy):
 				return fmt.Sprintf("%s (τ=%.1f)", q(r.MeanQ), r.Tau)
+			case len(r.Seeds) > 1:
+				lo, hi := math.Inf(1), math.Inf(-1)
+				for _, s := range r.Seeds {
+					lo, hi = math.Min(lo, s.MeanQ), math.Max(hi, s.MeanQ)
+				}
+				return fmt.Sprintf("%s (%s–%s)", q(r.MeanQ), q(lo), q(hi))
 			}
 			return q(r.MeanQ)
 		})
@@ -412,6 +456,10 @@ func (h *harness) meanQTable(sum *Summary) *report.Table {
 	}
 	mt.Note("B as a share of week 0's %d pages: %s. For SBR and EBR each cell is the best τ of %v at that budget (§4.7.3).",
 		pages, strings.Join(shares, ", "), h.cfg.Taus)
+	if h.cfg.Seeds > 1 && slices.ContainsFunc(h.cfg.Policies, h.cfg.seeded) {
+		mt.Note("A policy that draws at random (deltaq, frontier.exploration = thompson) is run with %d seeds, frontier.seed %d to %d: "+
+			"its cell is their mean, with the lowest and highest seed's in brackets.", h.cfg.Seeds, h.cfg.Frontier.Seed, h.cfg.Frontier.Seed+uint64(h.cfg.Seeds)-1)
+	}
 	for _, r := range sum.Runs {
 		if r.All {
 			mt.Note("Re-downloading every page every week (B = %d): mean Q %s.", r.Budget, q(r.MeanQ))
@@ -455,13 +503,21 @@ func targetTable(tg Target) *report.Table {
 // budget is larger than the weeks' noise: the difference in units of its
 // standard error.
 func marginsTable(ms []Margin) *report.Table {
-	gt := report.NewTable("deltaq against the best baseline at each budget, week by week",
-		"B", "best baseline", "mean Q_deltaq − Q_baseline", "standard error", "difference / s.e.", "weeks deltaq ahead")
+	gt := report.NewTable("deltaq against the best baseline at each budget, week by week and seed by seed",
+		"B", "best baseline", "mean Q_deltaq − Q_baseline", "s.e. of weeks", "s.e. of seeds", "standard error", "difference / s.e.",
+		"weeks deltaq ahead", "seeds deltaq ahead")
 	for _, m := range ms {
-		gt.Add(m.Budget, m.Baseline, fmt.Sprintf("%+.6f", m.Diff), fmt.Sprintf("%.6f", m.StdErr),
-			fmt.Sprintf("%+.1f", m.Diff/m.StdErr), fmt.Sprintf("%d of %d", m.Ahead, m.Weeks))
+		seedSE := "n/a (one seed)"
+		if m.Seeds > 1 {
+			seedSE = fmt.Sprintf("%.6f", m.SeedStdErr)
+		}
+		gt.Add(m.Budget, m.Baseline, fmt.Sprintf("%+.6f", m.Diff), fmt.Sprintf("%.6f", m.WeekStdErr), seedSE, fmt.Sprintf("%.6f", m.StdErr),
+			fmt.Sprintf("%+.1f", m.Diff/m.StdErr), fmt.Sprintf("%d of %d", m.Ahead, m.Weeks), fmt.Sprintf("%d of %d", m.SeedsAhead, m.Seeds))
 	}
-	gt.Note("Both policies replay the same weeks, so the weekly differences are paired; the standard error is their standard deviation over √weeks.")
+	gt.Note("Both policies replay the same weeks, so the weekly differences are paired; their standard deviation over √weeks is the s.e. of weeks, " +
+		"deltaq's Q each week the mean over its seeds. The s.e. of seeds is the standard deviation of each seed's mean difference over √seeds: " +
+		"a policy that draws at random can be ahead on one seed and behind on another, by more than the weeks' noise says. " +
+		"The standard error is √(weeks² + seeds²), which counts the weeks' noise in a seed's mean twice and so errs large.")
 	return gt
 }
 
@@ -477,6 +533,9 @@ func runsTable(runs []RunSummary) *report.Table {
 		}
 		if r.Split != "" {
 			pol += " " + splitLabel(r.Split)
+		}
+		if r.Seeded {
+			pol += fmt.Sprintf(" (seed %d)", r.Seed)
 		}
 		if usesTau(r.Policy) {
 			tau = fmt.Sprintf("%.1f", r.Tau)
@@ -496,7 +555,7 @@ func runsTable(runs []RunSummary) *report.Table {
 // in which a policy falls behind, and a row per week would bury the rest
 // of the report.
 func (h *harness) writeQPerWeek(w io.Writer, best []RunSummary) {
-	fmt.Fprintf(w, "### Q per week\n\n<details><summary>one table per budget (policies at their best τ)</summary>\n\n")
+	fmt.Fprintf(w, "### Q per week\n\n<details><summary>one table per budget (policies at their best τ, a policy run with several seeds at their mean)</summary>\n\n")
 	for _, bu := range h.budgets() {
 		var runs []RunSummary
 		cols := []string{"week"}

@@ -22,6 +22,11 @@ type runSpec struct {
 	// All marks the run that re-fetches every page every week (B above
 	// every URL of the archive): the upper bound and fig. 4.3's data.
 	All bool
+	// Seeded marks a run of a policy whose plans draw at random
+	// (Config.seeded), repeated with eval.sync.seeds seeds; Seed is its
+	// frontier.seed.
+	Seeded bool
+	Seed   uint64
 }
 
 // usesTau reports whether the policy has a τ.
@@ -31,6 +36,9 @@ func (s runSpec) String() string {
 	split := ""
 	if s.Split != "" {
 		split = " " + splitLabel(s.Split)
+	}
+	if s.Seeded {
+		split += fmt.Sprintf(" seed=%d", s.Seed)
 	}
 	switch {
 	case s.All:

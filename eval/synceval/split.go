@@ -189,7 +189,7 @@ func splitMargins(best []RunSummary) []SplitMargin {
 			}
 		}
 		m := SplitMargin{Policy: r.Policy, Budget: r.Budget, Split: r.Split, MeanQ: r.MeanQ,
-			MeanShare: r.MeanShare(), NewPerWeek: weeklyMean(r.NewFetched), DiscPerWeek: weeklyMean(r.DiscFetched)}
+			MeanShare: r.MeanShare(), NewPerWeek: weeklyMean(r.NewFetched) / float64(r.runs()), DiscPerWeek: weeklyMean(r.DiscFetched) / float64(r.runs())}
 		if base != nil {
 			m.BestFixed = splitLabel(base.Split)
 			m.Margin, _ = weekByWeek(r, *base)
@@ -236,7 +236,8 @@ func (h *harness) splitTable(sum *Summary) *report.Table {
 		"starting at d = %g, moving d by at most %g a week toward the side whose last fetches (the later half in plan order) gained more per fetch over the last %d weeks "+
 		"(ΔQ_A of re-fetches; what new pages' first indexing added), a side that left its share unspent held to the most it spent in those weeks, d in [%g, %g]. "+
 		"ΔQ: the run's Q minus the best fixed split's, "+
-		"paired week by week over weeks 1–%d; s.e.: the weekly differences' standard deviation over √weeks.",
+		"paired week by week over weeks 1–%d; s.e.: the weekly differences' standard deviation over √weeks, "+
+		"for a policy run with several seeds combined with their spread as in the margins table.",
 		h.cfg.Discovery.PerSite, h.cfg.Discovery.FullRecrawlEvery, adaptiveStart, fs.Step, fs.Window, fs.Floor, 1-fs.Floor, h.c.weeks()-1)
 	return t
 }

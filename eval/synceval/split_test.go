@@ -49,8 +49,8 @@ func TestSplitSweep(t *testing.T) {
 	cfg.Frontier.Split.Floor, cfg.Frontier.Split.Step = 0.25, 0.25
 
 	runTwice(t, cfg, func(_ int, sum *synceval.Summary, out string) {
-		if len(sum.Runs) != 2*3 {
-			t.Fatalf("%d runs, want 2 budgets × 3 splits", len(sum.Runs))
+		if len(sum.Runs) != 2*3*cfg.Seeds {
+			t.Fatalf("%d runs, want 2 budgets × 3 splits × %d seeds", len(sum.Runs), cfg.Seeds)
 		}
 		for _, r := range sum.Runs {
 			first, disc := 0, 0

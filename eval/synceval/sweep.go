@@ -113,7 +113,19 @@ type RunSummary struct {
 	Split                   string
 	Shares                  []float64
 	NewFetched, DiscFetched []int
+	// Seeded marks a run of a policy that draws at random, Seed its
+	// frontier.seed.
+	Seeded bool
+	Seed   uint64
+	// Seeds, in a reported run of a seeded policy (Summary.Best), are the
+	// runs of every seed it stands for. Its Q, MeanQ and Shares are then
+	// their means; Fetched, Changed, NewFetched, DiscFetched, Took,
+	// Reranked and Kept their sums (ChangedShare pools them).
+	Seeds []RunSummary
 }
+
+// runs is how many runs r stands for: its seeds, or itself.
+func (r RunSummary) runs() int { return max(1, len(r.Seeds)) }
 
 // ChangedShare is the fraction of the run's fetches over weeks 1..W−1
 // that found the page changed.
@@ -127,6 +139,33 @@ func (r RunSummary) ChangedShare() float64 {
 		return 0
 	}
 	return float64(c) / float64(f)
+}
+
+// meanOfSeeds is the one run the runs of every seed of a policy, τ,
+// budget and split stand for in the tables (RunSummary.Seeds).
+func meanOfSeeds(runs []RunSummary) RunSummary {
+	m := runs[0]
+	m.Seed, m.Seeds = 0, runs
+	n := len(runs[0].Q)
+	m.Q, m.Shares = make([]float64, n), make([]float64, n)
+	m.Fetched, m.Changed, m.NewFetched, m.DiscFetched = make([]int, n), make([]int, n), make([]int, n), make([]int, n)
+	m.MeanQ, m.Took, m.Reranked, m.Kept = 0, 0, 0, 0
+	k := float64(len(runs))
+	for _, r := range runs {
+		for w := range n {
+			m.Q[w] += r.Q[w] / k
+			m.Shares[w] += r.Shares[w] / k
+			m.Fetched[w] += r.Fetched[w]
+			m.Changed[w] += r.Changed[w]
+			m.NewFetched[w] += r.NewFetched[w]
+			m.DiscFetched[w] += r.DiscFetched[w]
+		}
+		m.MeanQ += r.MeanQ / k
+		m.Took += r.Took
+		m.Reranked += r.Reranked
+		m.Kept += r.Kept
+	}
+	return m
 }
 
 // Run replays one archive week by week under every policy and budget of
@@ -273,18 +312,23 @@ func prepare(ctx context.Context, cfg Config, work string, workers int, progress
 }
 
 // specs lists the sweep's runs: every policy at every budget and split,
-// SBR and EBR at every τ.
+// SBR and EBR at every τ, a seeded policy with every seed.
 func (h *harness) specs() []runSpec {
 	var out []runSpec
 	for _, p := range h.cfg.Policies {
 		for _, b := range h.cfg.Budgets {
 			for _, s := range h.splits() {
-				if !usesTau(p) {
+				switch {
+				case usesTau(p):
+					for _, t := range h.cfg.Taus {
+						out = append(out, runSpec{Policy: p, Budget: b, Tau: t, Split: s})
+					}
+				case h.cfg.seeded(p):
+					for i := range h.cfg.Seeds {
+						out = append(out, runSpec{Policy: p, Budget: b, Split: s, Seeded: true, Seed: h.cfg.Frontier.Seed + uint64(i)})
+					}
+				default:
 					out = append(out, runSpec{Policy: p, Budget: b, Split: s})
-					continue
-				}
-				for _, t := range h.cfg.Taus {
-					out = append(out, runSpec{Policy: p, Budget: b, Tau: t, Split: s})
 				}
 			}
 		}

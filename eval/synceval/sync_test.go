@@ -122,8 +122,32 @@ func testSweepIsReproducible(t *testing.T, semantics string, scoring index.Scori
 	cfg.History = history
 
 	runTwice(t, cfg, func(i int, sum *synceval.Summary, out string) {
-		if got, want := len(sum.Runs), 3*2+2*2*2+1; got != want {
+		// uniform and LambdaCrawl once per budget, deltaq once per seed
+		// where it draws at random, SBR and EBR at each τ, the all-pages
+		// run.
+		deltaqRuns := cfg.Seeds
+		if history == "whole" {
+			deltaqRuns = 1
+		}
+		if got, want := len(sum.Runs), (2+deltaqRuns)*2+2*2*2+1; got != want {
 			t.Errorf("run %d: %d runs, want %d", i, got, want)
+		}
+		seeds := map[uint64]int{}
+		for _, r := range sum.Runs {
+			if r.Policy == "deltaq" && r.Seeded {
+				seeds[r.Seed]++
+			}
+		}
+		if history == "own" && (len(seeds) != cfg.Seeds || seeds[cfg.Frontier.Seed] != 2 || seeds[cfg.Frontier.Seed+uint64(cfg.Seeds)-1] != 2) {
+			t.Errorf("run %d: deltaq's runs by seed %v, want seeds %d to %d at both budgets", i, seeds, cfg.Frontier.Seed, cfg.Frontier.Seed+uint64(cfg.Seeds)-1)
+		}
+		if len(sum.Margins) != 2 {
+			t.Errorf("run %d: %d margins, want one per budget", i, len(sum.Margins))
+		}
+		for _, m := range sum.Margins {
+			if m.Seeds != deltaqRuns {
+				t.Errorf("run %d: B=%d margin over %d seeds, want %d", i, m.Budget, m.Seeds, deltaqRuns)
+			}
 		}
 		stale := false
 		for _, r := range sum.Runs {

@@ -97,14 +97,23 @@ func Label(r RunSummary) string {
 
 // Margin is deltaq against the best baseline at one budget, week by week:
 // how far apart the two mean Qs are, measured against how much the
-// weekly differences vary.
+// weekly differences vary and, for a seeded run, how much its seeds'
+// results do.
 type Margin struct {
 	Budget   int
 	Baseline string  // the baseline with the highest mean Q at Budget
 	Diff     float64 // mean over weeks 1..W−1 of Q_deltaq(w) − Q_baseline(w)
-	StdErr   float64 // standard error of Diff (the weekly differences' sd/√n)
-	Ahead    int     // weeks in which deltaq's Q is higher
-	Weeks    int
+	// WeekStdErr is the weekly differences' standard deviation over
+	// √weeks (deltaq's Q each week the mean over its seeds); SeedStdErr
+	// the seeds' mean differences' standard deviation over √seeds (0 with
+	// one seed). StdErr is √(WeekStdErr² + SeedStdErr²): a policy that
+	// draws at random is judged by what it does on any seed, and one
+	// seed's lucky weeks are not independent of each other.
+	WeekStdErr, SeedStdErr, StdErr float64
+	Ahead                          int // weeks in which deltaq's Q is higher
+	Weeks                          int
+	Seeds                          int // deltaq's seeds (1 when it is not seeded)
+	SeedsAhead                     int // seeds whose mean Q is higher
 }
 
 // margins pairs deltaq with the best baseline at every budget both were
@@ -133,12 +142,33 @@ func margins(best []RunSummary) []Margin {
 }
 
 // weekByWeek is run d against base week by week (weeks 1..W−1): the mean
-// difference of their Q, its standard error and the weeks d is ahead.
-// ok is false when the two runs do not cover the same weeks, or too few.
+// difference of their Q, its standard error and the weeks d is ahead,
+// and, when d stands for several seeds, the same over its seeds, each
+// against base's run of the same seed if base has as many, else against
+// base. ok is false when the two runs do not cover the same weeks, or too
+// few.
 func weekByWeek(d, base RunSummary) (m Margin, ok bool) {
 	if len(base.Q) != len(d.Q) || len(d.Q) < 3 {
 		return m, false
 	}
 	diff := paired.Compare(d.Q[1:], base.Q[1:])
-	return Margin{Budget: d.Budget, Baseline: Label(base), Diff: diff.Mean, StdErr: diff.StdErr, Ahead: diff.Ahead, Weeks: diff.N}, true
+	m = Margin{Budget: d.Budget, Baseline: Label(base), Diff: diff.Mean, WeekStdErr: diff.StdErr, StdErr: diff.StdErr,
+		Ahead: diff.Ahead, Weeks: diff.N, Seeds: d.runs()}
+	if len(d.Seeds) < 2 {
+		if diff.Mean > 0 {
+			m.SeedsAhead = 1
+		}
+		return m, true
+	}
+	ours, theirs := make([]float64, len(d.Seeds)), make([]float64, len(d.Seeds))
+	for i, s := range d.Seeds {
+		ours[i], theirs[i] = s.MeanQ, base.MeanQ
+		if len(base.Seeds) == len(d.Seeds) {
+			theirs[i] = base.Seeds[i].MeanQ
+		}
+	}
+	seeds := paired.Compare(ours, theirs)
+	m.SeedStdErr, m.SeedsAhead = seeds.StdErr, seeds.Ahead
+	m.StdErr = math.Hypot(m.WeekStdErr, m.SeedStdErr)
+	return m, true
 }
