@@ -177,12 +177,14 @@
 // budget, where nothing favours either side, and a saturated side is
 // cut to its use after the first week.
 //
-// Measured (`deltaq eval sync --pages all --history own`, deltaq, 47
-// weeks, paired week by week with the best of the fixed splits d = 0, 0.1,
-// 0.25, 0.5): on tldr-en at B = 25, 50, 100, 200, 400 the rule is +8.5,
-// +9.0, −6.2, −2.0 and −0.9 s.e. from it, on digitalgov-2023 at B = 25,
-// 100, 400 +5.1, −2.9 and −0.2 s.e. (the mean-based rule it replaces:
-// +1.1, +3.1, −9.2, −4.3, −4.8 and −5.5, −13.1, −1.8). It beats the best
+// Measured (`deltaq eval sync --pages all --history own`, deltaq on
+// frontier.seed 1 alone, 47 weeks, paired week by week with the best of
+// the fixed splits d = 0, 0.1, 0.25, 0.5; a seed's own spread, which can
+// exceed the weeks', was not measured then): on tldr-en at B = 25, 50,
+// 100, 200, 400 the rule is +8.5, +9.0, −6.2, −2.0 and −0.9 s.e. from
+// it, on digitalgov-2023 at B = 25, 100, 400 +5.1, −2.9 and −0.2 s.e.
+// (the mean-based rule it replaces: +1.1, +3.1, −9.2, −4.3, −4.8 and
+// −5.5, −13.1, −1.8). It beats the best
 // fixed split at 3 of 8 pairs, is within 2 s.e. of it at 2, and behind it
 // by 2 s.e. or more at 3 (tldr-en B = 100 and 200, digitalgov B = 100);
 // no fixed split is best at every pair. Where it loses most, it gave
