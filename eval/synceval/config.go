@@ -210,15 +210,6 @@ func (c Config) ValidateOwn() error {
 	return report.Err()
 }
 
-// seeded reports whether policy's plans draw at random, so that its runs
-// are repeated with Seeds seeds: deltaq's Thompson sampling. The other
-// policies, and deltaq ranking by its posterior means (as it does with
-// hindsight: harness.frontierConfig), plan the same from the same
-// history.
-func (c Config) seeded(policy string) bool {
-	return policy == "deltaq" && c.History != "whole" && c.Frontier.Exploration == "thompson"
-}
-
 func (c Config) validateComponents() error {
 	report := bounds.NewReport("")
 	report.Include(c.Crawler.Validate(), c.Index.Validate(), c.Repo.Validate())

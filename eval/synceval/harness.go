@@ -181,6 +181,15 @@ func (h *harness) open(ctx context.Context, dir string, spec runSpec) (e *env, e
 	return e, nil
 }
 
+// seeded reports whether policy's runs draw at random, so that they are
+// repeated with eval.sync.seeds seeds: deltaq under Thompson sampling, as
+// frontierConfig sets it up (with hindsight it ranks by its posterior
+// means and draws nothing). The other policies plan the same from the
+// same history.
+func (h *harness) seeded(policy string) bool {
+	return policy == "deltaq" && h.frontierConfig(runSpec{Policy: policy}).Exploration == "thompson"
+}
+
 // frontierConfig is the frontier of one run: the configured one with the
 // run's policy, τ, budget and split.
 func (h *harness) frontierConfig(spec runSpec) frontier.Config {

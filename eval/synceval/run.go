@@ -23,7 +23,7 @@ type runSpec struct {
 	// every URL of the archive): the upper bound and fig. 4.3's data.
 	All bool
 	// Seeded marks a run of a policy whose plans draw at random
-	// (Config.seeded), repeated with eval.sync.seeds seeds; Seed is its
+	// (harness.seeded), repeated with eval.sync.seeds seeds; Seed is its
 	// frontier.seed.
 	Seeded bool
 	Seed   uint64

@@ -323,7 +323,7 @@ func (h *harness) specs() []runSpec {
 					for _, t := range h.cfg.Taus {
 						out = append(out, runSpec{Policy: p, Budget: b, Tau: t, Split: s})
 					}
-				case h.cfg.seeded(p):
+				case h.seeded(p):
 					for i := range h.cfg.Seeds {
 						out = append(out, runSpec{Policy: p, Budget: b, Split: s, Seeded: true, Seed: h.cfg.Frontier.Seed + uint64(i)})
 					}
