@@ -18,8 +18,8 @@ type Config struct {
 	Spread     bool         `mapstructure:"spread"`
 	Tau        float64      `mapstructure:"tau"`
 	Window     int          `mapstructure:"window"`
-	// The deltaq policy's exploration (policy_deltaq.go): thompson or
-	// mean, the hard bound on a page's revisit interval (0: none) and the
+	// The deltaq policy's exploration (policy_deltaq.go): thompson,
+	// untried or mean, the hard bound on a page's revisit interval (0: none) and the
 	// seed of its posterior draws.
 	Exploration string `mapstructure:"exploration"`
 	// Changes says how a page's changes since LR add up in the deltaq
@@ -67,6 +67,10 @@ const (
 	// maxSplitWindow is periods of gains kept and averaged.
 	maxSplitWindow = 10_000
 )
+
+// DrawsAtRandom reports whether the re-fetch policy ranks any page by a
+// random draw, so that its plans differ with Seed.
+func (c Config) DrawsAtRandom() bool { return c.Policy == "deltaq" && c.Exploration != "mean" }
 
 // Validate reports every problem in c, each naming its key.
 func (c Config) Validate(policies []string) error {

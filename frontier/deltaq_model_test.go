@@ -363,6 +363,90 @@ func TestDeltaQThompsonExploresUncertainHighStakePages(t *testing.T) {
 	}
 }
 
+// TestDeltaQUntriedDrawsOnlyForPagesNeverRefetched: under exploration
+// untried, a plan over pages that have all been re-fetched is the
+// posterior-mean plan whatever the seed (Thompson sampling's is not), and
+// a plan that also holds pages fetched once draws their rates: its picks
+// move with the seed.
+func TestDeltaQUntriedDrawsOnlyForPagesNeverRefetched(t *testing.T) {
+	pages := &fakePages{logs: map[string][]repo.FetchRecord{}, dqs: map[string][]repo.DeltaQ{}}
+	for i := range 30 {
+		u := fmt.Sprintf("http://a.test/d/seen%02d", i)
+		diffs := make([]float64, 1+i%6)
+		for j := range diffs {
+			if (i+j)%4 == 0 {
+				diffs[j] = 0.5
+			}
+		}
+		pages.logs[u] = weekly(diffs...)
+		for _, r := range pages.logs[u] {
+			if r.Changed {
+				pages.dqs[u] = append(pages.dqs[u], repo.DeltaQ{At: r.At, Value: 1})
+			}
+		}
+	}
+	candidates := func() {
+		pages.pages = pages.pages[:0]
+		for u, l := range pages.logs {
+			pages.pages = append(pages.pages, repo.Page{URL: u, LastFetch: l[len(l)-1].At})
+		}
+		slices.SortFunc(pages.pages, func(a, b repo.Page) int { return cmpString(a.URL, b.URL) })
+	}
+	plan := Plan{Now: epoch.Add(10 * week), N: 5, Period: week}
+	picks := func(exploration string, seed uint64) string {
+		d := &DeltaQ{Window: 8, Exploration: exploration, Seed: seed}
+		got, err := d.Select(context.Background(), plan, pages)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(got, " ")
+	}
+
+	candidates()
+	mean := picks("mean", 0)
+	thompson := map[string]bool{}
+	for seed := range uint64(20) {
+		if got := picks("untried", seed); got != mean {
+			t.Fatalf("seed %d, every page re-fetched: untried picked %s, the posterior means %s", seed, got, mean)
+		}
+		thompson[picks("thompson", seed)] = true
+	}
+	if len(thompson) < 2 {
+		t.Fatalf("Thompson sampling picked %v under 20 seeds, want the draws to move the picks", thompson)
+	}
+
+	for i := range 10 {
+		pages.logs[fmt.Sprintf("http://a.test/d/once%02d", i)] = weekly()
+	}
+	candidates()
+	untried := map[string]bool{}
+	for seed := range uint64(20) {
+		untried[picks("untried", seed)] = true
+	}
+	if len(untried) < 2 {
+		t.Fatalf("with pages fetched once, untried picked %v under 20 seeds, want their draws to move the picks", untried)
+	}
+	// The explanation says which pages are drawn.
+	for _, c := range []struct {
+		exploration, url string
+		drawn            bool
+	}{
+		{"untried", "http://a.test/d/once00", true},
+		{"untried", "http://a.test/d/seen00", false},
+		{"thompson", "http://a.test/d/seen00", true},
+		{"mean", "http://a.test/d/once00", false},
+	} {
+		d := &DeltaQ{Window: 8, Exploration: c.exploration, Seed: 1}
+		post, ok, err := d.Explain(context.Background(), plan, pages, c.url)
+		if err != nil || !ok {
+			t.Fatalf("explain %s: ok %v, %v", c.url, ok, err)
+		}
+		if post.Drawn != c.drawn {
+			t.Errorf("%s, %s: drawn %v, want %v", c.exploration, c.url, post.Drawn, c.drawn)
+		}
+	}
+}
+
 // TestDeltaQThompsonIsAFunctionOfSeedAndPeriod: the same plan over the
 // same pages, in any candidate order, gives the same picks; another
 // period gives other draws.
@@ -484,7 +568,8 @@ func TestPagesWithoutStakeGoByTheirChanceOfChange(t *testing.T) {
 			}
 			second[got[1]]++
 		}
-		if (exploration == "mean" && second[often] != 100) || second[often] <= second[rarely] {
+		// Every page here has been re-fetched: only Thompson sampling draws.
+		if (exploration != "thompson" && second[often] != 100) || second[often] <= second[rarely] {
 			t.Errorf("%s: second pick over 100 plans: %s %d times, %s %d times", exploration, often, second[often], rarely, second[rarely])
 		}
 	}

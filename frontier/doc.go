@@ -106,6 +106,13 @@
 // is Gamma with shape 2), so its draws in the far tail decided the picks
 // alone.
 //
+// frontier.exploration untried draws only for the pages no re-fetch has
+// tested yet, whose rate is the pooled prior of their host and
+// directory, and ranks the rest by their posterior means. A page with an
+// interval of its own to learn from is then not passed over for a week
+// by an unlucky draw; the pages never re-fetched still come up, and it
+// is they that find the pages changing every week (RESULTS.md).
+//
 // A deltaq plan streams the candidates three times (sitemaps, pooled
 // evidence, scores) and holds only the distinct evidence patterns, one
 // prior per host and directory, and the period's picks

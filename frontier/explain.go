@@ -115,7 +115,7 @@ func posteriorWhy(cfg Config, p Posterior) string {
 	if p.Overdue {
 		why += " Not re-fetched for frontier.max_interval: it goes first whatever its score."
 	}
-	if cfg.Exploration == "thompson" {
+	if p.Drawn {
 		why += " Each period's plan ranks by one draw of the change rate from its posterior (Thompson sampling), so a page whose rate is uncertain is sometimes picked above its mean."
 	}
 	return why

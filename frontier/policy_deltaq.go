@@ -30,7 +30,9 @@ import (
 // et al., "A tutorial on Thompson sampling", 2018), so pages whose rate is
 // uncertain are revisited; with "mean", its posterior mean (no
 // exploration, the setting when the estimates do not depend on the
-// policy's own re-downloads). Only the rate is drawn (doc.go says why).
+// policy's own re-downloads); with "untried", a draw for the pages no
+// re-fetch has tested yet and the posterior mean for the rest. Only the
+// rate is drawn (doc.go says why).
 // A page not re-fetched for MaxInterval goes first, oldest first,
 // whatever its score (thesis §7.2: a page never re-fetched never changes
 // its estimate); the bound holds whenever C/N periods fit in it, C the
@@ -54,7 +56,7 @@ import (
 type DeltaQ struct {
 	Window         int           // changes whose ΔQ_A the impact posterior uses (the latest)
 	SitemapLastMod bool          // read sitemaps' <lastmod> (re-fetching them each period)
-	Exploration    string        // "thompson" or "mean"
+	Exploration    string        // "thompson", "untried" or "mean"
 	Changes        string        // "accumulate" or "overwrite"
 	MaxInterval    time.Duration // longest time between re-fetches; 0: none
 	Seed           uint64        // Thompson draws: a function of Seed, URL and period
@@ -65,7 +67,13 @@ type DeltaQ struct {
 func ChangeModels() []string { return []string{"accumulate", "overwrite"} }
 
 // Explorations lists the values of frontier.exploration.
-func Explorations() []string { return []string{"thompson", "mean"} }
+func Explorations() []string { return []string{"thompson", "untried", "mean"} }
+
+// draws reports whether a page of evidence ev is ranked by a draw of its
+// change rate rather than by its posterior mean.
+func (d *DeltaQ) draws(ev evidence) bool {
+	return d.Exploration == "thompson" || d.Exploration == "untried" && ev.empty()
+}
 
 // Name implements Policy.
 func (*DeltaQ) Name() string { return "deltaq" }
@@ -237,7 +245,7 @@ func (d *DeltaQ) Select(ctx context.Context, plan Plan, pages Pages) ([]string, 
 		case age >= bound:
 			top.offer(p.URL, math.Inf(1), age)
 			continue
-		case d.Exploration == "thompson":
+		case d.draws(v.ev):
 			src.Seed(d.Seed^urlHash(p.URL), period)
 			lambda := f.grid.sample(post, rng.Float64(), rng.Float64())
 			changes = d.changes(lambda, v.open, v.changed)
@@ -281,6 +289,9 @@ type Posterior struct {
 	Priority float64
 	// Overdue: not re-fetched for frontier.max_interval, so it goes first.
 	Overdue bool
+	// Drawn: the plan ranks the page by a draw of its change rate
+	// (exploration thompson, or untried and never re-fetched).
+	Drawn bool
 }
 
 // Explain fits the plan's priors over pages and returns the posterior of
@@ -306,7 +317,7 @@ func (d *DeltaQ) Explain(ctx context.Context, plan Plan, pages Pages, url string
 		imp := f.posterior(v, rates)
 		post = Posterior{Rate: f.grid.meanRate(rates), Open: v.open, KnownChange: v.changed,
 			Changes: d.meanChanges(f.grid, rates, v), Stake: v.obs.stake, Impact: imp.mean(),
-			Overdue: plan.periods(p.LastFetch) >= d.bound(plan)}
+			Overdue: plan.periods(p.LastFetch) >= d.bound(plan), Drawn: d.draws(v.ev)}
 		post.Score = post.Changes * post.Impact
 		post.Priority = priority(post.Score, post.Open)
 		return post, true, nil

@@ -69,7 +69,7 @@ type Config struct {
 	// same results (doc.go).
 	Seed uint64 `mapstructure:"seed"`
 	// Seeds is how many times a policy whose plans draw at random (deltaq
-	// under frontier.exploration thompson) is run at each budget, with
+	// under frontier.exploration thompson or untried) is run at each budget, with
 	// frontier.seed, frontier.seed + 1, …: its reported mean Q is their
 	// mean, and its margins count how far the seeds' results spread
 	// (target.go).

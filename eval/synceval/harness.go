@@ -182,12 +182,11 @@ func (h *harness) open(ctx context.Context, dir string, spec runSpec) (e *env, e
 }
 
 // seeded reports whether policy's runs draw at random, so that they are
-// repeated with eval.sync.seeds seeds: deltaq under Thompson sampling, as
-// frontierConfig sets it up (with hindsight it ranks by its posterior
-// means and draws nothing). The other policies plan the same from the
-// same history.
+// repeated with eval.sync.seeds seeds: deltaq unless it ranks by its
+// posterior means alone, as frontierConfig sets it up (with hindsight it
+// draws nothing). The other policies plan the same from the same history.
 func (h *harness) seeded(policy string) bool {
-	return policy == "deltaq" && h.frontierConfig(runSpec{Policy: policy}).Exploration == "thompson"
+	return h.frontierConfig(runSpec{Policy: policy}).DrawsAtRandom()
 }
 
 // frontierConfig is the frontier of one run: the configured one with the

@@ -39,3 +39,32 @@ func TestSeededRunsUseTheirSeed(t *testing.T) {
 		t.Errorf("run not seeded: frontier.seed %d, want the configured 3", got)
 	}
 }
+
+// TestOnlyRunsThatDrawAreSeeded: deltaq is repeated with seeds under the
+// explorations that draw, and run once when it ranks by its posterior
+// means, as it does with hindsight whatever the configuration; the
+// baselines draw nothing.
+func TestOnlyRunsThatDrawAreSeeded(t *testing.T) {
+	for _, c := range []struct {
+		exploration string
+		whole       bool
+		want        bool
+	}{
+		{"thompson", false, true},
+		{"untried", false, true},
+		{"mean", false, false},
+		{"thompson", true, false},
+		{"untried", true, false},
+	} {
+		h := &harness{cfg: Config{Frontier: frontier.Config{Exploration: c.exploration}}, c: &corpus{live: make([][]doc, 3), dates: make([]time.Time, 3)}}
+		if c.whole {
+			h.whole = map[string]pageHistory{}
+		}
+		if got := h.seeded("deltaq"); got != c.want {
+			t.Errorf("exploration %s, whole history %v: deltaq seeded %v, want %v", c.exploration, c.whole, got, c.want)
+		}
+		if h.seeded("uniform") {
+			t.Errorf("exploration %s, whole history %v: uniform seeded", c.exploration, c.whole)
+		}
+	}
+}

@@ -457,8 +457,8 @@ func (h *harness) meanQTable(sum *Summary) *report.Table {
 	mt.Note("B as a share of week 0's %d pages: %s. For SBR and EBR each cell is the best τ of %v at that budget (§4.7.3).",
 		pages, strings.Join(shares, ", "), h.cfg.Taus)
 	if h.cfg.Seeds > 1 && slices.ContainsFunc(h.cfg.Policies, h.seeded) {
-		mt.Note("A policy that draws at random (deltaq, frontier.exploration = thompson) is run with %d seeds, frontier.seed %d to %d: "+
-			"its cell is their mean, with the lowest and highest seed's in brackets.", h.cfg.Seeds, h.cfg.Frontier.Seed, h.cfg.Frontier.Seed+uint64(h.cfg.Seeds)-1)
+		mt.Note("A policy that draws at random (deltaq, frontier.exploration = %s) is run with %d seeds, frontier.seed %d to %d: "+
+			"its cell is their mean, with the lowest and highest seed's in brackets.", h.cfg.Frontier.Exploration, h.cfg.Seeds, h.cfg.Frontier.Seed, h.cfg.Frontier.Seed+uint64(h.cfg.Seeds)-1)
 	}
 	for _, r := range sum.Runs {
 		if r.All {
