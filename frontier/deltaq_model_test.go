@@ -293,6 +293,17 @@ func TestDeltaQRevisitsEveryPageWithinMaxInterval(t *testing.T) {
 	}
 }
 
+// addWeekly gives u the fetch log weekly(diffs...) and a ΔQ_A of dq at
+// each re-fetch that found a change.
+func (f *fakePages) addWeekly(u string, dq float64, diffs ...float64) {
+	f.logs[u] = weekly(diffs...)
+	for _, r := range f.logs[u] {
+		if r.Changed {
+			f.dqs[u] = append(f.dqs[u], repo.DeltaQ{At: r.At, Value: dq})
+		}
+	}
+}
+
 // TestDeltaQThompsonExploresUncertainHighStakePages: of two pages never
 // seen changing, the one whose stake is large and whose history is short
 // is re-fetched more often than one as large observed unchanged for a
@@ -321,12 +332,7 @@ func TestDeltaQThompsonExploresUncertainHighStakePages(t *testing.T) {
 				diffs[j] = 0.5
 			}
 		}
-		pages.logs[u] = weekly(diffs...)
-		for _, r := range pages.logs[u] {
-			if r.Changed {
-				pages.dqs[u] = append(pages.dqs[u], repo.DeltaQ{At: r.At, Value: 3})
-			}
-		}
+		pages.addWeekly(u, 3, diffs...)
 		stake[u] = 10
 	}
 	for u, l := range pages.logs {
@@ -378,12 +384,7 @@ func TestDeltaQUntriedDrawsOnlyForPagesNeverRefetched(t *testing.T) {
 				diffs[j] = 0.5
 			}
 		}
-		pages.logs[u] = weekly(diffs...)
-		for _, r := range pages.logs[u] {
-			if r.Changed {
-				pages.dqs[u] = append(pages.dqs[u], repo.DeltaQ{At: r.At, Value: 1})
-			}
-		}
+		pages.addWeekly(u, 1, diffs...)
 	}
 	candidates := func() {
 		pages.pages = pages.pages[:0]
