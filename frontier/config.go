@@ -19,8 +19,8 @@ type Config struct {
 	Tau        float64      `mapstructure:"tau"`
 	Window     int          `mapstructure:"window"`
 	// The deltaq policy's exploration (policy_deltaq.go): thompson,
-	// untried or mean, the hard bound on a page's revisit interval (0: none) and the
-	// seed of its posterior draws.
+	// untried or mean, the hard bound on a page's revisit interval (0:
+	// none) and the seed of its posterior draws.
 	Exploration string `mapstructure:"exploration"`
 	// Changes says how a page's changes since LR add up in the deltaq
 	// policy's estimate: accumulate or overwrite (policy_deltaq.go).

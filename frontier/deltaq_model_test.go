@@ -101,8 +101,9 @@ func TestChangeModelRecoversKnownRates(t *testing.T) {
 
 // TestImpactModelRecoversStakes draws each change's ΔQ_A as exponential
 // with mean 0.5·stake and checks that the pooled fit finds the slope of
-// what the floor leaves, 0.5·(1 − priorFloor), within 10 % and that a page's posterior mean impact is within 25 % of
-// its true mean once it has 8 observations.
+// what the floor leaves, 0.5·(1 − priorFloor), within 10 % and that a
+// page's posterior mean impact is within 25 % of its true mean once it
+// has 8 observations.
 func TestImpactModelRecoversStakes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var obs []impactObservations

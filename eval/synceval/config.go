@@ -69,10 +69,10 @@ type Config struct {
 	// same results (doc.go).
 	Seed uint64 `mapstructure:"seed"`
 	// Seeds is how many times a policy whose plans draw at random (deltaq
-	// under frontier.exploration thompson or untried) is run at each budget, with
-	// frontier.seed, frontier.seed + 1, …: its reported mean Q is their
-	// mean, and its margins count how far the seeds' results spread
-	// (target.go).
+	// under frontier.exploration thompson or untried) is run at each
+	// budget, with frontier.seed, frontier.seed + 1, …: its reported mean
+	// Q is their mean, and its margins count how far the seeds' results
+	// spread (target.go).
 	Seeds int `mapstructure:"seeds"`
 	// Splits, when set, sweep the split of B between re-crawl and OD-WIN
 	// discovery (split.go): each entry a fixed discovery share of B in
