@@ -69,8 +69,11 @@ const (
 )
 
 // DrawsAtRandom reports whether the re-fetch policy ranks any page by a
-// random draw, so that its plans differ with Seed.
-func (c Config) DrawsAtRandom() bool { return c.Policy == "deltaq" && c.Exploration != "mean" }
+// random draw, so that its plans differ with Seed: under every
+// exploration that draws at all, a page never re-fetched is drawn.
+func (c Config) DrawsAtRandom() bool {
+	return c.Policy == "deltaq" && (&DeltaQ{Exploration: c.Exploration}).draws(evidence{})
+}
 
 // Validate reports every problem in c, each naming its key.
 func (c Config) Validate(policies []string) error {

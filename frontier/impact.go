@@ -20,8 +20,8 @@ import (
 // for the workload's queries hold), and the changes measured on every
 // page: m₀(p) = a + b·stake(p), a 3 % of the mean observation (a page
 // with no stake can gain one: priorFloor) and b the rest of the
-// observations' sum per unit of their pages' stake. Before any change was measured,
-// m₀ = stake.
+// observations' sum per unit of their pages' stake. Before any change
+// was measured, m₀ = stake.
 
 // impactObservations are one page's ΔQ_A at re-fetches that found a
 // change, and its stake.
