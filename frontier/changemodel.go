@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/deltaq/deltaq/internal/urlnorm"
@@ -25,11 +26,23 @@ import (
 // maximizes the marginal likelihood of the pages alike (nonparametric
 // empirical Bayes: Laird, "Nonparametric maximum likelihood estimation of
 // a mixing distribution", JASA 1978; Efron, "Empirical Bayes deconvolution
-// estimates", Biometrika 2016), fitted by EM at three levels: all pages,
-// each host, each URL directory (host and path up to its last '/'). Each
-// level is shrunk toward the one above by poolPseudoPages pseudo-pages
-// (a Dirichlet prior on g), so a directory with two observed pages mostly
-// keeps its host's prior and one with hundreds speaks for itself.
+// estimates", Biometrika 2016), fitted by EM at four levels: all pages,
+// each host, each stake class of a host, and each URL directory (host and
+// path up to its last '/') within a stake class. Each level is shrunk
+// toward the one above by poolPseudoPages pseudo-pages (a Dirichlet prior
+// on g), so a directory with two observed pages mostly keeps its class's
+// prior and one with hundreds speaks for itself.
+//
+// The stake class (stakeClasses) is there because a page's stake in the
+// workload, known before any re-fetch, predicts how often it changes. On
+// both real archives, ranked by their week-0 stake, the pages' true
+// change counts over the year have a Spearman correlation of 0.50 to
+// 0.53: on tldr-en the pages that rank for no query changed 0.35 times on
+// average and the top tenth 1.09 times; on digitalgov-2023 the pages
+// without a stake 0.03 times, the third and fourth tenths by stake 5.2
+// and 5.3 times (54 of the 97 pages that changed in 40 or more of the 47
+// weeks), and the top tenth 0.47 times. A directory alone does not see this: the
+// pages of one directory hold very different stakes.
 
 const (
 	gridSize = 40
@@ -205,44 +218,47 @@ func fitMixing(vecs [][]float64, counts map[int]float64, base []float64, kappa f
 }
 
 // ratePool fits the change-rate priors of a plan's pages: global → host
-// → directory. add counts every page's evidence first; prior then fits
-// each level once, on first use.
+// → host and stake class → directory and stake class. add counts every
+// page's evidence first; prior then fits each level once, on first use.
 type ratePool struct {
-	liks      *likelihoods
-	all       map[int]float64
-	hosts     map[string]map[int]float64
-	dirs      map[string]map[int]float64
-	global    []float64
-	hostPrior map[string][]float64
-	dirPrior  map[string][]float64
+	liks   *likelihoods
+	all    map[int]float64
+	groups map[string]map[int]float64 // counts by host, host·class, dir·class
+	global []float64
+	priors map[string][]float64
 }
 
 func newRatePool(g rateGrid) *ratePool {
-	return &ratePool{liks: newLikelihoods(g), all: map[int]float64{}, hosts: map[string]map[int]float64{},
-		dirs: map[string]map[int]float64{}, hostPrior: map[string][]float64{}, dirPrior: map[string][]float64{}}
+	return &ratePool{liks: newLikelihoods(g), all: map[int]float64{}, groups: map[string]map[int]float64{}, priors: map[string][]float64{}}
+}
+
+// levels are the keys of the groups a page of url and stake class belongs
+// to, the widest first.
+func levels(url string, class int) [3]string {
+	h := urlnorm.Host(url)
+	c := "\x00" + strconv.Itoa(class)
+	return [3]string{h, h + c, directory(url) + c}
 }
 
 // add counts the evidence of the page at url and returns its likelihood's
 // id (-1 for none).
-func (p *ratePool) add(url string, e evidence) int {
+func (p *ratePool) add(url string, class int, e evidence) int {
 	id := p.liks.add(e)
 	if id < 0 {
 		return id
 	}
-	count := func(m map[string]map[int]float64, key string) {
-		if m[key] == nil {
-			m[key] = map[int]float64{}
-		}
-		m[key][id]++
-	}
 	p.all[id]++
-	count(p.hosts, urlnorm.Host(url))
-	count(p.dirs, directory(url))
+	for _, key := range levels(url, class) {
+		if p.groups[key] == nil {
+			p.groups[key] = map[int]float64{}
+		}
+		p.groups[key][id]++
+	}
 	return id
 }
 
-// prior is the change-rate prior of url's directory.
-func (p *ratePool) prior(url string) []float64 {
+// prior is the change-rate prior of url's directory and stake class.
+func (p *ratePool) prior(url string, class int) []float64 {
 	if p.global == nil {
 		uniform := make([]float64, gridSize)
 		for k := range uniform {
@@ -250,18 +266,49 @@ func (p *ratePool) prior(url string) []float64 {
 		}
 		p.global = fitMixing(p.liks.vecs, p.all, uniform, 1)
 	}
-	h, d := urlnorm.Host(url), directory(url)
-	hp, ok := p.hostPrior[h]
-	if !ok {
-		hp = fitMixing(p.liks.vecs, p.hosts[h], p.global, poolPseudoPages)
-		p.hostPrior[h] = hp
+	base := p.global
+	for _, key := range levels(url, class) {
+		g, ok := p.priors[key]
+		if !ok {
+			g = fitMixing(p.liks.vecs, p.groups[key], base, poolPseudoPages)
+			p.priors[key] = g
+		}
+		base = g
 	}
-	dp, ok := p.dirPrior[d]
-	if !ok {
-		dp = fitMixing(p.liks.vecs, p.dirs[d], hp, poolPseudoPages)
-		p.dirPrior[d] = dp
+	return base
+}
+
+// stakeClasses sorts pages into classes by their stake in the workload,
+// for the change-rate priors: class 0 holds the pages without a stake,
+// and each other class a factor of 2 of stakes, counted from the
+// geometric mean of the positive stakes, the outermost open-ended. A
+// factor of 2 and not deciles: the plan learns the classes in the same
+// streaming pass that reads the sitemaps, holding two sums.
+type stakeClasses struct {
+	positive float64 // pages with a positive stake
+	logSum   float64 // Σ log₂ stake over them
+}
+
+// stakeClassSpan is the number of classes each side of the geometric
+// mean: 2⁸ either way leaves 293 of tldr-en's 5,824 pages with a stake
+// (0.8 to 6.2e6) and 112 of digitalgov-2023's 4,442 in the open-ended
+// classes.
+const stakeClassSpan = 8
+
+func (s *stakeClasses) add(stake float64) {
+	if stake > 0 {
+		s.positive++
+		s.logSum += math.Log2(stake)
 	}
-	return dp
+}
+
+// class is the class of a page of the given stake.
+func (s *stakeClasses) class(stake float64) int {
+	if stake <= 0 || s.positive == 0 {
+		return 0
+	}
+	c := math.Floor(math.Log2(stake) - s.logSum/s.positive)
+	return 1 + stakeClassSpan + int(max(-stakeClassSpan, min(stakeClassSpan, c)))
 }
 
 // directory is a URL without its last path segment (and query): the

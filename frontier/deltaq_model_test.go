@@ -61,7 +61,7 @@ func TestChangeModelRecoversKnownRates(t *testing.T) {
 	ids := make([]int, len(urls))
 	for i, log := range logs {
 		ev, _ := observe(log, nil, time.Time{}, 8, week)
-		ids[i] = pool.add(urls[i], ev)
+		ids[i] = pool.add(urls[i], 0, ev)
 	}
 	post := make([]float64, gridSize)
 	type acc struct{ rate, errAll, errSparse, n, sparse float64 }
@@ -73,7 +73,7 @@ func TestChangeModelRecoversKnownRates(t *testing.T) {
 			a = &acc{}
 			byDir[dir] = a
 		}
-		posterior(pool.prior(u), pool.liks.vecs[ids[i]], post)
+		posterior(pool.prior(u, 0), pool.liks.vecs[ids[i]], post)
 		lambda := truth[u]
 		e := math.Abs(grid.changeProbability(post, 2) - (1 - math.Exp(-2*lambda)))
 		a.rate += grid.meanRate(post)
@@ -95,6 +95,64 @@ func TestChangeModelRecoversKnownRates(t *testing.T) {
 		}
 		if e := a.errSparse / a.sparse; e > 0.08 {
 			t.Errorf("%s: pages seen twice: P(change in 2 weeks) off by %.3f on average, want <= 0.08", dir, e)
+		}
+	}
+}
+
+// TestChangeModelPoolsByStakeClass builds one directory whose pages of
+// one stake class change every week and of another once in fifty, and
+// checks that a page of each class that no re-fetch has tested yet gets
+// its class's rate as its prior, and a page of a class no page is seen in
+// the host's: the directory alone cannot tell them apart.
+func TestChangeModelPoolsByStakeClass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var stakes stakeClasses
+	for _, s := range []float64{1, 1e4} {
+		stakes.add(s)
+	}
+	fast, slow, unseen := stakes.class(1e4), stakes.class(1), stakes.class(100)
+	if fast == slow || unseen == fast || unseen == slow {
+		t.Fatalf("classes of stakes 1e4, 1 and 100: %d, %d, %d; want three", fast, slow, unseen)
+	}
+	pool := newRatePool(newRateGrid())
+	for i := range 300 {
+		class, lambda := fast, 1.0
+		if i%2 == 1 {
+			class, lambda = slow, 0.02
+		}
+		ev, _ := observe(syntheticLog(rng, lambda, 16), nil, time.Time{}, 8, week)
+		pool.add(fmt.Sprintf("http://a.test/docs/%03d", i), class, ev)
+	}
+	rate := func(class int) float64 { return pool.liks.grid.meanRate(pool.prior("http://a.test/docs/new", class)) }
+	if r := rate(fast); r < 0.5 || r > 2 {
+		t.Errorf("prior mean rate of a new page in the fast class: %.3f, want within a factor 2 of 1", r)
+	}
+	if r := rate(slow); r < 0.01 || r > 0.04 {
+		t.Errorf("prior mean rate of a new page in the slow class: %.3f, want within a factor 2 of 0.02", r)
+	}
+	if r := rate(unseen); r < 0.1 || r > 0.9 {
+		t.Errorf("prior mean rate of a new page in a class without pages: %.3f, want the host's mix of 1 and 0.02", r)
+	}
+}
+
+// TestStakeClassesSpanFactorsOfTwo checks the classes' edges: stakes are
+// classed by factors of 2 from the geometric mean of the positive ones,
+// the outermost classes are open-ended, and no stake is class 0.
+func TestStakeClassesSpanFactorsOfTwo(t *testing.T) {
+	var s stakeClasses
+	if c := s.class(5); c != 0 {
+		t.Errorf("before any stake: class %d, want 0", c)
+	}
+	for _, stake := range []float64{0, 1, 4, 16} { // geometric mean of the positive: 4
+		s.add(stake)
+	}
+	mid := 1 + stakeClassSpan
+	for _, c := range []struct {
+		stake float64
+		want  int
+	}{{0, 0}, {-1, 0}, {4, mid}, {7.9, mid}, {8, mid + 1}, {3.9, mid - 1}, {2, mid - 1}, {1e12, mid + stakeClassSpan}, {1e-12, 1}} {
+		if got := s.class(c.stake); got != c.want {
+			t.Errorf("class(%g) = %d, want %d", c.stake, got, c.want)
 		}
 	}
 }

@@ -107,8 +107,8 @@
 // alone.
 //
 // frontier.exploration untried, the default, draws only for the pages no
-// re-fetch has tested yet, whose rate is the pooled prior of their host
-// and directory, and ranks the rest by their posterior means. A page
+// re-fetch has tested yet, whose rate is the pooled prior of their host,
+// stake class and directory, and ranks the rest by their posterior means. A page
 // with an interval of its own to learn from is then not passed over for
 // a week by an unlucky draw; the pages never re-fetched still come up,
 // and it is they that find the pages changing every week. Over ten seeds
@@ -118,9 +118,9 @@
 // (impact.go) the same over five seeds, against Thompson sampling with
 // that floor (RESULTS.md).
 //
-// A deltaq plan streams the candidates three times (sitemaps, pooled
-// evidence, scores) and holds only the distinct evidence patterns, one
-// prior per host and directory, and the period's picks
+// A deltaq plan streams the candidates three times (sitemaps and stakes,
+// pooled evidence, scores) and holds only the distinct evidence patterns,
+// one prior per host, stake class and directory, and the period's picks
 // (BenchmarkPlanDeltaQ: 61–72 µs and 75–950 B of heap per page at 10k and
 // 100k pages on a loaded machine, against 1.2–2.3 µs for the uniform
 // plan, which reads each page record once; the cost is the fetch-log and

@@ -107,7 +107,7 @@ func posteriorWhy(cfg Config, p Posterior) string {
 	default:
 		changes = fmt.Sprintf("E[changes since the last fetch] = %.3g", p.Changes)
 	}
-	why := fmt.Sprintf("deltaq expects a re-fetch now to gain E[ΔQ_A] = %.4g: %s (change rate %.3g per period, its posterior pooled with the page's host and directory, over %.3g periods no sitemap speaks for) × E[ΔQ_A of one change] = %.4g (stake %.4g in the workload, and the ΔQ_A measured on past changes). It ranks the page by that gain × those %.3g periods = %.4g, the loss its copy has accrued.",
+	why := fmt.Sprintf("deltaq expects a re-fetch now to gain E[ΔQ_A] = %.4g: %s (change rate %.3g per period, its posterior pooled with the page's host, stake class and directory, over %.3g periods no sitemap speaks for) × E[ΔQ_A of one change] = %.4g (stake %.4g in the workload, and the ΔQ_A measured on past changes). It ranks the page by that gain × those %.3g periods = %.4g, the loss its copy has accrued.",
 		p.Score, changes, p.Rate, p.Open, p.Impact, p.Stake, p.Open, p.Priority)
 	if p.Impact <= minPriorImpact {
 		why += " With no stake, and no ΔQ_A above 0 measured on any page yet, its impact is the least there is: it goes after every page with a stake, by its chance of change."

@@ -156,18 +156,20 @@ func (d *DeltaQ) views(ctx context.Context, plan Plan, pages Pages, seen map[str
 }
 
 // deltaqFit is what a plan learns from every candidate before it scores
-// any: when each host's sitemaps were last read, the period's sitemap
-// re-reads, the pooled change-rate priors and the impact prior.
+// any: when each host's sitemaps were last read, the stake classes, the
+// period's sitemap re-reads, the pooled change-rate priors and the impact
+// prior.
 type deltaqFit struct {
 	seen   map[string]time.Time
+	stakes stakeClasses
 	feeds  []string
 	grid   rateGrid
 	pool   *ratePool
 	impact impactPrior
 }
 
-// fit reads the candidates twice, streaming: the sitemaps, then every
-// page's evidence, pooled.
+// fit reads the candidates twice, streaming: the sitemaps and stakes,
+// then every page's evidence, pooled.
 func (d *DeltaQ) fit(ctx context.Context, plan Plan, pages Pages) (*deltaqFit, error) {
 	f := &deltaqFit{seen: map[string]time.Time{}, grid: newRateGrid()}
 	feeds := newTopN(0)
@@ -178,11 +180,13 @@ func (d *DeltaQ) fit(ctx context.Context, plan Plan, pages Pages) (*deltaqFit, e
 		if err != nil {
 			return nil, err
 		}
-		if isFeed(p) {
-			h := urlnorm.Host(p.URL)
-			f.seen[h] = clock.Later(f.seen[h], p.LastFetch)
-			feeds.offer(p.URL, plan.periods(p.LastFetch), 0)
+		if !isFeed(p) {
+			f.stakes.add(importanceOf(d.Importance, p.URL))
+			continue
 		}
+		h := urlnorm.Host(p.URL)
+		f.seen[h] = clock.Later(f.seen[h], p.LastFetch)
+		feeds.offer(p.URL, plan.periods(p.LastFetch), 0)
 	}
 	f.feeds = feeds.urls()
 	f.pool = newRatePool(f.grid)
@@ -191,7 +195,7 @@ func (d *DeltaQ) fit(ctx context.Context, plan Plan, pages Pages) (*deltaqFit, e
 		if err != nil {
 			return nil, err
 		}
-		f.pool.add(v.page.URL, v.ev)
+		f.pool.add(v.page.URL, f.stakes.class(v.obs.stake), v.ev)
 		impacts.add(v.obs)
 	}
 	f.impact = impacts.prior()
@@ -201,7 +205,7 @@ func (d *DeltaQ) fit(ctx context.Context, plan Plan, pages Pages) (*deltaqFit, e
 // posterior writes the change-rate posterior of a viewed page into post
 // and returns its impact posterior.
 func (f *deltaqFit) posterior(v pageView, post []float64) impactPosterior {
-	prior := f.pool.prior(v.page.URL)
+	prior := f.pool.prior(v.page.URL, f.stakes.class(v.obs.stake))
 	if id := f.pool.liks.add(v.ev); id >= 0 {
 		posterior(prior, f.pool.liks.vecs[id], post)
 	} else {
