@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/deltaq/deltaq/internal/urlnorm"
@@ -223,21 +222,27 @@ func fitMixing(vecs [][]float64, counts map[int]float64, base []float64, kappa f
 type ratePool struct {
 	liks   *likelihoods
 	all    map[int]float64
-	groups map[string]map[int]float64 // counts by host, host·class, dir·class
+	groups map[poolGroup]map[int]float64
 	global []float64
-	priors map[string][]float64
+	priors map[poolGroup][]float64
+}
+
+// poolGroup is a group of pages the pool fits a prior for: a host (class
+// −1), a host's stake class, or a directory's.
+type poolGroup struct {
+	name  string // host or directory
+	class int
 }
 
 func newRatePool(g rateGrid) *ratePool {
-	return &ratePool{liks: newLikelihoods(g), all: map[int]float64{}, groups: map[string]map[int]float64{}, priors: map[string][]float64{}}
+	return &ratePool{liks: newLikelihoods(g), all: map[int]float64{}, groups: map[poolGroup]map[int]float64{}, priors: map[poolGroup][]float64{}}
 }
 
-// levels are the keys of the groups a page of url and stake class belongs
-// to, the widest first.
-func levels(url string, class int) [3]string {
+// levels are the groups a page of url and stake class belongs to, the
+// widest first.
+func levels(url string, class int) [3]poolGroup {
 	h := urlnorm.Host(url)
-	c := "\x00" + strconv.Itoa(class)
-	return [3]string{h, h + c, directory(url) + c}
+	return [3]poolGroup{{h, -1}, {h, class}, {directory(url), class}}
 }
 
 // add counts the evidence of the page at url and returns its likelihood's
