@@ -54,8 +54,9 @@ type harness struct {
 	// baseDB is week 0's repository, kept open so that every run starts
 	// from a checkpoint of it (repo.DB.Checkpoint: hard-linked tables).
 	baseDB *repo.DB
-	// The week-0 crawl.
-	base Week0Summary
+	// The week-0 crawl, and μ(p) of each archive URL over its answers.
+	base       Week0Summary
+	baseStakes []float64
 	// whole is every page's history from the all-pages run, which the
 	// policies estimate from when eval.sync.history is "whole".
 	whole map[string]pageHistory
@@ -350,6 +351,7 @@ func (h *harness) prepareBase(ctx context.Context, progress io.Writer) error {
 		return err
 	}
 	h.base = Week0Summary{Fetched: n, Indexed: indexed, Live: len(h.c.live[0]), Q: q}
+	h.baseStakes = slices.Clone(e.mu)
 	if err := e.ix.Close(); err != nil {
 		return err
 	}

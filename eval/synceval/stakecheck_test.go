@@ -1,0 +1,88 @@
+package synceval
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+)
+
+// StakeChanges measures how well a page's stake in the workload, known
+// before any re-fetch, predicts how often it changes (the stake classes
+// of the frontier's change model). For every page live in week 0 it
+// writes its stake μ(p) over the week-0 crawl's answers and the number of
+// weeks its copy changed in, one CSV row each, to rows, and to summary
+// their Spearman correlation and the mean change count of the pages
+// without a stake and of each tenth of the others by stake.
+func StakeChanges(ctx context.Context, cfg Config, rows, summary, progress io.Writer) error {
+	work, err := os.MkdirTemp("", "deltaq-stakecheck-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	h, err := prepare(ctx, cfg, work, 2, progress)
+	if err != nil {
+		return err
+	}
+	defer h.close()
+	if err := h.prepareBase(ctx, progress); err != nil {
+		return err
+	}
+	changes := make([]float64, len(h.c.urls))
+	for w := 1; w < h.c.weeks(); w++ {
+		before := map[int32]int32{}
+		for _, d := range h.c.live[w-1] {
+			before[d.url] = d.body
+		}
+		for _, d := range h.c.live[w] {
+			if b, ok := before[d.url]; ok && b != d.body {
+				changes[d.url]++
+			}
+		}
+	}
+	type page struct{ stake, changes float64 }
+	var pages []page
+	fmt.Fprintln(rows, "url,stake,changes")
+	for _, d := range h.c.live[0] {
+		p := page{h.baseStakes[d.url], changes[d.url]}
+		pages = append(pages, p)
+		fmt.Fprintf(rows, "%s,%g,%g\n", h.c.urls[d.url], p.stake, p.changes)
+	}
+	stakes, counts := make([]float64, len(pages)), make([]float64, len(pages))
+	for i, p := range pages {
+		stakes[i], counts[i] = p.stake, p.changes
+	}
+	fmt.Fprintf(summary, "%s: %d pages live in week 0; stake against weeks changed in, Spearman %.3f\n",
+		h.c.name, len(pages), pearson(ranks(stakes), ranks(counts)))
+	slices.SortFunc(pages, func(a, b page) int { return cmp.Compare(a.stake, b.stake) })
+	describe := func(name string, ps []page) {
+		var sum float64
+		often := 0
+		for _, p := range ps {
+			sum += p.changes
+			if p.changes >= 40 {
+				often++
+			}
+		}
+		fmt.Fprintf(summary, "%-12s %5d pages, stake %.3g to %.3g: %.3f changes on average, %d changed in 40 weeks or more\n",
+			name, len(ps), ps[0].stake, ps[len(ps)-1].stake, sum/float64(max(1, len(ps))), often)
+	}
+	zero, _ := slices.BinarySearchFunc(pages, 0.0, func(p page, s float64) int {
+		if p.stake <= s {
+			return -1
+		}
+		return 1
+	})
+	if zero > 0 {
+		describe("no stake", pages[:zero])
+	}
+	rest := pages[zero:]
+	for i := range 10 {
+		if part := rest[i*len(rest)/10 : (i+1)*len(rest)/10]; len(part) > 0 {
+			describe(fmt.Sprintf("tenth %d", i+1), part)
+		}
+	}
+	return nil
+}
