@@ -33,15 +33,16 @@ import (
 // prior and one with hundreds speaks for itself.
 //
 // The stake class (stakeClasses) is there because a page's stake in the
-// workload, known before any re-fetch, predicts how often it changes. On
-// both real archives, ranked by their week-0 stake, the pages' true
-// change counts over the year have a Spearman correlation of 0.50 to
-// 0.53: on tldr-en the pages that rank for no query changed 0.35 times on
-// average and the top tenth 1.09 times; on digitalgov-2023 the pages
-// without a stake 0.03 times, the third and fourth tenths by stake 5.2
-// and 5.3 times (54 of the 97 pages that changed in 40 or more of the 47
-// weeks), and the top tenth 0.47 times. A directory alone does not see this: the
-// pages of one directory hold very different stakes.
+// workload, known before any re-fetch, tells something of how often it
+// changes, though not in one direction (synceval's BenchmarkStakeChanges,
+// over the week-0 stakes and the year's true changes): on tldr-en the
+// pages that rank for no query changed 0.35 times on average, the first
+// nine tenths by stake 0.46 to 0.75 each and the top tenth 1.09; on
+// digitalgov-2023 the pages without a stake 0.03 times, the lowest tenth
+// 0.31, the third and fourth 5.2 and 5.3 (54 of the 97 pages that changed
+// in 40 or more of the 47 weeks) and the top tenth 0.47. Spearman's
+// correlation says little of that (0.15 and 0.06): hence classes, not a
+// slope.
 
 const (
 	gridSize = 40
