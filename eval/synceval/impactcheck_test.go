@@ -25,19 +25,11 @@ func ImpactCheck(ctx context.Context, cfg Config, weeks []int, rows, summary, pr
 	if cfg.Semantics != SemanticsSearcher {
 		return fmt.Errorf("synceval: impact check: eval.sync.semantics = %q, want %q", cfg.Semantics, SemanticsSearcher)
 	}
-	work, err := os.MkdirTemp("", "deltaq-impactcheck-*")
+	h, done, err := checkHarness(ctx, cfg, progress)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
-	h, err := prepare(ctx, cfg, work, 2, progress)
-	if err != nil {
-		return err
-	}
-	defer h.close()
-	if err := h.prepareBase(ctx, progress); err != nil {
-		return err
-	}
+	defer done()
 	all, err := h.run(ctx, 0, runSpec{Policy: "uniform", Budget: h.budgetAll(), All: true})
 	if err != nil {
 		return err
@@ -277,4 +269,27 @@ func ranks(xs []float64) []float64 {
 		i = j + 1
 	}
 	return out
+}
+
+// checkHarness prepares a harness over cfg's archive and its week-0
+// crawl in a temporary work directory, for a measurement of the archive
+// itself; done releases both.
+func checkHarness(ctx context.Context, cfg Config, progress io.Writer) (h *harness, done func(), err error) {
+	work, err := os.MkdirTemp("", "deltaq-check-*")
+	if err != nil {
+		return nil, nil, err
+	}
+	if h, err = prepare(ctx, cfg, work, 2, progress); err != nil {
+		os.RemoveAll(work)
+		return nil, nil, err
+	}
+	done = func() {
+		h.close()
+		os.RemoveAll(work)
+	}
+	if err := h.prepareBase(ctx, progress); err != nil {
+		done()
+		return nil, nil, err
+	}
+	return h, done, nil
 }

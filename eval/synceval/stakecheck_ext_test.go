@@ -4,12 +4,10 @@ import (
 	"context"
 	"flag"
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/deltaq/deltaq/eval/synceval"
-	"github.com/deltaq/deltaq/internal/datasets"
 )
 
 var stakeChanges = flag.String("stakechanges", "", "also write each archive's pages' stakes and change counts (synceval.StakeChanges) as ARCHIVE.csv in this directory")
@@ -31,17 +29,10 @@ func BenchmarkStakeChanges(b *testing.B) {
 }
 
 func stakeChangesOf(b *testing.B, archive, log string) {
-	cfg := defaults(b)
-	cfg.Archive = datasets.Path(b, "archives", archive)
-	cfg.Log = datasets.Path(b, "querylogs", log)
+	cfg := archiveConfig(b, archive, log)
 	rows := io.Discard
 	if *stakeChanges != "" {
-		f, err := os.Create(filepath.Join(*stakeChanges, archive+".csv"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer f.Close()
-		rows = f
+		rows = rowsFile(b, filepath.Join(*stakeChanges, archive+".csv"))
 	}
 	for b.Loop() {
 		if err := synceval.StakeChanges(context.Background(), cfg, rows, b.Output(), io.Discard); err != nil {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 )
 
@@ -17,19 +16,11 @@ import (
 // their Spearman correlation and the mean change count of the pages
 // without a stake and of each tenth of the others by stake.
 func StakeChanges(ctx context.Context, cfg Config, rows, summary, progress io.Writer) error {
-	work, err := os.MkdirTemp("", "deltaq-stakecheck-*")
+	h, done, err := checkHarness(ctx, cfg, progress)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
-	h, err := prepare(ctx, cfg, work, 2, progress)
-	if err != nil {
-		return err
-	}
-	defer h.close()
-	if err := h.prepareBase(ctx, progress); err != nil {
-		return err
-	}
+	defer done()
 	changes := make([]float64, len(h.c.urls))
 	for w := 1; w < h.c.weeks(); w++ {
 		before := map[int32]int32{}
