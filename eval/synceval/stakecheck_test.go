@@ -60,12 +60,10 @@ func StakeChanges(ctx context.Context, cfg Config, rows, summary, progress io.Wr
 		fmt.Fprintf(summary, "%-12s %5d pages, stake %.3g to %.3g: %.3f changes on average, %d changed in 40 weeks or more\n",
 			name, len(ps), ps[0].stake, ps[len(ps)-1].stake, sum/float64(max(1, len(ps))), often)
 	}
-	zero, _ := slices.BinarySearchFunc(pages, 0.0, func(p page, s float64) int {
-		if p.stake <= s {
-			return -1
-		}
-		return 1
-	})
+	zero := 0 // pages[:zero] have no stake
+	for zero < len(pages) && pages[zero].stake <= 0 {
+		zero++
+	}
 	if zero > 0 {
 		describe("no stake", pages[:zero])
 	}
