@@ -84,10 +84,7 @@ func (h *harness) recordedByWeek(hist map[string]pageHistory) map[int32]map[int]
 
 // realisedImpacts appends week w's changes to cs.
 func (h *harness) realisedImpacts(w int, recorded map[int32]map[int]float64, cs []impactChange) []impactChange {
-	prev := map[int32]int32{}
-	for _, d := range h.c.live[w-1] {
-		prev[d.url] = d.body
-	}
+	prev := h.c.bodiesIn(w - 1)
 	li := newLiveIndex(h.c, h.c.live[w-1], h.model.retrieval, h.model.maxTerms)
 	qs := h.wl.queries
 	answer := func(k int) []int32 {
@@ -292,4 +289,13 @@ func checkHarness(ctx context.Context, cfg Config, progress io.Writer) (h *harne
 		return nil, nil, err
 	}
 	return h, done, nil
+}
+
+// bodiesIn maps each URL live in week w to its body there.
+func (c *corpus) bodiesIn(w int) map[int32]int32 {
+	m := make(map[int32]int32, len(c.live[w]))
+	for _, d := range c.live[w] {
+		m[d.url] = d.body
+	}
+	return m
 }

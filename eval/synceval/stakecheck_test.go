@@ -23,10 +23,7 @@ func StakeChanges(ctx context.Context, cfg Config, rows, summary, progress io.Wr
 	defer done()
 	changes := make([]float64, len(h.c.urls))
 	for w := 1; w < h.c.weeks(); w++ {
-		before := map[int32]int32{}
-		for _, d := range h.c.live[w-1] {
-			before[d.url] = d.body
-		}
+		before := h.c.bodiesIn(w - 1)
 		for _, d := range h.c.live[w] {
 			if b, ok := before[d.url]; ok && b != d.body {
 				changes[d.url]++
@@ -35,15 +32,13 @@ func StakeChanges(ctx context.Context, cfg Config, rows, summary, progress io.Wr
 	}
 	type page struct{ stake, changes float64 }
 	var pages []page
+	var stakes, counts []float64
 	fmt.Fprintln(rows, "url,stake,changes")
 	for _, d := range h.c.live[0] {
 		p := page{h.baseStakes[d.url], changes[d.url]}
 		pages = append(pages, p)
+		stakes, counts = append(stakes, p.stake), append(counts, p.changes)
 		fmt.Fprintf(rows, "%s,%g,%g\n", h.c.urls[d.url], p.stake, p.changes)
-	}
-	stakes, counts := make([]float64, len(pages)), make([]float64, len(pages))
-	for i, p := range pages {
-		stakes[i], counts[i] = p.stake, p.changes
 	}
 	fmt.Fprintf(summary, "%s: %d pages live in week 0; stake against weeks changed in, Spearman %.3f\n",
 		h.c.name, len(pages), pearson(ranks(stakes), ranks(counts)))
