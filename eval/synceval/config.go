@@ -84,6 +84,10 @@ type Config struct {
 	// every URL of the archive), for the forecastability plot of fig. 4.3
 	// and as the upper bound Q = 1. History "whole" runs it in any case.
 	Forecast bool `mapstructure:"forecast"`
+	// Refetches writes refetches.csv: every page each run re-fetched,
+	// week by week, and whether the fetch found it changed, so that what
+	// two policies spent their budgets on can be compared page by page.
+	Refetches bool `mapstructure:"refetches"`
 	// Workers is how many runs go at once (each with its own repository,
 	// index and replay server); 0 means GOMAXPROCS.
 	Workers int `mapstructure:"workers"`

@@ -155,7 +155,10 @@
 //
 // Run writes report.md, results.csv, fig. 4.4 (quality against budget),
 // Q per week, fig. 4.3 (forecastability of δQ_A over the first half of
-// the weeks against the second) and the workload's knee, as SVG and PNG.
+// the weeks against the second) and the workload's knee, as SVG and PNG;
+// with eval.sync.refetches, refetches.csv, every page each run fetched by
+// week and whether it had changed, to compare what policies spend a
+// budget on page by page.
 // Progress goes week by week through internal/progress; an interrupted
 // sweep writes the runs that finished, its report marked partial
 // (Summary.Missing) and listing only the plots those runs could draw, and

@@ -50,7 +50,7 @@ func (h *harness) summarize(specs []runSpec, results []*runResult) *Summary {
 		rs := RunSummary{Policy: r.Spec.Policy, Tau: r.Spec.Tau, Budget: r.Spec.Budget, All: r.Spec.All,
 			MeanQ: r.MeanQ, Q: r.Q, Fetched: r.Fetched, Changed: r.Changed, Took: r.Took, Reranked: r.Reranked, Kept: r.Kept,
 			Split: r.Spec.Split, Shares: r.Shares, NewFetched: r.NewFetched, DiscFetched: r.DiscFetched,
-			Seeded: r.Spec.Seeded, Seed: r.Spec.Seed}
+			Seeded: r.Spec.Seeded, Seed: r.Spec.Seed, Refetches: r.Refetches}
 		sum.Runs = append(sum.Runs, rs)
 		if r.Spec.All {
 			sum.Forecast = summarizeForecast(r.Forecast)
@@ -258,7 +258,7 @@ func q(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
 
 // write writes report.md, results.csv and the plots.
 func (h *harness) write(sum *Summary, results []*runResult, outDir string) error {
-	if err := h.writeCSV(sum, filepath.Join(outDir, "results.csv")); err != nil {
+	if err := h.writeCSVs(sum, outDir); err != nil {
 		return err
 	}
 	sum.plots = h.writePlots(sum, results, outDir)
@@ -282,17 +282,7 @@ func (h *harness) writeReport(sum *Summary, results []*runResult, outDir string)
 func (h *harness) writeCSV(sum *Summary, path string) error {
 	t := report.NewTable("", "archive", "policy", "tau", "split", "seed", "budget", "week", "fetched", "changed", "first_fetches", "discovery_fetches", "discovery_share", "q")
 	for _, r := range sum.Runs {
-		pol, tau := r.Policy, ""
-		if r.All {
-			pol = "all"
-		}
-		if usesTau(r.Policy) {
-			tau = strconv.FormatFloat(r.Tau, 'f', 1, 64)
-		}
-		seed := ""
-		if r.Seeded {
-			seed = strconv.FormatUint(r.Seed, 10)
-		}
+		pol, tau, seed := r.labels()
 		total, changed, first, disc := 0, 0, 0, 0
 		for w := range r.Q {
 			t.Add(sum.Archive, pol, tau, r.Split, seed, r.Budget, w, r.Fetched[w], r.Changed[w], r.NewFetched[w], r.DiscFetched[w],
@@ -306,6 +296,46 @@ func (h *harness) writeCSV(sum *Summary, path string) error {
 			strconv.FormatFloat(r.MeanShare(), 'f', 4, 64), q(r.MeanQ))
 	}
 	return t.WriteCSV(path)
+}
+
+// writeRefetches writes refetches.csv (Config.Refetches): one row per page
+// a run fetched in a week, its runs labelled as in results.csv.
+func (h *harness) writeRefetches(sum *Summary, path string) error {
+	t := report.NewTable("", "archive", "policy", "tau", "split", "seed", "budget", "week", "url", "changed")
+	for _, r := range sum.Runs {
+		pol, tau, seed := r.labels()
+		for _, f := range r.Refetches {
+			t.Add(sum.Archive, pol, tau, r.Split, seed, r.Budget, f.Week, f.URL, f.Changed)
+		}
+	}
+	return t.WriteCSV(path)
+}
+
+// labels are a run's policy ("all" for the run re-fetching every page),
+// τ and seed columns in the CSV files ("" where they do not apply).
+func (r RunSummary) labels() (policy, tau, seed string) {
+	policy = r.Policy
+	if r.All {
+		policy = "all"
+	}
+	if usesTau(r.Policy) {
+		tau = strconv.FormatFloat(r.Tau, 'f', 1, 64)
+	}
+	if r.Seeded {
+		seed = strconv.FormatUint(r.Seed, 10)
+	}
+	return policy, tau, seed
+}
+
+// writeCSVs writes results.csv and, with Config.Refetches, refetches.csv.
+func (h *harness) writeCSVs(sum *Summary, outDir string) error {
+	if err := h.writeCSV(sum, filepath.Join(outDir, "results.csv")); err != nil {
+		return err
+	}
+	if !h.cfg.Refetches {
+		return nil
+	}
+	return h.writeRefetches(sum, filepath.Join(outDir, "refetches.csv"))
 }
 
 // markdown renders report.md, one section after another. A section that

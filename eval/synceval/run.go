@@ -74,6 +74,8 @@ type runResult struct {
 	// page's fetch log and ΔQ_A measurements (All runs only).
 	Forecast []forecastPage
 	History  map[string]pageHistory
+	// Refetches are the pages fetched, by week (Config.Refetches).
+	Refetches []Refetch
 }
 
 // run replays weeks 1..W−1 for one spec, starting from the week-0
@@ -132,6 +134,11 @@ func (h *harness) run(ctx context.Context, id int, spec runSpec) (res *runResult
 		if e.yieldErr != nil {
 			return nil, e.yieldErr
 		}
+		if h.cfg.Refetches {
+			if res.Refetches, err = e.refetched(ctx, w, res.Refetches); err != nil {
+				return nil, err
+			}
+		}
 		byClass := e.fr.Stats().PeriodByClass
 		res.NewFetched[w], res.DiscFetched[w] = byClass[repo.ClassNew], byClass[repo.ClassDiscovery]
 		since(&e.took.Crawl, t)
@@ -158,4 +165,19 @@ func (h *harness) run(ctx context.Context, id int, spec runSpec) (res *runResult
 	res.Stages = e.took
 	res.Took = time.Since(start)
 	return res, nil
+}
+
+// refetched appends the pages week w's crawl fetched: every fetch of the
+// week happens at its date on the run's clock.
+func (e *env) refetched(ctx context.Context, w int, out []Refetch) ([]Refetch, error) {
+	at := e.h.c.dates[w]
+	for p, err := range e.db.Pages(ctx) {
+		if err != nil {
+			return nil, err
+		}
+		if p.LastFetch.Equal(at) {
+			out = append(out, Refetch{Week: w, URL: p.URL, Changed: p.LastChange.Equal(at)})
+		}
+	}
+	return out, nil
 }

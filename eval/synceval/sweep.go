@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -117,11 +116,21 @@ type RunSummary struct {
 	// frontier.seed.
 	Seeded bool
 	Seed   uint64
+	// Refetches are the pages the run fetched, in week and URL order
+	// (Config.Refetches; nil without it).
+	Refetches []Refetch
 	// Seeds, in a reported run of a seeded policy (Summary.Best), are the
 	// runs of every seed it stands for. Its Q, MeanQ and Shares are then
 	// their means; Fetched, Changed, NewFetched, DiscFetched, Took,
 	// Reranked and Kept their sums (ChangedShare pools them).
 	Seeds []RunSummary
+}
+
+// Refetch is one page a run fetched in a week.
+type Refetch struct {
+	Week    int
+	URL     string
+	Changed bool // the fetch found content different from the copy's
 }
 
 // runs is how many runs r stands for: its seeds, or itself.
@@ -396,7 +405,7 @@ func (h *harness) writePartial(ctx context.Context, specs []runSpec, results []*
 	}
 	sum := h.summarize(doneSpecs, done)
 	sum.Missing = missing
-	if err := h.writeCSV(sum, filepath.Join(outDir, "results.csv")); err != nil {
+	if err := h.writeCSVs(sum, outDir); err != nil {
 		return nil, err
 	}
 	// A plot may need runs that are missing (a policy at two budgets); the

@@ -3,9 +3,11 @@ package synceval_test
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -120,8 +122,10 @@ func testSweepIsReproducible(t *testing.T, semantics string, scoring index.Scori
 	cfg.Index.Scoring = scoring
 	cfg.Semantics = semantics
 	cfg.History = history
+	cfg.Refetches = true
 
 	runTwice(t, cfg, func(i int, sum *synceval.Summary, out string) {
+		checkRefetches(t, sum, out)
 		// uniform and LambdaCrawl once per budget, deltaq once per seed
 		// where it draws at random, SBR and EBR at each τ, the all-pages
 		// run.
@@ -194,6 +198,57 @@ func runTwice(t *testing.T, cfg synceval.Config, check func(i int, sum *synceval
 	}
 	if !bytes.Equal(csvs[0], csvs[1]) {
 		t.Errorf("two runs of the same configuration differ:\n%s\n---\n%s", csvs[0], csvs[1])
+	}
+}
+
+// checkRefetches checks refetches.csv against the runs' weekly counts of
+// fetches and of changes found, and, in the run re-fetching every page
+// every week, that the fixture's page /a is found changed in week 2,
+// when its content changes, and not in week 3.
+func checkRefetches(t *testing.T, sum *synceval.Summary, out string) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(out, "refetches.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type runWeek struct{ policy, tau, seed, budget, week string }
+	fetched, changed := map[runWeek]int{}, map[runWeek]int{}
+	aChanged := map[string]string{}
+	for _, r := range rows[1:] {
+		k := runWeek{r[1], r[2], r[4], r[5], r[6]}
+		fetched[k]++
+		if r[8] == "true" {
+			changed[k]++
+		}
+		if r[1] == "all" && strings.HasSuffix(r[7], "/a") {
+			aChanged[r[6]] = r[8]
+		}
+	}
+	for _, r := range sum.Runs {
+		pol, tau, seed := r.Policy, "", ""
+		if r.All {
+			pol = "all"
+		}
+		if r.Policy == "sbr" || r.Policy == "ebr" {
+			tau = strconv.FormatFloat(r.Tau, 'f', 1, 64)
+		}
+		if r.Seeded {
+			seed = strconv.FormatUint(r.Seed, 10)
+		}
+		for w := 1; w < len(r.Q); w++ {
+			k := runWeek{pol, tau, seed, strconv.Itoa(r.Budget), strconv.Itoa(w)}
+			if fetched[k] != r.Fetched[w] || changed[k] != r.Changed[w] {
+				t.Errorf("%+v: refetches.csv has %d fetches, %d changed; results %d and %d", k, fetched[k], changed[k], r.Fetched[w], r.Changed[w])
+			}
+		}
+	}
+	if aChanged["2"] != "true" || aChanged["3"] != "false" {
+		t.Errorf("the all-pages run's fetches of /a: changed %q in week 2 and %q in week 3, want true and false", aChanged["2"], aChanged["3"])
 	}
 }
 
