@@ -86,7 +86,8 @@ type Config struct {
 	Forecast bool `mapstructure:"forecast"`
 	// Refetches writes refetches.csv: every page each run re-fetched,
 	// week by week, and whether the fetch found it changed, so that what
-	// two policies spent their budgets on can be compared page by page.
+	// two policies spent their budgets on can be compared page by page;
+	// and report.md's table of the fetches by the pages' week-0 stake.
 	Refetches bool `mapstructure:"refetches"`
 	// Workers is how many runs go at once (each with its own repository,
 	// index and replay server); 0 means GOMAXPROCS.

@@ -157,8 +157,9 @@
 // Q per week, fig. 4.3 (forecastability of δQ_A over the first half of
 // the weeks against the second) and the workload's knee, as SVG and PNG;
 // with eval.sync.refetches, refetches.csv, every page each run fetched by
-// week and whether it had changed, to compare what policies spend a
-// budget on page by page.
+// week and whether it had changed, and in the report a table of the
+// fetches' shares by the page's week-0 stake, to compare what policies
+// spend a budget on.
 // Progress goes week by week through internal/progress; an interrupted
 // sweep writes the runs that finished, its report marked partial
 // (Summary.Missing) and listing only the plots those runs could draw, and

@@ -348,6 +348,9 @@ func (h *harness) markdown(sum *Summary, results []*runResult) string {
 	_ = week0Table(sum.Week0).Markdown(&b)
 	_ = h.meanQTable(sum).Markdown(&b)
 	_ = h.changedTable(sum).Markdown(&b)
+	if h.cfg.Refetches {
+		_ = h.stakeTable(sum).Markdown(&b)
+	}
 	if sum.Target.Baseline != "" {
 		_ = targetTable(sum.Target).Markdown(&b)
 	}
@@ -505,6 +508,51 @@ func (h *harness) changedTable(sum *Summary) *report.Table {
 		func(r RunSummary) string { return fmt.Sprintf("%.3f", r.ChangedShare()) })
 	ct.Note("Over weeks 1–%d, the runs of the table above (a change: the body differs from the stored copy).", h.c.weeks()-1)
 	return ct
+}
+
+// stakeTable reports, with Config.Refetches, how each policy's fetches
+// spread over the pages by their week-0 stake (stakeGroups): where a
+// budget goes, which the counts of fetches and changes do not show.
+func (h *harness) stakeTable(sum *Summary) *report.Table {
+	groups := h.stakeGroups()
+	group := map[string]int{}
+	cols := []string{"policy", "B", "no stake"}
+	for i, ids := range groups {
+		for _, id := range ids {
+			group[h.c.urls[id]] = i
+		}
+		if i > 0 {
+			cols = append(cols, fmt.Sprintf("tenth %d", i))
+		}
+	}
+	t := report.NewTable("Fetches by the page's week-0 stake", cols...)
+	for _, r := range sum.Best {
+		if r.All {
+			continue
+		}
+		var counts [len(groups)]int
+		total := 0
+		runs := r.Seeds
+		if len(runs) == 0 {
+			runs = []RunSummary{r}
+		}
+		for _, run := range runs {
+			for _, f := range run.Refetches {
+				if i, ok := group[f.URL]; ok {
+					counts[i]++
+				}
+				total++
+			}
+		}
+		row := []any{line{r.Policy, r.Split}.name(), r.Budget}
+		for _, n := range counts {
+			row = append(row, fmt.Sprintf("%.3f", float64(n)/float64(max(1, total))))
+		}
+		t.Add(row...)
+	}
+	t.Note("The share of a run's fetches over weeks 1–%d (of every seed's, for a policy that draws) that went to the pages without a stake in week 0's answers (%d) and to each tenth of the others by stake, lowest first (%d each); the rest went to pages not live in week 0 and to sitemaps.",
+		h.c.weeks()-1, len(groups[0]), len(groups[1]))
+	return t
 }
 
 // targetTable reports the budget deltaq needs to match the best baseline

@@ -1,11 +1,9 @@
 package synceval
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
-	"slices"
 )
 
 // StakeChanges measures how well a page's stake in the workload, known
@@ -30,43 +28,32 @@ func StakeChanges(ctx context.Context, cfg Config, rows, summary, progress io.Wr
 			}
 		}
 	}
-	type page struct{ stake, changes float64 }
-	var pages []page
 	var stakes, counts []float64
 	fmt.Fprintln(rows, "url,stake,changes")
 	for _, d := range h.c.live[0] {
-		p := page{h.baseStakes[d.url], changes[d.url]}
-		pages = append(pages, p)
-		stakes, counts = append(stakes, p.stake), append(counts, p.changes)
-		fmt.Fprintf(rows, "%s,%g,%g\n", h.c.urls[d.url], p.stake, p.changes)
+		stakes, counts = append(stakes, h.baseStakes[d.url]), append(counts, changes[d.url])
+		fmt.Fprintf(rows, "%s,%g,%g\n", h.c.urls[d.url], h.baseStakes[d.url], changes[d.url])
 	}
 	fmt.Fprintf(summary, "%s: %d pages live in week 0; stake against weeks changed in, Spearman %.3f\n",
-		h.c.name, len(pages), pearson(ranks(stakes), ranks(counts)))
-	slices.SortFunc(pages, func(a, b page) int { return cmp.Compare(a.stake, b.stake) })
-	describe := func(name string, ps []page) {
+		h.c.name, len(stakes), pearson(ranks(stakes), ranks(counts)))
+	for i, ids := range h.stakeGroups() {
+		if len(ids) == 0 {
+			continue
+		}
 		var sum float64
 		often := 0
-		for _, p := range ps {
-			sum += p.changes
-			if p.changes >= 40 {
+		for _, id := range ids {
+			sum += changes[id]
+			if changes[id] >= 40 {
 				often++
 			}
 		}
-		fmt.Fprintf(summary, "%-12s %5d pages, stake %.3g to %.3g: %.3f changes on average, %d changed in 40 weeks or more\n",
-			name, len(ps), ps[0].stake, ps[len(ps)-1].stake, sum/float64(max(1, len(ps))), often)
-	}
-	zero := 0 // pages[:zero] have no stake
-	for zero < len(pages) && pages[zero].stake <= 0 {
-		zero++
-	}
-	if zero > 0 {
-		describe("no stake", pages[:zero])
-	}
-	rest := pages[zero:]
-	for i := range 10 {
-		if part := rest[i*len(rest)/10 : (i+1)*len(rest)/10]; len(part) > 0 {
-			describe(fmt.Sprintf("tenth %d", i+1), part)
+		name := "no stake"
+		if i > 0 {
+			name = fmt.Sprintf("tenth %d", i)
 		}
+		fmt.Fprintf(summary, "%-12s %5d pages, stake %.3g to %.3g: %.3f changes on average, %d changed in 40 weeks or more\n",
+			name, len(ids), h.baseStakes[ids[0]], h.baseStakes[ids[len(ids)-1]], sum/float64(len(ids)), often)
 	}
 	return nil
 }

@@ -250,6 +250,52 @@ func checkRefetches(t *testing.T, sum *synceval.Summary, out string) {
 	if aChanged["2"] != "true" || aChanged["3"] != "false" {
 		t.Errorf("the all-pages run's fetches of /a: changed %q in week 2 and %q in week 3, want true and false", aChanged["2"], aChanged["3"])
 	}
+
+	// The report's table of fetches by stake covers the fetches of every
+	// page live in week 0: all but /e, which appears in week 2, and the
+	// sitemap.
+	type policyBudget struct{ policy, budget string }
+	all, week0 := map[policyBudget]float64{}, map[policyBudget]float64{}
+	for _, r := range rows[1:] {
+		k := policyBudget{r[1], r[5]}
+		all[k]++
+		switch strings.TrimPrefix(r[7], "http://fx.test") {
+		case "/", "/a", "/b", "/c", "/d":
+			week0[k]++
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(md), "| policy | B | no stake | tenth 1 |")
+	if !ok {
+		t.Fatal("report.md has no table of fetches by stake")
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	tableRows := 0
+	for _, line := range strings.Split(table, "\n")[2:] {
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		k := policyBudget{cells[0], cells[1]}
+		if k.policy == "sbr" || k.policy == "ebr" {
+			continue // its best τ's run, which refetches.csv does not mark
+		}
+		var sum float64
+		for _, c := range cells[2:] {
+			v, err := strconv.ParseFloat(c, 64)
+			if err != nil {
+				t.Fatalf("row %q: %v", line, err)
+			}
+			sum += v
+		}
+		if want := week0[k] / all[k]; math.Abs(sum-want) > 0.006 {
+			t.Errorf("%+v: shares by stake sum to %.3f, want %.3f, the share of fetches of pages live in week 0", k, sum, want)
+		}
+		tableRows++
+	}
+	if tableRows == 0 {
+		t.Error("the table of fetches by stake has no rows to check")
+	}
 }
 
 // TestEveryPageEveryWeekKeepsQualityOne replays the whole tldr-en archive
