@@ -550,7 +550,7 @@ func (h *harness) stakeTable(sum *Summary) *report.Table {
 		}
 		t.Add(row...)
 	}
-	t.Note("The share of a run's fetches over weeks 1–%d (of every seed's, for a policy that draws) that went to the pages without a stake in week 0's answers (%d) and to each tenth of the others by stake, lowest first (%d each); the rest went to pages not live in week 0 and to sitemaps.",
+	t.Note("The share of a run's fetches over weeks 1–%d (of every seed's, for a policy that draws) that went to the pages without a stake in week 0's answers (%d) and to each tenth of the others by stake, lowest first (about %d each); the rest went to pages not live in week 0 and to sitemaps.",
 		h.c.weeks()-1, len(groups[0]), len(groups[1]))
 	return t
 }
